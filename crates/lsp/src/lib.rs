@@ -1,0 +1,1 @@
+//! The ShapeScript language server: the one crate that knows LSP and JSON-RPC.

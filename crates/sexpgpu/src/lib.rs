@@ -1,0 +1,1 @@
+//! SexpGPU: reader, host evaluator, tracer, graph, autodiff and backends.

@@ -1,0 +1,1 @@
+//! ShapeScript lexer, parser and syntax tree. Parsing never fails: it returns a tree and diagnostics. Knows nothing of types or editors.
