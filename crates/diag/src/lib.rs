@@ -2,8 +2,8 @@
 //! the `SourceMap` it points into. Renderers live in `render`; this module
 //! never formats text for a terminal and never does I/O.
 
-mod source_map;
 pub mod render;
+mod source_map;
 
 pub use source_map::{FileId, LineCol, SourceMap, Span};
 
@@ -75,12 +75,18 @@ impl Diagnostic {
 
     /// Sets the primary span; `label` may be empty (carets only).
     pub fn with_primary(mut self, span: Span, label: impl Into<String>) -> Self {
-        self.primary = Some(Label { span, message: label.into() });
+        self.primary = Some(Label {
+            span,
+            message: label.into(),
+        });
         self
     }
 
     pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Self {
-        self.secondary.push(Label { span, message: label.into() });
+        self.secondary.push(Label {
+            span,
+            message: label.into(),
+        });
         self
     }
 

@@ -3,6 +3,8 @@
 
 mod human;
 mod json;
+mod snippet;
+mod style;
 
-pub use human::{render_human, HumanOptions};
+pub use human::{color_wanted, render_human, render_human_all, summary_line, HumanOptions};
 pub use json::{render_json, to_json};

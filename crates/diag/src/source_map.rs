@@ -21,7 +21,11 @@ impl Span {
 
     /// The smallest span covering both (same file assumed).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     pub fn len(self) -> u32 {
@@ -55,7 +59,11 @@ impl SourceFile {
                 line_starts.push(i as u32 + 1);
             }
         }
-        SourceFile { name, text, line_starts }
+        SourceFile {
+            name,
+            text,
+            line_starts,
+        }
     }
 }
 
@@ -114,7 +122,10 @@ impl SourceMap {
     pub fn line_text(&self, file: FileId, index: usize) -> &str {
         let f = &self.files[file.0 as usize];
         let start = f.line_starts[index] as usize;
-        let end = f.line_starts.get(index + 1).map_or(f.text.len(), |&e| e as usize);
+        let end = f
+            .line_starts
+            .get(index + 1)
+            .map_or(f.text.len(), |&e| e as usize);
         let line = &f.text[start..end];
         let line = line.strip_suffix('\n').unwrap_or(line);
         line.strip_suffix('\r').unwrap_or(line)
@@ -131,8 +142,40 @@ impl SourceMap {
         let f = &self.files[file.0 as usize];
         let start = f.line_starts[index] as usize;
         let offset = (offset as usize).min(f.text.len());
-        let col = f.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
-        LineCol { line: index as u32 + 1, col: col as u32 + 1 }
+        let col = f
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
+        LineCol {
+            line: index as u32 + 1,
+            col: col as u32 + 1,
+        }
+    }
+
+    /// The offset renderers point at for `offset`: clamped to the file, moved
+    /// back onto a char boundary, and, at the very end of a file that ends in
+    /// a newline, moved to the end of the last line of text. A caret "after
+    /// the last character" then lands on a line the user can see (and annotate),
+    /// not on the empty line after the final newline.
+    pub fn display_offset(&self, file: FileId, offset: u32) -> u32 {
+        let text = self.text(file);
+        let mut offset = (offset as usize).min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset == text.len() && text.ends_with('\n') {
+            let without_newline = &text[..text.len() - 1];
+            offset = without_newline
+                .strip_suffix('\r')
+                .unwrap_or(without_newline)
+                .len();
+        }
+        offset as u32
+    }
+
+    /// `line_col` of `display_offset`: the position diagnostics print.
+    pub fn display_line_col(&self, file: FileId, offset: u32) -> LineCol {
+        self.line_col(file, self.display_offset(file, offset))
     }
 }
 
@@ -150,5 +193,19 @@ mod tests {
         assert_eq!(map.line_text(f, 0), "ab");
         assert_eq!(map.line_text(f, 1), "çd");
         assert_eq!(map.line_col(f, 8), LineCol { line: 3, col: 1 });
+    }
+
+    #[test]
+    fn display_offset_keeps_end_of_file_on_a_visible_line() {
+        let mut map = SourceMap::new();
+        let crlf = map.add("a.ss", "ab\r\nçd\r\n");
+        let bare = map.add("b.ss", "ab\nçd");
+        let empty = map.add("c.ss", "");
+        assert_eq!(map.display_line_col(crlf, 10), LineCol { line: 2, col: 3 });
+        assert_eq!(map.display_line_col(crlf, 99), LineCol { line: 2, col: 3 });
+        assert_eq!(map.display_line_col(bare, 6), LineCol { line: 2, col: 3 });
+        // Inside `ç` (bytes 3..5 of "ab\nçd"): back to its first byte.
+        assert_eq!(map.display_offset(bare, 4), 3);
+        assert_eq!(map.display_line_col(empty, 0), LineCol { line: 1, col: 1 });
     }
 }
