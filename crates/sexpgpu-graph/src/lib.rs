@@ -1,1 +1,22 @@
-//! SexpGPU tensor graphs: dtypes, shapes, operations with their shape rules, the IR printer, random streams and the reference CPU executor. Knows nothing of the Lisp reader or evaluator.
+//! SexpGPU tensor graphs: dtypes, shapes, operations with their shape rules,
+//! the IR printer, random streams and the reference CPU executor. Knows
+//! nothing of the Lisp reader or evaluator and never reads files itself.
+
+mod build;
+mod dtype;
+mod error;
+mod format;
+mod graph;
+mod ir;
+mod op;
+mod shape;
+mod tensor;
+
+pub use dtype::{DType, Scalar};
+pub use error::{OpError, OpErrorKind};
+pub use format::{format_f32, format_f64};
+pub use graph::{Graph, Node, NodeId, Operand};
+pub use ir::print_ir;
+pub use op::{BinaryOp, CompareOp, Op, ReduceOp, UnaryOp};
+pub use shape::{broadcast_shapes, format_list, normalize_axis, Shape};
+pub use tensor::{Nested, Tensor, TensorData, TensorError};

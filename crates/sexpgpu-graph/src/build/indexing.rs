@@ -1,0 +1,157 @@
+//! Builders for data-dependent indexing (`index`, `index-add`, `gather`,
+//! `scatter-add`) and `linear-scan`. Ids are only checked for dtype here;
+//! their values are checked when the graph runs. Never computes values.
+
+use crate::error::OpError;
+use crate::graph::{Graph, NodeId, Operand};
+use crate::op::Op;
+use crate::shape::{normalize_axis_for, Shape};
+
+impl Graph {
+    /// `(index table ids)`: rows of `[n, rest...]` picked by an integer
+    /// tensor, giving `[ids..., rest...]`.
+    pub fn index(&mut self, table: NodeId, ids: NodeId) -> Result<NodeId, OpError> {
+        self.check_ids("index", "ids", ids)?;
+        let table_shape = self.shape(table).clone();
+        if table_shape.rank() == 0 {
+            return Err(OpError::dim(format!(
+                "index: table must have rank 1 or more, got {table_shape}"
+            )));
+        }
+        let shape = Shape::new([self.shape(ids).dims(), &table_shape.dims()[1..]].concat());
+        let dtype = self.dtype(table);
+        Ok(self.push(Op::Index, vec![table, ids], shape, dtype))
+    }
+
+    /// `(index-add base ids values)`: the adjoint of `index`; `values` is
+    /// `[ids..., rest...]` for `base` of `[n, rest...]`, repeated ids add up.
+    pub fn index_add(
+        &mut self,
+        base: NodeId,
+        ids: NodeId,
+        values: NodeId,
+    ) -> Result<NodeId, OpError> {
+        self.check_ids("index-add", "ids", ids)?;
+        let dtype = self.same_dtype("index-add", &[base, values])?;
+        if !dtype.is_numeric() {
+            return Err(OpError::dtype(format!(
+                "index-add: expects float or integer tensors, got {dtype}"
+            )));
+        }
+        let base_shape = self.shape(base).clone();
+        if base_shape.rank() == 0 {
+            return Err(OpError::dim(format!(
+                "index-add: base must have rank 1 or more, got {base_shape}"
+            )));
+        }
+        let ids_shape = self.shape(ids).clone();
+        let wanted = Shape::new([ids_shape.dims(), &base_shape.dims()[1..]].concat());
+        let got = self.shape(values);
+        if *got != wanted {
+            return Err(OpError::dim(format!(
+                "index-add: values must be {wanted} (ids {ids_shape}, then the rows of base {base_shape}), got {got}"
+            )));
+        }
+        Ok(self.push(Op::IndexAdd, vec![base, ids, values], base_shape, dtype))
+    }
+
+    /// `(gather x idx :axis a)`: take along one axis. Equal ranks; off the
+    /// axis `idx` must have `x`'s dims exactly (no broadcasting, so the
+    /// adjoint `scatter-add` is exact); the result has `idx`'s shape.
+    pub fn gather(&mut self, x: NodeId, idx: NodeId, axis: i64) -> Result<NodeId, OpError> {
+        self.check_ids("gather", "idx", idx)?;
+        let (xs, is) = (self.shape(x).clone(), self.shape(idx).clone());
+        let a = self.check_along("gather", &xs, &is, axis)?;
+        let dtype = self.dtype(x);
+        Ok(self.push(Op::Gather { axis: a }, vec![x, idx], is, dtype))
+    }
+
+    /// `(scatter-add base idx values :axis a)`: the adjoint of `gather`;
+    /// `idx` and `values` have one shape, related to `base` as in `gather`.
+    pub fn scatter_add(
+        &mut self,
+        base: NodeId,
+        idx: NodeId,
+        values: NodeId,
+        axis: i64,
+    ) -> Result<NodeId, OpError> {
+        self.check_ids("scatter-add", "idx", idx)?;
+        let dtype = self.same_dtype("scatter-add", &[base, values])?;
+        if !dtype.is_numeric() {
+            return Err(OpError::dtype(format!(
+                "scatter-add: expects float or integer tensors, got {dtype}"
+            )));
+        }
+        let (bs, is, vs) = (
+            self.shape(base).clone(),
+            self.shape(idx).clone(),
+            self.shape(values).clone(),
+        );
+        if is != vs {
+            return Err(OpError::dim(format!(
+                "scatter-add: idx and values differ in shape: {is} and {vs}"
+            )));
+        }
+        let a = self.check_along("scatter-add", &bs, &is, axis)?;
+        Ok(self.push(
+            Op::ScatterAdd { axis: a },
+            vec![base, idx, values],
+            bs,
+            dtype,
+        ))
+    }
+
+    /// `(linear-scan a b :axis 0 :reverse false)`: `h[t] = a[t] * h[t-1] +
+    /// b[t]` from `h = 0`. Floats of one dtype (plain numbers take it),
+    /// broadcast to one shape.
+    pub fn linear_scan(
+        &mut self,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        axis: i64,
+        reverse: bool,
+    ) -> Result<NodeId, OpError> {
+        let ids = self.materialize("linear-scan", &[a.into(), b.into()], None)?;
+        let dtype = self.same_dtype("linear-scan", &ids)?;
+        if !dtype.is_float() {
+            return Err(OpError::dtype(format!(
+                "linear-scan: expects float tensors, got {dtype}"
+            )));
+        }
+        let (ids, shape) = self.broadcast_all("linear-scan", &ids)?;
+        let a = normalize_axis_for("linear-scan", axis, &shape)?;
+        Ok(self.push(Op::LinearScan { axis: a, reverse }, ids, shape, dtype))
+    }
+
+    fn check_ids(&self, op: &str, what: &str, ids: NodeId) -> Result<(), OpError> {
+        let dtype = self.dtype(ids);
+        if !dtype.is_integer() {
+            return Err(OpError::dtype(format!(
+                "{op}: {what} must be i32 or i64, got {dtype}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The shared rule of `gather` and `scatter-add`.
+    fn check_along(
+        &self,
+        op: &str,
+        data: &Shape,
+        idx: &Shape,
+        axis: i64,
+    ) -> Result<usize, OpError> {
+        if data.rank() != idx.rank() {
+            return Err(OpError::dim(format!(
+                "{op}: ranks differ: {data} and idx {idx}"
+            )));
+        }
+        let a = normalize_axis_for(op, axis, data)?;
+        if (0..data.rank()).any(|i| i != a && data.dims()[i] != idx.dims()[i]) {
+            return Err(OpError::dim(format!(
+                "{op}: dims off axis {axis} differ: {data} and idx {idx}"
+            )));
+        }
+        Ok(a)
+    }
+}
