@@ -99,10 +99,19 @@ mod tests {
     #[test]
     fn codes_are_unique_ordered_and_explained() {
         for pair in CODES.windows(2) {
-            assert!(pair[0].code < pair[1].code, "{} before {}", pair[0].code, pair[1].code);
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} before {}",
+                pair[0].code,
+                pair[1].code
+            );
         }
         for info in CODES {
-            assert!(info.code.starts_with("E01") && info.code.len() == 5, "{}", info.code);
+            assert!(
+                info.code.starts_with("E01") && info.code.len() == 5,
+                "{}",
+                info.code
+            );
             assert!(info.explanation.contains("Wrong:") && info.explanation.contains("Fixed:"));
             assert!(lookup(info.code).is_some());
         }

@@ -245,7 +245,11 @@ impl Lexer<'_> {
     }
 
     fn push(&mut self, kind: TokenKind, start: usize) {
-        self.out.tokens.push(Token { kind, start: start as u32, end: self.pos as u32 });
+        self.out.tokens.push(Token {
+            kind,
+            start: start as u32,
+            end: self.pos as u32,
+        });
     }
 
     fn newline(&mut self, start: usize) {
@@ -285,7 +289,11 @@ impl Lexer<'_> {
             }
         }
         let end = self.bytes.len();
-        self.out.tokens.push(Token { kind: TokenKind::Eof, start: end as u32, end: end as u32 });
+        self.out.tokens.push(Token {
+            kind: TokenKind::Eof,
+            start: end as u32,
+            end: end as u32,
+        });
     }
 
     fn ident_tail(&mut self) {
@@ -296,7 +304,9 @@ impl Lexer<'_> {
 
     fn comment(&mut self) {
         let start = self.pos;
-        let line_end = self.text[start..].find('\n').map_or(self.bytes.len(), |i| start + i);
+        let line_end = self.text[start..]
+            .find('\n')
+            .map_or(self.bytes.len(), |i| start + i);
         if self.peek_at(1) == b'#' {
             self.out.docs.push((start as u32, line_end as u32));
         }
@@ -335,7 +345,10 @@ impl Lexer<'_> {
             b'\n' => self.pos += 1,
             _ if self.pos + 1 >= self.bytes.len() => self.pos += 1,
             _ => {
-                let len = self.text[self.pos + 1..].chars().next().map_or(1, char::len_utf8);
+                let len = self.text[self.pos + 1..]
+                    .chars()
+                    .next()
+                    .map_or(1, char::len_utf8);
                 let span = self.span(self.pos, self.pos + 1 + len);
                 self.out.diagnostics.push(
                     Diagnostic::error(codes::UNKNOWN_ESCAPE, "unknown escape in string")
@@ -454,8 +467,15 @@ mod tests {
             out.push_str(&format!("doc {:?}\n", &src[*start as usize..*end as usize]));
         }
         for d in &lexed.diagnostics {
-            let span = d.primary.as_ref().map(|l| l.span).expect("lexer diagnostics have spans");
-            out.push_str(&format!("{} {} @{}..{}\n", d.code, d.message, span.start, span.end));
+            let span = d
+                .primary
+                .as_ref()
+                .map(|l| l.span)
+                .expect("lexer diagnostics have spans");
+            out.push_str(&format!(
+                "{} {} @{}..{}\n",
+                d.code, d.message, span.start, span.end
+            ));
         }
         expect.assert_eq(&out);
     }

@@ -1,0 +1,604 @@
+//! Parsing blocks, statements and expressions (spec 6.1), with the
+//! precedence from loose to tight: `or`, `and`, `not`, comparisons, `+ -`,
+//! `* /`, `@`, unary `-`, `**`, `as`/`to`, postfix. Also call arguments,
+//! where `[...] -> [...]` is a pattern (spec 6.5). Recovers per statement.
+
+use super::{starts_item, Parser};
+use crate::ast::*;
+use crate::lexer::TokenKind;
+use diag::Span;
+
+impl Parser<'_> {
+    /// `{ stmt (newline | ;) ... }`. Each statement gets its own diagnostic budget.
+    pub(super) fn parse_block(&mut self) -> Block {
+        let open = self.bump();
+        let open_span = self.span_of(open);
+        if !self.enter() {
+            return Block {
+                stmts: Vec::new(),
+                span: open_span,
+            };
+        }
+        let outer_muted = self.muted;
+        let outer_skip = std::mem::replace(&mut self.skip_newlines, 0);
+        let mut stmts = Vec::new();
+        let mut unclosed = false;
+        loop {
+            self.muted = false;
+            self.skip_separators(false);
+            let kind = self.kind();
+            if kind == TokenKind::RBrace {
+                self.bump();
+                break;
+            }
+            // A declaration keyword (or a method's `fn`) cannot be inside a block: the `{` was left open.
+            if kind == TokenKind::Eof || starts_item(kind) || kind == TokenKind::KwFn {
+                self.report_unclosed(open_span, TokenKind::RBrace);
+                unclosed = true;
+                break;
+            }
+            stmts.push(self.parse_stmt());
+            if self.muted {
+                self.recover_to_statement_end();
+            } else {
+                self.finish_line(false);
+            }
+        }
+        self.skip_newlines = outer_skip;
+        self.muted = outer_muted || unclosed;
+        self.leave();
+        Block {
+            stmts,
+            span: self.since(open_span),
+        }
+    }
+
+    fn parse_stmt(&mut self) -> Stmt {
+        let start = self.here();
+        let kind = match self.kind() {
+            TokenKind::KwLet => self.parse_let(),
+            TokenKind::KwReturn => {
+                self.bump();
+                StmtKind::Return(self.parse_expr())
+            }
+            TokenKind::KwIf => self.parse_if(),
+            TokenKind::KwFor => {
+                self.bump();
+                let var = self
+                    .expect_ident("a loop variable")
+                    .unwrap_or_else(|| self.missing_ident());
+                self.expect(TokenKind::KwIn);
+                let iter = self.parse_expr();
+                let body = self.parse_required_block();
+                StmtKind::For { var, iter, body }
+            }
+            TokenKind::Ident if self.nth_kind(1) == TokenKind::Eq => {
+                let token = self.bump();
+                let name = self.ident(token);
+                self.bump();
+                StmtKind::Assign {
+                    name,
+                    value: self.parse_expr(),
+                }
+            }
+            _ => StmtKind::Expr(self.parse_expr()),
+        };
+        Stmt {
+            kind,
+            span: self.since(start),
+        }
+    }
+
+    fn parse_let(&mut self) -> StmtKind {
+        self.bump();
+        if self.at(TokenKind::LParen) {
+            let (names, _) = self.delimited(TokenKind::RParen, |p| {
+                let mut names = Vec::new();
+                while let Some(name) = p.expect_ident("a name") {
+                    names.push(name);
+                    if !p.eat(TokenKind::Comma) || p.at(TokenKind::RParen) {
+                        break;
+                    }
+                }
+                names
+            });
+            self.expect(TokenKind::Eq);
+            return StmtKind::LetTuple {
+                names,
+                value: self.parse_expr(),
+            };
+        }
+        let name = self
+            .expect_ident("a name")
+            .unwrap_or_else(|| self.missing_ident());
+        let ty = if self.eat(TokenKind::Colon) {
+            Some(self.parse_type())
+        } else {
+            None
+        };
+        self.expect(TokenKind::Eq);
+        StmtKind::Let {
+            name,
+            ty,
+            value: self.parse_expr(),
+        }
+    }
+
+    fn parse_if(&mut self) -> StmtKind {
+        self.bump();
+        let cond = self.parse_expr();
+        let then_block = self.parse_required_block();
+        // `else` may start the next line: `}` then a line break then `else {`.
+        let mut next = self.pos;
+        while self.tokens[next].kind == TokenKind::Newline {
+            next += 1;
+        }
+        if self.tokens[next].kind != TokenKind::KwElse {
+            return StmtKind::If {
+                cond,
+                then_block,
+                else_block: None,
+            };
+        }
+        self.pos = next;
+        self.bump();
+        let else_block = if self.at(TokenKind::KwIf) {
+            let start = self.here();
+            let kind = self.parse_if();
+            let span = self.since(start);
+            Block {
+                stmts: vec![Stmt { kind, span }],
+                span,
+            }
+        } else {
+            self.parse_required_block()
+        };
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block: Some(else_block),
+        }
+    }
+
+    fn parse_required_block(&mut self) -> Block {
+        if self.at(TokenKind::LBrace) {
+            return self.parse_block();
+        }
+        self.error_expected("`{`");
+        let here = self.here();
+        Block {
+            stmts: Vec::new(),
+            span: Span::new(self.file, here.start, here.start),
+        }
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    pub(super) fn parse_expr(&mut self) -> Expr {
+        if !self.enter() {
+            return self.error_expr();
+        }
+        let expr = self.parse_or();
+        self.leave();
+        expr
+    }
+
+    fn error_expr(&mut self) -> Expr {
+        let here = self.here();
+        Expr {
+            kind: ExprKind::Error,
+            span: Span::new(self.file, here.start, here.start),
+        }
+    }
+
+    fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
+        let span = lhs.span.to(rhs.span);
+        Expr {
+            kind: ExprKind::Binary {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            span,
+        }
+    }
+
+    fn parse_or(&mut self) -> Expr {
+        let mut lhs = self.parse_and();
+        while self.eat(TokenKind::KwOr) {
+            let rhs = self.parse_and();
+            lhs = Self::binary(BinaryOp::Or, lhs, rhs);
+        }
+        lhs
+    }
+
+    fn parse_and(&mut self) -> Expr {
+        let mut lhs = self.parse_not();
+        while self.eat(TokenKind::KwAnd) {
+            let rhs = self.parse_not();
+            lhs = Self::binary(BinaryOp::And, lhs, rhs);
+        }
+        lhs
+    }
+
+    fn parse_not(&mut self) -> Expr {
+        if self.at(TokenKind::KwNot) {
+            let token = self.bump();
+            if !self.enter() {
+                return self.error_expr();
+            }
+            let operand = self.parse_not();
+            self.leave();
+            let span = self.span_of(token).to(operand.span);
+            return Expr {
+                kind: ExprKind::Unary {
+                    op: UnaryOp::Not,
+                    operand: Box::new(operand),
+                },
+                span,
+            };
+        }
+        self.parse_comparison()
+    }
+
+    fn parse_comparison(&mut self) -> Expr {
+        let mut lhs = self.parse_additive();
+        loop {
+            let op = match self.kind() {
+                TokenKind::EqEq => BinaryOp::Eq,
+                TokenKind::NotEq => BinaryOp::Ne,
+                TokenKind::Lt => BinaryOp::Lt,
+                TokenKind::Le => BinaryOp::Le,
+                TokenKind::Gt => BinaryOp::Gt,
+                TokenKind::Ge => BinaryOp::Ge,
+                _ => return lhs,
+            };
+            self.bump();
+            let rhs = self.parse_additive();
+            lhs = Self::binary(op, lhs, rhs);
+        }
+    }
+
+    fn parse_additive(&mut self) -> Expr {
+        let mut lhs = self.parse_multiplicative();
+        loop {
+            let op = match self.kind() {
+                TokenKind::Plus => BinaryOp::Add,
+                TokenKind::Minus => BinaryOp::Sub,
+                _ => return lhs,
+            };
+            self.bump();
+            let rhs = self.parse_multiplicative();
+            lhs = Self::binary(op, lhs, rhs);
+        }
+    }
+
+    fn parse_multiplicative(&mut self) -> Expr {
+        let mut lhs = self.parse_matmul();
+        loop {
+            let op = match self.kind() {
+                TokenKind::Star => BinaryOp::Mul,
+                TokenKind::Slash => BinaryOp::Div,
+                _ => return lhs,
+            };
+            self.bump();
+            let rhs = self.parse_matmul();
+            lhs = Self::binary(op, lhs, rhs);
+        }
+    }
+
+    fn parse_matmul(&mut self) -> Expr {
+        let mut lhs = self.parse_unary();
+        while self.eat(TokenKind::At) {
+            let rhs = self.parse_unary();
+            lhs = Self::binary(BinaryOp::MatMul, lhs, rhs);
+        }
+        lhs
+    }
+
+    fn parse_unary(&mut self) -> Expr {
+        if self.at(TokenKind::Minus) {
+            let token = self.bump();
+            if !self.enter() {
+                return self.error_expr();
+            }
+            let operand = self.parse_unary();
+            self.leave();
+            let span = self.span_of(token).to(operand.span);
+            return Expr {
+                kind: ExprKind::Unary {
+                    op: UnaryOp::Neg,
+                    operand: Box::new(operand),
+                },
+                span,
+            };
+        }
+        self.parse_power()
+    }
+
+    /// `a ** b` is right-associative and its exponent may be negated: `2 ** -x`.
+    fn parse_power(&mut self) -> Expr {
+        let base = self.parse_cast();
+        if self.eat(TokenKind::StarStar) {
+            if !self.enter() {
+                return self.error_expr();
+            }
+            let exponent = self.parse_unary();
+            self.leave();
+            return Self::binary(BinaryOp::Pow, base, exponent);
+        }
+        base
+    }
+
+    fn parse_cast(&mut self) -> Expr {
+        let mut expr = self.parse_postfix();
+        loop {
+            let kind = match self.kind() {
+                TokenKind::KwAs => CastKind::As,
+                TokenKind::KwTo => CastKind::To,
+                _ => return expr,
+            };
+            self.bump();
+            let ty = self.parse_type();
+            let span = expr.span.to(ty.span);
+            expr = Expr {
+                kind: ExprKind::Cast {
+                    kind,
+                    expr: Box::new(expr),
+                    ty,
+                },
+                span,
+            };
+        }
+    }
+
+    fn parse_postfix(&mut self) -> Expr {
+        let mut expr = self.parse_primary();
+        loop {
+            match self.kind() {
+                TokenKind::LParen => {
+                    let (args, end) = self.delimited(TokenKind::RParen, Self::parse_args);
+                    let span = Span::new(self.file, expr.span.start, end.max(expr.span.end));
+                    expr = Expr {
+                        kind: ExprKind::Call {
+                            callee: Box::new(expr),
+                            args,
+                        },
+                        span,
+                    };
+                }
+                TokenKind::LBracket => {
+                    let (indices, end) = self.delimited(TokenKind::RBracket, Self::parse_indices);
+                    let span = Span::new(self.file, expr.span.start, end.max(expr.span.end));
+                    expr = Expr {
+                        kind: ExprKind::Index {
+                            base: Box::new(expr),
+                            indices,
+                        },
+                        span,
+                    };
+                }
+                TokenKind::Dot => {
+                    self.bump();
+                    let Some(name) = self.expect_ident("a field name") else {
+                        return expr;
+                    };
+                    let span = expr.span.to(name.span);
+                    expr = Expr {
+                        kind: ExprKind::Field {
+                            base: Box::new(expr),
+                            name,
+                        },
+                        span,
+                    };
+                }
+                _ => return expr,
+            }
+        }
+    }
+
+    fn parse_primary(&mut self) -> Expr {
+        let token = self.current();
+        let span = self.span_of(token);
+        let kind = match token.kind {
+            TokenKind::Int => ExprKind::Int(self.int_value(token)),
+            TokenKind::Float => ExprKind::Float(self.text_of(token).parse().unwrap_or(f64::NAN)),
+            TokenKind::Str => ExprKind::Str(super::items::unescape(self.text_of(token))),
+            TokenKind::KwTrue => ExprKind::Bool(true),
+            TokenKind::KwFalse => ExprKind::Bool(false),
+            TokenKind::KwNone => ExprKind::None,
+            TokenKind::Ident => ExprKind::Name(self.ident(token)),
+            TokenKind::LParen => return self.parse_paren(),
+            TokenKind::Error => {
+                self.muted = true;
+                ExprKind::Error
+            }
+            _ => {
+                self.error_expected("an expression");
+                return self.error_expr();
+            }
+        };
+        self.bump();
+        Expr { kind, span }
+    }
+
+    /// `(e)`, a tuple `(a, b)`, or an axis group `(n D)`.
+    fn parse_paren(&mut self) -> Expr {
+        let start = self.here();
+        let ((kind, inner), end) = self.delimited(TokenKind::RParen, |p| {
+            if p.at(TokenKind::RParen) {
+                p.error_expected("an expression");
+                return (ExprKind::Error, None);
+            }
+            let first = p.parse_expr();
+            if let ExprKind::Name(first_name) = &first.kind {
+                if p.at(TokenKind::Ident) {
+                    let mut names = vec![first_name.clone()];
+                    while p.at(TokenKind::Ident) {
+                        let token = p.bump();
+                        names.push(p.ident(token));
+                    }
+                    return (ExprKind::AxisGroup(names), None);
+                }
+            }
+            if !p.at(TokenKind::Comma) {
+                return (ExprKind::Error, Some(first));
+            }
+            let mut items = vec![first];
+            while p.eat(TokenKind::Comma) {
+                if p.at(TokenKind::RParen) {
+                    break;
+                }
+                items.push(p.parse_expr());
+            }
+            (ExprKind::Tuple(items), None)
+        });
+        let span = Span::new(self.file, start.start, end.max(start.start));
+        match inner {
+            // Parentheses only group: keep the inner node, widened to cover them.
+            Some(mut expr) => {
+                expr.span = span;
+                expr
+            }
+            None => Expr { kind, span },
+        }
+    }
+
+    /// Call arguments up to `)`: positional, `key=value`, patterns and shapes.
+    fn parse_args(&mut self) -> Vec<Arg> {
+        let mut args = Vec::new();
+        loop {
+            if self.at(TokenKind::RParen) || self.at(TokenKind::Eof) {
+                break;
+            }
+            if self.at(TokenKind::LBracket) {
+                self.parse_bracket_args(&mut args, None);
+            } else if self.at(TokenKind::Ident) && self.nth_kind(1) == TokenKind::Eq {
+                let token = self.bump();
+                let name = self.ident(token);
+                self.bump();
+                if self.at(TokenKind::LBracket) {
+                    self.parse_bracket_args(&mut args, Some(name));
+                } else {
+                    let value = self.parse_expr();
+                    let span = name.span.to(value.span);
+                    args.push(Arg {
+                        name: Some(name),
+                        value,
+                        span,
+                    });
+                }
+            } else {
+                let value = self.parse_expr();
+                let span = value.span;
+                args.push(Arg {
+                    name: None,
+                    value,
+                    span,
+                });
+            }
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        args
+    }
+
+    /// `[a], [b] -> [c]` is one pattern argument; `[n D]` without `->` is a
+    /// shape argument (several when separated by commas). A named argument
+    /// takes one bracket list.
+    fn parse_bracket_args(&mut self, args: &mut Vec<Arg>, name: Option<Ident>) {
+        let mut shapes = vec![self.parse_shape_list()];
+        while name.is_none() && self.at(TokenKind::Comma) && self.nth_kind(1) == TokenKind::LBracket
+        {
+            self.bump();
+            shapes.push(self.parse_shape_list());
+        }
+        let start = name.as_ref().map_or(shapes[0].span, |n| n.span);
+        if self.eat(TokenKind::Arrow) {
+            let rhs = if self.at(TokenKind::LBracket) {
+                self.parse_shape_list()
+            } else {
+                self.error_expected("`[` to start the right side of the pattern");
+                let here = self.here();
+                ShapeList {
+                    axes: Vec::new(),
+                    span: Span::new(self.file, here.start, here.start),
+                }
+            };
+            let pattern_span = shapes[0].span.to(rhs.span);
+            let value = Expr {
+                kind: ExprKind::Pattern(Pattern {
+                    lhs: shapes,
+                    rhs,
+                    span: pattern_span,
+                }),
+                span: pattern_span,
+            };
+            args.push(Arg {
+                name,
+                span: start.to(pattern_span),
+                value,
+            });
+            return;
+        }
+        let mut name = name;
+        for shape in shapes {
+            let span = shape.span;
+            let arg_name = name.take();
+            let arg_span = arg_name.as_ref().map_or(span, |n| n.span.to(span));
+            args.push(Arg {
+                name: arg_name,
+                value: Expr {
+                    kind: ExprKind::Shape(shape),
+                    span,
+                },
+                span: arg_span,
+            });
+        }
+    }
+
+    /// Index entries up to `]`: expressions and slices `a:b:c`.
+    fn parse_indices(&mut self) -> Vec<IndexArg> {
+        let mut indices = Vec::new();
+        loop {
+            if self.at(TokenKind::RBracket) || self.at(TokenKind::Eof) {
+                break;
+            }
+            let start = self.here();
+            let first = if self.at(TokenKind::Colon) {
+                None
+            } else {
+                Some(self.parse_expr())
+            };
+            if self.eat(TokenKind::Colon) {
+                let end = self.parse_slice_bound();
+                let step = if self.eat(TokenKind::Colon) {
+                    self.parse_slice_bound()
+                } else {
+                    None
+                };
+                let span = self.since(start);
+                indices.push(IndexArg::Slice {
+                    start: first,
+                    end,
+                    step,
+                    span,
+                });
+            } else if let Some(expr) = first {
+                indices.push(IndexArg::Expr(expr));
+            }
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        indices
+    }
+
+    fn parse_slice_bound(&mut self) -> Option<Expr> {
+        match self.kind() {
+            TokenKind::Colon | TokenKind::Comma | TokenKind::RBracket => None,
+            _ => Some(self.parse_expr()),
+        }
+    }
+}

@@ -1,0 +1,405 @@
+//! Parsing declarations: the file, `import`, `dim`, `extern fn`, `fn`,
+//! `model` and `record`, with their parameters and fields. Recovers at the
+//! next declaration (top level) or the next member (inside a body).
+
+use super::{starts_item, Parser};
+use crate::ast::*;
+use crate::codes;
+use crate::lexer::TokenKind;
+use diag::{Diagnostic, Span};
+
+impl Parser<'_> {
+    pub(crate) fn parse_file(&mut self) -> File {
+        let mut items = Vec::new();
+        loop {
+            self.muted = false;
+            self.skip_separators(false);
+            if self.at(TokenKind::Eof) {
+                break;
+            }
+            let start = self.here();
+            let doc = self.take_doc(start.start);
+            let item = match self.kind() {
+                TokenKind::KwImport => Some(Item::Import(self.parse_import(doc))),
+                TokenKind::KwDim => Some(Item::Dim(self.parse_dim(doc))),
+                TokenKind::KwExtern => Some(Item::ExternFn(self.parse_extern_fn(doc))),
+                TokenKind::KwFn => Some(Item::Fn(self.parse_fn(doc))),
+                TokenKind::KwModel => Some(Item::Model(self.parse_model(doc))),
+                TokenKind::KwRecord => Some(Item::Record(self.parse_record(doc))),
+                _ => {
+                    self.error_expected(
+                        "a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)",
+                    );
+                    None
+                }
+            };
+            if let Some(item) = item {
+                self.skip_docs_until(item.span().end);
+                items.push(item);
+            }
+            if !self.muted {
+                self.finish_line(false);
+            }
+            if self.muted {
+                self.recover_to_item();
+            }
+        }
+        let end = self.text.len() as u32;
+        File {
+            items,
+            span: Span::new(self.file, 0, end),
+        }
+    }
+
+    /// Skips to the next token that can only start a declaration, or a `fn`
+    /// at the start of a line outside any braces.
+    fn recover_to_item(&mut self) {
+        let mut braces = 0i64;
+        loop {
+            let token = self.tokens[self.pos];
+            let line_start = self.line_start_at(self.pos);
+            match token.kind {
+                TokenKind::Eof => return,
+                kind if starts_item(kind) && line_start => return,
+                TokenKind::KwFn if line_start && braces <= 0 => return,
+                TokenKind::LBrace => braces += 1,
+                TokenKind::RBrace => braces -= 1,
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn parse_import(&mut self, doc: Option<Doc>) -> Import {
+        let start = self.bump();
+        let start = self.span_of(start);
+        let name = self
+            .expect_ident("a file name")
+            .unwrap_or_else(|| self.missing_ident());
+        Import {
+            doc,
+            name,
+            span: self.since(start),
+        }
+    }
+
+    fn parse_dim(&mut self, doc: Option<Doc>) -> Dim {
+        let start = self.bump();
+        let start = self.span_of(start);
+        let name = self
+            .expect_ident("a dim name")
+            .unwrap_or_else(|| self.missing_ident());
+        let value = if self.expect(TokenKind::Eq) {
+            if self.at(TokenKind::LBracket) {
+                DimValue::Alias(self.parse_shape_list())
+            } else {
+                DimValue::Size(self.parse_size("a size or a shape `[...]`"))
+            }
+        } else {
+            let here = self.here();
+            DimValue::Size(SizeExpr {
+                kind: SizeExprKind::Error,
+                span: here,
+            })
+        };
+        Dim {
+            doc,
+            name,
+            value,
+            span: self.since(start),
+        }
+    }
+
+    fn parse_extern_fn(&mut self, doc: Option<Doc>) -> ExternFn {
+        let start = self.bump();
+        let start = self.span_of(start);
+        self.expect(TokenKind::KwFn);
+        let name = self
+            .expect_ident("a function name")
+            .unwrap_or_else(|| self.missing_ident());
+        let (self_param, params) = self.parse_params();
+        if let Some(span) = self_param {
+            self.report(
+                Diagnostic::error(codes::EXPECTED, "expected a parameter, found `self`")
+                    .with_primary(span, "only methods of a model take `self`"),
+            );
+        }
+        let ret = self.parse_return_type();
+        let mut python = None;
+        if self.eat(TokenKind::Eq) {
+            if self.at(TokenKind::Str) {
+                let token = self.bump();
+                let text = self.text_of(token);
+                python = Some(StrLit {
+                    value: unescape(text),
+                    span: self.span_of(token),
+                });
+            } else {
+                self.error_expected("a Python name in a string, as `\"torch.exp\"`");
+            }
+        }
+        ExternFn {
+            doc,
+            name,
+            params,
+            ret,
+            python,
+            span: self.since(start),
+        }
+    }
+
+    /// `fn name(params) [-> Type] ({ block } | = expr)`; a method when its first parameter is `self`.
+    pub(super) fn parse_fn(&mut self, doc: Option<Doc>) -> Fn {
+        let start = self.bump();
+        let start = self.span_of(start);
+        let name = self
+            .expect_ident("a function name")
+            .unwrap_or_else(|| self.missing_ident());
+        let (self_param, params) = self.parse_params();
+        let ret = self.parse_return_type();
+        let body = if self.at(TokenKind::LBrace) {
+            FnBody::Block(self.parse_block())
+        } else if self.eat(TokenKind::Eq) {
+            FnBody::Expr(self.parse_expr())
+        } else {
+            self.error_expected("`{` or `=` to start the body");
+            let here = self.here();
+            FnBody::Expr(Expr {
+                kind: ExprKind::Error,
+                span: Span::new(self.file, here.start, here.start),
+            })
+        };
+        Fn {
+            doc,
+            name,
+            self_param,
+            params,
+            ret,
+            body,
+            span: self.since(start),
+        }
+    }
+
+    fn parse_return_type(&mut self) -> Option<Type> {
+        if self.eat(TokenKind::Arrow) {
+            Some(self.parse_type())
+        } else {
+            None
+        }
+    }
+
+    /// `(self?, name: Type = default, ...)`; returns the `self` span separately.
+    fn parse_params(&mut self) -> (Option<Span>, Vec<Param>) {
+        if !self.at(TokenKind::LParen) {
+            self.error_expected("`(`");
+            return (None, Vec::new());
+        }
+        let ((self_param, params), _) = self.delimited(TokenKind::RParen, |p| {
+            let mut self_param = None;
+            let mut params = Vec::new();
+            loop {
+                if p.at(TokenKind::RParen) || p.at(TokenKind::Eof) {
+                    break;
+                }
+                let token = p.current();
+                let is_self = token.kind == TokenKind::Ident
+                    && p.text_of(token) == "self"
+                    && params.is_empty()
+                    && self_param.is_none()
+                    && p.nth_kind(1) != TokenKind::Colon;
+                if is_self {
+                    let token = p.bump();
+                    self_param = Some(p.span_of(token));
+                } else {
+                    match p.parse_param() {
+                        Some(param) => params.push(param),
+                        None => break,
+                    }
+                }
+                if !p.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            (self_param, params)
+        });
+        (self_param, params)
+    }
+
+    fn parse_param(&mut self) -> Option<Param> {
+        let name = self.expect_ident("a parameter name")?;
+        let ty = if self.expect(TokenKind::Colon) {
+            self.parse_type()
+        } else {
+            Type {
+                kind: TypeKind::Error,
+                span: Span::new(self.file, name.span.end, name.span.end),
+            }
+        };
+        let default = if self.eat(TokenKind::Eq) {
+            Some(self.parse_expr())
+        } else {
+            None
+        };
+        let span = self.since(name.span);
+        Some(Param {
+            name,
+            ty,
+            default,
+            span,
+        })
+    }
+
+    fn parse_model(&mut self, doc: Option<Doc>) -> Model {
+        let start = self.bump();
+        let start = self.span_of(start);
+        let name = self
+            .expect_ident("a model name")
+            .unwrap_or_else(|| self.missing_ident());
+        let mut size_params = Vec::new();
+        if self.at(TokenKind::LParen) {
+            let (names, _) = self.delimited(TokenKind::RParen, |p| {
+                let mut names = Vec::new();
+                while p.at(TokenKind::Ident) {
+                    let token = p.bump();
+                    names.push(p.ident(token));
+                    if !p.eat(TokenKind::Comma) {
+                        break;
+                    }
+                }
+                if !p.at(TokenKind::RParen) {
+                    p.error_expected("a size parameter name");
+                }
+                names
+            });
+            size_params = names;
+        }
+        let mut fields = Vec::new();
+        let mut methods = Vec::new();
+        self.parse_members(true, &mut fields, &mut methods);
+        Model {
+            doc,
+            name,
+            size_params,
+            fields,
+            methods,
+            span: self.since(start),
+        }
+    }
+
+    fn parse_record(&mut self, doc: Option<Doc>) -> Record {
+        let start = self.bump();
+        let start = self.span_of(start);
+        let name = self
+            .expect_ident("a record name")
+            .unwrap_or_else(|| self.missing_ident());
+        let mut fields = Vec::new();
+        self.parse_members(false, &mut fields, &mut Vec::new());
+        Record {
+            doc,
+            name,
+            fields,
+            span: self.since(start),
+        }
+    }
+
+    /// `{ member (newline | ; | ,) ... }`: fields, and methods when `methods_allowed`.
+    /// Line breaks matter here, so this is not `delimited`.
+    fn parse_members(
+        &mut self,
+        methods_allowed: bool,
+        fields: &mut Vec<Field>,
+        methods: &mut Vec<Fn>,
+    ) {
+        if !self.at(TokenKind::LBrace) {
+            self.error_expected("`{`");
+            return;
+        }
+        let open = self.bump();
+        let open_span = self.span_of(open);
+        let outer_muted = self.muted;
+        loop {
+            self.muted = false;
+            self.skip_separators(true);
+            let kind = self.kind();
+            if kind == TokenKind::RBrace {
+                self.bump();
+                self.muted = outer_muted;
+                return;
+            }
+            if kind == TokenKind::Eof || starts_item(kind) {
+                self.muted = outer_muted;
+                self.report_unclosed(open_span, TokenKind::RBrace);
+                return;
+            }
+            let start = self.here();
+            let doc = self.take_doc(start.start);
+            match kind {
+                TokenKind::KwFn if methods_allowed => {
+                    let method = self.parse_fn(doc);
+                    self.skip_docs_until(method.span.end);
+                    methods.push(method);
+                }
+                TokenKind::Ident => fields.push(self.parse_field(doc)),
+                _ if methods_allowed => self.error_expected("a field or `fn`"),
+                _ => self.error_expected("a field"),
+            }
+            if !self.muted {
+                self.finish_line(true);
+            } else {
+                self.recover_to_statement_end();
+            }
+        }
+    }
+
+    fn parse_field(&mut self, doc: Option<Doc>) -> Field {
+        let token = self.bump();
+        let name = self.ident(token);
+        let ty = if self.expect(TokenKind::Colon) {
+            self.parse_type()
+        } else {
+            Type {
+                kind: TypeKind::Error,
+                span: Span::new(self.file, name.span.end, name.span.end),
+            }
+        };
+        let init = if self.eat(TokenKind::Eq) {
+            Some(self.parse_expr())
+        } else {
+            None
+        };
+        let span = self.since(name.span);
+        Field {
+            doc,
+            name,
+            ty,
+            init,
+            span,
+        }
+    }
+}
+
+/// The value of a string literal token: quotes removed, escapes applied
+/// (unknown ones were reported by the lexer and are kept as written).
+pub(crate) fn unescape(text: &str) -> String {
+    let inner = text.strip_prefix('"').unwrap_or(text);
+    let inner = inner.strip_suffix('"').unwrap_or(inner);
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other @ ('\\' | '"')) => out.push(other),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}

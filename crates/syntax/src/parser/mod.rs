@@ -1,0 +1,457 @@
+//! The ShapeScript parser: tokens to `ast::File`, by hand-written recursive
+//! descent. Owns error reporting and recovery: one mistake gives one
+//! diagnostic, then the parser resynchronises at the next statement, member
+//! or declaration. Never panics and never fails; never looks at meanings.
+
+mod expr;
+mod items;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use crate::ast::{Doc, Ident, Path};
+use crate::codes;
+use crate::lexer::{Lexed, Token, TokenKind};
+use diag::{Diagnostic, FileId, Span};
+
+pub(crate) struct Parser<'a> {
+    file: FileId,
+    text: &'a str,
+    tokens: Vec<Token>,
+    docs: Vec<(u32, u32)>,
+    /// The first doc line not yet attached to or skipped by a declaration.
+    doc_cursor: usize,
+    pos: usize,
+    /// Inside `()` and `[]` line breaks are not statement ends; this counts how deep we are.
+    skip_newlines: u32,
+    /// Set once the current statement, member or declaration has a diagnostic:
+    /// further ones are cascades and stay quiet until the next resynchronisation.
+    muted: bool,
+    /// Recursion depth of nested expressions, types and blocks, bounded to keep the stack safe.
+    depth: u32,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// Nesting deeper than this is reported instead of recursing further.
+const MAX_DEPTH: u32 = 200;
+
+/// Keywords that only start a declaration, never anything inside one.
+fn starts_item(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::KwImport
+            | TokenKind::KwDim
+            | TokenKind::KwExtern
+            | TokenKind::KwModel
+            | TokenKind::KwRecord
+    )
+}
+
+/// Keywords that start a statement and never continue an expression.
+fn starts_statement(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::KwLet
+            | TokenKind::KwReturn
+            | TokenKind::KwIf
+            | TokenKind::KwFor
+            | TokenKind::KwFn
+    )
+}
+
+impl<'a> Parser<'a> {
+    pub(crate) fn new(file: FileId, text: &'a str, lexed: Lexed) -> Self {
+        Parser {
+            file,
+            text,
+            tokens: lexed.tokens,
+            docs: lexed.docs,
+            doc_cursor: 0,
+            pos: 0,
+            skip_newlines: 0,
+            muted: false,
+            depth: 0,
+            diagnostics: lexed.diagnostics,
+        }
+    }
+
+    // ------------------------------------------------------------ cursor
+
+    /// The current token, skipping line breaks inside brackets.
+    fn current(&mut self) -> Token {
+        if self.skip_newlines > 0 {
+            while self.tokens[self.pos].kind == TokenKind::Newline {
+                self.pos += 1;
+            }
+        }
+        self.tokens[self.pos]
+    }
+
+    fn kind(&mut self) -> TokenKind {
+        self.current().kind
+    }
+
+    fn at(&mut self, kind: TokenKind) -> bool {
+        self.kind() == kind
+    }
+
+    /// The kind of the token `n` places after the current one (line breaks count as tokens).
+    fn nth_kind(&mut self, n: usize) -> TokenKind {
+        self.current();
+        let mut i = self.pos;
+        let mut left = n;
+        while left > 0 && self.tokens[i].kind != TokenKind::Eof {
+            i += 1;
+            if self.skip_newlines == 0 || self.tokens[i].kind != TokenKind::Newline {
+                left -= 1;
+            }
+        }
+        self.tokens[i].kind
+    }
+
+    /// Consumes the current token (never `Eof`) and returns it.
+    fn bump(&mut self) -> Token {
+        let token = self.current();
+        if token.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn eat(&mut self, kind: TokenKind) -> bool {
+        if self.at(kind) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn span_of(&self, token: Token) -> Span {
+        Span::new(self.file, token.start, token.end)
+    }
+
+    fn text_of(&self, token: Token) -> &'a str {
+        &self.text[token.start as usize..token.end as usize]
+    }
+
+    /// The span of the current token.
+    fn here(&mut self) -> Span {
+        let token = self.current();
+        self.span_of(token)
+    }
+
+    /// Where the last consumed token ended, for closing a node's span.
+    fn prev_end(&self) -> u32 {
+        let mut i = self.pos;
+        while i > 0 {
+            i -= 1;
+            if self.tokens[i].kind != TokenKind::Newline {
+                return self.tokens[i].end;
+            }
+        }
+        0
+    }
+
+    /// A span from `start` to the end of the last consumed token.
+    fn since(&self, start: Span) -> Span {
+        Span::new(self.file, start.start, self.prev_end().max(start.start))
+    }
+
+    // ------------------------------------------------------------ errors
+
+    /// Reports a diagnostic unless this statement already has one.
+    fn report(&mut self, diagnostic: Diagnostic) {
+        if !self.muted {
+            self.diagnostics.push(diagnostic);
+        }
+        self.muted = true;
+    }
+
+    /// "expected X, found Y" on the current token. An `Error` token was
+    /// already reported by the lexer, so it only mutes.
+    fn error_expected(&mut self, what: &str) {
+        let token = self.current();
+        if token.kind == TokenKind::Error {
+            self.muted = true;
+            return;
+        }
+        let found = self.describe(token);
+        let span = self.span_of(token);
+        self.report(
+            Diagnostic::error(codes::EXPECTED, format!("expected {what}, found {found}"))
+                .with_primary(span, format!("expected {what}")),
+        );
+    }
+
+    /// How a token is named in messages: its text in backticks when short.
+    fn describe(&self, token: Token) -> String {
+        match token.kind {
+            TokenKind::Ident
+            | TokenKind::Int
+            | TokenKind::Float
+            | TokenKind::Grouped
+            | TokenKind::Unknown => {
+                format!("`{}`", self.text_of(token))
+            }
+            kind => kind.describe().to_string(),
+        }
+    }
+
+    fn expect(&mut self, kind: TokenKind) -> bool {
+        if self.eat(kind) {
+            return true;
+        }
+        self.error_expected(kind.describe());
+        false
+    }
+
+    fn expect_ident(&mut self, what: &str) -> Option<Ident> {
+        if self.at(TokenKind::Ident) {
+            let token = self.bump();
+            return Some(self.ident(token));
+        }
+        self.error_expected(what);
+        None
+    }
+
+    fn ident(&self, token: Token) -> Ident {
+        Ident {
+            name: self.text_of(token).to_string(),
+            span: self.span_of(token),
+        }
+    }
+
+    /// A placeholder name for a declaration whose name is missing, so the
+    /// rest of it still lands in the tree; its span is empty.
+    fn missing_ident(&mut self) -> Ident {
+        let here = self.here();
+        Ident {
+            name: String::new(),
+            span: Span::new(self.file, here.start, here.start),
+        }
+    }
+
+    /// `name` or `file.name`.
+    fn path_from(&mut self, first: Token) -> Path {
+        let first = self.ident(first);
+        if self.at(TokenKind::Dot) && self.nth_kind(1) == TokenKind::Ident {
+            self.bump();
+            let token = self.bump();
+            let name = self.ident(token);
+            let span = first.span.to(name.span);
+            return Path {
+                file: Some(first),
+                name,
+                span,
+            };
+        }
+        let span = first.span;
+        Path {
+            file: None,
+            name: first,
+            span,
+        }
+    }
+
+    /// Guards recursion; reports once and returns false when nesting is too deep.
+    fn enter(&mut self) -> bool {
+        if self.depth >= MAX_DEPTH {
+            let span = self.here();
+            self.report(
+                Diagnostic::error(
+                    codes::EXPECTED,
+                    "expected less nesting, found too many nested brackets",
+                )
+                .with_primary(span, "nested too deeply"),
+            );
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ------------------------------------------------------------ delimiters
+
+    /// Parses `open inner close`, with line breaks ignored inside. On a
+    /// missing closer reports once (E0103 or E0104) and skips to the matching
+    /// closer or the next statement. Returns the result and the closing position.
+    fn delimited<T>(&mut self, close: TokenKind, inner: impl FnOnce(&mut Self) -> T) -> (T, u32) {
+        let open = self.bump();
+        let open_span = self.span_of(open);
+        self.skip_newlines += 1;
+        let value = inner(self);
+        self.skip_newlines -= 1;
+        if self.at_closer(close) {
+            let token = self.bump();
+            return (value, token.end);
+        }
+        self.report_unclosed(open_span, close);
+        self.recover_to_closer(close);
+        (value, self.prev_end())
+    }
+
+    /// Inside brackets a line break is skipped, so look through it.
+    fn at_closer(&mut self, close: TokenKind) -> bool {
+        self.skip_newlines += 1;
+        let found = self.at(close);
+        self.skip_newlines -= 1;
+        found
+    }
+
+    fn report_unclosed(&mut self, open_span: Span, close: TokenKind) {
+        self.skip_newlines += 1;
+        let token = self.current();
+        self.skip_newlines -= 1;
+        if token.kind == TokenKind::Error {
+            self.muted = true;
+            return;
+        }
+        let found = self.describe(token);
+        let found_span = self.span_of(token);
+        let opener = &self.text[open_span.start as usize..open_span.end as usize];
+        let runs_on = token.kind == TokenKind::Eof
+            || starts_item(token.kind)
+            || (starts_statement(token.kind) && self.line_start_at(self.pos));
+        let diagnostic = if runs_on {
+            Diagnostic::error(
+                codes::UNCLOSED_DELIMITER,
+                format!("unclosed delimiter `{opener}`"),
+            )
+            .with_primary(open_span, "unclosed delimiter")
+            .with_secondary(
+                found_span,
+                format!("expected {} before {found}", close.describe()),
+            )
+        } else {
+            Diagnostic::error(
+                codes::EXPECTED,
+                format!("expected {}, found {found}", close.describe()),
+            )
+            .with_primary(found_span, format!("expected {}", close.describe()))
+            .with_secondary(open_span, "to close this")
+        };
+        self.report(diagnostic);
+    }
+
+    /// Whether token `index` is the first on its line. Looks at the text,
+    /// since no `Newline` token is made after an operator or a comma.
+    fn line_start_at(&self, index: usize) -> bool {
+        if index == 0 {
+            return true;
+        }
+        let gap = self.tokens[index - 1].end as usize..self.tokens[index].start as usize;
+        self.text.as_bytes()[gap].contains(&b'\n')
+    }
+
+    /// Skips to and past the closer matching an already-open delimiter. A
+    /// different closer at the same depth is taken as a mistyped one. Stops
+    /// before anything that plainly starts a new statement or declaration.
+    fn recover_to_closer(&mut self, close: TokenKind) {
+        let mut depth = 0u32;
+        loop {
+            let token = self.tokens[self.pos];
+            match token.kind {
+                TokenKind::Eof => return,
+                kind if starts_item(kind) => return,
+                kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
+                TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => depth += 1,
+                TokenKind::RBrace if depth == 0 && close != TokenKind::RBrace => return,
+                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {
+                    if depth == 0 {
+                        self.pos += 1;
+                        return;
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Skips the rest of a broken statement or member: to the line break,
+    /// `;` or `}` that ends it (not consumed), skipping nested brackets.
+    fn recover_to_statement_end(&mut self) {
+        let mut depth = 0u32;
+        loop {
+            let token = self.tokens[self.pos];
+            match token.kind {
+                TokenKind::Eof => return,
+                kind if starts_item(kind) => return,
+                kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
+                TokenKind::Newline | TokenKind::Semi if depth == 0 => return,
+                TokenKind::RBrace if depth == 0 => return,
+                TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => depth += 1,
+                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {
+                    depth = depth.saturating_sub(1)
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// After a statement, member or declaration: it must end here (line
+    /// break, `;`, `,` where allowed, `}` or end of file); otherwise report
+    /// once and skip the rest.
+    fn finish_line(&mut self, allow_comma: bool) {
+        let kind = self.kind();
+        let ends = matches!(
+            kind,
+            TokenKind::Newline | TokenKind::Semi | TokenKind::RBrace | TokenKind::Eof
+        ) || (allow_comma && kind == TokenKind::Comma);
+        if !ends {
+            self.error_expected("a newline or `;`");
+            self.recover_to_statement_end();
+        }
+    }
+
+    /// Skips line breaks and `;` (and `,` where members allow it).
+    fn skip_separators(&mut self, allow_comma: bool) {
+        while matches!(self.kind(), TokenKind::Newline | TokenKind::Semi)
+            || (allow_comma && self.at(TokenKind::Comma))
+        {
+            self.bump();
+        }
+    }
+
+    // ------------------------------------------------------------ docs
+
+    /// The `##` lines between the previous declaration or member and the
+    /// token at `before`, joined; they are consumed.
+    fn take_doc(&mut self, before: u32) -> Option<Doc> {
+        let first = self.doc_cursor;
+        while self.doc_cursor < self.docs.len() && self.docs[self.doc_cursor].0 < before {
+            self.doc_cursor += 1;
+        }
+        let lines = &self.docs[first..self.doc_cursor];
+        let (start, _) = *lines.first()?;
+        let (_, end) = *lines.last()?;
+        let mut text = String::new();
+        for (i, &(line_start, line_end)) in lines.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let line = &self.text[line_start as usize + 2..line_end as usize];
+            let line = line.strip_prefix(' ').unwrap_or(line);
+            text.push_str(line.trim_end());
+        }
+        Some(Doc {
+            text,
+            span: Span::new(self.file, start, end),
+        })
+    }
+
+    /// Drops doc lines inside a finished declaration so they do not attach to the next one.
+    fn skip_docs_until(&mut self, end: u32) {
+        while self.doc_cursor < self.docs.len() && self.docs[self.doc_cursor].0 < end {
+            self.doc_cursor += 1;
+        }
+    }
+}

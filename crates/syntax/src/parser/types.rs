@@ -1,0 +1,548 @@
+//! Parsing types (spec 4), shapes `[...]`, axes and size expressions.
+//! Inside `[...]` axes are juxtaposed and an axis continues across binary
+//! operators, so `[b (H + 2*P - kh)/S + 1]` has two axes. Never decides what
+//! a name means: dims, axes and aliases all parse as names.
+
+use super::Parser;
+use crate::ast::*;
+use crate::codes;
+use crate::lexer::TokenKind;
+use diag::{Diagnostic, Span};
+
+/// An axis while it is being parsed: a size can take part in arithmetic, the rest cannot.
+enum AxisPart {
+    Size(SizeExpr),
+    Other(Axis),
+}
+
+impl AxisPart {
+    fn into_axis(self) -> Axis {
+        match self {
+            AxisPart::Size(size) => {
+                let span = size.span;
+                Axis {
+                    kind: AxisKind::Size(size),
+                    span,
+                }
+            }
+            AxisPart::Other(axis) => axis,
+        }
+    }
+
+    fn span(&self) -> Span {
+        match self {
+            AxisPart::Size(size) => size.span,
+            AxisPart::Other(axis) => axis.span,
+        }
+    }
+}
+
+fn starts_axis(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Ident
+            | TokenKind::Int
+            | TokenKind::Grouped
+            | TokenKind::Unknown
+            | TokenKind::Ellipsis
+            | TokenKind::LParen
+    )
+}
+
+impl Parser<'_> {
+    pub(super) fn parse_type(&mut self) -> Type {
+        if !self.enter() {
+            let here = self.here();
+            return Type {
+                kind: TypeKind::Error,
+                span: here,
+            };
+        }
+        let ty = self.parse_type_inner();
+        self.leave();
+        ty
+    }
+
+    fn parse_type_inner(&mut self) -> Type {
+        let start = self.here();
+        match self.kind() {
+            TokenKind::LBracket => {
+                let shape = self.parse_shape_list();
+                if self.at(TokenKind::Ident) && !self.at_domain_or_dtype() && shape.axes.len() == 1
+                {
+                    if let AxisKind::Size(count) = &shape.axes[0].kind {
+                        let count = count.clone();
+                        let elem = self.parse_type();
+                        let kind = TypeKind::Stack {
+                            count,
+                            elem: Box::new(elem),
+                        };
+                        return Type {
+                            kind,
+                            span: self.since(start),
+                        };
+                    }
+                }
+                self.tensor_suffix(Some(Shape::List(shape)), start)
+            }
+            TokenKind::LParen => {
+                let (mut types, _) = self.delimited(TokenKind::RParen, |p| {
+                    let mut types = Vec::new();
+                    let mut trailing_comma = false;
+                    while !p.at(TokenKind::RParen) && !p.at(TokenKind::Eof) {
+                        types.push(p.parse_type());
+                        trailing_comma = p.eat(TokenKind::Comma);
+                        if !trailing_comma {
+                            break;
+                        }
+                    }
+                    if types.is_empty() {
+                        p.error_expected("a type");
+                    }
+                    (types, trailing_comma)
+                });
+                let span = self.since(start);
+                match types {
+                    (ref mut list, false) if list.len() == 1 => {
+                        let mut only = list.pop().expect("one type");
+                        only.span = span;
+                        only
+                    }
+                    (list, _) => Type {
+                        kind: TypeKind::Tuple(list),
+                        span,
+                    },
+                }
+            }
+            TokenKind::Ident => self.parse_named_type(start),
+            _ => {
+                self.error_expected("a type");
+                Type {
+                    kind: TypeKind::Error,
+                    span: Span::new(self.file, start.start, start.start),
+                }
+            }
+        }
+    }
+
+    /// A type starting with a name: a domain, dtype, scalar, `Axis[n]`,
+    /// `Axes[n]`, `Size[S]`, an alias with a domain or dtype, or a model/record/alias name.
+    fn parse_named_type(&mut self, start: Span) -> Type {
+        let token = self.current();
+        let text = self.text_of(token);
+        let bracket_follows = self.nth_kind(1) == TokenKind::LBracket;
+        match text {
+            "Bool" if !self.nth_is_dtype(1) => {
+                self.bump();
+                let kind = TypeKind::Scalar(Scalar {
+                    kind: ScalarKind::Bool,
+                    span: start,
+                });
+                return Type { kind, span: start };
+            }
+            "Int" | "Float" => {
+                self.bump();
+                let kind = if text == "Int" {
+                    ScalarKind::Int
+                } else {
+                    ScalarKind::Float
+                };
+                return Type {
+                    kind: TypeKind::Scalar(Scalar { kind, span: start }),
+                    span: start,
+                };
+            }
+            "Axis" | "Axes" | "Size" if bracket_follows => {
+                self.bump();
+                let size = self.parse_bracketed_size();
+                let kind = match text {
+                    "Axis" => TypeKind::Axis(size),
+                    "Axes" => TypeKind::Axes(size),
+                    _ => TypeKind::Size(size),
+                };
+                return Type {
+                    kind,
+                    span: self.since(start),
+                };
+            }
+            _ => {}
+        }
+        if self.at_domain_or_dtype() {
+            return self.tensor_suffix(None, start);
+        }
+        let first = self.bump();
+        let path = self.path_from(first);
+        if self.at(TokenKind::LParen) {
+            let (args, _) = self.delimited(TokenKind::RParen, |p| {
+                let mut args = Vec::new();
+                while !p.at(TokenKind::RParen) && !p.at(TokenKind::Eof) {
+                    args.push(p.parse_size("a size"));
+                    if !p.eat(TokenKind::Comma) {
+                        break;
+                    }
+                }
+                args
+            });
+            return Type {
+                kind: TypeKind::Named { path, args },
+                span: self.since(start),
+            };
+        }
+        if self.at_domain_or_dtype() {
+            return self.tensor_suffix(Some(Shape::Alias(path)), start);
+        }
+        let span = path.span;
+        Type {
+            kind: TypeKind::Named {
+                path,
+                args: Vec::new(),
+            },
+            span,
+        }
+    }
+
+    fn nth_is_dtype(&mut self, n: usize) -> bool {
+        if self.nth_kind(n) != TokenKind::Ident {
+            return false;
+        }
+        let mut i = self.pos;
+        let mut left = n;
+        while left > 0 {
+            i += 1;
+            if self.skip_newlines == 0 || self.tokens[i].kind != TokenKind::Newline {
+                left -= 1;
+            }
+        }
+        DtypeKind::from_name(self.text_of(self.tokens[i])).is_some()
+    }
+
+    /// Whether the current token starts a domain (`Unit`, `Index[N]`) or is a dtype.
+    fn at_domain_or_dtype(&mut self) -> bool {
+        if !self.at(TokenKind::Ident) {
+            return false;
+        }
+        let token = self.current();
+        let text = self.text_of(token);
+        DomainKind::from_name(text).is_some()
+            || DtypeKind::from_name(text).is_some()
+            || (text == "Index" && self.nth_kind(1) == TokenKind::LBracket)
+    }
+
+    /// The optional domain and dtype after a shape (or on their own).
+    fn tensor_suffix(&mut self, shape: Option<Shape>, start: Span) -> Type {
+        let mut domain = None;
+        if self.at(TokenKind::Ident) {
+            let token = self.current();
+            let text = self.text_of(token);
+            let span = self.span_of(token);
+            if let Some(kind) = DomainKind::from_name(text) {
+                self.bump();
+                domain = Some(Domain { kind, span });
+            } else if text == "Index" && self.nth_kind(1) == TokenKind::LBracket {
+                self.bump();
+                let size = self.parse_bracketed_size();
+                domain = Some(Domain {
+                    kind: DomainKind::Index(size),
+                    span: self.since(span),
+                });
+            }
+        }
+        let mut dtype = None;
+        if self.at(TokenKind::Ident) {
+            let token = self.current();
+            if let Some(kind) = DtypeKind::from_name(self.text_of(token)) {
+                self.bump();
+                dtype = Some(Dtype {
+                    kind,
+                    span: self.span_of(token),
+                });
+            }
+        }
+        let span = self.since(start);
+        Type {
+            kind: TypeKind::Tensor {
+                shape,
+                domain,
+                dtype,
+            },
+            span,
+        }
+    }
+
+    /// `[size]` after `Index`, `Axis`, `Axes` or `Size`.
+    fn parse_bracketed_size(&mut self) -> SizeExpr {
+        self.delimited(TokenKind::RBracket, |p| p.parse_size("a size"))
+            .0
+    }
+
+    /// `[axis axis ...]`, brackets included.
+    pub(super) fn parse_shape_list(&mut self) -> ShapeList {
+        let start = self.here();
+        let (axes, end) =
+            self.delimited(TokenKind::RBracket, |p| p.parse_axes(TokenKind::RBracket));
+        ShapeList {
+            axes,
+            span: Span::new(self.file, start.start, end.max(start.start)),
+        }
+    }
+
+    /// Juxtaposed axes up to (not including) `close`.
+    fn parse_axes(&mut self, close: TokenKind) -> Vec<Axis> {
+        let mut axes = Vec::new();
+        loop {
+            let kind = self.kind();
+            if kind == close || !starts_axis(kind) {
+                if kind != close && kind != TokenKind::Eof {
+                    self.error_expected(&format!("an axis or {}", close.describe()));
+                }
+                break;
+            }
+            axes.push(self.parse_axis().into_axis());
+        }
+        axes
+    }
+
+    /// One size that must not be a group, `...` or grouped size (dim values, `Index[N]`, model arguments).
+    pub(super) fn parse_size(&mut self, what: &str) -> SizeExpr {
+        if !starts_axis(self.kind()) {
+            self.error_expected(what);
+            let here = self.here();
+            return SizeExpr {
+                kind: SizeExprKind::Error,
+                span: Span::new(self.file, here.start, here.start),
+            };
+        }
+        match self.parse_axis() {
+            AxisPart::Size(size) => size,
+            AxisPart::Other(axis) => {
+                self.report(
+                    Diagnostic::error(
+                        codes::EXPECTED,
+                        format!("expected {what}, found {}", describe_axis(&axis)),
+                    )
+                    .with_primary(axis.span, format!("expected {what}")),
+                );
+                SizeExpr {
+                    kind: SizeExprKind::Error,
+                    span: axis.span,
+                }
+            }
+        }
+    }
+
+    /// An axis: terms joined by `+ -`, stopping at juxtaposition.
+    fn parse_axis(&mut self) -> AxisPart {
+        if !self.enter() {
+            let here = self.here();
+            self.bump();
+            return AxisPart::Size(SizeExpr {
+                kind: SizeExprKind::Error,
+                span: here,
+            });
+        }
+        let mut lhs = self.parse_axis_product();
+        while let Some(op) = match self.kind() {
+            TokenKind::Plus => Some(SizeOp::Add),
+            TokenKind::Minus => Some(SizeOp::Sub),
+            _ => None,
+        } {
+            let op_token = self.bump();
+            let rhs = if starts_axis(self.kind()) {
+                self.parse_axis_product()
+            } else {
+                self.error_expected("a size");
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Error,
+                    span: self.span_of(op_token),
+                })
+            };
+            lhs = self.size_binary(op, lhs, rhs);
+        }
+        self.leave();
+        lhs
+    }
+
+    fn parse_axis_product(&mut self) -> AxisPart {
+        let mut lhs = self.parse_axis_atom();
+        while let Some(op) = match self.kind() {
+            TokenKind::Star => Some(SizeOp::Mul),
+            TokenKind::Slash => Some(SizeOp::Div),
+            _ => None,
+        } {
+            let op_token = self.bump();
+            let rhs = if starts_axis(self.kind()) {
+                self.parse_axis_atom()
+            } else {
+                self.error_expected("a size");
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Error,
+                    span: self.span_of(op_token),
+                })
+            };
+            lhs = self.size_binary(op, lhs, rhs);
+        }
+        lhs
+    }
+
+    /// Joins two operands; a group, grouped size or `...` among them is E0107.
+    fn size_binary(&mut self, op: SizeOp, lhs: AxisPart, rhs: AxisPart) -> AxisPart {
+        let span = lhs.span().to(rhs.span());
+        match (lhs, rhs) {
+            (AxisPart::Size(lhs), AxisPart::Size(rhs)) => {
+                let kind = SizeExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                };
+                AxisPart::Size(SizeExpr { kind, span })
+            }
+            (AxisPart::Other(culprit), _) | (AxisPart::Size(_), AxisPart::Other(culprit)) => {
+                let what = describe_axis(&culprit);
+                self.report(
+                    Diagnostic::error(
+                        codes::GROUP_IN_ARITHMETIC,
+                        format!("{what} cannot be part of arithmetic"),
+                    )
+                    .with_primary(culprit.span, format!("{what} is a whole axis"))
+                    .with_help("write the size as a product, as `a*b` for the group `(a b)`"),
+                );
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Error,
+                    span,
+                })
+            }
+        }
+    }
+
+    fn parse_axis_atom(&mut self) -> AxisPart {
+        let token = self.current();
+        let span = self.span_of(token);
+        match token.kind {
+            TokenKind::Int => {
+                self.bump();
+                let value = self.int_value(token);
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Int(value),
+                    span,
+                })
+            }
+            TokenKind::Grouped => {
+                self.bump();
+                let text = self.text_of(token);
+                let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+                let factor = self.parse_int_text(&text[..digits], span);
+                let name_span = Span::new(self.file, token.start + digits as u32, token.end);
+                let name = Ident {
+                    name: text[digits..].to_string(),
+                    span: name_span,
+                };
+                AxisPart::Other(Axis {
+                    kind: AxisKind::Grouped { factor, name },
+                    span,
+                })
+            }
+            TokenKind::Unknown => {
+                self.bump();
+                let name = Ident {
+                    name: self.text_of(token)[1..].to_string(),
+                    span,
+                };
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Unknown(name),
+                    span,
+                })
+            }
+            TokenKind::Ident => {
+                let first = self.bump();
+                let path = self.path_from(first);
+                let span = path.span;
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Name(path),
+                    span,
+                })
+            }
+            TokenKind::Ellipsis => {
+                self.bump();
+                AxisPart::Other(Axis {
+                    kind: AxisKind::Rest,
+                    span,
+                })
+            }
+            TokenKind::LParen => {
+                let (mut axes, end) =
+                    self.delimited(TokenKind::RParen, |p| p.parse_axes(TokenKind::RParen));
+                let span = Span::new(self.file, span.start, end.max(span.start));
+                match axes.len() {
+                    0 => {
+                        self.error_expected_at(span, "an axis inside `()`");
+                        AxisPart::Size(SizeExpr {
+                            kind: SizeExprKind::Error,
+                            span,
+                        })
+                    }
+                    // Parentheses around one axis are arithmetic grouping, not a group.
+                    1 => match axes.pop().expect("one axis") {
+                        Axis {
+                            kind: AxisKind::Size(mut size),
+                            ..
+                        } => {
+                            size.span = span;
+                            AxisPart::Size(size)
+                        }
+                        mut axis => {
+                            axis.span = span;
+                            AxisPart::Other(axis)
+                        }
+                    },
+                    _ => AxisPart::Other(Axis {
+                        kind: AxisKind::Group(axes),
+                        span,
+                    }),
+                }
+            }
+            _ => {
+                self.error_expected("an axis");
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Error,
+                    span,
+                })
+            }
+        }
+    }
+
+    fn error_expected_at(&mut self, span: Span, what: &str) {
+        self.report(
+            Diagnostic::error(codes::EXPECTED, format!("expected {what}, found `()`"))
+                .with_primary(span, format!("expected {what}")),
+        );
+    }
+
+    /// The value of an integer token; too large is E0105 (and 0 stands in).
+    pub(super) fn int_value(&mut self, token: crate::lexer::Token) -> u128 {
+        let text = self.text_of(token);
+        let span = self.span_of(token);
+        self.parse_int_text(text, span)
+    }
+
+    fn parse_int_text(&mut self, text: &str, span: Span) -> u128 {
+        match text.parse::<u128>() {
+            Ok(value) => value,
+            Err(_) => {
+                self.report(
+                    Diagnostic::error(codes::NUMBER_TOO_LARGE, "integer literal too large")
+                        .with_primary(span, "does not fit in 128 bits"),
+                );
+                0
+            }
+        }
+    }
+}
+
+fn describe_axis(axis: &Axis) -> &'static str {
+    match axis.kind {
+        AxisKind::Group(_) => "a group",
+        AxisKind::Grouped { .. } => "a grouped size",
+        AxisKind::Rest => "`...`",
+        AxisKind::Size(_) => "a size",
+    }
+}

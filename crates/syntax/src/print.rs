@@ -1,0 +1,579 @@
+//! Printing the syntax tree back as ShapeScript text: `Display` for types,
+//! shapes, sizes and expressions (minimal parentheses, for messages and
+//! hovers), and `dump`, an indented outline of a whole file with every
+//! operator parenthesised (for snapshot tests). Never prints spans or diagnostics.
+
+use crate::ast::*;
+use std::fmt::{self, Display, Formatter, Write};
+
+impl Display for Path {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}.", file.name)?;
+        }
+        f.write_str(&self.name.name)
+    }
+}
+
+fn size_precedence(size: &SizeExpr) -> u8 {
+    match &size.kind {
+        SizeExprKind::Binary {
+            op: SizeOp::Add | SizeOp::Sub,
+            ..
+        } => 1,
+        SizeExprKind::Binary { .. } => 2,
+        _ => 3,
+    }
+}
+
+fn write_size_operand(f: &mut Formatter<'_>, size: &SizeExpr, parens: bool) -> fmt::Result {
+    if parens {
+        write!(f, "({size})")
+    } else {
+        write!(f, "{size}")
+    }
+}
+
+/// `+` and `-` are spaced and `*` and `/` are tight, as in `(H + 2*P - kh)/S + 1`.
+impl Display for SizeExpr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            SizeExprKind::Int(value) => write!(f, "{value}"),
+            SizeExprKind::Name(path) => write!(f, "{path}"),
+            SizeExprKind::Unknown(name) => write!(f, "?{}", name.name),
+            SizeExprKind::Binary { op, lhs, rhs } => {
+                let precedence = size_precedence(self);
+                write_size_operand(f, lhs, size_precedence(lhs) < precedence)?;
+                match op {
+                    SizeOp::Add | SizeOp::Sub => write!(f, " {} ", op.as_str())?,
+                    SizeOp::Mul | SizeOp::Div => f.write_str(op.as_str())?,
+                }
+                write_size_operand(f, rhs, size_precedence(rhs) <= precedence)
+            }
+            SizeExprKind::Error => f.write_str("{error}"),
+        }
+    }
+}
+
+impl Display for Axis {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            AxisKind::Size(size) => write!(f, "{size}"),
+            AxisKind::Group(axes) => {
+                f.write_str("(")?;
+                write_axes(f, axes)?;
+                f.write_str(")")
+            }
+            AxisKind::Grouped { factor, name } => write!(f, "{factor}{}", name.name),
+            AxisKind::Rest => f.write_str("..."),
+        }
+    }
+}
+
+fn write_axes(f: &mut Formatter<'_>, axes: &[Axis]) -> fmt::Result {
+    for (i, axis) in axes.iter().enumerate() {
+        if i > 0 {
+            f.write_str(" ")?;
+        }
+        write!(f, "{axis}")?;
+    }
+    Ok(())
+}
+
+impl Display for ShapeList {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        write_axes(f, &self.axes)?;
+        f.write_str("]")
+    }
+}
+
+impl Display for Shape {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::List(list) => write!(f, "{list}"),
+            Shape::Alias(path) => write!(f, "{path}"),
+        }
+    }
+}
+
+impl Display for DomainKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DomainKind::Real => "Real",
+            DomainKind::NonNeg => "NonNeg",
+            DomainKind::Pos => "Pos",
+            DomainKind::NonPos => "NonPos",
+            DomainKind::Neg => "Neg",
+            DomainKind::Unit => "Unit",
+            DomainKind::Signed => "Signed",
+            DomainKind::Bool => "Bool",
+            DomainKind::Index(size) => return write!(f, "Index[{size}]"),
+        })
+    }
+}
+
+impl Display for Type {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            TypeKind::Tensor {
+                shape,
+                domain,
+                dtype,
+            } => {
+                let mut parts: Vec<String> = Vec::with_capacity(3);
+                if let Some(shape) = shape {
+                    parts.push(shape.to_string());
+                }
+                if let Some(domain) = domain {
+                    parts.push(domain.kind.to_string());
+                }
+                if let Some(dtype) = dtype {
+                    parts.push(dtype.kind.as_str().to_string());
+                }
+                f.write_str(&parts.join(" "))
+            }
+            TypeKind::Scalar(scalar) => f.write_str(match scalar.kind {
+                ScalarKind::Int => "Int",
+                ScalarKind::Float => "Float",
+                ScalarKind::Bool => "Bool",
+            }),
+            TypeKind::Named { path, args } => {
+                write!(f, "{path}")?;
+                if !args.is_empty() {
+                    f.write_str("(")?;
+                    for (i, arg) in args.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{arg}")?;
+                    }
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
+            TypeKind::Stack { count, elem } => write!(f, "[{count}] {elem}"),
+            TypeKind::Tuple(types) => {
+                f.write_str("(")?;
+                for (i, ty) in types.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{ty}")?;
+                }
+                if types.len() == 1 {
+                    f.write_str(",")?;
+                }
+                f.write_str(")")
+            }
+            TypeKind::Axis(size) => write!(f, "Axis[{size}]"),
+            TypeKind::Axes(size) => write!(f, "Axes[{size}]"),
+            TypeKind::Size(size) => write!(f, "Size[{size}]"),
+            TypeKind::Error => f.write_str("{error}"),
+        }
+    }
+}
+
+// ------------------------------------------------------------ expressions
+
+const PREC_NOT: u8 = 3;
+const PREC_NEG: u8 = 8;
+const PREC_POW: u8 = 9;
+const PREC_CAST: u8 = 10;
+const PREC_POSTFIX: u8 = 11;
+
+fn binary_precedence(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Or => 1,
+        BinaryOp::And => 2,
+        BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            4
+        }
+        BinaryOp::Add | BinaryOp::Sub => 5,
+        BinaryOp::Mul | BinaryOp::Div => 6,
+        BinaryOp::MatMul => 7,
+        BinaryOp::Pow => PREC_POW,
+    }
+}
+
+fn expr_precedence(expr: &Expr) -> u8 {
+    match &expr.kind {
+        ExprKind::Binary { op, .. } => binary_precedence(*op),
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => PREC_NOT,
+        ExprKind::Unary {
+            op: UnaryOp::Neg, ..
+        } => PREC_NEG,
+        ExprKind::Cast { .. } => PREC_CAST,
+        _ => 12,
+    }
+}
+
+/// Writes expressions; `all_parens` wraps every operator for structural snapshots.
+struct ExprWriter {
+    all_parens: bool,
+}
+
+impl ExprWriter {
+    fn operand(&self, out: &mut String, expr: &Expr, parens: bool) {
+        if parens {
+            out.push('(');
+            self.expr(out, expr);
+            out.push(')');
+        } else {
+            self.expr(out, expr);
+        }
+    }
+
+    fn expr(&self, out: &mut String, expr: &Expr) {
+        let operator = matches!(
+            expr.kind,
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. }
+        );
+        if self.all_parens && operator {
+            out.push('(');
+        }
+        self.expr_inner(out, expr);
+        if self.all_parens && operator {
+            out.push(')');
+        }
+    }
+
+    fn expr_inner(&self, out: &mut String, expr: &Expr) {
+        let precedence = expr_precedence(expr);
+        match &expr.kind {
+            ExprKind::Int(value) => write!(out, "{value}").unwrap_or(()),
+            ExprKind::Float(value) => write!(out, "{value:?}").unwrap_or(()),
+            ExprKind::Str(value) => write!(out, "{value:?}").unwrap_or(()),
+            ExprKind::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
+            ExprKind::None => out.push_str("none"),
+            ExprKind::Name(name) => out.push_str(&name.name),
+            ExprKind::Field { base, name } => {
+                self.operand(out, base, expr_precedence(base) < PREC_POSTFIX);
+                out.push('.');
+                out.push_str(&name.name);
+            }
+            ExprKind::Call { callee, args } => {
+                self.operand(out, callee, expr_precedence(callee) < PREC_POSTFIX);
+                out.push('(');
+                for (i, arg) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    if let Some(name) = &arg.name {
+                        out.push_str(&name.name);
+                        out.push('=');
+                    }
+                    self.expr(out, &arg.value);
+                }
+                out.push(')');
+            }
+            ExprKind::Index { base, indices } => {
+                self.operand(out, base, expr_precedence(base) < PREC_POSTFIX);
+                out.push('[');
+                for (i, index) in indices.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.index(out, index);
+                }
+                out.push(']');
+            }
+            ExprKind::Unary { op, operand } => {
+                let (text, min) = match op {
+                    UnaryOp::Neg => ("-", PREC_NEG),
+                    UnaryOp::Not => ("not ", PREC_NOT),
+                };
+                out.push_str(text);
+                self.operand(
+                    out,
+                    operand,
+                    !self.all_parens && expr_precedence(operand) < min,
+                );
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (lhs_parens, rhs_parens) = if *op == BinaryOp::Pow {
+                    (
+                        expr_precedence(lhs) <= precedence,
+                        expr_precedence(rhs) < PREC_NEG,
+                    )
+                } else {
+                    (
+                        expr_precedence(lhs) < precedence,
+                        expr_precedence(rhs) <= precedence,
+                    )
+                };
+                self.operand(out, lhs, !self.all_parens && lhs_parens);
+                write!(out, " {} ", op.as_str()).unwrap_or(());
+                self.operand(out, rhs, !self.all_parens && rhs_parens);
+            }
+            ExprKind::Cast {
+                kind,
+                expr: inner,
+                ty,
+            } => {
+                self.operand(
+                    out,
+                    inner,
+                    !self.all_parens && expr_precedence(inner) < PREC_CAST,
+                );
+                write!(out, " {} {ty}", kind.as_str()).unwrap_or(());
+            }
+            ExprKind::Tuple(items) => {
+                out.push('(');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.expr(out, item);
+                }
+                if items.len() == 1 {
+                    out.push(',');
+                }
+                out.push(')');
+            }
+            ExprKind::AxisGroup(names) => {
+                out.push('(');
+                for (i, name) in names.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(&name.name);
+                }
+                out.push(')');
+            }
+            ExprKind::Pattern(pattern) => {
+                for (i, shape) in pattern.lhs.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write!(out, "{shape}").unwrap_or(());
+                }
+                write!(out, " -> {}", pattern.rhs).unwrap_or(());
+            }
+            ExprKind::Shape(shape) => write!(out, "{shape}").unwrap_or(()),
+            ExprKind::Error => out.push_str("{error}"),
+        }
+    }
+
+    fn index(&self, out: &mut String, index: &IndexArg) {
+        match index {
+            IndexArg::Expr(expr) => self.expr(out, expr),
+            IndexArg::Slice {
+                start, end, step, ..
+            } => {
+                if let Some(start) = start {
+                    self.expr(out, start);
+                }
+                out.push(':');
+                if let Some(end) = end {
+                    self.expr(out, end);
+                }
+                if let Some(step) = step {
+                    out.push(':');
+                    self.expr(out, step);
+                }
+            }
+        }
+    }
+}
+
+impl Display for Expr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        ExprWriter { all_parens: false }.expr(&mut out, self);
+        f.write_str(&out)
+    }
+}
+
+// ------------------------------------------------------------ outline
+
+/// An indented outline of a file: one line per declaration, member and
+/// statement, expressions with every operator parenthesised.
+pub fn dump(file: &File) -> String {
+    let mut dumper = Dumper {
+        out: String::new(),
+        writer: ExprWriter { all_parens: true },
+    };
+    for item in &file.items {
+        dumper.item(item);
+    }
+    dumper.out
+}
+
+struct Dumper {
+    out: String,
+    writer: ExprWriter,
+}
+
+impl Dumper {
+    fn line(&mut self, indent: usize, text: &str) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn expr(&self, expr: &Expr) -> String {
+        let mut out = String::new();
+        self.writer.expr(&mut out, expr);
+        out
+    }
+
+    fn doc(&mut self, indent: usize, doc: &Option<Doc>) {
+        if let Some(doc) = doc {
+            self.line(indent, &format!("doc {:?}", doc.text));
+        }
+    }
+
+    fn item(&mut self, item: &Item) {
+        self.doc(
+            0,
+            match item {
+                Item::Import(i) => &i.doc,
+                Item::Dim(d) => &d.doc,
+                Item::ExternFn(f) => &f.doc,
+                Item::Fn(f) => &f.doc,
+                Item::Model(m) => &m.doc,
+                Item::Record(r) => &r.doc,
+            },
+        );
+        match item {
+            Item::Import(import) => self.line(0, &format!("import {}", import.name.name)),
+            Item::Dim(dim) => {
+                let value = match &dim.value {
+                    DimValue::Size(size) => size.to_string(),
+                    DimValue::Alias(shape) => shape.to_string(),
+                };
+                self.line(0, &format!("dim {} = {value}", dim.name.name));
+            }
+            Item::ExternFn(f) => {
+                let mut text = format!("extern fn {}{}", f.name.name, self.params(None, &f.params));
+                if let Some(ret) = &f.ret {
+                    write!(text, " -> {ret}").unwrap_or(());
+                }
+                if let Some(python) = &f.python {
+                    write!(text, " = {:?}", python.value).unwrap_or(());
+                }
+                self.line(0, &text);
+            }
+            Item::Fn(f) => self.function(0, f),
+            Item::Model(model) => {
+                let mut text = format!("model {}", model.name.name);
+                if !model.size_params.is_empty() {
+                    let names: Vec<&str> =
+                        model.size_params.iter().map(|p| p.name.as_str()).collect();
+                    write!(text, "({})", names.join(", ")).unwrap_or(());
+                }
+                self.line(0, &text);
+                for field in &model.fields {
+                    self.field(field);
+                }
+                for method in &model.methods {
+                    self.doc(1, &method.doc);
+                    self.function(1, method);
+                }
+            }
+            Item::Record(record) => {
+                self.line(0, &format!("record {}", record.name.name));
+                for field in &record.fields {
+                    self.field(field);
+                }
+            }
+        }
+    }
+
+    fn params(&self, self_param: Option<diag::Span>, params: &[Param]) -> String {
+        let mut parts = Vec::new();
+        if self_param.is_some() {
+            parts.push("self".to_string());
+        }
+        for param in params {
+            let mut text = format!("{}: {}", param.name.name, param.ty);
+            if let Some(default) = &param.default {
+                write!(text, " = {}", self.expr(default)).unwrap_or(());
+            }
+            parts.push(text);
+        }
+        format!("({})", parts.join(", "))
+    }
+
+    fn field(&mut self, field: &Field) {
+        self.doc(1, &field.doc);
+        let mut text = format!("field {}: {}", field.name.name, field.ty);
+        if let Some(init) = &field.init {
+            write!(text, " = {}", self.expr(init)).unwrap_or(());
+        }
+        self.line(1, &text);
+    }
+
+    fn function(&mut self, indent: usize, f: &Fn) {
+        let mut text = format!("fn {}{}", f.name.name, self.params(f.self_param, &f.params));
+        if let Some(ret) = &f.ret {
+            write!(text, " -> {ret}").unwrap_or(());
+        }
+        match &f.body {
+            FnBody::Expr(expr) => {
+                write!(text, " = {}", self.expr(expr)).unwrap_or(());
+                self.line(indent, &text);
+            }
+            FnBody::Block(block) => {
+                self.line(indent, &text);
+                self.block(indent + 1, block);
+            }
+        }
+    }
+
+    fn block(&mut self, indent: usize, block: &Block) {
+        for stmt in &block.stmts {
+            self.stmt(indent, stmt);
+        }
+    }
+
+    fn stmt(&mut self, indent: usize, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { name, ty, value } => {
+                let ty = ty.as_ref().map_or(String::new(), |ty| format!(": {ty}"));
+                let text = format!("let {}{ty} = {}", name.name, self.expr(value));
+                self.line(indent, &text);
+            }
+            StmtKind::LetTuple { names, value } => {
+                let names: Vec<&str> = names.iter().map(|n| n.name.as_str()).collect();
+                let text = format!("let ({}) = {}", names.join(", "), self.expr(value));
+                self.line(indent, &text);
+            }
+            StmtKind::Assign { name, value } => {
+                let text = format!("{} = {}", name.name, self.expr(value));
+                self.line(indent, &text);
+            }
+            StmtKind::Return(value) => {
+                let text = format!("return {}", self.expr(value));
+                self.line(indent, &text);
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let text = format!("if {}", self.expr(cond));
+                self.line(indent, &text);
+                self.block(indent + 1, then_block);
+                if let Some(else_block) = else_block {
+                    self.line(indent, "else");
+                    self.block(indent + 1, else_block);
+                }
+            }
+            StmtKind::For { var, iter, body } => {
+                let text = format!("for {} in {}", var.name, self.expr(iter));
+                self.line(indent, &text);
+                self.block(indent + 1, body);
+            }
+            StmtKind::Expr(expr) => {
+                let text = self.expr(expr);
+                self.line(indent, &text);
+            }
+        }
+    }
+}
