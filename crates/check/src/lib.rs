@@ -1,1 +1,121 @@
 //! The ShapeScript checker: sizes, dims, aliases, imports, signatures and bodies. Pure: files come in through the `Files` trait, nothing here does I/O.
+//!
+//! The entry point is [`check`]: it reads the root files and everything they
+//! import into one `SourceMap`, and returns the checked program with all
+//! diagnostics. Order of work: load and parse (imports, duplicates), dims,
+//! shape aliases, signatures.
+
+pub mod alias;
+pub mod codes;
+pub mod dims;
+pub mod files;
+pub mod load;
+pub mod lower;
+pub mod program;
+pub mod signature;
+pub mod size;
+pub mod types;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, SourceMap};
+
+pub use files::{FileError, Files, MemoryFiles};
+pub use program::Program;
+pub use signature::Signature;
+
+/// What the command passes on: the `-I` search path.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub search_path: Vec<PathBuf>,
+}
+
+/// A checked program and everything found wrong with it.
+pub struct Checked {
+    pub program: Program,
+    pub dims: dims::DimValues,
+    pub aliases: alias::Aliases,
+    pub signatures: HashMap<(FileId, Arc<str>), Signature>,
+    /// Sorted by file and position; one per mistake.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Checks `roots` and the files they import, adding every file to `map`.
+pub fn check(map: &mut SourceMap, files: &dyn Files, roots: &[PathBuf], options: &Options) -> Checked {
+    let mut diagnostics = Vec::new();
+    let program = load::load(map, files, roots, &options.search_path, &mut diagnostics);
+    let dims = dims::evaluate(&program, map, &mut diagnostics);
+    let aliases = alias::find_cycles(&program, &mut diagnostics);
+    let env = lower::Env { program: &program, map, dims: &dims, aliases: &aliases };
+    alias::check_declarations(env, &mut diagnostics);
+    let signatures = signature::check_all(env, &mut diagnostics);
+    let diagnostics = tidy(diagnostics);
+    Checked { program, dims, aliases, signatures, diagnostics }
+}
+
+/// Drops repeats of one mistake (an alias's axes are checked at each use)
+/// and sorts by place, so output is stable.
+fn tidy(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = HashSet::new();
+    let mut out: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter(|d| seen.insert((d.code.clone(), d.primary.as_ref().map(|l| l.span), d.message.clone())))
+        .collect();
+    out.sort_by_key(|d| d.primary.as_ref().map(|l| (l.span.file, l.span.start, l.span.end)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::Expect;
+
+    /// Checks in-memory files (all of them roots) and shows the diagnostics
+    /// one per line: `file:line:col code message [label]`, then notes and help.
+    pub(crate) fn check_files(files: &[(&str, &str)], expect: Expect) {
+        let mut memory = MemoryFiles::new();
+        for (path, text) in files {
+            memory.insert(path, *text);
+        }
+        let roots: Vec<PathBuf> = files.iter().map(|(p, _)| PathBuf::from(p)).collect();
+        let mut map = SourceMap::new();
+        let checked = check(&mut map, &memory, &roots, &Options::default());
+        expect.assert_eq(&show(&map, &checked.diagnostics));
+    }
+
+    pub(crate) fn show(map: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+        let mut out = String::new();
+        for d in diagnostics {
+            match &d.primary {
+                Some(label) => {
+                    let at = map.line_col(label.span.file, label.span.start);
+                    let text = &map.text(label.span.file)[label.span.start as usize..label.span.end as usize];
+                    out.push_str(&format!(
+                        "{}:{}:{} {} {} [`{}`: {}]\n",
+                        map.name(label.span.file),
+                        at.line,
+                        at.col,
+                        d.code,
+                        d.message,
+                        text,
+                        label.message
+                    ));
+                }
+                None => out.push_str(&format!("{} {}\n", d.code, d.message)),
+            }
+            for label in &d.secondary {
+                let text = &map.text(label.span.file)[label.span.start as usize..label.span.end as usize];
+                out.push_str(&format!("  also `{}`: {}\n", text, label.message));
+            }
+            for note in &d.notes {
+                out.push_str(&format!("  note: {note}\n"));
+            }
+            for help in &d.help {
+                out.push_str(&format!("  help: {help}\n"));
+            }
+        }
+        out
+    }
+}

@@ -1,6 +1,166 @@
-//! The `shapescript` command: check, build, explain, lsp. Owns all file-system access and exit codes.
+//! The `shapescript` command: check and explain (build and lsp come with
+//! their crates). Owns all file-system access and exit codes: 0 no errors,
+//! 1 errors (or hints with `--deny-hints`), 2 usage or I/O errors.
 
-fn main() {
-    eprintln!("shapescript: not built yet");
-    std::process::exit(2);
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use check::{FileError, Files, Options};
+use clap::{Parser, Subcommand, ValueEnum};
+use diag::render::{color_wanted, render_human, render_json, summary_line, HumanOptions};
+use diag::{Severity, SourceMap};
+
+#[derive(Parser)]
+#[command(name = "shapescript", version, about = "The ShapeScript toolchain: check tensor programs' shapes, dtypes and ranges")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check `.ss` files: folders are searched for `.ss` files.
+    Check {
+        /// Files and folders to check (default: the current folder).
+        paths: Vec<PathBuf>,
+        /// A folder to search for imported files, after the importing file's own.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// How to print diagnostics on stderr.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Fail (exit 1) on hints too.
+        #[arg(long)]
+        deny_hints: bool,
+    },
+    /// Print the explanation of a diagnostic code, with a wrong and a fixed example.
+    Explain {
+        /// A code such as E0402.
+        code: String,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+/// Reads files from the disk for the checker.
+struct DiskFiles;
+
+impl Files for DiskFiles {
+    fn read(&self, path: &Path) -> Result<String, FileError> {
+        if path.is_dir() {
+            return Err(FileError::Unreadable("it is a folder".into()));
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8(bytes).map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileError::NotFound),
+            Err(e) => Err(FileError::Unreadable(e.to_string())),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Check { paths, include, format, deny_hints } => run_check(paths, include, format, deny_hints),
+        Command::Explain { code } => explain(&code),
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("shapescript: error: {message}");
+    ExitCode::from(2)
+}
+
+fn explain(code: &str) -> ExitCode {
+    match check::codes::lookup(code) {
+        Some(info) => {
+            println!("{}: {}\n\n{}", info.code, info.title, info.explain.trim_end());
+            ExitCode::SUCCESS
+        }
+        None => usage_error(&format!("`{code}` is not a ShapeScript diagnostic code")),
+    }
+}
+
+/// The `.ss` files under `path`, sorted; a file is taken as is.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if !meta.is_dir() {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| format!("cannot read folder `{}`: {e}", path.display()))?;
+    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    children.sort();
+    for child in children {
+        if child.is_dir() {
+            collect(&child, out)?;
+        } else if child.extension().is_some_and(|e| e == "ss") {
+            out.push(child);
+        }
+    }
+    Ok(())
+}
+
+fn run_check(paths: Vec<PathBuf>, include: Vec<PathBuf>, format: Format, deny_hints: bool) -> ExitCode {
+    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
+    let mut roots = Vec::new();
+    for path in &paths {
+        if let Err(message) = collect(path, &mut roots) {
+            return usage_error(&message);
+        }
+    }
+    for root in &roots {
+        if let Err(FileError::Unreadable(reason) | FileError::NotFound) = DiskFiles.read(root).map(drop).map_err(|e| match e {
+            FileError::NotFound => FileError::Unreadable("no such file".into()),
+            other => other,
+        }) {
+            return usage_error(&format!("cannot read `{}`: {reason}", root.display()));
+        }
+    }
+    for dir in &include {
+        if !dir.is_dir() {
+            return usage_error(&format!("`-I {}` is not a folder", dir.display()));
+        }
+    }
+    let mut map = SourceMap::new();
+    let checked = check::check(&mut map, &DiskFiles, &roots, &Options { search_path: include });
+    let diagnostics = &checked.diagnostics;
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    match format {
+        Format::Human => {
+            let options = HumanOptions { color: color_wanted(std::io::stderr().is_terminal()) };
+            for (i, d) in diagnostics.iter().enumerate() {
+                if i > 0 {
+                    let _ = writeln!(err);
+                }
+                let _ = write!(err, "{}", render_human(&map, d, options));
+            }
+            if let Some(summary) = summary_line(diagnostics, options) {
+                let _ = write!(err, "\n{summary}");
+            }
+        }
+        Format::Json => {
+            for d in diagnostics {
+                let _ = writeln!(err, "{}", render_json(&map, d));
+            }
+        }
+    }
+    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error || (deny_hints && d.severity != Severity::Error));
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -1,0 +1,162 @@
+//! Shape aliases (`dim Images = [b 3 16gh 16gw]`): finds aliases defined in
+//! terms of themselves, directly or through others and across files (E2201,
+//! with the chain), and checks each alias's own axes once at its declaration.
+//! Replacing an alias where it is used is `lower`'s job, since its names are
+//! looked up there.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast::{self, SizeExpr, SizeExprKind};
+
+use crate::lower::{Env, Lowerer, Place};
+use crate::program::{Decl, Program};
+
+/// Which aliases can't be replaced because they are on a cycle.
+#[derive(Default, Debug)]
+pub struct Aliases {
+    broken: HashSet<(FileId, Arc<str>)>,
+}
+
+impl Aliases {
+    pub fn is_broken(&self, file: FileId, name: &str) -> bool {
+        !self.broken.is_empty() && self.broken.contains(&(file, Arc::from(name)))
+    }
+}
+
+struct AliasInfo<'a> {
+    file: FileId,
+    decl: &'a ast::Dim,
+    /// The aliases this one's axes use, with where.
+    deps: Vec<(usize, Span)>,
+}
+
+/// Finds alias cycles (E2201); the aliases on them are broken.
+pub fn find_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) -> Aliases {
+    let mut infos: Vec<AliasInfo> = Vec::new();
+    let mut lists: Vec<&ast::ShapeList> = Vec::new();
+    let mut index: HashMap<(FileId, &str), usize> = HashMap::new();
+    for module in &program.modules {
+        for (i, item) in module.ast.items.iter().enumerate() {
+            if let ast::Item::Dim(decl @ ast::Dim { value: ast::DimValue::Alias(list), .. }) = item {
+                if module.names.get(&decl.name.name) == Some(&i) {
+                    index.insert((module.file, decl.name.name.as_str()), infos.len());
+                    infos.push(AliasInfo { file: module.file, decl, deps: Vec::new() });
+                    lists.push(list);
+                }
+            }
+        }
+    }
+    for i in 0..infos.len() {
+        let mut deps = Vec::new();
+        for axis in &lists[i].axes {
+            if let ast::AxisKind::Size(SizeExpr { kind: SizeExprKind::Name(path), .. }) = &axis.kind {
+                if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
+                    if let Some(&dep) = index.get(&(file, d.name.name.as_str())) {
+                        deps.push((dep, path.span));
+                    }
+                }
+            }
+        }
+        infos[i].deps = deps;
+    }
+    let mut aliases = Aliases::default();
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        New,
+        Open,
+        Done,
+    }
+    let mut state = vec![State::New; infos.len()];
+    let mut on_cycle = vec![false; infos.len()];
+    for start in 0..infos.len() {
+        if state[start] != State::New {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        state[start] = State::Open;
+        while let Some(top) = stack.last_mut() {
+            let (alias, next) = *top;
+            if next == infos[alias].deps.len() {
+                state[alias] = State::Done;
+                stack.pop();
+                continue;
+            }
+            top.1 += 1;
+            let (dep, _) = infos[alias].deps[next];
+            match state[dep] {
+                State::New => {
+                    state[dep] = State::Open;
+                    stack.push((dep, 0));
+                }
+                State::Open => {
+                    let from = stack.iter().position(|&(a, _)| a == dep).unwrap_or(0);
+                    let cycle = &stack[from..];
+                    if cycle.iter().all(|&(a, _)| !on_cycle[a]) {
+                        diagnostics.push(cycle_diagnostic(program, &infos, cycle));
+                    }
+                    for &(a, _) in cycle {
+                        on_cycle[a] = true;
+                    }
+                }
+                State::Done => {}
+            }
+        }
+    }
+    // An alias that uses a broken alias can't be replaced either; its use of
+    // the broken one is not a new mistake, so it is not reported again.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..infos.len() {
+            if !on_cycle[i] && infos[i].deps.iter().any(|&(d, _)| on_cycle[d]) {
+                on_cycle[i] = true;
+                changed = true;
+            }
+        }
+    }
+    for (i, info) in infos.iter().enumerate() {
+        if on_cycle[i] {
+            aliases.broken.insert((info.file, Arc::from(info.decl.name.name.as_str())));
+        }
+    }
+    aliases
+}
+
+fn cycle_diagnostic(program: &Program, infos: &[AliasInfo], cycle: &[(usize, usize)]) -> Diagnostic {
+    let first = &infos[cycle[0].0];
+    let mut diagnostic =
+        Diagnostic::error("E2201", format!("shape alias `{}` is defined in terms of itself", first.decl.name.name))
+            .with_primary(first.decl.name.span, "this alias contains itself");
+    for &(alias, next) in cycle {
+        let info = &infos[alias];
+        let (dep, span) = info.deps[next - 1];
+        let dep_name = &infos[dep].decl.name.name;
+        let qualified =
+            if infos[dep].file == info.file { dep_name.clone() } else { format!("{}.{}", program.module(infos[dep].file).name, dep_name) };
+        diagnostic = diagnostic
+            .with_secondary(span, format!("`{}` uses `{qualified}`", info.decl.name.name))
+            .with_note(format!("`{}` uses `{qualified}`", info.decl.name.name));
+    }
+    diagnostic.with_help("an alias may use other aliases, but the chain must end in axes")
+}
+
+/// Checks each alias's own axes once, where it is declared: sizes, divisions,
+/// `...`, aliases inside one axis. Names not declared are its users' axes.
+pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
+    for module in &env.program.modules {
+        for item in &module.ast.items {
+            if let ast::Item::Dim(ast::Dim { value: ast::DimValue::Alias(list), name, .. }) = item {
+                if env.aliases.is_broken(module.file, &name.name) {
+                    continue;
+                }
+                let mut lowerer = Lowerer::new(env, module.file, diagnostics);
+                lowerer.place = Place::AliasDecl;
+                // An alias may be used by an extern fn, so `...` is checked where it is used.
+                lowerer.rest_allowed = true;
+                lowerer.lower_shape(list, module.file);
+            }
+        }
+    }
+}

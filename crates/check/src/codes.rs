@@ -1,0 +1,476 @@
+//! The one table of ShapeScript diagnostic codes: each code's title and the
+//! `shapescript explain` text, with a wrong example and its fix. A code is
+//! never reused for another mistake; this file holds text only, no logic.
+
+/// One entry of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct CodeInfo {
+    pub code: &'static str,
+    pub title: &'static str,
+    /// Markdown: what the mistake is, a wrong example, and its fix.
+    pub explain: &'static str,
+}
+
+/// Looks a code up, case-insensitively (`e0402` works too).
+pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
+    all().iter().find(|info| info.code.eq_ignore_ascii_case(code))
+}
+
+/// Every code, the parser's E01xx (kept beside the parser in `syntax::codes`)
+/// and the checker's, in code order.
+pub fn all() -> &'static [CodeInfo] {
+    static ALL: OnceLock<Vec<CodeInfo>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let parser = syntax::codes::CODES.iter().map(|info| CodeInfo {
+            code: info.code,
+            title: info.title,
+            explain: info.explanation,
+        });
+        let mut all: Vec<CodeInfo> = parser.chain(CODES.iter().copied()).collect();
+        all.sort_by_key(|info| info.code);
+        all
+    })
+}
+
+use std::sync::OnceLock;
+
+macro_rules! codes {
+    ($($code:literal, $title:literal, $explain:literal;)*) => {
+        const CODES: &[CodeInfo] = &[$(CodeInfo { code: $code, title: $title, explain: $explain }),*];
+    };
+}
+
+codes! {
+"E0201", "imported file not found",
+"An `import name` looks for `name.ss` in the importing file's folder, then in
+each `-I DIR` given to the command, in order. None of them had the file.
+
+Wrong:
+
+```
+import visoin
+```
+
+Fixed: spell the file's name, or give its folder with `-I`:
+
+```
+import vision
+```
+";
+
+"E0202", "import cycle",
+"Files can't import each other in a circle: each would need the other read
+first. The note shows every step of the chain.
+
+Wrong:
+
+```
+# a.ss
+import b
+# b.ss
+import a
+```
+
+Fixed: move what both need into a third file that both import.
+";
+
+"E0203", "name declared twice",
+"Every top-level name (dims, aliases, functions, models, records and imports)
+is visible in its whole file, so each must be declared once.
+
+Wrong:
+
+```
+dim D = 768
+dim D = 512
+```
+
+Fixed: rename or remove one of them:
+
+```
+dim D = 768
+dim D2 = 512
+```
+";
+
+"E0204", "file not imported",
+"`file.name` reads a declaration of another file, which needs `import file`
+in this one.
+
+Wrong:
+
+```
+fn f(x: [vision.D]) -> [vision.D] = x
+```
+
+Fixed:
+
+```
+import vision
+fn f(x: [vision.D]) -> [vision.D] = x
+```
+";
+
+"E0205", "could not read an imported file",
+"The imported file exists but could not be read (permissions, not UTF-8, or a
+folder with that name). The message gives the system's reason.
+
+Wrong, where `vision.ss` is not readable or not UTF-8:
+
+```
+import vision
+```
+
+Fixed: make `vision.ss` readable UTF-8 text, or import another file.
+";
+
+"E0301", "name not found",
+"A name in a size or a type is neither a dim, nor a generic axis introduced by
+a parameter's type, nor a declaration of this file or the imported ones.
+
+Wrong:
+
+```
+dim Dh = D / H
+dim H = 12
+```
+
+Fixed: declare every dim used:
+
+```
+dim D = 768
+dim H = 12
+dim Dh = D / H
+```
+";
+
+"E0303", "not a size",
+"A size can only be made of numbers, dims and axis names. A shape alias
+stands for several axes and a function is a value, so neither is a size.
+
+Wrong:
+
+```
+dim Images = [b 3 16gh 16gw]
+dim N = Images
+```
+
+Fixed: use a dim, or use the alias as a shape:
+
+```
+dim N = 224
+fn f(x: Images) -> Images = x
+```
+";
+
+"E0304", "dim defined in terms of itself",
+"A dim's value is worked out from the dims it uses, so it can't use itself,
+directly or through other dims. The note shows each step of the chain.
+
+Wrong:
+
+```
+dim A = 2 * B
+dim B = A + 1
+```
+
+Fixed: give one of them a value that doesn't depend on the other:
+
+```
+dim A = 2 * B
+dim B = 64
+```
+";
+
+"E0305", "dim value is not a whole number of at least 1",
+"A dim is a size, so its value must be a whole number of at least 1, and a
+division in it must be exact.
+
+Wrong:
+
+```
+dim D = 768
+dim Q = D / 5
+dim Z = 4 - 4
+```
+
+Fixed:
+
+```
+dim D = 768
+dim Q = D / 4
+dim Z = 4
+```
+";
+
+"E0306", "not allowed in this signature",
+"Some parts of a type are only allowed in some places:
+
+* `?k` (an unknown size) can't appear in a parameter's type: the caller
+  chooses the parameters' sizes, so write a generic axis `k`.
+* `...` (rest axes) is only for `extern fn`, once per type, never inside a
+  group.
+* `Axis[n]`, `Axes[n]` and `Size[S]` parameters are only for `extern fn`.
+
+Wrong:
+
+```
+fn first(x: [?k D]) -> [D] = x[0]
+```
+
+Fixed:
+
+```
+fn first(x: [k D]) -> [D] = x[0]
+```
+";
+
+"E0307", "parameter declared twice",
+"Each parameter of a function needs its own name.
+
+Wrong:
+
+```
+fn add(x: [n], x: [n]) -> [n] = x
+```
+
+Fixed:
+
+```
+fn add(x: [n], y: [n]) -> [n] = x + y
+```
+";
+
+"E0308", "invalid extern fn",
+"An `extern fn` gives a Python function a typed signature, so:
+
+* its string is a dotted Python name, a module and a function, each part a
+  Python identifier and not a keyword;
+* it has no body, so it needs a return type;
+* an `Axis` parameter can't have a default, and a function with one needs a
+  first parameter with a shape;
+* a `Size` default must be a number or a size from an earlier parameter;
+* a return type with `...` needs a parameter with `...`.
+
+Wrong:
+
+```
+extern fn erfc(x: Real) = \"torch.special.erfc\"
+extern fn fn2(x: Real) -> Real = \"torch.lambda\"
+```
+
+Fixed:
+
+```
+extern fn erfc(x: Real) -> NonNeg = \"torch.special.erfc\"
+extern fn fn2(x: Real) -> Real = \"torch.special.expit\"
+```
+";
+
+"E0309", "dim in a grouped size",
+"In a grouped size such as `16gh`, the number is an integer and the name a
+new axis name. A dim's name can't be grouped by touching: the group needs
+its parentheses.
+
+Wrong:
+
+```
+dim P = 16
+fn f(x: [b 4P]) -> [b] = x[:, 0]
+```
+
+Fixed:
+
+```
+dim P = 16
+fn f(x: [b (4 P)]) -> [b] = x[:, 0]
+```
+";
+
+"E0401", "sizes or shapes don't match",
+"Two sizes that must be equal are not, after every dim is replaced by its
+value. Generic and unknown sizes equal only themselves.
+
+Wrong:
+
+```
+fn f(x: [n D], y: [196 D]) -> [n D] = x + y
+```
+
+Fixed: say what `n` is, or take the same size:
+
+```
+fn f(x: [n D], y: [n D]) -> [n D] = x + y
+```
+";
+
+"E0402", "size division is not exact",
+"`a / b` in a size must be exact: `b` is a single term that divides every
+term of `a`, symbolically or once dims are replaced by their values. So
+`2*n / 2` is `n`, `n*m / n` is `m`, and `D / H` is `64` when `D = 768` and
+`H = 12`, but `D / 5` and `n / 2` are not sizes.
+
+Wrong:
+
+```
+fn halves(x: [n]) -> [n / 2] = x[0:n/2]
+```
+
+Fixed: write the other size as a multiple:
+
+```
+fn halves(x: [2*n]) -> [n] = x[0:n]
+```
+";
+
+"E0405", "not an axis of the argument",
+"An axis name given to `over=` or to an `Axis` parameter must name an axis
+of the tensor it refers to.
+
+Wrong:
+
+```
+fn total(x: [b n]) -> [b] = sum(x, over=m)
+```
+
+Fixed:
+
+```
+fn total(x: [b n]) -> [b] = sum(x, over=n)
+```
+";
+
+"E0406", "argument is not what the parameter takes",
+"An `Axis` parameter takes an axis name, a `Size` parameter a whole number
+known before the program runs (a number, a dim or an axis name), and a
+rounded division's divisor must not be 0.
+
+Wrong:
+
+```
+roll(x, 2, dims=1)
+```
+
+Fixed: name the axis:
+
+```
+roll(x, 2, dims=t)
+```
+";
+
+"E0414", "size does not fit in 128 bits",
+"Sizes are computed with 128-bit integers, and this one overflowed.
+
+Wrong:
+
+```
+dim Big = 170141183460469231731687303715884105727 + 1
+```
+
+Fixed: use sizes a tensor can have:
+
+```
+dim Big = 4096
+```
+";
+
+"E0502", "mixed dtypes",
+"Tensor parameters without a dtype take any float dtype, the same for all of
+them in one call.
+
+Wrong:
+
+```
+fn f(a: [n], b: [n]) -> [n] = a + b
+f(x_bf16, y_f32)
+```
+
+Fixed: convert one of them:
+
+```
+f(x_bf16, y_f32 to bf16)
+```
+";
+
+"E2201", "shape alias defined in terms of itself",
+"A shape alias may use other aliases, declared before or after it, but not
+itself, directly or through others. The note shows each step of the chain.
+
+Wrong:
+
+```
+dim Pair = [Images 2]
+dim Images = [Pair 3]
+```
+
+Fixed:
+
+```
+dim Pair = [Images 2]
+dim Images = [b 3 16gh 16gw]
+```
+";
+
+"E2202", "shape alias inside one axis",
+"A shape alias stands for several axes, so it can't be part of one axis:
+inside a group or in arithmetic.
+
+Wrong:
+
+```
+dim Images = [b 3 16gh 16gw]
+fn f(x: [(Images) D]) -> [D] = x[0]
+```
+
+Fixed: use it among the shape's axes:
+
+```
+fn f(x: [Images D]) -> [D] = x[0]
+```
+";
+
+"H2201", "grouped size probably meant",
+"`16 gh`, with a space, is two axes, 16 and gh; `16gh`, touching, is one
+axis of size 16 × gh. This hint is given in a signature when a number greater
+than 1 is directly followed by a name that isn't a dim, is an axis of its own
+nowhere else in the signature, and is part of a group somewhere in it.
+
+Wrong:
+
+```
+fn f(img: [b 3 16 gh]) -> [b (gh gw) D]
+```
+
+Fixed:
+
+```
+fn f(img: [b 3 16gh 16gw]) -> [b (gh gw) D]
+```
+";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sorted_unique_and_every_entry_has_text() {
+        for pair in CODES.windows(2) {
+            assert!(pair[0].code < pair[1].code, "{} before {}", pair[0].code, pair[1].code);
+        }
+        for pair in all().windows(2) {
+            assert!(pair[0].code < pair[1].code, "{} twice", pair[0].code);
+        }
+        for info in all() {
+            assert!(!info.title.is_empty(), "{} has no title", info.code);
+            assert!(info.explain.contains("Wrong") && info.explain.contains("Fixed"), "{} explain has no example", info.code);
+        }
+        assert!(all().iter().any(|info| info.code == "E0101"));
+    }
+
+    #[test]
+    fn lookup_ignores_case() {
+        assert_eq!(lookup("e0402").map(|i| i.code), Some("E0402"));
+        assert!(lookup("E9999").is_none());
+    }
+}

@@ -1,0 +1,291 @@
+//! Dims: works out every `dim D = ...` of every module in dependency order (a
+//! dim may use one declared later or in an imported file), reporting names
+//! that aren't dims (E0301/E0303/E0204), cycles (E0304, with the chain),
+//! values that aren't whole numbers of at least 1 (E0305) and overflow
+//! (E0414). A dim that uses a broken dim is broken silently: one mistake, one
+//! diagnostic. Never looks at shape aliases' contents.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, SourceMap, Span};
+use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
+
+use crate::program::{Decl, Program};
+
+/// A dim's identity: the module that declares it and its name there.
+pub type DimKey = (FileId, Arc<str>);
+
+/// The value of every dim; `None` for a dim whose mistake was reported.
+#[derive(Default, Debug)]
+pub struct DimValues {
+    values: HashMap<DimKey, Option<i128>>,
+}
+
+impl DimValues {
+    /// The dim's value, or `None` when it is broken or not a dim.
+    pub fn get(&self, file: FileId, name: &str) -> Option<i128> {
+        self.values.get(&(file, Arc::from(name))).copied().flatten()
+    }
+
+    pub fn is_broken(&self, file: FileId, name: &str) -> bool {
+        matches!(self.values.get(&(file, Arc::from(name))), Some(None))
+    }
+}
+
+/// Why an evaluation stopped: reported now, or already reported elsewhere.
+enum Stop {
+    Reported(Diagnostic),
+    Silent,
+}
+
+struct DimInfo<'a> {
+    file: FileId,
+    decl: &'a ast::Dim,
+    value: &'a SizeExpr,
+    /// The dims this one uses, with where.
+    deps: Vec<(usize, Span)>,
+}
+
+/// Works out every dim of the program.
+pub fn evaluate(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Diagnostic>) -> DimValues {
+    let mut infos: Vec<DimInfo> = Vec::new();
+    let mut index: HashMap<DimKey, usize> = HashMap::new();
+    for module in &program.modules {
+        for item in &module.ast.items {
+            if let ast::Item::Dim(decl @ ast::Dim { value: ast::DimValue::Size(value), .. }) = item {
+                let key: DimKey = (module.file, Arc::from(decl.name.name.as_str()));
+                // A dim declared twice was reported by `load`; only the first counts.
+                if module.names.get(&decl.name.name).is_some_and(|&i| std::ptr::eq(&module.ast.items[i], item)) {
+                    index.insert(key, infos.len());
+                    infos.push(DimInfo { file: module.file, decl, value, deps: Vec::new() });
+                }
+            }
+        }
+    }
+    for i in 0..infos.len() {
+        let mut deps = Vec::new();
+        collect_deps(program, &index, infos[i].file, infos[i].value, &mut deps);
+        infos[i].deps = deps;
+    }
+    let (order, in_cycle) = order_and_cycles(&infos, map, diagnostics);
+    let mut values: Vec<Option<Option<i128>>> = vec![None; infos.len()];
+    for &i in &in_cycle {
+        values[i] = Some(None);
+    }
+    for i in order {
+        if values[i].is_some() {
+            continue;
+        }
+        let info = &infos[i];
+        let result = eval(program, &index, &values, info.file, info.value).and_then(|v| {
+            if v >= 1 {
+                Ok(v)
+            } else {
+                Err(Stop::Reported(
+                    Diagnostic::error("E0305", format!("dim `{}` is {v}, not a whole number of at least 1", info.decl.name.name))
+                        .with_primary(info.value.span, format!("this is {v}"))
+                        .with_note("a dim is a size, so its value must be at least 1"),
+                ))
+            }
+        });
+        values[i] = Some(match result {
+            Ok(v) => Some(v),
+            Err(Stop::Reported(d)) => {
+                diagnostics.push(d);
+                None
+            }
+            Err(Stop::Silent) => None,
+        });
+    }
+    let mut out = DimValues::default();
+    for (key, i) in index {
+        out.values.insert(key, values[i].flatten());
+    }
+    out
+}
+
+fn collect_deps(program: &Program, index: &HashMap<DimKey, usize>, file: FileId, expr: &SizeExpr, out: &mut Vec<(usize, Span)>) {
+    match &expr.kind {
+        SizeExprKind::Name(path) => {
+            if let Ok((target, Decl::Dim(d, _))) = program.lookup(file, path) {
+                if let Some(&i) = index.get(&(target, Arc::from(d.name.name.as_str()))) {
+                    out.push((i, path.span));
+                }
+            }
+        }
+        SizeExprKind::Binary { lhs, rhs, .. } => {
+            collect_deps(program, index, file, lhs, out);
+            collect_deps(program, index, file, rhs, out);
+        }
+        SizeExprKind::Int(_) | SizeExprKind::Unknown(_) | SizeExprKind::Error => {}
+    }
+}
+
+/// A dependency order of all dims (iterative, so long chains can't overflow
+/// the stack) and the dims on cycles, each cycle reported once (E0304).
+fn order_and_cycles(infos: &[DimInfo], map: &SourceMap, diagnostics: &mut Vec<Diagnostic>) -> (Vec<usize>, Vec<usize>) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        New,
+        Open,
+        Done,
+    }
+    let mut state = vec![State::New; infos.len()];
+    let mut order = Vec::with_capacity(infos.len());
+    let mut in_cycle = Vec::new();
+    for start in 0..infos.len() {
+        if state[start] != State::New {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        state[start] = State::Open;
+        while let Some(top) = stack.last_mut() {
+            let (dim, next) = *top;
+            if next == infos[dim].deps.len() {
+                state[dim] = State::Done;
+                order.push(dim);
+                stack.pop();
+                continue;
+            }
+            top.1 += 1;
+            let (dep, _) = infos[dim].deps[next];
+            match state[dep] {
+                State::New => {
+                    state[dep] = State::Open;
+                    stack.push((dep, 0));
+                }
+                State::Open => {
+                    let from = stack.iter().position(|&(d, _)| d == dep).unwrap_or(0);
+                    let chain: Vec<usize> = stack[from..].iter().map(|&(d, _)| d).collect();
+                    if chain.iter().all(|d| !in_cycle.contains(d)) {
+                        diagnostics.push(cycle_diagnostic(infos, map, &stack[from..]));
+                    }
+                    in_cycle.extend(chain);
+                }
+                State::Done => {}
+            }
+        }
+    }
+    (order, in_cycle)
+}
+
+/// `stack` holds each dim of the cycle with one past the index of the dependency it follows.
+fn cycle_diagnostic(infos: &[DimInfo], map: &SourceMap, stack: &[(usize, usize)]) -> Diagnostic {
+    let first = &infos[stack[0].0];
+    let name = &first.decl.name.name;
+    let mut diagnostic = Diagnostic::error("E0304", format!("dim `{name}` is defined in terms of itself"))
+        .with_primary(first.decl.name.span, "this dim's value depends on itself");
+    for &(dim, next) in stack {
+        let info = &infos[dim];
+        let (dep, span) = info.deps[next - 1];
+        let value_text = &map.text(info.file)[info.value.span.start as usize..info.value.span.end as usize];
+        diagnostic = diagnostic
+            .with_secondary(span, format!("`{}` uses `{}`", info.decl.name.name, infos[dep].decl.name.name))
+            .with_note(format!("`{}` = {} uses `{}`", info.decl.name.name, value_text, infos[dep].decl.name.name));
+    }
+    diagnostic.with_help("give one dim of the chain a value that doesn't depend on the others")
+}
+
+fn eval(
+    program: &Program,
+    index: &HashMap<DimKey, usize>,
+    values: &[Option<Option<i128>>],
+    file: FileId,
+    expr: &SizeExpr,
+) -> Result<i128, Stop> {
+    match &expr.kind {
+        SizeExprKind::Int(v) => i128::try_from(*v).map_err(|_| Stop::Reported(overflow(expr.span))),
+        SizeExprKind::Error => Err(Stop::Silent),
+        SizeExprKind::Unknown(name) => Err(Stop::Reported(
+            Diagnostic::error("E0303", format!("`?{}` is an unknown size, which a dim can't be", name.name))
+                .with_primary(expr.span, "not known before the program runs")
+                .with_help("a dim's value is made of numbers and other dims"),
+        )),
+        SizeExprKind::Name(path) => match program.lookup(file, path) {
+            Ok((target, Decl::Dim(d, _))) => match index.get(&(target, Arc::from(d.name.name.as_str()))) {
+                Some(&i) => match values[i] {
+                    Some(Some(v)) => Ok(v),
+                    _ => Err(Stop::Silent),
+                },
+                None => Err(Stop::Silent),
+            },
+            Ok((_, Decl::Import(..))) | Ok((_, Decl::Alias(..))) | Ok((_, Decl::Fn(_)))
+            | Ok((_, Decl::ExternFn(_))) | Ok((_, Decl::Model(_))) | Ok((_, Decl::Record(_))) => {
+                let (_, decl) = program.lookup(file, path).map_err(|_| Stop::Silent)?;
+                Err(Stop::Reported(not_a_size(path, decl)))
+            }
+            Err(error) => Err(Stop::Reported(
+                error.to_diagnostic().with_help("a dim's value is made of numbers and other dims"),
+            )),
+        },
+        SizeExprKind::Binary { op, lhs, rhs } => {
+            let a = eval(program, index, values, file, lhs);
+            let b = eval(program, index, values, file, rhs);
+            let (a, b) = match (a, b) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(Stop::Reported(d)), _) | (_, Err(Stop::Reported(d))) => return Err(Stop::Reported(d)),
+                _ => return Err(Stop::Silent),
+            };
+            let result = match op {
+                SizeOp::Add => a.checked_add(b),
+                SizeOp::Sub => a.checked_sub(b),
+                SizeOp::Mul => a.checked_mul(b),
+                SizeOp::Div => {
+                    if b == 0 || a % b != 0 {
+                        let why = if b == 0 {
+                            "a division by 0".to_string()
+                        } else {
+                            format!("{a} / {b} is not a whole number: it leaves {}", a.rem_euclid(b.abs()))
+                        };
+                        return Err(Stop::Reported(
+                            Diagnostic::error("E0305", "division in a dim is not exact")
+                                .with_primary(expr.span, why)
+                                .with_help("a dim must be a whole number: divide by a number that divides it exactly"),
+                        ));
+                    }
+                    a.checked_div(b)
+                }
+            };
+            result.ok_or_else(|| Stop::Reported(overflow(expr.span)))
+        }
+    }
+}
+
+fn overflow(span: Span) -> Diagnostic {
+    Diagnostic::error("E0414", "size does not fit in 128 bits")
+        .with_primary(span, "this size overflows")
+        .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
+}
+
+/// E0303 for a declaration that is not a size, used where a size is needed.
+pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
+    let shown = match &path.file {
+        Some(file) => format!("{}.{}", file.name, path.name.name),
+        None => path.name.name.clone(),
+    };
+    let mut diagnostic = Diagnostic::error("E0303", format!("`{shown}` is a {}, not a size", decl.describe()))
+        .with_primary(path.span, "expected a size")
+        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name));
+    diagnostic = match decl {
+        Decl::Alias(..) => diagnostic.with_help(format!(
+            "a shape alias stands for several axes; use it as a shape, as in `x: {shown}` or `[{shown} D]`"
+        )),
+        _ => diagnostic.with_help("a size is made of numbers, dims and axis names"),
+    };
+    diagnostic
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::check_files;
+    use expect_test::expect;
+
+    #[test]
+    fn dims_in_any_order() {
+        check_files(
+            &[("a.ss", "dim Dh = D / H\ndim D = 768\ndim H = 12\n")],
+            expect![[r#""#]],
+        );
+    }
+}

@@ -1,0 +1,602 @@
+//! Lowering syntax types to checker types inside one signature: resolves the
+//! names in sizes (dims, generic axes, unknown sizes), replaces shape aliases
+//! by their axes (looking their names up where they are used, and naming
+//! another file's dims as the using file does), and does exact division.
+//! Reports what is wrong in a single type (E0301, E0303, E0306 for `?k` and
+//! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
+//! signature live in `signature`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, SourceMap, Span};
+use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
+
+use crate::alias::Aliases;
+use crate::dims::{not_a_size, DimValues};
+use crate::program::{Decl, Program};
+use crate::size::{Formula, Poly, Size, SizeError, Symbol};
+use crate::types::{Axis, AxisKind, Domain, TensorTy, Ty, TyKind};
+
+/// Where the type being lowered stands; decides which names and sizes are allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A parameter's type: new names introduce generic axes; `?k` is E0306.
+    Param,
+    /// A return type: names must be dims or introduced by a parameter.
+    Return,
+    /// A shape alias's own declaration: every new name is an axis name.
+    AliasDecl,
+}
+
+/// Shared, read-only facts the lowering needs.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    pub program: &'a Program,
+    pub map: &'a SourceMap,
+    pub dims: &'a DimValues,
+    pub aliases: &'a Aliases,
+}
+
+/// A lowered size: a polynomial, or a formula when it divides with rounding.
+enum SizeVal {
+    Poly(Poly),
+    Formula(Formula),
+}
+
+/// The state of lowering one signature's types.
+pub struct Lowerer<'a, 'd> {
+    pub env: Env<'a>,
+    /// The module whose signature this is.
+    pub module: FileId,
+    pub place: Place,
+    /// Rounded division allowed (an extern fn's return type).
+    pub rounding: bool,
+    /// `...` allowed (an extern fn).
+    pub rest_allowed: bool,
+    /// Generic axes introduced so far, with where first written.
+    pub generics: HashMap<Arc<str>, Span>,
+    /// How many unknown sizes of each name this function has made, for `?k2`.
+    unknown_counts: HashMap<Arc<str>, u32>,
+    /// The current type's unknown sizes: the same `?k` in one type is one size.
+    unknowns_in_type: HashMap<Arc<str>, u32>,
+    /// The current type's `...`, for "one per type".
+    rest_in_type: Option<Span>,
+    pub diagnostics: &'d mut Vec<Diagnostic>,
+}
+
+/// Whether an alias found where a size is wanted is E2202 (part of one axis) or E0303.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SizeSpot {
+    /// Inside a shape: a group or arithmetic.
+    InAxis,
+    /// Outside shapes: `Index[N]`, `Size[S]`, a stack count, a model argument.
+    Elsewhere,
+}
+
+impl<'a, 'd> Lowerer<'a, 'd> {
+    pub fn new(env: Env<'a>, module: FileId, diagnostics: &'d mut Vec<Diagnostic>) -> Self {
+        Lowerer {
+            env,
+            module,
+            place: Place::Param,
+            rounding: false,
+            rest_allowed: false,
+            generics: HashMap::new(),
+            unknown_counts: HashMap::new(),
+            unknowns_in_type: HashMap::new(),
+            rest_in_type: None,
+            diagnostics,
+        }
+    }
+
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Lowers one whole type (a parameter's, a return, an alias's list).
+    pub fn lower_type(&mut self, ty: &ast::Type) -> Ty {
+        self.unknowns_in_type.clear();
+        self.rest_in_type = None;
+        self.lower_type_inner(ty)
+    }
+
+    fn lower_type_inner(&mut self, ty: &ast::Type) -> Ty {
+        let kind = match &ty.kind {
+            ast::TypeKind::Tensor { shape, domain, dtype } => {
+                let shape = match shape {
+                    None => None,
+                    Some(ast::Shape::List(list)) => Some(self.lower_shape(list, self.module)),
+                    Some(ast::Shape::Alias(path)) => match self.alias_as_shape(path) {
+                        Some(axes) => Some(axes),
+                        None => return Ty { kind: TyKind::Error, span: ty.span },
+                    },
+                };
+                let domain = domain.as_ref().map(|d| self.lower_domain(d));
+                TyKind::Tensor(TensorTy { shape, domain, dtype: dtype.map(|d| d.kind) })
+            }
+            ast::TypeKind::Scalar(scalar) => TyKind::Scalar(scalar.kind),
+            ast::TypeKind::Named { path, args } => self.lower_named(path, args),
+            ast::TypeKind::Stack { count, elem } => {
+                let count = self.lower_plain_size(count);
+                let elem = self.lower_type_inner(elem);
+                match count {
+                    Some(count) => TyKind::Stack { count, elem: Box::new(elem) },
+                    None => TyKind::Error,
+                }
+            }
+            ast::TypeKind::Tuple(items) => TyKind::Tuple(items.iter().map(|t| self.lower_type_inner(t)).collect()),
+            ast::TypeKind::Axis(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::Axis),
+            ast::TypeKind::Axes(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::Axes),
+            ast::TypeKind::Size(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::SizeParam),
+            ast::TypeKind::Error => TyKind::Error,
+        };
+        Ty { kind, span: ty.span }
+    }
+
+    fn lower_domain(&mut self, domain: &ast::Domain) -> Domain {
+        match &domain.kind {
+            ast::DomainKind::Real => Domain::Real,
+            ast::DomainKind::NonNeg => Domain::NonNeg,
+            ast::DomainKind::Pos => Domain::Pos,
+            ast::DomainKind::NonPos => Domain::NonPos,
+            ast::DomainKind::Neg => Domain::Neg,
+            ast::DomainKind::Unit => Domain::Unit,
+            ast::DomainKind::Signed => Domain::Signed,
+            ast::DomainKind::Bool => Domain::Bool,
+            ast::DomainKind::Index(n) => match self.lower_plain_size(n) {
+                Some(n) => Domain::Index(n),
+                None => Domain::Real,
+            },
+        }
+    }
+
+    /// A bare name as a type: a shape alias, a model or a record.
+    fn lower_named(&mut self, path: &ast::Path, args: &[SizeExpr]) -> TyKind {
+        match self.env.program.lookup(self.module, path) {
+            Ok((_, Decl::Alias(..))) if args.is_empty() => match self.alias_as_shape(path) {
+                Some(axes) => TyKind::Tensor(TensorTy { shape: Some(axes), domain: None, dtype: None }),
+                None => TyKind::Error,
+            },
+            Ok((file, decl @ (Decl::Model(_) | Decl::Record(_)))) => {
+                let _ = decl;
+                let args: Vec<Option<Size>> = args.iter().map(|a| self.lower_plain_size(a)).collect();
+                if args.iter().any(Option::is_none) {
+                    return TyKind::Error;
+                }
+                TyKind::Named { file, name: Arc::from(path.name.name.as_str()), args: args.into_iter().flatten().collect() }
+            }
+            Ok((_, decl)) => {
+                let shown = self.show_path(path);
+                let what = decl.describe();
+                self.report(
+                    Diagnostic::error("E0310", format!("`{shown}` is a {what}, not a type"))
+                        .with_primary(path.span, "expected a type")
+                        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
+                        .with_help("a type is a shape such as `[b n D]`, a domain, a dtype, a shape alias, a model or a record"),
+                );
+                TyKind::Error
+            }
+            Err(error) => {
+                self.report(error.to_diagnostic());
+                TyKind::Error
+            }
+        }
+    }
+
+    /// The axes of the alias `path` (written in this module) used as a whole shape.
+    fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Vec<Axis>> {
+        match self.env.program.lookup(self.module, path) {
+            Ok((file, Decl::Alias(decl, list))) => {
+                if self.env.aliases.is_broken(file, &decl.name.name) {
+                    return None;
+                }
+                Some(self.lower_shape(list, file))
+            }
+            Ok((_, decl)) => {
+                let shown = self.show_path(path);
+                self.report(
+                    Diagnostic::error("E0310", format!("`{shown}` is a {}, not a shape", decl.describe()))
+                        .with_primary(path.span, "expected a shape alias")
+                        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
+                        .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
+                );
+                None
+            }
+            Err(error) => {
+                self.report(error.to_diagnostic());
+                None
+            }
+        }
+    }
+
+    /// Lowers a `[...]` list written in module `origin`, replacing aliases by their axes.
+    pub fn lower_shape(&mut self, list: &ast::ShapeList, origin: FileId) -> Vec<Axis> {
+        let mut out = Vec::with_capacity(list.axes.len());
+        for axis in &list.axes {
+            self.lower_axis(axis, origin, &mut out);
+        }
+        out
+    }
+
+    fn lower_axis(&mut self, axis: &ast::Axis, origin: FileId, out: &mut Vec<Axis>) {
+        if let ast::AxisKind::Size(SizeExpr { kind: SizeExprKind::Name(path), .. }) = &axis.kind {
+            if let Some((file, decl, list)) = self.alias_named(path, origin) {
+                if !self.env.aliases.is_broken(file, &decl.name.name) {
+                    for inner in &list.axes {
+                        self.lower_axis(inner, file, out);
+                    }
+                } else {
+                    out.push(Axis { kind: AxisKind::Error, span: axis.span });
+                }
+                return;
+            }
+        }
+        out.push(self.lower_single_axis(axis, origin, false));
+    }
+
+    /// One axis that is not an alias (or an alias in the wrong place, E2202).
+    fn lower_single_axis(&mut self, axis: &ast::Axis, origin: FileId, in_group: bool) -> Axis {
+        let kind = match &axis.kind {
+            ast::AxisKind::Size(expr) => {
+                let name = match &expr.kind {
+                    SizeExprKind::Name(_) => Some(Arc::from(self.written(expr, origin).as_str())),
+                    _ => None,
+                };
+                match self.lower_size(expr, origin, SizeSpot::InAxis) {
+                    Some(SizeVal::Poly(poly)) => {
+                        AxisKind::Size { size: Size::new(poly, self.written(expr, origin)), name }
+                    }
+                    Some(SizeVal::Formula(formula)) => {
+                        AxisKind::Rounded { formula, written: Arc::from(self.written(expr, origin).as_str()) }
+                    }
+                    None => AxisKind::Error,
+                }
+            }
+            ast::AxisKind::Group(parts) => {
+                let mut lowered = Vec::with_capacity(parts.len());
+                for part in parts {
+                    lowered.push(self.lower_single_axis(part, origin, true));
+                }
+                AxisKind::Group { parts: lowered, written: Arc::from(self.source(axis.span, origin).as_str()), grouped: false }
+            }
+            ast::AxisKind::Grouped { factor, name } => self.lower_grouped(*factor, name, axis.span, origin),
+            ast::AxisKind::Rest => {
+                self.check_rest(axis.span, in_group);
+                AxisKind::Rest
+            }
+        };
+        Axis { kind, span: axis.span }
+    }
+
+    /// `16gh`: the group `(gh 16)`, introducing `gh` in a parameter.
+    fn lower_grouped(&mut self, factor: u128, name: &ast::Ident, span: Span, origin: FileId) -> AxisKind {
+        let written: Arc<str> = Arc::from(format!("{factor}{}", name.name).as_str());
+        let Ok(factor) = i128::try_from(factor) else {
+            self.report(overflow(span));
+            return AxisKind::Error;
+        };
+        let path = ast::Path { file: None, name: name.clone(), span: name.span };
+        if let Some(decl) = self.env.program.decl(origin, &name.name) {
+            match decl {
+                Decl::Dim(..) => self.report(
+                    Diagnostic::error("E0309", format!("`{}` is a dim, so `{written}` can't group it", name.name))
+                        .with_primary(span, "a grouped size takes a new axis name")
+                        .with_secondary(decl.name_span(), "the dim is declared here")
+                        .with_help(format!("write the group with parentheses: `({factor} {})`", name.name)),
+                ),
+                Decl::Alias(..) => self.report(alias_in_axis(&path, decl, span)),
+                _ => self.report(not_a_size(&path, decl)),
+            }
+            return AxisKind::Error;
+        }
+        let Some(symbol) = self.generic(name, origin) else {
+            return AxisKind::Error;
+        };
+        let inner = Axis {
+            kind: AxisKind::Size { size: Size::new(Poly::symbol(symbol), name.name.as_str()), name: Some(Arc::from(name.name.as_str())) },
+            span: name.span,
+        };
+        let number = Axis { kind: AxisKind::Size { size: Size::new(Poly::constant(factor), factor.to_string()), name: None }, span };
+        AxisKind::Group { parts: vec![inner, number], written, grouped: true }
+    }
+
+    fn check_rest(&mut self, span: Span, in_group: bool) {
+        if !self.rest_allowed {
+            self.report(
+                Diagnostic::error("E0306", "`...` is only allowed in an `extern fn`")
+                    .with_primary(span, "rest axes in a `fn`")
+                    .with_help("a `fn`'s body is checked, so its shapes name every axis; write them out"),
+            );
+        } else if in_group {
+            self.report(
+                Diagnostic::error("E0306", "`...` can't be inside a group")
+                    .with_primary(span, "rest axes inside a group")
+                    .with_help("put `...` among the shape's axes, outside the parentheses"),
+            );
+        } else if let Some(first) = self.rest_in_type {
+            self.report(
+                Diagnostic::error("E0306", "a type can have only one `...`")
+                    .with_primary(span, "second `...`")
+                    .with_secondary(first, "first `...` here"),
+            );
+        } else {
+            self.rest_in_type = Some(span);
+        }
+    }
+
+    /// The alias a lone name in a shape stands for, if it is one.
+    fn alias_named<'p>(&self, path: &ast::Path, origin: FileId) -> Option<(FileId, &'p ast::Dim, &'p ast::ShapeList)>
+    where
+        'a: 'p,
+    {
+        match self.env.program.lookup(origin, path) {
+            Ok((file, Decl::Alias(decl, list))) => Some((file, decl, list)),
+            _ => None,
+        }
+    }
+
+    /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
+    fn lower_plain_size(&mut self, expr: &SizeExpr) -> Option<Size> {
+        match self.lower_size(expr, self.module, SizeSpot::Elsewhere)? {
+            SizeVal::Poly(poly) => Some(Size::new(poly, self.written(expr, self.module))),
+            SizeVal::Formula(_) => {
+                self.report(inexact(expr.span, "this division is only exact for some values"));
+                None
+            }
+        }
+    }
+
+    fn lower_size(&mut self, expr: &SizeExpr, origin: FileId, spot: SizeSpot) -> Option<SizeVal> {
+        match &expr.kind {
+            SizeExprKind::Int(v) => match i128::try_from(*v) {
+                Ok(v) => Some(SizeVal::Poly(Poly::constant(v))),
+                Err(_) => {
+                    self.report(overflow(expr.span));
+                    None
+                }
+            },
+            SizeExprKind::Error => None,
+            SizeExprKind::Unknown(name) => self.unknown(name, expr.span).map(|s| SizeVal::Poly(Poly::symbol(s))),
+            SizeExprKind::Name(path) => {
+                // A lone name in a shape was already tried as an alias, so any
+                // alias here is part of one axis.
+                self.size_name(path, origin, spot).map(|s| SizeVal::Poly(Poly::symbol(s)))
+            }
+            SizeExprKind::Binary { op, lhs, rhs } => {
+                let a = self.lower_size(lhs, origin, spot);
+                let b = self.lower_size(rhs, origin, spot);
+                let (a, b) = (a?, b?);
+                self.combine(*op, a, b, expr.span)
+            }
+        }
+    }
+
+    fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
+        let result = match (a, b) {
+            (SizeVal::Poly(a), SizeVal::Poly(b)) => match op {
+                SizeOp::Add => a.add(&b).map(SizeVal::Poly),
+                SizeOp::Sub => a.sub(&b).map(SizeVal::Poly),
+                SizeOp::Mul => a.mul(&b).map(SizeVal::Poly),
+                SizeOp::Div => match self.divide(&a, &b) {
+                    Ok(q) => Ok(SizeVal::Poly(q)),
+                    Err(SizeError::Inexact | SizeError::DivisorNotATerm) if self.rounding => {
+                        Ok(SizeVal::Formula(Formula::FloorDiv(Box::new(Formula::Poly(a)), Box::new(Formula::Poly(b)))))
+                    }
+                    Err(e) => Err(e),
+                },
+            },
+            (a, b) => {
+                let (a, b) = (Box::new(into_formula(a)), Box::new(into_formula(b)));
+                Ok(SizeVal::Formula(match op {
+                    SizeOp::Add => Formula::Add(a, b),
+                    SizeOp::Sub => Formula::Sub(a, b),
+                    SizeOp::Mul => Formula::Mul(a, b),
+                    SizeOp::Div => Formula::FloorDiv(a, b),
+                }))
+            }
+        };
+        match result {
+            Ok(v) => Some(v),
+            Err(SizeError::Overflow) => {
+                self.report(overflow(span));
+                None
+            }
+            Err(SizeError::DivideByZero) => {
+                self.report(inexact(span, "a division by 0"));
+                None
+            }
+            Err(SizeError::DivisorNotATerm) => {
+                self.report(inexact(span, "the divisor is a sum, so the quotient is not a size"));
+                None
+            }
+            Err(SizeError::Inexact) => {
+                self.report(inexact(span, "this division is only exact for some values"));
+                None
+            }
+        }
+    }
+
+    /// Exact division, symbolically or once dims are replaced by their values (seed).
+    fn divide(&self, a: &Poly, b: &Poly) -> Result<Poly, SizeError> {
+        match a.div_exact(b) {
+            Ok(q) => Ok(q),
+            Err(SizeError::Overflow) => Err(SizeError::Overflow),
+            Err(first) => {
+                let dims = self.env.dims;
+                let value = |s: &Symbol| match s {
+                    Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+                    _ => None,
+                };
+                let (a, b) = (a.substitute(&value)?, b.substitute(&value)?);
+                a.div_exact(&b).map_err(|e| if e == SizeError::Overflow { e } else { first })
+            }
+        }
+    }
+
+    fn unknown(&mut self, name: &ast::Ident, span: Span) -> Option<Symbol> {
+        if self.place == Place::Param {
+            self.report(
+                Diagnostic::error("E0306", format!("unknown size `?{}` in a parameter's type", name.name))
+                    .with_primary(span, "a parameter's sizes can't be unknown")
+                    .with_help(format!("the caller chooses the parameters' sizes: write `{}`", name.name)),
+            );
+            return None;
+        }
+        let key: Arc<str> = Arc::from(name.name.as_str());
+        let index = match self.unknowns_in_type.get(&key) {
+            Some(&index) => index,
+            None => {
+                let count = self.unknown_counts.entry(key.clone()).or_insert(0);
+                *count += 1;
+                self.unknowns_in_type.insert(key.clone(), *count);
+                *count
+            }
+        };
+        Some(Symbol::Unknown { name: key, index })
+    }
+
+    /// A name in a size: a dim, else a generic axis.
+    fn size_name(&mut self, path: &ast::Path, origin: FileId, spot: SizeSpot) -> Option<Symbol> {
+        let program = self.env.program;
+        let found = match program.lookup(origin, path) {
+            Ok(found) => Some(found),
+            Err(error) if path.file.is_some() => {
+                self.report(error.to_diagnostic());
+                return None;
+            }
+            // A plain name of another file's alias that isn't declared there:
+            // a dim of the using file, or the using signature's own axis.
+            Err(_) if origin != self.module => match program.decl(self.module, &path.name.name) {
+                Some(decl @ Decl::Dim(..)) => Some((self.module, decl)),
+                _ => None,
+            },
+            Err(_) => None,
+        };
+        match found {
+            Some((file, Decl::Dim(d, _))) => {
+                if self.env.dims.is_broken(file, &d.name.name) {
+                    return None;
+                }
+                Some(Symbol::Dim { file, name: Arc::from(d.name.name.as_str()) })
+            }
+            Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
+                self.report(alias_in_axis(path, decl, path.span));
+                None
+            }
+            Some((_, decl)) => {
+                self.report(not_a_size(path, decl));
+                None
+            }
+            None => self.generic(&path.name, origin),
+        }
+    }
+
+    /// A generic axis name: introduced by a parameter's type, used elsewhere.
+    fn generic(&mut self, name: &ast::Ident, origin: FileId) -> Option<Symbol> {
+        let key: Arc<str> = Arc::from(name.name.as_str());
+        if self.generics.contains_key(&key) || self.place != Place::Return {
+            self.generics.entry(key.clone()).or_insert(name.span);
+            return Some(Symbol::Generic(key));
+        }
+        let _ = origin;
+        self.report(
+            Diagnostic::error("E0301", format!("cannot find size `{}`", name.name))
+                .with_primary(name.span, "not a dim, and no parameter's type has this axis")
+                .with_help(format!(
+                    "a generic axis is introduced by a parameter's type: use `{0}` in one, or declare `dim {0} = ...`",
+                    name.name
+                )),
+        );
+        None
+    }
+
+    fn source(&self, span: Span, origin: FileId) -> String {
+        let text = self.env.map.text(origin);
+        text.get(span.start as usize..span.end as usize).unwrap_or("").to_string()
+    }
+
+    /// The user's spelling of a size; another file's dims are named as this file names them.
+    fn written(&self, expr: &SizeExpr, origin: FileId) -> String {
+        if origin == self.module {
+            return self.source(expr.span, origin);
+        }
+        let mut out = String::new();
+        self.render(expr, origin, &mut out, 0);
+        out
+    }
+
+    fn render(&self, expr: &SizeExpr, origin: FileId, out: &mut String, outer: u8) {
+        match &expr.kind {
+            SizeExprKind::Int(v) => out.push_str(&v.to_string()),
+            SizeExprKind::Error => out.push('_'),
+            SizeExprKind::Unknown(name) => {
+                out.push('?');
+                out.push_str(&name.name);
+            }
+            SizeExprKind::Name(path) => match self.env.program.lookup(origin, path) {
+                Ok((file, Decl::Dim(..))) if file != self.module => {
+                    out.push_str(&self.env.program.import_name(self.module, file));
+                    out.push('.');
+                    out.push_str(&path.name.name);
+                }
+                _ => out.push_str(&path.name.name),
+            },
+            SizeExprKind::Binary { op, lhs, rhs } => {
+                let prec = match op {
+                    SizeOp::Add | SizeOp::Sub => 1,
+                    SizeOp::Mul | SizeOp::Div => 2,
+                };
+                if prec < outer {
+                    out.push('(');
+                }
+                self.render(lhs, origin, out, prec);
+                out.push_str(if prec == 1 { " " } else { "" });
+                out.push_str(op.as_str());
+                out.push_str(if prec == 1 { " " } else { "" });
+                self.render(rhs, origin, out, prec + 1);
+                if prec < outer {
+                    out.push(')');
+                }
+            }
+        }
+    }
+
+    fn show_path(&self, path: &ast::Path) -> String {
+        match &path.file {
+            Some(file) => format!("{}.{}", file.name, path.name.name),
+            None => path.name.name.clone(),
+        }
+    }
+}
+
+fn into_formula(v: SizeVal) -> Formula {
+    match v {
+        SizeVal::Poly(p) => Formula::Poly(p),
+        SizeVal::Formula(f) => f,
+    }
+}
+
+fn overflow(span: Span) -> Diagnostic {
+    Diagnostic::error("E0414", "size does not fit in 128 bits")
+        .with_primary(span, "this size overflows")
+        .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
+}
+
+fn inexact(span: Span, why: &str) -> Diagnostic {
+    Diagnostic::error("E0402", "size division is not exact")
+        .with_primary(span, why)
+        .with_note("`a / b` in a size must be exact: `b` a single term that divides every term of `a`, symbolically or once dims are replaced by their values")
+        .with_help("write the other size as a multiple instead: `[2*n]` and `[n]` rather than `[n]` and `[n/2]`")
+}
+
+fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
+    let shown = match &path.file {
+        Some(file) => format!("{}.{}", file.name, path.name.name),
+        None => path.name.name.clone(),
+    };
+    Diagnostic::error("E2202", format!("shape alias `{shown}` used inside one axis"))
+        .with_primary(span, "an alias stands for several axes, so it can't be part of one")
+        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
+        .with_help(format!("use the alias among a shape's axes, as in `[{shown} D]`"))
+}

@@ -1,0 +1,152 @@
+//! The loaded program: one `Module` per `.ss` file with its syntax tree, its
+//! imports and its top-level names, and the lookup of a name to the
+//! declaration it means. Knows nothing of sizes or types.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast;
+
+/// One file of the program.
+pub struct Module {
+    pub file: FileId,
+    pub path: PathBuf,
+    /// The name importers use: the file's stem (`vision` for `vision.ss`).
+    pub name: String,
+    pub ast: ast::File,
+    /// `import` name to the imported module, for imports that were found.
+    pub imports: HashMap<String, FileId>,
+    /// Top-level name to the index of its (first) item in `ast.items`.
+    pub names: HashMap<String, usize>,
+}
+
+/// What a top-level name means.
+#[derive(Clone, Copy, Debug)]
+pub enum Decl<'a> {
+    /// `dim D = 768`.
+    Dim(&'a ast::Dim, &'a ast::SizeExpr),
+    /// `dim Images = [b 3 16gh 16gw]`.
+    Alias(&'a ast::Dim, &'a ast::ShapeList),
+    Fn(&'a ast::Fn),
+    ExternFn(&'a ast::ExternFn),
+    Model(&'a ast::Model),
+    Record(&'a ast::Record),
+    /// `import vision`; `None` when the file was not found.
+    Import(&'a ast::Import, Option<FileId>),
+}
+
+impl Decl<'_> {
+    /// What the user would call it, for messages: "dim", "shape alias", ...
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Decl::Dim(..) => "dim",
+            Decl::Alias(..) => "shape alias",
+            Decl::Fn(_) => "function",
+            Decl::ExternFn(_) => "extern function",
+            Decl::Model(_) => "model",
+            Decl::Record(_) => "record",
+            Decl::Import(..) => "imported file",
+        }
+    }
+
+    /// The span of the declared name.
+    pub fn name_span(&self) -> Span {
+        match self {
+            Decl::Dim(d, _) | Decl::Alias(d, _) => d.name.span,
+            Decl::Fn(f) => f.name.span,
+            Decl::ExternFn(f) => f.name.span,
+            Decl::Model(m) => m.name.span,
+            Decl::Record(r) => r.name.span,
+            Decl::Import(i, _) => i.name.span,
+        }
+    }
+}
+
+/// How a name failed to resolve.
+#[derive(Clone, Debug)]
+pub enum LookupError {
+    /// `file.name` where `file` isn't imported here (E0204).
+    NotImported { file: String, span: Span },
+    /// No such name (E0301); `file` is set for `file.name`.
+    NotFound { file: Option<String>, name: String, span: Span },
+}
+
+/// Every module, indexed by `FileId` (modules and source-map files are added together).
+#[derive(Default)]
+pub struct Program {
+    pub modules: Vec<Module>,
+    /// `FileId` to index in `modules`; files in the source map that are not modules are absent.
+    pub by_file: HashMap<FileId, usize>,
+}
+
+impl Program {
+    pub fn module(&self, file: FileId) -> &Module {
+        &self.modules[self.by_file[&file]]
+    }
+
+    /// The declaration `name` in module `file`, without following imports.
+    pub fn decl(&self, file: FileId, name: &str) -> Option<Decl<'_>> {
+        let module = self.module(file);
+        let item = &module.ast.items[*module.names.get(name)?];
+        Some(match item {
+            ast::Item::Dim(d) => match &d.value {
+                ast::DimValue::Size(value) => Decl::Dim(d, value),
+                ast::DimValue::Alias(list) => Decl::Alias(d, list),
+            },
+            ast::Item::Fn(f) => Decl::Fn(f),
+            ast::Item::ExternFn(f) => Decl::ExternFn(f),
+            ast::Item::Model(m) => Decl::Model(m),
+            ast::Item::Record(r) => Decl::Record(r),
+            ast::Item::Import(i) => Decl::Import(i, module.imports.get(&i.name.name).copied()),
+        })
+    }
+
+    /// Resolves `name` or `file.name` as written in module `from`; returns the
+    /// module that declares it and the declaration.
+    pub fn lookup(&self, from: FileId, path: &ast::Path) -> Result<(FileId, Decl<'_>), LookupError> {
+        let (target, qualified) = match &path.file {
+            None => (from, None),
+            Some(file) => match self.module(from).imports.get(&file.name) {
+                Some(&target) => (target, Some(file.name.clone())),
+                None => return Err(LookupError::NotImported { file: file.name.clone(), span: file.span }),
+            },
+        };
+        match self.decl(target, &path.name.name) {
+            Some(decl) => Ok((target, decl)),
+            None => Err(LookupError::NotFound { file: qualified, name: path.name.name.clone(), span: path.name.span }),
+        }
+    }
+
+    /// The name module `from` uses for module `target`: its import name, or
+    /// the file's own name when `from` reaches it only through another file.
+    pub fn import_name(&self, from: FileId, target: FileId) -> String {
+        let module = self.module(from);
+        let mut names: Vec<&String> = module.imports.iter().filter(|(_, &f)| f == target).map(|(n, _)| n).collect();
+        names.sort();
+        match names.first() {
+            Some(name) => (*name).clone(),
+            None => self.module(target).name.clone(),
+        }
+    }
+}
+
+impl LookupError {
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        match self {
+            LookupError::NotImported { file, span } => {
+                Diagnostic::error("E0204", format!("`{file}` is not an imported file"))
+                    .with_primary(*span, "not imported")
+                    .with_help(format!("add `import {file}` at the top of this file"))
+            }
+            LookupError::NotFound { file: Some(file), name, span } => {
+                Diagnostic::error("E0301", format!("cannot find `{name}` in `{file}`"))
+                    .with_primary(*span, format!("not declared in `{file}.ss`"))
+            }
+            LookupError::NotFound { file: None, name, span } => {
+                Diagnostic::error("E0301", format!("cannot find `{name}` in this file"))
+                    .with_primary(*span, "not found")
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! Function signatures: lowers each `fn` and `extern fn`'s parameter and
+//! return types in one scope (parameter types introduce generic axes), and
+//! checks the rules about a whole signature: parameters declared twice
+//! (E0307), what only an `extern fn` may have (E0306), the `extern fn` rules
+//! of seed 001 (E0308), and the grouped-size hint H2201. Never checks bodies.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast;
+
+use crate::lower::{Env, Lowerer, Place};
+use crate::size::Symbol;
+use crate::types::{Axis, AxisKind, Ty, TyKind};
+
+/// A checked signature.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    pub params: Vec<ParamSig>,
+    /// `None` for a `fn` written without `-> T`, and for an `extern fn`
+    /// missing it (reported).
+    pub ret: Option<Ty>,
+    /// The generic axes its parameters introduce, in order of first use.
+    pub generics: Vec<Arc<str>>,
+    /// The dotted Python name of an `extern fn`.
+    pub python: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ParamSig {
+    pub name: Arc<str>,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+/// A `fn` or an `extern fn`, seen alike.
+struct SigSource<'a> {
+    name: &'a ast::Ident,
+    params: &'a [ast::Param],
+    ret: Option<&'a ast::Type>,
+    python: Option<Option<&'a ast::StrLit>>,
+}
+
+/// Checks every top-level signature of every module.
+pub fn check_all(env: Env, diagnostics: &mut Vec<Diagnostic>) -> HashMap<(FileId, Arc<str>), Signature> {
+    let mut out = HashMap::new();
+    for module in &env.program.modules {
+        for (i, item) in module.ast.items.iter().enumerate() {
+            let source = match item {
+                ast::Item::Fn(f) => {
+                    SigSource { name: &f.name, params: &f.params, ret: f.ret.as_ref(), python: None }
+                }
+                ast::Item::ExternFn(f) => SigSource {
+                    name: &f.name,
+                    params: &f.params,
+                    ret: f.ret.as_ref(),
+                    python: Some(f.python.as_ref()),
+                },
+                _ => continue,
+            };
+            let signature = check_signature(env, module.file, &source, diagnostics);
+            if module.names.get(&source.name.name) == Some(&i) {
+                out.insert((module.file, Arc::from(source.name.name.as_str())), signature);
+            }
+        }
+    }
+    out
+}
+
+fn check_signature(env: Env, file: FileId, source: &SigSource, diagnostics: &mut Vec<Diagnostic>) -> Signature {
+    let is_extern = source.python.is_some();
+    let mut lowerer = Lowerer::new(env, file, diagnostics);
+    lowerer.rest_allowed = is_extern;
+    let mut params = Vec::with_capacity(source.params.len());
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut generics_order: Vec<Arc<str>> = Vec::new();
+    for param in source.params {
+        if let Some(&first) = seen.get(param.name.name.as_str()) {
+            lowerer.diagnostics.push(
+                Diagnostic::error("E0307", format!("parameter `{}` is declared twice", param.name.name))
+                    .with_primary(param.name.span, "declared again here")
+                    .with_secondary(first, "first declared here")
+                    .with_help("give each parameter its own name"),
+            );
+        } else {
+            seen.insert(&param.name.name, param.name.span);
+        }
+        let earlier: HashSet<Arc<str>> = lowerer.generics.keys().cloned().collect();
+        lowerer.place = Place::Param;
+        let ty = lowerer.lower_type(&param.ty);
+        let mut introduced: Vec<(Arc<str>, Span)> =
+            lowerer.generics.iter().filter(|(k, _)| !earlier.contains(*k)).map(|(k, s)| (k.clone(), *s)).collect();
+        introduced.sort_by_key(|(_, span)| span.start);
+        generics_order.extend(introduced.into_iter().map(|(k, _)| k));
+        match &ty.kind {
+            TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_) if !is_extern => {
+                lowerer.diagnostics.push(
+                    Diagnostic::error("E0306", format!("`{}` parameters are only for `extern fn`", kind_word(&param.ty)))
+                        .with_primary(param.ty.span, "not allowed in a `fn`")
+                        .with_help("a `fn` takes tensors and Python values; name axes with `over=` in its body"),
+                );
+            }
+            _ => {}
+        }
+        if is_extern {
+            check_extern_param(param, &ty, &earlier, lowerer.diagnostics);
+        }
+        params.push(ParamSig { name: Arc::from(param.name.name.as_str()), ty, span: param.span });
+    }
+    lowerer.place = Place::Return;
+    lowerer.rounding = is_extern;
+    let ret = source.ret.map(|r| lowerer.lower_type(r));
+    let diagnostics = lowerer.diagnostics;
+    let mut python = None;
+    if let Some(string) = source.python {
+        check_extern_rules(source, &params, ret.as_ref(), diagnostics);
+        if let Some(string) = string {
+            if check_python_name(string, diagnostics) {
+                python = Some(string.value.clone());
+            }
+        }
+    }
+    let mut shapes = Vec::new();
+    for param in &params {
+        collect_shapes(&param.ty, &mut shapes);
+    }
+    if let Some(ret) = &ret {
+        collect_shapes(ret, &mut shapes);
+    }
+    grouped_size_hint(&shapes, diagnostics);
+    Signature { params, ret, generics: generics_order, python }
+}
+
+fn kind_word(ty: &ast::Type) -> &'static str {
+    match ty.kind {
+        ast::TypeKind::Axis(_) => "Axis",
+        ast::TypeKind::Axes(_) => "Axes",
+        _ => "Size",
+    }
+}
+
+/// Per-parameter extern rules: Axis defaults and Size defaults (E0308).
+fn check_extern_param(param: &ast::Param, ty: &Ty, earlier: &HashSet<Arc<str>>, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(default) = &param.default else { return };
+    match &ty.kind {
+        TyKind::Axis(_) | TyKind::Axes(_) => diagnostics.push(
+            Diagnostic::error("E0308", format!("`{}` parameter `{}` can't have a default", kind_word(&param.ty), param.name.name))
+                .with_primary(default.span, "default here")
+                .with_help("an axis parameter names an axis of the first argument at each call; remove the default"),
+        ),
+        TyKind::SizeParam(_) => {
+            let ok = match &default.kind {
+                ast::ExprKind::Int(_) => true,
+                ast::ExprKind::Name(name) => earlier.contains(name.name.as_str()),
+                _ => false,
+            };
+            if !ok {
+                let label = match &default.kind {
+                    ast::ExprKind::Name(name) => format!("`{}` is not a size of an earlier parameter", name.name),
+                    _ => "not a number".to_string(),
+                };
+                diagnostics.push(
+                    Diagnostic::error("E0308", format!("invalid default for `Size` parameter `{}`", param.name.name))
+                        .with_primary(default.span, label)
+                        .with_help("a `Size` default is a number, as in `= 1`, or a size from an earlier parameter, as in `= K` after `weight: [C K K]`"),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whole-signature extern rules (E0308): a return type, a shaped first
+/// parameter for Axis parameters, and `...` in the return only with a parameter's.
+fn check_extern_rules(source: &SigSource, params: &[ParamSig], ret: Option<&Ty>, diagnostics: &mut Vec<Diagnostic>) {
+    if source.ret.is_none() {
+        diagnostics.push(
+            Diagnostic::error("E0308", format!("extern fn `{}` has no return type", source.name.name))
+                .with_primary(source.name.span, "needs `-> Type`")
+                .with_help("an extern fn has no body to infer it from: write its result's type, as in `-> Real`"),
+        );
+    }
+    let axis_param = params.iter().zip(source.params).find(|(p, _)| matches!(p.ty.kind, TyKind::Axis(_) | TyKind::Axes(_)));
+    if let Some((axis, axis_src)) = axis_param {
+        let first = &params[0];
+        let shaped = first.ty.shape().is_some() || matches!(first.ty.kind, TyKind::Error);
+        if !shaped {
+            diagnostics.push(
+                Diagnostic::error("E0308", format!("extern fn `{}` has an `{}` parameter but its first parameter has no shape", source.name.name, kind_word(&axis_src.ty)))
+                    .with_primary(first.ty.span, "the first parameter needs a shape")
+                    .with_secondary(axis.span, "this parameter names an axis of the first argument")
+                    .with_help("give the first parameter a shape, as in `input: [...]`"),
+            );
+        }
+    }
+    if let Some(ret) = ret {
+        if let Some(rest) = find_rest(ret) {
+            if !params.iter().any(|p| find_rest(&p.ty).is_some()) {
+                diagnostics.push(
+                    Diagnostic::error("E0308", "`...` in the return type needs a parameter with `...`")
+                        .with_primary(rest, "these axes come from no parameter")
+                        .with_help("the result's `...` is the axes the argument's `...` had: add `...` to a parameter's shape"),
+                );
+            }
+        }
+    }
+}
+
+fn find_rest(ty: &Ty) -> Option<Span> {
+    match &ty.kind {
+        TyKind::Tensor(t) => t.shape.as_ref()?.iter().find(|a| matches!(a.kind, AxisKind::Rest)).map(|a| a.span),
+        TyKind::Tuple(items) => items.iter().find_map(find_rest),
+        _ => None,
+    }
+}
+
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif",
+    "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
+    "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Checks the dotted Python name (E0308); true when it is valid.
+fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) -> bool {
+    let parts: Vec<&str> = string.value.split('.').collect();
+    let problem = if parts.len() < 2 {
+        Some(format!("`{}` is not a module and a function", string.value))
+    } else {
+        parts.iter().find_map(|part| {
+            let mut chars = part.chars();
+            let starts_well = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+            if !starts_well || !chars.all(|c| c == '_' || c.is_alphanumeric()) {
+                Some(format!("`{part}` is not a Python identifier"))
+            } else if PYTHON_KEYWORDS.contains(part) {
+                Some(format!("`{part}` is a Python keyword"))
+            } else {
+                None
+            }
+        })
+    };
+    match problem {
+        None => true,
+        Some(label) => {
+            diagnostics.push(
+                Diagnostic::error("E0308", "invalid Python name for an extern fn")
+                    .with_primary(string.span, label)
+                    .with_help("write the function's dotted Python name, a module and a function, as in \"torch.special.erfc\""),
+            );
+            false
+        }
+    }
+}
+
+fn collect_shapes<'t>(ty: &'t Ty, out: &mut Vec<&'t [Axis]>) {
+    match &ty.kind {
+        TyKind::Tensor(t) => {
+            if let Some(shape) = &t.shape {
+                out.push(shape);
+            }
+        }
+        TyKind::Tuple(items) => items.iter().for_each(|t| collect_shapes(t, out)),
+        TyKind::Stack { elem, .. } => collect_shapes(elem, out),
+        _ => {}
+    }
+}
+
+/// The generic axis name of an axis that is exactly one generic symbol.
+fn generic_name(axis: &Axis) -> Option<&str> {
+    match &axis.kind {
+        AxisKind::Size { size, name: Some(_) } => match size.poly.as_symbol() {
+            Some(Symbol::Generic(name)) => Some(name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// H2201, exactly under seed 000's conditions: a number greater than 1
+/// directly followed by a name that isn't a dim, is an axis of its own
+/// nowhere else in the signature, and is part of a group somewhere in it,
+/// but not a grouped size.
+fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
+    let mut own: HashMap<&str, Vec<Span>> = HashMap::new();
+    let mut in_group: HashMap<&str, Span> = HashMap::new();
+    let mut grouped: HashSet<&str> = HashSet::new();
+    for shape in shapes {
+        for axis in shape.iter() {
+            if let Some(name) = generic_name(axis) {
+                own.entry(name).or_default().push(axis.span);
+            }
+            if let AxisKind::Group { parts, grouped: is_grouped, .. } = &axis.kind {
+                for part in parts {
+                    if let Some(name) = generic_name(part) {
+                        if *is_grouped {
+                            grouped.insert(name);
+                        } else {
+                            in_group.entry(name).or_insert(axis.span);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for shape in shapes {
+        for pair in shape.windows(2) {
+            let (number, name_axis) = (&pair[0], &pair[1]);
+            let factor = match &number.kind {
+                AxisKind::Size { size, name: None } if size.written.as_deref().is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit())) => {
+                    size.poly.as_constant()
+                }
+                _ => None,
+            };
+            let Some(factor) = factor.filter(|&f| f > 1) else { continue };
+            let Some(name) = generic_name(name_axis) else { continue };
+            if number.span.file != name_axis.span.file || number.span.end > name_axis.span.start {
+                continue;
+            }
+            let elsewhere = own.get(name).is_some_and(|spans| spans.iter().any(|s| *s != name_axis.span));
+            let Some(&group) = in_group.get(name) else { continue };
+            if elsewhere || grouped.contains(name) {
+                continue;
+            }
+            diagnostics.push(
+                Diagnostic::hint("H2201", format!("`{factor} {name}` is two axes; did you mean the grouped size `{factor}{name}`?"))
+                    .with_primary(number.span.to(name_axis.span), format!("two axes, {factor} and {name}"))
+                    .with_secondary(group, format!("`{name}` is part of this group"))
+                    .with_help(format!("write `{factor}{name}`, touching, for one axis of size {factor} × {name}")),
+            );
+        }
+    }
+}

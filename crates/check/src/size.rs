@@ -1,0 +1,446 @@
+//! Size polynomials: integer (i128, overflow-checked) coefficients over size
+//! symbols, kept in one normal form so equal sizes compare equal however they
+//! were written. Owns the arithmetic, exact division and the deferred
+//! expressions of rounded division; never reports diagnostics itself (callers
+//! turn `SizeError` into E0402/E0414 with the user's spans).
+
+use std::fmt;
+use std::sync::Arc;
+
+use diag::FileId;
+
+/// One thing a size can be made of.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Symbol {
+    /// A dim, identified by the file that declares it and its name there.
+    Dim { file: FileId, name: Arc<str> },
+    /// A generic axis of a signature (`b`, `n`, the `gh` of `16gh`).
+    Generic(Arc<str>),
+    /// An unknown size `?k`; `index` counts the unknowns named `k` in one
+    /// function, so the second is shown as `?k2`.
+    Unknown { name: Arc<str>, index: u32 },
+    /// A variable the call solver works out.
+    Var(u32),
+}
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Symbol::Dim { name, .. } | Symbol::Generic(name) => f.write_str(name),
+            Symbol::Unknown { name, index } if *index <= 1 => write!(f, "?{name}"),
+            Symbol::Unknown { name, index } => write!(f, "?{name}{index}"),
+            Symbol::Var(v) => write!(f, "'{v}"),
+        }
+    }
+}
+
+/// Why size arithmetic failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeError {
+    /// A coefficient left the 128-bit range (E0414).
+    Overflow,
+    /// The divisor is zero.
+    DivideByZero,
+    /// The divisor is not a single term (`n / (m + 1)`), so the quotient is
+    /// no polynomial (E0402).
+    DivisorNotATerm,
+    /// The divisor is a single term that does not divide every term (E0402).
+    Inexact,
+}
+
+/// A product of symbols with their powers, sorted by symbol; empty is `1`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Monomial(Vec<(Symbol, u32)>);
+
+impl Monomial {
+    fn of(symbol: Symbol) -> Self {
+        Monomial(vec![(symbol, 1)])
+    }
+
+    pub fn degree(&self) -> u32 {
+        self.0.iter().map(|(_, p)| p).sum()
+    }
+
+    pub fn factors(&self) -> &[(Symbol, u32)] {
+        &self.0
+    }
+
+    fn mul(&self, other: &Monomial) -> Monomial {
+        let mut out = Vec::with_capacity(self.0.len() + other.0.len());
+        let (mut i, mut j) = (0, 0);
+        while i < self.0.len() && j < other.0.len() {
+            let (a, b) = (&self.0[i], &other.0[j]);
+            match a.0.cmp(&b.0) {
+                std::cmp::Ordering::Less => {
+                    out.push(a.clone());
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(b.clone());
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push((a.0.clone(), a.1 + b.1));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&self.0[i..]);
+        out.extend_from_slice(&other.0[j..]);
+        Monomial(out)
+    }
+
+    /// `self / other` when every factor of `other` appears in `self` at least as often.
+    fn div(&self, other: &Monomial) -> Option<Monomial> {
+        let mut out = self.0.clone();
+        for (sym, pow) in &other.0 {
+            let slot = out.iter().position(|(s, _)| s == sym)?;
+            if out[slot].1 < *pow {
+                return None;
+            }
+            out[slot].1 -= pow;
+            if out[slot].1 == 0 {
+                out.remove(slot);
+            }
+        }
+        Some(Monomial(out))
+    }
+}
+
+/// One term: a coefficient times a monomial.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Term {
+    pub coef: i128,
+    pub mono: Monomial,
+}
+
+/// A size in normal form: a sum of distinct monomials with non-zero
+/// coefficients, sorted by monomial. Zero is the empty sum.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Poly {
+    terms: Vec<Term>,
+}
+
+impl Poly {
+    pub fn constant(value: i128) -> Poly {
+        if value == 0 {
+            Poly::default()
+        } else {
+            Poly { terms: vec![Term { coef: value, mono: Monomial::default() }] }
+        }
+    }
+
+    pub fn symbol(symbol: Symbol) -> Poly {
+        Poly { terms: vec![Term { coef: 1, mono: Monomial::of(symbol) }] }
+    }
+
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+
+    /// The value when the size has no symbols.
+    pub fn as_constant(&self) -> Option<i128> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [Term { coef, mono }] if mono.0.is_empty() => Some(*coef),
+            _ => None,
+        }
+    }
+
+    /// The symbol when the size is exactly one symbol (`n`, not `2*n`).
+    pub fn as_symbol(&self) -> Option<&Symbol> {
+        match self.terms.as_slice() {
+            [Term { coef: 1, mono }] => match mono.0.as_slice() {
+                [(sym, 1)] => Some(sym),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Every symbol the size mentions, each once, in order.
+    pub fn symbols(&self) -> Vec<&Symbol> {
+        let mut out: Vec<&Symbol> = self.terms.iter().flat_map(|t| t.mono.0.iter().map(|(s, _)| s)).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn from_terms(mut terms: Vec<Term>) -> Result<Poly, SizeError> {
+        terms.sort_by(|a, b| a.mono.cmp(&b.mono));
+        let mut out: Vec<Term> = Vec::with_capacity(terms.len());
+        for term in terms {
+            match out.last_mut() {
+                Some(last) if last.mono == term.mono => {
+                    last.coef = last.coef.checked_add(term.coef).ok_or(SizeError::Overflow)?;
+                }
+                _ => out.push(term),
+            }
+        }
+        out.retain(|t| t.coef != 0);
+        Ok(Poly { terms: out })
+    }
+
+    pub fn add(&self, other: &Poly) -> Result<Poly, SizeError> {
+        Poly::from_terms(self.terms.iter().chain(&other.terms).cloned().collect())
+    }
+
+    pub fn neg(&self) -> Result<Poly, SizeError> {
+        let terms = self
+            .terms
+            .iter()
+            .map(|t| Ok(Term { coef: t.coef.checked_neg().ok_or(SizeError::Overflow)?, mono: t.mono.clone() }))
+            .collect::<Result<Vec<_>, SizeError>>()?;
+        Ok(Poly { terms })
+    }
+
+    pub fn sub(&self, other: &Poly) -> Result<Poly, SizeError> {
+        self.add(&other.neg()?)
+    }
+
+    pub fn mul(&self, other: &Poly) -> Result<Poly, SizeError> {
+        let mut terms = Vec::with_capacity(self.terms.len() * other.terms.len());
+        for a in &self.terms {
+            for b in &other.terms {
+                let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
+                terms.push(Term { coef, mono: a.mono.mul(&b.mono) });
+            }
+        }
+        Poly::from_terms(terms)
+    }
+
+    /// Exact division by a single term that divides every term symbolically.
+    /// Callers retry after replacing dims by their values (seed: "symbolically
+    /// or once dims are replaced by their values").
+    pub fn div_exact(&self, divisor: &Poly) -> Result<Poly, SizeError> {
+        let d = match divisor.terms.as_slice() {
+            [] => return Err(SizeError::DivideByZero),
+            [d] => d,
+            _ => return Err(SizeError::DivisorNotATerm),
+        };
+        let mut terms = Vec::with_capacity(self.terms.len());
+        for t in &self.terms {
+            if t.coef % d.coef != 0 {
+                return Err(SizeError::Inexact);
+            }
+            let mono = t.mono.div(&d.mono).ok_or(SizeError::Inexact)?;
+            terms.push(Term { coef: t.coef / d.coef, mono });
+        }
+        Poly::from_terms(terms)
+    }
+
+    /// Replaces each symbol for which `value` answers by that polynomial.
+    pub fn substitute(&self, value: &dyn Fn(&Symbol) -> Option<Poly>) -> Result<Poly, SizeError> {
+        if self.terms.iter().all(|t| t.mono.0.iter().all(|(s, _)| value(s).is_none())) {
+            return Ok(self.clone());
+        }
+        let mut sum = Poly::default();
+        for t in &self.terms {
+            let mut product = Poly::constant(t.coef);
+            for (sym, pow) in &t.mono.0 {
+                let factor = value(sym).unwrap_or_else(|| Poly::symbol(sym.clone()));
+                for _ in 0..*pow {
+                    product = product.mul(&factor)?;
+                }
+            }
+            sum = sum.add(&product)?;
+        }
+        Ok(sum)
+    }
+}
+
+impl fmt::Display for Poly {
+    /// Higher-degree terms first, the constant last: `2*n + 1`, `3*H*Dh`, `n - 1`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        let mut order: Vec<&Term> = self.terms.iter().collect();
+        order.sort_by(|a, b| b.mono.degree().cmp(&a.mono.degree()).then_with(|| a.mono.cmp(&b.mono)));
+        for (i, term) in order.iter().enumerate() {
+            let coef = if i == 0 {
+                if term.coef < 0 {
+                    f.write_str("-")?;
+                }
+                term.coef.unsigned_abs()
+            } else {
+                f.write_str(if term.coef < 0 { " - " } else { " + " })?;
+                term.coef.unsigned_abs()
+            };
+            let mut parts: Vec<String> = Vec::new();
+            if coef != 1 || term.mono.0.is_empty() {
+                parts.push(coef.to_string());
+            }
+            for (sym, pow) in &term.mono.0 {
+                for _ in 0..*pow {
+                    parts.push(sym.to_string());
+                }
+            }
+            f.write_str(&parts.join("*"))?;
+        }
+        Ok(())
+    }
+}
+
+/// A size as the user wrote it: the polynomial for comparing, and the
+/// spelling for messages (`3*H*Dh`, not `2304`).
+#[derive(Clone, Debug)]
+pub struct Size {
+    pub poly: Poly,
+    pub written: Option<Arc<str>>,
+}
+
+impl Size {
+    pub fn new(poly: Poly, written: impl Into<Arc<str>>) -> Size {
+        Size { poly, written: Some(written.into()) }
+    }
+
+    pub fn computed(poly: Poly) -> Size {
+        Size { poly, written: None }
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.written {
+            Some(text) => f.write_str(text),
+            None => self.poly.fmt(f),
+        }
+    }
+}
+
+/// A size expression that can't be a polynomial yet because it divides with
+/// rounding (extern return types only): kept unevaluated and worked out at
+/// each call once the arguments give its symbols values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Formula {
+    Poly(Poly),
+    Add(Box<Formula>, Box<Formula>),
+    Sub(Box<Formula>, Box<Formula>),
+    Mul(Box<Formula>, Box<Formula>),
+    /// Rounds down when both sides are numbers, else must be exact.
+    FloorDiv(Box<Formula>, Box<Formula>),
+}
+
+impl Formula {
+    /// Evaluates after substituting symbols; see `Poly::substitute`.
+    pub fn eval(&self, value: &dyn Fn(&Symbol) -> Option<Poly>) -> Result<Poly, SizeError> {
+        match self {
+            Formula::Poly(p) => p.substitute(value),
+            Formula::Add(a, b) => a.eval(value)?.add(&b.eval(value)?),
+            Formula::Sub(a, b) => a.eval(value)?.sub(&b.eval(value)?),
+            Formula::Mul(a, b) => a.eval(value)?.mul(&b.eval(value)?),
+            Formula::FloorDiv(a, b) => {
+                let (a, b) = (a.eval(value)?, b.eval(value)?);
+                match (a.as_constant(), b.as_constant()) {
+                    (_, Some(0)) => Err(SizeError::DivideByZero),
+                    (Some(x), Some(y)) => Ok(Poly::constant(x.div_euclid(y) - i128::from(x.rem_euclid(y) != 0 && y < 0))),
+                    _ => a.div_exact(&b),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{expect, Expect};
+
+    fn dim(name: &str) -> Poly {
+        Poly::symbol(Symbol::Dim { file: FileId(0), name: name.into() })
+    }
+
+    fn var(name: &str) -> Poly {
+        Poly::symbol(Symbol::Generic(name.into()))
+    }
+
+    fn c(value: i128) -> Poly {
+        Poly::constant(value)
+    }
+
+    fn check(result: Result<Poly, SizeError>, expect: Expect) {
+        let shown = match result {
+            Ok(p) => p.to_string(),
+            Err(e) => format!("{e:?}"),
+        };
+        expect.assert_eq(&shown);
+    }
+
+    #[test]
+    fn normal_form_merges_like_terms() {
+        let n = var("n");
+        check(n.add(&n), expect!["2*n"]);
+        assert_eq!(n.add(&n).unwrap(), c(2).mul(&n).unwrap());
+        check(n.sub(&n), expect!["0"]);
+        check(n.add(&c(1)).unwrap().mul(&n.sub(&c(1)).unwrap()), expect!["n*n - 1"]);
+    }
+
+    #[test]
+    fn order_of_factors_does_not_matter() {
+        let (h, dh) = (dim("H"), dim("Dh"));
+        let a = c(3).mul(&h).unwrap().mul(&dh).unwrap();
+        let b = c(3).mul(&dh).unwrap().mul(&h).unwrap();
+        assert_eq!(a, b);
+        check(Ok(a), expect!["3*Dh*H"]);
+    }
+
+    #[test]
+    fn exact_division() {
+        let (n, m) = (var("n"), var("m"));
+        check(c(2).mul(&n).unwrap().div_exact(&c(2)), expect!["n"]);
+        check(n.mul(&m).unwrap().div_exact(&n), expect!["m"]);
+        check(n.div_exact(&c(2)), expect!["Inexact"]);
+        check(c(768).div_exact(&c(5)), expect!["Inexact"]);
+        check(c(768).div_exact(&c(12)), expect!["64"]);
+        check(n.div_exact(&n.add(&c(1)).unwrap()), expect!["DivisorNotATerm"]);
+        check(n.div_exact(&c(0)), expect!["DivideByZero"]);
+    }
+
+    #[test]
+    fn dims_compare_by_value_after_substitution() {
+        let values = |s: &Symbol| match s {
+            Symbol::Dim { name, .. } if &**name == "D" => Some(c(768)),
+            Symbol::Dim { name, .. } if &**name == "H" => Some(c(12)),
+            Symbol::Dim { name, .. } if &**name == "Dh" => Some(c(64)),
+            _ => None,
+        };
+        let three_d = c(3).mul(&dim("D")).unwrap();
+        let three_h_dh = c(3).mul(&dim("H")).unwrap().mul(&dim("Dh")).unwrap();
+        assert_ne!(three_d, three_h_dh);
+        assert_eq!(three_d.substitute(&values).unwrap(), three_h_dh.substitute(&values).unwrap());
+        check(three_d.substitute(&values), expect!["2304"]);
+    }
+
+    #[test]
+    fn overflow_is_reported() {
+        let big = c(i128::MAX);
+        check(big.add(&c(1)), expect!["Overflow"]);
+        check(big.mul(&c(2)), expect!["Overflow"]);
+        check(c(i128::MIN).neg(), expect!["Overflow"]);
+    }
+
+    #[test]
+    fn rounded_division_works_out_per_call() {
+        // (H + 2*P - kh)/S + 1 with H = 224, P = 1, kh = 3, S = 2 is 112.
+        let h = var("H");
+        let inner = Formula::Poly(h.add(&c(2)).unwrap().sub(&c(3)).unwrap());
+        let formula = Formula::Add(Box::new(Formula::FloorDiv(Box::new(inner), Box::new(Formula::Poly(c(2))))), Box::new(Formula::Poly(c(1))));
+        let at = |value: i128| move |s: &Symbol| (s == &Symbol::Generic("H".into())).then(|| c(value));
+        check(formula.eval(&at(224)), expect!["112"]);
+        check(formula.eval(&|_| None), expect!["Inexact"]);
+        let by_zero = Formula::FloorDiv(Box::new(Formula::Poly(c(3))), Box::new(Formula::Poly(c(0))));
+        check(by_zero.eval(&|_| None), expect!["DivideByZero"]);
+        let negative = Formula::FloorDiv(Box::new(Formula::Poly(c(-3))), Box::new(Formula::Poly(c(2))));
+        check(negative.eval(&|_| None), expect!["-2"]);
+    }
+
+    #[test]
+    fn unknown_sizes_show_their_number() {
+        let k = Symbol::Unknown { name: "k".into(), index: 1 };
+        let k2 = Symbol::Unknown { name: "k".into(), index: 2 };
+        assert_ne!(Poly::symbol(k.clone()), Poly::symbol(k2.clone()));
+        check(Ok(Poly::symbol(k).add(&Poly::symbol(k2)).unwrap()), expect!["?k + ?k2"]);
+    }
+}

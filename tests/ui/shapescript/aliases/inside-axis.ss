@@ -1,0 +1,9 @@
+# An alias stands for several axes: it can't be part of one axis (E2202),
+# and it isn't a size (E0303).
+dim D = 4
+dim Images = [b 3 16gh 16gw]
+
+extern fn grouped(x: [(Images D)]) -> [D] = "m.grouped"        # ~ E2202
+extern fn arith(x: [Images + 1]) -> [D] = "m.arith"            # ~ E2202
+extern fn index(x: [n] Index[Images]) -> [n] = "m.index"       # ~ E0303
+dim Bad = [b (Images 2)]                                       # ~ E2202

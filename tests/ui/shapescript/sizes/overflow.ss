@@ -1,0 +1,7 @@
+# Size arithmetic is checked: a size that doesn't fit in 128 bits is E0414.
+dim Big = 170141183460469231731687303715884105727
+dim Bigger = Big + 1                            # ~ E0414
+dim Uses = Bigger * 2                           # broken by Bigger: no second error
+
+fn wide(x: [n * 170141183460469231731687303715884105727 * 2]) -> [n] = x # ~ E0414
+fn huge(x: [170141183460469231731687303715884105728 n]) -> [n] = x # ~ E0414 past i128
