@@ -1,0 +1,221 @@
+//! Elementwise arithmetic, comparisons, `where`, `cast` and reductions on
+//! executor values. Inputs already have the node's shape (broadcasts are
+//! their own nodes). Integer arithmetic wraps; float `maximum`/`minimum`/`max`
+//! propagate NaN as NumPy does.
+
+use super::layout::strided_indices;
+use super::values::Values;
+use crate::dtype::DType;
+use crate::op::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::shape::Shape;
+
+pub(crate) fn unary(op: UnaryOp, x: &Values) -> Values {
+    match x {
+        Values::Float(v) => Values::Float(v.iter().map(|&x| unary_float(op, x)).collect()),
+        Values::Int(v) => Values::Int(
+            v.iter()
+                .map(|&x| match op {
+                    UnaryOp::Neg => x.wrapping_neg(),
+                    // Only neg and abs reach here (builders check).
+                    _ => x.wrapping_abs(),
+                })
+                .collect(),
+        ),
+        Values::Bool(v) => Values::Bool(v.clone()),
+    }
+}
+
+fn unary_float(op: UnaryOp, x: f32) -> f32 {
+    match op {
+        UnaryOp::Neg => -x,
+        UnaryOp::Abs => x.abs(),
+        UnaryOp::Sqrt => x.sqrt(),
+        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+        UnaryOp::Exp => x.exp(),
+        UnaryOp::Log => x.ln(),
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Acos => x.acos(),
+        UnaryOp::Asin => x.asin(),
+    }
+}
+
+pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values) -> Values {
+    match (a, b) {
+        (Values::Float(a), Values::Float(b)) => Values::Float(
+            a.iter()
+                .zip(b)
+                .map(|(&x, &y)| binary_float(op, x, y))
+                .collect(),
+        ),
+        (Values::Int(a), Values::Int(b)) => Values::Int(
+            a.iter()
+                .zip(b)
+                .map(|(&x, &y)| binary_int(op, x, y))
+                .collect(),
+        ),
+        // Builders refuse other combinations; keep the left operand.
+        (other, _) => other.clone(),
+    }
+}
+
+fn binary_float(op: BinaryOp, x: f32, y: f32) -> f32 {
+    match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div => x / y,
+        BinaryOp::Pow => x.powf(y),
+        BinaryOp::Maximum => nan_or(x, y, f32::max),
+        BinaryOp::Minimum => nan_or(x, y, f32::min),
+        BinaryOp::Atan2 => x.atan2(y),
+    }
+}
+
+/// NaN if either is NaN, else `f(x, y)`.
+fn nan_or(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        f32::NAN
+    } else {
+        f(x, y)
+    }
+}
+
+fn binary_int(op: BinaryOp, x: i64, y: i64) -> i64 {
+    match op {
+        BinaryOp::Add => x.wrapping_add(y),
+        BinaryOp::Sub => x.wrapping_sub(y),
+        BinaryOp::Mul => x.wrapping_mul(y),
+        BinaryOp::Maximum => x.max(y),
+        BinaryOp::Minimum => x.min(y),
+        // Float-only ops never reach integers (builders check); 0 is inert.
+        BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => 0,
+    }
+}
+
+pub(crate) fn compare(op: CompareOp, a: &Values, b: &Values) -> Values {
+    fn apply<T: PartialOrd>(op: CompareOp, a: &[T], b: &[T]) -> Vec<bool> {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| match op {
+                CompareOp::Eq => x == y,
+                CompareOp::Ne => x != y,
+                CompareOp::Lt => x < y,
+                CompareOp::Le => x <= y,
+                CompareOp::Gt => x > y,
+                CompareOp::Ge => x >= y,
+            })
+            .collect()
+    }
+    Values::Bool(match (a, b) {
+        (Values::Float(a), Values::Float(b)) => apply(op, a, b),
+        (Values::Int(a), Values::Int(b)) => apply(op, a, b),
+        (Values::Bool(a), Values::Bool(b)) => apply(op, a, b),
+        _ => vec![false; a.len()],
+    })
+}
+
+pub(crate) fn select(mask: &Values, a: &Values, b: &Values) -> Values {
+    let Values::Bool(mask) = mask else {
+        return a.clone();
+    };
+    match (a, b) {
+        (Values::Float(a), Values::Float(b)) => Values::Float(
+            mask.iter()
+                .enumerate()
+                .map(|(i, &m)| if m { a[i] } else { b[i] })
+                .collect(),
+        ),
+        (Values::Int(a), Values::Int(b)) => Values::Int(
+            mask.iter()
+                .enumerate()
+                .map(|(i, &m)| if m { a[i] } else { b[i] })
+                .collect(),
+        ),
+        (Values::Bool(a), Values::Bool(b)) => Values::Bool(
+            mask.iter()
+                .enumerate()
+                .map(|(i, &m)| if m { a[i] } else { b[i] })
+                .collect(),
+        ),
+        (other, _) => other.clone(),
+    }
+}
+
+/// Floats to integers truncate toward zero and saturate at the target's
+/// range (NaN is 0); i64 to i32 wraps (in `finish`); anything to bool is
+/// `!= 0`; bool to numbers is 0 or 1. Rounding to bf16 happens in `finish`.
+pub(crate) fn cast(x: &Values, dtype: DType) -> Values {
+    match (x, dtype) {
+        (Values::Float(v), DType::F32 | DType::BF16) => Values::Float(v.clone()),
+        (Values::Float(v), DType::I32) => {
+            Values::Int(v.iter().map(|&x| i64::from(x as i32)).collect())
+        }
+        (Values::Float(v), DType::I64) => Values::Int(v.iter().map(|&x| x as i64).collect()),
+        (Values::Float(v), DType::Bool) => Values::Bool(v.iter().map(|&x| x != 0.0).collect()),
+        (Values::Int(v), DType::F32 | DType::BF16) => {
+            Values::Float(v.iter().map(|&x| x as f32).collect())
+        }
+        (Values::Int(v), DType::I32 | DType::I64) => Values::Int(v.clone()),
+        (Values::Int(v), DType::Bool) => Values::Bool(v.iter().map(|&x| x != 0).collect()),
+        (Values::Bool(v), DType::F32 | DType::BF16) => {
+            Values::Float(v.iter().map(|&x| f32::from(u8::from(x))).collect())
+        }
+        (Values::Bool(v), DType::I32 | DType::I64) => {
+            Values::Int(v.iter().map(|&x| i64::from(x)).collect())
+        }
+        (Values::Bool(v), DType::Bool) => Values::Bool(v.clone()),
+    }
+}
+
+/// Sums accumulate floats in f64 (rounded once at the end) and integers
+/// wrapping; `max` propagates NaN. Keepdims changes only the node's shape,
+/// not the element order, so it needs nothing here.
+pub(crate) fn reduce(op: ReduceOp, x: &Values, shape: &Shape, axes: &[usize]) -> Values {
+    // Each input element's output position: its index with reduced axes removed.
+    let mut out_dims = shape.dims().to_vec();
+    for &a in axes {
+        out_dims[a] = 1;
+    }
+    let out_shape = Shape::new(out_dims);
+    let strides: Vec<usize> = out_shape
+        .strides()
+        .into_iter()
+        .enumerate()
+        .map(|(a, s)| if axes.contains(&a) { 0 } else { s })
+        .collect();
+    let targets = strided_indices(shape.dims(), &strides, 0);
+    let n = out_shape.numel();
+    match (op, x) {
+        (ReduceOp::Sum, Values::Float(v)) => {
+            let mut acc = vec![0f64; n];
+            for (&t, &x) in targets.iter().zip(v) {
+                acc[t] += f64::from(x);
+            }
+            Values::Float(acc.into_iter().map(|s| s as f32).collect())
+        }
+        (ReduceOp::Sum, Values::Int(v)) => {
+            let mut acc = vec![0i64; n];
+            for (&t, &x) in targets.iter().zip(v) {
+                acc[t] = acc[t].wrapping_add(x);
+            }
+            Values::Int(acc)
+        }
+        (ReduceOp::Max, Values::Float(v)) => {
+            let mut acc = vec![f32::NEG_INFINITY; n];
+            for (&t, &x) in targets.iter().zip(v) {
+                acc[t] = nan_or(acc[t], x, f32::max);
+            }
+            Values::Float(acc)
+        }
+        (ReduceOp::Max, Values::Int(v)) => {
+            let mut acc = vec![i64::MIN; n];
+            for (&t, &x) in targets.iter().zip(v) {
+                acc[t] = acc[t].max(x);
+            }
+            Values::Int(acc)
+        }
+        (_, other) => other.clone(),
+    }
+}

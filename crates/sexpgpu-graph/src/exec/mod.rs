@@ -1,0 +1,209 @@
+//! The reference CPU executor: runs a graph node by node with the plainest
+//! loops that are obviously right. It is the oracle fast backends are
+//! compared with, so it favours clarity over speed (but nothing quadratic
+//! where linear is natural). bf16 is computed in f32 and rounded after each
+//! node; integers are computed in i64 and wrap to i32. Never panics on user
+//! data: a bad argument or an out-of-range id is an [`ExecError`].
+
+mod arith;
+mod layout;
+mod linalg;
+mod source;
+mod values;
+
+use std::fmt;
+
+use crate::graph::{Graph, Node, NodeId};
+use crate::op::Op;
+use crate::tensor::Tensor;
+use values::Values;
+
+/// Why a graph could not run: wrong arguments, or data an op cannot accept
+/// (such as an id outside its table). `node` names the node when one is to blame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecError {
+    pub message: String,
+    pub node: Option<NodeId>,
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Runs `graph` on `args` (one tensor per input and param node, in the order
+/// of [`Graph::arguments`]) with random streams folded from `seed`, and
+/// returns the graph's outputs in order.
+pub fn execute(graph: &Graph, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>, ExecError> {
+    let arguments = graph.arguments();
+    if args.len() != arguments.len() {
+        return Err(ExecError {
+            message: format!(
+                "graph {} takes {} arguments, got {}",
+                graph.name(),
+                arguments.len(),
+                args.len()
+            ),
+            node: None,
+        });
+    }
+    // Where each argument node finds its tensor, checked up front so an
+    // unused argument of the wrong shape is still reported.
+    let mut bound: Vec<Option<&Tensor>> = vec![None; graph.len()];
+    for (&id, arg) in arguments.iter().zip(args) {
+        let node = graph.node(id);
+        if arg.shape() != &node.shape || arg.dtype() != node.dtype {
+            let name = match &node.op {
+                Op::Input { name } | Op::Param { name } => name.as_str(),
+                _ => "?",
+            };
+            return Err(ExecError {
+                message: format!(
+                    "argument `{name}` must be {} {}, got {} {}",
+                    node.shape,
+                    node.dtype,
+                    arg.shape(),
+                    arg.dtype()
+                ),
+                node: Some(id),
+            });
+        }
+        bound[id.index()] = Some(arg);
+    }
+    let last_use = last_uses(graph);
+    let mut slots: Vec<Option<Values>> = vec![None; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if last_use[i].is_none() {
+            continue; // nothing reads it: not computed at all
+        }
+        let value = match bound[i] {
+            Some(arg) => Values::from_tensor(arg),
+            None => {
+                let inputs: Vec<&Values> = node
+                    .inputs
+                    .iter()
+                    .map(|input| {
+                        slots[input.index()]
+                            .as_ref()
+                            .expect("inputs are computed before use")
+                    })
+                    .collect();
+                let input_nodes: Vec<&Node> = node.inputs.iter().map(|&i| graph.node(i)).collect();
+                run_node(node, &input_nodes, &inputs, seed)
+                    .map_err(|message| ExecError {
+                        message,
+                        node: Some(NodeId(i as u32)),
+                    })?
+                    .finish(node.dtype)
+            }
+        };
+        slots[i] = Some(value);
+        // Frees inputs whose last reader this node was.
+        for input in &node.inputs {
+            if last_use[input.index()] == Some(i) {
+                slots[input.index()] = None;
+            }
+        }
+    }
+    Ok(graph
+        .outputs()
+        .iter()
+        .map(|o| {
+            let node = graph.node(*o);
+            slots[o.index()]
+                .as_ref()
+                .expect("outputs are computed")
+                .to_tensor(&node.shape, node.dtype)
+        })
+        .collect())
+}
+
+/// For each node, the index of the last node that reads it (`usize::MAX`
+/// for outputs, which are never freed); `None` when nothing needs it.
+fn last_uses(graph: &Graph) -> Vec<Option<usize>> {
+    let mut needed = vec![false; graph.len()];
+    for o in graph.outputs() {
+        needed[o.index()] = true;
+    }
+    for (i, node) in graph.nodes().iter().enumerate().rev() {
+        if needed[i] {
+            for input in &node.inputs {
+                needed[input.index()] = true;
+            }
+        }
+    }
+    let mut last = vec![None; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if needed[i] {
+            last[i] = Some(i);
+            for input in &node.inputs {
+                last[input.index()] = Some(i);
+            }
+        }
+    }
+    for o in graph.outputs() {
+        last[o.index()] = Some(usize::MAX);
+    }
+    last
+}
+
+/// Computes one node from its inputs' values.
+fn run_node(
+    node: &Node,
+    input_nodes: &[&Node],
+    inputs: &[&Values],
+    seed: u64,
+) -> Result<Values, String> {
+    let shape = &node.shape;
+    let in_shape = |k: usize| &input_nodes[k].shape;
+    Ok(match &node.op {
+        Op::Input { name } | Op::Param { name } => {
+            return Err(format!("argument `{name}` was not bound"))
+        }
+        Op::Constant { value } => Values::from_tensor(value),
+        Op::Full { value } => source::full(*value, shape.numel(), node.dtype),
+        Op::Iota { axis } => source::iota(shape, *axis),
+        Op::Normal { mean, std, stream } => {
+            source::normal(seed, *stream, shape.numel(), *mean, *std)
+        }
+        Op::Uniform { low, high, stream } => {
+            source::uniform(seed, *stream, shape.numel(), *low, *high, node.dtype)
+        }
+        Op::Unary(op) => arith::unary(*op, inputs[0]),
+        Op::Binary(op) => arith::binary(*op, inputs[0], inputs[1]),
+        Op::Compare(op) => arith::compare(*op, inputs[0], inputs[1]),
+        Op::Where => arith::select(inputs[0], inputs[1], inputs[2]),
+        Op::Cast => arith::cast(inputs[0], node.dtype),
+        Op::Reduce { op, axes, .. } => arith::reduce(*op, inputs[0], in_shape(0), axes),
+        Op::Reshape => inputs[0].clone(),
+        Op::Broadcast => layout::broadcast(inputs[0], in_shape(0), shape),
+        Op::Transpose { perm } => layout::transpose(inputs[0], in_shape(0), perm),
+        Op::Slice { axis, start, stop } => {
+            layout::slice(inputs[0], in_shape(0), *axis, *start, *stop)
+        }
+        Op::Concat { axis } => {
+            let shapes: Vec<&crate::shape::Shape> = input_nodes.iter().map(|n| &n.shape).collect();
+            layout::concat(inputs, &shapes, *axis)
+        }
+        Op::Matmul => linalg::matmul(inputs[0], inputs[1], in_shape(0), in_shape(1)),
+        Op::Index => linalg::index(inputs[0], inputs[1], in_shape(0))?,
+        Op::IndexAdd => linalg::index_add(inputs[0], inputs[1], inputs[2], in_shape(0))?,
+        Op::Gather { axis } => {
+            linalg::gather(inputs[0], inputs[1], in_shape(0), in_shape(1), *axis)?
+        }
+        Op::ScatterAdd { axis } => linalg::scatter_add(
+            inputs[0],
+            inputs[1],
+            inputs[2],
+            in_shape(0),
+            in_shape(1),
+            *axis,
+        )?,
+        Op::LinearScan { axis, reverse } => {
+            linalg::linear_scan(inputs[0], inputs[1], shape, *axis, *reverse)
+        }
+    })
+}

@@ -1,0 +1,111 @@
+//! Values of nodes made from nothing: `full`, `iota`, and the random
+//! `normal` and `uniform` drawn from their node's stream. Never reads inputs.
+
+use half::bf16;
+
+use super::values::Values;
+use crate::dtype::{DType, Scalar};
+use crate::random::{element_bits, standard_normal, stream_key, unit_uniform};
+use crate::shape::Shape;
+
+pub(crate) fn full(value: Scalar, n: usize, dtype: DType) -> Values {
+    match dtype {
+        DType::F32 | DType::BF16 => Values::Float(vec![value.as_f64() as f32; n]),
+        DType::I32 | DType::I64 => Values::Int(vec![value.as_i64(); n]),
+        DType::Bool => Values::Bool(vec![value.as_bool(); n]),
+    }
+}
+
+/// Each element's coordinate along `axis`.
+pub(crate) fn iota(shape: &Shape, axis: usize) -> Values {
+    let stride = shape.strides()[axis];
+    let dim = shape.dims()[axis];
+    Values::Int(
+        (0..shape.numel())
+            .map(|i| ((i / stride) % dim) as i64)
+            .collect(),
+    )
+}
+
+/// `mean + std * z` with `z` from Box–Muller, computed in f64, then rounded.
+pub(crate) fn normal(seed: u64, stream: u32, n: usize, mean: f64, std: f64) -> Values {
+    let key = stream_key(seed, stream);
+    Values::Float(
+        (0..n as u64)
+            .map(|i| (mean + std * standard_normal(element_bits(key, i))) as f32)
+            .collect(),
+    )
+}
+
+/// `low + (high - low) * u` in f64, rounded to the dtype; a value that rounds
+/// up to `high` is moved to the largest value below it, so the range stays
+/// half-open as documented.
+pub(crate) fn uniform(
+    seed: u64,
+    stream: u32,
+    n: usize,
+    low: f64,
+    high: f64,
+    dtype: DType,
+) -> Values {
+    let key = stream_key(seed, stream);
+    let round = |x: f64| -> f32 {
+        match dtype {
+            DType::BF16 => bf16::from_f64(x).to_f32(),
+            _ => x as f32,
+        }
+    };
+    let below_high = |x: f32| -> f32 {
+        if low < high && f64::from(x) >= high {
+            match dtype {
+                DType::BF16 => prev_bf16(high).to_f32(),
+                _ => prev_f32(high as f32, high),
+            }
+        } else {
+            x
+        }
+    };
+    Values::Float(
+        (0..n as u64)
+            .map(|i| {
+                below_high(round(
+                    low + (high - low) * unit_uniform(element_bits(key, i)),
+                ))
+            })
+            .collect(),
+    )
+}
+
+/// The largest f32 strictly below `high` (which `h` approximates).
+fn prev_f32(h: f32, high: f64) -> f32 {
+    let mut x = h;
+    while f64::from(x) >= high {
+        x = next_down_f32(x);
+    }
+    x
+}
+
+fn next_down_f32(x: f32) -> f32 {
+    if x == 0.0 {
+        -f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() - 1)
+    } else {
+        f32::from_bits(x.to_bits() + 1)
+    }
+}
+
+/// The largest bf16 strictly below `high`.
+fn prev_bf16(high: f64) -> bf16 {
+    let mut x = bf16::from_f64(high);
+    while x.to_f64() >= high {
+        x = if x == bf16::ZERO {
+            bf16::from_bits(0x8001)
+        } else if x > bf16::ZERO {
+            bf16::from_bits(x.to_bits() - 1)
+        } else {
+            bf16::from_bits(x.to_bits() + 1)
+        };
+    }
+    x
+}

@@ -1,0 +1,142 @@
+//! Random streams: Threefry-2x32 with 20 rounds (Random123, as JAX's
+//! `threefry2x32`), stream keys folded from the run seed and a node's stream
+//! number, and the uniform and normal transforms. Every element is a pure
+//! function of (seed, stream, element index), so results do not depend on
+//! evaluation order, threads or device. Never touches graphs.
+
+/// Rotation constants of Threefry-2x32 (Random123's R_32x2).
+const ROTATIONS: [[u32; 4]; 2] = [[13, 15, 26, 6], [17, 29, 16, 24]];
+/// Threefish's key-schedule parity constant.
+const KEY_PARITY: u32 = 0x1BD1_1BDA;
+
+/// Threefry-2x32, 20 rounds: encrypts `counter` under `key`.
+pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
+    let ks = [key[0], key[1], key[0] ^ key[1] ^ KEY_PARITY];
+    let mut x = [
+        counter[0].wrapping_add(ks[0]),
+        counter[1].wrapping_add(ks[1]),
+    ];
+    // Five groups of four rounds, each followed by a key injection.
+    for group in 0..5u32 {
+        for &r in &ROTATIONS[(group % 2) as usize] {
+            x[0] = x[0].wrapping_add(x[1]);
+            x[1] = x[1].rotate_left(r) ^ x[0];
+        }
+        let i = group as usize + 1;
+        x[0] = x[0].wrapping_add(ks[i % 3]);
+        x[1] = x[1].wrapping_add(ks[(i + 1) % 3]).wrapping_add(group + 1);
+    }
+    x
+}
+
+/// The key of a run: the seed's high and low 32-bit halves.
+pub fn run_key(seed: u64) -> [u32; 2] {
+    [(seed >> 32) as u32, seed as u32]
+}
+
+/// JAX's `fold_in`: a new key from a key and a 32-bit datum.
+pub fn fold_in(key: [u32; 2], data: u32) -> [u32; 2] {
+    threefry2x32(key, [0, data])
+}
+
+/// The key of one random node: the run key folded with the node's stream
+/// number (given when the node was built, counting random builders).
+pub fn stream_key(seed: u64, stream: u32) -> [u32; 2] {
+    fold_in(run_key(seed), stream)
+}
+
+/// The two random words of element `index` of a stream.
+pub fn element_bits(key: [u32; 2], index: u64) -> [u32; 2] {
+    threefry2x32(key, [(index >> 32) as u32, index as u32])
+}
+
+/// 2^-24: the top 24 bits of a word make a float exactly representable in f32.
+const UNIT: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// A uniform sample in `[0, 1)` from the first word: `(w0 >> 8) * 2^-24`.
+pub fn unit_uniform(bits: [u32; 2]) -> f64 {
+    f64::from(bits[0] >> 8) * UNIT
+}
+
+/// A standard normal sample by Box–Muller, computed in f64: `u1` in (0, 1]
+/// from the first word (so the log is finite), `u2` in [0, 1) from the
+/// second, `sqrt(-2 ln u1) * cos(2 pi u2)`. One sample per element (the sine
+/// half is not used) keeps each element a function of its own index.
+pub fn standard_normal(bits: [u32; 2]) -> f64 {
+    let u1 = (f64::from(bits[0] >> 8) + 1.0) * UNIT;
+    let u2 = f64::from(bits[1] >> 8) * UNIT;
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn check(key: [u32; 2], counter: [u32; 2], expect: expect_test::Expect) {
+        let [a, b] = threefry2x32(key, counter);
+        expect.assert_eq(&format!("{a:08x} {b:08x}"));
+    }
+
+    /// Random123's kat_vectors for threefry2x32 with 20 rounds (also JAX's
+    /// `testThreefry2x32`): counter, key, expected output.
+    #[test]
+    fn known_answers() {
+        check([0, 0], [0, 0], expect!["6b200159 99ba4efe"]);
+        check(
+            [u32::MAX, u32::MAX],
+            [u32::MAX, u32::MAX],
+            expect!["1cb996fc bb002be7"],
+        );
+        check(
+            [0x1319_8a2e, 0x0370_7344],
+            [0x243f_6a88, 0x85a3_08d3],
+            expect!["c4923a9c 483df7a0"],
+        );
+    }
+
+    #[test]
+    fn streams_differ_and_repeat() {
+        let a: Vec<u32> = (0..3)
+            .map(|i| element_bits(stream_key(0, 0), i)[0])
+            .collect();
+        let b: Vec<u32> = (0..3)
+            .map(|i| element_bits(stream_key(0, 1), i)[0])
+            .collect();
+        let again: Vec<u32> = (0..3)
+            .map(|i| element_bits(stream_key(0, 0), i)[0])
+            .collect();
+        assert_eq!(a, again);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn transforms_stay_in_range() {
+        let key = stream_key(42, 7);
+        let n = 20_000;
+        let (mut sum, mut sum_sq, mut lo, mut hi) = (0.0, 0.0, f64::MAX, f64::MIN);
+        for i in 0..n {
+            let bits = element_bits(key, i);
+            let u = unit_uniform(bits);
+            lo = lo.min(u);
+            hi = hi.max(u);
+            let z = standard_normal(bits);
+            assert!(z.is_finite());
+            sum += z;
+            sum_sq += z * z;
+        }
+        let mean = sum / n as f64;
+        let var = sum_sq / n as f64 - mean * mean;
+        assert!(
+            (0.0..0.001).contains(&lo) && (0.999..1.0).contains(&hi),
+            "uniform range {lo} {hi}"
+        );
+        assert!(
+            mean.abs() < 0.03 && (var - 1.0).abs() < 0.05,
+            "normal moments {mean} {var}"
+        );
+        // The extremes of the transforms themselves.
+        assert_eq!(unit_uniform([u32::MAX, 0]), 1.0 - UNIT);
+        assert_eq!(standard_normal([u32::MAX, 0]), 0.0);
+    }
+}
