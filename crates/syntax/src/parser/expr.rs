@@ -21,6 +21,7 @@ impl Parser<'_> {
         }
         let outer_muted = self.muted;
         let outer_skip = std::mem::replace(&mut self.skip_newlines, 0);
+        self.open_closers.push(TokenKind::RBrace);
         let mut stmts = Vec::new();
         let mut unclosed = false;
         loop {
@@ -37,13 +38,17 @@ impl Parser<'_> {
                 unclosed = true;
                 break;
             }
+            let before = self.pos;
             stmts.push(self.parse_stmt());
-            if self.muted {
-                self.recover_to_statement_end();
-            } else {
+            if !self.muted {
                 self.finish_line(false);
+            } else if !(self.pos > before && self.line_start_at(self.pos)) {
+                // (A statement that broke off at a new line already ends there.)
+                self.recover_to_statement_end();
             }
+            self.ensure_progress(before);
         }
+        self.open_closers.pop();
         self.skip_newlines = outer_skip;
         self.muted = outer_muted || unclosed;
         self.leave();
@@ -354,6 +359,9 @@ impl Parser<'_> {
 
     fn parse_postfix(&mut self) -> Expr {
         let mut expr = self.parse_primary();
+        if expr.kind == ExprKind::Error {
+            return expr;
+        }
         loop {
             match self.kind() {
                 TokenKind::LParen => {

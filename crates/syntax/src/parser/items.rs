@@ -18,6 +18,7 @@ impl Parser<'_> {
                 break;
             }
             let start = self.here();
+            let before = self.pos;
             let doc = self.take_doc(start.start);
             let item = match self.kind() {
                 TokenKind::KwImport => Some(Item::Import(self.parse_import(doc))),
@@ -43,6 +44,7 @@ impl Parser<'_> {
             if self.muted {
                 self.recover_to_item();
             }
+            self.ensure_progress(before);
         }
         let end = self.text.len() as u32;
         File {
@@ -157,6 +159,7 @@ impl Parser<'_> {
             .unwrap_or_else(|| self.missing_ident());
         let (self_param, params) = self.parse_params();
         let ret = self.parse_return_type();
+        self.skip_newlines_before(TokenKind::LBrace);
         let body = if self.at(TokenKind::LBrace) {
             FnBody::Block(self.parse_block())
         } else if self.eat(TokenKind::Eq) {
@@ -181,6 +184,8 @@ impl Parser<'_> {
     }
 
     fn parse_return_type(&mut self) -> Option<Type> {
+        // A long signature may put `-> Ret` on its own line.
+        self.skip_newlines_before(TokenKind::Arrow);
         if self.eat(TokenKind::Arrow) {
             Some(self.parse_type())
         } else {
@@ -317,6 +322,7 @@ impl Parser<'_> {
         let open = self.bump();
         let open_span = self.span_of(open);
         let outer_muted = self.muted;
+        self.open_closers.push(TokenKind::RBrace);
         loop {
             self.muted = false;
             self.skip_separators(true);
@@ -324,14 +330,16 @@ impl Parser<'_> {
             if kind == TokenKind::RBrace {
                 self.bump();
                 self.muted = outer_muted;
-                return;
+                break;
             }
             if kind == TokenKind::Eof || starts_item(kind) {
                 self.muted = outer_muted;
                 self.report_unclosed(open_span, TokenKind::RBrace);
-                return;
+                self.muted = true;
+                break;
             }
             let start = self.here();
+            let before = self.pos;
             let doc = self.take_doc(start.start);
             match kind {
                 TokenKind::KwFn if methods_allowed => {
@@ -345,10 +353,12 @@ impl Parser<'_> {
             }
             if !self.muted {
                 self.finish_line(true);
-            } else {
+            } else if !(self.pos > before && self.line_start_at(self.pos)) {
                 self.recover_to_statement_end();
             }
+            self.ensure_progress(before);
         }
+        self.open_closers.pop();
     }
 
     fn parse_field(&mut self, doc: Option<Doc>) -> Field {

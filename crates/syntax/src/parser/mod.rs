@@ -28,6 +28,8 @@ pub(crate) struct Parser<'a> {
     /// Set once the current statement, member or declaration has a diagnostic:
     /// further ones are cascades and stay quiet until the next resynchronisation.
     muted: bool,
+    /// The closers of the delimiters open around the current position, innermost last.
+    open_closers: Vec<TokenKind>,
     /// Recursion depth of nested expressions, types and blocks, bounded to keep the stack safe.
     depth: u32,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -71,6 +73,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             skip_newlines: 0,
             muted: false,
+            open_closers: Vec::new(),
             depth: 0,
             diagnostics: lexed.diagnostics,
         }
@@ -108,6 +111,18 @@ impl<'a> Parser<'a> {
             }
         }
         self.tokens[i].kind
+    }
+
+    /// Skips line breaks when the first token after them is `kind`, which
+    /// continues the construct before them (`else`, `-> Ret`, a body's `{`).
+    fn skip_newlines_before(&mut self, kind: TokenKind) {
+        let mut next = self.pos;
+        while self.tokens[next].kind == TokenKind::Newline {
+            next += 1;
+        }
+        if self.tokens[next].kind == kind {
+            self.pos = next;
+        }
     }
 
     /// Consumes the current token (never `Eof`) and returns it.
@@ -285,14 +300,17 @@ impl<'a> Parser<'a> {
         let open = self.bump();
         let open_span = self.span_of(open);
         self.skip_newlines += 1;
+        self.open_closers.push(close);
         let value = inner(self);
+        self.open_closers.pop();
         self.skip_newlines -= 1;
         if self.at_closer(close) {
             let token = self.bump();
             return (value, token.end);
         }
-        self.report_unclosed(open_span, close);
-        self.recover_to_closer(close);
+        if self.report_unclosed(open_span, close) {
+            self.recover_to_closer(close);
+        }
         (value, self.prev_end())
     }
 
@@ -304,20 +322,27 @@ impl<'a> Parser<'a> {
         found
     }
 
-    fn report_unclosed(&mut self, open_span: Span, close: TokenKind) {
+    /// Reports a missing closer: E0104 when the text plainly went on without
+    /// it (end of file, a declaration, a new line), else E0103 "expected `)`,
+    /// found ...". Returns whether the caller should skip to the closer.
+    fn report_unclosed(&mut self, open_span: Span, close: TokenKind) -> bool {
         self.skip_newlines += 1;
         let token = self.current();
         self.skip_newlines -= 1;
+        let is_closer = matches!(
+            token.kind,
+            TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace
+        );
+        let runs_on = token.kind == TokenKind::Eof
+            || starts_item(token.kind)
+            || (!is_closer && self.line_start_at(self.pos));
         if token.kind == TokenKind::Error {
             self.muted = true;
-            return;
+            return !runs_on;
         }
         let found = self.describe(token);
         let found_span = self.span_of(token);
         let opener = &self.text[open_span.start as usize..open_span.end as usize];
-        let runs_on = token.kind == TokenKind::Eof
-            || starts_item(token.kind)
-            || (starts_statement(token.kind) && self.line_start_at(self.pos));
         let diagnostic = if runs_on {
             Diagnostic::error(
                 codes::UNCLOSED_DELIMITER,
@@ -337,12 +362,13 @@ impl<'a> Parser<'a> {
             .with_secondary(open_span, "to close this")
         };
         self.report(diagnostic);
+        !runs_on
     }
 
     /// Whether token `index` is the first on its line. Looks at the text,
     /// since no `Newline` token is made after an operator or a comma.
     fn line_start_at(&self, index: usize) -> bool {
-        if index == 0 {
+        if index == 0 || self.tokens[index - 1].kind == TokenKind::Newline {
             return true;
         }
         let gap = self.tokens[index - 1].end as usize..self.tokens[index].start as usize;
@@ -350,8 +376,9 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips to and past the closer matching an already-open delimiter. A
-    /// different closer at the same depth is taken as a mistyped one. Stops
-    /// before anything that plainly starts a new statement or declaration.
+    /// different closer at the same depth is taken as a mistyped one unless
+    /// it closes an outer delimiter. Stops before anything that plainly
+    /// starts a new statement or declaration.
     fn recover_to_closer(&mut self, close: TokenKind) {
         let mut depth = 0u32;
         loop {
@@ -361,9 +388,11 @@ impl<'a> Parser<'a> {
                 kind if starts_item(kind) => return,
                 kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
                 TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => depth += 1,
-                TokenKind::RBrace if depth == 0 && close != TokenKind::RBrace => return,
-                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {
+                kind @ (TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace) => {
                     if depth == 0 {
+                        if kind != close && self.open_closers.contains(&kind) {
+                            return;
+                        }
                         self.pos += 1;
                         return;
                     }
@@ -409,6 +438,14 @@ impl<'a> Parser<'a> {
         if !ends {
             self.error_expected("a newline or `;`");
             self.recover_to_statement_end();
+        }
+    }
+
+    /// Makes sure a loop over statements, members or declarations moves on:
+    /// if nothing was consumed since `before`, skips one token.
+    fn ensure_progress(&mut self, before: usize) {
+        if self.pos == before && self.tokens[self.pos].kind != TokenKind::Eof {
+            self.pos += 1;
         }
     }
 

@@ -75,3 +75,367 @@ fn u(x: [?k D], p: Unit, q: [b n D] Signed bf16) -> [?k D] = x
         "#]],
     );
 }
+
+#[test]
+fn spec_declarations() {
+    check(
+        r#"
+import vision                              # vision.ss beside this file, or on the search path
+dim D = 768                                # a constant size
+dim Dh = D / H                             # dims may use dims declared later
+dim Images = [b 3 16gh 16gw]               # a shape alias
+extern fn erfc(x: Real) -> NonNeg = "torch.special.erfc"
+fn patchify(img: [b 3 16gh 16gw]) -> [b (gh gw) 768] { rearrange(img, [b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)]) }
+fn double(x: Real) -> Real = 2 * x         # one-expression body
+record Stats { mean: [n] Real, std: [n] NonNeg }
+model Mlp { w: [D D] }
+"#,
+        expect![[r#"
+            import vision
+            dim D = 768
+            dim Dh = D/H
+            dim Images = [b 3 16gh 16gw]
+            extern fn erfc(x: Real) -> NonNeg = "torch.special.erfc"
+            fn patchify(img: [b 3 16gh 16gw]) -> [b (gh gw) 768]
+              rearrange(img, [b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)])
+            fn double(x: Real) -> Real = (2 * x)
+            record Stats
+              field mean: [n] Real
+              field std: [n] NonNeg
+            model Mlp
+              field w: [D D]
+        "#]],
+    );
+}
+
+#[test]
+fn spec_models() {
+    check(
+        r#"
+## One transformer MLP.
+model Mlp(Din, Dh) {
+  w1: [Din Dh] = normal(std=0.02)
+  b1: [Dh] = zeros
+  w2: [Dh Din]
+  fn forward(self, x: [b n Din]) -> [b n Din] = gelu(x @ self.w1 + self.b1) @ self.w2
+}
+
+model Gpt {
+  embed: [V D]
+  blocks: [L] Block          # L copies, nn.ModuleList
+  mlp: Mlp(D, 4*D)           # a sub-model with sizes
+  head: [D V]
+  fn forward(self, ids: [b n] Index[V]) -> [b n V] {
+    let x = embedding(ids, self.embed)
+    for blk in self.blocks { x = blk(x) }
+    self.mlp(x) @ self.head
+  }
+}
+"#,
+        expect![[r#"
+            doc "One transformer MLP."
+            model Mlp(Din, Dh)
+              field w1: [Din Dh] = normal(std=0.02)
+              field b1: [Dh] = zeros
+              field w2: [Dh Din]
+              fn forward(self, x: [b n Din]) -> [b n Din] = (gelu(((x @ self.w1) + self.b1)) @ self.w2)
+            model Gpt
+              field embed: [V D]
+              field blocks: [L] Block
+              field mlp: Mlp(D, 4*D)
+              field head: [D V]
+              fn forward(self, ids: [b n] Index[V]) -> [b n V]
+                let x = embedding(ids, self.embed)
+                for blk in self.blocks
+                  x = blk(x)
+                (self.mlp(x) @ self.head)
+        "#]],
+    );
+}
+
+#[test]
+fn spec_patterns() {
+    check(
+        r#"
+fn f(img: Images, x: [b n], q: [b h i d], k: [b h j d]) {
+  let patches = rearrange(img, [b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)])
+  let pooled  = reduce(x, [b (h 2) (w 2) c] -> [b h w c], max)
+  let tiled   = repeat(x, [b n] -> [b n r], r=4)
+  let scores  = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
+  let rows = rearrange(img, [... 16gh] -> [... gh 16], gh=14)
+  let z = zeros([n D]); let w = full(shape=[n], 1.0)
+}
+"#,
+        expect![[r#"
+            fn f(img: Images, x: [b n], q: [b h i d], k: [b h j d])
+              let patches = rearrange(img, [b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)])
+              let pooled = reduce(x, [b (h 2) (w 2) c] -> [b h w c], max)
+              let tiled = repeat(x, [b n] -> [b n r], r=4)
+              let scores = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
+              let rows = rearrange(img, [... 16gh] -> [... gh 16], gh=14)
+              let z = zeros([n D])
+              let w = full(shape=[n], 1.0)
+        "#]],
+    );
+}
+
+#[test]
+fn statements_and_indexing() {
+    check(
+        r#"
+fn f(x: [b n D], c: Bool) -> ([b k], [b k] Index[n]) {
+  let y: [b n D] Real = x
+  let (values, ids) = topk(sum(x, over=D), 4, over=n)
+  y = y + 1
+  let rows = x[sum(x, over=D) != 0]
+  let s = x[1:3]; let t = x[:, i]; let u = x[::2, :n - 1, 0:]
+  let m = mean(x, over=(n D))
+  if c { return (values, ids) } else if not c and true { y = -y } 
+  else { y = y * 2 }
+  for i in range(3) {
+    y = y
+  }
+  (values, ids)
+}
+"#,
+        expect![[r#"
+            fn f(x: [b n D], c: Bool) -> ([b k], [b k] Index[n])
+              let y: [b n D] Real = x
+              let (values, ids) = topk(sum(x, over=D), 4, over=n)
+              y = (y + 1)
+              let rows = x[(sum(x, over=D) != 0)]
+              let s = x[1:3]
+              let t = x[:, i]
+              let u = x[::2, :(n - 1), 0:]
+              let m = mean(x, over=(n D))
+              if c
+                return (values, ids)
+              else
+                if ((not c) and true)
+                  y = (-y)
+                else
+                  y = (y * 2)
+              for i in range(3)
+                y = y
+              (values, ids)
+        "#]],
+    );
+}
+
+#[test]
+fn precedence() {
+    check(
+        r#"
+fn p(a: Real, b: Real) -> Real {
+  a or b and not a == b
+  not a + b < a * b
+  a + b * c @ d
+  -a @ b
+  -a ** 2
+  a ** b ** c
+  2 ** -x
+  x as [196 D] + y to Unit f32
+  -x to Pos
+  f(x)[0].y ** 2
+  a - b - c; a / b * c
+  a < b == c
+  (a + b) * c
+  1e-6 + 0.5 + none + true + false + "s\n"
+}
+"#,
+        expect![[r#"
+            fn p(a: Real, b: Real) -> Real
+              (a or (b and (not (a == b))))
+              (not ((a + b) < (a * b)))
+              (a + (b * (c @ d)))
+              ((-a) @ b)
+              (-(a ** 2))
+              (a ** (b ** c))
+              (2 ** (-x))
+              ((x as [196 D]) + (y to Unit f32))
+              (-(x to Pos))
+              (f(x)[0].y ** 2)
+              ((a - b) - c)
+              ((a / b) * c)
+              ((a < b) == c)
+              ((a + b) * c)
+              (((((1e-6 + 0.5) + none) + true) + false) + "s\n")
+        "#]],
+    );
+}
+
+#[test]
+fn types() {
+    check(
+        r#"
+fn t(a: Int, b: Float, c: Bool, d: Bool bool, e: i64, f: [n] i64, g: [b n] Index[V] i32, h: (Real, [n]), i: Stats, j: vision.Stats, k: Mlp(D, 4*D), l: [L] Block, m: [] f32, n: (Real)) -> Unit f32 = a
+fn u(x: [...]) -> [(a b c) (16 gh) ((a + 1)*2) (n)] = x
+"#,
+        expect![[r#"
+            fn t(a: Int, b: Float, c: Bool, d: Bool bool, e: i64, f: [n] i64, g: [b n] Index[V] i32, h: (Real, [n]), i: Stats, j: vision.Stats, k: Mlp(D, 4*D), l: [L] Block, m: [] f32, n: Real) -> Unit f32 = a
+            fn u(x: [...]) -> [(a b c) (16 gh) (a + 1)*2 n] = x
+        "#]],
+    );
+}
+
+#[test]
+fn line_breaks() {
+    check(
+        "fn f(a: [n],\n      b: [n])\n  -> [n] {\n  let x = a +\n    b\n  let y = g(x,\n    over=n)\n  let z = [1]\n}\n\n\ndim A = 1; dim B = 2\n",
+        expect![[r#"
+            fn f(a: [n], b: [n]) -> [n]
+              let x = (a + b)
+              let y = g(x, over=n)
+              let z = {error}
+            dim A = 1
+            dim B = 2
+            error[E0103]: expected an expression, found `[`
+              --> 95..96 "[": expected an expression
+        "#]],
+    );
+}
+
+#[test]
+fn recovery_in_statements() {
+    check(
+        r#"
+fn f(x: [n]) -> [n] {
+  let y = x +* 2
+  let z = [1]
+  let w = (x + 1
+  let v = exp(x]
+  y
+}
+dim D = 768
+"#,
+        expect![[r#"
+            fn f(x: [n]) -> [n]
+              let y = (x + ({error} * 2))
+              let z = {error}
+              let w = (x + 1)
+              let v = exp(x)
+              y
+            dim D = 768
+            error[E0103]: expected an expression, found `*`
+              --> 36..37 "*": expected an expression
+            error[E0103]: expected an expression, found `[`
+              --> 50..51 "[": expected an expression
+            error[E0104]: unclosed delimiter `(`
+              --> 64..65 "(": unclosed delimiter
+              ... 73..76 "let": expected `)` before `let`
+            error[E0103]: expected `)`, found `]`
+              --> 86..87 "]": expected `)`
+              ... 84..85 "(": to close this
+        "#]],
+    );
+}
+
+#[test]
+fn recovery_in_declarations() {
+    check(
+        r#"
+dim D = 768 768
+dim E =
+dim F = 2
+fn g(x: [b n)) -> [b n] = x
+fn h(x [n]) -> [n] = x
+model M {
+  w: [D D] = normal(std=0.02) junk
+  b: [D]
+  fn forward(self, x: [D]) -> [D] = x @ self.w
+}
+record R { a: [n], b: }
+extern fn e(x: Real) -> Real = torch.exp
+fn k() -> [(a b) + 1 ...*2] = 1
+fn after(x: Real) -> Real = x
+"#,
+        expect![[r#"
+            dim D = 768
+            dim E = {error}
+            dim F = 2
+            fn g(x: [b n]) = {error}
+            fn h(x: {error}) -> [n] = x
+            model M
+              field w: [D D] = normal(std=0.02)
+              field b: [D]
+              fn forward(self, x: [D]) -> [D] = (x @ self.w)
+            record R
+              field a: [n]
+              field b: {error}
+            extern fn e(x: Real) -> Real
+            fn k() -> [{error} {error}] = 1
+            fn after(x: Real) -> Real = x
+            error[E0103]: expected a newline or `;`, found `768`
+              --> 13..16 "768": expected a newline or `;`
+            error[E0103]: expected a size or a shape `[...]`, found `dim`
+              --> 25..28 "dim": expected a size or a shape `[...]`
+            error[E0103]: expected `]`, found `)`
+              --> 47..48 ")": expected `]`
+              ... 43..44 "[": to close this
+            error[E0103]: expected `:`, found `[`
+              --> 70..71 "[": expected `:`
+            error[E0103]: expected a newline or `;`, found `junk`
+              --> 126..130 "junk": expected a newline or `;`
+            error[E0103]: expected a type, found `}`
+              --> 211..212 "}": expected a type
+            error[E0103]: expected a Python name in a string, as `"torch.exp"`, found `torch`
+              --> 244..249 "torch": expected a Python name in a string, as `"torch.exp"`
+            error[E0107]: a group cannot be part of arithmetic
+              --> 265..270 "(a b)": a group is a whole axis
+        "#]],
+    );
+}
+
+#[test]
+fn recovery_from_unclosed_delimiters() {
+    check(
+        "fn f(x: [n]) -> [n] {\n  let y = exp(x\n  y\n}\nfn g(x: [n) -> [n] = x\nmodel M {\n  w: [n]\n\ndim D = 1\nfn h() -> Int {\n  1\n",
+        expect![[r#"
+            fn f(x: [n]) -> [n]
+              let y = exp(x)
+              y
+            fn g(x: [n]) -> [n] = x
+            model M
+              field w: [n]
+            dim D = 1
+            fn h() -> Int
+              1
+            error[E0104]: unclosed delimiter `(`
+              --> 35..36 "(": unclosed delimiter
+              ... 40..41 "y": expected `)` before `y`
+            error[E0103]: expected `]`, found `)`
+              --> 54..55 ")": expected `]`
+              ... 52..53 "[": to close this
+            error[E0104]: unclosed delimiter `{`
+              --> 75..76 "{": unclosed delimiter
+              ... 87..90 "dim": expected `}` before `dim`
+            error[E0104]: unclosed delimiter `{`
+              --> 111..112 "{": unclosed delimiter
+              ... 117..117 "": expected `}` before end of file
+        "#]],
+    );
+}
+
+#[test]
+fn recovery_from_lexer_errors() {
+    check(
+        "dim D = 768 $\nfn f(x: [n]) -> [n] = x é 2\nextern fn e(x: Real) -> Real = \"torch.exp\nfn g(x: [1.5gh]) -> [n] = x\ndim Big = 1000000000000000000000000000000000000000000\n",
+        expect![[r#"
+            dim D = 768
+            fn f(x: [n]) -> [n] = x
+            extern fn e(x: Real) -> Real = "torch.exp"
+            fn g(x: []) -> [n] = x
+            dim Big = 0
+            error[E0101]: unexpected character `$`
+              --> 12..13 "$": no token starts with this
+            error[E0101]: unexpected character `é`
+              --> 38..40 "é": no token starts with this
+            error[E0102]: unterminated string
+              --> 74..84 "\"torch.exp": this string has no closing `"`
+            error[E0106]: invalid number
+              --> 94..99 "1.5gh": a float cannot touch a name
+            error[E0105]: integer literal too large
+              --> 123..166 "1000000000000000000000000000000000000000000": does not fit in 128 bits
+        "#]],
+    );
+}

@@ -292,7 +292,12 @@ impl Parser<'_> {
         loop {
             let kind = self.kind();
             if kind == close || !starts_axis(kind) {
-                if kind != close && kind != TokenKind::Eof {
+                // A wrong closer or the end is reported as an unclosed delimiter by `delimited`.
+                let closer = matches!(
+                    kind,
+                    TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace
+                );
+                if kind != close && !closer && kind != TokenKind::Eof {
                     self.error_expected(&format!("an axis or {}", close.describe()));
                 }
                 break;
