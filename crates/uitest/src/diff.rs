@@ -120,7 +120,8 @@ mod tests {
     use expect_test::{expect, Expect};
 
     fn check(expected: &str, actual: &str, expect: Expect) {
-        expect.assert_eq(&line_diff(expected, actual));
+        // The header keeps expect-test from trimming the two-space indent.
+        expect.assert_eq(&format!("diff:\n{}", line_diff(expected, actual)));
     }
 
     #[test]
@@ -133,6 +134,7 @@ mod tests {
             &expected,
             &actual,
             expect![[r#"
+                diff:
                   ...
                    line 4
                    line 5
@@ -154,6 +156,7 @@ mod tests {
             "",
             "error[E1]: new\n",
             expect![[r#"
+                diff:
                   +error[E1]: new
             "#]],
         );
@@ -161,6 +164,7 @@ mod tests {
             "a\nb\n",
             "a\nx\nb\ny\n",
             expect![[r#"
+                diff:
                    a
                   +x
                    b
@@ -175,6 +179,7 @@ mod tests {
             "a\r\nb\n",
             "a\r\nb",
             expect![[r#"
+                diff:
                   (only line endings differ) line 2:
                   -"b\n"
                   +"b"
