@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use diag::{Diagnostic, FileId, Span};
+use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind};
 
 use crate::lower::{Env, Lowerer, Place};
@@ -28,12 +28,13 @@ impl Aliases {
 struct AliasInfo<'a> {
     file: FileId,
     decl: &'a ast::Dim,
+    list_span: Span,
     /// The aliases this one's axes use, with where.
     deps: Vec<(usize, Span)>,
 }
 
 /// Finds alias cycles (E2201); the aliases on them are broken.
-pub fn find_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) -> Aliases {
+pub fn find_cycles(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Diagnostic>) -> Aliases {
     let mut infos: Vec<AliasInfo> = Vec::new();
     let mut lists: Vec<&ast::ShapeList> = Vec::new();
     let mut index: HashMap<(FileId, &str), usize> = HashMap::new();
@@ -42,7 +43,7 @@ pub fn find_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) -> Alia
             if let ast::Item::Dim(decl @ ast::Dim { value: ast::DimValue::Alias(list), .. }) = item {
                 if module.names.get(&decl.name.name) == Some(&i) {
                     index.insert((module.file, decl.name.name.as_str()), infos.len());
-                    infos.push(AliasInfo { file: module.file, decl, deps: Vec::new() });
+                    infos.push(AliasInfo { file: module.file, decl, list_span: list.span, deps: Vec::new() });
                     lists.push(list);
                 }
             }
@@ -94,7 +95,7 @@ pub fn find_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) -> Alia
                     let from = stack.iter().position(|&(a, _)| a == dep).unwrap_or(0);
                     let cycle = &stack[from..];
                     if cycle.iter().all(|&(a, _)| !on_cycle[a]) {
-                        diagnostics.push(cycle_diagnostic(program, &infos, cycle));
+                        diagnostics.push(cycle_diagnostic(program, map, &infos, cycle));
                     }
                     for &(a, _) in cycle {
                         on_cycle[a] = true;
@@ -124,7 +125,7 @@ pub fn find_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) -> Alia
     aliases
 }
 
-fn cycle_diagnostic(program: &Program, infos: &[AliasInfo], cycle: &[(usize, usize)]) -> Diagnostic {
+fn cycle_diagnostic(program: &Program, map: &SourceMap, infos: &[AliasInfo], cycle: &[(usize, usize)]) -> Diagnostic {
     let first = &infos[cycle[0].0];
     let mut diagnostic =
         Diagnostic::error("E2201", format!("shape alias `{}` is defined in terms of itself", first.decl.name.name))
@@ -137,7 +138,7 @@ fn cycle_diagnostic(program: &Program, infos: &[AliasInfo], cycle: &[(usize, usi
             if infos[dep].file == info.file { dep_name.clone() } else { format!("{}.{}", program.module(infos[dep].file).name, dep_name) };
         diagnostic = diagnostic
             .with_secondary(span, format!("`{}` uses `{qualified}`", info.decl.name.name))
-            .with_note(format!("`{}` uses `{qualified}`", info.decl.name.name));
+            .with_note(format!("`{}` = {} uses `{qualified}`", info.decl.name.name, source_text(map, info.list_span)));
     }
     diagnostic.with_help("an alias may use other aliases, but the chain must end in axes")
 }
@@ -159,4 +160,8 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+fn source_text(map: &SourceMap, span: Span) -> &str {
+    map.text(span.file).get(span.start as usize..span.end as usize).unwrap_or("")
 }

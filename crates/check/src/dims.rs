@@ -210,14 +210,11 @@ fn eval(
                 },
                 None => Err(Stop::Silent),
             },
-            Ok((_, Decl::Import(..))) | Ok((_, Decl::Alias(..))) | Ok((_, Decl::Fn(_)))
-            | Ok((_, Decl::ExternFn(_))) | Ok((_, Decl::Model(_))) | Ok((_, Decl::Record(_))) => {
-                let (_, decl) = program.lookup(file, path).map_err(|_| Stop::Silent)?;
-                Err(Stop::Reported(not_a_size(path, decl)))
-            }
-            Err(error) => Err(Stop::Reported(
-                error.to_diagnostic().with_help("a dim's value is made of numbers and other dims"),
-            )),
+            Ok((_, decl)) => Err(Stop::Reported(not_a_size(path, decl))),
+            Err(error) => match error.to_diagnostic() {
+                Some(d) => Err(Stop::Reported(d.with_help("a dim's value is made of numbers and other dims"))),
+                None => Err(Stop::Silent),
+            },
         },
         SizeExprKind::Binary { op, lhs, rhs } => {
             let a = eval(program, index, values, file, lhs);
@@ -264,7 +261,7 @@ pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
         Some(file) => format!("{}.{}", file.name, path.name.name),
         None => path.name.name.clone(),
     };
-    let mut diagnostic = Diagnostic::error("E0303", format!("`{shown}` is a {}, not a size", decl.describe()))
+    let mut diagnostic = Diagnostic::error("E0303", format!("`{shown}` is {}, not a size", decl.describe()))
         .with_primary(path.span, "expected a size")
         .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name));
     diagnostic = match decl {

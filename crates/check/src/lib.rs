@@ -47,7 +47,7 @@ pub fn check(map: &mut SourceMap, files: &dyn Files, roots: &[PathBuf], options:
     let mut diagnostics = Vec::new();
     let program = load::load(map, files, roots, &options.search_path, &mut diagnostics);
     let dims = dims::evaluate(&program, map, &mut diagnostics);
-    let aliases = alias::find_cycles(&program, &mut diagnostics);
+    let aliases = alias::find_cycles(&program, map, &mut diagnostics);
     let env = lower::Env { program: &program, map, dims: &dims, aliases: &aliases };
     alias::check_declarations(env, &mut diagnostics);
     let signatures = signature::check_all(env, &mut diagnostics);

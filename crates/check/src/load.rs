@@ -153,7 +153,7 @@ fn report_import_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) {
         state[start] = State::Open;
         while let Some((module, pending)) = stack.last_mut() {
             let module = *module;
-            let Some((import, target)) = pending.pop() else {
+            let Some((_, target)) = pending.pop() else {
                 state[module] = State::Done;
                 stack.pop();
                 continue;
@@ -170,7 +170,7 @@ fn report_import_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) {
                     let mut key = chain.clone();
                     key.sort_unstable();
                     if reported.insert(key) {
-                        diagnostics.push(cycle_diagnostic(program, &chain, module, &import));
+                        diagnostics.push(cycle_diagnostic(program, &chain));
                     }
                 }
                 State::Done => {}
@@ -187,14 +187,16 @@ fn sorted_imports(program: &Program, module: usize) -> Vec<(String, usize)> {
     imports
 }
 
-fn cycle_diagnostic(program: &Program, chain: &[usize], closing: usize, import: &str) -> Diagnostic {
-    let module = &program.modules[closing];
+fn cycle_diagnostic(program: &Program, chain: &[usize]) -> Diagnostic {
+    // Reported at the first file's import that starts the cycle.
+    let module = &program.modules[chain[0]];
+    let next = program.modules[chain[1 % chain.len()]].file;
     let span = module
         .ast
         .items
         .iter()
         .find_map(|item| match item {
-            ast::Item::Import(i) if i.name.name == import => Some(i.name.span),
+            ast::Item::Import(i) if module.imports.get(&i.name.name) == Some(&next) => Some(i.name.span),
             _ => None,
         })
         .unwrap_or(module.ast.span);
@@ -204,7 +206,7 @@ fn cycle_diagnostic(program: &Program, chain: &[usize], closing: usize, import: 
     } else {
         Diagnostic::error("E0202", format!("import cycle: `{}` imports itself through other files", first.path.display()))
     };
-    diagnostic = diagnostic.with_primary(span, "this import closes the cycle");
+    diagnostic = diagnostic.with_primary(span, "this import starts the cycle");
     for (i, &m) in chain.iter().enumerate() {
         let next = chain[(i + 1) % chain.len()];
         diagnostic = diagnostic.with_note(format!(

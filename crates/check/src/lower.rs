@@ -62,6 +62,9 @@ pub struct Lowerer<'a, 'd> {
     unknowns_in_type: HashMap<Arc<str>, u32>,
     /// The current type's `...`, for "one per type".
     rest_in_type: Option<Span>,
+    /// A parameter's type had a mistake, so it may have lost names it would
+    /// have introduced: a return type's unknown names are then not reported.
+    params_incomplete: bool,
     pub diagnostics: &'d mut Vec<Diagnostic>,
 }
 
@@ -86,12 +89,28 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             unknown_counts: HashMap::new(),
             unknowns_in_type: HashMap::new(),
             rest_in_type: None,
+            params_incomplete: false,
             diagnostics,
         }
     }
 
     fn report(&mut self, diagnostic: Diagnostic) {
+        self.lost_names();
         self.diagnostics.push(diagnostic);
+    }
+
+    fn report_lookup(&mut self, error: crate::program::LookupError) {
+        match error.to_diagnostic() {
+            Some(diagnostic) => self.report(diagnostic),
+            None => self.lost_names(),
+        }
+    }
+
+    /// Notes that part of a type is missing (a mistake, here or reported before).
+    fn lost_names(&mut self) {
+        if self.place == Place::Param {
+            self.params_incomplete = true;
+        }
     }
 
     /// Lowers one whole type (a parameter's, a return, an alias's list).
@@ -129,7 +148,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             ast::TypeKind::Axis(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::Axis),
             ast::TypeKind::Axes(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::Axes),
             ast::TypeKind::Size(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::SizeParam),
-            ast::TypeKind::Error => TyKind::Error,
+            ast::TypeKind::Error => {
+                self.lost_names();
+                TyKind::Error
+            }
         };
         Ty { kind, span: ty.span }
     }
@@ -170,7 +192,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 let shown = self.show_path(path);
                 let what = decl.describe();
                 self.report(
-                    Diagnostic::error("E0310", format!("`{shown}` is a {what}, not a type"))
+                    Diagnostic::error("E0310", format!("`{shown}` is {what}, not a type"))
                         .with_primary(path.span, "expected a type")
                         .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
                         .with_help("a type is a shape such as `[b n D]`, a domain, a dtype, a shape alias, a model or a record"),
@@ -178,7 +200,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 TyKind::Error
             }
             Err(error) => {
-                self.report(error.to_diagnostic());
+                self.report_lookup(error);
                 TyKind::Error
             }
         }
@@ -189,6 +211,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         match self.env.program.lookup(self.module, path) {
             Ok((file, Decl::Alias(decl, list))) => {
                 if self.env.aliases.is_broken(file, &decl.name.name) {
+                    self.lost_names();
                     return None;
                 }
                 Some(self.lower_shape(list, file))
@@ -196,7 +219,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             Ok((_, decl)) => {
                 let shown = self.show_path(path);
                 self.report(
-                    Diagnostic::error("E0310", format!("`{shown}` is a {}, not a shape", decl.describe()))
+                    Diagnostic::error("E0310", format!("`{shown}` is {}, not a shape", decl.describe()))
                         .with_primary(path.span, "expected a shape alias")
                         .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
                         .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
@@ -204,7 +227,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 None
             }
             Err(error) => {
-                self.report(error.to_diagnostic());
+                self.report_lookup(error);
                 None
             }
         }
@@ -227,6 +250,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                         self.lower_axis(inner, file, out);
                     }
                 } else {
+                    self.lost_names();
                     out.push(Axis { kind: AxisKind::Error, span: axis.span });
                 }
                 return;
@@ -356,7 +380,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     None
                 }
             },
-            SizeExprKind::Error => None,
+            SizeExprKind::Error => {
+                self.lost_names();
+                None
+            }
             SizeExprKind::Unknown(name) => self.unknown(name, expr.span).map(|s| SizeVal::Poly(Poly::symbol(s))),
             SizeExprKind::Name(path) => {
                 // A lone name in a shape was already tried as an alias, so any
@@ -373,6 +400,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 
     fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
+        let inexact_operands = match (&a, &b, op) {
+            (SizeVal::Poly(a), SizeVal::Poly(b), SizeOp::Div) => Some((a.clone(), b.clone())),
+            _ => None,
+        };
         let result = match (a, b) {
             (SizeVal::Poly(a), SizeVal::Poly(b)) => match op {
                 SizeOp::Add => a.add(&b).map(SizeVal::Poly),
@@ -411,10 +442,42 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 None
             }
             Err(SizeError::Inexact) => {
-                self.report(inexact(span, "this division is only exact for some values"));
+                let diagnostic = match &inexact_operands {
+                    Some((a, b)) => self.inexact_detail(span, a, b),
+                    None => inexact(span, "this division is only exact for some values"),
+                };
+                self.report(diagnostic);
                 None
             }
         }
+    }
+
+    /// E0402 saying why `a / b` isn't whole: the numbers once dims are
+    /// replaced (`768 / 5`), or the symbols it depends on (`n` may be odd).
+    fn inexact_detail(&self, span: Span, a: &Poly, b: &Poly) -> Diagnostic {
+        let dims = self.env.dims;
+        let value = |s: &Symbol| match s {
+            Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+            _ => None,
+        };
+        let (Ok(va), Ok(vb)) = (a.substitute(&value), b.substitute(&value)) else {
+            return inexact(span, "this division is only exact for some values");
+        };
+        let label = match (va.as_constant(), vb.as_constant()) {
+            (Some(x), Some(y)) => format!("{x} / {y} is not a whole number"),
+            _ => format!("`{a}` is not always a multiple of `{b}`"),
+        };
+        let mut diagnostic = inexact(span, &label);
+        let mut symbols = a.symbols();
+        symbols.extend(b.symbols());
+        symbols.sort();
+        symbols.dedup();
+        for symbol in symbols {
+            if let Some(v) = value(symbol) {
+                diagnostic = diagnostic.with_note(format!("`{symbol}` is {v}"));
+            }
+        }
+        diagnostic
     }
 
     /// Exact division, symbolically or once dims are replaced by their values (seed).
@@ -462,7 +525,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         let found = match program.lookup(origin, path) {
             Ok(found) => Some(found),
             Err(error) if path.file.is_some() => {
-                self.report(error.to_diagnostic());
+                self.report_lookup(error);
                 return None;
             }
             // A plain name of another file's alias that isn't declared there:
@@ -500,6 +563,9 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             return Some(Symbol::Generic(key));
         }
         let _ = origin;
+        if self.params_incomplete {
+            return None;
+        }
         self.report(
             Diagnostic::error("E0301", format!("cannot find size `{}`", name.name))
                 .with_primary(name.span, "not a dim, and no parameter's type has this axis")

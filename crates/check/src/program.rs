@@ -37,16 +37,16 @@ pub enum Decl<'a> {
 }
 
 impl Decl<'_> {
-    /// What the user would call it, for messages: "dim", "shape alias", ...
+    /// What the user would call it, with its article, for messages: "a dim", "an extern function", ...
     pub fn describe(&self) -> &'static str {
         match self {
-            Decl::Dim(..) => "dim",
-            Decl::Alias(..) => "shape alias",
-            Decl::Fn(_) => "function",
-            Decl::ExternFn(_) => "extern function",
-            Decl::Model(_) => "model",
-            Decl::Record(_) => "record",
-            Decl::Import(..) => "imported file",
+            Decl::Dim(..) => "a dim",
+            Decl::Alias(..) => "a shape alias",
+            Decl::Fn(_) => "a function",
+            Decl::ExternFn(_) => "an extern function",
+            Decl::Model(_) => "a model",
+            Decl::Record(_) => "a record",
+            Decl::Import(..) => "an imported file",
         }
     }
 
@@ -70,6 +70,8 @@ pub enum LookupError {
     NotImported { file: String, span: Span },
     /// No such name (E0301); `file` is set for `file.name`.
     NotFound { file: Option<String>, name: String, span: Span },
+    /// `file.name` where `import file` failed, which was reported already.
+    ImportFailed,
 }
 
 /// Every module, indexed by `FileId` (modules and source-map files are added together).
@@ -109,6 +111,9 @@ impl Program {
             None => (from, None),
             Some(file) => match self.module(from).imports.get(&file.name) {
                 Some(&target) => (target, Some(file.name.clone())),
+                None if matches!(self.decl(from, &file.name), Some(Decl::Import(..))) => {
+                    return Err(LookupError::ImportFailed)
+                }
                 None => return Err(LookupError::NotImported { file: file.name.clone(), span: file.span }),
             },
         };
@@ -132,8 +137,10 @@ impl Program {
 }
 
 impl LookupError {
-    pub fn to_diagnostic(&self) -> Diagnostic {
-        match self {
+    /// The diagnostic to report; `None` when the mistake was reported elsewhere.
+    pub fn to_diagnostic(&self) -> Option<Diagnostic> {
+        Some(match self {
+            LookupError::ImportFailed => return None,
             LookupError::NotImported { file, span } => {
                 Diagnostic::error("E0204", format!("`{file}` is not an imported file"))
                     .with_primary(*span, "not imported")
@@ -147,6 +154,6 @@ impl LookupError {
                 Diagnostic::error("E0301", format!("cannot find `{name}` in this file"))
                     .with_primary(*span, "not found")
             }
-        }
+        })
     }
 }

@@ -121,12 +121,12 @@ fn run_check(paths: Vec<PathBuf>, include: Vec<PathBuf>, format: Format, deny_hi
         }
     }
     for root in &roots {
-        if let Err(FileError::Unreadable(reason) | FileError::NotFound) = DiskFiles.read(root).map(drop).map_err(|e| match e {
-            FileError::NotFound => FileError::Unreadable("no such file".into()),
-            other => other,
-        }) {
-            return usage_error(&format!("cannot read `{}`: {reason}", root.display()));
-        }
+        let reason = match DiskFiles.read(root) {
+            Ok(_) => continue,
+            Err(FileError::NotFound) => "no such file".to_string(),
+            Err(FileError::Unreadable(reason)) => reason,
+        };
+        return usage_error(&format!("cannot read `{}`: {reason}", root.display()));
     }
     for dir in &include {
         if !dir.is_dir() {

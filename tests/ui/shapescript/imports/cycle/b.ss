@@ -1,0 +1,3 @@
+# The other half of the cycle.
+import a # ~ E0202
+dim B = a.A

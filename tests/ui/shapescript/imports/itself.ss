@@ -1,0 +1,2 @@
+# A file can't import itself (E0202).
+import itself # ~ E0202

@@ -1,0 +1,2 @@
+# Found through `-I lib` by ../search-path.ss.
+dim Shared = 64
