@@ -11,6 +11,9 @@ mod linalg;
 mod source;
 mod values;
 
+#[cfg(test)]
+mod tests;
+
 use std::fmt;
 
 use crate::graph::{Graph, Node, NodeId};
