@@ -11,6 +11,9 @@ use crate::ir::print_ir;
 use crate::op::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 use crate::shape::Shape;
 
+type OneInput = fn(&mut Graph, NodeId) -> Result<NodeId, OpError>;
+type TwoInputs = fn(&mut Graph, NodeId, NodeId) -> Result<NodeId, OpError>;
+
 fn check(build: impl FnOnce(&mut Graph) -> Result<NodeId, OpError>, expect: Expect) {
     let mut g = Graph::new("t");
     let text = match build(&mut g) {
@@ -404,7 +407,7 @@ fn layout_ops() {
 
 #[test]
 fn layout_errors() {
-    let cases: [(&str, fn(&mut Graph, NodeId) -> Result<NodeId, OpError>); 8] = [
+    let cases: [(&str, OneInput); 8] = [
         ("reshape", |g, a| g.reshape(a, Shape::from([4]))),
         ("broadcast", |g, a| g.broadcast_to(a, Shape::from([2, 4]))),
         ("broadcast rank", |g, a| g.broadcast_to(a, Shape::from([3]))),
@@ -486,10 +489,7 @@ fn indexing_ops() {
 
 #[test]
 fn indexing_errors() {
-    let cases: [(
-        &str,
-        fn(&mut Graph, NodeId, NodeId) -> Result<NodeId, OpError>,
-    ); 6] = [
+    let cases: [(&str, TwoInputs); 6] = [
         ("float ids", |g, t, _| g.index(t, t)),
         ("scalar table", |g, _, i| {
             let s = g.input("s", Shape::scalar(), DType::F32);
