@@ -605,3 +605,66 @@ fn spans_past_the_end_or_inside_a_char_do_not_panic() {
         "#]],
     );
 }
+
+#[test]
+fn every_span_of_awkward_texts_renders_cleanly() {
+    let texts = [
+        "",
+        "\n",
+        "a",
+        "ab\r\ncd\r\n",
+        "\tx\t\n\n\ny",
+        "形🙂é\nz\n",
+        "a\rb\n",
+        "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\n",
+    ];
+    for text in texts {
+        let fixture = Fixture::new(&[("t.ss", text), ("u.ss", "other\n")]);
+        let len = text.len() as u32;
+        for start in 0..=len + 1 {
+            for end in start..=len + 2 {
+                let span = Span::new(FileId(0), start, end);
+                let diag = Diagnostic::warning("W1", "m")
+                    .with_primary(span, "label")
+                    .with_secondary(Span::new(FileId(0), end / 2, end), "half")
+                    .with_secondary(Span::new(FileId(1), 1, 3), "");
+                let rendered = render_human(&fixture.map, &diag, HumanOptions::default());
+                for line in rendered.lines() {
+                    assert_eq!(
+                        line,
+                        line.trim_end(),
+                        "{text:?} {start}..{end}:\n{rendered}"
+                    );
+                }
+                assert!(
+                    !rendered.contains('\r'),
+                    "{text:?} {start}..{end}:\n{rendered}"
+                );
+                assert!(
+                    rendered.contains('^'),
+                    "{text:?} {start}..{end}:\n{rendered}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn span_ending_at_a_line_start_ends_on_the_line_before() {
+    let fixture = Fixture::new(&[("a.ss", "let x = (\n  1)\nnext\n")]);
+    let open = fixture.find(0, "(");
+    let through_newline = Span::new(FileId(0), open.start, fixture.find(0, "next").start);
+    check(
+        &fixture,
+        Diagnostic::error("E0101", "odd").with_primary(through_newline, "to the end of line 2"),
+        expect![[r#"
+            error[E0101]: odd
+              --> a.ss:1:9
+               |
+             1 |   let x = (
+               |  _________^
+             2 | |   1)
+               | |_____^ to the end of line 2
+        "#]],
+    );
+}
