@@ -2,6 +2,11 @@
 //! Owns the shape of parsed programs; never resolves names or checks types
 //! (a name in a type may be a dim, an axis, an alias or a model: the checker decides).
 
+// The tree is built once per parse and then only walked by reference, so
+// variants are kept inline for plain pattern matching in the checker rather
+// than boxed to even out enum sizes.
+#![allow(clippy::large_enum_variant)]
+
 use diag::Span;
 
 /// A name as written, with where it was written.

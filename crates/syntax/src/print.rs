@@ -577,3 +577,102 @@ impl Dumper {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::*;
+    use diag::FileId;
+    use expect_test::{expect, Expect};
+
+    /// Parses `fn f(x: TYPE) = EXPR` and shows the type's axes one per line
+    /// with their kind and text, then the type and expression as `Display` writes them.
+    fn check(ty: &str, expr: &str, expect: Expect) {
+        let src = format!("fn f(x: {ty}) = {expr}");
+        let parsed = crate::parse(FileId(0), &src);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let Some(Item::Fn(f)) = parsed.file.items.first() else {
+            panic!("not a fn: {src}")
+        };
+        let param = &f.params[0];
+        let mut out = String::new();
+        if let TypeKind::Tensor {
+            shape: Some(Shape::List(list)),
+            ..
+        } = &param.ty.kind
+        {
+            for axis in &list.axes {
+                let kind = match &axis.kind {
+                    AxisKind::Size(_) => "size",
+                    AxisKind::Group(_) => "group",
+                    AxisKind::Grouped { .. } => "grouped",
+                    AxisKind::Rest => "rest",
+                };
+                let text = &src[axis.span.start as usize..axis.span.end as usize];
+                out.push_str(&format!("{kind} {text:?} => {axis}\n"));
+            }
+        }
+        let FnBody::Expr(body) = &f.body else {
+            panic!("not an expression body")
+        };
+        out.push_str(&format!("type: {}\nexpr: {body}\n", param.ty));
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn conv_output_has_four_axes() {
+        check(
+            "[b Cout (H + 2*P - kh)/S + 1 (W + 2*P - kw)/S + 1]",
+            "x",
+            expect![[r#"
+                size "b" => b
+                size "Cout" => Cout
+                size "(H + 2*P - kh)/S + 1" => (H + 2*P - kh)/S + 1
+                size "(W + 2*P - kw)/S + 1" => (W + 2*P - kw)/S + 1
+                type: [b Cout (H + 2*P - kh)/S + 1 (W + 2*P - kw)/S + 1]
+                expr: x
+            "#]],
+        );
+    }
+
+    #[test]
+    fn groups_grouped_sizes_and_rest() {
+        check(
+            "[... (gh 16) 16gh (16 gh) 16 gh ?k vision.D (n) (a - (b - c))*2] Index[N] i32",
+            "x",
+            expect![[r#"
+                rest "..." => ...
+                group "(gh 16)" => (gh 16)
+                grouped "16gh" => 16gh
+                group "(16 gh)" => (16 gh)
+                size "16" => 16
+                size "gh" => gh
+                size "?k" => ?k
+                size "vision.D" => vision.D
+                size "(n)" => n
+                size "(a - (b - c))*2" => (a - (b - c))*2
+                type: [... (gh 16) 16gh (16 gh) 16 gh ?k vision.D n (a - (b - c))*2] Index[N] i32
+                expr: x
+            "#]],
+        );
+    }
+
+    #[test]
+    fn expressions_print_with_minimal_parentheses() {
+        check(
+            "Real",
+            "-(a + b) * c ** -d @ (e - (f - g)) + not_a(x)[1:, ::2].y as [n] Unit or not (p and q) == r",
+            expect![[r#"
+                type: Real
+                expr: -(a + b) * c ** -d @ (e - (f - g)) + not_a(x)[1:, ::2].y as [n] Unit or not (p and q) == r
+            "#]],
+        );
+        check(
+            "(Int, [n] bool,)",
+            "(-x) ** 2 + (a ** b) ** c + (x as Real) to f32 + f(over=(n D), p=[a] -> [a], s=[n]) + (1,)",
+            expect![[r#"
+                type: (Int, [n] bool)
+                expr: (-x) ** 2 + (a ** b) ** c + x as Real to f32 + f(over=(n D), p=[a] -> [a], s=[n]) + (1,)
+            "#]],
+        );
+    }
+}

@@ -36,7 +36,7 @@ pub(crate) struct Parser<'a> {
 }
 
 /// Nesting deeper than this is reported instead of recursing further.
-const MAX_DEPTH: u32 = 200;
+const MAX_DEPTH: u32 = 64;
 
 /// Keywords that only start a declaration, never anything inside one.
 fn starts_item(kind: TokenKind) -> bool {
