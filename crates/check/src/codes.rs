@@ -287,6 +287,26 @@ fn f(x: [b (4 P)]) -> [b] = x[:, 0]
 ```
 ";
 
+"E0310", "not a type",
+"A name used as a type must be a shape alias, a model or a record. A dim is
+a size, a function is a value, and an imported file's name needs a
+declaration after it.
+
+Wrong:
+
+```
+dim D = 768
+fn f(x: D) -> D = x
+```
+
+Fixed: put sizes in a shape:
+
+```
+dim D = 768
+fn f(x: [D]) -> [D] = x
+```
+";
+
 "E0401", "sizes or shapes don't match",
 "Two sizes that must be equal are not, after every dim is replaced by its
 value. Generic and unknown sizes equal only themselves.

@@ -12,6 +12,7 @@ use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
 
 use crate::program::{Decl, Program};
+use crate::size::{Poly, SizeError, Symbol};
 
 /// A dim's identity: the module that declares it and its name there.
 pub type DimKey = (FileId, Arc<str>);
@@ -30,6 +31,20 @@ impl DimValues {
 
     pub fn is_broken(&self, file: FileId, name: &str) -> bool {
         matches!(self.values.get(&(file, Arc::from(name))), Some(None))
+    }
+
+    /// The size with every (working) dim replaced by its value.
+    pub fn substitute(&self, size: &Poly) -> Result<Poly, SizeError> {
+        size.substitute(&|s| match s {
+            Symbol::Dim { file, name } => self.get(*file, name).map(Poly::constant),
+            _ => None,
+        })
+    }
+
+    /// Whether two sizes are equal once dims are replaced by their values
+    /// (seed: `3*D` equals `3*H*Dh` with `D = 768, H = 12, Dh = D / H`).
+    pub fn same_size(&self, a: &Poly, b: &Poly) -> bool {
+        a == b || matches!((self.substitute(a), self.substitute(b)), (Ok(x), Ok(y)) if x == y)
     }
 }
 
@@ -280,9 +295,46 @@ mod tests {
 
     #[test]
     fn dims_in_any_order() {
+        check_files(&[("a.ss", "dim Dh = D / H\ndim D = 768\ndim H = 12\n")], expect![[r#""#]]);
+    }
+
+    #[test]
+    fn a_broken_dim_does_not_cascade() {
         check_files(
-            &[("a.ss", "dim Dh = D / H\ndim D = 768\ndim H = 12\n")],
-            expect![[r#""#]],
+            &[("a.ss", "dim A = B / 0\ndim B = 4\ndim C = A * 2\ndim E = C + A\n")],
+            expect![[r#"
+                a.ss:1:9 E0305 division in a dim is not exact [`B / 0`: a division by 0]
+                  help: a dim must be a whole number: divide by a number that divides it exactly
+            "#]],
         );
+    }
+
+    #[test]
+    fn cycle_through_an_import() {
+        check_files(
+            &[("a.ss", "import b\ndim A = b.B\n"), ("b.ss", "import a\ndim B = a.A * 2\n")],
+            expect![[r#"
+                a.ss:1:8 E0202 import cycle: `a.ss` imports itself through other files [`b`: this import starts the cycle]
+                  note: `a.ss` imports `b.ss`
+                  note: `b.ss` imports `a.ss`
+                  help: move what the files share into a file that imports neither of them
+                a.ss:2:5 E0304 dim `A` is defined in terms of itself [`A`: this dim's value depends on itself]
+                  also `b.B`: `A` uses `B`
+                  also `a.A`: `B` uses `A`
+                  note: `A` = b.B uses `B`
+                  note: `B` = a.A * 2 uses `A`
+                  help: give one dim of the chain a value that doesn't depend on the others
+            "#]],
+        );
+    }
+
+    #[test]
+    fn long_chains_do_not_overflow_the_stack() {
+        let mut text = String::new();
+        for i in 0..20_000 {
+            text.push_str(&format!("dim D{i} = D{} + 1\n", i + 1));
+        }
+        text.push_str("dim D20000 = 1\n");
+        check_files(&[("a.ss", &text)], expect![[r#""#]]);
     }
 }

@@ -118,4 +118,9 @@ mod tests {
         }
         out
     }
+
+    #[test]
+    fn the_prelude_files_check_clean() {
+        check_files(&[("prelude.ss", include_str!("prelude.ss")), ("nn.ss", include_str!("nn.ss"))], expect_test::expect![[r#""#]]);
+    }
 }

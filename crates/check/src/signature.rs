@@ -330,3 +330,92 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use diag::SourceMap;
+    use expect_test::{expect, Expect};
+
+    use crate::{check, MemoryFiles, Options};
+
+    /// Checks the files (the first is the root) and shows the signature of
+    /// `name` in the root as the checker lowered it, then its diagnostics.
+    fn check_signature(files: &[(&str, &str)], name: &str, expect: Expect) {
+        let mut memory = MemoryFiles::new();
+        for (path, text) in files {
+            memory.insert(path, *text);
+        }
+        let mut map = SourceMap::new();
+        let checked = check(&mut map, &memory, &[PathBuf::from(files[0].0)], &Options::default());
+        let root = checked.program.modules[0].file;
+        let signature = &checked.signatures[&(root, name.into())];
+        let params: Vec<String> = signature.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+        let ret = signature.ret.as_ref().map_or("-".to_string(), |t| t.to_string());
+        let generics: Vec<&str> = signature.generics.iter().map(|g| &**g).collect();
+        let mut shown = format!("({}) -> {ret}\ngenerics: {}\n", params.join(", "), generics.join(" "));
+        shown.push_str(&crate::tests::show(&map, &checked.diagnostics));
+        expect.assert_eq(&shown);
+    }
+
+    #[test]
+    fn grouped_sizes_introduce_their_names() {
+        check_signature(
+            &[("a.ss", "dim D = 768\nextern fn patchify(img: [b 3 16gh 16gw]) -> [b (gh gw) D] = \"v.p\"\n")],
+            "patchify",
+            expect![[r#"
+                (img: [b 3 16gh 16gw]) -> [b (gh gw) D]
+                generics: b gh gw
+            "#]],
+        );
+    }
+
+    #[test]
+    fn aliases_are_replaced_with_the_users_names() {
+        check_signature(
+            &[
+                ("main.ss", "import vision\nextern fn f(x: vision.Tokens, y: [vision.Images vision.D]) -> [b n] = \"m.f\"\n"),
+                ("vision.ss", "dim D = 768\ndim Images = [b 3 16gh 16gw]\ndim Tokens = [b n D]\n"),
+            ],
+            "f",
+            expect![[r#"
+                (x: [b n vision.D], y: [b 3 16gh 16gw vision.D]) -> [b n]
+                generics: b n gh gw
+            "#]],
+        );
+    }
+
+    #[test]
+    fn rounded_division_is_kept_for_each_call() {
+        check_signature(
+            &[("a.ss", "extern fn pool(x: [b C H], k: Size[K] = 2) -> [b C (H - K)/K + 1] = \"m.pool\"\n")],
+            "pool",
+            expect![[r#"
+                (x: [b C H], k: Size[K]) -> [b C (H - K)/K + 1]
+                generics: b C H K
+            "#]],
+        );
+    }
+
+    #[test]
+    fn sizes_equal_after_dims_are_replaced() {
+        let mut memory = MemoryFiles::new();
+        memory.insert("a.ss", "dim D = 768\ndim H = 12\ndim Dh = D / H\nextern fn qkv(w: [D 3*D]) -> [3*H*Dh] = \"m.q\"\nextern fn twice(x: [n + n]) -> [2*n] = \"m.t\"\n");
+        let mut map = SourceMap::new();
+        let checked = check(&mut map, &memory, &[PathBuf::from("a.ss")], &Options::default());
+        assert!(checked.diagnostics.is_empty());
+        let file = checked.program.modules[0].file;
+        let size_of = |ty: &crate::types::Ty, i: usize| match &ty.shape().unwrap()[i].kind {
+            crate::types::AxisKind::Size { size, .. } => size.clone(),
+            other => panic!("not a size: {other:?}"),
+        };
+        let qkv = &checked.signatures[&(file, "qkv".into())];
+        let (three_d, three_h_dh) = (size_of(&qkv.params[0].ty, 1), size_of(qkv.ret.as_ref().unwrap(), 0));
+        assert_ne!(three_d.poly, three_h_dh.poly, "symbolically different");
+        assert!(checked.dims.same_size(&three_d.poly, &three_h_dh.poly), "both 2304");
+        assert_eq!(three_h_dh.to_string(), "3*H*Dh", "keeps the user's spelling");
+        let twice = &checked.signatures[&(file, "twice".into())];
+        assert_eq!(size_of(&twice.params[0].ty, 0).poly, size_of(twice.ret.as_ref().unwrap(), 0).poly);
+    }
+}
