@@ -1,6 +1,5 @@
-//! The `sexpgpu` command: run, ir, check, explain, repl. Owns all file-system access and exit codes.
+//! The `sexpgpu` binary: hands the command line to `sexpgpu::cli`.
 
 fn main() {
-    eprintln!("sexpgpu: not built yet");
-    std::process::exit(2);
+    std::process::exit(sexpgpu::cli::main());
 }

@@ -1,0 +1,458 @@
+//! The host library: the builtin table, shared argument helpers, and number
+//! functions. Arithmetic, `pow sqrt exp log max` and the comparisons hand
+//! over to `trace` as soon as any argument is a tensor (seed overloading).
+
+mod collections;
+mod text;
+
+use crate::eval::{error, EvalResult, Flow, Interp, Site};
+use crate::value::{Builtin, Value};
+use diag::Diagnostic;
+
+static NUMBERS: &[Builtin] = table! {
+    "+" => add, "-" => sub, "*" => mul, "/" => div,
+    "inc" => inc, "dec" => dec, "mod" => modulo, "rem" => rem, "quot" => quot,
+    "min" => min, "abs" => abs, "neg" => neg,
+    "<" => lt, ">" => gt, "<=" => le, ">=" => ge, "=" => eq, "not=" => ne, "==" => num_eq,
+    "sqrt" => sqrt, "exp" => exp, "log" => log, "pow" => pow, "floor" => floor, "ceil" => ceil,
+    "round" => round, "int" => to_int, "float" => to_float, "double" => to_float,
+    "zero?" => is_zero, "pos?" => is_pos, "neg?" => is_neg, "even?" => is_even, "odd?" => is_odd,
+};
+
+/// Registers every builtin and tensor operation as a global.
+pub fn install(interp: &mut Interp) {
+    for table in [NUMBERS, collections::TABLE, text::TABLE, crate::trace::ops::TABLE] {
+        for builtin in table {
+            interp.define(builtin.name, Value::Builtin(builtin));
+        }
+    }
+}
+
+/// A short rendering of a value for messages, cut at 40 characters.
+pub fn short(value: &Value) -> String {
+    let text = value.repr();
+    if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(37).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Inserts or replaces `key` in an insertion-ordered map.
+pub fn map_insert(map: &mut Vec<(Value, Value)>, key: Value, value: Value) {
+    match map.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => map.push((key, value)),
+    }
+}
+
+pub fn arity(name: &str, site: &Site, args: &[Value], min: usize, max: Option<usize>) -> EvalResult<()> {
+    let n = args.len();
+    if n >= min && max.is_none_or(|m| n <= m) {
+        return Ok(());
+    }
+    let expected = match max {
+        Some(m) if m == min => format!("{m} argument{}", if m == 1 { "" } else { "s" }),
+        Some(m) => format!("{min} to {m} arguments"),
+        None => format!("at least {min} argument{}", if min == 1 { "" } else { "s" }),
+    };
+    Err(error("E-EVAL-002", format!("`{name}` takes {expected}, got {n}"), site.span))
+}
+
+/// A wrong-type error pointing at argument `i`.
+pub fn wrong_type(name: &str, expected: &str, value: &Value, site: &Site, i: usize) -> Flow {
+    Flow::from(
+        Diagnostic::error("E-EVAL-003", format!("`{name}` expects {expected}, got {}", value.type_name()))
+            .with_primary(site.arg(i), format!("this is `{}`", short(value))),
+    )
+}
+
+pub fn int_arg(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<i64> {
+    match &args[i] {
+        Value::Int(n) => Ok(*n),
+        other => Err(wrong_type(name, "an integer", other, site, i)),
+    }
+}
+
+fn has_tensor(args: &[Value]) -> bool {
+    args.iter().any(|a| matches!(a, Value::Tensor(_)))
+}
+
+#[derive(Clone, Copy)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+fn num(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Num> {
+    match &args[i] {
+        Value::Int(n) => Ok(Num::Int(*n)),
+        Value::Float(x) => Ok(Num::Float(*x)),
+        Value::HostTensor(_) => Err(Flow::from(
+            Diagnostic::error("E-EVAL-003", format!("`{name}` expects numbers, got a host tensor"))
+                .with_primary(site.arg(i), "")
+                .with_help("turn it into numbers with `(to-vec t)`, or compute inside a `defgraph`"),
+        )),
+        other => Err(wrong_type(name, "numbers", other, site, i)),
+    }
+}
+
+fn to_value(n: Num) -> Value {
+    match n {
+        Num::Int(i) => Value::Int(i),
+        Num::Float(x) => Value::Float(x),
+    }
+}
+
+fn as_f64(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Float(x) => x,
+    }
+}
+
+fn overflow(name: &str, site: &Site) -> Flow {
+    Flow::from(
+        Diagnostic::error("E-EVAL-009", format!("integer overflow in `{name}`"))
+            .with_primary(site.span, "")
+            .with_help("integers are 64-bit; use floats (`1.0`) for larger values"),
+    )
+}
+
+/// Folds numbers left to right with an integer rule and a float rule.
+fn fold(
+    name: &str,
+    args: &[Value],
+    site: &Site,
+    init: Num,
+    int: fn(i64, i64) -> Option<i64>,
+    float: fn(f64, f64) -> f64,
+) -> EvalResult {
+    let mut acc = init;
+    for i in 0..args.len() {
+        let x = num(name, args, site, i)?;
+        acc = match (acc, x) {
+            (Num::Int(a), Num::Int(b)) => Num::Int(int(a, b).ok_or_else(|| overflow(name, site))?),
+            (a, b) => Num::Float(float(as_f64(a), as_f64(b))),
+        };
+    }
+    Ok(to_value(acc))
+}
+
+fn add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::arith(interp, "+", site, args);
+    }
+    fold("+", &args, site, Num::Int(0), i64::checked_add, |a, b| a + b)
+}
+
+fn mul(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::arith(interp, "*", site, args);
+    }
+    fold("*", &args, site, Num::Int(1), i64::checked_mul, |a, b| a * b)
+}
+
+fn sub(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::arith(interp, "-", site, args);
+    }
+    arity("-", site, &args, 1, None)?;
+    if args.len() == 1 {
+        return match num("-", &args, site, 0)? {
+            Num::Int(n) => n.checked_neg().map(Value::Int).ok_or_else(|| overflow("-", site)),
+            Num::Float(x) => Ok(Value::Float(-x)),
+        };
+    }
+    let first = num("-", &args, site, 0)?;
+    let rest = fold("+", &args[1..], &shifted(site), Num::Int(0), i64::checked_add, |a, b| a + b)?;
+    match (first, rest) {
+        (Num::Int(a), Value::Int(b)) => a.checked_sub(b).map(Value::Int).ok_or_else(|| overflow("-", site)),
+        (a, b) => Ok(Value::Float(as_f64(a) - b.as_f64().unwrap_or(0.0))),
+    }
+}
+
+/// The site of a call without its first argument.
+fn shifted(site: &Site) -> Site {
+    Site { span: site.span, args: site.args.iter().skip(1).copied().collect() }
+}
+
+fn div(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::arith(interp, "/", site, args);
+    }
+    arity("/", site, &args, 1, None)?;
+    let mut acc = if args.len() == 1 { Num::Int(1) } else { num("/", &args, site, 0)? };
+    let start = if args.len() == 1 { 0 } else { 1 };
+    for i in start..args.len() {
+        let d = num("/", &args, site, i)?;
+        acc = match (acc, d) {
+            (Num::Int(_), Num::Int(0)) => {
+                return Err(Flow::from(
+                    Diagnostic::error("E-EVAL-009", "division by zero")
+                        .with_primary(site.arg(i), "this is zero"),
+                ))
+            }
+            // Exact integer quotients stay integers, as Clojure's ratios
+            // would reduce; others become floats (there are no ratios here).
+            (Num::Int(a), Num::Int(b)) if a.checked_rem(b) == Some(0) => Num::Int(a / b),
+            (a, b) => Num::Float(as_f64(a) / as_f64(b)),
+        };
+    }
+    Ok(to_value(acc))
+}
+
+fn inc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("inc", site, &args, 1, Some(1))?;
+    fold("inc", &args, site, Num::Int(1), i64::checked_add, |a, b| a + b)
+}
+
+fn dec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("dec", site, &args, 1, Some(1))?;
+    match num("dec", &args, site, 0)? {
+        Num::Int(n) => n.checked_sub(1).map(Value::Int).ok_or_else(|| overflow("dec", site)),
+        Num::Float(x) => Ok(Value::Float(x - 1.0)),
+    }
+}
+
+fn int_pair(name: &str, site: &Site, args: &[Value]) -> EvalResult<(Num, Num)> {
+    arity(name, site, args, 2, Some(2))?;
+    let (a, b) = (num(name, args, site, 0)?, num(name, args, site, 1)?);
+    if matches!(b, Num::Int(0)) || matches!(b, Num::Float(x) if x == 0.0) {
+        return Err(Flow::from(
+            Diagnostic::error("E-EVAL-009", format!("`{name}` by zero")).with_primary(site.arg(1), "this is zero"),
+        ));
+    }
+    Ok((a, b))
+}
+
+fn modulo(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    Ok(match int_pair("mod", site, &args)? {
+        (Num::Int(a), Num::Int(b)) => Value::Int(a.checked_rem(b).map_or(0, |r| if r != 0 && (r < 0) != (b < 0) { r + b } else { r })),
+        (a, b) => {
+            let (a, b) = (as_f64(a), as_f64(b));
+            let r = a % b;
+            Value::Float(if r != 0.0 && (r < 0.0) != (b < 0.0) { r + b } else { r })
+        }
+    })
+}
+
+fn rem(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    Ok(match int_pair("rem", site, &args)? {
+        (Num::Int(a), Num::Int(b)) => Value::Int(a.checked_rem(b).unwrap_or(0)),
+        (a, b) => Value::Float(as_f64(a) % as_f64(b)),
+    })
+}
+
+fn quot(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    match int_pair("quot", site, &args)? {
+        (Num::Int(a), Num::Int(b)) => a.checked_div(b).map(Value::Int).ok_or_else(|| overflow("quot", site)),
+        (a, b) => Ok(Value::Float((as_f64(a) / as_f64(b)).trunc())),
+    }
+}
+
+/// `max` on numbers; with a tensor it is the `max` reduction or the
+/// elementwise maximum (see `trace::ops`).
+pub fn host_max(site: &Site, args: &[Value]) -> EvalResult {
+    extremum("max", site, args, |a, b| a > b)
+}
+
+fn min(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if let Some(i) = args.iter().position(|a| matches!(a, Value::Tensor(_))) {
+        return Err(Flow::from(
+            Diagnostic::error("E-EVAL-003", "`min` is for numbers, not tensors")
+                .with_primary(site.arg(i), "this is a tensor")
+                .with_help("use `(minimum a b)` for an elementwise minimum"),
+        ));
+    }
+    extremum("min", site, &args, |a, b| a < b)
+}
+
+fn extremum(name: &str, site: &Site, args: &[Value], better: fn(f64, f64) -> bool) -> EvalResult {
+    arity(name, site, args, 1, None)?;
+    let mut best = num(name, args, site, 0)?;
+    for i in 1..args.len() {
+        let x = num(name, args, site, i)?;
+        if better(as_f64(x), as_f64(best)) || as_f64(x).is_nan() {
+            best = x;
+        }
+    }
+    Ok(to_value(best))
+}
+
+fn abs(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::unary(interp, "abs", site, args);
+    }
+    arity("abs", site, &args, 1, Some(1))?;
+    match num("abs", &args, site, 0)? {
+        Num::Int(n) => n.checked_abs().map(Value::Int).ok_or_else(|| overflow("abs", site)),
+        Num::Float(x) => Ok(Value::Float(x.abs())),
+    }
+}
+
+fn neg(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::unary(interp, "neg", site, args);
+    }
+    arity("neg", site, &args, 1, Some(1))?;
+    match num("neg", &args, site, 0)? {
+        Num::Int(n) => n.checked_neg().map(Value::Int).ok_or_else(|| overflow("neg", site)),
+        Num::Float(_) => Err(Flow::from(
+            Diagnostic::error("E-DIM-003", "`neg` takes a tensor or an integer, got a float")
+                .with_primary(site.arg(0), "")
+                .with_help("negate a float with `(- x)`"),
+        )),
+    }
+}
+
+/// Chains a numeric comparison over every adjacent pair, as Clojure does.
+fn compare(name: &'static str, interp: &mut Interp, site: &Site, args: Vec<Value>, ok: fn(f64, f64) -> bool) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::compare(interp, name, site, args);
+    }
+    arity(name, site, &args, 1, None)?;
+    let mut result = true;
+    for i in 0..args.len() {
+        let x = as_f64(num(name, &args, site, i)?);
+        if i > 0 {
+            result &= ok(as_f64(num(name, &args, site, i - 1)?), x);
+        }
+    }
+    Ok(Value::Bool(result))
+}
+
+fn lt(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    compare("<", i, s, a, |a, b| a < b)
+}
+fn gt(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    compare(">", i, s, a, |a, b| a > b)
+}
+fn le(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    compare("<=", i, s, a, |a, b| a <= b)
+}
+fn ge(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    compare(">=", i, s, a, |a, b| a >= b)
+}
+fn num_eq(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    compare("==", i, s, a, |a, b| a == b)
+}
+
+fn eq(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::compare(interp, "=", site, args);
+    }
+    arity("=", site, &args, 1, None)?;
+    Ok(Value::Bool(args.windows(2).all(|w| w[0] == w[1])))
+}
+
+fn ne(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::compare(interp, "not=", site, args);
+    }
+    arity("not=", site, &args, 1, None)?;
+    Ok(Value::Bool(!args.windows(2).all(|w| w[0] == w[1])))
+}
+
+fn float_fn(name: &'static str, interp: &mut Interp, site: &Site, args: Vec<Value>, f: fn(f64) -> f64) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::unary(interp, name, site, args);
+    }
+    arity(name, site, &args, 1, Some(1))?;
+    Ok(Value::Float(f(as_f64(num(name, &args, site, 0)?))))
+}
+
+fn sqrt(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    float_fn("sqrt", i, s, a, f64::sqrt)
+}
+fn exp(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    float_fn("exp", i, s, a, f64::exp)
+}
+fn log(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    float_fn("log", i, s, a, f64::ln)
+}
+
+fn pow(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return crate::trace::ops::arith(interp, "pow", site, args);
+    }
+    arity("pow", site, &args, 2, Some(2))?;
+    match (num("pow", &args, site, 0)?, num("pow", &args, site, 1)?) {
+        (Num::Int(a), Num::Int(b)) if (0..=u32::MAX as i64).contains(&b) => {
+            a.checked_pow(b as u32).map(Value::Int).ok_or_else(|| overflow("pow", site))
+        }
+        (a, b) => Ok(Value::Float(as_f64(a).powf(as_f64(b)))),
+    }
+}
+
+fn rounding(name: &str, site: &Site, args: &[Value], f: fn(f64) -> f64) -> EvalResult {
+    arity(name, site, args, 1, Some(1))?;
+    match num(name, args, site, 0)? {
+        Num::Int(n) => Ok(Value::Int(n)),
+        Num::Float(x) => Ok(Value::Float(f(x))),
+    }
+}
+
+fn floor(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    rounding("floor", s, &a, f64::floor)
+}
+fn ceil(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    rounding("ceil", s, &a, f64::ceil)
+}
+
+fn round(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("round", site, &args, 1, Some(1))?;
+    match num("round", &args, site, 0)? {
+        Num::Int(n) => Ok(Value::Int(n)),
+        Num::Float(x) => float_to_int("round", x.round(), site),
+    }
+}
+
+fn float_to_int(name: &str, x: f64, site: &Site) -> EvalResult {
+    if x.is_finite() && x.abs() < 9.2e18 {
+        Ok(Value::Int(x as i64))
+    } else {
+        Err(error("E-EVAL-009", format!("`{name}`: {} does not fit in a 64-bit integer", crate::value::format_float(x)), site.span))
+    }
+}
+
+fn to_int(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("int", site, &args, 1, Some(1))?;
+    match num("int", &args, site, 0)? {
+        Num::Int(n) => Ok(Value::Int(n)),
+        Num::Float(x) => float_to_int("int", x.trunc(), site),
+    }
+}
+
+fn to_float(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("float", site, &args, 1, Some(1))?;
+    Ok(Value::Float(as_f64(num("float", &args, site, 0)?)))
+}
+
+fn predicate(name: &str, site: &Site, args: &[Value], int: fn(i64) -> bool, float: fn(f64) -> bool) -> EvalResult {
+    arity(name, site, args, 1, Some(1))?;
+    Ok(Value::Bool(match num(name, args, site, 0)? {
+        Num::Int(n) => int(n),
+        Num::Float(x) => float(x),
+    }))
+}
+
+fn is_zero(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    predicate("zero?", s, &a, |n| n == 0, |x| x == 0.0)
+}
+fn is_pos(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    predicate("pos?", s, &a, |n| n > 0, |x| x > 0.0)
+}
+fn is_neg(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    predicate("neg?", s, &a, |n| n < 0, |x| x < 0.0)
+}
+
+fn is_even(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("even?", site, &args, 1, Some(1))?;
+    Ok(Value::Bool(int_arg("even?", &args, site, 0)? % 2 == 0))
+}
+
+fn is_odd(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("odd?", site, &args, 1, Some(1))?;
+    Ok(Value::Bool(int_arg("odd?", &args, site, 0)? % 2 != 0))
+}

@@ -1,0 +1,161 @@
+//! Host library for strings, printing, names and type predicates. Printing
+//! goes through the interpreter's `Host`, never straight to stdout.
+
+use super::{arity, int_arg, wrong_type};
+use crate::eval::{EvalResult, Interp, Site};
+use crate::value::{Builtin, Value};
+use std::cell::Cell;
+
+pub static TABLE: &[Builtin] = table! {
+    "str" => str, "println" => println, "print" => print, "prn" => prn, "pr-str" => pr_str,
+    "name" => name, "keyword" => keyword, "symbol" => symbol, "subs" => subs, "gensym" => gensym,
+    "nil?" => is_nil, "some?" => is_some, "number?" => is_number, "int?" => is_int,
+    "integer?" => is_int, "float?" => is_float, "string?" => is_string, "keyword?" => is_keyword,
+    "symbol?" => is_symbol, "fn?" => is_fn, "vector?" => is_vector, "list?" => is_list,
+    "map?" => is_map, "coll?" => is_coll, "tensor?" => is_tensor, "boolean?" => is_bool,
+};
+
+fn joined(args: &[Value], readably: bool, separator: &str) -> String {
+    let parts: Vec<String> = args.iter().map(|a| if readably { a.repr() } else { a.display() }).collect();
+    parts.join(separator)
+}
+
+fn str(_: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
+    // `(str nil)` is "" in Clojure, while `(println nil)` prints "nil".
+    let parts: String = args.iter().filter(|a| !matches!(a, Value::Nil)).map(Value::display).collect();
+    Ok(Value::str(&parts))
+}
+
+fn println(interp: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
+    let line = joined(&args, false, " ") + "\n";
+    interp.print(&line);
+    Ok(Value::Nil)
+}
+
+fn print(interp: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
+    let text = joined(&args, false, " ");
+    interp.print(&text);
+    Ok(Value::Nil)
+}
+
+fn prn(interp: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
+    let line = joined(&args, true, " ") + "\n";
+    interp.print(&line);
+    Ok(Value::Nil)
+}
+
+fn pr_str(_: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
+    Ok(Value::str(&joined(&args, true, " ")))
+}
+
+fn name(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("name", site, &args, 1, Some(1))?;
+    match &args[0] {
+        Value::Keyword(s) | Value::Symbol(s) | Value::Str(s) => {
+            Ok(Value::str(s.rsplit_once('/').map_or(&**s, |(_, n)| n)))
+        }
+        other => Err(wrong_type("name", "a keyword, symbol or string", other, site, 0)),
+    }
+}
+
+fn keyword(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("keyword", site, &args, 1, Some(1))?;
+    match &args[0] {
+        Value::Keyword(s) | Value::Symbol(s) | Value::Str(s) => Ok(Value::Keyword(s.clone())),
+        other => Err(wrong_type("keyword", "a string", other, site, 0)),
+    }
+}
+
+fn symbol(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("symbol", site, &args, 1, Some(1))?;
+    match &args[0] {
+        Value::Keyword(s) | Value::Symbol(s) | Value::Str(s) => Ok(Value::Symbol(s.clone())),
+        other => Err(wrong_type("symbol", "a string", other, site, 0)),
+    }
+}
+
+fn subs(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("subs", site, &args, 2, Some(3))?;
+    let Value::Str(s) = &args[0] else { return Err(wrong_type("subs", "a string", &args[0], site, 0)) };
+    let chars: Vec<char> = s.chars().collect();
+    let start = int_arg("subs", &args, site, 1)?;
+    let end = if args.len() == 3 { int_arg("subs", &args, site, 2)? } else { chars.len() as i64 };
+    if start < 0 || end < start || end as usize > chars.len() {
+        return Err(crate::eval::error(
+            "E-EVAL-010",
+            format!("`subs` range {start}..{end} out of bounds for a string of {} characters", chars.len()),
+            site.span,
+        ));
+    }
+    Ok(Value::str(&chars[start as usize..end as usize].iter().collect::<String>()))
+}
+
+thread_local! {
+    static GENSYM: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A fresh symbol for macros: `G__12`, or `prefix12`.
+fn gensym(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("gensym", site, &args, 0, Some(1))?;
+    let prefix = match args.first() {
+        Some(Value::Str(s)) => s.to_string(),
+        Some(other) => return Err(wrong_type("gensym", "a string", other, site, 0)),
+        None => "G__".to_string(),
+    };
+    let n = GENSYM.with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    Ok(Value::symbol(&format!("{prefix}{n}")))
+}
+
+fn test(name: &str, site: &Site, args: &[Value], f: fn(&Value) -> bool) -> EvalResult {
+    arity(name, site, args, 1, Some(1))?;
+    Ok(Value::Bool(f(&args[0])))
+}
+
+fn is_nil(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("nil?", s, &a, |v| matches!(v, Value::Nil))
+}
+fn is_some(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("some?", s, &a, |v| !matches!(v, Value::Nil))
+}
+fn is_number(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("number?", s, &a, Value::is_number)
+}
+fn is_int(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("int?", s, &a, |v| matches!(v, Value::Int(_)))
+}
+fn is_float(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("float?", s, &a, |v| matches!(v, Value::Float(_)))
+}
+fn is_string(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("string?", s, &a, |v| matches!(v, Value::Str(_)))
+}
+fn is_keyword(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("keyword?", s, &a, |v| matches!(v, Value::Keyword(_)))
+}
+fn is_symbol(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("symbol?", s, &a, |v| matches!(v, Value::Symbol(_)))
+}
+fn is_fn(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("fn?", s, &a, |v| matches!(v, Value::Fn(_) | Value::Builtin(_) | Value::Graph(_)))
+}
+fn is_vector(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("vector?", s, &a, |v| matches!(v, Value::Vector(_)))
+}
+fn is_list(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("list?", s, &a, |v| matches!(v, Value::List(_)))
+}
+fn is_map(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("map?", s, &a, |v| matches!(v, Value::Map(_)))
+}
+fn is_coll(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("coll?", s, &a, |v| matches!(v, Value::List(_) | Value::Vector(_) | Value::Map(_)))
+}
+fn is_tensor(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("tensor?", s, &a, |v| matches!(v, Value::Tensor(_) | Value::HostTensor(_)))
+}
+fn is_bool(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    test("boolean?", s, &a, |v| matches!(v, Value::Bool(_)))
+}

@@ -1,0 +1,206 @@
+//! The `sexpgpu` command: `run`, `ir`, `check`, `explain`, `repl`. The only
+//! module that touches files, stdin/stdout/stderr and exit codes: 0 when all
+//! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
+
+use crate::{codes, Host, Mode, Session};
+use clap::{Parser, Subcommand, ValueEnum};
+use diag::render::{color_wanted, render_human, render_json, HumanOptions};
+use diag::Diagnostic;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// Evaluation may nest deeply (see `eval::MAX_DEPTH`); the command runs it
+/// on a thread with a stack large enough for that limit in debug builds.
+const STACK_BYTES: usize = 512 * 1024 * 1024;
+
+#[derive(Parser)]
+#[command(name = "sexpgpu", version, about = "SexpGPU: a Lisp whose tensor code is traced into graphs with static shapes")]
+struct Cli {
+    /// How diagnostics are printed on stderr.
+    #[arg(long, value_enum, global = true, default_value_t = Format::Human)]
+    format: Format,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate a file's top-level forms in order; `call` runs graphs on the CPU.
+    Run {
+        file: PathBuf,
+        /// Folded into every random stream.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Print the traced graphs of a file, one node a line.
+    Ir {
+        file: PathBuf,
+        /// Print only this graph.
+        #[arg(long)]
+        graph: Option<String>,
+    },
+    /// Read, evaluate and trace a file, reporting errors; run no graph.
+    Check { file: PathBuf },
+    /// Explain a diagnostic code, such as E-DIM-001.
+    Explain { code: String },
+    /// Read forms from stdin, evaluate them and print their values.
+    Repl {
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+/// Runs the command line and returns the exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new().stack_size(STACK_BYTES).spawn(move || dispatch(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal error: the evaluator thread failed");
+            2
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> i32 {
+    let format = cli.format;
+    match cli.command {
+        Command::Run { file, seed } => run_file(&file, Mode::Run, seed, format, None),
+        Command::Check { file } => run_file(&file, Mode::Check, 0, format, None),
+        Command::Ir { file, graph } => run_file(&file, Mode::Check, 0, format, Some(graph)),
+        Command::Explain { code } => explain(&code),
+        Command::Repl { seed } => repl(seed, format),
+    }
+}
+
+/// Prints `println` output straight to stdout.
+struct Stdout;
+
+impl Host for Stdout {
+    fn print(&mut self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`sexpgpu run f | head`) is not the program's mistake.
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}
+
+fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
+    let mut err = std::io::stderr().lock();
+    let options = HumanOptions { color: color_wanted(std::io::stderr().is_terminal()) };
+    for (i, d) in diagnostics.iter().enumerate() {
+        let text = match format {
+            Format::Human if i > 0 => format!("\n{}", render_human(session.sources(), d, options)),
+            Format::Human => render_human(session.sources(), d, options),
+            Format::Json => render_json(session.sources(), d) + "\n",
+        };
+        let _ = err.write_all(text.as_bytes());
+    }
+}
+
+/// `run`, `check` and `ir`: the file's name in diagnostics is the path as given.
+fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, ir: Option<Option<String>>) -> i32 {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => {
+                eprintln!("error: cannot read {}: the file is not UTF-8 text", path.display());
+                return 2;
+            }
+        },
+        Err(e) => {
+            eprintln!("error: cannot read {}: {}", path.display(), io_reason(&e));
+            return 2;
+        }
+    };
+    let mut session = Session::new(mode, seed, Box::new(Stdout));
+    let diagnostics = session.eval_file(&path.display().to_string(), &text);
+    report(&session, &diagnostics, format);
+    if let Some(only) = ir {
+        let graphs: Vec<_> = session.graphs().iter().filter(|g| only.as_ref().is_none_or(|n| &g.name == n)).collect();
+        if let (Some(name), true) = (&only, graphs.is_empty()) {
+            let known: Vec<&str> = session.graphs().iter().map(|g| g.name.as_str()).collect();
+            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            eprintln!("error: no graph named `{name}` in {} (graphs: {known})", path.display());
+            return if diagnostics.is_empty() { 2 } else { 1 };
+        }
+        let printed: Vec<String> = graphs.iter().map(|g| sexpgpu_graph::print_ir(&g.graph, session.sources())).collect();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(printed.join("\n").as_bytes());
+    }
+    i32::from(!diagnostics.is_empty())
+}
+
+/// The OS reason without Rust's "(os error 2)" suffix.
+fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+fn explain(code: &str) -> i32 {
+    match codes::lookup(code) {
+        Some(c) => {
+            println!("{}: {}\n\n{}", c.code, c.summary, c.explanation.trim_end());
+            0
+        }
+        None => {
+            eprintln!("error: unknown code `{code}`; codes look like E-DIM-001 (see `sexpgpu explain` in the book)");
+            2
+        }
+    }
+}
+
+/// Reads forms from stdin; a form may span lines. Prints each value with
+/// `=> `, diagnostics on stderr. A prompt is shown only on a terminal.
+fn repl(seed: u64, format: Format) -> i32 {
+    let interactive = std::io::stdin().is_terminal();
+    let mut session = Session::new(Mode::Run, seed, Box::new(Stdout));
+    let mut buffer = String::new();
+    let mut count = 0;
+    let prompt = |continuing: bool| {
+        if interactive {
+            print!("{}", if continuing { "...> " } else { "sexpgpu> " });
+            let _ = std::io::stdout().flush();
+        }
+    };
+    prompt(false);
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        buffer.push_str(&line);
+        buffer.push('\n');
+        if incomplete(&buffer) {
+            prompt(true);
+            continue;
+        }
+        count += 1;
+        let (values, diagnostics) = session.eval_input(&format!("<repl:{count}>"), &buffer);
+        for value in values {
+            println!("=> {}", value.repr());
+        }
+        report(&session, &diagnostics, format);
+        buffer.clear();
+        prompt(false);
+    }
+    if !buffer.trim().is_empty() {
+        count += 1;
+        let (_, diagnostics) = session.eval_input(&format!("<repl:{count}>"), &buffer);
+        report(&session, &diagnostics, format);
+    }
+    0
+}
+
+/// Whether the input so far only lacks closing delimiters or a closing quote.
+fn incomplete(text: &str) -> bool {
+    let read = crate::reader::read(diag::FileId(0), text);
+    !read.diagnostics.is_empty() && read.diagnostics.iter().all(|d| d.code == "E-READ-001" || d.code == "E-READ-005")
+}

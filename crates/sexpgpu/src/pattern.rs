@@ -1,0 +1,194 @@
+//! Parameter lists and binding patterns: parsing `(x y & more)`, `[a [b c]]`,
+//! `{:keys [a b] :or {b 1} :as m}` from forms, and binding values to them
+//! with Clojure's rules (missing positions are nil, `& {:keys ..}` takes
+//! keyword arguments). Arity mistakes are `E-EVAL-002`.
+
+use crate::env::Env;
+use crate::eval::{Ctx, EvalResult, Flow, Interp, Site};
+use crate::reader::{Form, FormKind};
+use crate::value::{Lambda, Params, Pattern, Value};
+use diag::{Diagnostic, Span};
+use std::rc::Rc;
+
+/// Parses a parameter list, written `(x y)` or `[x y]`. On a mistake,
+/// returns the span of the offending piece.
+pub fn parse_params(form: &Form) -> Result<Params, Span> {
+    let items = match &form.kind {
+        FormKind::List(items) | FormKind::Vector(items) => items,
+        _ => return Err(form.span),
+    };
+    let (fixed, rest, all) = parse_seq(items, form.span)?;
+    if all.is_some() {
+        return Err(form.span);
+    }
+    Ok(Params { fixed, rest: rest.map(|r| *r) })
+}
+
+type SeqParts = (Vec<Pattern>, Option<Box<Pattern>>, Option<Rc<str>>);
+
+fn parse_seq(items: &[Form], span: Span) -> Result<SeqParts, Span> {
+    let mut fixed = Vec::new();
+    let mut rest = None;
+    let mut all = None;
+    let mut i = 0;
+    while i < items.len() {
+        match &items[i].kind {
+            FormKind::Symbol(s) if s == "&" => {
+                let target = items.get(i + 1).ok_or(items[i].span)?;
+                rest = Some(Box::new(parse_pattern(target)?));
+                i += 2;
+            }
+            FormKind::Keyword(k) if k == "as" => {
+                let name = items.get(i + 1).and_then(Form::as_symbol).ok_or(items[i].span)?;
+                all = Some(Rc::from(name));
+                i += 2;
+            }
+            _ if rest.is_some() => return Err(items[i].span),
+            _ => {
+                fixed.push(parse_pattern(&items[i])?);
+                i += 1;
+            }
+        }
+    }
+    let _ = span;
+    Ok((fixed, rest, all))
+}
+
+/// Parses one binding target: a symbol, a vector or a `{:keys ...}` map.
+pub fn parse_pattern(form: &Form) -> Result<Pattern, Span> {
+    match &form.kind {
+        FormKind::Symbol(s) if s != "&" => Ok(Pattern::Name(Rc::from(s.as_str()))),
+        FormKind::Vector(items) => {
+            let (items, rest, all) = parse_seq(items, form.span)?;
+            Ok(Pattern::Seq { items, rest, all })
+        }
+        FormKind::Map(items) => parse_keys(items, form.span),
+        _ => Err(form.span),
+    }
+}
+
+fn parse_keys(items: &[Form], span: Span) -> Result<Pattern, Span> {
+    let mut keys = Vec::new();
+    let mut defaults = Vec::new();
+    let mut all = None;
+    for pair in items.chunks(2) {
+        match (&pair[0].kind, &pair[1].kind) {
+            (FormKind::Keyword(k), FormKind::Vector(names)) if k == "keys" => {
+                for name in names {
+                    keys.push(Rc::from(name.as_symbol().ok_or(name.span)?));
+                }
+            }
+            (FormKind::Keyword(k), FormKind::Map(pairs)) if k == "or" => {
+                for kv in pairs.chunks(2) {
+                    let name = kv[0].as_symbol().ok_or(kv[0].span)?;
+                    defaults.push((Rc::from(name), kv[1].clone()));
+                }
+            }
+            (FormKind::Keyword(k), FormKind::Symbol(name)) if k == "as" => all = Some(Rc::from(name.as_str())),
+            _ => return Err(pair[0].span.to(pair[1].span)),
+        }
+    }
+    let _ = span;
+    Ok(Pattern::Keys { keys, defaults, all })
+}
+
+/// Binds a closure's parameters to `args`, checking the count.
+pub fn bind_params(interp: &mut Interp, lambda: &Rc<Lambda>, args: Vec<Value>, site: &Site) -> EvalResult<Env> {
+    let params = &lambda.params;
+    let n = params.fixed.len();
+    let count_ok = if params.rest.is_some() { args.len() >= n } else { args.len() == n };
+    if !count_ok {
+        let name = lambda.name.as_deref().map_or("this function".to_string(), |n| format!("`{n}`"));
+        let expected = match (n, params.rest.is_some()) {
+            (1, false) => "1 argument".to_string(),
+            (n, false) => format!("{n} arguments"),
+            (n, true) => format!("at least {n} argument{}", if n == 1 { "" } else { "s" }),
+        };
+        return Err(Flow::from(
+            Diagnostic::error("E-EVAL-002", format!("{name} takes {expected}, got {}", args.len()))
+                .with_primary(site.span, "")
+                .with_secondary(lambda.span, "defined here"),
+        ));
+    }
+    let mut env = lambda.env.clone();
+    if let Some(name) = &lambda.name {
+        env = env.bind(name.clone(), Value::Fn(lambda.clone()));
+    }
+    let mut args = args.into_iter();
+    for (i, pattern) in params.fixed.iter().enumerate() {
+        let value = args.next().unwrap_or(Value::Nil);
+        env = bind_pattern(interp, pattern, value, &env, site.arg(i))?;
+    }
+    if let Some(rest) = &params.rest {
+        let rest_values: Vec<Value> = args.collect();
+        let value = match rest {
+            // `& {:keys [..]}` takes keyword arguments, as Clojure 1.11 does.
+            Pattern::Keys { .. } => pairs_to_map(rest_values),
+            _ if rest_values.is_empty() => Value::Nil,
+            _ => Value::list(rest_values),
+        };
+        env = bind_pattern(interp, rest, value, &env, site.span)?;
+    }
+    Ok(env)
+}
+
+fn pairs_to_map(values: Vec<Value>) -> Value {
+    let mut map = Vec::new();
+    for kv in values.chunks(2) {
+        let value = kv.get(1).cloned().unwrap_or(Value::Nil);
+        crate::builtins::map_insert(&mut map, kv[0].clone(), value);
+    }
+    Value::Map(Rc::new(map))
+}
+
+/// Binds `value` to `pattern` in front of `env`.
+pub fn bind_pattern(interp: &mut Interp, pattern: &Pattern, value: Value, env: &Env, span: Span) -> EvalResult<Env> {
+    match pattern {
+        Pattern::Name(name) => Ok(env.bind(name.clone(), value)),
+        Pattern::Seq { items, rest, all } => {
+            let Some(seq) = value.as_seq() else {
+                return Err(crate::eval::error(
+                    "E-EVAL-003",
+                    format!("cannot destructure {} as a sequence", value.type_name()),
+                    span,
+                ));
+            };
+            let mut env = env.clone();
+            for (i, item) in items.iter().enumerate() {
+                env = bind_pattern(interp, item, seq.get(i).cloned().unwrap_or(Value::Nil), &env, span)?;
+            }
+            if let Some(rest) = rest {
+                let tail: Vec<Value> = seq.iter().skip(items.len()).cloned().collect();
+                let tail = if tail.is_empty() { Value::Nil } else { Value::list(tail) };
+                env = bind_pattern(interp, rest, tail, &env, span)?;
+            }
+            if let Some(all) = all {
+                env = env.bind(all.clone(), value);
+            }
+            Ok(env)
+        }
+        Pattern::Keys { keys, defaults, all } => {
+            if !matches!(value, Value::Map(_) | Value::Nil) {
+                return Err(crate::eval::error(
+                    "E-EVAL-003",
+                    format!("cannot destructure {} as a map", value.type_name()),
+                    span,
+                ));
+            }
+            let mut env = env.clone();
+            for key in keys {
+                let found = value.map_get(&Value::Keyword(key.clone()));
+                let bound = match (found, defaults.iter().find(|(k, _)| k == key)) {
+                    (Some(v), _) => v,
+                    (None, Some((_, default))) => interp.eval(default, &env, Ctx::TOP)?,
+                    (None, None) => Value::Nil,
+                };
+                env = env.bind(key.clone(), bound);
+            }
+            if let Some(all) = all {
+                env = env.bind(all.clone(), value);
+            }
+            Ok(env)
+        }
+    }
+}

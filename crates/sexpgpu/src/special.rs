@@ -1,0 +1,336 @@
+//! Special forms: `def defn fn lambda let if when cond do quote quasiquote
+//! and or loop recur defmacro require defgraph -> ->>`. Each checks its own
+//! shape and reports a malformed use as `E-EVAL-005`; truth tests on tensors
+//! are `E-FLOW-001`.
+
+use crate::env::Env;
+use crate::eval::{error, recur_outside, Ctx, EvalResult, Flow, Interp};
+use crate::pattern::{parse_params, parse_pattern, bind_pattern};
+use crate::reader::{Form, FormKind};
+use crate::value::{Lambda, Value};
+use diag::{Diagnostic, Span};
+use std::rc::Rc;
+
+/// Every special form's name (for suggestions and `explain`).
+pub const NAMES: &[&str] = &[
+    "def", "defn", "defmacro", "fn", "lambda", "let", "if", "when", "when-not", "cond", "do", "quote",
+    "quasiquote", "unquote", "unquote-splicing", "and", "or", "loop", "recur", "require", "defgraph",
+    "->", "->>",
+];
+
+/// The name a top-level definition form defines, so a failed one can be poisoned.
+pub fn defined_name(form: &Form) -> Option<&str> {
+    let FormKind::List(items) = &form.kind else { return None };
+    match items.first()?.as_symbol()? {
+        "def" | "defn" | "defmacro" | "defgraph" => items.get(1)?.as_symbol(),
+        _ => None,
+    }
+}
+
+pub fn malformed(what: &str, usage: &str, span: Span) -> Flow {
+    Flow::from(
+        Diagnostic::error("E-EVAL-005", format!("malformed `{what}`"))
+            .with_primary(span, "")
+            .with_help(format!("write it as `{usage}`")),
+    )
+}
+
+/// Evaluates `items` as the special form `name`, or `None` when `name` is
+/// not one.
+pub fn eval_special(
+    interp: &mut Interp,
+    name: &str,
+    form: &Form,
+    args: &[Form],
+    env: &Env,
+    ctx: Ctx,
+) -> Option<EvalResult> {
+    let span = form.span;
+    Some(match name {
+        "quote" => match args {
+            [x] => Ok(Value::from_form(x)),
+            _ => Err(malformed("quote", "(quote form)", span)),
+        },
+        "quasiquote" => match args {
+            [x] => quasiquote(interp, x, env),
+            _ => Err(malformed("quasiquote", "`form", span)),
+        },
+        "unquote" | "unquote-splicing" => Err(Flow::from(
+            Diagnostic::error("E-EVAL-012", format!("`{name}` outside a quasiquote"))
+                .with_primary(span, "")
+                .with_help("`~x` and `~@xs` only fill holes in a `` `template ``"),
+        )),
+        "do" => interp.eval_body(args, env, ctx),
+        "def" => def(interp, args, env, span),
+        "defn" | "defmacro" => defn(interp, name, args, env, span),
+        "fn" | "lambda" => make_lambda(interp, name, None, args, env, span).map(|l| Value::Fn(Rc::new(l))),
+        "let" => let_form(interp, args, env, ctx, span),
+        "if" => if_form(interp, args, env, ctx, span),
+        "when" | "when-not" => when(interp, name == "when", args, env, ctx, span),
+        "cond" => cond(interp, args, env, ctx, span),
+        "and" | "or" => and_or(interp, name == "and", args, env, ctx),
+        "loop" => loop_form(interp, args, env, span),
+        "recur" => recur(interp, args, env, ctx, span),
+        "require" => crate::nn::require(interp, args, span),
+        "defgraph" => crate::trace::defgraph(interp, args, env, span),
+        "->" | "->>" => thread(name == "->", args, span).and_then(|f| interp.eval(&f, env, ctx)),
+        _ => return None,
+    })
+}
+
+/// Evaluates a test and takes its truth; a tensor's truth is only known when
+/// the graph runs, so branching on one is `E-FLOW-001`.
+pub fn truth(interp: &mut Interp, test: &Form, env: &Env, ctx: Ctx) -> EvalResult<bool> {
+    let value = interp.eval(test, env, ctx.not_tail())?;
+    truth_of(&value, test.span)
+}
+
+pub fn truth_of(value: &Value, span: Span) -> EvalResult<bool> {
+    if let Value::Tensor(t) = value {
+        return Err(Flow::from(
+            Diagnostic::error("E-FLOW-001", "branching on a tensor")
+                .with_primary(span, format!("this is a tensor, {}", t.describe()))
+                .with_note("a tensor's value is only known when the graph runs; `if`, `when`, `cond`, `and` and `or` decide while tracing")
+                .with_help("choose elementwise with `(where mask a b)`"),
+        ));
+    }
+    Ok(value.is_truthy())
+}
+
+fn def(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult {
+    let usage = "(def name value)";
+    let (name, value) = match args {
+        [name] => (name, None),
+        [name, value] => (name, Some(value)),
+        [name, Form { kind: FormKind::Str(_), .. }, value] => (name, Some(value)),
+        _ => return Err(malformed("def", usage, span)),
+    };
+    let Some(name) = name.as_symbol() else { return Err(malformed("def", usage, name.span)) };
+    let value = match value {
+        Some(form) => interp.eval(form, env, Ctx::TOP)?,
+        None => Value::Nil,
+    };
+    interp.define_here(name, value);
+    Ok(Value::symbol(name))
+}
+
+fn defn(interp: &mut Interp, which: &str, args: &[Form], env: &Env, span: Span) -> EvalResult {
+    let usage = format!("({which} name (params...) body...)");
+    let Some((name, rest)) = args.split_first() else { return Err(malformed(which, &usage, span)) };
+    let Some(name) = name.as_symbol() else { return Err(malformed(which, &usage, name.span)) };
+    // A docstring before the parameters is allowed and ignored.
+    let rest = match rest {
+        [Form { kind: FormKind::Str(_), .. }, more @ ..] if !more.is_empty() => more,
+        _ => rest,
+    };
+    let lambda = Rc::new(make_lambda(interp, which, Some(name), rest, env, span)?);
+    let value = if which == "defmacro" { Value::Macro(lambda) } else { Value::Fn(lambda) };
+    interp.define_here(name, value);
+    Ok(Value::symbol(name))
+}
+
+/// `(fn name? (params) body...)`; `which` names the form for messages.
+pub fn make_lambda(interp: &Interp, which: &str, name: Option<&str>, args: &[Form], env: &Env, span: Span) -> EvalResult<Lambda> {
+    let usage = format!("({which} (params...) body...)");
+    let (name, args) = match args {
+        [Form { kind: FormKind::Symbol(n), .. }, rest @ ..] if name.is_none() => (Some(n.as_str()), rest),
+        _ => (name, args),
+    };
+    let Some((params, body)) = args.split_first() else { return Err(malformed(which, &usage, span)) };
+    let params = parse_params(params).map_err(|s| malformed(which, &usage, s))?;
+    let namespace = interp.namespace.clone();
+    Ok(Lambda { name: name.map(Rc::from), params, body: Rc::from(body), env: env.clone(), span, namespace })
+}
+
+fn let_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+    let usage = "(let [name value ...] body...)";
+    let Some((Form { kind: FormKind::Vector(bindings), .. }, body)) = args.split_first() else {
+        return Err(malformed("let", usage, span));
+    };
+    if bindings.len() % 2 != 0 {
+        return Err(malformed("let", usage, args[0].span));
+    }
+    let mut env = env.clone();
+    for pair in bindings.chunks(2) {
+        let pattern = parse_pattern(&pair[0]).map_err(|s| malformed("let", usage, s))?;
+        let value = interp.eval(&pair[1], &env, ctx.not_tail())?;
+        env = bind_pattern(interp, &pattern, value, &env, pair[1].span)?;
+    }
+    interp.eval_body(body, &env, ctx)
+}
+
+fn if_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+    let (test, then, otherwise) = match args {
+        [t, a] => (t, a, None),
+        [t, a, b] => (t, a, Some(b)),
+        _ => return Err(malformed("if", "(if test then else)", span)),
+    };
+    if truth(interp, test, env, ctx)? {
+        interp.eval(then, env, ctx)
+    } else if let Some(otherwise) = otherwise {
+        interp.eval(otherwise, env, ctx)
+    } else {
+        Ok(Value::Nil)
+    }
+}
+
+fn when(interp: &mut Interp, wanted: bool, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+    let name = if wanted { "when" } else { "when-not" };
+    let Some((test, body)) = args.split_first() else {
+        return Err(malformed(name, &format!("({name} test body...)"), span));
+    };
+    if truth(interp, test, env, ctx)? == wanted {
+        interp.eval_body(body, env, ctx)
+    } else {
+        Ok(Value::Nil)
+    }
+}
+
+fn cond(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+    if args.len() % 2 != 0 {
+        return Err(malformed("cond", "(cond test value ... :else value)", span));
+    }
+    for pair in args.chunks(2) {
+        if truth(interp, &pair[0], env, ctx)? {
+            return interp.eval(&pair[1], env, ctx);
+        }
+    }
+    Ok(Value::Nil)
+}
+
+fn and_or(interp: &mut Interp, is_and: bool, args: &[Form], env: &Env, ctx: Ctx) -> EvalResult {
+    let mut last = Value::Bool(is_and);
+    for (i, form) in args.iter().enumerate() {
+        let inner = if i + 1 == args.len() { ctx } else { ctx.not_tail() };
+        last = interp.eval(form, env, inner)?;
+        if i + 1 < args.len() && truth_of(&last, form.span)? != is_and {
+            return Ok(last);
+        }
+    }
+    Ok(last)
+}
+
+fn loop_form(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult {
+    let usage = "(loop [name init ...] body...)";
+    let Some((Form { kind: FormKind::Vector(bindings), .. }, body)) = args.split_first() else {
+        return Err(malformed("loop", usage, span));
+    };
+    if bindings.len() % 2 != 0 {
+        return Err(malformed("loop", usage, args[0].span));
+    }
+    let mut patterns = Vec::new();
+    let mut values = Vec::new();
+    let mut init_env = env.clone();
+    for pair in bindings.chunks(2) {
+        let pattern = parse_pattern(&pair[0]).map_err(|s| malformed("loop", usage, s))?;
+        let value = interp.eval(&pair[1], &init_env, Ctx::TOP)?;
+        init_env = bind_pattern(interp, &pattern, value.clone(), &init_env, pair[1].span)?;
+        patterns.push(pattern);
+        values.push(value);
+    }
+    loop {
+        let mut body_env = env.clone();
+        for (pattern, value) in patterns.iter().zip(values) {
+            body_env = bind_pattern(interp, pattern, value, &body_env, span)?;
+        }
+        match interp.eval_body(body, &body_env, Ctx { tail: true, in_loop: true }) {
+            Err(Flow::Recur(next, recur_span)) => {
+                if next.len() != patterns.len() {
+                    return Err(error(
+                        "E-EVAL-002",
+                        format!("`recur` gives {} values to a `loop` of {} bindings", next.len(), patterns.len()),
+                        recur_span,
+                    ));
+                }
+                values = next;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn recur(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+    if !ctx.in_loop {
+        return Err(Flow::from(recur_outside(span)));
+    }
+    if !ctx.tail {
+        return Err(Flow::from(
+            Diagnostic::error("E-EVAL-004", "`recur` not in tail position")
+                .with_primary(span, "something is still to be done with this value")
+                .with_help("`recur` must be the last thing its `loop` or function does"),
+        ));
+    }
+    let values = interp.eval_all(args, env, ctx)?;
+    Err(Flow::Recur(values, span))
+}
+
+/// `(-> x (f a) g)` is `(g (f x a))`; `->>` puts `x` last instead. Spans
+/// stay those the user wrote, so errors point into the pipeline.
+fn thread(first: bool, args: &[Form], span: Span) -> EvalResult<Form> {
+    let name = if first { "->" } else { "->>" };
+    let Some((init, steps)) = args.split_first() else {
+        return Err(malformed(name, &format!("({name} value step...)"), span));
+    };
+    let mut acc = init.clone();
+    for step in steps {
+        let call = match &step.kind {
+            FormKind::List(items) if !items.is_empty() => {
+                let mut items = items.clone();
+                if first {
+                    items.insert(1, acc);
+                } else {
+                    items.push(acc);
+                }
+                items
+            }
+            _ => vec![step.clone(), acc],
+        };
+        acc = Form::new(FormKind::List(call), step.span);
+    }
+    Ok(acc)
+}
+
+fn quasiquote(interp: &mut Interp, form: &Form, env: &Env) -> EvalResult {
+    let unquoted = |items: &[Form], which: &str| -> Option<Form> {
+        match items {
+            [head, x] if head.as_symbol() == Some(which) => Some(x.clone()),
+            _ => None,
+        }
+    };
+    let expand_items = |interp: &mut Interp, items: &[Form]| -> EvalResult<Vec<Value>> {
+        let mut out = Vec::new();
+        for item in items {
+            if let FormKind::List(inner) = &item.kind {
+                if let Some(x) = unquoted(inner, "unquote-splicing") {
+                    let value = interp.eval(&x, env, Ctx::TOP)?;
+                    let Some(seq) = value.as_seq() else {
+                        return Err(error(
+                            "E-EVAL-003",
+                            format!("`~@` needs a list or vector, got {}", value.type_name()),
+                            x.span,
+                        ));
+                    };
+                    out.extend(seq);
+                    continue;
+                }
+            }
+            out.push(quasiquote(interp, item, env)?);
+        }
+        Ok(out)
+    };
+    match &form.kind {
+        FormKind::List(items) => {
+            if let Some(x) = unquoted(items, "unquote") {
+                return interp.eval(&x, env, Ctx::TOP);
+            }
+            Ok(Value::list(expand_items(interp, items)?))
+        }
+        FormKind::Vector(items) => Ok(Value::vector(expand_items(interp, items)?)),
+        FormKind::Map(items) => {
+            let flat = expand_items(interp, items)?;
+            let pairs = flat.chunks(2).filter(|kv| kv.len() == 2).map(|kv| (kv[0].clone(), kv[1].clone()));
+            Ok(Value::Map(Rc::new(pairs.collect())))
+        }
+        _ => Ok(Value::from_form(form)),
+    }
+}

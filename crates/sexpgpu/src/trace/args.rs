@@ -1,0 +1,295 @@
+//! Arguments of tensor operations: positional and keyword splitting with
+//! each op's exact keywords, shapes, axes, dtype keywords, tensor operands
+//! (with the graph they belong to) and host data for `call`. Turns a graph
+//! builder's `OpError` into a diagnostic naming the operands as written.
+
+use super::Traced;
+use crate::builtins::{short, wrong_type};
+use crate::eval::{EvalResult, Flow, Interp, Site};
+use crate::value::Value;
+use diag::{Diagnostic, Span};
+use sexpgpu_graph::{DType, Graph, Nested, NodeId, OpError, Operand, Scalar, Shape, Tensor};
+
+/// The most elements one tensor may have: larger shapes are refused while
+/// tracing (`E-DIM-001`) and graphs holding them are not executed, so no
+/// program can make the host allocate without bound.
+pub const MAX_ELEMENTS: usize = 1 << 26;
+
+/// An op's arguments split into positional values and keyword values.
+pub struct OpArgs {
+    pub positional: Vec<Value>,
+    keywords: Vec<(&'static str, Value)>,
+}
+
+impl OpArgs {
+    pub fn keyword(&self, name: &str) -> Option<&Value> {
+        self.keywords.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+}
+
+/// Splits `args` into exactly `positional` leading values and keyword pairs
+/// from `allowed`; anything else is `E-EVAL-002` or `E-EVAL-008`.
+pub fn split(op: &str, args: Vec<Value>, site: &Site, positional: usize, allowed: &[&'static str]) -> EvalResult<OpArgs> {
+    let noun = if positional == 1 { "argument" } else { "arguments" };
+    if args.len() < positional {
+        let message = format!("`{op}` takes {positional} {noun}, got {}", args.len());
+        return Err(crate::eval::error("E-EVAL-002", message, site.span));
+    }
+    let mut args = args.into_iter();
+    let positional_values: Vec<Value> = args.by_ref().take(positional).collect();
+    let mut keywords: Vec<(&'static str, Value)> = Vec::new();
+    let mut index = positional;
+    while let Some(key) = args.next() {
+        let span = site.arg(index);
+        let Value::Keyword(name) = &key else {
+            let mut d = Diagnostic::error("E-EVAL-002", format!("`{op}` takes {positional} {noun}, got more"))
+                .with_primary(span, "one too many");
+            if !allowed.is_empty() {
+                let list: Vec<String> = allowed.iter().map(|k| format!("`:{k}`")).collect();
+                d = d.with_help(format!("options are passed by keyword: {}", list.join(" ")));
+            }
+            return Err(Flow::from(d));
+        };
+        let Some(&known) = allowed.iter().find(|k| **k == &**name) else {
+            return Err(unknown_keyword(op, name, allowed, span));
+        };
+        let Some(value) = args.next() else {
+            return Err(Flow::from(
+                Diagnostic::error("E-EVAL-008", format!("keyword `:{name}` of `{op}` has no value"))
+                    .with_primary(span, "")
+                    .with_help(format!("write `:{name} value`")),
+            ));
+        };
+        if keywords.iter().any(|(k, _)| *k == known) {
+            return Err(crate::eval::error("E-EVAL-008", format!("keyword `:{name}` given twice to `{op}`"), span));
+        }
+        keywords.push((known, value));
+        index += 2;
+    }
+    Ok(OpArgs { positional: positional_values, keywords })
+}
+
+fn unknown_keyword(op: &str, name: &str, allowed: &[&str], span: Span) -> Flow {
+    let mut d = Diagnostic::error("E-EVAL-008", format!("`{op}` has no keyword `:{name}`")).with_primary(span, "unknown keyword");
+    if allowed.is_empty() {
+        d = d.with_note(format!("`{op}` takes no keywords"));
+    } else {
+        let list: Vec<String> = allowed.iter().map(|k| format!("`:{k}`")).collect();
+        d = d.with_note(format!("`{op}` takes {}", list.join(" ")));
+        if let Some(best) = crate::codes::closest(name, allowed.iter().map(|k| std::rc::Rc::from(*k))) {
+            d = d.with_help(format!("did you mean `:{best}`?"));
+        }
+    }
+    Flow::from(d)
+}
+
+/// A tensor from another tracing: `E-FLOW-002`.
+pub fn foreign(t: &Traced, what: &str, span: Span) -> Flow {
+    Flow::from(
+        Diagnostic::error("E-FLOW-002", "a tensor from another graph")
+            .with_primary(span, format!("{what} was traced in another graph ({})", t.describe()))
+            .with_note("each graph is traced on its own; its tensors do not exist in the others")
+            .with_help("recompute it here, or pass it in as an input"),
+    )
+}
+
+/// Argument `i` as a node of the graph being traced (`id`). Host tensors
+/// enter as constants; numbers and other values are `E-DIM-003`.
+pub fn tensor(graph: &mut Graph, id: u32, op: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<NodeId> {
+    match &args[i] {
+        Value::Tensor(t) if t.graph == id => Ok(t.node),
+        Value::Tensor(t) => Err(foreign(t, "this tensor", site.arg(i))),
+        Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
+        other => Err(Flow::from(
+            Diagnostic::error("E-DIM-003", format!("`{op}` expects a tensor, got {}", other.type_name()))
+                .with_primary(site.arg(i), format!("this is `{}`", short(other))),
+        )),
+    }
+}
+
+/// Argument `i` as a tensor or a plain number (the overloaded operations).
+pub fn operand(graph: &mut Graph, id: u32, op: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Operand> {
+    match &args[i] {
+        Value::Int(n) => Ok(Operand::Number(Scalar::Int(*n))),
+        Value::Float(x) => Ok(Operand::Number(Scalar::Float(*x))),
+        Value::Bool(b) => Ok(Operand::Number(Scalar::Bool(*b))),
+        _ => tensor(graph, id, op, args, site, i).map(Operand::Tensor),
+    }
+}
+
+/// A shape: a vector of non-negative integers with at most `MAX_ELEMENTS` elements.
+pub fn shape_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<Shape> {
+    let dims = ints_of(op, "a shape (a vector of integers)", value, site, i)?;
+    let shape = Shape::from_i64(op, &dims).map_err(|e| op_error_at(e, site.arg(i)))?;
+    let numel = shape.dims().iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    if numel.is_none_or(|n| n > MAX_ELEMENTS) {
+        return Err(Flow::from(
+            Diagnostic::error("E-DIM-001", format!("{op}: shape {shape} is too large"))
+                .with_primary(site.arg(i), "")
+                .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements")),
+        ));
+    }
+    Ok(shape)
+}
+
+/// A vector (or list) of integers.
+pub fn ints_of(op: &str, what: &str, value: &Value, site: &Site, i: usize) -> EvalResult<Vec<i64>> {
+    let items = match value {
+        Value::Vector(xs) | Value::List(xs) => xs,
+        other => return Err(wrong_type(op, what, other, site, i)),
+    };
+    items
+        .iter()
+        .map(|x| match x {
+            Value::Int(n) => Ok(*n),
+            other => Err(wrong_type(op, what, other, site, i)),
+        })
+        .collect()
+}
+
+pub fn int_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<i64> {
+    match value {
+        Value::Int(n) => Ok(*n),
+        other => Err(wrong_type(op, "an integer", other, site, i)),
+    }
+}
+
+pub fn float_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<f64> {
+    match value {
+        Value::Int(n) => Ok(*n as f64),
+        Value::Float(x) => Ok(*x),
+        other => Err(wrong_type(op, "a number", other, site, i)),
+    }
+}
+
+pub fn bool_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<bool> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        other => Err(wrong_type(op, "true or false", other, site, i)),
+    }
+}
+
+/// A dtype keyword; any other keyword (`:f16`) is `E-DIM-002`.
+pub fn dtype_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<DType> {
+    match value {
+        Value::Keyword(k) => DType::from_keyword(k).ok_or_else(|| {
+            Flow::from(
+                Diagnostic::error("E-DIM-002", format!("{op}: `:{k}` is not a dtype"))
+                    .with_primary(site.arg(i), "")
+                    .with_note("dtypes are `:f32` `:bf16` `:i32` `:i64` `:bool`"),
+            )
+        }),
+        other => Err(wrong_type(op, "a dtype keyword like `:f32`", other, site, i)),
+    }
+}
+
+/// An `OpError` at one span, without operand notes.
+pub fn op_error_at(e: OpError, span: Span) -> Flow {
+    let mut d = Diagnostic::error(e.code(), e.message).with_primary(span, "");
+    for note in e.notes {
+        d = d.with_note(note);
+    }
+    Flow::from(d)
+}
+
+/// An `OpError` at the call, with a first note naming each tensor operand as
+/// written, with its shape and dtype: ``operands: `x` [2, 16] f32, ...``.
+pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flow {
+    let described: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a {
+            Value::Tensor(t) => Some(format!("`{}` {}", interp.text(site.arg(i)), t.describe())),
+            Value::HostTensor(t) => Some(format!("`{}` {} {}", interp.text(site.arg(i)), t.shape(), t.dtype())),
+            _ => None,
+        })
+        .collect();
+    let mut d = Diagnostic::error(e.code(), e.message).with_primary(site.span, "");
+    if !described.is_empty() {
+        let noun = if described.len() == 1 { "operand" } else { "operands" };
+        d = d.with_note(format!("{noun}: {}", described.join(", ")));
+    }
+    for note in e.notes {
+        d = d.with_note(note);
+    }
+    Flow::from(d)
+}
+
+/// A `call` argument as a host tensor of the input's shape and dtype.
+pub fn host_tensor(value: &Value, name: &str, shape: &Shape, dtype: DType, site: &Site, i: usize) -> EvalResult<Tensor> {
+    let span = site.arg(i);
+    let mismatch = |got: String| {
+        Flow::from(
+            Diagnostic::error("E-DIM-001", format!("call: input `{name}` is {shape} {dtype}, but the argument is {got}"))
+                .with_primary(span, ""),
+        )
+    };
+    if let Value::HostTensor(t) = value {
+        if t.shape() != shape || t.dtype() != dtype {
+            return Err(mismatch(format!("{} {}", t.shape(), t.dtype())));
+        }
+        return Ok((**t).clone());
+    }
+    let nested = nested_of(value, 0).ok_or_else(|| {
+        Flow::from(
+            Diagnostic::error("E-EVAL-003", format!("call: input `{name}` needs nested vectors of numbers, got {}", value.type_name()))
+                .with_primary(span, format!("this is `{}`", short(value))),
+        )
+    })?;
+    let mut dims = Vec::new();
+    let mut probe = &nested;
+    while let Nested::List(items) = probe {
+        dims.push(items.len());
+        match items.first() {
+            Some(first) => probe = first,
+            None => break,
+        }
+    }
+    if !rectangular(&nested, &dims) {
+        return Err(Flow::from(
+            Diagnostic::error("E-DIM-001", format!("call: the argument for `{name}` is ragged"))
+                .with_primary(span, "")
+                .with_note("every row of a nested vector must have the same length"),
+        ));
+    }
+    if dims != shape.dims() {
+        return Err(mismatch(format!("shaped {}", Shape::new(dims))));
+    }
+    Tensor::from_nested(&nested, dtype).map_err(|e| {
+        Flow::from(
+            Diagnostic::error("E-DIM-002", format!("call: input `{name}` is {dtype}: {}", e.message)).with_primary(span, ""),
+        )
+    })
+}
+
+fn nested_of(value: &Value, depth: usize) -> Option<Nested> {
+    match value {
+        Value::Int(n) => Some(Nested::Scalar(Scalar::Int(*n))),
+        Value::Float(x) => Some(Nested::Scalar(Scalar::Float(*x))),
+        Value::Bool(b) => Some(Nested::Scalar(Scalar::Bool(*b))),
+        Value::Vector(xs) | Value::List(xs) if depth < 64 => {
+            xs.iter().map(|x| nested_of(x, depth + 1)).collect::<Option<Vec<_>>>().map(Nested::List)
+        }
+        _ => None,
+    }
+}
+
+fn rectangular(value: &Nested, dims: &[usize]) -> bool {
+    match (value, dims.split_first()) {
+        (Nested::Scalar(_), None) => true,
+        (Nested::List(items), Some((&n, rest))) => items.len() == n && items.iter().all(|x| rectangular(x, rest)),
+        _ => false,
+    }
+}
+
+/// Refuses to execute a graph with a node over `MAX_ELEMENTS` elements.
+pub fn check_size(graph: &Graph, site: &Site) -> EvalResult<()> {
+    if let Some(node) = graph.nodes().iter().find(|n| n.shape.dims().iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > MAX_ELEMENTS)) {
+        return Err(Flow::from(
+            Diagnostic::error("E-RUN-002", format!("graph `{}` has a tensor of shape {}, too large to run", graph.name(), node.shape))
+                .with_primary(site.span, "")
+                .with_note(format!("the reference executor runs tensors of at most {MAX_ELEMENTS} elements")),
+        ));
+    }
+    Ok(())
+}

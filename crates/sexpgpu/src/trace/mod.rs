@@ -1,0 +1,293 @@
+//! Tracing: the graphs being recorded, tensor handles tied to their graph,
+//! `defgraph` (trace a function of typed inputs), `call` (run one with the
+//! reference executor, or only check it under `sexpgpu check`) and `to-vec`.
+//! The tensor operation builtins are in `ops`, their argument parsing in
+//! `args`. Staging mistakes are `E-FLOW-*`; nothing here prints.
+
+mod args;
+pub mod ops;
+
+use crate::env::Env;
+use crate::eval::{error, Ctx, EvalResult, Flow, Interp, Mode, Site};
+use crate::reader::{Form, FormKind};
+use crate::special::malformed;
+use crate::value::Value;
+use diag::{Diagnostic, Span};
+use sexpgpu_graph::{DType, Graph, Nested, NodeId, Scalar, Shape, Tensor, TensorData};
+use std::rc::Rc;
+
+pub use args::MAX_ELEMENTS;
+
+/// A computed tensor: what `call` returns.
+pub type HostTensor = Tensor;
+
+/// A handle to one node of one traced graph.
+pub struct Traced {
+    /// Which tracing the node belongs to (not a graph's name: a graph
+    /// traced twice gives two different ids).
+    pub graph: u32,
+    pub node: NodeId,
+    pub shape: Shape,
+    pub dtype: DType,
+}
+
+impl Traced {
+    /// `[2, 16] f32`, as operand notes print it.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.shape, self.dtype)
+    }
+
+    pub fn describe_value(&self) -> String {
+        format!("#<tensor {} {}>", self.shape, self.dtype)
+    }
+}
+
+/// How a graph's outputs map back to a host value.
+pub enum Outputs {
+    One,
+    Vector(usize),
+    Map(Vec<Value>),
+}
+
+/// A finished `defgraph`.
+pub struct GraphDef {
+    pub name: String,
+    pub graph: Graph,
+    pub outputs: Outputs,
+    pub span: Span,
+}
+
+/// A graph being recorded.
+struct Active {
+    id: u32,
+    graph: Graph,
+}
+
+/// Every graph traced so far, and the ones being traced now (innermost last).
+pub struct Tracer {
+    pub seed: u64,
+    active: Vec<Active>,
+    next_id: u32,
+    pub graphs: Vec<Rc<GraphDef>>,
+}
+
+impl Tracer {
+    pub fn new(seed: u64) -> Tracer {
+        Tracer { seed, active: Vec::new(), next_id: 0, graphs: Vec::new() }
+    }
+
+    fn current(&mut self) -> Option<&mut Active> {
+        self.active.last_mut()
+    }
+}
+
+/// The graph the next tensor operation records into, or `E-FLOW-003`.
+pub(crate) fn current_graph<'a>(interp: &'a mut Interp, op: &str, site: &Site) -> EvalResult<(&'a mut Graph, u32)> {
+    match interp.tracer.current() {
+        Some(active) => {
+            active.graph.set_span(Some(site.span));
+            Ok((&mut active.graph, active.id))
+        }
+        None => Err(Flow::from(
+            Diagnostic::error("E-FLOW-003", format!("`{op}` outside a traced function"))
+                .with_primary(site.span, "no graph is being traced here")
+                .with_note("tensors exist only while a function is traced; host code sees shapes, not values")
+                .with_help("put tensor code in `(defgraph name [(x [2 16] :f32)] ...)` and run it with `(call name ...)`"),
+        )),
+    }
+}
+
+/// `(defgraph name [(x [2 16] :f32) ...] body...)`.
+pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult {
+    let usage = "(defgraph name [(x [2 16] :f32) ...] body...)";
+    let [name_form, inputs_form, body @ ..] = args else { return Err(malformed("defgraph", usage, span)) };
+    let Some(name) = name_form.as_symbol() else { return Err(malformed("defgraph", usage, name_form.span)) };
+    let (FormKind::Vector(specs) | FormKind::List(specs)) = &inputs_form.kind else {
+        return Err(malformed("defgraph", usage, inputs_form.span));
+    };
+    let mut inputs = Vec::new();
+    for spec in specs {
+        inputs.push(input_spec(interp, spec, env)?);
+    }
+    let id = interp.tracer.next_id;
+    interp.tracer.next_id += 1;
+    let mut graph = Graph::new(name);
+    let mut body_env = env.clone();
+    for (input_name, name_span, shape, dtype) in inputs {
+        graph.set_span(Some(name_span));
+        let node = graph.input(input_name.as_ref(), shape.clone(), dtype);
+        let tensor = Traced { graph: id, node, shape, dtype };
+        body_env = body_env.bind(input_name, Value::Tensor(Rc::new(tensor)));
+    }
+    interp.tracer.active.push(Active { id, graph });
+    let result = interp.eval_body(body, &body_env, Ctx::TOP);
+    let active = interp.tracer.active.pop().expect("pushed above");
+    let result = result?;
+    let mut graph = active.graph;
+    let result_span = body.last().map_or(span, |f| f.span);
+    let (outputs, kind) = graph_outputs(interp, &mut graph, id, &result, result_span)?;
+    graph.set_outputs(outputs);
+    let def = Rc::new(GraphDef { name: name.to_string(), graph, outputs: kind, span });
+    let graphs = &mut interp.tracer.graphs;
+    match graphs.iter().position(|g| g.name == name) {
+        Some(i) => graphs[i] = def.clone(),
+        None => graphs.push(def.clone()),
+    }
+    interp.define_here(name, Value::Graph(def));
+    Ok(Value::symbol(name))
+}
+
+type InputSpec = (Rc<str>, Span, Shape, DType);
+
+/// `(x [2 16] :f32)`; the dtype may be left out for `:f32`.
+fn input_spec(interp: &mut Interp, spec: &Form, env: &Env) -> EvalResult<InputSpec> {
+    let usage = "(defgraph name [(x [2 16] :f32) ...] body...)";
+    let (FormKind::List(parts) | FormKind::Vector(parts)) = &spec.kind else {
+        return Err(malformed("defgraph", usage, spec.span));
+    };
+    let (name, shape_form, dtype_form) = match &parts[..] {
+        [n, s] => (n, s, None),
+        [n, s, d] => (n, s, Some(d)),
+        _ => return Err(malformed("defgraph", usage, spec.span)),
+    };
+    let Some(input_name) = name.as_symbol() else { return Err(malformed("defgraph", usage, name.span)) };
+    let shape_value = interp.eval(shape_form, env, Ctx::TOP)?;
+    let site = Site { span: spec.span, args: vec![shape_form.span, dtype_form.map_or(spec.span, |d| d.span)] };
+    let shape = args::shape_of("defgraph", &shape_value, &site, 0)?;
+    let dtype = match dtype_form {
+        Some(form) => {
+            let value = interp.eval(form, env, Ctx::TOP)?;
+            args::dtype_of("defgraph", &value, &site, 1)?
+        }
+        None => DType::F32,
+    };
+    Ok((Rc::from(input_name), name.span, shape, dtype))
+}
+
+/// The graph's outputs from the body's value: one tensor, a vector of them,
+/// or a map of them. Host tensors and numbers enter as constants.
+fn graph_outputs(
+    interp: &Interp,
+    graph: &mut Graph,
+    id: u32,
+    result: &Value,
+    span: Span,
+) -> EvalResult<(Vec<NodeId>, Outputs)> {
+    let mut output = |value: &Value| -> EvalResult<NodeId> {
+        match value {
+            Value::Tensor(t) if t.graph == id => Ok(t.node),
+            Value::Tensor(t) => Err(args::foreign(t, "the result", span)),
+            Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
+            other => Err(Flow::from(
+                Diagnostic::error("E-DIM-003", format!("a graph returns tensors, but this one returns {}", other.type_name()))
+                    .with_primary(span, format!("this is `{}`", crate::builtins::short(other)))
+                    .with_help("return a tensor, a vector of tensors or a map of tensors"),
+            )),
+        }
+    };
+    let _ = interp;
+    match result {
+        Value::Vector(items) | Value::List(items) => {
+            let ids = items.iter().map(&mut output).collect::<EvalResult<Vec<_>>>()?;
+            Ok((ids, Outputs::Vector(items.len())))
+        }
+        Value::Map(m) => {
+            let ids = m.iter().map(|(_, v)| output(v)).collect::<EvalResult<Vec<_>>>()?;
+            Ok((ids, Outputs::Map(m.iter().map(|(k, _)| k.clone()).collect())))
+        }
+        other => Ok((vec![output(other)?], Outputs::One)),
+    }
+}
+
+/// `(call g arg...)` and `(g arg...)`: binds each argument (nested vectors of
+/// numbers, or a host tensor) to an input, then executes the graph, or under
+/// `check` returns zeros of the right shapes without executing.
+pub fn call_graph(interp: &mut Interp, def: &Rc<GraphDef>, args: Vec<Value>, site: &Site) -> EvalResult {
+    let graph = &def.graph;
+    let inputs = graph.arguments();
+    if args.len() != inputs.len() {
+        return Err(Flow::from(
+            Diagnostic::error("E-EVAL-002", format!("graph `{}` takes {} inputs, got {}", def.name, inputs.len(), args.len()))
+                .with_primary(site.span, "")
+                .with_secondary(def.span, "defined here"),
+        ));
+    }
+    let mut tensors = Vec::with_capacity(args.len());
+    for (i, (arg, &node)) in args.iter().zip(&inputs).enumerate() {
+        let input = graph.node(node);
+        let name = match &input.op {
+            sexpgpu_graph::Op::Input { name } | sexpgpu_graph::Op::Param { name } => name.clone(),
+            _ => String::new(),
+        };
+        tensors.push(args::host_tensor(arg, &name, &input.shape, input.dtype, site, i)?);
+    }
+    args::check_size(graph, site)?;
+    let results = match interp.mode {
+        Mode::Check => graph.outputs().iter().map(|&o| zeros(graph.shape(o), graph.dtype(o))).collect(),
+        Mode::Run => sexpgpu_graph::execute(graph, &tensors, interp.tracer.seed).map_err(|e| {
+            let mut d = Diagnostic::error("E-RUN-001", format!("graph `{}` failed: {}", def.name, e.message))
+                .with_primary(site.span, "while running this call");
+            if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
+                d = d.with_secondary(span, "at this operation");
+            }
+            Flow::from(d)
+        })?,
+    };
+    let mut results = results.into_iter().map(|t| Value::HostTensor(Rc::new(t)));
+    Ok(match &def.outputs {
+        Outputs::One => results.next().unwrap_or(Value::Nil),
+        Outputs::Vector(_) => Value::vector(results.collect()),
+        Outputs::Map(keys) => Value::Map(Rc::new(keys.iter().cloned().zip(results).collect())),
+    })
+}
+
+fn zeros(shape: &Shape, dtype: DType) -> Tensor {
+    let value = match dtype {
+        DType::Bool => Scalar::Bool(false),
+        DType::I32 | DType::I64 => Scalar::Int(0),
+        _ => Scalar::Float(0.0),
+    };
+    Tensor::full(shape.clone(), value, dtype)
+}
+
+/// `(call g arg...)`.
+pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    let Some((g, rest)) = args.split_first() else {
+        return Err(error("E-EVAL-002", "`call` takes a graph and its inputs", site.span));
+    };
+    let Value::Graph(def) = g else {
+        return Err(crate::builtins::wrong_type("call", "a graph made by `defgraph`", g, site, 0));
+    };
+    let inner = Site { span: site.span, args: site.args.iter().skip(1).copied().collect() };
+    call_graph(interp, &def.clone(), rest.to_vec(), &inner)
+}
+
+/// `(to-vec t)`: a computed tensor as nested vectors (a bare number for a scalar).
+pub fn to_vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    crate::builtins::arity("to-vec", site, &args, 1, Some(1))?;
+    match &args[0] {
+        Value::HostTensor(t) => Ok(nested_value(&t.to_nested(), t.data())),
+        Value::Tensor(_) => Err(Flow::from(
+            Diagnostic::error("E-EVAL-003", "`to-vec` needs a computed tensor, got a traced one")
+                .with_primary(site.arg(0), "this only has a value when its graph runs")
+                .with_help("return it from the graph and `(to-vec (call g ...))` the result"),
+        )),
+        other => Err(crate::builtins::wrong_type("to-vec", "a tensor from `call`", other, site, 0)),
+    }
+}
+
+fn nested_value(nested: &Nested, data: &TensorData) -> Value {
+    match nested {
+        Nested::List(items) => Value::vector(items.iter().map(|n| nested_value(n, data)).collect()),
+        Nested::Scalar(Scalar::Int(n)) => Value::Int(*n),
+        Nested::Scalar(Scalar::Bool(b)) => Value::Bool(*b),
+        // f32 and bf16 values come back with their own shortest digits
+        // (0.1f32 prints `0.1`, not `0.10000000149011612`).
+        Nested::Scalar(Scalar::Float(x)) => match data {
+            TensorData::F32(_) | TensorData::BF16(_) => {
+                Value::Float(sexpgpu_graph::format_f32(*x as f32).parse().unwrap_or(*x))
+            }
+            _ => Value::Float(*x),
+        },
+    }
+}
