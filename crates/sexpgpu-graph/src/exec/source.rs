@@ -51,7 +51,8 @@ pub(crate) fn uniform(
     let key = stream_key(seed, stream);
     let round = |x: f64| -> f32 {
         match dtype {
-            DType::BF16 => bf16::from_f64(x).to_f32(),
+            // Through f32 like every other bf16 result, so backends agree.
+            DType::BF16 => bf16::from_f32(x as f32).to_f32(),
             _ => x as f32,
         }
     };

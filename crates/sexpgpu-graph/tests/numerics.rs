@@ -1,0 +1,504 @@
+//! Numerics of the reference executor against NumPy: builds one small graph
+//! per (op, dtype, shape) case on random inputs, runs it, writes inputs and
+//! outputs as `.npy` with a manifest, and has `tests/numerics/check_ops.py`
+//! recompute every case in NumPy and compare within dtype tolerance.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+use sexpgpu_graph::{
+    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, ReduceOp, Scalar, Shape,
+    Tensor, UnaryOp,
+};
+
+/// SplitMix64: a tiny deterministic generator for test inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Floats uniform in `[lo, hi)`; integers uniform in `[lo, hi]`; bools fair.
+    fn tensor(&mut self, dims: &[usize], dtype: DType, lo: f64, hi: f64) -> Tensor {
+        let n: usize = dims.iter().product();
+        let shape = Shape::from(dims);
+        match dtype {
+            DType::F32 | DType::BF16 => {
+                let v: Vec<f64> = (0..n).map(|_| lo + (hi - lo) * self.unit()).collect();
+                Tensor::from_f64s(shape, &v, dtype).unwrap()
+            }
+            DType::I32 | DType::I64 | DType::Bool => {
+                let (lo, hi) = if dtype == DType::Bool {
+                    (0, 1)
+                } else {
+                    (lo as i64, hi as i64)
+                };
+                let span = (hi - lo + 1) as u64;
+                let v: Vec<i64> = (0..n).map(|_| lo + (self.next() % span) as i64).collect();
+                Tensor::from_i64s(shape, &v, dtype).unwrap()
+            }
+        }
+    }
+}
+
+type Build = dyn Fn(&mut Graph, &[NodeId]) -> Result<NodeId, OpError>;
+
+struct Cases {
+    dir: PathBuf,
+    manifest: Vec<Value>,
+    rng: Rng,
+}
+
+impl Cases {
+    /// Runs one case: `build` gets one input node per tensor in `args`.
+    fn add(&mut self, mut spec: Value, args: Vec<Tensor>, seed: u64, build: &Build) {
+        let k = self.manifest.len();
+        let mut g = Graph::new(format!("case{k}"));
+        let inputs: Vec<NodeId> = args
+            .iter()
+            .enumerate()
+            .map(|(i, t)| g.input(format!("in{i}"), t.shape().clone(), t.dtype()))
+            .collect();
+        let out = build(&mut g, &inputs).unwrap_or_else(|e| panic!("case {spec}: {e}"));
+        g.set_outputs(vec![out]);
+        let result = execute(&g, &args, seed).unwrap_or_else(|e| panic!("case {spec}: {e}"));
+        let mut files = Vec::new();
+        for (i, t) in args.iter().enumerate() {
+            files.push(json!({"file": self.write(&format!("c{k}_in{i}.npy"), t), "dtype": t.dtype().name()}));
+        }
+        let output = &result[0];
+        spec["inputs"] = json!(files);
+        spec["output"] = json!({
+            "file": self.write(&format!("c{k}_out.npy"), output),
+            "dtype": output.dtype().name(),
+            "shape": output.shape().dims(),
+        });
+        spec["seed"] = json!(seed);
+        self.manifest.push(spec);
+    }
+
+    fn write(&self, name: &str, t: &Tensor) -> String {
+        std::fs::write(self.dir.join(name), to_npy(t)).expect("write .npy");
+        name.to_string()
+    }
+
+    fn rand(&mut self, dims: &[usize], dtype: DType, lo: f64, hi: f64) -> Tensor {
+        self.rng.tensor(dims, dtype, lo, hi)
+    }
+}
+
+const FLOATS: [DType; 2] = [DType::F32, DType::BF16];
+const NUMERIC: [DType; 4] = [DType::F32, DType::BF16, DType::I32, DType::I64];
+
+fn unary_cases(c: &mut Cases) {
+    for op in UnaryOp::ALL {
+        let dtypes: &[DType] = if op.accepts_integers() {
+            &NUMERIC
+        } else {
+            &FLOATS
+        };
+        let (lo, hi) = match op {
+            UnaryOp::Sqrt | UnaryOp::Log | UnaryOp::Rsqrt => (0.05, 4.0),
+            UnaryOp::Acos | UnaryOp::Asin => (-1.2, 1.2), // NaN outside [-1, 1]
+            UnaryOp::Exp => (-4.0, 4.0),
+            _ => (-3.0, 3.0),
+        };
+        for &dtype in dtypes {
+            for dims in [&[][..], &[7], &[3, 5], &[2, 3, 4]] {
+                let (lo, hi) = if dtype.is_integer() {
+                    (-100.0, 100.0)
+                } else {
+                    (lo, hi)
+                };
+                let x = c.rand(dims, dtype, lo, hi);
+                c.add(json!({"op": op.name()}), vec![x], 0, &move |g, i| {
+                    g.unary(op, i[0])
+                });
+            }
+        }
+    }
+}
+
+fn binary_cases(c: &mut Cases) {
+    let pairs: [(&[usize], &[usize]); 4] = [
+        (&[3, 4], &[3, 4]),
+        (&[3, 4], &[4]),
+        (&[2, 1, 4], &[3, 1]),
+        (&[], &[2, 3]),
+    ];
+    for op in BinaryOp::ALL {
+        let dtypes: &[DType] = if op.accepts_integers() {
+            &NUMERIC
+        } else {
+            &FLOATS
+        };
+        for &dtype in dtypes {
+            for (da, db) in pairs {
+                let ((alo, ahi), (blo, bhi)) = match (op, dtype.is_integer()) {
+                    (_, true) => ((-1000.0, 1000.0), (-1000.0, 1000.0)),
+                    (BinaryOp::Pow, _) => ((0.1, 3.0), (-2.0, 2.0)),
+                    (BinaryOp::Div, _) => ((-3.0, 3.0), (0.5, 3.0)),
+                    _ => ((-3.0, 3.0), (-3.0, 3.0)),
+                };
+                let (a, b) = (c.rand(da, dtype, alo, ahi), c.rand(db, dtype, blo, bhi));
+                c.add(json!({"op": op.name()}), vec![a, b], 0, &move |g, i| {
+                    g.binary(op, i[0], i[1])
+                });
+            }
+            // A plain number on the right becomes a broadcast constant of the tensor's dtype.
+            let number = if dtype.is_integer() {
+                Scalar::Int(3)
+            } else {
+                Scalar::Float(1.5)
+            };
+            let a = c.rand(&[2, 3], dtype, 0.5, 3.0);
+            c.add(
+                json!({"op": op.name(), "number": number.as_f64()}),
+                vec![a],
+                0,
+                &move |g, i| g.binary(op, i[0], number),
+            );
+        }
+    }
+}
+
+fn compare_and_where_cases(c: &mut Cases) {
+    for op in CompareOp::ALL {
+        for dtype in DType::ALL {
+            // Small integers (as any dtype) make equal pairs common.
+            let (a, b) = (
+                c.rand(&[3, 4], dtype, -2.0, 2.0),
+                c.rand(&[4], dtype, -2.0, 2.0),
+            );
+            let (a, b) = (round_floats(a), round_floats(b));
+            c.add(json!({"op": op.name()}), vec![a, b], 0, &move |g, i| {
+                g.compare(op, i[0], i[1])
+            });
+        }
+    }
+    for dtype in DType::ALL {
+        let m = c.rand(&[3, 1], DType::Bool, 0.0, 1.0);
+        let (a, b) = (
+            c.rand(&[4], dtype, -5.0, 5.0),
+            c.rand(&[3, 4], dtype, -5.0, 5.0),
+        );
+        c.add(json!({"op": "where"}), vec![m, a, b], 0, &|g, i| {
+            g.where_(i[0], i[1], i[2])
+        });
+    }
+}
+
+/// Floats rounded to whole numbers, so comparisons meet equal values.
+fn round_floats(t: Tensor) -> Tensor {
+    if !t.dtype().is_float() {
+        return t;
+    }
+    let v: Vec<f64> = t.to_f64s().iter().map(|x| x.round()).collect();
+    Tensor::from_f64s(t.shape().clone(), &v, t.dtype()).unwrap()
+}
+
+fn reduce_cases(c: &mut Cases) {
+    let axes_cases: [Option<&'static [i64]>; 4] = [None, Some(&[0]), Some(&[-1]), Some(&[0, 2])];
+    for op in [ReduceOp::Sum, ReduceOp::Max] {
+        for dtype in NUMERIC {
+            for axes in axes_cases {
+                for keepdims in [false, true] {
+                    let x = c.rand(&[2, 3, 4], dtype, -50.0, 50.0);
+                    let spec = json!({"op": op.name(), "axes": axes, "keepdims": keepdims});
+                    c.add(spec, vec![x], 0, &move |g, i| {
+                        g.reduce(op, i[0], axes, keepdims)
+                    });
+                }
+            }
+            let x = c.rand(&[300], dtype, -50.0, 50.0);
+            c.add(
+                json!({"op": op.name(), "axes": null, "keepdims": false}),
+                vec![x],
+                0,
+                &move |g, i| g.reduce(op, i[0], None, false),
+            );
+        }
+    }
+}
+
+fn layout_cases(c: &mut Cases) {
+    for dtype in DType::ALL {
+        let x = c.rand(&[2, 3, 4], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "reshape", "shape": [4, 6]}),
+            vec![x],
+            0,
+            &|g, i| g.reshape(i[0], Shape::from([4, 6])),
+        );
+        let x = c.rand(&[3, 1], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "broadcast-to", "shape": [2, 3, 5]}),
+            vec![x],
+            0,
+            &|g, i| g.broadcast_to(i[0], Shape::from([2, 3, 5])),
+        );
+        let x = c.rand(&[2, 3, 4], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "transpose", "perm": [2, 0, 1]}),
+            vec![x],
+            0,
+            &|g, i| g.transpose(i[0], &[2, 0, 1]),
+        );
+        let x = c.rand(&[4, 5], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "slice", "axis": 1, "start": 1, "stop": 4}),
+            vec![x],
+            0,
+            &|g, i| g.slice(i[0], 1, 1, 4),
+        );
+        let x = c.rand(&[4, 5], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "slice", "axis": 0, "start": 2, "stop": 3}),
+            vec![x],
+            0,
+            &|g, i| g.slice(i[0], -2, 2, 3),
+        );
+        let parts = vec![
+            c.rand(&[2, 3], dtype, -9.0, 9.0),
+            c.rand(&[2, 1], dtype, -9.0, 9.0),
+            c.rand(&[2, 2], dtype, -9.0, 9.0),
+        ];
+        c.add(json!({"op": "concat", "axis": 1}), parts, 0, &|g, i| {
+            g.concat(-1, i)
+        });
+        let parts = vec![
+            c.rand(&[1, 3], dtype, -9.0, 9.0),
+            c.rand(&[2, 3], dtype, -9.0, 9.0),
+        ];
+        c.add(json!({"op": "concat", "axis": 0}), parts, 0, &|g, i| {
+            g.concat(0, i)
+        });
+    }
+}
+
+fn matmul_cases(c: &mut Cases) {
+    let pairs: [(&[usize], &[usize]); 7] = [
+        (&[3, 4], &[4, 5]),
+        (&[2, 3, 4], &[4, 2]),
+        (&[2, 1, 3, 4], &[5, 4, 2]),
+        (&[4], &[4, 3]),
+        (&[3, 4], &[4]),
+        (&[4], &[4]),
+        (&[2, 3], &[3, 64]),
+    ];
+    for dtype in NUMERIC {
+        for (da, db) in pairs {
+            let (lo, hi) = if dtype.is_integer() {
+                (-10.0, 10.0)
+            } else {
+                (-2.0, 2.0)
+            };
+            let (a, b) = (c.rand(da, dtype, lo, hi), c.rand(db, dtype, lo, hi));
+            c.add(json!({"op": "matmul"}), vec![a, b], 0, &|g, i| {
+                g.matmul(i[0], i[1])
+            });
+        }
+    }
+}
+
+fn indexing_cases(c: &mut Cases) {
+    for dtype in DType::ALL {
+        for id_dtype in [DType::I32, DType::I64] {
+            let (table, ids) = (
+                c.rand(&[6, 3], dtype, -9.0, 9.0),
+                c.rand(&[2, 4], id_dtype, 0.0, 5.0),
+            );
+            c.add(json!({"op": "index"}), vec![table, ids], 0, &|g, i| {
+                g.index(i[0], i[1])
+            });
+        }
+        let (x, idx) = (
+            c.rand(&[3, 5], dtype, -9.0, 9.0),
+            c.rand(&[3, 4], DType::I32, 0.0, 4.0),
+        );
+        c.add(
+            json!({"op": "gather", "axis": 1}),
+            vec![x, idx],
+            0,
+            &|g, i| g.gather(i[0], i[1], -1),
+        );
+        let (x, idx) = (
+            c.rand(&[4, 3], dtype, -9.0, 9.0),
+            c.rand(&[6, 3], DType::I64, 0.0, 3.0),
+        );
+        c.add(
+            json!({"op": "gather", "axis": 0}),
+            vec![x, idx],
+            0,
+            &|g, i| g.gather(i[0], i[1], 0),
+        );
+    }
+    for dtype in NUMERIC {
+        let base = c.rand(&[6, 3], dtype, -9.0, 9.0);
+        let ids = c.rand(&[5], DType::I32, 0.0, 2.0); // repeats are likely
+        let values = c.rand(&[5, 3], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "index-add"}),
+            vec![base, ids, values],
+            0,
+            &|g, i| g.index_add(i[0], i[1], i[2]),
+        );
+        let base = c.rand(&[3, 5], dtype, -9.0, 9.0);
+        let idx = c.rand(&[3, 4], DType::I64, 0.0, 2.0);
+        let values = c.rand(&[3, 4], dtype, -9.0, 9.0);
+        c.add(
+            json!({"op": "scatter-add", "axis": 1}),
+            vec![base, idx, values],
+            0,
+            &|g, i| g.scatter_add(i[0], i[1], i[2], 1),
+        );
+    }
+}
+
+fn scan_cases(c: &mut Cases) {
+    for dtype in FLOATS {
+        for axis in [0i64, 1] {
+            for reverse in [false, true] {
+                let (a, b) = (
+                    c.rand(&[6, 3], dtype, -1.0, 1.0),
+                    c.rand(&[6, 3], dtype, -2.0, 2.0),
+                );
+                let spec = json!({"op": "linear-scan", "axis": axis, "reverse": reverse});
+                c.add(spec, vec![a, b], 0, &move |g, i| {
+                    g.linear_scan(i[0], i[1], axis, reverse)
+                });
+            }
+        }
+        // cumsum: a plain 1 broadcast against b, over a long axis.
+        let b = c.rand(&[2, 200], dtype, -2.0, 2.0);
+        c.add(
+            json!({"op": "linear-scan", "axis": 1, "reverse": false, "a": 1.0}),
+            vec![b],
+            0,
+            &|g, i| g.linear_scan(1.0, i[0], 1, false),
+        );
+    }
+}
+
+fn cast_and_source_cases(c: &mut Cases) {
+    for from in DType::ALL {
+        for to in DType::ALL {
+            let x = c.rand(&[3, 4], from, -5.0, 5.0);
+            c.add(
+                json!({"op": "cast", "to": to.name()}),
+                vec![x],
+                0,
+                &move |g, i| Ok(g.cast(i[0], to)),
+            );
+        }
+    }
+    for dtype in [DType::I32, DType::I64] {
+        for axis in [0i64, 1, -1] {
+            c.add(
+                json!({"op": "iota", "shape": [3, 4], "axis": axis}),
+                vec![],
+                0,
+                &move |g, _| g.iota(Shape::from([3, 4]), axis, dtype),
+            );
+        }
+    }
+    let fulls = [
+        (DType::F32, Scalar::Float(2.5)),
+        (DType::BF16, Scalar::Float(0.1)),
+        (DType::I32, Scalar::Int(7)),
+        (DType::I64, Scalar::Int(-3)),
+        (DType::Bool, Scalar::Bool(true)),
+    ];
+    for (dtype, value) in fulls {
+        c.add(
+            json!({"op": "full", "shape": [2, 3], "value": value.as_f64(), "dtype": dtype.name()}),
+            vec![],
+            0,
+            &move |g, _| g.full(Shape::from([2, 3]), value, dtype),
+        );
+    }
+    for dtype in FLOATS {
+        for (seed, dims) in [(0u64, &[1000][..]), (1234, &[3, 7]), (u64::MAX, &[5])] {
+            let shape = Shape::from(dims);
+            let s = shape.clone();
+            // Two random nodes per graph: the second uses stream 1.
+            let spec = json!({"op": "normal", "shape": dims, "mean": 0.5, "std": 2.0, "stream": 1});
+            c.add(spec, vec![], seed, &move |g, _| {
+                g.uniform(s.clone(), dtype, 0.0, 1.0)?;
+                g.normal(s.clone(), dtype, 0.5, 2.0)
+            });
+            let spec =
+                json!({"op": "uniform", "shape": dims, "low": -3.0, "high": 5.0, "stream": 0});
+            c.add(spec, vec![], seed, &move |g, _| {
+                g.uniform(shape.clone(), dtype, -3.0, 5.0)
+            });
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+#[test]
+fn every_op_matches_numpy() {
+    let root = workspace_root();
+    let python = root.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/test once to create the Python venv the numerics tests need",
+        python.display()
+    );
+    let dir = std::env::temp_dir().join(format!("sexpgpu-numerics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    let mut cases = Cases {
+        dir: dir.clone(),
+        manifest: Vec::new(),
+        rng: Rng(20_260_101),
+    };
+    unary_cases(&mut cases);
+    binary_cases(&mut cases);
+    compare_and_where_cases(&mut cases);
+    reduce_cases(&mut cases);
+    layout_cases(&mut cases);
+    matmul_cases(&mut cases);
+    indexing_cases(&mut cases);
+    scan_cases(&mut cases);
+    cast_and_source_cases(&mut cases);
+    let count = cases.manifest.len();
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_string_pretty(&cases.manifest).unwrap(),
+    )
+    .unwrap();
+    let output = Command::new(&python)
+        .arg(root.join("tests/numerics/check_ops.py"))
+        .arg(&dir)
+        .output()
+        .expect("run the numerics checker");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "NumPy disagrees ({count} cases in {}):\n{stdout}\n{stderr}",
+        dir.display()
+    );
+    assert!(
+        stdout.contains(&format!("{count} passed, 0 failed")),
+        "unexpected checker output:\n{stdout}\n{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

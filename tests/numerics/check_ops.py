@@ -1,0 +1,318 @@
+"""Recomputes every case written by crates/sexpgpu-graph/tests/numerics.rs in
+NumPy and compares it with the reference executor's output.
+
+Usage: check_ops.py DIR   (DIR holds manifest.json and the .npy files)
+
+Floats are recomputed in float64 and rounded to the case's dtype (bf16 is
+emulated: round-to-nearest-even of the float32 bits); results must agree
+within a few units in the last place of that dtype. Integers and booleans
+must agree exactly. Random nodes are recomputed from scratch with an
+independent Threefry-2x32 implementation, following docs/sexpgpu/operations.md.
+Prints one line per failure and ends with 'N passed, N failed'.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+# --- dtypes -----------------------------------------------------------------
+
+
+def to_bf16(x):
+    """Rounds float32 values to the nearest bf16 (ties to even), kept as float32."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), np.float32(np.nan), out).astype(np.float32)
+
+
+def finish(x, dtype):
+    """Stores a float64/int64/bool result as the executor stores `dtype`."""
+    x = np.asarray(x)
+    if dtype == "f32":
+        return x.astype(np.float32)
+    if dtype == "bf16":
+        return to_bf16(x.astype(np.float32))
+    if dtype == "i32":
+        return x.astype(np.int64).astype(np.int32)
+    if dtype == "i64":
+        return x.astype(np.int64)
+    return x.astype(bool)
+
+
+def widen(x):
+    """Inputs as the executor computes with them: floats in float64 for the
+    oracle, integers in int64, booleans as bool."""
+    if x.dtype.kind == "f":
+        return x.astype(np.float64)
+    if x.dtype.kind in "iu":
+        return x.astype(np.int64)
+    return x
+
+
+# --- threefry ---------------------------------------------------------------
+
+ROTATIONS = [[13, 15, 26, 6], [17, 29, 16, 24]]
+
+
+def rotl(x, r):
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def threefry2x32(key, counter):
+    """Threefry-2x32, 20 rounds, on uint32 arrays."""
+    k0, k1 = (np.asarray(k, dtype=np.uint32) for k in key)
+    c0, c1 = (np.asarray(c, dtype=np.uint32) for c in counter)
+    ks = [k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA)]
+    with np.errstate(over="ignore"):
+        x0, x1 = c0 + ks[0], c1 + ks[1]
+        for group in range(5):
+            for r in ROTATIONS[group % 2]:
+                x0 = x0 + x1
+                x1 = rotl(x1, r) ^ x0
+            i = group + 1
+            x0 = x0 + ks[i % 3]
+            x1 = x1 + ks[(i + 1) % 3] + np.uint32(i)
+    return x0, x1
+
+
+def check_known_answers():
+    vectors = [
+        ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
+        ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+        ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)),
+    ]
+    for key, counter, want in vectors:
+        got = tuple(int(w) for w in threefry2x32(key, counter))
+        assert got == want, f"threefry known answer: {got} != {want}"
+
+
+def stream_bits(seed, stream, n):
+    """The two words of elements 0..n of a node's stream."""
+    run_key = (np.uint32(seed >> 32), np.uint32(seed & 0xFFFFFFFF))
+    key = threefry2x32(run_key, (np.uint32(0), np.uint32(stream)))
+    index = np.arange(n, dtype=np.uint64)
+    return threefry2x32(key, ((index >> np.uint64(32)).astype(np.uint32), (index & np.uint64(0xFFFFFFFF)).astype(np.uint32)))
+
+
+UNIT = 2.0**-24
+
+
+def uniform(case, dtype):
+    shape = tuple(case["shape"])
+    w0, _ = stream_bits(case["seed"], case["stream"], int(np.prod(shape)))
+    u = (w0 >> np.uint32(8)).astype(np.float64) * UNIT
+    low, high = case["low"], case["high"]
+    out = finish(low + (high - low) * u, dtype)
+    if low < high:
+        # A value that rounded up to `high` becomes the dtype's largest value below it.
+        out = np.where(out >= high, largest_below(high, dtype), out).astype(np.float32)
+    return out.reshape(shape)
+
+
+def largest_below(high, dtype):
+    x = np.float32(high)
+    while float(x) >= high:
+        x = np.nextafter(x, np.float32(-np.inf))
+    if dtype == "bf16":
+        # Step down in bf16: truncate the bits, then one bf16 ulp at a time.
+        b = to_bf16(np.float32(high))
+        while float(b) >= high:
+            bits = int(np.asarray(b, dtype=np.float32).view(np.uint32))
+            if bits & 0x7FFFFFFF == 0:
+                bits = 0x80010000
+            elif bits & 0x80000000:
+                bits += 0x10000
+            else:
+                bits -= 0x10000
+            b = np.array(bits, dtype=np.uint32).view(np.float32)
+        return np.float32(b)
+    return x
+
+
+def normal(case, dtype):
+    shape = tuple(case["shape"])
+    w0, w1 = stream_bits(case["seed"], case["stream"], int(np.prod(shape)))
+    u1 = ((w0 >> np.uint32(8)).astype(np.float64) + 1.0) * UNIT
+    u2 = (w1 >> np.uint32(8)).astype(np.float64) * UNIT
+    z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return finish(case["mean"] + case["std"] * z, dtype).reshape(shape)
+
+
+# --- ops --------------------------------------------------------------------
+
+UNARY = {
+    "neg": np.negative,
+    "abs": np.abs,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "exp": np.exp,
+    "log": np.log,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "acos": np.arccos,
+    "asin": np.arcsin,
+}
+BINARY = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "pow": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "atan2": np.arctan2,
+}
+COMPARE = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def scatter_index(idx, axis):
+    """Index tuple placing each element of `idx` at its own position with the
+    axis coordinate replaced by its value (gather / scatter-add)."""
+    grid = list(np.indices(idx.shape))
+    grid[axis] = idx
+    return tuple(grid)
+
+
+def linear_scan(a, b, axis, reverse, dtype):
+    a = np.moveaxis(a.astype(np.float32), axis, 0)
+    b = np.moveaxis(b.astype(np.float32), axis, 0)
+    out = np.zeros_like(b)
+    h = np.zeros(b.shape[1:], dtype=np.float32)
+    order = range(b.shape[0] - 1, -1, -1) if reverse else range(b.shape[0])
+    for t in order:
+        h = a[t] * h + b[t]  # float32 arithmetic, as the seed says
+        out[t] = h
+    return finish(np.moveaxis(out, 0, axis), dtype)
+
+
+def cast(x, src, to):
+    if src in ("f32", "bf16") and to in ("i32", "i64"):
+        x = np.nan_to_num(np.trunc(x), nan=0.0)
+        limit = np.iinfo(np.int32 if to == "i32" else np.int64)
+        x = np.clip(x, limit.min, limit.max)
+        return finish(x.astype(np.int64), to)
+    if to == "bool":
+        return x != 0
+    return finish(x, to)
+
+
+def expected(case, xs):
+    op, out_dtype = case["op"], case["output"]["dtype"]
+    w = [widen(x) for x in xs]
+    if op in UNARY:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return finish(UNARY[op](w[0]), out_dtype)
+    if op in BINARY:
+        operands = w if "number" not in case else [w[0], np.asarray(case["number"], dtype=w[0].dtype)]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return finish(BINARY[op](*operands), out_dtype)
+    if op in COMPARE:
+        return COMPARE[op](w[0], w[1])
+    if op == "where":
+        return finish(np.where(w[0], w[1], w[2]), out_dtype)
+    if op in ("sum", "max"):
+        axes = None if case["axes"] is None else tuple(case["axes"])
+        f = np.sum if op == "sum" else np.max
+        return finish(f(w[0], axis=axes, keepdims=case["keepdims"]), out_dtype)
+    if op == "reshape":
+        return xs[0].reshape(case["shape"])
+    if op == "broadcast-to":
+        return np.broadcast_to(xs[0], case["shape"])
+    if op == "transpose":
+        return np.transpose(xs[0], case["perm"])
+    if op == "slice":
+        return np.take(xs[0], np.arange(case["start"], case["stop"]), axis=case["axis"])
+    if op == "concat":
+        return np.concatenate(xs, axis=case["axis"])
+    if op == "matmul":
+        return finish(np.matmul(w[0], w[1]), out_dtype)
+    if op == "index":
+        return xs[0][xs[1]]
+    if op == "index-add":
+        out = w[0].copy()
+        np.add.at(out, w[1], w[2])
+        return finish(out, out_dtype)
+    if op == "gather":
+        return xs[0][scatter_index(xs[1], case["axis"])]
+    if op == "scatter-add":
+        out = w[0].copy()
+        np.add.at(out, scatter_index(xs[1], case["axis"]), w[2])
+        return finish(out, out_dtype)
+    if op == "linear-scan":
+        a = np.full_like(xs[0], case["a"]) if "a" in case else xs[0]
+        b = xs[0] if "a" in case else xs[1]
+        return linear_scan(a, b, case["axis"], case["reverse"], out_dtype)
+    if op == "cast":
+        return cast(w[0], case["inputs"][0]["dtype"], case["to"])
+    if op == "iota":
+        shape = case["shape"]
+        return finish(np.indices(shape)[case["axis"] % len(shape)], out_dtype)
+    if op == "full":
+        return finish(np.full(case["shape"], case["value"]), out_dtype)
+    if op == "uniform":
+        return uniform(case, out_dtype)
+    if op == "normal":
+        return normal(case, out_dtype)
+    raise ValueError(f"no NumPy recipe for op {op!r}")
+
+
+# Relative and absolute tolerance per dtype: a few units in the last place.
+TOLERANCE = {"f32": (1e-5, 1e-6), "bf16": (2.0**-7, 1e-6)}
+
+
+def compare(case, got, want):
+    dtype = case["output"]["dtype"]
+    if list(got.shape) != case["output"]["shape"] or got.shape != np.shape(want):
+        return f"shape {list(got.shape)} vs NumPy {list(np.shape(want))}"
+    if dtype in TOLERANCE:
+        rtol, atol = TOLERANCE[dtype]
+        want = np.asarray(want, dtype=np.float64)
+        ok = np.isclose(got.astype(np.float64), want, rtol=rtol, atol=atol, equal_nan=True)
+        if not ok.all():
+            i = np.argwhere(~ok)[0]
+            return f"at {tuple(int(k) for k in i)}: got {got[tuple(i)]!r}, NumPy {want[tuple(i)]!r} ({int((~ok).sum())} differ)"
+        return None
+    if not np.array_equal(got, np.asarray(want).astype(got.dtype)):
+        diff = np.argwhere(got != np.asarray(want).astype(got.dtype))
+        i = tuple(int(k) for k in diff[0])
+        return f"at {i}: got {got[i]!r}, NumPy {np.asarray(want)[i]!r}"
+    return None
+
+
+def main():
+    directory = Path(sys.argv[1])
+    check_known_answers()
+    cases = json.loads((directory / "manifest.json").read_text())
+    passed = failed = 0
+    for k, case in enumerate(cases):
+        xs = [np.load(directory / i["file"]) for i in case["inputs"]]
+        got = np.load(directory / case["output"]["file"])
+        try:
+            problem = compare(case, got, expected(case, xs))
+        except Exception as e:  # a recipe that cannot run is a failure too
+            problem = f"{type(e).__name__}: {e}"
+        if problem is None:
+            passed += 1
+        else:
+            failed += 1
+            shapes = " ".join(f"{list(x.shape)}:{i['dtype']}" for x, i in zip(xs, case["inputs"]))
+            attrs = {key: v for key, v in case.items() if key not in ("inputs", "output")}
+            print(f"FAIL case {k} {attrs} inputs {shapes}: {problem}")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
