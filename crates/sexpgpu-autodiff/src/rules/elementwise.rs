@@ -1,0 +1,180 @@
+//! Adjoints of the elementwise unaries and binaries. Inputs of elementwise
+//! nodes already have the node's shape (broadcasts are their own nodes), so
+//! every adjoint here has the node's shape too; tie and kink conventions
+//! follow JAX and are listed in `docs/sexpgpu/autodiff.md`.
+
+use sexpgpu_graph::{BinaryOp, CompareOp, Graph, NodeId, OpError, UnaryOp};
+
+use BinaryOp::{Add, Div, Mul, Sub};
+
+/// The adjoint of `x` for `y = op(x)`, given `adj` for `y`.
+pub(super) fn unary(
+    g: &mut Graph,
+    op: UnaryOp,
+    x: NodeId,
+    y: NodeId,
+    adj: NodeId,
+) -> Result<NodeId, OpError> {
+    Ok(match op {
+        UnaryOp::Neg => g.unary(UnaryOp::Neg, adj)?,
+        // JAX's choice at 0: the derivative of the `x >= 0` branch.
+        UnaryOp::Abs => {
+            let nonneg = g.compare(CompareOp::Ge, x, 0.0)?;
+            let flipped = g.unary(UnaryOp::Neg, adj)?;
+            g.where_(nonneg, adj, flipped)?
+        }
+        // d sqrt(x) = 1 / (2 sqrt(x)): reuse the forward result.
+        UnaryOp::Sqrt => {
+            let twice = g.binary(Mul, y, 2.0)?;
+            g.binary(Div, adj, twice)?
+        }
+        // d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y / x.
+        UnaryOp::Rsqrt => {
+            let ratio = g.binary(Div, y, x)?;
+            let slope = g.binary(Mul, ratio, -0.5)?;
+            g.binary(Mul, adj, slope)?
+        }
+        UnaryOp::Exp => g.binary(Mul, adj, y)?,
+        UnaryOp::Log => g.binary(Div, adj, x)?,
+        UnaryOp::Sin => {
+            let cos = g.unary(UnaryOp::Cos, x)?;
+            g.binary(Mul, adj, cos)?
+        }
+        UnaryOp::Cos => {
+            let sin = g.unary(UnaryOp::Sin, x)?;
+            let neg_sin = g.unary(UnaryOp::Neg, sin)?;
+            g.binary(Mul, adj, neg_sin)?
+        }
+        // d tanh = 1 - tanh^2: reuse the forward result.
+        UnaryOp::Tanh => {
+            let square = g.binary(Mul, y, y)?;
+            let slope = g.binary(Sub, 1.0, square)?;
+            g.binary(Mul, adj, slope)?
+        }
+        // d asin = 1 / sqrt(1 - x^2); d acos is its negation.
+        UnaryOp::Asin | UnaryOp::Acos => {
+            let square = g.binary(Mul, x, x)?;
+            let rest = g.binary(Sub, 1.0, square)?;
+            let root = g.unary(UnaryOp::Sqrt, rest)?;
+            let slope = g.binary(Div, adj, root)?;
+            if op == UnaryOp::Acos {
+                g.unary(UnaryOp::Neg, slope)?
+            } else {
+                slope
+            }
+        }
+    })
+}
+
+/// The adjoints of `a` and `b` for `y = op(a, b)`, given `adj` for `y`;
+/// only those `wanted` are built.
+pub(super) fn binary(
+    g: &mut Graph,
+    op: BinaryOp,
+    [a, b]: [NodeId; 2],
+    y: NodeId,
+    adj: NodeId,
+    wanted: &[bool],
+) -> Result<(Option<NodeId>, Option<NodeId>), OpError> {
+    let (want_a, want_b) = (wanted[0], wanted[1]);
+    let mut ga = None;
+    let mut gb = None;
+    match op {
+        Add => {
+            ga = Some(adj);
+            gb = Some(adj);
+        }
+        Sub => {
+            ga = Some(adj);
+            if want_b {
+                gb = Some(g.unary(UnaryOp::Neg, adj)?);
+            }
+        }
+        Mul => {
+            if want_a {
+                ga = Some(g.binary(Mul, adj, b)?);
+            }
+            if want_b {
+                gb = Some(g.binary(Mul, adj, a)?);
+            }
+        }
+        // y = a / b: da = adj / b, db = -adj a / b^2 = -(adj / b) y.
+        Div => {
+            let over_b = g.binary(Div, adj, b)?;
+            ga = Some(over_b);
+            if want_b {
+                let scaled = g.binary(Mul, over_b, y)?;
+                gb = Some(g.unary(UnaryOp::Neg, scaled)?);
+            }
+        }
+        BinaryOp::Pow => {
+            if want_a {
+                ga = Some(pow_base(g, a, b, adj)?);
+            }
+            if want_b {
+                gb = Some(pow_exponent(g, a, y, adj)?);
+            }
+        }
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            if want_a {
+                ga = Some(chooser(g, a, b, y, adj)?);
+            }
+            if want_b {
+                gb = Some(chooser(g, b, a, y, adj)?);
+            }
+        }
+        // y = atan2(a, b): da = b / (a^2 + b^2), db = -a / (a^2 + b^2).
+        BinaryOp::Atan2 => {
+            let aa = g.binary(Mul, a, a)?;
+            let bb = g.binary(Mul, b, b)?;
+            let norm = g.binary(Add, aa, bb)?;
+            let scaled = g.binary(Div, adj, norm)?;
+            if want_a {
+                ga = Some(g.binary(Mul, scaled, b)?);
+            }
+            if want_b {
+                let times_a = g.binary(Mul, scaled, a)?;
+                gb = Some(g.unary(UnaryOp::Neg, times_a)?);
+            }
+        }
+    }
+    Ok((ga.filter(|_| want_a), gb.filter(|_| want_b)))
+}
+
+/// d a^b / da = b a^(b-1), taken as 0 where b = 0 (as JAX does), so that
+/// `x^0` has derivative 0 even at x = 0 instead of 0 * inf.
+fn pow_base(g: &mut Graph, a: NodeId, b: NodeId, adj: NodeId) -> Result<NodeId, OpError> {
+    let lower = g.binary(Sub, b, 1.0)?;
+    let power = g.binary(BinaryOp::Pow, a, lower)?;
+    let slope = g.binary(Mul, b, power)?;
+    let b_zero = g.compare(CompareOp::Eq, b, 0.0)?;
+    let slope = g.where_(b_zero, 0.0, slope)?;
+    g.binary(Mul, adj, slope)
+}
+
+/// d a^b / db = a^b log(a), with log(a) taken as 0 where a = 0 (as JAX
+/// does): there a^b is 0 or 1 and the limit from the right is finite.
+fn pow_exponent(g: &mut Graph, a: NodeId, y: NodeId, adj: NodeId) -> Result<NodeId, OpError> {
+    let a_zero = g.compare(CompareOp::Eq, a, 0.0)?;
+    let safe = g.where_(a_zero, 1.0, a)?;
+    let log = g.unary(UnaryOp::Log, safe)?;
+    let slope = g.binary(Mul, y, log)?;
+    g.binary(Mul, adj, slope)
+}
+
+/// The adjoint of `mine` in `y = maximum(mine, other)` (or `minimum`): all
+/// of `adj` where `mine` alone is the result, half where both tie (JAX's and
+/// PyTorch's convention), none elsewhere (also where `y` is NaN).
+fn chooser(
+    g: &mut Graph,
+    mine: NodeId,
+    other: NodeId,
+    y: NodeId,
+    adj: NodeId,
+) -> Result<NodeId, OpError> {
+    let chosen = g.compare(CompareOp::Eq, mine, y)?;
+    let tied = g.compare(CompareOp::Eq, other, y)?;
+    let half = g.binary(Mul, adj, 0.5)?;
+    let share = g.where_(tied, half, adj)?;
+    g.where_(chosen, share, 0.0)
+}

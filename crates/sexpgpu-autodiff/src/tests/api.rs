@@ -1,0 +1,290 @@
+//! What `grad` builds and refuses: the IR of small gradients, the values at
+//! ties and kinks (which finite differences cannot check), paths that carry
+//! no gradient, and the errors for a bad loss or `wrt`.
+
+use expect_test::expect;
+use sexpgpu_graph::{BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Shape, Tensor, UnaryOp};
+
+use super::harness::{check_ir, check_values};
+
+fn constant(g: &mut Graph, dims: &[usize], values: &[f64]) -> NodeId {
+    g.constant(Tensor::from_f64s(Shape::from(dims), values, DType::F32).unwrap())
+}
+
+#[test]
+fn broadcast_adjoint_is_a_sum_and_a_reshape() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![3, 1]), DType::F32);
+            let y = g.input("y", Shape::new(vec![2, 3, 4]), DType::F32);
+            let prod = g.binary(BinaryOp::Mul, x, y)?;
+            let loss = g.reduce(ReduceOp::Sum, prod, None, false)?;
+            Ok((loss, vec![x]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 0, nodes 11)
+              %0  = input x                                 [3, 1] f32
+              %1  = input y                                 [2, 3, 4] f32
+              %2  = broadcast %0                            [2, 3, 4] f32
+              %3  = mul %2 %1                               [2, 3, 4] f32
+              %4  = sum %3 :axes [0, 1, 2] :keepdims false  [] f32
+              %5  = full 1.0                                [] f32
+              %6  = reshape %5                              [1, 1, 1] f32
+              %7  = broadcast %6                            [2, 3, 4] f32
+              %8  = mul %7 %1                               [2, 3, 4] f32
+              %9  = sum %8 :axes [0, 2] :keepdims false     [3] f32
+              %10 = reshape %9                              [3, 1] f32
+              return %10
+        "#]],
+    );
+}
+
+#[test]
+fn linear_scan_adjoint_is_a_reversed_scan() {
+    check_ir(
+        |g| {
+            let a = g.input("a", Shape::new(vec![4]), DType::F32);
+            let b = g.input("b", Shape::new(vec![4]), DType::F32);
+            let h = g.linear_scan(a, b, 0, false)?;
+            let loss = g.reduce(ReduceOp::Sum, h, None, false)?;
+            Ok((loss, vec![a, b]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 0, nodes 15)
+              %0  = input a                                   [4] f32
+              %1  = input b                                   [4] f32
+              %2  = linear-scan %0 %1 :axis 0 :reverse false  [4] f32
+              %3  = sum %2 :axes [0] :keepdims false          [] f32
+              %4  = full 1.0                                  [] f32
+              %5  = reshape %4                                [1] f32
+              %6  = broadcast %5                              [4] f32
+              %7  = full 0.0                                  [1] f32
+              %8  = slice %0 :axis 0 :start 1 :stop 4         [3] f32
+              %9  = concat %8 %7 :axis 0                      [4] f32
+              %10 = linear-scan %9 %6 :axis 0 :reverse true   [4] f32
+              %11 = full 0.0                                  [1] f32
+              %12 = slice %2 :axis 0 :start 0 :stop 3         [3] f32
+              %13 = concat %11 %12 :axis 0                    [4] f32
+              %14 = mul %10 %13                               [4] f32
+              return %14 %10
+        "#]],
+    );
+}
+
+#[test]
+fn bf16_gradients_stay_bf16() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![2]), DType::BF16);
+            let e = g.unary(UnaryOp::Exp, x)?;
+            let loss = g.reduce(ReduceOp::Sum, e, None, false)?;
+            Ok((loss, vec![x]))
+        },
+        expect![[r#"
+            graph t (inputs 1, params 0, nodes 7)
+              %0 = input x                           [2] bf16
+              %1 = exp %0                            [2] bf16
+              %2 = sum %1 :axes [0] :keepdims false  [] bf16
+              %3 = full 1.0                          [] bf16
+              %4 = reshape %3                        [1] bf16
+              %5 = broadcast %4                      [2] bf16
+              %6 = mul %5 %1                         [2] bf16
+              return %6
+        "#]],
+    );
+}
+
+#[test]
+fn max_shares_the_adjoint_among_ties() {
+    check_values(
+        |g| {
+            let x = constant(g, &[2, 3], &[1.0, 3.0, 3.0, 5.0, 5.0, 5.0]);
+            let m = g.reduce(ReduceOp::Max, x, Some(&[1]), false)?;
+            let loss = g.reduce(ReduceOp::Sum, m, None, false)?;
+            Ok((loss, vec![x]))
+        },
+        expect!["[[0.0 0.5 0.5] [0.33333334 0.33333334 0.33333334]]"],
+    );
+}
+
+#[test]
+fn maximum_and_minimum_split_ties_in_half() {
+    check_values(
+        |g| {
+            let a = constant(g, &[3], &[1.0, 2.0, 3.0]);
+            let b = constant(g, &[3], &[2.0, 2.0, 2.0]);
+            let hi = g.binary(BinaryOp::Maximum, a, b)?;
+            let lo = g.binary(BinaryOp::Minimum, a, b)?;
+            let lo = g.binary(BinaryOp::Mul, lo, 10.0)?;
+            let both = g.binary(BinaryOp::Add, hi, lo)?;
+            let loss = g.reduce(ReduceOp::Sum, both, None, false)?;
+            Ok((loss, vec![a, b]))
+        },
+        expect![[r#"
+            [10.0 5.5 1.0]
+            [1.0 5.5 10.0]"#]],
+    );
+}
+
+#[test]
+fn abs_and_pow_at_their_kinks_follow_jax() {
+    check_values(
+        |g| {
+            // abs at 0 takes the slope of the x >= 0 side: 1.
+            let x = constant(g, &[3], &[-1.0, 0.0, 2.0]);
+            let abs = g.unary(UnaryOp::Abs, x)?;
+            let l1 = g.reduce(ReduceOp::Sum, abs, None, false)?;
+            // x^0 is 1 everywhere: derivative 0, also at x = 0.
+            let zero = constant(g, &[3], &[0.0, 0.0, 0.0]);
+            let flat = g.binary(BinaryOp::Pow, x, zero)?;
+            let l2 = g.reduce(ReduceOp::Sum, flat, None, false)?;
+            // 0^y is 0 for y > 0: derivative in y is 0 there.
+            let y = constant(g, &[3], &[1.0, 2.0, 3.0]);
+            let base = g.binary(BinaryOp::Mul, x, 0.0)?;
+            let pw = g.binary(BinaryOp::Pow, base, y)?;
+            let l3 = g.reduce(ReduceOp::Sum, pw, None, false)?;
+            let partial = g.binary(BinaryOp::Add, l1, l2)?;
+            let loss = g.binary(BinaryOp::Add, partial, l3)?;
+            // In order: x; the exponent 0, whose gradient is log(x) (NaN
+            // for x < 0, 0 at x = 0); y.
+            Ok((loss, vec![x, zero, y]))
+        },
+        expect![[r#"
+            [-1.0 1.0 1.0]
+            [##NaN 0.0 0.6931472]
+            [-0.0 0.0 0.0]"#]],
+    );
+}
+
+#[test]
+fn casts_pass_float_gradients_and_stop_integer_ones() {
+    check_values(
+        |g| {
+            let x = constant(g, &[2], &[1.5, 2.5]);
+            // Through bf16 and back: the identity for gradients.
+            let narrow = g.cast(x, DType::BF16);
+            let square = g.binary(BinaryOp::Mul, narrow, narrow)?;
+            let square = g.cast(square, DType::F32);
+            // Through i32: no gradient.
+            let int = g.cast(x, DType::I32);
+            let back = g.cast(int, DType::F32);
+            let both = g.binary(BinaryOp::Add, square, back)?;
+            let loss = g.reduce(ReduceOp::Sum, both, None, false)?;
+            Ok((loss, vec![x]))
+        },
+        expect!["[3.0 5.0]"],
+    );
+}
+
+#[test]
+fn an_unreached_parameter_gets_zeros_and_no_backward_nodes() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![2]), DType::F32);
+            let unused = g.param("unused", Shape::new(vec![3]), DType::F32);
+            let ids = g.input("ids", Shape::new(vec![2]), DType::I32);
+            let mask = g.compare(CompareOp::Gt, x, 0.0)?;
+            let m = g.cast(mask, DType::F32);
+            let loss = g.reduce(ReduceOp::Sum, m, None, false)?;
+            let _ = ids;
+            Ok((loss, vec![x, unused]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 1, nodes 10)
+              %0 = input x                           [2] f32
+              %1 = param unused                      [3] f32
+              %2 = input ids                         [2] i32
+              %3 = full 0.0                          [] f32
+              %4 = broadcast %3                      [2] f32
+              %5 = gt %0 %4                          [2] bool
+              %6 = cast %5                           [2] f32
+              %7 = sum %6 :axes [0] :keepdims false  [] f32
+              %8 = full 0.0                          [2] f32
+              %9 = full 0.0                          [3] f32
+              return %8 %9
+        "#]],
+    );
+}
+
+#[test]
+fn gradients_with_respect_to_an_intermediate_node() {
+    check_values(
+        |g| {
+            let x = constant(g, &[2], &[1.0, -3.0]);
+            let y = g.binary(BinaryOp::Mul, x, 2.0)?;
+            let square = g.binary(BinaryOp::Mul, y, y)?;
+            let loss = g.reduce(ReduceOp::Sum, square, None, false)?;
+            // d/dy = 2y; d/dx = 2 * 2y.
+            Ok((loss, vec![y, x]))
+        },
+        expect![[r#"
+            [4.0 -12.0]
+            [8.0 -24.0]"#]],
+    );
+}
+
+#[test]
+fn the_loss_itself_has_gradient_one() {
+    check_values(
+        |g| {
+            let x = constant(g, &[], &[4.0]);
+            Ok((x, vec![x]))
+        },
+        expect!["1.0"],
+    );
+}
+
+#[test]
+fn a_loss_that_is_not_a_scalar_is_refused() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![4, 3]), DType::F32);
+            Ok((x, vec![x]))
+        },
+        expect![[r#"
+            error: grad: the loss must be a scalar [], got [4, 3] f32
+            note: reduce it to one number first, e.g. with `sum` or `nn/mean`
+        "#]],
+    );
+}
+
+#[test]
+fn an_integer_loss_is_refused() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![]), DType::I32);
+            Ok((x, vec![]))
+        },
+        expect![[r#"
+            error: grad: the loss must be a float (f32 or bf16), got [] i32
+            note: integer and boolean values have no gradient; `cast` the loss to f32
+        "#]],
+    );
+}
+
+#[test]
+fn an_integer_wrt_is_refused() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![]), DType::F32);
+            let ids = g.input("ids", Shape::new(vec![3]), DType::I64);
+            Ok((x, vec![x, ids]))
+        },
+        expect![[r#"
+            error: grad: cannot differentiate with respect to %1, a [3] i64 tensor; only floats have gradients
+        "#]],
+    );
+}
+
+#[test]
+fn a_node_outside_the_graph_is_refused() {
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![]), DType::F32);
+            Ok((x, vec![NodeId(7)]))
+        },
+        expect![[r#"
+            error: grad: node %7 is not in graph t (1 nodes)
+        "#]],
+    );
+}
