@@ -111,6 +111,13 @@ impl Graph {
         &self.nodes
     }
 
+    /// Whether `id` names a node of this graph. Builders index nodes
+    /// directly, so a caller holding ids from several graphs checks first
+    /// (and reports `E-FLOW-002` when it does not).
+    pub fn contains(&self, id: NodeId) -> bool {
+        id.index() < self.nodes.len()
+    }
+
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.index()]
     }

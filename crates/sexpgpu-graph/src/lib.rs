@@ -1,6 +1,28 @@
 //! SexpGPU tensor graphs: dtypes, shapes, operations with their shape rules,
 //! the IR printer, random streams and the reference CPU executor. Knows
 //! nothing of the Lisp reader or evaluator and never reads files itself.
+//!
+//! A caller (the tracer, autodiff) builds a [`Graph`] with one method per
+//! operation; each checks the seed's shape and dtype rules and either appends
+//! nodes (adding explicit `broadcast` nodes) or returns an [`OpError`] whose
+//! kind gives the diagnostic code. [`execute`] runs a graph on host
+//! [`Tensor`]s; [`print_ir`] prints it.
+//!
+//! ```
+//! use sexpgpu_graph::{execute, BinaryOp, DType, Graph, Shape, Tensor};
+//!
+//! let mut g = Graph::new("double");
+//! let x = g.input("x", Shape::from([2, 2]), DType::F32);
+//! let y = g.binary(BinaryOp::Mul, x, 2.0).unwrap();
+//! g.set_outputs(vec![y]);
+//! let arg = Tensor::from_f64s(Shape::from([2, 2]), &[1.0, 2.0, 3.0, 4.0], DType::F32).unwrap();
+//! let out = execute(&g, &[arg], 0).unwrap();
+//! assert_eq!(out[0].to_clojure_string(), "[[2.0 4.0] [6.0 8.0]]");
+//!
+//! let w = g.input("w", Shape::from([32, 8]), DType::F32);
+//! let err = g.matmul(x, w).unwrap_err();
+//! assert_eq!((err.code(), err.message.as_str()), ("E-DIM-001", "matmul: inner dims differ: [2, 2] x [32, 8]"));
+//! ```
 
 mod build;
 mod dtype;
