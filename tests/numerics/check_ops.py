@@ -201,8 +201,11 @@ def cast(x, src, to):
     if src in ("f32", "bf16") and to in ("i32", "i64"):
         x = np.nan_to_num(np.trunc(x), nan=0.0)
         limit = np.iinfo(np.int32 if to == "i32" else np.int64)
-        x = np.clip(x, limit.min, limit.max)
-        return finish(x.astype(np.int64), to)
+        # Saturate explicitly: float64(int64 max) is 2**63, which would overflow.
+        high, low = x >= float(limit.max), x <= float(limit.min)
+        inside = np.where(high | low, 0.0, x).astype(np.int64)
+        out = np.where(high, limit.max, np.where(low, limit.min, inside))
+        return finish(out, to)
     if to == "bool":
         return x != 0
     return finish(x, to)

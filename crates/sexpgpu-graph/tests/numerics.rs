@@ -446,6 +446,154 @@ fn cast_and_source_cases(c: &mut Cases) {
     }
 }
 
+/// Tensors with no elements, where NumPy has clear answers.
+fn empty_cases(c: &mut Cases) {
+    for dtype in NUMERIC {
+        let x = c.rand(&[0, 3], dtype, -5.0, 5.0);
+        c.add(
+            json!({"op": "sum", "axes": [0], "keepdims": false}),
+            vec![x],
+            0,
+            &|g, i| g.reduce(ReduceOp::Sum, i[0], Some(&[0]), false),
+        );
+        let (a, b) = (
+            c.rand(&[2, 0], dtype, -5.0, 5.0),
+            c.rand(&[0, 3], dtype, -5.0, 5.0),
+        );
+        c.add(json!({"op": "matmul"}), vec![a, b], 0, &|g, i| {
+            g.matmul(i[0], i[1])
+        });
+        let (a, b) = (
+            c.rand(&[2, 0], dtype, -5.0, 5.0),
+            c.rand(&[2, 3], dtype, -5.0, 5.0),
+        );
+        c.add(
+            json!({"op": "concat", "axis": 1}),
+            vec![a, b],
+            0,
+            &|g, i| g.concat(1, i),
+        );
+        let (a, b) = (
+            c.rand(&[0, 1], dtype, -5.0, 5.0),
+            c.rand(&[4], dtype, -5.0, 5.0),
+        );
+        c.add(json!({"op": "add"}), vec![a, b], 0, &|g, i| {
+            g.binary(BinaryOp::Add, i[0], i[1])
+        });
+    }
+}
+
+/// NaN, infinities, signed zeros and integer extremes.
+fn special_value_cases(c: &mut Cases) {
+    let specials = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        1.0,
+        -2.5,
+        3e38,
+    ];
+    for dtype in FLOATS {
+        let x = Tensor::from_f64s(Shape::from([8]), &specials, dtype).unwrap();
+        let mut y_values = specials;
+        y_values.rotate_left(3);
+        let y = Tensor::from_f64s(Shape::from([8]), &y_values, dtype).unwrap();
+        for op in [
+            UnaryOp::Exp,
+            UnaryOp::Log,
+            UnaryOp::Sqrt,
+            UnaryOp::Tanh,
+            UnaryOp::Abs,
+            UnaryOp::Neg,
+        ] {
+            c.add(
+                json!({"op": op.name()}),
+                vec![x.clone()],
+                0,
+                &move |g, i| g.unary(op, i[0]),
+            );
+        }
+        for op in [
+            BinaryOp::Add,
+            BinaryOp::Mul,
+            BinaryOp::Div,
+            BinaryOp::Maximum,
+            BinaryOp::Minimum,
+            BinaryOp::Atan2,
+        ] {
+            c.add(
+                json!({"op": op.name()}),
+                vec![x.clone(), y.clone()],
+                0,
+                &move |g, i| g.binary(op, i[0], i[1]),
+            );
+        }
+        for op in CompareOp::ALL {
+            c.add(
+                json!({"op": op.name()}),
+                vec![x.clone(), y.clone()],
+                0,
+                &move |g, i| g.compare(op, i[0], i[1]),
+            );
+        }
+        for op in [ReduceOp::Sum, ReduceOp::Max] {
+            c.add(
+                json!({"op": op.name(), "axes": null, "keepdims": false}),
+                vec![x.clone()],
+                0,
+                &move |g, i| g.reduce(op, i[0], None, false),
+            );
+        }
+        for to in DType::ALL {
+            c.add(
+                json!({"op": "cast", "to": to.name()}),
+                vec![x.clone()],
+                0,
+                &move |g, i| Ok(g.cast(i[0], to)),
+            );
+        }
+    }
+    let extremes = [i64::from(i32::MAX), i64::from(i32::MIN), -1, 0, 1, 1 << 20];
+    let x = Tensor::from_i64s(Shape::from([6]), &extremes, DType::I32).unwrap();
+    let y = Tensor::from_i64s(
+        Shape::from([6]),
+        &[1, -1, i64::from(i32::MIN), 7, i64::from(i32::MAX), 1 << 20],
+        DType::I32,
+    )
+    .unwrap();
+    for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul] {
+        c.add(
+            json!({"op": op.name()}),
+            vec![x.clone(), y.clone()],
+            0,
+            &move |g, i| g.binary(op, i[0], i[1]),
+        );
+    }
+    c.add(json!({"op": "neg"}), vec![x.clone()], 0, &|g, i| {
+        g.unary(UnaryOp::Neg, i[0])
+    });
+    c.add(json!({"op": "abs"}), vec![x.clone()], 0, &|g, i| {
+        g.unary(UnaryOp::Abs, i[0])
+    });
+    c.add(
+        json!({"op": "sum", "axes": null, "keepdims": false}),
+        vec![x],
+        0,
+        &|g, i| g.reduce(ReduceOp::Sum, i[0], None, false),
+    );
+    let big = Tensor::from_i64s(
+        Shape::from([3]),
+        &[1 << 40, -(1 << 40) - 5, i64::MAX],
+        DType::I64,
+    )
+    .unwrap();
+    c.add(json!({"op": "cast", "to": "i32"}), vec![big], 0, &|g, i| {
+        Ok(g.cast(i[0], DType::I32))
+    });
+}
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -478,6 +626,8 @@ fn every_op_matches_numpy() {
     indexing_cases(&mut cases);
     scan_cases(&mut cases);
     cast_and_source_cases(&mut cases);
+    empty_cases(&mut cases);
+    special_value_cases(&mut cases);
     let count = cases.manifest.len();
     std::fs::write(
         dir.join("manifest.json"),
