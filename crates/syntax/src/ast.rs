@@ -2,9 +2,9 @@
 //! Owns the shape of parsed programs; never resolves names or checks types
 //! (a name in a type may be a dim, an axis, an alias or a model: the checker decides).
 
-// The tree is built once per parse and then only walked by reference, so
-// variants are kept inline for plain pattern matching in the checker rather
-// than boxed to even out enum sizes.
+// Rarely used large parts (paths, sizes inside types, cast types, patterns)
+// are boxed so the common nodes stay small: parsing speed is mostly memory
+// traffic. The remaining size differences are kept for plain pattern matching.
 #![allow(clippy::large_enum_variant)]
 
 use diag::Span;
@@ -215,17 +215,23 @@ pub enum TypeKind {
     Scalar(Scalar),
     /// A bare name or `file.Name`, possibly with size arguments `Mlp(D, 4*D)`:
     /// a model, a record, or (without arguments) a shape alias. The checker decides.
-    Named { path: Path, args: Vec<SizeExpr> },
+    Named {
+        path: Box<Path>,
+        args: Vec<SizeExpr>,
+    },
     /// `[L] Block`: `count` copies of a model (an `nn.ModuleList`).
-    Stack { count: SizeExpr, elem: Box<Type> },
+    Stack {
+        count: Box<SizeExpr>,
+        elem: Box<Type>,
+    },
     /// `(T, T, ...)`: several results.
     Tuple(Vec<Type>),
     /// `Axis[n]`: the name of an axis of the first argument, whose size is `n`.
-    Axis(SizeExpr),
+    Axis(Box<SizeExpr>),
     /// `Axes[n]`: like `Axis[n]`, passed to Python as a one-element list.
-    Axes(SizeExpr),
+    Axes(Box<SizeExpr>),
     /// `Size[S]`: a whole number known before the program runs.
-    Size(SizeExpr),
+    Size(Box<SizeExpr>),
     /// A type that failed to parse; its diagnostic was already reported.
     Error,
 }
@@ -235,7 +241,7 @@ pub enum TypeKind {
 pub enum Shape {
     List(ShapeList),
     /// `Images` or `vision.Images` followed by a domain or dtype.
-    Alias(Path),
+    Alias(Box<Path>),
 }
 
 impl Shape {
@@ -284,7 +290,7 @@ pub struct SizeExpr {
 pub enum SizeExprKind {
     Int(u128),
     /// A dim, generic axis, model size parameter or alias: `D`, `n`, `vision.D`.
-    Name(Path),
+    Name(Box<Path>),
     /// `?k`: an unknown size.
     Unknown(Ident),
     Binary {
@@ -333,7 +339,7 @@ pub enum DomainKind {
     Signed,
     Bool,
     /// `Index[N]`: integers in `[0, N)`.
-    Index(SizeExpr),
+    Index(Box<SizeExpr>),
 }
 
 impl DomainKind {
@@ -501,14 +507,14 @@ pub enum ExprKind {
     Cast {
         kind: CastKind,
         expr: Box<Expr>,
-        ty: Type,
+        ty: Box<Type>,
     },
     /// `(a, b)`.
     Tuple(Vec<Expr>),
     /// `(n D)`: two or more juxtaposed axis names, as in `over=(n D)`.
     AxisGroup(Vec<Ident>),
     /// `[lhs] -> [rhs]` or `[a], [b] -> [c]` in argument position (spec 6.5).
-    Pattern(Pattern),
+    Pattern(Box<Pattern>),
     /// A `[...]` in argument position with no `->` after it, as in `zeros([n D])`.
     Shape(ShapeList),
     /// An expression that failed to parse; its diagnostic was already reported.
@@ -529,9 +535,9 @@ pub enum IndexArg {
     Expr(Expr),
     /// `a:b`, `:b`, `a:`, `:`, with an optional `:step`.
     Slice {
-        start: Option<Expr>,
-        end: Option<Expr>,
-        step: Option<Expr>,
+        start: Option<Box<Expr>>,
+        end: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
         span: Span,
     },
 }

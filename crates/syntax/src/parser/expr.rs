@@ -350,7 +350,7 @@ impl Parser<'_> {
                 kind: ExprKind::Cast {
                     kind,
                     expr: Box::new(expr),
-                    ty,
+                    ty: Box::new(ty),
                 },
                 span,
             };
@@ -536,11 +536,11 @@ impl Parser<'_> {
             };
             let pattern_span = shapes[0].span.to(rhs.span);
             let value = Expr {
-                kind: ExprKind::Pattern(Pattern {
+                kind: ExprKind::Pattern(Box::new(Pattern {
                     lhs: shapes,
                     rhs,
                     span: pattern_span,
-                }),
+                })),
                 span: pattern_span,
             };
             args.push(Arg {
@@ -588,7 +588,7 @@ impl Parser<'_> {
                 };
                 let span = self.since(start);
                 indices.push(IndexArg::Slice {
-                    start: first,
+                    start: first.map(Box::new),
                     end,
                     step,
                     span,
@@ -603,10 +603,10 @@ impl Parser<'_> {
         indices
     }
 
-    fn parse_slice_bound(&mut self) -> Option<Expr> {
+    fn parse_slice_bound(&mut self) -> Option<Box<Expr>> {
         match self.kind() {
             TokenKind::Colon | TokenKind::Comma | TokenKind::RBracket => None,
-            _ => Some(self.parse_expr()),
+            _ => Some(Box::new(self.parse_expr())),
         }
     }
 }

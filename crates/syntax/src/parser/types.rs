@@ -71,7 +71,7 @@ impl Parser<'_> {
                 if self.at(TokenKind::Ident) && !self.at_domain_or_dtype() && shape.axes.len() == 1
                 {
                     if let AxisKind::Size(count) = &shape.axes[0].kind {
-                        let count = count.clone();
+                        let count = Box::new(count.clone());
                         let elem = self.parse_type();
                         let kind = TypeKind::Stack {
                             count,
@@ -155,6 +155,7 @@ impl Parser<'_> {
             "Axis" | "Axes" | "Size" if bracket_follows => {
                 self.bump();
                 let size = self.parse_bracketed_size();
+                let size = Box::new(size);
                 let kind = match text {
                     "Axis" => TypeKind::Axis(size),
                     "Axes" => TypeKind::Axes(size),
@@ -171,7 +172,7 @@ impl Parser<'_> {
             return self.tensor_suffix(None, start);
         }
         let first = self.bump();
-        let path = self.path_from(first);
+        let path = Box::new(self.path_from(first));
         if self.at(TokenKind::LParen) {
             let (args, _) = self.delimited(TokenKind::RParen, |p| {
                 let mut args = Vec::new();
@@ -242,7 +243,7 @@ impl Parser<'_> {
                 self.bump();
                 let size = self.parse_bracketed_size();
                 domain = Some(Domain {
-                    kind: DomainKind::Index(size),
+                    kind: DomainKind::Index(Box::new(size)),
                     span: self.since(span),
                 });
             }
@@ -459,7 +460,7 @@ impl Parser<'_> {
             }
             TokenKind::Ident => {
                 let first = self.bump();
-                let path = self.path_from(first);
+                let path = Box::new(self.path_from(first));
                 let span = path.span;
                 AxisPart::Size(SizeExpr {
                     kind: SizeExprKind::Name(path),
