@@ -1,0 +1,101 @@
+"""Recomputes a SexpGPU gradient test case with PyTorch autograd and compares.
+
+Usage: torch_grad.py CASE DIR
+
+DIR holds the case's inputs as `<name>.npy`, our loss as `loss.npy` and our
+gradients as `grad_<name>.npy` (written by tests/torch_grad.rs). The loss is
+recomputed in float64 from the same inputs; every gradient must agree within
+f32 tolerance. Exits 1 with a report on any mismatch.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+RTOL = 1e-4
+ATOL = 1e-5
+
+
+def cross_entropy(logits, targets):
+    """Mean over rows of logsumexp(logits) - logits[target], from primitives."""
+    shifted = logits - logits.amax(dim=-1, keepdim=True)
+    lse = shifted.exp().sum(dim=-1).log()
+    picked = shifted.gather(-1, targets.long().unsqueeze(-1)).squeeze(-1)
+    return (lse - picked).mean()
+
+
+def softmax_ce(t):
+    return cross_entropy(t["logits"], t["targets"])
+
+
+def mlp(t):
+    hidden = (t["x"] @ t["w1"] + t["b1"]).clamp_min(0.0)
+    return cross_entropy(hidden @ t["w2"] + t["b2"], t["targets"])
+
+
+def sequence(t):
+    """Embedding rows, a decaying running sum (linear scan), self-attention."""
+    emb = t["table"][t["ids"].long()]  # [B, T, D]
+    decay = t["decay"]  # [D]
+    states = []
+    h = torch.zeros_like(emb[:, 0, :])
+    for step in range(emb.shape[1]):
+        h = decay * h + emb[:, step, :]
+        states.append(h)
+    h = torch.stack(states, dim=1)
+    scores = h @ h.transpose(1, 2) / np.sqrt(h.shape[-1])
+    weights = torch.softmax(scores, dim=-1)
+    out = weights @ (h @ t["wv"])
+    return (out * out).sum()
+
+
+CASES = {"softmax_ce": softmax_ce, "mlp": mlp, "sequence": sequence}
+
+
+def main():
+    case, folder = sys.argv[1], Path(sys.argv[2])
+    tensors = {}
+    for path in sorted(folder.glob("*.npy")):
+        name = path.stem
+        if name == "loss" or name.startswith("grad_"):
+            continue
+        array = np.load(path)
+        if array.dtype.kind == "f":
+            tensors[name] = torch.tensor(array, dtype=torch.float64, requires_grad=True)
+        else:
+            tensors[name] = torch.tensor(array)
+    loss = CASES[case](tensors)
+    loss.backward()
+    problems = []
+    ours = float(np.load(folder / "loss.npy"))
+    if not np.isclose(ours, loss.item(), rtol=RTOL, atol=ATOL):
+        problems.append(f"loss: ours {ours}, torch {loss.item()}")
+    for name, tensor in tensors.items():
+        if not tensor.dtype.is_floating_point:
+            continue
+        grad_path = folder / f"grad_{name}.npy"
+        if not grad_path.exists():
+            problems.append(f"{name}: no grad_{name}.npy written")
+            continue
+        got = np.load(grad_path).astype(np.float64)
+        want = tensor.grad.numpy()
+        if got.shape != want.shape:
+            problems.append(f"{name}: shape {got.shape}, torch {want.shape}")
+        elif not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+            worst = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
+            problems.append(
+                f"{name}: largest difference at {tuple(int(i) for i in worst)}: "
+                f"ours {got[worst]}, torch {want[worst]}"
+            )
+    if problems:
+        print(f"case {case}: gradients differ from PyTorch autograd:")
+        for p in problems:
+            print("  " + p)
+        sys.exit(1)
+    print(f"case {case}: loss and {sum(1 for t in tensors.values() if t.requires_grad)} gradients agree")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+//! Gradients of whole models built from primitives (softmax cross-entropy,
+//! a two-layer MLP, an embedding + linear-scan + attention sequence model)
+//! compared with PyTorch autograd: each test writes the inputs, our loss and
+//! our gradients as `.npy` to a fresh folder and runs `tests/torch_grad.py`
+//! with the workspace's venv Python. A missing venv is a failure, never a skip.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sexpgpu_autodiff::grad;
+use sexpgpu_graph::{
+    execute, to_npy, BinaryOp, DType, Graph, NodeId, Op, OpError, ReduceOp, Shape, Tensor, UnaryOp,
+};
+
+/// SplitMix64, so every run sees the same data.
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self, low: f64, high: f64) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        low + (high - low) * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    }
+
+    /// Values for a node: floats uniform in `[low, high)`, integers (ids)
+    /// uniform in `[0, high)`.
+    fn tensor(&mut self, shape: &Shape, dtype: DType, low: f64, high: f64) -> Tensor {
+        let values: Vec<f64> = (0..shape.numel())
+            .map(|_| match dtype {
+                DType::I32 | DType::I64 => self.uniform(0.0, high).floor(),
+                _ => self.uniform(low, high),
+            })
+            .collect();
+        Tensor::from_f64s(shape.clone(), &values, dtype).expect("sizes match")
+    }
+}
+
+/// Mean over rows of `logsumexp(logits) - logits[target]`, with the max
+/// subtracted first, as `nn/cross-entropy` does.
+fn cross_entropy(g: &mut Graph, logits: NodeId, targets: NodeId) -> Result<NodeId, OpError> {
+    let rows = g.shape(logits).dims()[0];
+    let top = g.reduce(ReduceOp::Max, logits, Some(&[-1]), true)?;
+    let shifted = g.binary(BinaryOp::Sub, logits, top)?;
+    let exp = g.unary(UnaryOp::Exp, shifted)?;
+    let total = g.reduce(ReduceOp::Sum, exp, Some(&[-1]), false)?;
+    let lse = g.unary(UnaryOp::Log, total)?;
+    let column = g.reshape(targets, Shape::new(vec![rows, 1]))?;
+    let picked = g.gather(shifted, column, -1)?;
+    let picked = g.reshape(picked, Shape::new(vec![rows]))?;
+    let per_row = g.binary(BinaryOp::Sub, lse, picked)?;
+    let sum = g.reduce(ReduceOp::Sum, per_row, None, false)?;
+    g.binary(BinaryOp::Div, sum, rows as f64)
+}
+
+/// Softmax over the last axis.
+fn softmax(g: &mut Graph, x: NodeId) -> Result<NodeId, OpError> {
+    let top = g.reduce(ReduceOp::Max, x, Some(&[-1]), true)?;
+    let shifted = g.binary(BinaryOp::Sub, x, top)?;
+    let exp = g.unary(UnaryOp::Exp, shifted)?;
+    let total = g.reduce(ReduceOp::Sum, exp, Some(&[-1]), true)?;
+    g.binary(BinaryOp::Div, exp, total)
+}
+
+fn softmax_ce(g: &mut Graph) -> Result<NodeId, OpError> {
+    let logits = g.param("logits", Shape::new(vec![4, 5]), DType::F32);
+    let targets = g.input("targets", Shape::new(vec![4]), DType::I32);
+    cross_entropy(g, logits, targets)
+}
+
+fn mlp(g: &mut Graph) -> Result<NodeId, OpError> {
+    let x = g.input("x", Shape::new(vec![4, 3]), DType::F32);
+    let targets = g.input("targets", Shape::new(vec![4]), DType::I32);
+    let w1 = g.param("w1", Shape::new(vec![3, 6]), DType::F32);
+    let b1 = g.param("b1", Shape::new(vec![6]), DType::F32);
+    let w2 = g.param("w2", Shape::new(vec![6, 5]), DType::F32);
+    let b2 = g.param("b2", Shape::new(vec![5]), DType::F32);
+    let pre = g.matmul(x, w1)?;
+    let pre = g.binary(BinaryOp::Add, pre, b1)?;
+    let hidden = g.binary(BinaryOp::Maximum, pre, 0.0)?;
+    let logits = g.matmul(hidden, w2)?;
+    let logits = g.binary(BinaryOp::Add, logits, b2)?;
+    cross_entropy(g, logits, targets)
+}
+
+fn sequence(g: &mut Graph) -> Result<NodeId, OpError> {
+    let table = g.param("table", Shape::new(vec![7, 3]), DType::F32);
+    let ids = g.input("ids", Shape::new(vec![2, 4]), DType::I32);
+    let decay = g.param("decay", Shape::new(vec![3]), DType::F32);
+    let wv = g.param("wv", Shape::new(vec![3, 3]), DType::F32);
+    let emb = g.index(table, ids)?;
+    let h = g.linear_scan(decay, emb, 1, false)?;
+    let ht = g.transpose(h, &[0, 2, 1])?;
+    let scores = g.matmul(h, ht)?;
+    let scores = g.binary(BinaryOp::Div, scores, 3f64.sqrt())?;
+    let weights = softmax(g, scores)?;
+    let values = g.matmul(h, wv)?;
+    let out = g.matmul(weights, values)?;
+    let square = g.binary(BinaryOp::Mul, out, out)?;
+    g.reduce(ReduceOp::Sum, square, None, false)
+}
+
+fn python() -> PathBuf {
+    match std::env::var_os("SEXPGPU_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python"),
+    }
+}
+
+/// Builds the case, differentiates it with respect to every float argument,
+/// runs it, writes everything as `.npy` and has PyTorch check it.
+fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpError>) {
+    let python = python();
+    assert!(
+        python.exists(),
+        "PyTorch comparison needs the venv Python at {} (with torch and numpy); \
+         create it or point SEXPGPU_PYTHON at one",
+        python.display()
+    );
+    let mut g = Graph::new(case);
+    let loss = build(&mut g).expect("the model builds");
+    let arguments = g.arguments();
+    let wrt: Vec<NodeId> = arguments
+        .iter()
+        .copied()
+        .filter(|&a| g.dtype(a).is_float())
+        .collect();
+    let grads = grad(&mut g, loss, &wrt).expect("grad succeeds");
+    g.set_outputs([vec![loss], grads].concat());
+
+    let mut rng = Rng(case.len() as u64);
+    let args: Vec<Tensor> = arguments
+        .iter()
+        .map(|&a| {
+            let node = g.node(a);
+            let (low, high) = match name_of(&g, a) {
+                "decay" => (0.3, 0.9),
+                // Ids index 5 classes or a 7-row table.
+                "targets" => (0.0, 5.0),
+                "ids" => (0.0, 7.0),
+                _ => (-1.0, 1.0),
+            };
+            rng.tensor(&node.shape, node.dtype, low, high)
+        })
+        .collect();
+    let results = execute(&g, &args, 0).expect("the step graph runs");
+
+    let dir = std::env::temp_dir().join(format!("sexpgpu-autodiff-{case}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let write = |name: &str, t: &Tensor| {
+        std::fs::write(dir.join(format!("{name}.npy")), to_npy(t)).expect("write .npy")
+    };
+    for (&a, t) in arguments.iter().zip(&args) {
+        write(name_of(&g, a), t);
+    }
+    write("loss", &results[0]);
+    for (&w, t) in wrt.iter().zip(&results[1..]) {
+        write(&format!("grad_{}", name_of(&g, w)), t);
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/torch_grad.py");
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg(case)
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "{report}\n(files kept in {})",
+        dir.display()
+    );
+    std::fs::remove_dir_all(&dir).expect("remove temp dir");
+}
+
+fn name_of(g: &Graph, id: NodeId) -> &str {
+    match &g.node(id).op {
+        Op::Input { name } | Op::Param { name } => name,
+        _ => "?",
+    }
+}
+
+#[test]
+fn softmax_cross_entropy_matches_torch() {
+    check_against_torch("softmax_ce", softmax_ce);
+}
+
+#[test]
+fn two_layer_mlp_matches_torch() {
+    check_against_torch("mlp", mlp);
+}
+
+#[test]
+fn embedding_scan_attention_matches_torch() {
+    check_against_torch("sequence", sequence);
+}
