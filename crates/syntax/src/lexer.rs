@@ -129,7 +129,8 @@ impl TokenKind {
         }
     }
 
-    /// Tokens after which a line break does not end the statement.
+    /// Tokens after which a line break does not end the statement: binary
+    /// operators (`as`/`to` included), `=`, `,` and `->` (spec 2).
     fn continues_line(self) -> bool {
         use TokenKind::*;
         matches!(
@@ -147,11 +148,9 @@ impl TokenKind {
                 | Ge
                 | Eq
                 | Arrow
-                | Colon
                 | Comma
                 | KwAnd
                 | KwOr
-                | KwNot
                 | KwAs
                 | KwTo
         )

@@ -166,6 +166,7 @@ impl Parser<'_> {
     }
 
     fn parse_required_block(&mut self) -> Block {
+        self.skip_newlines_before(TokenKind::LBrace);
         if self.at(TokenKind::LBrace) {
             return self.parse_block();
         }

@@ -159,7 +159,9 @@ impl Parser<'_> {
             .unwrap_or_else(|| self.missing_ident());
         let (self_param, params) = self.parse_params();
         let ret = self.parse_return_type();
+        // The body may start on the next line: `{` or `= expr`.
         self.skip_newlines_before(TokenKind::LBrace);
+        self.skip_newlines_before(TokenKind::Eq);
         let body = if self.at(TokenKind::LBrace) {
             FnBody::Block(self.parse_block())
         } else if self.eat(TokenKind::Eq) {
@@ -315,6 +317,7 @@ impl Parser<'_> {
         fields: &mut Vec<Field>,
         methods: &mut Vec<Fn>,
     ) {
+        self.skip_newlines_before(TokenKind::LBrace);
         if !self.at(TokenKind::LBrace) {
             self.error_expected("`{`");
             return;

@@ -439,3 +439,119 @@ fn recovery_from_lexer_errors() {
         "#]],
     );
 }
+
+#[test]
+fn docs_attach_to_the_next_declaration_or_member() {
+    check(
+        r#"## A width.
+## Second line.
+dim D = 768
+
+# A plain comment is not a doc.
+## The model.
+model M {
+  ## The weight.
+  w: [D D]
+  ## The forward pass.
+  fn forward(self, x: [D]) -> [D] {
+    ## Inside a body: belongs to nothing.
+    x
+  }
+}
+record R { ## Mean.
+  mean: [n] }
+fn f() -> Int = 1
+"#,
+        expect![[r#"
+            doc "A width.\nSecond line."
+            dim D = 768
+            doc "The model."
+            model M
+              doc "The weight."
+              field w: [D D]
+              doc "The forward pass."
+              fn forward(self, x: [D]) -> [D]
+                x
+            record R
+              doc "Mean."
+              field mean: [n]
+            fn f() -> Int = 1
+        "#]],
+    );
+}
+
+#[test]
+fn layout_variants() {
+    check(
+        "fn f(x: Real) -> Real\n  = 2 * x\nfn g(x: Real) -> Real\n{\n  if x > 0\n  {\n    x\n  }\n  else\n  {\n    -x\n  }\n}\nmodel M\n{\n  w: [n]; b: [n], c: [n]\n}\nfn h(a: [n],) -> [n] = f(a,)\n",
+        expect![[r#"
+            fn f(x: Real) -> Real = (2 * x)
+            fn g(x: Real) -> Real
+              if (x > 0)
+                x
+              else
+                (-x)
+            model M
+              field w: [n]
+              field b: [n]
+              field c: [n]
+            fn h(a: [n]) -> [n] = f(a)
+        "#]],
+    );
+}
+
+#[test]
+fn empty_and_comment_only_files() {
+    check("", expect![[r#""#]]);
+    check("# nothing\n\n## dangling doc\n", expect![[r#""#]]);
+}
+
+#[test]
+fn checker_decides_what_parses_here() {
+    // The parser accepts these; the checker reports them (E0306, E2202, ...).
+    check(
+        "fn f(x: [(... d) (Images 2) ?k]) -> [n] = x\ndim A = Images\nmodel S(N) { xs: [N] Stack }\n",
+        expect![[r#"
+            fn f(x: [(... d) (Images 2) ?k]) -> [n] = x
+            dim A = Images
+            model S(N)
+              field xs: [N] Stack
+        "#]],
+    );
+}
+
+#[test]
+fn sizes_that_are_not_sizes() {
+    check(
+        "dim G = 16gh\n",
+        expect![[r#"
+        dim G = {error}
+        error[E0103]: expected a size or a shape `[...]`, found a grouped size
+          --> 8..12 "16gh": expected a size or a shape `[...]`
+    "#]],
+    );
+    check(
+        "dim G = (a b)\n",
+        expect![[r#"
+        dim G = {error}
+        error[E0103]: expected a size or a shape `[...]`, found a group
+          --> 8..13 "(a b)": expected a size or a shape `[...]`
+    "#]],
+    );
+    check(
+        "dim G = ...\n",
+        expect![[r#"
+        dim G = {error}
+        error[E0103]: expected a size or a shape `[...]`, found `...`
+          --> 8..11 "...": expected a size or a shape `[...]`
+    "#]],
+    );
+    check(
+        "fn f(x: Index[(a b)]) -> Int = 1\n",
+        expect![[r#"
+        fn f(x: Index[{error}]) -> Int = 1
+        error[E0103]: expected a size, found a group
+          --> 14..19 "(a b)": expected a size
+    "#]],
+    );
+}
