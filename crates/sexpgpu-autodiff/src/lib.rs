@@ -24,6 +24,23 @@ use sexpgpu_graph::{BinaryOp, Graph, NodeId};
 /// its adjoints; a `wrt` node the loss does not depend on gets zeros. New
 /// nodes carry the span of the forward node they differentiate; the graph's
 /// current span is restored afterwards.
+///
+/// ```
+/// use sexpgpu_graph::{execute, BinaryOp, DType, Graph, ReduceOp, Shape, Tensor};
+///
+/// // loss = sum(w * w); d loss / d w = 2 w.
+/// let mut g = Graph::new("step");
+/// let w = g.param("w", Shape::new(vec![3]), DType::F32);
+/// let square = g.binary(BinaryOp::Mul, w, w).unwrap();
+/// let loss = g.reduce(ReduceOp::Sum, square, None, false).unwrap();
+/// let grads = sexpgpu_autodiff::grad(&mut g, loss, &[w]).unwrap();
+/// g.set_outputs(vec![loss, grads[0]]);
+///
+/// let w_value = Tensor::from_f64s(Shape::new(vec![3]), &[1.0, -2.0, 0.5], DType::F32).unwrap();
+/// let out = execute(&g, &[w_value], 0).unwrap();
+/// assert_eq!(out[0].to_f64s(), [5.25]);
+/// assert_eq!(out[1].to_f64s(), [2.0, -4.0, 1.0]);
+/// ```
 pub fn grad(graph: &mut Graph, loss: NodeId, wrt: &[NodeId]) -> Result<Vec<NodeId>, GradError> {
     check_request(graph, loss, wrt)?;
     let relevant = relevant_nodes(graph, loss, wrt);
@@ -35,7 +52,7 @@ pub fn grad(graph: &mut Graph, loss: NodeId, wrt: &[NodeId]) -> Result<Vec<NodeI
 
 fn check_request(graph: &Graph, loss: NodeId, wrt: &[NodeId]) -> Result<(), GradError> {
     for &id in std::iter::once(&loss).chain(wrt) {
-        if id.index() >= graph.len() {
+        if !graph.contains(id) {
             return Err(GradError::new(
                 GradErrorKind::UnknownNode,
                 format!(
