@@ -1,0 +1,181 @@
+//! The backend trait: the small set of kernels a device must provide for
+//! compiled programs to run on it (after candle's `BackendStorage` and
+//! `BackendDevice`). The CPU backend implements it in `cpu`; a CUDA backend
+//! implements the same trait later. Knows nothing of graphs.
+
+use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
+
+use crate::plan::{Fill, FusedKernel};
+use crate::view::View;
+
+/// A kernel operand: device memory read through a view, or a value repeated.
+pub enum Operand<'a, B> {
+    Mem(&'a B, &'a View),
+    /// Already converted to `dtype` as the reference stores it.
+    Splat(sexpgpu_graph::Scalar, DType),
+}
+
+impl<B> Clone for Operand<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B> Copy for Operand<'_, B> {}
+
+/// A contiguous operand: `len` elements of `buf` from `offset`.
+pub struct Dense<'a, B> {
+    pub buf: &'a B,
+    pub offset: usize,
+}
+
+impl<B> Clone for Dense<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B> Copy for Dense<'_, B> {}
+
+/// A device that runs compiled programs. Every kernel writes the first
+/// `len` elements of `out` (a buffer of the node's dtype, possibly longer)
+/// and must give the reference executor's results: bit-identical where the
+/// arithmetic is done in the same order, within dtype tolerance otherwise.
+/// Errors are for data the op cannot accept (an id outside its axis).
+pub trait Backend {
+    /// Device memory holding elements of one dtype.
+    type Buffer;
+
+    fn name(&self) -> &'static str;
+
+    /// A buffer for at least `len` elements of `dtype`; contents unspecified.
+    fn alloc(&self, dtype: DType, len: usize) -> Result<Self::Buffer, ExecError>;
+
+    /// How many elements the buffer holds.
+    fn capacity(&self, buf: &Self::Buffer) -> usize;
+
+    /// The host tensor's elements, on the device.
+    fn upload(&self, tensor: &Tensor) -> Result<Self::Buffer, ExecError>;
+
+    /// The host tensor itself, when the device reads host memory directly
+    /// (the CPU), so arguments and constants are never copied.
+    fn borrow_host<'t>(&self, tensor: &'t Tensor) -> Option<&'t Self::Buffer>;
+
+    /// The first `shape.numel()` elements as a host tensor.
+    fn download(&self, buf: Self::Buffer, shape: &Shape) -> Result<Tensor, ExecError>;
+
+    /// A copy of a buffer that must stay on the device.
+    fn download_copy(
+        &self,
+        buf: &Self::Buffer,
+        offset: usize,
+        shape: &Shape,
+    ) -> Result<Tensor, ExecError>;
+
+    /// One loop over `len` output elements computing the fused chain.
+    fn fused(
+        &self,
+        kernel: &FusedKernel,
+        inputs: &[Operand<'_, Self::Buffer>],
+        out: &mut Self::Buffer,
+        len: usize,
+    ) -> Result<(), ExecError>;
+
+    /// Writes each operand through its destination view of `out`.
+    fn copy(
+        &self,
+        pieces: &[(Operand<'_, Self::Buffer>, &View)],
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
+
+    /// `full`, `iota` and the random fills; random values depend only on
+    /// (seed, stream, element index), as `sexpgpu_graph::random` defines.
+    fn fill(&self, fill: &Fill, seed: u64, out: &mut Self::Buffer, len: usize)
+        -> Result<(), ExecError>;
+
+    /// Reduces `axes` of a contiguous `[dims]` input.
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        x: Dense<'_, Self::Buffer>,
+        dims: &[usize],
+        axes: &[usize],
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
+
+    /// Batched `[batch.., m, k] x [batch.., k, n]` through views.
+    #[allow(clippy::too_many_arguments)]
+    fn matmul(
+        &self,
+        a: (&Self::Buffer, &View),
+        b: (&Self::Buffer, &View),
+        batch: &[usize],
+        m: usize,
+        k: usize,
+        n: usize,
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
+
+    /// Gathers whole rows (`index`) or elements along an axis (`gather`).
+    fn gather(&self, gather: Gather<'_, Self::Buffer>, out: &mut Self::Buffer)
+        -> Result<(), ExecError>;
+
+    /// `base` plus `values` scattered by ids, repeated ids accumulating
+    /// (`index-add`, `scatter-add`).
+    fn scatter_add(
+        &self,
+        scatter: Scatter<'_, Self::Buffer>,
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
+
+    /// `h[t] = a[t] * h[t-1] + b[t]` along `axis` of `[dims]`, in f32.
+    fn linear_scan(
+        &self,
+        a: Dense<'_, Self::Buffer>,
+        b: Dense<'_, Self::Buffer>,
+        dims: &[usize],
+        axis: usize,
+        reverse: bool,
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
+}
+
+/// What a gather reads: whole rows of a table (`index`), or single
+/// elements along one axis (`gather`).
+pub enum Gather<'a, B> {
+    Rows {
+        table: Dense<'a, B>,
+        ids: Dense<'a, B>,
+        n_ids: usize,
+        rows: usize,
+        row_len: usize,
+    },
+    Along {
+        x: Dense<'a, B>,
+        idx: Dense<'a, B>,
+        x_dims: &'a [usize],
+        idx_dims: &'a [usize],
+        axis: usize,
+    },
+}
+
+/// Where a scatter-add writes: whole rows (`index-add`) or single
+/// elements along one axis (`scatter-add`).
+pub enum Scatter<'a, B> {
+    Rows {
+        base: Dense<'a, B>,
+        ids: Dense<'a, B>,
+        n_ids: usize,
+        values: Dense<'a, B>,
+        rows: usize,
+        row_len: usize,
+    },
+    Along {
+        base: Dense<'a, B>,
+        idx: Dense<'a, B>,
+        values: Dense<'a, B>,
+        base_dims: &'a [usize],
+        idx_dims: &'a [usize],
+        axis: usize,
+    },
+}

@@ -1,0 +1,411 @@
+//! The fused elementwise loop on the CPU: the output is walked in tiles of
+//! `TILE` elements, and each instruction of the kernel runs as one tight,
+//! vectorisable loop over a tile-sized register, so intermediates live in
+//! cache-sized scratch and never in a buffer. Arithmetic is the reference
+//! executor's, element for element (bf16 rounded after every instruction,
+//! i32 wrapping), so results are bit-identical. Never allocates per tile.
+
+use half::bf16;
+use sexpgpu_graph::{BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
+
+use super::parallel::{for_chunks, MIN_PER_THREAD};
+use super::walk::load;
+use crate::backend::Operand;
+use crate::plan::{FusedKernel, Instr};
+use crate::view::View;
+
+/// Elements per tile: registers of all instructions stay in L1/L2.
+const TILE: usize = 512;
+
+/// A tile-sized register in its compute type: floats (f32 and bf16) as
+/// f32, i32 and i64 as themselves, booleans as bool.
+enum RegBuf {
+    F(Vec<f32>),
+    I(Vec<i32>),
+    L(Vec<i64>),
+    B(Vec<bool>),
+}
+
+impl RegBuf {
+    fn new(dtype: DType) -> RegBuf {
+        match dtype {
+            DType::F32 | DType::BF16 => RegBuf::F(vec![0.0; TILE]),
+            DType::I32 => RegBuf::I(vec![0; TILE]),
+            DType::I64 => RegBuf::L(vec![0; TILE]),
+            DType::Bool => RegBuf::B(vec![false; TILE]),
+        }
+    }
+
+    /// Fills the register with a splat value (already of its dtype).
+    fn splat(&mut self, value: Scalar) {
+        match self {
+            RegBuf::F(v) => v.fill(value.as_f64() as f32),
+            RegBuf::I(v) => v.fill(value.as_i64() as i32),
+            RegBuf::L(v) => v.fill(value.as_i64()),
+            RegBuf::B(v) => v.fill(value.as_bool()),
+        }
+    }
+}
+
+/// Rounds an f32 to the nearest bf16 (ties to even), as `half` does,
+/// without leaving f32: the reference rounds every bf16 node this way.
+#[inline]
+pub(crate) fn round_bf16(x: f32) -> f32 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        return f32::from_bits((b & 0xFFFF_0000) | 0x0040_0000);
+    }
+    let rounded = b.wrapping_add(0x7FFF + ((b >> 16) & 1));
+    f32::from_bits(rounded & 0xFFFF_0000)
+}
+
+/// A bf16-exact f32 as bf16 (dropping zero bits).
+#[inline]
+fn to_bf16_exact(x: f32) -> bf16 {
+    bf16::from_bits((x.to_bits() >> 16) as u16)
+}
+
+/// An input prepared once per kernel call: its collapsed view, or the
+/// splat value already in a register of every thread.
+enum Prepared<'a> {
+    Mem(&'a TensorData, View),
+    Splat(Scalar),
+}
+
+pub(crate) fn run(
+    threads: usize,
+    kernel: &FusedKernel,
+    inputs: &[Operand<'_, TensorData>],
+    out: &mut TensorData,
+    len: usize,
+) -> Result<(), ExecError> {
+    let mut prepared = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        prepared.push(match input {
+            Operand::Mem(buf, view) => {
+                if view.extent() > buf.len() || view.numel() != len {
+                    return Err(internal("a fused input view does not fit its buffer"));
+                }
+                Prepared::Mem(buf, view.collapsed())
+            }
+            Operand::Splat(value, _) => Prepared::Splat(*value),
+        });
+    }
+    if out.len() < len {
+        return Err(internal("a fused output buffer is too short"));
+    }
+    let prepared = &prepared;
+    match out {
+        TensorData::F32(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+            if let RegBuf::F(v) = r {
+                o.copy_from_slice(&v[..o.len()]);
+            }
+        }),
+        TensorData::BF16(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+            if let RegBuf::F(v) = r {
+                for (o, &x) in o.iter_mut().zip(v) {
+                    *o = to_bf16_exact(x);
+                }
+            }
+        }),
+        TensorData::I32(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+            if let RegBuf::I(v) = r {
+                o.copy_from_slice(&v[..o.len()]);
+            }
+        }),
+        TensorData::I64(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+            if let RegBuf::L(v) = r {
+                o.copy_from_slice(&v[..o.len()]);
+            }
+        }),
+        TensorData::Bool(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+            if let RegBuf::B(v) = r {
+                o.copy_from_slice(&v[..o.len()]);
+            }
+        }),
+    }
+    Ok(())
+}
+
+fn internal(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: {message}"),
+        node: None,
+    }
+}
+
+/// Splits the output over threads; each thread owns its registers.
+fn chunks<T: Send>(
+    threads: usize,
+    kernel: &FusedKernel,
+    inputs: &[Prepared<'_>],
+    out: &mut [T],
+    store: impl Fn(&RegBuf, &mut [T]) + Sync,
+) {
+    // Cheap instructions make a chunk worth a thread only when it is long.
+    for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
+        let mut regs: Vec<RegBuf> = kernel.instrs.iter().map(|i| RegBuf::new(i.dtype())).collect();
+        for (instr, reg) in kernel.instrs.iter().zip(&mut regs) {
+            if let Instr::Load { input, .. } = instr {
+                if let Some(Prepared::Splat(value)) = inputs.get(*input) {
+                    reg.splat(*value);
+                }
+            }
+        }
+        let mut at = 0;
+        for tile in chunk.chunks_mut(TILE) {
+            let n = tile.len();
+            for i in 0..kernel.instrs.len() {
+                let (before, rest) = regs.split_at_mut(i);
+                exec(&kernel.instrs[i], before, &mut rest[0], inputs, start + at, n);
+            }
+            store(&regs[kernel.result.index()], tile);
+            at += n;
+        }
+    });
+}
+
+/// Runs one instruction over `n` elements of a tile starting at output
+/// position `pos`. `regs` holds the registers of earlier instructions.
+fn exec(
+    instr: &Instr,
+    regs: &[RegBuf],
+    out: &mut RegBuf,
+    inputs: &[Prepared<'_>],
+    pos: usize,
+    n: usize,
+) {
+    match *instr {
+        Instr::Load { input, .. } => {
+            if let Some(Prepared::Mem(buf, view)) = inputs.get(input) {
+                load_tile(buf, view, pos, out, n);
+            }
+        }
+        Instr::Unary { op, x, dtype } => {
+            unary(op, &regs[x.index()], out, n);
+            round_if_bf16(out, dtype, n);
+        }
+        Instr::Binary { op, a, b, dtype } => {
+            binary(op, &regs[a.index()], &regs[b.index()], out, n);
+            round_if_bf16(out, dtype, n);
+        }
+        Instr::Compare { op, a, b, .. } => compare(op, &regs[a.index()], &regs[b.index()], out, n),
+        Instr::Where { mask, a, b, .. } => {
+            select(&regs[mask.index()], &regs[a.index()], &regs[b.index()], out, n)
+        }
+        Instr::Cast { x, to, .. } => {
+            cast(&regs[x.index()], out, n);
+            round_if_bf16(out, to, n);
+        }
+    }
+}
+
+fn load_tile(buf: &TensorData, view: &View, pos: usize, out: &mut RegBuf, n: usize) {
+    match (buf, out) {
+        (TensorData::F32(src), RegBuf::F(o)) => load(src, view, pos, &mut o[..n], |x| x),
+        (TensorData::BF16(src), RegBuf::F(o)) => load(src, view, pos, &mut o[..n], bf16::to_f32),
+        (TensorData::I32(src), RegBuf::I(o)) => load(src, view, pos, &mut o[..n], |x| x),
+        (TensorData::I64(src), RegBuf::L(o)) => load(src, view, pos, &mut o[..n], |x| x),
+        (TensorData::Bool(src), RegBuf::B(o)) => load(src, view, pos, &mut o[..n], |x| x),
+        // The lowering gives each load its input's dtype; nothing else occurs.
+        _ => {}
+    }
+}
+
+fn round_if_bf16(reg: &mut RegBuf, dtype: DType, n: usize) {
+    if let (DType::BF16, RegBuf::F(v)) = (dtype, reg) {
+        for x in &mut v[..n] {
+            *x = round_bf16(*x);
+        }
+    }
+}
+
+/// `out[i] = f(x[i])` over the first `n` elements.
+macro_rules! map1 {
+    ($out:expr, $x:expr, $n:expr, |$a:ident| $e:expr) => {
+        for (o, &$a) in $out[..$n].iter_mut().zip(&$x[..$n]) {
+            *o = $e;
+        }
+    };
+}
+
+/// `out[i] = f(a[i], b[i])` over the first `n` elements.
+macro_rules! map2 {
+    ($out:expr, $x:expr, $y:expr, $n:expr, |$a:ident, $b:ident| $e:expr) => {
+        for ((o, &$a), &$b) in $out[..$n].iter_mut().zip(&$x[..$n]).zip(&$y[..$n]) {
+            *o = $e;
+        }
+    };
+}
+
+fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
+    match (x, out) {
+        (RegBuf::F(x), RegBuf::F(o)) => match op {
+            UnaryOp::Neg => map1!(o, x, n, |a| -a),
+            UnaryOp::Abs => map1!(o, x, n, |a| a.abs()),
+            UnaryOp::Sqrt => map1!(o, x, n, |a| a.sqrt()),
+            UnaryOp::Rsqrt => map1!(o, x, n, |a| 1.0 / a.sqrt()),
+            UnaryOp::Exp => map1!(o, x, n, |a| a.exp()),
+            UnaryOp::Log => map1!(o, x, n, |a| a.ln()),
+            UnaryOp::Sin => map1!(o, x, n, |a| a.sin()),
+            UnaryOp::Cos => map1!(o, x, n, |a| a.cos()),
+            UnaryOp::Tanh => map1!(o, x, n, |a| a.tanh()),
+            UnaryOp::Acos => map1!(o, x, n, |a| a.acos()),
+            UnaryOp::Asin => map1!(o, x, n, |a| a.asin()),
+        },
+        // Only neg and abs take integers (builders check); the reference
+        // treats every other op as abs, and so do we.
+        (RegBuf::I(x), RegBuf::I(o)) => match op {
+            UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
+            _ => map1!(o, x, n, |a| a.wrapping_abs()),
+        },
+        (RegBuf::L(x), RegBuf::L(o)) => match op {
+            UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
+            _ => map1!(o, x, n, |a| a.wrapping_abs()),
+        },
+        (RegBuf::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
+        _ => {}
+    }
+}
+
+/// NaN if either is NaN, else `f(x, y)`: NumPy's `maximum`/`minimum`.
+#[inline]
+fn nan_or(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        f32::NAN
+    } else {
+        f(x, y)
+    }
+}
+
+fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+    match (a, b, out) {
+        (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => match op {
+            BinaryOp::Add => map2!(o, a, b, n, |x, y| x + y),
+            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x - y),
+            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x * y),
+            BinaryOp::Div => map2!(o, a, b, n, |x, y| x / y),
+            BinaryOp::Pow => map2!(o, a, b, n, |x, y| x.powf(y)),
+            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::max)),
+            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::min)),
+            BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
+        },
+        (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => match op {
+            BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
+            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
+            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
+            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
+            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
+            // Float-only ops never reach integers; 0 as the reference gives.
+            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => o[..n].fill(0),
+        },
+        (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => match op {
+            BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
+            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
+            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
+            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
+            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
+            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => o[..n].fill(0),
+        },
+        (RegBuf::B(a), _, RegBuf::B(o)) => o[..n].copy_from_slice(&a[..n]),
+        _ => {}
+    }
+}
+
+fn compare(op: CompareOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+    fn apply<T: PartialOrd + Copy>(op: CompareOp, a: &[T], b: &[T], o: &mut [bool], n: usize) {
+        match op {
+            CompareOp::Eq => map2!(o, a, b, n, |x, y| x == y),
+            CompareOp::Ne => map2!(o, a, b, n, |x, y| x != y),
+            CompareOp::Lt => map2!(o, a, b, n, |x, y| x < y),
+            CompareOp::Le => map2!(o, a, b, n, |x, y| x <= y),
+            CompareOp::Gt => map2!(o, a, b, n, |x, y| x > y),
+            CompareOp::Ge => map2!(o, a, b, n, |x, y| x >= y),
+        }
+    }
+    let RegBuf::B(o) = out else { return };
+    match (a, b) {
+        (RegBuf::F(a), RegBuf::F(b)) => apply(op, a, b, o, n),
+        (RegBuf::I(a), RegBuf::I(b)) => apply(op, a, b, o, n),
+        (RegBuf::L(a), RegBuf::L(b)) => apply(op, a, b, o, n),
+        (RegBuf::B(a), RegBuf::B(b)) => apply(op, a, b, o, n),
+        _ => o[..n].fill(false),
+    }
+}
+
+fn select(mask: &RegBuf, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+    fn apply<T: Copy>(m: &[bool], a: &[T], b: &[T], o: &mut [T], n: usize) {
+        for (((o, &m), &x), &y) in o[..n].iter_mut().zip(&m[..n]).zip(&a[..n]).zip(&b[..n]) {
+            *o = if m { x } else { y };
+        }
+    }
+    let RegBuf::B(m) = mask else { return };
+    match (a, b, out) {
+        (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => apply(m, a, b, o, n),
+        (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => apply(m, a, b, o, n),
+        (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => apply(m, a, b, o, n),
+        (RegBuf::B(a), RegBuf::B(b), RegBuf::B(o)) => apply(m, a, b, o, n),
+        _ => {}
+    }
+}
+
+/// The reference's casts: floats to integers truncate and saturate (NaN is
+/// 0), i64 to i32 wraps, anything to bool is `!= 0`, bool to numbers 0/1.
+/// The bf16 rounding of a float target happens after, in `round_if_bf16`.
+fn cast(x: &RegBuf, out: &mut RegBuf, n: usize) {
+    match (x, out) {
+        (RegBuf::F(x), RegBuf::F(o)) => o[..n].copy_from_slice(&x[..n]),
+        (RegBuf::F(x), RegBuf::I(o)) => map1!(o, x, n, |a| a as i32),
+        (RegBuf::F(x), RegBuf::L(o)) => map1!(o, x, n, |a| a as i64),
+        (RegBuf::F(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0.0),
+        (RegBuf::I(x), RegBuf::F(o)) => map1!(o, x, n, |a| a as f32),
+        (RegBuf::I(x), RegBuf::I(o)) => o[..n].copy_from_slice(&x[..n]),
+        (RegBuf::I(x), RegBuf::L(o)) => map1!(o, x, n, |a| i64::from(a)),
+        (RegBuf::I(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0),
+        (RegBuf::L(x), RegBuf::F(o)) => map1!(o, x, n, |a| a as f32),
+        (RegBuf::L(x), RegBuf::I(o)) => map1!(o, x, n, |a| a as i32),
+        (RegBuf::L(x), RegBuf::L(o)) => o[..n].copy_from_slice(&x[..n]),
+        (RegBuf::L(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0),
+        (RegBuf::B(x), RegBuf::F(o)) => map1!(o, x, n, |a| f32::from(u8::from(a))),
+        (RegBuf::B(x), RegBuf::I(o)) => map1!(o, x, n, |a| i32::from(a)),
+        (RegBuf::B(x), RegBuf::L(o)) => map1!(o, x, n, |a| i64::from(a)),
+        (RegBuf::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bf16_rounding_matches_half() {
+        let mut bits: u32 = 0x1234_5678;
+        let mut specials = vec![
+            0.0f32,
+            -0.0,
+            1.0,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE,
+            1.0039062, // a tie
+            f32::from_bits(0x3F80_8000),
+            f32::from_bits(0x3F81_8000),
+        ];
+        for _ in 0..200_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 17;
+            bits ^= bits << 5;
+            specials.push(f32::from_bits(bits));
+        }
+        for x in specials {
+            let want = bf16::from_f32(x).to_f32();
+            let got = round_bf16(x);
+            assert!(
+                want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
+                "{x:e}: {want:e} vs {got:e}"
+            );
+        }
+    }
+}

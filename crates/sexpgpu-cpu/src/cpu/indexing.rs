@@ -1,0 +1,259 @@
+//! The data-dependent kernels: `index` and `gather` (reads by id),
+//! `index-add` and `scatter-add` (accumulating writes by id, floats in f64
+//! rounded once, in the reference's order, so bit-identical) and
+//! `linear-scan` (in f32, carry never rounded). An id outside its axis is an
+//! error with the reference's message, never a clamp or a panic.
+
+use half::bf16;
+use sexpgpu_graph::{ExecError, TensorData};
+
+use crate::view::row_major_strides;
+
+fn error(message: String) -> ExecError {
+    ExecError {
+        message,
+        node: None,
+    }
+}
+
+fn internal(what: &str) -> ExecError {
+    error(format!("internal: {what} reads past its buffer"))
+}
+
+/// Integer ids as i64, `n` of them from `offset`.
+fn ids(buf: &TensorData, offset: usize, n: usize) -> Result<Vec<i64>, ExecError> {
+    match buf {
+        TensorData::I32(v) => v
+            .get(offset..offset + n)
+            .map(|s| s.iter().map(|&x| i64::from(x)).collect()),
+        TensorData::I64(v) => v.get(offset..offset + n).map(<[i64]>::to_vec),
+        _ => return Err(error("ids must be i32 or i64".to_string())),
+    }
+    .ok_or_else(|| internal("an id list"))
+}
+
+fn check_id(op: &str, id: i64, len: usize) -> Result<usize, ExecError> {
+    usize::try_from(id)
+        .ok()
+        .filter(|&i| i < len)
+        .ok_or_else(|| error(format!("{op}: id {id} is out of range for an axis of length {len}")))
+}
+
+/// For each element of `idx_dims`, its position in `x_dims` with the axis
+/// coordinate replaced by its id (checked).
+fn along_targets(
+    op: &str,
+    ids: &[i64],
+    x_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+) -> Result<Vec<usize>, ExecError> {
+    let x_strides = row_major_strides(x_dims);
+    let idx_strides = row_major_strides(idx_dims);
+    let len = x_dims[axis];
+    let mut out = Vec::with_capacity(ids.len());
+    for (i, &id) in ids.iter().enumerate() {
+        let mut base = 0;
+        for a in 0..idx_dims.len() {
+            if a != axis {
+                base += (i / idx_strides[a]) % idx_dims[a] * x_strides[a];
+            }
+        }
+        out.push(base + check_id(op, id, len)? * x_strides[axis]);
+    }
+    Ok(out)
+}
+
+/// Copies `picks[j]` of `src` (from `offset`) to `out[j]`.
+fn pick(src: &TensorData, offset: usize, picks: &[usize], out: &mut TensorData) -> Result<(), ExecError> {
+    macro_rules! go {
+        ($s:expr, $o:expr) => {{
+            let s = $s.get(offset..).ok_or_else(|| internal("a gather"))?;
+            if picks.iter().any(|&p| p >= s.len()) {
+                return Err(internal("a gather"));
+            }
+            for (o, &p) in $o.iter_mut().zip(picks) {
+                *o = s[p];
+            }
+        }};
+    }
+    match (src, out) {
+        (TensorData::F32(s), TensorData::F32(o)) => go!(s, o),
+        (TensorData::BF16(s), TensorData::BF16(o)) => go!(s, o),
+        (TensorData::I32(s), TensorData::I32(o)) => go!(s, o),
+        (TensorData::I64(s), TensorData::I64(o)) => go!(s, o),
+        (TensorData::Bool(s), TensorData::Bool(o)) => go!(s, o),
+        _ => return Err(error("gather: dtypes differ".to_string())),
+    }
+    Ok(())
+}
+
+/// `index`: whole rows, one per id.
+pub(crate) fn index_rows(
+    (table, offset): (&TensorData, usize),
+    (id_buf, id_offset): (&TensorData, usize),
+    n_ids: usize,
+    rows: usize,
+    row_len: usize,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let ids = ids(id_buf, id_offset, n_ids)?;
+    let mut picks = Vec::with_capacity(n_ids * row_len);
+    for &id in &ids {
+        let r = check_id("index", id, rows)?;
+        picks.extend(r * row_len..(r + 1) * row_len);
+    }
+    pick(table, offset, &picks, out)
+}
+
+/// `gather`: single elements along `axis`.
+pub(crate) fn gather_along(
+    (x, offset): (&TensorData, usize),
+    (idx, idx_offset): (&TensorData, usize),
+    x_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let ids = ids(idx, idx_offset, idx_dims.iter().product())?;
+    let picks = along_targets("gather", &ids, x_dims, idx_dims, axis)?;
+    pick(x, offset, &picks, out)
+}
+
+/// `base` (from `offset`, `out.len()` elements used) plus `values[j]` at
+/// `targets[j]`, floats accumulated in f64.
+pub(crate) fn add_at(
+    base: &TensorData,
+    offset: usize,
+    len: usize,
+    targets: &[usize],
+    values: &TensorData,
+    values_offset: usize,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let n = targets.len();
+    if targets.iter().any(|&t| t >= len) {
+        return Err(internal("a scatter"));
+    }
+    macro_rules! float {
+        ($b:expr, $v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
+            let b = $b.get(offset..offset + len).ok_or_else(|| internal("a scatter"))?;
+            let v = $v.get(values_offset..values_offset + n).ok_or_else(|| internal("a scatter"))?;
+            let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();
+            for (&t, &x) in targets.iter().zip(v) {
+                acc[t] += f64::from($widen(x));
+            }
+            for (o, a) in $o.iter_mut().zip(acc) {
+                *o = $narrow(a as f32);
+            }
+        }};
+    }
+    macro_rules! int {
+        ($b:expr, $v:expr, $o:expr) => {{
+            let b = $b.get(offset..offset + len).ok_or_else(|| internal("a scatter"))?;
+            let v = $v.get(values_offset..values_offset + n).ok_or_else(|| internal("a scatter"))?;
+            $o[..len].copy_from_slice(b);
+            for (&t, &x) in targets.iter().zip(v) {
+                $o[t] = $o[t].wrapping_add(x);
+            }
+        }};
+    }
+    match (base, values, out) {
+        (TensorData::F32(b), TensorData::F32(v), TensorData::F32(o)) => {
+            float!(b, v, o, |x: f32| x, |x: f32| x)
+        }
+        (TensorData::BF16(b), TensorData::BF16(v), TensorData::BF16(o)) => {
+            float!(b, v, o, bf16::to_f32, bf16::from_f32)
+        }
+        (TensorData::I32(b), TensorData::I32(v), TensorData::I32(o)) => int!(b, v, o),
+        (TensorData::I64(b), TensorData::I64(v), TensorData::I64(o)) => int!(b, v, o),
+        _ => return Err(error("scatter-add: expects float or integer tensors of one dtype".to_string())),
+    }
+    Ok(())
+}
+
+/// `index-add`: targets of whole rows, one per id.
+pub(crate) fn row_targets(
+    id_buf: &TensorData,
+    id_offset: usize,
+    n_ids: usize,
+    rows: usize,
+    row_len: usize,
+) -> Result<Vec<usize>, ExecError> {
+    let ids = ids(id_buf, id_offset, n_ids)?;
+    let mut targets = Vec::with_capacity(n_ids * row_len);
+    for &id in &ids {
+        let r = check_id("index-add", id, rows)?;
+        targets.extend(r * row_len..(r + 1) * row_len);
+    }
+    Ok(targets)
+}
+
+/// `scatter-add`: targets along `axis`.
+pub(crate) fn along_scatter_targets(
+    idx: &TensorData,
+    idx_offset: usize,
+    base_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+) -> Result<Vec<usize>, ExecError> {
+    let ids = ids(idx, idx_offset, idx_dims.iter().product())?;
+    along_targets("scatter-add", &ids, base_dims, idx_dims, axis)
+}
+
+/// `h[t] = a[t] * h[t-1] + b[t]` along `axis`, from `h = 0`.
+pub(crate) fn linear_scan(
+    a: (&TensorData, usize),
+    b: (&TensorData, usize),
+    dims: &[usize],
+    axis: usize,
+    reverse: bool,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let numel: usize = dims.iter().product();
+    let len = dims[axis];
+    let outer: usize = dims[..axis].iter().product();
+    let inner: usize = dims[axis + 1..].iter().product();
+    fn scan<T: Copy>(
+        a: &[T],
+        b: &[T],
+        out: &mut [T],
+        (outer, len, inner, reverse): (usize, usize, usize, bool),
+        widen: impl Fn(T) -> f32,
+        narrow: impl Fn(f32) -> T,
+    ) {
+        // One carry per inner position, stepping rows in order so every
+        // access is contiguous.
+        let mut h = vec![0f32; inner];
+        for o in 0..outer {
+            h.fill(0.0);
+            for step in 0..len {
+                let t = if reverse { len - 1 - step } else { step };
+                let at = (o * len + t) * inner;
+                for i in 0..inner {
+                    h[i] = widen(a[at + i]) * h[i] + widen(b[at + i]);
+                    out[at + i] = narrow(h[i]);
+                }
+            }
+        }
+    }
+    let shape = (outer, len, inner, reverse);
+    match (a.0, b.0, out) {
+        (TensorData::F32(x), TensorData::F32(y), TensorData::F32(o)) => {
+            let (x, y) = (x.get(a.1..a.1 + numel), y.get(b.1..b.1 + numel));
+            let (Some(x), Some(y)) = (x, y) else {
+                return Err(internal("a linear-scan"));
+            };
+            scan(x, y, &mut o[..numel], shape, |v| v, |v| v);
+        }
+        (TensorData::BF16(x), TensorData::BF16(y), TensorData::BF16(o)) => {
+            let (x, y) = (x.get(a.1..a.1 + numel), y.get(b.1..b.1 + numel));
+            let (Some(x), Some(y)) = (x, y) else {
+                return Err(internal("a linear-scan"));
+            };
+            scan(x, y, &mut o[..numel], shape, bf16::to_f32, bf16::from_f32);
+        }
+        _ => return Err(error("linear-scan: expects float tensors".to_string())),
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! Batched matmul on the CPU. f32 goes through `matrixmultiply`'s tuned
+//! SGEMM, reading both operands through their views (so transposed and
+//! batch-broadcast operands cost no copy), split over threads by batch or
+//! by rows of the output. bf16 is widened to f32, multiplied, and rounded
+//! once. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
+//! own order where the reference accumulates in f64, so f32 results agree
+//! within f32 tolerance (relative error about k * 2^-24), not bit for bit.
+
+use half::bf16;
+use sexpgpu_graph::{ExecError, TensorData};
+
+use super::parallel::{for_chunks, split_count};
+use super::walk::load;
+use crate::view::View;
+
+/// Multiply-adds below which one thread does the whole product.
+const FLOPS_PER_THREAD: usize = 1 << 18;
+
+/// One `[m, k] x [k, n]` problem's operands: buffers, views, sizes.
+pub(crate) struct Problem<'a> {
+    pub a: &'a TensorData,
+    pub a_view: &'a View,
+    pub b: &'a TensorData,
+    pub b_view: &'a View,
+    pub batch: &'a [usize],
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+}
+
+fn internal(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: {message}"),
+        node: None,
+    }
+}
+
+pub(crate) fn run(threads: usize, p: &Problem<'_>, out: &mut TensorData) -> Result<(), ExecError> {
+    let batch: usize = p.batch.iter().product();
+    let len = batch * p.m * p.n;
+    if p.a_view.extent() > p.a.len() || p.b_view.extent() > p.b.len() || out.len() < len {
+        return Err(internal("a matmul operand does not fit its buffer"));
+    }
+    let rank = p.batch.len() + 2;
+    if p.a_view.dims.len() != rank || p.b_view.dims.len() != rank {
+        return Err(internal("a matmul operand has the wrong rank"));
+    }
+    match (p.a, p.b, out) {
+        (TensorData::F32(a), TensorData::F32(b), TensorData::F32(o)) => {
+            sgemm_batched(threads, a, p.a_view, b, p.b_view, p, &mut o[..len]);
+        }
+        (TensorData::BF16(a), TensorData::BF16(b), TensorData::BF16(o)) => {
+            let (a32, av) = widen(a, p.a_view);
+            let (b32, bv) = widen(b, p.b_view);
+            let mut o32 = vec![0f32; len];
+            sgemm_batched(threads, &a32, &av, &b32, &bv, p, &mut o32);
+            for (o, &x) in o.iter_mut().zip(&o32) {
+                *o = bf16::from_f32(x);
+            }
+        }
+        (TensorData::I32(a), TensorData::I32(b), TensorData::I32(o)) => {
+            int_matmul(a, b, p, &mut o[..len], i64::from, |x| x as i32)
+        }
+        (TensorData::I64(a), TensorData::I64(b), TensorData::I64(o)) => {
+            int_matmul(a, b, p, &mut o[..len], |x| x, |x| x)
+        }
+        _ => {
+            return Err(ExecError {
+                message: "matmul: expects float or integer tensors of one dtype".to_string(),
+                node: None,
+            })
+        }
+    }
+    Ok(())
+}
+
+/// A bf16 operand as a contiguous f32 copy.
+fn widen(x: &[bf16], view: &View) -> (Vec<f32>, View) {
+    let mut out = vec![0f32; view.numel()];
+    load(x, &view.collapsed(), 0, &mut out, bf16::to_f32);
+    (out, View::contiguous(&view.dims))
+}
+
+/// The buffer offset of batch element `index` (row-major over `batch`).
+fn batch_offset(view: &View, batch: &[usize], mut index: usize) -> usize {
+    let mut offset = view.offset;
+    for i in (0..batch.len()).rev() {
+        offset += (index % batch[i]) * view.strides[i];
+        index /= batch[i];
+    }
+    offset
+}
+
+fn sgemm_batched(
+    threads: usize,
+    a: &[f32],
+    av: &View,
+    b: &[f32],
+    bv: &View,
+    p: &Problem<'_>,
+    out: &mut [f32],
+) {
+    let (m, k, n) = (p.m, p.k, p.n);
+    if out.is_empty() {
+        return;
+    }
+    if k == 0 {
+        out.fill(0.0);
+        return;
+    }
+    let r = av.dims.len();
+    let batches: usize = p.batch.iter().product();
+    let work = batches * m * n * k;
+    let t = split_count(threads, work, FLOPS_PER_THREAD);
+    let one = |bi: usize, row0: usize, c: &mut [f32]| {
+        let rows = c.len() / n;
+        let a_off = batch_offset(av, p.batch, bi) + row0 * av.strides[r - 2];
+        let b_off = batch_offset(bv, p.batch, bi);
+        // SAFETY: the views' extents were checked against the buffers, so
+        // every element `a_off + i*rsa + p*csa` (i < rows <= m, p < k) and
+        // `b_off + p*rsb + j*csb` (j < n) is in bounds, and `c` holds exactly
+        // `rows * n` elements written with strides (n, 1). Strides may be 0
+        // (broadcast); sgemm only reads through a and b.
+        unsafe {
+            matrixmultiply::sgemm(
+                rows,
+                k,
+                n,
+                1.0,
+                a.as_ptr().add(a_off),
+                av.strides[r - 2] as isize,
+                av.strides[r - 1] as isize,
+                b.as_ptr().add(b_off),
+                bv.strides[r - 2] as isize,
+                bv.strides[r - 1] as isize,
+                0.0,
+                c.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+    };
+    if t > 1 && batches >= t {
+        // Whole problems per thread.
+        for_chunks(t, out, m * n, 1, |start, chunk| {
+            for (j, c) in chunk.chunks_mut(m * n).enumerate() {
+                one(start / (m * n) + j, 0, c);
+            }
+        });
+    } else {
+        // Row blocks of each problem per thread.
+        for (bi, c) in out.chunks_mut(m * n).enumerate() {
+            for_chunks(t, c, n, 1, |start, rows| one(bi, start / n, rows));
+        }
+    }
+}
+
+fn int_matmul<T: Copy>(
+    a: &[T],
+    b: &[T],
+    p: &Problem<'_>,
+    out: &mut [T],
+    widen: impl Fn(T) -> i64,
+    narrow: impl Fn(i64) -> T,
+) {
+    let (m, k, n) = (p.m, p.k, p.n);
+    let r = p.a_view.dims.len();
+    let (rsa, csa) = (p.a_view.strides[r - 2], p.a_view.strides[r - 1]);
+    let (rsb, csb) = (p.b_view.strides[r - 2], p.b_view.strides[r - 1]);
+    let mut row = vec![0i64; n];
+    if m * n == 0 {
+        return;
+    }
+    for (bi, c) in out.chunks_mut(m * n).enumerate() {
+        let a_off = batch_offset(p.a_view, p.batch, bi);
+        let b_off = batch_offset(p.b_view, p.batch, bi);
+        for i in 0..m {
+            row.fill(0);
+            for q in 0..k {
+                let x = widen(a[a_off + i * rsa + q * csa]);
+                for (j, acc) in row.iter_mut().enumerate() {
+                    *acc = acc.wrapping_add(x.wrapping_mul(widen(b[b_off + q * rsb + j * csb])));
+                }
+            }
+            for (o, &acc) in c[i * n..(i + 1) * n].iter_mut().zip(&row) {
+                *o = narrow(acc);
+            }
+        }
+    }
+}

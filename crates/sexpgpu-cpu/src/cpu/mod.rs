@@ -1,0 +1,393 @@
+//! The CPU backend: buffers are host `TensorData` (bf16 stored as bf16),
+//! arguments and constants are read in place, and every kernel may use all
+//! threads. Implements the `Backend` trait by dispatching to one module per
+//! kind of kernel; holds no state but its thread count.
+
+mod fill;
+mod fused;
+mod indexing;
+mod matmul;
+mod parallel;
+mod reduce;
+mod walk;
+
+use half::bf16;
+use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor, TensorData};
+
+use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
+use crate::plan::{Fill, FusedKernel};
+use crate::view::View;
+use parallel::{for_chunks, MIN_PER_THREAD};
+use walk::{load, store};
+
+/// Runs kernels on the host with up to `threads` threads each.
+#[derive(Clone, Debug)]
+pub struct CpuBackend {
+    threads: usize,
+}
+
+impl CpuBackend {
+    pub fn new(threads: usize) -> CpuBackend {
+        CpuBackend {
+            threads: threads.max(1),
+        }
+    }
+
+    /// `SEXPGPU_THREADS` when set to a positive number, else every core.
+    pub fn default_threads() -> usize {
+        std::env::var("SEXPGPU_THREADS")
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+}
+
+impl Default for CpuBackend {
+    fn default() -> Self {
+        CpuBackend::new(CpuBackend::default_threads())
+    }
+}
+
+fn internal(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: {message}"),
+        node: None,
+    }
+}
+
+impl Backend for CpuBackend {
+    type Buffer = TensorData;
+
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn alloc(&self, dtype: DType, len: usize) -> Result<TensorData, ExecError> {
+        Ok(match dtype {
+            DType::F32 => TensorData::F32(vec![0.0; len]),
+            DType::BF16 => TensorData::BF16(vec![bf16::ZERO; len]),
+            DType::I32 => TensorData::I32(vec![0; len]),
+            DType::I64 => TensorData::I64(vec![0; len]),
+            DType::Bool => TensorData::Bool(vec![false; len]),
+        })
+    }
+
+    fn capacity(&self, buf: &TensorData) -> usize {
+        buf.len()
+    }
+
+    fn upload(&self, tensor: &Tensor) -> Result<TensorData, ExecError> {
+        Ok(tensor.data().clone())
+    }
+
+    fn borrow_host<'t>(&self, tensor: &'t Tensor) -> Option<&'t TensorData> {
+        Some(tensor.data())
+    }
+
+    fn download(&self, buf: TensorData, shape: &Shape) -> Result<Tensor, ExecError> {
+        let n = shape.numel();
+        let data = match buf {
+            TensorData::F32(mut v) => {
+                v.truncate(n);
+                TensorData::F32(v)
+            }
+            TensorData::BF16(mut v) => {
+                v.truncate(n);
+                TensorData::BF16(v)
+            }
+            TensorData::I32(mut v) => {
+                v.truncate(n);
+                TensorData::I32(v)
+            }
+            TensorData::I64(mut v) => {
+                v.truncate(n);
+                TensorData::I64(v)
+            }
+            TensorData::Bool(mut v) => {
+                v.truncate(n);
+                TensorData::Bool(v)
+            }
+        };
+        Tensor::new(shape.clone(), data).map_err(|e| internal(&e.message))
+    }
+
+    fn download_copy(
+        &self,
+        buf: &TensorData,
+        offset: usize,
+        shape: &Shape,
+    ) -> Result<Tensor, ExecError> {
+        let range = offset..offset + shape.numel();
+        let data = match buf {
+            TensorData::F32(v) => v.get(range).map(|s| TensorData::F32(s.to_vec())),
+            TensorData::BF16(v) => v.get(range).map(|s| TensorData::BF16(s.to_vec())),
+            TensorData::I32(v) => v.get(range).map(|s| TensorData::I32(s.to_vec())),
+            TensorData::I64(v) => v.get(range).map(|s| TensorData::I64(s.to_vec())),
+            TensorData::Bool(v) => v.get(range).map(|s| TensorData::Bool(s.to_vec())),
+        }
+        .ok_or_else(|| internal("an output reads past its buffer"))?;
+        Tensor::new(shape.clone(), data).map_err(|e| internal(&e.message))
+    }
+
+    fn fused(
+        &self,
+        kernel: &FusedKernel,
+        inputs: &[Operand<'_, TensorData>],
+        out: &mut TensorData,
+        len: usize,
+    ) -> Result<(), ExecError> {
+        fused::run(self.threads, kernel, inputs, out, len)
+    }
+
+    fn copy(
+        &self,
+        pieces: &[(Operand<'_, TensorData>, &View)],
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        for (src, dst) in pieces {
+            copy_piece(self.threads, *src, dst, out)?;
+        }
+        Ok(())
+    }
+
+    fn fill(
+        &self,
+        fill: &Fill,
+        seed: u64,
+        out: &mut TensorData,
+        len: usize,
+    ) -> Result<(), ExecError> {
+        if out.len() < len {
+            return Err(internal("a fill writes past its buffer"));
+        }
+        fill::run(self.threads, fill, seed, out, len);
+        Ok(())
+    }
+
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        x: Dense<'_, TensorData>,
+        dims: &[usize],
+        axes: &[usize],
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        reduce::run(self.threads, op, x.buf, x.offset, dims, axes, out)
+    }
+
+    fn matmul(
+        &self,
+        a: (&TensorData, &View),
+        b: (&TensorData, &View),
+        batch: &[usize],
+        m: usize,
+        k: usize,
+        n: usize,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        let problem = matmul::Problem {
+            a: a.0,
+            a_view: a.1,
+            b: b.0,
+            b_view: b.1,
+            batch,
+            m,
+            k,
+            n,
+        };
+        matmul::run(self.threads, &problem, out)
+    }
+
+    fn gather(
+        &self,
+        gather: Gather<'_, TensorData>,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        match gather {
+            Gather::Rows {
+                table,
+                ids,
+                n_ids,
+                rows,
+                row_len,
+            } => indexing::index_rows(
+                (table.buf, table.offset),
+                (ids.buf, ids.offset),
+                n_ids,
+                rows,
+                row_len,
+                out,
+            ),
+            Gather::Along {
+                x,
+                idx,
+                x_dims,
+                idx_dims,
+                axis,
+            } => indexing::gather_along(
+                (x.buf, x.offset),
+                (idx.buf, idx.offset),
+                x_dims,
+                idx_dims,
+                axis,
+                out,
+            ),
+        }
+    }
+
+    fn scatter_add(
+        &self,
+        scatter: Scatter<'_, TensorData>,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        let (base, values, len, targets) = match scatter {
+            Scatter::Rows {
+                base,
+                ids,
+                n_ids,
+                values,
+                rows,
+                row_len,
+            } => (
+                base,
+                values,
+                rows * row_len,
+                indexing::row_targets(ids.buf, ids.offset, n_ids, rows, row_len)?,
+            ),
+            Scatter::Along {
+                base,
+                idx,
+                values,
+                base_dims,
+                idx_dims,
+                axis,
+            } => (
+                base,
+                values,
+                base_dims.iter().product(),
+                indexing::along_scatter_targets(idx.buf, idx.offset, base_dims, idx_dims, axis)?,
+            ),
+        };
+        indexing::add_at(
+            base.buf,
+            base.offset,
+            len,
+            &targets,
+            values.buf,
+            values.offset,
+            out,
+        )
+    }
+
+    fn linear_scan(
+        &self,
+        a: Dense<'_, TensorData>,
+        b: Dense<'_, TensorData>,
+        dims: &[usize],
+        axis: usize,
+        reverse: bool,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        indexing::linear_scan(
+            (a.buf, a.offset),
+            (b.buf, b.offset),
+            dims,
+            axis,
+            reverse,
+            out,
+        )
+    }
+}
+
+/// Writes one operand through the destination view `dst` of `out`: in
+/// parallel chunks when the destination is contiguous (materialising a
+/// view), in order otherwise (a piece of a concat).
+fn copy_piece(
+    threads: usize,
+    src: Operand<'_, TensorData>,
+    dst: &View,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    if dst.extent() > out.len() {
+        return Err(internal("a copy writes past its buffer"));
+    }
+    let dst_c = dst.collapsed();
+    let n = dst.numel();
+    match src {
+        Operand::Splat(value, _) => {
+            let mut one = out_like(out);
+            fill::splat(&mut one, 1, value);
+            let repeat = View {
+                offset: 0,
+                dims: dst.dims.clone(),
+                strides: vec![0; dst.dims.len()],
+            };
+            copy_typed(threads, &one, &repeat.collapsed(), &dst_c, n, out)
+        }
+        Operand::Mem(buf, view) => {
+            if view.extent() > buf.len() || view.numel() != n {
+                return Err(internal("a copy reads past its buffer"));
+            }
+            copy_typed(threads, buf, &view.collapsed(), &dst_c, n, out)
+        }
+    }
+}
+
+/// A one-element buffer of `out`'s dtype.
+fn out_like(out: &TensorData) -> TensorData {
+    match out {
+        TensorData::F32(_) => TensorData::F32(vec![0.0]),
+        TensorData::BF16(_) => TensorData::BF16(vec![bf16::ZERO]),
+        TensorData::I32(_) => TensorData::I32(vec![0]),
+        TensorData::I64(_) => TensorData::I64(vec![0]),
+        TensorData::Bool(_) => TensorData::Bool(vec![false]),
+    }
+}
+
+fn copy_typed(
+    threads: usize,
+    src: &TensorData,
+    src_view: &View,
+    dst_view: &View,
+    n: usize,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    fn go<T: Copy + Default + Send + Sync>(
+        threads: usize,
+        src: &[T],
+        sv: &View,
+        dv: &View,
+        n: usize,
+        out: &mut [T],
+    ) {
+        if dv.is_contiguous() {
+            let out = &mut out[dv.offset..dv.offset + n];
+            for_chunks(threads, out, 1, MIN_PER_THREAD, |start, chunk| {
+                load(src, sv, start, chunk, |x| x);
+            });
+        } else {
+            let mut tile = vec![T::default(); 4096.min(n)];
+            let mut start = 0;
+            while start < n {
+                let len = tile.len().min(n - start);
+                load(src, sv, start, &mut tile[..len], |x| x);
+                store(out, dv, start, &tile[..len]);
+                start += len;
+            }
+        }
+    }
+    match (src, out) {
+        (TensorData::F32(s), TensorData::F32(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::BF16(s), TensorData::BF16(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::I32(s), TensorData::I32(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::I64(s), TensorData::I64(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::Bool(s), TensorData::Bool(o)) => go(threads, s, src_view, dst_view, n, o),
+        _ => return Err(internal("a copy between dtypes")),
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! Walking a strided view in row-major order as runs along its innermost
+//! dim: the one loop every load, copy and matmul operand uses. Never
+//! allocates per element; never reads data itself.
+
+use crate::view::View;
+
+/// Calls `f(done, index, run, stride)` for consecutive runs covering view
+/// positions `start..start + len` in row-major order: `run` elements, the
+/// first at buffer `index`, each `stride` after the previous; `done` counts
+/// the positions already covered. `view` should be collapsed (at least one dim).
+pub(crate) fn for_runs(
+    view: &View,
+    start: usize,
+    len: usize,
+    mut f: impl FnMut(usize, usize, usize, usize),
+) {
+    if len == 0 {
+        return;
+    }
+    let r = view.dims.len();
+    let (dims, strides) = (&view.dims, &view.strides);
+    let mut coords = [0usize; 16];
+    let mut heap;
+    let coords: &mut [usize] = if r <= 16 {
+        &mut coords[..r]
+    } else {
+        heap = vec![0usize; r];
+        &mut heap
+    };
+    let mut pos = start;
+    let mut index = view.offset;
+    for i in (0..r).rev() {
+        coords[i] = pos % dims[i];
+        pos /= dims[i];
+        index += coords[i] * strides[i];
+    }
+    let (inner, inner_stride) = (dims[r - 1], strides[r - 1]);
+    let mut done = 0;
+    while done < len {
+        let run = (inner - coords[r - 1]).min(len - done);
+        f(done, index, run, inner_stride);
+        done += run;
+        coords[r - 1] += run;
+        index += run * inner_stride;
+        if coords[r - 1] == inner {
+            index -= inner * inner_stride;
+            coords[r - 1] = 0;
+            for i in (0..r - 1).rev() {
+                coords[i] += 1;
+                index += strides[i];
+                if coords[i] < dims[i] {
+                    break;
+                }
+                index -= dims[i] * strides[i];
+                coords[i] = 0;
+            }
+        }
+    }
+}
+
+/// Reads view positions `start..start + out.len()` of `src` into `out`,
+/// converting each element.
+pub(crate) fn load<T: Copy, U>(
+    src: &[T],
+    view: &View,
+    start: usize,
+    out: &mut [U],
+    conv: impl Fn(T) -> U,
+) {
+    let len = out.len();
+    for_runs(view, start, len, |done, index, run, stride| {
+        let out = &mut out[done..done + run];
+        match stride {
+            1 => {
+                for (o, &x) in out.iter_mut().zip(&src[index..index + run]) {
+                    *o = conv(x);
+                }
+            }
+            0 => {
+                let x = src[index];
+                for o in out.iter_mut() {
+                    *o = conv(x);
+                }
+            }
+            _ => {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = conv(src[index + j * stride]);
+                }
+            }
+        }
+    });
+}
+
+/// Writes `values` to view positions `start..start + values.len()` of `dst`.
+pub(crate) fn store<T: Copy>(dst: &mut [T], view: &View, start: usize, values: &[T]) {
+    for_runs(view, start, values.len(), |done, index, run, stride| {
+        for j in 0..run {
+            dst[index + j * stride] = values[done + j];
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn check(view: View, start: usize, len: usize, expect: expect_test::Expect) {
+        let src: Vec<usize> = (0..view.extent()).collect();
+        let mut out = vec![0; len];
+        load(&src, &view.collapsed(), start, &mut out, |x| x);
+        expect.assert_eq(&format!("{out:?}"));
+    }
+
+    #[test]
+    fn walks_views() {
+        check(View::contiguous(&[2, 3]), 1, 4, expect!["[1, 2, 3, 4]"]);
+        check(
+            View::contiguous(&[2, 3]).transpose(&[1, 0]),
+            0,
+            6,
+            expect!["[0, 3, 1, 4, 2, 5]"],
+        );
+        check(
+            View::contiguous(&[3]).broadcast(&[2, 2, 3]),
+            2,
+            7,
+            expect!["[2, 0, 1, 2, 0, 1, 2]"],
+        );
+        check(
+            View::contiguous(&[3, 4]).slice(1, 1, 3),
+            1,
+            4,
+            expect!["[2, 5, 6, 9]"],
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! `Program::describe`: the program after fusion and scheduling, as
+//! `sexpgpu ir --stage optimized` prints it: arena slots, then each kernel
+//! with the node it computes, its buffer and what it reads, fused loops
+//! instruction by instruction. Plain text; never runs anything.
+
+use std::fmt::Write;
+
+use crate::exec::Program;
+use crate::plan::{Instr, Loc, Plan, Src, Step};
+
+impl Program {
+    /// A stable, line-per-item description of the compiled program.
+    pub fn describe(&self) -> String {
+        describe(&self.plan)
+    }
+}
+
+fn loc_text(plan: &Plan, loc: Loc) -> String {
+    match loc {
+        Loc::Arg(k) => format!("arg {}", plan.arguments[k].name),
+        Loc::Const(k) => format!("const{k}"),
+        Loc::Buf(b) => format!("b{}", b.0),
+    }
+}
+
+fn src_text(plan: &Plan, src: &Src) -> String {
+    match src {
+        Src::Mem { loc, view } if view.is_contiguous() && view.offset == 0 => loc_text(plan, *loc),
+        Src::Mem { loc, view } => format!("{}[{view}]", loc_text(plan, *loc)),
+        Src::Splat { value, dtype } => format!("splat {value} {dtype}"),
+    }
+}
+
+fn bytes(dtype: sexpgpu_graph::DType, n: usize) -> usize {
+    use sexpgpu_graph::DType;
+    n * match dtype {
+        DType::F32 | DType::I32 => 4,
+        DType::BF16 => 2,
+        DType::I64 => 8,
+        DType::Bool => 1,
+    }
+}
+
+fn size_text(b: usize) -> String {
+    if b >= 1 << 20 {
+        format!("{:.1} MiB", b as f64 / (1 << 20) as f64)
+    } else if b >= 1 << 10 {
+        format!("{:.1} KiB", b as f64 / (1 << 10) as f64)
+    } else {
+        format!("{b} B")
+    }
+}
+
+pub(crate) fn describe(plan: &Plan) -> String {
+    let mut out = String::new();
+    let arena: usize = plan
+        .slots
+        .iter()
+        .filter(|s| !s.output)
+        .map(|s| bytes(s.dtype, s.capacity))
+        .sum();
+    let _ = writeln!(
+        out,
+        "program {} (kernels {}, buffers {}, slots {}, fused nodes {}, arena {})",
+        plan.graph_name,
+        plan.launches.len(),
+        plan.buffers.len(),
+        plan.slots.len(),
+        plan.fused_nodes,
+        size_text(arena)
+    );
+    for (i, slot) in plan.slots.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  slot s{i} {} x {} ({}){}",
+            slot.dtype,
+            slot.capacity,
+            size_text(bytes(slot.dtype, slot.capacity)),
+            if slot.output { " output" } else { "" }
+        );
+    }
+    for (i, launch) in plan.launches.iter().enumerate() {
+        let info = &plan.buffers[launch.out.0 as usize];
+        let reads: Vec<String> = match &launch.step {
+            Step::Fused { inputs, .. } => inputs.iter().map(|s| src_text(plan, s)).collect(),
+            Step::Copy { pieces } => pieces.iter().map(|(s, _)| src_text(plan, s)).collect(),
+            Step::Matmul {
+                a, a_view, b, b_view, ..
+            } => vec![
+                src_text(plan, &Src::Mem { loc: *a, view: a_view.clone() }),
+                src_text(plan, &Src::Mem { loc: *b, view: b_view.clone() }),
+            ],
+            step => step.reads().into_iter().map(|l| loc_text(plan, l)).collect(),
+        };
+        let _ = writeln!(
+            out,
+            "  k{i} {} {} -> b{} (s{}) {} {}{}{}",
+            launch.step.kind(),
+            launch.node,
+            launch.out.0,
+            info.slot,
+            info.len,
+            info.dtype,
+            if reads.is_empty() { "" } else { " <- " },
+            reads.join(", ")
+        );
+        if let Step::Fused { kernel, .. } = &launch.step {
+            for (r, (instr, node)) in kernel.instrs.iter().zip(&kernel.nodes).enumerate() {
+                let text = match instr {
+                    Instr::Load { input, dtype } => format!("load {input} {dtype}"),
+                    Instr::Unary { op, x, dtype } => format!("{} r{} {dtype}", op.name(), x.0),
+                    Instr::Binary { op, a, b, dtype } => {
+                        format!("{} r{} r{} {dtype}", op.name(), a.0, b.0)
+                    }
+                    Instr::Compare { op, a, b, .. } => format!("{} r{} r{} bool", op.name(), a.0, b.0),
+                    Instr::Where { mask, a, b, dtype } => {
+                        format!("where r{} r{} r{} {dtype}", mask.0, a.0, b.0)
+                    }
+                    Instr::Cast { x, to, .. } => format!("cast r{} {to}", x.0),
+                };
+                let node = node.map(|n| format!("  ; {n}")).unwrap_or_default();
+                let _ = writeln!(out, "      r{r} = {text}{node}");
+            }
+        }
+    }
+    let returns: Vec<String> = plan.outputs.iter().map(|o| loc_text(plan, o.loc)).collect();
+    let _ = writeln!(out, "  return {}", returns.join(", "));
+    out
+}

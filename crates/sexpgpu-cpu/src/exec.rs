@@ -1,0 +1,371 @@
+//! Running a compiled plan on a backend: checks the arguments as the
+//! reference executor does, binds them without copying where the device
+//! reads host memory, launches each step into its arena slot and hands the
+//! outputs back. Knows no kernel arithmetic.
+
+use std::sync::Mutex;
+
+use sexpgpu_graph::{ExecError, Tensor};
+
+use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
+use crate::cpu::CpuBackend;
+use crate::plan::{Contig, Launch, Loc, Plan, Src, Step};
+
+/// The slots of a plan on one device, kept between runs so repeated runs
+/// allocate only their outputs.
+pub struct Arena<B: Backend> {
+    slots: Vec<Option<B::Buffer>>,
+}
+
+impl<B: Backend> Default for Arena<B> {
+    fn default() -> Self {
+        Arena { slots: Vec::new() }
+    }
+}
+
+/// A compiled graph, ready to run any number of times.
+pub struct Program {
+    pub(crate) plan: Plan,
+    threads: usize,
+    cpu_arena: Mutex<Arena<CpuBackend>>,
+}
+
+/// An argument or constant: borrowed where the device reads host memory.
+enum Held<'t, T> {
+    Borrowed(&'t T),
+    Owned(T),
+}
+
+impl<T> Held<'_, T> {
+    fn get(&self) -> &T {
+        match self {
+            Held::Borrowed(b) => b,
+            Held::Owned(o) => o,
+        }
+    }
+}
+
+fn hold<'t, B: Backend>(backend: &B, t: &'t Tensor) -> Result<Held<'t, B::Buffer>, ExecError> {
+    Ok(match backend.borrow_host(t) {
+        Some(b) => Held::Borrowed(b),
+        None => Held::Owned(backend.upload(t)?),
+    })
+}
+
+impl Program {
+    pub(crate) fn new(plan: Plan) -> Program {
+        Program {
+            plan,
+            threads: CpuBackend::default_threads(),
+            cpu_arena: Mutex::new(Arena::default()),
+        }
+    }
+
+    /// The plan: launches, buffers and slots.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Sets how many threads `run` uses (at least 1).
+    pub fn with_threads(mut self, threads: usize) -> Program {
+        self.threads = threads.max(1);
+        self
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs on the CPU backend with `args` (one per input and param node, in
+    /// `Graph::arguments` order) and random streams folded from `seed`.
+    pub fn run(&self, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>, ExecError> {
+        let backend = CpuBackend::new(self.threads);
+        // A concurrent run (the lock held) simply works in a fresh arena.
+        let mut arena = match self.cpu_arena.try_lock() {
+            Ok(mut kept) => std::mem::take(&mut *kept),
+            Err(_) => Arena::default(),
+        };
+        let result = self.run_on(&backend, &mut arena, args, seed);
+        if let Ok(mut kept) = self.cpu_arena.try_lock() {
+            *kept = arena;
+        }
+        result
+    }
+
+    /// Runs on any backend, keeping its slots in `arena` for the next run.
+    pub fn run_on<B: Backend>(
+        &self,
+        backend: &B,
+        arena: &mut Arena<B>,
+        args: &[Tensor],
+        seed: u64,
+    ) -> Result<Vec<Tensor>, ExecError> {
+        let plan = &self.plan;
+        self.check_args(args)?;
+        let args: Vec<Held<B::Buffer>> = args
+            .iter()
+            .map(|t| hold(backend, t))
+            .collect::<Result<_, _>>()?;
+        let constants: Vec<Held<B::Buffer>> = plan
+            .constants
+            .iter()
+            .map(|t| hold(backend, t))
+            .collect::<Result<_, _>>()?;
+        arena.slots.resize_with(plan.slots.len(), || None);
+        for launch in &plan.launches {
+            let slot = plan.buffers[launch.out.0 as usize].slot;
+            let info = &plan.slots[slot];
+            let mut out = match arena.slots[slot].take() {
+                Some(buf) if backend.capacity(&buf) >= info.capacity => buf,
+                _ => backend.alloc(info.dtype, info.capacity)?,
+            };
+            let ctx = Ctx {
+                plan,
+                args: &args,
+                constants: &constants,
+                slots: &arena.slots,
+            };
+            let result = ctx.launch(backend, launch, &mut out, seed);
+            arena.slots[slot] = Some(out);
+            result.map_err(|e| ExecError {
+                message: e.message,
+                node: e.node.or(Some(launch.node)),
+            })?;
+        }
+        let mut results = Vec::with_capacity(plan.outputs.len());
+        for (i, output) in plan.outputs.iter().enumerate() {
+            let tensor = match output.loc {
+                Loc::Buf(b) => {
+                    let slot = plan.buffers[b.0 as usize].slot;
+                    let used_again = plan.outputs[i + 1..].iter().any(|o| o.loc == output.loc);
+                    let missing = || ExecError {
+                        message: "internal: an output buffer was never written".to_string(),
+                        node: Some(output.node),
+                    };
+                    if used_again {
+                        let buf = arena.slots[slot].as_ref().ok_or_else(missing)?;
+                        backend.download_copy(buf, 0, &output.shape)?
+                    } else {
+                        let buf = arena.slots[slot].take().ok_or_else(missing)?;
+                        backend.download(buf, &output.shape)?
+                    }
+                }
+                Loc::Arg(k) => backend.download_copy(args[k].get(), 0, &output.shape)?,
+                Loc::Const(k) => backend.download_copy(constants[k].get(), 0, &output.shape)?,
+            };
+            results.push(tensor);
+        }
+        Ok(results)
+    }
+
+    /// The reference executor's checks and messages, word for word.
+    fn check_args(&self, args: &[Tensor]) -> Result<(), ExecError> {
+        let plan = &self.plan;
+        if args.len() != plan.arguments.len() {
+            return Err(ExecError {
+                message: format!(
+                    "graph {} takes {} arguments, got {}",
+                    plan.graph_name,
+                    plan.arguments.len(),
+                    args.len()
+                ),
+                node: None,
+            });
+        }
+        for (a, arg) in plan.arguments.iter().zip(args) {
+            if arg.shape() != &a.shape || arg.dtype() != a.dtype {
+                return Err(ExecError {
+                    message: format!(
+                        "argument `{}` must be {} {}, got {} {}",
+                        a.name,
+                        a.shape,
+                        a.dtype,
+                        arg.shape(),
+                        arg.dtype()
+                    ),
+                    node: Some(a.node),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a launch can read: arguments, constants and the other slots.
+struct Ctx<'p, 'a, B: Backend> {
+    plan: &'p Plan,
+    args: &'a [Held<'a, B::Buffer>],
+    constants: &'a [Held<'a, B::Buffer>],
+    slots: &'a [Option<B::Buffer>],
+}
+
+impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
+    fn buf(&self, loc: Loc) -> Result<&'a B::Buffer, ExecError> {
+        let found = match loc {
+            Loc::Arg(k) => self.args.get(k).map(Held::get),
+            Loc::Const(k) => self.constants.get(k).map(Held::get),
+            Loc::Buf(b) => self
+                .plan
+                .buffers
+                .get(b.0 as usize)
+                .and_then(|info| self.slots.get(info.slot))
+                .and_then(Option::as_ref),
+        };
+        found.ok_or_else(|| ExecError {
+            message: format!("internal: {loc:?} is read before it is written"),
+            node: None,
+        })
+    }
+
+    fn dense(&self, c: Contig) -> Result<Dense<'a, B::Buffer>, ExecError> {
+        Ok(Dense {
+            buf: self.buf(c.loc)?,
+            offset: c.offset,
+        })
+    }
+
+    fn operand(&self, src: &'p Src) -> Result<Operand<'_, B::Buffer>, ExecError>
+    where
+        'p: 'a,
+    {
+        Ok(match src {
+            Src::Mem { loc, view } => Operand::Mem(self.buf(*loc)?, view),
+            Src::Splat { value, dtype } => Operand::Splat(*value, *dtype),
+        })
+    }
+
+    fn launch(
+        &self,
+        backend: &B,
+        launch: &'p Launch,
+        out: &mut B::Buffer,
+        seed: u64,
+    ) -> Result<(), ExecError>
+    where
+        'p: 'a,
+    {
+        match &launch.step {
+            Step::Fused { kernel, inputs } => {
+                let inputs: Vec<Operand<B::Buffer>> = inputs
+                    .iter()
+                    .map(|s| self.operand(s))
+                    .collect::<Result<_, _>>()?;
+                backend.fused(kernel, &inputs, out, launch.len)
+            }
+            Step::Copy { pieces } => {
+                let pieces: Vec<(Operand<B::Buffer>, &crate::view::View)> = pieces
+                    .iter()
+                    .map(|(s, v)| Ok((self.operand(s)?, v)))
+                    .collect::<Result<_, ExecError>>()?;
+                backend.copy(&pieces, out)
+            }
+            Step::Fill(fill) => backend.fill(fill, seed, out, launch.len),
+            Step::Reduce {
+                op,
+                input,
+                dims,
+                axes,
+            } => backend.reduce(*op, self.dense(*input)?, dims, axes, out),
+            Step::Matmul {
+                a,
+                a_view,
+                b,
+                b_view,
+                batch,
+                m,
+                k,
+                n,
+            } => backend.matmul(
+                (self.buf(*a)?, a_view),
+                (self.buf(*b)?, b_view),
+                batch,
+                *m,
+                *k,
+                *n,
+                out,
+            ),
+            Step::Index {
+                table,
+                ids,
+                n_ids,
+                rows,
+                row_len,
+            } => backend.gather(
+                Gather::Rows {
+                    table: self.dense(*table)?,
+                    ids: self.dense(*ids)?,
+                    n_ids: *n_ids,
+                    rows: *rows,
+                    row_len: *row_len,
+                },
+                out,
+            ),
+            Step::Gather {
+                x,
+                idx,
+                x_dims,
+                idx_dims,
+                axis,
+            } => backend.gather(
+                Gather::Along {
+                    x: self.dense(*x)?,
+                    idx: self.dense(*idx)?,
+                    x_dims,
+                    idx_dims,
+                    axis: *axis,
+                },
+                out,
+            ),
+            Step::IndexAdd {
+                base,
+                ids,
+                n_ids,
+                values,
+                rows,
+                row_len,
+            } => backend.scatter_add(
+                Scatter::Rows {
+                    base: self.dense(*base)?,
+                    ids: self.dense(*ids)?,
+                    n_ids: *n_ids,
+                    values: self.dense(*values)?,
+                    rows: *rows,
+                    row_len: *row_len,
+                },
+                out,
+            ),
+            Step::ScatterAdd {
+                base,
+                idx,
+                values,
+                base_dims,
+                idx_dims,
+                axis,
+            } => backend.scatter_add(
+                Scatter::Along {
+                    base: self.dense(*base)?,
+                    idx: self.dense(*idx)?,
+                    values: self.dense(*values)?,
+                    base_dims,
+                    idx_dims,
+                    axis: *axis,
+                },
+                out,
+            ),
+            Step::LinearScan {
+                a,
+                b,
+                dims,
+                axis,
+                reverse,
+            } => backend.linear_scan(
+                self.dense(*a)?,
+                self.dense(*b)?,
+                dims,
+                *axis,
+                *reverse,
+                out,
+            ),
+        }
+    }
+}

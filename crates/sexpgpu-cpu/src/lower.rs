@@ -1,0 +1,646 @@
+//! The graph compiler: lowers a traced graph to kernel launches. Layout
+//! nodes (`broadcast`, `transpose`, `slice`, contiguous `reshape`) become
+//! views, `full` nodes become splats, and chains of elementwise nodes fuse
+//! into one loop. Decides no memory placement (that is `memory`) and never
+//! computes element values.
+
+use std::collections::HashMap;
+
+use sexpgpu_graph::{DType, Graph, Node, NodeId, Op, Scalar, Tensor};
+
+use crate::error::CompileError;
+use crate::plan::{
+    Argument, BufId, Contig, Fill, FusedKernel, Instr, Launch, Loc, Output, Plan, Reg, Src, Step,
+};
+use crate::view::View;
+
+/// What a node is at run time, once lowered.
+#[derive(Clone, Debug)]
+enum Value {
+    /// Nothing reads it.
+    Unneeded,
+    /// Stored contiguously, offset 0, in the node's shape.
+    Stored(Loc),
+    /// Read through a view of another node's storage.
+    Viewed { loc: Loc, view: View },
+    /// One repeated value, already converted to the node's dtype.
+    Splat(Scalar),
+    /// Computed inside a consumer's fused loop; has no storage.
+    Inline,
+}
+
+/// Elementwise ops: what fusion may chain into one loop.
+fn is_elementwise(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Where | Op::Cast
+    )
+}
+
+/// A `full` value as the reference stores it: floats through f32 (and then
+/// bf16), integers wrapped to i32 where the dtype says so.
+pub(crate) fn convert_splat(value: Scalar, dtype: DType) -> Scalar {
+    match dtype {
+        DType::F32 => Scalar::Float(f64::from(value.as_f64() as f32)),
+        DType::BF16 => Scalar::Float(half::bf16::from_f32(value.as_f64() as f32).to_f64()),
+        DType::I32 => Scalar::Int(i64::from(value.as_i64() as i32)),
+        DType::I64 => Scalar::Int(value.as_i64()),
+        DType::Bool => Scalar::Bool(value.as_bool()),
+    }
+}
+
+struct Lowerer<'g> {
+    graph: &'g Graph,
+    values: Vec<Value>,
+    launches: Vec<Launch>,
+    buffers: Vec<(DType, usize)>,
+    constants: Vec<Tensor>,
+    /// Contiguous copies already made of viewed or splat nodes.
+    copies: HashMap<NodeId, Contig>,
+    fused_nodes: usize,
+}
+
+/// Lowers `graph` to launches over logical buffers; slots are assigned
+/// afterwards by `memory::assign`.
+pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
+    validate(graph)?;
+    let needed = needed_nodes(graph);
+    let inline = choose_inline(graph, &needed);
+    let mut lw = Lowerer {
+        graph,
+        values: vec![Value::Unneeded; graph.len()],
+        launches: Vec::new(),
+        buffers: Vec::new(),
+        constants: Vec::new(),
+        copies: HashMap::new(),
+        fused_nodes: inline.iter().filter(|&&i| i).count(),
+    };
+    let arguments = graph.arguments();
+    for (i, node) in graph.nodes().iter().enumerate() {
+        let id = NodeId(i as u32);
+        if let Some(k) = arguments.iter().position(|&a| a == id) {
+            lw.values[i] = Value::Stored(Loc::Arg(k));
+            continue;
+        }
+        if !needed[i] {
+            continue;
+        }
+        lw.values[i] = if inline[i] {
+            Value::Inline
+        } else {
+            lw.lower_node(id, node, &inline)?
+        };
+    }
+    let mut outputs = Vec::new();
+    for &o in graph.outputs() {
+        let node = graph.node(o);
+        let loc = match lw.values[o.index()].clone() {
+            Value::Stored(loc) => loc,
+            _ => {
+                // A view or splat returned as is: copy it out once.
+                let src = lw.src(o)?;
+                let out = lw.launch(
+                    o,
+                    Step::Copy {
+                        pieces: vec![(src, View::contiguous(node.shape.dims()))],
+                    },
+                );
+                lw.values[o.index()] = Value::Stored(Loc::Buf(out));
+                Loc::Buf(out)
+            }
+        };
+        outputs.push(Output {
+            node: o,
+            loc,
+            shape: node.shape.clone(),
+            dtype: node.dtype,
+        });
+    }
+    let arguments = arguments
+        .iter()
+        .map(|&id| {
+            let node = graph.node(id);
+            let name = match &node.op {
+                Op::Input { name } | Op::Param { name } => name.clone(),
+                _ => String::new(),
+            };
+            Argument {
+                node: id,
+                name,
+                shape: node.shape.clone(),
+                dtype: node.dtype,
+            }
+        })
+        .collect();
+    Ok(Plan {
+        graph_name: graph.name().to_string(),
+        arguments,
+        constants: lw.constants,
+        launches: lw.launches,
+        buffers: lw
+            .buffers
+            .into_iter()
+            .map(|(dtype, len)| crate::plan::BufInfo {
+                dtype,
+                len,
+                slot: usize::MAX,
+            })
+            .collect(),
+        slots: Vec::new(),
+        outputs,
+        fused_nodes: lw.fused_nodes,
+    })
+}
+
+/// The invariants the builders promise, checked once so that a hand-made
+/// or corrupted graph is an error instead of a panic later.
+fn validate(graph: &Graph) -> Result<(), CompileError> {
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if let Some(bad) = node.inputs.iter().find(|input| input.index() >= i) {
+            return Err(CompileError::new(
+                format!("{} reads {bad}, which is not an earlier node", NodeId(i as u32)),
+                Some(NodeId(i as u32)),
+            ));
+        }
+        let arity = match &node.op {
+            Op::Input { .. }
+            | Op::Param { .. }
+            | Op::Constant { .. }
+            | Op::Full { .. }
+            | Op::Iota { .. }
+            | Op::Normal { .. }
+            | Op::Uniform { .. } => Some(0),
+            Op::Unary(_)
+            | Op::Cast
+            | Op::Reduce { .. }
+            | Op::Reshape
+            | Op::Broadcast
+            | Op::Transpose { .. }
+            | Op::Slice { .. } => Some(1),
+            Op::Binary(_)
+            | Op::Compare(_)
+            | Op::Matmul
+            | Op::Index
+            | Op::Gather { .. }
+            | Op::LinearScan { .. } => Some(2),
+            Op::Where | Op::IndexAdd | Op::ScatterAdd { .. } => Some(3),
+            Op::Concat { .. } => None,
+        };
+        if arity.is_some_and(|n| n != node.inputs.len()) {
+            return Err(CompileError::new(
+                format!(
+                    "{} ({}) has {} inputs",
+                    NodeId(i as u32),
+                    node.op.name(),
+                    node.inputs.len()
+                ),
+                Some(NodeId(i as u32)),
+            ));
+        }
+    }
+    if let Some(bad) = graph.outputs().iter().find(|o| o.index() >= graph.len()) {
+        return Err(CompileError::new(
+            format!("graph {} returns {bad}, which it does not have", graph.name()),
+            None,
+        ));
+    }
+    Ok(())
+}
+
+/// Nodes an output depends on; the rest are never computed.
+fn needed_nodes(graph: &Graph) -> Vec<bool> {
+    let mut needed = vec![false; graph.len()];
+    for o in graph.outputs() {
+        needed[o.index()] = true;
+    }
+    for (i, node) in graph.nodes().iter().enumerate().rev() {
+        if needed[i] {
+            for input in &node.inputs {
+                needed[input.index()] = true;
+            }
+        }
+    }
+    needed
+}
+
+/// Which elementwise nodes live only inside a consumer's loop: those that
+/// are not outputs and whose every reader is an elementwise node of one
+/// and the same fused group. Anything read by a layout node, a reduction or
+/// two different groups is stored (recomputing it would repeat work).
+fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if needed[i] {
+            for input in &node.inputs {
+                users[input.index()].push(i);
+            }
+        }
+    }
+    let mut is_output = vec![false; graph.len()];
+    for o in graph.outputs() {
+        is_output[o.index()] = true;
+    }
+    let mut group: Vec<Option<usize>> = vec![None; graph.len()];
+    let mut inline = vec![false; graph.len()];
+    for i in (0..graph.len()).rev() {
+        if !needed[i] || !is_elementwise(&graph.nodes()[i].op) {
+            continue;
+        }
+        let first = users[i].first().and_then(|&u| group[u]);
+        let one_group = !is_output[i]
+            && first.is_some()
+            && users[i].iter().all(|&u| {
+                is_elementwise(&graph.nodes()[u].op) && group[u] == first
+            });
+        if one_group {
+            group[i] = first;
+            inline[i] = true;
+        } else {
+            group[i] = Some(i);
+        }
+    }
+    inline
+}
+
+impl Lowerer<'_> {
+    fn new_buf(&mut self, dtype: DType, len: usize) -> BufId {
+        self.buffers.push((dtype, len));
+        BufId(self.buffers.len() as u32 - 1)
+    }
+
+    /// Adds a launch computing `node` into a fresh buffer of its shape.
+    fn launch(&mut self, node: NodeId, step: Step) -> BufId {
+        let n = self.graph.node(node);
+        let len = n.shape.numel();
+        let out = self.new_buf(n.dtype, len);
+        self.launches.push(Launch {
+            step,
+            node,
+            out,
+            len,
+        });
+        out
+    }
+
+    fn lower_node(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        inline: &[bool],
+    ) -> Result<Value, CompileError> {
+        let dims = node.shape.dims();
+        let input = |k: usize| node.inputs[k];
+        let stored = |lw: &mut Self, step: Step| Value::Stored(Loc::Buf(lw.launch(id, step)));
+        Ok(match &node.op {
+            Op::Input { name } | Op::Param { name } => {
+                return Err(CompileError::new(
+                    format!("argument `{name}` is not among the graph's arguments"),
+                    Some(id),
+                ))
+            }
+            Op::Constant { value } => {
+                self.constants.push(value.clone());
+                Value::Stored(Loc::Const(self.constants.len() - 1))
+            }
+            Op::Full { value } => Value::Splat(convert_splat(*value, node.dtype)),
+            Op::Broadcast | Op::Transpose { .. } | Op::Slice { .. } | Op::Reshape => {
+                self.lower_layout(node)?
+            }
+            op if is_elementwise(op) => {
+                let (kernel, inputs) = self.fuse(id, inline)?;
+                stored(self, Step::Fused { kernel, inputs })
+            }
+            Op::Iota { axis } => stored(
+                self,
+                Step::Fill(Fill::Iota {
+                    dims: dims.to_vec(),
+                    axis: *axis,
+                }),
+            ),
+            Op::Normal { mean, std, stream } => stored(
+                self,
+                Step::Fill(Fill::Normal {
+                    mean: *mean,
+                    std: *std,
+                    stream: *stream,
+                }),
+            ),
+            Op::Uniform { low, high, stream } => stored(
+                self,
+                Step::Fill(Fill::Uniform {
+                    low: *low,
+                    high: *high,
+                    stream: *stream,
+                }),
+            ),
+            Op::Reduce { op, axes, .. } => {
+                let x = self.contig(input(0))?;
+                let in_dims = self.graph.shape(input(0)).dims().to_vec();
+                stored(
+                    self,
+                    Step::Reduce {
+                        op: *op,
+                        input: x,
+                        dims: in_dims,
+                        axes: axes.clone(),
+                    },
+                )
+            }
+            Op::Matmul => {
+                let (a, a_view) = self.strided(input(0))?;
+                let (b, b_view) = self.strided(input(1))?;
+                let r = dims.len();
+                let k = self.graph.shape(input(0)).dims()[r - 1];
+                stored(
+                    self,
+                    Step::Matmul {
+                        a,
+                        a_view,
+                        b,
+                        b_view,
+                        batch: dims[..r - 2].to_vec(),
+                        m: dims[r - 2],
+                        k,
+                        n: dims[r - 1],
+                    },
+                )
+            }
+            Op::Index => {
+                let table_dims = self.graph.shape(input(0)).dims().to_vec();
+                let step = Step::Index {
+                    table: self.contig(input(0))?,
+                    ids: self.contig(input(1))?,
+                    n_ids: self.graph.shape(input(1)).numel(),
+                    rows: table_dims[0],
+                    row_len: table_dims[1..].iter().product(),
+                };
+                stored(self, step)
+            }
+            Op::IndexAdd => {
+                let base_dims = self.graph.shape(input(0)).dims().to_vec();
+                let step = Step::IndexAdd {
+                    base: self.contig(input(0))?,
+                    ids: self.contig(input(1))?,
+                    n_ids: self.graph.shape(input(1)).numel(),
+                    values: self.contig(input(2))?,
+                    rows: base_dims[0],
+                    row_len: base_dims[1..].iter().product(),
+                };
+                stored(self, step)
+            }
+            Op::Gather { axis } => {
+                let step = Step::Gather {
+                    x: self.contig(input(0))?,
+                    idx: self.contig(input(1))?,
+                    x_dims: self.graph.shape(input(0)).dims().to_vec(),
+                    idx_dims: self.graph.shape(input(1)).dims().to_vec(),
+                    axis: *axis,
+                };
+                stored(self, step)
+            }
+            Op::ScatterAdd { axis } => {
+                let step = Step::ScatterAdd {
+                    base: self.contig(input(0))?,
+                    idx: self.contig(input(1))?,
+                    values: self.contig(input(2))?,
+                    base_dims: self.graph.shape(input(0)).dims().to_vec(),
+                    idx_dims: self.graph.shape(input(1)).dims().to_vec(),
+                    axis: *axis,
+                };
+                stored(self, step)
+            }
+            Op::LinearScan { axis, reverse } => {
+                let step = Step::LinearScan {
+                    a: self.contig(input(0))?,
+                    b: self.contig(input(1))?,
+                    dims: dims.to_vec(),
+                    axis: *axis,
+                    reverse: *reverse,
+                };
+                stored(self, step)
+            }
+            Op::Concat { axis } => {
+                let whole = View::contiguous(dims);
+                let mut start = 0;
+                let mut pieces = Vec::new();
+                for &x in &node.inputs {
+                    let d = self.graph.shape(x).dims()[*axis];
+                    pieces.push((self.src(x)?, whole.slice(*axis, start, start + d)));
+                    start += d;
+                }
+                stored(self, Step::Copy { pieces })
+            }
+            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Where | Op::Cast => {
+                return Err(self.internal(id))
+            }
+        })
+    }
+
+    /// `broadcast`, `transpose`, `slice` and `reshape` as views; a reshape of
+    /// elements that are not consecutive copies them first.
+    fn lower_layout(&mut self, node: &Node) -> Result<Value, CompileError> {
+        let x = node.inputs[0];
+        let x_dims = self.graph.shape(x).dims().to_vec();
+        let (loc, view) = match self.values[x.index()].clone() {
+            Value::Splat(v) => return Ok(Value::Splat(v)),
+            Value::Stored(loc) => (loc, View::contiguous(&x_dims)),
+            Value::Viewed { loc, view } => (loc, view),
+            Value::Unneeded | Value::Inline => return Err(self.internal(x)),
+        };
+        let dims = node.shape.dims();
+        let view = match &node.op {
+            Op::Broadcast => view.broadcast(dims),
+            Op::Transpose { perm } => view.transpose(perm),
+            Op::Slice { axis, start, stop } => view.slice(*axis, *start, *stop),
+            _ => match view.reshape(dims) {
+                Some(v) => v,
+                None => {
+                    let c = self.contig(x)?;
+                    return Ok(Value::Viewed {
+                        loc: c.loc,
+                        view: View::contiguous(dims).with_offset(c.offset),
+                    });
+                }
+            },
+        };
+        Ok(Value::Viewed { loc, view })
+    }
+
+    fn internal(&self, node: NodeId) -> CompileError {
+        CompileError::new(
+            format!("internal: {node} is read but was not lowered to storage"),
+            Some(node),
+        )
+    }
+
+    /// The node as a kernel operand read through a view.
+    fn src(&mut self, node: NodeId) -> Result<Src, CompileError> {
+        let n = self.graph.node(node);
+        Ok(match self.values[node.index()].clone() {
+            Value::Stored(loc) => Src::Mem {
+                loc,
+                view: View::contiguous(n.shape.dims()),
+            },
+            Value::Viewed { loc, view } => Src::Mem { loc, view },
+            Value::Splat(value) => Src::Splat {
+                value,
+                dtype: n.dtype,
+            },
+            Value::Unneeded | Value::Inline => return Err(self.internal(node)),
+        })
+    }
+
+    /// The node as consecutive elements, copying a view or splat (once).
+    fn contig(&mut self, node: NodeId) -> Result<Contig, CompileError> {
+        match self.values[node.index()].clone() {
+            Value::Stored(loc) => return Ok(Contig { loc, offset: 0 }),
+            Value::Viewed { loc, view } if view.is_contiguous() => {
+                return Ok(Contig {
+                    loc,
+                    offset: view.offset,
+                })
+            }
+            _ => {}
+        }
+        if let Some(c) = self.copies.get(&node) {
+            return Ok(*c);
+        }
+        let src = self.src(node)?;
+        let dims = self.graph.shape(node).dims().to_vec();
+        let out = self.launch(
+            node,
+            Step::Copy {
+                pieces: vec![(src, View::contiguous(&dims))],
+            },
+        );
+        let c = Contig {
+            loc: Loc::Buf(out),
+            offset: 0,
+        };
+        self.copies.insert(node, c);
+        Ok(c)
+    }
+
+    /// The node as memory with a view (matmul takes any strides); a splat
+    /// is copied out first.
+    fn strided(&mut self, node: NodeId) -> Result<(Loc, View), CompileError> {
+        match self.src(node)? {
+            Src::Mem { loc, view } => Ok((loc, view)),
+            Src::Splat { .. } => {
+                let c = self.contig(node)?;
+                Ok((
+                    c.loc,
+                    View::contiguous(self.graph.shape(node).dims()).with_offset(c.offset),
+                ))
+            }
+        }
+    }
+
+    /// Builds the fused loop whose result is `root`: every inline node it
+    /// reads becomes an instruction, every other node a load.
+    fn fuse(&mut self, root: NodeId, inline: &[bool]) -> Result<(FusedKernel, Vec<Src>), CompileError> {
+        let mut fb = FuseBuilder {
+            instrs: Vec::new(),
+            nodes: Vec::new(),
+            inputs: Vec::new(),
+            regs: HashMap::new(),
+            loads: HashMap::new(),
+        };
+        let result = self.emit(&mut fb, root, root, inline)?;
+        Ok((
+            FusedKernel {
+                instrs: fb.instrs,
+                nodes: fb.nodes,
+                result,
+            },
+            fb.inputs,
+        ))
+    }
+
+    fn emit(
+        &mut self,
+        fb: &mut FuseBuilder,
+        node: NodeId,
+        root: NodeId,
+        inline: &[bool],
+    ) -> Result<Reg, CompileError> {
+        if let Some(&r) = fb.regs.get(&node) {
+            return Ok(r);
+        }
+        let n = self.graph.node(node);
+        if node != root && !inline[node.index()] {
+            if let Some(&r) = fb.loads.get(&node) {
+                return Ok(r);
+            }
+            let src = self.src(node)?;
+            fb.inputs.push(src);
+            let r = fb.push(
+                Instr::Load {
+                    input: fb.inputs.len() - 1,
+                    dtype: n.dtype,
+                },
+                None,
+            );
+            fb.loads.insert(node, r);
+            return Ok(r);
+        }
+        // Iterative depth would be nicer for very long chains, but fused
+        // chains are as deep as the user's expression, which recursion
+        // handles comfortably.
+        let mut regs = Vec::with_capacity(n.inputs.len());
+        for &x in &n.inputs {
+            regs.push(self.emit(fb, x, root, inline)?);
+        }
+        let dtype = n.dtype;
+        let instr = match &n.op {
+            Op::Unary(op) => Instr::Unary {
+                op: *op,
+                x: regs[0],
+                dtype,
+            },
+            Op::Binary(op) => Instr::Binary {
+                op: *op,
+                a: regs[0],
+                b: regs[1],
+                dtype,
+            },
+            Op::Compare(op) => Instr::Compare {
+                op: *op,
+                a: regs[0],
+                b: regs[1],
+                dtype: self.graph.dtype(n.inputs[0]),
+            },
+            Op::Where => Instr::Where {
+                mask: regs[0],
+                a: regs[1],
+                b: regs[2],
+                dtype,
+            },
+            Op::Cast => Instr::Cast {
+                x: regs[0],
+                from: self.graph.dtype(n.inputs[0]),
+                to: dtype,
+            },
+            _ => return Err(self.internal(node)),
+        };
+        let r = fb.push(instr, Some(node));
+        fb.regs.insert(node, r);
+        Ok(r)
+    }
+}
+
+struct FuseBuilder {
+    instrs: Vec<Instr>,
+    nodes: Vec<Option<NodeId>>,
+    inputs: Vec<Src>,
+    regs: HashMap<NodeId, Reg>,
+    loads: HashMap<NodeId, Reg>,
+}
+
+impl FuseBuilder {
+    fn push(&mut self, instr: Instr, node: Option<NodeId>) -> Reg {
+        self.instrs.push(instr);
+        self.nodes.push(node);
+        Reg(self.instrs.len() as u32 - 1)
+    }
+}

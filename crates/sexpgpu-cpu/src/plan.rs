@@ -1,0 +1,277 @@
+//! The compiled form of a graph: a list of kernel steps over logical buffers,
+//! each buffer placed in an arena slot. Device-independent plain data that
+//! backends interpret; built by `lower` and `memory`, printed by `describe`.
+//! Holds no element data except the graph's constants.
+
+use sexpgpu_graph::{BinaryOp, CompareOp, DType, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp};
+
+use crate::view::View;
+
+/// A logical buffer: the stored value of one node (or a copy made so a
+/// kernel can read it contiguously). Several buffers share a slot when
+/// their lifetimes do not overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BufId(pub u32);
+
+/// Where an operand's elements live at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loc {
+    /// The caller's argument tensor `k`, in `Graph::arguments` order.
+    Arg(usize),
+    /// The program's constant `k`.
+    Const(usize),
+    Buf(BufId),
+}
+
+/// An operand read through a view, or one value repeated (a `full` node).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Src {
+    Mem { loc: Loc, view: View },
+    /// Already converted to the node's dtype (bf16 rounded, i32 wrapped).
+    Splat { value: Scalar, dtype: DType },
+}
+
+/// A register of a fused kernel: the result of instruction `Reg.0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reg(pub u32);
+
+impl Reg {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One step of a fused elementwise loop. Every instruction writes its own
+/// register; `dtype` is the node's dtype (bf16 results are rounded to bf16
+/// after every instruction, as the reference rounds after every node).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    /// Kernel input `input`, through its view, widened to the compute type.
+    Load { input: usize, dtype: DType },
+    Unary { op: UnaryOp, x: Reg, dtype: DType },
+    Binary { op: BinaryOp, a: Reg, b: Reg, dtype: DType },
+    /// `dtype` is the operands' dtype; the result is bool.
+    Compare { op: CompareOp, a: Reg, b: Reg, dtype: DType },
+    Where { mask: Reg, a: Reg, b: Reg, dtype: DType },
+    Cast { x: Reg, from: DType, to: DType },
+}
+
+impl Instr {
+    /// The dtype of the register it writes.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Instr::Load { dtype, .. }
+            | Instr::Unary { dtype, .. }
+            | Instr::Binary { dtype, .. }
+            | Instr::Where { dtype, .. } => *dtype,
+            Instr::Compare { .. } => DType::Bool,
+            Instr::Cast { to, .. } => *to,
+        }
+    }
+}
+
+/// A chain of elementwise nodes computed in one loop over the output, with
+/// no buffer for any node but the last.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedKernel {
+    pub instrs: Vec<Instr>,
+    /// The node each instruction computes (`None` for loads), for `describe`.
+    pub nodes: Vec<Option<NodeId>>,
+    /// The register stored to the output (always the last instruction).
+    pub result: Reg,
+}
+
+/// Values made from nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fill {
+    Splat(Scalar),
+    Iota { dims: Vec<usize>, axis: usize },
+    Normal { mean: f64, std: f64, stream: u32 },
+    Uniform { low: f64, high: f64, stream: u32 },
+}
+
+/// A contiguous operand: `numel` elements from `offset` of `loc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contig {
+    pub loc: Loc,
+    pub offset: usize,
+}
+
+/// One kernel launch. Every step writes exactly one buffer, `out`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Fused {
+        kernel: FusedKernel,
+        inputs: Vec<Src>,
+    },
+    /// Each piece is written through its destination view of `out`
+    /// (materialising a view, or one input of a `concat`).
+    Copy { pieces: Vec<(Src, View)> },
+    Fill(Fill),
+    /// Reduces `axes` of a contiguous `[dims]` input.
+    Reduce {
+        op: ReduceOp,
+        input: Contig,
+        dims: Vec<usize>,
+        axes: Vec<usize>,
+    },
+    /// `[batch..., m, k] x [batch..., k, n]`, both read through views
+    /// (transposes and broadcast batch dims cost nothing).
+    Matmul {
+        a: Loc,
+        a_view: View,
+        b: Loc,
+        b_view: View,
+        batch: Vec<usize>,
+        m: usize,
+        k: usize,
+        n: usize,
+    },
+    /// Rows of a `[rows, row_len...]` table.
+    Index {
+        table: Contig,
+        ids: Contig,
+        n_ids: usize,
+        rows: usize,
+        row_len: usize,
+    },
+    IndexAdd {
+        base: Contig,
+        ids: Contig,
+        n_ids: usize,
+        values: Contig,
+        rows: usize,
+        row_len: usize,
+    },
+    Gather {
+        x: Contig,
+        idx: Contig,
+        x_dims: Vec<usize>,
+        idx_dims: Vec<usize>,
+        axis: usize,
+    },
+    ScatterAdd {
+        base: Contig,
+        idx: Contig,
+        values: Contig,
+        base_dims: Vec<usize>,
+        idx_dims: Vec<usize>,
+        axis: usize,
+    },
+    LinearScan {
+        a: Contig,
+        b: Contig,
+        dims: Vec<usize>,
+        axis: usize,
+        reverse: bool,
+    },
+}
+
+impl Step {
+    /// The kernel's name in `describe`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Step::Fused { .. } => "fused",
+            Step::Copy { .. } => "copy",
+            Step::Fill(Fill::Splat(_)) => "fill",
+            Step::Fill(Fill::Iota { .. }) => "iota",
+            Step::Fill(Fill::Normal { .. }) => "normal",
+            Step::Fill(Fill::Uniform { .. }) => "uniform",
+            Step::Reduce { op, .. } => match op {
+                ReduceOp::Sum => "reduce-sum",
+                ReduceOp::Max => "reduce-max",
+            },
+            Step::Matmul { .. } => "matmul",
+            Step::Index { .. } => "index",
+            Step::IndexAdd { .. } => "index-add",
+            Step::Gather { .. } => "gather",
+            Step::ScatterAdd { .. } => "scatter-add",
+            Step::LinearScan { .. } => "linear-scan",
+        }
+    }
+
+    /// Every location the step reads.
+    pub fn reads(&self) -> Vec<Loc> {
+        fn src(s: &Src) -> Option<Loc> {
+            match s {
+                Src::Mem { loc, .. } => Some(*loc),
+                Src::Splat { .. } => None,
+            }
+        }
+        match self {
+            Step::Fused { inputs, .. } => inputs.iter().filter_map(src).collect(),
+            Step::Copy { pieces } => pieces.iter().filter_map(|(s, _)| src(s)).collect(),
+            Step::Fill(_) => Vec::new(),
+            Step::Reduce { input, .. } => vec![input.loc],
+            Step::Matmul { a, b, .. } => vec![*a, *b],
+            Step::Index { table, ids, .. } => vec![table.loc, ids.loc],
+            Step::IndexAdd {
+                base, ids, values, ..
+            } => vec![base.loc, ids.loc, values.loc],
+            Step::Gather { x, idx, .. } => vec![x.loc, idx.loc],
+            Step::ScatterAdd {
+                base, idx, values, ..
+            } => vec![base.loc, idx.loc, values.loc],
+            Step::LinearScan { a, b, .. } => vec![a.loc, b.loc],
+        }
+    }
+}
+
+/// A step with the node it computes and the buffer it writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub step: Step,
+    pub node: NodeId,
+    pub out: BufId,
+    /// Elements written to `out`.
+    pub len: usize,
+}
+
+/// A logical buffer's type, size and arena slot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufInfo {
+    pub dtype: DType,
+    pub len: usize,
+    pub slot: usize,
+}
+
+/// An arena slot: one allocation reused by buffers of one dtype whose
+/// lifetimes do not overlap. Output slots leave with the caller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlotInfo {
+    pub dtype: DType,
+    pub capacity: usize,
+    pub output: bool,
+}
+
+/// Where a graph output is found after the last step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub node: NodeId,
+    pub loc: Loc,
+    pub shape: Shape,
+    pub dtype: DType,
+}
+
+/// A graph argument as the program checks it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Argument {
+    pub node: NodeId,
+    pub name: String,
+    pub shape: Shape,
+    pub dtype: DType,
+}
+
+/// The whole compiled program, before any device is chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub graph_name: String,
+    pub arguments: Vec<Argument>,
+    pub constants: Vec<Tensor>,
+    pub launches: Vec<Launch>,
+    pub buffers: Vec<BufInfo>,
+    pub slots: Vec<SlotInfo>,
+    pub outputs: Vec<Output>,
+    /// How many elementwise nodes were fused into another node's loop.
+    pub fused_nodes: usize,
+}

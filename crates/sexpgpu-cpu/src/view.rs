@@ -1,0 +1,206 @@
+//! Strided views: how `broadcast`, `transpose`, `slice` and most `reshape`
+//! nodes become index arithmetic over a stored buffer instead of copies.
+//! Owns only the arithmetic on (offset, dims, strides); never touches data.
+
+use std::fmt;
+
+/// Elements of a view at position `p` live at `offset + sum(p[i] * strides[i])`
+/// of the underlying row-major buffer. A stride of 0 repeats (broadcasts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub offset: usize,
+    pub dims: Vec<usize>,
+    pub strides: Vec<usize>,
+}
+
+/// Row-major strides of `dims`, in elements.
+pub fn row_major_strides(dims: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1];
+    }
+    strides
+}
+
+impl View {
+    /// The whole of a row-major buffer of `dims`.
+    pub fn contiguous(dims: &[usize]) -> View {
+        View {
+            offset: 0,
+            dims: dims.to_vec(),
+            strides: row_major_strides(dims),
+        }
+    }
+
+    /// The same view starting `offset` elements into the buffer.
+    pub fn with_offset(mut self, offset: usize) -> View {
+        self.offset = offset;
+        self
+    }
+
+    pub fn numel(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Whether the view reads `numel` consecutive elements from `offset` in
+    /// row-major order (dims of 1 may have any stride).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1;
+        for (&d, &s) in self.dims.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expected {
+                return false;
+            }
+            expected *= d;
+        }
+        true
+    }
+
+    /// NumPy `broadcast_to`: dims align on the right; a dim of 1 or a
+    /// missing leading dim reads with stride 0.
+    pub fn broadcast(&self, to: &[usize]) -> View {
+        let lead = to.len() - self.dims.len();
+        let strides = (0..to.len())
+            .map(|a| {
+                if a < lead || self.dims[a - lead] == 1 {
+                    0
+                } else {
+                    self.strides[a - lead]
+                }
+            })
+            .collect();
+        View {
+            offset: self.offset,
+            dims: to.to_vec(),
+            strides,
+        }
+    }
+
+    pub fn transpose(&self, perm: &[usize]) -> View {
+        View {
+            offset: self.offset,
+            dims: perm.iter().map(|&a| self.dims[a]).collect(),
+            strides: perm.iter().map(|&a| self.strides[a]).collect(),
+        }
+    }
+
+    pub fn slice(&self, axis: usize, start: usize, stop: usize) -> View {
+        let mut view = self.clone();
+        view.offset += start * self.strides[axis];
+        view.dims[axis] = stop - start;
+        view
+    }
+
+    /// A reshape is free only when the elements are already consecutive;
+    /// otherwise the caller copies.
+    pub fn reshape(&self, dims: &[usize]) -> Option<View> {
+        self.is_contiguous().then(|| View {
+            offset: self.offset,
+            dims: dims.to_vec(),
+            strides: row_major_strides(dims),
+        })
+    }
+
+    /// The same walk with as few dims as possible: dims of 1 dropped and
+    /// neighbours merged where the outer one steps exactly over the inner
+    /// one. Always at least one dim, so walkers need no scalar case.
+    pub fn collapsed(&self) -> View {
+        let mut dims: Vec<usize> = Vec::new();
+        let mut strides: Vec<usize> = Vec::new();
+        for (&d, &s) in self.dims.iter().zip(&self.strides) {
+            if d == 1 {
+                continue;
+            }
+            match (dims.last_mut(), strides.last_mut()) {
+                (Some(ld), Some(ls)) if *ls == s * d => {
+                    *ld *= d;
+                    *ls = s;
+                }
+                _ => {
+                    dims.push(d);
+                    strides.push(s);
+                }
+            }
+        }
+        if self.dims.contains(&0) {
+            return View {
+                offset: self.offset,
+                dims: vec![0],
+                strides: vec![1],
+            };
+        }
+        if dims.is_empty() {
+            dims.push(1);
+            strides.push(1);
+        }
+        View {
+            offset: self.offset,
+            dims,
+            strides,
+        }
+    }
+
+    /// One past the largest element index the view reads (0 when empty):
+    /// kernels check it against the buffer before reading.
+    pub fn extent(&self) -> usize {
+        if self.dims.contains(&0) {
+            return 0;
+        }
+        self.offset
+            + self
+                .dims
+                .iter()
+                .zip(&self.strides)
+                .map(|(&d, &s)| (d - 1) * s)
+                .sum::<usize>()
+            + 1
+    }
+}
+
+impl fmt::Display for View {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_contiguous() && self.offset == 0 {
+            return f.write_str("contiguous");
+        }
+        write!(f, "offset {} strides {:?}", self.offset, self.strides)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn check(view: View, expect: expect_test::Expect) {
+        let c = view.collapsed();
+        expect.assert_eq(&format!(
+            "{:?}/{:?} contiguous={} extent={}",
+            c.dims,
+            c.strides,
+            view.is_contiguous(),
+            view.extent()
+        ));
+    }
+
+    #[test]
+    fn views_collapse() {
+        check(View::contiguous(&[2, 3, 4]), expect!["[24]/[1] contiguous=true extent=24"]);
+        check(
+            View::contiguous(&[4]).broadcast(&[3, 4]),
+            expect!["[3, 4]/[0, 1] contiguous=false extent=4"],
+        );
+        check(
+            View::contiguous(&[2, 3]).transpose(&[1, 0]),
+            expect!["[3, 2]/[1, 3] contiguous=false extent=6"],
+        );
+        check(
+            View::contiguous(&[4, 5]).slice(0, 1, 3),
+            expect!["[10]/[1] contiguous=true extent=15"],
+        );
+        check(
+            View::contiguous(&[4, 5]).slice(1, 1, 3),
+            expect!["[4, 2]/[5, 1] contiguous=false extent=18"],
+        );
+        check(View::contiguous(&[]), expect!["[1]/[1] contiguous=true extent=1"]);
+        check(View::contiguous(&[3, 0]), expect!["[0]/[1] contiguous=true extent=0"]);
+    }
+}
