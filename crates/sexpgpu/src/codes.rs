@@ -42,7 +42,6 @@ pub const CODES: &[Code] = &[
     Code { code: "E-FLOW-002", summary: "a tensor from another graph", explanation: "Each `defgraph` is traced on its own; a tensor kept from one (say with `def`) does not exist in another. Recompute it in this graph or pass it in as an input.\n" },
     Code { code: "E-FLOW-003", summary: "a tensor operation with no graph being traced", explanation: "Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`.\n\n    (zeros [2 2])      ; at top level\n" },
     Code { code: "E-RUN-001", summary: "a graph failed while running", explanation: "The reference executor refused the data given to a graph at run time, such as an index outside its table.\n" },
-    Code { code: "E-RUN-002", summary: "a graph too large to run", explanation: "A graph holds a tensor with more elements than the reference executor runs (67,108,864).\n" },
 ];
 
 pub fn lookup(code: &str) -> Option<&'static Code> {

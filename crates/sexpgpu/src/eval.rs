@@ -322,7 +322,15 @@ impl Interp {
         };
         self.namespace = outer;
         self.depth -= 1;
-        result
+        match (result, &lambda.namespace) {
+            // A mistake inside library code also points at the user's call.
+            (Err(Flow::Error(mut d)), Some(ns)) if self.namespace.is_none() => {
+                let name = lambda.name.as_deref().unwrap_or("fn");
+                d.secondary.push(diag::Label { span: site.span, message: format!("in this call of `{ns}/{name}`") });
+                Err(Flow::Error(d))
+            }
+            (result, _) => result,
+        }
     }
 
     pub fn print(&mut self, text: &str) {

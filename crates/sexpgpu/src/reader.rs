@@ -52,7 +52,7 @@ pub struct ReadResult {
 
 /// Reads every top-level form of `text`, whose spans refer to `file`.
 pub fn read(file: FileId, text: &str) -> ReadResult {
-    let mut reader = Reader { file, text, pos: 0, diagnostics: Vec::new() };
+    let mut reader = Reader { file, text, pos: 0, diagnostics: Vec::new(), open: Vec::new(), reached_end: false };
     let mut forms = Vec::new();
     loop {
         reader.skip_trivia();
@@ -71,6 +71,11 @@ struct Reader<'a> {
     text: &'a str,
     pos: usize,
     diagnostics: Vec<Diagnostic>,
+    /// The delimiters open around the current position, outermost first.
+    open: Vec<char>,
+    /// Set once a mistake has run to the end of the file (an unterminated
+    /// string), so the lists it swallowed are not reported as unclosed too.
+    reached_end: bool,
 }
 
 fn is_delimiter(c: char) -> bool {
@@ -134,7 +139,6 @@ impl<'a> Reader<'a> {
 
     fn read_collection(&mut self, open: char, depth: usize) -> Option<Form> {
         let start = self.pos;
-        let close = closer_of(open);
         self.pos += 1;
         if depth >= MAX_NESTING {
             let span = self.span(start, start + 1);
@@ -147,35 +151,10 @@ impl<'a> Reader<'a> {
             self.skip_balanced(1);
             return None;
         }
-        let mut items = Vec::new();
-        loop {
-            self.skip_trivia();
-            let Some(c) = self.peek() else {
-                let span = self.span(start, start + 1);
-                self.error("E-READ-001", format!("unclosed `{open}`"), span, "opened here")
-                    .help
-                    .push(format!("add `{close}` where the form should end"));
-                return None;
-            };
-            if c == close {
-                self.pos += 1;
-                break;
-            }
-            if matches!(c, ')' | ']' | '}') {
-                let here = self.span(self.pos, self.pos + 1);
-                let opened = self.span(start, start + 1);
-                self.pos += 1;
-                self.diagnostics.push(
-                    Diagnostic::error("E-READ-003", format!("`{open}` closed by `{c}`"))
-                        .with_primary(here, format!("expected `{close}`"))
-                        .with_secondary(opened, "opened here"),
-                );
-                break;
-            }
-            if let Some(form) = self.read_form(depth + 1) {
-                items.push(form);
-            }
-        }
+        self.open.push(open);
+        let items = self.read_items(open, start, depth);
+        self.open.pop();
+        let items = items?;
         let span = self.span(start, self.pos);
         let kind = match open {
             '(' => FormKind::List(items),
@@ -194,6 +173,51 @@ impl<'a> Reader<'a> {
             }
         };
         Some(Form::new(kind, span))
+    }
+
+    /// The forms of a collection up to its closer; `None` when the file ends first.
+    fn read_items(&mut self, open: char, start: usize, depth: usize) -> Option<Vec<Form>> {
+        let close = closer_of(open);
+        let mut items = Vec::new();
+        loop {
+            self.skip_trivia();
+            let Some(c) = self.peek() else {
+                if self.reached_end {
+                    return None;
+                }
+                self.reached_end = true;
+                let span = self.span(start, start + 1);
+                self.error("E-READ-001", format!("unclosed `{open}`"), span, "opened here")
+                    .help
+                    .push(format!("add `{close}` where the form should end"));
+                return None;
+            };
+            if c == close {
+                self.pos += 1;
+                break;
+            }
+            if matches!(c, ')' | ']' | '}') {
+                let here = self.span(self.pos, self.pos + 1);
+                let opened = self.span(start, start + 1);
+                // A closer that belongs to an enclosing form ends this one
+                // too, and is left for that form, so the outer ones still
+                // close where the user meant them to.
+                let outer = &self.open[..self.open.len() - 1];
+                if !outer.iter().any(|&o| closer_of(o) == c) {
+                    self.pos += 1;
+                }
+                self.diagnostics.push(
+                    Diagnostic::error("E-READ-003", format!("`{open}` closed by `{c}`"))
+                        .with_primary(here, format!("expected `{close}`"))
+                        .with_secondary(opened, "opened here"),
+                );
+                break;
+            }
+            if let Some(form) = self.read_form(depth + 1) {
+                items.push(form);
+            }
+        }
+        Some(items)
     }
 
     /// Skips to the end of a collection already `depth` levels open, used
@@ -277,6 +301,7 @@ impl<'a> Reader<'a> {
         let mut ok = true;
         loop {
             let Some(c) = self.peek() else {
+                self.reached_end = true;
                 let span = self.span(start, start + 1);
                 self.error("E-READ-005", "unterminated string".to_string(), span, "starts here")
                     .help

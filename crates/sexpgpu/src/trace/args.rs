@@ -18,12 +18,14 @@ pub const MAX_ELEMENTS: usize = 1 << 26;
 /// An op's arguments split into positional values and keyword values.
 pub struct OpArgs {
     pub positional: Vec<Value>,
-    keywords: Vec<(&'static str, Value)>,
+    /// Each keyword with its value and the value's argument position.
+    keywords: Vec<(&'static str, Value, usize)>,
 }
 
 impl OpArgs {
-    pub fn keyword(&self, name: &str) -> Option<&Value> {
-        self.keywords.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    /// A keyword's value and its argument position (for spans).
+    pub fn keyword(&self, name: &str) -> Option<(&Value, usize)> {
+        self.keywords.iter().find(|(k, _, _)| *k == name).map(|(_, v, i)| (v, *i))
     }
 }
 
@@ -37,7 +39,7 @@ pub fn split(op: &str, args: Vec<Value>, site: &Site, positional: usize, allowed
     }
     let mut args = args.into_iter();
     let positional_values: Vec<Value> = args.by_ref().take(positional).collect();
-    let mut keywords: Vec<(&'static str, Value)> = Vec::new();
+    let mut keywords: Vec<(&'static str, Value, usize)> = Vec::new();
     let mut index = positional;
     while let Some(key) = args.next() {
         let span = site.arg(index);
@@ -60,10 +62,10 @@ pub fn split(op: &str, args: Vec<Value>, site: &Site, positional: usize, allowed
                     .with_help(format!("write `:{name} value`")),
             ));
         };
-        if keywords.iter().any(|(k, _)| *k == known) {
+        if keywords.iter().any(|(k, _, _)| *k == known) {
             return Err(crate::eval::error("E-EVAL-008", format!("keyword `:{name}` given twice to `{op}`"), span));
         }
-        keywords.push((known, value));
+        keywords.push((known, value, index + 1));
         index += 2;
     }
     Ok(OpArgs { positional: positional_values, keywords })
@@ -280,16 +282,4 @@ fn rectangular(value: &Nested, dims: &[usize]) -> bool {
         (Nested::List(items), Some((&n, rest))) => items.len() == n && items.iter().all(|x| rectangular(x, rest)),
         _ => false,
     }
-}
-
-/// Refuses to execute a graph with a node over `MAX_ELEMENTS` elements.
-pub fn check_size(graph: &Graph, site: &Site) -> EvalResult<()> {
-    if let Some(node) = graph.nodes().iter().find(|n| n.shape.dims().iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > MAX_ELEMENTS)) {
-        return Err(Flow::from(
-            Diagnostic::error("E-RUN-002", format!("graph `{}` has a tensor of shape {}, too large to run", graph.name(), node.shape))
-                .with_primary(site.span, "")
-                .with_note(format!("the reference executor runs tensors of at most {MAX_ELEMENTS} elements")),
-        ));
-    }
-    Ok(())
 }

@@ -226,11 +226,11 @@ fn where_(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 /// `:axes`: a vector of axes (a single integer is accepted too); `None` is every axis.
-fn axes_of(op: &str, value: Option<&Value>, site: &Site) -> EvalResult<Option<Vec<i64>>> {
+fn axes_of(op: &str, value: Option<(&Value, usize)>, site: &Site) -> EvalResult<Option<Vec<i64>>> {
     match value {
-        None | Some(Value::Nil) => Ok(None),
-        Some(Value::Int(a)) => Ok(Some(vec![*a])),
-        Some(v) => ints_of(op, "`:axes` as a vector of integers", v, site, 1).map(Some),
+        None | Some((Value::Nil, _)) => Ok(None),
+        Some((Value::Int(a), _)) => Ok(Some(vec![*a])),
+        Some((v, i)) => ints_of(op, "`:axes` as a vector of integers", v, site, i).map(Some),
     }
 }
 
@@ -238,7 +238,7 @@ fn reduce(interp: &mut Interp, name: &str, op: ReduceOp, site: &Site, args: Vec<
     let parsed = split(name, args, site, 1, &["axes", "keepdims"])?;
     let axes = axes_of(name, parsed.keyword("axes"), site)?;
     let keepdims = match parsed.keyword("keepdims") {
-        Some(v) => bool_of(name, v, site, 2)?,
+        Some((v, i)) => bool_of(name, v, site, i)?,
         None => false,
     };
     let operands = parsed.positional;
@@ -376,7 +376,7 @@ fn index_add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn axis_kw(op: &str, parsed: &args::OpArgs, site: &Site, default: i64) -> EvalResult<i64> {
-    parsed.keyword("axis").map_or(Ok(default), |v| int_of(op, v, site, 0))
+    parsed.keyword("axis").map_or(Ok(default), |(v, i)| int_of(op, v, site, i))
 }
 
 fn gather(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -405,7 +405,7 @@ fn scatter_add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult
 fn linear_scan(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let parsed = split("linear-scan", args, site, 2, &["axis", "reverse"])?;
     let axis = axis_kw("linear-scan", &parsed, site, 0)?;
-    let reverse = parsed.keyword("reverse").map_or(Ok(false), |v| bool_of("linear-scan", v, site, 0))?;
+    let reverse = parsed.keyword("reverse").map_or(Ok(false), |(v, i)| bool_of("linear-scan", v, site, i))?;
     let operands = parsed.positional;
     record(interp, "linear-scan", site, &operands, |g, id| {
         let a = args::operand(g, id, "linear-scan", &operands, site, 0)?;
@@ -424,9 +424,7 @@ fn cast(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn dtype_kw(op: &str, parsed: &args::OpArgs, site: &Site, default: DType) -> EvalResult<DType> {
-    // The keyword's position is not tracked; point at the call.
-    let at = Site::bare(site.span);
-    parsed.keyword("dtype").map_or(Ok(default), |v| dtype_of(op, v, &at, 0))
+    parsed.keyword("dtype").map_or(Ok(default), |(v, i)| dtype_of(op, v, site, i))
 }
 
 fn iota(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -483,8 +481,8 @@ fn ones_like(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
 fn normal(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let parsed = split("normal", args, site, 1, &["std", "mean", "dtype"])?;
     let shape = shape_of("normal", &parsed.positional[0], site, 0)?;
-    let std = parsed.keyword("std").map_or(Ok(1.0), |v| float_of("normal", v, site, 0))?;
-    let mean = parsed.keyword("mean").map_or(Ok(0.0), |v| float_of("normal", v, site, 0))?;
+    let std = parsed.keyword("std").map_or(Ok(1.0), |(v, i)| float_of("normal", v, site, i))?;
+    let mean = parsed.keyword("mean").map_or(Ok(0.0), |(v, i)| float_of("normal", v, site, i))?;
     let dtype = dtype_kw("normal", &parsed, site, DType::F32)?;
     record(interp, "normal", site, &[], |g, _| Ok(g.normal(shape, dtype, mean, std)))
 }
@@ -492,8 +490,8 @@ fn normal(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn uniform(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let parsed = split("uniform", args, site, 1, &["low", "high", "dtype"])?;
     let shape = shape_of("uniform", &parsed.positional[0], site, 0)?;
-    let low = parsed.keyword("low").map_or(Ok(0.0), |v| float_of("uniform", v, site, 0))?;
-    let high = parsed.keyword("high").map_or(Ok(1.0), |v| float_of("uniform", v, site, 0))?;
+    let low = parsed.keyword("low").map_or(Ok(0.0), |(v, i)| float_of("uniform", v, site, i))?;
+    let high = parsed.keyword("high").map_or(Ok(1.0), |(v, i)| float_of("uniform", v, site, i))?;
     let dtype = dtype_kw("uniform", &parsed, site, DType::F32)?;
     record(interp, "uniform", site, &[], |g, _| Ok(g.uniform(shape, dtype, low, high)))
 }
@@ -521,16 +519,16 @@ fn rank(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     Ok(Value::Int(meta("rank", &args, site)?.0.len() as i64))
 }
 
-fn dim(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn dim(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("dim", site, &args, 2, Some(2))?;
-    let (dims, _) = meta("dim", &args, site)?;
+    let (dims, dtype) = meta("dim", &args, site)?;
     let axis = int_of("dim", &args[1], site, 1)?;
     match sexpgpu_graph::normalize_axis(axis, dims.len()) {
         Some(a) => Ok(Value::Int(dims[a] as i64)),
         None => Err(Flow::from(
             Diagnostic::error("E-DIM-001", format!("dim: axis {axis} is out of range for rank {}", dims.len()))
                 .with_primary(site.arg(1), "")
-                .with_note(format!("operand: `{}` {}", crate::builtins::short(&args[0]), sexpgpu_graph::Shape::new(dims))),
+                .with_note(format!("operand: `{}` {} {dtype}", interp.text(site.arg(0)), sexpgpu_graph::Shape::new(dims))),
         )),
     }
 }
