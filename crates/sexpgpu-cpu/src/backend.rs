@@ -90,8 +90,13 @@ pub trait Backend {
 
     /// `full`, `iota` and the random fills; random values depend only on
     /// (seed, stream, element index), as `sexpgpu_graph::random` defines.
-    fn fill(&self, fill: &Fill, seed: u64, out: &mut Self::Buffer, len: usize)
-        -> Result<(), ExecError>;
+    fn fill(
+        &self,
+        fill: &Fill,
+        seed: u64,
+        out: &mut Self::Buffer,
+        len: usize,
+    ) -> Result<(), ExecError>;
 
     /// Reduces `axes` of a contiguous `[dims]` input.
     fn reduce(
@@ -117,8 +122,11 @@ pub trait Backend {
     ) -> Result<(), ExecError>;
 
     /// Gathers whole rows (`index`) or elements along an axis (`gather`).
-    fn gather(&self, gather: Gather<'_, Self::Buffer>, out: &mut Self::Buffer)
-        -> Result<(), ExecError>;
+    fn gather(
+        &self,
+        gather: Gather<'_, Self::Buffer>,
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
 
     /// `base` plus `values` scattered by ids, repeated ids accumulating
     /// (`index-add`, `scatter-add`).

@@ -85,12 +85,32 @@ pub(crate) fn describe(plan: &Plan) -> String {
             Step::Fused { inputs, .. } => inputs.iter().map(|s| src_text(plan, s)).collect(),
             Step::Copy { pieces } => pieces.iter().map(|(s, _)| src_text(plan, s)).collect(),
             Step::Matmul {
-                a, a_view, b, b_view, ..
+                a,
+                a_view,
+                b,
+                b_view,
+                ..
             } => vec![
-                src_text(plan, &Src::Mem { loc: *a, view: a_view.clone() }),
-                src_text(plan, &Src::Mem { loc: *b, view: b_view.clone() }),
+                src_text(
+                    plan,
+                    &Src::Mem {
+                        loc: *a,
+                        view: a_view.clone(),
+                    },
+                ),
+                src_text(
+                    plan,
+                    &Src::Mem {
+                        loc: *b,
+                        view: b_view.clone(),
+                    },
+                ),
             ],
-            step => step.reads().into_iter().map(|l| loc_text(plan, l)).collect(),
+            step => step
+                .reads()
+                .into_iter()
+                .map(|l| loc_text(plan, l))
+                .collect(),
         };
         let _ = writeln!(
             out,
@@ -112,7 +132,9 @@ pub(crate) fn describe(plan: &Plan) -> String {
                     Instr::Binary { op, a, b, dtype } => {
                         format!("{} r{} r{} {dtype}", op.name(), a.0, b.0)
                     }
-                    Instr::Compare { op, a, b, .. } => format!("{} r{} r{} bool", op.name(), a.0, b.0),
+                    Instr::Compare { op, a, b, .. } => {
+                        format!("{} r{} r{} bool", op.name(), a.0, b.0)
+                    }
                     Instr::Where { mask, a, b, dtype } => {
                         format!("where r{} r{} r{} {dtype}", mask.0, a.0, b.0)
                     }

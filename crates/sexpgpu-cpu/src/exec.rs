@@ -358,14 +358,7 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 dims,
                 axis,
                 reverse,
-            } => backend.linear_scan(
-                self.dense(*a)?,
-                self.dense(*b)?,
-                dims,
-                *axis,
-                *reverse,
-                out,
-            ),
+            } => backend.linear_scan(self.dense(*a)?, self.dense(*b)?, dims, *axis, *reverse, out),
         }
     }
 }

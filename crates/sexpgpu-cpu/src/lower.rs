@@ -158,7 +158,10 @@ fn validate(graph: &Graph) -> Result<(), CompileError> {
     for (i, node) in graph.nodes().iter().enumerate() {
         if let Some(bad) = node.inputs.iter().find(|input| input.index() >= i) {
             return Err(CompileError::new(
-                format!("{} reads {bad}, which is not an earlier node", NodeId(i as u32)),
+                format!(
+                    "{} reads {bad}, which is not an earlier node",
+                    NodeId(i as u32)
+                ),
                 Some(NodeId(i as u32)),
             ));
         }
@@ -200,7 +203,10 @@ fn validate(graph: &Graph) -> Result<(), CompileError> {
     }
     if let Some(bad) = graph.outputs().iter().find(|o| o.index() >= graph.len()) {
         return Err(CompileError::new(
-            format!("graph {} returns {bad}, which it does not have", graph.name()),
+            format!(
+                "graph {} returns {bad}, which it does not have",
+                graph.name()
+            ),
             None,
         ));
     }
@@ -249,9 +255,9 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
         let first = users[i].first().and_then(|&u| group[u]);
         let one_group = !is_output[i]
             && first.is_some()
-            && users[i].iter().all(|&u| {
-                is_elementwise(&graph.nodes()[u].op) && group[u] == first
-            });
+            && users[i]
+                .iter()
+                .all(|&u| is_elementwise(&graph.nodes()[u].op) && group[u] == first);
         if one_group {
             group[i] = first;
             inline[i] = true;
@@ -538,7 +544,11 @@ impl Lowerer<'_> {
 
     /// Builds the fused loop whose result is `root`: every inline node it
     /// reads becomes an instruction, every other node a load.
-    fn fuse(&mut self, root: NodeId, inline: &[bool]) -> Result<(FusedKernel, Vec<Src>), CompileError> {
+    fn fuse(
+        &mut self,
+        root: NodeId,
+        inline: &[bool],
+    ) -> Result<(FusedKernel, Vec<Src>), CompileError> {
         let mut fb = FuseBuilder {
             instrs: Vec::new(),
             nodes: Vec::new(),

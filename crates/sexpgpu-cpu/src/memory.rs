@@ -77,7 +77,11 @@ fn take_free(
         .copied()
         .filter(|&i| slots[free[i]].capacity >= len)
         .min_by_key(|&i| slots[free[i]].capacity);
-    let pick = fits.or_else(|| same.iter().copied().max_by_key(|&i| slots[free[i]].capacity))?;
+    let pick = fits.or_else(|| {
+        same.iter()
+            .copied()
+            .max_by_key(|&i| slots[free[i]].capacity)
+    })?;
     let slot = free.swap_remove(pick);
     slots[slot].capacity = slots[slot].capacity.max(len);
     Some(slot)

@@ -26,9 +26,15 @@ pub enum Loc {
 /// An operand read through a view, or one value repeated (a `full` node).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Src {
-    Mem { loc: Loc, view: View },
+    Mem {
+        loc: Loc,
+        view: View,
+    },
     /// Already converted to the node's dtype (bf16 rounded, i32 wrapped).
-    Splat { value: Scalar, dtype: DType },
+    Splat {
+        value: Scalar,
+        dtype: DType,
+    },
 }
 
 /// A register of a fused kernel: the result of instruction `Reg.0`.
@@ -47,13 +53,39 @@ impl Reg {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
     /// Kernel input `input`, through its view, widened to the compute type.
-    Load { input: usize, dtype: DType },
-    Unary { op: UnaryOp, x: Reg, dtype: DType },
-    Binary { op: BinaryOp, a: Reg, b: Reg, dtype: DType },
+    Load {
+        input: usize,
+        dtype: DType,
+    },
+    Unary {
+        op: UnaryOp,
+        x: Reg,
+        dtype: DType,
+    },
+    Binary {
+        op: BinaryOp,
+        a: Reg,
+        b: Reg,
+        dtype: DType,
+    },
     /// `dtype` is the operands' dtype; the result is bool.
-    Compare { op: CompareOp, a: Reg, b: Reg, dtype: DType },
-    Where { mask: Reg, a: Reg, b: Reg, dtype: DType },
-    Cast { x: Reg, from: DType, to: DType },
+    Compare {
+        op: CompareOp,
+        a: Reg,
+        b: Reg,
+        dtype: DType,
+    },
+    Where {
+        mask: Reg,
+        a: Reg,
+        b: Reg,
+        dtype: DType,
+    },
+    Cast {
+        x: Reg,
+        from: DType,
+        to: DType,
+    },
 }
 
 impl Instr {
@@ -106,7 +138,9 @@ pub enum Step {
     },
     /// Each piece is written through its destination view of `out`
     /// (materialising a view, or one input of a `concat`).
-    Copy { pieces: Vec<(Src, View)> },
+    Copy {
+        pieces: Vec<(Src, View)>,
+    },
     Fill(Fill),
     /// Reduces `axes` of a contiguous `[dims]` input.
     Reduce {

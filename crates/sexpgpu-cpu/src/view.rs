@@ -183,7 +183,10 @@ mod tests {
 
     #[test]
     fn views_collapse() {
-        check(View::contiguous(&[2, 3, 4]), expect!["[24]/[1] contiguous=true extent=24"]);
+        check(
+            View::contiguous(&[2, 3, 4]),
+            expect!["[24]/[1] contiguous=true extent=24"],
+        );
         check(
             View::contiguous(&[4]).broadcast(&[3, 4]),
             expect!["[3, 4]/[0, 1] contiguous=false extent=4"],
@@ -200,7 +203,13 @@ mod tests {
             View::contiguous(&[4, 5]).slice(1, 1, 3),
             expect!["[4, 2]/[5, 1] contiguous=false extent=18"],
         );
-        check(View::contiguous(&[]), expect!["[1]/[1] contiguous=true extent=1"]);
-        check(View::contiguous(&[3, 0]), expect!["[0]/[1] contiguous=true extent=0"]);
+        check(
+            View::contiguous(&[]),
+            expect!["[1]/[1] contiguous=true extent=1"],
+        );
+        check(
+            View::contiguous(&[3, 0]),
+            expect!["[0]/[1] contiguous=true extent=0"],
+        );
     }
 }

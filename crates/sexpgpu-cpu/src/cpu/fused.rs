@@ -144,7 +144,11 @@ fn chunks<T: Send>(
 ) {
     // Cheap instructions make a chunk worth a thread only when it is long.
     for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
-        let mut regs: Vec<RegBuf> = kernel.instrs.iter().map(|i| RegBuf::new(i.dtype())).collect();
+        let mut regs: Vec<RegBuf> = kernel
+            .instrs
+            .iter()
+            .map(|i| RegBuf::new(i.dtype()))
+            .collect();
         for (instr, reg) in kernel.instrs.iter().zip(&mut regs) {
             if let Instr::Load { input, .. } = instr {
                 if let Some(Prepared::Splat(value)) = inputs.get(*input) {
@@ -157,7 +161,14 @@ fn chunks<T: Send>(
             let n = tile.len();
             for i in 0..kernel.instrs.len() {
                 let (before, rest) = regs.split_at_mut(i);
-                exec(&kernel.instrs[i], before, &mut rest[0], inputs, start + at, n);
+                exec(
+                    &kernel.instrs[i],
+                    before,
+                    &mut rest[0],
+                    inputs,
+                    start + at,
+                    n,
+                );
             }
             store(&regs[kernel.result.index()], tile);
             at += n;
@@ -190,9 +201,13 @@ fn exec(
             round_if_bf16(out, dtype, n);
         }
         Instr::Compare { op, a, b, .. } => compare(op, &regs[a.index()], &regs[b.index()], out, n),
-        Instr::Where { mask, a, b, .. } => {
-            select(&regs[mask.index()], &regs[a.index()], &regs[b.index()], out, n)
-        }
+        Instr::Where { mask, a, b, .. } => select(
+            &regs[mask.index()],
+            &regs[a.index()],
+            &regs[b.index()],
+            out,
+            n,
+        ),
         Instr::Cast { x, to, .. } => {
             cast(&regs[x.index()], out, n);
             round_if_bf16(out, to, n);

@@ -36,7 +36,11 @@ fn check_id(op: &str, id: i64, len: usize) -> Result<usize, ExecError> {
     usize::try_from(id)
         .ok()
         .filter(|&i| i < len)
-        .ok_or_else(|| error(format!("{op}: id {id} is out of range for an axis of length {len}")))
+        .ok_or_else(|| {
+            error(format!(
+                "{op}: id {id} is out of range for an axis of length {len}"
+            ))
+        })
 }
 
 /// For each element of `idx_dims`, its position in `x_dims` with the axis
@@ -65,7 +69,12 @@ fn along_targets(
 }
 
 /// Copies `picks[j]` of `src` (from `offset`) to `out[j]`.
-fn pick(src: &TensorData, offset: usize, picks: &[usize], out: &mut TensorData) -> Result<(), ExecError> {
+fn pick(
+    src: &TensorData,
+    offset: usize,
+    picks: &[usize],
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
     macro_rules! go {
         ($s:expr, $o:expr) => {{
             let s = $s.get(offset..).ok_or_else(|| internal("a gather"))?;
@@ -137,8 +146,12 @@ pub(crate) fn add_at(
     }
     macro_rules! float {
         ($b:expr, $v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
-            let b = $b.get(offset..offset + len).ok_or_else(|| internal("a scatter"))?;
-            let v = $v.get(values_offset..values_offset + n).ok_or_else(|| internal("a scatter"))?;
+            let b = $b
+                .get(offset..offset + len)
+                .ok_or_else(|| internal("a scatter"))?;
+            let v = $v
+                .get(values_offset..values_offset + n)
+                .ok_or_else(|| internal("a scatter"))?;
             let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();
             for (&t, &x) in targets.iter().zip(v) {
                 acc[t] += f64::from($widen(x));
@@ -150,8 +163,12 @@ pub(crate) fn add_at(
     }
     macro_rules! int {
         ($b:expr, $v:expr, $o:expr) => {{
-            let b = $b.get(offset..offset + len).ok_or_else(|| internal("a scatter"))?;
-            let v = $v.get(values_offset..values_offset + n).ok_or_else(|| internal("a scatter"))?;
+            let b = $b
+                .get(offset..offset + len)
+                .ok_or_else(|| internal("a scatter"))?;
+            let v = $v
+                .get(values_offset..values_offset + n)
+                .ok_or_else(|| internal("a scatter"))?;
             $o[..len].copy_from_slice(b);
             for (&t, &x) in targets.iter().zip(v) {
                 $o[t] = $o[t].wrapping_add(x);
@@ -167,7 +184,11 @@ pub(crate) fn add_at(
         }
         (TensorData::I32(b), TensorData::I32(v), TensorData::I32(o)) => int!(b, v, o),
         (TensorData::I64(b), TensorData::I64(v), TensorData::I64(o)) => int!(b, v, o),
-        _ => return Err(error("scatter-add: expects float or integer tensors of one dtype".to_string())),
+        _ => {
+            return Err(error(
+                "scatter-add: expects float or integer tensors of one dtype".to_string(),
+            ))
+        }
     }
     Ok(())
 }

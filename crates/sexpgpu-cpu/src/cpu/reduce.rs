@@ -190,10 +190,30 @@ pub(crate) fn run(
         (ReduceOp::Sum, TensorData::BF16(v)) => go!(v, SumF, |a: SumF| a.0),
         (ReduceOp::Max, TensorData::F32(v)) => go!(v, MaxF, |a: MaxF| f64::from(a.0)),
         (ReduceOp::Max, TensorData::BF16(v)) => go!(v, MaxF, |a: MaxF| f64::from(a.0)),
-        (ReduceOp::Sum, TensorData::I32(v)) => go_int(out, reduce::<_, SumI>(threads, &v[offset..offset + numel], &groups).iter().map(|a| a.0)),
-        (ReduceOp::Sum, TensorData::I64(v)) => go_int(out, reduce::<_, SumI>(threads, &v[offset..offset + numel], &groups).iter().map(|a| a.0)),
-        (ReduceOp::Max, TensorData::I32(v)) => go_int(out, reduce::<_, MaxI>(threads, &v[offset..offset + numel], &groups).iter().map(|a| a.0)),
-        (ReduceOp::Max, TensorData::I64(v)) => go_int(out, reduce::<_, MaxI>(threads, &v[offset..offset + numel], &groups).iter().map(|a| a.0)),
+        (ReduceOp::Sum, TensorData::I32(v)) => go_int(
+            out,
+            reduce::<_, SumI>(threads, &v[offset..offset + numel], &groups)
+                .iter()
+                .map(|a| a.0),
+        ),
+        (ReduceOp::Sum, TensorData::I64(v)) => go_int(
+            out,
+            reduce::<_, SumI>(threads, &v[offset..offset + numel], &groups)
+                .iter()
+                .map(|a| a.0),
+        ),
+        (ReduceOp::Max, TensorData::I32(v)) => go_int(
+            out,
+            reduce::<_, MaxI>(threads, &v[offset..offset + numel], &groups)
+                .iter()
+                .map(|a| a.0),
+        ),
+        (ReduceOp::Max, TensorData::I64(v)) => go_int(
+            out,
+            reduce::<_, MaxI>(threads, &v[offset..offset + numel], &groups)
+                .iter()
+                .map(|a| a.0),
+        ),
         (_, TensorData::Bool(_)) => {
             return Err(ExecError {
                 message: format!("{}: expects a float or integer tensor, got bool", op.name()),
@@ -233,7 +253,11 @@ fn go_int(out: &mut TensorData, acc: impl Iterator<Item = i64>) {
 }
 
 /// The accumulators of every output element, in row-major output order.
-fn reduce<T: Widen, A: Accumulate<T>>(threads: usize, xs: &[T], groups: &[(usize, bool)]) -> Vec<A> {
+fn reduce<T: Widen, A: Accumulate<T>>(
+    threads: usize,
+    xs: &[T],
+    groups: &[(usize, bool)],
+) -> Vec<A> {
     let out_len: usize = groups.iter().filter(|g| !g.1).map(|g| g.0).product();
     let mut acc = vec![A::init(); out_len];
     if xs.is_empty() {
@@ -248,30 +272,44 @@ fn reduce<T: Widen, A: Accumulate<T>>(threads: usize, xs: &[T], groups: &[(usize
         }
         // Everything into one: partial folds per thread, merged in order.
         [(len, true)] => {
-            let parts = map_ranges(threads, *len, MIN_PER_THREAD, |r| A::init().fold_run(&xs[r]));
+            let parts = map_ranges(threads, *len, MIN_PER_THREAD, |r| {
+                A::init().fold_run(&xs[r])
+            });
             acc[0] = parts.into_iter().fold(A::init(), A::merge);
         }
         // Rows: each output folds one contiguous run.
         [(_, false), (run, true)] => {
             let run = *run;
-            for_chunks(threads, &mut acc, 1, (MIN_PER_THREAD / run).max(1), |start, chunk| {
-                for (j, a) in chunk.iter_mut().enumerate() {
-                    let row = start + j;
-                    *a = a.fold_run(&xs[row * run..(row + 1) * run]);
-                }
-            });
+            for_chunks(
+                threads,
+                &mut acc,
+                1,
+                (MIN_PER_THREAD / run).max(1),
+                |start, chunk| {
+                    for (j, a) in chunk.iter_mut().enumerate() {
+                        let row = start + j;
+                        *a = a.fold_run(&xs[row * run..(row + 1) * run]);
+                    }
+                },
+            );
         }
         // Columns: every row adds into all outputs, in row order.
         [(rows, true), (cols, false)] => {
             let (rows, cols) = (*rows, *cols);
-            for_chunks(threads, &mut acc, 64, (MIN_PER_THREAD / rows).max(1), |start, chunk| {
-                for r in 0..rows {
-                    let row = &xs[r * cols + start..r * cols + start + chunk.len()];
-                    for (a, &x) in chunk.iter_mut().zip(row) {
-                        *a = a.add(x);
+            for_chunks(
+                threads,
+                &mut acc,
+                64,
+                (MIN_PER_THREAD / rows).max(1),
+                |start, chunk| {
+                    for r in 0..rows {
+                        let row = &xs[r * cols + start..r * cols + start + chunk.len()];
+                        for (a, &x) in chunk.iter_mut().zip(row) {
+                            *a = a.add(x);
+                        }
                     }
-                }
-            });
+                },
+            );
         }
         _ => general(xs, groups, &mut acc),
     }

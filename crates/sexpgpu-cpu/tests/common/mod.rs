@@ -1,0 +1,132 @@
+//! Shared test helpers: deterministic random tensors, and `check`, which
+//! compiles a graph, runs it on the CPU backend with several thread counts
+//! (twice each, so the reused arena is exercised) and compares every output
+//! with the reference executor. Never touches files.
+
+#![allow(dead_code)]
+
+use sexpgpu_cpu::compile;
+use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};
+
+/// xorshift64*: small, deterministic, good enough for test data.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn float(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next_u64() % (hi - lo) as u64) as i64
+    }
+}
+
+/// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]
+/// (with a few near the i32 limits to exercise wrapping), booleans.
+pub fn tensor(rng: &mut Rng, dims: &[usize], dtype: DType) -> Tensor {
+    let shape = Shape::from(dims);
+    let n = shape.numel();
+    match dtype {
+        DType::F32 | DType::BF16 => {
+            let v: Vec<f64> = (0..n).map(|_| rng.float(-3.0, 3.0)).collect();
+            Tensor::from_f64s(shape, &v, dtype).unwrap()
+        }
+        DType::I32 | DType::I64 => {
+            let v: Vec<i64> = (0..n)
+                .map(|_| match rng.int(0, 20) {
+                    0 => i64::from(i32::MAX) - rng.int(0, 3),
+                    1 => i64::from(i32::MIN) + rng.int(0, 3),
+                    _ => rng.int(-50, 50),
+                })
+                .collect();
+            Tensor::from_i64s(shape, &v, dtype).unwrap()
+        }
+        DType::Bool => {
+            let v: Vec<i64> = (0..n).map(|_| rng.int(0, 2)).collect();
+            Tensor::from_i64s(shape, &v, dtype).unwrap()
+        }
+    }
+}
+
+/// Integer ids in `0..below`.
+pub fn ids(rng: &mut Rng, dims: &[usize], dtype: DType, below: i64) -> Tensor {
+    let shape = Shape::from(dims);
+    let v: Vec<i64> = (0..shape.numel()).map(|_| rng.int(0, below)).collect();
+    Tensor::from_i64s(shape, &v, dtype).unwrap()
+}
+
+/// How close the backend must be to the reference.
+#[derive(Clone, Copy, Debug)]
+pub enum Tol {
+    /// Equal values (NaN equals NaN; 0.0 equals -0.0).
+    Exact,
+    /// `|got - want| <= tol * (1 + |want|)`.
+    Rel(f64),
+}
+
+/// The tolerance for a matmul or sum of `k` terms in `dtype`.
+pub fn accum_tol(dtype: DType, k: usize) -> Tol {
+    match dtype {
+        DType::F32 => Tol::Rel(1e-6 * (k as f64).sqrt().max(1.0) * 4.0),
+        // One bf16 rounding of a slightly different f32.
+        DType::BF16 => Tol::Rel(1.0 / 128.0),
+        _ => Tol::Exact,
+    }
+}
+
+/// Compiles and runs `graph` on `args`, comparing every output with the
+/// reference executor; panics naming the first mismatch. Returns the outputs.
+pub fn check(graph: &Graph, args: &[Tensor], tol: Tol) -> Vec<Tensor> {
+    let want = execute(graph, args, 7).expect("the reference runs");
+    let program = compile(graph).expect("the graph compiles");
+    let program_text = program.describe();
+    for threads in [1, 2, 3] {
+        let program = compile(graph).unwrap().with_threads(threads);
+        for round in 0..2 {
+            let got = program.run(args, 7).expect("the backend runs");
+            compare(
+                &got,
+                &want,
+                tol,
+                &format!("threads {threads}, run {round}\n{program_text}"),
+            );
+        }
+    }
+    want
+}
+
+pub fn compare(got: &[Tensor], want: &[Tensor], tol: Tol, context: &str) {
+    assert_eq!(got.len(), want.len(), "output count; {context}");
+    for (o, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.shape(), w.shape(), "output {o} shape; {context}");
+        assert_eq!(g.dtype(), w.dtype(), "output {o} dtype; {context}");
+        let (gv, wv) = (g.to_f64s(), w.to_f64s());
+        if g.dtype().is_integer() {
+            assert_eq!(g.to_i64s(), w.to_i64s(), "output {o}; {context}");
+            continue;
+        }
+        for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
+            let ok = match tol {
+                _ if x.is_nan() || y.is_nan() => x.is_nan() && y.is_nan(),
+                Tol::Exact => x == y,
+                Tol::Rel(t) => (x - y).abs() <= t * (1.0 + y.abs()),
+            };
+            assert!(
+                ok,
+                "output {o} element {i}: got {x:e}, want {y:e} ({tol:?}); {context}"
+            );
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Reductions, matmul, the indexing ops and `linear-scan` against the
+//! reference executor. Sums and matmuls accumulate in another order than the
+//! reference, so floats are compared within tolerance there; integers,
+//! `max`, the indexing ops and scans must match exactly.
+
+mod common;
+
+use common::{accum_tol, check, ids, tensor, Rng, Tol};
+use sexpgpu_graph::{DType, Graph, ReduceOp, Shape, Tensor};
+
+const NUMERIC: [DType; 4] = [DType::F32, DType::BF16, DType::I32, DType::I64];
+
+#[test]
+fn reductions_over_every_axis_pattern() {
+    let mut rng = Rng::new(20);
+    let axes: [Option<&[i64]>; 8] = [
+        None,
+        Some(&[0]),
+        Some(&[-1]),
+        Some(&[1]),
+        Some(&[0, 2]),
+        Some(&[1, 2]),
+        Some(&[0, 1]),
+        Some(&[0, 1, 2]),
+    ];
+    for dtype in NUMERIC {
+        for op in [ReduceOp::Sum, ReduceOp::Max] {
+            for (i, ax) in axes.iter().enumerate() {
+                let mut g = Graph::new("reduce");
+                let x = g.input("x", Shape::from([6, 1, 70, 90]), dtype);
+                let x3 = g.reshape(x, Shape::from([6, 70, 90])).unwrap();
+                let y = g.reduce(op, x3, *ax, i % 2 == 0).unwrap();
+                g.set_outputs(vec![y]);
+                let tol = if op == ReduceOp::Max {
+                    Tol::Exact
+                } else {
+                    accum_tol(dtype, 6 * 70 * 90)
+                };
+                check(&g, &[tensor(&mut rng, &[6, 1, 70, 90], dtype)], tol);
+            }
+        }
+    }
+}
+
+#[test]
+fn big_reductions_split_over_threads() {
+    let mut rng = Rng::new(21);
+    for (dims, axes) in [
+        (vec![300_000], None),
+        (vec![3, 200_000], Some(&[1i64][..])),
+        (vec![2000, 300], Some(&[0i64][..])),
+        (vec![2000, 300], Some(&[1i64][..])),
+    ] {
+        let mut g = Graph::new("big");
+        let x = g.input("x", Shape::from(dims.as_slice()), DType::F32);
+        let s = g.reduce(ReduceOp::Sum, x, axes, false).unwrap();
+        let m = g.reduce(ReduceOp::Max, x, axes, false).unwrap();
+        g.set_outputs(vec![s, m]);
+        let n: usize = dims.iter().product();
+        check(
+            &g,
+            &[tensor(&mut rng, &dims, DType::F32)],
+            accum_tol(DType::F32, n),
+        );
+    }
+}
+
+#[test]
+fn matmul_batched_broadcast_transposed_and_vectors() {
+    let mut rng = Rng::new(22);
+    for dtype in NUMERIC {
+        let mut g = Graph::new("matmul");
+        let a = g.input("a", Shape::from([2, 1, 3, 4]), dtype);
+        let b = g.input("b", Shape::from([5, 4, 6]), dtype);
+        let w = g.input("w", Shape::from([6, 4]), dtype);
+        let v = g.input("v", Shape::from([4]), dtype);
+        let ab = g.matmul(a, b).unwrap(); // [2, 5, 3, 6], batch broadcast
+        let wt = g.transpose(w, &[1, 0]).unwrap();
+        let awt = g.matmul(a, wt).unwrap(); // transposed operand read in place
+        let av = g.matmul(a, v).unwrap(); // [2, 1, 3]
+        let vv = g.matmul(v, v).unwrap(); // scalar
+        let vw = g.matmul(v, wt).unwrap();
+        g.set_outputs(vec![ab, awt, av, vv, vw]);
+        let args = [
+            tensor(&mut rng, &[2, 1, 3, 4], dtype),
+            tensor(&mut rng, &[5, 4, 6], dtype),
+            tensor(&mut rng, &[6, 4], dtype),
+            tensor(&mut rng, &[4], dtype),
+        ];
+        check(&g, &args, accum_tol(dtype, 4));
+    }
+}
+
+#[test]
+fn big_matmuls_split_over_threads() {
+    let mut rng = Rng::new(23);
+    for dtype in [DType::F32, DType::BF16] {
+        for (a_dims, b_dims) in [
+            (vec![130, 200], vec![200, 90]),
+            (vec![4, 64, 80], vec![4, 80, 70]),
+            (vec![1, 33, 0], vec![0, 5]),
+        ] {
+            let mut g = Graph::new("big");
+            let a = g.input("a", Shape::from(a_dims.as_slice()), dtype);
+            let b = g.input("b", Shape::from(b_dims.as_slice()), dtype);
+            let y = g.matmul(a, b).unwrap();
+            g.set_outputs(vec![y]);
+            let k = *a_dims.last().unwrap();
+            check(
+                &g,
+                &[
+                    tensor(&mut rng, &a_dims, dtype),
+                    tensor(&mut rng, &b_dims, dtype),
+                ],
+                accum_tol(dtype, k),
+            );
+        }
+    }
+}
+
+#[test]
+fn index_gather_and_scatters() {
+    let mut rng = Rng::new(24);
+    for dtype in NUMERIC {
+        for id_dtype in [DType::I32, DType::I64] {
+            let mut g = Graph::new("indexing");
+            let table = g.input("table", Shape::from([10, 3, 2]), dtype);
+            let row_ids = g.input("ids", Shape::from([4, 5]), id_dtype);
+            let x = g.input("x", Shape::from([6, 7]), dtype);
+            let idx = g.input("idx", Shape::from([6, 9]), id_dtype);
+            let rows = g.index(table, row_ids).unwrap(); // [4, 5, 3, 2]
+            let added = g.index_add(table, row_ids, rows).unwrap();
+            let picked = g.gather(x, idx, -1).unwrap();
+            let base = g.zeros(Shape::from([6, 7]), dtype);
+            let scattered = g.scatter_add(base, idx, picked, 1).unwrap();
+            let t = g.transpose(x, &[1, 0]).unwrap();
+            let t_ids = g.slice(idx, 1, 0, 7).unwrap();
+            let t_ids = g.transpose(t_ids, &[1, 0]).unwrap();
+            let gathered_t = g.gather(t, t_ids, 1).unwrap();
+            g.set_outputs(vec![rows, added, picked, scattered, gathered_t]);
+            let args = [
+                tensor(&mut rng, &[10, 3, 2], dtype),
+                ids(&mut rng, &[4, 5], id_dtype, 10),
+                tensor(&mut rng, &[6, 7], dtype),
+                ids(&mut rng, &[6, 9], id_dtype, 6),
+            ];
+            check(&g, &args, Tol::Exact);
+        }
+    }
+}
+
+#[test]
+fn ids_out_of_range_are_the_references_error() {
+    let mut g = Graph::new("bad");
+    let table = g.input("table", Shape::from([3, 2]), DType::F32);
+    let row_ids = g.input("ids", Shape::from([2]), DType::I64);
+    let rows = g.index(table, row_ids).unwrap();
+    g.set_outputs(vec![rows]);
+    let args = [
+        Tensor::from_f64s(Shape::from([3, 2]), &[0.0; 6], DType::F32).unwrap(),
+        Tensor::from_i64s(Shape::from([2]), &[1, 3], DType::I64).unwrap(),
+    ];
+    let want = sexpgpu_graph::execute(&g, &args, 0).unwrap_err();
+    let got = sexpgpu_cpu::compile(&g).unwrap().run(&args, 0).unwrap_err();
+    assert_eq!(got, want);
+    assert_eq!(
+        got.message,
+        "index: id 3 is out of range for an axis of length 3"
+    );
+}
+
+#[test]
+fn linear_scans_both_ways() {
+    let mut rng = Rng::new(25);
+    for dtype in [DType::F32, DType::BF16] {
+        for axis in [0, 1, -1] {
+            for reverse in [false, true] {
+                let mut g = Graph::new("scan");
+                let a = g.input("a", Shape::from([5, 6, 7]), dtype);
+                let b = g.input("b", Shape::from([6, 7]), dtype);
+                let h = g.linear_scan(a, b, axis, reverse).unwrap();
+                g.set_outputs(vec![h]);
+                check(
+                    &g,
+                    &[
+                        tensor(&mut rng, &[5, 6, 7], dtype),
+                        tensor(&mut rng, &[6, 7], dtype),
+                    ],
+                    Tol::Exact,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Whole programs: buffers reused by liveness still give the reference's
+//! results, argument errors are the reference's, and `describe` shows the
+//! kernels and slots of the optimized program.
+
+mod common;
+
+use common::{accum_tol, check, tensor, Rng};
+use expect_test::expect;
+use sexpgpu_cpu::compile;
+use sexpgpu_graph::{execute, BinaryOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
+
+/// `depth` layers of matmul then tanh: each layer's buffers die two
+/// kernels later, so the arena needs far fewer slots than buffers.
+fn deep(depth: usize) -> Graph {
+    let mut g = Graph::new("deep");
+    let mut h = g.input("x", Shape::from([16, 32]), DType::F32);
+    let mut ws = Vec::new();
+    for i in 0..depth {
+        ws.push(g.param(format!("w{i}"), Shape::from([32, 32]), DType::F32));
+    }
+    for w in ws {
+        h = g.matmul(h, w).unwrap();
+        h = g.unary(UnaryOp::Tanh, h).unwrap();
+    }
+    let s = g.reduce(ReduceOp::Sum, h, None, false).unwrap();
+    g.set_outputs(vec![h, s]);
+    g
+}
+
+#[test]
+fn reused_buffers_give_the_references_results() {
+    let g = deep(6);
+    let mut rng = Rng::new(30);
+    let mut args = vec![tensor(&mut rng, &[16, 32], DType::F32)];
+    for _ in 0..6 {
+        let w = tensor(&mut rng, &[32, 32], DType::F32);
+        let scaled: Vec<f64> = w.to_f64s().iter().map(|x| x * 0.2).collect();
+        args.push(
+            sexpgpu_graph::Tensor::from_f64s(Shape::from([32, 32]), &scaled, DType::F32).unwrap(),
+        );
+    }
+    check(&g, &args, accum_tol(DType::F32, 32 * 6));
+    let plan = compile(&g).unwrap();
+    let plan = plan.plan();
+    assert_eq!(plan.buffers.len(), 13);
+    // Two working slots alternate; the outputs have their own.
+    assert_eq!(plan.slots.len(), 4, "{:?}", plan.slots);
+}
+
+#[test]
+fn wrong_arguments_are_the_references_errors() {
+    let g = deep(1);
+    let program = compile(&g).unwrap();
+    let mut rng = Rng::new(31);
+    let x = tensor(&mut rng, &[16, 32], DType::F32);
+    let bad = tensor(&mut rng, &[32, 31], DType::F32);
+    for args in [vec![x.clone()], vec![x.clone(), bad]] {
+        let want = execute(&g, &args, 0).unwrap_err();
+        assert_eq!(program.run(&args, 0).unwrap_err(), want);
+    }
+}
+
+#[test]
+fn describe_shows_kernels_buffers_and_fused_loops() {
+    let mut g = Graph::new("mlp");
+    let x = g.input("x", Shape::from([8, 4]), DType::F32);
+    let w = g.param("w", Shape::from([3, 4]), DType::F32);
+    let b = g.param("b", Shape::from([3]), DType::F32);
+    let wt = g.transpose(w, &[1, 0]).unwrap();
+    let h = g.matmul(x, wt).unwrap();
+    let h = g.binary(BinaryOp::Add, h, b).unwrap();
+    let h = g.binary(BinaryOp::Maximum, h, Scalar::Float(0.0)).unwrap();
+    let m = g.reduce(ReduceOp::Max, h, Some(&[-1]), false).unwrap();
+    g.set_outputs(vec![h, m]);
+    expect![[r#"
+        program mlp (kernels 3, buffers 3, slots 3, fused nodes 1, arena 96 B)
+          slot s0 f32 x 24 (96 B)
+          slot s1 f32 x 24 (96 B) output
+          slot s2 f32 x 8 (32 B) output
+          k0 matmul %4 -> b0 (s0) 24 f32 <- arg x, arg w[offset 0 strides [1, 4]]
+          k1 fused %9 -> b1 (s1) 24 f32 <- b0, arg b[offset 0 strides [0, 1]], splat 0.0 f32
+              r0 = load 0 f32
+              r1 = load 1 f32
+              r2 = add r0 r1 f32  ; %6
+              r3 = load 2 f32
+              r4 = maximum r2 r3 f32  ; %9
+          k2 reduce-max %10 -> b2 (s2) 8 f32 <- b1
+          return b1, b2
+    "#]]
+    .assert_eq(&compile(&g).unwrap().describe());
+}
