@@ -14,7 +14,11 @@ use std::path::{Path, PathBuf};
 const STACK_BYTES: usize = 512 * 1024 * 1024;
 
 #[derive(Parser)]
-#[command(name = "sexpgpu", version, about = "SexpGPU: a Lisp whose tensor code is traced into graphs with static shapes")]
+#[command(
+    name = "sexpgpu",
+    version,
+    about = "SexpGPU: a Lisp whose tensor code is traced into graphs with static shapes"
+)]
 struct Cli {
     /// How diagnostics are printed on stderr.
     #[arg(long, value_enum, global = true, default_value_t = Format::Human)]
@@ -59,7 +63,9 @@ enum Command {
 /// Runs the command line and returns the exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    let worker = std::thread::Builder::new().stack_size(STACK_BYTES).spawn(move || dispatch(cli));
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn(move || dispatch(cli));
     match worker.map(|w| w.join()) {
         Ok(Ok(code)) => code,
         _ => {
@@ -94,7 +100,9 @@ impl Host for Stdout {
 
 fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
     let mut err = std::io::stderr().lock();
-    let options = HumanOptions { color: color_wanted(std::io::stderr().is_terminal()) };
+    let options = HumanOptions {
+        color: color_wanted(std::io::stderr().is_terminal()),
+    };
     for (i, d) in diagnostics.iter().enumerate() {
         let text = match format {
             Format::Human if i > 0 => format!("\n{}", render_human(session.sources(), d, options)),
@@ -111,7 +119,10 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, ir: Option<Optio
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(_) => {
-                eprintln!("error: cannot read {}: the file is not UTF-8 text", path.display());
+                eprintln!(
+                    "error: cannot read {}: the file is not UTF-8 text",
+                    path.display()
+                );
                 return 2;
             }
         },
@@ -124,14 +135,28 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, ir: Option<Optio
     let diagnostics = session.eval_file(&path.display().to_string(), &text);
     report(&session, &diagnostics, format);
     if let Some(only) = ir {
-        let graphs: Vec<_> = session.graphs().iter().filter(|g| only.as_ref().is_none_or(|n| &g.name == n)).collect();
+        let graphs: Vec<_> = session
+            .graphs()
+            .iter()
+            .filter(|g| only.as_ref().is_none_or(|n| &g.name == n))
+            .collect();
         if let (Some(name), true) = (&only, graphs.is_empty()) {
             let known: Vec<&str> = session.graphs().iter().map(|g| g.name.as_str()).collect();
-            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
-            eprintln!("error: no graph named `{name}` in {} (graphs: {known})", path.display());
+            let known = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            };
+            eprintln!(
+                "error: no graph named `{name}` in {} (graphs: {known})",
+                path.display()
+            );
             return if diagnostics.is_empty() { 2 } else { 1 };
         }
-        let printed: Vec<String> = graphs.iter().map(|g| sexpgpu_graph::print_ir(&g.graph, session.sources())).collect();
+        let printed: Vec<String> = graphs
+            .iter()
+            .map(|g| sexpgpu_graph::print_ir(&g.graph, session.sources()))
+            .collect();
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(printed.join("\n").as_bytes());
     }
@@ -202,5 +227,9 @@ fn repl(seed: u64, format: Format) -> i32 {
 /// Whether the input so far only lacks closing delimiters or a closing quote.
 fn incomplete(text: &str) -> bool {
     let read = crate::reader::read(diag::FileId(0), text);
-    !read.diagnostics.is_empty() && read.diagnostics.iter().all(|d| d.code == "E-READ-001" || d.code == "E-READ-005")
+    !read.diagnostics.is_empty()
+        && read
+            .diagnostics
+            .iter()
+            .all(|d| d.code == "E-READ-001" || d.code == "E-READ-005")
 }

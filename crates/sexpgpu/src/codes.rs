@@ -107,8 +107,14 @@ mod tests {
         let table: Vec<&str> = CODES.iter().map(|c| c.code).collect();
         let missing: Vec<_> = used.iter().filter(|c| !table.contains(c)).collect();
         let unused: Vec<_> = table.iter().filter(|c| !used.contains(c)).collect();
-        assert!(missing.is_empty(), "codes used but not in the table: {missing:?}");
-        assert!(unused.is_empty(), "codes in the table but never used: {unused:?}");
+        assert!(
+            missing.is_empty(),
+            "codes used but not in the table: {missing:?}"
+        );
+        assert!(
+            unused.is_empty(),
+            "codes in the table but never used: {unused:?}"
+        );
     }
 
     #[test]

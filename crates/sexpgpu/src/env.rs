@@ -17,7 +17,11 @@ pub struct Frame {
 impl Env {
     /// A new environment with `name` bound in front of this one.
     pub fn bind(&self, name: Rc<str>, value: Value) -> Env {
-        Env(Some(Rc::new(Frame { name, value, parent: self.clone() })))
+        Env(Some(Rc::new(Frame {
+            name,
+            value,
+            parent: self.clone(),
+        })))
     }
 
     pub fn lookup(&self, name: &str) -> Option<&Value> {

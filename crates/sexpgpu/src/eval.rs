@@ -61,7 +61,10 @@ pub struct Site {
 
 impl Site {
     pub fn bare(span: Span) -> Site {
-        Site { span, args: Vec::new() }
+        Site {
+            span,
+            args: Vec::new(),
+        }
     }
 
     /// The span of argument `i`, or the whole call when it is not known.
@@ -78,10 +81,16 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    pub const TOP: Ctx = Ctx { tail: false, in_loop: false };
+    pub const TOP: Ctx = Ctx {
+        tail: false,
+        in_loop: false,
+    };
 
     pub fn not_tail(self) -> Ctx {
-        Ctx { tail: false, ..self }
+        Ctx {
+            tail: false,
+            ..self
+        }
     }
 }
 
@@ -137,12 +146,15 @@ impl Interp {
 
     /// The source text of a span, as the user wrote it.
     pub fn text(&self, span: Span) -> &str {
-        self.sources.text(span.file).get(span.start as usize..span.end as usize).unwrap_or("")
+        self.sources
+            .text(span.file)
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
     }
 
     /// Evaluates one top-level form; a failed `def` poisons its name so
     /// later uses stay quiet.
-    pub fn eval_top(&mut self, form: &Form) -> Result<Value, Option<Diagnostic>> {
+    pub fn eval_top(&mut self, form: &Form) -> Result<Value, Option<Box<Diagnostic>>> {
         match self.eval(form, &Env::default(), Ctx::TOP) {
             Ok(v) => Ok(v),
             Err(flow) => {
@@ -150,9 +162,9 @@ impl Interp {
                     self.define_here(name, Value::Poison);
                 }
                 match flow {
-                    Flow::Error(d) => Err(Some(*d)),
+                    Flow::Error(d) => Err(Some(d)),
                     Flow::Silent => Err(None),
-                    Flow::Recur(_, span) => Err(Some(recur_outside(span))),
+                    Flow::Recur(_, span) => Err(Some(Box::new(recur_outside(span)))),
                 }
             }
         }
@@ -189,9 +201,12 @@ impl Interp {
     fn enter(&mut self, span: Span) -> EvalResult<()> {
         if self.depth >= MAX_DEPTH {
             return Err(Flow::from(
-                Diagnostic::error("E-EVAL-007", format!("evaluation nested more than {MAX_DEPTH} levels deep"))
-                    .with_primary(span, "while evaluating this")
-                    .with_help("for long iterations use `loop` and `recur`, which do not nest"),
+                Diagnostic::error(
+                    "E-EVAL-007",
+                    format!("evaluation nested more than {MAX_DEPTH} levels deep"),
+                )
+                .with_primary(span, "while evaluating this")
+                .with_help("for long iterations use `loop` and `recur`, which do not nest"),
             ));
         }
         self.depth += 1;
@@ -199,12 +214,17 @@ impl Interp {
     }
 
     pub fn eval_all(&mut self, forms: &[Form], env: &Env, ctx: Ctx) -> EvalResult<Vec<Value>> {
-        forms.iter().map(|f| self.eval(f, env, ctx.not_tail())).collect()
+        forms
+            .iter()
+            .map(|f| self.eval(f, env, ctx.not_tail()))
+            .collect()
     }
 
     /// Evaluates a body: every form in order, the last one in `ctx`'s tail position.
     pub fn eval_body(&mut self, forms: &[Form], env: &Env, ctx: Ctx) -> EvalResult {
-        let Some((last, init)) = forms.split_last() else { return Ok(Value::Nil) };
+        let Some((last, init)) = forms.split_last() else {
+            return Ok(Value::Nil);
+        };
         for form in init {
             self.eval(form, env, ctx.not_tail())?;
         }
@@ -215,7 +235,8 @@ impl Interp {
         let head = &items[0];
         if let Some(name) = head.as_symbol() {
             if env.lookup(name).is_none() {
-                if let Some(result) = special::eval_special(self, name, form, &items[1..], env, ctx) {
+                if let Some(result) = special::eval_special(self, name, form, &items[1..], env, ctx)
+                {
                     return result;
                 }
             }
@@ -226,7 +247,10 @@ impl Interp {
             return self.eval(&expansion, env, ctx);
         }
         let args = self.eval_all(&items[1..], env, ctx)?;
-        let site = Site { span: form.span, args: items[1..].iter().map(|f| f.span).collect() };
+        let site = Site {
+            span: form.span,
+            args: items[1..].iter().map(|f| f.span).collect(),
+        };
         self.apply(&f, args, &site)
     }
 
@@ -238,15 +262,25 @@ impl Interp {
         result.to_form(span).ok_or_else(|| {
             error(
                 "E-EVAL-003",
-                format!("macro `{}` returned {}, which is not code", m.name.as_deref().unwrap_or("?"), result.type_name()),
+                format!(
+                    "macro `{}` returned {}, which is not code",
+                    m.name.as_deref().unwrap_or("?"),
+                    result.type_name()
+                ),
                 span,
             )
         })
     }
 
     fn lookup(&mut self, name: &str, span: Span, env: &Env) -> EvalResult {
-        let in_namespace = self.namespace.as_ref().and_then(|ns| self.globals.get(format!("{ns}/{name}").as_str()));
-        let found = env.lookup(name).or(in_namespace).or_else(|| self.globals.get(name));
+        let in_namespace = self
+            .namespace
+            .as_ref()
+            .and_then(|ns| self.globals.get(format!("{ns}/{name}").as_str()));
+        let found = env
+            .lookup(name)
+            .or(in_namespace)
+            .or_else(|| self.globals.get(name));
         match found {
             Some(Value::Poison) => Err(Flow::Silent),
             Some(v) => Ok(v.clone()),
@@ -307,7 +341,12 @@ impl Interp {
         }
     }
 
-    pub fn call_lambda(&mut self, lambda: &Rc<Lambda>, mut args: Vec<Value>, site: &Site) -> EvalResult {
+    pub fn call_lambda(
+        &mut self,
+        lambda: &Rc<Lambda>,
+        mut args: Vec<Value>,
+        site: &Site,
+    ) -> EvalResult {
         self.enter(site.span)?;
         let outer = std::mem::replace(&mut self.namespace, lambda.namespace.clone());
         let result = loop {
@@ -315,7 +354,14 @@ impl Interp {
                 Ok(env) => env,
                 Err(e) => break Err(e),
             };
-            match self.eval_body(&lambda.body, &env, Ctx { tail: true, in_loop: true }) {
+            match self.eval_body(
+                &lambda.body,
+                &env,
+                Ctx {
+                    tail: true,
+                    in_loop: true,
+                },
+            ) {
                 Err(Flow::Recur(next, _)) => args = next,
                 other => break other,
             }
@@ -326,7 +372,10 @@ impl Interp {
             // A mistake inside library code also points at the user's call.
             (Err(Flow::Error(mut d)), Some(ns)) if self.namespace.is_none() => {
                 let name = lambda.name.as_deref().unwrap_or("fn");
-                d.secondary.push(diag::Label { span: site.span, message: format!("in this call of `{ns}/{name}`") });
+                d.secondary.push(diag::Label {
+                    span: site.span,
+                    message: format!("in this call of `{ns}/{name}`"),
+                });
                 Err(Flow::Error(d))
             }
             (result, _) => result,
@@ -345,3 +394,6 @@ pub fn recur_outside(span: Span) -> Diagnostic {
         .with_primary(span, "nothing to recur to")
         .with_help("`recur` restarts the innermost `loop` or function, from its tail position")
 }
+
+#[cfg(test)]
+mod tests;

@@ -66,7 +66,7 @@ impl Session {
         for form in &read.forms {
             match self.interp.eval_top(form) {
                 Ok(v) => values.push(v),
-                Err(Some(d)) => diagnostics.push(d),
+                Err(Some(d)) => diagnostics.push(*d),
                 Err(None) => {}
             }
         }

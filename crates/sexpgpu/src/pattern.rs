@@ -21,7 +21,10 @@ pub fn parse_params(form: &Form) -> Result<Params, Span> {
     if all.is_some() {
         return Err(form.span);
     }
-    Ok(Params { fixed, rest: rest.map(|r| *r) })
+    Ok(Params {
+        fixed,
+        rest: rest.map(|r| *r),
+    })
 }
 
 type SeqParts = (Vec<Pattern>, Option<Box<Pattern>>, Option<Rc<str>>);
@@ -39,7 +42,10 @@ fn parse_seq(items: &[Form], span: Span) -> Result<SeqParts, Span> {
                 i += 2;
             }
             FormKind::Keyword(k) if k == "as" => {
-                let name = items.get(i + 1).and_then(Form::as_symbol).ok_or(items[i].span)?;
+                let name = items
+                    .get(i + 1)
+                    .and_then(Form::as_symbol)
+                    .ok_or(items[i].span)?;
                 all = Some(Rc::from(name));
                 i += 2;
             }
@@ -84,30 +90,51 @@ fn parse_keys(items: &[Form], span: Span) -> Result<Pattern, Span> {
                     defaults.push((Rc::from(name), kv[1].clone()));
                 }
             }
-            (FormKind::Keyword(k), FormKind::Symbol(name)) if k == "as" => all = Some(Rc::from(name.as_str())),
+            (FormKind::Keyword(k), FormKind::Symbol(name)) if k == "as" => {
+                all = Some(Rc::from(name.as_str()))
+            }
             _ => return Err(pair[0].span.to(pair[1].span)),
         }
     }
     let _ = span;
-    Ok(Pattern::Keys { keys, defaults, all })
+    Ok(Pattern::Keys {
+        keys,
+        defaults,
+        all,
+    })
 }
 
 /// Binds a closure's parameters to `args`, checking the count.
-pub fn bind_params(interp: &mut Interp, lambda: &Rc<Lambda>, args: Vec<Value>, site: &Site) -> EvalResult<Env> {
+pub fn bind_params(
+    interp: &mut Interp,
+    lambda: &Rc<Lambda>,
+    args: Vec<Value>,
+    site: &Site,
+) -> EvalResult<Env> {
     let params = &lambda.params;
     let n = params.fixed.len();
-    let count_ok = if params.rest.is_some() { args.len() >= n } else { args.len() == n };
+    let count_ok = if params.rest.is_some() {
+        args.len() >= n
+    } else {
+        args.len() == n
+    };
     if !count_ok {
-        let name = lambda.name.as_deref().map_or("this function".to_string(), |n| format!("`{n}`"));
+        let name = lambda
+            .name
+            .as_deref()
+            .map_or("this function".to_string(), |n| format!("`{n}`"));
         let expected = match (n, params.rest.is_some()) {
             (1, false) => "1 argument".to_string(),
             (n, false) => format!("{n} arguments"),
             (n, true) => format!("at least {n} argument{}", if n == 1 { "" } else { "s" }),
         };
         return Err(Flow::from(
-            Diagnostic::error("E-EVAL-002", format!("{name} takes {expected}, got {}", args.len()))
-                .with_primary(site.span, "")
-                .with_secondary(lambda.span, "defined here"),
+            Diagnostic::error(
+                "E-EVAL-002",
+                format!("{name} takes {expected}, got {}", args.len()),
+            )
+            .with_primary(site.span, "")
+            .with_secondary(lambda.span, "defined here"),
         ));
     }
     let mut env = lambda.env.clone();
@@ -142,7 +169,13 @@ fn pairs_to_map(values: Vec<Value>) -> Value {
 }
 
 /// Binds `value` to `pattern` in front of `env`.
-pub fn bind_pattern(interp: &mut Interp, pattern: &Pattern, value: Value, env: &Env, span: Span) -> EvalResult<Env> {
+pub fn bind_pattern(
+    interp: &mut Interp,
+    pattern: &Pattern,
+    value: Value,
+    env: &Env,
+    span: Span,
+) -> EvalResult<Env> {
     match pattern {
         Pattern::Name(name) => Ok(env.bind(name.clone(), value)),
         Pattern::Seq { items, rest, all } => {
@@ -155,11 +188,21 @@ pub fn bind_pattern(interp: &mut Interp, pattern: &Pattern, value: Value, env: &
             };
             let mut env = env.clone();
             for (i, item) in items.iter().enumerate() {
-                env = bind_pattern(interp, item, seq.get(i).cloned().unwrap_or(Value::Nil), &env, span)?;
+                env = bind_pattern(
+                    interp,
+                    item,
+                    seq.get(i).cloned().unwrap_or(Value::Nil),
+                    &env,
+                    span,
+                )?;
             }
             if let Some(rest) = rest {
                 let tail: Vec<Value> = seq.iter().skip(items.len()).cloned().collect();
-                let tail = if tail.is_empty() { Value::Nil } else { Value::list(tail) };
+                let tail = if tail.is_empty() {
+                    Value::Nil
+                } else {
+                    Value::list(tail)
+                };
                 env = bind_pattern(interp, rest, tail, &env, span)?;
             }
             if let Some(all) = all {
@@ -167,7 +210,11 @@ pub fn bind_pattern(interp: &mut Interp, pattern: &Pattern, value: Value, env: &
             }
             Ok(env)
         }
-        Pattern::Keys { keys, defaults, all } => {
+        Pattern::Keys {
+            keys,
+            defaults,
+            all,
+        } => {
             if !matches!(value, Value::Map(_) | Value::Nil) {
                 return Err(crate::eval::error(
                     "E-EVAL-003",

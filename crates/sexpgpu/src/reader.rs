@@ -52,7 +52,14 @@ pub struct ReadResult {
 
 /// Reads every top-level form of `text`, whose spans refer to `file`.
 pub fn read(file: FileId, text: &str) -> ReadResult {
-    let mut reader = Reader { file, text, pos: 0, diagnostics: Vec::new(), open: Vec::new(), reached_end: false };
+    let mut reader = Reader {
+        file,
+        text,
+        pos: 0,
+        diagnostics: Vec::new(),
+        open: Vec::new(),
+        reached_end: false,
+    };
     let mut forms = Vec::new();
     loop {
         reader.skip_trivia();
@@ -63,7 +70,10 @@ pub fn read(file: FileId, text: &str) -> ReadResult {
             forms.push(form);
         }
     }
-    ReadResult { forms, diagnostics: reader.diagnostics }
+    ReadResult {
+        forms,
+        diagnostics: reader.diagnostics,
+    }
 }
 
 struct Reader<'a> {
@@ -100,7 +110,8 @@ impl<'a> Reader<'a> {
     }
 
     fn error(&mut self, code: &str, message: String, span: Span, label: &str) -> &mut Diagnostic {
-        self.diagnostics.push(Diagnostic::error(code, message).with_primary(span, label));
+        self.diagnostics
+            .push(Diagnostic::error(code, message).with_primary(span, label));
         self.diagnostics.last_mut().expect("just pushed")
     }
 
@@ -128,7 +139,12 @@ impl<'a> Reader<'a> {
             ')' | ']' | '}' => {
                 self.pos += 1;
                 let span = self.span(start, start + 1);
-                self.error("E-READ-002", format!("unexpected `{c}`"), span, "nothing to close here");
+                self.error(
+                    "E-READ-002",
+                    format!("unexpected `{c}`"),
+                    span,
+                    "nothing to close here",
+                );
                 None
             }
             '"' => self.read_string(),
@@ -160,7 +176,7 @@ impl<'a> Reader<'a> {
             '(' => FormKind::List(items),
             '[' => FormKind::Vector(items),
             _ => {
-                if items.len() % 2 != 0 {
+                if !items.len().is_multiple_of(2) {
                     self.error(
                         "E-READ-007",
                         "a map needs an even number of forms".to_string(),
@@ -187,9 +203,14 @@ impl<'a> Reader<'a> {
                 }
                 self.reached_end = true;
                 let span = self.span(start, start + 1);
-                self.error("E-READ-001", format!("unclosed `{open}`"), span, "opened here")
-                    .help
-                    .push(format!("add `{close}` where the form should end"));
+                self.error(
+                    "E-READ-001",
+                    format!("unclosed `{open}`"),
+                    span,
+                    "opened here",
+                )
+                .help
+                .push(format!("add `{close}` where the form should end"));
                 return None;
             };
             if c == close {
@@ -280,9 +301,14 @@ impl<'a> Reader<'a> {
         match self.peek() {
             None | Some(')' | ']' | '}') => {
                 let text = &self.text[start..start + len];
-                self.error("E-READ-008", format!("expected a form after `{text}`"), prefix, "")
-                    .help
-                    .push(format!("`{text}` applies to the form right after it"));
+                self.error(
+                    "E-READ-008",
+                    format!("expected a form after `{text}`"),
+                    prefix,
+                    "",
+                )
+                .help
+                .push(format!("`{text}` applies to the form right after it"));
                 None
             }
             Some(_) => {
@@ -303,9 +329,14 @@ impl<'a> Reader<'a> {
             let Some(c) = self.peek() else {
                 self.reached_end = true;
                 let span = self.span(start, start + 1);
-                self.error("E-READ-005", "unterminated string".to_string(), span, "starts here")
-                    .help
-                    .push("close it with `\"`".to_string());
+                self.error(
+                    "E-READ-005",
+                    "unterminated string".to_string(),
+                    span,
+                    "starts here",
+                )
+                .help
+                .push("close it with `\"`".to_string());
                 return None;
             };
             let at = self.pos;
@@ -349,9 +380,14 @@ impl<'a> Reader<'a> {
             }
         }
         let span = self.span(at, self.pos);
-        self.error("E-READ-006", format!("unknown escape `\\{c}` in a string"), span, "")
-            .help
-            .push("known escapes: \\n \\t \\r \\0 \\\\ \\\" \\uXXXX".to_string());
+        self.error(
+            "E-READ-006",
+            format!("unknown escape `\\{c}` in a string"),
+            span,
+            "",
+        )
+        .help
+        .push("known escapes: \\n \\t \\r \\0 \\\\ \\\" \\uXXXX".to_string());
         None
     }
 
@@ -398,14 +434,22 @@ impl<'a> Reader<'a> {
                 "not SexpGPU syntax",
             )
             .help
-            .push("SexpGPU reads lists, vectors, maps, strings, numbers, keywords, symbols and `'`".into());
+            .push(
+                "SexpGPU reads lists, vectors, maps, strings, numbers, keywords, symbols and `'`"
+                    .into(),
+            );
             return None;
         }
         if let Some(name) = token.strip_prefix(':') {
             if name.is_empty() || name.starts_with(':') || name.ends_with('/') {
-                self.error("E-READ-010", format!("`{token}` is not a keyword"), span, "")
-                    .help
-                    .push("a keyword is a colon and a name, like `:axes`".into());
+                self.error(
+                    "E-READ-010",
+                    format!("`{token}` is not a keyword"),
+                    span,
+                    "",
+                )
+                .help
+                .push("a keyword is a colon and a name, like `:axes`".into());
                 return None;
             }
             return Some(FormKind::Keyword(name.to_string()));
@@ -426,9 +470,14 @@ impl<'a> Reader<'a> {
             if let Ok(n) = token.parse::<i64>() {
                 return Some(FormKind::Int(n));
             }
-            self.error("E-READ-004", format!("integer `{token}` does not fit in 64 bits"), span, "")
-                .help
-                .push("write it as a float, like `1e19`".into());
+            self.error(
+                "E-READ-004",
+                format!("integer `{token}` does not fit in 64 bits"),
+                span,
+                "",
+            )
+            .help
+            .push("write it as a float, like `1e19`".into());
             return None;
         }
         if is_float_syntax(digits) {
@@ -436,9 +485,14 @@ impl<'a> Reader<'a> {
                 return Some(FormKind::Float(x));
             }
         }
-        self.error("E-READ-004", format!("malformed number `{token}`"), span, "")
-            .help
-            .push("numbers look like `42`, `-3`, `0.5` or `1e-3`".into());
+        self.error(
+            "E-READ-004",
+            format!("malformed number `{token}`"),
+            span,
+            "",
+        )
+        .help
+        .push("numbers look like `42`, `-3`, `0.5` or `1e-3`".into());
         None
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::env::Env;
 use crate::eval::{error, recur_outside, Ctx, EvalResult, Flow, Interp};
-use crate::pattern::{parse_params, parse_pattern, bind_pattern};
+use crate::pattern::{bind_pattern, parse_params, parse_pattern};
 use crate::reader::{Form, FormKind};
 use crate::value::{Lambda, Value};
 use diag::{Diagnostic, Span};
@@ -13,14 +13,36 @@ use std::rc::Rc;
 
 /// Every special form's name (for suggestions and `explain`).
 pub const NAMES: &[&str] = &[
-    "def", "defn", "defmacro", "fn", "lambda", "let", "if", "when", "when-not", "cond", "do", "quote",
-    "quasiquote", "unquote", "unquote-splicing", "and", "or", "loop", "recur", "require", "defgraph",
-    "->", "->>",
+    "def",
+    "defn",
+    "defmacro",
+    "fn",
+    "lambda",
+    "let",
+    "if",
+    "when",
+    "when-not",
+    "cond",
+    "do",
+    "quote",
+    "quasiquote",
+    "unquote",
+    "unquote-splicing",
+    "and",
+    "or",
+    "loop",
+    "recur",
+    "require",
+    "defgraph",
+    "->",
+    "->>",
 ];
 
 /// The name a top-level definition form defines, so a failed one can be poisoned.
 pub fn defined_name(form: &Form) -> Option<&str> {
-    let FormKind::List(items) = &form.kind else { return None };
+    let FormKind::List(items) = &form.kind else {
+        return None;
+    };
     match items.first()?.as_symbol()? {
         "def" | "defn" | "defmacro" | "defgraph" => items.get(1)?.as_symbol(),
         _ => None,
@@ -63,7 +85,9 @@ pub fn eval_special(
         "do" => interp.eval_body(args, env, ctx),
         "def" => def(interp, args, env, span),
         "defn" | "defmacro" => defn(interp, name, args, env, span),
-        "fn" | "lambda" => make_lambda(interp, name, None, args, env, span).map(|l| Value::Fn(Rc::new(l))),
+        "fn" | "lambda" => {
+            make_lambda(interp, name, None, args, env, span).map(|l| Value::Fn(Rc::new(l)))
+        }
         "let" => let_form(interp, args, env, ctx, span),
         "if" => if_form(interp, args, env, ctx, span),
         "when" | "when-not" => when(interp, name == "when", args, env, ctx, span),
@@ -102,10 +126,15 @@ fn def(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult 
     let (name, value) = match args {
         [name] => (name, None),
         [name, value] => (name, Some(value)),
-        [name, Form { kind: FormKind::Str(_), .. }, value] => (name, Some(value)),
+        [name, Form {
+            kind: FormKind::Str(_),
+            ..
+        }, value] => (name, Some(value)),
         _ => return Err(malformed("def", usage, span)),
     };
-    let Some(name) = name.as_symbol() else { return Err(malformed("def", usage, name.span)) };
+    let Some(name) = name.as_symbol() else {
+        return Err(malformed("def", usage, name.span));
+    };
     let value = match value {
         Some(form) => interp.eval(form, env, Ctx::TOP)?,
         None => Value::Nil,
@@ -116,38 +145,83 @@ fn def(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult 
 
 fn defn(interp: &mut Interp, which: &str, args: &[Form], env: &Env, span: Span) -> EvalResult {
     let usage = format!("({which} name (params...) body...)");
-    let Some((name, rest)) = args.split_first() else { return Err(malformed(which, &usage, span)) };
-    let Some(name) = name.as_symbol() else { return Err(malformed(which, &usage, name.span)) };
+    let Some((name, rest)) = args.split_first() else {
+        return Err(malformed(which, &usage, span));
+    };
+    let Some(name) = name.as_symbol() else {
+        return Err(malformed(which, &usage, name.span));
+    };
     // A docstring before the parameters is allowed and ignored.
     let rest = match rest {
-        [Form { kind: FormKind::Str(_), .. }, more @ ..] if !more.is_empty() => more,
+        [Form {
+            kind: FormKind::Str(_),
+            ..
+        }, more @ ..]
+            if !more.is_empty() =>
+        {
+            more
+        }
         _ => rest,
     };
     let lambda = Rc::new(make_lambda(interp, which, Some(name), rest, env, span)?);
-    let value = if which == "defmacro" { Value::Macro(lambda) } else { Value::Fn(lambda) };
+    let value = if which == "defmacro" {
+        Value::Macro(lambda)
+    } else {
+        Value::Fn(lambda)
+    };
     interp.define_here(name, value);
     Ok(Value::symbol(name))
 }
 
 /// `(fn name? (params) body...)`; `which` names the form for messages.
-pub fn make_lambda(interp: &Interp, which: &str, name: Option<&str>, args: &[Form], env: &Env, span: Span) -> EvalResult<Lambda> {
+pub fn make_lambda(
+    interp: &Interp,
+    which: &str,
+    name: Option<&str>,
+    args: &[Form],
+    env: &Env,
+    span: Span,
+) -> EvalResult<Lambda> {
     let usage = format!("({which} (params...) body...)");
     let (name, args) = match args {
-        [Form { kind: FormKind::Symbol(n), .. }, rest @ ..] if name.is_none() => (Some(n.as_str()), rest),
+        [Form {
+            kind: FormKind::Symbol(n),
+            ..
+        }, rest @ ..]
+            if name.is_none() =>
+        {
+            (Some(n.as_str()), rest)
+        }
         _ => (name, args),
     };
-    let Some((params, body)) = args.split_first() else { return Err(malformed(which, &usage, span)) };
+    let Some((params, body)) = args.split_first() else {
+        return Err(malformed(which, &usage, span));
+    };
     let params = parse_params(params).map_err(|s| malformed(which, &usage, s))?;
     let namespace = interp.namespace.clone();
-    Ok(Lambda { name: name.map(Rc::from), params, body: Rc::from(body), env: env.clone(), span, namespace })
+    Ok(Lambda {
+        name: name.map(Rc::from),
+        params,
+        body: Rc::from(body),
+        env: env.clone(),
+        span,
+        namespace,
+    })
 }
 
 fn let_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
     let usage = "(let [name value ...] body...)";
-    let Some((Form { kind: FormKind::Vector(bindings), .. }, body)) = args.split_first() else {
+    let Some((
+        Form {
+            kind: FormKind::Vector(bindings),
+            ..
+        },
+        body,
+    )) = args.split_first()
+    else {
         return Err(malformed("let", usage, span));
     };
-    if bindings.len() % 2 != 0 {
+    if !bindings.len().is_multiple_of(2) {
         return Err(malformed("let", usage, args[0].span));
     }
     let mut env = env.clone();
@@ -174,7 +248,14 @@ fn if_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) 
     }
 }
 
-fn when(interp: &mut Interp, wanted: bool, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+fn when(
+    interp: &mut Interp,
+    wanted: bool,
+    args: &[Form],
+    env: &Env,
+    ctx: Ctx,
+    span: Span,
+) -> EvalResult {
     let name = if wanted { "when" } else { "when-not" };
     let Some((test, body)) = args.split_first() else {
         return Err(malformed(name, &format!("({name} test body...)"), span));
@@ -187,7 +268,7 @@ fn when(interp: &mut Interp, wanted: bool, args: &[Form], env: &Env, ctx: Ctx, s
 }
 
 fn cond(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
-    if args.len() % 2 != 0 {
+    if !args.len().is_multiple_of(2) {
         return Err(malformed("cond", "(cond test value ... :else value)", span));
     }
     for pair in args.chunks(2) {
@@ -201,7 +282,11 @@ fn cond(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> 
 fn and_or(interp: &mut Interp, is_and: bool, args: &[Form], env: &Env, ctx: Ctx) -> EvalResult {
     let mut last = Value::Bool(is_and);
     for (i, form) in args.iter().enumerate() {
-        let inner = if i + 1 == args.len() { ctx } else { ctx.not_tail() };
+        let inner = if i + 1 == args.len() {
+            ctx
+        } else {
+            ctx.not_tail()
+        };
         last = interp.eval(form, env, inner)?;
         if i + 1 < args.len() && truth_of(&last, form.span)? != is_and {
             return Ok(last);
@@ -212,10 +297,17 @@ fn and_or(interp: &mut Interp, is_and: bool, args: &[Form], env: &Env, ctx: Ctx)
 
 fn loop_form(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult {
     let usage = "(loop [name init ...] body...)";
-    let Some((Form { kind: FormKind::Vector(bindings), .. }, body)) = args.split_first() else {
+    let Some((
+        Form {
+            kind: FormKind::Vector(bindings),
+            ..
+        },
+        body,
+    )) = args.split_first()
+    else {
         return Err(malformed("loop", usage, span));
     };
-    if bindings.len() % 2 != 0 {
+    if !bindings.len().is_multiple_of(2) {
         return Err(malformed("loop", usage, args[0].span));
     }
     let mut patterns = Vec::new();
@@ -233,12 +325,23 @@ fn loop_form(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         for (pattern, value) in patterns.iter().zip(values) {
             body_env = bind_pattern(interp, pattern, value, &body_env, span)?;
         }
-        match interp.eval_body(body, &body_env, Ctx { tail: true, in_loop: true }) {
+        match interp.eval_body(
+            body,
+            &body_env,
+            Ctx {
+                tail: true,
+                in_loop: true,
+            },
+        ) {
             Err(Flow::Recur(next, recur_span)) => {
                 if next.len() != patterns.len() {
                     return Err(error(
                         "E-EVAL-002",
-                        format!("`recur` gives {} values to a `loop` of {} bindings", next.len(), patterns.len()),
+                        format!(
+                            "`recur` gives {} values to a `loop` of {} bindings",
+                            next.len(),
+                            patterns.len()
+                        ),
                         recur_span,
                     ));
                 }
@@ -328,7 +431,10 @@ fn quasiquote(interp: &mut Interp, form: &Form, env: &Env) -> EvalResult {
         FormKind::Vector(items) => Ok(Value::vector(expand_items(interp, items)?)),
         FormKind::Map(items) => {
             let flat = expand_items(interp, items)?;
-            let pairs = flat.chunks(2).filter(|kv| kv.len() == 2).map(|kv| (kv[0].clone(), kv[1].clone()));
+            let pairs = flat
+                .chunks(2)
+                .filter(|kv| kv.len() == 2)
+                .map(|kv| (kv[0].clone(), kv[1].clone()));
             Ok(Value::Map(Rc::new(pairs.collect())))
         }
         _ => Ok(Value::from_form(form)),

@@ -39,9 +39,17 @@ pub struct Params {
 pub enum Pattern {
     Name(Rc<str>),
     /// `[a b & more :as all]`
-    Seq { items: Vec<Pattern>, rest: Option<Box<Pattern>>, all: Option<Rc<str>> },
+    Seq {
+        items: Vec<Pattern>,
+        rest: Option<Box<Pattern>>,
+        all: Option<Rc<str>>,
+    },
     /// `{:keys [a b] :or {b 1} :as m}`
-    Keys { keys: Vec<Rc<str>>, defaults: Vec<(Rc<str>, Form)>, all: Option<Rc<str>> },
+    Keys {
+        keys: Vec<Rc<str>>,
+        defaults: Vec<(Rc<str>, Form)>,
+        all: Option<Rc<str>>,
+    },
 }
 
 #[derive(Clone)]
@@ -123,9 +131,11 @@ impl Value {
         match self {
             Value::Nil => Some(Vec::new()),
             Value::List(xs) | Value::Vector(xs) => Some(xs.to_vec()),
-            Value::Map(m) => {
-                Some(m.iter().map(|(k, v)| Value::vector(vec![k.clone(), v.clone()])).collect())
-            }
+            Value::Map(m) => Some(
+                m.iter()
+                    .map(|(k, v)| Value::vector(vec![k.clone(), v.clone()]))
+                    .collect(),
+            ),
             Value::Str(s) => Some(s.chars().map(|c| Value::str(&c.to_string())).collect()),
             _ => None,
         }
@@ -174,7 +184,11 @@ impl Value {
     /// Data as code, for macro expansion: every piece gets `span`, the macro
     /// call's place. `None` for values that are not code (functions, tensors).
     pub fn to_form(&self, span: Span) -> Option<Form> {
-        let all = |xs: &[Value]| xs.iter().map(|x| x.to_form(span)).collect::<Option<Vec<_>>>();
+        let all = |xs: &[Value]| {
+            xs.iter()
+                .map(|x| x.to_form(span))
+                .collect::<Option<Vec<_>>>()
+        };
         let kind = match self {
             Value::Nil => FormKind::Nil,
             Value::Bool(b) => FormKind::Bool(*b),

@@ -25,7 +25,9 @@ pub static TABLE: &[Builtin] = table! {
 };
 
 fn seq_arg(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Vec<Value>> {
-    args[i].as_seq().ok_or_else(|| wrong_type(name, "a list, vector or map", &args[i], site, i))
+    args[i]
+        .as_seq()
+        .ok_or_else(|| wrong_type(name, "a list, vector or map", &args[i], site, i))
 }
 
 fn list(_: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
@@ -42,8 +44,12 @@ fn vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn hash_map(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    if args.len() % 2 != 0 {
-        return Err(error("E-EVAL-002", "`hash-map` takes keys and values in pairs", site.span));
+    if !args.len().is_multiple_of(2) {
+        return Err(error(
+            "E-EVAL-002",
+            "`hash-map` takes keys and values in pairs",
+            site.span,
+        ));
     }
     let mut map = Vec::new();
     for kv in args.chunks(2) {
@@ -64,12 +70,18 @@ fn count(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn first(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("first", site, &args, 1, Some(1))?;
-    Ok(seq_arg("first", &args, site, 0)?.into_iter().next().unwrap_or(Value::Nil))
+    Ok(seq_arg("first", &args, site, 0)?
+        .into_iter()
+        .next()
+        .unwrap_or(Value::Nil))
 }
 
 fn second(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("second", site, &args, 1, Some(1))?;
-    Ok(seq_arg("second", &args, site, 0)?.into_iter().nth(1).unwrap_or(Value::Nil))
+    Ok(seq_arg("second", &args, site, 0)?
+        .into_iter()
+        .nth(1)
+        .unwrap_or(Value::Nil))
 }
 
 fn last(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -79,19 +91,35 @@ fn last(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn rest(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("rest", site, &args, 1, Some(1))?;
-    Ok(Value::list(seq_arg("rest", &args, site, 0)?.into_iter().skip(1).collect()))
+    Ok(Value::list(
+        seq_arg("rest", &args, site, 0)?
+            .into_iter()
+            .skip(1)
+            .collect(),
+    ))
 }
 
 fn next(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("next", site, &args, 1, Some(1))?;
-    let tail: Vec<Value> = seq_arg("next", &args, site, 0)?.into_iter().skip(1).collect();
-    Ok(if tail.is_empty() { Value::Nil } else { Value::list(tail) })
+    let tail: Vec<Value> = seq_arg("next", &args, site, 0)?
+        .into_iter()
+        .skip(1)
+        .collect();
+    Ok(if tail.is_empty() {
+        Value::Nil
+    } else {
+        Value::list(tail)
+    })
 }
 
 fn seq(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("seq", site, &args, 1, Some(1))?;
     let items = seq_arg("seq", &args, site, 0)?;
-    Ok(if items.is_empty() { Value::Nil } else { Value::list(items) })
+    Ok(if items.is_empty() {
+        Value::Nil
+    } else {
+        Value::list(items)
+    })
 }
 
 fn cons(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -140,9 +168,18 @@ fn nth(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         Some(v) => Ok(v.clone()),
         None if args.len() == 3 => Ok(args[2].clone()),
         None => Err(Flow::from(
-            Diagnostic::error("E-EVAL-010", format!("index {i} out of range for {} of {} elements", args[0].type_name(), items.len()))
-                .with_primary(site.arg(1), "")
-                .with_help("pass a default as a third argument to get it instead: `(nth xs i default)`"),
+            Diagnostic::error(
+                "E-EVAL-010",
+                format!(
+                    "index {i} out of range for {} of {} elements",
+                    args[0].type_name(),
+                    items.len()
+                ),
+            )
+            .with_primary(site.arg(1), "")
+            .with_help(
+                "pass a default as a third argument to get it instead: `(nth xs i default)`",
+            ),
         )),
     }
 }
@@ -150,7 +187,9 @@ fn nth(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn lookup(coll: &Value, key: &Value) -> Option<Value> {
     match (coll, key) {
         (Value::Map(_), _) => coll.map_get(key),
-        (Value::Vector(xs), Value::Int(i)) => usize::try_from(*i).ok().and_then(|i| xs.get(i).cloned()),
+        (Value::Vector(xs), Value::Int(i)) => {
+            usize::try_from(*i).ok().and_then(|i| xs.get(i).cloned())
+        }
         _ => None,
     }
 }
@@ -173,8 +212,12 @@ fn get_in(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn assoc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    if args.len() < 3 || args.len() % 2 == 0 {
-        return Err(error("E-EVAL-002", "`assoc` takes a collection, then keys and values in pairs", site.span));
+    if args.len() < 3 || args.len().is_multiple_of(2) {
+        return Err(error(
+            "E-EVAL-002",
+            "`assoc` takes a collection, then keys and values in pairs",
+            site.span,
+        ));
     }
     match &args[0] {
         Value::Map(_) | Value::Nil => {
@@ -194,8 +237,15 @@ fn assoc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
                     Value::Int(i) if *i >= 0 && (*i as usize) <= items.len() => *i as usize,
                     other => {
                         return Err(Flow::from(
-                            Diagnostic::error("E-EVAL-010", format!("`assoc` index `{}` out of range for a vector of {} elements", short(other), items.len()))
-                                .with_primary(site.arg(1 + 2 * pair_index), ""),
+                            Diagnostic::error(
+                                "E-EVAL-010",
+                                format!(
+                                    "`assoc` index `{}` out of range for a vector of {} elements",
+                                    short(other),
+                                    items.len()
+                                ),
+                            )
+                            .with_primary(site.arg(1 + 2 * pair_index), ""),
                         ))
                     }
                 };
@@ -214,7 +264,12 @@ fn assoc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn dissoc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("dissoc", site, &args, 1, None)?;
     match &args[0] {
-        Value::Map(m) => Ok(Value::Map(Rc::new(m.iter().filter(|(k, _)| !args[1..].contains(k)).cloned().collect()))),
+        Value::Map(m) => Ok(Value::Map(Rc::new(
+            m.iter()
+                .filter(|(k, _)| !args[1..].contains(k))
+                .cloned()
+                .collect(),
+        ))),
         Value::Nil => Ok(Value::Nil),
         other => Err(wrong_type("dissoc", "a map", other, site, 0)),
     }
@@ -224,7 +279,9 @@ fn merge(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let mut map = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         match arg {
-            Value::Map(m) => m.iter().for_each(|(k, v)| map_insert(&mut map, k.clone(), v.clone())),
+            Value::Map(m) => m
+                .iter()
+                .for_each(|(k, v)| map_insert(&mut map, k.clone(), v.clone())),
             Value::Nil => {}
             other => return Err(wrong_type("merge", "maps", other, site, i)),
         }
@@ -260,11 +317,27 @@ fn call(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) -> EvalRe
     interp.apply(f, args, &Site::bare(site.span))
 }
 
-fn map_items(interp: &mut Interp, name: &str, site: &Site, args: &[Value]) -> EvalResult<Vec<Value>> {
+fn map_items(
+    interp: &mut Interp,
+    name: &str,
+    site: &Site,
+    args: &[Value],
+) -> EvalResult<Vec<Value>> {
     arity(name, site, args, 2, None)?;
-    let seqs = (1..args.len()).map(|i| seq_arg(name, args, site, i)).collect::<EvalResult<Vec<_>>>()?;
+    let seqs = (1..args.len())
+        .map(|i| seq_arg(name, args, site, i))
+        .collect::<EvalResult<Vec<_>>>()?;
     let n = seqs.iter().map(Vec::len).min().unwrap_or(0);
-    (0..n).map(|i| call(interp, &args[0], seqs.iter().map(|s| s[i].clone()).collect(), site)).collect()
+    (0..n)
+        .map(|i| {
+            call(
+                interp,
+                &args[0],
+                seqs.iter().map(|s| s[i].clone()).collect(),
+                site,
+            )
+        })
+        .collect()
 }
 
 fn map(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -315,15 +388,20 @@ fn reduce(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn too_large(name: &str, n: i64, site: &Site) -> Flow {
     Flow::from(
-        Diagnostic::error("E-EVAL-013", format!("`{name}` would make {n} elements, more than the host allows ({MAX_SEQ})"))
-            .with_primary(site.span, "")
-            .with_help("large data belongs in tensors: `(iota [n])`, `(zeros [n])`"),
+        Diagnostic::error(
+            "E-EVAL-013",
+            format!("`{name}` would make {n} elements, more than the host allows ({MAX_SEQ})"),
+        )
+        .with_primary(site.span, "")
+        .with_help("large data belongs in tensors: `(iota [n])`, `(zeros [n])`"),
     )
 }
 
 fn range(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("range", site, &args, 1, Some(3))?;
-    let ints = (0..args.len()).map(|i| int_arg("range", &args, site, i)).collect::<EvalResult<Vec<_>>>()?;
+    let ints = (0..args.len())
+        .map(|i| int_arg("range", &args, site, i))
+        .collect::<EvalResult<Vec<_>>>()?;
     let (start, end, step) = match ints[..] {
         [end] => (0, end, 1),
         [start, end] => (start, end, 1),
@@ -331,42 +409,71 @@ fn range(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         _ => unreachable!("arity checked"),
     };
     if step == 0 {
-        return Err(error("E-EVAL-009", "`range` with a step of zero never ends", site.arg(2)));
+        return Err(error(
+            "E-EVAL-009",
+            "`range` with a step of zero never ends",
+            site.arg(2),
+        ));
     }
     let n = ((end as i128 - start as i128) + (step as i128 - step.signum() as i128)) / step as i128;
     let n = n.max(0);
     if n > MAX_SEQ as i128 {
         return Err(too_large("range", n.min(i64::MAX as i128) as i64, site));
     }
-    Ok(Value::list((0..n as i64).map(|i| Value::Int(start + i * step)).collect()))
+    Ok(Value::list(
+        (0..n as i64)
+            .map(|i| Value::Int(start + i * step))
+            .collect(),
+    ))
 }
 
 fn take(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("take", site, &args, 2, Some(2))?;
     let n = int_arg("take", &args, site, 0)?.max(0) as usize;
-    Ok(Value::list(seq_arg("take", &args, site, 1)?.into_iter().take(n).collect()))
+    Ok(Value::list(
+        seq_arg("take", &args, site, 1)?
+            .into_iter()
+            .take(n)
+            .collect(),
+    ))
 }
 
 fn drop(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("drop", site, &args, 2, Some(2))?;
     let n = int_arg("drop", &args, site, 0)?.max(0) as usize;
-    Ok(Value::list(seq_arg("drop", &args, site, 1)?.into_iter().skip(n).collect()))
+    Ok(Value::list(
+        seq_arg("drop", &args, site, 1)?
+            .into_iter()
+            .skip(n)
+            .collect(),
+    ))
 }
 
 fn reverse(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("reverse", site, &args, 1, Some(1))?;
-    Ok(Value::list(seq_arg("reverse", &args, site, 0)?.into_iter().rev().collect()))
+    Ok(Value::list(
+        seq_arg("reverse", &args, site, 0)?
+            .into_iter()
+            .rev()
+            .collect(),
+    ))
 }
 
 fn sort(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("sort", site, &args, 1, Some(1))?;
     let mut items = seq_arg("sort", &args, site, 0)?;
-    if let Some(i) = items.iter().position(|v| !v.is_number() && !matches!(v, Value::Str(_))) {
+    if let Some(i) = items
+        .iter()
+        .position(|v| !v.is_number() && !matches!(v, Value::Str(_)))
+    {
         return Err(wrong_type("sort", "numbers or strings", &items[i], site, 0));
     }
     items.sort_by(|a, b| match (a, b) {
         (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        _ => a.as_f64().unwrap_or(f64::NAN).total_cmp(&b.as_f64().unwrap_or(f64::NAN)),
+        _ => a
+            .as_f64()
+            .unwrap_or(f64::NAN)
+            .total_cmp(&b.as_f64().unwrap_or(f64::NAN)),
     });
     Ok(Value::list(items))
 }
@@ -420,7 +527,10 @@ fn some(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn zipmap(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("zipmap", site, &args, 2, Some(2))?;
     let mut map = Vec::new();
-    for (k, v) in seq_arg("zipmap", &args, site, 0)?.into_iter().zip(seq_arg("zipmap", &args, site, 1)?) {
+    for (k, v) in seq_arg("zipmap", &args, site, 0)?
+        .into_iter()
+        .zip(seq_arg("zipmap", &args, site, 1)?)
+    {
         map_insert(&mut map, k, v);
     }
     Ok(Value::Map(Rc::new(map)))
@@ -437,7 +547,10 @@ fn repeat(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn not(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("not", site, &args, 1, Some(1))?;
-    Ok(Value::Bool(!crate::special::truth_of(&args[0], site.arg(0))?))
+    Ok(Value::Bool(!crate::special::truth_of(
+        &args[0],
+        site.arg(0),
+    )?))
 }
 
 fn update(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {

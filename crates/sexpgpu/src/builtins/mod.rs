@@ -21,7 +21,12 @@ static NUMBERS: &[Builtin] = table! {
 
 /// Registers every builtin and tensor operation as a global.
 pub fn install(interp: &mut Interp) {
-    for table in [NUMBERS, collections::TABLE, text::TABLE, crate::trace::ops::TABLE] {
+    for table in [
+        NUMBERS,
+        collections::TABLE,
+        text::TABLE,
+        crate::trace::ops::TABLE,
+    ] {
         for builtin in table {
             interp.define(builtin.name, Value::Builtin(builtin));
         }
@@ -46,7 +51,13 @@ pub fn map_insert(map: &mut Vec<(Value, Value)>, key: Value, value: Value) {
     }
 }
 
-pub fn arity(name: &str, site: &Site, args: &[Value], min: usize, max: Option<usize>) -> EvalResult<()> {
+pub fn arity(
+    name: &str,
+    site: &Site,
+    args: &[Value],
+    min: usize,
+    max: Option<usize>,
+) -> EvalResult<()> {
     let n = args.len();
     if n >= min && max.is_none_or(|m| n <= m) {
         return Ok(());
@@ -56,14 +67,21 @@ pub fn arity(name: &str, site: &Site, args: &[Value], min: usize, max: Option<us
         Some(m) => format!("{min} to {m} arguments"),
         None => format!("at least {min} argument{}", if min == 1 { "" } else { "s" }),
     };
-    Err(error("E-EVAL-002", format!("`{name}` takes {expected}, got {n}"), site.span))
+    Err(error(
+        "E-EVAL-002",
+        format!("`{name}` takes {expected}, got {n}"),
+        site.span,
+    ))
 }
 
 /// A wrong-type error pointing at argument `i`.
 pub fn wrong_type(name: &str, expected: &str, value: &Value, site: &Site, i: usize) -> Flow {
     Flow::from(
-        Diagnostic::error("E-EVAL-003", format!("`{name}` expects {expected}, got {}", value.type_name()))
-            .with_primary(site.arg(i), format!("this is `{}`", short(value))),
+        Diagnostic::error(
+            "E-EVAL-003",
+            format!("`{name}` expects {expected}, got {}", value.type_name()),
+        )
+        .with_primary(site.arg(i), format!("this is `{}`", short(value))),
     )
 }
 
@@ -89,9 +107,12 @@ fn num(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Num> {
         Value::Int(n) => Ok(Num::Int(*n)),
         Value::Float(x) => Ok(Num::Float(*x)),
         Value::HostTensor(_) => Err(Flow::from(
-            Diagnostic::error("E-EVAL-003", format!("`{name}` expects numbers, got a host tensor"))
-                .with_primary(site.arg(i), "")
-                .with_help("turn it into numbers with `(to-vec t)`, or compute inside a `defgraph`"),
+            Diagnostic::error(
+                "E-EVAL-003",
+                format!("`{name}` expects numbers, got a host tensor"),
+            )
+            .with_primary(site.arg(i), "")
+            .with_help("turn it into numbers with `(to-vec t)`, or compute inside a `defgraph`"),
         )),
         other => Err(wrong_type(name, "numbers", other, site, i)),
     }
@@ -143,14 +164,18 @@ fn add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
         return crate::trace::ops::arith(interp, "+", site, args);
     }
-    fold("+", &args, site, Num::Int(0), i64::checked_add, |a, b| a + b)
+    fold("+", &args, site, Num::Int(0), i64::checked_add, |a, b| {
+        a + b
+    })
 }
 
 fn mul(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
         return crate::trace::ops::arith(interp, "*", site, args);
     }
-    fold("*", &args, site, Num::Int(1), i64::checked_mul, |a, b| a * b)
+    fold("*", &args, site, Num::Int(1), i64::checked_mul, |a, b| {
+        a * b
+    })
 }
 
 fn sub(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -160,21 +185,37 @@ fn sub(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("-", site, &args, 1, None)?;
     if args.len() == 1 {
         return match num("-", &args, site, 0)? {
-            Num::Int(n) => n.checked_neg().map(Value::Int).ok_or_else(|| overflow("-", site)),
+            Num::Int(n) => n
+                .checked_neg()
+                .map(Value::Int)
+                .ok_or_else(|| overflow("-", site)),
             Num::Float(x) => Ok(Value::Float(-x)),
         };
     }
     let first = num("-", &args, site, 0)?;
-    let rest = fold("+", &args[1..], &shifted(site), Num::Int(0), i64::checked_add, |a, b| a + b)?;
+    let rest = fold(
+        "+",
+        &args[1..],
+        &shifted(site),
+        Num::Int(0),
+        i64::checked_add,
+        |a, b| a + b,
+    )?;
     match (first, rest) {
-        (Num::Int(a), Value::Int(b)) => a.checked_sub(b).map(Value::Int).ok_or_else(|| overflow("-", site)),
+        (Num::Int(a), Value::Int(b)) => a
+            .checked_sub(b)
+            .map(Value::Int)
+            .ok_or_else(|| overflow("-", site)),
         (a, b) => Ok(Value::Float(as_f64(a) - b.as_f64().unwrap_or(0.0))),
     }
 }
 
 /// The site of a call without its first argument.
 fn shifted(site: &Site) -> Site {
-    Site { span: site.span, args: site.args.iter().skip(1).copied().collect() }
+    Site {
+        span: site.span,
+        args: site.args.iter().skip(1).copied().collect(),
+    }
 }
 
 fn div(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -182,7 +223,11 @@ fn div(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         return crate::trace::ops::arith(interp, "/", site, args);
     }
     arity("/", site, &args, 1, None)?;
-    let mut acc = if args.len() == 1 { Num::Int(1) } else { num("/", &args, site, 0)? };
+    let mut acc = if args.len() == 1 {
+        Num::Int(1)
+    } else {
+        num("/", &args, site, 0)?
+    };
     let start = if args.len() == 1 { 0 } else { 1 };
     for i in start..args.len() {
         let d = num("/", &args, site, i)?;
@@ -204,13 +249,18 @@ fn div(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn inc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("inc", site, &args, 1, Some(1))?;
-    fold("inc", &args, site, Num::Int(1), i64::checked_add, |a, b| a + b)
+    fold("inc", &args, site, Num::Int(1), i64::checked_add, |a, b| {
+        a + b
+    })
 }
 
 fn dec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("dec", site, &args, 1, Some(1))?;
     match num("dec", &args, site, 0)? {
-        Num::Int(n) => n.checked_sub(1).map(Value::Int).ok_or_else(|| overflow("dec", site)),
+        Num::Int(n) => n
+            .checked_sub(1)
+            .map(Value::Int)
+            .ok_or_else(|| overflow("dec", site)),
         Num::Float(x) => Ok(Value::Float(x - 1.0)),
     }
 }
@@ -220,7 +270,8 @@ fn int_pair(name: &str, site: &Site, args: &[Value]) -> EvalResult<(Num, Num)> {
     let (a, b) = (num(name, args, site, 0)?, num(name, args, site, 1)?);
     if matches!(b, Num::Int(0)) || matches!(b, Num::Float(x) if x == 0.0) {
         return Err(Flow::from(
-            Diagnostic::error("E-EVAL-009", format!("`{name}` by zero")).with_primary(site.arg(1), "this is zero"),
+            Diagnostic::error("E-EVAL-009", format!("`{name}` by zero"))
+                .with_primary(site.arg(1), "this is zero"),
         ));
     }
     Ok((a, b))
@@ -228,11 +279,21 @@ fn int_pair(name: &str, site: &Site, args: &[Value]) -> EvalResult<(Num, Num)> {
 
 fn modulo(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     Ok(match int_pair("mod", site, &args)? {
-        (Num::Int(a), Num::Int(b)) => Value::Int(a.checked_rem(b).map_or(0, |r| if r != 0 && (r < 0) != (b < 0) { r + b } else { r })),
+        (Num::Int(a), Num::Int(b)) => Value::Int(a.checked_rem(b).map_or(0, |r| {
+            if r != 0 && (r < 0) != (b < 0) {
+                r + b
+            } else {
+                r
+            }
+        })),
         (a, b) => {
             let (a, b) = (as_f64(a), as_f64(b));
             let r = a % b;
-            Value::Float(if r != 0.0 && (r < 0.0) != (b < 0.0) { r + b } else { r })
+            Value::Float(if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            })
         }
     })
 }
@@ -246,7 +307,10 @@ fn rem(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn quot(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     match int_pair("quot", site, &args)? {
-        (Num::Int(a), Num::Int(b)) => a.checked_div(b).map(Value::Int).ok_or_else(|| overflow("quot", site)),
+        (Num::Int(a), Num::Int(b)) => a
+            .checked_div(b)
+            .map(Value::Int)
+            .ok_or_else(|| overflow("quot", site)),
         (a, b) => Ok(Value::Float((as_f64(a) / as_f64(b)).trunc())),
     }
 }
@@ -286,7 +350,10 @@ fn abs(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     }
     arity("abs", site, &args, 1, Some(1))?;
     match num("abs", &args, site, 0)? {
-        Num::Int(n) => n.checked_abs().map(Value::Int).ok_or_else(|| overflow("abs", site)),
+        Num::Int(n) => n
+            .checked_abs()
+            .map(Value::Int)
+            .ok_or_else(|| overflow("abs", site)),
         Num::Float(x) => Ok(Value::Float(x.abs())),
     }
 }
@@ -297,17 +364,29 @@ fn neg(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     }
     arity("neg", site, &args, 1, Some(1))?;
     match num("neg", &args, site, 0)? {
-        Num::Int(n) => n.checked_neg().map(Value::Int).ok_or_else(|| overflow("neg", site)),
+        Num::Int(n) => n
+            .checked_neg()
+            .map(Value::Int)
+            .ok_or_else(|| overflow("neg", site)),
         Num::Float(_) => Err(Flow::from(
-            Diagnostic::error("E-DIM-003", "`neg` takes a tensor or an integer, got a float")
-                .with_primary(site.arg(0), "")
-                .with_help("negate a float with `(- x)`"),
+            Diagnostic::error(
+                "E-DIM-003",
+                "`neg` takes a tensor or an integer, got a float",
+            )
+            .with_primary(site.arg(0), "")
+            .with_help("negate a float with `(- x)`"),
         )),
     }
 }
 
 /// Chains a numeric comparison over every adjacent pair, as Clojure does.
-fn compare(name: &'static str, interp: &mut Interp, site: &Site, args: Vec<Value>, ok: fn(f64, f64) -> bool) -> EvalResult {
+fn compare(
+    name: &'static str,
+    interp: &mut Interp,
+    site: &Site,
+    args: Vec<Value>,
+    ok: fn(f64, f64) -> bool,
+) -> EvalResult {
     if has_tensor(&args) {
         return crate::trace::ops::compare(interp, name, site, args);
     }
@@ -354,7 +433,13 @@ fn ne(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     Ok(Value::Bool(!args.windows(2).all(|w| w[0] == w[1])))
 }
 
-fn float_fn(name: &'static str, interp: &mut Interp, site: &Site, args: Vec<Value>, f: fn(f64) -> f64) -> EvalResult {
+fn float_fn(
+    name: &'static str,
+    interp: &mut Interp,
+    site: &Site,
+    args: Vec<Value>,
+    f: fn(f64) -> f64,
+) -> EvalResult {
     if has_tensor(&args) {
         return crate::trace::ops::unary(interp, name, site, args);
     }
@@ -378,9 +463,10 @@ fn pow(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     }
     arity("pow", site, &args, 2, Some(2))?;
     match (num("pow", &args, site, 0)?, num("pow", &args, site, 1)?) {
-        (Num::Int(a), Num::Int(b)) if (0..=u32::MAX as i64).contains(&b) => {
-            a.checked_pow(b as u32).map(Value::Int).ok_or_else(|| overflow("pow", site))
-        }
+        (Num::Int(a), Num::Int(b)) if (0..=u32::MAX as i64).contains(&b) => a
+            .checked_pow(b as u32)
+            .map(Value::Int)
+            .ok_or_else(|| overflow("pow", site)),
         (a, b) => Ok(Value::Float(as_f64(a).powf(as_f64(b)))),
     }
 }
@@ -412,7 +498,14 @@ fn float_to_int(name: &str, x: f64, site: &Site) -> EvalResult {
     if x.is_finite() && x.abs() < 9.2e18 {
         Ok(Value::Int(x as i64))
     } else {
-        Err(error("E-EVAL-009", format!("`{name}`: {} does not fit in a 64-bit integer", crate::value::format_float(x)), site.span))
+        Err(error(
+            "E-EVAL-009",
+            format!(
+                "`{name}`: {} does not fit in a 64-bit integer",
+                crate::value::format_float(x)
+            ),
+            site.span,
+        ))
     }
 }
 
@@ -429,7 +522,13 @@ fn to_float(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     Ok(Value::Float(as_f64(num("float", &args, site, 0)?)))
 }
 
-fn predicate(name: &str, site: &Site, args: &[Value], int: fn(i64) -> bool, float: fn(f64) -> bool) -> EvalResult {
+fn predicate(
+    name: &str,
+    site: &Site,
+    args: &[Value],
+    int: fn(i64) -> bool,
+    float: fn(f64) -> bool,
+) -> EvalResult {
     arity(name, site, args, 1, Some(1))?;
     Ok(Value::Bool(match num(name, args, site, 0)? {
         Num::Int(n) => int(n),

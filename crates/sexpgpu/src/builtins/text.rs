@@ -16,13 +16,20 @@ pub static TABLE: &[Builtin] = table! {
 };
 
 fn joined(args: &[Value], readably: bool, separator: &str) -> String {
-    let parts: Vec<String> = args.iter().map(|a| if readably { a.repr() } else { a.display() }).collect();
+    let parts: Vec<String> = args
+        .iter()
+        .map(|a| if readably { a.repr() } else { a.display() })
+        .collect();
     parts.join(separator)
 }
 
 fn str(_: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
     // `(str nil)` is "" in Clojure, while `(println nil)` prints "nil".
-    let parts: String = args.iter().filter(|a| !matches!(a, Value::Nil)).map(Value::display).collect();
+    let parts: String = args
+        .iter()
+        .filter(|a| !matches!(a, Value::Nil))
+        .map(Value::display)
+        .collect();
     Ok(Value::str(&parts))
 }
 
@@ -54,7 +61,13 @@ fn name(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         Value::Keyword(s) | Value::Symbol(s) | Value::Str(s) => {
             Ok(Value::str(s.rsplit_once('/').map_or(&**s, |(_, n)| n)))
         }
-        other => Err(wrong_type("name", "a keyword, symbol or string", other, site, 0)),
+        other => Err(wrong_type(
+            "name",
+            "a keyword, symbol or string",
+            other,
+            site,
+            0,
+        )),
     }
 }
 
@@ -76,18 +89,31 @@ fn symbol(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn subs(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("subs", site, &args, 2, Some(3))?;
-    let Value::Str(s) = &args[0] else { return Err(wrong_type("subs", "a string", &args[0], site, 0)) };
+    let Value::Str(s) = &args[0] else {
+        return Err(wrong_type("subs", "a string", &args[0], site, 0));
+    };
     let chars: Vec<char> = s.chars().collect();
     let start = int_arg("subs", &args, site, 1)?;
-    let end = if args.len() == 3 { int_arg("subs", &args, site, 2)? } else { chars.len() as i64 };
+    let end = if args.len() == 3 {
+        int_arg("subs", &args, site, 2)?
+    } else {
+        chars.len() as i64
+    };
     if start < 0 || end < start || end as usize > chars.len() {
         return Err(crate::eval::error(
             "E-EVAL-010",
-            format!("`subs` range {start}..{end} out of bounds for a string of {} characters", chars.len()),
+            format!(
+                "`subs` range {start}..{end} out of bounds for a string of {} characters",
+                chars.len()
+            ),
             site.span,
         ));
     }
-    Ok(Value::str(&chars[start as usize..end as usize].iter().collect::<String>()))
+    Ok(Value::str(
+        &chars[start as usize..end as usize]
+            .iter()
+            .collect::<String>(),
+    ))
 }
 
 thread_local! {
@@ -139,7 +165,9 @@ fn is_symbol(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
     test("symbol?", s, &a, |v| matches!(v, Value::Symbol(_)))
 }
 fn is_fn(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("fn?", s, &a, |v| matches!(v, Value::Fn(_) | Value::Builtin(_) | Value::Graph(_)))
+    test("fn?", s, &a, |v| {
+        matches!(v, Value::Fn(_) | Value::Builtin(_) | Value::Graph(_))
+    })
 }
 fn is_vector(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
     test("vector?", s, &a, |v| matches!(v, Value::Vector(_)))
@@ -151,10 +179,14 @@ fn is_map(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
     test("map?", s, &a, |v| matches!(v, Value::Map(_)))
 }
 fn is_coll(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("coll?", s, &a, |v| matches!(v, Value::List(_) | Value::Vector(_) | Value::Map(_)))
+    test("coll?", s, &a, |v| {
+        matches!(v, Value::List(_) | Value::Vector(_) | Value::Map(_))
+    })
 }
 fn is_tensor(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("tensor?", s, &a, |v| matches!(v, Value::Tensor(_) | Value::HostTensor(_)))
+    test("tensor?", s, &a, |v| {
+        matches!(v, Value::Tensor(_) | Value::HostTensor(_))
+    })
 }
 fn is_bool(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
     test("boolean?", s, &a, |v| matches!(v, Value::Bool(_)))

@@ -39,8 +39,15 @@ fn check(src: &str, expect: Expect) {
         out.push('\n');
     }
     for d in &result.diagnostics {
-        let span = d.primary.as_ref().map(|l| l.span).expect("reader errors have a place");
-        out.push_str(&format!("{}@{}..{}: {}\n", d.code, span.start, span.end, d.message));
+        let span = d
+            .primary
+            .as_ref()
+            .map(|l| l.span)
+            .expect("reader errors have a place");
+        out.push_str(&format!(
+            "{}@{}..{}: {}\n",
+            d.code, span.start, span.end, d.message
+        ));
     }
     expect.assert_eq(&out);
 }

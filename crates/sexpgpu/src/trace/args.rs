@@ -25,14 +25,27 @@ pub struct OpArgs {
 impl OpArgs {
     /// A keyword's value and its argument position (for spans).
     pub fn keyword(&self, name: &str) -> Option<(&Value, usize)> {
-        self.keywords.iter().find(|(k, _, _)| *k == name).map(|(_, v, i)| (v, *i))
+        self.keywords
+            .iter()
+            .find(|(k, _, _)| *k == name)
+            .map(|(_, v, i)| (v, *i))
     }
 }
 
 /// Splits `args` into exactly `positional` leading values and keyword pairs
 /// from `allowed`; anything else is `E-EVAL-002` or `E-EVAL-008`.
-pub fn split(op: &str, args: Vec<Value>, site: &Site, positional: usize, allowed: &[&'static str]) -> EvalResult<OpArgs> {
-    let noun = if positional == 1 { "argument" } else { "arguments" };
+pub fn split(
+    op: &str,
+    args: Vec<Value>,
+    site: &Site,
+    positional: usize,
+    allowed: &[&'static str],
+) -> EvalResult<OpArgs> {
+    let noun = if positional == 1 {
+        "argument"
+    } else {
+        "arguments"
+    };
     if args.len() < positional {
         let message = format!("`{op}` takes {positional} {noun}, got {}", args.len());
         return Err(crate::eval::error("E-EVAL-002", message, site.span));
@@ -44,8 +57,11 @@ pub fn split(op: &str, args: Vec<Value>, site: &Site, positional: usize, allowed
     while let Some(key) = args.next() {
         let span = site.arg(index);
         let Value::Keyword(name) = &key else {
-            let mut d = Diagnostic::error("E-EVAL-002", format!("`{op}` takes {positional} {noun}, got more"))
-                .with_primary(span, "one too many");
+            let mut d = Diagnostic::error(
+                "E-EVAL-002",
+                format!("`{op}` takes {positional} {noun}, got more"),
+            )
+            .with_primary(span, "one too many");
             if !allowed.is_empty() {
                 let list: Vec<String> = allowed.iter().map(|k| format!("`:{k}`")).collect();
                 d = d.with_help(format!("options are passed by keyword: {}", list.join(" ")));
@@ -57,28 +73,41 @@ pub fn split(op: &str, args: Vec<Value>, site: &Site, positional: usize, allowed
         };
         let Some(value) = args.next() else {
             return Err(Flow::from(
-                Diagnostic::error("E-EVAL-008", format!("keyword `:{name}` of `{op}` has no value"))
-                    .with_primary(span, "")
-                    .with_help(format!("write `:{name} value`")),
+                Diagnostic::error(
+                    "E-EVAL-008",
+                    format!("keyword `:{name}` of `{op}` has no value"),
+                )
+                .with_primary(span, "")
+                .with_help(format!("write `:{name} value`")),
             ));
         };
         if keywords.iter().any(|(k, _, _)| *k == known) {
-            return Err(crate::eval::error("E-EVAL-008", format!("keyword `:{name}` given twice to `{op}`"), span));
+            return Err(crate::eval::error(
+                "E-EVAL-008",
+                format!("keyword `:{name}` given twice to `{op}`"),
+                span,
+            ));
         }
         keywords.push((known, value, index + 1));
         index += 2;
     }
-    Ok(OpArgs { positional: positional_values, keywords })
+    Ok(OpArgs {
+        positional: positional_values,
+        keywords,
+    })
 }
 
 fn unknown_keyword(op: &str, name: &str, allowed: &[&str], span: Span) -> Flow {
-    let mut d = Diagnostic::error("E-EVAL-008", format!("`{op}` has no keyword `:{name}`")).with_primary(span, "unknown keyword");
+    let mut d = Diagnostic::error("E-EVAL-008", format!("`{op}` has no keyword `:{name}`"))
+        .with_primary(span, "unknown keyword");
     if allowed.is_empty() {
         d = d.with_note(format!("`{op}` takes no keywords"));
     } else {
         let list: Vec<String> = allowed.iter().map(|k| format!("`:{k}`")).collect();
         d = d.with_note(format!("`{op}` takes {}", list.join(" ")));
-        if let Some(best) = crate::codes::closest(name, allowed.iter().map(|k| std::rc::Rc::from(*k))) {
+        if let Some(best) =
+            crate::codes::closest(name, allowed.iter().map(|k| std::rc::Rc::from(*k)))
+        {
             d = d.with_help(format!("did you mean `:{best}`?"));
         }
     }
@@ -89,7 +118,10 @@ fn unknown_keyword(op: &str, name: &str, allowed: &[&str], span: Span) -> Flow {
 pub fn foreign(t: &Traced, what: &str, span: Span) -> Flow {
     Flow::from(
         Diagnostic::error("E-FLOW-002", "a tensor from another graph")
-            .with_primary(span, format!("{what} was traced in another graph ({})", t.describe()))
+            .with_primary(
+                span,
+                format!("{what} was traced in another graph ({})", t.describe()),
+            )
             .with_note("each graph is traced on its own; its tensors do not exist in the others")
             .with_help("recompute it here, or pass it in as an input"),
     )
@@ -97,20 +129,37 @@ pub fn foreign(t: &Traced, what: &str, span: Span) -> Flow {
 
 /// Argument `i` as a node of the graph being traced (`id`). Host tensors
 /// enter as constants; numbers and other values are `E-DIM-003`.
-pub fn tensor(graph: &mut Graph, id: u32, op: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<NodeId> {
+pub fn tensor(
+    graph: &mut Graph,
+    id: u32,
+    op: &str,
+    args: &[Value],
+    site: &Site,
+    i: usize,
+) -> EvalResult<NodeId> {
     match &args[i] {
         Value::Tensor(t) if t.graph == id => Ok(t.node),
         Value::Tensor(t) => Err(foreign(t, "this tensor", site.arg(i))),
         Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
         other => Err(Flow::from(
-            Diagnostic::error("E-DIM-003", format!("`{op}` expects a tensor, got {}", other.type_name()))
-                .with_primary(site.arg(i), format!("this is `{}`", short(other))),
+            Diagnostic::error(
+                "E-DIM-003",
+                format!("`{op}` expects a tensor, got {}", other.type_name()),
+            )
+            .with_primary(site.arg(i), format!("this is `{}`", short(other))),
         )),
     }
 }
 
 /// Argument `i` as a tensor or a plain number (the overloaded operations).
-pub fn operand(graph: &mut Graph, id: u32, op: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Operand> {
+pub fn operand(
+    graph: &mut Graph,
+    id: u32,
+    op: &str,
+    args: &[Value],
+    site: &Site,
+    i: usize,
+) -> EvalResult<Operand> {
     match &args[i] {
         Value::Int(n) => Ok(Operand::Number(Scalar::Int(*n))),
         Value::Float(x) => Ok(Operand::Number(Scalar::Float(*x))),
@@ -123,7 +172,10 @@ pub fn operand(graph: &mut Graph, id: u32, op: &str, args: &[Value], site: &Site
 pub fn shape_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<Shape> {
     let dims = ints_of(op, "a shape (a vector of integers)", value, site, i)?;
     let shape = Shape::from_i64(op, &dims).map_err(|e| op_error_at(e, site.arg(i)))?;
-    let numel = shape.dims().iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    let numel = shape
+        .dims()
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d));
     if numel.is_none_or(|n| n > MAX_ELEMENTS) {
         return Err(Flow::from(
             Diagnostic::error("E-DIM-001", format!("{op}: shape {shape} is too large"))
@@ -181,7 +233,13 @@ pub fn dtype_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<DT
                     .with_note("dtypes are `:f32` `:bf16` `:i32` `:i64` `:bool`"),
             )
         }),
-        other => Err(wrong_type(op, "a dtype keyword like `:f32`", other, site, i)),
+        other => Err(wrong_type(
+            op,
+            "a dtype keyword like `:f32`",
+            other,
+            site,
+            i,
+        )),
     }
 }
 
@@ -202,13 +260,22 @@ pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flo
         .enumerate()
         .filter_map(|(i, a)| match a {
             Value::Tensor(t) => Some(format!("`{}` {}", interp.text(site.arg(i)), t.describe())),
-            Value::HostTensor(t) => Some(format!("`{}` {} {}", interp.text(site.arg(i)), t.shape(), t.dtype())),
+            Value::HostTensor(t) => Some(format!(
+                "`{}` {} {}",
+                interp.text(site.arg(i)),
+                t.shape(),
+                t.dtype()
+            )),
             _ => None,
         })
         .collect();
     let mut d = Diagnostic::error(e.code(), e.message).with_primary(site.span, "");
     if !described.is_empty() {
-        let noun = if described.len() == 1 { "operand" } else { "operands" };
+        let noun = if described.len() == 1 {
+            "operand"
+        } else {
+            "operands"
+        };
         d = d.with_note(format!("{noun}: {}", described.join(", ")));
     }
     for note in e.notes {
@@ -218,12 +285,22 @@ pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flo
 }
 
 /// A `call` argument as a host tensor of the input's shape and dtype.
-pub fn host_tensor(value: &Value, name: &str, shape: &Shape, dtype: DType, site: &Site, i: usize) -> EvalResult<Tensor> {
+pub fn host_tensor(
+    value: &Value,
+    name: &str,
+    shape: &Shape,
+    dtype: DType,
+    site: &Site,
+    i: usize,
+) -> EvalResult<Tensor> {
     let span = site.arg(i);
     let mismatch = |got: String| {
         Flow::from(
-            Diagnostic::error("E-DIM-001", format!("call: input `{name}` is {shape} {dtype}, but the argument is {got}"))
-                .with_primary(span, ""),
+            Diagnostic::error(
+                "E-DIM-001",
+                format!("call: input `{name}` is {shape} {dtype}, but the argument is {got}"),
+            )
+            .with_primary(span, ""),
         )
     };
     if let Value::HostTensor(t) = value {
@@ -234,8 +311,14 @@ pub fn host_tensor(value: &Value, name: &str, shape: &Shape, dtype: DType, site:
     }
     let nested = nested_of(value, 0).ok_or_else(|| {
         Flow::from(
-            Diagnostic::error("E-EVAL-003", format!("call: input `{name}` needs nested vectors of numbers, got {}", value.type_name()))
-                .with_primary(span, format!("this is `{}`", short(value))),
+            Diagnostic::error(
+                "E-EVAL-003",
+                format!(
+                    "call: input `{name}` needs nested vectors of numbers, got {}",
+                    value.type_name()
+                ),
+            )
+            .with_primary(span, format!("this is `{}`", short(value))),
         )
     })?;
     let mut dims = Vec::new();
@@ -249,9 +332,12 @@ pub fn host_tensor(value: &Value, name: &str, shape: &Shape, dtype: DType, site:
     }
     if !rectangular(&nested, &dims) {
         return Err(Flow::from(
-            Diagnostic::error("E-DIM-001", format!("call: the argument for `{name}` is ragged"))
-                .with_primary(span, "")
-                .with_note("every row of a nested vector must have the same length"),
+            Diagnostic::error(
+                "E-DIM-001",
+                format!("call: the argument for `{name}` is ragged"),
+            )
+            .with_primary(span, "")
+            .with_note("every row of a nested vector must have the same length"),
         ));
     }
     if dims != shape.dims() {
@@ -259,7 +345,11 @@ pub fn host_tensor(value: &Value, name: &str, shape: &Shape, dtype: DType, site:
     }
     Tensor::from_nested(&nested, dtype).map_err(|e| {
         Flow::from(
-            Diagnostic::error("E-DIM-002", format!("call: input `{name}` is {dtype}: {}", e.message)).with_primary(span, ""),
+            Diagnostic::error(
+                "E-DIM-002",
+                format!("call: input `{name}` is {dtype}: {}", e.message),
+            )
+            .with_primary(span, ""),
         )
     })
 }
@@ -269,9 +359,11 @@ fn nested_of(value: &Value, depth: usize) -> Option<Nested> {
         Value::Int(n) => Some(Nested::Scalar(Scalar::Int(*n))),
         Value::Float(x) => Some(Nested::Scalar(Scalar::Float(*x))),
         Value::Bool(b) => Some(Nested::Scalar(Scalar::Bool(*b))),
-        Value::Vector(xs) | Value::List(xs) if depth < 64 => {
-            xs.iter().map(|x| nested_of(x, depth + 1)).collect::<Option<Vec<_>>>().map(Nested::List)
-        }
+        Value::Vector(xs) | Value::List(xs) if depth < 64 => xs
+            .iter()
+            .map(|x| nested_of(x, depth + 1))
+            .collect::<Option<Vec<_>>>()
+            .map(Nested::List),
         _ => None,
     }
 }
@@ -279,7 +371,9 @@ fn nested_of(value: &Value, depth: usize) -> Option<Nested> {
 fn rectangular(value: &Nested, dims: &[usize]) -> bool {
     match (value, dims.split_first()) {
         (Nested::Scalar(_), None) => true,
-        (Nested::List(items), Some((&n, rest))) => items.len() == n && items.iter().all(|x| rectangular(x, rest)),
+        (Nested::List(items), Some((&n, rest))) => {
+            items.len() == n && items.iter().all(|x| rectangular(x, rest))
+        }
         _ => false,
     }
 }

@@ -73,7 +73,12 @@ pub struct Tracer {
 
 impl Tracer {
     pub fn new(seed: u64) -> Tracer {
-        Tracer { seed, active: Vec::new(), next_id: 0, graphs: Vec::new() }
+        Tracer {
+            seed,
+            active: Vec::new(),
+            next_id: 0,
+            graphs: Vec::new(),
+        }
     }
 
     fn current(&mut self) -> Option<&mut Active> {
@@ -82,7 +87,11 @@ impl Tracer {
 }
 
 /// The graph the next tensor operation records into, or `E-FLOW-003`.
-pub(crate) fn current_graph<'a>(interp: &'a mut Interp, op: &str, site: &Site) -> EvalResult<(&'a mut Graph, u32)> {
+pub(crate) fn current_graph<'a>(
+    interp: &'a mut Interp,
+    op: &str,
+    site: &Site,
+) -> EvalResult<(&'a mut Graph, u32)> {
     match interp.tracer.current() {
         Some(active) => {
             active.graph.set_span(Some(site.span));
@@ -100,8 +109,12 @@ pub(crate) fn current_graph<'a>(interp: &'a mut Interp, op: &str, site: &Site) -
 /// `(defgraph name [(x [2 16] :f32) ...] body...)`.
 pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult {
     let usage = "(defgraph name [(x [2 16] :f32) ...] body...)";
-    let [name_form, inputs_form, body @ ..] = args else { return Err(malformed("defgraph", usage, span)) };
-    let Some(name) = name_form.as_symbol() else { return Err(malformed("defgraph", usage, name_form.span)) };
+    let [name_form, inputs_form, body @ ..] = args else {
+        return Err(malformed("defgraph", usage, span));
+    };
+    let Some(name) = name_form.as_symbol() else {
+        return Err(malformed("defgraph", usage, name_form.span));
+    };
     let (FormKind::Vector(specs) | FormKind::List(specs)) = &inputs_form.kind else {
         return Err(malformed("defgraph", usage, inputs_form.span));
     };
@@ -116,7 +129,12 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
     for (input_name, name_span, shape, dtype) in inputs {
         graph.set_span(Some(name_span));
         let node = graph.input(input_name.as_ref(), shape.clone(), dtype);
-        let tensor = Traced { graph: id, node, shape, dtype };
+        let tensor = Traced {
+            graph: id,
+            node,
+            shape,
+            dtype,
+        };
         body_env = body_env.bind(input_name, Value::Tensor(Rc::new(tensor)));
     }
     interp.tracer.active.push(Active { id, graph });
@@ -127,7 +145,12 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
     let result_span = body.last().map_or(span, |f| f.span);
     let (outputs, kind) = graph_outputs(interp, &mut graph, id, &result, result_span)?;
     graph.set_outputs(outputs);
-    let def = Rc::new(GraphDef { name: name.to_string(), graph, outputs: kind, span });
+    let def = Rc::new(GraphDef {
+        name: name.to_string(),
+        graph,
+        outputs: kind,
+        span,
+    });
     let graphs = &mut interp.tracer.graphs;
     match graphs.iter().position(|g| g.name == name) {
         Some(i) => graphs[i] = def.clone(),
@@ -150,9 +173,14 @@ fn input_spec(interp: &mut Interp, spec: &Form, env: &Env) -> EvalResult<InputSp
         [n, s, d] => (n, s, Some(d)),
         _ => return Err(malformed("defgraph", usage, spec.span)),
     };
-    let Some(input_name) = name.as_symbol() else { return Err(malformed("defgraph", usage, name.span)) };
+    let Some(input_name) = name.as_symbol() else {
+        return Err(malformed("defgraph", usage, name.span));
+    };
     let shape_value = interp.eval(shape_form, env, Ctx::TOP)?;
-    let site = Site { span: spec.span, args: vec![shape_form.span, dtype_form.map_or(spec.span, |d| d.span)] };
+    let site = Site {
+        span: spec.span,
+        args: vec![shape_form.span, dtype_form.map_or(spec.span, |d| d.span)],
+    };
     let shape = args::shape_of("defgraph", &shape_value, &site, 0)?;
     let dtype = match dtype_form {
         Some(form) => {
@@ -179,21 +207,36 @@ fn graph_outputs(
             Value::Tensor(t) => Err(args::foreign(t, "the result", span)),
             Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
             other => Err(Flow::from(
-                Diagnostic::error("E-DIM-003", format!("a graph returns tensors, but this one returns {}", other.type_name()))
-                    .with_primary(span, format!("this is `{}`", crate::builtins::short(other)))
-                    .with_help("return a tensor, a vector of tensors or a map of tensors"),
+                Diagnostic::error(
+                    "E-DIM-003",
+                    format!(
+                        "a graph returns tensors, but this one returns {}",
+                        other.type_name()
+                    ),
+                )
+                .with_primary(span, format!("this is `{}`", crate::builtins::short(other)))
+                .with_help("return a tensor, a vector of tensors or a map of tensors"),
             )),
         }
     };
     let _ = interp;
     match result {
         Value::Vector(items) | Value::List(items) => {
-            let ids = items.iter().map(&mut output).collect::<EvalResult<Vec<_>>>()?;
+            let ids = items
+                .iter()
+                .map(&mut output)
+                .collect::<EvalResult<Vec<_>>>()?;
             Ok((ids, Outputs::Vector(items.len())))
         }
         Value::Map(m) => {
-            let ids = m.iter().map(|(_, v)| output(v)).collect::<EvalResult<Vec<_>>>()?;
-            Ok((ids, Outputs::Map(m.iter().map(|(k, _)| k.clone()).collect())))
+            let ids = m
+                .iter()
+                .map(|(_, v)| output(v))
+                .collect::<EvalResult<Vec<_>>>()?;
+            Ok((
+                ids,
+                Outputs::Map(m.iter().map(|(k, _)| k.clone()).collect()),
+            ))
         }
         other => Ok((vec![output(other)?], Outputs::One)),
     }
@@ -202,14 +245,27 @@ fn graph_outputs(
 /// `(call g arg...)` and `(g arg...)`: binds each argument (nested vectors of
 /// numbers, or a host tensor) to an input, then executes the graph, or under
 /// `check` returns zeros of the right shapes without executing.
-pub fn call_graph(interp: &mut Interp, def: &Rc<GraphDef>, args: Vec<Value>, site: &Site) -> EvalResult {
+pub fn call_graph(
+    interp: &mut Interp,
+    def: &Rc<GraphDef>,
+    args: Vec<Value>,
+    site: &Site,
+) -> EvalResult {
     let graph = &def.graph;
     let inputs = graph.arguments();
     if args.len() != inputs.len() {
         return Err(Flow::from(
-            Diagnostic::error("E-EVAL-002", format!("graph `{}` takes {} inputs, got {}", def.name, inputs.len(), args.len()))
-                .with_primary(site.span, "")
-                .with_secondary(def.span, "defined here"),
+            Diagnostic::error(
+                "E-EVAL-002",
+                format!(
+                    "graph `{}` takes {} inputs, got {}",
+                    def.name,
+                    inputs.len(),
+                    args.len()
+                ),
+            )
+            .with_primary(site.span, "")
+            .with_secondary(def.span, "defined here"),
         ));
     }
     let mut tensors = Vec::with_capacity(args.len());
@@ -219,13 +275,27 @@ pub fn call_graph(interp: &mut Interp, def: &Rc<GraphDef>, args: Vec<Value>, sit
             sexpgpu_graph::Op::Input { name } | sexpgpu_graph::Op::Param { name } => name.clone(),
             _ => String::new(),
         };
-        tensors.push(args::host_tensor(arg, &name, &input.shape, input.dtype, site, i)?);
+        tensors.push(args::host_tensor(
+            arg,
+            &name,
+            &input.shape,
+            input.dtype,
+            site,
+            i,
+        )?);
     }
     let results = match interp.mode {
-        Mode::Check => graph.outputs().iter().map(|&o| zeros(graph.shape(o), graph.dtype(o))).collect(),
+        Mode::Check => graph
+            .outputs()
+            .iter()
+            .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
+            .collect(),
         Mode::Run => sexpgpu_graph::execute(graph, &tensors, interp.tracer.seed).map_err(|e| {
-            let mut d = Diagnostic::error("E-RUN-001", format!("graph `{}` failed: {}", def.name, e.message))
-                .with_primary(site.span, "while running this call");
+            let mut d = Diagnostic::error(
+                "E-RUN-001",
+                format!("graph `{}` failed: {}", def.name, e.message),
+            )
+            .with_primary(site.span, "while running this call");
             if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
                 d = d.with_secondary(span, "at this operation");
             }
@@ -252,12 +322,25 @@ fn zeros(shape: &Shape, dtype: DType) -> Tensor {
 /// `(call g arg...)`.
 pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let Some((g, rest)) = args.split_first() else {
-        return Err(error("E-EVAL-002", "`call` takes a graph and its inputs", site.span));
+        return Err(error(
+            "E-EVAL-002",
+            "`call` takes a graph and its inputs",
+            site.span,
+        ));
     };
     let Value::Graph(def) = g else {
-        return Err(crate::builtins::wrong_type("call", "a graph made by `defgraph`", g, site, 0));
+        return Err(crate::builtins::wrong_type(
+            "call",
+            "a graph made by `defgraph`",
+            g,
+            site,
+            0,
+        ));
     };
-    let inner = Site { span: site.span, args: site.args.iter().skip(1).copied().collect() };
+    let inner = Site {
+        span: site.span,
+        args: site.args.iter().skip(1).copied().collect(),
+    };
     call_graph(interp, &def.clone(), rest.to_vec(), &inner)
 }
 
@@ -267,11 +350,20 @@ pub fn to_vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     match &args[0] {
         Value::HostTensor(t) => Ok(nested_value(&t.to_nested(), t.data())),
         Value::Tensor(_) => Err(Flow::from(
-            Diagnostic::error("E-EVAL-003", "`to-vec` needs a computed tensor, got a traced one")
-                .with_primary(site.arg(0), "this only has a value when its graph runs")
-                .with_help("return it from the graph and `(to-vec (call g ...))` the result"),
+            Diagnostic::error(
+                "E-EVAL-003",
+                "`to-vec` needs a computed tensor, got a traced one",
+            )
+            .with_primary(site.arg(0), "this only has a value when its graph runs")
+            .with_help("return it from the graph and `(to-vec (call g ...))` the result"),
         )),
-        other => Err(crate::builtins::wrong_type("to-vec", "a tensor from `call`", other, site, 0)),
+        other => Err(crate::builtins::wrong_type(
+            "to-vec",
+            "a tensor from `call`",
+            other,
+            site,
+            0,
+        )),
     }
 }
 

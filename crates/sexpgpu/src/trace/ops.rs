@@ -3,13 +3,17 @@
 //! the tensor side of the overloaded `+ - * / pow sqrt exp log max` and
 //! comparisons. Shape rules themselves belong to the graph crate.
 
-use super::args::{self, bool_of, dtype_of, float_of, int_of, ints_of, shape_of, split, MAX_ELEMENTS};
+use super::args::{
+    self, bool_of, dtype_of, float_of, int_of, ints_of, shape_of, split, MAX_ELEMENTS,
+};
 use super::{current_graph, Traced};
 use crate::builtins::{arity, wrong_type};
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::value::{Builtin, Value};
 use diag::Diagnostic;
-use sexpgpu_graph::{BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operand, ReduceOp, Scalar, UnaryOp};
+use sexpgpu_graph::{
+    BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operand, ReduceOp, Scalar, UnaryOp,
+};
 use std::rc::Rc;
 
 pub static TABLE: &[Builtin] = table! {
@@ -39,14 +43,23 @@ fn record(
     match build(graph, id)? {
         Ok(node) => {
             let shape = graph.shape(node).clone();
-            let too_large = shape.dims().iter().try_fold(1usize, |a, &d| a.checked_mul(d)).is_none_or(|n| n > MAX_ELEMENTS);
+            let too_large = shape
+                .dims()
+                .iter()
+                .try_fold(1usize, |a, &d| a.checked_mul(d))
+                .is_none_or(|n| n > MAX_ELEMENTS);
             if too_large {
                 let e = OpError::dim(format!("{op}: the result {shape} is too large"))
                     .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements"));
                 return Err(args::op_error(interp, e, operands, site));
             }
             let dtype = graph.dtype(node);
-            Ok(Value::Tensor(Rc::new(Traced { graph: id, node, shape, dtype })))
+            Ok(Value::Tensor(Rc::new(Traced {
+                graph: id,
+                node,
+                shape,
+                dtype,
+            })))
         }
         Err(e) => Err(args::op_error(interp, e, operands, site)),
     }
@@ -130,13 +143,33 @@ pub fn arith(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
         // `(- t)` negates and `(/ t)` is the reciprocal, as for numbers.
         return match name {
             "-" => unary(interp, "neg", site, args),
-            "/" => pair(interp, name, op, site, Value::Float(1.0), args[0].clone(), (site.span, site.arg(0))),
+            "/" => pair(
+                interp,
+                name,
+                op,
+                site,
+                Value::Float(1.0),
+                args[0].clone(),
+                (site.span, site.arg(0)),
+            ),
             _ => Ok(args[0].clone()),
         };
     }
-    let mut acc_span = if start == 1 { site.arg(0) } else { site.arg(0).to(site.arg(start - 1)) };
+    let mut acc_span = if start == 1 {
+        site.arg(0)
+    } else {
+        site.arg(0).to(site.arg(start - 1))
+    };
     for (i, next) in args.iter().enumerate().skip(start) {
-        acc = pair(interp, name, op, site, acc, next.clone(), (acc_span, site.arg(i)))?;
+        acc = pair(
+            interp,
+            name,
+            op,
+            site,
+            acc,
+            next.clone(),
+            (acc_span, site.arg(i)),
+        )?;
         acc_span = acc_span.to(site.arg(i));
     }
     Ok(acc)
@@ -145,7 +178,10 @@ pub fn arith(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
 /// The host value of the numbers at the front of an n-ary arithmetic call.
 fn host_fold(interp: &mut Interp, name: &str, site: &Site, numbers: &[Value]) -> EvalResult {
     let host = interp.global(name).cloned();
-    let inner = Site { span: site.span, args: site.args.iter().take(numbers.len()).copied().collect() };
+    let inner = Site {
+        span: site.span,
+        args: site.args.iter().take(numbers.len()).copied().collect(),
+    };
     match host {
         Some(Value::Builtin(b)) if name != "max" => (b.call)(interp, &inner, numbers.to_vec()),
         _ => crate::builtins::host_max(&inner, numbers),
@@ -163,12 +199,17 @@ fn pair(
     spans: (diag::Span, diag::Span),
 ) -> EvalResult {
     let operands = [a, b];
-    let inner = Site { span: site.span, args: vec![spans.0, spans.1] };
+    let inner = Site {
+        span: site.span,
+        args: vec![spans.0, spans.1],
+    };
     record(interp, name, &inner, &operands, |g, id| {
         let x = args::operand(g, id, name, &operands, &inner, 0)?;
         let y = args::operand(g, id, name, &operands, &inner, 1)?;
         if let (Operand::Number(_), Operand::Number(_)) = (x, y) {
-            return Ok(Err(OpError::not_a_tensor(format!("{name}: expects at least one tensor"))));
+            return Ok(Err(OpError::not_a_tensor(format!(
+                "{name}: expects at least one tensor"
+            ))));
         }
         Ok(g.binary(op, x, y))
     })
@@ -181,7 +222,9 @@ fn elementwise_pair(interp: &mut Interp, name: &str, site: &Site, args: Vec<Valu
         let x = args::operand(g, id, name, &args, site, 0)?;
         let y = args::operand(g, id, name, &args, site, 1)?;
         if let (Operand::Number(_), Operand::Number(_)) = (x, y) {
-            return Ok(Err(OpError::not_a_tensor(format!("{name}: expects at least one tensor"))));
+            return Ok(Err(OpError::not_a_tensor(format!(
+                "{name}: expects at least one tensor"
+            ))));
         }
         Ok(g.binary(op, x, y))
     })
@@ -234,7 +277,13 @@ fn axes_of(op: &str, value: Option<(&Value, usize)>, site: &Site) -> EvalResult<
     }
 }
 
-fn reduce(interp: &mut Interp, name: &str, op: ReduceOp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn reduce(
+    interp: &mut Interp,
+    name: &str,
+    op: ReduceOp,
+    site: &Site,
+    args: Vec<Value>,
+) -> EvalResult {
     let parsed = split(name, args, site, 1, &["axes", "keepdims"])?;
     let axes = axes_of(name, parsed.keyword("axes"), site)?;
     let keepdims = match parsed.keyword("keepdims") {
@@ -255,7 +304,11 @@ fn sum(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         let inner = Site::bare(site.arg(0));
         return match interp.global("+").cloned() {
             Some(Value::Builtin(b)) => (b.call)(interp, &inner, numbers),
-            _ => Err(crate::eval::error("E-EVAL-001", "unbound name `+`", site.span)),
+            _ => Err(crate::eval::error(
+                "E-EVAL-001",
+                "unbound name `+`",
+                site.span,
+            )),
         };
     }
     reduce(interp, "sum", ReduceOp::Sum, site, args)
@@ -265,7 +318,10 @@ fn sum(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 /// elementwise maximum for several arguments with a tensor among them, and
 /// the host maximum for numbers.
 fn max(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let positional = args.iter().take_while(|a| !matches!(a, Value::Keyword(_))).count();
+    let positional = args
+        .iter()
+        .take_while(|a| !matches!(a, Value::Keyword(_)))
+        .count();
     let any_tensor = args.iter().any(|a| matches!(a, Value::Tensor(_)));
     if any_tensor && positional == 1 {
         return reduce(interp, "max", ReduceOp::Max, site, args);
@@ -303,7 +359,13 @@ fn broadcast_to(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResul
 
 fn transpose(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("transpose", site, &args, 2, Some(2))?;
-    let perm = ints_of("transpose", "a permutation (a vector of axes)", &args[1], site, 1)?;
+    let perm = ints_of(
+        "transpose",
+        "a permutation (a vector of axes)",
+        &args[1],
+        site,
+        1,
+    )?;
     record(interp, "transpose", site, &args[..1], |g, id| {
         let x = args::tensor(g, id, "transpose", &args, site, 0)?;
         Ok(g.transpose(x, &perm))
@@ -329,7 +391,15 @@ fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         for (i, a) in args.iter().enumerate() {
             match a.as_seq() {
                 Some(items) => out.extend(items),
-                None => return Err(wrong_type("concat", "lists or vectors (or an axis and a vector of tensors)", a, site, i)),
+                None => {
+                    return Err(wrong_type(
+                        "concat",
+                        "lists or vectors (or an axis and a vector of tensors)",
+                        a,
+                        site,
+                        i,
+                    ))
+                }
             }
         }
         return Ok(Value::list(out));
@@ -337,7 +407,13 @@ fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("concat", site, &args, 2, Some(2))?;
     let axis = int_of("concat", &args[0], site, 0)?;
     let Some(parts) = args[1].as_seq() else {
-        return Err(wrong_type("concat", "a vector of tensors", &args[1], site, 1));
+        return Err(wrong_type(
+            "concat",
+            "a vector of tensors",
+            &args[1],
+            site,
+            1,
+        ));
     };
     let part_site = Site::bare(site.arg(1));
     record(interp, "concat", site, &[], |g, id| {
@@ -349,7 +425,13 @@ fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     })
 }
 
-fn two_tensors(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>, build: fn(&mut Graph, NodeId, NodeId) -> Built) -> EvalResult {
+fn two_tensors(
+    interp: &mut Interp,
+    name: &str,
+    site: &Site,
+    args: Vec<Value>,
+    build: fn(&mut Graph, NodeId, NodeId) -> Built,
+) -> EvalResult {
     arity(name, site, &args, 2, Some(2))?;
     record(interp, name, site, &args, |g, id| {
         let a = args::tensor(g, id, name, &args, site, 0)?;
@@ -376,7 +458,9 @@ fn index_add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn axis_kw(op: &str, parsed: &args::OpArgs, site: &Site, default: i64) -> EvalResult<i64> {
-    parsed.keyword("axis").map_or(Ok(default), |(v, i)| int_of(op, v, site, i))
+    parsed
+        .keyword("axis")
+        .map_or(Ok(default), |(v, i)| int_of(op, v, site, i))
 }
 
 fn gather(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -405,7 +489,9 @@ fn scatter_add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult
 fn linear_scan(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let parsed = split("linear-scan", args, site, 2, &["axis", "reverse"])?;
     let axis = axis_kw("linear-scan", &parsed, site, 0)?;
-    let reverse = parsed.keyword("reverse").map_or(Ok(false), |(v, i)| bool_of("linear-scan", v, site, i))?;
+    let reverse = parsed
+        .keyword("reverse")
+        .map_or(Ok(false), |(v, i)| bool_of("linear-scan", v, site, i))?;
     let operands = parsed.positional;
     record(interp, "linear-scan", site, &operands, |g, id| {
         let a = args::operand(g, id, "linear-scan", &operands, site, 0)?;
@@ -424,7 +510,9 @@ fn cast(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn dtype_kw(op: &str, parsed: &args::OpArgs, site: &Site, default: DType) -> EvalResult<DType> {
-    parsed.keyword("dtype").map_or(Ok(default), |(v, i)| dtype_of(op, v, site, i))
+    parsed
+        .keyword("dtype")
+        .map_or(Ok(default), |(v, i)| dtype_of(op, v, site, i))
 }
 
 fn iota(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -432,14 +520,22 @@ fn iota(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let shape = shape_of("iota", &parsed.positional[0], site, 0)?;
     let axis = axis_kw("iota", &parsed, site, 0)?;
     let dtype = dtype_kw("iota", &parsed, site, DType::I32)?;
-    record(interp, "iota", site, &[], |g, _| Ok(g.iota(shape, axis, dtype)))
+    record(interp, "iota", site, &[], |g, _| {
+        Ok(g.iota(shape, axis, dtype))
+    })
 }
 
 fn filled(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>, one: bool) -> EvalResult {
     let parsed = split(name, args, site, 1, &["dtype"])?;
     let shape = shape_of(name, &parsed.positional[0], site, 0)?;
     let dtype = dtype_kw(name, &parsed, site, DType::F32)?;
-    record(interp, name, site, &[], |g, _| Ok(Ok(if one { g.ones(shape, dtype) } else { g.zeros(shape, dtype) })))
+    record(interp, name, site, &[], |g, _| {
+        Ok(Ok(if one {
+            g.ones(shape, dtype)
+        } else {
+            g.zeros(shape, dtype)
+        }))
+    })
 }
 
 fn zeros(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
@@ -458,9 +554,15 @@ fn full(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         Value::Bool(b) => Scalar::Bool(*b),
         other => return Err(wrong_type("full", "a number", other, site, 1)),
     };
-    let default = if matches!(value, Scalar::Bool(_)) { DType::Bool } else { DType::F32 };
+    let default = if matches!(value, Scalar::Bool(_)) {
+        DType::Bool
+    } else {
+        DType::F32
+    };
     let dtype = dtype_kw("full", &parsed, site, default)?;
-    record(interp, "full", site, &[], |g, _| Ok(g.full(shape, value, dtype)))
+    record(interp, "full", site, &[], |g, _| {
+        Ok(g.full(shape, value, dtype))
+    })
 }
 
 fn like(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>, one: bool) -> EvalResult {
@@ -481,19 +583,31 @@ fn ones_like(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
 fn normal(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let parsed = split("normal", args, site, 1, &["std", "mean", "dtype"])?;
     let shape = shape_of("normal", &parsed.positional[0], site, 0)?;
-    let std = parsed.keyword("std").map_or(Ok(1.0), |(v, i)| float_of("normal", v, site, i))?;
-    let mean = parsed.keyword("mean").map_or(Ok(0.0), |(v, i)| float_of("normal", v, site, i))?;
+    let std = parsed
+        .keyword("std")
+        .map_or(Ok(1.0), |(v, i)| float_of("normal", v, site, i))?;
+    let mean = parsed
+        .keyword("mean")
+        .map_or(Ok(0.0), |(v, i)| float_of("normal", v, site, i))?;
     let dtype = dtype_kw("normal", &parsed, site, DType::F32)?;
-    record(interp, "normal", site, &[], |g, _| Ok(g.normal(shape, dtype, mean, std)))
+    record(interp, "normal", site, &[], |g, _| {
+        Ok(g.normal(shape, dtype, mean, std))
+    })
 }
 
 fn uniform(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let parsed = split("uniform", args, site, 1, &["low", "high", "dtype"])?;
     let shape = shape_of("uniform", &parsed.positional[0], site, 0)?;
-    let low = parsed.keyword("low").map_or(Ok(0.0), |(v, i)| float_of("uniform", v, site, i))?;
-    let high = parsed.keyword("high").map_or(Ok(1.0), |(v, i)| float_of("uniform", v, site, i))?;
+    let low = parsed
+        .keyword("low")
+        .map_or(Ok(0.0), |(v, i)| float_of("uniform", v, site, i))?;
+    let high = parsed
+        .keyword("high")
+        .map_or(Ok(1.0), |(v, i)| float_of("uniform", v, site, i))?;
     let dtype = dtype_kw("uniform", &parsed, site, DType::F32)?;
-    record(interp, "uniform", site, &[], |g, _| Ok(g.uniform(shape, dtype, low, high)))
+    record(interp, "uniform", site, &[], |g, _| {
+        Ok(g.uniform(shape, dtype, low, high))
+    })
 }
 
 /// The shape and dtype of a traced or computed tensor, for the host queries.
@@ -502,8 +616,14 @@ fn meta(name: &str, args: &[Value], site: &Site) -> EvalResult<(Vec<usize>, DTyp
         Value::Tensor(t) => Ok((t.shape.dims().to_vec(), t.dtype)),
         Value::HostTensor(t) => Ok((t.shape().dims().to_vec(), t.dtype())),
         other => Err(Flow::from(
-            Diagnostic::error("E-DIM-003", format!("`{name}` expects a tensor, got {}", other.type_name()))
-                .with_primary(site.arg(0), format!("this is `{}`", crate::builtins::short(other))),
+            Diagnostic::error(
+                "E-DIM-003",
+                format!("`{name}` expects a tensor, got {}", other.type_name()),
+            )
+            .with_primary(
+                site.arg(0),
+                format!("this is `{}`", crate::builtins::short(other)),
+            ),
         )),
     }
 }
@@ -511,7 +631,9 @@ fn meta(name: &str, args: &[Value], site: &Site) -> EvalResult<(Vec<usize>, DTyp
 fn shape(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("shape", site, &args, 1, Some(1))?;
     let (dims, _) = meta("shape", &args, site)?;
-    Ok(Value::vector(dims.into_iter().map(|d| Value::Int(d as i64)).collect()))
+    Ok(Value::vector(
+        dims.into_iter().map(|d| Value::Int(d as i64)).collect(),
+    ))
 }
 
 fn rank(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -526,16 +648,25 @@ fn dim(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     match sexpgpu_graph::normalize_axis(axis, dims.len()) {
         Some(a) => Ok(Value::Int(dims[a] as i64)),
         None => Err(Flow::from(
-            Diagnostic::error("E-DIM-001", format!("dim: axis {axis} is out of range for rank {}", dims.len()))
-                .with_primary(site.arg(1), "")
-                .with_note(format!("operand: `{}` {} {dtype}", interp.text(site.arg(0)), sexpgpu_graph::Shape::new(dims))),
+            Diagnostic::error(
+                "E-DIM-001",
+                format!("dim: axis {axis} is out of range for rank {}", dims.len()),
+            )
+            .with_primary(site.arg(1), "")
+            .with_note(format!(
+                "operand: `{}` {} {dtype}",
+                interp.text(site.arg(0)),
+                sexpgpu_graph::Shape::new(dims)
+            )),
         )),
     }
 }
 
 fn numel(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("numel", site, &args, 1, Some(1))?;
-    Ok(Value::Int(meta("numel", &args, site)?.0.iter().product::<usize>() as i64))
+    Ok(Value::Int(
+        meta("numel", &args, site)?.0.iter().product::<usize>() as i64,
+    ))
 }
 
 fn dtype(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {

@@ -1,0 +1,154 @@
+//! End-to-end tests of the `sexpgpu` binary: exit codes, I/O errors, JSON
+//! diagnostics, `ir`, `explain`, and the REPL over piped stdin.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn sexpgpu(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sexpgpu"))
+        .args(args)
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().expect("piped");
+    input
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("the binary finishes")
+}
+
+/// Writes `text` to a file in the test's temporary folder; returns its name.
+fn file(name: &str, text: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, text).expect("write test file");
+    name.to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_prints_and_exits_zero() {
+    let f = file(
+        "ok.sx",
+        "(defgraph g [(x [2 2] :f32)] x)\n(println (to-vec (call g [[1 2] [3 4]])))\n",
+    );
+    let out = sexpgpu(&["run", &f], None);
+    assert_eq!(text(&out.stdout), "[[1.0 2.0] [3.0 4.0]]\n");
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn diagnostics_exit_one() {
+    let f = file("bad.sx", "(println (+ 1 \"a\"))\n");
+    let out = sexpgpu(&["run", &f], None);
+    assert!(
+        text(&out.stderr).starts_with("error[E-EVAL-003]"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = sexpgpu(&["check", &f], None);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn missing_file_is_an_io_error_with_exit_two() {
+    let out = sexpgpu(&["run", "no-such-file.sx"], None);
+    assert_eq!(
+        text(&out.stderr),
+        "error: cannot read no-such-file.sx: No such file or directory\n"
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    assert_eq!(sexpgpu(&["frobnicate"], None).status.code(), Some(2));
+    assert_eq!(sexpgpu(&["run"], None).status.code(), Some(2));
+    assert_eq!(
+        sexpgpu(&["--format", "xml", "check", "x.sx"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn json_diagnostics_are_one_object_per_line() {
+    let f = file(
+        "two.sx",
+        "(println (undefined-a))\n(println (undefined-b))\n",
+    );
+    let out = sexpgpu(&["check", &f, "--format", "json"], None);
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    for line in lines {
+        let value: serde_json::Value = serde_json::from_str(line).expect("valid JSON");
+        assert_eq!(value["code"], "E-EVAL-001");
+        assert_eq!(value["primary"]["file"], "two.sx");
+    }
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn check_runs_nothing_and_prints_nothing() {
+    let f = file(
+        "quiet.sx",
+        "(defgraph g [(x [2] :f32)] (* 2.0 x))\n(println (to-vec (call g [1 2])))\n",
+    );
+    let out = sexpgpu(&["check", &f], None);
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn ir_prints_graphs_and_refuses_unknown_names() {
+    let f = file("ir.sx", "(defgraph double [(x [2] :f32)] (* 2.0 x))\n");
+    let out = sexpgpu(&["ir", &f], None);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("graph double (inputs 1, params 0, nodes 4)\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("= mul %2 %0"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0));
+    let out = sexpgpu(&["ir", &f, "--graph", "triple"], None);
+    assert_eq!(
+        text(&out.stderr),
+        "error: no graph named `triple` in ir.sx (graphs: double)\n"
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn explain_knows_every_code() {
+    for code in sexpgpu::codes::CODES {
+        let out = sexpgpu(&["explain", code.code], None);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(text(&out.stdout).starts_with(&format!("{}: {}", code.code, code.summary)));
+    }
+    let out = sexpgpu(&["explain", "E-NOPE-999"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn repl_reads_piped_forms_across_lines() {
+    let input = "(def x 2)\n(+ x\n   3)\n(undefined)\n(println \"hi\")\n[1 2.5]\n";
+    let out = sexpgpu(&["repl"], Some(input));
+    assert_eq!(text(&out.stdout), "=> x\n=> 5\nhi\n=> nil\n=> [1 2.5]\n");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("error[E-EVAL-001]: unbound name `undefined`\n  --> <repl:3>:1:2"),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
