@@ -219,13 +219,21 @@ struct Lexer<'a> {
 
 /// Splits `text` into tokens. Spans are byte offsets into `text`.
 pub fn lex(file: FileId, text: &str) -> Lexed {
+    lex_into(file, text, Vec::new())
+}
+
+/// Like `lex`, but fills `tokens` (cleared first), so a caller can reuse its allocation.
+pub fn lex_into(file: FileId, text: &str, mut tokens: Vec<Token>) -> Lexed {
+    tokens.clear();
+    // About one token per three bytes in real files; growing past it is fine.
+    tokens.reserve(text.len() / 3 + 1);
     let mut lexer = Lexer {
         file,
         text,
         bytes: text.as_bytes(),
         pos: 0,
         out: Lexed {
-            tokens: Vec::with_capacity(text.len() / 3 + 1),
+            tokens,
             docs: Vec::new(),
             diagnostics: Vec::new(),
         },
@@ -266,7 +274,12 @@ impl Lexer<'_> {
             let start = self.pos;
             let b = self.bytes[self.pos];
             match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b' ' | b'\t' | b'\r' => {
+                    self.pos += 1;
+                    while matches!(self.peek_at(0), b' ' | b'\t' | b'\r') {
+                        self.pos += 1;
+                    }
+                }
                 b'\n' => {
                     self.pos += 1;
                     self.newline(start);

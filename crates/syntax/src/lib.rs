@@ -8,6 +8,7 @@ mod parser;
 pub mod print;
 
 use diag::{Diagnostic, FileId};
+use std::cell::Cell;
 
 /// A parsed file and the lexing and parsing diagnostics (E01xx), in source order.
 #[derive(Clone, Debug)]
@@ -19,13 +20,26 @@ pub struct Parsed {
 /// Parses one `.ss` file. Never fails: a mistake gives one diagnostic and the
 /// rest of the file is still parsed.
 pub fn parse(file: FileId, text: &str) -> Parsed {
-    let lexed = lexer::lex(file, text);
+    // The token buffer is the one large allocation of a parse; reusing it per
+    // thread spares the allocator and the kernel a map and unmap per file.
+    let tokens = TOKEN_BUFFER.with(|cell| cell.take());
+    let lexed = lexer::lex_into(file, text, tokens);
     let mut parser = parser::Parser::new(file, text, lexed);
     let tree = parser.parse_file();
-    let mut diagnostics = parser.diagnostics;
+    let (mut diagnostics, tokens) = parser.finish();
+    if tokens.capacity() <= MAX_CACHED_TOKENS {
+        TOKEN_BUFFER.with(|cell| cell.set(tokens));
+    }
     diagnostics.sort_by_key(|d| d.primary.as_ref().map_or(0, |label| label.span.start));
     Parsed {
         file: tree,
         diagnostics,
     }
+}
+
+/// Token buffers larger than this (48 MiB) are freed rather than kept.
+const MAX_CACHED_TOKENS: usize = 4 << 20;
+
+thread_local! {
+    static TOKEN_BUFFER: Cell<Vec<lexer::Token>> = const { Cell::new(Vec::new()) };
 }

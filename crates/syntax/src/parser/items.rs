@@ -10,7 +10,13 @@ use diag::{Diagnostic, Span};
 
 impl Parser<'_> {
     pub(crate) fn parse_file(&mut self) -> File {
-        let mut items = Vec::new();
+        // Sized up front: growing a vector of large items copies and frees big blocks.
+        let declarations = self
+            .tokens
+            .iter()
+            .filter(|t| starts_item(t.kind) || t.kind == TokenKind::KwFn)
+            .count();
+        let mut items = Vec::with_capacity(declarations);
         loop {
             self.muted = false;
             self.skip_separators(false);

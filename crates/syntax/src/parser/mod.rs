@@ -79,6 +79,11 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The diagnostics, and the token buffer for reuse.
+    pub(crate) fn finish(self) -> (Vec<Diagnostic>, Vec<Token>) {
+        (self.diagnostics, self.tokens)
+    }
+
     // ------------------------------------------------------------ cursor
 
     /// The current token, skipping line breaks inside brackets.
