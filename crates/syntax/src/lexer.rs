@@ -129,6 +129,33 @@ impl TokenKind {
         }
     }
 
+    pub fn is_keyword(self) -> bool {
+        use TokenKind::*;
+        matches!(
+            self,
+            KwImport
+                | KwDim
+                | KwExtern
+                | KwFn
+                | KwModel
+                | KwRecord
+                | KwLet
+                | KwReturn
+                | KwIf
+                | KwElse
+                | KwFor
+                | KwIn
+                | KwAs
+                | KwTo
+                | KwNone
+                | KwTrue
+                | KwFalse
+                | KwAnd
+                | KwOr
+                | KwNot
+        )
+    }
+
     /// Tokens after which a line break does not end the statement: binary
     /// operators (`as`/`to` included), `=`, `,` and `->` (spec 2).
     fn continues_line(self) -> bool {

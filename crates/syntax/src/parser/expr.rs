@@ -5,8 +5,9 @@
 
 use super::{starts_item, Parser};
 use crate::ast::*;
+use crate::codes;
 use crate::lexer::TokenKind;
-use diag::Span;
+use diag::{Diagnostic, Span};
 
 impl Parser<'_> {
     /// `{ stmt (newline | ;) ... }`. Each statement gets its own diagnostic budget.
@@ -33,7 +34,8 @@ impl Parser<'_> {
                 break;
             }
             // A declaration keyword (or a method's `fn`) cannot be inside a block: the `{` was left open.
-            if kind == TokenKind::Eof || starts_item(kind) || kind == TokenKind::KwFn {
+            let declaration = starts_item(kind) || kind == TokenKind::KwFn;
+            if kind == TokenKind::Eof || (declaration && self.line_start_at(self.pos)) {
                 self.report_unclosed(open_span, TokenKind::RBrace);
                 unclosed = true;
                 break;
@@ -482,6 +484,28 @@ impl Parser<'_> {
             }
             if self.at(TokenKind::LBracket) {
                 self.parse_bracket_args(&mut args, None);
+            } else if self.kind().is_keyword() && self.nth_kind(1) == TokenKind::Eq {
+                // `dim=1`: a keyword cannot name an argument (seed: pass it by position).
+                let token = self.bump();
+                let word = self.text_of(token);
+                self.report(
+                    Diagnostic::error(
+                        codes::EXPECTED,
+                        format!("expected an argument name, found keyword `{word}`"),
+                    )
+                    .with_primary(self.span_of(token), "a keyword")
+                    .with_help(format!(
+                        "`{word}` is a keyword: pass this argument by position"
+                    )),
+                );
+                self.bump();
+                let value = self.parse_expr();
+                let span = self.span_of(token).to(value.span);
+                args.push(Arg {
+                    name: None,
+                    value,
+                    span,
+                });
             } else if self.at(TokenKind::Ident) && self.nth_kind(1) == TokenKind::Eq {
                 let token = self.bump();
                 let name = self.ident(token);

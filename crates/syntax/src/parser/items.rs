@@ -341,7 +341,7 @@ impl Parser<'_> {
                 self.muted = outer_muted;
                 break;
             }
-            if kind == TokenKind::Eof || starts_item(kind) {
+            if kind == TokenKind::Eof || (starts_item(kind) && self.line_start_at(self.pos)) {
                 self.muted = outer_muted;
                 self.report_unclosed(open_span, TokenKind::RBrace);
                 self.muted = true;

@@ -339,7 +339,7 @@ impl<'a> Parser<'a> {
             TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace
         );
         let runs_on = token.kind == TokenKind::Eof
-            || starts_item(token.kind)
+            || (starts_item(token.kind) && self.line_start_at(self.pos))
             || (!is_closer && self.line_start_at(self.pos));
         if token.kind == TokenKind::Error {
             self.muted = true;
@@ -390,7 +390,7 @@ impl<'a> Parser<'a> {
             let token = self.tokens[self.pos];
             match token.kind {
                 TokenKind::Eof => return,
-                kind if starts_item(kind) => return,
+                kind if starts_item(kind) && self.line_start_at(self.pos) => return,
                 kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
                 TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => depth += 1,
                 kind @ (TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace) => {
@@ -417,7 +417,7 @@ impl<'a> Parser<'a> {
             let token = self.tokens[self.pos];
             match token.kind {
                 TokenKind::Eof => return,
-                kind if starts_item(kind) => return,
+                kind if starts_item(kind) && self.line_start_at(self.pos) => return,
                 kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
                 TokenKind::Newline | TokenKind::Semi if depth == 0 => return,
                 TokenKind::RBrace if depth == 0 => return,

@@ -28,6 +28,9 @@ fn check(src: &str, expect: Expect) {
                 label.span.start, label.span.end, text, label.message
             ));
         }
+        for help in &d.help {
+            out.push_str(&format!("  help: {help}\n"));
+        }
     }
     expect.assert_eq(&out);
 }
@@ -382,6 +385,7 @@ fn after(x: Real) -> Real = x
               --> 244..249 "torch": expected a Python name in a string, as `"torch.exp"`
             error[E0107]: a group cannot be part of arithmetic
               --> 265..270 "(a b)": a group is a whole axis
+              help: write the size as a product, as `a*b` for the group `(a b)`
         "#]],
     );
 }
@@ -434,6 +438,7 @@ fn recovery_from_lexer_errors() {
               --> 74..84 "\"torch.exp": this string has no closing `"`
             error[E0106]: invalid number
               --> 94..99 "1.5gh": a float cannot touch a name
+              help: a grouped size such as `16gh` needs a whole number
             error[E0105]: integer literal too large
               --> 123..166 "1000000000000000000000000000000000000000000": does not fit in 128 bits
         "#]],
@@ -553,5 +558,109 @@ fn sizes_that_are_not_sizes() {
         error[E0103]: expected a size, found a group
           --> 14..19 "(a b)": expected a size
     "#]],
+    );
+}
+
+/// Lists the text under the span of each item, parameter, statement, call argument and axis.
+fn check_spans(src: &str, expect: Expect) {
+    use crate::ast::*;
+    let parsed = crate::parse(FileId(0), src);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    let text = |span: diag::Span| &src[span.start as usize..span.end as usize];
+    let mut out = String::new();
+    fn expr_spans(expr: &Expr, text: &dyn std::ops::Fn(diag::Span) -> String, out: &mut String) {
+        if let ExprKind::Call { args, .. } = &expr.kind {
+            for arg in args {
+                out.push_str(&format!("    arg {:?}\n", text(arg.span)));
+                if let ExprKind::Pattern(pattern) = &arg.value.kind {
+                    out.push_str(&format!("    pattern {:?}\n", text(pattern.span)));
+                }
+                expr_spans(&arg.value, text, out);
+            }
+        }
+    }
+    let owned = |span: diag::Span| text(span).to_string();
+    for item in &parsed.file.items {
+        out.push_str(&format!(
+            "item {:?} named {:?}\n",
+            text(item.span()),
+            text(item.name().span)
+        ));
+        if let Item::Fn(f) = item {
+            for param in &f.params {
+                out.push_str(&format!(
+                    "  param {:?} type {:?}\n",
+                    text(param.span),
+                    text(param.ty.span)
+                ));
+                if let TypeKind::Tensor {
+                    shape: Some(Shape::List(list)),
+                    ..
+                } = &param.ty.kind
+                {
+                    for axis in &list.axes {
+                        out.push_str(&format!("    axis {:?}\n", text(axis.span)));
+                    }
+                }
+            }
+            if let FnBody::Block(block) = &f.body {
+                out.push_str(&format!("  block {:?}\n", text(block.span)));
+                for stmt in &block.stmts {
+                    out.push_str(&format!("  stmt {:?}\n", text(stmt.span)));
+                    if let StmtKind::Let { value, .. } | StmtKind::Expr(value) = &stmt.kind {
+                        expr_spans(value, &owned, &mut out);
+                    }
+                }
+            }
+        }
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn spans_cover_their_text() {
+    check_spans(
+        "## Doc.\nfn f(img: [b 3 16gh (H + 1)/2 (c d)], k: Size[K] = 2) -> [b] {\n  let p = rearrange(img, [b c (gh 16)] -> [b gh c 16], gh=k)\n  einsum(q, k, [b i], [b j] -> [b i j])\n}\nimport vision\n",
+        expect![[r#"
+            item "fn f(img: [b 3 16gh (H + 1)/2 (c d)], k: Size[K] = 2) -> [b] {\n  let p = rearrange(img, [b c (gh 16)] -> [b gh c 16], gh=k)\n  einsum(q, k, [b i], [b j] -> [b i j])\n}" named "f"
+              param "img: [b 3 16gh (H + 1)/2 (c d)]" type "[b 3 16gh (H + 1)/2 (c d)]"
+                axis "b"
+                axis "3"
+                axis "16gh"
+                axis "(H + 1)/2"
+                axis "(c d)"
+              param "k: Size[K] = 2" type "Size[K]"
+              block "{\n  let p = rearrange(img, [b c (gh 16)] -> [b gh c 16], gh=k)\n  einsum(q, k, [b i], [b j] -> [b i j])\n}"
+              stmt "let p = rearrange(img, [b c (gh 16)] -> [b gh c 16], gh=k)"
+                arg "img"
+                arg "[b c (gh 16)] -> [b gh c 16]"
+                pattern "[b c (gh 16)] -> [b gh c 16]"
+                arg "gh=k"
+              stmt "einsum(q, k, [b i], [b j] -> [b i j])"
+                arg "q"
+                arg "k"
+                arg "[b i], [b j] -> [b i j]"
+                pattern "[b i], [b j] -> [b i j]"
+            item "import vision" named "vision"
+        "#]],
+    );
+}
+
+#[test]
+fn keywords_in_the_wrong_place() {
+    check(
+        "fn f(x: [n]) -> [n] {\n  let y = roll(x, 2, dim=t)\n  let z = sum(x, over=n) dim\n  y\n}\nfn g() -> Int = 1\n",
+        expect![[r#"
+            fn f(x: [n]) -> [n]
+              let y = roll(x, 2, t)
+              let z = sum(x, over=n)
+              y
+            fn g() -> Int = 1
+            error[E0103]: expected an argument name, found keyword `dim`
+              --> 43..46 "dim": a keyword
+              help: `dim` is a keyword: pass this argument by position
+            error[E0103]: expected a newline or `;`, found `dim`
+              --> 75..78 "dim": expected a newline or `;`
+        "#]],
     );
 }
