@@ -207,7 +207,8 @@ impl Parser<'_> {
             self.error_expected("`(`");
             return (None, Vec::new());
         }
-        let ((self_param, params), _) = self.delimited(TokenKind::RParen, |p| {
+        let stops = [TokenKind::Arrow];
+        let ((self_param, params), _) = self.delimited_with_stops(TokenKind::RParen, &stops, |p| {
             let mut self_param = None;
             let mut params = Vec::new();
             loop {

@@ -302,6 +302,17 @@ impl<'a> Parser<'a> {
     /// missing closer reports once (E0103 or E0104) and skips to the matching
     /// closer or the next statement. Returns the result and the closing position.
     fn delimited<T>(&mut self, close: TokenKind, inner: impl FnOnce(&mut Self) -> T) -> (T, u32) {
+        self.delimited_with_stops(close, &[], inner)
+    }
+
+    /// `delimited`, where recovery from a missing closer also stops before
+    /// any of `stops` outside nested brackets (`->` after a parameter list).
+    fn delimited_with_stops<T>(
+        &mut self,
+        close: TokenKind,
+        stops: &[TokenKind],
+        inner: impl FnOnce(&mut Self) -> T,
+    ) -> (T, u32) {
         let open = self.bump();
         let open_span = self.span_of(open);
         self.skip_newlines += 1;
@@ -314,7 +325,7 @@ impl<'a> Parser<'a> {
             return (value, token.end);
         }
         if self.report_unclosed(open_span, close) {
-            self.recover_to_closer(close);
+            self.recover_to_closer(close, stops);
         }
         (value, self.prev_end())
     }
@@ -384,12 +395,15 @@ impl<'a> Parser<'a> {
     /// different closer at the same depth is taken as a mistyped one unless
     /// it closes an outer delimiter. Stops before anything that plainly
     /// starts a new statement or declaration.
-    fn recover_to_closer(&mut self, close: TokenKind) {
+    fn recover_to_closer(&mut self, close: TokenKind, stops: &[TokenKind]) {
         let mut depth = 0u32;
         loop {
             let token = self.tokens[self.pos];
             match token.kind {
                 TokenKind::Eof => return,
+                kind if depth == 0 && stops.contains(&kind) => return,
+                // No `{` is ever inside `()` or `[]`: it starts the body after them.
+                TokenKind::LBrace if depth == 0 && close != TokenKind::RBrace => return,
                 kind if starts_item(kind) && self.line_start_at(self.pos) => return,
                 kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
                 TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => depth += 1,

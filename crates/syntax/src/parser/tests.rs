@@ -664,3 +664,26 @@ fn keywords_in_the_wrong_place() {
         "#]],
     );
 }
+
+#[test]
+fn recovery_in_signatures_keeps_the_body() {
+    check(
+        "fn f(x: [n] -> [n] {\n  x\n}\nfn g(x: [n] {\n  x\n}\nfn h(x: [n]) -> [n {\n  x\n}\n",
+        expect![[r#"
+            fn f(x: [n]) -> [n]
+              x
+            fn g(x: [n])
+              x
+            fn h(x: [n]) -> [n]
+              x
+            error[E0103]: expected `)`, found `->`
+              --> 12..14 "->": expected `)`
+              ... 4..5 "(": to close this
+            error[E0103]: expected `)`, found `{`
+              --> 39..40 "{": expected `)`
+              ... 31..32 "(": to close this
+            error[E0103]: expected an axis or `]`, found `{`
+              --> 66..67 "{": expected an axis or `]`
+        "#]],
+    );
+}
