@@ -17,7 +17,7 @@ pub const CODES: &[Code] = &[
     Code { code: "E-READ-003", summary: "a delimiter closed by the wrong kind", explanation: "A list opened with `(` must close with `)`, a vector `[` with `]`, a map `{` with `}`.\n\n    (let [a 1) a)\n" },
     Code { code: "E-READ-004", summary: "a malformed number", explanation: "Numbers are integers (`42`, `-3`) that fit in 64 bits, or floats (`0.5`, `1e-3`, `2.`). Hex, ratios and suffixes are not supported.\n\n    (def x 1.2.3)\n" },
     Code { code: "E-READ-005", summary: "an unterminated string", explanation: "A string starts with `\"` and the file ends before the closing `\"`.\n" },
-    Code { code: "E-READ-006", summary: "an unknown escape in a string", explanation: "Strings know the escapes \\n \\t \\r \\0 \\\\ \\\" and \\uXXXX.\n\n    (println \"a\\qb\")\n" },
+    Code { code: "E-READ-006", summary: "an unknown escape in a string", explanation: "Strings know the escapes `\\n` `\\t` `\\r` `\\0` `\\\\` `\\\"` and `\\uXXXX`.\n\n    (println \"a\\qb\")\n" },
     Code { code: "E-READ-007", summary: "a map with an odd number of forms", explanation: "A map literal holds keys and values in pairs.\n\n    {:a 1 :b}\n" },
     Code { code: "E-READ-008", summary: "nothing after a quote", explanation: "`'`, `` ` ``, `~` and `~@` apply to the form right after them; here there is none.\n\n    (list 1 ')\n" },
     Code { code: "E-READ-009", summary: "forms nested too deeply", explanation: "Forms nested more than 256 levels deep are refused, so that no program can exhaust the stack of the tools that read it.\n" },
@@ -115,6 +115,19 @@ mod tests {
             unused.is_empty(),
             "codes in the table but never used: {unused:?}"
         );
+    }
+
+    /// The book's error page has a section for every code.
+    #[test]
+    fn every_code_is_in_the_book() {
+        let book = include_str!("../../../docs/sexpgpu/errors.md");
+        for code in CODES {
+            assert!(
+                book.contains(&format!("## {}\n", code.code)),
+                "{} is missing from errors.md",
+                code.code
+            );
+        }
     }
 
     #[test]

@@ -152,3 +152,21 @@ fn repl_reads_piped_forms_across_lines() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn every_example_runs_clean() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/sexpgpu");
+    let mut ran = 0;
+    for entry in std::fs::read_dir(&dir).expect("examples/sexpgpu exists") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "sx") {
+            let shown = path.display().to_string();
+            let out = sexpgpu(&["run", &shown], None);
+            assert_eq!(text(&out.stderr), "", "{shown}");
+            assert_eq!(out.status.code(), Some(0), "{shown}");
+            assert!(!out.stdout.is_empty(), "{shown} prints its results");
+            ran += 1;
+        }
+    }
+    assert!(ran > 0, "no examples found in {}", dir.display());
+}

@@ -354,8 +354,24 @@ fn abs(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
             .checked_abs()
             .map(Value::Int)
             .ok_or_else(|| overflow("abs", site)),
-        Num::Float(x) => Ok(Value::Float(x.abs())),
+        Num::Float(_) => Err(tensor_or_integer("abs", site)),
     }
+}
+
+/// The seed's `neg` and `abs` are tensor operations that also take integers.
+fn tensor_or_integer(name: &str, site: &Site) -> Flow {
+    Flow::from(
+        Diagnostic::error(
+            "E-DIM-003",
+            format!("`{name}` takes a tensor or an integer, got a float"),
+        )
+        .with_primary(site.arg(0), "")
+        .with_help(if name == "neg" {
+            "negate a float with `(- x)`"
+        } else {
+            "for a float, write `(if (neg? x) (- x) x)`"
+        }),
+    )
 }
 
 fn neg(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -368,14 +384,7 @@ fn neg(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
             .checked_neg()
             .map(Value::Int)
             .ok_or_else(|| overflow("neg", site)),
-        Num::Float(_) => Err(Flow::from(
-            Diagnostic::error(
-                "E-DIM-003",
-                "`neg` takes a tensor or an integer, got a float",
-            )
-            .with_primary(site.arg(0), "")
-            .with_help("negate a float with `(- x)`"),
-        )),
+        Num::Float(_) => Err(tensor_or_integer("neg", site)),
     }
 }
 

@@ -86,6 +86,20 @@ fn unary_op(name: &str) -> Option<UnaryOp> {
 pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> EvalResult {
     arity(name, site, &args, 1, Some(1))?;
     let op = unary_op(name).expect("only called for unary names");
+    if !matches!(args[0], Value::Tensor(_) | Value::HostTensor(_)) {
+        // A number is the wrong kind of value whether or not a graph is
+        // being traced: say so rather than E-FLOW-003.
+        return Err(Flow::from(
+            Diagnostic::error(
+                "E-DIM-003",
+                format!("`{name}` expects a tensor, got {}", args[0].type_name()),
+            )
+            .with_primary(
+                site.arg(0),
+                format!("this is `{}`", crate::builtins::short(&args[0])),
+            ),
+        ));
+    }
     record(interp, name, site, &args, |g, id| {
         let x = args::tensor(g, id, name, &args, site, 0)?;
         Ok(g.unary(op, x))
