@@ -4,7 +4,7 @@
 //! Replacing an alias where it is used is `lower`'s job, since its names are
 //! looked up there.
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
@@ -34,16 +34,31 @@ struct AliasInfo<'a> {
 }
 
 /// Finds alias cycles (E2201); the aliases on them are broken.
-pub fn find_cycles(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Diagnostic>) -> Aliases {
+pub fn find_cycles(
+    program: &Program,
+    map: &SourceMap,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Aliases {
     let mut infos: Vec<AliasInfo> = Vec::new();
     let mut lists: Vec<&ast::ShapeList> = Vec::new();
-    let mut index: HashMap<(FileId, &str), usize> = HashMap::new();
+    let mut index: HashMap<(FileId, &str), usize> = HashMap::default();
     for module in &program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
-            if let ast::Item::Dim(decl @ ast::Dim { value: ast::DimValue::Alias(list), .. }) = item {
+            if let ast::Item::Dim(
+                decl @ ast::Dim {
+                    value: ast::DimValue::Alias(list),
+                    ..
+                },
+            ) = item
+            {
                 if module.names.get(&decl.name.name) == Some(&i) {
                     index.insert((module.file, decl.name.name.as_str()), infos.len());
-                    infos.push(AliasInfo { file: module.file, decl, list_span: list.span, deps: Vec::new() });
+                    infos.push(AliasInfo {
+                        file: module.file,
+                        decl,
+                        list_span: list.span,
+                        deps: Vec::new(),
+                    });
                     lists.push(list);
                 }
             }
@@ -52,7 +67,11 @@ pub fn find_cycles(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Dia
     for i in 0..infos.len() {
         let mut deps = Vec::new();
         for axis in &lists[i].axes {
-            if let ast::AxisKind::Size(SizeExpr { kind: SizeExprKind::Name(path), .. }) = &axis.kind {
+            if let ast::AxisKind::Size(SizeExpr {
+                kind: SizeExprKind::Name(path),
+                ..
+            }) = &axis.kind
+            {
                 if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
                     if let Some(&dep) = index.get(&(file, d.name.name.as_str())) {
                         deps.push((dep, path.span));
@@ -119,26 +138,48 @@ pub fn find_cycles(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Dia
     }
     for (i, info) in infos.iter().enumerate() {
         if on_cycle[i] {
-            aliases.broken.insert((info.file, Arc::from(info.decl.name.name.as_str())));
+            aliases
+                .broken
+                .insert((info.file, Arc::from(info.decl.name.name.as_str())));
         }
     }
     aliases
 }
 
-fn cycle_diagnostic(program: &Program, map: &SourceMap, infos: &[AliasInfo], cycle: &[(usize, usize)]) -> Diagnostic {
+fn cycle_diagnostic(
+    program: &Program,
+    map: &SourceMap,
+    infos: &[AliasInfo],
+    cycle: &[(usize, usize)],
+) -> Diagnostic {
     let first = &infos[cycle[0].0];
-    let mut diagnostic =
-        Diagnostic::error("E2201", format!("shape alias `{}` is defined in terms of itself", first.decl.name.name))
-            .with_primary(first.decl.name.span, "this alias contains itself");
+    let mut diagnostic = Diagnostic::error(
+        "E2201",
+        format!(
+            "shape alias `{}` is defined in terms of itself",
+            first.decl.name.name
+        ),
+    )
+    .with_primary(first.decl.name.span, "this alias contains itself");
     for &(alias, next) in cycle {
         let info = &infos[alias];
         let (dep, span) = info.deps[next - 1];
         let dep_name = &infos[dep].decl.name.name;
-        let qualified =
-            if infos[dep].file == info.file { dep_name.clone() } else { format!("{}.{}", program.module(infos[dep].file).name, dep_name) };
+        let qualified = if infos[dep].file == info.file {
+            dep_name.clone()
+        } else {
+            format!("{}.{}", program.module(infos[dep].file).name, dep_name)
+        };
         diagnostic = diagnostic
-            .with_secondary(span, format!("`{}` uses `{qualified}`", info.decl.name.name))
-            .with_note(format!("`{}` = {} uses `{qualified}`", info.decl.name.name, source_text(map, info.list_span)));
+            .with_secondary(
+                span,
+                format!("`{}` uses `{qualified}`", info.decl.name.name),
+            )
+            .with_note(format!(
+                "`{}` = {} uses `{qualified}`",
+                info.decl.name.name,
+                source_text(map, info.list_span)
+            ));
     }
     diagnostic.with_help("an alias may use other aliases, but the chain must end in axes")
 }
@@ -148,7 +189,12 @@ fn cycle_diagnostic(program: &Program, map: &SourceMap, infos: &[AliasInfo], cyc
 pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
     for module in &env.program.modules {
         for item in &module.ast.items {
-            if let ast::Item::Dim(ast::Dim { value: ast::DimValue::Alias(list), name, .. }) = item {
+            if let ast::Item::Dim(ast::Dim {
+                value: ast::DimValue::Alias(list),
+                name,
+                ..
+            }) = item
+            {
                 if env.aliases.is_broken(module.file, &name.name) {
                     continue;
                 }
@@ -163,5 +209,7 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
 }
 
 fn source_text(map: &SourceMap, span: Span) -> &str {
-    map.text(span.file).get(span.start as usize..span.end as usize).unwrap_or("")
+    map.text(span.file)
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("")
 }

@@ -13,7 +13,9 @@ pub struct CodeInfo {
 
 /// Looks a code up, case-insensitively (`e0402` works too).
 pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
-    all().iter().find(|info| info.code.eq_ignore_ascii_case(code))
+    all()
+        .iter()
+        .find(|info| info.code.eq_ignore_ascii_case(code))
 }
 
 /// Every code, the parser's E01xx (kept beside the parser in `syntax::codes`)
@@ -476,14 +478,23 @@ mod tests {
     #[test]
     fn table_is_sorted_unique_and_every_entry_has_text() {
         for pair in CODES.windows(2) {
-            assert!(pair[0].code < pair[1].code, "{} before {}", pair[0].code, pair[1].code);
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} before {}",
+                pair[0].code,
+                pair[1].code
+            );
         }
         for pair in all().windows(2) {
             assert!(pair[0].code < pair[1].code, "{} twice", pair[0].code);
         }
         for info in all() {
             assert!(!info.title.is_empty(), "{} has no title", info.code);
-            assert!(info.explain.contains("Wrong") && info.explain.contains("Fixed"), "{} explain has no example", info.code);
+            assert!(
+                info.explain.contains("Wrong") && info.explain.contains("Fixed"),
+                "{} explain has no example",
+                info.code
+            );
         }
         assert!(all().iter().any(|info| info.code == "E0101"));
     }

@@ -5,7 +5,7 @@
 //! (E0414). A dim that uses a broken dim is broken silently: one mistake, one
 //! diagnostic. Never looks at shape aliases' contents.
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
@@ -20,17 +20,22 @@ pub type DimKey = (FileId, Arc<str>);
 /// The value of every dim; `None` for a dim whose mistake was reported.
 #[derive(Default, Debug)]
 pub struct DimValues {
-    values: HashMap<DimKey, Option<i128>>,
+    /// By module, then by name, so lookups by `&str` don't allocate.
+    values: HashMap<FileId, HashMap<Box<str>, Option<i128>>>,
 }
 
 impl DimValues {
     /// The dim's value, or `None` when it is broken or not a dim.
     pub fn get(&self, file: FileId, name: &str) -> Option<i128> {
-        self.values.get(&(file, Arc::from(name))).copied().flatten()
+        self.values
+            .get(&file)
+            .and_then(|m| m.get(name))
+            .copied()
+            .flatten()
     }
 
     pub fn is_broken(&self, file: FileId, name: &str) -> bool {
-        matches!(self.values.get(&(file, Arc::from(name))), Some(None))
+        matches!(self.values.get(&file).and_then(|m| m.get(name)), Some(None))
     }
 
     /// The size with every (working) dim replaced by its value.
@@ -63,17 +68,36 @@ struct DimInfo<'a> {
 }
 
 /// Works out every dim of the program.
-pub fn evaluate(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Diagnostic>) -> DimValues {
+pub fn evaluate(
+    program: &Program,
+    map: &SourceMap,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> DimValues {
     let mut infos: Vec<DimInfo> = Vec::new();
-    let mut index: HashMap<DimKey, usize> = HashMap::new();
+    let mut index: HashMap<DimKey, usize> = HashMap::default();
     for module in &program.modules {
         for item in &module.ast.items {
-            if let ast::Item::Dim(decl @ ast::Dim { value: ast::DimValue::Size(value), .. }) = item {
+            if let ast::Item::Dim(
+                decl @ ast::Dim {
+                    value: ast::DimValue::Size(value),
+                    ..
+                },
+            ) = item
+            {
                 let key: DimKey = (module.file, Arc::from(decl.name.name.as_str()));
                 // A dim declared twice was reported by `load`; only the first counts.
-                if module.names.get(&decl.name.name).is_some_and(|&i| std::ptr::eq(&module.ast.items[i], item)) {
+                if module
+                    .names
+                    .get(&decl.name.name)
+                    .is_some_and(|&i| std::ptr::eq(&module.ast.items[i], item))
+                {
                     index.insert(key, infos.len());
-                    infos.push(DimInfo { file: module.file, decl, value, deps: Vec::new() });
+                    infos.push(DimInfo {
+                        file: module.file,
+                        decl,
+                        value,
+                        deps: Vec::new(),
+                    });
                 }
             }
         }
@@ -98,9 +122,15 @@ pub fn evaluate(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Diagno
                 Ok(v)
             } else {
                 Err(Stop::Reported(
-                    Diagnostic::error("E0305", format!("dim `{}` is {v}, not a whole number of at least 1", info.decl.name.name))
-                        .with_primary(info.value.span, format!("this is {v}"))
-                        .with_note("a dim is a size, so its value must be at least 1"),
+                    Diagnostic::error(
+                        "E0305",
+                        format!(
+                            "dim `{}` is {v}, not a whole number of at least 1",
+                            info.decl.name.name
+                        ),
+                    )
+                    .with_primary(info.value.span, format!("this is {v}"))
+                    .with_note("a dim is a size, so its value must be at least 1"),
                 ))
             }
         });
@@ -114,13 +144,22 @@ pub fn evaluate(program: &Program, map: &SourceMap, diagnostics: &mut Vec<Diagno
         });
     }
     let mut out = DimValues::default();
-    for (key, i) in index {
-        out.values.insert(key, values[i].flatten());
+    for ((file, name), i) in index {
+        out.values
+            .entry(file)
+            .or_default()
+            .insert(Box::from(&*name), values[i].flatten());
     }
     out
 }
 
-fn collect_deps(program: &Program, index: &HashMap<DimKey, usize>, file: FileId, expr: &SizeExpr, out: &mut Vec<(usize, Span)>) {
+fn collect_deps(
+    program: &Program,
+    index: &HashMap<DimKey, usize>,
+    file: FileId,
+    expr: &SizeExpr,
+    out: &mut Vec<(usize, Span)>,
+) {
     match &expr.kind {
         SizeExprKind::Name(path) => {
             if let Ok((target, Decl::Dim(d, _))) = program.lookup(file, path) {
@@ -139,7 +178,11 @@ fn collect_deps(program: &Program, index: &HashMap<DimKey, usize>, file: FileId,
 
 /// A dependency order of all dims (iterative, so long chains can't overflow
 /// the stack) and the dims on cycles, each cycle reported once (E0304).
-fn order_and_cycles(infos: &[DimInfo], map: &SourceMap, diagnostics: &mut Vec<Diagnostic>) -> (Vec<usize>, Vec<usize>) {
+fn order_and_cycles(
+    infos: &[DimInfo],
+    map: &SourceMap,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<usize>, Vec<usize>) {
     #[derive(Clone, Copy, PartialEq)]
     enum State {
         New,
@@ -189,15 +232,30 @@ fn order_and_cycles(infos: &[DimInfo], map: &SourceMap, diagnostics: &mut Vec<Di
 fn cycle_diagnostic(infos: &[DimInfo], map: &SourceMap, stack: &[(usize, usize)]) -> Diagnostic {
     let first = &infos[stack[0].0];
     let name = &first.decl.name.name;
-    let mut diagnostic = Diagnostic::error("E0304", format!("dim `{name}` is defined in terms of itself"))
-        .with_primary(first.decl.name.span, "this dim's value depends on itself");
+    let mut diagnostic = Diagnostic::error(
+        "E0304",
+        format!("dim `{name}` is defined in terms of itself"),
+    )
+    .with_primary(first.decl.name.span, "this dim's value depends on itself");
     for &(dim, next) in stack {
         let info = &infos[dim];
         let (dep, span) = info.deps[next - 1];
-        let value_text = &map.text(info.file)[info.value.span.start as usize..info.value.span.end as usize];
+        let value_text = map
+            .text(info.file)
+            .get(info.value.span.start as usize..info.value.span.end as usize)
+            .unwrap_or("");
         diagnostic = diagnostic
-            .with_secondary(span, format!("`{}` uses `{}`", info.decl.name.name, infos[dep].decl.name.name))
-            .with_note(format!("`{}` = {} uses `{}`", info.decl.name.name, value_text, infos[dep].decl.name.name));
+            .with_secondary(
+                span,
+                format!(
+                    "`{}` uses `{}`",
+                    info.decl.name.name, infos[dep].decl.name.name
+                ),
+            )
+            .with_note(format!(
+                "`{}` = {} uses `{}`",
+                info.decl.name.name, value_text, infos[dep].decl.name.name
+            ));
     }
     diagnostic.with_help("give one dim of the chain a value that doesn't depend on the others")
 }
@@ -213,21 +271,28 @@ fn eval(
         SizeExprKind::Int(v) => i128::try_from(*v).map_err(|_| Stop::Reported(overflow(expr.span))),
         SizeExprKind::Error => Err(Stop::Silent),
         SizeExprKind::Unknown(name) => Err(Stop::Reported(
-            Diagnostic::error("E0303", format!("`?{}` is an unknown size, which a dim can't be", name.name))
-                .with_primary(expr.span, "not known before the program runs")
-                .with_help("a dim's value is made of numbers and other dims"),
+            Diagnostic::error(
+                "E0303",
+                format!("`?{}` is an unknown size, which a dim can't be", name.name),
+            )
+            .with_primary(expr.span, "not known before the program runs")
+            .with_help("a dim's value is made of numbers and other dims"),
         )),
         SizeExprKind::Name(path) => match program.lookup(file, path) {
-            Ok((target, Decl::Dim(d, _))) => match index.get(&(target, Arc::from(d.name.name.as_str()))) {
-                Some(&i) => match values[i] {
-                    Some(Some(v)) => Ok(v),
-                    _ => Err(Stop::Silent),
-                },
-                None => Err(Stop::Silent),
-            },
+            Ok((target, Decl::Dim(d, _))) => {
+                match index.get(&(target, Arc::from(d.name.name.as_str()))) {
+                    Some(&i) => match values[i] {
+                        Some(Some(v)) => Ok(v),
+                        _ => Err(Stop::Silent),
+                    },
+                    None => Err(Stop::Silent),
+                }
+            }
             Ok((_, decl)) => Err(Stop::Reported(not_a_size(path, decl))),
             Err(error) => match error.to_diagnostic() {
-                Some(d) => Err(Stop::Reported(d.with_help("a dim's value is made of numbers and other dims"))),
+                Some(d) => Err(Stop::Reported(
+                    d.with_help("a dim's value is made of numbers and other dims"),
+                )),
                 None => Err(Stop::Silent),
             },
         },
@@ -236,7 +301,9 @@ fn eval(
             let b = eval(program, index, values, file, rhs);
             let (a, b) = match (a, b) {
                 (Ok(a), Ok(b)) => (a, b),
-                (Err(Stop::Reported(d)), _) | (_, Err(Stop::Reported(d))) => return Err(Stop::Reported(d)),
+                (Err(Stop::Reported(d)), _) | (_, Err(Stop::Reported(d))) => {
+                    return Err(Stop::Reported(d))
+                }
                 _ => return Err(Stop::Silent),
             };
             let result = match op {
@@ -248,7 +315,10 @@ fn eval(
                         let why = if b == 0 {
                             "a division by 0".to_string()
                         } else {
-                            format!("{a} / {b} is not a whole number: it leaves {}", a.rem_euclid(b.abs()))
+                            format!(
+                                "{a} / {b} is not a whole number: it leaves {}",
+                                a.rem_euclid(b.abs())
+                            )
                         };
                         return Err(Stop::Reported(
                             Diagnostic::error("E0305", "division in a dim is not exact")
@@ -276,9 +346,15 @@ pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
         Some(file) => format!("{}.{}", file.name, path.name.name),
         None => path.name.name.clone(),
     };
-    let mut diagnostic = Diagnostic::error("E0303", format!("`{shown}` is {}, not a size", decl.describe()))
-        .with_primary(path.span, "expected a size")
-        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name));
+    let mut diagnostic = Diagnostic::error(
+        "E0303",
+        format!("`{shown}` is {}, not a size", decl.describe()),
+    )
+    .with_primary(path.span, "expected a size")
+    .with_secondary(
+        decl.name_span(),
+        format!("`{}` is declared here", path.name.name),
+    );
     diagnostic = match decl {
         Decl::Alias(..) => diagnostic.with_help(format!(
             "a shape alias stands for several axes; use it as a shape, as in `x: {shown}` or `[{shown} D]`"
@@ -295,13 +371,19 @@ mod tests {
 
     #[test]
     fn dims_in_any_order() {
-        check_files(&[("a.ss", "dim Dh = D / H\ndim D = 768\ndim H = 12\n")], expect![[r#""#]]);
+        check_files(
+            &[("a.ss", "dim Dh = D / H\ndim D = 768\ndim H = 12\n")],
+            expect![[r#""#]],
+        );
     }
 
     #[test]
     fn a_broken_dim_does_not_cascade() {
         check_files(
-            &[("a.ss", "dim A = B / 0\ndim B = 4\ndim C = A * 2\ndim E = C + A\n")],
+            &[(
+                "a.ss",
+                "dim A = B / 0\ndim B = 4\ndim C = A * 2\ndim E = C + A\n",
+            )],
             expect![[r#"
                 a.ss:1:9 E0305 division in a dim is not exact [`B / 0`: a division by 0]
                   help: a dim must be a whole number: divide by a number that divides it exactly
@@ -312,7 +394,10 @@ mod tests {
     #[test]
     fn cycle_through_an_import() {
         check_files(
-            &[("a.ss", "import b\ndim A = b.B\n"), ("b.ss", "import a\ndim B = a.A * 2\n")],
+            &[
+                ("a.ss", "import b\ndim A = b.B\n"),
+                ("b.ss", "import a\ndim B = a.A * 2\n"),
+            ],
             expect![[r#"
                 a.ss:1:8 E0202 import cycle: `a.ss` imports itself through other files [`b`: this import starts the cycle]
                   note: `a.ss` imports `b.ss`

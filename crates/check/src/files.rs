@@ -80,7 +80,10 @@ impl MemoryFiles {
 
 impl Files for MemoryFiles {
     fn read(&self, path: &Path) -> Result<String, FileError> {
-        self.files.get(&normalize(path)).cloned().ok_or(FileError::NotFound)
+        self.files
+            .get(&normalize(path))
+            .cloned()
+            .ok_or(FileError::NotFound)
     }
 }
 
@@ -93,17 +96,41 @@ mod tests {
         let mut files = MemoryFiles::new();
         files.insert("lib/vision.ss", "dim D = 768");
         files.insert("app/text.ss", "dim T = 1");
-        let found = files.resolve_import("vision", Path::new("app"), &[PathBuf::from("other"), PathBuf::from("lib")]);
-        assert_eq!(found, Resolved::Found { path: PathBuf::from("lib/vision.ss"), text: "dim D = 768".into() });
+        let found = files.resolve_import(
+            "vision",
+            Path::new("app"),
+            &[PathBuf::from("other"), PathBuf::from("lib")],
+        );
+        assert_eq!(
+            found,
+            Resolved::Found {
+                path: PathBuf::from("lib/vision.ss"),
+                text: "dim D = 768".into()
+            }
+        );
         let found = files.resolve_import("text", Path::new("./app"), &[PathBuf::from("lib")]);
-        assert_eq!(found, Resolved::Found { path: PathBuf::from("app/text.ss"), text: "dim T = 1".into() });
+        assert_eq!(
+            found,
+            Resolved::Found {
+                path: PathBuf::from("app/text.ss"),
+                text: "dim T = 1".into()
+            }
+        );
         let missing = files.resolve_import("audio", Path::new("app"), &[PathBuf::from("lib")]);
-        assert_eq!(missing, Resolved::NotFound { tried: vec![PathBuf::from("app/audio.ss"), PathBuf::from("lib/audio.ss")] });
+        assert_eq!(
+            missing,
+            Resolved::NotFound {
+                tried: vec![PathBuf::from("app/audio.ss"), PathBuf::from("lib/audio.ss")]
+            }
+        );
     }
 
     #[test]
     fn normalize_folds_dots() {
-        assert_eq!(normalize(Path::new("./a/b/../c.ss")), PathBuf::from("a/c.ss"));
+        assert_eq!(
+            normalize(Path::new("./a/b/../c.ss")),
+            PathBuf::from("a/c.ss")
+        );
         assert_eq!(normalize(Path::new("../a.ss")), PathBuf::from("../a.ss"));
     }
 }

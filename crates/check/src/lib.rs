@@ -9,6 +9,7 @@ pub mod alias;
 pub mod codes;
 pub mod dims;
 pub mod files;
+pub mod fxhash;
 pub mod load;
 pub mod lower;
 pub mod program;
@@ -16,7 +17,7 @@ pub mod signature;
 pub mod size;
 pub mod types;
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -43,27 +44,55 @@ pub struct Checked {
 }
 
 /// Checks `roots` and the files they import, adding every file to `map`.
-pub fn check(map: &mut SourceMap, files: &dyn Files, roots: &[PathBuf], options: &Options) -> Checked {
+pub fn check(
+    map: &mut SourceMap,
+    files: &dyn Files,
+    roots: &[PathBuf],
+    options: &Options,
+) -> Checked {
     let mut diagnostics = Vec::new();
     let program = load::load(map, files, roots, &options.search_path, &mut diagnostics);
     let dims = dims::evaluate(&program, map, &mut diagnostics);
     let aliases = alias::find_cycles(&program, map, &mut diagnostics);
-    let env = lower::Env { program: &program, map, dims: &dims, aliases: &aliases };
+    let names = lower::Interner::default();
+    let env = lower::Env {
+        program: &program,
+        map,
+        dims: &dims,
+        aliases: &aliases,
+        names: &names,
+    };
     alias::check_declarations(env, &mut diagnostics);
     let signatures = signature::check_all(env, &mut diagnostics);
     let diagnostics = tidy(diagnostics);
-    Checked { program, dims, aliases, signatures, diagnostics }
+    Checked {
+        program,
+        dims,
+        aliases,
+        signatures,
+        diagnostics,
+    }
 }
 
 /// Drops repeats of one mistake (an alias's axes are checked at each use)
 /// and sorts by place, so output is stable.
 fn tidy(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut out: Vec<Diagnostic> = diagnostics
         .into_iter()
-        .filter(|d| seen.insert((d.code.clone(), d.primary.as_ref().map(|l| l.span), d.message.clone())))
+        .filter(|d| {
+            seen.insert((
+                d.code.clone(),
+                d.primary.as_ref().map(|l| l.span),
+                d.message.clone(),
+            ))
+        })
         .collect();
-    out.sort_by_key(|d| d.primary.as_ref().map(|l| (l.span.file, l.span.start, l.span.end)));
+    out.sort_by_key(|d| {
+        d.primary
+            .as_ref()
+            .map(|l| (l.span.file, l.span.start, l.span.end))
+    });
     out
 }
 
@@ -91,7 +120,8 @@ mod tests {
             match &d.primary {
                 Some(label) => {
                     let at = map.line_col(label.span.file, label.span.start);
-                    let text = &map.text(label.span.file)[label.span.start as usize..label.span.end as usize];
+                    let text = &map.text(label.span.file)
+                        [label.span.start as usize..label.span.end as usize];
                     out.push_str(&format!(
                         "{}:{}:{} {} {} [`{}`: {}]\n",
                         map.name(label.span.file),
@@ -106,7 +136,8 @@ mod tests {
                 None => out.push_str(&format!("{} {}\n", d.code, d.message)),
             }
             for label in &d.secondary {
-                let text = &map.text(label.span.file)[label.span.start as usize..label.span.end as usize];
+                let text =
+                    &map.text(label.span.file)[label.span.start as usize..label.span.end as usize];
                 out.push_str(&format!("  also `{}`: {}\n", text, label.message));
             }
             for note in &d.notes {
@@ -121,6 +152,12 @@ mod tests {
 
     #[test]
     fn the_prelude_files_check_clean() {
-        check_files(&[("prelude.ss", include_str!("prelude.ss")), ("nn.ss", include_str!("nn.ss"))], expect_test::expect![[r#""#]]);
+        check_files(
+            &[
+                ("prelude.ss", include_str!("prelude.ss")),
+                ("nn.ss", include_str!("nn.ss")),
+            ],
+            expect_test::expect![[r#""#]],
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! unreadable files (E0205), import cycles (E0202) and names declared twice
 //! (E0203). Never opens a file itself.
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 
 use diag::{Diagnostic, FileId, SourceMap};
@@ -21,7 +21,7 @@ pub fn load(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Program {
     let mut program = Program::default();
-    let mut by_path: HashMap<PathBuf, FileId> = HashMap::new();
+    let mut by_path: HashMap<PathBuf, FileId> = HashMap::default();
     let mut queue: Vec<FileId> = Vec::new();
     for root in roots {
         let path = normalize(root);
@@ -39,7 +39,10 @@ pub fn load(
                     crate::files::FileError::NotFound => "no such file".to_string(),
                     crate::files::FileError::Unreadable(reason) => reason,
                 };
-                diagnostics.push(Diagnostic::error("E0205", format!("could not read `{}`: {reason}", path.display())));
+                diagnostics.push(Diagnostic::error(
+                    "E0205",
+                    format!("could not read `{}`: {reason}", path.display()),
+                ));
             }
         }
     }
@@ -48,7 +51,11 @@ pub fn load(
         let file = queue[next];
         next += 1;
         let index = program.by_file[&file];
-        let folder = program.modules[index].path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let folder = program.modules[index]
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let imports: Vec<ast::Import> = program.modules[index]
             .ast
             .items
@@ -71,7 +78,8 @@ pub fn load(
                     }
                 },
                 Resolved::NotFound { tried } => {
-                    let places: Vec<String> = tried.iter().map(|p| format!("`{}`", p.display())).collect();
+                    let places: Vec<String> =
+                        tried.iter().map(|p| format!("`{}`", p.display())).collect();
                     diagnostics.push(
                         Diagnostic::error("E0201", format!("cannot find `{name}.ss` to import"))
                             .with_primary(import.name.span, "no such file")
@@ -82,14 +90,20 @@ pub fn load(
                 }
                 Resolved::Unreadable { path, reason } => {
                     diagnostics.push(
-                        Diagnostic::error("E0205", format!("could not read `{}`: {reason}", path.display()))
-                            .with_primary(import.name.span, "imported here"),
+                        Diagnostic::error(
+                            "E0205",
+                            format!("could not read `{}`: {reason}", path.display()),
+                        )
+                        .with_primary(import.name.span, "imported here"),
                     );
                     None
                 }
             };
             if let Some(target) = target {
-                program.modules[index].imports.entry(name.clone()).or_insert(target);
+                program.modules[index]
+                    .imports
+                    .entry(name.clone())
+                    .or_insert(target);
             }
         }
     }
@@ -97,20 +111,37 @@ pub fn load(
     program
 }
 
-fn add_module(map: &mut SourceMap, program: &mut Program, path: &Path, text: String, diagnostics: &mut Vec<Diagnostic>) -> FileId {
+fn add_module(
+    map: &mut SourceMap,
+    program: &mut Program,
+    path: &Path,
+    text: String,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> FileId {
     let file = map.add(path.display().to_string(), text);
     let parsed = syntax::parse(file, map.text(file));
     diagnostics.extend(parsed.diagnostics);
     let names = top_level_names(&parsed.file, diagnostics);
-    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     program.by_file.insert(file, program.modules.len());
-    program.modules.push(Module { file, path: path.to_path_buf(), name, ast: parsed.file, imports: HashMap::new(), names });
+    program.modules.push(Module {
+        file,
+        path: path.to_path_buf(),
+        name,
+        ast: parsed.file,
+        imports: HashMap::default(),
+        names,
+    });
     file
 }
 
 /// Maps each top-level name to its first item; reports the later ones (E0203).
 fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashMap<String, usize> {
-    let mut names: HashMap<String, usize> = HashMap::with_capacity(file.items.len());
+    let mut names: HashMap<String, usize> =
+        HashMap::with_capacity_and_hasher(file.items.len(), Default::default());
     for (index, item) in file.items.iter().enumerate() {
         let name = item.name();
         if name.name.is_empty() {
@@ -120,10 +151,13 @@ fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashM
             Some(&first) => {
                 let first = file.items[first].name();
                 diagnostics.push(
-                    Diagnostic::error("E0203", format!("the name `{}` is declared twice", name.name))
-                        .with_primary(name.span, "declared again here")
-                        .with_secondary(first.span, "first declared here")
-                        .with_help("rename or remove one of them"),
+                    Diagnostic::error(
+                        "E0203",
+                        format!("the name `{}` is declared twice", name.name),
+                    )
+                    .with_primary(name.span, "declared again here")
+                    .with_secondary(first.span, "first declared here")
+                    .with_help("rename or remove one of them"),
                 );
             }
             None => {
@@ -143,13 +177,14 @@ fn report_import_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) {
         Done,
     }
     let mut state = vec![State::New; program.modules.len()];
-    let mut reported: HashSet<Vec<usize>> = HashSet::new();
+    let mut reported: HashSet<Vec<usize>> = HashSet::default();
     for start in 0..program.modules.len() {
         if state[start] != State::New {
             continue;
         }
         // Iterative depth-first search; `stack` holds (module, next import to visit).
-        let mut stack: Vec<(usize, Vec<(String, usize)>)> = vec![(start, sorted_imports(program, start))];
+        let mut stack: Vec<(usize, Vec<(String, usize)>)> =
+            vec![(start, sorted_imports(program, start))];
         state[start] = State::Open;
         while let Some((module, pending)) = stack.last_mut() {
             let module = *module;
@@ -180,8 +215,11 @@ fn report_import_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) {
 }
 
 fn sorted_imports(program: &Program, module: usize) -> Vec<(String, usize)> {
-    let mut imports: Vec<(String, usize)> =
-        program.modules[module].imports.iter().map(|(name, file)| (name.clone(), program.by_file[file])).collect();
+    let mut imports: Vec<(String, usize)> = program.modules[module]
+        .imports
+        .iter()
+        .map(|(name, file)| (name.clone(), program.by_file[file]))
+        .collect();
     // Popped from the end: visit in name order.
     imports.sort_by(|a, b| b.cmp(a));
     imports
@@ -196,15 +234,26 @@ fn cycle_diagnostic(program: &Program, chain: &[usize]) -> Diagnostic {
         .items
         .iter()
         .find_map(|item| match item {
-            ast::Item::Import(i) if module.imports.get(&i.name.name) == Some(&next) => Some(i.name.span),
+            ast::Item::Import(i) if module.imports.get(&i.name.name) == Some(&next) => {
+                Some(i.name.span)
+            }
             _ => None,
         })
         .unwrap_or(module.ast.span);
     let first = &program.modules[chain[0]];
     let mut diagnostic = if chain.len() == 1 {
-        Diagnostic::error("E0202", format!("`{}` imports itself", first.path.display()))
+        Diagnostic::error(
+            "E0202",
+            format!("`{}` imports itself", first.path.display()),
+        )
     } else {
-        Diagnostic::error("E0202", format!("import cycle: `{}` imports itself through other files", first.path.display()))
+        Diagnostic::error(
+            "E0202",
+            format!(
+                "import cycle: `{}` imports itself through other files",
+                first.path.display()
+            ),
+        )
     };
     diagnostic = diagnostic.with_primary(span, "this import starts the cycle");
     for (i, &m) in chain.iter().enumerate() {

@@ -6,7 +6,8 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-use std::collections::HashMap;
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
@@ -36,6 +37,26 @@ pub struct Env<'a> {
     pub map: &'a SourceMap,
     pub dims: &'a DimValues,
     pub aliases: &'a Aliases,
+    pub names: &'a Interner,
+}
+
+/// One shared `Arc<str>` per distinct name or spelling, so the many axes
+/// named `b` or `D` cost a reference count, not an allocation each.
+#[derive(Default)]
+pub struct Interner {
+    names: RefCell<HashSet<Arc<str>>>,
+}
+
+impl Interner {
+    pub fn intern(&self, text: &str) -> Arc<str> {
+        let mut names = self.names.borrow_mut();
+        if let Some(name) = names.get(text) {
+            return name.clone();
+        }
+        let name: Arc<str> = Arc::from(text);
+        names.insert(name.clone());
+        name
+    }
 }
 
 /// A lowered size: a polynomial, or a formula when it divides with rounding.
@@ -56,6 +77,8 @@ pub struct Lowerer<'a, 'd> {
     pub rest_allowed: bool,
     /// Generic axes introduced so far, with where first written.
     pub generics: HashMap<Arc<str>, Span>,
+    /// The same names in the order they were introduced.
+    pub generic_order: Vec<Arc<str>>,
     /// How many unknown sizes of each name this function has made, for `?k2`.
     unknown_counts: HashMap<Arc<str>, u32>,
     /// The current type's unknown sizes: the same `?k` in one type is one size.
@@ -85,9 +108,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             place: Place::Param,
             rounding: false,
             rest_allowed: false,
-            generics: HashMap::new(),
-            unknown_counts: HashMap::new(),
-            unknowns_in_type: HashMap::new(),
+            generics: HashMap::default(),
+            generic_order: Vec::new(),
+            unknown_counts: HashMap::default(),
+            unknowns_in_type: HashMap::default(),
             rest_in_type: None,
             params_incomplete: false,
             diagnostics,
@@ -122,17 +146,30 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     fn lower_type_inner(&mut self, ty: &ast::Type) -> Ty {
         let kind = match &ty.kind {
-            ast::TypeKind::Tensor { shape, domain, dtype } => {
+            ast::TypeKind::Tensor {
+                shape,
+                domain,
+                dtype,
+            } => {
                 let shape = match shape {
                     None => None,
                     Some(ast::Shape::List(list)) => Some(self.lower_shape(list, self.module)),
                     Some(ast::Shape::Alias(path)) => match self.alias_as_shape(path) {
                         Some(axes) => Some(axes),
-                        None => return Ty { kind: TyKind::Error, span: ty.span },
+                        None => {
+                            return Ty {
+                                kind: TyKind::Error,
+                                span: ty.span,
+                            }
+                        }
                     },
                 };
                 let domain = domain.as_ref().map(|d| self.lower_domain(d));
-                TyKind::Tensor(TensorTy { shape, domain, dtype: dtype.map(|d| d.kind) })
+                TyKind::Tensor(TensorTy {
+                    shape,
+                    domain,
+                    dtype: dtype.map(|d| d.kind),
+                })
             }
             ast::TypeKind::Scalar(scalar) => TyKind::Scalar(scalar.kind),
             ast::TypeKind::Named { path, args } => self.lower_named(path, args),
@@ -140,20 +177,30 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 let count = self.lower_plain_size(count);
                 let elem = self.lower_type_inner(elem);
                 match count {
-                    Some(count) => TyKind::Stack { count, elem: Box::new(elem) },
+                    Some(count) => TyKind::Stack {
+                        count,
+                        elem: Box::new(elem),
+                    },
                     None => TyKind::Error,
                 }
             }
-            ast::TypeKind::Tuple(items) => TyKind::Tuple(items.iter().map(|t| self.lower_type_inner(t)).collect()),
+            ast::TypeKind::Tuple(items) => {
+                TyKind::Tuple(items.iter().map(|t| self.lower_type_inner(t)).collect())
+            }
             ast::TypeKind::Axis(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::Axis),
             ast::TypeKind::Axes(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::Axes),
-            ast::TypeKind::Size(n) => self.lower_plain_size(n).map_or(TyKind::Error, TyKind::SizeParam),
+            ast::TypeKind::Size(n) => self
+                .lower_plain_size(n)
+                .map_or(TyKind::Error, TyKind::SizeParam),
             ast::TypeKind::Error => {
                 self.lost_names();
                 TyKind::Error
             }
         };
-        Ty { kind, span: ty.span }
+        Ty {
+            kind,
+            span: ty.span,
+        }
     }
 
     fn lower_domain(&mut self, domain: &ast::Domain) -> Domain {
@@ -177,16 +224,25 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn lower_named(&mut self, path: &ast::Path, args: &[SizeExpr]) -> TyKind {
         match self.env.program.lookup(self.module, path) {
             Ok((_, Decl::Alias(..))) if args.is_empty() => match self.alias_as_shape(path) {
-                Some(axes) => TyKind::Tensor(TensorTy { shape: Some(axes), domain: None, dtype: None }),
+                Some(axes) => TyKind::Tensor(TensorTy {
+                    shape: Some(axes),
+                    domain: None,
+                    dtype: None,
+                }),
                 None => TyKind::Error,
             },
             Ok((file, decl @ (Decl::Model(_) | Decl::Record(_)))) => {
                 let _ = decl;
-                let args: Vec<Option<Size>> = args.iter().map(|a| self.lower_plain_size(a)).collect();
+                let args: Vec<Option<Size>> =
+                    args.iter().map(|a| self.lower_plain_size(a)).collect();
                 if args.iter().any(Option::is_none) {
                     return TyKind::Error;
                 }
-                TyKind::Named { file, name: Arc::from(path.name.name.as_str()), args: args.into_iter().flatten().collect() }
+                TyKind::Named {
+                    file,
+                    name: self.env.names.intern(&path.name.name),
+                    args: args.into_iter().flatten().collect(),
+                }
             }
             Ok((_, decl)) => {
                 let shown = self.show_path(path);
@@ -219,10 +275,16 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             Ok((_, decl)) => {
                 let shown = self.show_path(path);
                 self.report(
-                    Diagnostic::error("E0310", format!("`{shown}` is {}, not a shape", decl.describe()))
-                        .with_primary(path.span, "expected a shape alias")
-                        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
-                        .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
+                    Diagnostic::error(
+                        "E0310",
+                        format!("`{shown}` is {}, not a shape", decl.describe()),
+                    )
+                    .with_primary(path.span, "expected a shape alias")
+                    .with_secondary(
+                        decl.name_span(),
+                        format!("`{}` is declared here", path.name.name),
+                    )
+                    .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
                 );
                 None
             }
@@ -243,7 +305,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 
     fn lower_axis(&mut self, axis: &ast::Axis, origin: FileId, out: &mut Vec<Axis>) {
-        if let ast::AxisKind::Size(SizeExpr { kind: SizeExprKind::Name(path), .. }) = &axis.kind {
+        if let ast::AxisKind::Size(SizeExpr {
+            kind: SizeExprKind::Name(path),
+            ..
+        }) = &axis.kind
+        {
             if let Some((file, decl, list)) = self.alias_named(path, origin) {
                 if !self.env.aliases.is_broken(file, &decl.name.name) {
                     for inner in &list.axes {
@@ -251,7 +317,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     }
                 } else {
                     self.lost_names();
-                    out.push(Axis { kind: AxisKind::Error, span: axis.span });
+                    out.push(Axis {
+                        kind: AxisKind::Error,
+                        span: axis.span,
+                    });
                 }
                 return;
             }
@@ -263,16 +332,14 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn lower_single_axis(&mut self, axis: &ast::Axis, origin: FileId, in_group: bool) -> Axis {
         let kind = match &axis.kind {
             ast::AxisKind::Size(expr) => {
-                let name = match &expr.kind {
-                    SizeExprKind::Name(_) => Some(Arc::from(self.written(expr, origin).as_str())),
-                    _ => None,
-                };
                 match self.lower_size(expr, origin, SizeSpot::InAxis) {
                     Some(SizeVal::Poly(poly)) => {
-                        AxisKind::Size { size: Size::new(poly, self.written(expr, origin)), name }
+                        let written = self.written(expr, origin);
+                        let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
+                        AxisKind::Size { size: Size::new(poly, written), name }
                     }
                     Some(SizeVal::Formula(formula)) => {
-                        AxisKind::Rounded { formula, written: Arc::from(self.written(expr, origin).as_str()) }
+                        AxisKind::Rounded { formula, written: self.written(expr, origin) }
                     }
                     None => AxisKind::Error,
                 }
@@ -282,32 +349,57 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 for part in parts {
                     lowered.push(self.lower_single_axis(part, origin, true));
                 }
-                AxisKind::Group { parts: lowered, written: Arc::from(self.source(axis.span, origin).as_str()), grouped: false }
+                AxisKind::Group {
+                    parts: lowered,
+                    written: self.env.names.intern(self.source(axis.span, origin)),
+                    grouped: false,
+                }
             }
-            ast::AxisKind::Grouped { factor, name } => self.lower_grouped(*factor, name, axis.span, origin),
+            ast::AxisKind::Grouped { factor, name } => {
+                self.lower_grouped(*factor, name, axis.span, origin)
+            }
             ast::AxisKind::Rest => {
                 self.check_rest(axis.span, in_group);
                 AxisKind::Rest
             }
         };
-        Axis { kind, span: axis.span }
+        Axis {
+            kind,
+            span: axis.span,
+        }
     }
 
     /// `16gh`: the group `(gh 16)`, introducing `gh` in a parameter.
-    fn lower_grouped(&mut self, factor: u128, name: &ast::Ident, span: Span, origin: FileId) -> AxisKind {
-        let written: Arc<str> = Arc::from(format!("{factor}{}", name.name).as_str());
+    fn lower_grouped(
+        &mut self,
+        factor: u128,
+        name: &ast::Ident,
+        span: Span,
+        origin: FileId,
+    ) -> AxisKind {
+        let written: Arc<str> = self.env.names.intern(&format!("{factor}{}", name.name));
         let Ok(factor) = i128::try_from(factor) else {
             self.report(overflow(span));
             return AxisKind::Error;
         };
-        let path = ast::Path { file: None, name: name.clone(), span: name.span };
+        let path = ast::Path {
+            file: None,
+            name: name.clone(),
+            span: name.span,
+        };
         if let Some(decl) = self.env.program.decl(origin, &name.name) {
             match decl {
                 Decl::Dim(..) => self.report(
-                    Diagnostic::error("E0309", format!("`{}` is a dim, so `{written}` can't group it", name.name))
-                        .with_primary(span, "a grouped size takes a new axis name")
-                        .with_secondary(decl.name_span(), "the dim is declared here")
-                        .with_help(format!("write the group with parentheses: `({factor} {})`", name.name)),
+                    Diagnostic::error(
+                        "E0309",
+                        format!("`{}` is a dim, so `{written}` can't group it", name.name),
+                    )
+                    .with_primary(span, "a grouped size takes a new axis name")
+                    .with_secondary(decl.name_span(), "the dim is declared here")
+                    .with_help(format!(
+                        "write the group with parentheses: `({factor} {})`",
+                        name.name
+                    )),
                 ),
                 Decl::Alias(..) => self.report(alias_in_axis(&path, decl, span)),
                 _ => self.report(not_a_size(&path, decl)),
@@ -318,11 +410,24 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             return AxisKind::Error;
         };
         let inner = Axis {
-            kind: AxisKind::Size { size: Size::new(Poly::symbol(symbol), name.name.as_str()), name: Some(Arc::from(name.name.as_str())) },
+            kind: AxisKind::Size {
+                size: Size::new(Poly::symbol(symbol), self.env.names.intern(&name.name)),
+                name: Some(self.env.names.intern(&name.name)),
+            },
             span: name.span,
         };
-        let number = Axis { kind: AxisKind::Size { size: Size::new(Poly::constant(factor), factor.to_string()), name: None }, span };
-        AxisKind::Group { parts: vec![inner, number], written, grouped: true }
+        let number = Axis {
+            kind: AxisKind::Size {
+                size: Size::new(Poly::constant(factor), self.env.names.intern(&factor.to_string())),
+                name: None,
+            },
+            span,
+        };
+        AxisKind::Group {
+            parts: vec![inner, number],
+            written,
+            grouped: true,
+        }
     }
 
     fn check_rest(&mut self, span: Span, in_group: bool) {
@@ -330,7 +435,9 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             self.report(
                 Diagnostic::error("E0306", "`...` is only allowed in an `extern fn`")
                     .with_primary(span, "rest axes in a `fn`")
-                    .with_help("a `fn`'s body is checked, so its shapes name every axis; write them out"),
+                    .with_help(
+                        "a `fn`'s body is checked, so its shapes name every axis; write them out",
+                    ),
             );
         } else if in_group {
             self.report(
@@ -350,7 +457,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 
     /// The alias a lone name in a shape stands for, if it is one.
-    fn alias_named<'p>(&self, path: &ast::Path, origin: FileId) -> Option<(FileId, &'p ast::Dim, &'p ast::ShapeList)>
+    fn alias_named<'p>(
+        &self,
+        path: &ast::Path,
+        origin: FileId,
+    ) -> Option<(FileId, &'p ast::Dim, &'p ast::ShapeList)>
     where
         'a: 'p,
     {
@@ -365,7 +476,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         match self.lower_size(expr, self.module, SizeSpot::Elsewhere)? {
             SizeVal::Poly(poly) => Some(Size::new(poly, self.written(expr, self.module))),
             SizeVal::Formula(_) => {
-                self.report(inexact(expr.span, "this division is only exact for some values"));
+                self.report(inexact(
+                    expr.span,
+                    "this division is only exact for some values",
+                ));
                 None
             }
         }
@@ -384,11 +498,14 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 self.lost_names();
                 None
             }
-            SizeExprKind::Unknown(name) => self.unknown(name, expr.span).map(|s| SizeVal::Poly(Poly::symbol(s))),
+            SizeExprKind::Unknown(name) => self
+                .unknown(name, expr.span)
+                .map(|s| SizeVal::Poly(Poly::symbol(s))),
             SizeExprKind::Name(path) => {
                 // A lone name in a shape was already tried as an alias, so any
                 // alias here is part of one axis.
-                self.size_name(path, origin, spot).map(|s| SizeVal::Poly(Poly::symbol(s)))
+                self.size_name(path, origin, spot)
+                    .map(|s| SizeVal::Poly(Poly::symbol(s)))
             }
             SizeExprKind::Binary { op, lhs, rhs } => {
                 let a = self.lower_size(lhs, origin, spot);
@@ -412,7 +529,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 SizeOp::Div => match self.divide(&a, &b) {
                     Ok(q) => Ok(SizeVal::Poly(q)),
                     Err(SizeError::Inexact | SizeError::DivisorNotATerm) if self.rounding => {
-                        Ok(SizeVal::Formula(Formula::FloorDiv(Box::new(Formula::Poly(a)), Box::new(Formula::Poly(b)))))
+                        Ok(SizeVal::Formula(Formula::FloorDiv(
+                            Box::new(Formula::Poly(a)),
+                            Box::new(Formula::Poly(b)),
+                        )))
                     }
                     Err(e) => Err(e),
                 },
@@ -438,7 +558,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 None
             }
             Err(SizeError::DivisorNotATerm) => {
-                self.report(inexact(span, "the divisor is a sum, so the quotient is not a size"));
+                self.report(inexact(
+                    span,
+                    "the divisor is a sum, so the quotient is not a size",
+                ));
                 None
             }
             Err(SizeError::Inexact) => {
@@ -492,7 +615,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     _ => None,
                 };
                 let (a, b) = (a.substitute(&value)?, b.substitute(&value)?);
-                a.div_exact(&b).map_err(|e| if e == SizeError::Overflow { e } else { first })
+                a.div_exact(&b)
+                    .map_err(|e| if e == SizeError::Overflow { e } else { first })
             }
         }
     }
@@ -500,13 +624,19 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn unknown(&mut self, name: &ast::Ident, span: Span) -> Option<Symbol> {
         if self.place == Place::Param {
             self.report(
-                Diagnostic::error("E0306", format!("unknown size `?{}` in a parameter's type", name.name))
-                    .with_primary(span, "a parameter's sizes can't be unknown")
-                    .with_help(format!("the caller chooses the parameters' sizes: write `{}`", name.name)),
+                Diagnostic::error(
+                    "E0306",
+                    format!("unknown size `?{}` in a parameter's type", name.name),
+                )
+                .with_primary(span, "a parameter's sizes can't be unknown")
+                .with_help(format!(
+                    "the caller chooses the parameters' sizes: write `{}`",
+                    name.name
+                )),
             );
             return None;
         }
-        let key: Arc<str> = Arc::from(name.name.as_str());
+        let key: Arc<str> = self.env.names.intern(&name.name);
         let index = match self.unknowns_in_type.get(&key) {
             Some(&index) => index,
             None => {
@@ -541,7 +671,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 if self.env.dims.is_broken(file, &d.name.name) {
                     return None;
                 }
-                Some(Symbol::Dim { file, name: Arc::from(d.name.name.as_str()) })
+                Some(Symbol::Dim {
+                    file,
+                    name: self.env.names.intern(&d.name.name),
+                })
             }
             Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
                 self.report(alias_in_axis(path, decl, path.span));
@@ -557,9 +690,13 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
     fn generic(&mut self, name: &ast::Ident, origin: FileId) -> Option<Symbol> {
-        let key: Arc<str> = Arc::from(name.name.as_str());
-        if self.generics.contains_key(&key) || self.place != Place::Return {
-            self.generics.entry(key.clone()).or_insert(name.span);
+        let key: Arc<str> = self.env.names.intern(&name.name);
+        if self.generics.contains_key(&key) {
+            return Some(Symbol::Generic(key));
+        }
+        if self.place != Place::Return {
+            self.generics.insert(key.clone(), name.span);
+            self.generic_order.push(key.clone());
             return Some(Symbol::Generic(key));
         }
         let _ = origin;
@@ -577,19 +714,19 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         None
     }
 
-    fn source(&self, span: Span, origin: FileId) -> String {
+    fn source(&self, span: Span, origin: FileId) -> &'a str {
         let text = self.env.map.text(origin);
-        text.get(span.start as usize..span.end as usize).unwrap_or("").to_string()
+        text.get(span.start as usize..span.end as usize).unwrap_or("")
     }
 
     /// The user's spelling of a size; another file's dims are named as this file names them.
-    fn written(&self, expr: &SizeExpr, origin: FileId) -> String {
+    fn written(&self, expr: &SizeExpr, origin: FileId) -> Arc<str> {
         if origin == self.module {
-            return self.source(expr.span, origin);
+            return self.env.names.intern(self.source(expr.span, origin));
         }
         let mut out = String::new();
         self.render(expr, origin, &mut out, 0);
-        out
+        self.env.names.intern(&out)
     }
 
     fn render(&self, expr: &SizeExpr, origin: FileId, out: &mut String, outer: u8) {
@@ -661,8 +798,19 @@ fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
         Some(file) => format!("{}.{}", file.name, path.name.name),
         None => path.name.name.clone(),
     };
-    Diagnostic::error("E2202", format!("shape alias `{shown}` used inside one axis"))
-        .with_primary(span, "an alias stands for several axes, so it can't be part of one")
-        .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
-        .with_help(format!("use the alias among a shape's axes, as in `[{shown} D]`"))
+    Diagnostic::error(
+        "E2202",
+        format!("shape alias `{shown}` used inside one axis"),
+    )
+    .with_primary(
+        span,
+        "an alias stands for several axes, so it can't be part of one",
+    )
+    .with_secondary(
+        decl.name_span(),
+        format!("`{}` is declared here", path.name.name),
+    )
+    .with_help(format!(
+        "use the alias among a shape's axes, as in `[{shown} D]`"
+    ))
 }

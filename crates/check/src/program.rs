@@ -2,7 +2,7 @@
 //! imports and its top-level names, and the lookup of a name to the
 //! declaration it means. Knows nothing of sizes or types.
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 use std::path::PathBuf;
 
 use diag::{Diagnostic, FileId, Span};
@@ -69,7 +69,11 @@ pub enum LookupError {
     /// `file.name` where `file` isn't imported here (E0204).
     NotImported { file: String, span: Span },
     /// No such name (E0301); `file` is set for `file.name`.
-    NotFound { file: Option<String>, name: String, span: Span },
+    NotFound {
+        file: Option<String>,
+        name: String,
+        span: Span,
+    },
     /// `file.name` where `import file` failed, which was reported already.
     ImportFailed,
 }
@@ -106,7 +110,11 @@ impl Program {
 
     /// Resolves `name` or `file.name` as written in module `from`; returns the
     /// module that declares it and the declaration.
-    pub fn lookup(&self, from: FileId, path: &ast::Path) -> Result<(FileId, Decl<'_>), LookupError> {
+    pub fn lookup(
+        &self,
+        from: FileId,
+        path: &ast::Path,
+    ) -> Result<(FileId, Decl<'_>), LookupError> {
         let (target, qualified) = match &path.file {
             None => (from, None),
             Some(file) => match self.module(from).imports.get(&file.name) {
@@ -114,12 +122,21 @@ impl Program {
                 None if matches!(self.decl(from, &file.name), Some(Decl::Import(..))) => {
                     return Err(LookupError::ImportFailed)
                 }
-                None => return Err(LookupError::NotImported { file: file.name.clone(), span: file.span }),
+                None => {
+                    return Err(LookupError::NotImported {
+                        file: file.name.clone(),
+                        span: file.span,
+                    })
+                }
             },
         };
         match self.decl(target, &path.name.name) {
             Some(decl) => Ok((target, decl)),
-            None => Err(LookupError::NotFound { file: qualified, name: path.name.name.clone(), span: path.name.span }),
+            None => Err(LookupError::NotFound {
+                file: qualified,
+                name: path.name.name.clone(),
+                span: path.name.span,
+            }),
         }
     }
 
@@ -127,7 +144,12 @@ impl Program {
     /// the file's own name when `from` reaches it only through another file.
     pub fn import_name(&self, from: FileId, target: FileId) -> String {
         let module = self.module(from);
-        let mut names: Vec<&String> = module.imports.iter().filter(|(_, &f)| f == target).map(|(n, _)| n).collect();
+        let mut names: Vec<&String> = module
+            .imports
+            .iter()
+            .filter(|(_, &f)| f == target)
+            .map(|(n, _)| n)
+            .collect();
         names.sort();
         match names.first() {
             Some(name) => (*name).clone(),
@@ -146,14 +168,18 @@ impl LookupError {
                     .with_primary(*span, "not imported")
                     .with_help(format!("add `import {file}` at the top of this file"))
             }
-            LookupError::NotFound { file: Some(file), name, span } => {
-                Diagnostic::error("E0301", format!("cannot find `{name}` in `{file}`"))
-                    .with_primary(*span, format!("not declared in `{file}.ss`"))
-            }
-            LookupError::NotFound { file: None, name, span } => {
-                Diagnostic::error("E0301", format!("cannot find `{name}` in this file"))
-                    .with_primary(*span, "not found")
-            }
+            LookupError::NotFound {
+                file: Some(file),
+                name,
+                span,
+            } => Diagnostic::error("E0301", format!("cannot find `{name}` in `{file}`"))
+                .with_primary(*span, format!("not declared in `{file}.ss`")),
+            LookupError::NotFound {
+                file: None,
+                name,
+                span,
+            } => Diagnostic::error("E0301", format!("cannot find `{name}` in this file"))
+                .with_primary(*span, "not found"),
         })
     }
 }

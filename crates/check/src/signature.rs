@@ -4,7 +4,7 @@
 //! (E0307), what only an `extern fn` may have (E0306), the `extern fn` rules
 //! of seed 001 (E0308), and the grouped-size hint H2201. Never checks bodies.
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use diag::{Diagnostic, FileId, Span};
@@ -43,14 +43,20 @@ struct SigSource<'a> {
 }
 
 /// Checks every top-level signature of every module.
-pub fn check_all(env: Env, diagnostics: &mut Vec<Diagnostic>) -> HashMap<(FileId, Arc<str>), Signature> {
-    let mut out = HashMap::new();
+pub fn check_all(
+    env: Env,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> HashMap<(FileId, Arc<str>), Signature> {
+    let mut out = HashMap::default();
     for module in &env.program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
             let source = match item {
-                ast::Item::Fn(f) => {
-                    SigSource { name: &f.name, params: &f.params, ret: f.ret.as_ref(), python: None }
-                }
+                ast::Item::Fn(f) => SigSource {
+                    name: &f.name,
+                    params: &f.params,
+                    ret: f.ret.as_ref(),
+                    python: None,
+                },
                 ast::Item::ExternFn(f) => SigSource {
                     name: &f.name,
                     params: &f.params,
@@ -61,38 +67,44 @@ pub fn check_all(env: Env, diagnostics: &mut Vec<Diagnostic>) -> HashMap<(FileId
             };
             let signature = check_signature(env, module.file, &source, diagnostics);
             if module.names.get(&source.name.name) == Some(&i) {
-                out.insert((module.file, Arc::from(source.name.name.as_str())), signature);
+                out.insert(
+                    (module.file, Arc::from(source.name.name.as_str())),
+                    signature,
+                );
             }
         }
     }
     out
 }
 
-fn check_signature(env: Env, file: FileId, source: &SigSource, diagnostics: &mut Vec<Diagnostic>) -> Signature {
+fn check_signature(
+    env: Env,
+    file: FileId,
+    source: &SigSource,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Signature {
     let is_extern = source.python.is_some();
     let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.rest_allowed = is_extern;
     let mut params = Vec::with_capacity(source.params.len());
-    let mut seen: HashMap<&str, Span> = HashMap::new();
-    let mut generics_order: Vec<Arc<str>> = Vec::new();
+    let mut seen: HashMap<&str, Span> = HashMap::default();
     for param in source.params {
         if let Some(&first) = seen.get(param.name.name.as_str()) {
             lowerer.diagnostics.push(
-                Diagnostic::error("E0307", format!("parameter `{}` is declared twice", param.name.name))
-                    .with_primary(param.name.span, "declared again here")
-                    .with_secondary(first, "first declared here")
-                    .with_help("give each parameter its own name"),
+                Diagnostic::error(
+                    "E0307",
+                    format!("parameter `{}` is declared twice", param.name.name),
+                )
+                .with_primary(param.name.span, "declared again here")
+                .with_secondary(first, "first declared here")
+                .with_help("give each parameter its own name"),
             );
         } else {
             seen.insert(&param.name.name, param.name.span);
         }
-        let earlier: HashSet<Arc<str>> = lowerer.generics.keys().cloned().collect();
+        let before = lowerer.generic_order.len();
         lowerer.place = Place::Param;
         let ty = lowerer.lower_type(&param.ty);
-        let mut introduced: Vec<(Arc<str>, Span)> =
-            lowerer.generics.iter().filter(|(k, _)| !earlier.contains(*k)).map(|(k, s)| (k.clone(), *s)).collect();
-        introduced.sort_by_key(|(_, span)| span.start);
-        generics_order.extend(introduced.into_iter().map(|(k, _)| k));
         match &ty.kind {
             TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_) if !is_extern => {
                 lowerer.diagnostics.push(
@@ -103,14 +115,20 @@ fn check_signature(env: Env, file: FileId, source: &SigSource, diagnostics: &mut
             }
             _ => {}
         }
-        if is_extern {
-            check_extern_param(param, &ty, &earlier, lowerer.diagnostics);
+        if is_extern && param.default.is_some() {
+            let earlier = &lowerer.generic_order[..before];
+            check_extern_param(param, &ty, earlier, lowerer.diagnostics);
         }
-        params.push(ParamSig { name: Arc::from(param.name.name.as_str()), ty, span: param.span });
+        params.push(ParamSig {
+            name: Arc::from(param.name.name.as_str()),
+            ty,
+            span: param.span,
+        });
     }
     lowerer.place = Place::Return;
     lowerer.rounding = is_extern;
     let ret = source.ret.map(|r| lowerer.lower_type(r));
+    let generics_order = std::mem::take(&mut lowerer.generic_order);
     let diagnostics = lowerer.diagnostics;
     let mut python = None;
     if let Some(string) = source.python {
@@ -129,7 +147,12 @@ fn check_signature(env: Env, file: FileId, source: &SigSource, diagnostics: &mut
         collect_shapes(ret, &mut shapes);
     }
     grouped_size_hint(&shapes, diagnostics);
-    Signature { params, ret, generics: generics_order, python }
+    Signature {
+        params,
+        ret,
+        generics: generics_order,
+        python,
+    }
 }
 
 fn kind_word(ty: &ast::Type) -> &'static str {
@@ -141,8 +164,15 @@ fn kind_word(ty: &ast::Type) -> &'static str {
 }
 
 /// Per-parameter extern rules: Axis defaults and Size defaults (E0308).
-fn check_extern_param(param: &ast::Param, ty: &Ty, earlier: &HashSet<Arc<str>>, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(default) = &param.default else { return };
+fn check_extern_param(
+    param: &ast::Param,
+    ty: &Ty,
+    earlier: &[Arc<str>],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(default) = &param.default else {
+        return;
+    };
     match &ty.kind {
         TyKind::Axis(_) | TyKind::Axes(_) => diagnostics.push(
             Diagnostic::error("E0308", format!("`{}` parameter `{}` can't have a default", kind_word(&param.ty), param.name.name))
@@ -152,7 +182,7 @@ fn check_extern_param(param: &ast::Param, ty: &Ty, earlier: &HashSet<Arc<str>>, 
         TyKind::SizeParam(_) => {
             let ok = match &default.kind {
                 ast::ExprKind::Int(_) => true,
-                ast::ExprKind::Name(name) => earlier.contains(name.name.as_str()),
+                ast::ExprKind::Name(name) => earlier.iter().any(|g| **g == *name.name),
                 _ => false,
             };
             if !ok {
@@ -173,7 +203,12 @@ fn check_extern_param(param: &ast::Param, ty: &Ty, earlier: &HashSet<Arc<str>>, 
 
 /// Whole-signature extern rules (E0308): a return type, a shaped first
 /// parameter for Axis parameters, and `...` in the return only with a parameter's.
-fn check_extern_rules(source: &SigSource, params: &[ParamSig], ret: Option<&Ty>, diagnostics: &mut Vec<Diagnostic>) {
+fn check_extern_rules(
+    source: &SigSource,
+    params: &[ParamSig],
+    ret: Option<&Ty>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     if source.ret.is_none() {
         diagnostics.push(
             Diagnostic::error("E0308", format!("extern fn `{}` has no return type", source.name.name))
@@ -181,16 +216,29 @@ fn check_extern_rules(source: &SigSource, params: &[ParamSig], ret: Option<&Ty>,
                 .with_help("an extern fn has no body to infer it from: write its result's type, as in `-> Real`"),
         );
     }
-    let axis_param = params.iter().zip(source.params).find(|(p, _)| matches!(p.ty.kind, TyKind::Axis(_) | TyKind::Axes(_)));
+    let axis_param = params
+        .iter()
+        .zip(source.params)
+        .find(|(p, _)| matches!(p.ty.kind, TyKind::Axis(_) | TyKind::Axes(_)));
     if let Some((axis, axis_src)) = axis_param {
         let first = &params[0];
         let shaped = first.ty.shape().is_some() || matches!(first.ty.kind, TyKind::Error);
         if !shaped {
             diagnostics.push(
-                Diagnostic::error("E0308", format!("extern fn `{}` has an `{}` parameter but its first parameter has no shape", source.name.name, kind_word(&axis_src.ty)))
-                    .with_primary(first.ty.span, "the first parameter needs a shape")
-                    .with_secondary(axis.span, "this parameter names an axis of the first argument")
-                    .with_help("give the first parameter a shape, as in `input: [...]`"),
+                Diagnostic::error(
+                    "E0308",
+                    format!(
+                        "extern fn `{}` has an `{}` parameter but its first parameter has no shape",
+                        source.name.name,
+                        kind_word(&axis_src.ty)
+                    ),
+                )
+                .with_primary(first.ty.span, "the first parameter needs a shape")
+                .with_secondary(
+                    axis.span,
+                    "this parameter names an axis of the first argument",
+                )
+                .with_help("give the first parameter a shape, as in `input: [...]`"),
             );
         }
     }
@@ -209,16 +257,22 @@ fn check_extern_rules(source: &SigSource, params: &[ParamSig], ret: Option<&Ty>,
 
 fn find_rest(ty: &Ty) -> Option<Span> {
     match &ty.kind {
-        TyKind::Tensor(t) => t.shape.as_ref()?.iter().find(|a| matches!(a.kind, AxisKind::Rest)).map(|a| a.span),
+        TyKind::Tensor(t) => t
+            .shape
+            .as_ref()?
+            .iter()
+            .find(|a| matches!(a.kind, AxisKind::Rest))
+            .map(|a| a.span),
         TyKind::Tuple(items) => items.iter().find_map(find_rest),
         _ => None,
     }
 }
 
 const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif",
-    "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
-    "pass", "raise", "return", "try", "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Checks the dotted Python name (E0308); true when it is valid.
@@ -268,7 +322,10 @@ fn collect_shapes<'t>(ty: &'t Ty, out: &mut Vec<&'t [Axis]>) {
 /// The generic axis name of an axis that is exactly one generic symbol.
 fn generic_name(axis: &Axis) -> Option<&str> {
     match &axis.kind {
-        AxisKind::Size { size, name: Some(_) } => match size.poly.as_symbol() {
+        AxisKind::Size {
+            size,
+            name: Some(_),
+        } => match size.poly.as_symbol() {
             Some(Symbol::Generic(name)) => Some(name),
             _ => None,
         },
@@ -281,15 +338,20 @@ fn generic_name(axis: &Axis) -> Option<&str> {
 /// nowhere else in the signature, and is part of a group somewhere in it,
 /// but not a grouped size.
 fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
-    let mut own: HashMap<&str, Vec<Span>> = HashMap::new();
-    let mut in_group: HashMap<&str, Span> = HashMap::new();
-    let mut grouped: HashSet<&str> = HashSet::new();
+    let mut own: HashMap<&str, Vec<Span>> = HashMap::default();
+    let mut in_group: HashMap<&str, Span> = HashMap::default();
+    let mut grouped: HashSet<&str> = HashSet::default();
     for shape in shapes {
         for axis in shape.iter() {
             if let Some(name) = generic_name(axis) {
                 own.entry(name).or_default().push(axis.span);
             }
-            if let AxisKind::Group { parts, grouped: is_grouped, .. } = &axis.kind {
+            if let AxisKind::Group {
+                parts,
+                grouped: is_grouped,
+                ..
+            } = &axis.kind
+            {
                 for part in parts {
                     if let Some(name) = generic_name(part) {
                         if *is_grouped {
@@ -306,18 +368,31 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
         for pair in shape.windows(2) {
             let (number, name_axis) = (&pair[0], &pair[1]);
             let factor = match &number.kind {
-                AxisKind::Size { size, name: None } if size.written.as_deref().is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit())) => {
+                AxisKind::Size { size, name: None }
+                    if size
+                        .written
+                        .as_deref()
+                        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
+                {
                     size.poly.as_constant()
                 }
                 _ => None,
             };
-            let Some(factor) = factor.filter(|&f| f > 1) else { continue };
-            let Some(name) = generic_name(name_axis) else { continue };
+            let Some(factor) = factor.filter(|&f| f > 1) else {
+                continue;
+            };
+            let Some(name) = generic_name(name_axis) else {
+                continue;
+            };
             if number.span.file != name_axis.span.file || number.span.end > name_axis.span.start {
                 continue;
             }
-            let elsewhere = own.get(name).is_some_and(|spans| spans.iter().any(|s| *s != name_axis.span));
-            let Some(&group) = in_group.get(name) else { continue };
+            let elsewhere = own
+                .get(name)
+                .is_some_and(|spans| spans.iter().any(|s| *s != name_axis.span));
+            let Some(&group) = in_group.get(name) else {
+                continue;
+            };
             if elsewhere || grouped.contains(name) {
                 continue;
             }
@@ -348,13 +423,29 @@ mod tests {
             memory.insert(path, *text);
         }
         let mut map = SourceMap::new();
-        let checked = check(&mut map, &memory, &[PathBuf::from(files[0].0)], &Options::default());
+        let checked = check(
+            &mut map,
+            &memory,
+            &[PathBuf::from(files[0].0)],
+            &Options::default(),
+        );
         let root = checked.program.modules[0].file;
         let signature = &checked.signatures[&(root, name.into())];
-        let params: Vec<String> = signature.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
-        let ret = signature.ret.as_ref().map_or("-".to_string(), |t| t.to_string());
+        let params: Vec<String> = signature
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", p.name, p.ty))
+            .collect();
+        let ret = signature
+            .ret
+            .as_ref()
+            .map_or("-".to_string(), |t| t.to_string());
         let generics: Vec<&str> = signature.generics.iter().map(|g| &**g).collect();
-        let mut shown = format!("({}) -> {ret}\ngenerics: {}\n", params.join(", "), generics.join(" "));
+        let mut shown = format!(
+            "({}) -> {ret}\ngenerics: {}\n",
+            params.join(", "),
+            generics.join(" ")
+        );
         shown.push_str(&crate::tests::show(&map, &checked.diagnostics));
         expect.assert_eq(&shown);
     }
@@ -389,7 +480,10 @@ mod tests {
     #[test]
     fn rounded_division_is_kept_for_each_call() {
         check_signature(
-            &[("a.ss", "extern fn pool(x: [b C H], k: Size[K] = 2) -> [b C (H - K)/K + 1] = \"m.pool\"\n")],
+            &[(
+                "a.ss",
+                "extern fn pool(x: [b C H], k: Size[K] = 2) -> [b C (H - K)/K + 1] = \"m.pool\"\n",
+            )],
             "pool",
             expect![[r#"
                 (x: [b C H], k: Size[K]) -> [b C (H - K)/K + 1]
@@ -403,7 +497,12 @@ mod tests {
         let mut memory = MemoryFiles::new();
         memory.insert("a.ss", "dim D = 768\ndim H = 12\ndim Dh = D / H\nextern fn qkv(w: [D 3*D]) -> [3*H*Dh] = \"m.q\"\nextern fn twice(x: [n + n]) -> [2*n] = \"m.t\"\n");
         let mut map = SourceMap::new();
-        let checked = check(&mut map, &memory, &[PathBuf::from("a.ss")], &Options::default());
+        let checked = check(
+            &mut map,
+            &memory,
+            &[PathBuf::from("a.ss")],
+            &Options::default(),
+        );
         assert!(checked.diagnostics.is_empty());
         let file = checked.program.modules[0].file;
         let size_of = |ty: &crate::types::Ty, i: usize| match &ty.shape().unwrap()[i].kind {
@@ -411,11 +510,24 @@ mod tests {
             other => panic!("not a size: {other:?}"),
         };
         let qkv = &checked.signatures[&(file, "qkv".into())];
-        let (three_d, three_h_dh) = (size_of(&qkv.params[0].ty, 1), size_of(qkv.ret.as_ref().unwrap(), 0));
+        let (three_d, three_h_dh) = (
+            size_of(&qkv.params[0].ty, 1),
+            size_of(qkv.ret.as_ref().unwrap(), 0),
+        );
         assert_ne!(three_d.poly, three_h_dh.poly, "symbolically different");
-        assert!(checked.dims.same_size(&three_d.poly, &three_h_dh.poly), "both 2304");
-        assert_eq!(three_h_dh.to_string(), "3*H*Dh", "keeps the user's spelling");
+        assert!(
+            checked.dims.same_size(&three_d.poly, &three_h_dh.poly),
+            "both 2304"
+        );
+        assert_eq!(
+            three_h_dh.to_string(),
+            "3*H*Dh",
+            "keeps the user's spelling"
+        );
         let twice = &checked.signatures[&(file, "twice".into())];
-        assert_eq!(size_of(&twice.params[0].ty, 0).poly, size_of(twice.ret.as_ref().unwrap(), 0).poly);
+        assert_eq!(
+            size_of(&twice.params[0].ty, 0).poly,
+            size_of(twice.ret.as_ref().unwrap(), 0).poly
+        );
     }
 }

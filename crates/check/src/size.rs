@@ -8,6 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use diag::FileId;
+use smallvec::SmallVec;
 
 /// One thing a size can be made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -50,11 +51,11 @@ pub enum SizeError {
 
 /// A product of symbols with their powers, sorted by symbol; empty is `1`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Monomial(Vec<(Symbol, u32)>);
+pub struct Monomial(SmallVec<[(Symbol, u32); 2]>);
 
 impl Monomial {
     fn of(symbol: Symbol) -> Self {
-        Monomial(vec![(symbol, 1)])
+        Monomial(smallvec::smallvec![(symbol, 1)])
     }
 
     pub fn degree(&self) -> u32 {
@@ -66,7 +67,7 @@ impl Monomial {
     }
 
     fn mul(&self, other: &Monomial) -> Monomial {
-        let mut out = Vec::with_capacity(self.0.len() + other.0.len());
+        let mut out = SmallVec::with_capacity(self.0.len() + other.0.len());
         let (mut i, mut j) = (0, 0);
         while i < self.0.len() && j < other.0.len() {
             let (a, b) = (&self.0[i], &other.0[j]);
@@ -86,8 +87,8 @@ impl Monomial {
                 }
             }
         }
-        out.extend_from_slice(&self.0[i..]);
-        out.extend_from_slice(&other.0[j..]);
+        out.extend(self.0[i..].iter().cloned());
+        out.extend(other.0[j..].iter().cloned());
         Monomial(out)
     }
 
@@ -119,7 +120,8 @@ pub struct Term {
 /// coefficients, sorted by monomial. Zero is the empty sum.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Poly {
-    terms: Vec<Term>,
+    /// Inline for the common one-term sizes (`n`, `768`, `3*D`): no allocation.
+    terms: SmallVec<[Term; 1]>,
 }
 
 impl Poly {
@@ -127,12 +129,22 @@ impl Poly {
         if value == 0 {
             Poly::default()
         } else {
-            Poly { terms: vec![Term { coef: value, mono: Monomial::default() }] }
+            Poly {
+                terms: smallvec::smallvec![Term {
+                    coef: value,
+                    mono: Monomial::default(),
+                }],
+            }
         }
     }
 
     pub fn symbol(symbol: Symbol) -> Poly {
-        Poly { terms: vec![Term { coef: 1, mono: Monomial::of(symbol) }] }
+        Poly {
+            terms: smallvec::smallvec![Term {
+                coef: 1,
+                mono: Monomial::of(symbol),
+            }],
+        }
     }
 
     pub fn terms(&self) -> &[Term] {
@@ -161,19 +173,26 @@ impl Poly {
 
     /// Every symbol the size mentions, each once, in order.
     pub fn symbols(&self) -> Vec<&Symbol> {
-        let mut out: Vec<&Symbol> = self.terms.iter().flat_map(|t| t.mono.0.iter().map(|(s, _)| s)).collect();
+        let mut out: Vec<&Symbol> = self
+            .terms
+            .iter()
+            .flat_map(|t| t.mono.0.iter().map(|(s, _)| s))
+            .collect();
         out.sort();
         out.dedup();
         out
     }
 
-    fn from_terms(mut terms: Vec<Term>) -> Result<Poly, SizeError> {
+    fn from_terms(mut terms: SmallVec<[Term; 1]>) -> Result<Poly, SizeError> {
         terms.sort_by(|a, b| a.mono.cmp(&b.mono));
-        let mut out: Vec<Term> = Vec::with_capacity(terms.len());
+        let mut out: SmallVec<[Term; 1]> = SmallVec::with_capacity(terms.len());
         for term in terms {
             match out.last_mut() {
                 Some(last) if last.mono == term.mono => {
-                    last.coef = last.coef.checked_add(term.coef).ok_or(SizeError::Overflow)?;
+                    last.coef = last
+                        .coef
+                        .checked_add(term.coef)
+                        .ok_or(SizeError::Overflow)?;
                 }
                 _ => out.push(term),
             }
@@ -190,8 +209,13 @@ impl Poly {
         let terms = self
             .terms
             .iter()
-            .map(|t| Ok(Term { coef: t.coef.checked_neg().ok_or(SizeError::Overflow)?, mono: t.mono.clone() }))
-            .collect::<Result<Vec<_>, SizeError>>()?;
+            .map(|t| {
+                Ok(Term {
+                    coef: t.coef.checked_neg().ok_or(SizeError::Overflow)?,
+                    mono: t.mono.clone(),
+                })
+            })
+            .collect::<Result<SmallVec<_>, SizeError>>()?;
         Ok(Poly { terms })
     }
 
@@ -200,11 +224,14 @@ impl Poly {
     }
 
     pub fn mul(&self, other: &Poly) -> Result<Poly, SizeError> {
-        let mut terms = Vec::with_capacity(self.terms.len() * other.terms.len());
+        let mut terms = SmallVec::with_capacity(self.terms.len() * other.terms.len());
         for a in &self.terms {
             for b in &other.terms {
                 let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
-                terms.push(Term { coef, mono: a.mono.mul(&b.mono) });
+                terms.push(Term {
+                    coef,
+                    mono: a.mono.mul(&b.mono),
+                });
             }
         }
         Poly::from_terms(terms)
@@ -219,20 +246,27 @@ impl Poly {
             [d] => d,
             _ => return Err(SizeError::DivisorNotATerm),
         };
-        let mut terms = Vec::with_capacity(self.terms.len());
+        let mut terms = SmallVec::with_capacity(self.terms.len());
         for t in &self.terms {
             if t.coef % d.coef != 0 {
                 return Err(SizeError::Inexact);
             }
             let mono = t.mono.div(&d.mono).ok_or(SizeError::Inexact)?;
-            terms.push(Term { coef: t.coef / d.coef, mono });
+            terms.push(Term {
+                coef: t.coef / d.coef,
+                mono,
+            });
         }
         Poly::from_terms(terms)
     }
 
     /// Replaces each symbol for which `value` answers by that polynomial.
     pub fn substitute(&self, value: &dyn Fn(&Symbol) -> Option<Poly>) -> Result<Poly, SizeError> {
-        if self.terms.iter().all(|t| t.mono.0.iter().all(|(s, _)| value(s).is_none())) {
+        if self
+            .terms
+            .iter()
+            .all(|t| t.mono.0.iter().all(|(s, _)| value(s).is_none()))
+        {
             return Ok(self.clone());
         }
         let mut sum = Poly::default();
@@ -257,7 +291,12 @@ impl fmt::Display for Poly {
             return f.write_str("0");
         }
         let mut order: Vec<&Term> = self.terms.iter().collect();
-        order.sort_by(|a, b| b.mono.degree().cmp(&a.mono.degree()).then_with(|| a.mono.cmp(&b.mono)));
+        order.sort_by(|a, b| {
+            b.mono
+                .degree()
+                .cmp(&a.mono.degree())
+                .then_with(|| a.mono.cmp(&b.mono))
+        });
         for (i, term) in order.iter().enumerate() {
             let coef = if i == 0 {
                 if term.coef < 0 {
@@ -293,11 +332,17 @@ pub struct Size {
 
 impl Size {
     pub fn new(poly: Poly, written: impl Into<Arc<str>>) -> Size {
-        Size { poly, written: Some(written.into()) }
+        Size {
+            poly,
+            written: Some(written.into()),
+        }
     }
 
     pub fn computed(poly: Poly) -> Size {
-        Size { poly, written: None }
+        Size {
+            poly,
+            written: None,
+        }
     }
 }
 
@@ -335,7 +380,9 @@ impl Formula {
                 let (a, b) = (a.eval(value)?, b.eval(value)?);
                 match (a.as_constant(), b.as_constant()) {
                     (_, Some(0)) => Err(SizeError::DivideByZero),
-                    (Some(x), Some(y)) => Ok(Poly::constant(x.div_euclid(y) - i128::from(x.rem_euclid(y) != 0 && y < 0))),
+                    (Some(x), Some(y)) => Ok(Poly::constant(
+                        x.div_euclid(y) - i128::from(x.rem_euclid(y) != 0 && y < 0),
+                    )),
                     _ => a.div_exact(&b),
                 }
             }
@@ -349,7 +396,10 @@ mod tests {
     use expect_test::{expect, Expect};
 
     fn dim(name: &str) -> Poly {
-        Poly::symbol(Symbol::Dim { file: FileId(0), name: name.into() })
+        Poly::symbol(Symbol::Dim {
+            file: FileId(0),
+            name: name.into(),
+        })
     }
 
     fn var(name: &str) -> Poly {
@@ -374,7 +424,10 @@ mod tests {
         check(n.add(&n), expect!["2*n"]);
         assert_eq!(n.add(&n).unwrap(), c(2).mul(&n).unwrap());
         check(n.sub(&n), expect!["0"]);
-        check(n.add(&c(1)).unwrap().mul(&n.sub(&c(1)).unwrap()), expect!["n*n - 1"]);
+        check(
+            n.add(&c(1)).unwrap().mul(&n.sub(&c(1)).unwrap()),
+            expect!["n*n - 1"],
+        );
     }
 
     #[test]
@@ -394,7 +447,10 @@ mod tests {
         check(n.div_exact(&c(2)), expect!["Inexact"]);
         check(c(768).div_exact(&c(5)), expect!["Inexact"]);
         check(c(768).div_exact(&c(12)), expect!["64"]);
-        check(n.div_exact(&n.add(&c(1)).unwrap()), expect!["DivisorNotATerm"]);
+        check(
+            n.div_exact(&n.add(&c(1)).unwrap()),
+            expect!["DivisorNotATerm"],
+        );
         check(n.div_exact(&c(0)), expect!["DivideByZero"]);
     }
 
@@ -409,7 +465,10 @@ mod tests {
         let three_d = c(3).mul(&dim("D")).unwrap();
         let three_h_dh = c(3).mul(&dim("H")).unwrap().mul(&dim("Dh")).unwrap();
         assert_ne!(three_d, three_h_dh);
-        assert_eq!(three_d.substitute(&values).unwrap(), three_h_dh.substitute(&values).unwrap());
+        assert_eq!(
+            three_d.substitute(&values).unwrap(),
+            three_h_dh.substitute(&values).unwrap()
+        );
         check(three_d.substitute(&values), expect!["2304"]);
     }
 
@@ -426,21 +485,41 @@ mod tests {
         // (H + 2*P - kh)/S + 1 with H = 224, P = 1, kh = 3, S = 2 is 112.
         let h = var("H");
         let inner = Formula::Poly(h.add(&c(2)).unwrap().sub(&c(3)).unwrap());
-        let formula = Formula::Add(Box::new(Formula::FloorDiv(Box::new(inner), Box::new(Formula::Poly(c(2))))), Box::new(Formula::Poly(c(1))));
-        let at = |value: i128| move |s: &Symbol| (s == &Symbol::Generic("H".into())).then(|| c(value));
+        let formula = Formula::Add(
+            Box::new(Formula::FloorDiv(
+                Box::new(inner),
+                Box::new(Formula::Poly(c(2))),
+            )),
+            Box::new(Formula::Poly(c(1))),
+        );
+        let at =
+            |value: i128| move |s: &Symbol| (s == &Symbol::Generic("H".into())).then(|| c(value));
         check(formula.eval(&at(224)), expect!["112"]);
         check(formula.eval(&|_| None), expect!["Inexact"]);
-        let by_zero = Formula::FloorDiv(Box::new(Formula::Poly(c(3))), Box::new(Formula::Poly(c(0))));
+        let by_zero =
+            Formula::FloorDiv(Box::new(Formula::Poly(c(3))), Box::new(Formula::Poly(c(0))));
         check(by_zero.eval(&|_| None), expect!["DivideByZero"]);
-        let negative = Formula::FloorDiv(Box::new(Formula::Poly(c(-3))), Box::new(Formula::Poly(c(2))));
+        let negative = Formula::FloorDiv(
+            Box::new(Formula::Poly(c(-3))),
+            Box::new(Formula::Poly(c(2))),
+        );
         check(negative.eval(&|_| None), expect!["-2"]);
     }
 
     #[test]
     fn unknown_sizes_show_their_number() {
-        let k = Symbol::Unknown { name: "k".into(), index: 1 };
-        let k2 = Symbol::Unknown { name: "k".into(), index: 2 };
+        let k = Symbol::Unknown {
+            name: "k".into(),
+            index: 1,
+        };
+        let k2 = Symbol::Unknown {
+            name: "k".into(),
+            index: 2,
+        };
         assert_ne!(Poly::symbol(k.clone()), Poly::symbol(k2.clone()));
-        check(Ok(Poly::symbol(k).add(&Poly::symbol(k2)).unwrap()), expect!["?k + ?k2"]);
+        check(
+            Ok(Poly::symbol(k).add(&Poly::symbol(k2)).unwrap()),
+            expect!["?k + ?k2"],
+        );
     }
 }

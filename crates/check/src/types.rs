@@ -23,9 +23,16 @@ pub enum TyKind {
     /// `Int`, `Float`, `Bool`: Python values.
     Scalar(ScalarKind),
     /// A model or record, with size arguments for a model's size parameters.
-    Named { file: FileId, name: Arc<str>, args: Vec<Size> },
+    Named {
+        file: FileId,
+        name: Arc<str>,
+        args: Vec<Size>,
+    },
     /// `[L] Block`: `count` copies of a model.
-    Stack { count: Size, elem: Box<Ty> },
+    Stack {
+        count: Size,
+        elem: Box<Ty>,
+    },
     Tuple(Vec<Ty>),
     /// `Axis[n]`: an axis name of the first argument, whose size is `n`.
     Axis(Size),
@@ -77,7 +84,11 @@ pub enum AxisKind {
     Rounded { formula: Formula, written: Arc<str> },
     /// `(a b)` or the grouped size `16gh`, which is the group `(gh 16)`.
     /// `grouped` tells the grouped size `16gh` from the written group `(gh 16)`.
-    Group { parts: Vec<Axis>, written: Arc<str>, grouped: bool },
+    Group {
+        parts: Vec<Axis>,
+        written: Arc<str>,
+        grouped: bool,
+    },
     /// `...`: any number of other axes.
     Rest,
     /// An axis whose mistake was already reported.
@@ -88,7 +99,9 @@ impl fmt::Display for Axis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             AxisKind::Size { size, .. } => size.fmt(f),
-            AxisKind::Rounded { written, .. } | AxisKind::Group { written, .. } => f.write_str(written),
+            AxisKind::Rounded { written, .. } | AxisKind::Group { written, .. } => {
+                f.write_str(written)
+            }
             AxisKind::Rest => f.write_str("..."),
             AxisKind::Error => f.write_str("{error}"),
         }
@@ -152,7 +165,9 @@ impl Ty {
     /// The tensor's axes when the type is a tensor with a shape.
     pub fn shape(&self) -> Option<&[Axis]> {
         match &self.kind {
-            TyKind::Tensor(TensorTy { shape: Some(axes), .. }) => Some(axes),
+            TyKind::Tensor(TensorTy {
+                shape: Some(axes), ..
+            }) => Some(axes),
             _ => None,
         }
     }

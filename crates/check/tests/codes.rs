@@ -6,11 +6,18 @@
 use std::path::{Path, PathBuf};
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -59,7 +66,11 @@ fn every_emitted_code_has_an_entry() {
         }
     }
     assert!(found > 20, "the scan found only {found} codes");
-    assert!(missing.is_empty(), "codes without an entry in codes.rs:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "codes without an entry in codes.rs:\n{}",
+        missing.join("\n")
+    );
 }
 
 /// The error index as the table says it should be.
@@ -71,10 +82,20 @@ fn error_index() -> String {
          example and its fix. `shapescript explain CODE` prints the same text.\n\n",
     );
     for info in check::codes::all() {
-        out.push_str(&format!("- [{}](#{}): {}\n", info.code, info.code.to_lowercase(), info.title));
+        out.push_str(&format!(
+            "- [{}](#{}): {}\n",
+            info.code,
+            info.code.to_lowercase(),
+            info.title
+        ));
     }
     for info in check::codes::all() {
-        out.push_str(&format!("\n## {}\n\n**{}**\n\n{}\n", info.code, info.title, info.explain.trim_end()));
+        out.push_str(&format!(
+            "\n## {}\n\n**{}**\n\n{}\n",
+            info.code,
+            info.title,
+            info.explain.trim_end()
+        ));
     }
     out
 }
@@ -88,7 +109,16 @@ fn the_book_lists_every_code() {
     }
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
     for info in check::codes::all() {
-        assert!(actual.contains(&format!("\n## {}\n", info.code)), "{} is missing from {}", info.code, path.display());
+        assert!(
+            actual.contains(&format!("\n## {}\n", info.code)),
+            "{} is missing from {}",
+            info.code,
+            path.display()
+        );
     }
-    assert!(actual == expected, "{} is out of date: run `UPDATE_DOCS=1 cargo test -p check --test codes`", path.display());
+    assert!(
+        actual == expected,
+        "{} is out of date: run `UPDATE_DOCS=1 cargo test -p check --test codes`",
+        path.display()
+    );
 }

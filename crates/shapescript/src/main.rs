@@ -12,7 +12,11 @@ use diag::render::{color_wanted, render_human, render_json, summary_line, HumanO
 use diag::{Severity, SourceMap};
 
 #[derive(Parser)]
-#[command(name = "shapescript", version, about = "The ShapeScript toolchain: check tensor programs' shapes, dtypes and ranges")]
+#[command(
+    name = "shapescript",
+    version,
+    about = "The ShapeScript toolchain: check tensor programs' shapes, dtypes and ranges"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -56,7 +60,8 @@ impl Files for DiskFiles {
             return Err(FileError::Unreadable("it is a folder".into()));
         }
         match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
+            Ok(bytes) => String::from_utf8(bytes)
+                .map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileError::NotFound),
             Err(e) => Err(FileError::Unreadable(e.to_string())),
         }
@@ -72,7 +77,12 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check { paths, include, format, deny_hints } => run_check(paths, include, format, deny_hints),
+        Command::Check {
+            paths,
+            include,
+            format,
+            deny_hints,
+        } => run_check(paths, include, format, deny_hints),
         Command::Explain { code } => explain(&code),
     }
 }
@@ -85,7 +95,12 @@ fn usage_error(message: &str) -> ExitCode {
 fn explain(code: &str) -> ExitCode {
     match check::codes::lookup(code) {
         Some(info) => {
-            println!("{}: {}\n\n{}", info.code, info.title, info.explain.trim_end());
+            println!(
+                "{}: {}\n\n{}",
+                info.code,
+                info.title,
+                info.explain.trim_end()
+            );
             ExitCode::SUCCESS
         }
         None => usage_error(&format!("`{code}` is not a ShapeScript diagnostic code")),
@@ -94,12 +109,14 @@ fn explain(code: &str) -> ExitCode {
 
 /// The `.ss` files under `path`, sorted; a file is taken as is.
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     if !meta.is_dir() {
         out.push(path.to_path_buf());
         return Ok(());
     }
-    let entries = std::fs::read_dir(path).map_err(|e| format!("cannot read folder `{}`: {e}", path.display()))?;
+    let entries = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read folder `{}`: {e}", path.display()))?;
     let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     children.sort();
     for child in children {
@@ -112,8 +129,17 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn run_check(paths: Vec<PathBuf>, include: Vec<PathBuf>, format: Format, deny_hints: bool) -> ExitCode {
-    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
+fn run_check(
+    paths: Vec<PathBuf>,
+    include: Vec<PathBuf>,
+    format: Format,
+    deny_hints: bool,
+) -> ExitCode {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
     let mut roots = Vec::new();
     for path in &paths {
         if let Err(message) = collect(path, &mut roots) {
@@ -134,13 +160,22 @@ fn run_check(paths: Vec<PathBuf>, include: Vec<PathBuf>, format: Format, deny_hi
         }
     }
     let mut map = SourceMap::new();
-    let checked = check::check(&mut map, &DiskFiles, &roots, &Options { search_path: include });
+    let checked = check::check(
+        &mut map,
+        &DiskFiles,
+        &roots,
+        &Options {
+            search_path: include,
+        },
+    );
     let diagnostics = &checked.diagnostics;
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     match format {
         Format::Human => {
-            let options = HumanOptions { color: color_wanted(std::io::stderr().is_terminal()) };
+            let options = HumanOptions {
+                color: color_wanted(std::io::stderr().is_terminal()),
+            };
             for (i, d) in diagnostics.iter().enumerate() {
                 if i > 0 {
                     let _ = writeln!(err);
@@ -157,7 +192,9 @@ fn run_check(paths: Vec<PathBuf>, include: Vec<PathBuf>, format: Format, deny_hi
             }
         }
     }
-    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error || (deny_hints && d.severity != Severity::Error));
+    let failed = diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error || (deny_hints && d.severity != Severity::Error));
     if failed {
         ExitCode::from(1)
     } else {

@@ -9,7 +9,8 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("shapescript-cli-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("shapescript-cli-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
@@ -30,7 +31,12 @@ impl Drop for TempDir {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shapescript")).args(args).current_dir(dir).env("NO_COLOR", "1").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_shapescript"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
 }
 
 fn stderr(output: &Output) -> String {
@@ -40,7 +46,10 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn clean_files_exit_0_with_no_output() {
     let dir = TempDir::new("clean");
-    dir.write("a.ss", "dim D = 768\nextern fn f(x: [b D]) -> [b] = \"m.f\"\n");
+    dir.write(
+        "a.ss",
+        "dim D = 768\nextern fn f(x: [b D]) -> [b] = \"m.f\"\n",
+    );
     let out = run(&dir.0, &["check", "a.ss"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
@@ -53,9 +62,15 @@ fn errors_exit_1_and_render_like_rustc() {
     let out = run(&dir.0, &["check", "a.ss"]);
     assert_eq!(out.status.code(), Some(1));
     let text = stderr(&out);
-    assert!(text.starts_with("error[E0305]: division in a dim is not exact\n  --> a.ss:1:9\n"), "{text}");
+    assert!(
+        text.starts_with("error[E0305]: division in a dim is not exact\n  --> a.ss:1:9\n"),
+        "{text}"
+    );
     assert!(!text.contains('\u{1b}'), "no colour with NO_COLOR: {text}");
-    assert!(text.ends_with("error: aborting due to 1 previous error\n"), "{text}");
+    assert!(
+        text.ends_with("error: aborting due to 1 previous error\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -65,8 +80,10 @@ fn json_is_one_object_per_line_on_stderr() {
     let out = run(&dir.0, &["check", "--format", "json", "a.ss"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    let lines: Vec<serde_json::Value> =
-        stderr(&out).lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
+    let lines: Vec<serde_json::Value> = stderr(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
     let codes: Vec<&str> = lines.iter().map(|v| v["code"].as_str().unwrap()).collect();
     assert_eq!(codes, ["E0304", "E0305"]);
     assert_eq!(lines[0]["severity"], "error");
@@ -78,7 +95,10 @@ fn json_is_one_object_per_line_on_stderr() {
 #[test]
 fn hints_pass_unless_denied() {
     let dir = TempDir::new("hints");
-    dir.write("h.ss", "dim D = 8\nextern fn f(img: [b 3 16 gh 16gw]) -> [b (gh gw) D] = \"m.f\"\n");
+    dir.write(
+        "h.ss",
+        "dim D = 8\nextern fn f(img: [b 3 16 gh 16gw]) -> [b (gh gw) D] = \"m.f\"\n",
+    );
     let out = run(&dir.0, &["check", "h.ss"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("hint[H2201]"));
@@ -89,13 +109,20 @@ fn hints_pass_unless_denied() {
 #[test]
 fn folders_are_walked_for_ss_files_in_order() {
     let dir = TempDir::new("walk");
-    dir.write("src/b.ss", "dim B = 0\n").write("src/a.ss", "dim A = 0\n").write("src/notes.txt", "dim X = 0\n");
+    dir.write("src/b.ss", "dim B = 0\n")
+        .write("src/a.ss", "dim A = 0\n")
+        .write("src/notes.txt", "dim X = 0\n");
     dir.write("src/deep/c.ss", "dim C = 0\n");
     let out = run(&dir.0, &["check", "--format", "json", "src"]);
     assert_eq!(out.status.code(), Some(1));
     let files: Vec<String> = stderr(&out)
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["primary"]["file"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["primary"]["file"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(files, ["src/a.ss", "src/b.ss", "src/deep/c.ss"]);
 }
@@ -103,8 +130,14 @@ fn folders_are_walked_for_ss_files_in_order() {
 #[test]
 fn imports_use_the_search_path() {
     let dir = TempDir::new("include");
-    dir.write("lib/vision.ss", "dim D = 768\ndim Images = [b 3 16gh 16gw]\n");
-    dir.write("app/main.ss", "import vision\nextern fn f(x: [vision.Images vision.D]) -> [b vision.D] = \"m.f\"\n");
+    dir.write(
+        "lib/vision.ss",
+        "dim D = 768\ndim Images = [b 3 16gh 16gw]\n",
+    );
+    dir.write(
+        "app/main.ss",
+        "import vision\nextern fn f(x: [vision.Images vision.D]) -> [b vision.D] = \"m.f\"\n",
+    );
     let out = run(&dir.0, &["check", "app/main.ss"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("error[E0201]"), "{}", stderr(&out));
@@ -117,7 +150,11 @@ fn usage_and_io_errors_exit_2() {
     let dir = TempDir::new("usage");
     let out = run(&dir.0, &["check", "missing.ss"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("cannot read `missing.ss`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot read `missing.ss`"),
+        "{}",
+        stderr(&out)
+    );
     let out = run(&dir.0, &["check", "--format", "yaml"]);
     assert_eq!(out.status.code(), Some(2));
     let out = run(&dir.0, &["frobnicate"]);
@@ -137,7 +174,10 @@ fn explain_prints_the_text_or_exits_2() {
     let out = run(&dir.0, &["explain", "E0402"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("E0402: size division is not exact\n"), "{text}");
+    assert!(
+        text.starts_with("E0402: size division is not exact\n"),
+        "{text}"
+    );
     assert!(text.contains("Wrong") && text.contains("Fixed"));
     let out = run(&dir.0, &["explain", "e0101"]);
     assert_eq!(out.status.code(), Some(0), "parser codes are explained too");

@@ -1,0 +1,149 @@
+//! No input may panic the checker: random bytes and mutated valid files go
+//! through parsing and checking, a few seconds' worth of cases.
+
+use std::path::PathBuf;
+
+use check::{check, MemoryFiles, Options};
+use diag::SourceMap;
+use proptest::prelude::*;
+
+const SEEDS: &[&str] = &[
+    include_str!("../src/prelude.ss"),
+    include_str!("../src/nn.ss"),
+    include_str!("../../../tests/ui/shapescript/aliases/basic.ss"),
+    include_str!("../../../tests/ui/shapescript/aliases/cycle.ss"),
+    include_str!("../../../tests/ui/shapescript/dims/cycle.ss"),
+    include_str!("../../../tests/ui/shapescript/sizes/division.ss"),
+    include_str!("../../../tests/ui/shapescript/extern/size-defaults.ss"),
+    include_str!("../../../tests/ui/shapescript/hints/grouped-size.ss"),
+    include_str!("../../../tests/ui/shapescript/imports/main.ss"),
+];
+
+const VISION: &str = include_str!("../../../tests/ui/shapescript/imports/vision.ss");
+
+/// Pieces that make mutations likely to reach the checker rather than only the parser.
+const PIECES: &[&str] = &[
+    "[",
+    "]",
+    "(",
+    ")",
+    " ",
+    "\n",
+    "...",
+    "?k",
+    "16",
+    "gh",
+    "D",
+    "/",
+    "*",
+    "+",
+    "-",
+    "0",
+    "1",
+    "dim ",
+    "= ",
+    "import ",
+    "vision.",
+    "Images",
+    "extern fn ",
+    "fn ",
+    "->",
+    ",",
+    ":",
+    "Axis[n]",
+    "Size[S]",
+    "= K",
+    "\"torch.x\"",
+    "Index[",
+    "170141183460469231731687303715884105727",
+    "#",
+    "Unit f32",
+];
+
+fn run(main: &str, vision: &str) {
+    let mut files = MemoryFiles::new();
+    files.insert("main.ss", main);
+    files.insert("vision.ss", vision);
+    let mut map = SourceMap::new();
+    let checked = check(
+        &mut map,
+        &files,
+        &[PathBuf::from("main.ss")],
+        &Options::default(),
+    );
+    for d in &checked.diagnostics {
+        assert!(!d.code.is_empty());
+        if let Some(label) = &d.primary {
+            // Every span must lie inside its file, on character boundaries.
+            let text = map.text(label.span.file);
+            assert!(
+                text.get(label.span.start as usize..label.span.end as usize)
+                    .is_some(),
+                "{d:?}"
+            );
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Insert(usize, usize),
+    Delete(usize, usize),
+    Replace(usize, usize),
+}
+
+fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for edit in edits {
+        let len = chars.len().max(1);
+        match *edit {
+            Edit::Insert(at, piece) => {
+                let at = at % (chars.len() + 1);
+                let piece: Vec<char> = PIECES[piece % PIECES.len()].chars().collect();
+                chars.splice(at..at, piece);
+            }
+            Edit::Delete(at, n) => {
+                let at = at % len;
+                let end = (at + n % 8).min(chars.len());
+                if at < end {
+                    chars.drain(at..end);
+                }
+            }
+            Edit::Replace(at, piece) => {
+                if !chars.is_empty() {
+                    let at = at % chars.len();
+                    let piece: Vec<char> = PIECES[piece % PIECES.len()].chars().collect();
+                    chars.splice(at..at + 1, piece);
+                }
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::Insert(a, b)),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::Delete(a, b)),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::Replace(a, b)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let text = String::from_utf8_lossy(&bytes);
+        run(&text, VISION);
+    }
+
+    #[test]
+    fn mutated_files_never_panic(
+        seed in 0..SEEDS.len(),
+        edits in proptest::collection::vec(edit(), 1..12),
+        vision_edits in proptest::collection::vec(edit(), 0..4),
+    ) {
+        run(&apply(SEEDS[seed], &edits), &apply(VISION, &vision_edits));
+    }
+}
