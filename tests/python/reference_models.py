@@ -1,0 +1,319 @@
+"""Hand-written PyTorch references of the ShapeScript example models.
+
+`examples/shapescript/vit.ss`, `gpt2.ss` and `convnet.ss` describe ViT-B/16,
+GPT-2 small and a CIFAR-10 conv net. This module builds the same three models
+in plain PyTorch, written independently of ShapeScript (standard modules,
+`scaled_dot_product_attention`, a convolution for the patches), so that the
+modules `shapescript build` generates can be checked against them: same
+parameter count, same outputs for the same weights.
+
+Parameter names follow the ShapeScript fields, which follow timm, Hugging Face
+and torch.nn. `shapescript_layout(...)` lists the parameters the `.ss` files
+declare (name and shape, in ShapeScript's layout), and
+`shapescript_to_reference(...)` turns a state dict in that layout into one
+that `load_state_dict` of the reference accepts. Only the ViT needs more than
+the identity: its patch embedding is a linear layer over flattened patches in
+ShapeScript and a 16x16 stride-16 convolution here.
+
+Every model takes a config, so the tests can train reduced variants; the
+default configs are the published sizes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# ----------------------------------------------------------------------- ViT
+
+
+@dataclass(frozen=True)
+class VitConfig:
+    """Sizes of a Vision Transformer; the defaults are ViT-B/16 (vit.ss)."""
+
+    image: int = 224
+    patch: int = 16
+    channels: int = 3
+    dim: int = 768
+    heads: int = 12
+    mlp: int = 3072
+    layers: int = 12
+    classes: int = 1000
+    eps: float = 1e-6
+
+    @property
+    def patches(self) -> int:
+        assert self.image % self.patch == 0, "the patch size must divide the image"
+        return (self.image // self.patch) ** 2
+
+
+class VitAttention(nn.Module):
+    def __init__(self, cfg: VitConfig):
+        super().__init__()
+        assert cfg.dim % cfg.heads == 0
+        self.heads = cfg.heads
+        self.qkv = nn.Linear(cfg.dim, 3 * cfg.dim)
+        self.proj = nn.Linear(cfg.dim, cfg.dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, d = x.shape
+        # timm's layout: the 3*D values are (q, k, v) x heads x head width.
+        qkv = self.qkv(x).reshape(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        out = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2])
+        return self.proj(out.transpose(1, 2).reshape(b, n, d))
+
+
+class VitMlp(nn.Module):
+    def __init__(self, dim: int, hidden: int):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(F.gelu(self.fc1(x)))
+
+
+class VitBlock(nn.Module):
+    def __init__(self, cfg: VitConfig):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(cfg.dim, eps=cfg.eps)
+        self.attn = VitAttention(cfg)
+        self.norm2 = nn.LayerNorm(cfg.dim, eps=cfg.eps)
+        self.mlp = VitMlp(cfg.dim, cfg.mlp)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+
+class PatchEmbed(nn.Module):
+    """Patches to tokens by a convolution whose kernel and stride are the patch."""
+
+    def __init__(self, cfg: VitConfig):
+        super().__init__()
+        self.proj = nn.Conv2d(cfg.channels, cfg.dim, kernel_size=cfg.patch, stride=cfg.patch)
+
+    def forward(self, img: torch.Tensor) -> torch.Tensor:
+        return self.proj(img).flatten(2).transpose(1, 2)
+
+
+class VisionTransformer(nn.Module):
+    """ViT with a class token, learned positions and pre-norm blocks."""
+
+    def __init__(self, cfg: VitConfig = VitConfig()):
+        super().__init__()
+        self.cfg = cfg
+        self.patch_embed = PatchEmbed(cfg)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, cfg.dim) * 0.02)
+        self.pos_embed = nn.Parameter(torch.randn(1, cfg.patches + 1, cfg.dim) * 0.02)
+        self.blocks = nn.ModuleList(VitBlock(cfg) for _ in range(cfg.layers))
+        self.norm = nn.LayerNorm(cfg.dim, eps=cfg.eps)
+        self.head = nn.Linear(cfg.dim, cfg.classes)
+
+    def forward(self, img: torch.Tensor) -> torch.Tensor:
+        tokens = self.patch_embed(img)
+        cls = self.cls_token.expand(tokens.shape[0], -1, -1)
+        x = torch.cat([cls, tokens], dim=1) + self.pos_embed
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)[:, 0])
+
+
+# --------------------------------------------------------------------- GPT-2
+
+
+@dataclass(frozen=True)
+class Gpt2Config:
+    """Sizes of a GPT-2; the defaults are GPT-2 small (gpt2.ss)."""
+
+    vocab: int = 50257
+    context: int = 1024
+    dim: int = 768
+    heads: int = 12
+    layers: int = 12
+    eps: float = 1e-5
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, cfg: Gpt2Config):
+        super().__init__()
+        assert cfg.dim % cfg.heads == 0
+        self.heads = cfg.heads
+        self.c_attn = nn.Linear(cfg.dim, 3 * cfg.dim)
+        self.c_proj = nn.Linear(cfg.dim, cfg.dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, d = x.shape
+        q, k, v = self.c_attn(x).split(d, dim=2)
+        q, k, v = (t.view(b, n, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.c_proj(out.transpose(1, 2).reshape(b, n, d))
+
+
+class Gpt2Mlp(nn.Module):
+    def __init__(self, cfg: Gpt2Config):
+        super().__init__()
+        self.c_fc = nn.Linear(cfg.dim, 4 * cfg.dim)
+        self.c_proj = nn.Linear(4 * cfg.dim, cfg.dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # GPT-2 was trained with the tanh approximation of GELU.
+        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+
+class Gpt2Block(nn.Module):
+    def __init__(self, cfg: Gpt2Config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(cfg.dim, eps=cfg.eps)
+        self.attn = CausalSelfAttention(cfg)
+        self.ln_2 = nn.LayerNorm(cfg.dim, eps=cfg.eps)
+        self.mlp = Gpt2Mlp(cfg)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class Gpt2(nn.Module):
+    """GPT-2 with the output layer tied to the token embedding."""
+
+    def __init__(self, cfg: Gpt2Config = Gpt2Config()):
+        super().__init__()
+        self.cfg = cfg
+        self.wte = nn.Embedding(cfg.vocab, cfg.dim)
+        self.wpe = nn.Embedding(cfg.context, cfg.dim)
+        self.h = nn.ModuleList(Gpt2Block(cfg) for _ in range(cfg.layers))
+        self.ln_f = nn.LayerNorm(cfg.dim, eps=cfg.eps)
+        for p in self.parameters():
+            if p.dim() >= 2:
+                nn.init.normal_(p, std=0.02)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        n = ids.shape[1]
+        if n > self.cfg.context:
+            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
+        positions = torch.arange(n, device=ids.device)
+        x = self.wte(ids) + self.wpe(positions)
+        for block in self.h:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.wte.weight)
+
+
+# ------------------------------------------------------------------- ConvNet
+
+
+@dataclass(frozen=True)
+class ConvNetConfig:
+    """Sizes of the CIFAR-10 conv net (convnet.ss)."""
+
+    image: int = 32
+    channels: tuple[int, int, int] = (32, 64, 128)
+    hidden: int = 256
+    classes: int = 10
+
+    @property
+    def final_side(self) -> int:
+        # Two 2x2 pools, then a 3x3 stride-2 padding-1 convolution, rounding down.
+        side = self.image // 2 // 2
+        return (side + 2 * 1 - 3) // 2 + 1
+
+
+class ConvNet(nn.Module):
+    """conv-relu-pool, conv-relu-pool, strided conv-relu, two linear layers."""
+
+    def __init__(self, cfg: ConvNetConfig = ConvNetConfig()):
+        super().__init__()
+        self.cfg = cfg
+        c1, c2, c3 = cfg.channels
+        self.conv1 = nn.Conv2d(3, c1, 3, stride=1, padding=1)
+        self.conv2 = nn.Conv2d(c1, c2, 3, stride=1, padding=1)
+        self.conv3 = nn.Conv2d(c2, c3, 3, stride=2, padding=1)
+        self.fc1 = nn.Linear(c3 * cfg.final_side**2, cfg.hidden)
+        self.fc2 = nn.Linear(cfg.hidden, cfg.classes)
+
+    def features(self, img: torch.Tensor) -> torch.Tensor:
+        x = F.max_pool2d(F.relu(self.conv1(img)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return F.relu(self.conv3(x))
+
+    def forward(self, img: torch.Tensor) -> torch.Tensor:
+        return self.fc2(F.relu(self.fc1(self.features(img).flatten(1))))
+
+
+# ------------------------------------------- the ShapeScript parameter layout
+
+
+def _linear(name: str, d_in: int, d_out: int) -> dict[str, tuple[int, ...]]:
+    return {f"{name}.weight": (d_out, d_in), f"{name}.bias": (d_out,)}
+
+
+def _norm(name: str, dim: int) -> dict[str, tuple[int, ...]]:
+    return {f"{name}.weight": (dim,), f"{name}.bias": (dim,)}
+
+
+def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
+    """The parameters the `.ss` file of `model` ("vit", "gpt2", "convnet")
+    declares, as the state dict keys and shapes a generated module will have:
+    fields by name, sub-models as `field.`, stacks `[L] Block` as `field.i.`."""
+    if model == "vit":
+        cfg = cfg or VitConfig()
+        layout = _linear("patch_embed", cfg.channels * cfg.patch * cfg.patch, cfg.dim)
+        layout["cls_token"] = (1, 1, cfg.dim)
+        layout["pos_embed"] = (1, cfg.patches + 1, cfg.dim)
+        for i in range(cfg.layers):
+            b = f"blocks.{i}"
+            layout |= _norm(f"{b}.norm1", cfg.dim)
+            layout |= _linear(f"{b}.attn.qkv", cfg.dim, 3 * cfg.dim)
+            layout |= _linear(f"{b}.attn.proj", cfg.dim, cfg.dim)
+            layout |= _norm(f"{b}.norm2", cfg.dim)
+            layout |= _linear(f"{b}.mlp.fc1", cfg.dim, cfg.mlp)
+            layout |= _linear(f"{b}.mlp.fc2", cfg.mlp, cfg.dim)
+        layout |= _norm("norm", cfg.dim)
+        layout |= _linear("head", cfg.dim, cfg.classes)
+        return layout
+    if model == "gpt2":
+        cfg = cfg or Gpt2Config()
+        layout = {"wte.weight": (cfg.vocab, cfg.dim), "wpe.weight": (cfg.context, cfg.dim)}
+        for i in range(cfg.layers):
+            b = f"h.{i}"
+            layout |= _norm(f"{b}.ln_1", cfg.dim)
+            layout |= _linear(f"{b}.attn.c_attn", cfg.dim, 3 * cfg.dim)
+            layout |= _linear(f"{b}.attn.c_proj", cfg.dim, cfg.dim)
+            layout |= _norm(f"{b}.ln_2", cfg.dim)
+            layout |= _linear(f"{b}.mlp.c_fc", cfg.dim, 4 * cfg.dim)
+            layout |= _linear(f"{b}.mlp.c_proj", 4 * cfg.dim, cfg.dim)
+        layout |= _norm("ln_f", cfg.dim)
+        return layout
+    if model == "convnet":
+        cfg = cfg or ConvNetConfig()
+        c1, c2, c3 = cfg.channels
+        layout = {}
+        for name, c_in, c_out in (("conv1", 3, c1), ("conv2", c1, c2), ("conv3", c2, c3)):
+            layout |= {f"{name}.weight": (c_out, c_in, 3, 3), f"{name}.bias": (c_out,)}
+        layout |= _linear("fc1", c3 * cfg.final_side**2, cfg.hidden)
+        layout |= _linear("fc2", cfg.hidden, cfg.classes)
+        return layout
+    raise ValueError(f"unknown model {model!r}")
+
+
+def shapescript_to_reference(model: str, state: dict[str, torch.Tensor], cfg=None) -> dict[str, torch.Tensor]:
+    """A state dict in ShapeScript's layout, renamed and reshaped for the reference."""
+    if model != "vit":
+        return dict(state)
+    cfg = cfg or VitConfig()
+    out = dict(state)
+    # [D (c 16 16)] flattened patches -> the convolution's [D c 16 16]: the
+    # pattern in vit.ss flattens each patch as (channel, row, column).
+    weight = out.pop("patch_embed.weight")
+    out["patch_embed.proj.weight"] = weight.reshape(cfg.dim, cfg.channels, cfg.patch, cfg.patch)
+    out["patch_embed.proj.bias"] = out.pop("patch_embed.bias")
+    return out
+
+
+def parameter_count(module: nn.Module) -> int:
+    """Distinct trainable parameters (a tied weight counts once)."""
+    return sum(p.numel() for p in module.parameters())
+
