@@ -55,8 +55,12 @@ impl DimValues {
 
 /// Why an evaluation stopped: reported now, or already reported elsewhere.
 enum Stop {
-    Reported(Diagnostic),
+    Reported(Box<Diagnostic>),
     Silent,
+}
+
+fn reported(diagnostic: Diagnostic) -> Stop {
+    Stop::Reported(Box::new(diagnostic))
 }
 
 struct DimInfo<'a> {
@@ -102,10 +106,10 @@ pub fn evaluate(
             }
         }
     }
-    for i in 0..infos.len() {
+    for info in &mut infos {
         let mut deps = Vec::new();
-        collect_deps(program, &index, infos[i].file, infos[i].value, &mut deps);
-        infos[i].deps = deps;
+        collect_deps(program, &index, info.file, info.value, &mut deps);
+        info.deps = deps;
     }
     let (order, in_cycle) = order_and_cycles(&infos, map, diagnostics);
     let mut values: Vec<Option<Option<i128>>> = vec![None; infos.len()];
@@ -121,7 +125,7 @@ pub fn evaluate(
             if v >= 1 {
                 Ok(v)
             } else {
-                Err(Stop::Reported(
+                Err(reported(
                     Diagnostic::error(
                         "E0305",
                         format!(
@@ -137,7 +141,7 @@ pub fn evaluate(
         values[i] = Some(match result {
             Ok(v) => Some(v),
             Err(Stop::Reported(d)) => {
-                diagnostics.push(d);
+                diagnostics.push(*d);
                 None
             }
             Err(Stop::Silent) => None,
@@ -268,9 +272,9 @@ fn eval(
     expr: &SizeExpr,
 ) -> Result<i128, Stop> {
     match &expr.kind {
-        SizeExprKind::Int(v) => i128::try_from(*v).map_err(|_| Stop::Reported(overflow(expr.span))),
+        SizeExprKind::Int(v) => i128::try_from(*v).map_err(|_| reported(overflow(expr.span))),
         SizeExprKind::Error => Err(Stop::Silent),
-        SizeExprKind::Unknown(name) => Err(Stop::Reported(
+        SizeExprKind::Unknown(name) => Err(reported(
             Diagnostic::error(
                 "E0303",
                 format!("`?{}` is an unknown size, which a dim can't be", name.name),
@@ -288,9 +292,9 @@ fn eval(
                     None => Err(Stop::Silent),
                 }
             }
-            Ok((_, decl)) => Err(Stop::Reported(not_a_size(path, decl))),
+            Ok((_, decl)) => Err(reported(not_a_size(path, decl))),
             Err(error) => match error.to_diagnostic() {
-                Some(d) => Err(Stop::Reported(
+                Some(d) => Err(reported(
                     d.with_help("a dim's value is made of numbers and other dims"),
                 )),
                 None => Err(Stop::Silent),
@@ -320,7 +324,7 @@ fn eval(
                                 a.rem_euclid(b.abs())
                             )
                         };
-                        return Err(Stop::Reported(
+                        return Err(reported(
                             Diagnostic::error("E0305", "division in a dim is not exact")
                                 .with_primary(expr.span, why)
                                 .with_help("a dim must be a whole number: divide by a number that divides it exactly"),
@@ -329,7 +333,7 @@ fn eval(
                     a.checked_div(b)
                 }
             };
-            result.ok_or_else(|| Stop::Reported(overflow(expr.span)))
+            result.ok_or_else(|| reported(overflow(expr.span)))
         }
     }
 }

@@ -331,19 +331,21 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     /// One axis that is not an alias (or an alias in the wrong place, E2202).
     fn lower_single_axis(&mut self, axis: &ast::Axis, origin: FileId, in_group: bool) -> Axis {
         let kind = match &axis.kind {
-            ast::AxisKind::Size(expr) => {
-                match self.lower_size(expr, origin, SizeSpot::InAxis) {
-                    Some(SizeVal::Poly(poly)) => {
-                        let written = self.written(expr, origin);
-                        let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
-                        AxisKind::Size { size: Size::new(poly, written), name }
+            ast::AxisKind::Size(expr) => match self.lower_size(expr, origin, SizeSpot::InAxis) {
+                Some(SizeVal::Poly(poly)) => {
+                    let written = self.written(expr, origin);
+                    let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
+                    AxisKind::Size {
+                        size: Size::new(poly, written),
+                        name,
                     }
-                    Some(SizeVal::Formula(formula)) => {
-                        AxisKind::Rounded { formula, written: self.written(expr, origin) }
-                    }
-                    None => AxisKind::Error,
                 }
-            }
+                Some(SizeVal::Formula(formula)) => AxisKind::Rounded {
+                    formula,
+                    written: self.written(expr, origin),
+                },
+                None => AxisKind::Error,
+            },
             ast::AxisKind::Group(parts) => {
                 let mut lowered = Vec::with_capacity(parts.len());
                 for part in parts {
@@ -418,7 +420,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         };
         let number = Axis {
             kind: AxisKind::Size {
-                size: Size::new(Poly::constant(factor), self.env.names.intern(&factor.to_string())),
+                size: Size::new(
+                    Poly::constant(factor),
+                    self.env.names.intern(&factor.to_string()),
+                ),
                 name: None,
             },
             span,
@@ -716,7 +721,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     fn source(&self, span: Span, origin: FileId) -> &'a str {
         let text = self.env.map.text(origin);
-        text.get(span.start as usize..span.end as usize).unwrap_or("")
+        text.get(span.start as usize..span.end as usize)
+            .unwrap_or("")
     }
 
     /// The user's spelling of a size; another file's dims are named as this file names them.

@@ -194,7 +194,7 @@ fn run_check(
     }
     let failed = diagnostics
         .iter()
-        .any(|d| d.severity == Severity::Error || (deny_hints && d.severity != Severity::Error));
+        .any(|d| d.severity == Severity::Error || (deny_hints && d.severity == Severity::Hint));
     if failed {
         ExitCode::from(1)
     } else {
