@@ -350,12 +350,12 @@ impl Interp {
         self.enter(site.span)?;
         let outer = std::mem::replace(&mut self.namespace, lambda.namespace.clone());
         let result = loop {
-            let env = match crate::pattern::bind_params(self, lambda, args, site) {
-                Ok(env) => env,
+            let (env, body) = match crate::pattern::bind_params(self, lambda, args, site) {
+                Ok(bound) => bound,
                 Err(e) => break Err(e),
             };
             match self.eval_body(
-                &lambda.body,
+                &body,
                 &env,
                 Ctx {
                     tail: true,

@@ -104,43 +104,30 @@ fn parse_keys(items: &[Form], span: Span) -> Result<Pattern, Span> {
     })
 }
 
-/// Binds a closure's parameters to `args`, checking the count.
+/// Picks the clause of `lambda` that takes this many arguments and binds
+/// its parameters; returns the environment and the body to evaluate.
 pub fn bind_params(
     interp: &mut Interp,
     lambda: &Rc<Lambda>,
     args: Vec<Value>,
     site: &Site,
-) -> EvalResult<Env> {
-    let params = &lambda.params;
-    let n = params.fixed.len();
-    let count_ok = if params.rest.is_some() {
-        args.len() >= n
-    } else {
-        args.len() == n
+) -> EvalResult<(Env, Rc<[Form]>)> {
+    let accepts = |p: &Params| {
+        if p.rest.is_some() {
+            args.len() >= p.fixed.len()
+        } else {
+            args.len() == p.fixed.len()
+        }
     };
-    if !count_ok {
-        let name = lambda
-            .name
-            .as_deref()
-            .map_or("this function".to_string(), |n| format!("`{n}`"));
-        let expected = match (n, params.rest.is_some()) {
-            (1, false) => "1 argument".to_string(),
-            (n, false) => format!("{n} arguments"),
-            (n, true) => format!("at least {n} argument{}", if n == 1 { "" } else { "s" }),
-        };
-        return Err(Flow::from(
-            Diagnostic::error(
-                "E-EVAL-002",
-                format!("{name} takes {expected}, got {}", args.len()),
-            )
-            .with_primary(site.span, "")
-            .with_secondary(lambda.span, "defined here"),
-        ));
-    }
+    let Some(clause) = lambda.clauses.iter().find(|c| accepts(&c.params)) else {
+        return Err(arity_error(lambda, args.len(), site));
+    };
+    let params = &clause.params;
     let mut env = lambda.env.clone();
     if let Some(name) = &lambda.name {
         env = env.bind(name.clone(), Value::Fn(lambda.clone()));
     }
+    let n = params.fixed.len();
     let mut args = args.into_iter();
     for (i, pattern) in params.fixed.iter().enumerate() {
         let value = args.next().unwrap_or(Value::Nil);
@@ -154,9 +141,35 @@ pub fn bind_params(
             _ if rest_values.is_empty() => Value::Nil,
             _ => Value::list(rest_values),
         };
-        env = bind_pattern(interp, rest, value, &env, site.span)?;
+        env = bind_pattern(interp, rest, value, &env, site.arg(n))?;
     }
-    Ok(env)
+    Ok((env, clause.body.clone()))
+}
+
+fn arity_error(lambda: &Lambda, got: usize, site: &Site) -> Flow {
+    let name = lambda
+        .name
+        .as_deref()
+        .map_or("this function".to_string(), |n| format!("`{n}`"));
+    let counts: Vec<String> = lambda
+        .clauses
+        .iter()
+        .map(|c| match (c.params.fixed.len(), c.params.rest.is_some()) {
+            (n, true) => format!("at least {n}"),
+            (n, false) => n.to_string(),
+        })
+        .collect();
+    let plural = !(counts.len() == 1 && counts[0] == "1");
+    let expected = format!(
+        "{} argument{}",
+        counts.join(" or "),
+        if plural { "s" } else { "" }
+    );
+    Flow::from(
+        Diagnostic::error("E-EVAL-002", format!("{name} takes {expected}, got {got}"))
+            .with_primary(site.span, "")
+            .with_secondary(lambda.span, "defined here"),
+    )
 }
 
 fn pairs_to_map(values: Vec<Value>) -> Value {

@@ -55,7 +55,8 @@ pub fn read(file: FileId, text: &str) -> ReadResult {
     let mut reader = Reader {
         file,
         text,
-        pos: 0,
+        // A byte-order mark is not part of the program.
+        pos: if text.starts_with('\u{feff}') { 3 } else { 0 },
         diagnostics: Vec::new(),
         open: Vec::new(),
         reached_end: false,

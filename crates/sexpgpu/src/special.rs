@@ -7,7 +7,7 @@ use crate::env::Env;
 use crate::eval::{error, recur_outside, Ctx, EvalResult, Flow, Interp};
 use crate::pattern::{bind_pattern, parse_params, parse_pattern};
 use crate::reader::{Form, FormKind};
-use crate::value::{Lambda, Value};
+use crate::value::{Clause, Lambda, Value};
 use diag::{Diagnostic, Span};
 use std::rc::Rc;
 
@@ -194,18 +194,43 @@ pub fn make_lambda(
         }
         _ => (name, args),
     };
-    let Some((params, body)) = args.split_first() else {
-        return Err(malformed(which, &usage, span));
+    let clauses = if is_multi_arity(args) {
+        args.iter()
+            .map(|clause| match &clause.kind {
+                FormKind::List(items) => parse_clause(&items[0], &items[1..], which, &usage),
+                _ => Err(malformed(which, &usage, clause.span)),
+            })
+            .collect::<EvalResult<Vec<_>>>()?
+    } else {
+        let Some((params, body)) = args.split_first() else {
+            return Err(malformed(which, &usage, span));
+        };
+        vec![parse_clause(params, body, which, &usage)?]
     };
-    let params = parse_params(params).map_err(|s| malformed(which, &usage, s))?;
-    let namespace = interp.namespace.clone();
     Ok(Lambda {
         name: name.map(Rc::from),
-        params,
-        body: Rc::from(body),
+        clauses,
         env: env.clone(),
         span,
-        namespace,
+        namespace: interp.namespace.clone(),
+    })
+}
+
+/// `(fn ([x] ..) ([x y] ..))`: every form after the name is a list that
+/// starts with a vector of parameters.
+fn is_multi_arity(args: &[Form]) -> bool {
+    !args.is_empty()
+        && args.iter().all(|a| {
+            matches!(&a.kind, FormKind::List(items)
+                if matches!(items.first().map(|f| &f.kind), Some(FormKind::Vector(_))))
+        })
+}
+
+fn parse_clause(params: &Form, body: &[Form], which: &str, usage: &str) -> EvalResult<Clause> {
+    let params = parse_params(params).map_err(|s| malformed(which, usage, s))?;
+    Ok(Clause {
+        params,
+        body: Rc::from(body),
     })
 }
 

@@ -19,12 +19,18 @@ pub struct Builtin {
 /// A closure made by `fn`, `lambda`, `defn` or `defmacro`.
 pub struct Lambda {
     pub name: Option<Rc<str>>,
-    pub params: Params,
-    pub body: Rc<[Form]>,
+    /// One clause per arity: `(fn ([x] ..) ([x y] ..))` has two.
+    pub clauses: Vec<Clause>,
     pub env: Env,
     pub span: Span,
     /// The library it was defined in, whose names it sees first.
     pub namespace: Option<Rc<str>>,
+}
+
+/// One arity of a function: its parameters and body.
+pub struct Clause {
+    pub params: Params,
+    pub body: Rc<[Form]>,
 }
 
 /// A parameter list: fixed patterns, then an optional `& rest` pattern.

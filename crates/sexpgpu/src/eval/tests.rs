@@ -208,3 +208,17 @@ fn call_under_check_binds_arguments_but_runs_nothing() {
     "#]]
     .assert_eq(&out);
 }
+
+#[test]
+fn functions_with_several_arities() {
+    check(
+        "(defn greet ([] (greet \"world\")) ([who] (str \"hello \" who)) ([a & more] (count more)))
+         (println (greet) (greet \"you\") (greet 1 2 3))
+         (defn one ([x] x))
+         (one)",
+        expect![[r#"
+            hello world hello you 2
+            E-EVAL-002 4:10: `one` takes 1 argument, got 0
+        "#]],
+    );
+}
