@@ -2,8 +2,11 @@
 //! ties and kinks (which finite differences cannot check), paths that carry
 //! no gradient, and the errors for a bad loss or `wrt`.
 
+use diag::{SourceMap, Span};
 use expect_test::expect;
-use sexpgpu_graph::{BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Shape, Tensor, UnaryOp};
+use sexpgpu_graph::{
+    print_ir, BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Shape, Tensor, UnaryOp,
+};
 
 use super::harness::{check_ir, check_values};
 
@@ -287,4 +290,31 @@ fn a_node_outside_the_graph_is_refused() {
             error: grad: node %7 is not in graph t (1 nodes)
         "#]],
     );
+}
+
+#[test]
+fn backward_nodes_point_at_the_forward_form() {
+    let mut sources = SourceMap::new();
+    let file = sources.add("m.sx", "(sum (exp x))\n");
+    let mut g = Graph::new("t");
+    let x = g.input("x", Shape::new(vec![2]), DType::F32);
+    g.set_span(Some(Span::new(file, 5, 12)));
+    let e = g.unary(UnaryOp::Exp, x).unwrap();
+    g.set_span(Some(Span::new(file, 0, 13)));
+    let loss = g.reduce(ReduceOp::Sum, e, None, false).unwrap();
+    g.set_span(None);
+    let grads = crate::grad(&mut g, loss, &[x]).unwrap();
+    assert_eq!(g.span(), None, "the caller's span is restored");
+    g.set_outputs(grads);
+    expect![[r#"
+        graph t (inputs 1, params 0, nodes 7)
+          %0 = input x                           [2] f32
+          %1 = exp %0                            [2] f32       m.sx:1:6
+          %2 = sum %1 :axes [0] :keepdims false  [] f32        m.sx:1:1
+          %3 = full 1.0                          [] f32        m.sx:1:1
+          %4 = reshape %3                        [1] f32       m.sx:1:1
+          %5 = broadcast %4                      [2] f32       m.sx:1:1
+          %6 = mul %5 %1                         [2] f32       m.sx:1:6
+          return %6
+    "#]].assert_eq(&print_ir(&g, &sources));
 }
