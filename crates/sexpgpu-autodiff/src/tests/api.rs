@@ -316,5 +316,6 @@ fn backward_nodes_point_at_the_forward_form() {
           %5 = broadcast %4                      [2] f32       m.sx:1:1
           %6 = mul %5 %1                         [2] f32       m.sx:1:6
           return %6
-    "#]].assert_eq(&print_ir(&g, &sources));
+    "#]]
+    .assert_eq(&print_ir(&g, &sources));
 }
