@@ -8,7 +8,7 @@ use std::cell::Cell;
 
 pub static TABLE: &[Builtin] = table! {
     "str" => str, "println" => println, "print" => print, "prn" => prn, "pr-str" => pr_str,
-    "name" => name, "keyword" => keyword, "symbol" => symbol, "subs" => subs, "gensym" => gensym,
+    "format" => format, "name" => name, "keyword" => keyword, "symbol" => symbol, "subs" => subs, "gensym" => gensym,
     "nil?" => is_nil, "some?" => is_some, "number?" => is_number, "int?" => is_int,
     "integer?" => is_int, "float?" => is_float, "string?" => is_string, "keyword?" => is_keyword,
     "symbol?" => is_symbol, "fn?" => is_fn, "vector?" => is_vector, "list?" => is_list,
@@ -53,6 +53,101 @@ fn prn(interp: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
 
 fn pr_str(_: &mut Interp, _: &Site, args: Vec<Value>) -> EvalResult {
     Ok(Value::str(&joined(&args, true, " ")))
+}
+
+/// `(format "%s took %.3f s" name t)`: a small printf, with `%s` `%d`
+/// `%f` `%e` `%g` (optionally `%.3f`, `%5d`, `%-8s`) and `%%`.
+fn format(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("format", site, &args, 1, None)?;
+    let Value::Str(template) = &args[0] else {
+        return Err(wrong_type("format", "a format string", &args[0], site, 0));
+    };
+    let mut out = String::new();
+    let mut next = 1;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut spec = String::new();
+        while let Some(&d) = chars.peek() {
+            if d.is_ascii_digit() || d == '.' || d == '-' {
+                spec.push(d);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let Some(kind) = chars.next() else {
+            return Err(bad_format(
+                "the template ends in the middle of a `%` directive",
+                site,
+            ));
+        };
+        if kind == '%' {
+            out.push('%');
+            continue;
+        }
+        let Some(value) = args.get(next) else {
+            return Err(bad_format(
+                &format!("the template needs more than {} values", next - 1),
+                site,
+            ));
+        };
+        next += 1;
+        let left = spec.starts_with('-');
+        let spec = spec.trim_start_matches('-');
+        let (width, precision) = match spec.split_once('.') {
+            Some((w, p)) => (w.parse::<usize>().unwrap_or(0), p.parse::<usize>().ok()),
+            None => (spec.parse::<usize>().unwrap_or(0), None),
+        };
+        let text = match (kind, value) {
+            ('s', v) => v.display(),
+            ('d', Value::Int(n)) => n.to_string(),
+            ('f' | 'e' | 'g', v) if v.is_number() => {
+                let x = v.as_f64().unwrap_or(0.0);
+                match kind {
+                    'f' => format!("{x:.*}", precision.unwrap_or(6)),
+                    'e' => c_exponent(&format!("{x:.*e}", precision.unwrap_or(6))),
+                    _ => crate::value::format_float(x),
+                }
+            }
+            (_, v) => {
+                return Err(bad_format(
+                    &format!("`%{kind}` cannot format {}", v.type_name()),
+                    site,
+                ))
+            }
+        };
+        let pad = width.saturating_sub(text.chars().count()).min(1000);
+        if left {
+            out.push_str(&text);
+            out.push_str(&" ".repeat(pad));
+        } else {
+            out.push_str(&" ".repeat(pad));
+            out.push_str(&text);
+        }
+    }
+    Ok(Value::str(&out))
+}
+
+/// Rust's `1.5e3` as C and Java print it: `1.5e+03`.
+fn c_exponent(rust: &str) -> String {
+    match rust.split_once('e') {
+        Some((mantissa, exponent)) => {
+            let (sign, digits) = match exponent.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', exponent),
+            };
+            format!("{mantissa}e{sign}{digits:0>2}")
+        }
+        None => rust.to_string(),
+    }
+}
+
+fn bad_format(message: &str, site: &Site) -> crate::eval::Flow {
+    crate::eval::error("E-EVAL-003", format!("`format`: {message}"), site.span)
 }
 
 fn name(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {

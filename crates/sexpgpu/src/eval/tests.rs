@@ -222,3 +222,19 @@ fn functions_with_several_arities() {
         "#]],
     );
 }
+
+#[test]
+fn comprehensions_and_format() {
+    check(
+        r#"(println (for [x [1 2 3] :when (odd? x) y [10 20] :let [z (+ x y)]] z))
+           (println (mapcat (fn (x) [x x]) [1 2]))
+           (println (format "%s: %.3f (%d) %5d|%-4s|%e %%" "loss" 0.123456 42 7 "ab" 1500.0))
+           (format "%d" 1.5)"#,
+        expect![[r#"
+            (11 21 13 23)
+            (1 1 2 2)
+            loss: 0.123 (42)     7|ab  |1.500000e+03 %
+            E-EVAL-003 4:12: `format`: `%d` cannot format a float
+        "#]],
+    );
+}
