@@ -370,7 +370,13 @@ impl Interp {
         self.depth -= 1;
         match (result, &lambda.namespace) {
             // A mistake inside library code also points at the user's call.
-            (Err(Flow::Error(mut d)), Some(ns)) if self.namespace.is_none() => {
+            (Err(Flow::Error(mut d)), Some(ns))
+                if self.namespace.is_none()
+                    && !d
+                        .primary
+                        .as_ref()
+                        .is_some_and(|p| within(p.span, site.span)) =>
+            {
                 let name = lambda.name.as_deref().unwrap_or("fn");
                 d.secondary.push(diag::Label {
                     span: site.span,
@@ -387,6 +393,11 @@ impl Interp {
             self.host.print(text);
         }
     }
+}
+
+/// Whether `inner` lies inside `outer`.
+fn within(inner: Span, outer: Span) -> bool {
+    inner.file == outer.file && outer.start <= inner.start && inner.end <= outer.end
 }
 
 pub fn recur_outside(span: Span) -> Diagnostic {

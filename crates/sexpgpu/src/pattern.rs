@@ -136,8 +136,14 @@ pub fn bind_params(
     if let Some(rest) = &params.rest {
         let rest_values: Vec<Value> = args.collect();
         let value = match rest {
-            // `& {:keys [..]}` takes keyword arguments, as Clojure 1.11 does.
-            Pattern::Keys { .. } => pairs_to_map(rest_values),
+            // `& {:keys [..]}` takes keyword arguments, as Clojure 1.11 does;
+            // library functions take exactly their keywords, as builtins do.
+            Pattern::Keys { keys, .. } => {
+                if let Some(ns) = &lambda.namespace {
+                    check_keywords(lambda, ns, keys, &rest_values, site, n)?;
+                }
+                pairs_to_map(rest_values)
+            }
             _ if rest_values.is_empty() => Value::Nil,
             _ => Value::list(rest_values),
         };
@@ -170,6 +176,46 @@ fn arity_error(lambda: &Lambda, got: usize, site: &Site) -> Flow {
             .with_primary(site.span, "")
             .with_secondary(lambda.span, "defined here"),
     )
+}
+
+/// A library function's keyword arguments: each one of its `:keys`, with a value.
+fn check_keywords(
+    lambda: &Lambda,
+    ns: &str,
+    keys: &[Rc<str>],
+    given: &[Value],
+    site: &Site,
+    first: usize,
+) -> EvalResult<()> {
+    let name = format!("{ns}/{}", lambda.name.as_deref().unwrap_or("fn"));
+    let allowed: Vec<String> = keys.iter().map(|k| format!("`:{k}`")).collect();
+    for (i, pair) in given.chunks(2).enumerate() {
+        let span = site.arg(first + 2 * i);
+        let known = matches!(&pair[0], Value::Keyword(k) if keys.contains(k));
+        if !known {
+            let shown = crate::builtins::short(&pair[0]);
+            let mut d =
+                Diagnostic::error("E-EVAL-008", format!("`{name}` has no keyword `{shown}`"))
+                    .with_primary(span, "unknown keyword")
+                    .with_note(format!("`{name}` takes {}", allowed.join(" ")));
+            if let Value::Keyword(k) = &pair[0] {
+                if let Some(best) = crate::codes::closest(k, keys.iter().cloned()) {
+                    d = d.with_help(format!("did you mean `:{best}`?"));
+                }
+            }
+            return Err(Flow::from(d));
+        }
+        if pair.len() == 1 {
+            return Err(Flow::from(
+                Diagnostic::error(
+                    "E-EVAL-008",
+                    format!("keyword `{}` of `{name}` has no value", pair[0].repr()),
+                )
+                .with_primary(span, ""),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn pairs_to_map(values: Vec<Value>) -> Value {
