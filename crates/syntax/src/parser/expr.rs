@@ -3,7 +3,7 @@
 //! `* /`, `@`, unary `-`, `**`, `as`/`to`, postfix. Also call arguments,
 //! where `[...] -> [...]` is a pattern (spec 6.5). Recovers per statement.
 
-use super::{starts_item, Parser};
+use super::{starts_item, Opening, Parser};
 use crate::ast::*;
 use crate::codes;
 use crate::lexer::TokenKind;
@@ -14,10 +14,38 @@ impl Parser<'_> {
     pub(super) fn parse_block(&mut self) -> Block {
         let open = self.bump();
         let open_span = self.span_of(open);
+        self.parse_block_body(Opening::Brace(open_span))
+    }
+
+    /// A block whose `{` is missing (already reported): from a `{` later on
+    /// this line if there is one, else as if the `{` were here, so that its
+    /// `}` still closes it and the statements after it stay where they belong.
+    /// `owner` is where the construct with the body starts (`fn`, `if`, `for`):
+    /// lines indented no deeper than it are not part of the body.
+    pub(super) fn parse_block_after_missing_brace(&mut self, owner: Span) -> Block {
+        if self.find_brace_on_line() {
+            return self.parse_block();
+        }
+        let indent = self.indent_at(owner.start);
+        self.parse_block_body(Opening::Missing { indent })
+    }
+
+    /// The statements of a block up to its `}`. Without a `{`, the first
+    /// line's statements stay quiet and the block ends at a line indented no
+    /// deeper than its owner (a `}` there is not its own when less indented).
+    fn parse_block_body(&mut self, opening: Opening) -> Block {
+        let open = match opening {
+            Opening::Brace(span) => Some(span),
+            Opening::Missing { .. } => None,
+        };
+        let start = open.unwrap_or_else(|| {
+            let here = self.here();
+            Span::new(self.file, here.start, here.start)
+        });
         if !self.enter() {
             return Block {
                 stmts: Vec::new(),
-                span: open_span,
+                span: start,
             };
         }
         let outer_muted = self.muted;
@@ -26,9 +54,28 @@ impl Parser<'_> {
         let mut stmts = Vec::new();
         let mut unclosed = false;
         loop {
-            self.muted = false;
+            // After a missing `{`, or a `{` reached while the header was already
+            // broken, the rest of the first line is likely debris: keep it quiet.
+            let quiet = outer_muted || open.is_none();
+            if !quiet || self.line_start_at(self.pos) {
+                self.begin_statement();
+            }
             self.skip_separators(false);
             let kind = self.kind();
+            if let Opening::Missing { indent } = opening {
+                let line_start = self.line_start_at(self.pos);
+                let token_start = self.current().start;
+                let here = self.indent_at(token_start);
+                let outside = if kind == TokenKind::RBrace {
+                    here < indent
+                } else {
+                    here <= indent
+                };
+                if line_start && outside {
+                    unclosed = true;
+                    break;
+                }
+            }
             if kind == TokenKind::RBrace {
                 self.bump();
                 break;
@@ -36,17 +83,27 @@ impl Parser<'_> {
             // A declaration keyword (or a method's `fn`) cannot be inside a block: the `{` was left open.
             let declaration = starts_item(kind) || kind == TokenKind::KwFn;
             if kind == TokenKind::Eof || (declaration && self.line_start_at(self.pos)) {
-                self.report_unclosed(open_span, TokenKind::RBrace);
+                if let (Some(open_span), false) = (open, outer_muted) {
+                    self.report_unclosed(open_span, TokenKind::RBrace);
+                }
                 unclosed = true;
                 break;
             }
             let before = self.pos;
             stmts.push(self.parse_stmt());
+            if self.at(TokenKind::KwElse) {
+                // `if c { a else { b }`: the `}` before `else` is missing; let the `if` take the `else`.
+                if let Some(open_span) = open {
+                    self.report_unclosed(open_span, TokenKind::RBrace);
+                }
+                unclosed = true;
+                break;
+            }
             if !self.muted {
-                self.finish_line(false);
+                self.finish_line_then(false, Self::recover_in_block);
             } else if !(self.pos > before && self.line_start_at(self.pos)) {
                 // (A statement that broke off at a new line already ends there.)
-                self.recover_to_statement_end();
+                self.recover_in_block();
             }
             self.ensure_progress(before);
         }
@@ -56,7 +113,7 @@ impl Parser<'_> {
         self.leave();
         Block {
             stmts,
-            span: self.since(open_span),
+            span: self.since(start),
         }
     }
 
@@ -76,7 +133,7 @@ impl Parser<'_> {
                     .unwrap_or_else(|| self.missing_ident());
                 self.expect(TokenKind::KwIn);
                 let iter = self.parse_expr();
-                let body = self.parse_required_block();
+                let body = self.parse_required_block(start);
                 StmtKind::For { var, iter, body }
             }
             TokenKind::Ident if self.nth_kind(1) == TokenKind::Eq => {
@@ -132,23 +189,19 @@ impl Parser<'_> {
     }
 
     fn parse_if(&mut self) -> StmtKind {
+        let owner = self.here();
         self.bump();
         let cond = self.parse_expr();
-        let then_block = self.parse_required_block();
+        let then_block = self.parse_required_block(owner);
         // `else` may start the next line: `}` then a line break then `else {`.
-        let mut next = self.pos;
-        while self.tokens[next].kind == TokenKind::Newline {
-            next += 1;
-        }
-        if self.tokens[next].kind != TokenKind::KwElse {
+        self.skip_newlines_before(TokenKind::KwElse);
+        if !self.eat(TokenKind::KwElse) {
             return StmtKind::If {
                 cond,
                 then_block,
                 else_block: None,
             };
         }
-        self.pos = next;
-        self.bump();
         let else_block = if self.at(TokenKind::KwIf) {
             let start = self.here();
             let kind = self.parse_if();
@@ -158,7 +211,7 @@ impl Parser<'_> {
                 span,
             }
         } else {
-            self.parse_required_block()
+            self.parse_required_block(owner)
         };
         StmtKind::If {
             cond,
@@ -167,17 +220,14 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_required_block(&mut self) -> Block {
+    /// The `{ ... }` of an `if`, `else` or `for` starting at `owner`.
+    fn parse_required_block(&mut self, owner: Span) -> Block {
         self.skip_newlines_before(TokenKind::LBrace);
         if self.at(TokenKind::LBrace) {
             return self.parse_block();
         }
         self.error_expected("`{`");
-        let here = self.here();
-        Block {
-            stmts: Vec::new(),
-            span: Span::new(self.file, here.start, here.start),
-        }
+        self.parse_block_after_missing_brace(owner)
     }
 
     // ------------------------------------------------------------ expressions

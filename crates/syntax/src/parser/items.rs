@@ -18,7 +18,7 @@ impl Parser<'_> {
             .count();
         let mut items = Vec::with_capacity(declarations);
         loop {
-            self.muted = false;
+            self.begin_statement();
             self.skip_separators(false);
             if self.at(TokenKind::Eof) {
                 break;
@@ -174,11 +174,7 @@ impl Parser<'_> {
             FnBody::Expr(self.parse_expr())
         } else {
             self.error_expected("`{` or `=` to start the body");
-            let here = self.here();
-            FnBody::Expr(Expr {
-                kind: ExprKind::Error,
-                span: Span::new(self.file, here.start, here.start),
-            })
+            FnBody::Block(self.parse_block_after_missing_brace(start))
         };
         Fn {
             doc,
@@ -325,16 +321,22 @@ impl Parser<'_> {
         methods: &mut Vec<Fn>,
     ) {
         self.skip_newlines_before(TokenKind::LBrace);
-        if !self.at(TokenKind::LBrace) {
+        // A missing `{` is reported once; the members are still read up to the `}`.
+        let open = if self.at(TokenKind::LBrace) || {
             self.error_expected("`{`");
-            return;
-        }
-        let open = self.bump();
-        let open_span = self.span_of(open);
+            self.find_brace_on_line()
+        } {
+            let open = self.bump();
+            Some(self.span_of(open))
+        } else {
+            None
+        };
         let outer_muted = self.muted;
         self.open_closers.push(TokenKind::RBrace);
         loop {
-            self.muted = false;
+            if open.is_some() || self.line_start_at(self.pos) {
+                self.begin_statement();
+            }
             self.skip_separators(true);
             let kind = self.kind();
             if kind == TokenKind::RBrace {
@@ -344,7 +346,9 @@ impl Parser<'_> {
             }
             if kind == TokenKind::Eof || (starts_item(kind) && self.line_start_at(self.pos)) {
                 self.muted = outer_muted;
-                self.report_unclosed(open_span, TokenKind::RBrace);
+                if let Some(open_span) = open {
+                    self.report_unclosed(open_span, TokenKind::RBrace);
+                }
                 self.muted = true;
                 break;
             }
@@ -361,10 +365,11 @@ impl Parser<'_> {
                 _ if methods_allowed => self.error_expected("a field or `fn`"),
                 _ => self.error_expected("a field"),
             }
+            // A method has read its body: a `{` ending a broken member's line is debris.
             if !self.muted {
-                self.finish_line(true);
+                self.finish_line_then(true, Self::recover_in_block);
             } else if !(self.pos > before && self.line_start_at(self.pos)) {
-                self.recover_to_statement_end();
+                self.recover_in_block();
             }
             self.ensure_progress(before);
         }

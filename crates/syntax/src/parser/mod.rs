@@ -15,6 +15,14 @@ use crate::codes;
 use crate::lexer::{Lexed, Token, TokenKind};
 use diag::{Diagnostic, FileId, Span};
 
+/// How a `{ ... }` body was opened: with its brace, or without one (after a
+/// reported missing `{`) by a construct whose line has this indentation.
+#[derive(Clone, Copy)]
+enum Opening {
+    Brace(Span),
+    Missing { indent: usize },
+}
+
 pub(crate) struct Parser<'a> {
     file: FileId,
     text: &'a str,
@@ -28,6 +36,10 @@ pub(crate) struct Parser<'a> {
     /// Set once the current statement, member or declaration has a diagnostic:
     /// further ones are cascades and stay quiet until the next resynchronisation.
     muted: bool,
+    /// Where the current statement, member or declaration began.
+    statement_start: u32,
+    /// The spans of the lexer's diagnostics, in order.
+    lexer_errors: Vec<(u32, u32)>,
     /// The closers of the delimiters open around the current position, innermost last.
     open_closers: Vec<TokenKind>,
     /// Recursion depth of nested expressions, types and blocks, bounded to keep the stack safe.
@@ -74,6 +86,16 @@ impl<'a> Parser<'a> {
             skip_newlines: 0,
             muted: false,
             open_closers: Vec::new(),
+            statement_start: 0,
+            lexer_errors: lexed
+                .diagnostics
+                .iter()
+                .filter_map(|d| {
+                    d.primary
+                        .as_ref()
+                        .map(|label| (label.span.start, label.span.end))
+                })
+                .collect(),
             depth: 0,
             diagnostics: lexed.diagnostics,
         }
@@ -130,6 +152,71 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The indentation (spaces and tabs) of the line holding byte `offset`.
+    fn indent_at(&self, offset: u32) -> usize {
+        let before = &self.text.as_bytes()[..offset as usize];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        before[line_start..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count()
+    }
+
+    /// Whether the brace at token `index` is most likely a stray one typed by
+    /// mistake, so recovery should skip it rather than let it open or close a
+    /// body: a `{` in mid-line whose `}` is not on the same line, or a `}`
+    /// followed on its line by something that cannot follow a body.
+    fn stray_brace(&self, index: usize) -> bool {
+        match self.tokens[index].kind {
+            TokenKind::LBrace => {
+                let mut depth = 0u32;
+                let mut i = index + 1;
+                if matches!(self.tokens[i].kind, TokenKind::Newline | TokenKind::Eof) {
+                    return false;
+                }
+                loop {
+                    match self.tokens[i].kind {
+                        TokenKind::Newline | TokenKind::Eof => return true,
+                        TokenKind::LBrace => depth += 1,
+                        TokenKind::RBrace if depth == 0 => return false,
+                        TokenKind::RBrace => depth -= 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            // No body is ever inside `()` or `[]`, so `})` and `}]` are stray too.
+            TokenKind::RBrace => !matches!(
+                self.tokens[index + 1].kind,
+                TokenKind::Newline
+                    | TokenKind::Eof
+                    | TokenKind::Semi
+                    | TokenKind::RBrace
+                    | TokenKind::KwElse
+            ),
+            _ => false,
+        }
+    }
+
+    /// After a reported missing `{`: moves to a `{` later on this line, if
+    /// one comes before any `}`, and says whether it did.
+    fn find_brace_on_line(&mut self) -> bool {
+        let mut i = self.pos;
+        loop {
+            match self.tokens[i].kind {
+                TokenKind::LBrace => {
+                    self.pos = i;
+                    return true;
+                }
+                TokenKind::RBrace | TokenKind::Newline | TokenKind::Eof => return false,
+                _ => i += 1,
+            }
+        }
+    }
+
     /// Consumes the current token (never `Eof`) and returns it.
     fn bump(&mut self) -> Token {
         let token = self.current();
@@ -183,17 +270,38 @@ impl<'a> Parser<'a> {
 
     /// Reports a diagnostic unless this statement already has one.
     fn report(&mut self, diagnostic: Diagnostic) {
-        if !self.muted {
+        let at = diagnostic
+            .primary
+            .as_ref()
+            .map_or(0, |label| label.span.start);
+        if !self.muted && !self.lexer_error_between(self.statement_start, at) {
             self.diagnostics.push(diagnostic);
         }
         self.muted = true;
+    }
+
+    /// Starts a new statement, member or declaration: its first mistake will be reported.
+    fn begin_statement(&mut self) {
+        self.muted = false;
+        self.statement_start = self.tokens[self.pos].start;
+    }
+
+    /// Whether the lexer reported a mistake starting in `start..end`: an
+    /// unterminated string or a bad character there explains what follows.
+    fn lexer_error_between(&self, start: u32, end: u32) -> bool {
+        let first = self
+            .lexer_errors
+            .partition_point(|&(error_start, _)| error_start < start);
+        self.lexer_errors
+            .get(first)
+            .is_some_and(|&(error_start, _)| error_start < end)
     }
 
     /// "expected X, found Y" on the current token. An `Error` token was
     /// already reported by the lexer, so it only mutes.
     fn error_expected(&mut self, what: &str) {
         let token = self.current();
-        if token.kind == TokenKind::Error {
+        if self.lexer_reported(token) {
             self.muted = true;
             return;
         }
@@ -203,6 +311,21 @@ impl<'a> Parser<'a> {
             Diagnostic::error(codes::EXPECTED, format!("expected {what}, found {found}"))
                 .with_primary(span, format!("expected {what}")),
         );
+    }
+
+    /// Whether the lexer already reported a mistake in this token (a bad
+    /// character, an unterminated string...): the parser then stays quiet.
+    fn lexer_reported(&self, token: Token) -> bool {
+        if token.kind == TokenKind::Error {
+            return true;
+        }
+        // Lexer diagnostics are in source order.
+        let first_after = self
+            .lexer_errors
+            .partition_point(|&(_, end)| end <= token.start);
+        self.lexer_errors
+            .get(first_after)
+            .is_some_and(|&(start, _)| start < token.end.max(token.start + 1))
     }
 
     /// How a token is named in messages: its text in backticks when short.
@@ -352,7 +475,8 @@ impl<'a> Parser<'a> {
         let runs_on = token.kind == TokenKind::Eof
             || (starts_item(token.kind) && self.line_start_at(self.pos))
             || (!is_closer && self.line_start_at(self.pos));
-        if token.kind == TokenKind::Error {
+        let since = open_span.start.min(self.statement_start);
+        if self.lexer_reported(token) || self.lexer_error_between(since, token.start) {
             self.muted = true;
             return !runs_on;
         }
@@ -402,6 +526,7 @@ impl<'a> Parser<'a> {
             match token.kind {
                 TokenKind::Eof => return,
                 kind if depth == 0 && stops.contains(&kind) => return,
+                TokenKind::LBrace | TokenKind::RBrace if self.stray_brace(self.pos) => {}
                 // No `{` is ever inside `()` or `[]`: it starts the body after them.
                 TokenKind::LBrace if depth == 0 && close != TokenKind::RBrace => return,
                 kind if starts_item(kind) && self.line_start_at(self.pos) => return,
@@ -426,19 +551,24 @@ impl<'a> Parser<'a> {
     /// Skips the rest of a broken statement or member: to the line break,
     /// `;` or `}` that ends it (not consumed), skipping nested brackets.
     fn recover_to_statement_end(&mut self) {
-        let mut depth = 0u32;
+        // Brackets and braces are counted apart: a broken statement may leave
+        // a `(` open, but a `{` it opened is skipped whole (a body of its own).
+        let mut brackets = 0u32;
+        let mut braces = 0u32;
         loop {
             let token = self.tokens[self.pos];
+            let line_start = self.line_start_at(self.pos);
             match token.kind {
                 TokenKind::Eof => return,
-                kind if starts_item(kind) && self.line_start_at(self.pos) => return,
-                kind if starts_statement(kind) && self.line_start_at(self.pos) => return,
-                TokenKind::Newline | TokenKind::Semi if depth == 0 => return,
-                TokenKind::RBrace if depth == 0 => return,
-                TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => depth += 1,
-                TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {
-                    depth = depth.saturating_sub(1)
-                }
+                kind if starts_item(kind) && line_start => return,
+                kind if starts_statement(kind) && line_start && braces == 0 => return,
+                TokenKind::LBrace | TokenKind::RBrace if self.stray_brace(self.pos) => {}
+                TokenKind::Newline | TokenKind::Semi if brackets == 0 && braces == 0 => return,
+                TokenKind::RBrace if braces == 0 => return,
+                TokenKind::LParen | TokenKind::LBracket => brackets += 1,
+                TokenKind::RParen | TokenKind::RBracket => brackets = brackets.saturating_sub(1),
+                TokenKind::LBrace => braces += 1,
+                TokenKind::RBrace => braces -= 1,
                 _ => {}
             }
             self.pos += 1;
@@ -449,6 +579,11 @@ impl<'a> Parser<'a> {
     /// break, `;`, `,` where allowed, `}` or end of file); otherwise report
     /// once and skip the rest.
     fn finish_line(&mut self, allow_comma: bool) {
+        self.finish_line_then(allow_comma, Self::recover_to_statement_end);
+    }
+
+    /// `finish_line` with the recovery to use when the line does not end.
+    fn finish_line_then(&mut self, allow_comma: bool, recover: fn(&mut Self)) {
         let kind = self.kind();
         let ends = matches!(
             kind,
@@ -456,8 +591,20 @@ impl<'a> Parser<'a> {
         ) || (allow_comma && kind == TokenKind::Comma);
         if !ends {
             self.error_expected("a newline or `;`");
-            self.recover_to_statement_end();
+            recover(self);
         }
+    }
+
+    /// Recovery inside a block or a model: a statement or member with a body
+    /// (`if`, `for`, a method) has read its `{`, so a `{` at the end of the
+    /// line that broke one is debris, not a body to skip whole.
+    fn recover_in_block(&mut self) {
+        let brace_at_end = self.tokens[self.pos].kind == TokenKind::LBrace
+            && self.tokens[self.pos + 1].kind == TokenKind::Newline;
+        if brace_at_end {
+            self.pos += 1;
+        }
+        self.recover_to_statement_end();
     }
 
     /// Makes sure a loop over statements, members or declarations moves on:

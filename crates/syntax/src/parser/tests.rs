@@ -356,7 +356,8 @@ fn after(x: Real) -> Real = x
             dim D = 768
             dim E = {error}
             dim F = 2
-            fn g(x: [b n]) = {error}
+            fn g(x: [b n])
+              {error}
             fn h(x: {error}) -> [n] = x
             model M
               field w: [D D] = normal(std=0.02)
