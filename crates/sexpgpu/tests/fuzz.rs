@@ -1,6 +1,7 @@
 //! No input may panic: random bytes and mutated valid programs go through
-//! read, evaluate and trace (under `check`, so no graph runs). Bounded to a
-//! few seconds; each case runs on a thread with the command's large stack.
+//! read, evaluate and trace (under `check`, so no graph runs), and every
+//! diagnostic is rendered. Bounded to a few seconds; each case runs on a
+//! thread with the command's large stack.
 
 use proptest::prelude::*;
 use sexpgpu::{Host, Mode, Session};
@@ -77,7 +78,15 @@ fn evaluate(text: String) {
         .stack_size(512 * 1024 * 1024)
         .spawn(move || {
             let mut session = Session::new(Mode::Check, 0, Box::new(Discard));
-            session.eval_file("fuzz.sx", &text).len()
+            let diagnostics = session.eval_file("fuzz.sx", &text);
+            // Rendering slices the source at every span: a span off a
+            // character boundary or past the end would panic here.
+            for d in &diagnostics {
+                let options = diag::render::HumanOptions { color: false };
+                diag::render::render_human(session.sources(), d, options);
+                diag::render::render_json(session.sources(), d);
+            }
+            diagnostics.len()
         })
         .expect("spawn");
     worker.join().expect("evaluation must not panic");
