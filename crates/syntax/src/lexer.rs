@@ -297,6 +297,10 @@ impl Lexer<'_> {
     }
 
     fn run(&mut self) {
+        // Some editors start files with a byte-order mark; it is not text.
+        if self.text.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
         while self.pos < self.bytes.len() {
             let start = self.pos;
             let b = self.bytes[self.pos];
@@ -596,6 +600,26 @@ mod tests {
                 doc "## The doc."
                 doc "##  indented"
             "###]],
+        );
+    }
+
+    #[test]
+    fn byte_order_mark_and_crlf_line_ends() {
+        check(
+            "\u{feff}dim D = 1\r\n\r\ndim E = 2\r\n",
+            expect![[r#"
+                KwDim "dim"
+                Ident "D"
+                Eq "="
+                Int "1"
+                Newline "\n"
+                KwDim "dim"
+                Ident "E"
+                Eq "="
+                Int "2"
+                Newline "\n"
+                Eof ""
+            "#]],
         );
     }
 
