@@ -327,6 +327,23 @@ impl Interp {
                 let (map, key) = if let Value::Map(_) = f { (f, &args[0]) } else { (&args[0], f) };
                 Ok(map.map_get(key).unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::Nil)))
             }
+            Value::Vector(items) => match &args[..] {
+                [Value::Int(i)] => usize::try_from(*i)
+                    .ok()
+                    .and_then(|i| items.get(i).cloned())
+                    .ok_or_else(|| {
+                        error(
+                            "E-EVAL-010",
+                            format!("index {i} out of range for a vector of {} elements", items.len()),
+                            site.arg(0),
+                        )
+                    }),
+                _ => Err(error(
+                    "E-EVAL-002",
+                    "a vector as a function takes one integer index",
+                    site.span,
+                )),
+            },
             Value::Poison => Err(Flow::Silent),
             Value::Macro(m) => Err(error(
                 "E-EVAL-006",
