@@ -40,10 +40,11 @@ pub(crate) fn run(threads: usize, fill: &Fill, seed: u64, out: &mut TensorData, 
             };
             fill_f64(threads, out, len, RANDOM_PER_THREAD, move |i| {
                 let x = low + (high - low) * unit_uniform(element_bits(key, i as u64));
-                // Round to the dtype first, then keep the range half-open
-                // as the reference does.
+                // Round to the dtype first (bf16 through f32, like every
+                // bf16 result), then keep the range half-open as the
+                // reference does.
                 let rounded = match dtype {
-                    DType::BF16 => f64::from(bf16::from_f64(x).to_f32()),
+                    DType::BF16 => f64::from(bf16::from_f32(x as f32).to_f32()),
                     _ => f64::from(x as f32),
                 };
                 if low < high && rounded >= high {

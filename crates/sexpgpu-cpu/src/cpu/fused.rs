@@ -49,7 +49,7 @@ impl RegBuf {
 
 /// Rounds an f32 to the nearest bf16 (ties to even), as `half` does,
 /// without leaving f32: the reference rounds every bf16 node this way.
-#[inline]
+#[inline(always)]
 pub(crate) fn round_bf16(x: f32) -> f32 {
     let b = x.to_bits();
     if x.is_nan() {
@@ -60,7 +60,7 @@ pub(crate) fn round_bf16(x: f32) -> f32 {
 }
 
 /// A bf16-exact f32 as bf16 (dropping zero bits).
-#[inline]
+#[inline(always)]
 fn to_bf16_exact(x: f32) -> bf16 {
     bf16::from_bits((x.to_bits() >> 16) as u16)
 }
@@ -156,28 +156,63 @@ fn chunks<T: Send>(
                 }
             }
         }
-        let mut at = 0;
-        for tile in chunk.chunks_mut(TILE) {
-            let n = tile.len();
-            for i in 0..kernel.instrs.len() {
-                let (before, rest) = regs.split_at_mut(i);
-                exec(
-                    &kernel.instrs[i],
-                    before,
-                    &mut rest[0],
-                    inputs,
-                    start + at,
-                    n,
-                );
-            }
-            store(&regs[kernel.result.index()], tile);
-            at += n;
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { run_chunk_avx2(kernel, inputs, start, chunk, &mut regs, &store) };
+            return;
         }
+        run_chunk(kernel, inputs, start, chunk, &mut regs, &store);
     });
+}
+
+/// The tile loop of one thread's chunk. Always inlined, so that the AVX2
+/// copy below compiles every instruction loop with 256-bit vectors; the
+/// arithmetic (no fused multiply-add) is the same in both copies.
+#[inline(always)]
+fn run_chunk<T>(
+    kernel: &FusedKernel,
+    inputs: &[Prepared<'_>],
+    start: usize,
+    chunk: &mut [T],
+    regs: &mut [RegBuf],
+    store: &impl Fn(&RegBuf, &mut [T]),
+) {
+    let mut at = 0;
+    for tile in chunk.chunks_mut(TILE) {
+        let n = tile.len();
+        for i in 0..kernel.instrs.len() {
+            let (before, rest) = regs.split_at_mut(i);
+            exec(
+                &kernel.instrs[i],
+                before,
+                &mut rest[0],
+                inputs,
+                start + at,
+                n,
+            );
+        }
+        store(&regs[kernel.result.index()], tile);
+        at += n;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn run_chunk_avx2<T>(
+    kernel: &FusedKernel,
+    inputs: &[Prepared<'_>],
+    start: usize,
+    chunk: &mut [T],
+    regs: &mut [RegBuf],
+    store: &impl Fn(&RegBuf, &mut [T]),
+) {
+    run_chunk(kernel, inputs, start, chunk, regs, store)
 }
 
 /// Runs one instruction over `n` elements of a tile starting at output
 /// position `pos`. `regs` holds the registers of earlier instructions.
+#[inline(always)]
 fn exec(
     instr: &Instr,
     regs: &[RegBuf],
@@ -215,6 +250,7 @@ fn exec(
     }
 }
 
+#[inline(always)]
 fn load_tile(buf: &TensorData, view: &View, pos: usize, out: &mut RegBuf, n: usize) {
     match (buf, out) {
         (TensorData::F32(src), RegBuf::F(o)) => load(src, view, pos, &mut o[..n], |x| x),
@@ -227,6 +263,7 @@ fn load_tile(buf: &TensorData, view: &View, pos: usize, out: &mut RegBuf, n: usi
     }
 }
 
+#[inline(always)]
 fn round_if_bf16(reg: &mut RegBuf, dtype: DType, n: usize) {
     if let (DType::BF16, RegBuf::F(v)) = (dtype, reg) {
         for x in &mut v[..n] {
@@ -253,6 +290,7 @@ macro_rules! map2 {
     };
 }
 
+#[inline(always)]
 fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
     match (x, out) {
         (RegBuf::F(x), RegBuf::F(o)) => match op {
@@ -284,7 +322,7 @@ fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
 }
 
 /// NaN if either is NaN, else `f(x, y)`: NumPy's `maximum`/`minimum`.
-#[inline]
+#[inline(always)]
 fn nan_or(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
     if x.is_nan() || y.is_nan() {
         f32::NAN
@@ -293,6 +331,7 @@ fn nan_or(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
     }
 }
 
+#[inline(always)]
 fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
     match (a, b, out) {
         (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => match op {
@@ -327,7 +366,9 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
     }
 }
 
+#[inline(always)]
 fn compare(op: CompareOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+    #[inline(always)]
     fn apply<T: PartialOrd + Copy>(op: CompareOp, a: &[T], b: &[T], o: &mut [bool], n: usize) {
         match op {
             CompareOp::Eq => map2!(o, a, b, n, |x, y| x == y),
@@ -348,18 +389,40 @@ fn compare(op: CompareOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
     }
 }
 
+#[inline(always)]
 fn select(mask: &RegBuf, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
-    fn apply<T: Copy>(m: &[bool], a: &[T], b: &[T], o: &mut [T], n: usize) {
+    /// `pick` is branch-free (all-ones or all-zeros masks), so the loop
+    /// vectorises.
+    #[inline(always)]
+    fn apply<T: Copy>(
+        m: &[bool],
+        a: &[T],
+        b: &[T],
+        o: &mut [T],
+        n: usize,
+        pick: impl Fn(bool, T, T) -> T,
+    ) {
         for (((o, &m), &x), &y) in o[..n].iter_mut().zip(&m[..n]).zip(&a[..n]).zip(&b[..n]) {
-            *o = if m { x } else { y };
+            *o = pick(m, x, y);
         }
     }
     let RegBuf::B(m) = mask else { return };
     match (a, b, out) {
-        (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => apply(m, a, b, o, n),
-        (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => apply(m, a, b, o, n),
-        (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => apply(m, a, b, o, n),
-        (RegBuf::B(a), RegBuf::B(b), RegBuf::B(o)) => apply(m, a, b, o, n),
+        (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => apply(m, a, b, o, n, |m, x, y| {
+            let mask = u32::from(m).wrapping_neg();
+            f32::from_bits((x.to_bits() & mask) | (y.to_bits() & !mask))
+        }),
+        (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => apply(m, a, b, o, n, |m, x, y| {
+            let mask = i32::from(m).wrapping_neg();
+            (x & mask) | (y & !mask)
+        }),
+        (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => apply(m, a, b, o, n, |m, x, y| {
+            let mask = i64::from(m).wrapping_neg();
+            (x & mask) | (y & !mask)
+        }),
+        (RegBuf::B(a), RegBuf::B(b), RegBuf::B(o)) => {
+            apply(m, a, b, o, n, |m, x, y| (m & x) | (!m & y))
+        }
         _ => {}
     }
 }
@@ -367,6 +430,7 @@ fn select(mask: &RegBuf, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
 /// The reference's casts: floats to integers truncate and saturate (NaN is
 /// 0), i64 to i32 wraps, anything to bool is `!= 0`, bool to numbers 0/1.
 /// The bf16 rounding of a float target happens after, in `round_if_bf16`.
+#[inline(always)]
 fn cast(x: &RegBuf, out: &mut RegBuf, n: usize) {
     match (x, out) {
         (RegBuf::F(x), RegBuf::F(o)) => o[..n].copy_from_slice(&x[..n]),

@@ -8,6 +8,7 @@ use crate::view::View;
 /// positions `start..start + len` in row-major order: `run` elements, the
 /// first at buffer `index`, each `stride` after the previous; `done` counts
 /// the positions already covered. `view` should be collapsed (at least one dim).
+#[inline(always)]
 pub(crate) fn for_runs(
     view: &View,
     start: usize,
@@ -60,6 +61,7 @@ pub(crate) fn for_runs(
 
 /// Reads view positions `start..start + out.len()` of `src` into `out`,
 /// converting each element.
+#[inline(always)]
 pub(crate) fn load<T: Copy, U>(
     src: &[T],
     view: &View,
@@ -68,6 +70,26 @@ pub(crate) fn load<T: Copy, U>(
     conv: impl Fn(T) -> U,
 ) {
     let len = out.len();
+    // The common cases without the run walker, so they inline and vectorise.
+    if view.dims.len() == 1 {
+        let index = view.offset + start * view.strides[0];
+        match view.strides[0] {
+            1 => {
+                for (o, &x) in out.iter_mut().zip(&src[index..index + len]) {
+                    *o = conv(x);
+                }
+                return;
+            }
+            0 => {
+                let x = src[index];
+                for o in out.iter_mut() {
+                    *o = conv(x);
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
     for_runs(view, start, len, |done, index, run, stride| {
         let out = &mut out[done..done + run];
         match stride {

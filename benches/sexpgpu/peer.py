@@ -1,0 +1,77 @@
+"""PyTorch CPU peer for `cargo run --release -p sexpgpu-cpu --example bench`.
+
+Times the same four workloads as the Rust benchmark, eager mode, with the
+thread count it is given, and prints one `key milliseconds` line each (the
+median of --iters runs after one warm-up). The data differ from the Rust
+side's but the shapes, dtypes and operations are the same.
+"""
+
+import argparse
+import time
+
+import torch
+
+
+def median_ms(iters, fn):
+    fn()
+    times = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def chain(x, y):
+    # The same 13 operations, in the same order, as the Rust graph.
+    t = x * 1.5
+    t = t + 0.25
+    t = torch.maximum(t, torch.tensor(0.0))
+    t = t * y
+    u = torch.abs(y) + 1.0
+    t = t - x / u
+    t = torch.minimum(t, torch.tensor(2.0))
+    t = t * t
+    t = torch.sqrt(t + 1.0)
+    return torch.where(x > 0.0, t, -t)
+
+
+def mlp(x, params):
+    h = x
+    for i, (w, b) in enumerate(params):
+        h = h @ w + b
+        if i + 1 < len(params):
+            h = torch.maximum(h, torch.tensor(0.0))
+    return h
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--iters", type=int, default=10)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    rand = lambda *shape: torch.rand(*shape, dtype=torch.float32) * 2 - 1
+
+    with torch.inference_mode():
+        a, b = rand(1024, 1024), rand(1024, 1024)
+        print("matmul", median_ms(args.iters, lambda: a @ b))
+
+        n = 16 << 20
+        x, y = rand(n), rand(n)
+        print("chain", median_ms(args.iters, lambda: chain(x, y)))
+
+        m = rand(4096, 4096)
+        print("reduce", median_ms(args.iters, lambda: m.sum(dim=-1)))
+
+        sizes = [(784, 512), (512, 512), (512, 10)]
+        params = [(rand(i, o), rand(o)) for i, o in sizes]
+        xb = rand(256, 784)
+        print("mlp", median_ms(args.iters, lambda: mlp(xb, params)))
+    print("torch", torch.__version__, "threads", torch.get_num_threads())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+//! Benchmark of the CPU backend against PyTorch on the CPU (same work, same
+//! thread count, in the same run) and against the reference executor:
+//! (a) a 1024x1024x1024 f32 matmul, (b) a 13-op fused elementwise chain on
+//! 16M elements, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
+//! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu).
+//!
+//! `cargo run --release -p sexpgpu-cpu --example bench [-- --no-peer]
+//! [--no-reference] [--iters N]`. PyTorch runs as
+//! `.venv/bin/python benches/sexpgpu/peer.py` (override with
+//! `SEXPGPU_BENCH_PYTHON`); threads follow `SEXPGPU_THREADS` (default: all).
+
+use std::collections::HashMap;
+use std::process::Command;
+use std::time::Instant;
+
+use sexpgpu_cpu::{compile, CpuBackend};
+use sexpgpu_graph::{
+    execute, BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
+};
+
+/// Deterministic data in [-1, 1).
+fn data(dims: &[usize], seed: u64) -> Tensor {
+    let shape = Shape::from(dims);
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let v: Vec<f32> = (0..shape.numel())
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            ((s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 23) as f32) - 1.0
+        })
+        .collect();
+    Tensor::new(shape, sexpgpu_graph::TensorData::F32(v)).expect("sizes match")
+}
+
+struct Workload {
+    name: &'static str,
+    /// The key `peer.py` prints for the same work.
+    key: &'static str,
+    graph: Graph,
+    args: Vec<Tensor>,
+}
+
+fn matmul() -> Workload {
+    let mut g = Graph::new("matmul");
+    let a = g.input("a", Shape::from([1024, 1024]), DType::F32);
+    let b = g.input("b", Shape::from([1024, 1024]), DType::F32);
+    let c = g.matmul(a, b).unwrap();
+    g.set_outputs(vec![c]);
+    Workload {
+        name: "matmul 1024x1024x1024 f32",
+        key: "matmul",
+        graph: g,
+        args: vec![data(&[1024, 1024], 1), data(&[1024, 1024], 2)],
+    }
+}
+
+/// The chain `peer.py` computes op for op.
+fn chain() -> Workload {
+    const N: usize = 16 << 20;
+    let mut g = Graph::new("chain");
+    let x = g.input("x", Shape::from([N]), DType::F32);
+    let y = g.input("y", Shape::from([N]), DType::F32);
+    let f = |v: f64| Scalar::Float(v);
+    let bin = |g: &mut Graph, op, a: NodeId, b: sexpgpu_graph::Operand| g.binary(op, a, b).unwrap();
+    let t = bin(&mut g, BinaryOp::Mul, x, f(1.5).into());
+    let t = bin(&mut g, BinaryOp::Add, t, f(0.25).into());
+    let t = bin(&mut g, BinaryOp::Maximum, t, f(0.0).into());
+    let t = bin(&mut g, BinaryOp::Mul, t, y.into());
+    let u = g.unary(UnaryOp::Abs, y).unwrap();
+    let u = bin(&mut g, BinaryOp::Add, u, f(1.0).into());
+    let q = bin(&mut g, BinaryOp::Div, x, u.into());
+    let t = bin(&mut g, BinaryOp::Sub, t, q.into());
+    let t = bin(&mut g, BinaryOp::Minimum, t, f(2.0).into());
+    let t = bin(&mut g, BinaryOp::Mul, t, t.into());
+    let t = bin(&mut g, BinaryOp::Add, t, f(1.0).into());
+    let t = g.unary(UnaryOp::Sqrt, t).unwrap();
+    let m = g.compare(CompareOp::Gt, x, f(0.0)).unwrap();
+    let n = g.unary(UnaryOp::Neg, t).unwrap();
+    let out = g.where_(m, t, n).unwrap();
+    g.set_outputs(vec![out]);
+    Workload {
+        name: "fused chain, 13 ops, 16M f32",
+        key: "chain",
+        graph: g,
+        args: vec![data(&[N], 3), data(&[N], 4)],
+    }
+}
+
+fn reduction() -> Workload {
+    let mut g = Graph::new("rowsum");
+    let x = g.input("x", Shape::from([4096, 4096]), DType::F32);
+    let s = g.reduce(ReduceOp::Sum, x, Some(&[-1]), false).unwrap();
+    g.set_outputs(vec![s]);
+    Workload {
+        name: "row sums [4096, 4096] f32",
+        key: "reduce",
+        graph: g,
+        args: vec![data(&[4096, 4096], 5)],
+    }
+}
+
+fn mlp() -> Workload {
+    let mut g = Graph::new("mlp");
+    let x = g.input("x", Shape::from([256, 784]), DType::F32);
+    let sizes = [(784, 512), (512, 512), (512, 10)];
+    let mut params = Vec::new();
+    for (i, &(fan_in, fan_out)) in sizes.iter().enumerate() {
+        let w = g.param(format!("w{i}"), Shape::from([fan_in, fan_out]), DType::F32);
+        let b = g.param(format!("b{i}"), Shape::from([fan_out]), DType::F32);
+        params.push((w, b));
+    }
+    let mut h = x;
+    for (i, &(w, b)) in params.iter().enumerate() {
+        h = g.matmul(h, w).unwrap();
+        h = g.binary(BinaryOp::Add, h, b).unwrap();
+        if i + 1 < params.len() {
+            h = g.binary(BinaryOp::Maximum, h, Scalar::Float(0.0)).unwrap();
+        }
+    }
+    g.set_outputs(vec![h]);
+    let mut args = vec![data(&[256, 784], 6)];
+    for (i, &(fan_in, fan_out)) in sizes.iter().enumerate() {
+        args.push(data(&[fan_in, fan_out], 10 + i as u64));
+        args.push(data(&[fan_out], 20 + i as u64));
+    }
+    Workload {
+        name: "MLP forward 256x784-512-512-10",
+        key: "mlp",
+        graph: g,
+        args,
+    }
+}
+
+/// The median of `iters` timed runs after one warm-up, in milliseconds.
+fn time_ms(iters: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..iters)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// Runs `peer.py` and reads its `key milliseconds` lines.
+fn peer(threads: usize, iters: usize) -> Result<HashMap<String, f64>, String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let python = std::env::var("SEXPGPU_BENCH_PYTHON")
+        .unwrap_or_else(|_| format!("{root}/.venv/bin/python"));
+    let output = Command::new(&python)
+        .arg(format!("{root}/benches/sexpgpu/peer.py"))
+        .args([
+            "--threads",
+            &threads.to_string(),
+            "--iters",
+            &iters.to_string(),
+        ])
+        .output()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut figures = HashMap::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        if let (Some(key), Some(ms)) = (words.next(), words.next()) {
+            if let Ok(ms) = ms.parse::<f64>() {
+                figures.insert(key.to_string(), ms);
+            } else {
+                println!("peer: {line}");
+            }
+        }
+    }
+    Ok(figures)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let iters = args
+        .iter()
+        .position(|a| a == "--iters")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10usize);
+    let threads = CpuBackend::default_threads();
+    println!("threads: {threads}, iterations: {iters} (median after one warm-up)");
+    let workloads = [matmul(), chain(), reduction(), mlp()];
+    let peer_figures = if flag("--no-peer") {
+        HashMap::new()
+    } else {
+        match peer(threads, iters) {
+            Ok(f) => f,
+            Err(e) => {
+                println!("PyTorch peer unavailable: {e}");
+                HashMap::new()
+            }
+        }
+    };
+    println!(
+        "{:<32} {:>10} {:>10} {:>8} {:>12} {:>8}",
+        "workload", "ours ms", "torch ms", "ours/pt", "reference ms", "kernels"
+    );
+    for w in &workloads {
+        let program = compile(&w.graph).expect("compiles").with_threads(threads);
+        let ours = time_ms(iters, || {
+            program.run(&w.args, 0).expect("runs");
+        });
+        let torch = peer_figures.get(w.key).copied();
+        let reference = (!flag("--no-reference")).then(|| {
+            let start = Instant::now();
+            execute(&w.graph, &w.args, 0).expect("reference runs");
+            start.elapsed().as_secs_f64() * 1e3
+        });
+        let show = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.2}"));
+        println!(
+            "{:<32} {:>10.2} {:>10} {:>8} {:>12} {:>8}",
+            w.name,
+            ours,
+            show(torch),
+            torch.map_or("-".to_string(), |t| format!("{:.2}", ours / t)),
+            reference.map_or("-".to_string(), |r| format!("{r:.0}")),
+            program.plan().launches.len()
+        );
+    }
+}
