@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 /// How deeply evaluation may nest (forms inside forms, calls inside calls)
 /// before it stops with `E-EVAL-007` instead of exhausting the stack.
-pub const MAX_DEPTH: usize = 2_000;
+pub const MAX_DEPTH: usize = 10_000;
 
 /// What the evaluator may ask of the outside world.
 pub trait Host {
