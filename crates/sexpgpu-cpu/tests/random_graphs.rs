@@ -147,7 +147,7 @@ impl Builder {
             }
             8 => {
                 let n: usize = dims.iter().product();
-                let new = if n % 2 == 0 && self.rng.int(0, 2) == 0 {
+                let new = if n.is_multiple_of(2) && self.rng.int(0, 2) == 0 {
                     vec![2, n / 2]
                 } else {
                     vec![n]
