@@ -50,7 +50,7 @@ pub fn load(
     while next < queue.len() {
         let file = queue[next];
         next += 1;
-        let index = program.by_file[&file];
+        let index = program.by_file[file.0 as usize];
         let folder = program.modules[index]
             .path
             .parent()
@@ -126,7 +126,11 @@ fn add_module(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    program.by_file.insert(file, program.modules.len());
+    let slot = file.0 as usize;
+    if program.by_file.len() <= slot {
+        program.by_file.resize(slot + 1, usize::MAX);
+    }
+    program.by_file[slot] = program.modules.len();
     program.modules.push(Module {
         file,
         path: path.to_path_buf(),
@@ -218,7 +222,7 @@ fn sorted_imports(program: &Program, module: usize) -> Vec<(String, usize)> {
     let mut imports: Vec<(String, usize)> = program.modules[module]
         .imports
         .iter()
-        .map(|(name, file)| (name.clone(), program.by_file[file]))
+        .map(|(name, file)| (name.clone(), program.by_file[file.0 as usize]))
         .collect();
     // Popped from the end: visit in name order.
     imports.sort_by(|a, b| b.cmp(a));

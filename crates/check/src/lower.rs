@@ -75,9 +75,7 @@ pub struct Lowerer<'a, 'd> {
     pub rounding: bool,
     /// `...` allowed (an extern fn).
     pub rest_allowed: bool,
-    /// Generic axes introduced so far, with where first written.
-    pub generics: HashMap<Arc<str>, Span>,
-    /// The same names in the order they were introduced.
+    /// The generic axes introduced so far, in order (a signature has few).
     pub generic_order: Vec<Arc<str>>,
     /// How many unknown sizes of each name this function has made, for `?k2`.
     unknown_counts: HashMap<Arc<str>, u32>,
@@ -108,7 +106,6 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             place: Place::Param,
             rounding: false,
             rest_allowed: false,
-            generics: HashMap::default(),
             generic_order: Vec::new(),
             unknown_counts: HashMap::default(),
             unknowns_in_type: HashMap::default(),
@@ -123,7 +120,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         self.diagnostics.push(diagnostic);
     }
 
-    fn report_lookup(&mut self, error: crate::program::LookupError) {
+    fn report_lookup(&mut self, error: crate::program::LookupError<'_>) {
         match error.to_diagnostic() {
             Some(diagnostic) => self.report(diagnostic),
             None => self.lost_names(),
@@ -335,10 +332,17 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 Some(SizeVal::Poly(poly)) => {
                     let written = self.written(expr, origin);
                     let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
-                    AxisKind::Size {
-                        size: Size::new(poly, written),
-                        name,
-                    }
+                    // `?k` as written would hide which unknown it is: show `?k2`.
+                    let renumbered = poly
+                        .symbols()
+                        .iter()
+                        .any(|s| matches!(s, Symbol::Unknown { index, .. } if *index > 1));
+                    let size = if renumbered {
+                        Size::computed(poly)
+                    } else {
+                        Size::new(poly, written)
+                    };
+                    AxisKind::Size { size, name }
                 }
                 Some(SizeVal::Formula(formula)) => AxisKind::Rounded {
                     formula,
@@ -696,11 +700,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
     fn generic(&mut self, name: &ast::Ident, origin: FileId) -> Option<Symbol> {
         let key: Arc<str> = self.env.names.intern(&name.name);
-        if self.generics.contains_key(&key) {
+        // Names are interned, so one pointer comparison tells them apart.
+        if self.generic_order.iter().any(|g| Arc::ptr_eq(g, &key)) {
             return Some(Symbol::Generic(key));
         }
         if self.place != Place::Return {
-            self.generics.insert(key.clone(), name.span);
             self.generic_order.push(key.clone());
             return Some(Symbol::Generic(key));
         }
@@ -819,4 +823,72 @@ fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
     .with_help(format!(
         "use the alias among a shape's axes, as in `[{shown} D]`"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use diag::SourceMap;
+    use expect_test::{expect, Expect};
+    use syntax::ast;
+
+    use super::{Env, Interner, Lowerer, Place};
+    use crate::{check, MemoryFiles, Options};
+
+    /// Lowers the return types of every extern fn in `src` with one lowerer,
+    /// as the types of one function's body would be, and shows them.
+    fn check_types(src: &str, expect: Expect) {
+        let mut files = MemoryFiles::new();
+        files.insert("a.ss", src);
+        let mut map = SourceMap::new();
+        let checked = check(
+            &mut map,
+            &files,
+            &[PathBuf::from("a.ss")],
+            &Options::default(),
+        );
+        let names = Interner::default();
+        let env = Env {
+            program: &checked.program,
+            map: &map,
+            dims: &checked.dims,
+            aliases: &checked.aliases,
+            names: &names,
+        };
+        let module = &checked.program.modules[0];
+        let mut diagnostics = Vec::new();
+        let mut lowerer = Lowerer::new(env, module.file, &mut diagnostics);
+        lowerer.place = Place::Return;
+        let mut shown = String::new();
+        for item in &module.ast.items {
+            if let ast::Item::ExternFn(ast::ExternFn { ret: Some(ret), .. }) = item {
+                shown.push_str(&format!("{}\n", lowerer.lower_type(ret)));
+            }
+        }
+        let _ = lowerer;
+        shown.push_str(&crate::tests::show(&map, &diagnostics));
+        expect.assert_eq(&shown);
+    }
+
+    #[test]
+    fn unknown_sizes_are_numbered_per_function() {
+        check_types(
+            "extern fn a(x: [n]) -> ([?k], [?k ?j]) = \"m.a\"\nextern fn b(x: [n]) -> [?k ?j] = \"m.b\"\n",
+            expect![[r#"
+                ([?k], [?k ?j])
+                [?k2 ?j2]
+            "#]],
+        );
+    }
+
+    #[test]
+    fn sizes_keep_their_spelling() {
+        check_types(
+            "dim D = 768\ndim H = 12\ndim Dh = D / H\nextern fn a(x: [n]) -> [3*H*Dh  D/H (2*D)/4] = \"m.a\"\n",
+            expect![[r#"
+                [3*H*Dh D/H (2*D)/4]
+            "#]],
+        );
+    }
 }

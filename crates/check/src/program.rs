@@ -65,15 +65,11 @@ impl Decl<'_> {
 
 /// How a name failed to resolve.
 #[derive(Clone, Debug)]
-pub enum LookupError {
-    /// `file.name` where `file` isn't imported here (E0204).
-    NotImported { file: String, span: Span },
-    /// No such name (E0301); `file` is set for `file.name`.
-    NotFound {
-        file: Option<String>,
-        name: String,
-        span: Span,
-    },
+pub enum LookupError<'p> {
+    /// `file.name` where `file` isn't imported here (E0204); holds `file`.
+    NotImported(&'p ast::Ident),
+    /// No such name (E0301), plain or `file.name`.
+    NotFound(&'p ast::Path),
     /// `file.name` where `import file` failed, which was reported already.
     ImportFailed,
 }
@@ -82,13 +78,14 @@ pub enum LookupError {
 #[derive(Default)]
 pub struct Program {
     pub modules: Vec<Module>,
-    /// `FileId` to index in `modules`; files in the source map that are not modules are absent.
-    pub by_file: HashMap<FileId, usize>,
+    /// `FileId` to index in `modules`, by the id's number; `usize::MAX`
+    /// for files in the source map that are not modules.
+    pub by_file: Vec<usize>,
 }
 
 impl Program {
     pub fn module(&self, file: FileId) -> &Module {
-        &self.modules[self.by_file[&file]]
+        &self.modules[self.by_file[file.0 as usize]]
     }
 
     /// The declaration `name` in module `file`, without following imports.
@@ -110,33 +107,24 @@ impl Program {
 
     /// Resolves `name` or `file.name` as written in module `from`; returns the
     /// module that declares it and the declaration.
-    pub fn lookup(
+    pub fn lookup<'p>(
         &self,
         from: FileId,
-        path: &ast::Path,
-    ) -> Result<(FileId, Decl<'_>), LookupError> {
-        let (target, qualified) = match &path.file {
-            None => (from, None),
+        path: &'p ast::Path,
+    ) -> Result<(FileId, Decl<'_>), LookupError<'p>> {
+        let target = match &path.file {
+            None => from,
             Some(file) => match self.module(from).imports.get(&file.name) {
-                Some(&target) => (target, Some(file.name.clone())),
+                Some(&target) => target,
                 None if matches!(self.decl(from, &file.name), Some(Decl::Import(..))) => {
                     return Err(LookupError::ImportFailed)
                 }
-                None => {
-                    return Err(LookupError::NotImported {
-                        file: file.name.clone(),
-                        span: file.span,
-                    })
-                }
+                None => return Err(LookupError::NotImported(file)),
             },
         };
         match self.decl(target, &path.name.name) {
             Some(decl) => Ok((target, decl)),
-            None => Err(LookupError::NotFound {
-                file: qualified,
-                name: path.name.name.clone(),
-                span: path.name.span,
-            }),
+            None => Err(LookupError::NotFound(path)),
         }
     }
 
@@ -158,28 +146,39 @@ impl Program {
     }
 }
 
-impl LookupError {
+impl LookupError<'_> {
     /// The diagnostic to report; `None` when the mistake was reported elsewhere.
     pub fn to_diagnostic(&self) -> Option<Diagnostic> {
         Some(match self {
             LookupError::ImportFailed => return None,
-            LookupError::NotImported { file, span } => {
+            LookupError::NotImported(file) => {
+                let file = &file.name;
                 Diagnostic::error("E0204", format!("`{file}` is not an imported file"))
-                    .with_primary(*span, "not imported")
+                    .with_primary(self.span(), "not imported")
                     .with_help(format!("add `import {file}` at the top of this file"))
             }
-            LookupError::NotFound {
+            LookupError::NotFound(ast::Path {
                 file: Some(file),
                 name,
-                span,
-            } => Diagnostic::error("E0301", format!("cannot find `{name}` in `{file}`"))
-                .with_primary(*span, format!("not declared in `{file}.ss`")),
-            LookupError::NotFound {
-                file: None,
-                name,
-                span,
-            } => Diagnostic::error("E0301", format!("cannot find `{name}` in this file"))
-                .with_primary(*span, "not found"),
+                ..
+            }) => {
+                let (file, name) = (&file.name, &name.name);
+                Diagnostic::error("E0301", format!("cannot find `{name}` in `{file}`"))
+                    .with_primary(self.span(), format!("not declared in `{file}.ss`"))
+            }
+            LookupError::NotFound(path) => Diagnostic::error(
+                "E0301",
+                format!("cannot find `{}` in this file", path.name.name),
+            )
+            .with_primary(self.span(), "not found"),
         })
+    }
+
+    fn span(&self) -> Span {
+        match self {
+            LookupError::NotImported(file) => file.span,
+            LookupError::NotFound(path) => path.name.span,
+            LookupError::ImportFailed => Span::new(FileId(0), 0, 0),
+        }
     }
 }

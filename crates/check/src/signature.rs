@@ -68,7 +68,7 @@ pub fn check_all(
             let signature = check_signature(env, module.file, &source, diagnostics);
             if module.names.get(&source.name.name) == Some(&i) {
                 out.insert(
-                    (module.file, Arc::from(source.name.name.as_str())),
+                    (module.file, env.names.intern(&source.name.name)),
                     signature,
                 );
             }
@@ -87,9 +87,9 @@ fn check_signature(
     let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.rest_allowed = is_extern;
     let mut params = Vec::with_capacity(source.params.len());
-    let mut seen: HashMap<&str, Span> = HashMap::default();
+    let mut seen: Vec<(&str, Span)> = Vec::with_capacity(source.params.len());
     for param in source.params {
-        if let Some(&first) = seen.get(param.name.name.as_str()) {
+        if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == param.name.name) {
             lowerer.diagnostics.push(
                 Diagnostic::error(
                     "E0307",
@@ -100,7 +100,7 @@ fn check_signature(
                 .with_help("give each parameter its own name"),
             );
         } else {
-            seen.insert(&param.name.name, param.name.span);
+            seen.push((&param.name.name, param.name.span));
         }
         let before = lowerer.generic_order.len();
         lowerer.place = Place::Param;
@@ -120,7 +120,7 @@ fn check_signature(
             check_extern_param(param, &ty, earlier, lowerer.diagnostics);
         }
         params.push(ParamSig {
-            name: Arc::from(param.name.name.as_str()),
+            name: env.names.intern(&param.name.name),
             ty,
             span: param.span,
         });
@@ -338,6 +338,15 @@ fn generic_name(axis: &Axis) -> Option<&str> {
 /// nowhere else in the signature, and is part of a group somewhere in it,
 /// but not a grouped size.
 fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
+    // Without a written group nothing can be "part of a group": the common case.
+    let has_group = shapes.iter().any(|shape| {
+        shape
+            .iter()
+            .any(|a| matches!(a.kind, AxisKind::Group { grouped: false, .. }))
+    });
+    if !has_group {
+        return;
+    }
     let mut own: HashMap<&str, Vec<Span>> = HashMap::default();
     let mut in_group: HashMap<&str, Span> = HashMap::default();
     let mut grouped: HashSet<&str> = HashSet::default();
