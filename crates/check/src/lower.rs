@@ -331,12 +331,28 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             ast::AxisKind::Size(expr) => match self.lower_size(expr, origin, SizeSpot::InAxis) {
                 Some(SizeVal::Poly(poly)) => {
                     let written = self.written(expr, origin);
+                    if let Some(value) = self.value_below_one(&poly) {
+                        self.report(
+                            Diagnostic::error(
+                                "E0401",
+                                format!("axis size `{written}` is {value}, less than 1"),
+                            )
+                            .with_primary(expr.span, format!("this is {value}"))
+                            .with_help("an axis has at least one element"),
+                        );
+                        return Axis {
+                            kind: AxisKind::Error,
+                            span: axis.span,
+                        };
+                    }
                     let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
                     // `?k` as written would hide which unknown it is: show `?k2`.
-                    let renumbered = poly
-                        .symbols()
-                        .iter()
-                        .any(|s| matches!(s, Symbol::Unknown { index, .. } if *index > 1));
+                    let renumbered = poly.terms().iter().any(|t| {
+                        t.mono
+                            .factors()
+                            .iter()
+                            .any(|(s, _)| matches!(s, Symbol::Unknown { index, .. } if *index > 1))
+                    });
                     let size = if renumbered {
                         Size::computed(poly)
                     } else {
@@ -478,6 +494,26 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             Ok((file, Decl::Alias(decl, list))) => Some((file, decl, list)),
             _ => None,
         }
+    }
+
+    /// The size's value when it is known (numbers and dims only) and below 1.
+    fn value_below_one(&self, poly: &Poly) -> Option<i128> {
+        let value = match poly.as_constant() {
+            Some(v) => v,
+            None => {
+                let only_dims = poly.terms().iter().all(|t| {
+                    t.mono
+                        .factors()
+                        .iter()
+                        .all(|(s, _)| matches!(s, Symbol::Dim { .. }))
+                });
+                if !only_dims {
+                    return None;
+                }
+                self.env.dims.substitute(poly).ok()?.as_constant()?
+            }
+        };
+        (value < 1).then_some(value)
     }
 
     /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
