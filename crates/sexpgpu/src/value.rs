@@ -190,9 +190,18 @@ impl Value {
     /// Data as code, for macro expansion: every piece gets `span`, the macro
     /// call's place. `None` for values that are not code (functions, tensors).
     pub fn to_form(&self, span: Span) -> Option<Form> {
+        self.to_form_at(span, 0)
+    }
+
+    /// Code nested deeper than the reader allows is refused here too, so a
+    /// macro cannot hand the evaluator a form the reader would reject.
+    fn to_form_at(&self, span: Span, depth: usize) -> Option<Form> {
+        if depth > crate::reader::MAX_NESTING {
+            return None;
+        }
         let all = |xs: &[Value]| {
             xs.iter()
-                .map(|x| x.to_form(span))
+                .map(|x| x.to_form_at(span, depth + 1))
                 .collect::<Option<Vec<_>>>()
         };
         let kind = match self {
@@ -217,14 +226,14 @@ impl Value {
     /// `pr-str`: strings quoted, as the reader would read them back.
     pub fn repr(&self) -> String {
         let mut out = String::new();
-        write_value(&mut out, self, true);
+        write_value(&mut out, self, true, 0);
         out
     }
 
     /// `str` and `println`: strings as their characters.
     pub fn display(&self) -> String {
         let mut out = String::new();
-        write_value(&mut out, self, false);
+        write_value(&mut out, self, false, 0);
         out
     }
 }
@@ -259,18 +268,33 @@ pub fn format_float(x: f64) -> String {
     sexpgpu_graph::format_f64(x)
 }
 
-fn write_seq(out: &mut String, open: &str, items: &[Value], close: &str, readably: bool) {
+/// Collections nested deeper than this print as `...`, so printing a value
+/// built by a long loop cannot exhaust the stack.
+const MAX_PRINT_DEPTH: usize = 1_000;
+
+fn write_seq(
+    out: &mut String,
+    open: &str,
+    items: &[Value],
+    close: &str,
+    readably: bool,
+    depth: usize,
+) {
     out.push_str(open);
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(' ');
         }
-        write_value(out, item, readably);
+        write_value(out, item, readably, depth + 1);
     }
     out.push_str(close);
 }
 
-fn write_value(out: &mut String, value: &Value, readably: bool) {
+fn write_value(out: &mut String, value: &Value, readably: bool, depth: usize) {
+    if depth > MAX_PRINT_DEPTH {
+        out.push_str("...");
+        return;
+    }
     match value {
         Value::Nil => out.push_str("nil"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -283,17 +307,17 @@ fn write_value(out: &mut String, value: &Value, readably: bool) {
             out.push_str(k);
         }
         Value::Symbol(s) => out.push_str(s),
-        Value::List(xs) => write_seq(out, "(", xs, ")", readably),
-        Value::Vector(xs) => write_seq(out, "[", xs, "]", readably),
+        Value::List(xs) => write_seq(out, "(", xs, ")", readably, depth),
+        Value::Vector(xs) => write_seq(out, "[", xs, "]", readably, depth),
         Value::Map(m) => {
             out.push('{');
             for (i, (k, v)) in m.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_value(out, k, readably);
+                write_value(out, k, readably, depth + 1);
                 out.push(' ');
-                write_value(out, v, readably);
+                write_value(out, v, readably, depth + 1);
             }
             out.push('}');
         }
