@@ -170,3 +170,12 @@ fn every_example_runs_clean() {
     }
     assert!(ran > 0, "no examples found in {}", dir.display());
 }
+
+#[test]
+fn seed_decides_the_random_streams() {
+    let f = file("seeded.sx", "(defgraph g [(x [1] :f32)] (normal [3]))\n(println (to-vec (call g [0])))\n");
+    let draw = |seed: &str| text(&sexpgpu(&["run", &f, "--seed", seed], None).stdout);
+    assert_eq!(draw("7"), draw("7"));
+    assert_ne!(draw("7"), draw("8"));
+    assert_eq!(draw("0"), text(&sexpgpu(&["run", &f], None).stdout));
+}
