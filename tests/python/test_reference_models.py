@@ -13,6 +13,7 @@ import sys
 
 import pytest
 import torch
+import torch._inductor.config
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -42,6 +43,9 @@ SMALL_GPT2 = Gpt2Config(vocab=97, context=32, dim=64, heads=4, layers=2)
 SMALL_CONVNET = ConvNetConfig(channels=(8, 16, 32), hidden=64)
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+# One compile worker: on a small shared machine, starting a pool of worker
+# processes costs more than compiling the few kernels of the small models.
+torch._inductor.config.compile_threads = 1
 
 
 def build(model: str, cfg=None, device: str = "cpu") -> torch.nn.Module:
