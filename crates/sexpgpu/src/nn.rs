@@ -2,7 +2,7 @@
 //! the binary, and `(require lib)` / `(require lib :refer :all)`. Library
 //! definitions land under `lib/name`; nothing is read from disk.
 
-use crate::eval::{error, Ctx, EvalResult, Interp};
+use crate::eval::{error, EvalResult, Interp};
 use crate::reader::{Form, FormKind};
 use crate::special::malformed;
 use crate::value::Value;
@@ -111,6 +111,5 @@ pub fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
         }
         _ => return Err(malformed("require", usage, span)),
     }
-    let _ = Ctx::TOP;
     Ok(Value::Nil)
 }

@@ -17,7 +17,7 @@ pub fn parse_params(form: &Form) -> Result<Params, Span> {
         FormKind::List(items) | FormKind::Vector(items) => items,
         _ => return Err(form.span),
     };
-    let (fixed, rest, all) = parse_seq(items, form.span)?;
+    let (fixed, rest, all) = parse_seq(items)?;
     if all.is_some() {
         return Err(form.span);
     }
@@ -29,7 +29,7 @@ pub fn parse_params(form: &Form) -> Result<Params, Span> {
 
 type SeqParts = (Vec<Pattern>, Option<Box<Pattern>>, Option<Rc<str>>);
 
-fn parse_seq(items: &[Form], span: Span) -> Result<SeqParts, Span> {
+fn parse_seq(items: &[Form]) -> Result<SeqParts, Span> {
     let mut fixed = Vec::new();
     let mut rest = None;
     let mut all = None;
@@ -56,7 +56,6 @@ fn parse_seq(items: &[Form], span: Span) -> Result<SeqParts, Span> {
             }
         }
     }
-    let _ = span;
     Ok((fixed, rest, all))
 }
 
@@ -65,15 +64,15 @@ pub fn parse_pattern(form: &Form) -> Result<Pattern, Span> {
     match &form.kind {
         FormKind::Symbol(s) if s != "&" => Ok(Pattern::Name(Rc::from(s.as_str()))),
         FormKind::Vector(items) => {
-            let (items, rest, all) = parse_seq(items, form.span)?;
+            let (items, rest, all) = parse_seq(items)?;
             Ok(Pattern::Seq { items, rest, all })
         }
-        FormKind::Map(items) => parse_keys(items, form.span),
+        FormKind::Map(items) => parse_keys(items),
         _ => Err(form.span),
     }
 }
 
-fn parse_keys(items: &[Form], span: Span) -> Result<Pattern, Span> {
+fn parse_keys(items: &[Form]) -> Result<Pattern, Span> {
     let mut keys = Vec::new();
     let mut defaults = Vec::new();
     let mut all = None;
@@ -96,7 +95,6 @@ fn parse_keys(items: &[Form], span: Span) -> Result<Pattern, Span> {
             _ => return Err(pair[0].span.to(pair[1].span)),
         }
     }
-    let _ = span;
     Ok(Pattern::Keys {
         keys,
         defaults,

@@ -173,7 +173,10 @@ fn every_example_runs_clean() {
 
 #[test]
 fn seed_decides_the_random_streams() {
-    let f = file("seeded.sx", "(defgraph g [(x [1] :f32)] (normal [3]))\n(println (to-vec (call g [0])))\n");
+    let f = file(
+        "seeded.sx",
+        "(defgraph g [(x [1] :f32)] (normal [3]))\n(println (to-vec (call g [0])))\n",
+    );
     let draw = |seed: &str| text(&sexpgpu(&["run", &f, "--seed", seed], None).stdout);
     assert_eq!(draw("7"), draw("7"));
     assert_ne!(draw("7"), draw("8"));

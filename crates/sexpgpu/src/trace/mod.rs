@@ -143,7 +143,7 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
     let result = result?;
     let mut graph = active.graph;
     let result_span = body.last().map_or(span, |f| f.span);
-    let (outputs, kind) = graph_outputs(interp, &mut graph, id, &result, result_span)?;
+    let (outputs, kind) = graph_outputs(&mut graph, id, &result, result_span)?;
     graph.set_outputs(outputs);
     let def = Rc::new(GraphDef {
         name: name.to_string(),
@@ -195,7 +195,6 @@ fn input_spec(interp: &mut Interp, spec: &Form, env: &Env) -> EvalResult<InputSp
 /// The graph's outputs from the body's value: one tensor, a vector of them,
 /// or a map of them. Host tensors and numbers enter as constants.
 fn graph_outputs(
-    interp: &Interp,
     graph: &mut Graph,
     id: u32,
     result: &Value,
@@ -219,7 +218,6 @@ fn graph_outputs(
             )),
         }
     };
-    let _ = interp;
     match result {
         Value::Vector(items) | Value::List(items) => {
             let ids = items
