@@ -12,7 +12,7 @@ use diag::Diagnostic;
 static NUMBERS: &[Builtin] = table! {
     "+" => add, "-" => sub, "*" => mul, "/" => div,
     "inc" => inc, "dec" => dec, "mod" => modulo, "rem" => rem, "quot" => quot,
-    "min" => min, "abs" => abs, "neg" => neg,
+    "min" => min,
     "<" => lt, ">" => gt, "<=" => le, ">=" => ge, "=" => eq, "not=" => ne, "==" => num_eq,
     "sqrt" => sqrt, "exp" => exp, "log" => log, "pow" => pow, "floor" => floor, "ceil" => ceil,
     "round" => round, "int" => to_int, "float" => to_float, "double" => to_float,
@@ -342,50 +342,6 @@ fn extremum(name: &str, site: &Site, args: &[Value], better: fn(f64, f64) -> boo
         }
     }
     Ok(to_value(best))
-}
-
-fn abs(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    if has_tensor(&args) {
-        return crate::trace::ops::unary(interp, "abs", site, args);
-    }
-    arity("abs", site, &args, 1, Some(1))?;
-    match num("abs", &args, site, 0)? {
-        Num::Int(n) => n
-            .checked_abs()
-            .map(Value::Int)
-            .ok_or_else(|| overflow("abs", site)),
-        Num::Float(_) => Err(tensor_or_integer("abs", site)),
-    }
-}
-
-/// The seed's `neg` and `abs` are tensor operations that also take integers.
-fn tensor_or_integer(name: &str, site: &Site) -> Flow {
-    Flow::from(
-        Diagnostic::error(
-            "E-DIM-003",
-            format!("`{name}` takes a tensor or an integer, got a float"),
-        )
-        .with_primary(site.arg(0), "")
-        .with_help(if name == "neg" {
-            "negate a float with `(- x)`"
-        } else {
-            "for a float, write `(if (neg? x) (- x) x)`"
-        }),
-    )
-}
-
-fn neg(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    if has_tensor(&args) {
-        return crate::trace::ops::unary(interp, "neg", site, args);
-    }
-    arity("neg", site, &args, 1, Some(1))?;
-    match num("neg", &args, site, 0)? {
-        Num::Int(n) => n
-            .checked_neg()
-            .map(Value::Int)
-            .ok_or_else(|| overflow("neg", site)),
-        Num::Float(_) => Err(tensor_or_integer("neg", site)),
-    }
 }
 
 /// Chains a numeric comparison over every adjacent pair, as Clojure does.

@@ -17,7 +17,7 @@ use sexpgpu_graph::{
 use std::rc::Rc;
 
 pub static TABLE: &[Builtin] = table! {
-    "rsqrt" => rsqrt, "sin" => sin, "cos" => cos, "tanh" => tanh, "acos" => acos, "asin" => asin,
+    "neg" => neg, "abs" => abs, "rsqrt" => rsqrt, "sin" => sin, "cos" => cos, "tanh" => tanh, "acos" => acos, "asin" => asin,
     "atan2" => atan2, "maximum" => maximum, "minimum" => minimum, "where" => where_,
     "sum" => sum, "max" => max, "reshape" => reshape, "broadcast-to" => broadcast_to,
     "transpose" => transpose, "slice" => slice, "concat" => concat, "matmul" => matmul,
@@ -89,6 +89,11 @@ pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
     if !matches!(args[0], Value::Tensor(_) | Value::HostTensor(_)) {
         // A number is the wrong kind of value whether or not a graph is
         // being traced: say so rather than E-FLOW-003.
+        let help = match name {
+            "neg" => "`neg` is a tensor operation; negate a number with `(- x)`",
+            "abs" => "`abs` is a tensor operation; for a number write `(max x (- x))`",
+            _ => "of the unaries only `sqrt`, `exp` and `log` also take plain numbers",
+        };
         return Err(Flow::from(
             Diagnostic::error(
                 "E-DIM-003",
@@ -97,7 +102,8 @@ pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
             .with_primary(
                 site.arg(0),
                 format!("this is `{}`", crate::builtins::short(&args[0])),
-            ),
+            )
+            .with_help(help),
         ));
     }
     record(interp, name, site, &args, |g, id| {
@@ -106,6 +112,12 @@ pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
     })
 }
 
+fn neg(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    unary(i, "neg", s, a)
+}
+fn abs(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    unary(i, "abs", s, a)
+}
 fn rsqrt(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
     unary(i, "rsqrt", s, a)
 }
