@@ -252,6 +252,21 @@ pub fn op_error_at(e: OpError, span: Span) -> Flow {
     Flow::from(d)
 }
 
+/// An operand's source text for a note: on one line, and cut to 40
+/// characters so the note stays readable.
+pub fn as_written(interp: &Interp, span: Span) -> String {
+    let text = interp
+        .text(span)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(37).collect::<String>())
+    } else {
+        text
+    }
+}
+
 /// An `OpError` at the call, with a first note naming each tensor operand as
 /// written, with its shape and dtype: ``operands: `x` [2, 16] f32, ...``.
 pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flow {
@@ -259,10 +274,14 @@ pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flo
         .iter()
         .enumerate()
         .filter_map(|(i, a)| match a {
-            Value::Tensor(t) => Some(format!("`{}` {}", interp.text(site.arg(i)), t.describe())),
+            Value::Tensor(t) => Some(format!(
+                "`{}` {}",
+                as_written(interp, site.arg(i)),
+                t.describe()
+            )),
             Value::HostTensor(t) => Some(format!(
                 "`{}` {} {}",
-                interp.text(site.arg(i)),
+                as_written(interp, site.arg(i)),
                 t.shape(),
                 t.dtype()
             )),

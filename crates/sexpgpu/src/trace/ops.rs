@@ -681,7 +681,7 @@ fn dim(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
             .with_primary(site.arg(1), "")
             .with_note(format!(
                 "operand: `{}` {} {dtype}",
-                interp.text(site.arg(0)),
+                args::as_written(interp, site.arg(0)),
                 sexpgpu_graph::Shape::new(dims)
             )),
         )),
