@@ -254,3 +254,28 @@ fn deep_nesting_is_reported_not_overflowed() {
         }
     }
 }
+
+#[test]
+fn recovery_stays_linear_on_enormous_lines() {
+    // Each of these took seconds (quadratic recovery) before the line scans
+    // were bounded; linear parsing takes well under a second even unoptimised.
+    let n = 20_000;
+    let inputs = [
+        format!("fn f() {{\n  let x = 1 {}\n}}\n", "{ ".repeat(n)),
+        format!("fn f() {{\n  x {}\n}}\n", "{ a ".repeat(n)),
+        format!("fn f() {{\n {}\n}}\n", "if x y; ".repeat(n)),
+        format!("model M\n {}\n", "x: [n]; ".repeat(n)),
+        format!("{}\n", "fn f() -> Int 1 ".repeat(n)),
+    ];
+    for text in &inputs {
+        let start = std::time::Instant::now();
+        assert_parses_sanely(text);
+        let elapsed = start.elapsed();
+        assert!(
+            elapsed.as_secs() < 10,
+            "{:?} for {:?}...",
+            elapsed,
+            &text[..40]
+        );
+    }
+}

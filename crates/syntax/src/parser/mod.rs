@@ -47,6 +47,10 @@ pub(crate) struct Parser<'a> {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
+/// How far recovery heuristics look along one line (tokens or bytes), so
+/// that they stay linear on enormous lines.
+const LINE_SCAN_LIMIT: usize = 512;
+
 /// Nesting deeper than this is reported instead of recursing further.
 const MAX_DEPTH: u32 = 64;
 
@@ -153,13 +157,16 @@ impl<'a> Parser<'a> {
     }
 
     /// The indentation (spaces and tabs) of the line holding byte `offset`.
+    /// Looks back at most `LINE_SCAN_LIMIT` bytes: a longer line counts as unindented.
     fn indent_at(&self, offset: u32) -> usize {
         let before = &self.text.as_bytes()[..offset as usize];
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        before[line_start..]
+        let window = &before[before.len().saturating_sub(LINE_SCAN_LIMIT)..];
+        let line_start = match window.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None if window.len() == before.len() => 0,
+            None => return 0,
+        };
+        window[line_start..]
             .iter()
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count()
@@ -178,6 +185,10 @@ impl<'a> Parser<'a> {
                     return false;
                 }
                 loop {
+                    // Bounded, so recovery on one enormous line stays linear.
+                    if i > index + LINE_SCAN_LIMIT {
+                        return false;
+                    }
                     match self.tokens[i].kind {
                         TokenKind::Newline | TokenKind::Eof => return true,
                         TokenKind::LBrace => depth += 1,
@@ -206,6 +217,9 @@ impl<'a> Parser<'a> {
     fn find_brace_on_line(&mut self) -> bool {
         let mut i = self.pos;
         loop {
+            if i > self.pos + LINE_SCAN_LIMIT {
+                return false;
+            }
             match self.tokens[i].kind {
                 TokenKind::LBrace => {
                     self.pos = i;
