@@ -82,4 +82,7 @@ model ConvNet {
     let flat: [b Flat] = rearrange(c3, [b c h w] -> [b (c h w)])
     self.fc2(relu(self.fc1(flat)))
   }
+
+  ## The most likely class of each image: an id below Classes.
+  fn predict(self, img: [b 3 Image Image]) -> [b] Index[Classes] = argmax(self.forward(img), over=Classes)
 }

@@ -139,4 +139,13 @@ model Gpt2 {
     # Tied output layer: linear(x, wte) is x @ wte^T, [b n D] -> [b n V].
     linear(self.ln_f(x), self.wte.weight)
   }
+
+  ## The training loss: the mean cross-entropy of predicting `targets` (the
+  ## ids shifted by one) at every position. log_softmax keeps the V axis and
+  ## one_hot makes a [b n V] of the targets, so the sum over V picks each
+  ## position's target log-probability; the mean over (b n) leaves a scalar.
+  fn loss(self, ids: [b n] Index[V], targets: [b n] Index[V]) -> [] {
+    let log_probs = log_softmax(self.forward(ids), over=V)
+    -mean(sum(one_hot(targets, V) * log_probs, over=V), over=(b n))
+  }
 }

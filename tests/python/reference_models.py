@@ -201,6 +201,11 @@ class Gpt2(nn.Module):
             x = block(x)
         return F.linear(self.ln_f(x), self.wte.weight)
 
+    def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Mean next-token cross-entropy; `targets` are the ids shifted by one."""
+        logits = self(ids)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
 
 # ------------------------------------------------------------------- ConvNet
 
@@ -241,6 +246,10 @@ class ConvNet(nn.Module):
 
     def forward(self, img: torch.Tensor) -> torch.Tensor:
         return self.fc2(F.relu(self.fc1(self.features(img).flatten(1))))
+
+    def predict(self, img: torch.Tensor) -> torch.Tensor:
+        """The most likely class of each image."""
+        return self(img).argmax(dim=1)
 
 
 # ------------------------------------------- the ShapeScript parameter layout

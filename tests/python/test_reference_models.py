@@ -180,6 +180,28 @@ def test_gpt2_attention_matches_an_explicit_tril_mask():
     torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, is_causal=True), weights @ v)
 
 
+def test_gpt2_loss_is_the_one_hot_formula_of_gpt2_ss():
+    """gpt2.ss writes the loss as -mean(sum(one_hot(targets, V) * log_softmax(
+    logits, over=V), over=V), over=(b n)); the reference uses cross_entropy."""
+    torch.manual_seed(0)
+    model = build("gpt2", SMALL_GPT2).eval()
+    ids = torch.randint(0, SMALL_GPT2.vocab, (3, 9))
+    targets = torch.randint(0, SMALL_GPT2.vocab, (3, 9))
+    with torch.no_grad():
+        log_probs = F.log_softmax(model(ids), dim=-1)
+        spelled_out = -(F.one_hot(targets, SMALL_GPT2.vocab) * log_probs).sum(-1).mean()
+        torch.testing.assert_close(model.loss(ids, targets), spelled_out)
+
+
+def test_convnet_predicts_one_class_per_image():
+    torch.manual_seed(0)
+    model = build("convnet", SMALL_CONVNET).eval()
+    with torch.no_grad():
+        predicted = model.predict(torch.randn(5, 3, 32, 32))
+    assert predicted.shape == (5,) and predicted.dtype == torch.int64
+    assert bool(((predicted >= 0) & (predicted < 10)).all())
+
+
 # ----------------------------------------------------------------- training
 
 
@@ -188,8 +210,7 @@ def classification_loss(model, inputs, targets):
 
 
 def language_model_loss(model, ids, _targets):
-    logits = model(ids[:, :-1])
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+    return model.loss(ids[:, :-1], ids[:, 1:])
 
 
 @pytest.mark.parametrize(
