@@ -37,6 +37,7 @@ enum Format {
 enum Command {
     /// Evaluate a file's top-level forms in order; `call` runs graphs on the CPU.
     Run {
+        /// The `.sx` file to run.
         file: PathBuf,
         /// Folded into every random stream.
         #[arg(long, default_value_t = 0)]
@@ -44,17 +45,25 @@ enum Command {
     },
     /// Print the traced graphs of a file, one node a line.
     Ir {
+        /// The `.sx` file whose graphs to print.
         file: PathBuf,
         /// Print only this graph.
         #[arg(long)]
         graph: Option<String>,
     },
     /// Read, evaluate and trace a file, reporting errors; run no graph.
-    Check { file: PathBuf },
+    Check {
+        /// The `.sx` file to check.
+        file: PathBuf,
+    },
     /// Explain a diagnostic code, such as E-DIM-001.
-    Explain { code: String },
+    Explain {
+        /// A code such as E-DIM-001.
+        code: String,
+    },
     /// Read forms from stdin, evaluate them and print their values.
     Repl {
+        /// Folded into every random stream.
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
