@@ -228,6 +228,13 @@ pub struct Lexed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Characters that start no token (and are not white space).
+fn is_unexpected(c: char) -> bool {
+    !c.is_ascii()
+        || (c.is_ascii_control() && !matches!(c, '\n' | '\r' | '\t'))
+        || matches!(c, '$' | '%' | '^' | '&' | '|' | '~' | '`' | '\'' | '\\')
+}
+
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
@@ -477,13 +484,27 @@ impl Lexer<'_> {
             _ => {
                 let ch = self.text[start..].chars().next().unwrap_or('\u{fffd}');
                 self.pos += ch.len_utf8();
+                // A run of such characters (`$$$`, a pasted `→`) is one mistake.
+                let mut run = 1;
+                while let Some(next) = self.text[self.pos..].chars().next() {
+                    if !is_unexpected(next) {
+                        break;
+                    }
+                    self.pos += next.len_utf8();
+                    run += 1;
+                }
                 let span = self.span(start, self.pos);
-                self.out.diagnostics.push(
-                    Diagnostic::error(
-                        codes::UNEXPECTED_CHARACTER,
-                        format!("unexpected character `{}`", ch.escape_debug()),
+                let message = if run == 1 {
+                    format!("unexpected character `{}`", ch.escape_debug())
+                } else {
+                    format!(
+                        "unexpected characters `{}`",
+                        self.text[start..self.pos].escape_debug()
                     )
-                    .with_primary(span, "no token starts with this"),
+                };
+                self.out.diagnostics.push(
+                    Diagnostic::error(codes::UNEXPECTED_CHARACTER, message)
+                        .with_primary(span, "no token starts with this"),
                 );
                 self.push(Error, start);
                 return;
@@ -654,13 +675,14 @@ mod tests {
     #[test]
     fn bad_characters_strings_and_numbers() {
         check(
-            "\"torch.exp\" \"a\\qb\" é $ 0.5x \"open\nx",
+            "\"torch.exp\" \"a\\qb\" é $ 0.5x $$é \"open\nx",
             expect![[r#"
                 Str "\"torch.exp\""
                 Str "\"a\\qb\""
                 Error "é"
                 Error "$"
                 Error "0.5x"
+                Error "$$é"
                 Str "\"open"
                 Newline "\n"
                 Ident "x"
@@ -669,7 +691,8 @@ mod tests {
                 E0101 unexpected character `é` @19..21
                 E0101 unexpected character `$` @22..23
                 E0106 invalid number @24..28
-                E0102 unterminated string @29..34
+                E0101 unexpected characters `$$é` @29..33
+                E0102 unterminated string @34..39
             "#]],
         );
     }
