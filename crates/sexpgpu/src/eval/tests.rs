@@ -238,3 +238,17 @@ fn comprehensions_and_format() {
         "#]],
     );
 }
+
+#[test]
+fn conditional_binding_and_case() {
+    check(
+        "(println (when-let [x (get {:a 1} :a)] (inc x)) (when-let [x nil] :no)
+                  (if-let [x false] :yes :no) (if-let [[a] [5]] a :no))
+         (defn kind (x) (case x 1 :one \"two\" :two :many))
+         (println (kind 1) (kind \"two\") (kind 3) (case 9 1 :one))",
+        expect![[r#"
+            2 nil :no 5
+            :one :two :many nil
+        "#]],
+    );
+}
