@@ -130,7 +130,8 @@ impl<'a> Parser<'a> {
         self.kind() == kind
     }
 
-    /// The kind of the token `n` places after the current one (line breaks count as tokens).
+    /// The kind of the token `n` places after the current one (line breaks
+    /// count as tokens, except inside brackets).
     fn nth_kind(&mut self, n: usize) -> TokenKind {
         self.current();
         let mut i = self.pos;
