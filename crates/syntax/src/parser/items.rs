@@ -134,6 +134,7 @@ impl Parser<'_> {
         }
         let ret = self.parse_return_type();
         let mut python = None;
+        self.skip_newlines_before(TokenKind::Eq);
         if self.eat(TokenKind::Eq) {
             if self.at(TokenKind::Str) {
                 let token = self.bump();

@@ -688,3 +688,35 @@ fn recovery_in_signatures_keeps_the_body() {
         "#]],
     );
 }
+
+#[test]
+fn seed_prose_examples() {
+    check(
+        r#"
+dim Tokens = [b n D]
+fn a(x: [b n D] Signed bf16, p: Unit, r: Real) -> Real = x
+fn b(x: Images Unit f32, y: [Images D], z: vision.Images Unit f32, w: [vision.Images D]) -> [b D] = x
+fn c(x: [?k D], rows: [?k D]) -> [196 D] {
+  let m = x[sum(x, over=D) != 0]
+  let r = rows as [196 D]
+  roll(x, 2, dims=t)
+}
+fn d(x: [(gh P) 2*n], y: [n*m / n], z: [2*n / 2]) -> [n] = x
+extern fn conv(input: [b H], stride: Size[S] = K) -> [b H/S] = "m.conv"
+extern fn rolled(input: [...], shifts: Size[S], dims: Axis[N]) -> [...]
+  = "torch.roll"
+"#,
+        expect![[r#"
+            dim Tokens = [b n D]
+            fn a(x: [b n D] Signed bf16, p: Unit, r: Real) -> Real = x
+            fn b(x: Images Unit f32, y: [Images D], z: vision.Images Unit f32, w: [vision.Images D]) -> [b D] = x
+            fn c(x: [?k D], rows: [?k D]) -> [196 D]
+              let m = x[(sum(x, over=D) != 0)]
+              let r = (rows as [196 D])
+              roll(x, 2, dims=t)
+            fn d(x: [(gh P) 2*n], y: [n*m/n], z: [2*n/2]) -> [n] = x
+            extern fn conv(input: [b H], stride: Size[S] = K) -> [b H/S] = "m.conv"
+            extern fn rolled(input: [...], shifts: Size[S], dims: Axis[N]) -> [...] = "torch.roll"
+        "#]],
+    );
+}
