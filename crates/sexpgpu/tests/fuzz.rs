@@ -74,10 +74,14 @@ const TOKENS: &[&str] = &[
 ];
 
 fn evaluate(text: String) {
+    evaluate_in(Mode::Check, text);
+}
+
+fn evaluate_in(mode: Mode, text: String) {
     let worker = std::thread::Builder::new()
         .stack_size(512 * 1024 * 1024)
         .spawn(move || {
-            let mut session = Session::new(Mode::Check, 0, Box::new(Discard));
+            let mut session = Session::new(mode, 0, Box::new(Discard));
             let diagnostics = session.eval_file("fuzz.sx", &text);
             // Rendering slices the source at every span: a span off a
             // character boundary or past the end would panic here.
@@ -133,6 +137,94 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+/// Random tensor expressions over small inputs, well formed as Lisp but
+/// not necessarily as tensor code: they exercise the tracer, every op's
+/// argument checks and, under `run`, the executor.
+fn tensor_expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("x".to_string()),
+        Just("y".to_string()),
+        Just("ids".to_string()),
+        Just("m".to_string()),
+        (-3i64..4).prop_map(|n| n.to_string()),
+        Just("0.5".to_string()),
+        Just("(iota [2 3] :axis 1)".to_string()),
+        Just("(normal [3] :std 0.5)".to_string()),
+        Just("(ones [2 1] :dtype :i32)".to_string()),
+    ];
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        let shape = prop_oneof![
+            Just("[2 3]"),
+            Just("[3 2]"),
+            Just("[6]"),
+            Just("[3]"),
+            Just("[]"),
+            Just("[2 -1]")
+        ];
+        let axis = -3i64..3;
+        prop_oneof![
+            (
+                prop::sample::select(vec![
+                    "neg",
+                    "abs",
+                    "sqrt",
+                    "exp",
+                    "log",
+                    "rsqrt",
+                    "sin",
+                    "tanh",
+                    "acos",
+                    "sum",
+                    "max",
+                    "zeros-like",
+                    "shape",
+                    "rank",
+                    "numel",
+                    "dtype"
+                ]),
+                inner.clone()
+            )
+                .prop_map(|(op, a)| format!("({op} {a})")),
+            (
+                prop::sample::select(vec![
+                    "+", "-", "*", "/", "pow", "maximum", "minimum", "atan2", "matmul", "index",
+                    "gather", "<", "=", "max"
+                ]),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(op, a, b)| format!("({op} {a} {b})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("(where {a} {b} {c})")),
+            (inner.clone(), shape.clone()).prop_map(|(a, s)| format!("(reshape {a} {s})")),
+            (inner.clone(), shape).prop_map(|(a, s)| format!("(broadcast-to {a} {s})")),
+            (inner.clone(), axis.clone())
+                .prop_map(|(a, k)| format!("(sum {a} :axes [{k}] :keepdims true)")),
+            (inner.clone(), axis.clone(), 0i64..3, 0i64..4)
+                .prop_map(|(a, k, s, e)| format!("(slice {a} {k} {s} {e})")),
+            (inner.clone(), inner.clone(), axis.clone())
+                .prop_map(|(a, b, k)| format!("(concat {k} [{a} {b}])")),
+            (inner.clone(), inner.clone(), axis.clone())
+                .prop_map(|(a, b, k)| format!("(linear-scan {a} {b} :axis {k})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("(scatter-add {a} {b} {c})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("(index-add {a} {b} {c})")),
+            (
+                inner.clone(),
+                prop::sample::select(vec![":f32", ":bf16", ":i32", ":i64", ":bool", ":f16"])
+            )
+                .prop_map(|(a, d)| format!("(cast {a} {d})")),
+            (
+                inner.clone(),
+                prop::sample::select(vec!["[1 0]", "[0 1]", "[0]"])
+            )
+                .prop_map(|(a, p)| format!("(transpose {a} {p})")),
+            inner.prop_map(|a| format!("(if (rank {a}) {a} {a})")),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 150, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -145,6 +237,16 @@ proptest! {
     fn random_tokens_never_panic(tokens in proptest::collection::vec(0..TOKENS.len(), 0..60)) {
         let text: Vec<&str> = tokens.iter().map(|&t| TOKENS[t]).collect();
         evaluate(text.join(" "));
+    }
+
+    #[test]
+    fn random_graphs_never_panic(body in tensor_expr()) {
+        let program = format!(
+            "(require nn :refer :all)\n\
+             (defgraph g [(x [2 3] :f32) (y [3] :f32) (ids [2] :i32) (m [2 3] :bool)] {body})\n\
+             (println (call g [[1 2 3] [4 5 6]] [0.5 -1 2] [1 0] [[true false true] [false false true]]))\n"
+        );
+        evaluate_in(Mode::Run, program);
     }
 
     #[test]
