@@ -16,6 +16,14 @@ pub struct Ident {
     pub span: Span,
 }
 
+impl Ident {
+    /// A name the parser could not find (already reported): it is empty and
+    /// its span is empty. Name resolution and duplicate checks should skip it.
+    pub fn is_missing(&self) -> bool {
+        self.name.is_empty()
+    }
+}
+
 /// `Name` or `file.Name`: a name, optionally qualified by an imported file.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Path {

@@ -59,8 +59,8 @@ impl Parser<'_> {
         }
     }
 
-    /// Skips to the next token that can only start a declaration, or a `fn`
-    /// at the start of a line outside any braces.
+    /// Skips to the next line that starts with a declaration keyword (for
+    /// `fn`, one outside any braces the skipped text opened: not a method).
     fn recover_to_item(&mut self) {
         let mut braces = 0i64;
         loop {
