@@ -86,7 +86,7 @@ impl Parser<'_> {
                 self.tensor_suffix(Some(Shape::List(shape)), start)
             }
             TokenKind::LParen => {
-                let (mut types, _) = self.delimited(TokenKind::RParen, |p| {
+                let (types, _) = self.delimited(TokenKind::RParen, |p| {
                     let mut types = Vec::new();
                     let mut trailing_comma = false;
                     while !p.at(TokenKind::RParen) && !p.at(TokenKind::Eof) {
@@ -102,16 +102,17 @@ impl Parser<'_> {
                     (types, trailing_comma)
                 });
                 let span = self.since(start);
-                match types {
-                    (ref mut list, false) if list.len() == 1 => {
-                        let mut only = list.pop().expect("one type");
+                let (mut list, trailing_comma) = types;
+                // `(T)` is just `T`; `(T,)` and `(T, U)` are tuples.
+                if !trailing_comma && list.len() == 1 {
+                    if let Some(mut only) = list.pop() {
                         only.span = span;
-                        only
+                        return only;
                     }
-                    (list, _) => Type {
-                        kind: TypeKind::Tuple(list),
-                        span,
-                    },
+                }
+                Type {
+                    kind: TypeKind::Tuple(list),
+                    span,
                 }
             }
             TokenKind::Ident => self.parse_named_type(start),
@@ -478,32 +479,32 @@ impl Parser<'_> {
                 let (mut axes, end) =
                     self.delimited(TokenKind::RParen, |p| p.parse_axes(TokenKind::RParen));
                 let span = Span::new(self.file, span.start, end.max(span.start));
-                match axes.len() {
-                    0 => {
+                if axes.len() >= 2 {
+                    return AxisPart::Other(Axis {
+                        kind: AxisKind::Group(axes),
+                        span,
+                    });
+                }
+                // Parentheses around one axis are arithmetic grouping, not a group.
+                match axes.pop() {
+                    None => {
                         self.error_expected_at(span, "an axis inside `()`");
                         AxisPart::Size(SizeExpr {
                             kind: SizeExprKind::Error,
                             span,
                         })
                     }
-                    // Parentheses around one axis are arithmetic grouping, not a group.
-                    1 => match axes.pop().expect("one axis") {
-                        Axis {
-                            kind: AxisKind::Size(mut size),
-                            ..
-                        } => {
-                            size.span = span;
-                            AxisPart::Size(size)
-                        }
-                        mut axis => {
-                            axis.span = span;
-                            AxisPart::Other(axis)
-                        }
-                    },
-                    _ => AxisPart::Other(Axis {
-                        kind: AxisKind::Group(axes),
-                        span,
-                    }),
+                    Some(Axis {
+                        kind: AxisKind::Size(mut size),
+                        ..
+                    }) => {
+                        size.span = span;
+                        AxisPart::Size(size)
+                    }
+                    Some(mut axis) => {
+                        axis.span = span;
+                        AxisPart::Other(axis)
+                    }
                 }
             }
             _ => {
