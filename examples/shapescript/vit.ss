@@ -141,7 +141,9 @@ model VisionTransformer {
   fn forward(self, img: Images) -> [b Classes] {
     # Cut each image into 16 x 16 patches, row by row, each flattened as
     # (channel, row, column), the order of a 16 x 16 stride-16 convolution's
-    # weight. Against 224, (gh 16) solves gh = 14.
+    # weight. Against 224, (gh 16) solves gh = 14. (The 16s are Patch; if
+    # Patch changed and they didn't, patch_embed's PatchValues would no
+    # longer fit the (c 16 16) values per patch, and check would say so.)
     let patches = rearrange(img, [b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)])
     let cls = repeat(self.cls_token, [1 t d] -> [b t d], b=b)
     let x = prepend(cls, self.patch_embed(patches)) + self.pos_embed
