@@ -39,7 +39,8 @@ def test_reader_evaluates_dims_in_dependency_order_and_exactly():
 
 
 def test_reader_splits_axes_across_operators():
-    assert ss_fields.split_axes("b Cout (H + 2*P - kh)/S + 1 2*D") == ["b", "Cout", "( H + 2 * P - kh ) / S + 1", "2 * D"]
+    axes = ss_fields.split_axes("b Cout (H + 2*P - kh)/S + 1 2*D")
+    assert axes == ["b", "Cout", "( H + 2 * P - kh ) / S + 1", "2 * D"]
 
 
 def test_reader_refuses_what_it_does_not_understand(tmp_path):
