@@ -34,9 +34,7 @@ impl Parser<'_> {
                 TokenKind::KwModel => Some(Item::Model(self.parse_model(doc))),
                 TokenKind::KwRecord => Some(Item::Record(self.parse_record(doc))),
                 _ => {
-                    self.error_expected(
-                        "a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)",
-                    );
+                    self.error_expected_declaration();
                     None
                 }
             };
@@ -57,6 +55,33 @@ impl Parser<'_> {
             items,
             span: Span::new(self.file, 0, end),
         }
+    }
+
+    /// "expected a declaration", with a hint for habits from other languages.
+    fn error_expected_declaration(&mut self) {
+        let what = "a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)";
+        let token = self.current();
+        let help = match (token.kind, self.text_of(token)) {
+            (TokenKind::Ident, "def") => Some("functions are declared with `fn`"),
+            (TokenKind::Ident, "class") => {
+                Some("declare a model with `model`, or plain data with `record`")
+            }
+            (TokenKind::KwLet, _) => {
+                Some("a constant size at the top level is a `dim`: `dim D = 768`")
+            }
+            _ => None,
+        };
+        let Some(help) = help else {
+            self.error_expected(what);
+            return;
+        };
+        let found = self.describe(token);
+        let span = self.span_of(token);
+        self.report(
+            Diagnostic::error(codes::EXPECTED, format!("expected {what}, found {found}"))
+                .with_primary(span, "expected a declaration")
+                .with_help(help),
+        );
     }
 
     /// Skips to the next line that starts with a declaration keyword (for

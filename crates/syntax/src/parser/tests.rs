@@ -720,3 +720,50 @@ extern fn rolled(input: [...], shifts: Size[S], dims: Axis[N]) -> [...]
         "#]],
     );
 }
+
+#[test]
+fn habits_from_python_and_numpy() {
+    check(
+        "fn f(x: [b, n, D]) -> [b n D] = x\n",
+        expect![[r#"
+        fn f(x: [b n D]) -> [b n D] = x
+        error[E0103]: expected an axis or `]`, found `,`
+          --> 10..11 ",": axes are not separated by commas
+          help: separate axes with spaces, as in `[b n D]`
+    "#]],
+    );
+    check(
+        "fn f(x: [n] float32, y: double) -> [n] = x\n",
+        expect![[r#"
+            fn f(x: [n] f32, y: f64) -> [n] = x
+            error[E0103]: expected a dtype, found `float32`
+              --> 12..19 "float32": write `f32`
+              help: the dtypes are `f64 f32 f16 bf16 i64 i32 bool`
+        "#]],
+    );
+    check(
+        "def g(x):\n    return x\nfn h() -> Int = 1\n",
+        expect![[r#"
+            fn h() -> Int = 1
+            error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `def`
+              --> 0..3 "def": expected a declaration
+              help: functions are declared with `fn`
+        "#]],
+    );
+    check(
+        "class M:\n    pass\n",
+        expect![[r#"
+        error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `class`
+          --> 0..5 "class": expected a declaration
+          help: declare a model with `model`, or plain data with `record`
+    "#]],
+    );
+    check(
+        "let D = 768\n",
+        expect![[r#"
+        error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `let`
+          --> 0..3 "let": expected a declaration
+          help: a constant size at the top level is a `dim`: `dim D = 768`
+    "#]],
+    );
+}

@@ -37,6 +37,19 @@ impl AxisPart {
     }
 }
 
+/// The ShapeScript dtype for a PyTorch or NumPy dtype name, to say what to write instead.
+fn foreign_dtype(name: &str) -> Option<DtypeKind> {
+    Some(match name {
+        "float32" | "float" => DtypeKind::F32,
+        "float64" | "double" => DtypeKind::F64,
+        "float16" | "half" => DtypeKind::F16,
+        "bfloat16" => DtypeKind::Bf16,
+        "int64" | "long" => DtypeKind::I64,
+        "int32" | "int" => DtypeKind::I32,
+        _ => return None,
+    })
+}
+
 fn starts_axis(kind: TokenKind) -> bool {
     matches!(
         kind,
@@ -68,7 +81,14 @@ impl Parser<'_> {
         match self.kind() {
             TokenKind::LBracket => {
                 let shape = self.parse_shape_list();
-                if self.at(TokenKind::Ident) && !self.at_domain_or_dtype() && shape.axes.len() == 1
+                let foreign = {
+                    let token = self.current();
+                    token.kind == TokenKind::Ident && foreign_dtype(self.text_of(token)).is_some()
+                };
+                if self.at(TokenKind::Ident)
+                    && !self.at_domain_or_dtype()
+                    && !foreign
+                    && shape.axes.len() == 1
                 {
                     if let AxisKind::Size(count) = &shape.axes[0].kind {
                         let count = Box::new(count.clone());
@@ -172,6 +192,17 @@ impl Parser<'_> {
         if self.at_domain_or_dtype() {
             return self.tensor_suffix(None, start);
         }
+        if foreign_dtype(text).is_some() {
+            let dtype = self.foreign_dtype_here();
+            return Type {
+                kind: TypeKind::Tensor {
+                    shape: None,
+                    domain: None,
+                    dtype,
+                },
+                span: self.since(start),
+            };
+        }
         let first = self.bump();
         let path = Box::new(self.path_from(first));
         if self.at(TokenKind::LParen) {
@@ -258,6 +289,8 @@ impl Parser<'_> {
                     kind,
                     span: self.span_of(token),
                 });
+            } else if let Some(kind) = self.foreign_dtype_here() {
+                dtype = Some(kind);
             }
         }
         let span = self.since(start);
@@ -269,6 +302,28 @@ impl Parser<'_> {
             },
             span,
         }
+    }
+
+    /// A PyTorch or NumPy dtype name here (`float32`): reported (E0103),
+    /// consumed, and read as the dtype it stands for.
+    fn foreign_dtype_here(&mut self) -> Option<Dtype> {
+        let token = self.current();
+        if token.kind != TokenKind::Ident {
+            return None;
+        }
+        let written = self.text_of(token);
+        let kind = foreign_dtype(written)?;
+        let span = self.span_of(token);
+        self.report(
+            Diagnostic::error(
+                codes::EXPECTED,
+                format!("expected a dtype, found `{written}`"),
+            )
+            .with_primary(span, format!("write `{}`", kind.as_str()))
+            .with_help("the dtypes are `f64 f32 f16 bf16 i64 i32 bool`"),
+        );
+        self.bump();
+        Some(Dtype { kind, span })
     }
 
     /// `[size]` after `Index`, `Axis`, `Axes` or `Size`.
@@ -293,6 +348,20 @@ impl Parser<'_> {
         let mut axes = Vec::new();
         loop {
             let kind = self.kind();
+            if kind == TokenKind::Comma {
+                // NumPy's `(b, n)` habit: report once, then read on as if it were a space.
+                let span = self.here();
+                self.report(
+                    Diagnostic::error(
+                        codes::EXPECTED,
+                        format!("expected an axis or {}, found `,`", close.describe()),
+                    )
+                    .with_primary(span, "axes are not separated by commas")
+                    .with_help("separate axes with spaces, as in `[b n D]`"),
+                );
+                self.bump();
+                continue;
+            }
             if kind == close || !starts_axis(kind) {
                 // A wrong closer or the end is reported as an unclosed delimiter by `delimited`.
                 let closer = matches!(
