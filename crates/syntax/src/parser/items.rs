@@ -85,9 +85,12 @@ impl Parser<'_> {
     }
 
     /// Skips to the next line that starts with a declaration keyword (for
-    /// `fn`, one outside any braces the skipped text opened: not a method).
+    /// `fn`, one outside any braces the skipped text opened: not a method),
+    /// or with anything at all in the first column outside those braces, so
+    /// junk after a broken declaration is not skipped unseen.
     fn recover_to_item(&mut self) {
         let mut braces = 0i64;
+        let first = self.pos;
         loop {
             let token = self.tokens[self.pos];
             let line_start = self.line_start_at(self.pos);
@@ -95,6 +98,14 @@ impl Parser<'_> {
                 TokenKind::Eof => return,
                 kind if starts_item(kind) && line_start => return,
                 TokenKind::KwFn if line_start && braces <= 0 => return,
+                TokenKind::RBrace | TokenKind::RParen | TokenKind::RBracket => {}
+                _ if self.pos > first
+                    && line_start
+                    && braces <= 0
+                    && self.indent_at(token.start) == 0 =>
+                {
+                    return
+                }
                 TokenKind::LBrace => braces += 1,
                 TokenKind::RBrace => braces -= 1,
                 _ => {}

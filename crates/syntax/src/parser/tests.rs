@@ -767,3 +767,19 @@ fn habits_from_python_and_numpy() {
     "#]],
     );
 }
+
+#[test]
+fn junk_after_a_broken_declaration_is_still_seen() {
+    // The indented lines belong to the broken `def`; `junk` in the first column is a new mistake.
+    check(
+        "def g(x):\n    return x\n    more(x)\njunk here\nfn h() -> Int = 1\n",
+        expect![[r#"
+            fn h() -> Int = 1
+            error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `def`
+              --> 0..3 "def": expected a declaration
+              help: functions are declared with `fn`
+            error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `junk`
+              --> 35..39 "junk": expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)
+        "#]],
+    );
+}
