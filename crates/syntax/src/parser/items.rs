@@ -94,12 +94,17 @@ impl Parser<'_> {
         loop {
             let token = self.tokens[self.pos];
             let line_start = self.line_start_at(self.pos);
+            let closer = matches!(
+                token.kind,
+                TokenKind::RBrace | TokenKind::RParen | TokenKind::RBracket
+            );
             match token.kind {
                 TokenKind::Eof => return,
                 kind if starts_item(kind) && line_start => return,
                 TokenKind::KwFn if line_start && braces <= 0 => return,
-                TokenKind::RBrace | TokenKind::RParen | TokenKind::RBracket => {}
-                _ if self.pos > first
+                // A closer in the first column ends what broke; what follows it may be new.
+                _ if !closer
+                    && self.pos > first
                     && line_start
                     && braces <= 0
                     && self.indent_at(token.start) == 0 =>
