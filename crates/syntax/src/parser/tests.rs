@@ -782,4 +782,15 @@ fn junk_after_a_broken_declaration_is_still_seen() {
               --> 35..39 "junk": expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)
         "#]],
     );
+    // A body opened by the junk is skipped whole, up to its `}`.
+    check(
+        "junk {\nnot_new\n}\nmore_junk\nfn h() -> Int = 1\n",
+        expect![[r#"
+            fn h() -> Int = 1
+            error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `junk`
+              --> 0..4 "junk": expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)
+            error[E0103]: expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`), found `more_junk`
+              --> 17..26 "more_junk": expected a declaration (`import`, `dim`, `extern fn`, `fn`, `model` or `record`)
+        "#]],
+    );
 }
