@@ -10,7 +10,7 @@ use std::sync::Arc;
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind};
 
-use crate::lower::{Env, Lowerer, Place};
+use crate::lower::{Env, Lowerer, Place, MAX_AXES};
 use crate::program::{Decl, Program};
 
 /// Which aliases can't be replaced because they are on a cycle.
@@ -124,18 +124,9 @@ pub fn find_cycles(
             }
         }
     }
-    // An alias that uses a broken alias can't be replaced either; its use of
-    // the broken one is not a new mistake, so it is not reported again.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..infos.len() {
-            if !on_cycle[i] && infos[i].deps.iter().any(|&(d, _)| on_cycle[d]) {
-                on_cycle[i] = true;
-                changed = true;
-            }
-        }
-    }
+    // An alias that uses a broken alias can't be replaced either; `too_long`
+    // breaks those silently, as the use is not a new mistake.
+    too_long(&infos, &lists, &mut on_cycle, diagnostics);
     for (i, info) in infos.iter().enumerate() {
         if on_cycle[i] {
             aliases
@@ -144,6 +135,56 @@ pub fn find_cycles(
         }
     }
     aliases
+}
+
+/// Works out how many axes each alias stands for, and breaks the ones over
+/// `MAX_AXES` (E2203, reported once at the first alias of a chain to pass it):
+/// an alias using another twice doubles at each step.
+fn too_long(
+    infos: &[AliasInfo],
+    lists: &[&ast::ShapeList],
+    broken: &mut [bool],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut length: Vec<Option<usize>> = vec![None; infos.len()];
+    for start in 0..infos.len() {
+        let mut stack = vec![start];
+        while let Some(&alias) = stack.last() {
+            if length[alias].is_some() || broken[alias] {
+                stack.pop();
+                continue;
+            }
+            let pending: Vec<usize> = infos[alias]
+                .deps
+                .iter()
+                .map(|&(d, _)| d)
+                .filter(|&d| length[d].is_none() && !broken[d])
+                .collect();
+            if !pending.is_empty() {
+                stack.extend(pending);
+                continue;
+            }
+            stack.pop();
+            if infos[alias].deps.iter().any(|&(d, _)| broken[d]) {
+                broken[alias] = true;
+                continue;
+            }
+            let own = lists[alias].axes.len() - infos[alias].deps.len();
+            let total = infos[alias].deps.iter().fold(own, |sum, &(d, _)| {
+                sum.saturating_add(length[d].unwrap_or(0))
+            });
+            if total > MAX_AXES {
+                broken[alias] = true;
+                diagnostics.push(
+                    Diagnostic::error("E2203", format!("shape alias `{}` stands for more than {MAX_AXES} axes", infos[alias].decl.name.name))
+                        .with_primary(infos[alias].decl.name.span, format!("{total} axes once its aliases are replaced"))
+                        .with_help("an alias that uses another alias twice doubles its length at each step; name fewer axes"),
+                );
+            } else {
+                length[alias] = Some(total);
+            }
+        }
+    }
 }
 
 fn cycle_diagnostic(
@@ -202,6 +243,7 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
                 lowerer.place = Place::AliasDecl;
                 // An alias may be used by an extern fn, so `...` is checked where it is used.
                 lowerer.rest_allowed = true;
+                lowerer.expand_aliases = false;
                 lowerer.lower_shape(list, module.file);
             }
         }

@@ -451,6 +451,27 @@ fn f(x: [Images D]) -> [D] = x[0]
 ```
 ";
 
+"E2203", "shape alias expands to too many axes",
+"A shape can have at most 4096 axes once its aliases are replaced. An alias
+that uses another alias twice doubles its length at each step, so a short
+chain can ask for millions of axes.
+
+Wrong:
+
+```
+dim A = [B B]
+dim B = [C C]
+dim C = [D D]
+# ... and so on, twelve levels deep
+```
+
+Fixed: name the axes a tensor really has:
+
+```
+dim A = [b n D]
+```
+";
+
 "H2201", "grouped size probably meant",
 "`16 gh`, with a space, is two axes, 16 and gh; `16gh`, touching, is one
 axis of size 16 × gh. This hint is given in a signature when a number greater

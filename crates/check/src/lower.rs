@@ -30,6 +30,9 @@ pub enum Place {
     AliasDecl,
 }
 
+/// The most axes one shape may have once its aliases are replaced.
+pub const MAX_AXES: usize = 4096;
+
 /// Shared, read-only facts the lowering needs.
 #[derive(Clone, Copy)]
 pub struct Env<'a> {
@@ -75,6 +78,9 @@ pub struct Lowerer<'a, 'd> {
     pub rounding: bool,
     /// `...` allowed (an extern fn).
     pub rest_allowed: bool,
+    /// Replace aliases by their axes; off when checking an alias's own
+    /// declaration, whose aliases are checked at theirs.
+    pub expand_aliases: bool,
     /// The generic axes introduced so far, in order (a signature has few).
     pub generic_order: Vec<Arc<str>>,
     /// How many unknown sizes of each name this function has made, for `?k2`.
@@ -106,6 +112,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             place: Place::Param,
             rounding: false,
             rest_allowed: false,
+            expand_aliases: true,
             generic_order: Vec::new(),
             unknown_counts: HashMap::default(),
             unknowns_in_type: HashMap::default(),
@@ -292,37 +299,59 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         }
     }
 
-    /// Lowers a `[...]` list written in module `origin`, replacing aliases by their axes.
-    pub fn lower_shape(&mut self, list: &ast::ShapeList, origin: FileId) -> Vec<Axis> {
+    /// Lowers a `[...]` list written in module `origin`, replacing aliases by
+    /// their axes. Iterative, so long chains of aliases can't overflow the stack.
+    pub fn lower_shape<'s>(&mut self, list: &'s ast::ShapeList, origin: FileId) -> Vec<Axis>
+    where
+        'a: 's,
+    {
         let mut out = Vec::with_capacity(list.axes.len());
-        for axis in &list.axes {
-            self.lower_axis(axis, origin, &mut out);
+        // Each entry: the axes still to lower, the module they were written in,
+        // and the alias use that brought them in (for a too-long expansion).
+        let mut stack: Vec<(&'s [ast::Axis], FileId, Option<Span>)> =
+            vec![(&list.axes, origin, None)];
+        while let Some((axes, origin, via)) = stack.pop() {
+            let Some((axis, rest)) = axes.split_first() else {
+                continue;
+            };
+            stack.push((rest, origin, via));
+            if let ast::AxisKind::Size(SizeExpr {
+                kind: SizeExprKind::Name(path),
+                ..
+            }) = &axis.kind
+            {
+                if let Some((file, decl, alias)) = self.alias_named(path, origin) {
+                    if !self.expand_aliases {
+                        continue;
+                    }
+                    if self.env.aliases.is_broken(file, &decl.name.name) {
+                        self.lost_names();
+                        out.push(Axis {
+                            kind: AxisKind::Error,
+                            span: axis.span,
+                        });
+                    } else {
+                        stack.push((&alias.axes, file, via.or(Some(axis.span))));
+                    }
+                    continue;
+                }
+            }
+            if out.len() == MAX_AXES {
+                let span = via.unwrap_or(axis.span);
+                self.report(
+                    Diagnostic::error("E2203", format!("this shape has more than {MAX_AXES} axes"))
+                        .with_primary(span, "the shape aliases here expand to too many axes")
+                        .with_help("a shape alias that uses another alias twice doubles its length at each step; name fewer axes"),
+                );
+                out.push(Axis {
+                    kind: AxisKind::Error,
+                    span,
+                });
+                return out;
+            }
+            out.push(self.lower_single_axis(axis, origin, false));
         }
         out
-    }
-
-    fn lower_axis(&mut self, axis: &ast::Axis, origin: FileId, out: &mut Vec<Axis>) {
-        if let ast::AxisKind::Size(SizeExpr {
-            kind: SizeExprKind::Name(path),
-            ..
-        }) = &axis.kind
-        {
-            if let Some((file, decl, list)) = self.alias_named(path, origin) {
-                if !self.env.aliases.is_broken(file, &decl.name.name) {
-                    for inner in &list.axes {
-                        self.lower_axis(inner, file, out);
-                    }
-                } else {
-                    self.lost_names();
-                    out.push(Axis {
-                        kind: AxisKind::Error,
-                        span: axis.span,
-                    });
-                }
-                return;
-            }
-        }
-        out.push(self.lower_single_axis(axis, origin, false));
     }
 
     /// One axis that is not an alias (or an alias in the wrong place, E2202).
