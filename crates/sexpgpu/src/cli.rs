@@ -28,20 +28,44 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     Human,
     Json,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Device {
+    Cpu,
+    Cuda,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Evaluate a file's top-level forms in order; `call` runs graphs on the CPU.
+    /// Evaluate a file's top-level forms in order, then execute its runs.
     Run {
         /// The `.sx` file to run.
         file: PathBuf,
-        /// Folded into every random stream.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
+        /// Execute only this run (`defrun` name); all runs by default.
+        #[arg(long)]
+        run: Option<String>,
+        /// Where graphs execute.
+        #[arg(long, value_enum, default_value_t = Device::Cpu)]
+        device: Device,
+        /// Run this many steps instead of the run's `:steps`.
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Folded into every random stream; overrides the run's `:seed`.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Append one JSON object per logged step to this file.
+        #[arg(long)]
+        metrics: Option<PathBuf>,
+        /// Write checkpoints (safetensors) into this directory.
+        #[arg(long)]
+        checkpoint: Option<PathBuf>,
+        /// Resume each run from its checkpoint in this directory.
+        #[arg(long)]
+        resume: Option<PathBuf>,
     },
     /// Print the traced graphs of a file, one node a line.
     Ir {
@@ -87,16 +111,54 @@ pub fn main() -> i32 {
 fn dispatch(cli: Cli) -> i32 {
     let format = cli.format;
     match cli.command {
-        Command::Run { file, seed } => run_file(&file, Mode::Run, seed, format, None),
-        Command::Check { file } => run_file(&file, Mode::Check, 0, format, None),
-        Command::Ir { file, graph } => run_file(&file, Mode::Check, 0, format, Some(graph)),
+        Command::Run {
+            file,
+            run,
+            device,
+            steps,
+            seed,
+            metrics,
+            checkpoint,
+            resume,
+        } => {
+            if device == Device::Cuda {
+                eprintln!(
+                    "error: CUDA is not available: this sexpgpu was built without the `cuda` feature\n  = help: run on the CPU with `--device cpu` (the default)"
+                );
+                return 2;
+            }
+            let request = crate::runner::Request {
+                only: run,
+                options: crate::train::run::RunOptions {
+                    steps,
+                    seed,
+                    checkpoint: checkpoint.is_some(),
+                    resume: resume.is_some(),
+                },
+                metrics,
+                checkpoint,
+                resume,
+            };
+            run_file(
+                &file,
+                Mode::Run,
+                seed.unwrap_or(0),
+                format,
+                Action::Run(request),
+            )
+        }
+        Command::Check { file } => run_file(&file, Mode::Check, 0, format, Action::Check),
+        Command::Ir { file, graph } => run_file(&file, Mode::Check, 0, format, Action::Ir(graph)),
         Command::Explain { code } => explain(&code),
         Command::Repl { seed } => repl(seed, format),
     }
 }
 
-/// Prints `println` output straight to stdout.
-struct Stdout;
+/// Prints `println` output straight to stdout and reads data files
+/// relative to the directory of the file being run.
+struct Stdout {
+    base: PathBuf,
+}
 
 impl Host for Stdout {
     fn print(&mut self, text: &str) {
@@ -105,9 +167,22 @@ impl Host for Stdout {
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
     }
+
+    fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        let full = self.base.join(path);
+        std::fs::read(&full)
+            .map_err(|e| format!("cannot read {}: {}", full.display(), io_reason(&e)))
+    }
 }
 
-fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
+/// What to do once the file is evaluated.
+enum Action {
+    Check,
+    Ir(Option<String>),
+    Run(crate::runner::Request),
+}
+
+pub(crate) fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
     let mut err = std::io::stderr().lock();
     let options = HumanOptions {
         color: color_wanted(std::io::stderr().is_terminal()),
@@ -123,7 +198,7 @@ fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
 }
 
 /// `run`, `check` and `ir`: the file's name in diagnostics is the path as given.
-fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, ir: Option<Option<String>>) -> i32 {
+fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) -> i32 {
     let text = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => text,
@@ -140,10 +215,17 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, ir: Option<Optio
             return 2;
         }
     };
-    let mut session = Session::new(mode, seed, Box::new(Stdout));
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut session = Session::new(mode, seed, Box::new(Stdout { base }));
     let diagnostics = session.eval_file(&path.display().to_string(), &text);
     report(&session, &diagnostics, format);
-    if let Some(only) = ir {
+    if let Action::Run(request) = action {
+        if !diagnostics.is_empty() {
+            return 1;
+        }
+        return crate::runner::run_all(&mut session, path, request, format);
+    }
+    if let Action::Ir(only) = action {
         let graphs: Vec<_> = session
             .graphs()
             .iter()
@@ -173,7 +255,7 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, ir: Option<Optio
 }
 
 /// The OS reason without Rust's "(os error 2)" suffix.
-fn io_reason(e: &std::io::Error) -> String {
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
     let text = e.to_string();
     match text.find(" (os error") {
         Some(i) => text[..i].to_string(),
@@ -198,7 +280,13 @@ fn explain(code: &str) -> i32 {
 /// `=> `, diagnostics on stderr. A prompt is shown only on a terminal.
 fn repl(seed: u64, format: Format) -> i32 {
     let interactive = std::io::stdin().is_terminal();
-    let mut session = Session::new(Mode::Run, seed, Box::new(Stdout));
+    let mut session = Session::new(
+        Mode::Run,
+        seed,
+        Box::new(Stdout {
+            base: PathBuf::new(),
+        }),
+    );
     let mut buffer = String::new();
     let mut count = 0;
     let prompt = |continuing: bool| {

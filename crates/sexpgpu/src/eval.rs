@@ -23,6 +23,13 @@ pub const MAX_DEPTH: usize = 10_000;
 pub trait Host {
     /// Text written by `print` and `println`.
     fn print(&mut self, text: &str);
+
+    /// The bytes of a data file (`load-npz`, `load-npy`,
+    /// `load-safetensors`), or why it cannot be read. A host without files
+    /// (tests, the playground) refuses.
+    fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        Err(format!("cannot read `{path}`: this host has no files"))
+    }
 }
 
 /// Whether `call` executes graphs (`run`, `repl`) or only checks them (`check`).
@@ -109,6 +116,8 @@ pub struct Interp {
     /// The library whose code is running (`nn`), so its definitions and
     /// lookups go to `nn/name` first.
     pub(crate) namespace: Option<Rc<str>>,
+    /// The runs `defrun` traced, in definition order.
+    pub(crate) runs: Vec<Rc<crate::train::TracedRun>>,
     depth: usize,
 }
 
@@ -122,6 +131,7 @@ impl Interp {
             mode,
             libraries: Vec::new(),
             namespace: None,
+            runs: Vec::new(),
             depth: 0,
         };
         builtins::install(&mut interp);

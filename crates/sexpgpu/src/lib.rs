@@ -12,13 +12,16 @@ macro_rules! table {
 mod builtins;
 pub mod cli;
 pub mod codes;
+pub mod data;
 mod env;
 pub mod eval;
 mod nn;
 mod pattern;
 pub mod reader;
+mod runner;
 mod special;
 pub mod trace;
+pub mod train;
 pub mod value;
 
 use diag::{Diagnostic, SourceMap};
@@ -77,5 +80,20 @@ impl Session {
     /// its first place).
     pub fn graphs(&self) -> &[Rc<GraphDef>] {
         &self.interp.tracer.graphs
+    }
+
+    /// The runs defined so far (`defrun`), in definition order.
+    pub fn runs(&self) -> Vec<Rc<train::TracedRun>> {
+        self.interp.runs.clone()
+    }
+
+    /// Executes one run; its `println`s and `:after` go through the host.
+    pub fn execute_run(
+        &mut self,
+        run: &train::TracedRun,
+        options: &train::run::RunOptions,
+        io: &mut dyn train::run::RunIo,
+    ) -> Result<(), Box<Diagnostic>> {
+        train::run::execute_run(&mut self.interp, run, options, io)
     }
 }

@@ -1,5 +1,5 @@
 //! Special forms: `def defn fn lambda let if when cond do quote quasiquote
-//! and or loop recur defmacro require defgraph -> ->>`. Each checks its own
+//! and or loop recur defmacro require defgraph defmodel defrun -> ->>`. Each checks its own
 //! shape and reports a malformed use as `E-EVAL-005`; truth tests on tensors
 //! are `E-FLOW-001`.
 
@@ -34,6 +34,8 @@ pub const NAMES: &[&str] = &[
     "recur",
     "require",
     "defgraph",
+    "defmodel",
+    "defrun",
     "->",
     "->>",
 ];
@@ -44,7 +46,9 @@ pub fn defined_name(form: &Form) -> Option<&str> {
         return None;
     };
     match items.first()?.as_symbol()? {
-        "def" | "defn" | "defmacro" | "defgraph" => items.get(1)?.as_symbol(),
+        "def" | "defn" | "defmacro" | "defgraph" | "defmodel" | "defrun" => {
+            items.get(1)?.as_symbol()
+        }
         _ => None,
     }
 }
@@ -97,6 +101,8 @@ pub fn eval_special(
         "recur" => recur(interp, args, env, ctx, span),
         "require" => crate::nn::require(interp, args, span),
         "defgraph" => crate::trace::defgraph(interp, args, env, span),
+        "defmodel" => crate::train::defmodel(interp, args, env, span),
+        "defrun" => crate::train::defrun(interp, args, env, span),
         "->" | "->>" => thread(name == "->", args, span).and_then(|f| interp.eval(&f, env, ctx)),
         _ => return None,
     })

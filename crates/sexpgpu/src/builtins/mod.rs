@@ -26,6 +26,8 @@ pub fn install(interp: &mut Interp) {
         collections::TABLE,
         text::TABLE,
         crate::trace::ops::TABLE,
+        crate::data::TABLE,
+        crate::train::TABLE,
     ] {
         for builtin in table {
             interp.define(builtin.name, Value::Builtin(builtin));

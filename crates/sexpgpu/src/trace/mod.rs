@@ -4,7 +4,7 @@
 //! The tensor operation builtins are in `ops`, their argument parsing in
 //! `args`. Staging mistakes are `E-FLOW-*`; nothing here prints.
 
-mod args;
+pub(crate) mod args;
 pub mod ops;
 
 use crate::env::Env;
@@ -61,6 +61,93 @@ pub struct GraphDef {
 struct Active {
     id: u32,
     graph: Graph,
+    /// What `metric`, `counter`, `tap-gradient` and `diagnostic` asked to
+    /// report while this graph was traced; a training run reads them back.
+    reports: Vec<Report>,
+}
+
+/// One reporting operation recorded while tracing.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub kind: ReportKind,
+    pub name: String,
+    pub value: ReportValue,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportKind {
+    /// A scalar averaged over the logging window.
+    Metric,
+    /// A quantity summed over steps and shown as a rate.
+    Counter,
+    /// The norm of the gradient flowing into a node.
+    Tap,
+    /// A boolean condition that stops the run when true.
+    Diagnostic,
+}
+
+/// A reported node of the graph, or a number known while tracing.
+#[derive(Clone, Copy, Debug)]
+pub enum ReportValue {
+    Node(NodeId),
+    Number(f64),
+}
+
+/// Starts recording into `graph`; returns the id its tensors carry.
+pub(crate) fn begin(interp: &mut Interp, graph: Graph) -> u32 {
+    let id = interp.tracer.next_id;
+    interp.tracer.next_id += 1;
+    interp.tracer.active.push(Active {
+        id,
+        graph,
+        reports: Vec::new(),
+    });
+    id
+}
+
+/// Stops the innermost recording and hands back its graph and reports.
+pub(crate) fn end(interp: &mut Interp) -> (Graph, Vec<Report>) {
+    let active = interp
+        .tracer
+        .active
+        .pop()
+        .expect("end follows a matching begin");
+    (active.graph, active.reports)
+}
+
+/// The graph being recorded now (between `begin` and `end`).
+pub(crate) fn active_graph(interp: &mut Interp) -> Option<(&mut Graph, u32)> {
+    interp
+        .tracer
+        .active
+        .last_mut()
+        .map(|a| (&mut a.graph, a.id))
+}
+
+/// Records a reporting operation on the graph being traced.
+pub(crate) fn add_report(interp: &mut Interp, report: Report) {
+    if let Some(active) = interp.tracer.active.last_mut() {
+        active.reports.push(report);
+    }
+}
+
+/// The reports recorded so far on the graph being traced.
+pub(crate) fn reports(interp: &Interp) -> Vec<Report> {
+    interp
+        .tracer
+        .active
+        .last()
+        .map_or(Vec::new(), |a| a.reports.clone())
+}
+
+/// Registers a traced graph for `sexpgpu ir` (a redefinition keeps its place).
+pub(crate) fn register(interp: &mut Interp, def: Rc<GraphDef>) {
+    let graphs = &mut interp.tracer.graphs;
+    match graphs.iter().position(|g| g.name == def.name) {
+        Some(i) => graphs[i] = def,
+        None => graphs.push(def),
+    }
 }
 
 /// Every graph traced so far, and the ones being traced now (innermost last).
@@ -137,7 +224,11 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
         };
         body_env = body_env.bind(input_name, Value::Tensor(Rc::new(tensor)));
     }
-    interp.tracer.active.push(Active { id, graph });
+    interp.tracer.active.push(Active {
+        id,
+        graph,
+        reports: Vec::new(),
+    });
     let result = interp.eval_body(body, &body_env, Ctx::TOP);
     let active = interp.tracer.active.pop().expect("pushed above");
     let result = result?;
@@ -194,7 +285,7 @@ fn input_spec(interp: &mut Interp, spec: &Form, env: &Env) -> EvalResult<InputSp
 
 /// The graph's outputs from the body's value: one tensor, a vector of them,
 /// or a map of them. Host tensors and numbers enter as constants.
-fn graph_outputs(
+pub(crate) fn graph_outputs(
     graph: &mut Graph,
     id: u32,
     result: &Value,

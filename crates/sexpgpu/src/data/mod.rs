@@ -1,0 +1,234 @@
+//! Data files as host tensors: the builtins `load-npy`, `load-npz` and
+//! `load-safetensors`, and safetensors encoding for checkpoints. Bytes come
+//! in through `Host::read_file`; this module never opens a file itself. A
+//! missing file is `E-IO-001`, a file that is not what it claims `E-IO-002`.
+
+pub mod zip;
+
+use crate::builtins::{arity, wrong_type};
+use crate::eval::{EvalResult, Flow, Interp, Site};
+use crate::value::{Builtin, Value};
+use diag::Diagnostic;
+use half::{bf16, f16};
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use sexpgpu_graph::{from_npy, Shape, Tensor, TensorData};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+pub static TABLE: &[Builtin] = table! {
+    "load-npy" => load_npy, "load-npz" => load_npz, "load-safetensors" => load_safetensors,
+};
+
+/// Reads a file through the host, or `E-IO-001` at the path argument.
+fn read(interp: &mut Interp, op: &str, site: &Site, args: &[Value]) -> EvalResult<Vec<u8>> {
+    arity(op, site, args, 1, Some(1))?;
+    let Value::Str(path) = &args[0] else {
+        return Err(wrong_type(op, "a file path string", &args[0], site, 0));
+    };
+    interp.host.read_file(path).map_err(|reason| {
+        Flow::from(
+            Diagnostic::error("E-IO-001", format!("{op}: {reason}"))
+                .with_primary(site.arg(0), "this file")
+                .with_note("relative paths are read from the directory of the .sx file"),
+        )
+    })
+}
+
+fn bad_file(op: &str, site: &Site, reason: impl std::fmt::Display) -> Flow {
+    Flow::from(
+        Diagnostic::error("E-IO-002", format!("{op}: {reason}")).with_primary(site.arg(0), ""),
+    )
+}
+
+/// `(load-npy "x.npy")`: one array as a host tensor.
+fn load_npy(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    let bytes = read(interp, "load-npy", site, &args)?;
+    let tensor = from_npy(&bytes).map_err(|e| bad_file("load-npy", site, e))?;
+    Ok(Value::HostTensor(Rc::new(tensor)))
+}
+
+/// `(load-npz "d.npz")`: a map from each array's name (a keyword) to it.
+fn load_npz(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    let bytes = read(interp, "load-npz", site, &args)?;
+    let members = zip::members(&bytes).map_err(|e| bad_file("load-npz", site, e))?;
+    let mut map = Vec::new();
+    for member in members {
+        let name = member.name.trim_end_matches(".npy").to_string();
+        let tensor = from_npy(member.bytes)
+            .map_err(|e| bad_file("load-npz", site, format!("array `{name}`: {e}")))?;
+        map.push((Value::keyword(&name), Value::HostTensor(Rc::new(tensor))));
+    }
+    Ok(Value::Map(Rc::new(map)))
+}
+
+/// `(load-safetensors "w.safetensors")`: a map from each tensor's name to it.
+fn load_safetensors(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    let bytes = read(interp, "load-safetensors", site, &args)?;
+    let (tensors, _) = decode(&bytes).map_err(|e| bad_file("load-safetensors", site, e))?;
+    let map = tensors
+        .into_iter()
+        .map(|(name, t)| (Value::keyword(&name), Value::HostTensor(Rc::new(t))))
+        .collect();
+    Ok(Value::Map(Rc::new(map)))
+}
+
+/// Encodes named tensors and string metadata as a safetensors file.
+pub fn encode(
+    tensors: &[(String, &Tensor)],
+    metadata: HashMap<String, String>,
+) -> Result<Vec<u8>, String> {
+    let raw: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = tensors
+        .iter()
+        .map(|(name, t)| {
+            let (dtype, bytes) = tensor_bytes(t);
+            (name.clone(), dtype, t.shape().dims().to_vec(), bytes)
+        })
+        .collect();
+    let views = raw
+        .iter()
+        .map(|(name, dtype, shape, bytes)| {
+            TensorView::new(*dtype, shape.clone(), bytes)
+                .map(|v| (name.clone(), v))
+                .map_err(|e| format!("{e:?}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    safetensors::serialize(views, &Some(metadata)).map_err(|e| format!("{e:?}"))
+}
+
+fn tensor_bytes(t: &Tensor) -> (Dtype, Vec<u8>) {
+    match t.data() {
+        TensorData::F32(v) => (Dtype::F32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        TensorData::BF16(v) => (
+            Dtype::BF16,
+            v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+        ),
+        TensorData::I32(v) => (Dtype::I32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        TensorData::I64(v) => (Dtype::I64, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        TensorData::Bool(v) => (Dtype::BOOL, v.iter().map(|&b| u8::from(b)).collect()),
+    }
+}
+
+/// The tensors of a safetensors file (in file order) and its metadata.
+/// f64 and f16 narrow to f32; other dtypes than ours are refused.
+pub type Decoded = (Vec<(String, Tensor)>, HashMap<String, String>);
+
+pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+    let file =
+        SafeTensors::deserialize(bytes).map_err(|e| format!("not a safetensors file ({e:?})"))?;
+    let (_, header) =
+        SafeTensors::read_metadata(bytes).map_err(|e| format!("not a safetensors file ({e:?})"))?;
+    let metadata = header.metadata().clone().unwrap_or_default();
+    let mut out = Vec::new();
+    let mut names: Vec<(usize, String)> = file
+        .names()
+        .into_iter()
+        .map(|n| {
+            let start = header.info(n).map_or(0, |i| i.data_offsets.0);
+            (start, n.clone())
+        })
+        .collect();
+    names.sort();
+    for (_, name) in names {
+        let view = file.tensor(&name).map_err(|e| format!("{e:?}"))?;
+        let data = view.data();
+        let chunks = |n: usize| data.chunks_exact(n);
+        let values = match view.dtype() {
+            Dtype::F32 => TensorData::F32(
+                chunks(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            ),
+            Dtype::F64 => TensorData::F32(
+                chunks(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f32)
+                    .collect(),
+            ),
+            Dtype::F16 => TensorData::F32(
+                chunks(2)
+                    .map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]])).to_f32())
+                    .collect(),
+            ),
+            Dtype::BF16 => TensorData::BF16(
+                chunks(2)
+                    .map(|c| bf16::from_bits(u16::from_le_bytes([c[0], c[1]])))
+                    .collect(),
+            ),
+            Dtype::I32 => TensorData::I32(
+                chunks(4)
+                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            ),
+            Dtype::I64 => TensorData::I64(
+                chunks(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect(),
+            ),
+            Dtype::BOOL => TensorData::Bool(data.iter().map(|&b| b != 0).collect()),
+            other => {
+                return Err(format!(
+                    "tensor `{name}` has dtype {other:?}, which SexpGPU does not have"
+                ))
+            }
+        };
+        let tensor = Tensor::new(Shape::new(view.shape().to_vec()), values)
+            .map_err(|e| format!("tensor `{name}`: {}", e.message))?;
+        out.push((name, tensor));
+    }
+    Ok((out, metadata))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+    use sexpgpu_graph::{to_npy, DType};
+
+    fn check(bytes: Vec<u8>, expect: expect_test::Expect) {
+        let members = zip::members(&bytes).unwrap();
+        let text: Vec<String> = members
+            .iter()
+            .map(|m| {
+                let t = from_npy(m.bytes).unwrap();
+                format!("{} {} {}", m.name, t.dtype(), t.to_clojure_string())
+            })
+            .collect();
+        expect.assert_eq(&text.join("\n"));
+    }
+
+    #[test]
+    fn npz_members_round_trip() {
+        let x = Tensor::from_f64s(Shape::new(vec![2]), &[1.5, -2.0], DType::F32).unwrap();
+        let y = Tensor::from_i64s(Shape::new(vec![3]), &[1, 2, 3], DType::I64).unwrap();
+        let bytes = zip::write_stored(&[("x.npy", to_npy(&x)), ("y.npy", to_npy(&y))]);
+        check(
+            bytes,
+            expect![[r#"
+                x.npy f32 [1.5 -2.0]
+                y.npy i64 [1 2 3]"#]],
+        );
+    }
+
+    #[test]
+    fn not_a_zip_says_so() {
+        let err = zip::members(b"hello").err().unwrap();
+        expect!["the file is not a zip archive (an .npz file is one)"].assert_eq(&err);
+    }
+
+    #[test]
+    fn safetensors_round_trip_keeps_names_dtypes_and_metadata() {
+        let a = Tensor::from_f64s(Shape::new(vec![2, 1]), &[0.25, 3.0], DType::BF16).unwrap();
+        let b = Tensor::from_i64s(Shape::new(vec![]), &[7], DType::I32).unwrap();
+        let meta = HashMap::from([("step".to_string(), "12".to_string())]);
+        let bytes = encode(&[("w".into(), &a), ("n".into(), &b)], meta).unwrap();
+        let (tensors, meta) = decode(&bytes).unwrap();
+        let text: Vec<String> = tensors
+            .iter()
+            .map(|(n, t)| format!("{n} {} {}", t.dtype(), t.to_clojure_string()))
+            .collect();
+        expect![[r#"
+            n i32 7
+            w bf16 [[0.25] [3.0]]
+            step=12"#]]
+        .assert_eq(&format!("{}\nstep={}", text.join("\n"), meta["step"]));
+    }
+}

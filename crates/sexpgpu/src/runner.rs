@@ -1,0 +1,142 @@
+//! The command's side of `sexpgpu run`: chooses the runs to execute and
+//! gives them a clock, the console (a live progress line only on a
+//! terminal, plain log lines otherwise), the `--metrics` file and the
+//! checkpoint directories. Part of the command, like `cli`: it touches files.
+
+use crate::cli::{io_reason, report, Format};
+use crate::train::run::{RunIo, RunOptions};
+use crate::Session;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub struct Request {
+    pub only: Option<String>,
+    pub options: RunOptions,
+    pub metrics: Option<PathBuf>,
+    pub checkpoint: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
+}
+
+struct Console {
+    started: Instant,
+    terminal: bool,
+    /// Whether a progress line is on screen and must be cleared first.
+    showing: bool,
+    metrics: Option<std::fs::File>,
+    checkpoint: Option<PathBuf>,
+    resume: Option<PathBuf>,
+}
+
+impl Console {
+    fn clear(&mut self) {
+        if self.showing {
+            print!("\r\x1b[2K");
+            self.showing = false;
+        }
+    }
+}
+
+impl RunIo for Console {
+    fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn log(&mut self, line: &str) {
+        self.clear();
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+
+    fn progress(&mut self, line: &str) {
+        if self.terminal {
+            self.clear();
+            print!("{line}");
+            let _ = std::io::stdout().flush();
+            self.showing = true;
+        }
+    }
+
+    fn metrics(&mut self, line: &str) {
+        if let Some(file) = &mut self.metrics {
+            let _ = writeln!(file, "{line}");
+        }
+    }
+
+    fn write_checkpoint(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+        let Some(dir) = &self.checkpoint else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {}", dir.display(), io_reason(&e)))?;
+        let target = dir.join(name);
+        let temporary = dir.join(format!(".{name}.tmp"));
+        std::fs::write(&temporary, bytes)
+            .map_err(|e| format!("cannot write {}: {}", temporary.display(), io_reason(&e)))?;
+        std::fs::rename(&temporary, &target)
+            .map_err(|e| format!("cannot rename to {}: {}", target.display(), io_reason(&e)))
+    }
+
+    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        let Some(dir) = &self.resume else {
+            return Err("no --resume directory".to_string());
+        };
+        let path = dir.join(name);
+        std::fs::read(&path)
+            .map_err(|e| format!("cannot read {}: {}", path.display(), io_reason(&e)))
+    }
+}
+
+/// Executes the chosen runs in definition order; the exit code.
+pub fn run_all(session: &mut Session, path: &Path, request: Request, format: Format) -> i32 {
+    let runs = session.runs();
+    let chosen: Vec<_> = match &request.only {
+        Some(name) => runs
+            .iter()
+            .filter(|r| &r.spec.name == name)
+            .cloned()
+            .collect(),
+        None => runs.clone(),
+    };
+    if let (Some(name), true) = (&request.only, chosen.is_empty()) {
+        let known: Vec<&str> = runs.iter().map(|r| r.spec.name.as_str()).collect();
+        eprintln!(
+            "error: no run named `{name}` in {} (runs: {})",
+            path.display(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+        return 2;
+    }
+    let metrics = match &request.metrics {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {}", p.display(), io_reason(&e));
+                return 2;
+            }
+        },
+        None => None,
+    };
+    let mut console = Console {
+        started: Instant::now(),
+        terminal: std::io::stdout().is_terminal(),
+        showing: false,
+        metrics,
+        checkpoint: request.checkpoint.clone(),
+        resume: request.resume.clone(),
+    };
+    for run in chosen {
+        if let Err(d) = session.execute_run(&run, &request.options, &mut console) {
+            console.clear();
+            report(session, &[*d], format);
+            return 1;
+        }
+    }
+    console.clear();
+    0
+}

@@ -1,0 +1,74 @@
+//! Checkpoints as safetensors bytes: parameters as `param/<name>`,
+//! optimizer state as `opt/<path>`, and metadata with the step (which also
+//! fixes the data position: batch `step` is next) and the seed. Decoding
+//! checks every tensor against the run's step graph. No files here.
+
+use super::step::{Slot, StepGraph};
+use crate::data;
+use sexpgpu_graph::Tensor;
+use std::collections::HashMap;
+
+pub struct Checkpoint {
+    pub params: Vec<Tensor>,
+    pub state: Vec<Tensor>,
+    /// Steps done; the next batch is number `step` (from 0).
+    pub step: u64,
+}
+
+const FORMAT: &str = "sexpgpu-checkpoint-1";
+
+pub fn encode(c: &Checkpoint, step: &StepGraph, seed: u64) -> Result<Vec<u8>, String> {
+    let mut named: Vec<(String, &Tensor)> = Vec::new();
+    for (slot, t) in step.params.iter().zip(&c.params) {
+        named.push((format!("param/{}", slot.name), t));
+    }
+    for (slot, t) in step.state.iter().zip(&c.state) {
+        named.push((format!("opt/{}", slot.name), t));
+    }
+    let metadata = HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("step".to_string(), c.step.to_string()),
+        ("seed".to_string(), seed.to_string()),
+        ("data_batches_consumed".to_string(), c.step.to_string()),
+    ]);
+    data::encode(&named, metadata)
+}
+
+pub fn decode(bytes: &[u8], step: &StepGraph) -> Result<Checkpoint, String> {
+    let (tensors, metadata) = data::decode(bytes)?;
+    if metadata.get("format").map(String::as_str) != Some(FORMAT) {
+        return Err("it is not a SexpGPU checkpoint (no `format` metadata)".to_string());
+    }
+    let done = metadata
+        .get("step")
+        .and_then(|s| s.parse().ok())
+        .ok_or("its `step` metadata is missing")?;
+    let take = |prefix: &str, slots: &[Slot]| -> Result<Vec<Tensor>, String> {
+        slots
+            .iter()
+            .map(|slot| {
+                let name = format!("{prefix}/{}", slot.name);
+                let t = tensors
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, t)| t.clone())
+                    .ok_or_else(|| format!("it has no tensor `{name}`"))?;
+                if t.shape() != &slot.shape || t.dtype() != slot.dtype {
+                    return Err(format!(
+                        "`{name}` is {} {} there but {} {} in the run",
+                        t.shape(),
+                        t.dtype(),
+                        slot.shape,
+                        slot.dtype
+                    ));
+                }
+                Ok(t)
+            })
+            .collect()
+    };
+    Ok(Checkpoint {
+        params: take("param", &step.params)?,
+        state: take("opt", &step.state)?,
+        step: done,
+    })
+}

@@ -1,0 +1,669 @@
+//! Tracing a run's graphs: the optimizer's state initialiser, the step
+//! graph (loss with parameters and a batch as graph inputs, reverse-mode
+//! gradients, reporting outputs, the optimizer's update) and the eval graph.
+//! Mistakes found here point at the run's forms; nothing runs.
+
+use super::options::RunSpec;
+use super::{run_error, TracedRun};
+use crate::eval::{EvalResult, Flow, Interp, Site};
+use crate::trace::{self, GraphDef, Outputs, ReportKind, ReportValue, Traced};
+use crate::value::Value;
+use diag::{Diagnostic, Span};
+use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Shape, UnaryOp};
+use std::rc::Rc;
+
+/// One parameter: its key in the model's map, name, shape and dtype.
+#[derive(Clone)]
+pub struct Slot {
+    pub key: Value,
+    pub name: String,
+    pub shape: Shape,
+    pub dtype: DType,
+}
+
+/// What one reported output of a graph is.
+#[derive(Clone)]
+pub struct Reported {
+    pub kind: ReportKind,
+    pub name: String,
+    pub span: Span,
+    /// The output index, or a number fixed while tracing.
+    pub source: Source,
+}
+
+#[derive(Clone, Copy)]
+pub enum Source {
+    Output(usize),
+    Number(f64),
+}
+
+/// The step graph. Arguments: parameters, batch columns, optimizer state,
+/// hyper-parameters (f32 scalars). Outputs: the loss, the reported values,
+/// the new parameters, the new state.
+pub struct StepGraph {
+    pub graph: Graph,
+    pub params: Vec<Slot>,
+    pub batch: Vec<Slot>,
+    pub state: Vec<Slot>,
+    pub hyper: Vec<String>,
+    pub reports: Vec<Reported>,
+    /// Output index of the first new parameter; the state follows them.
+    pub first_param_output: usize,
+}
+
+/// The eval graph. Arguments: parameters, batch columns. Outputs: one per
+/// entry of `metrics`.
+pub struct EvalGraph {
+    pub graph: Graph,
+    pub metrics: Vec<String>,
+}
+
+pub fn trace_run(interp: &mut Interp, spec: RunSpec) -> EvalResult<TracedRun> {
+    let params = param_slots(&spec)?;
+    let (opt_init, state_template, state) = trace_opt_init(interp, &spec, &params)?;
+    let step = trace_step(interp, &spec, &params, &state_template, state)?;
+    let eval = match &spec.eval {
+        Some(eval) => Some(trace_eval(interp, &spec, eval, &params)?),
+        None => None,
+    };
+    for (graph, outputs) in [
+        (&opt_init, opt_init.outputs().len()),
+        (&step.graph, step.graph.outputs().len()),
+    ]
+    .into_iter()
+    .chain(eval.as_ref().map(|e| (&e.graph, e.metrics.len())))
+    {
+        trace::register(
+            interp,
+            Rc::new(GraphDef {
+                name: graph.name().to_string(),
+                graph: graph.clone(),
+                outputs: Outputs::Vector(outputs),
+                span: spec.span,
+            }),
+        );
+    }
+    Ok(TracedRun {
+        spec,
+        step,
+        eval,
+        opt_init,
+    })
+}
+
+fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
+    let model = &spec.model;
+    let Outputs::Map(keys) = &model.outputs else {
+        return Err(run_error(
+            "E-RUN-002",
+            format!(
+                "defrun: `:model` must be a `defmodel`, and `{}` is a graph",
+                model.name
+            ),
+            spec.span,
+        )
+        .into());
+    };
+    let graph = &model.graph;
+    let mut slots = Vec::new();
+    for (key, &node) in keys.iter().zip(graph.outputs()) {
+        let name = key_name(key);
+        if !graph.dtype(node).is_float() {
+            return Err(run_error(
+                "E-RUN-002",
+                format!(
+                    "parameter `{name}` is {}; parameters are floats",
+                    graph.describe(node)
+                ),
+                graph.node(node).span.unwrap_or(model.span),
+            )
+            .into());
+        }
+        slots.push(Slot {
+            key: key.clone(),
+            name,
+            shape: graph.shape(node).clone(),
+            dtype: graph.dtype(node),
+        });
+    }
+    Ok(slots)
+}
+
+pub fn key_name(key: &Value) -> String {
+    match key {
+        Value::Keyword(k) | Value::Str(k) | Value::Symbol(k) => k.to_string(),
+        other => other.repr(),
+    }
+}
+
+fn tensor_value(id: u32, node: NodeId, slot: &Slot) -> Value {
+    Value::Tensor(Rc::new(Traced {
+        graph: id,
+        node,
+        shape: slot.shape.clone(),
+        dtype: slot.dtype,
+    }))
+}
+
+fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Value {
+    Value::Map(Rc::new(
+        slots.iter().map(|s| s.key.clone()).zip(values).collect(),
+    ))
+}
+
+/// Parameters as `param` nodes of the graph being traced.
+fn add_params(interp: &mut Interp, params: &[Slot]) -> (Vec<NodeId>, Value) {
+    let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
+    let nodes: Vec<NodeId> = params
+        .iter()
+        .map(|s| graph.param(&s.name, s.shape.clone(), s.dtype))
+        .collect();
+    let value = map_of(
+        params,
+        params
+            .iter()
+            .zip(&nodes)
+            .map(|(s, &n)| tensor_value(id, n, s)),
+    );
+    (nodes, value)
+}
+
+fn add_inputs(interp: &mut Interp, prefix: &str, slots: &[Slot]) -> Vec<(NodeId, Value)> {
+    let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
+    slots
+        .iter()
+        .map(|s| {
+            let node = graph.input(format!("{prefix}{}", s.name), s.shape.clone(), s.dtype);
+            (node, tensor_value(id, node, s))
+        })
+        .collect()
+}
+
+/// Traces `(init params)`; returns the graph, the state's structure (its
+/// traced value) and its leaves.
+fn trace_opt_init(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    params: &[Slot],
+) -> EvalResult<(Graph, Value, Vec<Slot>)> {
+    let mut graph = Graph::new(format!("{}/opt-init", spec.name));
+    graph.set_span(Some(spec.optimizer.span));
+    let id = trace::begin(interp, graph);
+    let (_, p) = add_params(interp, params);
+    let site = Site::bare(spec.optimizer.span);
+    let result = interp.apply(&spec.optimizer.init, vec![p], &site);
+    let (mut graph, _) = trace::end(interp);
+    let state = result?;
+    let leaves = leaves_of(&state, id, "optimizer state", spec.optimizer.span)?;
+    let mut slots = Vec::new();
+    let mut outputs = Vec::new();
+    for (path, node) in leaves {
+        let node = match node {
+            Leaf::Node(n) => n,
+            Leaf::Host(t) => graph.constant(t),
+        };
+        slots.push(Slot {
+            key: Value::str(&path),
+            name: path,
+            shape: graph.shape(node).clone(),
+            dtype: graph.dtype(node),
+        });
+        outputs.push(node);
+    }
+    graph.set_outputs(outputs);
+    Ok((graph, state, slots))
+}
+
+enum Leaf {
+    Node(NodeId),
+    Host(sexpgpu_graph::Tensor),
+}
+
+/// The tensors of a nested map/vector value in order, with their paths.
+fn leaves_of(value: &Value, id: u32, what: &str, span: Span) -> EvalResult<Vec<(String, Leaf)>> {
+    fn walk(
+        value: &Value,
+        path: String,
+        id: u32,
+        out: &mut Vec<(String, Leaf)>,
+    ) -> Result<(), String> {
+        let join = |k: String| {
+            if path.is_empty() {
+                k
+            } else {
+                format!("{path}/{k}")
+            }
+        };
+        match value {
+            Value::Map(m) => m
+                .iter()
+                .try_for_each(|(k, v)| walk(v, join(key_name(k)), id, out)),
+            Value::Vector(xs) | Value::List(xs) => xs
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, v)| walk(v, join(i.to_string()), id, out)),
+            Value::Tensor(t) if t.graph == id => {
+                out.push((path, Leaf::Node(t.node)));
+                Ok(())
+            }
+            Value::HostTensor(t) => {
+                out.push((path, Leaf::Host((**t).clone())));
+                Ok(())
+            }
+            Value::Nil => Ok(()),
+            other => Err(format!("`{path}` is {}", crate::builtins::short(other))),
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, String::new(), id, &mut out).map_err(|why| {
+        Flow::from(
+            Diagnostic::error(
+                "E-RUN-002",
+                format!("the {what} must be maps and vectors of tensors of this graph: {why}"),
+            )
+            .with_primary(span, ""),
+        )
+    })?;
+    Ok(out)
+}
+
+/// Rebuilds `template`'s structure with `leaves` in place of its tensors.
+fn rebuild(template: &Value, leaves: &mut impl Iterator<Item = Value>) -> Value {
+    match template {
+        Value::Map(m) => Value::Map(Rc::new(
+            m.iter()
+                .map(|(k, v)| (k.clone(), rebuild(v, leaves)))
+                .collect(),
+        )),
+        Value::Vector(xs) => Value::vector(xs.iter().map(|v| rebuild(v, leaves)).collect()),
+        Value::List(xs) => Value::list(xs.iter().map(|v| rebuild(v, leaves)).collect()),
+        Value::Tensor(_) | Value::HostTensor(_) => leaves.next().unwrap_or(Value::Nil),
+        other => other.clone(),
+    }
+}
+
+/// Calls the optimizer's `:hyper` function for `step`: its scalars by name.
+pub fn hyper_values(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    step: u64,
+) -> EvalResult<Vec<(String, f64)>> {
+    let site = Site::bare(spec.optimizer.span);
+    let value = interp.apply(&spec.optimizer.hyper, vec![Value::Int(step as i64)], &site)?;
+    let Value::Map(entries) = &value else {
+        return Err(run_error(
+            "E-RUN-002",
+            format!(
+                "the optimizer's `:hyper` must return a map of numbers, got `{}`",
+                crate::builtins::short(&value)
+            ),
+            spec.optimizer.span,
+        )
+        .into());
+    };
+    entries
+        .iter()
+        .map(|(k, v)| match v.as_f64() {
+            Some(x) => Ok((key_name(k), x)),
+            None => Err(run_error(
+                "E-RUN-002",
+                format!(
+                    "the optimizer's `:hyper` gave `{}` for `{}`, not a number",
+                    crate::builtins::short(v),
+                    key_name(k)
+                ),
+                spec.optimizer.span,
+            )
+            .into()),
+        })
+        .collect()
+}
+
+fn slots_of_layout(layout: Vec<(Value, String, Shape, DType)>) -> Vec<Slot> {
+    layout
+        .into_iter()
+        .map(|(key, name, shape, dtype)| Slot {
+            key,
+            name,
+            shape,
+            dtype,
+        })
+        .collect()
+}
+
+fn trace_step(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    params: &[Slot],
+    state_template: &Value,
+    state: Vec<Slot>,
+) -> EvalResult<StepGraph> {
+    let hyper = hyper_values(interp, spec, 1)?;
+    let batch = slots_of_layout(spec.data.layout());
+    let mut graph = Graph::new(format!("{}/step", spec.name));
+    graph.set_span(Some(spec.span));
+    let id = trace::begin(interp, graph);
+    let result = trace_step_body(
+        interp,
+        spec,
+        id,
+        params,
+        &batch,
+        state_template,
+        &state,
+        &hyper,
+    );
+    let (mut graph, reports) = trace::end(interp);
+    let (loss, tap_norms, update_outputs) = result?;
+    let mut outputs = vec![loss];
+    let mut reported = Vec::new();
+    let mut tap_norms = tap_norms.into_iter();
+    for r in &reports {
+        let source = match r.value {
+            ReportValue::Number(x) => Source::Number(x),
+            ReportValue::Node(node) => {
+                let node = match r.kind {
+                    ReportKind::Diagnostic => any_true(&mut graph, node),
+                    ReportKind::Tap => tap_norms.next().unwrap_or(node),
+                    _ => node,
+                };
+                outputs.push(node);
+                Source::Output(outputs.len() - 1)
+            }
+        };
+        reported.push(Reported {
+            kind: r.kind,
+            name: r.name.clone(),
+            span: r.span,
+            source,
+        });
+    }
+    let first_param_output = outputs.len();
+    outputs.extend(update_outputs);
+    graph.set_outputs(outputs);
+    Ok(StepGraph {
+        graph,
+        params: params.to_vec(),
+        batch,
+        state,
+        hyper: hyper.into_iter().map(|(k, _)| k).collect(),
+        reports: reported,
+        first_param_output,
+    })
+}
+
+/// A scalar f32 that is 1 when any element of a boolean node is true.
+fn any_true(graph: &mut Graph, node: NodeId) -> NodeId {
+    let as_float = graph.cast(node, DType::F32);
+    graph
+        .reduce(ReduceOp::Max, as_float, None, false)
+        .expect("max over a float tensor")
+}
+
+/// Traces loss, gradients, gradient taps and the update into the active
+/// graph; returns the loss node, the norm of each tapped gradient (in
+/// report order) and the new parameters and state.
+#[allow(clippy::too_many_arguments)]
+fn trace_step_body(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    id: u32,
+    params: &[Slot],
+    batch: &[Slot],
+    state_template: &Value,
+    state: &[Slot],
+    hyper: &[(String, f64)],
+) -> EvalResult<(NodeId, Vec<NodeId>, Vec<NodeId>)> {
+    let (param_nodes, p) = add_params(interp, params);
+    let batch_inputs = add_inputs(interp, "batch/", batch);
+    let batch_value = map_of(batch, batch_inputs.iter().map(|(_, v)| v.clone()));
+    let state_inputs = add_inputs(interp, "opt/", state);
+    let state_value = rebuild(
+        state_template,
+        &mut state_inputs.iter().map(|(_, v)| v.clone()),
+    );
+    let hyper_slots: Vec<Slot> = hyper
+        .iter()
+        .map(|(k, _)| Slot {
+            key: Value::keyword(k),
+            name: k.clone(),
+            shape: Shape::scalar(),
+            dtype: DType::F32,
+        })
+        .collect();
+    let hyper_inputs = add_inputs(interp, "hyper/", &hyper_slots);
+    let hyper_value = map_of(&hyper_slots, hyper_inputs.iter().map(|(_, v)| v.clone()));
+
+    let site = Site::bare(spec.loss_span);
+    let loss = interp.apply(&spec.loss, vec![p.clone(), batch_value], &site)?;
+    let loss_node = match &loss {
+        Value::Tensor(t) if t.graph == id && t.shape.rank() == 0 && t.dtype.is_float() => t.node,
+        other => {
+            let what = match other {
+                Value::Tensor(t) => t.describe(),
+                v => v.type_name().to_string(),
+            };
+            return Err(Flow::from(
+                Diagnostic::error(
+                    "E-RUN-003",
+                    format!("the loss must be a float scalar [], got {what}"),
+                )
+                .with_primary(spec.loss_span, "this function gives the loss")
+                .with_help("reduce it to one number, e.g. with `nn/mean` or `nn/cross-entropy`"),
+            ));
+        }
+    };
+    // Taps: their gradient is taken too, and reported as its norm.
+    let tap_nodes: Vec<NodeId> = trace::reports(interp)
+        .iter()
+        .filter(|r| r.kind == ReportKind::Tap)
+        .filter_map(|r| match r.value {
+            ReportValue::Node(n) => Some(n),
+            ReportValue::Number(_) => None,
+        })
+        .collect();
+    let (graph, _) = trace::active_graph(interp).expect("tracing the step");
+    let wrt: Vec<NodeId> = param_nodes.iter().copied().chain(tap_nodes).collect();
+    let grads = sexpgpu_autodiff::grad(graph, loss_node, &wrt).map_err(|e| {
+        let mut d =
+            Diagnostic::error("E-RUN-003", e.message.clone()).with_primary(spec.loss_span, "");
+        if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
+            d = d.with_secondary(span, "at this operation");
+        }
+        if let Some(note) = &e.note {
+            d = d.with_note(note.clone());
+        }
+        Flow::from(d)
+    })?;
+    let tap_norms = grads[params.len()..]
+        .iter()
+        .map(|&g| norm(graph, g))
+        .collect();
+    let grad_value = map_of(
+        params,
+        params
+            .iter()
+            .zip(&grads)
+            .map(|(s, &n)| tensor_value(id, n, s)),
+    );
+    let site = Site::bare(spec.optimizer.span);
+    let updated = interp.apply(
+        &spec.optimizer.update,
+        vec![p, grad_value, state_value, hyper_value],
+        &site,
+    )?;
+    let (new_params, new_state) = match &updated {
+        Value::Vector(xs) | Value::List(xs) if xs.len() == 2 => (xs[0].clone(), xs[1].clone()),
+        other => {
+            return Err(run_error(
+                "E-RUN-002",
+                format!(
+                    "the optimizer's `:update` must return [new-params new-state], got `{}`",
+                    crate::builtins::short(other)
+                ),
+                spec.optimizer.span,
+            )
+            .into())
+        }
+    };
+    let mut outputs = Vec::new();
+    for slot in params {
+        let value = new_params.map_get(&slot.key).unwrap_or(Value::Nil);
+        outputs.push(matching_node(
+            interp,
+            id,
+            &value,
+            slot,
+            "parameter",
+            spec.optimizer.span,
+        )?);
+    }
+    let leaves = leaves_of(&new_state, id, "new optimizer state", spec.optimizer.span)?;
+    if leaves.len() != state.len() {
+        return Err(run_error(
+            "E-RUN-002",
+            format!(
+                "the optimizer's state had {} tensors, its update returns {}",
+                state.len(),
+                leaves.len()
+            ),
+            spec.optimizer.span,
+        )
+        .into());
+    }
+    for ((_, leaf), slot) in leaves.into_iter().zip(state) {
+        let value = match leaf {
+            Leaf::Node(n) => Value::Tensor(Rc::new(Traced {
+                graph: id,
+                node: n,
+                shape: slot.shape.clone(),
+                dtype: slot.dtype,
+            })),
+            Leaf::Host(t) => Value::HostTensor(Rc::new(t)),
+        };
+        outputs.push(matching_node(
+            interp,
+            id,
+            &value,
+            slot,
+            "state tensor",
+            spec.optimizer.span,
+        )?);
+    }
+    Ok((loss_node, tap_norms, outputs))
+}
+
+/// sqrt(sum(g * g)) in f32.
+fn norm(graph: &mut Graph, g: NodeId) -> NodeId {
+    let g = graph.cast(g, DType::F32);
+    let square = graph.binary(BinaryOp::Mul, g, g).expect("same shapes");
+    let total = graph
+        .reduce(ReduceOp::Sum, square, None, false)
+        .expect("sum of floats");
+    graph.unary(UnaryOp::Sqrt, total).expect("sqrt of a float")
+}
+
+/// A new parameter or state tensor, checked against the old one's shape and dtype.
+fn matching_node(
+    interp: &mut Interp,
+    id: u32,
+    value: &Value,
+    slot: &Slot,
+    what: &str,
+    span: Span,
+) -> EvalResult<NodeId> {
+    let (graph, _) = trace::active_graph(interp).expect("tracing the step");
+    let node = match value {
+        Value::Tensor(t) if t.graph == id => t.node,
+        Value::HostTensor(t) => graph.constant((**t).clone()),
+        other => {
+            return Err(run_error(
+                "E-RUN-002",
+                format!(
+                    "the optimizer's new {what} `{}` is `{}`, not a tensor",
+                    slot.name,
+                    crate::builtins::short(other)
+                ),
+                span,
+            )
+            .into())
+        }
+    };
+    if graph.shape(node) != &slot.shape || graph.dtype(node) != slot.dtype {
+        return Err(run_error(
+            "E-RUN-002",
+            format!(
+                "the optimizer's new {what} `{}` is {}, but it was {} {}",
+                slot.name,
+                graph.describe(node),
+                slot.shape,
+                slot.dtype
+            ),
+            span,
+        )
+        .into());
+    }
+    Ok(node)
+}
+
+fn trace_eval(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    eval: &super::options::EvalSpec,
+    params: &[Slot],
+) -> EvalResult<EvalGraph> {
+    let batch = slots_of_layout(eval.data.layout());
+    let mut graph = Graph::new(format!("{}/eval", spec.name));
+    graph.set_span(Some(eval.span));
+    let id = trace::begin(interp, graph);
+    let (_, p) = add_params(interp, params);
+    let inputs = add_inputs(interp, "batch/", &batch);
+    let batch_value = map_of(&batch, inputs.into_iter().map(|(_, v)| v));
+    let result = interp.apply(&eval.function, vec![p, batch_value], &Site::bare(eval.span));
+    let (mut graph, reports) = trace::end(interp);
+    let result = result?;
+    let mut metrics = Vec::new();
+    let mut outputs = Vec::new();
+    let entries: Vec<(String, Value)> = match &result {
+        Value::Map(m) => m.iter().map(|(k, v)| (key_name(k), v.clone())).collect(),
+        Value::Nil => Vec::new(),
+        other => {
+            return Err(run_error(
+                "E-RUN-002",
+                format!(
+                    "`:eval` must return a map of scalar metrics, got `{}`",
+                    crate::builtins::short(other)
+                ),
+                eval.span,
+            )
+            .into())
+        }
+    };
+    for (name, value) in entries {
+        match &value {
+            Value::Tensor(t) if t.graph == id && t.shape.rank() == 0 => {
+                metrics.push(name);
+                outputs.push(t.node);
+            }
+            other => {
+                return Err(run_error(
+                    "E-RUN-003",
+                    format!(
+                        "eval metric `{name}` must be a scalar tensor, got `{}`",
+                        crate::builtins::short(other)
+                    ),
+                    eval.span,
+                )
+                .into())
+            }
+        }
+    }
+    for r in reports.iter().filter(|r| r.kind == ReportKind::Metric) {
+        if let ReportValue::Node(n) = r.value {
+            metrics.push(r.name.clone());
+            outputs.push(n);
+        }
+    }
+    graph.set_outputs(outputs);
+    Ok(EvalGraph { graph, metrics })
+}
