@@ -358,37 +358,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn lower_single_axis(&mut self, axis: &ast::Axis, origin: FileId, in_group: bool) -> Axis {
         let kind = match &axis.kind {
             ast::AxisKind::Size(expr) => match self.lower_size(expr, origin, SizeSpot::InAxis) {
-                Some(SizeVal::Poly(poly)) => {
-                    let written = self.written(expr, origin);
-                    if let Some(value) = self.value_below_one(&poly) {
-                        self.report(
-                            Diagnostic::error(
-                                "E0401",
-                                format!("axis size `{written}` is {value}, less than 1"),
-                            )
-                            .with_primary(expr.span, format!("this is {value}"))
-                            .with_help("an axis has at least one element"),
-                        );
-                        return Axis {
-                            kind: AxisKind::Error,
-                            span: axis.span,
-                        };
-                    }
-                    let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
-                    // `?k` as written would hide which unknown it is: show `?k2`.
-                    let renumbered = poly.terms().iter().any(|t| {
-                        t.mono
-                            .factors()
-                            .iter()
-                            .any(|(s, _)| matches!(s, Symbol::Unknown { index, .. } if *index > 1))
-                    });
-                    let size = if renumbered {
-                        Size::computed(poly)
-                    } else {
-                        Size::new(poly, written)
-                    };
-                    AxisKind::Size { size, name }
-                }
+                Some(SizeVal::Poly(poly)) => self.size_axis(expr, origin, poly),
                 Some(SizeVal::Formula(formula)) => AxisKind::Rounded {
                     formula,
                     written: self.written(expr, origin),
@@ -523,6 +493,61 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             Ok((file, Decl::Alias(decl, list))) => Some((file, decl, list)),
             _ => None,
         }
+    }
+
+    /// A size axis. Its spelling is kept only where the polynomial would show
+    /// it differently, which saves work on the common `b`, `768`, `D` axes.
+    fn size_axis(&mut self, expr: &SizeExpr, origin: FileId, poly: Poly) -> AxisKind {
+        if let Some(value) = self.value_below_one(&poly) {
+            let written = self.written(expr, origin);
+            self.report(
+                Diagnostic::error(
+                    "E0401",
+                    format!("axis size `{written}` is {value}, less than 1"),
+                )
+                .with_primary(expr.span, format!("this is {value}"))
+                .with_help("an axis has at least one element"),
+            );
+            return AxisKind::Error;
+        }
+        let plain_name = match (&expr.kind, poly.as_symbol()) {
+            (SizeExprKind::Name(path), Some(Symbol::Generic(name) | Symbol::Dim { name, .. }))
+                if path.file.is_none() && origin == self.module =>
+            {
+                Some(name.clone())
+            }
+            _ => None,
+        };
+        if let Some(name) = plain_name {
+            return AxisKind::Size {
+                size: Size {
+                    poly,
+                    written: Some(name.clone()),
+                },
+                name: Some(name),
+            };
+        }
+        if let SizeExprKind::Int(_) = expr.kind {
+            return AxisKind::Size {
+                size: Size::computed(poly),
+                name: None,
+            };
+        }
+        let written = self.written(expr, origin);
+        let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
+        // `?k` as written would hide which unknown it is: show `?k2`.
+        let renumbered = poly.terms().iter().any(|t| {
+            t.mono
+                .factors()
+                .iter()
+                .any(|(s, _)| matches!(s, Symbol::Unknown { index, .. } if *index > 1))
+        });
+        let size = if renumbered {
+            Size::computed(poly)
+        } else {
+            Size::new(poly, written)
+        };
+        AxisKind::Size { size, name }
     }
 
     /// The size's value when it is known (numbers and dims only) and below 1.

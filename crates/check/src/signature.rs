@@ -381,7 +381,7 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
                     if size
                         .written
                         .as_deref()
-                        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
+                        .is_none_or(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
                 {
                     size.poly.as_constant()
                 }
