@@ -255,3 +255,50 @@ fn source_text(map: &SourceMap, span: Span) -> &str {
         .get(span.start as usize..span.end as usize)
         .unwrap_or("")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::check_files;
+    use expect_test::expect;
+
+    #[test]
+    fn aliases_use_aliases_declared_later_and_in_other_files() {
+        check_files(
+            &[
+                ("a.ss", "import v\ndim Pair = [v.Images 2]\ndim Quad = [Pair Pair]\nextern fn f(x: Quad) -> [b] = \"m.f\"\n"),
+                ("v.ss", "dim Images = [b 3 16gh 16gw]\n"),
+            ],
+            expect![[r#""#]],
+        );
+    }
+
+    #[test]
+    fn a_cycle_is_reported_once_and_its_users_stay_quiet() {
+        check_files(
+            &[("a.ss", "dim A = [B 1]\ndim B = [C 2]\ndim C = [A 3]\ndim User = [A D]\ndim D = 4\nextern fn f(x: User) -> [n] = \"m.f\"\n")],
+            expect![[r#"
+                a.ss:1:5 E2201 shape alias `A` is defined in terms of itself [`A`: this alias contains itself]
+                  also `B`: `A` uses `B`
+                  also `C`: `B` uses `C`
+                  also `A`: `C` uses `A`
+                  note: `A` = [B 1] uses `B`
+                  note: `B` = [C 2] uses `C`
+                  note: `C` = [A 3] uses `A`
+                  help: an alias may use other aliases, but the chain must end in axes
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_aliases_own_mistakes_are_reported_at_its_declaration_once() {
+        check_files(
+            &[("a.ss", "dim D = 768\ndim Bad = [b D/5]\nextern fn f(x: Bad) -> [b] = \"m.f\"\nextern fn g(x: Bad) -> [b] = \"m.g\"\n")],
+            expect![[r#"
+                a.ss:2:14 E0402 size division is not exact [`D/5`: 768 / 5 is not a whole number]
+                  note: `a / b` in a size must be exact: `b` a single term that divides every term of `a`, symbolically or once dims are replaced by their values
+                  note: `D` is 768
+                  help: write the other size as a multiple instead: `[2*n]` and `[n]` rather than `[n]` and `[n/2]`
+            "#]],
+        );
+    }
+}

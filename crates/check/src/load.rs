@@ -270,3 +270,58 @@ fn cycle_diagnostic(program: &Program, chain: &[usize]) -> Diagnostic {
     }
     diagnostic.with_help("move what the files share into a file that imports neither of them")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::check_files;
+    use expect_test::expect;
+
+    #[test]
+    fn missing_imports_say_where_they_looked() {
+        check_files(
+            &[("app/main.ss", "import vision\ndim A = vision.D\n")],
+            expect![[r#"
+            app/main.ss:1:8 E0201 cannot find `vision.ss` to import [`vision`: no such file]
+              note: looked for `app/vision.ss`
+              help: check the spelling, or give the folder that holds it with `-I DIR`
+        "#]],
+        );
+    }
+
+    #[test]
+    fn a_file_reached_twice_is_read_once() {
+        check_files(
+            &[
+                ("main.ss", "import a\nimport b\ndim M = a.A + b.B\n"),
+                ("a.ss", "import c\ndim A = c.C\n"),
+                ("b.ss", "import c\ndim B = c.C\n"),
+                ("c.ss", "dim C = 0\n"),
+            ],
+            expect![[r#"
+                c.ss:1:9 E0305 dim `C` is 0, not a whole number of at least 1 [`0`: this is 0]
+                  note: a dim is a size, so its value must be at least 1
+            "#]],
+        );
+    }
+
+    #[test]
+    fn names_are_declared_once_per_file() {
+        check_files(
+            &[
+                (
+                    "a.ss",
+                    "dim D = 1\nfn D(x: Real) -> Real = x\nrecord D { x: [n] }\n",
+                ),
+                ("b.ss", "dim D = 2\n"),
+            ],
+            expect![[r#"
+                a.ss:2:4 E0203 the name `D` is declared twice [`D`: declared again here]
+                  also `D`: first declared here
+                  help: rename or remove one of them
+                a.ss:3:8 E0203 the name `D` is declared twice [`D`: declared again here]
+                  also `D`: first declared here
+                  help: rename or remove one of them
+            "#]],
+        );
+    }
+}
