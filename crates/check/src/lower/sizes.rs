@@ -1,0 +1,348 @@
+//! Sizes inside one signature's types: resolves names (dims, generic axes,
+//! unknown sizes `?k`), does the arithmetic with exact division (E0402),
+//! overflow (E0414) and, in extern return types, rounded division kept as a
+//! formula. Part of `lower`; never replaces aliases (its parent does).
+
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
+
+use super::{alias_in_axis, Lowerer, Place, SizeSpot, SizeVal};
+use crate::dims::not_a_size;
+use crate::program::Decl;
+use crate::size::{Formula, Poly, Size, SizeError, Symbol};
+
+impl<'a> Lowerer<'a, '_> {
+    /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
+    pub(super) fn lower_plain_size(&mut self, expr: &SizeExpr) -> Option<Size> {
+        match self.lower_size(expr, self.module, SizeSpot::Elsewhere)? {
+            SizeVal::Poly(poly) => Some(Size::new(poly, self.written(expr, self.module))),
+            SizeVal::Formula(_) => {
+                self.report(inexact(
+                    expr.span,
+                    "this division is only exact for some values",
+                ));
+                None
+            }
+        }
+    }
+
+    pub(super) fn lower_size(
+        &mut self,
+        expr: &SizeExpr,
+        origin: FileId,
+        spot: SizeSpot,
+    ) -> Option<SizeVal> {
+        match &expr.kind {
+            SizeExprKind::Int(v) => match i128::try_from(*v) {
+                Ok(v) => Some(SizeVal::Poly(Poly::constant(v))),
+                Err(_) => {
+                    self.report(overflow(expr.span));
+                    None
+                }
+            },
+            SizeExprKind::Error => {
+                self.lost_names();
+                None
+            }
+            SizeExprKind::Unknown(name) => self
+                .unknown(name, expr.span)
+                .map(|s| SizeVal::Poly(Poly::symbol(s))),
+            SizeExprKind::Name(path) => {
+                // A lone name in a shape was already tried as an alias, so any
+                // alias here is part of one axis.
+                self.size_name(path, origin, spot)
+                    .map(|s| SizeVal::Poly(Poly::symbol(s)))
+            }
+            SizeExprKind::Binary { op, lhs, rhs } => {
+                let a = self.lower_size(lhs, origin, spot);
+                let b = self.lower_size(rhs, origin, spot);
+                let (a, b) = (a?, b?);
+                self.combine(*op, a, b, expr.span)
+            }
+        }
+    }
+
+    fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
+        let inexact_operands = match (&a, &b, op) {
+            (SizeVal::Poly(a), SizeVal::Poly(b), SizeOp::Div) => Some((a.clone(), b.clone())),
+            _ => None,
+        };
+        let result = match (a, b) {
+            (SizeVal::Poly(a), SizeVal::Poly(b)) => match op {
+                SizeOp::Add => a.add(&b).map(SizeVal::Poly),
+                SizeOp::Sub => a.sub(&b).map(SizeVal::Poly),
+                SizeOp::Mul => a.mul(&b).map(SizeVal::Poly),
+                SizeOp::Div => match self.divide(&a, &b) {
+                    Ok(q) => Ok(SizeVal::Poly(q)),
+                    Err(SizeError::Inexact | SizeError::DivisorNotATerm) if self.rounding => {
+                        Ok(SizeVal::Formula(Formula::FloorDiv(
+                            Box::new(Formula::Poly(a)),
+                            Box::new(Formula::Poly(b)),
+                        )))
+                    }
+                    Err(e) => Err(e),
+                },
+            },
+            (a, b) => {
+                let (a, b) = (Box::new(into_formula(a)), Box::new(into_formula(b)));
+                Ok(SizeVal::Formula(match op {
+                    SizeOp::Add => Formula::Add(a, b),
+                    SizeOp::Sub => Formula::Sub(a, b),
+                    SizeOp::Mul => Formula::Mul(a, b),
+                    SizeOp::Div => Formula::FloorDiv(a, b),
+                }))
+            }
+        };
+        match result {
+            Ok(v) => Some(v),
+            Err(SizeError::Overflow) => {
+                self.report(overflow(span));
+                None
+            }
+            Err(SizeError::DivideByZero) => {
+                self.report(inexact(span, "a division by 0"));
+                None
+            }
+            Err(SizeError::DivisorNotATerm) => {
+                self.report(inexact(
+                    span,
+                    "the divisor is a sum, so the quotient is not a size",
+                ));
+                None
+            }
+            Err(SizeError::Inexact) => {
+                let diagnostic = match &inexact_operands {
+                    Some((a, b)) => self.inexact_detail(span, a, b),
+                    None => inexact(span, "this division is only exact for some values"),
+                };
+                self.report(diagnostic);
+                None
+            }
+        }
+    }
+
+    /// E0402 saying why `a / b` isn't whole: the numbers once dims are
+    /// replaced (`768 / 5`), or the symbols it depends on (`n` may be odd).
+    fn inexact_detail(&self, span: Span, a: &Poly, b: &Poly) -> Diagnostic {
+        let dims = self.env.dims;
+        let value = |s: &Symbol| match s {
+            Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+            _ => None,
+        };
+        let (Ok(va), Ok(vb)) = (a.substitute(&value), b.substitute(&value)) else {
+            return inexact(span, "this division is only exact for some values");
+        };
+        let label = match (va.as_constant(), vb.as_constant()) {
+            (Some(x), Some(y)) => format!("{x} / {y} is not a whole number"),
+            _ => format!("`{a}` is not always a multiple of `{b}`"),
+        };
+        let mut diagnostic = inexact(span, &label);
+        let mut symbols = a.symbols();
+        symbols.extend(b.symbols());
+        symbols.sort();
+        symbols.dedup();
+        for symbol in symbols {
+            if let Some(v) = value(symbol) {
+                diagnostic = diagnostic.with_note(format!("`{symbol}` is {v}"));
+            }
+        }
+        diagnostic
+    }
+
+    /// Exact division, symbolically or once dims are replaced by their values (seed).
+    fn divide(&self, a: &Poly, b: &Poly) -> Result<Poly, SizeError> {
+        match a.div_exact(b) {
+            Ok(q) => Ok(q),
+            Err(SizeError::Overflow) => Err(SizeError::Overflow),
+            Err(first) => {
+                let dims = self.env.dims;
+                let value = |s: &Symbol| match s {
+                    Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+                    _ => None,
+                };
+                let (a, b) = (a.substitute(&value)?, b.substitute(&value)?);
+                a.div_exact(&b)
+                    .map_err(|e| if e == SizeError::Overflow { e } else { first })
+            }
+        }
+    }
+
+    fn unknown(&mut self, name: &ast::Ident, span: Span) -> Option<Symbol> {
+        if self.place == Place::Param {
+            self.report(
+                Diagnostic::error(
+                    "E0306",
+                    format!("unknown size `?{}` in a parameter's type", name.name),
+                )
+                .with_primary(span, "a parameter's sizes can't be unknown")
+                .with_help(format!(
+                    "the caller chooses the parameters' sizes: write `{}`",
+                    name.name
+                )),
+            );
+            return None;
+        }
+        let key: Arc<str> = self.env.names.intern(&name.name);
+        let index = match self.unknowns_in_type.get(&key) {
+            Some(&index) => index,
+            None => {
+                let count = self.unknown_counts.entry(key.clone()).or_insert(0);
+                *count += 1;
+                self.unknowns_in_type.insert(key.clone(), *count);
+                *count
+            }
+        };
+        Some(Symbol::Unknown { name: key, index })
+    }
+
+    /// A name in a size: a dim, else a generic axis.
+    pub(super) fn size_name(
+        &mut self,
+        path: &ast::Path,
+        origin: FileId,
+        spot: SizeSpot,
+    ) -> Option<Symbol> {
+        let program = self.env.program;
+        let found = match program.lookup(origin, path) {
+            Ok(found) => Some(found),
+            Err(error) if path.file.is_some() => {
+                self.report_lookup(error);
+                return None;
+            }
+            // A plain name of another file's alias that isn't declared there:
+            // a dim of the using file, or the using signature's own axis.
+            Err(_) if origin != self.module => match program.decl(self.module, &path.name.name) {
+                Some(decl @ Decl::Dim(..)) => Some((self.module, decl)),
+                _ => None,
+            },
+            Err(_) => None,
+        };
+        match found {
+            Some((file, Decl::Dim(d, _))) => {
+                if self.env.dims.is_broken(file, &d.name.name) {
+                    return None;
+                }
+                Some(Symbol::Dim {
+                    file,
+                    name: self.env.names.intern(&d.name.name),
+                })
+            }
+            Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
+                self.report(alias_in_axis(path, decl, path.span));
+                None
+            }
+            Some((_, decl)) => {
+                self.report(not_a_size(path, decl));
+                None
+            }
+            None => self.generic(&path.name, origin),
+        }
+    }
+
+    /// A generic axis name: introduced by a parameter's type, used elsewhere.
+    pub(super) fn generic(&mut self, name: &ast::Ident, origin: FileId) -> Option<Symbol> {
+        let key: Arc<str> = self.env.names.intern(&name.name);
+        // Names are interned, so one pointer comparison tells them apart.
+        if self.generic_order.iter().any(|g| Arc::ptr_eq(g, &key)) {
+            return Some(Symbol::Generic(key));
+        }
+        if self.place != Place::Return {
+            self.generic_order.push(key.clone());
+            return Some(Symbol::Generic(key));
+        }
+        let _ = origin;
+        if self.params_incomplete {
+            return None;
+        }
+        self.report(
+            Diagnostic::error("E0301", format!("cannot find size `{}`", name.name))
+                .with_primary(name.span, "not a dim, and no parameter's type has this axis")
+                .with_help(format!(
+                    "a generic axis is introduced by a parameter's type: use `{0}` in one, or declare `dim {0} = ...`",
+                    name.name
+                )),
+        );
+        None
+    }
+
+    pub(super) fn source(&self, span: Span, origin: FileId) -> &'a str {
+        let text = self.env.map.text(origin);
+        text.get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+
+    /// The user's spelling of a size; another file's dims are named as this file names them.
+    pub(super) fn written(&self, expr: &SizeExpr, origin: FileId) -> Arc<str> {
+        if origin == self.module {
+            return self.env.names.intern(self.source(expr.span, origin));
+        }
+        let mut out = String::new();
+        self.render(expr, origin, &mut out, 0);
+        self.env.names.intern(&out)
+    }
+
+    fn render(&self, expr: &SizeExpr, origin: FileId, out: &mut String, outer: u8) {
+        match &expr.kind {
+            SizeExprKind::Int(v) => out.push_str(&v.to_string()),
+            SizeExprKind::Error => out.push('_'),
+            SizeExprKind::Unknown(name) => {
+                out.push('?');
+                out.push_str(&name.name);
+            }
+            SizeExprKind::Name(path) => match self.env.program.lookup(origin, path) {
+                Ok((file, Decl::Dim(..))) if file != self.module => {
+                    out.push_str(&self.env.program.import_name(self.module, file));
+                    out.push('.');
+                    out.push_str(&path.name.name);
+                }
+                _ => out.push_str(&path.name.name),
+            },
+            SizeExprKind::Binary { op, lhs, rhs } => {
+                let prec = match op {
+                    SizeOp::Add | SizeOp::Sub => 1,
+                    SizeOp::Mul | SizeOp::Div => 2,
+                };
+                if prec < outer {
+                    out.push('(');
+                }
+                self.render(lhs, origin, out, prec);
+                out.push_str(if prec == 1 { " " } else { "" });
+                out.push_str(op.as_str());
+                out.push_str(if prec == 1 { " " } else { "" });
+                self.render(rhs, origin, out, prec + 1);
+                if prec < outer {
+                    out.push(')');
+                }
+            }
+        }
+    }
+
+    pub(super) fn show_path(&self, path: &ast::Path) -> String {
+        match &path.file {
+            Some(file) => format!("{}.{}", file.name, path.name.name),
+            None => path.name.name.clone(),
+        }
+    }
+}
+
+fn into_formula(v: SizeVal) -> Formula {
+    match v {
+        SizeVal::Poly(p) => Formula::Poly(p),
+        SizeVal::Formula(f) => f,
+    }
+}
+
+pub(super) fn overflow(span: Span) -> Diagnostic {
+    Diagnostic::error("E0414", "size does not fit in 128 bits")
+        .with_primary(span, "this size overflows")
+        .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
+}
+
+pub(super) fn inexact(span: Span, why: &str) -> Diagnostic {
+    Diagnostic::error("E0402", "size division is not exact")
+        .with_primary(span, why)
+        .with_note("`a / b` in a size must be exact: `b` a single term that divides every term of `a`, symbolically or once dims are replaced by their values")
+        .with_help("write the other size as a multiple instead: `[2*n]` and `[n]` rather than `[n]` and `[n/2]`")
+}
