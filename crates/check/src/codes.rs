@@ -309,6 +309,24 @@ fn f(x: [D]) -> [D] = x
 ```
 ";
 
+"E0311", "group inside a group",
+"A group `(a b)` is one axis whose size is the product of its parts. Groups
+nest one level in types: a group can't contain another group (a grouped size
+such as `16gh` is fine).
+
+Wrong:
+
+```
+fn flat(x: [((a b) c)]) -> [a b c] = x to [a b c]
+```
+
+Fixed:
+
+```
+fn flat(x: [(a b c)]) -> [a b c] = x to [a b c]
+```
+";
+
 "E0401", "sizes or shapes don't match",
 "Two sizes that must be equal are not, after every dim is replaced by its
 value. Generic and unknown sizes equal only themselves.

@@ -369,6 +369,14 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 },
                 None => AxisKind::Error,
             },
+            ast::AxisKind::Group(_) if in_group => {
+                self.report(
+                    Diagnostic::error("E0311", "a group can't contain another group")
+                        .with_primary(axis.span, "a group inside a group")
+                        .with_help("groups nest one level: write the inner axes in the outer group, as in `(a b c)`"),
+                );
+                AxisKind::Error
+            }
             ast::AxisKind::Group(parts) => {
                 let mut lowered = Vec::with_capacity(parts.len());
                 for part in parts {
