@@ -1,9 +1,20 @@
 //! SexpGPU's graph compiler and its always-built CPU backend (spec section
 //! 8): `compile` lowers a traced graph to fused kernels over arena buffers
 //! reused by liveness, and `Program::run` executes them on all threads.
-//! Results agree with `sexpgpu_graph::execute`, the reference executor (see
-//! the README of each kernel module for where they are bit-identical). Never
-//! reads files or prints; the command crate owns I/O.
+//! Never reads files or prints; the command crate owns I/O.
+//!
+//! Agreement with `sexpgpu_graph::execute` (the reference executor):
+//! - bit-identical: every elementwise op, fused or not (bf16 is rounded
+//!   after every op and i32 wraps, as the reference does), casts, `where`,
+//!   comparisons, layout ops, `index`, `gather`, `index-add` and
+//!   `scatter-add` (f64 accumulation in the same order), `linear-scan`,
+//!   `iota`, `full`, constants, `normal` and `uniform` (same streams), `max`,
+//!   column and general `sum`s, and all integer ops including matmul;
+//! - within one f32 rounding: `sum` over trailing axes or over everything
+//!   (f64 partial sums in another order before the one rounding to f32);
+//! - within f32 (or bf16) tolerance: float `matmul`, which uses an f32 SGEMM
+//!   where the reference accumulates in f64 (relative error grows like
+//!   `sqrt(k) * 2^-24`; bf16 results are one rounding of that f32 value).
 
 mod backend;
 mod cpu;

@@ -89,3 +89,23 @@ fn describe_shows_kernels_buffers_and_fused_loops() {
     "#]]
     .assert_eq(&compile(&g).unwrap().describe());
 }
+
+#[test]
+fn one_program_runs_from_several_threads_at_once() {
+    let g = deep(3);
+    let mut rng = Rng::new(32);
+    let mut args = vec![tensor(&mut rng, &[16, 32], DType::F32)];
+    for _ in 0..3 {
+        args.push(tensor(&mut rng, &[32, 32], DType::F32));
+    }
+    let program = compile(&g).unwrap();
+    let want = program.run(&args, 0).unwrap();
+    std::thread::scope(|s| {
+        let runs: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| program.run(&args, 0).unwrap()))
+            .collect();
+        for run in runs {
+            assert_eq!(run.join().unwrap(), want);
+        }
+    });
+}
