@@ -120,6 +120,12 @@ fn add_module(
 ) -> FileId {
     let file = map.add(path.display().to_string(), text);
     let parsed = syntax::parse(file, map.text(file));
+    let parse_errors = parsed
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .filter_map(|d| d.primary.as_ref().map(|l| l.span))
+        .collect();
     diagnostics.extend(parsed.diagnostics);
     let names = top_level_names(&parsed.file, diagnostics);
     let name = path
@@ -138,6 +144,7 @@ fn add_module(
         ast: parsed.file,
         imports: HashMap::default(),
         names,
+        parse_errors,
     });
     file
 }

@@ -19,6 +19,18 @@ pub struct Module {
     pub imports: HashMap<String, FileId>,
     /// Top-level name to the index of its (first) item in `ast.items`.
     pub names: HashMap<String, usize>,
+    /// Where the parser reported mistakes, so the checker doesn't report
+    /// what they left missing a second time.
+    pub parse_errors: Vec<Span>,
+}
+
+impl Module {
+    /// Whether the parser reported a mistake inside `span`.
+    pub fn has_parse_error_in(&self, span: Span) -> bool {
+        self.parse_errors
+            .iter()
+            .any(|e| e.start >= span.start && e.start <= span.end)
+    }
 }
 
 /// What a top-level name means.

@@ -40,6 +40,8 @@ struct SigSource<'a> {
     params: &'a [ast::Param],
     ret: Option<&'a ast::Type>,
     python: Option<Option<&'a ast::StrLit>>,
+    /// The item and what follows it up to the next item.
+    span: Span,
 }
 
 /// Checks every top-level signature of every module.
@@ -50,18 +52,28 @@ pub fn check_all(
     let mut out = HashMap::default();
     for module in &env.program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
+            // The parser's mistakes after this item's start and before the
+            // next item's belong to it.
+            let region_end = module
+                .ast
+                .items
+                .get(i + 1)
+                .map_or(u32::MAX, |next| next.span().start);
+            let region = Span::new(module.file, item.span().start, region_end);
             let source = match item {
                 ast::Item::Fn(f) => SigSource {
                     name: &f.name,
                     params: &f.params,
                     ret: f.ret.as_ref(),
                     python: None,
+                    span: region,
                 },
                 ast::Item::ExternFn(f) => SigSource {
                     name: &f.name,
                     params: &f.params,
                     ret: f.ret.as_ref(),
                     python: Some(f.python.as_ref()),
+                    span: region,
                 },
                 _ => continue,
             };
@@ -132,7 +144,9 @@ fn check_signature(
     let diagnostics = lowerer.diagnostics;
     let mut python = None;
     if let Some(string) = source.python {
-        check_extern_rules(source, &params, ret.as_ref(), diagnostics);
+        if !env.program.module(file).has_parse_error_in(source.span) {
+            check_extern_rules(source, &params, ret.as_ref(), diagnostics);
+        }
         if let Some(string) = string {
             if check_python_name(string, diagnostics) {
                 python = Some(string.value.clone());
@@ -209,6 +223,13 @@ fn check_extern_rules(
     ret: Option<&Ty>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    if let Some(None) = source.python {
+        diagnostics.push(
+            Diagnostic::error("E0308", format!("extern fn `{}` has no Python name", source.name.name))
+                .with_primary(source.name.span, "needs `= \"module.function\"`")
+                .with_help("an extern fn stands for a Python function: end it with its dotted name, as in `= \"torch.special.erfc\"`"),
+        );
+    }
     if source.ret.is_none() {
         diagnostics.push(
             Diagnostic::error("E0308", format!("extern fn `{}` has no return type", source.name.name))
