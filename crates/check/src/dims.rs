@@ -21,7 +21,7 @@ pub type DimKey = (FileId, Arc<str>);
 #[derive(Default, Debug)]
 pub struct DimValues {
     /// By module, then by name, so lookups by `&str` don't allocate.
-    values: HashMap<FileId, HashMap<Box<str>, Option<i128>>>,
+    values: HashMap<FileId, HashMap<Arc<str>, Option<i128>>>,
 }
 
 impl DimValues {
@@ -36,6 +36,14 @@ impl DimValues {
 
     pub fn is_broken(&self, file: FileId, name: &str) -> bool {
         matches!(self.values.get(&file).and_then(|m| m.get(name)), Some(None))
+    }
+
+    /// The dim's shared name and value (`None` when broken), in one lookup.
+    pub fn entry(&self, file: FileId, name: &str) -> Option<(&Arc<str>, Option<i128>)> {
+        self.values
+            .get(&file)?
+            .get_key_value(name)
+            .map(|(k, v)| (k, *v))
     }
 
     /// The size with every (working) dim replaced by its value.
@@ -152,7 +160,7 @@ pub fn evaluate(
         out.values
             .entry(file)
             .or_default()
-            .insert(Box::from(&*name), values[i].flatten());
+            .insert(name, values[i].flatten());
     }
     out
 }

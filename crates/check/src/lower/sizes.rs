@@ -220,15 +220,13 @@ impl<'a> Lowerer<'a, '_> {
             Err(_) => None,
         };
         match found {
-            Some((file, Decl::Dim(d, _))) => {
-                if self.env.dims.is_broken(file, &d.name.name) {
-                    return None;
-                }
-                Some(Symbol::Dim {
+            Some((file, Decl::Dim(d, _))) => match self.env.dims.entry(file, &d.name.name) {
+                Some((name, Some(_))) => Some(Symbol::Dim {
                     file,
-                    name: self.env.names.intern(&d.name.name),
-                })
-            }
+                    name: name.clone(),
+                }),
+                _ => None,
+            },
             Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
                 self.report(alias_in_axis(path, decl, path.span));
                 None
@@ -243,11 +241,11 @@ impl<'a> Lowerer<'a, '_> {
 
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
     pub(super) fn generic(&mut self, name: &ast::Ident, origin: FileId) -> Option<Symbol> {
-        let key: Arc<str> = self.env.names.intern(&name.name);
-        // Names are interned, so one pointer comparison tells them apart.
-        if self.generic_order.iter().any(|g| Arc::ptr_eq(g, &key)) {
-            return Some(Symbol::Generic(key));
+        // A signature has few generic axes: a scan beats hashing the name.
+        if let Some(known) = self.generic_order.iter().find(|g| ***g == *name.name) {
+            return Some(Symbol::Generic(known.clone()));
         }
+        let key: Arc<str> = self.env.names.intern(&name.name);
         if self.place != Place::Return {
             self.generic_order.push(key.clone());
             return Some(Symbol::Generic(key));
