@@ -41,7 +41,18 @@ pub const CODES: &[Code] = &[
     Code { code: "E-FLOW-001", summary: "branching on a tensor", explanation: "`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`.\n\n    (if (> x 0) x 0)          ; write (where (> x 0) x 0)\n" },
     Code { code: "E-FLOW-002", summary: "a tensor from another graph", explanation: "Each `defgraph` is traced on its own; a tensor kept from one (say with `def`) does not exist in another. Recompute it in this graph or pass it in as an input.\n" },
     Code { code: "E-FLOW-003", summary: "a tensor operation with no graph being traced", explanation: "Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`.\n\n    (zeros [2 2])      ; at top level\n" },
-    Code { code: "E-RUN-001", summary: "a graph failed while running", explanation: "The reference executor refused the data given to a graph at run time, such as an index outside its table.\n" },
+    Code { code: "E-RUN-001", summary: "a graph failed while running", explanation: "A graph refused the data given to it at run time, such as an index outside its table, or a run's graph could not be compiled.\n" },
+    Code { code: "E-RUN-002", summary: "a run or model is set up wrongly", explanation: "A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of float tensors, or an optimizer's update returns tensors of other shapes than it was given.\n\n    (defrun r :model (mlp 4 8 2) :loss (fn (p b) ...))   ; no :data, no :optimizer\n" },
+    Code { code: "E-RUN-003", summary: "the loss is not a float scalar", explanation: "A run differentiates its loss, so `:loss` must return one float number per step: a tensor of shape `[]` and dtype f32 or bf16. Reduce a per-example loss with `nn/mean`, or use `nn/cross-entropy`, which averages already. Eval metrics must be scalars too.\n\n    :loss (fn (p batch) (* (:x batch) (:w p)))   ; [64, 8], not []\n" },
+    Code { code: "E-RUN-004", summary: "the data does not fit the run", explanation: "The data of a run must be a map of loaded tensors with one row per example in every column (same first dimension), batches no larger than the data, or token windows shorter than the token sequence. `nn/batches` and `nn/windows` make the usual shapes.\n\n    :data (nn/batches {:x xs :y ys} :size 64)   ; xs has 100 rows, ys 90\n" },
+    Code { code: "E-RUN-005", summary: "the loss became NaN or infinite", explanation: "The step named in the message produced a loss that is not a finite number; later steps would only spread it. Lower the learning rate, clip gradients (`:clip-norm` of `nn/adamw` and `nn/sgd`), or look for a `log` of zero or a division by zero in the model.\n" },
+    Code { code: "E-RUN-006", summary: "a `diagnostic` condition held", explanation: "A `(diagnostic cond \"message\")` in the traced code found `cond` true at run time (any element, for a tensor); the run stops at that form and names the step. A condition already true while tracing stops at once.\n\n    (diagnostic (> (nn/mean (abs h)) 1e4) \"activations exploded\")\n" },
+    Code { code: "E-RUN-007", summary: "a checkpoint does not fit the run", explanation: "`--resume DIR` found a checkpoint whose parameters or optimizer state differ in name, shape or dtype from the run's, or a file that is not a SexpGPU checkpoint. Resume with the same model and optimizer that wrote it.\n" },
+    Code { code: "E-RUN-008", summary: "a reporting operation used wrongly", explanation: "`metric` and `counter` take a keyword name and a scalar (a `[]` tensor or a number), `tap-gradient` a float tensor and `:name \"...\"`, `diagnostic` a boolean tensor and a message string.\n\n    (metric :loss losses)     ; losses is [64]: use (nn/mean losses)\n" },
+    Code { code: "E-IO-001", summary: "a file cannot be read", explanation: "A data file (`load-npz`, `load-npy`, `load-safetensors`, `load-text`) or a checkpoint to resume from does not exist or cannot be read. Relative paths are read from the directory of the `.sx` file.\n\n    (load-npz \"data/missing.npz\")\n" },
+    Code { code: "E-IO-002", summary: "a file is not in the expected format", explanation: "The file exists but is not a valid `.npy`, `.npz` (a zip of stored `.npy` members, as `numpy.savez` writes; `savez_compressed` is not read), safetensors file or UTF-8 text.\n" },
+    Code { code: "E-IO-003", summary: "a checkpoint cannot be written", explanation: "`--checkpoint DIR` could not create the directory or write the file. Checkpoints are written to a temporary file and renamed, so the previous checkpoint stays intact.\n" },
+    Code { code: "E-NN-001", summary: "an nn library function was used wrongly", explanation: "A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes; the message says which, and the diagnostic points at your call. Library code reports these with `(error! \"E-NN-001\" \"message\" :at x :note \"...\")`.\n" },
 ];
 
 pub fn lookup(code: &str) -> Option<&'static Code> {
@@ -94,6 +105,14 @@ mod tests {
             include_str!("trace/mod.rs"),
             include_str!("trace/args.rs"),
             include_str!("trace/ops.rs"),
+            include_str!("data/mod.rs"),
+            include_str!("train/mod.rs"),
+            include_str!("train/options.rs"),
+            include_str!("train/batches.rs"),
+            include_str!("train/step.rs"),
+            include_str!("train/report.rs"),
+            include_str!("train/run.rs"),
+            include_str!("lib/nn.sx"),
         ]
         .concat();
         let mut used: Vec<&str> = sources

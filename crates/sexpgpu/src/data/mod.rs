@@ -17,7 +17,101 @@ use std::rc::Rc;
 
 pub static TABLE: &[Builtin] = table! {
     "load-npy" => load_npy, "load-npz" => load_npz, "load-safetensors" => load_safetensors,
+    "load-text" => load_text, "char-vocab" => char_vocab, "encode-chars" => encode_chars,
+    "decode-chars" => decode_chars,
 };
+
+/// `(load-text "corpus.txt")`: a UTF-8 text file as a string.
+fn load_text(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    let bytes = read(interp, "load-text", site, &args)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| bad_file("load-text", site, "the file is not UTF-8 text"))?;
+    Ok(Value::str(&text))
+}
+
+fn string_arg<'a>(op: &str, args: &'a [Value], site: &Site, i: usize) -> EvalResult<&'a str> {
+    match args.get(i) {
+        Some(Value::Str(s)) => Ok(s),
+        Some(other) => Err(wrong_type(op, "a string", other, site, i)),
+        None => Err(crate::eval::error(
+            "E-EVAL-002",
+            format!("`{op}` needs a string"),
+            site.span,
+        )),
+    }
+}
+
+/// `(char-vocab text)`: the distinct characters of `text`, sorted, as a string.
+fn char_vocab(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("char-vocab", site, &args, 1, Some(1))?;
+    let text = string_arg("char-vocab", &args, site, 0)?;
+    let mut chars: Vec<char> = text.chars().collect();
+    chars.sort_unstable();
+    chars.dedup();
+    Ok(Value::str(&chars.into_iter().collect::<String>()))
+}
+
+/// `(encode-chars text vocab)`: each character's position in `vocab`, as
+/// an i32 tensor `[n]`; a character missing from `vocab` is `E-EVAL-003`.
+fn encode_chars(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("encode-chars", site, &args, 2, Some(2))?;
+    let text = string_arg("encode-chars", &args, site, 0)?;
+    let vocab: Vec<char> = string_arg("encode-chars", &args, site, 1)?
+        .chars()
+        .collect();
+    let mut ids = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        match vocab
+            .binary_search(&c)
+            .ok()
+            .or_else(|| vocab.iter().position(|&v| v == c))
+        {
+            Some(i) => ids.push(i as i64),
+            None => {
+                return Err(crate::eval::error(
+                    "E-EVAL-003",
+                    format!("encode-chars: {c:?} is not in the vocabulary"),
+                    site.arg(0),
+                ))
+            }
+        }
+    }
+    let n = ids.len();
+    let tensor = Tensor::from_i64s(Shape::new(vec![n]), &ids, sexpgpu_graph::DType::I32)
+        .expect("n ids for [n]");
+    Ok(Value::HostTensor(Rc::new(tensor)))
+}
+
+/// `(decode-chars ids vocab)`: the characters of integer ids (a computed
+/// tensor or a vector of integers) as a string.
+fn decode_chars(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity("decode-chars", site, &args, 2, Some(2))?;
+    let vocab: Vec<char> = string_arg("decode-chars", &args, site, 1)?
+        .chars()
+        .collect();
+    let ids: Vec<i64> = match &args[0] {
+        Value::HostTensor(t) if t.dtype().is_integer() => t.to_i64s(),
+        Value::Vector(xs) | Value::List(xs) => xs
+            .iter()
+            .map(|x| x.as_f64().unwrap_or(-1.0) as i64)
+            .collect(),
+        other => return Err(wrong_type("decode-chars", "integer ids", other, site, 0)),
+    };
+    let text: Option<String> = ids
+        .iter()
+        .map(|&i| usize::try_from(i).ok().and_then(|i| vocab.get(i).copied()))
+        .collect();
+    text.map(|t| Value::str(&t)).ok_or_else(|| {
+        crate::eval::error(
+            "E-EVAL-010",
+            format!(
+                "decode-chars: an id is outside the vocabulary of {}",
+                vocab.len()
+            ),
+            site.arg(0),
+        )
+    })
+}
 
 /// Reads a file through the host, or `E-IO-001` at the path argument.
 fn read(interp: &mut Interp, op: &str, site: &Site, args: &[Value]) -> EvalResult<Vec<u8>> {

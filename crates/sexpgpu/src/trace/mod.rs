@@ -155,6 +155,8 @@ pub struct Tracer {
     pub seed: u64,
     active: Vec<Active>,
     next_id: u32,
+    /// How many functions `call` has run (folded into their seeds).
+    calls: u64,
     pub graphs: Vec<Rc<GraphDef>>,
 }
 
@@ -164,6 +166,7 @@ impl Tracer {
             seed,
             active: Vec::new(),
             next_id: 0,
+            calls: 0,
             graphs: Vec::new(),
         }
     }
@@ -417,20 +420,93 @@ pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
             site.span,
         ));
     };
-    let Value::Graph(def) = g else {
-        return Err(crate::builtins::wrong_type(
-            "call",
-            "a graph made by `defgraph`",
-            g,
-            site,
-            0,
-        ));
-    };
     let inner = Site {
         span: site.span,
         args: site.args.iter().skip(1).copied().collect(),
     };
-    call_graph(interp, &def.clone(), rest.to_vec(), &inner)
+    match g {
+        Value::Graph(def) => call_graph(interp, &def.clone(), rest.to_vec(), &inner),
+        Value::Fn(_) => call_function(interp, g, rest.to_vec(), &inner),
+        _ => Err(crate::builtins::wrong_type(
+            "call",
+            "a graph made by `defgraph`, or a function",
+            g,
+            site,
+            0,
+        )),
+    }
+}
+
+/// `(call f arg...)` with a function: traces `f` with each computed tensor
+/// argument (alone or in maps and vectors) as a graph input and other
+/// values as they are, runs the graph once and returns its results. Each
+/// such call folds a counter into the seed, so sampling differs per call.
+fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) -> EvalResult {
+    let mut graph = Graph::new("call");
+    graph.set_span(Some(site.span));
+    let id = begin(interp, graph);
+    let mut bound = Vec::new();
+    let traced_args: Vec<Value> = {
+        let (graph, _) = active_graph(interp).expect("begun above");
+        args.iter()
+            .map(|a| as_inputs(graph, id, a, &mut bound))
+            .collect()
+    };
+    let result = interp.apply(f, traced_args, site);
+    let (mut graph, _) = end(interp);
+    let result = result?;
+    let (outputs, kind) = graph_outputs(&mut graph, id, &result, site.span)?;
+    graph.set_outputs(outputs);
+    let results = match interp.mode {
+        Mode::Check => graph
+            .outputs()
+            .iter()
+            .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
+            .collect(),
+        Mode::Run => {
+            interp.tracer.calls += 1;
+            let seed = sexpgpu_graph::random::fold_seed(interp.tracer.seed, interp.tracer.calls);
+            sexpgpu_graph::execute(&graph, &bound, seed).map_err(|e| {
+                let mut d = Diagnostic::error("E-RUN-001", format!("`call` failed: {}", e.message))
+                    .with_primary(site.span, "while running this call");
+                if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
+                    d = d.with_secondary(span, "at this operation");
+                }
+                Flow::from(d)
+            })?
+        }
+    };
+    let mut results = results.into_iter().map(|t| Value::HostTensor(Rc::new(t)));
+    Ok(match kind {
+        Outputs::One => results.next().unwrap_or(Value::Nil),
+        Outputs::Vector(_) => Value::vector(results.collect()),
+        Outputs::Map(keys) => Value::Map(Rc::new(keys.into_iter().zip(results).collect())),
+    })
+}
+
+/// A host value with each computed tensor replaced by a new graph input.
+fn as_inputs(graph: &mut Graph, id: u32, value: &Value, bound: &mut Vec<Tensor>) -> Value {
+    match value {
+        Value::HostTensor(t) => {
+            let node = graph.input(format!("arg{}", bound.len()), t.shape().clone(), t.dtype());
+            bound.push((**t).clone());
+            Value::Tensor(Rc::new(Traced {
+                graph: id,
+                node,
+                shape: t.shape().clone(),
+                dtype: t.dtype(),
+            }))
+        }
+        Value::Map(m) => Value::Map(Rc::new(
+            m.iter()
+                .map(|(k, v)| (k.clone(), as_inputs(graph, id, v, bound)))
+                .collect(),
+        )),
+        Value::Vector(xs) => {
+            Value::vector(xs.iter().map(|v| as_inputs(graph, id, v, bound)).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// `(to-vec t)`: a computed tensor as nested vectors (a bare number for a scalar).

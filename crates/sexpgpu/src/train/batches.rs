@@ -321,8 +321,8 @@ mod tests {
 
     #[test]
     fn permutations_follow_seed_and_epoch() {
-        check(8, 0, 0, expect![""]);
-        check(8, 0, 1, expect![""]);
-        check(8, 1, 0, expect![""]);
+        check(8, 0, 0, expect!["[2, 5, 3, 4, 6, 1, 7, 0]"]);
+        check(8, 0, 1, expect!["[2, 6, 7, 0, 5, 3, 4, 1]"]);
+        check(8, 1, 0, expect!["[1, 4, 3, 7, 0, 2, 5, 6]"]);
     }
 }

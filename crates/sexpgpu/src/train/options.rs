@@ -44,6 +44,7 @@ pub struct EvalSpec {
     pub function: Value,
     pub span: Span,
     pub data: Batches,
+    pub data_span: Span,
     pub every: u64,
 }
 
@@ -174,6 +175,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
                 function: f,
                 span: f_span,
                 data: Batches::from_value(&data, d_span)?.in_order(),
+                data_span: d_span,
                 every: count("eval-every", log_every, 1)?,
             })
         }

@@ -149,11 +149,12 @@ pub fn execute_run(
     let n_params = params.len();
     let per_epoch = spec.data.per_epoch();
     io.log(&format!(
-        "run {}: {} parameters, {} steps, {} batches an epoch, seed {seed}{}",
+        "run {}: {} parameters, {} steps, {} batch{} an epoch, seed {seed}{}",
         spec.name,
         params.iter().map(Tensor::numel).sum::<usize>(),
         total,
         per_epoch,
+        if per_epoch == 1 { "" } else { "es" },
         if start > 0 {
             format!(", resumed at step {start}")
         } else {

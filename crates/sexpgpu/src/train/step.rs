@@ -152,8 +152,9 @@ fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Value {
 }
 
 /// Parameters as `param` nodes of the graph being traced.
-fn add_params(interp: &mut Interp, params: &[Slot]) -> (Vec<NodeId>, Value) {
+fn add_params(interp: &mut Interp, params: &[Slot], span: Span) -> (Vec<NodeId>, Value) {
     let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
+    graph.set_span(Some(span));
     let nodes: Vec<NodeId> = params
         .iter()
         .map(|s| graph.param(&s.name, s.shape.clone(), s.dtype))
@@ -168,8 +169,14 @@ fn add_params(interp: &mut Interp, params: &[Slot]) -> (Vec<NodeId>, Value) {
     (nodes, value)
 }
 
-fn add_inputs(interp: &mut Interp, prefix: &str, slots: &[Slot]) -> Vec<(NodeId, Value)> {
+fn add_inputs(
+    interp: &mut Interp,
+    prefix: &str,
+    slots: &[Slot],
+    span: Span,
+) -> Vec<(NodeId, Value)> {
     let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
+    graph.set_span(Some(span));
     slots
         .iter()
         .map(|s| {
@@ -189,7 +196,7 @@ fn trace_opt_init(
     let mut graph = Graph::new(format!("{}/opt-init", spec.name));
     graph.set_span(Some(spec.optimizer.span));
     let id = trace::begin(interp, graph);
-    let (_, p) = add_params(interp, params);
+    let (_, p) = add_params(interp, params, spec.model.span);
     let site = Site::bare(spec.optimizer.span);
     let result = interp.apply(&spec.optimizer.init, vec![p], &site);
     let (mut graph, _) = trace::end(interp);
@@ -414,10 +421,10 @@ fn trace_step_body(
     state: &[Slot],
     hyper: &[(String, f64)],
 ) -> EvalResult<(NodeId, Vec<NodeId>, Vec<NodeId>)> {
-    let (param_nodes, p) = add_params(interp, params);
-    let batch_inputs = add_inputs(interp, "batch/", batch);
+    let (param_nodes, p) = add_params(interp, params, spec.model.span);
+    let batch_inputs = add_inputs(interp, "batch/", batch, spec.data_span);
     let batch_value = map_of(batch, batch_inputs.iter().map(|(_, v)| v.clone()));
-    let state_inputs = add_inputs(interp, "opt/", state);
+    let state_inputs = add_inputs(interp, "opt/", state, spec.optimizer.span);
     let state_value = rebuild(
         state_template,
         &mut state_inputs.iter().map(|(_, v)| v.clone()),
@@ -431,7 +438,7 @@ fn trace_step_body(
             dtype: DType::F32,
         })
         .collect();
-    let hyper_inputs = add_inputs(interp, "hyper/", &hyper_slots);
+    let hyper_inputs = add_inputs(interp, "hyper/", &hyper_slots, spec.optimizer.span);
     let hyper_value = map_of(&hyper_slots, hyper_inputs.iter().map(|(_, v)| v.clone()));
 
     let site = Site::bare(spec.loss_span);
@@ -616,8 +623,8 @@ fn trace_eval(
     let mut graph = Graph::new(format!("{}/eval", spec.name));
     graph.set_span(Some(eval.span));
     let id = trace::begin(interp, graph);
-    let (_, p) = add_params(interp, params);
-    let inputs = add_inputs(interp, "batch/", &batch);
+    let (_, p) = add_params(interp, params, spec.model.span);
+    let inputs = add_inputs(interp, "batch/", &batch, eval.data_span);
     let batch_value = map_of(&batch, inputs.into_iter().map(|(_, v)| v));
     let result = interp.apply(&eval.function, vec![p, batch_value], &Site::bare(eval.span));
     let (mut graph, reports) = trace::end(interp);
