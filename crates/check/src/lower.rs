@@ -239,8 +239,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 }),
                 None => TyKind::Error,
             },
-            Ok((file, decl @ (Decl::Model(_) | Decl::Record(_)))) => {
-                let _ = decl;
+            Ok((file, Decl::Model(_) | Decl::Record(_))) => {
                 let args: Vec<Option<Size>> =
                     args.iter().map(|a| self.lower_plain_size(a)).collect();
                 if args.iter().any(Option::is_none) {
@@ -439,7 +438,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             }
             return AxisKind::Error;
         }
-        let Some(symbol) = self.generic(name, origin) else {
+        let Some(symbol) = self.generic(name) else {
             return AxisKind::Error;
         };
         let inner = Axis {
@@ -646,7 +645,6 @@ mod tests {
                 shown.push_str(&format!("{}\n", lowerer.lower_type(ret)));
             }
         }
-        let _ = lowerer;
         shown.push_str(&crate::tests::show(&map, &diagnostics));
         expect.assert_eq(&shown);
     }

@@ -235,12 +235,12 @@ impl<'a> Lowerer<'a, '_> {
                 self.report(not_a_size(path, decl));
                 None
             }
-            None => self.generic(&path.name, origin),
+            None => self.generic(&path.name),
         }
     }
 
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
-    pub(super) fn generic(&mut self, name: &ast::Ident, origin: FileId) -> Option<Symbol> {
+    pub(super) fn generic(&mut self, name: &ast::Ident) -> Option<Symbol> {
         // A signature has few generic axes: a scan beats hashing the name.
         if let Some(known) = self.generic_order.iter().find(|g| ***g == *name.name) {
             return Some(Symbol::Generic(known.clone()));
@@ -250,7 +250,6 @@ impl<'a> Lowerer<'a, '_> {
             self.generic_order.push(key.clone());
             return Some(Symbol::Generic(key));
         }
-        let _ = origin;
         if self.params_incomplete {
             return None;
         }
