@@ -109,5 +109,46 @@ fn main() {
         check_alone * 1e3,
         total_lines as f64 / check_alone
     );
+    phases(&files, &roots);
     assert_eq!(diagnostics, 0, "the generated workspace must check clean");
+}
+
+/// The time of each phase of `check::check`, run one after another as it does.
+fn phases(files: &MemoryFiles, roots: &[PathBuf]) {
+    let mut map = SourceMap::new();
+    let mut diagnostics = Vec::new();
+    let t = Instant::now();
+    let program = check::load::load(&mut map, files, roots, &[], &mut diagnostics);
+    let load = t.elapsed();
+    let t = Instant::now();
+    let dims = check::dims::evaluate(&program, &map, &mut diagnostics);
+    let dims_time = t.elapsed();
+    let t = Instant::now();
+    let aliases = check::alias::find_cycles(&program, &map, &mut diagnostics);
+    let names = check::lower::Interner::default();
+    let env = check::lower::Env {
+        program: &program,
+        map: &map,
+        dims: &dims,
+        aliases: &aliases,
+        names: &names,
+    };
+    check::alias::check_declarations(env, &mut diagnostics);
+    let alias_time = t.elapsed();
+    let t = Instant::now();
+    let signatures = check::signature::check_all(env, &mut diagnostics);
+    let signature_time = t.elapsed();
+    let t = Instant::now();
+    drop(signatures);
+    drop(program);
+    let drop_time = t.elapsed();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "phases: load+parse {:.1} ms, dims {:.1} ms, aliases {:.1} ms, signatures {:.1} ms, freeing {:.1} ms",
+        ms(load),
+        ms(dims_time),
+        ms(alias_time),
+        ms(signature_time),
+        ms(drop_time)
+    );
 }
