@@ -113,8 +113,22 @@ fn main() {
     assert_eq!(diagnostics, 0, "the generated workspace must check clean");
 }
 
-/// The time of each phase of `check::check`, run one after another as it does.
+/// The best time of each phase of `check::check` over five runs.
 fn phases(files: &MemoryFiles, roots: &[PathBuf]) {
+    let mut best = [f64::INFINITY; 5];
+    for _ in 0..5 {
+        for (slot, time) in best.iter_mut().zip(phases_once(files, roots)) {
+            *slot = slot.min(time);
+        }
+    }
+    println!(
+        "phases (best of 5): load+parse {:.1} ms, dims {:.1} ms, aliases {:.1} ms, signatures {:.1} ms, freeing {:.1} ms",
+        best[0], best[1], best[2], best[3], best[4]
+    );
+}
+
+/// The time of each phase, in milliseconds, run one after another as `check` does.
+fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> [f64; 5] {
     let mut map = SourceMap::new();
     let mut diagnostics = Vec::new();
     let t = Instant::now();
@@ -143,12 +157,5 @@ fn phases(files: &MemoryFiles, roots: &[PathBuf]) {
     drop(program);
     let drop_time = t.elapsed();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "phases: load+parse {:.1} ms, dims {:.1} ms, aliases {:.1} ms, signatures {:.1} ms, freeing {:.1} ms",
-        ms(load),
-        ms(dims_time),
-        ms(alias_time),
-        ms(signature_time),
-        ms(drop_time)
-    );
+    [ms(load), ms(dims_time), ms(alias_time), ms(signature_time), ms(drop_time)]
 }
