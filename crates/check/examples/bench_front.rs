@@ -157,5 +157,11 @@ fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> [f64; 5] {
     drop(program);
     let drop_time = t.elapsed();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    [ms(load), ms(dims_time), ms(alias_time), ms(signature_time), ms(drop_time)]
+    [
+        ms(load),
+        ms(dims_time),
+        ms(alias_time),
+        ms(signature_time),
+        ms(drop_time),
+    ]
 }
