@@ -6,15 +6,23 @@
 //! shape aliases, signatures.
 
 pub mod alias;
+pub mod body;
+pub mod broadcast;
+pub mod builtins;
 pub mod codes;
 pub mod dims;
 pub mod files;
 pub mod fxhash;
 pub mod load;
 pub mod lower;
+pub mod model;
+pub mod pattern;
+pub mod prelude;
 pub mod program;
 pub mod signature;
 pub mod size;
+pub mod solver;
+pub mod typed;
 pub mod types;
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -23,6 +31,7 @@ use std::sync::Arc;
 
 use diag::{Diagnostic, FileId, SourceMap};
 
+pub use builtins::builtins_ss;
 pub use files::{FileError, Files, MemoryFiles};
 pub use program::Program;
 pub use signature::Signature;
@@ -39,6 +48,12 @@ pub struct Checked {
     pub dims: dims::DimValues,
     pub aliases: alias::Aliases,
     pub signatures: HashMap<(FileId, Arc<str>), Signature>,
+    /// Every checked `fn` and method body, and models' and records' fields.
+    pub bodies: typed::Bodies,
+    /// The library files every check sees (`prelude.ss`, `nn.ss`), with
+    /// their names: no Python is generated for them and the editor shows
+    /// them read-only.
+    pub library: Vec<(FileId, &'static str)>,
     /// Sorted by file and position; one per mistake.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -51,7 +66,17 @@ pub fn check(
     options: &Options,
 ) -> Checked {
     let mut diagnostics = Vec::new();
-    let program = load::load(map, files, roots, &options.search_path, &mut diagnostics);
+    let with_library = prelude::WithLibrary(files);
+    let mut all_roots = roots.to_vec();
+    all_roots.extend(prelude::LIBRARY.iter().map(|(path, _)| PathBuf::from(path)));
+    let program = load::load(
+        map,
+        &with_library,
+        &all_roots,
+        &options.search_path,
+        &mut diagnostics,
+    );
+    let library = prelude::library_files(&program);
     let dims = dims::evaluate(&program, map, &mut diagnostics);
     let aliases = alias::find_cycles(&program, map, &mut diagnostics);
     let names = lower::Interner::default();
@@ -64,12 +89,15 @@ pub fn check(
     };
     alias::check_declarations(env, &mut diagnostics);
     let signatures = signature::check_all(env, &mut diagnostics);
+    let bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
     let diagnostics = tidy(diagnostics);
     Checked {
         program,
         dims,
         aliases,
         signatures,
+        bodies,
+        library,
         diagnostics,
     }
 }

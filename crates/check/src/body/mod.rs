@@ -1,0 +1,611 @@
+//! Function and method bodies (spec 6): scopes, statements, and the checking
+//! of each expression into `typed::Body`. Expressions live in `expr`, calls
+//! in `call`, built-ins in `crate::builtins`, patterns in `crate::pattern`,
+//! models and records in `crate::model`. A failed expression gets
+//! `TyKind::Error`, which every rule accepts silently: one mistake, one
+//! diagnostic. Never reports a mistake of a signature (that is `signature`).
+
+mod call;
+pub(crate) mod expr;
+pub(crate) mod shape;
+
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast;
+
+use crate::fxhash::FxHashMap as HashMap;
+use crate::lower::{Env, Lowerer, Place};
+use crate::model::{self, Models};
+use crate::signature::Signature;
+use crate::size::{Poly, Size, Symbol};
+use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
+use crate::types::{AxisKind, Ty, TyKind};
+
+pub(crate) use expr::position_of as expr_position;
+pub(crate) use shape::{axis_poly, flatten_ty, same_ty, show_ty};
+
+/// What every body checker shares.
+pub(crate) struct Ctx<'a> {
+    pub env: Env<'a>,
+    pub signatures: &'a HashMap<(FileId, Arc<str>), Signature>,
+    pub library: &'a [(FileId, &'static str)],
+    pub models: Models,
+}
+
+/// Checks every `fn` body and model method of every module.
+pub fn check_all(
+    env: Env,
+    signatures: &HashMap<(FileId, Arc<str>), Signature>,
+    library: &[(FileId, &'static str)],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Bodies {
+    let models = model::collect(env, diagnostics);
+    let ctx = Ctx {
+        env,
+        signatures,
+        library,
+        models,
+    };
+    let mut bodies = Bodies::default();
+    for module in &env.program.modules {
+        if library.iter().any(|(f, _)| *f == module.file) {
+            continue;
+        }
+        for (i, item) in module.ast.items.iter().enumerate() {
+            if module.names.get(&item.name().name) != Some(&i) {
+                continue;
+            }
+            match item {
+                ast::Item::Fn(f) => {
+                    let key = (module.file, env.names.intern(&f.name.name));
+                    let Some(signature) = signatures.get(&key) else {
+                        continue;
+                    };
+                    let body =
+                        FnChecker::new(&ctx, module.file, None, signature, diagnostics).check(f);
+                    bodies.by_name.insert(
+                        (module.file, "".into(), body.name.clone()),
+                        bodies.fns.len(),
+                    );
+                    bodies.fns.push(body);
+                }
+                ast::Item::Model(m) => {
+                    let name = env.names.intern(&m.name.name);
+                    for method in &m.methods {
+                        let Some(info) = ctx.models.get(module.file, &name) else {
+                            continue;
+                        };
+                        let Some(signature) = info.methods.get(&*method.name.name) else {
+                            continue;
+                        };
+                        let owner = Some(name.clone());
+                        let body =
+                            FnChecker::new(&ctx, module.file, owner, &signature.0, diagnostics)
+                                .check(method);
+                        bodies.by_name.insert(
+                            (module.file, name.clone(), body.name.clone()),
+                            bodies.fns.len(),
+                        );
+                        bodies.fns.push(body);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    bodies.types = ctx.models.defs();
+    bodies
+}
+
+/// A name bound in a body.
+#[derive(Clone, Debug)]
+pub(crate) struct Local {
+    pub name: Arc<str>,
+    pub ty: Ty,
+    pub span: Span,
+    /// Only `let`s can be rebound.
+    pub rebindable: bool,
+}
+
+/// The state of checking one body.
+pub(crate) struct FnChecker<'c, 'a> {
+    pub ctx: &'c Ctx<'a>,
+    pub file: FileId,
+    pub owner: Option<Arc<str>>,
+    pub signature: &'c Signature,
+    pub scopes: Vec<Vec<Local>>,
+    pub body: Body,
+    pub diagnostics: &'c mut Vec<Diagnostic>,
+    /// How many unknown sizes of each name this body has made (`?k2`).
+    pub unknown_counts: HashMap<Arc<str>, u32>,
+    /// Spans of `return` values and the final value, to check against the return type.
+    saw_return: bool,
+}
+
+impl<'c, 'a> FnChecker<'c, 'a> {
+    fn new(
+        ctx: &'c Ctx<'a>,
+        file: FileId,
+        owner: Option<Arc<str>>,
+        signature: &'c Signature,
+        diagnostics: &'c mut Vec<Diagnostic>,
+    ) -> Self {
+        FnChecker {
+            ctx,
+            file,
+            owner,
+            signature,
+            scopes: vec![Vec::new()],
+            body: Body {
+                file,
+                owner: None,
+                name: "".into(),
+                span: Span::new(file, 0, 0),
+                params: Vec::new(),
+                ret: Ty {
+                    kind: TyKind::Error,
+                    span: Span::new(file, 0, 0),
+                },
+                generics: Vec::new(),
+                lets: Vec::new(),
+                exprs: Vec::new(),
+                by_span: HashMap::default(),
+            },
+            diagnostics,
+            unknown_counts: HashMap::default(),
+            saw_return: false,
+        }
+    }
+
+    fn check(mut self, f: &ast::Fn) -> Body {
+        self.body.owner = self.owner.clone();
+        self.body.name = self.ctx.env.names.intern(&f.name.name);
+        self.body.span = f.span;
+        if let Some(model) = &self.owner {
+            if let Some(span) = f.self_param {
+                let ty = model::self_ty(&self.ctx.models, self.file, model, span);
+                self.bind("self", ty, span, false);
+            }
+        }
+        for (i, p) in self.signature.params.iter().enumerate() {
+            let ty = flatten_ty(&p.ty);
+            let span = f.params.get(i).map_or(p.span, |ap| ap.name.span);
+            self.bind(&p.name, ty.clone(), span, false);
+            self.body.params.push(Binding {
+                name: p.name.clone(),
+                span,
+                ty: p.ty.clone(),
+            });
+        }
+        self.body.generics = generic_sources(self.signature);
+        let ret = self.signature.ret.as_ref().map(flatten_ty);
+        let value = match &f.body {
+            ast::FnBody::Expr(e) => Some((self.expr(e), e.span)),
+            ast::FnBody::Block(b) => self.block(b),
+        };
+        match (&ret, value.clone()) {
+            (Some(ret), Some((ty, span))) => self.expect_ty(&ty, ret, span, Expected::Return),
+            (Some(ret), None) if !self.saw_return && !matches!(ret.kind, TyKind::Error) => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0408", format!("`{}` returns nothing", f.name.name))
+                        .with_primary(
+                            f.name.span,
+                            format!("the return type is `{}`", show_ty(ret)),
+                        )
+                        .with_help("end the body with the value to return, or use `return value`"),
+                );
+            }
+            _ => {}
+        }
+        self.body.ret = match (&self.signature.ret, value) {
+            (Some(ret), _) => ret.clone(),
+            (None, Some((ty, _))) => ty,
+            (None, None) => Ty {
+                kind: TyKind::Tuple(Vec::new()),
+                span: f.name.span,
+            },
+        };
+        self.body
+    }
+
+    pub(crate) fn bind(&mut self, name: &str, ty: Ty, span: Span, rebindable: bool) {
+        let name = self.ctx.env.names.intern(name);
+        if rebindable {
+            self.body.lets.push(Binding {
+                name: name.clone(),
+                span,
+                ty: ty.clone(),
+            });
+        }
+        self.scopes.last_mut().expect("a scope").push(Local {
+            name,
+            ty,
+            span,
+            rebindable,
+        });
+    }
+
+    pub(crate) fn local(&self, name: &str) -> Option<&Local> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.iter().rev().find(|l| &*l.name == name))
+    }
+
+    /// Checks a block in a new scope; returns its value's type and span.
+    fn block(&mut self, block: &ast::Block) -> Option<(Ty, Span)> {
+        self.scopes.push(Vec::new());
+        let mut value = None;
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == block.stmts.len();
+            value = self.stmt(stmt, last);
+        }
+        self.scopes.pop();
+        value
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt, last: bool) -> Option<(Ty, Span)> {
+        match &stmt.kind {
+            ast::StmtKind::Let { name, ty, value } => {
+                let found = self.expr(value);
+                let ty = match ty {
+                    Some(written) => {
+                        let declared = self.lower_body_type(written);
+                        self.expect_ty(&found, &declared, value.span, Expected::Let(written.span));
+                        declared
+                    }
+                    None => found,
+                };
+                if !name.is_missing() {
+                    self.bind(&name.name, ty, name.span, true);
+                }
+            }
+            ast::StmtKind::LetTuple { names, value } => {
+                let found = self.expr(value);
+                let items: Vec<Ty> = match &found.kind {
+                    TyKind::Tuple(items) if items.len() == names.len() => items.clone(),
+                    TyKind::Error => vec![found.clone(); names.len()],
+                    _ => {
+                        let count = match &found.kind {
+                            TyKind::Tuple(items) => format!("{} values", items.len()),
+                            _ => "one value".to_string(),
+                        };
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0408",
+                                format!(
+                                    "`let` takes {} names, but the value is {count}",
+                                    names.len()
+                                ),
+                            )
+                            .with_primary(value.span, format!("this is `{}`", show_ty(&found)))
+                            .with_help("name each value of the tuple once"),
+                        );
+                        vec![error_ty(value.span); names.len()]
+                    }
+                };
+                for (name, ty) in names.iter().zip(items) {
+                    if !name.is_missing() {
+                        self.bind(&name.name, ty, name.span, true);
+                    }
+                }
+            }
+            ast::StmtKind::Assign { name, value } => {
+                let found = self.expr(value);
+                match self.local(&name.name).cloned() {
+                    Some(local) if local.rebindable => {
+                        self.expect_ty(
+                            &found,
+                            &local.ty,
+                            value.span,
+                            Expected::Rebind(local.span, &local.name),
+                        );
+                    }
+                    Some(local) => self.diagnostics.push(
+                        Diagnostic::error("E0408", format!("`{}` can't be rebound", name.name))
+                            .with_primary(name.span, "not a `let`")
+                            .with_secondary(local.span, "declared here")
+                            .with_help(format!("declare a new value: `let {} = ...`", name.name)),
+                    ),
+                    None => self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0301",
+                            format!("cannot find `{}` in this body", name.name),
+                        )
+                        .with_primary(name.span, "no `let` of this name")
+                        .with_help(format!("declare it first: `let {} = ...`", name.name)),
+                    ),
+                }
+            }
+            ast::StmtKind::Return(value) => {
+                let found = self.expr(value);
+                self.saw_return = true;
+                if let Some(ret) = self.signature.ret.as_ref().map(flatten_ty) {
+                    self.expect_ty(&found, &ret, value.span, Expected::Return);
+                }
+            }
+            ast::StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let ty = self.expr(cond);
+                if !matches!(
+                    ty.kind,
+                    TyKind::Scalar(ast::ScalarKind::Bool) | TyKind::Error
+                ) {
+                    self.diagnostics.push(
+                        Diagnostic::error("E0408", "`if` takes a Python `Bool`")
+                            .with_primary(cond.span, format!("this is `{}`", show_ty(&ty)))
+                            .with_help("`if` decides once, before the tensors exist; choose elementwise with `where(cond, a, b)`"),
+                    );
+                }
+                self.block(then_block);
+                if let Some(b) = else_block {
+                    self.block(b);
+                }
+            }
+            ast::StmtKind::For { var, iter, body } => {
+                let elem = self.for_element(iter);
+                self.scopes.push(Vec::new());
+                if !var.is_missing() {
+                    self.bind(&var.name, elem, var.span, false);
+                    let local = self.local(&var.name).cloned().expect("just bound");
+                    self.body.lets.push(Binding {
+                        name: local.name,
+                        span: var.span,
+                        ty: local.ty,
+                    });
+                }
+                self.block(body);
+                self.scopes.pop();
+            }
+            ast::StmtKind::Expr(e) => {
+                let ty = self.expr(e);
+                if last {
+                    return Some((ty, e.span));
+                }
+            }
+        }
+        None
+    }
+
+    /// The loop variable's type: a model of a stack, or an Int of `range(n)`.
+    fn for_element(&mut self, iter: &ast::Expr) -> Ty {
+        if let ast::ExprKind::Call { callee, args } = &iter.kind {
+            if matches!(&callee.kind, ast::ExprKind::Name(n) if n.name == "range") {
+                for arg in args {
+                    let ty = self.expr(&arg.value);
+                    if !matches!(
+                        ty.kind,
+                        TyKind::Scalar(ast::ScalarKind::Int) | TyKind::Error
+                    ) {
+                        self.diagnostics.push(
+                            Diagnostic::error("E0408", "`range` takes an `Int`").with_primary(
+                                arg.value.span,
+                                format!("this is `{}`", show_ty(&ty)),
+                            ),
+                        );
+                    }
+                }
+                let ty = Ty {
+                    kind: TyKind::Scalar(ast::ScalarKind::Int),
+                    span: iter.span,
+                };
+                self.record(iter.span, ty.clone(), ExprInfo::Plain);
+                return ty;
+            }
+        }
+        let ty = self.expr(iter);
+        match ty.kind {
+            TyKind::Stack { elem, .. } => *elem,
+            TyKind::Error => error_ty(iter.span),
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0408", "`for` goes over a stack of models or `range(n)`")
+                        .with_primary(iter.span, format!("this is `{}`", show_ty(&ty)))
+                        .with_help("declare a stack field, `blocks: [L] Block`, and loop over `self.blocks`"),
+                );
+                error_ty(iter.span)
+            }
+        }
+    }
+
+    /// Records an expression's type and returns the type.
+    pub(crate) fn record(&mut self, span: Span, ty: Ty, info: ExprInfo) -> Ty {
+        let range = shape::range_of(&ty);
+        self.body.by_span.insert(span, self.body.exprs.len());
+        self.body.exprs.push(TypedExpr {
+            span,
+            ty: ty.clone(),
+            range,
+            info,
+        });
+        ty
+    }
+
+    /// Lowers a type written in the body (`let x: T`, `as T`, `to T`): its
+    /// names are the function's generic axes and dims; each `?k` is new.
+    pub(crate) fn lower_body_type(&mut self, ty: &ast::Type) -> Ty {
+        let mut diagnostics = Vec::new();
+        let mut lowerer = Lowerer::new(self.ctx.env, self.file, &mut diagnostics);
+        lowerer.place = Place::Return;
+        lowerer.generic_order = self.signature.generics.clone();
+        let lowered = lowerer.lower_type(ty);
+        self.diagnostics.append(&mut diagnostics);
+        let flat = flatten_ty(&lowered);
+        self.fresh_unknowns(&flat)
+    }
+
+    /// Gives each unknown size in `ty` a new number in this body.
+    pub(crate) fn fresh_unknowns(&mut self, ty: &Ty) -> Ty {
+        let mut renamed: Vec<(Symbol, Symbol)> = Vec::new();
+        shape::map_sizes(ty, &mut |poly: &Poly| {
+            let mut out = poly.clone();
+            for symbol in poly.symbols() {
+                if let Symbol::Unknown { name, .. } = symbol {
+                    let new = match renamed.iter().find(|(old, _)| old == symbol) {
+                        Some((_, new)) => new.clone(),
+                        None => {
+                            let count = self.unknown_counts.entry(name.clone()).or_insert(0);
+                            *count += 1;
+                            let new = Symbol::Unknown {
+                                name: name.clone(),
+                                index: *count,
+                            };
+                            renamed.push((symbol.clone(), new.clone()));
+                            new
+                        }
+                    };
+                    let (from, to) = (symbol.clone(), new);
+                    out = out
+                        .substitute(&|s| (*s == from).then(|| Poly::symbol(to.clone())))
+                        .unwrap_or(out.clone());
+                }
+            }
+            out
+        })
+    }
+
+    /// A new unknown size named `name`, as from a mask or a run-time `k`.
+    pub(crate) fn new_unknown(&mut self, name: &str) -> Poly {
+        let name = self.ctx.env.names.intern(name);
+        let count = self.unknown_counts.entry(name.clone()).or_insert(0);
+        *count += 1;
+        Poly::symbol(Symbol::Unknown {
+            name,
+            index: *count,
+        })
+    }
+
+    /// Reports when `found` doesn't fit `expected` (shape E0401, dtype E0502, kind E0408).
+    fn expect_ty(&mut self, found: &Ty, expected: &Ty, span: Span, what: Expected) {
+        let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
+            return;
+        };
+        let (code, message) = match problem {
+            shape::Mismatch::Shape(detail) => ("E0401", detail),
+            shape::Mismatch::Dtype(detail) => ("E0502", detail),
+            shape::Mismatch::Kind => ("E0408", "a value of another kind".to_string()),
+        };
+        let (title, secondary) = match what {
+            Expected::Return => (
+                "the body's value doesn't fit the return type".to_string(),
+                self.signature
+                    .ret
+                    .as_ref()
+                    .map(|r| (r.span, "return type declared here".to_string())),
+            ),
+            Expected::Let(at) => (
+                "the value doesn't fit the `let`'s type".to_string(),
+                Some((at, "type declared here".to_string())),
+            ),
+            Expected::Rebind(at, name) => (
+                format!("`{name}` is rebound to a value of another type"),
+                Some((
+                    at,
+                    format!("`{name}` is declared here as `{}`", show_ty(expected)),
+                )),
+            ),
+        };
+        let mut d = Diagnostic::error(code, title).with_primary(
+            span,
+            format!(
+                "expected `{}`, found `{}`",
+                show_ty(expected),
+                show_ty(found)
+            ),
+        );
+        if let Some((at, label)) = secondary {
+            d = d.with_secondary(at, label);
+        }
+        d = d.with_note(message);
+        if let Expected::Rebind(..) = what {
+            d = d.with_help(
+                "a rebinding keeps the value's type, so a loop's body must give back what it takes",
+            );
+        }
+        self.diagnostics.push(d);
+    }
+}
+
+/// What a value is checked against, for the message.
+enum Expected<'n> {
+    Return,
+    Let(Span),
+    Rebind(Span, &'n str),
+}
+
+pub(crate) fn error_ty(span: Span) -> Ty {
+    Ty {
+        kind: TyKind::Error,
+        span,
+    }
+}
+
+/// Where each generic axis of a signature is first seen, for the run-time check.
+fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
+    let mut out: Vec<GenericSource> = Vec::new();
+    for (p, param) in signature.params.iter().enumerate() {
+        let Some(shape) = param.ty.shape() else {
+            continue;
+        };
+        for (a, axis) in shape.iter().enumerate() {
+            let (name, factor, divide_by) = match &axis.kind {
+                AxisKind::Size { size, .. } => match size.poly.as_symbol() {
+                    Some(Symbol::Generic(n)) => (n.clone(), 1, None),
+                    _ => continue,
+                },
+                AxisKind::Group {
+                    parts,
+                    grouped: true,
+                    ..
+                } => match (&parts[0].kind, &parts[1].kind) {
+                    (AxisKind::Size { size: s, .. }, AxisKind::Size { size: f, .. }) => {
+                        match (s.poly.as_symbol(), f.poly.as_constant()) {
+                            (Some(Symbol::Generic(n)), Some(f)) => (n.clone(), f, None),
+                            _ => continue,
+                        }
+                    }
+                    _ => continue,
+                },
+                AxisKind::Group { parts, .. } => {
+                    // The one part not yet known, divided by the others.
+                    let unknown: Vec<Arc<str>> = parts
+                        .iter()
+                        .filter_map(|part| match axis_poly(part)?.as_symbol()? {
+                            Symbol::Generic(n) if !out.iter().any(|g| g.name == *n) => {
+                                Some(n.clone())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let [name] = unknown.as_slice() else { continue };
+                    let name = &name;
+                    let mut others = Poly::constant(1);
+                    for part in parts {
+                        let Some(poly) = axis_poly(part) else {
+                            continue;
+                        };
+                        if poly.as_symbol() != Some(&Symbol::Generic((*name).clone())) {
+                            others = others.mul(&poly).unwrap_or(others.clone());
+                        }
+                    }
+                    ((*name).clone(), 1, Some(Size::computed(others)))
+                }
+                _ => continue,
+            };
+            if !out.iter().any(|g| g.name == name) {
+                out.push(GenericSource {
+                    name,
+                    param: p,
+                    axis: a,
+                    factor,
+                    divide_by,
+                });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,300 @@
+//! Types as values have them: groups flattened into one axis whose size is
+//! the product, axes named by their size when it is one symbol, comparing two
+//! types (shape, dtype, kind) and showing them. Plain functions over
+//! `types::Ty`; never reports diagnostics.
+
+use std::sync::Arc;
+
+use diag::Span;
+use syntax::ast::ScalarKind;
+
+use crate::dims::DimValues;
+use crate::size::{Poly, Size, Symbol};
+use crate::typed::Range;
+use crate::types::{show_shape, Axis, AxisKind, Domain, DtypeKind, TensorTy, Ty, TyKind};
+
+/// An axis of a value of size `poly`, named when the size is one generic or dim.
+pub(crate) fn axis_of(poly: Poly, span: Span) -> Axis {
+    let name = match poly.as_symbol() {
+        Some(Symbol::Generic(n) | Symbol::Dim { name: n, .. }) => Some(n.clone()),
+        _ => None,
+    };
+    Axis {
+        kind: AxisKind::Size {
+            size: Size::computed(poly),
+            name,
+        },
+        span,
+    }
+}
+
+/// The size of an axis as one polynomial (a group's is the product).
+pub(crate) fn axis_poly(axis: &Axis) -> Option<Poly> {
+    match &axis.kind {
+        AxisKind::Size { size, .. } => Some(size.poly.clone()),
+        AxisKind::Group { parts, .. } => {
+            let mut out = Poly::constant(1);
+            for part in parts {
+                out = out.mul(&axis_poly(part)?).ok()?;
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// The same type with groups replaced by one axis of their product size.
+pub(crate) fn flatten_ty(ty: &Ty) -> Ty {
+    let kind = match &ty.kind {
+        TyKind::Tensor(t) => TyKind::Tensor(TensorTy {
+            shape: t.shape.as_ref().map(|axes| {
+                axes.iter()
+                    .map(|a| match &a.kind {
+                        AxisKind::Group { .. } => match axis_poly(a) {
+                            Some(poly) => Axis {
+                                kind: AxisKind::Size {
+                                    size: Size::computed(poly),
+                                    name: None,
+                                },
+                                span: a.span,
+                            },
+                            None => Axis {
+                                kind: AxisKind::Error,
+                                span: a.span,
+                            },
+                        },
+                        _ => a.clone(),
+                    })
+                    .collect()
+            }),
+            domain: t.domain.clone(),
+            dtype: t.dtype,
+        }),
+        TyKind::Tuple(items) => TyKind::Tuple(items.iter().map(flatten_ty).collect()),
+        TyKind::Stack { count, elem } => TyKind::Stack {
+            count: count.clone(),
+            elem: Box::new(flatten_ty(elem)),
+        },
+        other => other.clone(),
+    };
+    Ty {
+        kind,
+        span: ty.span,
+    }
+}
+
+/// Applies `f` to every size polynomial in the type (shapes, `Index[N]`,
+/// model arguments), keeping names where the size stays one symbol.
+pub(crate) fn map_sizes(ty: &Ty, f: &mut dyn FnMut(&Poly) -> Poly) -> Ty {
+    let kind = match &ty.kind {
+        TyKind::Tensor(t) => TyKind::Tensor(TensorTy {
+            shape: t.shape.as_ref().map(|axes| {
+                axes.iter()
+                    .map(|a| match axis_poly(a) {
+                        Some(p) => {
+                            let new = f(&p);
+                            if new == p {
+                                a.clone()
+                            } else {
+                                axis_of(new, a.span)
+                            }
+                        }
+                        None => a.clone(),
+                    })
+                    .collect()
+            }),
+            domain: match &t.domain {
+                Some(Domain::Index(n)) => Some(Domain::Index(Size::computed(f(&n.poly)))),
+                other => other.clone(),
+            },
+            dtype: t.dtype,
+        }),
+        TyKind::Tuple(items) => TyKind::Tuple(items.iter().map(|t| map_sizes(t, f)).collect()),
+        TyKind::Stack { count, elem } => TyKind::Stack {
+            count: Size::computed(f(&count.poly)),
+            elem: Box::new(map_sizes(elem, f)),
+        },
+        TyKind::Named { file, name, args } => TyKind::Named {
+            file: *file,
+            name: name.clone(),
+            args: args.iter().map(|a| Size::computed(f(&a.poly))).collect(),
+        },
+        other => other.clone(),
+    };
+    Ty {
+        kind,
+        span: ty.span,
+    }
+}
+
+/// The dtype a tensor type has or implies: `Index[N]` is integer, `Bool` bool.
+pub(crate) fn effective_dtype(t: &TensorTy) -> Option<DtypeKind> {
+    t.dtype.or(match t.domain {
+        Some(Domain::Index(_)) => Some(DtypeKind::I64),
+        Some(Domain::Bool) => Some(DtypeKind::Bool),
+        _ => None,
+    })
+}
+
+pub(crate) fn is_float(d: DtypeKind) -> bool {
+    matches!(
+        d,
+        DtypeKind::F64 | DtypeKind::F32 | DtypeKind::F16 | DtypeKind::Bf16
+    )
+}
+
+/// The value range a type's domain gives.
+pub(crate) fn range_of(ty: &Ty) -> Option<Range> {
+    let domain = match &ty.kind {
+        TyKind::Tensor(t) => t.domain.as_ref()?,
+        _ => return None,
+    };
+    let inf = f64::INFINITY;
+    let (lo, hi) = match domain {
+        Domain::Real => (-inf, inf),
+        Domain::NonNeg => (0.0, inf),
+        Domain::Pos => (0.0, inf),
+        Domain::NonPos => (-inf, 0.0),
+        Domain::Neg => (-inf, 0.0),
+        Domain::Unit => (0.0, 1.0),
+        Domain::Signed => (-1.0, 1.0),
+        Domain::Bool => (0.0, 1.0),
+        Domain::Index(n) => (0.0, n.poly.as_constant().map_or(inf, |n| (n - 1) as f64)),
+    };
+    Some(Range { lo, hi })
+}
+
+/// Shows a type for messages; `[]` for a tensor of no axes.
+pub(crate) fn show_ty(ty: &Ty) -> String {
+    match &ty.kind {
+        TyKind::Tensor(TensorTy {
+            shape: Some(axes),
+            domain: None,
+            dtype: None,
+        }) => show_shape(axes),
+        _ => ty.to_string(),
+    }
+}
+
+/// How two types differ.
+pub(crate) enum Mismatch {
+    Shape(String),
+    Dtype(String),
+    Kind,
+}
+
+/// Whether `found` fits `expected`: equal shapes axis by axis (dims by
+/// value), dtypes that agree where both are given, the same kind.
+pub(crate) fn same_ty(dims: &DimValues, found: &Ty, expected: &Ty) -> Option<Mismatch> {
+    match (&found.kind, &expected.kind) {
+        (TyKind::Error, _) | (_, TyKind::Error) => None,
+        (TyKind::Tensor(f), TyKind::Tensor(e)) => {
+            if let (Some(fs), Some(es)) = (&f.shape, &e.shape) {
+                if let Some(detail) = shape_mismatch(dims, fs, es) {
+                    return Some(Mismatch::Shape(detail));
+                }
+            }
+            match (e.dtype, effective_dtype(f)) {
+                (Some(want), Some(got)) if want != got && (is_float(want) == is_float(got)) => {
+                    Some(Mismatch::Dtype(format!(
+                        "the value is {}, the type says {}",
+                        got.as_str(),
+                        want.as_str()
+                    )))
+                }
+                _ => None,
+            }
+        }
+        (TyKind::Scalar(a), TyKind::Scalar(b)) => {
+            let fits = a == b || (*a == ScalarKind::Int && *b == ScalarKind::Float);
+            (!fits).then_some(Mismatch::Kind)
+        }
+        // A Python number where a tensor is expected is broadcast by torch.
+        (TyKind::Scalar(ScalarKind::Int | ScalarKind::Float), TyKind::Tensor(e)) => {
+            (e.shape.as_ref().is_some_and(|s| !s.is_empty())).then_some(Mismatch::Kind)
+        }
+        (TyKind::Tuple(a), TyKind::Tuple(b)) if a.len() == b.len() => {
+            a.iter().zip(b).find_map(|(x, y)| same_ty(dims, x, y))
+        }
+        (
+            TyKind::Named {
+                name: a, file: fa, ..
+            },
+            TyKind::Named {
+                name: b, file: fb, ..
+            },
+        ) => (a != b || fa != fb).then_some(Mismatch::Kind),
+        (TyKind::Stack { elem: a, .. }, TyKind::Stack { elem: b, .. }) => same_ty(dims, a, b),
+        _ => Some(Mismatch::Kind),
+    }
+}
+
+/// The first difference between two shapes, in words.
+pub(crate) fn shape_mismatch(
+    dims: &DimValues,
+    found: &[Axis],
+    expected: &[Axis],
+) -> Option<String> {
+    if found
+        .iter()
+        .chain(expected)
+        .any(|a| matches!(a.kind, AxisKind::Error))
+    {
+        return None;
+    }
+    if found.len() != expected.len() {
+        return Some(format!(
+            "expected {} axes, found {}",
+            expected.len(),
+            found.len()
+        ));
+    }
+    for (i, (f, e)) in found.iter().zip(expected).enumerate() {
+        let (Some(fp), Some(ep)) = (axis_poly(f), axis_poly(e)) else {
+            continue;
+        };
+        if !dims.same_size(&fp, &ep) {
+            return Some(format!(
+                "axis {} is {}, but {} is expected",
+                i + 1,
+                show_size(dims, &fp),
+                show_size(dims, &ep)
+            ));
+        }
+    }
+    None
+}
+
+/// A size for messages: `D (768)` when dims give it a value.
+pub(crate) fn show_size(dims: &DimValues, poly: &Poly) -> String {
+    let shown = format!("`{poly}`");
+    match dims.substitute(poly).ok().and_then(|p| p.as_constant()) {
+        Some(v) if poly.as_constant().is_none() => format!("{shown} ({v})"),
+        _ => shown,
+    }
+}
+
+/// The name an axis is found by (`over=`, broadcasting, `Axis` arguments).
+pub(crate) fn axis_name(axis: &Axis) -> Option<&Arc<str>> {
+    match &axis.kind {
+        AxisKind::Size { name, .. } => name.as_ref(),
+        _ => None,
+    }
+}
+
+/// A tensor type of the given axes.
+pub(crate) fn tensor(
+    shape: Option<Vec<Axis>>,
+    domain: Option<Domain>,
+    dtype: Option<DtypeKind>,
+    span: Span,
+) -> Ty {
+    Ty {
+        kind: TyKind::Tensor(TensorTy {
+            shape,
+            domain,
+            dtype,
+        }),
+        span,
+    }
+}

@@ -1,0 +1,141 @@
+//! Broadcasting by name (spec 6.2): equal shapes give that shape; otherwise
+//! the operand with fewer axes fits into the other, named axes pairing by
+//! name, anonymous axes right-aligned with anonymous axes of equal size, a
+//! literal 1 with anything, pairs keeping their order; equal ranks with
+//! literal 1s broadcast as NumPy does. Returns how each operand's axes line
+//! up with the result, for the views code generation inserts. Pure; the
+//! caller words the E0401.
+
+use crate::body::shape::{axis_name, axis_poly};
+use crate::dims::DimValues;
+use crate::types::{show_shape, Axis, AxisKind};
+
+/// A broadcast that worked: the result's axes and, per operand, the operand
+/// axis at each result axis (`None`: a new axis of size 1).
+pub struct Broadcast {
+    pub shape: Vec<Axis>,
+    pub positions: Vec<Vec<Option<usize>>>,
+}
+
+fn is_one(axis: &Axis) -> bool {
+    axis_poly(axis).and_then(|p| p.as_constant()) == Some(1) && axis_name(axis).is_none()
+}
+
+fn same(dims: &DimValues, a: &Axis, b: &Axis) -> bool {
+    match (axis_poly(a), axis_poly(b)) {
+        (Some(x), Some(y)) => dims.same_size(&x, &y),
+        _ => true,
+    }
+}
+
+/// Broadcasts several shapes together (two for operators, three for `where`).
+/// On failure, the note: both shapes as written and the axes that failed.
+pub fn broadcast(dims: &DimValues, shapes: &[&[Axis]]) -> Result<Broadcast, String> {
+    let mut result: Vec<Axis> = shapes[0].to_vec();
+    for shape in &shapes[1..] {
+        result = pair(dims, &result, shape)?;
+    }
+    let mut positions = Vec::with_capacity(shapes.len());
+    for shape in shapes {
+        positions.push(
+            fit(dims, shape, &result).unwrap_or_else(|_| (0..result.len()).map(Some).collect()),
+        );
+    }
+    Ok(Broadcast {
+        shape: result,
+        positions,
+    })
+}
+
+fn pair(dims: &DimValues, a: &[Axis], b: &[Axis]) -> Result<Vec<Axis>, String> {
+    if a.iter().chain(b).any(|x| matches!(x.kind, AxisKind::Error)) {
+        return Ok(if a.len() >= b.len() {
+            a.to_vec()
+        } else {
+            b.to_vec()
+        });
+    }
+    if a.len() == b.len() {
+        if a.iter().zip(b).all(|(x, y)| same(dims, x, y)) {
+            return Ok(a.to_vec());
+        }
+        // NumPy's rule with literal 1s.
+        let mut out = Vec::with_capacity(a.len());
+        let mut failed = Vec::new();
+        for (x, y) in a.iter().zip(b) {
+            if same(dims, x, y) {
+                out.push(x.clone());
+            } else if is_one(x) {
+                out.push(y.clone());
+            } else if is_one(y) {
+                out.push(x.clone());
+            } else {
+                failed.push(format!("`{x}` with `{y}`"));
+            }
+        }
+        if failed.is_empty() {
+            return Ok(out);
+        }
+        return Err(format!(
+            "`{}` and `{}` have the same rank, and {} can't pair",
+            show_shape(a),
+            show_shape(b),
+            failed.join(", ")
+        ));
+    }
+    let (big, small) = if a.len() > b.len() { (a, b) } else { (b, a) };
+    fit(dims, small, big).map(|_| big.to_vec()).map_err(|axis| {
+        format!(
+            "`{}` doesn't fit into `{}`: {axis}",
+            show_shape(small),
+            show_shape(big)
+        )
+    })
+}
+
+/// Where each axis of `small` goes in `big`, scanning right to left.
+pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<usize>>, String> {
+    let mut positions = vec![None; big.len()];
+    let mut cursor = big.len();
+    for (i, axis) in small.iter().enumerate().rev() {
+        let found = if matches!(axis.kind, AxisKind::Error) {
+            cursor.checked_sub(1)
+        } else if let Some(name) = axis_name(axis) {
+            (0..cursor)
+                .rev()
+                .find(|&j| axis_name(&big[j]) == Some(name))
+        } else if is_one(axis) {
+            cursor.checked_sub(1)
+        } else {
+            match (0..cursor).rev().find(|&j| axis_name(&big[j]).is_none()) {
+                Some(j) if same(dims, axis, &big[j]) => Some(j),
+                Some(j) => return Err(format!(
+                    "its axis {} (`{axis}`) meets `{}`, the anonymous axis it right-aligns with",
+                    i + 1,
+                    big[j]
+                )),
+                None => None,
+            }
+        };
+        match found {
+            Some(j) => {
+                if let (Some(_), false) = (axis_name(axis), same(dims, axis, &big[j])) {
+                    return Err(format!("`{axis}` has different sizes"));
+                }
+                positions[j] = Some(i);
+                cursor = j;
+            }
+            None => {
+                let why = match axis_name(axis) {
+                    Some(name) => format!("no axis named `{name}` to pair its axis {} with", i + 1),
+                    None => format!(
+                        "no anonymous axis left to pair its axis {} (`{axis}`) with",
+                        i + 1
+                    ),
+                };
+                return Err(why);
+            }
+        }
+    }
+    Ok(positions)
+}

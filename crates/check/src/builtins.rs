@@ -1,0 +1,674 @@
+//! The built-in operations (spec 7) and their typing rules: reductions and
+//! axis-wise operations with `over=` by name (E0405), `topk`, `where` and the
+//! elementwise ones, `concat`, `stack`, `take`, `one_hot`, the constructors
+//! (`zeros`, `ones`, `full`, `arange`, `eye`, `tril`, `triu`), and the pattern
+//! built-ins (handed to `pattern`). Also generates `builtins.ss`, the
+//! readable list of them the language server shows. Never resolves user names.
+
+use diag::{Diagnostic, Span};
+use syntax::ast::{self, ScalarKind};
+
+use crate::body::shape::{axis_name, axis_of, axis_poly, effective_dtype, show_ty, tensor};
+use crate::body::{error_ty, FnChecker};
+use crate::size::{Poly, Size};
+use crate::typed::{CallInfo, Callee, ExprInfo};
+use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
+
+/// One built-in: name, how it is called, and what it does.
+struct Builtin {
+    name: &'static str,
+    /// A ShapeScript stub for `builtins.ss` (checks clean, shows the call).
+    stub: &'static str,
+    doc: &'static str,
+}
+
+const BUILTINS: &[Builtin] = &[
+    Builtin { name: "sum", stub: "extern fn sum(input: [...]) -> [...] = \"torch.sum\"", doc: "The sum over the axes named by `over=n` or `over=(n D)`, which the result drops;\nover all axes without `over=`. `sum(x: [b n D], over=n)` is `[b D]`." },
+    Builtin { name: "mean", stub: "extern fn mean(input: [...]) -> [...] = \"torch.mean\"", doc: "The mean over the axes named by `over=`, which the result drops." },
+    Builtin { name: "prod", stub: "extern fn prod(input: [...]) -> [...] = \"torch.prod\"", doc: "The product over the axis named by `over=`, which the result drops." },
+    Builtin { name: "max", stub: "extern fn max(input: [...]) -> [...] = \"torch.amax\"", doc: "The largest value over the axes named by `over=`, which the result drops." },
+    Builtin { name: "min", stub: "extern fn min(input: [...]) -> [...] = \"torch.amin\"", doc: "The smallest value over the axes named by `over=`, which the result drops." },
+    Builtin { name: "logsumexp", stub: "extern fn logsumexp(input: [...]) -> [...] = \"torch.logsumexp\"", doc: "log(sum(exp(x))) over the axes named by `over=`, computed stably." },
+    Builtin { name: "var", stub: "extern fn var(input: [...]) -> [...] NonNeg = \"torch.var\"", doc: "The variance over the axes named by `over=` (never negative)." },
+    Builtin { name: "std", stub: "extern fn std(input: [...]) -> [...] NonNeg = \"torch.std\"", doc: "The standard deviation over the axes named by `over=` (never negative)." },
+    Builtin { name: "any", stub: "extern fn any(input: [...]) -> [...] Bool = \"torch.any\"", doc: "Whether any value is true over the axes named by `over=`." },
+    Builtin { name: "all", stub: "extern fn all(input: [...]) -> [...] Bool = \"torch.all\"", doc: "Whether every value is true over the axes named by `over=`." },
+    Builtin { name: "argmax", stub: "extern fn argmax(input: [... n]) -> [...] Index[n] = \"torch.argmax\"", doc: "The position of the largest value over the axis named by `over=n`: an\n`Index[n]` per remaining position." },
+    Builtin { name: "argmin", stub: "extern fn argmin(input: [... n]) -> [...] Index[n] = \"torch.argmin\"", doc: "The position of the smallest value over the axis named by `over=n`." },
+    Builtin { name: "softmax", stub: "extern fn softmax(input: [...]) -> [...] Unit = \"torch.softmax\"", doc: "Softmax over the axis named by `over=`: values in [0, 1] that sum to 1\nover it. Keeps every axis." },
+    Builtin { name: "log_softmax", stub: "extern fn log_softmax(input: [...]) -> [...] NonPos = \"torch.log_softmax\"", doc: "The log of softmax over the axis named by `over=`, computed stably." },
+    Builtin { name: "cumsum", stub: "extern fn cumsum(input: [...]) -> [...] = \"torch.cumsum\"", doc: "Running sums along the axis named by `over=`. Keeps every axis." },
+    Builtin { name: "sort", stub: "extern fn sort(input: [...]) -> [...] = \"torch.sort\"", doc: "The values sorted along the axis named by `over=`. Keeps every axis." },
+    Builtin { name: "topk", stub: "extern fn topk(input: [... n], k: Size[K]) -> [... K] = \"torch.topk\"", doc: "The `k` largest values over the axis named by `over=n`, and their\npositions. A run-time `k` gives an unknown size `?k`." },
+    Builtin { name: "where", stub: "extern fn where(condition: Bool, input: Real, other: Real) -> Real = \"torch.where\"", doc: "`input` where `condition` holds, else `other`; the three broadcast by name." },
+    Builtin { name: "abs", stub: "extern fn abs(input: Real) -> NonNeg = \"torch.abs\"", doc: "The absolute value." },
+    Builtin { name: "sign", stub: "extern fn sign(input: Real) -> Signed = \"torch.sign\"", doc: "-1, 0 or 1 by the value's sign." },
+    Builtin { name: "clamp", stub: "extern fn clamp(input: Real, lo: Float = 0.0, hi: Float = 1.0) -> Real = \"torch.clamp\"", doc: "The values limited to [lo, hi]; `lo=` and `hi=` are optional." },
+    Builtin { name: "maximum", stub: "extern fn maximum(input: Real, other: Real) -> Real = \"torch.maximum\"", doc: "The larger of two tensors, elementwise, broadcast by name." },
+    Builtin { name: "minimum", stub: "extern fn minimum(input: Real, other: Real) -> Real = \"torch.minimum\"", doc: "The smaller of two tensors, elementwise, broadcast by name." },
+    Builtin { name: "concat", stub: "extern fn concat(a: [...], b: [...]) -> [...] = \"torch.cat\"", doc: "`a` and `b` joined along the axis of `a` named by `over=n`; every other axis\nmust match, and the joined axis is `n + m`." },
+    Builtin { name: "stack", stub: "extern fn stack(a: [...], b: [...]) -> [2 ...] = \"torch.stack\"", doc: "Tensors of one shape stacked along a new first axis, one per argument." },
+    Builtin { name: "take", stub: "extern fn take(input: [... n], ids: [m] Index[n]) -> [... m] = \"torch.index_select\"", doc: "Rows of `input` by ids along the axis named by `over=n`: that axis is\nreplaced by the ids' axes." },
+    Builtin { name: "one_hot", stub: "extern fn one_hot(ids: [...] Index[n], classes: Size[n]) -> [... n] i64 = \"torch.nn.functional.one_hot\"", doc: "A 1 at each id's position along a new last axis of `n`, 0 elsewhere." },
+    Builtin { name: "zeros", stub: "extern fn zeros(like: [...]) -> [...] = \"torch.zeros\"", doc: "A tensor of zeros of the shape given as `zeros([n D])`." },
+    Builtin { name: "ones", stub: "extern fn ones(like: [...]) -> [...] = \"torch.ones\"", doc: "A tensor of ones of the shape given as `ones([n D])`." },
+    Builtin { name: "full", stub: "extern fn full(like: [...], value: Float) -> [...] = \"torch.full\"", doc: "A tensor of the shape given as `full([n D], 0.5)`, every value the same." },
+    Builtin { name: "arange", stub: "extern fn arange(n: Size[N]) -> [N] Index[N] i64 = \"torch.arange\"", doc: "0, 1, ..., n-1: `[n] Index[n]`." },
+    Builtin { name: "eye", stub: "extern fn eye(n: Size[N]) -> [N N] = \"torch.eye\"", doc: "The identity matrix, `[n n]`." },
+    Builtin { name: "tril", stub: "extern fn tril(input: [... n m]) -> [... n m] = \"torch.tril\"", doc: "The lower triangle of the last two axes; zeros above it." },
+    Builtin { name: "triu", stub: "extern fn triu(input: [... n m]) -> [... n m] = \"torch.triu\"", doc: "The upper triangle of the last two axes; zeros below it." },
+    Builtin { name: "rearrange", stub: "extern fn rearrange(input: [...]) -> [...] = \"torch.reshape\"", doc: "Moves, splits and merges axes by a pattern:\n`rearrange(img, [b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)])`. The same axis\nnames on both sides; sizes the left side can't determine as keywords, `h=12`." },
+    Builtin { name: "reduce", stub: "extern fn reduce(input: [...]) -> [...] = \"torch.sum\"", doc: "Reduces the axes a pattern's right side leaves out, with `sum`, `mean`,\n`max`, `min` or `prod`: `reduce(x, [b (h 2) (w 2) c] -> [b h w c], max)`." },
+    Builtin { name: "repeat", stub: "extern fn repeat(input: [...]) -> [...] = \"torch.Tensor.expand\"", doc: "Adds or repeats axes by a pattern whose new names get keyword sizes:\n`repeat(x, [b n] -> [b n r], r=4)`." },
+    Builtin { name: "einsum", stub: "extern fn einsum(a: [...], b: [...]) -> [...] = \"torch.einsum\"", doc: "Multiplies and sums tensors by axis names:\n`einsum(q, k, [b h i d], [b h j d] -> [b h i j])`. An axis named on several\nleft sides has one size; one left out on the right is summed." },
+];
+
+/// Whether `name` is a built-in operation (or `range`, only for `for`).
+pub fn is_builtin(name: &str) -> bool {
+    name == "range" || BUILTINS.iter().any(|b| b.name == name)
+}
+
+/// The text of `builtins.ss`: each built-in with its docs and a stub
+/// signature. The checker types them by rules stronger than the stubs; the
+/// docs say how.
+pub fn builtins_ss() -> String {
+    let mut out = String::from(
+        "# The ShapeScript built-in operations (generated; read-only).\n\
+         # Their types come from rules in the checker that say more than a\n\
+         # signature can (axes found by name with `over=`, patterns); each stub\n\
+         # shows the call, and its docs say the rule.\n",
+    );
+    for b in BUILTINS {
+        out.push('\n');
+        for line in b.doc.lines() {
+            out.push_str("## ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str(b.stub);
+        out.push('\n');
+    }
+    out
+}
+
+/// How a reduction treats its result's values.
+#[derive(Clone, Copy, PartialEq)]
+enum Reduction {
+    Plain,
+    NonNeg,
+    Bool,
+    ArgIndex,
+    KeepDomain,
+}
+
+/// Types the call of built-in `name`.
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty {
+    let span = e.span;
+    let ty = match name {
+        "sum" | "mean" | "prod" | "logsumexp" => reduce(c, e, name, args, Reduction::Plain),
+        "max" | "min" => reduce(c, e, name, args, Reduction::KeepDomain),
+        "var" | "std" => reduce(c, e, name, args, Reduction::NonNeg),
+        "any" | "all" => reduce(c, e, name, args, Reduction::Bool),
+        "argmax" | "argmin" => reduce(c, e, name, args, Reduction::ArgIndex),
+        "softmax" | "log_softmax" | "cumsum" | "sort" => keep(c, e, name, args),
+        "topk" => topk(c, e, args),
+        "where" | "maximum" | "minimum" => elementwise(c, e, name, args),
+        "abs" | "sign" | "tril" | "triu" | "clamp" => unary(c, e, name, args),
+        "concat" => concat(c, e, args),
+        "stack" => stack(c, e, args),
+        "take" => take(c, e, args),
+        "one_hot" => one_hot(c, e, args),
+        "zeros" | "ones" | "full" => filled(c, e, name, args),
+        "arange" | "eye" => counted(c, e, name, args),
+        "rearrange" | "reduce" | "repeat" | "einsum" => {
+            return crate::pattern::call(c, e, name, args)
+        }
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error("E0408", "`range` only goes after `for ... in`")
+                    .with_primary(span, "not a value")
+                    .with_help("loop with `for i in range(n) { ... }`"),
+            );
+            None
+        }
+    };
+    match ty {
+        Some((ty, over)) => {
+            let info = CallInfo {
+                callee: Callee::Builtin(c.ctx.env.names.intern(name)),
+                args: args
+                    .iter()
+                    .map(|a| crate::typed::BoundArg::Expr {
+                        span: a.value.span,
+                        keyword: a.name.is_some(),
+                    })
+                    .collect(),
+                bindings: Vec::new(),
+                over,
+                pattern: None,
+            };
+            c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
+        }
+        None => c.record(span, error_ty(span), ExprInfo::Plain),
+    }
+}
+
+type Typed = Option<(Ty, Vec<usize>)>;
+
+/// Binds a built-in's arguments; `None` after a reported mistake.
+fn bind<'e>(
+    c: &mut FnChecker,
+    name: &str,
+    names: &[&str],
+    required: &[bool],
+    args: &'e [ast::Arg],
+) -> Option<Vec<Option<&'e ast::Arg>>> {
+    let slots = c.bind_args(name, names, required, args, None);
+    if slots.is_none() {
+        for a in args {
+            if !matches!(
+                a.value.kind,
+                ast::ExprKind::AxisGroup(_) | ast::ExprKind::Pattern(_) | ast::ExprKind::Shape(_)
+            ) {
+                c.expr(&a.value);
+            }
+        }
+    }
+    slots
+}
+
+/// A tensor argument with a shape; reports (E0408) anything else.
+fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy, Vec<Axis>)> {
+    let ty = c.expr(&arg.value);
+    match &ty.kind {
+        TyKind::Tensor(t @ TensorTy { shape: Some(s), .. }) => {
+            Some((ty.clone(), t.clone(), s.clone()))
+        }
+        TyKind::Error => None,
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error("E0408", format!("`{what}` takes a tensor with a shape"))
+                    .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty))),
+            );
+            None
+        }
+    }
+}
+
+/// The positions of the axes `over=` names in `shape` (E0405, E0406).
+fn over(
+    c: &mut FnChecker,
+    arg: &ast::Arg,
+    shape: &[Axis],
+    x: &Ty,
+    x_span: Span,
+) -> Option<Vec<usize>> {
+    let names: Vec<&ast::Ident> = match &arg.value.kind {
+        ast::ExprKind::Name(n) => vec![n],
+        ast::ExprKind::AxisGroup(ns) => ns.iter().collect(),
+        ast::ExprKind::Error => return None,
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error("E0406", "`over=` takes axis names")
+                    .with_primary(arg.value.span, "not an axis name")
+                    .with_help("name the axis, as in `over=n`, or several, as in `over=(n D)`; the generated code passes positions"),
+            );
+            return None;
+        }
+    };
+    let mut out = Vec::new();
+    for n in names {
+        match crate::body::expr_position(shape, &n.name) {
+            Some(p) if !out.contains(&p) => out.push(p),
+            Some(_) => {}
+            None => {
+                let axes: Vec<String> = shape
+                    .iter()
+                    .filter_map(axis_name)
+                    .map(|a| format!("`{a}`"))
+                    .collect();
+                let mut d = Diagnostic::error(
+                    "E0405",
+                    format!("`{}` is not an axis of the argument", n.name),
+                )
+                .with_primary(n.span, format!("not an axis of `{}`", show_ty(x)))
+                .with_secondary(x_span, format!("this is `{}`", show_ty(x)));
+                if !axes.is_empty() {
+                    d = d.with_note(format!("its named axes are {}", axes.join(", ")));
+                }
+                c.diagnostics.push(d);
+                return None;
+            }
+        }
+    }
+    out.sort_unstable();
+    Some(out)
+}
+
+fn reduce(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    args: &[ast::Arg],
+    kind: Reduction,
+) -> Typed {
+    let slots = bind(
+        c,
+        name,
+        &["x", "over"],
+        &[true, kind == Reduction::ArgIndex],
+        args,
+    )?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, name)?;
+    let positions = match slots[1] {
+        Some(o) => over(c, o, &shape, &ty, x.value.span)?,
+        None => (0..shape.len()).collect(),
+    };
+    let kept: Vec<Axis> = shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !positions.contains(i))
+        .map(|(_, a)| a.clone())
+        .collect();
+    let (domain, dtype) = match kind {
+        Reduction::Plain => (None, t.dtype),
+        Reduction::KeepDomain => (t.domain.clone(), t.dtype),
+        Reduction::NonNeg => (Some(Domain::NonNeg), t.dtype),
+        Reduction::Bool => (Some(Domain::Bool), None),
+        Reduction::ArgIndex => {
+            let mut n = Poly::constant(1);
+            for p in &positions {
+                n = n.mul(&axis_poly(&shape[*p]).unwrap_or_default()).ok()?;
+            }
+            (Some(Domain::Index(Size::computed(n))), Some(DtypeKind::I64))
+        }
+    };
+    Some((tensor(Some(kept), domain, dtype, e.span), positions))
+}
+
+fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, name, &["x", "over"], &[true, true], args)?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, name)?;
+    let positions = over(c, slots[1]?, &shape, &ty, x.value.span)?;
+    let domain = match name {
+        "softmax" => Some(Domain::Unit),
+        "log_softmax" => Some(Domain::NonPos),
+        "sort" => t.domain.clone(),
+        _ => None,
+    };
+    Some((tensor(Some(shape), domain, t.dtype, e.span), positions))
+}
+
+fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "topk", &["x", "k", "over"], &[true, true, true], args)?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, "topk")?;
+    let k_arg = slots[1]?;
+    let k = match c.static_size(&k_arg.value) {
+        Some(k) => {
+            c.expr(&k_arg.value);
+            k
+        }
+        None => {
+            let kt = c.expr(&k_arg.value);
+            if !matches!(kt.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
+                c.diagnostics.push(
+                    Diagnostic::error("E0406", "`topk` takes an `Int` for `k`")
+                        .with_primary(k_arg.value.span, format!("this is `{}`", show_ty(&kt))),
+                );
+                return None;
+            }
+            c.new_unknown("k")
+        }
+    };
+    let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
+    let [p] = positions.as_slice() else {
+        c.diagnostics.push(
+            Diagnostic::error("E0406", "`topk` takes one axis in `over=`")
+                .with_primary(slots[2]?.value.span, "several axes")
+                .with_help("merge them first with `rearrange`"),
+        );
+        return None;
+    };
+    let n = axis_poly(&shape[*p]).unwrap_or_default();
+    let mut out = shape.clone();
+    out[*p] = axis_of(k, e.span);
+    let values = tensor(Some(out.clone()), t.domain.clone(), t.dtype, e.span);
+    let ids = tensor(
+        Some(out),
+        Some(Domain::Index(Size::computed(n))),
+        Some(DtypeKind::I64),
+        e.span,
+    );
+    Some((
+        Ty {
+            kind: TyKind::Tuple(vec![values, ids]),
+            span: e.span,
+        },
+        positions,
+    ))
+}
+
+fn elementwise(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let names: &[&str] = if name == "where" {
+        &["condition", "x", "y"]
+    } else {
+        &["x", "y"]
+    };
+    let slots = bind(c, name, names, &vec![true; names.len()], args)?;
+    let mut operands = Vec::new();
+    for slot in &slots {
+        let a = (*slot)?;
+        let ty = c.expr(&a.value);
+        if matches!(ty.kind, TyKind::Error) {
+            return None;
+        }
+        operands.push((ty, a.value.span));
+    }
+    let refs: Vec<(&Ty, Span)> = operands.iter().map(|(t, s)| (t, *s)).collect();
+    let values = if name == "where" {
+        &refs[1..]
+    } else {
+        &refs[..]
+    };
+    let (shape, dtype, _) = c.elementwise(&refs, e.span, name)?;
+    let domain = match values.iter().map(|(t, _)| t).collect::<Vec<_>>().as_slice() {
+        [a, b] => match (&a.kind, &b.kind) {
+            (TyKind::Tensor(x), TyKind::Tensor(y)) if same_domain(x, y) => x.domain.clone(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let dtype = dtype.or_else(|| {
+        values.iter().find_map(|(t, _)| match &t.kind {
+            TyKind::Tensor(x) => effective_dtype(x),
+            _ => None,
+        })
+    });
+    let shape = shape.or(Some(Vec::new()));
+    Some((tensor(shape, domain, dtype, e.span), Vec::new()))
+}
+
+fn same_domain(a: &TensorTy, b: &TensorTy) -> bool {
+    format!("{:?}", a.domain) == format!("{:?}", b.domain)
+}
+
+fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let (names, required): (&[&str], &[bool]) = if name == "clamp" {
+        (&["x", "lo", "hi"], &[true, false, false])
+    } else {
+        (&["x"], &[true])
+    };
+    let slots = bind(c, name, names, required, args)?;
+    for slot in slots.iter().skip(1).flatten() {
+        c.expr(&slot.value);
+    }
+    let x = slots[0]?;
+    let ty = c.expr(&x.value);
+    let TyKind::Tensor(t) = &ty.kind else {
+        if !matches!(ty.kind, TyKind::Error) {
+            c.diagnostics.push(
+                Diagnostic::error("E0408", format!("`{name}` takes a tensor"))
+                    .with_primary(x.value.span, format!("this is `{}`", show_ty(&ty))),
+            );
+        }
+        return None;
+    };
+    if matches!(name, "tril" | "triu") && t.shape.as_ref().is_some_and(|s| s.len() < 2) {
+        c.diagnostics.push(
+            Diagnostic::error(
+                "E0401",
+                format!("`{name}` takes a tensor of at least two axes"),
+            )
+            .with_primary(x.value.span, format!("this is `{}`", show_ty(&ty))),
+        );
+        return None;
+    }
+    let domain = match name {
+        "abs" => Some(Domain::NonNeg),
+        "sign" => Some(Domain::Signed),
+        _ => t.domain.clone(),
+    };
+    Some((tensor(t.shape.clone(), domain, t.dtype, e.span), Vec::new()))
+}
+
+fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "concat", &["a", "b", "over"], &[true, true, true], args)?;
+    let (a, b) = (slots[0]?, slots[1]?);
+    let (aty, at, ashape) = shaped(c, a, "concat")?;
+    let (bty, _, bshape) = shaped(c, b, "concat")?;
+    let positions = over(c, slots[2]?, &ashape, &aty, a.value.span)?;
+    let [p] = positions.as_slice() else {
+        return None;
+    };
+    let dims = c.ctx.env.dims;
+    if ashape.len() != bshape.len() {
+        c.diagnostics.push(
+            Diagnostic::error(
+                "E0401",
+                format!(
+                    "`concat` of tensors of {} and {} axes",
+                    ashape.len(),
+                    bshape.len()
+                ),
+            )
+            .with_primary(b.value.span, format!("this is `{}`", show_ty(&bty)))
+            .with_secondary(a.value.span, format!("this is `{}`", show_ty(&aty)))
+            .with_note("the tensors must have the same axes except the one they are joined along"),
+        );
+        return None;
+    }
+    for (i, (x, y)) in ashape.iter().zip(&bshape).enumerate() {
+        if i == *p {
+            continue;
+        }
+        if let (Some(px), Some(py)) = (axis_poly(x), axis_poly(y)) {
+            if !dims.same_size(&px, &py) {
+                let joined = &ashape[*p];
+                c.diagnostics.push(
+                    Diagnostic::error("E0401", format!("`concat` over `{joined}`: axis {} differs", i + 1))
+                        .with_primary(b.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &py)))
+                        .with_secondary(a.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &px)))
+                        .with_note(format!("`concat` joins `{}` and `{}` along axis {} (`{joined}`); every other axis must match", show_ty(&aty), show_ty(&bty), p + 1))
+                        .with_help("concatenate along the axis that differs, or make the other axes equal first (`repeat`)"),
+                );
+                return None;
+            }
+        }
+    }
+    let mut out = ashape.clone();
+    let sum = axis_poly(&ashape[*p])
+        .unwrap_or_default()
+        .add(&axis_poly(&bshape[*p]).unwrap_or_default())
+        .ok()?;
+    out[*p] = axis_of(sum, e.span);
+    Some((tensor(Some(out), None, at.dtype, e.span), positions))
+}
+
+fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let mut first: Option<(Ty, TensorTy, Vec<Axis>, Span)> = None;
+    for a in args {
+        if let Some(key) = &a.name {
+            c.diagnostics.push(
+                Diagnostic::error("E0407", format!("`stack` has no parameter `{}`", key.name))
+                    .with_primary(key.span, "unknown keyword")
+                    .with_note("`stack` takes the tensors to stack, by position"),
+            );
+            return None;
+        }
+        let (ty, t, shape) = shaped(c, a, "stack")?;
+        match &first {
+            None => first = Some((ty, t, shape, a.value.span)),
+            Some((fty, _, fshape, fspan)) => {
+                if let Some(detail) =
+                    crate::body::shape::shape_mismatch(c.ctx.env.dims, &shape, fshape)
+                {
+                    c.diagnostics.push(
+                        Diagnostic::error("E0401", "`stack` takes tensors of one shape")
+                            .with_primary(a.value.span, format!("this is `{}`", show_ty(&ty)))
+                            .with_secondary(*fspan, format!("this is `{}`", show_ty(fty)))
+                            .with_note(detail),
+                    );
+                    return None;
+                }
+            }
+        }
+    }
+    let Some((_, t, shape, _)) = first else {
+        c.diagnostics.push(
+            Diagnostic::error("E0407", "`stack` takes at least one tensor")
+                .with_primary(e.span, "nothing to stack"),
+        );
+        return None;
+    };
+    let mut out = vec![axis_of(Poly::constant(args.len() as i128), e.span)];
+    out.extend(shape);
+    Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()))
+}
+
+fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "take", &["x", "ids", "over"], &[true, true, true], args)?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, "take")?;
+    let (_, _, ids) = shaped(c, slots[1]?, "take")?;
+    let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
+    let [p] = positions.as_slice() else {
+        return None;
+    };
+    let mut out: Vec<Axis> = shape[..*p].to_vec();
+    out.extend(ids);
+    out.extend(shape[p + 1..].iter().cloned());
+    Some((tensor(Some(out), t.domain, t.dtype, e.span), positions))
+}
+
+fn one_hot(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "one_hot", &["ids", "n"], &[true, true], args)?;
+    let (_, _, shape) = shaped(c, slots[0]?, "one_hot")?;
+    let n_arg = slots[1]?;
+    let n = size_arg(c, n_arg, "one_hot")?;
+    let mut out = shape;
+    out.push(axis_of(n, n_arg.value.span));
+    Some((
+        tensor(Some(out), None, Some(DtypeKind::I64), e.span),
+        Vec::new(),
+    ))
+}
+
+/// A size argument known before the program runs (E0406 otherwise).
+fn size_arg(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<Poly> {
+    let ty = c.expr(&arg.value);
+    match c.static_size(&arg.value) {
+        Some(n) => Some(n),
+        None if matches!(ty.kind, TyKind::Error) => None,
+        None => {
+            c.diagnostics.push(
+                Diagnostic::error(
+                    "E0406",
+                    format!("`{what}` takes a size known before the program runs"),
+                )
+                .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
+                .with_help("a size is a number, a dim or an axis name"),
+            );
+            None
+        }
+    }
+}
+
+fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let (names, required): (&[&str], &[bool]) = if name == "full" {
+        (&["shape", "value"], &[true, true])
+    } else {
+        (&["shape"], &[true])
+    };
+    let slots = bind(c, name, names, required, args)?;
+    if let Some(v) = slots.get(1).copied().flatten() {
+        c.expr(&v.value);
+    }
+    let shape_arg = slots[0]?;
+    let ast::ExprKind::Shape(list) = &shape_arg.value.kind else {
+        let ty = c.expr(&shape_arg.value);
+        if !matches!(ty.kind, TyKind::Error) {
+            c.diagnostics.push(
+                Diagnostic::error("E0406", format!("`{name}` takes a shape"))
+                    .with_primary(shape_arg.value.span, "not a shape")
+                    .with_help(format!("write the shape in brackets: `{name}([n D])`")),
+            );
+        }
+        return None;
+    };
+    let written = ast::Type {
+        kind: ast::TypeKind::Tensor {
+            shape: Some(ast::Shape::List(list.clone())),
+            domain: None,
+            dtype: None,
+        },
+        span: list.span,
+    };
+    let ty = c.lower_body_type(&written);
+    let TyKind::Tensor(t) = ty.kind else {
+        return None;
+    };
+    Some((tensor(t.shape, None, None, e.span), Vec::new()))
+}
+
+fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, name, &["n"], &[true], args)?;
+    let n_arg = slots[0]?;
+    let n = match c.static_size(&n_arg.value) {
+        Some(n) => {
+            c.expr(&n_arg.value);
+            n
+        }
+        None => {
+            let ty = c.expr(&n_arg.value);
+            match ty.kind {
+                TyKind::Scalar(ScalarKind::Int) => c.new_unknown("n"),
+                TyKind::Error => return None,
+                _ => {
+                    c.diagnostics.push(
+                        Diagnostic::error("E0406", format!("`{name}` takes an `Int`"))
+                            .with_primary(n_arg.value.span, format!("this is `{}`", show_ty(&ty))),
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    let axis = axis_of(n.clone(), e.span);
+    Some(match name {
+        "arange" => (
+            tensor(
+                Some(vec![axis]),
+                Some(Domain::Index(Size::computed(n))),
+                Some(DtypeKind::I64),
+                e.span,
+            ),
+            Vec::new(),
+        ),
+        _ => (
+            tensor(Some(vec![axis.clone(), axis]), None, None, e.span),
+            Vec::new(),
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_ss_checks_clean() {
+        let mut files = crate::MemoryFiles::new();
+        files.insert("builtins.ss", builtins_ss());
+        let mut map = diag::SourceMap::new();
+        let checked = crate::check(
+            &mut map,
+            &files,
+            &[std::path::PathBuf::from("builtins.ss")],
+            &crate::Options::default(),
+        );
+        expect_test::expect![[""]].assert_eq(&crate::tests::show(&map, &checked.diagnostics));
+    }
+}

@@ -1,0 +1,332 @@
+//! Models and records (spec 8): lowers their fields (tensors, sub-models
+//! with size arguments, stacks `[L] M`) and initialisers, and their methods'
+//! signatures, with a model's size parameters as dims local to it. Gives a
+//! field's or method's type at a use, the size parameters replaced by the
+//! use's arguments. Never checks method bodies (that is `body`).
+
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast;
+
+use crate::body::{flatten_ty, shape::map_sizes};
+use crate::fxhash::FxHashMap as HashMap;
+use crate::lower::{Env, Lowerer, Place};
+use crate::signature::{ParamSig, Signature};
+use crate::size::{Poly, Size, Symbol};
+use crate::typed::{FieldDef, Init, TypeDef};
+use crate::types::{Ty, TyKind};
+
+/// A model or record, lowered.
+pub struct ModelInfo {
+    pub def: TypeDef,
+    /// Method name to its signature and declaration span.
+    pub methods: HashMap<String, (Signature, Span)>,
+}
+
+/// Every model and record of the program.
+#[derive(Default)]
+pub struct Models {
+    by_name: HashMap<(FileId, Arc<str>), ModelInfo>,
+    order: Vec<(FileId, Arc<str>)>,
+}
+
+impl Models {
+    pub fn get(&self, file: FileId, name: &str) -> Option<&ModelInfo> {
+        self.by_name.get(&(file, Arc::from(name)))
+    }
+
+    pub fn defs(&self) -> Vec<TypeDef> {
+        self.order
+            .iter()
+            .filter_map(|k| self.by_name.get(k))
+            .map(|m| m.def.clone())
+            .collect()
+    }
+}
+
+/// Lowers every model's and record's fields and method signatures.
+pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
+    let mut models = Models::default();
+    for module in &env.program.modules {
+        for (i, item) in module.ast.items.iter().enumerate() {
+            if module.names.get(&item.name().name) != Some(&i) {
+                continue;
+            }
+            let info = match item {
+                ast::Item::Model(m) => lower_model(env, module.file, m, diagnostics),
+                ast::Item::Record(r) => lower_record(env, module.file, r, diagnostics),
+                _ => continue,
+            };
+            let key = (module.file, env.names.intern(&item.name().name));
+            models.order.push(key.clone());
+            models.by_name.insert(key, info);
+        }
+    }
+    models
+}
+
+fn lower_model(
+    env: Env,
+    file: FileId,
+    m: &ast::Model,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ModelInfo {
+    let size_params: Vec<Arc<str>> = m
+        .size_params
+        .iter()
+        .map(|p| env.names.intern(&p.name))
+        .collect();
+    let fields = lower_fields(env, file, &size_params, &m.fields, true, diagnostics);
+    let mut methods = HashMap::default();
+    for method in &m.methods {
+        if method.self_param.is_none() {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0408",
+                    format!("method `{}` has no `self`", method.name.name),
+                )
+                .with_primary(method.name.span, "a method takes `self` first")
+                .with_help(format!("write `fn {}(self, ...)`", method.name.name)),
+            );
+        }
+        let signature = method_signature(env, file, &size_params, method, diagnostics);
+        methods.insert(method.name.name.clone(), (signature, method.span));
+    }
+    ModelInfo {
+        def: TypeDef {
+            file,
+            name: env.names.intern(&m.name.name),
+            is_model: true,
+            size_params,
+            fields,
+            span: m.span,
+        },
+        methods,
+    }
+}
+
+fn lower_record(
+    env: Env,
+    file: FileId,
+    r: &ast::Record,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ModelInfo {
+    let fields = lower_fields(env, file, &[], &r.fields, false, diagnostics);
+    ModelInfo {
+        def: TypeDef {
+            file,
+            name: env.names.intern(&r.name.name),
+            is_model: false,
+            size_params: Vec::new(),
+            fields,
+            span: r.span,
+        },
+        methods: HashMap::default(),
+    }
+}
+
+fn lower_fields(
+    env: Env,
+    file: FileId,
+    size_params: &[Arc<str>],
+    fields: &[ast::Field],
+    is_model: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<FieldDef> {
+    let mut lowerer = Lowerer::new(env, file, diagnostics);
+    lowerer.generic_order = size_params.to_vec();
+    let mut out: Vec<FieldDef> = Vec::new();
+    for field in fields {
+        lowerer.place = Place::Param;
+        let ty = lowerer.lower_type(&field.ty);
+        if let Some(first) = out.iter().find(|f| *f.name == *field.name.name) {
+            lowerer.diagnostics.push(
+                Diagnostic::error(
+                    "E0203",
+                    format!("field `{}` is declared twice", field.name.name),
+                )
+                .with_primary(field.name.span, "declared again here")
+                .with_secondary(first.span, "first declared here"),
+            );
+        }
+        let init = match (&ty.kind, is_model) {
+            (TyKind::Tensor(t), true) => {
+                let rank = t.shape.as_ref().map_or(0, Vec::len);
+                Some(match &field.init {
+                    Some(e) => initialiser(e, lowerer.diagnostics),
+                    None if rank >= 2 => Init::Normal {
+                        mean: 0.0,
+                        std: 0.02,
+                    },
+                    None => Init::Zeros,
+                })
+            }
+            _ => {
+                if let Some(e) = &field.init {
+                    lowerer.diagnostics.push(
+                        Diagnostic::error(
+                            "E0412",
+                            "only a model's tensor fields have initialisers",
+                        )
+                        .with_primary(e.span, "initialiser here")
+                        .with_help(
+                            "remove it: sub-models and record fields are made by their own code",
+                        ),
+                    );
+                }
+                None
+            }
+        };
+        out.push(FieldDef {
+            name: env.names.intern(&field.name.name),
+            span: field.name.span,
+            ty,
+            init,
+        });
+    }
+    out
+}
+
+/// `zeros`, `ones`, `normal(std=, mean=)`, `uniform(lo=, hi=)` (E0412 otherwise).
+fn initialiser(e: &ast::Expr, diagnostics: &mut Vec<Diagnostic>) -> Init {
+    let bad = |diagnostics: &mut Vec<Diagnostic>, span: Span, label: &str| {
+        diagnostics.push(
+            Diagnostic::error("E0412", "invalid field initialiser")
+                .with_primary(span, label.to_string())
+                .with_help("a tensor field starts as `zeros`, `ones`, `normal(std=0.02, mean=0)` or `uniform(lo=-0.1, hi=0.1)`"),
+        );
+        Init::Zeros
+    };
+    let (name, args) = match &e.kind {
+        ast::ExprKind::Name(n) => (n, &[][..]),
+        ast::ExprKind::Call { callee, args } => match &callee.kind {
+            ast::ExprKind::Name(n) => (n, args.as_slice()),
+            _ => return bad(diagnostics, e.span, "not an initialiser"),
+        },
+        _ => return bad(diagnostics, e.span, "not an initialiser"),
+    };
+    let get = |key: &str, default: f64, diagnostics: &mut Vec<Diagnostic>| -> f64 {
+        match args
+            .iter()
+            .find(|a| a.name.as_ref().is_some_and(|n| n.name == key))
+        {
+            None => default,
+            Some(a) => match number(&a.value) {
+                Some(v) => v,
+                None => {
+                    bad(diagnostics, a.value.span, "not a number");
+                    default
+                }
+            },
+        }
+    };
+    let allowed: &[&str] = match name.name.as_str() {
+        "zeros" | "ones" => &[],
+        "normal" => &["std", "mean"],
+        "uniform" => &["lo", "hi"],
+        _ => return bad(diagnostics, name.span, "unknown initialiser"),
+    };
+    for a in args {
+        match &a.name {
+            Some(n) if allowed.contains(&n.name.as_str()) => {}
+            _ => {
+                bad(diagnostics, a.span, "unexpected argument");
+            }
+        }
+    }
+    match name.name.as_str() {
+        "zeros" => Init::Zeros,
+        "ones" => Init::Ones,
+        "normal" => Init::Normal {
+            mean: get("mean", 0.0, diagnostics),
+            std: get("std", 0.02, diagnostics),
+        },
+        _ => Init::Uniform {
+            lo: get("lo", -0.1, diagnostics),
+            hi: get("hi", 0.1, diagnostics),
+        },
+    }
+}
+
+fn number(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        ast::ExprKind::Int(v) => Some(*v as f64),
+        ast::ExprKind::Float(v) => Some(*v),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => number(operand).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// A method's signature: its types see the model's size parameters.
+fn method_signature(
+    env: Env,
+    file: FileId,
+    size_params: &[Arc<str>],
+    f: &ast::Fn,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Signature {
+    let mut lowerer = Lowerer::new(env, file, diagnostics);
+    lowerer.generic_order = size_params.to_vec();
+    let mut params = Vec::new();
+    for p in &f.params {
+        lowerer.place = Place::Param;
+        let ty = lowerer.lower_type(&p.ty);
+        params.push(ParamSig {
+            name: env.names.intern(&p.name.name),
+            ty,
+            span: p.span,
+        });
+    }
+    lowerer.place = Place::Return;
+    let ret = f.ret.as_ref().map(|r| lowerer.lower_type(r));
+    Signature {
+        params,
+        ret,
+        generics: std::mem::take(&mut lowerer.generic_order),
+        python: None,
+    }
+}
+
+/// The type of `self` in a method of `model`: its size parameters as themselves.
+pub fn self_ty(models: &Models, file: FileId, model: &str, span: Span) -> Ty {
+    let args = models
+        .get(file, model)
+        .map(|m| {
+            m.def
+                .size_params
+                .iter()
+                .map(|p| Size::computed(Poly::symbol(Symbol::Generic(p.clone()))))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ty {
+        kind: TyKind::Named {
+            file,
+            name: Arc::from(model),
+            args,
+        },
+        span,
+    }
+}
+
+/// Replaces a model's size parameters by a use's arguments.
+pub fn instantiate(ty: &Ty, size_params: &[Arc<str>], args: &[Size]) -> Ty {
+    if size_params.is_empty() {
+        return flatten_ty(ty);
+    }
+    let value = |s: &Symbol| match s {
+        Symbol::Generic(n) => size_params
+            .iter()
+            .position(|p| p == n)
+            .and_then(|i| args.get(i))
+            .map(|a| a.poly.clone()),
+        _ => None,
+    };
+    map_sizes(&flatten_ty(ty), &mut |p: &Poly| {
+        p.substitute(&value).unwrap_or_else(|_| p.clone())
+    })
+}

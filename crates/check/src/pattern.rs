@@ -1,0 +1,771 @@
+//! The pattern built-ins (spec 6.5): `rearrange`, `reduce`, `repeat` and
+//! `einsum`, with einops' rules. Each left-hand axis is checked against the
+//! argument's size through the call solver, keyword sizes (`h=16`, a
+//! run-time Int gives an unknown size) and dims fill in what the left side
+//! can't, `16gh` is the layout `(gh 16)` and `(16 gh)` the other one, `...`
+//! stands for the remaining axes. Builds the lowering plan code generation
+//! emits with plain reshape/permute/expand/sum/einsum. Every diagnostic names
+//! the pattern axis it is about.
+
+use std::sync::Arc;
+
+use diag::{Diagnostic, Span};
+use syntax::ast::{self, ScalarKind};
+
+use crate::body::shape::{axis_of, axis_poly, show_size, show_ty, tensor};
+use crate::body::{error_ty, FnChecker};
+use crate::program::Decl;
+use crate::size::{Poly, Size, Symbol};
+use crate::solver::{Equation, Failure, Solver};
+use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo, LayoutPlan, PatternPlan};
+use crate::types::{Axis, TensorTy, Ty, TyKind};
+
+/// One elementary axis of a pattern: a name or a number.
+#[derive(Clone, Debug)]
+enum Elem {
+    Name(Arc<str>, Span),
+    Num(i128, Span),
+}
+
+/// One axis of a pattern side: a single elementary axis, a group, or `...`.
+#[derive(Clone, Debug)]
+struct PAxis {
+    elems: Vec<Elem>,
+    rest: bool,
+    span: Span,
+    text: String,
+}
+
+const REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "prod"];
+
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty {
+    let span = e.span;
+    match check(c, e, name, args) {
+        Some((ty, plan)) => {
+            let info = CallInfo {
+                callee: Callee::Builtin(c.ctx.env.names.intern(name)),
+                args: args
+                    .iter()
+                    .map(|a| BoundArg::Expr {
+                        span: a.value.span,
+                        keyword: a.name.is_some(),
+                    })
+                    .collect(),
+                bindings: Vec::new(),
+                over: Vec::new(),
+                pattern: Some(plan),
+            };
+            c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
+        }
+        None => c.record(span, error_ty(span), ExprInfo::Plain),
+    }
+}
+
+fn pattern_error(span: Span, message: String, label: String) -> Diagnostic {
+    Diagnostic::error("E0410", message).with_primary(span, label)
+}
+
+fn check(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    args: &[ast::Arg],
+) -> Option<(Ty, PatternPlan)> {
+    // Split the arguments: tensors, the pattern, the reduction, keyword sizes.
+    let mut tensors: Vec<&ast::Arg> = Vec::new();
+    let mut pattern: Option<&ast::Pattern> = None;
+    let mut op: Option<&ast::Arg> = None;
+    let mut keywords: Vec<&ast::Arg> = Vec::new();
+    for a in args {
+        match (&a.name, &a.value.kind) {
+            (Some(_), _) => keywords.push(a),
+            (None, ast::ExprKind::Pattern(p)) if pattern.is_none() => pattern = Some(p),
+            (None, _) if pattern.is_some() && name == "reduce" && op.is_none() => op = Some(a),
+            (None, _) if pattern.is_none() => tensors.push(a),
+            (None, _) => {
+                c.diagnostics.push(
+                    Diagnostic::error(
+                        "E0407",
+                        format!("unexpected argument of `{name}` after the pattern"),
+                    )
+                    .with_primary(a.span, "not expected here")
+                    .with_help("sizes after the pattern are keywords, as in `h=12`"),
+                );
+                return None;
+            }
+        }
+    }
+    let tys: Vec<(Ty, Span)> = tensors
+        .iter()
+        .map(|a| (c.expr(&a.value), a.value.span))
+        .collect();
+    for k in &keywords {
+        if c.static_size(&k.value).is_none() {
+            c.expr(&k.value);
+        }
+    }
+    let Some(pattern) = pattern else {
+        c.diagnostics.push(
+            Diagnostic::error("E0407", format!("`{name}` needs a pattern"))
+                .with_primary(e.span, "no `[...] -> [...]` argument")
+                .with_help(format!(
+                    "write the axes before and after, as in `{name}(x, [b n d] -> [b d n])`"
+                )),
+        );
+        return None;
+    };
+    let want_tensors = if name == "einsum" {
+        pattern.lhs.len()
+    } else {
+        1
+    };
+    if tensors.len() != want_tensors || (name != "einsum" && pattern.lhs.len() != 1) {
+        c.diagnostics.push(
+            Diagnostic::error(
+                "E0407",
+                format!(
+                    "`{name}` has {} tensors for {} left-hand shapes",
+                    tensors.len(),
+                    pattern.lhs.len()
+                ),
+            )
+            .with_primary(pattern.span, "one left-hand shape per tensor")
+            .with_help(if name == "einsum" {
+                "write one shape per tensor: `einsum(a, b, [i k], [k j] -> [i j])`"
+            } else {
+                "this takes one tensor and one left-hand shape"
+            }),
+        );
+        return None;
+    }
+    if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
+        return None;
+    }
+    let mut shapes: Vec<(Ty, TensorTy, Vec<Axis>, Span)> = Vec::new();
+    for (ty, at) in &tys {
+        match &ty.kind {
+            TyKind::Tensor(t @ TensorTy { shape: Some(s), .. }) => {
+                shapes.push((ty.clone(), t.clone(), s.clone(), *at))
+            }
+            _ => {
+                c.diagnostics.push(
+                    Diagnostic::error("E0408", format!("`{name}` takes tensors with shapes"))
+                        .with_primary(*at, format!("this is `{}`", show_ty(ty))),
+                );
+                return None;
+            }
+        }
+    }
+    let reduction = match (name, op) {
+        ("reduce", Some(a)) => {
+            match &a.value.kind {
+                ast::ExprKind::Name(n) if REDUCTIONS.contains(&n.name.as_str()) => {
+                    Some(c.ctx.env.names.intern(&n.name))
+                }
+                _ => {
+                    c.diagnostics.push(
+                    Diagnostic::error("E0406", "`reduce` takes `sum`, `mean`, `max`, `min` or `prod` after the pattern")
+                        .with_primary(a.value.span, "not a reduction"),
+                );
+                    return None;
+                }
+            }
+        }
+        ("reduce", None) => {
+            c.diagnostics.push(
+                Diagnostic::error("E0407", "`reduce` needs a reduction after the pattern")
+                    .with_primary(pattern.span, "which reduction?")
+                    .with_help("add `sum`, `mean`, `max`, `min` or `prod`, as in `reduce(x, [b n] -> [b], mean)`"),
+            );
+            return None;
+        }
+        _ => None,
+    };
+    // Parse the sides.
+    let source = c.ctx.env.map.text(c.file);
+    let lhs: Vec<Vec<PAxis>> = pattern
+        .lhs
+        .iter()
+        .map(|l| side(c, l, source))
+        .collect::<Option<_>>()?;
+    let rhs = side(c, &pattern.rhs, source)?;
+    for s in lhs.iter().chain(std::iter::once(&rhs)) {
+        let rests: Vec<&PAxis> = s.iter().filter(|a| a.rest).collect();
+        if rests.len() > 1 {
+            c.diagnostics.push(pattern_error(
+                rests[1].span,
+                "a pattern side can have one `...`".into(),
+                "second `...`".into(),
+            ));
+            return None;
+        }
+    }
+    if name == "einsum"
+        && lhs
+            .iter()
+            .chain(std::iter::once(&rhs))
+            .flatten()
+            .any(|a| a.rest || a.elems.len() != 1 || matches!(a.elems[0], Elem::Num(..)))
+    {
+        c.diagnostics.push(pattern_error(
+            pattern.span,
+            "an `einsum` pattern names each axis".into(),
+            "groups, numbers and `...` are for `rearrange`".into(),
+        ));
+        return None;
+    }
+    // Variables: one per distinct name; dims and keywords give values.
+    let mut solver = Solver::new(c.ctx.env.dims);
+    let mut vars: Vec<Arc<str>> = Vec::new();
+    fn var_of(vars: &mut Vec<Arc<str>>, n: &Arc<str>, solver: &mut Solver) -> u32 {
+        match vars.iter().position(|v| v == n) {
+            Some(i) => i as u32,
+            None => {
+                vars.push(n.clone());
+                solver.var(n.clone());
+                vars.len() as u32 - 1
+            }
+        }
+    }
+    for side in lhs.iter().chain(std::iter::once(&rhs)) {
+        for a in side {
+            for el in &a.elems {
+                if let Elem::Name(n, _) = el {
+                    let v = var_of(&mut vars, n, &mut solver);
+                    if solver.value(v).is_none() {
+                        if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
+                            if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, &d.name.name) {
+                                solver.set(
+                                    v,
+                                    Poly::symbol(Symbol::Dim {
+                                        file: c.file,
+                                        name: dn.clone(),
+                                    }),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for k in &keywords {
+        let key = k.name.as_ref().expect("keyword");
+        let Some(v) = vars.iter().position(|n| **n == *key.name) else {
+            c.diagnostics.push(
+                Diagnostic::error(
+                    "E0407",
+                    format!("`{}` is not an axis of the pattern", key.name),
+                )
+                .with_primary(key.span, "no such axis in the pattern")
+                .with_help("keyword sizes name axes of the pattern"),
+            );
+            return None;
+        };
+        let value = match c.static_size(&k.value) {
+            Some(p) => p,
+            None => {
+                let ty = c
+                    .body
+                    .expr(k.value.span)
+                    .map(|t| t.ty.clone())
+                    .unwrap_or_else(|| error_ty(k.value.span));
+                match ty.kind {
+                    TyKind::Scalar(ScalarKind::Int) => c.new_unknown(&key.name),
+                    TyKind::Error => return None,
+                    _ => {
+                        c.diagnostics.push(
+                            Diagnostic::error(
+                                "E0406",
+                                format!("the size of `{}` must be an `Int`", key.name),
+                            )
+                            .with_primary(k.value.span, format!("this is `{}`", show_ty(&ty))),
+                        );
+                        return None;
+                    }
+                }
+            }
+        };
+        solver.set(v as u32, value);
+    }
+    // Equations: each left axis against the argument's axis.
+    let mut equations = Vec::new();
+    let mut tags: Vec<(usize, usize, usize)> = Vec::new();
+    let mut rests: Vec<Vec<Axis>> = Vec::new();
+    for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(&shapes).enumerate() {
+        let rest_at = side.iter().position(|a| a.rest);
+        let fixed = side.len() - usize::from(rest_at.is_some());
+        let fits = if rest_at.is_some() {
+            shape.len() >= fixed
+        } else {
+            shape.len() == fixed
+        };
+        if !fits {
+            let pat = &pattern.lhs[t];
+            c.diagnostics.push(
+                Diagnostic::error(
+                    "E0401",
+                    format!(
+                        "the pattern `{}` has {} axes, but the tensor has {}",
+                        text(source, pat.span),
+                        fixed,
+                        shape.len()
+                    ),
+                )
+                .with_primary(pat.span, format!("{fixed} axes here"))
+                .with_secondary(*at, format!("this is `{}`", show_ty(ty)))
+                .with_help(if rest_at.is_some() {
+                    "".to_string()
+                } else {
+                    "name every axis of the tensor, or write `...` for the rest".to_string()
+                }),
+            );
+            return None;
+        }
+        let after = rest_at.map_or(0, |r| side.len() - r - 1);
+        let mut rest = Vec::new();
+        for (i, a) in side.iter().enumerate() {
+            if a.rest {
+                rest = shape[i..shape.len() - after].to_vec();
+                continue;
+            }
+            let j = match rest_at {
+                Some(r) if i > r => shape.len() - (side.len() - i),
+                _ => i,
+            };
+            let Some(size) = axis_poly(&shape[j]) else {
+                continue;
+            };
+            let mut product = Poly::constant(1);
+            for el in &a.elems {
+                let factor = match el {
+                    Elem::Name(n, _) => {
+                        Poly::symbol(Symbol::Var(var_of(&mut vars, n, &mut solver)))
+                    }
+                    Elem::Num(v, _) => Poly::constant(*v),
+                };
+                product = product.mul(&factor).ok()?;
+            }
+            tags.push((t, i, j));
+            equations.push(Equation {
+                callee: product,
+                caller: size,
+                tag: tags.len() - 1,
+            });
+        }
+        rests.push(rest);
+    }
+    if let Err(failure) = solver.solve(&equations) {
+        report(c, failure, &tags, &lhs, &shapes, &solver, source);
+        return None;
+    }
+    // Name rules between the sides.
+    let names_in = |side: &[PAxis]| -> Vec<(Arc<str>, Span)> {
+        side.iter()
+            .flat_map(|a| a.elems.iter())
+            .filter_map(|e| match e {
+                Elem::Name(n, s) => Some((n.clone(), *s)),
+                _ => None,
+            })
+            .collect()
+    };
+    let left: Vec<(Arc<str>, Span)> = lhs.iter().flat_map(|s| names_in(s)).collect();
+    let right = names_in(&rhs);
+    for (n, s) in &right {
+        if !left.iter().any(|(l, _)| l == n) {
+            let v = var_of(&mut vars, n, &mut solver);
+            let known = solver.value(v).is_some();
+            if name == "repeat" && known {
+                continue;
+            }
+            let help = if name == "repeat" {
+                format!("give its size as a keyword, as in `{n}=4`")
+            } else {
+                format!("`{name}` only moves, merges and splits the left side's axes")
+            };
+            c.diagnostics.push(
+                pattern_error(
+                    *s,
+                    format!("`{n}` is on the right of the pattern but not on the left"),
+                    "not on the left side".into(),
+                )
+                .with_help(help),
+            );
+            return None;
+        }
+    }
+    if name == "rearrange" || name == "repeat" || name == "einsum" {
+        for (n, s) in &left {
+            if name != "einsum" && !right.iter().any(|(r, _)| r == n) {
+                c.diagnostics.push(
+                    pattern_error(*s, format!("`{n}` is on the left of the pattern but not on the right"), "not on the right side".into())
+                        .with_help(format!("`{name}` keeps every axis; to sum or average it away, use `reduce(x, ..., sum)`")),
+                );
+                return None;
+            }
+        }
+    }
+    if lhs.iter().any(|s| s.iter().any(|a| a.rest)) != rhs.iter().any(|a| a.rest) {
+        c.diagnostics.push(pattern_error(
+            pattern.span,
+            "`...` must be on both sides of the pattern or neither".into(),
+            "`...` on one side only".into(),
+        ));
+        return None;
+    }
+    // The output shape.
+    let value = |el: &Elem, solver: &Solver, vars: &[Arc<str>]| -> Poly {
+        match el {
+            Elem::Name(n, _) => vars
+                .iter()
+                .position(|v| v == n)
+                .and_then(|i| solver.value(i as u32).cloned())
+                .unwrap_or_default(),
+            Elem::Num(v, _) => Poly::constant(*v),
+        }
+    };
+    let mut out: Vec<Axis> = Vec::new();
+    let mut expand: Vec<Size> = Vec::new();
+    for a in &rhs {
+        if a.rest {
+            for r in rests.first().cloned().unwrap_or_default() {
+                expand.push(Size::computed(axis_poly(&r).unwrap_or_default()));
+                out.push(r);
+            }
+            continue;
+        }
+        let mut product = Poly::constant(1);
+        for el in &a.elems {
+            let v = value(el, &solver, &vars);
+            expand.push(Size::computed(v.clone()));
+            product = product.mul(&v).ok()?;
+        }
+        out.push(axis_of(product, a.span));
+    }
+    let dtype = shapes[0].1.dtype;
+    let plan = if name == "einsum" {
+        let mut letters: Vec<Arc<str>> = Vec::new();
+        let mut side_text = |side: &[PAxis]| -> String {
+            side.iter()
+                .map(|a| match &a.elems[0] {
+                    Elem::Name(n, _) => {
+                        let i = letters.iter().position(|l| l == n).unwrap_or_else(|| {
+                            letters.push(n.clone());
+                            letters.len() - 1
+                        });
+                        char::from(if i < 26 {
+                            b'a' + i as u8
+                        } else {
+                            b'A' + (i - 26) as u8
+                        })
+                    }
+                    Elem::Num(..) => '?',
+                })
+                .collect()
+        };
+        let ins: Vec<String> = lhs.iter().map(|s| side_text(s)).collect();
+        let outs = side_text(&rhs);
+        if letters.len() > 52 {
+            c.diagnostics.push(pattern_error(
+                pattern.span,
+                "an `einsum` pattern can name at most 52 axes".into(),
+                "too many axes".into(),
+            ));
+            return None;
+        }
+        PatternPlan::Einsum {
+            equation: format!("{}->{outs}", ins.join(",")),
+        }
+    } else {
+        layout_plan(
+            &lhs[0], &rhs, &rests[0], &solver, &vars, reduction, expand, &out,
+        )
+    };
+    let domain = if name == "einsum" {
+        None
+    } else {
+        shapes[0].1.domain.clone()
+    };
+    Some((tensor(Some(out), domain, dtype, e.span), plan))
+}
+
+fn text(source: &str, span: Span) -> &str {
+    source
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("")
+}
+
+/// Reads one side of a pattern (E0410 for what can't be in one).
+fn side(c: &mut FnChecker, list: &ast::ShapeList, source: &str) -> Option<Vec<PAxis>> {
+    let mut out = Vec::new();
+    for axis in &list.axes {
+        let mut elems = Vec::new();
+        let mut rest = false;
+        match &axis.kind {
+            ast::AxisKind::Rest => rest = true,
+            ast::AxisKind::Grouped { factor, name } => {
+                elems.push(Elem::Name(c.ctx.env.names.intern(&name.name), name.span));
+                elems.push(Elem::Num(i128::try_from(*factor).ok()?, axis.span));
+            }
+            ast::AxisKind::Group(parts) => {
+                for part in parts {
+                    match &part.kind {
+                        ast::AxisKind::Grouped { factor, name } => {
+                            elems.push(Elem::Name(c.ctx.env.names.intern(&name.name), name.span));
+                            elems.push(Elem::Num(i128::try_from(*factor).ok()?, part.span));
+                        }
+                        ast::AxisKind::Size(s) => elems.push(elem(c, s)?),
+                        _ => {
+                            c.diagnostics.push(pattern_error(
+                                part.span,
+                                "a pattern group holds names and numbers".into(),
+                                "not a name or number".into(),
+                            ));
+                            return None;
+                        }
+                    }
+                }
+            }
+            ast::AxisKind::Size(s) => elems.push(elem(c, s)?),
+        }
+        out.push(PAxis {
+            elems,
+            rest,
+            span: axis.span,
+            text: text(source, axis.span).to_string(),
+        });
+    }
+    // A name twice on one side.
+    let mut seen: Vec<&Arc<str>> = Vec::new();
+    for a in &out {
+        for e in &a.elems {
+            if let Elem::Name(n, s) = e {
+                if seen.contains(&n) {
+                    c.diagnostics.push(
+                        pattern_error(
+                            *s,
+                            format!("`{n}` is twice on one side of the pattern"),
+                            "named again here".into(),
+                        )
+                        .with_help("give each axis its own name"),
+                    );
+                    return None;
+                }
+                seen.push(n);
+            }
+        }
+    }
+    Some(out)
+}
+
+fn elem(c: &mut FnChecker, s: &ast::SizeExpr) -> Option<Elem> {
+    match &s.kind {
+        ast::SizeExprKind::Name(p) if p.file.is_none() => Some(Elem::Name(
+            c.ctx.env.names.intern(&p.name.name),
+            p.name.span,
+        )),
+        ast::SizeExprKind::Int(v) if *v >= 1 => Some(Elem::Num(i128::try_from(*v).ok()?, s.span)),
+        ast::SizeExprKind::Error => None,
+        _ => {
+            c.diagnostics.push(
+                pattern_error(
+                    s.span,
+                    "a pattern axis is a name, a number or a group of them".into(),
+                    "not an axis name".into(),
+                )
+                .with_help("give sizes as keywords after the pattern, as in `h=12`"),
+            );
+            None
+        }
+    }
+}
+
+fn report(
+    c: &mut FnChecker,
+    failure: Failure,
+    tags: &[(usize, usize, usize)],
+    lhs: &[Vec<PAxis>],
+    shapes: &[(Ty, TensorTy, Vec<Axis>, Span)],
+    solver: &Solver,
+    _source: &str,
+) {
+    let dims = c.ctx.env.dims;
+    let tag = match &failure {
+        Failure::Mismatch { tag, .. }
+        | Failure::Inexact { tag, .. }
+        | Failure::BelowOne { tag, .. }
+        | Failure::Overflow { tag }
+        | Failure::Unsolved { tag, .. } => *tag,
+    };
+    let (t, i, j) = tags[tag];
+    let pax = &lhs[t][i];
+    let (ty, _, shape, at) = &shapes[t];
+    let size = axis_poly(&shape[j]).unwrap_or_default();
+    let solved = solver.shown();
+    let with_solved = |d: Diagnostic| {
+        if solved.is_empty() {
+            d
+        } else {
+            d.with_note(format!("known so far: {}", solved.join(", ")))
+        }
+    };
+    let d = match failure {
+        Failure::Mismatch { expected, .. } => with_solved(
+            Diagnostic::error(
+                "E0401",
+                format!(
+                    "pattern axis `{}` doesn't fit axis {} of the tensor",
+                    pax.text,
+                    j + 1
+                ),
+            )
+            .with_primary(
+                pax.span,
+                format!("`{}` is {} here", pax.text, show_size(dims, &expected)),
+            )
+            .with_secondary(
+                *at,
+                format!(
+                    "axis {} of `{}` is {}",
+                    j + 1,
+                    show_ty(ty),
+                    show_size(dims, &size)
+                ),
+            ),
+        ),
+        Failure::Inexact { var, divisor, .. } => with_solved(
+            Diagnostic::error(
+                "E0402",
+                format!(
+                    "`{}` is not a whole number in the pattern axis `{}`",
+                    solver.names[var as usize], pax.text
+                ),
+            )
+            .with_primary(
+                pax.span,
+                format!(
+                    "{} is not a multiple of {}",
+                    show_size(dims, &size),
+                    show_size(dims, &divisor)
+                ),
+            )
+            .with_secondary(*at, format!("axis {} of `{}`", j + 1, show_ty(ty)))
+            .with_help("choose sizes whose product is the axis's size"),
+        ),
+        Failure::BelowOne { var, value, .. } => Diagnostic::error(
+            "E0401",
+            format!(
+                "`{}` would be {value} in the pattern axis `{}`",
+                solver.names[var as usize], pax.text
+            ),
+        )
+        .with_primary(pax.span, format!("this axis is {}", show_size(dims, &size))),
+        Failure::Overflow { .. } => Diagnostic::error("E0414", "size does not fit in 128 bits")
+            .with_primary(pax.span, "this size overflows"),
+        Failure::Unsolved { vars, .. } => {
+            let names: Vec<String> = vars
+                .iter()
+                .map(|v| format!("`{}`", solver.names[*v as usize]))
+                .collect();
+            let first = vars
+                .first()
+                .map(|v| solver.names[*v as usize].clone())
+                .unwrap_or_default();
+            Diagnostic::error(
+                "E0401",
+                format!(
+                    "can't work out {} from the tensor's shape",
+                    names.join(" and ")
+                ),
+            )
+            .with_primary(
+                pax.span,
+                format!(
+                    "`{}` is {}, but its parts aren't known",
+                    pax.text,
+                    show_size(dims, &size)
+                ),
+            )
+            .with_help(format!("give a size as a keyword, as in `{first}=...`"))
+        }
+    };
+    c.diagnostics.push(d);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn layout_plan(
+    lhs: &[PAxis],
+    rhs: &[PAxis],
+    rest: &[Axis],
+    solver: &Solver,
+    vars: &[Arc<str>],
+    reduction: Option<Arc<str>>,
+    expand: Vec<Size>,
+    out: &[Axis],
+) -> PatternPlan {
+    #[derive(PartialEq)]
+    enum Key {
+        Name(Arc<str>),
+        Num(i128, usize),
+        Rest(usize),
+    }
+    let keys = |side: &[PAxis]| -> Vec<Key> {
+        let mut counts: Vec<(i128, usize)> = Vec::new();
+        let mut out = Vec::new();
+        for a in side {
+            if a.rest {
+                out.extend((0..rest.len()).map(Key::Rest));
+                continue;
+            }
+            for e in &a.elems {
+                out.push(match e {
+                    Elem::Name(n, _) => Key::Name(n.clone()),
+                    Elem::Num(v, _) => {
+                        let k = match counts.iter_mut().find(|(x, _)| x == v) {
+                            Some(slot) => {
+                                slot.1 += 1;
+                                slot.1
+                            }
+                            None => {
+                                counts.push((*v, 0));
+                                0
+                            }
+                        };
+                        Key::Num(*v, k)
+                    }
+                });
+            }
+        }
+        out
+    };
+    let (left, right) = (keys(lhs), keys(rhs));
+    let size = |k: &Key| -> Size {
+        Size::computed(match k {
+            Key::Name(n) => vars
+                .iter()
+                .position(|v| v == n)
+                .and_then(|i| solver.value(i as u32).cloned())
+                .unwrap_or_default(),
+            Key::Num(v, _) => Poly::constant(*v),
+            Key::Rest(i) => axis_poly(&rest[*i]).unwrap_or_default(),
+        })
+    };
+    let split: Vec<Size> = left.iter().map(size).collect();
+    let reduced: Vec<usize> = (0..left.len())
+        .filter(|i| !right.contains(&left[*i]))
+        .collect();
+    let order = right
+        .iter()
+        .map(|k| left.iter().position(|l| l == k))
+        .collect();
+    PatternPlan::Layout(LayoutPlan {
+        split,
+        reduce: reduction.map(|r| (r, reduced)),
+        order,
+        expand,
+        merge: out
+            .iter()
+            .map(|a| Size::computed(axis_poly(a).unwrap_or_default()))
+            .collect(),
+    })
+}

@@ -1,0 +1,325 @@
+//! The call solver (spec 5): works out a callee's generic axes from the
+//! arguments' sizes with a worklist until nothing changes. `v` against `s`
+//! gives `v = s`; `c*v` (and grouped `16gh`) gives `v = s / c`, exact or a
+//! failure; `v + c` gives `v = s - c`, at least 1; a term with several
+//! unsolved symbols waits. Pure: returns what failed, never a diagnostic
+//! (the caller knows the spans and words).
+
+use std::sync::Arc;
+
+use crate::dims::DimValues;
+use crate::size::{Poly, SizeError, Symbol, Term};
+
+/// One equation: the callee's size (over `Symbol::Var`s) must equal the
+/// caller's. `tag` says where it came from, for the caller's message.
+#[derive(Clone, Debug)]
+pub struct Equation {
+    pub callee: Poly,
+    pub caller: Poly,
+    pub tag: usize,
+}
+
+/// Why solving stopped.
+#[derive(Clone, Debug)]
+pub enum Failure {
+    /// After substitution the sizes differ: `expected` (the callee's size in
+    /// the caller's terms) against the caller's.
+    Mismatch { tag: usize, expected: Poly },
+    /// `c*v = s` with `s` not a multiple of `c` (16gh against 225).
+    Inexact {
+        tag: usize,
+        var: u32,
+        size: Poly,
+        divisor: Poly,
+    },
+    /// `v + c = s` gives `v` below 1.
+    BelowOne { tag: usize, var: u32, value: i128 },
+    /// Arithmetic left 128 bits.
+    Overflow { tag: usize },
+    /// Still unsolved when nothing else could be learned.
+    Unsolved { vars: Vec<u32>, tag: usize },
+}
+
+/// The variables of one call: their names (for messages) and values.
+pub struct Solver<'a> {
+    pub dims: &'a DimValues,
+    pub names: Vec<Arc<str>>,
+    pub values: Vec<Option<Poly>>,
+}
+
+impl<'a> Solver<'a> {
+    pub fn new(dims: &'a DimValues) -> Self {
+        Solver {
+            dims,
+            names: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// A new variable named `name`; returns its symbol.
+    pub fn var(&mut self, name: Arc<str>) -> Symbol {
+        self.names.push(name);
+        self.values.push(None);
+        Symbol::Var(self.names.len() as u32 - 1)
+    }
+
+    pub fn set(&mut self, var: u32, value: Poly) {
+        self.values[var as usize] = Some(value);
+    }
+
+    pub fn value(&self, var: u32) -> Option<&Poly> {
+        self.values.get(var as usize)?.as_ref()
+    }
+
+    /// The size with every solved variable replaced.
+    pub fn apply(&self, poly: &Poly) -> Result<Poly, SizeError> {
+        poly.substitute(&|s| match s {
+            Symbol::Var(v) => self.value(*v).cloned(),
+            _ => None,
+        })
+    }
+
+    /// The bindings solved so far, as `name = size`, for notes.
+    pub fn shown(&self) -> Vec<String> {
+        self.names
+            .iter()
+            .zip(&self.values)
+            .filter_map(|(n, v)| v.as_ref().map(|v| format!("{n} = {v}")))
+            .collect()
+    }
+
+    /// Solves all equations; on success every variable they mention is set.
+    pub fn solve(&mut self, equations: &[Equation]) -> Result<(), Failure> {
+        let mut pending: Vec<&Equation> = equations.iter().collect();
+        loop {
+            let before = pending.len();
+            let mut waiting = Vec::new();
+            for eq in pending {
+                if !self.step(eq)? {
+                    waiting.push(eq);
+                }
+            }
+            pending = waiting;
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if pending.len() == before {
+                let eq = pending[0];
+                let mut vars: Vec<u32> = Vec::new();
+                for e in &pending {
+                    let p = self
+                        .apply(&e.callee)
+                        .map_err(|_| Failure::Overflow { tag: e.tag })?;
+                    for s in p.symbols() {
+                        if let Symbol::Var(v) = s {
+                            if !vars.contains(v) {
+                                vars.push(*v);
+                            }
+                        }
+                    }
+                }
+                return Err(Failure::Unsolved { vars, tag: eq.tag });
+            }
+        }
+    }
+
+    /// One equation: true when it is settled, false when it must wait.
+    fn step(&mut self, eq: &Equation) -> Result<bool, Failure> {
+        let tag = eq.tag;
+        let overflow = |_| Failure::Overflow { tag };
+        let p = self.apply(&eq.callee).map_err(overflow)?;
+        let vars: Vec<u32> = p
+            .symbols()
+            .into_iter()
+            .filter_map(|s| match s {
+                Symbol::Var(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        match vars.as_slice() {
+            [] => {
+                if self.dims.same_size(&p, &eq.caller) {
+                    Ok(true)
+                } else {
+                    Err(Failure::Mismatch { tag, expected: p })
+                }
+            }
+            [v] => {
+                // p = t*v + r, with v only in one power-1 factor.
+                let mut coefficient = Poly::default();
+                let mut rest = Poly::default();
+                for term in p.terms() {
+                    let power = term
+                        .mono
+                        .factors()
+                        .iter()
+                        .find(|(s, _)| *s == Symbol::Var(*v))
+                        .map_or(0, |(_, p)| *p);
+                    let single = term_poly(term).map_err(overflow)?;
+                    match power {
+                        0 => rest = rest.add(&single).map_err(overflow)?,
+                        1 => {
+                            let without = single
+                                .div_exact(&Poly::symbol(Symbol::Var(*v)))
+                                .map_err(overflow)?;
+                            coefficient = coefficient.add(&without).map_err(overflow)?;
+                        }
+                        _ => return Ok(false),
+                    }
+                }
+                let remaining = eq.caller.sub(&rest).map_err(overflow)?;
+                let value = match remaining.div_exact(&coefficient) {
+                    Ok(q) => q,
+                    Err(SizeError::Overflow) => return Err(Failure::Overflow { tag }),
+                    Err(_) => {
+                        let (a, b) = (
+                            self.dims.substitute(&remaining).map_err(overflow)?,
+                            self.dims.substitute(&coefficient).map_err(overflow)?,
+                        );
+                        match a.div_exact(&b) {
+                            Ok(q) => q,
+                            Err(SizeError::DivisorNotATerm) => return Ok(false),
+                            Err(_) => {
+                                return Err(Failure::Inexact {
+                                    tag,
+                                    var: *v,
+                                    size: remaining,
+                                    divisor: coefficient,
+                                })
+                            }
+                        }
+                    }
+                };
+                if let Some(n) = self
+                    .dims
+                    .substitute(&value)
+                    .ok()
+                    .and_then(|q| q.as_constant())
+                {
+                    if n < 1 {
+                        return Err(Failure::BelowOne {
+                            tag,
+                            var: *v,
+                            value: n,
+                        });
+                    }
+                }
+                self.set(*v, value);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+/// One term as a polynomial.
+pub fn term_poly(term: &Term) -> Result<Poly, SizeError> {
+    let mut out = Poly::constant(term.coef);
+    for (symbol, power) in term.mono.factors() {
+        for _ in 0..*power {
+            out = out.mul(&Poly::symbol(symbol.clone()))?;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{expect, Expect};
+
+    fn generic(name: &str) -> Poly {
+        Poly::symbol(Symbol::Generic(name.into()))
+    }
+
+    fn c(v: i128) -> Poly {
+        Poly::constant(v)
+    }
+
+    /// Solves `callee = caller` pairs over variables `vars` and shows the result.
+    fn check(vars: &[&str], equations: &[(Poly, Poly)], expect: Expect) {
+        let dims = DimValues::default();
+        let mut solver = Solver::new(&dims);
+        let symbols: Vec<Poly> = vars
+            .iter()
+            .map(|v| Poly::symbol(solver.var((*v).into())))
+            .collect();
+        let rename = |p: &Poly| {
+            p.substitute(&|s| match s {
+                Symbol::Generic(n) => vars
+                    .iter()
+                    .position(|v| **v == **n)
+                    .map(|i| symbols[i].clone()),
+                _ => None,
+            })
+            .unwrap()
+        };
+        let equations: Vec<Equation> = equations
+            .iter()
+            .enumerate()
+            .map(|(tag, (a, b))| Equation {
+                callee: rename(a),
+                caller: b.clone(),
+                tag,
+            })
+            .collect();
+        let shown = match solver.solve(&equations) {
+            Ok(()) => solver.shown().join(", "),
+            Err(e) => format!("{e:?}"),
+        };
+        expect.assert_eq(&shown);
+    }
+
+    #[test]
+    fn grouped_sizes_divide() {
+        let gh = generic("gh");
+        check(
+            &["gh"],
+            &[(c(16).mul(&gh).unwrap(), c(224))],
+            expect!["gh = 14"],
+        );
+        check(
+            &["gh"],
+            &[(c(16).mul(&gh).unwrap(), c(225))],
+            expect![[
+                r#"Inexact { tag: 0, var: 0, size: Poly { terms: [Term { coef: 225, mono: Monomial([]) }] }, divisor: Poly { terms: [Term { coef: 16, mono: Monomial([]) }] } }"#
+            ]],
+        );
+    }
+
+    #[test]
+    fn sums_and_products_wait_for_other_axes() {
+        let (h, d, v) = (generic("h"), generic("d"), generic("v"));
+        check(
+            &["h", "d", "v"],
+            &[
+                (h.mul(&d).unwrap(), c(768)),
+                (h.clone(), c(12)),
+                (v.add(&c(1)).unwrap(), c(197)),
+            ],
+            expect!["h = 12, d = 64, v = 196"],
+        );
+        check(
+            &["v"],
+            &[(v.add(&c(5)).unwrap(), c(3))],
+            expect!["BelowOne { tag: 0, var: 0, value: -2 }"],
+        );
+        check(
+            &["h", "d"],
+            &[(h.mul(&d).unwrap(), c(768))],
+            expect!["Unsolved { vars: [0, 1], tag: 0 }"],
+        );
+    }
+
+    #[test]
+    fn solved_sizes_must_agree() {
+        let n = generic("n");
+        check(
+            &["n"],
+            &[(n.clone(), generic("m")), (n, c(3))],
+            expect![[
+                r#"Mismatch { tag: 1, expected: Poly { terms: [Term { coef: 1, mono: Monomial([(Generic("m"), 1)]) }] } }"#
+            ]],
+        );
+    }
+}

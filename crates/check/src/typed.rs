@@ -1,0 +1,329 @@
+//! The typed representation of checked bodies: for every function, method and
+//! model, the type of each parameter, `let`, field and expression, and what
+//! code generation needs to emit it (call bindings, broadcasting views, axis
+//! positions, pattern lowering plans, run-time checks). Plain data filled by
+//! `body`; never checks anything itself. Changes here are additive only:
+//! `pygen` and `lsp` code against it.
+//!
+//! Finding things: every expression is keyed by its `Span` (the parser gives
+//! each expression node its own span; a parenthesised expression is the inner
+//! node). `Body::expr(span)` answers for any expression node of the syntax
+//! tree that was checked; an expression that failed has type `TyKind::Error`.
+
+use std::sync::Arc;
+
+use diag::{FileId, Span};
+
+use crate::fxhash::FxHashMap as HashMap;
+use crate::size::Size;
+use crate::types::Ty;
+
+/// All checked bodies of a program, by owner.
+#[derive(Debug, Default)]
+pub struct Bodies {
+    /// Top-level `fn`s and model methods, in source order per file.
+    pub fns: Vec<Body>,
+    /// Models and records with their checked fields.
+    pub types: Vec<TypeDef>,
+    /// `(file, owner model or "", fn name)` to its index in `fns`.
+    pub by_name: HashMap<(FileId, Arc<str>, Arc<str>), usize>,
+}
+
+impl Bodies {
+    /// The body of top-level fn `name` in `file`.
+    pub fn function(&self, file: FileId, name: &str) -> Option<&Body> {
+        let key = (file, Arc::<str>::from(""), Arc::<str>::from(name));
+        self.by_name.get(&key).map(|&i| &self.fns[i])
+    }
+
+    /// The body of method `name` of model `model` declared in `file`.
+    pub fn method(&self, file: FileId, model: &str, name: &str) -> Option<&Body> {
+        let key = (file, Arc::<str>::from(model), Arc::<str>::from(name));
+        self.by_name.get(&key).map(|&i| &self.fns[i])
+    }
+
+    /// The model or record `name` declared in `file`.
+    pub fn type_def(&self, file: FileId, name: &str) -> Option<&TypeDef> {
+        self.types
+            .iter()
+            .find(|t| t.file == file && &*t.name == name)
+    }
+
+    /// The expression at `span`, in whichever body holds it.
+    pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
+        self.fns
+            .iter()
+            .filter(|b| b.file == span.file && b.span.start <= span.start && span.end <= b.span.end)
+            .find_map(|b| b.expr(span))
+    }
+}
+
+/// One checked `fn` or method.
+#[derive(Debug)]
+pub struct Body {
+    pub file: FileId,
+    /// The model for a method, else `None`.
+    pub owner: Option<Arc<str>>,
+    pub name: Arc<str>,
+    /// The whole declaration.
+    pub span: Span,
+    /// Parameters in order (without `self`), with their declared types.
+    pub params: Vec<Binding>,
+    /// The declared return type; for a fn without one, the body's type.
+    pub ret: Ty,
+    /// How each generic axis is bound from the arguments on entry: the first
+    /// place it appears, for the run-time boundary check (spec 9).
+    pub generics: Vec<GenericSource>,
+    /// Every `let` (and loop variable), in source order, with its type.
+    pub lets: Vec<Binding>,
+    /// Every checked expression, in the order they were checked (children first).
+    pub exprs: Vec<TypedExpr>,
+    /// Span to index in `exprs`.
+    pub by_span: HashMap<Span, usize>,
+}
+
+impl Body {
+    pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
+        self.by_span.get(&span).map(|&i| &self.exprs[i])
+    }
+}
+
+/// Where a generic axis's size is read from on entry: `params[param]`'s
+/// axis `axis` (counted after aliases are replaced), divided by `factor`
+/// for a grouped size (`16gh` gives factor 16), or taken from the `part`-th
+/// part of a written group when the group's other parts are known.
+#[derive(Clone, Debug)]
+pub struct GenericSource {
+    pub name: Arc<str>,
+    pub param: usize,
+    pub axis: usize,
+    /// The axis's size is `factor * name` (1 for a plain axis).
+    pub factor: i128,
+    /// The size of the axis in terms of the other generics; for a group
+    /// `(h d)` with `h` known first, `d = size / h` (`divide_by`).
+    pub divide_by: Option<Size>,
+}
+
+/// A named value: a parameter, `let`, loop variable or field.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub name: Arc<str>,
+    /// The name where it is declared.
+    pub span: Span,
+    pub ty: Ty,
+}
+
+/// A model or record with its fields.
+#[derive(Clone, Debug)]
+pub struct TypeDef {
+    pub file: FileId,
+    pub name: Arc<str>,
+    pub is_model: bool,
+    /// A model's size parameters, in order.
+    pub size_params: Vec<Arc<str>>,
+    pub fields: Vec<FieldDef>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldDef {
+    pub name: Arc<str>,
+    pub span: Span,
+    pub ty: Ty,
+    /// The initialiser for a tensor field (spec 8), the default filled in.
+    pub init: Option<Init>,
+}
+
+/// A tensor field's initialiser.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Zeros,
+    Ones,
+    Normal { mean: f64, std: f64 },
+    Uniform { lo: f64, hi: f64 },
+}
+
+/// A value range: the interval the values lie in (spec 12). For now from
+/// the domain only; a later issue narrows it through the operations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// One checked expression.
+#[derive(Clone, Debug)]
+pub struct TypedExpr {
+    pub span: Span,
+    /// Its type: shape with axis names and solved sizes, dtype (`None`: the
+    /// call's float dtype), domain. `TyKind::Error` for a failed expression.
+    pub ty: Ty,
+    /// The value range of a tensor or number, when known.
+    pub range: Option<Range>,
+    pub info: ExprInfo,
+}
+
+/// What code generation needs beyond the type.
+#[derive(Clone, Debug)]
+pub enum ExprInfo {
+    /// Literals, operators whose operands need no views, failed expressions.
+    Plain,
+    /// A parameter, `let` or loop variable: where it is declared.
+    Local { decl: Span },
+    /// A dim or generic axis used as a value (an Int at run time).
+    SizeValue { size: Size },
+    /// `self.name` or `record.name`: a field.
+    Field { owner: Arc<str>, field: Arc<str> },
+    /// A call of a fn, extern fn, built-in, method, model or record.
+    Call(Box<CallInfo>),
+    /// An elementwise binary operator or `where`: how each operand's axes
+    /// line up with the result's (spec 6.2).
+    Broadcast { operands: Vec<Alignment> },
+    /// `a @ b`.
+    MatMul { lhs: Alignment, rhs: Alignment },
+    /// `x[...]`.
+    Index(IndexPlan),
+    /// `e as T`: the run-time check to emit.
+    As(AsCheck),
+    /// `e to T`: the conversion.
+    To(ToPlan),
+}
+
+/// How one operand lines up with a result of rank `positions.len()`:
+/// `positions[r]` is the operand's axis at result axis `r`, or `None` where
+/// a new axis of size 1 is inserted (`s[:, :, None]`). Operand axes keep
+/// their order, so the operand needs only `None` views, never a permute.
+/// `None` positions for a scalar operand (a Python number).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alignment {
+    pub positions: Option<Vec<Option<usize>>>,
+}
+
+impl Alignment {
+    /// Whether PyTorch's own right-aligned broadcasting already does it.
+    pub fn is_identity(&self) -> bool {
+        match &self.positions {
+            None => true,
+            Some(p) => {
+                let rank = p.iter().flatten().count();
+                let first = p.len() - rank;
+                p.iter().enumerate().all(|(r, slot)| {
+                    if r < first {
+                        slot.is_none()
+                    } else {
+                        *slot == Some(r - first)
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// Who is called.
+#[derive(Clone, Debug)]
+pub enum Callee {
+    /// A `fn` declared in `file`.
+    Fn { file: FileId, name: Arc<str> },
+    /// An `extern fn`: the Python function to import and call.
+    Extern {
+        file: FileId,
+        name: Arc<str>,
+        python: String,
+    },
+    /// A built-in operation (spec 7), by name.
+    Builtin(Arc<str>),
+    /// A model's method; `m(x)` is `forward`.
+    Method {
+        file: FileId,
+        model: Arc<str>,
+        method: Arc<str>,
+    },
+    /// A record's construction `Stats(mean=..., std=...)`.
+    Record { file: FileId, name: Arc<str> },
+}
+
+/// A checked call.
+#[derive(Clone, Debug)]
+pub struct CallInfo {
+    pub callee: Callee,
+    /// One per parameter of the callee, in parameter order.
+    pub args: Vec<BoundArg>,
+    /// The callee's generic axes as solved for this call, in the caller's
+    /// terms (`gh = 14`).
+    pub bindings: Vec<(Arc<str>, Size)>,
+    /// Built-ins: the axis positions of `over=` in the first argument.
+    pub over: Vec<usize>,
+    /// Pattern built-ins: the lowering plan.
+    pub pattern: Option<PatternPlan>,
+}
+
+/// One argument, bound to its parameter.
+#[derive(Clone, Debug)]
+pub enum BoundArg {
+    /// The expression at this span (look its type up in the body).
+    Expr { span: Span, keyword: bool },
+    /// Left out: the parameter's default expression, as written in the callee.
+    Default { span: Span },
+    /// Left out with a `none` default: Python gets `None`.
+    NoneDefault,
+    /// An `Axis` argument: the axis's position in the first argument.
+    Axis { position: usize },
+    /// An `Axes` argument: a one-element list of the position.
+    Axes { positions: Vec<usize> },
+    /// A `Size` argument, worked out before the program runs.
+    Size { value: Size },
+}
+
+/// How to emit a pattern built-in with plain tensor operations (spec 6.5).
+#[derive(Clone, Debug)]
+pub enum PatternPlan {
+    /// `rearrange`/`reduce`/`repeat`: reshape the input into its elementary
+    /// axes, permute, reduce or insert axes, expand, reshape to the output.
+    Layout(LayoutPlan),
+    /// `einsum`: the equation with one letter per axis name.
+    Einsum { equation: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct LayoutPlan {
+    /// The input split into its elementary axes (`[b c gh 16 gw 16]`).
+    pub split: Vec<Size>,
+    /// Axes of `split` to reduce (`reduce`), with the operation.
+    pub reduce: Option<(Arc<str>, Vec<usize>)>,
+    /// For each elementary output axis, its index in `split` (the axes of
+    /// `split` not listed are the reduced ones); `None` entries are new axes
+    /// (`repeat`) of the size in `expand` at the same index.
+    pub order: Vec<Option<usize>>,
+    /// The elementary output sizes (`[b gh gw c 16 16]`), for `expand`.
+    pub expand: Vec<Size>,
+    /// The output's sizes after grouping (`[b (gh gw) (c 16 16)]`).
+    pub merge: Vec<Size>,
+}
+
+/// `x[...]`: per entry of the input's axes, what happens.
+#[derive(Clone, Debug)]
+pub enum IndexPlan {
+    /// Integer indices and slices, positional as in NumPy.
+    Basic,
+    /// A Bool mask over the leading axes: the result's first axis is unknown.
+    Mask,
+}
+
+/// `e as T`: verify at run time.
+#[derive(Clone, Debug)]
+pub struct AsCheck {
+    /// Sizes to compare with `x.shape[i]`, per axis.
+    pub shape: Option<Vec<Size>>,
+    /// A domain bound to check (`Index[Ctx]` checks `0 <= x < Ctx`).
+    pub range: Option<Range>,
+    /// The line to name in the `ShapeError`.
+    pub line: u32,
+}
+
+/// `e to T`: what to do, in order.
+#[derive(Clone, Debug)]
+pub struct ToPlan {
+    pub cast: Option<crate::types::DtypeKind>,
+    pub clamp: Option<Range>,
+    pub reshape: Option<Vec<Size>>,
+}
