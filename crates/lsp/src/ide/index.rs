@@ -1,0 +1,1047 @@
+//! The name index: walks every file's syntax tree once and records each
+//! declaration (`Def`) and each place a name is written (`Occurrence`), with
+//! the scopes of locals, parameters and generic axes, the calls, and the types
+//! of values (lowered by the checker's own `Lowerer`). Every editor feature
+//! reads this index; it never reports diagnostics (the checker does).
+
+use std::collections::HashMap;
+
+use check::lower::{Env, Lowerer, Place};
+use check::size::Symbol;
+use check::types::{Axis, AxisKind, Domain, Ty, TyKind};
+use diag::{FileId, SourceMap, Span};
+use syntax::ast;
+
+use super::defs::{CallSite, Def, DefId, DefKind, Occurrence, Visible};
+
+/// A file the index walks: a program module or a library file.
+pub struct Source<'a> {
+    pub file: FileId,
+    pub ast: &'a ast::File,
+    /// `import` name to file, for `vision.Images`.
+    pub imports: HashMap<String, FileId>,
+    /// Whether the checker knows it (library files are only parsed).
+    pub in_program: bool,
+}
+
+#[derive(Default)]
+pub struct Index {
+    pub defs: HashMap<DefId, Def>,
+    /// Per file, sorted by position.
+    pub occurrences: HashMap<FileId, Vec<Occurrence>>,
+    pub visible: Vec<Visible>,
+    pub calls: HashMap<FileId, Vec<CallSite>>,
+    /// Top-level names of each file (the first declaration of a name).
+    pub top: HashMap<FileId, HashMap<String, DefId>>,
+    /// Fields and methods of each model and record.
+    pub members: HashMap<DefId, Vec<(String, DefId)>>,
+    /// Parameters of each function and method, in order.
+    pub params: HashMap<DefId, Vec<DefId>>,
+    /// The `let`s of each file without a written type, for inlay hints.
+    pub untyped_lets: HashMap<FileId, Vec<DefId>>,
+}
+
+impl Index {
+    /// The occurrence under `offset` in `file`, touching either end.
+    pub fn occurrence_at(&self, file: FileId, offset: u32) -> Option<Occurrence> {
+        let list = self.occurrences.get(&file)?;
+        let i = list.partition_point(|o| o.span.end < offset);
+        list[i..]
+            .iter()
+            .take_while(|o| o.span.start <= offset)
+            .min_by_key(|o| o.span.len())
+            .copied()
+    }
+
+    /// Every occurrence of `def`, in every file.
+    pub fn occurrences_of(&self, def: DefId) -> Vec<Occurrence> {
+        let mut out: Vec<Occurrence> = self
+            .occurrences
+            .values()
+            .flatten()
+            .filter(|o| o.def == def)
+            .copied()
+            .collect();
+        out.sort_by_key(|o| (o.span.file, o.span.start));
+        out
+    }
+
+    /// The top-level declaration `name` as seen from `file`: its own, then
+    /// the library's (prelude, nn, builtins, in that order).
+    pub fn lookup_top(&self, file: FileId, library: &[FileId], name: &str) -> Option<DefId> {
+        std::iter::once(file)
+            .chain(library.iter().copied())
+            .find_map(|f| self.top.get(&f)?.get(name).copied())
+    }
+}
+
+/// Builds the index of `sources`; `env` lowers types of program modules.
+pub fn build(sources: &[Source], library: &[FileId], env: Env) -> Index {
+    let mut index = Index::default();
+    for source in sources {
+        register_items(&mut index, source);
+    }
+    for source in sources {
+        let mut walker = Walker {
+            index: &mut index,
+            source,
+            library,
+            env: source.in_program.then_some(env),
+            map: env.map,
+            scopes: Vec::new(),
+            container: None,
+            model: None,
+            lowerer_sink: Vec::new(),
+        };
+        for item in &source.ast.items {
+            walker.item(item);
+        }
+    }
+    for list in index.occurrences.values_mut() {
+        list.sort_by_key(|o| (o.span.start, o.span.end));
+        list.dedup();
+    }
+    index
+}
+
+fn doc_text(doc: Option<&ast::Doc>) -> Option<String> {
+    doc.map(|d| d.text.clone())
+}
+
+fn new_def(name: &ast::Ident, kind: DefKind, item_span: Span, container: Option<String>) -> Def {
+    Def {
+        name: name.name.clone(),
+        kind,
+        span: name.span,
+        item_span,
+        container,
+        doc: None,
+        ty: None,
+        dims_in_ty: Vec::new(),
+        named_ty: None,
+        body_start: None,
+    }
+}
+
+/// Where a declaration's body starts, so hovers can show its header alone.
+fn body_start(item: &ast::Item) -> Option<u32> {
+    match item {
+        ast::Item::Fn(f) => Some(fn_body_start(f)),
+        ast::Item::Model(m) => Some(members_start(&m.fields, &m.methods, m.span)),
+        ast::Item::Record(r) => Some(members_start(&r.fields, &[], r.span)),
+        _ => None,
+    }
+}
+
+fn fn_body_start(f: &ast::Fn) -> u32 {
+    match &f.body {
+        ast::FnBody::Block(block) => block.span.start,
+        ast::FnBody::Expr(expr) => expr.span.start,
+    }
+}
+
+fn members_start(fields: &[ast::Field], methods: &[ast::Fn], span: Span) -> u32 {
+    let first = fields
+        .iter()
+        .map(|f| f.span.start)
+        .chain(methods.iter().map(|m| m.span.start))
+        .min();
+    first.unwrap_or(span.end)
+}
+
+/// First pass: top-level names, members and parameters, so uses anywhere find them.
+fn register_items(index: &mut Index, source: &Source) {
+    let top = index.top.entry(source.file).or_default();
+    for item in &source.ast.items {
+        let name = item.name();
+        if name.is_missing() {
+            continue;
+        }
+        let kind = match item {
+            ast::Item::Import(i) => DefKind::Import(source.imports.get(&i.name.name).copied()),
+            ast::Item::Dim(d) => match d.value {
+                ast::DimValue::Size(_) => DefKind::Dim,
+                ast::DimValue::Alias(_) => DefKind::Alias,
+            },
+            ast::Item::ExternFn(_) => DefKind::ExternFn,
+            ast::Item::Fn(_) => DefKind::Fn,
+            ast::Item::Model(_) => DefKind::Model,
+            ast::Item::Record(_) => DefKind::Record,
+        };
+        top.entry(name.name.clone()).or_insert(name.span);
+        let mut def = new_def(name, kind, item.span(), None);
+        def.doc = doc_text(item.doc());
+        def.body_start = body_start(item);
+        index.defs.insert(name.span, def);
+    }
+    for item in &source.ast.items {
+        match item {
+            ast::Item::Fn(f) => register_params(
+                index,
+                f.name.span,
+                &f.params,
+                &format!("fn {}", f.name.name),
+            ),
+            ast::Item::ExternFn(f) => register_params(
+                index,
+                f.name.span,
+                &f.params,
+                &format!("extern fn {}", f.name.name),
+            ),
+            ast::Item::Model(m) => {
+                let label = format!("model {}", m.name.name);
+                let mut members = Vec::new();
+                for field in &m.fields {
+                    register_field(index, field, &label, &mut members);
+                }
+                for method in &m.methods {
+                    if method.name.is_missing() {
+                        continue;
+                    }
+                    let mut def = new_def(
+                        &method.name,
+                        DefKind::Method,
+                        method.span,
+                        Some(label.clone()),
+                    );
+                    def.doc = doc_text(method.doc.as_ref());
+                    def.body_start = Some(fn_body_start(method));
+                    index.defs.insert(method.name.span, def);
+                    members.push((method.name.name.clone(), method.name.span));
+                    let label = format!("fn {}.{}", m.name.name, method.name.name);
+                    register_params(index, method.name.span, &method.params, &label);
+                }
+                index.members.insert(m.name.span, members);
+            }
+            ast::Item::Record(r) => {
+                let label = format!("record {}", r.name.name);
+                let mut members = Vec::new();
+                for field in &r.fields {
+                    register_field(index, field, &label, &mut members);
+                }
+                index.members.insert(r.name.span, members);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn register_field(
+    index: &mut Index,
+    field: &ast::Field,
+    label: &str,
+    members: &mut Vec<(String, DefId)>,
+) {
+    if field.name.is_missing() {
+        return;
+    }
+    let mut def = new_def(
+        &field.name,
+        DefKind::Field,
+        field.span,
+        Some(label.to_string()),
+    );
+    def.doc = doc_text(field.doc.as_ref());
+    index.defs.insert(field.name.span, def);
+    members.push((field.name.name.clone(), field.name.span));
+}
+
+fn register_params(index: &mut Index, owner: DefId, params: &[ast::Param], label: &str) {
+    let mut ids = Vec::new();
+    for param in params {
+        if param.name.is_missing() {
+            continue;
+        }
+        let def = new_def(
+            &param.name,
+            DefKind::Param,
+            param.span,
+            Some(label.to_string()),
+        );
+        index.defs.insert(param.name.span, def);
+        ids.push(param.name.span);
+    }
+    index.params.insert(owner, ids);
+}
+
+/// Second pass over one file: uses, scopes, calls and value types.
+struct Walker<'i, 's, 'e> {
+    index: &'i mut Index,
+    source: &'s Source<'s>,
+    library: &'s [FileId],
+    env: Option<Env<'e>>,
+    map: &'e SourceMap,
+    /// Innermost last: names of locals, parameters, generic axes, `self`.
+    scopes: Vec<Vec<(String, DefId)>>,
+    /// The group label of what is being walked (`fn f`, `model M`).
+    container: Option<String>,
+    /// The model whose fields and methods `self.` finds.
+    model: Option<DefId>,
+    lowerer_sink: Vec<diag::Diagnostic>,
+}
+
+impl Walker<'_, '_, '_> {
+    fn file(&self) -> FileId {
+        self.source.file
+    }
+
+    fn occur(&mut self, span: Span, def: DefId, is_decl: bool) {
+        if span.is_empty() {
+            return;
+        }
+        self.index
+            .occurrences
+            .entry(span.file)
+            .or_default()
+            .push(Occurrence { span, def, is_decl });
+    }
+
+    fn declare(&mut self, name: &ast::Ident) {
+        self.occur(name.span, name.span, true);
+    }
+
+    fn bind(&mut self, name: &str, def: DefId) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.to_string(), def));
+        }
+    }
+
+    fn visible(&mut self, def: DefId, from: u32, to: u32) {
+        self.index.visible.push(Visible {
+            file: self.file(),
+            from,
+            to,
+            def,
+        });
+    }
+
+    fn lookup_scoped(&self, name: &str) -> Option<DefId> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.iter().rev().find(|(n, _)| n == name).map(|(_, d)| *d))
+    }
+
+    fn lookup_top(&self, name: &str) -> Option<DefId> {
+        self.index.lookup_top(self.file(), self.library, name)
+    }
+
+    /// `name` or `file.name` at the top level.
+    fn resolve_path(&mut self, path: &ast::Path) -> Option<DefId> {
+        let def = match &path.file {
+            Some(file) => {
+                let target = self.source.imports.get(&file.name).copied();
+                if let Some(import) = self.lookup_top(&file.name) {
+                    self.occur(file.span, import, false);
+                }
+                self.index.top.get(&target?)?.get(&path.name.name).copied()
+            }
+            None => self
+                .lookup_scoped(&path.name.name)
+                .or_else(|| self.lookup_top(&path.name.name)),
+        }?;
+        self.occur(path.name.span, def, false);
+        Some(def)
+    }
+
+    fn item(&mut self, item: &ast::Item) {
+        let name = item.name();
+        if !name.is_missing() {
+            self.declare(name);
+        }
+        match item {
+            ast::Item::Import(_) => {}
+            ast::Item::Dim(d) => {
+                self.scopes = vec![Vec::new()];
+                match &d.value {
+                    ast::DimValue::Size(size) => self.size(size, false),
+                    ast::DimValue::Alias(list) => {
+                        self.container = Some(format!("dim {}", d.name.name));
+                        self.shape_list(list, true);
+                    }
+                }
+            }
+            ast::Item::ExternFn(f) => {
+                self.container = Some(format!("extern fn {}", f.name.name));
+                self.model = None;
+                self.function(f.name.span, &f.params, f.ret.as_ref(), None, f.span);
+            }
+            ast::Item::Fn(f) => {
+                self.container = Some(format!("fn {}", f.name.name));
+                self.model = None;
+                self.function(
+                    f.name.span,
+                    &f.params,
+                    f.ret.as_ref(),
+                    Some(&f.body),
+                    f.span,
+                );
+            }
+            ast::Item::Model(m) => self.model_item(m),
+            ast::Item::Record(r) => {
+                self.container = Some(format!("record {}", r.name.name));
+                self.model = None;
+                self.scopes = vec![Vec::new()];
+                let mut lowerer = {
+                    let file = self.file();
+                    self.env
+                        .map(|env| Lowerer::new(env, file, &mut self.lowerer_sink))
+                };
+                let mut typed = Vec::new();
+                for field in &r.fields {
+                    if let Some(l) = lowerer.as_mut() {
+                        l.place = Place::Param;
+                        typed.push((field.name.span, l.lower_type(&field.ty)));
+                    }
+                }
+                drop(lowerer);
+                self.set_types(typed);
+                for field in &r.fields {
+                    self.field(field, r.span);
+                }
+            }
+        }
+    }
+
+    fn model_item(&mut self, m: &ast::Model) {
+        let label = format!("model {}", m.name.name);
+        self.container = Some(label.clone());
+        self.model = Some(m.name.span);
+        self.scopes = vec![Vec::new()];
+        for param in &m.size_params {
+            if param.is_missing() {
+                continue;
+            }
+            let def = new_def(param, DefKind::SizeParam, param.span, Some(label.clone()));
+            self.index.defs.insert(param.span, def);
+            self.declare(param);
+            self.bind(&param.name, param.span);
+            self.visible(param.span, m.span.start, m.span.end);
+        }
+        let mut lowerer = {
+            let file = self.file();
+            self.env
+                .map(|env| Lowerer::new(env, file, &mut self.lowerer_sink))
+        };
+        let mut typed = Vec::new();
+        for field in &m.fields {
+            if let Some(l) = lowerer.as_mut() {
+                l.place = Place::Param;
+                typed.push((field.name.span, l.lower_type(&field.ty)));
+            }
+        }
+        drop(lowerer);
+        self.set_types(typed);
+        for field in &m.fields {
+            self.field(field, m.span);
+        }
+        for method in &m.methods {
+            if !method.name.is_missing() {
+                self.declare(&method.name);
+            }
+            self.container = Some(format!("fn {}.{}", m.name.name, method.name.name));
+            let saved = self.scopes.clone();
+            self.scopes.push(vec![("self".to_string(), m.name.span)]);
+            if let Some(span) = method.self_param {
+                self.occur(span, m.name.span, false);
+            }
+            self.function(
+                method.name.span,
+                &method.params,
+                method.ret.as_ref(),
+                Some(&method.body),
+                method.span,
+            );
+            self.scopes = saved;
+        }
+    }
+
+    fn field(&mut self, field: &ast::Field, owner_span: Span) {
+        if !field.name.is_missing() {
+            self.declare(&field.name);
+        }
+        let named = self.ty(&field.ty, true);
+        if let Some(def) = self.index.defs.get_mut(&field.name.span) {
+            def.named_ty = named;
+        }
+        if let Some(init) = &field.init {
+            self.expr(init);
+        }
+        let _ = owner_span;
+    }
+
+    /// Sets the lowered types of values.
+    fn set_types(&mut self, typed: Vec<(DefId, Ty)>) {
+        for (def, ty) in typed {
+            if let Some(def) = self.index.defs.get_mut(&def) {
+                def.ty = Some(ty.to_string());
+                let mut dims = Vec::new();
+                dims_in_ty(&ty, &mut dims);
+                def.dims_in_ty = dims;
+            }
+        }
+    }
+
+    fn function(
+        &mut self,
+        owner: DefId,
+        params: &[ast::Param],
+        ret: Option<&ast::Type>,
+        body: Option<&ast::FnBody>,
+        span: Span,
+    ) {
+        self.scopes.push(Vec::new());
+        let base = self.scopes.len();
+        // Types first: the lowerer's generic axes are the signature's.
+        let mut lowerer = {
+            let file = self.file();
+            self.env
+                .map(|env| Lowerer::new(env, file, &mut self.lowerer_sink))
+        };
+        let mut typed = Vec::new();
+        for param in params {
+            if let Some(l) = lowerer.as_mut() {
+                l.place = Place::Param;
+                typed.push((param.name.span, l.lower_type(&param.ty)));
+            }
+        }
+        let mut let_types = Vec::new();
+        if let (Some(l), Some(ast::FnBody::Block(block))) = (lowerer.as_mut(), body) {
+            l.place = Place::Param;
+            collect_let_types(l, block, &mut let_types);
+        }
+        drop(lowerer);
+        self.set_types(typed);
+        self.set_types(let_types);
+        if self.env.is_none() {
+            // Library stubs: show the type as written.
+            for param in params {
+                let text = self.source_text(param.ty.span);
+                if let Some(def) = self.index.defs.get_mut(&param.name.span) {
+                    def.ty = Some(text);
+                }
+            }
+        }
+        for param in params {
+            let named = self.ty(&param.ty, true);
+            if let Some(def) = self.index.defs.get_mut(&param.name.span) {
+                def.named_ty = named;
+            }
+        }
+        if let Some(ret) = ret {
+            self.ty(ret, false);
+        }
+        for param in params {
+            if let Some(default) = &param.default {
+                self.expr(default);
+            }
+        }
+        let generics: Vec<(String, DefId)> = self.scopes[base - 1].clone();
+        for (_, def) in &generics {
+            self.visible(*def, span.start, span.end);
+        }
+        for param in params {
+            if param.name.is_missing() {
+                continue;
+            }
+            self.declare(&param.name);
+            self.bind(&param.name.name, param.name.span);
+            self.visible(param.name.span, span.start, span.end);
+        }
+        let _ = owner;
+        match body {
+            Some(ast::FnBody::Block(block)) => self.block(block),
+            Some(ast::FnBody::Expr(expr)) => {
+                self.expr(expr);
+            }
+            None => {}
+        }
+        self.scopes.truncate(base - 1);
+    }
+
+    fn source_text(&self, span: Span) -> String {
+        self.map.text(span.file)[span.start as usize..span.end as usize].to_string()
+    }
+
+    /// Walks a type; returns the model or record it names, if any.
+    fn ty(&mut self, ty: &ast::Type, introduce: bool) -> Option<DefId> {
+        match &ty.kind {
+            ast::TypeKind::Tensor { shape, domain, .. } => {
+                match shape {
+                    Some(ast::Shape::List(list)) => self.shape_list(list, introduce),
+                    Some(ast::Shape::Alias(path)) => {
+                        self.resolve_path(path);
+                    }
+                    None => {}
+                }
+                if let Some(ast::Domain {
+                    kind: ast::DomainKind::Index(size),
+                    ..
+                }) = domain
+                {
+                    self.size(size, introduce);
+                }
+                None
+            }
+            ast::TypeKind::Named { path, args } => {
+                let def = self.resolve_path(path);
+                for arg in args {
+                    self.size(arg, introduce);
+                }
+                def
+            }
+            ast::TypeKind::Stack { count, elem } => {
+                self.size(count, introduce);
+                self.ty(elem, introduce)
+            }
+            ast::TypeKind::Tuple(items) => {
+                for item in items {
+                    self.ty(item, introduce);
+                }
+                None
+            }
+            ast::TypeKind::Axis(size) | ast::TypeKind::Axes(size) | ast::TypeKind::Size(size) => {
+                self.size(size, introduce);
+                None
+            }
+            ast::TypeKind::Scalar(_) | ast::TypeKind::Error => None,
+        }
+    }
+
+    fn shape_list(&mut self, list: &ast::ShapeList, introduce: bool) {
+        for axis in &list.axes {
+            self.axis(axis, introduce);
+        }
+    }
+
+    fn axis(&mut self, axis: &ast::Axis, introduce: bool) {
+        match &axis.kind {
+            ast::AxisKind::Size(size) => self.size(size, introduce),
+            ast::AxisKind::Group(parts) => {
+                for part in parts {
+                    self.axis(part, introduce);
+                }
+            }
+            ast::AxisKind::Grouped { name, .. } => self.axis_name(name, introduce),
+            ast::AxisKind::Rest => {}
+        }
+    }
+
+    fn size(&mut self, size: &ast::SizeExpr, introduce: bool) {
+        match &size.kind {
+            ast::SizeExprKind::Name(path) if path.file.is_none() => {
+                self.axis_name(&path.name, introduce)
+            }
+            ast::SizeExprKind::Name(path) => {
+                self.resolve_path(path);
+            }
+            ast::SizeExprKind::Binary { lhs, rhs, .. } => {
+                self.size(lhs, introduce);
+                self.size(rhs, introduce);
+            }
+            ast::SizeExprKind::Int(_)
+            | ast::SizeExprKind::Unknown(_)
+            | ast::SizeExprKind::Error => {}
+        }
+    }
+
+    /// A name in a size: a generic axis or size parameter in scope, a dim or
+    /// alias, or (where types introduce names) a new generic axis.
+    fn axis_name(&mut self, name: &ast::Ident, introduce: bool) {
+        if name.is_missing() {
+            return;
+        }
+        let found = self
+            .lookup_scoped(&name.name)
+            .filter(|d| self.index.defs.get(d).is_some_and(|d| !d.kind.is_value()))
+            .or_else(|| {
+                self.lookup_top(&name.name).filter(|d| {
+                    matches!(
+                        self.index.defs.get(d).map(|d| d.kind),
+                        Some(DefKind::Dim | DefKind::Alias)
+                    )
+                })
+            });
+        match found {
+            Some(def) => self.occur(name.span, def, false),
+            None if introduce => {
+                let def = new_def(name, DefKind::Generic, name.span, self.container.clone());
+                self.index.defs.insert(name.span, def);
+                self.declare(name);
+                self.bind(&name.name, name.span);
+            }
+            None => {}
+        }
+    }
+
+    fn block(&mut self, block: &ast::Block) {
+        self.scopes.push(Vec::new());
+        for stmt in &block.stmts {
+            self.stmt(stmt, block.span.end);
+        }
+        self.scopes.pop();
+    }
+
+    fn local(&mut self, name: &ast::Ident, item_span: Span, visible_to: u32) {
+        if name.is_missing() {
+            return;
+        }
+        let def = self
+            .index
+            .defs
+            .entry(name.span)
+            .or_insert_with(|| new_def(name, DefKind::Local, item_span, None));
+        def.kind = DefKind::Local;
+        def.item_span = item_span;
+        def.container = self.container.clone();
+        self.declare(name);
+        self.bind(&name.name, name.span);
+        self.visible(name.span, item_span.end, visible_to);
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt, block_end: u32) {
+        match &stmt.kind {
+            ast::StmtKind::Let { name, ty, value } => {
+                self.expr(value);
+                let named = ty.as_ref().and_then(|ty| self.ty(ty, false));
+                self.local(name, stmt.span, block_end);
+                if let Some(def) = self.index.defs.get_mut(&name.span) {
+                    def.named_ty = named;
+                }
+                if ty.is_none() && !name.is_missing() {
+                    self.index
+                        .untyped_lets
+                        .entry(self.file())
+                        .or_default()
+                        .push(name.span);
+                }
+            }
+            ast::StmtKind::LetTuple { names, value } => {
+                self.expr(value);
+                for name in names {
+                    self.local(name, stmt.span, block_end);
+                    if !name.is_missing() {
+                        self.index
+                            .untyped_lets
+                            .entry(self.file())
+                            .or_default()
+                            .push(name.span);
+                    }
+                }
+            }
+            ast::StmtKind::Assign { name, value } => {
+                self.expr(value);
+                if let Some(def) = self.lookup_scoped(&name.name) {
+                    self.occur(name.span, def, false);
+                }
+            }
+            ast::StmtKind::Return(expr) | ast::StmtKind::Expr(expr) => {
+                self.expr(expr);
+            }
+            ast::StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.expr(cond);
+                self.block(then_block);
+                if let Some(block) = else_block {
+                    self.block(block);
+                }
+            }
+            ast::StmtKind::For { var, iter, body } => {
+                self.expr(iter);
+                self.scopes.push(Vec::new());
+                self.local(var, var.span, body.span.end);
+                self.block(body);
+                self.scopes.pop();
+            }
+        }
+    }
+
+    /// Walks an expression; returns what it names when it is a name or field.
+    fn expr(&mut self, expr: &ast::Expr) -> Option<DefId> {
+        match &expr.kind {
+            ast::ExprKind::Name(name) => {
+                let def = self
+                    .lookup_scoped(&name.name)
+                    .or_else(|| self.lookup_top(&name.name))?;
+                self.occur(name.span, def, false);
+                Some(def)
+            }
+            ast::ExprKind::Field { base, name } => {
+                let base_def = self.expr(base)?;
+                let base = self.index.defs.get(&base_def)?;
+                let def = match base.kind {
+                    DefKind::Import(Some(target)) => {
+                        self.index.top.get(&target)?.get(&name.name).copied()
+                    }
+                    DefKind::Model | DefKind::Record => self.member(base_def, &name.name),
+                    _ => base
+                        .named_ty
+                        .and_then(|owner| self.member(owner, &name.name)),
+                }?;
+                self.occur(name.span, def, false);
+                Some(def)
+            }
+            ast::ExprKind::Call { callee, args } => {
+                let callee_def = self.expr(callee);
+                let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
+                let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
+                for arg in args {
+                    if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
+                        pattern_axes.extend(self.pattern(pattern));
+                    } else {
+                        self.expr(&arg.value);
+                    }
+                }
+                for arg in args {
+                    let Some(key) = &arg.name else { continue };
+                    let param = params
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .find(|p| self.index.defs.get(p).is_some_and(|d| d.name == key.name));
+                    let axis = pattern_axes
+                        .iter()
+                        .find(|(n, _)| *n == key.name)
+                        .map(|(_, d)| *d);
+                    if let Some(def) = param.or(axis) {
+                        self.occur(key.span, def, false);
+                    }
+                }
+                let site = CallSite {
+                    args_span: Span::new(expr.span.file, callee.span.end, expr.span.end),
+                    callee: callee_def,
+                    args: args
+                        .iter()
+                        .map(|a| (a.span, a.name.as_ref().map(|n| n.name.clone())))
+                        .collect(),
+                };
+                self.index.calls.entry(self.file()).or_default().push(site);
+                None
+            }
+            ast::ExprKind::Index { base, indices } => {
+                self.expr(base);
+                for index in indices {
+                    match index {
+                        ast::IndexArg::Expr(e) => {
+                            self.expr(e);
+                        }
+                        ast::IndexArg::Slice {
+                            start, end, step, ..
+                        } => {
+                            for part in [start, end, step].into_iter().flatten() {
+                                self.expr(part);
+                            }
+                        }
+                    }
+                }
+                None
+            }
+            ast::ExprKind::Unary { operand, .. } => {
+                self.expr(operand);
+                None
+            }
+            ast::ExprKind::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+                None
+            }
+            ast::ExprKind::Cast { expr, ty, .. } => {
+                self.expr(expr);
+                self.ty(ty, false);
+                None
+            }
+            ast::ExprKind::Tuple(items) => {
+                for item in items {
+                    self.expr(item);
+                }
+                None
+            }
+            ast::ExprKind::AxisGroup(names) => {
+                for name in names {
+                    self.axis_name(name, false);
+                }
+                None
+            }
+            ast::ExprKind::Pattern(pattern) => {
+                self.pattern(pattern);
+                None
+            }
+            ast::ExprKind::Shape(list) => {
+                self.shape_list(list, false);
+                None
+            }
+            ast::ExprKind::Int(_)
+            | ast::ExprKind::Float(_)
+            | ast::ExprKind::Str(_)
+            | ast::ExprKind::Bool(_)
+            | ast::ExprKind::None
+            | ast::ExprKind::Error => None,
+        }
+    }
+
+    fn member(&self, owner: DefId, name: &str) -> Option<DefId> {
+        self.index
+            .members
+            .get(&owner)?
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| *d)
+    }
+
+    /// A pattern's names are its own axes: the first occurrence declares each.
+    fn pattern(&mut self, pattern: &ast::Pattern) -> Vec<(String, DefId)> {
+        let mut axes: Vec<(String, DefId)> = Vec::new();
+        let mut names = Vec::new();
+        for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
+            pattern_names(&list.axes, &mut names);
+        }
+        for name in names {
+            match axes.iter().find(|(n, _)| *n == name.name) {
+                Some(&(_, def)) => self.occur(name.span, def, false),
+                None => {
+                    let def = new_def(
+                        name,
+                        DefKind::PatternAxis,
+                        pattern.span,
+                        self.container.clone(),
+                    );
+                    self.index.defs.insert(name.span, def);
+                    self.declare(name);
+                    self.visible(name.span, pattern.span.start, pattern.span.end);
+                    axes.push((name.name.clone(), name.span));
+                }
+            }
+        }
+        axes
+    }
+}
+
+fn pattern_names<'a>(axes: &'a [ast::Axis], out: &mut Vec<&'a ast::Ident>) {
+    for axis in axes {
+        match &axis.kind {
+            ast::AxisKind::Size(ast::SizeExpr {
+                kind: ast::SizeExprKind::Name(path),
+                ..
+            }) if path.file.is_none() => out.push(&path.name),
+            ast::AxisKind::Grouped { name, .. } => out.push(name),
+            ast::AxisKind::Group(parts) => pattern_names(parts, out),
+            _ => {}
+        }
+    }
+}
+
+/// Lowers the written types of a body's `let`s.
+fn collect_let_types(lowerer: &mut Lowerer, block: &ast::Block, out: &mut Vec<(DefId, Ty)>) {
+    for stmt in &block.stmts {
+        match &stmt.kind {
+            ast::StmtKind::Let {
+                name, ty: Some(ty), ..
+            } => out.push((name.span, lowerer.lower_type(ty))),
+            ast::StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                collect_let_types(lowerer, then_block, out);
+                if let Some(block) = else_block {
+                    collect_let_types(lowerer, block, out);
+                }
+            }
+            ast::StmtKind::For { body, .. } => collect_let_types(lowerer, body, out),
+            _ => {}
+        }
+    }
+}
+
+/// The dims a type holds in a size, in order, each once.
+pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
+    match &ty.kind {
+        TyKind::Tensor(t) => {
+            for axis in t.shape.iter().flatten() {
+                dims_in_axis(axis, out);
+            }
+            if let Some(Domain::Index(size)) = &t.domain {
+                dims_in_poly(&size.poly, out);
+            }
+        }
+        TyKind::Named { args, .. } => {
+            for arg in args {
+                dims_in_poly(&arg.poly, out);
+            }
+        }
+        TyKind::Stack { count, elem } => {
+            dims_in_poly(&count.poly, out);
+            dims_in_ty(elem, out);
+        }
+        TyKind::Tuple(items) => {
+            for item in items {
+                dims_in_ty(item, out);
+            }
+        }
+        TyKind::Axis(size) | TyKind::Axes(size) | TyKind::SizeParam(size) => {
+            dims_in_poly(&size.poly, out)
+        }
+        TyKind::Scalar(_) | TyKind::Error => {}
+    }
+}
+
+fn dims_in_axis(axis: &Axis, out: &mut Vec<(FileId, String)>) {
+    match &axis.kind {
+        AxisKind::Size { size, .. } => dims_in_poly(&size.poly, out),
+        AxisKind::Group { parts, .. } => {
+            for part in parts {
+                dims_in_axis(part, out);
+            }
+        }
+        AxisKind::Rounded { .. } | AxisKind::Rest | AxisKind::Error => {}
+    }
+}
+
+fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
+    for symbol in poly.symbols() {
+        if let Symbol::Dim { file, name } = symbol {
+            let key = (*file, name.to_string());
+            if !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+}
+
+/// Puts the checker's types of values on their defs: parameters, `let`s,
+/// loop variables and fields. They replace the types lowered here, since
+/// the checker also knows the types of `let`s written without one.
+pub fn add_body_types(index: &mut Index, bodies: &check::typed::Bodies) {
+    let bindings = bodies
+        .fns
+        .iter()
+        .flat_map(|body| body.params.iter().chain(&body.lets))
+        .map(|b| (b.span, &b.ty));
+    let fields = bodies
+        .types
+        .iter()
+        .flat_map(|t| &t.fields)
+        .map(|f| (f.span, &f.ty));
+    let by_item: HashMap<Span, DefId> = index
+        .defs
+        .values()
+        .filter(|d| d.kind == DefKind::Field)
+        .map(|d| (d.item_span, d.span))
+        .collect();
+    for (span, ty) in bindings.chain(fields) {
+        if matches!(ty.kind, TyKind::Error) {
+            continue;
+        }
+        let key = by_item.get(&span).copied().unwrap_or(span);
+        let Some(def) = index.defs.get_mut(&key) else {
+            continue;
+        };
+        def.ty = Some(ty.to_string());
+        let mut dims = Vec::new();
+        dims_in_ty(ty, &mut dims);
+        def.dims_in_ty = dims;
+    }
+}

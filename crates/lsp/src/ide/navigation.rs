@@ -1,0 +1,205 @@
+//! Go to definition, find references and rename, all read off the name index.
+//! Rename refuses library declarations and names that aren't identifiers;
+//! it never edits a library file.
+
+use diag::{FileId, Span};
+
+use super::defs::DefKind;
+use super::Analysis;
+
+/// Replace `span` with `new_text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub span: Span,
+    pub new_text: String,
+}
+
+const KEYWORDS: &[&str] = &[
+    "import", "dim", "extern", "fn", "model", "record", "let", "return", "if", "else", "for", "in",
+    "as", "to", "none", "true", "false", "and", "or", "not",
+];
+
+/// Whether `name` can be written as a ShapeScript name.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') && !KEYWORDS.contains(&name)
+}
+
+impl Analysis {
+    /// Where the name at `offset` is declared: the declaring name, or the
+    /// start of the file an `import` names.
+    pub fn definition(&self, file: FileId, offset: u32) -> Option<Span> {
+        let occurrence = self.index.occurrence_at(file, offset)?;
+        let def = self.index.defs.get(&occurrence.def)?;
+        if let DefKind::Import(Some(target)) = def.kind {
+            if occurrence.is_decl || occurrence.span != def.span {
+                return Some(Span::new(target, 0, 0));
+            }
+        }
+        Some(def.span)
+    }
+
+    /// Every place the name at `offset` is written, the declaration included
+    /// when `with_declaration`.
+    pub fn references(&self, file: FileId, offset: u32, with_declaration: bool) -> Vec<Span> {
+        let Some(occurrence) = self.index.occurrence_at(file, offset) else {
+            return Vec::new();
+        };
+        self.index
+            .occurrences_of(occurrence.def)
+            .into_iter()
+            .filter(|o| with_declaration || !o.is_decl)
+            .map(|o| o.span)
+            .collect()
+    }
+
+    /// The name rename would change at `offset`, or why it can't.
+    pub fn prepare_rename(&self, file: FileId, offset: u32) -> Result<Span, String> {
+        let occurrence = self
+            .index
+            .occurrence_at(file, offset)
+            .ok_or("there is no name here to rename")?;
+        let def = self
+            .index
+            .defs
+            .get(&occurrence.def)
+            .ok_or("there is no name here to rename")?;
+        if self.is_library(def.span.file) {
+            return Err(format!(
+                "`{}` is declared in the library, which is read-only",
+                def.name
+            ));
+        }
+        if matches!(def.kind, DefKind::Import(_)) {
+            return Err("an import is named by its file: rename the file instead".into());
+        }
+        Ok(occurrence.span)
+    }
+
+    /// The edits that rename the name at `offset` everywhere to `new_name`.
+    pub fn rename(
+        &self,
+        file: FileId,
+        offset: u32,
+        new_name: &str,
+    ) -> Result<Vec<TextEdit>, String> {
+        self.prepare_rename(file, offset)?;
+        if !is_identifier(new_name) {
+            return Err(format!("`{new_name}` is not a valid name"));
+        }
+        Ok(self
+            .references(file, offset, true)
+            .into_iter()
+            .map(|span| TextEdit {
+                span,
+                new_text: new_name.to_string(),
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::tests::{analysis, place};
+    use expect_test::{expect, Expect};
+
+    fn check_definition(files: &[(&str, &str)], expect: Expect) {
+        let (analysis, file, offset) = analysis(files);
+        let found = analysis
+            .definition(file, offset)
+            .map(|s| place(&analysis, s));
+        expect.assert_eq(&found.unwrap_or_else(|| "none".into()));
+    }
+
+    fn check_references(files: &[(&str, &str)], expect: Expect) {
+        let (analysis, file, offset) = analysis(files);
+        let found: Vec<String> = analysis
+            .references(file, offset, true)
+            .into_iter()
+            .map(|s| place(&analysis, s))
+            .collect();
+        expect.assert_eq(&found.join(" "));
+    }
+
+    #[test]
+    fn locals_and_parameters() {
+        check_definition(
+            &[("m.ss", "fn f(x: [n]) -> [n] {\n  let y = x\n  y$0\n}\n")],
+            expect!["m.ss:2:7"],
+        );
+        check_definition(
+            &[("m.ss", "fn f(x: [n]) -> [n] = x$0\n")],
+            expect!["m.ss:1:6"],
+        );
+    }
+
+    #[test]
+    fn generic_axes_dims_and_fields() {
+        check_definition(
+            &[("m.ss", "fn f(x: [n]) -> [n$0] = x\n")],
+            expect!["m.ss:1:10"],
+        );
+        check_definition(
+            &[("m.ss", "dim D = 4\nfn f(x: [D$0]) -> [D] = x\n")],
+            expect!["m.ss:1:5"],
+        );
+        check_definition(
+            &[(
+                "m.ss",
+                "model M {\n  w: [4 4]\n  fn forward(self, x: [n 4]) -> [n 4] = x @ self.w$0\n}\n",
+            )],
+            expect!["m.ss:2:3"],
+        );
+    }
+
+    #[test]
+    fn another_files_alias_and_the_library() {
+        check_definition(
+            &[
+                (
+                    "app/m.ss",
+                    "import vision\nfn f(x: vision.Images$0) -> [b] = x\n",
+                ),
+                ("app/vision.ss", "dim Images = [b 3 16gh 16gw]\n"),
+            ],
+            expect!["app/vision.ss:1:5"],
+        );
+        check_definition(
+            &[("m.ss", "fn f(x: Real) -> Real = gelu$0(x)\n")],
+            expect!["/lib/prelude.ss:40:11"],
+        );
+        check_definition(
+            &[
+                ("app/m.ss", "import vision$0\n"),
+                ("app/vision.ss", "dim D = 2\n"),
+            ],
+            expect!["app/vision.ss:1:1"],
+        );
+    }
+
+    #[test]
+    fn references_of_a_dim_span_files() {
+        check_references(
+            &[
+                ("app/m.ss", "import vision\nfn f(x: [vision.D$0]) -> [vision.D] = x\n"),
+                ("app/vision.ss", "dim D = 2\nfn g(x: [D]) -> [D] = x\n"),
+            ],
+            expect!["app/m.ss:2:17 app/m.ss:2:32 app/vision.ss:1:5 app/vision.ss:2:10 app/vision.ss:2:18"],
+        );
+    }
+
+    #[test]
+    fn rename_checks_the_new_name_and_the_library() {
+        let (stub, file, offset) = analysis(&[("m.ss", "fn f(x: Real) -> Real = gelu$0(x)\n")]);
+        expect!["`gelu` is declared in the library, which is read-only"]
+            .assert_eq(&stub.rename(file, offset, "g").unwrap_err());
+        let (dim, file, offset) = analysis(&[("m.ss", "dim D$0 = 2\n")]);
+        expect!["`let` is not a valid name"]
+            .assert_eq(&dim.rename(file, offset, "let").unwrap_err());
+        let edits = dim.rename(file, offset, "Width").unwrap_or_default();
+        assert_eq!(edits.len(), 1);
+    }
+}

@@ -1,0 +1,470 @@
+//! The LSP main loop: initialization, the open documents and their
+//! incremental edits, debounced diagnostics that are never older than the
+//! text they are published for, cancellation of queued requests, and one
+//! `catch_unwind` per request so a bug answers an error instead of killing
+//! the server. Questions are answered by `ide`; `handlers` turns them into
+//! LSP values.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use check::{FileError, Files, Options};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use serde_json::{json, Value};
+
+use crate::handlers;
+use crate::ide::{Analysis, LibraryFile};
+use crate::line_index::LineIndex;
+use crate::{library, uri};
+
+/// How long to wait after an edit before checking, so a burst of typing is
+/// checked once. The `diagnosticsDelayMs` initialization option changes it.
+const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(10);
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Runs the server over stdin and stdout until the client says `exit`.
+pub fn run_stdio() -> Result<(), BoxError> {
+    let (connection, io_threads) = Connection::stdio();
+    run(connection)?;
+    io_threads.join()?;
+    Ok(())
+}
+
+/// Runs the server on `connection` (the tests use an in-memory one).
+pub fn run(connection: Connection) -> Result<(), BoxError> {
+    let (id, params) = connection.initialize_start()?;
+    let options = params
+        .get("initializationOptions")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let library_dir = library::choose_dir(options.get("libraryDir").and_then(Value::as_str));
+    let debounce = options
+        .get("diagnosticsDelayMs")
+        .and_then(Value::as_u64)
+        .map_or(DEFAULT_DEBOUNCE, Duration::from_millis);
+    let search_path: Vec<PathBuf> = options
+        .get("searchPath")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str().map(PathBuf::from))
+        .collect();
+    connection.initialize_finish(
+        id,
+        json!({
+            "capabilities": handlers::capabilities(),
+            "serverInfo": { "name": "shapescript", "version": env!("CARGO_PKG_VERSION") },
+        }),
+    )?;
+    let mut server = Server {
+        sender: connection.sender.clone(),
+        docs: HashMap::new(),
+        library_dir: PathBuf::new(),
+        extra: Vec::new(),
+        options: Options { search_path },
+        analysis: None,
+        dirty: true,
+        deadline: None,
+        debounce,
+        queue: VecDeque::new(),
+        published: Vec::new(),
+    };
+    match library_dir {
+        Some(dir) => {
+            let files = library::all_files(&dir);
+            if let Err(e) = library::write(&files) {
+                server.log(&format!(
+                    "could not write the library folder `{}`: {e}",
+                    dir.display()
+                ));
+            }
+            server.extra = library::extra_files(&dir);
+            server.library_dir = dir;
+        }
+        None => server.log("no library folder: no `libraryDir` option and no home folder"),
+    }
+    server.main_loop(&connection)
+}
+
+/// An open document.
+struct Doc {
+    uri: String,
+    text: String,
+    version: i32,
+}
+
+struct Server {
+    sender: Sender<Message>,
+    docs: HashMap<PathBuf, Doc>,
+    library_dir: PathBuf,
+    extra: Vec<LibraryFile>,
+    options: Options,
+    analysis: Option<Arc<Analysis>>,
+    /// The documents changed since `analysis` was made.
+    dirty: bool,
+    /// When to publish diagnostics next.
+    deadline: Option<Instant>,
+    debounce: Duration,
+    /// Messages read but not handled yet, so a cancellation can reach them.
+    queue: VecDeque<Message>,
+    /// The documents diagnostics were last published for, to clear closed ones.
+    published: Vec<String>,
+}
+
+/// Open documents over the disk, for the checker.
+struct Overlay<'a> {
+    docs: &'a HashMap<PathBuf, Doc>,
+}
+
+impl Files for Overlay<'_> {
+    fn read(&self, path: &Path) -> Result<String, FileError> {
+        if let Some(doc) = self.docs.get(path) {
+            return Ok(doc.text.clone());
+        }
+        if path.is_dir() {
+            return Err(FileError::Unreadable("it is a folder".into()));
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileError::NotFound),
+            Err(e) => Err(FileError::Unreadable(e.to_string())),
+        }
+    }
+}
+
+impl Server {
+    fn main_loop(&mut self, connection: &Connection) -> Result<(), BoxError> {
+        loop {
+            if self.queue.is_empty() {
+                match self.next_message(&connection.receiver) {
+                    Some(Ok(message)) => self.queue.push_back(message),
+                    Some(Err(())) => return Ok(()),
+                    None => {
+                        self.publish_diagnostics();
+                        continue;
+                    }
+                }
+            }
+            // Read what else has arrived, so cancellations and newer text are
+            // seen before the requests they concern are answered.
+            while let Ok(message) = connection.receiver.try_recv() {
+                match message {
+                    Message::Notification(note) if note.method == "$/cancelRequest" => {
+                        self.cancel(&note.params)
+                    }
+                    other => self.queue.push_back(other),
+                }
+            }
+            let Some(message) = self.queue.pop_front() else {
+                continue;
+            };
+            match message {
+                Message::Request(request) => {
+                    if connection.handle_shutdown(&request)? {
+                        return Ok(());
+                    }
+                    self.handle_request(request);
+                }
+                Message::Notification(note) => {
+                    if note.method == "exit" {
+                        return Ok(());
+                    }
+                    self.handle_notification(note);
+                }
+                Message::Response(_) => {}
+            }
+        }
+    }
+
+    /// The next message, or `None` when the diagnostics deadline passed
+    /// first, or `Err` when the client is gone.
+    fn next_message(&self, receiver: &Receiver<Message>) -> Option<Result<Message, ()>> {
+        match self.deadline {
+            None => Some(receiver.recv().map_err(|_| ())),
+            Some(deadline) => {
+                let wait = deadline.saturating_duration_since(Instant::now());
+                match receiver.recv_timeout(wait) {
+                    Ok(message) => Some(Ok(message)),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => Some(Err(())),
+                }
+            }
+        }
+    }
+
+    fn send(&self, message: impl Into<Message>) {
+        // A closed channel means the client is gone; the loop ends on its own.
+        let _ = self.sender.send(message.into());
+    }
+
+    fn log(&self, text: &str) {
+        self.send(Notification::new(
+            "window/logMessage".to_string(),
+            json!({ "type": 3, "message": format!("shapescript: {text}") }),
+        ));
+    }
+
+    fn is_library(&self, path: &Path) -> bool {
+        !self.library_dir.as_os_str().is_empty() && path.starts_with(&self.library_dir)
+    }
+
+    fn handle_notification(&mut self, note: Notification) {
+        let params = &note.params;
+        let doc_uri = params["textDocument"]["uri"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let path = uri::to_path(&doc_uri).map(|p| check::files::normalize(&p));
+        match note.method.as_str() {
+            "textDocument/didOpen" => {
+                let Some(path) = path else { return };
+                let doc = &params["textDocument"];
+                self.docs.insert(
+                    path,
+                    Doc {
+                        uri: doc_uri,
+                        text: doc["text"].as_str().unwrap_or("").to_string(),
+                        version: doc["version"].as_i64().unwrap_or(0) as i32,
+                    },
+                );
+                self.dirty = true;
+                self.deadline = Some(Instant::now());
+            }
+            "textDocument/didChange" => {
+                let Some(doc) = path.and_then(|p| self.docs.get_mut(&p)) else {
+                    return;
+                };
+                doc.version = params["textDocument"]["version"].as_i64().unwrap_or(0) as i32;
+                for change in params["contentChanges"].as_array().into_iter().flatten() {
+                    apply_change(&mut doc.text, change);
+                }
+                self.dirty = true;
+                self.deadline = Some(Instant::now() + self.debounce);
+            }
+            "textDocument/didClose" => {
+                if let Some(path) = path {
+                    self.docs.remove(&path);
+                    self.dirty = true;
+                    self.deadline = Some(Instant::now());
+                }
+            }
+            "$/cancelRequest" => self.cancel(params),
+            _ => {}
+        }
+    }
+
+    /// Answers a still-queued request that the client cancelled; one already
+    /// answered is left alone, as the protocol allows.
+    fn cancel(&mut self, params: &Value) {
+        let Ok(id) = serde_json::from_value::<RequestId>(params["id"].clone()) else {
+            return;
+        };
+        let before = self.queue.len();
+        self.queue
+            .retain(|m| !matches!(m, Message::Request(r) if r.id == id));
+        if self.queue.len() != before {
+            self.send(Response::new_err(
+                id,
+                ErrorCode::RequestCanceled as i32,
+                "cancelled".into(),
+            ));
+        }
+    }
+
+    /// The analysis of the current text, made now if the text changed.
+    fn analysis(&mut self) -> Result<Arc<Analysis>, String> {
+        if !self.dirty {
+            if let Some(analysis) = &self.analysis {
+                return Ok(analysis.clone());
+            }
+        }
+        let mut roots: Vec<PathBuf> = self
+            .docs
+            .keys()
+            .filter(|p| !self.is_library(p))
+            .cloned()
+            .collect();
+        roots.sort();
+        let overlay = Overlay { docs: &self.docs };
+        let made = catch_unwind(AssertUnwindSafe(|| {
+            Analysis::new(
+                &overlay,
+                &roots,
+                &self.options,
+                &self.library_dir,
+                &self.extra,
+            )
+        }));
+        self.dirty = false;
+        match made {
+            Ok(analysis) => {
+                let analysis = Arc::new(analysis);
+                self.analysis = Some(analysis.clone());
+                Ok(analysis)
+            }
+            Err(panic) => {
+                self.analysis = None;
+                Err(format!("the checker failed: {}", panic_message(&panic)))
+            }
+        }
+    }
+
+    fn publish_diagnostics(&mut self) {
+        self.deadline = None;
+        let analysis = match self.analysis() {
+            Ok(analysis) => analysis,
+            Err(message) => {
+                self.log(&message);
+                return;
+            }
+        };
+        let mut published = Vec::new();
+        let mut out = Vec::new();
+        for (path, doc) in &self.docs {
+            if self.is_library(path) {
+                continue;
+            }
+            let diagnostics = match analysis.file_id(path) {
+                Some(file) => handlers::diagnostics(&analysis, file),
+                None => Vec::new(),
+            };
+            out.push(json!({ "uri": doc.uri, "version": doc.version, "diagnostics": diagnostics }));
+            published.push(doc.uri.clone());
+        }
+        for old in &self.published {
+            if !published.contains(old) {
+                out.push(json!({ "uri": old, "diagnostics": [] }));
+            }
+        }
+        self.published = published;
+        for params in out {
+            self.send(Notification::new(
+                "textDocument/publishDiagnostics".to_string(),
+                params,
+            ));
+        }
+    }
+
+    fn handle_request(&mut self, request: Request) {
+        let analysis = match self.analysis() {
+            Ok(analysis) => analysis,
+            Err(message) => {
+                self.send(Response::new_err(
+                    request.id,
+                    ErrorCode::InternalError as i32,
+                    message,
+                ));
+                return;
+            }
+        };
+        let method = request.method.clone();
+        let response = answer(request.id, &method, || {
+            handlers::handle(&analysis, &method, request.params)
+        });
+        self.send(response);
+    }
+}
+
+/// Runs one request's handler, turning its error or panic into an error response.
+fn answer(
+    id: RequestId,
+    method: &str,
+    handler: impl FnOnce() -> Result<Value, handlers::Error>,
+) -> Response {
+    match catch_unwind(AssertUnwindSafe(handler)) {
+        Ok(Ok(value)) => Response::new_ok(id, value),
+        Ok(Err(handlers::Error::UnknownMethod)) => Response::new_err(
+            id,
+            ErrorCode::MethodNotFound as i32,
+            format!("unknown request `{method}`"),
+        ),
+        Ok(Err(handlers::Error::Invalid(message))) => {
+            Response::new_err(id, ErrorCode::InvalidParams as i32, message)
+        }
+        Ok(Err(handlers::Error::Refused(message))) => {
+            Response::new_err(id, ErrorCode::RequestFailed as i32, message)
+        }
+        Err(panic) => Response::new_err(
+            id,
+            ErrorCode::InternalError as i32,
+            format!(
+                "`{method}` failed inside the server: {}",
+                panic_message(&panic)
+            ),
+        ),
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(text) = panic.downcast_ref::<&str>() {
+        return text.to_string();
+    }
+    if let Some(text) = panic.downcast_ref::<String>() {
+        return text.clone();
+    }
+    "a panic".to_string()
+}
+
+/// Applies one `contentChanges` entry: a range edit, or the whole text.
+fn apply_change(text: &mut String, change: &Value) {
+    let new_text = change["text"].as_str().unwrap_or("");
+    let range = &change["range"];
+    if range.is_null() {
+        *text = new_text.to_string();
+        return;
+    }
+    let position = |p: &Value| {
+        (
+            p["line"].as_u64().unwrap_or(0) as u32,
+            p["character"].as_u64().unwrap_or(0) as u32,
+        )
+    };
+    let index = LineIndex::new(text);
+    let (sl, sc) = position(&range["start"]);
+    let (el, ec) = position(&range["end"]);
+    let start = index.offset(sl, sc);
+    let end = index.offset(el, ec).max(start);
+    text.replace_range(start..end, new_text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_handler_answers_an_error() {
+        let response = answer(RequestId::from(7), "textDocument/hover", || {
+            panic!("index out of range")
+        });
+        let error = response.error.map(|e| (e.code, e.message));
+        assert_eq!(
+            error,
+            Some((
+                ErrorCode::InternalError as i32,
+                "`textDocument/hover` failed inside the server: index out of range".to_string()
+            ))
+        );
+    }
+
+    #[test]
+    fn range_edits_apply_in_utf16_columns() {
+        let mut text = String::from("let é = 1\nx\n");
+        apply_change(
+            &mut text,
+            &json!({"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}}, "text": "y"}),
+        );
+        apply_change(
+            &mut text,
+            &json!({"range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 1}}, "text": "z"}),
+        );
+        assert_eq!(text, "let y = 1\nxz\n");
+        apply_change(&mut text, &json!({"text": "all"}));
+        assert_eq!(text, "all");
+    }
+}
