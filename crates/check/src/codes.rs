@@ -398,6 +398,105 @@ roll(x, 2, dims=t)
 ```
 ";
 
+"E0407", "wrong arguments for a call",
+"A call gives each parameter at most one argument, by position or by
+keyword, every parameter without a default gets one, and keywords name
+parameters the function has. Patterns take their sizes as keywords that
+name axes of the pattern.
+
+Wrong:
+
+```
+fn f(x: [n]) -> [n] = x
+fn g(y: [n]) -> [n] = f(y, scale=2)
+```
+
+Fixed:
+
+```
+fn g(y: [n]) -> [n] = f(y)
+```
+";
+
+"E0408", "a value of the wrong kind",
+"A tensor where a Python value is needed, or the other way round, or
+something that is not a value at all: `if` takes a Python `Bool` (use
+`where` for tensors), `for` goes over a stack of models or `range(n)`,
+functions are called rather than used as values, and `as`/`to` convert
+tensors.
+
+Wrong:
+
+```
+fn relu(x: [n]) -> [n] {
+  if x > 0 { return x }
+  0 * x
+}
+```
+
+Fixed: choose elementwise:
+
+```
+fn relu(x: [n]) -> [n] = where(x > 0, x, 0 * x)
+```
+";
+
+"E0409", "no such field or method",
+"Only models and records have fields, and only models have methods; the
+name must be one they declare. `m(x)` calls the model's `forward`.
+
+Wrong:
+
+```
+model Mlp { w: [D D] }
+fn f(m: Mlp, x: [b D]) -> [b D] = x @ m.weight
+```
+
+Fixed:
+
+```
+fn f(m: Mlp, x: [b D]) -> [b D] = x @ m.w
+```
+";
+
+"E0410", "invalid pattern",
+"A pattern's axes are names, numbers and groups of them, each name once per
+side, `...` at most once per side and on both sides or neither. `rearrange`
+keeps every axis (the same names on both sides), `reduce` drops some,
+`repeat` adds some (with keyword sizes), and `einsum` names each axis.
+
+Wrong:
+
+```
+fn f(x: [b n d]) -> [b d] = rearrange(x, [b n d] -> [b d])
+```
+
+Fixed: reducing an axis says how:
+
+```
+fn f(x: [b n d]) -> [b d] = reduce(x, [b n d] -> [b d], mean)
+```
+";
+
+"E0412", "invalid field initialiser",
+"A model's tensor field starts as `zeros`, `ones`, `normal(std=, mean=)` or
+`uniform(lo=, hi=)`; without one, rank-2 and larger fields are
+`normal(std=0.02)` and others `zeros`. Sub-models and record fields have no
+initialiser.
+
+Wrong:
+
+```
+model M { w: [D D] = gaussian(0.02) }
+```
+
+Fixed:
+
+```
+model M { w: [D D] = normal(std=0.02) }
+```
+";
+
 "E0414", "size does not fit in 128 bits",
 "Sizes are computed with 128-bit integers, and this one overflowed.
 
