@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use diag::render::{color_wanted, render_human, render_json, summary_line, HumanOptions};
 use diag::{Severity, SourceMap};
 
+mod build;
+
 #[derive(Parser)]
 #[command(
     name = "shapescript",
@@ -37,6 +39,20 @@ enum Command {
         /// Fail (exit 1) on hints too.
         #[arg(long)]
         deny_hints: bool,
+    },
+    /// Check `.ss` files and, when there are no errors, write them as a Python package.
+    Build {
+        /// Files and folders to build (default: the current folder).
+        paths: Vec<PathBuf>,
+        /// The package folder to write (replaced as a whole).
+        #[arg(short = 'o', value_name = "OUT")]
+        out: PathBuf,
+        /// A folder to search for imported files, after the importing file's own.
+        #[arg(short = 'I', value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// Leave out the run-time shape checks at function boundaries and `as`.
+        #[arg(long)]
+        no_runtime_checks: bool,
     },
     /// Print the explanation of a diagnostic code, with a wrong and a fixed example.
     Explain {
@@ -83,6 +99,12 @@ fn main() -> ExitCode {
             format,
             deny_hints,
         } => run_check(paths, include, format, deny_hints),
+        Command::Build {
+            paths,
+            out,
+            include,
+            no_runtime_checks,
+        } => build::run_build(paths, include, out, no_runtime_checks),
         Command::Explain { code } => explain(&code),
     }
 }

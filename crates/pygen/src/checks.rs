@@ -1,0 +1,269 @@
+//! The run-time boundary check at the top of each function and method: binds
+//! the generic sizes from the arguments' `.shape` and, unless
+//! `--no-runtime-checks`, compares every other size with one `if` per
+//! parameter (plain int comparisons), calling into the runtime only to build
+//! the `ShapeError`. Never checks values, only shapes.
+
+use std::collections::HashMap;
+
+use check::size::{Poly, Symbol};
+use check::types::{show_shape, AxisKind, TyKind};
+
+use crate::names::py_name;
+use crate::scope::Scope;
+use crate::sigs::Sig;
+use crate::vty::{render_poly, Ax, Binder, VTy};
+use crate::writer::string_literal;
+
+/// One Python statement (possibly spanning lines), at an indent relative to the body.
+pub type Lines = Vec<(usize, String)>;
+
+/// What one axis of a parameter must be.
+enum Want {
+    Any,
+    Exactly(String),
+    MultipleOf(String),
+}
+
+/// Binds the signature's generic sizes and emits the checks; fills the
+/// scope's locals with the parameters' types.
+pub fn entry(scope: &mut Scope, sig: &Sig, checks: bool, base: usize) -> Lines {
+    let mut out = Lines::new();
+    let gen = scope.gen;
+    let file = scope.file;
+    for (name, ty, _) in &sig.params {
+        let py = py_name(name);
+        let Some(axes) = ty.shape() else {
+            continue;
+        };
+        if scope.device.is_none() && matches!(ty.kind, TyKind::Tensor(_)) {
+            scope.device = Some(py.clone());
+        }
+        let mut wants = Vec::with_capacity(axes.len());
+        let mut plain_binds: Vec<Option<String>> = vec![None; axes.len()];
+        let mut other_binds = Vec::new();
+        for (i, axis) in axes.iter().enumerate() {
+            let want = match &axis.kind {
+                AxisKind::Size { size, .. } => match size.poly.as_symbol() {
+                    Some(Symbol::Generic(g)) if !scope.sizes.contains_key(&**g) => {
+                        let local = py_name(g);
+                        scope.sizes.insert(g.to_string(), local.clone());
+                        plain_binds[i] = Some(local);
+                        Want::Any
+                    }
+                    _ => match solve_multiple(scope, &size.poly) {
+                        Some((Some(v), factor)) => {
+                            let local = py_name(&v);
+                            other_binds.push(format!("{local} = {py}.shape[{i}] // {factor}"));
+                            scope.sizes.insert(v, local);
+                            Want::MultipleOf(factor)
+                        }
+                        Some((None, _)) => match size_expr(scope, &size.poly) {
+                            Some(e) => Want::Exactly(e),
+                            None => Want::Any,
+                        },
+                        None => Want::Any,
+                    },
+                },
+                AxisKind::Group { parts, .. } => group_want(scope, parts, &py, i, &mut other_binds),
+                _ => Want::Any,
+            };
+            wants.push(want);
+        }
+        if checks {
+            let mut conds = vec![format!("{py}.ndim != {}", axes.len())];
+            let mut expected = Vec::new();
+            for (i, want) in wants.iter().enumerate() {
+                match want {
+                    Want::Any => expected.push("None".to_string()),
+                    Want::Exactly(e) => {
+                        conds.push(format!("{py}.shape[{i}] != {e}"));
+                        expected.push(e.clone());
+                    }
+                    Want::MultipleOf(k) => {
+                        conds.push(format!("{py}.shape[{i}] % {k} != 0"));
+                        expected.push(format!("(\"*\", {k})"));
+                    }
+                }
+            }
+            let expected = match expected.len() {
+                1 => format!("({},)", expected[0]),
+                _ => format!("({})", expected.join(", ")),
+            };
+            out.extend(
+                if_lines(base, &conds)
+                    .into_iter()
+                    .map(|(l, t)| (l - base, t)),
+            );
+            let args = vec![
+                string_literal(&scope.label),
+                string_literal(name),
+                py.clone(),
+                string_literal(&show_shape(axes)),
+                expected,
+                string_literal(&gen.where_(file, ty.span.start)),
+            ];
+            out.extend(
+                call_lines(base + 1, "shapescript_runtime.shape_error", &args)
+                    .into_iter()
+                    .map(|(l, t)| (l - base, t)),
+            );
+        }
+        if plain_binds.iter().any(Option::is_some) {
+            let targets: Vec<String> = plain_binds
+                .iter()
+                .map(|b| b.clone().unwrap_or_else(|| "_".to_string()))
+                .collect();
+            out.push((0, format!("{} = {py}.shape", targets.join(", "))));
+        }
+        for bind in other_binds {
+            out.push((0, bind));
+        }
+    }
+    // Every parameter's type, seen from inside the body.
+    let mut binds: HashMap<String, Ax> = HashMap::new();
+    for g in &sig.generics {
+        binds.insert(
+            g.to_string(),
+            Ax {
+                name: Some(g.to_string()),
+                size: scope.sizes.get(&**g).cloned(),
+            },
+        );
+    }
+    let dim = |target, name: &str| scope.gen.dim(file, target, name);
+    let binder = Binder {
+        binds,
+        dim: &dim,
+        rest: None,
+    };
+    let types: Vec<(String, VTy)> = sig
+        .params
+        .iter()
+        .map(|(name, ty, _)| (name.clone(), binder.apply(ty)))
+        .collect();
+    for (name, ty) in types {
+        scope.locals.insert(name, ty);
+    }
+    out
+}
+
+/// The Python expression of a size all of whose symbols are known here.
+pub fn size_expr(scope: &Scope, poly: &Poly) -> Option<String> {
+    render_poly(poly, &|symbol| match symbol {
+        Symbol::Generic(g) => scope.sizes.get(&**g).cloned(),
+        Symbol::Dim { file, name } => Some(scope.qualified(*file, name)),
+        _ => None,
+    })
+}
+
+/// `c * v` with `v` not yet bound gives `(Some(v), c)`; a size with every
+/// symbol bound gives `(None, _)`; anything else `None` (left unchecked).
+fn solve_multiple(scope: &Scope, poly: &Poly) -> Option<(Option<String>, String)> {
+    let unbound: Vec<&Symbol> = poly
+        .symbols()
+        .into_iter()
+        .filter(|s| matches!(s, Symbol::Generic(g) if !scope.sizes.contains_key(&**g)))
+        .collect();
+    if unbound.is_empty() {
+        return Some((None, String::new()));
+    }
+    if let [term] = poly.terms() {
+        if let [(Symbol::Generic(g), 1)] = term.mono.factors() {
+            if term.coef > 0 {
+                return Some((Some(g.to_string()), term.coef.to_string()));
+            }
+        }
+    }
+    None
+}
+
+/// A group `(gh 16)` or grouped size `16gh`: exact when every part is
+/// known, a multiple when one part is a new generic axis.
+fn group_want(
+    scope: &mut Scope,
+    parts: &[check::types::Axis],
+    py: &str,
+    i: usize,
+    binds: &mut Vec<String>,
+) -> Want {
+    let mut known = Vec::new();
+    let mut new = Vec::new();
+    for part in parts {
+        let AxisKind::Size { size, .. } = &part.kind else {
+            return Want::Any;
+        };
+        match size.poly.as_symbol() {
+            Some(Symbol::Generic(g)) if !scope.sizes.contains_key(&**g) => new.push(g.clone()),
+            _ => match size_expr(scope, &size.poly) {
+                Some(e) => known.push(if e.contains(' ') { format!("({e})") } else { e }),
+                None => return Want::Any,
+            },
+        }
+    }
+    let product = if known.is_empty() {
+        "1".to_string()
+    } else {
+        known.join(" * ")
+    };
+    match new.as_slice() {
+        [] => Want::Exactly(product),
+        [g] if !new.iter().skip(1).any(|n| n == g) => {
+            let local = py_name(g);
+            let factor = if known.len() > 1 {
+                format!("({product})")
+            } else {
+                product.clone()
+            };
+            binds.push(format!("{local} = {py}.shape[{i}] // {factor}"));
+            scope.sizes.insert(g.to_string(), local);
+            Want::MultipleOf(factor)
+        }
+        _ => Want::Any,
+    }
+}
+
+/// `if a or b or c:` laid out as `black` does when it is too long.
+pub fn if_lines(indent: usize, conds: &[String]) -> Lines {
+    let one = format!("if {}:", conds.join(" or "));
+    if indent * 4 + one.len() <= crate::writer::LINE_LENGTH {
+        return vec![(indent, one)];
+    }
+    let inner = conds.join(" or ");
+    if (indent + 1) * 4 + inner.len() <= crate::writer::LINE_LENGTH {
+        return vec![
+            (indent, "if (".into()),
+            (indent + 1, inner),
+            (indent, "):".into()),
+        ];
+    }
+    let mut out = vec![(indent, "if (".to_string())];
+    for (k, c) in conds.iter().enumerate() {
+        let text = if k == 0 { c.clone() } else { format!("or {c}") };
+        out.push((indent + 1, text));
+    }
+    out.push((indent, "):".into()));
+    out
+}
+
+/// `callee(args)` as one statement, split the way `black` splits a call.
+pub fn call_lines(indent: usize, callee: &str, args: &[String]) -> Lines {
+    let one = format!("{callee}({})", args.join(", "));
+    if indent * 4 + one.len() <= crate::writer::LINE_LENGTH {
+        return vec![(indent, one)];
+    }
+    let inner = args.join(", ");
+    if (indent + 1) * 4 + inner.len() <= crate::writer::LINE_LENGTH {
+        return vec![
+            (indent, format!("{callee}(")),
+            (indent + 1, inner),
+            (indent, ")".into()),
+        ];
+    }
+    let mut out = vec![(indent, format!("{callee}("))];
+    for a in args {
+        out.push((indent + 1, format!("{a},")));
+    }
+    out.push((indent, ")".into()));
+    out
+}

@@ -1,0 +1,1 @@
+//! Snapshot tests of emitted Python for small programs.

@@ -1,0 +1,147 @@
+//! `shapescript build`: checks the files like `check`, and only when there
+//! are no errors writes the Python package `pygen` generates, into a
+//! temporary folder beside OUT that is renamed into place, so a failed
+//! build never leaves a partial package. Owns only this command's I/O.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use check::Options;
+use diag::render::{color_wanted, render_human, summary_line, HumanOptions};
+use diag::{Diagnostic, Severity, SourceMap};
+
+use crate::{collect, usage_error, DiskFiles};
+
+pub fn run_build(
+    paths: Vec<PathBuf>,
+    include: Vec<PathBuf>,
+    out: PathBuf,
+    no_runtime_checks: bool,
+) -> ExitCode {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let mut roots = Vec::new();
+    for path in &paths {
+        if let Err(message) = collect(path, &mut roots) {
+            return usage_error(&message);
+        }
+    }
+    for dir in &include {
+        if !dir.is_dir() {
+            return usage_error(&format!("`-I {}` is not a folder", dir.display()));
+        }
+    }
+    if out.exists() && !is_generated_package(&out) {
+        return usage_error(&format!(
+            "`{}` exists and is not a package `shapescript build` wrote; choose another -o folder",
+            out.display()
+        ));
+    }
+    let mut map = SourceMap::new();
+    let checked = check::check(
+        &mut map,
+        &DiskFiles,
+        &roots,
+        &Options {
+            search_path: include,
+        },
+    );
+    if checked
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error)
+    {
+        print(&map, &checked.diagnostics);
+        return ExitCode::from(1);
+    }
+    let options = pygen::Options {
+        runtime_checks: !no_runtime_checks,
+    };
+    let files = match pygen::generate(&checked, &map, &options) {
+        Ok(files) => files,
+        Err(diagnostics) => {
+            print(&map, &diagnostics);
+            return ExitCode::from(1);
+        }
+    };
+    if !checked.diagnostics.is_empty() {
+        print(&map, &checked.diagnostics);
+    }
+    match write_package(&out, &files) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => usage_error(&message),
+    }
+}
+
+fn print(map: &SourceMap, diagnostics: &[Diagnostic]) {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    let options = HumanOptions {
+        color: color_wanted(std::io::stderr().is_terminal()),
+    };
+    for (i, d) in diagnostics.iter().enumerate() {
+        if i > 0 {
+            let _ = writeln!(err);
+        }
+        let _ = write!(err, "{}", render_human(map, d, options));
+    }
+    if let Some(summary) = summary_line(diagnostics, options) {
+        let _ = write!(err, "\n{summary}");
+    }
+}
+
+/// A folder `build` may replace: one it wrote before (it has the runtime
+/// module), or an empty one.
+fn is_generated_package(out: &Path) -> bool {
+    if !out.is_dir() {
+        return false;
+    }
+    out.join("shapescript_runtime.py").is_file()
+        || std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// Writes every file into a fresh folder beside `out`, then swaps it in.
+fn write_package(out: &Path, files: &[pygen::OutputFile]) -> Result<(), String> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+    let stem = out
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    let pid = std::process::id();
+    let fresh = parent.join(format!(".{stem}.new-{pid}"));
+    let old = parent.join(format!(".{stem}.old-{pid}"));
+    let result = (|| {
+        std::fs::create_dir(&fresh)
+            .map_err(|e| format!("cannot create `{}`: {e}", fresh.display()))?;
+        for file in files {
+            let path = fresh.join(&file.path);
+            std::fs::write(&path, &file.contents)
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        }
+        if out.exists() {
+            std::fs::rename(out, &old)
+                .map_err(|e| format!("cannot replace `{}`: {e}", out.display()))?;
+        }
+        std::fs::rename(&fresh, out)
+            .map_err(|e| format!("cannot write `{}`: {e}", out.display()))?;
+        if old.exists() {
+            let _ = std::fs::remove_dir_all(&old);
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&fresh);
+        if old.exists() && !out.exists() {
+            let _ = std::fs::rename(&old, out);
+        }
+    }
+    result
+}
