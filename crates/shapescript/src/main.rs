@@ -12,6 +12,7 @@ use diag::render::{color_wanted, render_human, render_json, summary_line, HumanO
 use diag::{Severity, SourceMap};
 
 mod build;
+mod lsp_command;
 
 #[derive(Parser)]
 #[command(
@@ -54,6 +55,8 @@ enum Command {
         #[arg(long)]
         no_runtime_checks: bool,
     },
+    /// Run the language server on stdin and stdout (for editors).
+    Lsp,
     /// Print the explanation of a diagnostic code, with a wrong and a fixed example.
     Explain {
         /// A code such as E0402.
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
             include,
             no_runtime_checks,
         } => build::run_build(paths, include, out, no_runtime_checks),
+        Command::Lsp => lsp_command::run_lsp(),
         Command::Explain { code } => explain(&code),
     }
 }
