@@ -109,11 +109,13 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
         } else {
             match (0..cursor).rev().find(|&j| axis_name(&big[j]).is_none()) {
                 Some(j) if same(dims, axis, &big[j]) => Some(j),
-                Some(j) => return Err(format!(
+                Some(j) => {
+                    return Err(format!(
                     "its axis {} (`{axis}`) meets `{}`, the anonymous axis it right-aligns with",
                     i + 1,
                     big[j]
-                )),
+                ))
+                }
                 None => None,
             }
         };

@@ -274,7 +274,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         .with_primary(key.span, "unknown keyword")
                         .with_note(format!("its parameters are {}", show_names(names)));
                         if let Some((at, _)) = decl {
-                            d = d.with_secondary(at, format!("`{fname}` is declared here"));
+                            d = d.with_secondary(at, "the parameters are declared here");
                         }
                         self.diagnostics.push(d);
                         ok = false;
@@ -862,12 +862,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     param.name, target.name
                 ),
             )
-            .with_note(format!(
-                "the parameter is `{}: {}`, the argument is `{}`",
-                param.name,
-                show_ty(&param.ty),
-                show_ty(aty)
-            ));
+            .with_note(if matches!(aty.kind, TyKind::Error) {
+                format!("the parameter is `{}: {}`", param.name, show_ty(&param.ty))
+            } else {
+                format!(
+                    "the parameter is `{}: {}`, the argument is `{}`",
+                    param.name,
+                    show_ty(&param.ty),
+                    show_ty(aty)
+                )
+            });
         let solved = solver.shown();
         if !solved.is_empty() {
             d = d.with_note(format!("solved so far: {}", solved.join(", ")));
@@ -900,13 +904,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             param
                 .ty
                 .shape()
-                .map(|_| ())
-                .and_then(|_| {
-                    super::flatten_ty(&param.ty)
-                        .shape()
-                        .and_then(|s| s.get(pj))
-                        .map(|a| a.to_string())
-                })
+                .and_then(|s| s.get(pj))
+                .map(|a| a.to_string())
                 .unwrap_or_default()
         };
         let caller_size =
@@ -932,7 +931,31 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             "argument `{}` of `{}` doesn't fit its parameter",
                             param.name, target.name
                         ),
-                        format!("must be {} here", show_size(dims, expected)),
+                        {
+                            let axis_size = match (
+                                slots[index].map(|a| &a.value.kind),
+                                arg_tys.first().cloned().flatten(),
+                            ) {
+                                (Some(ast::ExprKind::Name(n)), Some(first)) => first
+                                    .shape()
+                                    .and_then(|s| {
+                                        position_of(s, &n.name).and_then(|p| axis_poly(&s[p]))
+                                    })
+                                    .map(|p| {
+                                        format!(
+                                            "`{}` is an axis of size {}, ",
+                                            n.name,
+                                            show_size(dims, &p)
+                                        )
+                                    }),
+                                _ => None,
+                            };
+                            format!(
+                                "{}but an axis of size {} is needed here",
+                                axis_size.unwrap_or_default(),
+                                show_size(dims, expected)
+                            )
+                        },
                     ),
                 };
                 let mut d = self.arg_diagnostic(
@@ -989,7 +1012,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     &call.solver,
                 )
                 .with_help(format!(
-                    "give the argument a size that `{}` divides",
+                    "give the argument a size that {} divides",
                     show_size(dims, divisor)
                 ))
             }

@@ -179,6 +179,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             });
         }
         self.body.generics = generic_sources(self.signature);
+        if signature_broken(self.signature) {
+            // Its mistake was reported; the body would only repeat it.
+            self.body.ret = self
+                .signature
+                .ret
+                .clone()
+                .unwrap_or_else(|| error_ty(f.name.span));
+            return self.body;
+        }
         let ret = self.signature.ret.as_ref().map(flatten_ty);
         let value = match &f.body {
             ast::FnBody::Expr(e) => Some((self.expr(e), e.span)),
@@ -535,6 +544,28 @@ enum Expected<'n> {
     Return,
     Let(Span),
     Rebind(Span, &'n str),
+}
+
+/// Whether a signature's types hold a reported mistake.
+fn signature_broken(signature: &Signature) -> bool {
+    fn broken(ty: &Ty) -> bool {
+        match &ty.kind {
+            // Only for extern fn (E0306), and only `fn` bodies are checked.
+            TyKind::Error | TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_) => true,
+            TyKind::Tensor(t) => t.shape.as_ref().is_some_and(|s| s.iter().any(axis_broken)),
+            TyKind::Tuple(items) => items.iter().any(broken),
+            TyKind::Stack { elem, .. } => broken(elem),
+            _ => false,
+        }
+    }
+    fn axis_broken(axis: &crate::types::Axis) -> bool {
+        match &axis.kind {
+            AxisKind::Error | AxisKind::Rest => true,
+            AxisKind::Group { parts, .. } => parts.iter().any(axis_broken),
+            _ => false,
+        }
+    }
+    signature.params.iter().any(|p| broken(&p.ty)) || signature.ret.as_ref().is_some_and(broken)
 }
 
 pub(crate) fn error_ty(span: Span) -> Ty {

@@ -169,7 +169,7 @@ pub(crate) fn show_ty(ty: &Ty) -> String {
     match &ty.kind {
         TyKind::Tensor(TensorTy {
             shape: Some(axes),
-            domain: None,
+            domain: None | Some(Domain::Real),
             dtype: None,
         }) => show_shape(axes),
         _ => ty.to_string(),
