@@ -355,9 +355,39 @@ fn check(
         }
         rests.push(rest);
     }
-    if let Err(failure) = solver.solve(&equations) {
-        report(c, failure, &tags, &lhs, &shapes, &solver, source);
-        return None;
+    // A run-time keyword size makes the rest of its group unknown too (seed 000).
+    let mut tries = 0;
+    let mut equations = equations;
+    while let Err(failure) = solver.solve(&equations) {
+        match failure {
+            // A group holding an unknown size is checked at run time.
+            Failure::Mismatch { tag, ref expected }
+                if tries < 64
+                    && expected
+                        .symbols()
+                        .iter()
+                        .any(|s| matches!(s, Symbol::Unknown { .. })) =>
+            {
+                equations.retain(|e| e.tag != tag);
+                tries += 1;
+            }
+            Failure::Inexact {
+                var, ref divisor, ..
+            } if tries < vars.len()
+                && divisor
+                    .symbols()
+                    .iter()
+                    .any(|s| matches!(s, Symbol::Unknown { .. })) =>
+            {
+                let unknown = c.new_unknown(&vars[var as usize]);
+                solver.set(var, unknown);
+                tries += 1;
+            }
+            failure => {
+                report(c, failure, &tags, &lhs, &shapes, &solver, source);
+                return None;
+            }
+        }
     }
     // Name rules between the sides.
     let names_in = |side: &[PAxis]| -> Vec<(Arc<str>, Span)> {

@@ -919,7 +919,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             param.name, target.name
                         ),
                         format!(
-                            "axis {} is {}, but `{}` must be {} here",
+                            "axis {} is {}, but `{}` is {} in this call",
                             aj + 1,
                             caller_size(aj).map_or("?".into(), |p| show_size(dims, &p)),
                             param_axis(pj),

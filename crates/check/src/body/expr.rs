@@ -438,7 +438,11 @@ impl FnChecker<'_, '_> {
                                 .with_primary(operands[second].1, format!("`{}`", show(second)))
                                 .with_secondary(operands[first].1, format!("`{}`", show(first)))
                                 .with_note(note)
-                                .with_help("named axes pair by name and anonymous ones right-aligned; give the axes names, or insert axes of size 1 with `to`"),
+                                .with_help(if shapes_have_unknowns(&shapes) {
+                                    "an unknown size equals only itself: state the size with `as`, as in `(rows as [196 D])`"
+                                } else {
+                                    "named axes pair by name and anonymous ones right-aligned; give the axes names, or insert axes of size 1 with `to`"
+                                }),
                         );
                         return None;
                     }
@@ -651,7 +655,7 @@ impl FnChecker<'_, '_> {
                     ),
                 )
                 .with_primary(span, "too many indices")
-                .with_secondary(base.span, format!("this is `{}`", show_ty(ty))),
+                .with_note(format!("the tensor is `{}`", show_ty(ty))),
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
@@ -870,6 +874,18 @@ impl FnChecker<'_, '_> {
         };
         self.record(span, result, info)
     }
+}
+
+fn shapes_have_unknowns(shapes: &[&[Axis]]) -> bool {
+    shapes
+        .iter()
+        .flat_map(|s| s.iter())
+        .filter_map(axis_poly)
+        .any(|p| {
+            p.symbols()
+                .iter()
+                .any(|s| matches!(s, Symbol::Unknown { .. }))
+        })
 }
 
 /// The name's axis position in a shape, by name.

@@ -490,6 +490,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     /// Reports when `found` doesn't fit `expected` (shape E0401, dtype E0502, kind E0408).
     fn expect_ty(&mut self, found: &Ty, expected: &Ty, span: Span, what: Expected) {
+        // `?k` in a return type is whatever size the body returns (seed 000).
+        let adopted;
+        let expected = match what {
+            Expected::Return => {
+                adopted = adopt_unknowns(expected, found);
+                &adopted
+            }
+            _ => expected,
+        };
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
         };
@@ -544,6 +553,55 @@ enum Expected<'n> {
     Return,
     Let(Span),
     Rebind(Span, &'n str),
+}
+
+/// `expected` with each axis whose size has an unknown `?k` replaced by the
+/// axis `found` has there.
+fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
+    match (&expected.kind, &found.kind) {
+        (TyKind::Tensor(e), TyKind::Tensor(f)) => {
+            let (Some(es), Some(fs)) = (&e.shape, &f.shape) else {
+                return expected.clone();
+            };
+            if es.len() != fs.len() {
+                return expected.clone();
+            }
+            let shape = es
+                .iter()
+                .zip(fs)
+                .map(|(x, y)| {
+                    let unknown = axis_poly(x).is_some_and(|p| {
+                        p.symbols()
+                            .iter()
+                            .any(|s| matches!(s, Symbol::Unknown { .. }))
+                    });
+                    if unknown {
+                        y.clone()
+                    } else {
+                        x.clone()
+                    }
+                })
+                .collect();
+            Ty {
+                kind: TyKind::Tensor(crate::types::TensorTy {
+                    shape: Some(shape),
+                    domain: e.domain.clone(),
+                    dtype: e.dtype,
+                }),
+                span: expected.span,
+            }
+        }
+        (TyKind::Tuple(es), TyKind::Tuple(fs)) if es.len() == fs.len() => Ty {
+            kind: TyKind::Tuple(
+                es.iter()
+                    .zip(fs)
+                    .map(|(e, f)| adopt_unknowns(e, f))
+                    .collect(),
+            ),
+            span: expected.span,
+        },
+        _ => expected.clone(),
+    }
 }
 
 /// Whether a signature's types hold a reported mistake.

@@ -50,10 +50,13 @@ pub(crate) fn flatten_ty(ty: &Ty) -> Ty {
             shape: t.shape.as_ref().map(|axes| {
                 axes.iter()
                     .map(|a| match &a.kind {
-                        AxisKind::Group { .. } => match axis_poly(a) {
+                        AxisKind::Group { written, .. } => match axis_poly(a) {
                             Some(poly) => Axis {
                                 kind: AxisKind::Size {
-                                    size: Size::computed(poly),
+                                    size: Size {
+                                        poly,
+                                        written: Some(written.clone()),
+                                    },
                                     name: None,
                                 },
                                 span: a.span,
