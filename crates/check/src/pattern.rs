@@ -24,7 +24,7 @@ use crate::types::{Axis, TensorTy, Ty, TyKind};
 #[derive(Clone, Debug)]
 enum Elem {
     Name(Arc<str>, Span),
-    Num(i128, Span),
+    Num(i128),
 }
 
 /// One axis of a pattern side: a single elementary axis, a group, or `...`.
@@ -342,7 +342,7 @@ fn check(
                     Elem::Name(n, _) => {
                         Poly::symbol(Symbol::Var(var_of(&mut vars, n, &mut solver)))
                     }
-                    Elem::Num(v, _) => Poly::constant(*v),
+                    Elem::Num(v) => Poly::constant(*v),
                 };
                 product = product.mul(&factor).ok()?;
             }
@@ -451,7 +451,7 @@ fn check(
                 .position(|v| v == n)
                 .and_then(|i| solver.value(i as u32).cloned())
                 .unwrap_or_default(),
-            Elem::Num(v, _) => Poly::constant(*v),
+            Elem::Num(v) => Poly::constant(*v),
         }
     };
     let mut out: Vec<Axis> = Vec::new();
@@ -535,14 +535,14 @@ fn side(c: &mut FnChecker, list: &ast::ShapeList, source: &str) -> Option<Vec<PA
             ast::AxisKind::Rest => rest = true,
             ast::AxisKind::Grouped { factor, name } => {
                 elems.push(Elem::Name(c.ctx.env.names.intern(&name.name), name.span));
-                elems.push(Elem::Num(i128::try_from(*factor).ok()?, axis.span));
+                elems.push(Elem::Num(i128::try_from(*factor).ok()?));
             }
             ast::AxisKind::Group(parts) => {
                 for part in parts {
                     match &part.kind {
                         ast::AxisKind::Grouped { factor, name } => {
                             elems.push(Elem::Name(c.ctx.env.names.intern(&name.name), name.span));
-                            elems.push(Elem::Num(i128::try_from(*factor).ok()?, part.span));
+                            elems.push(Elem::Num(i128::try_from(*factor).ok()?));
                         }
                         ast::AxisKind::Size(s) => elems.push(elem(c, s)?),
                         _ => {
@@ -594,7 +594,7 @@ fn elem(c: &mut FnChecker, s: &ast::SizeExpr) -> Option<Elem> {
             c.ctx.env.names.intern(&p.name.name),
             p.name.span,
         )),
-        ast::SizeExprKind::Int(v) if *v >= 1 => Some(Elem::Num(i128::try_from(*v).ok()?, s.span)),
+        ast::SizeExprKind::Int(v) if *v >= 1 => Some(Elem::Num(i128::try_from(*v).ok()?)),
         ast::SizeExprKind::Error => None,
         _ => {
             c.diagnostics.push(
@@ -750,7 +750,7 @@ fn layout_plan(
             for e in &a.elems {
                 out.push(match e {
                     Elem::Name(n, _) => Key::Name(n.clone()),
-                    Elem::Num(v, _) => {
+                    Elem::Num(v) => {
                         let k = match counts.iter_mut().find(|(x, _)| x == v) {
                             Some(slot) => {
                                 slot.1 += 1;

@@ -89,6 +89,8 @@ impl<'a> Solver<'a> {
     }
 
     /// Solves all equations; on success every variable they mention is set.
+    // A failure is rare and carries the sizes for the message: its size is fine.
+    #[allow(clippy::result_large_err)]
     pub fn solve(&mut self, equations: &[Equation]) -> Result<(), Failure> {
         let mut pending: Vec<&Equation> = equations.iter().collect();
         loop {
@@ -124,6 +126,7 @@ impl<'a> Solver<'a> {
     }
 
     /// One equation: true when it is settled, false when it must wait.
+    #[allow(clippy::result_large_err)]
     fn step(&mut self, eq: &Equation) -> Result<bool, Failure> {
         let tag = eq.tag;
         let overflow = |_| Failure::Overflow { tag };

@@ -29,7 +29,6 @@ pub(crate) struct Target<'s> {
     pub signature: &'s Signature,
     /// The callee's declared parameters, for defaults.
     pub params: &'s [ast::Param],
-    pub file: FileId,
     pub name: String,
     pub callee: Callee,
     /// A method's receiver: the model's size parameters and the use's arguments.
@@ -127,7 +126,6 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             return Resolved::Target(Target {
                                 signature,
                                 params,
-                                file: *file,
                                 name: format!("{model}.{}", name.name),
                                 callee: Callee::Method {
                                     file: *file,
@@ -175,7 +173,6 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     Some((signature, _)) => Resolved::Target(Target {
                         signature,
                         params: method_params(ctx, *file, name, "forward"),
-                        file: *file,
                         name: format!("{name}.forward"),
                         callee: Callee::Method {
                             file: *file,
@@ -242,7 +239,6 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         Resolved::Target(Target {
             signature,
             params,
-            file,
             name: name.name.clone(),
             callee,
             receiver: None,

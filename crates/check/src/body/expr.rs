@@ -387,35 +387,10 @@ impl FnChecker<'_, '_> {
     pub(crate) fn elementwise(
         &mut self,
         operands: &[(&Ty, Span)],
-        span: Span,
+        _span: Span,
         what: &str,
     ) -> Option<(Option<Vec<Axis>>, Option<DtypeKind>, Vec<Alignment>)> {
-        let mut dtype: Option<(DtypeKind, Span)> = None;
-        for (ty, at) in operands {
-            if let TyKind::Tensor(t) = &ty.kind {
-                if let Some(d) = effective_dtype(t).filter(|d| is_float(*d)) {
-                    match dtype {
-                        Some((first, first_at)) if first != d => {
-                            self.diagnostics.push(
-                                Diagnostic::error(
-                                    "E0502",
-                                    format!("`{what}` mixes {} and {}", first.as_str(), d.as_str()),
-                                )
-                                .with_primary(*at, format!("this is {}", d.as_str()))
-                                .with_secondary(first_at, format!("this is {}", first.as_str()))
-                                .with_help(format!(
-                                    "convert one side: `... to {}`",
-                                    first.as_str()
-                                )),
-                            );
-                            return None;
-                        }
-                        None => dtype = Some((d, *at)),
-                        _ => {}
-                    }
-                }
-            }
-        }
+        let dtype = self.unify_dtypes(operands, what)?;
         let shaped: Vec<(usize, &[Axis])> = operands
             .iter()
             .enumerate()
@@ -461,7 +436,42 @@ impl FnChecker<'_, '_> {
                 },
             });
         }
-        Some((shape, dtype.map(|(d, _)| d), alignments))
+        Some((shape, dtype, alignments))
+    }
+
+    /// The one float dtype of elementwise operands; E0502 for a mix.
+    pub(crate) fn unify_dtypes(
+        &mut self,
+        operands: &[(&Ty, Span)],
+        what: &str,
+    ) -> Option<Option<DtypeKind>> {
+        let mut dtype: Option<(DtypeKind, Span)> = None;
+        for (ty, at) in operands {
+            if let TyKind::Tensor(t) = &ty.kind {
+                if let Some(d) = effective_dtype(t).filter(|d| is_float(*d)) {
+                    match dtype {
+                        Some((first, first_at)) if first != d => {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0502",
+                                    format!("`{what}` mixes {} and {}", first.as_str(), d.as_str()),
+                                )
+                                .with_primary(*at, format!("this is {}", d.as_str()))
+                                .with_secondary(first_at, format!("this is {}", first.as_str()))
+                                .with_help(format!(
+                                    "convert one side: `... to {}`",
+                                    first.as_str()
+                                )),
+                            );
+                            return None;
+                        }
+                        None => dtype = Some((d, *at)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Some(dtype.map(|(d, _)| d))
     }
 
     fn matmul(&mut self, e: &ast::Expr, lhs: &ast::Expr, rhs: &ast::Expr, a: &Ty, b: &Ty) -> Ty {
@@ -479,19 +489,8 @@ impl FnChecker<'_, '_> {
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        let dtype = match self.elementwise(&[(a, lhs.span), (b, rhs.span)], span, "@") {
-            Some((_, d, _)) if sa.is_empty() || sb.is_empty() => d,
-            Some((_, d, _)) => d,
-            None if sa.len() >= 1 && sb.len() >= 1 => {
-                // A broadcasting failure of the whole shapes is not the point
-                // of `@`: only the dtype part of `elementwise` matters here.
-                if self.diagnostics.last().is_some_and(|d| d.code == "E0502") {
-                    return self.record(span, error_ty(span), ExprInfo::Plain);
-                }
-                self.diagnostics.pop();
-                None
-            }
-            None => None,
+        let Some(dtype) = self.unify_dtypes(&[(a, lhs.span), (b, rhs.span)], "@") else {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if sa.is_empty() || sb.is_empty() {
             self.diagnostics.push(
@@ -637,7 +636,7 @@ impl FnChecker<'_, '_> {
     fn basic_index(
         &mut self,
         span: Span,
-        base: &ast::Expr,
+        _base: &ast::Expr,
         ty: &Ty,
         t: &TensorTy,
         axes: &[Axis],
@@ -780,7 +779,7 @@ impl FnChecker<'_, '_> {
         let domain = t.domain.clone().or_else(|| f.domain.clone());
         let dtype = t.dtype.or(f.dtype);
         let result = tensor(shape.clone(), domain, dtype, span);
-        let line = self.ctx.env.map.line_col(span.file, span.start).line as u32;
+        let line = self.ctx.env.map.line_col(span.file, span.start).line;
         let info = match kind {
             ast::CastKind::As => {
                 if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
