@@ -698,3 +698,6 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;
