@@ -161,7 +161,8 @@ fn every_example_runs_clean() {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "sx") {
             let shown = path.display().to_string();
-            let out = sexpgpu(&["run", &shown], None);
+            // Training examples run for minutes; three steps show they work.
+            let out = sexpgpu(&["run", &shown, "--steps", "3"], None);
             assert_eq!(text(&out.stderr), "", "{shown}");
             assert_eq!(out.status.code(), Some(0), "{shown}");
             assert!(!out.stdout.is_empty(), "{shown} prints its results");

@@ -466,7 +466,10 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
         Mode::Run => {
             interp.tracer.calls += 1;
             let seed = sexpgpu_graph::random::fold_seed(interp.tracer.seed, interp.tracer.calls);
-            sexpgpu_graph::execute(&graph, &bound, seed).map_err(|e| {
+            let program = sexpgpu_cpu::compile(&graph).map_err(|e| {
+                error("E-RUN-001", format!("`call` could not compile its graph: {e}"), site.span)
+            })?;
+            program.run(&bound, seed).map_err(|e| {
                 let mut d = Diagnostic::error("E-RUN-001", format!("`call` failed: {}", e.message))
                     .with_primary(site.span, "while running this call");
                 if let Some(span) = e.node.and_then(|n| graph.node(n).span) {

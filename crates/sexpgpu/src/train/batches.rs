@@ -28,6 +28,9 @@ pub enum Batches {
         tokens: Rc<Tensor>,
         length: usize,
         size: usize,
+        /// Batches in one pass (an evaluation); by default as many as
+        /// cover the tokens once.
+        count: Option<usize>,
     },
 }
 
@@ -69,10 +72,15 @@ impl Batches {
                 )
                 .into());
             }
+            let count = match get("count") {
+                None | Some(Value::Nil) => None,
+                other => Some(positive(other, "count", span)?),
+            };
             return Ok(Batches::Windows {
                 tokens,
                 length,
                 size,
+                count,
             });
         }
         let (data, size, shuffle) = match get("batches") {
@@ -178,7 +186,8 @@ impl Batches {
                 tokens,
                 length,
                 size,
-            } => ((tokens.numel() - 1) / (length * size)).max(1) as u64,
+                count,
+            } => count.unwrap_or(((tokens.numel() - 1) / (length * size)).max(1)) as u64,
         }
     }
 
@@ -197,6 +206,7 @@ impl Batches {
                 tokens,
                 length,
                 size,
+                ..
             } => ["x", "y"]
                 .iter()
                 .map(|n| {
@@ -237,6 +247,7 @@ impl Batches {
                 tokens,
                 length,
                 size,
+                ..
             } => {
                 let key = stream_key(fold_seed(seed, DATA_TAG), index as u32);
                 let span = (tokens.numel() - length) as u64;

@@ -116,7 +116,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
             .find(|(k, _, _)| *k == key)
             .map(|(_, v, s)| (v.clone(), *s))
     };
-    let required = |key: &str| {
+    let required = |key: &str| -> EvalResult<(Value, Span)> {
         get(key).ok_or_else(|| {
             run_error(
                 "E-RUN-002",
@@ -124,6 +124,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
                 span,
             )
             .with_help(format!("write it as `{usage}`"))
+            .into()
         })
     };
     let count = |key: &str, default: u64, min: u64| -> EvalResult<u64> {
