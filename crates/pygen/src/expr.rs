@@ -214,7 +214,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             let longest = args
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, v))| v.code.len() > 16 && !(v.simple && !v.code.starts_with('-')))
+                .filter(|(_, (_, v))| v.code.len() > 16 && (!v.simple || v.code.starts_with('-')))
                 .max_by_key(|(i, (_, v))| (v.code.len(), usize::MAX - i))
                 .map(|(i, _)| i);
             let Some(i) = longest else { break };

@@ -120,11 +120,9 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let mut ty = VTy::Tensor(None);
                 if let Some(w) = widest {
                     let mut big = vals[w].clone();
-                    for i in 0..vals.len() {
+                    for (i, val) in vals.iter_mut().enumerate() {
                         if i != w {
-                            let mut v = vals[i].clone();
-                            ty = self.broadcast(&mut v, &mut big);
-                            vals[i] = v;
+                            ty = self.broadcast(val, &mut big);
                         }
                     }
                     ty = if vals.len() == 1 { big.ty.clone() } else { ty };
@@ -844,7 +842,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         }
         // 5. Merge the right side's groups.
         let merged = right.iter().any(|g| g.len() != 1)
-            || (name != "repeat" && right.iter().flatten().any(|e| is_one(e)));
+            || (name != "repeat" && right.iter().flatten().any(is_one));
         let out_axes: Vec<Ax> = right
             .iter()
             .map(|g| match g.as_slice() {

@@ -48,7 +48,7 @@ pub struct Sig {
 /// What a name used in a body means.
 pub enum Callee<'a> {
     Fn(FileId, &'a ast::Fn),
-    Extern(Sig),
+    Extern(Box<Sig>),
     Model(FileId, &'a ast::Model),
     Record(FileId, &'a ast::Record),
 }
@@ -144,7 +144,8 @@ impl<'a> Gen<'a> {
             Err(_) if path.file.is_some() => return None,
             Err(_) => {}
         }
-        self.prelude_extern(&path.name.name).map(Callee::Extern)
+        self.prelude_extern(&path.name.name)
+            .map(|sig| Callee::Extern(Box::new(sig)))
     }
 
     fn callee(&self, target: FileId, decl: Decl<'a>) -> Option<Callee<'a>> {
@@ -153,7 +154,7 @@ impl<'a> Gen<'a> {
             Decl::ExternFn(f) => {
                 let mut sig = self.lower_sig(target, &f.params, f.ret.as_ref(), &[]);
                 sig.python = f.python.as_ref().map(|p| p.value.clone());
-                Callee::Extern(sig)
+                Callee::Extern(Box::new(sig))
             }
             Decl::Model(m) => Callee::Model(target, m),
             Decl::Record(r) => Callee::Record(target, r),
