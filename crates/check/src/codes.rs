@@ -531,6 +531,46 @@ f(x_bf16, y_f32 to bf16)
 ```
 ";
 
+"E0901", "construct the Python generator cannot compile",
+"`shapescript build` reports this for a program `shapescript check` accepts
+but that uses a construct the PyTorch generator cannot emit yet: a `to`
+reshape with more than one size unknown before run time, or an axis list or
+pattern written outside a built-in's arguments. Nothing is written. Rewrite
+the expression with constructs the generator supports (docs/shapescript/python.md).
+
+Wrong:
+
+```
+fn f(x: [b n]) -> [?p ?q] = x to [?p ?q]
+```
+
+Fixed:
+
+```
+fn f(x: [b n]) -> [b n] = x
+```
+";
+
+"E0902", "two files become the same Python module",
+"Each `.ss` file becomes one Python module named after the file's stem (with
+characters Python does not allow in a module name replaced by `_`), all in
+one package folder. When two files of one program get the same module name,
+such as files of the same name in two folders, `shapescript build` refuses
+to write anything.
+
+Wrong:
+
+```
+# shapescript build vision/blocks.ss text/blocks.ss -o out
+```
+
+Fixed:
+
+```
+# rename one: vision/blocks.ss and text/text_blocks.ss
+```
+";
+
 "E2201", "shape alias defined in terms of itself",
 "A shape alias may use other aliases, declared before or after it, but not
 itself, directly or through others. The note shows each step of the chain.
