@@ -467,7 +467,11 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             interp.tracer.calls += 1;
             let seed = sexpgpu_graph::random::fold_seed(interp.tracer.seed, interp.tracer.calls);
             let program = sexpgpu_cpu::compile(&graph).map_err(|e| {
-                error("E-RUN-001", format!("`call` could not compile its graph: {e}"), site.span)
+                error(
+                    "E-RUN-001",
+                    format!("`call` could not compile its graph: {e}"),
+                    site.span,
+                )
             })?;
             program.run(&bound, seed).map_err(|e| {
                 let mut d = Diagnostic::error("E-RUN-001", format!("`call` failed: {}", e.message))

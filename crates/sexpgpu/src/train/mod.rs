@@ -10,6 +10,8 @@ mod options;
 mod report;
 pub mod run;
 mod step;
+#[cfg(test)]
+mod tests;
 
 pub use batches::Batches;
 pub use options::RunSpec;

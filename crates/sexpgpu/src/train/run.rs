@@ -121,8 +121,12 @@ pub fn execute_run(
         })?;
         (c.params, c.state, c.step)
     } else {
-        let params = execute(&spec.model.graph, &[], seed)
-            .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?;
+        let params: Vec<Tensor> = execute(&spec.model.graph, &[], seed)
+            .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?
+            .iter()
+            // bf16 parameters keep f32 master weights (exact widening).
+            .map(|t| sexpgpu_graph::convert_for_input(t, DType::F32).unwrap_or_else(|| t.clone()))
+            .collect();
         let state = execute(&run.opt_init, &params, seed)
             .map_err(|e| exec_failure(&run.opt_init, e, spec.optimizer.span, 0))?;
         if options.checkpoint {

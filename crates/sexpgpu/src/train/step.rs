@@ -12,13 +12,17 @@ use diag::{Diagnostic, Span};
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Shape, UnaryOp};
 use std::rc::Rc;
 
-/// One parameter: its key in the model's map, name, shape and dtype.
+/// One argument of a run's graphs: its key (in the model's map, the
+/// batch...), name, shape and dtype as stored. A bf16 parameter is stored
+/// as an f32 master weight and cast to `compute` where the model sees it,
+/// so updates accumulate in f32.
 #[derive(Clone)]
 pub struct Slot {
     pub key: Value,
     pub name: String,
     pub shape: Shape,
     pub dtype: DType,
+    pub compute: DType,
 }
 
 /// What one reported output of a graph is.
@@ -123,7 +127,8 @@ fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
             key: key.clone(),
             name,
             shape: graph.shape(node).clone(),
-            dtype: graph.dtype(node),
+            dtype: DType::F32,
+            compute: graph.dtype(node),
         });
     }
     Ok(slots)
@@ -152,21 +157,37 @@ fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Value {
 }
 
 /// Parameters as `param` nodes of the graph being traced.
-fn add_params(interp: &mut Interp, params: &[Slot], span: Span) -> (Vec<NodeId>, Value) {
+/// Returns the nodes, the map the model sees (bf16 parameters cast from
+/// their masters) and the map of master weights the optimizer updates.
+fn add_params(interp: &mut Interp, params: &[Slot], span: Span) -> (Vec<NodeId>, Value, Value) {
     let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
     graph.set_span(Some(span));
     let nodes: Vec<NodeId> = params
         .iter()
         .map(|s| graph.param(&s.name, s.shape.clone(), s.dtype))
         .collect();
-    let value = map_of(
-        params,
-        params
-            .iter()
-            .zip(&nodes)
-            .map(|(s, &n)| tensor_value(id, n, s)),
-    );
-    (nodes, value)
+    let seen: Vec<Value> = params
+        .iter()
+        .zip(&nodes)
+        .map(|(s, &n)| {
+            if s.compute == s.dtype {
+                return tensor_value(id, n, s);
+            }
+            let cast = graph.cast(n, s.compute);
+            Value::Tensor(Rc::new(Traced {
+                graph: id,
+                node: cast,
+                shape: s.shape.clone(),
+                dtype: s.compute,
+            }))
+        })
+        .collect();
+    let masters = params
+        .iter()
+        .zip(&nodes)
+        .map(|(s, &n)| tensor_value(id, n, s));
+    let masters = map_of(params, masters);
+    (nodes, map_of(params, seen.into_iter()), masters)
 }
 
 fn add_inputs(
@@ -196,9 +217,9 @@ fn trace_opt_init(
     let mut graph = Graph::new(format!("{}/opt-init", spec.name));
     graph.set_span(Some(spec.optimizer.span));
     let id = trace::begin(interp, graph);
-    let (_, p) = add_params(interp, params, spec.model.span);
+    let (_, _, masters) = add_params(interp, params, spec.model.span);
     let site = Site::bare(spec.optimizer.span);
-    let result = interp.apply(&spec.optimizer.init, vec![p], &site);
+    let result = interp.apply(&spec.optimizer.init, vec![masters], &site);
     let (mut graph, _) = trace::end(interp);
     let state = result?;
     let leaves = leaves_of(&state, id, "optimizer state", spec.optimizer.span)?;
@@ -214,6 +235,7 @@ fn trace_opt_init(
             name: path,
             shape: graph.shape(node).clone(),
             dtype: graph.dtype(node),
+            compute: graph.dtype(node),
         });
         outputs.push(node);
     }
@@ -334,6 +356,7 @@ fn slots_of_layout(layout: Vec<(Value, String, Shape, DType)>) -> Vec<Slot> {
             name,
             shape,
             dtype,
+            compute: dtype,
         })
         .collect()
 }
@@ -421,7 +444,7 @@ fn trace_step_body(
     state: &[Slot],
     hyper: &[(String, f64)],
 ) -> EvalResult<(NodeId, Vec<NodeId>, Vec<NodeId>)> {
-    let (param_nodes, p) = add_params(interp, params, spec.model.span);
+    let (param_nodes, p, masters) = add_params(interp, params, spec.model.span);
     let batch_inputs = add_inputs(interp, "batch/", batch, spec.data_span);
     let batch_value = map_of(batch, batch_inputs.iter().map(|(_, v)| v.clone()));
     let state_inputs = add_inputs(interp, "opt/", state, spec.optimizer.span);
@@ -436,13 +459,14 @@ fn trace_step_body(
             name: k.clone(),
             shape: Shape::scalar(),
             dtype: DType::F32,
+            compute: DType::F32,
         })
         .collect();
     let hyper_inputs = add_inputs(interp, "hyper/", &hyper_slots, spec.optimizer.span);
     let hyper_value = map_of(&hyper_slots, hyper_inputs.iter().map(|(_, v)| v.clone()));
 
     let site = Site::bare(spec.loss_span);
-    let loss = interp.apply(&spec.loss, vec![p.clone(), batch_value], &site)?;
+    let loss = interp.apply(&spec.loss, vec![p, batch_value], &site)?;
     let loss_node = match &loss {
         Value::Tensor(t) if t.graph == id && t.shape.rank() == 0 && t.dtype.is_float() => t.node,
         other => {
@@ -496,7 +520,7 @@ fn trace_step_body(
     let site = Site::bare(spec.optimizer.span);
     let updated = interp.apply(
         &spec.optimizer.update,
-        vec![p, grad_value, state_value, hyper_value],
+        vec![masters, grad_value, state_value, hyper_value],
         &site,
     )?;
     let (new_params, new_state) = match &updated {
@@ -623,7 +647,7 @@ fn trace_eval(
     let mut graph = Graph::new(format!("{}/eval", spec.name));
     graph.set_span(Some(eval.span));
     let id = trace::begin(interp, graph);
-    let (_, p) = add_params(interp, params, spec.model.span);
+    let (_, p, _) = add_params(interp, params, spec.model.span);
     let inputs = add_inputs(interp, "batch/", &batch, eval.data_span);
     let batch_value = map_of(&batch, inputs.into_iter().map(|(_, v)| v));
     let result = interp.apply(&eval.function, vec![p, batch_value], &Site::bare(eval.span));

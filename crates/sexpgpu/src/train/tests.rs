@@ -1,0 +1,192 @@
+//! Runs executed end to end through a `Session`, with a fake clock and
+//! in-memory checkpoints: logs and metrics, seeds, resumption, bf16 master
+//! weights. Everything printed is compared with `expect-test`.
+
+use super::run::{RunIo, RunOptions};
+use crate::{Host, Mode, Session};
+use expect_test::{expect, Expect};
+use std::collections::HashMap;
+
+struct Quiet;
+
+impl Host for Quiet {
+    fn print(&mut self, _: &str) {}
+}
+
+/// A clock that ticks once per call, and files in memory.
+#[derive(Default)]
+struct Memory {
+    ticks: std::cell::Cell<u32>,
+    log: Vec<String>,
+    metrics: Vec<String>,
+    files: HashMap<String, Vec<u8>>,
+}
+
+impl RunIo for Memory {
+    fn now(&self) -> f64 {
+        self.ticks.set(self.ticks.get() + 1);
+        f64::from(self.ticks.get())
+    }
+    fn log(&mut self, line: &str) {
+        self.log.push(line.to_string());
+    }
+    fn progress(&mut self, _: &str) {}
+    fn metrics(&mut self, line: &str) {
+        self.metrics.push(line.to_string());
+    }
+    fn write_checkpoint(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+        self.files.insert(name.to_string(), bytes.to_vec());
+        Ok(())
+    }
+    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        self.files
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no {name}"))
+    }
+}
+
+const PROGRAM: &str = r#"
+(require nn)
+(defmodel mlp [i h o]
+  {:w1 (normal [i h] :std 0.5 :dtype DTYPE) :b1 (zeros [h] :dtype DTYPE)
+   :w2 (normal [h o] :std 0.5 :dtype DTYPE) :b2 (zeros [o] :dtype DTYPE)})
+(def data (call (fn () {:x (normal [32 4] :dtype DTYPE) :y (cast (* 3.0 (uniform [32])) :i32)})))
+(defrun fit
+  :seed 5
+  :model (mlp 4 8 3)
+  :data (nn/batches data :size 8 :shuffle true)
+  :loss (fn (p batch)
+          (let [h (nn/dropout (nn/relu (nn/linear (:x batch) (:w1 p) :bias (:b1 p))) 0.1)
+                scores (nn/linear h (:w2 p) :bias (:b2 p))]
+            (counter :rows 8)
+            (tap-gradient h :name "h")
+            (cast (nn/cross-entropy scores (:y batch)) :f32)))
+  :optimizer (nn/adamw :lr 0.05 :clip-norm 1.0)
+  :steps 12
+  :log-every 4)
+"#;
+
+fn execute(dtype: &str, options: RunOptions, io: &mut Memory) {
+    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
+    let diagnostics = session.eval_file("fit.sx", &PROGRAM.replace("DTYPE", dtype));
+    assert!(diagnostics.is_empty(), "{:?}", diagnostics);
+    let run = session.runs().pop().expect("one run");
+    session
+        .execute_run(&run, &options, io)
+        .expect("the run succeeds");
+}
+
+fn check(dtype: &str, options: RunOptions, expect: Expect) {
+    let mut io = Memory::default();
+    execute(dtype, options, &mut io);
+    expect.assert_eq(&format!("{}\n{}", io.log.join("\n"), io.metrics.join("\n")));
+}
+
+#[test]
+fn a_run_logs_its_windows() {
+    check(
+        ":f32",
+        RunOptions::default(),
+        expect![[r#"
+            run fit: 67 parameters, 12 steps, 4 batches an epoch, seed 5
+            step 4/12  loss 1.1699  rows 8.0000/s  grad/h 0.42027  4.0s
+            step 8/12  loss 1.0721  rows 8.0000/s  grad/h 0.39376  8.0s
+            step 12/12  loss 0.92491  rows 8.0000/s  grad/h 0.35224  12.0s
+            {"grad/h":0.4202682301402092,"loss":1.1698522716760635,"rows":32.0,"step":4,"wall":4.0}
+            {"grad/h":0.39375970512628555,"loss":1.0721400678157806,"rows":32.0,"step":8,"wall":8.0}
+            {"grad/h":0.3522423729300499,"loss":0.9249061197042465,"rows":32.0,"step":12,"wall":12.0}"#]],
+    );
+}
+
+#[test]
+fn bf16_parameters_train_through_f32_master_weights() {
+    let mut io = Memory::default();
+    let options = RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    };
+    execute(":bf16", options, &mut io);
+    let (tensors, _) = super::super::data::decode(&io.files["fit.safetensors"]).expect("saved");
+    let dtypes: Vec<String> = tensors
+        .iter()
+        .map(|(n, t)| format!("{n} {}", t.dtype()))
+        .collect();
+    expect![[r#"
+        opt/m/b1 f32
+        opt/m/b2 f32
+        opt/m/w1 f32
+        opt/m/w2 f32
+        opt/v/b1 f32
+        opt/v/b2 f32
+        opt/v/w1 f32
+        opt/v/w2 f32
+        param/b1 f32
+        param/b2 f32
+        param/w1 f32
+        param/w2 f32"#]]
+    .assert_eq(&dtypes.join("\n"));
+    check(
+        ":bf16",
+        RunOptions::default(),
+        expect![[r#"
+            run fit: 67 parameters, 12 steps, 4 batches an epoch, seed 5
+            step 4/12  loss 1.1699  rows 8.0000/s  grad/h 0.41997  4.0s
+            step 8/12  loss 1.0713  rows 8.0000/s  grad/h 0.39333  8.0s
+            step 12/12  loss 0.92285  rows 8.0000/s  grad/h 0.35182  12.0s
+            {"grad/h":0.41996659338474274,"loss":1.169921875,"rows":32.0,"step":4,"wall":4.0}
+            {"grad/h":0.3933267146348953,"loss":1.0712890625,"rows":32.0,"step":8,"wall":8.0}
+            {"grad/h":0.3518196567893028,"loss":0.9228515625,"rows":32.0,"step":12,"wall":12.0}"#]],
+    );
+}
+
+fn without_wall(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("json");
+            v.as_object_mut().expect("object").remove("wall");
+            v.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_seed_decides_everything() {
+    let run = |seed| {
+        let mut io = Memory::default();
+        let options = RunOptions {
+            seed,
+            ..RunOptions::default()
+        };
+        execute(":f32", options, &mut io);
+        without_wall(&io.metrics)
+    };
+    assert_eq!(run(None), run(None));
+    assert_ne!(run(None), run(Some(6)));
+}
+
+#[test]
+fn resuming_continues_bit_for_bit() {
+    let with = |steps, resume| RunOptions {
+        steps: Some(steps),
+        checkpoint: true,
+        resume,
+        ..RunOptions::default()
+    };
+    let mut straight = Memory::default();
+    execute(":f32", with(12, false), &mut straight);
+    let mut split = Memory::default();
+    execute(":f32", with(4, false), &mut split);
+    execute(":f32", with(12, true), &mut split);
+    assert_eq!(
+        without_wall(&split.metrics),
+        without_wall(&straight.metrics)
+    );
+    let tensors = |io: &Memory| {
+        super::super::data::decode(&io.files["fit.safetensors"])
+            .expect("a checkpoint")
+            .0
+    };
+    assert_eq!(tensors(&split), tensors(&straight));
+}
