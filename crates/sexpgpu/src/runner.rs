@@ -26,6 +26,8 @@ struct Console {
     metrics: Option<std::fs::File>,
     checkpoint: Option<PathBuf>,
     resume: Option<PathBuf>,
+    /// The directory of the `.sx` file, for a run's own `:checkpoint`.
+    base: PathBuf,
 }
 
 impl Console {
@@ -64,11 +66,18 @@ impl RunIo for Console {
         }
     }
 
-    fn write_checkpoint(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
-        let Some(dir) = &self.checkpoint else {
-            return Ok(());
+    fn write_checkpoint(
+        &mut self,
+        run_dir: Option<&str>,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), String> {
+        let dir = match (&self.checkpoint, run_dir) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(dir)) => self.base.join(dir),
+            (None, None) => return Ok(()),
         };
-        std::fs::create_dir_all(dir)
+        std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {}", dir.display(), io_reason(&e)))?;
         let target = dir.join(name);
         let temporary = dir.join(format!(".{name}.tmp"));
@@ -129,6 +138,7 @@ pub fn run_all(session: &mut Session, path: &Path, request: Request, format: For
         metrics,
         checkpoint: request.checkpoint.clone(),
         resume: request.resume.clone(),
+        base: path.parent().map(Path::to_path_buf).unwrap_or_default(),
     };
     for run in chosen {
         if let Err(d) = session.execute_run(&run, &request.options, &mut console) {

@@ -183,3 +183,85 @@ fn seed_decides_the_random_streams() {
     assert_ne!(draw("7"), draw("8"));
     assert_eq!(draw("0"), text(&sexpgpu(&["run", &f], None).stdout));
 }
+
+const TRAIN: &str = r#"(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (normal [8 3]) :y (normal [8 1])}))
+  :loss (fn (p b) (nn/mean (* (- (matmul (:x b) (:w p)) (:y b)) (- (matmul (:x b) (:w p)) (:y b)))))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 6
+  :log-every 2
+  :checkpoint "train-out")
+(defrun other
+  :model (line 3)
+  :data (call (fn () {:x (normal [8 3])}))
+  :loss (fn (p b) (sum (:w p)))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 1)
+"#;
+
+#[test]
+fn run_writes_metrics_and_its_own_checkpoints() {
+    let f = file("train.sx", TRAIN);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let out = sexpgpu(
+        &[
+            "run",
+            &f,
+            "--run",
+            "fit",
+            "--metrics",
+            "train-metrics.jsonl",
+        ],
+        None,
+    );
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("run fit: 3 parameters, 6 steps"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("run other"),
+        "--run picks one run: {stdout}"
+    );
+    let metrics = std::fs::read_to_string(dir.join("train-metrics.jsonl")).expect("metrics");
+    let steps: Vec<u64> = metrics
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["step"]
+                .as_u64()
+                .expect("step")
+        })
+        .collect();
+    assert_eq!(steps, [2, 4, 6]);
+    for name in ["fit-init.safetensors", "fit.safetensors"] {
+        assert!(dir.join("train-out").join(name).is_file(), "{name}");
+    }
+}
+
+#[test]
+fn run_explains_what_it_cannot_do() {
+    let f = file("train2.sx", TRAIN);
+    let out = sexpgpu(&["run", &f, "--run", "missing"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: no run named `missing` in train2.sx (runs: fit, other)\n"
+    );
+    let out = sexpgpu(
+        &["run", &f, "--run", "fit", "--resume", "no-such-dir"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with(
+            "error[E-IO-001]: cannot resume run `fit`: cannot read no-such-dir/fit.safetensors"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -24,6 +24,7 @@ const KEYS: &[&str] = &[
     "eval",
     "eval-data",
     "eval-every",
+    "checkpoint",
     "checkpoint-every",
     "after",
 ];
@@ -62,6 +63,9 @@ pub struct RunSpec {
     pub log_every: u64,
     pub eval: Option<EvalSpec>,
     pub checkpoint_every: Option<u64>,
+    /// `:checkpoint "out/"`: where checkpoints go when `--checkpoint` is
+    /// not given (relative to the `.sx` file).
+    pub checkpoint_dir: Option<String>,
     /// Called with the trained parameters (host tensors) when the run ends.
     pub after: Option<Value>,
 }
@@ -185,6 +189,21 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         None => None,
         Some(_) => Some(count("checkpoint-every", 1, 1)?),
     };
+    let checkpoint_dir = match get("checkpoint") {
+        None | Some((Value::Nil, _)) => None,
+        Some((Value::Str(dir), _)) => Some(dir.to_string()),
+        Some((other, s)) => {
+            return Err(run_error(
+                "E-RUN-002",
+                format!(
+                    "defrun: `:checkpoint` must be a directory name, got `{}`",
+                    crate::builtins::short(&other)
+                ),
+                s,
+            )
+            .into())
+        }
+    };
     let after = match get("after") {
         None => None,
         Some((f, s)) => {
@@ -206,6 +225,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         log_every,
         eval,
         checkpoint_every,
+        checkpoint_dir,
         after,
     })
 }

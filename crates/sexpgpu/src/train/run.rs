@@ -27,8 +27,14 @@ pub trait RunIo {
     /// One JSON object for `--metrics`, when that was asked for.
     fn metrics(&mut self, line: &str);
     /// Writes a checkpoint file so that an interrupted write leaves the
-    /// previous one intact (temporary file, then rename).
-    fn write_checkpoint(&mut self, name: &str, bytes: &[u8]) -> Result<(), String>;
+    /// previous one intact (temporary file, then rename): into the
+    /// `--checkpoint` directory, else into the run's `:checkpoint` one.
+    fn write_checkpoint(
+        &mut self,
+        run_dir: Option<&str>,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), String>;
     fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String>;
 }
 
@@ -101,6 +107,8 @@ pub fn execute_run(
         None => None,
     };
     let checkpoint_name = format!("{}.safetensors", spec.name);
+    let checkpointing = options.checkpoint || spec.checkpoint_dir.is_some();
+    let run_dir = spec.checkpoint_dir.as_deref();
     let (mut params, mut state, start) = if options.resume {
         let bytes = io.read_checkpoint(&checkpoint_name).map_err(|why| {
             failure(
@@ -129,17 +137,10 @@ pub fn execute_run(
             .collect();
         let state = execute(&run.opt_init, &params, seed)
             .map_err(|e| exec_failure(&run.opt_init, e, spec.optimizer.span, 0))?;
-        if options.checkpoint {
-            write(
-                io,
-                &format!("{}-init.safetensors", spec.name),
-                step_graph,
-                &params,
-                &state,
-                0,
-                seed,
-                spec.span,
-            )?;
+        if checkpointing {
+            let name = format!("{}-init.safetensors", spec.name);
+            let c = (&params[..], &state[..], 0);
+            write(io, run_dir, &name, step_graph, c, seed, spec.span)?;
         }
         (params, state, 0)
     };
@@ -270,14 +271,14 @@ pub fn execute_run(
             }
         }
         let checkpoint_due = spec.checkpoint_every.is_some_and(|n| step % n == 0) || step == total;
-        if options.checkpoint && checkpoint_due {
+        if checkpointing && checkpoint_due {
+            let c = (&params[..], &state[..], step);
             write(
                 io,
+                run_dir,
                 &checkpoint_name,
                 step_graph,
-                &params,
-                &state,
-                step,
+                c,
                 seed,
                 spec.span,
             )?;
@@ -305,14 +306,12 @@ fn program_arity(step: &super::StepGraph) -> usize {
     step.params.len() + step.batch.len() + step.state.len() + step.hyper.len()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn write(
     io: &mut dyn RunIo,
+    run_dir: Option<&str>,
     name: &str,
     step_graph: &super::StepGraph,
-    params: &[Tensor],
-    state: &[Tensor],
-    step: u64,
+    (params, state, step): (&[Tensor], &[Tensor], u64),
     seed: u64,
     span: Span,
 ) -> Result<(), Box<Diagnostic>> {
@@ -328,7 +327,7 @@ fn write(
             span,
         )
     })?;
-    io.write_checkpoint(name, &bytes).map_err(|why| {
+    io.write_checkpoint(run_dir, name, &bytes).map_err(|why| {
         failure(
             "E-IO-003",
             format!("cannot write checkpoint {name}: {why}"),

@@ -34,7 +34,12 @@ impl RunIo for Memory {
     fn metrics(&mut self, line: &str) {
         self.metrics.push(line.to_string());
     }
-    fn write_checkpoint(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+    fn write_checkpoint(
+        &mut self,
+        _: Option<&str>,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), String> {
         self.files.insert(name.to_string(), bytes.to_vec());
         Ok(())
     }
