@@ -1,12 +1,11 @@
 //! The name index: walks every file's syntax tree once and records each
 //! declaration (`Def`) and each place a name is written (`Occurrence`), with
-//! the scopes of locals, parameters and generic axes, the calls, and the types
-//! of values (lowered by the checker's own `Lowerer`). Every editor feature
-//! reads this index; it never reports diagnostics (the checker does).
+//! the scopes of locals, parameters and generic axes, and the calls; then
+//! puts the checker's types on the values. Every editor feature reads this
+//! index; it never reports diagnostics and never types anything itself.
 
 use std::collections::HashMap;
 
-use check::lower::{Env, Lowerer, Place};
 use check::size::Symbol;
 use check::types::{Axis, AxisKind, Domain, Ty, TyKind};
 use diag::{FileId, SourceMap, Span};
@@ -20,8 +19,6 @@ pub struct Source<'a> {
     pub ast: &'a ast::File,
     /// `import` name to file, for `vision.Images`.
     pub imports: HashMap<String, FileId>,
-    /// Whether the checker knows it (library files are only parsed).
-    pub in_program: bool,
 }
 
 #[derive(Default)]
@@ -75,8 +72,8 @@ impl Index {
     }
 }
 
-/// Builds the index of `sources`; `env` lowers types of program modules.
-pub fn build(sources: &[Source], library: &[FileId], env: Env) -> Index {
+/// Builds the index of `sources`, whose text is in `map`.
+pub fn build(sources: &[Source], library: &[FileId], map: &SourceMap) -> Index {
     let mut index = Index::default();
     for source in sources {
         register_items(&mut index, source);
@@ -86,12 +83,10 @@ pub fn build(sources: &[Source], library: &[FileId], env: Env) -> Index {
             index: &mut index,
             source,
             library,
-            env: source.in_program.then_some(env),
-            map: env.map,
+            map,
             scopes: Vec::new(),
             container: None,
             model: None,
-            lowerer_sink: Vec::new(),
         };
         for item in &source.ast.items {
             walker.item(item);
@@ -269,7 +264,6 @@ struct Walker<'i, 's, 'e> {
     index: &'i mut Index,
     source: &'s Source<'s>,
     library: &'s [FileId],
-    env: Option<Env<'e>>,
     map: &'e SourceMap,
     /// Innermost last: names of locals, parameters, generic axes, `self`.
     scopes: Vec<Vec<(String, DefId)>>,
@@ -277,7 +271,6 @@ struct Walker<'i, 's, 'e> {
     container: Option<String>,
     /// The model whose fields and methods `self.` finds.
     model: Option<DefId>,
-    lowerer_sink: Vec<diag::Diagnostic>,
 }
 
 impl Walker<'_, '_, '_> {
@@ -382,20 +375,6 @@ impl Walker<'_, '_, '_> {
                 self.container = Some(format!("record {}", r.name.name));
                 self.model = None;
                 self.scopes = vec![Vec::new()];
-                let mut lowerer = {
-                    let file = self.file();
-                    self.env
-                        .map(|env| Lowerer::new(env, file, &mut self.lowerer_sink))
-                };
-                let mut typed = Vec::new();
-                for field in &r.fields {
-                    if let Some(l) = lowerer.as_mut() {
-                        l.place = Place::Param;
-                        typed.push((field.name.span, l.lower_type(&field.ty)));
-                    }
-                }
-                drop(lowerer);
-                self.set_types(typed);
                 for field in &r.fields {
                     self.field(field, r.span);
                 }
@@ -418,20 +397,6 @@ impl Walker<'_, '_, '_> {
             self.bind(&param.name, param.span);
             self.visible(param.span, m.span.start, m.span.end);
         }
-        let mut lowerer = {
-            let file = self.file();
-            self.env
-                .map(|env| Lowerer::new(env, file, &mut self.lowerer_sink))
-        };
-        let mut typed = Vec::new();
-        for field in &m.fields {
-            if let Some(l) = lowerer.as_mut() {
-                l.place = Place::Param;
-                typed.push((field.name.span, l.lower_type(&field.ty)));
-            }
-        }
-        drop(lowerer);
-        self.set_types(typed);
         for field in &m.fields {
             self.field(field, m.span);
         }
@@ -470,18 +435,6 @@ impl Walker<'_, '_, '_> {
         let _ = owner_span;
     }
 
-    /// Sets the lowered types of values.
-    fn set_types(&mut self, typed: Vec<(DefId, Ty)>) {
-        for (def, ty) in typed {
-            if let Some(def) = self.index.defs.get_mut(&def) {
-                def.ty = Some(ty.to_string());
-                let mut dims = Vec::new();
-                dims_in_ty(&ty, &mut dims);
-                def.dims_in_ty = dims;
-            }
-        }
-    }
-
     fn function(
         &mut self,
         owner: DefId,
@@ -492,34 +445,11 @@ impl Walker<'_, '_, '_> {
     ) {
         self.scopes.push(Vec::new());
         let base = self.scopes.len();
-        // Types first: the lowerer's generic axes are the signature's.
-        let mut lowerer = {
-            let file = self.file();
-            self.env
-                .map(|env| Lowerer::new(env, file, &mut self.lowerer_sink))
-        };
-        let mut typed = Vec::new();
+        // Types as written until the checker's replace them (`add_types`).
         for param in params {
-            if let Some(l) = lowerer.as_mut() {
-                l.place = Place::Param;
-                typed.push((param.name.span, l.lower_type(&param.ty)));
-            }
-        }
-        let mut let_types = Vec::new();
-        if let (Some(l), Some(ast::FnBody::Block(block))) = (lowerer.as_mut(), body) {
-            l.place = Place::Param;
-            collect_let_types(l, block, &mut let_types);
-        }
-        drop(lowerer);
-        self.set_types(typed);
-        self.set_types(let_types);
-        if self.env.is_none() {
-            // Library stubs: show the type as written.
-            for param in params {
-                let text = self.source_text(param.ty.span);
-                if let Some(def) = self.index.defs.get_mut(&param.name.span) {
-                    def.ty = Some(text);
-                }
+            let text = self.source_text(param.ty.span);
+            if let Some(def) = self.index.defs.get_mut(&param.name.span) {
+                def.ty = Some(text);
             }
         }
         for param in params {
@@ -933,29 +863,6 @@ fn pattern_names<'a>(axes: &'a [ast::Axis], out: &mut Vec<&'a ast::Ident>) {
     }
 }
 
-/// Lowers the written types of a body's `let`s.
-fn collect_let_types(lowerer: &mut Lowerer, block: &ast::Block, out: &mut Vec<(DefId, Ty)>) {
-    for stmt in &block.stmts {
-        match &stmt.kind {
-            ast::StmtKind::Let {
-                name, ty: Some(ty), ..
-            } => out.push((name.span, lowerer.lower_type(ty))),
-            ast::StmtKind::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                collect_let_types(lowerer, then_block, out);
-                if let Some(block) = else_block {
-                    collect_let_types(lowerer, block, out);
-                }
-            }
-            ast::StmtKind::For { body, .. } => collect_let_types(lowerer, body, out),
-            _ => {}
-        }
-    }
-}
-
 /// The dims a type holds in a size, in order, each once.
 pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
     match &ty.kind {
@@ -1011,6 +918,34 @@ fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
     }
 }
 
+/// Puts the checker's types of top-level functions' parameters (extern
+/// ones included) on their defs.
+pub fn add_signature_types(
+    index: &mut Index,
+    signatures: &std::collections::HashMap<(FileId, std::sync::Arc<str>), check::Signature, impl std::hash::BuildHasher>,
+) {
+    let by_item: HashMap<Span, DefId> = index
+        .defs
+        .values()
+        .filter(|d| d.kind == DefKind::Param)
+        .map(|d| (d.item_span, d.span))
+        .collect();
+    for param in signatures.values().flat_map(|s| &s.params) {
+        if let Some(def) = by_item.get(&param.span).and_then(|d| index.defs.get_mut(d)) {
+            set_type(def, &param.ty);
+        }
+    }
+}
+
+fn set_type(def: &mut Def, ty: &Ty) {
+    if matches!(ty.kind, TyKind::Error) {
+        return;
+    }
+    def.ty = Some(ty.to_string());
+    def.dims_in_ty.clear();
+    dims_in_ty(ty, &mut def.dims_in_ty);
+}
+
 /// Puts the checker's types of values on their defs: parameters, `let`s,
 /// loop variables and fields. They replace the types lowered here, since
 /// the checker also knows the types of `let`s written without one.
@@ -1032,16 +967,9 @@ pub fn add_body_types(index: &mut Index, bodies: &check::typed::Bodies) {
         .map(|d| (d.item_span, d.span))
         .collect();
     for (span, ty) in bindings.chain(fields) {
-        if matches!(ty.kind, TyKind::Error) {
-            continue;
-        }
         let key = by_item.get(&span).copied().unwrap_or(span);
-        let Some(def) = index.defs.get_mut(&key) else {
-            continue;
-        };
-        def.ty = Some(ty.to_string());
-        let mut dims = Vec::new();
-        dims_in_ty(ty, &mut dims);
-        def.dims_in_ty = dims;
+        if let Some(def) = index.defs.get_mut(&key) {
+            set_type(def, ty);
+        }
     }
 }

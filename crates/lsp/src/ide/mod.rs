@@ -92,7 +92,6 @@ impl Analysis {
                 file: m.file,
                 ast: &m.ast,
                 imports: m.imports.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-                in_program: true,
             })
             .collect();
         for (file, ast) in &extra_asts {
@@ -100,18 +99,10 @@ impl Analysis {
                 file: *file,
                 ast,
                 imports: HashMap::new(),
-                in_program: false,
             });
         }
-        let names = check::lower::Interner::default();
-        let env = check::lower::Env {
-            program: &checked.program,
-            map: &map,
-            dims: &checked.dims,
-            aliases: &checked.aliases,
-            names: &names,
-        };
-        let mut index = index::build(&sources, &library, env);
+        let mut index = index::build(&sources, &library, &map);
+        index::add_signature_types(&mut index, &checked.signatures);
         drop(sources);
         index::add_body_types(&mut index, &checked.bodies);
         Analysis {
