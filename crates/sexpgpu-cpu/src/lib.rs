@@ -9,9 +9,9 @@
 //!   comparisons, layout ops, `index`, `gather`, `index-add` and
 //!   `scatter-add` (f64 accumulation in the same order), `linear-scan`,
 //!   `iota`, `full`, constants, `normal` and `uniform` (same streams), `max`,
-//!   column and general `sum`s, and all integer ops including matmul;
-//! - within one f32 rounding: `sum` over trailing axes or over everything
-//!   (f64 partial sums in another order before the one rounding to f32);
+//!   every `sum` but one over all axes, and all integer ops including matmul;
+//! - within one f32 rounding: a float `sum` over every axis (per-thread f64
+//!   partial sums, in another order, before the one rounding to f32);
 //! - within f32 (or bf16) tolerance: float `matmul`, which uses an f32 SGEMM
 //!   where the reference accumulates in f64 (relative error grows like
 //!   `sqrt(k) * 2^-24`; bf16 results are one rounding of that f32 value).

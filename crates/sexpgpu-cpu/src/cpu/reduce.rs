@@ -2,11 +2,11 @@
 //! first collapsed into alternating kept/reduced groups; the two common
 //! shapes (reduce the last group: rows; reduce the first: columns) run in
 //! parallel, anything else in one ordered walk. Like the reference, float
-//! sums accumulate in f64 and are rounded once; integers wrap. Column sums
-//! and the general walk add in the reference's order (bit-identical); row
-//! sums use 8 f64 lanes and a whole-tensor sum adds per-thread partials, so
-//! those agree with the reference to within the last bit of the f32 result
-//! (a different f64 rounding of the partial sums). `max` is exact.
+//! sums accumulate in f64 and are rounded once; integers wrap. Every
+//! pattern adds in the reference's order (bit-identical) except a sum over
+//! every axis, which folds per-thread partials in 8 f64 lanes, so it agrees
+//! with the reference to within the last bit of the f32 result (a different
+//! f64 rounding of the partial sums). `max` is exact.
 
 use half::bf16;
 use sexpgpu_graph::{ExecError, ReduceOp, TensorData};
@@ -277,18 +277,27 @@ fn reduce<T: Widen, A: Accumulate<T>>(
             });
             acc[0] = parts.into_iter().fold(A::init(), A::merge);
         }
-        // Rows: each output folds one contiguous run.
+        // Rows: each output folds one contiguous run in order (as the
+        // reference does); eight rows at a time give eight independent
+        // chains of adds, which keeps the adder busy without reordering.
         [(_, false), (run, true)] => {
             let run = *run;
             for_chunks(
                 threads,
                 &mut acc,
-                1,
+                8,
                 (MIN_PER_THREAD / run).max(1),
                 |start, chunk| {
-                    for (j, a) in chunk.iter_mut().enumerate() {
-                        let row = start + j;
-                        *a = a.fold_run(&xs[row * run..(row + 1) * run]);
+                    for (g, group) in chunk.chunks_mut(8).enumerate() {
+                        let first = start + g * 8;
+                        let row = |j: usize| &xs[(first + j) * run..(first + j + 1) * run];
+                        if let Ok(group) = <&mut [A; 8]>::try_from(&mut *group) {
+                            *group = fold_rows8(std::array::from_fn(row), run);
+                        } else {
+                            for (j, a) in group.iter_mut().enumerate() {
+                                *a = row(j).iter().fold(A::init(), |acc, &x| acc.add(x));
+                            }
+                        }
                     }
                 },
             );
@@ -314,6 +323,19 @@ fn reduce<T: Widen, A: Accumulate<T>>(
         _ => general(xs, groups, &mut acc),
     }
     acc
+}
+
+/// Folds eight rows of `run` elements, each in order, interleaved so the
+/// eight chains of dependent adds overlap.
+fn fold_rows8<T: Widen, A: Accumulate<T>>(rows: [&[T]; 8], run: usize) -> [A; 8] {
+    let mut lanes = [A::init(); 8];
+    let rows = rows.map(|r| &r[..run]);
+    for i in 0..run {
+        for j in 0..8 {
+            lanes[j] = lanes[j].add(rows[j][i]);
+        }
+    }
+    lanes
 }
 
 /// Any pattern: walks the input in order, each element adding into the
