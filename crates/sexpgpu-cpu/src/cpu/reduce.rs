@@ -327,6 +327,8 @@ fn reduce<T: Widen, A: Accumulate<T>>(
 
 /// Folds eight rows of `run` elements, each in order, interleaved so the
 /// eight chains of dependent adds overlap.
+// Indexing by position is the point: one position of all eight rows per step.
+#[allow(clippy::needless_range_loop)]
 fn fold_rows8<T: Widen, A: Accumulate<T>>(rows: [&[T]; 8], run: usize) -> [A; 8] {
     let mut lanes = [A::init(); 8];
     let rows = rows.map(|r| &r[..run]);
