@@ -195,3 +195,29 @@ fn resuming_continues_bit_for_bit() {
     };
     assert_eq!(tensors(&split), tensors(&straight));
 }
+
+#[test]
+fn a_checkpoint_of_another_model_is_refused() {
+    let mut io = Memory::default();
+    let options = RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    };
+    execute(":f32", options, &mut io);
+    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
+    let wider = PROGRAM
+        .replace("DTYPE", ":f32")
+        .replace("(mlp 4 8 3)", "(mlp 4 9 3)");
+    assert!(session.eval_file("fit.sx", &wider).is_empty());
+    let run = session.runs().pop().expect("one run");
+    let resume = RunOptions {
+        resume: true,
+        ..RunOptions::default()
+    };
+    let d = session
+        .execute_run(&run, &resume, &mut io)
+        .err()
+        .expect("refused");
+    expect!["E-RUN-007: the checkpoint of run `fit` does not fit it: `param/w1` is [4, 8] f32 there but [4, 9] f32 in the run"]
+        .assert_eq(&format!("{}: {}", d.code, d.message));
+}
