@@ -216,8 +216,7 @@ fn a_checkpoint_of_another_model_is_refused() {
     };
     let d = session
         .execute_run(&run, &resume, &mut io)
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     expect!["E-RUN-007: the checkpoint of run `fit` does not fit it: `param/w1` is [4, 8] f32 there but [4, 9] f32 in the run"]
         .assert_eq(&format!("{}: {}", d.code, d.message));
 }
