@@ -63,7 +63,10 @@ fn main() {
         json!({ "textDocument": { "uri": uri, "languageId": "shapescript", "version": 0, "text": text } }),
     )
     .into());
-    wait_for(&conn, |m| matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics"));
+    wait_for(
+        &conn,
+        |m| matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics"),
+    );
 
     let mut edits = Vec::with_capacity(EDITS);
     for version in 1..=EDITS as i64 {
@@ -78,9 +81,10 @@ fn main() {
             }),
         )
         .into());
-        wait_for(&conn, |m| {
-            matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics" && n.params["version"] == json!(version))
-        });
+        wait_for(
+            &conn,
+            |m| matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics" && n.params["version"] == json!(version)),
+        );
         edits.push(start.elapsed());
     }
 
@@ -105,12 +109,22 @@ fn main() {
         hovers.push(start.elapsed());
     }
     send(Request::new(RequestId::from(-1), "shutdown".into(), Value::Null).into());
-    wait_for(&conn, |m| matches!(m, Message::Response(r) if r.id == RequestId::from(-1)));
+    wait_for(
+        &conn,
+        |m| matches!(m, Message::Response(r) if r.id == RequestId::from(-1)),
+    );
     send(Notification::new("exit".into(), Value::Null).into());
     thread.join().expect("server thread");
 
-    let shown = hover_text["contents"]["value"].as_str().unwrap_or("").lines().count();
-    println!("file: {lines} lines, {} bytes; hover text: {shown} lines", text.len());
+    let shown = hover_text["contents"]["value"]
+        .as_str()
+        .unwrap_or("")
+        .lines()
+        .count();
+    println!(
+        "file: {lines} lines, {} bytes; hover text: {shown} lines",
+        text.len()
+    );
     println!(
         "edit -> published diagnostics ({EDITS} edits): p50 {:.1} ms, p99 {:.1} ms (target p99 < 50 ms)",
         percentile(&mut edits, 0.5).as_secs_f64() * 1e3,
@@ -121,7 +135,11 @@ fn main() {
         percentile(&mut hovers, 0.5).as_secs_f64() * 1e3,
         percentile(&mut hovers, 0.99).as_secs_f64() * 1e3
     );
-    for entry in std::fs::read_dir(dir.join("library")).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(dir.join("library"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let mut permissions = entry.metadata().expect("metadata").permissions();
         #[allow(clippy::permissions_set_readonly_false)]
         permissions.set_readonly(false);

@@ -291,6 +291,10 @@ impl Server {
             .cloned()
             .collect();
         roots.sort();
+        // Dropping a large analysis takes a while: do it off the loop.
+        if let Some(old) = self.analysis.take() {
+            std::thread::spawn(move || drop(old));
+        }
         let overlay = Overlay { docs: &self.docs };
         let made = catch_unwind(AssertUnwindSafe(|| {
             Analysis::new(

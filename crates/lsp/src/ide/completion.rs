@@ -61,7 +61,7 @@ impl Analysis {
     }
 
     fn def_item(&self, def: DefId) -> Option<CompletionItem> {
-        let def = self.index.defs.get(&def)?;
+        let def = self.index().defs.get(&def)?;
         Some(CompletionItem {
             label: def.name.clone(),
             kind: CompletionKind::Def(def.kind),
@@ -71,19 +71,19 @@ impl Analysis {
 
     /// After `base.`: the base's members.
     fn member_completions(&self, file: FileId, start: u32, end: u32) -> Vec<CompletionItem> {
-        let Some(occurrence) = self.index.occurrence_at(file, end) else {
+        let Some(occurrence) = self.index().occurrence_at(file, end) else {
             return Vec::new();
         };
         if occurrence.span.start != start {
             return Vec::new();
         }
-        let Some(def) = self.index.defs.get(&occurrence.def) else {
+        let Some(def) = self.index().defs.get(&occurrence.def) else {
             return Vec::new();
         };
         let members: Vec<DefId> = match def.kind {
             DefKind::Import(Some(target)) => {
                 let mut names: Vec<DefId> = self
-                    .index
+                    .index()
                     .top
                     .get(&target)
                     .into_iter()
@@ -105,7 +105,7 @@ impl Analysis {
     }
 
     fn members_of(&self, owner: DefId) -> Vec<DefId> {
-        self.index
+        self.index()
             .members
             .get(&owner)
             .into_iter()
@@ -118,7 +118,7 @@ impl Analysis {
     /// else the generic axes and dims in scope.
     fn axis_completions(&self, file: FileId, offset: u32) -> Vec<CompletionItem> {
         let call = self
-            .index
+            .index()
             .calls
             .get(&file)
             .into_iter()
@@ -162,7 +162,7 @@ impl Analysis {
 
     fn scope_completions(&self, file: FileId, offset: u32) -> Vec<CompletionItem> {
         let mut out: Vec<CompletionItem> = self
-            .index
+            .index()
             .visible
             .iter()
             .filter(|v| v.file == file && v.from <= offset && offset <= v.to)
@@ -171,7 +171,7 @@ impl Analysis {
             .collect();
         for top in std::iter::once(file).chain(self.library.iter().copied()) {
             let mut names: Vec<DefId> = self
-                .index
+                .index()
                 .top
                 .get(&top)
                 .into_iter()

@@ -27,8 +27,8 @@ fn code(text: &str) -> String {
 
 impl Analysis {
     pub fn hover(&self, file: FileId, offset: u32) -> Option<Hover> {
-        if let Some(occurrence) = self.index.occurrence_at(file, offset) {
-            let def = self.index.defs.get(&occurrence.def)?;
+        if let Some(occurrence) = self.index().occurrence_at(file, offset) {
+            let def = self.index().defs.get(&occurrence.def)?;
             let markdown = match def.kind {
                 DefKind::Dim => self.dim_hover(def),
                 DefKind::Alias => self.alias_hover(def),
@@ -91,7 +91,7 @@ impl Analysis {
     /// The values whose types hold dim `name` of `file`, grouped (seed 000).
     fn dim_uses(&self, file: FileId, name: &str) -> String {
         let mut values: Vec<&Def> = self
-            .index
+            .index()
             .defs
             .values()
             .filter(|d| d.kind.is_value() && !self.is_library(d.span.file))

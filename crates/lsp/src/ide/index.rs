@@ -922,7 +922,11 @@ fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
 /// ones included) on their defs.
 pub fn add_signature_types(
     index: &mut Index,
-    signatures: &std::collections::HashMap<(FileId, std::sync::Arc<str>), check::Signature, impl std::hash::BuildHasher>,
+    signatures: &std::collections::HashMap<
+        (FileId, std::sync::Arc<str>),
+        check::Signature,
+        impl std::hash::BuildHasher,
+    >,
 ) {
     let by_item: HashMap<Span, DefId> = index
         .defs

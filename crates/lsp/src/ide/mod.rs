@@ -14,6 +14,7 @@ mod symbols;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use check::{Checked, Files, Options};
 use diag::{Diagnostic, FileId, SourceMap, Span};
@@ -50,7 +51,7 @@ pub struct Analysis {
     paths: HashMap<PathBuf, FileId>,
     /// Where library modules are shown (the library folder), by file.
     shown: HashMap<FileId, PathBuf>,
-    index: index::Index,
+    index: OnceLock<index::Index>,
 }
 
 impl Analysis {
@@ -84,27 +85,6 @@ impl Analysis {
         for module in &checked.program.modules {
             paths.entry(module.path.clone()).or_insert(module.file);
         }
-        let mut sources: Vec<index::Source> = checked
-            .program
-            .modules
-            .iter()
-            .map(|m| index::Source {
-                file: m.file,
-                ast: &m.ast,
-                imports: m.imports.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-            })
-            .collect();
-        for (file, ast) in &extra_asts {
-            sources.push(index::Source {
-                file: *file,
-                ast,
-                imports: HashMap::new(),
-            });
-        }
-        let mut index = index::build(&sources, &library, &map);
-        index::add_signature_types(&mut index, &checked.signatures);
-        drop(sources);
-        index::add_body_types(&mut index, &checked.bodies);
         Analysis {
             map,
             checked,
@@ -112,8 +92,36 @@ impl Analysis {
             extra_asts,
             paths,
             shown,
-            index,
+            index: OnceLock::new(),
         }
+    }
+
+    /// The name index, built on first use: publishing diagnostics doesn't need it.
+    fn index(&self) -> &index::Index {
+        self.index.get_or_init(|| {
+            let mut sources: Vec<index::Source> = self
+                .checked
+                .program
+                .modules
+                .iter()
+                .map(|m| index::Source {
+                    file: m.file,
+                    ast: &m.ast,
+                    imports: m.imports.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                })
+                .collect();
+            for (file, ast) in &self.extra_asts {
+                sources.push(index::Source {
+                    file: *file,
+                    ast,
+                    imports: HashMap::new(),
+                });
+            }
+            let mut index = index::build(&sources, &self.library, &self.map);
+            index::add_signature_types(&mut index, &self.checked.signatures);
+            index::add_body_types(&mut index, &self.checked.bodies);
+            index
+        })
     }
 
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
@@ -154,23 +162,23 @@ impl Analysis {
     }
 
     pub fn def(&self, def: DefId) -> Option<&Def> {
-        self.index.defs.get(&def)
+        self.index().defs.get(&def)
     }
 
     /// The declaration the name at `offset` means.
     pub fn def_at(&self, file: FileId, offset: u32) -> Option<&Def> {
-        let occurrence = self.index.occurrence_at(file, offset)?;
-        self.index.defs.get(&occurrence.def)
+        let occurrence = self.index().occurrence_at(file, offset)?;
+        self.index().defs.get(&occurrence.def)
     }
 
     /// Each `let` without a written type gets its type after its name.
     pub fn inlay_hints(&self, file: FileId, from: u32, to: u32) -> Vec<InlayHint> {
         let mut out = Vec::new();
-        for def in self.index.untyped_lets.get(&file).into_iter().flatten() {
+        for def in self.index().untyped_lets.get(&file).into_iter().flatten() {
             if def.start < from || def.end > to {
                 continue;
             }
-            if let Some(ty) = self.index.defs.get(def).and_then(|d| d.ty.as_ref()) {
+            if let Some(ty) = self.index().defs.get(def).and_then(|d| d.ty.as_ref()) {
                 out.push(InlayHint {
                     offset: def.end,
                     label: format!(": {ty}"),

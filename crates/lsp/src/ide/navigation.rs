@@ -32,8 +32,8 @@ impl Analysis {
     /// Where the name at `offset` is declared: the declaring name, or the
     /// start of the file an `import` names.
     pub fn definition(&self, file: FileId, offset: u32) -> Option<Span> {
-        let occurrence = self.index.occurrence_at(file, offset)?;
-        let def = self.index.defs.get(&occurrence.def)?;
+        let occurrence = self.index().occurrence_at(file, offset)?;
+        let def = self.index().defs.get(&occurrence.def)?;
         if let DefKind::Import(Some(target)) = def.kind {
             if occurrence.is_decl || occurrence.span != def.span {
                 return Some(Span::new(target, 0, 0));
@@ -45,10 +45,10 @@ impl Analysis {
     /// Every place the name at `offset` is written, the declaration included
     /// when `with_declaration`.
     pub fn references(&self, file: FileId, offset: u32, with_declaration: bool) -> Vec<Span> {
-        let Some(occurrence) = self.index.occurrence_at(file, offset) else {
+        let Some(occurrence) = self.index().occurrence_at(file, offset) else {
             return Vec::new();
         };
-        self.index
+        self.index()
             .occurrences_of(occurrence.def)
             .into_iter()
             .filter(|o| with_declaration || !o.is_decl)
@@ -59,11 +59,11 @@ impl Analysis {
     /// The name rename would change at `offset`, or why it can't.
     pub fn prepare_rename(&self, file: FileId, offset: u32) -> Result<Span, String> {
         let occurrence = self
-            .index
+            .index()
             .occurrence_at(file, offset)
             .ok_or("there is no name here to rename")?;
         let def = self
-            .index
+            .index()
             .defs
             .get(&occurrence.def)
             .ok_or("there is no name here to rename")?;

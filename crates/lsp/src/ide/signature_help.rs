@@ -19,27 +19,27 @@ pub struct SignatureHelp {
 impl Analysis {
     pub fn signature_help(&self, file: FileId, offset: u32) -> Option<SignatureHelp> {
         let call = self
-            .index
+            .index()
             .calls
             .get(&file)?
             .iter()
             .filter(|c| c.args_span.start < offset && offset <= c.args_span.end)
             .filter(|c| c.callee.is_some())
             .min_by_key(|c| c.args_span.len())?;
-        let callee = self.index.defs.get(&call.callee?)?;
+        let callee = self.index().defs.get(&call.callee?)?;
         if !matches!(
             callee.kind,
             DefKind::Fn | DefKind::ExternFn | DefKind::Method
         ) {
             return None;
         }
-        let param_defs = self.index.params.get(&callee.span)?;
+        let param_defs = self.index().params.get(&callee.span)?;
         let mut label = format!("{}(", callee.name);
         let mut params = Vec::new();
         let mut names = Vec::new();
         for (i, def) in param_defs
             .iter()
-            .filter_map(|d| self.index.defs.get(d))
+            .filter_map(|d| self.index().defs.get(d))
             .enumerate()
         {
             if i > 0 {

@@ -31,7 +31,7 @@ impl Analysis {
             if name.is_missing() {
                 continue;
             }
-            let Some(def) = self.index.defs.get(&name.span) else {
+            let Some(def) = self.index().defs.get(&name.span) else {
                 continue;
             };
             let detail = match item {
@@ -49,7 +49,7 @@ impl Analysis {
             };
             for field in fields.iter().filter(|f| !f.name.is_missing()) {
                 let ty = self
-                    .index
+                    .index()
                     .defs
                     .get(&field.name.span)
                     .and_then(|d| d.ty.clone());
