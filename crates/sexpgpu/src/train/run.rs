@@ -6,7 +6,7 @@
 //! `diagnostic` that holds) are diagnostics naming the step.
 
 use super::checkpoint::{self, Checkpoint};
-use super::step::{hyper_values, key_name, Reported, Source};
+use super::step::{hyper_values, Reported, Source};
 use super::TracedRun;
 use crate::eval::Interp;
 use crate::trace::ReportKind;
@@ -411,9 +411,4 @@ fn metrics_json(step: u64, elapsed: f64, window: &Window, reports: &[Reported]) 
         }
     }
     serde_json::Value::Object(object).to_string()
-}
-
-/// The parameter names of a run, for messages.
-pub fn param_names(run: &TracedRun) -> Vec<String> {
-    run.step.params.iter().map(|s| key_name(&s.key)).collect()
 }

@@ -13,6 +13,38 @@ impl Host for Quiet {
     fn print(&mut self, _: &str) {}
 }
 
+/// Collects what the program prints.
+struct Printed(std::rc::Rc<std::cell::RefCell<String>>);
+
+impl Host for Printed {
+    fn print(&mut self, text: &str) {
+        self.0.borrow_mut().push_str(text);
+    }
+}
+
+fn printed(program: &str) -> String {
+    let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+    let mut session = Session::new(Mode::Run, 0, Box::new(Printed(out.clone())));
+    let diagnostics = session.eval_file("p.sx", program);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let text = out.borrow().clone();
+    text
+}
+
+#[test]
+fn softmax_and_cross_entropy_survive_large_logits() {
+    let out = printed(
+        "(require nn)
+         (defgraph g [(x [2 3] :f32) (y [2] :i32)]
+           [(nn/softmax x) (nn/cross-entropy x y) (nn/logsumexp x)])
+         (println (map to-vec (call g [[10000 0 -10000] [-5e4 5e4 5e4]] [0 1])))",
+    );
+    expect![[r#"
+        ([[1.0 0.0 0.0] [0.0 0.5 0.5]] 0.3465736 [10000.0 50000.69])
+    "#]]
+    .assert_eq(&out);
+}
+
 /// A clock that ticks once per call, and files in memory.
 #[derive(Default)]
 struct Memory {
