@@ -9,8 +9,10 @@ pub mod defs;
 mod hover;
 pub mod index;
 mod navigation;
+mod register;
 mod signature_help;
 mod symbols;
+mod value_types;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -118,8 +120,8 @@ impl Analysis {
                 });
             }
             let mut index = index::build(&sources, &self.library, &self.map);
-            index::add_signature_types(&mut index, &self.checked.signatures);
-            index::add_body_types(&mut index, &self.checked.bodies);
+            value_types::add_signature_types(&mut index, &self.checked.signatures);
+            value_types::add_body_types(&mut index, &self.checked.bodies);
             index
         })
     }
