@@ -247,4 +247,15 @@ mod tests {
             expect!["Depth"],
         );
     }
+
+    #[test]
+    fn axis_names_after_over() {
+        check(
+            &[(
+                "m.ss",
+                "dim D = 4\nfn f(x: [b seq D]) -> [b D] = sum(x, over=$0)\n",
+            )],
+            expect!["b seq D"],
+        );
+    }
 }

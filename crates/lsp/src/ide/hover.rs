@@ -379,4 +379,27 @@ mod tests {
                 The Gaussian error linear unit, x * Φ(x)."#]],
         );
     }
+
+    #[test]
+    fn an_expression_shows_its_type_with_solved_sizes() {
+        check(
+            &[("m.ss", "fn f(x: [b n 4], w: [4 8]) -> [b n 8] = x @$0 w\n")],
+            expect![[r#"
+                ```shapescript
+                [b n 8]
+                ```"#]],
+        );
+        check(
+            &[(
+                "m.ss",
+                "fn rows(img: [b 16gh]) -> [b gh 16] = rearrange(img, [b (gh 16)] -> [b gh 16])\nfn f(x: [2 224]) -> [2 14 16] = rows(x $0)\n",
+            )],
+            expect![[r#"
+                ```shapescript
+                [2 14 16]
+                ```
+
+                where `b = 2`, `gh = 14`"#]],
+        );
+    }
 }
