@@ -4,15 +4,12 @@
 //! parameter (plain int comparisons), calling into the runtime only to build
 //! the `ShapeError`. Never checks values, only shapes.
 
-use std::collections::HashMap;
-
 use check::size::{Poly, Symbol};
+use check::typed::Binding;
 use check::types::{show_shape, AxisKind, TyKind};
 
 use crate::names::py_name;
 use crate::scope::Scope;
-use crate::sigs::Sig;
-use crate::vty::{render_poly, Ax, Binder, VTy};
 use crate::writer::string_literal;
 
 /// One Python statement (possibly spanning lines), at an indent relative to the body.
@@ -25,13 +22,13 @@ enum Want {
     MultipleOf(String),
 }
 
-/// Binds the signature's generic sizes and emits the checks; fills the
-/// scope's locals with the parameters' types.
-pub fn entry(scope: &mut Scope, sig: &Sig, checks: bool, base: usize) -> Lines {
+/// Binds the parameters' generic sizes (the checker's declared parameter
+/// types) into `scope.sizes` and emits the checks.
+pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -> Lines {
     let mut out = Lines::new();
     let gen = scope.gen;
     let file = scope.file;
-    for (name, ty, _) in &sig.params {
+    for Binding { name, ty, .. } in params {
         let py = py_name(name);
         let Some(axes) = ty.shape() else {
             continue;
@@ -120,41 +117,12 @@ pub fn entry(scope: &mut Scope, sig: &Sig, checks: bool, base: usize) -> Lines {
             out.push((0, bind));
         }
     }
-    // Every parameter's type, seen from inside the body.
-    let mut binds: HashMap<String, Ax> = HashMap::new();
-    for g in &sig.generics {
-        binds.insert(
-            g.to_string(),
-            Ax {
-                name: Some(g.to_string()),
-                size: scope.sizes.get(&**g).cloned(),
-            },
-        );
-    }
-    let dim = |target, name: &str| scope.gen.dim(file, target, name);
-    let binder = Binder {
-        binds,
-        dim: &dim,
-        rest: None,
-    };
-    let types: Vec<(String, VTy)> = sig
-        .params
-        .iter()
-        .map(|(name, ty, _)| (name.clone(), binder.apply(ty)))
-        .collect();
-    for (name, ty) in types {
-        scope.locals.insert(name, ty);
-    }
     out
 }
 
 /// The Python expression of a size all of whose symbols are known here.
 pub fn size_expr(scope: &Scope, poly: &Poly) -> Option<String> {
-    render_poly(poly, &|symbol| match symbol {
-        Symbol::Generic(g) => scope.sizes.get(&**g).cloned(),
-        Symbol::Dim { file, name } => Some(scope.qualified(*file, name)),
-        _ => None,
-    })
+    scope.size_code(&check::size::Size::computed(poly.clone()))
 }
 
 /// `c * v` with `v` not yet bound gives `(Some(v), c)`; a size with every

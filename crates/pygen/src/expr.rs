@@ -1,19 +1,18 @@
-//! Compiling statements and expressions of a body to Python: names, fields,
-//! calls of functions, methods, sub-models and externs (Axis/Axes/Size
-//! arguments to integers), operators with broadcasting views, indexing,
-//! `as` (verified at run time) and `to`. Built-in operations and patterns
-//! live in `pattern`. Never reports user mistakes, only what it cannot compile.
+//! Compiling statements and expressions of a body to Python, reading every
+//! decision from the checker's typed body (`check::typed`): names, fields,
+//! calls of functions, methods, sub-models, records and externs with their
+//! bound arguments (Axis/Axes/Size arguments as integers), operators with
+//! the broadcasting views the checker lined up, indexing, `as` (verified at
+//! run time) and `to`. Built-in operations live in `builtins`. Never
+//! reports user mistakes (the checker has), only what it cannot compile.
 
-use std::collections::HashMap;
-
+use check::typed::{Alignment, BoundArg, CallInfo, Callee, ExprInfo};
 use check::types::{Domain, TyKind};
 use syntax::ast::{self, BinaryOp, CastKind, Expr, ExprKind, StmtKind, UnaryOp};
 
 use crate::checks::Lines;
 use crate::names::py_name;
 use crate::scope::Scope;
-use crate::sigs::{Callee, Sig};
-use crate::vty::{broadcast_view, Ax, Binder, VTy};
 use crate::writer::{float_literal, string_literal};
 
 /// Python precedence levels, loosest first.
@@ -34,17 +33,15 @@ pub struct Val {
     pub prec: u8,
     /// A name, number or attribute chain: what `black` hugs around `**`.
     pub simple: bool,
-    pub ty: VTy,
 }
 
 impl Val {
-    pub fn atom(code: String, ty: VTy) -> Val {
+    pub fn atom(code: String) -> Val {
         let simple = is_simple(&code);
         Val {
             code,
             prec: ATOM,
             simple,
-            ty,
         }
     }
 
@@ -100,46 +97,24 @@ impl<'g, 'a> Scope<'g, 'a> {
     fn stmt(&mut self, stmt: &ast::Stmt, indent: usize, last: bool, out: &mut Lines) {
         let at = stmt.span.start;
         match &stmt.kind {
-            StmtKind::Let { name, ty, value } => {
+            StmtKind::Let { name, value, .. } | StmtKind::Assign { name, value } => {
                 let v = self.expr(value);
-                let vty = match ty {
-                    Some(t) => self.claimed(t).unwrap_or(v.ty.clone()),
-                    None => v.ty.clone(),
-                };
-                self.locals.insert(name.name.clone(), vty);
-                self.emit(
-                    indent,
-                    format!("{} = {}", py_name(&name.name), v.code),
-                    at,
-                    out,
-                );
+                let target = py_name(&name.name);
+                // `_t1 = f(x)` then `y = _t1`: name the value `y` at once.
+                let prefix = format!("{} = ", v.code);
+                if let Some(last) = self.pre.last_mut().filter(|l| l.starts_with(&prefix)) {
+                    let code = last[prefix.len()..].to_string();
+                    self.pre.pop();
+                    self.emit(indent, format!("{target} = {code}"), at, out);
+                    return;
+                }
+                self.emit(indent, format!("{target} = {}", v.code), at, out);
             }
             StmtKind::LetTuple { names, value } => {
                 let v = self.expr(value);
-                let items = match &v.ty {
-                    VTy::Tuple(items) => items.clone(),
-                    _ => Vec::new(),
-                };
-                for (k, n) in names.iter().enumerate() {
-                    let t = items.get(k).cloned().unwrap_or(VTy::Unknown);
-                    self.locals.insert(n.name.clone(), t);
-                }
                 let targets: Vec<String> = names.iter().map(|n| py_name(&n.name)).collect();
-                self.emit(
-                    indent,
-                    format!("{} = {}", targets.join(", "), v.code),
-                    at,
-                    out,
-                );
-            }
-            StmtKind::Assign { name, value } => {
-                let v = self.expr(value);
-                self.emit(
-                    indent,
-                    format!("{} = {}", py_name(&name.name), v.code),
-                    at,
-                    out,
-                );
+                let text = format!("{} = {}", targets.join(", "), v.code);
+                self.emit(indent, text, at, out);
             }
             StmtKind::Return(value) => {
                 let v = self.expr(value);
@@ -160,9 +135,11 @@ impl<'g, 'a> Scope<'g, 'a> {
                 else_block,
             } => {
                 let c = self.expr(cond);
-                let code = match c.ty {
-                    VTy::Tensor(_) => format!("bool({})", c.code),
-                    _ => c.code,
+                // A rank-0 Bool tensor decides in Python through `bool`.
+                let code = if self.is_tensor(cond.span) {
+                    format!("bool({})", c.code)
+                } else {
+                    c.code
                 };
                 self.emit(indent, format!("if {code}:"), at, out);
                 self.block(then_block, indent + 1, false, out);
@@ -173,17 +150,8 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             StmtKind::For { var, iter, body } => {
                 let it = self.expr(iter);
-                let elem = match &it.ty {
-                    VTy::Stack(elem) => (**elem).clone(),
-                    _ => VTy::Unknown,
-                };
-                self.locals.insert(var.name.clone(), elem);
-                self.emit(
-                    indent,
-                    format!("for {} in {}:", py_name(&var.name), it.code),
-                    at,
-                    out,
-                );
+                let text = format!("for {} in {}:", py_name(&var.name), it.code);
+                self.emit(indent, text, at, out);
                 self.block(body, indent + 1, false, out);
             }
         }
@@ -196,10 +164,11 @@ impl<'g, 'a> Scope<'g, 'a> {
         }
         let t = self.temp();
         self.pre.push(format!("{t} = {}", v.code));
-        Val::atom(t, v.ty)
+        Val::atom(t)
     }
 
-    /// `callee(args)`, hoisting the longest arguments while the call is long.
+    /// `callee(args)`, hoisting the longest arguments into temporaries
+    /// while the call is too long to read on one line.
     pub fn call_code(&mut self, callee: &str, args: Vec<(Option<String>, Val)>) -> String {
         let mut args = args;
         loop {
@@ -233,14 +202,14 @@ impl<'g, 'a> Scope<'g, 'a> {
 
     pub fn expr(&mut self, e: &Expr) -> Val {
         match &e.kind {
-            ExprKind::Int(v) => Val::atom(v.to_string(), VTy::Scalar),
-            ExprKind::Float(v) => Val::atom(float_literal(*v), VTy::Scalar),
-            ExprKind::Bool(b) => Val::atom(if *b { "True" } else { "False" }.into(), VTy::Scalar),
-            ExprKind::None => Val::atom("None".into(), VTy::Unknown),
-            ExprKind::Str(s) => Val::atom(string_literal(s), VTy::Scalar),
-            ExprKind::Name(id) => self.name(id),
-            ExprKind::Field { base, name } => self.field(base, name, e),
-            ExprKind::Call { callee, args } => self.call(callee, args, e),
+            ExprKind::Int(v) => Val::atom(v.to_string()),
+            ExprKind::Float(v) => Val::atom(float_literal(*v)),
+            ExprKind::Bool(b) => Val::atom(if *b { "True" } else { "False" }.into()),
+            ExprKind::None => Val::atom("None".into()),
+            ExprKind::Str(s) => Val::atom(string_literal(s)),
+            ExprKind::Name(id) => self.name(e, id),
+            ExprKind::Field { base, name } => self.field(e, base, name),
+            ExprKind::Call { callee, args } => self.call(e, callee, args),
             ExprKind::Index { base, indices } => self.index(base, indices),
             ExprKind::Unary { op, operand } => {
                 let v = self.expr(operand);
@@ -249,525 +218,287 @@ impl<'g, 'a> Scope<'g, 'a> {
                         code: format!("-{}", v.at(UNARY)),
                         prec: UNARY,
                         simple: v.simple && !v.code.starts_with('-'),
-                        ty: v.ty,
                     },
-                    UnaryOp::Not if matches!(v.ty, VTy::Tensor(_)) => {
-                        Val::atom(format!("torch.logical_not({})", v.code), v.ty)
+                    UnaryOp::Not if self.is_tensor(operand.span) => {
+                        Val::atom(format!("torch.logical_not({})", v.code))
                     }
                     UnaryOp::Not => Val {
                         code: format!("not {}", v.at(NOT)),
                         prec: NOT,
                         simple: false,
-                        ty: v.ty,
                     },
                 }
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let l = self.expr(lhs);
-                let r = self.expr(rhs);
-                self.binary(*op, l, r)
+                let mut l = self.expr(lhs);
+                let mut r = self.expr(rhs);
+                if let Some(ExprInfo::Broadcast { operands }) = self.typed(e.span).map(|t| &t.info)
+                {
+                    if let Some(a) = operands.first() {
+                        l = view(l, a);
+                    }
+                    if let Some(a) = operands.get(1) {
+                        r = view(r, a);
+                    }
+                }
+                let tensors = self.is_tensor(lhs.span) || self.is_tensor(rhs.span);
+                self.binary(*op, l, r, tensors)
             }
-            ExprKind::Cast { kind, expr, ty } => self.cast(*kind, expr, ty, e),
+            ExprKind::Cast { kind, expr, .. } => self.cast(*kind, expr, e),
             ExprKind::Tuple(items) => {
-                let vals: Vec<Val> = items.iter().map(|i| self.expr(i)).collect();
-                let codes: Vec<String> = vals.iter().map(|v| v.code.clone()).collect();
-                let code = if codes.len() == 1 {
-                    format!("({},)", codes[0])
-                } else {
-                    format!("({})", codes.join(", "))
-                };
-                Val::atom(code, VTy::Tuple(vals.into_iter().map(|v| v.ty).collect()))
+                let codes: Vec<String> = items.iter().map(|i| self.expr(i).code).collect();
+                Val::atom(crate::sizes::tuple(&codes))
             }
             ExprKind::AxisGroup(_) | ExprKind::Pattern(_) | ExprKind::Shape(_) => {
                 self.unsupported(
                     e.span,
                     "an axis list or pattern outside a built-in's arguments",
                 );
-                Val::atom("None".into(), VTy::Unknown)
+                Val::atom("None".into())
             }
-            ExprKind::Error => Val::atom("None".into(), VTy::Unknown),
+            ExprKind::Error => Val::atom("None".into()),
         }
     }
 
-    fn name(&mut self, id: &ast::Ident) -> Val {
+    /// A size as a value: its Python integer arithmetic, parenthesized
+    /// when it is more than one name or number.
+    pub fn size_val(&self, size: &check::size::Size) -> Option<Val> {
+        let code = self.size_code(size)?;
+        Some(if code.contains(' ') {
+            Val {
+                code,
+                prec: ADD,
+                simple: false,
+            }
+        } else {
+            Val::atom(code)
+        })
+    }
+
+    fn name(&mut self, e: &Expr, id: &ast::Ident) -> Val {
         let name = &id.name;
-        if let Some(ty) = self.locals.get(name) {
-            return Val::atom(py_name(name), ty.clone());
+        match self.typed(e.span).map(|t| &t.info) {
+            Some(ExprInfo::Local { .. }) if name == "self" => return Val::atom("self".into()),
+            Some(ExprInfo::Local { .. }) => return Val::atom(py_name(name)),
+            Some(ExprInfo::SizeValue { size }) => {
+                if let Some(v) = self.size_val(size) {
+                    return v;
+                }
+            }
+            _ => {}
         }
         if name == "self" {
-            if let Some(m) = self.model {
-                let args = m
-                    .size_params
-                    .iter()
-                    .map(|p| Ax {
-                        name: Some(p.name.clone()),
-                        size: Some(format!("self.{}", py_name(&p.name))),
-                    })
-                    .collect();
-                return Val::atom(
-                    "self".into(),
-                    VTy::Model {
-                        file: self.file,
-                        name: m.name.name.clone(),
-                        args,
-                    },
-                );
-            }
+            return Val::atom("self".into());
         }
         if let Some(size) = self.sizes.get(name) {
-            return Val::atom(size.clone(), VTy::Scalar);
+            return Val::atom(size.clone());
         }
+        // A declaration (a dim in a default value, say): its Python name.
         let path = ast::Path {
             file: None,
             name: id.clone(),
             span: id.span,
         };
         match self.gen.checked.program.lookup(self.file, &path) {
-            Ok((target, check::program::Decl::Dim(..))) => {
-                Val::atom(self.qualified(target, name), VTy::Scalar)
-            }
-            Ok((target, _)) => Val::atom(self.qualified(target, name), VTy::Unknown),
+            Ok((target, _)) => Val::atom(self.qualified(target, name)),
             Err(_) => {
                 self.unsupported(id.span, &format!("the name `{name}` here"));
-                Val::atom(py_name(name), VTy::Unknown)
+                Val::atom(py_name(name))
             }
         }
     }
 
-    /// The module an `import` name in this file stands for, unless a local hides it.
+    fn field(&mut self, e: &Expr, base: &Expr, name: &ast::Ident) -> Val {
+        if let Some(ExprInfo::SizeValue { size }) = self.typed(e.span).map(|t| &t.info) {
+            if let Some(v) = self.size_val(size) {
+                return v;
+            }
+        }
+        if let Some(target) = self.imported(base) {
+            return Val::atom(self.qualified(target, &name.name));
+        }
+        let b = self.expr(base);
+        Val::atom(format!("{}.{}", b.at(ATOM), py_name(&name.name)))
+    }
+
+    /// The module an `import` name in this file stands for, unless it names a value here.
     fn imported(&self, base: &Expr) -> Option<diag::FileId> {
         let ExprKind::Name(id) = &base.kind else {
             return None;
         };
-        if self.locals.contains_key(&id.name) || self.sizes.contains_key(&id.name) {
+        if self.typed(base.span).is_some() || self.sizes.contains_key(&id.name) {
             return None;
         }
         self.gen.module(self.file).imports.get(&id.name).copied()
     }
 
-    fn field(&mut self, base: &Expr, name: &ast::Ident, whole: &Expr) -> Val {
-        if let Some(target) = self.imported(base) {
-            let ty = match self.gen.checked.program.decl(target, &name.name) {
-                Some(check::program::Decl::Dim(..)) => VTy::Scalar,
-                _ => VTy::Unknown,
-            };
-            return Val::atom(self.qualified(target, &name.name), ty);
-        }
-        let b = self.expr(base);
-        let code = format!("{}.{}", b.at(ATOM), py_name(&name.name));
-        match &b.ty {
-            VTy::Model {
+    fn call(&mut self, whole: &Expr, callee: &Expr, args: &[ast::Arg]) -> Val {
+        let Some(ExprInfo::Call(info)) = self.typed(whole.span).map(|t| &t.info) else {
+            self.unsupported(whole.span, "a call the checker did not resolve");
+            return Val::atom("None".into());
+        };
+        let info: &'a CallInfo = info;
+        let program = &self.gen.checked.program;
+        match &info.callee {
+            Callee::Builtin(name) => self.builtin(name, info, args, whole),
+            Callee::Fn { file, name } => {
+                let params = match program.decl(*file, name) {
+                    Some(check::program::Decl::Fn(f)) => param_names(&f.params),
+                    _ => Vec::new(),
+                };
+                let f = self.qualified(*file, name);
+                let list = self.bound_args(info, &params, args, false, whole.span);
+                Val::atom(self.call_code(&f, list))
+            }
+            Callee::Extern { file, name, python } => {
+                let params = match program.decl(*file, name) {
+                    Some(check::program::Decl::ExternFn(f)) => param_names(&f.params),
+                    _ => Vec::new(),
+                };
+                let f = self.use_python(python);
+                let list = self.bound_args(info, &params, args, true, whole.span);
+                Val::atom(self.call_code(&f, list))
+            }
+            Callee::Method {
                 file,
-                name: model,
-                args,
+                model,
+                method,
             } => {
-                let ty = self.model_field(*file, model, args, &name.name);
-                Val::atom(code, ty)
-            }
-            VTy::Record { file, name: record } => {
-                let ty = self.record_field(*file, record, &name.name);
-                Val::atom(code, ty)
-            }
-            _ => {
-                self.unsupported(whole.span, "this field access");
-                Val::atom(code, VTy::Unknown)
-            }
-        }
-    }
-
-    /// A binder from a model's size parameters to the sizes it was built with.
-    fn model_binder<'d>(
-        &self,
-        model: &ast::Model,
-        args: &[Ax],
-        dim: &'d dyn Fn(diag::FileId, &str) -> String,
-    ) -> Binder<'d> {
-        let binds = model
-            .size_params
-            .iter()
-            .zip(args)
-            .map(|(p, a)| (p.name.clone(), a.clone()))
-            .collect();
-        Binder {
-            binds,
-            dim,
-            rest: None,
-        }
-    }
-
-    pub fn model_field(&self, file: diag::FileId, model: &str, args: &[Ax], field: &str) -> VTy {
-        let Some(m) = self.gen.model(file, model) else {
-            return VTy::Unknown;
-        };
-        let Some(f) = m.fields.iter().find(|f| f.name.name == field) else {
-            return VTy::Unknown;
-        };
-        let known: Vec<_> = m
-            .size_params
-            .iter()
-            .map(|p| self.gen.names.intern(&p.name))
-            .collect();
-        let ty = self.gen.lower_type(file, &f.ty, &known);
-        let here = self.file;
-        let gen = self.gen;
-        let dim = |target, name: &str| gen.dim(here, target, name);
-        let binder = self.model_binder(m, args, &dim);
-        let vty = binder.apply(&ty);
-        if let VTy::Model { .. } | VTy::Stack(_) = vty {
-            self.note_module(&vty);
-        }
-        vty
-    }
-
-    fn note_module(&self, ty: &VTy) {
-        if let VTy::Model { file, .. } = ty {
-            if *file != self.file {
-                self.imports.modules.borrow_mut().insert(*file);
-            }
-        }
-    }
-
-    fn record_field(&self, file: diag::FileId, record: &str, field: &str) -> VTy {
-        let Some(r) = self.gen.record(file, record) else {
-            return VTy::Unknown;
-        };
-        let Some(f) = r.fields.iter().find(|f| f.name.name == field) else {
-            return VTy::Unknown;
-        };
-        let ty = self.gen.lower_type(file, &f.ty, &[]);
-        let here = self.file;
-        let gen = self.gen;
-        let dim = |target, name: &str| gen.dim(here, target, name);
-        Binder {
-            binds: HashMap::new(),
-            dim: &dim,
-            rest: None,
-        }
-        .apply(&ty)
-    }
-
-    fn call(&mut self, callee: &Expr, args: &[ast::Arg], whole: &Expr) -> Val {
-        // A local model: `blk(x)`.
-        if let ExprKind::Name(id) = &callee.kind {
-            if let Some(ty) = self.locals.get(&id.name).cloned() {
-                return self.call_model_value(Val::atom(py_name(&id.name), ty), None, args, whole);
-            }
-            let path = ast::Path {
-                file: None,
-                name: id.clone(),
-                span: id.span,
-            };
-            if let Some(c) = self.gen.lookup_callee(self.file, &path) {
-                return self.call_decl(c, args, whole);
-            }
-            return self.builtin(&id.name, args, whole);
-        }
-        if let ExprKind::Field { base, name } = &callee.kind {
-            if let Some(target) = self.imported(base) {
-                let path = ast::Path {
-                    file: None,
-                    name: name.clone(),
-                    span: name.span,
-                };
-                if let Some(c) = self.gen.lookup_callee(target, &path) {
-                    return self.call_decl(c, args, whole);
+                let params = self
+                    .gen
+                    .model(*file, model)
+                    .and_then(|m| m.methods.iter().find(|f| *f.name.name == **method))
+                    .map(|f| param_names(&f.params))
+                    .unwrap_or_default();
+                if *file != self.file {
+                    self.imports.modules.borrow_mut().insert(*file);
                 }
-            }
-            let b = self.expr(base);
-            if let VTy::Model {
-                file, name: model, ..
-            } = &b.ty
-            {
-                if let Some(m) = self.gen.model(*file, model) {
-                    if m.methods.iter().any(|f| f.name.name == name.name) {
-                        return self.call_model_value(b, Some(&name.name), args, whole);
+                // `m(x)` calls the value; `m.encode(x)` names the method.
+                let receiver = match &callee.kind {
+                    ExprKind::Field { base, name } if self.typed(callee.span).is_none() => {
+                        let b = self.expr(base);
+                        format!("{}.{}", b.at(ATOM), py_name(&name.name))
                     }
-                }
-            }
-            let field = self.field(base, name, callee);
-            return self.call_model_value(field, None, args, whole);
-        }
-        self.unsupported(whole.span, "a call of this expression");
-        Val::atom("None".into(), VTy::Unknown)
-    }
-
-    /// Calls a model value's `forward` (`method` None) or a named method.
-    fn call_model_value(
-        &mut self,
-        value: Val,
-        method: Option<&str>,
-        args: &[ast::Arg],
-        whole: &Expr,
-    ) -> Val {
-        let VTy::Model {
-            file,
-            name,
-            args: sizes,
-        } = &value.ty
-        else {
-            self.unsupported(whole.span, "a call of a value that is not a model");
-            return Val::atom("None".into(), VTy::Unknown);
-        };
-        let Some(m) = self.gen.model(*file, name) else {
-            return Val::atom("None".into(), VTy::Unknown);
-        };
-        let wanted = method.unwrap_or("forward");
-        let callee = match method {
-            Some(meth) => format!("{}.{}", value.at(ATOM), py_name(meth)),
-            None => value.at(ATOM),
-        };
-        let Some(f) = m.methods.iter().find(|f| f.name.name == wanted) else {
-            self.unsupported(whole.span, "a call of a model without `forward`");
-            return Val::atom("None".into(), VTy::Unknown);
-        };
-        let sig = self
-            .gen
-            .lower_sig(*file, &f.params, f.ret.as_ref(), &m.size_params);
-        let here = self.file;
-        let gen = self.gen;
-        let dim = |target, name: &str| gen.dim(here, target, name);
-        let mut binder = self.model_binder(m, sizes, &dim);
-        let vals = self.args(&sig, args, None);
-        let ret = self.finish_call(&sig, &mut binder, &vals);
-        let code = self.call_code(&callee, vals.into_iter().map(|(_, k, v)| (k, v)).collect());
-        Val::atom(code, ret)
-    }
-
-    fn call_decl(&mut self, callee: Callee<'a>, args: &[ast::Arg], whole: &Expr) -> Val {
-        let here = self.file;
-        let gen = self.gen;
-        let dim = |target, name: &str| gen.dim(here, target, name);
-        match callee {
-            Callee::Fn(target, f) => {
-                let sig = self.gen.lower_sig(target, &f.params, f.ret.as_ref(), &[]);
-                let mut binder = Binder {
-                    binds: HashMap::new(),
-                    dim: &dim,
-                    rest: None,
+                    _ => self.expr(callee).at(ATOM),
                 };
-                let vals = self.args(&sig, args, None);
-                let ret = self.finish_call(&sig, &mut binder, &vals);
-                let name = self.qualified(target, &f.name.name);
-                let code =
-                    self.call_code(&name, vals.into_iter().map(|(_, k, v)| (k, v)).collect());
-                Val::atom(code, ret)
+                let list = self.bound_args(info, &params, args, false, whole.span);
+                Val::atom(self.call_code(&receiver, list))
             }
-            Callee::Extern(sig) => {
-                let python = sig.python.clone().unwrap_or_default();
-                let name = self.use_python(&python);
-                let mut binder = Binder {
-                    binds: HashMap::new(),
-                    dim: &dim,
-                    rest: None,
-                };
-                let vals = self.args(&sig, args, Some(whole));
-                let ret = self.finish_call(&sig, &mut binder, &vals);
-                let code =
-                    self.call_code(&name, vals.into_iter().map(|(_, k, v)| (k, v)).collect());
-                Val::atom(code, ret)
-            }
-            Callee::Record(target, r) => {
-                let name = self.qualified(target, &r.name.name);
-                let vals: Vec<(Option<String>, Val)> = args
-                    .iter()
-                    .map(|a| {
-                        (
-                            a.name.as_ref().map(|n| py_name(&n.name)),
-                            self.expr(&a.value),
-                        )
-                    })
+            Callee::Record { file, name } => {
+                let fields: Vec<String> = self
+                    .gen
+                    .record(*file, name)
+                    .map(|r| r.fields.iter().map(|f| f.name.name.clone()).collect())
+                    .unwrap_or_default();
+                let f = self.qualified(*file, name);
+                // A dataclass takes its fields by name: always say which.
+                let list = self
+                    .bound_args(info, &fields, args, false, whole.span)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (k, v))| (k.or_else(|| fields.get(i).map(|f| py_name(f))), v))
                     .collect();
-                let code = self.call_code(&name, vals);
-                Val::atom(
-                    code,
-                    VTy::Record {
-                        file: target,
-                        name: r.name.name.clone(),
-                    },
-                )
-            }
-            Callee::Model(target, m) => {
-                let name = self.qualified(target, &m.name.name);
-                let vals: Vec<(Option<String>, Val)> = args
-                    .iter()
-                    .map(|a| {
-                        (
-                            a.name.as_ref().map(|n| py_name(&n.name)),
-                            self.expr(&a.value),
-                        )
-                    })
-                    .collect();
-                let sizes = vals
-                    .iter()
-                    .map(|(_, v)| Ax::anonymous(Some(v.code.clone())))
-                    .collect();
-                let code = self.call_code(&name, vals);
-                Val::atom(
-                    code,
-                    VTy::Model {
-                        file: target,
-                        name: m.name.name.clone(),
-                        args: sizes,
-                    },
-                )
+                Val::atom(self.call_code(&f, list))
             }
         }
     }
 
-    /// Compiles the arguments of a call and pairs each with its parameter's
-    /// index. For an extern (`whole` given), Axis/Axes arguments become
-    /// positions and keyword names stay the Python function's own.
-    fn args(
+    /// The arguments of a call, one per parameter in parameter order as the
+    /// checker bound them: written expressions (by keyword once one was
+    /// written by keyword or a parameter was left out), axis positions and
+    /// sizes. `python_names`: keyword names are the Python function's own.
+    fn bound_args(
         &mut self,
-        sig: &Sig,
+        info: &CallInfo,
+        params: &[String],
         args: &[ast::Arg],
-        whole: Option<&Expr>,
-    ) -> Vec<(Option<usize>, Option<String>, Val)> {
-        let mut out = Vec::with_capacity(args.len());
-        let mut first: Option<VTy> = None;
-        for (k, arg) in args.iter().enumerate() {
-            let index = match &arg.name {
-                Some(n) => sig.params.iter().position(|(p, _, _)| *p == n.name),
-                None => Some(k),
-            };
-            let param = index.and_then(|i| sig.params.get(i));
-            let keyword = arg.name.as_ref().map(|n| {
-                if whole.is_some() {
-                    n.name.clone()
-                } else {
-                    py_name(&n.name)
-                }
-            });
-            let v = match param.map(|(_, t, _)| &t.kind) {
-                Some(TyKind::Axis(_)) | Some(TyKind::Axes(_)) => {
-                    let axes = first.as_ref().and_then(|t| t.axes().map(<[Ax]>::to_vec));
-                    let position = match (&arg.value.kind, axes) {
-                        (ExprKind::Name(id), Some(axes)) => axes
-                            .iter()
-                            .position(|a| a.name.as_deref() == Some(&id.name)),
-                        _ => None,
+        python_names: bool,
+        whole: diag::Span,
+    ) -> Vec<(Option<String>, Val)> {
+        let mut out = Vec::with_capacity(info.args.len());
+        let mut by_keyword = false;
+        for (i, bound) in info.args.iter().enumerate() {
+            let v = match bound {
+                BoundArg::Expr { span, keyword } => {
+                    let Some(arg) = args.iter().find(|a| a.value.span == *span) else {
+                        continue;
                     };
-                    match position {
-                        Some(p)
-                            if matches!(param.map(|(_, t, _)| &t.kind), Some(TyKind::Axes(_))) =>
-                        {
-                            Val::atom(format!("[{p}]"), VTy::Scalar)
-                        }
-                        Some(p) => Val::atom(p.to_string(), VTy::Scalar),
-                        None => {
-                            self.unsupported(
-                                arg.span,
-                                "an axis argument whose position is not known",
-                            );
-                            Val::atom("None".into(), VTy::Scalar)
-                        }
-                    }
+                    by_keyword |= *keyword;
+                    self.expr(&arg.value)
                 }
-                _ => self.expr(&arg.value),
+                BoundArg::Default { .. } | BoundArg::NoneDefault => {
+                    by_keyword = true;
+                    continue;
+                }
+                BoundArg::Axis { .. } | BoundArg::Axes { .. } | BoundArg::Size { .. }
+                    if !args.get(i).is_some_and(|a| a.name.is_none()) =>
+                {
+                    // Not written in this place: a default or a keyword.
+                    by_keyword = true;
+                    self.fixed_arg(bound, whole)
+                }
+                _ => self.fixed_arg(bound, whole),
             };
-            if k == 0 {
-                first = Some(v.ty.clone());
-            }
-            out.push((index, keyword, v));
+            let key = params
+                .get(i)
+                .map(|p| if python_names { p.clone() } else { py_name(p) });
+            out.push((if by_keyword { key } else { None }, v));
         }
         out
     }
 
-    /// Binds the callee's names to the arguments and gives the result's type.
-    fn finish_call(
-        &self,
-        sig: &Sig,
-        binder: &mut Binder,
-        vals: &[(Option<usize>, Option<String>, Val)],
-    ) -> VTy {
-        let mut shapeless: Option<VTy> = None;
-        for (index, _, v) in vals {
-            let Some((_, ty, _)) = index.and_then(|i| sig.params.get(i)) else {
-                continue;
-            };
-            binder.bind(ty, &v.ty);
-            if let TyKind::Tensor(t) = &ty.kind {
-                if t.shape.is_none() && shapeless.is_none() {
-                    shapeless = Some(v.ty.clone());
-                }
+    /// An argument the checker worked out: an axis position, a list of
+    /// them, or a size.
+    fn fixed_arg(&mut self, bound: &BoundArg, whole: diag::Span) -> Val {
+        match bound {
+            BoundArg::Axis { position } => Val::atom(position.to_string()),
+            BoundArg::Axes { positions } => {
+                let list: Vec<String> = positions.iter().map(usize::to_string).collect();
+                Val::atom(format!("[{}]", list.join(", ")))
             }
-        }
-        match &sig.ret {
-            Some(ret) => match (binder.apply(ret), shapeless) {
-                (VTy::Tensor(None), Some(arg)) => arg,
-                (ty, _) => ty,
+            BoundArg::Size { value } => match self.size_val(value) {
+                Some(v) => v,
+                None => {
+                    self.unsupported(whole, "a Size argument unknown before run time");
+                    Val::atom("None".into())
+                }
             },
-            None => VTy::Unknown,
+            BoundArg::Expr { .. } | BoundArg::Default { .. } | BoundArg::NoneDefault => {
+                Val::atom("None".into())
+            }
         }
     }
 
     fn index(&mut self, base: &Expr, indices: &[ast::IndexArg]) -> Val {
         let b = self.expr(base);
         let mut parts = Vec::new();
-        let axes = b.ty.axes().map(<[Ax]>::to_vec);
-        let mut out_axes = Some(Vec::new());
-        let mut used = 0;
         for index in indices {
             match index {
                 ast::IndexArg::Expr(e) => {
                     let v = self.expr(e);
-                    if let VTy::Tensor(_) = v.ty {
-                        out_axes = None;
-                    }
                     parts.push(v.code);
                 }
                 ast::IndexArg::Slice {
                     start, end, step, ..
                 } => {
-                    let mut text = String::new();
-                    let bound = |s: &mut Self, e: &Option<Box<Expr>>| {
-                        e.as_ref().map(|e| s.expr(e).at(ATOM)).unwrap_or_default()
+                    let mut bound = |e: &Option<Box<Expr>>| {
+                        e.as_ref()
+                            .map(|e| self.expr(e).at(ATOM))
+                            .unwrap_or_default()
                     };
-                    let start_code = bound(self, start);
-                    let end_code = bound(self, end);
-                    text.push_str(&start_code);
-                    text.push(':');
-                    text.push_str(&end_code);
+                    let mut text = format!("{}:{}", bound(start), bound(end));
                     if step.is_some() {
                         text.push(':');
-                        text.push_str(&bound(self, step));
-                    }
-                    let whole = start.is_none() && end.is_none() && step.is_none();
-                    if let (Some(o), Some(axes)) = (out_axes.as_mut(), axes.as_ref()) {
-                        match (whole, axes.get(used)) {
-                            (true, Some(a)) => o.push(a.clone()),
-                            _ => o.push(Ax::anonymous(None)),
-                        }
+                        text.push_str(&bound(step));
                     }
                     parts.push(text);
                 }
             }
-            used += 1;
         }
-        let code = format!("{}[{}]", b.at(ATOM), parts.join(", "));
-        let ty = match &b.ty {
-            VTy::Stack(elem) => (**elem).clone(),
-            VTy::Tuple(items) => match indices {
-                [ast::IndexArg::Expr(Expr {
-                    kind: ExprKind::Int(i),
-                    ..
-                })] => items.get(*i as usize).cloned().unwrap_or(VTy::Unknown),
-                _ => VTy::Unknown,
-            },
-            VTy::Tensor(_) => match (out_axes, axes) {
-                (Some(mut o), Some(axes)) if used <= axes.len() => {
-                    o.extend(axes[used..].iter().cloned());
-                    VTy::Tensor(Some(o))
-                }
-                _ => VTy::Tensor(None),
-            },
-            _ => VTy::Unknown,
-        };
-        Val::atom(code, ty)
+        Val::atom(format!("{}[{}]", b.at(ATOM), parts.join(", ")))
     }
 
-    pub fn binary(&mut self, op: BinaryOp, l: Val, r: Val) -> Val {
-        let tensors = matches!(l.ty, VTy::Tensor(_)) || matches!(r.ty, VTy::Tensor(_));
+    pub fn binary(&mut self, op: BinaryOp, l: Val, r: Val, tensors: bool) -> Val {
         let (mut l, mut r) = (l, r);
         if l.code.len() + r.code.len() > CALL_BUDGET {
             if l.code.len() >= r.code.len() {
@@ -777,8 +508,12 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
         }
         let (op_text, prec) = match op {
-            BinaryOp::Or if tensors => return self.logical("torch.logical_or", l, r),
-            BinaryOp::And if tensors => return self.logical("torch.logical_and", l, r),
+            BinaryOp::Or if tensors => {
+                return Val::atom(format!("torch.logical_or({}, {})", l.code, r.code))
+            }
+            BinaryOp::And if tensors => {
+                return Val::atom(format!("torch.logical_and({}, {})", l.code, r.code))
+            }
             BinaryOp::Or => ("or", OR),
             BinaryOp::And => ("and", AND),
             BinaryOp::Eq
@@ -790,11 +525,6 @@ impl<'g, 'a> Scope<'g, 'a> {
             BinaryOp::Add | BinaryOp::Sub => (op.as_str(), ADD),
             BinaryOp::Mul | BinaryOp::Div | BinaryOp::MatMul => (op.as_str(), MUL),
             BinaryOp::Pow => ("**", POW),
-        };
-        let ty = if op == BinaryOp::MatMul {
-            matmul_type(&l.ty, &r.ty)
-        } else {
-            self.broadcast(&mut l, &mut r)
         };
         let (lc, rc) = if op == BinaryOp::Pow {
             (l.at(POW + 1), r.at(UNARY))
@@ -812,99 +542,17 @@ impl<'g, 'a> Scope<'g, 'a> {
             code,
             prec,
             simple: false,
-            ty,
         }
     }
 
-    fn logical(&mut self, f: &str, mut l: Val, mut r: Val) -> Val {
-        let ty = self.broadcast(&mut l, &mut r);
-        Val::atom(format!("{f}({}, {})", l.code, r.code), ty)
-    }
-
-    /// The type of an elementwise result; adds the view that makes
-    /// PyTorch's right-aligned broadcasting pair axes by name.
-    pub fn broadcast(&mut self, l: &mut Val, r: &mut Val) -> VTy {
-        match (
-            l.ty.axes().map(<[Ax]>::to_vec),
-            r.ty.axes().map(<[Ax]>::to_vec),
-        ) {
-            (Some(a), Some(b)) if a.len() < b.len() => {
-                if let Some(view) = broadcast_view(&a, &b) {
-                    *l = Val::atom(format!("{}{view}", l.at(ATOM)), l.ty.clone());
-                }
-                r.ty.clone()
-            }
-            (Some(a), Some(b)) if b.len() < a.len() => {
-                if let Some(view) = broadcast_view(&b, &a) {
-                    *r = Val::atom(format!("{}{view}", r.at(ATOM)), r.ty.clone());
-                }
-                l.ty.clone()
-            }
-            (Some(_), _) => l.ty.clone(),
-            (_, Some(_)) => r.ty.clone(),
-            _ => match (&l.ty, &r.ty) {
-                (VTy::Tensor(_), _) => l.ty.clone(),
-                (_, VTy::Tensor(_)) => r.ty.clone(),
-                _ => VTy::Scalar,
-            },
-        }
-    }
-
-    /// The type a `let x: T` or `as T` states, seen from this body.
-    pub fn claimed(&self, ty: &ast::Type) -> Option<VTy> {
-        let known: Vec<_> = self
-            .sizes
-            .keys()
-            .map(|k| self.gen.names.intern(k))
-            .collect();
-        let lowered = self.gen.lower_type(self.file, ty, &known);
-        let binds = self
-            .sizes
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    Ax {
-                        name: Some(k.clone()),
-                        size: Some(v.clone()),
-                    },
-                )
-            })
-            .collect();
-        let here = self.file;
-        let gen = self.gen;
-        let dim = |target, name: &str| gen.dim(here, target, name);
-        let binder = Binder {
-            binds,
-            dim: &dim,
-            rest: None,
-        };
-        match binder.apply(&lowered) {
-            VTy::Tensor(None) => None,
-            VTy::Unknown => None,
-            t => Some(t),
-        }
-    }
-
-    fn cast(&mut self, kind: CastKind, inner: &Expr, ty: &ast::Type, whole: &Expr) -> Val {
+    /// `e as T` (verified at run time unless `--no-runtime-checks`) and
+    /// `e to T` (reshape, clamp, cast), from the checker's plans.
+    fn cast(&mut self, kind: CastKind, inner: &Expr, whole: &Expr) -> Val {
         let v = self.expr(inner);
-        let known: Vec<_> = self
-            .sizes
-            .keys()
-            .map(|k| self.gen.names.intern(k))
-            .collect();
-        let lowered = self.gen.lower_type(self.file, ty, &known);
-        let TyKind::Tensor(t) = &lowered.kind else {
-            self.unsupported(
-                whole.span,
-                "an `as` or `to` with a type that is not a tensor type",
-            );
-            return v;
-        };
-        let claimed = self.claimed(ty);
-        let new_ty = match (&claimed, &v.ty) {
-            (Some(c), _) => c.clone(),
-            (None, old) => old.clone(),
+        let info = self.typed(whole.span).map(|t| &t.info);
+        let domain = match self.ty(whole.span).map(|t| &t.kind) {
+            Some(TyKind::Tensor(t)) => t.domain.clone(),
+            _ => None,
         };
         let text = self.gen.map.text(self.file);
         let written = text
@@ -912,47 +560,34 @@ impl<'g, 'a> Scope<'g, 'a> {
             .unwrap_or("")
             .to_string();
         let at = self.gen.where_(self.file, whole.span.start);
-        match kind {
-            CastKind::As => {
+        match (kind, info) {
+            (CastKind::As, Some(ExprInfo::As(check))) => {
                 if !self.gen.options.runtime_checks {
-                    return Val { ty: new_ty, ..v };
+                    return v;
                 }
                 let mut value = v;
-                if let Some(axes) = claimed.as_ref().and_then(|c| c.axes()) {
-                    let expected: Vec<String> = axes
-                        .iter()
-                        .map(|a| a.size.clone().unwrap_or_else(|| "None".into()))
-                        .collect();
-                    let expected = if expected.len() == 1 {
-                        format!("({},)", expected[0])
-                    } else {
-                        format!("({})", expected.join(", "))
-                    };
-                    let same = value.ty.axes().is_some_and(|old| {
-                        old.len() == axes.len()
-                            && old
-                                .iter()
-                                .zip(axes)
-                                .all(|(o, a)| o.size.is_some() && o.size == a.size)
-                    });
-                    if !same {
+                if let Some(shape) = &check.shape {
+                    if !self.same_sizes(inner.span, shape) {
+                        let expected: Vec<String> = shape
+                            .iter()
+                            .map(|s| self.size_code(s).unwrap_or_else(|| "None".into()))
+                            .collect();
                         let code = self.call_code(
                             "shapescript_runtime.check_claim_shape",
                             vec![
                                 (None, value.clone()),
-                                (None, Val::atom(expected, VTy::Scalar)),
-                                (None, Val::atom(string_literal(&written), VTy::Scalar)),
-                                (None, Val::atom(string_literal(&at), VTy::Scalar)),
+                                (None, Val::atom(crate::sizes::tuple(&expected))),
+                                (None, Val::atom(string_literal(&written))),
+                                (None, Val::atom(string_literal(&at))),
                             ],
                         );
-                        value = Val::atom(code, value.ty.clone());
+                        value = Val::atom(code);
                     }
                 }
-                match &t.domain {
+                match &domain {
                     Some(Domain::Index(n)) => {
-                        let bound = crate::checks::size_expr(self, &n.poly)
-                            .unwrap_or_else(|| "None".into());
-                        if let Some(limit) = arange_length(inner, self) {
+                        let bound = self.size_code(n).unwrap_or_else(|| "None".into());
+                        if let Some(limit) = self.arange_length(inner) {
                             // `arange(n) as Index[N]` holds exactly when n <= N: an int comparison.
                             self.pre.push(format!("if {limit} > {bound}:"));
                             self.pre.push(format!(
@@ -965,12 +600,12 @@ impl<'g, 'a> Scope<'g, 'a> {
                                 "shapescript_runtime.check_claim_index",
                                 vec![
                                     (None, value.clone()),
-                                    (None, Val::atom(bound, VTy::Scalar)),
-                                    (None, Val::atom(string_literal(&written), VTy::Scalar)),
-                                    (None, Val::atom(string_literal(&at), VTy::Scalar)),
+                                    (None, Val::atom(bound)),
+                                    (None, Val::atom(string_literal(&written))),
+                                    (None, Val::atom(string_literal(&at))),
                                 ],
                             );
-                            value = Val::atom(code, value.ty.clone());
+                            value = Val::atom(code);
                         }
                     }
                     Some(d) => {
@@ -979,36 +614,31 @@ impl<'g, 'a> Scope<'g, 'a> {
                                 "shapescript_runtime.check_claim_range",
                                 vec![
                                     (None, value.clone()),
-                                    (None, Val::atom(lo.into(), VTy::Scalar)),
-                                    (None, Val::atom(hi.into(), VTy::Scalar)),
-                                    (None, Val::atom(string_literal(&written), VTy::Scalar)),
-                                    (None, Val::atom(string_literal(&at), VTy::Scalar)),
+                                    (None, Val::atom(lo.into())),
+                                    (None, Val::atom(hi.into())),
+                                    (None, Val::atom(string_literal(&written))),
+                                    (None, Val::atom(string_literal(&at))),
                                 ],
                             );
-                            value = Val::atom(code, value.ty.clone());
+                            value = Val::atom(code);
                         }
                     }
                     None => {}
                 }
-                Val {
-                    ty: new_ty,
-                    ..value
-                }
+                value
             }
-            CastKind::To => {
+            (CastKind::To, Some(ExprInfo::To(plan))) => {
                 let mut value = v;
-                if let Some(axes) = claimed.as_ref().and_then(|c| c.axes()) {
-                    let sizes: Vec<Option<String>> = axes.iter().map(|a| a.size.clone()).collect();
-                    let unknown = sizes.iter().filter(|s| s.is_none()).count();
-                    if unknown <= 1 {
+                if let Some(shape) = &plan.reshape {
+                    let sizes: Vec<Option<String>> =
+                        shape.iter().map(|s| self.size_code(s)).collect();
+                    if sizes.iter().filter(|s| s.is_none()).count() <= 1 {
                         let sizes: Vec<String> = sizes
                             .into_iter()
                             .map(|s| s.unwrap_or_else(|| "-1".into()))
                             .collect();
-                        value = Val::atom(
-                            format!("{}.reshape({})", value.at(ATOM), sizes.join(", ")),
-                            value.ty.clone(),
-                        );
+                        value =
+                            Val::atom(format!("{}.reshape({})", value.at(ATOM), sizes.join(", ")));
                     } else {
                         self.unsupported(
                             whole.span,
@@ -1016,72 +646,137 @@ impl<'g, 'a> Scope<'g, 'a> {
                         );
                     }
                 }
-                if let Some(d) = &t.domain {
-                    let clamp = match d {
-                        Domain::Unit => Some("0.0, 1.0".to_string()),
-                        Domain::Signed => Some("-1.0, 1.0".to_string()),
-                        Domain::NonNeg => Some("min=0.0".to_string()),
-                        Domain::NonPos => Some("max=0.0".to_string()),
-                        Domain::Pos => {
-                            Some(format!("min=torch.finfo({}.dtype).tiny", value.at(ATOM)))
-                        }
-                        Domain::Neg => {
-                            Some(format!("max=-torch.finfo({}.dtype).tiny", value.at(ATOM)))
-                        }
-                        Domain::Index(n) => {
-                            crate::checks::size_expr(self, &n.poly).map(|n| format!("0, {n} - 1"))
-                        }
-                        Domain::Bool | Domain::Real => None,
-                    };
-                    if matches!(d, Domain::Bool) {
+                if let (Some(_), Some(d)) = (&plan.clamp, &domain) {
+                    value = self.clamp(value, d);
+                } else if let Some(Domain::Bool) = &domain {
+                    if plan.cast.is_none() && !self.is_bool(inner.span) {
                         value = Val {
                             code: format!("{} != 0", value.at(CMP + 1)),
                             prec: CMP,
                             simple: false,
-                            ty: value.ty.clone(),
                         };
-                    } else if let Some(c) = clamp {
-                        if matches!(d, Domain::Pos | Domain::Neg) {
-                            value = self.hoist(value);
-                        }
-                        let c = c.replace("{}", &value.code);
-                        value = Val::atom(
-                            format!("torch.clamp({}, {c})", value.code),
-                            value.ty.clone(),
-                        );
-                    }
-                    if matches!(d, Domain::Index(_)) && t.dtype.is_none() {
-                        value = Val::atom(format!("{}.long()", value.at(ATOM)), value.ty.clone());
                     }
                 }
-                if let Some(dtype) = t.dtype {
-                    value = Val::atom(
-                        format!("{}.to({})", value.at(ATOM), torch_dtype(dtype)),
-                        value.ty.clone(),
-                    );
+                if let Some(dtype) = plan.cast {
+                    if dtype == ast::DtypeKind::Bool && !self.is_bool(inner.span) {
+                        value = Val {
+                            code: format!("{} != 0", value.at(CMP + 1)),
+                            prec: CMP,
+                            simple: false,
+                        };
+                    } else {
+                        value = Val::atom(format!("{}.to({})", value.at(ATOM), torch_dtype(dtype)));
+                    }
+                } else if matches!(domain, Some(Domain::Index(_))) && !self.is_integer(inner.span) {
+                    value = Val::atom(format!("{}.long()", value.at(ATOM)));
                 }
-                Val {
-                    ty: new_ty,
-                    ..value
-                }
+                value
             }
+            _ => v,
         }
+    }
+
+    /// `torch.clamp` into a domain's interval.
+    fn clamp(&mut self, value: Val, d: &Domain) -> Val {
+        let bounds = match d {
+            Domain::Unit => "0.0, 1.0".to_string(),
+            Domain::Signed => "-1.0, 1.0".to_string(),
+            Domain::NonNeg => "min=0.0".to_string(),
+            Domain::NonPos => "max=0.0".to_string(),
+            Domain::Pos | Domain::Neg => {
+                let value = self.hoist(value);
+                let sign = if matches!(d, Domain::Pos) {
+                    "min="
+                } else {
+                    "max=-"
+                };
+                return Val::atom(format!(
+                    "torch.clamp({0}, {sign}torch.finfo({0}.dtype).tiny)",
+                    value.code
+                ));
+            }
+            Domain::Index(n) => match self.size_code(n) {
+                Some(n) => format!("0, {n} - 1"),
+                None => return value,
+            },
+            Domain::Bool | Domain::Real => return value,
+        };
+        Val::atom(format!("torch.clamp({}, {bounds})", value.code))
+    }
+
+    /// Whether the tensor at `span` has the sizes `want`, as the checker
+    /// can see before run time (then `as` needs no check).
+    fn same_sizes(&self, span: diag::Span, want: &[check::size::Size]) -> bool {
+        let Some(axes) = self.ty(span).and_then(|t| t.shape()) else {
+            return false;
+        };
+        axes.len() == want.len()
+            && axes.iter().zip(want).all(|(a, w)| match &a.kind {
+                check::types::AxisKind::Size { size, .. } => {
+                    self.gen.checked.dims.same_size(&size.poly, &w.poly)
+                        && self.size_code(w).is_some()
+                }
+                _ => false,
+            })
+    }
+
+    fn dtype(&self, span: diag::Span) -> Option<ast::DtypeKind> {
+        match self.ty(span).map(|t| &t.kind) {
+            Some(TyKind::Tensor(t)) => t.dtype,
+            _ => None,
+        }
+    }
+
+    fn is_bool(&self, span: diag::Span) -> bool {
+        self.dtype(span) == Some(ast::DtypeKind::Bool)
+    }
+
+    fn is_integer(&self, span: diag::Span) -> bool {
+        matches!(
+            self.dtype(span),
+            Some(ast::DtypeKind::I64 | ast::DtypeKind::I32)
+        )
+    }
+
+    /// `n` when `e` is `arange(n)` with a plain `n`.
+    fn arange_length(&mut self, e: &Expr) -> Option<String> {
+        let ExprKind::Call { callee, args } = &e.kind else {
+            return None;
+        };
+        let ExprKind::Name(id) = &callee.kind else {
+            return None;
+        };
+        if id.name != "arange" || args.len() != 1 || args[0].name.is_some() {
+            return None;
+        }
+        let v = self.expr(&args[0].value);
+        v.simple.then_some(v.code)
     }
 }
 
-/// `n` when `e` is `arange(n)`.
-fn arange_length(e: &Expr, scope: &mut Scope) -> Option<String> {
-    let ExprKind::Call { callee, args } = &e.kind else {
-        return None;
-    };
-    let ExprKind::Name(id) = &callee.kind else {
-        return None;
-    };
-    if id.name != "arange" || args.len() != 1 || args[0].name.is_some() {
-        return None;
+/// The view that lines an operand up with the result for PyTorch's
+/// right-aligned broadcasting, as the checker paired the axes by name:
+/// `s[:, :, None]`. No view where PyTorch's own broadcasting does it.
+pub fn view(v: Val, alignment: &Alignment) -> Val {
+    if alignment.is_identity() {
+        return v;
     }
-    let v = scope.expr(&args[0].value);
-    v.simple.then_some(v.code)
+    let Some(positions) = &alignment.positions else {
+        return v;
+    };
+    let Some(first) = positions.iter().position(Option::is_some) else {
+        return v;
+    };
+    let parts: Vec<&str> = positions[first..]
+        .iter()
+        .map(|p| if p.is_some() { ":" } else { "None" })
+        .collect();
+    Val::atom(format!("{}[{}]", v.at(ATOM), parts.join(", ")))
+}
+
+/// The parameter names of a declaration, in order.
+fn param_names(params: &[ast::Param]) -> Vec<String> {
+    params.iter().map(|p| p.name.name.clone()).collect()
 }
 
 fn domain_bounds(d: &Domain) -> Option<(&'static str, &'static str)> {
@@ -1104,29 +799,5 @@ pub fn torch_dtype(d: ast::DtypeKind) -> &'static str {
         ast::DtypeKind::I64 => "torch.int64",
         ast::DtypeKind::I32 => "torch.int32",
         ast::DtypeKind::Bool => "torch.bool",
-    }
-}
-
-fn matmul_type(l: &VTy, r: &VTy) -> VTy {
-    match (l.axes(), r.axes()) {
-        (Some(a), Some(b)) if a.len() >= 2 && b.len() == 2 => {
-            let mut out = a[..a.len() - 1].to_vec();
-            out.push(b[1].clone());
-            VTy::Tensor(Some(out))
-        }
-        (Some(a), Some(b)) if a.len() >= 2 && b.len() == 1 => {
-            VTy::Tensor(Some(a[..a.len() - 1].to_vec()))
-        }
-        (Some(a), Some(b)) if a.len() == 1 && b.len() >= 2 => {
-            let mut out = b[..b.len() - 2].to_vec();
-            out.push(b[b.len() - 1].clone());
-            VTy::Tensor(Some(out))
-        }
-        (Some(a), Some(b)) if a.len() == b.len() && a.len() > 2 => {
-            let mut out = a[..a.len() - 1].to_vec();
-            out.push(b[b.len() - 1].clone());
-            VTy::Tensor(Some(out))
-        }
-        _ => VTy::Tensor(None),
     }
 }

@@ -136,13 +136,16 @@ fn record(gen: &Gen, file: diag::FileId, r: &ast::Record, imports: &Imports, out
             out.blank();
         }
     }
+    let def = gen.checked.bodies.type_def(file, &r.name.name);
     for f in &r.fields {
-        let ty = gen.lower_type(file, &f.ty, &[]);
-        let hint = match &ty.kind {
-            TyKind::Scalar(ast::ScalarKind::Int) => "int",
-            TyKind::Scalar(ast::ScalarKind::Float) => "float",
-            TyKind::Scalar(ast::ScalarKind::Bool) => "bool",
-            TyKind::Named { .. } => "object",
+        let ty = def
+            .and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
+            .map(|d| &d.ty.kind);
+        let hint = match ty {
+            Some(TyKind::Scalar(ast::ScalarKind::Int)) => "int",
+            Some(TyKind::Scalar(ast::ScalarKind::Float)) => "float",
+            Some(TyKind::Scalar(ast::ScalarKind::Bool)) => "bool",
+            Some(TyKind::Named { .. }) => "object",
             _ => "torch.Tensor",
         };
         out.line(
@@ -182,11 +185,7 @@ fn model(
     for p in &params {
         out.line(2, &format!("self.{p} = {p}"), None);
     }
-    let known: Vec<_> = m
-        .size_params
-        .iter()
-        .map(|p| gen.names.intern(&p.name))
-        .collect();
+    let def = gen.checked.bodies.type_def(file, &m.name.name);
     let mut scope = Scope::new(
         gen,
         imports,
@@ -199,10 +198,16 @@ fn model(
         scope.sizes.insert(p.name.clone(), py_name(&p.name));
     }
     for f in &m.fields {
-        let ty = gen.lower_type(file, &f.ty, &known);
+        let Some(ty) = def
+            .and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
+            .map(|d| &d.ty)
+        else {
+            scope.unsupported(f.span, "a field the checker did not type");
+            continue;
+        };
         let at = gen.where_(file, f.span.start);
         let name = py_name(&f.name.name);
-        field(&mut scope, &ty, f, &name, &at, out);
+        field(&mut scope, ty, f, &name, &at, out);
     }
     for method in &m.methods {
         out.blank();
@@ -491,13 +496,19 @@ fn function(
     indent: usize,
     out: &mut Code,
 ) {
-    let size_params: &[ast::Ident] = model.map_or(&[], |m| &m.size_params);
-    let sig = gen.lower_sig(file, &f.params, f.ret.as_ref(), size_params);
+    let body = match model {
+        Some(m) => gen.checked.bodies.method(file, &m.name.name, &f.name.name),
+        None => gen.checked.bodies.function(file, &f.name.name),
+    };
     let label = match model {
         Some(m) => format!("{}.{}", m.name.name, f.name.name),
         None => f.name.name.clone(),
     };
-    let mut scope = Scope::new(gen, imports, file, model, label, diagnostics);
+    let mut scope = Scope::new(gen, imports, file, body, label, diagnostics);
+    let Some(body) = body else {
+        scope.unsupported(f.span, "a function the checker did not check");
+        return;
+    };
     if let Some(m) = model {
         for p in &m.size_params {
             scope
@@ -524,7 +535,12 @@ fn function(
     if let Some(doc) = &f.doc {
         out.docstring(indent + 1, &doc.text);
     }
-    let mut lines: Lines = checks::entry(&mut scope, &sig, gen.options.runtime_checks, indent + 1);
+    let mut lines: Lines = checks::entry(
+        &mut scope,
+        &body.params,
+        gen.options.runtime_checks,
+        indent + 1,
+    );
     match &f.body {
         ast::FnBody::Block(block) => scope.block(block, 0, true, &mut lines),
         ast::FnBody::Expr(e) => {

@@ -3,19 +3,20 @@
 //! One module per `.ss` file, `__init__.py`, and `shapescript_runtime.py`
 //! (the `ShapeError` of the boundary checks and `as` claims, and the
 //! normalizations the nn prelude's stubs name), all inside the package
-//! folder. The body compiler keeps its own view of each value's axes
-//! (`vty`), built from the checker's signature and field types, to place
-//! `over=` axes, broadcasting views and pattern sizes; it never reports a
-//! user's mistake (the checker has), only constructs it cannot compile yet.
+//! folder. Every type, axis position, broadcasting view, call binding and
+//! pattern plan comes from the checker's typed bodies (`check::typed`); the
+//! generator keeps no types of its own and never reports a user's mistake
+//! (the checker has), only constructs it cannot compile yet (E0901) and two
+//! files that would share a module name (E0902).
 
+mod builtins;
 mod checks;
 mod expr;
 mod items;
 mod names;
-mod pattern;
 mod scope;
 mod sigs;
-mod vty;
+mod sizes;
 mod writer;
 
 #[cfg(test)]
@@ -61,8 +62,7 @@ pub fn generate(
     map: &SourceMap,
     options: &Options,
 ) -> Result<Vec<OutputFile>, Vec<Diagnostic>> {
-    let prelude = sigs::Prelude::load();
-    let gen = sigs::Gen::new(checked, map, &prelude, options);
+    let gen = sigs::Gen::new(checked, map, options);
     let mut files = BTreeMap::new();
     let mut diagnostics = Vec::new();
     let mut seen = BTreeMap::new();

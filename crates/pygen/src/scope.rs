@@ -1,16 +1,19 @@
-//! The state of compiling one function body: its locals and their types,
-//! the Python expressions of its sizes (generic axes bound on entry, a
-//! model's size parameters), hoisted temporaries, and the imports the body
-//! needs. Never decides what an expression means (that is `expr`).
+//! The state of compiling one function body: the checker's typed body it
+//! reads every type and plan from, the Python expressions of its sizes
+//! (generic axes bound on entry, a model's size parameters), hoisted
+//! temporaries, and the imports the body needs. Keeps no types of its own:
+//! what a value is, the checker has said (`check::typed`).
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
+use check::size::{Size, Symbol};
+use check::typed::{Body, TypedExpr};
+use check::types::{Ty, TyKind};
 use diag::{Diagnostic, FileId, Span};
-use syntax::ast;
 
 use crate::sigs::Gen;
-use crate::vty::VTy;
+use crate::sizes::render_poly;
 
 /// What a module's code refers to, so its header imports each once.
 #[derive(Default)]
@@ -26,9 +29,8 @@ pub struct Scope<'g, 'a> {
     pub gen: &'g Gen<'a>,
     pub imports: &'g Imports,
     pub file: FileId,
-    /// The model whose method this is.
-    pub model: Option<&'a ast::Model>,
-    pub locals: HashMap<String, VTy>,
+    /// The checked body being compiled (`None` for a model's `__init__`).
+    pub body: Option<&'a Body>,
     /// Generic axes and size parameters to their Python expressions.
     pub sizes: HashMap<String, String>,
     /// Where tensors made from nothing (`arange`, `ones`) are put: the
@@ -47,7 +49,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         gen: &'g Gen<'a>,
         imports: &'g Imports,
         file: FileId,
-        model: Option<&'a ast::Model>,
+        body: Option<&'a Body>,
         label: String,
         diagnostics: &'g mut Vec<Diagnostic>,
     ) -> Self {
@@ -55,8 +57,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             gen,
             imports,
             file,
-            model,
-            locals: HashMap::new(),
+            body,
             sizes: HashMap::new(),
             device: None,
             label,
@@ -64,6 +65,32 @@ impl<'g, 'a> Scope<'g, 'a> {
             pre: Vec::new(),
             diagnostics,
         }
+    }
+
+    /// The checker's record of the expression at `span`.
+    pub fn typed(&self, span: Span) -> Option<&'a TypedExpr> {
+        self.body?.expr(span)
+    }
+
+    /// The checker's type of the expression at `span`.
+    pub fn ty(&self, span: Span) -> Option<&'a Ty> {
+        self.typed(span).map(|t| &t.ty)
+    }
+
+    /// Whether the expression at `span` is a tensor (not a Python number).
+    pub fn is_tensor(&self, span: Span) -> bool {
+        matches!(self.ty(span).map(|t| &t.kind), Some(TyKind::Tensor(_)))
+    }
+
+    /// The Python expression of a size, when every symbol in it has one
+    /// here: dims are module constants, generic axes the names bound on
+    /// entry; an unknown size `?k` has none.
+    pub fn size_code(&self, size: &Size) -> Option<String> {
+        render_poly(&size.poly, &|symbol| match symbol {
+            Symbol::Generic(g) => self.sizes.get(&**g).cloned(),
+            Symbol::Dim { file, name } => Some(self.qualified(*file, name)),
+            _ => None,
+        })
     }
 
     /// A fresh temporary name.

@@ -1,0 +1,420 @@
+//! Built-in operations (spec 7) from the checker's call records: reductions
+//! and axis-wise operations at the `over=` positions the checker found,
+//! `where`/`maximum`/`minimum` with broadcasting views, tensors made from
+//! sizes (`zeros`, `arange`...) on the body's device, and the pattern
+//! built-ins lowered by the checker's plans to plain `reshape`/`permute`/
+//! `expand`/reductions or `torch.einsum`, never einops. Never decides an
+//! axis or a size itself.
+
+use check::typed::{Alignment, CallInfo, LayoutPlan, PatternPlan};
+use syntax::ast::{self, Expr};
+
+use crate::expr::{view, Val, ATOM};
+use crate::scope::Scope;
+use crate::sizes::tuple;
+
+impl<'g, 'a> Scope<'g, 'a> {
+    pub fn builtin(
+        &mut self,
+        name: &str,
+        info: &'a CallInfo,
+        args: &[ast::Arg],
+        whole: &Expr,
+    ) -> Val {
+        let positional: Vec<&Expr> = args
+            .iter()
+            .filter(|a| a.name.is_none())
+            .map(|a| &a.value)
+            .collect();
+        let over = &info.over;
+        let dim = |p: usize| (Some("dim".to_string()), Val::atom(p.to_string()));
+        match name {
+            "sum" | "mean" | "prod" | "max" | "min" | "logsumexp" | "var" | "std" | "any"
+            | "all" | "argmax" | "argmin" => {
+                let Some(x) = positional.first() else {
+                    return self.bad(whole);
+                };
+                let x = self.expr(x);
+                let f = match name {
+                    "max" => "torch.amax".to_string(),
+                    "min" => "torch.amin".to_string(),
+                    other => format!("torch.{other}"),
+                };
+                self.reduction(&f, x, over)
+            }
+            "softmax" | "log_softmax" | "cumsum" | "sort" => {
+                let (Some(x), [p]) = (positional.first(), over.as_slice()) else {
+                    return self.bad(whole);
+                };
+                let x = self.expr(x);
+                let code = self.call_code(&format!("torch.{name}"), vec![(None, x), dim(*p)]);
+                Val::atom(if name == "sort" {
+                    format!("{code}.values")
+                } else {
+                    code
+                })
+            }
+            "topk" => {
+                let (Some(x), Some(k), [p]) =
+                    (positional.first(), positional.get(1), over.as_slice())
+                else {
+                    return self.bad(whole);
+                };
+                let x = self.expr(x);
+                let k = self.expr(k);
+                let code = self.call_code("torch.topk", vec![(None, x), (None, k), dim(*p)]);
+                Val::atom(format!("tuple({code})"))
+            }
+            "where" | "maximum" | "minimum" => {
+                let views = self.alignments(&positional);
+                let mut vals = Vec::with_capacity(positional.len());
+                for (i, e) in positional.iter().enumerate() {
+                    let mut v = self.expr(e);
+                    if let Some(a) = views.get(i) {
+                        v = view(v, a);
+                    }
+                    // `torch.maximum` takes tensors only.
+                    if name != "where" && !self.is_tensor(e.span) {
+                        v = Val::atom(format!("torch.tensor({})", v.code));
+                    }
+                    vals.push((None, v));
+                }
+                Val::atom(self.call_code(&format!("torch.{name}"), vals))
+            }
+            "abs" | "sign" | "tril" | "triu" | "clamp" => {
+                let mut list = Vec::with_capacity(args.len());
+                for a in args {
+                    let v = self.expr(&a.value);
+                    let key = a.name.as_ref().map(|n| match n.name.as_str() {
+                        "lo" => "min".to_string(),
+                        "hi" => "max".to_string(),
+                        other => other.to_string(),
+                    });
+                    list.push((key, v));
+                }
+                Val::atom(self.call_code(&format!("torch.{name}"), list))
+            }
+            "concat" | "stack" => {
+                let items: Vec<String> = positional.iter().map(|e| self.expr(e).code).collect();
+                let list = Val::atom(format!("[{}]", items.join(", ")));
+                let (f, list) = match (name, over.as_slice()) {
+                    ("concat", [p]) => ("torch.cat", vec![(None, list), dim(*p)]),
+                    ("stack", _) => ("torch.stack", vec![(None, list)]),
+                    _ => return self.bad(whole),
+                };
+                Val::atom(self.call_code(f, list))
+            }
+            "take" => {
+                let (Some(x), Some(ids), [p]) =
+                    (positional.first(), positional.get(1), over.as_slice())
+                else {
+                    return self.bad(whole);
+                };
+                let x = self.expr(x);
+                let ids = self.expr(ids);
+                let lead = ":, ".repeat(*p);
+                Val::atom(format!("{}[{lead}{}]", x.at(ATOM), ids.code))
+            }
+            "one_hot" => {
+                let (Some(ids), Some(n)) = (positional.first(), positional.get(1)) else {
+                    return self.bad(whole);
+                };
+                let ids = self.expr(ids);
+                let n = self.expr(n);
+                let f = self.use_python("torch.nn.functional.one_hot");
+                Val::atom(self.call_code(&f, vec![(None, ids), (None, n)]))
+            }
+            "arange" | "eye" => {
+                let Some(n) = positional.first() else {
+                    return self.bad(whole);
+                };
+                let n = self.expr(n);
+                Val::atom(format!("torch.{name}({}{})", n.code, self.device_arg()))
+            }
+            "zeros" | "ones" | "full" => self.made(name, &positional, args, whole),
+            "rearrange" | "reduce" | "repeat" => match &info.pattern {
+                Some(PatternPlan::Layout(plan)) => self.layout(name, plan, &positional, whole),
+                _ => self.bad(whole),
+            },
+            "einsum" => match &info.pattern {
+                Some(PatternPlan::Einsum { equation }) => {
+                    let mut list = vec![(None, Val::atom(format!("\"{equation}\"")))];
+                    for e in &positional[..positional.len().saturating_sub(1)] {
+                        let v = self.expr(e);
+                        list.push((None, v));
+                    }
+                    Val::atom(self.call_code("torch.einsum", list))
+                }
+                _ => self.bad(whole),
+            },
+            _ => {
+                self.unsupported(whole.span, &format!("a call of `{name}`"));
+                Val::atom("None".into())
+            }
+        }
+    }
+
+    fn bad(&mut self, whole: &Expr) -> Val {
+        self.unsupported(whole.span, "this built-in call");
+        Val::atom("None".into())
+    }
+
+    /// How the operands of `where`/`maximum`/`minimum` line up, by the
+    /// checker's own broadcasting by name (spec 6.2).
+    fn alignments(&self, operands: &[&Expr]) -> Vec<Alignment> {
+        let shapes: Vec<Option<&[check::types::Axis]>> = operands
+            .iter()
+            .map(|e| self.ty(e.span).and_then(|t| t.shape()))
+            .collect();
+        let shaped: Vec<&[check::types::Axis]> = shapes.iter().flatten().copied().collect();
+        if shaped.is_empty() {
+            return Vec::new();
+        }
+        let Ok(b) = check::broadcast::broadcast(&self.gen.checked.dims, &shaped) else {
+            return Vec::new();
+        };
+        let mut positions = b.positions.into_iter();
+        shapes
+            .iter()
+            .map(|s| Alignment {
+                positions: s.and_then(|_| positions.next()),
+            })
+            .collect()
+    }
+
+    /// A reduction over the `over=` positions, or over everything.
+    fn reduction(&mut self, f: &str, x: Val, over: &[usize]) -> Val {
+        if over.is_empty() {
+            return Val::atom(self.call_code(f, vec![(None, x)]));
+        }
+        if matches!(f, "torch.prod" | "torch.argmax" | "torch.argmin") && over.len() > 1 {
+            // One axis at a time, the last first so the positions stay right.
+            let mut sorted = over.to_vec();
+            sorted.sort_unstable_by(|a, b| b.cmp(a));
+            let mut v = x;
+            for d in sorted {
+                let code = self.call_code(
+                    f,
+                    vec![(None, v), (Some("dim".into()), Val::atom(d.to_string()))],
+                );
+                v = Val::atom(code);
+            }
+            return v;
+        }
+        let dims: Vec<String> = over.iter().map(usize::to_string).collect();
+        let dims = match dims.as_slice() {
+            [d] => d.clone(),
+            ds => format!("({})", ds.join(", ")),
+        };
+        Val::atom(self.call_code(f, vec![(None, x), (Some("dim".into()), Val::atom(dims))]))
+    }
+
+    /// `zeros([i j])`, `full([n], 1.0)`: the sizes of the checked result.
+    fn made(&mut self, name: &str, positional: &[&Expr], args: &[ast::Arg], whole: &Expr) -> Val {
+        let Some(axes) = self.ty(whole.span).and_then(|t| t.shape()) else {
+            return self.bad(whole);
+        };
+        let mut sizes = Vec::with_capacity(axes.len());
+        for axis in axes {
+            let code = match &axis.kind {
+                check::types::AxisKind::Size { size, .. } => self.size_code(size),
+                _ => None,
+            };
+            let Some(code) = code else {
+                return self.bad(whole);
+            };
+            sizes.push(code);
+        }
+        let mut call = format!("torch.{name}({}", tuple(&sizes));
+        if name == "full" {
+            let value = positional.get(1).copied().or(args
+                .iter()
+                .find(|a| a.name.as_ref().is_some_and(|n| n.name == "value"))
+                .map(|a| &a.value));
+            let Some(value) = value else {
+                return self.bad(whole);
+            };
+            let v = self.expr(value);
+            call.push_str(&format!(", {}", v.code));
+        }
+        call.push_str(&self.device_arg());
+        call.push(')');
+        Val::atom(call)
+    }
+
+    /// `rearrange`/`reduce`/`repeat` by the checker's plan: split the input
+    /// into its elementary axes, reduce, permute, insert and expand new
+    /// axes, merge groups. Each step only where it changes something, so a
+    /// pattern that is a plain permute emits one `permute`.
+    fn layout(&mut self, name: &str, plan: &LayoutPlan, positional: &[&Expr], whole: &Expr) -> Val {
+        let Some(input) = positional.first() else {
+            return self.bad(whole);
+        };
+        let x = self.expr(input);
+        let input_sizes: Vec<check::size::Poly> = self
+            .ty(input.span)
+            .and_then(|t| t.shape())
+            .map(|axes| {
+                axes.iter()
+                    .filter_map(|a| match &a.kind {
+                        check::types::AxisKind::Size { size, .. } => Some(size.poly.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let reduced: Vec<usize> = plan
+            .reduce
+            .as_ref()
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default();
+        // Output axes that come from the input, and the input's literal 1s
+        // that go nowhere: a new output axis takes one of those in order
+        // (an expand of a size-1 axis needs no new axis).
+        let used: Vec<usize> = plan.order.iter().flatten().copied().collect();
+        let mut spare_ones: Vec<usize> = (0..plan.split.len())
+            .filter(|i| !used.contains(i) && !reduced.contains(i))
+            .collect();
+        let mut order: Vec<(usize, bool)> = Vec::with_capacity(plan.order.len());
+        let mut inserted = vec![false; plan.order.len()];
+        let mut last = None;
+        for (r, slot) in plan.order.iter().enumerate() {
+            match slot {
+                Some(i) => {
+                    order.push((*i, false));
+                    last = Some(*i);
+                }
+                None => match spare_ones.iter().position(|&p| last.is_none_or(|l| p > l)) {
+                    Some(k) => {
+                        let p = spare_ones.remove(k);
+                        order.push((p, true));
+                        last = Some(p);
+                    }
+                    None => inserted[r] = true,
+                },
+            }
+        }
+        // 1. Split, keeping only the axes that are reduced or go somewhere.
+        let kept: Vec<usize> = (0..plan.split.len())
+            .filter(|i| !spare_ones.contains(i))
+            .collect();
+        let split_sizes: Vec<&check::size::Size> = kept.iter().map(|&i| &plan.split[i]).collect();
+        let same_as_input = split_sizes.len() == input_sizes.len()
+            && split_sizes
+                .iter()
+                .zip(&input_sizes)
+                .all(|(s, p)| self.gen.checked.dims.same_size(&s.poly, p));
+        let mut code = x.at(ATOM);
+        if !same_as_input {
+            let Some(sizes) = self.reshape_sizes(split_sizes.iter().copied()) else {
+                return self.bad(whole);
+            };
+            code = format!("{code}.reshape({sizes})");
+        }
+        // 2. Reduce.
+        let mut current: Vec<usize> = kept;
+        if let Some((op, axes)) = &plan.reduce {
+            let positions: Vec<usize> = axes
+                .iter()
+                .filter_map(|a| current.iter().position(|c| c == a))
+                .collect();
+            if !positions.is_empty() {
+                let f = match &**op {
+                    "max" => "amax",
+                    "min" => "amin",
+                    other => other,
+                };
+                if f == "prod" {
+                    for p in positions.iter().rev() {
+                        code = format!("{code}.prod({p})");
+                    }
+                } else {
+                    let dims: Vec<String> = positions.iter().map(usize::to_string).collect();
+                    let dims = match dims.as_slice() {
+                        [d] => d.clone(),
+                        ds => format!("({})", ds.join(", ")),
+                    };
+                    code = format!("{code}.{f}({dims})");
+                }
+            }
+            current.retain(|c| !axes.contains(c));
+        }
+        code = self.hoist_long(code);
+        // 3. Permute into the output's order.
+        let perm: Vec<usize> = order
+            .iter()
+            .filter_map(|(i, _)| current.iter().position(|c| c == i))
+            .collect();
+        if perm.iter().enumerate().any(|(k, &p)| k != p) {
+            let list: Vec<String> = perm.iter().map(usize::to_string).collect();
+            code = format!("{code}.permute({})", list.join(", "));
+        }
+        code = self.hoist_long(code);
+        // 4. New axes: of size 1 where no input 1 stands in, then one expand.
+        if inserted.iter().any(|&n| n) {
+            let index: Vec<&str> = inserted
+                .iter()
+                .map(|&n| if n { "None" } else { ":" })
+                .collect();
+            let last_new = inserted.iter().rposition(|&n| n).unwrap_or(0);
+            code = format!("{code}[{}]", index[..=last_new].join(", "));
+        }
+        let repeated = plan
+            .order
+            .iter()
+            .zip(&plan.expand)
+            .any(|(slot, size)| slot.is_none() && size.poly.as_constant() != Some(1));
+        if name == "repeat" && repeated {
+            let mut sizes = Vec::with_capacity(plan.order.len());
+            for (slot, size) in plan.order.iter().zip(&plan.expand) {
+                sizes.push(match slot {
+                    Some(_) => "-1".to_string(),
+                    None => match self.size_code(size) {
+                        Some(s) => s,
+                        None => return self.bad(whole),
+                    },
+                });
+            }
+            code = format!("{code}.expand({})", sizes.join(", "));
+        }
+        // 5. Merge groups.
+        let same_as_expand = plan.merge.len() == plan.expand.len()
+            && plan
+                .merge
+                .iter()
+                .zip(&plan.expand)
+                .all(|(m, e)| self.gen.checked.dims.same_size(&m.poly, &e.poly));
+        if !same_as_expand {
+            let Some(sizes) = self.reshape_sizes(plan.merge.iter()) else {
+                return self.bad(whole);
+            };
+            code = format!("{code}.reshape({sizes})");
+        }
+        Val::atom(code)
+    }
+
+    /// Sizes for `reshape`: one unknown size may be `-1`.
+    fn reshape_sizes<'s>(
+        &self,
+        sizes: impl Iterator<Item = &'s check::size::Size>,
+    ) -> Option<String> {
+        let codes: Vec<Option<String>> = sizes.map(|s| self.size_code(s)).collect();
+        if codes.iter().filter(|c| c.is_none()).count() > 1 {
+            return None;
+        }
+        let codes: Vec<String> = codes
+            .into_iter()
+            .map(|c| c.unwrap_or_else(|| "-1".into()))
+            .collect();
+        Some(codes.join(", "))
+    }
+
+    /// A chain of tensor methods past 48 characters goes into a temporary.
+    fn hoist_long(&mut self, code: String) -> String {
+        if code.len() > 48 {
+            self.hoist(Val::atom(code)).code
+        } else {
+            code
+        }
+    }
+}
