@@ -52,7 +52,7 @@ fn generate(i: usize) -> String {
             "fn same{k}(x: [b n D{k}], y: [2*n / 2]) -> [b n D{k}] = x\n"
         ));
         out.push_str(&format!(
-            "fn rows{k}(x: [b n m], y: [n*m / n]) -> [b m] = y\n\n"
+            "fn rows{k}(x: [b n m], y: [n*m / n]) -> [m] = y\n\n"
         ));
         lines += 13;
         k += 1;

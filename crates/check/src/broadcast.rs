@@ -101,9 +101,17 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
         let found = if matches!(axis.kind, AxisKind::Error) {
             cursor.checked_sub(1)
         } else if let Some(name) = axis_name(axis) {
+            // By name; else, as a convenience, an anonymous axis of the same
+            // size (a merged pattern axis `(h d)` against `[D]`).
             (0..cursor)
                 .rev()
                 .find(|&j| axis_name(&big[j]) == Some(name))
+                .or_else(|| {
+                    (0..cursor)
+                        .rev()
+                        .find(|&j| axis_name(&big[j]).is_none())
+                        .filter(|&j| same(dims, axis, &big[j]))
+                })
         } else if is_one(axis) {
             cursor.checked_sub(1)
         } else {

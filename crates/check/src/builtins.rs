@@ -181,8 +181,19 @@ fn bind<'e>(
 fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy, Vec<Axis>)> {
     let ty = c.expr(&arg.value);
     match &ty.kind {
-        TyKind::Tensor(t @ TensorTy { shape: Some(s), .. }) => {
-            Some((ty.clone(), t.clone(), s.clone()))
+        TyKind::Tensor(TensorTy {
+            shape: Some(s),
+            domain,
+            dtype,
+        }) => {
+            // The shape is cloned once; the returned `TensorTy` holds only domain and dtype.
+            let t = TensorTy {
+                shape: None,
+                domain: domain.clone(),
+                dtype: *dtype,
+            };
+            let s = s.clone();
+            Some((ty, t, s))
         }
         TyKind::Error => None,
         _ => {

@@ -129,6 +129,29 @@ impl<'a> Solver<'a> {
     #[allow(clippy::result_large_err)]
     fn step(&mut self, eq: &Equation) -> Result<bool, Failure> {
         let tag = eq.tag;
+        // The common equation is one variable against a size: no arithmetic.
+        if let Some(Symbol::Var(v)) = eq.callee.as_symbol() {
+            match self.value(*v) {
+                None => {
+                    if let Some(n) = eq.caller.as_constant().filter(|n| *n < 1) {
+                        return Err(Failure::BelowOne {
+                            tag,
+                            var: *v,
+                            value: n,
+                        });
+                    }
+                    self.set(*v, eq.caller.clone());
+                    return Ok(true);
+                }
+                Some(known) if self.dims.same_size(known, &eq.caller) => return Ok(true),
+                Some(known) => {
+                    return Err(Failure::Mismatch {
+                        tag,
+                        expected: known.clone(),
+                    })
+                }
+            }
+        }
         let overflow = |_| Failure::Overflow { tag };
         let p = self.apply(&eq.callee).map_err(overflow)?;
         let vars: Vec<u32> = p

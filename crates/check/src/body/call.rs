@@ -404,6 +404,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         let rename = |poly: &Poly| -> Poly {
+            // The common axis is one generic: no arithmetic needed.
+            if let Some(Symbol::Generic(n)) = poly.as_symbol() {
+                if let Some(i) = sig.generics.iter().position(|g| g == n) {
+                    return Poly::symbol(vars[i].clone());
+                }
+            }
             poly.substitute(&|s| match s {
                 Symbol::Generic(n) => sig
                     .generics
@@ -433,7 +439,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 },
             });
             let Some(arg) = slot else { continue };
-            let pty = super::flatten_ty(&param.ty);
+            // Groups need no flattening here: `axis_poly` multiplies them out.
+            let pty = &param.ty;
             match &pty.kind {
                 TyKind::Tensor(pt) => {
                     let aty = arg_tys[i].clone().unwrap_or_else(|| error_ty(arg.span));
@@ -620,7 +627,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 _ => {
                     let aty = arg_tys[i].clone().unwrap_or_else(|| error_ty(arg.span));
                     if let Some(super::shape::Mismatch::Kind) =
-                        super::same_ty(self.ctx.env.dims, &aty, &pty)
+                        super::same_ty(self.ctx.env.dims, &aty, pty)
                     {
                         let d = self.arg_diagnostic(
                             "E0408",

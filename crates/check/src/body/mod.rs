@@ -449,6 +449,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     /// Gives each unknown size in `ty` a new number in this body.
     pub(crate) fn fresh_unknowns(&mut self, ty: &Ty) -> Ty {
+        if !shape::has_unknowns(ty) {
+            return ty.clone();
+        }
         let mut renamed: Vec<(Symbol, Symbol)> = Vec::new();
         shape::map_sizes(ty, &mut |poly: &Poly| {
             let mut out = poly.clone();

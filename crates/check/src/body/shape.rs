@@ -130,6 +130,29 @@ pub(crate) fn map_sizes(ty: &Ty, f: &mut dyn FnMut(&Poly) -> Poly) -> Ty {
     }
 }
 
+/// Whether any size in the type has an unknown size `?k`.
+pub(crate) fn has_unknowns(ty: &Ty) -> bool {
+    let poly_has = |p: &Poly| {
+        p.terms().iter().any(|t| {
+            t.mono
+                .factors()
+                .iter()
+                .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
+        })
+    };
+    match &ty.kind {
+        TyKind::Tensor(t) => {
+            t.shape
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|a| axis_poly(a).is_some_and(|p| poly_has(&p))))
+                || matches!(&t.domain, Some(Domain::Index(n)) if poly_has(&n.poly))
+        }
+        TyKind::Tuple(items) => items.iter().any(has_unknowns),
+        TyKind::Stack { elem, .. } => has_unknowns(elem),
+        _ => false,
+    }
+}
+
 /// The dtype a tensor type has or implies: `Index[N]` is integer, `Bool` bool.
 pub(crate) fn effective_dtype(t: &TensorTy) -> Option<DtypeKind> {
     t.dtype.or(match t.domain {
