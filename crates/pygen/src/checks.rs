@@ -15,6 +15,89 @@ use crate::writer::string_literal;
 /// One Python statement (possibly spanning lines), at an indent relative to the body.
 pub type Lines = Vec<(usize, String)>;
 
+/// Marks `b, n, _ = x.shape`: `drop_unused_sizes` keeps only the names the
+/// body reads.
+const UNPACK: char = '\u{1}';
+
+/// Replaces the sizes no other line reads by `_` in the entry's
+/// `b, n, _ = x.shape` lines, and drops such a line when it binds nothing:
+/// generated code binds only what it uses.
+pub fn drop_unused_sizes(lines: Lines) -> Lines {
+    let mut out = Lines::with_capacity(lines.len());
+    for (k, (level, text)) in lines.iter().enumerate() {
+        let Some(unpack) = text.strip_prefix(UNPACK) else {
+            out.push((*level, text.clone()));
+            continue;
+        };
+        let Some((targets, value)) = unpack.split_once(" = ") else {
+            continue;
+        };
+        let kept: Vec<&str> = targets
+            .split(", ")
+            .map(|t| {
+                let used = t != "_"
+                    && lines
+                        .iter()
+                        .enumerate()
+                        .any(|(j, (_, other))| j != k && reads_name(other, t));
+                if used {
+                    t
+                } else {
+                    "_"
+                }
+            })
+            .collect();
+        let used: Vec<usize> = (0..kept.len()).filter(|&i| kept[i] != "_").collect();
+        match used.as_slice() {
+            [] => {}
+            [i] => out.push((*level, format!("{} = {value}[{i}]", kept[*i]))),
+            _ => out.push((*level, format!("{} = {value}", kept.join(", ")))),
+        }
+    }
+    out
+}
+
+/// Whether Python code may read the name `name`: it occurs outside string
+/// literals and not as an attribute `x.name` (a keyword `name=` counts too,
+/// which only keeps a binding that was not needed).
+fn reads_name(code: &str, name: &str) -> bool {
+    let code = code.split('\u{0}').next().unwrap_or("");
+    let bytes = code.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if ident(c) {
+            let start = i;
+            while i < bytes.len() && ident(bytes[i]) {
+                i += 1;
+            }
+            let attribute = start > 0 && bytes[start - 1] == b'.';
+            if !attribute && &code[start..i] == name {
+                return true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// What one axis of a parameter must be.
 enum Want {
     Any,
@@ -43,9 +126,12 @@ pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -
             let want = match &axis.kind {
                 AxisKind::Size { size, .. } => match size.poly.as_symbol() {
                     Some(Symbol::Generic(g)) if !scope.sizes.contains_key(&**g) => {
-                        let local = py_name(g);
-                        scope.sizes.insert(g.to_string(), local.clone());
-                        plain_binds[i] = Some(local);
+                        // Until the line that binds it, a later axis of the
+                        // same parameter (`[b n n]`) reads it from the shape.
+                        scope
+                            .sizes
+                            .insert(g.to_string(), format!("{py}.shape[{i}]"));
+                        plain_binds[i] = Some(g.to_string());
                         Want::Any
                     }
                     _ => match solve_multiple(scope, &size.poly) {
@@ -75,7 +161,9 @@ pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -
                     Want::Any => expected.push("None".to_string()),
                     Want::Exactly(e) => {
                         conds.push(format!("{py}.shape[{i}] != {e}"));
-                        expected.push(e.clone());
+                        // The message must not index a shape of too few axes.
+                        let own = e.contains(&format!("{py}.shape["));
+                        expected.push(if own { "None".into() } else { e.clone() });
                     }
                     Want::MultipleOf(k) => {
                         conds.push(format!("{py}.shape[{i}] % {k} != 0"));
@@ -106,12 +194,15 @@ pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -
                     .map(|(l, t)| (l - base, t)),
             );
         }
+        for g in plain_binds.iter().flatten() {
+            scope.sizes.insert(g.clone(), py_name(g));
+        }
         if plain_binds.iter().any(Option::is_some) {
             let targets: Vec<String> = plain_binds
                 .iter()
-                .map(|b| b.clone().unwrap_or_else(|| "_".to_string()))
+                .map(|b| b.as_deref().map_or_else(|| "_".to_string(), py_name))
                 .collect();
-            out.push((0, format!("{} = {py}.shape", targets.join(", "))));
+            out.push((0, format!("{UNPACK}{} = {py}.shape", targets.join(", "))));
         }
         for bind in other_binds {
             out.push((0, bind));

@@ -149,7 +149,19 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
             }
             StmtKind::For { var, iter, body } => {
-                let it = self.expr(iter);
+                let it = match &iter.kind {
+                    // `for i in range(n)`: the loop's own form, not a call.
+                    ExprKind::Call { callee, args }
+                        if !matches!(
+                            self.typed(iter.span).map(|t| &t.info),
+                            Some(ExprInfo::Call(_))
+                        ) && matches!(&callee.kind, ExprKind::Name(id) if id.name == "range") =>
+                    {
+                        let list = args.iter().map(|a| (None, self.expr(&a.value))).collect();
+                        Val::atom(self.call_code("range", list))
+                    }
+                    _ => self.expr(iter),
+                };
                 let text = format!("for {} in {}:", py_name(&var.name), it.code);
                 self.emit(indent, text, at, out);
                 self.block(body, indent + 1, false, out);
@@ -183,7 +195,12 @@ impl<'g, 'a> Scope<'g, 'a> {
             let longest = args
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, v))| v.code.len() > 16 && (!v.simple || v.code.starts_with('-')))
+                .filter(|(_, (_, v))| {
+                    // A string literal reads best where it is.
+                    v.code.len() > 16
+                        && (!v.simple || v.code.starts_with('-'))
+                        && !v.code.starts_with('"')
+                })
                 .max_by_key(|(i, (_, v))| (v.code.len(), usize::MAX - i))
                 .map(|(i, _)| i);
             let Some(i) = longest else { break };

@@ -554,7 +554,7 @@ fn function(
             scope.block(&block, 0, true, &mut lines);
         }
     }
-    for (level, text) in lines {
+    for (level, text) in checks::drop_unused_sizes(lines) {
         match text.split_once('\u{0}') {
             Some((code, at)) => stmt_line(out, indent + 1 + level, code, at),
             None => stmt_line(out, indent + 1 + level, &text, ""),
