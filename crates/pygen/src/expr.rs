@@ -448,7 +448,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     continue;
                 }
                 BoundArg::Axis { .. } | BoundArg::Axes { .. } | BoundArg::Size { .. }
-                    if !args.get(i).is_some_and(|a| a.name.is_none()) =>
+                    if args.get(i).is_none_or(|a| a.name.is_some()) =>
                 {
                     // Not written in this place: a default or a keyword.
                     by_keyword = true;
