@@ -48,6 +48,7 @@ const BUILTINS: &[Builtin] = &[
     Builtin { name: "minimum", stub: "extern fn minimum(input: Real, other: Real) -> Real = \"torch.minimum\"", doc: "The smaller of two tensors, elementwise, broadcast by name." },
     Builtin { name: "concat", stub: "extern fn concat(a: [...], b: [...]) -> [...] = \"torch.cat\"", doc: "`a` and `b` joined along the axis of `a` named by `over=n`; every other axis\nmust match, and the joined axis is `n + m`." },
     Builtin { name: "stack", stub: "extern fn stack(a: [...], b: [...]) -> [2 ...] = \"torch.stack\"", doc: "Tensors of one shape stacked along a new first axis, one per argument." },
+    Builtin { name: "split", stub: "extern fn split(input: [... n], parts: Size[K]) -> [... n] = \"torch.chunk\"", doc: "`split(x, k, over=n)`: `k` equal parts along the axis named `n`, a tuple of\n`k` tensors whose axis is `n / k` (exact, E0402 otherwise)." },
     Builtin { name: "take", stub: "extern fn take(input: [... n], ids: [m] Index[n]) -> [... m] = \"torch.index_select\"", doc: "Rows of `input` by ids along the axis named by `over=n`: that axis is\nreplaced by the ids' axes." },
     Builtin { name: "one_hot", stub: "extern fn one_hot(ids: [...] Index[n], classes: Size[n]) -> [... n] i64 = \"torch.nn.functional.one_hot\"", doc: "A 1 at each id's position along a new last axis of `n`, 0 elsewhere." },
     Builtin { name: "zeros", stub: "extern fn zeros(like: [...]) -> [...] = \"torch.zeros\"", doc: "A tensor of zeros of the shape given as `zeros([n D])`." },
@@ -117,6 +118,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Ar
         "concat" => concat(c, e, args),
         "stack" => stack(c, e, args),
         "take" => take(c, e, args),
+        "split" => split(c, e, args),
         "one_hot" => one_hot(c, e, args),
         "zeros" | "ones" | "full" => filled(c, e, name, args),
         "arange" | "eye" => counted(c, e, name, args),
@@ -537,6 +539,70 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let mut out = vec![axis_of(Poly::constant(args.len() as i128), e.span)];
     out.extend(shape);
     Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()))
+}
+
+fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(
+        c,
+        "split",
+        &["x", "parts", "over"],
+        &[true, true, true],
+        args,
+    )?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, "split")?;
+    let parts_arg = slots[1]?;
+    let parts = size_arg(c, parts_arg, "split")?;
+    let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
+    let [p] = positions.as_slice() else {
+        c.diagnostics.push(
+            Diagnostic::error("E0406", "`split` takes one axis in `over=`")
+                .with_primary(slots[2]?.value.span, "several axes"),
+        );
+        return None;
+    };
+    let dims = c.ctx.env.dims;
+    let count = dims.substitute(&parts).ok().and_then(|q| q.as_constant());
+    let Some(count) = count.filter(|k| (1..=64).contains(k)) else {
+        c.diagnostics.push(
+            Diagnostic::error("E0406", "`split` takes a number of parts from 1 to 64")
+                .with_primary(parts_arg.value.span, "not a number of parts")
+                .with_help("write the number, as in `split(qkv, 3, over=n)`"),
+        );
+        return None;
+    };
+    let whole = axis_poly(&shape[*p]).unwrap_or_default();
+    let piece = whole
+        .div_exact(&parts)
+        .or_else(|_| dims.substitute(&whole)?.div_exact(&Poly::constant(count)));
+    let Ok(piece) = piece else {
+        c.diagnostics.push(
+            Diagnostic::error(
+                "E0402",
+                format!("`split` of `{}` into {count} parts is not exact", shape[*p]),
+            )
+            .with_primary(
+                parts_arg.value.span,
+                format!(
+                    "{} is not a multiple of {count}",
+                    crate::body::shape::show_size(dims, &whole)
+                ),
+            )
+            .with_secondary(x.value.span, format!("this is `{}`", show_ty(&ty))),
+        );
+        return None;
+    };
+    let mut out = shape.clone();
+    out[*p] = axis_of(piece, e.span);
+    let one = tensor(Some(out), t.domain, t.dtype, e.span);
+    let items = (0..count).map(|_| one.clone()).collect();
+    Some((
+        Ty {
+            kind: TyKind::Tuple(items),
+            span: e.span,
+        },
+        positions,
+    ))
 }
 
 fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
