@@ -1,16 +1,18 @@
-"""Times forward + backward of each generated example model against the
-hand-written reference (tests/python/reference_models.py), with and without
-boundary checks, in one run; prints the ratios.
+"""Times each generated example model against the hand-written reference
+(tests/python/reference_models.py), with and without boundary checks:
+forward alone (no grad) and forward + backward, each the median over many
+repeats after a warm-up, the three variants interleaved round by round so
+machine load falls on all of them alike. Prints milliseconds and ratios.
 
     cargo build -p shapescript
-    .venv/bin/python benches/shapescript/bench_emitted.py [--repeats 20]
+    .venv/bin/python benches/shapescript/bench_emitted.py [--repeats 50] [--threads 2]
 """
-
 from __future__ import annotations
 
 import argparse
 import importlib
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,11 +34,11 @@ SMALL = {
 }
 
 
-def build(root: Path, package: str, flags: list[str]) -> None:
+def build(root: Path, package: str, flags: list[str], examples: Path) -> None:
     src = root / "src"
     src.mkdir(exist_ok=True)
     for model, (dims, *_rest) in SMALL.items():
-        text = (ROOT / "examples" / "shapescript" / f"{model}.ss").read_text()
+        text = (examples / f"{model}.ss").read_text()
         for name, value in dims.items():
             text = re.sub(rf"^dim {name} = .*$", f"dim {name} = {value}", text, flags=re.M)
         (src / f"{model}.ss").write_text(text)
@@ -44,26 +46,50 @@ def build(root: Path, package: str, flags: list[str]) -> None:
     subprocess.run([str(binary), "build", str(src), "-o", str(root / package), *flags], check=True)
 
 
-def timed(module, x, repeats: int) -> float:
-    for _ in range(3):
+def step(module, x, backward: bool) -> float:
+    """Seconds for one forward (and backward) pass."""
+    if backward:
+        start = time.perf_counter()
         module(x).float().sum().backward()
-    start = time.perf_counter()
+        return time.perf_counter() - start
+    with torch.no_grad():
+        start = time.perf_counter()
+        module(x)
+        return time.perf_counter() - start
+
+
+def measure(modules, x, repeats: int, warmup: int) -> list[tuple[float, float]]:
+    """Median forward and forward + backward seconds of each module."""
+    for _ in range(warmup):
+        for m in modules:
+            step(m, x, False)
+            step(m, x, True)
+    forward = [[] for _ in modules]
+    both = [[] for _ in modules]
     for _ in range(repeats):
-        module(x).float().sum().backward()
-    return (time.perf_counter() - start) / repeats
+        for k, m in enumerate(modules):
+            forward[k].append(step(m, x, False))
+        for k, m in enumerate(modules):
+            both[k].append(step(m, x, True))
+    return [(statistics.median(f), statistics.median(b)) for f, b in zip(forward, both)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--examples", type=Path, default=ROOT / "examples" / "shapescript")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        build(root, "checked", [])
-        build(root, "unchecked", ["--no-runtime-checks"])
+        build(root, "checked", [], args.examples)
+        build(root, "unchecked", ["--no-runtime-checks"], args.examples)
         sys.path.insert(0, str(root))
-        print(f"{'model':8} {'reference ms':>13} {'checks':>8} {'no checks':>10}")
+        print(f"torch {torch.__version__}, {args.threads} threads, median of {args.repeats} after {args.warmup} warm-up")
+        print(f"{'model':8} {'pass':8} {'reference ms':>13} {'checks':>8} {'no checks':>10}")
         for model, (_dims, cfg, ref_class, cls) in SMALL.items():
             checked = getattr(importlib.import_module(f"checked.{model}"), cls)()
             unchecked = getattr(importlib.import_module(f"unchecked.{model}"), cls)()
@@ -74,8 +100,12 @@ def main() -> None:
                 x = torch.randint(0, cfg.vocab, (8, 64))
             else:
                 x = torch.randn(8, 3, cfg.image, cfg.image)
-            times = [timed(m, x, args.repeats) for m in (reference, checked, unchecked)]
-            print(f"{model:8} {times[0] * 1e3:13.2f} {times[1] / times[0]:8.3f} {times[2] / times[0]:10.3f}")
+            times = measure([reference, checked, unchecked], x, args.repeats, args.warmup)
+            for k, name in enumerate(["forward", "fwd+bwd"]):
+                ref = times[0][k]
+                print(
+                    f"{model:8} {name:8} {ref * 1e3:13.2f} {times[1][k] / ref:8.3f} {times[2][k] / ref:10.3f}"
+                )
 
 
 if __name__ == "__main__":
