@@ -426,6 +426,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         // Dtype-less float parameters share one dtype.
         let mut float_dtype: Option<(DtypeKind, Span)> = None;
         for (i, param) in sig.params.iter().enumerate() {
+            if failed {
+                // One mistake per call: the first argument that fails.
+                break;
+            }
             let slot = slots[i];
             bound.push(match slot {
                 Some(a) => BoundArg::Expr {
@@ -771,10 +775,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             let d = self.arg_diagnostic(
                 "E0401",
                 format!(
-                    "argument `{}` of `{}` has {} axes, but the parameter takes {need}",
+                    "argument `{}` of `{}` has {} {}, but the parameter takes {need}",
                     param.name,
                     target.name,
-                    axes.len()
+                    axes.len(),
+                    if axes.len() == 1 { "axis" } else { "axes" }
                 ),
                 arg.value.span,
                 format!(

@@ -572,6 +572,36 @@ impl FnChecker<'_, '_> {
         let t = match &ty.kind {
             TyKind::Error => return self.record(span, error_ty(span), ExprInfo::Plain),
             TyKind::Tensor(t) if t.shape.is_some() => t.clone(),
+            TyKind::Tuple(items) => {
+                // `topk(...)[0]`: a tuple's item by a number.
+                if let [ast::IndexArg::Expr(ast::Expr {
+                    kind: ast::ExprKind::Int(i),
+                    span: at,
+                })] = indices
+                {
+                    self.record(*at, scalar(ScalarKind::Int, *at), ExprInfo::Plain);
+                    if let Some(item) = usize::try_from(*i).ok().and_then(|i| items.get(i)) {
+                        let item = Ty {
+                            span,
+                            ..item.clone()
+                        };
+                        return self.record(span, item, ExprInfo::Index(IndexPlan::Basic));
+                    }
+                }
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0408",
+                        format!(
+                            "a tuple of {} values is indexed by a number below {}",
+                            items.len(),
+                            items.len()
+                        ),
+                    )
+                    .with_primary(span, "not an item of the tuple")
+                    .with_help("take the tuple apart with `let (a, b) = ...`"),
+                );
+                return self.record(span, error_ty(span), ExprInfo::Plain);
+            }
             TyKind::Stack { elem, .. } => {
                 for i in indices {
                     if let ast::IndexArg::Expr(x) = i {
