@@ -53,9 +53,17 @@ pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
             if module.names.get(&item.name().name) != Some(&i) {
                 continue;
             }
+            // After a syntax error in the file, a field's mistake is most
+            // likely that one again: keep quiet.
+            let mut quiet = Vec::new();
+            let sink = if module.parse_errors.is_empty() {
+                &mut *diagnostics
+            } else {
+                &mut quiet
+            };
             let info = match item {
-                ast::Item::Model(m) => lower_model(env, module.file, m, diagnostics),
-                ast::Item::Record(r) => lower_record(env, module.file, r, diagnostics),
+                ast::Item::Model(m) => lower_model(env, module.file, m, sink),
+                ast::Item::Record(r) => lower_record(env, module.file, r, sink),
                 _ => continue,
             };
             let key = (module.file, env.names.intern(&item.name().name));

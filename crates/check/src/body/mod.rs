@@ -49,7 +49,8 @@ pub fn check_all(
     };
     let mut bodies = Bodies::default();
     for module in &env.program.modules {
-        if library.iter().any(|(f, _)| *f == module.file) {
+        // A file with a syntax error: its bodies would mostly repeat it.
+        if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
         }
         for (i, item) in module.ast.items.iter().enumerate() {
@@ -317,14 +318,18 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                             .with_secondary(local.span, "declared here")
                             .with_help(format!("declare a new value: `let {} = ...`", name.name)),
                     ),
-                    None => self.diagnostics.push(
-                        Diagnostic::error(
-                            "E0301",
-                            format!("cannot find `{}` in this body", name.name),
-                        )
-                        .with_primary(name.span, "no `let` of this name")
-                        .with_help(format!("declare it first: `let {} = ...`", name.name)),
-                    ),
+                    None => {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0301",
+                                format!("cannot find `{}` in this body", name.name),
+                            )
+                            .with_primary(name.span, "no `let` of this name")
+                            .with_help(format!("declare it first: `let {} = ...`", name.name)),
+                        );
+                        // As if it were a `let`, so its uses don't repeat the mistake.
+                        self.bind(&name.name, found, name.span, true);
+                    }
                 }
             }
             ast::StmtKind::Return(value) => {
