@@ -330,7 +330,10 @@ impl Walker<'_, '_, '_> {
     }
 
     fn source_text(&self, span: Span) -> String {
-        self.map.text(span.file)[span.start as usize..span.end as usize].to_string()
+        let text = self.map.text(span.file);
+        text.get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+            .to_string()
     }
 
     /// Walks a type; returns the model or record it names, if any.
