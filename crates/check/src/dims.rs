@@ -46,6 +46,27 @@ impl DimValues {
             .map(|(k, v)| (k, *v))
     }
 
+    /// The size's value when it is made of working dims only, worked out
+    /// without building polynomials; `None` when a symbol is no working dim
+    /// or the arithmetic overflows (then `substitute` tells what it is).
+    pub fn value(&self, size: &Poly) -> Option<i128> {
+        let mut sum: i128 = 0;
+        for term in size.terms() {
+            let mut product = term.coef;
+            for (symbol, power) in term.mono.factors() {
+                let Symbol::Dim { file, name } = symbol else {
+                    return None;
+                };
+                let value = self.get(*file, name)?;
+                for _ in 0..*power {
+                    product = product.checked_mul(value)?;
+                }
+            }
+            sum = sum.checked_add(product)?;
+        }
+        Some(sum)
+    }
+
     /// The size with every (working) dim replaced by its value.
     pub fn substitute(&self, size: &Poly) -> Result<Poly, SizeError> {
         size.substitute(&|s| match s {

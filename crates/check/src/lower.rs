@@ -575,7 +575,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 if !only_dims {
                     return None;
                 }
-                self.env.dims.substitute(poly).ok()?.as_constant()?
+                match self.env.dims.value(poly) {
+                    Some(value) => value,
+                    // A broken dim or overflow: the slow way tells whether
+                    // the size is still a known number.
+                    None => self.env.dims.substitute(poly).ok()?.as_constant()?,
+                }
             }
         };
         (value < 1).then_some(value)
