@@ -80,6 +80,9 @@ pub struct Body {
     pub exprs: Vec<TypedExpr>,
     /// Span to index in `exprs`.
     pub by_span: HashMap<Span, usize>,
+    /// The body's value doesn't fit the return type (reported); calls to it
+    /// are typed as errors so the mistake is told once.
+    pub return_mismatch: bool,
 }
 
 impl Body {

@@ -340,6 +340,25 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
 
     fn call_target(&mut self, e: &ast::Expr, target: &Target, args: &[ast::Arg]) -> Ty {
         let span = e.span;
+        // A callee whose own mistake was reported: its result is unknown, quietly.
+        let key = match &target.callee {
+            Callee::Fn { file, name } => Some((*file, Arc::<str>::from(""), name.clone())),
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => Some((*file, model.clone(), method.clone())),
+            _ => None,
+        };
+        // (An extern fn may have `...` and Axis/Size parameters; a `fn` can't.)
+        if key.as_ref().is_some_and(|k| {
+            super::signature_broken(target.signature) || self.ctx.quiet.contains(k)
+        }) {
+            for a in args {
+                self.expr(&a.value);
+            }
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
         let sig = target.signature;
         let names: Vec<&str> = sig.params.iter().map(|p| &*p.name).collect();
         let required: Vec<bool> = (0..names.len())

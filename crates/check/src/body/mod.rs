@@ -14,7 +14,7 @@ use std::sync::Arc;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
-use crate::fxhash::FxHashMap as HashMap;
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::Signature;
@@ -31,6 +31,9 @@ pub(crate) struct Ctx<'a> {
     pub signatures: &'a HashMap<(FileId, Arc<str>), Signature>,
     pub library: &'a [(FileId, &'static str)],
     pub models: Models,
+    /// Functions whose body doesn't fit their return type, as (file, model
+    /// or "", name): calls to them are quiet, so the mistake is told once.
+    pub quiet: HashSet<(FileId, Arc<str>, Arc<str>)>,
 }
 
 /// Checks every `fn` body and model method of every module.
@@ -41,12 +44,36 @@ pub fn check_all(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Bodies {
     let models = model::collect(env, diagnostics);
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         env,
         signatures,
         library,
         models,
+        quiet: HashSet::default(),
     };
+    let mut found = Vec::new();
+    let (mut bodies, failed) = check_bodies(&ctx, &mut found);
+    if !failed.is_empty() {
+        // A function whose body doesn't fit its return type: check again
+        // with calls to it quiet, so its callers don't repeat the mistake.
+        ctx.quiet = failed;
+        found.clear();
+        bodies = check_bodies(&ctx, &mut found).0;
+    }
+    diagnostics.append(&mut found);
+    bodies.types = ctx.models.defs();
+    bodies
+}
+
+/// Checks every body once; returns them and the functions whose body
+/// doesn't fit their return type.
+fn check_bodies(
+    ctx: &Ctx,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Bodies, HashSet<(FileId, Arc<str>, Arc<str>)>) {
+    let env = ctx.env;
+    let library = ctx.library;
+    let signatures = ctx.signatures;
     let mut bodies = Bodies::default();
     for module in &env.program.modules {
         // A file with a syntax error: its bodies would mostly repeat it.
@@ -64,7 +91,7 @@ pub fn check_all(
                         continue;
                     };
                     let body =
-                        FnChecker::new(&ctx, module.file, None, signature, diagnostics).check(f);
+                        FnChecker::new(ctx, module.file, None, signature, diagnostics).check(f);
                     bodies.by_name.insert(
                         (module.file, "".into(), body.name.clone()),
                         bodies.fns.len(),
@@ -82,7 +109,7 @@ pub fn check_all(
                         };
                         let owner = Some(name.clone());
                         let body =
-                            FnChecker::new(&ctx, module.file, owner, &signature.0, diagnostics)
+                            FnChecker::new(ctx, module.file, owner, &signature.0, diagnostics)
                                 .check(method);
                         bodies.by_name.insert(
                             (module.file, name.clone(), body.name.clone()),
@@ -95,8 +122,19 @@ pub fn check_all(
             }
         }
     }
-    bodies.types = ctx.models.defs();
-    bodies
+    let failed = bodies
+        .fns
+        .iter()
+        .filter(|b| b.return_mismatch)
+        .map(|b| {
+            (
+                b.file,
+                b.owner.clone().unwrap_or_else(|| "".into()),
+                b.name.clone(),
+            )
+        })
+        .collect();
+    (bodies, failed)
 }
 
 /// A name bound in a body.
@@ -152,6 +190,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 lets: Vec::new(),
                 exprs: Vec::new(),
                 by_span: HashMap::default(),
+                return_mismatch: false,
             },
             diagnostics,
             unknown_counts: HashMap::default(),
@@ -510,6 +549,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
         };
+        if let Expected::Return = what {
+            self.body.return_mismatch = true;
+        }
         let (code, message) = match problem {
             shape::Mismatch::Shape(detail) => ("E0401", detail),
             shape::Mismatch::Dtype(detail) => ("E0502", detail),
@@ -613,7 +655,7 @@ fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
 }
 
 /// Whether a signature's types hold a reported mistake.
-fn signature_broken(signature: &Signature) -> bool {
+pub(crate) fn signature_broken(signature: &Signature) -> bool {
     fn broken(ty: &Ty) -> bool {
         match &ty.kind {
             // Only for extern fn (E0306), and only `fn` bodies are checked.

@@ -233,3 +233,17 @@ fn a_file_declaration_hides_a_stub() {
         "#]],
     );
 }
+
+#[test]
+fn rest_results_are_checked_against_the_return_type() {
+    check(
+        "fn h(x: [b n D], w: [E D]) -> [b E] = linear(x, w)\n",
+        expect![[r#"
+            fn h -> [b E]
+              linear(x, w): [b n E] -- extern torch.nn.functional.linear [Din=D, Dout=E] (None)
+            a.ss:1:39 E0401 the body's value doesn't fit the return type [`linear(x, w)`: expected `[b E]`, found `[b n E]`]
+              also `[b E]`: return type declared here
+              note: expected 2 axes, found 3
+        "#]],
+    );
+}
