@@ -33,8 +33,11 @@ pub(crate) struct Ctx<'a> {
     pub models: Models,
     /// Functions whose body doesn't fit their return type, as (file, model
     /// or "", name): calls to them are quiet, so the mistake is told once.
-    pub quiet: HashSet<(FileId, Arc<str>, Arc<str>)>,
+    pub quiet: HashSet<FnKey>,
 }
+
+/// A function or method: its file, its model (or "") and its name.
+pub(crate) type FnKey = (FileId, Arc<str>, Arc<str>);
 
 /// Checks every `fn` body and model method of every module.
 pub fn check_all(
@@ -70,7 +73,7 @@ pub fn check_all(
 fn check_bodies(
     ctx: &Ctx,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Bodies, HashSet<(FileId, Arc<str>, Arc<str>)>) {
+) -> (Bodies, HashSet<FnKey>) {
     let env = ctx.env;
     let library = ctx.library;
     let signatures = ctx.signatures;
