@@ -247,6 +247,11 @@ impl Server {
                 self.dirty = true;
                 self.deadline = Some(Instant::now() + self.debounce);
             }
+            // A file saved or changed outside the editor may be imported by an open one.
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
+                self.dirty = true;
+                self.deadline = Some(Instant::now() + self.debounce);
+            }
             "textDocument/didClose" => {
                 if let Some(path) = path {
                     self.docs.remove(&path);

@@ -255,7 +255,7 @@ mod tests {
                 "m.ss",
                 "dim D = 4\nfn f(x: [b seq D]) -> [b D] = sum(x, over=$0)\n",
             )],
-            expect!["b seq D"],
+            expect!["seq b D"],
         );
     }
 }

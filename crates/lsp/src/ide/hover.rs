@@ -101,9 +101,14 @@ impl Analysis {
         let mut groups: Vec<(String, Vec<&Def>)> = Vec::new();
         for value in values {
             let label = value.container.clone().unwrap_or_default();
-            // Values of one container are together, as the walk met them.
+            // Values of one container are together, as the walk met them;
+            // two files may have containers of one name.
             match groups.last_mut() {
-                Some((last, members)) if *last == label => members.push(value),
+                Some((last, members))
+                    if *last == label && members[0].span.file == value.span.file =>
+                {
+                    members.push(value)
+                }
                 _ => groups.push((label, vec![value])),
             }
         }

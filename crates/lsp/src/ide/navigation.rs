@@ -172,6 +172,10 @@ mod tests {
             expect!["/lib/prelude.ss:40:11"],
         );
         check_definition(
+            &[("m.ss", "fn f(x: [n]) -> [n] = softmax$0(x, over=n)\n")],
+            expect!["/lib/builtins.ss:46:11"],
+        );
+        check_definition(
             &[
                 ("app/m.ss", "import vision$0\n"),
                 ("app/vision.ss", "dim D = 2\n"),
