@@ -169,11 +169,11 @@ mod tests {
         );
         check_definition(
             &[("m.ss", "fn f(x: Real) -> Real = gelu$0(x)\n")],
-            expect!["/lib/prelude.ss:40:11"],
+            expect!["/lib/prelude.ss `gelu`"],
         );
         check_definition(
             &[("m.ss", "fn f(x: [n]) -> [n] = softmax$0(x, over=n)\n")],
-            expect!["/lib/builtins.ss:46:11"],
+            expect!["/lib/builtins.ss `softmax`"],
         );
         check_definition(
             &[
