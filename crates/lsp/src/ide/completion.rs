@@ -258,4 +258,15 @@ mod tests {
             expect!["seq b D"],
         );
     }
+
+    #[test]
+    fn fields_of_a_value_whose_checked_type_is_a_model() {
+        check(
+            &[(
+                "m.ss",
+                "model Block {\n  w: [4 4]\n  fn forward(self, x: [n 4]) -> [n 4] = x @ self.w\n}\nmodel Net {\n  blocks: [2] Block\n  fn forward(self, x: [n 4]) -> [n 4] {\n    let y = x\n    for blk in self.blocks {\n      y = blk.$0forward(y)\n    }\n    y\n  }\n}\n",
+            )],
+            expect!["w forward"],
+        );
+    }
 }

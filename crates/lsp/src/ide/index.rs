@@ -71,11 +71,17 @@ impl Index {
 }
 
 /// Builds the index of `sources`, whose text is in `map`.
-pub fn build(sources: &[Source], library: &[FileId], map: &SourceMap) -> Index {
+pub fn build(
+    sources: &[Source],
+    library: &[FileId],
+    map: &SourceMap,
+    bodies: &check::typed::Bodies,
+) -> Index {
     let mut index = Index::default();
     for source in sources {
         register_items(&mut index, source);
     }
+    let let_named = named_lets(&index, bodies);
     for source in sources {
         let mut walker = Walker {
             index: &mut index,
@@ -85,6 +91,7 @@ pub fn build(sources: &[Source], library: &[FileId], map: &SourceMap) -> Index {
             scopes: Vec::new(),
             container: None,
             model: None,
+            let_named: &let_named,
         };
         for item in &source.ast.items {
             walker.item(item);
@@ -99,6 +106,24 @@ pub fn build(sources: &[Source], library: &[FileId], map: &SourceMap) -> Index {
 
 use super::register::{new_def, register_items};
 
+/// The `let`s and loop variables whose checked type is a model or record
+/// (or a stack of models), with that declaration, so `x.` finds its members.
+fn named_lets(index: &Index, bodies: &check::typed::Bodies) -> HashMap<Span, DefId> {
+    let mut out = HashMap::new();
+    for binding in bodies.fns.iter().flat_map(|b| &b.lets) {
+        let mut ty = &binding.ty;
+        while let check::types::TyKind::Stack { elem, .. } = &ty.kind {
+            ty = elem;
+        }
+        if let check::types::TyKind::Named { file, name, .. } = &ty.kind {
+            if let Some(def) = index.top.get(file).and_then(|names| names.get(&**name)) {
+                out.insert(binding.span, *def);
+            }
+        }
+    }
+    out
+}
+
 /// Second pass over one file: uses, scopes, calls and value types.
 struct Walker<'i, 's, 'e> {
     index: &'i mut Index,
@@ -111,6 +136,8 @@ struct Walker<'i, 's, 'e> {
     container: Option<String>,
     /// The model whose fields and methods `self.` finds.
     model: Option<DefId>,
+    /// The model or record each `let` holds, from the checker's types.
+    let_named: &'s HashMap<Span, DefId>,
 }
 
 impl Walker<'_, '_, '_> {
@@ -467,6 +494,7 @@ impl Walker<'_, '_, '_> {
         def.kind = DefKind::Local;
         def.item_span = item_span;
         def.container = self.container.clone();
+        def.named_ty = self.let_named.get(&name.span).copied();
         self.declare(name);
         self.bind(&name.name, name.span);
         self.visible(name.span, item_span.end, visible_to);
@@ -478,8 +506,8 @@ impl Walker<'_, '_, '_> {
                 self.expr(value);
                 let named = ty.as_ref().and_then(|ty| self.ty(ty, false));
                 self.local(name, stmt.span, block_end);
-                if let Some(def) = self.index.defs.get_mut(&name.span) {
-                    def.named_ty = named;
+                if let (Some(def), Some(named)) = (self.index.defs.get_mut(&name.span), named) {
+                    def.named_ty = Some(named);
                 }
                 if ty.is_none() && !name.is_missing() {
                     self.index
