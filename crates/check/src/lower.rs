@@ -52,9 +52,22 @@ pub struct Env<'a> {
 #[derive(Default)]
 pub struct Interner {
     names: RefCell<HashSet<Arc<str>>>,
+    /// Where `intern_fmt` writes, so a formatted name that is already
+    /// interned costs no allocation.
+    scratch: RefCell<String>,
 }
 
 impl Interner {
+    /// Interns formatted text (`16gh`, `768`).
+    pub fn intern_fmt(&self, text: std::fmt::Arguments) -> Arc<str> {
+        use std::fmt::Write;
+        let mut scratch = self.scratch.borrow_mut();
+        scratch.clear();
+        // Writing to a `String` only fails if a `Display` impl does.
+        let _ = scratch.write_fmt(text);
+        self.intern(&scratch)
+    }
+
     pub fn intern(&self, text: &str) -> Arc<str> {
         let mut names = self.names.borrow_mut();
         if let Some(name) = names.get(text) {
@@ -409,22 +422,24 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         span: Span,
         origin: FileId,
     ) -> AxisKind {
-        let written: Arc<str> = self.env.names.intern(&format!("{factor}{}", name.name));
         let Ok(factor) = i128::try_from(factor) else {
             self.report(overflow(span));
             return AxisKind::Error;
         };
-        let path = ast::Path {
-            file: None,
-            name: name.clone(),
-            span: name.span,
-        };
         if let Some(decl) = self.env.program.decl(origin, &name.name) {
+            let path = ast::Path {
+                file: None,
+                name: name.clone(),
+                span: name.span,
+            };
             match decl {
                 Decl::Dim(..) => self.report(
                     Diagnostic::error(
                         "E0309",
-                        format!("`{}` is a dim, so `{written}` can't group it", name.name),
+                        format!(
+                            "`{}` is a dim, so `{factor}{}` can't group it",
+                            name.name, name.name
+                        ),
                     )
                     .with_primary(span, "a grouped size takes a new axis name")
                     .with_secondary(decl.name_span(), "the dim is declared here")
@@ -441,10 +456,14 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         let Some(symbol) = self.generic(name) else {
             return AxisKind::Error;
         };
+        // Formatted into the interner's buffer: grouped sizes are common in
+        // vision signatures, and most spellings are already interned.
+        let names = self.env.names;
+        let axis_name = names.intern(&name.name);
         let inner = Axis {
             kind: AxisKind::Size {
-                size: Size::new(Poly::symbol(symbol), self.env.names.intern(&name.name)),
-                name: Some(self.env.names.intern(&name.name)),
+                size: Size::new(Poly::symbol(symbol), axis_name.clone()),
+                name: Some(axis_name),
             },
             span: name.span,
         };
@@ -452,7 +471,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             kind: AxisKind::Size {
                 size: Size::new(
                     Poly::constant(factor),
-                    self.env.names.intern(&factor.to_string()),
+                    names.intern_fmt(format_args!("{factor}")),
                 ),
                 name: None,
             },
@@ -460,7 +479,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         };
         AxisKind::Group {
             parts: vec![inner, number],
-            written,
+            written: names.intern_fmt(format_args!("{factor}{}", name.name)),
             grouped: true,
         }
     }

@@ -65,10 +65,6 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
-        let inexact_operands = match (&a, &b, op) {
-            (SizeVal::Poly(a), SizeVal::Poly(b), SizeOp::Div) => Some((a.clone(), b.clone())),
-            _ => None,
-        };
         let result = match (a, b) {
             (SizeVal::Poly(a), SizeVal::Poly(b)) => match op {
                 SizeOp::Add => a.add(&b).map(SizeVal::Poly),
@@ -81,6 +77,11 @@ impl<'a> Lowerer<'a, '_> {
                             Box::new(Formula::Poly(a)),
                             Box::new(Formula::Poly(b)),
                         )))
+                    }
+                    Err(SizeError::Inexact) => {
+                        let diagnostic = self.inexact_detail(span, &a, &b);
+                        self.report(diagnostic);
+                        return None;
                     }
                     Err(e) => Err(e),
                 },
@@ -113,11 +114,7 @@ impl<'a> Lowerer<'a, '_> {
                 None
             }
             Err(SizeError::Inexact) => {
-                let diagnostic = match &inexact_operands {
-                    Some((a, b)) => self.inexact_detail(span, a, b),
-                    None => inexact(span, "this division is only exact for some values"),
-                };
-                self.report(diagnostic);
+                self.report(inexact(span, "this division is only exact for some values"));
                 None
             }
         }
