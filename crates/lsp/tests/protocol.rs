@@ -320,3 +320,29 @@ fn a_cancelled_request_is_answered_as_cancelled_and_others_go_on() {
         .is_some_and(|s| s.len() == 5));
     client.shutdown(&["textDocument/publishDiagnostics"]);
 }
+
+#[test]
+fn a_dim_hover_lists_six_groups_of_four_and_counts_the_rest() {
+    let project = Project::new("six-by-four");
+    let mut text = String::from("dim D = 8\n");
+    for f in 0..9 {
+        let params: Vec<String> = (1..7).map(|p| format!("p{p}: [D {p}]")).collect();
+        text.push_str(&format!("fn f{f}({}) -> [D] = p1\n", params.join(", ")));
+    }
+    let main = project.write("main.ss", &text);
+    let mut client = Client::start(json!({ "libraryDir": project.dir.join("library") }));
+    client.open(&main, &text);
+    let hover = client.request("textDocument/hover", Client::at(&main, 0, 4));
+    let value = hover["contents"]["value"].as_str().unwrap_or("");
+    let uses: Vec<&str> = value.lines().filter(|l| l.starts_with("- ")).collect();
+    expect![[r#"
+        - fn f0: `p1: [D 1]`, `p2: [D 2]`, `p3: [D 3]`, `p4: [D 4]`, and 2 more
+        - fn f1: `p1: [D 1]`, `p2: [D 2]`, `p3: [D 3]`, `p4: [D 4]`, and 2 more
+        - fn f2: `p1: [D 1]`, `p2: [D 2]`, `p3: [D 3]`, `p4: [D 4]`, and 2 more
+        - fn f3: `p1: [D 1]`, `p2: [D 2]`, `p3: [D 3]`, `p4: [D 4]`, and 2 more
+        - fn f4: `p1: [D 1]`, `p2: [D 2]`, `p3: [D 3]`, `p4: [D 4]`, and 2 more
+        - fn f5: `p1: [D 1]`, `p2: [D 2]`, `p3: [D 3]`, `p4: [D 4]`, and 2 more
+        - and 18 more values in 3 more places"#]]
+    .assert_eq(&uses.join("\n"));
+    client.shutdown(&["textDocument/publishDiagnostics"]);
+}
