@@ -39,7 +39,7 @@ mod tensor;
 
 pub use dtype::{DType, Scalar};
 pub use error::{OpError, OpErrorKind};
-pub use exec::{execute, ExecError};
+pub use exec::{execute, execute_f64, ExecError};
 pub use format::{format_f32, format_f64};
 pub use graph::{Graph, Node, NodeId, Operand};
 pub use ir::print_ir;

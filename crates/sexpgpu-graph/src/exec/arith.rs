@@ -1,17 +1,72 @@
 //! Elementwise arithmetic, comparisons, `where`, `cast` and reductions on
 //! executor values. Inputs already have the node's shape (broadcasts are
 //! their own nodes). Integer arithmetic wraps; float `maximum`/`minimum`/`max`
-//! propagate NaN as NumPy does.
+//! propagate NaN as NumPy does. Float functions run in f32, as the dtype
+//! says, or in f64 under [`Precision::F64`].
 
 use super::layout::strided_indices;
-use super::values::Values;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use super::values::{Precision, Values};
 use crate::dtype::DType;
 use crate::op::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 use crate::shape::Shape;
 
-pub(crate) fn unary(op: UnaryOp, x: &Values) -> Values {
+/// The float functions elementwise ops use, in f32 or f64, so that one
+/// definition of each op serves both precisions.
+trait Real:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    const NAN: Self;
+    const ONE: Self;
+    fn is_nan(self) -> bool;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tanh(self) -> Self;
+    fn acos(self) -> Self;
+    fn asin(self) -> Self;
+    fn powf(self, y: Self) -> Self;
+    fn atan2(self, y: Self) -> Self;
+    fn max(self, y: Self) -> Self;
+    fn min(self, y: Self) -> Self;
+}
+
+macro_rules! real {
+    ($t:ident: $($f:ident),*; $($g:ident),*) => {
+        impl Real for $t {
+            const NAN: Self = $t::NAN;
+            const ONE: Self = 1.0;
+            $(fn $f(self) -> Self { $t::$f(self) })*
+            $(fn $g(self, y: Self) -> Self { $t::$g(self, y) })*
+            fn is_nan(self) -> bool {
+                $t::is_nan(self)
+            }
+        }
+    };
+}
+
+real!(f32: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin; powf, atan2, max, min);
+real!(f64: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin; powf, atan2, max, min);
+
+pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
     match x {
-        Values::Float(v) => Values::Float(v.iter().map(|&x| unary_float(op, x)).collect()),
+        Values::Float(v) => Values::Float(match precision {
+            Precision::Dtype => v
+                .iter()
+                .map(|&x| f64::from(unary_float(op, x as f32)))
+                .collect(),
+            Precision::F64 => v.iter().map(|&x| unary_float(op, x)).collect(),
+        }),
         Values::Int(v) => Values::Int(
             v.iter()
                 .map(|&x| match op {
@@ -25,12 +80,12 @@ pub(crate) fn unary(op: UnaryOp, x: &Values) -> Values {
     }
 }
 
-fn unary_float(op: UnaryOp, x: f32) -> f32 {
+fn unary_float<T: Real>(op: UnaryOp, x: T) -> T {
     match op {
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),
         UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+        UnaryOp::Rsqrt => T::ONE / x.sqrt(),
         UnaryOp::Exp => x.exp(),
         UnaryOp::Log => x.ln(),
         UnaryOp::Sin => x.sin(),
@@ -41,14 +96,17 @@ fn unary_float(op: UnaryOp, x: f32) -> f32 {
     }
 }
 
-pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values) -> Values {
+pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values, precision: Precision) -> Values {
     match (a, b) {
-        (Values::Float(a), Values::Float(b)) => Values::Float(
-            a.iter()
-                .zip(b)
-                .map(|(&x, &y)| binary_float(op, x, y))
-                .collect(),
-        ),
+        (Values::Float(a), Values::Float(b)) => {
+            let pairs = a.iter().zip(b);
+            Values::Float(match precision {
+                Precision::Dtype => pairs
+                    .map(|(&x, &y)| f64::from(binary_float(op, x as f32, y as f32)))
+                    .collect(),
+                Precision::F64 => pairs.map(|(&x, &y)| binary_float(op, x, y)).collect(),
+            })
+        }
         (Values::Int(a), Values::Int(b)) => Values::Int(
             a.iter()
                 .zip(b)
@@ -60,23 +118,23 @@ pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values) -> Values {
     }
 }
 
-fn binary_float(op: BinaryOp, x: f32, y: f32) -> f32 {
+fn binary_float<T: Real>(op: BinaryOp, x: T, y: T) -> T {
     match op {
         BinaryOp::Add => x + y,
         BinaryOp::Sub => x - y,
         BinaryOp::Mul => x * y,
         BinaryOp::Div => x / y,
         BinaryOp::Pow => x.powf(y),
-        BinaryOp::Maximum => nan_or(x, y, f32::max),
-        BinaryOp::Minimum => nan_or(x, y, f32::min),
+        BinaryOp::Maximum => nan_or(x, y, T::max),
+        BinaryOp::Minimum => nan_or(x, y, T::min),
         BinaryOp::Atan2 => x.atan2(y),
     }
 }
 
 /// NaN if either is NaN, else `f(x, y)`.
-fn nan_or(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
+fn nan_or<T: Real>(x: T, y: T, f: fn(T, T) -> T) -> T {
     if x.is_nan() || y.is_nan() {
-        f32::NAN
+        T::NAN
     } else {
         f(x, y)
     }
@@ -146,7 +204,7 @@ pub(crate) fn select(mask: &Values, a: &Values, b: &Values) -> Values {
 /// Floats to integers truncate toward zero and saturate at the target's
 /// range (NaN is 0); i64 to i32 wraps (in `finish`); anything to bool is
 /// `!= 0`; bool to numbers is 0 or 1. Rounding to bf16 happens in `finish`.
-pub(crate) fn cast(x: &Values, dtype: DType) -> Values {
+pub(crate) fn cast(x: &Values, dtype: DType, precision: Precision) -> Values {
     match (x, dtype) {
         (Values::Float(v), DType::F32 | DType::BF16) => Values::Float(v.clone()),
         (Values::Float(v), DType::I32) => {
@@ -154,13 +212,15 @@ pub(crate) fn cast(x: &Values, dtype: DType) -> Values {
         }
         (Values::Float(v), DType::I64) => Values::Int(v.iter().map(|&x| x as i64).collect()),
         (Values::Float(v), DType::Bool) => Values::Bool(v.iter().map(|&x| x != 0.0).collect()),
-        (Values::Int(v), DType::F32 | DType::BF16) => {
-            Values::Float(v.iter().map(|&x| x as f32).collect())
-        }
+        // Rounded straight to f32 (not through f64, which could round twice).
+        (Values::Int(v), DType::F32 | DType::BF16) => Values::Float(match precision {
+            Precision::Dtype => v.iter().map(|&x| f64::from(x as f32)).collect(),
+            Precision::F64 => v.iter().map(|&x| x as f64).collect(),
+        }),
         (Values::Int(v), DType::I32 | DType::I64) => Values::Int(v.clone()),
         (Values::Int(v), DType::Bool) => Values::Bool(v.iter().map(|&x| x != 0).collect()),
         (Values::Bool(v), DType::F32 | DType::BF16) => {
-            Values::Float(v.iter().map(|&x| f32::from(u8::from(x))).collect())
+            Values::Float(v.iter().map(|&x| f64::from(u8::from(x))).collect())
         }
         (Values::Bool(v), DType::I32 | DType::I64) => {
             Values::Int(v.iter().map(|&x| i64::from(x)).collect())
@@ -169,7 +229,7 @@ pub(crate) fn cast(x: &Values, dtype: DType) -> Values {
     }
 }
 
-/// Sums accumulate floats in f64 (rounded once at the end) and integers
+/// Sums accumulate floats in f64 (rounded once, by `finish`) and integers
 /// wrapping; `max` propagates NaN. Keepdims changes only the node's shape,
 /// not the element order, so it needs nothing here.
 pub(crate) fn reduce(op: ReduceOp, x: &Values, shape: &Shape, axes: &[usize]) -> Values {
@@ -191,9 +251,9 @@ pub(crate) fn reduce(op: ReduceOp, x: &Values, shape: &Shape, axes: &[usize]) ->
         (ReduceOp::Sum, Values::Float(v)) => {
             let mut acc = vec![0f64; n];
             for (&t, &x) in targets.iter().zip(v) {
-                acc[t] += f64::from(x);
+                acc[t] += x;
             }
-            Values::Float(acc.into_iter().map(|s| s as f32).collect())
+            Values::Float(acc)
         }
         (ReduceOp::Sum, Values::Int(v)) => {
             let mut acc = vec![0i64; n];
@@ -203,9 +263,9 @@ pub(crate) fn reduce(op: ReduceOp, x: &Values, shape: &Shape, axes: &[usize]) ->
             Values::Int(acc)
         }
         (ReduceOp::Max, Values::Float(v)) => {
-            let mut acc = vec![f32::NEG_INFINITY; n];
+            let mut acc = vec![f64::NEG_INFINITY; n];
             for (&t, &x) in targets.iter().zip(v) {
-                acc[t] = nan_or(acc[t], x, f32::max);
+                acc[t] = nan_or(acc[t], x, f64::max);
             }
             Values::Float(acc)
         }

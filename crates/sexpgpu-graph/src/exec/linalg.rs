@@ -1,10 +1,10 @@
 //! `matmul`, the data-dependent indexing ops (`index`, `index-add`,
 //! `gather`, `scatter-add`) and `linear-scan`. Accumulations are in f64 for
-//! floats (rounded once) and wrapping for integers; ids outside their axis
+//! floats (rounded once, by `finish`) and wrapping for integers; ids outside their axis
 //! are an error, never a clamp or a panic.
 
 use super::layout::strided_indices;
-use super::values::Values;
+use super::values::{Precision, Values};
 use crate::shape::Shape;
 
 /// `[B..., m, k] x [B..., k, n]` with equal batch dims (builders broadcast).
@@ -24,12 +24,12 @@ pub(crate) fn matmul(a: &Values, b: &Values, sa: &Shape, sb: &Shape) -> Values {
                 for i in 0..m {
                     row.iter_mut().for_each(|x| *x = 0.0);
                     for p in 0..k {
-                        let x = f64::from(a[i * k + p]);
+                        let x = a[i * k + p];
                         for (acc, &y) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                            *acc += x * f64::from(y);
+                            *acc += x * y;
                         }
                     }
-                    out.extend(row.iter().map(|&x| x as f32));
+                    out.extend_from_slice(&row);
                 }
             }
             Values::Float(out)
@@ -139,16 +139,17 @@ pub(crate) fn scatter_add(
     Ok(add_at(base, &targets, values))
 }
 
-/// `base` plus `values[j]` at `targets[j]`; floats accumulate in f64 so
-/// repeated targets add up without order-dependent rounding drift.
+/// `base` plus `values[j]` at `targets[j]`; floats accumulate in f64 (and
+/// are rounded once, by `finish`) so repeated targets add up without
+/// order-dependent rounding drift.
 fn add_at(base: &Values, targets: &[usize], values: &Values) -> Values {
     match (base, values) {
         (Values::Float(base), Values::Float(values)) => {
-            let mut acc: Vec<f64> = base.iter().map(|&x| f64::from(x)).collect();
+            let mut acc = base.clone();
             for (&t, &v) in targets.iter().zip(values) {
-                acc[t] += f64::from(v);
+                acc[t] += v;
             }
-            Values::Float(acc.into_iter().map(|x| x as f32).collect())
+            Values::Float(acc)
         }
         (Values::Int(base), Values::Int(values)) => {
             let mut acc = base.clone();
@@ -162,13 +163,15 @@ fn add_at(base: &Values, targets: &[usize], values: &Values) -> Values {
 }
 
 /// `h[t] = a[t] * h[t-1] + b[t]` from `h = 0` along `axis`, in f32 (also
-/// under bf16, where only the outputs are rounded, never the carry).
+/// under bf16, where only the outputs are rounded, never the carry), or in
+/// f64 under [`Precision::F64`].
 pub(crate) fn linear_scan(
     a: &Values,
     b: &Values,
     shape: &Shape,
     axis: usize,
     reverse: bool,
+    precision: Precision,
 ) -> Values {
     let (Values::Float(a), Values::Float(b)) = (a, b) else {
         return a.clone();
@@ -176,14 +179,17 @@ pub(crate) fn linear_scan(
     let len = shape.dims()[axis];
     let outer: usize = shape.dims()[..axis].iter().product();
     let inner: usize = shape.dims()[axis + 1..].iter().product();
-    let mut out = vec![0f32; shape.numel()];
+    let mut out = vec![0f64; shape.numel()];
     for o in 0..outer {
         for i in 0..inner {
-            let mut h = 0f32;
+            let mut h = 0f64;
             for step in 0..len {
                 let t = if reverse { len - 1 - step } else { step };
                 let at = (o * len + t) * inner + i;
-                h = a[at] * h + b[at];
+                h = match precision {
+                    Precision::Dtype => f64::from((a[at] as f32) * (h as f32) + (b[at] as f32)),
+                    Precision::F64 => a[at] * h + b[at],
+                };
                 out[at] = h;
             }
         }

@@ -10,7 +10,8 @@ use crate::shape::Shape;
 
 pub(crate) fn full(value: Scalar, n: usize, dtype: DType) -> Values {
     match dtype {
-        DType::F32 | DType::BF16 => Values::Float(vec![value.as_f64() as f32; n]),
+        // Rounded to the dtype by `finish`.
+        DType::F32 | DType::BF16 => Values::Float(vec![value.as_f64(); n]),
         DType::I32 | DType::I64 => Values::Int(vec![value.as_i64(); n]),
         DType::Bool => Values::Bool(vec![value.as_bool(); n]),
     }
@@ -27,19 +28,21 @@ pub(crate) fn iota(shape: &Shape, axis: usize) -> Values {
     )
 }
 
-/// `mean + std * z` with `z` from Box–Muller, computed in f64, then rounded.
+/// `mean + std * z` with `z` from Box–Muller, computed in f64 (rounded to
+/// the dtype by `finish`).
 pub(crate) fn normal(seed: u64, stream: u32, n: usize, mean: f64, std: f64) -> Values {
     let key = stream_key(seed, stream);
     Values::Float(
         (0..n as u64)
-            .map(|i| (mean + std * standard_normal(element_bits(key, i))) as f32)
+            .map(|i| mean + std * standard_normal(element_bits(key, i)))
             .collect(),
     )
 }
 
 /// `low + (high - low) * u` in f64, rounded to the dtype; a value that rounds
 /// up to `high` is moved to the largest value below it, so the range stays
-/// half-open as documented.
+/// half-open as documented. Rounded here, in every precision, so a graph
+/// draws the same samples whichever precision it runs at.
 pub(crate) fn uniform(
     seed: u64,
     stream: u32,
@@ -69,9 +72,9 @@ pub(crate) fn uniform(
     Values::Float(
         (0..n as u64)
             .map(|i| {
-                below_high(round(
+                f64::from(below_high(round(
                     low + (high - low) * unit_uniform(element_bits(key, i)),
-                ))
+                )))
             })
             .collect(),
     )

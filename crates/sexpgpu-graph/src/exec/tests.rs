@@ -273,3 +273,26 @@ fn full_values_by_dtype() {
             [] i64 -4"#]],
     );
 }
+
+#[test]
+fn execute_f64_keeps_floats_unrounded() {
+    let mut g = Graph::new("t");
+    let x = g.input("x", Shape::from([2]), DType::F32);
+    let b = g.input("b", Shape::from([1]), DType::BF16);
+    let n = g.input("n", Shape::from([1]), DType::I32);
+    let third = g.binary(BinaryOp::Div, x, 3.0).unwrap();
+    let scaled = g.binary(BinaryOp::Mul, b, 1.0).unwrap();
+    let wrapped = g.binary(BinaryOp::Add, n, 1).unwrap();
+    g.set_outputs(vec![third, scaled, wrapped]);
+    let out = super::execute_f64(&g, &[vec![1.0, 0.1], vec![1.001], vec![2147483647.0]], 0);
+    // f32 would give 0.3333333432674408 and bf16 1.0; integers still wrap.
+    assert_eq!(
+        out.unwrap(),
+        [vec![1.0 / 3.0, 0.1 / 3.0], vec![1.001], vec![-2147483648.0]]
+    );
+    expect!["argument `b` must be [1] bf16 (1 values), got 2 values"].assert_eq(
+        &super::execute_f64(&g, &[vec![1.0, 0.1], vec![1.0, 2.0], vec![0.0]], 0)
+            .unwrap_err()
+            .message,
+    );
+}

@@ -1,6 +1,7 @@
-//! The executor's working form of a tensor: floats as f32 (bf16 widened),
-//! integers as i64, booleans as bool; rounding back to the node's dtype
-//! happens in one place, `finish`. Knows nothing of ops.
+//! The executor's working form of a tensor: floats as f64 (holding f32 or
+//! bf16 values unless the graph runs at [`Precision::F64`]), integers as
+//! i64, booleans as bool; rounding back to the node's dtype happens in one
+//! place, `finish`. Knows nothing of ops.
 
 use half::bf16;
 
@@ -8,9 +9,20 @@ use crate::dtype::DType;
 use crate::shape::Shape;
 use crate::tensor::{Tensor, TensorData};
 
+/// How float nodes are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Precision {
+    /// As their dtype says: f32, and bf16 computed in f32 and rounded after
+    /// each node. What [`super::execute`] does.
+    Dtype,
+    /// Computed and kept in f64, never rounded: a reference for checks
+    /// (finite differences) that f32 rounding would swamp.
+    F64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Values {
-    Float(Vec<f32>),
+    Float(Vec<f64>),
     Int(Vec<i64>),
     Bool(Vec<bool>),
 }
@@ -18,19 +30,44 @@ pub(crate) enum Values {
 impl Values {
     pub(crate) fn from_tensor(t: &Tensor) -> Values {
         match t.data() {
-            TensorData::F32(v) => Values::Float(v.clone()),
-            TensorData::BF16(v) => Values::Float(v.iter().map(|x| x.to_f32()).collect()),
+            TensorData::F32(v) => Values::Float(v.iter().map(|&x| f64::from(x)).collect()),
+            TensorData::BF16(v) => Values::Float(v.iter().map(|x| x.to_f64()).collect()),
             TensorData::I32(v) => Values::Int(v.iter().map(|&x| i64::from(x)).collect()),
             TensorData::I64(v) => Values::Int(v.clone()),
             TensorData::Bool(v) => Values::Bool(v.clone()),
         }
     }
 
-    /// Rounds to what `dtype` can hold: bf16 to nearest even, i32 wrapping.
-    pub(crate) fn finish(self, dtype: DType) -> Values {
+    /// A node's values given as f64 (for [`super::execute_f64`]): floats
+    /// kept, integers truncated toward zero, booleans `x != 0`.
+    pub(crate) fn from_f64s(values: &[f64], dtype: DType) -> Values {
+        match dtype {
+            DType::F32 | DType::BF16 => Values::Float(values.to_vec()),
+            DType::I32 | DType::I64 => Values::Int(values.iter().map(|&x| x as i64).collect()),
+            DType::Bool => Values::Bool(values.iter().map(|&x| x != 0.0).collect()),
+        }
+    }
+
+    /// Every element as f64: booleans are 0 or 1.
+    pub(crate) fn to_f64s(&self) -> Vec<f64> {
+        match self {
+            Values::Float(v) => v.clone(),
+            Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::Bool(v) => v.iter().map(|&x| f64::from(u8::from(x))).collect(),
+        }
+    }
+
+    /// Rounds to what `dtype` can hold: f32 to nearest, bf16 to nearest even
+    /// (through f32, as when it was computed in f32), i32 wrapping. Under
+    /// [`Precision::F64`] floats stay as they are.
+    pub(crate) fn finish(self, dtype: DType, precision: Precision) -> Values {
         match (self, dtype) {
+            (Values::Float(v), _) if precision == Precision::F64 => Values::Float(v),
+            (Values::Float(v), DType::F32) => {
+                Values::Float(v.into_iter().map(|x| f64::from(x as f32)).collect())
+            }
             (Values::Float(v), DType::BF16) => {
-                Values::Float(v.into_iter().map(round_bf16).collect())
+                Values::Float(v.into_iter().map(|x| round_bf16(x as f32)).collect())
             }
             (Values::Int(v), DType::I32) => {
                 Values::Int(v.into_iter().map(|x| i64::from(x as i32)).collect())
@@ -42,9 +79,9 @@ impl Values {
     pub(crate) fn to_tensor(&self, shape: &Shape, dtype: DType) -> Tensor {
         let data = match (self, dtype) {
             (Values::Float(v), DType::BF16) => {
-                TensorData::BF16(v.iter().map(|&x| bf16::from_f32(x)).collect())
+                TensorData::BF16(v.iter().map(|&x| bf16::from_f32(x as f32)).collect())
             }
-            (Values::Float(v), _) => TensorData::F32(v.clone()),
+            (Values::Float(v), _) => TensorData::F32(v.iter().map(|&x| x as f32).collect()),
             (Values::Int(v), DType::I32) => TensorData::I32(v.iter().map(|&x| x as i32).collect()),
             (Values::Int(v), _) => TensorData::I64(v.clone()),
             (Values::Bool(v), _) => TensorData::Bool(v.clone()),
@@ -79,6 +116,7 @@ impl Values {
     }
 }
 
-pub(crate) fn round_bf16(x: f32) -> f32 {
-    bf16::from_f32(x).to_f32()
+/// `x` rounded to bf16, as f64.
+pub(crate) fn round_bf16(x: f32) -> f64 {
+    bf16::from_f32(x).to_f64()
 }
