@@ -2,14 +2,17 @@
 //! a two-layer MLP, an embedding + linear-scan + attention sequence model)
 //! compared with PyTorch autograd: each test writes the inputs, our loss and
 //! our gradients as `.npy` to a fresh folder and runs `tests/torch_grad.py`
-//! with the workspace's venv Python. A missing venv is a failure, never a skip.
+//! with the workspace's venv Python, twice: gradients computed in f32 (as a
+//! training step runs) within f32 tolerance, and computed in f64 with
+//! `execute_f64` within 1e-9. A missing venv is a failure, never a skip.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sexpgpu_autodiff::grad;
 use sexpgpu_graph::{
-    execute, to_npy, BinaryOp, DType, Graph, NodeId, Op, OpError, ReduceOp, Shape, Tensor, UnaryOp,
+    execute, execute_f64, to_npy, BinaryOp, DType, Graph, NodeId, Op, OpError, ReduceOp, Shape,
+    Tensor, UnaryOp,
 };
 
 /// SplitMix64, so every run sees the same data.
@@ -145,25 +148,56 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
             rng.tensor(&node.shape, node.dtype, low, high)
         })
         .collect();
-    let results = execute(&g, &args, 0).expect("the step graph runs");
-
+    let names: Vec<&str> = arguments.iter().map(|&a| name_of(&g, a)).collect();
+    let grad_names: Vec<String> = wrt
+        .iter()
+        .map(|&w| format!("grad_{}", name_of(&g, w)))
+        .collect();
     let dir = std::env::temp_dir().join(format!("sexpgpu-autodiff-{case}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let write = |name: &str, t: &Tensor| {
-        std::fs::write(dir.join(format!("{name}.npy")), to_npy(t)).expect("write .npy")
-    };
-    for (&a, t) in arguments.iter().zip(&args) {
-        write(name_of(&g, a), t);
+
+    // In f32, as a training step runs.
+    let results = execute(&g, &args, 0).expect("the step graph runs");
+    let f32_dir = dir.join("f32");
+    let mut files: Vec<(String, Vec<u8>)> = names
+        .iter()
+        .zip(&args)
+        .map(|(name, t)| (name.to_string(), to_npy(t)))
+        .collect();
+    files.push(("loss".into(), to_npy(&results[0])));
+    for (name, t) in grad_names.iter().zip(&results[1..]) {
+        files.push((name.clone(), to_npy(t)));
     }
-    write("loss", &results[0]);
-    for (&w, t) in wrt.iter().zip(&results[1..]) {
-        write(&format!("grad_{}", name_of(&g, w)), t);
+    run_torch(&python, case, &f32_dir, &files, "1e-4");
+
+    // In f64, on the same (f32-representable) inputs: agreement to 1e-9.
+    let wide_args: Vec<Vec<f64>> = args.iter().map(Tensor::to_f64s).collect();
+    let results = execute_f64(&g, &wide_args, 0).expect("the step graph runs in f64");
+    let outputs = g.outputs().to_vec();
+    files.truncate(names.len());
+    for ((name, values), node) in std::iter::once(&"loss".to_string())
+        .chain(&grad_names)
+        .zip(&results)
+        .zip(&outputs)
+    {
+        files.push((name.clone(), npy_f64(g.shape(*node).dims(), values)));
+    }
+    run_torch(&python, case, &dir.join("f64"), &files, "1e-9");
+    std::fs::remove_dir_all(&dir).expect("remove temp dir");
+}
+
+/// Writes `files` (name, `.npy` bytes) into `dir` and runs the PyTorch check
+/// on them with relative tolerance `rtol`.
+fn run_torch(python: &Path, case: &str, dir: &Path, files: &[(String, Vec<u8>)], rtol: &str) {
+    std::fs::create_dir_all(dir).expect("temp dir");
+    for (name, bytes) in files {
+        std::fs::write(dir.join(format!("{name}.npy")), bytes).expect("write .npy");
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/torch_grad.py");
-    let output = Command::new(&python)
+    let output = Command::new(python)
         .arg(&script)
         .arg(case)
-        .arg(&dir)
+        .arg(dir)
+        .arg(rtol)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
     let report = format!(
@@ -176,7 +210,30 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
         "{report}\n(files kept in {})",
         dir.display()
     );
-    std::fs::remove_dir_all(&dir).expect("remove temp dir");
+}
+
+/// A float64 `.npy` file (version 1.0, C order): `to_npy` writes only the
+/// dtypes a graph has.
+fn npy_f64(dims: &[usize], values: &[f64]) -> Vec<u8> {
+    let shape = match dims {
+        [one] => format!("({one},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + header + newline: a multiple of 64.
+    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend(values.iter().flat_map(|x| x.to_le_bytes()));
+    out
 }
 
 fn name_of(g: &Graph, id: NodeId) -> &str {

@@ -1,8 +1,8 @@
 //! Finite-difference checks of the elementwise rules: every unary on its
-//! domain, every binary with and without broadcasting, and `where`. (`cast`
-//! is checked by value in `api`: bf16 rounding defeats finite differences.)
+//! domain, every binary with and without broadcasting, `where`, and `cast`
+//! between f32 and bf16 (bf16 nodes are not rounded in f64 evaluation).
 
-use sexpgpu_graph::{BinaryOp, CompareOp, UnaryOp};
+use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
 
 use super::harness::{check_fd, Rng};
 
@@ -87,5 +87,17 @@ fn where_routes_the_adjoint_by_the_mask() {
         let mask = g.compare(CompareOp::Gt, x[0], x[1])?;
         let prod = g.binary(BinaryOp::Mul, x[0], x[1])?;
         g.where_(mask, prod, x[2])
+    });
+}
+
+#[test]
+fn cast_between_floats_casts_the_adjoint_back() {
+    let mut rng = Rng::new(5);
+    let x = rng.floats(&[2, 3], -1.0, 1.0);
+    check_fd(5, &[x], |g, x| {
+        let narrow = g.cast(x[0], DType::BF16);
+        let sin = g.unary(UnaryOp::Sin, narrow)?;
+        let prod = g.binary(BinaryOp::Mul, sin, narrow)?;
+        Ok(g.cast(prod, DType::F32))
     });
 }

@@ -7,4 +7,5 @@ mod elementwise;
 mod harness;
 mod indexing;
 mod layout;
+mod random;
 mod reduce;
