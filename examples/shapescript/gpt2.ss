@@ -65,10 +65,15 @@ model Embedding(N, Dout) {
   fn forward(self, ids: [b n] Index[N]) -> [b n Dout] = embedding(ids, self.weight)
 }
 
-## GELU with the tanh approximation that GPT-2 was trained with, written out
-## (the prelude's `gelu` is the exact one). Shapeless: any shape in, the
+## GELU with the tanh approximation that GPT-2 was trained with (the
+## prelude's `gelu` is the exact one):
+##
+##   0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+##
+## PyTorch computes it in one kernel, `gelu(x, approximate="tanh")`, which the
+## runtime module of a built package names. Shapeless: any shape in, the
 ## same shape out.
-fn gelu_tanh(x: Real) -> Real = 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+extern fn gelu_tanh(x: Real) -> Real = "shapescript_runtime.gelu_tanh"
 
 ## Causal softmax attention of queries i over keys j: query i sees keys
 ## 0..=i only. Written out, with the mask [i j] lined up with the scores

@@ -4,9 +4,9 @@
 //! parameter (plain int comparisons), calling into the runtime only to build
 //! the `ShapeError`. Never checks values, only shapes.
 
-use check::size::{Poly, Symbol};
-use check::typed::Binding;
-use check::types::{show_shape, AxisKind, TyKind};
+use check::size::Poly;
+use check::typed::{Binding, Body};
+use check::types::{show_shape, Axis, AxisKind, TyKind};
 
 use crate::names::py_name;
 use crate::scope::Scope;
@@ -105,13 +105,16 @@ enum Want {
     MultipleOf(String),
 }
 
-/// Binds the parameters' generic sizes (the checker's declared parameter
-/// types) into `scope.sizes` and emits the checks.
-pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -> Lines {
+/// Binds the generic sizes where the checker says each is read on entry
+/// (`body.generics`: an axis of a parameter, divided by a factor for `16gh`
+/// or by the sizes known before it for a group `(n d)`) into `scope.sizes`,
+/// and compares every other size the checker knows with plain integer
+/// comparisons, one `if` per parameter.
+pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines {
     let mut out = Lines::new();
     let gen = scope.gen;
     let file = scope.file;
-    for Binding { name, ty, .. } in params {
+    for (param, Binding { name, ty, .. }) in body.params.iter().enumerate() {
         let py = py_name(name);
         let Some(axes) = ty.shape() else {
             continue;
@@ -121,35 +124,39 @@ pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -
         }
         let mut wants = Vec::with_capacity(axes.len());
         let mut plain_binds: Vec<Option<String>> = vec![None; axes.len()];
+        let mut bound_here = Vec::new();
         let mut other_binds = Vec::new();
         for (i, axis) in axes.iter().enumerate() {
-            let want = match &axis.kind {
-                AxisKind::Size { size, .. } => match size.poly.as_symbol() {
-                    Some(Symbol::Generic(g)) if !scope.sizes.contains_key(&**g) => {
-                        // Until the line that binds it, a later axis of the
-                        // same parameter (`[b n n]`) reads it from the shape.
+            let source = body
+                .generics
+                .iter()
+                .find(|g| g.param == param && g.axis == i && !scope.sizes.contains_key(&*g.name));
+            let want = match source {
+                Some(g) if g.factor == 1 && g.divide_by.is_none() => {
+                    // Until the line that binds it, a later axis of the
+                    // same parameter (`[b n n]`) reads it from the shape.
+                    scope
+                        .sizes
+                        .insert(g.name.to_string(), format!("{py}.shape[{i}]"));
+                    plain_binds[i] = Some(g.name.to_string());
+                    Want::Any
+                }
+                Some(g) => match divisor(scope, g.factor, g.divide_by.as_ref()) {
+                    Some(k) => {
+                        let local = py_name(&g.name);
+                        other_binds.push(format!("{local} = {py}.shape[{i}] // {k}"));
                         scope
                             .sizes
-                            .insert(g.to_string(), format!("{py}.shape[{i}]"));
-                        plain_binds[i] = Some(g.to_string());
-                        Want::Any
+                            .insert(g.name.to_string(), format!("({py}.shape[{i}] // {k})"));
+                        bound_here.push(g.name.to_string());
+                        Want::MultipleOf(k)
                     }
-                    _ => match solve_multiple(scope, &size.poly) {
-                        Some((Some(v), factor)) => {
-                            let local = py_name(&v);
-                            other_binds.push(format!("{local} = {py}.shape[{i}] // {factor}"));
-                            scope.sizes.insert(v, local);
-                            Want::MultipleOf(factor)
-                        }
-                        Some((None, _)) => match size_expr(scope, &size.poly) {
-                            Some(e) => Want::Exactly(e),
-                            None => Want::Any,
-                        },
-                        None => Want::Any,
-                    },
+                    None => Want::Any,
                 },
-                AxisKind::Group { parts, .. } => group_want(scope, parts, &py, i, &mut other_binds),
-                _ => Want::Any,
+                None => match axis_size(axis).and_then(|p| size_expr(scope, &p)) {
+                    Some(e) => Want::Exactly(e),
+                    None => Want::Any,
+                },
             };
             wants.push(want);
         }
@@ -194,7 +201,7 @@ pub fn entry(scope: &mut Scope, params: &[Binding], checks: bool, base: usize) -
                     .map(|(l, t)| (l - base, t)),
             );
         }
-        for g in plain_binds.iter().flatten() {
+        for g in plain_binds.iter().flatten().chain(&bound_here) {
             scope.sizes.insert(g.clone(), py_name(g));
         }
         if plain_binds.iter().any(Option::is_some) {
@@ -216,70 +223,34 @@ pub fn size_expr(scope: &Scope, poly: &Poly) -> Option<String> {
     scope.size_code(&check::size::Size::computed(poly.clone()))
 }
 
-/// `c * v` with `v` not yet bound gives `(Some(v), c)`; a size with every
-/// symbol bound gives `(None, _)`; anything else `None` (left unchecked).
-fn solve_multiple(scope: &Scope, poly: &Poly) -> Option<(Option<String>, String)> {
-    let unbound: Vec<&Symbol> = poly
-        .symbols()
-        .into_iter()
-        .filter(|s| matches!(s, Symbol::Generic(g) if !scope.sizes.contains_key(&**g)))
-        .collect();
-    if unbound.is_empty() {
-        return Some((None, String::new()));
+/// A parameter axis's size: one size, or the product of a group's parts.
+fn axis_size(axis: &Axis) -> Option<Poly> {
+    match &axis.kind {
+        AxisKind::Size { size, .. } => Some(size.poly.clone()),
+        AxisKind::Group { parts, .. } => parts
+            .iter()
+            .try_fold(Poly::constant(1), |acc, p| acc.mul(&axis_size(p)?).ok()),
+        _ => None,
     }
-    if let [term] = poly.terms() {
-        if let [(Symbol::Generic(g), 1)] = term.mono.factors() {
-            if term.coef > 0 {
-                return Some((Some(g.to_string()), term.coef.to_string()));
-            }
-        }
-    }
-    None
 }
 
-/// A group `(gh 16)` or grouped size `16gh`: exact when every part is
-/// known, a multiple when one part is a new generic axis.
-fn group_want(
-    scope: &mut Scope,
-    parts: &[check::types::Axis],
-    py: &str,
-    i: usize,
-    binds: &mut Vec<String>,
-) -> Want {
-    let mut known = Vec::new();
-    let mut new = Vec::new();
-    for part in parts {
-        let AxisKind::Size { size, .. } = &part.kind else {
-            return Want::Any;
-        };
-        match size.poly.as_symbol() {
-            Some(Symbol::Generic(g)) if !scope.sizes.contains_key(&**g) => new.push(g.clone()),
-            _ => match size_expr(scope, &size.poly) {
-                Some(e) => known.push(if e.contains(' ') { format!("({e})") } else { e }),
-                None => return Want::Any,
-            },
-        }
-    }
-    let product = if known.is_empty() {
-        "1".to_string()
-    } else {
-        known.join(" * ")
+/// What an axis read on entry is divided by: `16` for `16gh`, the sizes
+/// known before it for a group `(n d)`, parenthesized when it is a product.
+fn divisor(scope: &Scope, factor: i128, divide_by: Option<&check::size::Size>) -> Option<String> {
+    let by = match divide_by {
+        Some(d) => Some(scope.size_code(d)?),
+        None => None,
     };
-    match new.as_slice() {
-        [] => Want::Exactly(product),
-        [g] if !new.iter().skip(1).any(|n| n == g) => {
-            let local = py_name(g);
-            let factor = if known.len() > 1 {
-                format!("({product})")
-            } else {
-                product.clone()
-            };
-            binds.push(format!("{local} = {py}.shape[{i}] // {factor}"));
-            scope.sizes.insert(g.to_string(), local);
-            Want::MultipleOf(factor)
-        }
-        _ => Want::Any,
-    }
+    let text = match (factor, by) {
+        (f, None) => f.to_string(),
+        (1, Some(d)) => d,
+        (f, Some(d)) => format!("{f} * {d}"),
+    };
+    Some(if text.contains(' ') {
+        format!("({text})")
+    } else {
+        text
+    })
 }
 
 /// `if a or b or c:` laid out as `black` does when it is too long.

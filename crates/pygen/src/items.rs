@@ -535,12 +535,7 @@ fn function(
     if let Some(doc) = &f.doc {
         out.docstring(indent + 1, &doc.text);
     }
-    let mut lines: Lines = checks::entry(
-        &mut scope,
-        &body.params,
-        gen.options.runtime_checks,
-        indent + 1,
-    );
+    let mut lines: Lines = checks::entry(&mut scope, body, gen.options.runtime_checks, indent + 1);
     match &f.body {
         ast::FnBody::Block(block) => scope.block(block, 0, true, &mut lines),
         ast::FnBody::Expr(e) => {

@@ -2,7 +2,8 @@
 
 `ShapeError` is raised by the boundary checks of generated functions and by
 `as` claims; `layer_norm` and `rms_norm` are the normalizations the nn
-prelude's stubs point at, both over the last axis.
+prelude's stubs point at, both over the last axis; `gelu_tanh` is GELU with
+the tanh approximation, for an `extern fn` to name (examples/shapescript/gpt2.ss).
 """
 
 import torch
@@ -93,3 +94,8 @@ def layer_norm(input, weight=None, bias=None, eps=1e-5):
 def rms_norm(input, weight=None, eps=1e-6):
     """Root-mean-square normalization over the last axis."""
     return torch.nn.functional.rms_norm(input, (input.shape[-1],), weight, eps)
+
+
+def gelu_tanh(input):
+    """GELU with the tanh approximation (GPT-2's), in one kernel."""
+    return torch.nn.functional.gelu(input, approximate="tanh")
