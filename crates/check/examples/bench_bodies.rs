@@ -10,6 +10,11 @@ use std::time::Instant;
 use check::{check, MemoryFiles, Options};
 use diag::SourceMap;
 
+// As in bench_front: allocation dominates, and mimalloc is what a release
+// build of the command would use to go fast.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const FILES: usize = 100;
 const LINES_PER_FILE: usize = 1000;
 

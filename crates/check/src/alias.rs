@@ -39,9 +39,24 @@ pub fn find_cycles(
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Aliases {
-    let mut infos: Vec<AliasInfo> = Vec::new();
-    let mut lists: Vec<&ast::ShapeList> = Vec::new();
-    let mut index: HashMap<(FileId, &str), usize> = HashMap::default();
+    let count = program
+        .modules
+        .iter()
+        .flat_map(|m| &m.ast.items)
+        .filter(|item| {
+            matches!(
+                item,
+                ast::Item::Dim(ast::Dim {
+                    value: ast::DimValue::Alias(_),
+                    ..
+                })
+            )
+        })
+        .count();
+    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
+    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
+    let mut index: HashMap<(FileId, &str), usize> =
+        HashMap::with_capacity_and_hasher(count, Default::default());
     for module in &program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
             if let ast::Item::Dim(

@@ -106,8 +106,23 @@ pub fn evaluate(
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> DimValues {
-    let mut infos: Vec<DimInfo> = Vec::new();
-    let mut index: HashMap<DimKey, usize> = HashMap::default();
+    let count = program
+        .modules
+        .iter()
+        .flat_map(|m| &m.ast.items)
+        .filter(|item| {
+            matches!(
+                item,
+                ast::Item::Dim(ast::Dim {
+                    value: ast::DimValue::Size(_),
+                    ..
+                })
+            )
+        })
+        .count();
+    let mut infos: Vec<DimInfo> = Vec::with_capacity(count);
+    let mut index: HashMap<DimKey, usize> =
+        HashMap::with_capacity_and_hasher(count, Default::default());
     for module in &program.modules {
         for item in &module.ast.items {
             if let ast::Item::Dim(

@@ -331,25 +331,32 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 continue;
             };
             stack.push((rest, origin, via));
-            if let ast::AxisKind::Size(SizeExpr {
-                kind: SizeExprKind::Name(path),
-                ..
-            }) = &axis.kind
+            // A lone name is looked up once: as an alias here, else as a size below.
+            let mut name_found = None;
+            if let ast::AxisKind::Size(
+                expr @ SizeExpr {
+                    kind: SizeExprKind::Name(path),
+                    ..
+                },
+            ) = &axis.kind
             {
-                if let Some((file, decl, alias)) = self.alias_named(path, origin) {
-                    if !self.expand_aliases {
+                match self.env.program.lookup(origin, path) {
+                    Ok((file, Decl::Alias(decl, alias))) => {
+                        if !self.expand_aliases {
+                            continue;
+                        }
+                        if self.env.aliases.is_broken(file, &decl.name.name) {
+                            self.lost_names();
+                            out.push(Axis {
+                                kind: AxisKind::Error,
+                                span: axis.span,
+                            });
+                        } else {
+                            stack.push((&alias.axes, file, via.or(Some(axis.span))));
+                        }
                         continue;
                     }
-                    if self.env.aliases.is_broken(file, &decl.name.name) {
-                        self.lost_names();
-                        out.push(Axis {
-                            kind: AxisKind::Error,
-                            span: axis.span,
-                        });
-                    } else {
-                        stack.push((&alias.axes, file, via.or(Some(axis.span))));
-                    }
-                    continue;
+                    found => name_found = Some((expr, path, found)),
                 }
             }
             if out.len() == MAX_AXES {
@@ -365,7 +372,17 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 });
                 return out;
             }
-            out.push(self.lower_single_axis(axis, origin, false));
+            let lowered = match name_found {
+                Some((expr, path, found)) => Axis {
+                    kind: match self.size_name_found(path, origin, SizeSpot::InAxis, found) {
+                        Some(symbol) => self.size_axis(expr, origin, Poly::symbol(symbol)),
+                        None => AxisKind::Error,
+                    },
+                    span: axis.span,
+                },
+                None => self.lower_single_axis(axis, origin, false),
+            };
+            out.push(lowered);
         }
         out
     }
@@ -507,21 +524,6 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             );
         } else {
             self.rest_in_type = Some(span);
-        }
-    }
-
-    /// The alias a lone name in a shape stands for, if it is one.
-    fn alias_named<'p>(
-        &self,
-        path: &ast::Path,
-        origin: FileId,
-    ) -> Option<(FileId, &'p ast::Dim, &'p ast::ShapeList)>
-    where
-        'a: 'p,
-    {
-        match self.env.program.lookup(origin, path) {
-            Ok((file, Decl::Alias(decl, list))) => Some((file, decl, list)),
-            _ => None,
         }
     }
 

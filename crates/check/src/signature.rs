@@ -49,7 +49,14 @@ pub fn check_all(
     env: Env,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> HashMap<(FileId, Arc<str>), Signature> {
-    let mut out = HashMap::default();
+    let count = env
+        .program
+        .modules
+        .iter()
+        .flat_map(|m| &m.ast.items)
+        .filter(|item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_)))
+        .count();
+    let mut out = HashMap::with_capacity_and_hasher(count, Default::default());
     for module in &env.program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
             // The parser's mistakes after this item's start and before the

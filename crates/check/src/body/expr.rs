@@ -152,9 +152,9 @@ impl FnChecker<'_, '_> {
         if name.is_missing() {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
-        if let Some(local) = self.local(&name.name).cloned() {
-            let ty = Ty { span, ..local.ty };
-            return self.record(span, ty, ExprInfo::Local { decl: local.span });
+        if let Some((ty, decl)) = self.local(&name.name).map(|l| (l.ty.clone(), l.span)) {
+            let ty = Ty { span, ..ty };
+            return self.record(span, ty, ExprInfo::Local { decl });
         }
         if let Some(size) = self.size_named(&name.name) {
             return self.record(

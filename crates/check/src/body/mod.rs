@@ -214,7 +214,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         for (i, p) in self.signature.params.iter().enumerate() {
             let ty = flatten_ty(&p.ty);
             let span = f.params.get(i).map_or(p.span, |ap| ap.name.span);
-            self.bind(&p.name, ty.clone(), span, false);
+            self.bind_arc(p.name.clone(), ty, span, false);
             self.body.params.push(Binding {
                 name: p.name.clone(),
                 span,
@@ -263,6 +263,11 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     pub(crate) fn bind(&mut self, name: &str, ty: Ty, span: Span, rebindable: bool) {
         let name = self.ctx.env.names.intern(name);
+        self.bind_arc(name, ty, span, rebindable);
+    }
+
+    /// `bind` for a name that is already shared (a parameter's).
+    fn bind_arc(&mut self, name: Arc<str>, ty: Ty, span: Span, rebindable: bool) {
         if rebindable {
             self.body.lets.push(Binding {
                 name: name.clone(),
@@ -543,7 +548,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         // `?k` in a return type is whatever size the body returns (seed 000).
         let adopted;
         let expected = match what {
-            Expected::Return => {
+            Expected::Return if shape::has_unknowns(expected) => {
                 adopted = adopt_unknowns(expected, found);
                 &adopted
             }

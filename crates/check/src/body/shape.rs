@@ -45,6 +45,16 @@ pub(crate) fn axis_poly(axis: &Axis) -> Option<Poly> {
 
 /// The same type with groups replaced by one axis of their product size.
 pub(crate) fn flatten_ty(ty: &Ty) -> Ty {
+    let grouped = |t: &TensorTy| {
+        t.shape
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|a| matches!(a.kind, AxisKind::Group { .. })))
+    };
+    if let TyKind::Tensor(t) = &ty.kind {
+        if !grouped(t) {
+            return ty.clone();
+        }
+    }
     let kind = match &ty.kind {
         TyKind::Tensor(t) => TyKind::Tensor(TensorTy {
             shape: t.shape.as_ref().map(|axes| {

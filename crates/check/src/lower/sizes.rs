@@ -10,7 +10,7 @@ use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
 
 use super::{alias_in_axis, Lowerer, Place, SizeSpot, SizeVal};
 use crate::dims::not_a_size;
-use crate::program::Decl;
+use crate::program::{Decl, LookupError};
 use crate::size::{Formula, Poly, Size, SizeError, Symbol};
 
 impl<'a> Lowerer<'a, '_> {
@@ -201,8 +201,20 @@ impl<'a> Lowerer<'a, '_> {
         origin: FileId,
         spot: SizeSpot,
     ) -> Option<Symbol> {
+        let found = self.env.program.lookup(origin, path);
+        self.size_name_found(path, origin, spot, found)
+    }
+
+    /// `size_name` once `path` was looked up in `origin`.
+    pub(super) fn size_name_found(
+        &mut self,
+        path: &ast::Path,
+        origin: FileId,
+        spot: SizeSpot,
+        found: Result<(FileId, Decl<'a>), LookupError<'_>>,
+    ) -> Option<Symbol> {
         let program = self.env.program;
-        let found = match program.lookup(origin, path) {
+        let found = match found {
             Ok(found) => Some(found),
             Err(error) if path.file.is_some() => {
                 self.report_lookup(error);
