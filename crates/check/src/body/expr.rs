@@ -750,7 +750,6 @@ impl FnChecker<'_, '_> {
             return None;
         }
         let dims = self.ctx.env.dims;
-        let value = |p: &Poly| dims.substitute(p).ok().and_then(|q| q.as_constant());
         let lo = match start {
             None => Poly::constant(0),
             Some(e) => self.static_size(e)?,
@@ -760,19 +759,17 @@ impl FnChecker<'_, '_> {
             Some(e) => self.static_size(e)?,
         };
         let len = hi.sub(&lo).ok()?;
-        // Fits: 0 <= lo and hi <= size, known from numbers or symbolically.
-        let fits_hi = match (value(&hi), value(&size)) {
-            (Some(h), Some(s)) => h <= s,
-            _ => size
-                .sub(&hi)
-                .ok()
-                .is_some_and(|d| d.as_constant().is_some_and(|d| d >= 0)),
-        };
-        let fits_lo = value(&lo).is_some_and(|l| l >= 0);
-        let positive = match value(&len) {
-            Some(l) => l >= 1,
-            None => true,
-        };
+        // Fits when, for every value the sizes may take (unknown sizes at
+        // least 0, other sizes at least 1: seed 000), 0 <= lo, hi <= size
+        // and the slice has at least one element.
+        let least = |p: &Poly| dims.substitute(p).ok().and_then(|q| least_value(&q));
+        let fits_hi = size
+            .sub(&hi)
+            .ok()
+            .and_then(|d| least(&d))
+            .is_some_and(|d| d >= 0);
+        let fits_lo = least(&lo).is_some_and(|l| l >= 0);
+        let positive = least(&len).is_some_and(|l| l >= 1);
         (fits_hi && fits_lo && positive).then_some(len)
     }
 
@@ -903,6 +900,29 @@ impl FnChecker<'_, '_> {
         };
         self.record(span, result, info)
     }
+}
+
+/// The least value a size can take, with unknown sizes at least 0 and other
+/// symbols at least 1; `None` when a negative term makes it unbounded.
+fn least_value(poly: &Poly) -> Option<i128> {
+    let mut sum: i128 = 0;
+    for term in poly.terms() {
+        let factors = term.mono.factors();
+        let least = if factors.is_empty() {
+            term.coef
+        } else if term.coef < 0 {
+            return None;
+        } else if factors
+            .iter()
+            .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
+        {
+            0
+        } else {
+            term.coef
+        };
+        sum = sum.checked_add(least)?;
+    }
+    Some(sum)
 }
 
 fn shapes_have_unknowns(shapes: &[&[Axis]]) -> bool {

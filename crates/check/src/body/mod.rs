@@ -70,10 +70,7 @@ pub fn check_all(
 
 /// Checks every body once; returns them and the functions whose body
 /// doesn't fit their return type.
-fn check_bodies(
-    ctx: &Ctx,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> (Bodies, HashSet<FnKey>) {
+fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSet<FnKey>) {
     let env = ctx.env;
     let library = ctx.library;
     let signatures = ctx.signatures;

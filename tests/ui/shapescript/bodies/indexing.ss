@@ -20,3 +20,6 @@ fn two_unknowns(x: [n D]) -> [?k D] {
   a + c                                              # ~ E0401 ?k and ?k2
 }
 fn too_many(x: [n D]) -> [D] = x[0, 1, 2]           # ~ E0401
+fn whole(x: [n]) -> [n] = x[0:n]
+fn maybe_empty(x: [n]) -> [?k] = x[1:]
+fn may_not_fit(x: [n]) -> [2] = x[0:2]               # ~ E0401 n may be 1
