@@ -594,6 +594,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             d = d.with_secondary(at, label);
         }
         d = d.with_note(message);
+        if shape::has_unknowns(found) && !shape::has_unknowns(expected) {
+            d = d.with_help("an unknown size `?k` equals only itself: state the size with `as`, which the generated code checks when it runs");
+        }
         if let Expected::Rebind(..) = what {
             d = d.with_help(
                 "a rebinding keeps the value's type, so a loop's body must give back what it takes",
