@@ -12,7 +12,47 @@ use diag::SourceMap;
 // Parsing and lowering allocate many small nodes; the system allocator
 // spends about a third of the time in malloc and free (callgrind).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Mimalloc = Mimalloc;
+
+/// mimalloc, taking its plain `mi_malloc` path when that is aligned enough:
+/// `mimalloc::MiMalloc` always takes the aligned path, a quarter of the
+/// allocation time here (callgrind).
+struct Mimalloc;
+
+/// `mi_malloc`'s blocks are aligned to 16 bytes, or to their size when smaller.
+const MI_ALIGN: usize = 16;
+
+// SAFETY: every block comes from mimalloc and goes back to it; the plain
+// path is only taken when its alignment guarantee covers the layout's.
+unsafe impl std::alloc::GlobalAlloc for Mimalloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.align() <= MI_ALIGN && layout.align() <= layout.size() {
+            libmimalloc_sys::mi_malloc(layout.size()).cast()
+        } else {
+            libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.align() <= MI_ALIGN && layout.align() <= layout.size() {
+            libmimalloc_sys::mi_zalloc(layout.size()).cast()
+        } else {
+            libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+        libmimalloc_sys::mi_free(ptr.cast());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        if layout.align() <= MI_ALIGN && layout.align() <= new_size {
+            libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
+        } else {
+            libmimalloc_sys::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
+        }
+    }
+}
 
 /// The number of files; `BENCH_FILES` overrides it (a small run for a profiler).
 fn file_count() -> usize {

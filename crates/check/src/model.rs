@@ -85,7 +85,7 @@ fn lower_model(
         .iter()
         .map(|p| env.names.intern(&p.name))
         .collect();
-    let fields = lower_fields(env, file, &size_params, &m.fields, true, diagnostics);
+    let (fields, _) = lower_fields(env, file, &size_params, &m.fields, true, diagnostics);
     let mut methods = HashMap::default();
     for method in &m.methods {
         if method.self_param.is_none() {
@@ -120,13 +120,15 @@ fn lower_record(
     r: &ast::Record,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ModelInfo {
-    let fields = lower_fields(env, file, &[], &r.fields, false, diagnostics);
+    // A record's generic axes (`n` in `mean: [n]`) are bound at each
+    // construction, like a model's size parameters.
+    let (fields, generics) = lower_fields(env, file, &[], &r.fields, false, diagnostics);
     ModelInfo {
         def: TypeDef {
             file,
             name: env.names.intern(&r.name.name),
             is_model: false,
-            size_params: Vec::new(),
+            size_params: generics,
             fields,
             span: r.span,
         },
@@ -141,7 +143,7 @@ fn lower_fields(
     fields: &[ast::Field],
     is_model: bool,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<FieldDef> {
+) -> (Vec<FieldDef>, Vec<Arc<str>>) {
     let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.generic_order = size_params.to_vec();
     let mut out: Vec<FieldDef> = Vec::new();
@@ -193,7 +195,8 @@ fn lower_fields(
             init,
         });
     }
-    out
+    let generics = std::mem::take(&mut lowerer.generic_order);
+    (out, generics)
 }
 
 /// `zeros`, `ones`, `normal(std=, mean=)`, `uniform(lo=, hi=)` (E0412 otherwise).

@@ -1344,11 +1344,103 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         if failed {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
+        // Solve the record's generic axes from the fields' values.
+        let params = info.def.size_params.clone();
+        let mut solver = Solver::new(self.ctx.env.dims);
+        for p in &params {
+            solver.var(p.clone());
+        }
+        let rename = |poly: &Poly| {
+            poly.substitute(&|s| match s {
+                Symbol::Generic(n) => params
+                    .iter()
+                    .position(|p| p == n)
+                    .map(|i| Poly::symbol(Symbol::Var(i as u32))),
+                _ => None,
+            })
+            .unwrap_or_else(|_| poly.clone())
+        };
+        let mut equations = Vec::new();
+        let mut tags = Vec::new();
+        for (k, (field, slot)) in fields.iter().zip(&slots).enumerate() {
+            let Some(arg) = slot else { continue };
+            let found = self.body.expr(arg.value.span).map(|e| e.ty.clone());
+            let (Some(found), Some(axes)) = (found, field.ty.shape()) else {
+                continue;
+            };
+            let Some(values) = found.shape() else {
+                continue;
+            };
+            for (j, (a, v)) in axes.iter().zip(values).enumerate() {
+                if let (Some(p), Some(q)) = (axis_poly(a), axis_poly(v)) {
+                    tags.push((k, j));
+                    equations.push(Equation {
+                        callee: rename(&p),
+                        caller: q,
+                        tag: tags.len() - 1,
+                    });
+                }
+            }
+        }
+        if let Err(failure) = solver.solve(&equations) {
+            let tag = match &failure {
+                Failure::Mismatch { tag, .. }
+                | Failure::Inexact { tag, .. }
+                | Failure::BelowOne { tag, .. }
+                | Failure::Overflow { tag }
+                | Failure::Unsolved { tag, .. } => *tag,
+            };
+            let (k, j) = tags[tag];
+            let field = &fields[k];
+            let at = slots[k].map_or(span, |a| a.value.span);
+            let found = self
+                .body
+                .expr(at)
+                .map(|e| show_ty(&e.ty))
+                .unwrap_or_default();
+            let detail = match &failure {
+                Failure::Mismatch { expected, .. } => format!(
+                    "axis {} must be {} here",
+                    j + 1,
+                    show_size(self.ctx.env.dims, expected)
+                ),
+                _ => format!("axis {} doesn't fit", j + 1),
+            };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0401",
+                    format!(
+                        "field `{}` of `{name}` doesn't fit the other fields",
+                        field.name
+                    ),
+                )
+                .with_primary(at, detail)
+                .with_secondary(
+                    field.span,
+                    format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
+                )
+                .with_note(format!(
+                    "the value is `{found}`; solved so far: {}",
+                    solver.shown().join(", ")
+                )),
+            );
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
+        let args = (0..params.len())
+            .map(|i| {
+                Size::computed(
+                    solver
+                        .value(i as u32)
+                        .cloned()
+                        .unwrap_or_else(|| Poly::symbol(Symbol::Generic(params[i].clone()))),
+                )
+            })
+            .collect();
         let ty = Ty {
             kind: TyKind::Named {
                 file,
                 name: name.clone(),
-                args: Vec::new(),
+                args,
             },
             span,
         };

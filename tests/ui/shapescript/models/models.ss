@@ -42,3 +42,9 @@ model Net {
 model Bad {
   w: [D D] = gaussian(0.02)                                            # ~ E0412
 }
+
+fn summary(x: [b d]) -> [d] {
+  let s = Stats(mean=mean(x, over=b), std=std(x, over=b))
+  s.mean + s.std
+}
+fn crossed(x: [b d]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=d))  # ~ E0401
