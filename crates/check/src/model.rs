@@ -149,7 +149,43 @@ fn lower_fields(
     let mut out: Vec<FieldDef> = Vec::new();
     for field in fields {
         lowerer.place = Place::Param;
+        let known = lowerer.generic_order.len();
         let ty = lowerer.lower_type(&field.ty);
+        if is_model && lowerer.generic_order.len() > known {
+            // A model's fields have fixed sizes: dims and its size parameters.
+            let new: Vec<String> = lowerer.generic_order[known..]
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect();
+            lowerer.generic_order.truncate(known);
+            lowerer.diagnostics.push(
+                Diagnostic::error("E0301", format!("cannot find size {} in a model's field", new.join(" and ")))
+                    .with_primary(field.ty.span, "not a dim or a size parameter of the model")
+                    .with_help("a model's tensors have sizes fixed when the model is made: declare a dim, or add a size parameter, as in `model M(n) { ... }`"),
+            );
+        }
+        if let ast::TypeKind::Named { path, args } = &field.ty.kind {
+            let target = env.program.lookup(file, path).ok();
+            if let Some((_, crate::program::Decl::Model(m))) = target {
+                if m.size_params.len() != args.len() {
+                    lowerer.diagnostics.push(
+                        Diagnostic::error(
+                            "E0407",
+                            format!(
+                                "model `{}` takes {} size{}, but {} {} given",
+                                m.name.name,
+                                m.size_params.len(),
+                                if m.size_params.len() == 1 { "" } else { "s" },
+                                args.len(),
+                                if args.len() == 1 { "was" } else { "were" }
+                            ),
+                        )
+                        .with_primary(field.ty.span, "wrong number of sizes")
+                        .with_secondary(m.name.span, "the model is declared here"),
+                    );
+                }
+            }
+        }
         if let Some(first) = out.iter().find(|f| *f.name == *field.name.name) {
             lowerer.diagnostics.push(
                 Diagnostic::error(

@@ -48,3 +48,8 @@ fn summary(x: [b d]) -> [d] {
   s.mean + s.std
 }
 fn crossed(x: [b d]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=d))  # ~ E0401
+
+model Sized {
+  missing: Linear(D)                                                   # ~ E0407
+  loose: [m D]                                                         # ~ E0301
+}
