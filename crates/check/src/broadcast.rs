@@ -149,3 +149,79 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
     }
     Ok(positions)
 }
+
+#[cfg(test)]
+mod tests {
+    use diag::{FileId, Span};
+    use expect_test::{expect, Expect};
+
+    use super::broadcast;
+    use crate::body::shape::axis_of;
+    use crate::dims::DimValues;
+    use crate::size::{Poly, Symbol};
+    use crate::types::{show_shape, Axis};
+
+    /// A shape from space-separated axes: names are generic axes, numbers sizes.
+    fn shape(text: &str) -> Vec<Axis> {
+        let span = Span::new(FileId(0), 0, 0);
+        text.split_whitespace()
+            .map(|a| match a.parse::<i128>() {
+                Ok(n) => axis_of(Poly::constant(n), span),
+                Err(_) => axis_of(Poly::symbol(Symbol::Generic(a.into())), span),
+            })
+            .collect()
+    }
+
+    /// Broadcasts the shapes and shows the result with each operand's views.
+    fn check(shapes: &[&str], expect: Expect) {
+        let shapes: Vec<Vec<Axis>> = shapes.iter().map(|s| shape(s)).collect();
+        let refs: Vec<&[Axis]> = shapes.iter().map(Vec::as_slice).collect();
+        let shown = match broadcast(&DimValues::default(), &refs) {
+            Ok(b) => {
+                let views: Vec<String> = b
+                    .positions
+                    .iter()
+                    .map(|p| {
+                        p.iter()
+                            .map(|s| s.map_or("_".to_string(), |i| i.to_string()))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect();
+                format!("{} via {}", show_shape(&b.shape), views.join(" / "))
+            }
+            Err(note) => format!("error: {note}"),
+        };
+        expect.assert_eq(&shown);
+    }
+
+    #[test]
+    fn named_axes_pair_by_name() {
+        check(&["b n D", "D"], expect!["[b n D] via 0 1 2 / _ _ 0"]);
+        check(&["b n D", "b n"], expect!["[b n D] via 0 1 2 / 0 1 _"]);
+        check(
+            &["b h n n", "n n"],
+            expect!["[b h n n] via 0 1 2 3 / _ _ 0 1"],
+        );
+        check(&["b n D", "D n"], expect!["error: `[D n]` doesn't fit into `[b n D]`: no axis named `D` to pair its axis 1 with"]);
+    }
+
+    #[test]
+    fn anonymous_axes_right_align() {
+        check(
+            &["b 3 32 32", "32 32"],
+            expect!["[b 3 32 32] via 0 1 2 3 / _ _ 0 1"],
+        );
+        check(&["8 3 32 32", "8"], expect!["error: `[8]` doesn't fit into `[8 3 32 32]`: its axis 1 (`8`) meets `32`, the anonymous axis it right-aligns with"]);
+    }
+
+    #[test]
+    fn equal_ranks_broadcast_ones() {
+        check(&["b 1 D", "b n D"], expect!["[b n D] via 0 1 2 / 0 1 2"]);
+        check(&["b 197 D", "1 196 D"], expect!["error: `[b 197 D]` and `[1 196 D]` have the same rank, and `197` with `196` can't pair"]);
+        check(
+            &["n m", "b n m", "m"],
+            expect!["[b n m] via _ 0 1 / 0 1 2 / _ _ 0"],
+        );
+    }
+}
