@@ -560,7 +560,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let (code, message) = match problem {
             shape::Mismatch::Shape(detail) => ("E0401", detail),
             shape::Mismatch::Dtype(detail) => ("E0502", detail),
-            shape::Mismatch::Kind => ("E0408", "a value of another kind".to_string()),
+            shape::Mismatch::Kind => (
+                "E0408",
+                format!(
+                    "{} where {} is expected",
+                    shape::kind_of(found),
+                    shape::kind_of(expected)
+                ),
+            ),
         };
         let (title, secondary) = match what {
             Expected::Return => (

@@ -212,6 +212,22 @@ pub(crate) fn show_ty(ty: &Ty) -> String {
     }
 }
 
+/// What kind of value a type is, in words, for messages.
+pub(crate) fn kind_of(ty: &Ty) -> &'static str {
+    match &ty.kind {
+        TyKind::Tensor(_) => "a tensor",
+        TyKind::Scalar(ScalarKind::Int) => "a Python `Int`",
+        TyKind::Scalar(ScalarKind::Float) => "a Python `Float`",
+        TyKind::Scalar(ScalarKind::Bool) => "a Python `Bool`",
+        TyKind::Named { .. } => "a model or record",
+        TyKind::Stack { .. } => "a stack of models",
+        TyKind::Tuple(_) => "a tuple",
+        TyKind::Axis(_) | TyKind::Axes(_) => "an axis name",
+        TyKind::SizeParam(_) => "a size",
+        TyKind::Error => "a value",
+    }
+}
+
 /// How two types differ.
 pub(crate) enum Mismatch {
     Shape(String),
