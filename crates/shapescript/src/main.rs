@@ -14,6 +14,10 @@ use diag::{Severity, SourceMap};
 mod build;
 mod lsp_command;
 
+// Parsing and checking allocate many small nodes (see BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "shapescript",
