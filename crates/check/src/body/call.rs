@@ -945,13 +945,22 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             "argument `{}` of `{}` has the wrong shape",
                             param.name, target.name
                         ),
-                        format!(
-                            "axis {} is {}, but `{}` is {} in this call",
-                            aj + 1,
-                            caller_size(aj).map_or("?".into(), |p| show_size(dims, &p)),
-                            param_axis(pj),
-                            show_size(dims, expected)
-                        ),
+                        if param_axis(pj) == expected.to_string() {
+                            format!(
+                                "axis {} is {}, but the parameter's is {}",
+                                aj + 1,
+                                caller_size(aj).map_or("?".into(), |p| show_size(dims, &p)),
+                                show_size(dims, expected)
+                            )
+                        } else {
+                            format!(
+                                "axis {} is {}, but `{}` is {} in this call",
+                                aj + 1,
+                                caller_size(aj).map_or("?".into(), |p| show_size(dims, &p)),
+                                param_axis(pj),
+                                show_size(dims, expected)
+                            )
+                        },
                     ),
                     None => (
                         format!(
