@@ -113,6 +113,14 @@ fn generate(i: usize) -> String {
 
 fn main() {
     let file_count = file_count();
+    // `BENCH_WRITE=dir` writes the workspace there instead, to time the command on it.
+    if let Ok(dir) = std::env::var("BENCH_WRITE") {
+        for i in 0..file_count {
+            let path = PathBuf::from(&dir).join(format!("m{i}.ss"));
+            std::fs::write(&path, generate(i)).expect("the folder is writable");
+        }
+        return;
+    }
     let mut files = MemoryFiles::new();
     let mut roots = Vec::new();
     let mut total_lines = 0;

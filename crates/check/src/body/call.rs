@@ -1180,6 +1180,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 _ => match axis_poly(axis) {
                                     Some(p) => {
                                         let value = call.solver.apply(&rename(&p)).unwrap_or(p);
+                                        let value = self.unknown_for_unsolved(value, &call.solver);
                                         out.push(axis_of(value, span));
                                     }
                                     None => out.push(axis.clone()),
@@ -1216,6 +1217,31 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         };
         Some(Ty { kind, span })
+    }
+
+    /// A size the arguments didn't determine (a model's size parameter seen
+    /// through a plain `Lin` type): an unknown size named after it.
+    fn unknown_for_unsolved(&self, value: Poly, solver: &Solver) -> Poly {
+        let vars: Vec<u32> = value
+            .symbols()
+            .into_iter()
+            .filter_map(|s| match s {
+                Symbol::Var(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let mut out = value;
+        for v in vars {
+            // Numbered by `fresh_unknowns` with the result's other unknowns.
+            let unknown = Poly::symbol(Symbol::Unknown {
+                name: solver.names[v as usize].clone(),
+                index: 0,
+            });
+            out = out
+                .substitute(&|s| (*s == Symbol::Var(v)).then(|| unknown.clone()))
+                .unwrap_or_else(|_| out.clone());
+        }
+        out
     }
 
     /// An `Axis`/`Axes` argument: the name of an axis of the first argument.

@@ -247,3 +247,16 @@ fn rest_results_are_checked_against_the_return_type() {
         "#]],
     );
 }
+
+#[test]
+fn sizes_no_argument_gives_are_unknown() {
+    check(
+        "model Lin(Din, Dout) {\n  w: [Dout Din]\n  fn forward(self, x: [b Din]) -> [b Dout] = linear(x, self.w)\n}\nfn f(m: Lin, x: [b 8]) -> [b ?o] = m(x)\n",
+        expect![[r#"
+            fn Lin.forward -> [b Dout]
+              linear(x, self.w): [b Dout] -- extern torch.nn.functional.linear [Din=Din, Dout=Dout] (None)
+            fn f -> [b ?o]
+              m(x): [b ?Dout] -- method Lin.forward [Din=8, b=b] ()
+        "#]],
+    );
+}
