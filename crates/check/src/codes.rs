@@ -532,22 +532,27 @@ f(x_bf16, y_f32 to bf16)
 ";
 
 "E0901", "construct the Python generator cannot compile",
-"`shapescript build` reports this for a program `shapescript check` accepts
-but that uses a construct the PyTorch generator cannot emit yet: a `to`
-reshape with more than one size unknown before run time, or an axis list or
-pattern written outside a built-in's arguments. Nothing is written. Rewrite
-the expression with constructs the generator supports (docs/shapescript/python.md).
+"`shapescript build` reports this when a program `shapescript check` accepts
+uses something the PyTorch generator cannot emit: a reshape (`to` or a
+pattern) with more than one size known only at run time, a `Size` argument
+whose value is unknown before the program runs, or an axis list or pattern
+outside a built-in's arguments. The checker already refuses most of these,
+so E0901 marks a gap in the generator: nothing is written, and the fix is to
+say the sizes the generator needs (with `as`) or to rewrite the expression
+with the constructs in docs/shapescript/python.md.
 
 Wrong:
 
 ```
-fn f(x: [b n]) -> [?p ?q] = x to [?p ?q]
+# rows: [?k D], known only at run time; a reshape of it that needs ?k twice
+let blocks = rows to [?k 2 D/2]
 ```
 
 Fixed:
 
 ```
-fn f(x: [b n]) -> [b n] = x
+# state the size first, then the reshape has nothing unknown
+let blocks = (rows as [196 D]) to [196 2 D/2]
 ```
 ";
 
