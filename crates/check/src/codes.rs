@@ -535,24 +535,24 @@ f(x_bf16, y_f32 to bf16)
 "`shapescript build` reports this when a program `shapescript check` accepts
 uses something the PyTorch generator cannot emit: a reshape (`to` or a
 pattern) with more than one size known only at run time, a `Size` argument
-whose value is unknown before the program runs, or an axis list or pattern
-outside a built-in's arguments. The checker already refuses most of these,
-so E0901 marks a gap in the generator: nothing is written, and the fix is to
-say the sizes the generator needs (with `as`) or to rewrite the expression
-with the constructs in docs/shapescript/python.md.
+whose value is unknown before the program runs, an axis list or pattern
+outside a built-in's arguments, a call the checker left unresolved. The
+checker refuses each of these itself first (E0401, E0406, ...), so no
+accepted program is known to reach E0901: it is the generator's safety net
+instead of a wrong module. Nothing is written.
 
 Wrong:
 
 ```
-# rows: [?k D], known only at run time; a reshape of it that needs ?k twice
-let blocks = rows to [?k 2 D/2]
+# no accepted program is known to reach E0901; one that does names the
+# expression the generator could not emit
 ```
 
 Fixed:
 
 ```
-# state the size first, then the reshape has nothing unknown
-let blocks = (rows as [196 D]) to [196 2 D/2]
+# write that expression with the constructs in docs/shapescript/python.md,
+# and report it: it is a gap in the generator
 ```
 ";
 
