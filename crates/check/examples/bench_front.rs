@@ -170,6 +170,15 @@ fn main() {
         total_lines as f64 / check_alone
     );
     phases(&files, &roots);
+    println!(
+        "node sizes: syntax Axis {} B, SizeExpr {} B, Ident {} B; checker Axis {} B, Size {} B, Poly {} B",
+        std::mem::size_of::<syntax::ast::Axis>(),
+        std::mem::size_of::<syntax::ast::SizeExpr>(),
+        std::mem::size_of::<syntax::ast::Ident>(),
+        std::mem::size_of::<check::types::Axis>(),
+        std::mem::size_of::<check::size::Size>(),
+        std::mem::size_of::<check::size::Poly>(),
+    );
     assert_eq!(diagnostics, 0, "the generated workspace must check clean");
 }
 

@@ -51,7 +51,7 @@ pub enum SizeError {
 
 /// A product of symbols with their powers, sorted by symbol; empty is `1`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Monomial(SmallVec<[(Symbol, u32); 2]>);
+pub struct Monomial(SmallVec<[(Symbol, u32); 1]>);
 
 impl Monomial {
     fn of(symbol: Symbol) -> Self {

@@ -202,6 +202,11 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.owner = self.owner.clone();
         self.body.name = self.ctx.env.names.intern(&f.name.name);
         self.body.span = f.span;
+        // About one expression per eight bytes of source: growing the vector
+        // of large `TypedExpr`s would copy them over and over.
+        let estimate = (f.span.len() as usize / 8).min(1 << 16);
+        self.body.exprs.reserve(estimate);
+        self.body.by_span.reserve(estimate);
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
                 let ty = model::self_ty(&self.ctx.models, self.file, model, span);
