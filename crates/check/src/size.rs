@@ -50,6 +50,8 @@ pub enum SizeError {
 }
 
 /// A product of symbols with their powers, sorted by symbol; empty is `1`.
+/// One factor inline: most sizes are `n`, `D` or numbers, and every axis
+/// holds one, so a second inline factor would cost 32 bytes on each axis.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Monomial(SmallVec<[(Symbol, u32); 1]>);
 
