@@ -9,8 +9,8 @@ use check::types::{Ty, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
+use crate::casts::torch_dtype;
 use crate::checks::{self, Lines};
-use crate::expr::torch_dtype;
 use crate::names::py_name;
 use crate::scope::{Imports, Scope};
 use crate::sigs::Gen;

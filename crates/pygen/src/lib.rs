@@ -10,6 +10,7 @@
 //! files that would share a module name (E0902).
 
 mod builtins;
+mod casts;
 mod checks;
 mod expr;
 mod items;
