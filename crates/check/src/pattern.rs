@@ -144,8 +144,18 @@ fn check(
     let mut shapes: Vec<(Ty, TensorTy, Vec<Axis>, Span)> = Vec::new();
     for (ty, at) in &tys {
         match &ty.kind {
-            TyKind::Tensor(t @ TensorTy { shape: Some(s), .. }) => {
-                shapes.push((ty.clone(), t.clone(), s.clone(), *at))
+            TyKind::Tensor(TensorTy {
+                shape: Some(s),
+                domain,
+                dtype,
+            }) => {
+                // The shape is cloned once; the `TensorTy` keeps domain and dtype.
+                let t = TensorTy {
+                    shape: None,
+                    domain: domain.clone(),
+                    dtype: *dtype,
+                };
+                shapes.push((ty.clone(), t, s.clone(), *at))
             }
             _ => {
                 c.diagnostics.push(

@@ -466,7 +466,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             let pty = &param.ty;
             match &pty.kind {
                 TyKind::Tensor(pt) => {
-                    let aty = arg_tys[i].clone().unwrap_or_else(|| error_ty(arg.span));
+                    let missing;
+                    let aty = match &arg_tys[i] {
+                        Some(t) => t,
+                        None => {
+                            missing = error_ty(arg.span);
+                            &missing
+                        }
+                    };
                     match &aty.kind {
                         TyKind::Error => {}
                         TyKind::Tensor(at) => {
