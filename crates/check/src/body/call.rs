@@ -496,7 +496,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                         format!("this is {}", got.as_str()),
                                         target,
                                         i,
-                                        &aty,
+                                        aty,
                                         &call.solver,
                                     );
                                     self.diagnostics.push(d.with_help(format!(
@@ -526,7 +526,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                                 format!("this is {}", got.as_str()),
                                                 target,
                                                 i,
-                                                &aty,
+                                                aty,
                                                 &call.solver,
                                             );
                                             self.diagnostics.push(
@@ -547,7 +547,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 (Some(_), None) => {}
                                 (Some(ps), Some(as_)) => {
                                     if !self.match_shape(
-                                        &mut call, ps, as_, i, &rename, target, arg, &aty,
+                                        &mut call, ps, as_, i, &rename, target, arg, aty,
                                     ) {
                                         failed = true;
                                     }
@@ -567,11 +567,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 format!(
                                     "expected `{}`, found `{}`",
                                     show_ty(&param.ty),
-                                    show_ty(&aty)
+                                    show_ty(aty)
                                 ),
                                 target,
                                 i,
-                                &aty,
+                                aty,
                                 &call.solver,
                             );
                             self.diagnostics.push(d);
