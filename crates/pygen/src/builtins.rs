@@ -7,7 +7,7 @@
 //! axis or a size itself.
 
 use check::typed::{Alignment, CallInfo, LayoutPlan, PatternPlan};
-use syntax::ast::{self, Expr};
+use syntax::ast::{self, Expr, ExprKind};
 
 use crate::expr::{view, Val, ATOM};
 use crate::scope::Scope;
@@ -138,6 +138,10 @@ impl<'g, 'a> Scope<'g, 'a> {
             },
             "einsum" => match &info.pattern {
                 Some(PatternPlan::Einsum { equation }) => {
+                    let equation = match positional.last().map(|e| &e.kind) {
+                        Some(ExprKind::Pattern(p)) => readable_equation(equation, p),
+                        _ => equation.clone(),
+                    };
                     let mut list = vec![(None, Val::atom(format!("\"{equation}\"")))];
                     for e in &positional[..positional.len().saturating_sub(1)] {
                         let v = self.expr(e);
@@ -417,4 +421,55 @@ impl<'g, 'a> Scope<'g, 'a> {
             code
         }
     }
+}
+
+/// The checker's einsum equation (letters in order of first appearance)
+/// with each axis's own initial where that is unambiguous: `bhid,bhjd->bhij`
+/// reads better than `abcd,abed->abce`. The equation is unchanged otherwise.
+fn readable_equation(equation: &str, pattern: &ast::Pattern) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
+        for axis in &list.axes {
+            let ast::AxisKind::Size(ast::SizeExpr {
+                kind: ast::SizeExprKind::Name(p),
+                ..
+            }) = &axis.kind
+            else {
+                return equation.to_string();
+            };
+            if !names.contains(&p.name.name.as_str()) {
+                names.push(&p.name.name);
+            }
+        }
+    }
+    let mut letters: Vec<char> = Vec::new();
+    for c in equation.chars().filter(char::is_ascii_alphabetic) {
+        if !letters.contains(&c) {
+            letters.push(c);
+        }
+    }
+    if letters.len() != names.len() {
+        return equation.to_string();
+    }
+    let mut chosen: Vec<char> = Vec::with_capacity(names.len());
+    for name in &names {
+        let initial = name
+            .chars()
+            .next()
+            .filter(|c| c.is_ascii_alphabetic() && !chosen.contains(c));
+        let spare = || ('a'..='z').chain('A'..='Z').find(|c| !chosen.contains(c));
+        match initial.or_else(spare) {
+            Some(c) => chosen.push(c),
+            None => return equation.to_string(),
+        }
+    }
+    equation
+        .chars()
+        .map(|c| {
+            letters
+                .iter()
+                .position(|&l| l == c)
+                .map_or(c, |i| chosen[i])
+        })
+        .collect()
 }

@@ -210,7 +210,7 @@ fn masks_topk_tuples_and_take() {
 #[test]
 fn patterns_emit_only_the_steps_that_change_something() {
     check_code(
-        "dim D = 4\nfn pooled(x: [b 4 4 c]) -> [b 2 2 c] = reduce(x, [b (h 2) (w 2) c] -> [b h w c], max)\nfn mean_pool(x: [b n D]) -> [b D] = reduce(x, [b n d] -> [b d], mean)\nfn tiled(x: [n D]) -> [3 n D] = repeat(x, [n d] -> [r n d], r=3)\nfn expanded(x: [1 1 D], y: [b n D]) -> [b 1 D] = repeat(x, [1 t d] -> [b t d], b=b)\nfn heads(x: [b n 6]) -> [b 2 n 3] = rearrange(x, [b n (h d)] -> [b h n d], h=2)\nfn scores(q: [b i d], k: [b j d]) -> [b i j] = einsum(q, k, [b i d], [b j d] -> [b i j])\n",
+        "dim D = 4\nfn pooled(x: [b 4 4 c]) -> [b 2 2 c] = reduce(x, [b (h 2) (w 2) c] -> [b h w c], max)\nfn mean_pool(x: [b n D]) -> [b D] = reduce(x, [b n d] -> [b d], mean)\nfn tiled(x: [n D]) -> [3 n D] = repeat(x, [n d] -> [r n d], r=3)\nfn expanded(x: [1 1 D], y: [b n D]) -> [b 1 D] = repeat(x, [1 t d] -> [b t d], b=b)\nfn heads(x: [b n 6]) -> [b 2 n 3] = rearrange(x, [b n (h d)] -> [b h n d], h=2)\nfn scores(q: [b i d], k: [b j d]) -> [b i j] = einsum(q, k, [b i d], [b j d] -> [b i j])\nfn mix(x: [b n m], w: [m mm]) -> [b n mm] = einsum(x, w, [b n m], [m mm] -> [b n mm])\n",
         expect![[r#"
             D = 4  # main.ss:1
 
@@ -239,7 +239,11 @@ fn patterns_emit_only_the_steps_that_change_something() {
 
 
             def scores(q, k):  # main.ss:7
-                return torch.einsum("abc,adc->abd", q, k)  # main.ss:7
+                return torch.einsum("bid,bjd->bij", q, k)  # main.ss:7
+
+
+            def mix(x, w):  # main.ss:8
+                return torch.einsum("bnm,ma->bna", x, w)  # main.ss:8
         "#]],
     );
 }
