@@ -6,7 +6,13 @@
 //! diagnostic. Never reports a mistake of a signature (that is `signature`).
 
 mod call;
+mod call_report;
+mod call_result;
+mod callee;
+mod cast;
 pub(crate) mod expr;
+mod index;
+mod record;
 pub(crate) mod shape;
 
 use std::sync::Arc;

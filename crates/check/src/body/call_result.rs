@@ -1,0 +1,178 @@
+//! A call's result type in the caller's terms: the callee's return type with
+//! its generic axes replaced by what the call solved, `...` by the argument's
+//! axes, rounded divisions worked out (E0401, E0402, E0406), and sizes no
+//! argument determines made unknown. Part of `call`.
+
+use diag::{Diagnostic, Span};
+
+use super::shape::{axis_of, axis_poly, map_sizes, tensor};
+
+use super::call::{CallState, Target};
+use super::FnChecker;
+use crate::size::{Poly, SizeError, Symbol};
+use crate::solver::Solver;
+use crate::types::{Axis, AxisKind, Domain, DtypeKind, Ty, TyKind};
+
+impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    /// The callee's return type in the caller's terms.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn result_type(
+        &mut self,
+        ret: &Ty,
+        call: &CallState,
+        rename: &dyn Fn(&Poly) -> Poly,
+        dtype: Option<DtypeKind>,
+        shapeless: &[(Ty, Span)],
+        target: &Target,
+        span: Span,
+    ) -> Option<Ty> {
+        let kind = match &ret.kind {
+            TyKind::Tensor(t) => {
+                let shape = match &t.shape {
+                    None => match shapeless {
+                        [] => None,
+                        [(ty, _)] => ty.shape().map(<[Axis]>::to_vec),
+                        many => {
+                            let operands: Vec<(&Ty, Span)> =
+                                many.iter().map(|(t, s)| (t, *s)).collect();
+                            self.elementwise(&operands, span, &target.name)?.0
+                        }
+                    },
+                    Some(axes) => {
+                        let mut out = Vec::with_capacity(axes.len());
+                        for axis in axes {
+                            match &axis.kind {
+                                AxisKind::Rest => out.extend(call.rest.clone().unwrap_or_default()),
+                                AxisKind::Rounded { formula, written } => {
+                                    let dims = self.ctx.env.dims;
+                                    let value = |s: &Symbol| match s {
+                                        Symbol::Generic(n) => target
+                                            .signature
+                                            .generics
+                                            .iter()
+                                            .position(|g| g == n)
+                                            .and_then(|i| call.solver.value(i as u32))
+                                            .map(|p| {
+                                                dims.substitute(p).unwrap_or_else(|_| p.clone())
+                                            }),
+                                        Symbol::Dim { file, name } => {
+                                            dims.get(*file, name).map(Poly::constant)
+                                        }
+                                        _ => None,
+                                    };
+                                    match formula.eval(&value).and_then(|p| {
+                                        self.ctx.env.dims.substitute(&p).map(|q| (p, q))
+                                    }) {
+                                        Ok((p, q)) => {
+                                            if let Some(v) = q.as_constant().filter(|v| *v < 1) {
+                                                self.diagnostics.push(
+                                                    Diagnostic::error("E0401", format!("the result of `{}` would have an axis of size {v}", target.name))
+                                                        .with_primary(span, format!("`{written}` is {v} here"))
+                                                        .with_secondary(axis.span, "the size is worked out here")
+                                                        .with_note(format!("with {}", call.solver.shown().join(", ")))
+                                                        .with_help("an axis has at least one element: check the sizes, padding and stride"),
+                                                );
+                                                return None;
+                                            }
+                                            out.push(axis_of(p, span));
+                                        }
+                                        Err(SizeError::DivideByZero) => {
+                                            self.diagnostics.push(
+                                                Diagnostic::error("E0406", format!("a divisor of 0 in the result of `{}`", target.name))
+                                                    .with_primary(span, format!("`{written}` divides by 0 here"))
+                                                    .with_secondary(axis.span, "the size is worked out here")
+                                                    .with_note(format!("with {}", call.solver.shown().join(", ")))
+                                                    .with_help("a stride or window of 0 is no stride at all: use 1 or more"),
+                                            );
+                                            return None;
+                                        }
+                                        Err(SizeError::Overflow) => {
+                                            self.diagnostics.push(
+                                                Diagnostic::error(
+                                                    "E0414",
+                                                    "size does not fit in 128 bits",
+                                                )
+                                                .with_primary(span, "this size overflows"),
+                                            );
+                                            return None;
+                                        }
+                                        Err(_) => {
+                                            self.diagnostics.push(
+                                                Diagnostic::error("E0402", format!("the result of `{}` rounds a size that isn't known", target.name))
+                                                    .with_primary(span, format!("`{written}` must be exact here"))
+                                                    .with_secondary(axis.span, "the size is worked out here")
+                                                    .with_note(format!("with {}", call.solver.shown().join(", ")))
+                                                    .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
+                                                    .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
+                                            );
+                                            return None;
+                                        }
+                                    }
+                                }
+                                _ => match axis_poly(axis) {
+                                    Some(p) => {
+                                        let value = call.solver.apply(&rename(&p)).unwrap_or(p);
+                                        let value = self.unknown_for_unsolved(value, &call.solver);
+                                        out.push(axis_of(value, span));
+                                    }
+                                    None => out.push(axis.clone()),
+                                },
+                            }
+                        }
+                        Some(out)
+                    }
+                };
+                let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
+                return Some(match &t.domain {
+                    Some(Domain::Index(_)) => map_sizes(&base, &mut |p: &Poly| {
+                        let renamed = rename(p);
+                        if renamed == *p {
+                            return p.clone();
+                        }
+                        call.solver.apply(&renamed).unwrap_or_else(|_| p.clone())
+                    }),
+                    _ => base,
+                });
+            }
+            TyKind::Tuple(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    out.push(self.result_type(item, call, rename, dtype, shapeless, target, span)?);
+                }
+                TyKind::Tuple(out)
+            }
+            _ => {
+                let mapped = map_sizes(&super::flatten_ty(ret), &mut |p: &Poly| {
+                    call.solver.apply(&rename(p)).unwrap_or_else(|_| p.clone())
+                });
+                mapped.kind
+            }
+        };
+        Some(Ty { kind, span })
+    }
+
+    /// A size the arguments didn't determine (a model's size parameter seen
+    /// through a plain `Lin` type): an unknown size named after it.
+    pub(super) fn unknown_for_unsolved(&self, value: Poly, solver: &Solver) -> Poly {
+        let vars: Vec<u32> = value
+            .symbols()
+            .into_iter()
+            .filter_map(|s| match s {
+                Symbol::Var(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let mut out = value;
+        for v in vars {
+            // Numbered by `fresh_unknowns` with the result's other unknowns.
+            let unknown = Poly::symbol(Symbol::Unknown {
+                name: solver.names[v as usize].clone(),
+                index: 0,
+            });
+            out = out
+                .substitute(&|s| (*s == Symbol::Var(v)).then(|| unknown.clone()))
+                .unwrap_or_else(|_| out.clone());
+        }
+        out
+    }
+}

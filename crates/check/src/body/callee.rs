@@ -1,0 +1,233 @@
+//! Finding who a call calls: a fn, an extern fn, a library stub, a built-in,
+//! a method, `m(x)` as `forward`, another file's function or a record.
+//! Part of `call`; never checks arguments.
+
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast::{self};
+
+use super::shape::show_ty;
+use super::FnChecker;
+use crate::program::Decl;
+use crate::typed::Callee;
+use crate::types::{Ty, TyKind};
+
+use super::call::Target;
+
+impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    pub(super) fn resolve_callee(&mut self, callee: &ast::Expr) -> Resolved<'c> {
+        let ctx = self.ctx;
+        match &callee.kind {
+            ast::ExprKind::Name(n) if self.local(&n.name).is_none() => {
+                if let Some(decl) = ctx.env.program.decl(self.file, &n.name) {
+                    return self.resolve_decl(self.file, decl, n);
+                }
+                if crate::builtins::is_builtin(&n.name) {
+                    return Resolved::Builtin(n.name.clone());
+                }
+                if let Some((file, decl)) =
+                    crate::prelude::stub(ctx.env.program, ctx.library, &n.name)
+                {
+                    return self.resolve_decl(file, decl, n);
+                }
+                self.diagnostics.push(
+                    Diagnostic::error("E0301", format!("cannot find function `{}`", n.name))
+                        .with_primary(n.span, "not declared in this file, the prelude or the built-ins")
+                        .with_help("declare it with `fn` or `extern fn`, or import the file that has it and write `file.name`"),
+                );
+                Resolved::Failed
+            }
+            ast::ExprKind::Field { base, name } => {
+                if let ast::ExprKind::Name(file) = &base.kind {
+                    if self.local(&file.name).is_none() {
+                        if let Some(Decl::Import(_, target)) =
+                            ctx.env.program.decl(self.file, &file.name)
+                        {
+                            let Some(target) = target else {
+                                return Resolved::Failed;
+                            };
+                            return match ctx.env.program.decl(target, &name.name) {
+                                Some(decl) => self.resolve_decl(target, decl, name),
+                                None => {
+                                    self.diagnostics.push(
+                                        Diagnostic::error(
+                                            "E0301",
+                                            format!(
+                                                "cannot find `{}` in `{}`",
+                                                name.name, file.name
+                                            ),
+                                        )
+                                        .with_primary(
+                                            name.span,
+                                            format!("not declared in `{}.ss`", file.name),
+                                        ),
+                                    );
+                                    Resolved::Failed
+                                }
+                            };
+                        }
+                    }
+                }
+                let base_ty = self.expr(base);
+                match &base_ty.kind {
+                    TyKind::Named {
+                        file,
+                        name: model,
+                        args,
+                    } => {
+                        let Some(info) = ctx.models.get(*file, model) else {
+                            return Resolved::Failed;
+                        };
+                        if let Some((signature, _)) = info.methods.get(&name.name) {
+                            let params = method_params(ctx, *file, model, &name.name);
+                            return Resolved::Target(Target {
+                                signature,
+                                params,
+                                name: format!("{model}.{}", name.name),
+                                callee: Callee::Method {
+                                    file: *file,
+                                    model: model.clone(),
+                                    method: ctx.env.names.intern(&name.name),
+                                },
+                                receiver: Some((info.def.size_params.clone(), args.clone())),
+                            });
+                        }
+                        // A field holding a sub-model: `self.mlp(x)` calls its forward.
+                        let field_ty = self.expr(callee);
+                        self.forward_of(&field_ty, callee.span)
+                    }
+                    TyKind::Error => Resolved::Failed,
+                    _ => {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0409",
+                                format!("`{}` has no method `{}`", show_ty(&base_ty), name.name),
+                            )
+                            .with_primary(name.span, "no such method")
+                            .with_note("only models have methods"),
+                        );
+                        Resolved::Failed
+                    }
+                }
+            }
+            _ => {
+                let ty = self.expr(callee);
+                self.forward_of(&ty, callee.span)
+            }
+        }
+    }
+
+    /// `m(x)` for a value `m` of a model type: its `forward`.
+    pub(super) fn forward_of(&mut self, ty: &Ty, span: Span) -> Resolved<'c> {
+        let ctx = self.ctx;
+        match &ty.kind {
+            TyKind::Error => Resolved::Failed,
+            TyKind::Named { file, name, args } => {
+                let Some(info) = ctx.models.get(*file, name) else {
+                    return Resolved::Failed;
+                };
+                match info.methods.get("forward") {
+                    Some((signature, _)) => Resolved::Target(Target {
+                        signature,
+                        params: method_params(ctx, *file, name, "forward"),
+                        name: format!("{name}.forward"),
+                        callee: Callee::Method {
+                            file: *file,
+                            model: name.clone(),
+                            method: "forward".into(),
+                        },
+                        receiver: Some((info.def.size_params.clone(), args.clone())),
+                    }),
+                    None => {
+                        self.diagnostics.push(
+                            Diagnostic::error("E0409", format!("model `{name}` has no `forward` method"))
+                                .with_primary(span, "called here")
+                                .with_secondary(info.def.span, "declared here")
+                                .with_help("`m(x)` calls `m.forward(x)`: declare `fn forward(self, ...)`, or use its fields"),
+                        );
+                        Resolved::Failed
+                    }
+                }
+            }
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0408", format!("`{}` can't be called", show_ty(ty)))
+                        .with_primary(span, "not a function or model"),
+                );
+                Resolved::Failed
+            }
+        }
+    }
+
+    pub(super) fn resolve_decl(
+        &mut self,
+        file: FileId,
+        decl: Decl<'c>,
+        name: &ast::Ident,
+    ) -> Resolved<'c> {
+        let ctx = self.ctx;
+        let key = (file, ctx.env.names.intern(&name.name));
+        let (params, python) = match decl {
+            Decl::Fn(f) => (&f.params[..], None),
+            Decl::ExternFn(f) => (&f.params[..], Some(())),
+            Decl::Record(r) => return Resolved::Record(file, ctx.env.names.intern(&r.name.name)),
+            other => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0408",
+                        format!("`{}` is {}, not a function", name.name, other.describe()),
+                    )
+                    .with_primary(name.span, "not a function")
+                    .with_secondary(other.name_span(), "declared here"),
+                );
+                return Resolved::Failed;
+            }
+        };
+        let Some(signature) = ctx.signatures.get(&key) else {
+            return Resolved::Failed;
+        };
+        let callee = match (python, &signature.python) {
+            (Some(()), Some(p)) => Callee::Extern {
+                file,
+                name: key.1.clone(),
+                python: p.clone(),
+            },
+            (Some(()), None) => return Resolved::Failed,
+            _ => Callee::Fn {
+                file,
+                name: key.1.clone(),
+            },
+        };
+        Resolved::Target(Target {
+            signature,
+            params,
+            name: name.name.clone(),
+            callee,
+            receiver: None,
+        })
+    }
+}
+
+pub(crate) enum Resolved<'s> {
+    Target(Target<'s>),
+    Builtin(String),
+    Record(FileId, Arc<str>),
+    Failed,
+}
+
+fn method_params<'p>(
+    ctx: &super::Ctx<'p>,
+    file: FileId,
+    model: &str,
+    method: &str,
+) -> &'p [ast::Param] {
+    match ctx.env.program.decl(file, model) {
+        Some(Decl::Model(m)) => m
+            .methods
+            .iter()
+            .find(|f| f.name.name == method)
+            .map_or(&[][..], |f| &f.params[..]),
+        _ => &[],
+    }
+}

@@ -1,0 +1,142 @@
+//! `e as T` (a claim checked at run time; E0401 when it can never hold) and
+//! `e to T` (a cast, a clamp, or a reshape keeping the element count).
+//! Part of `expr`.
+
+use diag::Diagnostic;
+use syntax::ast::{self};
+
+use super::shape::{axis_poly, show_size, show_ty, tensor};
+use super::{error_ty, FnChecker};
+use crate::size::Poly;
+use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
+use crate::types::{Axis, Ty, TyKind};
+
+impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    pub(super) fn cast(
+        &mut self,
+        e: &ast::Expr,
+        kind: ast::CastKind,
+        inner: &ast::Expr,
+        written: &ast::Type,
+    ) -> Ty {
+        let span = e.span;
+        let found = self.expr(inner);
+        let target = self.lower_body_type(written);
+        if matches!(found.kind, TyKind::Error) || matches!(target.kind, TyKind::Error) {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
+        let (TyKind::Tensor(f), TyKind::Tensor(t)) = (&found.kind, &target.kind) else {
+            self.diagnostics.push(
+                Diagnostic::error("E0408", format!("`{}` converts tensors", kind.as_str()))
+                    .with_primary(
+                        span,
+                        format!(
+                            "`{}` {} `{}`",
+                            show_ty(&found),
+                            kind.as_str(),
+                            show_ty(&target)
+                        ),
+                    ),
+            );
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        };
+        // A shapeless target keeps the value's shape (seed).
+        let shape = t.shape.clone().or_else(|| f.shape.clone());
+        let domain = t.domain.clone().or_else(|| f.domain.clone());
+        let dtype = t.dtype.or(f.dtype);
+        let result = tensor(shape.clone(), domain, dtype, span);
+        let line = self.ctx.env.map.line_col(span.file, span.start).line;
+        let info = match kind {
+            ast::CastKind::As => {
+                if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
+                    if fs.len() != ts.len() {
+                        self.diagnostics.push(
+                            Diagnostic::error("E0401", format!("`as` can't change the number of axes: `{}` has {}, `{}` {}", show_ty(&found), fs.len(), show_ty(&target), ts.len()))
+                                .with_primary(written.span, "a claim about the same axes")
+                                .with_help("`as` states sizes the checker can't see; reshape with `to` or `rearrange`"),
+                        );
+                        return self.record(span, error_ty(span), ExprInfo::Plain);
+                    }
+                    // Sizes both known and different can never pass the run-time check.
+                    for (x, y) in fs.iter().zip(ts) {
+                        if let (Some(p), Some(q)) = (axis_poly(x), axis_poly(y)) {
+                            let dims = self.ctx.env.dims;
+                            let (vp, vq) = (
+                                dims.substitute(&p).ok().and_then(|p| p.as_constant()),
+                                dims.substitute(&q).ok().and_then(|q| q.as_constant()),
+                            );
+                            if let (Some(a), Some(b)) = (vp, vq) {
+                                if a != b {
+                                    self.diagnostics.push(
+                                        Diagnostic::error("E0401", format!("`as` claims size {b} for an axis of size {a}"))
+                                            .with_primary(written.span, format!("`{}` can never be `{}`", show_ty(&found), show_ty(&target)))
+                                            .with_help("`as` is for sizes the checker can't see; this one it can"),
+                                    );
+                                    return self.record(span, error_ty(span), ExprInfo::Plain);
+                                }
+                            }
+                        }
+                    }
+                }
+                ExprInfo::As(AsCheck {
+                    shape: t.shape.as_ref().map(|s| {
+                        s.iter()
+                            .filter_map(axis_poly)
+                            .map(crate::size::Size::computed)
+                            .collect()
+                    }),
+                    range: super::shape::range_of(&result),
+                    line,
+                })
+            }
+            ast::CastKind::To => {
+                let mut reshape = None;
+                if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
+                    let count = |s: &[Axis]| {
+                        s.iter()
+                            .try_fold(Poly::constant(1), |acc, a| acc.mul(&axis_poly(a)?).ok())
+                    };
+                    let (a, b) = (count(fs), count(ts));
+                    if let (Some(a), Some(b)) = (a, b) {
+                        if !self.ctx.env.dims.same_size(&a, &b) {
+                            let dims = self.ctx.env.dims;
+                            self.diagnostics.push(
+                                Diagnostic::error("E0401", "`to` would change the number of elements")
+                                    .with_primary(written.span, format!("{} elements here", show_size(dims, &b)))
+                                    .with_secondary(inner.span, format!("`{}` has {} elements", show_ty(&found), show_size(dims, &a)))
+                                    .with_help("a reshape keeps every element; check the sizes, or use `rearrange` to say which axes merge"),
+                            );
+                            return self.record(span, error_ty(span), ExprInfo::Plain);
+                        }
+                    }
+                    let same = fs.len() == ts.len()
+                        && fs
+                            .iter()
+                            .zip(ts)
+                            .all(|(x, y)| match (axis_poly(x), axis_poly(y)) {
+                                (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
+                                _ => true,
+                            });
+                    if !same {
+                        reshape = Some(
+                            ts.iter()
+                                .filter_map(axis_poly)
+                                .map(crate::size::Size::computed)
+                                .collect(),
+                        );
+                    }
+                }
+                ExprInfo::To(ToPlan {
+                    cast: t.dtype.filter(|d| Some(*d) != f.dtype),
+                    clamp: t
+                        .domain
+                        .as_ref()
+                        .and_then(|_| super::shape::range_of(&result))
+                        .filter(|r: &Range| r.lo.is_finite() || r.hi.is_finite()),
+                    reshape,
+                })
+            }
+        };
+        self.record(span, result, info)
+    }
+}

@@ -1,0 +1,193 @@
+//! Building a record, `Stats(mean=m, std=s)`: every field once, and the
+//! record's generic axes solved from the values. Part of `call`.
+
+use std::sync::Arc;
+
+use diag::{Diagnostic, FileId, Span};
+use syntax::ast::{self};
+
+use super::shape::{axis_poly, show_size, show_ty};
+use super::{error_ty, FnChecker};
+use crate::size::{Poly, Size, Symbol};
+use crate::solver::{Equation, Failure, Solver};
+use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
+use crate::types::{Ty, TyKind};
+
+impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    /// `Stats(mean=m, std=s)`: every field once, by keyword or in order.
+    pub(super) fn construct_record(
+        &mut self,
+        e: &ast::Expr,
+        file: FileId,
+        name: &Arc<str>,
+        args: &[ast::Arg],
+    ) -> Ty {
+        let span = e.span;
+        let ctx = self.ctx;
+        let Some(info) = ctx.models.get(file, name) else {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        };
+        let fields = info.def.fields.clone();
+        let names: Vec<&str> = fields.iter().map(|f| &*f.name).collect();
+        let required = vec![true; names.len()];
+        let spans: Vec<Span> = fields.iter().map(|f| f.span).collect();
+        let Some(slots) =
+            self.bind_args(name, &names, &required, args, Some((info.def.span, &spans)))
+        else {
+            for a in args {
+                self.expr(&a.value);
+            }
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        };
+        let mut failed = false;
+        for (field, slot) in fields.iter().zip(&slots) {
+            let Some(arg) = slot else { continue };
+            let ty = self.expr(&arg.value);
+            let expected = super::flatten_ty(&field.ty);
+            // A record's own axis names are generic: only ranks and dims are checked.
+            if let (Some(f), Some(x)) = (ty.shape(), expected.shape()) {
+                if f.len() != x.len() {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0401",
+                            format!(
+                                "field `{}` of `{name}` has {} axes, but the value has {}",
+                                field.name,
+                                x.len(),
+                                f.len()
+                            ),
+                        )
+                        .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
+                        .with_secondary(
+                            field.span,
+                            format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
+                        ),
+                    );
+                    failed = true;
+                }
+            }
+        }
+        if failed {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
+        // Solve the record's generic axes from the fields' values.
+        let params = info.def.size_params.clone();
+        let mut solver = Solver::new(self.ctx.env.dims);
+        for p in &params {
+            solver.var(p.clone());
+        }
+        let rename = |poly: &Poly| {
+            poly.substitute(&|s| match s {
+                Symbol::Generic(n) => params
+                    .iter()
+                    .position(|p| p == n)
+                    .map(|i| Poly::symbol(Symbol::Var(i as u32))),
+                _ => None,
+            })
+            .unwrap_or_else(|_| poly.clone())
+        };
+        let mut equations = Vec::new();
+        let mut tags = Vec::new();
+        for (k, (field, slot)) in fields.iter().zip(&slots).enumerate() {
+            let Some(arg) = slot else { continue };
+            let found = self.body.expr(arg.value.span).map(|e| e.ty.clone());
+            let (Some(found), Some(axes)) = (found, field.ty.shape()) else {
+                continue;
+            };
+            let Some(values) = found.shape() else {
+                continue;
+            };
+            for (j, (a, v)) in axes.iter().zip(values).enumerate() {
+                if let (Some(p), Some(q)) = (axis_poly(a), axis_poly(v)) {
+                    tags.push((k, j));
+                    equations.push(Equation {
+                        callee: rename(&p),
+                        caller: q,
+                        tag: tags.len() - 1,
+                    });
+                }
+            }
+        }
+        if let Err(failure) = solver.solve(&equations) {
+            let tag = match &failure {
+                Failure::Mismatch { tag, .. }
+                | Failure::Inexact { tag, .. }
+                | Failure::BelowOne { tag, .. }
+                | Failure::Overflow { tag }
+                | Failure::Unsolved { tag, .. } => *tag,
+            };
+            let (k, j) = tags[tag];
+            let field = &fields[k];
+            let at = slots[k].map_or(span, |a| a.value.span);
+            let found = self
+                .body
+                .expr(at)
+                .map(|e| show_ty(&e.ty))
+                .unwrap_or_default();
+            let detail = match &failure {
+                Failure::Mismatch { expected, .. } => format!(
+                    "axis {} must be {} here",
+                    j + 1,
+                    show_size(self.ctx.env.dims, expected)
+                ),
+                _ => format!("axis {} doesn't fit", j + 1),
+            };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0401",
+                    format!(
+                        "field `{}` of `{name}` doesn't fit the other fields",
+                        field.name
+                    ),
+                )
+                .with_primary(at, detail)
+                .with_secondary(
+                    field.span,
+                    format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
+                )
+                .with_note(format!(
+                    "the value is `{found}`; solved so far: {}",
+                    solver.shown().join(", ")
+                )),
+            );
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
+        let args = (0..params.len())
+            .map(|i| {
+                Size::computed(
+                    solver
+                        .value(i as u32)
+                        .cloned()
+                        .unwrap_or_else(|| Poly::symbol(Symbol::Generic(params[i].clone()))),
+                )
+            })
+            .collect();
+        let ty = Ty {
+            kind: TyKind::Named {
+                file,
+                name: name.clone(),
+                args,
+            },
+            span,
+        };
+        let info = CallInfo {
+            callee: Callee::Record {
+                file,
+                name: name.clone(),
+            },
+            args: slots
+                .iter()
+                .map(|s| {
+                    s.map_or(BoundArg::NoneDefault, |a| BoundArg::Expr {
+                        span: a.value.span,
+                        keyword: a.name.is_some(),
+                    })
+                })
+                .collect(),
+            bindings: Vec::new(),
+            over: Vec::new(),
+            pattern: None,
+        };
+        self.record(span, ty, ExprInfo::Call(Box::new(info)))
+    }
+}
