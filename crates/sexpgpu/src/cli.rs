@@ -74,6 +74,10 @@ enum Command {
         /// Print only this graph.
         #[arg(long)]
         graph: Option<String>,
+        /// `traced`: the graph as recorded; `optimized`: after fusion and
+        /// buffer placement by the CPU backend (kernels, slots).
+        #[arg(long, value_enum, default_value = "traced")]
+        stage: Stage,
     },
     /// Read, evaluate and trace a file, reporting errors; run no graph.
     Check {
@@ -148,7 +152,9 @@ fn dispatch(cli: Cli) -> i32 {
             )
         }
         Command::Check { file } => run_file(&file, Mode::Check, 0, format, Action::Check),
-        Command::Ir { file, graph } => run_file(&file, Mode::Check, 0, format, Action::Ir(graph)),
+        Command::Ir { file, graph, stage } => {
+            run_file(&file, Mode::Check, 0, format, Action::Ir(graph, stage))
+        }
         Command::Explain { code } => explain(&code),
         Command::Repl { seed } => repl(seed, format),
     }
@@ -175,10 +181,17 @@ impl Host for Stdout {
     }
 }
 
+/// Which form of a graph `sexpgpu ir` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Stage {
+    Traced,
+    Optimized,
+}
+
 /// What to do once the file is evaluated.
 enum Action {
     Check,
-    Ir(Option<String>),
+    Ir(Option<String>, Stage),
     Run(crate::runner::Request),
 }
 
@@ -225,7 +238,7 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
         }
         return crate::runner::run_all(&mut session, path, request, format);
     }
-    if let Action::Ir(only) = action {
+    if let Action::Ir(only, stage) = action {
         let graphs: Vec<_> = session
             .graphs()
             .iter()
@@ -244,10 +257,19 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
             );
             return if diagnostics.is_empty() { 2 } else { 1 };
         }
-        let printed: Vec<String> = graphs
-            .iter()
-            .map(|g| sexpgpu_graph::print_ir(&g.graph, session.sources()))
-            .collect();
+        let mut printed = Vec::with_capacity(graphs.len());
+        for g in graphs {
+            match stage {
+                Stage::Traced => printed.push(sexpgpu_graph::print_ir(&g.graph, session.sources())),
+                Stage::Optimized => match sexpgpu_cpu::compile(&g.graph) {
+                    Ok(program) => printed.push(program.describe()),
+                    Err(e) => {
+                        eprintln!("error: cannot compile graph `{}`: {e}", g.name);
+                        return 1;
+                    }
+                },
+            }
+        }
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(printed.join("\n").as_bytes());
     }
