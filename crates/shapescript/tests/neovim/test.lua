@@ -15,8 +15,7 @@ local ok, err = pcall(function()
   local uri = vim.uri_from_bufnr(buf)
   local client_id = vim.lsp.start_client({
     name = "shapescript",
-    cmd = { server },
-    cmd_env = { SHAPESCRIPT_LSP_TEST_SERVE = "1" },
+    cmd = { server, "lsp" },
     root_dir = dir,
     init_options = { libraryDir = dir .. "/library" },
   })
@@ -73,7 +72,11 @@ local ok, err = pcall(function()
     readonly = vim.bo.readonly,
   }
   vim.cmd("buffer " .. buf)
+  -- A clean shutdown: the server must answer `shutdown` and exit 0 on `exit`.
   vim.lsp.stop_client(client_id)
+  out.stopped = vim.wait(5000, function()
+    return vim.lsp.get_client_by_id(client_id) == nil
+  end, 20)
 end)
 
 if not ok then

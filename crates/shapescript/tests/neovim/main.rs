@@ -3,9 +3,7 @@
 //! the diagnostics it received, a dim hover, go to definition into
 //! `vision.ss` and into the read-only library folder, and inlay hints.
 //!
-//! The test binary is its own server: run with `SHAPESCRIPT_LSP_TEST_SERVE`
-//! set, it serves LSP on stdio through `lsp::run_stdio`, the function
-//! `shapescript lsp` calls, so the test needs no other binary built.
+//! The server is the real `shapescript lsp` command, as an editor starts it.
 //! Neovim comes from the Debian package `neovim` (installed by `scripts/test`).
 
 use std::path::Path;
@@ -33,13 +31,6 @@ dim Images = [b C 16gh 16gw]
 ";
 
 fn main() {
-    if std::env::var_os("SHAPESCRIPT_LSP_TEST_SERVE").is_some() {
-        if let Err(e) = lsp::run_stdio() {
-            eprintln!("shapescript lsp: {e}");
-            std::process::exit(1);
-        }
-        return;
-    }
     // `cargo test NAME` passes a filter: run only when it matches.
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -70,12 +61,12 @@ fn neovim_end_to_end() {
     std::fs::write(dir.join("main.ss"), MAIN).expect("write main.ss");
     std::fs::write(dir.join("vision.ss"), VISION).expect("write vision.ss");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/test.lua");
-    let me = std::env::current_exe().expect("the test binary");
+    let server = env!("CARGO_BIN_EXE_shapescript");
     let status = Command::new(nvim)
         .args(["--headless", "-u", "NONE", "-c"])
         .arg(format!("luafile {}", script.display()))
         .env("PROJECT", &dir)
-        .env("SERVER", &me)
+        .env("SERVER", server)
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("XDG_DATA_HOME", dir.join("data"))
         .status()
@@ -91,6 +82,11 @@ fn neovim_end_to_end() {
         show(&result["error"])
     );
 
+    assert_eq!(
+        result["stopped"],
+        Value::Bool(true),
+        "the server did not shut down cleanly"
+    );
     assert_eq!(
         show(&result["diagnostics"]),
         r#"[{"code":"E0305","col":10,"line":4}]"#
