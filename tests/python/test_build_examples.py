@@ -97,18 +97,27 @@ def full(tmp_path_factory):
     return load_package(out, "examples_full")
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
-def small(request, tmp_path_factory):
+def build_small(tmp_path_factory, checks: bool):
     root = tmp_path_factory.mktemp("small")
     sources = root / "src"
     sources.mkdir()
     for model, (dims, _) in SMALL.items():
         (sources / f"{model}.ss").write_text(shrink((EXAMPLES / f"{model}.ss").read_text(), dims))
-    flags = () if request.param else ("--no-runtime-checks",)
-    package = "examples_small" + ("" if request.param else "_fast")
+    flags = () if checks else ("--no-runtime-checks",)
+    package = "examples_small" + ("" if checks else "_fast")
     result = build(sources, root / package, *flags)
     assert result.returncode == 0, result.stderr
     return load_package(root, package)
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
+def small(request, tmp_path_factory):
+    return build_small(tmp_path_factory, request.param)
+
+
+@pytest.fixture(scope="module")
+def small_checked(tmp_path_factory):
+    return build_small(tmp_path_factory, True)
 
 
 def generated(modules, model: str) -> torch.nn.Module:
@@ -195,9 +204,8 @@ def test_runs_under_torch_compile(small, model):
         torch.testing.assert_close(compiled(x), module(x), rtol=1e-4, atol=1e-4)
 
 
-def test_wrong_shapes_from_python_raise_shape_error(small):
-    if "fast" in small["vit"].__name__:
-        pytest.skip("built without run-time checks")
+def test_wrong_shapes_from_python_raise_shape_error(small_checked):
+    small = small_checked
     runtime = importlib.import_module(small["vit"].__name__.rsplit(".", 1)[0] + ".shapescript_runtime")
     vit = generated(small, "vit")
     with pytest.raises(
@@ -232,7 +240,6 @@ def test_build_output_is_deterministic_and_black_clean(tmp_path):
     for path in sorted(first.iterdir()):
         assert path.read_bytes() == (second / path.name).read_bytes(), path.name
     black = shutil.which("black", path=str(Path(sys.executable).parent))
-    if black is None:
-        pytest.skip("black is not installed")
+    assert black is not None, "black is pinned in requirements-test.txt: run scripts/test"
     result = subprocess.run([black, "--check", "-q", str(first)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
