@@ -3,6 +3,8 @@
 //! UTF-16 columns, `file://` locations). Owns the server's capabilities.
 //! Never keeps state and never touches the disk.
 
+use std::collections::HashMap;
+
 use diag::{FileId, Severity, Span};
 use serde_json::{json, Value};
 
@@ -66,8 +68,9 @@ pub fn handle(analysis: &Analysis, method: &str, params: Value) -> Result<Value,
                 .as_bool()
                 .unwrap_or(true);
             let spans = analysis.references(file, offset, with_declaration);
+            let mut positions = Positions::new(analysis);
             Ok(Value::Array(
-                spans.into_iter().map(|s| location(analysis, s)).collect(),
+                spans.into_iter().map(|s| positions.location(s)).collect(),
             ))
         }
         "textDocument/prepareRename" => {
@@ -90,6 +93,7 @@ pub fn handle(analysis: &Analysis, method: &str, params: Value) -> Result<Value,
                 .rename(file, offset, new_name)
                 .map_err(Error::Refused)?;
             let mut changes = serde_json::Map::new();
+            let mut positions = Positions::new(analysis);
             for edit in edits {
                 let key = uri::from_path(&analysis.path(edit.span.file));
                 let entry = changes
@@ -97,7 +101,7 @@ pub fn handle(analysis: &Analysis, method: &str, params: Value) -> Result<Value,
                     .or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(list) = entry {
                     list.push(
-                        json!({ "range": range(analysis, edit.span), "newText": edit.new_text }),
+                        json!({ "range": positions.range(edit.span), "newText": edit.new_text }),
                     );
                 }
             }
@@ -215,18 +219,48 @@ fn locate(analysis: &Analysis, params: &Value) -> Result<Option<(FileId, u32)>, 
 }
 
 pub fn range(analysis: &Analysis, span: Span) -> Value {
-    let index = LineIndex::new(analysis.map.text(span.file));
-    let (sl, sc) = index.position(span.start as usize);
-    let (el, ec) = index.position(span.end as usize);
-    json!({ "start": { "line": sl, "character": sc }, "end": { "line": el, "character": ec } })
+    Positions::new(analysis).range(span)
 }
 
 fn location(analysis: &Analysis, span: Span) -> Value {
-    json!({ "uri": uri::from_path(&analysis.path(span.file)), "range": range(analysis, span) })
+    Positions::new(analysis).location(span)
+}
+
+/// LSP ranges of many spans: each file's line index is built once, not once
+/// a span (a line index reads the whole file).
+struct Positions<'a> {
+    analysis: &'a Analysis,
+    indexes: HashMap<FileId, LineIndex<'a>>,
+}
+
+impl<'a> Positions<'a> {
+    fn new(analysis: &'a Analysis) -> Self {
+        Positions {
+            analysis,
+            indexes: HashMap::new(),
+        }
+    }
+
+    fn range(&mut self, span: Span) -> Value {
+        let analysis = self.analysis;
+        let index = self
+            .indexes
+            .entry(span.file)
+            .or_insert_with(|| LineIndex::new(analysis.map.text(span.file)));
+        let (sl, sc) = index.position(span.start as usize);
+        let (el, ec) = index.position(span.end as usize);
+        json!({ "start": { "line": sl, "character": sc }, "end": { "line": el, "character": ec } })
+    }
+
+    fn location(&mut self, span: Span) -> Value {
+        let uri = uri::from_path(&self.analysis.path(span.file));
+        json!({ "uri": uri, "range": self.range(span) })
+    }
 }
 
 /// The published diagnostics of one file.
 pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<Value> {
+    let mut positions = Positions::new(analysis);
     analysis
         .diagnostics(file)
         .into_iter()
@@ -242,7 +276,7 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<Value> {
             let related: Vec<Value> = d
                 .secondary
                 .iter()
-                .map(|label| json!({ "location": location(analysis, label.span), "message": label.message }))
+                .map(|label| json!({ "location": positions.location(label.span), "message": label.message }))
                 .collect();
             let severity = match d.severity {
                 Severity::Error => 1,
@@ -250,7 +284,7 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<Value> {
                 Severity::Hint => 4,
             };
             Some(json!({
-                "range": range(analysis, primary.span),
+                "range": positions.range(primary.span),
                 "severity": severity,
                 "code": d.code,
                 "source": "shapescript",

@@ -183,11 +183,16 @@ impl Server {
     }
 
     /// The next message, or `None` when the diagnostics deadline passed
-    /// first, or `Err` when the client is gone.
-    fn next_message(&self, receiver: &Receiver<Message>) -> Option<Result<Message, ()>> {
+    /// first, or `Err` when the client is gone. A stale analysis is freed
+    /// here, in the debounce pause (about 7 ms for 5,000 lines): the deadline
+    /// stays put, so it costs no latency unless it outlasts the pause.
+    fn next_message(&mut self, receiver: &Receiver<Message>) -> Option<Result<Message, ()>> {
         match self.deadline {
             None => Some(receiver.recv().map_err(|_| ())),
             Some(deadline) => {
+                if self.dirty && deadline > Instant::now() {
+                    self.analysis = None;
+                }
                 let wait = deadline.saturating_duration_since(Instant::now());
                 match receiver.recv_timeout(wait) {
                     Ok(message) => Some(Ok(message)),
@@ -296,10 +301,11 @@ impl Server {
             .cloned()
             .collect();
         roots.sort();
-        // Dropping a large analysis takes a while: do it off the loop.
-        if let Some(old) = self.analysis.take() {
-            std::thread::spawn(move || drop(old));
-        }
+        // Free the stale analysis before making the new one (usually done
+        // already, in the debounce pause): its memory is then reused warm.
+        // Not on another thread: that frees under the allocator's locks while
+        // the checker allocates under them, and checking becomes 2-3x slower.
+        self.analysis = None;
         let overlay = Overlay { docs: &self.docs };
         let made = catch_unwind(AssertUnwindSafe(|| {
             Analysis::new(
