@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from binaries import binary
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SOURCE = """\
@@ -88,10 +90,7 @@ model Net {
 
 
 def shapescript_binary() -> Path:
-    built = ROOT / "target" / "debug" / "shapescript"
-    if not built.exists():
-        subprocess.run(["cargo", "build", "-q", "-p", "shapescript"], cwd=ROOT, check=True)
-    return built
+    return binary("shapescript")
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])

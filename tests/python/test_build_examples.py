@@ -22,6 +22,8 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+from binaries import binary  # noqa: E402
+
 from reference_models import (  # noqa: E402
     ConvNet,
     ConvNetConfig,
@@ -58,10 +60,7 @@ torch._inductor.config.compile_threads = 1
 
 
 def shapescript_binary() -> Path:
-    built = ROOT / "target" / "debug" / "shapescript"
-    if not built.exists():
-        subprocess.run(["cargo", "build", "-q", "-p", "shapescript"], cwd=ROOT, check=True)
-    return built
+    return binary("shapescript")
 
 
 def build(sources: Path, out: Path, *flags: str) -> subprocess.CompletedProcess:

@@ -20,6 +20,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from binaries import binary
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,8 +30,7 @@ def sexpgpu() -> str:
     explicit = os.environ.get("SEXPGPU_BIN")
     if explicit:
         return explicit
-    subprocess.run(["cargo", "build", "-q", "-p", "sexpgpu"], cwd=ROOT, check=True)
-    return str(ROOT / "target" / "debug" / "sexpgpu")
+    return str(binary("sexpgpu"))
 
 
 def load_safetensors(path: Path) -> dict[str, np.ndarray]:
