@@ -336,3 +336,57 @@ fn completion_kind(kind: CompletionKind) -> u32 {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::tests::analysis;
+    use expect_test::{expect, Expect};
+
+    /// The published diagnostics of the first file, one a line: range, code,
+    /// then each related location as `line:col-line:col`.
+    fn check(files: &[(&str, &str)], expect: Expect) {
+        let (analysis, file, _) = analysis(files);
+        let at = |range: &Value| {
+            format!(
+                "{}:{}-{}:{}",
+                range["start"]["line"],
+                range["start"]["character"],
+                range["end"]["line"],
+                range["end"]["character"]
+            )
+        };
+        let lines: Vec<String> = diagnostics(&analysis, file)
+            .iter()
+            .map(|d| {
+                let related: Vec<String> = d["relatedInformation"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|r| at(&r["location"]["range"]))
+                    .collect();
+                format!(
+                    "{} {} [{}]",
+                    at(&d["range"]),
+                    d["code"].as_str().unwrap_or(""),
+                    related.join(", ")
+                )
+            })
+            .collect();
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn many_diagnostics_of_one_file_get_their_own_ranges() {
+        check(
+            &[(
+                "/p/main.ss",
+                "dim D = 4\ndim D = 5\nfn f(x: [D]) -> [D] {\n  y\n}\nfn g() -> [D] { z }\n",
+            )],
+            expect![[r#"
+                1:4-1:5 E0203 [0:4-0:5]
+                3:2-3:3 E0301 []
+                5:16-5:17 E0301 []"#]],
+        );
+    }
+}
