@@ -15,7 +15,13 @@ use diag::SourceMap;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const FILES: usize = 100;
+/// The number of files, overridable with `BENCH_FILES` for a short profile.
+fn files_count() -> usize {
+    std::env::var("BENCH_FILES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100)
+}
 const LINES_PER_FILE: usize = 1000;
 
 /// One file of about `LINES_PER_FILE` lines of bodies.
@@ -38,10 +44,11 @@ fn generate(i: usize) -> String {
 }
 
 fn main() {
+    let files_n = files_count();
     let mut files = MemoryFiles::new();
     let mut roots = Vec::new();
     let mut total_lines = 0;
-    for i in 0..FILES {
+    for i in 0..files_n {
         let text = generate(i);
         total_lines += text.lines().count();
         let path = PathBuf::from(format!("m{i}.ss"));
@@ -64,7 +71,7 @@ fn main() {
         }
     }
     println!(
-        "parse + check with bodies: {total_lines} lines in {FILES} files ({exprs} typed expressions), {:.1} ms, {:.0} lines/s ({} diagnostics)",
+        "parse + check with bodies: {total_lines} lines in {files_n} files ({exprs} typed expressions), {:.1} ms, {:.0} lines/s ({} diagnostics)",
         best * 1e3,
         total_lines as f64 / best,
         diagnostics.len()

@@ -5,10 +5,14 @@
 //! built-ins (handed to `pattern`). Also generates `builtins.ss`, the
 //! readable list of them the language server shows. Never resolves user names.
 
+use std::sync::Arc;
+
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
-use crate::body::shape::{axis_name, axis_of, axis_poly, effective_dtype, show_ty, tensor};
+use crate::body::shape::{
+    axis_name, axis_of, axis_poly, effective_dtype, shared_tensor, show_ty, tensor,
+};
 use crate::body::{error_ty, FnChecker};
 use crate::size::{Poly, Size};
 use crate::typed::{CallInfo, Callee, ExprInfo};
@@ -180,7 +184,7 @@ fn bind<'e>(
 }
 
 /// A tensor argument with a shape; reports (E0408) anything else.
-fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy, Vec<Axis>)> {
+fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy, Arc<[Axis]>)> {
     let ty = c.expr(&arg.value);
     match &ty.kind {
         TyKind::Tensor(TensorTy {
@@ -311,7 +315,10 @@ fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Type
         "sort" => t.domain.clone(),
         _ => None,
     };
-    Some((tensor(Some(shape), domain, t.dtype, e.span), positions))
+    Some((
+        shared_tensor(Some(shape), domain, t.dtype, e.span),
+        positions,
+    ))
 }
 
 fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
@@ -346,7 +353,7 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     };
     let n = axis_poly(&shape[*p]).unwrap_or_default();
-    let mut out = shape.clone();
+    let mut out = shape.to_vec();
     out[*p] = axis_of(k, e.span);
     let values = tensor(Some(out.clone()), t.domain.clone(), t.dtype, e.span);
     let ids = tensor(
@@ -444,7 +451,10 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         "sign" => Some(Domain::Signed),
         _ => t.domain.clone(),
     };
-    Some((tensor(t.shape.clone(), domain, t.dtype, e.span), Vec::new()))
+    Some((
+        shared_tensor(t.shape.clone(), domain, t.dtype, e.span),
+        Vec::new(),
+    ))
 }
 
 fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
@@ -473,7 +483,7 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         );
         return None;
     }
-    for (i, (x, y)) in ashape.iter().zip(&bshape).enumerate() {
+    for (i, (x, y)) in ashape.iter().zip(bshape.iter()).enumerate() {
         if i == *p {
             continue;
         }
@@ -491,7 +501,7 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
             }
         }
     }
-    let mut out = ashape.clone();
+    let mut out = ashape.to_vec();
     let sum = axis_poly(&ashape[*p])
         .unwrap_or_default()
         .add(&axis_poly(&bshape[*p]).unwrap_or_default())
@@ -501,7 +511,7 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
 }
 
 fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
-    let mut first: Option<(Ty, TensorTy, Vec<Axis>, Span)> = None;
+    let mut first: Option<(Ty, TensorTy, Arc<[Axis]>, Span)> = None;
     for a in args {
         if let Some(key) = &a.name {
             c.diagnostics.push(
@@ -537,7 +547,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     };
     let mut out = vec![axis_of(Poly::constant(args.len() as i128), e.span)];
-    out.extend(shape);
+    out.extend(shape.iter().cloned());
     Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()))
 }
 
@@ -592,7 +602,7 @@ fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         );
         return None;
     };
-    let mut out = shape.clone();
+    let mut out = shape.to_vec();
     out[*p] = axis_of(piece, e.span);
     let one = tensor(Some(out), t.domain, t.dtype, e.span);
     let items = (0..count).map(|_| one.clone()).collect();
@@ -615,7 +625,7 @@ fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     };
     let mut out: Vec<Axis> = shape[..*p].to_vec();
-    out.extend(ids);
+    out.extend(ids.iter().cloned());
     out.extend(shape[p + 1..].iter().cloned());
     Some((tensor(Some(out), t.domain, t.dtype, e.span), positions))
 }
@@ -625,7 +635,7 @@ fn one_hot(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let (_, _, shape) = shaped(c, slots[0]?, "one_hot")?;
     let n_arg = slots[1]?;
     let n = size_arg(c, n_arg, "one_hot")?;
-    let mut out = shape;
+    let mut out = shape.to_vec();
     out.push(axis_of(n, n_arg.value.span));
     Some((
         tensor(Some(out), None, Some(DtypeKind::I64), e.span),
@@ -687,7 +697,7 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
     let TyKind::Tensor(t) = ty.kind else {
         return None;
     };
-    Some((tensor(t.shape, None, None, e.span), Vec::new()))
+    Some((shared_tensor(t.shape, None, None, e.span), Vec::new()))
 }
 
 fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {

@@ -187,7 +187,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 };
                 let domain = domain.as_ref().map(|d| self.lower_domain(d));
                 TyKind::Tensor(TensorTy {
-                    shape,
+                    shape: shape.map(Into::into),
                     domain,
                     dtype: dtype.map(|d| d.kind),
                 })
@@ -246,7 +246,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         match self.env.program.lookup(self.module, path) {
             Ok((_, Decl::Alias(..))) if args.is_empty() => match self.alias_as_shape(path) {
                 Some(axes) => TyKind::Tensor(TensorTy {
-                    shape: Some(axes),
+                    shape: Some(axes.into()),
                     domain: None,
                     dtype: None,
                 }),

@@ -198,7 +198,7 @@ fn lower_fields(
         }
         let init = match (&ty.kind, is_model) {
             (TyKind::Tensor(t), true) => {
-                let rank = t.shape.as_ref().map_or(0, Vec::len);
+                let rank = t.shape.as_ref().map_or(0, |s| s.len());
                 Some(match &field.init {
                     Some(e) => initialiser(e, lowerer.diagnostics),
                     None if rank >= 2 => Init::Normal {

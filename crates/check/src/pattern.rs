@@ -141,7 +141,7 @@ fn check(
     if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
         return None;
     }
-    let mut shapes: Vec<(Ty, TensorTy, Vec<Axis>, Span)> = Vec::new();
+    let mut shapes: Vec<(Ty, TensorTy, Arc<[Axis]>, Span)> = Vec::new();
     for (ty, at) in &tys {
         match &ty.kind {
             TyKind::Tensor(TensorTy {
@@ -625,7 +625,7 @@ fn report(
     failure: Failure,
     tags: &[(usize, usize, usize)],
     lhs: &[Vec<PAxis>],
-    shapes: &[(Ty, TensorTy, Vec<Axis>, Span)],
+    shapes: &[(Ty, TensorTy, Arc<[Axis]>, Span)],
     solver: &Solver,
     _source: &str,
 ) {

@@ -48,7 +48,8 @@ pub enum TyKind {
 /// `[b n D] Signed bf16`. A missing shape is a shapeless (elementwise) type.
 #[derive(Clone, Debug)]
 pub struct TensorTy {
-    pub shape: Option<Vec<Axis>>,
+    /// Shared: a shape is cloned on every lookup and call, its axes never.
+    pub shape: Option<Arc<[Axis]>>,
     pub domain: Option<Domain>,
     pub dtype: Option<DtypeKind>,
 }

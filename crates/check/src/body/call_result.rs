@@ -40,7 +40,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     },
                     Some(axes) => {
                         let mut out = Vec::with_capacity(axes.len());
-                        for axis in axes {
+                        for axis in axes.iter() {
                             match &axis.kind {
                                 AxisKind::Rest => out.extend(call.rest.clone().unwrap_or_default()),
                                 AxisKind::Rounded { formula, written } => {

@@ -5,7 +5,7 @@
 use diag::Diagnostic;
 use syntax::ast::{self};
 
-use super::shape::{axis_poly, show_size, show_ty, tensor};
+use super::shape::{axis_poly, shared_tensor, show_size, show_ty};
 use super::{error_ty, FnChecker};
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
@@ -44,7 +44,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let shape = t.shape.clone().or_else(|| f.shape.clone());
         let domain = t.domain.clone().or_else(|| f.domain.clone());
         let dtype = t.dtype.or(f.dtype);
-        let result = tensor(shape.clone(), domain, dtype, span);
+        let result = shared_tensor(shape.clone(), domain, dtype, span);
         let line = self.ctx.env.map.line_col(span.file, span.start).line;
         let info = match kind {
             ast::CastKind::As => {
@@ -58,7 +58,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         return self.record(span, error_ty(span), ExprInfo::Plain);
                     }
                     // Sizes both known and different can never pass the run-time check.
-                    for (x, y) in fs.iter().zip(ts) {
+                    for (x, y) in fs.iter().zip(ts.iter()) {
                         if let (Some(p), Some(q)) = (axis_poly(x), axis_poly(y)) {
                             let dims = self.ctx.env.dims;
                             let (vp, vq) = (
@@ -110,13 +110,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         }
                     }
                     let same = fs.len() == ts.len()
-                        && fs
-                            .iter()
-                            .zip(ts)
-                            .all(|(x, y)| match (axis_poly(x), axis_poly(y)) {
+                        && fs.iter().zip(ts.iter()).all(|(x, y)| {
+                            match (axis_poly(x), axis_poly(y)) {
                                 (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
                                 _ => true,
-                            });
+                            }
+                        });
                     if !same {
                         reshape = Some(
                             ts.iter()

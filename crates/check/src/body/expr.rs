@@ -7,7 +7,9 @@ use std::sync::Arc;
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, BinaryOp, ScalarKind};
 
-use super::shape::{axis_name, axis_poly, effective_dtype, is_float, show_size, show_ty, tensor};
+use super::shape::{
+    axis_name, axis_poly, effective_dtype, is_float, shared_tensor, show_size, show_ty, tensor,
+};
 use super::{error_ty, FnChecker};
 use crate::broadcast::broadcast;
 use crate::model::instantiate;
@@ -47,10 +49,10 @@ impl FnChecker<'_, '_> {
                 let ty = match (op, &ty.kind) {
                     (_, TyKind::Error) => error_ty(span),
                     (ast::UnaryOp::Neg, TyKind::Scalar(ScalarKind::Int | ScalarKind::Float)) => ty,
-                    (ast::UnaryOp::Neg, TyKind::Tensor(t)) => tensor(t.shape.clone(), None, t.dtype, span),
+                    (ast::UnaryOp::Neg, TyKind::Tensor(t)) => shared_tensor(t.shape.clone(), None, t.dtype, span),
                     (ast::UnaryOp::Not, TyKind::Scalar(ScalarKind::Bool)) => ty,
                     (ast::UnaryOp::Not, TyKind::Tensor(t)) => {
-                        tensor(t.shape.clone(), Some(Domain::Bool), None, span)
+                        shared_tensor(t.shape.clone(), Some(Domain::Bool), None, span)
                     }
                     _ => {
                         self.diagnostics.push(

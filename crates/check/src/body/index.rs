@@ -85,7 +85,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     let mshape = mt.shape.clone().unwrap_or_default();
                     let lead = mshape.len();
                     let fits = lead <= axes.len()
-                        && mshape.iter().zip(&axes).all(|(x, y)| {
+                        && mshape.iter().zip(axes.iter()).all(|(x, y)| {
                             match (axis_poly(x), axis_poly(y)) {
                                 (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
                                 _ => true,

@@ -644,7 +644,7 @@ fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
             }
             let shape = es
                 .iter()
-                .zip(fs)
+                .zip(fs.iter())
                 .map(|(x, y)| {
                     let unknown = axis_poly(x).is_some_and(|p| {
                         p.symbols()

@@ -341,6 +341,16 @@ pub(crate) fn tensor(
     dtype: Option<DtypeKind>,
     span: Span,
 ) -> Ty {
+    shared_tensor(shape.map(Into::into), domain, dtype, span)
+}
+
+/// A tensor type of an existing shape, shared rather than copied.
+pub(crate) fn shared_tensor(
+    shape: Option<Arc<[Axis]>>,
+    domain: Option<Domain>,
+    dtype: Option<DtypeKind>,
+    span: Span,
+) -> Ty {
     Ty {
         kind: TyKind::Tensor(TensorTy {
             shape,

@@ -15,7 +15,7 @@ use super::index::Index;
 pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
     match &ty.kind {
         TyKind::Tensor(t) => {
-            for axis in t.shape.iter().flatten() {
+            for axis in t.shape.as_deref().unwrap_or_default() {
                 dims_in_axis(axis, out);
             }
             if let Some(Domain::Index(size)) = &t.domain {
