@@ -6,7 +6,7 @@
 //! up with the result, for the views code generation inserts. Pure; the
 //! caller words the E0401.
 
-use crate::body::shape::{axis_name, axis_poly};
+use crate::body::shape::{axis_name, axis_poly_ref};
 use crate::dims::DimValues;
 use crate::types::{show_shape, Axis, AxisKind};
 
@@ -18,11 +18,11 @@ pub struct Broadcast {
 }
 
 fn is_one(axis: &Axis) -> bool {
-    axis_poly(axis).and_then(|p| p.as_constant()) == Some(1) && axis_name(axis).is_none()
+    axis_poly_ref(axis).and_then(|p| p.as_constant()) == Some(1) && axis_name(axis).is_none()
 }
 
 fn same(dims: &DimValues, a: &Axis, b: &Axis) -> bool {
-    match (axis_poly(a), axis_poly(b)) {
+    match (axis_poly_ref(a), axis_poly_ref(b)) {
         (Some(x), Some(y)) => dims.same_size(&x, &y),
         _ => true,
     }

@@ -11,7 +11,7 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use crate::body::shape::{
-    axis_name, axis_of, axis_poly, effective_dtype, shared_tensor, show_ty, tensor,
+    axis_name, axis_of, axis_poly, axis_poly_ref, effective_dtype, shared_tensor, show_ty, tensor,
 };
 use crate::body::{error_ty, FnChecker};
 use crate::size::{Poly, Size};
@@ -487,7 +487,7 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         if i == *p {
             continue;
         }
-        if let (Some(px), Some(py)) = (axis_poly(x), axis_poly(y)) {
+        if let (Some(px), Some(py)) = (axis_poly_ref(x), axis_poly_ref(y)) {
             if !dims.same_size(&px, &py) {
                 let joined = &ashape[*p];
                 c.diagnostics.push(

@@ -204,6 +204,13 @@ impl Poly {
     }
 
     pub fn add(&self, other: &Poly) -> Result<Poly, SizeError> {
+        // Adding zero (the start of every sum) keeps the normal form.
+        if other.terms.is_empty() {
+            return Ok(self.clone());
+        }
+        if self.terms.is_empty() {
+            return Ok(other.clone());
+        }
         Poly::from_terms(self.terms.iter().chain(&other.terms).cloned().collect())
     }
 
@@ -225,7 +232,29 @@ impl Poly {
         self.add(&other.neg()?)
     }
 
+    /// Whether the size is exactly `1`, the start of every product.
+    fn is_one(&self) -> bool {
+        matches!(self.terms.as_slice(), [Term { coef: 1, mono }] if mono.0.is_empty())
+    }
+
     pub fn mul(&self, other: &Poly) -> Result<Poly, SizeError> {
+        // Products mostly start from `1` or multiply one term by one term
+        // (group sizes, pattern products): both are already in normal form.
+        if self.is_one() {
+            return Ok(other.clone());
+        }
+        if other.is_one() {
+            return Ok(self.clone());
+        }
+        if let ([a], [b]) = (self.terms.as_slice(), other.terms.as_slice()) {
+            let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
+            return Ok(Poly {
+                terms: smallvec::smallvec![Term {
+                    coef,
+                    mono: a.mono.mul(&b.mono),
+                }],
+            });
+        }
         let mut terms = SmallVec::with_capacity(self.terms.len() * other.terms.len());
         for a in &self.terms {
             for b in &other.terms {

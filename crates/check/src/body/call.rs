@@ -13,7 +13,7 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use super::expr::position_of;
-use super::shape::{axis_poly, effective_dtype, is_float, show_ty};
+use super::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty};
 
 use super::callee::Resolved;
 use super::{error_ty, FnChecker};
@@ -646,7 +646,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     Some(previous) => {
                         let same = previous.len() == captured.len()
                             && previous.iter().zip(&captured).all(|(x, y)| {
-                                match (axis_poly(x), axis_poly(y)) {
+                                match (axis_poly_ref(x), axis_poly_ref(y)) {
                                     (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
                                     _ => true,
                                 }

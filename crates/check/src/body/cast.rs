@@ -5,7 +5,7 @@
 use diag::Diagnostic;
 use syntax::ast::{self};
 
-use super::shape::{axis_poly, shared_tensor, show_size, show_ty};
+use super::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use super::{error_ty, FnChecker};
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
@@ -59,7 +59,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     }
                     // Sizes both known and different can never pass the run-time check.
                     for (x, y) in fs.iter().zip(ts.iter()) {
-                        if let (Some(p), Some(q)) = (axis_poly(x), axis_poly(y)) {
+                        if let (Some(p), Some(q)) = (axis_poly_ref(x), axis_poly_ref(y)) {
                             let dims = self.ctx.env.dims;
                             let (vp, vq) = (
                                 dims.substitute(&p).ok().and_then(|p| p.as_constant()),
@@ -111,7 +111,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     }
                     let same = fs.len() == ts.len()
                         && fs.iter().zip(ts.iter()).all(|(x, y)| {
-                            match (axis_poly(x), axis_poly(y)) {
+                            match (axis_poly_ref(x), axis_poly_ref(y)) {
                                 (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
                                 _ => true,
                             }

@@ -8,7 +8,8 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, BinaryOp, ScalarKind};
 
 use super::shape::{
-    axis_name, axis_poly, effective_dtype, is_float, shared_tensor, show_size, show_ty, tensor,
+    axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
+    show_ty, tensor,
 };
 use super::{error_ty, FnChecker};
 use crate::broadcast::broadcast;
@@ -509,7 +510,7 @@ impl FnChecker<'_, '_> {
                 Some(&sb[sb.len() - 1]),
             )
         };
-        let (ka, kb) = (axis_poly(k_a), axis_poly(k_b));
+        let (ka, kb) = (axis_poly_ref(k_a), axis_poly_ref(k_b));
         if let (Some(ka), Some(kb)) = (&ka, &kb) {
             if !self.ctx.env.dims.same_size(ka, kb) {
                 let dims = self.ctx.env.dims;

@@ -6,7 +6,7 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use super::expr::{least_value, scalar};
-use super::shape::{axis_of, axis_poly, show_ty, tensor};
+use super::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use super::{error_ty, FnChecker};
 use crate::size::Poly;
 use crate::typed::{ExprInfo, IndexPlan};
@@ -86,7 +86,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     let lead = mshape.len();
                     let fits = lead <= axes.len()
                         && mshape.iter().zip(axes.iter()).all(|(x, y)| {
-                            match (axis_poly(x), axis_poly(y)) {
+                            match (axis_poly_ref(x), axis_poly_ref(y)) {
                                 (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
                                 _ => true,
                             }

@@ -29,7 +29,7 @@ use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
 
 pub(crate) use expr::position_of as expr_position;
-pub(crate) use shape::{axis_poly, flatten_ty, same_ty, show_ty};
+pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 
 /// What every body checker shares.
 pub(crate) struct Ctx<'a> {
@@ -646,7 +646,7 @@ fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
                 .iter()
                 .zip(fs.iter())
                 .map(|(x, y)| {
-                    let unknown = axis_poly(x).is_some_and(|p| {
+                    let unknown = axis_poly_ref(x).is_some_and(|p| {
                         p.symbols()
                             .iter()
                             .any(|s| matches!(s, Symbol::Unknown { .. }))

@@ -3,6 +3,7 @@
 //! types (shape, dtype, kind) and showing them. Plain functions over
 //! `types::Ty`; never reports diagnostics.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use diag::Span;
@@ -29,18 +30,25 @@ pub(crate) fn axis_of(poly: Poly, span: Span) -> Axis {
 }
 
 /// The size of an axis as one polynomial (a group's is the product).
-pub(crate) fn axis_poly(axis: &Axis) -> Option<Poly> {
+/// Borrowed for a plain axis (the common case, asked for on every
+/// comparison), computed only for a group.
+pub(crate) fn axis_poly_ref(axis: &Axis) -> Option<Cow<'_, Poly>> {
     match &axis.kind {
-        AxisKind::Size { size, .. } => Some(size.poly.clone()),
+        AxisKind::Size { size, .. } => Some(Cow::Borrowed(&size.poly)),
         AxisKind::Group { parts, .. } => {
             let mut out = Poly::constant(1);
             for part in parts {
-                out = out.mul(&axis_poly(part)?).ok()?;
+                out = out.mul(&*axis_poly_ref(part)?).ok()?;
             }
-            Some(out)
+            Some(Cow::Owned(out))
         }
         _ => None,
     }
+}
+
+/// `axis_poly_ref`, owned, for callers that keep the size.
+pub(crate) fn axis_poly(axis: &Axis) -> Option<Poly> {
+    axis_poly_ref(axis).map(Cow::into_owned)
 }
 
 /// The same type with groups replaced by one axis of their product size.
@@ -152,10 +160,10 @@ pub(crate) fn has_unknowns(ty: &Ty) -> bool {
     };
     match &ty.kind {
         TyKind::Tensor(t) => {
-            t.shape
-                .as_ref()
-                .is_some_and(|s| s.iter().any(|a| axis_poly(a).is_some_and(|p| poly_has(&p))))
-                || matches!(&t.domain, Some(Domain::Index(n)) if poly_has(&n.poly))
+            t.shape.as_ref().is_some_and(|s| {
+                s.iter()
+                    .any(|a| axis_poly_ref(a).is_some_and(|p| poly_has(&p)))
+            }) || matches!(&t.domain, Some(Domain::Index(n)) if poly_has(&n.poly))
         }
         TyKind::Tuple(items) => items.iter().any(has_unknowns),
         TyKind::Stack { elem, .. } => has_unknowns(elem),
@@ -302,7 +310,7 @@ pub(crate) fn shape_mismatch(
         ));
     }
     for (i, (f, e)) in found.iter().zip(expected).enumerate() {
-        let (Some(fp), Some(ep)) = (axis_poly(f), axis_poly(e)) else {
+        let (Some(fp), Some(ep)) = (axis_poly_ref(f), axis_poly_ref(e)) else {
             continue;
         };
         if !dims.same_size(&fp, &ep) {
