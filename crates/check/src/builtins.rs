@@ -298,7 +298,10 @@ fn reduce(
             for p in &positions {
                 n = n.mul(&axis_poly(&shape[*p]).unwrap_or_default()).ok()?;
             }
-            (Some(Domain::Index(Size::computed(n))), Some(DtypeKind::I64))
+            (
+                Some(Domain::Index(Box::new(Size::computed(n)))),
+                Some(DtypeKind::I64),
+            )
         }
     };
     Some((tensor(Some(kept), domain, dtype, e.span), positions))
@@ -358,7 +361,7 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let values = tensor(Some(out.clone()), t.domain.clone(), t.dtype, e.span);
     let ids = tensor(
         Some(out),
-        Some(Domain::Index(Size::computed(n))),
+        Some(Domain::Index(Box::new(Size::computed(n)))),
         Some(DtypeKind::I64),
         e.span,
     );
@@ -728,7 +731,7 @@ fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> T
         "arange" => (
             tensor(
                 Some(vec![axis]),
-                Some(Domain::Index(Size::computed(n))),
+                Some(Domain::Index(Box::new(Size::computed(n)))),
                 Some(DtypeKind::I64),
                 e.span,
             ),

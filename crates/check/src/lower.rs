@@ -235,7 +235,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             ast::DomainKind::Signed => Domain::Signed,
             ast::DomainKind::Bool => Domain::Bool,
             ast::DomainKind::Index(n) => match self.lower_plain_size(n) {
-                Some(n) => Domain::Index(n),
+                Some(n) => Domain::Index(Box::new(n)),
                 None => Domain::Real,
             },
         }

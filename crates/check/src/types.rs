@@ -66,7 +66,8 @@ pub enum Domain {
     Signed,
     Bool,
     /// Integers in `[0, N)`.
-    Index(Size),
+    /// Boxed: every tensor type holds a domain, and a size is 96 bytes.
+    Index(Box<Size>),
 }
 
 #[derive(Clone, Debug)]

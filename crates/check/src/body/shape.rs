@@ -125,7 +125,7 @@ pub(crate) fn map_sizes(ty: &Ty, f: &mut dyn FnMut(&Poly) -> Poly) -> Ty {
                     .collect()
             }),
             domain: match &t.domain {
-                Some(Domain::Index(n)) => Some(Domain::Index(Size::computed(f(&n.poly)))),
+                Some(Domain::Index(n)) => Some(Domain::Index(Box::new(Size::computed(f(&n.poly))))),
                 other => other.clone(),
             },
             dtype: t.dtype,
