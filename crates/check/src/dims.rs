@@ -78,7 +78,16 @@ impl DimValues {
     /// Whether two sizes are equal once dims are replaced by their values
     /// (seed: `3*D` equals `3*H*Dh` with `D = 768, H = 12, Dh = D / H`).
     pub fn same_size(&self, a: &Poly, b: &Poly) -> bool {
-        a == b || matches!((self.substitute(a), self.substitute(b)), (Ok(x), Ok(y)) if x == y)
+        if a == b {
+            return true;
+        }
+        // Sizes of dims only (the common case) compare by value, without
+        // building polynomials; anything else (generic axes that may cancel
+        // once dims are replaced, overflow) takes the general way.
+        if let (Some(x), Some(y)) = (self.value(a), self.value(b)) {
+            return x == y;
+        }
+        matches!((self.substitute(a), self.substitute(b)), (Ok(x), Ok(y)) if x == y)
     }
 }
 

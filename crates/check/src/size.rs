@@ -293,6 +293,10 @@ impl Poly {
 
     /// Replaces each symbol for which `value` answers by that polynomial.
     pub fn substitute(&self, value: &dyn Fn(&Symbol) -> Option<Poly>) -> Result<Poly, SizeError> {
+        // Most sizes are one symbol (`n`): its value as is, asked for once.
+        if let Some(symbol) = self.as_symbol() {
+            return Ok(value(symbol).unwrap_or_else(|| self.clone()));
+        }
         if self
             .terms
             .iter()
