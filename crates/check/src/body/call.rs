@@ -673,7 +673,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         for (pj, aj) in pairs {
-            let (Some(p), Some(a)) = (axis_poly(&params[pj]), axis_poly(&axes[aj])) else {
+            let (Some(p), Some(a)) = (axis_poly_ref(&params[pj]), axis_poly(&axes[aj])) else {
                 continue;
             };
             call.tags.push((index, Some((pj, aj))));

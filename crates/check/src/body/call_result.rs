@@ -5,7 +5,7 @@
 
 use diag::{Diagnostic, Span};
 
-use super::shape::{axis_of, axis_poly, map_sizes, tensor};
+use super::shape::{axis_of, axis_poly_ref, map_sizes, tensor};
 
 use super::call::{CallState, Target};
 use super::FnChecker;
@@ -109,9 +109,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                         }
                                     }
                                 }
-                                _ => match axis_poly(axis) {
+                                _ => match axis_poly_ref(axis) {
                                     Some(p) => {
-                                        let value = call.solver.apply(&rename(&p)).unwrap_or(p);
+                                        let value = call
+                                            .solver
+                                            .apply(&rename(&p))
+                                            .unwrap_or_else(|_| p.into_owned());
                                         let value = self.unknown_for_unsolved(value, &call.solver);
                                         out.push(axis_of(value, span));
                                     }
