@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use diag::{Diagnostic, Span};
+use smallvec::SmallVec;
 use syntax::ast::{self, ScalarKind};
 
 use crate::body::shape::{axis_of, axis_poly, show_size, show_ty, tensor};
@@ -29,11 +30,13 @@ enum Elem {
 
 /// One axis of a pattern side: a single elementary axis, a group, or `...`.
 #[derive(Clone, Debug)]
-struct PAxis {
-    elems: Vec<Elem>,
+struct PAxis<'s> {
+    /// Inline for a name or a grouped size (`16gh`): no allocation per axis.
+    elems: SmallVec<[Elem; 2]>,
     rest: bool,
     span: Span,
-    text: String,
+    /// As written, for messages; borrowed from the source.
+    text: &'s str,
 }
 
 const REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "prod"];
@@ -241,8 +244,10 @@ fn check(
         for a in side {
             for el in &a.elems {
                 if let Elem::Name(n, _) = el {
+                    let known = vars.len();
                     let v = var_of(&mut vars, n, &mut solver);
-                    if solver.value(v).is_none() {
+                    // Looked up once per name: a repeated name was a dim or not before.
+                    if vars.len() > known {
                         if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
                             if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, &d.name.name) {
                                 solver.set(
@@ -536,10 +541,10 @@ fn text(source: &str, span: Span) -> &str {
 }
 
 /// Reads one side of a pattern (E0410 for what can't be in one).
-fn side(c: &mut FnChecker, list: &ast::ShapeList, source: &str) -> Option<Vec<PAxis>> {
+fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option<Vec<PAxis<'s>>> {
     let mut out = Vec::new();
     for axis in &list.axes {
-        let mut elems = Vec::new();
+        let mut elems = SmallVec::new();
         let mut rest = false;
         match &axis.kind {
             ast::AxisKind::Rest => rest = true,
@@ -572,7 +577,7 @@ fn side(c: &mut FnChecker, list: &ast::ShapeList, source: &str) -> Option<Vec<PA
             elems,
             rest,
             span: axis.span,
-            text: text(source, axis.span).to_string(),
+            text: text(source, axis.span),
         });
     }
     // A name twice on one side.
