@@ -11,7 +11,7 @@ use check::Options;
 use diag::render::{color_wanted, render_human, summary_line, HumanOptions};
 use diag::{Diagnostic, Severity, SourceMap};
 
-use crate::{collect, usage_error, DiskFiles};
+use crate::{gather_roots, usage_error, DiskFiles};
 
 pub fn run_build(
     paths: Vec<PathBuf>,
@@ -19,22 +19,10 @@ pub fn run_build(
     out: PathBuf,
     no_runtime_checks: bool,
 ) -> ExitCode {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
+    let roots = match gather_roots(paths, &include) {
+        Ok(roots) => roots,
+        Err(code) => return code,
     };
-    let mut roots = Vec::new();
-    for path in &paths {
-        if let Err(message) = collect(path, &mut roots) {
-            return usage_error(&message);
-        }
-    }
-    for dir in &include {
-        if !dir.is_dir() {
-            return usage_error(&format!("`-I {}` is not a folder", dir.display()));
-        }
-    }
     if out.exists() && !is_generated_package(&out) {
         return usage_error(&format!(
             "`{}` exists and is not a package `shapescript build` wrote; choose another -o folder",

@@ -137,6 +137,46 @@ fn explain(code: &str) -> ExitCode {
     }
 }
 
+/// The root files of `check` and `build`: every `.ss` file under `paths`
+/// (the current folder when none is given), each readable, with every `-I`
+/// folder present; otherwise the usage error, already printed.
+pub(crate) fn gather_roots(
+    paths: Vec<PathBuf>,
+    include: &[PathBuf],
+) -> Result<Vec<PathBuf>, ExitCode> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let mut roots = Vec::new();
+    for path in &paths {
+        if let Err(message) = collect(path, &mut roots) {
+            return Err(usage_error(&message));
+        }
+    }
+    for root in &roots {
+        let reason = match DiskFiles.read(root) {
+            Ok(_) => continue,
+            Err(FileError::NotFound) => "no such file".to_string(),
+            Err(FileError::Unreadable(reason)) => reason,
+        };
+        return Err(usage_error(&format!(
+            "cannot read `{}`: {reason}",
+            root.display()
+        )));
+    }
+    for dir in include {
+        if !dir.is_dir() {
+            return Err(usage_error(&format!(
+                "`-I {}` is not a folder",
+                dir.display()
+            )));
+        }
+    }
+    Ok(roots)
+}
+
 /// The `.ss` files under `path`, sorted; a file is taken as is.
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let meta =
@@ -165,30 +205,10 @@ fn run_check(
     format: Format,
     deny_hints: bool,
 ) -> ExitCode {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
+    let roots = match gather_roots(paths, &include) {
+        Ok(roots) => roots,
+        Err(code) => return code,
     };
-    let mut roots = Vec::new();
-    for path in &paths {
-        if let Err(message) = collect(path, &mut roots) {
-            return usage_error(&message);
-        }
-    }
-    for root in &roots {
-        let reason = match DiskFiles.read(root) {
-            Ok(_) => continue,
-            Err(FileError::NotFound) => "no such file".to_string(),
-            Err(FileError::Unreadable(reason)) => reason,
-        };
-        return usage_error(&format!("cannot read `{}`: {reason}", root.display()));
-    }
-    for dir in &include {
-        if !dir.is_dir() {
-            return usage_error(&format!("`-I {}` is not a folder", dir.display()));
-        }
-    }
     let mut map = SourceMap::new();
     let checked = check::check(
         &mut map,
