@@ -229,7 +229,8 @@ fn check(
     }
     // Variables: one per distinct name; dims and keywords give values.
     let mut solver = Solver::new(c.ctx.env.dims);
-    let mut vars: Vec<Arc<str>> = Vec::new();
+    // A pattern rarely has more than eight names: no growing on the way.
+    let mut vars: Vec<Arc<str>> = Vec::with_capacity(8);
     fn var_of(vars: &mut Vec<Arc<str>>, n: &Arc<str>, solver: &mut Solver) -> u32 {
         match vars.iter().position(|v| v == n) {
             Some(i) => i as u32,
@@ -542,7 +543,7 @@ fn text(source: &str, span: Span) -> &str {
 
 /// Reads one side of a pattern (E0410 for what can't be in one).
 fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option<Vec<PAxis<'s>>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(list.axes.len());
     for axis in &list.axes {
         let mut elems = SmallVec::new();
         let mut rest = false;

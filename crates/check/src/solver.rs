@@ -51,8 +51,9 @@ impl<'a> Solver<'a> {
     pub fn new(dims: &'a DimValues) -> Self {
         Solver {
             dims,
-            names: Vec::new(),
-            values: Vec::new(),
+            // Calls and patterns have a handful of variables: grown once at most.
+            names: Vec::with_capacity(8),
+            values: Vec::with_capacity(8),
         }
     }
 
