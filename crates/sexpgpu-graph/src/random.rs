@@ -77,6 +77,37 @@ pub fn standard_normal(bits: [u32; 2]) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
+/// The largest value of `dtype` (f32, or bf16) strictly below `high`, as an
+/// f32: where a uniform sample rounded to the dtype would reach `high`, it is
+/// replaced by this, keeping `uniform`'s range half-open on every backend.
+pub fn largest_below(high: f64, dtype: crate::DType) -> f32 {
+    use half::bf16;
+    if dtype == crate::DType::BF16 {
+        let mut x = bf16::from_f64(high);
+        while x.to_f64() >= high {
+            x = if x == bf16::ZERO {
+                bf16::from_bits(0x8001)
+            } else if x > bf16::ZERO {
+                bf16::from_bits(x.to_bits() - 1)
+            } else {
+                bf16::from_bits(x.to_bits() + 1)
+            };
+        }
+        return x.to_f32();
+    }
+    let mut x = high as f32;
+    while f64::from(x) >= high {
+        x = if x == 0.0 {
+            -f32::from_bits(1)
+        } else if x > 0.0 {
+            f32::from_bits(x.to_bits() - 1)
+        } else {
+            f32::from_bits(x.to_bits() + 1)
+        };
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

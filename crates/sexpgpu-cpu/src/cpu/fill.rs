@@ -4,7 +4,9 @@
 //! reference executor rounds them, so they are bit-identical. Reads no input.
 
 use half::bf16;
-use sexpgpu_graph::random::{element_bits, standard_normal, stream_key, unit_uniform};
+use sexpgpu_graph::random::{
+    element_bits, largest_below, standard_normal, stream_key, unit_uniform,
+};
 use sexpgpu_graph::{DType, Scalar, TensorData};
 
 use super::parallel::for_chunks;
@@ -34,10 +36,7 @@ pub(crate) fn run(threads: usize, fill: &Fill, seed: u64, out: &mut TensorData, 
             let key = stream_key(seed, *stream);
             let (low, high) = (*low, *high);
             let dtype = out.dtype();
-            let top = match dtype {
-                DType::BF16 => f64::from(prev_bf16(high).to_f32()),
-                _ => f64::from(prev_f32(high)),
-            };
+            let top = f64::from(largest_below(high, dtype));
             fill_f64(threads, out, len, RANDOM_PER_THREAD, move |i| {
                 let x = low + (high - low) * unit_uniform(element_bits(key, i as u64));
                 // Round to the dtype first (bf16 through f32, like every
@@ -94,34 +93,4 @@ fn fill_f64(
         TensorData::I64(o) => go!(o, |x| x as i64),
         TensorData::Bool(o) => go!(o, |x| x != 0.0),
     }
-}
-
-/// The largest f32 strictly below `high`.
-fn prev_f32(high: f64) -> f32 {
-    let mut x = high as f32;
-    while f64::from(x) >= high {
-        x = if x == 0.0 {
-            -f32::from_bits(1)
-        } else if x > 0.0 {
-            f32::from_bits(x.to_bits() - 1)
-        } else {
-            f32::from_bits(x.to_bits() + 1)
-        };
-    }
-    x
-}
-
-/// The largest bf16 strictly below `high`.
-fn prev_bf16(high: f64) -> bf16 {
-    let mut x = bf16::from_f64(high);
-    while x.to_f64() >= high {
-        x = if x == bf16::ZERO {
-            bf16::from_bits(0x8001)
-        } else if x > bf16::ZERO {
-            bf16::from_bits(x.to_bits() - 1)
-        } else {
-            bf16::from_bits(x.to_bits() + 1)
-        };
-    }
-    x
 }

@@ -61,10 +61,7 @@ pub(crate) fn uniform(
     };
     let below_high = |x: f32| -> f32 {
         if low < high && f64::from(x) >= high {
-            match dtype {
-                DType::BF16 => prev_bf16(high).to_f32(),
-                _ => prev_f32(high as f32, high),
-            }
+            crate::random::largest_below(high, dtype)
         } else {
             x
         }
@@ -78,38 +75,4 @@ pub(crate) fn uniform(
             })
             .collect(),
     )
-}
-
-/// The largest f32 strictly below `high` (which `h` approximates).
-fn prev_f32(h: f32, high: f64) -> f32 {
-    let mut x = h;
-    while f64::from(x) >= high {
-        x = next_down_f32(x);
-    }
-    x
-}
-
-fn next_down_f32(x: f32) -> f32 {
-    if x == 0.0 {
-        -f32::from_bits(1)
-    } else if x > 0.0 {
-        f32::from_bits(x.to_bits() - 1)
-    } else {
-        f32::from_bits(x.to_bits() + 1)
-    }
-}
-
-/// The largest bf16 strictly below `high`.
-fn prev_bf16(high: f64) -> bf16 {
-    let mut x = bf16::from_f64(high);
-    while x.to_f64() >= high {
-        x = if x == bf16::ZERO {
-            bf16::from_bits(0x8001)
-        } else if x > bf16::ZERO {
-            bf16::from_bits(x.to_bits() - 1)
-        } else {
-            bf16::from_bits(x.to_bits() + 1)
-        };
-    }
-    x
 }
