@@ -97,48 +97,12 @@ pub fn find_cycles(
         infos[i].deps = deps;
     }
     let mut aliases = Aliases::default();
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        New,
-        Open,
-        Done,
-    }
-    let mut state = vec![State::New; infos.len()];
-    let mut on_cycle = vec![false; infos.len()];
-    for start in 0..infos.len() {
-        if state[start] != State::New {
-            continue;
-        }
-        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-        state[start] = State::Open;
-        while let Some(top) = stack.last_mut() {
-            let (alias, next) = *top;
-            if next == infos[alias].deps.len() {
-                state[alias] = State::Done;
-                stack.pop();
-                continue;
-            }
-            top.1 += 1;
-            let (dep, _) = infos[alias].deps[next];
-            match state[dep] {
-                State::New => {
-                    state[dep] = State::Open;
-                    stack.push((dep, 0));
-                }
-                State::Open => {
-                    let from = stack.iter().position(|&(a, _)| a == dep).unwrap_or(0);
-                    let cycle = &stack[from..];
-                    if cycle.iter().all(|&(a, _)| !on_cycle[a]) {
-                        diagnostics.push(cycle_diagnostic(program, map, &infos, cycle));
-                    }
-                    for &(a, _) in cycle {
-                        on_cycle[a] = true;
-                    }
-                }
-                State::Done => {}
-            }
-        }
-    }
+    let mut on_cycle = crate::depgraph::walk(
+        infos.len(),
+        |i| &infos[i].deps,
+        |cycle| diagnostics.push(cycle_diagnostic(program, map, &infos, cycle)),
+    )
+    .on_cycle;
     // An alias that uses a broken alias can't be replaced either; `too_long`
     // breaks those silently, as the use is not a new mistake.
     too_long(&infos, &lists, &mut on_cycle, diagnostics);

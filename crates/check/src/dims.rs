@@ -164,12 +164,18 @@ pub fn evaluate(
         collect_deps(program, &index, info.file, info.value, &mut deps);
         info.deps = deps;
     }
-    let (order, in_cycle) = order_and_cycles(&infos, map, diagnostics);
+    let walk = crate::depgraph::walk(
+        infos.len(),
+        |i| &infos[i].deps,
+        |cycle| diagnostics.push(cycle_diagnostic(&infos, map, cycle)),
+    );
     let mut values: Vec<Option<Option<i128>>> = vec![None; infos.len()];
-    for &i in &in_cycle {
-        values[i] = Some(None);
+    for (i, &on_cycle) in walk.on_cycle.iter().enumerate() {
+        if on_cycle {
+            values[i] = Some(None);
+        }
     }
-    for i in order {
+    for i in walk.order {
         if values[i].is_some() {
             continue;
         }
@@ -231,58 +237,6 @@ fn collect_deps(
         }
         SizeExprKind::Int(_) | SizeExprKind::Unknown(_) | SizeExprKind::Error => {}
     }
-}
-
-/// A dependency order of all dims (iterative, so long chains can't overflow
-/// the stack) and the dims on cycles, each cycle reported once (E0304).
-fn order_and_cycles(
-    infos: &[DimInfo],
-    map: &SourceMap,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<usize>, Vec<usize>) {
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        New,
-        Open,
-        Done,
-    }
-    let mut state = vec![State::New; infos.len()];
-    let mut order = Vec::with_capacity(infos.len());
-    let mut in_cycle = Vec::new();
-    for start in 0..infos.len() {
-        if state[start] != State::New {
-            continue;
-        }
-        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-        state[start] = State::Open;
-        while let Some(top) = stack.last_mut() {
-            let (dim, next) = *top;
-            if next == infos[dim].deps.len() {
-                state[dim] = State::Done;
-                order.push(dim);
-                stack.pop();
-                continue;
-            }
-            top.1 += 1;
-            let (dep, _) = infos[dim].deps[next];
-            match state[dep] {
-                State::New => {
-                    state[dep] = State::Open;
-                    stack.push((dep, 0));
-                }
-                State::Open => {
-                    let from = stack.iter().position(|&(d, _)| d == dep).unwrap_or(0);
-                    let chain: Vec<usize> = stack[from..].iter().map(|&(d, _)| d).collect();
-                    if chain.iter().all(|d| !in_cycle.contains(d)) {
-                        diagnostics.push(cycle_diagnostic(infos, map, &stack[from..]));
-                    }
-                    in_cycle.extend(chain);
-                }
-                State::Done => {}
-            }
-        }
-    }
-    (order, in_cycle)
 }
 
 /// `stack` holds each dim of the cycle with one past the index of the dependency it follows.

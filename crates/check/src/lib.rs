@@ -10,6 +10,7 @@ pub mod body;
 pub mod broadcast;
 pub mod builtins;
 pub mod codes;
+pub mod depgraph;
 pub mod dims;
 pub mod files;
 pub mod fxhash;
