@@ -39,20 +39,7 @@ pub fn find_cycles(
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Aliases {
-    let count = program
-        .modules
-        .iter()
-        .flat_map(|m| &m.ast.items)
-        .filter(|item| {
-            matches!(
-                item,
-                ast::Item::Dim(ast::Dim {
-                    value: ast::DimValue::Alias(_),
-                    ..
-                })
-            )
-        })
-        .count();
+    let count = program.dim_count(true);
     let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
     let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
     let mut index: HashMap<(FileId, &str), usize> =

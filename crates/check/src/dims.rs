@@ -115,20 +115,7 @@ pub fn evaluate(
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> DimValues {
-    let count = program
-        .modules
-        .iter()
-        .flat_map(|m| &m.ast.items)
-        .filter(|item| {
-            matches!(
-                item,
-                ast::Item::Dim(ast::Dim {
-                    value: ast::DimValue::Size(_),
-                    ..
-                })
-            )
-        })
-        .count();
+    let count = program.dim_count(false);
     let mut infos: Vec<DimInfo> = Vec::with_capacity(count);
     let mut index: HashMap<DimKey, usize> =
         HashMap::with_capacity_and_hasher(count, Default::default());
