@@ -184,31 +184,34 @@ impl TokenKind {
     }
 }
 
-fn keyword(text: &str) -> Option<TokenKind> {
+/// The keyword spelled by `word`, or `Ident`. Slice patterns compile to a
+/// switch on the length and then on single bytes, where a `match` on `&str`
+/// compares whole strings one after another.
+fn keyword(word: &[u8]) -> TokenKind {
     use TokenKind::*;
-    Some(match text {
-        "import" => KwImport,
-        "dim" => KwDim,
-        "extern" => KwExtern,
-        "fn" => KwFn,
-        "model" => KwModel,
-        "record" => KwRecord,
-        "let" => KwLet,
-        "return" => KwReturn,
-        "if" => KwIf,
-        "else" => KwElse,
-        "for" => KwFor,
-        "in" => KwIn,
-        "as" => KwAs,
-        "to" => KwTo,
-        "none" => KwNone,
-        "true" => KwTrue,
-        "false" => KwFalse,
-        "and" => KwAnd,
-        "or" => KwOr,
-        "not" => KwNot,
-        _ => return None,
-    })
+    match *word {
+        [b'i', b'f'] => KwIf,
+        [b'i', b'n'] => KwIn,
+        [b'a', b's'] => KwAs,
+        [b't', b'o'] => KwTo,
+        [b'o', b'r'] => KwOr,
+        [b'f', b'n'] => KwFn,
+        [b'd', b'i', b'm'] => KwDim,
+        [b'l', b'e', b't'] => KwLet,
+        [b'f', b'o', b'r'] => KwFor,
+        [b'a', b'n', b'd'] => KwAnd,
+        [b'n', b'o', b't'] => KwNot,
+        [b'e', b'l', b's', b'e'] => KwElse,
+        [b'n', b'o', b'n', b'e'] => KwNone,
+        [b't', b'r', b'u', b'e'] => KwTrue,
+        [b'm', b'o', b'd', b'e', b'l'] => KwModel,
+        [b'f', b'a', b'l', b's', b'e'] => KwFalse,
+        [b'i', b'm', b'p', b'o', b'r', b't'] => KwImport,
+        [b'e', b'x', b't', b'e', b'r', b'n'] => KwExtern,
+        [b'r', b'e', b'c', b'o', b'r', b'd'] => KwRecord,
+        [b'r', b'e', b't', b'u', b'r', b'n'] => KwReturn,
+        _ => Ident,
+    }
 }
 
 /// One token: its kind and byte range; its text is `&source[start..end]`.
@@ -228,6 +231,109 @@ pub struct Lexed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// What a byte starts, so that the main loop dispatches on one table load
+/// and one jump instead of a chain of comparisons. One-byte tokens have a
+/// class each, so their arm needs no second lookup for the kind.
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Class {
+    /// Starts no token: reported as an unexpected character (`$`, control
+    /// characters, the first byte of a non-ASCII character).
+    Other,
+    /// ` `, `\t`, `\r`.
+    Space,
+    Newline,
+    Hash,
+    Quote,
+    Digit,
+    /// `a`–`z`, `A`–`Z`, `_`: the start of a name or keyword.
+    Letter,
+    /// `?k`, or an unexpected `?`.
+    Question,
+    // Bytes that start a longer token too: `...`, `**`, `==`, `!=`, `<=`, `>=`, `->`.
+    Dot,
+    Star,
+    Equals,
+    Bang,
+    Less,
+    Greater,
+    Minus,
+    // Bytes that are a whole token.
+    Plus,
+    Slash,
+    At,
+    Colon,
+    Comma,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Semi,
+}
+
+const fn class_of(b: u8) -> Class {
+    match b {
+        b' ' | b'\t' | b'\r' => Class::Space,
+        b'\n' => Class::Newline,
+        b'#' => Class::Hash,
+        b'"' => Class::Quote,
+        b'0'..=b'9' => Class::Digit,
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' => Class::Letter,
+        b'?' => Class::Question,
+        b'.' => Class::Dot,
+        b'*' => Class::Star,
+        b'=' => Class::Equals,
+        b'!' => Class::Bang,
+        b'<' => Class::Less,
+        b'>' => Class::Greater,
+        b'-' => Class::Minus,
+        b'+' => Class::Plus,
+        b'/' => Class::Slash,
+        b'@' => Class::At,
+        b':' => Class::Colon,
+        b',' => Class::Comma,
+        b'(' => Class::LParen,
+        b')' => Class::RParen,
+        b'[' => Class::LBracket,
+        b']' => Class::RBracket,
+        b'{' => Class::LBrace,
+        b'}' => Class::RBrace,
+        b';' => Class::Semi,
+        _ => Class::Other,
+    }
+}
+
+static CLASS: [Class; 256] = {
+    let mut table = [Class::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = class_of(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// The bytes that continue a name: letters, digits and `_`.
+static IDENT_CONTINUE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = matches!(class_of(b as u8), Class::Letter | Class::Digit);
+        b += 1;
+    }
+    table
+};
+
+fn is_letter(b: Option<&u8>) -> bool {
+    b.is_some_and(|&b| matches!(CLASS[b as usize], Class::Letter))
+}
+
+fn is_digit(b: Option<&u8>) -> bool {
+    b.is_some_and(u8::is_ascii_digit)
+}
+
 /// Characters that start no token (and are not white space).
 fn is_unexpected(c: char) -> bool {
     !c.is_ascii()
@@ -235,20 +341,31 @@ fn is_unexpected(c: char) -> bool {
         || matches!(c, '$' | '%' | '^' | '&' | '|' | '~' | '`' | '\'' | '\\')
 }
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
+/// The end of the name whose bytes continue at `from`.
+fn ident_end(bytes: &[u8], from: usize) -> usize {
+    // `position` over a slice iterator has no bounds check per byte.
+    match bytes[from..]
+        .iter()
+        .position(|&b| !IDENT_CONTINUE[b as usize])
+    {
+        Some(n) => from + n,
+        None => bytes.len(),
+    }
 }
 
-fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+/// The end of the digits that continue at `from`.
+fn digits_end(bytes: &[u8], from: usize) -> usize {
+    match bytes[from..].iter().position(|b| !b.is_ascii_digit()) {
+        Some(n) => from + n,
+        None => bytes.len(),
+    }
 }
 
+/// Where diagnostics go; the hot loop keeps its position and tokens in locals.
 struct Lexer<'a> {
     file: FileId,
     text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    out: Lexed,
+    diagnostics: Vec<Diagnostic>,
 }
 
 /// Splits `text` into tokens. Spans are byte offsets into `text`.
@@ -261,187 +378,199 @@ pub fn lex_into(file: FileId, text: &str, mut tokens: Vec<Token>) -> Lexed {
     tokens.clear();
     // About one token per three bytes in real files; growing past it is fine.
     tokens.reserve(text.len() / 3 + 1);
+    let mut docs = Vec::new();
     let mut lexer = Lexer {
         file,
         text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        out: Lexed {
-            tokens,
-            docs: Vec::new(),
-            diagnostics: Vec::new(),
-        },
+        diagnostics: Vec::new(),
     };
-    lexer.run();
-    lexer.out
+    lexer.run(&mut tokens, &mut docs);
+    Lexed {
+        tokens,
+        docs,
+        diagnostics: lexer.diagnostics,
+    }
+}
+
+fn push(tokens: &mut Vec<Token>, kind: TokenKind, start: usize, end: usize) {
+    tokens.push(Token {
+        kind,
+        start: start as u32,
+        end: end as u32,
+    });
 }
 
 impl Lexer<'_> {
-    fn peek_at(&self, offset: usize) -> u8 {
-        self.bytes.get(self.pos + offset).copied().unwrap_or(0)
-    }
-
     fn span(&self, start: usize, end: usize) -> Span {
         Span::new(self.file, start as u32, end as u32)
     }
 
-    fn push(&mut self, kind: TokenKind, start: usize) {
-        self.out.tokens.push(Token {
-            kind,
-            start: start as u32,
-            end: self.pos as u32,
-        });
-    }
-
-    fn newline(&mut self, start: usize) {
-        let continues = match self.out.tokens.last() {
-            None => true,
-            Some(last) => last.kind == TokenKind::Newline || last.kind.continues_line(),
-        };
-        if !continues {
-            self.push(TokenKind::Newline, start);
-        }
-    }
-
-    fn run(&mut self) {
+    fn run(&mut self, tokens: &mut Vec<Token>, docs: &mut Vec<(u32, u32)>) {
+        use TokenKind::*;
+        let bytes = self.text.as_bytes();
         // Some editors start files with a byte-order mark; it is not text.
-        if self.text.starts_with('\u{feff}') {
-            self.pos = '\u{feff}'.len_utf8();
-        }
-        while self.pos < self.bytes.len() {
-            let start = self.pos;
-            let b = self.bytes[self.pos];
-            match b {
-                b' ' | b'\t' | b'\r' => {
-                    self.pos += 1;
-                    while matches!(self.peek_at(0), b' ' | b'\t' | b'\r') {
-                        self.pos += 1;
+        let mut pos = if self.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        while let Some(&b) = bytes.get(pos) {
+            let start = pos;
+            let (kind, end) = match CLASS[b as usize] {
+                Class::Space => {
+                    // Indentation is a run of spaces; a tab or `\r` goes round the main loop.
+                    pos += 1;
+                    while bytes.get(pos) == Some(&b' ') {
+                        pos += 1;
+                    }
+                    continue;
+                }
+                Class::Newline => {
+                    pos += 1;
+                    let continues = match tokens.last() {
+                        None => true,
+                        Some(last) => last.kind == Newline || last.kind.continues_line(),
+                    };
+                    if continues {
+                        continue;
+                    }
+                    (Newline, pos)
+                }
+                Class::Letter => {
+                    let end = ident_end(bytes, pos + 1);
+                    (keyword(&bytes[start..end]), end)
+                }
+                Class::Plus => (Plus, pos + 1),
+                Class::Slash => (Slash, pos + 1),
+                Class::At => (At, pos + 1),
+                Class::Colon => (Colon, pos + 1),
+                Class::Comma => (Comma, pos + 1),
+                Class::LParen => (LParen, pos + 1),
+                Class::RParen => (RParen, pos + 1),
+                Class::LBracket => (LBracket, pos + 1),
+                Class::RBracket => (RBracket, pos + 1),
+                Class::LBrace => (LBrace, pos + 1),
+                Class::RBrace => (RBrace, pos + 1),
+                Class::Semi => (Semi, pos + 1),
+                Class::Digit => self.number(bytes, start),
+                Class::Question if is_letter(bytes.get(pos + 1)) => {
+                    (Unknown, ident_end(bytes, pos + 2))
+                }
+                Class::Dot => {
+                    if bytes.get(pos + 1) == Some(&b'.') && bytes.get(pos + 2) == Some(&b'.') {
+                        (Ellipsis, pos + 3)
+                    } else {
+                        (Dot, pos + 1)
                     }
                 }
-                b'\n' => {
-                    self.pos += 1;
-                    self.newline(start);
+                Class::Star if bytes.get(pos + 1) == Some(&b'*') => (StarStar, pos + 2),
+                Class::Star => (Star, pos + 1),
+                Class::Equals if bytes.get(pos + 1) == Some(&b'=') => (EqEq, pos + 2),
+                Class::Equals => (Eq, pos + 1),
+                Class::Bang if bytes.get(pos + 1) == Some(&b'=') => (NotEq, pos + 2),
+                Class::Less if bytes.get(pos + 1) == Some(&b'=') => (Le, pos + 2),
+                Class::Less => (Lt, pos + 1),
+                Class::Greater if bytes.get(pos + 1) == Some(&b'=') => (Ge, pos + 2),
+                Class::Greater => (Gt, pos + 1),
+                Class::Minus if bytes.get(pos + 1) == Some(&b'>') => (Arrow, pos + 2),
+                Class::Minus => (Minus, pos + 1),
+                Class::Hash => {
+                    pos = self.comment(start, docs);
+                    continue;
                 }
-                b'#' => self.comment(),
-                b'"' => self.string(),
-                b'0'..=b'9' => self.number(),
-                b'?' if is_ident_start(self.peek_at(1)) => {
-                    self.pos += 1;
-                    self.ident_tail();
-                    self.push(TokenKind::Unknown, start);
-                }
-                _ if is_ident_start(b) => {
-                    self.ident_tail();
-                    let kind = keyword(&self.text[start..self.pos]).unwrap_or(TokenKind::Ident);
-                    self.push(kind, start);
-                }
-                _ => self.punct(),
-            }
+                Class::Quote => self.string(bytes, start),
+                // A lone `!` or `?` starts no token either.
+                Class::Other | Class::Question | Class::Bang => (Error, self.unexpected(start)),
+            };
+            push(tokens, kind, start, end);
+            pos = end;
         }
-        let end = self.bytes.len();
-        self.out.tokens.push(Token {
-            kind: TokenKind::Eof,
-            start: end as u32,
-            end: end as u32,
-        });
+        push(tokens, Eof, bytes.len(), bytes.len());
     }
 
-    fn ident_tail(&mut self) {
-        while is_ident_continue(self.peek_at(0)) {
-            self.pos += 1;
-        }
-    }
-
-    fn comment(&mut self) {
-        let start = self.pos;
+    /// Skips a comment to the end of its line, noting a `##` doc line.
+    fn comment(&mut self, start: usize, docs: &mut Vec<(u32, u32)>) -> usize {
         let line_end = self.text[start..]
             .find('\n')
-            .map_or(self.bytes.len(), |i| start + i);
-        if self.peek_at(1) == b'#' {
-            self.out.docs.push((start as u32, line_end as u32));
+            .map_or(self.text.len(), |i| start + i);
+        if self.text.as_bytes().get(start + 1) == Some(&b'#') {
+            docs.push((start as u32, line_end as u32));
         }
-        self.pos = line_end;
+        line_end
     }
 
-    fn string(&mut self) {
-        let start = self.pos;
-        self.pos += 1;
+    fn string(&mut self, bytes: &[u8], start: usize) -> (TokenKind, usize) {
+        let mut pos = start + 1;
         loop {
-            if self.pos >= self.bytes.len() || self.bytes[self.pos] == b'\n' {
-                let span = self.span(start, self.pos);
-                self.out.diagnostics.push(
-                    Diagnostic::error(codes::UNTERMINATED_STRING, "unterminated string")
-                        .with_primary(span, "this string has no closing `\"`"),
-                );
-                break;
-            }
-            match self.bytes[self.pos] {
-                b'"' => {
-                    self.pos += 1;
-                    break;
+            pos = match bytes[pos..]
+                .iter()
+                .position(|&b| matches!(b, b'"' | b'\\' | b'\n'))
+            {
+                Some(n) => pos + n,
+                None => bytes.len(),
+            };
+            match bytes.get(pos) {
+                Some(b'"') => return (TokenKind::Str, pos + 1),
+                Some(b'\\') => pos = self.escape(pos),
+                _ => {
+                    let span = self.span(start, pos);
+                    self.diagnostics.push(
+                        Diagnostic::error(codes::UNTERMINATED_STRING, "unterminated string")
+                            .with_primary(span, "this string has no closing `\"`"),
+                    );
+                    return (TokenKind::Str, pos);
                 }
-                b'\\' => self.escape(),
-                _ => self.pos += 1,
             }
         }
-        self.push(TokenKind::Str, start);
     }
 
-    /// Skips a `\x` escape in a string, reporting an unknown one.
-    fn escape(&mut self) {
-        match self.peek_at(1) {
-            b'\\' | b'"' | b'n' | b't' => self.pos += 2,
+    /// Skips the `\x` escape at `pos` in a string, reporting an unknown one.
+    #[cold]
+    fn escape(&mut self, pos: usize) -> usize {
+        match self.text.as_bytes().get(pos + 1) {
+            Some(b'\\' | b'"' | b'n' | b't') => pos + 2,
             // A backslash at the end of the line leaves the string unterminated.
-            b'\n' => self.pos += 1,
-            _ if self.pos + 1 >= self.bytes.len() => self.pos += 1,
-            _ => {
-                let len = self.text[self.pos + 1..]
+            Some(b'\n') | None => pos + 1,
+            Some(_) => {
+                let len = self.text[pos + 1..]
                     .chars()
                     .next()
                     .map_or(1, char::len_utf8);
-                let span = self.span(self.pos, self.pos + 1 + len);
-                self.out.diagnostics.push(
+                let span = self.span(pos, pos + 1 + len);
+                self.diagnostics.push(
                     Diagnostic::error(codes::UNKNOWN_ESCAPE, "unknown escape in string")
                         .with_primary(span, "unknown escape")
                         .with_help("the escapes are `\\\\`, `\\\"`, `\\n` and `\\t`"),
                 );
-                self.pos += 1 + len;
+                pos + 1 + len
             }
         }
     }
 
-    fn digits(&mut self) {
-        while self.peek_at(0).is_ascii_digit() {
-            self.pos += 1;
-        }
-    }
-
-    fn number(&mut self) {
-        let start = self.pos;
-        self.digits();
+    fn number(&mut self, bytes: &[u8], start: usize) -> (TokenKind, usize) {
+        let mut pos = digits_end(bytes, start + 1);
         let mut kind = TokenKind::Int;
-        if self.peek_at(0) == b'.' && self.peek_at(1).is_ascii_digit() {
-            self.pos += 1;
-            self.digits();
+        if bytes.get(pos) == Some(&b'.') && is_digit(bytes.get(pos + 1)) {
+            pos = digits_end(bytes, pos + 2);
             kind = TokenKind::Float;
         }
-        let e = self.peek_at(0);
-        let exponent_digits = match self.peek_at(1) {
-            b'+' | b'-' => self.peek_at(2).is_ascii_digit(),
-            d => d.is_ascii_digit(),
-        };
-        if (e == b'e' || e == b'E') && exponent_digits {
-            self.pos += 2;
-            self.digits();
-            kind = TokenKind::Float;
+        if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+            let exponent_digits = match bytes.get(pos + 1) {
+                Some(b'+' | b'-') => is_digit(bytes.get(pos + 2)),
+                d => is_digit(d),
+            };
+            if exponent_digits {
+                pos = digits_end(bytes, pos + 2);
+                kind = TokenKind::Float;
+            }
         }
-        if is_ident_start(self.peek_at(0)) {
-            self.ident_tail();
+        if is_letter(bytes.get(pos)) {
+            pos = ident_end(bytes, pos + 1);
             if kind == TokenKind::Int {
                 kind = TokenKind::Grouped;
             } else {
-                let span = self.span(start, self.pos);
-                self.out.diagnostics.push(
+                let span = self.span(start, pos);
+                self.diagnostics.push(
                     Diagnostic::error(codes::INVALID_NUMBER, "invalid number")
                         .with_primary(span, "a float cannot touch a name")
                         .with_help("a grouped size such as `16gh` needs a whole number"),
@@ -449,69 +578,38 @@ impl Lexer<'_> {
                 kind = TokenKind::Error;
             }
         }
-        self.push(kind, start);
+        (kind, pos)
     }
 
-    fn punct(&mut self) {
-        use TokenKind::*;
-        let start = self.pos;
-        let (kind, len) = match (self.peek_at(0), self.peek_at(1)) {
-            (b'.', b'.') if self.peek_at(2) == b'.' => (Ellipsis, 3),
-            (b'*', b'*') => (StarStar, 2),
-            (b'=', b'=') => (EqEq, 2),
-            (b'!', b'=') => (NotEq, 2),
-            (b'<', b'=') => (Le, 2),
-            (b'>', b'=') => (Ge, 2),
-            (b'-', b'>') => (Arrow, 2),
-            (b'+', _) => (Plus, 1),
-            (b'-', _) => (Minus, 1),
-            (b'*', _) => (Star, 1),
-            (b'/', _) => (Slash, 1),
-            (b'@', _) => (At, 1),
-            (b'<', _) => (Lt, 1),
-            (b'>', _) => (Gt, 1),
-            (b'=', _) => (Eq, 1),
-            (b':', _) => (Colon, 1),
-            (b',', _) => (Comma, 1),
-            (b'.', _) => (Dot, 1),
-            (b'(', _) => (LParen, 1),
-            (b')', _) => (RParen, 1),
-            (b'[', _) => (LBracket, 1),
-            (b']', _) => (RBracket, 1),
-            (b'{', _) => (LBrace, 1),
-            (b'}', _) => (RBrace, 1),
-            (b';', _) => (Semi, 1),
-            _ => {
-                let ch = self.text[start..].chars().next().unwrap_or('\u{fffd}');
-                self.pos += ch.len_utf8();
-                // A run of such characters (`$$$`, a pasted `→`) is one mistake.
-                let mut run = 1;
-                while let Some(next) = self.text[self.pos..].chars().next() {
-                    if !is_unexpected(next) {
-                        break;
-                    }
-                    self.pos += next.len_utf8();
-                    run += 1;
-                }
-                let span = self.span(start, self.pos);
-                let message = if run == 1 {
-                    format!("unexpected character `{}`", ch.escape_debug())
-                } else {
-                    format!(
-                        "unexpected characters `{}`",
-                        self.text[start..self.pos].escape_debug()
-                    )
-                };
-                self.out.diagnostics.push(
-                    Diagnostic::error(codes::UNEXPECTED_CHARACTER, message)
-                        .with_primary(span, "no token starts with this"),
-                );
-                self.push(Error, start);
-                return;
+    /// Reports the run of characters at `start` that start no token, and
+    /// returns its end.
+    #[cold]
+    fn unexpected(&mut self, start: usize) -> usize {
+        let ch = self.text[start..].chars().next().unwrap_or('\u{fffd}');
+        let mut pos = start + ch.len_utf8();
+        // A run of such characters (`$$$`, a pasted `→`) is one mistake.
+        let mut run = 1;
+        while let Some(next) = self.text[pos..].chars().next() {
+            if !is_unexpected(next) {
+                break;
             }
+            pos += next.len_utf8();
+            run += 1;
+        }
+        let span = self.span(start, pos);
+        let message = if run == 1 {
+            format!("unexpected character `{}`", ch.escape_debug())
+        } else {
+            format!(
+                "unexpected characters `{}`",
+                self.text[start..pos].escape_debug()
+            )
         };
-        self.pos += len;
-        self.push(kind, start);
+        self.diagnostics.push(
+            Diagnostic::error(codes::UNEXPECTED_CHARACTER, message)
+                .with_primary(span, "no token starts with this"),
+        );
+        pos
     }
 }
 
