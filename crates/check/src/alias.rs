@@ -5,7 +5,7 @@
 //! looked up there.
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind};
@@ -16,12 +16,12 @@ use crate::program::{Decl, Program};
 /// Which aliases can't be replaced because they are on a cycle.
 #[derive(Default, Debug)]
 pub struct Aliases {
-    broken: HashSet<(FileId, Arc<str>)>,
+    broken: HashSet<(FileId, Name)>,
 }
 
 impl Aliases {
-    pub fn is_broken(&self, file: FileId, name: &str) -> bool {
-        !self.broken.is_empty() && self.broken.contains(&(file, Arc::from(name)))
+    pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
+        !self.broken.is_empty() && self.broken.contains(&(file, name.into()))
     }
 }
 
@@ -95,9 +95,7 @@ pub fn find_cycles(
     too_long(&infos, &lists, &mut on_cycle, diagnostics);
     for (i, info) in infos.iter().enumerate() {
         if on_cycle[i] {
-            aliases
-                .broken
-                .insert((info.file, Arc::from(info.decl.name.name.as_str())));
+            aliases.broken.insert((info.file, info.decl.name.name));
         }
     }
     aliases
@@ -173,7 +171,7 @@ fn cycle_diagnostic(
         let (dep, span) = info.deps[next - 1];
         let dep_name = &infos[dep].decl.name.name;
         let qualified = if infos[dep].file == info.file {
-            dep_name.clone()
+            dep_name.to_string()
         } else {
             format!("{}.{}", program.module(infos[dep].file).name, dep_name)
         };
@@ -202,7 +200,7 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
                 ..
             }) = item
             {
-                if env.aliases.is_broken(module.file, &name.name) {
+                if env.aliases.is_broken(module.file, name.name) {
                     continue;
                 }
                 let mut lowerer = Lowerer::new(env, module.file, diagnostics);

@@ -6,7 +6,7 @@
 //! diagnostic. Never looks at shape aliases' contents.
 
 use crate::fxhash::FxHashMap as HashMap;
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
@@ -15,34 +15,38 @@ use crate::program::{Decl, Program};
 use crate::size::{Poly, SizeError, Symbol};
 
 /// A dim's identity: the module that declares it and its name there.
-pub type DimKey = (FileId, Arc<str>);
+pub type DimKey = (FileId, Name);
 
 /// The value of every dim; `None` for a dim whose mistake was reported.
 #[derive(Default, Debug)]
 pub struct DimValues {
     /// By module, then by name, so lookups by `&str` don't allocate.
-    values: HashMap<FileId, HashMap<Arc<str>, Option<i128>>>,
+    values: HashMap<FileId, HashMap<Name, Option<i128>>>,
 }
 
 impl DimValues {
     /// The dim's value, or `None` when it is broken or not a dim.
-    pub fn get(&self, file: FileId, name: &str) -> Option<i128> {
+    pub fn get(&self, file: FileId, name: impl Into<Name>) -> Option<i128> {
         self.values
             .get(&file)
-            .and_then(|m| m.get(name))
+            .and_then(|m| m.get(&name.into()))
             .copied()
             .flatten()
     }
 
-    pub fn is_broken(&self, file: FileId, name: &str) -> bool {
-        matches!(self.values.get(&file).and_then(|m| m.get(name)), Some(None))
+    pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
+        let name = name.into();
+        matches!(
+            self.values.get(&file).and_then(|m| m.get(&name)),
+            Some(None)
+        )
     }
 
     /// The dim's shared name and value (`None` when broken), in one lookup.
-    pub fn entry(&self, file: FileId, name: &str) -> Option<(&Arc<str>, Option<i128>)> {
+    pub fn entry(&self, file: FileId, name: impl Into<Name>) -> Option<(&Name, Option<i128>)> {
         self.values
             .get(&file)?
-            .get_key_value(name)
+            .get_key_value(&name.into())
             .map(|(k, v)| (k, *v))
     }
 
@@ -128,7 +132,7 @@ pub fn evaluate(
                 },
             ) = item
             {
-                let key: DimKey = (module.file, Arc::from(decl.name.name.as_str()));
+                let key: DimKey = (module.file, decl.name.name);
                 // A dim declared twice was reported by `load`; only the first counts.
                 if module
                     .names
@@ -213,7 +217,7 @@ fn collect_deps(
     match &expr.kind {
         SizeExprKind::Name(path) => {
             if let Ok((target, Decl::Dim(d, _))) = program.lookup(file, path) {
-                if let Some(&i) = index.get(&(target, Arc::from(d.name.name.as_str()))) {
+                if let Some(&i) = index.get(&(target, d.name.name)) {
                     out.push((i, path.span));
                 }
             }
@@ -277,15 +281,13 @@ fn eval(
             .with_help("a dim's value is made of numbers and other dims"),
         )),
         SizeExprKind::Name(path) => match program.lookup(file, path) {
-            Ok((target, Decl::Dim(d, _))) => {
-                match index.get(&(target, Arc::from(d.name.name.as_str()))) {
-                    Some(&i) => match values[i] {
-                        Some(Some(v)) => Ok(v),
-                        _ => Err(Stop::Silent),
-                    },
-                    None => Err(Stop::Silent),
-                }
-            }
+            Ok((target, Decl::Dim(d, _))) => match index.get(&(target, d.name.name)) {
+                Some(&i) => match values[i] {
+                    Some(Some(v)) => Ok(v),
+                    _ => Err(Stop::Silent),
+                },
+                None => Err(Stop::Silent),
+            },
             Ok((_, decl)) => Err(reported(not_a_size(path, decl))),
             Err(error) => match error.to_diagnostic() {
                 Some(d) => Err(reported(
@@ -342,7 +344,7 @@ fn overflow(span: Span) -> Diagnostic {
 pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
     let shown = match &path.file {
         Some(file) => format!("{}.{}", file.name, path.name.name),
-        None => path.name.name.clone(),
+        None => path.name.name.to_string(),
     };
     let mut diagnostic = Diagnostic::error(
         "E0303",

@@ -28,7 +28,7 @@ pub mod types;
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap};
 
@@ -48,7 +48,7 @@ pub struct Checked {
     pub program: Program,
     pub dims: dims::DimValues,
     pub aliases: alias::Aliases,
-    pub signatures: HashMap<(FileId, Arc<str>), Signature>,
+    pub signatures: HashMap<(FileId, Name), Signature>,
     /// Every checked `fn` and method body, and models' and records' fields.
     pub bodies: typed::Bodies,
     /// The library files every check sees (`prelude.ss`, `nn.ss`), with

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use diag::{Diagnostic, FileId, SourceMap};
 use syntax::ast;
+use syntax::Name;
 
 use crate::files::{normalize, Files, Resolved};
 use crate::program::{Module, Program};
@@ -102,7 +103,7 @@ pub fn load(
             if let Some(target) = target {
                 program.modules[index]
                     .imports
-                    .entry(name.clone())
+                    .entry(*name)
                     .or_insert(target);
             }
         }
@@ -150,8 +151,8 @@ fn add_module(
 }
 
 /// Maps each top-level name to its first item; reports the later ones (E0203).
-fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashMap<String, usize> {
-    let mut names: HashMap<String, usize> =
+fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashMap<Name, usize> {
+    let mut names: HashMap<Name, usize> =
         HashMap::with_capacity_and_hasher(file.items.len(), Default::default());
     for (index, item) in file.items.iter().enumerate() {
         let name = item.name();
@@ -172,7 +173,7 @@ fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashM
                 );
             }
             None => {
-                names.insert(name.name.clone(), index);
+                names.insert(name.name, index);
             }
         }
     }
@@ -194,7 +195,7 @@ fn report_import_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) {
             continue;
         }
         // Iterative depth-first search; `stack` holds (module, next import to visit).
-        let mut stack: Vec<(usize, Vec<(String, usize)>)> =
+        let mut stack: Vec<(usize, Vec<(Name, usize)>)> =
             vec![(start, sorted_imports(program, start))];
         state[start] = State::Open;
         while let Some((module, pending)) = stack.last_mut() {
@@ -225,11 +226,11 @@ fn report_import_cycles(program: &Program, diagnostics: &mut Vec<Diagnostic>) {
     }
 }
 
-fn sorted_imports(program: &Program, module: usize) -> Vec<(String, usize)> {
-    let mut imports: Vec<(String, usize)> = program.modules[module]
+fn sorted_imports(program: &Program, module: usize) -> Vec<(Name, usize)> {
+    let mut imports: Vec<(Name, usize)> = program.modules[module]
         .imports
         .iter()
-        .map(|(name, file)| (name.clone(), program.by_file[file.0 as usize]))
+        .map(|(name, file)| (*name, program.by_file[file.0 as usize]))
         .collect();
     // Popped from the end: visit in name order.
     imports.sort_by(|a, b| b.cmp(a));

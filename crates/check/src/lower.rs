@@ -6,9 +6,9 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use crate::fxhash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind};
@@ -47,11 +47,10 @@ pub struct Env<'a> {
     pub names: &'a Interner,
 }
 
-/// One shared `Arc<str>` per distinct name or spelling, so the many axes
-/// named `b` or `D` cost a reference count, not an allocation each.
+/// Interns the checker's own spellings (`16gh`, `768`) as `Name`s, which
+/// the parser's identifiers already are.
 #[derive(Default)]
 pub struct Interner {
-    names: RefCell<HashSet<Arc<str>>>,
     /// Where `intern_fmt` writes, so a formatted name that is already
     /// interned costs no allocation.
     scratch: RefCell<String>,
@@ -59,7 +58,7 @@ pub struct Interner {
 
 impl Interner {
     /// Interns formatted text (`16gh`, `768`).
-    pub fn intern_fmt(&self, text: std::fmt::Arguments) -> Arc<str> {
+    pub fn intern_fmt(&self, text: std::fmt::Arguments) -> Name {
         use std::fmt::Write;
         let mut scratch = self.scratch.borrow_mut();
         scratch.clear();
@@ -68,14 +67,8 @@ impl Interner {
         self.intern(&scratch)
     }
 
-    pub fn intern(&self, text: &str) -> Arc<str> {
-        let mut names = self.names.borrow_mut();
-        if let Some(name) = names.get(text) {
-            return name.clone();
-        }
-        let name: Arc<str> = Arc::from(text);
-        names.insert(name.clone());
-        name
+    pub fn intern(&self, text: &str) -> Name {
+        Name::new(text)
     }
 }
 
@@ -99,11 +92,11 @@ pub struct Lowerer<'a, 'd> {
     /// declaration, whose aliases are checked at theirs.
     pub expand_aliases: bool,
     /// The generic axes introduced so far, in order (a signature has few).
-    pub generic_order: Vec<Arc<str>>,
+    pub generic_order: Vec<Name>,
     /// How many unknown sizes of each name this function has made, for `?k2`.
-    unknown_counts: HashMap<Arc<str>, u32>,
+    unknown_counts: HashMap<Name, u32>,
     /// The current type's unknown sizes: the same `?k` in one type is one size.
-    unknowns_in_type: HashMap<Arc<str>, u32>,
+    unknowns_in_type: HashMap<Name, u32>,
     /// The current type's `...`, for "one per type".
     rest_in_type: Option<Span>,
     /// A parameter's type had a mistake, so it may have lost names it would
@@ -286,7 +279,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Vec<Axis>> {
         match self.env.program.lookup(self.module, path) {
             Ok((file, Decl::Alias(decl, list))) => {
-                if self.env.aliases.is_broken(file, &decl.name.name) {
+                if self.env.aliases.is_broken(file, decl.name.name) {
                     self.lost_names();
                     return None;
                 }
@@ -345,7 +338,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                         if !self.expand_aliases {
                             continue;
                         }
-                        if self.env.aliases.is_broken(file, &decl.name.name) {
+                        if self.env.aliases.is_broken(file, decl.name.name) {
                             self.lost_names();
                             out.push(Axis {
                                 kind: AxisKind::Error,
@@ -443,10 +436,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             self.report(overflow(span));
             return AxisKind::Error;
         };
-        if let Some(decl) = self.env.program.decl(origin, &name.name) {
+        if let Some(decl) = self.env.program.decl(origin, name.name) {
             let path = ast::Path {
                 file: None,
-                name: name.clone(),
+                name: *name,
                 span: name.span,
             };
             match decl {
@@ -479,7 +472,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         let axis_name = names.intern(&name.name);
         let inner = Axis {
             kind: AxisKind::Size {
-                size: Size::new(Poly::symbol(symbol), axis_name.clone()),
+                size: Size::new(Poly::symbol(symbol), axis_name),
                 name: Some(axis_name),
             },
             span: name.span,
@@ -546,7 +539,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             (SizeExprKind::Name(path), Some(Symbol::Generic(name) | Symbol::Dim { name, .. }))
                 if path.file.is_none() && origin == self.module =>
             {
-                Some(name.clone())
+                Some(*name)
             }
             _ => None,
         };
@@ -554,7 +547,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             return AxisKind::Size {
                 size: Size {
                     poly,
-                    written: Some(name.clone()),
+                    written: Some(name),
                 },
                 name: Some(name),
             };
@@ -566,7 +559,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             };
         }
         let written = self.written(expr, origin);
-        let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written.clone());
+        let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written);
         // `?k` as written would hide which unknown it is: show `?k2`.
         let renumbered = poly.terms().iter().any(|t| {
             t.mono
@@ -611,7 +604,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
     let shown = match &path.file {
         Some(file) => format!("{}.{}", file.name, path.name.name),
-        None => path.name.name.clone(),
+        None => path.name.name.to_string(),
     };
     Diagnostic::error(
         "E2202",

@@ -4,7 +4,7 @@
 //! field's or method's type at a use, the size parameters replaced by the
 //! use's arguments. Never checks method bodies (that is `body`).
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
@@ -21,19 +21,19 @@ use crate::types::{Ty, TyKind};
 pub struct ModelInfo {
     pub def: TypeDef,
     /// Method name to its signature and declaration span.
-    pub methods: HashMap<String, (Signature, Span)>,
+    pub methods: HashMap<syntax::Name, (Signature, Span)>,
 }
 
 /// Every model and record of the program.
 #[derive(Default)]
 pub struct Models {
-    by_name: HashMap<(FileId, Arc<str>), ModelInfo>,
-    order: Vec<(FileId, Arc<str>)>,
+    by_name: HashMap<(FileId, Name), ModelInfo>,
+    order: Vec<(FileId, Name)>,
 }
 
 impl Models {
-    pub fn get(&self, file: FileId, name: &str) -> Option<&ModelInfo> {
-        self.by_name.get(&(file, Arc::from(name)))
+    pub fn get(&self, file: FileId, name: impl Into<Name>) -> Option<&ModelInfo> {
+        self.by_name.get(&(file, name.into()))
     }
 
     pub fn defs(&self) -> Vec<TypeDef> {
@@ -67,7 +67,7 @@ pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
                 _ => continue,
             };
             let key = (module.file, env.names.intern(&item.name().name));
-            models.order.push(key.clone());
+            models.order.push(key);
             models.by_name.insert(key, info);
         }
     }
@@ -80,7 +80,7 @@ fn lower_model(
     m: &ast::Model,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ModelInfo {
-    let size_params: Vec<Arc<str>> = m
+    let size_params: Vec<Name> = m
         .size_params
         .iter()
         .map(|p| env.names.intern(&p.name))
@@ -99,7 +99,7 @@ fn lower_model(
             );
         }
         let signature = method_signature(env, file, &size_params, method, diagnostics);
-        methods.insert(method.name.name.clone(), (signature, method.span));
+        methods.insert(method.name.name, (signature, method.span));
     }
     ModelInfo {
         def: TypeDef {
@@ -139,11 +139,11 @@ fn lower_record(
 fn lower_fields(
     env: Env,
     file: FileId,
-    size_params: &[Arc<str>],
+    size_params: &[Name],
     fields: &[ast::Field],
     is_model: bool,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<FieldDef>, Vec<Arc<str>>) {
+) -> (Vec<FieldDef>, Vec<Name>) {
     let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.generic_order = size_params.to_vec();
     let mut out: Vec<FieldDef> = Vec::new();
@@ -312,7 +312,7 @@ fn number(e: &ast::Expr) -> Option<f64> {
 fn method_signature(
     env: Env,
     file: FileId,
-    size_params: &[Arc<str>],
+    size_params: &[Name],
     f: &ast::Fn,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Signature {
@@ -346,14 +346,14 @@ pub fn self_ty(models: &Models, file: FileId, model: &str, span: Span) -> Ty {
             m.def
                 .size_params
                 .iter()
-                .map(|p| Size::computed(Poly::symbol(Symbol::Generic(p.clone()))))
+                .map(|p| Size::computed(Poly::symbol(Symbol::Generic(*p))))
                 .collect()
         })
         .unwrap_or_default();
     Ty {
         kind: TyKind::Named {
             file,
-            name: Arc::from(model),
+            name: Name::new(model),
             args,
         },
         span,
@@ -361,7 +361,7 @@ pub fn self_ty(models: &Models, file: FileId, model: &str, span: Span) -> Ty {
 }
 
 /// Replaces a model's size parameters by a use's arguments.
-pub fn instantiate(ty: &Ty, size_params: &[Arc<str>], args: &[Size]) -> Ty {
+pub fn instantiate(ty: &Ty, size_params: &[Name], args: &[Size]) -> Ty {
     if size_params.is_empty() {
         return flatten_ty(ty);
     }

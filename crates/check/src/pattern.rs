@@ -8,6 +8,7 @@
 //! the pattern axis it is about.
 
 use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, Span};
 use smallvec::SmallVec;
@@ -24,7 +25,7 @@ use crate::types::{Axis, TensorTy, Ty, TyKind};
 /// One elementary axis of a pattern: a name or a number.
 #[derive(Clone, Debug)]
 enum Elem {
-    Name(Arc<str>, Span),
+    Name(Name, Span),
     Num(i128),
 }
 
@@ -230,13 +231,13 @@ fn check(
     // Variables: one per distinct name; dims and keywords give values.
     let mut solver = Solver::new(c.ctx.env.dims);
     // A pattern rarely has more than eight names: no growing on the way.
-    let mut vars: Vec<Arc<str>> = Vec::with_capacity(8);
-    fn var_of(vars: &mut Vec<Arc<str>>, n: &Arc<str>, solver: &mut Solver) -> u32 {
+    let mut vars: Vec<Name> = Vec::with_capacity(8);
+    fn var_of(vars: &mut Vec<Name>, n: &Name, solver: &mut Solver) -> u32 {
         match vars.iter().position(|v| v == n) {
             Some(i) => i as u32,
             None => {
-                vars.push(n.clone());
-                solver.var(n.clone());
+                vars.push(*n);
+                solver.var(*n);
                 vars.len() as u32 - 1
             }
         }
@@ -250,12 +251,12 @@ fn check(
                     // Looked up once per name: a repeated name was a dim or not before.
                     if vars.len() > known {
                         if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
-                            if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, &d.name.name) {
+                            if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, d.name.name) {
                                 solver.set(
                                     v,
                                     Poly::symbol(Symbol::Dim {
                                         file: c.file,
-                                        name: dn.clone(),
+                                        name: *dn,
                                     }),
                                 );
                             }
@@ -406,16 +407,16 @@ fn check(
         }
     }
     // Name rules between the sides.
-    let names_in = |side: &[PAxis]| -> Vec<(Arc<str>, Span)> {
+    let names_in = |side: &[PAxis]| -> Vec<(Name, Span)> {
         side.iter()
             .flat_map(|a| a.elems.iter())
             .filter_map(|e| match e {
-                Elem::Name(n, s) => Some((n.clone(), *s)),
+                Elem::Name(n, s) => Some((*n, *s)),
                 _ => None,
             })
             .collect()
     };
-    let left: Vec<(Arc<str>, Span)> = lhs.iter().flat_map(|s| names_in(s)).collect();
+    let left: Vec<(Name, Span)> = lhs.iter().flat_map(|s| names_in(s)).collect();
     let right = names_in(&rhs);
     for (n, s) in &right {
         if !left.iter().any(|(l, _)| l == n) {
@@ -460,7 +461,7 @@ fn check(
         return None;
     }
     // The output shape.
-    let value = |el: &Elem, solver: &Solver, vars: &[Arc<str>]| -> Poly {
+    let value = |el: &Elem, solver: &Solver, vars: &[Name]| -> Poly {
         match el {
             Elem::Name(n, _) => vars
                 .iter()
@@ -490,13 +491,13 @@ fn check(
     }
     let dtype = shapes[0].1.dtype;
     let plan = if name == "einsum" {
-        let mut letters: Vec<Arc<str>> = Vec::new();
+        let mut letters: Vec<Name> = Vec::new();
         let mut side_text = |side: &[PAxis]| -> String {
             side.iter()
                 .map(|a| match &a.elems[0] {
                     Elem::Name(n, _) => {
                         let i = letters.iter().position(|l| l == n).unwrap_or_else(|| {
-                            letters.push(n.clone());
+                            letters.push(*n);
                             letters.len() - 1
                         });
                         char::from(if i < 26 {
@@ -582,7 +583,7 @@ fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option
         });
     }
     // A name twice on one side.
-    let mut seen: Vec<&Arc<str>> = Vec::new();
+    let mut seen: Vec<&Name> = Vec::new();
     for a in &out {
         for e in &a.elems {
             if let Elem::Name(n, s) = e {
@@ -715,7 +716,7 @@ fn report(
                 .collect();
             let first = vars
                 .first()
-                .map(|v| solver.names[*v as usize].clone())
+                .map(|v| solver.names[*v as usize])
                 .unwrap_or_default();
             Diagnostic::error(
                 "E0401",
@@ -744,14 +745,14 @@ fn layout_plan(
     rhs: &[PAxis],
     rest: &[Axis],
     solver: &Solver,
-    vars: &[Arc<str>],
-    reduction: Option<Arc<str>>,
+    vars: &[Name],
+    reduction: Option<Name>,
     expand: Vec<Size>,
     out: &[Axis],
 ) -> PatternPlan {
     #[derive(PartialEq)]
     enum Key {
-        Name(Arc<str>),
+        Name(Name),
         Num(i128, usize),
         Rest(usize),
     }
@@ -765,7 +766,7 @@ fn layout_plan(
             }
             for e in &a.elems {
                 out.push(match e {
-                    Elem::Name(n, _) => Key::Name(n.clone()),
+                    Elem::Name(n, _) => Key::Name(*n),
                     Elem::Num(v) => {
                         let k = match counts.iter_mut().find(|(x, _)| x == v) {
                             Some(slot) => {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
+use syntax::Name;
 
 /// One file of the program.
 pub struct Module {
@@ -16,9 +17,9 @@ pub struct Module {
     pub name: String,
     pub ast: ast::File,
     /// `import` name to the imported module, for imports that were found.
-    pub imports: HashMap<String, FileId>,
+    pub imports: HashMap<Name, FileId>,
     /// Top-level name to the index of its (first) item in `ast.items`.
-    pub names: HashMap<String, usize>,
+    pub names: HashMap<Name, usize>,
     /// Where the parser reported mistakes, so the checker doesn't report
     /// what they left missing a second time.
     pub parse_errors: Vec<Span>,
@@ -114,9 +115,9 @@ impl Program {
     }
 
     /// The declaration `name` in module `file`, without following imports.
-    pub fn decl(&self, file: FileId, name: &str) -> Option<Decl<'_>> {
+    pub fn decl(&self, file: FileId, name: impl Into<Name>) -> Option<Decl<'_>> {
         let module = self.module(file);
-        let item = &module.ast.items[*module.names.get(name)?];
+        let item = &module.ast.items[*module.names.get(&name.into())?];
         Some(match item {
             ast::Item::Dim(d) => match &d.value {
                 ast::DimValue::Size(value) => Decl::Dim(d, value),
@@ -141,13 +142,13 @@ impl Program {
             None => from,
             Some(file) => match self.module(from).imports.get(&file.name) {
                 Some(&target) => target,
-                None if matches!(self.decl(from, &file.name), Some(Decl::Import(..))) => {
+                None if matches!(self.decl(from, file.name), Some(Decl::Import(..))) => {
                     return Err(LookupError::ImportFailed)
                 }
                 None => return Err(LookupError::NotImported(file)),
             },
         };
-        match self.decl(target, &path.name.name) {
+        match self.decl(target, path.name.name) {
             Some(decl) => Ok((target, decl)),
             None => Err(LookupError::NotFound(path)),
         }
@@ -157,7 +158,7 @@ impl Program {
     /// the file's own name when `from` reaches it only through another file.
     pub fn import_name(&self, from: FileId, target: FileId) -> String {
         let module = self.module(from);
-        let mut names: Vec<&String> = module
+        let mut names: Vec<&Name> = module
             .imports
             .iter()
             .filter(|(_, &f)| f == target)
@@ -165,7 +166,7 @@ impl Program {
             .collect();
         names.sort();
         match names.first() {
-            Some(name) => (*name).clone(),
+            Some(name) => name.to_string(),
             None => self.module(target).name.clone(),
         }
     }

@@ -5,7 +5,7 @@
 //! of seed 001 (E0308), and the grouped-size hint H2201. Never checks bodies.
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
@@ -22,14 +22,14 @@ pub struct Signature {
     /// missing it (reported).
     pub ret: Option<Ty>,
     /// The generic axes its parameters introduce, in order of first use.
-    pub generics: Vec<Arc<str>>,
+    pub generics: Vec<Name>,
     /// The dotted Python name of an `extern fn`.
     pub python: Option<String>,
 }
 
 #[derive(Clone, Debug)]
 pub struct ParamSig {
-    pub name: Arc<str>,
+    pub name: Name,
     pub ty: Ty,
     pub span: Span,
 }
@@ -48,7 +48,7 @@ struct SigSource<'a> {
 pub fn check_all(
     env: Env,
     diagnostics: &mut Vec<Diagnostic>,
-) -> HashMap<(FileId, Arc<str>), Signature> {
+) -> HashMap<(FileId, Name), Signature> {
     let count = env
         .program
         .modules
@@ -188,7 +188,7 @@ fn kind_word(ty: &ast::Type) -> &'static str {
 fn check_extern_param(
     param: &ast::Param,
     ty: &Ty,
-    earlier: &[Arc<str>],
+    earlier: &[Name],
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let Some(default) = &param.default else {

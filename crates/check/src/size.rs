@@ -5,7 +5,7 @@
 //! turn `SizeError` into E0402/E0414 with the user's spans).
 
 use std::fmt;
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::FileId;
 use smallvec::SmallVec;
@@ -14,12 +14,12 @@ use smallvec::SmallVec;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Symbol {
     /// A dim, identified by the file that declares it and its name there.
-    Dim { file: FileId, name: Arc<str> },
+    Dim { file: FileId, name: Name },
     /// A generic axis of a signature (`b`, `n`, the `gh` of `16gh`).
-    Generic(Arc<str>),
+    Generic(Name),
     /// An unknown size `?k`; `index` counts the unknowns named `k` in one
     /// function, so the second is shown as `?k2`.
-    Unknown { name: Arc<str>, index: u32 },
+    Unknown { name: Name, index: u32 },
     /// A variable the call solver works out.
     Var(u32),
 }
@@ -362,11 +362,11 @@ impl fmt::Display for Poly {
 #[derive(Clone, Debug)]
 pub struct Size {
     pub poly: Poly,
-    pub written: Option<Arc<str>>,
+    pub written: Option<Name>,
 }
 
 impl Size {
-    pub fn new(poly: Poly, written: impl Into<Arc<str>>) -> Size {
+    pub fn new(poly: Poly, written: impl Into<Name>) -> Size {
         Size {
             poly,
             written: Some(written.into()),

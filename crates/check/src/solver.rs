@@ -5,7 +5,7 @@
 //! unsolved symbols waits. Pure: returns what failed, never a diagnostic
 //! (the caller knows the spans and words).
 
-use std::sync::Arc;
+use syntax::Name;
 
 use crate::dims::DimValues;
 use crate::size::{Poly, SizeError, Symbol, Term};
@@ -43,7 +43,7 @@ pub enum Failure {
 /// The variables of one call: their names (for messages) and values.
 pub struct Solver<'a> {
     pub dims: &'a DimValues,
-    pub names: Vec<Arc<str>>,
+    pub names: Vec<Name>,
     pub values: Vec<Option<Poly>>,
 }
 
@@ -58,7 +58,7 @@ impl<'a> Solver<'a> {
     }
 
     /// A new variable named `name`; returns its symbol.
-    pub fn var(&mut self, name: Arc<str>) -> Symbol {
+    pub fn var(&mut self, name: Name) -> Symbol {
         self.names.push(name);
         self.values.push(None);
         Symbol::Var(self.names.len() as u32 - 1)

@@ -10,7 +10,7 @@
 //! node). `Body::expr(span)` answers for any expression node of the syntax
 //! tree that was checked; an expression that failed has type `TyKind::Error`.
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{FileId, Span};
 
@@ -26,19 +26,24 @@ pub struct Bodies {
     /// Models and records with their checked fields.
     pub types: Vec<TypeDef>,
     /// `(file, owner model or "", fn name)` to its index in `fns`.
-    pub by_name: HashMap<(FileId, Arc<str>, Arc<str>), usize>,
+    pub by_name: HashMap<(FileId, Name, Name), usize>,
 }
 
 impl Bodies {
     /// The body of top-level fn `name` in `file`.
-    pub fn function(&self, file: FileId, name: &str) -> Option<&Body> {
-        let key = (file, Arc::<str>::from(""), Arc::<str>::from(name));
+    pub fn function(&self, file: FileId, name: impl Into<Name>) -> Option<&Body> {
+        let key = (file, Name::EMPTY, name.into());
         self.by_name.get(&key).map(|&i| &self.fns[i])
     }
 
     /// The body of method `name` of model `model` declared in `file`.
-    pub fn method(&self, file: FileId, model: &str, name: &str) -> Option<&Body> {
-        let key = (file, Arc::<str>::from(model), Arc::<str>::from(name));
+    pub fn method(
+        &self,
+        file: FileId,
+        model: impl Into<Name>,
+        name: impl Into<Name>,
+    ) -> Option<&Body> {
+        let key = (file, model.into(), name.into());
         self.by_name.get(&key).map(|&i| &self.fns[i])
     }
 
@@ -63,8 +68,8 @@ impl Bodies {
 pub struct Body {
     pub file: FileId,
     /// The model for a method, else `None`.
-    pub owner: Option<Arc<str>>,
-    pub name: Arc<str>,
+    pub owner: Option<Name>,
+    pub name: Name,
     /// The whole declaration.
     pub span: Span,
     /// Parameters in order (without `self`), with their declared types.
@@ -97,7 +102,7 @@ impl Body {
 /// part of a written group when the group's other parts are known.
 #[derive(Clone, Debug)]
 pub struct GenericSource {
-    pub name: Arc<str>,
+    pub name: Name,
     pub param: usize,
     pub axis: usize,
     /// The axis's size is `factor * name` (1 for a plain axis).
@@ -110,7 +115,7 @@ pub struct GenericSource {
 /// A named value: a parameter, `let`, loop variable or field.
 #[derive(Clone, Debug)]
 pub struct Binding {
-    pub name: Arc<str>,
+    pub name: Name,
     /// The name where it is declared.
     pub span: Span,
     pub ty: Ty,
@@ -120,17 +125,17 @@ pub struct Binding {
 #[derive(Clone, Debug)]
 pub struct TypeDef {
     pub file: FileId,
-    pub name: Arc<str>,
+    pub name: Name,
     pub is_model: bool,
     /// A model's size parameters, in order.
-    pub size_params: Vec<Arc<str>>,
+    pub size_params: Vec<Name>,
     pub fields: Vec<FieldDef>,
     pub span: Span,
 }
 
 #[derive(Clone, Debug)]
 pub struct FieldDef {
-    pub name: Arc<str>,
+    pub name: Name,
     pub span: Span,
     pub ty: Ty,
     /// The initialiser for a tensor field (spec 8), the default filled in.
@@ -176,7 +181,7 @@ pub enum ExprInfo {
     /// A dim or generic axis used as a value (an Int at run time).
     SizeValue { size: Size },
     /// `self.name` or `record.name`: a field.
-    Field { owner: Arc<str>, field: Arc<str> },
+    Field { owner: Name, field: Name },
     /// A call of a fn, extern fn, built-in, method, model or record.
     Call(Box<CallInfo>),
     /// An elementwise binary operator or `where`: how each operand's axes
@@ -226,23 +231,23 @@ impl Alignment {
 #[derive(Clone, Debug)]
 pub enum Callee {
     /// A `fn` declared in `file`.
-    Fn { file: FileId, name: Arc<str> },
+    Fn { file: FileId, name: Name },
     /// An `extern fn`: the Python function to import and call.
     Extern {
         file: FileId,
-        name: Arc<str>,
+        name: Name,
         python: String,
     },
     /// A built-in operation (spec 7), by name.
-    Builtin(Arc<str>),
+    Builtin(Name),
     /// A model's method; `m(x)` is `forward`.
     Method {
         file: FileId,
-        model: Arc<str>,
-        method: Arc<str>,
+        model: Name,
+        method: Name,
     },
     /// A record's construction `Stats(mean=..., std=...)`.
-    Record { file: FileId, name: Arc<str> },
+    Record { file: FileId, name: Name },
 }
 
 /// A checked call.
@@ -253,7 +258,7 @@ pub struct CallInfo {
     pub args: Vec<BoundArg>,
     /// The callee's generic axes as solved for this call, in the caller's
     /// terms (`gh = 14`).
-    pub bindings: Vec<(Arc<str>, Size)>,
+    pub bindings: Vec<(Name, Size)>,
     /// Built-ins: the axis positions of `over=` in the first argument.
     pub over: Vec<usize>,
     /// Pattern built-ins: the lowering plan.
@@ -292,7 +297,7 @@ pub struct LayoutPlan {
     /// The input split into its elementary axes (`[b c gh 16 gw 16]`).
     pub split: Vec<Size>,
     /// Axes of `split` to reduce (`reduce`), with the operation.
-    pub reduce: Option<(Arc<str>, Vec<usize>)>,
+    pub reduce: Option<(Name, Vec<usize>)>,
     /// For each elementary output axis, its index in `split` (the axes of
     /// `split` not listed are the reduced ones); `None` entries are new axes
     /// (`repeat`) of the size in `expand` at the same index.

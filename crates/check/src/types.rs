@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use syntax::Name;
 
 use diag::{FileId, Span};
 pub use syntax::ast::{DtypeKind, ScalarKind};
@@ -25,7 +26,7 @@ pub enum TyKind {
     /// A model or record, with size arguments for a model's size parameters.
     Named {
         file: FileId,
-        name: Arc<str>,
+        name: Name,
         args: Vec<Size>,
     },
     /// `[L] Block`: `count` copies of a model.
@@ -81,14 +82,14 @@ pub struct Axis {
 pub enum AxisKind {
     /// A size. `name` is set when the axis is a single identifier (`b`, `D`),
     /// which is what broadcasting and `over=` find axes by.
-    Size { size: Size, name: Option<Arc<str>> },
+    Size { size: Size, name: Option<Name> },
     /// A size with a rounded division (extern return types), worked out at each call.
-    Rounded { formula: Formula, written: Arc<str> },
+    Rounded { formula: Formula, written: Name },
     /// `(a b)` or the grouped size `16gh`, which is the group `(gh 16)`.
     /// `grouped` tells the grouped size `16gh` from the written group `(gh 16)`.
     Group {
         parts: Vec<Axis>,
-        written: Arc<str>,
+        written: Name,
         grouped: bool,
     },
     /// `...`: any number of other axes.

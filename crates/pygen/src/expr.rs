@@ -306,13 +306,13 @@ impl<'g, 'a> Scope<'g, 'a> {
         if name == "self" {
             return Val::atom("self".into());
         }
-        if let Some(size) = self.sizes.get(name) {
+        if let Some(size) = self.sizes.get(name.as_str()) {
             return Val::atom(size.clone());
         }
         // A declaration (a dim in a default value, say): its Python name.
         let path = ast::Path {
             file: None,
-            name: id.clone(),
+            name: *id,
             span: id.span,
         };
         match self.gen.checked.program.lookup(self.file, &path) {
@@ -342,7 +342,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         let ExprKind::Name(id) = &base.kind else {
             return None;
         };
-        if self.typed(base.span).is_some() || self.sizes.contains_key(&id.name) {
+        if self.typed(base.span).is_some() || self.sizes.contains_key(id.name.as_str()) {
             return None;
         }
         self.gen.module(self.file).imports.get(&id.name).copied()
@@ -404,7 +404,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let fields: Vec<String> = self
                     .gen
                     .record(*file, name)
-                    .map(|r| r.fields.iter().map(|f| f.name.name.clone()).collect())
+                    .map(|r| r.fields.iter().map(|f| f.name.name.to_string()).collect())
                     .unwrap_or_default();
                 let f = self.qualified(*file, name);
                 // A dataclass takes its fields by name: always say which.
@@ -584,5 +584,5 @@ pub fn view(v: Val, alignment: &Alignment) -> Val {
 
 /// The parameter names of a declaration, in order.
 fn param_names(params: &[ast::Param]) -> Vec<String> {
-    params.iter().map(|p| p.name.name.clone()).collect()
+    params.iter().map(|p| p.name.name.to_string()).collect()
 }

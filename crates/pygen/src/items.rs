@@ -25,7 +25,7 @@ pub fn module(gen: &Gen, module: &Module, diagnostics: &mut Vec<Diagnostic>) -> 
     for item in &module.ast.items {
         if let ast::Item::Dim(d) = item {
             if let ast::DimValue::Size(_) = d.value {
-                let Some(value) = gen.checked.dims.get(file, &d.name.name) else {
+                let Some(value) = gen.checked.dims.get(file, d.name.name) else {
                     continue;
                 };
                 if let Some(doc) = &d.doc {
@@ -195,7 +195,7 @@ fn model(
         diagnostics,
     );
     for p in &m.size_params {
-        scope.sizes.insert(p.name.clone(), py_name(&p.name));
+        scope.sizes.insert(p.name.to_string(), py_name(&p.name));
     }
     for f in &m.fields {
         let Some(ty) = def
@@ -497,12 +497,12 @@ fn function(
     out: &mut Code,
 ) {
     let body = match model {
-        Some(m) => gen.checked.bodies.method(file, &m.name.name, &f.name.name),
-        None => gen.checked.bodies.function(file, &f.name.name),
+        Some(m) => gen.checked.bodies.method(file, m.name.name, f.name.name),
+        None => gen.checked.bodies.function(file, f.name.name),
     };
     let label = match model {
         Some(m) => format!("{}.{}", m.name.name, f.name.name),
-        None => f.name.name.clone(),
+        None => f.name.name.to_string(),
     };
     let mut scope = Scope::new(gen, imports, file, body, label, diagnostics);
     let Some(body) = body else {
@@ -513,7 +513,7 @@ fn function(
         for p in &m.size_params {
             scope
                 .sizes
-                .insert(p.name.clone(), format!("self.{}", py_name(&p.name)));
+                .insert(p.name.to_string(), format!("self.{}", py_name(&p.name)));
         }
     }
     let mut params = Vec::new();

@@ -9,10 +9,12 @@
 
 use diag::Span;
 
+pub use crate::name::Name;
+
 /// A name as written, with where it was written.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
 }
 

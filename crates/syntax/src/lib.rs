@@ -4,8 +4,11 @@
 pub mod ast;
 pub mod codes;
 pub mod lexer;
+mod name;
 mod parser;
 pub mod print;
+
+pub use name::Name;
 
 use diag::{Diagnostic, FileId};
 use std::cell::Cell;

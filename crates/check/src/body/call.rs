@@ -7,7 +7,7 @@
 //! Every diagnostic about an argument points at it, with a secondary label
 //! at the parameter in the callee's signature, whatever file that is in.
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
@@ -31,7 +31,7 @@ pub(crate) struct Target<'s> {
     pub name: String,
     pub callee: Callee,
     /// A method's receiver: the model's size parameters and the use's arguments.
-    pub receiver: Option<(Vec<Arc<str>>, Vec<Size>)>,
+    pub receiver: Option<(Vec<Name>, Vec<Size>)>,
 }
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
@@ -154,12 +154,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let span = e.span;
         // A callee whose own mistake was reported: its result is unknown, quietly.
         let key = match &target.callee {
-            Callee::Fn { file, name } => Some((*file, Arc::<str>::from(""), name.clone())),
+            Callee::Fn { file, name } => Some((*file, Name::EMPTY, *name)),
             Callee::Method {
                 file,
                 model,
                 method,
-            } => Some((*file, model.clone(), method.clone())),
+            } => Some((*file, *model, *method)),
             _ => None,
         };
         // (An extern fn may have `...` and Axis/Size parameters; a `fn` can't.)
@@ -222,11 +222,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             equations: Vec::new(),
             rest: None,
         };
-        let vars: Vec<Symbol> = sig
-            .generics
-            .iter()
-            .map(|g| call.solver.var(g.clone()))
-            .collect();
+        let vars: Vec<Symbol> = sig.generics.iter().map(|g| call.solver.var(*g)).collect();
         if let Some((params, values)) = &target.receiver {
             for (p, v) in params.iter().zip(values) {
                 if let Some(i) = sig.generics.iter().position(|g| g == p) {
@@ -572,7 +568,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             .filter_map(|(i, g)| {
                 call.solver
                     .value(i as u32)
-                    .map(|v| (g.clone(), Size::computed(v.clone())))
+                    .map(|v| (*g, Size::computed(v.clone())))
             })
             .collect();
         let info = CallInfo {

@@ -169,7 +169,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         for v in vars {
             // Numbered by `fresh_unknowns` with the result's other unknowns.
             let unknown = Poly::symbol(Symbol::Unknown {
-                name: solver.names[v as usize].clone(),
+                name: solver.names[v as usize],
                 index: 0,
             });
             out = out

@@ -2,7 +2,7 @@
 //! a method, `m(x)` as `forward`, another file's function or a record.
 //! Part of `call`; never checks arguments.
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self};
@@ -20,11 +20,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let ctx = self.ctx;
         match &callee.kind {
             ast::ExprKind::Name(n) if self.local(&n.name).is_none() => {
-                if let Some(decl) = ctx.env.program.decl(self.file, &n.name) {
+                if let Some(decl) = ctx.env.program.decl(self.file, n.name) {
                     return self.resolve_decl(self.file, decl, n);
                 }
                 if crate::builtins::is_builtin(&n.name) {
-                    return Resolved::Builtin(n.name.clone());
+                    return Resolved::Builtin(n.name.to_string());
                 }
                 if let Some((file, decl)) =
                     crate::prelude::stub(ctx.env.program, ctx.library, &n.name)
@@ -42,12 +42,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 if let ast::ExprKind::Name(file) = &base.kind {
                     if self.local(&file.name).is_none() {
                         if let Some(Decl::Import(_, target)) =
-                            ctx.env.program.decl(self.file, &file.name)
+                            ctx.env.program.decl(self.file, file.name)
                         {
                             let Some(target) = target else {
                                 return Resolved::Failed;
                             };
-                            return match ctx.env.program.decl(target, &name.name) {
+                            return match ctx.env.program.decl(target, name.name) {
                                 Some(decl) => self.resolve_decl(target, decl, name),
                                 None => {
                                     self.diagnostics.push(
@@ -87,7 +87,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 name: format!("{model}.{}", name.name),
                                 callee: Callee::Method {
                                     file: *file,
-                                    model: model.clone(),
+                                    model: *model,
                                     method: ctx.env.names.intern(&name.name),
                                 },
                                 receiver: Some((info.def.size_params.clone(), args.clone())),
@@ -127,14 +127,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 let Some(info) = ctx.models.get(*file, name) else {
                     return Resolved::Failed;
                 };
-                match info.methods.get("forward") {
+                match info.methods.get(&Name::new("forward")) {
                     Some((signature, _)) => Resolved::Target(Target {
                         signature,
                         params: method_params(ctx, *file, name, "forward"),
                         name: format!("{name}.forward"),
                         callee: Callee::Method {
                             file: *file,
-                            model: name.clone(),
+                            model: *name,
                             method: "forward".into(),
                         },
                         receiver: Some((info.def.size_params.clone(), args.clone())),
@@ -190,19 +190,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let callee = match (python, &signature.python) {
             (Some(()), Some(p)) => Callee::Extern {
                 file,
-                name: key.1.clone(),
+                name: key.1,
                 python: p.clone(),
             },
             (Some(()), None) => return Resolved::Failed,
-            _ => Callee::Fn {
-                file,
-                name: key.1.clone(),
-            },
+            _ => Callee::Fn { file, name: key.1 },
         };
         Resolved::Target(Target {
             signature,
             params,
-            name: name.name.clone(),
+            name: name.name.to_string(),
             callee,
             receiver: None,
         })
@@ -212,7 +209,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
 pub(crate) enum Resolved<'s> {
     Target(Target<'s>),
     Builtin(String),
-    Record(FileId, Arc<str>),
+    Record(FileId, Name),
     Failed,
 }
 

@@ -2,7 +2,7 @@
 //! broadcasting by name, `@`, indexing, `as` and `to`. Each is recorded in
 //! the body with its type; a failed one has `TyKind::Error`, which stays quiet.
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, BinaryOp, ScalarKind};
@@ -110,18 +110,18 @@ impl FnChecker<'_, '_> {
             return None;
         }
         if let Some(g) = self.signature.generics.iter().find(|g| ***g == *name) {
-            return Some(Poly::symbol(Symbol::Generic(g.clone())));
+            return Some(Poly::symbol(Symbol::Generic(*g)));
         }
         match self.ctx.env.program.decl(self.file, name) {
             Some(Decl::Dim(d, _)) => {
                 self.ctx
                     .env
                     .dims
-                    .entry(self.file, &d.name.name)
+                    .entry(self.file, d.name.name)
                     .map(|(n, _)| {
                         Poly::symbol(Symbol::Dim {
                             file: self.file,
-                            name: n.clone(),
+                            name: *n,
                         })
                     })
             }
@@ -166,15 +166,9 @@ impl FnChecker<'_, '_> {
                 },
             );
         }
-        let found = self
-            .ctx
-            .env
-            .program
-            .decl(self.file, &name.name)
-            .or_else(|| {
-                crate::prelude::stub(self.ctx.env.program, self.ctx.library, &name.name)
-                    .map(|(_, d)| d)
-            });
+        let found = self.ctx.env.program.decl(self.file, name.name).or_else(|| {
+            crate::prelude::stub(self.ctx.env.program, self.ctx.library, &name.name).map(|(_, d)| d)
+        });
         let what = match found {
             Some(d) => d.describe(),
             None if crate::builtins::is_builtin(&name.name) => "a built-in operation",
@@ -204,13 +198,13 @@ impl FnChecker<'_, '_> {
         if let ast::ExprKind::Name(file) = &base.kind {
             if self.local(&file.name).is_none() {
                 if let Some(Decl::Import(_, Some(target))) =
-                    self.ctx.env.program.decl(self.file, &file.name)
+                    self.ctx.env.program.decl(self.file, file.name)
                 {
-                    if let Some(Decl::Dim(d, _)) = self.ctx.env.program.decl(target, &name.name) {
-                        if let Some((n, _)) = self.ctx.env.dims.entry(target, &d.name.name) {
+                    if let Some(Decl::Dim(d, _)) = self.ctx.env.program.decl(target, name.name) {
+                        if let Some((n, _)) = self.ctx.env.dims.entry(target, d.name.name) {
                             let size = Poly::symbol(Symbol::Dim {
                                 file: target,
-                                name: n.clone(),
+                                name: *n,
                             });
                             return self.record(
                                 span,
@@ -257,7 +251,7 @@ impl FnChecker<'_, '_> {
                             span,
                             ty,
                             ExprInfo::Field {
-                                owner: owner.clone(),
+                                owner: *owner,
                                 field: self.ctx.env.names.intern(&name.name),
                             },
                         );
@@ -610,6 +604,6 @@ pub(crate) fn position_of(shape: &[Axis], name: &str) -> Option<usize> {
         .position(|a| axis_name(a).is_some_and(|n| **n == *name))
 }
 
-pub(crate) fn names_of(shape: &[Axis]) -> Vec<Arc<str>> {
+pub(crate) fn names_of(shape: &[Axis]) -> Vec<Name> {
     shape.iter().filter_map(|a| axis_name(a).cloned()).collect()
 }

@@ -15,7 +15,7 @@ mod index;
 mod record;
 pub(crate) mod shape;
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
@@ -34,7 +34,7 @@ pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 /// What every body checker shares.
 pub(crate) struct Ctx<'a> {
     pub env: Env<'a>,
-    pub signatures: &'a HashMap<(FileId, Arc<str>), Signature>,
+    pub signatures: &'a HashMap<(FileId, Name), Signature>,
     pub library: &'a [(FileId, &'static str)],
     pub models: Models,
     /// Functions whose body doesn't fit their return type, as (file, model
@@ -43,12 +43,12 @@ pub(crate) struct Ctx<'a> {
 }
 
 /// A function or method: its file, its model (or "") and its name.
-pub(crate) type FnKey = (FileId, Arc<str>, Arc<str>);
+pub(crate) type FnKey = (FileId, Name, Name);
 
 /// Checks every `fn` body and model method of every module.
 pub fn check_all(
     env: Env,
-    signatures: &HashMap<(FileId, Arc<str>), Signature>,
+    signatures: &HashMap<(FileId, Name), Signature>,
     library: &[(FileId, &'static str)],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Bodies {
@@ -98,29 +98,27 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
                     };
                     let body =
                         FnChecker::new(ctx, module.file, None, signature, diagnostics).check(f);
-                    bodies.by_name.insert(
-                        (module.file, "".into(), body.name.clone()),
-                        bodies.fns.len(),
-                    );
+                    bodies
+                        .by_name
+                        .insert((module.file, "".into(), body.name), bodies.fns.len());
                     bodies.fns.push(body);
                 }
                 ast::Item::Model(m) => {
                     let name = env.names.intern(&m.name.name);
                     for method in &m.methods {
-                        let Some(info) = ctx.models.get(module.file, &name) else {
+                        let Some(info) = ctx.models.get(module.file, name) else {
                             continue;
                         };
-                        let Some(signature) = info.methods.get(&*method.name.name) else {
+                        let Some(signature) = info.methods.get(&method.name.name) else {
                             continue;
                         };
-                        let owner = Some(name.clone());
+                        let owner = Some(name);
                         let body =
                             FnChecker::new(ctx, module.file, owner, &signature.0, diagnostics)
                                 .check(method);
-                        bodies.by_name.insert(
-                            (module.file, name.clone(), body.name.clone()),
-                            bodies.fns.len(),
-                        );
+                        bodies
+                            .by_name
+                            .insert((module.file, name, body.name), bodies.fns.len());
                         bodies.fns.push(body);
                     }
                 }
@@ -132,13 +130,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
         .fns
         .iter()
         .filter(|b| b.return_mismatch)
-        .map(|b| {
-            (
-                b.file,
-                b.owner.clone().unwrap_or_else(|| "".into()),
-                b.name.clone(),
-            )
-        })
+        .map(|b| (b.file, b.owner.unwrap_or_else(|| "".into()), b.name))
         .collect();
     (bodies, failed)
 }
@@ -146,7 +138,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
 /// A name bound in a body.
 #[derive(Clone, Debug)]
 pub(crate) struct Local {
-    pub name: Arc<str>,
+    pub name: Name,
     pub ty: Ty,
     pub span: Span,
     /// Only `let`s can be rebound.
@@ -157,13 +149,13 @@ pub(crate) struct Local {
 pub(crate) struct FnChecker<'c, 'a> {
     pub ctx: &'c Ctx<'a>,
     pub file: FileId,
-    pub owner: Option<Arc<str>>,
+    pub owner: Option<Name>,
     pub signature: &'c Signature,
     pub scopes: Vec<Vec<Local>>,
     pub body: Body,
     pub diagnostics: &'c mut Vec<Diagnostic>,
     /// How many unknown sizes of each name this body has made (`?k2`).
-    pub unknown_counts: HashMap<Arc<str>, u32>,
+    pub unknown_counts: HashMap<Name, u32>,
     /// Spans of `return` values and the final value, to check against the return type.
     saw_return: bool,
 }
@@ -172,7 +164,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     fn new(
         ctx: &'c Ctx<'a>,
         file: FileId,
-        owner: Option<Arc<str>>,
+        owner: Option<Name>,
         signature: &'c Signature,
         diagnostics: &'c mut Vec<Diagnostic>,
     ) -> Self {
@@ -205,7 +197,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     }
 
     fn check(mut self, f: &ast::Fn) -> Body {
-        self.body.owner = self.owner.clone();
+        self.body.owner = self.owner;
         self.body.name = self.ctx.env.names.intern(&f.name.name);
         self.body.span = f.span;
         // About one expression per eight bytes of source: growing the vector
@@ -222,9 +214,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         for (i, p) in self.signature.params.iter().enumerate() {
             let ty = flatten_ty(&p.ty);
             let span = f.params.get(i).map_or(p.span, |ap| ap.name.span);
-            self.bind_arc(p.name.clone(), ty, span, false);
+            self.bind_arc(p.name, ty, span, false);
             self.body.params.push(Binding {
-                name: p.name.clone(),
+                name: p.name,
                 span,
                 ty: p.ty.clone(),
             });
@@ -275,10 +267,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     }
 
     /// `bind` for a name that is already shared (a parameter's).
-    fn bind_arc(&mut self, name: Arc<str>, ty: Ty, span: Span, rebindable: bool) {
+    fn bind_arc(&mut self, name: Name, ty: Ty, span: Span, rebindable: bool) {
         if rebindable {
             self.body.lets.push(Binding {
-                name: name.clone(),
+                name,
                 span,
                 ty: ty.clone(),
             });
@@ -520,10 +512,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     let new = match renamed.iter().find(|(old, _)| old == symbol) {
                         Some((_, new)) => new.clone(),
                         None => {
-                            let count = self.unknown_counts.entry(name.clone()).or_insert(0);
+                            let count = self.unknown_counts.entry(*name).or_insert(0);
                             *count += 1;
                             let new = Symbol::Unknown {
-                                name: name.clone(),
+                                name: *name,
                                 index: *count,
                             };
                             renamed.push((symbol.clone(), new.clone()));
@@ -543,7 +535,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     /// A new unknown size named `name`, as from a mask or a run-time `k`.
     pub(crate) fn new_unknown(&mut self, name: &str) -> Poly {
         let name = self.ctx.env.names.intern(name);
-        let count = self.unknown_counts.entry(name.clone()).or_insert(0);
+        let count = self.unknown_counts.entry(name).or_insert(0);
         *count += 1;
         Poly::symbol(Symbol::Unknown {
             name,
@@ -719,7 +711,7 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
         for (a, axis) in shape.iter().enumerate() {
             let (name, factor, divide_by) = match &axis.kind {
                 AxisKind::Size { size, .. } => match size.poly.as_symbol() {
-                    Some(Symbol::Generic(n)) => (n.clone(), 1, None),
+                    Some(Symbol::Generic(n)) => (*n, 1, None),
                     _ => continue,
                 },
                 AxisKind::Group {
@@ -729,7 +721,7 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
                 } => match (&parts[0].kind, &parts[1].kind) {
                     (AxisKind::Size { size: s, .. }, AxisKind::Size { size: f, .. }) => {
                         match (s.poly.as_symbol(), f.poly.as_constant()) {
-                            (Some(Symbol::Generic(n)), Some(f)) => (n.clone(), f, None),
+                            (Some(Symbol::Generic(n)), Some(f)) => (*n, f, None),
                             _ => continue,
                         }
                     }
@@ -737,12 +729,10 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
                 },
                 AxisKind::Group { parts, .. } => {
                     // The one part not yet known, divided by the others.
-                    let unknown: Vec<Arc<str>> = parts
+                    let unknown: Vec<Name> = parts
                         .iter()
                         .filter_map(|part| match axis_poly(part)?.as_symbol()? {
-                            Symbol::Generic(n) if !out.iter().any(|g| g.name == *n) => {
-                                Some(n.clone())
-                            }
+                            Symbol::Generic(n) if !out.iter().any(|g| g.name == *n) => Some(*n),
                             _ => None,
                         })
                         .collect();
@@ -753,11 +743,11 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
                         let Some(poly) = axis_poly(part) else {
                             continue;
                         };
-                        if poly.as_symbol() != Some(&Symbol::Generic((*name).clone())) {
+                        if poly.as_symbol() != Some(&Symbol::Generic(*(*name))) {
                             others = others.mul(&poly).unwrap_or(others.clone());
                         }
                     }
-                    ((*name).clone(), 1, Some(Size::computed(others)))
+                    (*(*name), 1, Some(Size::computed(others)))
                 }
                 _ => continue,
             };

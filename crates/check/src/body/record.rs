@@ -1,7 +1,7 @@
 //! Building a record, `Stats(mean=m, std=s)`: every field once, and the
 //! record's generic axes solved from the values. Part of `call`.
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self};
@@ -19,7 +19,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         &mut self,
         e: &ast::Expr,
         file: FileId,
-        name: &Arc<str>,
+        name: &Name,
         args: &[ast::Arg],
     ) -> Ty {
         let span = e.span;
@@ -74,7 +74,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let params = info.def.size_params.clone();
         let mut solver = Solver::new(self.ctx.env.dims);
         for p in &params {
-            solver.var(p.clone());
+            solver.var(*p);
         }
         let rename = |poly: &Poly| {
             poly.substitute(&|s| match s {
@@ -158,23 +158,20 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     solver
                         .value(i as u32)
                         .cloned()
-                        .unwrap_or_else(|| Poly::symbol(Symbol::Generic(params[i].clone()))),
+                        .unwrap_or_else(|| Poly::symbol(Symbol::Generic(params[i]))),
                 )
             })
             .collect();
         let ty = Ty {
             kind: TyKind::Named {
                 file,
-                name: name.clone(),
+                name: *name,
                 args,
             },
             span,
         };
         let info = CallInfo {
-            callee: Callee::Record {
-                file,
-                name: name.clone(),
-            },
+            callee: Callee::Record { file, name: *name },
             args: slots
                 .iter()
                 .map(|s| {

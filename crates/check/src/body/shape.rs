@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use syntax::Name;
 
 use diag::Span;
 use syntax::ast::ScalarKind;
@@ -17,7 +18,7 @@ use crate::types::{show_shape, Axis, AxisKind, Domain, DtypeKind, TensorTy, Ty, 
 /// An axis of a value of size `poly`, named when the size is one generic or dim.
 pub(crate) fn axis_of(poly: Poly, span: Span) -> Axis {
     let name = match poly.as_symbol() {
-        Some(Symbol::Generic(n) | Symbol::Dim { name: n, .. }) => Some(n.clone()),
+        Some(Symbol::Generic(n) | Symbol::Dim { name: n, .. }) => Some(*n),
         _ => None,
     };
     Axis {
@@ -73,7 +74,7 @@ pub(crate) fn flatten_ty(ty: &Ty) -> Ty {
                                 kind: AxisKind::Size {
                                     size: Size {
                                         poly,
-                                        written: Some(written.clone()),
+                                        written: Some(*written),
                                     },
                                     name: None,
                                 },
@@ -137,7 +138,7 @@ pub(crate) fn map_sizes(ty: &Ty, f: &mut dyn FnMut(&Poly) -> Poly) -> Ty {
         },
         TyKind::Named { file, name, args } => TyKind::Named {
             file: *file,
-            name: name.clone(),
+            name: *name,
             args: args.iter().map(|a| Size::computed(f(&a.poly))).collect(),
         },
         other => other.clone(),
@@ -335,7 +336,7 @@ pub(crate) fn show_size(dims: &DimValues, poly: &Poly) -> String {
 }
 
 /// The name an axis is found by (`over=`, broadcasting, `Axis` arguments).
-pub(crate) fn axis_name(axis: &Axis) -> Option<&Arc<str>> {
+pub(crate) fn axis_name(axis: &Axis) -> Option<&Name> {
     match &axis.kind {
         AxisKind::Size { name, .. } => name.as_ref(),
         _ => None,

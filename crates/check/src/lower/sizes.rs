@@ -3,7 +3,7 @@
 //! overflow (E0414) and, in extern return types, rounded division kept as a
 //! formula. Part of `lower`; never replaces aliases (its parent does).
 
-use std::sync::Arc;
+use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
@@ -181,13 +181,13 @@ impl<'a> Lowerer<'a, '_> {
             );
             return None;
         }
-        let key: Arc<str> = self.env.names.intern(&name.name);
+        let key: Name = self.env.names.intern(&name.name);
         let index = match self.unknowns_in_type.get(&key) {
             Some(&index) => index,
             None => {
-                let count = self.unknown_counts.entry(key.clone()).or_insert(0);
+                let count = self.unknown_counts.entry(key).or_insert(0);
                 *count += 1;
-                self.unknowns_in_type.insert(key.clone(), *count);
+                self.unknowns_in_type.insert(key, *count);
                 *count
             }
         };
@@ -222,18 +222,15 @@ impl<'a> Lowerer<'a, '_> {
             }
             // A plain name of another file's alias that isn't declared there:
             // a dim of the using file, or the using signature's own axis.
-            Err(_) if origin != self.module => match program.decl(self.module, &path.name.name) {
+            Err(_) if origin != self.module => match program.decl(self.module, path.name.name) {
                 Some(decl @ Decl::Dim(..)) => Some((self.module, decl)),
                 _ => None,
             },
             Err(_) => None,
         };
         match found {
-            Some((file, Decl::Dim(d, _))) => match self.env.dims.entry(file, &d.name.name) {
-                Some((name, Some(_))) => Some(Symbol::Dim {
-                    file,
-                    name: name.clone(),
-                }),
+            Some((file, Decl::Dim(d, _))) => match self.env.dims.entry(file, d.name.name) {
+                Some((name, Some(_))) => Some(Symbol::Dim { file, name: *name }),
                 _ => None,
             },
             Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
@@ -252,11 +249,11 @@ impl<'a> Lowerer<'a, '_> {
     pub(super) fn generic(&mut self, name: &ast::Ident) -> Option<Symbol> {
         // A signature has few generic axes: a scan beats hashing the name.
         if let Some(known) = self.generic_order.iter().find(|g| ***g == *name.name) {
-            return Some(Symbol::Generic(known.clone()));
+            return Some(Symbol::Generic(*known));
         }
-        let key: Arc<str> = self.env.names.intern(&name.name);
+        let key: Name = self.env.names.intern(&name.name);
         if self.place != Place::Return {
-            self.generic_order.push(key.clone());
+            self.generic_order.push(key);
             return Some(Symbol::Generic(key));
         }
         if self.params_incomplete {
@@ -280,7 +277,7 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     /// The user's spelling of a size; another file's dims are named as this file names them.
-    pub(super) fn written(&self, expr: &SizeExpr, origin: FileId) -> Arc<str> {
+    pub(super) fn written(&self, expr: &SizeExpr, origin: FileId) -> Name {
         if origin == self.module {
             return self.env.names.intern(self.source(expr.span, origin));
         }
@@ -328,7 +325,7 @@ impl<'a> Lowerer<'a, '_> {
     pub(super) fn show_path(&self, path: &ast::Path) -> String {
         match &path.file {
             Some(file) => format!("{}.{}", file.name, path.name.name),
-            None => path.name.name.clone(),
+            None => path.name.name.to_string(),
         }
     }
 }

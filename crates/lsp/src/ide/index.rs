@@ -190,11 +190,15 @@ impl Walker<'_, '_, '_> {
     fn resolve_path(&mut self, path: &ast::Path) -> Option<DefId> {
         let def = match &path.file {
             Some(file) => {
-                let target = self.source.imports.get(&file.name).copied();
+                let target = self.source.imports.get(file.name.as_str()).copied();
                 if let Some(import) = self.lookup_top(&file.name) {
                     self.occur(file.span, import, false);
                 }
-                self.index.top.get(&target?)?.get(&path.name.name).copied()
+                self.index
+                    .top
+                    .get(&target?)?
+                    .get(path.name.name.as_str())
+                    .copied()
             }
             None => self
                 .lookup_scoped(&path.name.name)
@@ -574,9 +578,12 @@ impl Walker<'_, '_, '_> {
                 let base_def = self.expr(base)?;
                 let base = self.index.defs.get(&base_def)?;
                 let def = match base.kind {
-                    DefKind::Import(Some(target)) => {
-                        self.index.top.get(&target)?.get(&name.name).copied()
-                    }
+                    DefKind::Import(Some(target)) => self
+                        .index
+                        .top
+                        .get(&target)?
+                        .get(name.name.as_str())
+                        .copied(),
                     DefKind::Model | DefKind::Record => self.member(base_def, &name.name),
                     _ => base
                         .named_ty
@@ -616,7 +623,7 @@ impl Walker<'_, '_, '_> {
                     callee: callee_def,
                     args: args
                         .iter()
-                        .map(|a| (a.span, a.name.as_ref().map(|n| n.name.clone())))
+                        .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
                         .collect(),
                 };
                 self.index.calls.entry(self.file()).or_default().push(site);
@@ -712,7 +719,7 @@ impl Walker<'_, '_, '_> {
                     self.index.defs.insert(name.span, def);
                     self.declare(name);
                     self.visible(name.span, pattern.span.start, pattern.span.end);
-                    axes.push((name.name.clone(), name.span));
+                    axes.push((name.name.to_string(), name.span));
                 }
             }
         }

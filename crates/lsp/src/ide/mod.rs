@@ -109,7 +109,7 @@ impl Analysis {
                 .map(|m| index::Source {
                     file: m.file,
                     ast: &m.ast,
-                    imports: m.imports.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                    imports: m.imports.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
                 })
                 .collect();
             for (file, ast) in &self.extra_asts {

@@ -19,7 +19,7 @@ pub(super) fn new_def(
     container: Option<String>,
 ) -> Def {
     Def {
-        name: name.name.clone(),
+        name: name.name.to_string(),
         kind,
         span: name.span,
         item_span,
@@ -67,7 +67,9 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
             continue;
         }
         let kind = match item {
-            ast::Item::Import(i) => DefKind::Import(source.imports.get(&i.name.name).copied()),
+            ast::Item::Import(i) => {
+                DefKind::Import(source.imports.get(i.name.name.as_str()).copied())
+            }
             ast::Item::Dim(d) => match d.value {
                 ast::DimValue::Size(_) => DefKind::Dim,
                 ast::DimValue::Alias(_) => DefKind::Alias,
@@ -77,7 +79,7 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
             ast::Item::Model(_) => DefKind::Model,
             ast::Item::Record(_) => DefKind::Record,
         };
-        top.entry(name.name.clone()).or_insert(name.span);
+        top.entry(name.name.to_string()).or_insert(name.span);
         let mut def = new_def(name, kind, item.span(), None);
         def.doc = doc_text(item.doc());
         def.body_start = body_start(item);
@@ -116,7 +118,7 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
                     def.doc = doc_text(method.doc.as_ref());
                     def.body_start = Some(fn_body_start(method));
                     index.defs.insert(method.name.span, def);
-                    members.push((method.name.name.clone(), method.name.span));
+                    members.push((method.name.name.to_string(), method.name.span));
                     let label = format!("fn {}.{}", m.name.name, method.name.name);
                     register_params(index, method.name.span, &method.params, &label);
                 }
@@ -152,7 +154,7 @@ fn register_field(
     );
     def.doc = doc_text(field.doc.as_ref());
     index.defs.insert(field.name.span, def);
-    members.push((field.name.name.clone(), field.name.span));
+    members.push((field.name.name.to_string(), field.name.span));
 }
 
 fn register_params(index: &mut Index, owner: DefId, params: &[ast::Param], label: &str) {

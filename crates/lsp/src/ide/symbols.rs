@@ -54,7 +54,7 @@ impl Analysis {
                     .get(&field.name.span)
                     .and_then(|d| d.ty.clone());
                 children.push(Symbol {
-                    name: field.name.name.clone(),
+                    name: field.name.name.to_string(),
                     kind: DefKind::Field,
                     detail: ty,
                     span: field.span,
@@ -64,7 +64,7 @@ impl Analysis {
             }
             for method in methods.iter().filter(|m| !m.name.is_missing()) {
                 children.push(Symbol {
-                    name: method.name.name.clone(),
+                    name: method.name.name.to_string(),
                     kind: DefKind::Method,
                     detail: None,
                     span: method.span,
@@ -73,7 +73,7 @@ impl Analysis {
                 });
             }
             out.push(Symbol {
-                name: name.name.clone(),
+                name: name.name.to_string(),
                 kind: def.kind,
                 detail,
                 span: item.span(),

@@ -3,6 +3,7 @@
 //! size (what a dim's hover lists). Never lowers or checks a type itself.
 
 use std::collections::HashMap;
+use syntax::Name;
 
 use check::size::Symbol;
 use check::types::{Axis, AxisKind, Domain, Ty, TyKind};
@@ -71,7 +72,7 @@ fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
 pub fn add_signature_types(
     index: &mut Index,
     signatures: &std::collections::HashMap<
-        (FileId, std::sync::Arc<str>),
+        (FileId, Name),
         check::Signature,
         impl std::hash::BuildHasher,
     >,

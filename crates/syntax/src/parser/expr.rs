@@ -494,7 +494,7 @@ impl Parser<'_> {
             let first = p.parse_expr();
             if let ExprKind::Name(first_name) = &first.kind {
                 if p.at(TokenKind::Ident) {
-                    let mut names = vec![first_name.clone()];
+                    let mut names = vec![*first_name];
                     while p.at(TokenKind::Ident) {
                         let token = p.bump();
                         names.push(p.ident(token));

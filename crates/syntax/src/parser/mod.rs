@@ -10,7 +10,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use crate::ast::{Doc, Ident, Path};
+use crate::ast::{Doc, Ident, Name, Path};
 use crate::codes;
 use crate::lexer::{Lexed, Token, TokenKind};
 use diag::{Diagnostic, FileId, Span};
@@ -376,7 +376,7 @@ impl<'a> Parser<'a> {
 
     fn ident(&self, token: Token) -> Ident {
         Ident {
-            name: self.text_of(token).to_string(),
+            name: Name::new(self.text_of(token)),
             span: self.span_of(token),
         }
     }
@@ -386,7 +386,7 @@ impl<'a> Parser<'a> {
     fn missing_ident(&mut self) -> Ident {
         let here = self.here();
         Ident {
-            name: String::new(),
+            name: Name::EMPTY,
             span: Span::new(self.file, here.start, here.start),
         }
     }

@@ -509,7 +509,7 @@ impl Parser<'_> {
                 let factor = self.parse_int_text(&text[..digits], span);
                 let name_span = Span::new(self.file, token.start + digits as u32, token.end);
                 let name = Ident {
-                    name: text[digits..].to_string(),
+                    name: Name::new(&text[digits..]),
                     span: name_span,
                 };
                 AxisPart::Other(Axis {
@@ -520,7 +520,7 @@ impl Parser<'_> {
             TokenKind::Unknown => {
                 self.bump();
                 let name = Ident {
-                    name: self.text_of(token)[1..].to_string(),
+                    name: Name::new(&self.text_of(token)[1..]),
                     span,
                 };
                 AxisPart::Size(SizeExpr {
