@@ -184,34 +184,87 @@ impl TokenKind {
     }
 }
 
-/// The keyword spelled by `word`, or `Ident`. Slice patterns compile to a
-/// switch on the length and then on single bytes, where a `match` on `&str`
-/// compares whole strings one after another.
-fn keyword(word: &[u8]) -> TokenKind {
+/// The keywords, found by a perfect hash of their bytes read as a
+/// little-endian number (all have at most six): a multiply, one table load
+/// and one comparison, where a `match` on the text compares strings.
+const KEYWORDS: [(&str, TokenKind); 20] = {
     use TokenKind::*;
-    match *word {
-        [b'i', b'f'] => KwIf,
-        [b'i', b'n'] => KwIn,
-        [b'a', b's'] => KwAs,
-        [b't', b'o'] => KwTo,
-        [b'o', b'r'] => KwOr,
-        [b'f', b'n'] => KwFn,
-        [b'd', b'i', b'm'] => KwDim,
-        [b'l', b'e', b't'] => KwLet,
-        [b'f', b'o', b'r'] => KwFor,
-        [b'a', b'n', b'd'] => KwAnd,
-        [b'n', b'o', b't'] => KwNot,
-        [b'e', b'l', b's', b'e'] => KwElse,
-        [b'n', b'o', b'n', b'e'] => KwNone,
-        [b't', b'r', b'u', b'e'] => KwTrue,
-        [b'm', b'o', b'd', b'e', b'l'] => KwModel,
-        [b'f', b'a', b'l', b's', b'e'] => KwFalse,
-        [b'i', b'm', b'p', b'o', b'r', b't'] => KwImport,
-        [b'e', b'x', b't', b'e', b'r', b'n'] => KwExtern,
-        [b'r', b'e', b'c', b'o', b'r', b'd'] => KwRecord,
-        [b'r', b'e', b't', b'u', b'r', b'n'] => KwReturn,
-        _ => Ident,
+    [
+        ("import", KwImport),
+        ("dim", KwDim),
+        ("extern", KwExtern),
+        ("fn", KwFn),
+        ("model", KwModel),
+        ("record", KwRecord),
+        ("let", KwLet),
+        ("return", KwReturn),
+        ("if", KwIf),
+        ("else", KwElse),
+        ("for", KwFor),
+        ("in", KwIn),
+        ("as", KwAs),
+        ("to", KwTo),
+        ("none", KwNone),
+        ("true", KwTrue),
+        ("false", KwFalse),
+        ("and", KwAnd),
+        ("or", KwOr),
+        ("not", KwNot),
+    ]
+};
+
+/// Found by trying random odd numbers until the keywords' slots differ;
+/// building `KEYWORD_TABLE` fails to compile if they ever share one.
+const KEYWORD_HASH: u64 = 0x84f4_6aa7_09dc_edd3;
+
+/// A word of at most eight bytes as a number; never 0 for a name.
+const fn word_key(word: &[u8]) -> u64 {
+    let mut key = 0;
+    let mut i = word.len();
+    while i > 0 {
+        i -= 1;
+        key = key << 8 | word[i] as u64;
     }
+    key
+}
+
+const fn keyword_slot(key: u64) -> usize {
+    (key.wrapping_mul(KEYWORD_HASH) >> 59) as usize
+}
+
+/// Each keyword's key at its slot; 0 (no name) in the free slots.
+static KEYWORD_TABLE: [(u64, TokenKind); 32] = {
+    let mut table = [(0, TokenKind::Ident); 32];
+    let mut i = 0;
+    while i < KEYWORDS.len() {
+        let key = word_key(KEYWORDS[i].0.as_bytes());
+        let slot = keyword_slot(key);
+        assert!(
+            table[slot].0 == 0,
+            "two keywords share a slot: change KEYWORD_HASH"
+        );
+        table[slot] = (key, KEYWORDS[i].1);
+        i += 1;
+    }
+    table
+};
+
+/// The keyword whose `word_key` is `key`, or `Ident`.
+fn keyword_by_key(key: u64) -> TokenKind {
+    let (keyword, kind) = KEYWORD_TABLE[keyword_slot(key)];
+    if keyword == key {
+        kind
+    } else {
+        TokenKind::Ident
+    }
+}
+
+/// The keyword spelled by `word`, or `Ident`.
+fn keyword(word: &[u8]) -> TokenKind {
+    if word.len() > 6 {
+        return TokenKind::Ident;
+    }
+    keyword_by_key(word_key(word))
 }
 
 /// One token: its kind and byte range; its text is `&source[start..end]`.
@@ -326,6 +379,15 @@ static IDENT_CONTINUE: [bool; 256] = {
     table
 };
 
+/// The bytes that stop the scan of a string's plain text: `"`, `\\`, a line break.
+static ENDS_STRING_RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b'\n' as usize] = true;
+    table
+};
+
 fn is_letter(b: Option<&u8>) -> bool {
     b.is_some_and(|&b| matches!(CLASS[b as usize], Class::Letter))
 }
@@ -342,15 +404,23 @@ fn is_unexpected(c: char) -> bool {
 }
 
 /// The end of the name whose bytes continue at `from`.
-fn ident_end(bytes: &[u8], from: usize) -> usize {
-    // `position` over a slice iterator has no bounds check per byte.
-    match bytes[from..]
-        .iter()
-        .position(|&b| !IDENT_CONTINUE[b as usize])
-    {
-        Some(n) => from + n,
-        None => bytes.len(),
+fn ident_end(bytes: &[u8], mut from: usize) -> usize {
+    // Eight bytes at a time where the text is long enough: a fixed-size
+    // chunk needs no bounds check per byte.
+    while let Some(chunk) = bytes.get(from..from + 8) {
+        let chunk: &[u8; 8] = chunk.try_into().expect("eight bytes");
+        match chunk.iter().position(|&b| !IDENT_CONTINUE[b as usize]) {
+            Some(n) => return from + n,
+            None => from += 8,
+        }
     }
+    while let Some(&b) = bytes.get(from) {
+        if !IDENT_CONTINUE[b as usize] {
+            break;
+        }
+        from += 1;
+    }
+    from
 }
 
 /// The end of the digits that continue at `from`.
@@ -392,13 +462,22 @@ pub fn lex_into(file: FileId, text: &str, mut tokens: Vec<Token>) -> Lexed {
     }
 }
 
-fn push(tokens: &mut Vec<Token>, kind: TokenKind, start: usize, end: usize) {
-    tokens.push(Token {
-        kind,
-        start: start as u32,
-        end: end as u32,
-    });
+/// Whether a line break after the tokens so far does not end a statement:
+/// at the start of the file, after a `Newline` or after an operator.
+/// `chunk` holds the latest tokens, `tokens` those before. Kept out of line:
+/// the main loop runs it once a line, and inlined it costs registers there.
+#[inline(never)]
+fn continues_line(chunk: &[Token], tokens: &[Token]) -> bool {
+    match chunk.last().or(tokens.last()) {
+        None => true,
+        Some(last) => last.kind == TokenKind::Newline || last.kind.continues_line(),
+    }
 }
+
+/// How many tokens `Lexer::run` gathers on the stack before it copies them
+/// to the vector: storing into an array keeps the count in a register, where
+/// `Vec::push` loads and stores the length and checks the capacity for every token.
+const CHUNK: usize = 64;
 
 impl Lexer<'_> {
     fn span(&self, start: usize, end: usize) -> Span {
@@ -414,7 +493,22 @@ impl Lexer<'_> {
         } else {
             0
         };
-        while let Some(&b) = bytes.get(pos) {
+        let mut chunk = [Token {
+            kind: Eof,
+            start: 0,
+            end: 0,
+        }; CHUNK];
+        let mut chunk_len: usize = 0;
+        while let Some(&(mut b)) = bytes.get(pos) {
+            // Most tokens are followed by one space: skipping it here spares
+            // a round of the dispatch.
+            if b == b' ' {
+                pos += 1;
+                match bytes.get(pos) {
+                    Some(&next) => b = next,
+                    None => break,
+                }
+            }
             let start = pos;
             let (kind, end) = match CLASS[b as usize] {
                 Class::Space => {
@@ -427,19 +521,29 @@ impl Lexer<'_> {
                 }
                 Class::Newline => {
                     pos += 1;
-                    let continues = match tokens.last() {
-                        None => true,
-                        Some(last) => last.kind == Newline || last.kind.continues_line(),
-                    };
-                    if continues {
+                    if continues_line(chunk.get(..chunk_len).unwrap_or(&chunk), tokens) {
                         continue;
                     }
                     (Newline, pos)
                 }
-                Class::Letter => {
-                    let end = ident_end(bytes, pos + 1);
-                    (keyword(&bytes[start..end]), end)
-                }
+                Class::Letter => match bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+                    // Most names and all keywords are shorter than eight bytes.
+                    Some(word) => match word[1..].iter().position(|&b| !IDENT_CONTINUE[b as usize])
+                    {
+                        // Keywords have two letters or more, the first lower-case.
+                        Some(n) if n > 0 && word[0].is_ascii_lowercase() => {
+                            // The name's bytes, and zeros above its length (at most seven).
+                            let key = u64::from_le_bytes(*word) & (u64::MAX >> (56 - 8 * n));
+                            (keyword_by_key(key), start + n + 1)
+                        }
+                        Some(n) => (Ident, start + n + 1),
+                        None => (Ident, ident_end(bytes, start + 8)),
+                    },
+                    None => {
+                        let end = ident_end(bytes, pos + 1);
+                        (keyword(&bytes[start..end]), end)
+                    }
+                },
                 Class::Plus => (Plus, pos + 1),
                 Class::Slash => (Slash, pos + 1),
                 Class::At => (At, pos + 1),
@@ -452,7 +556,16 @@ impl Lexer<'_> {
                 Class::LBrace => (LBrace, pos + 1),
                 Class::RBrace => (RBrace, pos + 1),
                 Class::Semi => (Semi, pos + 1),
-                Class::Digit => self.number(bytes, start),
+                Class::Digit => {
+                    // Most numbers are whole and end at a space or bracket.
+                    let end = digits_end(bytes, pos + 1);
+                    match bytes.get(end) {
+                        Some(&b) if b == b'.' || IDENT_CONTINUE[b as usize] => {
+                            self.number(bytes, start)
+                        }
+                        _ => (Int, end),
+                    }
+                }
                 Class::Question if is_letter(bytes.get(pos + 1)) => {
                     (Unknown, ident_end(bytes, pos + 2))
                 }
@@ -482,13 +595,30 @@ impl Lexer<'_> {
                 // A lone `!` or `?` starts no token either.
                 Class::Other | Class::Question | Class::Bang => (Error, self.unexpected(start)),
             };
-            push(tokens, kind, start, end);
+            // Flushing before the store tells the compiler that `chunk_len` is
+            // in bounds there.
+            if chunk_len >= CHUNK {
+                tokens.extend_from_slice(&chunk);
+                chunk_len = 0;
+            }
+            chunk[chunk_len] = Token {
+                kind,
+                start: start as u32,
+                end: end as u32,
+            };
+            chunk_len += 1;
             pos = end;
         }
-        push(tokens, Eof, bytes.len(), bytes.len());
+        tokens.extend_from_slice(chunk.get(..chunk_len).unwrap_or(&chunk));
+        tokens.push(Token {
+            kind: Eof,
+            start: bytes.len() as u32,
+            end: bytes.len() as u32,
+        });
     }
 
     /// Skips a comment to the end of its line, noting a `##` doc line.
+    #[inline(never)]
     fn comment(&mut self, start: usize, docs: &mut Vec<(u32, u32)>) -> usize {
         let line_end = self.text[start..]
             .find('\n')
@@ -499,12 +629,13 @@ impl Lexer<'_> {
         line_end
     }
 
+    #[inline(never)]
     fn string(&mut self, bytes: &[u8], start: usize) -> (TokenKind, usize) {
         let mut pos = start + 1;
         loop {
             pos = match bytes[pos..]
                 .iter()
-                .position(|&b| matches!(b, b'"' | b'\\' | b'\n'))
+                .position(|&b| ENDS_STRING_RUN[b as usize])
             {
                 Some(n) => pos + n,
                 None => bytes.len(),
@@ -547,6 +678,7 @@ impl Lexer<'_> {
         }
     }
 
+    #[inline(never)]
     fn number(&mut self, bytes: &[u8], start: usize) -> (TokenKind, usize) {
         let mut pos = digits_end(bytes, start + 1);
         let mut kind = TokenKind::Int;
