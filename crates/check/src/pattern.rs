@@ -14,7 +14,7 @@ use diag::{Diagnostic, Span};
 use smallvec::SmallVec;
 use syntax::ast::{self, ScalarKind};
 
-use crate::body::shape::{axis_of, axis_poly, show_size, show_ty, tensor};
+use crate::body::shape::{axis_of, axis_poly, axis_poly_ref, show_size, show_ty, tensor};
 use crate::body::{error_ty, FnChecker};
 use crate::program::Decl;
 use crate::size::{Poly, Size, Symbol};
@@ -173,9 +173,7 @@ fn check(
     let reduction = match (name, op) {
         ("reduce", Some(a)) => {
             match &a.value.kind {
-                ast::ExprKind::Name(n) if REDUCTIONS.contains(&n.name.as_str()) => {
-                    Some(c.ctx.env.names.intern(&n.name))
-                }
+                ast::ExprKind::Name(n) if REDUCTIONS.contains(&n.name.as_str()) => Some(n.name),
                 _ => {
                     c.diagnostics.push(
                     Diagnostic::error("E0406", "`reduce` takes `sum`, `mean`, `max`, `min` or `prod` after the pattern")
@@ -284,7 +282,7 @@ fn check(
             None => {
                 let ty = c
                     .body
-                    .expr(k.value.span)
+                    .recent_expr(k.value.span)
                     .map(|t| t.ty.clone())
                     .unwrap_or_else(|| error_ty(k.value.span));
                 match ty.kind {
@@ -350,19 +348,24 @@ fn check(
                 Some(r) if i > r => shape.len() - (side.len() - i),
                 _ => i,
             };
-            let Some(size) = axis_poly(&shape[j]) else {
+            let Some(size) = axis_poly_ref(&shape[j]) else {
                 continue;
             };
-            let mut product = Poly::constant(1);
-            for el in &a.elems {
-                let factor = match el {
-                    Elem::Name(n, _) => {
-                        Poly::symbol(Symbol::Var(var_of(&mut vars, n, &mut solver)))
+            let factor = |el: &Elem, vars: &mut Vec<Name>, solver: &mut Solver| match el {
+                Elem::Name(n, _) => Poly::symbol(Symbol::Var(var_of(vars, n, solver))),
+                Elem::Num(v) => Poly::constant(*v),
+            };
+            // One name is the common axis: its own product, no arithmetic.
+            let product = match a.elems.as_slice() {
+                [el] => factor(el, &mut vars, &mut solver),
+                elems => {
+                    let mut product = Poly::constant(1);
+                    for el in elems {
+                        product = product.mul(&factor(el, &mut vars, &mut solver)).ok()?;
                     }
-                    Elem::Num(v) => Poly::constant(*v),
-                };
-                product = product.mul(&factor).ok()?;
-            }
+                    product
+                }
+            };
             tags.push((t, i, j));
             equations.push(Equation {
                 callee: product,
@@ -551,14 +554,14 @@ fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option
         match &axis.kind {
             ast::AxisKind::Rest => rest = true,
             ast::AxisKind::Grouped { factor, name } => {
-                elems.push(Elem::Name(c.ctx.env.names.intern(&name.name), name.span));
+                elems.push(Elem::Name(name.name, name.span));
                 elems.push(Elem::Num(i128::try_from(*factor).ok()?));
             }
             ast::AxisKind::Group(parts) => {
                 for part in parts {
                     match &part.kind {
                         ast::AxisKind::Grouped { factor, name } => {
-                            elems.push(Elem::Name(c.ctx.env.names.intern(&name.name), name.span));
+                            elems.push(Elem::Name(name.name, name.span));
                             elems.push(Elem::Num(i128::try_from(*factor).ok()?));
                         }
                         ast::AxisKind::Size(s) => elems.push(elem(c, s)?),
@@ -607,10 +610,9 @@ fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option
 
 fn elem(c: &mut FnChecker, s: &ast::SizeExpr) -> Option<Elem> {
     match &s.kind {
-        ast::SizeExprKind::Name(p) if p.file.is_none() => Some(Elem::Name(
-            c.ctx.env.names.intern(&p.name.name),
-            p.name.span,
-        )),
+        ast::SizeExprKind::Name(p) if p.file.is_none() => {
+            Some(Elem::Name(p.name.name, p.name.span))
+        }
         ast::SizeExprKind::Int(v) if *v >= 1 => Some(Elem::Num(i128::try_from(*v).ok()?)),
         ast::SizeExprKind::Error => None,
         _ => {

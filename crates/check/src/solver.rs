@@ -5,6 +5,8 @@
 //! unsolved symbols waits. Pure: returns what failed, never a diagnostic
 //! (the caller knows the spans and words).
 
+use std::borrow::Cow;
+
 use syntax::Name;
 
 use crate::dims::DimValues;
@@ -12,10 +14,12 @@ use crate::size::{Poly, SizeError, Symbol, Term};
 
 /// One equation: the callee's size (over `Symbol::Var`s) must equal the
 /// caller's. `tag` says where it came from, for the caller's message.
+/// The caller's size is mostly an argument's axis, borrowed: a size is
+/// costly to copy and most equations just bind a variable to it.
 #[derive(Clone, Debug)]
-pub struct Equation {
+pub struct Equation<'p> {
     pub callee: Poly,
-    pub caller: Poly,
+    pub caller: Cow<'p, Poly>,
     pub tag: usize,
 }
 
@@ -40,14 +44,15 @@ pub enum Failure {
     Unsolved { vars: Vec<u32>, tag: usize },
 }
 
-/// The variables of one call: their names (for messages) and values.
-pub struct Solver<'a> {
+/// The variables of one call: their names (for messages) and values, which
+/// borrow the arguments' sizes they were bound to (`'p`).
+pub struct Solver<'a, 'p> {
     pub dims: &'a DimValues,
     pub names: Vec<Name>,
-    pub values: Vec<Option<Poly>>,
+    pub values: Vec<Option<Cow<'p, Poly>>>,
 }
 
-impl<'a> Solver<'a> {
+impl<'a, 'p> Solver<'a, 'p> {
     pub fn new(dims: &'a DimValues) -> Self {
         Solver {
             dims,
@@ -65,11 +70,16 @@ impl<'a> Solver<'a> {
     }
 
     pub fn set(&mut self, var: u32, value: Poly) {
+        self.values[var as usize] = Some(Cow::Owned(value));
+    }
+
+    /// `set` with a size that may be borrowed.
+    pub fn set_cow(&mut self, var: u32, value: Cow<'p, Poly>) {
         self.values[var as usize] = Some(value);
     }
 
     pub fn value(&self, var: u32) -> Option<&Poly> {
-        self.values.get(var as usize)?.as_ref()
+        self.values.get(var as usize)?.as_deref()
     }
 
     /// The size with every solved variable replaced.
@@ -92,17 +102,17 @@ impl<'a> Solver<'a> {
     /// Solves all equations; on success every variable they mention is set.
     // A failure is rare and carries the sizes for the message: its size is fine.
     #[allow(clippy::result_large_err)]
-    pub fn solve(&mut self, equations: &[Equation]) -> Result<(), Failure> {
-        let mut pending: Vec<&Equation> = equations.iter().collect();
-        loop {
-            let before = pending.len();
-            let mut waiting = Vec::new();
-            for eq in pending {
-                if !self.step(eq)? {
-                    waiting.push(eq);
-                }
+    pub fn solve(&mut self, equations: &[Equation<'p>]) -> Result<(), Failure> {
+        // The first pass goes over the slice itself: most calls settle
+        // every equation in it and allocate nothing here.
+        let mut pending: Vec<&Equation> = Vec::new();
+        for eq in equations {
+            if !self.step(eq)? {
+                pending.push(eq);
             }
-            pending = waiting;
+        }
+        let mut before = equations.len();
+        loop {
             if pending.is_empty() {
                 return Ok(());
             }
@@ -123,12 +133,20 @@ impl<'a> Solver<'a> {
                 }
                 return Err(Failure::Unsolved { vars, tag: eq.tag });
             }
+            before = pending.len();
+            let mut waiting = Vec::new();
+            for eq in pending {
+                if !self.step(eq)? {
+                    waiting.push(eq);
+                }
+            }
+            pending = waiting;
         }
     }
 
     /// One equation: true when it is settled, false when it must wait.
     #[allow(clippy::result_large_err)]
-    fn step(&mut self, eq: &Equation) -> Result<bool, Failure> {
+    fn step(&mut self, eq: &Equation<'p>) -> Result<bool, Failure> {
         let tag = eq.tag;
         // The common equation is one variable against a size: no arithmetic.
         if let Some(Symbol::Var(v)) = eq.callee.as_symbol() {
@@ -141,7 +159,8 @@ impl<'a> Solver<'a> {
                             value: n,
                         });
                     }
-                    self.set(*v, eq.caller.clone());
+                    // A borrowed size is bound without copying it.
+                    self.set_cow(*v, eq.caller.clone());
                     return Ok(true);
                 }
                 Some(known) if self.dims.same_size(known, &eq.caller) => return Ok(true),
@@ -286,7 +305,7 @@ mod tests {
             .enumerate()
             .map(|(tag, (a, b))| Equation {
                 callee: rename(a),
-                caller: b.clone(),
+                caller: Cow::Owned(b.clone()),
                 tag,
             })
             .collect();

@@ -10,6 +10,8 @@
 //! node). `Body::expr(span)` answers for any expression node of the syntax
 //! tree that was checked; an expression that failed has type `TyKind::Error`.
 
+use std::sync::OnceLock;
+
 use syntax::Name;
 
 use diag::{FileId, Span};
@@ -83,8 +85,9 @@ pub struct Body {
     pub lets: Vec<Binding>,
     /// Every checked expression, in the order they were checked (children first).
     pub exprs: Vec<TypedExpr>,
-    /// Span to index in `exprs`.
-    pub by_span: HashMap<Span, usize>,
+    /// Span to index in `exprs`, built on the first lookup: the checker
+    /// itself never needs it, and the command that only checks never asks.
+    pub by_span: OnceLock<HashMap<Span, usize>>,
     /// The body's value doesn't fit the return type (reported); calls to it
     /// are typed as errors so the mistake is told once.
     pub return_mismatch: bool,
@@ -92,7 +95,23 @@ pub struct Body {
 
 impl Body {
     pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
-        self.by_span.get(&span).map(|&i| &self.exprs[i])
+        let by_span = self.by_span.get_or_init(|| {
+            let mut map = HashMap::default();
+            map.reserve(self.exprs.len());
+            // A span checked twice answers with its last record.
+            for (i, e) in self.exprs.iter().enumerate() {
+                map.insert(e.span, i);
+            }
+            map
+        });
+        by_span.get(&span).map(|&i| &self.exprs[i])
+    }
+
+    /// The last expression recorded at `span`, for the checker while the
+    /// body is still growing (the index is built only once it is done).
+    /// It asks about arguments it just checked, so the search is short.
+    pub(crate) fn recent_expr(&self, span: Span) -> Option<&TypedExpr> {
+        self.exprs.iter().rev().find(|e| e.span == span)
     }
 }
 

@@ -9,6 +9,8 @@
 
 use syntax::Name;
 
+use std::borrow::Cow;
+
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
@@ -274,14 +276,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             let pty = &param.ty;
             match &pty.kind {
                 TyKind::Tensor(pt) => {
-                    let missing;
-                    let aty = match &arg_tys[i] {
-                        Some(t) => t,
-                        None => {
-                            missing = error_ty(arg.span);
-                            &missing
-                        }
-                    };
+                    // A tensor argument is always evaluated; were it not, it
+                    // would be an error type, which needs nothing more.
+                    let Some(aty) = &arg_tys[i] else { continue };
                     match &aty.kind {
                         TyKind::Error => {}
                         TyKind::Tensor(at) => {
@@ -394,7 +391,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             call.tags.push((i, None));
                             call.equations.push(Equation {
                                 callee: rename(&n.poly),
-                                caller: size,
+                                caller: Cow::Owned(size),
                                 tag: call.tags.len() - 1,
                             });
                             bound[i] = if matches!(pty.kind, TyKind::Axis(_)) {
@@ -430,7 +427,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 call.tags.push((i, None));
                                 call.equations.push(Equation {
                                     callee: renamed,
-                                    caller: value.clone(),
+                                    caller: Cow::Owned(value.clone()),
                                     tag: call.tags.len() - 1,
                                 });
                             }
@@ -524,7 +521,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             callee: Poly::symbol(Symbol::Var(v))
                                 .sub(&Poly::symbol(Symbol::Var(j as u32)))
                                 .unwrap_or_default(),
-                            caller: Poly::default(),
+                            caller: Cow::Owned(Poly::default()),
                             tag: call.tags.len() - 1,
                         });
                     }
@@ -583,11 +580,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
 
     /// Adds the equations of one shaped parameter; false after a reported mistake.
     #[allow(clippy::too_many_arguments)]
-    fn match_shape(
+    fn match_shape<'p>(
         &mut self,
-        call: &mut CallState,
+        call: &mut CallState<'_, 'p>,
         params: &[Axis],
-        axes: &[Axis],
+        axes: &'p [Axis],
         index: usize,
         rename: &dyn Fn(&Poly) -> Poly,
         target: &Target,
@@ -669,7 +666,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         for (pj, aj) in pairs {
-            let (Some(p), Some(a)) = (axis_poly_ref(&params[pj]), axis_poly(&axes[aj])) else {
+            let (Some(p), Some(a)) = (axis_poly_ref(&params[pj]), axis_poly_ref(&axes[aj])) else {
                 continue;
             };
             call.tags.push((index, Some((pj, aj))));
@@ -770,11 +767,11 @@ enum AxisArg {
 }
 
 /// Per-call solving state.
-pub(crate) struct CallState<'d> {
-    pub(super) solver: Solver<'d>,
+pub(crate) struct CallState<'d, 'p> {
+    pub(super) solver: Solver<'d, 'p>,
     /// Per equation tag: the parameter, and the (parameter axis, argument axis).
     pub(super) tags: Vec<(usize, Option<(usize, usize)>)>,
-    pub(super) equations: Vec<Equation>,
+    pub(super) equations: Vec<Equation<'p>>,
     /// What `...` stands for in this call.
     pub(super) rest: Option<Vec<Axis>>,
 }

@@ -19,7 +19,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(super) fn resolve_callee(&mut self, callee: &ast::Expr) -> Resolved<'c> {
         let ctx = self.ctx;
         match &callee.kind {
-            ast::ExprKind::Name(n) if self.local(&n.name).is_none() => {
+            ast::ExprKind::Name(n) if self.local(n.name).is_none() => {
                 if let Some(decl) = ctx.env.program.decl(self.file, n.name) {
                     return self.resolve_decl(self.file, decl, n);
                 }
@@ -40,7 +40,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
             ast::ExprKind::Field { base, name } => {
                 if let ast::ExprKind::Name(file) = &base.kind {
-                    if self.local(&file.name).is_none() {
+                    if self.local(file.name).is_none() {
                         if let Some(Decl::Import(_, target)) =
                             ctx.env.program.decl(self.file, file.name)
                         {

@@ -105,11 +105,11 @@ impl FnChecker<'_, '_> {
     }
 
     /// A dim or generic axis named as a value: its size, an Int.
-    pub(crate) fn size_named(&self, name: &str) -> Option<Poly> {
+    pub(crate) fn size_named(&self, name: Name) -> Option<Poly> {
         if self.local(name).is_some() {
             return None;
         }
-        if let Some(g) = self.signature.generics.iter().find(|g| ***g == *name) {
+        if let Some(g) = self.signature.generics.iter().find(|g| **g == name) {
             return Some(Poly::symbol(Symbol::Generic(*g)));
         }
         match self.ctx.env.program.decl(self.file, name) {
@@ -134,7 +134,7 @@ impl FnChecker<'_, '_> {
     pub(crate) fn static_size(&self, e: &ast::Expr) -> Option<Poly> {
         match &e.kind {
             ast::ExprKind::Int(v) => i128::try_from(*v).ok().map(Poly::constant),
-            ast::ExprKind::Name(n) => self.size_named(&n.name),
+            ast::ExprKind::Name(n) => self.size_named(n.name),
             ast::ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.static_size(lhs)?, self.static_size(rhs)?);
                 match op {
@@ -153,11 +153,11 @@ impl FnChecker<'_, '_> {
         if name.is_missing() {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
-        if let Some((ty, decl)) = self.local(&name.name).map(|l| (l.ty.clone(), l.span)) {
+        if let Some((ty, decl)) = self.local(name.name).map(|l| (l.ty.clone(), l.span)) {
             let ty = Ty { span, ..ty };
             return self.record(span, ty, ExprInfo::Local { decl });
         }
-        if let Some(size) = self.size_named(&name.name) {
+        if let Some(size) = self.size_named(name.name) {
             return self.record(
                 span,
                 scalar(ScalarKind::Int, span),
@@ -196,7 +196,7 @@ impl FnChecker<'_, '_> {
         let span = e.span;
         // `file.D`: another file's dim.
         if let ast::ExprKind::Name(file) = &base.kind {
-            if self.local(&file.name).is_none() {
+            if self.local(file.name).is_none() {
                 if let Some(Decl::Import(_, Some(target))) =
                     self.ctx.env.program.decl(self.file, file.name)
                 {
@@ -252,7 +252,7 @@ impl FnChecker<'_, '_> {
                             ty,
                             ExprInfo::Field {
                                 owner: *owner,
-                                field: self.ctx.env.names.intern(&name.name),
+                                field: name.name,
                             },
                         );
                     }

@@ -151,7 +151,10 @@ pub(crate) struct FnChecker<'c, 'a> {
     pub file: FileId,
     pub owner: Option<Name>,
     pub signature: &'c Signature,
-    pub scopes: Vec<Vec<Local>>,
+    /// Every local in scope, innermost last; `scope_starts` says where each
+    /// open block's locals begin. One flat vector: a body allocates once.
+    pub locals: Vec<Local>,
+    scope_starts: Vec<usize>,
     pub body: Body,
     pub diagnostics: &'c mut Vec<Diagnostic>,
     /// How many unknown sizes of each name this body has made (`?k2`).
@@ -173,7 +176,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             file,
             owner,
             signature,
-            scopes: vec![Vec::new()],
+            locals: Vec::with_capacity(signature.params.len() + 4),
+            scope_starts: Vec::new(),
             body: Body {
                 file,
                 owner: None,
@@ -187,7 +191,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 generics: Vec::new(),
                 lets: Vec::new(),
                 exprs: Vec::new(),
-                by_span: HashMap::default(),
+                by_span: Default::default(),
                 return_mismatch: false,
             },
             diagnostics,
@@ -198,23 +202,22 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     fn check(mut self, f: &ast::Fn) -> Body {
         self.body.owner = self.owner;
-        self.body.name = self.ctx.env.names.intern(&f.name.name);
+        self.body.name = f.name.name;
         self.body.span = f.span;
         // About one expression per eight bytes of source: growing the vector
         // of large `TypedExpr`s would copy them over and over.
         let estimate = (f.span.len() as usize / 8).min(1 << 16);
         self.body.exprs.reserve(estimate);
-        self.body.by_span.reserve(estimate);
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
                 let ty = model::self_ty(&self.ctx.models, self.file, model, span);
-                self.bind("self", ty, span, false);
+                self.bind(Name::new("self"), ty, span, false);
             }
         }
         for (i, p) in self.signature.params.iter().enumerate() {
             let ty = flatten_ty(&p.ty);
             let span = f.params.get(i).map_or(p.span, |ap| ap.name.span);
-            self.bind_arc(p.name, ty, span, false);
+            self.bind(p.name, ty, span, false);
             self.body.params.push(Binding {
                 name: p.name,
                 span,
@@ -261,13 +264,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body
     }
 
-    pub(crate) fn bind(&mut self, name: &str, ty: Ty, span: Span, rebindable: bool) {
-        let name = self.ctx.env.names.intern(name);
-        self.bind_arc(name, ty, span, rebindable);
-    }
-
-    /// `bind` for a name that is already shared (a parameter's).
-    fn bind_arc(&mut self, name: Name, ty: Ty, span: Span, rebindable: bool) {
+    /// Binds `name` in the innermost scope.
+    pub(crate) fn bind(&mut self, name: Name, ty: Ty, span: Span, rebindable: bool) {
         if rebindable {
             self.body.lets.push(Binding {
                 name,
@@ -275,7 +273,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 ty: ty.clone(),
             });
         }
-        self.scopes.last_mut().expect("a scope").push(Local {
+        self.locals.push(Local {
             name,
             ty,
             span,
@@ -283,22 +281,29 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         });
     }
 
-    pub(crate) fn local(&self, name: &str) -> Option<&Local> {
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|s| s.iter().rev().find(|l| &*l.name == name))
+    /// The innermost local named `name` (interned: one comparison each).
+    pub(crate) fn local(&self, name: Name) -> Option<&Local> {
+        self.locals.iter().rev().find(|l| l.name == name)
+    }
+
+    fn open_scope(&mut self) {
+        self.scope_starts.push(self.locals.len());
+    }
+
+    fn close_scope(&mut self) {
+        let start = self.scope_starts.pop().expect("an open scope");
+        self.locals.truncate(start);
     }
 
     /// Checks a block in a new scope; returns its value's type and span.
     fn block(&mut self, block: &ast::Block) -> Option<(Ty, Span)> {
-        self.scopes.push(Vec::new());
+        self.open_scope();
         let mut value = None;
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = i + 1 == block.stmts.len();
             value = self.stmt(stmt, last);
         }
-        self.scopes.pop();
+        self.close_scope();
         value
     }
 
@@ -315,7 +320,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     None => found,
                 };
                 if !name.is_missing() {
-                    self.bind(&name.name, ty, name.span, true);
+                    self.bind(name.name, ty, name.span, true);
                 }
             }
             ast::StmtKind::LetTuple { names, value } => {
@@ -344,13 +349,13 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 };
                 for (name, ty) in names.iter().zip(items) {
                     if !name.is_missing() {
-                        self.bind(&name.name, ty, name.span, true);
+                        self.bind(name.name, ty, name.span, true);
                     }
                 }
             }
             ast::StmtKind::Assign { name, value } => {
                 let found = self.expr(value);
-                match self.local(&name.name).cloned() {
+                match self.local(name.name).cloned() {
                     Some(local) if local.rebindable => {
                         self.expect_ty(
                             &found,
@@ -375,7 +380,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                             .with_help(format!("declare it first: `let {} = ...`", name.name)),
                         );
                         // As if it were a `let`, so its uses don't repeat the mistake.
-                        self.bind(&name.name, found, name.span, true);
+                        self.bind(name.name, found, name.span, true);
                     }
                 }
             }
@@ -409,10 +414,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             }
             ast::StmtKind::For { var, iter, body } => {
                 let elem = self.for_element(iter);
-                self.scopes.push(Vec::new());
+                self.open_scope();
                 if !var.is_missing() {
-                    self.bind(&var.name, elem, var.span, false);
-                    let local = self.local(&var.name).cloned().expect("just bound");
+                    self.bind(var.name, elem, var.span, false);
+                    let local = self.local(var.name).cloned().expect("just bound");
                     self.body.lets.push(Binding {
                         name: local.name,
                         span: var.span,
@@ -420,7 +425,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     });
                 }
                 self.block(body);
-                self.scopes.pop();
+                self.close_scope();
             }
             ast::StmtKind::Expr(e) => {
                 let ty = self.expr(e);
@@ -476,7 +481,6 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     /// Records an expression's type and returns the type.
     pub(crate) fn record(&mut self, span: Span, ty: Ty, info: ExprInfo) -> Ty {
         let range = shape::range_of(&ty);
-        self.body.by_span.insert(span, self.body.exprs.len());
         self.body.exprs.push(TypedExpr {
             span,
             ty: ty.clone(),

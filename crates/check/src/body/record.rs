@@ -90,7 +90,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let mut tags = Vec::new();
         for (k, (field, slot)) in fields.iter().zip(&slots).enumerate() {
             let Some(arg) = slot else { continue };
-            let found = self.body.expr(arg.value.span).map(|e| e.ty.clone());
+            let found = self.body.recent_expr(arg.value.span).map(|e| e.ty.clone());
             let (Some(found), Some(axes)) = (found, field.ty.shape()) else {
                 continue;
             };
@@ -102,7 +102,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     tags.push((k, j));
                     equations.push(Equation {
                         callee: rename(&p),
-                        caller: q,
+                        caller: std::borrow::Cow::Owned(q),
                         tag: tags.len() - 1,
                     });
                 }
@@ -121,7 +121,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             let at = slots[k].map_or(span, |a| a.value.span);
             let found = self
                 .body
-                .expr(at)
+                .recent_expr(at)
                 .map(|e| show_ty(&e.ty))
                 .unwrap_or_default();
             let detail = match &failure {
