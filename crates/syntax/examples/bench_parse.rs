@@ -98,7 +98,12 @@ fn dump(paths: &[PathBuf], texts: &[String], out: &str) {
             let mutant = match next(3) {
                 0 => format!("{}{}", &text[..at], &text[end..]),
                 1 => format!("{}{}{}", &text[..end], &text[at..end], &text[end..]),
-                _ => format!("{}{}{}", &text[..at], PUNCT[next(PUNCT.len())], &text[end..]),
+                _ => format!(
+                    "{}{}{}",
+                    &text[..at],
+                    PUNCT[next(PUNCT.len())],
+                    &text[end..]
+                ),
             };
             variants.push(mutant);
         }
