@@ -6,14 +6,18 @@
 //! up with the result, for the views code generation inserts. Pure; the
 //! caller words the E0401.
 
+use std::borrow::Cow;
+
 use crate::body::shape::{axis_name, axis_poly_ref};
 use crate::dims::DimValues;
 use crate::types::{show_shape, Axis, AxisKind};
 
 /// A broadcast that worked: the result's axes and, per operand, the operand
 /// axis at each result axis (`None`: a new axis of size 1).
-pub struct Broadcast {
-    pub shape: Vec<Axis>,
+pub struct Broadcast<'s> {
+    /// Borrowed when it is one of the operands' shapes as it is (the common
+    /// case), so the caller can share that operand's axes.
+    pub shape: Cow<'s, [Axis]>,
     pub positions: Vec<Vec<Option<usize>>>,
 }
 
@@ -30,10 +34,10 @@ fn same(dims: &DimValues, a: &Axis, b: &Axis) -> bool {
 
 /// Broadcasts several shapes together (two for operators, three for `where`).
 /// On failure, the note: both shapes as written and the axes that failed.
-pub fn broadcast(dims: &DimValues, shapes: &[&[Axis]]) -> Result<Broadcast, String> {
-    let mut result: Vec<Axis> = shapes[0].to_vec();
+pub fn broadcast<'s>(dims: &DimValues, shapes: &[&'s [Axis]]) -> Result<Broadcast<'s>, String> {
+    let mut result: Cow<'s, [Axis]> = Cow::Borrowed(shapes[0]);
     for shape in &shapes[1..] {
-        result = pair(dims, &result, shape)?;
+        result = pair(dims, result, shape)?;
     }
     let mut positions = Vec::with_capacity(shapes.len());
     for shape in shapes {
@@ -47,17 +51,21 @@ pub fn broadcast(dims: &DimValues, shapes: &[&[Axis]]) -> Result<Broadcast, Stri
     })
 }
 
-fn pair(dims: &DimValues, a: &[Axis], b: &[Axis]) -> Result<Vec<Axis>, String> {
+fn pair<'s>(
+    dims: &DimValues,
+    a: Cow<'s, [Axis]>,
+    b: &'s [Axis],
+) -> Result<Cow<'s, [Axis]>, String> {
     if a.iter().chain(b).any(|x| matches!(x.kind, AxisKind::Error)) {
         return Ok(if a.len() >= b.len() {
-            a.to_vec()
+            a
         } else {
-            b.to_vec()
+            Cow::Borrowed(b)
         });
     }
     if a.len() == b.len() {
         if a.iter().zip(b).all(|(x, y)| same(dims, x, y)) {
-            return Ok(a.to_vec());
+            return Ok(a);
         }
         // NumPy's rule with literal 1s.
         let mut out = Vec::with_capacity(a.len());
@@ -74,27 +82,70 @@ fn pair(dims: &DimValues, a: &[Axis], b: &[Axis]) -> Result<Vec<Axis>, String> {
             }
         }
         if failed.is_empty() {
-            return Ok(out);
+            return Ok(Cow::Owned(out));
         }
         return Err(format!(
             "`{}` and `{}` have the same rank, and {} can't pair",
-            show_shape(a),
+            show_shape(&a),
             show_shape(b),
             failed.join(", ")
         ));
     }
-    let (big, small) = if a.len() > b.len() { (a, b) } else { (b, a) };
-    fit(dims, small, big).map(|_| big.to_vec()).map_err(|axis| {
-        format!(
+    let fitted = if a.len() > b.len() {
+        fit(dims, b, &a)
+            .map(|_| ())
+            .map_err(|why| (b, &*a, why.message(b, &a)))
+    } else {
+        fit(dims, &a, b)
+            .map(|_| ())
+            .map_err(|why| (&*a, b, why.message(&a, b)))
+    };
+    match fitted {
+        Ok(()) if a.len() > b.len() => Ok(a),
+        Ok(()) => Ok(Cow::Borrowed(b)),
+        Err((small, big, axis)) => Err(format!(
             "`{}` doesn't fit into `{}`: {axis}",
             show_shape(small),
             show_shape(big)
-        )
-    })
+        )),
+    }
+}
+
+/// Why `small` doesn't fit into `big`; worded only when it is reported,
+/// since `broadcast` tries fits that may fail on the way to a success.
+pub enum Unfit {
+    /// Small's axis `i` meets big's anonymous axis `j` of another size.
+    Meets { i: usize, j: usize },
+    /// Small's named axis `i` has another size in big.
+    Sizes { i: usize },
+    /// Nothing in big is left to pair small's axis `i` with.
+    Unpaired { i: usize },
+}
+
+impl Unfit {
+    pub fn message(&self, small: &[Axis], big: &[Axis]) -> String {
+        match *self {
+            Unfit::Meets { i, j } => format!(
+                "its axis {} (`{}`) meets `{}`, the anonymous axis it right-aligns with",
+                i + 1,
+                small[i],
+                big[j]
+            ),
+            Unfit::Sizes { i } => format!("`{}` has different sizes", small[i]),
+            Unfit::Unpaired { i } => match axis_name(&small[i]) {
+                Some(name) => format!("no axis named `{name}` to pair its axis {} with", i + 1),
+                None => format!(
+                    "no anonymous axis left to pair its axis {} (`{}`) with",
+                    i + 1,
+                    small[i]
+                ),
+            },
+        }
+    }
 }
 
 /// Where each axis of `small` goes in `big`, scanning right to left.
-pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<usize>>, String> {
+pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<usize>>, Unfit> {
     let mut positions = vec![None; big.len()];
     let mut cursor = big.len();
     for (i, axis) in small.iter().enumerate().rev() {
@@ -117,34 +168,19 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
         } else {
             match (0..cursor).rev().find(|&j| axis_name(&big[j]).is_none()) {
                 Some(j) if same(dims, axis, &big[j]) => Some(j),
-                Some(j) => {
-                    return Err(format!(
-                    "its axis {} (`{axis}`) meets `{}`, the anonymous axis it right-aligns with",
-                    i + 1,
-                    big[j]
-                ))
-                }
+                Some(j) => return Err(Unfit::Meets { i, j }),
                 None => None,
             }
         };
         match found {
             Some(j) => {
                 if let (Some(_), false) = (axis_name(axis), same(dims, axis, &big[j])) {
-                    return Err(format!("`{axis}` has different sizes"));
+                    return Err(Unfit::Sizes { i });
                 }
                 positions[j] = Some(i);
                 cursor = j;
             }
-            None => {
-                let why = match axis_name(axis) {
-                    Some(name) => format!("no axis named `{name}` to pair its axis {} with", i + 1),
-                    None => format!(
-                        "no anonymous axis left to pair its axis {} (`{axis}`) with",
-                        i + 1
-                    ),
-                };
-                return Err(why);
-            }
+            None => return Err(Unfit::Unpaired { i }),
         }
     }
     Ok(positions)

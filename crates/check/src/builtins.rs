@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use syntax::Name;
+
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
@@ -107,8 +109,9 @@ enum Reduction {
 }
 
 /// Types the call of built-in `name`.
-pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty {
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast::Arg]) -> Ty {
     let span = e.span;
+    let name = builtin.as_str();
     let ty = match name {
         "sum" | "mean" | "prod" | "logsumexp" => reduce(c, e, name, args, Reduction::Plain),
         "max" | "min" => reduce(c, e, name, args, Reduction::KeepDomain),
@@ -127,7 +130,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Ar
         "zeros" | "ones" | "full" => filled(c, e, name, args),
         "arange" | "eye" => counted(c, e, name, args),
         "rearrange" | "reduce" | "repeat" | "einsum" => {
-            return crate::pattern::call(c, e, name, args)
+            return crate::pattern::call(c, e, builtin, args)
         }
         _ => {
             c.diagnostics.push(
@@ -141,7 +144,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Ar
     match ty {
         Some((ty, over)) => {
             let info = CallInfo {
-                callee: Callee::Builtin(c.ctx.env.names.intern(name)),
+                callee: Callee::Builtin(builtin),
                 args: args
                     .iter()
                     .map(|a| crate::typed::BoundArg::Expr {
@@ -410,8 +413,8 @@ fn elementwise(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) 
             _ => None,
         })
     });
-    let shape = shape.or(Some(Vec::new()));
-    Some((tensor(shape, domain, dtype, e.span), Vec::new()))
+    let shape = shape.or_else(|| Some(Vec::new().into()));
+    Some((shared_tensor(shape, domain, dtype, e.span), Vec::new()))
 }
 
 fn same_domain(a: &TensorTy, b: &TensorTy) -> bool {

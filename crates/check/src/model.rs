@@ -66,7 +66,7 @@ pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
                 ast::Item::Record(r) => lower_record(env, module.file, r, sink),
                 _ => continue,
             };
-            let key = (module.file, env.names.intern(&item.name().name));
+            let key = (module.file, item.name().name);
             models.order.push(key);
             models.by_name.insert(key, info);
         }
@@ -80,11 +80,7 @@ fn lower_model(
     m: &ast::Model,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ModelInfo {
-    let size_params: Vec<Name> = m
-        .size_params
-        .iter()
-        .map(|p| env.names.intern(&p.name))
-        .collect();
+    let size_params: Vec<Name> = m.size_params.iter().map(|p| p.name).collect();
     let (fields, _) = lower_fields(env, file, &size_params, &m.fields, true, diagnostics);
     let mut methods = HashMap::default();
     for method in &m.methods {
@@ -104,7 +100,7 @@ fn lower_model(
     ModelInfo {
         def: TypeDef {
             file,
-            name: env.names.intern(&m.name.name),
+            name: m.name.name,
             is_model: true,
             size_params,
             fields,
@@ -126,7 +122,7 @@ fn lower_record(
     ModelInfo {
         def: TypeDef {
             file,
-            name: env.names.intern(&r.name.name),
+            name: r.name.name,
             is_model: false,
             size_params: generics,
             fields,
@@ -225,7 +221,7 @@ fn lower_fields(
             }
         };
         out.push(FieldDef {
-            name: env.names.intern(&field.name.name),
+            name: field.name.name,
             span: field.name.span,
             ty,
             init,
@@ -323,7 +319,7 @@ fn method_signature(
         lowerer.place = Place::Param;
         let ty = lowerer.lower_type(&p.ty);
         params.push(ParamSig {
-            name: env.names.intern(&p.name.name),
+            name: p.name.name,
             ty,
             span: p.span,
         });
@@ -339,7 +335,7 @@ fn method_signature(
 }
 
 /// The type of `self` in a method of `model`: its size parameters as themselves.
-pub fn self_ty(models: &Models, file: FileId, model: &str, span: Span) -> Ty {
+pub fn self_ty(models: &Models, file: FileId, model: Name, span: Span) -> Ty {
     let args = models
         .get(file, model)
         .map(|m| {
@@ -353,7 +349,7 @@ pub fn self_ty(models: &Models, file: FileId, model: &str, span: Span) -> Ty {
     Ty {
         kind: TyKind::Named {
             file,
-            name: Name::new(model),
+            name: model,
             args,
         },
         span,

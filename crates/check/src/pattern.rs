@@ -42,12 +42,13 @@ struct PAxis<'s> {
 
 const REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "prod"];
 
-pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty {
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast::Arg]) -> Ty {
     let span = e.span;
+    let name = builtin.as_str();
     match check(c, e, name, args) {
         Some((ty, plan)) => {
             let info = CallInfo {
-                callee: Callee::Builtin(c.ctx.env.names.intern(name)),
+                callee: Callee::Builtin(builtin),
                 args: args
                     .iter()
                     .map(|a| BoundArg::Expr {

@@ -25,12 +25,29 @@ use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
 use crate::types::{Axis, AxisKind, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
+/// A callee's name as messages show it, `f` or `Model.method`: written
+/// out only when a message is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TargetName {
+    pub model: Option<Name>,
+    pub name: Name,
+}
+
+impl std::fmt::Display for TargetName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.model {
+            Some(model) => write!(f, "{model}.{}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
 /// What is being called, once resolved.
 pub(crate) struct Target<'s> {
     pub signature: &'s Signature,
     /// The callee's declared parameters, for defaults.
     pub params: &'s [ast::Param],
-    pub name: String,
+    pub name: TargetName,
     pub callee: Callee,
     /// A method's receiver: the model's size parameters and the use's arguments.
     pub receiver: Option<(Vec<Name>, Vec<Size>)>,
@@ -41,7 +58,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let span = e.span;
         match self.resolve_callee(callee) {
             Resolved::Target(target) => self.call_target(e, &target, args),
-            Resolved::Builtin(name) => crate::builtins::call(self, e, &name, args),
+            Resolved::Builtin(name) => crate::builtins::call(self, e, name, args),
             Resolved::Record(file, name) => self.construct_record(e, file, &name, args),
             Resolved::Failed => {
                 for a in args {
@@ -63,7 +80,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// Returns, per parameter, the argument given.
     pub(crate) fn bind_args<'e>(
         &mut self,
-        fname: &str,
+        fname: &(impl std::fmt::Display + ?Sized),
         names: &[&str],
         required: &[bool],
         args: &'e [ast::Arg],

@@ -35,7 +35,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         many => {
                             let operands: Vec<(&Ty, Span)> =
                                 many.iter().map(|(t, s)| (t, *s)).collect();
-                            self.elementwise(&operands, span, &target.name)?.0
+                            self.elementwise(&operands, span, &target.name.to_string())?
+                                .0
+                                .map(|s| s.to_vec())
                         }
                     },
                     Some(axes) => {

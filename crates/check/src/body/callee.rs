@@ -13,7 +13,7 @@ use crate::program::Decl;
 use crate::typed::Callee;
 use crate::types::{Ty, TyKind};
 
-use super::call::Target;
+use super::call::{Target, TargetName};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(super) fn resolve_callee(&mut self, callee: &ast::Expr) -> Resolved<'c> {
@@ -24,7 +24,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     return self.resolve_decl(self.file, decl, n);
                 }
                 if crate::builtins::is_builtin(&n.name) {
-                    return Resolved::Builtin(n.name.to_string());
+                    return Resolved::Builtin(n.name);
                 }
                 if let Some((file, decl)) =
                     crate::prelude::stub(ctx.env.program, ctx.library, &n.name)
@@ -84,11 +84,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             return Resolved::Target(Target {
                                 signature,
                                 params,
-                                name: format!("{model}.{}", name.name),
+                                name: TargetName {
+                                    model: Some(*model),
+                                    name: name.name,
+                                },
                                 callee: Callee::Method {
                                     file: *file,
                                     model: *model,
-                                    method: ctx.env.names.intern(&name.name),
+                                    method: name.name,
                                 },
                                 receiver: Some((info.def.size_params.clone(), args.clone())),
                             });
@@ -131,7 +134,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     Some((signature, _)) => Resolved::Target(Target {
                         signature,
                         params: method_params(ctx, *file, name, "forward"),
-                        name: format!("{name}.forward"),
+                        name: TargetName {
+                            model: Some(*name),
+                            name: Name::new("forward"),
+                        },
                         callee: Callee::Method {
                             file: *file,
                             model: *name,
@@ -167,11 +173,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         name: &ast::Ident,
     ) -> Resolved<'c> {
         let ctx = self.ctx;
-        let key = (file, ctx.env.names.intern(&name.name));
+        let key = (file, name.name);
         let (params, python) = match decl {
             Decl::Fn(f) => (&f.params[..], None),
             Decl::ExternFn(f) => (&f.params[..], Some(())),
-            Decl::Record(r) => return Resolved::Record(file, ctx.env.names.intern(&r.name.name)),
+            Decl::Record(r) => return Resolved::Record(file, r.name.name),
             other => {
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -199,7 +205,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         Resolved::Target(Target {
             signature,
             params,
-            name: name.name.to_string(),
+            name: TargetName {
+                model: None,
+                name: name.name,
+            },
             callee,
             receiver: None,
         })
@@ -208,7 +217,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
 
 pub(crate) enum Resolved<'s> {
     Target(Target<'s>),
-    Builtin(String),
+    Builtin(Name),
     Record(FileId, Name),
     Failed,
 }

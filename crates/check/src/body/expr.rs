@@ -2,6 +2,9 @@
 //! broadcasting by name, `@`, indexing, `as` and `to`. Each is recorded in
 //! the body with its type; a failed one has `TyKind::Error`, which stays quiet.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use syntax::Name;
 
 use diag::{Diagnostic, Span};
@@ -349,7 +352,7 @@ impl FnChecker<'_, '_> {
                 } else {
                     (None, dtype)
                 };
-                let ty = tensor(shape, domain, dtype, span);
+                let ty = shared_tensor(shape, domain, dtype, span);
                 self.record(
                     span,
                     ty,
@@ -384,7 +387,7 @@ impl FnChecker<'_, '_> {
         operands: &[(&Ty, Span)],
         _span: Span,
         what: &str,
-    ) -> Option<(Option<Vec<Axis>>, Option<DtypeKind>, Vec<Alignment>)> {
+    ) -> Option<(Option<Arc<[Axis]>>, Option<DtypeKind>, Vec<Alignment>)> {
         let dtype = self.unify_dtypes(operands, what)?;
         let shaped: Vec<(usize, &[Axis])> = operands
             .iter()
@@ -399,7 +402,21 @@ impl FnChecker<'_, '_> {
             _ => {
                 let shapes: Vec<&[Axis]> = shaped.iter().map(|(_, s)| *s).collect();
                 match broadcast(self.ctx.env.dims, &shapes) {
-                    Ok(b) => (Some(b.shape), b.positions),
+                    // An operand's shape as it is: share its axes.
+                    Ok(b) => {
+                        let shape = match b.shape {
+                            Cow::Borrowed(s) => shaped
+                                .iter()
+                                .find(|(_, o)| std::ptr::eq(*o, s))
+                                .and_then(|(i, _)| match &operands[*i].0.kind {
+                                    TyKind::Tensor(t) => t.shape.clone(),
+                                    _ => None,
+                                })
+                                .unwrap_or_else(|| s.into()),
+                            Cow::Owned(v) => v.into(),
+                        };
+                        (Some(shape), b.positions)
+                    }
                     Err(note) => {
                         let (first, second) = (shaped[0].0, shaped[shaped.len() - 1].0);
                         let show = |i: usize| show_ty(operands[i].0);
@@ -525,7 +542,7 @@ impl FnChecker<'_, '_> {
             let a_lead = &sa[..sa.len().saturating_sub(2)];
             match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
                 Ok(bc) => {
-                    shape = bc.shape;
+                    shape = bc.shape.into_owned();
                     if sa.len() >= 2 {
                         shape.push(sa[sa.len() - 2].clone());
                     }

@@ -92,7 +92,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
             }
             match item {
                 ast::Item::Fn(f) => {
-                    let key = (module.file, env.names.intern(&f.name.name));
+                    let key = (module.file, f.name.name);
                     let Some(signature) = signatures.get(&key) else {
                         continue;
                     };
@@ -104,7 +104,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
                     bodies.fns.push(body);
                 }
                 ast::Item::Model(m) => {
-                    let name = env.names.intern(&m.name.name);
+                    let name = m.name.name;
                     for method in &m.methods {
                         let Some(info) = ctx.models.get(module.file, name) else {
                             continue;
@@ -210,7 +210,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.exprs.reserve(estimate);
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
-                let ty = model::self_ty(&self.ctx.models, self.file, model, span);
+                let ty = model::self_ty(&self.ctx.models, self.file, *model, span);
                 self.bind(Name::new("self"), ty, span, false);
             }
         }
