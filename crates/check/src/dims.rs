@@ -20,34 +20,25 @@ pub type DimKey = (FileId, Name);
 /// The value of every dim; `None` for a dim whose mistake was reported.
 #[derive(Default, Debug)]
 pub struct DimValues {
-    /// By module, then by name, so lookups by `&str` don't allocate.
-    values: HashMap<FileId, HashMap<Name, Option<i128>>>,
+    /// One table for all modules: a lookup is one hash of two words.
+    values: HashMap<DimKey, Option<i128>>,
 }
 
 impl DimValues {
     /// The dim's value, or `None` when it is broken or not a dim.
     pub fn get(&self, file: FileId, name: impl Into<Name>) -> Option<i128> {
-        self.values
-            .get(&file)
-            .and_then(|m| m.get(&name.into()))
-            .copied()
-            .flatten()
+        self.values.get(&(file, name.into())).copied().flatten()
     }
 
     pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
-        let name = name.into();
-        matches!(
-            self.values.get(&file).and_then(|m| m.get(&name)),
-            Some(None)
-        )
+        matches!(self.values.get(&(file, name.into())), Some(None))
     }
 
     /// The dim's shared name and value (`None` when broken), in one lookup.
     pub fn entry(&self, file: FileId, name: impl Into<Name>) -> Option<(&Name, Option<i128>)> {
         self.values
-            .get(&file)?
-            .get_key_value(&name.into())
-            .map(|(k, v)| (k, *v))
+            .get_key_value(&(file, name.into()))
+            .map(|((_, k), v)| (k, *v))
     }
 
     /// The size's value when it is made of working dims only, worked out
@@ -198,11 +189,9 @@ pub fn evaluate(
         });
     }
     let mut out = DimValues::default();
-    for ((file, name), i) in index {
-        out.values
-            .entry(file)
-            .or_default()
-            .insert(name, values[i].flatten());
+    out.values.reserve(index.len());
+    for (key, i) in index {
+        out.values.insert(key, values[i].flatten());
     }
     out
 }

@@ -8,6 +8,8 @@
 
 use crate::fxhash::FxHashMap as HashMap;
 use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
@@ -48,12 +50,27 @@ pub struct Env<'a> {
 }
 
 /// Interns the checker's own spellings (`16gh`, `768`) as `Name`s, which
-/// the parser's identifiers already are.
+/// the parser's identifiers already are; and remembers each shape alias's
+/// axes as lowered for a using module, so an alias used by many signatures
+/// is lowered once and its axes shared.
 #[derive(Default)]
 pub struct Interner {
     /// Where `intern_fmt` writes, so a formatted name that is already
     /// interned costs no allocation.
     scratch: RefCell<String>,
+    /// By (declaring file, alias name, using module): the alias's axes
+    /// when lowering them reported nothing and they hold no unknown sizes,
+    /// `...`, rounded divisions or errors (what depends on the signature).
+    aliases: RefCell<HashMap<(FileId, Name, FileId), LoweredAlias>>,
+}
+
+/// A shape alias lowered once for a using module; cheap to clone.
+#[derive(Clone)]
+struct LoweredAlias {
+    axes: Arc<[Axis]>,
+    /// The generic axes its lowering named, in order of first use: a use
+    /// introduces them in a parameter and needs them in a return type.
+    generics: Rc<[Name]>,
 }
 
 impl Interner {
@@ -102,8 +119,19 @@ pub struct Lowerer<'a, 'd> {
     /// A parameter's type had a mistake, so it may have lost names it would
     /// have introduced: a return type's unknown names are then not reported.
     params_incomplete: bool,
+    /// How many times part of a type went missing: an alias lowered while
+    /// this grew is not remembered.
+    lost: u32,
+    /// While lowering an alias to remember (`recording > 0`): the generic
+    /// names asked for, in order, repeats included.
+    recording: u32,
+    recorded: Vec<Name>,
     pub diagnostics: &'d mut Vec<Diagnostic>,
 }
+
+/// Axes still to lower, the module they were written in, and the alias use
+/// that brought them in.
+type Pending<'s> = (&'s [ast::Axis], FileId, Option<Span>);
 
 /// Whether an alias found where a size is wanted is E2202 (part of one axis) or E0303.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,6 +156,9 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             unknowns_in_type: HashMap::default(),
             rest_in_type: None,
             params_incomplete: false,
+            lost: 0,
+            recording: 0,
+            recorded: Vec::new(),
             diagnostics,
         }
     }
@@ -146,6 +177,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// Notes that part of a type is missing (a mistake, here or reported before).
     fn lost_names(&mut self) {
+        self.lost += 1;
         if self.place == Place::Param {
             self.params_incomplete = true;
         }
@@ -167,7 +199,9 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             } => {
                 let shape = match shape {
                     None => None,
-                    Some(ast::Shape::List(list)) => Some(self.lower_shape(list, self.module)),
+                    Some(ast::Shape::List(list)) => {
+                        Some(self.lower_shape(list, self.module).into())
+                    }
                     Some(ast::Shape::Alias(path)) => match self.alias_as_shape(path) {
                         Some(axes) => Some(axes),
                         None => {
@@ -180,7 +214,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 };
                 let domain = domain.as_ref().map(|d| self.lower_domain(d));
                 TyKind::Tensor(TensorTy {
-                    shape: shape.map(Into::into),
+                    shape,
                     domain,
                     dtype: dtype.map(|d| d.kind),
                 })
@@ -239,7 +273,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         match self.env.program.lookup(self.module, path) {
             Ok((_, Decl::Alias(..))) if args.is_empty() => match self.alias_as_shape(path) {
                 Some(axes) => TyKind::Tensor(TensorTy {
-                    shape: Some(axes.into()),
+                    shape: Some(axes),
                     domain: None,
                     dtype: None,
                 }),
@@ -253,7 +287,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 }
                 TyKind::Named {
                     file,
-                    name: self.env.names.intern(&path.name.name),
+                    name: path.name.name,
                     args: args.into_iter().flatten().collect(),
                 }
             }
@@ -276,14 +310,23 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 
     /// The axes of the alias `path` (written in this module) used as a whole shape.
-    fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Vec<Axis>> {
+    fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Arc<[Axis]>> {
         match self.env.program.lookup(self.module, path) {
             Ok((file, Decl::Alias(decl, list))) => {
                 if self.env.aliases.is_broken(file, decl.name.name) {
                     self.lost_names();
                     return None;
                 }
-                Some(self.lower_shape(list, file))
+                if let Some(found) = self.remembered_alias(file, decl.name.name, 0) {
+                    return Some(found.axes);
+                }
+                let mut out = Vec::with_capacity(list.axes.len());
+                let axes =
+                    match self.lower_alias_into(&mut out, list, file, None, decl.name.name, true) {
+                        (_, Some(found)) => found.axes,
+                        (_, None) => out.into(),
+                    };
+                Some(axes)
             }
             Ok((_, decl)) => {
                 let shown = self.show_path(path);
@@ -308,17 +351,129 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         }
     }
 
+    /// The alias `name` of `file` as lowered before for this module, when
+    /// this signature can take it as it is: its generic names introduced
+    /// here (or known, in a return type) and `already` axes plus its own
+    /// within `MAX_AXES`. Introduces its generic names.
+    fn remembered_alias(
+        &mut self,
+        file: FileId,
+        name: Name,
+        already: usize,
+    ) -> Option<LoweredAlias> {
+        if !self.expand_aliases {
+            return None;
+        }
+        let found = self
+            .env
+            .names
+            .aliases
+            .borrow()
+            .get(&(file, name, self.module))
+            .cloned()?;
+        if already + found.axes.len() > MAX_AXES {
+            return None;
+        }
+        let known = |g: &Name, order: &[Name]| order.contains(g);
+        if self.place == Place::Return
+            && !found.generics.iter().all(|g| known(g, &self.generic_order))
+        {
+            return None;
+        }
+        for &g in found.generics.iter() {
+            if !known(&g, &self.generic_order) {
+                self.generic_order.push(g);
+            }
+            if self.recording > 0 {
+                self.recorded.push(g);
+            }
+        }
+        Some(found)
+    }
+
+    /// Lowers the alias `name`'s `list` (declared in `file`) onto `out`, as
+    /// `lower_shape_into` would, and remembers its axes when nothing in them
+    /// depends on this signature; `whole` when `out` holds nothing else, so
+    /// the remembered axes can be `out`'s own. Returns whether it stopped at
+    /// `MAX_AXES`, and what it remembered.
+    fn lower_alias_into(
+        &mut self,
+        out: &mut Vec<Axis>,
+        list: &ast::ShapeList,
+        file: FileId,
+        via: Option<Span>,
+        name: Name,
+        whole: bool,
+    ) -> (bool, Option<LoweredAlias>) {
+        let start = out.len();
+        let (diagnostics, lost, recorded) =
+            (self.diagnostics.len(), self.lost, self.recorded.len());
+        self.recording += 1;
+        let stopped = self.lower_shape_into(out, list, file, via, false);
+        self.recording -= 1;
+        let mut generics: Vec<Name> = Vec::new();
+        for &g in &self.recorded[recorded..] {
+            if !generics.contains(&g) {
+                generics.push(g);
+            }
+        }
+        if self.recording == 0 {
+            self.recorded.clear();
+        }
+        let clean = !stopped
+            && self.diagnostics.len() == diagnostics
+            && self.lost == lost
+            && self.expand_aliases
+            && out[start..].iter().all(axis_is_plain);
+        if !clean {
+            return (stopped, None);
+        }
+        // A whole shape moves into the `Arc` its user shares.
+        let axes: Arc<[Axis]> = if whole {
+            std::mem::take(out).into()
+        } else {
+            out[start..].iter().cloned().collect()
+        };
+        let lowered = LoweredAlias {
+            axes,
+            generics: generics.into(),
+        };
+        self.env
+            .names
+            .aliases
+            .borrow_mut()
+            .insert((file, name, self.module), lowered.clone());
+        (false, Some(lowered))
+    }
+
     /// Lowers a `[...]` list written in module `origin`, replacing aliases by
-    /// their axes. Iterative, so long chains of aliases can't overflow the stack.
-    pub fn lower_shape<'s>(&mut self, list: &'s ast::ShapeList, origin: FileId) -> Vec<Axis>
+    /// their axes.
+    pub fn lower_shape(&mut self, list: &ast::ShapeList, origin: FileId) -> Vec<Axis> {
+        let mut out = Vec::with_capacity(list.axes.len());
+        self.lower_shape_into(&mut out, list, origin, None, true);
+        out
+    }
+
+    /// Lowers `list` onto `out`; `via` is the alias use that brought it in.
+    /// Iterative, so long chains of aliases can't overflow the stack; an
+    /// alias among the list's own axes (`top`) is lowered by a nested call,
+    /// once, so it can be remembered. True when it stopped at `MAX_AXES`.
+    fn lower_shape_into<'s>(
+        &mut self,
+        out: &mut Vec<Axis>,
+        list: &'s ast::ShapeList,
+        origin: FileId,
+        via: Option<Span>,
+        top: bool,
+    ) -> bool
     where
         'a: 's,
     {
-        let mut out = Vec::with_capacity(list.axes.len());
+        out.reserve(list.axes.len());
         // Each entry: the axes still to lower, the module they were written in,
         // and the alias use that brought them in (for a too-long expansion).
-        let mut stack: Vec<(&'s [ast::Axis], FileId, Option<Span>)> =
-            vec![(&list.axes, origin, None)];
+        let mut stack: smallvec::SmallVec<[Pending<'s>; 4]> =
+            smallvec::smallvec![(&list.axes[..], origin, via)];
         while let Some((axes, origin, via)) = stack.pop() {
             let Some((axis, rest)) = axes.split_first() else {
                 continue;
@@ -338,12 +493,20 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                         if !self.expand_aliases {
                             continue;
                         }
-                        if self.env.aliases.is_broken(file, decl.name.name) {
+                        let name = decl.name.name;
+                        if self.env.aliases.is_broken(file, name) {
                             self.lost_names();
                             out.push(Axis {
                                 kind: AxisKind::Error,
                                 span: axis.span,
                             });
+                        } else if let Some(found) = self.remembered_alias(file, name, out.len()) {
+                            out.extend(found.axes.iter().cloned());
+                        } else if top && stack.len() == 1 {
+                            let via = via.or(Some(axis.span));
+                            if self.lower_alias_into(out, alias, file, via, name, false).0 {
+                                return true;
+                            }
                         } else {
                             stack.push((&alias.axes, file, via.or(Some(axis.span))));
                         }
@@ -363,7 +526,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     kind: AxisKind::Error,
                     span,
                 });
-                return out;
+                return true;
             }
             let lowered = match name_found {
                 Some((expr, path, found)) => Axis {
@@ -377,7 +540,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             };
             out.push(lowered);
         }
-        out
+        false
     }
 
     /// One axis that is not an alias (or an alias in the wrong place, E2202).
@@ -406,7 +569,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 }
                 AxisKind::Group {
                     parts: lowered,
-                    written: self.env.names.intern(self.source(axis.span, origin)),
+                    written: Name::new(self.source(axis.span, origin)),
                     grouped: false,
                 }
             }
@@ -466,10 +629,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         let Some(symbol) = self.generic(name) else {
             return AxisKind::Error;
         };
-        // Formatted into the interner's buffer: grouped sizes are common in
-        // vision signatures, and most spellings are already interned.
-        let names = self.env.names;
-        let axis_name = names.intern(&name.name);
+        let axis_name = name.name;
         let inner = Axis {
             kind: AxisKind::Size {
                 size: Size::new(Poly::symbol(symbol), axis_name),
@@ -477,19 +637,25 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             },
             span: name.span,
         };
+        // A number shows as its digits: no spelling to keep.
         let number = Axis {
             kind: AxisKind::Size {
-                size: Size::new(
-                    Poly::constant(factor),
-                    names.intern_fmt(format_args!("{factor}")),
-                ),
+                size: Size::computed(Poly::constant(factor)),
                 name: None,
             },
             span,
         };
+        // `16gh` is one token, so its text is the spelling in any file,
+        // unless leading zeros make it differ from the number's.
+        let text = self.source(span, origin);
+        let written = if text.starts_with('0') {
+            Name::new(&format!("{factor}{}", name.name))
+        } else {
+            Name::new(text)
+        };
         AxisKind::Group {
             parts: vec![inner, number],
-            written: names.intern_fmt(format_args!("{factor}{}", name.name)),
+            written,
             grouped: true,
         }
     }
@@ -598,6 +764,21 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             }
         };
         (value < 1).then_some(value)
+    }
+}
+
+/// Whether an alias's lowered axis is the same in every signature: no
+/// mistake, `...`, rounded division or unknown size (numbered per function).
+fn axis_is_plain(axis: &Axis) -> bool {
+    match &axis.kind {
+        AxisKind::Size { size, .. } => !size.poly.terms().iter().any(|t| {
+            t.mono
+                .factors()
+                .iter()
+                .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
+        }),
+        AxisKind::Group { parts, .. } => parts.iter().all(axis_is_plain),
+        AxisKind::Rounded { .. } | AxisKind::Rest | AxisKind::Error => false,
     }
 }
 

@@ -86,10 +86,7 @@ pub fn check_all(
             };
             let signature = check_signature(env, module.file, &source, diagnostics);
             if module.names.get(&source.name.name) == Some(&i) {
-                out.insert(
-                    (module.file, env.names.intern(&source.name.name)),
-                    signature,
-                );
+                out.insert((module.file, source.name.name), signature);
             }
         }
     }
@@ -106,7 +103,7 @@ fn check_signature(
     let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.rest_allowed = is_extern;
     let mut params = Vec::with_capacity(source.params.len());
-    let mut seen: Vec<(&str, Span)> = Vec::with_capacity(source.params.len());
+    let mut seen: Vec<(Name, Span)> = Vec::with_capacity(source.params.len());
     for param in source.params {
         if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == param.name.name) {
             lowerer.diagnostics.push(
@@ -119,7 +116,7 @@ fn check_signature(
                 .with_help("give each parameter its own name"),
             );
         } else {
-            seen.push((&param.name.name, param.name.span));
+            seen.push((param.name.name, param.name.span));
         }
         let before = lowerer.generic_order.len();
         lowerer.place = Place::Param;
@@ -139,7 +136,7 @@ fn check_signature(
             check_extern_param(param, &ty, earlier, lowerer.diagnostics);
         }
         params.push(ParamSig {
-            name: env.names.intern(&param.name.name),
+            name: param.name.name,
             ty,
             span: param.span,
         });
@@ -296,25 +293,60 @@ fn find_rest(ty: &Ty) -> Option<Span> {
     }
 }
 
-const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
+/// Python's keywords; a `match` compares by length first, so checking the
+/// parts of every extern fn's name costs no scan of a list.
+fn is_python_keyword(part: &str) -> bool {
+    matches!(
+        part,
+        "False"
+            | "None"
+            | "True"
+            | "and"
+            | "as"
+            | "assert"
+            | "async"
+            | "await"
+            | "break"
+            | "class"
+            | "continue"
+            | "def"
+            | "del"
+            | "elif"
+            | "else"
+            | "except"
+            | "finally"
+            | "for"
+            | "from"
+            | "global"
+            | "if"
+            | "import"
+            | "in"
+            | "is"
+            | "lambda"
+            | "nonlocal"
+            | "not"
+            | "or"
+            | "pass"
+            | "raise"
+            | "return"
+            | "try"
+            | "while"
+            | "with"
+            | "yield"
+    )
+}
 
 /// Checks the dotted Python name (E0308); true when it is valid.
 fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) -> bool {
-    let parts: Vec<&str> = string.value.split('.').collect();
-    let problem = if parts.len() < 2 {
+    let problem = if !string.value.contains('.') {
         Some(format!("`{}` is not a module and a function", string.value))
     } else {
-        parts.iter().find_map(|part| {
+        string.value.split('.').find_map(|part| {
             let mut chars = part.chars();
             let starts_well = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
             if !starts_well || !chars.all(|c| c == '_' || c.is_alphanumeric()) {
                 Some(format!("`{part}` is not a Python identifier"))
-            } else if PYTHON_KEYWORDS.contains(part) {
+            } else if is_python_keyword(part) {
                 Some(format!("`{part}` is a Python keyword"))
             } else {
                 None
@@ -510,6 +542,33 @@ mod tests {
             expect![[r#"
                 (x: [b n vision.D], y: [b 3 16gh 16gw vision.D]) -> [b n]
                 generics: b n gh gw
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_alias_lowered_before_still_introduces_its_axes() {
+        // `f` lowers `T` first; `h` takes it as remembered, in its own order.
+        check_signature(
+            &[("a.ss", "dim T = [b n]\nextern fn f(x: T) -> [b] = \"m.f\"\nextern fn h(x: [n], y: T, z: [T 2]) -> [b] = \"m.h\"\n")],
+            "h",
+            expect![[r#"
+                (x: [n], y: [b n], z: [b n 2]) -> [b]
+                generics: n b
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_remembered_alias_in_a_return_type_needs_its_axes() {
+        check_signature(
+            &[("a.ss", "dim T = [b n]\nextern fn f(x: T) -> [b] = \"m.f\"\nextern fn g(y: [b]) -> T = \"m.g\"\n")],
+            "g",
+            expect![[r#"
+                (y: [b]) -> [b {error}]
+                generics: b
+                a.ss:1:12 E0301 cannot find size `n` [`n`: not a dim, and no parameter's type has this axis]
+                  help: a generic axis is introduced by a parameter's type: use `n` in one, or declare `dim n = ...`
             "#]],
         );
     }

@@ -204,14 +204,65 @@ impl Poly {
     }
 
     pub fn add(&self, other: &Poly) -> Result<Poly, SizeError> {
+        self.add_scaled(other, false)
+    }
+
+    /// `self + other`, or `self - other` when `negate`: one merge of the two
+    /// sorted term lists, which keeps the normal form without sorting.
+    fn add_scaled(&self, other: &Poly, negate: bool) -> Result<Poly, SizeError> {
+        let sign = |coef: i128| -> Result<i128, SizeError> {
+            if negate {
+                coef.checked_neg().ok_or(SizeError::Overflow)
+            } else {
+                Ok(coef)
+            }
+        };
         // Adding zero (the start of every sum) keeps the normal form.
         if other.terms.is_empty() {
             return Ok(self.clone());
         }
-        if self.terms.is_empty() {
+        if self.terms.is_empty() && !negate {
             return Ok(other.clone());
         }
-        Poly::from_terms(self.terms.iter().chain(&other.terms).cloned().collect())
+        let (a, b) = (&self.terms, &other.terms);
+        let mut out: SmallVec<[Term; 1]> = SmallVec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let order = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => x.mono.cmp(&y.mono),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    out.push(a[i].clone());
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(Term {
+                        coef: sign(b[j].coef)?,
+                        mono: b[j].mono.clone(),
+                    });
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    // As before: `a + (-b)`, so negating `b` may overflow first.
+                    let coef = a[i]
+                        .coef
+                        .checked_add(sign(b[j].coef)?)
+                        .ok_or(SizeError::Overflow)?;
+                    if coef != 0 {
+                        out.push(Term {
+                            coef,
+                            mono: a[i].mono.clone(),
+                        });
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        Ok(Poly { terms: out })
     }
 
     pub fn neg(&self) -> Result<Poly, SizeError> {
@@ -229,7 +280,7 @@ impl Poly {
     }
 
     pub fn sub(&self, other: &Poly) -> Result<Poly, SizeError> {
-        self.add(&other.neg()?)
+        self.add_scaled(other, true)
     }
 
     /// Whether the size is exactly `1`, the start of every product.

@@ -181,7 +181,7 @@ impl<'a> Lowerer<'a, '_> {
             );
             return None;
         }
-        let key: Name = self.env.names.intern(&name.name);
+        let key: Name = name.name;
         let index = match self.unknowns_in_type.get(&key) {
             Some(&index) => index,
             None => {
@@ -247,11 +247,14 @@ impl<'a> Lowerer<'a, '_> {
 
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
     pub(super) fn generic(&mut self, name: &ast::Ident) -> Option<Symbol> {
+        if self.recording > 0 {
+            self.recorded.push(name.name);
+        }
         // A signature has few generic axes: a scan beats hashing the name.
-        if let Some(known) = self.generic_order.iter().find(|g| ***g == *name.name) {
+        if let Some(known) = self.generic_order.iter().find(|g| **g == name.name) {
             return Some(Symbol::Generic(*known));
         }
-        let key: Name = self.env.names.intern(&name.name);
+        let key: Name = name.name;
         if self.place != Place::Return {
             self.generic_order.push(key);
             return Some(Symbol::Generic(key));
@@ -279,11 +282,11 @@ impl<'a> Lowerer<'a, '_> {
     /// The user's spelling of a size; another file's dims are named as this file names them.
     pub(super) fn written(&self, expr: &SizeExpr, origin: FileId) -> Name {
         if origin == self.module {
-            return self.env.names.intern(self.source(expr.span, origin));
+            return Name::new(self.source(expr.span, origin));
         }
         let mut out = String::new();
         self.render(expr, origin, &mut out, 0);
-        self.env.names.intern(&out)
+        Name::new(&out)
     }
 
     fn render(&self, expr: &SizeExpr, origin: FileId, out: &mut String, outer: u8) {
