@@ -259,6 +259,24 @@ fn keyword_by_key(key: u64) -> TokenKind {
     }
 }
 
+/// The letters that start a keyword, as bits from `a`.
+const KEYWORD_FIRST: u32 = {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < KEYWORDS.len() {
+        bits |= 1 << (KEYWORDS[i].0.as_bytes()[0] - b'a');
+        i += 1;
+    }
+    bits
+};
+
+/// A cheap test that rules out most names before the hash: a keyword has
+/// two to six letters, and `KEYWORD_FIRST` has its first.
+fn may_be_keyword(first: u8, len: usize) -> bool {
+    let letter = first.wrapping_sub(b'a');
+    (2..=6).contains(&len) && letter < 26 && KEYWORD_FIRST >> letter & 1 != 0
+}
+
 /// The keyword spelled by `word`, or `Ident`.
 fn keyword(word: &[u8]) -> TokenKind {
     if word.len() > 6 {
@@ -530,8 +548,7 @@ impl Lexer<'_> {
                     // Most names and all keywords are shorter than eight bytes.
                     Some(word) => match word[1..].iter().position(|&b| !IDENT_CONTINUE[b as usize])
                     {
-                        // Keywords have two letters or more, the first lower-case.
-                        Some(n) if n > 0 && word[0].is_ascii_lowercase() => {
+                        Some(n) if may_be_keyword(word[0], n + 1) => {
                             // The name's bytes, and zeros above its length (at most seven).
                             let key = u64::from_le_bytes(*word) & (u64::MAX >> (56 - 8 * n));
                             (keyword_by_key(key), start + n + 1)
