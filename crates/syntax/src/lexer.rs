@@ -919,6 +919,44 @@ mod tests {
         );
     }
 
+    /// Keywords and names near them, both where eight bytes follow the
+    /// word's start (the fast path) and at the end of the text.
+    #[test]
+    fn keywords_and_near_misses() {
+        let kinds = |src: &str| -> Vec<TokenKind> {
+            lex(FileId(0), src)
+                .tokens
+                .iter()
+                .map(|token| token.kind)
+                .collect()
+        };
+        for (word, kind) in KEYWORDS {
+            assert_eq!(kinds(word), [kind, TokenKind::Eof], "{word}");
+            assert_eq!(
+                kinds(&format!("{word}        (")),
+                [kind, TokenKind::LParen, TokenKind::Eof],
+                "{word}"
+            );
+            let mut capital = word.to_string();
+            capital[..1].make_ascii_uppercase();
+            for near in [
+                format!("{word}s"),
+                format!("{word}_1"),
+                word[..word.len() - 1].to_string(),
+                capital,
+                format!("_{word}"),
+            ] {
+                assert_eq!(kinds(&near), [TokenKind::Ident, TokenKind::Eof], "{near}");
+                assert_eq!(
+                    kinds(&format!("{near}        (")),
+                    [TokenKind::Ident, TokenKind::LParen, TokenKind::Eof],
+                    "{near}"
+                );
+            }
+        }
+        assert_eq!(kinds("returned_values"), [TokenKind::Ident, TokenKind::Eof]);
+    }
+
     #[test]
     fn bad_characters_strings_and_numbers() {
         check(
