@@ -23,16 +23,19 @@ pub struct Parsed {
 /// Parses one `.ss` file. Never fails: a mistake gives one diagnostic and the
 /// rest of the file is still parsed.
 pub fn parse(file: FileId, text: &str) -> Parsed {
-    // The token buffer is the one large allocation of a parse; reusing it per
-    // thread spares the allocator and the kernel a map and unmap per file.
-    let tokens = TOKEN_BUFFER.with(|cell| cell.take());
+    // The token buffer is the one large allocation of a parse, and the
+    // parser's name cache and scratch lists warm up over a file; reusing them
+    // per thread spares the allocator (and the kernel a map and unmap per file).
+    let mut reused = REUSED.with(Cell::take).unwrap_or_default();
+    let tokens = std::mem::take(&mut reused.tokens);
     let lexed = lexer::lex_into(file, text, tokens);
-    let mut parser = parser::Parser::new(file, text, lexed);
+    let mut parser = parser::Parser::new(file, text, lexed, reused);
     let tree = parser.parse_file();
-    let (mut diagnostics, tokens) = parser.finish();
-    if tokens.capacity() <= MAX_CACHED_TOKENS {
-        TOKEN_BUFFER.with(|cell| cell.set(tokens));
+    let (mut diagnostics, mut reused) = parser.finish();
+    if reused.tokens.capacity() > MAX_CACHED_TOKENS {
+        reused.tokens = Vec::new();
     }
+    REUSED.with(|cell| cell.set(Some(reused)));
     diagnostics.sort_by_key(|d| d.primary.as_ref().map_or(0, |label| label.span.start));
     Parsed {
         file: tree,
@@ -44,5 +47,5 @@ pub fn parse(file: FileId, text: &str) -> Parsed {
 const MAX_CACHED_TOKENS: usize = 4 << 20;
 
 thread_local! {
-    static TOKEN_BUFFER: Cell<Vec<lexer::Token>> = const { Cell::new(Vec::new()) };
+    static REUSED: Cell<Option<Box<parser::Reused>>> = const { Cell::new(None) };
 }

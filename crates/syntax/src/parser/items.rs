@@ -10,13 +10,9 @@ use diag::{Diagnostic, Span};
 
 impl Parser<'_> {
     pub(crate) fn parse_file(&mut self) -> File {
-        // Sized up front: growing a vector of large items copies and frees big blocks.
-        let declarations = self
-            .tokens
-            .iter()
-            .filter(|t| starts_item(t.kind) || t.kind == TokenKind::KwFn)
-            .count();
-        let mut items = Vec::with_capacity(declarations);
+        // Collected on the reused scratch stack, then moved once into a vector
+        // of exact size: growing a vector of large items copies and frees big blocks.
+        let mark = self.reused.items.len();
         loop {
             self.begin_statement();
             self.skip_separators(false);
@@ -40,7 +36,7 @@ impl Parser<'_> {
             };
             if let Some(item) = item {
                 self.skip_docs_until(item.span().end);
-                items.push(item);
+                self.reused.items.push(item);
             }
             if !self.muted {
                 self.finish_line(false);
@@ -50,6 +46,7 @@ impl Parser<'_> {
             }
             self.ensure_progress(before);
         }
+        let items = self.reused.items.drain(mark..).collect();
         let end = self.text.len() as u32;
         File {
             items,

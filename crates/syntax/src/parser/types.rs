@@ -509,7 +509,7 @@ impl Parser<'_> {
                 let factor = self.parse_int_text(&text[..digits], span);
                 let name_span = Span::new(self.file, token.start + digits as u32, token.end);
                 let name = Ident {
-                    name: Name::new(&text[digits..]),
+                    name: self.intern(&text[digits..]),
                     span: name_span,
                 };
                 AxisPart::Other(Axis {
@@ -520,7 +520,7 @@ impl Parser<'_> {
             TokenKind::Unknown => {
                 self.bump();
                 let name = Ident {
-                    name: Name::new(&self.text_of(token)[1..]),
+                    name: self.intern(&self.text_of(token)[1..]),
                     span,
                 };
                 AxisPart::Size(SizeExpr {
@@ -601,6 +601,14 @@ impl Parser<'_> {
     }
 
     fn parse_int_text(&mut self, text: &str, span: Span) -> u128 {
+        // The lexer's integers are all digits: up to 19 of them fit a `u64`
+        // without a check, far cheaper than the general `u128` parser.
+        if !text.is_empty() && text.len() <= 19 && text.bytes().all(|b| b.is_ascii_digit()) {
+            let value = text
+                .bytes()
+                .fold(0u64, |value, b| value * 10 + u64::from(b - b'0'));
+            return u128::from(value);
+        }
         match text.parse::<u128>() {
             Ok(value) => value,
             Err(_) => {
