@@ -743,6 +743,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// The size's value when it is known (numbers and dims only) and below 1.
     fn value_below_one(&self, poly: &Poly) -> Option<i128> {
+        // One symbol: a generic axis, or a working dim, which is at least 1.
+        if poly.as_symbol().is_some() {
+            return None;
+        }
         let value = match poly.as_constant() {
             Some(v) => v,
             None => {

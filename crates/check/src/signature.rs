@@ -157,14 +157,22 @@ fn check_signature(
             }
         }
     }
-    let mut shapes = Vec::new();
-    for param in &params {
-        collect_shapes(&param.ty, &mut shapes);
+    // The hint needs a written group somewhere: rare, so look before collecting.
+    let has_group = params
+        .iter()
+        .map(|p| &p.ty)
+        .chain(&ret)
+        .any(has_written_group);
+    if has_group {
+        let mut shapes = Vec::new();
+        for param in &params {
+            collect_shapes(&param.ty, &mut shapes);
+        }
+        if let Some(ret) = &ret {
+            collect_shapes(ret, &mut shapes);
+        }
+        grouped_size_hint(&shapes, diagnostics);
     }
-    if let Some(ret) = &ret {
-        collect_shapes(ret, &mut shapes);
-    }
-    grouped_size_hint(&shapes, diagnostics);
     Signature {
         params,
         ret,
@@ -376,6 +384,20 @@ fn collect_shapes<'t>(ty: &'t Ty, out: &mut Vec<&'t [Axis]>) {
         TyKind::Tuple(items) => items.iter().for_each(|t| collect_shapes(t, out)),
         TyKind::Stack { elem, .. } => collect_shapes(elem, out),
         _ => {}
+    }
+}
+
+/// Whether a shape in the type has a written group `(a b)`, as `grouped_size_hint` wants.
+fn has_written_group(ty: &Ty) -> bool {
+    match &ty.kind {
+        TyKind::Tensor(t) => t.shape.as_ref().is_some_and(|shape| {
+            shape
+                .iter()
+                .any(|a| matches!(a.kind, AxisKind::Group { grouped: false, .. }))
+        }),
+        TyKind::Tuple(items) => items.iter().any(has_written_group),
+        TyKind::Stack { elem, .. } => has_written_group(elem),
+        _ => false,
     }
 }
 
