@@ -12,7 +12,6 @@ impl Parser<'_> {
     pub(crate) fn parse_file(&mut self) -> File {
         // Collected on the reused scratch stack, then moved once into a vector
         // of exact size: growing a vector of large items copies and frees big blocks.
-        let mark = self.reused.items.len();
         loop {
             self.begin_statement();
             self.skip_separators(false);
@@ -46,7 +45,9 @@ impl Parser<'_> {
             }
             self.ensure_progress(before);
         }
-        let items = self.reused.items.drain(mark..).collect();
+        // `append` moves them with one copy and leaves the stack empty for the next file.
+        let mut items = Vec::with_capacity(self.reused.items.len());
+        items.append(&mut self.reused.items);
         let end = self.text.len() as u32;
         File {
             items,
@@ -447,6 +448,9 @@ impl Parser<'_> {
 pub(crate) fn unescape(text: &str) -> String {
     let inner = text.strip_prefix('"').unwrap_or(text);
     let inner = inner.strip_suffix('"').unwrap_or(inner);
+    if !inner.contains('\\') {
+        return inner.to_string();
+    }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {

@@ -29,9 +29,11 @@ enum Opening {
 pub(crate) struct Reused {
     pub(crate) tokens: Vec<Token>,
     /// A direct-mapped cache in front of `Name::new`: an identifier's text
-    /// hashes to one slot, and a hit costs a short comparison instead of the
+    /// picks one slot, and a hit costs a comparison or two instead of the
     /// thread-local table's hashing and probing (a tenth of parsing before).
-    names: Box<[Name; NAME_SLOTS]>,
+    /// A name of up to 8 bytes is keyed by its bytes packed into a `u64`
+    /// (with its length, that is the whole text), so a hit compares no bytes.
+    names: Box<[(u64, Name); NAME_SLOTS]>,
     /// The file's declarations while they are parsed, then moved out once
     /// into a vector of exactly their number, instead of growing one.
     pub(super) items: Vec<Item>,
@@ -44,7 +46,7 @@ impl Default for Reused {
     fn default() -> Self {
         Reused {
             tokens: Vec::new(),
-            names: Box::new([Name::EMPTY; NAME_SLOTS]),
+            names: Box::new([(0, Name::EMPTY); NAME_SLOTS]),
             items: Vec::new(),
         }
     }
@@ -145,17 +147,30 @@ impl<'a> Parser<'a> {
     /// The interned name with this text, through the cache.
     fn intern(&mut self, text: &str) -> Name {
         let bytes = text.as_bytes();
-        let mut hash = bytes.len() as u32;
-        for &b in bytes {
-            hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        if bytes.len() <= 8 {
+            let key = bytes
+                .iter()
+                .fold(0u64, |key, &b| (key << 8) | u64::from(b));
+            let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - NAME_BITS)) as usize;
+            let (cached_key, cached) = self.reused.names[slot];
+            if cached_key == key && cached.len() == bytes.len() {
+                return cached;
+            }
+            let name = Name::new(text);
+            self.reused.names[slot] = (key, name);
+            return name;
         }
-        let slot = (hash.wrapping_mul(0x9e37_79b1) >> (32 - NAME_BITS)) as usize;
-        let cached = self.reused.names[slot];
+        let hash = bytes.iter().fold(bytes.len() as u64, |hash, &b| {
+            (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let slot = (hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - NAME_BITS)) as usize;
+        let (_, cached) = self.reused.names[slot];
         if cached.as_bytes() == bytes {
             return cached;
         }
         let name = Name::new(text);
-        self.reused.names[slot] = name;
+        // The key is never compared for names longer than 8 bytes.
+        self.reused.names[slot] = (0, name);
         name
     }
 
@@ -463,20 +478,27 @@ impl<'a> Parser<'a> {
     }
 
     /// Guards recursion; reports once and returns false when nesting is too deep.
+    #[inline]
     fn enter(&mut self) -> bool {
         if self.depth >= MAX_DEPTH {
-            let span = self.here();
-            self.report(
-                Diagnostic::error(
-                    codes::EXPECTED,
-                    "expected less nesting, found too many nested brackets",
-                )
-                .with_primary(span, "nested too deeply"),
-            );
+            self.report_too_deep();
             return false;
         }
         self.depth += 1;
         true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_too_deep(&mut self) {
+        let span = self.here();
+        self.report(
+            Diagnostic::error(
+                codes::EXPECTED,
+                "expected less nesting, found too many nested brackets",
+            )
+            .with_primary(span, "nested too deeply"),
+        );
     }
 
     fn leave(&mut self) {
