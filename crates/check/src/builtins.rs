@@ -171,7 +171,7 @@ fn bind<'e>(
     names: &[&str],
     required: &[bool],
     args: &'e [ast::Arg],
-) -> Option<Vec<Option<&'e ast::Arg>>> {
+) -> Option<crate::body::Slots<'e>> {
     let slots = c.bind_args(name, names, required, args, None);
     if slots.is_none() {
         for a in args {

@@ -305,8 +305,8 @@ fn check(
         solver.set(v as u32, value);
     }
     // Equations: each left axis against the argument's axis.
-    let mut equations = Vec::new();
-    let mut tags: Vec<(usize, usize, usize)> = Vec::new();
+    let mut equations = Vec::with_capacity(8);
+    let mut tags: Vec<(usize, usize, usize)> = Vec::with_capacity(8);
     let mut rests: Vec<Vec<Axis>> = Vec::new();
     for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(&shapes).enumerate() {
         let rest_at = side.iter().position(|a| a.rest);
@@ -411,7 +411,8 @@ fn check(
         }
     }
     // Name rules between the sides.
-    let names_in = |side: &[PAxis]| -> Vec<(Name, Span)> {
+    // Inline: a pattern has a handful of names.
+    let names_in = |side: &[PAxis]| -> SmallVec<[(Name, Span); 8]> {
         side.iter()
             .flat_map(|a| a.elems.iter())
             .filter_map(|e| match e {
@@ -420,7 +421,7 @@ fn check(
             })
             .collect()
     };
-    let left: Vec<(Name, Span)> = lhs.iter().flat_map(|s| names_in(s)).collect();
+    let left: SmallVec<[(Name, Span); 8]> = lhs.iter().flat_map(|s| names_in(s)).collect();
     let right = names_in(&rhs);
     for (n, s) in &right {
         if !left.iter().any(|(l, _)| l == n) {
@@ -485,37 +486,57 @@ fn check(
             }
             continue;
         }
-        let mut product = Poly::constant(1);
-        for el in &a.elems {
-            let v = value(el, &solver, &vars);
-            expand.push(Size::computed(v.clone()));
-            product = product.mul(&v).ok()?;
-        }
+        let product = match a.elems.as_slice() {
+            // One name: its value is the axis, no product to work out.
+            [el] => {
+                let v = value(el, &solver, &vars);
+                expand.push(Size::computed(v.clone()));
+                v
+            }
+            elems => {
+                let mut product = Poly::constant(1);
+                for el in elems {
+                    let v = value(el, &solver, &vars);
+                    expand.push(Size::computed(v.clone()));
+                    product = product.mul(&v).ok()?;
+                }
+                product
+            }
+        };
         out.push(axis_of(product, a.span));
     }
     let dtype = shapes[0].1.dtype;
     let plan = if name == "einsum" {
-        let mut letters: Vec<Name> = Vec::new();
-        let mut side_text = |side: &[PAxis]| -> String {
-            side.iter()
-                .map(|a| match &a.elems[0] {
+        let mut letters: SmallVec<[Name; 16]> = SmallVec::new();
+        // The equation is written straight into one string: `abc,acd->abd`.
+        let mut equation = String::with_capacity(32);
+        let mut side_text = |side: &[PAxis], equation: &mut String| {
+            for a in side {
+                equation.push(match &a.elems[0] {
                     Elem::Name(n, _) => {
                         let i = letters.iter().position(|l| l == n).unwrap_or_else(|| {
                             letters.push(*n);
                             letters.len() - 1
                         });
-                        char::from(if i < 26 {
-                            b'a' + i as u8
-                        } else {
-                            b'A' + (i - 26) as u8
-                        })
+                        // Past 52 letters the pattern is reported below.
+                        match i {
+                            0..=25 => char::from(b'a' + i as u8),
+                            26..=51 => char::from(b'A' + (i - 26) as u8),
+                            _ => '?',
+                        }
                     }
                     Elem::Num(..) => '?',
-                })
-                .collect()
+                });
+            }
         };
-        let ins: Vec<String> = lhs.iter().map(|s| side_text(s)).collect();
-        let outs = side_text(&rhs);
+        for (k, s) in lhs.iter().enumerate() {
+            if k > 0 {
+                equation.push(',');
+            }
+            side_text(s, &mut equation);
+        }
+        equation.push_str("->");
+        side_text(&rhs, &mut equation);
         if letters.len() > 52 {
             c.diagnostics.push(pattern_error(
                 pattern.span,
@@ -524,9 +545,7 @@ fn check(
             ));
             return None;
         }
-        PatternPlan::Einsum {
-            equation: format!("{}->{outs}", ins.join(",")),
-        }
+        PatternPlan::Einsum { equation }
     } else {
         layout_plan(
             &lhs[0], &rhs, &rests[0], &solver, &vars, reduction, expand, &out,
@@ -587,11 +606,11 @@ fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option
         });
     }
     // A name twice on one side.
-    let mut seen: Vec<&Name> = Vec::new();
+    let mut seen: SmallVec<[Name; 8]> = SmallVec::new();
     for a in &out {
         for e in &a.elems {
             if let Elem::Name(n, s) = e {
-                if seen.contains(&n) {
+                if seen.contains(n) {
                     c.diagnostics.push(
                         pattern_error(
                             *s,
@@ -602,7 +621,7 @@ fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option
                     );
                     return None;
                 }
-                seen.push(n);
+                seen.push(*n);
             }
         }
     }
@@ -759,9 +778,10 @@ fn layout_plan(
         Num(i128, usize),
         Rest(usize),
     }
-    let keys = |side: &[PAxis]| -> Vec<Key> {
-        let mut counts: Vec<(i128, usize)> = Vec::new();
-        let mut out = Vec::new();
+    // Inline: a side has a handful of elementary axes.
+    let keys = |side: &[PAxis]| -> SmallVec<[Key; 8]> {
+        let mut counts: SmallVec<[(i128, usize); 4]> = SmallVec::new();
+        let mut out = SmallVec::new();
         for a in side {
             if a.rest {
                 out.extend((0..rest.len()).map(Key::Rest));

@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use smallvec::SmallVec;
 use syntax::Name;
 
 use crate::dims::DimValues;
@@ -48,17 +49,17 @@ pub enum Failure {
 /// borrow the arguments' sizes they were bound to (`'p`).
 pub struct Solver<'a, 'p> {
     pub dims: &'a DimValues,
-    pub names: Vec<Name>,
-    pub values: Vec<Option<Cow<'p, Poly>>>,
+    /// Inline: a call or pattern has a handful of variables.
+    pub names: SmallVec<[Name; 8]>,
+    pub values: SmallVec<[Option<Cow<'p, Poly>>; 8]>,
 }
 
 impl<'a, 'p> Solver<'a, 'p> {
     pub fn new(dims: &'a DimValues) -> Self {
         Solver {
             dims,
-            // Calls and patterns have a handful of variables: grown once at most.
-            names: Vec::with_capacity(8),
-            values: Vec::with_capacity(8),
+            names: SmallVec::new(),
+            values: SmallVec::new(),
         }
     }
 

@@ -11,6 +11,8 @@ use syntax::Name;
 
 use std::borrow::Cow;
 
+use smallvec::SmallVec;
+
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
@@ -85,8 +87,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         required: &[bool],
         args: &'e [ast::Arg],
         decl: Option<(Span, &[Span])>,
-    ) -> Option<Vec<Option<&'e ast::Arg>>> {
-        let mut slots: Vec<Option<&ast::Arg>> = vec![None; names.len()];
+    ) -> Option<Slots<'e>> {
+        let mut slots: Slots = smallvec::smallvec![None; names.len()];
         let mut next = 0;
         let mut ok = true;
         for arg in args {
@@ -191,11 +193,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
         let sig = target.signature;
-        let names: Vec<&str> = sig.params.iter().map(|p| &*p.name).collect();
-        let required: Vec<bool> = (0..names.len())
+        // Inline: a call has a handful of parameters, and these live only
+        // while it is checked.
+        let names: SmallVec<[&str; 8]> = sig.params.iter().map(|p| &*p.name).collect();
+        let required: SmallVec<[bool; 8]> = (0..names.len())
             .map(|i| target.params.get(i).is_none_or(|p| p.default.is_none()))
             .collect();
-        let spans: Vec<Span> = sig.params.iter().map(|p| p.span).collect();
+        let spans: SmallVec<[Span; 8]> = sig.params.iter().map(|p| p.span).collect();
         let Some(slots) = self.bind_args(
             &target.name,
             &names,
@@ -209,7 +213,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         // Evaluate the arguments that are values.
-        let mut arg_tys: Vec<Option<Ty>> = vec![None; names.len()];
+        let mut arg_tys: SmallVec<[Option<Ty>; 6]> = smallvec::smallvec![None; names.len()];
         for (i, slot) in slots.iter().enumerate() {
             if let Some(arg) = slot {
                 if !matches!(
@@ -237,11 +241,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         }
         let mut call = CallState {
             solver: Solver::new(self.ctx.env.dims),
-            tags: Vec::new(),
-            equations: Vec::new(),
+            tags: Vec::with_capacity(8),
+            equations: Vec::with_capacity(8),
             rest: None,
         };
-        let vars: Vec<Symbol> = sig.generics.iter().map(|g| call.solver.var(*g)).collect();
+        let vars: SmallVec<[Symbol; 8]> =
+            sig.generics.iter().map(|g| call.solver.var(*g)).collect();
         if let Some((params, values)) = &target.receiver {
             for (p, v) in params.iter().zip(values) {
                 if let Some(i) = sig.generics.iter().position(|g| g == p) {
@@ -643,7 +648,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             self.diagnostics.push(d);
             return false;
         }
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        let mut pairs: SmallVec<[(usize, usize); 8]> = SmallVec::new();
         match rest_at {
             None => pairs.extend((0..fixed).map(|j| (j, j))),
             Some(r) => {
@@ -782,6 +787,9 @@ enum AxisArg {
     Quiet,
     Failed,
 }
+
+/// Per parameter, the argument bound to it.
+pub(crate) type Slots<'e> = SmallVec<[Option<&'e ast::Arg>; 6]>;
 
 /// Per-call solving state.
 pub(crate) struct CallState<'d, 'p> {

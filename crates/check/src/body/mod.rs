@@ -28,6 +28,7 @@ use crate::size::{Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
 
+pub(crate) use call::Slots;
 pub(crate) use expr::position_of as expr_position;
 pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 
@@ -81,6 +82,11 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
     let library = ctx.library;
     let signatures = ctx.signatures;
     let mut bodies = Bodies::default();
+    // About one body per item: a `Body` is large, and growing the vector
+    // one by one would copy them over and over.
+    let items: usize = env.program.modules.iter().map(|m| m.ast.items.len()).sum();
+    bodies.fns.reserve(items);
+    bodies.by_name.reserve(items);
     for module in &env.program.modules {
         // A file with a syntax error: its bodies would mostly repeat it.
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
@@ -214,6 +220,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 self.bind(Name::new("self"), ty, span, false);
             }
         }
+        self.body.params.reserve_exact(self.signature.params.len());
         for (i, p) in self.signature.params.iter().enumerate() {
             let ty = flatten_ty(&p.ty);
             let span = f.params.get(i).map_or(p.span, |ap| ap.name.span);

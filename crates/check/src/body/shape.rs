@@ -296,6 +296,10 @@ pub(crate) fn shape_mismatch(
     found: &[Axis],
     expected: &[Axis],
 ) -> Option<String> {
+    // The same axes (a value of a parameter's own type): nothing to compare.
+    if std::ptr::eq(found, expected) {
+        return None;
+    }
     if found
         .iter()
         .chain(expected)
