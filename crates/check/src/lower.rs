@@ -474,11 +474,13 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         // and the alias use that brought them in (for a too-long expansion).
         let mut stack: smallvec::SmallVec<[Pending<'s>; 4]> =
             smallvec::smallvec![(&list.axes[..], origin, via)];
-        while let Some((axes, origin, via)) = stack.pop() {
-            let Some((axis, rest)) = axes.split_first() else {
+        while let Some(next) = stack.last_mut() {
+            let Some((axis, rest)) = next.0.split_first() else {
+                stack.pop();
                 continue;
             };
-            stack.push((rest, origin, via));
+            next.0 = rest;
+            let (origin, via) = (next.1, next.2);
             // A lone name is looked up once: as an alias here, else as a size below.
             let mut name_found = None;
             if let ast::AxisKind::Size(

@@ -57,7 +57,7 @@ pub struct Monomial(SmallVec<[(Symbol, u32); 1]>);
 
 impl Monomial {
     fn of(symbol: Symbol) -> Self {
-        Monomial(smallvec::smallvec![(symbol, 1)])
+        Monomial(SmallVec::from_buf([(symbol, 1)]))
     }
 
     pub fn degree(&self) -> u32 {
@@ -132,20 +132,20 @@ impl Poly {
             Poly::default()
         } else {
             Poly {
-                terms: smallvec::smallvec![Term {
+                terms: SmallVec::from_buf([Term {
                     coef: value,
                     mono: Monomial::default(),
-                }],
+                }]),
             }
         }
     }
 
     pub fn symbol(symbol: Symbol) -> Poly {
         Poly {
-            terms: smallvec::smallvec![Term {
+            terms: SmallVec::from_buf([Term {
                 coef: 1,
                 mono: Monomial::of(symbol),
-            }],
+            }]),
         }
     }
 
@@ -300,10 +300,10 @@ impl Poly {
         if let ([a], [b]) = (self.terms.as_slice(), other.terms.as_slice()) {
             let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
             return Ok(Poly {
-                terms: smallvec::smallvec![Term {
+                terms: SmallVec::from_buf([Term {
                     coef,
                     mono: a.mono.mul(&b.mono),
-                }],
+                }]),
             });
         }
         let mut terms = SmallVec::with_capacity(self.terms.len() * other.terms.len());
@@ -328,6 +328,21 @@ impl Poly {
             [d] => d,
             _ => return Err(SizeError::DivisorNotATerm),
         };
+        if d.mono.0.is_empty() {
+            // By a number: each term keeps its monomial, so the terms stay
+            // distinct and in order (the normal form) without sorting.
+            let mut terms = SmallVec::with_capacity(self.terms.len());
+            for t in &self.terms {
+                if t.coef % d.coef != 0 {
+                    return Err(SizeError::Inexact);
+                }
+                terms.push(Term {
+                    coef: t.coef / d.coef,
+                    mono: t.mono.clone(),
+                });
+            }
+            return Ok(Poly { terms });
+        }
         let mut terms = SmallVec::with_capacity(self.terms.len());
         for t in &self.terms {
             if t.coef % d.coef != 0 {

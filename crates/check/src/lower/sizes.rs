@@ -153,6 +153,8 @@ impl<'a> Lowerer<'a, '_> {
         match a.div_exact(b) {
             Ok(q) => Ok(q),
             Err(SizeError::Overflow) => Err(SizeError::Overflow),
+            // Without dims, replacing them changes nothing: the same answer.
+            Err(first) if !has_dims(a) && !has_dims(b) => Err(first),
             Err(first) => {
                 let dims = self.env.dims;
                 let value = |s: &Symbol| match s {
@@ -331,6 +333,16 @@ impl<'a> Lowerer<'a, '_> {
             None => path.name.name.to_string(),
         }
     }
+}
+
+/// Whether the size names a dim.
+fn has_dims(p: &Poly) -> bool {
+    p.terms().iter().any(|t| {
+        t.mono
+            .factors()
+            .iter()
+            .any(|(s, _)| matches!(s, Symbol::Dim { .. }))
+    })
 }
 
 fn into_formula(v: SizeVal) -> Formula {
