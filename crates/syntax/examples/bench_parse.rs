@@ -57,6 +57,20 @@ fn main() {
         }
         best = best.min(start.elapsed().as_secs_f64());
     }
+    use syntax::ast;
+    println!(
+        "node sizes: Item {} B, Fn {} B, ExternFn {} B, Param {} B, Type {} B, Expr {} B, Stmt {} B, Axis {} B, SizeExpr {} B, Path {} B",
+        std::mem::size_of::<ast::Item>(),
+        std::mem::size_of::<ast::Fn>(),
+        std::mem::size_of::<ast::ExternFn>(),
+        std::mem::size_of::<ast::Param>(),
+        std::mem::size_of::<ast::Type>(),
+        std::mem::size_of::<ast::Expr>(),
+        std::mem::size_of::<ast::Stmt>(),
+        std::mem::size_of::<ast::Axis>(),
+        std::mem::size_of::<ast::SizeExpr>(),
+        std::mem::size_of::<ast::Path>(),
+    );
     println!(
         "parse: {} files, {lines} lines in {:.2} ms: {:.0} lines/s",
         texts.len(),

@@ -10,7 +10,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use crate::ast::{Doc, Ident, Item, Name, Path};
+use crate::ast::{Doc, Ident, Name, Path};
 use crate::codes;
 use crate::lexer::{Lexed, Token, TokenKind};
 use diag::{Diagnostic, FileId, Span};
@@ -23,8 +23,8 @@ enum Opening {
     Missing { indent: usize },
 }
 
-/// What one parse hands to the next on the same thread: buffers grown to
-/// their working size, and the name cache. Names are interned for the whole
+/// What one parse hands to the next on the same thread: the token buffer,
+/// grown to its working size, and the name cache. Names are interned for the whole
 /// process, so cached ones stay valid from file to file.
 pub(crate) struct Reused {
     pub(crate) tokens: Vec<Token>,
@@ -34,9 +34,6 @@ pub(crate) struct Reused {
     /// A name of up to 8 bytes is keyed by its bytes packed into a `u64`
     /// (with its length, that is the whole text), so a hit compares no bytes.
     names: Box<[(u64, Name); NAME_SLOTS]>,
-    /// The file's declarations while they are parsed, then moved out once
-    /// into a vector of exactly their number, instead of growing one.
-    pub(super) items: Vec<Item>,
 }
 
 const NAME_BITS: u32 = 11;
@@ -47,7 +44,6 @@ impl Default for Reused {
         Reused {
             tokens: Vec::new(),
             names: Box::new([(0, Name::EMPTY); NAME_SLOTS]),
-            items: Vec::new(),
         }
     }
 }
@@ -148,9 +144,7 @@ impl<'a> Parser<'a> {
     fn intern(&mut self, text: &str) -> Name {
         let bytes = text.as_bytes();
         if bytes.len() <= 8 {
-            let key = bytes
-                .iter()
-                .fold(0u64, |key, &b| (key << 8) | u64::from(b));
+            let key = bytes.iter().fold(0u64, |key, &b| (key << 8) | u64::from(b));
             let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - NAME_BITS)) as usize;
             let (cached_key, cached) = self.reused.names[slot];
             if cached_key == key && cached.len() == bytes.len() {
