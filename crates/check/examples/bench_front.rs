@@ -22,10 +22,18 @@ struct Mimalloc;
 /// `mi_malloc`'s blocks are aligned to 16 bytes, or to their size when smaller.
 const MI_ALIGN: usize = 16;
 
+/// Bytes allocated and not yet freed, for what each phase's result keeps.
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn live_bytes() -> usize {
+    LIVE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 // SAFETY: every block comes from mimalloc and goes back to it; the plain
 // path is only taken when its alignment guarantee covers the layout's.
 unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
         if layout.align() <= MI_ALIGN && layout.align() <= layout.size() {
             libmimalloc_sys::mi_malloc(layout.size()).cast()
         } else {
@@ -34,6 +42,7 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
         if layout.align() <= MI_ALIGN && layout.align() <= layout.size() {
             libmimalloc_sys::mi_zalloc(layout.size()).cast()
         } else {
@@ -41,11 +50,14 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
         }
     }
 
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
         libmimalloc_sys::mi_free(ptr.cast());
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, std::sync::atomic::Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
         if layout.align() <= MI_ALIGN && layout.align() <= new_size {
             libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
         } else {
@@ -185,19 +197,34 @@ fn main() {
 /// The best time of each phase of `check::check` over five runs.
 fn phases(files: &MemoryFiles, roots: &[PathBuf]) {
     let mut best = [f64::INFINITY; 6];
+    let mut kept = [0; 5];
     for _ in 0..5 {
-        for (slot, time) in best.iter_mut().zip(phases_once(files, roots)) {
+        let (times, bytes) = phases_once(files, roots);
+        for (slot, time) in best.iter_mut().zip(times) {
             *slot = slot.min(time);
         }
+        kept = bytes;
     }
+    let mb = |b: usize| b as f64 / 1e6;
+    println!(
+        "kept (MB): program {:.1}, dims {:.1}, aliases {:.1}, signatures {:.1}, bodies {:.1}",
+        mb(kept[0]),
+        mb(kept[1]),
+        mb(kept[2]),
+        mb(kept[3]),
+        mb(kept[4])
+    );
     println!(
         "phases (best of 5): load+parse {:.1} ms, dims {:.1} ms, aliases {:.1} ms, signatures {:.1} ms, bodies {:.1} ms, freeing {:.1} ms",
         best[0], best[1], best[2], best[3], best[4], best[5]
     );
 }
 
-/// The time of each phase, in milliseconds, run one after another as `check` does.
-fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> [f64; 6] {
+/// The time of each phase, in milliseconds, run one after another as `check`
+/// does, and the bytes each phase's result keeps (the program with its
+/// source map, then each phase's growth).
+fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> ([f64; 6], [usize; 5]) {
+    let start_bytes = live_bytes();
     let mut map = SourceMap::new();
     let mut diagnostics = Vec::new();
     let with_library = check::prelude::WithLibrary(files);
@@ -211,9 +238,11 @@ fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> [f64; 6] {
     let program = check::load::load(&mut map, &with_library, &all_roots, &[], &mut diagnostics);
     let library = check::prelude::library_files(&program);
     let load = t.elapsed();
+    let after_load = live_bytes();
     let t = Instant::now();
     let dims = check::dims::evaluate(&program, &map, &mut diagnostics);
     let dims_time = t.elapsed();
+    let after_dims = live_bytes();
     let t = Instant::now();
     let aliases = check::alias::find_cycles(&program, &map, &mut diagnostics);
     let names = check::lower::Interner::default();
@@ -226,24 +255,36 @@ fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> [f64; 6] {
     };
     check::alias::check_declarations(env, &mut diagnostics);
     let alias_time = t.elapsed();
+    let after_aliases = live_bytes();
     let t = Instant::now();
     let signatures = check::signature::check_all(env, &mut diagnostics);
     let signature_time = t.elapsed();
+    let after_signatures = live_bytes();
     let t = Instant::now();
     let bodies = check::body::check_all(env, &signatures, &library, &mut diagnostics);
     let body_time = t.elapsed();
+    let after_bodies = live_bytes();
     let t = Instant::now();
     drop(bodies);
     drop(signatures);
     drop(program);
     let drop_time = t.elapsed();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    [
+    let times = [
         ms(load),
         ms(dims_time),
         ms(alias_time),
         ms(signature_time),
         ms(body_time),
         ms(drop_time),
-    ]
+    ];
+    let grew = |from: usize, to: usize| to.saturating_sub(from);
+    let bytes = [
+        grew(start_bytes, after_load),
+        grew(after_load, after_dims),
+        grew(after_dims, after_aliases),
+        grew(after_aliases, after_signatures),
+        grew(after_signatures, after_bodies),
+    ];
+    (times, bytes)
 }
