@@ -171,11 +171,21 @@ impl<'a> Parser<'a> {
     // ------------------------------------------------------------ cursor
 
     /// The current token, skipping line breaks inside brackets.
+    #[inline]
     fn current(&mut self) -> Token {
-        if self.skip_newlines > 0 {
-            while self.tokens[self.pos].kind == TokenKind::Newline {
-                self.pos += 1;
-            }
+        let token = self.tokens[self.pos];
+        // Line breaks are rare inside brackets (none follows an operator or
+        // a comma), so the token's kind is tested first.
+        if token.kind == TokenKind::Newline && self.skip_newlines > 0 {
+            return self.skip_to_non_newline();
+        }
+        token
+    }
+
+    #[cold]
+    fn skip_to_non_newline(&mut self) -> Token {
+        while self.tokens[self.pos].kind == TokenKind::Newline {
+            self.pos += 1;
         }
         self.tokens[self.pos]
     }

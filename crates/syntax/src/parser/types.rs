@@ -3,7 +3,7 @@
 //! operators, so `[b (H + 2*P - kh)/S + 1]` has two axes. Never decides what
 //! a name means: dims, axes and aliases all parse as names.
 
-use super::Parser;
+use super::{Parser, MAX_DEPTH};
 use crate::ast::*;
 use crate::codes;
 use crate::lexer::TokenKind;
@@ -373,9 +373,57 @@ impl Parser<'_> {
                 }
                 break;
             }
-            axes.push(self.parse_axis().into_axis());
+            let axis = match self.simple_axis() {
+                Some(size) => {
+                    let span = size.span;
+                    Axis {
+                        kind: AxisKind::Size(size),
+                        span,
+                    }
+                }
+                None => self.parse_axis().into_axis(),
+            };
+            axes.push(axis);
         }
         axes
+    }
+
+    /// The most common axis, a lone name or number (`b`, `768`) with no
+    /// operator or `.` after it, read without the descent through
+    /// `parse_axis`; the same tree, spans and diagnostics. `None` for any
+    /// other axis (then nothing is consumed).
+    #[inline]
+    fn simple_axis(&mut self) -> Option<SizeExpr> {
+        let token = self.current();
+        if !matches!(token.kind, TokenKind::Ident | TokenKind::Int) || self.depth >= MAX_DEPTH {
+            return None;
+        }
+        // A line break next would need skipping: leave that to the general path.
+        let next = self.tokens[self.pos + 1].kind;
+        if matches!(
+            next,
+            TokenKind::Plus
+                | TokenKind::Minus
+                | TokenKind::Star
+                | TokenKind::Slash
+                | TokenKind::Dot
+                | TokenKind::Newline
+        ) {
+            return None;
+        }
+        self.pos += 1;
+        let span = self.span_of(token);
+        let kind = if token.kind == TokenKind::Int {
+            SizeExprKind::Int(self.int_value(token))
+        } else {
+            let name = self.ident(token);
+            SizeExprKind::Name(Box::new(Path {
+                file: None,
+                name,
+                span,
+            }))
+        };
+        Some(SizeExpr { kind, span })
     }
 
     /// One size that must not be a group, `...` or grouped size (dim values, `Index[N]`, model arguments).
