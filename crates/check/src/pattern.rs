@@ -30,15 +30,30 @@ enum Elem {
 }
 
 /// One axis of a pattern side: a single elementary axis, a group, or `...`.
+/// Small and plain: its elementary axes lie in one list for the whole
+/// pattern (`Elems`), from `start` to `end`.
 #[derive(Clone, Debug)]
-struct PAxis<'s> {
-    /// Inline for a name or a grouped size (`16gh`): no allocation per axis.
-    elems: SmallVec<[Elem; 2]>,
+struct PAxis {
+    start: u32,
+    end: u32,
     rest: bool,
     span: Span,
-    /// As written, for messages; borrowed from the source.
-    text: &'s str,
 }
+
+impl PAxis {
+    fn elems<'e>(&self, all: &'e [Elem]) -> &'e [Elem] {
+        &all[self.start as usize..self.end as usize]
+    }
+}
+
+/// Every elementary axis of one pattern, side after side.
+type Elems = SmallVec<[Elem; 16]>;
+
+/// One side of a pattern; inline, as a side has a handful of axes.
+type Side = SmallVec<[PAxis; 8]>;
+
+/// A pattern's variables by name, in order of appearance.
+type Vars = SmallVec<[Name; 8]>;
 
 const REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "prod"];
 
@@ -77,10 +92,12 @@ fn check(
     args: &[ast::Arg],
 ) -> Option<(Ty, PatternPlan)> {
     // Split the arguments: tensors, the pattern, the reduction, keyword sizes.
-    let mut tensors: Vec<&ast::Arg> = Vec::new();
+    // Inline lists throughout: a pattern call has a few tensors, sides,
+    // names and axes, and a heap list for each cost more than the checking.
+    let mut tensors: SmallVec<[&ast::Arg; 4]> = SmallVec::new();
     let mut pattern: Option<&ast::Pattern> = None;
     let mut op: Option<&ast::Arg> = None;
-    let mut keywords: Vec<&ast::Arg> = Vec::new();
+    let mut keywords: SmallVec<[&ast::Arg; 4]> = SmallVec::new();
     for a in args {
         match (&a.name, &a.value.kind) {
             (Some(_), _) => keywords.push(a),
@@ -100,7 +117,7 @@ fn check(
             }
         }
     }
-    let tys: Vec<(Ty, Span)> = tensors
+    let tys: SmallVec<[(Ty, Span); 4]> = tensors
         .iter()
         .map(|a| (c.expr(&a.value), a.value.span))
         .collect();
@@ -146,7 +163,7 @@ fn check(
     if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
         return None;
     }
-    let mut shapes: Vec<(Ty, TensorTy, Arc<[Axis]>, Span)> = Vec::new();
+    let mut shapes: SmallVec<[(Ty, TensorTy, Arc<[Axis]>, Span); 4]> = SmallVec::new();
     for (ty, at) in &tys {
         match &ty.kind {
             TyKind::Tensor(TensorTy {
@@ -196,17 +213,17 @@ fn check(
     };
     // Parse the sides.
     let source = c.ctx.env.map.text(c.file);
-    let lhs: Vec<Vec<PAxis>> = pattern
-        .lhs
-        .iter()
-        .map(|l| side(c, l, source))
-        .collect::<Option<_>>()?;
-    let rhs = side(c, &pattern.rhs, source)?;
+    let mut all: Elems = SmallVec::new();
+    let mut lhs: SmallVec<[Side; 2]> = SmallVec::new();
+    for l in &pattern.lhs {
+        lhs.push(side(c, l, &mut all)?);
+    }
+    let rhs = side(c, &pattern.rhs, &mut all)?;
+    let all = &all[..];
     for s in lhs.iter().chain(std::iter::once(&rhs)) {
-        let rests: Vec<&PAxis> = s.iter().filter(|a| a.rest).collect();
-        if rests.len() > 1 {
+        if let Some(second) = s.iter().filter(|a| a.rest).nth(1) {
             c.diagnostics.push(pattern_error(
-                rests[1].span,
+                second.span,
                 "a pattern side can have one `...`".into(),
                 "second `...`".into(),
             ));
@@ -214,11 +231,10 @@ fn check(
         }
     }
     if name == "einsum"
-        && lhs
-            .iter()
-            .chain(std::iter::once(&rhs))
-            .flatten()
-            .any(|a| a.rest || a.elems.len() != 1 || matches!(a.elems[0], Elem::Num(..)))
+        && lhs.iter().chain(std::iter::once(&rhs)).flatten().any(|a| {
+            let es = a.elems(all);
+            a.rest || es.len() != 1 || matches!(es[0], Elem::Num(..))
+        })
     {
         c.diagnostics.push(pattern_error(
             pattern.span,
@@ -230,8 +246,8 @@ fn check(
     // Variables: one per distinct name; dims and keywords give values.
     let mut solver = Solver::new(c.ctx.env.dims);
     // A pattern rarely has more than eight names: no growing on the way.
-    let mut vars: Vec<Name> = Vec::with_capacity(8);
-    fn var_of(vars: &mut Vec<Name>, n: &Name, solver: &mut Solver) -> u32 {
+    let mut vars: Vars = SmallVec::new();
+    fn var_of(vars: &mut Vars, n: &Name, solver: &mut Solver) -> u32 {
         match vars.iter().position(|v| v == n) {
             Some(i) => i as u32,
             None => {
@@ -243,7 +259,7 @@ fn check(
     }
     for side in lhs.iter().chain(std::iter::once(&rhs)) {
         for a in side {
-            for el in &a.elems {
+            for el in a.elems(all) {
                 if let Elem::Name(n, _) = el {
                     let known = vars.len();
                     let v = var_of(&mut vars, n, &mut solver);
@@ -305,9 +321,9 @@ fn check(
         solver.set(v as u32, value);
     }
     // Equations: each left axis against the argument's axis.
-    let mut equations = Vec::with_capacity(8);
-    let mut tags: Vec<(usize, usize, usize)> = Vec::with_capacity(8);
-    let mut rests: Vec<Vec<Axis>> = Vec::new();
+    let mut equations: SmallVec<[Equation; 8]> = SmallVec::new();
+    let mut tags: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
+    let mut rests: SmallVec<[Vec<Axis>; 2]> = SmallVec::new();
     for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(&shapes).enumerate() {
         let rest_at = side.iter().position(|a| a.rest);
         let fixed = side.len() - usize::from(rest_at.is_some());
@@ -352,12 +368,12 @@ fn check(
             let Some(size) = axis_poly_ref(&shape[j]) else {
                 continue;
             };
-            let factor = |el: &Elem, vars: &mut Vec<Name>, solver: &mut Solver| match el {
+            let factor = |el: &Elem, vars: &mut Vars, solver: &mut Solver| match el {
                 Elem::Name(n, _) => Poly::symbol(Symbol::Var(var_of(vars, n, solver))),
                 Elem::Num(v) => Poly::constant(*v),
             };
             // One name is the common axis: its own product, no arithmetic.
-            let product = match a.elems.as_slice() {
+            let product = match a.elems(all) {
                 [el] => factor(el, &mut vars, &mut solver),
                 elems => {
                     let mut product = Poly::constant(1);
@@ -412,17 +428,21 @@ fn check(
     }
     // Name rules between the sides.
     // Inline: a pattern has a handful of names.
-    let names_in = |side: &[PAxis]| -> SmallVec<[(Name, Span); 8]> {
-        side.iter()
-            .flat_map(|a| a.elems.iter())
-            .filter_map(|e| match e {
-                Elem::Name(n, s) => Some((*n, *s)),
-                _ => None,
-            })
-            .collect()
-    };
-    let left: SmallVec<[(Name, Span); 8]> = lhs.iter().flat_map(|s| names_in(s)).collect();
-    let right = names_in(&rhs);
+    fn names_in(side: &[PAxis], all: &[Elem], out: &mut SmallVec<[(Name, Span); 8]>) {
+        for a in side {
+            for e in a.elems(all) {
+                if let Elem::Name(n, s) = e {
+                    out.push((*n, *s));
+                }
+            }
+        }
+    }
+    let mut left: SmallVec<[(Name, Span); 8]> = SmallVec::new();
+    for s in &lhs {
+        names_in(s, all, &mut left);
+    }
+    let mut right: SmallVec<[(Name, Span); 8]> = SmallVec::new();
+    names_in(&rhs, all, &mut right);
     for (n, s) in &right {
         if !left.iter().any(|(l, _)| l == n) {
             let v = var_of(&mut vars, n, &mut solver);
@@ -486,7 +506,7 @@ fn check(
             }
             continue;
         }
-        let product = match a.elems.as_slice() {
+        let product = match a.elems(all) {
             // One name: its value is the axis, no product to work out.
             [el] => {
                 let v = value(el, &solver, &vars);
@@ -512,7 +532,7 @@ fn check(
         let mut equation = String::with_capacity(32);
         let mut side_text = |side: &[PAxis], equation: &mut String| {
             for a in side {
-                equation.push(match &a.elems[0] {
+                equation.push(match &a.elems(all)[0] {
                     Elem::Name(n, _) => {
                         let i = letters.iter().position(|l| l == n).unwrap_or_else(|| {
                             letters.push(*n);
@@ -548,7 +568,7 @@ fn check(
         PatternPlan::Einsum { equation }
     } else {
         layout_plan(
-            &lhs[0], &rhs, &rests[0], &solver, &vars, reduction, expand, &out,
+            all, &lhs[0], &rhs, &rests[0], &solver, &vars, reduction, expand, &out,
         )
     };
     let domain = if name == "einsum" {
@@ -565,11 +585,12 @@ fn text(source: &str, span: Span) -> &str {
         .unwrap_or("")
 }
 
-/// Reads one side of a pattern (E0410 for what can't be in one).
-fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option<Vec<PAxis<'s>>> {
-    let mut out = Vec::with_capacity(list.axes.len());
+/// Reads one side of a pattern (E0410 for what can't be in one), its
+/// elementary axes onto `elems`.
+fn side(c: &mut FnChecker, list: &ast::ShapeList, elems: &mut Elems) -> Option<Side> {
+    let mut out = Side::new();
     for axis in &list.axes {
-        let mut elems = SmallVec::new();
+        let start = elems.len() as u32;
         let mut rest = false;
         match &axis.kind {
             ast::AxisKind::Rest => rest = true,
@@ -599,16 +620,16 @@ fn side<'s>(c: &mut FnChecker, list: &ast::ShapeList, source: &'s str) -> Option
             ast::AxisKind::Size(s) => elems.push(elem(c, s)?),
         }
         out.push(PAxis {
-            elems,
+            start,
+            end: elems.len() as u32,
             rest,
             span: axis.span,
-            text: text(source, axis.span),
         });
     }
     // A name twice on one side.
     let mut seen: SmallVec<[Name; 8]> = SmallVec::new();
     for a in &out {
-        for e in &a.elems {
+        for e in a.elems(elems) {
             if let Elem::Name(n, s) = e {
                 if seen.contains(n) {
                     c.diagnostics.push(
@@ -653,10 +674,10 @@ fn report(
     c: &mut FnChecker,
     failure: Failure,
     tags: &[(usize, usize, usize)],
-    lhs: &[Vec<PAxis>],
+    lhs: &[Side],
     shapes: &[(Ty, TensorTy, Arc<[Axis]>, Span)],
     solver: &Solver,
-    _source: &str,
+    source: &str,
 ) {
     let dims = c.ctx.env.dims;
     let tag = match &failure {
@@ -668,6 +689,7 @@ fn report(
     };
     let (t, i, j) = tags[tag];
     let pax = &lhs[t][i];
+    let pax_text = text(source, pax.span);
     let (ty, _, shape, at) = &shapes[t];
     let size = axis_poly(&shape[j]).unwrap_or_default();
     let solved = solver.shown();
@@ -684,13 +706,13 @@ fn report(
                 "E0401",
                 format!(
                     "pattern axis `{}` doesn't fit axis {} of the tensor",
-                    pax.text,
+                    pax_text,
                     j + 1
                 ),
             )
             .with_primary(
                 pax.span,
-                format!("`{}` is {} here", pax.text, show_size(dims, &expected)),
+                format!("`{}` is {} here", pax_text, show_size(dims, &expected)),
             )
             .with_secondary(
                 *at,
@@ -707,7 +729,7 @@ fn report(
                 "E0402",
                 format!(
                     "`{}` is not a whole number in the pattern axis `{}`",
-                    solver.names[var as usize], pax.text
+                    solver.names[var as usize], pax_text
                 ),
             )
             .with_primary(
@@ -725,7 +747,7 @@ fn report(
             "E0401",
             format!(
                 "`{}` would be {value} in the pattern axis `{}`",
-                solver.names[var as usize], pax.text
+                solver.names[var as usize], pax_text
             ),
         )
         .with_primary(pax.span, format!("this axis is {}", show_size(dims, &size))),
@@ -751,7 +773,7 @@ fn report(
                 pax.span,
                 format!(
                     "`{}` is {}, but its parts aren't known",
-                    pax.text,
+                    pax_text,
                     show_size(dims, &size)
                 ),
             )
@@ -763,6 +785,7 @@ fn report(
 
 #[allow(clippy::too_many_arguments)]
 fn layout_plan(
+    all: &[Elem],
     lhs: &[PAxis],
     rhs: &[PAxis],
     rest: &[Axis],
@@ -787,7 +810,7 @@ fn layout_plan(
                 out.extend((0..rest.len()).map(Key::Rest));
                 continue;
             }
-            for e in &a.elems {
+            for e in a.elems(all) {
                 out.push(match e {
                     Elem::Name(n, _) => Key::Name(*n),
                     Elem::Num(v) => {
