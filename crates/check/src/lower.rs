@@ -6,7 +6,7 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-use crate::fxhash::FxHashMap as HashMap;
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -62,6 +62,9 @@ pub struct Interner {
     /// when lowering them reported nothing and they hold no unknown sizes,
     /// `...`, rounded divisions or errors (what depends on the signature).
     aliases: RefCell<HashMap<(FileId, Name, FileId), LoweredAlias>>,
+    /// The aliases used once so far: remembering costs more than lowering
+    /// again, so an alias is remembered at its second use.
+    used: RefCell<HashSet<(FileId, Name, FileId)>>,
 }
 
 /// A shape alias lowered once for a using module; cheap to clone.
@@ -320,6 +323,9 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 if let Some(found) = self.remembered_alias(file, decl.name.name, 0) {
                     return Some(found.axes);
                 }
+                if !self.used_before(file, decl.name.name) {
+                    return Some(self.lower_shape(list, file).into());
+                }
                 let mut out = Vec::with_capacity(list.axes.len());
                 let axes =
                     match self.lower_alias_into(&mut out, list, file, None, decl.name.name, true) {
@@ -389,6 +395,16 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             }
         }
         Some(found)
+    }
+
+    /// Whether this module used the alias `name` of `file` before; notes the use.
+    fn used_before(&self, file: FileId, name: Name) -> bool {
+        !self
+            .env
+            .names
+            .used
+            .borrow_mut()
+            .insert((file, name, self.module))
     }
 
     /// Lowers the alias `name`'s `list` (declared in `file`) onto `out`, as
@@ -504,7 +520,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                             });
                         } else if let Some(found) = self.remembered_alias(file, name, out.len()) {
                             out.extend(found.axes.iter().cloned());
-                        } else if top && stack.len() == 1 {
+                        } else if top && stack.len() == 1 && self.used_before(file, name) {
                             let via = via.or(Some(axis.span));
                             if self.lower_alias_into(out, alias, file, via, name, false).0 {
                                 return true;
