@@ -479,7 +479,8 @@ impl Parser<'_> {
                 return self.error_expr();
             }
         };
-        self.bump();
+        // `token` is current and not the end of the file.
+        self.pos += 1;
         Expr { kind, span }
     }
 

@@ -310,12 +310,15 @@ impl<'a> Parser<'a> {
     }
 
     fn eat(&mut self, kind: TokenKind) -> bool {
-        if self.at(kind) {
-            self.bump();
-            true
-        } else {
-            false
+        // `at` then `bump` would find the current token twice.
+        let token = self.current();
+        if token.kind != kind {
+            return false;
         }
+        if kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        true
     }
 
     fn span_of(&self, token: Token) -> Span {
@@ -434,8 +437,9 @@ impl<'a> Parser<'a> {
     }
 
     fn expect_ident(&mut self, what: &str) -> Option<Ident> {
-        if self.at(TokenKind::Ident) {
-            let token = self.bump();
+        let token = self.current();
+        if token.kind == TokenKind::Ident {
+            self.pos += 1;
             return Some(self.ident(token));
         }
         self.error_expected(what);

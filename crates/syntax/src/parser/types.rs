@@ -6,7 +6,7 @@
 use super::{Parser, MAX_DEPTH};
 use crate::ast::*;
 use crate::codes;
-use crate::lexer::TokenKind;
+use crate::lexer::{Token, TokenKind};
 use diag::{Diagnostic, Span};
 
 /// An axis while it is being parsed: a size can take part in arithmetic, the rest cannot.
@@ -77,10 +77,23 @@ impl Parser<'_> {
     }
 
     fn parse_type_inner(&mut self) -> Type {
-        let start = self.here();
-        match self.kind() {
+        let token = self.current();
+        let start = self.span_of(token);
+        match token.kind {
             TokenKind::LBracket => {
                 let shape = self.parse_shape_list();
+                if !self.at(TokenKind::Ident) {
+                    // No stack, domain or dtype follows (the common case):
+                    // what `tensor_suffix` would make, without its lookups.
+                    return Type {
+                        kind: TypeKind::Tensor {
+                            shape: Some(Shape::List(shape)),
+                            domain: None,
+                            dtype: None,
+                        },
+                        span: self.since(start),
+                    };
+                }
                 let foreign = {
                     let token = self.current();
                     token.kind == TokenKind::Ident && foreign_dtype(self.text_of(token)).is_some()
@@ -135,7 +148,7 @@ impl Parser<'_> {
                     span,
                 }
             }
-            TokenKind::Ident => self.parse_named_type(start),
+            TokenKind::Ident => self.parse_named_type(token, start),
             _ => {
                 self.error_expected("a type");
                 Type {
@@ -148,10 +161,8 @@ impl Parser<'_> {
 
     /// A type starting with a name: a domain, dtype, scalar, `Axis[n]`,
     /// `Axes[n]`, `Size[S]`, an alias with a domain or dtype, or a model/record/alias name.
-    fn parse_named_type(&mut self, start: Span) -> Type {
-        let token = self.current();
+    fn parse_named_type(&mut self, token: Token, start: Span) -> Type {
         let text = self.text_of(token);
-        let bracket_follows = self.nth_kind(1) == TokenKind::LBracket;
         match text {
             "Bool" if !self.nth_is_dtype(1) => {
                 self.bump();
@@ -173,7 +184,7 @@ impl Parser<'_> {
                     span: start,
                 };
             }
-            "Axis" | "Axes" | "Size" if bracket_follows => {
+            "Axis" | "Axes" | "Size" if self.nth_kind(1) == TokenKind::LBracket => {
                 self.bump();
                 let size = self.parse_bracketed_size();
                 let size = Box::new(size);
@@ -347,7 +358,8 @@ impl Parser<'_> {
     fn parse_axes(&mut self, close: TokenKind) -> Vec<Axis> {
         let mut axes = Vec::new();
         loop {
-            let kind = self.kind();
+            let token = self.current();
+            let kind = token.kind;
             if kind == TokenKind::Comma {
                 // NumPy's `(b, n)` habit: report once, then read on as if it were a space.
                 let span = self.here();
@@ -373,7 +385,7 @@ impl Parser<'_> {
                 }
                 break;
             }
-            let axis = match self.simple_axis() {
+            let axis = match self.simple_axis(token) {
                 Some(size) => {
                     let span = size.span;
                     Axis {
@@ -391,10 +403,9 @@ impl Parser<'_> {
     /// The most common axis, a lone name or number (`b`, `768`) with no
     /// operator or `.` after it, read without the descent through
     /// `parse_axis`; the same tree, spans and diagnostics. `None` for any
-    /// other axis (then nothing is consumed).
+    /// other axis (then nothing is consumed). `token` is the current one.
     #[inline]
-    fn simple_axis(&mut self) -> Option<SizeExpr> {
-        let token = self.current();
+    fn simple_axis(&mut self, token: Token) -> Option<SizeExpr> {
         if !matches!(token.kind, TokenKind::Ident | TokenKind::Int) || self.depth >= MAX_DEPTH {
             return None;
         }
@@ -465,12 +476,14 @@ impl Parser<'_> {
             });
         }
         let mut lhs = self.parse_axis_product();
-        while let Some(op) = match self.kind() {
-            TokenKind::Plus => Some(SizeOp::Add),
-            TokenKind::Minus => Some(SizeOp::Sub),
-            _ => None,
-        } {
-            let op_token = self.bump();
+        loop {
+            let op_token = self.current();
+            let op = match op_token.kind {
+                TokenKind::Plus => SizeOp::Add,
+                TokenKind::Minus => SizeOp::Sub,
+                _ => break,
+            };
+            self.pos += 1;
             let rhs = if starts_axis(self.kind()) {
                 self.parse_axis_product()
             } else {
@@ -488,12 +501,14 @@ impl Parser<'_> {
 
     fn parse_axis_product(&mut self) -> AxisPart {
         let mut lhs = self.parse_axis_atom();
-        while let Some(op) = match self.kind() {
-            TokenKind::Star => Some(SizeOp::Mul),
-            TokenKind::Slash => Some(SizeOp::Div),
-            _ => None,
-        } {
-            let op_token = self.bump();
+        loop {
+            let op_token = self.current();
+            let op = match op_token.kind {
+                TokenKind::Star => SizeOp::Mul,
+                TokenKind::Slash => SizeOp::Div,
+                _ => break,
+            };
+            self.pos += 1;
             let rhs = if starts_axis(self.kind()) {
                 self.parse_axis_atom()
             } else {
@@ -543,7 +558,7 @@ impl Parser<'_> {
         let span = self.span_of(token);
         match token.kind {
             TokenKind::Int => {
-                self.bump();
+                self.pos += 1;
                 let value = self.int_value(token);
                 AxisPart::Size(SizeExpr {
                     kind: SizeExprKind::Int(value),
@@ -551,7 +566,7 @@ impl Parser<'_> {
                 })
             }
             TokenKind::Grouped => {
-                self.bump();
+                self.pos += 1;
                 let text = self.text_of(token);
                 let digits = text.bytes().take_while(u8::is_ascii_digit).count();
                 let factor = self.parse_int_text(&text[..digits], span);
@@ -566,7 +581,7 @@ impl Parser<'_> {
                 })
             }
             TokenKind::Unknown => {
-                self.bump();
+                self.pos += 1;
                 let name = Ident {
                     name: self.intern(&self.text_of(token)[1..]),
                     span,
@@ -577,8 +592,8 @@ impl Parser<'_> {
                 })
             }
             TokenKind::Ident => {
-                let first = self.bump();
-                let path = Box::new(self.path_from(first));
+                self.pos += 1;
+                let path = Box::new(self.path_from(token));
                 let span = path.span;
                 AxisPart::Size(SizeExpr {
                     kind: SizeExprKind::Name(path),
@@ -586,7 +601,7 @@ impl Parser<'_> {
                 })
             }
             TokenKind::Ellipsis => {
-                self.bump();
+                self.pos += 1;
                 AxisPart::Other(Axis {
                     kind: AxisKind::Rest,
                     span,
