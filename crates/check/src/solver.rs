@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 use syntax::Name;
 
 use crate::dims::DimValues;
-use crate::size::{Poly, SizeError, Symbol, Term};
+use crate::size::{Poly, SizeError, Symbol, TermRef};
 
 /// One equation: the callee's size (over `Symbol::Var`s) must equal the
 /// caller's. `tag` says where it came from, for the caller's message.
@@ -260,7 +260,7 @@ impl<'a, 'p> Solver<'a, 'p> {
 }
 
 /// One term as a polynomial.
-pub fn term_poly(term: &Term) -> Result<Poly, SizeError> {
+pub fn term_poly(term: TermRef<'_>) -> Result<Poly, SizeError> {
     let mut out = Poly::constant(term.coef);
     for (symbol, power) in term.mono.factors() {
         for _ in 0..*power {

@@ -82,11 +82,21 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
     let library = ctx.library;
     let signatures = ctx.signatures;
     let mut bodies = Bodies::default();
-    // About one body per item: a `Body` is large, and growing the vector
-    // one by one would copy them over and over.
-    let items: usize = env.program.modules.iter().map(|m| m.ast.items.len()).sum();
-    bodies.fns.reserve(items);
-    bodies.by_name.reserve(items);
+    // One body per fn and method: a `Body` is large, and growing the
+    // vector one by one would copy them over and over.
+    let count: usize = env
+        .program
+        .modules
+        .iter()
+        .flat_map(|m| &m.ast.items)
+        .map(|item| match item {
+            ast::Item::Fn(_) => 1,
+            ast::Item::Model(m) => m.methods.len(),
+            _ => 0,
+        })
+        .sum();
+    bodies.fns.reserve_exact(count);
+    bodies.by_name.reserve(count);
     for module in &env.program.modules {
         // A file with a syntax error: its bodies would mostly repeat it.
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
@@ -210,10 +220,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.owner = self.owner;
         self.body.name = f.name.name;
         self.body.span = f.span;
-        // About one expression per eight bytes of source: growing the vector
-        // of large `TypedExpr`s would copy them over and over.
-        let estimate = (f.span.len() as usize / 8).min(1 << 16);
-        self.body.exprs.reserve(estimate);
+        // About one expression per eight bytes of the body's source: growing
+        // the vector of large `TypedExpr`s would copy them over and over.
+        let body_len = match &f.body {
+            ast::FnBody::Expr(e) => e.span.len(),
+            ast::FnBody::Block(b) => b.span.len(),
+        };
+        let estimate = (body_len as usize / 8).min(1 << 16);
+        // At least one: even `= x` records its value.
+        self.body.exprs.reserve_exact(estimate.max(1));
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
                 let ty = model::self_ty(&self.ctx.models, self.file, *model, span);
