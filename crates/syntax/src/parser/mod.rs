@@ -141,6 +141,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The interned name with this text, through the cache.
+    #[inline]
     fn intern(&mut self, text: &str) -> Name {
         let bytes = text.as_bytes();
         if bytes.len() <= 8 {
@@ -150,10 +151,23 @@ impl<'a> Parser<'a> {
             if cached_key == key && cached.len() == bytes.len() {
                 return cached;
             }
-            let name = Name::new(text);
-            self.reused.names[slot] = (key, name);
-            return name;
+            return self.intern_miss(text, slot, key);
         }
+        self.intern_long(text)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern_miss(&mut self, text: &str, slot: usize, key: u64) -> Name {
+        let name = Name::new(text);
+        self.reused.names[slot] = (key, name);
+        name
+    }
+
+    /// `intern` for names longer than 8 bytes: hashed, and compared byte by byte.
+    #[inline(never)]
+    fn intern_long(&mut self, text: &str) -> Name {
+        let bytes = text.as_bytes();
         let hash = bytes.iter().fold(bytes.len() as u64, |hash, &b| {
             (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
