@@ -50,16 +50,11 @@ pub enum SizeError {
 }
 
 /// A product of symbols with their powers, sorted by symbol; empty is `1`.
-/// One factor inline: most sizes are `n`, `D` or numbers, and every axis
-/// holds one, so a second inline factor would cost 32 bytes on each axis.
+/// Kept by the terms of polynomials of several terms; one factor inline.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Monomial(SmallVec<[(Symbol, u32); 1]>);
 
 impl Monomial {
-    fn of(symbol: Symbol) -> Self {
-        Monomial(SmallVec::from_buf([(symbol, 1)]))
-    }
-
     pub fn degree(&self) -> u32 {
         self.0.iter().map(|(_, p)| p).sum()
     }
@@ -111,64 +106,192 @@ impl Monomial {
     }
 }
 
-/// One term: a coefficient times a monomial.
+/// One term: a coefficient times a monomial, as a polynomial of several
+/// terms keeps them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Term {
     pub coef: i128,
     pub mono: Monomial,
 }
 
+/// One term of a polynomial, as `Poly::terms` shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct TermRef<'a> {
+    pub coef: i128,
+    pub mono: Factors<'a>,
+}
+
+/// A monomial of a `TermRef`: its symbols with their powers, sorted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Factors<'a>(&'a [(Symbol, u32)]);
+
+impl<'a> Factors<'a> {
+    pub fn factors(&self) -> &'a [(Symbol, u32)] {
+        self.0
+    }
+
+    pub fn degree(&self) -> u32 {
+        self.0.iter().map(|(_, p)| p).sum()
+    }
+}
+
 /// A size in normal form: a sum of distinct monomials with non-zero
 /// coefficients, sorted by monomial. Zero is the empty sum.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Poly {
-    /// Inline for the common one-term sizes (`n`, `768`, `3*D`): no allocation.
-    terms: SmallVec<[Term; 1]>,
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Poly(Repr);
+
+/// One representation per polynomial (so the derived equality is the
+/// polynomials'): the shapes nearly every size has are held inline and
+/// small, 40 bytes rather than 80, as every axis holds one.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+enum Repr {
+    #[default]
+    Zero,
+    /// A number other than 0 that fits 64 bits.
+    Const(i64),
+    /// `coef * symbol^power`, the coefficient not 0 and within 64 bits.
+    One { coef: i64, factor: (Symbol, u32) },
+    /// Everything else, in normal form: two terms or more, a product of
+    /// two symbols or more, or a coefficient beyond 64 bits.
+    Many(Box<[Term]>),
 }
+
+/// The terms of a polynomial, in order.
+#[derive(Clone, Copy)]
+pub struct Terms<'a>(&'a Poly);
+
+impl<'a> Terms<'a> {
+    pub fn is_empty(&self) -> bool {
+        matches!(self.0 .0, Repr::Zero)
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 .0 {
+            Repr::Zero => 0,
+            Repr::Const(_) | Repr::One { .. } => 1,
+            Repr::Many(terms) => terms.len(),
+        }
+    }
+
+    pub fn iter(&self) -> TermIter<'a> {
+        match &self.0 .0 {
+            Repr::Zero => TermIter::Single(None),
+            Repr::Const(c) => TermIter::Single(Some(TermRef {
+                coef: i128::from(*c),
+                mono: Factors(&[]),
+            })),
+            Repr::One { coef, factor } => TermIter::Single(Some(TermRef {
+                coef: i128::from(*coef),
+                mono: Factors(std::slice::from_ref(factor)),
+            })),
+            Repr::Many(terms) => TermIter::Many(terms.iter()),
+        }
+    }
+}
+
+impl<'a> IntoIterator for Terms<'a> {
+    type Item = TermRef<'a>;
+    type IntoIter = TermIter<'a>;
+    fn into_iter(self) -> TermIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterates a polynomial's terms.
+pub enum TermIter<'a> {
+    Single(Option<TermRef<'a>>),
+    Many(std::slice::Iter<'a, Term>),
+}
+
+impl<'a> Iterator for TermIter<'a> {
+    type Item = TermRef<'a>;
+    fn next(&mut self) -> Option<TermRef<'a>> {
+        match self {
+            TermIter::Single(one) => one.take(),
+            TermIter::Many(terms) => terms.next().map(|t| TermRef {
+                coef: t.coef,
+                mono: Factors(&t.mono.0),
+            }),
+        }
+    }
+}
+
+impl fmt::Debug for Poly {
+    /// As the terms were once kept: `Poly { terms: [Term { coef: 2, mono: Monomial([]) }] }`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Mono<'a>(&'a [(Symbol, u32)]);
+        impl fmt::Debug for Mono<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple("Monomial").field(&self.0).finish()
+            }
+        }
+        struct One<'a>(TermRef<'a>);
+        impl fmt::Debug for One<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("Term")
+                    .field("coef", &self.0.coef)
+                    .field("mono", &Mono(self.0.mono.0))
+                    .finish()
+            }
+        }
+        struct All<'a>(&'a Poly);
+        impl fmt::Debug for All<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_list()
+                    .entries(self.0.terms().iter().map(One))
+                    .finish()
+            }
+        }
+        f.debug_struct("Poly").field("terms", &All(self)).finish()
+    }
+}
+
+/// The working form of the arithmetic: owned terms in normal form.
+type Work = SmallVec<[Term; 1]>;
 
 impl Poly {
     pub fn constant(value: i128) -> Poly {
-        if value == 0 {
-            Poly::default()
-        } else {
-            Poly {
-                terms: SmallVec::from_buf([Term {
-                    coef: value,
-                    mono: Monomial::default(),
-                }]),
-            }
+        match i64::try_from(value) {
+            Ok(0) => Poly(Repr::Zero),
+            Ok(c) => Poly(Repr::Const(c)),
+            Err(_) => Poly(Repr::Many(Box::new([Term {
+                coef: value,
+                mono: Monomial::default(),
+            }]))),
         }
     }
 
     pub fn symbol(symbol: Symbol) -> Poly {
-        Poly {
-            terms: SmallVec::from_buf([Term {
-                coef: 1,
-                mono: Monomial::of(symbol),
-            }]),
-        }
+        Poly(Repr::One {
+            coef: 1,
+            factor: (symbol, 1),
+        })
     }
 
-    pub fn terms(&self) -> &[Term] {
-        &self.terms
+    pub fn terms(&self) -> Terms<'_> {
+        Terms(self)
     }
 
     /// The value when the size has no symbols.
     pub fn as_constant(&self) -> Option<i128> {
-        match self.terms.as_slice() {
-            [] => Some(0),
-            [Term { coef, mono }] if mono.0.is_empty() => Some(*coef),
-            _ => None,
+        match &self.0 {
+            Repr::Zero => Some(0),
+            Repr::Const(c) => Some(i128::from(*c)),
+            Repr::Many(terms) => match &terms[..] {
+                [Term { coef, mono }] if mono.0.is_empty() => Some(*coef),
+                _ => None,
+            },
+            Repr::One { .. } => None,
         }
     }
 
     /// The symbol when the size is exactly one symbol (`n`, not `2*n`).
     pub fn as_symbol(&self) -> Option<&Symbol> {
-        match self.terms.as_slice() {
-            [Term { coef: 1, mono }] => match mono.0.as_slice() {
-                [(sym, 1)] => Some(sym),
-                _ => None,
-            },
+        match &self.0 {
+            Repr::One {
+                coef: 1,
+                factor: (symbol, 1),
+            } => Some(symbol),
             _ => None,
         }
     }
@@ -176,13 +299,50 @@ impl Poly {
     /// Every symbol the size mentions, each once, in order.
     pub fn symbols(&self) -> Vec<&Symbol> {
         let mut out: Vec<&Symbol> = self
-            .terms
+            .terms()
             .iter()
             .flat_map(|t| t.mono.0.iter().map(|(s, _)| s))
             .collect();
         out.sort();
         out.dedup();
         out
+    }
+
+    /// The terms as owned, for the arithmetic.
+    fn work(&self) -> Work {
+        match &self.0 {
+            Repr::Zero => Work::new(),
+            Repr::Const(c) => Work::from_buf([Term {
+                coef: i128::from(*c),
+                mono: Monomial::default(),
+            }]),
+            Repr::One { coef, factor } => Work::from_buf([Term {
+                coef: i128::from(*coef),
+                mono: Monomial(SmallVec::from_buf([factor.clone()])),
+            }]),
+            Repr::Many(terms) => terms.iter().cloned().collect(),
+        }
+    }
+
+    /// The polynomial of terms already in normal form, in its one representation.
+    fn pack(mut terms: Work) -> Poly {
+        if terms.len() == 1 {
+            let term = &mut terms[0];
+            if let Ok(coef) = i64::try_from(term.coef) {
+                match term.mono.0.len() {
+                    0 => return Poly(Repr::Const(coef)),
+                    1 => {
+                        let factor = term.mono.0.pop().expect("one factor");
+                        return Poly(Repr::One { coef, factor });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if terms.is_empty() {
+            return Poly(Repr::Zero);
+        }
+        Poly(Repr::Many(terms.into_vec().into_boxed_slice()))
     }
 
     fn from_terms(mut terms: SmallVec<[Term; 1]>) -> Result<Poly, SizeError> {
@@ -200,7 +360,7 @@ impl Poly {
             }
         }
         out.retain(|t| t.coef != 0);
-        Ok(Poly { terms: out })
+        Ok(Poly::pack(out))
     }
 
     pub fn add(&self, other: &Poly) -> Result<Poly, SizeError> {
@@ -218,13 +378,18 @@ impl Poly {
             }
         };
         // Adding zero (the start of every sum) keeps the normal form.
-        if other.terms.is_empty() {
+        if other.0 == Repr::Zero {
             return Ok(self.clone());
         }
-        if self.terms.is_empty() && !negate {
+        if self.0 == Repr::Zero && !negate {
             return Ok(other.clone());
         }
-        let (a, b) = (&self.terms, &other.terms);
+        // Numbers within 64 bits add within 128 without overflow.
+        if let (Repr::Const(x), Repr::Const(y)) = (&self.0, &other.0) {
+            let (x, y) = (i128::from(*x), i128::from(*y));
+            return Ok(Poly::constant(if negate { x - y } else { x + y }));
+        }
+        let (a, b) = (&self.work(), &other.work());
         let mut out: SmallVec<[Term; 1]> = SmallVec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
@@ -262,21 +427,21 @@ impl Poly {
                 }
             }
         }
-        Ok(Poly { terms: out })
+        Ok(Poly::pack(out))
     }
 
     pub fn neg(&self) -> Result<Poly, SizeError> {
         let terms = self
-            .terms
-            .iter()
+            .work()
+            .into_iter()
             .map(|t| {
                 Ok(Term {
                     coef: t.coef.checked_neg().ok_or(SizeError::Overflow)?,
-                    mono: t.mono.clone(),
+                    mono: t.mono,
                 })
             })
-            .collect::<Result<SmallVec<_>, SizeError>>()?;
-        Ok(Poly { terms })
+            .collect::<Result<Work, SizeError>>()?;
+        Ok(Poly::pack(terms))
     }
 
     pub fn sub(&self, other: &Poly) -> Result<Poly, SizeError> {
@@ -285,7 +450,7 @@ impl Poly {
 
     /// Whether the size is exactly `1`, the start of every product.
     fn is_one(&self) -> bool {
-        matches!(self.terms.as_slice(), [Term { coef: 1, mono }] if mono.0.is_empty())
+        self.0 == Repr::Const(1)
     }
 
     pub fn mul(&self, other: &Poly) -> Result<Poly, SizeError> {
@@ -297,18 +462,36 @@ impl Poly {
         if other.is_one() {
             return Ok(self.clone());
         }
-        if let ([a], [b]) = (self.terms.as_slice(), other.terms.as_slice()) {
-            let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
-            return Ok(Poly {
-                terms: SmallVec::from_buf([Term {
-                    coef,
-                    mono: a.mono.mul(&b.mono),
-                }]),
-            });
+        // A number times a number or one symbol's power (`3*D`): 64-bit
+        // factors multiply within 128 bits.
+        match (&self.0, &other.0) {
+            (Repr::Zero, _) | (_, Repr::Zero) => return Ok(Poly::default()),
+            (Repr::Const(x), Repr::Const(y)) => {
+                return Ok(Poly::constant(i128::from(*x) * i128::from(*y)))
+            }
+            (Repr::Const(x), Repr::One { coef, factor })
+            | (Repr::One { coef, factor }, Repr::Const(x)) => {
+                let product = i128::from(*x) * i128::from(*coef);
+                if let Ok(coef) = i64::try_from(product) {
+                    return Ok(Poly(Repr::One {
+                        coef,
+                        factor: factor.clone(),
+                    }));
+                }
+            }
+            _ => {}
         }
-        let mut terms = SmallVec::with_capacity(self.terms.len() * other.terms.len());
-        for a in &self.terms {
-            for b in &other.terms {
+        let (this, that) = (self.work(), other.work());
+        if let ([a], [b]) = (this.as_slice(), that.as_slice()) {
+            let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
+            return Ok(Poly::pack(Work::from_buf([Term {
+                coef,
+                mono: a.mono.mul(&b.mono),
+            }])));
+        }
+        let mut terms = SmallVec::with_capacity(this.len() * that.len());
+        for a in &this {
+            for b in &that {
                 let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
                 terms.push(Term {
                     coef,
@@ -323,7 +506,8 @@ impl Poly {
     /// Callers retry after replacing dims by their values (seed: "symbolically
     /// or once dims are replaced by their values").
     pub fn div_exact(&self, divisor: &Poly) -> Result<Poly, SizeError> {
-        let d = match divisor.terms.as_slice() {
+        let (this, divisor) = (self.work(), divisor.work());
+        let d = match divisor.as_slice() {
             [] => return Err(SizeError::DivideByZero),
             [d] => d,
             _ => return Err(SizeError::DivisorNotATerm),
@@ -331,8 +515,8 @@ impl Poly {
         if d.mono.0.is_empty() {
             // By a number: each term keeps its monomial, so the terms stay
             // distinct and in order (the normal form) without sorting.
-            let mut terms = SmallVec::with_capacity(self.terms.len());
-            for t in &self.terms {
+            let mut terms = SmallVec::with_capacity(this.len());
+            for t in &this {
                 if t.coef % d.coef != 0 {
                     return Err(SizeError::Inexact);
                 }
@@ -341,10 +525,10 @@ impl Poly {
                     mono: t.mono.clone(),
                 });
             }
-            return Ok(Poly { terms });
+            return Ok(Poly::pack(terms));
         }
-        let mut terms = SmallVec::with_capacity(self.terms.len());
-        for t in &self.terms {
+        let mut terms = SmallVec::with_capacity(this.len());
+        for t in &this {
             if t.coef % d.coef != 0 {
                 return Err(SizeError::Inexact);
             }
@@ -364,16 +548,16 @@ impl Poly {
             return Ok(value(symbol).unwrap_or_else(|| self.clone()));
         }
         if self
-            .terms
+            .terms()
             .iter()
             .all(|t| t.mono.0.iter().all(|(s, _)| value(s).is_none()))
         {
             return Ok(self.clone());
         }
         let mut sum = Poly::default();
-        for t in &self.terms {
+        for t in self.terms() {
             let mut product = Poly::constant(t.coef);
-            for (sym, pow) in &t.mono.0 {
+            for (sym, pow) in t.mono.0 {
                 let factor = value(sym).unwrap_or_else(|| Poly::symbol(sym.clone()));
                 for _ in 0..*pow {
                     product = product.mul(&factor)?;
@@ -388,10 +572,10 @@ impl Poly {
 impl fmt::Display for Poly {
     /// Higher-degree terms first, the constant last: `2*n + 1`, `3*H*Dh`, `n - 1`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.terms.is_empty() {
+        if self.0 == Repr::Zero {
             return f.write_str("0");
         }
-        let mut order: Vec<&Term> = self.terms.iter().collect();
+        let mut order: Vec<TermRef> = self.terms().iter().collect();
         order.sort_by(|a, b| {
             b.mono
                 .degree()
@@ -412,7 +596,7 @@ impl fmt::Display for Poly {
             if coef != 1 || term.mono.0.is_empty() {
                 parts.push(coef.to_string());
             }
-            for (sym, pow) in &term.mono.0 {
+            for (sym, pow) in term.mono.0 {
                 for _ in 0..*pow {
                     parts.push(sym.to_string());
                 }
@@ -571,6 +755,24 @@ mod tests {
             three_h_dh.substitute(&values).unwrap()
         );
         check(three_d.substitute(&values), expect!["2304"]);
+    }
+
+    #[test]
+    fn one_representation_per_size_across_64_bits() {
+        // Sizes past 64 bits are kept another way; equal sizes stay equal.
+        let big = i128::from(i64::MAX) + 1;
+        let n = var("n");
+        assert_eq!(c(big).sub(&c(1)).unwrap(), c(i128::from(i64::MAX)));
+        let wide = c(big).mul(&n).unwrap();
+        check(Ok(wide.clone()), expect!["9223372036854775808*n"]);
+        assert_eq!(wide.div_exact(&c(big)).unwrap(), n);
+        assert_eq!(wide.sub(&wide).unwrap(), Poly::default());
+        assert_eq!(n.mul(&n).unwrap().div_exact(&n).unwrap(), n);
+        assert_eq!(c(3).mul(&n).unwrap().terms().len(), 1);
+        check(
+            Ok(c(3).mul(&n).unwrap().add(&n).unwrap().add(&c(-2)).unwrap()),
+            expect!["4*n - 2"],
+        );
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub enum Domain {
     Signed,
     Bool,
     /// Integers in `[0, N)`.
-    /// Boxed: every tensor type holds a domain, and a size is 96 bytes.
+    /// Boxed: every tensor type holds a domain, and a size is 56 bytes.
     Index(Box<Size>),
 }
 
