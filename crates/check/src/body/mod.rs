@@ -220,13 +220,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.owner = self.owner;
         self.body.name = f.name.name;
         self.body.span = f.span;
-        // About one expression per eight bytes of the body's source: growing
-        // the vector of large `TypedExpr`s would copy them over and over.
+        // At most about one expression per four bytes of the body's source
+        // (`self.w`, `x`): growing the vector of large `TypedExpr`s would copy
+        // them over and over.
         let body_len = match &f.body {
             ast::FnBody::Expr(e) => e.span.len(),
             ast::FnBody::Block(b) => b.span.len(),
         };
-        let estimate = (body_len as usize / 8).min(1 << 16);
+        let estimate = (body_len as usize / 4).min(1 << 16);
         // At least one: even `= x` records its value.
         self.body.exprs.reserve_exact(estimate.max(1));
         if let Some(model) = &self.owner {
