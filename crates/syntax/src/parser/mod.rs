@@ -140,26 +140,38 @@ impl<'a> Parser<'a> {
         (self.diagnostics, reused)
     }
 
-    /// The interned name with this text, through the cache.
-    #[inline]
-    fn intern(&mut self, text: &str) -> Name {
-        let bytes = text.as_bytes();
-        if bytes.len() <= 8 {
-            let key = bytes.iter().fold(0u64, |key, &b| (key << 8) | u64::from(b));
-            let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - NAME_BITS)) as usize;
-            let (cached_key, cached) = self.reused.names[slot];
-            if cached_key == key && cached.len() == bytes.len() {
-                return cached;
-            }
-            return self.intern_miss(text, slot, key);
+    /// The interned name of the text at `start..end`, through the cache.
+    #[inline(always)]
+    fn intern(&mut self, start: u32, end: u32) -> Name {
+        let (start, end) = (start as usize, end as usize);
+        let len = end - start;
+        if len > 8 {
+            let text = self.text;
+            return self.intern_long(&text[start..end]);
         }
-        self.intern_long(text)
+        let bytes = self.text.as_bytes();
+        // One 8-byte load, masked to the name's bytes (little-endian), unless
+        // the name is within 8 bytes of the end of the text.
+        let word = match bytes.get(start..start + 8) {
+            Some(word) => u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default()),
+            None => bytes[start..end]
+                .iter()
+                .rev()
+                .fold(0u64, |key, &b| (key << 8) | u64::from(b)),
+        };
+        let key = word & u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
+        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - NAME_BITS)) as usize;
+        let (cached_key, cached) = self.reused.names[slot];
+        if cached_key == key && cached.len() == len {
+            return cached;
+        }
+        self.intern_miss(start, end, slot, key)
     }
 
     #[cold]
     #[inline(never)]
-    fn intern_miss(&mut self, text: &str, slot: usize, key: u64) -> Name {
-        let name = Name::new(text);
+    fn intern_miss(&mut self, start: usize, end: usize, slot: usize, key: u64) -> Name {
+        let name = Name::new(&self.text[start..end]);
         self.reused.names[slot] = (key, name);
         name
     }
@@ -460,9 +472,10 @@ impl<'a> Parser<'a> {
         None
     }
 
+    #[inline(always)]
     fn ident(&mut self, token: Token) -> Ident {
         Ident {
-            name: self.intern(self.text_of(token)),
+            name: self.intern(token.start, token.end),
             span: self.span_of(token),
         }
     }

@@ -572,7 +572,7 @@ impl Parser<'_> {
                 let factor = self.parse_int_text(&text[..digits], span);
                 let name_span = Span::new(self.file, token.start + digits as u32, token.end);
                 let name = Ident {
-                    name: self.intern(&text[digits..]),
+                    name: self.intern(token.start + digits as u32, token.end),
                     span: name_span,
                 };
                 AxisPart::Other(Axis {
@@ -583,7 +583,7 @@ impl Parser<'_> {
             TokenKind::Unknown => {
                 self.pos += 1;
                 let name = Ident {
-                    name: self.intern(&self.text_of(token)[1..]),
+                    name: self.intern(token.start + 1, token.end),
                     span,
                 };
                 AxisPart::Size(SizeExpr {
