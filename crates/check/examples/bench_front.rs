@@ -183,13 +183,16 @@ fn main() {
     );
     phases(&files, &roots);
     println!(
-        "node sizes: syntax Axis {} B, SizeExpr {} B, Ident {} B; checker Axis {} B, Size {} B, Poly {} B",
+        "node sizes: syntax Axis {} B, SizeExpr {} B, Ident {} B; checker Axis {} B, Size {} B, Poly {} B, Ty {} B, Signature {} B, ParamSig {} B",
         std::mem::size_of::<syntax::ast::Axis>(),
         std::mem::size_of::<syntax::ast::SizeExpr>(),
         std::mem::size_of::<syntax::ast::Ident>(),
         std::mem::size_of::<check::types::Axis>(),
         std::mem::size_of::<check::size::Size>(),
         std::mem::size_of::<check::size::Poly>(),
+        std::mem::size_of::<check::types::Ty>(),
+        std::mem::size_of::<check::signature::Signature>(),
+        std::mem::size_of::<check::signature::ParamSig>(),
     );
     assert_eq!(diagnostics, 0, "the generated workspace must check clean");
 }
