@@ -286,7 +286,12 @@ impl Parser<'_> {
         let stops = [TokenKind::Arrow];
         let ((self_param, params), _) = self.delimited_with_stops(TokenKind::RParen, &stops, |p| {
             let mut self_param = None;
-            let mut params = Vec::new();
+            // As for axes: most lists have one to four parameters.
+            let mut params = if p.at(TokenKind::Ident) {
+                Vec::with_capacity(4)
+            } else {
+                Vec::new()
+            };
             loop {
                 if p.at(TokenKind::RParen) || p.at(TokenKind::Eof) {
                     break;

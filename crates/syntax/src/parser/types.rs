@@ -356,7 +356,13 @@ impl Parser<'_> {
 
     /// Juxtaposed axes up to (not including) `close`.
     fn parse_axes(&mut self, close: TokenKind) -> Vec<Axis> {
-        let mut axes = Vec::new();
+        // Most lists have one to four axes: allocating for four up front
+        // skips the vector's general growth path on the first push.
+        let mut axes = if starts_axis(self.kind()) {
+            Vec::with_capacity(4)
+        } else {
+            Vec::new()
+        };
         loop {
             let token = self.current();
             let kind = token.kind;
