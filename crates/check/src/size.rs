@@ -62,48 +62,49 @@ impl Monomial {
     pub fn factors(&self) -> &[(Symbol, u32)] {
         &self.0
     }
+}
 
-    fn mul(&self, other: &Monomial) -> Monomial {
-        let mut out = SmallVec::with_capacity(self.0.len() + other.0.len());
-        let (mut i, mut j) = (0, 0);
-        while i < self.0.len() && j < other.0.len() {
-            let (a, b) = (&self.0[i], &other.0[j]);
-            match a.0.cmp(&b.0) {
-                std::cmp::Ordering::Less => {
-                    out.push(a.clone());
-                    i += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    out.push(b.clone());
-                    j += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    out.push((a.0.clone(), a.1 + b.1));
-                    i += 1;
-                    j += 1;
-                }
+/// The product of two sorted factor lists.
+fn mul_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Monomial {
+    let mut out = SmallVec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (&a[i], &b[j]);
+        match x.0.cmp(&y.0) {
+            std::cmp::Ordering::Less => {
+                out.push(x.clone());
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(y.clone());
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((x.0.clone(), x.1 + y.1));
+                i += 1;
+                j += 1;
             }
         }
-        out.extend(self.0[i..].iter().cloned());
-        out.extend(other.0[j..].iter().cloned());
-        Monomial(out)
     }
+    out.extend(a[i..].iter().cloned());
+    out.extend(b[j..].iter().cloned());
+    Monomial(out)
+}
 
-    /// `self / other` when every factor of `other` appears in `self` at least as often.
-    fn div(&self, other: &Monomial) -> Option<Monomial> {
-        let mut out = self.0.clone();
-        for (sym, pow) in &other.0 {
-            let slot = out.iter().position(|(s, _)| s == sym)?;
-            if out[slot].1 < *pow {
-                return None;
-            }
-            out[slot].1 -= pow;
-            if out[slot].1 == 0 {
-                out.remove(slot);
-            }
+/// `a / b` when every factor of `b` appears in `a` at least as often.
+fn div_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Option<Monomial> {
+    let mut out: SmallVec<[(Symbol, u32); 1]> = SmallVec::from(a);
+    for (sym, pow) in b {
+        let slot = out.iter().position(|(s, _)| s == sym)?;
+        if out[slot].1 < *pow {
+            return None;
         }
-        Some(Monomial(out))
+        out[slot].1 -= pow;
+        if out[slot].1 == 0 {
+            out.remove(slot);
+        }
     }
+    Some(Monomial(out))
 }
 
 /// One term: a coefficient times a monomial, as a polynomial of several
@@ -121,6 +122,15 @@ pub struct TermRef<'a> {
     pub mono: Factors<'a>,
 }
 
+impl TermRef<'_> {
+    fn to_term(self) -> Term {
+        Term {
+            coef: self.coef,
+            mono: self.mono.to_monomial(),
+        }
+    }
+}
+
 /// A monomial of a `TermRef`: its symbols with their powers, sorted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Factors<'a>(&'a [(Symbol, u32)]);
@@ -132,6 +142,10 @@ impl<'a> Factors<'a> {
 
     pub fn degree(&self) -> u32 {
         self.0.iter().map(|(_, p)| p).sum()
+    }
+
+    fn to_monomial(self) -> Monomial {
+        Monomial(SmallVec::from(self.0))
     }
 }
 
@@ -389,7 +403,8 @@ impl Poly {
             let (x, y) = (i128::from(*x), i128::from(*y));
             return Ok(Poly::constant(if negate { x - y } else { x + y }));
         }
-        let (a, b) = (&self.work(), &other.work());
+        let a: SmallVec<[TermRef; 4]> = self.terms().iter().collect();
+        let b: SmallVec<[TermRef; 4]> = other.terms().iter().collect();
         let mut out: SmallVec<[Term; 1]> = SmallVec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
@@ -400,13 +415,13 @@ impl Poly {
             };
             match order {
                 std::cmp::Ordering::Less => {
-                    out.push(a[i].clone());
+                    out.push(a[i].to_term());
                     i += 1;
                 }
                 std::cmp::Ordering::Greater => {
                     out.push(Term {
                         coef: sign(b[j].coef)?,
-                        mono: b[j].mono.clone(),
+                        mono: b[j].mono.to_monomial(),
                     });
                     j += 1;
                 }
@@ -419,7 +434,7 @@ impl Poly {
                     if coef != 0 {
                         out.push(Term {
                             coef,
-                            mono: a[i].mono.clone(),
+                            mono: a[i].mono.to_monomial(),
                         });
                     }
                     i += 1;
@@ -481,21 +496,24 @@ impl Poly {
             }
             _ => {}
         }
-        let (this, that) = (self.work(), other.work());
-        if let ([a], [b]) = (this.as_slice(), that.as_slice()) {
-            let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
-            return Ok(Poly::pack(Work::from_buf([Term {
-                coef,
-                mono: a.mono.mul(&b.mono),
-            }])));
+        let (this, that) = (self.terms(), other.terms());
+        if this.len() == 1 && that.len() == 1 {
+            let (a, b) = (this.iter().next(), that.iter().next());
+            if let (Some(a), Some(b)) = (a, b) {
+                let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
+                return Ok(Poly::pack(Work::from_buf([Term {
+                    coef,
+                    mono: mul_factors(a.mono.0, b.mono.0),
+                }])));
+            }
         }
         let mut terms = SmallVec::with_capacity(this.len() * that.len());
-        for a in &this {
-            for b in &that {
+        for a in this {
+            for b in that {
                 let coef = a.coef.checked_mul(b.coef).ok_or(SizeError::Overflow)?;
                 terms.push(Term {
                     coef,
-                    mono: a.mono.mul(&b.mono),
+                    mono: mul_factors(a.mono.0, b.mono.0),
                 });
             }
         }
@@ -506,37 +524,32 @@ impl Poly {
     /// Callers retry after replacing dims by their values (seed: "symbolically
     /// or once dims are replaced by their values").
     pub fn div_exact(&self, divisor: &Poly) -> Result<Poly, SizeError> {
-        let (this, divisor) = (self.work(), divisor.work());
-        let d = match divisor.as_slice() {
-            [] => return Err(SizeError::DivideByZero),
-            [d] => d,
+        let mut divisors = divisor.terms().iter();
+        let d = match (divisors.next(), divisors.next()) {
+            (None, _) => return Err(SizeError::DivideByZero),
+            (Some(d), None) => d,
             _ => return Err(SizeError::DivisorNotATerm),
         };
-        if d.mono.0.is_empty() {
-            // By a number: each term keeps its monomial, so the terms stay
-            // distinct and in order (the normal form) without sorting.
-            let mut terms = SmallVec::with_capacity(this.len());
-            for t in &this {
-                if t.coef % d.coef != 0 {
-                    return Err(SizeError::Inexact);
-                }
-                terms.push(Term {
-                    coef: t.coef / d.coef,
-                    mono: t.mono.clone(),
-                });
-            }
-            return Ok(Poly::pack(terms));
-        }
+        let this = self.terms();
         let mut terms = SmallVec::with_capacity(this.len());
-        for t in &this {
+        for t in this {
             if t.coef % d.coef != 0 {
                 return Err(SizeError::Inexact);
             }
-            let mono = t.mono.div(&d.mono).ok_or(SizeError::Inexact)?;
+            let mono = if d.mono.0.is_empty() {
+                t.mono.to_monomial()
+            } else {
+                div_factors(t.mono.0, d.mono.0).ok_or(SizeError::Inexact)?
+            };
             terms.push(Term {
                 coef: t.coef / d.coef,
                 mono,
             });
+        }
+        if d.mono.0.is_empty() {
+            // By a number: each term keeps its monomial, so the terms stay
+            // distinct and in order (the normal form) without sorting.
+            return Ok(Poly::pack(terms));
         }
         Poly::from_terms(terms)
     }
