@@ -530,7 +530,7 @@ impl Parser<'_> {
     fn parse_args(&mut self) -> Vec<Arg> {
         let mut args = Vec::new();
         loop {
-            if self.at(TokenKind::RParen) || self.at(TokenKind::Eof) {
+            if matches!(self.kind(), TokenKind::RParen | TokenKind::Eof) {
                 break;
             }
             if self.at(TokenKind::LBracket) {
@@ -646,7 +646,7 @@ impl Parser<'_> {
     fn parse_indices(&mut self) -> Vec<IndexArg> {
         let mut indices = Vec::new();
         loop {
-            if self.at(TokenKind::RBracket) || self.at(TokenKind::Eof) {
+            if matches!(self.kind(), TokenKind::RBracket | TokenKind::Eof) {
                 break;
             }
             let start = self.here();

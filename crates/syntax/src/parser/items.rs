@@ -293,12 +293,12 @@ impl Parser<'_> {
                 Vec::new()
             };
             loop {
-                if p.at(TokenKind::RParen) || p.at(TokenKind::Eof) {
+                if matches!(p.kind(), TokenKind::RParen | TokenKind::Eof) {
                     break;
                 }
                 let token = p.current();
                 let is_self = token.kind == TokenKind::Ident
-                    && p.text_of(token) == "self"
+                    && p.text.as_bytes()[token.start as usize..token.end as usize] == *b"self"
                     && params.is_empty()
                     && self_param.is_none()
                     && p.nth_kind(1) != TokenKind::Colon;

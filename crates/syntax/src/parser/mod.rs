@@ -563,23 +563,17 @@ impl<'a> Parser<'a> {
         self.open_closers.push(close);
         let value = inner(self);
         self.open_closers.pop();
+        // Looked for while still inside, so a line break before it is skipped.
+        let token = self.current();
         self.skip_newlines -= 1;
-        if self.at_closer(close) {
-            let token = self.bump();
+        if token.kind == close {
+            self.pos += 1;
             return (value, token.end);
         }
         if self.report_unclosed(open_span, close) {
             self.recover_to_closer(close, stops);
         }
         (value, self.prev_end())
-    }
-
-    /// Inside brackets a line break is skipped, so look through it.
-    fn at_closer(&mut self, close: TokenKind) -> bool {
-        self.skip_newlines += 1;
-        let found = self.at(close);
-        self.skip_newlines -= 1;
-        found
     }
 
     /// Reports a missing closer: E0104 when the text plainly went on without

@@ -122,7 +122,7 @@ impl Parser<'_> {
                 let (types, _) = self.delimited(TokenKind::RParen, |p| {
                     let mut types = Vec::new();
                     let mut trailing_comma = false;
-                    while !p.at(TokenKind::RParen) && !p.at(TokenKind::Eof) {
+                    while !matches!(p.kind(), TokenKind::RParen | TokenKind::Eof) {
                         types.push(p.parse_type());
                         trailing_comma = p.eat(TokenKind::Comma);
                         if !trailing_comma {
@@ -219,7 +219,7 @@ impl Parser<'_> {
         if self.at(TokenKind::LParen) {
             let (args, _) = self.delimited(TokenKind::RParen, |p| {
                 let mut args = Vec::new();
-                while !p.at(TokenKind::RParen) && !p.at(TokenKind::Eof) {
+                while !matches!(p.kind(), TokenKind::RParen | TokenKind::Eof) {
                     args.push(p.parse_size("a size"));
                     if !p.eat(TokenKind::Comma) {
                         break;
