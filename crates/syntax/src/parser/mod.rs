@@ -732,10 +732,13 @@ impl<'a> Parser<'a> {
 
     /// Skips line breaks and `;` (and `,` where members allow it).
     fn skip_separators(&mut self, allow_comma: bool) {
-        while matches!(self.kind(), TokenKind::Newline | TokenKind::Semi)
-            || (allow_comma && self.at(TokenKind::Comma))
-        {
-            self.bump();
+        loop {
+            match self.current().kind {
+                TokenKind::Newline | TokenKind::Semi => {}
+                TokenKind::Comma if allow_comma => {}
+                _ => return,
+            }
+            self.pos += 1;
         }
     }
 
@@ -743,7 +746,16 @@ impl<'a> Parser<'a> {
 
     /// The `##` lines between the previous declaration or member and the
     /// token at `before`, joined; they are consumed.
+    #[inline]
     fn take_doc(&mut self, before: u32) -> Option<Doc> {
+        // Most declarations have no doc lines before them.
+        match self.docs.get(self.doc_cursor) {
+            Some(&(start, _)) if start < before => self.take_doc_lines(before),
+            _ => None,
+        }
+    }
+
+    fn take_doc_lines(&mut self, before: u32) -> Option<Doc> {
         let first = self.doc_cursor;
         while self.doc_cursor < self.docs.len() && self.docs[self.doc_cursor].0 < before {
             self.doc_cursor += 1;
