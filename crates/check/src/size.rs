@@ -332,7 +332,7 @@ impl Poly {
             }]),
             Repr::One { coef, factor } => Work::from_buf([Term {
                 coef: i128::from(*coef),
-                mono: Monomial(SmallVec::from_buf([factor.clone()])),
+                mono: Monomial(SmallVec::from(std::slice::from_ref(factor))),
             }]),
             Repr::Many(terms) => terms.iter().cloned().collect(),
         }
@@ -392,10 +392,10 @@ impl Poly {
             }
         };
         // Adding zero (the start of every sum) keeps the normal form.
-        if other.0 == Repr::Zero {
+        if matches!(other.0, Repr::Zero) {
             return Ok(self.clone());
         }
-        if self.0 == Repr::Zero && !negate {
+        if matches!(self.0, Repr::Zero) && !negate {
             return Ok(other.clone());
         }
         // Numbers within 64 bits add within 128 without overflow.
@@ -465,7 +465,7 @@ impl Poly {
 
     /// Whether the size is exactly `1`, the start of every product.
     fn is_one(&self) -> bool {
-        self.0 == Repr::Const(1)
+        matches!(self.0, Repr::Const(1))
     }
 
     pub fn mul(&self, other: &Poly) -> Result<Poly, SizeError> {
@@ -585,7 +585,7 @@ impl Poly {
 impl fmt::Display for Poly {
     /// Higher-degree terms first, the constant last: `2*n + 1`, `3*H*Dh`, `n - 1`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 == Repr::Zero {
+        if matches!(self.0, Repr::Zero) {
             return f.write_str("0");
         }
         let mut order: Vec<TermRef> = self.terms().iter().collect();
