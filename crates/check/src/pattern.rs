@@ -257,24 +257,27 @@ fn check(
             }
         }
     }
-    for side in lhs.iter().chain(std::iter::once(&rhs)) {
-        for a in side {
-            for el in a.elems(all) {
-                if let Elem::Name(n, _) = el {
-                    let known = vars.len();
-                    let v = var_of(&mut vars, n, &mut solver);
-                    // Looked up once per name: a repeated name was a dim or not before.
-                    if vars.len() > known {
-                        if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
-                            if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, d.name.name) {
-                                solver.set(
-                                    v,
-                                    Poly::symbol(Symbol::Dim {
-                                        file: c.file,
-                                        name: *dn,
-                                    }),
-                                );
-                            }
+    // Each elementary axis's variable (`u32::MAX` for a number), found once:
+    // `all` holds the sides in order, left then right.
+    let mut var_at: SmallVec<[u32; 16]> = SmallVec::with_capacity(all.len());
+    for el in all {
+        match el {
+            Elem::Num(_) => var_at.push(u32::MAX),
+            Elem::Name(n, _) => {
+                let known = vars.len();
+                let v = var_of(&mut vars, n, &mut solver);
+                var_at.push(v);
+                // Looked up once per name: a repeated name was a dim or not before.
+                if vars.len() > known {
+                    if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
+                        if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, d.name.name) {
+                            solver.set(
+                                v,
+                                Poly::symbol(Symbol::Dim {
+                                    file: c.file,
+                                    name: *dn,
+                                }),
+                            );
                         }
                     }
                 }
@@ -368,20 +371,20 @@ fn check(
             let Some(size) = axis_poly_ref(&shape[j]) else {
                 continue;
             };
-            let factor = |el: &Elem, vars: &mut Vars, solver: &mut Solver| match el {
-                Elem::Name(n, _) => Poly::symbol(Symbol::Var(var_of(vars, n, solver))),
+            let factor = |k: usize| match &all[k] {
+                Elem::Name(..) => Poly::symbol(Symbol::Var(var_at[k])),
                 Elem::Num(v) => Poly::constant(*v),
             };
             // One name is the common axis: its own product, no arithmetic.
-            let product = match a.elems(all) {
-                [el] => factor(el, &mut vars, &mut solver),
-                elems => {
-                    let mut product = Poly::constant(1);
-                    for el in elems {
-                        product = product.mul(&factor(el, &mut vars, &mut solver)).ok()?;
-                    }
-                    product
+            let (first, end) = (a.start as usize, a.end as usize);
+            let product = if end - first == 1 {
+                factor(first)
+            } else {
+                let mut product = Poly::constant(1);
+                for k in first..end {
+                    product = product.mul(&factor(k)).ok()?;
                 }
+                product
             };
             tags.push((t, i, j));
             equations.push(Equation {

@@ -175,14 +175,17 @@ impl<'a, 'p> Solver<'a, 'p> {
         }
         let overflow = |_| Failure::Overflow { tag };
         let p = self.apply(&eq.callee).map_err(overflow)?;
-        let vars: Vec<u32> = p
-            .symbols()
-            .into_iter()
-            .filter_map(|s| match s {
-                Symbol::Var(v) => Some(*v),
-                _ => None,
-            })
-            .collect();
+        // The unsolved variables left, each once, in order (inline: few).
+        let mut vars: SmallVec<[u32; 4]> = SmallVec::new();
+        for term in p.terms().iter() {
+            for (s, _) in term.mono.factors() {
+                if let Symbol::Var(v) = s {
+                    if let Err(at) = vars.binary_search(v) {
+                        vars.insert(at, *v);
+                    }
+                }
+            }
+        }
         match vars.as_slice() {
             [] => {
                 if self.dims.same_size(&p, &eq.caller) {

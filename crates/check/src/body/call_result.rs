@@ -113,10 +113,28 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 }
                                 _ => match axis_poly_ref(axis) {
                                     Some(p) => {
-                                        let value = call
-                                            .solver
-                                            .apply(&rename(&p))
-                                            .unwrap_or_else(|_| p.into_owned());
+                                        let generic = match p.as_symbol() {
+                                            Some(Symbol::Generic(n)) => target
+                                                .signature
+                                                .generics
+                                                .iter()
+                                                .position(|g| g == n),
+                                            _ => None,
+                                        };
+                                        let value = match generic {
+                                            // One generic axis (the common case): its
+                                            // solved value as is, as renaming and
+                                            // substituting would give.
+                                            Some(i) => {
+                                                call.solver.value(i as u32).cloned().unwrap_or_else(
+                                                    || Poly::symbol(Symbol::Var(i as u32)),
+                                                )
+                                            }
+                                            None => call
+                                                .solver
+                                                .apply(&rename(&p))
+                                                .unwrap_or_else(|_| p.into_owned()),
+                                        };
                                         let value = self.unknown_for_unsolved(value, &call.solver);
                                         out.push(axis_of(value, span));
                                     }
@@ -159,6 +177,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// A size the arguments didn't determine (a model's size parameter seen
     /// through a plain `Lin` type): an unknown size named after it.
     pub(super) fn unknown_for_unsolved(&self, value: Poly, solver: &Solver) -> Poly {
+        // Mostly every variable is solved: nothing to rename, no list to make.
+        let unsolved = value.terms().iter().any(|t| {
+            t.mono
+                .factors()
+                .iter()
+                .any(|(s, _)| matches!(s, Symbol::Var(_)))
+        });
+        if !unsolved {
+            return value;
+        }
         let vars: Vec<u32> = value
             .symbols()
             .into_iter()

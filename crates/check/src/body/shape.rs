@@ -33,18 +33,23 @@ pub(crate) fn axis_of(poly: Poly, span: Span) -> Axis {
 /// The size of an axis as one polynomial (a group's is the product).
 /// Borrowed for a plain axis (the common case, asked for on every
 /// comparison), computed only for a group.
+// Inline: called for every axis compared, and mostly just borrows.
+#[inline]
 pub(crate) fn axis_poly_ref(axis: &Axis) -> Option<Cow<'_, Poly>> {
     match &axis.kind {
         AxisKind::Size { size, .. } => Some(Cow::Borrowed(&size.poly)),
-        AxisKind::Group { parts, .. } => {
-            let mut out = Poly::constant(1);
-            for part in parts {
-                out = out.mul(&*axis_poly_ref(part)?).ok()?;
-            }
-            Some(Cow::Owned(out))
-        }
+        AxisKind::Group { parts, .. } => group_poly(parts).map(Cow::Owned),
         _ => None,
     }
+}
+
+/// The product of a group's parts.
+fn group_poly(parts: &[Axis]) -> Option<Poly> {
+    let mut out = Poly::constant(1);
+    for part in parts {
+        out = out.mul(&*axis_poly_ref(part)?).ok()?;
+    }
+    Some(out)
 }
 
 /// `axis_poly_ref`, owned, for callers that keep the size.
