@@ -52,6 +52,9 @@ type Elems = SmallVec<[Elem; 16]>;
 /// One side of a pattern; inline, as a side has a handful of axes.
 type Side = SmallVec<[PAxis; 8]>;
 
+/// A tensor argument: its type, its domain and dtype, its axes, its span.
+type Shaped = (Ty, TensorTy, Arc<[Axis]>, Span);
+
 /// A pattern's variables by name, in order of appearance.
 type Vars = SmallVec<[Name; 8]>;
 
@@ -163,7 +166,7 @@ fn check(
     if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
         return None;
     }
-    let mut shapes: SmallVec<[(Ty, TensorTy, Arc<[Axis]>, Span); 4]> = SmallVec::new();
+    let mut shapes: SmallVec<[Shaped; 4]> = SmallVec::new();
     for (ty, at) in &tys {
         match &ty.kind {
             TyKind::Tensor(TensorTy {
@@ -678,7 +681,7 @@ fn report(
     failure: Failure,
     tags: &[(usize, usize, usize)],
     lhs: &[Side],
-    shapes: &[(Ty, TensorTy, Arc<[Axis]>, Span)],
+    shapes: &[Shaped],
     solver: &Solver,
     source: &str,
 ) {
