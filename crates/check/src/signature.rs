@@ -57,6 +57,8 @@ pub fn check_all(
         .filter(|item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_)))
         .count();
     let mut out = HashMap::with_capacity_and_hasher(count, Default::default());
+    // One buffer for every signature's generic axes; each keeps an exact copy.
+    let mut generics = Vec::new();
     for module in &env.program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
             // The parser's mistakes after this item's start and before the
@@ -84,7 +86,7 @@ pub fn check_all(
                 },
                 _ => continue,
             };
-            let signature = check_signature(env, module.file, &source, diagnostics);
+            let signature = check_signature(env, module.file, &source, &mut generics, diagnostics);
             if module.names.get(&source.name.name) == Some(&i) {
                 out.insert((module.file, source.name.name), signature);
             }
@@ -97,15 +99,21 @@ fn check_signature(
     env: Env,
     file: FileId,
     source: &SigSource,
+    generics: &mut Vec<Name>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Signature {
     let is_extern = source.python.is_some();
     let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.rest_allowed = is_extern;
+    generics.clear();
+    lowerer.generic_order = std::mem::take(generics);
     let mut params = Vec::with_capacity(source.params.len());
-    let mut seen: Vec<(Name, Span)> = Vec::with_capacity(source.params.len());
-    for param in source.params {
-        if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == param.name.name) {
+    for (i, param) in source.params.iter().enumerate() {
+        let first = source.params[..i]
+            .iter()
+            .find(|p| p.name.name == param.name.name)
+            .map(|p| p.name.span);
+        if let Some(first) = first {
             lowerer.diagnostics.push(
                 Diagnostic::error(
                     "E0307",
@@ -115,8 +123,6 @@ fn check_signature(
                 .with_secondary(first, "first declared here")
                 .with_help("give each parameter its own name"),
             );
-        } else {
-            seen.push((param.name.name, param.name.span));
         }
         let before = lowerer.generic_order.len();
         lowerer.place = Place::Param;
@@ -144,7 +150,8 @@ fn check_signature(
     lowerer.place = Place::Return;
     lowerer.rounding = is_extern;
     let ret = source.ret.map(|r| lowerer.lower_type(r));
-    let generics_order = std::mem::take(&mut lowerer.generic_order);
+    let generics_order = lowerer.generic_order.to_vec();
+    *generics = std::mem::take(&mut lowerer.generic_order);
     let diagnostics = lowerer.diagnostics;
     let mut python = None;
     if let Some(string) = source.python {
