@@ -3,7 +3,7 @@
 //! `* /`, `@`, unary `-`, `**`, `as`/`to`, postfix. Also call arguments,
 //! where `[...] -> [...]` is a pattern (spec 6.5). Recovers per statement.
 
-use super::{starts_item, Opening, Parser};
+use super::{join, starts_item, Opening, Parser};
 use crate::ast::*;
 use crate::codes;
 use crate::lexer::TokenKind;
@@ -250,7 +250,7 @@ impl Parser<'_> {
     }
 
     fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
-        let span = lhs.span.to(rhs.span);
+        let span = join(lhs.span, rhs.span);
         Expr {
             kind: ExprKind::Binary {
                 op,
@@ -287,7 +287,7 @@ impl Parser<'_> {
             }
             let operand = self.parse_not();
             self.leave();
-            let span = self.span_of(token).to(operand.span);
+            let span = join(self.span_of(token), operand.span);
             return Expr {
                 kind: ExprKind::Unary {
                     op: UnaryOp::Not,
@@ -362,7 +362,7 @@ impl Parser<'_> {
             }
             let operand = self.parse_unary();
             self.leave();
-            let span = self.span_of(token).to(operand.span);
+            let span = join(self.span_of(token), operand.span);
             return Expr {
                 kind: ExprKind::Unary {
                     op: UnaryOp::Neg,
@@ -398,7 +398,7 @@ impl Parser<'_> {
             };
             self.bump();
             let ty = self.parse_type();
-            let span = expr.span.to(ty.span);
+            let span = join(expr.span, ty.span);
             expr = Expr {
                 kind: ExprKind::Cast {
                     kind,
@@ -444,7 +444,7 @@ impl Parser<'_> {
                     let Some(name) = self.expect_ident("a field name") else {
                         return expr;
                     };
-                    let span = expr.span.to(name.span);
+                    let span = join(expr.span, name.span);
                     expr = Expr {
                         kind: ExprKind::Field {
                             base: Box::new(expr),
@@ -551,7 +551,7 @@ impl Parser<'_> {
                 );
                 self.bump();
                 let value = self.parse_expr();
-                let span = self.span_of(token).to(value.span);
+                let span = join(self.span_of(token), value.span);
                 args.push(Arg {
                     name: None,
                     value,
@@ -565,7 +565,7 @@ impl Parser<'_> {
                     self.parse_bracket_args(&mut args, Some(name));
                 } else {
                     let value = self.parse_expr();
-                    let span = name.span.to(value.span);
+                    let span = join(name.span, value.span);
                     args.push(Arg {
                         name: Some(name),
                         value,
@@ -610,7 +610,7 @@ impl Parser<'_> {
                     span: Span::new(self.file, here.start, here.start),
                 }
             };
-            let pattern_span = shapes[0].span.to(rhs.span);
+            let pattern_span = join(shapes[0].span, rhs.span);
             let value = Expr {
                 kind: ExprKind::Pattern(Box::new(Pattern {
                     lhs: shapes,
@@ -621,7 +621,7 @@ impl Parser<'_> {
             };
             args.push(Arg {
                 name,
-                span: start.to(pattern_span),
+                span: join(start, pattern_span),
                 value,
             });
             return;
@@ -630,7 +630,7 @@ impl Parser<'_> {
         for shape in shapes {
             let span = shape.span;
             let arg_name = name.take();
-            let arg_span = arg_name.as_ref().map_or(span, |n| n.span.to(span));
+            let arg_span = arg_name.as_ref().map_or(span, |n| join(n.span, span));
             args.push(Arg {
                 name: arg_name,
                 value: Expr {

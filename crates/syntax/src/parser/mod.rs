@@ -74,6 +74,17 @@ pub(crate) struct Parser<'a> {
     reused: Box<Reused>,
 }
 
+/// The smallest span covering both (same file assumed): `Span::to`, which
+/// is not inlined across crates, and nodes join spans everywhere.
+#[inline]
+fn join(a: Span, b: Span) -> Span {
+    Span {
+        file: a.file,
+        start: a.start.min(b.start),
+        end: a.end.max(b.end),
+    }
+}
+
 /// How far recovery heuristics look along one line (tokens or bytes), so
 /// that they stay linear on enormous lines.
 const LINE_SCAN_LIMIT: usize = 512;
@@ -497,7 +508,7 @@ impl<'a> Parser<'a> {
             self.bump();
             let token = self.bump();
             let name = self.ident(token);
-            let span = first.span.to(name.span);
+            let span = join(first.span, name.span);
             return Path {
                 file: Some(first),
                 name,

@@ -3,7 +3,7 @@
 //! operators, so `[b (H + 2*P - kh)/S + 1]` has two axes. Never decides what
 //! a name means: dims, axes and aliases all parse as names.
 
-use super::{Parser, MAX_DEPTH};
+use super::{join, Parser, MAX_DEPTH};
 use crate::ast::*;
 use crate::codes;
 use crate::lexer::{Token, TokenKind};
@@ -531,7 +531,7 @@ impl Parser<'_> {
 
     /// Joins two operands; a group, grouped size or `...` among them is E0107.
     fn size_binary(&mut self, op: SizeOp, lhs: AxisPart, rhs: AxisPart) -> AxisPart {
-        let span = lhs.span().to(rhs.span());
+        let span = join(lhs.span(), rhs.span());
         match (lhs, rhs) {
             (AxisPart::Size(lhs), AxisPart::Size(rhs)) => {
                 let kind = SizeExprKind::Binary {
