@@ -532,31 +532,40 @@ impl Parser<'_> {
     /// Joins two operands; a group, grouped size or `...` among them is E0107.
     fn size_binary(&mut self, op: SizeOp, lhs: AxisPart, rhs: AxisPart) -> AxisPart {
         let span = join(lhs.span(), rhs.span());
-        match (lhs, rhs) {
-            (AxisPart::Size(lhs), AxisPart::Size(rhs)) => {
-                let kind = SizeExprKind::Binary {
-                    op,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                };
-                AxisPart::Size(SizeExpr { kind, span })
-            }
-            (AxisPart::Other(culprit), _) | (AxisPart::Size(_), AxisPart::Other(culprit)) => {
-                let what = describe_axis(&culprit);
-                self.report(
-                    Diagnostic::error(
-                        codes::GROUP_IN_ARITHMETIC,
-                        format!("{what} cannot be part of arithmetic"),
-                    )
-                    .with_primary(culprit.span, format!("{what} is a whole axis"))
-                    .with_help("write the size as a product, as `a*b` for the group `(a b)`"),
-                );
-                AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span,
-                })
-            }
-        }
+        // Unpacked one side at a time (the left one's culprit first): a
+        // match on the pair moved both operands once more.
+        let lhs = match lhs {
+            AxisPart::Size(lhs) => lhs,
+            AxisPart::Other(culprit) => return self.group_in_arithmetic(culprit, span),
+        };
+        let rhs = match rhs {
+            AxisPart::Size(rhs) => rhs,
+            AxisPart::Other(culprit) => return self.group_in_arithmetic(culprit, span),
+        };
+        let kind = SizeExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        };
+        AxisPart::Size(SizeExpr { kind, span })
+    }
+
+    /// E0107 on a group, grouped size or `...` inside arithmetic; the result is an error size.
+    #[cold]
+    fn group_in_arithmetic(&mut self, culprit: Axis, span: Span) -> AxisPart {
+        let what = describe_axis(&culprit);
+        self.report(
+            Diagnostic::error(
+                codes::GROUP_IN_ARITHMETIC,
+                format!("{what} cannot be part of arithmetic"),
+            )
+            .with_primary(culprit.span, format!("{what} is a whole axis"))
+            .with_help("write the size as a product, as `a*b` for the group `(a b)`"),
+        );
+        AxisPart::Size(SizeExpr {
+            kind: SizeExprKind::Error,
+            span,
+        })
     }
 
     fn parse_axis_atom(&mut self) -> AxisPart {
