@@ -283,6 +283,15 @@ impl<'a> Lowerer<'a, '_> {
 
     /// The user's spelling of a size; another file's dims are named as this file names them.
     pub(super) fn written(&self, expr: &SizeExpr, origin: FileId) -> Name {
+        // A plain name spelled as itself is already interned.
+        if let SizeExprKind::Name(path) = &expr.kind {
+            if path.file.is_none()
+                && origin == self.module
+                && expr.span.len() as usize == path.name.name.len()
+            {
+                return path.name.name;
+            }
+        }
         if origin == self.module {
             return Name::new(self.source(expr.span, origin));
         }
