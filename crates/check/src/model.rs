@@ -36,11 +36,14 @@ impl Models {
         self.by_name.get(&(file, name.into()))
     }
 
-    pub fn defs(&self) -> Vec<TypeDef> {
+    /// The models' and records' definitions in declaration order, moved
+    /// out: the checker is done with them, and a copy would cost a clone of
+    /// every field type.
+    pub fn into_defs(mut self) -> Vec<TypeDef> {
         self.order
             .iter()
-            .filter_map(|k| self.by_name.get(k))
-            .map(|m| m.def.clone())
+            .filter_map(|k| self.by_name.remove(k))
+            .map(|m| m.def)
             .collect()
     }
 }

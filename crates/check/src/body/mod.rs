@@ -71,7 +71,7 @@ pub fn check_all(
         bodies = check_bodies(&ctx, &mut found).0;
     }
     diagnostics.append(&mut found);
-    bodies.types = ctx.models.defs();
+    bodies.types = ctx.models.into_defs();
     bodies
 }
 
@@ -257,13 +257,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 .unwrap_or_else(|| error_ty(f.name.span));
             return self.body;
         }
-        let ret = self.signature.ret.as_ref().map(flatten_ty);
+        let signature = self.signature;
+        let ret = signature.ret.as_ref().map(shape::flatten_cow);
         let value = match &f.body {
             ast::FnBody::Expr(e) => Some((self.expr(e), e.span)),
             ast::FnBody::Block(b) => self.block(b),
         };
-        match (&ret, value.clone()) {
-            (Some(ret), Some((ty, span))) => self.expect_ty(&ty, ret, span, Expected::Return),
+        match (&ret, &value) {
+            (Some(ret), Some((ty, span))) => self.expect_ty(ty, ret, *span, Expected::Return),
             (Some(ret), None) if !self.saw_return && !matches!(ret.kind, TyKind::Error) => {
                 self.diagnostics.push(
                     Diagnostic::error("E0408", format!("`{}` returns nothing", f.name.name))
@@ -410,7 +411,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             ast::StmtKind::Return(value) => {
                 let found = self.expr(value);
                 self.saw_return = true;
-                if let Some(ret) = self.signature.ret.as_ref().map(flatten_ty) {
+                let signature = self.signature;
+                if let Some(ret) = signature.ret.as_ref().map(shape::flatten_cow) {
                     self.expect_ty(&found, &ret, value.span, Expected::Return);
                 }
             }
@@ -730,7 +732,7 @@ pub(crate) fn error_ty(span: Span) -> Ty {
 
 /// Where each generic axis of a signature is first seen, for the run-time check.
 fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
-    let mut out: Vec<GenericSource> = Vec::new();
+    let mut out: Vec<GenericSource> = Vec::with_capacity(signature.generics.len());
     for (p, param) in signature.params.iter().enumerate() {
         let Some(shape) = param.ty.shape() else {
             continue;

@@ -58,6 +58,22 @@ pub(crate) fn axis_poly(axis: &Axis) -> Option<Poly> {
 }
 
 /// The same type with groups replaced by one axis of their product size.
+/// `flatten_ty` without a copy when there is nothing to flatten.
+pub(crate) fn flatten_cow(ty: &Ty) -> Cow<'_, Ty> {
+    match &ty.kind {
+        TyKind::Tensor(t)
+            if !t
+                .shape
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|a| matches!(a.kind, AxisKind::Group { .. }))) =>
+        {
+            Cow::Borrowed(ty)
+        }
+        TyKind::Tensor(_) | TyKind::Tuple(_) | TyKind::Stack { .. } => Cow::Owned(flatten_ty(ty)),
+        _ => Cow::Borrowed(ty),
+    }
+}
+
 pub(crate) fn flatten_ty(ty: &Ty) -> Ty {
     let grouped = |t: &TensorTy| {
         t.shape
