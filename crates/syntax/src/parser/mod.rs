@@ -473,12 +473,19 @@ impl<'a> Parser<'a> {
         false
     }
 
+    #[inline]
     fn expect_ident(&mut self, what: &str) -> Option<Ident> {
         let token = self.current();
         if token.kind == TokenKind::Ident {
             self.pos += 1;
             return Some(self.ident(token));
         }
+        self.missing_expected(what)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn missing_expected<T>(&mut self, what: &str) -> Option<T> {
         self.error_expected(what);
         None
     }
@@ -502,6 +509,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `name` or `file.name`.
+    #[inline]
     fn path_from(&mut self, first: Token) -> Path {
         let first = self.ident(first);
         if self.at(TokenKind::Dot) && self.nth_kind(1) == TokenKind::Ident {

@@ -678,6 +678,7 @@ impl Parser<'_> {
         self.parse_int_text(text, span)
     }
 
+    #[inline]
     fn parse_int_text(&mut self, text: &str, span: Span) -> u128 {
         // The lexer's integers are all digits: up to 19 of them fit a `u64`
         // without a check, far cheaper than the general `u128` parser.
@@ -687,6 +688,11 @@ impl Parser<'_> {
                 .fold(0u64, |value, b| value * 10 + u64::from(b - b'0'));
             return u128::from(value);
         }
+        self.parse_long_int(text, span)
+    }
+
+    #[inline(never)]
+    fn parse_long_int(&mut self, text: &str, span: Span) -> u128 {
         match text.parse::<u128>() {
             Ok(value) => value,
             Err(_) => {
