@@ -42,7 +42,7 @@ pub fn find_cycles(
     let count = program.dim_count(true);
     let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
     let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
-    let mut index: HashMap<(FileId, &str), usize> =
+    let mut index: HashMap<(FileId, Name), usize> =
         HashMap::with_capacity_and_hasher(count, Default::default());
     for module in &program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
@@ -54,7 +54,7 @@ pub fn find_cycles(
             ) = item
             {
                 if module.names.get(&decl.name.name) == Some(&i) {
-                    index.insert((module.file, decl.name.name.as_str()), infos.len());
+                    index.insert((module.file, decl.name.name), infos.len());
                     infos.push(AliasInfo {
                         file: module.file,
                         decl,
@@ -75,7 +75,7 @@ pub fn find_cycles(
             }) = &axis.kind
             {
                 if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
-                    if let Some(&dep) = index.get(&(file, d.name.name.as_str())) {
+                    if let Some(&dep) = index.get(&(file, d.name.name)) {
                         deps.push((dep, path.span));
                     }
                 }
@@ -111,21 +111,25 @@ fn too_long(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let mut length: Vec<Option<usize>> = vec![None; infos.len()];
+    // One stack for all starts: most aliases use no other alias.
+    let mut stack = Vec::new();
     for start in 0..infos.len() {
-        let mut stack = vec![start];
+        stack.clear();
+        stack.push(start);
         while let Some(&alias) = stack.last() {
             if length[alias].is_some() || broken[alias] {
                 stack.pop();
                 continue;
             }
-            let pending: Vec<usize> = infos[alias]
-                .deps
-                .iter()
-                .map(|&(d, _)| d)
-                .filter(|&d| length[d].is_none() && !broken[d])
-                .collect();
-            if !pending.is_empty() {
-                stack.extend(pending);
+            let before = stack.len();
+            stack.extend(
+                infos[alias]
+                    .deps
+                    .iter()
+                    .map(|&(d, _)| d)
+                    .filter(|&d| length[d].is_none() && !broken[d]),
+            );
+            if stack.len() > before {
                 continue;
             }
             stack.pop();
