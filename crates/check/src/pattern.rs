@@ -433,25 +433,25 @@ fn check(
         }
     }
     // Name rules between the sides.
-    // Inline: a pattern has a handful of names.
-    fn names_in(side: &[PAxis], all: &[Elem], out: &mut SmallVec<[(Name, Span); 8]>) {
-        for a in side {
-            for e in a.elems(all) {
-                if let Elem::Name(n, s) = e {
-                    out.push((*n, *s));
-                }
-            }
+    // `all` holds the left sides' elementary axes, then the right side's;
+    // which side a name is on is a flag per variable.
+    let lhs_end = rhs.first().map_or(all.len(), |a| a.start as usize);
+    let mut on_left: SmallVec<[bool; 16]> = smallvec::smallvec![false; vars.len()];
+    let mut on_right: SmallVec<[bool; 16]> = smallvec::smallvec![false; vars.len()];
+    for (k, el) in all.iter().enumerate() {
+        if let Elem::Name(..) = el {
+            let side = if k < lhs_end {
+                &mut on_left
+            } else {
+                &mut on_right
+            };
+            side[var_at[k] as usize] = true;
         }
     }
-    let mut left: SmallVec<[(Name, Span); 8]> = SmallVec::new();
-    for s in &lhs {
-        names_in(s, all, &mut left);
-    }
-    let mut right: SmallVec<[(Name, Span); 8]> = SmallVec::new();
-    names_in(&rhs, all, &mut right);
-    for (n, s) in &right {
-        if !left.iter().any(|(l, _)| l == n) {
-            let v = var_of(&mut vars, n, &mut solver);
+    for (k, el) in all.iter().enumerate().skip(lhs_end) {
+        let Elem::Name(n, s) = el else { continue };
+        if !on_left[var_at[k] as usize] {
+            let v = var_at[k];
             let known = solver.value(v).is_some();
             if name == "repeat" && known {
                 continue;
@@ -473,8 +473,9 @@ fn check(
         }
     }
     if name == "rearrange" || name == "repeat" || name == "einsum" {
-        for (n, s) in &left {
-            if name != "einsum" && !right.iter().any(|(r, _)| r == n) {
+        for (k, el) in all[..lhs_end].iter().enumerate() {
+            let Elem::Name(n, s) = el else { continue };
+            if name != "einsum" && !on_right[var_at[k] as usize] {
                 c.diagnostics.push(
                     pattern_error(*s, format!("`{n}` is on the left of the pattern but not on the right"), "not on the right side".into())
                         .with_help(format!("`{name}` keeps every axis; to sum or average it away, use `reduce(x, ..., sum)`")),
@@ -492,18 +493,14 @@ fn check(
         return None;
     }
     // The output shape.
-    let value = |el: &Elem, solver: &Solver, vars: &[Name]| -> Poly {
-        match el {
-            Elem::Name(n, _) => vars
-                .iter()
-                .position(|v| v == n)
-                .and_then(|i| solver.value(i as u32).cloned())
-                .unwrap_or_default(),
+    let value = |k: usize| -> Poly {
+        match &all[k] {
+            Elem::Name(..) => solver.value(var_at[k]).cloned().unwrap_or_default(),
             Elem::Num(v) => Poly::constant(*v),
         }
     };
-    let mut out: Vec<Axis> = Vec::new();
-    let mut expand: Vec<Size> = Vec::new();
+    let mut out: Vec<Axis> = Vec::with_capacity(rhs.len());
+    let mut expand: Vec<Size> = Vec::with_capacity(rhs.len());
     for a in &rhs {
         if a.rest {
             for r in rests.first().cloned().unwrap_or_default() {
@@ -512,22 +509,20 @@ fn check(
             }
             continue;
         }
-        let product = match a.elems(all) {
+        let (first, end) = (a.start as usize, a.end as usize);
+        let product = if end - first == 1 {
             // One name: its value is the axis, no product to work out.
-            [el] => {
-                let v = value(el, &solver, &vars);
+            let v = value(first);
+            expand.push(Size::computed(v.clone()));
+            v
+        } else {
+            let mut product = Poly::constant(1);
+            for k in first..end {
+                let v = value(k);
                 expand.push(Size::computed(v.clone()));
-                v
+                product = product.mul(&v).ok()?;
             }
-            elems => {
-                let mut product = Poly::constant(1);
-                for el in elems {
-                    let v = value(el, &solver, &vars);
-                    expand.push(Size::computed(v.clone()));
-                    product = product.mul(&v).ok()?;
-                }
-                product
-            }
+            product
         };
         out.push(axis_of(product, a.span));
     }
