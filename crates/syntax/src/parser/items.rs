@@ -293,23 +293,26 @@ impl Parser<'_> {
                 Vec::new()
             };
             loop {
-                if matches!(p.kind(), TokenKind::RParen | TokenKind::Eof) {
+                let token = p.current();
+                if matches!(token.kind, TokenKind::RParen | TokenKind::Eof) {
                     break;
                 }
-                let token = p.current();
                 let is_self = token.kind == TokenKind::Ident
                     && p.text.as_bytes()[token.start as usize..token.end as usize] == *b"self"
                     && params.is_empty()
                     && self_param.is_none()
                     && p.nth_kind(1) != TokenKind::Colon;
                 if is_self {
-                    let token = p.bump();
+                    p.pos += 1;
                     self_param = Some(p.span_of(token));
+                } else if token.kind == TokenKind::Ident {
+                    p.pos += 1;
+                    let name = p.ident(token);
+                    let param = p.parse_param(name);
+                    params.push(param);
                 } else {
-                    match p.parse_param() {
-                        Some(param) => params.push(param),
-                        None => break,
-                    }
+                    p.error_expected("a parameter name");
+                    break;
                 }
                 if !p.eat(TokenKind::Comma) {
                     break;
@@ -320,8 +323,8 @@ impl Parser<'_> {
         (self_param, params)
     }
 
-    fn parse_param(&mut self) -> Option<Param> {
-        let name = self.expect_ident("a parameter name")?;
+    /// The rest of a parameter after its name.
+    fn parse_param(&mut self, name: Ident) -> Param {
         let ty = if self.expect(TokenKind::Colon) {
             self.parse_type()
         } else {
@@ -336,12 +339,12 @@ impl Parser<'_> {
             None
         };
         let span = self.since(name.span);
-        Some(Param {
+        Param {
             name,
             ty,
             default,
             span,
-        })
+        }
     }
 
     fn parse_model(&mut self, doc: Option<Doc>) -> Model {
