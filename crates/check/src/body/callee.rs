@@ -80,7 +80,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             return Resolved::Failed;
                         };
                         if let Some((signature, _)) = info.methods.get(&name.name) {
-                            let params = method_params(ctx, *file, model, &name.name);
+                            let params = method_params(ctx, *file, *model, name.name);
                             return Resolved::Target(Target {
                                 signature,
                                 params,
@@ -130,18 +130,19 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 let Some(info) = ctx.models.get(*file, name) else {
                     return Resolved::Failed;
                 };
-                match info.methods.get(&Name::new("forward")) {
+                let forward = Name::new("forward");
+                match info.methods.get(&forward) {
                     Some((signature, _)) => Resolved::Target(Target {
                         signature,
-                        params: method_params(ctx, *file, name, "forward"),
+                        params: method_params(ctx, *file, *name, forward),
                         name: TargetName {
                             model: Some(*name),
-                            name: Name::new("forward"),
+                            name: forward,
                         },
                         callee: Callee::Method {
                             file: *file,
                             model: *name,
-                            method: "forward".into(),
+                            method: forward,
                         },
                         receiver: Some((info.def.size_params.clone(), args.clone())),
                     }),
@@ -222,11 +223,12 @@ pub(crate) enum Resolved<'s> {
     Failed,
 }
 
+/// A method's declared parameters; names compare as interned, by address.
 fn method_params<'p>(
     ctx: &super::Ctx<'p>,
     file: FileId,
-    model: &str,
-    method: &str,
+    model: Name,
+    method: Name,
 ) -> &'p [ast::Param] {
     match ctx.env.program.decl(file, model) {
         Some(Decl::Model(m)) => m
