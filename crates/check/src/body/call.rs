@@ -241,8 +241,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         }
         let mut call = CallState {
             solver: Solver::new(self.ctx.env.dims),
-            tags: Vec::with_capacity(8),
-            equations: Vec::with_capacity(8),
+            tags: SmallVec::new(),
+            equations: SmallVec::new(),
             rest: None,
         };
         let vars: SmallVec<[Symbol; 8]> =
@@ -795,8 +795,9 @@ pub(crate) type Slots<'e> = SmallVec<[Option<&'e ast::Arg>; 6]>;
 pub(crate) struct CallState<'d, 'p> {
     pub(super) solver: Solver<'d, 'p>,
     /// Per equation tag: the parameter, and the (parameter axis, argument axis).
-    pub(super) tags: Vec<(usize, Option<(usize, usize)>)>,
-    pub(super) equations: Vec<Equation<'p>>,
+    /// Inline, as the call's other lists: a call has a dozen axes or so.
+    pub(super) tags: SmallVec<[(usize, Option<(usize, usize)>); 12]>,
+    pub(super) equations: SmallVec<[Equation<'p>; 12]>,
     /// What `...` stands for in this call.
     pub(super) rest: Option<Vec<Axis>>,
 }
