@@ -791,12 +791,16 @@ enum AxisArg {
 /// Per parameter, the argument bound to it.
 pub(crate) type Slots<'e> = SmallVec<[Option<&'e ast::Arg>; 6]>;
 
+/// Where an equation came from: the parameter, and the (parameter axis,
+/// argument axis) for a shape's axis.
+pub(crate) type Tag = (usize, Option<(usize, usize)>);
+
 /// Per-call solving state.
 pub(crate) struct CallState<'d, 'p> {
     pub(super) solver: Solver<'d, 'p>,
     /// Per equation tag: the parameter, and the (parameter axis, argument axis).
     /// Inline, as the call's other lists: a call has a dozen axes or so.
-    pub(super) tags: SmallVec<[(usize, Option<(usize, usize)>); 12]>,
+    pub(super) tags: SmallVec<[Tag; 12]>,
     pub(super) equations: SmallVec<[Equation<'p>; 12]>,
     /// What `...` stands for in this call.
     pub(super) rest: Option<Vec<Axis>>,
