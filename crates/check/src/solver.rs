@@ -205,13 +205,25 @@ impl<'a, 'p> Solver<'a, 'p> {
                         .iter()
                         .find(|(s, _)| *s == Symbol::Var(*v))
                         .map_or(0, |(_, p)| *p);
-                    let single = term_poly(term).map_err(overflow)?;
                     match power {
-                        0 => rest = rest.add(&single).map_err(overflow)?,
+                        0 => {
+                            let single = term_poly(term).map_err(overflow)?;
+                            rest = rest.add(&single).map_err(overflow)?
+                        }
                         1 => {
-                            let without = single
-                                .div_exact(&Poly::symbol(Symbol::Var(*v)))
-                                .map_err(overflow)?;
+                            // The term without `v`, built from its other
+                            // factors rather than divided out of the whole.
+                            let mut without = Poly::constant(term.coef);
+                            for (symbol, power) in term.mono.factors() {
+                                if *symbol == Symbol::Var(*v) {
+                                    continue;
+                                }
+                                for _ in 0..*power {
+                                    without = without
+                                        .mul(&Poly::symbol(symbol.clone()))
+                                        .map_err(overflow)?;
+                                }
+                            }
                             coefficient = coefficient.add(&without).map_err(overflow)?;
                         }
                         _ => return Ok(false),
