@@ -22,6 +22,9 @@ pub type DimKey = (FileId, Name);
 pub struct DimValues {
     /// One table for all modules: a lookup is one hash of two words.
     values: HashMap<DimKey, Option<i128>>,
+    /// How many dims are broken: usually none, and then a dim found by
+    /// name needs no lookup to know it works.
+    broken: usize,
 }
 
 impl DimValues {
@@ -32,6 +35,11 @@ impl DimValues {
 
     pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
         matches!(self.values.get(&(file, name.into())), Some(None))
+    }
+
+    /// Whether the dim `name` of `file`, which is declared, has a value.
+    pub fn works(&self, file: FileId, name: Name) -> bool {
+        self.broken == 0 || matches!(self.values.get(&(file, name)), Some(Some(_)))
     }
 
     /// The dim's shared name and value (`None` when broken), in one lookup.
@@ -191,7 +199,9 @@ pub fn evaluate(
     let mut out = DimValues::default();
     out.values.reserve(index.len());
     for (key, i) in index {
-        out.values.insert(key, values[i].flatten());
+        let value = values[i].flatten();
+        out.broken += usize::from(value.is_none());
+        out.values.insert(key, value);
     }
     out
 }

@@ -231,10 +231,15 @@ impl<'a> Lowerer<'a, '_> {
             Err(_) => None,
         };
         match found {
-            Some((file, Decl::Dim(d, _))) => match self.env.dims.entry(file, d.name.name) {
-                Some((name, Some(_))) => Some(Symbol::Dim { file, name: *name }),
-                _ => None,
-            },
+            Some((file, Decl::Dim(d, _))) => {
+                self.env
+                    .dims
+                    .works(file, d.name.name)
+                    .then_some(Symbol::Dim {
+                        file,
+                        name: d.name.name,
+                    })
+            }
             Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
                 self.report(alias_in_axis(path, decl, path.span));
                 None
