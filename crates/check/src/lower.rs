@@ -114,9 +114,10 @@ pub struct Lowerer<'a, 'd> {
     /// The generic axes introduced so far, in order (a signature has few).
     pub generic_order: Vec<Name>,
     /// How many unknown sizes of each name this function has made, for `?k2`.
-    unknown_counts: HashMap<Name, u32>,
+    /// A function has few unknown names: a list beats hashing.
+    unknown_counts: Vec<(Name, u32)>,
     /// The current type's unknown sizes: the same `?k` in one type is one size.
-    unknowns_in_type: HashMap<Name, u32>,
+    unknowns_in_type: Vec<(Name, u32)>,
     /// The current type's `...`, for "one per type".
     rest_in_type: Option<Span>,
     /// A parameter's type had a mistake, so it may have lost names it would
@@ -155,8 +156,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             rest_allowed: false,
             expand_aliases: true,
             generic_order: Vec::new(),
-            unknown_counts: HashMap::default(),
-            unknowns_in_type: HashMap::default(),
+            unknown_counts: Vec::new(),
+            unknowns_in_type: Vec::new(),
             rest_in_type: None,
             params_incomplete: false,
             lost: 0,

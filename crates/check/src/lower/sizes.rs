@@ -184,13 +184,21 @@ impl<'a> Lowerer<'a, '_> {
             return None;
         }
         let key: Name = name.name;
-        let index = match self.unknowns_in_type.get(&key) {
-            Some(&index) => index,
+        let index = match self.unknowns_in_type.iter().find(|(n, _)| *n == key) {
+            Some(&(_, index)) => index,
             None => {
-                let count = self.unknown_counts.entry(key).or_insert(0);
-                *count += 1;
-                self.unknowns_in_type.insert(key, *count);
-                *count
+                let count = match self.unknown_counts.iter_mut().find(|(n, _)| *n == key) {
+                    Some((_, count)) => {
+                        *count += 1;
+                        *count
+                    }
+                    None => {
+                        self.unknown_counts.push((key, 1));
+                        1
+                    }
+                };
+                self.unknowns_in_type.push((key, count));
+                count
             }
         };
         Some(Symbol::Unknown { name: key, index })
