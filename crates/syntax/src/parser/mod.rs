@@ -24,8 +24,8 @@ enum Opening {
 }
 
 /// What one parse hands to the next on the same thread: the token buffer,
-/// grown to its working size, and the name cache. Names are interned for the whole
-/// process, so cached ones stay valid from file to file.
+/// grown to its working size, and the name cache. Names are interned for
+/// the whole process, so cached ones stay valid from file to file.
 pub(crate) struct Reused {
     pub(crate) tokens: Vec<Token>,
     /// A direct-mapped cache in front of `Name::new`: an identifier's text
