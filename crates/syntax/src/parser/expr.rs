@@ -3,7 +3,7 @@
 //! `* /`, `@`, unary `-`, `**`, `as`/`to`, postfix. Also call arguments,
 //! where `[...] -> [...]` is a pattern (spec 6.5). Recovers per statement.
 
-use super::{join, starts_item, Opening, Parser};
+use super::{join, starts_item, Opening, Parser, MAX_DEPTH};
 use crate::ast::*;
 use crate::codes;
 use crate::lexer::TokenKind;
@@ -233,12 +233,63 @@ impl Parser<'_> {
     // ------------------------------------------------------------ expressions
 
     pub(super) fn parse_expr(&mut self) -> Expr {
+        if self.at_lone_atom() {
+            return self.parse_primary();
+        }
         if !self.enter() {
             return self.error_expr();
         }
         let expr = self.parse_or();
         self.leave();
         expr
+    }
+
+    /// Whether the expression here is one literal or name that no operator,
+    /// call, index, field or cast continues (`1`, `x` before `,` `)` or the
+    /// end of the line): then it is exactly `parse_primary`'s, and the ten
+    /// precedence levels, each looking for its operator, can be skipped.
+    fn at_lone_atom(&mut self) -> bool {
+        let token = self.current();
+        if !matches!(
+            token.kind,
+            TokenKind::Ident
+                | TokenKind::Int
+                | TokenKind::Float
+                | TokenKind::Str
+                | TokenKind::KwTrue
+                | TokenKind::KwFalse
+                | TokenKind::KwNone
+        ) || self.depth >= MAX_DEPTH
+        {
+            return false;
+        }
+        let next = self.tokens[self.pos + 1].kind;
+        // Inside brackets a line break is skipped, and what follows it may continue.
+        if next == TokenKind::Newline {
+            return self.skip_newlines == 0;
+        }
+        !matches!(
+            next,
+            TokenKind::LParen
+                | TokenKind::LBracket
+                | TokenKind::Dot
+                | TokenKind::KwAs
+                | TokenKind::KwTo
+                | TokenKind::StarStar
+                | TokenKind::At
+                | TokenKind::Star
+                | TokenKind::Slash
+                | TokenKind::Plus
+                | TokenKind::Minus
+                | TokenKind::EqEq
+                | TokenKind::NotEq
+                | TokenKind::Lt
+                | TokenKind::Le
+                | TokenKind::Gt
+                | TokenKind::Ge
+                | TokenKind::KwAnd
+                | TokenKind::KwOr
+        )
     }
 
     fn error_expr(&mut self) -> Expr {
