@@ -93,7 +93,7 @@ fn mul_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Monomial {
 
 /// `a / b` when every factor of `b` appears in `a` at least as often.
 fn div_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Option<Monomial> {
-    let mut out: SmallVec<[(Symbol, u32); 1]> = SmallVec::from(a);
+    let mut out = Factors(a).to_monomial().0;
     for (sym, pow) in b {
         let slot = out.iter().position(|(s, _)| s == sym)?;
         if out[slot].1 < *pow {
@@ -145,7 +145,12 @@ impl<'a> Factors<'a> {
     }
 
     fn to_monomial(self) -> Monomial {
-        Monomial(SmallVec::from(self.0))
+        // The common lengths built directly: `extend` is a loop with checks.
+        match self.0 {
+            [] => Monomial::default(),
+            [factor] => Monomial(SmallVec::from_buf([factor.clone()])),
+            factors => Monomial(SmallVec::from(factors)),
+        }
     }
 }
 
@@ -403,43 +408,39 @@ impl Poly {
             let (x, y) = (i128::from(*x), i128::from(*y));
             return Ok(Poly::constant(if negate { x - y } else { x + y }));
         }
-        let a: SmallVec<[TermRef; 4]> = self.terms().iter().collect();
-        let b: SmallVec<[TermRef; 4]> = other.terms().iter().collect();
-        let mut out: SmallVec<[Term; 1]> = SmallVec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            let order = match (a.get(i), b.get(j)) {
+        let (mut a, mut b) = (
+            self.terms().iter().peekable(),
+            other.terms().iter().peekable(),
+        );
+        let mut out: Work = SmallVec::with_capacity(self.terms().len() + other.terms().len());
+        loop {
+            let order = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) => x.mono.cmp(&y.mono),
                 (Some(_), None) => std::cmp::Ordering::Less,
-                _ => std::cmp::Ordering::Greater,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => break,
             };
-            match order {
-                std::cmp::Ordering::Less => {
-                    out.push(a[i].to_term());
-                    i += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    out.push(Term {
-                        coef: sign(b[j].coef)?,
-                        mono: b[j].mono.to_monomial(),
-                    });
-                    j += 1;
-                }
-                std::cmp::Ordering::Equal => {
+            // The smaller monomial goes first; equal ones add up.
+            match (a.next_if(|_| order.is_le()), b.next_if(|_| order.is_ge())) {
+                (Some(x), Some(y)) => {
                     // As before: `a + (-b)`, so negating `b` may overflow first.
-                    let coef = a[i]
+                    let coef = x
                         .coef
-                        .checked_add(sign(b[j].coef)?)
+                        .checked_add(sign(y.coef)?)
                         .ok_or(SizeError::Overflow)?;
                     if coef != 0 {
                         out.push(Term {
                             coef,
-                            mono: a[i].mono.to_monomial(),
+                            mono: x.mono.to_monomial(),
                         });
                     }
-                    i += 1;
-                    j += 1;
                 }
+                (Some(x), None) => out.push(x.to_term()),
+                (None, Some(y)) => out.push(Term {
+                    coef: sign(y.coef)?,
+                    mono: y.mono.to_monomial(),
+                }),
+                (None, None) => break,
             }
         }
         Ok(Poly::pack(out))
