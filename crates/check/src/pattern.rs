@@ -326,109 +326,148 @@ fn check(
         };
         solver.set(v as u32, value);
     }
-    // Equations: each left axis against the argument's axis.
-    let mut equations: SmallVec<[Equation; 8]> = SmallVec::new();
-    let mut tags: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
     let mut rests: SmallVec<[Vec<Axis>; 2]> = SmallVec::new();
-    for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(&shapes).enumerate() {
-        let rest_at = side.iter().position(|a| a.rest);
-        let fixed = side.len() - usize::from(rest_at.is_some());
-        let fits = if rest_at.is_some() {
-            shape.len() >= fixed
-        } else {
-            shape.len() == fixed
-        };
-        if !fits {
-            let pat = &pattern.lhs[t];
-            c.diagnostics.push(
-                Diagnostic::error(
-                    "E0401",
-                    format!(
-                        "the pattern `{}` has {} axes, but the tensor has {}",
-                        text(source, pat.span),
-                        fixed,
-                        shape.len()
-                    ),
-                )
-                .with_primary(pat.span, format!("{fixed} axes here"))
-                .with_secondary(*at, format!("this is `{}`", show_ty(ty)))
-                .with_help(if rest_at.is_some() {
-                    "".to_string()
-                } else {
-                    "name every axis of the tensor, or write `...` for the rest".to_string()
-                }),
-            );
-            return None;
-        }
-        let after = rest_at.map_or(0, |r| side.len() - r - 1);
-        let mut rest = Vec::new();
-        for (i, a) in side.iter().enumerate() {
-            if a.rest {
-                rest = shape[i..shape.len() - after].to_vec();
-                continue;
-            }
-            let j = match rest_at {
-                Some(r) if i > r => shape.len() - (side.len() - i),
-                _ => i,
-            };
-            let Some(size) = axis_poly_ref(&shape[j]) else {
-                continue;
-            };
-            let factor = |k: usize| match &all[k] {
-                Elem::Name(..) => Poly::symbol(Symbol::Var(var_at[k])),
-                Elem::Num(v) => Poly::constant(*v),
-            };
-            // One name is the common axis: its own product, no arithmetic.
-            let (first, end) = (a.start as usize, a.end as usize);
-            let product = if end - first == 1 {
-                factor(first)
-            } else {
-                let mut product = Poly::constant(1);
-                for k in first..end {
-                    product = product.mul(&factor(k)).ok()?;
+    // The common pattern names each axis of each tensor (`[b h i d]`): each
+    // axis binds its name or must equal what it is bound to, in order, as
+    // the solver would do with one equation per axis. Any trouble leaves
+    // the rest to the equations below, which replay the same steps from
+    // this state and report what fails.
+    let simple = lhs.iter().zip(&shapes).all(|(side, (_, _, shape, _))| {
+        side.len() == shape.len()
+            && side.iter().all(|a| {
+                !a.rest && a.end - a.start == 1 && matches!(all[a.start as usize], Elem::Name(..))
+            })
+    });
+    let mut solved = simple;
+    if simple {
+        'fast: for (side, (_, _, shape, _)) in lhs.iter().zip(&shapes) {
+            for (a, axis) in side.iter().zip(shape.iter()) {
+                let Some(size) = axis_poly_ref(axis) else {
+                    continue;
+                };
+                let v = var_at[a.start as usize];
+                let fits = match solver.value(v) {
+                    None if size.as_constant().is_some_and(|n| n < 1) => false,
+                    None => {
+                        solver.set_cow(v, size);
+                        true
+                    }
+                    Some(known) => solver.dims.same_size(known, &size),
+                };
+                if !fits {
+                    solved = false;
+                    break 'fast;
                 }
-                product
-            };
-            tags.push((t, i, j));
-            equations.push(Equation {
-                callee: product,
-                caller: size,
-                tag: tags.len() - 1,
-            });
+            }
         }
-        rests.push(rest);
+        if solved {
+            rests.extend(lhs.iter().map(|_| Vec::new()));
+        }
     }
-    // A run-time keyword size makes the rest of its group unknown too (seed 000).
-    let mut tries = 0;
-    let mut equations = equations;
-    while let Err(failure) = solver.solve(&equations) {
-        match failure {
-            // A group holding an unknown size is checked at run time.
-            Failure::Mismatch { tag, ref expected }
-                if tries < 64
-                    && expected
+    if !solved {
+        // Equations: each left axis against the argument's axis.
+        let mut equations: SmallVec<[Equation; 8]> = SmallVec::new();
+        let mut tags: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
+        for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(&shapes).enumerate() {
+            let rest_at = side.iter().position(|a| a.rest);
+            let fixed = side.len() - usize::from(rest_at.is_some());
+            let fits = if rest_at.is_some() {
+                shape.len() >= fixed
+            } else {
+                shape.len() == fixed
+            };
+            if !fits {
+                let pat = &pattern.lhs[t];
+                c.diagnostics.push(
+                    Diagnostic::error(
+                        "E0401",
+                        format!(
+                            "the pattern `{}` has {} axes, but the tensor has {}",
+                            text(source, pat.span),
+                            fixed,
+                            shape.len()
+                        ),
+                    )
+                    .with_primary(pat.span, format!("{fixed} axes here"))
+                    .with_secondary(*at, format!("this is `{}`", show_ty(ty)))
+                    .with_help(if rest_at.is_some() {
+                        "".to_string()
+                    } else {
+                        "name every axis of the tensor, or write `...` for the rest".to_string()
+                    }),
+                );
+                return None;
+            }
+            let after = rest_at.map_or(0, |r| side.len() - r - 1);
+            let mut rest = Vec::new();
+            for (i, a) in side.iter().enumerate() {
+                if a.rest {
+                    rest = shape[i..shape.len() - after].to_vec();
+                    continue;
+                }
+                let j = match rest_at {
+                    Some(r) if i > r => shape.len() - (side.len() - i),
+                    _ => i,
+                };
+                let Some(size) = axis_poly_ref(&shape[j]) else {
+                    continue;
+                };
+                let factor = |k: usize| match &all[k] {
+                    Elem::Name(..) => Poly::symbol(Symbol::Var(var_at[k])),
+                    Elem::Num(v) => Poly::constant(*v),
+                };
+                // One name is the common axis: its own product, no arithmetic.
+                let (first, end) = (a.start as usize, a.end as usize);
+                let product = if end - first == 1 {
+                    factor(first)
+                } else {
+                    let mut product = Poly::constant(1);
+                    for k in first..end {
+                        product = product.mul(&factor(k)).ok()?;
+                    }
+                    product
+                };
+                tags.push((t, i, j));
+                equations.push(Equation {
+                    callee: product,
+                    caller: size,
+                    tag: tags.len() - 1,
+                });
+            }
+            rests.push(rest);
+        }
+        // A run-time keyword size makes the rest of its group unknown too (seed 000).
+        let mut tries = 0;
+        let mut equations = equations;
+        while let Err(failure) = solver.solve(&equations) {
+            match failure {
+                // A group holding an unknown size is checked at run time.
+                Failure::Mismatch { tag, ref expected }
+                    if tries < 64
+                        && expected
+                            .symbols()
+                            .iter()
+                            .any(|s| matches!(s, Symbol::Unknown { .. })) =>
+                {
+                    equations.retain(|e| e.tag != tag);
+                    tries += 1;
+                }
+                Failure::Inexact {
+                    var, ref divisor, ..
+                } if tries < vars.len()
+                    && divisor
                         .symbols()
                         .iter()
                         .any(|s| matches!(s, Symbol::Unknown { .. })) =>
-            {
-                equations.retain(|e| e.tag != tag);
-                tries += 1;
-            }
-            Failure::Inexact {
-                var, ref divisor, ..
-            } if tries < vars.len()
-                && divisor
-                    .symbols()
-                    .iter()
-                    .any(|s| matches!(s, Symbol::Unknown { .. })) =>
-            {
-                let unknown = c.new_unknown(&vars[var as usize]);
-                solver.set(var, unknown);
-                tries += 1;
-            }
-            failure => {
-                report(c, failure, &tags, &lhs, &shapes, &solver, source);
-                return None;
+                {
+                    let unknown = c.new_unknown(&vars[var as usize]);
+                    solver.set(var, unknown);
+                    tries += 1;
+                }
+                failure => {
+                    report(c, failure, &tags, &lhs, &shapes, &solver, source);
+                    return None;
+                }
             }
         }
     }
