@@ -212,7 +212,7 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
                 // An alias may be used by an extern fn, so `...` is checked where it is used.
                 lowerer.rest_allowed = true;
                 lowerer.expand_aliases = false;
-                lowerer.lower_shape(list, module.file);
+                lowerer.declare_alias(name.name, list);
             }
         }
     }

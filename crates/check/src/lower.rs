@@ -437,10 +437,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         if self.recording == 0 {
             self.recorded.clear();
         }
+        // Without replacing aliases (at the alias's own declaration) the
+        // axes are the same only when the list names no alias.
         let clean = !stopped
             && self.diagnostics.len() == diagnostics
             && self.lost == lost
-            && self.expand_aliases
+            && (self.expand_aliases || out.len() - start == list.axes.len())
             && out[start..].iter().all(axis_is_plain);
         if !clean {
             return (stopped, None);
@@ -461,6 +463,14 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             .borrow_mut()
             .insert((file, name, self.module), lowered.clone());
         (false, Some(lowered))
+    }
+
+    /// Checks the alias `name`'s own `list` where it is declared (this
+    /// module), and remembers its axes for this module's signatures when
+    /// they are the same there.
+    pub fn declare_alias(&mut self, name: Name, list: &ast::ShapeList) {
+        let mut out = Vec::with_capacity(list.axes.len());
+        self.lower_alias_into(&mut out, list, self.module, None, name, true);
     }
 
     /// Lowers a `[...]` list written in module `origin`, replacing aliases by
