@@ -246,6 +246,8 @@ fn check(
         ));
         return None;
     }
+    // Fixed from here on: plain slices index without the inline check.
+    let (lhs, rhs, shapes) = (&lhs[..], &rhs[..], &shapes[..]);
     // Variables: one per distinct name; dims and keywords give values.
     let mut solver = Solver::new(c.ctx.env.dims);
     // A pattern rarely has more than eight names: no growing on the way.
@@ -287,6 +289,8 @@ fn check(
             }
         }
     }
+    // Fixed from here on: plain slices index without the inline check.
+    let (vars, var_at) = (&vars[..], &var_at[..]);
     for k in &keywords {
         let key = k.name.as_ref().expect("keyword");
         let Some(v) = vars.iter().position(|n| **n == *key.name) else {
@@ -332,7 +336,7 @@ fn check(
     // the solver would do with one equation per axis. Any trouble leaves
     // the rest to the equations below, which replay the same steps from
     // this state and report what fails.
-    let simple = lhs.iter().zip(&shapes).all(|(side, (_, _, shape, _))| {
+    let simple = lhs.iter().zip(shapes).all(|(side, (_, _, shape, _))| {
         side.len() == shape.len()
             && side.iter().all(|a| {
                 !a.rest && a.end - a.start == 1 && matches!(all[a.start as usize], Elem::Name(..))
@@ -340,7 +344,7 @@ fn check(
     });
     let mut solved = simple;
     if simple {
-        'fast: for (side, (_, _, shape, _)) in lhs.iter().zip(&shapes) {
+        'fast: for (side, (_, _, shape, _)) in lhs.iter().zip(shapes) {
             for (a, axis) in side.iter().zip(shape.iter()) {
                 let Some(size) = axis_poly_ref(axis) else {
                     continue;
@@ -368,7 +372,7 @@ fn check(
         // Equations: each left axis against the argument's axis.
         let mut equations: SmallVec<[Equation; 8]> = SmallVec::new();
         let mut tags: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
-        for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(&shapes).enumerate() {
+        for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(shapes).enumerate() {
             let rest_at = side.iter().position(|a| a.rest);
             let fixed = side.len() - usize::from(rest_at.is_some());
             let fits = if rest_at.is_some() {
@@ -465,7 +469,7 @@ fn check(
                     tries += 1;
                 }
                 failure => {
-                    report(c, failure, &tags, &lhs, &shapes, &solver, source);
+                    report(c, failure, &tags, lhs, shapes, &solver, source);
                     return None;
                 }
             }
@@ -540,7 +544,7 @@ fn check(
     };
     let mut out: Vec<Axis> = Vec::with_capacity(rhs.len());
     let mut expand: Vec<Size> = Vec::with_capacity(rhs.len());
-    for a in &rhs {
+    for a in rhs {
         if a.rest {
             for r in rests.first().cloned().unwrap_or_default() {
                 expand.push(Size::computed(axis_poly(&r).unwrap_or_default()));
@@ -596,7 +600,7 @@ fn check(
             side_text(s, &mut equation);
         }
         equation.push_str("->");
-        side_text(&rhs, &mut equation);
+        side_text(rhs, &mut equation);
         if letters.len() > 52 {
             c.diagnostics.push(pattern_error(
                 pattern.span,
@@ -608,7 +612,7 @@ fn check(
         PatternPlan::Einsum { equation }
     } else {
         layout_plan(
-            all, &lhs[0], &rhs, &rests[0], &solver, &vars, reduction, expand, &out,
+            all, &lhs[0], rhs, &rests[0], &solver, vars, reduction, expand, &out,
         )
     };
     let domain = if name == "einsum" {
