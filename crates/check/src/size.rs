@@ -525,6 +525,26 @@ impl Poly {
     /// Callers retry after replacing dims by their values (seed: "symbolically
     /// or once dims are replaced by their values").
     pub fn div_exact(&self, divisor: &Poly) -> Result<Poly, SizeError> {
+        // One term by a number (`2*n / 2`, `768 / 12`): no lists built.
+        if let Repr::Const(d) = divisor.0 {
+            let d = i128::from(d);
+            match &self.0 {
+                Repr::Const(c) if i128::from(*c) % d == 0 => {
+                    return Ok(Poly::constant(i128::from(*c) / d))
+                }
+                Repr::One { coef, factor } if i128::from(*coef) % d == 0 => {
+                    let coef = i128::from(*coef) / d;
+                    if let Ok(coef) = i64::try_from(coef) {
+                        return Ok(Poly(Repr::One {
+                            coef,
+                            factor: factor.clone(),
+                        }));
+                    }
+                }
+                Repr::Const(_) | Repr::One { .. } => return Err(SizeError::Inexact),
+                _ => {}
+            }
+        }
         let mut divisors = divisor.terms().iter();
         let d = match (divisors.next(), divisors.next()) {
             (None, _) => return Err(SizeError::DivideByZero),
