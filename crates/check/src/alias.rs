@@ -8,7 +8,7 @@ use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
-use syntax::ast::{self, SizeExpr, SizeExprKind};
+use syntax::ast;
 
 use crate::lower::{Env, Lowerer, Place, MAX_AXES};
 use crate::program::{Decl, Program};
@@ -69,11 +69,11 @@ pub fn find_cycles(
     for i in 0..infos.len() {
         let mut deps = Vec::new();
         for axis in &lists[i].axes {
-            if let ast::AxisKind::Size(SizeExpr {
-                kind: SizeExprKind::Name(path),
-                ..
-            }) = &axis.kind
-            {
+            let path = match &axis.kind {
+                ast::AxisKind::Size(size) => size.kind.path(),
+                _ => None,
+            };
+            if let Some(path) = &path {
                 if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
                     if let Some(&dep) = index.get(&(file, d.name.name)) {
                         deps.push((dep, path.span));

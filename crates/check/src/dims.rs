@@ -214,14 +214,18 @@ fn collect_deps(
     out: &mut Vec<(usize, Span)>,
 ) {
     match &expr.kind {
-        SizeExprKind::Name(path) => {
+        SizeExprKind::Name(_) | SizeExprKind::Qualified(_) => {
+            let Some(path) = &expr.kind.path() else {
+                unreachable!("a size name")
+            };
             if let Ok((target, Decl::Dim(d, _))) = program.lookup(file, path) {
                 if let Some(&i) = index.get(&(target, d.name.name)) {
                     out.push((i, path.span));
                 }
             }
         }
-        SizeExprKind::Binary { lhs, rhs, .. } => {
+        SizeExprKind::Binary { operands, .. } => {
+            let (lhs, rhs) = &**operands;
             collect_deps(program, index, file, lhs, out);
             collect_deps(program, index, file, rhs, out);
         }
@@ -269,7 +273,7 @@ fn eval(
     expr: &SizeExpr,
 ) -> Result<i128, Stop> {
     match &expr.kind {
-        SizeExprKind::Int(v) => i128::try_from(*v).map_err(|_| reported(overflow(expr.span))),
+        SizeExprKind::Int(v) => i128::try_from(v.get()).map_err(|_| reported(overflow(expr.span))),
         SizeExprKind::Error => Err(Stop::Silent),
         SizeExprKind::Unknown(name) => Err(reported(
             Diagnostic::error(
@@ -279,23 +283,29 @@ fn eval(
             .with_primary(expr.span, "not known before the program runs")
             .with_help("a dim's value is made of numbers and other dims"),
         )),
-        SizeExprKind::Name(path) => match program.lookup(file, path) {
-            Ok((target, Decl::Dim(d, _))) => match index.get(&(target, d.name.name)) {
-                Some(&i) => match values[i] {
-                    Some(Some(v)) => Ok(v),
-                    _ => Err(Stop::Silent),
+        SizeExprKind::Name(_) | SizeExprKind::Qualified(_) => {
+            let Some(path) = &expr.kind.path() else {
+                unreachable!("a size name")
+            };
+            match program.lookup(file, path) {
+                Ok((target, Decl::Dim(d, _))) => match index.get(&(target, d.name.name)) {
+                    Some(&i) => match values[i] {
+                        Some(Some(v)) => Ok(v),
+                        _ => Err(Stop::Silent),
+                    },
+                    None => Err(Stop::Silent),
                 },
-                None => Err(Stop::Silent),
-            },
-            Ok((_, decl)) => Err(reported(not_a_size(path, decl))),
-            Err(error) => match error.to_diagnostic() {
-                Some(d) => Err(reported(
-                    d.with_help("a dim's value is made of numbers and other dims"),
-                )),
-                None => Err(Stop::Silent),
-            },
-        },
-        SizeExprKind::Binary { op, lhs, rhs } => {
+                Ok((_, decl)) => Err(reported(not_a_size(path, decl))),
+                Err(error) => match error.to_diagnostic() {
+                    Some(d) => Err(reported(
+                        d.with_help("a dim's value is made of numbers and other dims"),
+                    )),
+                    None => Err(Stop::Silent),
+                },
+            }
+        }
+        SizeExprKind::Binary { op, operands } => {
+            let (lhs, rhs) = &**operands;
             let a = eval(program, index, values, file, lhs);
             let b = eval(program, index, values, file, rhs);
             let (a, b) = match (a, b) {

@@ -510,13 +510,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             let (origin, via) = (next.1, next.2);
             // A lone name is looked up once: as an alias here, else as a size below.
             let mut name_found = None;
-            if let ast::AxisKind::Size(
-                expr @ SizeExpr {
-                    kind: SizeExprKind::Name(path),
-                    ..
-                },
-            ) = &axis.kind
-            {
+            let size_path = match &axis.kind {
+                ast::AxisKind::Size(expr) => expr.kind.path().map(|path| (expr, path)),
+                _ => None,
+            };
+            if let Some((expr, path)) = &size_path {
                 match self.env.program.lookup(origin, path) {
                     Ok((file, Decl::Alias(decl, alias))) => {
                         if !self.expand_aliases {
@@ -603,7 +601,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 }
             }
             ast::AxisKind::Grouped { factor, name } => {
-                self.lower_grouped(*factor, name, axis.span, origin)
+                self.lower_grouped(factor.get(), name, axis.span, origin)
             }
             ast::AxisKind::Rest => {
                 self.check_rest(axis.span, in_group);
@@ -731,8 +729,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             return AxisKind::Error;
         }
         let plain_name = match (&expr.kind, poly.as_symbol()) {
-            (SizeExprKind::Name(path), Some(Symbol::Generic(name) | Symbol::Dim { name, .. }))
-                if path.file.is_none() && origin == self.module =>
+            (SizeExprKind::Name(_), Some(Symbol::Generic(name) | Symbol::Dim { name, .. }))
+                if origin == self.module =>
             {
                 Some(*name)
             }
@@ -754,7 +752,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             };
         }
         let written = self.written(expr, origin);
-        let name = matches!(expr.kind, SizeExprKind::Name(_)).then(|| written);
+        let name = matches!(
+            expr.kind,
+            SizeExprKind::Name(_) | SizeExprKind::Qualified(_)
+        )
+        .then(|| written);
         // `?k` as written would hide which unknown it is: show `?k2`.
         let renumbered = poly.terms().iter().any(|t| {
             t.mono

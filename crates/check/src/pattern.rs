@@ -640,14 +640,14 @@ fn side(c: &mut FnChecker, list: &ast::ShapeList, elems: &mut Elems) -> Option<S
             ast::AxisKind::Rest => rest = true,
             ast::AxisKind::Grouped { factor, name } => {
                 elems.push(Elem::Name(name.name, name.span));
-                elems.push(Elem::Num(i128::try_from(*factor).ok()?));
+                elems.push(Elem::Num(i128::try_from(factor.get()).ok()?));
             }
             ast::AxisKind::Group(parts) => {
                 for part in parts {
                     match &part.kind {
                         ast::AxisKind::Grouped { factor, name } => {
                             elems.push(Elem::Name(name.name, name.span));
-                            elems.push(Elem::Num(i128::try_from(*factor).ok()?));
+                            elems.push(Elem::Num(i128::try_from(factor.get()).ok()?));
                         }
                         ast::AxisKind::Size(s) => elems.push(elem(c, s)?),
                         _ => {
@@ -695,10 +695,8 @@ fn side(c: &mut FnChecker, list: &ast::ShapeList, elems: &mut Elems) -> Option<S
 
 fn elem(c: &mut FnChecker, s: &ast::SizeExpr) -> Option<Elem> {
     match &s.kind {
-        ast::SizeExprKind::Name(p) if p.file.is_none() => {
-            Some(Elem::Name(p.name.name, p.name.span))
-        }
-        ast::SizeExprKind::Int(v) if *v >= 1 => Some(Elem::Num(i128::try_from(*v).ok()?)),
+        ast::SizeExprKind::Name(name) => Some(Elem::Name(name.name, name.span)),
+        ast::SizeExprKind::Int(v) if v.get() >= 1 => Some(Elem::Num(i128::try_from(v.get()).ok()?)),
         ast::SizeExprKind::Error => None,
         _ => {
             c.diagnostics.push(

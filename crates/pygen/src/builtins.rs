@@ -430,15 +430,19 @@ fn readable_equation(equation: &str, pattern: &ast::Pattern) -> String {
     let mut names: Vec<&str> = Vec::new();
     for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
         for axis in &list.axes {
-            let ast::AxisKind::Size(ast::SizeExpr {
-                kind: ast::SizeExprKind::Name(p),
-                ..
-            }) = &axis.kind
-            else {
-                return equation.to_string();
+            let name = match &axis.kind {
+                ast::AxisKind::Size(ast::SizeExpr {
+                    kind: ast::SizeExprKind::Name(name),
+                    ..
+                }) => name.name,
+                ast::AxisKind::Size(ast::SizeExpr {
+                    kind: ast::SizeExprKind::Qualified(p),
+                    ..
+                }) => p.name.name,
+                _ => return equation.to_string(),
             };
-            if !names.contains(&p.name.name.as_str()) {
-                names.push(&p.name.name);
+            if !names.contains(&name.as_str()) {
+                names.push(name.as_str());
             }
         }
     }

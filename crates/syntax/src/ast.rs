@@ -35,6 +35,50 @@ pub struct Path {
     pub span: Span,
 }
 
+impl Path {
+    /// A plain name as a path (no file), for code that handles both kinds of size name alike.
+    pub fn plain(name: Ident) -> Path {
+        Path {
+            file: None,
+            name,
+            span: name.span,
+        }
+    }
+}
+
+/// An integer literal's value. Kept as two halves: a `u128` field is 16-byte
+/// aligned, which padded every size and axis node holding one (or next to one).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct U128([u64; 2]);
+
+impl U128 {
+    pub const fn new(value: u128) -> U128 {
+        U128([value as u64, (value >> 64) as u64])
+    }
+
+    pub const fn get(self) -> u128 {
+        (self.0[1] as u128) << 64 | self.0[0] as u128
+    }
+}
+
+impl From<u128> for U128 {
+    fn from(value: u128) -> U128 {
+        U128::new(value)
+    }
+}
+
+impl std::fmt::Debug for U128 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.get(), f)
+    }
+}
+
+impl std::fmt::Display for U128 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.get(), f)
+    }
+}
+
 /// The `##` doc comment lines before a declaration or field, `##` and one
 /// space stripped from each line, joined with `\n`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -284,7 +328,7 @@ pub enum AxisKind {
     /// `(a b c)`: two or more juxtaposed axes, one axis whose size is their product.
     Group(Vec<Axis>),
     /// `16gh`: one axis of size 16 × gh, the group `(gh 16)`.
-    Grouped { factor: u128, name: Ident },
+    Grouped { factor: U128, name: Ident },
     /// `...`: any number of other axes.
     Rest,
 }
@@ -298,15 +342,18 @@ pub struct SizeExpr {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeExprKind {
-    Int(u128),
-    /// A dim, generic axis, model size parameter or alias: `D`, `n`, `vision.D`.
-    Name(Box<Path>),
+    Int(U128),
+    /// A dim, generic axis, model size parameter or alias: `D`, `n`. Held
+    /// inline (no box): most sizes are one plain name.
+    Name(Ident),
+    /// `vision.D`: a name from an imported file.
+    Qualified(Box<Path>),
     /// `?k`: an unknown size.
     Unknown(Ident),
+    /// The two operands share one box: one allocation per operator, not two.
     Binary {
         op: SizeOp,
-        lhs: Box<SizeExpr>,
-        rhs: Box<SizeExpr>,
+        operands: Box<(SizeExpr, SizeExpr)>,
     },
     /// A size that failed to parse; its diagnostic was already reported.
     Error,
@@ -327,6 +374,17 @@ impl SizeOp {
             SizeOp::Sub => "-",
             SizeOp::Mul => "*",
             SizeOp::Div => "/",
+        }
+    }
+}
+
+impl SizeExprKind {
+    /// A `Name` or `Qualified` size's name as a path (a plain name's has no file).
+    pub fn path(&self) -> Option<Path> {
+        match self {
+            SizeExprKind::Name(name) => Some(Path::plain(*name)),
+            SizeExprKind::Qualified(path) => Some((**path).clone()),
+            _ => None,
         }
     }
 }

@@ -39,9 +39,11 @@ impl Display for SizeExpr {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.kind {
             SizeExprKind::Int(value) => write!(f, "{value}"),
-            SizeExprKind::Name(path) => write!(f, "{path}"),
+            SizeExprKind::Name(name) => f.write_str(&name.name),
+            SizeExprKind::Qualified(path) => write!(f, "{path}"),
             SizeExprKind::Unknown(name) => write!(f, "?{}", name.name),
-            SizeExprKind::Binary { op, lhs, rhs } => {
+            SizeExprKind::Binary { op, operands } => {
+                let (lhs, rhs) = &**operands;
                 let precedence = size_precedence(self);
                 write_size_operand(f, lhs, size_precedence(lhs) < precedence)?;
                 match op {

@@ -35,7 +35,7 @@ impl<'a> Lowerer<'a, '_> {
         spot: SizeSpot,
     ) -> Option<SizeVal> {
         match &expr.kind {
-            SizeExprKind::Int(v) => match i128::try_from(*v) {
+            SizeExprKind::Int(v) => match i128::try_from(v.get()) {
                 Ok(v) => Some(SizeVal::Poly(Poly::constant(v))),
                 Err(_) => {
                     self.report(overflow(expr.span));
@@ -49,13 +49,17 @@ impl<'a> Lowerer<'a, '_> {
             SizeExprKind::Unknown(name) => self
                 .unknown(name, expr.span)
                 .map(|s| SizeVal::Poly(Poly::symbol(s))),
-            SizeExprKind::Name(path) => {
+            SizeExprKind::Name(_) | SizeExprKind::Qualified(_) => {
+                let Some(path) = &expr.kind.path() else {
+                    unreachable!("a size name")
+                };
                 // A lone name in a shape was already tried as an alias, so any
                 // alias here is part of one axis.
                 self.size_name(path, origin, spot)
                     .map(|s| SizeVal::Poly(Poly::symbol(s)))
             }
-            SizeExprKind::Binary { op, lhs, rhs } => {
+            SizeExprKind::Binary { op, operands } => {
+                let (lhs, rhs) = &**operands;
                 let a = self.lower_size(lhs, origin, spot);
                 let b = self.lower_size(rhs, origin, spot);
                 let (a, b) = (a?, b?);
@@ -297,12 +301,9 @@ impl<'a> Lowerer<'a, '_> {
     /// The user's spelling of a size; another file's dims are named as this file names them.
     pub(super) fn written(&self, expr: &SizeExpr, origin: FileId) -> Name {
         // A plain name spelled as itself is already interned.
-        if let SizeExprKind::Name(path) = &expr.kind {
-            if path.file.is_none()
-                && origin == self.module
-                && expr.span.len() as usize == path.name.name.len()
-            {
-                return path.name.name;
+        if let SizeExprKind::Name(name) = &expr.kind {
+            if origin == self.module && expr.span.len() as usize == name.name.len() {
+                return name.name;
             }
         }
         if origin == self.module {
@@ -315,21 +316,27 @@ impl<'a> Lowerer<'a, '_> {
 
     fn render(&self, expr: &SizeExpr, origin: FileId, out: &mut String, outer: u8) {
         match &expr.kind {
-            SizeExprKind::Int(v) => out.push_str(&v.to_string()),
+            SizeExprKind::Int(v) => out.push_str(&v.get().to_string()),
             SizeExprKind::Error => out.push('_'),
             SizeExprKind::Unknown(name) => {
                 out.push('?');
                 out.push_str(&name.name);
             }
-            SizeExprKind::Name(path) => match self.env.program.lookup(origin, path) {
-                Ok((file, Decl::Dim(..))) if file != self.module => {
-                    out.push_str(&self.env.program.import_name(self.module, file));
-                    out.push('.');
-                    out.push_str(&path.name.name);
+            SizeExprKind::Name(_) | SizeExprKind::Qualified(_) => {
+                let Some(path) = &expr.kind.path() else {
+                    unreachable!("a size name")
+                };
+                match self.env.program.lookup(origin, path) {
+                    Ok((file, Decl::Dim(..))) if file != self.module => {
+                        out.push_str(&self.env.program.import_name(self.module, file));
+                        out.push('.');
+                        out.push_str(&path.name.name);
+                    }
+                    _ => out.push_str(&path.name.name),
                 }
-                _ => out.push_str(&path.name.name),
-            },
-            SizeExprKind::Binary { op, lhs, rhs } => {
+            }
+            SizeExprKind::Binary { op, operands } => {
+                let (lhs, rhs) = &**operands;
                 let prec = match op {
                     SizeOp::Add | SizeOp::Sub => 1,
                     SizeOp::Mul | SizeOp::Div => 2,

@@ -433,13 +433,12 @@ impl Walker<'_, '_, '_> {
 
     fn size(&mut self, size: &ast::SizeExpr, introduce: bool) {
         match &size.kind {
-            ast::SizeExprKind::Name(path) if path.file.is_none() => {
-                self.axis_name(&path.name, introduce)
-            }
-            ast::SizeExprKind::Name(path) => {
+            ast::SizeExprKind::Name(name) => self.axis_name(name, introduce),
+            ast::SizeExprKind::Qualified(path) => {
                 self.resolve_path(path);
             }
-            ast::SizeExprKind::Binary { lhs, rhs, .. } => {
+            ast::SizeExprKind::Binary { operands, .. } => {
+                let (lhs, rhs) = &**operands;
                 self.size(lhs, introduce);
                 self.size(rhs, introduce);
             }
@@ -731,9 +730,9 @@ fn pattern_names<'a>(axes: &'a [ast::Axis], out: &mut Vec<&'a ast::Ident>) {
     for axis in axes {
         match &axis.kind {
             ast::AxisKind::Size(ast::SizeExpr {
-                kind: ast::SizeExprKind::Name(path),
+                kind: ast::SizeExprKind::Name(name),
                 ..
-            }) if path.file.is_none() => out.push(&path.name),
+            }) => out.push(name),
             ast::AxisKind::Grouped { name, .. } => out.push(name),
             ast::AxisKind::Group(parts) => pattern_names(parts, out),
             _ => {}

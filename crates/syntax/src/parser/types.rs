@@ -431,14 +431,9 @@ impl Parser<'_> {
         self.pos += 1;
         let span = self.span_of(token);
         let kind = if token.kind == TokenKind::Int {
-            SizeExprKind::Int(self.int_value(token))
+            SizeExprKind::Int(U128::new(self.int_value(token)))
         } else {
-            let name = self.ident(token);
-            SizeExprKind::Name(Box::new(Path {
-                file: None,
-                name,
-                span,
-            }))
+            SizeExprKind::Name(self.ident(token))
         };
         Some(SizeExpr { kind, span })
     }
@@ -544,8 +539,7 @@ impl Parser<'_> {
         };
         let kind = SizeExprKind::Binary {
             op,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
+            operands: Box::new((lhs, rhs)),
         };
         AxisPart::Size(SizeExpr { kind, span })
     }
@@ -576,7 +570,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 let value = self.int_value(token);
                 AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Int(value),
+                    kind: SizeExprKind::Int(U128::new(value)),
                     span,
                 })
             }
@@ -584,7 +578,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 let text = self.text_of(token);
                 let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-                let factor = self.parse_int_text(&text[..digits], span);
+                let factor = U128::new(self.parse_int_text(&text[..digits], span));
                 let name_span = Span::new(self.file, token.start + digits as u32, token.end);
                 let name = Ident {
                     name: self.intern(token.start + digits as u32, token.end),
@@ -608,12 +602,13 @@ impl Parser<'_> {
             }
             TokenKind::Ident => {
                 self.pos += 1;
-                let path = Box::new(self.path_from(token));
+                let path = self.path_from(token);
                 let span = path.span;
-                AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Name(path),
-                    span,
-                })
+                let kind = match path.file {
+                    None => SizeExprKind::Name(path.name),
+                    Some(_) => SizeExprKind::Qualified(Box::new(path)),
+                };
+                AxisPart::Size(SizeExpr { kind, span })
             }
             TokenKind::Ellipsis => {
                 self.pos += 1;
