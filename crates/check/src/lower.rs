@@ -130,8 +130,38 @@ pub struct Lowerer<'a, 'd> {
     /// names asked for, in order, repeats included.
     recording: u32,
     recorded: Vec<Name>,
+    /// Plain names of this module already resolved to a size symbol in
+    /// this signature: most names recur in a signature (`b` in every
+    /// shape), and a short scan beats the module's table and the generic
+    /// list again.
+    resolved: Scratch,
+    /// Set when a lowered shape may hold a written group `(a b)`: without
+    /// one, a signature needs no look for the grouped-size hint.
+    pub saw_written_group: bool,
     pub diagnostics: &'d mut Vec<Diagnostic>,
 }
+
+/// What a plain name of the lowered module resolved to, for `Lowerer::resolved`.
+#[derive(Clone, Copy)]
+enum Resolved {
+    /// A working dim of this file.
+    Dim(FileId),
+    /// The generic axis at this index of `generic_order` (checked at each
+    /// use: a model's lowering truncates the list).
+    Generic(u32),
+}
+
+/// A lowerer's working buffers, which callers may reuse across signatures
+/// (`Lowerer::swap_scratch`), as every signature needs them: the resolved
+/// plain names, and the axes of the shape being lowered.
+#[derive(Default)]
+pub struct Scratch {
+    names: Vec<(Name, Resolved)>,
+    axes: Vec<Axis>,
+}
+
+/// The most names one signature remembers: the scan stays short.
+const NAME_CACHE_MAX: usize = 24;
 
 /// Axes still to lower, the module they were written in, and the alias use
 /// that brought them in.
@@ -163,8 +193,52 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             lost: 0,
             recording: 0,
             recorded: Vec::new(),
+            resolved: Scratch::default(),
+            saw_written_group: false,
             diagnostics,
         }
+    }
+
+    /// Swaps in `scratch` (its names forgotten) as this lowerer's buffers,
+    /// handing back the ones it had: one set serves many signatures.
+    pub fn swap_scratch(&mut self, scratch: &mut Scratch) {
+        scratch.names.clear();
+        std::mem::swap(&mut self.resolved, scratch);
+    }
+
+    /// The symbol of the plain name `name`, written in this module, when it
+    /// was resolved before in this signature (a working dim or a generic
+    /// axis still introduced), with the side effects `generic` has.
+    fn resolved_symbol(&mut self, name: Name) -> Option<Symbol> {
+        let &(_, found) = self.resolved.names.iter().find(|(n, _)| *n == name)?;
+        match found {
+            Resolved::Dim(file) => Some(Symbol::Dim { file, name }),
+            Resolved::Generic(index) => {
+                if self.generic_order.get(index as usize) != Some(&name) {
+                    return None;
+                }
+                if self.recording > 0 {
+                    self.recorded.push(name);
+                }
+                Some(Symbol::Generic(name))
+            }
+        }
+    }
+
+    /// Remembers what the plain name `name` of this module resolved to.
+    fn remember_symbol(&mut self, name: Name, symbol: &Symbol) {
+        if self.resolved.names.len() >= NAME_CACHE_MAX {
+            return;
+        }
+        let found = match symbol {
+            Symbol::Dim { file, .. } => Resolved::Dim(*file),
+            Symbol::Generic(_) => match self.generic_order.iter().position(|g| *g == name) {
+                Some(index) => Resolved::Generic(index as u32),
+                None => return,
+            },
+            _ => return,
+        };
+        self.resolved.names.push((name, found));
     }
 
     fn report(&mut self, diagnostic: Diagnostic) {
@@ -204,7 +278,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 let shape = match shape {
                     None => None,
                     Some(ast::Shape::List(list)) => {
-                        Some(self.lower_shape(list, self.module).into())
+                        Some(self.lower_shape_shared(list, self.module))
                     }
                     Some(ast::Shape::Alias(path)) => match self.alias_as_shape(path) {
                         Some(axes) => Some(axes),
@@ -325,7 +399,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     return Some(found.axes);
                 }
                 if !self.used_before(file, decl.name.name) {
-                    return Some(self.lower_shape(list, file).into());
+                    return Some(self.lower_shape_shared(list, file));
                 }
                 let mut out = Vec::with_capacity(list.axes.len());
                 let axes =
@@ -394,6 +468,13 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             if self.recording > 0 {
                 self.recorded.push(g);
             }
+        }
+        if found
+            .axes
+            .iter()
+            .any(|a| matches!(a.kind, AxisKind::Group { grouped: false, .. }))
+        {
+            self.saw_written_group = true;
         }
         Some(found)
     }
@@ -481,6 +562,18 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         out
     }
 
+    /// `lower_shape` into the shared form a type holds: lowered in the
+    /// scratch buffer and moved into one exact allocation (a `Vec` turned
+    /// into an `Arc` is allocated and copied twice).
+    fn lower_shape_shared(&mut self, list: &ast::ShapeList, origin: FileId) -> Arc<[Axis]> {
+        let mut out = std::mem::take(&mut self.resolved.axes);
+        out.clear();
+        self.lower_shape_into(&mut out, list, origin, None, true);
+        let axes = out.drain(..).collect();
+        self.resolved.axes = out;
+        axes
+    }
+
     /// Lowers `list` onto `out`; `via` is the alias use that brought it in.
     /// Iterative, so long chains of aliases can't overflow the stack; an
     /// alias among the list's own axes (`top`) is lowered by a nested call,
@@ -515,6 +608,24 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 _ => None,
             };
             if let Some((expr, path)) = &size_path {
+                // A name of this module seen before in this signature: no
+                // lookup, and the axis is built as `size_axis` would.
+                if path.file.is_none() && origin == self.module && out.len() < MAX_AXES {
+                    if let Some(symbol) = self.resolved_symbol(path.name.name) {
+                        let name = path.name.name;
+                        out.push(Axis {
+                            kind: AxisKind::Size {
+                                size: Size {
+                                    poly: Poly::symbol(symbol),
+                                    written: Some(name),
+                                },
+                                name: Some(name),
+                            },
+                            span: axis.span,
+                        });
+                        continue;
+                    }
+                }
                 match self.env.program.lookup(origin, path) {
                     Ok((file, Decl::Alias(decl, alias))) => {
                         if !self.expand_aliases {
@@ -594,6 +705,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 for part in parts {
                     lowered.push(self.lower_single_axis(part, origin, true));
                 }
+                self.saw_written_group = true;
                 AxisKind::Group {
                     parts: lowered,
                     written: Name::new(self.source(axis.span, origin)),

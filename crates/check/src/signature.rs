@@ -10,7 +10,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
-use crate::lower::{Env, Lowerer, Place};
+use crate::lower::{Env, Lowerer, Place, Scratch};
 use crate::size::Symbol;
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 
@@ -59,6 +59,7 @@ pub fn check_all(
     let mut out = HashMap::with_capacity_and_hasher(count, Default::default());
     // One buffer for every signature's generic axes; each keeps an exact copy.
     let mut generics = Vec::new();
+    let mut scratch = Scratch::default();
     for module in &env.program.modules {
         for (i, item) in module.ast.items.iter().enumerate() {
             // The parser's mistakes after this item's start and before the
@@ -86,7 +87,13 @@ pub fn check_all(
                 },
                 _ => continue,
             };
-            let signature = check_signature(env, module.file, &source, &mut generics, diagnostics);
+            let signature = check_signature(
+                env,
+                module.file,
+                &source,
+                (&mut generics, &mut scratch),
+                diagnostics,
+            );
             if module.names.get(&source.name.name) == Some(&i) {
                 out.insert((module.file, source.name.name), signature);
             }
@@ -99,7 +106,7 @@ fn check_signature(
     env: Env,
     file: FileId,
     source: &SigSource,
-    generics: &mut Vec<Name>,
+    (generics, scratch): (&mut Vec<Name>, &mut Scratch),
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Signature {
     let is_extern = source.python.is_some();
@@ -107,6 +114,7 @@ fn check_signature(
     lowerer.rest_allowed = is_extern;
     generics.clear();
     lowerer.generic_order = std::mem::take(generics);
+    lowerer.swap_scratch(scratch);
     let mut params = Vec::with_capacity(source.params.len());
     for (i, param) in source.params.iter().enumerate() {
         let first = source.params[..i]
@@ -150,8 +158,10 @@ fn check_signature(
     lowerer.place = Place::Return;
     lowerer.rounding = is_extern;
     let ret = source.ret.map(|r| lowerer.lower_type(r));
+    let saw_written_group = lowerer.saw_written_group;
     let generics_order = lowerer.generic_order.to_vec();
     *generics = std::mem::take(&mut lowerer.generic_order);
+    lowerer.swap_scratch(scratch);
     let diagnostics = lowerer.diagnostics;
     let mut python = None;
     if let Some(string) = source.python {
@@ -164,12 +174,14 @@ fn check_signature(
             }
         }
     }
-    // The hint needs a written group somewhere: rare, so look before collecting.
-    let has_group = params
-        .iter()
-        .map(|p| &p.ty)
-        .chain(&ret)
-        .any(has_written_group);
+    // The hint needs a written group somewhere: rare, so look before
+    // collecting, and only when lowering saw one.
+    let has_group = saw_written_group
+        && params
+            .iter()
+            .map(|p| &p.ty)
+            .chain(&ret)
+            .any(has_written_group);
     if has_group {
         let mut shapes = Vec::new();
         for param in &params {
@@ -311,48 +323,55 @@ fn find_rest(ty: &Ty) -> Option<Span> {
 /// Python's keywords; a `match` compares by length first, so checking the
 /// parts of every extern fn's name costs no scan of a list.
 fn is_python_keyword(part: &str) -> bool {
+    is_python_keyword_bytes(part.as_bytes())
+}
+
+fn is_python_keyword_bytes(part: &[u8]) -> bool {
     matches!(
         part,
-        "False"
-            | "None"
-            | "True"
-            | "and"
-            | "as"
-            | "assert"
-            | "async"
-            | "await"
-            | "break"
-            | "class"
-            | "continue"
-            | "def"
-            | "del"
-            | "elif"
-            | "else"
-            | "except"
-            | "finally"
-            | "for"
-            | "from"
-            | "global"
-            | "if"
-            | "import"
-            | "in"
-            | "is"
-            | "lambda"
-            | "nonlocal"
-            | "not"
-            | "or"
-            | "pass"
-            | "raise"
-            | "return"
-            | "try"
-            | "while"
-            | "with"
-            | "yield"
+        b"False"
+            | b"None"
+            | b"True"
+            | b"and"
+            | b"as"
+            | b"assert"
+            | b"async"
+            | b"await"
+            | b"break"
+            | b"class"
+            | b"continue"
+            | b"def"
+            | b"del"
+            | b"elif"
+            | b"else"
+            | b"except"
+            | b"finally"
+            | b"for"
+            | b"from"
+            | b"global"
+            | b"if"
+            | b"import"
+            | b"in"
+            | b"is"
+            | b"lambda"
+            | b"nonlocal"
+            | b"not"
+            | b"or"
+            | b"pass"
+            | b"raise"
+            | b"return"
+            | b"try"
+            | b"while"
+            | b"with"
+            | b"yield"
     )
 }
 
 /// Checks the dotted Python name (E0308); true when it is valid.
 fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) -> bool {
+    if is_plain_python_name(&string.value) {
+        return true;
+    }
     let problem = if !string.value.contains('.') {
         Some(format!("`{}` is not a module and a function", string.value))
     } else {
@@ -379,6 +398,28 @@ fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) ->
             false
         }
     }
+}
+
+/// Whether `name` is an ASCII dotted name of two parts or more, each a
+/// Python identifier and no keyword: the common case, tested byte by byte
+/// (the general test decodes characters).
+fn is_plain_python_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let mut parts = 0;
+    for part in bytes.split(|&b| b == b'.') {
+        let Some((&first, rest)) = part.split_first() else {
+            return false;
+        };
+        let word = |b: u8| b == b'_' || b.is_ascii_alphanumeric();
+        if !(first == b'_' || first.is_ascii_alphabetic()) || !rest.iter().all(|&b| word(b)) {
+            return false;
+        }
+        if is_python_keyword_bytes(part) {
+            return false;
+        }
+        parts += 1;
+    }
+    parts >= 2
 }
 
 fn collect_shapes<'t>(ty: &'t Ty, out: &mut Vec<&'t [Axis]>) {

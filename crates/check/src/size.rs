@@ -327,6 +327,21 @@ impl Poly {
         out
     }
 
+    /// The one term of a number or of one symbol's power.
+    fn single(&self) -> Option<TermRef<'_>> {
+        match &self.0 {
+            Repr::Const(c) => Some(TermRef {
+                coef: i128::from(*c),
+                mono: Factors(&[]),
+            }),
+            Repr::One { coef, factor } => Some(TermRef {
+                coef: i128::from(*coef),
+                mono: Factors(std::slice::from_ref(factor)),
+            }),
+            Repr::Zero | Repr::Many(_) => None,
+        }
+    }
+
     /// The terms as owned, for the arithmetic.
     fn work(&self) -> Work {
         match &self.0 {
@@ -407,6 +422,32 @@ impl Poly {
         if let (Repr::Const(x), Repr::Const(y)) = (&self.0, &other.0) {
             let (x, y) = (i128::from(*x), i128::from(*y));
             return Ok(Poly::constant(if negate { x - y } else { x + y }));
+        }
+        // Two single terms (`H + 2*P`): one comparison, no merge loop.
+        if let (Some(x), Some(y)) = (self.single(), other.single()) {
+            let y = TermRef {
+                coef: sign(y.coef)?,
+                mono: y.mono,
+            };
+            let (first, second) = match x.mono.cmp(&y.mono) {
+                std::cmp::Ordering::Equal => {
+                    let coef = x.coef.checked_add(y.coef).ok_or(SizeError::Overflow)?;
+                    if coef == 0 {
+                        return Ok(Poly(Repr::Zero));
+                    }
+                    let term = Term {
+                        coef,
+                        mono: x.mono.to_monomial(),
+                    };
+                    return Ok(Poly::pack(Work::from_buf([term])));
+                }
+                std::cmp::Ordering::Less => (x, y),
+                std::cmp::Ordering::Greater => (y, x),
+            };
+            return Ok(Poly(Repr::Many(Box::new([
+                first.to_term(),
+                second.to_term(),
+            ]))));
         }
         let (mut a, mut b) = (
             self.terms().iter().peekable(),
@@ -676,36 +717,82 @@ impl fmt::Display for Size {
 
 /// A size expression that can't be a polynomial yet because it divides with
 /// rounding (extern return types only): kept unevaluated and worked out at
-/// each call once the arguments give its symbols values.
+/// each call once the arguments give its symbols values. Flat, in postfix
+/// order (`(H + 2*P - kh)/S + 1` is `[H+2P-kh, S, /, 1, +]`): one list,
+/// not a box per operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Formula {
+pub struct Formula(Vec<Step>);
+
+/// One step of a `Formula`: push a polynomial, or apply an operation to the
+/// two values on top (the left operand below the right).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
     Poly(Poly),
-    Add(Box<Formula>, Box<Formula>),
-    Sub(Box<Formula>, Box<Formula>),
-    Mul(Box<Formula>, Box<Formula>),
+    Add,
+    Sub,
+    Mul,
     /// Rounds down when both sides are numbers, else must be exact.
-    FloorDiv(Box<Formula>, Box<Formula>),
+    FloorDiv,
 }
 
 impl Formula {
-    /// Evaluates after substituting symbols; see `Poly::substitute`.
+    /// The formula that is just `poly`.
+    pub fn poly(poly: Poly) -> Formula {
+        // Room for the common `(a)/b + c`: one allocation.
+        let mut steps = Vec::with_capacity(5);
+        steps.push(Step::Poly(poly));
+        Formula(steps)
+    }
+
+    /// `self op other`, with `op` one of the operation steps.
+    pub fn apply(mut self, op: Step, other: Formula) -> Formula {
+        debug_assert!(!matches!(op, Step::Poly(_)), "an operation");
+        self.0.extend(other.0);
+        self.0.push(op);
+        self
+    }
+
+    /// `self op other` for a polynomial `other`.
+    pub fn apply_poly(mut self, op: Step, other: Poly) -> Formula {
+        debug_assert!(!matches!(op, Step::Poly(_)), "an operation");
+        self.0.push(Step::Poly(other));
+        self.0.push(op);
+        self
+    }
+
+    /// The steps, in postfix order.
+    pub fn steps(&self) -> &[Step] {
+        &self.0
+    }
+
+    /// Evaluates after substituting symbols; see `Poly::substitute`. Errors
+    /// as the nested evaluation gives them: the left operand's first.
     pub fn eval(&self, value: &dyn Fn(&Symbol) -> Option<Poly>) -> Result<Poly, SizeError> {
-        match self {
-            Formula::Poly(p) => p.substitute(value),
-            Formula::Add(a, b) => a.eval(value)?.add(&b.eval(value)?),
-            Formula::Sub(a, b) => a.eval(value)?.sub(&b.eval(value)?),
-            Formula::Mul(a, b) => a.eval(value)?.mul(&b.eval(value)?),
-            Formula::FloorDiv(a, b) => {
-                let (a, b) = (a.eval(value)?, b.eval(value)?);
-                match (a.as_constant(), b.as_constant()) {
-                    (_, Some(0)) => Err(SizeError::DivideByZero),
-                    (Some(x), Some(y)) => Ok(Poly::constant(
-                        x.div_euclid(y) - i128::from(x.rem_euclid(y) != 0 && y < 0),
-                    )),
-                    _ => a.div_exact(&b),
+        let mut stack: SmallVec<[Poly; 4]> = SmallVec::new();
+        for step in &self.0 {
+            let result = match step {
+                Step::Poly(p) => p.substitute(value)?,
+                op => {
+                    let (Some(b), Some(a)) = (stack.pop(), stack.pop()) else {
+                        unreachable!("a formula's operations have two operands")
+                    };
+                    match op {
+                        Step::Add => a.add(&b)?,
+                        Step::Sub => a.sub(&b)?,
+                        Step::Mul => a.mul(&b)?,
+                        _ => match (a.as_constant(), b.as_constant()) {
+                            (_, Some(0)) => return Err(SizeError::DivideByZero),
+                            (Some(x), Some(y)) => Poly::constant(
+                                x.div_euclid(y) - i128::from(x.rem_euclid(y) != 0 && y < 0),
+                            ),
+                            _ => a.div_exact(&b)?,
+                        },
+                    }
                 }
-            }
+            };
+            stack.push(result);
         }
+        Ok(stack.pop().expect("a formula has a value"))
     }
 }
 
@@ -821,25 +908,17 @@ mod tests {
     fn rounded_division_works_out_per_call() {
         // (H + 2*P - kh)/S + 1 with H = 224, P = 1, kh = 3, S = 2 is 112.
         let h = var("H");
-        let inner = Formula::Poly(h.add(&c(2)).unwrap().sub(&c(3)).unwrap());
-        let formula = Formula::Add(
-            Box::new(Formula::FloorDiv(
-                Box::new(inner),
-                Box::new(Formula::Poly(c(2))),
-            )),
-            Box::new(Formula::Poly(c(1))),
-        );
+        let inner = Formula::poly(h.add(&c(2)).unwrap().sub(&c(3)).unwrap());
+        let formula = inner
+            .apply_poly(Step::FloorDiv, c(2))
+            .apply(Step::Add, Formula::poly(c(1)));
         let at =
             |value: i128| move |s: &Symbol| (s == &Symbol::Generic("H".into())).then(|| c(value));
         check(formula.eval(&at(224)), expect!["112"]);
         check(formula.eval(&|_| None), expect!["Inexact"]);
-        let by_zero =
-            Formula::FloorDiv(Box::new(Formula::Poly(c(3))), Box::new(Formula::Poly(c(0))));
+        let by_zero = Formula::poly(c(3)).apply_poly(Step::FloorDiv, c(0));
         check(by_zero.eval(&|_| None), expect!["DivideByZero"]);
-        let negative = Formula::FloorDiv(
-            Box::new(Formula::Poly(c(-3))),
-            Box::new(Formula::Poly(c(2))),
-        );
+        let negative = Formula::poly(c(-3)).apply_poly(Step::FloorDiv, c(2));
         check(negative.eval(&|_| None), expect!["-2"]);
     }
 

@@ -11,7 +11,7 @@ use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
 use super::{alias_in_axis, Lowerer, Place, SizeSpot, SizeVal};
 use crate::dims::not_a_size;
 use crate::program::{Decl, LookupError};
-use crate::size::{Formula, Poly, Size, SizeError, Symbol};
+use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol};
 
 impl<'a> Lowerer<'a, '_> {
     /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
@@ -76,12 +76,9 @@ impl<'a> Lowerer<'a, '_> {
                 SizeOp::Mul => a.mul(&b).map(SizeVal::Poly),
                 SizeOp::Div => match self.divide(&a, &b) {
                     Ok(q) => Ok(SizeVal::Poly(q)),
-                    Err(SizeError::Inexact | SizeError::DivisorNotATerm) if self.rounding => {
-                        Ok(SizeVal::Formula(Formula::FloorDiv(
-                            Box::new(Formula::Poly(a)),
-                            Box::new(Formula::Poly(b)),
-                        )))
-                    }
+                    Err(SizeError::Inexact | SizeError::DivisorNotATerm) if self.rounding => Ok(
+                        SizeVal::Formula(Formula::poly(a).apply_poly(Step::FloorDiv, b)),
+                    ),
                     Err(SizeError::Inexact) => {
                         let diagnostic = self.inexact_detail(span, &a, &b);
                         self.report(diagnostic);
@@ -91,12 +88,15 @@ impl<'a> Lowerer<'a, '_> {
                 },
             },
             (a, b) => {
-                let (a, b) = (Box::new(into_formula(a)), Box::new(into_formula(b)));
-                Ok(SizeVal::Formula(match op {
-                    SizeOp::Add => Formula::Add(a, b),
-                    SizeOp::Sub => Formula::Sub(a, b),
-                    SizeOp::Mul => Formula::Mul(a, b),
-                    SizeOp::Div => Formula::FloorDiv(a, b),
+                let op = match op {
+                    SizeOp::Add => Step::Add,
+                    SizeOp::Sub => Step::Sub,
+                    SizeOp::Mul => Step::Mul,
+                    SizeOp::Div => Step::FloorDiv,
+                };
+                Ok(SizeVal::Formula(match b {
+                    SizeVal::Poly(b) => into_formula(a).apply_poly(op, b),
+                    SizeVal::Formula(b) => into_formula(a).apply(op, b),
                 }))
             }
         };
@@ -215,12 +215,34 @@ impl<'a> Lowerer<'a, '_> {
         origin: FileId,
         spot: SizeSpot,
     ) -> Option<Symbol> {
+        if path.file.is_none() && origin == self.module {
+            if let Some(symbol) = self.resolved_symbol(path.name.name) {
+                return Some(symbol);
+            }
+        }
         let found = self.env.program.lookup(origin, path);
         self.size_name_found(path, origin, spot, found)
     }
 
     /// `size_name` once `path` was looked up in `origin`.
     pub(super) fn size_name_found(
+        &mut self,
+        path: &ast::Path,
+        origin: FileId,
+        spot: SizeSpot,
+        found: Result<(FileId, Decl<'a>), LookupError<'_>>,
+    ) -> Option<Symbol> {
+        let symbol = self.size_name_resolve(path, origin, spot, found);
+        if let Some(symbol) = &symbol {
+            if path.file.is_none() && origin == self.module {
+                self.remember_symbol(path.name.name, symbol);
+            }
+        }
+        symbol
+    }
+
+    /// `size_name_found`, without remembering the answer.
+    fn size_name_resolve(
         &mut self,
         path: &ast::Path,
         origin: FileId,
@@ -376,7 +398,7 @@ fn has_dims(p: &Poly) -> bool {
 
 fn into_formula(v: SizeVal) -> Formula {
     match v {
-        SizeVal::Poly(p) => Formula::Poly(p),
+        SizeVal::Poly(p) => Formula::poly(p),
         SizeVal::Formula(f) => f,
     }
 }
