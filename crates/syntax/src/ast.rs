@@ -211,7 +211,8 @@ pub enum FnBody {
 pub struct Param {
     pub name: Ident,
     pub ty: Type,
-    pub default: Option<Expr>,
+    /// Boxed: few parameters have one, and every parameter is moved into its list.
+    pub default: Option<Box<Expr>>,
     pub span: Span,
 }
 

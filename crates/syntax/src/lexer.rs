@@ -300,6 +300,24 @@ pub struct Lexed {
     /// The byte ranges of `##` comments (from `##` to the end of the line), in order.
     pub docs: Vec<(u32, u32)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// How many `import dim fn model record` keywords there are: at least the
+    /// number of top-level declarations (methods count too), to size the
+    /// item list up front. Counted where keywords are recognised, which is
+    /// cheaper than a second pass over the tokens.
+    pub declarations: usize,
+}
+
+/// The keywords that start a declaration, as bits by `TokenKind`.
+const DECLARES: u64 = 1 << TokenKind::KwImport as u8
+    | 1 << TokenKind::KwDim as u8
+    | 1 << TokenKind::KwFn as u8
+    | 1 << TokenKind::KwModel as u8
+    | 1 << TokenKind::KwRecord as u8;
+
+/// 1 when `kind` starts a declaration, else 0.
+#[inline]
+fn declares(kind: TokenKind) -> usize {
+    ((DECLARES >> (kind as u8 & 63)) & 1) as usize
 }
 
 /// What a byte starts, so that the main loop dispatches on one table load
@@ -454,6 +472,7 @@ struct Lexer<'a> {
     file: FileId,
     text: &'a str,
     diagnostics: Vec<Diagnostic>,
+    declarations: usize,
 }
 
 /// Splits `text` into tokens. Spans are byte offsets into `text`.
@@ -471,12 +490,14 @@ pub fn lex_into(file: FileId, text: &str, mut tokens: Vec<Token>) -> Lexed {
         file,
         text,
         diagnostics: Vec::new(),
+        declarations: 0,
     };
     lexer.run(&mut tokens, &mut docs);
     Lexed {
         tokens,
         docs,
         diagnostics: lexer.diagnostics,
+        declarations: lexer.declarations,
     }
 }
 
@@ -551,14 +572,18 @@ impl Lexer<'_> {
                         Some(n) if may_be_keyword(word[0], n + 1) => {
                             // The name's bytes, and zeros above its length (at most seven).
                             let key = u64::from_le_bytes(*word) & (u64::MAX >> (56 - 8 * n));
-                            (keyword_by_key(key), start + n + 1)
+                            let kind = keyword_by_key(key);
+                            self.declarations += declares(kind);
+                            (kind, start + n + 1)
                         }
                         Some(n) => (Ident, start + n + 1),
                         None => (Ident, ident_end(bytes, start + 8)),
                     },
                     None => {
                         let end = ident_end(bytes, pos + 1);
-                        (keyword(&bytes[start..end]), end)
+                        let kind = keyword(&bytes[start..end]);
+                        self.declarations += declares(kind);
+                        (kind, end)
                     }
                 },
                 Class::Plus => (Plus, pos + 1),

@@ -11,20 +11,9 @@ use diag::{Diagnostic, Span};
 impl Parser<'_> {
     pub(crate) fn parse_file(&mut self) -> File {
         // Sized up front: growing a vector of large items (or moving them from
-        // a scratch stack) copies big blocks. Counting `import dim fn model
-        // record` tokens (an upper bound: methods count too) is one
-        // branchless pass over the token kinds.
-        const DECLARES: u64 = 1 << TokenKind::KwImport as u8
-            | 1 << TokenKind::KwDim as u8
-            | 1 << TokenKind::KwFn as u8
-            | 1 << TokenKind::KwModel as u8
-            | 1 << TokenKind::KwRecord as u8;
-        let declarations: usize = self
-            .tokens
-            .iter()
-            .map(|t| ((DECLARES >> (t.kind as u8 & 63)) & 1) as usize)
-            .sum();
-        let mut items = Vec::with_capacity(declarations);
+        // a scratch stack) copies big blocks. The lexer counted the `import
+        // dim fn model record` keywords (an upper bound: methods count too).
+        let mut items = Vec::with_capacity(self.declarations);
         loop {
             self.begin_statement();
             self.skip_separators(false);
@@ -334,7 +323,7 @@ impl Parser<'_> {
             }
         };
         let default = if self.eat(TokenKind::Eq) {
-            Some(self.parse_expr())
+            Some(Box::new(self.parse_expr()))
         } else {
             None
         };

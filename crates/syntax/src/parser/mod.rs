@@ -53,6 +53,8 @@ pub(crate) struct Parser<'a> {
     text: &'a str,
     tokens: Vec<Token>,
     docs: Vec<(u32, u32)>,
+    /// The lexer's count of declaration keywords, to size the item list.
+    declarations: usize,
     /// The first doc line not yet attached to or skipped by a declaration.
     doc_cursor: usize,
     pos: usize,
@@ -123,6 +125,7 @@ impl<'a> Parser<'a> {
             text,
             tokens: lexed.tokens,
             docs: lexed.docs,
+            declarations: lexed.declarations,
             doc_cursor: 0,
             pos: 0,
             skip_newlines: 0,
