@@ -449,21 +449,35 @@ impl Poly {
                 second.to_term(),
             ]))));
         }
-        let (mut a, mut b) = (
-            self.terms().iter().peekable(),
-            other.terms().iter().peekable(),
-        );
-        let mut out: Work = SmallVec::with_capacity(self.terms().len() + other.terms().len());
-        loop {
-            let order = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) => x.mono.cmp(&y.mono),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => break,
+        // The merge reads terms by index (no iterator adapters) into a list
+        // of the greatest length the sum can have.
+        let (n, m) = (self.terms().len(), other.terms().len());
+        let mut out: Vec<Term> = Vec::with_capacity(n + m);
+        let (mut i, mut j) = (0, 0);
+        while i < n || j < m {
+            let order = if i == n {
+                std::cmp::Ordering::Greater
+            } else if j == m {
+                std::cmp::Ordering::Less
+            } else {
+                self.term_at(i).mono.cmp(&other.term_at(j).mono)
             };
             // The smaller monomial goes first; equal ones add up.
-            match (a.next_if(|_| order.is_le()), b.next_if(|_| order.is_ge())) {
-                (Some(x), Some(y)) => {
+            match order {
+                std::cmp::Ordering::Less => {
+                    out.push(self.term_at(i).to_term());
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let y = other.term_at(j);
+                    out.push(Term {
+                        coef: sign(y.coef)?,
+                        mono: y.mono.to_monomial(),
+                    });
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let (x, y) = (self.term_at(i), other.term_at(j));
                     // As before: `a + (-b)`, so negating `b` may overflow first.
                     let coef = x
                         .coef
@@ -475,16 +489,26 @@ impl Poly {
                             mono: x.mono.to_monomial(),
                         });
                     }
+                    i += 1;
+                    j += 1;
                 }
-                (Some(x), None) => out.push(x.to_term()),
-                (None, Some(y)) => out.push(Term {
-                    coef: sign(y.coef)?,
-                    mono: y.mono.to_monomial(),
-                }),
-                (None, None) => break,
             }
         }
-        Ok(Poly::pack(out))
+        if out.len() < 2 {
+            return Ok(Poly::pack(out.into_iter().collect()));
+        }
+        Ok(Poly(Repr::Many(out.into_boxed_slice())))
+    }
+
+    /// The `i`th term; `i` below the number of terms.
+    fn term_at(&self, i: usize) -> TermRef<'_> {
+        match &self.0 {
+            Repr::Many(terms) => TermRef {
+                coef: terms[i].coef,
+                mono: Factors(&terms[i].mono.0),
+            },
+            _ => self.single().expect("a term at an index below the count"),
+        }
     }
 
     pub fn neg(&self) -> Result<Poly, SizeError> {
