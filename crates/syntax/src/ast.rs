@@ -263,7 +263,8 @@ pub enum TypeKind {
     /// A bare `Bool` is `Scalar(Bool)`, not a domain-only tensor.
     Tensor {
         shape: Option<Shape>,
-        domain: Option<Domain>,
+        /// Boxed: most tensor types name no domain, and types are moved by value.
+        domain: Option<Box<Domain>>,
         dtype: Option<Dtype>,
     },
     /// `Int`, `Float`, `Bool`: Python values, not tensors.

@@ -381,7 +381,7 @@ impl Walker<'_, '_, '_> {
                 if let Some(ast::Domain {
                     kind: ast::DomainKind::Index(size),
                     ..
-                }) = domain
+                }) = domain.as_deref()
                 {
                     self.size(size, introduce);
                 }

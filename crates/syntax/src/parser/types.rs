@@ -308,7 +308,7 @@ impl Parser<'_> {
         Type {
             kind: TypeKind::Tensor {
                 shape,
-                domain,
+                domain: domain.map(Box::new),
                 dtype,
             },
             span,
@@ -602,6 +602,18 @@ impl Parser<'_> {
             }
             TokenKind::Ident => {
                 self.pos += 1;
+                // A plain name (no `.` next) needs no `Path` built first. A
+                // line break next may hide a `.` after it: the general path.
+                if !matches!(
+                    self.tokens[self.pos].kind,
+                    TokenKind::Dot | TokenKind::Newline
+                ) {
+                    let name = self.ident(token);
+                    return AxisPart::Size(SizeExpr {
+                        kind: SizeExprKind::Name(name),
+                        span,
+                    });
+                }
                 let path = self.path_from(token);
                 let span = path.span;
                 let kind = match path.file {
