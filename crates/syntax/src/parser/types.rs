@@ -687,9 +687,11 @@ impl Parser<'_> {
 
     #[inline]
     fn parse_int_text(&mut self, text: &str, span: Span) -> u128 {
-        // The lexer's integers are all digits: up to 19 of them fit a `u64`
-        // without a check, far cheaper than the general `u128` parser.
-        if !text.is_empty() && text.len() <= 19 && text.bytes().all(|b| b.is_ascii_digit()) {
+        // The lexer's integers (and a grouped size's factor) are all digits,
+        // so they need no check here: up to 19 of them fit a `u64` without
+        // overflow, far cheaper than the general `u128` parser.
+        debug_assert!(text.bytes().all(|b| b.is_ascii_digit()));
+        if !text.is_empty() && text.len() <= 19 {
             let value = text
                 .bytes()
                 .fold(0u64, |value, b| value * 10 + u64::from(b - b'0'));
