@@ -92,19 +92,23 @@ fn mul_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Monomial {
 }
 
 /// `a / b` when every factor of `b` appears in `a` at least as often.
+/// Both are sorted with distinct symbols, so the quotient is `a`'s factors
+/// in order, each less `b`'s power of it, built in place (one factor left,
+/// as in `n*m / n`, stays inline).
 fn div_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Option<Monomial> {
-    let mut out = Factors(a).to_monomial().0;
     for (sym, pow) in b {
-        let slot = out.iter().position(|(s, _)| s == sym)?;
-        if out[slot].1 < *pow {
+        if !a.iter().any(|(s, p)| s == sym && p >= pow) {
             return None;
         }
-        out[slot].1 -= pow;
-        if out[slot].1 == 0 {
-            out.remove(slot);
-        }
     }
-    Some(Monomial(out))
+    Some(Monomial(
+        a.iter()
+            .filter_map(|(s, p)| {
+                let q = b.iter().find(|(t, _)| t == s).map_or(0, |(_, q)| *q);
+                (*p > q).then(|| (s.clone(), p - q))
+            })
+            .collect(),
+    ))
 }
 
 /// One term: a coefficient times a monomial, as a polynomial of several
@@ -376,7 +380,14 @@ impl Poly {
         if terms.is_empty() {
             return Poly(Repr::Zero);
         }
-        Poly(Repr::Many(terms.into_vec().into_boxed_slice()))
+        // Moved into an exact allocation: a `Vec` collected from an
+        // iterator starts at four terms and would be reallocated to shrink.
+        if terms.spilled() && terms.capacity() == terms.len() {
+            return Poly(Repr::Many(terms.into_vec().into_boxed_slice()));
+        }
+        let mut exact = Vec::with_capacity(terms.len());
+        exact.extend(terms);
+        Poly(Repr::Many(exact.into_boxed_slice()))
     }
 
     fn from_terms(mut terms: SmallVec<[Term; 1]>) -> Result<Poly, SizeError> {
