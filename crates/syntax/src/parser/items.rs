@@ -16,8 +16,7 @@ impl Parser<'_> {
         let mut items = Vec::with_capacity(self.declarations);
         loop {
             self.begin_statement();
-            self.skip_separators(false);
-            let token = self.current();
+            let token = self.skip_separators(false);
             if token.kind == TokenKind::Eof {
                 break;
             }

@@ -579,7 +579,24 @@ impl<'a> Parser<'a> {
         stops: &[TokenKind],
         inner: impl FnOnce(&mut Self) -> T,
     ) -> (T, u32) {
-        let open = self.bump();
+        let open = self.current();
+        self.delimited_from(open, close, stops, inner)
+    }
+
+    /// `delimited_with_stops` when the caller already holds the current
+    /// token `open` (so it is not looked up again).
+    #[inline]
+    fn delimited_from<T>(
+        &mut self,
+        open: Token,
+        close: TokenKind,
+        stops: &[TokenKind],
+        inner: impl FnOnce(&mut Self) -> T,
+    ) -> (T, u32) {
+        // What `bump` does to the current token.
+        if open.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
         let open_span = self.span_of(open);
         self.skip_newlines += 1;
         self.open_closers.push(close);
@@ -753,12 +770,14 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips line breaks and `;` (and `,` where members allow it).
-    fn skip_separators(&mut self, allow_comma: bool) {
+    /// Skips line breaks and `;` (and `,` if allowed); returns the current token after them.
+    fn skip_separators(&mut self, allow_comma: bool) -> Token {
         loop {
-            match self.current().kind {
+            let token = self.current();
+            match token.kind {
                 TokenKind::Newline | TokenKind::Semi => {}
                 TokenKind::Comma if allow_comma => {}
-                _ => return,
+                _ => return token,
             }
             self.pos += 1;
         }

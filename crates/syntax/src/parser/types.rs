@@ -81,7 +81,7 @@ impl Parser<'_> {
         let start = self.span_of(token);
         match token.kind {
             TokenKind::LBracket => {
-                let shape = self.parse_shape_list();
+                let shape = self.parse_shape_list_from(token);
                 if !self.at(TokenKind::Ident) {
                     // No stack, domain or dtype follows (the common case):
                     // what `tensor_suffix` would make, without its lookups.
@@ -345,12 +345,19 @@ impl Parser<'_> {
 
     /// `[axis axis ...]`, brackets included.
     pub(super) fn parse_shape_list(&mut self) -> ShapeList {
-        let start = self.here();
-        let (axes, end) =
-            self.delimited(TokenKind::RBracket, |p| p.parse_axes(TokenKind::RBracket));
+        let open = self.current();
+        self.parse_shape_list_from(open)
+    }
+
+    /// `parse_shape_list` when the caller holds the current token `open`.
+    fn parse_shape_list_from(&mut self, open: Token) -> ShapeList {
+        let start = open.start;
+        let (axes, end) = self.delimited_from(open, TokenKind::RBracket, &[], |p| {
+            p.parse_axes(TokenKind::RBracket)
+        });
         ShapeList {
             axes,
-            span: Span::new(self.file, start.start, end.max(start.start)),
+            span: Span::new(self.file, start, end.max(start)),
         }
     }
 
@@ -358,13 +365,13 @@ impl Parser<'_> {
     fn parse_axes(&mut self, close: TokenKind) -> Vec<Axis> {
         // Most lists have one to four axes: allocating for four up front
         // skips the vector's general growth path on the first push.
-        let mut axes = if starts_axis(self.kind()) {
+        let mut token = self.current();
+        let mut axes = if starts_axis(token.kind) {
             Vec::with_capacity(4)
         } else {
             Vec::new()
         };
         loop {
-            let token = self.current();
             let kind = token.kind;
             if kind == TokenKind::Comma {
                 // NumPy's `(b, n)` habit: report once, then read on as if it were a space.
@@ -378,6 +385,7 @@ impl Parser<'_> {
                     .with_help("separate axes with spaces, as in `[b n D]`"),
                 );
                 self.bump();
+                token = self.current();
                 continue;
             }
             if kind == close || !starts_axis(kind) {
@@ -402,6 +410,7 @@ impl Parser<'_> {
                 None => self.parse_axis().into_axis(),
             };
             axes.push(axis);
+            token = self.current();
         }
         axes
     }
@@ -630,8 +639,9 @@ impl Parser<'_> {
                 })
             }
             TokenKind::LParen => {
-                let (mut axes, end) =
-                    self.delimited(TokenKind::RParen, |p| p.parse_axes(TokenKind::RParen));
+                let (mut axes, end) = self.delimited_from(token, TokenKind::RParen, &[], |p| {
+                    p.parse_axes(TokenKind::RParen)
+                });
                 let span = Span::new(self.file, span.start, end.max(span.start));
                 if axes.len() >= 2 {
                     return AxisPart::Other(Axis {
