@@ -407,7 +407,7 @@ impl Parser<'_> {
                         span,
                     }
                 }
-                None => self.parse_axis().into_axis(),
+                None => self.parse_axis(token).into_axis(),
             };
             axes.push(axis);
             token = self.current();
@@ -449,7 +449,8 @@ impl Parser<'_> {
 
     /// One size that must not be a group, `...` or grouped size (dim values, `Index[N]`, model arguments).
     pub(super) fn parse_size(&mut self, what: &str) -> SizeExpr {
-        if !starts_axis(self.kind()) {
+        let token = self.current();
+        if !starts_axis(token.kind) {
             self.error_expected(what);
             let here = self.here();
             return SizeExpr {
@@ -457,7 +458,7 @@ impl Parser<'_> {
                 span: Span::new(self.file, here.start, here.start),
             };
         }
-        match self.parse_axis() {
+        match self.parse_axis(token) {
             AxisPart::Size(size) => size,
             AxisPart::Other(axis) => {
                 self.report(
@@ -475,8 +476,9 @@ impl Parser<'_> {
         }
     }
 
-    /// An axis: terms joined by `+ -`, stopping at juxtaposition.
-    fn parse_axis(&mut self) -> AxisPart {
+    /// An axis: terms joined by `+ -`, stopping at juxtaposition. `first`
+    /// is the current token (callers have looked at it already).
+    fn parse_axis(&mut self, first: Token) -> AxisPart {
         if !self.enter() {
             let here = self.here();
             self.bump();
@@ -485,23 +487,25 @@ impl Parser<'_> {
                 span: here,
             });
         }
-        let mut lhs = self.parse_axis_product();
+        let (mut lhs, mut op_token) = self.parse_axis_product(first);
         loop {
-            let op_token = self.current();
             let op = match op_token.kind {
                 TokenKind::Plus => SizeOp::Add,
                 TokenKind::Minus => SizeOp::Sub,
                 _ => break,
             };
             self.pos += 1;
-            let rhs = if starts_axis(self.kind()) {
-                self.parse_axis_product()
+            let next = self.current();
+            let rhs;
+            (rhs, op_token) = if starts_axis(next.kind) {
+                self.parse_axis_product(next)
             } else {
                 self.error_expected("a size");
-                AxisPart::Size(SizeExpr {
+                let error = AxisPart::Size(SizeExpr {
                     kind: SizeExprKind::Error,
                     span: self.span_of(op_token),
-                })
+                });
+                (error, self.current())
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
@@ -509,18 +513,21 @@ impl Parser<'_> {
         lhs
     }
 
-    fn parse_axis_product(&mut self) -> AxisPart {
-        let mut lhs = self.parse_axis_atom();
+    /// Factors joined by `* /`; `first` is the current token. Returns the
+    /// product and the current token after it (the caller looks at it next).
+    fn parse_axis_product(&mut self, first: Token) -> (AxisPart, Token) {
+        let mut lhs = self.parse_axis_atom(first);
         loop {
             let op_token = self.current();
             let op = match op_token.kind {
                 TokenKind::Star => SizeOp::Mul,
                 TokenKind::Slash => SizeOp::Div,
-                _ => break,
+                _ => return (lhs, op_token),
             };
             self.pos += 1;
-            let rhs = if starts_axis(self.kind()) {
-                self.parse_axis_atom()
+            let next = self.current();
+            let rhs = if starts_axis(next.kind) {
+                self.parse_axis_atom(next)
             } else {
                 self.error_expected("a size");
                 AxisPart::Size(SizeExpr {
@@ -530,7 +537,6 @@ impl Parser<'_> {
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
-        lhs
     }
 
     /// Joins two operands; a group, grouped size or `...` among them is E0107.
@@ -571,8 +577,9 @@ impl Parser<'_> {
         })
     }
 
-    fn parse_axis_atom(&mut self) -> AxisPart {
-        let token = self.current();
+    /// A number, name, `?k`, grouped size, `...` or parenthesised axis;
+    /// `token` is the current token.
+    fn parse_axis_atom(&mut self, token: Token) -> AxisPart {
         let span = self.span_of(token);
         match token.kind {
             TokenKind::Int => {
