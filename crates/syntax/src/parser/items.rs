@@ -5,7 +5,7 @@
 use super::{starts_item, Parser};
 use crate::ast::*;
 use crate::codes;
-use crate::lexer::TokenKind;
+use crate::lexer::{Token, TokenKind};
 use diag::{Diagnostic, Span};
 
 impl Parser<'_> {
@@ -32,13 +32,13 @@ impl Parser<'_> {
                     end
                 }
                 TokenKind::KwDim => {
-                    let dim = self.parse_dim(doc);
+                    let dim = self.parse_dim(doc, token);
                     let end = dim.span.end;
                     items.push(Item::Dim(dim));
                     end
                 }
                 TokenKind::KwExtern => {
-                    let extern_fn = self.parse_extern_fn(doc);
+                    let extern_fn = self.parse_extern_fn(doc, token);
                     let end = extern_fn.span.end;
                     items.push(Item::ExternFn(extern_fn));
                     end
@@ -158,15 +158,17 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_dim(&mut self, doc: Option<Doc>) -> Dim {
-        let start = self.bump();
-        let start = self.span_of(start);
+    /// `keyword` is the current token, `dim`.
+    fn parse_dim(&mut self, doc: Option<Doc>, keyword: Token) -> Dim {
+        self.pos += 1;
+        let start = self.span_of(keyword);
         let name = self
             .expect_ident("a dim name")
             .unwrap_or_else(|| self.missing_ident());
         let value = if self.expect(TokenKind::Eq) {
-            if self.at(TokenKind::LBracket) {
-                DimValue::Alias(self.parse_shape_list())
+            let token = self.current();
+            if token.kind == TokenKind::LBracket {
+                DimValue::Alias(self.parse_shape_list_from(token))
             } else {
                 DimValue::Size(self.parse_size("a size or a shape `[...]`"))
             }
@@ -185,9 +187,10 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_extern_fn(&mut self, doc: Option<Doc>) -> ExternFn {
-        let start = self.bump();
-        let start = self.span_of(start);
+    /// `keyword` is the current token, `extern`.
+    fn parse_extern_fn(&mut self, doc: Option<Doc>, keyword: Token) -> ExternFn {
+        self.pos += 1;
+        let start = self.span_of(keyword);
         self.expect(TokenKind::KwFn);
         let name = self
             .expect_ident("a function name")
@@ -267,21 +270,22 @@ impl Parser<'_> {
 
     /// `(self?, name: Type = default, ...)`; returns the `self` span separately.
     fn parse_params(&mut self) -> (Option<Span>, Vec<Param>) {
-        if !self.at(TokenKind::LParen) {
+        let open = self.current();
+        if open.kind != TokenKind::LParen {
             self.error_expected("`(`");
             return (None, Vec::new());
         }
         let stops = [TokenKind::Arrow];
-        let ((self_param, params), _) = self.delimited_with_stops(TokenKind::RParen, &stops, |p| {
+        let ((self_param, params), _) = self.delimited_from(open, TokenKind::RParen, &stops, |p| {
             let mut self_param = None;
+            let mut token = p.current();
             // As for axes: most lists have one to four parameters.
-            let mut params = if p.at(TokenKind::Ident) {
+            let mut params = if token.kind == TokenKind::Ident {
                 Vec::with_capacity(4)
             } else {
                 Vec::new()
             };
             loop {
-                let token = p.current();
                 if matches!(token.kind, TokenKind::RParen | TokenKind::Eof) {
                     break;
                 }
@@ -305,6 +309,7 @@ impl Parser<'_> {
                 if !p.eat(TokenKind::Comma) {
                     break;
                 }
+                token = p.current();
             }
             (self_param, params)
         });

@@ -350,7 +350,7 @@ impl Parser<'_> {
     }
 
     /// `parse_shape_list` when the caller holds the current token `open`.
-    fn parse_shape_list_from(&mut self, open: Token) -> ShapeList {
+    pub(super) fn parse_shape_list_from(&mut self, open: Token) -> ShapeList {
         let start = open.start;
         let (axes, end) = self.delimited_from(open, TokenKind::RBracket, &[], |p| {
             p.parse_axes(TokenKind::RBracket)
