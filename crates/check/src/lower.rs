@@ -349,14 +349,16 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     /// A bare name as a type: a shape alias, a model or a record.
     fn lower_named(&mut self, path: &ast::Path, args: &[SizeExpr]) -> TyKind {
         match self.env.program.lookup(self.module, path) {
-            Ok((_, Decl::Alias(..))) if args.is_empty() => match self.alias_as_shape(path) {
-                Some(axes) => TyKind::Tensor(TensorTy {
-                    shape: Some(axes),
-                    domain: None,
-                    dtype: None,
-                }),
-                None => TyKind::Error,
-            },
+            Ok((file, Decl::Alias(decl, list))) if args.is_empty() => {
+                match self.alias_found_as_shape(file, decl, list) {
+                    Some(axes) => TyKind::Tensor(TensorTy {
+                        shape: Some(axes),
+                        domain: None,
+                        dtype: None,
+                    }),
+                    None => TyKind::Error,
+                }
+            }
             Ok((file, Decl::Model(_) | Decl::Record(_))) => {
                 let args: Vec<Option<Size>> =
                     args.iter().map(|a| self.lower_plain_size(a)).collect();
@@ -390,25 +392,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     /// The axes of the alias `path` (written in this module) used as a whole shape.
     fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Arc<[Axis]>> {
         match self.env.program.lookup(self.module, path) {
-            Ok((file, Decl::Alias(decl, list))) => {
-                if self.env.aliases.is_broken(file, decl.name.name) {
-                    self.lost_names();
-                    return None;
-                }
-                if let Some(found) = self.remembered_alias(file, decl.name.name, 0) {
-                    return Some(found.axes);
-                }
-                if !self.used_before(file, decl.name.name) {
-                    return Some(self.lower_shape_shared(list, file));
-                }
-                let mut out = Vec::with_capacity(list.axes.len());
-                let axes =
-                    match self.lower_alias_into(&mut out, list, file, None, decl.name.name, true) {
-                        (_, Some(found)) => found.axes,
-                        (_, None) => out.into(),
-                    };
-                Some(axes)
-            }
+            Ok((file, Decl::Alias(decl, list))) => self.alias_found_as_shape(file, decl, list),
             Ok((_, decl)) => {
                 let shown = self.show_path(path);
                 self.report(
@@ -430,6 +414,32 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 None
             }
         }
+    }
+
+    /// The axes of the alias `decl` of `file`, whose axes are `list`, used
+    /// as a whole shape in this module.
+    fn alias_found_as_shape(
+        &mut self,
+        file: FileId,
+        decl: &ast::Dim,
+        list: &ast::ShapeList,
+    ) -> Option<Arc<[Axis]>> {
+        if self.env.aliases.is_broken(file, decl.name.name) {
+            self.lost_names();
+            return None;
+        }
+        if let Some(found) = self.remembered_alias(file, decl.name.name, 0) {
+            return Some(found.axes);
+        }
+        if !self.used_before(file, decl.name.name) {
+            return Some(self.lower_shape_shared(list, file));
+        }
+        let mut out = Vec::with_capacity(list.axes.len());
+        let axes = match self.lower_alias_into(&mut out, list, file, None, decl.name.name, true) {
+            (_, Some(found)) => found.axes,
+            (_, None) => out.into(),
+        };
+        Some(axes)
     }
 
     /// The alias `name` of `file` as lowered before for this module, when

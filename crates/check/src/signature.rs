@@ -463,6 +463,21 @@ fn generic_name(axis: &Axis) -> Option<&str> {
     }
 }
 
+/// The number of an axis written as a number (`3`, not `D` or `2*2`).
+fn written_factor(axis: &Axis) -> Option<i128> {
+    match &axis.kind {
+        AxisKind::Size { size, name: None }
+            if size
+                .written
+                .as_deref()
+                .is_none_or(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            size.poly.as_constant()
+        }
+        _ => None,
+    }
+}
+
 /// H2201, exactly under seed 000's conditions: a number greater than 1
 /// directly followed by a name that isn't a dim, is an axis of its own
 /// nowhere else in the signature, and is part of a group somewhere in it,
@@ -475,6 +490,16 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
             .any(|a| matches!(a.kind, AxisKind::Group { grouped: false, .. }))
     });
     if !has_group {
+        return;
+    }
+    // Nor without a number above 1 followed by a generic name: look before
+    // building the tables.
+    let has_pair = shapes.iter().any(|shape| {
+        shape.windows(2).any(|pair| {
+            written_factor(&pair[0]).is_some_and(|f| f > 1) && generic_name(&pair[1]).is_some()
+        })
+    });
+    if !has_pair {
         return;
     }
     let mut own: HashMap<&str, Vec<Span>> = HashMap::default();
@@ -506,18 +531,7 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
     for shape in shapes {
         for pair in shape.windows(2) {
             let (number, name_axis) = (&pair[0], &pair[1]);
-            let factor = match &number.kind {
-                AxisKind::Size { size, name: None }
-                    if size
-                        .written
-                        .as_deref()
-                        .is_none_or(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
-                {
-                    size.poly.as_constant()
-                }
-                _ => None,
-            };
-            let Some(factor) = factor.filter(|&f| f > 1) else {
+            let Some(factor) = written_factor(number).filter(|&f| f > 1) else {
                 continue;
             };
             let Some(name) = generic_name(name_axis) else {
