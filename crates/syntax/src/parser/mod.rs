@@ -240,8 +240,22 @@ impl<'a> Parser<'a> {
 
     /// The kind of the token `n` places after the current one (line breaks
     /// count as tokens, except inside brackets).
+    #[inline]
     fn nth_kind(&mut self, n: usize) -> TokenKind {
-        self.current();
+        let token = self.current();
+        // Most look-aheads are one token, with no line break to skip.
+        if n == 1 && token.kind != TokenKind::Eof {
+            // In bounds: the tokens end with `Eof`, and this one is not it.
+            let next = self.tokens[self.pos + 1].kind;
+            if self.skip_newlines == 0 || next != TokenKind::Newline {
+                return next;
+            }
+        }
+        self.nth_kind_slow(n)
+    }
+
+    #[inline(never)]
+    fn nth_kind_slow(&mut self, n: usize) -> TokenKind {
         let mut i = self.pos;
         let mut left = n;
         while left > 0 && self.tokens[i].kind != TokenKind::Eof {
