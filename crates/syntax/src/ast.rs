@@ -131,12 +131,12 @@ impl Item {
 
     pub fn doc(&self) -> Option<&Doc> {
         match self {
-            Item::Import(i) => i.doc.as_ref(),
-            Item::Dim(d) => d.doc.as_ref(),
-            Item::ExternFn(f) => f.doc.as_ref(),
-            Item::Fn(f) => f.doc.as_ref(),
-            Item::Model(m) => m.doc.as_ref(),
-            Item::Record(r) => r.doc.as_ref(),
+            Item::Import(i) => i.doc.as_deref(),
+            Item::Dim(d) => d.doc.as_deref(),
+            Item::ExternFn(f) => f.doc.as_deref(),
+            Item::Fn(f) => f.doc.as_deref(),
+            Item::Model(m) => m.doc.as_deref(),
+            Item::Record(r) => r.doc.as_deref(),
         }
     }
 }
@@ -144,7 +144,7 @@ impl Item {
 /// `import vision`: the file `vision.ss`, whose declarations become `vision.name`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Import {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     pub span: Span,
 }
@@ -152,7 +152,7 @@ pub struct Import {
 /// `dim D = 768` or the shape alias `dim Images = [b 3 16gh 16gw]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dim {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     pub value: DimValue,
     pub span: Span,
@@ -169,7 +169,7 @@ pub enum DimValue {
 /// `extern fn erfc(x: Real) -> NonNeg = "torch.special.erfc"`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExternFn {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     pub params: Vec<Param>,
     /// `None` when left out; the checker reports E0308.
@@ -189,7 +189,7 @@ pub struct StrLit {
 /// `fn name(params) -> Ret { ... }` or `fn name(params) -> Ret = expr`; a method when `self_param` is set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fn {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     /// The span of a leading `self` parameter (methods of a model).
     pub self_param: Option<Span>,
@@ -219,7 +219,7 @@ pub struct Param {
 /// `model Mlp(Din, Dh) { fields and methods }`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     /// Size parameters: dims local to the model, bound at each use `Mlp(D, 4*D)`.
     pub size_params: Vec<Ident>,
@@ -231,7 +231,7 @@ pub struct Model {
 /// `record Stats { mean: [n] Real, std: [n] NonNeg }`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     pub fields: Vec<Field>,
     pub span: Span,
@@ -241,7 +241,7 @@ pub struct Record {
 /// `blocks: [L] Block` (a stack), `mlp: Mlp(D, 4*D)` (a sub-model).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
-    pub doc: Option<Doc>,
+    pub doc: Option<Box<Doc>>,
     pub name: Ident,
     pub ty: Type,
     pub init: Option<Expr>,

@@ -424,7 +424,7 @@ impl Dumper {
         out
     }
 
-    fn doc(&mut self, indent: usize, doc: &Option<Doc>) {
+    fn doc(&mut self, indent: usize, doc: &Option<Box<Doc>>) {
         if let Some(doc) = doc {
             self.line(indent, &format!("doc {:?}", doc.text));
         }

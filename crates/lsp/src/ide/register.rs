@@ -115,7 +115,7 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
                         method.span,
                         Some(label.clone()),
                     );
-                    def.doc = doc_text(method.doc.as_ref());
+                    def.doc = doc_text(method.doc.as_deref());
                     def.body_start = Some(fn_body_start(method));
                     index.defs.insert(method.name.span, def);
                     members.push((method.name.name.to_string(), method.name.span));
@@ -152,7 +152,7 @@ fn register_field(
         field.span,
         Some(label.to_string()),
     );
-    def.doc = doc_text(field.doc.as_ref());
+    def.doc = doc_text(field.doc.as_deref());
     index.defs.insert(field.name.span, def);
     members.push((field.name.name.to_string(), field.name.span));
 }

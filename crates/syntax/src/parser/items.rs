@@ -145,7 +145,7 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_import(&mut self, doc: Option<Doc>) -> Import {
+    fn parse_import(&mut self, doc: Option<Box<Doc>>) -> Import {
         let start = self.bump();
         let start = self.span_of(start);
         let name = self
@@ -159,7 +159,7 @@ impl Parser<'_> {
     }
 
     /// `keyword` is the current token, `dim`.
-    fn parse_dim(&mut self, doc: Option<Doc>, keyword: Token) -> Dim {
+    fn parse_dim(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Dim {
         self.pos += 1;
         let start = self.span_of(keyword);
         let name = self
@@ -188,7 +188,7 @@ impl Parser<'_> {
     }
 
     /// `keyword` is the current token, `extern`.
-    fn parse_extern_fn(&mut self, doc: Option<Doc>, keyword: Token) -> ExternFn {
+    fn parse_extern_fn(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> ExternFn {
         self.pos += 1;
         let start = self.span_of(keyword);
         self.expect(TokenKind::KwFn);
@@ -228,7 +228,7 @@ impl Parser<'_> {
     }
 
     /// `fn name(params) [-> Type] ({ block } | = expr)`; a method when its first parameter is `self`.
-    pub(super) fn parse_fn(&mut self, doc: Option<Doc>) -> Fn {
+    pub(super) fn parse_fn(&mut self, doc: Option<Box<Doc>>) -> Fn {
         let start = self.bump();
         let start = self.span_of(start);
         let name = self
@@ -340,7 +340,7 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_model(&mut self, doc: Option<Doc>) -> Model {
+    fn parse_model(&mut self, doc: Option<Box<Doc>>) -> Model {
         let start = self.bump();
         let start = self.span_of(start);
         let name = self
@@ -377,7 +377,7 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_record(&mut self, doc: Option<Doc>) -> Record {
+    fn parse_record(&mut self, doc: Option<Box<Doc>>) -> Record {
         let start = self.bump();
         let start = self.span_of(start);
         let name = self
@@ -457,7 +457,7 @@ impl Parser<'_> {
         self.open_closers.pop();
     }
 
-    fn parse_field(&mut self, doc: Option<Doc>) -> Field {
+    fn parse_field(&mut self, doc: Option<Box<Doc>>) -> Field {
         let token = self.bump();
         let name = self.ident(token);
         let ty = if self.expect(TokenKind::Colon) {

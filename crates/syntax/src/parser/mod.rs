@@ -802,7 +802,7 @@ impl<'a> Parser<'a> {
     /// The `##` lines between the previous declaration or member and the
     /// token at `before`, joined; they are consumed.
     #[inline]
-    fn take_doc(&mut self, before: u32) -> Option<Doc> {
+    fn take_doc(&mut self, before: u32) -> Option<Box<Doc>> {
         // Most declarations have no doc lines before them.
         match self.docs.get(self.doc_cursor) {
             Some(&(start, _)) if start < before => self.take_doc_lines(before),
@@ -810,7 +810,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn take_doc_lines(&mut self, before: u32) -> Option<Doc> {
+    fn take_doc_lines(&mut self, before: u32) -> Option<Box<Doc>> {
         let first = self.doc_cursor;
         while self.doc_cursor < self.docs.len() && self.docs[self.doc_cursor].0 < before {
             self.doc_cursor += 1;
@@ -827,10 +827,10 @@ impl<'a> Parser<'a> {
             let line = line.strip_prefix(' ').unwrap_or(line);
             text.push_str(line.trim_end());
         }
-        Some(Doc {
+        Some(Box::new(Doc {
             text,
             span: Span::new(self.file, start, end),
-        })
+        }))
     }
 
     /// Drops doc lines inside a finished declaration so they do not attach to the next one.
