@@ -120,6 +120,17 @@ fn generate(i: usize) -> String {
         lines += 13;
         k += 1;
     }
+    // `BENCH_ONLY=conv` keeps one kind of function (`proj`, `conv`,
+    // `patch`, `up`, `same`, `rows`) and drops the others, to see what each
+    // costs (a profile of the signature phase, divided by the count).
+    if let Ok(only) = std::env::var("BENCH_ONLY") {
+        let wanted = format!("fn {only}");
+        let keep = |line: &&str| {
+            let is_fn = line.starts_with("fn ") || line.starts_with("extern fn ");
+            !is_fn || line.contains(&wanted)
+        };
+        out = out.lines().filter(keep).map(|l| format!("{l}\n")).collect();
+    }
     out
 }
 

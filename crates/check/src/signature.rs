@@ -402,25 +402,45 @@ fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) ->
 
 /// Whether `name` is an ASCII dotted name of two parts or more, each a
 /// Python identifier and no keyword: the common case, tested byte by byte
-/// (the general test decodes characters).
+/// with one table look-up per byte (the general test decodes characters).
 fn is_plain_python_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     let mut parts = 0;
     for part in bytes.split(|&b| b == b'.') {
-        let Some((&first, rest)) = part.split_first() else {
+        let Some(&first) = part.first() else {
             return false;
         };
-        let word = |b: u8| b == b'_' || b.is_ascii_alphanumeric();
-        if !(first == b'_' || first.is_ascii_alphabetic()) || !rest.iter().all(|&b| word(b)) {
-            return false;
-        }
-        if is_python_keyword_bytes(part) {
+        if BYTE_CLASS[usize::from(first)] != IDENT_START
+            || !part.iter().all(|&b| BYTE_CLASS[usize::from(b)] != OTHER)
+            || is_python_keyword_bytes(part)
+        {
             return false;
         }
         parts += 1;
     }
     parts >= 2
 }
+
+/// What `is_plain_python_name` makes of each byte.
+const OTHER: u8 = 0;
+const IDENT_START: u8 = 1;
+const DIGIT: u8 = 2;
+
+/// `BYTE_CLASS[b]`: a letter or `_` starts an identifier; a digit continues one.
+const BYTE_CLASS: [u8; 256] = {
+    let mut table = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c == b'_' || c.is_ascii_alphabetic() {
+            table[b] = IDENT_START;
+        } else if c.is_ascii_digit() {
+            table[b] = DIGIT;
+        }
+        b += 1;
+    }
+    table
+};
 
 fn collect_shapes<'t>(ty: &'t Ty, out: &mut Vec<&'t [Axis]>) {
     match &ty.kind {
