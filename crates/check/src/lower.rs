@@ -600,17 +600,23 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         'a: 's,
     {
         out.reserve(list.axes.len());
-        // Each entry: the axes still to lower, the module they were written in,
-        // and the alias use that brought them in (for a too-long expansion).
-        let mut stack: smallvec::SmallVec<[Pending<'s>; 4]> =
-            smallvec::smallvec![(&list.axes[..], origin, via)];
-        while let Some(next) = stack.last_mut() {
-            let Some((axis, rest)) = next.0.split_first() else {
-                stack.pop();
-                continue;
+        // The axes still to lower, the module they were written in, and the
+        // alias use that brought them in (for a too-long expansion); the
+        // lists an alias's expansion interrupted wait in `outer` (empty
+        // while lowering the list's own axes, so nothing is allocated then).
+        let (mut axes, mut origin, mut via): Pending<'s> = (&list.axes[..], origin, via);
+        let mut outer: Vec<Pending<'s>> = Vec::new();
+        loop {
+            let Some((axis, rest)) = axes.split_first() else {
+                match outer.pop() {
+                    Some(next) => {
+                        (axes, origin, via) = next;
+                        continue;
+                    }
+                    None => break,
+                }
             };
-            next.0 = rest;
-            let (origin, via) = (next.1, next.2);
+            axes = rest;
             // A lone name is looked up once: as an alias here, else as a size below.
             let mut name_found = None;
             let size_path = match &axis.kind {
@@ -650,13 +656,14 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                             });
                         } else if let Some(found) = self.remembered_alias(file, name, out.len()) {
                             out.extend(found.axes.iter().cloned());
-                        } else if top && stack.len() == 1 && self.used_before(file, name) {
+                        } else if top && outer.is_empty() && self.used_before(file, name) {
                             let via = via.or(Some(axis.span));
                             if self.lower_alias_into(out, alias, file, via, name, false).0 {
                                 return true;
                             }
                         } else {
-                            stack.push((&alias.axes, file, via.or(Some(axis.span))));
+                            outer.push((axes, origin, via));
+                            (axes, origin, via) = (&alias.axes, file, via.or(Some(axis.span)));
                         }
                         continue;
                     }
