@@ -232,7 +232,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         }
         let found = match symbol {
             Symbol::Dim { file, .. } => Resolved::Dim(*file),
-            Symbol::Generic(_) => match self.generic_order.iter().position(|g| *g == name) {
+            // Mostly the name `generic` just introduced: the last one.
+            Symbol::Generic(_) => match self.generic_order.iter().rposition(|g| *g == name) {
                 Some(index) => Resolved::Generic(index as u32),
                 None => return,
             },
