@@ -126,10 +126,9 @@ pub struct Lowerer<'a, 'd> {
     /// How many times part of a type went missing: an alias lowered while
     /// this grew is not remembered.
     lost: u32,
-    /// While lowering an alias to remember (`recording > 0`): the generic
-    /// names asked for, in order, repeats included.
+    /// While lowering an alias to remember (`recording > 0`); the generic
+    /// names asked for meanwhile are in `resolved.recorded`.
     recording: u32,
-    recorded: Vec<Name>,
     /// Plain names of this module already resolved to a size symbol in
     /// this signature: most names recur in a signature (`b` in every
     /// shape), and a short scan beats the module's table and the generic
@@ -158,6 +157,9 @@ enum Resolved {
 pub struct Scratch {
     names: Vec<(Name, Resolved)>,
     axes: Vec<Axis>,
+    /// While lowering an alias to remember: the generic names asked for,
+    /// in order, repeats included (empty between aliases).
+    recorded: Vec<Name>,
 }
 
 /// The most names one signature remembers: the scan stays short.
@@ -192,7 +194,6 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             params_incomplete: false,
             lost: 0,
             recording: 0,
-            recorded: Vec::new(),
             resolved: Scratch::default(),
             saw_written_group: false,
             diagnostics,
@@ -218,7 +219,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     return None;
                 }
                 if self.recording > 0 {
-                    self.recorded.push(name);
+                    self.resolved.recorded.push(name);
                 }
                 Some(Symbol::Generic(name))
             }
@@ -477,7 +478,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 self.generic_order.push(g);
             }
             if self.recording > 0 {
-                self.recorded.push(g);
+                self.resolved.recorded.push(g);
             }
         }
         if found
@@ -516,18 +517,18 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     ) -> (bool, Option<LoweredAlias>) {
         let start = out.len();
         let (diagnostics, lost, recorded) =
-            (self.diagnostics.len(), self.lost, self.recorded.len());
+            (self.diagnostics.len(), self.lost, self.resolved.recorded.len());
         self.recording += 1;
         let stopped = self.lower_shape_into(out, list, file, via, false);
         self.recording -= 1;
-        let mut generics: Vec<Name> = Vec::new();
-        for &g in &self.recorded[recorded..] {
+        let mut generics: smallvec::SmallVec<[Name; 8]> = smallvec::SmallVec::new();
+        for &g in &self.resolved.recorded[recorded..] {
             if !generics.contains(&g) {
                 generics.push(g);
             }
         }
         if self.recording == 0 {
-            self.recorded.clear();
+            self.resolved.recorded.clear();
         }
         // Without replacing aliases (at the alias's own declaration) the
         // axes are the same only when the list names no alias.
@@ -547,7 +548,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         };
         let lowered = LoweredAlias {
             axes,
-            generics: generics.into(),
+            generics: Rc::from(&generics[..]),
         };
         self.env
             .names

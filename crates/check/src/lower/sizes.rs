@@ -289,7 +289,7 @@ impl<'a> Lowerer<'a, '_> {
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
     pub(super) fn generic(&mut self, name: &ast::Ident) -> Option<Symbol> {
         if self.recording > 0 {
-            self.recorded.push(name.name);
+            self.resolved.recorded.push(name.name);
         }
         // A signature has few generic axes: a scan beats hashing the name.
         if let Some(known) = self.generic_order.iter().find(|g| **g == name.name) {
