@@ -516,8 +516,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         whole: bool,
     ) -> (bool, Option<LoweredAlias>) {
         let start = out.len();
-        let (diagnostics, lost, recorded) =
-            (self.diagnostics.len(), self.lost, self.resolved.recorded.len());
+        let (diagnostics, lost, recorded) = (
+            self.diagnostics.len(),
+            self.lost,
+            self.resolved.recorded.len(),
+        );
         self.recording += 1;
         let stopped = self.lower_shape_into(out, list, file, via, false);
         self.recording -= 1;
