@@ -108,8 +108,9 @@ struct DimInfo<'a> {
     file: FileId,
     decl: &'a ast::Dim,
     value: &'a SizeExpr,
-    /// The dims this one uses, with where.
-    deps: Vec<(usize, Span)>,
+    /// Where the dims this one uses, with where, lie in the one list all
+    /// dims share (a list each would be an allocation each).
+    deps: std::ops::Range<usize>,
 }
 
 /// Works out every dim of the program.
@@ -143,21 +144,22 @@ pub fn evaluate(
                         file: module.file,
                         decl,
                         value,
-                        deps: Vec::new(),
+                        deps: 0..0,
                     });
                 }
             }
         }
     }
+    let mut all_deps = Vec::with_capacity(infos.len());
     for info in &mut infos {
-        let mut deps = Vec::new();
-        collect_deps(program, &index, info.file, info.value, &mut deps);
-        info.deps = deps;
+        let start = all_deps.len();
+        collect_deps(program, &index, info.file, info.value, &mut all_deps);
+        info.deps = start..all_deps.len();
     }
     let walk = crate::depgraph::walk(
         infos.len(),
-        |i| &infos[i].deps,
-        |cycle| diagnostics.push(cycle_diagnostic(&infos, map, cycle)),
+        |i| &all_deps[infos[i].deps.clone()],
+        |cycle| diagnostics.push(cycle_diagnostic(&infos, &all_deps, map, cycle)),
     );
     let mut values: Vec<Option<Option<i128>>> = vec![None; infos.len()];
     for (i, &on_cycle) in walk.on_cycle.iter().enumerate() {
@@ -234,7 +236,12 @@ fn collect_deps(
 }
 
 /// `stack` holds each dim of the cycle with one past the index of the dependency it follows.
-fn cycle_diagnostic(infos: &[DimInfo], map: &SourceMap, stack: &[(usize, usize)]) -> Diagnostic {
+fn cycle_diagnostic(
+    infos: &[DimInfo],
+    all_deps: &[(usize, Span)],
+    map: &SourceMap,
+    stack: &[(usize, usize)],
+) -> Diagnostic {
     let first = &infos[stack[0].0];
     let name = &first.decl.name.name;
     let mut diagnostic = Diagnostic::error(
@@ -244,7 +251,7 @@ fn cycle_diagnostic(infos: &[DimInfo], map: &SourceMap, stack: &[(usize, usize)]
     .with_primary(first.decl.name.span, "this dim's value depends on itself");
     for &(dim, next) in stack {
         let info = &infos[dim];
-        let (dep, span) = info.deps[next - 1];
+        let (dep, span) = all_deps[info.deps.clone()][next - 1];
         let value_text = map
             .text(info.file)
             .get(info.value.span.start as usize..info.value.span.end as usize)

@@ -924,6 +924,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 if !only_dims {
                     return None;
                 }
+                // Working dims are at least 1 (E0305 otherwise), so a sum
+                // of their products with positive coefficients is too.
+                if poly.terms().iter().all(|t| t.coef > 0) {
+                    return None;
+                }
                 match self.env.dims.value(poly) {
                     Some(value) => value,
                     // A broken dim or overflow: the slow way tells whether
