@@ -1,4 +1,4 @@
-//! Interned identifiers: `Name` is one copyable word-pair that compares and
+//! Interned identifiers: `Name` is one copyable pointer that compares and
 //! hashes by address, shared by the parser, the checker and every tool.
 //!
 //! Why: a program of 100,000 lines holds about a million identifiers but a
@@ -13,6 +13,7 @@
 //! Each thread keeps its own cache in front of the shared table, so the
 //! lexer's hot path takes no lock.
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt;
@@ -24,19 +25,50 @@ use rustc_hash::FxHashSet;
 /// An interned identifier. Two `Name`s are equal exactly when their texts
 /// are; ordering is by text, so sorted output does not depend on the order
 /// names were first seen.
+///
+/// One pointer wide (to the name's one `&str`), so identifiers, size symbols
+/// and axes stay small: every node that names something holds one.
 #[derive(Clone, Copy)]
-pub struct Name(&'static str);
+pub struct Name(&'static &'static str);
+
+/// A table entry: the name's one `&str`, found by its text.
+#[derive(Clone, Copy)]
+struct Entry(&'static &'static str);
+
+impl Borrow<str> for Entry {
+    fn borrow(&self) -> &str {
+        self.0
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        *self.0 == *other.0
+    }
+}
+
+impl Eq for Entry {}
+
+impl Hash for Entry {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // As `str` hashes, so that lookups by `&str` find it.
+        (*self.0).hash(state)
+    }
+}
 
 /// The process-wide table of every name's one copy.
-fn global() -> &'static Mutex<FxHashSet<&'static str>> {
-    static TABLE: OnceLock<Mutex<FxHashSet<&'static str>>> = OnceLock::new();
+fn global() -> &'static Mutex<FxHashSet<Entry>> {
+    static TABLE: OnceLock<Mutex<FxHashSet<Entry>>> = OnceLock::new();
     TABLE.get_or_init(Default::default)
 }
 
 thread_local! {
     /// This thread's view of the table: every name it has interned.
-    static LOCAL: RefCell<FxHashSet<&'static str>> = RefCell::new(FxHashSet::default());
+    static LOCAL: RefCell<FxHashSet<Entry>> = RefCell::new(FxHashSet::default());
 }
+
+/// The empty name's one `&str`, so that every empty `Name` is one address.
+static EMPTY_TEXT: &str = "";
 
 impl Name {
     /// The name with this text, interning it on first use.
@@ -45,7 +77,7 @@ impl Name {
             return Name::EMPTY;
         }
         LOCAL.with(|local| {
-            if let Some(&interned) = local.borrow().get(text) {
+            if let Some(&Entry(interned)) = local.borrow().get(text) {
                 return Name(interned);
             }
             let interned = {
@@ -54,21 +86,22 @@ impl Name {
                 // poisoned lock is still usable.
                 let mut table = global().lock().unwrap_or_else(|e| e.into_inner());
                 match table.get(text) {
-                    Some(&interned) => interned,
+                    Some(&Entry(interned)) => interned,
                     None => {
                         let leaked: &'static str = Box::leak(text.into());
-                        table.insert(leaked);
+                        let leaked: &'static &'static str = Box::leak(Box::new(leaked));
+                        table.insert(Entry(leaked));
                         leaked
                     }
                 }
             };
-            local.borrow_mut().insert(interned);
+            local.borrow_mut().insert(Entry(interned));
             Name(interned)
         })
     }
 
     /// The empty name: what the parser gives an identifier it could not find.
-    pub const EMPTY: Name = Name("");
+    pub const EMPTY: Name = Name(&EMPTY_TEXT);
 
     pub fn as_str(self) -> &'static str {
         self.0
@@ -83,9 +116,8 @@ impl Default for Name {
 
 impl PartialEq for Name {
     fn eq(&self, other: &Name) -> bool {
-        // Interned: equal texts share one address. Empty texts may not (a
-        // zero-length `&str` can point anywhere), so lengths decide those.
-        self.0.len() == other.0.len() && (self.0.is_empty() || std::ptr::eq(self.0, other.0))
+        // Interned: equal texts share one address (the empty one too).
+        std::ptr::eq(self.0, other.0)
     }
 }
 
@@ -93,11 +125,7 @@ impl Eq for Name {}
 
 impl Hash for Name {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if self.0.is_empty() {
-            state.write_usize(0);
-        } else {
-            state.write_usize(self.0.as_ptr() as usize);
-        }
+        state.write_usize(std::ptr::from_ref(self.0) as usize);
     }
 }
 
@@ -112,7 +140,7 @@ impl Ord for Name {
         if self == other {
             Ordering::Equal
         } else {
-            self.0.cmp(other.0)
+            (*self.0).cmp(*other.0)
         }
     }
 }
@@ -138,43 +166,43 @@ impl fmt::Display for Name {
 
 impl fmt::Debug for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.0, f)
+        fmt::Debug::fmt(*self.0, f)
     }
 }
 
 impl PartialEq<str> for Name {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other
+        *self.0 == other
     }
 }
 
 impl PartialEq<&str> for Name {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
+        *self.0 == *other
     }
 }
 
 impl PartialEq<String> for Name {
     fn eq(&self, other: &String) -> bool {
-        self.0 == other.as_str()
+        *self.0 == other.as_str()
     }
 }
 
 impl PartialEq<Name> for str {
     fn eq(&self, other: &Name) -> bool {
-        self == other.0
+        self == *other.0
     }
 }
 
 impl PartialEq<Name> for String {
     fn eq(&self, other: &Name) -> bool {
-        self.as_str() == other.0
+        self.as_str() == *other.0
     }
 }
 
 impl PartialEq<Name> for &str {
     fn eq(&self, other: &Name) -> bool {
-        *self == other.0
+        *self == *other.0
     }
 }
 
@@ -214,6 +242,12 @@ mod tests {
         assert!(std::ptr::eq(here.as_str(), there.as_str()));
         assert_ne!(here, Name::new("head"));
         assert_eq!(here, "heads");
+    }
+
+    #[test]
+    fn a_name_is_one_pointer() {
+        assert_eq!(std::mem::size_of::<Name>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Name>>(), 8);
     }
 
     #[test]
