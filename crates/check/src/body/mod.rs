@@ -97,13 +97,18 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
         .sum();
     bodies.fns.reserve_exact(count);
     bodies.by_name.reserve(count);
+    // One vector of locals for every body: a body then allocates only what it keeps.
+    let mut locals = Vec::new();
     for module in &env.program.modules {
         // A file with a syntax error: its bodies would mostly repeat it.
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
         }
         for (i, item) in module.ast.items.iter().enumerate() {
-            if module.names.get(&item.name().name) != Some(&i) {
+            // Only items with bodies ask whether they are the first of their name.
+            if !matches!(item, ast::Item::Fn(_) | ast::Item::Model(_))
+                || module.names.get(&item.name().name) != Some(&i)
+            {
                 continue;
             }
             match item {
@@ -112,8 +117,8 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
                     let Some(signature) = signatures.get(&key) else {
                         continue;
                     };
-                    let body =
-                        FnChecker::new(ctx, module.file, None, signature, diagnostics).check(f);
+                    let body = FnChecker::new(ctx, module.file, None, signature, diagnostics)
+                        .check(f, &mut locals);
                     bodies
                         .by_name
                         .insert((module.file, "".into(), body.name), bodies.fns.len());
@@ -131,7 +136,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
                         let owner = Some(name);
                         let body =
                             FnChecker::new(ctx, module.file, owner, &signature.0, diagnostics)
-                                .check(method);
+                                .check(method, &mut locals);
                         bodies
                             .by_name
                             .insert((module.file, name, body.name), bodies.fns.len());
@@ -192,7 +197,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             file,
             owner,
             signature,
-            locals: Vec::with_capacity(signature.params.len() + 4),
+            locals: Vec::new(),
             scope_starts: Vec::new(),
             body: Body {
                 file,
@@ -216,7 +221,18 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         }
     }
 
-    fn check(mut self, f: &ast::Fn) -> Body {
+    /// Checks the body of `f`; `locals` is an empty vector to use for the
+    /// locals and is given back empty, its room kept for the next body.
+    fn check(mut self, f: &ast::Fn, locals: &mut Vec<Local>) -> Body {
+        self.locals = std::mem::take(locals);
+        self.check_body(f);
+        self.locals.clear();
+        *locals = std::mem::take(&mut self.locals);
+        self.body
+    }
+
+    /// Fills `self.body`.
+    fn check_body(&mut self, f: &ast::Fn) {
         self.body.owner = self.owner;
         self.body.name = f.name.name;
         self.body.span = f.span;
@@ -255,7 +271,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 .ret
                 .clone()
                 .unwrap_or_else(|| error_ty(f.name.span));
-            return self.body;
+            return;
         }
         let signature = self.signature;
         let ret = signature.ret.as_ref().map(shape::flatten_cow);
@@ -285,7 +301,6 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 span: f.name.span,
             },
         };
-        self.body
     }
 
     /// Binds `name` in the innermost scope.
@@ -574,17 +589,23 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     /// Reports when `found` doesn't fit `expected` (shape E0401, dtype E0502, kind E0408).
     fn expect_ty(&mut self, found: &Ty, expected: &Ty, span: Span, what: Expected) {
-        // `?k` in a return type is whatever size the body returns (seed 000).
-        let adopted;
-        let expected = match what {
-            Expected::Return if shape::has_unknowns(expected) => {
-                adopted = adopt_unknowns(expected, found);
-                &adopted
-            }
-            _ => expected,
-        };
+        // A value that fits as declared fits too once the return type's `?k`
+        // adopt the value's sizes (they only move it closer): most values
+        // fit, so the search for unknowns waits for a mismatch.
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
+        };
+        // `?k` in a return type is whatever size the body returns (seed 000).
+        let adopted;
+        let (expected, problem) = match what {
+            Expected::Return if shape::has_unknowns(expected) => {
+                adopted = adopt_unknowns(expected, found);
+                match same_ty(self.ctx.env.dims, found, &adopted) {
+                    Some(problem) => (&adopted, problem),
+                    None => return,
+                }
+            }
+            _ => (expected, problem),
         };
         if let Expected::Return = what {
             self.body.return_mismatch = true;
