@@ -200,6 +200,27 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         }
     }
 
+    /// Makes this lowerer fresh for another signature of `module`, as
+    /// `Lowerer::new` would, keeping its buffers: one lowerer serves every
+    /// signature, so none allocates its lists again.
+    pub fn reset(&mut self, module: FileId) {
+        self.module = module;
+        self.place = Place::Param;
+        self.rounding = false;
+        self.rest_allowed = false;
+        self.expand_aliases = true;
+        self.generic_order.clear();
+        self.unknown_counts.clear();
+        self.unknowns_in_type.clear();
+        self.rest_in_type = None;
+        self.params_incomplete = false;
+        self.lost = 0;
+        self.recording = 0;
+        self.resolved.names.clear();
+        self.resolved.recorded.clear();
+        self.saw_written_group = false;
+    }
+
     /// Swaps in `scratch` (its names forgotten) as this lowerer's buffers,
     /// handing back the ones it had: one set serves many signatures.
     pub fn swap_scratch(&mut self, scratch: &mut Scratch) {

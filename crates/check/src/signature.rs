@@ -10,7 +10,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
-use crate::lower::{Env, Lowerer, Place, Scratch};
+use crate::lower::{Env, Lowerer, Place};
 use crate::size::Symbol;
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 
@@ -57,43 +57,33 @@ pub fn check_all(
         .filter(|item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_)))
         .count();
     let mut out = HashMap::with_capacity_and_hasher(count, Default::default());
-    // One buffer for every signature's generic axes; each keeps an exact copy.
-    let mut generics = Vec::new();
-    let mut scratch = Scratch::default();
+    // One lowerer for every signature: its buffers are reused, not rebuilt.
+    let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in &env.program.modules {
-        for (i, item) in module.ast.items.iter().enumerate() {
-            // The parser's mistakes after this item's start and before the
-            // next item's belong to it.
-            let region_end = module
-                .ast
-                .items
-                .get(i + 1)
-                .map_or(u32::MAX, |next| next.span().start);
-            let region = Span::new(module.file, item.span().start, region_end);
-            let source = match item {
-                ast::Item::Fn(f) => SigSource {
-                    name: &f.name,
-                    params: &f.params,
-                    ret: f.ret.as_ref(),
-                    python: None,
-                    span: region,
-                },
-                ast::Item::ExternFn(f) => SigSource {
-                    name: &f.name,
-                    params: &f.params,
-                    ret: f.ret.as_ref(),
-                    python: Some(f.python.as_ref()),
-                    span: region,
-                },
+        let items = &module.ast.items;
+        for (i, item) in items.iter().enumerate() {
+            let (name, params, ret, python) = match item {
+                ast::Item::Fn(f) => (&f.name, &f.params[..], f.ret.as_ref(), None),
+                ast::Item::ExternFn(f) => (
+                    &f.name,
+                    &f.params[..],
+                    f.ret.as_ref(),
+                    Some(f.python.as_ref()),
+                ),
                 _ => continue,
             };
-            let signature = check_signature(
-                env,
-                module.file,
-                &source,
-                (&mut generics, &mut scratch),
-                diagnostics,
-            );
+            // The parser's mistakes after this item's start and before the
+            // next item's belong to it.
+            let region_end = items.get(i + 1).map_or(u32::MAX, |next| next.span().start);
+            let source = SigSource {
+                name,
+                params,
+                ret,
+                python,
+                span: Span::new(module.file, item.span().start, region_end),
+            };
+            lowerer.reset(module.file);
+            let signature = check_signature(env, &source, &mut lowerer);
             if module.names.get(&source.name.name) == Some(&i) {
                 out.insert((module.file, source.name.name), signature);
             }
@@ -102,19 +92,10 @@ pub fn check_all(
     out
 }
 
-fn check_signature(
-    env: Env,
-    file: FileId,
-    source: &SigSource,
-    (generics, scratch): (&mut Vec<Name>, &mut Scratch),
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Signature {
+fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signature {
+    let file = lowerer.module;
     let is_extern = source.python.is_some();
-    let mut lowerer = Lowerer::new(env, file, diagnostics);
     lowerer.rest_allowed = is_extern;
-    generics.clear();
-    lowerer.generic_order = std::mem::take(generics);
-    lowerer.swap_scratch(scratch);
     let mut params = Vec::with_capacity(source.params.len());
     for (i, param) in source.params.iter().enumerate() {
         let first = source.params[..i]
@@ -160,9 +141,7 @@ fn check_signature(
     let ret = source.ret.map(|r| lowerer.lower_type(r));
     let saw_written_group = lowerer.saw_written_group;
     let generics_order = lowerer.generic_order.to_vec();
-    *generics = std::mem::take(&mut lowerer.generic_order);
-    lowerer.swap_scratch(scratch);
-    let diagnostics = lowerer.diagnostics;
+    let diagnostics = &mut *lowerer.diagnostics;
     let mut python = None;
     if let Some(string) = source.python {
         if !env.program.module(file).has_parse_error_in(source.span) {
