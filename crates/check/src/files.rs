@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a file's text could not be had.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,8 +16,9 @@ pub enum FileError {
 
 /// The checker's only window on files.
 pub trait Files {
-    /// The text of the file at `path`.
-    fn read(&self, path: &Path) -> Result<String, FileError>;
+    /// The text of the file at `path`, shared: the source map keeps it as
+    /// given, and a file held in memory is handed out without a copy.
+    fn read(&self, path: &Path) -> Result<Arc<str>, FileError>;
 
     /// Finds `import name`: `name.ss` in `folder` (the importing file's),
     /// then in each folder of `search_path` in order. Returns the path found
@@ -39,7 +41,7 @@ pub trait Files {
 /// The outcome of `Files::resolve_import`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resolved {
-    Found { path: PathBuf, text: String },
+    Found { path: PathBuf, text: Arc<str> },
     NotFound { tried: Vec<PathBuf> },
     Unreadable { path: PathBuf, reason: String },
 }
@@ -65,7 +67,7 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// Files held in memory, for tests, benchmarks and the language server.
 #[derive(Clone, Debug, Default)]
 pub struct MemoryFiles {
-    files: HashMap<PathBuf, String>,
+    files: HashMap<PathBuf, Arc<str>>,
 }
 
 impl MemoryFiles {
@@ -73,13 +75,13 @@ impl MemoryFiles {
         Self::default()
     }
 
-    pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<String>) {
+    pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<Arc<str>>) {
         self.files.insert(normalize(path.as_ref()), text.into());
     }
 }
 
 impl Files for MemoryFiles {
-    fn read(&self, path: &Path) -> Result<String, FileError> {
+    fn read(&self, path: &Path) -> Result<Arc<str>, FileError> {
         self.files
             .get(&normalize(path))
             .cloned()

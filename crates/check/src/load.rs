@@ -5,6 +5,7 @@
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use diag::{Diagnostic, FileId, SourceMap};
 use syntax::ast;
@@ -116,7 +117,7 @@ fn add_module(
     map: &mut SourceMap,
     program: &mut Program,
     path: &Path,
-    text: String,
+    text: Arc<str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> FileId {
     let file = map.add(path.display().to_string(), text);
@@ -159,9 +160,10 @@ fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashM
         if name.name.is_empty() {
             continue;
         }
-        match names.get(&name.name) {
-            Some(&first) => {
-                let first = file.items[first].name();
+        // One hash per name: the entry both finds an earlier one and makes room.
+        match names.entry(name.name) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                let first = file.items[*first.get()].name();
                 diagnostics.push(
                     Diagnostic::error(
                         "E0203",
@@ -172,8 +174,8 @@ fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashM
                     .with_help("rename or remove one of them"),
                 );
             }
-            None => {
-                names.insert(name.name, index);
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(index);
             }
         }
     }

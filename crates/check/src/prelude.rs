@@ -25,9 +25,9 @@ pub const LIBRARY: &[(&str, &str)] = &[
 pub struct WithLibrary<'a>(pub &'a dyn Files);
 
 impl Files for WithLibrary<'_> {
-    fn read(&self, path: &Path) -> Result<String, FileError> {
+    fn read(&self, path: &Path) -> Result<std::sync::Arc<str>, FileError> {
         match LIBRARY.iter().find(|(p, _)| Path::new(p) == path) {
-            Some((_, text)) => Ok(text.to_string()),
+            Some((_, text)) => Ok((*text).into()),
             None => self.0.read(path),
         }
     }

@@ -1,7 +1,7 @@
 //! Files known to a run, by opaque `FileId`, with byte-offset to line/column
 //! lookup. Holds text handed in by the caller; never reads the disk.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// An opaque handle to a file in a `SourceMap`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,7 +48,8 @@ pub struct LineCol {
 
 struct SourceFile {
     name: String,
-    text: String,
+    /// Shared with whoever read the file: adding a file copies nothing.
+    text: Arc<str>,
     /// Byte offset where each line starts; `line_starts[0] == 0`. Built on
     /// first use: a clean check of a large workspace never needs it, and
     /// building it for every file cost a tenth of the checker's time.
@@ -56,7 +57,7 @@ struct SourceFile {
 }
 
 impl SourceFile {
-    fn new(name: String, text: String) -> Self {
+    fn new(name: String, text: Arc<str>) -> Self {
         SourceFile {
             name,
             text,
@@ -92,7 +93,7 @@ impl SourceMap {
     }
 
     /// Adds a file under the name diagnostics will print (`bad-shape.sx`).
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
         self.files.push(SourceFile::new(name.into(), text.into()));
         FileId(self.files.len() as u32 - 1)
     }
@@ -110,7 +111,7 @@ impl SourceMap {
     }
 
     /// Replaces a file's text in place (the language server's edits).
-    pub fn set_text(&mut self, file: FileId, text: impl Into<String>) {
+    pub fn set_text(&mut self, file: FileId, text: impl Into<Arc<str>>) {
         let slot = &mut self.files[file.0 as usize];
         *slot = SourceFile::new(std::mem::take(&mut slot.name), text.into());
     }

@@ -122,15 +122,16 @@ struct Overlay<'a> {
 }
 
 impl Files for Overlay<'_> {
-    fn read(&self, path: &Path) -> Result<String, FileError> {
+    fn read(&self, path: &Path) -> Result<Arc<str>, FileError> {
         if let Some(doc) = self.docs.get(path) {
-            return Ok(doc.text.clone());
+            return Ok(doc.text.as_str().into());
         }
         if path.is_dir() {
             return Err(FileError::Unreadable("it is a folder".into()));
         }
         match std::fs::read(path) {
             Ok(bytes) => String::from_utf8(bytes)
+                .map(Into::into)
                 .map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileError::NotFound),
             Err(e) => Err(FileError::Unreadable(e.to_string())),

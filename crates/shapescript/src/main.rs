@@ -78,12 +78,13 @@ enum Format {
 struct DiskFiles;
 
 impl Files for DiskFiles {
-    fn read(&self, path: &Path) -> Result<String, FileError> {
+    fn read(&self, path: &Path) -> Result<std::sync::Arc<str>, FileError> {
         if path.is_dir() {
             return Err(FileError::Unreadable("it is a folder".into()));
         }
         match std::fs::read(path) {
             Ok(bytes) => String::from_utf8(bytes)
+                .map(Into::into)
                 .map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileError::NotFound),
             Err(e) => Err(FileError::Unreadable(e.to_string())),
