@@ -194,11 +194,14 @@ fn main() {
     );
     phases(&files, &roots);
     println!(
-        "node sizes: syntax Axis {} B, SizeExpr {} B, Ident {} B; checker Axis {} B, Size {} B, Poly {} B, Ty {} B, Signature {} B, ParamSig {} B",
+        "node sizes: syntax Axis {} B, SizeExpr {} B, Ident {} B; checker Axis {} B, AxisKind {} B, Span {} B, Symbol {} B, Size {} B, Poly {} B, Ty {} B, Signature {} B, ParamSig {} B",
         std::mem::size_of::<syntax::ast::Axis>(),
         std::mem::size_of::<syntax::ast::SizeExpr>(),
         std::mem::size_of::<syntax::ast::Ident>(),
         std::mem::size_of::<check::types::Axis>(),
+        std::mem::size_of::<check::types::AxisKind>(),
+        std::mem::size_of::<diag::Span>(),
+        std::mem::size_of::<check::size::Symbol>(),
         std::mem::size_of::<check::size::Size>(),
         std::mem::size_of::<check::size::Poly>(),
         std::mem::size_of::<check::types::Ty>(),

@@ -380,32 +380,36 @@ fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) ->
 }
 
 /// Whether `name` is an ASCII dotted name of two parts or more, each a
-/// Python identifier and no keyword: the common case, tested byte by byte
+/// Python identifier and no keyword: the common case, tested in one pass
 /// with one table look-up per byte (the general test decodes characters).
 fn is_plain_python_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     let mut parts = 0;
-    for part in bytes.split(|&b| b == b'.') {
-        let Some(&first) = part.first() else {
-            return false;
-        };
-        if BYTE_CLASS[usize::from(first)] != IDENT_START
-            || !part.iter().all(|&b| BYTE_CLASS[usize::from(b)] != OTHER)
-            || is_python_keyword_bytes(part)
-        {
-            return false;
+    // Where the current part starts.
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        match BYTE_CLASS[usize::from(b)] {
+            IDENT_START => {}
+            DIGIT if i > start => {}
+            DOT if i > start && !is_python_keyword_bytes(&bytes[start..i]) => {
+                parts += 1;
+                start = i + 1;
+            }
+            _ => return false,
         }
-        parts += 1;
     }
-    parts >= 2
+    // The last part, which no dot ends.
+    start < bytes.len() && !is_python_keyword_bytes(&bytes[start..]) && parts >= 1
 }
 
 /// What `is_plain_python_name` makes of each byte.
 const OTHER: u8 = 0;
 const IDENT_START: u8 = 1;
 const DIGIT: u8 = 2;
+const DOT: u8 = 3;
 
-/// `BYTE_CLASS[b]`: a letter or `_` starts an identifier; a digit continues one.
+/// `BYTE_CLASS[b]`: a letter or `_` starts an identifier; a digit continues
+/// one; a dot ends it.
 const BYTE_CLASS: [u8; 256] = {
     let mut table = [OTHER; 256];
     let mut b = 0;
@@ -415,6 +419,8 @@ const BYTE_CLASS: [u8; 256] = {
             table[b] = IDENT_START;
         } else if c.is_ascii_digit() {
             table[b] = DIGIT;
+        } else if c == b'.' {
+            table[b] = DOT;
         }
         b += 1;
     }
@@ -566,6 +572,20 @@ mod tests {
     use expect_test::{expect, Expect};
 
     use crate::{check, MemoryFiles, Options};
+
+    #[test]
+    fn plain_python_names() {
+        let plain = ["torch.nn.functional.conv2d", "m.up", "a_1._b2"];
+        let not_plain = [
+            "", "m", ".m", "m.", "m..up", "m.2d", "1m.up", "m.class", "if.up", "m.up-x", "m.é",
+        ];
+        for name in plain {
+            assert!(super::is_plain_python_name(name), "{name}");
+        }
+        for name in not_plain {
+            assert!(!super::is_plain_python_name(name), "{name}");
+        }
+    }
 
     /// Checks the files (the first is the root) and shows the signature of
     /// `name` in the root as the checker lowered it, then its diagnostics.
