@@ -86,8 +86,11 @@ fn mul_factors(a: &[(Symbol, u32)], b: &[(Symbol, u32)]) -> Monomial {
             }
         }
     }
-    out.extend(a[i..].iter().cloned());
-    out.extend(b[j..].iter().cloned());
+    // One or no factor is left (`n*m`): pushes, without `extend`'s reserve
+    // and checks.
+    for x in a[i..].iter().chain(&b[j..]) {
+        out.push(x.clone());
+    }
     Monomial(out)
 }
 
