@@ -121,7 +121,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
                         .check(f, &mut locals);
                     bodies
                         .by_name
-                        .insert((module.file, "".into(), body.name), bodies.fns.len());
+                        .insert((module.file, Name::EMPTY, body.name), bodies.fns.len());
                     bodies.fns.push(body);
                 }
                 ast::Item::Model(m) => {
@@ -151,7 +151,7 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
         .fns
         .iter()
         .filter(|b| b.return_mismatch)
-        .map(|b| (b.file, b.owner.unwrap_or_else(|| "".into()), b.name))
+        .map(|b| (b.file, b.owner.unwrap_or(Name::EMPTY), b.name))
         .collect();
     (bodies, failed)
 }
@@ -202,7 +202,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             body: Body {
                 file,
                 owner: None,
-                name: "".into(),
+                name: Name::EMPTY,
                 span: Span::new(file, 0, 0),
                 params: Vec::new(),
                 ret: Ty {

@@ -321,14 +321,18 @@ pub(crate) fn shape_mismatch(
     if std::ptr::eq(found, expected) {
         return None;
     }
-    if found
-        .iter()
-        .chain(expected)
-        .any(|a| matches!(a.kind, AxisKind::Error))
-    {
-        return None;
-    }
+    // A shape with an error axis fits anything (its mistake was told); it
+    // is looked for only once a difference is found, as most shapes fit.
+    let has_error = || {
+        found
+            .iter()
+            .chain(expected)
+            .any(|a| matches!(a.kind, AxisKind::Error))
+    };
     if found.len() != expected.len() {
+        if has_error() {
+            return None;
+        }
         return Some(format!(
             "expected {} axes, found {}",
             expected.len(),
@@ -340,6 +344,9 @@ pub(crate) fn shape_mismatch(
             continue;
         };
         if !dims.same_size(&fp, &ep) {
+            if has_error() {
+                return None;
+            }
             return Some(format!(
                 "axis {} is {}, but {} is expected",
                 i + 1,
