@@ -380,8 +380,14 @@ impl Poly {
                 }
             }
         }
-        if terms.is_empty() {
-            return Poly(Repr::Zero);
+        match terms.len() {
+            0 => return Poly(Repr::Zero),
+            // A product of symbols (`n*m`): boxed as it is.
+            1 => {
+                let term = terms.pop().expect("one term");
+                return Poly(Repr::Many(Box::new([term])));
+            }
+            _ => {}
         }
         // Moved into an exact allocation: a `Vec` collected from an
         // iterator starts at four terms and would be reallocated to shrink.
@@ -605,22 +611,26 @@ impl Poly {
     /// or once dims are replaced by their values").
     pub fn div_exact(&self, divisor: &Poly) -> Result<Poly, SizeError> {
         // One term by a number (`2*n / 2`, `768 / 12`): no lists built.
+        // In 64 bits: a 128-bit division is a library call. `d` is not 0
+        // (a `Const` never is); only `i64::MIN / -1` overflows, and takes
+        // the general path.
         if let Repr::Const(d) = divisor.0 {
-            let d = i128::from(d);
             match &self.0 {
-                Repr::Const(c) if i128::from(*c) % d == 0 => {
-                    return Ok(Poly::constant(i128::from(*c) / d))
-                }
-                Repr::One { coef, factor } if i128::from(*coef) % d == 0 => {
-                    let coef = i128::from(*coef) / d;
-                    if let Ok(coef) = i64::try_from(coef) {
+                Repr::Const(c) => match (c.checked_rem(d), c.checked_div(d)) {
+                    (Some(0), Some(q)) => return Ok(Poly(Repr::Const(q))),
+                    (Some(_), _) => return Err(SizeError::Inexact),
+                    _ => {}
+                },
+                Repr::One { coef, factor } => match (coef.checked_rem(d), coef.checked_div(d)) {
+                    (Some(0), Some(coef)) => {
                         return Ok(Poly(Repr::One {
                             coef,
                             factor: factor.clone(),
-                        }));
+                        }))
                     }
-                }
-                Repr::Const(_) | Repr::One { .. } => return Err(SizeError::Inexact),
+                    (Some(_), _) => return Err(SizeError::Inexact),
+                    _ => {}
+                },
                 _ => {}
             }
         }
