@@ -641,18 +641,29 @@ impl Poly {
             _ => return Err(SizeError::DivisorNotATerm),
         };
         let this = self.terms();
+        // Whether every term divides, asked before building the quotient:
+        // a division by a symbol is mostly inexact (`(H + 2*P - kh)/S`).
+        // A coefficient of 1 divides without a 128-bit library division.
+        let unit = d.coef == 1;
+        let divides = |t: &TermRef| {
+            (unit || t.coef % d.coef == 0)
+                && d.mono
+                    .0
+                    .iter()
+                    .all(|(sym, pow)| t.mono.0.iter().any(|(s, p)| s == sym && p >= pow))
+        };
+        if !this.iter().all(|t| divides(&t)) {
+            return Err(SizeError::Inexact);
+        }
         let mut terms = SmallVec::with_capacity(this.len());
         for t in this {
-            if t.coef % d.coef != 0 {
-                return Err(SizeError::Inexact);
-            }
             let mono = if d.mono.0.is_empty() {
                 t.mono.to_monomial()
             } else {
                 div_factors(t.mono.0, d.mono.0).ok_or(SizeError::Inexact)?
             };
             terms.push(Term {
-                coef: t.coef / d.coef,
+                coef: if unit { t.coef } else { t.coef / d.coef },
                 mono,
             });
         }
