@@ -21,7 +21,7 @@ use sizes::overflow;
 
 use crate::alias::Aliases;
 use crate::dims::{not_a_size, DimValues};
-use crate::program::{Decl, Program};
+use crate::program::{Decl, LookupError, Module, Program};
 use crate::size::{Formula, Poly, Size, Symbol};
 use crate::types::{Axis, AxisKind, Domain, TensorTy, Ty, TyKind};
 
@@ -101,8 +101,11 @@ enum SizeVal {
 /// The state of lowering one signature's types.
 pub struct Lowerer<'a, 'd> {
     pub env: Env<'a>,
-    /// The module whose signature this is.
+    /// The module whose signature this is; set by `new` and `reset`.
     pub module: FileId,
+    /// `module`'s own table, when it is a module: a plain name written
+    /// there is looked up without finding the module again.
+    here: Option<&'a Module>,
     pub place: Place,
     /// Rounded division allowed (an extern fn's return type).
     pub rounding: bool,
@@ -183,6 +186,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         Lowerer {
             env,
             module,
+            here: env.program.get_module(module),
             place: Place::Param,
             rounding: false,
             rest_allowed: false,
@@ -205,6 +209,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     /// signature, so none allocates its lists again.
     pub fn reset(&mut self, module: FileId) {
         self.module = module;
+        self.here = self.env.program.get_module(module);
         self.place = Place::Param;
         self.rounding = false;
         self.rest_allowed = false;
@@ -226,6 +231,24 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     pub fn swap_scratch(&mut self, scratch: &mut Scratch) {
         scratch.names.clear();
         std::mem::swap(&mut self.resolved, scratch);
+    }
+
+    /// `Program::lookup(origin, path)`; a plain name of this module is
+    /// found in its table directly.
+    fn lookup<'p>(
+        &self,
+        origin: FileId,
+        path: &'p ast::Path,
+    ) -> Result<(FileId, Decl<'a>), LookupError<'p>> {
+        if let (None, Some(here)) = (&path.file, self.here) {
+            if origin == self.module {
+                return match here.decl(path.name.name) {
+                    Some(decl) => Ok((origin, decl)),
+                    None => Err(LookupError::NotFound(path)),
+                };
+            }
+        }
+        self.env.program.lookup(origin, path)
     }
 
     /// The symbol of the plain name `name`, written in this module, when it
@@ -668,7 +691,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                         continue;
                     }
                 }
-                match self.env.program.lookup(origin, path) {
+                match self.lookup(origin, path) {
                     Ok((file, Decl::Alias(decl, alias))) => {
                         if !self.expand_aliases {
                             continue;

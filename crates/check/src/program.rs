@@ -26,6 +26,22 @@ pub struct Module {
 }
 
 impl Module {
+    /// The declaration `name` in this module, without following imports.
+    pub fn decl(&self, name: Name) -> Option<Decl<'_>> {
+        let item = &self.ast.items[*self.names.get(&name)?];
+        Some(match item {
+            ast::Item::Dim(d) => match &d.value {
+                ast::DimValue::Size(value) => Decl::Dim(d, value),
+                ast::DimValue::Alias(list) => Decl::Alias(d, list),
+            },
+            ast::Item::Fn(f) => Decl::Fn(f),
+            ast::Item::ExternFn(f) => Decl::ExternFn(f),
+            ast::Item::Model(m) => Decl::Model(m),
+            ast::Item::Record(r) => Decl::Record(r),
+            ast::Item::Import(i) => Decl::Import(i, self.imports.get(&i.name.name).copied()),
+        })
+    }
+
     /// Whether the parser reported a mistake inside `span`.
     pub fn has_parse_error_in(&self, span: Span) -> bool {
         self.parse_errors
@@ -116,19 +132,12 @@ impl Program {
 
     /// The declaration `name` in module `file`, without following imports.
     pub fn decl(&self, file: FileId, name: impl Into<Name>) -> Option<Decl<'_>> {
-        let module = self.module(file);
-        let item = &module.ast.items[*module.names.get(&name.into())?];
-        Some(match item {
-            ast::Item::Dim(d) => match &d.value {
-                ast::DimValue::Size(value) => Decl::Dim(d, value),
-                ast::DimValue::Alias(list) => Decl::Alias(d, list),
-            },
-            ast::Item::Fn(f) => Decl::Fn(f),
-            ast::Item::ExternFn(f) => Decl::ExternFn(f),
-            ast::Item::Model(m) => Decl::Model(m),
-            ast::Item::Record(r) => Decl::Record(r),
-            ast::Item::Import(i) => Decl::Import(i, module.imports.get(&i.name.name).copied()),
-        })
+        self.module(file).decl(name.into())
+    }
+
+    /// The module of `file`, when `file` is one.
+    pub fn get_module(&self, file: FileId) -> Option<&Module> {
+        self.modules.get(*self.by_file.get(file.0 as usize)?)
     }
 
     /// Resolves `name` or `file.name` as written in module `from`; returns the

@@ -220,7 +220,7 @@ impl<'a> Lowerer<'a, '_> {
                 return Some(symbol);
             }
         }
-        let found = self.env.program.lookup(origin, path);
+        let found = self.lookup(origin, path);
         self.size_name_found(path, origin, spot, found)
     }
 
