@@ -162,7 +162,7 @@ fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signa
             .chain(&ret)
             .any(has_written_group);
     if has_group {
-        let mut shapes = Vec::new();
+        let mut shapes = Vec::with_capacity(params.len() + 1);
         for param in &params {
             collect_shapes(&param.ty, &mut shapes);
         }
