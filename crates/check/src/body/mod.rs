@@ -763,18 +763,23 @@ pub(crate) fn signature_broken(signature: &Signature) -> bool {
         match &ty.kind {
             // Only for extern fn (E0306), and only `fn` bodies are checked.
             TyKind::Error | TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_) => true,
-            TyKind::Tensor(t) => t.shape.as_ref().is_some_and(|s| s.iter().any(axis_broken)),
+            TyKind::Tensor(t) => t.shape.as_deref().is_some_and(shape_broken),
             TyKind::Tuple(items) => items.iter().any(broken),
             TyKind::Stack { elem, .. } => broken(elem),
             _ => false,
         }
     }
-    fn axis_broken(axis: &crate::types::Axis) -> bool {
-        match &axis.kind {
-            AxisKind::Error | AxisKind::Rest => true,
-            AxisKind::Group { parts, .. } => parts.iter().any(axis_broken),
-            _ => false,
+    // A loop rather than `any` over a recursive function: every signature
+    // with a body asks, and its axes are nearly all plain sizes.
+    fn shape_broken(axes: &[crate::types::Axis]) -> bool {
+        for axis in axes {
+            match &axis.kind {
+                AxisKind::Error | AxisKind::Rest => return true,
+                AxisKind::Group { parts, .. } if shape_broken(parts) => return true,
+                _ => {}
+            }
         }
+        false
     }
     signature.params.iter().any(|p| broken(&p.ty)) || signature.ret.as_ref().is_some_and(broken)
 }
