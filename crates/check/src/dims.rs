@@ -357,6 +357,10 @@ fn overflow(span: Span) -> Diagnostic {
 }
 
 /// E0303 for a declaration that is not a size, used where a size is needed.
+// Cold and apart: a mistake is rare, and building its message inline
+// would make the hot lowering code save and restore registers.
+#[cold]
+#[inline(never)]
 pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
     let shown = match &path.file {
         Some(file) => format!("{}.{}", file.name, path.name.name),

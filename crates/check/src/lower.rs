@@ -287,11 +287,18 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         self.resolved.names.push((name, found));
     }
 
+    // Cold and apart: a mistake is rare, and its code inline would make
+    // the hot callers save and restore registers.
+    #[cold]
+    #[inline(never)]
     fn report(&mut self, diagnostic: Diagnostic) {
         self.lost_names();
         self.diagnostics.push(diagnostic);
     }
 
+    // Cold and apart, as `report`.
+    #[cold]
+    #[inline(never)]
     fn report_lookup(&mut self, error: crate::program::LookupError<'_>) {
         match error.to_diagnostic() {
             Some(diagnostic) => self.report(diagnostic),
@@ -1000,6 +1007,9 @@ fn axis_is_plain(axis: &Axis) -> bool {
     }
 }
 
+// Cold and apart, as `Lowerer::report`.
+#[cold]
+#[inline(never)]
 fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
     let shown = match &path.file {
         Some(file) => format!("{}.{}", file.name, path.name.name),

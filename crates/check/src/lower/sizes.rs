@@ -126,6 +126,9 @@ impl<'a> Lowerer<'a, '_> {
 
     /// E0402 saying why `a / b` isn't whole: the numbers once dims are
     /// replaced (`768 / 5`), or the symbols it depends on (`n` may be odd).
+    // Cold and apart, as `Lowerer::report`.
+    #[cold]
+    #[inline(never)]
     fn inexact_detail(&self, span: Span, a: &Poly, b: &Poly) -> Diagnostic {
         let dims = self.env.dims;
         let value = |s: &Symbol| match s {
@@ -300,9 +303,18 @@ impl<'a> Lowerer<'a, '_> {
             self.generic_order.push(key);
             return Some(Symbol::Generic(key));
         }
-        if self.params_incomplete {
-            return None;
+        if !self.params_incomplete {
+            self.report_unknown_size(name);
         }
+        None
+    }
+
+    /// E0301 for a return type's name that is no size. Apart, and cold:
+    /// building the message would make every `generic` call save and
+    /// restore registers.
+    #[cold]
+    #[inline(never)]
+    fn report_unknown_size(&mut self, name: &ast::Ident) {
         self.report(
             Diagnostic::error("E0301", format!("cannot find size `{}`", name.name))
                 .with_primary(name.span, "not a dim, and no parameter's type has this axis")
@@ -311,7 +323,6 @@ impl<'a> Lowerer<'a, '_> {
                     name.name
                 )),
         );
-        None
     }
 
     pub(super) fn source(&self, span: Span, origin: FileId) -> &'a str {
@@ -403,12 +414,18 @@ fn into_formula(v: SizeVal) -> Formula {
     }
 }
 
+// Cold and apart, as `Lowerer::report`.
+#[cold]
+#[inline(never)]
 pub(super) fn overflow(span: Span) -> Diagnostic {
     Diagnostic::error("E0414", "size does not fit in 128 bits")
         .with_primary(span, "this size overflows")
         .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
 }
 
+// Cold and apart, as `Lowerer::report`.
+#[cold]
+#[inline(never)]
 pub(super) fn inexact(span: Span, why: &str) -> Diagnostic {
     Diagnostic::error("E0402", "size division is not exact")
         .with_primary(span, why)
