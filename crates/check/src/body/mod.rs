@@ -252,15 +252,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 self.bind(Name::new("self"), ty, span, false);
             }
         }
-        // `= x` of a parameter `x` (a wrapper, an identity): its one
-        // expression is read straight from the parameter, with no scope.
-        let trivial = self.trivial_param(f);
         self.body.params.reserve_exact(self.signature.params.len());
         for (i, p) in self.signature.params.iter().enumerate() {
             let span = f.params.get(i).map_or(p.span, |ap| ap.name.span);
-            if trivial.is_none() {
-                self.bind(p.name, flatten_ty(&p.ty), span, false);
-            }
+            self.bind(p.name, flatten_ty(&p.ty), span, false);
             self.body.params.push(Binding {
                 name: p.name,
                 span,
@@ -279,20 +274,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         }
         let signature = self.signature;
         let ret = signature.ret.as_ref().map(shape::flatten_cow);
-        let value = match (&f.body, trivial) {
-            (ast::FnBody::Expr(e), Some((i, span))) => {
-                // As `name` would: the parameter's type at the use, and where
-                // the parameter is declared.
-                let param = &self.body.params[i];
-                let decl = param.span;
-                let ty = Ty {
-                    span,
-                    ..flatten_ty(&param.ty)
-                };
-                Some((self.record(span, ty, ExprInfo::Local { decl }), e.span))
-            }
-            (ast::FnBody::Expr(e), None) => Some((self.expr(e), e.span)),
-            (ast::FnBody::Block(b), _) => self.block(b),
+        let value = match &f.body {
+            ast::FnBody::Expr(e) => Some((self.expr(e), e.span)),
+            ast::FnBody::Block(b) => self.block(b),
         };
         match (&ret, &value) {
             (Some(ret), Some((ty, span))) => self.expect_ty(ty, ret, *span, Expected::Return),
@@ -316,26 +300,6 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 span: f.name.span,
             },
         };
-    }
-
-    /// For a body `= x` where `x` is a parameter (and no `self`, which
-    /// would be bound first): the index of the last parameter of that name,
-    /// the one a scope would find, and the span of the use.
-    fn trivial_param(&self, f: &ast::Fn) -> Option<(usize, Span)> {
-        let ast::FnBody::Expr(e) = &f.body else {
-            return None;
-        };
-        let ast::ExprKind::Name(name) = &e.kind else {
-            return None;
-        };
-        if name.is_missing() || (self.owner.is_some() && f.self_param.is_some()) {
-            return None;
-        }
-        self.signature
-            .params
-            .iter()
-            .rposition(|p| p.name == name.name)
-            .map(|i| (i, name.span))
     }
 
     /// Binds `name` in the innermost scope.
