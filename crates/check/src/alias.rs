@@ -10,7 +10,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast;
 
-use crate::lower::{Env, Lowerer, Place, Scratch, MAX_AXES};
+use crate::lower::{Env, Lowerer, Place, MAX_AXES};
 use crate::program::{Decl, Program};
 
 /// Which aliases can't be replaced because they are on a cycle.
@@ -196,9 +196,8 @@ fn cycle_diagnostic(
 /// Checks each alias's own axes once, where it is declared: sizes, divisions,
 /// `...`, aliases inside one axis. Names not declared are its users' axes.
 pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
-    // One set of buffers for every alias's lowering.
-    let mut scratch = Scratch::default();
-    let mut generics = Vec::new();
+    // One lowerer for every alias: its buffers are reused, not rebuilt.
+    let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in &env.program.modules {
         for item in &module.ast.items {
             if let ast::Item::Dim(ast::Dim {
@@ -210,17 +209,12 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
                 if env.aliases.is_broken(module.file, name.name) {
                     continue;
                 }
-                let mut lowerer = Lowerer::new(env, module.file, diagnostics);
+                lowerer.reset(module.file);
                 lowerer.place = Place::AliasDecl;
                 // An alias may be used by an extern fn, so `...` is checked where it is used.
                 lowerer.rest_allowed = true;
                 lowerer.expand_aliases = false;
-                lowerer.swap_scratch(&mut scratch);
-                generics.clear();
-                lowerer.generic_order = std::mem::take(&mut generics);
                 lowerer.declare_alias(name.name, list);
-                lowerer.swap_scratch(&mut scratch);
-                generics = std::mem::take(&mut lowerer.generic_order);
             }
         }
     }

@@ -153,11 +153,11 @@ enum Resolved {
     Generic(u32),
 }
 
-/// A lowerer's working buffers, which callers may reuse across signatures
-/// (`Lowerer::swap_scratch`), as every signature needs them: the resolved
+/// A lowerer's working buffers, kept across the signatures one lowerer
+/// serves (`Lowerer::reset`), as every signature needs them: the resolved
 /// plain names, and the axes of the shape being lowered.
 #[derive(Default)]
-pub struct Scratch {
+struct Scratch {
     names: Vec<(Name, Resolved)>,
     axes: Vec<Axis>,
     /// While lowering an alias to remember: the generic names asked for,
@@ -224,13 +224,6 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         self.resolved.names.clear();
         self.resolved.recorded.clear();
         self.saw_written_group = false;
-    }
-
-    /// Swaps in `scratch` (its names forgotten) as this lowerer's buffers,
-    /// handing back the ones it had: one set serves many signatures.
-    pub fn swap_scratch(&mut self, scratch: &mut Scratch) {
-        scratch.names.clear();
-        std::mem::swap(&mut self.resolved, scratch);
     }
 
     /// `Program::lookup(origin, path)`; a plain name of this module is
@@ -594,9 +587,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         if !clean {
             return (stopped, None);
         }
-        // A whole shape moves into the `Arc` its user shares.
+        // A whole shape moves into the `Arc` its user shares, leaving `out`
+        // empty (a reused buffer keeps its room).
         let axes: Arc<[Axis]> = if whole {
-            std::mem::take(out).into()
+            out.drain(..).collect()
         } else {
             out[start..].iter().cloned().collect()
         };
@@ -616,8 +610,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     /// module), and remembers its axes for this module's signatures when
     /// they are the same there.
     pub fn declare_alias(&mut self, name: Name, list: &ast::ShapeList) {
-        let mut out = Vec::with_capacity(list.axes.len());
+        // In the reused buffer: the axes move out when remembered.
+        let mut out = std::mem::take(&mut self.resolved.axes);
+        out.clear();
         self.lower_alias_into(&mut out, list, self.module, None, name, true);
+        out.clear();
+        self.resolved.axes = out;
     }
 
     /// Lowers a `[...]` list written in module `origin`, replacing aliases by
