@@ -198,6 +198,9 @@ fn cycle_diagnostic(
 pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
     // One lowerer for every alias: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
+    // Each declaration is remembered for its module; each module may
+    // remember another file's alias too (at its second use).
+    lowerer.reserve_aliases(env.program.dim_count(true) + env.program.modules.len());
     for module in &env.program.modules {
         for item in &module.ast.items {
             if let ast::Item::Dim(ast::Dim {

@@ -606,6 +606,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         (false, Some(lowered))
     }
 
+    /// Makes room for `more` remembered aliases, so the table grows once.
+    pub fn reserve_aliases(&self, more: usize) {
+        self.env.names.aliases.borrow_mut().reserve(more);
+    }
+
     /// Checks the alias `name`'s own `list` where it is declared (this
     /// module), and remembers its axes for this module's signatures when
     /// they are the same there.
@@ -994,12 +999,17 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 /// mistake, `...`, rounded division or unknown size (numbered per function).
 fn axis_is_plain(axis: &Axis) -> bool {
     match &axis.kind {
-        AxisKind::Size { size, .. } => !size.poly.terms().iter().any(|t| {
-            t.mono
-                .factors()
-                .iter()
-                .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
-        }),
+        // Mostly one symbol or a number: no term list walked.
+        AxisKind::Size { size, .. } => match size.poly.as_symbol() {
+            Some(symbol) => !matches!(symbol, Symbol::Unknown { .. }),
+            None if size.poly.as_constant().is_some() => true,
+            None => !size.poly.terms().iter().any(|t| {
+                t.mono
+                    .factors()
+                    .iter()
+                    .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
+            }),
+        },
         AxisKind::Group { parts, .. } => parts.iter().all(axis_is_plain),
         AxisKind::Rounded { .. } | AxisKind::Rest | AxisKind::Error => false,
     }
