@@ -263,7 +263,7 @@ impl Parser<'_> {
         {
             return false;
         }
-        let next = self.tokens[self.pos + 1].kind;
+        let next = self.token_at(self.pos + 1).kind;
         // Inside brackets a line break is skipped, and what follows it may continue.
         if next == TokenKind::Newline {
             return self.skip_newlines == 0;

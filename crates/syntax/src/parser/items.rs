@@ -118,7 +118,7 @@ impl Parser<'_> {
         let mut braces = 0i64;
         let first = self.pos;
         loop {
-            let token = self.tokens[self.pos];
+            let token = self.token_at(self.pos);
             let line_start = self.line_start_at(self.pos);
             let closer = matches!(
                 token.kind,

@@ -87,6 +87,15 @@ fn join(a: Span, b: Span) -> Span {
     }
 }
 
+/// What `Parser::token_at` answers past the end, which never happens (the
+/// tokens end with `Eof` and the cursor stops there): a constant `Eof`, so
+/// no caller holds a panic or a call on its hot path for it.
+const PAST_END: Token = Token {
+    kind: TokenKind::Eof,
+    start: 0,
+    end: 0,
+};
+
 /// How far recovery heuristics look along one line (tokens or bytes), so
 /// that they stay linear on enormous lines.
 const LINE_SCAN_LIMIT: usize = 512;
@@ -210,10 +219,22 @@ impl<'a> Parser<'a> {
 
     // ------------------------------------------------------------ cursor
 
+    /// The token at `index`. The tokens end with `Eof` and the cursor never
+    /// passes it, so `index` is in bounds; a miss would answer `PAST_END`.
+    /// Unlike indexing, this leaves no panic path in every caller: the
+    /// cursor's reads are the parser's most frequent operation.
+    #[inline(always)]
+    fn token_at(&self, index: usize) -> Token {
+        match self.tokens.get(index) {
+            Some(&token) => token,
+            None => PAST_END,
+        }
+    }
+
     /// The current token, skipping line breaks inside brackets.
     #[inline]
     fn current(&mut self) -> Token {
-        let token = self.tokens[self.pos];
+        let token = self.token_at(self.pos);
         // Line breaks are rare inside brackets (none follows an operator or
         // a comma), so the token's kind is tested first.
         if token.kind == TokenKind::Newline && self.skip_newlines > 0 {
@@ -224,10 +245,10 @@ impl<'a> Parser<'a> {
 
     #[cold]
     fn skip_to_non_newline(&mut self) -> Token {
-        while self.tokens[self.pos].kind == TokenKind::Newline {
+        while self.token_at(self.pos).kind == TokenKind::Newline {
             self.pos += 1;
         }
-        self.tokens[self.pos]
+        self.token_at(self.pos)
     }
 
     fn kind(&mut self) -> TokenKind {
@@ -246,7 +267,7 @@ impl<'a> Parser<'a> {
         // Most look-aheads are one token, with no line break to skip.
         if n == 1 && token.kind != TokenKind::Eof {
             // In bounds: the tokens end with `Eof`, and this one is not it.
-            let next = self.tokens[self.pos + 1].kind;
+            let next = self.token_at(self.pos + 1).kind;
             if self.skip_newlines == 0 || next != TokenKind::Newline {
                 return next;
             }
@@ -258,23 +279,23 @@ impl<'a> Parser<'a> {
     fn nth_kind_slow(&mut self, n: usize) -> TokenKind {
         let mut i = self.pos;
         let mut left = n;
-        while left > 0 && self.tokens[i].kind != TokenKind::Eof {
+        while left > 0 && self.token_at(i).kind != TokenKind::Eof {
             i += 1;
-            if self.skip_newlines == 0 || self.tokens[i].kind != TokenKind::Newline {
+            if self.skip_newlines == 0 || self.token_at(i).kind != TokenKind::Newline {
                 left -= 1;
             }
         }
-        self.tokens[i].kind
+        self.token_at(i).kind
     }
 
     /// Skips line breaks when the first token after them is `kind`, which
     /// continues the construct before them (`else`, `-> Ret`, a body's `{`).
     fn skip_newlines_before(&mut self, kind: TokenKind) {
         let mut next = self.pos;
-        while self.tokens[next].kind == TokenKind::Newline {
+        while self.token_at(next).kind == TokenKind::Newline {
             next += 1;
         }
-        if self.tokens[next].kind == kind {
+        if self.token_at(next).kind == kind {
             self.pos = next;
         }
     }
@@ -300,11 +321,11 @@ impl<'a> Parser<'a> {
     /// body: a `{` in mid-line whose `}` is not on the same line, or a `}`
     /// followed on its line by something that cannot follow a body.
     fn stray_brace(&self, index: usize) -> bool {
-        match self.tokens[index].kind {
+        match self.token_at(index).kind {
             TokenKind::LBrace => {
                 let mut depth = 0u32;
                 let mut i = index + 1;
-                if matches!(self.tokens[i].kind, TokenKind::Newline | TokenKind::Eof) {
+                if matches!(self.token_at(i).kind, TokenKind::Newline | TokenKind::Eof) {
                     return false;
                 }
                 loop {
@@ -312,7 +333,7 @@ impl<'a> Parser<'a> {
                     if i > index + LINE_SCAN_LIMIT {
                         return false;
                     }
-                    match self.tokens[i].kind {
+                    match self.token_at(i).kind {
                         TokenKind::Newline | TokenKind::Eof => return true,
                         TokenKind::LBrace => depth += 1,
                         TokenKind::RBrace if depth == 0 => return false,
@@ -324,7 +345,7 @@ impl<'a> Parser<'a> {
             }
             // No body is ever inside `()` or `[]`, so `})` and `}]` are stray too.
             TokenKind::RBrace => !matches!(
-                self.tokens[index + 1].kind,
+                self.token_at(index + 1).kind,
                 TokenKind::Newline
                     | TokenKind::Eof
                     | TokenKind::Semi
@@ -343,7 +364,7 @@ impl<'a> Parser<'a> {
             if i > self.pos + LINE_SCAN_LIMIT {
                 return false;
             }
-            match self.tokens[i].kind {
+            match self.token_at(i).kind {
                 TokenKind::LBrace => {
                     self.pos = i;
                     return true;
@@ -394,8 +415,8 @@ impl<'a> Parser<'a> {
         let mut i = self.pos;
         while i > 0 {
             i -= 1;
-            if self.tokens[i].kind != TokenKind::Newline {
-                return self.tokens[i].end;
+            if self.token_at(i).kind != TokenKind::Newline {
+                return self.token_at(i).end;
             }
         }
         0
@@ -423,7 +444,7 @@ impl<'a> Parser<'a> {
     /// Starts a new statement, member or declaration: its first mistake will be reported.
     fn begin_statement(&mut self) {
         self.muted = false;
-        self.statement_start = self.tokens[self.pos].start;
+        self.statement_start = self.token_at(self.pos).start;
     }
 
     /// Whether the lexer reported a mistake starting in `start..end`: an
@@ -676,10 +697,10 @@ impl<'a> Parser<'a> {
     /// Whether token `index` is the first on its line. Looks at the text,
     /// since no `Newline` token is made after an operator or a comma.
     fn line_start_at(&self, index: usize) -> bool {
-        if index == 0 || self.tokens[index - 1].kind == TokenKind::Newline {
+        if index == 0 || self.token_at(index - 1).kind == TokenKind::Newline {
             return true;
         }
-        let gap = self.tokens[index - 1].end as usize..self.tokens[index].start as usize;
+        let gap = self.token_at(index - 1).end as usize..self.token_at(index).start as usize;
         self.text.as_bytes()[gap].contains(&b'\n')
     }
 
@@ -690,7 +711,7 @@ impl<'a> Parser<'a> {
     fn recover_to_closer(&mut self, close: TokenKind, stops: &[TokenKind]) {
         let mut depth = 0u32;
         loop {
-            let token = self.tokens[self.pos];
+            let token = self.token_at(self.pos);
             match token.kind {
                 TokenKind::Eof => return,
                 kind if depth == 0 && stops.contains(&kind) => return,
@@ -724,7 +745,7 @@ impl<'a> Parser<'a> {
         let mut brackets = 0u32;
         let mut braces = 0u32;
         loop {
-            let token = self.tokens[self.pos];
+            let token = self.token_at(self.pos);
             let line_start = self.line_start_at(self.pos);
             match token.kind {
                 TokenKind::Eof => return,
@@ -767,8 +788,8 @@ impl<'a> Parser<'a> {
     /// (`if`, `for`, a method) has read its `{`, so a `{` at the end of the
     /// line that broke one is debris, not a body to skip whole.
     fn recover_in_block(&mut self) {
-        let brace_at_end = self.tokens[self.pos].kind == TokenKind::LBrace
-            && self.tokens[self.pos + 1].kind == TokenKind::Newline;
+        let brace_at_end = self.token_at(self.pos).kind == TokenKind::LBrace
+            && self.token_at(self.pos + 1).kind == TokenKind::Newline;
         if brace_at_end {
             self.pos += 1;
         }
@@ -778,7 +799,7 @@ impl<'a> Parser<'a> {
     /// Makes sure a loop over statements, members or declarations moves on:
     /// if nothing was consumed since `before`, skips one token.
     fn ensure_progress(&mut self, before: usize) {
-        if self.pos == before && self.tokens[self.pos].kind != TokenKind::Eof {
+        if self.pos == before && self.token_at(self.pos).kind != TokenKind::Eof {
             self.pos += 1;
         }
     }

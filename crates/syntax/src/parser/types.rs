@@ -253,11 +253,11 @@ impl Parser<'_> {
         let mut left = n;
         while left > 0 {
             i += 1;
-            if self.skip_newlines == 0 || self.tokens[i].kind != TokenKind::Newline {
+            if self.skip_newlines == 0 || self.token_at(i).kind != TokenKind::Newline {
                 left -= 1;
             }
         }
-        DtypeKind::from_name(self.text_of(self.tokens[i])).is_some()
+        DtypeKind::from_name(self.text_of(self.token_at(i))).is_some()
     }
 
     /// Whether the current token starts a domain (`Unit`, `Index[N]`) or is a dtype.
@@ -425,7 +425,7 @@ impl Parser<'_> {
             return None;
         }
         // A line break next would need skipping: leave that to the general path.
-        let next = self.tokens[self.pos + 1].kind;
+        let next = self.token_at(self.pos + 1).kind;
         if matches!(
             next,
             TokenKind::Plus
@@ -621,7 +621,7 @@ impl Parser<'_> {
                 // A plain name (no `.` next) needs no `Path` built first. A
                 // line break next may hide a `.` after it: the general path.
                 if !matches!(
-                    self.tokens[self.pos].kind,
+                    self.token_at(self.pos).kind,
                     TokenKind::Dot | TokenKind::Newline
                 ) {
                     let name = self.ident(token);
