@@ -474,6 +474,61 @@ impl Poly {
         self.add_scaled(other, false)
     }
 
+    /// `self + other`, consuming `self`: see `add_scaled_owned`.
+    pub fn add_owned(self, other: &Poly) -> Result<Poly, SizeError> {
+        self.add_scaled_owned(other, false)
+    }
+
+    /// `self - other`, consuming `self`: see `add_scaled_owned`.
+    pub fn sub_owned(self, other: &Poly) -> Result<Poly, SizeError> {
+        self.add_scaled_owned(other, true)
+    }
+
+    /// `add_scaled`, but a sum of several terms plus one term (`H + 2*P - kh`)
+    /// takes its terms over (the one term placed by a binary search, in
+    /// its allocation) rather than copying them into a new list.
+    fn add_scaled_owned(self, other: &Poly, negate: bool) -> Result<Poly, SizeError> {
+        let (Repr::Many(_), Some(y)) = (&self.0, other.single()) else {
+            return self.add_scaled(other, negate);
+        };
+        let Repr::Many(terms) = self.0 else {
+            unreachable!("matched above")
+        };
+        // As `add_scaled`: `a + (-b)`, so negating `b` may overflow first.
+        let coef = if negate {
+            y.coef.checked_neg().ok_or(SizeError::Overflow)?
+        } else {
+            y.coef
+        };
+        let mut terms = terms.into_vec();
+        match terms.binary_search_by(|t| Factors(&t.mono.0).cmp(&y.mono)) {
+            Ok(i) => {
+                let sum = terms[i].coef.checked_add(coef).ok_or(SizeError::Overflow)?;
+                if sum != 0 {
+                    terms[i].coef = sum;
+                } else {
+                    terms.remove(i);
+                    if terms.len() < 2 {
+                        // One term or none has its own representation.
+                        return Ok(Poly::pack(terms.into_iter().collect()));
+                    }
+                }
+            }
+            Err(i) => {
+                // Exactly one more, so the boxed list is not shrunk again.
+                terms.reserve_exact(1);
+                terms.insert(
+                    i,
+                    Term {
+                        coef,
+                        mono: y.mono.to_monomial(),
+                    },
+                )
+            }
+        }
+        Ok(Poly(Repr::Many(terms.into_boxed_slice())))
+    }
+
     /// `self + other`, or `self - other` when `negate`: one merge of the two
     /// sorted term lists, which keeps the normal form without sorting.
     fn add_scaled(&self, other: &Poly, negate: bool) -> Result<Poly, SizeError> {
@@ -926,6 +981,40 @@ mod tests {
 
     fn c(value: i128) -> Poly {
         Poly::constant(value)
+    }
+
+    /// Taking the left operand over gives what the merge gives, cancelling
+    /// terms and overflow included.
+    #[test]
+    fn owned_sums_match_merged_sums() {
+        let sum = |parts: &[Poly]| {
+            parts
+                .iter()
+                .try_fold(Poly::default(), |acc, p| acc.add(p))
+                .expect("small sums")
+        };
+        let n_m = var("n").mul(&var("m")).unwrap();
+        let polys = [
+            c(0),
+            c(3),
+            c(i128::MAX),
+            c(i128::MIN),
+            var("n"),
+            var("m").mul(&c(-2)).unwrap(),
+            n_m.clone(),
+            sum(&[var("n"), c(1)]),
+            sum(&[var("H"), dim("P").mul(&c(2)).unwrap()]),
+            sum(&[var("H"), dim("P").mul(&c(2)).unwrap(), var("kh")]),
+            sum(&[n_m.clone(), var("n")]),
+            sum(&[var("a"), var("z"), c(i128::MAX)]),
+            sum(&[var("a"), var("z"), c(i128::MIN)]),
+        ];
+        for a in &polys {
+            for b in &polys {
+                assert_eq!(a.clone().add_owned(b), a.add(b), "{a} + {b}");
+                assert_eq!(a.clone().sub_owned(b), a.sub(b), "{a} - {b}");
+            }
+        }
     }
 
     /// The hand-written order is the derived one: variant, then fields in

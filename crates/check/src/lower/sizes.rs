@@ -71,8 +71,8 @@ impl<'a> Lowerer<'a, '_> {
     fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
         let result = match (a, b) {
             (SizeVal::Poly(a), SizeVal::Poly(b)) => match op {
-                SizeOp::Add => a.add(&b).map(SizeVal::Poly),
-                SizeOp::Sub => a.sub(&b).map(SizeVal::Poly),
+                SizeOp::Add => a.add_owned(&b).map(SizeVal::Poly),
+                SizeOp::Sub => a.sub_owned(&b).map(SizeVal::Poly),
                 SizeOp::Mul => a.mul(&b).map(SizeVal::Poly),
                 SizeOp::Div => match self.divide(&a, &b) {
                     Ok(q) => Ok(SizeVal::Poly(q)),
