@@ -60,12 +60,29 @@ impl<'a> Lowerer<'a, '_> {
             }
             SizeExprKind::Binary { op, operands } => {
                 let (lhs, rhs) = &**operands;
-                let a = self.lower_size(lhs, origin, spot);
-                let b = self.lower_size(rhs, origin, spot);
+                let a = self.lower_operand(lhs, origin, spot);
+                let b = self.lower_operand(rhs, origin, spot);
                 let (a, b) = (a?, b?);
                 self.combine(*op, a, b, expr.span)
             }
         }
+    }
+
+    /// An operand of `lower_size`'s arithmetic: a number within 64 bits
+    /// (the `2` of `2*P`, the `1` of `+ 1`) is built here, without a call.
+    #[inline]
+    fn lower_operand(
+        &mut self,
+        expr: &SizeExpr,
+        origin: FileId,
+        spot: SizeSpot,
+    ) -> Option<SizeVal> {
+        if let SizeExprKind::Int(v) = &expr.kind {
+            if let Ok(v) = i64::try_from(v.get()) {
+                return Some(SizeVal::Poly(Poly::constant(i128::from(v))));
+            }
+        }
+        self.lower_size(expr, origin, spot)
     }
 
     fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
