@@ -69,7 +69,8 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     /// An operand of `lower_size`'s arithmetic: a number within 64 bits
-    /// (the `2` of `2*P`, the `1` of `+ 1`) is built here, without a call.
+    /// (the `2` of `2*P`, the `1` of `+ 1`) or a plain name this signature
+    /// resolved before is built here, without a call.
     #[inline]
     fn lower_operand(
         &mut self,
@@ -77,10 +78,18 @@ impl<'a> Lowerer<'a, '_> {
         origin: FileId,
         spot: SizeSpot,
     ) -> Option<SizeVal> {
-        if let SizeExprKind::Int(v) = &expr.kind {
-            if let Ok(v) = i64::try_from(v.get()) {
-                return Some(SizeVal::Poly(Poly::constant(i128::from(v))));
+        match &expr.kind {
+            SizeExprKind::Int(v) => {
+                if let Ok(v) = i64::try_from(v.get()) {
+                    return Some(SizeVal::Poly(Poly::constant(i128::from(v))));
+                }
             }
+            SizeExprKind::Name(name) if origin == self.module => {
+                if let Some(symbol) = self.resolved_symbol(name.name) {
+                    return Some(SizeVal::Poly(Poly::symbol(symbol)));
+                }
+            }
+            _ => {}
         }
         self.lower_size(expr, origin, spot)
     }
