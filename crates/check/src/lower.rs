@@ -745,6 +745,24 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             let lowered = match name_found {
                 Some((expr, path, found)) => Axis {
                     kind: match self.size_name_found(path, origin, SizeSpot::InAxis, found) {
+                        // A generic axis or dim named as itself: the axis
+                        // `size_axis` would build (one symbol is never
+                        // below 1), without the call.
+                        Some(symbol @ (Symbol::Generic(_) | Symbol::Dim { .. }))
+                            if origin == self.module
+                                && matches!(expr.kind, SizeExprKind::Name(_)) =>
+                        {
+                            let (Symbol::Generic(name) | Symbol::Dim { name, .. }) = symbol else {
+                                unreachable!("matched above")
+                            };
+                            AxisKind::Size {
+                                size: Size {
+                                    poly: Poly::symbol(symbol),
+                                    written: Some(name),
+                                },
+                                name: Some(name),
+                            }
+                        }
                         Some(symbol) => self.size_axis(expr, origin, Poly::symbol(symbol)),
                         None => AxisKind::Error,
                     },
