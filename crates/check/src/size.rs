@@ -775,9 +775,10 @@ impl Poly {
                 mono,
             });
         }
-        if d.mono.0.is_empty() {
-            // By a number: each term keeps its monomial, so the terms stay
-            // distinct and in order (the normal form) without sorting.
+        // By a number: each term keeps its monomial, so the terms stay
+        // distinct and in order (the normal form) without sorting. One
+        // term (`n*m / n`) is in normal form too: its quotient is not 0.
+        if d.mono.0.is_empty() || terms.len() == 1 {
             return Ok(Poly::pack(terms));
         }
         Poly::from_terms(terms)
