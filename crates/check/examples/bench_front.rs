@@ -35,7 +35,10 @@ fn live_bytes() -> usize {
 #[inline]
 fn count(added: usize, freed: usize) {
     use std::sync::atomic::Ordering::Relaxed;
-    LIVE.store(LIVE.load(Relaxed).wrapping_add(added).wrapping_sub(freed), Relaxed);
+    LIVE.store(
+        LIVE.load(Relaxed).wrapping_add(added).wrapping_sub(freed),
+        Relaxed,
+    );
 }
 
 // SAFETY: every block comes from mimalloc and goes back to it; the plain
