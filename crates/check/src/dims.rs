@@ -218,7 +218,7 @@ fn collect_deps(
     match &expr.kind {
         SizeExprKind::Name(_) | SizeExprKind::Qualified(_) => {
             let Some(path) = &expr.kind.path() else {
-                unreachable!("a size name")
+                return;
             };
             if let Ok((target, Decl::Dim(d, _))) = program.lookup(file, path) {
                 if let Some(&i) = index.get(&(target, d.name.name)) {
@@ -292,7 +292,7 @@ fn eval(
         )),
         SizeExprKind::Name(_) | SizeExprKind::Qualified(_) => {
             let Some(path) = &expr.kind.path() else {
-                unreachable!("a size name")
+                return Err(Stop::Silent);
             };
             match program.lookup(file, path) {
                 Ok((target, Decl::Dim(d, _))) => match index.get(&(target, d.name.name)) {
