@@ -515,15 +515,19 @@ impl Poly {
                 }
             }
             Err(i) => {
-                // Exactly one more, so the boxed list is not shrunk again.
-                terms.reserve_exact(1);
-                terms.insert(
-                    i,
-                    Term {
-                        coef,
-                        mono: y.mono.to_monomial(),
-                    },
-                )
+                // Exactly one more, so the boxed list is not shrunk again:
+                // the terms moved into a new exact list around the new
+                // one (what `realloc` then `insert` would copy, without
+                // the reallocation's checks or the shifting `memmove`).
+                let mut out = Vec::with_capacity(terms.len() + 1);
+                let mut old = terms.into_iter();
+                out.extend(old.by_ref().take(i));
+                out.push(Term {
+                    coef,
+                    mono: y.mono.to_monomial(),
+                });
+                out.extend(old);
+                return Ok(Poly(Repr::Many(out.into_boxed_slice())));
             }
         }
         Ok(Poly(Repr::Many(terms.into_boxed_slice())))
