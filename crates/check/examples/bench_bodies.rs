@@ -10,10 +10,9 @@ use std::time::Instant;
 use check::{check, MemoryFiles, Options};
 use diag::SourceMap;
 
-// As in bench_front: allocation dominates, and mimalloc is what a release
-// build of the command would use to go fast.
+// The command's allocator, as in bench_front: allocation dominates.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 /// The number of files, overridable with `BENCH_FILES` for a short profile.
 fn files_count() -> usize {

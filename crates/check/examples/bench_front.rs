@@ -9,72 +9,13 @@ use std::time::Instant;
 use check::{check, MemoryFiles, Options};
 use diag::SourceMap;
 
-// Parsing and lowering allocate many small nodes; the system allocator
-// spends about a third of the time in malloc and free (callgrind).
+// The command's allocator (parsing and lowering allocate many small nodes),
+// counting live bytes for the "kept" line.
 #[global_allocator]
-static ALLOCATOR: Mimalloc = Mimalloc;
-
-/// mimalloc, taking its plain `mi_malloc` path when that is aligned enough:
-/// `mimalloc::MiMalloc` always takes the aligned path, a quarter of the
-/// allocation time here (callgrind).
-struct Mimalloc;
-
-/// `mi_malloc`'s blocks are aligned to 16 bytes, or to their size when smaller.
-const MI_ALIGN: usize = 16;
-
-/// Bytes allocated and not yet freed, for what each phase's result keeps.
-static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static ALLOCATOR: allocator::CountingMimalloc = allocator::CountingMimalloc;
 
 fn live_bytes() -> usize {
-    LIVE.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Adds `added` and takes `freed` from the live count. A plain load and
-/// store, not a locked read-modify-write: the bench allocates on one thread,
-/// and a locked add on every allocation cost the timed runs a few percent.
-#[inline]
-fn count(added: usize, freed: usize) {
-    use std::sync::atomic::Ordering::Relaxed;
-    LIVE.store(
-        LIVE.load(Relaxed).wrapping_add(added).wrapping_sub(freed),
-        Relaxed,
-    );
-}
-
-// SAFETY: every block comes from mimalloc and goes back to it; the plain
-// path is only taken when its alignment guarantee covers the layout's.
-unsafe impl std::alloc::GlobalAlloc for Mimalloc {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        count(layout.size(), 0);
-        if layout.align() <= MI_ALIGN && layout.align() <= layout.size() {
-            libmimalloc_sys::mi_malloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
-        }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        count(layout.size(), 0);
-        if layout.align() <= MI_ALIGN && layout.align() <= layout.size() {
-            libmimalloc_sys::mi_zalloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-        }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        count(0, layout.size());
-        libmimalloc_sys::mi_free(ptr.cast());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
-        count(new_size, layout.size());
-        if layout.align() <= MI_ALIGN && layout.align() <= new_size {
-            libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
-        } else {
-            libmimalloc_sys::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
-        }
-    }
+    allocator::CountingMimalloc::live_bytes()
 }
 
 /// The number of files; `BENCH_FILES` overrides it (a small run for a profiler).

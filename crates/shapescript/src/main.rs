@@ -14,9 +14,10 @@ use diag::{Severity, SourceMap};
 mod build;
 mod lsp_command;
 
-// Parsing and checking allocate many small nodes (see BENCHMARKS.md).
+// Parsing and checking allocate many small nodes (see BENCHMARKS.md); the
+// benchmarks measure with this same allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 #[derive(Parser)]
 #[command(
