@@ -214,13 +214,13 @@ fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> ([f64; 6], [usize; 5])
     let after_dims = live_bytes();
     let t = Instant::now();
     let aliases = check::alias::find_cycles(&program, &map, &mut diagnostics);
-    let names = check::lower::Interner::default();
+    let alias_cache = check::lower::AliasCache::default();
     let env = check::lower::Env {
         program: &program,
         map: &map,
         dims: &dims,
         aliases: &aliases,
-        names: &names,
+        alias_cache: &alias_cache,
     };
     check::alias::check_declarations(env, &mut diagnostics);
     let alias_time = t.elapsed();

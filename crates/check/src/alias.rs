@@ -4,7 +4,7 @@
 //! Replacing an alias where it is used is `lower`'s job, since its names are
 //! looked up there.
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};

@@ -5,7 +5,7 @@
 //! (E0414). A dim that uses a broken dim is broken silently: one mistake, one
 //! diagnostic. Never looks at shape aliases' contents.
 
-use crate::fxhash::FxHashMap as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};

@@ -13,7 +13,6 @@ pub mod codes;
 pub mod depgraph;
 pub mod dims;
 pub mod files;
-pub mod fxhash;
 pub mod load;
 pub mod lower;
 pub mod model;
@@ -26,7 +25,7 @@ pub mod solver;
 pub mod typed;
 pub mod types;
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::PathBuf;
 use syntax::Name;
 
@@ -80,13 +79,13 @@ pub fn check(
     let library = prelude::library_files(&program);
     let dims = dims::evaluate(&program, map, &mut diagnostics);
     let aliases = alias::find_cycles(&program, map, &mut diagnostics);
-    let names = lower::Interner::default();
+    let alias_cache = lower::AliasCache::default();
     let env = lower::Env {
         program: &program,
         map,
         dims: &dims,
         aliases: &aliases,
-        names: &names,
+        alias_cache: &alias_cache,
     };
     alias::check_declarations(env, &mut diagnostics);
     let signatures = signature::check_all(env, &mut diagnostics);

@@ -3,7 +3,7 @@
 //! unreadable files (E0205), import cycles (E0202) and names declared twice
 //! (E0203). Never opens a file itself.
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

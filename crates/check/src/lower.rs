@@ -6,7 +6,7 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -46,18 +46,14 @@ pub struct Env<'a> {
     pub map: &'a SourceMap,
     pub dims: &'a DimValues,
     pub aliases: &'a Aliases,
-    pub names: &'a Interner,
+    pub alias_cache: &'a AliasCache,
 }
 
-/// Interns the checker's own spellings (`16gh`, `768`) as `Name`s, which
-/// the parser's identifiers already are; and remembers each shape alias's
-/// axes as lowered for a using module, so an alias used by many signatures
-/// is lowered once and its axes shared.
+/// What lowering remembers across signatures: each shape alias's axes as
+/// lowered for a using module, so an alias used by many signatures is
+/// lowered once and its axes shared.
 #[derive(Default)]
-pub struct Interner {
-    /// Where `intern_fmt` writes, so a formatted name that is already
-    /// interned costs no allocation.
-    scratch: RefCell<String>,
+pub struct AliasCache {
     /// By (declaring file, alias name, using module): the alias's axes
     /// when lowering them reported nothing and they hold no unknown sizes,
     /// `...`, rounded divisions or errors (what depends on the signature).
@@ -74,22 +70,6 @@ struct LoweredAlias {
     /// The generic axes its lowering named, in order of first use: a use
     /// introduces them in a parameter and needs them in a return type.
     generics: Rc<[Name]>,
-}
-
-impl Interner {
-    /// Interns formatted text (`16gh`, `768`).
-    pub fn intern_fmt(&self, text: std::fmt::Arguments) -> Name {
-        use std::fmt::Write;
-        let mut scratch = self.scratch.borrow_mut();
-        scratch.clear();
-        // Writing to a `String` only fails if a `Display` impl does.
-        let _ = scratch.write_fmt(text);
-        self.intern(&scratch)
-    }
-
-    pub fn intern(&self, text: &str) -> Name {
-        Name::new(text)
-    }
 }
 
 /// A lowered size: a polynomial, or a formula when it divides with rounding.
@@ -503,7 +483,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         }
         let found = self
             .env
-            .names
+            .alias_cache
             .aliases
             .borrow()
             .get(&(file, name, self.module))
@@ -539,7 +519,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn used_before(&self, file: FileId, name: Name) -> bool {
         !self
             .env
-            .names
+            .alias_cache
             .used
             .borrow_mut()
             .insert((file, name, self.module))
@@ -599,7 +579,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             generics: Rc::from(&generics[..]),
         };
         self.env
-            .names
+            .alias_cache
             .aliases
             .borrow_mut()
             .insert((file, name, self.module), lowered.clone());
@@ -608,7 +588,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// Makes room for `more` remembered aliases, so the table grows once.
     pub fn reserve_aliases(&self, more: usize) {
-        self.env.names.aliases.borrow_mut().reserve(more);
+        self.env.alias_cache.aliases.borrow_mut().reserve(more);
     }
 
     /// Checks the alias `name`'s own `list` where it is declared (this
@@ -1066,7 +1046,7 @@ mod tests {
     use expect_test::{expect, Expect};
     use syntax::ast;
 
-    use super::{Env, Interner, Lowerer, Place};
+    use super::{AliasCache, Env, Lowerer, Place};
     use crate::{check, MemoryFiles, Options};
 
     /// Lowers the return types of every extern fn in `src` with one lowerer,
@@ -1081,13 +1061,13 @@ mod tests {
             &[PathBuf::from("a.ss")],
             &Options::default(),
         );
-        let names = Interner::default();
+        let alias_cache = AliasCache::default();
         let env = Env {
             program: &checked.program,
             map: &map,
             dims: &checked.dims,
             aliases: &checked.aliases,
-            names: &names,
+            alias_cache: &alias_cache,
         };
         let module = &checked.program.modules[0];
         let mut diagnostics = Vec::new();

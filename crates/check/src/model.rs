@@ -10,12 +10,12 @@ use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
 use crate::body::{flatten_ty, shape::map_sizes};
-use crate::fxhash::FxHashMap as HashMap;
 use crate::lower::{Env, Lowerer, Place};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
 use crate::typed::{FieldDef, Init, TypeDef};
 use crate::types::{Ty, TyKind};
+use rustc_hash::FxHashMap as HashMap;
 
 /// A model or record, lowered.
 pub struct ModelInfo {

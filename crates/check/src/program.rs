@@ -2,7 +2,7 @@
 //! imports and its top-level names, and the lookup of a name to the
 //! declaration it means. Knows nothing of sizes or types.
 
-use crate::fxhash::FxHashMap as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::PathBuf;
 
 use diag::{Diagnostic, FileId, Span};

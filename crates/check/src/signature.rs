@@ -4,7 +4,7 @@
 //! (E0307), what only an `extern fn` may have (E0306), the `extern fn` rules
 //! of seed 001 (E0308), and the grouped-size hint H2201. Never checks bodies.
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};

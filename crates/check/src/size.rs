@@ -10,9 +10,8 @@ use syntax::Name;
 use diag::FileId;
 use smallvec::SmallVec;
 
-/// One thing a size can be made of. Ordered as a derived `Ord` would
-/// order it (by variant, then fields in order, names by text).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One thing a size can be made of.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Symbol {
     /// A dim, identified by the file that declares it and its name there.
     Dim { file: FileId, name: Name },
@@ -23,58 +22,6 @@ pub enum Symbol {
     Unknown { name: Name, index: u32 },
     /// A variable the call solver works out.
     Var(u32),
-}
-
-impl Symbol {
-    /// The variant's place in the derived order.
-    fn rank(&self) -> u8 {
-        match self {
-            Symbol::Dim { .. } => 0,
-            Symbol::Generic(_) => 1,
-            Symbol::Unknown { .. } => 2,
-            Symbol::Var(_) => 3,
-        }
-    }
-}
-
-/// Names by text, as `Name`'s order, but two names that differ in their
-/// first byte (most do: `H`, `P`, `kh`) are told apart without a call to
-/// the library's byte comparison: polynomial merges compare symbols often.
-fn cmp_names(a: Name, b: Name) -> std::cmp::Ordering {
-    if a == b {
-        return std::cmp::Ordering::Equal;
-    }
-    let (x, y) = (a.as_str().as_bytes(), b.as_str().as_bytes());
-    match (x.first(), y.first()) {
-        (Some(p), Some(q)) if p != q => p.cmp(q),
-        _ => x.cmp(y),
-    }
-}
-
-impl Ord for Symbol {
-    fn cmp(&self, other: &Symbol) -> std::cmp::Ordering {
-        use std::cmp::Ordering::Equal;
-        match (self, other) {
-            (Symbol::Dim { file: f, name: a }, Symbol::Dim { file: g, name: b }) => {
-                f.cmp(g).then_with(|| cmp_names(*a, *b))
-            }
-            (Symbol::Generic(a), Symbol::Generic(b)) => cmp_names(*a, *b),
-            (Symbol::Unknown { name: a, index: i }, Symbol::Unknown { name: b, index: j }) => {
-                match cmp_names(*a, *b) {
-                    Equal => i.cmp(j),
-                    order => order,
-                }
-            }
-            (Symbol::Var(a), Symbol::Var(b)) => a.cmp(b),
-            _ => self.rank().cmp(&other.rank()),
-        }
-    }
-}
-
-impl PartialOrd for Symbol {
-    fn partial_cmp(&self, other: &Symbol) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
 }
 
 impl fmt::Display for Symbol {
@@ -1025,7 +972,7 @@ mod tests {
     /// The hand-written order is the derived one: variant, then fields in
     /// order, names by text.
     #[test]
-    fn symbols_order_as_derived() {
+    fn symbols_order_by_kind_then_file_name_and_index() {
         let names = ["", "H", "Hb", "P", "kh", "kw", "Dh", "D", "\u{e9}", "e"];
         let mut symbols = Vec::new();
         for n in names {

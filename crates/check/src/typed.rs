@@ -16,9 +16,9 @@ use syntax::Name;
 
 use diag::{FileId, Span};
 
-use crate::fxhash::FxHashMap as HashMap;
 use crate::size::Size;
 use crate::types::Ty;
+use rustc_hash::FxHashMap as HashMap;
 
 /// All checked bodies of a program, by owner.
 #[derive(Debug, Default)]

@@ -138,9 +138,15 @@ impl PartialOrd for Name {
 impl Ord for Name {
     fn cmp(&self, other: &Name) -> Ordering {
         if self == other {
-            Ordering::Equal
-        } else {
-            (*self.0).cmp(*other.0)
+            return Ordering::Equal;
+        }
+        // Most names differ in their first byte (`H`, `P`, `kh`): tell
+        // those apart without the library's byte comparison, since size
+        // polynomials keep their symbols sorted and compare them often.
+        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
+        match (a.first(), b.first()) {
+            (Some(x), Some(y)) if x != y => x.cmp(y),
+            _ => a.cmp(b),
         }
     }
 }
@@ -257,6 +263,18 @@ mod tests {
         let mut names = vec![late, early, Name::EMPTY];
         names.sort();
         assert_eq!(names, [Name::EMPTY, early, late]);
+    }
+
+    #[test]
+    fn order_matches_the_texts_order() {
+        let texts = [
+            "", "H", "Hb", "P", "kh", "kw", "Dh", "D", "\u{e9}", "e", "ab", "a",
+        ];
+        for a in texts {
+            for b in texts {
+                assert_eq!(Name::new(a).cmp(&Name::new(b)), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -20,13 +20,13 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::Signature;
 use crate::size::{Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub(crate) use call::Slots;
 pub(crate) use expr::position_of as expr_position;
@@ -577,7 +577,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     /// A new unknown size named `name`, as from a mask or a run-time `k`.
     pub(crate) fn new_unknown(&mut self, name: &str) -> Poly {
-        let name = self.ctx.env.names.intern(name);
+        let name = Name::new(name);
         let count = self.unknown_counts.entry(name).or_insert(0);
         *count += 1;
         Poly::symbol(Symbol::Unknown {

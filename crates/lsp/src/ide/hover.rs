@@ -162,13 +162,13 @@ impl Analysis {
             },
             _ => None,
         })?;
-        let names = check::lower::Interner::default();
+        let alias_cache = check::lower::AliasCache::default();
         let env = check::lower::Env {
             program: &self.checked.program,
             map: &self.map,
             dims: &self.checked.dims,
             aliases: &self.checked.aliases,
-            names: &names,
+            alias_cache: &alias_cache,
         };
         let mut sink = Vec::new();
         let mut lowerer = check::lower::Lowerer::new(env, file, &mut sink);
