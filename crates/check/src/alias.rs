@@ -13,10 +13,14 @@ use syntax::ast;
 use crate::lower::{Env, Lowerer, Place, MAX_AXES};
 use crate::program::{Decl, Program};
 
-/// Which aliases can't be replaced because they are on a cycle.
+/// Which aliases can't be replaced because they are on a cycle (or too
+/// long), and how many axes each of the others stands for.
 #[derive(Default, Debug)]
 pub struct Aliases {
     broken: HashSet<(FileId, Name)>,
+    /// For the aliases of modules checked in an earlier batch, which later
+    /// ones may use: a long chain can cross files.
+    lengths: HashMap<(FileId, Name), usize>,
 }
 
 impl Aliases {
@@ -29,8 +33,11 @@ struct AliasInfo<'a> {
     file: FileId,
     decl: &'a ast::Dim,
     list_span: Span,
-    /// The aliases this one's axes use, with where.
+    /// The aliases of the batch this one's axes use, with where.
     deps: Vec<(usize, Span)>,
+    /// How many of its axes are aliases of earlier batches, and how many
+    /// axes those stand for; `None` when one of them is broken.
+    earlier: Option<(usize, usize)>,
 }
 
 /// Finds alias cycles (E2201); the aliases on them are broken.
@@ -39,12 +46,25 @@ pub fn find_cycles(
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Aliases {
-    let count = program.dim_count(true);
-    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
-    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
-    let mut index: HashMap<(FileId, Name), usize> =
-        HashMap::with_capacity_and_hasher(count, Default::default());
-    for module in &program.modules {
+    let mut aliases = Aliases::default();
+    let all: Vec<usize> = (0..program.modules.len()).collect();
+    find_cycles_batch(program, map, &all, &mut aliases, diagnostics);
+    aliases
+}
+
+/// Finds the alias cycles of the modules `batch` (indices into
+/// `Program::modules`); `aliases` holds what earlier batches found.
+pub fn find_cycles_batch(
+    program: &Program,
+    map: &SourceMap,
+    batch: &[usize],
+    aliases: &mut Aliases,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut infos: Vec<AliasInfo> = Vec::new();
+    let mut lists: Vec<&ast::ShapeList> = Vec::new();
+    let mut index: HashMap<(FileId, Name), usize> = HashMap::default();
+    for module in batch.iter().map(|&m| &program.modules[m]) {
         for (i, item) in module.ast.items.iter().enumerate() {
             if let ast::Item::Dim(
                 decl @ ast::Dim {
@@ -60,14 +80,19 @@ pub fn find_cycles(
                         decl,
                         list_span: list.span,
                         deps: Vec::new(),
+                        earlier: Some((0, 0)),
                     });
                     lists.push(list);
                 }
             }
         }
     }
+    if infos.is_empty() {
+        return;
+    }
     for i in 0..infos.len() {
         let mut deps = Vec::new();
+        let mut earlier: Option<(usize, usize)> = Some((0, 0));
         for axis in &lists[i].axes {
             let path = match &axis.kind {
                 ast::AxisKind::Size(size) => size.kind.path(),
@@ -75,15 +100,24 @@ pub fn find_cycles(
             };
             if let Some(path) = &path {
                 if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
-                    if let Some(&dep) = index.get(&(file, d.name.name)) {
+                    let key = (file, d.name.name);
+                    if let Some(&dep) = index.get(&key) {
                         deps.push((dep, path.span));
+                    } else {
+                        let length = aliases.lengths.get(&key).copied();
+                        earlier = match (earlier, length) {
+                            (Some((axes, total)), Some(length)) => {
+                                Some((axes + 1, total.saturating_add(length)))
+                            }
+                            _ => None,
+                        };
                     }
                 }
             }
         }
         infos[i].deps = deps;
+        infos[i].earlier = earlier;
     }
-    let mut aliases = Aliases::default();
     let mut on_cycle = crate::depgraph::walk(
         infos.len(),
         |i| &infos[i].deps,
@@ -92,24 +126,31 @@ pub fn find_cycles(
     .on_cycle;
     // An alias that uses a broken alias can't be replaced either; `too_long`
     // breaks those silently, as the use is not a new mistake.
-    too_long(&infos, &lists, &mut on_cycle, diagnostics);
+    let lengths = too_long(&infos, &lists, &mut on_cycle, diagnostics);
+    aliases.lengths.reserve(infos.len());
     for (i, info) in infos.iter().enumerate() {
-        if on_cycle[i] {
-            aliases.broken.insert((info.file, info.decl.name.name));
+        let key = (info.file, info.decl.name.name);
+        match lengths[i] {
+            Some(length) if !on_cycle[i] => {
+                aliases.lengths.insert(key, length);
+            }
+            _ => {
+                aliases.broken.insert(key);
+            }
         }
     }
-    aliases
 }
 
 /// Works out how many axes each alias stands for, and breaks the ones over
 /// `MAX_AXES` (E2203, reported once at the first alias of a chain to pass it):
 /// an alias using another twice doubles at each step.
+/// Returns each alias's length (`None` for the broken ones).
 fn too_long(
     infos: &[AliasInfo],
     lists: &[&ast::ShapeList],
     broken: &mut [bool],
     diagnostics: &mut Vec<Diagnostic>,
-) {
+) -> Vec<Option<usize>> {
     let mut length: Vec<Option<usize>> = vec![None; infos.len()];
     // One stack for all starts: most aliases use no other alias.
     let mut stack = Vec::new();
@@ -133,14 +174,21 @@ fn too_long(
                 continue;
             }
             stack.pop();
+            let Some((earlier_axes, earlier_length)) = infos[alias].earlier else {
+                broken[alias] = true;
+                continue;
+            };
             if infos[alias].deps.iter().any(|&(d, _)| broken[d]) {
                 broken[alias] = true;
                 continue;
             }
-            let own = lists[alias].axes.len() - infos[alias].deps.len();
-            let total = infos[alias].deps.iter().fold(own, |sum, &(d, _)| {
-                sum.saturating_add(length[d].unwrap_or(0))
-            });
+            let own = lists[alias].axes.len() - infos[alias].deps.len() - earlier_axes;
+            let total = infos[alias]
+                .deps
+                .iter()
+                .fold(own.saturating_add(earlier_length), |sum, &(d, _)| {
+                    sum.saturating_add(length[d].unwrap_or(0))
+                });
             if total > MAX_AXES {
                 broken[alias] = true;
                 diagnostics.push(
@@ -153,6 +201,7 @@ fn too_long(
             }
         }
     }
+    length
 }
 
 fn cycle_diagnostic(
@@ -196,12 +245,34 @@ fn cycle_diagnostic(
 /// Checks each alias's own axes once, where it is declared: sizes, divisions,
 /// `...`, aliases inside one axis. Names not declared are its users' axes.
 pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
+    let all: Vec<usize> = (0..env.program.modules.len()).collect();
+    check_declarations_batch(env, &all, diagnostics);
+}
+
+/// `check_declarations` for the modules `batch` (indices into `Program::modules`).
+pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec<Diagnostic>) {
+    let modules = || batch.iter().map(|&m| &env.program.modules[m]);
+    let count = modules()
+        .flat_map(|m| &m.ast.items)
+        .filter(|item| {
+            matches!(
+                item,
+                ast::Item::Dim(ast::Dim {
+                    value: ast::DimValue::Alias(_),
+                    ..
+                })
+            )
+        })
+        .count();
+    if count == 0 {
+        return;
+    }
     // One lowerer for every alias: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     // Each declaration is remembered for its module; each module may
     // remember another file's alias too (at its second use).
-    lowerer.reserve_aliases(env.program.dim_count(true) + env.program.modules.len());
-    for module in &env.program.modules {
+    lowerer.reserve_aliases(count + batch.len());
+    for module in modules() {
         for item in &module.ast.items {
             if let ast::Item::Dim(ast::Dim {
                 value: ast::DimValue::Alias(list),

@@ -119,11 +119,39 @@ pub fn evaluate(
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> DimValues {
-    let count = program.dim_count(false);
+    let mut out = DimValues::default();
+    let all: Vec<usize> = (0..program.modules.len()).collect();
+    evaluate_batch(program, map, &all, &mut out, diagnostics);
+    out
+}
+
+/// Works out the dims of the modules `batch` (indices into
+/// `Program::modules`) into `out`, which holds the dims of every module
+/// they import that is not in the batch.
+pub fn evaluate_batch(
+    program: &Program,
+    map: &SourceMap,
+    batch: &[usize],
+    out: &mut DimValues,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let count = batch
+        .iter()
+        .flat_map(|&m| &program.modules[m].ast.items)
+        .filter(|item| {
+            matches!(
+                item,
+                ast::Item::Dim(ast::Dim {
+                    value: ast::DimValue::Size(_),
+                    ..
+                })
+            )
+        })
+        .count();
     let mut infos: Vec<DimInfo> = Vec::with_capacity(count);
     let mut index: HashMap<DimKey, usize> =
         HashMap::with_capacity_and_hasher(count, Default::default());
-    for module in &program.modules {
+    for module in batch.iter().map(|&m| &program.modules[m]) {
         for item in &module.ast.items {
             if let ast::Item::Dim(
                 decl @ ast::Dim {
@@ -172,7 +200,12 @@ pub fn evaluate(
             continue;
         }
         let info = &infos[i];
-        let result = eval(program, &index, &values, info.file, info.value).and_then(|v| {
+        let known = Known {
+            index: &index,
+            values: &values,
+            before: out,
+        };
+        let result = eval(program, &known, info.file, info.value).and_then(|v| {
             if v >= 1 {
                 Ok(v)
             } else {
@@ -198,14 +231,30 @@ pub fn evaluate(
             Err(Stop::Silent) => None,
         });
     }
-    let mut out = DimValues::default();
     out.values.reserve(index.len());
     for (key, i) in index {
         let value = values[i].flatten();
         out.broken += usize::from(value.is_none());
         out.values.insert(key, value);
     }
-    out
+}
+
+/// The dims an evaluation can use: the batch's, worked out so far, and
+/// those of earlier batches.
+struct Known<'k> {
+    index: &'k HashMap<DimKey, usize>,
+    values: &'k [Option<Option<i128>>],
+    before: &'k DimValues,
+}
+
+impl Known<'_> {
+    /// The dim's value; `None` when it is broken (reported) or unknown.
+    fn value(&self, key: DimKey) -> Option<i128> {
+        match self.index.get(&key) {
+            Some(&i) => self.values[i].flatten(),
+            None => self.before.values.get(&key).copied().flatten(),
+        }
+    }
 }
 
 fn collect_deps(
@@ -272,13 +321,7 @@ fn cycle_diagnostic(
     diagnostic.with_help("give one dim of the chain a value that doesn't depend on the others")
 }
 
-fn eval(
-    program: &Program,
-    index: &HashMap<DimKey, usize>,
-    values: &[Option<Option<i128>>],
-    file: FileId,
-    expr: &SizeExpr,
-) -> Result<i128, Stop> {
+fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Result<i128, Stop> {
     match &expr.kind {
         SizeExprKind::Int(v) => i128::try_from(v.get()).map_err(|_| reported(overflow(expr.span))),
         SizeExprKind::Error => Err(Stop::Silent),
@@ -295,13 +338,9 @@ fn eval(
                 return Err(Stop::Silent);
             };
             match program.lookup(file, path) {
-                Ok((target, Decl::Dim(d, _))) => match index.get(&(target, d.name.name)) {
-                    Some(&i) => match values[i] {
-                        Some(Some(v)) => Ok(v),
-                        _ => Err(Stop::Silent),
-                    },
-                    None => Err(Stop::Silent),
-                },
+                Ok((target, Decl::Dim(d, _))) => {
+                    known.value((target, d.name.name)).ok_or(Stop::Silent)
+                }
                 Ok((_, decl)) => Err(reported(not_a_size(path, decl))),
                 Err(error) => match error.to_diagnostic() {
                     Some(d) => Err(reported(
@@ -313,8 +352,8 @@ fn eval(
         }
         SizeExprKind::Binary { op, operands } => {
             let (lhs, rhs) = &**operands;
-            let a = eval(program, index, values, file, lhs);
-            let b = eval(program, index, values, file, rhs);
+            let a = eval(program, known, file, lhs);
+            let b = eval(program, known, file, rhs);
             let (a, b) = match (a, b) {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(Stop::Reported(d)), _) | (_, Err(Stop::Reported(d))) => {

@@ -67,38 +67,85 @@ pub fn check(
 ) -> Checked {
     let mut diagnostics = Vec::new();
     let with_library = prelude::WithLibrary(files);
-    let mut all_roots = roots.to_vec();
-    all_roots.extend(prelude::LIBRARY.iter().map(|(path, _)| PathBuf::from(path)));
-    let program = load::load(
+    // The library first: every module's bodies may call it.
+    let mut all_roots: Vec<PathBuf> = prelude::LIBRARY
+        .iter()
+        .map(|(path, _)| PathBuf::from(path))
+        .collect();
+    all_roots.extend_from_slice(roots);
+    let mut pipeline = Pipeline::default();
+    let program = load::load_checking(
         map,
         &with_library,
         &all_roots,
         &options.search_path,
         &mut diagnostics,
+        &mut |program, map, batch, diagnostics| pipeline.check(program, map, batch, diagnostics),
     );
-    let library = prelude::library_files(&program);
-    let dims = dims::evaluate(&program, map, &mut diagnostics);
-    let aliases = alias::find_cycles(&program, map, &mut diagnostics);
-    let alias_cache = lower::AliasCache::default();
-    let env = lower::Env {
-        program: &program,
-        map,
-        dims: &dims,
-        aliases: &aliases,
-        alias_cache: &alias_cache,
-    };
-    alias::check_declarations(env, &mut diagnostics);
-    let signatures = signature::check_all(env, &mut diagnostics);
-    let bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
     let diagnostics = tidy(diagnostics);
     Checked {
         program,
-        dims,
-        aliases,
-        signatures,
-        bodies,
-        library,
+        dims: pipeline.dims,
+        aliases: pipeline.aliases,
+        signatures: pipeline.signatures,
+        bodies: pipeline.bodies.finish(),
+        library: pipeline.library,
         diagnostics,
+    }
+}
+
+impl Checked {
+    /// The modules of the user's files (the library's left out), in the
+    /// order they were loaded: the roots first.
+    pub fn user_modules(&self) -> impl Iterator<Item = &program::Module> {
+        self.program
+            .modules
+            .iter()
+            .filter(|m| !self.library.iter().any(|(file, _)| *file == m.file))
+    }
+}
+
+/// Checks modules batch by batch as `load` hands them over (each batch
+/// after the modules it imports), keeping what later batches look up.
+#[derive(Default)]
+struct Pipeline {
+    dims: dims::DimValues,
+    aliases: alias::Aliases,
+    alias_cache: lower::AliasCache,
+    signatures: HashMap<(FileId, Name), Signature>,
+    bodies: body::BodyState,
+    library: Vec<(FileId, &'static str)>,
+}
+
+impl Pipeline {
+    fn check(
+        &mut self,
+        program: &Program,
+        map: &SourceMap,
+        batch: &[usize],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        self.library
+            .extend(prelude::library_files_in(program, batch));
+        dims::evaluate_batch(program, map, batch, &mut self.dims, diagnostics);
+        alias::find_cycles_batch(program, map, batch, &mut self.aliases, diagnostics);
+        let env = lower::Env {
+            program,
+            map,
+            dims: &self.dims,
+            aliases: &self.aliases,
+            alias_cache: &self.alias_cache,
+        };
+        alias::check_declarations_batch(env, batch, diagnostics);
+        signature::check_batch(env, batch, &mut self.signatures, diagnostics);
+        body::check_batch(
+            env,
+            &self.signatures,
+            &self.library,
+            batch,
+            &mut self.bodies,
+            diagnostics,
+        );
     }
 }
 

@@ -22,19 +22,77 @@ pub fn load(
     search_path: &[PathBuf],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Program {
-    let mut program = Program::default();
-    let mut by_path: HashMap<PathBuf, FileId> = HashMap::default();
-    let mut queue: Vec<FileId> = Vec::new();
+    load_checking(
+        map,
+        files,
+        roots,
+        search_path,
+        diagnostics,
+        &mut |_, _, _, _| {},
+    )
+}
+
+/// What checks a batch of loaded modules (indices into `Program::modules`)
+/// whose imports were all checked before, or are in the batch.
+pub type CheckBatch<'c> = dyn FnMut(&Program, &SourceMap, &[usize], &mut Vec<Diagnostic>) + 'c;
+
+/// Loads as `load` does (files get their ids in the same order), and hands
+/// each module to `check` as soon as every module it imports was handed
+/// over: checked right after it is parsed, its syntax tree is still in the
+/// cache. Modules on an import cycle, and the ones waiting for them, go over
+/// together in one last batch.
+pub fn load_checking(
+    map: &mut SourceMap,
+    files: &dyn Files,
+    roots: &[PathBuf],
+    search_path: &[PathBuf],
+    diagnostics: &mut Vec<Diagnostic>,
+    check: &mut CheckBatch,
+) -> Program {
+    let mut loader = Loader {
+        program: Program::default(),
+        by_path: HashMap::default(),
+        queue: Vec::new(),
+        pending: Vec::new(),
+        read_ahead: HashMap::default(),
+        ready: Ready::default(),
+    };
     for root in roots {
         let path = normalize(root);
-        if by_path.contains_key(&path) {
+        if loader.by_path.contains_key(&path) {
             continue;
         }
-        match files.read(&path) {
+        let text = match loader.read_ahead.remove(&path) {
+            Some(text) => Ok(text),
+            None => files.read(&path),
+        };
+        match text {
             Ok(text) => {
-                let id = add_module(map, &mut program, &path, text, diagnostics);
-                by_path.insert(path, id);
-                queue.push(id);
+                let id = loader.add(map, &path, text, diagnostics);
+                // A root whose imports are loaded already is checked now,
+                // while its tree is in the cache; the others wait for the
+                // breadth-first pass, which keeps the files' order.
+                let index = loader.program.by_file[id.0 as usize];
+                let resolved = loader.resolve_imports(files, index, search_path);
+                let all_loaded = resolved.iter().all(|(_, found)| match found {
+                    Resolved::Found { path, .. } => loader.by_path.contains_key(path),
+                    _ => true,
+                });
+                if all_loaded {
+                    loader.link(map, index, resolved, diagnostics);
+                    loader
+                        .ready
+                        .linked(&loader.program, map, index, diagnostics, check);
+                } else {
+                    for (_, found) in &resolved {
+                        if let Resolved::Found { path, text } = found {
+                            if !loader.by_path.contains_key(path) {
+                                loader.read_ahead.insert(path.clone(), text.clone());
+                            }
+                        }
+                    }
+                    loader.pending[index] = Some(resolved);
+                }
             }
             Err(error) => {
                 let reason = match error {
@@ -49,35 +107,98 @@ pub fn load(
         }
     }
     let mut next = 0;
-    while next < queue.len() {
-        let file = queue[next];
+    while next < loader.queue.len() {
+        let file = loader.queue[next];
         next += 1;
-        let index = program.by_file[file.0 as usize];
-        let folder = program.modules[index]
-            .path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let imports: Vec<ast::Import> = program.modules[index]
+        let index = loader.program.by_file[file.0 as usize];
+        if loader.ready.is_linked(index) {
+            continue;
+        }
+        let resolved = match loader.pending[index].take() {
+            Some(resolved) => resolved,
+            None => loader.resolve_imports(files, index, search_path),
+        };
+        loader.link(map, index, resolved, diagnostics);
+        loader
+            .ready
+            .linked(&loader.program, map, index, diagnostics, check);
+    }
+    loader
+        .ready
+        .finish(&loader.program, map, diagnostics, check);
+    report_import_cycles(&loader.program, diagnostics);
+    loader.program
+}
+
+/// The state of loading.
+struct Loader {
+    program: Program,
+    by_path: HashMap<PathBuf, FileId>,
+    /// Files in the order they were added: each one's imports are linked in this order.
+    queue: Vec<FileId>,
+    /// By module: a root's imports, found before the files they name were
+    /// loaded, waiting for the breadth-first pass.
+    pending: Vec<Option<Vec<(ast::Import, Resolved)>>>,
+    /// Texts those imports read, for when their file's turn as a root comes.
+    read_ahead: HashMap<PathBuf, Arc<str>>,
+    ready: Ready,
+}
+
+impl Loader {
+    fn add(
+        &mut self,
+        map: &mut SourceMap,
+        path: &Path,
+        text: Arc<str>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> FileId {
+        let id = add_module(map, &mut self.program, path, text, diagnostics);
+        self.by_path.insert(path.to_path_buf(), id);
+        self.queue.push(id);
+        self.pending.push(None);
+        self.ready.added();
+        id
+    }
+
+    /// Finds the files module `index` imports, in the order it imports them.
+    fn resolve_imports(
+        &self,
+        files: &dyn Files,
+        index: usize,
+        search_path: &[PathBuf],
+    ) -> Vec<(ast::Import, Resolved)> {
+        let module = &self.program.modules[index];
+        let folder = module.path.parent().unwrap_or(Path::new(""));
+        module
             .ast
             .items
             .iter()
             .filter_map(|item| match item {
-                ast::Item::Import(import) => Some(import.clone()),
+                ast::Item::Import(import) => Some(import),
                 _ => None,
             })
-            .collect();
-        for import in imports {
+            .map(|import| {
+                let found = files.resolve_import(&import.name.name, folder, search_path);
+                (import.clone(), found)
+            })
+            .collect()
+    }
+
+    /// Records module `index`'s imports, loading the files not loaded yet,
+    /// and reports the ones that could not be found or read.
+    fn link(
+        &mut self,
+        map: &mut SourceMap,
+        index: usize,
+        resolved: Vec<(ast::Import, Resolved)>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        for (import, found) in resolved {
             let name = &import.name.name;
-            let target = match files.resolve_import(name, &folder, search_path) {
-                Resolved::Found { path, text } => match by_path.get(&path) {
+            let target = match found {
+                Resolved::Found { path, text } => match self.by_path.get(&path) {
                     Some(&id) => Some(id),
-                    None => {
-                        let id = add_module(map, &mut program, &path, text, diagnostics);
-                        by_path.insert(path, id);
-                        queue.push(id);
-                        Some(id)
-                    }
+                    None => Some(self.add(map, &path, text, diagnostics)),
                 },
                 Resolved::NotFound { tried } => {
                     let places: Vec<String> =
@@ -102,15 +223,94 @@ pub fn load(
                 }
             };
             if let Some(target) = target {
-                program.modules[index]
+                self.program.modules[index]
                     .imports
                     .entry(*name)
                     .or_insert(target);
             }
         }
     }
-    report_import_cycles(&program, diagnostics);
-    program
+}
+
+/// Which modules can be checked: a module whose imports are linked waits
+/// for the modules it imports to be checked.
+#[derive(Default)]
+struct Ready {
+    /// By module: whether its imports are linked.
+    linked: Vec<bool>,
+    /// By module: whether it was handed to the checker.
+    checked: Vec<bool>,
+    /// By module: how many of the modules it imports are not checked yet.
+    waiting_for: Vec<usize>,
+    /// By module: the linked modules waiting for it.
+    waiters: Vec<Vec<usize>>,
+}
+
+impl Ready {
+    fn added(&mut self) {
+        self.linked.push(false);
+        self.checked.push(false);
+        self.waiting_for.push(0);
+        self.waiters.push(Vec::new());
+    }
+
+    fn is_linked(&self, index: usize) -> bool {
+        self.linked[index]
+    }
+
+    /// Module `index`'s imports are linked: checks it now when the modules
+    /// it imports are checked, and then every module that waited only for it.
+    fn linked(
+        &mut self,
+        program: &Program,
+        map: &SourceMap,
+        index: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+        check: &mut CheckBatch,
+    ) {
+        self.linked[index] = true;
+        let module = &program.modules[index];
+        let mut waiting = 0;
+        for target in module.imports.values() {
+            let target = program.by_file[target.0 as usize];
+            // Importing itself is a cycle (reported), not something to wait for.
+            if target != index && !self.checked[target] && !self.waiters[target].contains(&index) {
+                self.waiters[target].push(index);
+                waiting += 1;
+            }
+        }
+        self.waiting_for[index] = waiting;
+        if waiting > 0 {
+            return;
+        }
+        let mut now = vec![index];
+        while let Some(module) = now.pop() {
+            self.checked[module] = true;
+            check(program, map, &[module], diagnostics);
+            for waiter in std::mem::take(&mut self.waiters[module]) {
+                self.waiting_for[waiter] -= 1;
+                if self.waiting_for[waiter] == 0 {
+                    now.push(waiter);
+                }
+            }
+        }
+    }
+
+    /// Checks what is left (import cycles and the modules importing them) in one batch.
+    fn finish(
+        &mut self,
+        program: &Program,
+        map: &SourceMap,
+        diagnostics: &mut Vec<Diagnostic>,
+        check: &mut CheckBatch,
+    ) {
+        let left: Vec<usize> = (0..self.checked.len())
+            .filter(|&i| !self.checked[i])
+            .collect();
+        if !left.is_empty() {
+            check(program, map, &left, diagnostics);
+        }
+    }
 }
 
 fn add_module(

@@ -1069,7 +1069,7 @@ mod tests {
             aliases: &checked.aliases,
             alias_cache: &alias_cache,
         };
-        let module = &checked.program.modules[0];
+        let module = checked.user_modules().next().unwrap();
         let mut diagnostics = Vec::new();
         let mut lowerer = Lowerer::new(env, module.file, &mut diagnostics);
         lowerer.place = Place::Return;

@@ -51,9 +51,25 @@ impl Models {
 /// Lowers every model's and record's fields and method signatures.
 pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
     let mut models = Models::default();
-    for module in &env.program.modules {
+    let all: Vec<usize> = (0..env.program.modules.len()).collect();
+    collect_batch(env, &all, &mut models, diagnostics);
+    models
+}
+
+/// Lowers the models and records of the modules `batch` (indices into
+/// `Program::modules`) into `models`.
+pub fn collect_batch(
+    env: Env,
+    batch: &[usize],
+    models: &mut Models,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for module in batch.iter().map(|&m| &env.program.modules[m]) {
         for (i, item) in module.ast.items.iter().enumerate() {
-            if module.names.get(&item.name().name) != Some(&i) {
+            // Only models and records ask whether they are the first of their name.
+            if !matches!(item, ast::Item::Model(_) | ast::Item::Record(_))
+                || module.names.get(&item.name().name) != Some(&i)
+            {
                 continue;
             }
             // After a syntax error in the file, a field's mistake is most
@@ -74,7 +90,6 @@ pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
             models.by_name.insert(key, info);
         }
     }
-    models
 }
 
 fn lower_model(

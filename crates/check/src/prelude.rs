@@ -39,17 +39,23 @@ impl Files for WithLibrary<'_> {
 
 /// The library modules of a loaded program, with their file names.
 pub fn library_files(program: &Program) -> Vec<(FileId, &'static str)> {
-    program
-        .modules
-        .iter()
-        .filter_map(|m| {
-            let path = m.path.to_str()?;
-            LIBRARY
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(p, _)| (m.file, &p[LIBRARY_DIR.len() + 1..]))
-        })
-        .collect()
+    let all: Vec<usize> = (0..program.modules.len()).collect();
+    library_files_in(program, &all).collect()
+}
+
+/// The library modules among `modules` (indices into `Program::modules`).
+pub fn library_files_in<'p>(
+    program: &'p Program,
+    modules: &'p [usize],
+) -> impl Iterator<Item = (FileId, &'static str)> + 'p {
+    modules.iter().filter_map(|&m| {
+        let module = &program.modules[m];
+        let path = module.path.to_str()?;
+        LIBRARY
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(p, _)| (module.file, &p[LIBRARY_DIR.len() + 1..]))
+    })
 }
 
 /// A plain name not declared in `from`: the library stub of that name.

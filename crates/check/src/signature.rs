@@ -49,17 +49,32 @@ pub fn check_all(
     env: Env,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> HashMap<(FileId, Name), Signature> {
-    let count = env
-        .program
-        .modules
+    let mut out = HashMap::default();
+    let all: Vec<usize> = (0..env.program.modules.len()).collect();
+    check_batch(env, &all, &mut out, diagnostics);
+    out
+}
+
+/// Checks the top-level signatures of the modules `batch` (indices into
+/// `Program::modules`) into `out`.
+pub fn check_batch(
+    env: Env,
+    batch: &[usize],
+    out: &mut HashMap<(FileId, Name), Signature>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let count = batch
         .iter()
-        .flat_map(|m| &m.ast.items)
+        .flat_map(|&m| &env.program.modules[m].ast.items)
         .filter(|item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_)))
         .count();
-    let mut out = HashMap::with_capacity_and_hasher(count, Default::default());
+    if count == 0 {
+        return;
+    }
+    out.reserve(count);
     // One lowerer for every signature: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
-    for module in &env.program.modules {
+    for module in batch.iter().map(|&m| &env.program.modules[m]) {
         let items = &module.ast.items;
         for (i, item) in items.iter().enumerate() {
             let (name, params, ret, python) = match item {
@@ -89,7 +104,6 @@ pub fn check_all(
             }
         }
     }
-    out
 }
 
 fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signature {
@@ -601,7 +615,7 @@ mod tests {
             &[PathBuf::from(files[0].0)],
             &Options::default(),
         );
-        let root = checked.program.modules[0].file;
+        let root = checked.user_modules().next().unwrap().file;
         let signature = &checked.signatures[&(root, name.into())];
         let params: Vec<String> = signature
             .params
@@ -703,7 +717,7 @@ mod tests {
             &Options::default(),
         );
         assert!(checked.diagnostics.is_empty());
-        let file = checked.program.modules[0].file;
+        let file = checked.user_modules().next().unwrap().file;
         let size_of = |ty: &crate::types::Ty, i: usize| match &ty.shape().unwrap()[i].kind {
             crate::types::AxisKind::Size { size, .. } => size.clone(),
             other => panic!("not a size: {other:?}"),

@@ -37,10 +37,10 @@ pub(crate) struct Ctx<'a> {
     pub env: Env<'a>,
     pub signatures: &'a HashMap<(FileId, Name), Signature>,
     pub library: &'a [(FileId, &'static str)],
-    pub models: Models,
+    pub models: &'a Models,
     /// Functions whose body doesn't fit their return type, as (file, model
     /// or "", name): calls to them are quiet, so the mistake is told once.
-    pub quiet: HashSet<FnKey>,
+    pub quiet: &'a HashSet<FnKey>,
 }
 
 /// A function or method: its file, its model (or "") and its name.
@@ -53,53 +53,101 @@ pub fn check_all(
     library: &[(FileId, &'static str)],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Bodies {
-    let models = model::collect(env, diagnostics);
-    let mut ctx = Ctx {
+    let mut state = BodyState::default();
+    let all: Vec<usize> = (0..env.program.modules.len()).collect();
+    check_batch(env, signatures, library, &all, &mut state, diagnostics);
+    state.finish()
+}
+
+/// What checking bodies keeps from one batch of modules to the next.
+#[derive(Default)]
+pub struct BodyState {
+    models: Models,
+    /// Functions whose body doesn't fit their return type (see `Ctx::quiet`).
+    quiet: HashSet<FnKey>,
+    bodies: Bodies,
+}
+
+impl BodyState {
+    /// The bodies of every batch, with the models' and records' fields.
+    pub fn finish(self) -> Bodies {
+        let mut bodies = self.bodies;
+        bodies.types = self.models.into_defs();
+        bodies
+    }
+}
+
+/// Checks the `fn` bodies and model methods of the modules `batch` (indices
+/// into `Program::modules`), whose imports earlier batches checked.
+pub fn check_batch(
+    env: Env,
+    signatures: &HashMap<(FileId, Name), Signature>,
+    library: &[(FileId, &'static str)],
+    batch: &[usize],
+    state: &mut BodyState,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    model::collect_batch(env, batch, &mut state.models, diagnostics);
+    let first = state.bodies.fns.len();
+    let mut found = Vec::new();
+    let ctx = Ctx {
         env,
         signatures,
         library,
-        models,
-        quiet: HashSet::default(),
+        models: &state.models,
+        quiet: &state.quiet,
     };
-    let mut found = Vec::new();
-    let (mut bodies, failed) = check_bodies(&ctx, &mut found);
+    let failed = check_bodies(&ctx, batch, &mut state.bodies, &mut found);
     if !failed.is_empty() {
         // A function whose body doesn't fit its return type: check again
         // with calls to it quiet, so its callers don't repeat the mistake.
-        ctx.quiet = failed;
+        // (A batch calls only its own functions and earlier batches'.)
+        state.quiet.extend(failed);
+        for body in state.bodies.fns.drain(first..) {
+            let key = (body.file, body.owner.unwrap_or(Name::EMPTY), body.name);
+            state.bodies.by_name.remove(&key);
+        }
         found.clear();
-        bodies = check_bodies(&ctx, &mut found).0;
+        let ctx = Ctx {
+            env,
+            signatures,
+            library,
+            models: &state.models,
+            quiet: &state.quiet,
+        };
+        check_bodies(&ctx, batch, &mut state.bodies, &mut found);
     }
     diagnostics.append(&mut found);
-    bodies.types = ctx.models.into_defs();
-    bodies
 }
 
-/// Checks every body once; returns them and the functions whose body
-/// doesn't fit their return type.
-fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSet<FnKey>) {
+/// Checks the batch's bodies once into `bodies`; returns the functions
+/// whose body doesn't fit their return type.
+fn check_bodies(
+    ctx: &Ctx,
+    batch: &[usize],
+    bodies: &mut Bodies,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> HashSet<FnKey> {
     let env = ctx.env;
     let library = ctx.library;
     let signatures = ctx.signatures;
-    let mut bodies = Bodies::default();
+    let first = bodies.fns.len();
     // One body per fn and method: a `Body` is large, and growing the
     // vector one by one would copy them over and over.
-    let count: usize = env
-        .program
-        .modules
+    let count: usize = batch
         .iter()
-        .flat_map(|m| &m.ast.items)
+        .flat_map(|&m| &env.program.modules[m].ast.items)
         .map(|item| match item {
             ast::Item::Fn(_) => 1,
             ast::Item::Model(m) => m.methods.len(),
             _ => 0,
         })
         .sum();
-    bodies.fns.reserve_exact(count);
+    bodies.fns.reserve(count);
     bodies.by_name.reserve(count);
     // One vector of locals for every body: a body then allocates only what it keeps.
     let mut locals = Vec::new();
-    for module in &env.program.modules {
+    for module in batch.iter().map(|&m| &env.program.modules[m]) {
         // A file with a syntax error: its bodies would mostly repeat it.
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
@@ -147,13 +195,11 @@ fn check_bodies(ctx: &Ctx, diagnostics: &mut Vec<Diagnostic>) -> (Bodies, HashSe
             }
         }
     }
-    let failed = bodies
-        .fns
+    bodies.fns[first..]
         .iter()
         .filter(|b| b.return_mismatch)
         .map(|b| (b.file, b.owner.unwrap_or(Name::EMPTY), b.name))
-        .collect();
-    (bodies, failed)
+        .collect()
 }
 
 /// A name bound in a body.
@@ -248,7 +294,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.exprs.reserve_exact(estimate.max(1));
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
-                let ty = model::self_ty(&self.ctx.models, self.file, *model, span);
+                let ty = model::self_ty(self.ctx.models, self.file, *model, span);
                 self.bind(Name::new("self"), ty, span, false);
             }
         }

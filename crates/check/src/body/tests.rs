@@ -22,7 +22,9 @@ fn check(src: &str, expect: Expect) {
         &[PathBuf::from("a.ss")],
         &Options::default(),
     );
-    let text = map.text(checked.program.modules[0].file).to_string();
+    let text = map
+        .text(checked.user_modules().next().unwrap().file)
+        .to_string();
     let source = |span: diag::Span| &text[span.start as usize..span.end as usize];
     let mut out = String::new();
     for body in &checked.bodies.fns {
