@@ -534,4 +534,81 @@ mod tests {
             "#]],
         );
     }
+
+    #[test]
+    fn a_file_is_checked_after_the_files_it_imports() {
+        // `main.ss` comes first but needs `lib.ss`'s dims: it waits for them.
+        check_files(
+            &[
+                ("main.ss", "import lib\ndim M = lib.D - 8\n"),
+                ("lib.ss", "dim D = 8\n"),
+            ],
+            expect![[r#"
+                main.ss:2:9 E0305 dim `M` is 0, not a whole number of at least 1 [`lib.D - 8`: this is 0]
+                  note: a dim is a size, so its value must be at least 1
+            "#]],
+        );
+    }
+
+    #[test]
+    fn alias_lengths_and_broken_aliases_carry_across_files() {
+        check_files(
+            &[
+                (
+                    "a.ss",
+                    "dim A0 = [x x x x x x x x x x x x x x x x]\ndim A1 = [A0 A0 A0 A0 A0 A0 A0 A0 A0 A0 A0 A0 A0 A0 A0 A0]\ndim C = [C 1]\n",
+                ),
+                (
+                    "b.ss",
+                    "import a\ndim B = [a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1 a.A1]\ndim U = [a.C 2]\nextern fn f(x: U) -> [n] = \"m.f\"\n",
+                ),
+            ],
+            expect![[r#"
+                a.ss:3:5 E2201 shape alias `C` is defined in terms of itself [`C`: this alias contains itself]
+                  also `C`: `C` uses `C`
+                  note: `C` = [C 1] uses `C`
+                  help: an alias may use other aliases, but the chain must end in axes
+                b.ss:2:5 E2203 shape alias `B` stands for more than 4096 axes [`B`: 4352 axes once its aliases are replaced]
+                  help: an alias that uses another alias twice doubles its length at each step; name fewer axes
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_body_that_misses_its_return_type_is_told_once_across_files() {
+        check_files(
+            &[
+                ("a.ss", "fn bad(x: [n]) -> [2*n] = x\n"),
+                ("main.ss", "import a\nfn g(y: [m]) -> [2*m] = a.bad(y)\n"),
+            ],
+            expect![[r#"
+                a.ss:1:27 E0401 the body's value doesn't fit the return type [`x`: expected `[2*n]`, found `[n]`]
+                  also `[2*n]`: return type declared here
+                  note: axis 1 is `n`, but `2*n` is expected
+            "#]],
+        );
+    }
+
+    #[test]
+    fn files_on_an_import_cycle_are_checked_together() {
+        check_files(
+            &[
+                ("a.ss", "import b\ndim A = b.B + 1\n"),
+                ("b.ss", "import a\ndim B = a.A + 1\n"),
+                ("c.ss", "import a\ndim C = a.A - 1\n"),
+            ],
+            expect![[r#"
+                a.ss:1:8 E0202 import cycle: `a.ss` imports itself through other files [`b`: this import starts the cycle]
+                  note: `a.ss` imports `b.ss`
+                  note: `b.ss` imports `a.ss`
+                  help: move what the files share into a file that imports neither of them
+                a.ss:2:5 E0304 dim `A` is defined in terms of itself [`A`: this dim's value depends on itself]
+                  also `b.B`: `A` uses `B`
+                  also `a.A`: `B` uses `A`
+                  note: `A` = b.B + 1 uses `B`
+                  note: `B` = a.A + 1 uses `A`
+                  help: give one dim of the chain a value that doesn't depend on the others
+            "#]],
+        );
+    }
 }
