@@ -25,16 +25,15 @@ pub mod solver;
 pub mod typed;
 pub mod types;
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 use std::path::PathBuf;
-use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap};
 
 pub use builtins::builtins_ss;
 pub use files::{FileError, Files, MemoryFiles};
 pub use program::Program;
-pub use signature::Signature;
+pub use signature::{Signature, Signatures};
 
 /// What the command passes on: the `-I` search path.
 #[derive(Clone, Debug, Default)]
@@ -47,7 +46,7 @@ pub struct Checked {
     pub program: Program,
     pub dims: dims::DimValues,
     pub aliases: alias::Aliases,
-    pub signatures: HashMap<(FileId, Name), Signature>,
+    pub signatures: Signatures,
     /// Every checked `fn` and method body, and models' and records' fields.
     pub bodies: typed::Bodies,
     /// The library files every check sees (`prelude.ss`, `nn.ss`), with
@@ -112,7 +111,7 @@ struct Pipeline {
     dims: dims::DimValues,
     aliases: alias::Aliases,
     alias_cache: lower::AliasCache,
-    signatures: HashMap<(FileId, Name), Signature>,
+    signatures: Signatures,
     bodies: body::BodyState,
     library: Vec<(FileId, &'static str)>,
 }

@@ -14,6 +14,54 @@ use crate::lower::{Env, Lowerer, Place};
 use crate::size::Symbol;
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 
+/// Every checked top-level signature, by (file, name). The signatures lie
+/// in one vector in the order they were checked, and the table holds only
+/// their places: growing it moves small entries, not signatures.
+#[derive(Default, Debug)]
+pub struct Signatures {
+    all: Vec<Signature>,
+    by_name: HashMap<(FileId, Name), u32>,
+}
+
+impl Signatures {
+    pub fn get(&self, key: &(FileId, Name)) -> Option<&Signature> {
+        self.by_name.get(key).map(|&i| &self.all[i as usize])
+    }
+
+    /// Every signature, in the order they were checked.
+    pub fn values(&self) -> impl Iterator<Item = &Signature> {
+        self.all.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.all.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
+    fn reserve(&mut self, more: usize) {
+        self.all.reserve(more);
+        self.by_name.reserve(more);
+    }
+
+    /// Adds the signature of `key`, which has none yet.
+    fn insert(&mut self, key: (FileId, Name), signature: Signature) {
+        let place = u32::try_from(self.all.len()).expect("fewer than 2^32 signatures");
+        self.all.push(signature);
+        self.by_name.insert(key, place);
+    }
+}
+
+impl std::ops::Index<&(FileId, Name)> for Signatures {
+    type Output = Signature;
+
+    fn index(&self, key: &(FileId, Name)) -> &Signature {
+        self.get(key).expect("a checked signature")
+    }
+}
+
 /// A checked signature.
 #[derive(Clone, Debug)]
 pub struct Signature {
@@ -45,11 +93,8 @@ struct SigSource<'a> {
 }
 
 /// Checks every top-level signature of every module.
-pub fn check_all(
-    env: Env,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> HashMap<(FileId, Name), Signature> {
-    let mut out = HashMap::default();
+pub fn check_all(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Signatures {
+    let mut out = Signatures::default();
     let all: Vec<usize> = (0..env.program.modules.len()).collect();
     check_batch(env, &all, &mut out, diagnostics);
     out
@@ -60,7 +105,7 @@ pub fn check_all(
 pub fn check_batch(
     env: Env,
     batch: &[usize],
-    out: &mut HashMap<(FileId, Name), Signature>,
+    out: &mut Signatures,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let count = batch

@@ -22,7 +22,7 @@ use syntax::ast;
 
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
-use crate::signature::Signature;
+use crate::signature::{Signature, Signatures};
 use crate::size::{Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
@@ -35,7 +35,7 @@ pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 /// What every body checker shares.
 pub(crate) struct Ctx<'a> {
     pub env: Env<'a>,
-    pub signatures: &'a HashMap<(FileId, Name), Signature>,
+    pub signatures: &'a Signatures,
     pub library: &'a [(FileId, &'static str)],
     pub models: &'a Models,
     /// Functions whose body doesn't fit their return type, as (file, model
@@ -49,7 +49,7 @@ pub(crate) type FnKey = (FileId, Name, Name);
 /// Checks every `fn` body and model method of every module.
 pub fn check_all(
     env: Env,
-    signatures: &HashMap<(FileId, Name), Signature>,
+    signatures: &Signatures,
     library: &[(FileId, &'static str)],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Bodies {
@@ -81,7 +81,7 @@ impl BodyState {
 /// into `Program::modules`), whose imports earlier batches checked.
 pub fn check_batch(
     env: Env,
-    signatures: &HashMap<(FileId, Name), Signature>,
+    signatures: &Signatures,
     library: &[(FileId, &'static str)],
     batch: &[usize],
     state: &mut BodyState,

@@ -3,7 +3,6 @@
 //! size (what a dim's hover lists). Never lowers or checks a type itself.
 
 use std::collections::HashMap;
-use syntax::Name;
 
 use check::size::Symbol;
 use check::types::{Axis, AxisKind, Domain, Ty, TyKind};
@@ -69,14 +68,7 @@ fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
 
 /// Puts the checker's types of top-level functions' parameters (extern
 /// ones included) on their defs.
-pub fn add_signature_types(
-    index: &mut Index,
-    signatures: &std::collections::HashMap<
-        (FileId, Name),
-        check::Signature,
-        impl std::hash::BuildHasher,
-    >,
-) {
+pub fn add_signature_types(index: &mut Index, signatures: &check::Signatures) {
     let by_item: HashMap<Span, DefId> = index
         .defs
         .values()
