@@ -11,6 +11,7 @@ use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast;
 
 use crate::lower::{Env, Lowerer, Place, MAX_AXES};
+use crate::per_file::PerFile;
 use crate::program::{Decl, Program};
 
 /// Which aliases can't be replaced because they are on a cycle (or too
@@ -20,7 +21,7 @@ pub struct Aliases {
     broken: HashSet<(FileId, Name)>,
     /// For the aliases of modules checked in an earlier batch, which later
     /// ones may use: a long chain can cross files.
-    lengths: HashMap<(FileId, Name), usize>,
+    lengths: PerFile<Name, usize>,
 }
 
 impl Aliases {
@@ -61,9 +62,18 @@ pub fn find_cycles_batch(
     aliases: &mut Aliases,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut infos: Vec<AliasInfo> = Vec::new();
-    let mut lists: Vec<&ast::ShapeList> = Vec::new();
-    let mut index: HashMap<(FileId, Name), usize> = HashMap::default();
+    let count = batch
+        .iter()
+        .flat_map(|&m| &program.modules[m].ast.items)
+        .filter(|item| is_alias(item))
+        .count();
+    if count == 0 {
+        return;
+    }
+    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
+    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
+    let mut index: HashMap<(FileId, Name), usize> =
+        HashMap::with_capacity_and_hasher(count, Default::default());
     for module in batch.iter().map(|&m| &program.modules[m]) {
         for (i, item) in module.ast.items.iter().enumerate() {
             if let ast::Item::Dim(
@@ -87,9 +97,6 @@ pub fn find_cycles_batch(
             }
         }
     }
-    if infos.is_empty() {
-        return;
-    }
     for i in 0..infos.len() {
         let mut deps = Vec::new();
         let mut earlier: Option<(usize, usize)> = Some((0, 0));
@@ -104,7 +111,7 @@ pub fn find_cycles_batch(
                     if let Some(&dep) = index.get(&key) {
                         deps.push((dep, path.span));
                     } else {
-                        let length = aliases.lengths.get(&key).copied();
+                        let length = aliases.lengths.get(key.0, &key.1).copied();
                         earlier = match (earlier, length) {
                             (Some((axes, total)), Some(length)) => {
                                 Some((axes + 1, total.saturating_add(length)))
@@ -127,15 +134,17 @@ pub fn find_cycles_batch(
     // An alias that uses a broken alias can't be replaced either; `too_long`
     // breaks those silently, as the use is not a new mistake.
     let lengths = too_long(&infos, &lists, &mut on_cycle, diagnostics);
-    aliases.lengths.reserve(infos.len());
     for (i, info) in infos.iter().enumerate() {
-        let key = (info.file, info.decl.name.name);
+        if i == 0 || infos[i - 1].file != info.file {
+            let same_file = infos[i..].iter().take_while(|other| other.file == info.file);
+            aliases.lengths.reserve(info.file, same_file.count());
+        }
         match lengths[i] {
             Some(length) if !on_cycle[i] => {
-                aliases.lengths.insert(key, length);
+                aliases.lengths.insert(info.file, info.decl.name.name, length);
             }
             _ => {
-                aliases.broken.insert(key);
+                aliases.broken.insert((info.file, info.decl.name.name));
             }
         }
     }
@@ -254,25 +263,18 @@ pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec
     let modules = || batch.iter().map(|&m| &env.program.modules[m]);
     let count = modules()
         .flat_map(|m| &m.ast.items)
-        .filter(|item| {
-            matches!(
-                item,
-                ast::Item::Dim(ast::Dim {
-                    value: ast::DimValue::Alias(_),
-                    ..
-                })
-            )
-        })
+        .filter(|item| is_alias(item))
         .count();
     if count == 0 {
         return;
     }
     // One lowerer for every alias: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
-    // Each declaration is remembered for its module; each module may
-    // remember another file's alias too (at its second use).
-    lowerer.reserve_aliases(count + batch.len());
     for module in modules() {
+        // Each declaration is remembered for its module; a module may
+        // remember another file's alias too (at its second use).
+        let own = module.ast.items.iter().filter(|item| is_alias(item)).count();
+        lowerer.reserve_aliases(module.file, own + 1);
         for item in &module.ast.items {
             if let ast::Item::Dim(ast::Dim {
                 value: ast::DimValue::Alias(list),
@@ -292,6 +294,16 @@ pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec
             }
         }
     }
+}
+
+fn is_alias(item: &ast::Item) -> bool {
+    matches!(
+        item,
+        ast::Item::Dim(ast::Dim {
+            value: ast::DimValue::Alias(_),
+            ..
+        })
+    )
 }
 
 fn source_text(map: &SourceMap, span: Span) -> &str {

@@ -11,6 +11,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
 
+use crate::per_file::PerFile;
 use crate::program::{Decl, Program};
 use crate::size::{Poly, SizeError, Symbol};
 
@@ -20,8 +21,8 @@ pub type DimKey = (FileId, Name);
 /// The value of every dim; `None` for a dim whose mistake was reported.
 #[derive(Default, Debug)]
 pub struct DimValues {
-    /// One table for all modules: a lookup is one hash of two words.
-    values: HashMap<DimKey, Option<i128>>,
+    /// A table per module, filled as each module is checked.
+    values: PerFile<Name, Option<i128>>,
     /// How many dims are broken: usually none, and then a dim found by
     /// name needs no lookup to know it works.
     broken: usize,
@@ -30,23 +31,23 @@ pub struct DimValues {
 impl DimValues {
     /// The dim's value, or `None` when it is broken or not a dim.
     pub fn get(&self, file: FileId, name: impl Into<Name>) -> Option<i128> {
-        self.values.get(&(file, name.into())).copied().flatten()
+        self.values.get(file, &name.into()).copied().flatten()
     }
 
     pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
-        matches!(self.values.get(&(file, name.into())), Some(None))
+        matches!(self.values.get(file, &name.into()), Some(None))
     }
 
     /// Whether the dim `name` of `file`, which is declared, has a value.
     pub fn works(&self, file: FileId, name: Name) -> bool {
-        self.broken == 0 || matches!(self.values.get(&(file, name)), Some(Some(_)))
+        self.broken == 0 || matches!(self.values.get(file, &name), Some(Some(_)))
     }
 
     /// The dim's shared name and value (`None` when broken), in one lookup.
     pub fn entry(&self, file: FileId, name: impl Into<Name>) -> Option<(&Name, Option<i128>)> {
         self.values
-            .get_key_value(&(file, name.into()))
-            .map(|((_, k), v)| (k, *v))
+            .get_key_value(file, &name.into())
+            .map(|(k, v)| (k, *v))
     }
 
     /// The size's value when it is made of working dims only, worked out
@@ -231,11 +232,21 @@ pub fn evaluate_batch(
             Err(Stop::Silent) => None,
         });
     }
-    out.values.reserve(index.len());
-    for (key, i) in index {
-        let value = values[i].flatten();
-        out.broken += usize::from(value.is_none());
-        out.values.insert(key, value);
+    // The batch's dims lie module by module: room for each module's at once.
+    let mut start = 0;
+    while start < infos.len() {
+        let file = infos[start].file;
+        let end = infos[start..]
+            .iter()
+            .position(|info| info.file != file)
+            .map_or(infos.len(), |n| start + n);
+        out.values.reserve(file, end - start);
+        for (info, value) in infos[start..end].iter().zip(&values[start..end]) {
+            let value = value.flatten();
+            out.broken += usize::from(value.is_none());
+            out.values.insert(file, info.decl.name.name, value);
+        }
+        start = end;
     }
 }
 
@@ -252,7 +263,7 @@ impl Known<'_> {
     fn value(&self, key: DimKey) -> Option<i128> {
         match self.index.get(&key) {
             Some(&i) => self.values[i].flatten(),
-            None => self.before.values.get(&key).copied().flatten(),
+            None => self.before.values.get(key.0, &key.1).copied().flatten(),
         }
     }
 }

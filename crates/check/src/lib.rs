@@ -16,6 +16,7 @@ pub mod files;
 pub mod load;
 pub mod lower;
 pub mod model;
+pub mod per_file;
 pub mod pattern;
 pub mod prelude;
 pub mod program;

@@ -6,7 +6,7 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -21,6 +21,7 @@ use sizes::overflow;
 
 use crate::alias::Aliases;
 use crate::dims::{not_a_size, DimValues};
+use crate::per_file::PerFile;
 use crate::program::{Decl, LookupError, Module, Program};
 use crate::size::{Formula, Poly, Size, Symbol};
 use crate::types::{Axis, AxisKind, Domain, TensorTy, Ty, TyKind};
@@ -57,10 +58,10 @@ pub struct AliasCache {
     /// By (declaring file, alias name, using module): the alias's axes
     /// when lowering them reported nothing and they hold no unknown sizes,
     /// `...`, rounded divisions or errors (what depends on the signature).
-    aliases: RefCell<HashMap<(FileId, Name, FileId), LoweredAlias>>,
+    aliases: RefCell<PerFile<(FileId, Name), LoweredAlias>>,
     /// The aliases used once so far: remembering costs more than lowering
     /// again, so an alias is remembered at its second use.
-    used: RefCell<HashSet<(FileId, Name, FileId)>>,
+    used: RefCell<PerFile<(FileId, Name), ()>>,
 }
 
 /// A shape alias lowered once for a using module; cheap to clone.
@@ -486,7 +487,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             .alias_cache
             .aliases
             .borrow()
-            .get(&(file, name, self.module))
+            .get(self.module, &(file, name))
             .cloned()?;
         if already + found.axes.len() > MAX_AXES {
             return None;
@@ -522,7 +523,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             .alias_cache
             .used
             .borrow_mut()
-            .insert((file, name, self.module))
+            .insert(self.module, (file, name), ())
+            .is_none()
     }
 
     /// Lowers the alias `name`'s `list` (declared in `file`) onto `out`, as
@@ -582,13 +584,17 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             .alias_cache
             .aliases
             .borrow_mut()
-            .insert((file, name, self.module), lowered.clone());
+            .insert(self.module, (file, name), lowered.clone());
         (false, Some(lowered))
     }
 
-    /// Makes room for `more` remembered aliases, so the table grows once.
-    pub fn reserve_aliases(&self, more: usize) {
-        self.env.alias_cache.aliases.borrow_mut().reserve(more);
+    /// Makes room for `more` aliases remembered for `module`, so its table grows once.
+    pub fn reserve_aliases(&self, module: FileId, more: usize) {
+        self.env
+            .alias_cache
+            .aliases
+            .borrow_mut()
+            .reserve(module, more);
     }
 
     /// Checks the alias `name`'s own `list` where it is declared (this

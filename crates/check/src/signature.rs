@@ -11,46 +11,31 @@ use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
 use crate::lower::{Env, Lowerer, Place};
+use crate::per_file::PerFile;
 use crate::size::Symbol;
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 
-/// Every checked top-level signature, by (file, name). The signatures lie
-/// in one vector in the order they were checked, and the table holds only
-/// their places: growing it moves small entries, not signatures.
+/// Every checked top-level signature, by (file, name): a table per file,
+/// filled as each module is checked.
 #[derive(Default, Debug)]
-pub struct Signatures {
-    all: Vec<Signature>,
-    by_name: HashMap<(FileId, Name), u32>,
-}
+pub struct Signatures(PerFile<Name, Signature>);
 
 impl Signatures {
     pub fn get(&self, key: &(FileId, Name)) -> Option<&Signature> {
-        self.by_name.get(key).map(|&i| &self.all[i as usize])
+        self.0.get(key.0, &key.1)
     }
 
-    /// Every signature, in the order they were checked.
+    /// Every signature, file by file.
     pub fn values(&self) -> impl Iterator<Item = &Signature> {
-        self.all.iter()
+        self.0.values()
     }
 
     pub fn len(&self) -> usize {
-        self.all.len()
+        self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.all.is_empty()
-    }
-
-    fn reserve(&mut self, more: usize) {
-        self.all.reserve(more);
-        self.by_name.reserve(more);
-    }
-
-    /// Adds the signature of `key`, which has none yet.
-    fn insert(&mut self, key: (FileId, Name), signature: Signature) {
-        let place = u32::try_from(self.all.len()).expect("fewer than 2^32 signatures");
-        self.all.push(signature);
-        self.by_name.insert(key, place);
+        self.0.is_empty()
     }
 }
 
@@ -108,19 +93,21 @@ pub fn check_batch(
     out: &mut Signatures,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    let is_signature = |item: &&ast::Item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_));
     let count = batch
         .iter()
         .flat_map(|&m| &env.program.modules[m].ast.items)
-        .filter(|item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_)))
+        .filter(is_signature)
         .count();
     if count == 0 {
         return;
     }
-    out.reserve(count);
     // One lowerer for every signature: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
         let items = &module.ast.items;
+        out.0
+            .reserve(module.file, items.iter().filter(is_signature).count());
         for (i, item) in items.iter().enumerate() {
             let (name, params, ret, python) = match item {
                 ast::Item::Fn(f) => (&f.name, &f.params[..], f.ret.as_ref(), None),
@@ -145,7 +132,7 @@ pub fn check_batch(
             lowerer.reset(module.file);
             let signature = check_signature(env, &source, &mut lowerer);
             if module.names.get(&source.name.name) == Some(&i) {
-                out.insert((module.file, source.name.name), signature);
+                out.0.insert(module.file, source.name.name, signature);
             }
         }
     }

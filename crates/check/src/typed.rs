@@ -17,6 +17,7 @@ use syntax::Name;
 use diag::{FileId, Span};
 
 use crate::size::Size;
+use crate::per_file::PerFile;
 use crate::types::Ty;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -27,15 +28,15 @@ pub struct Bodies {
     pub fns: Vec<Body>,
     /// Models and records with their checked fields.
     pub types: Vec<TypeDef>,
-    /// `(file, owner model or "", fn name)` to its index in `fns`.
-    pub by_name: HashMap<(FileId, Name, Name), usize>,
+    /// `(owner model or "", fn name)` in its file to its index in `fns`.
+    pub by_name: PerFile<(Name, Name), usize>,
 }
 
 impl Bodies {
     /// The body of top-level fn `name` in `file`.
     pub fn function(&self, file: FileId, name: impl Into<Name>) -> Option<&Body> {
-        let key = (file, Name::EMPTY, name.into());
-        self.by_name.get(&key).map(|&i| &self.fns[i])
+        let key = (Name::EMPTY, name.into());
+        self.by_name.get(file, &key).map(|&i| &self.fns[i])
     }
 
     /// The body of method `name` of model `model` declared in `file`.
@@ -45,8 +46,8 @@ impl Bodies {
         model: impl Into<Name>,
         name: impl Into<Name>,
     ) -> Option<&Body> {
-        let key = (file, model.into(), name.into());
-        self.by_name.get(&key).map(|&i| &self.fns[i])
+        let key = (model.into(), name.into());
+        self.by_name.get(file, &key).map(|&i| &self.fns[i])
     }
 
     /// The model or record `name` declared in `file`.

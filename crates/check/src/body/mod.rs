@@ -104,8 +104,8 @@ pub fn check_batch(
         // (A batch calls only its own functions and earlier batches'.)
         state.quiet.extend(failed);
         for body in state.bodies.fns.drain(first..) {
-            let key = (body.file, body.owner.unwrap_or(Name::EMPTY), body.name);
-            state.bodies.by_name.remove(&key);
+            let key = (body.owner.unwrap_or(Name::EMPTY), body.name);
+            state.bodies.by_name.remove(body.file, &key);
         }
         found.clear();
         let ctx = Ctx {
@@ -137,14 +137,9 @@ fn check_bodies(
     let count: usize = batch
         .iter()
         .flat_map(|&m| &env.program.modules[m].ast.items)
-        .map(|item| match item {
-            ast::Item::Fn(_) => 1,
-            ast::Item::Model(m) => m.methods.len(),
-            _ => 0,
-        })
+        .map(body_count)
         .sum();
     bodies.fns.reserve(count);
-    bodies.by_name.reserve(count);
     // One vector of locals for every body: a body then allocates only what it keeps.
     let mut locals = Vec::new();
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
@@ -152,6 +147,8 @@ fn check_bodies(
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
         }
+        let here = module.ast.items.iter().map(body_count).sum();
+        bodies.by_name.reserve(module.file, here);
         for (i, item) in module.ast.items.iter().enumerate() {
             // Only items with bodies ask whether they are the first of their name.
             if !matches!(item, ast::Item::Fn(_) | ast::Item::Model(_))
@@ -169,7 +166,7 @@ fn check_bodies(
                         .check(f, &mut locals);
                     bodies
                         .by_name
-                        .insert((module.file, Name::EMPTY, body.name), bodies.fns.len());
+                        .insert(module.file, (Name::EMPTY, body.name), bodies.fns.len());
                     bodies.fns.push(body);
                 }
                 ast::Item::Model(m) => {
@@ -187,7 +184,7 @@ fn check_bodies(
                                 .check(method, &mut locals);
                         bodies
                             .by_name
-                            .insert((module.file, name, body.name), bodies.fns.len());
+                            .insert(module.file, (name, body.name), bodies.fns.len());
                         bodies.fns.push(body);
                     }
                 }
@@ -200,6 +197,15 @@ fn check_bodies(
         .filter(|b| b.return_mismatch)
         .map(|b| (b.file, b.owner.unwrap_or(Name::EMPTY), b.name))
         .collect()
+}
+
+/// How many bodies an item has: one for a `fn`, one per method of a model.
+fn body_count(item: &ast::Item) -> usize {
+    match item {
+        ast::Item::Fn(_) => 1,
+        ast::Item::Model(m) => m.methods.len(),
+        _ => 0,
+    }
 }
 
 /// A name bound in a body.
