@@ -11,6 +11,26 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+/// mimalloc's `mi_option_purge_delay` (`libmimalloc-sys` names no constant for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// How long freed memory stays with the process before mimalloc gives it
+/// back to the system, in milliseconds (mimalloc's default is 10).
+const KEEP_FREED_MS: std::ffi::c_long = 1000;
+
+/// Keeps freed memory for a second before giving it back to the system.
+///
+/// Why: a check frees what the last one built, and the next one (the
+/// language server's next edit, a benchmark's next run) builds as much
+/// again; given back after mimalloc's default 10 ms, every page of it is
+/// faulted in afresh, a fifth of a warm check's time (BENCHMARKS.md). Call
+/// it first thing in `main`.
+pub fn keep_freed_memory() {
+    // SAFETY: setting an option stores a number in mimalloc's option table;
+    // mimalloc reads it when it next decides whether to purge.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, KEEP_FREED_MS) }
+}
+
 /// `mi_malloc`'s blocks are aligned to 16 bytes, or to their size when smaller.
 const MI_ALIGN: usize = 16;
 

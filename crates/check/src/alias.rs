@@ -136,12 +136,16 @@ pub fn find_cycles_batch(
     let lengths = too_long(&infos, &lists, &mut on_cycle, diagnostics);
     for (i, info) in infos.iter().enumerate() {
         if i == 0 || infos[i - 1].file != info.file {
-            let same_file = infos[i..].iter().take_while(|other| other.file == info.file);
+            let same_file = infos[i..]
+                .iter()
+                .take_while(|other| other.file == info.file);
             aliases.lengths.reserve(info.file, same_file.count());
         }
         match lengths[i] {
             Some(length) if !on_cycle[i] => {
-                aliases.lengths.insert(info.file, info.decl.name.name, length);
+                aliases
+                    .lengths
+                    .insert(info.file, info.decl.name.name, length);
             }
             _ => {
                 aliases.broken.insert((info.file, info.decl.name.name));
@@ -273,7 +277,12 @@ pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec
     for module in modules() {
         // Each declaration is remembered for its module; a module may
         // remember another file's alias too (at its second use).
-        let own = module.ast.items.iter().filter(|item| is_alias(item)).count();
+        let own = module
+            .ast
+            .items
+            .iter()
+            .filter(|item| is_alias(item))
+            .count();
         lowerer.reserve_aliases(module.file, own + 1);
         for item in &module.ast.items {
             if let ast::Item::Dim(ast::Dim {

@@ -6,7 +6,6 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -580,11 +579,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             axes,
             generics: Rc::from(&generics[..]),
         };
-        self.env
-            .alias_cache
-            .aliases
-            .borrow_mut()
-            .insert(self.module, (file, name), lowered.clone());
+        self.env.alias_cache.aliases.borrow_mut().insert(
+            self.module,
+            (file, name),
+            lowered.clone(),
+        );
         (false, Some(lowered))
     }
 

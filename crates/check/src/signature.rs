@@ -93,7 +93,8 @@ pub fn check_batch(
     out: &mut Signatures,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let is_signature = |item: &&ast::Item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_));
+    let is_signature =
+        |item: &&ast::Item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_));
     let count = batch
         .iter()
         .flat_map(|&m| &env.program.modules[m].ast.items)

@@ -16,8 +16,8 @@ use syntax::Name;
 
 use diag::{FileId, Span};
 
-use crate::size::Size;
 use crate::per_file::PerFile;
+use crate::size::Size;
 use crate::types::Ty;
 use rustc_hash::FxHashMap as HashMap;
 

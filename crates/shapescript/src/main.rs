@@ -94,6 +94,7 @@ impl Files for DiskFiles {
 }
 
 fn main() -> ExitCode {
+    allocator::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
