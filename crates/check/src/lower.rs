@@ -517,13 +517,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// Whether this module used the alias `name` of `file` before; notes the use.
     fn used_before(&self, file: FileId, name: Name) -> bool {
-        !self
-            .env
+        self.env
             .alias_cache
             .used
             .borrow_mut()
             .insert(self.module, (file, name), ())
-            .is_none()
+            .is_some()
     }
 
     /// Lowers the alias `name`'s `list` (declared in `file`) onto `out`, as
