@@ -149,6 +149,55 @@ impl Pipeline {
     }
 }
 
+/// `check`, but each phase over the whole program in turn, after every file
+/// is loaded: the way `check` worked before it went module by module, kept
+/// as the reference a test compares it with (they must agree on every
+/// input) and for the benchmark's time per phase.
+pub fn check_phase_by_phase(
+    map: &mut SourceMap,
+    files: &dyn Files,
+    roots: &[PathBuf],
+    options: &Options,
+) -> Checked {
+    let mut diagnostics = Vec::new();
+    let with_library = prelude::WithLibrary(files);
+    let mut all_roots: Vec<PathBuf> = prelude::LIBRARY
+        .iter()
+        .map(|(path, _)| PathBuf::from(path))
+        .collect();
+    all_roots.extend_from_slice(roots);
+    let program = load::load(
+        map,
+        &with_library,
+        &all_roots,
+        &options.search_path,
+        &mut diagnostics,
+    );
+    let library = prelude::library_files(&program);
+    let dims = dims::evaluate(&program, map, &mut diagnostics);
+    let aliases = alias::find_cycles(&program, map, &mut diagnostics);
+    let alias_cache = lower::AliasCache::default();
+    let env = lower::Env {
+        program: &program,
+        map,
+        dims: &dims,
+        aliases: &aliases,
+        alias_cache: &alias_cache,
+    };
+    alias::check_declarations(env, &mut diagnostics);
+    let signatures = signature::check_all(env, &mut diagnostics);
+    let bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    Checked {
+        program,
+        dims,
+        aliases,
+        signatures,
+        bodies,
+        library,
+        diagnostics: tidy(diagnostics),
+    }
+}
+
 /// Drops repeats of one mistake (an alias's axes are checked at each use)
 /// and sorts by place, so output is stable.
 fn tidy(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
