@@ -57,7 +57,7 @@ pub struct Signature {
     /// The generic axes its parameters introduce, in order of first use.
     pub generics: Vec<Name>,
     /// The dotted Python name of an `extern fn`.
-    pub python: Option<String>,
+    pub python: Option<Name>,
 }
 
 #[derive(Clone, Debug)]
@@ -196,7 +196,7 @@ fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signa
         }
         if let Some(string) = string {
             if check_python_name(string, diagnostics) {
-                python = Some(string.value.clone());
+                python = Some(Name::new(&string.value));
             }
         }
     }

@@ -256,7 +256,7 @@ pub enum Callee {
     Extern {
         file: FileId,
         name: Name,
-        python: String,
+        python: Name,
     },
     /// A built-in operation (spec 7), by name.
     Builtin(Name),

@@ -198,7 +198,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             (Some(()), Some(p)) => Callee::Extern {
                 file,
                 name: key.1,
-                python: p.clone(),
+                python: *p,
             },
             (Some(()), None) => return Resolved::Failed,
             _ => Callee::Fn { file, name: key.1 },
