@@ -15,27 +15,51 @@ use crate::per_file::PerFile;
 use crate::size::Symbol;
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 
-/// Every checked top-level signature, by (file, name): a table per file,
-/// filled as each module is checked.
+/// Every checked top-level signature, by (file, name): each file's in a
+/// vector of their own, sized once, with a small table of places per file.
 #[derive(Default, Debug)]
-pub struct Signatures(PerFile<Name, Signature>);
+pub struct Signatures {
+    /// By `FileId`'s number.
+    files: Vec<Vec<Signature>>,
+    places: PerFile<Name, u32>,
+}
 
 impl Signatures {
     pub fn get(&self, key: &(FileId, Name)) -> Option<&Signature> {
-        self.0.get(key.0, &key.1)
+        let place = *self.places.get(key.0, &key.1)?;
+        self.files.get(key.0 .0 as usize)?.get(place as usize)
     }
 
     /// Every signature, file by file.
     pub fn values(&self) -> impl Iterator<Item = &Signature> {
-        self.0.values()
+        self.files.iter().flatten()
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.places.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.places.is_empty()
+    }
+
+    /// Makes room for `more` signatures of `file`.
+    fn reserve(&mut self, file: FileId, more: usize) {
+        let slot = file.0 as usize;
+        if self.files.len() <= slot {
+            self.files.resize_with(slot + 1, Vec::new);
+        }
+        self.files[slot].reserve_exact(more);
+        self.places.reserve(file, more);
+    }
+
+    /// Adds `name`'s signature, which `file` has none of yet.
+    fn insert(&mut self, file: FileId, name: Name, signature: Signature) {
+        self.reserve(file, 0);
+        let signatures = &mut self.files[file.0 as usize];
+        let place = u32::try_from(signatures.len()).expect("fewer than 2^32 signatures in a file");
+        signatures.push(signature);
+        self.places.insert(file, name, place);
     }
 }
 
@@ -107,8 +131,7 @@ pub fn check_batch(
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
         let items = &module.ast.items;
-        out.0
-            .reserve(module.file, items.iter().filter(is_signature).count());
+        out.reserve(module.file, items.iter().filter(is_signature).count());
         for (i, item) in items.iter().enumerate() {
             let (name, params, ret, python) = match item {
                 ast::Item::Fn(f) => (&f.name, &f.params[..], f.ret.as_ref(), None),
@@ -133,7 +156,7 @@ pub fn check_batch(
             lowerer.reset(module.file);
             let signature = check_signature(env, &source, &mut lowerer);
             if module.names.get(&source.name.name) == Some(&i) {
-                out.0.insert(module.file, source.name.name, signature);
+                out.insert(module.file, source.name.name, signature);
             }
         }
     }
