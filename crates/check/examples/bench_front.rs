@@ -215,12 +215,7 @@ fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> ([f64; 6], [usize; 5])
     let mut map = SourceMap::new();
     let mut diagnostics = Vec::new();
     let with_library = check::prelude::WithLibrary(files);
-    // The library first, as `check` loads it.
-    let mut all_roots: Vec<PathBuf> = check::prelude::LIBRARY
-        .iter()
-        .map(|(path, _)| PathBuf::from(path))
-        .collect();
-    all_roots.extend_from_slice(roots);
+    let all_roots = check::prelude::roots_with_library(roots);
 
     let t = Instant::now();
     let program = check::load::load(&mut map, &with_library, &all_roots, &[], &mut diagnostics);

@@ -67,12 +67,7 @@ pub fn check(
 ) -> Checked {
     let mut diagnostics = Vec::new();
     let with_library = prelude::WithLibrary(files);
-    // The library first: every module's bodies may call it.
-    let mut all_roots: Vec<PathBuf> = prelude::LIBRARY
-        .iter()
-        .map(|(path, _)| PathBuf::from(path))
-        .collect();
-    all_roots.extend_from_slice(roots);
+    let all_roots = prelude::roots_with_library(roots);
     let mut pipeline = Pipeline::default();
     let program = load::load_checking(
         map,
@@ -161,11 +156,7 @@ pub fn check_phase_by_phase(
 ) -> Checked {
     let mut diagnostics = Vec::new();
     let with_library = prelude::WithLibrary(files);
-    let mut all_roots: Vec<PathBuf> = prelude::LIBRARY
-        .iter()
-        .map(|(path, _)| PathBuf::from(path))
-        .collect();
-    all_roots.extend_from_slice(roots);
+    let all_roots = prelude::roots_with_library(roots);
     let program = load::load(
         map,
         &with_library,

@@ -37,6 +37,16 @@ impl Files for WithLibrary<'_> {
     }
 }
 
+/// The library's paths, then `roots`: the order `check` loads them in (the
+/// library first, as every module's bodies may call it).
+pub fn roots_with_library(roots: &[PathBuf]) -> Vec<PathBuf> {
+    LIBRARY
+        .iter()
+        .map(|(path, _)| PathBuf::from(path))
+        .chain(roots.iter().cloned())
+        .collect()
+}
+
 /// The library modules of a loaded program, with their file names.
 pub fn library_files(program: &Program) -> Vec<(FileId, &'static str)> {
     let all: Vec<usize> = (0..program.modules.len()).collect();

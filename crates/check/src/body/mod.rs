@@ -90,24 +90,10 @@ pub fn check_batch(
     model::collect_batch(env, batch, &mut state.models, diagnostics);
     let first = state.bodies.fns.len();
     let mut found = Vec::new();
-    let ctx = Ctx {
-        env,
-        signatures,
-        library,
-        models: &state.models,
-        quiet: &state.quiet,
-    };
-    let failed = check_bodies(&ctx, batch, &mut state.bodies, &mut found);
-    if !failed.is_empty() {
-        // A function whose body doesn't fit its return type: check again
-        // with calls to it quiet, so its callers don't repeat the mistake.
-        // (A batch calls only its own functions and earlier batches'.)
-        state.quiet.extend(failed);
-        for body in state.bodies.fns.drain(first..) {
-            let key = (body.owner.unwrap_or(Name::EMPTY), body.name);
-            state.bodies.by_name.remove(body.file, &key);
-        }
-        found.clear();
+    // A function whose body doesn't fit its return type: the batch is
+    // checked again with calls to it quiet, so its callers don't repeat the
+    // mistake. (A batch calls only its own functions and earlier batches'.)
+    for again in [false, true] {
         let ctx = Ctx {
             env,
             signatures,
@@ -115,7 +101,16 @@ pub fn check_batch(
             models: &state.models,
             quiet: &state.quiet,
         };
-        check_bodies(&ctx, batch, &mut state.bodies, &mut found);
+        let failed = check_bodies(&ctx, batch, &mut state.bodies, &mut found);
+        if again || failed.is_empty() {
+            break;
+        }
+        state.quiet.extend(failed);
+        for body in state.bodies.fns.drain(first..) {
+            let key = (body.owner.unwrap_or(Name::EMPTY), body.name);
+            state.bodies.by_name.remove(body.file, &key);
+        }
+        found.clear();
     }
     diagnostics.append(&mut found);
 }
