@@ -270,14 +270,19 @@ impl Ready {
     ) {
         self.linked[index] = true;
         let module = &program.modules[index];
-        let mut waiting = 0;
-        for target in module.imports.values() {
-            let target = program.by_file[target.0 as usize];
-            // Importing itself is a cycle (reported), not something to wait for.
-            if target != index && !self.checked[target] && !self.waiters[target].contains(&index) {
-                self.waiters[target].push(index);
-                waiting += 1;
-            }
+        // Importing itself is a cycle (reported), not something to wait for;
+        // two import names may find one file.
+        let mut targets: Vec<usize> = module
+            .imports
+            .values()
+            .map(|target| program.by_file[target.0 as usize])
+            .filter(|&target| target != index && !self.checked[target])
+            .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let waiting = targets.len();
+        for target in targets {
+            self.waiters[target].push(index);
         }
         self.waiting_for[index] = waiting;
         if waiting > 0 {
