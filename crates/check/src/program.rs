@@ -113,19 +113,6 @@ pub struct Program {
 }
 
 impl Program {
-    /// How many `dim` declarations of all files are shape aliases
-    /// (`aliases`) or sizes (`!aliases`): for sizing the checker's tables.
-    pub fn dim_count(&self, aliases: bool) -> usize {
-        self.modules
-            .iter()
-            .flat_map(|m| &m.ast.items)
-            .filter(|item| match item {
-                ast::Item::Dim(dim) => matches!(dim.value, ast::DimValue::Alias(_)) == aliases,
-                _ => false,
-            })
-            .count()
-    }
-
     pub fn module(&self, file: FileId) -> &Module {
         &self.modules[self.by_file[file.0 as usize]]
     }
