@@ -9,6 +9,10 @@ use std::time::{Duration, Instant};
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 
+// What `shapescript lsp` runs with: mimalloc, keeping freed memory a second.
+#[global_allocator]
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
+
 const EDITS: usize = 200;
 const HOVERS: usize = 500;
 
@@ -44,6 +48,9 @@ fn wait_for(conn: &Connection, mut found: impl FnMut(&Message) -> bool) {
 }
 
 fn main() {
+    if std::env::var_os("BENCH_PURGE_EARLY").is_none() {
+        allocator::keep_freed_memory();
+    }
     let text = program();
     let lines = text.lines().count();
     let dir = std::env::temp_dir().join(format!("shapescript-bench-{}", std::process::id()));
