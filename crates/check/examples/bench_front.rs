@@ -116,6 +116,7 @@ fn main() {
         .unwrap_or(10);
     let mut best = f64::INFINITY;
     let mut cold = 0.0;
+    let mut warm = Vec::with_capacity(runs);
     let mut diagnostics = 0;
     for run in 0..=runs {
         let start = Instant::now();
@@ -127,8 +128,11 @@ fn main() {
             cold = seconds;
         } else {
             best = best.min(seconds);
+            warm.push(seconds);
         }
     }
+    warm.sort_by(f64::total_cmp);
+    let median = warm.get(warm.len() / 2).copied().unwrap_or(best);
     let texts: Vec<String> = (0..file_count).map(generate).collect();
     let mut parse_best = f64::INFINITY;
     for _ in 0..3 {
@@ -147,6 +151,11 @@ fn main() {
         "parse + check: {total_lines} lines in {file_count} files, {:.1} ms, {:.0} lines/s ({diagnostics} diagnostics)",
         best * 1e3,
         total_lines as f64 / best
+    );
+    println!(
+        "parse + check, median of the {runs} runs: {:.1} ms, {:.0} lines/s",
+        median * 1e3,
+        total_lines as f64 / median
     );
     println!(
         "parse + check, first run (cold): {:.1} ms, {:.0} lines/s",
