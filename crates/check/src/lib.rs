@@ -146,8 +146,8 @@ impl Pipeline {
 
 /// `check`, but each phase over the whole program in turn, after every file
 /// is loaded: the way `check` worked before it went module by module, kept
-/// as the reference a test compares it with (they must agree on every
-/// input) and for the benchmark's time per phase.
+/// as the reference a fuzz test compares it with (they must agree on every
+/// input). `bench_front` times these phases one by one.
 pub fn check_phase_by_phase(
     map: &mut SourceMap,
     files: &dyn Files,
