@@ -264,17 +264,9 @@ pub fn check_declarations(env: Env, diagnostics: &mut Vec<Diagnostic>) {
 
 /// `check_declarations` for the modules `batch` (indices into `Program::modules`).
 pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec<Diagnostic>) {
-    let modules = || batch.iter().map(|&m| &env.program.modules[m]);
-    let count = modules()
-        .flat_map(|m| &m.ast.items)
-        .filter(|item| is_alias(item))
-        .count();
-    if count == 0 {
-        return;
-    }
     // One lowerer for every alias: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
-    for module in modules() {
+    for module in batch.iter().map(|&m| &env.program.modules[m]) {
         // Each declaration is remembered for its module; a module may
         // remember another file's alias too (at its second use).
         let own = module
@@ -283,6 +275,9 @@ pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec
             .iter()
             .filter(|item| is_alias(item))
             .count();
+        if own == 0 {
+            continue;
+        }
         lowerer.reserve_aliases(module.file, own + 1);
         for item in &module.ast.items {
             if let ast::Item::Dim(ast::Dim {

@@ -35,10 +35,6 @@ impl<K: Eq + Hash, V> PerFile<K, V> {
         self.files.get(file.0 as usize)?.get_key_value(key)
     }
 
-    pub fn contains_key(&self, file: FileId, key: &K) -> bool {
-        self.get(file, key).is_some()
-    }
-
     /// Adds or replaces the entry; returns the value it replaced.
     pub fn insert(&mut self, file: FileId, key: K, value: V) -> Option<V> {
         let old = self.table(file).insert(key, value);
@@ -63,15 +59,6 @@ impl<K: Eq + Hash, V> PerFile<K, V> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    /// Every entry, file by file (in no order within a file).
-    pub fn iter(&self) -> impl Iterator<Item = (FileId, &K, &V)> {
-        self.files.iter().enumerate().flat_map(|(file, table)| {
-            table
-                .iter()
-                .map(move |(key, value)| (FileId(file as u32), key, value))
-        })
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
@@ -103,7 +90,7 @@ mod tests {
         assert_eq!(table.get(FileId(9), &"a"), None);
         assert_eq!(table.remove(FileId(0), &"a"), Some(2));
         assert_eq!(table.remove(FileId(0), &"a"), None);
-        let all: Vec<_> = table.iter().collect();
-        assert_eq!(all, vec![(FileId(3), &"a", &5)]);
+        let all: Vec<_> = table.values().collect();
+        assert_eq!(all, vec![&5]);
     }
 }

@@ -53,9 +53,8 @@ impl Signatures {
         self.places.reserve(file, more);
     }
 
-    /// Adds `name`'s signature, which `file` has none of yet.
+    /// Adds `name`'s signature, which `file` has none of yet (after `reserve`).
     fn insert(&mut self, file: FileId, name: Name, signature: Signature) {
-        self.reserve(file, 0);
         let signatures = &mut self.files[file.0 as usize];
         let place = u32::try_from(signatures.len()).expect("fewer than 2^32 signatures in a file");
         signatures.push(signature);
@@ -119,14 +118,6 @@ pub fn check_batch(
 ) {
     let is_signature =
         |item: &&ast::Item| matches!(item, ast::Item::Fn(_) | ast::Item::ExternFn(_));
-    let count = batch
-        .iter()
-        .flat_map(|&m| &env.program.modules[m].ast.items)
-        .filter(is_signature)
-        .count();
-    if count == 0 {
-        return;
-    }
     // One lowerer for every signature: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in batch.iter().map(|&m| &env.program.modules[m]) {

@@ -127,14 +127,6 @@ fn check_bodies(
     let library = ctx.library;
     let signatures = ctx.signatures;
     let first = bodies.fns.len();
-    // One body per fn and method: a `Body` is large, and growing the
-    // vector one by one would copy them over and over.
-    let count: usize = batch
-        .iter()
-        .flat_map(|&m| &env.program.modules[m].ast.items)
-        .map(body_count)
-        .sum();
-    bodies.fns.reserve(count);
     // One vector of locals for every body: a body then allocates only what it keeps.
     let mut locals = Vec::new();
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
@@ -142,7 +134,10 @@ fn check_bodies(
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
         }
+        // Room for the module's bodies at once: a `Body` is large, and
+        // growing the vector one by one would copy them over and over.
         let here = module.ast.items.iter().map(body_count).sum();
+        bodies.fns.reserve(here);
         bodies.by_name.reserve(module.file, here);
         for (i, item) in module.ast.items.iter().enumerate() {
             // Only items with bodies ask whether they are the first of their name.
