@@ -288,8 +288,16 @@ pub(crate) fn io_reason(e: &std::io::Error) -> String {
 fn explain(code: &str) -> i32 {
     match codes::lookup(code) {
         Some(c) => {
-            println!("{}: {}\n\n{}", c.code, c.summary, c.explanation.trim_end());
-            0
+            let text = format!("{}: {}\n\n{}", c.code, c.summary, c.explanation.trim_end());
+            match writeln!(std::io::stdout().lock(), "{text}") {
+                Ok(()) => 0,
+                // The reader stopped early (`| head`): nothing is wrong.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+                Err(e) => {
+                    eprintln!("error: cannot write the explanation: {e}");
+                    2
+                }
+            }
         }
         None => {
             eprintln!("error: unknown code `{code}`; codes look like E-DIM-001 (see `sexpgpu explain` in the book)");

@@ -141,6 +141,21 @@ fn explain_knows_every_code() {
 }
 
 #[test]
+fn explain_into_a_closed_pipe_exits_quietly() {
+    // `sexpgpu explain CODE | head -1` must not panic on the broken pipe.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_sexpgpu"))
+        .args(["explain", sexpgpu::codes::CODES[0].code])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
 fn repl_reads_piped_forms_across_lines() {
     let input = "(def x 2)\n(+ x\n   3)\n(undefined)\n(println \"hi\")\n[1 2.5]\n";
     let out = sexpgpu(&["repl"], Some(input));

@@ -128,13 +128,21 @@ fn usage_error(message: &str) -> ExitCode {
 fn explain(code: &str) -> ExitCode {
     match check::codes::lookup(code) {
         Some(info) => {
-            println!(
+            let text = format!(
                 "{}: {}\n\n{}",
                 info.code,
                 info.title,
                 info.explain.trim_end()
             );
-            ExitCode::SUCCESS
+            match writeln!(std::io::stdout().lock(), "{text}") {
+                Ok(()) => ExitCode::SUCCESS,
+                // The reader stopped early (`| head`): nothing is wrong.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("shapescript: error: cannot write the explanation: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         None => usage_error(&format!("`{code}` is not a ShapeScript diagnostic code")),
     }

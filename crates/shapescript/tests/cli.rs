@@ -185,3 +185,18 @@ fn explain_prints_the_text_or_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("E9999"));
 }
+
+#[test]
+fn explain_into_a_closed_pipe_exits_quietly() {
+    // `shapescript explain E0306 | head -1` once panicked on the broken pipe.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_shapescript"))
+        .args(["explain", "E0306"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
