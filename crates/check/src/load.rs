@@ -52,7 +52,6 @@ pub fn load_checking(
     let mut loader = Loader {
         program: Program::default(),
         by_path: HashMap::default(),
-        queue: Vec::new(),
         pending: Vec::new(),
         read_ahead: HashMap::default(),
         ready: Ready::default(),
@@ -106,11 +105,12 @@ pub fn load_checking(
             }
         }
     }
+    // Breadth-first: modules in the order they were added (linking one may
+    // add more), each one's imports linked in turn.
     let mut next = 0;
-    while next < loader.queue.len() {
-        let file = loader.queue[next];
+    while next < loader.program.modules.len() {
+        let index = next;
         next += 1;
-        let index = loader.program.by_file[file.0 as usize];
         if loader.ready.is_linked(index) {
             continue;
         }
@@ -134,8 +134,6 @@ pub fn load_checking(
 struct Loader {
     program: Program,
     by_path: HashMap<PathBuf, FileId>,
-    /// Files in the order they were added: each one's imports are linked in this order.
-    queue: Vec<FileId>,
     /// By module: a root's imports, found before the files they name were
     /// loaded, waiting for the breadth-first pass.
     pending: Vec<Option<Vec<(ast::Import, Resolved)>>>,
@@ -154,7 +152,6 @@ impl Loader {
     ) -> FileId {
         let id = add_module(map, &mut self.program, path, text, diagnostics);
         self.by_path.insert(path.to_path_buf(), id);
-        self.queue.push(id);
         self.pending.push(None);
         self.ready.added();
         id
