@@ -732,13 +732,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                         // A generic axis or dim named as itself: the axis
                         // `size_axis` would build (one symbol is never
                         // below 1), without the call.
+                        // (Found by its plain name, so that is its name.)
                         Some(symbol @ (Symbol::Generic(_) | Symbol::Dim { .. }))
                             if origin == self.module
                                 && matches!(expr.kind, SizeExprKind::Name(_)) =>
                         {
-                            let (Symbol::Generic(name) | Symbol::Dim { name, .. }) = symbol else {
-                                unreachable!("matched above")
-                            };
+                            let name = path.name.name;
                             AxisKind::Size {
                                 size: Size {
                                     poly: Poly::symbol(symbol),

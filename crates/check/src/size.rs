@@ -435,11 +435,9 @@ impl Poly {
     /// takes its terms over (the one term placed by a binary search, in
     /// its allocation) rather than copying them into a new list.
     fn add_scaled_owned(self, other: &Poly, negate: bool) -> Result<Poly, SizeError> {
-        let (Repr::Many(_), Some(y)) = (&self.0, other.single()) else {
-            return self.add_scaled(other, negate);
-        };
-        let Repr::Many(terms) = self.0 else {
-            unreachable!("matched above")
+        let (terms, y) = match (self.0, other.single()) {
+            (Repr::Many(terms), Some(y)) => (terms, y),
+            (repr, _) => return Poly(repr).add_scaled(other, negate),
         };
         // As `add_scaled`: `a + (-b)`, so negating `b` may overflow first.
         let coef = if negate {
