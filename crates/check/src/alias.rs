@@ -4,32 +4,16 @@
 //! Replacing an alias where it is used is `lower`'s job, since its names are
 //! looked up there.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast;
 
 use crate::codes;
+pub use crate::lower::Aliases;
 use crate::lower::{Env, Lowerer, Place, MAX_AXES};
-use crate::per_file::PerFile;
 use crate::program::{Decl, Program};
-
-/// Which aliases can't be replaced because they are on a cycle (or too
-/// long), and how many axes each of the others stands for.
-#[derive(Default, Debug)]
-pub struct Aliases {
-    broken: HashSet<(FileId, Name)>,
-    /// For the aliases of modules checked in an earlier batch, which later
-    /// ones may use: a long chain can cross files.
-    lengths: PerFile<Name, usize>,
-}
-
-impl Aliases {
-    pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
-        !self.broken.is_empty() && self.broken.contains(&(file, name.into()))
-    }
-}
 
 struct AliasInfo<'a> {
     file: FileId,

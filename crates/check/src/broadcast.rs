@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::body::shape::{axis_name, axis_poly_ref};
 use crate::dims::DimValues;
+use crate::shape::{axis_name, axis_poly_ref};
 use crate::types::{show_shape, Axis, AxisKind};
 
 /// A broadcast that worked: the result's axes and, per operand, the operand
@@ -192,8 +192,8 @@ mod tests {
     use expect_test::{expect, Expect};
 
     use super::broadcast;
-    use crate::body::shape::axis_of;
     use crate::dims::DimValues;
+    use crate::shape::axis_of;
     use crate::size::{Poly, Symbol};
     use crate::types::{show_shape, Axis};
 

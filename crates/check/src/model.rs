@@ -9,9 +9,9 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
-use crate::body::{flatten_ty, shape::map_sizes};
 use crate::codes;
 use crate::lower::{Env, Lowerer, Place};
+use crate::shape::{flatten_ty, map_sizes};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
 use crate::typed::{FieldDef, Init, TypeDef};

@@ -17,51 +17,22 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use super::expr::position_of;
-use super::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty};
+use crate::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty};
 
-use super::callee::Resolved;
+use super::callee::{Resolved, Target};
 use super::{error_ty, FnChecker};
 use crate::codes;
-use crate::signature::Signature;
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
 use crate::types::{Axis, AxisKind, Domain, DtypeKind, TensorTy, Ty, TyKind};
-
-/// A callee's name as messages show it, `f` or `Model.method`: written
-/// out only when a message is.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TargetName {
-    pub model: Option<Name>,
-    pub name: Name,
-}
-
-impl std::fmt::Display for TargetName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.model {
-            Some(model) => write!(f, "{model}.{}", self.name),
-            None => f.write_str(&self.name),
-        }
-    }
-}
-
-/// What is being called, once resolved.
-pub(crate) struct Target<'s> {
-    pub signature: &'s Signature,
-    /// The callee's declared parameters, for defaults.
-    pub params: &'s [ast::Param],
-    pub name: TargetName,
-    pub callee: Callee,
-    /// A method's receiver: the model's size parameters and the use's arguments.
-    pub receiver: Option<(Vec<Name>, Vec<Size>)>,
-}
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(crate) fn call(&mut self, e: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> Ty {
         let span = e.span;
         match self.resolve_callee(callee) {
             Resolved::Target(target) => self.call_target(e, &target, args),
-            Resolved::Builtin(name) => crate::builtins::call(self, e, name, args),
+            Resolved::Builtin(name) => super::builtins::call(self, e, name, args),
             Resolved::Record(file, name) => self.construct_record(e, file, &name, args),
             Resolved::Failed => {
                 for a in args {
@@ -484,7 +455,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 },
                 _ => {
                     let aty = arg_tys[i].clone().unwrap_or_else(|| error_ty(arg.span));
-                    if let Some(super::shape::Mismatch::Kind) =
+                    if let Some(crate::shape::Mismatch::Kind) =
                         super::same_ty(self.ctx.env.dims, &aty, pty)
                     {
                         let d = self.arg_diagnostic(

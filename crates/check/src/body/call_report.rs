@@ -7,13 +7,14 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self};
 
 use super::expr::position_of;
-use super::shape::{axis_poly, show_size, show_ty};
 use super::{error_ty, FnChecker};
+use crate::shape::{axis_poly, show_size, show_ty};
 use crate::size::{Poly, Symbol};
 use crate::solver::{Failure, Solver};
 use crate::types::{Ty, TyKind};
 
-use super::call::{CallState, Target};
+use super::call::CallState;
+use super::callee::Target;
 use crate::codes;
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {

@@ -5,9 +5,10 @@
 
 use diag::{Diagnostic, Span};
 
-use super::shape::{axis_of, axis_poly_ref, map_sizes, tensor};
+use crate::shape::{axis_of, axis_poly_ref, map_sizes, tensor};
 
-use super::call::{CallState, Target};
+use super::call::CallState;
+use super::callee::Target;
 use super::FnChecker;
 use crate::codes;
 use crate::size::{Poly, SizeError, Symbol};

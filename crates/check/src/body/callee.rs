@@ -1,20 +1,49 @@
 //! Finding who a call calls: a fn, an extern fn, a library stub, a built-in,
 //! a method, `m(x)` as `forward`, another file's function or a record.
-//! Part of `call`; never checks arguments.
+//! Below `call`, which checks the arguments against what it finds.
 
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self};
 
-use super::shape::show_ty;
 use super::FnChecker;
 use crate::program::Decl;
+use crate::shape::show_ty;
 use crate::typed::Callee;
 use crate::types::{Ty, TyKind};
 
-use super::call::{Target, TargetName};
 use crate::codes;
+use crate::signature::Signature;
+use crate::size::Size;
+
+/// A callee's name as messages show it, `f` or `Model.method`: written
+/// out only when a message is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TargetName {
+    pub model: Option<Name>,
+    pub name: Name,
+}
+
+impl std::fmt::Display for TargetName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.model {
+            Some(model) => write!(f, "{model}.{}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// What is being called, once resolved.
+pub(crate) struct Target<'s> {
+    pub signature: &'s Signature,
+    /// The callee's declared parameters, for defaults.
+    pub params: &'s [ast::Param],
+    pub name: TargetName,
+    pub callee: Callee,
+    /// A method's receiver: the model's size parameters and the use's arguments.
+    pub receiver: Option<(Vec<Name>, Vec<Size>)>,
+}
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(super) fn resolve_callee(&mut self, callee: &ast::Expr) -> Resolved<'c> {

@@ -5,9 +5,9 @@
 use diag::Diagnostic;
 use syntax::ast::{self};
 
-use super::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use super::{error_ty, FnChecker};
 use crate::codes;
+use crate::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
 use crate::types::{Axis, Ty, TyKind};
@@ -89,7 +89,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             .map(crate::size::Size::computed)
                             .collect()
                     }),
-                    range: super::shape::range_of(&result),
+                    range: crate::shape::range_of(&result),
                     line,
                 })
             }
@@ -134,7 +134,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     clamp: t
                         .domain
                         .as_ref()
-                        .and_then(|_| super::shape::range_of(&result))
+                        .and_then(|_| crate::shape::range_of(&result))
                         .filter(|r: &Range| r.lo.is_finite() || r.hi.is_finite()),
                     reshape,
                 })

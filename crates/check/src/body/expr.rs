@@ -10,15 +10,15 @@ use syntax::Name;
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, BinaryOp, ScalarKind};
 
-use super::shape::{
-    axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
-    show_ty, tensor,
-};
 use super::{error_ty, FnChecker};
 use crate::broadcast::broadcast;
 use crate::codes;
 use crate::model::instantiate;
 use crate::program::Decl;
+use crate::shape::{
+    axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
+    show_ty, tensor,
+};
 use crate::size::{Poly, Symbol};
 use crate::typed::{Alignment, ExprInfo};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};

@@ -6,9 +6,9 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use super::expr::{least_value, scalar};
-use super::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use super::{error_ty, FnChecker};
 use crate::codes;
+use crate::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use crate::size::Poly;
 use crate::typed::{ExprInfo, IndexPlan};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};

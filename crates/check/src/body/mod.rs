@@ -1,10 +1,11 @@
-//! Function and method bodies (spec 6): scopes, statements, and the checking
-//! of each expression into `typed::Body`. Expressions live in `expr`, calls
-//! in `call`, built-ins in `crate::builtins`, patterns in `crate::pattern`,
-//! models and records in `crate::model`. A failed expression gets
+//! Function and method bodies (`docs/shapescript/functions.md`): scopes,
+//! statements, and the checking of each expression into `typed::Body`.
+//! Expressions live in `expr`, calls in `call`, built-ins' typing rules in
+//! `builtins`, patterns in `pattern`, models and records in `crate::model`. A failed expression gets
 //! `TyKind::Error`, which every rule accepts silently: one mistake, one
 //! diagnostic. Never reports a mistake of a signature (that is `signature`).
 
+mod builtins;
 mod call;
 mod call_report;
 mod call_result;
@@ -12,8 +13,9 @@ mod callee;
 mod cast;
 pub(crate) mod expr;
 mod index;
+mod pattern;
 mod record;
-pub(crate) mod shape;
+use crate::shape;
 
 use syntax::Name;
 

@@ -6,9 +6,9 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self};
 
-use super::shape::{axis_poly, show_size, show_ty};
 use super::{error_ty, FnChecker};
 use crate::codes;
+use crate::shape::{axis_poly, show_size, show_ty};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Failure, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};

@@ -1,4 +1,4 @@
-//! The pattern built-ins (spec 6.5): `rearrange`, `reduce`, `repeat` and
+//! The pattern built-ins (`docs/shapescript/patterns.md`): `rearrange`, `reduce`, `repeat` and
 //! `einsum`, with einops' rules. Each left-hand axis is checked against the
 //! argument's size through the call solver, keyword sizes (`h=16`, a
 //! run-time Int gives an unknown size) and dims fill in what the left side
@@ -14,10 +14,10 @@ use diag::{Diagnostic, Span};
 use smallvec::SmallVec;
 use syntax::ast::{self, ScalarKind};
 
-use crate::body::shape::{axis_of, axis_poly, axis_poly_ref, show_size, show_ty, tensor};
-use crate::body::{error_ty, FnChecker};
+use super::{error_ty, FnChecker};
 use crate::codes;
 use crate::program::Decl;
+use crate::shape::{axis_of, axis_poly, axis_poly_ref, show_size, show_ty, tensor};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Failure, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo, LayoutPlan, PatternPlan};
@@ -89,25 +89,131 @@ fn pattern_error(span: Span, message: String, label: String) -> Diagnostic {
     Diagnostic::error(codes::E0410, message).with_primary(span, label)
 }
 
+/// A pattern call's arguments by role. Inline lists throughout: a pattern
+/// call has a few tensors, sides, names and axes, and a heap list for each
+/// costs more than the checking.
+struct Parts<'e> {
+    tensors: SmallVec<[&'e ast::Arg; 4]>,
+    pattern: Option<&'e ast::Pattern>,
+    /// The reduction after a `reduce` pattern.
+    op: Option<&'e ast::Arg>,
+    keywords: SmallVec<[&'e ast::Arg; 4]>,
+}
+
+/// A pattern's sides as read: every elementary axis (left sides, then the
+/// right side), and the sides' axes over them.
+struct Sides {
+    all: Elems,
+    lhs: SmallVec<[Side; 2]>,
+    rhs: Side,
+}
+
+/// A pattern call as read so far, what the later steps look at: the
+/// pattern, its elementary axes and sides, the tensors, the variables (one
+/// per distinct name) and each elementary axis's variable (`u32::MAX` for a
+/// number). Plain slices: they index without the inline check.
+#[derive(Clone, Copy)]
+struct Read<'s> {
+    name: &'s str,
+    pattern: &'s ast::Pattern,
+    all: &'s [Elem],
+    lhs: &'s [Side],
+    rhs: &'s [PAxis],
+    shapes: &'s [Shaped],
+    vars: &'s [Name],
+    var_at: &'s [u32],
+}
+
+/// Checks a pattern call step by step (each step reports its own mistake
+/// and stops the check): the arguments, the sides, the sizes the left sides
+/// bind, the name rules between the sides, then the result and its plan.
 fn check(
     c: &mut FnChecker,
     e: &ast::Expr,
     name: &str,
     args: &[ast::Arg],
 ) -> Option<(Ty, PatternPlan)> {
-    // Split the arguments: tensors, the pattern, the reduction, keyword sizes.
-    // Inline lists throughout: a pattern call has a few tensors, sides,
-    // names and axes, and a heap list for each cost more than the checking.
-    let mut tensors: SmallVec<[&ast::Arg; 4]> = SmallVec::new();
-    let mut pattern: Option<&ast::Pattern> = None;
-    let mut op: Option<&ast::Arg> = None;
-    let mut keywords: SmallVec<[&ast::Arg; 4]> = SmallVec::new();
+    let parts = split_args(c, name, args)?;
+    let tys: SmallVec<[(Ty, Span); 4]> = parts
+        .tensors
+        .iter()
+        .map(|a| (c.expr(&a.value), a.value.span))
+        .collect();
+    for k in &parts.keywords {
+        if c.static_size(&k.value).is_none() {
+            c.expr(&k.value);
+        }
+    }
+    let pattern = pattern_for_tensors(c, e, name, &parts)?;
+    if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
+        return None;
+    }
+    let shapes = shaped_args(c, name, &tys)?;
+    let reduction = reduction_of(c, name, parts.op, pattern)?;
+    let sides = read_sides(c, name, pattern)?;
+    // Declared before the solver, which borrows them.
+    let (vars, var_at);
+    let mut solver = Solver::new(c.ctx.env.dims);
+    (vars, var_at) = variables(c, &sides.all, &mut solver);
+    let read = Read {
+        name,
+        pattern,
+        all: &sides.all,
+        lhs: &sides.lhs,
+        rhs: &sides.rhs,
+        shapes: &shapes,
+        vars: &vars,
+        var_at: &var_at,
+    };
+    keyword_sizes(c, &parts.keywords, read.vars, &mut solver)?;
+    let rests = if bind_named_axes(read, &mut solver) {
+        read.lhs.iter().map(|_| Vec::new()).collect()
+    } else {
+        bind_equations(c, read, &mut solver)?
+    };
+    side_rules(c, read, &solver)?;
+    let (out, expand) = output_shape(read, &rests, &solver)?;
+    let dtype = shapes[0].1.dtype;
+    let plan = if name == "einsum" {
+        einsum_plan(c, read)?
+    } else {
+        layout_plan(
+            read.all,
+            &read.lhs[0],
+            read.rhs,
+            &rests[0],
+            &solver,
+            read.vars,
+            reduction,
+            expand,
+            &out,
+        )
+    };
+    let domain = if name == "einsum" {
+        None
+    } else {
+        shapes[0].1.domain.clone()
+    };
+    Some((tensor(Some(out), domain, dtype, e.span), plan))
+}
+
+/// Splits the arguments into tensors, the pattern, the reduction and
+/// keyword sizes; E0407 for a positional argument after the pattern.
+fn split_args<'e>(c: &mut FnChecker, name: &str, args: &'e [ast::Arg]) -> Option<Parts<'e>> {
+    let mut parts = Parts {
+        tensors: SmallVec::new(),
+        pattern: None,
+        op: None,
+        keywords: SmallVec::new(),
+    };
     for a in args {
         match (&a.name, &a.value.kind) {
-            (Some(_), _) => keywords.push(a),
-            (None, ast::ExprKind::Pattern(p)) if pattern.is_none() => pattern = Some(p),
-            (None, _) if pattern.is_some() && name == "reduce" && op.is_none() => op = Some(a),
-            (None, _) if pattern.is_none() => tensors.push(a),
+            (Some(_), _) => parts.keywords.push(a),
+            (None, ast::ExprKind::Pattern(p)) if parts.pattern.is_none() => parts.pattern = Some(p),
+            (None, _) if parts.pattern.is_some() && name == "reduce" && parts.op.is_none() => {
+                parts.op = Some(a)
+            }
+            (None, _) if parts.pattern.is_none() => parts.tensors.push(a),
             (None, _) => {
                 c.diagnostics.push(
                     Diagnostic::error(
@@ -121,16 +227,18 @@ fn check(
             }
         }
     }
-    let tys: SmallVec<[(Ty, Span); 4]> = tensors
-        .iter()
-        .map(|a| (c.expr(&a.value), a.value.span))
-        .collect();
-    for k in &keywords {
-        if c.static_size(&k.value).is_none() {
-            c.expr(&k.value);
-        }
-    }
-    let Some(pattern) = pattern else {
+    Some(parts)
+}
+
+/// The call's pattern, when there is one with a left-hand shape per
+/// tensor (one tensor but for `einsum`); E0407 otherwise.
+fn pattern_for_tensors<'e>(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    parts: &Parts<'e>,
+) -> Option<&'e ast::Pattern> {
+    let Some(pattern) = parts.pattern else {
         c.diagnostics.push(
             Diagnostic::error(codes::E0407, format!("`{name}` needs a pattern"))
                 .with_primary(e.span, "no `[...] -> [...]` argument")
@@ -140,18 +248,18 @@ fn check(
         );
         return None;
     };
+    let tensors = parts.tensors.len();
     let want_tensors = if name == "einsum" {
         pattern.lhs.len()
     } else {
         1
     };
-    if tensors.len() != want_tensors || (name != "einsum" && pattern.lhs.len() != 1) {
+    if tensors != want_tensors || (name != "einsum" && pattern.lhs.len() != 1) {
         c.diagnostics.push(
             Diagnostic::error(
                 codes::E0407,
                 format!(
-                    "`{name}` has {} tensors for {} left-hand shapes",
-                    tensors.len(),
+                    "`{name}` has {tensors} tensors for {} left-hand shapes",
                     pattern.lhs.len()
                 ),
             )
@@ -164,11 +272,13 @@ fn check(
         );
         return None;
     }
-    if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
-        return None;
-    }
+    Some(pattern)
+}
+
+/// Each tensor argument with its shape apart; E0408 for one without a shape.
+fn shaped_args(c: &mut FnChecker, name: &str, tys: &[(Ty, Span)]) -> Option<SmallVec<[Shaped; 4]>> {
     let mut shapes: SmallVec<[Shaped; 4]> = SmallVec::new();
-    for (ty, at) in &tys {
+    for (ty, at) in tys {
         match &ty.kind {
             TyKind::Tensor(TensorTy {
                 shape: Some(s),
@@ -192,38 +302,52 @@ fn check(
             }
         }
     }
-    let reduction = match (name, op) {
-        ("reduce", Some(a)) => {
-            match &a.value.kind {
-                ast::ExprKind::Name(n) if REDUCTIONS.contains(&n.name.as_str()) => Some(n.name),
-                _ => {
-                    c.diagnostics.push(
-                    Diagnostic::error(codes::E0406, "`reduce` takes `sum`, `mean`, `max`, `min` or `prod` after the pattern")
-                        .with_primary(a.value.span, "not a reduction"),
+    Some(shapes)
+}
+
+/// The reduction of a `reduce` call (`Some(None)` for the other
+/// built-ins); E0406 for one that isn't, E0407 when it is missing.
+fn reduction_of(
+    c: &mut FnChecker,
+    name: &str,
+    op: Option<&ast::Arg>,
+    pattern: &ast::Pattern,
+) -> Option<Option<Name>> {
+    match (name, op) {
+        ("reduce", Some(a)) => match &a.value.kind {
+            ast::ExprKind::Name(n) if REDUCTIONS.contains(&n.name.as_str()) => Some(Some(n.name)),
+            _ => {
+                c.diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0406,
+                        "`reduce` takes `sum`, `mean`, `max`, `min` or `prod` after the pattern",
+                    )
+                    .with_primary(a.value.span, "not a reduction"),
                 );
-                    return None;
-                }
+                None
             }
-        }
+        },
         ("reduce", None) => {
             c.diagnostics.push(
                 Diagnostic::error(codes::E0407, "`reduce` needs a reduction after the pattern")
                     .with_primary(pattern.span, "which reduction?")
                     .with_help("add `sum`, `mean`, `max`, `min` or `prod`, as in `reduce(x, [b n] -> [b], mean)`"),
             );
-            return None;
+            None
         }
-        _ => None,
-    };
-    // Parse the sides.
-    let source = c.ctx.env.map.text(c.file);
+        _ => Some(None),
+    }
+}
+
+/// Reads the pattern's sides (E0410 for what can't be in one): at most one
+/// `...` a side, and an `einsum` pattern names each axis.
+fn read_sides(c: &mut FnChecker, name: &str, pattern: &ast::Pattern) -> Option<Sides> {
     let mut all: Elems = SmallVec::new();
     let mut lhs: SmallVec<[Side; 2]> = SmallVec::new();
     for l in &pattern.lhs {
         lhs.push(side(c, l, &mut all)?);
     }
     let rhs = side(c, &pattern.rhs, &mut all)?;
-    let all = &all[..];
     for s in lhs.iter().chain(std::iter::once(&rhs)) {
         if let Some(second) = s.iter().filter(|a| a.rest).nth(1) {
             c.diagnostics.push(pattern_error(
@@ -236,7 +360,7 @@ fn check(
     }
     if name == "einsum"
         && lhs.iter().chain(std::iter::once(&rhs)).flatten().any(|a| {
-            let es = a.elems(all);
+            let es = a.elems(&all);
             a.rest || es.len() != 1 || matches!(es[0], Elem::Num(..))
         })
     {
@@ -247,52 +371,55 @@ fn check(
         ));
         return None;
     }
-    // Fixed from here on: plain slices index without the inline check.
-    let (lhs, rhs, shapes) = (&lhs[..], &rhs[..], &shapes[..]);
-    // Variables: one per distinct name; dims and keywords give values.
-    let mut solver = Solver::new(c.ctx.env.dims);
+    Some(Sides { all, lhs, rhs })
+}
+
+/// The pattern's variables, one per distinct name (a dim's is set to the
+/// dim), and each elementary axis's variable, found once: `all` holds the
+/// sides in order, left then right.
+fn variables(c: &FnChecker, all: &[Elem], solver: &mut Solver) -> (Vars, SmallVec<[u32; 16]>) {
     // A pattern rarely has more than eight names: no growing on the way.
     let mut vars: Vars = SmallVec::new();
-    fn var_of(vars: &mut Vars, n: &Name, solver: &mut Solver) -> u32 {
-        match vars.iter().position(|v| v == n) {
-            Some(i) => i as u32,
-            None => {
-                vars.push(*n);
-                solver.var(*n);
-                vars.len() as u32 - 1
-            }
-        }
-    }
-    // Each elementary axis's variable (`u32::MAX` for a number), found once:
-    // `all` holds the sides in order, left then right.
     let mut var_at: SmallVec<[u32; 16]> = SmallVec::with_capacity(all.len());
     for el in all {
-        match el {
-            Elem::Num(_) => var_at.push(u32::MAX),
-            Elem::Name(n, _) => {
-                let known = vars.len();
-                let v = var_of(&mut vars, n, &mut solver);
-                var_at.push(v);
-                // Looked up once per name: a repeated name was a dim or not before.
-                if vars.len() > known {
-                    if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
-                        if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, d.name.name) {
-                            solver.set(
-                                v,
-                                Poly::symbol(Symbol::Dim {
-                                    file: c.file,
-                                    name: *dn,
-                                }),
-                            );
-                        }
-                    }
-                }
+        let Elem::Name(n, _) = el else {
+            var_at.push(u32::MAX);
+            continue;
+        };
+        if let Some(i) = vars.iter().position(|v| v == n) {
+            var_at.push(i as u32);
+            continue;
+        }
+        vars.push(*n);
+        solver.var(*n);
+        let v = vars.len() as u32 - 1;
+        var_at.push(v);
+        // Looked up once per name: a repeated name was a dim or not before.
+        if let Some(Decl::Dim(d, _)) = c.ctx.env.program.decl(c.file, n) {
+            if let Some((dn, _)) = c.ctx.env.dims.entry(c.file, d.name.name) {
+                solver.set(
+                    v,
+                    Poly::symbol(Symbol::Dim {
+                        file: c.file,
+                        name: *dn,
+                    }),
+                );
             }
         }
     }
-    // Fixed from here on: plain slices index without the inline check.
-    let (vars, var_at) = (&vars[..], &var_at[..]);
-    for k in &keywords {
+    (vars, var_at)
+}
+
+/// Sets the variables the keyword sizes name (a run-time `Int` gives an
+/// unknown size); E0407 for a keyword that is no axis of the pattern,
+/// E0406 for one that isn't an `Int`.
+fn keyword_sizes(
+    c: &mut FnChecker,
+    keywords: &[&ast::Arg],
+    vars: &[Name],
+    solver: &mut Solver,
+) -> Option<()> {
+    for k in keywords {
         let key = k.name.as_ref().expect("keyword");
         let Some(v) = vars.iter().position(|n| **n == *key.name) else {
             c.diagnostics.push(
@@ -331,157 +458,199 @@ fn check(
         };
         solver.set(v as u32, value);
     }
-    let mut rests: SmallVec<[Vec<Axis>; 2]> = SmallVec::new();
-    // The common pattern names each axis of each tensor (`[b h i d]`): each
-    // axis binds its name or must equal what it is bound to, in order, as
-    // the solver would do with one equation per axis. Any trouble leaves
-    // the rest to the equations below, which replay the same steps from
-    // this state and report what fails.
-    let simple = lhs.iter().zip(shapes).all(|(side, (_, _, shape, _))| {
-        side.len() == shape.len()
-            && side.iter().all(|a| {
-                !a.rest && a.end - a.start == 1 && matches!(all[a.start as usize], Elem::Name(..))
-            })
-    });
-    let mut solved = simple;
-    if simple {
-        'fast: for (side, (_, _, shape, _)) in lhs.iter().zip(shapes) {
-            for (a, axis) in side.iter().zip(shape.iter()) {
-                let Some(size) = axis_poly_ref(axis) else {
-                    continue;
-                };
-                let v = var_at[a.start as usize];
-                let fits = match solver.value(v) {
-                    None if size.as_constant().is_some_and(|n| n < 1) => false,
-                    None => {
-                        solver.set_cow(v, size);
-                        true
-                    }
-                    Some(known) => solver.dims.same_size(known, &size),
-                };
-                if !fits {
-                    solved = false;
-                    break 'fast;
-                }
-            }
-        }
-        if solved {
-            rests.extend(lhs.iter().map(|_| Vec::new()));
-        }
+    Some(())
+}
+
+/// The common pattern names each axis of each tensor (`[b h i d]`): each
+/// axis binds its name or must equal what it is bound to, in order, as the
+/// solver would do with one equation per axis. Whether that bound them
+/// all; any trouble leaves the rest to `bind_equations`, which replays the
+/// same steps from this state and reports what fails.
+fn bind_named_axes<'s>(read: Read<'s>, solver: &mut Solver<'_, 's>) -> bool {
+    let simple = read
+        .lhs
+        .iter()
+        .zip(read.shapes)
+        .all(|(side, (_, _, shape, _))| {
+            side.len() == shape.len()
+                && side.iter().all(|a| {
+                    !a.rest
+                        && a.end - a.start == 1
+                        && matches!(read.all[a.start as usize], Elem::Name(..))
+                })
+        });
+    if !simple {
+        return false;
     }
-    if !solved {
-        // Equations: each left axis against the argument's axis.
-        let mut equations: SmallVec<[Equation; 8]> = SmallVec::new();
-        let mut tags: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
-        for (t, (side, (ty, _, shape, at))) in lhs.iter().zip(shapes).enumerate() {
-            let rest_at = side.iter().position(|a| a.rest);
-            let fixed = side.len() - usize::from(rest_at.is_some());
-            let fits = if rest_at.is_some() {
-                shape.len() >= fixed
-            } else {
-                shape.len() == fixed
+    for (side, (_, _, shape, _)) in read.lhs.iter().zip(read.shapes) {
+        for (a, axis) in side.iter().zip(shape.iter()) {
+            let Some(size) = axis_poly_ref(axis) else {
+                continue;
+            };
+            let v = read.var_at[a.start as usize];
+            let fits = match solver.value(v) {
+                None if size.as_constant().is_some_and(|n| n < 1) => false,
+                None => {
+                    solver.set_cow(v, size);
+                    true
+                }
+                Some(known) => solver.dims.same_size(known, &size),
             };
             if !fits {
-                let pat = &pattern.lhs[t];
-                c.diagnostics.push(
-                    Diagnostic::error(
-                        codes::E0401,
-                        format!(
-                            "the pattern `{}` has {} axes, but the tensor has {}",
-                            text(source, pat.span),
-                            fixed,
-                            shape.len()
-                        ),
-                    )
-                    .with_primary(pat.span, format!("{fixed} axes here"))
-                    .with_secondary(*at, format!("this is `{}`", show_ty(ty)))
-                    .with_help(if rest_at.is_some() {
-                        "".to_string()
-                    } else {
-                        "name every axis of the tensor, or write `...` for the rest".to_string()
-                    }),
-                );
-                return None;
+                return false;
             }
-            let after = rest_at.map_or(0, |r| side.len() - r - 1);
-            let mut rest = Vec::new();
-            for (i, a) in side.iter().enumerate() {
-                if a.rest {
-                    rest = shape[i..shape.len() - after].to_vec();
-                    continue;
-                }
-                let j = match rest_at {
-                    Some(r) if i > r => shape.len() - (side.len() - i),
-                    _ => i,
-                };
-                let Some(size) = axis_poly_ref(&shape[j]) else {
-                    continue;
-                };
-                let factor = |k: usize| match &all[k] {
-                    Elem::Name(..) => Poly::symbol(Symbol::Var(var_at[k])),
-                    Elem::Num(v) => Poly::constant(*v),
-                };
-                // One name is the common axis: its own product, no arithmetic.
-                let (first, end) = (a.start as usize, a.end as usize);
-                let product = if end - first == 1 {
-                    factor(first)
-                } else {
-                    let mut product = Poly::constant(1);
-                    for k in first..end {
-                        product = product.mul(&factor(k)).ok()?;
-                    }
-                    product
-                };
-                tags.push((t, i, j));
-                equations.push(Equation {
-                    callee: product,
-                    caller: size,
-                    tag: tags.len() - 1,
-                });
-            }
-            rests.push(rest);
         }
-        // A run-time keyword size makes the rest of its group unknown too (seed 000).
-        let mut tries = 0;
-        let mut equations = equations;
-        while let Err(failure) = solver.solve(&equations) {
-            match failure {
-                // A group holding an unknown size is checked at run time.
-                Failure::Mismatch { tag, ref expected }
-                    if tries < 64
-                        && expected
-                            .symbols()
-                            .iter()
-                            .any(|s| matches!(s, Symbol::Unknown { .. })) =>
-                {
-                    equations.retain(|e| e.tag != tag);
-                    tries += 1;
-                }
-                Failure::Inexact {
-                    var, ref divisor, ..
-                } if tries < vars.len()
-                    && divisor
+    }
+    true
+}
+
+/// Binds each left axis to the argument's axis through the solver's
+/// equations (E0401 for a side with the wrong number of axes, the solver's
+/// failures reported by `report`); returns the axes each `...` stands for.
+fn bind_equations<'s>(
+    c: &mut FnChecker,
+    read: Read<'s>,
+    solver: &mut Solver<'_, 's>,
+) -> Option<SmallVec<[Vec<Axis>; 2]>> {
+    let source = c.ctx.env.map.text(c.file);
+    let mut rests: SmallVec<[Vec<Axis>; 2]> = SmallVec::new();
+    let mut equations: SmallVec<[Equation; 8]> = SmallVec::new();
+    let mut tags: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
+    for (t, (side, shaped)) in read.lhs.iter().zip(read.shapes).enumerate() {
+        let (ty, _, shape, at) = shaped;
+        let rest_at = side.iter().position(|a| a.rest);
+        let fixed = side.len() - usize::from(rest_at.is_some());
+        let fits = if rest_at.is_some() {
+            shape.len() >= fixed
+        } else {
+            shape.len() == fixed
+        };
+        if !fits {
+            let pat = &read.pattern.lhs[t];
+            c.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0401,
+                    format!(
+                        "the pattern `{}` has {} axes, but the tensor has {}",
+                        text(source, pat.span),
+                        fixed,
+                        shape.len()
+                    ),
+                )
+                .with_primary(pat.span, format!("{fixed} axes here"))
+                .with_secondary(*at, format!("this is `{}`", show_ty(ty)))
+                .with_help(if rest_at.is_some() {
+                    "".to_string()
+                } else {
+                    "name every axis of the tensor, or write `...` for the rest".to_string()
+                }),
+            );
+            return None;
+        }
+        let after = rest_at.map_or(0, |r| side.len() - r - 1);
+        let mut rest = Vec::new();
+        for (i, a) in side.iter().enumerate() {
+            if a.rest {
+                rest = shape[i..shape.len() - after].to_vec();
+                continue;
+            }
+            let j = match rest_at {
+                Some(r) if i > r => shape.len() - (side.len() - i),
+                _ => i,
+            };
+            let Some(size) = axis_poly_ref(&shape[j]) else {
+                continue;
+            };
+            tags.push((t, i, j));
+            equations.push(Equation {
+                callee: axis_product(read, a)?,
+                caller: size,
+                tag: tags.len() - 1,
+            });
+        }
+        rests.push(rest);
+    }
+    solve_equations(c, read, solver, equations, &tags)?;
+    Some(rests)
+}
+
+/// The product of a left axis's elementary axes as the solver's variables.
+fn axis_product(read: Read, a: &PAxis) -> Option<Poly> {
+    let factor = |k: usize| match &read.all[k] {
+        Elem::Name(..) => Poly::symbol(Symbol::Var(read.var_at[k])),
+        Elem::Num(v) => Poly::constant(*v),
+    };
+    // One name is the common axis: its own product, no arithmetic.
+    let (first, end) = (a.start as usize, a.end as usize);
+    if end - first == 1 {
+        return Some(factor(first));
+    }
+    let mut product = Poly::constant(1);
+    for k in first..end {
+        product = product.mul(&factor(k)).ok()?;
+    }
+    Some(product)
+}
+
+/// Solves the equations; a group holding an unknown size is checked at run
+/// time, so its equation is dropped, and a run-time keyword size makes the
+/// rest of its group unknown too (`docs/shapescript/patterns.md`). Any other
+/// failure is reported.
+fn solve_equations<'s>(
+    c: &mut FnChecker,
+    read: Read<'s>,
+    solver: &mut Solver<'_, 's>,
+    mut equations: SmallVec<[Equation<'s>; 8]>,
+    tags: &[(usize, usize, usize)],
+) -> Option<()> {
+    let mut tries = 0;
+    while let Err(failure) = solver.solve(&equations) {
+        match failure {
+            Failure::Mismatch { tag, ref expected }
+                if tries < 64
+                    && expected
                         .symbols()
                         .iter()
                         .any(|s| matches!(s, Symbol::Unknown { .. })) =>
-                {
-                    let unknown = c.new_unknown(&vars[var as usize]);
-                    solver.set(var, unknown);
-                    tries += 1;
-                }
-                failure => {
-                    report(c, failure, &tags, lhs, shapes, &solver, source);
-                    return None;
-                }
+            {
+                equations.retain(|e| e.tag != tag);
+                tries += 1;
+            }
+            Failure::Inexact {
+                var, ref divisor, ..
+            } if tries < read.vars.len()
+                && divisor
+                    .symbols()
+                    .iter()
+                    .any(|s| matches!(s, Symbol::Unknown { .. })) =>
+            {
+                let unknown = c.new_unknown(&read.vars[var as usize]);
+                solver.set(var, unknown);
+                tries += 1;
+            }
+            failure => {
+                let source = c.ctx.env.map.text(c.file);
+                report(c, failure, tags, read.lhs, read.shapes, solver, source);
+                return None;
             }
         }
     }
-    // Name rules between the sides.
+    Some(())
+}
+
+/// The name rules between the sides (E0410): a name on the right is on the
+/// left (or, for `repeat`, given a size), a name on the left is on the
+/// right for the built-ins that keep every axis, and `...` is on both sides
+/// or neither.
+fn side_rules(c: &mut FnChecker, read: Read, solver: &Solver) -> Option<()> {
+    let Read {
+        name, all, var_at, ..
+    } = read;
     // `all` holds the left sides' elementary axes, then the right side's;
     // which side a name is on is a flag per variable.
-    let lhs_end = rhs.first().map_or(all.len(), |a| a.start as usize);
-    let mut on_left: SmallVec<[bool; 16]> = smallvec::smallvec![false; vars.len()];
-    let mut on_right: SmallVec<[bool; 16]> = smallvec::smallvec![false; vars.len()];
+    let lhs_end = read.rhs.first().map_or(all.len(), |a| a.start as usize);
+    let mut on_left: SmallVec<[bool; 16]> = smallvec::smallvec![false; read.vars.len()];
+    let mut on_right: SmallVec<[bool; 16]> = smallvec::smallvec![false; read.vars.len()];
     for (k, el) in all.iter().enumerate() {
         if let Elem::Name(..) = el {
             let side = if k < lhs_end {
@@ -528,24 +697,33 @@ fn check(
             }
         }
     }
-    if lhs.iter().any(|s| s.iter().any(|a| a.rest)) != rhs.iter().any(|a| a.rest) {
+    if read.lhs.iter().any(|s| s.iter().any(|a| a.rest)) != read.rhs.iter().any(|a| a.rest) {
         c.diagnostics.push(pattern_error(
-            pattern.span,
+            read.pattern.span,
             "`...` must be on both sides of the pattern or neither".into(),
             "`...` on one side only".into(),
         ));
         return None;
     }
-    // The output shape.
+    Some(())
+}
+
+/// The result's axes, from the right side's names as solved, and the size
+/// of each of its elementary axes, for the plan's `expand`.
+fn output_shape(
+    read: Read,
+    rests: &[Vec<Axis>],
+    solver: &Solver,
+) -> Option<(Vec<Axis>, Vec<Size>)> {
     let value = |k: usize| -> Poly {
-        match &all[k] {
-            Elem::Name(..) => solver.value(var_at[k]).cloned().unwrap_or_default(),
+        match &read.all[k] {
+            Elem::Name(..) => solver.value(read.var_at[k]).cloned().unwrap_or_default(),
             Elem::Num(v) => Poly::constant(*v),
         }
     };
-    let mut out: Vec<Axis> = Vec::with_capacity(rhs.len());
-    let mut expand: Vec<Size> = Vec::with_capacity(rhs.len());
-    for a in rhs {
+    let mut out: Vec<Axis> = Vec::with_capacity(read.rhs.len());
+    let mut expand: Vec<Size> = Vec::with_capacity(read.rhs.len());
+    for a in read.rhs {
         if a.rest {
             for r in rests.first().cloned().unwrap_or_default() {
                 expand.push(Size::computed(axis_poly(&r).unwrap_or_default()));
@@ -570,58 +748,51 @@ fn check(
         };
         out.push(axis_of(product, a.span));
     }
-    let dtype = shapes[0].1.dtype;
-    let plan = if name == "einsum" {
-        let mut letters: SmallVec<[Name; 16]> = SmallVec::new();
-        // The equation is written straight into one string: `abc,acd->abd`.
-        let mut equation = String::with_capacity(32);
-        let mut side_text = |side: &[PAxis], equation: &mut String| {
-            for a in side {
-                equation.push(match &a.elems(all)[0] {
-                    Elem::Name(n, _) => {
-                        let i = letters.iter().position(|l| l == n).unwrap_or_else(|| {
-                            letters.push(*n);
-                            letters.len() - 1
-                        });
-                        // Past 52 letters the pattern is reported below.
-                        match i {
-                            0..=25 => char::from(b'a' + i as u8),
-                            26..=51 => char::from(b'A' + (i - 26) as u8),
-                            _ => '?',
-                        }
+    Some((out, expand))
+}
+
+/// The `torch.einsum` equation of an `einsum` pattern (`abc,acd->abd`, a
+/// letter per name); E0410 past 52 names.
+fn einsum_plan(c: &mut FnChecker, read: Read) -> Option<PatternPlan> {
+    let mut letters: SmallVec<[Name; 16]> = SmallVec::new();
+    // The equation is written straight into one string.
+    let mut equation = String::with_capacity(32);
+    let mut side_text = |side: &[PAxis], equation: &mut String| {
+        for a in side {
+            equation.push(match &a.elems(read.all)[0] {
+                Elem::Name(n, _) => {
+                    let i = letters.iter().position(|l| l == n).unwrap_or_else(|| {
+                        letters.push(*n);
+                        letters.len() - 1
+                    });
+                    // Past 52 letters the pattern is reported below.
+                    match i {
+                        0..=25 => char::from(b'a' + i as u8),
+                        26..=51 => char::from(b'A' + (i - 26) as u8),
+                        _ => '?',
                     }
-                    Elem::Num(..) => '?',
-                });
-            }
-        };
-        for (k, s) in lhs.iter().enumerate() {
-            if k > 0 {
-                equation.push(',');
-            }
-            side_text(s, &mut equation);
+                }
+                Elem::Num(..) => '?',
+            });
         }
-        equation.push_str("->");
-        side_text(rhs, &mut equation);
-        if letters.len() > 52 {
-            c.diagnostics.push(pattern_error(
-                pattern.span,
-                "an `einsum` pattern can name at most 52 axes".into(),
-                "too many axes".into(),
-            ));
-            return None;
+    };
+    for (k, s) in read.lhs.iter().enumerate() {
+        if k > 0 {
+            equation.push(',');
         }
-        PatternPlan::Einsum { equation }
-    } else {
-        layout_plan(
-            all, &lhs[0], rhs, &rests[0], &solver, vars, reduction, expand, &out,
-        )
-    };
-    let domain = if name == "einsum" {
-        None
-    } else {
-        shapes[0].1.domain.clone()
-    };
-    Some((tensor(Some(out), domain, dtype, e.span), plan))
+        side_text(s, &mut equation);
+    }
+    equation.push_str("->");
+    side_text(read.rhs, &mut equation);
+    if letters.len() > 52 {
+        c.diagnostics.push(pattern_error(
+            read.pattern.span,
+            "an `einsum` pattern can name at most 52 axes".into(),
+            "too many axes".into(),
+        ));
+        return None;
+    }
+    Some(PatternPlan::Einsum { equation })
 }
 
 fn text(source: &str, span: Span) -> &str {
