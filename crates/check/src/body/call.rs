@@ -143,72 +143,27 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         ok.then_some(slots)
     }
 
+    /// Checks a call of a fn, extern fn or method step by step: binds the
+    /// arguments to the parameters, types the value arguments, matches each
+    /// against its parameter (the first mistake ends the call), solves the
+    /// sizes, then types the result.
     fn call_target(&mut self, e: &ast::Expr, target: &Target, args: &[ast::Arg]) -> Ty {
         let span = e.span;
-        // A callee whose own mistake was reported: its result is unknown, quietly.
-        let key = match &target.callee {
-            Callee::Fn { file, name } => Some((*file, Name::EMPTY, *name)),
-            Callee::Method {
-                file,
-                model,
-                method,
-            } => Some((*file, *model, *method)),
-            _ => None,
-        };
-        // (An extern fn may have `...` and Axis/Size parameters; a `fn` can't.)
-        if key.as_ref().is_some_and(|k| {
-            super::signature_broken(target.signature) || self.ctx.quiet.contains(k)
-        }) {
-            for a in args {
-                self.expr(&a.value);
-            }
-            return self.record(span, error_ty(span), ExprInfo::Plain);
+        if self.callee_quiet(target) {
+            return self.quiet_call(span, args);
         }
         let sig = target.signature;
-        // Inline: a call has a handful of parameters, and these live only
-        // while it is checked.
-        let names: SmallVec<[&str; 8]> = sig.params.iter().map(|p| &*p.name).collect();
-        let required: SmallVec<[bool; 8]> = (0..names.len())
-            .map(|i| target.params.get(i).is_none_or(|p| p.default.is_none()))
-            .collect();
-        let spans: SmallVec<[Span; 8]> = sig.params.iter().map(|p| p.span).collect();
-        let Some(slots) = self.bind_args(
-            &target.name,
-            &names,
-            &required,
-            args,
-            Some((spans.first().copied().unwrap_or(span), &spans)),
-        ) else {
-            for a in args {
-                self.expr(&a.value);
-            }
-            return self.record(span, error_ty(span), ExprInfo::Plain);
+        let Some(slots) = self.bind_target_args(target, args, span) else {
+            return self.quiet_call(span, args);
         };
-        // Evaluate the arguments that are values.
-        let mut arg_tys: SmallVec<[Option<Ty>; 6]> = smallvec::smallvec![None; names.len()];
-        for (i, slot) in slots.iter().enumerate() {
-            if let Some(arg) = slot {
-                if !matches!(
-                    sig.params[i].ty.kind,
-                    TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
-                ) {
-                    arg_tys[i] = Some(self.expr(&arg.value));
-                }
-            }
-        }
+        let arg_tys = self.value_args(target, &slots);
         // An argument whose mistake was reported: the call's result is unknown, quietly.
         if arg_tys
             .iter()
             .flatten()
             .any(|t| matches!(t.kind, TyKind::Error))
         {
-            for (i, slot) in slots.iter().enumerate() {
-                if let (Some(arg), None) = (slot, &arg_tys[i]) {
-                    if !matches!(arg.value.kind, ast::ExprKind::Name(_)) {
-                        self.expr(&arg.value);
-                    }
-                }
-            }
+            self.other_args(&slots, &arg_tys);
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
         let mut call = CallState {
@@ -217,15 +172,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             equations: SmallVec::new(),
             rest: None,
         };
-        let vars: SmallVec<[Symbol; 8]> =
-            sig.generics.iter().map(|g| call.solver.var(*g)).collect();
-        if let Some((params, values)) = &target.receiver {
-            for (p, v) in params.iter().zip(values) {
-                if let Some(i) = sig.generics.iter().position(|g| g == p) {
-                    call.solver.set(i as u32, v.poly.clone());
-                }
-            }
-        }
+        let vars = generic_vars(&mut call.solver, target);
         let rename = |poly: &Poly| -> Poly {
             // The common axis is one generic: no arithmetic needed.
             if let Some(Symbol::Generic(n)) = poly.as_symbol() {
@@ -243,295 +190,418 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             })
             .unwrap_or_else(|_| poly.clone())
         };
-        let mut failed = false;
-        let mut bound: Vec<BoundArg> = Vec::with_capacity(names.len());
-        let mut shapeless_args: Vec<(Ty, Span)> = Vec::new();
-        // Dtype-less float parameters share one dtype.
-        let mut float_dtype: Option<(DtypeKind, Span)> = None;
-        for (i, param) in sig.params.iter().enumerate() {
-            if failed {
-                // One mistake per call: the first argument that fails.
-                break;
-            }
-            let slot = slots[i];
-            bound.push(match slot {
-                Some(a) => BoundArg::Expr {
-                    span: a.value.span,
-                    keyword: a.name.is_some(),
-                },
-                None => match target.params.get(i).and_then(|p| p.default.as_ref()) {
-                    Some(d) if matches!(d.kind, ast::ExprKind::None) => BoundArg::NoneDefault,
-                    Some(d) => BoundArg::Default { span: d.span },
-                    None => BoundArg::NoneDefault,
-                },
-            });
-            let Some(arg) = slot else { continue };
-            // Groups need no flattening here: `axis_poly` multiplies them out.
-            let pty = &param.ty;
-            match &pty.kind {
-                TyKind::Tensor(pt) => {
-                    // A tensor argument is always evaluated; were it not, it
-                    // would be an error type, which needs nothing more.
-                    let Some(aty) = &arg_tys[i] else { continue };
-                    match &aty.kind {
-                        TyKind::Error => {}
-                        TyKind::Tensor(at) => {
-                            // dtype rules
-                            let got = effective_dtype(at);
-                            match (pt.dtype, got) {
-                                (Some(want), Some(got))
-                                    if want != got && is_float(want) && is_float(got) =>
-                                {
-                                    let d = self.arg_diagnostic(
-                                        codes::E0502,
-                                        format!(
-                                            "argument `{}` of `{}` is {}, but the parameter is {}",
-                                            param.name,
-                                            target.name,
-                                            got.as_str(),
-                                            want.as_str()
-                                        ),
-                                        arg.value.span,
-                                        format!("this is {}", got.as_str()),
-                                        target,
-                                        i,
-                                        aty,
-                                        &call.solver,
-                                    );
-                                    self.diagnostics.push(d.with_help(format!(
-                                        "convert it: `... to {}`",
-                                        want.as_str()
-                                    )));
-                                    failed = true;
-                                }
-                                (None, Some(got))
-                                    if is_float(got)
-                                        && !matches!(
-                                            pt.domain,
-                                            Some(Domain::Index(_) | Domain::Bool)
-                                        ) =>
-                                {
-                                    match float_dtype {
-                                        Some((first, first_at)) if first != got => {
-                                            let d = self.arg_diagnostic(
-                                                codes::E0502,
-                                                format!(
-                                                    "`{}` is called with both {} and {} tensors",
-                                                    target.name,
-                                                    first.as_str(),
-                                                    got.as_str()
-                                                ),
-                                                arg.value.span,
-                                                format!("this is {}", got.as_str()),
-                                                target,
-                                                i,
-                                                aty,
-                                                &call.solver,
-                                            );
-                                            self.diagnostics.push(
-                                            d.with_secondary(first_at, format!("this is {}", first.as_str()))
-                                                .with_note("parameters without a dtype take any float dtype, but the same one for all of them in a call")
-                                                .with_help(format!("convert one of them: `... to {}`", first.as_str())),
-                                        );
-                                            failed = true;
-                                        }
-                                        None => float_dtype = Some((got, arg.value.span)),
-                                        _ => {}
-                                    }
-                                }
-                                _ => {}
-                            }
-                            match (&pt.shape, &at.shape) {
-                                (None, _) => shapeless_args.push((aty.clone(), arg.value.span)),
-                                (Some(_), None) => {}
-                                (Some(ps), Some(as_)) => {
-                                    if !self.match_shape(
-                                        &mut call, ps, as_, i, &rename, target, arg, aty,
-                                    ) {
-                                        failed = true;
-                                    }
-                                }
-                            }
-                        }
-                        TyKind::Scalar(ScalarKind::Int | ScalarKind::Float)
-                            if pt.shape.as_ref().is_none_or(|s| s.is_empty()) => {}
-                        _ => {
-                            let d = self.arg_diagnostic(
-                                codes::E0408,
-                                format!(
-                                    "argument `{}` of `{}` is not a tensor",
-                                    param.name, target.name
-                                ),
-                                arg.value.span,
-                                format!(
-                                    "expected `{}`, found `{}`",
-                                    show_ty(&param.ty),
-                                    show_ty(aty)
-                                ),
-                                target,
-                                i,
-                                aty,
-                                &call.solver,
-                            );
-                            self.diagnostics.push(d);
-                            failed = true;
-                        }
-                    }
-                }
-                TyKind::Axis(n) | TyKind::Axes(n) => {
-                    let first = arg_tys.first().cloned().flatten();
-                    match self.axis_argument(arg, first.as_ref(), target, i) {
-                        AxisArg::Position(position, size) => {
-                            call.tags.push((i, None));
-                            call.equations.push(Equation {
-                                callee: rename(&n.poly),
-                                caller: Cow::Owned(size),
-                                tag: call.tags.len() - 1,
-                            });
-                            bound[i] = if matches!(pty.kind, TyKind::Axis(_)) {
-                                BoundArg::Axis { position }
-                            } else {
-                                BoundArg::Axes {
-                                    positions: vec![position],
-                                }
-                            };
-                        }
-                        AxisArg::Quiet => {}
-                        AxisArg::Failed => failed = true,
-                    }
-                }
-                TyKind::SizeParam(s) => match self.static_size(&arg.value) {
-                    Some(value) => {
-                        self.record(
-                            arg.value.span,
-                            Ty {
-                                kind: TyKind::Scalar(ScalarKind::Int),
-                                span: arg.value.span,
-                            },
-                            ExprInfo::SizeValue {
-                                size: Size::computed(value.clone()),
-                            },
-                        );
-                        let renamed = rename(&s.poly);
-                        match renamed.as_symbol() {
-                            Some(Symbol::Var(v)) if call.solver.value(*v).is_none() => {
-                                call.solver.set(*v, value.clone())
-                            }
-                            _ => {
-                                call.tags.push((i, None));
-                                call.equations.push(Equation {
-                                    callee: renamed,
-                                    caller: Cow::Owned(value.clone()),
-                                    tag: call.tags.len() - 1,
-                                });
-                            }
-                        }
-                        bound[i] = BoundArg::Size {
-                            value: Size::computed(value),
-                        };
-                    }
-                    None => {
-                        let ty = self.expr(&arg.value);
-                        if !matches!(ty.kind, TyKind::Error) {
-                            let d = self.arg_diagnostic(
-                                codes::E0406,
-                                format!(
-                                    "`{}` takes a size known before the program runs",
-                                    param.name
-                                ),
-                                arg.value.span,
-                                format!("this is `{}`, known only at run time", show_ty(&ty)),
-                                target,
-                                i,
-                                &ty,
-                                &call.solver,
-                            );
-                            self.diagnostics.push(
-                                d.with_help("a `Size` argument is a number, a dim or an axis name"),
-                            );
-                        }
-                        failed = true;
-                    }
-                },
-                _ => {
-                    let aty = arg_tys[i].clone().unwrap_or_else(|| error_ty(arg.span));
-                    if let Some(crate::shape::Mismatch::Kind) =
-                        super::same_ty(self.ctx.env.dims, &aty, pty)
-                    {
-                        let d = self.arg_diagnostic(
-                            codes::E0408,
-                            format!(
-                                "argument `{}` of `{}` has the wrong kind",
-                                param.name, target.name
-                            ),
-                            arg.value.span,
-                            format!(
-                                "expected `{}`, found `{}`",
-                                show_ty(&param.ty),
-                                show_ty(&aty)
-                            ),
-                            target,
-                            i,
-                            &aty,
-                            &call.solver,
-                        );
-                        self.diagnostics.push(d);
-                        failed = true;
-                    }
-                }
+        let given = Given {
+            target,
+            slots: &slots,
+            tys: &arg_tys,
+            rename: &rename,
+        };
+        let mut got = Gathered {
+            bound: Vec::with_capacity(slots.len()),
+            shapeless: Vec::new(),
+            float_dtype: None,
+        };
+        // One mistake per call: the first argument that fails.
+        for i in 0..sig.params.len() {
+            if !self.bind_param(&mut call, given, &mut got, i) {
+                return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         }
-        if failed {
-            return self.record(span, error_ty(span), ExprInfo::Plain);
-        }
-        // Size parameters left out: their defaults.
-        for (i, param) in sig.params.iter().enumerate() {
-            if slots[i].is_some() {
-                continue;
-            }
-            let TyKind::SizeParam(s) = &param.ty.kind else {
-                continue;
-            };
-            let Some(Symbol::Var(v)) = rename(&s.poly).as_symbol().cloned() else {
-                continue;
-            };
-            match target
-                .params
-                .get(i)
-                .and_then(|p| p.default.as_ref())
-                .map(|d| &d.kind)
-            {
-                Some(ast::ExprKind::Int(n)) => {
-                    let n = i128::try_from(*n).unwrap_or(i128::MAX);
-                    call.solver.set(v, Poly::constant(n));
-                    bound[i] = BoundArg::Size {
-                        value: Size::computed(Poly::constant(n)),
-                    };
-                }
-                Some(ast::ExprKind::Name(k)) => {
-                    if let Some(j) = sig.generics.iter().position(|g| **g == *k.name) {
-                        call.tags.push((i, None));
-                        call.equations.push(Equation {
-                            callee: Poly::symbol(Symbol::Var(v))
-                                .sub(&Poly::symbol(Symbol::Var(j as u32)))
-                                .unwrap_or_default(),
-                            caller: Cow::Owned(Poly::default()),
-                            tag: call.tags.len() - 1,
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
+        size_defaults(&mut call, given, &mut got.bound);
         let equations = std::mem::take(&mut call.equations);
         if let Err(failure) = call.solver.solve(&equations) {
             self.report_failure(failure, &call, target, &slots, &arg_tys, span);
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
+        self.call_result(&call, given, got, span)
+    }
+
+    /// Whether the callee's own mistake was reported (a broken signature, a
+    /// body that missed its return type): its calls are then quiet.
+    fn callee_quiet(&self, target: &Target) -> bool {
+        let key = match &target.callee {
+            Callee::Fn { file, name } => (*file, Name::EMPTY, *name),
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => (*file, *model, *method),
+            // (An extern fn may have `...` and Axis/Size parameters; a `fn` can't.)
+            _ => return false,
+        };
+        super::signature_broken(target.signature) || self.ctx.quiet.contains(&key)
+    }
+
+    /// A call whose result is unknown, quietly: its arguments are still checked.
+    fn quiet_call(&mut self, span: Span, args: &[ast::Arg]) -> Ty {
+        for a in args {
+            self.expr(&a.value);
+        }
+        self.record(span, error_ty(span), ExprInfo::Plain)
+    }
+
+    /// The call's arguments bound to the target's parameters (`bind_args`).
+    fn bind_target_args<'e>(
+        &mut self,
+        target: &Target,
+        args: &'e [ast::Arg],
+        span: Span,
+    ) -> Option<Slots<'e>> {
+        let sig = target.signature;
+        // Inline: a call has a handful of parameters, and these live only
+        // while it is checked.
+        let names: SmallVec<[&str; 8]> = sig.params.iter().map(|p| &*p.name).collect();
+        let required: SmallVec<[bool; 8]> = (0..names.len())
+            .map(|i| target.params.get(i).is_none_or(|p| p.default.is_none()))
+            .collect();
+        let spans: SmallVec<[Span; 8]> = sig.params.iter().map(|p| p.span).collect();
+        self.bind_args(
+            &target.name,
+            &names,
+            &required,
+            args,
+            Some((spans.first().copied().unwrap_or(span), &spans)),
+        )
+    }
+
+    /// The type of each argument that is a value (not an axis name or a
+    /// size), per parameter.
+    fn value_args(&mut self, target: &Target, slots: &Slots) -> SmallVec<[Option<Ty>; 6]> {
+        let params = &target.signature.params;
+        let mut arg_tys: SmallVec<[Option<Ty>; 6]> = smallvec::smallvec![None; params.len()];
+        for (i, slot) in slots.iter().enumerate() {
+            if let Some(arg) = slot {
+                if !matches!(
+                    params[i].ty.kind,
+                    TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
+                ) {
+                    arg_tys[i] = Some(self.expr(&arg.value));
+                }
+            }
+        }
+        arg_tys
+    }
+
+    /// Checks the arguments `value_args` left (sizes written as expressions),
+    /// for a call that stops there.
+    fn other_args(&mut self, slots: &Slots, arg_tys: &[Option<Ty>]) {
+        for (i, slot) in slots.iter().enumerate() {
+            if let (Some(arg), None) = (slot, &arg_tys[i]) {
+                if !matches!(arg.value.kind, ast::ExprKind::Name(_)) {
+                    self.expr(&arg.value);
+                }
+            }
+        }
+    }
+
+    /// Binds parameter `i`: what to emit for it, and its argument matched
+    /// against it (equations for its sizes); false after a reported mistake.
+    fn bind_param<'p>(
+        &mut self,
+        call: &mut CallState<'_, 'p>,
+        given: Given<'_, 'p>,
+        got: &mut Gathered,
+        i: usize,
+    ) -> bool {
+        let target = given.target;
+        let slot = given.slots[i];
+        got.bound.push(match slot {
+            Some(a) => BoundArg::Expr {
+                span: a.value.span,
+                keyword: a.name.is_some(),
+            },
+            None => match target.params.get(i).and_then(|p| p.default.as_ref()) {
+                Some(d) if matches!(d.kind, ast::ExprKind::None) => BoundArg::NoneDefault,
+                Some(d) => BoundArg::Default { span: d.span },
+                None => BoundArg::NoneDefault,
+            },
+        });
+        let Some(arg) = slot else { return true };
+        // Groups need no flattening here: `axis_poly` multiplies them out.
+        let pty = &target.signature.params[i].ty;
+        match &pty.kind {
+            TyKind::Tensor(pt) => {
+                // A tensor argument is always evaluated; were it not, it
+                // would be an error type, which needs nothing more.
+                let Some(aty) = &given.tys[i] else {
+                    return true;
+                };
+                self.tensor_arg(call, given, got, i, pt, arg, aty)
+            }
+            TyKind::Axis(n) | TyKind::Axes(n) => {
+                let first = given.tys.first().cloned().flatten();
+                match self.axis_argument(arg, first.as_ref(), target, i) {
+                    AxisArg::Position(position, size) => {
+                        call.tags.push((i, None));
+                        call.equations.push(Equation {
+                            callee: (given.rename)(&n.poly),
+                            caller: Cow::Owned(size),
+                            tag: call.tags.len() - 1,
+                        });
+                        got.bound[i] = if matches!(pty.kind, TyKind::Axis(_)) {
+                            BoundArg::Axis { position }
+                        } else {
+                            BoundArg::Axes {
+                                positions: vec![position],
+                            }
+                        };
+                        true
+                    }
+                    AxisArg::Quiet => true,
+                    AxisArg::Failed => false,
+                }
+            }
+            TyKind::SizeParam(s) => self.size_arg(call, given, got, i, &s.poly, arg),
+            _ => self.other_arg(call, given, i, arg),
+        }
+    }
+
+    /// Matches a tensor argument against a tensor parameter: the dtype
+    /// rules (E0502), then the shape's equations (`match_shape`); E0408 for
+    /// an argument that is no tensor. False after a reported mistake.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_arg<'p>(
+        &mut self,
+        call: &mut CallState<'_, 'p>,
+        given: Given<'_, 'p>,
+        got: &mut Gathered,
+        i: usize,
+        pt: &TensorTy,
+        arg: &ast::Arg,
+        aty: &'p Ty,
+    ) -> bool {
+        let target = given.target;
+        let param = &target.signature.params[i];
+        match &aty.kind {
+            TyKind::Error => true,
+            TyKind::Tensor(at) => {
+                let mut ok = self.dtype_rules(call, given, got, i, pt, at, arg, aty);
+                match (&pt.shape, &at.shape) {
+                    (None, _) => got.shapeless.push((aty.clone(), arg.value.span)),
+                    (Some(_), None) => {}
+                    (Some(ps), Some(as_)) => {
+                        if !self.match_shape(call, ps, as_, i, given.rename, target, arg, aty) {
+                            ok = false;
+                        }
+                    }
+                }
+                ok
+            }
+            TyKind::Scalar(ScalarKind::Int | ScalarKind::Float)
+                if pt.shape.as_ref().is_none_or(|s| s.is_empty()) =>
+            {
+                true
+            }
+            _ => {
+                let d = self.arg_diagnostic(
+                    codes::E0408,
+                    format!(
+                        "argument `{}` of `{}` is not a tensor",
+                        param.name, target.name
+                    ),
+                    arg.value.span,
+                    format!(
+                        "expected `{}`, found `{}`",
+                        show_ty(&param.ty),
+                        show_ty(aty)
+                    ),
+                    target,
+                    i,
+                    aty,
+                    &call.solver,
+                );
+                self.diagnostics.push(d);
+                false
+            }
+        }
+    }
+
+    /// The dtype rules of one tensor argument (E0502): a float parameter's
+    /// dtype is the argument's, and the dtype-less float parameters of a
+    /// call share one dtype. False after a reported mistake.
+    #[allow(clippy::too_many_arguments)]
+    fn dtype_rules(
+        &mut self,
+        call: &CallState,
+        given: Given,
+        got: &mut Gathered,
+        i: usize,
+        pt: &TensorTy,
+        at: &TensorTy,
+        arg: &ast::Arg,
+        aty: &Ty,
+    ) -> bool {
+        let target = given.target;
+        let param = &target.signature.params[i];
+        let got_dtype = effective_dtype(at);
+        match (pt.dtype, got_dtype) {
+            (Some(want), Some(found)) if want != found && is_float(want) && is_float(found) => {
+                let d = self.arg_diagnostic(
+                    codes::E0502,
+                    format!(
+                        "argument `{}` of `{}` is {}, but the parameter is {}",
+                        param.name,
+                        target.name,
+                        found.as_str(),
+                        want.as_str()
+                    ),
+                    arg.value.span,
+                    format!("this is {}", found.as_str()),
+                    target,
+                    i,
+                    aty,
+                    &call.solver,
+                );
+                self.diagnostics
+                    .push(d.with_help(format!("convert it: `... to {}`", want.as_str())));
+                false
+            }
+            (None, Some(found))
+                if is_float(found)
+                    && !matches!(pt.domain, Some(Domain::Index(_) | Domain::Bool)) =>
+            {
+                match got.float_dtype {
+                    Some((first, first_at)) if first != found => {
+                        let d = self.arg_diagnostic(
+                            codes::E0502,
+                            format!(
+                                "`{}` is called with both {} and {} tensors",
+                                target.name,
+                                first.as_str(),
+                                found.as_str()
+                            ),
+                            arg.value.span,
+                            format!("this is {}", found.as_str()),
+                            target,
+                            i,
+                            aty,
+                            &call.solver,
+                        );
+                        self.diagnostics.push(
+                            d.with_secondary(first_at, format!("this is {}", first.as_str()))
+                                .with_note("parameters without a dtype take any float dtype, but the same one for all of them in a call")
+                                .with_help(format!("convert one of them: `... to {}`", first.as_str())),
+                        );
+                        false
+                    }
+                    None => {
+                        got.float_dtype = Some((found, arg.value.span));
+                        true
+                    }
+                    _ => true,
+                }
+            }
+            _ => true,
+        }
+    }
+
+    /// Binds a `Size` parameter to its argument, a size known statically
+    /// (E0406 for a run-time value). False after a reported mistake.
+    fn size_arg<'p>(
+        &mut self,
+        call: &mut CallState<'_, 'p>,
+        given: Given<'_, 'p>,
+        got: &mut Gathered,
+        i: usize,
+        size: &Poly,
+        arg: &ast::Arg,
+    ) -> bool {
+        let Some(value) = self.static_size(&arg.value) else {
+            let ty = self.expr(&arg.value);
+            if !matches!(ty.kind, TyKind::Error) {
+                let param = &given.target.signature.params[i];
+                let d = self.arg_diagnostic(
+                    codes::E0406,
+                    format!(
+                        "`{}` takes a size known before the program runs",
+                        param.name
+                    ),
+                    arg.value.span,
+                    format!("this is `{}`, known only at run time", show_ty(&ty)),
+                    given.target,
+                    i,
+                    &ty,
+                    &call.solver,
+                );
+                self.diagnostics
+                    .push(d.with_help("a `Size` argument is a number, a dim or an axis name"));
+            }
+            return false;
+        };
+        self.record(
+            arg.value.span,
+            Ty {
+                kind: TyKind::Scalar(ScalarKind::Int),
+                span: arg.value.span,
+            },
+            ExprInfo::SizeValue {
+                size: Size::computed(value.clone()),
+            },
+        );
+        let renamed = (given.rename)(size);
+        match renamed.as_symbol() {
+            Some(Symbol::Var(v)) if call.solver.value(*v).is_none() => {
+                call.solver.set(*v, value.clone())
+            }
+            _ => {
+                call.tags.push((i, None));
+                call.equations.push(Equation {
+                    callee: renamed,
+                    caller: Cow::Owned(value.clone()),
+                    tag: call.tags.len() - 1,
+                });
+            }
+        }
+        got.bound[i] = BoundArg::Size {
+            value: Size::computed(value),
+        };
+        true
+    }
+
+    /// An argument for a parameter that is neither tensor, axis nor size:
+    /// only its kind is checked here (E0408). False after a reported mistake.
+    fn other_arg(&mut self, call: &CallState, given: Given, i: usize, arg: &ast::Arg) -> bool {
+        let target = given.target;
+        let param = &target.signature.params[i];
+        let aty = given.tys[i].clone().unwrap_or_else(|| error_ty(arg.span));
+        let Some(crate::shape::Mismatch::Kind) = super::same_ty(self.ctx.env.dims, &aty, &param.ty)
+        else {
+            return true;
+        };
+        let d = self.arg_diagnostic(
+            codes::E0408,
+            format!(
+                "argument `{}` of `{}` has the wrong kind",
+                param.name, target.name
+            ),
+            arg.value.span,
+            format!(
+                "expected `{}`, found `{}`",
+                show_ty(&param.ty),
+                show_ty(&aty)
+            ),
+            target,
+            i,
+            &aty,
+            &call.solver,
+        );
+        self.diagnostics.push(d);
+        false
+    }
+
+    /// The typed call once its sizes are solved: the `Size` arguments
+    /// solved from defaults, the result type, and what to emit.
+    fn call_result(&mut self, call: &CallState, given: Given, got: Gathered, span: Span) -> Ty {
+        let Gathered {
+            mut bound,
+            shapeless,
+            float_dtype,
+        } = got;
+        let sig = given.target.signature;
         // Fill in Size bindings solved from defaults.
         for (i, param) in sig.params.iter().enumerate() {
-            if let (None, TyKind::SizeParam(s)) = (slots[i], &param.ty.kind) {
-                if let Ok(value) = call.solver.apply(&rename(&s.poly)) {
+            if let (None, TyKind::SizeParam(s)) = (given.slots[i], &param.ty.kind) {
+                if let Ok(value) = call.solver.apply(&(given.rename)(&s.poly)) {
                     bound[i] = BoundArg::Size {
                         value: Size::computed(value),
                     };
@@ -545,7 +615,15 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 span,
             },
             Some(ret) => {
-                match self.result_type(ret, &call, &rename, dtype, &shapeless_args, target, span) {
+                match self.result_type(
+                    ret,
+                    call,
+                    given.rename,
+                    dtype,
+                    &shapeless,
+                    given.target,
+                    span,
+                ) {
                     Some(ty) => ty,
                     None => return self.record(span, error_ty(span), ExprInfo::Plain),
                 }
@@ -563,7 +641,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             })
             .collect();
         let info = CallInfo {
-            callee: target.callee.clone(),
+            callee: given.target.callee.clone(),
             args: bound,
             bindings,
             over: Vec::new(),
@@ -776,6 +854,87 @@ pub(crate) struct CallState<'d, 'p> {
     pub(super) equations: SmallVec<[Equation<'p>; 12]>,
     /// What `...` stands for in this call.
     pub(super) rest: Option<Vec<Axis>>,
+}
+
+/// One call's arguments as the per-parameter steps see them: the target,
+/// the argument given per parameter, each value argument's type, and the
+/// renaming of the callee's generic axes to the solver's variables.
+#[derive(Clone, Copy)]
+struct Given<'a, 'p> {
+    target: &'a Target<'a>,
+    slots: &'a [Option<&'a ast::Arg>],
+    tys: &'p [Option<Ty>],
+    rename: &'a dyn Fn(&Poly) -> Poly,
+}
+
+/// What binding the arguments gathers beside the solver's equations.
+struct Gathered {
+    /// What to emit per parameter.
+    bound: Vec<BoundArg>,
+    /// The arguments of tensor parameters without a shape, for the result.
+    shapeless: Vec<(Ty, Span)>,
+    /// The one float dtype of the dtype-less float parameters, and where it was seen first.
+    float_dtype: Option<(DtypeKind, Span)>,
+}
+
+/// The solver's variable for each of the callee's generic axes, those a
+/// method's receiver fixes set to the model's size arguments.
+fn generic_vars(solver: &mut Solver, target: &Target) -> SmallVec<[Symbol; 8]> {
+    let sig = target.signature;
+    let vars: SmallVec<[Symbol; 8]> = sig.generics.iter().map(|g| solver.var(*g)).collect();
+    if let Some((params, values)) = &target.receiver {
+        for (p, v) in params.iter().zip(values) {
+            if let Some(i) = sig.generics.iter().position(|g| g == p) {
+                solver.set(i as u32, v.poly.clone());
+            }
+        }
+    }
+    vars
+}
+
+/// The `Size` parameters left out take their defaults: a number sets the
+/// variable, a generic axis's name adds an equation.
+fn size_defaults(call: &mut CallState, given: Given, bound: &mut [BoundArg]) {
+    let target = given.target;
+    let sig = target.signature;
+    for (i, param) in sig.params.iter().enumerate() {
+        if given.slots[i].is_some() {
+            continue;
+        }
+        let TyKind::SizeParam(s) = &param.ty.kind else {
+            continue;
+        };
+        let Some(Symbol::Var(v)) = (given.rename)(&s.poly).as_symbol().cloned() else {
+            continue;
+        };
+        match target
+            .params
+            .get(i)
+            .and_then(|p| p.default.as_ref())
+            .map(|d| &d.kind)
+        {
+            Some(ast::ExprKind::Int(n)) => {
+                let n = i128::try_from(*n).unwrap_or(i128::MAX);
+                call.solver.set(v, Poly::constant(n));
+                bound[i] = BoundArg::Size {
+                    value: Size::computed(Poly::constant(n)),
+                };
+            }
+            Some(ast::ExprKind::Name(k)) => {
+                if let Some(j) = sig.generics.iter().position(|g| **g == *k.name) {
+                    call.tags.push((i, None));
+                    call.equations.push(Equation {
+                        callee: Poly::symbol(Symbol::Var(v))
+                            .sub(&Poly::symbol(Symbol::Var(j as u32)))
+                            .unwrap_or_default(),
+                        caller: Cow::Owned(Poly::default()),
+                        tag: call.tags.len() - 1,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn show_names(names: &[&str]) -> String {
