@@ -456,15 +456,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 // lookup, and the axis is built as `size_axis` would.
                 if path.file.is_none() && origin == self.module && out.len() < MAX_AXES {
                     if let Some(symbol) = self.resolved_symbol(path.name.name) {
-                        let name = path.name.name;
                         out.push(Axis {
-                            kind: AxisKind::Size {
-                                size: Size {
-                                    poly: Poly::symbol(symbol),
-                                    written: Some(name),
-                                },
-                                name: Some(name),
-                            },
+                            kind: symbol_axis(symbol, path.name.name),
                             span: axis.span,
                         });
                         continue;
@@ -499,41 +492,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 }
             }
             if out.len() == MAX_AXES {
-                let span = via.unwrap_or(axis.span);
-                self.report(
-                    Diagnostic::error(codes::E2203, format!("this shape has more than {MAX_AXES} axes"))
-                        .with_primary(span, "the shape aliases here expand to too many axes")
-                        .with_help("a shape alias that uses another alias twice doubles its length at each step; name fewer axes"),
-                );
-                out.push(Axis {
-                    kind: AxisKind::Error,
-                    span,
-                });
+                self.too_many_axes(out, via.unwrap_or(axis.span));
                 return true;
             }
             let lowered = match name_found {
                 Some((expr, path, found)) => Axis {
-                    kind: match self.size_name_found(path, origin, SizeSpot::InAxis, found) {
-                        // A generic axis or dim named as itself: the axis
-                        // `size_axis` would build (one symbol is never
-                        // below 1), without the call.
-                        // (Found by its plain name, so that is its name.)
-                        Some(symbol @ (Symbol::Generic(_) | Symbol::Dim { .. }))
-                            if origin == self.module
-                                && matches!(expr.kind, SizeExprKind::Name(_)) =>
-                        {
-                            let name = path.name.name;
-                            AxisKind::Size {
-                                size: Size {
-                                    poly: Poly::symbol(symbol),
-                                    written: Some(name),
-                                },
-                                name: Some(name),
-                            }
-                        }
-                        Some(symbol) => self.size_axis(expr, origin, Poly::symbol(symbol)),
-                        None => AxisKind::Error,
-                    },
+                    kind: self.size_name_axis(expr, path, origin, found),
                     span: axis.span,
                 },
                 None => self.lower_single_axis(axis, origin, false),
@@ -541,6 +505,46 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             out.push(lowered);
         }
         false
+    }
+
+    /// E2203: the shape's aliases expand past `MAX_AXES`; ends `out` with
+    /// an error axis.
+    #[cold]
+    #[inline(never)]
+    fn too_many_axes(&mut self, out: &mut Vec<Axis>, span: Span) {
+        self.report(
+            Diagnostic::error(codes::E2203, format!("this shape has more than {MAX_AXES} axes"))
+                .with_primary(span, "the shape aliases here expand to too many axes")
+                .with_help("a shape alias that uses another alias twice doubles its length at each step; name fewer axes"),
+        );
+        out.push(Axis {
+            kind: AxisKind::Error,
+            span,
+        });
+    }
+
+    /// The axis of a size written as a name (`path`, in module `origin`),
+    /// once the name was looked up (`found`).
+    #[inline]
+    fn size_name_axis(
+        &mut self,
+        expr: &SizeExpr,
+        path: &ast::Path,
+        origin: FileId,
+        found: Result<(FileId, Decl<'a>), LookupError<'_>>,
+    ) -> AxisKind {
+        match self.size_name_found(path, origin, SizeSpot::InAxis, found) {
+            // A generic axis or dim named as itself: the axis `size_axis`
+            // would build (one symbol is never below 1), without the call.
+            // (Found by its plain name, so that is its name.)
+            Some(symbol @ (Symbol::Generic(_) | Symbol::Dim { .. }))
+                if origin == self.module && matches!(expr.kind, SizeExprKind::Name(_)) =>
+            {
+                symbol_axis(symbol, path.name.name)
+            }
+            Some(symbol) => self.size_axis(expr, origin, Poly::symbol(symbol)),
+            None => AxisKind::Error,
+        }
     }
 
     /// One axis that is not an alias (or an alias in the wrong place, E2202).
@@ -778,6 +782,19 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             }
         };
         (value < 1).then_some(value)
+    }
+}
+
+/// The axis of one symbol written as `name`, as `size_axis` would build it
+/// (one symbol is never below 1).
+#[inline]
+fn symbol_axis(symbol: Symbol, name: Name) -> AxisKind {
+    AxisKind::Size {
+        size: Size {
+            poly: Poly::symbol(symbol),
+            written: Some(name),
+        },
+        name: Some(name),
     }
 }
 

@@ -390,6 +390,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         value
     }
 
+    /// Checks one statement; the last one's value, when it is an expression,
+    /// is the block's.
     fn stmt(&mut self, stmt: &ast::Stmt, last: bool) -> Option<(Ty, Span)> {
         match &stmt.kind {
             ast::StmtKind::Let { name, ty, value } => {
@@ -406,70 +408,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     self.bind(name.name, ty, name.span, true);
                 }
             }
-            ast::StmtKind::LetTuple { names, value } => {
-                let found = self.expr(value);
-                let items: Vec<Ty> = match &found.kind {
-                    TyKind::Tuple(items) if items.len() == names.len() => items.clone(),
-                    TyKind::Error => vec![found.clone(); names.len()],
-                    _ => {
-                        let count = match &found.kind {
-                            TyKind::Tuple(items) => format!("{} values", items.len()),
-                            _ => "one value".to_string(),
-                        };
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                codes::E0408,
-                                format!(
-                                    "`let` takes {} names, but the value is {count}",
-                                    names.len()
-                                ),
-                            )
-                            .with_primary(value.span, format!("this is `{}`", show_ty(&found)))
-                            .with_help("name each value of the tuple once"),
-                        );
-                        vec![error_ty(value.span); names.len()]
-                    }
-                };
-                for (name, ty) in names.iter().zip(items) {
-                    if !name.is_missing() {
-                        self.bind(name.name, ty, name.span, true);
-                    }
-                }
-            }
-            ast::StmtKind::Assign { name, value } => {
-                let found = self.expr(value);
-                match self.local(name.name).cloned() {
-                    Some(local) if local.rebindable => {
-                        self.expect_ty(
-                            &found,
-                            &local.ty,
-                            value.span,
-                            Expected::Rebind(local.span, &local.name),
-                        );
-                    }
-                    Some(local) => self.diagnostics.push(
-                        Diagnostic::error(
-                            codes::E0408,
-                            format!("`{}` can't be rebound", name.name),
-                        )
-                        .with_primary(name.span, "not a `let`")
-                        .with_secondary(local.span, "declared here")
-                        .with_help(format!("declare a new value: `let {} = ...`", name.name)),
-                    ),
-                    None => {
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                codes::E0301,
-                                format!("cannot find `{}` in this body", name.name),
-                            )
-                            .with_primary(name.span, "no `let` of this name")
-                            .with_help(format!("declare it first: `let {} = ...`", name.name)),
-                        );
-                        // As if it were a `let`, so its uses don't repeat the mistake.
-                        self.bind(name.name, found, name.span, true);
-                    }
-                }
-            }
+            ast::StmtKind::LetTuple { names, value } => self.let_tuple(names, value),
+            ast::StmtKind::Assign { name, value } => self.assign(name, value),
             ast::StmtKind::Return(value) => {
                 let found = self.expr(value);
                 self.saw_return = true;
@@ -522,6 +462,72 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             }
         }
         None
+    }
+
+    /// `let (a, b) = value`: one name per value of the tuple (E0408).
+    fn let_tuple(&mut self, names: &[ast::Ident], value: &ast::Expr) {
+        let found = self.expr(value);
+        let items: Vec<Ty> = match &found.kind {
+            TyKind::Tuple(items) if items.len() == names.len() => items.clone(),
+            TyKind::Error => vec![found.clone(); names.len()],
+            _ => {
+                let count = match &found.kind {
+                    TyKind::Tuple(items) => format!("{} values", items.len()),
+                    _ => "one value".to_string(),
+                };
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0408,
+                        format!(
+                            "`let` takes {} names, but the value is {count}",
+                            names.len()
+                        ),
+                    )
+                    .with_primary(value.span, format!("this is `{}`", show_ty(&found)))
+                    .with_help("name each value of the tuple once"),
+                );
+                vec![error_ty(value.span); names.len()]
+            }
+        };
+        for (name, ty) in names.iter().zip(items) {
+            if !name.is_missing() {
+                self.bind(name.name, ty, name.span, true);
+            }
+        }
+    }
+
+    /// `name = value`: rebinds a `let` to a value of its type; E0408 for a
+    /// name that isn't a `let`, E0301 for an unknown one.
+    fn assign(&mut self, name: &ast::Ident, value: &ast::Expr) {
+        let found = self.expr(value);
+        match self.local(name.name).cloned() {
+            Some(local) if local.rebindable => {
+                self.expect_ty(
+                    &found,
+                    &local.ty,
+                    value.span,
+                    Expected::Rebind(local.span, &local.name),
+                );
+            }
+            Some(local) => self.diagnostics.push(
+                Diagnostic::error(codes::E0408, format!("`{}` can't be rebound", name.name))
+                    .with_primary(name.span, "not a `let`")
+                    .with_secondary(local.span, "declared here")
+                    .with_help(format!("declare a new value: `let {} = ...`", name.name)),
+            ),
+            None => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0301,
+                        format!("cannot find `{}` in this body", name.name),
+                    )
+                    .with_primary(name.span, "no `let` of this name")
+                    .with_help(format!("declare it first: `let {} = ...`", name.name)),
+                );
+                // As if it were a `let`, so its uses don't repeat the mistake.
+                self.bind(name.name, found, name.span, true);
+            }
+        }
     }
 
     /// The loop variable's type: a model of a stack, or an Int of `range(n)`.

@@ -103,7 +103,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// Types each field's value and checks its rank against the field's
     /// (E0401); a record's own axis names are generic, so sizes are left to
     /// the solver. False after a reported mistake.
-    fn field_ranks(&mut self, name: &Name, fields: &[FieldDef], slots: &[Option<&ast::Arg>]) -> bool {
+    fn field_ranks(
+        &mut self,
+        name: &Name,
+        fields: &[FieldDef],
+        slots: &[Option<&ast::Arg>],
+    ) -> bool {
         let mut ok = true;
         for (field, slot) in fields.iter().zip(slots) {
             let Some(arg) = slot else { continue };
