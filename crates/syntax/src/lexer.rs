@@ -523,6 +523,8 @@ impl Lexer<'_> {
         Span::new(self.file, start as u32, end as u32)
     }
 
+    /// Splits the text into tokens (ending with `Eof`), the `##` doc lines
+    /// into `docs`.
     fn run(&mut self, tokens: &mut Vec<Token>, docs: &mut Vec<(u32, u32)>) {
         use TokenKind::*;
         let bytes = self.text.as_bytes();
@@ -565,27 +567,7 @@ impl Lexer<'_> {
                     }
                     (Newline, pos)
                 }
-                Class::Letter => match bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) {
-                    // Most names and all keywords are shorter than eight bytes.
-                    Some(word) => match word[1..].iter().position(|&b| !IDENT_CONTINUE[b as usize])
-                    {
-                        Some(n) if may_be_keyword(word[0], n + 1) => {
-                            // The name's bytes, and zeros above its length (at most seven).
-                            let key = u64::from_le_bytes(*word) & (u64::MAX >> (56 - 8 * n));
-                            let kind = keyword_by_key(key);
-                            self.declarations += declares(kind);
-                            (kind, start + n + 1)
-                        }
-                        Some(n) => (Ident, start + n + 1),
-                        None => (Ident, ident_end(bytes, start + 8)),
-                    },
-                    None => {
-                        let end = ident_end(bytes, pos + 1);
-                        let kind = keyword(&bytes[start..end]);
-                        self.declarations += declares(kind);
-                        (kind, end)
-                    }
-                },
+                Class::Letter => self.word(bytes, start),
                 Class::Plus => (Plus, pos + 1),
                 Class::Slash => (Slash, pos + 1),
                 Class::At => (At, pos + 1),
@@ -598,16 +580,7 @@ impl Lexer<'_> {
                 Class::LBrace => (LBrace, pos + 1),
                 Class::RBrace => (RBrace, pos + 1),
                 Class::Semi => (Semi, pos + 1),
-                Class::Digit => {
-                    // Most numbers are whole and end at a space or bracket.
-                    let end = digits_end(bytes, pos + 1);
-                    match bytes.get(end) {
-                        Some(&b) if b == b'.' || IDENT_CONTINUE[b as usize] => {
-                            self.number(bytes, start)
-                        }
-                        _ => (Int, end),
-                    }
-                }
+                Class::Digit => self.int_or_number(bytes, start),
                 Class::Question if is_letter(bytes.get(pos + 1)) => {
                     (Unknown, ident_end(bytes, pos + 2))
                 }
@@ -657,6 +630,45 @@ impl Lexer<'_> {
             start: bytes.len() as u32,
             end: bytes.len() as u32,
         });
+    }
+
+    /// The name or keyword starting at `start` (a letter), and where it ends;
+    /// counts declarations. Inlined into `run`'s dispatch, where it was written.
+    #[inline(always)]
+    fn word(&mut self, bytes: &[u8], start: usize) -> (TokenKind, usize) {
+        use TokenKind::*;
+        match bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+            // Most names and all keywords are shorter than eight bytes.
+            Some(word) => match word[1..].iter().position(|&b| !IDENT_CONTINUE[b as usize]) {
+                Some(n) if may_be_keyword(word[0], n + 1) => {
+                    // The name's bytes, and zeros above its length (at most seven).
+                    let key = u64::from_le_bytes(*word) & (u64::MAX >> (56 - 8 * n));
+                    let kind = keyword_by_key(key);
+                    self.declarations += declares(kind);
+                    (kind, start + n + 1)
+                }
+                Some(n) => (Ident, start + n + 1),
+                None => (Ident, ident_end(bytes, start + 8)),
+            },
+            None => {
+                let end = ident_end(bytes, start + 1);
+                let kind = keyword(&bytes[start..end]);
+                self.declarations += declares(kind);
+                (kind, end)
+            }
+        }
+    }
+
+    /// The number starting at `start` (a digit), and where it ends. Inlined
+    /// into `run`'s dispatch, where it was written.
+    #[inline(always)]
+    fn int_or_number(&mut self, bytes: &[u8], start: usize) -> (TokenKind, usize) {
+        // Most numbers are whole and end at a space or bracket.
+        let end = digits_end(bytes, start + 1);
+        match bytes.get(end) {
+            Some(&b) if b == b'.' || IDENT_CONTINUE[b as usize] => self.number(bytes, start),
+            _ => (TokenKind::Int, end),
+        }
     }
 
     /// Skips a comment to the end of its line, noting a `##` doc line.
