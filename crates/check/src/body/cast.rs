@@ -72,10 +72,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
             ast::CastKind::To => {
                 let reshape = match (&f.shape, &t.shape) {
-                    (Some(fs), Some(ts)) => match self.to_reshape(fs, ts, &found, inner, written) {
-                        Some(reshape) => reshape,
-                        None => return self.record(span, error_ty(span), ExprInfo::Plain),
-                    },
+                    (Some(fs), Some(ts)) => {
+                        match self.reshape_of_to(fs, ts, &found, inner, written) {
+                            Some(reshape) => reshape,
+                            None => return self.record(span, error_ty(span), ExprInfo::Plain),
+                        }
+                    }
                     _ => None,
                 };
                 ExprInfo::To(ToPlan {
@@ -153,7 +155,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
 
     /// The reshape a `to` does, when the shapes differ: `Some(None)` for
     /// none, `None` after E0401 for a change in the number of elements.
-    fn to_reshape(
+    fn reshape_of_to(
         &mut self,
         fs: &[Axis],
         ts: &[Axis],
