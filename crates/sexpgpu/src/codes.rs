@@ -781,6 +781,8 @@ error[E-DIM-001]: matmul: inner dims differ: [2, 16] x [32, 8]
  7 |   (lambda (x) (matmul x weight)))
    |               ^^^^^^^^^^^^^^^^^
 note: operands: `x` [2, 16] f32, `weight` [32, 8] f32
+
+error: aborting due to 1 previous error
 ```
 
 One mistake gives one diagnostic: evaluation goes on with the next
