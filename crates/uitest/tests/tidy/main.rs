@@ -88,8 +88,7 @@ impl Workspace {
     }
 }
 
-/// Offenders in one file, as `path:line: problem`. `test_file` is true for
-/// files that are wholly test code.
+/// Offenders in one file, as `path:line: problem`.
 fn check_file(shown: &str, text: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let first = text.lines().position(|l| !l.trim().is_empty());
