@@ -286,7 +286,7 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<Value> {
             Some(json!({
                 "range": positions.range(primary.span),
                 "severity": severity,
-                "code": d.code,
+                "code": d.code.id,
                 "source": "shapescript",
                 "message": message,
                 "relatedInformation": related,
