@@ -224,11 +224,11 @@ fn sibling_edges(modules: &[Module]) -> BTreeMap<Edge, (usize, usize)> {
 
 /// One report per cycle (strongly connected set of siblings) among
 /// `modules`, naming the modules and, for every edge inside it, the first
-/// `file:line` that draws it. `crate_name` opens each report; `shown` says
-/// how to print a file.
+/// `file:line` that draws it. `root` (the crate's root file) opens each
+/// report; `shown` says how to print a file.
 pub fn cycles(
     modules: &[Module],
-    crate_name: &str,
+    root: &str,
     shown: &dyn Fn(&Path) -> String,
 ) -> Vec<String> {
     let edges = sibling_edges(modules);
@@ -247,7 +247,7 @@ pub fn cycles(
                 .collect::<Vec<_>>()
                 .join("::");
             let mut report = format!(
-                "{crate_name}: the modules {} of `{parent}` refer to each other in a cycle:",
+                "{root}: the modules {} of `{parent}` refer to each other in a cycle:",
                 members
                     .iter()
                     .map(|m| format!("`{m}`"))
