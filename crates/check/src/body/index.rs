@@ -14,6 +14,8 @@ use crate::typed::{ExprInfo, IndexPlan};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    /// `base[...]`: a tensor by positions, slices or a mask, a tuple's
+    /// item, or a stack's element.
     pub(super) fn index(
         &mut self,
         e: &ast::Expr,
@@ -25,36 +27,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let t = match &ty.kind {
             TyKind::Error => return self.record(span, error_ty(span), ExprInfo::Plain),
             TyKind::Tensor(t) if t.shape.is_some() => t.clone(),
-            TyKind::Tuple(items) => {
-                // `topk(...)[0]`: a tuple's item by a number.
-                if let [ast::IndexArg::Expr(ast::Expr {
-                    kind: ast::ExprKind::Int(i),
-                    span: at,
-                })] = indices
-                {
-                    self.record(*at, scalar(ScalarKind::Int, *at), ExprInfo::Plain);
-                    if let Some(item) = usize::try_from(*i).ok().and_then(|i| items.get(i)) {
-                        let item = Ty {
-                            span,
-                            ..item.clone()
-                        };
-                        return self.record(span, item, ExprInfo::Index(IndexPlan::Basic));
-                    }
-                }
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        codes::E0408,
-                        format!(
-                            "a tuple of {} values is indexed by a number below {}",
-                            items.len(),
-                            items.len()
-                        ),
-                    )
-                    .with_primary(span, "not an item of the tuple")
-                    .with_help("take the tuple apart with `let (a, b) = ...`"),
-                );
-                return self.record(span, error_ty(span), ExprInfo::Plain);
-            }
+            TyKind::Tuple(items) => return self.tuple_item(span, items, indices),
             TyKind::Stack { elem, .. } => {
                 for i in indices {
                     if let ast::IndexArg::Expr(x) = i {
@@ -113,6 +86,37 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return self.basic_index(span, base, &ty, &t, &axes, indices, Some(mty));
         }
         self.basic_index(span, base, &ty, &t, &axes, indices, None)
+    }
+
+    /// `topk(...)[0]`: a tuple's item by a number (E0408 for anything else).
+    fn tuple_item(&mut self, span: Span, items: &[Ty], indices: &[ast::IndexArg]) -> Ty {
+        if let [ast::IndexArg::Expr(ast::Expr {
+            kind: ast::ExprKind::Int(i),
+            span: at,
+        })] = indices
+        {
+            self.record(*at, scalar(ScalarKind::Int, *at), ExprInfo::Plain);
+            if let Some(item) = usize::try_from(*i).ok().and_then(|i| items.get(i)) {
+                let item = Ty {
+                    span,
+                    ..item.clone()
+                };
+                return self.record(span, item, ExprInfo::Index(IndexPlan::Basic));
+            }
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0408,
+                format!(
+                    "a tuple of {} values is indexed by a number below {}",
+                    items.len(),
+                    items.len()
+                ),
+            )
+            .with_primary(span, "not an item of the tuple")
+            .with_help("take the tuple apart with `let (a, b) = ...`"),
+        );
+        self.record(span, error_ty(span), ExprInfo::Plain)
     }
 
     #[allow(clippy::too_many_arguments)]
