@@ -55,60 +55,9 @@ pub fn find_cycles_batch(
     if count == 0 {
         return;
     }
-    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
-    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
-    let mut index: HashMap<(FileId, Name), usize> =
-        HashMap::with_capacity_and_hasher(count, Default::default());
-    for module in batch.iter().map(|&m| &program.modules[m]) {
-        for (i, item) in module.ast.items.iter().enumerate() {
-            if let ast::Item::Dim(
-                decl @ ast::Dim {
-                    value: ast::DimValue::Alias(list),
-                    ..
-                },
-            ) = item
-            {
-                if module.names.get(&decl.name.name) == Some(&i) {
-                    index.insert((module.file, decl.name.name), infos.len());
-                    infos.push(AliasInfo {
-                        file: module.file,
-                        decl,
-                        list_span: list.span,
-                        deps: Vec::new(),
-                        earlier: Some((0, 0)),
-                    });
-                    lists.push(list);
-                }
-            }
-        }
-    }
-    for i in 0..infos.len() {
-        let mut deps = Vec::new();
-        let mut earlier: Option<(usize, usize)> = Some((0, 0));
-        for axis in &lists[i].axes {
-            let path = match &axis.kind {
-                ast::AxisKind::Size(size) => size.kind.path(),
-                _ => None,
-            };
-            if let Some(path) = &path {
-                if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
-                    let key = (file, d.name.name);
-                    if let Some(&dep) = index.get(&key) {
-                        deps.push((dep, path.span));
-                    } else {
-                        let length = aliases.lengths.get(key.0, &key.1).copied();
-                        earlier = match (earlier, length) {
-                            (Some((axes, total)), Some(length)) => {
-                                Some((axes + 1, total.saturating_add(length)))
-                            }
-                            _ => None,
-                        };
-                    }
-                }
-            }
-        }
-        infos[i].deps = deps;
-        infos[i].earlier = earlier;
+    let (mut infos, lists, index) = batch_aliases(program, batch, count);
+    for (info, list) in infos.iter_mut().zip(&lists) {
+        (info.deps, info.earlier) = alias_deps(program, &index, aliases, info.file, list);
     }
     let mut on_cycle = crate::depgraph::walk(
         infos.len(),
@@ -137,6 +86,85 @@ pub fn find_cycles_batch(
             }
         }
     }
+}
+
+/// The aliases the modules of `batch` declare (the first of a name
+/// declared twice), in order, with their axes, and where each is in that list.
+#[allow(clippy::type_complexity)]
+fn batch_aliases<'p>(
+    program: &'p Program,
+    batch: &[usize],
+    count: usize,
+) -> (
+    Vec<AliasInfo<'p>>,
+    Vec<&'p ast::ShapeList>,
+    HashMap<(FileId, Name), usize>,
+) {
+    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
+    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
+    let mut index: HashMap<(FileId, Name), usize> =
+        HashMap::with_capacity_and_hasher(count, Default::default());
+    for module in batch.iter().map(|&m| &program.modules[m]) {
+        for (i, item) in module.ast.items.iter().enumerate() {
+            if let ast::Item::Dim(
+                decl @ ast::Dim {
+                    value: ast::DimValue::Alias(list),
+                    ..
+                },
+            ) = item
+            {
+                if module.names.get(&decl.name.name) == Some(&i) {
+                    index.insert((module.file, decl.name.name), infos.len());
+                    infos.push(AliasInfo {
+                        file: module.file,
+                        decl,
+                        list_span: list.span,
+                        deps: Vec::new(),
+                        earlier: Some((0, 0)),
+                    });
+                    lists.push(list);
+                }
+            }
+        }
+    }
+    (infos, lists, index)
+}
+
+/// The aliases of the batch one alias's axes use, with where, and how many
+/// of its axes are aliases of earlier batches and how many axes those stand
+/// for (`None` when one of them is broken).
+fn alias_deps(
+    program: &Program,
+    index: &HashMap<(FileId, Name), usize>,
+    aliases: &Aliases,
+    file: FileId,
+    list: &ast::ShapeList,
+) -> (Vec<(usize, Span)>, Option<(usize, usize)>) {
+    let mut deps = Vec::new();
+    let mut earlier: Option<(usize, usize)> = Some((0, 0));
+    for axis in &list.axes {
+        let path = match &axis.kind {
+            ast::AxisKind::Size(size) => size.kind.path(),
+            _ => None,
+        };
+        if let Some(path) = &path {
+            if let Ok((file, Decl::Alias(d, _))) = program.lookup(file, path) {
+                let key = (file, d.name.name);
+                if let Some(&dep) = index.get(&key) {
+                    deps.push((dep, path.span));
+                } else {
+                    let length = aliases.lengths.get(key.0, &key.1).copied();
+                    earlier = match (earlier, length) {
+                        (Some((axes, total)), Some(length)) => {
+                            Some((axes + 1, total.saturating_add(length)))
+                        }
+                        _ => None,
+                    };
+                }
+            }
+        }
+    }
+    (deps, earlier)
 }
 
 /// Works out how many axes each alias stands for, and breaks the ones over

@@ -119,28 +119,44 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             slots[index] = Some(arg);
         }
         if ok {
-            for (i, slot) in slots.iter().enumerate() {
-                if slot.is_none() && required[i] {
-                    let mut d = Diagnostic::error(
-                        codes::E0407,
-                        format!("`{fname}` is missing argument `{}`", names[i]),
-                    )
-                    .with_primary(
-                        args.last()
-                            .map_or_else(|| Span::new(self.file, 0, 0), |a| a.span),
-                        format!("`{}` not given", names[i]),
-                    );
-                    if let Some((_, spans)) = decl {
-                        if let Some(at) = spans.get(i) {
-                            d = d.with_secondary(*at, "parameter declared here");
-                        }
-                    }
-                    self.diagnostics.push(d);
-                    ok = false;
-                }
-            }
+            ok = self.all_required_given(fname, names, required, &slots, args, decl);
         }
         ok.then_some(slots)
+    }
+
+    /// Whether every required parameter has an argument; E0407 for each
+    /// one missing, at the call's last argument.
+    fn all_required_given(
+        &mut self,
+        fname: &(impl std::fmt::Display + ?Sized),
+        names: &[&str],
+        required: &[bool],
+        slots: &Slots,
+        args: &[ast::Arg],
+        decl: Option<(Span, &[Span])>,
+    ) -> bool {
+        let mut ok = true;
+        for (i, slot) in slots.iter().enumerate() {
+            if slot.is_none() && required[i] {
+                let mut d = Diagnostic::error(
+                    codes::E0407,
+                    format!("`{fname}` is missing argument `{}`", names[i]),
+                )
+                .with_primary(
+                    args.last()
+                        .map_or_else(|| Span::new(self.file, 0, 0), |a| a.span),
+                    format!("`{}` not given", names[i]),
+                );
+                if let Some((_, spans)) = decl {
+                    if let Some(at) = spans.get(i) {
+                        d = d.with_secondary(*at, "parameter declared here");
+                    }
+                }
+                self.diagnostics.push(d);
+                ok = false;
+            }
+        }
+        ok
     }
 
     /// Checks a call of a fn, extern fn or method step by step: binds the
@@ -650,6 +666,51 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         self.record(span, Ty { span, ..result }, ExprInfo::Call(Box::new(info)))
     }
 
+    /// E0401 for a tensor argument with the wrong number of axes (`found`;
+    /// the parameter takes `fixed`, or at least that with `...`).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn wrong_rank(
+        &mut self,
+        call: &CallState,
+        target: &Target,
+        index: usize,
+        arg: &ast::Arg,
+        aty: &Ty,
+        found: usize,
+        fixed: usize,
+        has_rest: bool,
+    ) {
+        let param = &target.signature.params[index];
+        let need = if has_rest {
+            format!("at least {fixed}")
+        } else {
+            fixed.to_string()
+        };
+        let d = self.arg_diagnostic(
+            codes::E0401,
+            format!(
+                "argument `{}` of `{}` has {} {}, but the parameter takes {need}",
+                param.name,
+                target.name,
+                found,
+                if found == 1 { "axis" } else { "axes" }
+            ),
+            arg.value.span,
+            format!(
+                "expected `{}`, found `{}`",
+                show_ty(&param.ty),
+                show_ty(aty)
+            ),
+            target,
+            index,
+            aty,
+            &call.solver,
+        );
+        self.diagnostics.push(d);
+    }
+
     /// Adds the equations of one shaped parameter; false after a reported mistake.
     #[allow(clippy::too_many_arguments)]
     fn match_shape<'p>(
@@ -670,32 +731,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             None => axes.len() == fixed,
         };
         if !fits {
-            let param = &target.signature.params[index];
-            let need = match rest_at {
-                Some(_) => format!("at least {fixed}"),
-                None => fixed.to_string(),
-            };
-            let d = self.arg_diagnostic(
-                codes::E0401,
-                format!(
-                    "argument `{}` of `{}` has {} {}, but the parameter takes {need}",
-                    param.name,
-                    target.name,
-                    axes.len(),
-                    if axes.len() == 1 { "axis" } else { "axes" }
-                ),
-                arg.value.span,
-                format!(
-                    "expected `{}`, found `{}`",
-                    show_ty(&param.ty),
-                    show_ty(aty)
-                ),
+            self.wrong_rank(
+                call,
                 target,
                 index,
+                arg,
                 aty,
-                &call.solver,
+                axes.len(),
+                fixed,
+                rest_at.is_some(),
             );
-            self.diagnostics.push(d);
             return false;
         }
         let mut pairs: SmallVec<[(usize, usize); 8]> = SmallVec::new();
