@@ -154,10 +154,10 @@ pub fn check_batch(
     }
 }
 
-fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signature {
-    let file = lowerer.module;
-    let is_extern = source.python.is_some();
-    lowerer.rest_allowed = is_extern;
+/// Lowers each parameter's type (a new name introduces a generic axis):
+/// E0307 for a name twice, E0306 for an axis or size parameter outside an
+/// `extern fn`, and an extern fn's defaults checked.
+fn lower_params(source: &SigSource, lowerer: &mut Lowerer, is_extern: bool) -> Vec<ParamSig> {
     let mut params = Vec::with_capacity(source.params.len());
     for (i, param) in source.params.iter().enumerate() {
         let first = source.params[..i]
@@ -198,6 +198,17 @@ fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signa
             span: param.span,
         });
     }
+    params
+}
+
+/// Checks one `fn` or `extern fn` signature: its parameters, its return
+/// type (whose names the parameters introduce), an extern fn's own rules
+/// and Python name, and the hint for a group written like a grouped size.
+fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signature {
+    let file = lowerer.module;
+    let is_extern = source.python.is_some();
+    lowerer.rest_allowed = is_extern;
+    let params = lower_params(source, lowerer, is_extern);
     lowerer.place = Place::Return;
     lowerer.rounding = is_extern;
     let ret = source.ret.map(|r| lowerer.lower_type(r));
