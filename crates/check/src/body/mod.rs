@@ -5,8 +5,10 @@
 //! `TyKind::Error`, which every rule accepts silently: one mistake, one
 //! diagnostic. Never reports a mistake of a signature (that is `signature`).
 
+mod bind;
 mod builtins;
 mod call;
+mod call_arg;
 mod call_report;
 mod call_result;
 mod callee;
@@ -31,7 +33,7 @@ use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-pub(crate) use call::Slots;
+pub(crate) use bind::Slots;
 pub(crate) use expr::position_of as expr_position;
 pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 
