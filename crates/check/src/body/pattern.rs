@@ -156,13 +156,23 @@ fn check(
     if tys.iter().any(|(t, _)| matches!(t.kind, TyKind::Error)) {
         return None;
     }
-    let shapes = shaped_args(c, name, &tys)?;
+    // The steps fill lists of the caller, built in place: these are inline
+    // and large, and returning them would copy them.
+    let mut shapes: SmallVec<[Shaped; 4]> = SmallVec::new();
+    shaped_args(c, name, &tys, &mut shapes)?;
     let reduction = reduction_of(c, name, parts.op, pattern)?;
-    let sides = read_sides(c, name, pattern)?;
-    // Declared before the solver, which borrows them.
-    let (vars, var_at);
+    let mut sides = Sides {
+        all: SmallVec::new(),
+        lhs: SmallVec::new(),
+        rhs: Side::new(),
+    };
+    read_sides(c, name, pattern, &mut sides)?;
+    // Declared before the solver, which borrows them. A pattern rarely has
+    // more than eight names: no growing on the way.
+    let mut vars: Vars = SmallVec::new();
+    let mut var_at: SmallVec<[u32; 16]> = SmallVec::with_capacity(sides.all.len());
     let mut solver = Solver::new(c.ctx.env.dims);
-    (vars, var_at) = variables(c, &sides.all, &mut solver);
+    variables(c, &sides.all, &mut solver, &mut vars, &mut var_at);
     let read = Read {
         name,
         pattern,
@@ -284,8 +294,12 @@ fn pattern_for_tensors<'e>(
 }
 
 /// Each tensor argument with its shape apart; E0408 for one without a shape.
-fn shaped_args(c: &mut FnChecker, name: &str, tys: &[(Ty, Span)]) -> Option<SmallVec<[Shaped; 4]>> {
-    let mut shapes: SmallVec<[Shaped; 4]> = SmallVec::new();
+fn shaped_args(
+    c: &mut FnChecker,
+    name: &str,
+    tys: &[(Ty, Span)],
+    shapes: &mut SmallVec<[Shaped; 4]>,
+) -> Option<()> {
     for (ty, at) in tys {
         match &ty.kind {
             TyKind::Tensor(TensorTy {
@@ -310,7 +324,7 @@ fn shaped_args(c: &mut FnChecker, name: &str, tys: &[(Ty, Span)]) -> Option<Smal
             }
         }
     }
-    Some(shapes)
+    Some(())
 }
 
 /// The reduction of a `reduce` call (`Some(None)` for the other
@@ -350,10 +364,13 @@ fn reduction_of(
 /// The pattern's variables, one per distinct name (a dim's is set to the
 /// dim), and each elementary axis's variable, found once: `all` holds the
 /// sides in order, left then right.
-fn variables(c: &FnChecker, all: &[Elem], solver: &mut Solver) -> (Vars, SmallVec<[u32; 16]>) {
-    // A pattern rarely has more than eight names: no growing on the way.
-    let mut vars: Vars = SmallVec::new();
-    let mut var_at: SmallVec<[u32; 16]> = SmallVec::with_capacity(all.len());
+fn variables(
+    c: &FnChecker,
+    all: &[Elem],
+    solver: &mut Solver,
+    vars: &mut Vars,
+    var_at: &mut SmallVec<[u32; 16]>,
+) {
     for el in all {
         let Elem::Name(n, _) = el else {
             var_at.push(u32::MAX);
@@ -380,7 +397,6 @@ fn variables(c: &FnChecker, all: &[Elem], solver: &mut Solver) -> (Vars, SmallVe
             }
         }
     }
-    (vars, var_at)
 }
 
 /// Sets the variables the keyword sizes name (a run-time `Int` gives an

@@ -12,14 +12,21 @@ use crate::body::FnChecker;
 
 /// Reads the pattern's sides (E0410 for what can't be in one): at most one
 /// `...` a side, and an `einsum` pattern names each axis.
-pub(super) fn read_sides(c: &mut FnChecker, name: &str, pattern: &ast::Pattern) -> Option<Sides> {
-    let mut all: Elems = SmallVec::new();
-    let mut lhs: SmallVec<[Side; 2]> = SmallVec::new();
+/// Fills `sides` (empty) in place: a pattern's sides are a kilobyte inline,
+/// and returning them would copy it.
+pub(super) fn read_sides(
+    c: &mut FnChecker,
+    name: &str,
+    pattern: &ast::Pattern,
+    sides: &mut Sides,
+) -> Option<()> {
     for l in &pattern.lhs {
-        lhs.push(side(c, l, &mut all)?);
+        let read = side(c, l, &mut sides.all)?;
+        sides.lhs.push(read);
     }
-    let rhs = side(c, &pattern.rhs, &mut all)?;
-    for s in lhs.iter().chain(std::iter::once(&rhs)) {
+    sides.rhs = side(c, &pattern.rhs, &mut sides.all)?;
+    let Sides { all, lhs, rhs } = sides;
+    for s in lhs.iter().chain(std::iter::once(&*rhs)) {
         if let Some(second) = s.iter().filter(|a| a.rest).nth(1) {
             c.diagnostics.push(pattern_error(
                 second.span,
@@ -30,8 +37,8 @@ pub(super) fn read_sides(c: &mut FnChecker, name: &str, pattern: &ast::Pattern) 
         }
     }
     if name == "einsum"
-        && lhs.iter().chain(std::iter::once(&rhs)).flatten().any(|a| {
-            let es = a.elems(&all);
+        && lhs.iter().chain(std::iter::once(&*rhs)).flatten().any(|a| {
+            let es = a.elems(all);
             a.rest || es.len() != 1 || matches!(es[0], Elem::Num(..))
         })
     {
@@ -42,7 +49,7 @@ pub(super) fn read_sides(c: &mut FnChecker, name: &str, pattern: &ast::Pattern) 
         ));
         return None;
     }
-    Some(Sides { all, lhs, rhs })
+    Some(())
 }
 
 /// Reads one side of a pattern (E0410 for what can't be in one), its
