@@ -130,6 +130,10 @@ fn batch_aliases<'p>(
     (infos, lists, index)
 }
 
+/// An alias's uses: the batch's aliases with where (`AliasInfo::deps`), and
+/// what its aliases of earlier batches stand for (`AliasInfo::earlier`).
+type AliasUses = (Vec<(usize, Span)>, Option<(usize, usize)>);
+
 /// The aliases of the batch one alias's axes use, with where, and how many
 /// of its axes are aliases of earlier batches and how many axes those stand
 /// for (`None` when one of them is broken).
@@ -139,7 +143,7 @@ fn alias_deps(
     aliases: &Aliases,
     file: FileId,
     list: &ast::ShapeList,
-) -> (Vec<(usize, Span)>, Option<(usize, usize)>) {
+) -> AliasUses {
     let mut deps = Vec::new();
     let mut earlier: Option<(usize, usize)> = Some((0, 0));
     for axis in &list.axes {
