@@ -17,7 +17,7 @@ use crate::body::shape::{
 };
 use crate::body::{error_ty, FnChecker};
 use crate::size::{Poly, Size};
-use crate::typed::{CallInfo, Callee, ExprInfo};
+use crate::typed::{Alignment, CallInfo, Callee, ExprInfo};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
 /// One built-in: name, how it is called, and what it does.
@@ -112,6 +112,7 @@ enum Reduction {
 pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast::Arg]) -> Ty {
     let span = e.span;
     let name = builtin.as_str();
+    let mut operands = Vec::new();
     let ty = match name {
         "sum" | "mean" | "prod" | "logsumexp" => reduce(c, e, name, args, Reduction::Plain),
         "max" | "min" => reduce(c, e, name, args, Reduction::KeepDomain),
@@ -120,7 +121,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
         "argmax" | "argmin" => reduce(c, e, name, args, Reduction::ArgIndex),
         "softmax" | "log_softmax" | "cumsum" | "sort" => keep(c, e, name, args),
         "topk" => topk(c, e, args),
-        "where" | "maximum" | "minimum" => elementwise(c, e, name, args),
+        "where" | "maximum" | "minimum" => elementwise(c, e, name, args, &mut operands),
         "abs" | "sign" | "tril" | "triu" | "clamp" => unary(c, e, name, args),
         "concat" => concat(c, e, args),
         "stack" => stack(c, e, args),
@@ -155,6 +156,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
                 bindings: Vec::new(),
                 over,
                 pattern: None,
+                operands,
             };
             c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
         }
@@ -377,7 +379,14 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     ))
 }
 
-fn elementwise(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+/// `where`, `maximum`, `minimum`; `alignments` gets how each operand lines up.
+fn elementwise(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    args: &[ast::Arg],
+    alignments: &mut Vec<Alignment>,
+) -> Typed {
     let names: &[&str] = if name == "where" {
         &["condition", "x", "y"]
     } else {
@@ -399,7 +408,8 @@ fn elementwise(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) 
     } else {
         &refs[..]
     };
-    let (shape, dtype, _) = c.elementwise(&refs, e.span, name)?;
+    let (shape, dtype, aligned) = c.elementwise(&refs, e.span, name)?;
+    *alignments = aligned;
     let domain = match values.iter().map(|(t, _)| t).collect::<Vec<_>>().as_slice() {
         [a, b] => match (&a.kind, &b.kind) {
             (TyKind::Tensor(x), TyKind::Tensor(y)) if same_domain(x, y) => x.domain.clone(),

@@ -77,6 +77,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
                 bindings: Vec::new(),
                 over: Vec::new(),
                 pattern: Some(plan),
+                operands: Vec::new(),
             };
             c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
         }

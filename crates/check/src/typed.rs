@@ -283,6 +283,10 @@ pub struct CallInfo {
     pub over: Vec<usize>,
     /// Pattern built-ins: the lowering plan.
     pub pattern: Option<PatternPlan>,
+    /// `where`, `maximum`, `minimum`: how each operand (in parameter order)
+    /// lines up with the result, as for `ExprInfo::Broadcast`; empty for
+    /// every other callee.
+    pub operands: Vec<Alignment>,
 }
 
 /// One argument, bound to its parameter.

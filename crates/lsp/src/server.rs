@@ -226,7 +226,7 @@ impl Server {
             .as_str()
             .unwrap_or("")
             .to_string();
-        let path = uri::to_path(&doc_uri).map(|p| check::files::normalize(&p));
+        let path = uri::to_path(&doc_uri).map(|p| check::normalize(&p));
         match note.method.as_str() {
             "textDocument/didOpen" => {
                 let Some(path) = path else { return };

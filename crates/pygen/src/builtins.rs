@@ -6,7 +6,7 @@
 //! `expand`/reductions or `torch.einsum`, never einops. Never decides an
 //! axis or a size itself.
 
-use check::typed::{Alignment, CallInfo, LayoutPlan, PatternPlan};
+use check::hir::{CallInfo, LayoutPlan, PatternPlan};
 use syntax::ast::{self, Expr, ExprKind};
 
 use crate::expr::{view, Val, ATOM};
@@ -66,7 +66,8 @@ impl<'g, 'a> Scope<'g, 'a> {
                 Val::atom(format!("tuple({code})"))
             }
             "where" | "maximum" | "minimum" => {
-                let views = self.alignments(&positional);
+                // The checker's alignments, one per parameter in order.
+                let views = &info.operands;
                 let mut vals = Vec::with_capacity(positional.len());
                 for (i, e) in positional.iter().enumerate() {
                     let mut v = self.expr(e);
@@ -163,29 +164,6 @@ impl<'g, 'a> Scope<'g, 'a> {
         Val::atom("None".into())
     }
 
-    /// How the operands of `where`/`maximum`/`minimum` line up, by the
-    /// checker's own broadcasting by name (spec 6.2).
-    fn alignments(&self, operands: &[&Expr]) -> Vec<Alignment> {
-        let shapes: Vec<Option<&[check::types::Axis]>> = operands
-            .iter()
-            .map(|e| self.ty(e.span).and_then(|t| t.shape()))
-            .collect();
-        let shaped: Vec<&[check::types::Axis]> = shapes.iter().flatten().copied().collect();
-        if shaped.is_empty() {
-            return Vec::new();
-        }
-        let Ok(b) = check::broadcast::broadcast(&self.gen.checked.dims, &shaped) else {
-            return Vec::new();
-        };
-        let mut positions = b.positions.into_iter();
-        shapes
-            .iter()
-            .map(|s| Alignment {
-                positions: s.and_then(|_| positions.next()),
-            })
-            .collect()
-    }
-
     /// A reduction over the `over=` positions, or over everything.
     fn reduction(&mut self, f: &str, x: Val, over: &[usize]) -> Val {
         if over.is_empty() {
@@ -221,7 +199,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         let mut sizes = Vec::with_capacity(axes.len());
         for axis in axes {
             let code = match &axis.kind {
-                check::types::AxisKind::Size { size, .. } => self.size_code(size),
+                check::hir::AxisKind::Size { size, .. } => self.size_code(size),
                 _ => None,
             };
             let Some(code) = code else {
@@ -255,13 +233,13 @@ impl<'g, 'a> Scope<'g, 'a> {
             return self.bad(whole);
         };
         let x = self.expr(input);
-        let input_sizes: Vec<check::size::Poly> = self
+        let input_sizes: Vec<check::hir::Poly> = self
             .ty(input.span)
             .and_then(|t| t.shape())
             .map(|axes| {
                 axes.iter()
                     .filter_map(|a| match &a.kind {
-                        check::types::AxisKind::Size { size, .. } => Some(size.poly.clone()),
+                        check::hir::AxisKind::Size { size, .. } => Some(size.poly.clone()),
                         _ => None,
                     })
                     .collect()
@@ -302,7 +280,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         let kept: Vec<usize> = (0..plan.split.len())
             .filter(|i| !spare_ones.contains(i))
             .collect();
-        let split_sizes: Vec<&check::size::Size> = kept.iter().map(|&i| &plan.split[i]).collect();
+        let split_sizes: Vec<&check::hir::Size> = kept.iter().map(|&i| &plan.split[i]).collect();
         let same_as_input = split_sizes.len() == input_sizes.len()
             && split_sizes
                 .iter()
@@ -400,7 +378,7 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// Sizes for `reshape`: one unknown size may be `-1`.
     fn reshape_sizes<'s>(
         &self,
-        sizes: impl Iterator<Item = &'s check::size::Size>,
+        sizes: impl Iterator<Item = &'s check::hir::Size>,
     ) -> Option<String> {
         let codes: Vec<Option<String>> = sizes.map(|s| self.size_code(s)).collect();
         if codes.iter().filter(|c| c.is_none()).count() > 1 {

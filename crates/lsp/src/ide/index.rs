@@ -75,7 +75,7 @@ pub fn build(
     sources: &[Source],
     library: &[FileId],
     map: &SourceMap,
-    bodies: &check::typed::Bodies,
+    bodies: &check::hir::Bodies,
 ) -> Index {
     let mut index = Index::default();
     for source in sources {
@@ -108,14 +108,14 @@ use super::register::{new_def, register_items};
 
 /// The `let`s and loop variables whose checked type is a model or record
 /// (or a stack of models), with that declaration, so `x.` finds its members.
-fn named_lets(index: &Index, bodies: &check::typed::Bodies) -> HashMap<Span, DefId> {
+fn named_lets(index: &Index, bodies: &check::hir::Bodies) -> HashMap<Span, DefId> {
     let mut out = HashMap::new();
     for binding in bodies.fns.iter().flat_map(|b| &b.lets) {
         let mut ty = &binding.ty;
-        while let check::types::TyKind::Stack { elem, .. } = &ty.kind {
+        while let check::hir::TyKind::Stack { elem, .. } = &ty.kind {
             ty = elem;
         }
-        if let check::types::TyKind::Named { file, name, .. } = &ty.kind {
+        if let check::hir::TyKind::Named { file, name, .. } = &ty.kind {
             if let Some(def) = index.top.get(file).and_then(|names| names.get(&**name)) {
                 out.insert(binding.span, *def);
             }

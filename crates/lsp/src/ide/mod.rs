@@ -127,7 +127,7 @@ impl Analysis {
     }
 
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
-        self.paths.get(&check::files::normalize(path)).copied()
+        self.paths.get(&check::normalize(path)).copied()
     }
 
     /// The file's path on disk (library files: in the library folder).
