@@ -10,6 +10,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast;
 
+use crate::codes;
 use crate::lower::{Env, Lowerer, Place, MAX_AXES};
 use crate::per_file::PerFile;
 use crate::program::{Decl, Program};
@@ -205,7 +206,7 @@ fn too_long(
             if total > MAX_AXES {
                 broken[alias] = true;
                 diagnostics.push(
-                    Diagnostic::error("E2203", format!("shape alias `{}` stands for more than {MAX_AXES} axes", infos[alias].decl.name.name))
+                    Diagnostic::error(codes::E2203, format!("shape alias `{}` stands for more than {MAX_AXES} axes", infos[alias].decl.name.name))
                         .with_primary(infos[alias].decl.name.span, format!("{total} axes once its aliases are replaced"))
                         .with_help("an alias that uses another alias twice doubles its length at each step; name fewer axes"),
                 );
@@ -225,7 +226,7 @@ fn cycle_diagnostic(
 ) -> Diagnostic {
     let first = &infos[cycle[0].0];
     let mut diagnostic = Diagnostic::error(
-        "E2201",
+        codes::E2201,
         format!(
             "shape alias `{}` is defined in terms of itself",
             first.decl.name.name

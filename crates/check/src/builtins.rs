@@ -16,6 +16,7 @@ use crate::body::shape::{
     axis_name, axis_of, axis_poly, axis_poly_ref, effective_dtype, shared_tensor, show_ty, tensor,
 };
 use crate::body::{error_ty, FnChecker};
+use crate::codes;
 use crate::size::{Poly, Size};
 use crate::typed::{Alignment, CallInfo, Callee, ExprInfo};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
@@ -135,7 +136,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
         }
         _ => {
             c.diagnostics.push(
-                Diagnostic::error("E0408", "`range` only goes after `for ... in`")
+                Diagnostic::error(codes::E0408, "`range` only goes after `for ... in`")
                     .with_primary(span, "not a value")
                     .with_help("loop with `for i in range(n) { ... }`"),
             );
@@ -209,8 +210,11 @@ fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy
         TyKind::Error => None,
         _ => {
             c.diagnostics.push(
-                Diagnostic::error("E0408", format!("`{what}` takes a tensor with a shape"))
-                    .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty))),
+                Diagnostic::error(
+                    codes::E0408,
+                    format!("`{what}` takes a tensor with a shape"),
+                )
+                .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty))),
             );
             None
         }
@@ -231,7 +235,7 @@ fn over(
         ast::ExprKind::Error => return None,
         _ => {
             c.diagnostics.push(
-                Diagnostic::error("E0406", "`over=` takes axis names")
+                Diagnostic::error(codes::E0406, "`over=` takes axis names")
                     .with_primary(arg.value.span, "not an axis name")
                     .with_help("name the axis, as in `over=n`, or several, as in `over=(n D)`; the generated code passes positions"),
             );
@@ -250,7 +254,7 @@ fn over(
                     .map(|a| format!("`{a}`"))
                     .collect();
                 let mut d = Diagnostic::error(
-                    "E0405",
+                    codes::E0405,
                     format!("`{}` is not an axis of the argument", n.name),
                 )
                 .with_primary(n.span, format!("not an axis of `{}`", show_ty(x)))
@@ -343,7 +347,7 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
             let kt = c.expr(&k_arg.value);
             if !matches!(kt.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
                 c.diagnostics.push(
-                    Diagnostic::error("E0406", "`topk` takes an `Int` for `k`")
+                    Diagnostic::error(codes::E0406, "`topk` takes an `Int` for `k`")
                         .with_primary(k_arg.value.span, format!("this is `{}`", show_ty(&kt))),
                 );
                 return None;
@@ -354,7 +358,7 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
     let [p] = positions.as_slice() else {
         c.diagnostics.push(
-            Diagnostic::error("E0406", "`topk` takes one axis in `over=`")
+            Diagnostic::error(codes::E0406, "`topk` takes one axis in `over=`")
                 .with_primary(slots[2]?.value.span, "several axes")
                 .with_help("merge them first with `rearrange`"),
         );
@@ -446,7 +450,7 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     let TyKind::Tensor(t) = &ty.kind else {
         if !matches!(ty.kind, TyKind::Error) {
             c.diagnostics.push(
-                Diagnostic::error("E0408", format!("`{name}` takes a tensor"))
+                Diagnostic::error(codes::E0408, format!("`{name}` takes a tensor"))
                     .with_primary(x.value.span, format!("this is `{}`", show_ty(&ty))),
             );
         }
@@ -455,7 +459,7 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     if matches!(name, "tril" | "triu") && t.shape.as_ref().is_some_and(|s| s.len() < 2) {
         c.diagnostics.push(
             Diagnostic::error(
-                "E0401",
+                codes::E0401,
                 format!("`{name}` takes a tensor of at least two axes"),
             )
             .with_primary(x.value.span, format!("this is `{}`", show_ty(&ty))),
@@ -486,7 +490,7 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     if ashape.len() != bshape.len() {
         c.diagnostics.push(
             Diagnostic::error(
-                "E0401",
+                codes::E0401,
                 format!(
                     "`concat` of tensors of {} and {} axes",
                     ashape.len(),
@@ -507,7 +511,7 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
             if !dims.same_size(&px, &py) {
                 let joined = &ashape[*p];
                 c.diagnostics.push(
-                    Diagnostic::error("E0401", format!("`concat` over `{joined}`: axis {} differs", i + 1))
+                    Diagnostic::error(codes::E0401, format!("`concat` over `{joined}`: axis {} differs", i + 1))
                         .with_primary(b.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &py)))
                         .with_secondary(a.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &px)))
                         .with_note(format!("`concat` joins `{}` and `{}` along axis {} (`{joined}`); every other axis must match", show_ty(&aty), show_ty(&bty), p + 1))
@@ -531,9 +535,12 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     for a in args {
         if let Some(key) = &a.name {
             c.diagnostics.push(
-                Diagnostic::error("E0407", format!("`stack` has no parameter `{}`", key.name))
-                    .with_primary(key.span, "unknown keyword")
-                    .with_note("`stack` takes the tensors to stack, by position"),
+                Diagnostic::error(
+                    codes::E0407,
+                    format!("`stack` has no parameter `{}`", key.name),
+                )
+                .with_primary(key.span, "unknown keyword")
+                .with_note("`stack` takes the tensors to stack, by position"),
             );
             return None;
         }
@@ -545,7 +552,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
                     crate::body::shape::shape_mismatch(c.ctx.env.dims, &shape, fshape)
                 {
                     c.diagnostics.push(
-                        Diagnostic::error("E0401", "`stack` takes tensors of one shape")
+                        Diagnostic::error(codes::E0401, "`stack` takes tensors of one shape")
                             .with_primary(a.value.span, format!("this is `{}`", show_ty(&ty)))
                             .with_secondary(*fspan, format!("this is `{}`", show_ty(fty)))
                             .with_note(detail),
@@ -557,7 +564,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     }
     let Some((_, t, shape, _)) = first else {
         c.diagnostics.push(
-            Diagnostic::error("E0407", "`stack` takes at least one tensor")
+            Diagnostic::error(codes::E0407, "`stack` takes at least one tensor")
                 .with_primary(e.span, "nothing to stack"),
         );
         return None;
@@ -582,7 +589,7 @@ fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
     let [p] = positions.as_slice() else {
         c.diagnostics.push(
-            Diagnostic::error("E0406", "`split` takes one axis in `over=`")
+            Diagnostic::error(codes::E0406, "`split` takes one axis in `over=`")
                 .with_primary(slots[2]?.value.span, "several axes"),
         );
         return None;
@@ -591,7 +598,7 @@ fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let count = dims.substitute(&parts).ok().and_then(|q| q.as_constant());
     let Some(count) = count.filter(|k| (1..=64).contains(k)) else {
         c.diagnostics.push(
-            Diagnostic::error("E0406", "`split` takes a number of parts from 1 to 64")
+            Diagnostic::error(codes::E0406, "`split` takes a number of parts from 1 to 64")
                 .with_primary(parts_arg.value.span, "not a number of parts")
                 .with_help("write the number, as in `split(qkv, 3, over=n)`"),
         );
@@ -604,7 +611,7 @@ fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let Ok(piece) = piece else {
         c.diagnostics.push(
             Diagnostic::error(
-                "E0402",
+                codes::E0402,
                 format!("`split` of `{}` into {count} parts is not exact", shape[*p]),
             )
             .with_primary(
@@ -668,7 +675,7 @@ fn size_arg(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<Poly> {
         None => {
             c.diagnostics.push(
                 Diagnostic::error(
-                    "E0406",
+                    codes::E0406,
                     format!("`{what}` takes a size known before the program runs"),
                 )
                 .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
@@ -694,7 +701,7 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
         let ty = c.expr(&shape_arg.value);
         if !matches!(ty.kind, TyKind::Error) {
             c.diagnostics.push(
-                Diagnostic::error("E0406", format!("`{name}` takes a shape"))
+                Diagnostic::error(codes::E0406, format!("`{name}` takes a shape"))
                     .with_primary(shape_arg.value.span, "not a shape")
                     .with_help(format!("write the shape in brackets: `{name}([n D])`")),
             );
@@ -731,7 +738,7 @@ fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> T
                 TyKind::Error => return None,
                 _ => {
                     c.diagnostics.push(
-                        Diagnostic::error("E0406", format!("`{name}` takes an `Int`"))
+                        Diagnostic::error(codes::E0406, format!("`{name}` takes an `Int`"))
                             .with_primary(n_arg.value.span, format!("this is `{}`", show_ty(&ty))),
                     );
                     return None;

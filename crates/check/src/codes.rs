@@ -1,49 +1,42 @@
 //! The one table of ShapeScript diagnostic codes: each code's title and the
 //! `shapescript explain` text, with a wrong example and its fix. A code is
 //! never reused for another mistake; this file holds text only, no logic.
+//! The parser's E01xx live beside the parser (`syntax::codes`) and are
+//! re-exported here, so every ShapeScript code is `check::codes::E0xxx`.
 
-/// One entry of the table.
-#[derive(Clone, Copy, Debug)]
-pub struct CodeInfo {
-    pub code: &'static str,
-    pub title: &'static str,
-    /// Markdown: what the mistake is, a wrong example, and its fix.
-    pub explain: &'static str,
-}
+use diag::Code;
+use std::sync::OnceLock;
+
+pub use syntax::codes::{
+    EXPECTED as E0103, GROUP_IN_ARITHMETIC as E0107, INVALID_NUMBER as E0106,
+    NUMBER_TOO_LARGE as E0105, UNCLOSED_DELIMITER as E0104, UNEXPECTED_CHARACTER as E0101,
+    UNKNOWN_ESCAPE as E0108, UNTERMINATED_STRING as E0102,
+};
 
 /// Looks a code up, case-insensitively (`e0402` works too).
-pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
-    all()
-        .iter()
-        .find(|info| info.code.eq_ignore_ascii_case(code))
+pub fn lookup(id: &str) -> Option<Code> {
+    diag::lookup(all(), id)
 }
 
-/// Every code, the parser's E01xx (kept beside the parser in `syntax::codes`)
-/// and the checker's, in code order.
-pub fn all() -> &'static [CodeInfo] {
-    static ALL: OnceLock<Vec<CodeInfo>> = OnceLock::new();
+/// Every code, the parser's E01xx and the checker's, in code order.
+pub fn all() -> &'static [Code] {
+    static ALL: OnceLock<Vec<Code>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let parser = syntax::codes::CODES.iter().map(|info| CodeInfo {
-            code: info.code,
-            title: info.title,
-            explain: info.explanation,
-        });
-        let mut all: Vec<CodeInfo> = parser.chain(CODES.iter().copied()).collect();
-        all.sort_by_key(|info| info.code);
+        let mut all: Vec<Code> = syntax::codes::CODES
+            .iter()
+            .chain(CHECKER)
+            .copied()
+            .collect();
+        all.sort();
         all
     })
 }
 
-use std::sync::OnceLock;
+diag::codes! {
+    /// The checker's and the generator's codes (E02xx and up), in code order.
+    static CHECKER;
 
-macro_rules! codes {
-    ($($code:literal, $title:literal, $explain:literal;)*) => {
-        const CODES: &[CodeInfo] = &[$(CodeInfo { code: $code, title: $title, explain: $explain }),*];
-    };
-}
-
-codes! {
-"E0201", "imported file not found",
+E0201 = "E0201", "imported file not found",
 "An `import name` looks for `name.ss` in the importing file's folder, then in
 each `-I DIR` given to the command, in order. None of them had the file.
 
@@ -60,7 +53,7 @@ import vision
 ```
 ";
 
-"E0202", "import cycle",
+E0202 = "E0202", "import cycle",
 "Files can't import each other in a circle: each would need the other read
 first. The note shows every step of the chain.
 
@@ -76,7 +69,7 @@ import a
 Fixed: move what both need into a third file that both import.
 ";
 
-"E0203", "name declared twice",
+E0203 = "E0203", "name declared twice",
 "Every top-level name (dims, aliases, functions, models, records and imports)
 is visible in its whole file, so each must be declared once.
 
@@ -95,7 +88,7 @@ dim D2 = 512
 ```
 ";
 
-"E0204", "file not imported",
+E0204 = "E0204", "file not imported",
 "`file.name` reads a declaration of another file, which needs `import file`
 in this one.
 
@@ -113,7 +106,7 @@ fn f(x: [vision.D]) -> [vision.D] = x
 ```
 ";
 
-"E0205", "could not read an imported file",
+E0205 = "E0205", "could not read an imported file",
 "The imported file exists but could not be read (permissions, not UTF-8, or a
 folder with that name). The message gives the system's reason.
 
@@ -126,7 +119,7 @@ import vision
 Fixed: make `vision.ss` readable UTF-8 text, or import another file.
 ";
 
-"E0301", "name not found",
+E0301 = "E0301", "name not found",
 "A name in a size or a type is neither a dim, nor a generic axis introduced by
 a parameter's type, nor a declaration of this file or the imported ones.
 
@@ -146,7 +139,7 @@ dim Dh = D / H
 ```
 ";
 
-"E0303", "not a size",
+E0303 = "E0303", "not a size",
 "A size can only be made of numbers, dims and axis names. A shape alias
 stands for several axes and a function is a value, so neither is a size.
 
@@ -165,7 +158,7 @@ fn f(x: Images) -> Images = x
 ```
 ";
 
-"E0304", "dim defined in terms of itself",
+E0304 = "E0304", "dim defined in terms of itself",
 "A dim's value is worked out from the dims it uses, so it can't use itself,
 directly or through other dims. The note shows each step of the chain.
 
@@ -184,7 +177,7 @@ dim B = 64
 ```
 ";
 
-"E0305", "dim value is not a whole number of at least 1",
+E0305 = "E0305", "dim value is not a whole number of at least 1",
 "A dim is a size, so its value must be a whole number of at least 1, and a
 division in it must be exact.
 
@@ -205,7 +198,7 @@ dim Z = 4
 ```
 ";
 
-"E0306", "not allowed in this signature",
+E0306 = "E0306", "not allowed in this signature",
 "Some parts of a type are only allowed in some places:
 
 * `?k` (an unknown size) can't appear in a parameter's type: the caller
@@ -227,7 +220,7 @@ fn first(x: [k D]) -> [D] = x[0]
 ```
 ";
 
-"E0307", "parameter declared twice",
+E0307 = "E0307", "parameter declared twice",
 "Each parameter of a function needs its own name.
 
 Wrong:
@@ -243,7 +236,7 @@ fn add(x: [n], y: [n]) -> [n] = x + y
 ```
 ";
 
-"E0308", "invalid extern fn",
+E0308 = "E0308", "invalid extern fn",
 "An `extern fn` gives a Python function a typed signature, so:
 
 * its string is a dotted Python name, a module and a function, each part a
@@ -269,7 +262,7 @@ extern fn fn2(x: Real) -> Real = \"torch.special.expit\"
 ```
 ";
 
-"E0309", "dim in a grouped size",
+E0309 = "E0309", "dim in a grouped size",
 "In a grouped size such as `16gh`, the number is an integer and the name a
 new axis name. A dim's name can't be grouped by touching: the group needs
 its parentheses.
@@ -289,7 +282,7 @@ fn f(x: [b (4 P)]) -> [b] = x[:, 0]
 ```
 ";
 
-"E0310", "not a type",
+E0310 = "E0310", "not a type",
 "A name used as a type must be a shape alias, a model or a record. A dim is
 a size, a function is a value, and an imported file's name needs a
 declaration after it.
@@ -309,7 +302,7 @@ fn f(x: [D]) -> [D] = x
 ```
 ";
 
-"E0311", "group inside a group",
+E0311 = "E0311", "group inside a group",
 "A group `(a b)` is one axis whose size is the product of its parts. Groups
 nest one level in types: a group can't contain another group (a grouped size
 such as `16gh` is fine).
@@ -327,7 +320,7 @@ fn flat(x: [(a b c)]) -> [a b c] = x to [a b c]
 ```
 ";
 
-"E0401", "sizes or shapes don't match",
+E0401 = "E0401", "sizes or shapes don't match",
 "Two sizes that must be equal are not, after every dim is replaced by its
 value. Generic and unknown sizes equal only themselves.
 
@@ -344,7 +337,7 @@ fn f(x: [n D], y: [n D]) -> [n D] = x + y
 ```
 ";
 
-"E0402", "size division is not exact",
+E0402 = "E0402", "size division is not exact",
 "`a / b` in a size must be exact: `b` is a single term that divides every
 term of `a`, symbolically or once dims are replaced by their values. So
 `2*n / 2` is `n`, `n*m / n` is `m`, and `D / H` is `64` when `D = 768` and
@@ -363,7 +356,7 @@ fn halves(x: [2*n]) -> [n] = x[0:n]
 ```
 ";
 
-"E0405", "not an axis of the argument",
+E0405 = "E0405", "not an axis of the argument",
 "An axis name given to `over=` or to an `Axis` parameter must name an axis
 of the tensor it refers to.
 
@@ -380,7 +373,7 @@ fn total(x: [b n]) -> [b] = sum(x, over=n)
 ```
 ";
 
-"E0406", "argument is not what the parameter takes",
+E0406 = "E0406", "argument is not what the parameter takes",
 "An `Axis` parameter takes an axis name, a `Size` parameter a whole number
 known before the program runs (a number, a dim or an axis name), and a
 rounded division's divisor must not be 0.
@@ -398,7 +391,7 @@ roll(x, 2, dims=t)
 ```
 ";
 
-"E0407", "wrong arguments for a call",
+E0407 = "E0407", "wrong arguments for a call",
 "A call gives each parameter at most one argument, by position or by
 keyword, every parameter without a default gets one, and keywords name
 parameters the function has. Patterns take their sizes as keywords that
@@ -418,7 +411,7 @@ fn g(y: [n]) -> [n] = f(y)
 ```
 ";
 
-"E0408", "a value of the wrong kind",
+E0408 = "E0408", "a value of the wrong kind",
 "A tensor where a Python value is needed, or the other way round, or
 something that is not a value at all: `if` takes a Python `Bool` (use
 `where` for tensors), `for` goes over a stack of models or `range(n)`,
@@ -441,7 +434,7 @@ fn relu(x: [n]) -> [n] = where(x > 0, x, 0 * x)
 ```
 ";
 
-"E0409", "no such field or method",
+E0409 = "E0409", "no such field or method",
 "Only models and records have fields, and only models have methods; the
 name must be one they declare. `m(x)` calls the model's `forward`.
 
@@ -459,7 +452,7 @@ fn f(m: Mlp, x: [b D]) -> [b D] = x @ m.w
 ```
 ";
 
-"E0410", "invalid pattern",
+E0410 = "E0410", "invalid pattern",
 "A pattern's axes are names, numbers and groups of them, each name once per
 side, `...` at most once per side and on both sides or neither. `rearrange`
 keeps every axis (the same names on both sides), `reduce` drops some,
@@ -478,7 +471,7 @@ fn f(x: [b n d]) -> [b d] = reduce(x, [b n d] -> [b d], mean)
 ```
 ";
 
-"E0412", "invalid field initialiser",
+E0412 = "E0412", "invalid field initialiser",
 "A model's tensor field starts as `zeros`, `ones`, `normal(std=, mean=)` or
 `uniform(lo=, hi=)`; without one, rank-2 and larger fields are
 `normal(std=0.02)` and others `zeros`. Sub-models and record fields have no
@@ -497,7 +490,7 @@ model M { w: [D D] = normal(std=0.02) }
 ```
 ";
 
-"E0414", "size does not fit in 128 bits",
+E0414 = "E0414", "size does not fit in 128 bits",
 "Sizes are computed with 128-bit integers, and this one overflowed.
 
 Wrong:
@@ -513,7 +506,7 @@ dim Big = 4096
 ```
 ";
 
-"E0502", "mixed dtypes",
+E0502 = "E0502", "mixed dtypes",
 "Tensor parameters without a dtype take any float dtype, the same for all of
 them in one call.
 
@@ -531,7 +524,7 @@ f(x_bf16, y_f32 to bf16)
 ```
 ";
 
-"E0901", "construct the Python generator cannot compile",
+E0901 = "E0901", "construct the Python generator cannot compile",
 "`shapescript build` reports this when a program `shapescript check` accepts
 uses something the PyTorch generator cannot emit: a reshape (`to` or a
 pattern) with more than one size known only at run time, a `Size` argument
@@ -556,7 +549,7 @@ Fixed:
 ```
 ";
 
-"E0902", "two files become the same Python module",
+E0902 = "E0902", "two files become the same Python module",
 "Each `.ss` file becomes one Python module named after the file's stem (with
 characters Python does not allow in a module name replaced by `_`), all in
 one package folder. When two files of one program get the same module name,
@@ -576,7 +569,7 @@ Fixed:
 ```
 ";
 
-"E2201", "shape alias defined in terms of itself",
+E2201 = "E2201", "shape alias defined in terms of itself",
 "A shape alias may use other aliases, declared before or after it, but not
 itself, directly or through others. The note shows each step of the chain.
 
@@ -595,7 +588,7 @@ dim Images = [b 3 16gh 16gw]
 ```
 ";
 
-"E2202", "shape alias inside one axis",
+E2202 = "E2202", "shape alias inside one axis",
 "A shape alias stands for several axes, so it can't be part of one axis:
 inside a group or in arithmetic.
 
@@ -613,7 +606,7 @@ fn f(x: [Images D]) -> [D] = x[0]
 ```
 ";
 
-"E2203", "shape alias expands to too many axes",
+E2203 = "E2203", "shape alias expands to too many axes",
 "A shape can have at most 4096 axes once its aliases are replaced. An alias
 that uses another alias twice doubles its length at each step, so a short
 chain can ask for millions of axes.
@@ -634,7 +627,7 @@ dim A = [b n D]
 ```
 ";
 
-"H2201", "grouped size probably meant",
+H2201 = "H2201", "grouped size probably meant",
 "`16 gh`, with a space, is two axes, 16 and gh; `16gh`, touching, is one
 axis of size 16 × gh. This hint is given in a signature when a number greater
 than 1 is directly followed by a name that isn't a dim, is an axis of its own
@@ -660,31 +653,31 @@ mod tests {
 
     #[test]
     fn table_is_sorted_unique_and_every_entry_has_text() {
-        for pair in CODES.windows(2) {
+        for pair in CHECKER.windows(2) {
             assert!(
-                pair[0].code < pair[1].code,
+                pair[0].id < pair[1].id,
                 "{} before {}",
-                pair[0].code,
-                pair[1].code
+                pair[0].id,
+                pair[1].id
             );
         }
         for pair in all().windows(2) {
-            assert!(pair[0].code < pair[1].code, "{} twice", pair[0].code);
+            assert!(pair[0].id < pair[1].id, "{} twice", pair[0].id);
         }
         for info in all() {
-            assert!(!info.title.is_empty(), "{} has no title", info.code);
+            assert!(!info.title.is_empty(), "{} has no title", info.id);
             assert!(
                 info.explain.contains("Wrong") && info.explain.contains("Fixed"),
                 "{} explain has no example",
-                info.code
+                info.id
             );
         }
-        assert!(all().iter().any(|info| info.code == "E0101"));
+        assert!(all().iter().any(|info| info.id == "E0101"));
     }
 
     #[test]
     fn lookup_ignores_case() {
-        assert_eq!(lookup("e0402").map(|i| i.code), Some("E0402"));
+        assert_eq!(lookup("e0402").map(|i| i.id), Some("E0402"));
         assert!(lookup("E9999").is_none());
     }
 }

@@ -11,6 +11,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
 
+use crate::codes;
 use crate::per_file::PerFile;
 use crate::program::{Decl, Program};
 use crate::size::{Poly, SizeError, Symbol};
@@ -212,7 +213,7 @@ pub fn evaluate_batch(
             } else {
                 Err(reported(
                     Diagnostic::error(
-                        "E0305",
+                        codes::E0305,
                         format!(
                             "dim `{}` is {v}, not a whole number of at least 1",
                             info.decl.name.name
@@ -305,7 +306,7 @@ fn cycle_diagnostic(
     let first = &infos[stack[0].0];
     let name = &first.decl.name.name;
     let mut diagnostic = Diagnostic::error(
-        "E0304",
+        codes::E0304,
         format!("dim `{name}` is defined in terms of itself"),
     )
     .with_primary(first.decl.name.span, "this dim's value depends on itself");
@@ -338,7 +339,7 @@ fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Resu
         SizeExprKind::Error => Err(Stop::Silent),
         SizeExprKind::Unknown(name) => Err(reported(
             Diagnostic::error(
-                "E0303",
+                codes::E0303,
                 format!("`?{}` is an unknown size, which a dim can't be", name.name),
             )
             .with_primary(expr.span, "not known before the program runs")
@@ -387,7 +388,7 @@ fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Resu
                             )
                         };
                         return Err(reported(
-                            Diagnostic::error("E0305", "division in a dim is not exact")
+                            Diagnostic::error(codes::E0305, "division in a dim is not exact")
                                 .with_primary(expr.span, why)
                                 .with_help("a dim must be a whole number: divide by a number that divides it exactly"),
                         ));
@@ -401,7 +402,7 @@ fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Resu
 }
 
 fn overflow(span: Span) -> Diagnostic {
-    Diagnostic::error("E0414", "size does not fit in 128 bits")
+    Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
         .with_primary(span, "this size overflows")
         .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
 }
@@ -417,7 +418,7 @@ pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
         None => path.name.name.to_string(),
     };
     let mut diagnostic = Diagnostic::error(
-        "E0303",
+        codes::E0303,
         format!("`{shown}` is {}, not a size", decl.describe()),
     )
     .with_primary(path.span, "expected a size")

@@ -226,7 +226,7 @@ fn tidy(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .into_iter()
         .filter(|d| {
             seen.insert((
-                d.code.clone(),
+                d.code,
                 d.primary.as_ref().map(|l| l.span),
                 d.message.clone(),
             ))

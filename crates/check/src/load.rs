@@ -11,6 +11,7 @@ use diag::{Diagnostic, FileId, SourceMap};
 use syntax::ast;
 use syntax::Name;
 
+use crate::codes;
 use crate::files::{normalize, Files, Resolved};
 use crate::program::{Module, Program};
 
@@ -99,7 +100,7 @@ pub fn load_checking(
                     crate::files::FileError::Unreadable(reason) => reason,
                 };
                 diagnostics.push(Diagnostic::error(
-                    "E0205",
+                    codes::E0205,
                     format!("could not read `{}`: {reason}", path.display()),
                 ));
             }
@@ -201,17 +202,22 @@ impl Loader {
                     let places: Vec<String> =
                         tried.iter().map(|p| format!("`{}`", p.display())).collect();
                     diagnostics.push(
-                        Diagnostic::error("E0201", format!("cannot find `{name}.ss` to import"))
-                            .with_primary(import.name.span, "no such file")
-                            .with_note(format!("looked for {}", places.join(", then ")))
-                            .with_help("check the spelling, or give the folder that holds it with `-I DIR`"),
+                        Diagnostic::error(
+                            codes::E0201,
+                            format!("cannot find `{name}.ss` to import"),
+                        )
+                        .with_primary(import.name.span, "no such file")
+                        .with_note(format!("looked for {}", places.join(", then ")))
+                        .with_help(
+                            "check the spelling, or give the folder that holds it with `-I DIR`",
+                        ),
                     );
                     None
                 }
                 Resolved::Unreadable { path, reason } => {
                     diagnostics.push(
                         Diagnostic::error(
-                            "E0205",
+                            codes::E0205,
                             format!("could not read `{}`: {reason}", path.display()),
                         )
                         .with_primary(import.name.span, "imported here"),
@@ -368,7 +374,7 @@ fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashM
                 let first = file.items[*first.get()].name();
                 diagnostics.push(
                     Diagnostic::error(
-                        "E0203",
+                        codes::E0203,
                         format!("the name `{}` is declared twice", name.name),
                     )
                     .with_primary(name.span, "declared again here")
@@ -459,12 +465,12 @@ fn cycle_diagnostic(program: &Program, chain: &[usize]) -> Diagnostic {
     let first = &program.modules[chain[0]];
     let mut diagnostic = if chain.len() == 1 {
         Diagnostic::error(
-            "E0202",
+            codes::E0202,
             format!("`{}` imports itself", first.path.display()),
         )
     } else {
         Diagnostic::error(
-            "E0202",
+            codes::E0202,
             format!(
                 "import cycle: `{}` imports itself through other files",
                 first.path.display()

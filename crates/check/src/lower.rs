@@ -19,6 +19,7 @@ mod sizes;
 use sizes::overflow;
 
 use crate::alias::Aliases;
+use crate::codes;
 use crate::dims::{not_a_size, DimValues};
 use crate::per_file::PerFile;
 use crate::program::{Decl, LookupError, Module, Program};
@@ -401,7 +402,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 let shown = self.show_path(path);
                 let what = decl.describe();
                 self.report(
-                    Diagnostic::error("E0310", format!("`{shown}` is {what}, not a type"))
+                    Diagnostic::error(codes::E0310, format!("`{shown}` is {what}, not a type"))
                         .with_primary(path.span, "expected a type")
                         .with_secondary(decl.name_span(), format!("`{}` is declared here", path.name.name))
                         .with_help("a type is a shape such as `[b n D]`, a domain, a dtype, a shape alias, a model or a record"),
@@ -423,7 +424,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 let shown = self.show_path(path);
                 self.report(
                     Diagnostic::error(
-                        "E0310",
+                        codes::E0310,
                         format!("`{shown}` is {}, not a shape", decl.describe()),
                     )
                     .with_primary(path.span, "expected a shape alias")
@@ -716,7 +717,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             if out.len() == MAX_AXES {
                 let span = via.unwrap_or(axis.span);
                 self.report(
-                    Diagnostic::error("E2203", format!("this shape has more than {MAX_AXES} axes"))
+                    Diagnostic::error(codes::E2203, format!("this shape has more than {MAX_AXES} axes"))
                         .with_primary(span, "the shape aliases here expand to too many axes")
                         .with_help("a shape alias that uses another alias twice doubles its length at each step; name fewer axes"),
                 );
@@ -771,7 +772,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             },
             ast::AxisKind::Group(_) if in_group => {
                 self.report(
-                    Diagnostic::error("E0311", "a group can't contain another group")
+                    Diagnostic::error(codes::E0311, "a group can't contain another group")
                         .with_primary(axis.span, "a group inside a group")
                         .with_help("groups nest one level: write the inner axes in the outer group, as in `(a b c)`"),
                 );
@@ -824,7 +825,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             match decl {
                 Decl::Dim(..) => self.report(
                     Diagnostic::error(
-                        "E0309",
+                        codes::E0309,
                         format!(
                             "`{}` is a dim, so `{factor}{}` can't group it",
                             name.name, name.name
@@ -879,7 +880,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     fn check_rest(&mut self, span: Span, in_group: bool) {
         if !self.rest_allowed {
             self.report(
-                Diagnostic::error("E0306", "`...` is only allowed in an `extern fn`")
+                Diagnostic::error(codes::E0306, "`...` is only allowed in an `extern fn`")
                     .with_primary(span, "rest axes in a `fn`")
                     .with_help(
                         "a `fn`'s body is checked, so its shapes name every axis; write them out",
@@ -887,13 +888,13 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             );
         } else if in_group {
             self.report(
-                Diagnostic::error("E0306", "`...` can't be inside a group")
+                Diagnostic::error(codes::E0306, "`...` can't be inside a group")
                     .with_primary(span, "rest axes inside a group")
                     .with_help("put `...` among the shape's axes, outside the parentheses"),
             );
         } else if let Some(first) = self.rest_in_type {
             self.report(
-                Diagnostic::error("E0306", "a type can have only one `...`")
+                Diagnostic::error(codes::E0306, "a type can have only one `...`")
                     .with_primary(span, "second `...`")
                     .with_secondary(first, "first `...` here"),
             );
@@ -909,7 +910,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             let written = self.written(expr, origin);
             self.report(
                 Diagnostic::error(
-                    "E0401",
+                    codes::E0401,
                     format!("axis size `{written}` is {value}, less than 1"),
                 )
                 .with_primary(expr.span, format!("this is {value}"))
@@ -1025,7 +1026,7 @@ fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
         None => path.name.name.to_string(),
     };
     Diagnostic::error(
-        "E2202",
+        codes::E2202,
         format!("shape alias `{shown}` used inside one axis"),
     )
     .with_primary(

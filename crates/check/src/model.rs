@@ -10,6 +10,7 @@ use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
 use crate::body::{flatten_ty, shape::map_sizes};
+use crate::codes;
 use crate::lower::{Env, Lowerer, Place};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
@@ -97,7 +98,7 @@ fn lower_model(
         if method.self_param.is_none() {
             diagnostics.push(
                 Diagnostic::error(
-                    "E0408",
+                    codes::E0408,
                     format!("method `{}` has no `self`", method.name.name),
                 )
                 .with_primary(method.name.span, "a method takes `self` first")
@@ -165,7 +166,7 @@ fn lower_fields(
                 .collect();
             lowerer.generic_order.truncate(known);
             lowerer.diagnostics.push(
-                Diagnostic::error("E0301", format!("cannot find size {} in a model's field", new.join(" and ")))
+                Diagnostic::error(codes::E0301, format!("cannot find size {} in a model's field", new.join(" and ")))
                     .with_primary(field.ty.span, "not a dim or a size parameter of the model")
                     .with_help("a model's tensors have sizes fixed when the model is made: declare a dim, or add a size parameter, as in `model M(n) { ... }`"),
             );
@@ -176,7 +177,7 @@ fn lower_fields(
                 if m.size_params.len() != args.len() {
                     lowerer.diagnostics.push(
                         Diagnostic::error(
-                            "E0407",
+                            codes::E0407,
                             format!(
                                 "model `{}` takes {} size{}, but {} {} given",
                                 m.name.name,
@@ -195,7 +196,7 @@ fn lower_fields(
         if let Some(first) = out.iter().find(|f| *f.name == *field.name.name) {
             lowerer.diagnostics.push(
                 Diagnostic::error(
-                    "E0203",
+                    codes::E0203,
                     format!("field `{}` is declared twice", field.name.name),
                 )
                 .with_primary(field.name.span, "declared again here")
@@ -218,7 +219,7 @@ fn lower_fields(
                 if let Some(e) = &field.init {
                     lowerer.diagnostics.push(
                         Diagnostic::error(
-                            "E0412",
+                            codes::E0412,
                             "only a model's tensor fields have initialisers",
                         )
                         .with_primary(e.span, "initialiser here")
@@ -245,7 +246,7 @@ fn lower_fields(
 fn initialiser(e: &ast::Expr, diagnostics: &mut Vec<Diagnostic>) -> Init {
     let bad = |diagnostics: &mut Vec<Diagnostic>, span: Span, label: &str| {
         diagnostics.push(
-            Diagnostic::error("E0412", "invalid field initialiser")
+            Diagnostic::error(codes::E0412, "invalid field initialiser")
                 .with_primary(span, label.to_string())
                 .with_help("a tensor field starts as `zeros`, `ones`, `normal(std=0.02, mean=0)` or `uniform(lo=-0.1, hi=0.1)`"),
         );

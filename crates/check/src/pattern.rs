@@ -16,6 +16,7 @@ use syntax::ast::{self, ScalarKind};
 
 use crate::body::shape::{axis_of, axis_poly, axis_poly_ref, show_size, show_ty, tensor};
 use crate::body::{error_ty, FnChecker};
+use crate::codes;
 use crate::program::Decl;
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Failure, Solver};
@@ -86,7 +87,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
 }
 
 fn pattern_error(span: Span, message: String, label: String) -> Diagnostic {
-    Diagnostic::error("E0410", message).with_primary(span, label)
+    Diagnostic::error(codes::E0410, message).with_primary(span, label)
 }
 
 fn check(
@@ -111,7 +112,7 @@ fn check(
             (None, _) => {
                 c.diagnostics.push(
                     Diagnostic::error(
-                        "E0407",
+                        codes::E0407,
                         format!("unexpected argument of `{name}` after the pattern"),
                     )
                     .with_primary(a.span, "not expected here")
@@ -132,7 +133,7 @@ fn check(
     }
     let Some(pattern) = pattern else {
         c.diagnostics.push(
-            Diagnostic::error("E0407", format!("`{name}` needs a pattern"))
+            Diagnostic::error(codes::E0407, format!("`{name}` needs a pattern"))
                 .with_primary(e.span, "no `[...] -> [...]` argument")
                 .with_help(format!(
                     "write the axes before and after, as in `{name}(x, [b n d] -> [b d n])`"
@@ -148,7 +149,7 @@ fn check(
     if tensors.len() != want_tensors || (name != "einsum" && pattern.lhs.len() != 1) {
         c.diagnostics.push(
             Diagnostic::error(
-                "E0407",
+                codes::E0407,
                 format!(
                     "`{name}` has {} tensors for {} left-hand shapes",
                     tensors.len(),
@@ -185,7 +186,7 @@ fn check(
             }
             _ => {
                 c.diagnostics.push(
-                    Diagnostic::error("E0408", format!("`{name}` takes tensors with shapes"))
+                    Diagnostic::error(codes::E0408, format!("`{name}` takes tensors with shapes"))
                         .with_primary(*at, format!("this is `{}`", show_ty(ty))),
                 );
                 return None;
@@ -198,7 +199,7 @@ fn check(
                 ast::ExprKind::Name(n) if REDUCTIONS.contains(&n.name.as_str()) => Some(n.name),
                 _ => {
                     c.diagnostics.push(
-                    Diagnostic::error("E0406", "`reduce` takes `sum`, `mean`, `max`, `min` or `prod` after the pattern")
+                    Diagnostic::error(codes::E0406, "`reduce` takes `sum`, `mean`, `max`, `min` or `prod` after the pattern")
                         .with_primary(a.value.span, "not a reduction"),
                 );
                     return None;
@@ -207,7 +208,7 @@ fn check(
         }
         ("reduce", None) => {
             c.diagnostics.push(
-                Diagnostic::error("E0407", "`reduce` needs a reduction after the pattern")
+                Diagnostic::error(codes::E0407, "`reduce` needs a reduction after the pattern")
                     .with_primary(pattern.span, "which reduction?")
                     .with_help("add `sum`, `mean`, `max`, `min` or `prod`, as in `reduce(x, [b n] -> [b], mean)`"),
             );
@@ -297,7 +298,7 @@ fn check(
         let Some(v) = vars.iter().position(|n| **n == *key.name) else {
             c.diagnostics.push(
                 Diagnostic::error(
-                    "E0407",
+                    codes::E0407,
                     format!("`{}` is not an axis of the pattern", key.name),
                 )
                 .with_primary(key.span, "no such axis in the pattern")
@@ -319,7 +320,7 @@ fn check(
                     _ => {
                         c.diagnostics.push(
                             Diagnostic::error(
-                                "E0406",
+                                codes::E0406,
                                 format!("the size of `{}` must be an `Int`", key.name),
                             )
                             .with_primary(k.value.span, format!("this is `{}`", show_ty(&ty))),
@@ -385,7 +386,7 @@ fn check(
                 let pat = &pattern.lhs[t];
                 c.diagnostics.push(
                     Diagnostic::error(
-                        "E0401",
+                        codes::E0401,
                         format!(
                             "the pattern `{}` has {} axes, but the tensor has {}",
                             text(source, pat.span),
@@ -746,7 +747,7 @@ fn report(
     let d = match failure {
         Failure::Mismatch { expected, .. } => with_solved(
             Diagnostic::error(
-                "E0401",
+                codes::E0401,
                 format!(
                     "pattern axis `{}` doesn't fit axis {} of the tensor",
                     pax_text,
@@ -769,7 +770,7 @@ fn report(
         ),
         Failure::Inexact { var, divisor, .. } => with_solved(
             Diagnostic::error(
-                "E0402",
+                codes::E0402,
                 format!(
                     "`{}` is not a whole number in the pattern axis `{}`",
                     solver.names[var as usize], pax_text
@@ -787,15 +788,17 @@ fn report(
             .with_help("choose sizes whose product is the axis's size"),
         ),
         Failure::BelowOne { var, value, .. } => Diagnostic::error(
-            "E0401",
+            codes::E0401,
             format!(
                 "`{}` would be {value} in the pattern axis `{}`",
                 solver.names[var as usize], pax_text
             ),
         )
         .with_primary(pax.span, format!("this axis is {}", show_size(dims, &size))),
-        Failure::Overflow { .. } => Diagnostic::error("E0414", "size does not fit in 128 bits")
-            .with_primary(pax.span, "this size overflows"),
+        Failure::Overflow { .. } => {
+            Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
+                .with_primary(pax.span, "this size overflows")
+        }
         Failure::Unsolved { vars, .. } => {
             let names: Vec<String> = vars
                 .iter()
@@ -806,7 +809,7 @@ fn report(
                 .map(|v| solver.names[*v as usize])
                 .unwrap_or_default();
             Diagnostic::error(
-                "E0401",
+                codes::E0401,
                 format!(
                     "can't work out {} from the tensor's shape",
                     names.join(" and ")

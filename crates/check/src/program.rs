@@ -5,6 +5,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::path::PathBuf;
 
+use crate::codes;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 use syntax::Name;
@@ -175,7 +176,7 @@ impl LookupError<'_> {
             LookupError::ImportFailed => return None,
             LookupError::NotImported(file) => {
                 let file = &file.name;
-                Diagnostic::error("E0204", format!("`{file}` is not an imported file"))
+                Diagnostic::error(codes::E0204, format!("`{file}` is not an imported file"))
                     .with_primary(self.span(), "not imported")
                     .with_help(format!("add `import {file}` at the top of this file"))
             }
@@ -185,11 +186,11 @@ impl LookupError<'_> {
                 ..
             }) => {
                 let (file, name) = (&file.name, &name.name);
-                Diagnostic::error("E0301", format!("cannot find `{name}` in `{file}`"))
+                Diagnostic::error(codes::E0301, format!("cannot find `{name}` in `{file}`"))
                     .with_primary(self.span(), format!("not declared in `{file}.ss`"))
             }
             LookupError::NotFound(path) => Diagnostic::error(
-                "E0301",
+                codes::E0301,
                 format!("cannot find `{}` in this file", path.name.name),
             )
             .with_primary(self.span(), "not found"),

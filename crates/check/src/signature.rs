@@ -10,6 +10,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
+use crate::codes;
 use crate::lower::{Env, Lowerer, Place};
 use crate::per_file::PerFile;
 use crate::size::Symbol;
@@ -166,7 +167,7 @@ fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signa
         if let Some(first) = first {
             lowerer.diagnostics.push(
                 Diagnostic::error(
-                    "E0307",
+                    codes::E0307,
                     format!("parameter `{}` is declared twice", param.name.name),
                 )
                 .with_primary(param.name.span, "declared again here")
@@ -180,7 +181,7 @@ fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signa
         match &ty.kind {
             TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_) if !is_extern => {
                 lowerer.diagnostics.push(
-                    Diagnostic::error("E0306", format!("`{}` parameters are only for `extern fn`", kind_word(&param.ty)))
+                    Diagnostic::error(codes::E0306, format!("`{}` parameters are only for `extern fn`", kind_word(&param.ty)))
                         .with_primary(param.ty.span, "not allowed in a `fn`")
                         .with_help("a `fn` takes tensors and Python values; name axes with `over=` in its body"),
                 );
@@ -260,7 +261,7 @@ fn check_extern_param(
     };
     match &ty.kind {
         TyKind::Axis(_) | TyKind::Axes(_) => diagnostics.push(
-            Diagnostic::error("E0308", format!("`{}` parameter `{}` can't have a default", kind_word(&param.ty), param.name.name))
+            Diagnostic::error(codes::E0308, format!("`{}` parameter `{}` can't have a default", kind_word(&param.ty), param.name.name))
                 .with_primary(default.span, "default here")
                 .with_help("an axis parameter names an axis of the first argument at each call; remove the default"),
         ),
@@ -276,7 +277,7 @@ fn check_extern_param(
                     _ => "not a number".to_string(),
                 };
                 diagnostics.push(
-                    Diagnostic::error("E0308", format!("invalid default for `Size` parameter `{}`", param.name.name))
+                    Diagnostic::error(codes::E0308, format!("invalid default for `Size` parameter `{}`", param.name.name))
                         .with_primary(default.span, label)
                         .with_help("a `Size` default is a number, as in `= 1`, or a size from an earlier parameter, as in `= K` after `weight: [C K K]`"),
                 );
@@ -296,14 +297,14 @@ fn check_extern_rules(
 ) {
     if let Some(None) = source.python {
         diagnostics.push(
-            Diagnostic::error("E0308", format!("extern fn `{}` has no Python name", source.name.name))
+            Diagnostic::error(codes::E0308, format!("extern fn `{}` has no Python name", source.name.name))
                 .with_primary(source.name.span, "needs `= \"module.function\"`")
                 .with_help("an extern fn stands for a Python function: end it with its dotted name, as in `= \"torch.special.erfc\"`"),
         );
     }
     if source.ret.is_none() {
         diagnostics.push(
-            Diagnostic::error("E0308", format!("extern fn `{}` has no return type", source.name.name))
+            Diagnostic::error(codes::E0308, format!("extern fn `{}` has no return type", source.name.name))
                 .with_primary(source.name.span, "needs `-> Type`")
                 .with_help("an extern fn has no body to infer it from: write its result's type, as in `-> Real`"),
         );
@@ -318,7 +319,7 @@ fn check_extern_rules(
         if !shaped {
             diagnostics.push(
                 Diagnostic::error(
-                    "E0308",
+                    codes::E0308,
                     format!(
                         "extern fn `{}` has an `{}` parameter but its first parameter has no shape",
                         source.name.name,
@@ -338,7 +339,7 @@ fn check_extern_rules(
         if let Some(rest) = find_rest(ret) {
             if !params.iter().any(|p| find_rest(&p.ty).is_some()) {
                 diagnostics.push(
-                    Diagnostic::error("E0308", "`...` in the return type needs a parameter with `...`")
+                    Diagnostic::error(codes::E0308, "`...` in the return type needs a parameter with `...`")
                         .with_primary(rest, "these axes come from no parameter")
                         .with_help("the result's `...` is the axes the argument's `...` had: add `...` to a parameter's shape"),
                 );
@@ -431,7 +432,7 @@ fn check_python_name(string: &ast::StrLit, diagnostics: &mut Vec<Diagnostic>) ->
         None => true,
         Some(label) => {
             diagnostics.push(
-                Diagnostic::error("E0308", "invalid Python name for an extern fn")
+                Diagnostic::error(codes::E0308, "invalid Python name for an extern fn")
                     .with_primary(string.span, label)
                     .with_help("write the function's dotted Python name, a module and a function, as in \"torch.special.erfc\""),
             );
@@ -616,7 +617,7 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
                 continue;
             }
             diagnostics.push(
-                Diagnostic::hint("H2201", format!("`{factor} {name}` is two axes; did you mean the grouped size `{factor}{name}`?"))
+                Diagnostic::hint(codes::H2201, format!("`{factor} {name}` is two axes; did you mean the grouped size `{factor}{name}`?"))
                     .with_primary(number.span.to(name_axis.span), format!("two axes, {factor} and {name}"))
                     .with_secondary(group, format!("`{name}` is part of this group"))
                     .with_help(format!("write `{factor}{name}`, touching, for one axis of size {factor} × {name}")),

@@ -74,7 +74,7 @@ fn run(main: &str, vision: &str) {
         &Options::default(),
     );
     for d in &checked.diagnostics {
-        assert!(!d.code.is_empty());
+        assert!(!d.code.id.is_empty());
         if let Some(label) = &d.primary {
             // Every span must lie inside its file, on character boundaries.
             let text = map.text(label.span.file);
@@ -132,7 +132,7 @@ fn same_either_way(texts: &[String], roots: &[usize]) {
 fn canonical(diagnostics: &[diag::Diagnostic]) -> Vec<String> {
     let mut out: Vec<String> = diagnostics
         .iter()
-        .map(|d| match d.code.as_ref() {
+        .map(|d| match d.code.id {
             "E0304" | "E2201" => {
                 let mut members: Vec<String> = d
                     .secondary

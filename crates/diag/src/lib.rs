@@ -2,10 +2,14 @@
 //! the `SourceMap` it points into. Renderers live in `render`; this module
 //! never formats text for a terminal and never does I/O.
 
+mod code;
 pub mod render;
 mod source_map;
+mod suggest;
 
+pub use code::{error_page, examples, lookup, Code, Example, ExampleKind};
 pub use source_map::{FileId, LineCol, SourceMap, Span};
+pub use suggest::closest;
 
 /// How serious a diagnostic is. Errors fail `check`; hints only with `--deny-hints`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,8 +40,9 @@ pub struct Label {
 /// One mistake found in the user's program. Independent of any renderer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// A stable code such as `E0402` or `E-DIM-001`; never reused for another mistake.
-    pub code: String,
+    /// A stable code such as `E0402` or `E-DIM-001`, from its language's
+    /// table; never reused for another mistake.
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
     /// Where the mistake is. `None` only for problems with no place in a file.
@@ -49,9 +54,9 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
-            code: code.into(),
+            code,
             severity,
             message: message.into(),
             primary: None,
@@ -61,15 +66,15 @@ impl Diagnostic {
         }
     }
 
-    pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, code, message)
     }
 
-    pub fn warning(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, code, message)
     }
 
-    pub fn hint(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn hint(code: Code, message: impl Into<String>) -> Self {
         Self::new(Severity::Hint, code, message)
     }
 

@@ -361,7 +361,7 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<lsp::Diagnostic> {
             Some(lsp::Diagnostic {
                 range: positions.range(primary.span),
                 severity: Some(severity),
-                code: Some(lsp::NumberOrString::String(d.code.to_string())),
+                code: Some(lsp::NumberOrString::String(d.code.id.to_string())),
                 source: Some("shapescript".to_string()),
                 message,
                 related_information: (!related.is_empty()).then_some(related),

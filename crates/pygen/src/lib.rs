@@ -26,7 +26,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use check::Checked;
+use check::{codes, Checked};
 use diag::{Diagnostic, SourceMap};
 
 pub use names::{module_name, py_name};
@@ -74,7 +74,7 @@ pub fn generate(
         let name = module_name(&module.name);
         if let Some(first) = seen.insert(name.clone(), module.path.clone()) {
             diagnostics.push(Diagnostic::error(
-                "E0902",
+                codes::E0902,
                 format!(
                     "`{}` and `{}` would both become the Python module `{name}`",
                     first.display(),

@@ -12,6 +12,7 @@ use diag::{Diagnostic, FileId, Span};
 
 use crate::sigs::Gen;
 use crate::sizes::render_poly;
+use check::codes;
 
 /// What a module's code refers to, so its header imports each once.
 #[derive(Default)]
@@ -108,7 +109,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             return;
         }
         self.diagnostics.push(
-            Diagnostic::error("E0901", message)
+            Diagnostic::error(codes::E0901, message)
                 .with_primary(span, "not supported by the Python generator")
                 .with_help("`shapescript check` accepts it; rewrite it with the constructs listed in docs/shapescript/python.md"),
         );

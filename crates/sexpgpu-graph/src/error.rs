@@ -2,6 +2,7 @@
 //! not fit; it carries the op-level message and notes, never a source span or
 //! operand names (the caller knows how the operands were written).
 
+use crate::codes;
 use std::fmt;
 
 /// Which diagnostic code the caller should report.
@@ -16,11 +17,12 @@ pub enum OpErrorKind {
 }
 
 impl OpErrorKind {
-    pub fn code(self) -> &'static str {
+    /// The code of this kind in `codes`.
+    pub fn code(self) -> diag::Code {
         match self {
-            OpErrorKind::DimMismatch => "E-DIM-001",
-            OpErrorKind::DtypeMismatch => "E-DIM-002",
-            OpErrorKind::NotATensor => "E-DIM-003",
+            OpErrorKind::DimMismatch => codes::E_DIM_001,
+            OpErrorKind::DtypeMismatch => codes::E_DIM_002,
+            OpErrorKind::NotATensor => codes::E_DIM_003,
         }
     }
 }
@@ -66,7 +68,7 @@ impl OpError {
         self
     }
 
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> diag::Code {
         self.kind.code()
     }
 }

@@ -21,10 +21,11 @@
 //!
 //! let w = g.input("w", Shape::from([32, 8]), DType::F32);
 //! let err = g.matmul(x, w).unwrap_err();
-//! assert_eq!((err.code(), err.message.as_str()), ("E-DIM-001", "matmul: inner dims differ: [2, 2] x [32, 8]"));
+//! assert_eq!((err.code().id, err.message.as_str()), ("E-DIM-001", "matmul: inner dims differ: [2, 2] x [32, 8]"));
 //! ```
 
 mod build;
+pub mod codes;
 mod dtype;
 mod error;
 mod exec;

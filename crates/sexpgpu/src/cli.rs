@@ -4,7 +4,7 @@
 
 use crate::{codes, Host, Mode, Session};
 use clap::{Parser, Subcommand, ValueEnum};
-use diag::render::{color_wanted, render_human, render_json, HumanOptions};
+pub(crate) use command::Format;
 use diag::Diagnostic;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -25,12 +25,6 @@ struct Cli {
     format: Format,
     #[command(subcommand)]
     command: Command,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Format {
-    Human,
-    Json,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -195,19 +189,9 @@ enum Action {
     Run(crate::runner::Request),
 }
 
+/// Prints diagnostics on stderr in the chosen format, as `shapescript` does.
 pub(crate) fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
-    let mut err = std::io::stderr().lock();
-    let options = HumanOptions {
-        color: color_wanted(std::io::stderr().is_terminal()),
-    };
-    for (i, d) in diagnostics.iter().enumerate() {
-        let text = match format {
-            Format::Human if i > 0 => format!("\n{}", render_human(session.sources(), d, options)),
-            Format::Human => render_human(session.sources(), d, options),
-            Format::Json => render_json(session.sources(), d) + "\n",
-        };
-        let _ = err.write_all(text.as_bytes());
-    }
+    command::print_diagnostics(session.sources(), diagnostics, format);
 }
 
 /// `run`, `check` and `ir`: the file's name in diagnostics is the path as given.
@@ -285,25 +269,9 @@ pub(crate) fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
+/// `sexpgpu explain CODE`: the code's explanation on stdout.
 fn explain(code: &str) -> i32 {
-    match codes::lookup(code) {
-        Some(c) => {
-            let text = format!("{}: {}\n\n{}", c.code, c.summary, c.explanation.trim_end());
-            match writeln!(std::io::stdout().lock(), "{text}") {
-                Ok(()) => 0,
-                // The reader stopped early (`| head`): nothing is wrong.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-                Err(e) => {
-                    eprintln!("error: cannot write the explanation: {e}");
-                    2
-                }
-            }
-        }
-        None => {
-            eprintln!("error: unknown code `{code}`; codes look like E-DIM-001 (see `sexpgpu explain` in the book)");
-            2
-        }
-    }
+    i32::from(command::explain("sexpgpu", "SexpGPU", codes::all(), code))
 }
 
 /// Reads forms from stdin; a form may span lines. Prints each value with
@@ -358,5 +326,5 @@ fn incomplete(text: &str) -> bool {
         && read
             .diagnostics
             .iter()
-            .all(|d| d.code == "E-READ-001" || d.code == "E-READ-005")
+            .all(|d| d.code == codes::E_READ_001 || d.code == codes::E_READ_005)
 }

@@ -3,6 +3,7 @@
 //! `special`, binding patterns in `pattern`. It never does I/O: printing goes
 //! through the `Host` trait.
 
+use crate::codes;
 use crate::env::Env;
 use crate::reader::{Form, FormKind};
 use crate::trace::Tracer;
@@ -58,7 +59,7 @@ impl From<Diagnostic> for Flow {
 pub type EvalResult<T = Value> = Result<T, Flow>;
 
 /// An error with a code, message and primary span, ready to return.
-pub fn error(code: &str, message: impl Into<String>, span: Span) -> Flow {
+pub fn error(code: diag::Code, message: impl Into<String>, span: Span) -> Flow {
     Flow::from(Diagnostic::error(code, message).with_primary(span, ""))
 }
 
@@ -215,7 +216,7 @@ impl Interp {
         if self.depth >= MAX_DEPTH {
             return Err(Flow::from(
                 Diagnostic::error(
-                    "E-EVAL-007",
+                    codes::E_EVAL_007,
                     format!("evaluation nested more than {MAX_DEPTH} levels deep"),
                 )
                 .with_primary(span, "while evaluating this")
@@ -276,7 +277,7 @@ impl Interp {
             let name = m.name.as_deref().unwrap_or("?");
             Flow::from(
                 Diagnostic::error(
-                    "E-EVAL-003",
+                    codes::E_EVAL_003,
                     format!("macro `{name}` returned {}, which is not code", result.type_name()),
                 )
                 .with_primary(span, "")
@@ -305,7 +306,7 @@ impl Interp {
     }
 
     fn unbound(&self, name: &str, span: Span, env: &Env) -> Flow {
-        let mut d = Diagnostic::error("E-EVAL-001", format!("unbound name `{name}`"))
+        let mut d = Diagnostic::error(codes::E_EVAL_001, format!("unbound name `{name}`"))
             .with_primary(span, "not defined here");
         if let Some((library, _)) = name.split_once('/') {
             if !self.libraries.iter().any(|l| l == library) && crate::nn::is_library(library) {
@@ -324,7 +325,7 @@ impl Interp {
             .into_iter()
             .chain(self.globals.keys().cloned())
             .chain(special::NAMES.iter().map(|s| Rc::from(*s)));
-        if let Some(best) = crate::codes::closest(name, candidates) {
+        if let Some(best) = diag::closest(name, candidates) {
             d = d.with_help(format!("did you mean `{best}`?"));
         }
         Flow::from(d)
@@ -338,7 +339,7 @@ impl Interp {
             Value::Graph(g) => crate::trace::call_graph(self, g, args, site),
             Value::Keyword(_) | Value::Map(_) => {
                 if args.is_empty() || args.len() > 2 {
-                    return Err(error("E-EVAL-002", format!("{} as a function takes 1 or 2 arguments, got {}", f.type_name(), args.len()), site.span));
+                    return Err(error(codes::E_EVAL_002, format!("{} as a function takes 1 or 2 arguments, got {}", f.type_name(), args.len()), site.span));
                 }
                 let (map, key) = if let Value::Map(_) = f { (f, &args[0]) } else { (&args[0], f) };
                 Ok(map.map_get(key).unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::Nil)))
@@ -349,25 +350,25 @@ impl Interp {
                     .and_then(|i| items.get(i).cloned())
                     .ok_or_else(|| {
                         error(
-                            "E-EVAL-010",
+                            codes::E_EVAL_010,
                             format!("index {i} out of range for a vector of {} elements", items.len()),
                             site.arg(0),
                         )
                     }),
                 _ => Err(error(
-                    "E-EVAL-002",
+                    codes::E_EVAL_002,
                     "a vector as a function takes one integer index",
                     site.span,
                 )),
             },
             Value::Poison => Err(Flow::Silent),
             Value::Macro(m) => Err(error(
-                "E-EVAL-006",
+                codes::E_EVAL_006,
                 format!("macro `{}` cannot be passed around as a function", m.name.as_deref().unwrap_or("?")),
                 site.span,
             )),
             other => Err(Flow::from(
-                Diagnostic::error("E-EVAL-006", format!("{} is not a function", other.type_name()))
+                Diagnostic::error(codes::E_EVAL_006, format!("{} is not a function", other.type_name()))
                     .with_primary(site.span, format!("calls `{}`", builtins::short(other)))
                     .with_help("the first element of a list is the function to call; quote the list to keep it as data: `'(1 2 3)`"),
             )),
@@ -434,7 +435,7 @@ fn within(inner: Span, outer: Span) -> bool {
 }
 
 pub fn recur_outside(span: Span) -> Diagnostic {
-    Diagnostic::error("E-EVAL-004", "`recur` outside `loop` or a function")
+    Diagnostic::error(codes::E_EVAL_004, "`recur` outside `loop` or a function")
         .with_primary(span, "nothing to recur to")
         .with_help("`recur` restarts the innermost `loop` or function, from its tail position")
 }

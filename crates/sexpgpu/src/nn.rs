@@ -2,6 +2,7 @@
 //! the binary, and `(require lib)` / `(require lib :refer :all)`. Library
 //! definitions land under `lib/name`; nothing is read from disk.
 
+use crate::codes;
 use crate::eval::{error, EvalResult, Interp};
 use crate::reader::{Form, FormKind};
 use crate::special::malformed;
@@ -60,7 +61,7 @@ pub fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
     let Some((_, source)) = LIBRARIES.iter().find(|(n, _)| *n == name) else {
         let known: Vec<&str> = LIBRARIES.iter().map(|(n, _)| *n).collect();
         return Err(crate::eval::Flow::from(
-            diag::Diagnostic::error("E-EVAL-011", format!("no library named `{name}`"))
+            diag::Diagnostic::error(codes::E_EVAL_011, format!("no library named `{name}`"))
                 .with_primary(lib.span, "")
                 .with_note(format!("the built-in libraries are: {}", known.join(", "))),
         ));
@@ -98,7 +99,7 @@ pub fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
                     .find(|w| !exported.iter().any(|(n, _)| n == *w))
                 {
                     return Err(error(
-                        "E-EVAL-001",
+                        codes::E_EVAL_001,
                         format!("`{name}` has no `{missing}`"),
                         what.span,
                     ));

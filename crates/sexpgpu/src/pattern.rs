@@ -3,6 +3,7 @@
 //! with Clojure's rules (missing positions are nil, `& {:keys ..}` takes
 //! keyword arguments). Arity mistakes are `E-EVAL-002`.
 
+use crate::codes;
 use crate::env::Env;
 use crate::eval::{Ctx, EvalResult, Flow, Interp, Site};
 use crate::reader::{Form, FormKind};
@@ -170,9 +171,12 @@ fn arity_error(lambda: &Lambda, got: usize, site: &Site) -> Flow {
         if plural { "s" } else { "" }
     );
     Flow::from(
-        Diagnostic::error("E-EVAL-002", format!("{name} takes {expected}, got {got}"))
-            .with_primary(site.span, "")
-            .with_secondary(lambda.span, "defined here"),
+        Diagnostic::error(
+            codes::E_EVAL_002,
+            format!("{name} takes {expected}, got {got}"),
+        )
+        .with_primary(site.span, "")
+        .with_secondary(lambda.span, "defined here"),
     )
 }
 
@@ -192,12 +196,14 @@ fn check_keywords(
         let known = matches!(&pair[0], Value::Keyword(k) if keys.contains(k));
         if !known {
             let shown = crate::builtins::short(&pair[0]);
-            let mut d =
-                Diagnostic::error("E-EVAL-008", format!("`{name}` has no keyword `{shown}`"))
-                    .with_primary(span, "unknown keyword")
-                    .with_note(format!("`{name}` takes {}", allowed.join(" ")));
+            let mut d = Diagnostic::error(
+                codes::E_EVAL_008,
+                format!("`{name}` has no keyword `{shown}`"),
+            )
+            .with_primary(span, "unknown keyword")
+            .with_note(format!("`{name}` takes {}", allowed.join(" ")));
             if let Value::Keyword(k) = &pair[0] {
-                if let Some(best) = crate::codes::closest(k, keys.iter().cloned()) {
+                if let Some(best) = diag::closest(k, keys.iter().cloned()) {
                     d = d.with_help(format!("did you mean `:{best}`?"));
                 }
             }
@@ -206,7 +212,7 @@ fn check_keywords(
         if pair.len() == 1 {
             return Err(Flow::from(
                 Diagnostic::error(
-                    "E-EVAL-008",
+                    codes::E_EVAL_008,
                     format!("keyword `{}` of `{name}` has no value", pair[0].repr()),
                 )
                 .with_primary(span, ""),
@@ -238,7 +244,7 @@ pub fn bind_pattern(
         Pattern::Seq { items, rest, all } => {
             let Some(seq) = value.as_seq() else {
                 return Err(crate::eval::error(
-                    "E-EVAL-003",
+                    codes::E_EVAL_003,
                     format!("cannot destructure {} as a sequence", value.type_name()),
                     span,
                 ));
@@ -274,7 +280,7 @@ pub fn bind_pattern(
         } => {
             if !matches!(value, Value::Map(_) | Value::Nil) {
                 return Err(crate::eval::error(
-                    "E-EVAL-003",
+                    codes::E_EVAL_003,
                     format!("cannot destructure {} as a map", value.type_name()),
                     span,
                 ));

@@ -2,6 +2,7 @@
 //! fails and never panics: unreadable text becomes an `E-READ-*` diagnostic
 //! and the reader carries on. It never evaluates anything.
 
+use crate::codes;
 use diag::{Diagnostic, FileId, Span};
 
 /// Forms nested deeper than this are refused, so that nothing downstream
@@ -110,7 +111,13 @@ impl<'a> Reader<'a> {
         self.text[self.pos..].chars().next()
     }
 
-    fn error(&mut self, code: &str, message: String, span: Span, label: &str) -> &mut Diagnostic {
+    fn error(
+        &mut self,
+        code: diag::Code,
+        message: String,
+        span: Span,
+        label: &str,
+    ) -> &mut Diagnostic {
         self.diagnostics
             .push(Diagnostic::error(code, message).with_primary(span, label));
         self.diagnostics.last_mut().expect("just pushed")
@@ -141,7 +148,7 @@ impl<'a> Reader<'a> {
                 self.pos += 1;
                 let span = self.span(start, start + 1);
                 self.error(
-                    "E-READ-002",
+                    codes::E_READ_002,
                     format!("unexpected `{c}`"),
                     span,
                     "nothing to close here",
@@ -160,7 +167,7 @@ impl<'a> Reader<'a> {
         if depth >= MAX_NESTING {
             let span = self.span(start, start + 1);
             self.error(
-                "E-READ-009",
+                codes::E_READ_009,
                 format!("forms nested more than {MAX_NESTING} levels deep"),
                 span,
                 "too deep",
@@ -179,7 +186,7 @@ impl<'a> Reader<'a> {
             _ => {
                 if !items.len().is_multiple_of(2) {
                     self.error(
-                        "E-READ-007",
+                        codes::E_READ_007,
                         "a map needs an even number of forms".to_string(),
                         span,
                         "keys and values must pair up",
@@ -205,7 +212,7 @@ impl<'a> Reader<'a> {
                 self.reached_end = true;
                 let span = self.span(start, start + 1);
                 self.error(
-                    "E-READ-001",
+                    codes::E_READ_001,
                     format!("unclosed `{open}`"),
                     span,
                     "opened here",
@@ -229,7 +236,7 @@ impl<'a> Reader<'a> {
                     self.pos += 1;
                 }
                 self.diagnostics.push(
-                    Diagnostic::error("E-READ-003", format!("`{open}` closed by `{c}`"))
+                    Diagnostic::error(codes::E_READ_003, format!("`{open}` closed by `{c}`"))
                         .with_primary(here, format!("expected `{close}`"))
                         .with_secondary(opened, "opened here"),
                 );
@@ -292,7 +299,7 @@ impl<'a> Reader<'a> {
         self.skip_trivia();
         if depth >= MAX_NESTING {
             self.error(
-                "E-READ-009",
+                codes::E_READ_009,
                 format!("forms nested more than {MAX_NESTING} levels deep"),
                 prefix,
                 "too deep",
@@ -303,7 +310,7 @@ impl<'a> Reader<'a> {
             None | Some(')' | ']' | '}') => {
                 let text = &self.text[start..start + len];
                 self.error(
-                    "E-READ-008",
+                    codes::E_READ_008,
                     format!("expected a form after `{text}`"),
                     prefix,
                     "",
@@ -331,7 +338,7 @@ impl<'a> Reader<'a> {
                 self.reached_end = true;
                 let span = self.span(start, start + 1);
                 self.error(
-                    "E-READ-005",
+                    codes::E_READ_005,
                     "unterminated string".to_string(),
                     span,
                     "starts here",
@@ -382,7 +389,7 @@ impl<'a> Reader<'a> {
         }
         let span = self.span(at, self.pos);
         self.error(
-            "E-READ-006",
+            codes::E_READ_006,
             format!("unknown escape `\\{c}` in a string"),
             span,
             "",
@@ -429,7 +436,7 @@ impl<'a> Reader<'a> {
         }
         if matches!(first, '#' | '\\' | '^' | '@') {
             self.error(
-                "E-READ-010",
+                codes::E_READ_010,
                 format!("`{first}` reader syntax is not supported"),
                 span,
                 "not SexpGPU syntax",
@@ -444,7 +451,7 @@ impl<'a> Reader<'a> {
         if let Some(name) = token.strip_prefix(':') {
             if name.is_empty() || name.starts_with(':') || name.ends_with('/') {
                 self.error(
-                    "E-READ-010",
+                    codes::E_READ_010,
                     format!("`{token}` is not a keyword"),
                     span,
                     "",
@@ -456,9 +463,14 @@ impl<'a> Reader<'a> {
             return Some(FormKind::Keyword(name.to_string()));
         }
         if token.len() > 1 && (token.ends_with('/') || token.starts_with('/')) {
-            self.error("E-READ-010", format!("`{token}` is not a symbol"), span, "")
-                .help
-                .push("a qualified name is `library/name`, like `nn/softmax`".into());
+            self.error(
+                codes::E_READ_010,
+                format!("`{token}` is not a symbol"),
+                span,
+                "",
+            )
+            .help
+            .push("a qualified name is `library/name`, like `nn/softmax`".into());
             return None;
         }
         Some(FormKind::Symbol(token.to_string()))
@@ -472,7 +484,7 @@ impl<'a> Reader<'a> {
                 return Some(FormKind::Int(n));
             }
             self.error(
-                "E-READ-004",
+                codes::E_READ_004,
                 format!("integer `{token}` does not fit in 64 bits"),
                 span,
                 "",
@@ -487,7 +499,7 @@ impl<'a> Reader<'a> {
             }
         }
         self.error(
-            "E-READ-004",
+            codes::E_READ_004,
             format!("malformed number `{token}`"),
             span,
             "",

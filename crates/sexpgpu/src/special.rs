@@ -3,6 +3,7 @@
 //! shape and reports a malformed use as `E-EVAL-005`; truth tests on tensors
 //! are `E-FLOW-001`.
 
+use crate::codes;
 use crate::env::Env;
 use crate::eval::{error, recur_outside, Ctx, EvalResult, Flow, Interp};
 use crate::pattern::{bind_pattern, parse_params, parse_pattern};
@@ -55,7 +56,7 @@ pub fn defined_name(form: &Form) -> Option<&str> {
 
 pub fn malformed(what: &str, usage: &str, span: Span) -> Flow {
     Flow::from(
-        Diagnostic::error("E-EVAL-005", format!("malformed `{what}`"))
+        Diagnostic::error(codes::E_EVAL_005, format!("malformed `{what}`"))
             .with_primary(span, "")
             .with_help(format!("write it as `{usage}`")),
     )
@@ -82,7 +83,7 @@ pub fn eval_special(
             _ => Err(malformed("quasiquote", "`form", span)),
         },
         "unquote" | "unquote-splicing" => Err(Flow::from(
-            Diagnostic::error("E-EVAL-012", format!("`{name}` outside a quasiquote"))
+            Diagnostic::error(codes::E_EVAL_012, format!("`{name}` outside a quasiquote"))
                 .with_primary(span, "")
                 .with_help("`~x` and `~@xs` only fill holes in a `` `template ``"),
         )),
@@ -118,7 +119,7 @@ pub fn truth(interp: &mut Interp, test: &Form, env: &Env, ctx: Ctx) -> EvalResul
 pub fn truth_of(value: &Value, span: Span) -> EvalResult<bool> {
     if let Value::Tensor(t) = value {
         return Err(Flow::from(
-            Diagnostic::error("E-FLOW-001", "branching on a tensor")
+            Diagnostic::error(codes::E_FLOW_001, "branching on a tensor")
                 .with_primary(span, format!("this is a tensor, {}", t.describe()))
                 .with_note("a tensor's value is only known when the graph runs; `if`, `when`, `cond`, `and` and `or` decide while tracing")
                 .with_help("choose elementwise with `(where mask a b)`"),
@@ -367,7 +368,7 @@ fn loop_form(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
             Err(Flow::Recur(next, recur_span)) => {
                 if next.len() != patterns.len() {
                     return Err(error(
-                        "E-EVAL-002",
+                        codes::E_EVAL_002,
                         format!(
                             "`recur` gives {} values to a `loop` of {} bindings",
                             next.len(),
@@ -389,7 +390,7 @@ fn recur(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) ->
     }
     if !ctx.tail {
         return Err(Flow::from(
-            Diagnostic::error("E-EVAL-004", "`recur` not in tail position")
+            Diagnostic::error(codes::E_EVAL_004, "`recur` not in tail position")
                 .with_primary(span, "something is still to be done with this value")
                 .with_help("`recur` must be the last thing its `loop` or function does"),
         ));
@@ -439,7 +440,7 @@ fn quasiquote(interp: &mut Interp, form: &Form, env: &Env) -> EvalResult {
                     let value = interp.eval(&x, env, Ctx::TOP)?;
                     let Some(seq) = value.as_seq() else {
                         return Err(error(
-                            "E-EVAL-003",
+                            codes::E_EVAL_003,
                             format!("`~@` needs a list or vector, got {}", value.type_name()),
                             x.span,
                         ));

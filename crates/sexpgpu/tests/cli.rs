@@ -131,10 +131,10 @@ fn ir_prints_graphs_and_refuses_unknown_names() {
 
 #[test]
 fn explain_knows_every_code() {
-    for code in sexpgpu::codes::CODES {
-        let out = sexpgpu(&["explain", code.code], None);
+    for code in sexpgpu::codes::all() {
+        let out = sexpgpu(&["explain", code.id], None);
         assert_eq!(out.status.code(), Some(0));
-        assert!(text(&out.stdout).starts_with(&format!("{}: {}", code.code, code.summary)));
+        assert!(text(&out.stdout).starts_with(&format!("{}: {}", code.id, code.title)));
     }
     let out = sexpgpu(&["explain", "E-NOPE-999"], None);
     assert_eq!(out.status.code(), Some(2));
@@ -146,7 +146,7 @@ fn explain_into_a_closed_pipe_exits_quietly() {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
     let out = Command::new(env!("CARGO_BIN_EXE_sexpgpu"))
-        .args(["explain", sexpgpu::codes::CODES[0].code])
+        .args(["explain", sexpgpu::codes::all()[0].id])
         .stdout(writer)
         .stderr(Stdio::piped())
         .output()

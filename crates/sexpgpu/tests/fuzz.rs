@@ -265,7 +265,7 @@ fn deep_recursion_is_a_diagnostic_on_the_commands_stack() {
                 "deep.sx",
                 "(defn down (n) (+ 1 (down n)))\n(down 0)\n(defgraph g [(x [2] :f32)] (defn f (t) (+ 1.0 (f t))) (f x))",
             );
-            diagnostics.iter().map(|d| d.code.clone()).collect::<Vec<_>>()
+            diagnostics.iter().map(|d| d.code).collect::<Vec<_>>()
         })
         .expect("spawn");
     assert_eq!(

@@ -3,21 +3,23 @@
 //! temporary folder beside OUT that is renamed into place, so a failed
 //! build never leaves a partial package. Owns only this command's I/O.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use check::Options;
-use diag::render::{color_wanted, render_human, summary_line, HumanOptions};
-use diag::{Diagnostic, Severity, SourceMap};
+use command::Format;
+use diag::{Severity, SourceMap};
 
 use crate::{gather_roots, usage_error, DiskFiles};
 
+/// Checks, then writes the package when there are no errors; diagnostics
+/// print in `format` either way.
 pub fn run_build(
     paths: Vec<PathBuf>,
     include: Vec<PathBuf>,
     out: PathBuf,
     no_runtime_checks: bool,
+    format: Format,
 ) -> ExitCode {
     let roots = match gather_roots(paths, &include) {
         Ok(roots) => roots,
@@ -43,7 +45,7 @@ pub fn run_build(
         .iter()
         .any(|d| d.severity == Severity::Error)
     {
-        print(&map, &checked.diagnostics);
+        command::print_diagnostics(&map, &checked.diagnostics, format);
         return ExitCode::from(1);
     }
     let options = pygen::Options {
@@ -52,33 +54,16 @@ pub fn run_build(
     let files = match pygen::generate(&checked, &map, &options) {
         Ok(files) => files,
         Err(diagnostics) => {
-            print(&map, &diagnostics);
+            command::print_diagnostics(&map, &diagnostics, format);
             return ExitCode::from(1);
         }
     };
     if !checked.diagnostics.is_empty() {
-        print(&map, &checked.diagnostics);
+        command::print_diagnostics(&map, &checked.diagnostics, format);
     }
     match write_package(&out, &files) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => usage_error(&message),
-    }
-}
-
-fn print(map: &SourceMap, diagnostics: &[Diagnostic]) {
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
-    let options = HumanOptions {
-        color: color_wanted(std::io::stderr().is_terminal()),
-    };
-    for (i, d) in diagnostics.iter().enumerate() {
-        if i > 0 {
-            let _ = writeln!(err);
-        }
-        let _ = write!(err, "{}", render_human(map, d, options));
-    }
-    if let Some(summary) = summary_line(diagnostics, options) {
-        let _ = write!(err, "\n{summary}");
     }
 }
 

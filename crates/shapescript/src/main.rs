@@ -2,13 +2,12 @@
 //! their crates). Owns all file-system access and exit codes: 0 no errors,
 //! 1 errors (or hints with `--deny-hints`), 2 usage or I/O errors.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use check::{FileError, Files, Options};
-use clap::{Parser, Subcommand, ValueEnum};
-use diag::render::{color_wanted, render_human, render_json, summary_line, HumanOptions};
+use clap::{Parser, Subcommand};
+use command::Format;
 use diag::{Severity, SourceMap};
 
 mod build;
@@ -59,6 +58,9 @@ enum Command {
         /// Leave out the run-time shape checks at function boundaries and `as`.
         #[arg(long)]
         no_runtime_checks: bool,
+        /// How to print diagnostics on stderr.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
     },
     /// Run the language server on stdin and stdout (for editors).
     Lsp,
@@ -67,12 +69,6 @@ enum Command {
         /// A code such as E0402.
         code: String,
     },
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Human,
-    Json,
 }
 
 /// Reads files from the disk for the checker.
@@ -114,38 +110,26 @@ fn main() -> ExitCode {
             out,
             include,
             no_runtime_checks,
-        } => build::run_build(paths, include, out, no_runtime_checks),
+            format,
+        } => build::run_build(paths, include, out, no_runtime_checks, format),
         Command::Lsp => lsp_command::run_lsp(),
         Command::Explain { code } => explain(&code),
     }
 }
 
 fn usage_error(message: &str) -> ExitCode {
-    eprintln!("shapescript: error: {message}");
+    command::print_error("shapescript", message);
     ExitCode::from(2)
 }
 
+/// `shapescript explain CODE`: the code's explanation on stdout.
 fn explain(code: &str) -> ExitCode {
-    match check::codes::lookup(code) {
-        Some(info) => {
-            let text = format!(
-                "{}: {}\n\n{}",
-                info.code,
-                info.title,
-                info.explain.trim_end()
-            );
-            match writeln!(std::io::stdout().lock(), "{text}") {
-                Ok(()) => ExitCode::SUCCESS,
-                // The reader stopped early (`| head`): nothing is wrong.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("shapescript: error: cannot write the explanation: {e}");
-                    ExitCode::from(2)
-                }
-            }
-        }
-        None => usage_error(&format!("`{code}` is not a ShapeScript diagnostic code")),
-    }
+    ExitCode::from(command::explain(
+        "shapescript",
+        "ShapeScript",
+        check::codes::all(),
+        code,
+    ))
 }
 
 /// The root files of `check` and `build`: every `.ss` file under `paths`
@@ -230,29 +214,7 @@ fn run_check(
         },
     );
     let diagnostics = &checked.diagnostics;
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
-    match format {
-        Format::Human => {
-            let options = HumanOptions {
-                color: color_wanted(std::io::stderr().is_terminal()),
-            };
-            for (i, d) in diagnostics.iter().enumerate() {
-                if i > 0 {
-                    let _ = writeln!(err);
-                }
-                let _ = write!(err, "{}", render_human(&map, d, options));
-            }
-            if let Some(summary) = summary_line(diagnostics, options) {
-                let _ = write!(err, "\n{summary}");
-            }
-        }
-        Format::Json => {
-            for d in diagnostics {
-                let _ = writeln!(err, "{}", render_json(&map, d));
-            }
-        }
-    }
+    command::print_diagnostics(&map, diagnostics, format);
     let failed = diagnostics
         .iter()
         .any(|d| d.severity == Severity::Error || (deny_hints && d.severity == Severity::Hint));

@@ -132,7 +132,7 @@ fn assert_parses_sanely(text: &str) {
         assert_span(text, start, end, "tree");
     }
     for diagnostic in &parsed.diagnostics {
-        assert!(diagnostic.code.starts_with("E01"), "{diagnostic:?}");
+        assert!(diagnostic.code.id.starts_with("E01"), "{diagnostic:?}");
         let label = diagnostic
             .primary
             .as_ref()

@@ -21,6 +21,7 @@ use super::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty}
 
 use super::callee::Resolved;
 use super::{error_ty, FnChecker};
+use crate::codes;
 use crate::signature::Signature;
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
@@ -97,7 +98,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     Some(i) => i,
                     None => {
                         let mut d = Diagnostic::error(
-                            "E0407",
+                            codes::E0407,
                             format!("`{fname}` has no parameter `{}`", key.name),
                         )
                         .with_primary(key.span, "unknown keyword")
@@ -117,7 +118,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     if next >= names.len() {
                         self.diagnostics.push(
                             Diagnostic::error(
-                                "E0407",
+                                codes::E0407,
                                 format!(
                                     "`{fname}` takes {} arguments, but more were given",
                                     names.len()
@@ -135,7 +136,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             if let Some(first) = slots[index] {
                 self.diagnostics.push(
                     Diagnostic::error(
-                        "E0407",
+                        codes::E0407,
                         format!("argument `{}` of `{fname}` is given twice", names[index]),
                     )
                     .with_primary(arg.span, "given again here")
@@ -150,7 +151,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             for (i, slot) in slots.iter().enumerate() {
                 if slot.is_none() && required[i] {
                     let mut d = Diagnostic::error(
-                        "E0407",
+                        codes::E0407,
                         format!("`{fname}` is missing argument `{}`", names[i]),
                     )
                     .with_primary(
@@ -311,7 +312,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                     if want != got && is_float(want) && is_float(got) =>
                                 {
                                     let d = self.arg_diagnostic(
-                                        "E0502",
+                                        codes::E0502,
                                         format!(
                                             "argument `{}` of `{}` is {}, but the parameter is {}",
                                             param.name,
@@ -342,7 +343,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                     match float_dtype {
                                         Some((first, first_at)) if first != got => {
                                             let d = self.arg_diagnostic(
-                                                "E0502",
+                                                codes::E0502,
                                                 format!(
                                                     "`{}` is called with both {} and {} tensors",
                                                     target.name,
@@ -385,7 +386,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             if pt.shape.as_ref().is_none_or(|s| s.is_empty()) => {}
                         _ => {
                             let d = self.arg_diagnostic(
-                                "E0408",
+                                codes::E0408,
                                 format!(
                                     "argument `{}` of `{}` is not a tensor",
                                     param.name, target.name
@@ -462,7 +463,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         let ty = self.expr(&arg.value);
                         if !matches!(ty.kind, TyKind::Error) {
                             let d = self.arg_diagnostic(
-                                "E0406",
+                                codes::E0406,
                                 format!(
                                     "`{}` takes a size known before the program runs",
                                     param.name
@@ -487,7 +488,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         super::same_ty(self.ctx.env.dims, &aty, pty)
                     {
                         let d = self.arg_diagnostic(
-                            "E0408",
+                            codes::E0408,
                             format!(
                                 "argument `{}` of `{}` has the wrong kind",
                                 param.name, target.name
@@ -627,7 +628,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 None => fixed.to_string(),
             };
             let d = self.arg_diagnostic(
-                "E0401",
+                codes::E0401,
                 format!(
                     "argument `{}` of `{}` has {} {}, but the parameter takes {need}",
                     param.name,
@@ -670,7 +671,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         if !same {
                             let param = &target.signature.params[index];
                             let d = self.arg_diagnostic(
-                                "E0401",
+                                codes::E0401,
                                 format!("the `...` axes of argument `{}` of `{}` differ from the first argument's", param.name, target.name),
                                 arg.value.span,
                                 format!("`...` is `{}` here, but `{}` before", crate::types::show_shape(&captured), crate::types::show_shape(previous)),
@@ -714,7 +715,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let ast::ExprKind::Name(name) = &arg.value.kind else {
             let ty = self.expr(&arg.value);
             let d = self.arg_diagnostic(
-                "E0406",
+                codes::E0406,
                 format!("`{}` takes the name of an axis", param.name),
                 arg.value.span,
                 "not an axis name".to_string(),
@@ -760,7 +761,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 let names = super::expr::names_of(shape);
                 let first_name = &target.signature.params[0].name;
                 let mut d = Diagnostic::error(
-                    "E0405",
+                    codes::E0405,
                     format!("`{}` is not an axis of `{first_name}`", name.name),
                 )
                 .with_primary(name.span, format!("not an axis of `{}`", show_ty(first)))

@@ -14,12 +14,13 @@ use crate::solver::{Failure, Solver};
 use crate::types::{Ty, TyKind};
 
 use super::call::{CallState, Target};
+use crate::codes;
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn arg_diagnostic(
         &self,
-        code: &str,
+        code: diag::Code,
         message: String,
         at: Span,
         label: String,
@@ -144,7 +145,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     ),
                 };
                 let mut d = self.arg_diagnostic(
-                    "E0401",
+                    codes::E0401,
                     message,
                     arg_span,
                     label,
@@ -184,7 +185,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     ),
                 };
                 self.arg_diagnostic(
-                    "E0402",
+                    codes::E0402,
                     format!(
                         "`{name}` is not a whole number in this call of `{}`",
                         target.name
@@ -204,7 +205,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             Failure::BelowOne { var, value, .. } => {
                 let name = &call.solver.names[*var as usize];
                 self.arg_diagnostic(
-                    "E0401",
+                    codes::E0401,
                     format!(
                         "`{name}` would be {value} in this call of `{}`",
                         target.name
@@ -217,14 +218,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     &call.solver,
                 )
             }
-            Failure::Overflow { .. } => Diagnostic::error("E0414", "size does not fit in 128 bits")
-                .with_primary(arg_span, "this size overflows"),
+            Failure::Overflow { .. } => {
+                Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
+                    .with_primary(arg_span, "this size overflows")
+            }
             Failure::Unsolved { vars, .. } => {
                 let names: Vec<String> = vars
                     .iter()
                     .map(|v| format!("`{}`", call.solver.names[*v as usize]))
                     .collect();
-                self.arg_diagnostic("E0401", format!("can't work out {} from the arguments of `{}`", names.join(" and "), target.name), arg_span, "several unknown sizes in one axis".to_string(), target, index, &aty, &call.solver)
+                self.arg_diagnostic(codes::E0401, format!("can't work out {} from the arguments of `{}`", names.join(" and "), target.name), arg_span, "several unknown sizes in one axis".to_string(), target, index, &aty, &call.solver)
                     .with_help("give the other sizes elsewhere in the signature, or write the axis with fewer unknowns")
             }
         };

@@ -9,6 +9,7 @@ use super::shape::{axis_of, axis_poly_ref, map_sizes, tensor};
 
 use super::call::{CallState, Target};
 use super::FnChecker;
+use crate::codes;
 use crate::size::{Poly, SizeError, Symbol};
 use crate::solver::Solver;
 use crate::types::{Axis, AxisKind, Domain, DtypeKind, Ty, TyKind};
@@ -68,7 +69,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                         Ok((p, q)) => {
                                             if let Some(v) = q.as_constant().filter(|v| *v < 1) {
                                                 self.diagnostics.push(
-                                                    Diagnostic::error("E0401", format!("the result of `{}` would have an axis of size {v}", target.name))
+                                                    Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
                                                         .with_primary(span, format!("`{written}` is {v} here"))
                                                         .with_secondary(axis.span, "the size is worked out here")
                                                         .with_note(format!("with {}", call.solver.shown().join(", ")))
@@ -80,7 +81,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                         }
                                         Err(SizeError::DivideByZero) => {
                                             self.diagnostics.push(
-                                                Diagnostic::error("E0406", format!("a divisor of 0 in the result of `{}`", target.name))
+                                                Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
                                                     .with_primary(span, format!("`{written}` divides by 0 here"))
                                                     .with_secondary(axis.span, "the size is worked out here")
                                                     .with_note(format!("with {}", call.solver.shown().join(", ")))
@@ -91,7 +92,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                         Err(SizeError::Overflow) => {
                                             self.diagnostics.push(
                                                 Diagnostic::error(
-                                                    "E0414",
+                                                    codes::E0414,
                                                     "size does not fit in 128 bits",
                                                 )
                                                 .with_primary(span, "this size overflows"),
@@ -100,7 +101,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                         }
                                         Err(_) => {
                                             self.diagnostics.push(
-                                                Diagnostic::error("E0402", format!("the result of `{}` rounds a size that isn't known", target.name))
+                                                Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
                                                     .with_primary(span, format!("`{written}` must be exact here"))
                                                     .with_secondary(axis.span, "the size is worked out here")
                                                     .with_note(format!("with {}", call.solver.shown().join(", ")))

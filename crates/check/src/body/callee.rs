@@ -14,6 +14,7 @@ use crate::typed::Callee;
 use crate::types::{Ty, TyKind};
 
 use super::call::{Target, TargetName};
+use crate::codes;
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(super) fn resolve_callee(&mut self, callee: &ast::Expr) -> Resolved<'c> {
@@ -32,7 +33,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     return self.resolve_decl(file, decl, n);
                 }
                 self.diagnostics.push(
-                    Diagnostic::error("E0301", format!("cannot find function `{}`", n.name))
+                    Diagnostic::error(codes::E0301, format!("cannot find function `{}`", n.name))
                         .with_primary(n.span, "not declared in this file, the prelude or the built-ins")
                         .with_help("declare it with `fn` or `extern fn`, or import the file that has it and write `file.name`"),
                 );
@@ -52,7 +53,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 None => {
                                     self.diagnostics.push(
                                         Diagnostic::error(
-                                            "E0301",
+                                            codes::E0301,
                                             format!(
                                                 "cannot find `{}` in `{}`",
                                                 name.name, file.name
@@ -104,7 +105,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     _ => {
                         self.diagnostics.push(
                             Diagnostic::error(
-                                "E0409",
+                                codes::E0409,
                                 format!("`{}` has no method `{}`", show_ty(&base_ty), name.name),
                             )
                             .with_primary(name.span, "no such method")
@@ -148,7 +149,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     }),
                     None => {
                         self.diagnostics.push(
-                            Diagnostic::error("E0409", format!("model `{name}` has no `forward` method"))
+                            Diagnostic::error(codes::E0409, format!("model `{name}` has no `forward` method"))
                                 .with_primary(span, "called here")
                                 .with_secondary(info.def.span, "declared here")
                                 .with_help("`m(x)` calls `m.forward(x)`: declare `fn forward(self, ...)`, or use its fields"),
@@ -159,7 +160,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
             _ => {
                 self.diagnostics.push(
-                    Diagnostic::error("E0408", format!("`{}` can't be called", show_ty(ty)))
+                    Diagnostic::error(codes::E0408, format!("`{}` can't be called", show_ty(ty)))
                         .with_primary(span, "not a function or model"),
                 );
                 Resolved::Failed
@@ -182,7 +183,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             other => {
                 self.diagnostics.push(
                     Diagnostic::error(
-                        "E0408",
+                        codes::E0408,
                         format!("`{}` is {}, not a function", name.name, other.describe()),
                     )
                     .with_primary(name.span, "not a function")

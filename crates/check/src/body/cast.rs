@@ -7,6 +7,7 @@ use syntax::ast::{self};
 
 use super::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use super::{error_ty, FnChecker};
+use crate::codes;
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
 use crate::types::{Axis, Ty, TyKind};
@@ -27,16 +28,19 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         }
         let (TyKind::Tensor(f), TyKind::Tensor(t)) = (&found.kind, &target.kind) else {
             self.diagnostics.push(
-                Diagnostic::error("E0408", format!("`{}` converts tensors", kind.as_str()))
-                    .with_primary(
-                        span,
-                        format!(
-                            "`{}` {} `{}`",
-                            show_ty(&found),
-                            kind.as_str(),
-                            show_ty(&target)
-                        ),
+                Diagnostic::error(
+                    codes::E0408,
+                    format!("`{}` converts tensors", kind.as_str()),
+                )
+                .with_primary(
+                    span,
+                    format!(
+                        "`{}` {} `{}`",
+                        show_ty(&found),
+                        kind.as_str(),
+                        show_ty(&target)
                     ),
+                ),
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
@@ -51,7 +55,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
                     if fs.len() != ts.len() {
                         self.diagnostics.push(
-                            Diagnostic::error("E0401", format!("`as` can't change the number of axes: `{}` has {}, `{}` {}", show_ty(&found), fs.len(), show_ty(&target), ts.len()))
+                            Diagnostic::error(codes::E0401, format!("`as` can't change the number of axes: `{}` has {}, `{}` {}", show_ty(&found), fs.len(), show_ty(&target), ts.len()))
                                 .with_primary(written.span, "a claim about the same axes")
                                 .with_help("`as` states sizes the checker can't see; reshape with `to` or `rearrange`"),
                         );
@@ -68,7 +72,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             if let (Some(a), Some(b)) = (vp, vq) {
                                 if a != b {
                                     self.diagnostics.push(
-                                        Diagnostic::error("E0401", format!("`as` claims size {b} for an axis of size {a}"))
+                                        Diagnostic::error(codes::E0401, format!("`as` claims size {b} for an axis of size {a}"))
                                             .with_primary(written.span, format!("`{}` can never be `{}`", show_ty(&found), show_ty(&target)))
                                             .with_help("`as` is for sizes the checker can't see; this one it can"),
                                     );
@@ -101,7 +105,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         if !self.ctx.env.dims.same_size(&a, &b) {
                             let dims = self.ctx.env.dims;
                             self.diagnostics.push(
-                                Diagnostic::error("E0401", "`to` would change the number of elements")
+                                Diagnostic::error(codes::E0401, "`to` would change the number of elements")
                                     .with_primary(written.span, format!("{} elements here", show_size(dims, &b)))
                                     .with_secondary(inner.span, format!("`{}` has {} elements", show_ty(&found), show_size(dims, &a)))
                                     .with_help("a reshape keeps every element; check the sizes, or use `rearrange` to say which axes merge"),

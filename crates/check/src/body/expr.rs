@@ -16,6 +16,7 @@ use super::shape::{
 };
 use super::{error_ty, FnChecker};
 use crate::broadcast::broadcast;
+use crate::codes;
 use crate::model::instantiate;
 use crate::program::Decl;
 use crate::size::{Poly, Symbol};
@@ -60,7 +61,7 @@ impl FnChecker<'_, '_> {
                     }
                     _ => {
                         self.diagnostics.push(
-                            Diagnostic::error("E0408", format!("`{}` can't be applied to `{}`", if *op == ast::UnaryOp::Neg { "-" } else { "not" }, show_ty(&ty)))
+                            Diagnostic::error(codes::E0408, format!("`{}` can't be applied to `{}`", if *op == ast::UnaryOp::Neg { "-" } else { "not" }, show_ty(&ty)))
                                 .with_primary(operand.span, format!("this is `{}`", show_ty(&ty))),
                         );
                         error_ty(span)
@@ -100,7 +101,7 @@ impl FnChecker<'_, '_> {
 
     fn misplaced(&mut self, span: Span, what: &str, help: &str) -> Ty {
         self.diagnostics.push(
-            Diagnostic::error("E0408", format!("{what} can't be a value here"))
+            Diagnostic::error(codes::E0408, format!("{what} can't be a value here"))
                 .with_primary(span, "not a value")
                 .with_help(help.to_string()),
         );
@@ -178,7 +179,7 @@ impl FnChecker<'_, '_> {
             None => {
                 self.diagnostics.push(
                     Diagnostic::error(
-                        "E0301",
+                        codes::E0301,
                         format!("cannot find `{}` in this scope", name.name),
                     )
                     .with_primary(span, "not a parameter, `let`, dim or axis name")
@@ -188,9 +189,12 @@ impl FnChecker<'_, '_> {
             }
         };
         self.diagnostics.push(
-            Diagnostic::error("E0408", format!("`{}` is {what}, not a value", name.name))
-                .with_primary(span, "not a value")
-                .with_help(format!("call it: `{}(...)`", name.name)),
+            Diagnostic::error(
+                codes::E0408,
+                format!("`{}` is {what}, not a value", name.name),
+            )
+            .with_primary(span, "not a value")
+            .with_help(format!("call it: `{}(...)`", name.name)),
         );
         self.record(span, error_ty(span), ExprInfo::Plain)
     }
@@ -220,7 +224,7 @@ impl FnChecker<'_, '_> {
                     }
                     self.diagnostics.push(
                         Diagnostic::error(
-                            "E0408",
+                            codes::E0408,
                             format!("`{}.{}` is not a value", file.name, name.name),
                         )
                         .with_primary(span, "not a value")
@@ -262,7 +266,7 @@ impl FnChecker<'_, '_> {
                     None => {
                         let is_method = info.is_some_and(|m| m.methods.contains_key(&name.name));
                         let mut d = Diagnostic::error(
-                            "E0409",
+                            codes::E0409,
                             format!("`{owner}` has no field `{}`", name.name),
                         )
                         .with_primary(
@@ -291,9 +295,12 @@ impl FnChecker<'_, '_> {
             }
             _ => {
                 self.diagnostics.push(
-                    Diagnostic::error("E0409", format!("`{}` has no fields", show_ty(&base_ty)))
-                        .with_primary(name.span, "no such field")
-                        .with_note("only models and records have fields"),
+                    Diagnostic::error(
+                        codes::E0409,
+                        format!("`{}` has no fields", show_ty(&base_ty)),
+                    )
+                    .with_primary(name.span, "no such field")
+                    .with_note("only models and records have fields"),
                 );
                 error_ty(span)
             }
@@ -328,7 +335,7 @@ impl FnChecker<'_, '_> {
                 if logic && (*x != ScalarKind::Bool || *y != ScalarKind::Bool) {
                     self.diagnostics.push(
                         Diagnostic::error(
-                            "E0408",
+                            codes::E0408,
                             format!("`{}` takes `Bool` values", op.as_str()),
                         )
                         .with_primary(
@@ -369,7 +376,7 @@ impl FnChecker<'_, '_> {
                 };
                 self.diagnostics.push(
                     Diagnostic::error(
-                        "E0408",
+                        codes::E0408,
                         format!("`{}` takes tensors and numbers", op.as_str()),
                     )
                     .with_primary(bad.1, format!("this is `{}`", show_ty(bad.0))),
@@ -421,7 +428,7 @@ impl FnChecker<'_, '_> {
                         let (first, second) = (shaped[0].0, shaped[shaped.len() - 1].0);
                         let show = |i: usize| show_ty(operands[i].0);
                         self.diagnostics.push(
-                            Diagnostic::error("E0401", format!("shapes `{}` and `{}` don't broadcast", show(first), show(second)))
+                            Diagnostic::error(codes::E0401, format!("shapes `{}` and `{}` don't broadcast", show(first), show(second)))
                                 .with_primary(operands[second].1, format!("`{}`", show(second)))
                                 .with_secondary(operands[first].1, format!("`{}`", show(first)))
                                 .with_note(note)
@@ -465,7 +472,7 @@ impl FnChecker<'_, '_> {
                         Some((first, first_at)) if first != d => {
                             self.diagnostics.push(
                                 Diagnostic::error(
-                                    "E0502",
+                                    codes::E0502,
                                     format!("`{what}` mixes {} and {}", first.as_str(), d.as_str()),
                                 )
                                 .with_primary(*at, format!("this is {}", d.as_str()))
@@ -490,7 +497,7 @@ impl FnChecker<'_, '_> {
         let span = e.span;
         let (Some(sa), Some(sb)) = (a.shape(), b.shape()) else {
             self.diagnostics.push(
-                Diagnostic::error("E0408", "`@` takes tensors with shapes").with_primary(
+                Diagnostic::error(codes::E0408, "`@` takes tensors with shapes").with_primary(
                     if a.shape().is_none() {
                         lhs.span
                     } else {
@@ -506,7 +513,7 @@ impl FnChecker<'_, '_> {
         };
         if sa.is_empty() || sb.is_empty() {
             self.diagnostics.push(
-                Diagnostic::error("E0401", "`@` takes tensors of at least one axis")
+                Diagnostic::error(codes::E0401, "`@` takes tensors of at least one axis")
                     .with_primary(if sa.is_empty() { lhs.span } else { rhs.span }, "no axes"),
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
@@ -526,7 +533,7 @@ impl FnChecker<'_, '_> {
             if !self.ctx.env.dims.same_size(ka, kb) {
                 let dims = self.ctx.env.dims;
                 self.diagnostics.push(
-                    Diagnostic::error("E0401", format!("`@` of `{}` and `{}`: the inner sizes differ", show_ty(a), show_ty(b)))
+                    Diagnostic::error(codes::E0401, format!("`@` of `{}` and `{}`: the inner sizes differ", show_ty(a), show_ty(b)))
                         .with_primary(rhs.span, format!("its {} axis is {}", if sb.len() == 1 { "only" } else { "second-to-last" }, show_size(dims, kb)))
                         .with_secondary(lhs.span, format!("its last axis is {}", show_size(dims, ka)))
                         .with_note("`a @ b` contracts the last axis of `a` with the second-to-last of `b` (the only one for a vector)")
@@ -549,7 +556,7 @@ impl FnChecker<'_, '_> {
                 }
                 Err(note) => {
                     self.diagnostics.push(
-                        Diagnostic::error("E0401", "the batch axes of `@` don't broadcast")
+                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
                             .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
                             .with_note(note),
                     );

@@ -8,6 +8,7 @@ use syntax::ast::{self, ScalarKind};
 use super::expr::{least_value, scalar};
 use super::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use super::{error_ty, FnChecker};
+use crate::codes;
 use crate::size::Poly;
 use crate::typed::{ExprInfo, IndexPlan};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
@@ -42,7 +43,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
                 self.diagnostics.push(
                     Diagnostic::error(
-                        "E0408",
+                        codes::E0408,
                         format!(
                             "a tuple of {} values is indexed by a number below {}",
                             items.len(),
@@ -68,7 +69,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
             _ => {
                 self.diagnostics.push(
-                    Diagnostic::error("E0408", format!("`{}` can't be indexed", show_ty(&ty)))
+                    Diagnostic::error(codes::E0408, format!("`{}` can't be indexed", show_ty(&ty)))
                         .with_primary(base.span, "not a tensor with a shape"),
                 );
                 return self.record(span, error_ty(span), ExprInfo::Plain);
@@ -94,7 +95,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     if !fits {
                         self.diagnostics.push(
                             Diagnostic::error(
-                                "E0401",
+                                codes::E0401,
                                 "the mask doesn't cover the tensor's leading axes",
                             )
                             .with_primary(m.span, format!("the mask is `{}`", show_ty(&mty)))
@@ -128,7 +129,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         if indices.len() > axes.len() {
             self.diagnostics.push(
                 Diagnostic::error(
-                    "E0401",
+                    codes::E0401,
                     format!(
                         "{} indices for a tensor of {} axes",
                         indices.len(),
@@ -155,7 +156,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         _ => {
                             self.diagnostics.push(
                                 Diagnostic::error(
-                                    "E0408",
+                                    codes::E0408,
                                     "an index is an `Int`, a slice or a Bool mask",
                                 )
                                 .with_primary(x.span, format!("this is `{}`", show_ty(&xt)))

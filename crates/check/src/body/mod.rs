@@ -20,6 +20,7 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
+use crate::codes;
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
@@ -324,7 +325,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             (Some(ret), Some((ty, span))) => self.expect_ty(ty, ret, *span, Expected::Return),
             (Some(ret), None) if !self.saw_return && !matches!(ret.kind, TyKind::Error) => {
                 self.diagnostics.push(
-                    Diagnostic::error("E0408", format!("`{}` returns nothing", f.name.name))
+                    Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
                         .with_primary(
                             f.name.span,
                             format!("the return type is `{}`", show_ty(ret)),
@@ -415,7 +416,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         };
                         self.diagnostics.push(
                             Diagnostic::error(
-                                "E0408",
+                                codes::E0408,
                                 format!(
                                     "`let` takes {} names, but the value is {count}",
                                     names.len()
@@ -445,15 +446,18 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         );
                     }
                     Some(local) => self.diagnostics.push(
-                        Diagnostic::error("E0408", format!("`{}` can't be rebound", name.name))
-                            .with_primary(name.span, "not a `let`")
-                            .with_secondary(local.span, "declared here")
-                            .with_help(format!("declare a new value: `let {} = ...`", name.name)),
+                        Diagnostic::error(
+                            codes::E0408,
+                            format!("`{}` can't be rebound", name.name),
+                        )
+                        .with_primary(name.span, "not a `let`")
+                        .with_secondary(local.span, "declared here")
+                        .with_help(format!("declare a new value: `let {} = ...`", name.name)),
                     ),
                     None => {
                         self.diagnostics.push(
                             Diagnostic::error(
-                                "E0301",
+                                codes::E0301,
                                 format!("cannot find `{}` in this body", name.name),
                             )
                             .with_primary(name.span, "no `let` of this name")
@@ -483,7 +487,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     TyKind::Scalar(ast::ScalarKind::Bool) | TyKind::Error
                 ) {
                     self.diagnostics.push(
-                        Diagnostic::error("E0408", "`if` takes a Python `Bool`")
+                        Diagnostic::error(codes::E0408, "`if` takes a Python `Bool`")
                             .with_primary(cond.span, format!("this is `{}`", show_ty(&ty)))
                             .with_help("`if` decides once, before the tensors exist; choose elementwise with `where(cond, a, b)`"),
                     );
@@ -529,7 +533,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         TyKind::Scalar(ast::ScalarKind::Int) | TyKind::Error
                     ) {
                         self.diagnostics.push(
-                            Diagnostic::error("E0408", "`range` takes an `Int`").with_primary(
+                            Diagnostic::error(codes::E0408, "`range` takes an `Int`").with_primary(
                                 arg.value.span,
                                 format!("this is `{}`", show_ty(&ty)),
                             ),
@@ -550,9 +554,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             TyKind::Error => error_ty(iter.span),
             _ => {
                 self.diagnostics.push(
-                    Diagnostic::error("E0408", "`for` goes over a stack of models or `range(n)`")
-                        .with_primary(iter.span, format!("this is `{}`", show_ty(&ty)))
-                        .with_help("declare a stack field, `blocks: [L] Block`, and loop over `self.blocks`"),
+                    Diagnostic::error(
+                        codes::E0408,
+                        "`for` goes over a stack of models or `range(n)`",
+                    )
+                    .with_primary(iter.span, format!("this is `{}`", show_ty(&ty)))
+                    .with_help(
+                        "declare a stack field, `blocks: [L] Block`, and loop over `self.blocks`",
+                    ),
                 );
                 error_ty(iter.span)
             }
@@ -652,10 +661,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             self.body.return_mismatch = true;
         }
         let (code, message) = match problem {
-            shape::Mismatch::Shape(detail) => ("E0401", detail),
-            shape::Mismatch::Dtype(detail) => ("E0502", detail),
+            shape::Mismatch::Shape(detail) => (codes::E0401, detail),
+            shape::Mismatch::Dtype(detail) => (codes::E0502, detail),
             shape::Mismatch::Kind => (
-                "E0408",
+                codes::E0408,
                 format!(
                     "{} where {} is expected",
                     shape::kind_of(found),

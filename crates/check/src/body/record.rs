@@ -8,6 +8,7 @@ use syntax::ast::{self};
 
 use super::shape::{axis_poly, show_size, show_ty};
 use super::{error_ty, FnChecker};
+use crate::codes;
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Failure, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
@@ -49,7 +50,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 if f.len() != x.len() {
                     self.diagnostics.push(
                         Diagnostic::error(
-                            "E0401",
+                            codes::E0401,
                             format!(
                                 "field `{}` of `{name}` has {} axes, but the value has {}",
                                 field.name,
@@ -134,7 +135,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             };
             self.diagnostics.push(
                 Diagnostic::error(
-                    "E0401",
+                    codes::E0401,
                     format!(
                         "field `{}` of `{name}` doesn't fit the other fields",
                         field.name

@@ -9,6 +9,7 @@ use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind, SizeOp};
 
 use super::{alias_in_axis, Lowerer, Place, SizeSpot, SizeVal};
+use crate::codes;
 use crate::dims::not_a_size;
 use crate::program::{Decl, LookupError};
 use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol};
@@ -203,7 +204,7 @@ impl<'a> Lowerer<'a, '_> {
         if self.place == Place::Param {
             self.report(
                 Diagnostic::error(
-                    "E0306",
+                    codes::E0306,
                     format!("unknown size `?{}` in a parameter's type", name.name),
                 )
                 .with_primary(span, "a parameter's sizes can't be unknown")
@@ -340,7 +341,7 @@ impl<'a> Lowerer<'a, '_> {
     #[inline(never)]
     fn report_unknown_size(&mut self, name: &ast::Ident) {
         self.report(
-            Diagnostic::error("E0301", format!("cannot find size `{}`", name.name))
+            Diagnostic::error(codes::E0301, format!("cannot find size `{}`", name.name))
                 .with_primary(name.span, "not a dim, and no parameter's type has this axis")
                 .with_help(format!(
                     "a generic axis is introduced by a parameter's type: use `{0}` in one, or declare `dim {0} = ...`",
@@ -442,7 +443,7 @@ fn into_formula(v: SizeVal) -> Formula {
 #[cold]
 #[inline(never)]
 pub(super) fn overflow(span: Span) -> Diagnostic {
-    Diagnostic::error("E0414", "size does not fit in 128 bits")
+    Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
         .with_primary(span, "this size overflows")
         .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
 }
@@ -451,7 +452,7 @@ pub(super) fn overflow(span: Span) -> Diagnostic {
 #[cold]
 #[inline(never)]
 pub(super) fn inexact(span: Span, why: &str) -> Diagnostic {
-    Diagnostic::error("E0402", "size division is not exact")
+    Diagnostic::error(codes::E0402, "size division is not exact")
         .with_primary(span, why)
         .with_note("`a / b` in a size must be exact: `b` a single term that divides every term of `a`, symbolically or once dims are replaced by their values")
         .with_help("write the other size as a multiple instead: `[2*n]` and `[n]` rather than `[n]` and `[n/2]`")

@@ -105,7 +105,7 @@ pub fn summary_line(diags: &[Diagnostic], options: HumanOptions) -> Option<Strin
 fn header(out: &mut String, diag: &Diagnostic, color: bool) {
     let mut lines = diag.message.split('\n');
     let mut line = Line::new();
-    if diag.code.is_empty() {
+    if diag.code.id.is_empty() {
         line.push(Style::Level(diag.severity), diag.severity.as_str());
     } else {
         line.push(

@@ -54,7 +54,7 @@ fn label<'a>(map: &'a SourceMap, label: &'a Label) -> JsonLabel<'a> {
 
 fn json_diagnostic<'a>(map: &'a SourceMap, diag: &'a Diagnostic) -> JsonDiagnostic<'a> {
     JsonDiagnostic {
-        code: &diag.code,
+        code: diag.code.id,
         severity: diag.severity.as_str(),
         message: &diag.message,
         file: diag.primary.as_ref().map(|l| map.name(l.span.file)),
@@ -80,6 +80,7 @@ pub fn render_json(map: &SourceMap, diag: &Diagnostic) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code::test_code;
     use crate::{Diagnostic, FileId, Span};
     use expect_test::{expect, Expect};
 
@@ -101,7 +102,7 @@ mod tests {
     fn full_diagnostic() {
         check(
             |main, lib| {
-                Diagnostic::error("E0401", "shapes differ: [D] vs [D D]")
+                Diagnostic::error(test_code("E0401"), "shapes differ: [D] vs [D D]")
                     .with_primary(Span::new(main, 34, 39), "this product")
                     .with_secondary(Span::new(lib, 4, 5), "defined here")
                     .with_note("D = 4")
@@ -148,7 +149,7 @@ mod tests {
     #[test]
     fn no_span_gives_null_file_and_primary() {
         check(
-            |_, _| Diagnostic::hint("H2201", "alias `Seq` is never used"),
+            |_, _| Diagnostic::hint(test_code("H2201"), "alias `Seq` is never used"),
             expect![[r#"
                 {
                   "code": "H2201",
@@ -167,7 +168,7 @@ mod tests {
     fn end_of_file_points_at_the_last_line() {
         check(
             |main, _| {
-                Diagnostic::warning("E0104", "unclosed delimiter")
+                Diagnostic::warning(test_code("E0104"), "unclosed delimiter")
                     .with_primary(Span::new(main, 42, 42), "")
             },
             expect![[r#"

@@ -3,6 +3,7 @@
 //! a program cannot ask the host for unbounded memory (`E-EVAL-013`).
 
 use super::{arity, int_arg, map_insert, short, wrong_type};
+use crate::codes;
 use crate::eval::{error, EvalResult, Flow, Interp, Site};
 use crate::value::{Builtin, Value};
 use diag::Diagnostic;
@@ -46,7 +47,7 @@ fn vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn hash_map(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if !args.len().is_multiple_of(2) {
         return Err(error(
-            "E-EVAL-002",
+            codes::E_EVAL_002,
             "`hash-map` takes keys and values in pairs",
             site.span,
         ));
@@ -169,7 +170,7 @@ fn nth(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         None if args.len() == 3 => Ok(args[2].clone()),
         None => Err(Flow::from(
             Diagnostic::error(
-                "E-EVAL-010",
+                codes::E_EVAL_010,
                 format!(
                     "index {i} out of range for {} of {} elements",
                     args[0].type_name(),
@@ -214,7 +215,7 @@ fn get_in(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn assoc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if args.len() < 3 || args.len().is_multiple_of(2) {
         return Err(error(
-            "E-EVAL-002",
+            codes::E_EVAL_002,
             "`assoc` takes a collection, then keys and values in pairs",
             site.span,
         ));
@@ -238,7 +239,7 @@ fn assoc(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
                     other => {
                         return Err(Flow::from(
                             Diagnostic::error(
-                                "E-EVAL-010",
+                                codes::E_EVAL_010,
                                 format!(
                                     "`assoc` index `{}` out of range for a vector of {} elements",
                                     short(other),
@@ -389,7 +390,7 @@ fn reduce(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 fn too_large(name: &str, n: i64, site: &Site) -> Flow {
     Flow::from(
         Diagnostic::error(
-            "E-EVAL-013",
+            codes::E_EVAL_013,
             format!("`{name}` would make {n} elements, more than the host allows ({MAX_SEQ})"),
         )
         .with_primary(site.span, "")
@@ -410,7 +411,7 @@ fn range(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     };
     if step == 0 {
         return Err(error(
-            "E-EVAL-009",
+            codes::E_EVAL_009,
             "`range` with a step of zero never ends",
             site.arg(2),
         ));

@@ -5,6 +5,7 @@
 mod collections;
 mod text;
 
+use crate::codes;
 use crate::eval::{error, EvalResult, Flow, Interp, Site};
 use crate::value::{Builtin, Value};
 use diag::Diagnostic;
@@ -70,7 +71,7 @@ pub fn arity(
         None => format!("at least {min} argument{}", if min == 1 { "" } else { "s" }),
     };
     Err(error(
-        "E-EVAL-002",
+        codes::E_EVAL_002,
         format!("`{name}` takes {expected}, got {n}"),
         site.span,
     ))
@@ -80,7 +81,7 @@ pub fn arity(
 pub fn wrong_type(name: &str, expected: &str, value: &Value, site: &Site, i: usize) -> Flow {
     Flow::from(
         Diagnostic::error(
-            "E-EVAL-003",
+            codes::E_EVAL_003,
             format!("`{name}` expects {expected}, got {}", value.type_name()),
         )
         .with_primary(site.arg(i), format!("this is `{}`", short(value))),
@@ -110,7 +111,7 @@ fn num(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Num> {
         Value::Float(x) => Ok(Num::Float(*x)),
         Value::HostTensor(_) => Err(Flow::from(
             Diagnostic::error(
-                "E-EVAL-003",
+                codes::E_EVAL_003,
                 format!("`{name}` expects numbers, got a host tensor"),
             )
             .with_primary(site.arg(i), "")
@@ -136,7 +137,7 @@ fn as_f64(n: Num) -> f64 {
 
 fn overflow(name: &str, site: &Site) -> Flow {
     Flow::from(
-        Diagnostic::error("E-EVAL-009", format!("integer overflow in `{name}`"))
+        Diagnostic::error(codes::E_EVAL_009, format!("integer overflow in `{name}`"))
             .with_primary(site.span, "")
             .with_help("integers are 64-bit; use floats (`1.0`) for larger values"),
     )
@@ -236,7 +237,7 @@ fn div(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         acc = match (acc, d) {
             (Num::Int(_), Num::Int(0)) => {
                 return Err(Flow::from(
-                    Diagnostic::error("E-EVAL-009", "division by zero")
+                    Diagnostic::error(codes::E_EVAL_009, "division by zero")
                         .with_primary(site.arg(i), "this is zero"),
                 ))
             }
@@ -272,7 +273,7 @@ fn int_pair(name: &str, site: &Site, args: &[Value]) -> EvalResult<(Num, Num)> {
     let (a, b) = (num(name, args, site, 0)?, num(name, args, site, 1)?);
     if matches!(b, Num::Int(0)) || matches!(b, Num::Float(x) if x == 0.0) {
         return Err(Flow::from(
-            Diagnostic::error("E-EVAL-009", format!("`{name}` by zero"))
+            Diagnostic::error(codes::E_EVAL_009, format!("`{name}` by zero"))
                 .with_primary(site.arg(1), "this is zero"),
         ));
     }
@@ -326,7 +327,7 @@ pub fn host_max(site: &Site, args: &[Value]) -> EvalResult {
 fn min(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if let Some(i) = args.iter().position(|a| matches!(a, Value::Tensor(_))) {
         return Err(Flow::from(
-            Diagnostic::error("E-EVAL-003", "`min` is for numbers, not tensors")
+            Diagnostic::error(codes::E_EVAL_003, "`min` is for numbers, not tensors")
                 .with_primary(site.arg(i), "this is a tensor")
                 .with_help("use `(minimum a b)` for an elementwise minimum"),
         ));
@@ -466,7 +467,7 @@ fn float_to_int(name: &str, x: f64, site: &Site) -> EvalResult {
         Ok(Value::Int(x as i64))
     } else {
         Err(error(
-            "E-EVAL-009",
+            codes::E_EVAL_009,
             format!(
                 "`{name}`: {} does not fit in a 64-bit integer",
                 crate::value::format_float(x)

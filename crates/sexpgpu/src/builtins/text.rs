@@ -2,6 +2,7 @@
 //! goes through the interpreter's `Host`, never straight to stdout.
 
 use super::{arity, int_arg, wrong_type};
+use crate::codes;
 use crate::eval::{EvalResult, Interp, Site};
 use crate::value::{Builtin, Value};
 use std::cell::Cell;
@@ -147,7 +148,7 @@ fn c_exponent(rust: &str) -> String {
 }
 
 fn bad_format(message: &str, site: &Site) -> crate::eval::Flow {
-    crate::eval::error("E-EVAL-003", format!("`format`: {message}"), site.span)
+    crate::eval::error(codes::E_EVAL_003, format!("`format`: {message}"), site.span)
 }
 
 fn name(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -196,7 +197,7 @@ fn subs(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     };
     if start < 0 || end < start || end as usize > chars.len() {
         return Err(crate::eval::error(
-            "E-EVAL-010",
+            codes::E_EVAL_010,
             format!(
                 "`subs` range {start}..{end} out of bounds for a string of {} characters",
                 chars.len()

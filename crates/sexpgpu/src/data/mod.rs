@@ -6,6 +6,7 @@
 pub mod zip;
 
 use crate::builtins::{arity, wrong_type};
+use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::value::{Builtin, Value};
 use diag::Diagnostic;
@@ -34,7 +35,7 @@ fn string_arg<'a>(op: &str, args: &'a [Value], site: &Site, i: usize) -> EvalRes
         Some(Value::Str(s)) => Ok(s),
         Some(other) => Err(wrong_type(op, "a string", other, site, i)),
         None => Err(crate::eval::error(
-            "E-EVAL-002",
+            codes::E_EVAL_002,
             format!("`{op}` needs a string"),
             site.span,
         )),
@@ -69,7 +70,7 @@ fn encode_chars(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
             Some(i) => ids.push(i as i64),
             None => {
                 return Err(crate::eval::error(
-                    "E-EVAL-003",
+                    codes::E_EVAL_003,
                     format!("encode-chars: {c:?} is not in the vocabulary"),
                     site.arg(0),
                 ))
@@ -103,7 +104,7 @@ fn decode_chars(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         .collect();
     text.map(|t| Value::str(&t)).ok_or_else(|| {
         crate::eval::error(
-            "E-EVAL-010",
+            codes::E_EVAL_010,
             format!(
                 "decode-chars: an id is outside the vocabulary of {}",
                 vocab.len()
@@ -121,7 +122,7 @@ fn read(interp: &mut Interp, op: &str, site: &Site, args: &[Value]) -> EvalResul
     };
     interp.host.read_file(path).map_err(|reason| {
         Flow::from(
-            Diagnostic::error("E-IO-001", format!("{op}: {reason}"))
+            Diagnostic::error(codes::E_IO_001, format!("{op}: {reason}"))
                 .with_primary(site.arg(0), "this file")
                 .with_note("relative paths are read from the directory of the .sx file"),
         )
@@ -130,7 +131,7 @@ fn read(interp: &mut Interp, op: &str, site: &Site, args: &[Value]) -> EvalResul
 
 fn bad_file(op: &str, site: &Site, reason: impl std::fmt::Display) -> Flow {
     Flow::from(
-        Diagnostic::error("E-IO-002", format!("{op}: {reason}")).with_primary(site.arg(0), ""),
+        Diagnostic::error(codes::E_IO_002, format!("{op}: {reason}")).with_primary(site.arg(0), ""),
     )
 }
 

@@ -168,7 +168,7 @@ fn odd_map_quote_at_end_and_unsupported_syntax() {
 fn deep_nesting_is_refused_once() {
     let src = "(".repeat(MAX_NESTING + 10) + &")".repeat(MAX_NESTING + 10) + " ok";
     let result = read(FileId(0), &src);
-    let codes: Vec<_> = result.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    let codes: Vec<_> = result.diagnostics.iter().map(|d| d.code.id).collect();
     assert_eq!(codes, ["E-READ-009"]);
     assert_eq!(result.forms.last().and_then(Form::as_symbol), Some("ok"));
 }

@@ -5,6 +5,7 @@
 
 use super::Traced;
 use crate::builtins::{short, wrong_type};
+use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::value::Value;
 use diag::{Diagnostic, Span};
@@ -48,7 +49,7 @@ pub fn split(
     };
     if args.len() < positional {
         let message = format!("`{op}` takes {positional} {noun}, got {}", args.len());
-        return Err(crate::eval::error("E-EVAL-002", message, site.span));
+        return Err(crate::eval::error(codes::E_EVAL_002, message, site.span));
     }
     let mut args = args.into_iter();
     let positional_values: Vec<Value> = args.by_ref().take(positional).collect();
@@ -58,7 +59,7 @@ pub fn split(
         let span = site.arg(index);
         let Value::Keyword(name) = &key else {
             let mut d = Diagnostic::error(
-                "E-EVAL-002",
+                codes::E_EVAL_002,
                 format!("`{op}` takes {positional} {noun}, got more"),
             )
             .with_primary(span, "one too many");
@@ -74,7 +75,7 @@ pub fn split(
         let Some(value) = args.next() else {
             return Err(Flow::from(
                 Diagnostic::error(
-                    "E-EVAL-008",
+                    codes::E_EVAL_008,
                     format!("keyword `:{name}` of `{op}` has no value"),
                 )
                 .with_primary(span, "")
@@ -83,7 +84,7 @@ pub fn split(
         };
         if keywords.iter().any(|(k, _, _)| *k == known) {
             return Err(crate::eval::error(
-                "E-EVAL-008",
+                codes::E_EVAL_008,
                 format!("keyword `:{name}` given twice to `{op}`"),
                 span,
             ));
@@ -98,16 +99,17 @@ pub fn split(
 }
 
 fn unknown_keyword(op: &str, name: &str, allowed: &[&str], span: Span) -> Flow {
-    let mut d = Diagnostic::error("E-EVAL-008", format!("`{op}` has no keyword `:{name}`"))
-        .with_primary(span, "unknown keyword");
+    let mut d = Diagnostic::error(
+        codes::E_EVAL_008,
+        format!("`{op}` has no keyword `:{name}`"),
+    )
+    .with_primary(span, "unknown keyword");
     if allowed.is_empty() {
         d = d.with_note(format!("`{op}` takes no keywords"));
     } else {
         let list: Vec<String> = allowed.iter().map(|k| format!("`:{k}`")).collect();
         d = d.with_note(format!("`{op}` takes {}", list.join(" ")));
-        if let Some(best) =
-            crate::codes::closest(name, allowed.iter().map(|k| std::rc::Rc::from(*k)))
-        {
+        if let Some(best) = diag::closest(name, allowed.iter().map(|k| std::rc::Rc::from(*k))) {
             d = d.with_help(format!("did you mean `:{best}`?"));
         }
     }
@@ -117,7 +119,7 @@ fn unknown_keyword(op: &str, name: &str, allowed: &[&str], span: Span) -> Flow {
 /// A tensor from another tracing: `E-FLOW-002`.
 pub fn foreign(t: &Traced, what: &str, span: Span) -> Flow {
     Flow::from(
-        Diagnostic::error("E-FLOW-002", "a tensor from another graph")
+        Diagnostic::error(codes::E_FLOW_002, "a tensor from another graph")
             .with_primary(
                 span,
                 format!("{what} was traced in another graph ({})", t.describe()),
@@ -143,7 +145,7 @@ pub fn tensor(
         Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
         other => Err(Flow::from(
             Diagnostic::error(
-                "E-DIM-003",
+                codes::E_DIM_003,
                 format!("`{op}` expects a tensor, got {}", other.type_name()),
             )
             .with_primary(site.arg(i), format!("this is `{}`", short(other))),
@@ -178,9 +180,12 @@ pub fn shape_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<Sh
         .try_fold(1usize, |acc, &d| acc.checked_mul(d));
     if numel.is_none_or(|n| n > MAX_ELEMENTS) {
         return Err(Flow::from(
-            Diagnostic::error("E-DIM-001", format!("{op}: shape {shape} is too large"))
-                .with_primary(site.arg(i), "")
-                .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements")),
+            Diagnostic::error(
+                codes::E_DIM_001,
+                format!("{op}: shape {shape} is too large"),
+            )
+            .with_primary(site.arg(i), "")
+            .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements")),
         ));
     }
     Ok(shape)
@@ -228,7 +233,7 @@ pub fn dtype_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<DT
     match value {
         Value::Keyword(k) => DType::from_keyword(k).ok_or_else(|| {
             Flow::from(
-                Diagnostic::error("E-DIM-002", format!("{op}: `:{k}` is not a dtype"))
+                Diagnostic::error(codes::E_DIM_002, format!("{op}: `:{k}` is not a dtype"))
                     .with_primary(site.arg(i), "")
                     .with_note("dtypes are `:f32` `:bf16` `:i32` `:i64` `:bool`"),
             )
@@ -316,7 +321,7 @@ pub fn host_tensor(
     let mismatch = |got: String| {
         Flow::from(
             Diagnostic::error(
-                "E-DIM-001",
+                codes::E_DIM_001,
                 format!("call: input `{name}` is {shape} {dtype}, but the argument is {got}"),
             )
             .with_primary(span, ""),
@@ -331,7 +336,7 @@ pub fn host_tensor(
     let nested = nested_of(value, 0).ok_or_else(|| {
         Flow::from(
             Diagnostic::error(
-                "E-EVAL-003",
+                codes::E_EVAL_003,
                 format!(
                     "call: input `{name}` needs nested vectors of numbers, got {}",
                     value.type_name()
@@ -352,7 +357,7 @@ pub fn host_tensor(
     if !rectangular(&nested, &dims) {
         return Err(Flow::from(
             Diagnostic::error(
-                "E-DIM-001",
+                codes::E_DIM_001,
                 format!("call: the argument for `{name}` is ragged"),
             )
             .with_primary(span, "")
@@ -365,7 +370,7 @@ pub fn host_tensor(
     Tensor::from_nested(&nested, dtype).map_err(|e| {
         Flow::from(
             Diagnostic::error(
-                "E-DIM-002",
+                codes::E_DIM_002,
                 format!("call: input `{name}` is {dtype}: {}", e.message),
             )
             .with_primary(span, ""),

@@ -7,6 +7,7 @@
 pub(crate) mod args;
 pub mod ops;
 
+use crate::codes;
 use crate::env::Env;
 use crate::eval::{error, Ctx, EvalResult, Flow, Interp, Mode, Site};
 use crate::reader::{Form, FormKind};
@@ -188,7 +189,7 @@ pub(crate) fn current_graph<'a>(
             Ok((&mut active.graph, active.id))
         }
         None => Err(Flow::from(
-            Diagnostic::error("E-FLOW-003", format!("`{op}` outside a traced function"))
+            Diagnostic::error(codes::E_FLOW_003, format!("`{op}` outside a traced function"))
                 .with_primary(site.span, "no graph is being traced here")
                 .with_note("tensors exist only while a function is traced; host code sees shapes, not values")
                 .with_help("put tensor code in `(defgraph name [(x [2 16] :f32)] ...)` and run it with `(call name ...)`"),
@@ -301,7 +302,7 @@ pub(crate) fn graph_outputs(
             Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
             other => Err(Flow::from(
                 Diagnostic::error(
-                    "E-DIM-003",
+                    codes::E_DIM_003,
                     format!(
                         "a graph returns tensors, but this one returns {}",
                         other.type_name()
@@ -348,7 +349,7 @@ pub fn call_graph(
     if args.len() != inputs.len() {
         return Err(Flow::from(
             Diagnostic::error(
-                "E-EVAL-002",
+                codes::E_EVAL_002,
                 format!(
                     "graph `{}` takes {} inputs, got {}",
                     def.name,
@@ -384,7 +385,7 @@ pub fn call_graph(
             .collect(),
         Mode::Run => sexpgpu_graph::execute(graph, &tensors, interp.tracer.seed).map_err(|e| {
             let mut d = Diagnostic::error(
-                "E-RUN-001",
+                codes::E_RUN_001,
                 format!("graph `{}` failed: {}", def.name, e.message),
             )
             .with_primary(site.span, "while running this call");
@@ -415,7 +416,7 @@ fn zeros(shape: &Shape, dtype: DType) -> Tensor {
 pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let Some((g, rest)) = args.split_first() else {
         return Err(error(
-            "E-EVAL-002",
+            codes::E_EVAL_002,
             "`call` takes a graph and its inputs",
             site.span,
         ));
@@ -468,14 +469,15 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             let seed = sexpgpu_graph::random::fold_seed(interp.tracer.seed, interp.tracer.calls);
             let program = sexpgpu_cpu::compile(&graph).map_err(|e| {
                 error(
-                    "E-RUN-001",
+                    codes::E_RUN_001,
                     format!("`call` could not compile its graph: {e}"),
                     site.span,
                 )
             })?;
             program.run(&bound, seed).map_err(|e| {
-                let mut d = Diagnostic::error("E-RUN-001", format!("`call` failed: {}", e.message))
-                    .with_primary(site.span, "while running this call");
+                let mut d =
+                    Diagnostic::error(codes::E_RUN_001, format!("`call` failed: {}", e.message))
+                        .with_primary(site.span, "while running this call");
                 if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
                     d = d.with_secondary(span, "at this operation");
                 }
@@ -523,7 +525,7 @@ pub fn to_vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         Value::HostTensor(t) => Ok(nested_value(&t.to_nested(), t.data())),
         Value::Tensor(_) => Err(Flow::from(
             Diagnostic::error(
-                "E-EVAL-003",
+                codes::E_EVAL_003,
                 "`to-vec` needs a computed tensor, got a traced one",
             )
             .with_primary(site.arg(0), "this only has a value when its graph runs")

@@ -8,6 +8,7 @@ use super::args::{
 };
 use super::{current_graph, Traced};
 use crate::builtins::{arity, wrong_type};
+use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::value::{Builtin, Value};
 use diag::Diagnostic;
@@ -96,7 +97,7 @@ pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
         };
         return Err(Flow::from(
             Diagnostic::error(
-                "E-DIM-003",
+                codes::E_DIM_003,
                 format!("`{name}` expects a tensor, got {}", args[0].type_name()),
             )
             .with_primary(
@@ -331,7 +332,7 @@ fn sum(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         return match interp.global("+").cloned() {
             Some(Value::Builtin(b)) => (b.call)(interp, &inner, numbers),
             _ => Err(crate::eval::error(
-                "E-EVAL-001",
+                codes::E_EVAL_001,
                 "unbound name `+`",
                 site.span,
             )),
@@ -355,7 +356,7 @@ fn max(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if any_tensor {
         if positional < args.len() {
             return Err(Flow::from(
-                Diagnostic::error("E-EVAL-008", "`max` of several tensors takes no keywords")
+                Diagnostic::error(codes::E_EVAL_008, "`max` of several tensors takes no keywords")
                     .with_primary(site.arg(positional), "")
                     .with_help("`:axes` and `:keepdims` belong to the reduction `(max x :axes [..])` of one tensor"),
             ));
@@ -643,7 +644,7 @@ fn meta(name: &str, args: &[Value], site: &Site) -> EvalResult<(Vec<usize>, DTyp
         Value::HostTensor(t) => Ok((t.shape().dims().to_vec(), t.dtype())),
         other => Err(Flow::from(
             Diagnostic::error(
-                "E-DIM-003",
+                codes::E_DIM_003,
                 format!("`{name}` expects a tensor, got {}", other.type_name()),
             )
             .with_primary(
@@ -675,7 +676,7 @@ fn dim(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         Some(a) => Ok(Value::Int(dims[a] as i64)),
         None => Err(Flow::from(
             Diagnostic::error(
-                "E-DIM-001",
+                codes::E_DIM_001,
                 format!("dim: axis {axis} is out of range for rank {}", dims.len()),
             )
             .with_primary(site.arg(1), "")

@@ -6,6 +6,7 @@
 //! batches a straight run would. Data that does not fit is `E-RUN-004`.
 
 use super::run_error;
+use crate::codes;
 use crate::eval::EvalResult;
 use crate::value::Value;
 use diag::Span;
@@ -43,13 +44,16 @@ impl Batches {
         let get = |k: &str| value.map_get(&Value::keyword(k));
         if let Some(tokens) = get("windows") {
             let Value::HostTensor(tokens) = tokens else {
-                return Err(
-                    run_error("E-RUN-004", "nn/windows needs a tensor of token ids", span).into(),
-                );
+                return Err(run_error(
+                    codes::E_RUN_004,
+                    "nn/windows needs a tensor of token ids",
+                    span,
+                )
+                .into());
             };
             if tokens.shape().rank() != 1 || !tokens.dtype().is_integer() {
                 return Err(run_error(
-                    "E-RUN-004",
+                    codes::E_RUN_004,
                     format!(
                         "nn/windows needs a 1-D integer tensor of token ids, got {} {}",
                         tokens.shape(),
@@ -63,7 +67,7 @@ impl Batches {
             let size = positive(get("size"), "size", span)?;
             if tokens.numel() <= length {
                 return Err(run_error(
-                    "E-RUN-004",
+                    codes::E_RUN_004,
                     format!(
                         "nn/windows: {} tokens are too few for windows of {length}",
                         tokens.numel()
@@ -93,7 +97,7 @@ impl Batches {
         };
         let Value::Map(entries) = &data else {
             return Err(run_error(
-                "E-RUN-004",
+                codes::E_RUN_004,
                 format!("the data must be a map of tensors (from `load-npz`) or `(nn/batches ...)`, got `{}`", short(&data)),
                 span,
             )
@@ -108,7 +112,7 @@ impl Batches {
             };
             let Value::HostTensor(t) = column else {
                 return Err(run_error(
-                    "E-RUN-004",
+                    codes::E_RUN_004,
                     format!(
                         "data column `{name}` is `{}`, not a loaded tensor",
                         short(column)
@@ -119,7 +123,7 @@ impl Batches {
             };
             let Some(&n) = t.shape().dims().first() else {
                 return Err(run_error(
-                    "E-RUN-004",
+                    codes::E_RUN_004,
                     format!("data column `{name}` is a scalar; columns have one row per example"),
                     span,
                 )
@@ -129,7 +133,7 @@ impl Batches {
                 None => rows = Some(n),
                 Some(r) if r != n => {
                     return Err(run_error(
-                        "E-RUN-004",
+                        codes::E_RUN_004,
                         format!("data columns differ in length: {r} rows, but `{name}` has {n}"),
                         span,
                     )
@@ -140,12 +144,12 @@ impl Batches {
             columns.push((key.clone(), name, t.clone()));
         }
         let Some(rows) = rows.filter(|&r| r > 0) else {
-            return Err(run_error("E-RUN-004", "the data has no rows", span).into());
+            return Err(run_error(codes::E_RUN_004, "the data has no rows", span).into());
         };
         let size = size.unwrap_or(rows);
         if size > rows {
             return Err(run_error(
-                "E-RUN-004",
+                codes::E_RUN_004,
                 format!("batches of {size} rows, but the data has only {rows}"),
                 span,
             )
@@ -276,7 +280,7 @@ fn positive(value: Option<Value>, key: &str, span: Span) -> EvalResult<usize> {
     match value {
         Some(Value::Int(n)) if n > 0 => Ok(n as usize),
         other => Err(run_error(
-            "E-RUN-004",
+            codes::E_RUN_004,
             format!(
                 "`:{key}` must be a positive integer, got `{}`",
                 other.as_ref().map_or("nothing".to_string(), short)

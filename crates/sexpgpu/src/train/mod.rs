@@ -17,6 +17,7 @@ pub use batches::Batches;
 pub use options::RunSpec;
 pub use step::{EvalGraph, StepGraph};
 
+use crate::codes;
 use crate::env::Env;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::reader::{Form, FormKind};
@@ -128,7 +129,7 @@ fn trace_model(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult
     if !matches!(result, Value::Map(_)) {
         return Err(Flow::from(
             Diagnostic::error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "model `{name}` must return a map of parameter tensors, got {}",
                     result.type_name()
@@ -175,6 +176,6 @@ pub struct TracedRun {
 }
 
 /// An error at a run's form, with a code.
-pub(crate) fn run_error(code: &str, message: impl Into<String>, span: Span) -> Diagnostic {
+pub(crate) fn run_error(code: diag::Code, message: impl Into<String>, span: Span) -> Diagnostic {
     Diagnostic::error(code, message).with_primary(span, "")
 }

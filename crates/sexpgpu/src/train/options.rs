@@ -4,6 +4,7 @@
 
 use super::batches::Batches;
 use super::run_error;
+use crate::codes;
 use crate::env::Env;
 use crate::eval::{Ctx, EvalResult, Interp};
 use crate::reader::{Form, FormKind};
@@ -87,7 +88,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         };
         let Some(key) = KEYS.iter().find(|k| **k == key.as_str()) else {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!("defrun: unknown option `:{key}`"),
                 key_form.span,
             )
@@ -96,7 +97,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         };
         let Some(value_form) = rest.get(i + 1) else {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!("defrun: `:{key}` has no value"),
                 key_form.span,
             )
@@ -104,7 +105,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         };
         if given.iter().any(|(k, _, _)| k == key) {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!("defrun: `:{key}` is given twice"),
                 key_form.span,
             )
@@ -123,7 +124,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
     let required = |key: &str| -> EvalResult<(Value, Span)> {
         get(key).ok_or_else(|| {
             run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!("defrun `{name}` has no `:{key}`"),
                 span,
             )
@@ -136,7 +137,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
             None => Ok(default),
             Some((Value::Int(n), _)) if n >= min as i64 => Ok(n as u64),
             Some((v, s)) => Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "defrun: `:{key}` must be an integer of at least {min}, got `{}`",
                     crate::builtins::short(&v)
@@ -149,7 +150,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
     let (model, model_span) = required("model")?;
     let Value::Graph(model) = model else {
         return Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "defrun: `:model` must be a call of a `defmodel`, got {}",
                 model.type_name()
@@ -174,7 +175,11 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         Some((f, f_span)) => {
             function(&f, "eval", f_span)?;
             let (data, d_span) = get("eval-data").ok_or_else(|| {
-                run_error("E-RUN-002", "defrun: `:eval` needs `:eval-data`", f_span)
+                run_error(
+                    codes::E_RUN_002,
+                    "defrun: `:eval` needs `:eval-data`",
+                    f_span,
+                )
             })?;
             Some(EvalSpec {
                 function: f,
@@ -194,7 +199,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         Some((Value::Str(dir), _)) => Some(dir.to_string()),
         Some((other, s)) => {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "defrun: `:checkpoint` must be a directory name, got `{}`",
                     crate::builtins::short(&other)
@@ -234,7 +239,7 @@ fn function(value: &Value, key: &str, span: Span) -> EvalResult<()> {
     match value {
         Value::Fn(_) | Value::Builtin(_) => Ok(()),
         other => Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "defrun: `:{key}` must be a function, got {}",
                 other.type_name()
@@ -255,7 +260,7 @@ fn parse_optimizer(value: &Value, span: Span) -> EvalResult<Optimizer> {
             span,
         }),
         _ => Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "defrun: `:optimizer` must be an optimizer such as `(nn/adamw :lr 1e-3)`, got `{}`",
                 crate::builtins::short(value)

@@ -5,6 +5,7 @@
 //! to report its own mistakes as diagnostics. Misuse is `E-RUN-008`.
 
 use crate::builtins::{arity, short};
+use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::trace::{self, current_graph, Report, ReportKind, ReportValue};
 use crate::value::Value;
@@ -12,7 +13,8 @@ use diag::Diagnostic;
 
 fn misuse(op: &str, message: String, site: &Site, i: usize) -> Flow {
     Flow::from(
-        Diagnostic::error("E-RUN-008", format!("{op}: {message}")).with_primary(site.arg(i), ""),
+        Diagnostic::error(codes::E_RUN_008, format!("{op}: {message}"))
+            .with_primary(site.arg(i), ""),
     )
 }
 
@@ -118,7 +120,7 @@ pub fn tap_gradient(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalR
         [_, Value::Keyword(k), n] if &**k == "name" => Some(name_of("tap-gradient", n, site, 2)?),
         _ => {
             return Err(crate::eval::error(
-                "E-EVAL-002",
+                codes::E_EVAL_002,
                 "`tap-gradient` takes a tensor and `:name \"h1\"`",
                 site.span,
             ))
@@ -181,7 +183,7 @@ pub fn diagnostic(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalRes
         }
         Value::Bool(false) => Ok(Value::Nil),
         Value::Bool(true) => Err(Flow::from(
-            Diagnostic::error("E-RUN-006", message.to_string())
+            Diagnostic::error(codes::E_RUN_006, message.to_string())
                 .with_primary(site.span, "this condition holds while tracing"),
         )),
         Value::Tensor(t) if t.graph != id => {
@@ -204,7 +206,7 @@ pub fn diagnostic(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalRes
 pub fn error_bang(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let usage = "`error!` takes a code, a message, then `:at x` and `:note \"...\"`";
     let (Some(Value::Str(code)), Some(Value::Str(message))) = (args.first(), args.get(1)) else {
-        return Err(crate::eval::error("E-EVAL-002", usage, site.span));
+        return Err(crate::eval::error(codes::E_EVAL_002, usage, site.span));
     };
     let mut span = site.span;
     let mut notes = Vec::new();
@@ -220,10 +222,14 @@ pub fn error_bang(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalRes
             }
             [Value::Keyword(k), _] if &**k == "at" => {}
             [Value::Keyword(k), Value::Str(note)] if &**k == "note" => notes.push(note.to_string()),
-            _ => return Err(crate::eval::error("E-EVAL-002", usage, site.span)),
+            _ => return Err(crate::eval::error(codes::E_EVAL_002, usage, site.span)),
         }
     }
-    let mut d = Diagnostic::error(code.to_string(), message.to_string()).with_primary(span, "");
+    let Some(code) = codes::lookup(code) else {
+        let message = format!("`{code}` is not a SexpGPU diagnostic code");
+        return Err(crate::eval::error(codes::E_EVAL_003, message, site.span));
+    };
+    let mut d = Diagnostic::error(code, message.to_string()).with_primary(span, "");
     for note in notes {
         d = d.with_note(note);
     }

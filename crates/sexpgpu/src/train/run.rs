@@ -8,6 +8,7 @@
 use super::checkpoint::{self, Checkpoint};
 use super::step::{hyper_values, Reported, Source};
 use super::TracedRun;
+use crate::codes;
 use crate::eval::Interp;
 use crate::trace::ReportKind;
 use crate::value::Value;
@@ -49,14 +50,14 @@ pub struct RunOptions {
     pub resume: bool,
 }
 
-fn failure(code: &str, message: impl Into<String>, span: Span) -> Box<Diagnostic> {
+fn failure(code: diag::Code, message: impl Into<String>, span: Span) -> Box<Diagnostic> {
     Box::new(Diagnostic::error(code, message).with_primary(span, ""))
 }
 
 fn compile(graph: &Graph, span: Span) -> Result<sexpgpu_cpu::Program, Box<Diagnostic>> {
     sexpgpu_cpu::compile(graph).map_err(|e| {
         failure(
-            "E-RUN-001",
+            codes::E_RUN_001,
             format!("graph `{}` could not be compiled: {e}", graph.name()),
             span,
         )
@@ -70,7 +71,7 @@ fn exec_failure(
     step: u64,
 ) -> Box<Diagnostic> {
     let mut d = Diagnostic::error(
-        "E-RUN-001",
+        codes::E_RUN_001,
         format!(
             "graph `{}` failed at step {step}: {}",
             graph.name(),
@@ -112,14 +113,14 @@ pub fn execute_run(
     let (mut params, mut state, start) = if options.resume {
         let bytes = io.read_checkpoint(&checkpoint_name).map_err(|why| {
             failure(
-                "E-IO-001",
+                codes::E_IO_001,
                 format!("cannot resume run `{}`: {why}", spec.name),
                 spec.span,
             )
         })?;
         let c = checkpoint::decode(&bytes, step_graph).map_err(|why| {
             failure(
-                "E-RUN-007",
+                codes::E_RUN_007,
                 format!(
                     "the checkpoint of run `{}` does not fit it: {why}",
                     spec.name
@@ -190,12 +191,15 @@ pub fn execute_run(
         let loss = outputs[0].to_f64s()[0];
         if !loss.is_finite() {
             return Err(Box::new(
-                Diagnostic::error("E-RUN-005", format!("the loss is {loss} at step {step}"))
-                    .with_primary(spec.loss_span, "this loss")
-                    .with_note(format!("run `{}`, seed {seed}", spec.name))
-                    .with_help(
-                        "lower the learning rate, clip gradients (`:clip-norm`), or check the data",
-                    ),
+                Diagnostic::error(
+                    codes::E_RUN_005,
+                    format!("the loss is {loss} at step {step}"),
+                )
+                .with_primary(spec.loss_span, "this loss")
+                .with_note(format!("run `{}`, seed {seed}", spec.name))
+                .with_help(
+                    "lower the learning rate, clip gradients (`:clip-norm`), or check the data",
+                ),
             ));
         }
         for (i, r) in reports.iter().enumerate() {
@@ -206,7 +210,7 @@ pub fn execute_run(
             match r.kind {
                 ReportKind::Diagnostic if value > 0.5 => {
                     return Err(Box::new(
-                        Diagnostic::error("E-RUN-006", r.name.clone())
+                        Diagnostic::error(codes::E_RUN_006, r.name.clone())
                             .with_primary(r.span, format!("this condition held at step {step}"))
                             .with_note(format!(
                                 "run `{}`, step {step} of {total}, seed {seed}",
@@ -322,14 +326,14 @@ fn write(
     };
     let bytes = checkpoint::encode(&c, step_graph, seed).map_err(|why| {
         failure(
-            "E-IO-003",
+            codes::E_IO_003,
             format!("cannot encode checkpoint {name}: {why}"),
             span,
         )
     })?;
     io.write_checkpoint(run_dir, name, &bytes).map_err(|why| {
         failure(
-            "E-IO-003",
+            codes::E_IO_003,
             format!("cannot write checkpoint {name}: {why}"),
             span,
         )
@@ -339,7 +343,7 @@ fn write(
 fn flow_diagnostic(flow: crate::eval::Flow, span: Span) -> Box<Diagnostic> {
     match flow {
         crate::eval::Flow::Error(d) => d,
-        _ => failure("E-RUN-002", "the run's host code stopped early", span),
+        _ => failure(codes::E_RUN_002, "the run's host code stopped early", span),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::options::RunSpec;
 use super::{run_error, TracedRun};
+use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::trace::{self, GraphDef, Outputs, ReportKind, ReportValue, Traced};
 use crate::value::Value;
@@ -99,7 +100,7 @@ fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
     let model = &spec.model;
     let Outputs::Map(keys) = &model.outputs else {
         return Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "defrun: `:model` must be a `defmodel`, and `{}` is a graph",
                 model.name
@@ -114,7 +115,7 @@ fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
         let name = key_name(key);
         if !graph.dtype(node).is_float() {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "parameter `{name}` is {}; parameters are floats",
                     graph.describe(node)
@@ -287,7 +288,7 @@ fn leaves_of(value: &Value, id: u32, what: &str, span: Span) -> EvalResult<Vec<(
     walk(value, String::new(), id, &mut out).map_err(|why| {
         Flow::from(
             Diagnostic::error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!("the {what} must be maps and vectors of tensors of this graph: {why}"),
             )
             .with_primary(span, ""),
@@ -321,7 +322,7 @@ pub fn hyper_values(
     let value = interp.apply(&spec.optimizer.hyper, vec![Value::Int(step as i64)], &site)?;
     let Value::Map(entries) = &value else {
         return Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "the optimizer's `:hyper` must return a map of numbers, got `{}`",
                 crate::builtins::short(&value)
@@ -335,7 +336,7 @@ pub fn hyper_values(
         .map(|(k, v)| match v.as_f64() {
             Some(x) => Ok((key_name(k), x)),
             None => Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "the optimizer's `:hyper` gave `{}` for `{}`, not a number",
                     crate::builtins::short(v),
@@ -476,7 +477,7 @@ fn trace_step_body(
             };
             return Err(Flow::from(
                 Diagnostic::error(
-                    "E-RUN-003",
+                    codes::E_RUN_003,
                     format!("the loss must be a float scalar [], got {what}"),
                 )
                 .with_primary(spec.loss_span, "this function gives the loss")
@@ -497,7 +498,7 @@ fn trace_step_body(
     let wrt: Vec<NodeId> = param_nodes.iter().copied().chain(tap_nodes).collect();
     let grads = sexpgpu_autodiff::grad(graph, loss_node, &wrt).map_err(|e| {
         let mut d =
-            Diagnostic::error("E-RUN-003", e.message.clone()).with_primary(spec.loss_span, "");
+            Diagnostic::error(codes::E_RUN_003, e.message.clone()).with_primary(spec.loss_span, "");
         if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
             d = d.with_secondary(span, "at this operation");
         }
@@ -527,7 +528,7 @@ fn trace_step_body(
         Value::Vector(xs) | Value::List(xs) if xs.len() == 2 => (xs[0].clone(), xs[1].clone()),
         other => {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "the optimizer's `:update` must return [new-params new-state], got `{}`",
                     crate::builtins::short(other)
@@ -552,7 +553,7 @@ fn trace_step_body(
     let leaves = leaves_of(&new_state, id, "new optimizer state", spec.optimizer.span)?;
     if leaves.len() != state.len() {
         return Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "the optimizer's state had {} tensors, its update returns {}",
                 state.len(),
@@ -609,7 +610,7 @@ fn matching_node(
         Value::HostTensor(t) => graph.constant((**t).clone()),
         other => {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "the optimizer's new {what} `{}` is `{}`, not a tensor",
                     slot.name,
@@ -622,7 +623,7 @@ fn matching_node(
     };
     if graph.shape(node) != &slot.shape || graph.dtype(node) != slot.dtype {
         return Err(run_error(
-            "E-RUN-002",
+            codes::E_RUN_002,
             format!(
                 "the optimizer's new {what} `{}` is {}, but it was {} {}",
                 slot.name,
@@ -660,7 +661,7 @@ fn trace_eval(
         Value::Nil => Vec::new(),
         other => {
             return Err(run_error(
-                "E-RUN-002",
+                codes::E_RUN_002,
                 format!(
                     "`:eval` must return a map of scalar metrics, got `{}`",
                     crate::builtins::short(other)
@@ -678,7 +679,7 @@ fn trace_eval(
             }
             other => {
                 return Err(run_error(
-                    "E-RUN-003",
+                    codes::E_RUN_003,
                     format!(
                         "eval metric `{name}` must be a scalar tensor, got `{}`",
                         crate::builtins::short(other)

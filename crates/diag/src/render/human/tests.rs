@@ -3,6 +3,7 @@
 //! tabs, wide characters, CRLF, end of file, elided lines, colour).
 
 use super::*;
+use crate::code::test_code;
 use crate::{Diagnostic, Span};
 use expect_test::{expect, Expect};
 
@@ -66,9 +67,12 @@ const BAD_SHAPE: &str = "\
 
 fn seed_example() -> (Fixture, Diagnostic) {
     let fixture = Fixture::new(&[("bad-shape.sx", BAD_SHAPE)]);
-    let diag = Diagnostic::error("E-DIM-001", "matmul: inner dims differ: [2, 16] x [32, 8]")
-        .with_primary(fixture.find(0, "(matmul x weight)"), "")
-        .with_note("operands: `x` [2, 16] f32, `weight` [32, 8] f32");
+    let diag = Diagnostic::error(
+        test_code("E-DIM-001"),
+        "matmul: inner dims differ: [2, 16] x [32, 8]",
+    )
+    .with_primary(fixture.find(0, "(matmul x weight)"), "")
+    .with_note("operands: `x` [2, 16] f32, `weight` [32, 8] f32");
     (fixture, diag)
 }
 
@@ -94,7 +98,7 @@ fn primary_label_follows_the_carets() {
     let fixture = Fixture::new(&[("a.ss", "fn f(x: [B D]) -> [D] {\n    x @ x\n}\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "inner dims differ: D vs B")
+        Diagnostic::error(test_code("E0401"), "inner dims differ: D vs B")
             .with_primary(fixture.find(0, "x @ x"), "[B D] @ [B D]")
             .with_help("transpose one operand: `x @ x.T`"),
         expect![[r#"
@@ -113,7 +117,7 @@ fn two_labels_on_one_line() {
     let fixture = Fixture::new(&[("a.ss", "let y: [D] f32 = x to i32\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0502", "dtypes differ")
+        Diagnostic::error(test_code("E0502"), "dtypes differ")
             .with_primary(fixture.find(0, "x to i32"), "this is i32")
             .with_secondary(fixture.find(0, "[D] f32"), "expected because of this"),
         expect![[r#"
@@ -133,7 +137,7 @@ fn three_labels_on_one_line_stack_right_to_left() {
     let fixture = Fixture::new(&[("a.ss", "f(a, b, c)\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "shapes differ")
+        Diagnostic::error(test_code("E0401"), "shapes differ")
             .with_primary(fixture.find(0, "c"), "third")
             .with_secondary(fixture.find(0, "a"), "first")
             .with_secondary(fixture.find(0, "b"), "second"),
@@ -155,7 +159,7 @@ fn overlapping_labels_all_go_below() {
     let fixture = Fixture::new(&[("a.ss", "let z = add(x, y)\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "shapes differ")
+        Diagnostic::error(test_code("E0401"), "shapes differ")
             .with_primary(fixture.find(0, "y"), "[3]")
             .with_secondary(fixture.find(0, "add(x, y)"), "in this call"),
         expect![[r#"
@@ -176,7 +180,7 @@ fn unlabelled_secondary_draws_dashes_only() {
     let fixture = Fixture::new(&[("a.ss", "x + y\n")]);
     check(
         &fixture,
-        Diagnostic::warning("W0001", "odd sum")
+        Diagnostic::warning(test_code("W0001"), "odd sum")
             .with_primary(fixture.find(0, "y"), "")
             .with_secondary(fixture.find(0, "x"), ""),
         expect![[r#"
@@ -197,8 +201,11 @@ fn multi_line_span_after_code_starts_with_an_underscore_line() {
     )]);
     check(
         &fixture,
-        Diagnostic::error("E-DIM-001", "matmul: inner dims differ: [2, 3] x [2, 3]")
-            .with_primary(fixture.between(0, "(matmul", "x)"), "this product"),
+        Diagnostic::error(
+            test_code("E-DIM-001"),
+            "matmul: inner dims differ: [2, 3] x [2, 3]",
+        )
+        .with_primary(fixture.between(0, "(matmul", "x)"), "this product"),
         expect![[r#"
             error[E-DIM-001]: matmul: inner dims differ: [2, 3] x [2, 3]
               --> a.sx:2:11
@@ -219,7 +226,7 @@ fn multi_line_span_after_whitespace_starts_with_a_slash() {
     )]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "branches differ")
+        Diagnostic::error(test_code("E0401"), "branches differ")
             .with_primary(
                 fixture.between(0, "if c", "else {\n        b\n    }"),
                 "[D] vs [E]",
@@ -248,7 +255,7 @@ fn long_multi_line_span_elides_its_middle() {
     let fixture = Fixture::new(&[("long.ss", &text)]);
     check(
         &fixture,
-        Diagnostic::error("E0101", "block never ends")
+        Diagnostic::error(test_code("E0101"), "block never ends")
             .with_primary(fixture.between(0, "{", "}"), "this block"),
         expect![[r#"
             error[E0101]: block never ends
@@ -278,7 +285,7 @@ fn secondary_label_in_another_file() {
     ]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "shapes differ: [D] vs [E]")
+        Diagnostic::error(test_code("E0401"), "shapes differ: [D] vs [E]")
             .with_primary(fixture.find_from(0, "x", 25), "this is [D]")
             .with_secondary(fixture.find(1, "D = 64"), "D is defined here")
             .with_note("D = 64, E = 32"),
@@ -304,7 +311,7 @@ fn zero_width_span_at_end_of_file() {
     let end = fixture.map.text(FileId(0)).len() as u32;
     check(
         &fixture,
-        Diagnostic::error("E-READ-001", "unclosed list")
+        Diagnostic::error(test_code("E-READ-001"), "unclosed list")
             .with_primary(Span::new(FileId(0), end, end), "expected `)`")
             .with_secondary(fixture.find(0, "(g"), "opened here"),
         expect![[r#"
@@ -324,7 +331,7 @@ fn zero_width_span_in_a_file_without_final_newline() {
     let fixture = Fixture::new(&[("a.ss", "dim D =")]);
     check(
         &fixture,
-        Diagnostic::error("E0103", "expected a size, found end of file")
+        Diagnostic::error(test_code("E0103"), "expected a size, found end of file")
             .with_primary(Span::new(FileId(0), 7, 7), ""),
         expect![[r#"
             error[E0103]: expected a size, found end of file
@@ -341,7 +348,7 @@ fn tabs_are_four_columns_and_carets_stay_aligned() {
     let fixture = Fixture::new(&[("a.ss", "fn f() {\n\tlet y =\tx @ w\n}\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "inner dims differ")
+        Diagnostic::error(test_code("E0401"), "inner dims differ")
             .with_primary(fixture.find(0, "x @ w"), "here"),
         expect![[r#"
             error[E0401]: inner dims differ
@@ -358,7 +365,7 @@ fn wide_characters_before_and_inside_the_span() {
     let fixture = Fixture::new(&[("a.sx", "(print \"形状\" (matmul 重み 🙂x))\n")]);
     check(
         &fixture,
-        Diagnostic::error("E-DIM-003", "a tensor was expected")
+        Diagnostic::error(test_code("E-DIM-003"), "a tensor was expected")
             .with_primary(fixture.find(0, "重み"), "a string")
             .with_secondary(fixture.find(0, "🙂x"), ""),
         expect![[r#"
@@ -378,7 +385,7 @@ fn crlf_files_show_no_carriage_return() {
     let fixture = Fixture::new(&[("win.ss", "dim D = 4\r\ndim E = D / 3\r\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0402", "`D / 3` is not a whole number")
+        Diagnostic::error(test_code("E0402"), "`D / 3` is not a whole number")
             .with_primary(fixture.find(0, "D / 3"), "4 / 3"),
         expect![[r#"
             error[E0402]: `D / 3` is not a whole number
@@ -395,7 +402,7 @@ fn crlf_multi_line_span() {
     let fixture = Fixture::new(&[("win.ss", "let y = f(\r\n  x)\r\n")]);
     check(
         &fixture,
-        Diagnostic::error("E0401", "shapes differ")
+        Diagnostic::error(test_code("E0401"), "shapes differ")
             .with_primary(fixture.between(0, "f(", "x)"), ""),
         expect![[r#"
             error[E0401]: shapes differ
@@ -415,7 +422,7 @@ fn no_primary_span_gives_header_and_notes() {
     check(
         &fixture,
         Diagnostic::error(
-            "E-IO-001",
+            test_code("E-IO-001"),
             "cannot read `foo.sx`: No such file or directory",
         )
         .with_note("looked in the current folder"),
@@ -432,7 +439,7 @@ fn lines_far_apart_are_separated_by_dots_and_near_ones_shown() {
     let fixture = Fixture::new(&[("dims.ss", &text)]);
     check(
         &fixture,
-        Diagnostic::error("E0304", "dims form a cycle")
+        Diagnostic::error(test_code("E0304"), "dims form a cycle")
             .with_primary(fixture.find(0, "D12 = 12"), "D12 uses D3")
             .with_secondary(fixture.find(0, "D1 = 1"), "D1 uses D12")
             .with_secondary(fixture.find(0, "D3 = 3"), "D3 uses D1"),
@@ -457,9 +464,9 @@ fn severity_words() {
     let fixture = Fixture::new(&[("a.ss", "dim D = 4\n")]);
     let span = fixture.find(0, "D");
     let rendered: Vec<String> = [
-        Diagnostic::error("E1", "e"),
-        Diagnostic::warning("W1", "w"),
-        Diagnostic::hint("H1", "h"),
+        Diagnostic::error(test_code("E1"), "e"),
+        Diagnostic::warning(test_code("W1"), "w"),
+        Diagnostic::hint(test_code("H1"), "h"),
     ]
     .into_iter()
     .map(|d| {
@@ -486,7 +493,7 @@ fn multi_line_notes_and_help_line_up() {
     let fixture = Fixture::new(&[]);
     check(
         &fixture,
-        Diagnostic::error("E0304", "dims form a cycle")
+        Diagnostic::error(test_code("E0304"), "dims form a cycle")
             .with_note("the chain:\nD = 2 * E\nE = D / 2")
             .with_help("give one of them a number:\n\ndim D = 64"),
         expect![[r#"
@@ -505,10 +512,11 @@ fn multi_line_notes_and_help_line_up() {
 fn several_diagnostics_and_the_summary() {
     let fixture = Fixture::new(&[("a.ss", "dim D = 4\n")]);
     let diags = [
-        Diagnostic::error("E0305", "not a whole number").with_primary(fixture.find(0, "4"), ""),
-        Diagnostic::hint("H2201", "unused").with_primary(fixture.find(0, "D"), ""),
-        Diagnostic::warning("W0001", "odd"),
-        Diagnostic::error("E0306", "another"),
+        Diagnostic::error(test_code("E0305"), "not a whole number")
+            .with_primary(fixture.find(0, "4"), ""),
+        Diagnostic::hint(test_code("H2201"), "unused").with_primary(fixture.find(0, "D"), ""),
+        Diagnostic::warning(test_code("W0001"), "odd"),
+        Diagnostic::error(test_code("E0306"), "another"),
     ];
     let mut text = render_human_all(&fixture.map, &diags, HumanOptions::default());
     text.push_str(&summary_line(&diags, HumanOptions::default()).unwrap_or_default());
@@ -588,7 +596,7 @@ fn spans_past_the_end_or_inside_a_char_do_not_panic() {
     let fixture = Fixture::new(&[("a.ss", "é\n"), ("b.ss", "")]);
     check(
         &fixture,
-        Diagnostic::error("E0101", "odd spans")
+        Diagnostic::error(test_code("E0101"), "odd spans")
             .with_primary(Span::new(FileId(0), 1, 99), "inside é")
             .with_secondary(Span::new(FileId(1), 0, 5), "empty file"),
         expect![[r#"
@@ -624,7 +632,7 @@ fn every_span_of_awkward_texts_renders_cleanly() {
         for start in 0..=len + 1 {
             for end in start..=len + 2 {
                 let span = Span::new(FileId(0), start, end);
-                let diag = Diagnostic::warning("W1", "m")
+                let diag = Diagnostic::warning(test_code("W1"), "m")
                     .with_primary(span, "label")
                     .with_secondary(Span::new(FileId(0), end / 2, end), "half")
                     .with_secondary(Span::new(FileId(1), 1, 3), "");
@@ -656,7 +664,8 @@ fn span_ending_at_a_line_start_ends_on_the_line_before() {
     let through_newline = Span::new(FileId(0), open.start, fixture.find(0, "next").start);
     check(
         &fixture,
-        Diagnostic::error("E0101", "odd").with_primary(through_newline, "to the end of line 2"),
+        Diagnostic::error(test_code("E0101"), "odd")
+            .with_primary(through_newline, "to the end of line 2"),
         expect![[r#"
             error[E0101]: odd
               --> a.ss:1:9

@@ -1,0 +1,15 @@
+//! The codes of the graph builders' errors (`OpError`): shapes that do not
+//! fit, dtypes that differ, a tensor expected. The front end's table
+//! (`sexpgpu::codes`) takes them in, so these explanations are what
+//! `sexpgpu explain` prints.
+
+diag::codes! {
+    /// The three codes an `OpError` can carry.
+    pub static CODES;
+    E_DIM_001 = "E-DIM-001", "shapes do not fit",
+    "The shapes of an operation's operands do not fit its rule: inner dims of `matmul`, broadcasting, element counts of `reshape`, axes out of range, slice bounds, the shape of a `call` argument. The notes name the operands as written with their shapes and dtypes, and the broadcast that would have applied.\n\n```clojure\n(defgraph g [(x [2 16] :f32) (w [32 8] :f32)]\n  (matmul x w))   ; 16 and 32 differ\n```\n";
+    E_DIM_002 = "E-DIM-002", "dtypes differ, or a keyword is not a dtype",
+    "Operands of one operation must share a dtype (use `cast`), and dtypes are `:f32` `:bf16` `:i32` `:i64` `:bool`; anything else, such as `:f16`, is this error.\n\n```clojure\n(zeros [2 2] :dtype :f16)\n```\n";
+    E_DIM_003 = "E-DIM-003", "a tensor was expected",
+    "A tensor operation got a host value (a number, a vector) where it needs a tensor, or a graph returned something that is not a tensor. Host vectors become tensors as `call` arguments or graph inputs.\n\n```clojure\n(matmul [1 2] w)\n```\n";
+}
