@@ -14,6 +14,7 @@ use syntax::ast;
 use crate::Checked;
 
 pub use crate::alias::Aliases;
+pub use crate::builtin_names::Builtin;
 pub use crate::dims::DimValues;
 pub use crate::program::{Decl, Module, Program};
 pub use crate::signature::{ParamSig, Signature, Signatures};

@@ -8,6 +8,7 @@
 mod alias;
 mod body;
 mod broadcast;
+mod builtin_names;
 mod builtins;
 pub mod codes;
 mod depgraph;

@@ -258,8 +258,8 @@ pub enum Callee {
         name: Name,
         python: Name,
     },
-    /// A built-in operation (spec 7), by name.
-    Builtin(Name),
+    /// A built-in operation (docs/shapescript/broadcasting.md).
+    Builtin(crate::builtin_names::Builtin),
     /// A model's method; `m(x)` is `forward`.
     Method {
         file: FileId,

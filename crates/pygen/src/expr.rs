@@ -356,7 +356,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         let info: &'a CallInfo = info;
         let program = &self.gen.checked.program;
         match &info.callee {
-            Callee::Builtin(name) => self.builtin(name, info, args, whole),
+            Callee::Builtin(op) => self.builtin(*op, info, args, whole),
             Callee::Fn { file, name } => {
                 let params = match program.decl(*file, name) {
                     Some(check::hir::Decl::Fn(f)) => param_names(&f.params),
