@@ -8,8 +8,7 @@ use check::hir::Symbol;
 use check::hir::{Axis, AxisKind, Domain, Ty, TyKind};
 use diag::{FileId, Span};
 
-use super::defs::{Def, DefId, DefKind};
-use super::index::Index;
+use super::defs::{Def, DefId, DefKind, Index};
 
 /// The dims a type holds in a size, in order, each once.
 pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
