@@ -1,6 +1,6 @@
 //! SexpGPU's front end: the reader, the host evaluator, tracing of tensor
-//! operations into graphs, the error-code table and the `sexpgpu` command.
-//! Everything but `cli` is pure: no files, no terminal, no process exit.
+//! operations into graphs, training runs and the error-code table. Pure: no
+//! files, no terminal, no process exit (the command, in `main.rs`, owns those).
 
 /// A static table of builtins: `table! { "name" => function, ... }`.
 macro_rules! table {
@@ -10,7 +10,6 @@ macro_rules! table {
 }
 
 mod builtins;
-pub mod cli;
 pub mod codes;
 pub mod data;
 mod env;
@@ -18,7 +17,6 @@ pub mod eval;
 mod nn;
 mod pattern;
 pub mod reader;
-mod runner;
 mod special;
 pub mod trace;
 pub mod train;
@@ -26,8 +24,11 @@ pub mod value;
 
 use diag::{Diagnostic, SourceMap};
 pub use eval::{Host, Mode};
+pub use reader::is_incomplete;
 use std::rc::Rc;
 pub use trace::GraphDef;
+pub use train::run::{RunIo, RunOptions};
+pub use train::TracedRun;
 pub use value::Value;
 
 /// One program's evaluation: the interpreter with its globals and graphs,
