@@ -7,10 +7,9 @@ use super::args::{
     self, bool_of, dtype_of, float_of, int_of, ints_of, shape_of, split, MAX_ELEMENTS,
 };
 use super::{current_graph, Traced};
-use crate::builtins::{arity, wrong_type};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, wrong_type, Builtin, EvalResult, Flow, Interp, Primitive, Site};
+use crate::value::{short, Value};
 use diag::Diagnostic;
 use sexpgpu_graph::{
     BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operand, ReduceOp, Scalar, UnaryOp,
@@ -28,6 +27,26 @@ pub static TABLE: &[Builtin] = table! {
     "uniform" => uniform, "shape" => shape, "rank" => rank, "dim" => dim, "numel" => numel,
     "dtype" => dtype, "call" => super::call, "to-vec" => super::to_vec,
 };
+
+/// Registers the tensor operations as builtins.
+pub fn install(interp: &mut Interp) {
+    interp.register_builtins(TABLE.iter().map(|b| b as &dyn Primitive));
+}
+
+/// The tensor side of host arithmetic (`+ - * / pow`), comparisons and
+/// `sqrt exp log`, for a call with a tensor among its arguments.
+pub fn overload(
+    interp: &mut Interp,
+    name: &'static str,
+    site: &Site,
+    args: Vec<Value>,
+) -> EvalResult {
+    match name {
+        "<" | ">" | "<=" | ">=" | "=" | "==" | "not=" => compare(interp, name, site, args),
+        "sqrt" | "exp" | "log" => unary(interp, name, site, args),
+        _ => arith(interp, name, site, args),
+    }
+}
 
 type Built = Result<NodeId, OpError>;
 
@@ -100,10 +119,7 @@ pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
                 codes::E_DIM_003,
                 format!("`{name}` expects a tensor, got {}", args[0].type_name()),
             )
-            .with_primary(
-                site.arg(0),
-                format!("this is `{}`", crate::builtins::short(&args[0])),
-            )
+            .with_primary(site.arg(0), format!("this is `{}`", short(&args[0])))
             .with_help(help),
         ));
     }
@@ -210,7 +226,9 @@ fn host_fold(interp: &mut Interp, name: &str, site: &Site, numbers: &[Value]) ->
         args: site.args.iter().take(numbers.len()).copied().collect(),
     };
     match host {
-        Some(Value::Builtin(b)) if name != "max" => (b.call)(interp, &inner, numbers.to_vec()),
+        Some(host @ Value::Builtin { .. }) if name != "max" => {
+            interp.apply(&host, numbers.to_vec(), &inner)
+        }
         _ => crate::builtins::host_max(&inner, numbers),
     }
 }
@@ -275,7 +293,7 @@ pub fn compare(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -
         ">" => CompareOp::Gt,
         "<=" => CompareOp::Le,
         ">=" => CompareOp::Ge,
-        "=" => CompareOp::Eq,
+        "=" | "==" => CompareOp::Eq,
         _ => CompareOp::Ne,
     };
     record(interp, name, site, &args, |g, id| {
@@ -330,7 +348,7 @@ fn sum(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         let numbers = xs.to_vec();
         let inner = Site::bare(site.arg(0));
         return match interp.global("+").cloned() {
-            Some(Value::Builtin(b)) => (b.call)(interp, &inner, numbers),
+            Some(plus @ Value::Builtin { .. }) => interp.apply(&plus, numbers, &inner),
             _ => Err(crate::eval::error(
                 codes::E_EVAL_001,
                 "unbound name `+`",
@@ -647,10 +665,7 @@ fn meta(name: &str, args: &[Value], site: &Site) -> EvalResult<(Vec<usize>, DTyp
                 codes::E_DIM_003,
                 format!("`{name}` expects a tensor, got {}", other.type_name()),
             )
-            .with_primary(
-                site.arg(0),
-                format!("this is `{}`", crate::builtins::short(other)),
-            ),
+            .with_primary(site.arg(0), format!("this is `{}`", short(other))),
         )),
     }
 }

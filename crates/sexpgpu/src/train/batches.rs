@@ -36,7 +36,7 @@ pub enum Batches {
 }
 
 fn short(v: &Value) -> String {
-    crate::builtins::short(v)
+    crate::value::short(v)
 }
 
 impl Batches {

@@ -5,12 +5,9 @@
 use super::batches::Batches;
 use super::run_error;
 use crate::codes;
-use crate::env::Env;
-use crate::eval::{Ctx, EvalResult, Interp};
+use crate::eval::{malformed, Ctx, EvalResult, Interp};
 use crate::reader::{Form, FormKind};
-use crate::special::malformed;
-use crate::trace::GraphDef;
-use crate::value::Value;
+use crate::value::{Env, GraphDef, Value};
 use diag::Span;
 use std::rc::Rc;
 
@@ -140,7 +137,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
                 codes::E_RUN_002,
                 format!(
                     "defrun: `:{key}` must be an integer of at least {min}, got `{}`",
-                    crate::builtins::short(&v)
+                    crate::value::short(&v)
                 ),
                 s,
             )
@@ -202,7 +199,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
                 codes::E_RUN_002,
                 format!(
                     "defrun: `:checkpoint` must be a directory name, got `{}`",
-                    crate::builtins::short(&other)
+                    crate::value::short(&other)
                 ),
                 s,
             )
@@ -237,7 +234,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
 
 fn function(value: &Value, key: &str, span: Span) -> EvalResult<()> {
     match value {
-        Value::Fn(_) | Value::Builtin(_) => Ok(()),
+        Value::Fn(_) | Value::Builtin { .. } => Ok(()),
         other => Err(run_error(
             codes::E_RUN_002,
             format!(
@@ -263,7 +260,7 @@ fn parse_optimizer(value: &Value, span: Span) -> EvalResult<Optimizer> {
             codes::E_RUN_002,
             format!(
                 "defrun: `:optimizer` must be an optimizer such as `(nn/adamw :lr 1e-3)`, got `{}`",
-                crate::builtins::short(value)
+                crate::value::short(value)
             ),
             span,
         )

@@ -4,11 +4,10 @@
 //! `(error! "E-NN-001" "message" :at x :note "...")`, which library code uses
 //! to report its own mistakes as diagnostics. Misuse is `E-RUN-008`.
 
-use crate::builtins::{arity, short};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
+use crate::eval::{arity, EvalResult, Flow, Interp, Site};
 use crate::trace::{self, current_graph, Report, ReportKind, ReportValue};
-use crate::value::Value;
+use crate::value::{short, Value};
 use diag::Diagnostic;
 
 fn misuse(op: &str, message: String, site: &Site, i: usize) -> Flow {

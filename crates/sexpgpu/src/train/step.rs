@@ -7,8 +7,8 @@ use super::options::RunSpec;
 use super::{run_error, TracedRun};
 use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::trace::{self, GraphDef, Outputs, ReportKind, ReportValue, Traced};
-use crate::value::Value;
+use crate::trace::{self, ReportKind, ReportValue};
+use crate::value::{GraphDef, Outputs, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Shape, UnaryOp};
 use std::rc::Rc;
@@ -281,7 +281,7 @@ fn leaves_of(value: &Value, id: u32, what: &str, span: Span) -> EvalResult<Vec<(
                 Ok(())
             }
             Value::Nil => Ok(()),
-            other => Err(format!("`{path}` is {}", crate::builtins::short(other))),
+            other => Err(format!("`{path}` is {}", crate::value::short(other))),
         }
     }
     let mut out = Vec::new();
@@ -325,7 +325,7 @@ pub fn hyper_values(
             codes::E_RUN_002,
             format!(
                 "the optimizer's `:hyper` must return a map of numbers, got `{}`",
-                crate::builtins::short(&value)
+                crate::value::short(&value)
             ),
             spec.optimizer.span,
         )
@@ -339,7 +339,7 @@ pub fn hyper_values(
                 codes::E_RUN_002,
                 format!(
                     "the optimizer's `:hyper` gave `{}` for `{}`, not a number",
-                    crate::builtins::short(v),
+                    crate::value::short(v),
                     key_name(k)
                 ),
                 spec.optimizer.span,
@@ -531,7 +531,7 @@ fn trace_step_body(
                 codes::E_RUN_002,
                 format!(
                     "the optimizer's `:update` must return [new-params new-state], got `{}`",
-                    crate::builtins::short(other)
+                    crate::value::short(other)
                 ),
                 spec.optimizer.span,
             )
@@ -614,7 +614,7 @@ fn matching_node(
                 format!(
                     "the optimizer's new {what} `{}` is `{}`, not a tensor",
                     slot.name,
-                    crate::builtins::short(other)
+                    crate::value::short(other)
                 ),
                 span,
             )
@@ -664,7 +664,7 @@ fn trace_eval(
                 codes::E_RUN_002,
                 format!(
                     "`:eval` must return a map of scalar metrics, got `{}`",
-                    crate::builtins::short(other)
+                    crate::value::short(other)
                 ),
                 eval.span,
             )
@@ -682,7 +682,7 @@ fn trace_eval(
                     codes::E_RUN_003,
                     format!(
                         "eval metric `{name}` must be a scalar tensor, got `{}`",
-                        crate::builtins::short(other)
+                        crate::value::short(other)
                     ),
                     eval.span,
                 )
