@@ -17,10 +17,13 @@ use std::rc::Rc;
 /// Keeps data order streams apart from every graph's random streams.
 const DATA_TAG: u64 = 0x6461_7461_7365_7473;
 
+/// One column of a dataset: its key, its name in the step graph, and its data.
+pub type Column = (Value, String, Rc<Tensor>);
+
 pub enum Batches {
     Rows {
         /// Each column's key, its name in the step graph, and its data.
-        columns: Vec<(Value, String, Rc<Tensor>)>,
+        columns: Vec<Column>,
         rows: usize,
         size: usize,
         shuffle: bool,
@@ -88,7 +91,7 @@ fn windows(tokens: Value, get: &dyn Fn(&str) -> Option<Value>, span: Span) -> Ev
 fn columns(
     entries: &[(Value, Value)],
     span: Span,
-) -> EvalResult<(Vec<(Value, String, Rc<Tensor>)>, usize)> {
+) -> EvalResult<(Vec<Column>, usize)> {
     let mut columns = Vec::new();
     let mut rows = None;
     for (key, column) in entries.iter() {

@@ -215,12 +215,12 @@ impl<'a> Execution<'a> {
         self.state = rest.collect();
         self.report(io, step);
         if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
-            if step % eval.every == 0 || step == self.total {
+            if step.is_multiple_of(eval.every) || step == self.total {
                 self.evaluate(io, step)?;
             }
         }
         let checkpoint_due =
-            spec.checkpoint_every.is_some_and(|n| step % n == 0) || step == self.total;
+            spec.checkpoint_every.is_some_and(|n| step.is_multiple_of(n)) || step == self.total;
         if self.checkpointing && checkpoint_due {
             let c = (&self.params[..], &self.state[..], step);
             let name = &self.checkpoint_name;
@@ -315,7 +315,7 @@ impl<'a> Execution<'a> {
             elapsed,
         );
         io.progress(&line);
-        if step % self.run.spec.log_every == 0 || step == self.total {
+        if step.is_multiple_of(self.run.spec.log_every) || step == self.total {
             io.log(&line);
             io.metrics(&metrics_json(step, elapsed, &self.window, reports));
             self.window.sums.iter_mut().for_each(|s| *s = 0.0);
