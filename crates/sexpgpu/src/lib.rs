@@ -44,6 +44,7 @@ mod session;
 pub use eval::{Host, Mode};
 pub use reader::is_incomplete;
 pub use session::Session;
+pub use trace::operation_list;
 pub use train::run::{RunIo, RunOptions};
 pub use train::TracedRun;
 pub use value::{GraphDef, Value};

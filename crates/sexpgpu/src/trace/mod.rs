@@ -7,6 +7,8 @@
 pub(crate) mod args;
 pub mod ops;
 
+pub use ops::doc_list as operation_list;
+
 use crate::codes;
 use crate::eval::{
     arity, error, malformed, wrong_type, Ctx, EvalResult, Flow, Interp, Mode, Site, Special,
@@ -388,11 +390,11 @@ fn zeros(shape: &Shape, dtype: DType) -> Tensor {
 }
 
 /// `(call g arg...)`.
-pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+pub fn call(interp: &mut Interp, op: &ops::Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let Some((g, rest)) = args.split_first() else {
         return Err(error(
             codes::E_EVAL_002,
-            "`call` takes a graph and its inputs",
+            format!("`{}` takes a graph and its inputs", op.name),
             site.span,
         ));
     };
@@ -404,7 +406,7 @@ pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         Value::Graph(def) => call_graph(interp, &def.clone(), rest.to_vec(), &inner),
         Value::Fn(_) => call_function(interp, g, rest.to_vec(), &inner),
         _ => Err(wrong_type(
-            "call",
+            op.name,
             "a graph made by `defgraph`, or a function",
             g,
             site,
@@ -494,19 +496,19 @@ fn as_inputs(graph: &mut Graph, id: u32, value: &Value, bound: &mut Vec<Tensor>)
 }
 
 /// `(to-vec t)`: a computed tensor as nested vectors (a bare number for a scalar).
-pub fn to_vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("to-vec", site, &args, 1, Some(1))?;
+pub fn to_vec(_: &mut Interp, op: &ops::Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
     match &args[0] {
         Value::HostTensor(t) => Ok(nested_value(&t.to_nested(), t.data())),
         Value::Tensor(_) => Err(Flow::from(
             Diagnostic::error(
                 codes::E_EVAL_003,
-                "`to-vec` needs a computed tensor, got a traced one",
+                format!("`{}` needs a computed tensor, got a traced one", op.name),
             )
             .with_primary(site.arg(0), "this only has a value when its graph runs")
             .with_help("return it from the graph and `(to-vec (call g ...))` the result"),
         )),
-        other => Err(wrong_type("to-vec", "a tensor from `call`", other, site, 0)),
+        other => Err(wrong_type(op.name, "a tensor from `call`", other, site, 0)),
     }
 }
 

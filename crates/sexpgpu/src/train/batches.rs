@@ -88,10 +88,7 @@ fn windows(tokens: Value, get: &dyn Fn(&str) -> Option<Value>, span: Span) -> Ev
 
 /// A dataset's columns (key, name, data) and its row count: every column a
 /// loaded tensor with the same first dimension, and at least one row.
-fn columns(
-    entries: &[(Value, Value)],
-    span: Span,
-) -> EvalResult<(Vec<Column>, usize)> {
+fn columns(entries: &[(Value, Value)], span: Span) -> EvalResult<(Vec<Column>, usize)> {
     let mut columns = Vec::new();
     let mut rows = None;
     for (key, column) in entries.iter() {

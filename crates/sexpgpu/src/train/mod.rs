@@ -1,4 +1,4 @@
-//! Training runs (spec sections 4 and 5): `defmodel` (a function whose body
+//! Training runs (`docs/sexpgpu/models.md`, `docs/sexpgpu/runs.md`): `defmodel` (a function whose body
 //! is traced into an init graph of parameters), `defrun` (a run's options,
 //! checked and traced into step and eval graphs at definition time) and the
 //! reporting operations `metric`, `counter`, `tap-gradient`, `diagnostic`

@@ -1,4 +1,4 @@
-//! The reporting operations of spec section 5, recorded on the graph being
+//! The reporting operations (`docs/sexpgpu/metrics.md`), recorded on the graph being
 //! traced for the run to read back: `(metric :loss x)`, `(counter :tokens
 //! n)`, `(tap-gradient x :name "h1")`, `(diagnostic cond "message")`; and
 //! `(error! "E-NN-001" "message" :at x :note "...")`, which library code uses

@@ -219,8 +219,10 @@ impl<'a> Execution<'a> {
                 self.evaluate(io, step)?;
             }
         }
-        let checkpoint_due =
-            spec.checkpoint_every.is_some_and(|n| step.is_multiple_of(n)) || step == self.total;
+        let checkpoint_due = spec
+            .checkpoint_every
+            .is_some_and(|n| step.is_multiple_of(n))
+            || step == self.total;
         if self.checkpointing && checkpoint_due {
             let c = (&self.params[..], &self.state[..], step);
             let name = &self.checkpoint_name;
