@@ -342,3 +342,16 @@ fn two_files_with_one_module_name_are_refused() {
     expect!["E0902 `a/util.ss` and `b/util.ss` would both become the Python module `util`"]
         .assert_eq(&out);
 }
+
+#[test]
+fn a_generic_read_from_a_multiple_of_it() {
+    // `[2*n]` binds `n` on entry as `[2n]` does, so the body may use it.
+    check_code(
+        "fn halves(x: [2*n]) -> [n] = x[0:n]\n",
+        expect![[r#"
+            def halves(x):  # main.ss:1
+                n = x.shape[0] // 2
+                return x[0:n]  # main.ss:1
+        "#]],
+    );
+}
