@@ -713,6 +713,14 @@ mod tests {
                 "{} should have a Wrong and a Fixed example exactly when a program can show it",
                 info.id
             );
+            // A Wrong or Fixed paragraph of two lines or more loses its
+            // kind at the second line, and its block would go untested.
+            assert_eq!(
+                info.explain.matches("```").count(),
+                2 * info.examples().len(),
+                "{}: every code block is a Wrong or Fixed example, each after a one-line paragraph",
+                info.id
+            );
         }
         assert!(all().iter().any(|info| info.id == "E0101"));
     }

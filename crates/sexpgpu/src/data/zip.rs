@@ -6,7 +6,7 @@
 
 use std::io::{Cursor, Read};
 
-/// The most elements a tensor may have (`trace::MAX_ELEMENTS`, which a test
+/// The most elements a tensor may have (`trace::args::MAX_ELEMENTS`, which a test
 /// compares; written out so that reading files does not depend on tracing).
 const TENSOR_ELEMENTS: u64 = 1 << 26;
 
@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn the_limit_is_the_largest_tensor() {
-        assert_eq!(TENSOR_ELEMENTS, crate::trace::MAX_ELEMENTS as u64);
+        assert_eq!(TENSOR_ELEMENTS, crate::trace::args::MAX_ELEMENTS as u64);
     }
 
     fn names_and_sizes(found: &[Member]) -> Vec<(String, usize)> {
