@@ -356,10 +356,10 @@ Wrong:
 fn halves(x: [n]) -> [n / 2] = x[0:n/2]
 ```
 
-Fixed: write the other size as a multiple, such as the grouped size `2n`:
+Fixed: write the other size as a multiple:
 
 ```
-fn halves(x: [2n]) -> [n] = x[0:n]
+fn halves(x: [2*n]) -> [n] = x[0:n]
 ```
 ";
 
