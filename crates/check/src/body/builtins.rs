@@ -13,12 +13,13 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use super::{error_ty, FnChecker};
+use crate::builtin_names::Builtin;
 use crate::codes;
 use crate::shape::{
     axis_name, axis_of, axis_poly, axis_poly_ref, effective_dtype, shared_tensor, show_ty, tensor,
 };
 use crate::size::{Poly, Size};
-use crate::typed::{CallInfo, Callee, ExprInfo};
+use crate::typed::{Alignment, CallInfo, Callee, ExprInfo};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
 /// How a reduction treats its result's values.
@@ -32,36 +33,38 @@ enum Reduction {
 }
 
 /// Types the call of built-in `name`.
-pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast::Arg]) -> Ty {
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, called: Name, args: &[ast::Arg]) -> Ty {
     let span = e.span;
-    let name = builtin.as_str();
-    let ty = match name {
-        "sum" | "mean" | "prod" | "logsumexp" => reduce(c, e, name, args, Reduction::Plain),
-        "max" | "min" => reduce(c, e, name, args, Reduction::KeepDomain),
-        "var" | "std" => reduce(c, e, name, args, Reduction::NonNeg),
-        "any" | "all" => reduce(c, e, name, args, Reduction::Bool),
-        "argmax" | "argmin" => reduce(c, e, name, args, Reduction::ArgIndex),
-        "softmax" | "log_softmax" | "cumsum" | "sort" => keep(c, e, name, args),
-        "topk" => topk(c, e, args),
-        "where" | "maximum" | "minimum" => elementwise(c, e, name, args),
-        "abs" | "sign" | "tril" | "triu" | "clamp" => unary(c, e, name, args),
-        "concat" => concat(c, e, args),
-        "stack" => stack(c, e, args),
-        "take" => take(c, e, args),
-        "split" => split(c, e, args),
-        "one_hot" => one_hot(c, e, args),
-        "zeros" | "ones" | "full" => filled(c, e, name, args),
-        "arange" | "eye" => counted(c, e, name, args),
-        "rearrange" | "reduce" | "repeat" | "einsum" => {
+    let Some(builtin) = Builtin::from_name(called.as_str()) else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0408, "`range` only goes after `for ... in`")
+                .with_primary(span, "not a value")
+                .with_help("loop with `for i in range(n) { ... }`"),
+        );
+        return c.record(span, error_ty(span), ExprInfo::Plain);
+    };
+    let name = builtin.name();
+    let mut operands = Vec::new();
+    use Builtin as B;
+    let ty = match builtin {
+        B::Sum | B::Mean | B::Prod | B::Logsumexp => reduce(c, e, name, args, Reduction::Plain),
+        B::Max | B::Min => reduce(c, e, name, args, Reduction::KeepDomain),
+        B::Var | B::Std => reduce(c, e, name, args, Reduction::NonNeg),
+        B::Any | B::All => reduce(c, e, name, args, Reduction::Bool),
+        B::Argmax | B::Argmin => reduce(c, e, name, args, Reduction::ArgIndex),
+        B::Softmax | B::LogSoftmax | B::Cumsum | B::Sort => keep(c, e, name, args),
+        B::Topk => topk(c, e, args),
+        B::Where | B::Maximum | B::Minimum => elementwise(c, e, name, args, &mut operands),
+        B::Abs | B::Sign | B::Tril | B::Triu | B::Clamp => unary(c, e, name, args),
+        B::Concat => concat(c, e, args),
+        B::Stack => stack(c, e, args),
+        B::Take => take(c, e, args),
+        B::Split => split(c, e, args),
+        B::OneHot => one_hot(c, e, args),
+        B::Zeros | B::Ones | B::Full => filled(c, e, name, args),
+        B::Arange | B::Eye => counted(c, e, name, args),
+        B::Rearrange | B::Reduce | B::Repeat | B::Einsum => {
             return super::pattern::call(c, e, builtin, args)
-        }
-        _ => {
-            c.diagnostics.push(
-                Diagnostic::error(codes::E0408, "`range` only goes after `for ... in`")
-                    .with_primary(span, "not a value")
-                    .with_help("loop with `for i in range(n) { ... }`"),
-            );
-            None
         }
     };
     match ty {
@@ -78,6 +81,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
                 bindings: Vec::new(),
                 over,
                 pattern: None,
+                operands,
             };
             c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
         }
@@ -303,7 +307,14 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     ))
 }
 
-fn elementwise(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+/// `where`, `maximum`, `minimum`; `alignments` gets how each operand lines up.
+fn elementwise(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    args: &[ast::Arg],
+    alignments: &mut Vec<Alignment>,
+) -> Typed {
     let names: &[&str] = if name == "where" {
         &["condition", "x", "y"]
     } else {
@@ -325,7 +336,8 @@ fn elementwise(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) 
     } else {
         &refs[..]
     };
-    let (shape, dtype, _) = c.elementwise(&refs, e.span, name)?;
+    let (shape, dtype, aligned) = c.elementwise(&refs, e.span, name)?;
+    *alignments = aligned;
     let domain = match values.iter().map(|(t, _)| t).collect::<Vec<_>>().as_slice() {
         [a, b] => match (&a.kind, &b.kind) {
             (TyKind::Tensor(x), TyKind::Tensor(y)) if same_domain(x, y) => x.domain.clone(),
@@ -424,8 +436,8 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
                 let joined = &ashape[*p];
                 c.diagnostics.push(
                     Diagnostic::error(codes::E0401, format!("`concat` over `{joined}`: axis {} differs", i + 1))
-                        .with_primary(b.value.span, format!("axis {} is {} here", i + 1, crate::shape::show_size(dims, &py)))
-                        .with_secondary(a.value.span, format!("axis {} is {} here", i + 1, crate::shape::show_size(dims, &px)))
+                        .with_primary(b.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &py)))
+                        .with_secondary(a.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &px)))
                         .with_note(format!("`concat` joins `{}` and `{}` along axis {} (`{joined}`); every other axis must match", show_ty(&aty), show_ty(&bty), p + 1))
                         .with_help("concatenate along the axis that differs, or make the other axes equal first (`repeat`)"),
                 );
@@ -460,7 +472,9 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         match &first {
             None => first = Some((ty, t, shape, a.value.span)),
             Some((fty, _, fshape, fspan)) => {
-                if let Some(detail) = crate::shape::shape_mismatch(c.ctx.env.dims, &shape, fshape) {
+                if let Some(detail) =
+                    crate::body::shape::shape_mismatch(c.ctx.env.dims, &shape, fshape)
+                {
                     c.diagnostics.push(
                         Diagnostic::error(codes::E0401, "`stack` takes tensors of one shape")
                             .with_primary(a.value.span, format!("this is `{}`", show_ty(&ty)))
@@ -528,7 +542,7 @@ fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
                 parts_arg.value.span,
                 format!(
                     "{} is not a multiple of {count}",
-                    crate::shape::show_size(dims, &whole)
+                    crate::body::shape::show_size(dims, &whole)
                 ),
             )
             .with_secondary(x.value.span, format!("this is `{}`", show_ty(&ty))),
