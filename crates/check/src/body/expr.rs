@@ -507,6 +507,8 @@ impl FnChecker<'_, '_> {
         Some(dtype.map(|(d, _)| d))
     }
 
+    /// `a @ b`: contracts `a`'s last axis with `b`'s second-to-last (its
+    /// only one for a vector), the batch axes broadcast by name.
     fn matmul(&mut self, e: &ast::Expr, lhs: &ast::Expr, rhs: &ast::Expr, a: &Ty, b: &Ty) -> Ty {
         let span = e.span;
         let (Some(sa), Some(sb)) = (a.shape(), b.shape()) else {
@@ -556,28 +558,9 @@ impl FnChecker<'_, '_> {
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         }
-        let a_batch = &sa[..sa.len() - 1];
-        // Batch axes: `b`'s leading axes broadcast by name into `a`'s.
-        let mut shape: Vec<Axis> = a_batch.to_vec();
-        if !b_batch.is_empty() {
-            let a_lead = &sa[..sa.len().saturating_sub(2)];
-            match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
-                Ok(bc) => {
-                    shape = bc.shape.into_owned();
-                    if sa.len() >= 2 {
-                        shape.push(sa[sa.len() - 2].clone());
-                    }
-                }
-                Err(note) => {
-                    self.diagnostics.push(
-                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
-                            .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
-                            .with_note(note),
-                    );
-                    return self.record(span, error_ty(span), ExprInfo::Plain);
-                }
-            }
-        }
+        let Some(mut shape) = self.matmul_batch(span, a, b, sa, b_batch) else {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        };
         if let Some(out) = b_out {
             shape.push(out.clone());
         }
@@ -597,6 +580,40 @@ impl FnChecker<'_, '_> {
                 rhs: rhs_align,
             },
         )
+    }
+
+    /// The result's leading axes: `a`'s but its last, and with `b`'s batch
+    /// axes (`b_batch`) broadcast by name into `a`'s leading ones (E0401
+    /// when they don't).
+    fn matmul_batch(
+        &mut self,
+        span: Span,
+        a: &Ty,
+        b: &Ty,
+        sa: &[Axis],
+        b_batch: &[Axis],
+    ) -> Option<Vec<Axis>> {
+        let mut shape: Vec<Axis> = sa[..sa.len() - 1].to_vec();
+        if !b_batch.is_empty() {
+            let a_lead = &sa[..sa.len().saturating_sub(2)];
+            match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
+                Ok(bc) => {
+                    shape = bc.shape.into_owned();
+                    if sa.len() >= 2 {
+                        shape.push(sa[sa.len() - 2].clone());
+                    }
+                }
+                Err(note) => {
+                    self.diagnostics.push(
+                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
+                            .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
+                            .with_note(note),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(shape)
     }
 }
 
