@@ -1,8 +1,9 @@
-//! Models and records (spec 8): lowers their fields (tensors, sub-models
-//! with size arguments, stacks `[L] M`) and initialisers, and their methods'
-//! signatures, with a model's size parameters as dims local to it. Gives a
-//! field's or method's type at a use, the size parameters replaced by the
-//! use's arguments. Never checks method bodies (that is `body`).
+//! Models and records (`docs/shapescript/models.md`): lowers their fields
+//! (tensors, sub-models with size arguments, stacks `[L] M`) and initialisers,
+//! and their methods' signatures, with a model's size parameters as dims local
+//! to it. Gives a field's or method's type at a use, the size parameters
+//! replaced by the use's arguments. Never checks method bodies (that is
+//! `body`).
 
 use syntax::Name;
 

@@ -2,7 +2,8 @@
 //! return types in one scope (parameter types introduce generic axes), and
 //! checks the rules about a whole signature: parameters declared twice
 //! (E0307), what only an `extern fn` may have (E0306), the `extern fn` rules
-//! of seed 001 (E0308), and the grouped-size hint H2201. Never checks bodies.
+//! of `docs/shapescript/signatures.md` (E0308), and the grouped-size hint
+//! H2201. Never checks bodies.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syntax::Name;
@@ -556,10 +557,10 @@ fn written_factor(axis: &Axis) -> Option<i128> {
     }
 }
 
-/// H2201, exactly under seed 000's conditions: a number greater than 1
-/// directly followed by a name that isn't a dim, is an axis of its own
-/// nowhere else in the signature, and is part of a group somewhere in it,
-/// but not a grouped size.
+/// H2201, exactly under the conditions of `docs/shapescript/signatures.md`
+/// (Grouped sizes): a number greater than 1 directly followed by a name that
+/// isn't a dim, is an axis of its own nowhere else in the signature, and is
+/// part of a group somewhere in it, but not a grouped size.
 fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
     // Without a written group nothing can be "part of a group": the common case.
     let has_group = shapes.iter().any(|shape| {

@@ -1,9 +1,9 @@
-//! The call solver (spec 5): works out a callee's generic axes from the
-//! arguments' sizes with a worklist until nothing changes. `v` against `s`
-//! gives `v = s`; `c*v` (and grouped `16gh`) gives `v = s / c`, exact or a
-//! failure; `v + c` gives `v = s - c`, at least 1; a term with several
-//! unsolved symbols waits. Pure: returns what failed, never a diagnostic
-//! (the caller knows the spans and words).
+//! The call solver (`docs/shapescript/functions.md`, Calls): works out a
+//! callee's generic axes from the arguments' sizes with a worklist until
+//! nothing changes. `v` against `s` gives `v = s`; `c*v` (and grouped `16gh`)
+//! gives `v = s / c`, exact or a failure; `v + c` gives `v = s - c`, at least
+//! 1; a term with several unsolved symbols waits. Pure: returns what failed,
+//! never a diagnostic (the caller knows the spans and words).
 
 use std::borrow::Cow;
 

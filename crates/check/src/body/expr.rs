@@ -400,7 +400,7 @@ impl FnChecker<'_, '_> {
         }
     }
 
-    /// Broadcasts elementwise operands (spec 6.2) and unifies their float
+    /// Broadcasts elementwise operands (`docs/shapescript/broadcasting.md`) and unifies their float
     /// dtypes (E0502). Returns the shape (`None`: shapeless), dtype and alignments.
     #[allow(clippy::type_complexity)]
     pub(crate) fn elementwise(

@@ -1,6 +1,7 @@
-//! Indexing (spec 6.4): Ints drop axes, slices known to fit keep their size
-//! and others give an unknown one, Bool masks over the leading axes give
-//! `[?k rest...]`, a stack gives one model, a tuple one item. Part of `expr`.
+//! Indexing (`docs/shapescript/functions.md`, Indexing): Ints drop axes,
+//! slices known to fit keep their size and others give an unknown one, Bool
+//! masks over the leading axes give `[?k rest...]`, a stack gives one model, a
+//! tuple one item. Part of `expr`.
 
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};

@@ -655,7 +655,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
         };
-        // `?k` in a return type is whatever size the body returns (seed 000).
+        // `?k` in a return type is whatever size the body returns
+        // (`docs/shapescript/sizes.md`, Unknown sizes).
         let adopted;
         let (expected, problem) = match what {
             Expected::Return if shape::has_unknowns(expected) => {

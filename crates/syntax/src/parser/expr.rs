@@ -1,7 +1,8 @@
-//! Parsing blocks, statements and expressions (spec 6.1), with the
-//! precedence from loose to tight: `or`, `and`, `not`, comparisons, `+ -`,
-//! `* /`, `@`, unary `-`, `**`, `as`/`to`, postfix. Also call arguments,
-//! where `[...] -> [...]` is a pattern (spec 6.5). Recovers per statement.
+//! Parsing blocks, statements and expressions
+//! (`docs/shapescript/functions.md`), with the precedence from loose to tight:
+//! `or`, `and`, `not`, comparisons, `+ -`, `* /`, `@`, unary `-`, `**`,
+//! `as`/`to`, postfix. Also call arguments, where `[...] -> [...]` is a
+//! pattern (`docs/shapescript/patterns.md`). Recovers per statement.
 
 use super::{join, starts_item, Opening, Parser, MAX_DEPTH};
 use crate::ast::*;
