@@ -149,7 +149,7 @@ fn load_npz(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let mut map = Vec::new();
     for member in members {
         let name = member.name.trim_end_matches(".npy").to_string();
-        let tensor = from_npy(member.bytes)
+        let tensor = from_npy(&member.bytes)
             .map_err(|e| bad_file("load-npz", site, format!("array `{name}`: {e}")))?;
         map.push((Value::keyword(&name), Value::HostTensor(Rc::new(tensor))));
     }
@@ -283,7 +283,7 @@ mod tests {
         let text: Vec<String> = members
             .iter()
             .map(|m| {
-                let t = from_npy(m.bytes).unwrap();
+                let t = from_npy(&m.bytes).unwrap();
                 format!("{} {} {}", m.name, t.dtype(), t.to_clojure_string())
             })
             .collect();
