@@ -5,10 +5,9 @@
 
 pub mod zip;
 
-use crate::builtins::{arity, wrong_type};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, wrong_type, Builtin, EvalResult, Flow, Interp, Primitive, Site};
+use crate::value::Value;
 use diag::Diagnostic;
 use half::{bf16, f16};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -16,11 +15,16 @@ use sexpgpu_graph::{from_npy, Shape, Tensor, TensorData};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-pub static TABLE: &[Builtin] = table! {
+static TABLE: &[Builtin] = table! {
     "load-npy" => load_npy, "load-npz" => load_npz, "load-safetensors" => load_safetensors,
     "load-text" => load_text, "char-vocab" => char_vocab, "encode-chars" => encode_chars,
     "decode-chars" => decode_chars,
 };
+
+/// Registers the data-loading builtins.
+pub fn install(interp: &mut Interp) {
+    interp.register_builtins(TABLE.iter().map(|b| b as &dyn Primitive));
+}
 
 /// `(load-text "corpus.txt")`: a UTF-8 text file as a string.
 fn load_text(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
