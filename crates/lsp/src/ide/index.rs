@@ -532,40 +532,7 @@ impl Walker<'_, '_, '_> {
                 Some(def)
             }
             ast::ExprKind::Call { callee, args } => {
-                let callee_def = self.expr(callee);
-                let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
-                let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
-                for arg in args {
-                    if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
-                        pattern_axes.extend(self.pattern(pattern));
-                    } else {
-                        self.expr(&arg.value);
-                    }
-                }
-                for arg in args {
-                    let Some(key) = &arg.name else { continue };
-                    let param = params
-                        .iter()
-                        .flatten()
-                        .copied()
-                        .find(|p| self.index.defs.get(p).is_some_and(|d| d.name == key.name));
-                    let axis = pattern_axes
-                        .iter()
-                        .find(|(n, _)| *n == key.name)
-                        .map(|(_, d)| *d);
-                    if let Some(def) = param.or(axis) {
-                        self.occur(key.span, def, false);
-                    }
-                }
-                let site = CallSite {
-                    args_span: Span::new(expr.span.file, callee.span.end, expr.span.end),
-                    callee: callee_def,
-                    args: args
-                        .iter()
-                        .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
-                        .collect(),
-                };
-                self.index.calls.entry(self.file()).or_default().push(site);
+                self.call(expr, callee, args);
                 None
             }
             ast::ExprKind::Index { base, indices } => {
@@ -627,6 +594,46 @@ impl Walker<'_, '_, '_> {
             | ast::ExprKind::None
             | ast::ExprKind::Error => None,
         }
+    }
+
+    /// A call: the callee, the arguments (pattern axes declared), keyword
+    /// arguments as uses of their parameters or pattern axes, and the call
+    /// site for signature help.
+    fn call(&mut self, expr: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) {
+        let callee_def = self.expr(callee);
+        let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
+        let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
+        for arg in args {
+            if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
+                pattern_axes.extend(self.pattern(pattern));
+            } else {
+                self.expr(&arg.value);
+            }
+        }
+        for arg in args {
+            let Some(key) = &arg.name else { continue };
+            let param = params
+                .iter()
+                .flatten()
+                .copied()
+                .find(|p| self.index.defs.get(p).is_some_and(|d| d.name == key.name));
+            let axis = pattern_axes
+                .iter()
+                .find(|(n, _)| *n == key.name)
+                .map(|(_, d)| *d);
+            if let Some(def) = param.or(axis) {
+                self.occur(key.span, def, false);
+            }
+        }
+        let site = CallSite {
+            args_span: Span::new(expr.span.file, callee.span.end, expr.span.end),
+            callee: callee_def,
+            args: args
+                .iter()
+                .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
+                .collect(),
+        };
+        self.index.calls.entry(self.file()).or_default().push(site);
     }
 
     fn member(&self, owner: DefId, name: &str) -> Option<DefId> {
