@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use diag::{FileId, SourceMap, Span};
-use syntax::ast;
+use syntax::{ast, Name};
 
 use crate::Checked;
 
@@ -27,7 +27,44 @@ pub use crate::types::{
     show_shape, Axis, AxisKind, Domain, DtypeKind, ScalarKind, TensorTy, Ty, TyKind,
 };
 
+/// What a plain name written in a checked body means, as the checker
+/// resolved it while typing the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    /// A parameter, `let` or loop variable: where its name is declared.
+    Local { decl: Span },
+    /// A dim used as a value: the file that declares it, and its name there.
+    Dim { file: FileId, name: Name },
+    /// A generic axis or a model's size parameter used as a value.
+    Generic(Name),
+}
+
 impl Checked {
+    /// How the checker resolved the plain name written at `span` (a name
+    /// expression of a body); `None` where it resolved nothing: a failed
+    /// expression, a name that isn't a value, or a body it didn't check (a
+    /// file with a syntax error).
+    pub fn name_resolution(&self, span: Span) -> Option<Resolution> {
+        match &self.bodies.expr(span)?.info {
+            ExprInfo::Local { decl } => Some(Resolution::Local { decl: *decl }),
+            ExprInfo::SizeValue { size } => match size.poly.as_symbol()? {
+                Symbol::Dim { file, name } => Some(Resolution::Dim {
+                    file: *file,
+                    name: *name,
+                }),
+                Symbol::Generic(name) => Some(Resolution::Generic(*name)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The declaring name of top-level `name` in `file`: the first
+    /// declaration of that name, as every lookup finds it.
+    pub fn decl_name_span(&self, file: FileId, name: Name) -> Option<Span> {
+        Some(self.program.decl(file, name)?.name_span())
+    }
+
     /// The axes the shape alias declared at `name` (its declaring name's
     /// span) stands for, its own aliases replaced, as the checker lowers it;
     /// `None` when no alias is declared there.
@@ -57,5 +94,74 @@ impl Checked {
         let mut lowerer = crate::lower::Lowerer::new(env, file, &mut sink);
         lowerer.place = crate::lower::Place::AliasDecl;
         lowerer.lower_shape(list, file).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::{check as check_program, MemoryFiles, Options};
+
+    /// Checks `main.ss` and shows, for each plain name expression of its
+    /// bodies, what `name_resolution` says: `name@line:col -> ...`.
+    fn check(src: &str, expect: Expect) {
+        let mut files = MemoryFiles::new();
+        files.insert("main.ss", src);
+        let mut map = SourceMap::new();
+        let checked = check_program(
+            &mut map,
+            &files,
+            &[PathBuf::from("main.ss")],
+            &Options::default(),
+        );
+        let place = |span: Span| {
+            let at = map.line_col(span.file, span.start);
+            format!("{}:{}", at.line, at.col)
+        };
+        let mut lines = Vec::new();
+        for body in checked
+            .bodies
+            .fns
+            .iter()
+            .filter(|b| !checked.library.iter().any(|(f, _)| *f == b.file))
+        {
+            for e in &body.exprs {
+                let text = &map.text(e.span.file)[e.span.start as usize..e.span.end as usize];
+                if !text.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    || text.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    continue;
+                }
+                let what = match checked.name_resolution(e.span) {
+                    Some(Resolution::Local { decl }) => {
+                        format!("local declared at {}", place(decl))
+                    }
+                    Some(Resolution::Dim { file, name }) => {
+                        let decl = checked.decl_name_span(file, name).map(place);
+                        format!("dim {name} declared at {}", decl.unwrap_or_default())
+                    }
+                    Some(Resolution::Generic(name)) => format!("generic {name}"),
+                    None => "nothing".to_string(),
+                };
+                lines.push(format!("{text}@{} -> {what}", place(e.span)));
+            }
+        }
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn names_in_bodies_resolve_to_their_declarations() {
+        check(
+            "dim D = 4\nfn f(x: [n D]) -> [n D] {\n  let y = x * D\n  let k = n\n  y\n}\n",
+            expect![[r#"
+                x@3:11 -> local declared at 2:6
+                D@3:15 -> dim D declared at 1:5
+                n@4:11 -> generic n
+                y@5:3 -> local declared at 3:7"#]],
+        );
     }
 }

@@ -1,11 +1,16 @@
 //! The name index: walks every file's syntax tree once and records each
 //! declaration (`Def`) and each place a name is written (`Occurrence`), with
 //! the scopes of locals, parameters and generic axes, and the calls; then
-//! puts the checker's types on the values. Every editor feature reads this
-//! index; it never reports diagnostics and never types anything itself.
+//! puts the checker's types on the values. A name expression of a body the
+//! checker typed takes the checker's resolution (`Checked::name_resolution`);
+//! the walker's own scopes answer only where the checker resolved nothing
+//! (types, patterns, files with a syntax error), until the checker records
+//! those too. Every editor feature reads this index; it never reports
+//! diagnostics and never types anything itself.
 
 use std::collections::HashMap;
 
+use check::hir::Resolution;
 use diag::{FileId, SourceMap, Span};
 use syntax::ast;
 
@@ -17,13 +22,13 @@ pub fn build(
     sources: &[Source],
     library: &[FileId],
     map: &SourceMap,
-    bodies: &check::hir::Bodies,
+    checked: &check::Checked,
 ) -> Index {
     let mut index = Index::default();
     for source in sources {
         register_items(&mut index, source);
     }
-    let let_named = named_lets(&index, bodies);
+    let let_named = named_lets(&index, &checked.bodies);
     for source in sources {
         let mut walker = Walker {
             index: &mut index,
@@ -34,6 +39,7 @@ pub fn build(
             container: None,
             model: None,
             let_named: &let_named,
+            checked,
         };
         for item in &source.ast.items {
             walker.item(item);
@@ -78,6 +84,9 @@ struct Walker<'i, 's, 'e> {
     model: Option<DefId>,
     /// The model or record each `let` holds, from the checker's types.
     let_named: &'s HashMap<Span, DefId>,
+    /// The checker's results: how it resolved the names of the bodies it
+    /// checked.
+    checked: &'s check::Checked,
 }
 
 impl Walker<'_, '_, '_> {
@@ -508,7 +517,8 @@ impl Walker<'_, '_, '_> {
         match &expr.kind {
             ast::ExprKind::Name(name) => {
                 let def = self
-                    .lookup_scoped(&name.name)
+                    .resolved_by_checker(name.span)
+                    .or_else(|| self.lookup_scoped(&name.name))
                     .or_else(|| self.lookup_top(&name.name))?;
                 self.occur(name.span, def, false);
                 Some(def)
@@ -634,6 +644,18 @@ impl Walker<'_, '_, '_> {
                 .collect(),
         };
         self.index.calls.entry(self.file()).or_default().push(site);
+    }
+
+    /// The declaration the checker resolved the name expression at `span`
+    /// to, where it checked the body and the index has that declaration
+    /// (`self` and a generic axis are found by scope instead).
+    fn resolved_by_checker(&self, span: Span) -> Option<DefId> {
+        let def = match self.checked.name_resolution(span)? {
+            Resolution::Local { decl } => decl,
+            Resolution::Dim { file, name } => self.checked.decl_name_span(file, name)?,
+            Resolution::Generic(_) => return None,
+        };
+        self.index.defs.contains_key(&def).then_some(def)
     }
 
     fn member(&self, owner: DefId, name: &str) -> Option<DefId> {
