@@ -65,6 +65,50 @@ impl Checked {
         Some(self.program.decl(file, name)?.name_span())
     }
 
+    /// The declaring name of member `member` (a field or method) of model
+    /// or record `owner` declared in `file`.
+    pub fn member_name_span(&self, file: FileId, owner: Name, member: Name) -> Option<Span> {
+        let names: Vec<&ast::Ident> = match self.program.decl(file, owner)? {
+            Decl::Model(m) => m
+                .fields
+                .iter()
+                .map(|f| &f.name)
+                .chain(m.methods.iter().map(|f| &f.name))
+                .collect(),
+            Decl::Record(r) => r.fields.iter().map(|f| &f.name).collect(),
+            _ => return None,
+        };
+        names.into_iter().find(|n| n.name == member).map(|n| n.span)
+    }
+
+    /// The declaring name of what a checked call calls; `None` for a
+    /// built-in, which has no declaration.
+    pub fn callee_name_span(&self, callee: &Callee) -> Option<Span> {
+        match callee {
+            Callee::Fn { file, name }
+            | Callee::Extern { file, name, .. }
+            | Callee::Record { file, name } => self.decl_name_span(*file, *name),
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => self.member_name_span(*file, *model, *method),
+            Callee::Builtin(_) => None,
+        }
+    }
+
+    /// The declaring name of the field that the checked field expression
+    /// at `span` (`base.name`, `base` at `base`) reads.
+    pub fn field_name_span(&self, span: Span, base: Span) -> Option<Span> {
+        let ExprInfo::Field { owner, field } = &self.bodies.expr(span)?.info else {
+            return None;
+        };
+        let TyKind::Named { file, .. } = &self.bodies.expr(base)?.ty.kind else {
+            return None;
+        };
+        self.member_name_span(*file, *owner, *field)
+    }
+
     /// The axes the shape alias declared at `name` (its declaring name's
     /// span) stands for, its own aliases replaced, as the checker lowers it;
     /// `None` when no alias is declared there.
@@ -149,8 +193,49 @@ mod tests {
                 };
                 lines.push(format!("{text}@{} -> {what}", place(e.span)));
             }
+            for e in &body.exprs {
+                match &e.info {
+                    ExprInfo::Call(call) => {
+                        let decl = checked.callee_name_span(&call.callee).map(place);
+                        lines.push(format!(
+                            "call@{} -> {}",
+                            place(e.span),
+                            decl.unwrap_or_default()
+                        ));
+                    }
+                    ExprInfo::Field { field, .. } => {
+                        // The base is the expression just before the field name.
+                        let base = body
+                            .exprs
+                            .iter()
+                            .find(|b| b.span.start == e.span.start && b.span.end < e.span.end);
+                        let decl = base
+                            .and_then(|b| checked.field_name_span(e.span, b.span))
+                            .map(place);
+                        lines.push(format!(
+                            "field {field}@{} -> {}",
+                            place(e.span),
+                            decl.unwrap_or_default()
+                        ));
+                    }
+                    _ => {}
+                }
+            }
         }
         expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn calls_and_fields_resolve_to_their_declarations() {
+        check(
+            "record R {\n  a: [n]\n}\nfn make(x: [n]) -> R = R(a=x)\nfn g(x: [n]) -> [n] = make(x).a\n",
+            expect![[r#"
+                x@4:28 -> local declared at 4:9
+                call@4:24 -> 1:8
+                x@5:28 -> local declared at 5:6
+                call@5:23 -> 4:4
+                field a@5:23 -> 2:3"#]],
+        );
     }
 
     #[test]

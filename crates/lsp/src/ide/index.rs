@@ -1,8 +1,9 @@
 //! The name index: walks every file's syntax tree once and records each
 //! declaration (`Def`) and each place a name is written (`Occurrence`), with
 //! the scopes of locals, parameters and generic axes, and the calls; then
-//! puts the checker's types on the values. A name expression of a body the
-//! checker typed takes the checker's resolution (`Checked::name_resolution`);
+//! puts the checker's types on the values. A name expression, field or
+//! callee of a body the checker typed takes the checker's resolution
+//! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`);
 //! the walker's own scopes answer only where the checker resolved nothing
 //! (types, patterns, files with a syntax error), until the checker records
 //! those too. Every editor feature reads this index; it never reports
@@ -10,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use check::hir::Resolution;
+use check::hir::{Callee, ExprInfo, Resolution};
 use diag::{FileId, SourceMap, Span};
 use syntax::ast;
 
@@ -524,6 +525,11 @@ impl Walker<'_, '_, '_> {
                 Some(def)
             }
             ast::ExprKind::Field { base, name } => {
+                if let Some(def) = self.field_by_checker(expr.span, base.span) {
+                    self.expr(base);
+                    self.occur(name.span, def, false);
+                    return Some(def);
+                }
                 let base_def = self.expr(base)?;
                 let base = self.index.defs.get(&base_def)?;
                 let def = match base.kind {
@@ -610,7 +616,13 @@ impl Walker<'_, '_, '_> {
     /// arguments as uses of their parameters or pattern axes, and the call
     /// site for signature help.
     fn call(&mut self, expr: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) {
-        let callee_def = self.expr(callee);
+        let callee_def = match (&callee.kind, self.callee_by_checker(expr.span)) {
+            (ast::ExprKind::Name(name), Some(def)) => {
+                self.occur(name.span, def, false);
+                Some(def)
+            }
+            _ => self.expr(callee),
+        };
         let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
         let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
         for arg in args {
@@ -655,6 +667,26 @@ impl Walker<'_, '_, '_> {
             Resolution::Dim { file, name } => self.checked.decl_name_span(file, name)?,
             Resolution::Generic(_) => return None,
         };
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The declaration the checker found a call at `span` to call, for a
+    /// function, extern function or record called by its plain name (a
+    /// model value's `m(x)` names the value, not `forward`).
+    fn callee_by_checker(&self, span: Span) -> Option<DefId> {
+        let ExprInfo::Call(call) = &self.checked.bodies.expr(span)?.info else {
+            return None;
+        };
+        if matches!(call.callee, Callee::Method { .. } | Callee::Builtin(_)) {
+            return None;
+        }
+        let def = self.checked.callee_name_span(&call.callee)?;
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The field the checker found the field expression at `span` to read.
+    fn field_by_checker(&self, span: Span, base: Span) -> Option<DefId> {
+        let def = self.checked.field_name_span(span, base)?;
         self.index.defs.contains_key(&def).then_some(def)
     }
 
