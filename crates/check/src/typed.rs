@@ -30,6 +30,10 @@ pub struct Bodies {
     pub types: Vec<TypeDef>,
     /// `(owner model or "", fn name)` in its file to its index in `fns`.
     pub by_name: PerFile<(Name, Name), usize>,
+    /// Per file, `(start, index in fns)` sorted by start, built on the
+    /// first `expr` lookup: the editor asks for every name of a file, and a
+    /// scan of every body per name would grow with the square of the file.
+    pub by_start: OnceLock<HashMap<FileId, Vec<(u32, usize)>>>,
 }
 
 impl Bodies {
@@ -59,9 +63,30 @@ impl Bodies {
 
     /// The expression at `span`, in whichever body holds it.
     pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
-        self.fns
+        let by_start = self.by_start.get_or_init(|| {
+            let mut map: HashMap<FileId, Vec<(u32, usize)>> = HashMap::default();
+            for (i, b) in self.fns.iter().enumerate() {
+                map.entry(b.file).or_default().push((b.span.start, i));
+            }
+            for list in map.values_mut() {
+                list.sort_by_key(|&(start, i)| (start, i));
+            }
+            map
+        });
+        let list = by_start.get(&span.file)?;
+        // Bodies don't nest: the holder is among those starting last before
+        // `span` (several when a body was checked twice; the first answers).
+        let end = list.partition_point(|&(start, _)| start <= span.start);
+        let last = list[..end].last()?.0;
+        list[..end]
             .iter()
-            .filter(|b| b.file == span.file && b.span.start <= span.start && span.end <= b.span.end)
+            .rev()
+            .take_while(|&&(start, _)| start == last)
+            .map(|&(_, i)| &self.fns[i])
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .filter(|b| span.end <= b.span.end)
             .find_map(|b| b.expr(span))
     }
 }
