@@ -7,7 +7,6 @@
 pub(crate) mod args;
 pub mod ops;
 
-pub use args::MAX_ELEMENTS;
 pub use ops::doc_list as operation_list;
 
 use crate::codes;
