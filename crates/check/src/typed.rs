@@ -105,7 +105,7 @@ pub struct Body {
     /// The declared return type; for a fn without one, the body's type.
     pub ret: Ty,
     /// How each generic axis is bound from the arguments on entry: the first
-    /// place it appears, for the run-time boundary check (spec 9).
+    /// place it appears, for the run-time boundary check (`docs/shapescript/python.md`).
     pub generics: Vec<GenericSource>,
     /// Every `let` (and loop variable), in source order, with its type.
     pub lets: Vec<Binding>,
@@ -183,7 +183,7 @@ pub struct FieldDef {
     pub name: Name,
     pub span: Span,
     pub ty: Ty,
-    /// The initialiser for a tensor field (spec 8), the default filled in.
+    /// The initialiser for a tensor field (`docs/shapescript/models.md`), the default filled in.
     pub init: Option<Init>,
 }
 
@@ -196,7 +196,7 @@ pub enum Init {
     Uniform { lo: f64, hi: f64 },
 }
 
-/// A value range: the interval the values lie in (spec 12). For now from
+/// A value range: the interval the values lie in (value ranges are not checked yet). For now from
 /// the domain only; a later issue narrows it through the operations.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
@@ -230,7 +230,7 @@ pub enum ExprInfo {
     /// A call of a fn, extern fn, built-in, method, model or record.
     Call(Box<CallInfo>),
     /// An elementwise binary operator or `where`: how each operand's axes
-    /// line up with the result's (spec 6.2).
+    /// line up with the result's (`docs/shapescript/broadcasting.md`).
     Broadcast { operands: Vec<Alignment> },
     /// `a @ b`.
     MatMul { lhs: Alignment, rhs: Alignment },
@@ -331,7 +331,7 @@ pub enum BoundArg {
     Size { value: Size },
 }
 
-/// How to emit a pattern built-in with plain tensor operations (spec 6.5).
+/// How to emit a pattern built-in with plain tensor operations (`docs/shapescript/patterns.md`).
 #[derive(Clone, Debug)]
 pub enum PatternPlan {
     /// `rearrange`/`reduce`/`repeat`: reshape the input into its elementary

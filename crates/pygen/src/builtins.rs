@@ -1,4 +1,4 @@
-//! Built-in operations (spec 7) from the checker's call records: reductions
+//! Built-in operations (`docs/shapescript/broadcasting.md`) from the checker's call records: reductions
 //! and axis-wise operations at the `over=` positions the checker found,
 //! `where`/`maximum`/`minimum` with broadcasting views, tensors made from
 //! sizes (`zeros`, `arange`...) on the body's device, and the pattern

@@ -218,7 +218,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         };
         let len = hi.sub(&lo).ok()?;
         // Fits when, for every value the sizes may take (unknown sizes at
-        // least 0, other sizes at least 1: seed 000), 0 <= lo, hi <= size
+        // least 0, other sizes at least 1: `docs/shapescript/sizes.md`), 0 <= lo, hi <= size
         // and the slice has at least one element.
         let least = |p: &Poly| dims.substitute(p).ok().and_then(|q| least_value(&q));
         let fits_hi = size

@@ -1,4 +1,4 @@
-//! Parsing types (spec 4), shapes `[...]`, axes and size expressions.
+//! Parsing types (`docs/shapescript/signatures.md`), shapes `[...]`, axes and size expressions.
 //! Inside `[...]` axes are juxtaposed and an axis continues across binary
 //! operators, so `[b (H + 2*P - kh)/S + 1]` has two axes. Never decides what
 //! a name means: dims, axes and aliases all parse as names.
