@@ -60,6 +60,29 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         }
     }
 
+    /// The names a plain call may call: this file's and the library's
+    /// top-level names and the built-ins, for "did you mean".
+    fn callable_names(&self) -> Vec<&'static str> {
+        let program = self.ctx.env.program;
+        let files = std::iter::once(self.file).chain(self.ctx.library.iter().map(|&(f, _)| f));
+        let callable = |module: &'a crate::program::Module, name: Name| {
+            let decl = module.decl(name)?;
+            matches!(
+                decl,
+                Decl::Fn(_) | Decl::ExternFn(_) | Decl::Model(_) | Decl::Record(_)
+            )
+            .then_some(name.as_str())
+        };
+        let declared = files.flat_map(|f| {
+            let module = program.module(f);
+            module
+                .top_level_names()
+                .filter_map(move |n| callable(module, n))
+        });
+        let builtins = crate::builtin_names::Builtin::ALL.iter().map(|b| b.name());
+        declared.chain(builtins).collect()
+    }
+
     /// A plain name that is no local: this file's declaration, a built-in
     /// or a library stub, in that order (E0301 for none).
     fn resolve_name(&mut self, n: &ast::Ident) -> Resolved<'c> {
@@ -73,10 +96,17 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         if let Some((file, decl)) = crate::prelude::stub(ctx.env.program, ctx.library, &n.name) {
             return self.resolve_decl(file, decl, n);
         }
+        let help = match diag::closest(n.name.as_str(), self.callable_names()) {
+            Some(best) => format!("a function with a similar name exists: `{best}`"),
+            None => "declare it with `fn` or `extern fn`, or import the file that has it and write `file.name`".to_string(),
+        };
         self.diagnostics.push(
             Diagnostic::error(codes::E0301, format!("cannot find function `{}`", n.name))
-                .with_primary(n.span, "not declared in this file, the prelude or the built-ins")
-                .with_help("declare it with `fn` or `extern fn`, or import the file that has it and write `file.name`"),
+                .with_primary(
+                    n.span,
+                    "not declared in this file, the prelude or the built-ins",
+                )
+                .with_help(help),
         );
         Resolved::Failed
     }

@@ -152,6 +152,17 @@ impl FnChecker<'_, '_> {
         }
     }
 
+    /// The names a value may be written with here, for "did you mean":
+    /// locals and parameters, then this file's dims.
+    fn value_names(&self) -> Vec<&'static str> {
+        let module = self.ctx.env.program.module(self.file);
+        let dims = module
+            .top_level_names()
+            .filter(|&n| matches!(module.decl(n), Some(crate::program::Decl::Dim(..))));
+        let locals = self.locals.iter().map(|l| l.name);
+        locals.chain(dims).map(|n| n.as_str()).collect()
+    }
+
     fn name(&mut self, name: &ast::Ident) -> Ty {
         let span = name.span;
         if name.is_missing() {
@@ -177,13 +188,17 @@ impl FnChecker<'_, '_> {
             Some(d) => d.describe(),
             None if crate::builtins::is_builtin(&name.name) => "a built-in operation",
             None => {
+                let help = match diag::closest(name.name.as_str(), self.value_names()) {
+                    Some(best) => format!("a value with a similar name exists: `{best}`"),
+                    None => "declare it with `let`, or take it as a parameter".to_string(),
+                };
                 self.diagnostics.push(
                     Diagnostic::error(
                         codes::E0301,
                         format!("cannot find `{}` in this scope", name.name),
                     )
                     .with_primary(span, "not a parameter, `let`, dim or axis name")
-                    .with_help("declare it with `let`, or take it as a parameter"),
+                    .with_help(help),
                 );
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
