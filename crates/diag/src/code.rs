@@ -185,6 +185,51 @@ fn paragraph_kind(line: &str) -> Option<ExampleKind> {
     }
 }
 
+/// What running every example of a table found: how many of each kind,
+/// and a description of each example that did not do what it says.
+#[derive(Clone, Debug, Default)]
+pub struct ExampleRun {
+    pub wrong: usize,
+    pub fixed: usize,
+    pub failures: Vec<String>,
+}
+
+/// Runs every example of `table` through `codes_reported` (the ids of the
+/// codes a program reports, however the language runs it): a `Wrong` example
+/// must report its code, a `Fixed` one nothing. Both languages' tests of
+/// their explanations are this.
+pub fn run_examples(
+    table: &[Code],
+    mut codes_reported: impl FnMut(&Example) -> Vec<String>,
+) -> ExampleRun {
+    let mut run = ExampleRun::default();
+    for code in table {
+        for (index, example) in code.examples().iter().enumerate() {
+            let codes = codes_reported(example);
+            let ok = match example.kind {
+                ExampleKind::Wrong => {
+                    run.wrong += 1;
+                    codes.iter().any(|c| c == code.id)
+                }
+                ExampleKind::Fixed => {
+                    run.fixed += 1;
+                    codes.is_empty()
+                }
+            };
+            if !ok {
+                run.failures.push(format!(
+                    "{} example {} ({:?}) reports {codes:?}:\n{}",
+                    code.id,
+                    index + 1,
+                    example.kind,
+                    example.text
+                ));
+            }
+        }
+    }
+    run
+}
+
 /// A language's error page in Markdown: `header` (title and introduction,
 /// ending in a blank line), an index line per code, then each code's title
 /// and explanation under an `## ID` heading. Both books' pages are this,
@@ -253,6 +298,20 @@ mod tests {
             ]
         );
         assert!(E_X_002.examples().is_empty());
+    }
+
+    #[test]
+    fn examples_that_do_not_do_what_they_say_are_described() {
+        // A runner for which every program reports E0001: the fixed example fails.
+        let run = run_examples(TABLE, |_| vec!["E0001".to_string()]);
+        assert_eq!((run.wrong, run.fixed), (1, 1));
+        assert_eq!(run.failures.len(), 1);
+        assert!(run.failures[0].starts_with("E0001 example 2 (Fixed) reports [\"E0001\"]"));
+        let run = run_examples(TABLE, |example| match example.kind {
+            ExampleKind::Wrong => vec!["E0001".to_string()],
+            ExampleKind::Fixed => Vec::new(),
+        });
+        assert!(run.failures.is_empty());
     }
 
     #[test]

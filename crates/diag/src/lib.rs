@@ -7,7 +7,9 @@ pub mod render;
 mod source_map;
 mod suggest;
 
-pub use code::{error_page, examples, lookup, Code, Example, ExampleKind};
+pub use code::{
+    error_page, examples, lookup, run_examples, Code, Example, ExampleKind, ExampleRun,
+};
 pub use source_map::{FileId, LineCol, SourceMap, Span};
 pub use suggest::closest;
 

@@ -6,7 +6,7 @@
 //! examples may import.
 
 use check::{MemoryFiles, Options};
-use diag::{Code, Example, ExampleKind, SourceMap};
+use diag::{Example, ExampleKind, SourceMap};
 use std::path::PathBuf;
 
 /// The file examples import without writing it out.
@@ -55,43 +55,16 @@ fn codes_reported(example: &Example) -> Vec<String> {
     codes
 }
 
-/// What is wrong with one example, if anything.
-fn failure(code: Code, index: usize, example: &Example) -> Option<String> {
-    let codes = codes_reported(example);
-    let ok = match example.kind {
-        ExampleKind::Wrong => codes.iter().any(|c| c == code.id),
-        ExampleKind::Fixed => codes.is_empty(),
-    };
-    (!ok).then(|| {
-        format!(
-            "{} example {} ({:?}) reports {codes:?}:\n{}",
-            code.id,
-            index + 1,
-            example.kind,
-            example.text
-        )
-    })
-}
-
 #[test]
 fn every_explanation_example_does_what_it_says() {
-    let mut failures = Vec::new();
-    let mut wrong = 0;
-    let mut fixed = 0;
-    for &code in check::codes::all() {
-        for (index, example) in code.examples().iter().enumerate() {
-            match example.kind {
-                ExampleKind::Wrong => wrong += 1,
-                ExampleKind::Fixed => fixed += 1,
-            }
-            failures.extend(failure(code, index, example));
-        }
-    }
+    let run = diag::run_examples(check::codes::all(), codes_reported);
     assert!(
-        wrong > 30 && fixed > 30,
-        "found only {wrong} wrong and {fixed} fixed examples"
+        run.wrong > 30 && run.fixed > 30,
+        "found only {} wrong and {} fixed examples",
+        run.wrong,
+        run.fixed
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(run.failures.is_empty(), "{}", run.failures.join("\n"));
 }
 
 #[test]
