@@ -14,7 +14,7 @@ use sexpgpu_graph::{
     execute, execute_f64, to_npy, BinaryOp, DType, Graph, NodeId, Op, OpError, ReduceOp, Shape,
     Tensor, UnaryOp,
 };
-use uitest::support::{npy_f64, python, Rng};
+use uitest::support::{python, Rng};
 
 /// Values for a node: floats uniform in `[low, high)`, integers (ids)
 /// uniform in `[0, high)`.
@@ -153,7 +153,11 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
         .zip(&results)
         .zip(&outputs)
     {
-        files.push((name.clone(), npy_f64(g.shape(*node).dims(), values)));
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        files.push((
+            name.clone(),
+            sexpgpu_graph::npy_bytes("<f8", g.shape(*node).dims(), &bytes),
+        ));
     }
     run_torch(&python, case, &dir.join("f64"), &files, "1e-9");
     std::fs::remove_dir_all(&dir).expect("remove temp dir");

@@ -45,7 +45,13 @@ pub fn to_npy(tensor: &Tensor) -> Vec<u8> {
         TensorData::I64(v) => ("<i8", v.iter().flat_map(|x| x.to_le_bytes()).collect()),
         TensorData::Bool(v) => ("|b1", v.iter().map(|&x| u8::from(x)).collect()),
     };
-    let dims = tensor.shape().dims();
+    npy_bytes(descr, tensor.shape().dims(), &body)
+}
+
+/// A version 1.0 `.npy` file, C order, of shape `dims`, whose elements are
+/// `body` in the NumPy dtype `descr` (`<f8`, `<i4`, ...). `to_npy` is this
+/// for the graph dtypes; tests write `<f8`, which graphs never hold.
+pub fn npy_bytes(descr: &str, dims: &[usize], body: &[u8]) -> Vec<u8> {
     let shape = match dims {
         [one] => format!("({one},)"),
         _ => format!(
@@ -66,7 +72,7 @@ pub fn to_npy(tensor: &Tensor) -> Vec<u8> {
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(body);
     out
 }
 
@@ -306,5 +312,29 @@ mod tests {
         bytes.truncate(bytes.len() - 1);
         expect![".npy data is shorter than 4 elements of <f4"]
             .assert_eq(&from_npy(&bytes).unwrap_err().message);
+    }
+
+    #[test]
+    fn npy_bytes_pads_the_header_to_64_bytes() {
+        let f64_bytes: Vec<u8> = [1.5f64, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        for dims in [
+            &[2][..],
+            &[1, 2],
+            &[2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+        ] {
+            let bytes = npy_bytes("<f8", dims, &f64_bytes);
+            assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
+            let data = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+            assert_eq!(data % 64, 0, "{dims:?}");
+            assert_eq!(bytes[data - 1], b'\n');
+            assert_eq!(bytes.len(), data + 16);
+            assert_eq!(bytes[data..data + 8], 1.5f64.to_le_bytes());
+        }
+        let bytes = npy_bytes("<f8", &[2], &f64_bytes);
+        let header = String::from_utf8_lossy(&bytes[10..]);
+        assert!(header.starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"));
     }
 }

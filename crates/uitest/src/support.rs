@@ -82,31 +82,6 @@ pub fn python() -> PathBuf {
     python
 }
 
-/// `values` as a float64 `.npy` file (format 1.0, C order, little endian)
-/// of shape `dims`: the one dtype tests write that `sexpgpu_graph::to_npy`
-/// cannot (graphs hold no f64).
-pub fn npy_f64(dims: &[usize], values: &[f64]) -> Vec<u8> {
-    let shape = match dims {
-        [one] => format!("({one},)"),
-        _ => format!(
-            "({})",
-            dims.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
-    // Magic (6) + version (2) + length (2) + header + newline: a multiple of 64.
-    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend(values.iter().flat_map(|x| x.to_le_bytes()));
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,25 +107,5 @@ mod tests {
             assert!((-5..5).contains(&rng.int(-5, 5)));
         }
         assert_eq!(rng.int(4, 4), 4);
-    }
-
-    #[test]
-    fn npy_f64_pads_the_header_to_64_bytes() {
-        for dims in [
-            &[2][..],
-            &[1, 2],
-            &[2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-        ] {
-            let bytes = npy_f64(dims, &[1.5, -2.0]);
-            assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
-            let data = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
-            assert_eq!(data % 64, 0, "{dims:?}");
-            assert_eq!(bytes[data - 1], b'\n');
-            assert_eq!(bytes.len(), data + 16);
-            assert_eq!(bytes[data..data + 8], 1.5f64.to_le_bytes());
-        }
-        let bytes = npy_f64(&[2], &[1.5, -2.0]);
-        let header = String::from_utf8_lossy(&bytes[10..]);
-        assert!(header.starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"));
     }
 }
