@@ -1,0 +1,241 @@
+//! CUDA C++ source for every step of a compiled `Plan` (the same plans the
+//! CPU backend runs): which kernels a step needs, their text, the runtime
+//! arguments they take in order, and their launch shape. Pure Rust, no
+//! CUDA: the runtime compiles the text with NVRTC, and the no-GPU tests
+//! compile every kernel of the examples and random graphs with NVRTC and
+//! ptxas. Sizes, strides and offsets are baked into the text (shapes are
+//! static), so a kernel's name is a hash of its text and equal kernels are
+//! compiled once.
+
+pub mod c;
+mod copy;
+mod fill;
+mod fused;
+mod indexing;
+pub mod matmul;
+pub mod prelude;
+mod reduce;
+
+use std::fmt;
+
+use sexpgpu_cpu::{Launch, Plan, Src, Step};
+use sexpgpu_graph::DType;
+
+pub use matmul::{Gemm, GemmOperand};
+
+/// Threads per block of every grid-stride kernel.
+pub const BLOCK: u32 = 256;
+/// Grid-stride kernels use at most this many blocks: enough to fill any
+/// current GPU several times over, few enough that launches stay cheap.
+pub const MAX_BLOCKS: u32 = 65_535;
+
+/// A step the generators cannot express (a plan that breaks the
+/// lowering's invariants, such as a reduction of booleans).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenError {
+    pub message: String,
+}
+
+impl GenError {
+    pub fn new(message: impl Into<String>) -> GenError {
+        GenError {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// One runtime argument of a kernel, in the order the kernel declares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// The step's output buffer (or a scratch buffer, for packing kernels).
+    Out,
+    /// Operand `k` of the step, in the order `Step::reads` lists them
+    /// (a fused kernel's splat inputs take no argument).
+    Input(usize),
+    /// The device's error word (four u64): set once by the first thread
+    /// that finds an id outside its axis.
+    ErrorWord,
+    /// The random stream's key, two u32 computed on the host from the run
+    /// seed (`sexpgpu_graph::random::stream_key`).
+    StreamKey,
+}
+
+/// How a kernel is launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Grid-stride over `n` items, `BLOCK` threads a block.
+    Grid { n: usize },
+    /// One block of `BLOCK` threads per output element, `n` outputs.
+    BlockPerOutput { n: usize },
+}
+
+impl Shape {
+    /// `(blocks, threads)`; blocks is 0 when there is nothing to do.
+    pub fn dims(self) -> (u32, u32) {
+        match self {
+            Shape::Grid { n } => {
+                let blocks = n.div_ceil(BLOCK as usize).min(MAX_BLOCKS as usize);
+                (blocks as u32, BLOCK)
+            }
+            Shape::BlockPerOutput { n } => (n.min(u32::MAX as usize) as u32, BLOCK),
+        }
+    }
+}
+
+/// A generated kernel: `extern "C"` function `name` in `source`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// `sx_<kind>_<hash>`: the hash of the text, so equal kernels share a
+    /// compiled module and a changed kernel gets a new name.
+    pub name: String,
+    pub source: String,
+    pub params: Vec<Param>,
+    pub shape: Shape,
+    /// The step kind it computes (`Step::kind`, or `pack`).
+    pub kind: &'static str,
+}
+
+impl Kernel {
+    fn new(kind: &'static str, body: String, params: Vec<Param>, shape: Shape) -> Kernel {
+        let random = matches!(kind, "normal" | "uniform");
+        let mut source = String::from(prelude::PRELUDE);
+        if random {
+            source.push_str(prelude::RANDOM);
+        }
+        if matches!(kind, "index" | "gather" | "index-add" | "scatter-add") {
+            source.push_str(prelude::ERRORS);
+        }
+        source.push_str(&body);
+        let name = format!("sx_{}_{:016x}", kind.replace('-', "_"), fnv1a(&source));
+        let source = source.replace("KERNEL(", &format!("{name}("));
+        Kernel {
+            name,
+            source,
+            params,
+            shape,
+            kind,
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash (std's is randomly keyed per process).
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// What the device does for one launch of the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepCode {
+    /// Generated kernels, launched in order, all writing the step's output.
+    Kernels(Vec<Kernel>),
+    /// A float matmul: cuBLAS, after packing operands it cannot read.
+    Gemm(Gemm),
+}
+
+impl StepCode {
+    /// Every generated kernel of the step (packing kernels of a gemm too).
+    pub fn kernels(&self) -> Vec<&Kernel> {
+        match self {
+            StepCode::Kernels(k) => k.iter().collect(),
+            StepCode::Gemm(g) => [&g.a, &g.b]
+                .into_iter()
+                .filter_map(|o| o.pack.as_ref())
+                .collect(),
+        }
+    }
+}
+
+/// The device code of one launch of `plan`.
+pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
+    let out_dtype = plan.buffers[launch.out.0 as usize].dtype;
+    let one = |kind, (body, params), shape| {
+        Ok(StepCode::Kernels(vec![Kernel::new(
+            kind, body, params, shape,
+        )]))
+    };
+    let grid = Shape::Grid { n: launch.len };
+    match &launch.step {
+        Step::Fused { kernel, inputs } => {
+            let typed: Vec<(Src, DType)> = inputs
+                .iter()
+                .zip(&input_dtypes(plan, inputs))
+                .map(|(s, &d)| (s.clone(), d))
+                .collect();
+            one(
+                "fused",
+                fused::generate(kernel, &typed, out_dtype, launch.len)?,
+                grid,
+            )
+        }
+        Step::Copy { pieces } => {
+            let (body, params, n) = copy::generate(pieces, out_dtype);
+            one("copy", (body, params), Shape::Grid { n })
+        }
+        Step::Fill(f) => {
+            let (kind, body, params) = fill::generate(f, out_dtype, launch.len)?;
+            one(kind, (body, params), grid)
+        }
+        Step::Reduce {
+            op,
+            input,
+            dims,
+            axes,
+        } => {
+            let (body, params, shape) = reduce::generate(*op, input.offset, dims, axes, out_dtype)?;
+            one(launch.step.kind(), (body, params), shape)
+        }
+        Step::Matmul {
+            a,
+            a_view,
+            b_view,
+            batch,
+            m,
+            k,
+            n,
+            ..
+        } => {
+            let dtype = c::loc_dtype(plan, *a);
+            let p = matmul::Problem {
+                a_view,
+                b_view,
+                batch,
+                m: *m,
+                k: *k,
+                n: *n,
+                dtype,
+            };
+            matmul::generate(&p)
+        }
+        step => {
+            let dtype_of = |i: usize| c::loc_dtype(plan, step.reads()[i]);
+            let (body, params, n) = indexing::generate(step, out_dtype, dtype_of)?;
+            one(step.kind(), (body, params), Shape::Grid { n })
+        }
+    }
+}
+
+/// The dtype of each fused input: its memory's dtype, or a splat's own.
+fn input_dtypes(plan: &Plan, inputs: &[Src]) -> Vec<DType> {
+    inputs
+        .iter()
+        .map(|s| match s {
+            Src::Mem { loc, .. } => c::loc_dtype(plan, *loc),
+            Src::Splat { dtype, .. } => *dtype,
+        })
+        .collect()
+}
+
+/// Every launch's device code, in plan order.
+pub fn generate_plan(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
+    plan.launches.iter().map(|l| generate(plan, l)).collect()
+}

@@ -1,0 +1,198 @@
+//! Every kernel the backend can generate for the example programs and the
+//! random graphs, compiled with NVRTC for compute_80 and compute_90 and
+//! assembled with ptxas for sm_80 and sm_90: no GPU needed, only the
+//! PyPI wheels `scripts/test` installs into `.venv`
+//! (`nvidia-cuda-nvrtc-cu12`, `nvidia-cuda-nvcc-cu12`). Fails on any
+//! NVRTC or ptxas error, and when the wheels are missing (never passes
+//! without compiling).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sexpgpu_cuda::codegen::{generate_plan, Kernel};
+use sexpgpu_cuda::nvrtc::{wheel_libs, Nvrtc};
+use sexpgpu_graph::Graph;
+
+const ARCHS: [u32; 2] = [80, 90];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// NVRTC and ptxas from the workspace's `.venv`, or a failure saying how
+/// to get them.
+fn toolchain() -> (Nvrtc, PathBuf) {
+    let venv = root().join(".venv");
+    let nvrtc = Nvrtc::load(&wheel_libs(&venv));
+    let ptxas = std::fs::read_dir(venv.join("lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas"))
+        .find(|p| p.exists());
+    match (nvrtc, ptxas) {
+        (Ok(n), Some(p)) => (n, p),
+        (n, p) => panic!(
+            "the CUDA compile test needs the PyPI wheels of requirements-test.txt in .venv \
+             (run scripts/test once, or .venv/bin/pip install -r requirements-test.txt): \
+             nvrtc: {}, ptxas: {}",
+            n.err().unwrap_or_else(|| "found".into()),
+            p.map_or("missing".into(), |p| p.display().to_string())
+        ),
+    }
+}
+
+/// A host that reads data files relative to the examples folder.
+struct Files(PathBuf);
+
+impl sexpgpu::Host for Files {
+    fn print(&mut self, _text: &str) {}
+    fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(self.0.join(path)).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// Every graph an example traces: `defgraph`s, and each run's model,
+/// optimizer init, step (forward, gradients, update) and eval graphs.
+fn example_graphs() -> Vec<(String, Graph)> {
+    let dir = root().join("examples/sexpgpu");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sx"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let host = Box::new(Files(dir.clone()));
+        let mut session = sexpgpu::Session::new(sexpgpu::Mode::Check, 0, host);
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        let diagnostics = session.eval_file(&name, &text);
+        assert!(diagnostics.is_empty(), "{name}: {diagnostics:?}");
+        for g in session.graphs() {
+            out.push((format!("{name}:{}", g.name), g.graph.clone()));
+        }
+        for run in session.runs() {
+            let r = &run.spec.name;
+            out.push((format!("{name}:{r}:model"), run.spec.model.graph.clone()));
+            out.push((format!("{name}:{r}:opt-init"), run.opt_init.clone()));
+            out.push((format!("{name}:{r}:step"), run.step.graph.clone()));
+            if let Some(e) = &run.eval {
+                out.push((format!("{name}:{r}:eval"), e.graph.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The random graphs of the compiled-vs-reference tests (both families).
+fn random_graphs() -> Vec<(String, Graph)> {
+    let exact = (0..150).map(|s| (s, common::Family::Exact));
+    let smooth = (1000..1150).map(|s| (s, common::Family::Smooth));
+    exact
+        .chain(smooth)
+        .map(|(seed, family)| (format!("random{seed}"), common::build(seed, family).g))
+        .collect()
+}
+
+/// Distinct kernels (by name, a hash of the text) of all the graphs.
+fn kernels(graphs: &[(String, Graph)]) -> BTreeMap<String, Kernel> {
+    let mut out = BTreeMap::new();
+    for (name, g) in graphs {
+        let program = sexpgpu_cpu::compile(g).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let code = generate_plan(program.plan()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for step in &code {
+            for k in step.kernels() {
+                out.entry(k.name.clone()).or_insert_with(|| k.clone());
+            }
+        }
+    }
+    out
+}
+
+fn ptxas(ptxas: &Path, dir: &Path, k: &Kernel, ptx: &str, arch: u32) -> Result<(), String> {
+    let file = dir.join(format!("{}_{arch}.ptx", k.name));
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch=sm_{arch}"))
+        .arg(&file)
+        .arg("-o")
+        .arg(file.with_extension("cubin"))
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// Compiles and assembles every kernel; returns how many of each kind.
+fn compile_all(kernels: &BTreeMap<String, Kernel>) -> BTreeMap<&'static str, usize> {
+    let (nvrtc, ptxas_path) = toolchain();
+    let dir = std::env::temp_dir().join(format!("sexpgpu-cuda-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut failures = Vec::new();
+    let mut kinds = BTreeMap::new();
+    for k in kernels.values() {
+        for arch in ARCHS {
+            let result = nvrtc
+                .compile(&k.name, &k.source, arch)
+                .map_err(|log| format!("nvrtc compute_{arch}: {log}"))
+                .and_then(|ptx| ptxas(&ptxas_path, &dir, k, &ptx, arch));
+            if let Err(e) = result {
+                failures.push(format!("{} ({}):\n{e}\n{}", k.name, k.kind, k.source));
+            }
+        }
+        *kinds.entry(k.kind).or_insert(0) += 1;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} kernels failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    kinds
+}
+
+#[test]
+fn every_kernel_of_the_examples_and_random_graphs_compiles() {
+    let mut graphs = example_graphs();
+    let n_examples = graphs.len();
+    graphs.extend(random_graphs());
+    let kernels = kernels(&graphs);
+    let kinds = compile_all(&kernels);
+    eprintln!(
+        "{} graphs ({n_examples} from examples), {} distinct kernels: {kinds:?}",
+        graphs.len(),
+        kernels.len()
+    );
+    // Every kind of generated kernel was compiled, many times over.
+    let want: BTreeSet<&str> = [
+        "fused",
+        "copy",
+        "fill",
+        "iota",
+        "normal",
+        "uniform",
+        "reduce-sum",
+        "reduce-max",
+        "index",
+        "index-add",
+        "gather",
+        "scatter-add",
+        "linear-scan",
+        "matmul",
+        "pack",
+    ]
+    .into();
+    let got: BTreeSet<&str> = kinds.keys().copied().collect();
+    assert_eq!(got, want, "kernel kinds");
+    assert!(kernels.len() > 500, "only {} kernels", kernels.len());
+}
