@@ -56,7 +56,7 @@ pub struct Gemm {
 
 pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
     match p.dtype {
-        DType::F32 | DType::BF16 => Ok(StepCode::Gemm(Gemm {
+        DType::F32 | DType::BF16 => Ok(StepCode::Gemm(Box::new(Gemm {
             a: operand(p.a_view, p.m, p.k, p.dtype),
             b: operand(p.b_view, p.k, p.n, p.dtype),
             batch: p.batch.iter().product(),
@@ -64,7 +64,7 @@ pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
             k: p.k,
             n: p.n,
             dtype: p.dtype,
-        })),
+        }))),
         DType::I32 | DType::I64 => Ok(StepCode::Kernels(vec![int_kernel(p)])),
         DType::Bool => Err(GenError::new(
             "matmul: expects float or integer tensors of one dtype",

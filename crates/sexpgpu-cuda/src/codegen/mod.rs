@@ -139,7 +139,7 @@ pub enum StepCode {
     /// Generated kernels, launched in order, all writing the step's output.
     Kernels(Vec<Kernel>),
     /// A float matmul: cuBLAS, after packing operands it cannot read.
-    Gemm(Gemm),
+    Gemm(Box<Gemm>),
 }
 
 impl StepCode {
@@ -158,22 +158,45 @@ impl StepCode {
 /// The device code of one launch of `plan`.
 pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
     let out_dtype = plan.buffers[launch.out.0 as usize].dtype;
+    let reads = launch.step.reads();
+    generate_step(&launch.step, out_dtype, launch.len, |k| {
+        c::loc_dtype(plan, reads[k])
+    })
+}
+
+/// The device code of one step writing `len` elements of `out_dtype`;
+/// `dtype_of(k)` is the dtype of operand `k` in `Step::reads` order. The
+/// operands' locations never enter the text (their buffers are kernel
+/// arguments), so a backend that sees a step without its plan generates
+/// exactly the kernels the plan-level tests compile.
+pub fn generate_step(
+    step: &Step,
+    out_dtype: DType,
+    len: usize,
+    dtype_of: impl Fn(usize) -> DType,
+) -> Result<StepCode, GenError> {
     let one = |kind, (body, params), shape| {
         Ok(StepCode::Kernels(vec![Kernel::new(
             kind, body, params, shape,
         )]))
     };
-    let grid = Shape::Grid { n: launch.len };
-    match &launch.step {
+    let grid = Shape::Grid { n: len };
+    match step {
         Step::Fused { kernel, inputs } => {
+            let mut mem = 0;
             let typed: Vec<(Src, DType)> = inputs
                 .iter()
-                .zip(&input_dtypes(plan, inputs))
-                .map(|(s, &d)| (s.clone(), d))
+                .map(|s| match s {
+                    Src::Mem { .. } => {
+                        mem += 1;
+                        (s.clone(), dtype_of(mem - 1))
+                    }
+                    Src::Splat { dtype, .. } => (s.clone(), *dtype),
+                })
                 .collect();
             one(
                 "fused",
-                fused::generate(kernel, &typed, out_dtype, launch.len)?,
+                fused::generate(kernel, &typed, out_dtype, len)?,
                 grid,
             )
         }
@@ -182,7 +205,7 @@ pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
             one("copy", (body, params), Shape::Grid { n })
         }
         Step::Fill(f) => {
-            let (kind, body, params) = fill::generate(f, out_dtype, launch.len)?;
+            let (kind, body, params) = fill::generate(f, out_dtype, len)?;
             one(kind, (body, params), grid)
         }
         Step::Reduce {
@@ -192,10 +215,9 @@ pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
             axes,
         } => {
             let (body, params, shape) = reduce::generate(*op, input.offset, dims, axes, out_dtype)?;
-            one(launch.step.kind(), (body, params), shape)
+            one(step.kind(), (body, params), shape)
         }
         Step::Matmul {
-            a,
             a_view,
             b_view,
             batch,
@@ -204,7 +226,6 @@ pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
             n,
             ..
         } => {
-            let dtype = c::loc_dtype(plan, *a);
             let p = matmul::Problem {
                 a_view,
                 b_view,
@@ -212,27 +233,15 @@ pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
                 m: *m,
                 k: *k,
                 n: *n,
-                dtype,
+                dtype: dtype_of(0),
             };
             matmul::generate(&p)
         }
         step => {
-            let dtype_of = |i: usize| c::loc_dtype(plan, step.reads()[i]);
             let (body, params, n) = indexing::generate(step, out_dtype, dtype_of)?;
             one(step.kind(), (body, params), Shape::Grid { n })
         }
     }
-}
-
-/// The dtype of each fused input: its memory's dtype, or a splat's own.
-fn input_dtypes(plan: &Plan, inputs: &[Src]) -> Vec<DType> {
-    inputs
-        .iter()
-        .map(|s| match s {
-            Src::Mem { loc, .. } => c::loc_dtype(plan, *loc),
-            Src::Splat { dtype, .. } => *dtype,
-        })
-        .collect()
 }
 
 /// Every launch's device code, in plan order.
