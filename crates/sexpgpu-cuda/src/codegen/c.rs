@@ -215,8 +215,8 @@ mod tests {
         expect![[r#"
             p
             (p % 4u)
-            (p / 2u) + (p % 2u) * 3u
-            1u + (p / 2u) * 5u + (p % 2u)
+            (p % 2u) * 3u + (p / 2u)
+            1u + (p % 2u) + (p / 2u) * 5u
             0u"#]]
         .assert_eq(&got.join("\n"));
     }

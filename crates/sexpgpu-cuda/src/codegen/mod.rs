@@ -15,6 +15,8 @@ mod indexing;
 pub mod matmul;
 pub mod prelude;
 mod reduce;
+#[cfg(test)]
+mod snapshots;
 
 use std::fmt;
 
