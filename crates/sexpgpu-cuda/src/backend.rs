@@ -73,6 +73,11 @@ impl CudaBackend {
         &self.pool
     }
 
+    /// Waits until every queued kernel and copy has finished (timing).
+    pub fn synchronize(&self) -> Result<(), ExecError> {
+        self.device.stream.synchronize().map_err(driver)
+    }
+
     /// The step's generated code, from the cache when seen before.
     fn code(
         &self,
