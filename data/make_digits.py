@@ -19,6 +19,6 @@ y = digits.target.astype(np.int32)
 order = np.random.default_rng(0).permutation(len(x))
 x, y = x[order], y[order]
 out = Path(__file__).with_name("digits.npz")
-# np.savez (not savez_compressed): SexpGPU reads stored zip members.
+# Stored members; SexpGPU reads savez_compressed files as well.
 np.savez(out, x=x[:1497], y=y[:1497], test_x=x[1497:], test_y=y[1497:])
 print(out, x.shape, y.shape)

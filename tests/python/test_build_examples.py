@@ -1,8 +1,8 @@
 """The modules `shapescript build` generates from examples/shapescript/*.ss,
-against the hand-written references in reference_models.py: same parameters
-(names, shapes, published counts), same outputs for the same weights, loss
-falling over 20 AdamW steps, torch.compile, and ShapeError from the boundary
-checks. Reduced variants are built from copies of the .ss files with smaller
+against the hand-written references in reference_models.py: same outputs for
+the same weights, loss falling over 20 AdamW steps, torch.compile, and
+ShapeError from the boundary checks (the full-size parameters are
+test_examples.py's). Reduced variants are built from copies of the .ss files with smaller
 dims, so the whole file runs in about a minute on two CPU cores."""
 
 from __future__ import annotations
@@ -31,15 +31,12 @@ from reference_models import (  # noqa: E402
     Gpt2Config,
     VisionTransformer,
     VitConfig,
-    parameter_count,
-    shapescript_layout,
     shapescript_to_reference,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "shapescript"
 CLASSES = {"vit": "VisionTransformer", "gpt2": "Gpt2", "convnet": "ConvNet"}
-PUBLISHED = {"vit": 86_567_656, "gpt2": 124_439_808, "convnet": 620_362}
 
 # Reduced sizes: the dims each copy of a .ss file is rebuilt with, and the
 # reference config that matches them. vit.ss's patterns write the patch as 16.
@@ -88,14 +85,6 @@ def shrink(text: str, dims: dict[str, int]) -> str:
     return text
 
 
-@pytest.fixture(scope="module")
-def full(tmp_path_factory):
-    out = tmp_path_factory.mktemp("full")
-    result = build(EXAMPLES, out / "examples_full")
-    assert result.returncode == 0, result.stderr
-    return load_package(out, "examples_full")
-
-
 def build_small(tmp_path_factory, checks: bool):
     root = tmp_path_factory.mktemp("small")
     sources = root / "src"
@@ -133,15 +122,6 @@ def example_input(model: str, cfg, batch: int, generator):
     if model == "gpt2":
         return torch.randint(0, cfg.vocab, (batch, 11), generator=generator)
     return torch.randn(batch, 3, cfg.image, cfg.image, generator=generator)
-
-
-@pytest.mark.parametrize("model", list(CLASSES))
-def test_full_size_parameters_are_the_published_architecture(full, model):
-    with torch.device("meta"):
-        module = generated(full, model)
-    shapes = {name: tuple(t.shape) for name, t in module.state_dict().items()}
-    assert shapes == shapescript_layout(model)
-    assert parameter_count(module) == PUBLISHED[model]
 
 
 @pytest.mark.parametrize("model", list(CLASSES))

@@ -174,15 +174,15 @@ fn main() {
         std::mem::size_of::<syntax::ast::Axis>(),
         std::mem::size_of::<syntax::ast::SizeExpr>(),
         std::mem::size_of::<syntax::ast::Ident>(),
-        std::mem::size_of::<check::types::Axis>(),
-        std::mem::size_of::<check::types::AxisKind>(),
+        std::mem::size_of::<check::hir::Axis>(),
+        std::mem::size_of::<check::hir::AxisKind>(),
         std::mem::size_of::<diag::Span>(),
-        std::mem::size_of::<check::size::Symbol>(),
-        std::mem::size_of::<check::size::Size>(),
-        std::mem::size_of::<check::size::Poly>(),
-        std::mem::size_of::<check::types::Ty>(),
-        std::mem::size_of::<check::signature::Signature>(),
-        std::mem::size_of::<check::signature::ParamSig>(),
+        std::mem::size_of::<check::hir::Symbol>(),
+        std::mem::size_of::<check::hir::Size>(),
+        std::mem::size_of::<check::hir::Poly>(),
+        std::mem::size_of::<check::hir::Ty>(),
+        std::mem::size_of::<check::hir::Signature>(),
+        std::mem::size_of::<check::hir::ParamSig>(),
     );
     assert_eq!(diagnostics, 0, "the generated workspace must check clean");
 }
@@ -222,61 +222,27 @@ fn phases(files: &MemoryFiles, roots: &[PathBuf]) {
 fn phases_once(files: &MemoryFiles, roots: &[PathBuf]) -> ([f64; 6], [usize; 5]) {
     let start_bytes = live_bytes();
     let mut map = SourceMap::new();
-    let mut diagnostics = Vec::new();
-    let with_library = check::prelude::WithLibrary(files);
-    let all_roots = check::prelude::roots_with_library(roots);
-
+    let mut times = [0.0; 6];
+    let mut bytes = [0; 5];
+    let mut slot = 0;
+    let mut last_bytes = start_bytes;
+    let mut t = Instant::now();
+    let checked = check::check_phase_by_phase_observed(
+        &mut map,
+        files,
+        roots,
+        &Options::default(),
+        &mut |_phase| {
+            times[slot] = t.elapsed().as_secs_f64() * 1e3;
+            let now = live_bytes();
+            bytes[slot] = now.saturating_sub(last_bytes);
+            last_bytes = now;
+            slot += 1;
+            t = Instant::now();
+        },
+    );
     let t = Instant::now();
-    let program = check::load::load(&mut map, &with_library, &all_roots, &[], &mut diagnostics);
-    let library = check::prelude::library_files(&program);
-    let load = t.elapsed();
-    let after_load = live_bytes();
-    let t = Instant::now();
-    let dims = check::dims::evaluate(&program, &map, &mut diagnostics);
-    let dims_time = t.elapsed();
-    let after_dims = live_bytes();
-    let t = Instant::now();
-    let aliases = check::alias::find_cycles(&program, &map, &mut diagnostics);
-    let alias_cache = check::lower::AliasCache::default();
-    let env = check::lower::Env {
-        program: &program,
-        map: &map,
-        dims: &dims,
-        aliases: &aliases,
-        alias_cache: &alias_cache,
-    };
-    check::alias::check_declarations(env, &mut diagnostics);
-    let alias_time = t.elapsed();
-    let after_aliases = live_bytes();
-    let t = Instant::now();
-    let signatures = check::signature::check_all(env, &mut diagnostics);
-    let signature_time = t.elapsed();
-    let after_signatures = live_bytes();
-    let t = Instant::now();
-    let bodies = check::body::check_all(env, &signatures, &library, &mut diagnostics);
-    let body_time = t.elapsed();
-    let after_bodies = live_bytes();
-    let t = Instant::now();
-    drop(bodies);
-    drop(signatures);
-    drop(program);
-    let drop_time = t.elapsed();
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    let times = [
-        ms(load),
-        ms(dims_time),
-        ms(alias_time),
-        ms(signature_time),
-        ms(body_time),
-        ms(drop_time),
-    ];
-    let grew = |from: usize, to: usize| to.saturating_sub(from);
-    let bytes = [
-        grew(start_bytes, after_load),
-        grew(after_load, after_dims),
-        grew(after_dims, after_aliases),
-        grew(after_aliases, after_signatures),
-        grew(after_signatures, after_bodies),
-    ];
+    drop(checked);
+    times[5] = t.elapsed().as_secs_f64() * 1e3;
     (times, bytes)
 }

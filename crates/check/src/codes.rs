@@ -66,7 +66,16 @@ import b
 import a
 ```
 
-Fixed: move what both need into a third file that both import.
+Fixed: move what both need into a third file that both import:
+
+```
+# a.ss
+import common
+# b.ss
+import common
+# common.ss
+dim D = 768
+```
 ";
 
 E0203 = "E0203", "name declared twice",
@@ -110,13 +119,10 @@ E0205 = "E0205", "could not read an imported file",
 "The imported file exists but could not be read (permissions, not UTF-8, or a
 folder with that name). The message gives the system's reason.
 
-Wrong, where `vision.ss` is not readable or not UTF-8:
-
-```
-import vision
-```
-
-Fixed: make `vision.ss` readable UTF-8 text, or import another file.
+No program text shows this mistake: `import vision` is right as written, and
+is reported with E0205 only when `vision.ss` is not readable, is not UTF-8,
+or is a folder. Make `vision.ss` readable UTF-8 text, or import another
+file.
 ";
 
 E0301 = "E0301", "name not found",
@@ -153,6 +159,7 @@ dim N = Images
 Fixed: use a dim, or use the alias as a shape:
 
 ```
+dim Images = [b 3 16gh 16gw]
 dim N = 224
 fn f(x: Images) -> Images = x
 ```
@@ -310,13 +317,13 @@ such as `16gh` is fine).
 Wrong:
 
 ```
-fn flat(x: [((a b) c)]) -> [a b c] = x to [a b c]
+fn merge(x: [a b c]) -> [((a b) c)] = x to [((a b) c)]
 ```
 
-Fixed:
+Fixed: list the parts in one group:
 
 ```
-fn flat(x: [(a b c)]) -> [a b c] = x to [a b c]
+fn merge(x: [a b c]) -> [(a b c)] = x to [(a b c)]
 ```
 ";
 
@@ -349,10 +356,10 @@ Wrong:
 fn halves(x: [n]) -> [n / 2] = x[0:n/2]
 ```
 
-Fixed: write the other size as a multiple:
+Fixed: write the other size as a multiple, such as the grouped size `2n`:
 
 ```
-fn halves(x: [2*n]) -> [n] = x[0:n]
+fn halves(x: [2n]) -> [n] = x[0:n]
 ```
 ";
 
@@ -381,13 +388,13 @@ rounded division's divisor must not be 0.
 Wrong:
 
 ```
-roll(x, 2, dims=1)
+fn total(x: [b t]) -> [b] = sum(x, over=1)
 ```
 
 Fixed: name the axis:
 
 ```
-roll(x, 2, dims=t)
+fn total(x: [b t]) -> [b] = sum(x, over=t)
 ```
 ";
 
@@ -407,6 +414,7 @@ fn g(y: [n]) -> [n] = f(y, scale=2)
 Fixed:
 
 ```
+fn f(x: [n]) -> [n] = x
 fn g(y: [n]) -> [n] = f(y)
 ```
 ";
@@ -441,6 +449,7 @@ name must be one they declare. `m(x)` calls the model's `forward`.
 Wrong:
 
 ```
+dim D = 768
 model Mlp { w: [D D] }
 fn f(m: Mlp, x: [b D]) -> [b D] = x @ m.weight
 ```
@@ -448,6 +457,8 @@ fn f(m: Mlp, x: [b D]) -> [b D] = x @ m.weight
 Fixed:
 
 ```
+dim D = 768
+model Mlp { w: [D D] }
 fn f(m: Mlp, x: [b D]) -> [b D] = x @ m.w
 ```
 ";
@@ -480,12 +491,14 @@ initialiser.
 Wrong:
 
 ```
+dim D = 768
 model M { w: [D D] = gaussian(0.02) }
 ```
 
 Fixed:
 
 ```
+dim D = 768
 model M { w: [D D] = normal(std=0.02) }
 ```
 ";
@@ -514,13 +527,14 @@ Wrong:
 
 ```
 fn f(a: [n], b: [n]) -> [n] = a + b
-f(x_bf16, y_f32)
+fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y)
 ```
 
 Fixed: convert one of them:
 
 ```
-f(x_bf16, y_f32 to bf16)
+fn f(a: [n], b: [n]) -> [n] = a + b
+fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y to bf16)
 ```
 ";
 
@@ -534,19 +548,9 @@ checker refuses each of these itself first (E0401, E0406, ...), so no
 accepted program is known to reach E0901: it is the generator's safety net
 instead of a wrong module. Nothing is written.
 
-Wrong:
-
-```
-# no accepted program is known to reach E0901; one that does names the
-# expression the generator could not emit
-```
-
-Fixed:
-
-```
-# write that expression with the constructs in docs/shapescript/python.md,
-# and report it: it is a gap in the generator
-```
+The message names the expression the generator could not emit. Write that
+expression with the constructs in `docs/shapescript/python.md`, and report
+the program: it is a gap in the generator.
 ";
 
 E0902 = "E0902", "two files become the same Python module",
@@ -556,16 +560,22 @@ one package folder. When two files of one program get the same module name,
 such as files of the same name in two folders, `shapescript build` refuses
 to write anything.
 
-Wrong:
+Wrong, two files named `blocks.ss` in one program:
 
 ```
-# shapescript build vision/blocks.ss text/blocks.ss -o out
+# vision/blocks.ss
+dim P = 16
+# text/blocks.ss
+dim T = 512
 ```
 
-Fixed:
+Fixed: rename one of them:
 
 ```
-# rename one: vision/blocks.ss and text/text_blocks.ss
+# vision/blocks.ss
+dim P = 16
+# text/text_blocks.ss
+dim T = 512
 ```
 ";
 
@@ -596,13 +606,14 @@ Wrong:
 
 ```
 dim Images = [b 3 16gh 16gw]
-fn f(x: [(Images) D]) -> [D] = x[0]
+fn f(x: [(2 Images)]) -> [b] = x[0]
 ```
 
 Fixed: use it among the shape's axes:
 
 ```
-fn f(x: [Images D]) -> [D] = x[0]
+dim Images = [b 3 16gh 16gw]
+fn f(x: [2 Images]) -> Images = x[0]
 ```
 ";
 
@@ -611,19 +622,32 @@ E2203 = "E2203", "shape alias expands to too many axes",
 that uses another alias twice doubles its length at each step, so a short
 chain can ask for millions of axes.
 
-Wrong:
+Wrong: each alias doubles the next, so `A` has 2^13 = 8192 axes:
 
 ```
 dim A = [B B]
 dim B = [C C]
-dim C = [D D]
-# ... and so on, twelve levels deep
+dim C = [E E]
+dim E = [F F]
+dim F = [G G]
+dim G = [H H]
+dim H = [I I]
+dim I = [J J]
+dim J = [K K]
+dim K = [L L]
+dim L = [M M]
+dim M = [N N]
+dim N = [O O]
+dim O = [n]
+fn f(x: A) -> A = x
 ```
 
 Fixed: name the axes a tensor really has:
 
 ```
 dim A = [b n D]
+dim D = 768
+fn f(x: A) -> A = x
 ```
 ";
 
@@ -636,13 +660,15 @@ nowhere else in the signature, and is part of a group somewhere in it.
 Wrong:
 
 ```
-fn f(img: [b 3 16 gh]) -> [b (gh gw) D]
+dim D = 768
+extern fn patchify(img: [b 3 16 gh 16gw]) -> [b (gh gw) D] = \"vision.patchify\"
 ```
 
 Fixed:
 
 ```
-fn f(img: [b 3 16gh 16gw]) -> [b (gh gw) D]
+dim D = 768
+extern fn patchify(img: [b 3 16gh 16gw]) -> [b (gh gw) D] = \"vision.patchify\"
 ```
 ";
 }
@@ -664,11 +690,18 @@ mod tests {
         for pair in all().windows(2) {
             assert!(pair[0].id < pair[1].id, "{} twice", pair[0].id);
         }
+        // What no program text can show: an unreadable file, and the
+        // generator's safety net that no accepted program is known to reach.
+        let without_examples = [E0205.id, E0901.id];
         for info in all() {
             assert!(!info.title.is_empty(), "{} has no title", info.id);
-            assert!(
-                info.explain.contains("Wrong") && info.explain.contains("Fixed"),
-                "{} explain has no example",
+            let kinds: Vec<diag::ExampleKind> = info.examples().iter().map(|e| e.kind).collect();
+            let shown = kinds.contains(&diag::ExampleKind::Wrong)
+                && kinds.contains(&diag::ExampleKind::Fixed);
+            assert_eq!(
+                shown,
+                !without_examples.contains(&info.id),
+                "{} should have a Wrong and a Fixed example exactly when a program can show it",
                 info.id
             );
         }

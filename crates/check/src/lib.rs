@@ -5,26 +5,28 @@
 //! diagnostics. Order of work: load and parse (imports, duplicates), dims,
 //! shape aliases, signatures.
 
-pub mod alias;
-pub mod body;
-pub mod broadcast;
-pub mod builtins;
+mod alias;
+mod body;
+mod broadcast;
+mod builtin_names;
+mod builtins;
 pub mod codes;
-pub mod depgraph;
-pub mod dims;
-pub mod files;
-pub mod load;
-pub mod lower;
-pub mod model;
-pub mod pattern;
-pub mod per_file;
-pub mod prelude;
-pub mod program;
-pub mod signature;
-pub mod size;
-pub mod solver;
-pub mod typed;
-pub mod types;
+mod depgraph;
+mod dims;
+mod files;
+pub mod hir;
+mod load;
+mod lower;
+mod model;
+mod pattern;
+mod per_file;
+mod prelude;
+mod program;
+mod signature;
+mod size;
+mod solver;
+mod typed;
+mod types;
 
 use rustc_hash::FxHashSet as HashSet;
 use std::path::PathBuf;
@@ -32,9 +34,8 @@ use std::path::PathBuf;
 use diag::{Diagnostic, FileId, SourceMap};
 
 pub use builtins::builtins_ss;
-pub use files::{FileError, Files, MemoryFiles};
-pub use program::Program;
-pub use signature::{Signature, Signatures};
+pub use files::{normalize, FileError, Files, MemoryFiles};
+pub use prelude::LIBRARY;
 
 /// What the command passes on: the `-I` search path.
 #[derive(Clone, Debug, Default)]
@@ -44,10 +45,10 @@ pub struct Options {
 
 /// A checked program and everything found wrong with it.
 pub struct Checked {
-    pub program: Program,
-    pub dims: dims::DimValues,
-    pub aliases: alias::Aliases,
-    pub signatures: Signatures,
+    pub program: hir::Program,
+    pub dims: hir::DimValues,
+    pub aliases: hir::Aliases,
+    pub signatures: hir::Signatures,
     /// Every checked `fn` and method body, and models' and records' fields.
     pub bodies: typed::Bodies,
     /// The library files every check sees (`prelude.ss`, `nn.ss`), with
@@ -92,7 +93,7 @@ pub fn check(
 impl Checked {
     /// The modules of the user's files (the library's left out), in the
     /// order they were loaded: the roots first.
-    pub fn user_modules(&self) -> impl Iterator<Item = &program::Module> {
+    pub fn user_modules(&self) -> impl Iterator<Item = &hir::Module> {
         self.program
             .modules
             .iter()
@@ -107,7 +108,7 @@ struct Pipeline {
     dims: dims::DimValues,
     aliases: alias::Aliases,
     alias_cache: lower::AliasCache,
-    signatures: Signatures,
+    signatures: signature::Signatures,
     bodies: body::BodyState,
     library: Vec<(FileId, &'static str)>,
 }
@@ -115,7 +116,7 @@ struct Pipeline {
 impl Pipeline {
     fn check(
         &mut self,
-        program: &Program,
+        program: &program::Program,
         map: &SourceMap,
         batch: &[usize],
         diagnostics: &mut Vec<Diagnostic>,
@@ -147,12 +148,36 @@ impl Pipeline {
 /// `check`, but each phase over the whole program in turn, after every file
 /// is loaded: the way `check` worked before it went module by module, kept
 /// as the reference a fuzz test compares it with (they must agree on every
-/// input). `bench_front` times these phases one by one.
+/// input).
 pub fn check_phase_by_phase(
     map: &mut SourceMap,
     files: &dyn Files,
     roots: &[PathBuf],
     options: &Options,
+) -> Checked {
+    check_phase_by_phase_observed(map, files, roots, options, &mut |_| {})
+}
+
+/// A phase of `check_phase_by_phase`, named to `on_phase` as it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Loading and parsing every file.
+    Load,
+    Dims,
+    /// Alias cycles and alias declarations.
+    Aliases,
+    Signatures,
+    Bodies,
+}
+
+/// `check_phase_by_phase`, calling `on_phase` as each phase ends, so
+/// `bench_front` can time the phases (and what each keeps) one by one.
+pub fn check_phase_by_phase_observed(
+    map: &mut SourceMap,
+    files: &dyn Files,
+    roots: &[PathBuf],
+    options: &Options,
+    on_phase: &mut dyn FnMut(Phase),
 ) -> Checked {
     let mut diagnostics = Vec::new();
     let with_library = prelude::WithLibrary(files);
@@ -165,7 +190,9 @@ pub fn check_phase_by_phase(
         &mut diagnostics,
     );
     let library = prelude::library_files(&program);
+    on_phase(Phase::Load);
     let dims = dims::evaluate(&program, map, &mut diagnostics);
+    on_phase(Phase::Dims);
     let aliases = alias::find_cycles(&program, map, &mut diagnostics);
     let alias_cache = lower::AliasCache::default();
     let env = lower::Env {
@@ -176,8 +203,11 @@ pub fn check_phase_by_phase(
         alias_cache: &alias_cache,
     };
     alias::check_declarations(env, &mut diagnostics);
+    on_phase(Phase::Aliases);
     let signatures = signature::check_all(env, &mut diagnostics);
+    on_phase(Phase::Signatures);
     let bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    on_phase(Phase::Bodies);
     Checked {
         program,
         dims,

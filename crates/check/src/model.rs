@@ -49,14 +49,6 @@ impl Models {
     }
 }
 
-/// Lowers every model's and record's fields and method signatures.
-pub fn collect(env: Env, diagnostics: &mut Vec<Diagnostic>) -> Models {
-    let mut models = Models::default();
-    let all: Vec<usize> = (0..env.program.modules.len()).collect();
-    collect_batch(env, &all, &mut models, diagnostics);
-    models
-}
-
 /// Lowers the models and records of the modules `batch` (indices into
 /// `Program::modules`) into `models`.
 pub fn collect_batch(

@@ -16,6 +16,7 @@ use syntax::ast::{self, ScalarKind};
 
 use crate::body::shape::{axis_of, axis_poly, axis_poly_ref, show_size, show_ty, tensor};
 use crate::body::{error_ty, FnChecker};
+use crate::builtin_names::Builtin;
 use crate::codes;
 use crate::program::Decl;
 use crate::size::{Poly, Size, Symbol};
@@ -61,9 +62,9 @@ type Vars = SmallVec<[Name; 8]>;
 
 const REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "prod"];
 
-pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast::Arg]) -> Ty {
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Builtin, args: &[ast::Arg]) -> Ty {
     let span = e.span;
-    let name = builtin.as_str();
+    let name = builtin.name();
     match check(c, e, name, args) {
         Some((ty, plan)) => {
             let info = CallInfo {
@@ -78,6 +79,7 @@ pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, builtin: Name, args: &[ast:
                 bindings: Vec::new(),
                 over: Vec::new(),
                 pattern: Some(plan),
+                operands: Vec::new(),
             };
             c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
         }

@@ -258,8 +258,8 @@ pub enum Callee {
         name: Name,
         python: Name,
     },
-    /// A built-in operation (spec 7), by name.
-    Builtin(Name),
+    /// A built-in operation (docs/shapescript/broadcasting.md).
+    Builtin(crate::builtin_names::Builtin),
     /// A model's method; `m(x)` is `forward`.
     Method {
         file: FileId,
@@ -283,6 +283,10 @@ pub struct CallInfo {
     pub over: Vec<usize>,
     /// Pattern built-ins: the lowering plan.
     pub pattern: Option<PatternPlan>,
+    /// `where`, `maximum`, `minimum`: how each operand (in parameter order)
+    /// lines up with the result, as for `ExprInfo::Broadcast`; empty for
+    /// every other callee.
+    pub operands: Vec<Alignment>,
 }
 
 /// One argument, bound to its parameter.

@@ -6,13 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap()
-        .to_path_buf()
-}
+use uitest::support::workspace_root;
 
 /// The error index as the table says it should be.
 fn error_index() -> String {

@@ -1,12 +1,18 @@
-//! LSP requests to `ide` questions and back: reads positions and URIs from
-//! the request's JSON, asks the analysis, and writes LSP JSON (ranges in
-//! UTF-16 columns, `file://` locations). Owns the server's capabilities.
-//! Never keeps state and never touches the disk.
+//! LSP requests to `ide` questions and back: reads the request's typed
+//! `lsp-types` parameters, asks the analysis, and answers with `lsp-types`
+//! values (ranges in UTF-16 columns, `file://` locations; an absent optional
+//! field is left out of the reply, never `null`). Owns the server's
+//! capabilities. Never keeps state and never touches the disk.
 
 use std::collections::HashMap;
 
 use diag::{FileId, Severity, Span};
-use serde_json::{json, Value};
+use lsp_types as lsp;
+use lsp_types::request::{
+    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, InlayHintRequest,
+    PrepareRenameRequest, References, Rename, Request, SignatureHelpRequest,
+};
+use serde_json::Value;
 
 use crate::ide::{Analysis, CompletionKind, DefKind, Symbol};
 use crate::line_index::LineIndex;
@@ -21,209 +27,268 @@ pub enum Error {
     Refused(String),
 }
 
-pub fn capabilities() -> Value {
-    json!({
-        "positionEncoding": "utf-16",
-        "textDocumentSync": { "openClose": true, "change": 2 },
-        "hoverProvider": true,
-        "definitionProvider": true,
-        "referencesProvider": true,
-        "renameProvider": { "prepareProvider": true },
-        "documentSymbolProvider": true,
-        "inlayHintProvider": true,
-        "completionProvider": { "triggerCharacters": [".", "="] },
-        "signatureHelpProvider": { "triggerCharacters": ["(", ","] },
-    })
+pub fn capabilities() -> lsp::ServerCapabilities {
+    let sync = lsp::TextDocumentSyncOptions {
+        open_close: Some(true),
+        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+        ..Default::default()
+    };
+    let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
+    lsp::ServerCapabilities {
+        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
+        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(sync)),
+        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp::OneOf::Left(true)),
+        references_provider: Some(lsp::OneOf::Left(true)),
+        rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: Default::default(),
+        })),
+        document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+        completion_provider: Some(lsp::CompletionOptions {
+            trigger_characters: triggers(&[".", "="]),
+            ..Default::default()
+        }),
+        signature_help_provider: Some(lsp::SignatureHelpOptions {
+            trigger_characters: triggers(&["(", ","]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
 }
 
 /// Answers one request; `Ok(Value::Null)` when there is nothing to say.
 pub fn handle(analysis: &Analysis, method: &str, params: Value) -> Result<Value, Error> {
+    let a = analysis;
     match method {
-        "textDocument/hover" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            Ok(match analysis.hover(file, offset) {
-                Some(hover) => json!({
-                    "contents": { "kind": "markdown", "value": hover.markdown },
-                    "range": range(analysis, hover.span),
-                }),
-                None => Value::Null,
-            })
-        }
-        "textDocument/definition" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            Ok(match analysis.definition(file, offset) {
-                Some(span) => location(analysis, span),
-                None => Value::Null,
-            })
-        }
-        "textDocument/references" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            let with_declaration = params["context"]["includeDeclaration"]
-                .as_bool()
-                .unwrap_or(true);
-            let spans = analysis.references(file, offset, with_declaration);
-            let mut positions = Positions::new(analysis);
-            Ok(Value::Array(
-                spans.into_iter().map(|s| positions.location(s)).collect(),
-            ))
-        }
-        "textDocument/prepareRename" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            match analysis.prepare_rename(file, offset) {
-                Ok(span) => Ok(range(analysis, span)),
-                Err(message) => Err(Error::Refused(message)),
-            }
-        }
-        "textDocument/rename" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            let new_name = params["newName"]
-                .as_str()
-                .ok_or_else(|| Error::Invalid("no `newName`".into()))?;
-            let edits = analysis
-                .rename(file, offset, new_name)
-                .map_err(Error::Refused)?;
-            let mut changes = serde_json::Map::new();
-            let mut positions = Positions::new(analysis);
-            for edit in edits {
-                let key = uri::from_path(&analysis.path(edit.span.file));
-                let entry = changes
-                    .entry(key)
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(list) = entry {
-                    list.push(
-                        json!({ "range": positions.range(edit.span), "newText": edit.new_text }),
-                    );
-                }
-            }
-            Ok(json!({ "changes": changes }))
-        }
-        "textDocument/documentSymbol" => {
-            let Some(file) = document(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            let symbols = analysis.document_symbols(file);
-            Ok(Value::Array(
-                symbols.iter().map(|s| symbol(analysis, s)).collect(),
-            ))
-        }
-        "textDocument/inlayHint" => {
-            let Some(file) = document(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            let text = analysis.map.text(file);
-            let index = LineIndex::new(text);
-            let at = |p: &Value| {
-                index.offset(
-                    p["line"].as_u64().unwrap_or(0) as u32,
-                    p["character"].as_u64().unwrap_or(0) as u32,
-                ) as u32
-            };
-            let from = at(&params["range"]["start"]);
-            let to = if params["range"].is_null() {
-                text.len() as u32
-            } else {
-                at(&params["range"]["end"])
-            };
-            let hints = analysis.inlay_hints(file, from, to);
-            Ok(Value::Array(
-                hints
-                    .into_iter()
-                    .map(|h| {
-                        let (line, character) = index.position(h.offset as usize);
-                        json!({
-                            "position": { "line": line, "character": character },
-                            "label": h.label,
-                            "kind": 1,
-                            "paddingLeft": false,
-                        })
-                    })
-                    .collect(),
-            ))
-        }
-        "textDocument/completion" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            let items: Vec<Value> = analysis
-                .completions(file, offset)
-                .into_iter()
-                .map(|item| {
-                    json!({
-                        "label": item.label,
-                        "kind": completion_kind(item.kind),
-                        "detail": item.detail,
-                    })
-                })
-                .collect();
-            Ok(json!({ "isIncomplete": false, "items": items }))
-        }
-        "textDocument/signatureHelp" => {
-            let Some((file, offset)) = locate(analysis, &params)? else {
-                return Ok(Value::Null);
-            };
-            Ok(match analysis.signature_help(file, offset) {
-                Some(help) => {
-                    let params: Vec<Value> = help
-                        .params
-                        .iter()
-                        .map(|(s, e)| json!({ "label": [s, e] }))
-                        .collect();
-                    let mut signature = json!({ "label": help.label, "parameters": params });
-                    if let Some(doc) = help.doc {
-                        signature["documentation"] = json!({ "kind": "markdown", "value": doc });
-                    }
-                    json!({ "signatures": [signature], "activeSignature": 0, "activeParameter": help.active })
-                }
-                None => Value::Null,
-            })
+        HoverRequest::METHOD => on::<HoverRequest>(params, |p| hover(a, p)),
+        GotoDefinition::METHOD => on::<GotoDefinition>(params, |p| definition(a, p)),
+        References::METHOD => on::<References>(params, |p| references(a, p)),
+        PrepareRenameRequest::METHOD => on::<PrepareRenameRequest>(params, |p| prepare(a, p)),
+        Rename::METHOD => on::<Rename>(params, |p| rename(a, p)),
+        DocumentSymbolRequest::METHOD => on::<DocumentSymbolRequest>(params, |p| {
+            Ok(document(a, &p.text_document.uri)?.map(|file| {
+                let symbols = a.document_symbols(file);
+                lsp::DocumentSymbolResponse::Nested(symbols.iter().map(|s| symbol(a, s)).collect())
+            }))
+        }),
+        InlayHintRequest::METHOD => on::<InlayHintRequest>(params, |p| inlay_hints(a, p)),
+        Completion::METHOD => on::<Completion>(params, |p| completion(a, p)),
+        SignatureHelpRequest::METHOD => {
+            on::<SignatureHelpRequest>(params, |p| signature_help(a, p))
         }
         _ => Err(Error::UnknownMethod),
     }
 }
 
+/// A request's answer: `None` when there is nothing to say.
+type Answer<T> = Result<Option<T>, Error>;
+
+/// Reads `R`'s parameters, answers with `answer`, and writes its result.
+fn on<R: Request>(
+    params: Value,
+    answer: impl FnOnce(R::Params) -> Result<R::Result, Error>,
+) -> Result<Value, Error> {
+    let params = serde_json::from_value(params).map_err(|e| Error::Invalid(e.to_string()))?;
+    let result = answer(params)?;
+    serde_json::to_value(result).map_err(|e| Error::Invalid(e.to_string()))
+}
+
+fn hover(analysis: &Analysis, params: lsp::HoverParams) -> Answer<lsp::Hover> {
+    let Some((file, offset)) = locate(analysis, &params.text_document_position_params)? else {
+        return Ok(None);
+    };
+    let Some(hover) = analysis.hover(file, offset) else {
+        return Ok(None);
+    };
+    Ok(Some(lsp::Hover {
+        contents: lsp::HoverContents::Markup(markdown(hover.markdown)),
+        range: Some(range(analysis, hover.span)),
+    }))
+}
+
+fn definition(
+    analysis: &Analysis,
+    params: lsp::GotoDefinitionParams,
+) -> Answer<lsp::GotoDefinitionResponse> {
+    let Some((file, offset)) = locate(analysis, &params.text_document_position_params)? else {
+        return Ok(None);
+    };
+    let span = analysis.definition(file, offset);
+    Ok(span
+        .map(|span| lsp::GotoDefinitionResponse::Scalar(Positions::new(analysis).location(span))))
+}
+
+fn references(analysis: &Analysis, params: lsp::ReferenceParams) -> Answer<Vec<lsp::Location>> {
+    let Some((file, offset)) = locate(analysis, &params.text_document_position)? else {
+        return Ok(None);
+    };
+    let with_declaration = params.context.include_declaration;
+    let spans = analysis.references(file, offset, with_declaration);
+    let mut positions = Positions::new(analysis);
+    Ok(Some(
+        spans.into_iter().map(|s| positions.location(s)).collect(),
+    ))
+}
+
+fn prepare(
+    analysis: &Analysis,
+    params: lsp::TextDocumentPositionParams,
+) -> Answer<lsp::PrepareRenameResponse> {
+    let Some((file, offset)) = locate(analysis, &params)? else {
+        return Ok(None);
+    };
+    match analysis.prepare_rename(file, offset) {
+        Ok(span) => Ok(Some(lsp::PrepareRenameResponse::Range(range(
+            analysis, span,
+        )))),
+        Err(message) => Err(Error::Refused(message)),
+    }
+}
+
+// `lsp::Uri` caches its parse in a `Cell`, which clippy counts as a mutable
+// key; `WorkspaceEdit::changes` is keyed by it all the same, and the cache
+// never changes its hash.
+#[allow(clippy::mutable_key_type)]
+fn rename(analysis: &Analysis, params: lsp::RenameParams) -> Answer<lsp::WorkspaceEdit> {
+    let Some((file, offset)) = locate(analysis, &params.text_document_position)? else {
+        return Ok(None);
+    };
+    let edits = analysis
+        .rename(file, offset, &params.new_name)
+        .map_err(Error::Refused)?;
+    let mut changes: HashMap<lsp::Uri, Vec<lsp::TextEdit>> = HashMap::new();
+    let mut positions = Positions::new(analysis);
+    for edit in edits {
+        let key = file_uri(&analysis.path(edit.span.file));
+        changes.entry(key).or_default().push(lsp::TextEdit {
+            range: positions.range(edit.span),
+            new_text: edit.new_text,
+        });
+    }
+    Ok(Some(lsp::WorkspaceEdit {
+        changes: Some(changes),
+        ..Default::default()
+    }))
+}
+
+fn inlay_hints(analysis: &Analysis, params: lsp::InlayHintParams) -> Answer<Vec<lsp::InlayHint>> {
+    let Some(file) = document(analysis, &params.text_document.uri)? else {
+        return Ok(None);
+    };
+    let index = LineIndex::new(analysis.map.text(file));
+    let at = |p: lsp::Position| index.offset(p.line, p.character) as u32;
+    let hints = analysis.inlay_hints(file, at(params.range.start), at(params.range.end));
+    let hints = hints.into_iter().map(|h| {
+        let (line, character) = index.position(h.offset as usize);
+        lsp::InlayHint {
+            position: lsp::Position { line, character },
+            label: lsp::InlayHintLabel::String(h.label),
+            kind: Some(lsp::InlayHintKind::TYPE),
+            text_edits: None,
+            tooltip: None,
+            padding_left: Some(false),
+            padding_right: None,
+            data: None,
+        }
+    });
+    Ok(Some(hints.collect()))
+}
+
+fn completion(
+    analysis: &Analysis,
+    params: lsp::CompletionParams,
+) -> Answer<lsp::CompletionResponse> {
+    let Some((file, offset)) = locate(analysis, &params.text_document_position)? else {
+        return Ok(None);
+    };
+    let items = analysis
+        .completions(file, offset)
+        .into_iter()
+        .map(|item| lsp::CompletionItem {
+            label: item.label,
+            kind: Some(completion_kind(item.kind)),
+            detail: item.detail,
+            ..Default::default()
+        });
+    Ok(Some(lsp::CompletionResponse::List(lsp::CompletionList {
+        is_incomplete: false,
+        items: items.collect(),
+    })))
+}
+
+fn signature_help(
+    analysis: &Analysis,
+    params: lsp::SignatureHelpParams,
+) -> Answer<lsp::SignatureHelp> {
+    let Some((file, offset)) = locate(analysis, &params.text_document_position_params)? else {
+        return Ok(None);
+    };
+    let Some(help) = analysis.signature_help(file, offset) else {
+        return Ok(None);
+    };
+    let parameters = help
+        .params
+        .iter()
+        .map(|&(start, end)| lsp::ParameterInformation {
+            label: lsp::ParameterLabel::LabelOffsets([start, end]),
+            documentation: None,
+        });
+    let signature = lsp::SignatureInformation {
+        label: help.label,
+        documentation: help
+            .doc
+            .map(|doc| lsp::Documentation::MarkupContent(markdown(doc))),
+        parameters: Some(parameters.collect()),
+        active_parameter: None,
+    };
+    Ok(Some(lsp::SignatureHelp {
+        signatures: vec![signature],
+        active_signature: Some(0),
+        active_parameter: help.active,
+    }))
+}
+
+fn markdown(value: String) -> lsp::MarkupContent {
+    lsp::MarkupContent {
+        kind: lsp::MarkupKind::Markdown,
+        value,
+    }
+}
+
+/// The `file://` URI of a path. `uri::from_path` escapes every byte a URI
+/// can't hold, so parsing it back can't fail.
+pub fn file_uri(path: &std::path::Path) -> lsp::Uri {
+    let text = uri::from_path(path);
+    text.parse()
+        .unwrap_or_else(|e| panic!("`{text}` is not a URI: {e:?}"))
+}
+
 /// The checked file a request's `textDocument` names, if the analysis has it.
-fn document(analysis: &Analysis, params: &Value) -> Result<Option<FileId>, Error> {
-    let text_uri = params["textDocument"]["uri"]
-        .as_str()
-        .ok_or_else(|| Error::Invalid("no `textDocument.uri`".into()))?;
+fn document(analysis: &Analysis, text_uri: &lsp::Uri) -> Result<Option<FileId>, Error> {
+    let text_uri = text_uri.as_str();
     let path = uri::to_path(text_uri)
         .ok_or_else(|| Error::Invalid(format!("`{text_uri}` is not a file URI")))?;
     Ok(analysis.file_id(&path))
 }
 
-/// The file and byte offset of a request's `textDocument` and `position`.
-fn locate(analysis: &Analysis, params: &Value) -> Result<Option<(FileId, u32)>, Error> {
-    let Some(file) = document(analysis, params)? else {
+/// The file and byte offset of a request's `textDocument` and `position`;
+/// `None` for a file the analysis doesn't have.
+fn locate(
+    analysis: &Analysis,
+    params: &lsp::TextDocumentPositionParams,
+) -> Result<Option<(FileId, u32)>, Error> {
+    let Some(file) = document(analysis, &params.text_document.uri)? else {
         return Ok(None);
     };
-    let position = &params["position"];
-    let (Some(line), Some(character)) = (position["line"].as_u64(), position["character"].as_u64())
-    else {
-        return Err(Error::Invalid("no `position`".into()));
-    };
     let index = LineIndex::new(analysis.map.text(file));
-    Ok(Some((
-        file,
-        index.offset(line as u32, character as u32) as u32,
-    )))
+    let at = params.position;
+    Ok(Some((file, index.offset(at.line, at.character) as u32)))
 }
 
-pub fn range(analysis: &Analysis, span: Span) -> Value {
+pub fn range(analysis: &Analysis, span: Span) -> lsp::Range {
     Positions::new(analysis).range(span)
-}
-
-fn location(analysis: &Analysis, span: Span) -> Value {
-    Positions::new(analysis).location(span)
 }
 
 /// LSP ranges of many spans: each file's line index is built once, not once
@@ -241,25 +306,32 @@ impl<'a> Positions<'a> {
         }
     }
 
-    fn range(&mut self, span: Span) -> Value {
+    fn range(&mut self, span: Span) -> lsp::Range {
         let analysis = self.analysis;
         let index = self
             .indexes
             .entry(span.file)
             .or_insert_with(|| LineIndex::new(analysis.map.text(span.file)));
-        let (sl, sc) = index.position(span.start as usize);
-        let (el, ec) = index.position(span.end as usize);
-        json!({ "start": { "line": sl, "character": sc }, "end": { "line": el, "character": ec } })
+        let position = |offset: u32| {
+            let (line, character) = index.position(offset as usize);
+            lsp::Position { line, character }
+        };
+        lsp::Range {
+            start: position(span.start),
+            end: position(span.end),
+        }
     }
 
-    fn location(&mut self, span: Span) -> Value {
-        let uri = uri::from_path(&self.analysis.path(span.file));
-        json!({ "uri": uri, "range": self.range(span) })
+    fn location(&mut self, span: Span) -> lsp::Location {
+        lsp::Location {
+            uri: file_uri(&self.analysis.path(span.file)),
+            range: self.range(span),
+        }
     }
 }
 
 /// The published diagnostics of one file.
-pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<Value> {
+pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<lsp::Diagnostic> {
     let mut positions = Positions::new(analysis);
     analysis
         .diagnostics(file)
@@ -273,66 +345,82 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<Value> {
             for help in &d.help {
                 message.push_str(&format!("\nhelp: {help}"));
             }
-            let related: Vec<Value> = d
+            let related: Vec<lsp::DiagnosticRelatedInformation> = d
                 .secondary
                 .iter()
-                .map(|label| json!({ "location": positions.location(label.span), "message": label.message }))
+                .map(|label| lsp::DiagnosticRelatedInformation {
+                    location: positions.location(label.span),
+                    message: label.message.clone(),
+                })
                 .collect();
             let severity = match d.severity {
-                Severity::Error => 1,
-                Severity::Warning => 2,
-                Severity::Hint => 4,
+                Severity::Error => lsp::DiagnosticSeverity::ERROR,
+                Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+                Severity::Hint => lsp::DiagnosticSeverity::HINT,
             };
-            Some(json!({
-                "range": positions.range(primary.span),
-                "severity": severity,
-                "code": d.code.id,
-                "source": "shapescript",
-                "message": message,
-                "relatedInformation": related,
-            }))
+            Some(lsp::Diagnostic {
+                range: positions.range(primary.span),
+                severity: Some(severity),
+                code: Some(lsp::NumberOrString::String(d.code.id.to_string())),
+                source: Some("shapescript".to_string()),
+                message,
+                related_information: (!related.is_empty()).then_some(related),
+                ..Default::default()
+            })
         })
         .collect()
 }
 
-fn symbol(analysis: &Analysis, symbol: &Symbol) -> Value {
+#[allow(deprecated)] // `DocumentSymbol::deprecated` has no replacement to fill instead.
+fn symbol(analysis: &Analysis, symbol: &Symbol) -> lsp::DocumentSymbol {
     let kind = match symbol.kind {
-        DefKind::Dim => 14,                    // Constant
-        DefKind::Alias => 26,                  // TypeParameter
-        DefKind::Fn | DefKind::ExternFn => 12, // Function
-        DefKind::Model => 5,                   // Class
-        DefKind::Record => 23,                 // Struct
-        DefKind::Import(_) => 2,               // Module
-        DefKind::Field => 8,                   // Field
-        DefKind::Method => 6,                  // Method
-        DefKind::Param | DefKind::Local => 13, // Variable
-        DefKind::SizeParam | DefKind::Generic | DefKind::PatternAxis => 26,
+        DefKind::Dim => lsp::SymbolKind::CONSTANT,
+        DefKind::Alias => lsp::SymbolKind::TYPE_PARAMETER,
+        DefKind::Fn | DefKind::ExternFn => lsp::SymbolKind::FUNCTION,
+        DefKind::Model => lsp::SymbolKind::CLASS,
+        DefKind::Record => lsp::SymbolKind::STRUCT,
+        DefKind::Import(_) => lsp::SymbolKind::MODULE,
+        DefKind::Field => lsp::SymbolKind::FIELD,
+        DefKind::Method => lsp::SymbolKind::METHOD,
+        DefKind::Param | DefKind::Local => lsp::SymbolKind::VARIABLE,
+        DefKind::SizeParam | DefKind::Generic | DefKind::PatternAxis => {
+            lsp::SymbolKind::TYPE_PARAMETER
+        }
     };
-    json!({
-        "name": symbol.name,
-        "detail": symbol.detail,
-        "kind": kind,
-        "range": range(analysis, symbol.span),
-        "selectionRange": range(analysis, symbol.name_span),
-        "children": symbol.children.iter().map(|c| self::symbol(analysis, c)).collect::<Vec<_>>(),
-    })
+    lsp::DocumentSymbol {
+        name: symbol.name.clone(),
+        detail: symbol.detail.clone(),
+        kind,
+        tags: None,
+        deprecated: None,
+        range: range(analysis, symbol.span),
+        selection_range: range(analysis, symbol.name_span),
+        children: Some(
+            symbol
+                .children
+                .iter()
+                .map(|c| self::symbol(analysis, c))
+                .collect(),
+        ),
+    }
 }
 
-fn completion_kind(kind: CompletionKind) -> u32 {
+fn completion_kind(kind: CompletionKind) -> lsp::CompletionItemKind {
+    use lsp::CompletionItemKind as K;
     match kind {
-        CompletionKind::Keyword => 14,
-        CompletionKind::Axis => 12, // Value
+        CompletionKind::Keyword => K::KEYWORD,
+        CompletionKind::Axis => K::VALUE,
         CompletionKind::Def(kind) => match kind {
-            DefKind::Dim => 21,                   // Constant
-            DefKind::Alias => 25,                 // TypeParameter
-            DefKind::Fn | DefKind::ExternFn => 3, // Function
-            DefKind::Method => 2,                 // Method
-            DefKind::Model => 7,                  // Class
-            DefKind::Record => 22,                // Struct
-            DefKind::Import(_) => 9,              // Module
-            DefKind::Field => 5,                  // Field
-            DefKind::Param | DefKind::Local => 6, // Variable
-            DefKind::SizeParam | DefKind::Generic | DefKind::PatternAxis => 25,
+            DefKind::Dim => K::CONSTANT,
+            DefKind::Alias => K::TYPE_PARAMETER,
+            DefKind::Fn | DefKind::ExternFn => K::FUNCTION,
+            DefKind::Method => K::METHOD,
+            DefKind::Model => K::CLASS,
+            DefKind::Record => K::STRUCT,
+            DefKind::Import(_) => K::MODULE,
+            DefKind::Field => K::FIELD,
+            DefKind::Param | DefKind::Local => K::VARIABLE,
+            DefKind::SizeParam | DefKind::Generic | DefKind::PatternAxis => K::TYPE_PARAMETER,
         },
     }
 }
@@ -358,6 +446,7 @@ mod tests {
         };
         let lines: Vec<String> = diagnostics(&analysis, file)
             .iter()
+            .map(|d| serde_json::to_value(d).expect("serializable"))
             .map(|d| {
                 let related: Vec<String> = d["relatedInformation"]
                     .as_array()
@@ -388,5 +477,33 @@ mod tests {
                 3:2-3:3 E0301 []
                 5:16-5:17 E0301 []"#]],
         );
+    }
+
+    /// Every reply of a request at `(line, character)` of the first file,
+    /// as JSON.
+    fn reply(files: &[(&str, &str)], method: &str, line: u32, character: u32) -> String {
+        let (analysis, _, _) = analysis(files);
+        let uri = uri::from_path(std::path::Path::new(files[0].0));
+        let params = serde_json::json!({
+            "textDocument": { "uri": uri },
+            "position": { "line": line, "character": character },
+        });
+        match handle(&analysis, method, params) {
+            Ok(value) => value.to_string(),
+            Err(Error::Invalid(why)) => format!("invalid: {why}"),
+            Err(_) => "error".to_string(),
+        }
+    }
+
+    #[test]
+    fn absent_optional_fields_are_left_out() {
+        let files = [("/p/main.ss", "fn f(x: [n]) -> [n] {\n  x\n}\n")];
+        // Keywords have no detail; the symbols of `f` have none either.
+        let completion = reply(&files, "textDocument/completion", 1, 2);
+        assert!(completion.contains("\"label\":\"let\""), "{completion}");
+        assert!(!completion.contains("null"), "{completion}");
+        let symbols = reply(&files, "textDocument/documentSymbol", 0, 0);
+        assert!(symbols.contains("\"name\":\"f\""), "{symbols}");
+        assert!(!symbols.contains("null"), "{symbols}");
     }
 }

@@ -19,7 +19,7 @@ pub fn extra_files(dir: &Path) -> Vec<LibraryFile> {
 /// Every library file, as written under `dir`: the checker's prelude and
 /// nn stubs, then the extra ones.
 pub fn all_files(dir: &Path) -> Vec<LibraryFile> {
-    let mut out: Vec<LibraryFile> = check::prelude::LIBRARY
+    let mut out: Vec<LibraryFile> = check::LIBRARY
         .iter()
         .map(|(path, text)| LibraryFile {
             path: dir.join(Path::new(path).file_name().unwrap_or_default()),

@@ -3,7 +3,7 @@
 //! text they are published for, cancellation of queued requests, and one
 //! `catch_unwind` per request so a bug answers an error instead of killing
 //! the server. Questions are answered by `ide`; `handlers` turns them into
-//! LSP values.
+//! `lsp-types` values, and notifications are read as `lsp-types` too.
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -14,7 +14,13 @@ use std::time::{Duration, Instant};
 use check::{FileError, Files, Options};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
-use serde_json::{json, Value};
+use lsp_types as lsp;
+use lsp_types::notification::{
+    Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, DidSaveTextDocument, Exit, LogMessage, Notification as _,
+    PublishDiagnostics,
+};
+use serde_json::Value;
 
 use crate::handlers;
 use crate::ide::{Analysis, LibraryFile};
@@ -54,13 +60,14 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
         .flatten()
         .filter_map(|p| p.as_str().map(PathBuf::from))
         .collect();
-    connection.initialize_finish(
-        id,
-        json!({
-            "capabilities": handlers::capabilities(),
-            "serverInfo": { "name": "shapescript", "version": env!("CARGO_PKG_VERSION") },
+    let result = lsp::InitializeResult {
+        capabilities: handlers::capabilities(),
+        server_info: Some(lsp::ServerInfo {
+            name: "shapescript".to_string(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
         }),
-    )?;
+    };
+    connection.initialize_finish(id, serde_json::to_value(result)?)?;
     let mut server = Server {
         sender: connection.sender.clone(),
         docs: HashMap::new(),
@@ -93,7 +100,7 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
 
 /// An open document.
 struct Doc {
-    uri: String,
+    uri: lsp::Uri,
     text: String,
     version: i32,
 }
@@ -113,7 +120,7 @@ struct Server {
     /// Messages read but not handled yet, so a cancellation can reach them.
     queue: VecDeque<Message>,
     /// The documents diagnostics were last published for, to clear closed ones.
-    published: Vec<String>,
+    published: Vec<lsp::Uri>,
 }
 
 /// Open documents over the disk, for the checker.
@@ -156,8 +163,8 @@ impl Server {
             // seen before the requests they concern are answered.
             while let Ok(message) = connection.receiver.try_recv() {
                 match message {
-                    Message::Notification(note) if note.method == "$/cancelRequest" => {
-                        self.cancel(&note.params)
+                    Message::Notification(note) if note.method == Cancel::METHOD => {
+                        self.cancel(note.params)
                     }
                     other => self.queue.push_back(other),
                 }
@@ -173,7 +180,7 @@ impl Server {
                     self.handle_request(request);
                 }
                 Message::Notification(note) => {
-                    if note.method == "exit" {
+                    if note.method == Exit::METHOD {
                         return Ok(());
                     }
                     self.handle_notification(note);
@@ -210,10 +217,14 @@ impl Server {
     }
 
     fn log(&self, text: &str) {
-        self.send(Notification::new(
-            "window/logMessage".to_string(),
-            json!({ "type": 3, "message": format!("shapescript: {text}") }),
-        ));
+        self.notify::<LogMessage>(lsp::LogMessageParams {
+            typ: lsp::MessageType::INFO,
+            message: format!("shapescript: {text}"),
+        });
+    }
+
+    fn notify<N: lsp::notification::Notification>(&self, params: N::Params) {
+        self.send(Notification::new(N::METHOD.to_string(), params));
     }
 
     fn is_library(&self, path: &Path) -> bool {
@@ -221,60 +232,75 @@ impl Server {
     }
 
     fn handle_notification(&mut self, note: Notification) {
-        let params = &note.params;
-        let doc_uri = params["textDocument"]["uri"]
-            .as_str()
-            .unwrap_or("")
-            .to_string();
-        let path = uri::to_path(&doc_uri).map(|p| check::files::normalize(&p));
+        // A notification whose parameters don't parse is dropped: there is
+        // no one to answer.
+        fn params<N: lsp::notification::Notification>(note: Notification) -> Option<N::Params> {
+            serde_json::from_value(note.params).ok()
+        }
         match note.method.as_str() {
-            "textDocument/didOpen" => {
-                let Some(path) = path else { return };
-                let doc = &params["textDocument"];
+            DidOpenTextDocument::METHOD => {
+                let Some(params) = params::<DidOpenTextDocument>(note) else {
+                    return;
+                };
+                let doc = params.text_document;
+                let Some(path) = doc_path(&doc.uri) else {
+                    return;
+                };
                 self.docs.insert(
                     path,
                     Doc {
-                        uri: doc_uri,
-                        text: doc["text"].as_str().unwrap_or("").to_string(),
-                        version: doc["version"].as_i64().unwrap_or(0) as i32,
+                        uri: doc.uri,
+                        text: doc.text,
+                        version: doc.version,
                     },
                 );
                 self.dirty = true;
                 self.deadline = Some(Instant::now());
             }
-            "textDocument/didChange" => {
+            DidChangeTextDocument::METHOD => {
+                let Some(params) = params::<DidChangeTextDocument>(note) else {
+                    return;
+                };
+                let path = doc_path(&params.text_document.uri);
                 let Some(doc) = path.and_then(|p| self.docs.get_mut(&p)) else {
                     return;
                 };
-                doc.version = params["textDocument"]["version"].as_i64().unwrap_or(0) as i32;
-                for change in params["contentChanges"].as_array().into_iter().flatten() {
+                doc.version = params.text_document.version;
+                for change in &params.content_changes {
                     apply_change(&mut doc.text, change);
                 }
                 self.dirty = true;
                 self.deadline = Some(Instant::now() + self.debounce);
             }
             // A file saved or changed outside the editor may be imported by an open one.
-            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
+            DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => {
                 self.dirty = true;
                 self.deadline = Some(Instant::now() + self.debounce);
             }
-            "textDocument/didClose" => {
-                if let Some(path) = path {
+            DidCloseTextDocument::METHOD => {
+                let Some(params) = params::<DidCloseTextDocument>(note) else {
+                    return;
+                };
+                if let Some(path) = doc_path(&params.text_document.uri) {
                     self.docs.remove(&path);
                     self.dirty = true;
                     self.deadline = Some(Instant::now());
                 }
             }
-            "$/cancelRequest" => self.cancel(params),
+            Cancel::METHOD => self.cancel(note.params),
             _ => {}
         }
     }
 
     /// Answers a still-queued request that the client cancelled; one already
     /// answered is left alone, as the protocol allows.
-    fn cancel(&mut self, params: &Value) {
-        let Ok(id) = serde_json::from_value::<RequestId>(params["id"].clone()) else {
+    fn cancel(&mut self, params: Value) {
+        let Ok(params) = serde_json::from_value::<lsp::CancelParams>(params) else {
             return;
+        };
+        let id = match params.id {
+            lsp::NumberOrString::Number(n) => RequestId::from(n),
+            lsp::NumberOrString::String(s) => RequestId::from(s),
         };
         let before = self.queue.len();
         self.queue
@@ -350,20 +376,25 @@ impl Server {
                 Some(file) => handlers::diagnostics(&analysis, file),
                 None => Vec::new(),
             };
-            out.push(json!({ "uri": doc.uri, "version": doc.version, "diagnostics": diagnostics }));
+            out.push(lsp::PublishDiagnosticsParams {
+                uri: doc.uri.clone(),
+                diagnostics,
+                version: Some(doc.version),
+            });
             published.push(doc.uri.clone());
         }
         for old in &self.published {
             if !published.contains(old) {
-                out.push(json!({ "uri": old, "diagnostics": [] }));
+                out.push(lsp::PublishDiagnosticsParams {
+                    uri: old.clone(),
+                    diagnostics: Vec::new(),
+                    version: None,
+                });
             }
         }
         self.published = published;
         for params in out {
-            self.send(Notification::new(
-                "textDocument/publishDiagnostics".to_string(),
-                params,
-            ));
+            self.notify::<PublishDiagnostics>(params);
         }
     }
 
@@ -427,31 +458,27 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     "a panic".to_string()
 }
 
+/// The normalized path of a document's `file://` URI.
+fn doc_path(doc_uri: &lsp::Uri) -> Option<PathBuf> {
+    uri::to_path(doc_uri.as_str()).map(|p| check::normalize(&p))
+}
+
 /// Applies one `contentChanges` entry: a range edit, or the whole text.
-fn apply_change(text: &mut String, change: &Value) {
-    let new_text = change["text"].as_str().unwrap_or("");
-    let range = &change["range"];
-    if range.is_null() {
-        *text = new_text.to_string();
+fn apply_change(text: &mut String, change: &lsp::TextDocumentContentChangeEvent) {
+    let Some(range) = change.range else {
+        text.clone_from(&change.text);
         return;
-    }
-    let position = |p: &Value| {
-        (
-            p["line"].as_u64().unwrap_or(0) as u32,
-            p["character"].as_u64().unwrap_or(0) as u32,
-        )
     };
     let index = LineIndex::new(text);
-    let (sl, sc) = position(&range["start"]);
-    let (el, ec) = position(&range["end"]);
-    let start = index.offset(sl, sc);
-    let end = index.offset(el, ec).max(start);
-    text.replace_range(start..end, new_text);
+    let start = index.offset(range.start.line, range.start.character);
+    let end = index.offset(range.end.line, range.end.character).max(start);
+    text.replace_range(start..end, &change.text);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_panicking_handler_answers_an_error() {
@@ -468,19 +495,28 @@ mod tests {
         );
     }
 
+    /// A `contentChanges` entry from its JSON, as a client sends it.
+    fn change(json: Value) -> lsp::TextDocumentContentChangeEvent {
+        serde_json::from_value(json).expect("a content change")
+    }
+
     #[test]
     fn range_edits_apply_in_utf16_columns() {
         let mut text = String::from("let é = 1\nx\n");
         apply_change(
             &mut text,
-            &json!({"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}}, "text": "y"}),
+            &change(
+                json!({"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}}, "text": "y"}),
+            ),
         );
         apply_change(
             &mut text,
-            &json!({"range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 1}}, "text": "z"}),
+            &change(
+                json!({"range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 1}}, "text": "z"}),
+            ),
         );
         assert_eq!(text, "let y = 1\nxz\n");
-        apply_change(&mut text, &json!({"text": "all"}));
+        apply_change(&mut text, &change(json!({"text": "all"})));
         assert_eq!(text, "all");
     }
 }

@@ -6,7 +6,7 @@
 //! `expand`/reductions or `torch.einsum`, never einops. Never decides an
 //! axis or a size itself.
 
-use check::typed::{Alignment, CallInfo, LayoutPlan, PatternPlan};
+use check::hir::{Builtin, CallInfo, LayoutPlan, PatternPlan};
 use syntax::ast::{self, Expr, ExprKind};
 
 use crate::expr::{view, Val, ATOM};
@@ -14,9 +14,11 @@ use crate::scope::Scope;
 use crate::sizes::tuple;
 
 impl<'g, 'a> Scope<'g, 'a> {
+    /// A call of built-in `op`; the match is exhaustive, so a built-in the
+    /// checker accepts and this can't emit fails to compile.
     pub fn builtin(
         &mut self,
-        name: &str,
+        op: Builtin,
         info: &'a CallInfo,
         args: &[ast::Arg],
         whole: &Expr,
@@ -26,62 +28,48 @@ impl<'g, 'a> Scope<'g, 'a> {
             .filter(|a| a.name.is_none())
             .map(|a| &a.value)
             .collect();
+        let name = op.name();
         let over = &info.over;
-        let dim = |p: usize| (Some("dim".to_string()), Val::atom(p.to_string()));
-        match name {
-            "sum" | "mean" | "prod" | "max" | "min" | "logsumexp" | "var" | "std" | "any"
-            | "all" | "argmax" | "argmin" => {
+        use Builtin as B;
+        match op {
+            B::Sum
+            | B::Mean
+            | B::Prod
+            | B::Max
+            | B::Min
+            | B::Logsumexp
+            | B::Var
+            | B::Std
+            | B::Any
+            | B::All
+            | B::Argmax
+            | B::Argmin => {
                 let Some(x) = positional.first() else {
                     return self.bad(whole);
                 };
                 let x = self.expr(x);
-                let f = match name {
-                    "max" => "torch.amax".to_string(),
-                    "min" => "torch.amin".to_string(),
-                    other => format!("torch.{other}"),
+                let f = match op {
+                    B::Max => "torch.amax".to_string(),
+                    B::Min => "torch.amin".to_string(),
+                    _ => format!("torch.{name}"),
                 };
                 self.reduction(&f, x, over)
             }
-            "softmax" | "log_softmax" | "cumsum" | "sort" => {
+            B::Softmax | B::LogSoftmax | B::Cumsum | B::Sort => {
                 let (Some(x), [p]) = (positional.first(), over.as_slice()) else {
                     return self.bad(whole);
                 };
                 let x = self.expr(x);
                 let code = self.call_code(&format!("torch.{name}"), vec![(None, x), dim(*p)]);
-                Val::atom(if name == "sort" {
+                Val::atom(if op == B::Sort {
                     format!("{code}.values")
                 } else {
                     code
                 })
             }
-            "topk" => {
-                let (Some(x), Some(k), [p]) =
-                    (positional.first(), positional.get(1), over.as_slice())
-                else {
-                    return self.bad(whole);
-                };
-                let x = self.expr(x);
-                let k = self.expr(k);
-                let code = self.call_code("torch.topk", vec![(None, x), (None, k), dim(*p)]);
-                Val::atom(format!("tuple({code})"))
-            }
-            "where" | "maximum" | "minimum" => {
-                let views = self.alignments(&positional);
-                let mut vals = Vec::with_capacity(positional.len());
-                for (i, e) in positional.iter().enumerate() {
-                    let mut v = self.expr(e);
-                    if let Some(a) = views.get(i) {
-                        v = view(v, a);
-                    }
-                    // `torch.maximum` takes tensors only.
-                    if name != "where" && !self.is_tensor(e.span) {
-                        v = Val::atom(format!("torch.tensor({})", v.code));
-                    }
-                    vals.push((None, v));
-                }
-                Val::atom(self.call_code(&format!("torch.{name}"), vals))
-            }
-            "abs" | "sign" | "tril" | "triu" | "clamp" => {
+            B::Topk | B::Split => self.parts(op, &positional, over, whole),
+            B::Where | B::Maximum | B::Minimum => self.elementwise(op, &positional, info),
+            B::Abs | B::Sign | B::Tril | B::Triu | B::Clamp => {
                 let mut list = Vec::with_capacity(args.len());
                 for a in args {
                     let v = self.expr(&a.value);
@@ -94,20 +82,76 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
                 Val::atom(self.call_code(&format!("torch.{name}"), list))
             }
-            "concat" | "stack" => {
+            B::Concat | B::Stack | B::Take | B::OneHot => {
+                self.gathered(op, &positional, over, whole)
+            }
+            B::Arange | B::Eye => {
+                let Some(n) = positional.first() else {
+                    return self.bad(whole);
+                };
+                let n = self.expr(n);
+                Val::atom(format!("torch.{name}({}{})", n.code, self.device_arg()))
+            }
+            B::Zeros | B::Ones | B::Full => self.made(name, &positional, args, whole),
+            B::Rearrange | B::Reduce | B::Repeat => match &info.pattern {
+                Some(PatternPlan::Layout(plan)) => self.layout(name, plan, &positional, whole),
+                _ => self.bad(whole),
+            },
+            B::Einsum => self.einsum(info, &positional, whole),
+        }
+    }
+
+    /// `topk(x, k, over=n)` (values and positions) and `split(x, k, over=n)`
+    /// (`k` equal parts, `torch.chunk`): a tuple.
+    fn parts(&mut self, op: Builtin, positional: &[&Expr], over: &[usize], whole: &Expr) -> Val {
+        let (Some(x), Some(k), [p]) = (positional.first(), positional.get(1), over) else {
+            return self.bad(whole);
+        };
+        let x = self.expr(x);
+        let k = self.expr(k);
+        let f = match op {
+            Builtin::Split => "torch.chunk",
+            _ => "torch.topk",
+        };
+        let code = self.call_code(f, vec![(None, x), (None, k), dim(*p)]);
+        Val::atom(format!("tuple({code})"))
+    }
+
+    /// `where`/`maximum`/`minimum`, each operand viewed as the checker
+    /// lined it up (docs/shapescript/broadcasting.md).
+    fn elementwise(&mut self, op: Builtin, positional: &[&Expr], info: &CallInfo) -> Val {
+        // The checker's alignments, one per parameter in order.
+        let views = &info.operands;
+        let mut vals = Vec::with_capacity(positional.len());
+        for (i, e) in positional.iter().enumerate() {
+            let mut v = self.expr(e);
+            if let Some(a) = views.get(i) {
+                v = view(v, a);
+            }
+            // `torch.maximum` takes tensors only.
+            if op != Builtin::Where && !self.is_tensor(e.span) {
+                v = Val::atom(format!("torch.tensor({})", v.code));
+            }
+            vals.push((None, v));
+        }
+        Val::atom(self.call_code(&format!("torch.{}", op.name()), vals))
+    }
+
+    /// `concat`, `stack`, `take`, `one_hot`.
+    fn gathered(&mut self, op: Builtin, positional: &[&Expr], over: &[usize], whole: &Expr) -> Val {
+        match (op, over) {
+            (Builtin::Concat | Builtin::Stack, _) => {
                 let items: Vec<String> = positional.iter().map(|e| self.expr(e).code).collect();
                 let list = Val::atom(format!("[{}]", items.join(", ")));
-                let (f, list) = match (name, over.as_slice()) {
-                    ("concat", [p]) => ("torch.cat", vec![(None, list), dim(*p)]),
-                    ("stack", _) => ("torch.stack", vec![(None, list)]),
+                let (f, list) = match (op, over) {
+                    (Builtin::Concat, [p]) => ("torch.cat", vec![(None, list), dim(*p)]),
+                    (Builtin::Stack, _) => ("torch.stack", vec![(None, list)]),
                     _ => return self.bad(whole),
                 };
                 Val::atom(self.call_code(f, list))
             }
-            "take" => {
-                let (Some(x), Some(ids), [p]) =
-                    (positional.first(), positional.get(1), over.as_slice())
-                else {
+            (Builtin::Take, [p]) => {
+                let (Some(x), Some(ids)) = (positional.first(), positional.get(1)) else {
                     return self.bad(whole);
                 };
                 let x = self.expr(x);
@@ -115,7 +159,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let lead = ":, ".repeat(*p);
                 Val::atom(format!("{}[{lead}{}]", x.at(ATOM), ids.code))
             }
-            "one_hot" => {
+            (Builtin::OneHot, _) => {
                 let (Some(ids), Some(n)) = (positional.first(), positional.get(1)) else {
                     return self.bad(whole);
                 };
@@ -124,66 +168,30 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let f = self.use_python("torch.nn.functional.one_hot");
                 Val::atom(self.call_code(&f, vec![(None, ids), (None, n)]))
             }
-            "arange" | "eye" => {
-                let Some(n) = positional.first() else {
-                    return self.bad(whole);
-                };
-                let n = self.expr(n);
-                Val::atom(format!("torch.{name}({}{})", n.code, self.device_arg()))
-            }
-            "zeros" | "ones" | "full" => self.made(name, &positional, args, whole),
-            "rearrange" | "reduce" | "repeat" => match &info.pattern {
-                Some(PatternPlan::Layout(plan)) => self.layout(name, plan, &positional, whole),
-                _ => self.bad(whole),
-            },
-            "einsum" => match &info.pattern {
-                Some(PatternPlan::Einsum { equation }) => {
-                    let equation = match positional.last().map(|e| &e.kind) {
-                        Some(ExprKind::Pattern(p)) => readable_equation(equation, p),
-                        _ => equation.clone(),
-                    };
-                    let mut list = vec![(None, Val::atom(format!("\"{equation}\"")))];
-                    for e in &positional[..positional.len().saturating_sub(1)] {
-                        let v = self.expr(e);
-                        list.push((None, v));
-                    }
-                    Val::atom(self.call_code("torch.einsum", list))
-                }
-                _ => self.bad(whole),
-            },
-            _ => {
-                self.unsupported(whole.span, &format!("a call of `{name}`"));
-                Val::atom("None".into())
-            }
+            _ => self.bad(whole),
         }
+    }
+
+    /// `einsum(a, b, pattern)` by the checker's equation.
+    fn einsum(&mut self, info: &CallInfo, positional: &[&Expr], whole: &Expr) -> Val {
+        let Some(PatternPlan::Einsum { equation }) = &info.pattern else {
+            return self.bad(whole);
+        };
+        let equation = match positional.last().map(|e| &e.kind) {
+            Some(ExprKind::Pattern(p)) => readable_equation(equation, p),
+            _ => equation.clone(),
+        };
+        let mut list = vec![(None, Val::atom(format!("\"{equation}\"")))];
+        for e in &positional[..positional.len().saturating_sub(1)] {
+            let v = self.expr(e);
+            list.push((None, v));
+        }
+        Val::atom(self.call_code("torch.einsum", list))
     }
 
     fn bad(&mut self, whole: &Expr) -> Val {
         self.unsupported(whole.span, "this built-in call");
         Val::atom("None".into())
-    }
-
-    /// How the operands of `where`/`maximum`/`minimum` line up, by the
-    /// checker's own broadcasting by name (spec 6.2).
-    fn alignments(&self, operands: &[&Expr]) -> Vec<Alignment> {
-        let shapes: Vec<Option<&[check::types::Axis]>> = operands
-            .iter()
-            .map(|e| self.ty(e.span).and_then(|t| t.shape()))
-            .collect();
-        let shaped: Vec<&[check::types::Axis]> = shapes.iter().flatten().copied().collect();
-        if shaped.is_empty() {
-            return Vec::new();
-        }
-        let Ok(b) = check::broadcast::broadcast(&self.gen.checked.dims, &shaped) else {
-            return Vec::new();
-        };
-        let mut positions = b.positions.into_iter();
-        shapes
-            .iter()
-            .map(|s| Alignment {
-                positions: s.and_then(|_| positions.next()),
-            })
-            .collect()
     }
 
     /// A reduction over the `over=` positions, or over everything.
@@ -221,7 +229,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         let mut sizes = Vec::with_capacity(axes.len());
         for axis in axes {
             let code = match &axis.kind {
-                check::types::AxisKind::Size { size, .. } => self.size_code(size),
+                check::hir::AxisKind::Size { size, .. } => self.size_code(size),
                 _ => None,
             };
             let Some(code) = code else {
@@ -255,13 +263,13 @@ impl<'g, 'a> Scope<'g, 'a> {
             return self.bad(whole);
         };
         let x = self.expr(input);
-        let input_sizes: Vec<check::size::Poly> = self
+        let input_sizes: Vec<check::hir::Poly> = self
             .ty(input.span)
             .and_then(|t| t.shape())
             .map(|axes| {
                 axes.iter()
                     .filter_map(|a| match &a.kind {
-                        check::types::AxisKind::Size { size, .. } => Some(size.poly.clone()),
+                        check::hir::AxisKind::Size { size, .. } => Some(size.poly.clone()),
                         _ => None,
                     })
                     .collect()
@@ -302,7 +310,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         let kept: Vec<usize> = (0..plan.split.len())
             .filter(|i| !spare_ones.contains(i))
             .collect();
-        let split_sizes: Vec<&check::size::Size> = kept.iter().map(|&i| &plan.split[i]).collect();
+        let split_sizes: Vec<&check::hir::Size> = kept.iter().map(|&i| &plan.split[i]).collect();
         let same_as_input = split_sizes.len() == input_sizes.len()
             && split_sizes
                 .iter()
@@ -400,7 +408,7 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// Sizes for `reshape`: one unknown size may be `-1`.
     fn reshape_sizes<'s>(
         &self,
-        sizes: impl Iterator<Item = &'s check::size::Size>,
+        sizes: impl Iterator<Item = &'s check::hir::Size>,
     ) -> Option<String> {
         let codes: Vec<Option<String>> = sizes.map(|s| self.size_code(s)).collect();
         if codes.iter().filter(|c| c.is_none()).count() > 1 {
@@ -476,4 +484,9 @@ fn readable_equation(equation: &str, pattern: &ast::Pattern) -> String {
                 .map_or(c, |i| chosen[i])
         })
         .collect()
+}
+
+/// The `dim=` keyword argument of axis position `p`.
+fn dim(p: usize) -> (Option<String>, Val) {
+    (Some("dim".to_string()), Val::atom(p.to_string()))
 }

@@ -3,8 +3,8 @@
 //! unless `--no-runtime-checks`, and the reshape, clamp and cast of a `to`.
 //! Never decides a size or a domain itself.
 
-use check::typed::ExprInfo;
-use check::types::{Domain, TyKind};
+use check::hir::ExprInfo;
+use check::hir::{Domain, TyKind};
 use syntax::ast::{self, CastKind, Expr, ExprKind};
 
 use crate::expr::{Val, ATOM, CMP};
@@ -173,13 +173,13 @@ impl<'g, 'a> Scope<'g, 'a> {
 
     /// Whether the tensor at `span` has the sizes `want`, as the checker
     /// can see before run time (then `as` needs no check).
-    fn same_sizes(&self, span: diag::Span, want: &[check::size::Size]) -> bool {
+    fn same_sizes(&self, span: diag::Span, want: &[check::hir::Size]) -> bool {
         let Some(axes) = self.ty(span).and_then(|t| t.shape()) else {
             return false;
         };
         axes.len() == want.len()
             && axes.iter().zip(want).all(|(a, w)| match &a.kind {
-                check::types::AxisKind::Size { size, .. } => {
+                check::hir::AxisKind::Size { size, .. } => {
                     self.gen.checked.dims.same_size(&size.poly, &w.poly)
                         && self.size_code(w).is_some()
                 }

@@ -4,9 +4,8 @@
 //! parameter (plain int comparisons), calling into the runtime only to build
 //! the `ShapeError`. Never checks values, only shapes.
 
-use check::size::Poly;
-use check::typed::{Binding, Body};
-use check::types::{show_shape, Axis, AxisKind, TyKind};
+use check::hir::Poly;
+use check::hir::{show_shape, Axis, AxisKind, Binding, Body, TyKind};
 
 use crate::names::py_name;
 use crate::scope::Scope;
@@ -220,7 +219,7 @@ pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines
 
 /// The Python expression of a size all of whose symbols are known here.
 pub fn size_expr(scope: &Scope, poly: &Poly) -> Option<String> {
-    scope.size_code(&check::size::Size::computed(poly.clone()))
+    scope.size_code(&check::hir::Size::computed(poly.clone()))
 }
 
 /// A parameter axis's size: one size, or the product of a group's parts.
@@ -236,7 +235,7 @@ fn axis_size(axis: &Axis) -> Option<Poly> {
 
 /// What an axis read on entry is divided by: `16` for `16gh`, the sizes
 /// known before it for a group `(n d)`, parenthesized when it is a product.
-fn divisor(scope: &Scope, factor: i128, divide_by: Option<&check::size::Size>) -> Option<String> {
+fn divisor(scope: &Scope, factor: i128, divide_by: Option<&check::hir::Size>) -> Option<String> {
     let by = match divide_by {
         Some(d) => Some(scope.size_code(d)?),
         None => None,

@@ -6,7 +6,7 @@
 //! run time) and `to` (in `casts`). Built-in operations live in `builtins`. Never
 //! reports user mistakes (the checker has), only what it cannot compile.
 
-use check::typed::{Alignment, BoundArg, CallInfo, Callee, ExprInfo};
+use check::hir::{Alignment, BoundArg, CallInfo, Callee, ExprInfo};
 use syntax::ast::{self, BinaryOp, Expr, ExprKind, StmtKind, UnaryOp};
 
 use crate::checks::Lines;
@@ -278,7 +278,7 @@ impl<'g, 'a> Scope<'g, 'a> {
 
     /// A size as a value: its Python integer arithmetic, parenthesized
     /// when it is more than one name or number.
-    pub fn size_val(&self, size: &check::size::Size) -> Option<Val> {
+    pub fn size_val(&self, size: &check::hir::Size) -> Option<Val> {
         let code = self.size_code(size)?;
         Some(if code.contains(' ') {
             Val {
@@ -356,10 +356,10 @@ impl<'g, 'a> Scope<'g, 'a> {
         let info: &'a CallInfo = info;
         let program = &self.gen.checked.program;
         match &info.callee {
-            Callee::Builtin(name) => self.builtin(name, info, args, whole),
+            Callee::Builtin(op) => self.builtin(*op, info, args, whole),
             Callee::Fn { file, name } => {
                 let params = match program.decl(*file, name) {
-                    Some(check::program::Decl::Fn(f)) => param_names(&f.params),
+                    Some(check::hir::Decl::Fn(f)) => param_names(&f.params),
                     _ => Vec::new(),
                 };
                 let f = self.qualified(*file, name);
@@ -368,7 +368,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             Callee::Extern { file, name, python } => {
                 let params = match program.decl(*file, name) {
-                    Some(check::program::Decl::ExternFn(f)) => param_names(&f.params),
+                    Some(check::hir::Decl::ExternFn(f)) => param_names(&f.params),
                     _ => Vec::new(),
                 };
                 let f = self.use_python(python);

@@ -4,8 +4,8 @@
 //! parameters as constructor arguments) and functions with their boundary
 //! checks. Bodies are compiled by `expr`; this file only lays things out.
 
-use check::program::Module;
-use check::types::{Ty, TyKind};
+use check::hir::Module;
+use check::hir::{Ty, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
@@ -231,13 +231,13 @@ fn field(scope: &mut Scope, ty: &Ty, f: &ast::Field, name: &str, at: &str, out: 
             let sizes: Vec<String> = axes
                 .iter()
                 .map(|a| match &a.kind {
-                    check::types::AxisKind::Size { size, .. } => {
+                    check::hir::AxisKind::Size { size, .. } => {
                         checks::size_expr(scope, &size.poly).unwrap_or_else(|| "1".into())
                     }
-                    check::types::AxisKind::Group { parts, .. } => parts
+                    check::hir::AxisKind::Group { parts, .. } => parts
                         .iter()
                         .map(|p| match &p.kind {
-                            check::types::AxisKind::Size { size, .. } => {
+                            check::hir::AxisKind::Size { size, .. } => {
                                 checks::size_expr(scope, &size.poly).unwrap_or_else(|| "1".into())
                             }
                             _ => "1".into(),

@@ -7,9 +7,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
-use check::size::{Size, Symbol};
-use check::typed::{Body, TypedExpr};
-use check::types::{Ty, TyKind};
+use check::hir::{Body, Size, Symbol, Ty, TyKind, TypedExpr};
 use diag::{Diagnostic, FileId, Span};
 
 use crate::sigs::Gen;

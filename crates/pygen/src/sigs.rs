@@ -2,7 +2,7 @@
 //! imports) and how a declaration is named in Python from a given module,
 //! and `file.ss:LINE` comments. Types come from `check::typed`, never from here.
 
-use check::program::{Decl, Module};
+use check::hir::{Decl, Module};
 use check::Checked;
 use diag::{FileId, SourceMap};
 use syntax::ast;

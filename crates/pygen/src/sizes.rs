@@ -2,7 +2,7 @@
 //! `c + n`, `gh * gw`) rendered with each symbol's Python expression. Pure
 //! text; which expression a symbol has is the caller's business.
 
-use check::size::{Poly, Symbol};
+use check::hir::{Poly, Symbol};
 
 /// A polynomial as Python integer arithmetic, or `None` when a symbol has
 /// no Python expression (`symbol` answers `None`).
@@ -46,7 +46,7 @@ pub fn tuple(sizes: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use check::size::Poly;
+    use check::hir::Poly;
     use expect_test::{expect, Expect};
 
     fn check(poly: Poly, expect: Expect) {

@@ -342,3 +342,18 @@ fn two_files_with_one_module_name_are_refused() {
     expect!["E0902 `a/util.ss` and `b/util.ss` would both become the Python module `util`"]
         .assert_eq(&out);
 }
+
+#[test]
+fn split_is_torch_chunk_at_the_axis_position() {
+    check_code(
+        "dim D = 6\nfn halves(x: [b D]) -> [b 3] {\n  let (a, c) = split(x, 2, over=D)\n  a + c\n}\n",
+        expect![[r#"
+            D = 6  # main.ss:1
+
+
+            def halves(x):  # main.ss:2
+                a, c = tuple(torch.chunk(x, 2, dim=1))  # main.ss:3
+                return a + c  # main.ss:4
+        "#]],
+    );
+}

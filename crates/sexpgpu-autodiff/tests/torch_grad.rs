@@ -6,7 +6,7 @@
 //! training step runs) within f32 tolerance, and computed in f64 with
 //! `execute_f64` within 1e-9. A missing venv is a failure, never a skip.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use sexpgpu_autodiff::grad;
@@ -14,31 +14,18 @@ use sexpgpu_graph::{
     execute, execute_f64, to_npy, BinaryOp, DType, Graph, NodeId, Op, OpError, ReduceOp, Shape,
     Tensor, UnaryOp,
 };
+use uitest::support::{npy_f64, python, Rng};
 
-/// SplitMix64, so every run sees the same data.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, low: f64, high: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        low + (high - low) * ((z >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    /// Values for a node: floats uniform in `[low, high)`, integers (ids)
-    /// uniform in `[0, high)`.
-    fn tensor(&mut self, shape: &Shape, dtype: DType, low: f64, high: f64) -> Tensor {
-        let values: Vec<f64> = (0..shape.numel())
-            .map(|_| match dtype {
-                DType::I32 | DType::I64 => self.uniform(0.0, high).floor(),
-                _ => self.uniform(low, high),
-            })
-            .collect();
-        Tensor::from_f64s(shape.clone(), &values, dtype).expect("sizes match")
-    }
+/// Values for a node: floats uniform in `[low, high)`, integers (ids)
+/// uniform in `[0, high)`.
+fn random_tensor(rng: &mut Rng, shape: &Shape, dtype: DType, low: f64, high: f64) -> Tensor {
+    let values: Vec<f64> = (0..shape.numel())
+        .map(|_| match dtype {
+            DType::I32 | DType::I64 => rng.uniform(0.0, high).floor(),
+            _ => rng.uniform(low, high),
+        })
+        .collect();
+    Tensor::from_f64s(shape.clone(), &values, dtype).expect("sizes match")
 }
 
 /// Mean over rows of `logsumexp(logits) - logits[target]`, with the max
@@ -105,23 +92,10 @@ fn sequence(g: &mut Graph) -> Result<NodeId, OpError> {
     g.reduce(ReduceOp::Sum, square, None, false)
 }
 
-fn python() -> PathBuf {
-    match std::env::var_os("SEXPGPU_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python"),
-    }
-}
-
 /// Builds the case, differentiates it with respect to every float argument,
 /// runs it, writes everything as `.npy` and has PyTorch check it.
 fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpError>) {
     let python = python();
-    assert!(
-        python.exists(),
-        "PyTorch comparison needs the venv Python at {} (with torch and numpy); \
-         create it or point SEXPGPU_PYTHON at one",
-        python.display()
-    );
     let mut g = Graph::new(case);
     let loss = build(&mut g).expect("the model builds");
     let arguments = g.arguments();
@@ -133,7 +107,7 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
     let grads = grad(&mut g, loss, &wrt).expect("grad succeeds");
     g.set_outputs([vec![loss], grads].concat());
 
-    let mut rng = Rng(case.len() as u64);
+    let mut rng = Rng::new(case.len() as u64);
     let args: Vec<Tensor> = arguments
         .iter()
         .map(|&a| {
@@ -145,7 +119,7 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
                 "ids" => (0.0, 7.0),
                 _ => (-1.0, 1.0),
             };
-            rng.tensor(&node.shape, node.dtype, low, high)
+            random_tensor(&mut rng, &node.shape, node.dtype, low, high)
         })
         .collect();
     let names: Vec<&str> = arguments.iter().map(|&a| name_of(&g, a)).collect();
@@ -210,30 +184,6 @@ fn run_torch(python: &Path, case: &str, dir: &Path, files: &[(String, Vec<u8>)],
         "{report}\n(files kept in {})",
         dir.display()
     );
-}
-
-/// A float64 `.npy` file (version 1.0, C order): `to_npy` writes only the
-/// dtypes a graph has.
-fn npy_f64(dims: &[usize], values: &[f64]) -> Vec<u8> {
-    let shape = match dims {
-        [one] => format!("({one},)"),
-        _ => format!(
-            "({})",
-            dims.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
-    // Magic (6) + version (2) + length (2) + header + newline: a multiple of 64.
-    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend(values.iter().flat_map(|x| x.to_le_bytes()));
-    out
 }
 
 fn name_of(g: &Graph, id: NodeId) -> &str {

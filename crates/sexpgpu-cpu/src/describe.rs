@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::exec::Program;
-use crate::plan::{Instr, Loc, Plan, Src, Step};
+use crate::plan::{FusedKernel, Instr, Loc, Plan, Src, Step};
 
 impl Program {
     /// A stable, line-per-item description of the compiled program.
@@ -53,6 +53,33 @@ fn size_text(b: usize) -> String {
 
 pub(crate) fn describe(plan: &Plan) -> String {
     let mut out = String::new();
+    write_header(&mut out, plan);
+    for (i, launch) in plan.launches.iter().enumerate() {
+        let info = &plan.buffers[launch.out.0 as usize];
+        let reads = reads(plan, &launch.step);
+        let _ = writeln!(
+            out,
+            "  k{i} {} {} -> b{} (s{}) {} {}{}{}",
+            launch.step.kind(),
+            launch.node,
+            launch.out.0,
+            info.slot,
+            info.len,
+            info.dtype,
+            if reads.is_empty() { "" } else { " <- " },
+            reads.join(", ")
+        );
+        if let Step::Fused { kernel, .. } = &launch.step {
+            write_fused(&mut out, kernel);
+        }
+    }
+    let returns: Vec<String> = plan.outputs.iter().map(|o| loc_text(plan, o.loc)).collect();
+    let _ = writeln!(out, "  return {}", returns.join(", "));
+    out
+}
+
+/// The program line (counts and arena size) and one line per arena slot.
+fn write_header(out: &mut String, plan: &Plan) {
     let arena: usize = plan
         .slots
         .iter()
@@ -79,73 +106,55 @@ pub(crate) fn describe(plan: &Plan) -> String {
             if slot.output { " output" } else { "" }
         );
     }
-    for (i, launch) in plan.launches.iter().enumerate() {
-        let info = &plan.buffers[launch.out.0 as usize];
-        let reads: Vec<String> = match &launch.step {
-            Step::Fused { inputs, .. } => inputs.iter().map(|s| src_text(plan, s)).collect(),
-            Step::Copy { pieces } => pieces.iter().map(|(s, _)| src_text(plan, s)).collect(),
-            Step::Matmul {
-                a,
-                a_view,
-                b,
-                b_view,
-                ..
-            } => vec![
-                src_text(
-                    plan,
-                    &Src::Mem {
-                        loc: *a,
-                        view: a_view.clone(),
-                    },
-                ),
-                src_text(
-                    plan,
-                    &Src::Mem {
-                        loc: *b,
-                        view: b_view.clone(),
-                    },
-                ),
-            ],
-            step => step
-                .reads()
-                .into_iter()
-                .map(|l| loc_text(plan, l))
-                .collect(),
-        };
-        let _ = writeln!(
-            out,
-            "  k{i} {} {} -> b{} (s{}) {} {}{}{}",
-            launch.step.kind(),
-            launch.node,
-            launch.out.0,
-            info.slot,
-            info.len,
-            info.dtype,
-            if reads.is_empty() { "" } else { " <- " },
-            reads.join(", ")
-        );
-        if let Step::Fused { kernel, .. } = &launch.step {
-            for (r, (instr, node)) in kernel.instrs.iter().zip(&kernel.nodes).enumerate() {
-                let text = match instr {
-                    Instr::Load { input, dtype } => format!("load {input} {dtype}"),
-                    Instr::Unary { op, x, dtype } => format!("{} r{} {dtype}", op.name(), x.0),
-                    Instr::Binary { op, a, b, dtype } => {
-                        format!("{} r{} r{} {dtype}", op.name(), a.0, b.0)
-                    }
-                    Instr::Compare { op, a, b, .. } => {
-                        format!("{} r{} r{} bool", op.name(), a.0, b.0)
-                    }
-                    Instr::Where { mask, a, b, dtype } => {
-                        format!("where r{} r{} r{} {dtype}", mask.0, a.0, b.0)
-                    }
-                    Instr::Cast { x, to, .. } => format!("cast r{} {to}", x.0),
+}
+
+/// What a kernel reads, as locations with their views where not plain.
+fn reads(plan: &Plan, step: &Step) -> Vec<String> {
+    match step {
+        Step::Fused { inputs, .. } => inputs.iter().map(|s| src_text(plan, s)).collect(),
+        Step::Copy { pieces } => pieces.iter().map(|(s, _)| src_text(plan, s)).collect(),
+        Step::Matmul {
+            a,
+            a_view,
+            b,
+            b_view,
+            ..
+        } => [(a, a_view), (b, b_view)]
+            .into_iter()
+            .map(|(loc, view)| {
+                let src = Src::Mem {
+                    loc: *loc,
+                    view: view.clone(),
                 };
-                let node = node.map(|n| format!("  ; {n}")).unwrap_or_default();
-                let _ = writeln!(out, "      r{r} = {text}{node}");
-            }
-        }
+                src_text(plan, &src)
+            })
+            .collect(),
+        step => step
+            .reads()
+            .into_iter()
+            .map(|l| loc_text(plan, l))
+            .collect(),
     }
-    let returns: Vec<String> = plan.outputs.iter().map(|o| loc_text(plan, o.loc)).collect();
-    let _ = writeln!(out, "  return {}", returns.join(", "));
-    out
+}
+
+/// A fused loop's instructions, one register a line, with the node each computes.
+fn write_fused(out: &mut String, kernel: &FusedKernel) {
+    for (r, (instr, node)) in kernel.instrs.iter().zip(&kernel.nodes).enumerate() {
+        let text = match instr {
+            Instr::Load { input, dtype } => format!("load {input} {dtype}"),
+            Instr::Unary { op, x, dtype } => format!("{} r{} {dtype}", op.name(), x.0),
+            Instr::Binary { op, a, b, dtype } => {
+                format!("{} r{} r{} {dtype}", op.name(), a.0, b.0)
+            }
+            Instr::Compare { op, a, b, .. } => {
+                format!("{} r{} r{} bool", op.name(), a.0, b.0)
+            }
+            Instr::Where { mask, a, b, dtype } => {
+                format!("where r{} r{} r{} {dtype}", mask.0, a.0, b.0)
+            }
+            Instr::Cast { x, to, .. } => format!("cast r{} {to}", x.0),
+        };
+        let node = node.map(|n| format!("  ; {n}")).unwrap_or_default();
+        let _ = writeln!(out, "      r{r} = {text}{node}");
+    }
 }

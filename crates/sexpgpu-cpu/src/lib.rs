@@ -1,5 +1,5 @@
-//! SexpGPU's graph compiler and its always-built CPU backend (spec section
-//! 8): `compile` lowers a traced graph to fused kernels over arena buffers
+//! SexpGPU's graph compiler and its always-built CPU backend
+//! (`docs/sexpgpu/ir.md`): `compile` lowers a traced graph to fused kernels over arena buffers
 //! reused by liveness, and `Program::run` executes them on all threads.
 //! Never reads files or prints; the command crate owns I/O.
 //!

@@ -91,47 +91,8 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
             lw.lower_node(id, node, &inline)?
         };
     }
-    let mut outputs = Vec::new();
-    for &o in graph.outputs() {
-        let node = graph.node(o);
-        let loc = match lw.values[o.index()].clone() {
-            Value::Stored(loc) => loc,
-            _ => {
-                // A view or splat returned as is: copy it out once.
-                let src = lw.src(o)?;
-                let out = lw.launch(
-                    o,
-                    Step::Copy {
-                        pieces: vec![(src, View::contiguous(node.shape.dims()))],
-                    },
-                );
-                lw.values[o.index()] = Value::Stored(Loc::Buf(out));
-                Loc::Buf(out)
-            }
-        };
-        outputs.push(Output {
-            node: o,
-            loc,
-            shape: node.shape.clone(),
-            dtype: node.dtype,
-        });
-    }
-    let arguments = arguments
-        .iter()
-        .map(|&id| {
-            let node = graph.node(id);
-            let name = match &node.op {
-                Op::Input { name } | Op::Param { name } => name.clone(),
-                _ => String::new(),
-            };
-            Argument {
-                node: id,
-                name,
-                shape: node.shape.clone(),
-                dtype: node.dtype,
-            }
-        })
-        .collect();
+    let outputs = lw.outputs()?;
+    let arguments = arguments.iter().map(|&id| argument(graph, id)).collect();
     Ok(Plan {
         graph_name: graph.name().to_string(),
         arguments,
@@ -150,6 +111,21 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         outputs,
         fused_nodes: lw.fused_nodes,
     })
+}
+
+/// An argument of the compiled program: its node, name, shape and dtype.
+fn argument(graph: &Graph, id: NodeId) -> Argument {
+    let node = graph.node(id);
+    let name = match &node.op {
+        Op::Input { name } | Op::Param { name } => name.clone(),
+        _ => String::new(),
+    };
+    Argument {
+        node: id,
+        name,
+        shape: node.shape.clone(),
+        dtype: node.dtype,
+    }
 }
 
 /// The invariants the builders promise, checked once so that a hand-made
@@ -269,6 +245,37 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
 }
 
 impl Lowerer<'_> {
+    /// Where each graph output ends up: a stored value where it already is,
+    /// a view or splat copied out into a buffer of its own once.
+    fn outputs(&mut self) -> Result<Vec<Output>, CompileError> {
+        let graph = self.graph;
+        let mut outputs = Vec::new();
+        for &o in graph.outputs() {
+            let node = graph.node(o);
+            let loc = match self.values[o.index()].clone() {
+                Value::Stored(loc) => loc,
+                _ => {
+                    let src = self.src(o)?;
+                    let out = self.launch(
+                        o,
+                        Step::Copy {
+                            pieces: vec![(src, View::contiguous(node.shape.dims()))],
+                        },
+                    );
+                    self.values[o.index()] = Value::Stored(Loc::Buf(out));
+                    Loc::Buf(out)
+                }
+            };
+            outputs.push(Output {
+                node: o,
+                loc,
+                shape: node.shape.clone(),
+                dtype: node.dtype,
+            });
+        }
+        Ok(outputs)
+    }
+
     fn new_buf(&mut self, dtype: DType, len: usize) -> BufId {
         self.buffers.push((dtype, len));
         BufId(self.buffers.len() as u32 - 1)
@@ -288,16 +295,16 @@ impl Lowerer<'_> {
         out
     }
 
+    /// How one needed node is computed: an argument or constant is read in
+    /// place, a splat or view costs nothing, an elementwise node joins its
+    /// fused loop, anything else is a kernel of its own (`kernel_step`).
     fn lower_node(
         &mut self,
         id: NodeId,
         node: &Node,
         inline: &[bool],
     ) -> Result<Value, CompileError> {
-        let dims = node.shape.dims();
-        let input = |k: usize| node.inputs[k];
-        let stored = |lw: &mut Self, step: Step| Value::Stored(Loc::Buf(lw.launch(id, step)));
-        Ok(match &node.op {
+        let step = match &node.op {
             Op::Input { name } | Op::Param { name } => {
                 return Err(CompileError::new(
                     format!("argument `{name}` is not among the graph's arguments"),
@@ -306,125 +313,72 @@ impl Lowerer<'_> {
             }
             Op::Constant { value } => {
                 self.constants.push(value.clone());
-                Value::Stored(Loc::Const(self.constants.len() - 1))
+                return Ok(Value::Stored(Loc::Const(self.constants.len() - 1)));
             }
-            Op::Full { value } => Value::Splat(convert_splat(*value, node.dtype)),
+            Op::Full { value } => return Ok(Value::Splat(convert_splat(*value, node.dtype))),
             Op::Broadcast | Op::Transpose { .. } | Op::Slice { .. } | Op::Reshape => {
-                self.lower_layout(node)?
+                return self.lower_layout(node)
             }
             op if is_elementwise(op) => {
                 let (kernel, inputs) = self.fuse(id, inline)?;
-                stored(self, Step::Fused { kernel, inputs })
+                Step::Fused { kernel, inputs }
             }
-            Op::Iota { axis } => stored(
-                self,
-                Step::Fill(Fill::Iota {
-                    dims: dims.to_vec(),
-                    axis: *axis,
-                }),
-            ),
-            Op::Normal { mean, std, stream } => stored(
-                self,
-                Step::Fill(Fill::Normal {
-                    mean: *mean,
-                    std: *std,
-                    stream: *stream,
-                }),
-            ),
-            Op::Uniform { low, high, stream } => stored(
-                self,
-                Step::Fill(Fill::Uniform {
-                    low: *low,
-                    high: *high,
-                    stream: *stream,
-                }),
-            ),
-            Op::Reduce { op, axes, .. } => {
-                let x = self.contig(input(0))?;
-                let in_dims = self.graph.shape(input(0)).dims().to_vec();
-                stored(
-                    self,
-                    Step::Reduce {
-                        op: *op,
-                        input: x,
-                        dims: in_dims,
-                        axes: axes.clone(),
-                    },
-                )
-            }
+            _ => self.kernel_step(id, node)?,
+        };
+        Ok(Value::Stored(Loc::Buf(self.launch(id, step))))
+    }
+
+    /// The step of a node with a kernel of its own, writing a fresh buffer:
+    /// fills, reductions, matmul, indexing, scans and concatenation.
+    fn kernel_step(&mut self, id: NodeId, node: &Node) -> Result<Step, CompileError> {
+        let dims = node.shape.dims();
+        let input = |k: usize| node.inputs[k];
+        Ok(match &node.op {
+            Op::Iota { axis } => Step::Fill(Fill::Iota {
+                dims: dims.to_vec(),
+                axis: *axis,
+            }),
+            Op::Normal { mean, std, stream } => Step::Fill(Fill::Normal {
+                mean: *mean,
+                std: *std,
+                stream: *stream,
+            }),
+            Op::Uniform { low, high, stream } => Step::Fill(Fill::Uniform {
+                low: *low,
+                high: *high,
+                stream: *stream,
+            }),
+            Op::Reduce { op, axes, .. } => Step::Reduce {
+                op: *op,
+                input: self.contig(input(0))?,
+                dims: self.graph.shape(input(0)).dims().to_vec(),
+                axes: axes.clone(),
+            },
             Op::Matmul => {
                 let (a, a_view) = self.strided(input(0))?;
                 let (b, b_view) = self.strided(input(1))?;
                 let r = dims.len();
-                let k = self.graph.shape(input(0)).dims()[r - 1];
-                stored(
-                    self,
-                    Step::Matmul {
-                        a,
-                        a_view,
-                        b,
-                        b_view,
-                        batch: dims[..r - 2].to_vec(),
-                        m: dims[r - 2],
-                        k,
-                        n: dims[r - 1],
-                    },
-                )
+                Step::Matmul {
+                    a,
+                    a_view,
+                    b,
+                    b_view,
+                    batch: dims[..r - 2].to_vec(),
+                    m: dims[r - 2],
+                    k: self.graph.shape(input(0)).dims()[r - 1],
+                    n: dims[r - 1],
+                }
             }
-            Op::Index => {
-                let table_dims = self.graph.shape(input(0)).dims().to_vec();
-                let step = Step::Index {
-                    table: self.contig(input(0))?,
-                    ids: self.contig(input(1))?,
-                    n_ids: self.graph.shape(input(1)).numel(),
-                    rows: table_dims[0],
-                    row_len: table_dims[1..].iter().product(),
-                };
-                stored(self, step)
+            Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => {
+                self.indexing_step(id, node)?
             }
-            Op::IndexAdd => {
-                let base_dims = self.graph.shape(input(0)).dims().to_vec();
-                let step = Step::IndexAdd {
-                    base: self.contig(input(0))?,
-                    ids: self.contig(input(1))?,
-                    n_ids: self.graph.shape(input(1)).numel(),
-                    values: self.contig(input(2))?,
-                    rows: base_dims[0],
-                    row_len: base_dims[1..].iter().product(),
-                };
-                stored(self, step)
-            }
-            Op::Gather { axis } => {
-                let step = Step::Gather {
-                    x: self.contig(input(0))?,
-                    idx: self.contig(input(1))?,
-                    x_dims: self.graph.shape(input(0)).dims().to_vec(),
-                    idx_dims: self.graph.shape(input(1)).dims().to_vec(),
-                    axis: *axis,
-                };
-                stored(self, step)
-            }
-            Op::ScatterAdd { axis } => {
-                let step = Step::ScatterAdd {
-                    base: self.contig(input(0))?,
-                    idx: self.contig(input(1))?,
-                    values: self.contig(input(2))?,
-                    base_dims: self.graph.shape(input(0)).dims().to_vec(),
-                    idx_dims: self.graph.shape(input(1)).dims().to_vec(),
-                    axis: *axis,
-                };
-                stored(self, step)
-            }
-            Op::LinearScan { axis, reverse } => {
-                let step = Step::LinearScan {
-                    a: self.contig(input(0))?,
-                    b: self.contig(input(1))?,
-                    dims: dims.to_vec(),
-                    axis: *axis,
-                    reverse: *reverse,
-                };
-                stored(self, step)
-            }
+            Op::LinearScan { axis, reverse } => Step::LinearScan {
+                a: self.contig(input(0))?,
+                b: self.contig(input(1))?,
+                dims: dims.to_vec(),
+                axis: *axis,
+                reverse: *reverse,
+            },
             Op::Concat { axis } => {
                 let whole = View::contiguous(dims);
                 let mut start = 0;
@@ -434,11 +388,55 @@ impl Lowerer<'_> {
                     pieces.push((self.src(x)?, whole.slice(*axis, start, start + d)));
                     start += d;
                 }
-                stored(self, Step::Copy { pieces })
+                Step::Copy { pieces }
             }
-            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Where | Op::Cast => {
-                return Err(self.internal(id))
+            _ => return Err(self.internal(id)),
+        })
+    }
+
+    /// The step of a row lookup or scatter: `index`, `index-add`, `gather`,
+    /// `scatter-add`, each reading its operands contiguously.
+    fn indexing_step(&mut self, id: NodeId, node: &Node) -> Result<Step, CompileError> {
+        let input = |k: usize| node.inputs[k];
+        let dims_of = |lw: &Self, k: usize| lw.graph.shape(input(k)).dims().to_vec();
+        Ok(match &node.op {
+            Op::Index => {
+                let table_dims = dims_of(self, 0);
+                Step::Index {
+                    table: self.contig(input(0))?,
+                    ids: self.contig(input(1))?,
+                    n_ids: self.graph.shape(input(1)).numel(),
+                    rows: table_dims[0],
+                    row_len: table_dims[1..].iter().product(),
+                }
             }
+            Op::IndexAdd => {
+                let base_dims = dims_of(self, 0);
+                Step::IndexAdd {
+                    base: self.contig(input(0))?,
+                    ids: self.contig(input(1))?,
+                    n_ids: self.graph.shape(input(1)).numel(),
+                    values: self.contig(input(2))?,
+                    rows: base_dims[0],
+                    row_len: base_dims[1..].iter().product(),
+                }
+            }
+            Op::Gather { axis } => Step::Gather {
+                x: self.contig(input(0))?,
+                idx: self.contig(input(1))?,
+                x_dims: dims_of(self, 0),
+                idx_dims: dims_of(self, 1),
+                axis: *axis,
+            },
+            Op::ScatterAdd { axis } => Step::ScatterAdd {
+                base: self.contig(input(0))?,
+                idx: self.contig(input(1))?,
+                values: self.contig(input(2))?,
+                base_dims: dims_of(self, 0),
+                idx_dims: dims_of(self, 1),
+                axis: *axis,
+            },
+            _ => return Err(self.internal(id)),
         })
     }
 

@@ -3,7 +3,7 @@
 //! outputs as `.npy` with a manifest, and has `tests/numerics/check_ops.py`
 //! recompute every case in NumPy and compare within dtype tolerance.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{json, Value};
@@ -11,42 +11,25 @@ use sexpgpu_graph::{
     execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, ReduceOp, Scalar, Shape,
     Tensor, UnaryOp,
 };
+use uitest::support::{python, workspace_root, Rng};
 
-/// SplitMix64: a tiny deterministic generator for test inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Floats uniform in `[lo, hi)`; integers uniform in `[lo, hi]`; bools fair.
-    fn tensor(&mut self, dims: &[usize], dtype: DType, lo: f64, hi: f64) -> Tensor {
-        let n: usize = dims.iter().product();
-        let shape = Shape::from(dims);
-        match dtype {
-            DType::F32 | DType::BF16 => {
-                let v: Vec<f64> = (0..n).map(|_| lo + (hi - lo) * self.unit()).collect();
-                Tensor::from_f64s(shape, &v, dtype).unwrap()
-            }
-            DType::I32 | DType::I64 | DType::Bool => {
-                let (lo, hi) = if dtype == DType::Bool {
-                    (0, 1)
-                } else {
-                    (lo as i64, hi as i64)
-                };
-                let span = (hi - lo + 1) as u64;
-                let v: Vec<i64> = (0..n).map(|_| lo + (self.next() % span) as i64).collect();
-                Tensor::from_i64s(shape, &v, dtype).unwrap()
-            }
+/// Floats uniform in `[lo, hi)`; integers uniform in `[lo, hi]`; bools fair.
+fn random_tensor(rng: &mut Rng, dims: &[usize], dtype: DType, lo: f64, hi: f64) -> Tensor {
+    let n: usize = dims.iter().product();
+    let shape = Shape::from(dims);
+    match dtype {
+        DType::F32 | DType::BF16 => {
+            let v: Vec<f64> = (0..n).map(|_| rng.uniform(lo, hi)).collect();
+            Tensor::from_f64s(shape, &v, dtype).unwrap()
+        }
+        DType::I32 | DType::I64 | DType::Bool => {
+            let (lo, hi) = if dtype == DType::Bool {
+                (0, 1)
+            } else {
+                (lo as i64, hi as i64)
+            };
+            let v: Vec<i64> = (0..n).map(|_| rng.int(lo, hi + 1)).collect();
+            Tensor::from_i64s(shape, &v, dtype).unwrap()
         }
     }
 }
@@ -93,7 +76,7 @@ impl Cases {
     }
 
     fn rand(&mut self, dims: &[usize], dtype: DType, lo: f64, hi: f64) -> Tensor {
-        self.rng.tensor(dims, dtype, lo, hi)
+        random_tensor(&mut self.rng, dims, dtype, lo, hi)
     }
 }
 
@@ -594,28 +577,16 @@ fn special_value_cases(c: &mut Cases) {
     });
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
 #[test]
 fn every_op_matches_numpy() {
     let root = workspace_root();
-    let python = root.join(".venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/test once to create the Python venv the numerics tests need",
-        python.display()
-    );
+    let python = python();
     let dir = std::env::temp_dir().join(format!("sexpgpu-numerics-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create temp dir");
     let mut cases = Cases {
         dir: dir.clone(),
         manifest: Vec::new(),
-        rng: Rng(20_260_101),
+        rng: Rng::new(20_260_101),
     };
     unary_cases(&mut cases);
     binary_cases(&mut cases);

@@ -1,5 +1,6 @@
 //! The table of SexpGPU diagnostic codes with their explanations (what
-//! `sexpgpu explain CODE` prints). The graph builders' E-DIM codes live
+//! `sexpgpu explain CODE` prints, and `docs/sexpgpu/errors.md`, generated
+//! from this table by a test). The graph builders' E-DIM codes live
 //! beside them (`sexpgpu_graph::codes`) and are re-exported here, so every
 //! SexpGPU code is `codes::E_...`. A code is never reused for a different
 //! mistake.
@@ -32,86 +33,671 @@ diag::codes! {
     /// The reader's and the evaluator's codes.
     static FRONT;
     E_READ_001 = "E-READ-001", "an unclosed `(`, `[` or `{`",
-    "The file ends before a list, vector or map is closed. The diagnostic points at the opening delimiter.\n\n```clojure\n(defn f (x)\n  (+ x 1)        ; missing `)` for defn\n```\n";
+r#"The file ends before a list, vector or map is closed. The diagnostic points at the opening delimiter that was never closed.
+
+Wrong:
+
+```clojure
+(defn area (w h)
+  (* w h)
+```
+
+Fixed: close every form:
+
+```clojure
+(defn area (w h)
+  (* w h))
+```
+"#;
     E_READ_002 = "E-READ-002", "an unexpected closing delimiter",
-    "A `)`, `]` or `}` appears where nothing is open, often one too many at the end of a form.\n\n```clojure\n(+ 1 2))\n```\n";
+r#"A `)`, `]` or `}` appears where nothing is open, often one too many at the end of a form.
+
+Wrong:
+
+```clojure
+(println (+ 1 2)))
+```
+
+Fixed:
+
+```clojure
+(println (+ 1 2))
+```
+"#;
     E_READ_003 = "E-READ-003", "a delimiter closed by the wrong kind",
-    "A list opened with `(` must close with `)`, a vector `[` with `]`, a map `{` with `}`.\n\n```clojure\n(let [a 1) a)\n```\n";
+r#"A list opened with `(` must close with `)`, a vector `[` with `]`, a map `{` with `}`.
+
+Wrong:
+
+```clojure
+(println (let [a 1) a))
+```
+
+Fixed:
+
+```clojure
+(println (let [a 1] a))
+```
+"#;
     E_READ_004 = "E-READ-004", "a malformed number",
-    "Numbers are integers (`42`, `-3`) that fit in 64 bits, or floats (`0.5`, `1e-3`, `2.`). Hex, ratios and suffixes are not supported.\n\n```clojure\n(def x 1.2.3)\n```\n";
+r#"Numbers are integers (`42`, `-3`) that fit in 64 bits, or floats (`0.5`, `1e-3`, `2.`). Hex, ratios and suffixes are not supported.
+
+Wrong:
+
+```clojure
+(def x 1.2.3)
+```
+
+Fixed:
+
+```clojure
+(def x 1.23)
+```
+"#;
     E_READ_005 = "E-READ-005", "an unterminated string",
-    "A string starts with `\"` and the file ends before the closing `\"`.\n";
+r#"A string starts with `"` and the file ends before the closing `"`. Strings may span lines, so the string swallows the rest of the file; the diagnostic points at where it starts.
+
+Wrong:
+
+```clojure
+(println "no end)
+```
+
+Fixed:
+
+```clojure
+(println "the end")
+```
+"#;
     E_READ_006 = "E-READ-006", "an unknown escape in a string",
-    "Strings know the escapes `\\n` `\\t` `\\r` `\\0` `\\\\` `\\\"` and `\\uXXXX`.\n\n```clojure\n(println \"a\\qb\")\n```\n";
+r#"Strings know the escapes `\n` `\t` `\r` `\0` `\\` `\"` and `\uXXXX`.
+
+Wrong:
+
+```clojure
+(println "a\qb")
+```
+
+Fixed: write a backslash as `\\`:
+
+```clojure
+(println "a\\qb")
+```
+"#;
     E_READ_007 = "E-READ-007", "a map with an odd number of forms",
-    "A map literal holds keys and values in pairs.\n\n```clojure\n{:a 1 :b}\n```\n";
+r#"A map literal holds keys and values in pairs.
+
+Wrong:
+
+```clojure
+(def m {:a 1 :b})
+```
+
+Fixed: give every key a value:
+
+```clojure
+(def m {:a 1 :b 2})
+```
+"#;
     E_READ_008 = "E-READ-008", "nothing after a quote",
-    "`'`, `` ` ``, `~` and `~@` apply to the form right after them; here there is none.\n\n```clojure\n(list 1 ')\n```\n";
+r#"`'`, `` ` ``, `~` and `~@` apply to the form right after them; here there is none.
+
+Wrong:
+
+```clojure
+(println (list 1 '))
+```
+
+Fixed:
+
+```clojure
+(println (list 1 'a))
+```
+"#;
     E_READ_009 = "E-READ-009", "forms nested too deeply",
-    "Forms nested more than 256 levels deep are refused, so that no program can exhaust the stack of the tools that read it.\n";
+r#"Forms nested more than 256 levels deep are refused, so that no program can exhaust the stack of the tools that read it. Programs written by hand never come near; a generated file that does should build deep data with host code (`loop`, `reduce`) instead of writing it out as one literal.
+"#;
     E_READ_010 = "E-READ-010", "syntax SexpGPU does not read",
-    "Clojure's dispatch forms (`#{}`, `#()`), character literals (`\\a`), metadata (`^`), deref (`@`) and a bare `:` are not SexpGPU syntax.\n";
+r#"Clojure's dispatch forms (`#{}`, `#()`), character literals (`\a`), metadata (`^`), deref (`@`) and a bare `:` are not SexpGPU syntax.
+
+Wrong:
+
+```clojure
+(def evens #{0 2 4})
+```
+
+Fixed: use a vector:
+
+```clojure
+(def evens [0 2 4])
+```
+"#;
     E_EVAL_001 = "E-EVAL-001", "an unbound name",
-    "The name is not defined locally, globally or by a loaded library. Library functions need `(require nn)` first and are then written `nn/softmax`, or bare after `(require nn :refer :all)`.\n\n```clojure\n(softmax x)     ; needs (require nn :refer :all)\n```\n";
+r#"The name is not defined locally, globally or by a loaded library. Library functions need `(require nn)` first and are then written `nn/softmax`, or bare after `(require nn :refer :all)`.
+
+Wrong:
+
+```clojure
+(defgraph probabilities [(logits [2 3] :f32)]
+  (softmax logits))
+```
+
+Fixed:
+
+```clojure
+(require nn :refer :all)
+(defgraph probabilities [(logits [2 3] :f32)]
+  (softmax logits))
+```
+"#;
     E_EVAL_002 = "E-EVAL-002", "the wrong number of arguments",
-    "A function, operation or graph was given more or fewer arguments than it takes; `recur` must give one value per binding of its `loop`.\n\n```clojure\n(defn f (x y) (+ x y))\n(f 1)\n```\n";
+r#"A function, operation or graph was given more or fewer arguments than it takes; `recur` must give one value per binding of its `loop`.
+
+Wrong:
+
+```clojure
+(defn f (x y) (+ x y))
+(println (f 1))
+```
+
+Fixed:
+
+```clojure
+(defn f (x y) (+ x y))
+(println (f 1 2))
+```
+"#;
     E_EVAL_003 = "E-EVAL-003", "a value of the wrong type",
-    "A host function got a value it cannot use, such as a string where a number belongs, or a traced tensor where host numbers are needed.\n\n```clojure\n(+ 1 \"2\")\n```\n";
+r#"A host function got a value it cannot use, such as a string where a number belongs, or a traced tensor where host numbers are needed.
+
+Wrong:
+
+```clojure
+(println (+ 1 "2"))
+```
+
+Fixed:
+
+```clojure
+(println (+ 1 2))
+```
+"#;
     E_EVAL_004 = "E-EVAL-004", "`recur` outside a tail position",
-    "`recur` restarts the innermost `loop` or function and must be the last thing it does. It cannot appear outside a `loop` or function, or with work still to be done on its value.\n\n```clojure\n(loop [i 0] (+ 1 (recur (inc i))))\n```\n";
+r#"`recur` restarts the innermost `loop` or function and must be the last thing it does. It cannot appear outside a `loop` or function, or with work still to be done on its value.
+
+Wrong:
+
+```clojure
+(println (loop [i 0] (+ 1 (recur (inc i)))))
+```
+
+Fixed: carry the work in a binding:
+
+```clojure
+(println (loop [i 0 acc 0] (if (< i 5) (recur (inc i) (+ acc i)) acc)))
+```
+"#;
     E_EVAL_005 = "E-EVAL-005", "a malformed special form",
-    "A special form (`let`, `if`, `defn`, `defgraph`, ...) is not written the way it must be; the help shows its shape.\n\n```clojure\n(let [a] a)\n```\n";
+r#"A special form (`let`, `if`, `defn`, `defgraph`, ...) is not written the way it must be; the help shows its shape.
+
+Wrong:
+
+```clojure
+(println (let [a] a))
+```
+
+Fixed: give every binding a value:
+
+```clojure
+(println (let [a 1] a))
+```
+"#;
     E_EVAL_006 = "E-EVAL-006", "calling something that is not a function",
-    "The first element of a list is called. Numbers, strings and nil cannot be called; quote a list to keep it as data.\n\n```clojure\n(1 2 3)        ; write '(1 2 3) or [1 2 3]\n```\n";
+r#"The first element of a list is called. Numbers, strings and nil cannot be called; quote a list to keep it as data.
+
+Wrong:
+
+```clojure
+(println (1 2 3))
+```
+
+Fixed:
+
+```clojure
+(println '(1 2 3))
+```
+"#;
     E_EVAL_007 = "E-EVAL-007", "evaluation nested too deeply",
-    "Evaluation nests more than 10,000 levels deep (forms inside forms, calls inside calls: a few levels per recursive call), usually from recursion without an end. Iterate with `loop` and `recur`, which do not nest.\n";
+r#"Evaluation nests more than 10,000 levels deep (forms inside forms, calls inside calls: a few levels per recursive call), usually from recursion without an end. Iterate with `loop` and `recur`, which do not nest.
+
+Wrong:
+
+```clojure
+(defn forever (n) (+ 1 (forever n)))
+(println (forever 0))
+```
+
+Fixed: end the recursion, or iterate:
+
+```clojure
+(defn count-down (n) (loop [i n] (if (> i 0) (recur (dec i)) i)))
+(println (count-down 100000))
+```
+"#;
     E_EVAL_008 = "E-EVAL-008", "an unknown or malformed keyword argument",
-    "Tensor operations take exactly the keywords of the seed's table, each once and with a value: `sum` and `max` take `:axes` `:keepdims`; `gather` and `scatter-add` `:axis`; `linear-scan` `:axis` `:reverse`; `iota` `:axis` `:dtype`; `zeros` `ones` `full` `:dtype`; `normal` `:std` `:mean` `:dtype`; `uniform` `:low` `:high` `:dtype`.\n\n```clojure\n(sum x :axis [0])     ; the keyword is :axes\n```\n";
+r#"Tensor operations take exactly the keywords of their table (`docs/sexpgpu/operations.md`), each once and with a value: `sum` and `max` take `:axes` `:keepdims`; `gather` and `scatter-add` `:axis`; `linear-scan` `:axis` `:reverse`; `iota` `:axis` `:dtype`; `zeros` `ones` `full` `:dtype`; `normal` `:std` `:mean` `:dtype`; `uniform` `:low` `:high` `:dtype`.
+
+Wrong:
+
+```clojure
+(defgraph totals [(x [2 3] :f32)]
+  (sum x :axis [0]))
+```
+
+Fixed: the keyword is `:axes`:
+
+```clojure
+(defgraph totals [(x [2 3] :f32)]
+  (sum x :axes [0]))
+```
+"#;
     E_EVAL_009 = "E-EVAL-009", "an arithmetic error",
-    "Integer overflow (integers are 64-bit), integer division by zero, or a float too large to become an integer.\n\n```clojure\n(/ 1 0)\n```\n";
+r#"Integer overflow (integers are 64-bit), integer division by zero, or a float too large to become an integer.
+
+Wrong:
+
+```clojure
+(println (/ 1 0))
+```
+
+Fixed: divide floats, which give infinity instead:
+
+```clojure
+(println (/ 1.0 0.0))
+```
+"#;
     E_EVAL_010 = "E-EVAL-010", "an index out of range",
-    "`nth`, `assoc` or `subs` was given a position outside the collection. `nth` takes a default as a third argument.\n\n```clojure\n(nth [1 2] 5)\n```\n";
+r#"`nth`, `assoc` or `subs` was given a position outside the collection. `nth` takes a default as a third argument.
+
+Wrong:
+
+```clojure
+(println (nth [1 2] 5))
+```
+
+Fixed:
+
+```clojure
+(println (nth [1 2] 5 0))
+```
+"#;
     E_EVAL_011 = "E-EVAL-011", "an unknown library",
-    "`require` names a library that is not built in. The built-in library is `nn`.\n\n```clojure\n(require numpy)\n```\n";
+r#"`require` names a library that is not built in. The built-in library is `nn`.
+
+Wrong:
+
+```clojure
+(require numpy)
+```
+
+Fixed:
+
+```clojure
+(require nn)
+```
+"#;
     E_EVAL_012 = "E-EVAL-012", "`~` or `~@` outside a quasiquote",
-    "Unquote (`~x`) and splicing unquote (`~@xs`) fill holes in a quasiquoted template (`` `(f ~x) ``) and mean nothing elsewhere.\n";
+r#"Unquote (`~x`) and splicing unquote (`~@xs`) fill holes in a quasiquoted template (`` `(f ~x) ``) and mean nothing elsewhere.
+
+Wrong:
+
+```clojure
+(def x 1)
+(println ~x)
+```
+
+Fixed: unquote inside a quasiquote:
+
+```clojure
+(def x 1)
+(println `(a ~x ~@[2 3]))
+```
+"#;
     E_EVAL_013 = "E-EVAL-013", "a host collection too large",
-    "`range` and `repeat` make at most 10,000,000 elements; large data belongs in tensors, such as `(iota [n])`.\n";
+r#"`range` and `repeat` make at most 10,000,000 elements; large data belongs in tensors, such as `(iota [n])`.
+
+Wrong:
+
+```clojure
+(println (count (range 100000000000)))
+```
+
+Fixed: count with arithmetic, or make a tensor inside a graph:
+
+```clojure
+(defgraph ids [] (iota [100000] :dtype :i32))
+(println (shape (call ids)))
+```
+"#;
 }
 
 diag::codes! {
     /// Staging, runs, files and the `nn` library.
     static BACK;
     E_FLOW_001 = "E-FLOW-001", "branching on a tensor",
-    "`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`.\n\n```clojure\n(if (> x 0) x 0)          ; write (where (> x 0) x 0)\n```\n";
+r#"`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`.
+
+Wrong:
+
+```clojure
+(defgraph clip [(x [4] :f32)]
+  (if (> x 0.0) x 0.0))
+```
+
+Fixed:
+
+```clojure
+(defgraph clip [(x [4] :f32)]
+  (where (> x 0.0) x 0.0))
+```
+"#;
     E_FLOW_002 = "E-FLOW-002", "a tensor from another graph",
-    "Each `defgraph` is traced on its own; a tensor kept from one (say with `def`) does not exist in another. Recompute it in this graph or pass it in as an input.\n";
+r#"Each `defgraph` is traced on its own; a tensor kept from one (say with `def`) does not exist in another. Recompute it in this graph or pass it in as an input.
+
+Wrong:
+
+```clojure
+(def kept nil)
+(defgraph first-graph [(x [2] :f32)]
+  (def kept (* x 2.0))
+  kept)
+(defgraph second-graph [(y [2] :f32)]
+  (+ y kept))
+```
+
+Fixed: keep the function, not the tensor:
+
+```clojure
+(defn doubled (x) (* x 2.0))
+(defgraph first-graph [(x [2] :f32)]
+  (doubled x))
+(defgraph second-graph [(y [2] :f32)]
+  (+ y (doubled y)))
+```
+"#;
     E_FLOW_003 = "E-FLOW-003", "a tensor operation with no graph being traced",
-    "Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`.\n\n```clojure\n(zeros [2 2])      ; at top level\n```\n";
+r#"Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`.
+
+Wrong:
+
+```clojure
+(def z (zeros [2 2]))
+```
+
+Fixed: make it in a graph and call it (`(call (fn () ...))` traces a graph of no inputs):
+
+```clojure
+(def z (call (fn () (zeros [2 2]))))
+(println (to-vec z))
+```
+"#;
     E_RUN_001 = "E-RUN-001", "a graph failed while running",
-    "A graph refused the data given to it at run time, such as an index outside its table, or a run's graph could not be compiled.\n";
+r#"A graph refused the data given to it at run time, such as an index outside its table, or a run's graph could not be compiled.
+
+Wrong:
+
+```clojure
+(defgraph rows [(table [3 2] :f32) (ids [2] :i32)]
+  (index table ids))
+(println (to-vec (call rows [[1 2] [3 4] [5 6]] [0 7])))
+```
+
+Fixed: every id within the table's 3 rows:
+
+```clojure
+(defgraph rows [(table [3 2] :f32) (ids [2] :i32)]
+  (index table ids))
+(println (to-vec (call rows [[1 2] [3 4] [5 6]] [0 2])))
+```
+"#;
     E_RUN_002 = "E-RUN-002", "a run or model is set up wrongly",
-    "A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of float tensors, or an optimizer's update returns tensors of other shapes than it was given.\n\n```clojure\n(defrun r :model (mlp 4 8 2) :loss (fn (p b) ...))   ; no :data, no :optimizer\n```\n";
+r#"A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of float tensors, or an optimizer's update returns tensors of other shapes than it was given. The options are listed in `docs/sexpgpu/runs.md`.
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch) (nn/mean (matmul (:x batch) (:w p)))))
+```
+
+Fixed: add the missing `:optimizer`:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch) (nn/mean (matmul (:x batch) (:w p))))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 2)
+```
+"#;
     E_RUN_003 = "E-RUN-003", "the loss is not a float scalar",
-    "A run differentiates its loss, so `:loss` must return one float number per step: a tensor of shape `[]` and dtype f32 or bf16. Reduce a per-example loss with `nn/mean`, or use `nn/cross-entropy`, which averages already. Eval metrics must be scalars too.\n\n```clojure\n:loss (fn (p batch) (* (:x batch) (:w p)))   ; [64, 8], not []\n```\n";
+r#"A run differentiates its loss, so `:loss` must return one float number per step: a tensor of shape `[]` and dtype f32 or bf16. Reduce a per-example loss with `nn/mean`, or use `nn/cross-entropy`, which averages already. Eval metrics must be scalars too.
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch) (matmul (:x batch) (:w p)))
+  :optimizer (nn/sgd :lr 0.1))
+```
+
+Fixed: the loss is `[8, 1]`; average it:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch) (nn/mean (matmul (:x batch) (:w p))))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 2)
+```
+"#;
     E_RUN_004 = "E-RUN-004", "the data does not fit the run",
-    "The data of a run must be a map of loaded tensors with one row per example in every column (same first dimension), batches no larger than the data, or token windows shorter than the token sequence. `nn/batches` and `nn/windows` make the usual shapes.\n\n```clojure\n:data (nn/batches {:x xs :y ys} :size 64)   ; xs has 100 rows, ys 90\n```\n";
+r#"The data of a run must be a map of loaded tensors with one row per example in every column (same first dimension), batches no larger than the data, or token windows shorter than the token sequence. `nn/batches` and `nn/windows` make the usual shapes (`docs/sexpgpu/data.md`).
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (nn/batches (call (fn () {:x (ones [8 3]) :y (ones [7])})) :size 4)
+  :loss (fn (p batch) (sum (:w p)))
+  :optimizer (nn/sgd :lr 0.1))
+```
+
+Fixed: one label per example:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (nn/batches (call (fn () {:x (ones [8 3]) :y (ones [8])})) :size 4)
+  :loss (fn (p batch) (sum (:w p)))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 2)
+```
+"#;
     E_RUN_005 = "E-RUN-005", "the loss became NaN or infinite",
-    "The step named in the message produced a loss that is not a finite number; later steps would only spread it. Lower the learning rate, clip gradients (`:clip-norm` of `nn/adamw` and `nn/sgd`), or look for a `log` of zero or a division by zero in the model.\n";
+r#"The step named in the message produced a loss that is not a finite number; later steps would only spread it. Lower the learning rate, clip gradients (`:clip-norm` of `nn/adamw` and `nn/sgd`), or look for a `log` of zero or a negative number, or a division by zero, in the model.
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch) (log (- (sum (:w p)) 1e6)))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 5)
+```
+
+Fixed: take the `log` of a positive number:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch) (log (+ (sum (* (:w p) (:w p))) 1.0)))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 5)
+```
+"#;
     E_RUN_006 = "E-RUN-006", "a `diagnostic` condition held",
-    "A `(diagnostic cond \"message\")` in the traced code found `cond` true at run time (any element, for a tensor); the run stops at that form and names the step. A condition already true while tracing stops at once.\n\n```clojure\n(diagnostic (> (nn/mean (abs h)) 1e4) \"activations exploded\")\n```\n";
+r#"A `(diagnostic cond "message")` in the traced code found `cond` true at run time (any element, for a tensor); the run stops at that form and names the step. A condition already true while tracing stops at once.
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (full [n 1] 1.0)})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (let [y (matmul (:x batch) (:w p))]
+            (diagnostic (> (nn/mean y) 10.0) "predictions grew past 10")
+            (neg (nn/mean y))))
+  :optimizer (nn/sgd :lr 1.0)
+  :steps 50)
+```
+
+Fixed: a loss with a minimum, which the predictions stay near:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (full [n 1] 1.0)})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (let [y (matmul (:x batch) (:w p))]
+            (diagnostic (> (nn/mean y) 10.0) "predictions grew past 10")
+            (nn/mean (* (- y 1.0) (- y 1.0)))))
+  :optimizer (nn/sgd :lr 0.01)
+  :steps 50)
+```
+"#;
     E_RUN_007 = "E-RUN-007", "a checkpoint does not fit the run",
-    "`--resume DIR` found a checkpoint whose parameters or optimizer state differ in name, shape or dtype from the run's, or a file that is not a SexpGPU checkpoint. Resume with the same model and optimizer that wrote it.\n";
+r#"`--resume DIR` found a checkpoint whose parameters or optimizer state differ in name, shape or dtype from the run's, or a file that is not a SexpGPU checkpoint. Resume with the same model and optimizer that wrote it (`docs/sexpgpu/checkpoints.md`).
+
+For example, a run trained with `(mlp 64 128 10)` and checkpointed with `--checkpoint ck/`, then changed to `(mlp 64 256 10)` and resumed with `--resume ck/`, finds `param/w1` of shape `[64, 128]` where the run needs `[64, 256]`. Resume into a fresh directory, or keep the model that wrote the checkpoint.
+"#;
     E_RUN_008 = "E-RUN-008", "a reporting operation used wrongly",
-    "`metric` and `counter` take a keyword name and a scalar (a `[]` tensor or a number), `tap-gradient` a float tensor and `:name \"...\"`, `diagnostic` a boolean tensor and a message string.\n\n```clojure\n(metric :loss losses)     ; losses is [64]: use (nn/mean losses)\n```\n";
+r#"`metric` and `counter` take a keyword name and a scalar (a `[]` tensor or a number), `tap-gradient` a float tensor and `:name "..."`, `diagnostic` a boolean tensor and a message string (`docs/sexpgpu/metrics.md`).
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (let [y (matmul (:x batch) (:w p))]
+            (metric :y y)
+            (nn/mean y)))
+  :optimizer (nn/sgd :lr 0.1))
+```
+
+Fixed: `y` is `[8, 1]`; report its mean:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1])})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (let [y (matmul (:x batch) (:w p))]
+            (metric :y (nn/mean y))
+            (nn/mean y)))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 2)
+```
+"#;
     E_IO_001 = "E-IO-001", "a file cannot be read",
-    "A data file (`load-npz`, `load-npy`, `load-safetensors`, `load-text`) or a checkpoint to resume from does not exist or cannot be read. Relative paths are read from the directory of the `.sx` file.\n\n```clojure\n(load-npz \"data/missing.npz\")\n```\n";
+r#"A data file (`load-npz`, `load-npy`, `load-safetensors`, `load-text`) or a checkpoint to resume from does not exist or cannot be read. Relative paths are read from the directory of the `.sx` file.
+
+Wrong, beside a file `notes.txt` but no `missing.txt`:
+
+```clojure
+(println (load-text "missing.txt"))
+```
+
+Fixed:
+
+```clojure
+(println (load-text "notes.txt"))
+```
+"#;
     E_IO_002 = "E-IO-002", "a file is not in the expected format",
-    "The file exists but is not a valid `.npy`, `.npz` (a zip of stored `.npy` members, as `numpy.savez` writes; `savez_compressed` is not read), safetensors file or UTF-8 text.\n";
+r#"The file exists but is not a valid `.npy`, `.npz` (a zip of `.npy` members, as `numpy.savez` and `numpy.savez_compressed` write), safetensors file or UTF-8 text. The message says what was wrong with it.
+
+Wrong, where `notes.txt` is a text file:
+
+```clojure
+(println (load-npy "notes.txt"))
+```
+
+Fixed: read it as what it is:
+
+```clojure
+(println (load-text "notes.txt"))
+```
+"#;
     E_IO_003 = "E-IO-003", "a checkpoint cannot be written",
-    "`--checkpoint DIR` could not create the directory or write the file. Checkpoints are written to a temporary file and renamed, so the previous checkpoint stays intact.\n";
+r#"`--checkpoint DIR` (or a run's `:checkpoint`) could not create the directory or write the file: a path through a file, a directory without write permission, a full disk. Checkpoints are written to a temporary file and renamed, so the previous checkpoint stays intact (`docs/sexpgpu/checkpoints.md`). No program text shows this mistake; the message gives the system's reason.
+"#;
     E_NN_001 = "E-NN-001", "an nn library function was used wrongly",
-    "A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes; the message says which, and the diagnostic points at your call. Library code reports these with `(error! \"E-NN-001\" \"message\" :at x :note \"...\")`.\n";
+r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, or float labels for `nn/cross-entropy`; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
+
+Wrong:
+
+```clojure
+(require nn)
+(defgraph att [(q [4 8] :f32) (k [4 6] :f32)]
+  (nn/attention q k k))
+```
+
+Fixed: queries and keys of one size:
+
+```clojure
+(require nn)
+(defgraph att [(q [4 8] :f32) (k [4 8] :f32)]
+  (nn/attention q k k))
+```
+"#;
 }
 
 #[cfg(test)]
@@ -174,16 +760,71 @@ mod tests {
         assert_eq!(ids.len(), all().len());
     }
 
-    /// The book's error page has a section for every code.
+    /// The error page as the table says it should be: the book's
+    /// introduction and families, then every code's explanation.
+    fn error_page() -> String {
+        diag::error_page(
+            r#"# Errors
+
+<!-- Generated from crates/sexpgpu/src/codes.rs and crates/sexpgpu-graph/src/codes.rs by `UPDATE_DOCS=1 cargo test -p sexpgpu --lib codes`; do not edit. -->
+
+Every SexpGPU diagnostic has a code; `sexpgpu explain CODE` prints the
+entry below. Diagnostics print rustc-style on stderr (or one JSON object a
+line with `--format json`), pointing at the form that caused them; the
+command exits with 1 when any was reported. A run never ends in a Rust
+panic.
+
+```console
+error[E-DIM-001]: matmul: inner dims differ: [2, 16] x [32, 8]
+  --> bad-shape.sx:7:15
+   |
+ 7 |   (lambda (x) (matmul x weight)))
+   |               ^^^^^^^^^^^^^^^^^
+note: operands: `x` [2, 16] f32, `weight` [32, 8] f32
+
+error: aborting due to 1 previous error
+```
+
+One mistake gives one diagnostic: evaluation goes on with the next
+top-level form, and a definition that failed is quietly undefined, so its
+later uses do not report it again. A file with reader errors is not
+evaluated at all.
+
+| family | what |
+|---|---|
+| `E-READ-*` | the reader: text that is not a form |
+| `E-EVAL-*` | host evaluation: names, arity, types, special forms |
+| `E-DIM-*` | shapes and dtypes (`docs/sexpgpu/operations.md`) |
+| `E-FLOW-*` | staging: host decisions and traced tensors (`docs/sexpgpu/staging.md`) |
+| `E-RUN-*` | running a graph; training runs, their options and data |
+| `E-IO-*` | files: data, checkpoints |
+| `E-NN-*` | mistakes the `nn` library reports itself |
+
+Each explanation's "Wrong" and "Fixed" examples are whole programs, run by
+`crates/sexpgpu/tests/explain_examples.rs`: the wrong one reports the code,
+the fixed one nothing. The `E-IO-*` examples read a text file `notes.txt`
+beside them.
+
+"#,
+            all(),
+        )
+    }
+
+    /// `docs/sexpgpu/errors.md` is generated from the table
+    /// (`UPDATE_DOCS=1` rewrites it), so the book and `sexpgpu explain`
+    /// never differ.
     #[test]
-    fn every_code_is_in_the_book() {
-        let book = include_str!("../../../docs/sexpgpu/errors.md");
-        for code in all() {
-            assert!(
-                book.contains(&format!("## {}\n", code.id)),
-                "{} is missing from errors.md",
-                code.id
-            );
+    fn the_book_is_the_table() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sexpgpu/errors.md");
+        let expected = error_page();
+        if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
+            std::fs::write(&path, &expected).unwrap();
         }
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "{} is out of date: run `UPDATE_DOCS=1 cargo test -p sexpgpu --lib codes`",
+            path.display()
+        );
     }
 }

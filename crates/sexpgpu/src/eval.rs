@@ -1,15 +1,21 @@
 //! The host evaluator: the interpreter state, evaluation of forms, function
-//! application, macro expansion and the depth limit. Special forms live in
-//! `special`, binding patterns in `pattern`. It never does I/O: printing goes
-//! through the `Host` trait.
+//! application, macro expansion, the depth limit, and the errors every layer
+//! above reports the same way (`arity`, `wrong_type`, `malformed`). Binding
+//! patterns are in `pattern`; special forms, builtins, graph calls and
+//! layer state come from the `registry`, so this module never names
+//! `special`, `builtins`, `trace`, `train` or `nn`. It never does I/O:
+//! printing goes through the `Host` trait.
+
+pub mod pattern;
+mod registry;
+
+pub use registry::{Builtin, Primitive, Special, SpecialUse};
 
 use crate::codes;
-use crate::env::Env;
 use crate::reader::{Form, FormKind};
-use crate::trace::Tracer;
-use crate::value::{Lambda, Value};
-use crate::{builtins, special};
+use crate::value::{map_insert, short, Env, Lambda, Value};
 use diag::{Diagnostic, SourceMap, Span};
+use registry::Registry;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -63,6 +69,50 @@ pub fn error(code: diag::Code, message: impl Into<String>, span: Span) -> Flow {
     Flow::from(Diagnostic::error(code, message).with_primary(span, ""))
 }
 
+/// The arity error of builtin `name` unless it got `min` to `max` arguments.
+pub fn arity(
+    name: &str,
+    site: &Site,
+    args: &[Value],
+    min: usize,
+    max: Option<usize>,
+) -> EvalResult<()> {
+    let n = args.len();
+    if n >= min && max.is_none_or(|m| n <= m) {
+        return Ok(());
+    }
+    let expected = match max {
+        Some(m) if m == min => format!("{m} argument{}", if m == 1 { "" } else { "s" }),
+        Some(m) => format!("{min} to {m} arguments"),
+        None => format!("at least {min} argument{}", if min == 1 { "" } else { "s" }),
+    };
+    Err(error(
+        codes::E_EVAL_002,
+        format!("`{name}` takes {expected}, got {n}"),
+        site.span,
+    ))
+}
+
+/// A wrong-type error pointing at argument `i`.
+pub fn wrong_type(name: &str, expected: &str, value: &Value, site: &Site, i: usize) -> Flow {
+    Flow::from(
+        Diagnostic::error(
+            codes::E_EVAL_003,
+            format!("`{name}` expects {expected}, got {}", value.type_name()),
+        )
+        .with_primary(site.arg(i), format!("this is `{}`", short(value))),
+    )
+}
+
+/// A special form written in the wrong shape (`E-EVAL-005`), with its usage.
+pub fn malformed(what: &str, usage: &str, span: Span) -> Flow {
+    Flow::from(
+        Diagnostic::error(codes::E_EVAL_005, format!("malformed `{what}`"))
+            .with_primary(span, "")
+            .with_help(format!("write it as `{usage}`")),
+    )
+}
+
 /// Where a function is being called: the call form and each argument form.
 /// Calls made by library functions (`map`, `apply`) have no argument spans.
 pub struct Site {
@@ -105,38 +155,32 @@ impl Ctx {
     }
 }
 
-/// The interpreter: globals, sources (for operand text in messages), the
-/// graphs traced so far, and the host it prints through.
+/// The interpreter: globals, sources (for operand text in messages), what
+/// the layers above registered (with their state), and the host it prints
+/// through. A bare one knows no special form and no builtin.
 pub struct Interp {
     pub sources: SourceMap,
     pub(crate) globals: HashMap<Rc<str>, Value>,
     pub(crate) host: Box<dyn Host>,
-    pub(crate) tracer: Tracer,
     pub(crate) mode: Mode,
-    pub(crate) libraries: Vec<String>,
     /// The library whose code is running (`nn`), so its definitions and
     /// lookups go to `nn/name` first.
     pub(crate) namespace: Option<Rc<str>>,
-    /// The runs `defrun` traced, in definition order.
-    pub(crate) runs: Vec<Rc<crate::train::TracedRun>>,
+    registry: Registry,
     depth: usize,
 }
 
 impl Interp {
-    pub fn new(mode: Mode, seed: u64, host: Box<dyn Host>) -> Interp {
-        let mut interp = Interp {
+    pub fn new(mode: Mode, host: Box<dyn Host>) -> Interp {
+        Interp {
             sources: SourceMap::new(),
             globals: HashMap::new(),
             host,
-            tracer: Tracer::new(seed),
             mode,
-            libraries: Vec::new(),
             namespace: None,
-            runs: Vec::new(),
+            registry: Registry::default(),
             depth: 0,
-        };
-        builtins::install(&mut interp);
-        interp
+        }
     }
 
     pub fn define(&mut self, name: &str, value: Value) {
@@ -172,7 +216,7 @@ impl Interp {
         match self.eval(form, &Env::default(), Ctx::TOP) {
             Ok(v) => Ok(v),
             Err(flow) => {
-                if let Some(name) = special::defined_name(form) {
+                if let Some(name) = self.defined_name(form) {
                     self.define_here(name, Value::Poison);
                 }
                 match flow {
@@ -181,6 +225,19 @@ impl Interp {
                     Flow::Recur(_, span) => Err(Some(Box::new(recur_outside(span)))),
                 }
             }
+        }
+    }
+
+    /// The name a top-level definition form defines, so a failed one can be poisoned.
+    fn defined_name<'f>(&self, form: &'f Form) -> Option<&'f str> {
+        let FormKind::List(items) = &form.kind else {
+            return None;
+        };
+        let special = self.registry.special(items.first()?.as_symbol()?)?;
+        if special.defines {
+            items.get(1)?.as_symbol()
+        } else {
+            None
         }
     }
 
@@ -198,7 +255,7 @@ impl Interp {
                 let values = self.eval_all(items, env, ctx)?;
                 let mut map: Vec<(Value, Value)> = Vec::new();
                 for kv in values.chunks(2) {
-                    builtins::map_insert(&mut map, kv[0].clone(), kv[1].clone());
+                    map_insert(&mut map, kv[0].clone(), kv[1].clone());
                 }
                 Ok(Value::Map(Rc::new(map)))
             }
@@ -249,9 +306,10 @@ impl Interp {
         let head = &items[0];
         if let Some(name) = head.as_symbol() {
             if env.lookup(name).is_none() {
-                if let Some(result) = special::eval_special(self, name, form, &items[1..], env, ctx)
-                {
-                    return result;
+                if let Some(special) = self.registry.special(name) {
+                    let args = &items[1..];
+                    let name = special.name;
+                    return (special.eval)(self, &SpecialUse { name, args, form }, env, ctx);
                 }
             }
         }
@@ -308,23 +366,14 @@ impl Interp {
     fn unbound(&self, name: &str, span: Span, env: &Env) -> Flow {
         let mut d = Diagnostic::error(codes::E_EVAL_001, format!("unbound name `{name}`"))
             .with_primary(span, "not defined here");
-        if let Some((library, _)) = name.split_once('/') {
-            if !self.libraries.iter().any(|l| l == library) && crate::nn::is_library(library) {
-                d = d.with_help(format!("load the library first: `(require {library})`"));
-                return Flow::from(d);
-            }
-        }
-        let qualified = format!("nn/{name}");
-        if self.globals.contains_key(qualified.as_str()) || crate::nn::defines(name) {
-            return Flow::from(d.with_help(format!(
-                "`{name}` is in the nn library: write `{qualified}` after `(require nn)`, or `(require nn :refer :all)`"
-            )));
+        if let Some(help) = self.registry.hints.iter().find_map(|hint| hint(self, name)) {
+            return Flow::from(d.with_help(help));
         }
         let candidates = env
             .names()
             .into_iter()
             .chain(self.globals.keys().cloned())
-            .chain(special::NAMES.iter().map(|s| Rc::from(*s)));
+            .chain(self.registry.specials.iter().map(|s| Rc::from(s.name)));
         if let Some(best) = diag::closest(name, candidates) {
             d = d.with_help(format!("did you mean `{best}`?"));
         }
@@ -334,15 +383,35 @@ impl Interp {
     /// Calls any callable value with evaluated arguments.
     pub fn apply(&mut self, f: &Value, args: Vec<Value>, site: &Site) -> EvalResult {
         match f {
-            Value::Builtin(b) => (b.call)(self, site, args),
+            Value::Builtin { id, .. } => {
+                let builtin = self.registry.builtins[id.0 as usize];
+                builtin.call(self, site, args)
+            }
             Value::Fn(lambda) => self.call_lambda(lambda, args, site),
-            Value::Graph(g) => crate::trace::call_graph(self, g, args, site),
+            Value::Graph(g) => match self.registry.graph_call {
+                Some(call) => call(self, g, args, site),
+                None => Err(not_a_function(f, site)),
+            },
             Value::Keyword(_) | Value::Map(_) => {
                 if args.is_empty() || args.len() > 2 {
-                    return Err(error(codes::E_EVAL_002, format!("{} as a function takes 1 or 2 arguments, got {}", f.type_name(), args.len()), site.span));
+                    return Err(error(
+                        codes::E_EVAL_002,
+                        format!(
+                            "{} as a function takes 1 or 2 arguments, got {}",
+                            f.type_name(),
+                            args.len()
+                        ),
+                        site.span,
+                    ));
                 }
-                let (map, key) = if let Value::Map(_) = f { (f, &args[0]) } else { (&args[0], f) };
-                Ok(map.map_get(key).unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::Nil)))
+                let (map, key) = if let Value::Map(_) = f {
+                    (f, &args[0])
+                } else {
+                    (&args[0], f)
+                };
+                Ok(map
+                    .map_get(key)
+                    .unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::Nil)))
             }
             Value::Vector(items) => match &args[..] {
                 [Value::Int(i)] => usize::try_from(*i)
@@ -351,7 +420,10 @@ impl Interp {
                     .ok_or_else(|| {
                         error(
                             codes::E_EVAL_010,
-                            format!("index {i} out of range for a vector of {} elements", items.len()),
+                            format!(
+                                "index {i} out of range for a vector of {} elements",
+                                items.len()
+                            ),
                             site.arg(0),
                         )
                     }),
@@ -364,14 +436,13 @@ impl Interp {
             Value::Poison => Err(Flow::Silent),
             Value::Macro(m) => Err(error(
                 codes::E_EVAL_006,
-                format!("macro `{}` cannot be passed around as a function", m.name.as_deref().unwrap_or("?")),
+                format!(
+                    "macro `{}` cannot be passed around as a function",
+                    m.name.as_deref().unwrap_or("?")
+                ),
                 site.span,
             )),
-            other => Err(Flow::from(
-                Diagnostic::error(codes::E_EVAL_006, format!("{} is not a function", other.type_name()))
-                    .with_primary(site.span, format!("calls `{}`", builtins::short(other)))
-                    .with_help("the first element of a list is the function to call; quote the list to keep it as data: `'(1 2 3)`"),
-            )),
+            other => Err(not_a_function(other, site)),
         }
     }
 
@@ -384,7 +455,7 @@ impl Interp {
         self.enter(site.span)?;
         let outer = std::mem::replace(&mut self.namespace, lambda.namespace.clone());
         let result = loop {
-            let (env, body) = match crate::pattern::bind_params(self, lambda, args, site) {
+            let (env, body) = match pattern::bind_params(self, lambda, args, site) {
                 Ok(bound) => bound,
                 Err(e) => break Err(e),
             };
@@ -429,6 +500,15 @@ impl Interp {
     }
 }
 
+/// `E-EVAL-006` for calling a value that cannot be called.
+fn not_a_function(value: &Value, site: &Site) -> Flow {
+    Flow::from(
+        Diagnostic::error(codes::E_EVAL_006, format!("{} is not a function", value.type_name()))
+            .with_primary(site.span, format!("calls `{}`", short(value)))
+            .with_help("the first element of a list is the function to call; quote the list to keep it as data: `'(1 2 3)`"),
+    )
+}
+
 /// Whether `inner` lies inside `outer`.
 fn within(inner: Span, outer: Span) -> bool {
     inner.file == outer.file && outer.start <= inner.start && inner.end <= outer.end
@@ -439,6 +519,3 @@ pub fn recur_outside(span: Span) -> Diagnostic {
         .with_primary(span, "nothing to recur to")
         .with_help("`recur` restarts the innermost `loop` or function, from its tail position")
 }
-
-#[cfg(test)]
-mod tests;

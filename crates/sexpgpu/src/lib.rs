@@ -1,6 +1,6 @@
 //! SexpGPU's front end: the reader, the host evaluator, tracing of tensor
-//! operations into graphs, the error-code table and the `sexpgpu` command.
-//! Everything but `cli` is pure: no files, no terminal, no process exit.
+//! operations into graphs, training runs and the error-code table. Pure: no
+//! files, no terminal, no process exit (the command, in `main.rs`, owns those).
 
 /// A static table of builtins: `table! { "name" => function, ... }`.
 macro_rules! table {
@@ -9,91 +9,42 @@ macro_rules! table {
     };
 }
 
-mod builtins;
-pub mod cli;
+// The modules in layers, bottom to top: a module names only modules listed
+// before it (ARCHITECTURE.md, `crates/sexpgpu`). Blank lines keep rustfmt
+// from sorting them.
+
+// 1. Text: forms with spans, and the code table.
 pub mod codes;
-pub mod data;
-mod env;
-pub mod eval;
-mod nn;
-mod pattern;
-pub mod reader;
-mod runner;
+mod reader;
+
+// 2. Values and their environments.
+mod value;
+
+// 3. The evaluator, with the registry every layer above registers into.
+mod eval;
+
+// 4. Special forms, then the host library.
 mod special;
-pub mod trace;
-pub mod train;
-pub mod value;
 
-use diag::{Diagnostic, SourceMap};
+mod builtins;
+
+// 5. Tensors: tracing and the tensor operations; data files.
+mod trace;
+
+mod data;
+
+// 6. Training runs; the libraries written in SexpGPU.
+mod train;
+
+mod nn;
+
+// 7. The session, which installs every layer.
+mod session;
+
 pub use eval::{Host, Mode};
-use std::rc::Rc;
-pub use trace::GraphDef;
-pub use value::Value;
-
-/// One program's evaluation: the interpreter with its globals and graphs,
-/// fed files or REPL inputs one at a time.
-pub struct Session {
-    interp: eval::Interp,
-}
-
-impl Session {
-    /// A fresh session with the prelude loaded. `seed` folds into every
-    /// random stream of the graphs `call` runs.
-    pub fn new(mode: Mode, seed: u64, host: Box<dyn Host>) -> Session {
-        let mut interp = eval::Interp::new(mode, seed, host);
-        nn::load(&mut interp, "sexpgpu/prelude.sx", nn::PRELUDE, None);
-        Session { interp }
-    }
-
-    pub fn sources(&self) -> &SourceMap {
-        &self.interp.sources
-    }
-
-    /// Reads `text` as file `name` and evaluates its top-level forms in
-    /// order. A file that does not read cleanly is not evaluated; otherwise
-    /// each form that fails reports one diagnostic and evaluation goes on.
-    pub fn eval_file(&mut self, name: &str, text: &str) -> Vec<Diagnostic> {
-        self.eval_input(name, text).1
-    }
-
-    /// Like `eval_file`, also returning the value of each form evaluated
-    /// without error (what a REPL prints).
-    pub fn eval_input(&mut self, name: &str, text: &str) -> (Vec<Value>, Vec<Diagnostic>) {
-        let file = self.interp.sources.add(name, text);
-        let read = reader::read(file, text);
-        if !read.diagnostics.is_empty() {
-            return (Vec::new(), read.diagnostics);
-        }
-        let mut values = Vec::new();
-        let mut diagnostics = Vec::new();
-        for form in &read.forms {
-            match self.interp.eval_top(form) {
-                Ok(v) => values.push(v),
-                Err(Some(d)) => diagnostics.push(*d),
-                Err(None) => {}
-            }
-        }
-        (values, diagnostics)
-    }
-
-    /// The graphs traced so far, in definition order (a redefinition keeps
-    /// its first place).
-    pub fn graphs(&self) -> &[Rc<GraphDef>] {
-        &self.interp.tracer.graphs
-    }
-
-    /// The runs defined so far (`defrun`), in definition order.
-    pub fn runs(&self) -> Vec<Rc<train::TracedRun>> {
-        self.interp.runs.clone()
-    }
-
-    /// Executes one run; its `println`s and `:after` go through the host.
-    pub fn execute_run(
-        &mut self,
-        run: &train::TracedRun,
-        options: &train::run::RunOptions,
-        io: &mut dyn train::run::RunIo,
-    ) -> Result<(), Box<Diagnostic>> {
-        train::run::execute_run(&mut self.interp, run, options, io)
-    }
-}
+pub use reader::is_incomplete;
+pub use session::Session;
+pub use trace::operation_list;
+pub use train::run::{RunIo, RunOptions};
+pub use train::TracedRun;
+pub use value::{GraphDef, Value};

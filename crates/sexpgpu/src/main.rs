@@ -1,5 +1,8 @@
-//! The `sexpgpu` binary: hands the command line to `sexpgpu::cli`.
+//! The `sexpgpu` binary: the command line (`cli`) over the `sexpgpu`
+//! library. Only this binary depends on clap and touches the process.
+
+mod cli;
 
 fn main() {
-    std::process::exit(sexpgpu::cli::main());
+    std::process::exit(cli::main());
 }

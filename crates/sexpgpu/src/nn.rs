@@ -1,33 +1,72 @@
 //! Built-in libraries written in SexpGPU (`nn`) and the prelude, embedded in
 //! the binary, and `(require lib)` / `(require lib :refer :all)`. Library
-//! definitions land under `lib/name`; nothing is read from disk.
+//! definitions land under `lib/name`; nothing is read from disk. The top
+//! layer below the session: library code may use every builtin, so this
+//! module is installed last.
 
 use crate::codes;
-use crate::eval::{error, EvalResult, Interp};
+use crate::eval::{error, malformed, EvalResult, Interp, Special};
 use crate::reader::{Form, FormKind};
-use crate::special::malformed;
 use crate::value::Value;
 use diag::Span;
 
 /// Each library: its name and source.
 const LIBRARIES: &[(&str, &str)] = &[("nn", include_str!("lib/nn.sx"))];
 
-pub const PRELUDE: &str = include_str!("lib/prelude.sx");
+const PRELUDE: &str = include_str!("lib/prelude.sx");
 
-pub fn is_library(name: &str) -> bool {
+static SPECIALS: &[Special] = &[Special {
+    name: "require",
+    eval: |interp, u, _, _| require(interp, u.args, u.form.span),
+    defines: false,
+}];
+
+/// The libraries loaded so far, kept in the interpreter's state.
+#[derive(Default)]
+struct Loaded(Vec<String>);
+
+/// Registers `require` and the hints for library names, and loads the
+/// prelude (which uses the builtins, so every other layer comes first).
+pub fn install(interp: &mut Interp) {
+    interp.register_specials(SPECIALS);
+    interp.register_hint(hint);
+    load(interp, "sexpgpu/prelude.sx", PRELUDE, None);
+}
+
+fn is_library(name: &str) -> bool {
     LIBRARIES.iter().any(|(n, _)| *n == name)
 }
 
 /// Whether a library defines `name` (for the hint on an unbound bare name).
-pub fn defines(name: &str) -> bool {
+fn defines(name: &str) -> bool {
     LIBRARIES
         .iter()
         .any(|(_, source)| source.contains(&format!("(defn {name} ")))
 }
 
+/// The help for an unbound name that a library would define: `nn/x` before
+/// `(require nn)`, or a bare `x` that only `nn` has.
+fn hint(interp: &Interp, name: &str) -> Option<String> {
+    if let Some((library, _)) = name.split_once('/') {
+        let loaded = interp
+            .state_ref::<Loaded>()
+            .is_some_and(|l| l.0.iter().any(|l| l == library));
+        if !loaded && is_library(library) {
+            return Some(format!("load the library first: `(require {library})`"));
+        }
+    }
+    let qualified = format!("nn/{name}");
+    if interp.global(&qualified).is_some() || defines(name) {
+        return Some(format!(
+            "`{name}` is in the nn library: write `{qualified}` after `(require nn)`, or `(require nn :refer :all)`"
+        ));
+    }
+    None
+}
+
 /// Reads and evaluates embedded source as file `name`, with definitions
 /// prefixed by `namespace/` when one is given.
-pub fn load(interp: &mut Interp, name: &str, source: &str, namespace: Option<&str>) {
+fn load(interp: &mut Interp, name: &str, source: &str, namespace: Option<&str>) {
     let file = interp.sources.add(name, source);
     let result = crate::reader::read(file, source);
     debug_assert!(
@@ -44,7 +83,7 @@ pub fn load(interp: &mut Interp, name: &str, source: &str, namespace: Option<&st
 }
 
 /// `(require nn)`, `(require nn :refer :all)`, `(require nn :refer [mean])`.
-pub fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
+fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
     let usage = "(require nn) or (require nn :refer :all)";
     let Some((lib, options)) = args.split_first() else {
         return Err(malformed("require", usage, span));
@@ -66,8 +105,9 @@ pub fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
                 .with_note(format!("the built-in libraries are: {}", known.join(", "))),
         ));
     };
-    if !interp.libraries.iter().any(|l| l == name) {
-        interp.libraries.push(name.to_string());
+    let loaded = &mut interp.state::<Loaded>().0;
+    if !loaded.iter().any(|l| l == name) {
+        loaded.push(name.to_string());
         load(interp, &format!("sexpgpu/{name}.sx"), source, Some(name));
     }
     match options {

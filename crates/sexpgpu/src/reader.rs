@@ -534,5 +534,16 @@ fn is_float_syntax(s: &str) -> bool {
     }
 }
 
+/// Whether `text` only lacks closing delimiters or a closing quote, so a
+/// REPL should read another line before evaluating it.
+pub fn is_incomplete(text: &str) -> bool {
+    let read = read(diag::FileId(0), text);
+    !read.diagnostics.is_empty()
+        && read
+            .diagnostics
+            .iter()
+            .all(|d| d.code == codes::E_READ_001 || d.code == codes::E_READ_005)
+}
+
 #[cfg(test)]
 mod tests;

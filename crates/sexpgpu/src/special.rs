@@ -1,112 +1,173 @@
-//! Special forms: `def defn fn lambda let if when cond do quote quasiquote
-//! and or loop recur defmacro require defgraph defmodel defrun -> ->>`. Each checks its own
-//! shape and reports a malformed use as `E-EVAL-005`; truth tests on tensors
-//! are `E-FLOW-001`.
+//! The core special forms, registered with the evaluator: `def defn fn
+//! lambda let if when cond do quote quasiquote and or loop recur defmacro ->
+//! ->>`. Each checks its own shape and reports a malformed use as
+//! `E-EVAL-005`; truth tests on tensors are `E-FLOW-001`. Knows nothing of
+//! tracing, training or libraries.
 
 use crate::codes;
-use crate::env::Env;
-use crate::eval::{error, recur_outside, Ctx, EvalResult, Flow, Interp};
-use crate::pattern::{bind_pattern, parse_params, parse_pattern};
+use crate::eval::pattern::{bind_pattern, parse_params, parse_pattern};
+use crate::eval::{
+    error, malformed, recur_outside, Ctx, EvalResult, Flow, Interp, Special, SpecialUse,
+};
 use crate::reader::{Form, FormKind};
-use crate::value::{Clause, Lambda, Value};
+use crate::value::{Clause, Env, Lambda, Value};
 use diag::{Diagnostic, Span};
 use std::rc::Rc;
 
-/// Every special form's name (for suggestions and `explain`).
-pub const NAMES: &[&str] = &[
-    "def",
-    "defn",
-    "defmacro",
-    "fn",
-    "lambda",
-    "let",
-    "if",
-    "when",
-    "when-not",
-    "cond",
-    "do",
-    "quote",
-    "quasiquote",
-    "unquote",
-    "unquote-splicing",
-    "and",
-    "or",
-    "loop",
-    "recur",
-    "require",
-    "defgraph",
-    "defmodel",
-    "defrun",
-    "->",
-    "->>",
+/// The core special forms. `require`, `defgraph`, `defmodel` and `defrun`
+/// are registered by the layers that own them (`nn`, `trace`, `train`).
+static SPECIALS: &[Special] = &[
+    Special {
+        name: "quote",
+        eval: quote,
+        defines: false,
+    },
+    Special {
+        name: "quasiquote",
+        eval: |i, u, env, _| match u.args {
+            [x] => quasiquote(i, x, env),
+            _ => Err(malformed("quasiquote", "`form", u.form.span)),
+        },
+        defines: false,
+    },
+    Special {
+        name: "unquote",
+        eval: unquote_outside,
+        defines: false,
+    },
+    Special {
+        name: "unquote-splicing",
+        eval: unquote_outside,
+        defines: false,
+    },
+    Special {
+        name: "do",
+        eval: |i, u, env, ctx| i.eval_body(u.args, env, ctx),
+        defines: false,
+    },
+    Special {
+        name: "def",
+        eval: |i, u, env, _| def(i, u.args, env, u.form.span),
+        defines: true,
+    },
+    Special {
+        name: "defn",
+        eval: defn_form,
+        defines: true,
+    },
+    Special {
+        name: "defmacro",
+        eval: defn_form,
+        defines: true,
+    },
+    Special {
+        name: "fn",
+        eval: fn_form,
+        defines: false,
+    },
+    Special {
+        name: "lambda",
+        eval: fn_form,
+        defines: false,
+    },
+    Special {
+        name: "let",
+        eval: |i, u, env, ctx| let_form(i, u.args, env, ctx, u.form.span),
+        defines: false,
+    },
+    Special {
+        name: "if",
+        eval: |i, u, env, ctx| if_form(i, u.args, env, ctx, u.form.span),
+        defines: false,
+    },
+    Special {
+        name: "when",
+        eval: when_form,
+        defines: false,
+    },
+    Special {
+        name: "when-not",
+        eval: when_form,
+        defines: false,
+    },
+    Special {
+        name: "cond",
+        eval: |i, u, env, ctx| cond(i, u.args, env, ctx, u.form.span),
+        defines: false,
+    },
+    Special {
+        name: "and",
+        eval: and_or_form,
+        defines: false,
+    },
+    Special {
+        name: "or",
+        eval: and_or_form,
+        defines: false,
+    },
+    Special {
+        name: "loop",
+        eval: |i, u, env, _| loop_form(i, u.args, env, u.form.span),
+        defines: false,
+    },
+    Special {
+        name: "recur",
+        eval: |i, u, env, ctx| recur(i, u.args, env, ctx, u.form.span),
+        defines: false,
+    },
+    Special {
+        name: "->",
+        eval: thread_form,
+        defines: false,
+    },
+    Special {
+        name: "->>",
+        eval: thread_form,
+        defines: false,
+    },
 ];
 
-/// The name a top-level definition form defines, so a failed one can be poisoned.
-pub fn defined_name(form: &Form) -> Option<&str> {
-    let FormKind::List(items) = &form.kind else {
-        return None;
-    };
-    match items.first()?.as_symbol()? {
-        "def" | "defn" | "defmacro" | "defgraph" | "defmodel" | "defrun" => {
-            items.get(1)?.as_symbol()
-        }
-        _ => None,
+/// Registers the core special forms.
+pub fn install(interp: &mut Interp) {
+    interp.register_specials(SPECIALS);
+}
+
+fn quote(_: &mut Interp, u: &SpecialUse, _: &Env, _: Ctx) -> EvalResult {
+    match u.args {
+        [x] => Ok(Value::from_form(x)),
+        _ => Err(malformed("quote", "(quote form)", u.form.span)),
     }
 }
 
-pub fn malformed(what: &str, usage: &str, span: Span) -> Flow {
-    Flow::from(
-        Diagnostic::error(codes::E_EVAL_005, format!("malformed `{what}`"))
-            .with_primary(span, "")
-            .with_help(format!("write it as `{usage}`")),
-    )
+fn unquote_outside(_: &mut Interp, u: &SpecialUse, _: &Env, _: Ctx) -> EvalResult {
+    let name = u.name;
+    Err(Flow::from(
+        Diagnostic::error(codes::E_EVAL_012, format!("`{name}` outside a quasiquote"))
+            .with_primary(u.form.span, "")
+            .with_help("`~x` and `~@xs` only fill holes in a `` `template ``"),
+    ))
 }
 
-/// Evaluates `items` as the special form `name`, or `None` when `name` is
-/// not one.
-pub fn eval_special(
-    interp: &mut Interp,
-    name: &str,
-    form: &Form,
-    args: &[Form],
-    env: &Env,
-    ctx: Ctx,
-) -> Option<EvalResult> {
-    let span = form.span;
-    Some(match name {
-        "quote" => match args {
-            [x] => Ok(Value::from_form(x)),
-            _ => Err(malformed("quote", "(quote form)", span)),
-        },
-        "quasiquote" => match args {
-            [x] => quasiquote(interp, x, env),
-            _ => Err(malformed("quasiquote", "`form", span)),
-        },
-        "unquote" | "unquote-splicing" => Err(Flow::from(
-            Diagnostic::error(codes::E_EVAL_012, format!("`{name}` outside a quasiquote"))
-                .with_primary(span, "")
-                .with_help("`~x` and `~@xs` only fill holes in a `` `template ``"),
-        )),
-        "do" => interp.eval_body(args, env, ctx),
-        "def" => def(interp, args, env, span),
-        "defn" | "defmacro" => defn(interp, name, args, env, span),
-        "fn" | "lambda" => {
-            make_lambda(interp, name, None, args, env, span).map(|l| Value::Fn(Rc::new(l)))
-        }
-        "let" => let_form(interp, args, env, ctx, span),
-        "if" => if_form(interp, args, env, ctx, span),
-        "when" | "when-not" => when(interp, name == "when", args, env, ctx, span),
-        "cond" => cond(interp, args, env, ctx, span),
-        "and" | "or" => and_or(interp, name == "and", args, env, ctx),
-        "loop" => loop_form(interp, args, env, span),
-        "recur" => recur(interp, args, env, ctx, span),
-        "require" => crate::nn::require(interp, args, span),
-        "defgraph" => crate::trace::defgraph(interp, args, env, span),
-        "defmodel" => crate::train::defmodel(interp, args, env, span),
-        "defrun" => crate::train::defrun(interp, args, env, span),
-        "->" | "->>" => thread(name == "->", args, span).and_then(|f| interp.eval(&f, env, ctx)),
-        _ => return None,
-    })
+fn defn_form(interp: &mut Interp, u: &SpecialUse, env: &Env, _: Ctx) -> EvalResult {
+    defn(interp, u.name, u.args, env, u.form.span)
+}
+
+fn when_form(interp: &mut Interp, u: &SpecialUse, env: &Env, ctx: Ctx) -> EvalResult {
+    when(interp, u.name == "when", u.args, env, ctx, u.form.span)
+}
+
+fn and_or_form(interp: &mut Interp, u: &SpecialUse, env: &Env, ctx: Ctx) -> EvalResult {
+    and_or(interp, u.name == "and", u.args, env, ctx)
+}
+
+/// `->` threads each value in as the first argument of the next step, `->>` as the last.
+fn thread_form(interp: &mut Interp, u: &SpecialUse, env: &Env, ctx: Ctx) -> EvalResult {
+    let form = thread(u.name == "->", u.args, u.form.span)?;
+    interp.eval(&form, env, ctx)
+}
+
+fn fn_form(interp: &mut Interp, u: &SpecialUse, env: &Env, _: Ctx) -> EvalResult {
+    make_lambda(interp, u.name, None, u.args, env, u.form.span).map(|l| Value::Fn(Rc::new(l)))
 }
 
 /// Evaluates a test and takes its truth; a tensor's truth is only known when

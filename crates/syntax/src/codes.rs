@@ -35,7 +35,7 @@ Fixed:\n\n```\ndim D = 1000000\n```\n";
     INVALID_NUMBER = "E0106", "invalid number",
     "A number is followed directly by letters in a way that is neither a float \
 nor a grouped size. A grouped size such as `16gh` is a whole number touching an axis name.\n\n\
-Wrong:\n\n```\nfn f(x: [b 1.5gh]) -> [b gh] = x\n```\n\nFixed:\n\n```\nfn f(x: [b 16gh]) -> [b gh 16] = x\n```\n";
+Wrong:\n\n```\nfn f(x: [b 1.5gh]) -> [b gh] = x\n```\n\nFixed:\n\n```\nfn f(x: [b 16gh]) -> [b 16gh] = x\n```\n";
     /// A group, grouped size or `...` used as an operand of `+ - * /` in a size.
     GROUP_IN_ARITHMETIC = "E0107", "group used in arithmetic",
     "A group `(a b)`, a grouped size `16gh` or `...` is a whole axis and cannot \

@@ -15,9 +15,12 @@ mod annotations;
 mod command;
 mod diff;
 mod goldens;
+pub mod support;
 
 #[cfg(test)]
 mod tests;
+
+pub use support::workspace_root;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -227,20 +230,4 @@ fn absolute(binary: &Path) -> PathBuf {
     } else {
         binary.to_path_buf()
     }
-}
-
-/// The workspace folder: the nearest folder above `CARGO_MANIFEST_DIR` (of
-/// the test being run, or else of this crate) whose `Cargo.toml` has `[workspace]`.
-pub fn workspace_root() -> PathBuf {
-    let start = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    start
-        .ancestors()
-        .find(|dir| {
-            std::fs::read_to_string(dir.join("Cargo.toml"))
-                .is_ok_and(|manifest| manifest.lines().any(|line| line.trim() == "[workspace]"))
-        })
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| panic!("no Cargo.toml with [workspace] above {}", start.display()))
 }

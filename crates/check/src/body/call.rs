@@ -597,6 +597,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             bindings,
             over: Vec::new(),
             pattern: None,
+            operands: Vec::new(),
         };
         self.record(span, Ty { span, ..result }, ExprInfo::Call(Box::new(info)))
     }

@@ -185,6 +185,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             bindings: Vec::new(),
             over: Vec::new(),
             pattern: None,
+            operands: Vec::new(),
         };
         self.record(span, ty, ExprInfo::Call(Box::new(info)))
     }

@@ -132,7 +132,7 @@ impl Analysis {
             .unwrap_or_default()
             .iter()
             .filter_map(|axis| match &axis.kind {
-                check::types::AxisKind::Size {
+                check::hir::AxisKind::Size {
                     name: Some(name), ..
                 } => Some(name.to_string()),
                 _ => None,

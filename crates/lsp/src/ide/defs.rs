@@ -1,9 +1,13 @@
 //! What a name can mean in the editor: `Def`, one declared thing (a dim, an
-//! alias, a function, a parameter, a `let`, a field, a generic axis...), and
-//! `Occurrence`, one place a name is written and the `Def` it means. Plain
-//! data shared by every editor feature; never walks syntax itself.
+//! alias, a function, a parameter, a `let`, a field, a generic axis...),
+//! `Occurrence`, one place a name is written and the `Def` it means, and the
+//! `Index` holding them all, with its lookups. Plain data shared by every
+//! editor feature (`register` and `index` fill it); never walks syntax itself.
+
+use std::collections::HashMap;
 
 use diag::{FileId, Span};
+use syntax::ast;
 
 /// A declared thing, identified by the span of its declaring name.
 pub type DefId = Span;
@@ -108,4 +112,63 @@ pub struct CallSite {
     pub callee: Option<DefId>,
     /// Each argument's span and keyword.
     pub args: Vec<(Span, Option<String>)>,
+}
+
+/// A file the index walks: a program module or a library file.
+pub struct Source<'a> {
+    pub file: FileId,
+    pub ast: &'a ast::File,
+    /// `import` name to file, for `vision.Images`.
+    pub imports: HashMap<String, FileId>,
+}
+
+#[derive(Default)]
+pub struct Index {
+    pub defs: HashMap<DefId, Def>,
+    /// Per file, sorted by position.
+    pub occurrences: HashMap<FileId, Vec<Occurrence>>,
+    pub visible: Vec<Visible>,
+    pub calls: HashMap<FileId, Vec<CallSite>>,
+    /// Top-level names of each file (the first declaration of a name).
+    pub top: HashMap<FileId, HashMap<String, DefId>>,
+    /// Fields and methods of each model and record.
+    pub members: HashMap<DefId, Vec<(String, DefId)>>,
+    /// Parameters of each function and method, in order.
+    pub params: HashMap<DefId, Vec<DefId>>,
+    /// The `let`s of each file without a written type, for inlay hints.
+    pub untyped_lets: HashMap<FileId, Vec<DefId>>,
+}
+
+impl Index {
+    /// The occurrence under `offset` in `file`, touching either end.
+    pub fn occurrence_at(&self, file: FileId, offset: u32) -> Option<Occurrence> {
+        let list = self.occurrences.get(&file)?;
+        let i = list.partition_point(|o| o.span.end < offset);
+        list[i..]
+            .iter()
+            .take_while(|o| o.span.start <= offset)
+            .min_by_key(|o| o.span.len())
+            .copied()
+    }
+
+    /// Every occurrence of `def`, in every file.
+    pub fn occurrences_of(&self, def: DefId) -> Vec<Occurrence> {
+        let mut out: Vec<Occurrence> = self
+            .occurrences
+            .values()
+            .flatten()
+            .filter(|o| o.def == def)
+            .copied()
+            .collect();
+        out.sort_by_key(|o| (o.span.file, o.span.start));
+        out
+    }
+
+    /// The top-level declaration `name` as seen from `file`: its own, then
+    /// the library's (prelude, nn, builtins, in that order).
+    pub fn lookup_top(&self, file: FileId, library: &[FileId], name: &str) -> Option<DefId> {
+        std::iter::once(file)
+            .chain(library.iter().copied())
+            .find_map(|f| self.top.get(&f)?.get(name).copied())
+    }
 }

@@ -153,28 +153,8 @@ impl Analysis {
 
     /// The axes an alias stands for, its own aliases replaced.
     fn alias_expansion(&self, def: &Def) -> Option<String> {
-        let file = def.span.file;
-        let ast = self.ast(file)?;
-        let list = ast.items.iter().find_map(|item| match item {
-            syntax::ast::Item::Dim(d) if d.name.span == def.span => match &d.value {
-                syntax::ast::DimValue::Alias(list) => Some(list),
-                _ => None,
-            },
-            _ => None,
-        })?;
-        let alias_cache = check::lower::AliasCache::default();
-        let env = check::lower::Env {
-            program: &self.checked.program,
-            map: &self.map,
-            dims: &self.checked.dims,
-            aliases: &self.checked.aliases,
-            alias_cache: &alias_cache,
-        };
-        let mut sink = Vec::new();
-        let mut lowerer = check::lower::Lowerer::new(env, file, &mut sink);
-        lowerer.place = check::lower::Place::AliasDecl;
-        let axes = lowerer.lower_shape(list, file);
-        Some(check::types::show_shape(&axes))
+        let axes = self.checked.alias_axes(&self.map, def.span)?;
+        Some(check::hir::show_shape(&axes))
     }
 
     fn name_hover(&self, def: &Def) -> String {
@@ -231,11 +211,11 @@ impl Analysis {
             .flat_map(|b| &b.exprs)
             .filter(|e| e.span.start <= offset && offset <= e.span.end)
             .min_by_key(|e| e.span.len())?;
-        if matches!(expr.ty.kind, check::types::TyKind::Error) {
+        if matches!(expr.ty.kind, check::hir::TyKind::Error) {
             return None;
         }
         let mut markdown = code(&expr.ty.to_string());
-        if let check::typed::ExprInfo::Call(call) = &expr.info {
+        if let check::hir::ExprInfo::Call(call) = &expr.info {
             let solved: Vec<String> = call
                 .bindings
                 .iter()

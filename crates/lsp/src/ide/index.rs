@@ -9,73 +9,15 @@ use std::collections::HashMap;
 use diag::{FileId, SourceMap, Span};
 use syntax::ast;
 
-use super::defs::{CallSite, Def, DefId, DefKind, Occurrence, Visible};
-
-/// A file the index walks: a program module or a library file.
-pub struct Source<'a> {
-    pub file: FileId,
-    pub ast: &'a ast::File,
-    /// `import` name to file, for `vision.Images`.
-    pub imports: HashMap<String, FileId>,
-}
-
-#[derive(Default)]
-pub struct Index {
-    pub defs: HashMap<DefId, Def>,
-    /// Per file, sorted by position.
-    pub occurrences: HashMap<FileId, Vec<Occurrence>>,
-    pub visible: Vec<Visible>,
-    pub calls: HashMap<FileId, Vec<CallSite>>,
-    /// Top-level names of each file (the first declaration of a name).
-    pub top: HashMap<FileId, HashMap<String, DefId>>,
-    /// Fields and methods of each model and record.
-    pub members: HashMap<DefId, Vec<(String, DefId)>>,
-    /// Parameters of each function and method, in order.
-    pub params: HashMap<DefId, Vec<DefId>>,
-    /// The `let`s of each file without a written type, for inlay hints.
-    pub untyped_lets: HashMap<FileId, Vec<DefId>>,
-}
-
-impl Index {
-    /// The occurrence under `offset` in `file`, touching either end.
-    pub fn occurrence_at(&self, file: FileId, offset: u32) -> Option<Occurrence> {
-        let list = self.occurrences.get(&file)?;
-        let i = list.partition_point(|o| o.span.end < offset);
-        list[i..]
-            .iter()
-            .take_while(|o| o.span.start <= offset)
-            .min_by_key(|o| o.span.len())
-            .copied()
-    }
-
-    /// Every occurrence of `def`, in every file.
-    pub fn occurrences_of(&self, def: DefId) -> Vec<Occurrence> {
-        let mut out: Vec<Occurrence> = self
-            .occurrences
-            .values()
-            .flatten()
-            .filter(|o| o.def == def)
-            .copied()
-            .collect();
-        out.sort_by_key(|o| (o.span.file, o.span.start));
-        out
-    }
-
-    /// The top-level declaration `name` as seen from `file`: its own, then
-    /// the library's (prelude, nn, builtins, in that order).
-    pub fn lookup_top(&self, file: FileId, library: &[FileId], name: &str) -> Option<DefId> {
-        std::iter::once(file)
-            .chain(library.iter().copied())
-            .find_map(|f| self.top.get(&f)?.get(name).copied())
-    }
-}
+use super::defs::{CallSite, DefId, DefKind, Index, Occurrence, Source, Visible};
+use super::register::{new_def, register_items};
 
 /// Builds the index of `sources`, whose text is in `map`.
 pub fn build(
     sources: &[Source],
     library: &[FileId],
     map: &SourceMap,
-    bodies: &check::typed::Bodies,
+    bodies: &check::hir::Bodies,
 ) -> Index {
     let mut index = Index::default();
     for source in sources {
@@ -104,18 +46,16 @@ pub fn build(
     index
 }
 
-use super::register::{new_def, register_items};
-
 /// The `let`s and loop variables whose checked type is a model or record
 /// (or a stack of models), with that declaration, so `x.` finds its members.
-fn named_lets(index: &Index, bodies: &check::typed::Bodies) -> HashMap<Span, DefId> {
+fn named_lets(index: &Index, bodies: &check::hir::Bodies) -> HashMap<Span, DefId> {
     let mut out = HashMap::new();
     for binding in bodies.fns.iter().flat_map(|b| &b.lets) {
         let mut ty = &binding.ty;
-        while let check::types::TyKind::Stack { elem, .. } = &ty.kind {
+        while let check::hir::TyKind::Stack { elem, .. } = &ty.kind {
             ty = elem;
         }
-        if let check::types::TyKind::Named { file, name, .. } = &ty.kind {
+        if let check::hir::TyKind::Named { file, name, .. } = &ty.kind {
             if let Some(def) = index.top.get(file).and_then(|names| names.get(&**name)) {
                 out.insert(binding.span, *def);
             }

@@ -53,7 +53,7 @@ pub struct Analysis {
     paths: HashMap<PathBuf, FileId>,
     /// Where library modules are shown (the library folder), by file.
     shown: HashMap<FileId, PathBuf>,
-    index: OnceLock<index::Index>,
+    index: OnceLock<defs::Index>,
 }
 
 impl Analysis {
@@ -99,21 +99,21 @@ impl Analysis {
     }
 
     /// The name index, built on first use: publishing diagnostics doesn't need it.
-    fn index(&self) -> &index::Index {
+    fn index(&self) -> &defs::Index {
         self.index.get_or_init(|| {
-            let mut sources: Vec<index::Source> = self
+            let mut sources: Vec<defs::Source> = self
                 .checked
                 .program
                 .modules
                 .iter()
-                .map(|m| index::Source {
+                .map(|m| defs::Source {
                     file: m.file,
                     ast: &m.ast,
                     imports: m.imports.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
                 })
                 .collect();
             for (file, ast) in &self.extra_asts {
-                sources.push(index::Source {
+                sources.push(defs::Source {
                     file: *file,
                     ast,
                     imports: HashMap::new(),
@@ -127,7 +127,7 @@ impl Analysis {
     }
 
     pub fn file_id(&self, path: &Path) -> Option<FileId> {
-        self.paths.get(&check::files::normalize(path)).copied()
+        self.paths.get(&check::normalize(path)).copied()
     }
 
     /// The file's path on disk (library files: in the library folder).

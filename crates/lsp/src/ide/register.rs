@@ -5,8 +5,7 @@
 use diag::Span;
 use syntax::ast;
 
-use super::defs::{Def, DefId, DefKind};
-use super::index::{Index, Source};
+use super::defs::{Def, DefId, DefKind, Index, Source};
 
 fn doc_text(doc: Option<&ast::Doc>) -> Option<String> {
     doc.map(|d| d.text.clone())

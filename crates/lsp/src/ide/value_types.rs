@@ -4,12 +4,11 @@
 
 use std::collections::HashMap;
 
-use check::size::Symbol;
-use check::types::{Axis, AxisKind, Domain, Ty, TyKind};
+use check::hir::Symbol;
+use check::hir::{Axis, AxisKind, Domain, Ty, TyKind};
 use diag::{FileId, Span};
 
-use super::defs::{Def, DefId, DefKind};
-use super::index::Index;
+use super::defs::{Def, DefId, DefKind, Index};
 
 /// The dims a type holds in a size, in order, each once.
 pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
@@ -55,7 +54,7 @@ fn dims_in_axis(axis: &Axis, out: &mut Vec<(FileId, String)>) {
     }
 }
 
-fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
+fn dims_in_poly(poly: &check::hir::Poly, out: &mut Vec<(FileId, String)>) {
     for symbol in poly.symbols() {
         if let Symbol::Dim { file, name } = symbol {
             let key = (*file, name.to_string());
@@ -68,7 +67,7 @@ fn dims_in_poly(poly: &check::size::Poly, out: &mut Vec<(FileId, String)>) {
 
 /// Puts the checker's types of top-level functions' parameters (extern
 /// ones included) on their defs.
-pub fn add_signature_types(index: &mut Index, signatures: &check::Signatures) {
+pub fn add_signature_types(index: &mut Index, signatures: &check::hir::Signatures) {
     let by_item: HashMap<Span, DefId> = index
         .defs
         .values()
@@ -94,7 +93,7 @@ fn set_type(def: &mut Def, ty: &Ty) {
 /// Puts the checker's types of values on their defs: parameters, `let`s,
 /// loop variables and fields. They replace the types lowered here, since
 /// the checker also knows the types of `let`s written without one.
-pub fn add_body_types(index: &mut Index, bodies: &check::typed::Bodies) {
+pub fn add_body_types(index: &mut Index, bodies: &check::hir::Bodies) {
     let bindings = bodies
         .fns
         .iter()

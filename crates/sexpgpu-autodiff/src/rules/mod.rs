@@ -61,26 +61,16 @@ pub(crate) fn input_adjoints(
     let x = &node.inputs;
     let mut out = Vec::new();
     match &node.op {
-        Op::Unary(op) => {
-            out.push((0, elementwise::unary(g, *op, x[0], id, adj)?));
+        Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast => {
+            elementwise_adjoints(g, &node, id, adj, wanted, &mut out)?
         }
-        Op::Binary(op) => {
-            let (ga, gb) = elementwise::binary(g, *op, [x[0], x[1]], id, adj, wanted)?;
-            out.extend(ga.map(|a| (0, a)));
-            out.extend(gb.map(|b| (1, b)));
-        }
-        Op::Where => {
-            let zero = g.zeros_like(adj);
-            if wanted[1] {
-                out.push((1, g.where_(x[0], adj, zero)?));
-            }
-            if wanted[2] {
-                out.push((2, g.where_(x[0], zero, adj)?));
-            }
-        }
-        Op::Cast => {
-            let dtype = g.dtype(x[0]);
-            out.push((0, g.cast(adj, dtype)));
+        Op::Reshape
+        | Op::Broadcast
+        | Op::Transpose { .. }
+        | Op::Slice { .. }
+        | Op::Concat { .. } => layout_adjoints(g, &node, adj, wanted, &mut out)?,
+        Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => {
+            indexing_adjoints(g, &node, adj, wanted, &mut out)?
         }
         Op::Reduce { op, axes, .. } => {
             let from = g.shape(x[0]).clone();
@@ -94,46 +84,6 @@ pub(crate) fn input_adjoints(
             let (ga, gb) = reduce::matmul(g, x[0], x[1], adj, wanted)?;
             out.extend(ga.map(|a| (0, a)));
             out.extend(gb.map(|b| (1, b)));
-        }
-        Op::Reshape => {
-            let shape = g.shape(x[0]).clone();
-            out.push((0, g.reshape(adj, shape)?));
-        }
-        Op::Broadcast => {
-            let shape = g.shape(x[0]).clone();
-            out.push((0, layout::unbroadcast(g, adj, &shape)?));
-        }
-        Op::Transpose { perm } => out.push((0, layout::untranspose(g, adj, perm)?)),
-        Op::Slice { axis, start, stop } => {
-            let shape = g.shape(x[0]).clone();
-            out.push((0, layout::unslice(g, adj, &shape, *axis, *start, *stop)?));
-        }
-        Op::Concat { axis } => {
-            out.extend(layout::unconcat(g, adj, x, *axis, wanted)?);
-        }
-        Op::Index => {
-            let zero = g.zeros_like(x[0]);
-            out.push((0, g.index_add(zero, x[1], adj)?));
-        }
-        Op::IndexAdd => {
-            if wanted[0] {
-                out.push((0, adj));
-            }
-            if wanted[2] {
-                out.push((2, g.index(adj, x[1])?));
-            }
-        }
-        Op::Gather { axis } => {
-            let zero = g.zeros_like(x[0]);
-            out.push((0, g.scatter_add(zero, x[1], adj, *axis as i64)?));
-        }
-        Op::ScatterAdd { axis } => {
-            if wanted[0] {
-                out.push((0, adj));
-            }
-            if wanted[2] {
-                out.push((2, g.gather(adj, x[1], *axis as i64)?));
-            }
         }
         Op::LinearScan { axis, reverse } => {
             let (ga, gb) = scan::linear_scan(g, [x[0], x[1]], id, adj, *axis, *reverse, wanted)?;
@@ -151,4 +101,107 @@ pub(crate) fn input_adjoints(
     }
     out.retain(|&(i, _)| wanted[i]);
     Ok(out)
+}
+
+/// Adjoints of `(input, adjoint)` pairs, pushed onto `out` by the rules below.
+type Adjoints = Vec<(usize, NodeId)>;
+
+/// Elementwise nodes: unary and binary ops, `where` (the adjoint goes to
+/// the chosen side) and `cast` (cast back).
+fn elementwise_adjoints(
+    g: &mut Graph,
+    node: &Node,
+    id: NodeId,
+    adj: NodeId,
+    wanted: &[bool],
+    out: &mut Adjoints,
+) -> Result<(), OpError> {
+    let x = &node.inputs;
+    match &node.op {
+        Op::Unary(op) => out.push((0, elementwise::unary(g, *op, x[0], id, adj)?)),
+        Op::Binary(op) => {
+            let (ga, gb) = elementwise::binary(g, *op, [x[0], x[1]], id, adj, wanted)?;
+            out.extend(ga.map(|a| (0, a)));
+            out.extend(gb.map(|b| (1, b)));
+        }
+        Op::Where => {
+            let zero = g.zeros_like(adj);
+            if wanted[1] {
+                out.push((1, g.where_(x[0], adj, zero)?));
+            }
+            if wanted[2] {
+                out.push((2, g.where_(x[0], zero, adj)?));
+            }
+        }
+        _ => {
+            let dtype = g.dtype(x[0]);
+            out.push((0, g.cast(adj, dtype)));
+        }
+    }
+    Ok(())
+}
+
+/// Layout nodes: each adjoint is the inverse layout of the output's.
+fn layout_adjoints(
+    g: &mut Graph,
+    node: &Node,
+    adj: NodeId,
+    wanted: &[bool],
+    out: &mut Adjoints,
+) -> Result<(), OpError> {
+    let x = &node.inputs;
+    match &node.op {
+        Op::Reshape => {
+            let shape = g.shape(x[0]).clone();
+            out.push((0, g.reshape(adj, shape)?));
+        }
+        Op::Broadcast => {
+            let shape = g.shape(x[0]).clone();
+            out.push((0, layout::unbroadcast(g, adj, &shape)?));
+        }
+        Op::Transpose { perm } => out.push((0, layout::untranspose(g, adj, perm)?)),
+        Op::Slice { axis, start, stop } => {
+            let shape = g.shape(x[0]).clone();
+            out.push((0, layout::unslice(g, adj, &shape, *axis, *start, *stop)?));
+        }
+        Op::Concat { axis } => out.extend(layout::unconcat(g, adj, x, *axis, wanted)?),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Lookups and scatters: a lookup's adjoint scatters back, a scatter's
+/// looks up (its base passes the adjoint through).
+fn indexing_adjoints(
+    g: &mut Graph,
+    node: &Node,
+    adj: NodeId,
+    wanted: &[bool],
+    out: &mut Adjoints,
+) -> Result<(), OpError> {
+    let x = &node.inputs;
+    match &node.op {
+        Op::Index => {
+            let zero = g.zeros_like(x[0]);
+            out.push((0, g.index_add(zero, x[1], adj)?));
+        }
+        Op::Gather { axis } => {
+            let zero = g.zeros_like(x[0]);
+            out.push((0, g.scatter_add(zero, x[1], adj, *axis as i64)?));
+        }
+        Op::IndexAdd | Op::ScatterAdd { .. } => {
+            if wanted[0] {
+                out.push((0, adj));
+            }
+            if wanted[2] {
+                let looked_up = match &node.op {
+                    Op::ScatterAdd { axis } => g.gather(adj, x[1], *axis as i64)?,
+                    _ => g.index(adj, x[1])?,
+                };
+                out.push((2, looked_up));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }

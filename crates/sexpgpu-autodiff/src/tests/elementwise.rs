@@ -4,7 +4,7 @@
 
 use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
 
-use super::harness::{check_fd, Rng};
+use super::harness::{check_fd, RandomArgs, Rng};
 
 /// The range each unary is smooth on, away from its edges.
 fn domain(op: UnaryOp) -> (f64, f64) {

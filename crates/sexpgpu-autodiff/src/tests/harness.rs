@@ -1,8 +1,8 @@
 //! The finite-difference harness: builds a graph over described inputs,
 //! projects its output onto fixed random weights to get a scalar loss, and
 //! compares [`grad`]'s result with central differences of that loss. Also
-//! the `check_ir` snapshot helper. Randomness is a seeded SplitMix64, so
-//! every run sees the same inputs.
+//! the `check_ir` snapshot helper. Randomness is `uitest::support::Rng`,
+//! seeded, so every run sees the same inputs.
 
 use diag::SourceMap;
 use expect_test::Expect;
@@ -22,35 +22,23 @@ pub(super) struct Arg {
     pub values: Vec<f64>,
 }
 
-/// SplitMix64: small, seedable, good enough for test data.
-pub(super) struct Rng(u64);
+pub(super) use uitest::support::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[low, high)`.
-    pub fn uniform(&mut self, low: f64, high: f64) -> f64 {
-        let unit = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        low + (high - low) * unit
-    }
-
-    /// Uniform in `[0, n)`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
+/// Graph inputs drawn from the shared test generator.
+pub(super) trait RandomArgs {
     /// A float input with values uniform in `[low, high)`.
-    pub fn floats(&mut self, dims: &[usize], low: f64, high: f64) -> Arg {
+    fn floats(&mut self, dims: &[usize], low: f64, high: f64) -> Arg;
+    /// A float input whose values are a shuffle of evenly spaced points in
+    /// `[low, high]` (none at 0 when the range is symmetric), so no two are
+    /// close: for ops with kinks at ties (`max`, `maximum`, `abs`), where a
+    /// finite step must not cross one.
+    fn distinct(&mut self, dims: &[usize], low: f64, high: f64) -> Arg;
+    /// An integer input (ids) with values in `[0, n)`.
+    fn ids(&mut self, dims: &[usize], n: usize) -> Arg;
+}
+
+impl RandomArgs for Rng {
+    fn floats(&mut self, dims: &[usize], low: f64, high: f64) -> Arg {
         let n = dims.iter().product();
         Arg {
             dims: dims.to_vec(),
@@ -59,11 +47,7 @@ impl Rng {
         }
     }
 
-    /// A float input whose values are a shuffle of evenly spaced points in
-    /// `[low, high]` (none at 0 when the range is symmetric), so no two are
-    /// close: for ops with kinks at ties (`max`, `maximum`, `abs`), where a
-    /// finite step must not cross one.
-    pub fn distinct(&mut self, dims: &[usize], low: f64, high: f64) -> Arg {
+    fn distinct(&mut self, dims: &[usize], low: f64, high: f64) -> Arg {
         let n: usize = dims.iter().product();
         let mut values: Vec<f64> = (0..n)
             .map(|i| low + (high - low) * (i as f64 + 0.5) / n as f64)
@@ -78,8 +62,7 @@ impl Rng {
         }
     }
 
-    /// An integer input (ids) with values in `[0, n)`.
-    pub fn ids(&mut self, dims: &[usize], n: usize) -> Arg {
+    fn ids(&mut self, dims: &[usize], n: usize) -> Arg {
         let count = dims.iter().product();
         Arg {
             dims: dims.to_vec(),

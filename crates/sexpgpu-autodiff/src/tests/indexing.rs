@@ -4,7 +4,7 @@
 
 use sexpgpu_graph::{BinaryOp, UnaryOp};
 
-use super::harness::{check_fd, Rng};
+use super::harness::{check_fd, RandomArgs, Rng};
 
 #[test]
 fn index_and_index_add_are_each_others_adjoints() {

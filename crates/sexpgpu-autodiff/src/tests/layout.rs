@@ -3,7 +3,7 @@
 
 use sexpgpu_graph::{Shape, UnaryOp};
 
-use super::harness::{check_fd, Rng};
+use super::harness::{check_fd, RandomArgs, Rng};
 
 #[test]
 fn reshape_reshapes_the_adjoint_back() {

@@ -5,7 +5,7 @@
 
 use sexpgpu_graph::{BinaryOp, Graph, NodeId, OpError, ReduceOp, Shape, UnaryOp};
 
-use super::harness::{check_fd, Rng};
+use super::harness::{check_fd, RandomArgs, Rng};
 
 /// One random op applied to nodes of `pool`, appending its result. Every
 /// choice keeps values moderate and away from kinks, so finite differences

@@ -3,7 +3,7 @@
 
 use sexpgpu_graph::{ReduceOp, UnaryOp};
 
-use super::harness::{check_fd, Rng};
+use super::harness::{check_fd, RandomArgs, Rng};
 
 #[test]
 fn sum_broadcasts_the_adjoint_back() {

@@ -8,34 +8,7 @@
 use sexpgpu_cpu::compile;
 use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};
 
-/// xorshift64*: small, deterministic, good enough for test data.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn float(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `[lo, hi)`; `lo` when the range is empty.
-    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        lo + (self.next_u64() % (hi - lo) as u64) as i64
-    }
-}
+pub use uitest::support::Rng;
 
 /// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]
 /// (with a few near the i32 limits to exercise wrapping), booleans.
@@ -44,7 +17,7 @@ pub fn tensor(rng: &mut Rng, dims: &[usize], dtype: DType) -> Tensor {
     let n = shape.numel();
     match dtype {
         DType::F32 | DType::BF16 => {
-            let v: Vec<f64> = (0..n).map(|_| rng.float(-3.0, 3.0)).collect();
+            let v: Vec<f64> = (0..n).map(|_| rng.uniform(-3.0, 3.0)).collect();
             Tensor::from_f64s(shape, &v, dtype).unwrap()
         }
         DType::I32 | DType::I64 => {

@@ -2,10 +2,10 @@
 //! (`map filter reduce apply ...`). Sequences are eager; sizes are capped so
 //! a program cannot ask the host for unbounded memory (`E-EVAL-013`).
 
-use super::{arity, int_arg, map_insert, short, wrong_type};
+use super::int_arg;
 use crate::codes;
-use crate::eval::{error, EvalResult, Flow, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, error, wrong_type, Builtin, EvalResult, Flow, Interp, Site};
+use crate::value::{map_insert, short, Value};
 use diag::Diagnostic;
 use std::rc::Rc;
 

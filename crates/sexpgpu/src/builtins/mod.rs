@@ -1,13 +1,15 @@
-//! The host library: the builtin table, shared argument helpers, and number
-//! functions. Arithmetic, `pow sqrt exp log max` and the comparisons hand
-//! over to `trace` as soon as any argument is a tensor (seed overloading).
+//! The host library (numbers here, collections and text in submodules),
+//! registered with the evaluator. Arithmetic, `pow sqrt exp log` and the
+//! comparisons hand a call with a tensor argument to the evaluator's
+//! registered overload (the tensor operations, see `docs/sexpgpu/operations.md`);
+//! this layer never names `trace`.
 
 mod collections;
 mod text;
 
 use crate::codes;
-use crate::eval::{error, EvalResult, Flow, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, error, wrong_type, Builtin, EvalResult, Flow, Interp, Primitive, Site};
+use crate::value::Value;
 use diag::Diagnostic;
 
 static NUMBERS: &[Builtin] = table! {
@@ -20,72 +22,11 @@ static NUMBERS: &[Builtin] = table! {
     "zero?" => is_zero, "pos?" => is_pos, "neg?" => is_neg, "even?" => is_even, "odd?" => is_odd,
 };
 
-/// Registers every builtin and tensor operation as a global.
+/// Registers the host library's functions.
 pub fn install(interp: &mut Interp) {
-    for table in [
-        NUMBERS,
-        collections::TABLE,
-        text::TABLE,
-        crate::trace::ops::TABLE,
-        crate::data::TABLE,
-        crate::train::TABLE,
-    ] {
-        for builtin in table {
-            interp.define(builtin.name, Value::Builtin(builtin));
-        }
+    for table in [NUMBERS, collections::TABLE, text::TABLE] {
+        interp.register_builtins(table.iter().map(|b| b as &dyn Primitive));
     }
-}
-
-/// A short rendering of a value for messages, cut at 40 characters.
-pub fn short(value: &Value) -> String {
-    let text = value.repr();
-    if text.chars().count() > 40 {
-        format!("{}...", text.chars().take(37).collect::<String>())
-    } else {
-        text
-    }
-}
-
-/// Inserts or replaces `key` in an insertion-ordered map.
-pub fn map_insert(map: &mut Vec<(Value, Value)>, key: Value, value: Value) {
-    match map.iter_mut().find(|(k, _)| *k == key) {
-        Some(slot) => slot.1 = value,
-        None => map.push((key, value)),
-    }
-}
-
-pub fn arity(
-    name: &str,
-    site: &Site,
-    args: &[Value],
-    min: usize,
-    max: Option<usize>,
-) -> EvalResult<()> {
-    let n = args.len();
-    if n >= min && max.is_none_or(|m| n <= m) {
-        return Ok(());
-    }
-    let expected = match max {
-        Some(m) if m == min => format!("{m} argument{}", if m == 1 { "" } else { "s" }),
-        Some(m) => format!("{min} to {m} arguments"),
-        None => format!("at least {min} argument{}", if min == 1 { "" } else { "s" }),
-    };
-    Err(error(
-        codes::E_EVAL_002,
-        format!("`{name}` takes {expected}, got {n}"),
-        site.span,
-    ))
-}
-
-/// A wrong-type error pointing at argument `i`.
-pub fn wrong_type(name: &str, expected: &str, value: &Value, site: &Site, i: usize) -> Flow {
-    Flow::from(
-        Diagnostic::error(
-            codes::E_EVAL_003,
-            format!("`{name}` expects {expected}, got {}", value.type_name()),
-        )
-        .with_primary(site.arg(i), format!("this is `{}`", short(value))),
-    )
 }
 
 pub fn int_arg(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<i64> {
@@ -165,7 +106,7 @@ fn fold(
 
 fn add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::arith(interp, "+", site, args);
+        return interp.overload("+", site, args);
     }
     fold("+", &args, site, Num::Int(0), i64::checked_add, |a, b| {
         a + b
@@ -174,7 +115,7 @@ fn add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn mul(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::arith(interp, "*", site, args);
+        return interp.overload("*", site, args);
     }
     fold("*", &args, site, Num::Int(1), i64::checked_mul, |a, b| {
         a * b
@@ -183,7 +124,7 @@ fn mul(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn sub(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::arith(interp, "-", site, args);
+        return interp.overload("-", site, args);
     }
     arity("-", site, &args, 1, None)?;
     if args.len() == 1 {
@@ -223,7 +164,7 @@ fn shifted(site: &Site) -> Site {
 
 fn div(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::arith(interp, "/", site, args);
+        return interp.overload("/", site, args);
     }
     arity("/", site, &args, 1, None)?;
     let mut acc = if args.len() == 1 {
@@ -356,7 +297,7 @@ fn compare(
     ok: fn(f64, f64) -> bool,
 ) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::compare(interp, name, site, args);
+        return interp.overload(name, site, args);
     }
     arity(name, site, &args, 1, None)?;
     let mut result = true;
@@ -387,7 +328,7 @@ fn num_eq(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
 
 fn eq(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::compare(interp, "=", site, args);
+        return interp.overload("=", site, args);
     }
     arity("=", site, &args, 1, None)?;
     Ok(Value::Bool(args.windows(2).all(|w| w[0] == w[1])))
@@ -395,7 +336,7 @@ fn eq(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn ne(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::compare(interp, "not=", site, args);
+        return interp.overload("not=", site, args);
     }
     arity("not=", site, &args, 1, None)?;
     Ok(Value::Bool(!args.windows(2).all(|w| w[0] == w[1])))
@@ -409,7 +350,7 @@ fn float_fn(
     f: fn(f64) -> f64,
 ) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::unary(interp, name, site, args);
+        return interp.overload(name, site, args);
     }
     arity(name, site, &args, 1, Some(1))?;
     Ok(Value::Float(f(as_f64(num(name, &args, site, 0)?))))
@@ -427,7 +368,7 @@ fn log(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
 
 fn pow(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     if has_tensor(&args) {
-        return crate::trace::ops::arith(interp, "pow", site, args);
+        return interp.overload("pow", site, args);
     }
     arity("pow", site, &args, 2, Some(2))?;
     match (num("pow", &args, site, 0)?, num("pow", &args, site, 1)?) {

@@ -1,10 +1,10 @@
 //! Host library for strings, printing, names and type predicates. Printing
 //! goes through the interpreter's `Host`, never straight to stdout.
 
-use super::{arity, int_arg, wrong_type};
+use super::int_arg;
 use crate::codes;
-use crate::eval::{EvalResult, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, wrong_type, Builtin, EvalResult, Interp, Site};
+use crate::value::Value;
 use std::cell::Cell;
 
 pub static TABLE: &[Builtin] = table! {
@@ -262,7 +262,7 @@ fn is_symbol(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
 }
 fn is_fn(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
     test("fn?", s, &a, |v| {
-        matches!(v, Value::Fn(_) | Value::Builtin(_) | Value::Graph(_))
+        matches!(v, Value::Fn(_) | Value::Builtin { .. } | Value::Graph(_))
     })
 }
 fn is_vector(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {

@@ -5,10 +5,9 @@
 
 pub mod zip;
 
-use crate::builtins::{arity, wrong_type};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, wrong_type, Builtin, EvalResult, Flow, Interp, Primitive, Site};
+use crate::value::Value;
 use diag::Diagnostic;
 use half::{bf16, f16};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -16,11 +15,16 @@ use sexpgpu_graph::{from_npy, Shape, Tensor, TensorData};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-pub static TABLE: &[Builtin] = table! {
+static TABLE: &[Builtin] = table! {
     "load-npy" => load_npy, "load-npz" => load_npz, "load-safetensors" => load_safetensors,
     "load-text" => load_text, "char-vocab" => char_vocab, "encode-chars" => encode_chars,
     "decode-chars" => decode_chars,
 };
+
+/// Registers the data-loading builtins.
+pub fn install(interp: &mut Interp) {
+    interp.register_builtins(TABLE.iter().map(|b| b as &dyn Primitive));
+}
 
 /// `(load-text "corpus.txt")`: a UTF-8 text file as a string.
 fn load_text(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -149,7 +153,7 @@ fn load_npz(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let mut map = Vec::new();
     for member in members {
         let name = member.name.trim_end_matches(".npy").to_string();
-        let tensor = from_npy(member.bytes)
+        let tensor = from_npy(&member.bytes)
             .map_err(|e| bad_file("load-npz", site, format!("array `{name}`: {e}")))?;
         map.push((Value::keyword(&name), Value::HostTensor(Rc::new(tensor))));
     }
@@ -283,7 +287,7 @@ mod tests {
         let text: Vec<String> = members
             .iter()
             .map(|m| {
-                let t = from_npy(m.bytes).unwrap();
+                let t = from_npy(&m.bytes).unwrap();
                 format!("{} {} {}", m.name, t.dtype(), t.to_clojure_string())
             })
             .collect();

@@ -3,11 +3,9 @@
 //! (with the graph they belong to) and host data for `call`. Turns a graph
 //! builder's `OpError` into a diagnostic naming the operands as written.
 
-use super::Traced;
-use crate::builtins::{short, wrong_type};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::value::Value;
+use crate::eval::{wrong_type, EvalResult, Flow, Interp, Site};
+use crate::value::{short, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{DType, Graph, Nested, NodeId, OpError, Operand, Scalar, Shape, Tensor};
 

@@ -7,55 +7,44 @@
 pub(crate) mod args;
 pub mod ops;
 
+pub use ops::doc_list as operation_list;
+
 use crate::codes;
-use crate::env::Env;
-use crate::eval::{error, Ctx, EvalResult, Flow, Interp, Mode, Site};
+use crate::eval::{
+    arity, error, malformed, wrong_type, Ctx, EvalResult, Flow, Interp, Mode, Site, Special,
+};
 use crate::reader::{Form, FormKind};
-use crate::special::malformed;
-use crate::value::Value;
+use crate::value::{short, Env, GraphDef, Outputs, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{DType, Graph, Nested, NodeId, Scalar, Shape, Tensor, TensorData};
 use std::rc::Rc;
 
-pub use args::MAX_ELEMENTS;
+static SPECIALS: &[Special] = &[Special {
+    name: "defgraph",
+    eval: |interp, u, env, _| defgraph(interp, u.args, env, u.form.span),
+    defines: true,
+}];
 
-/// A computed tensor: what `call` returns.
-pub type HostTensor = Tensor;
-
-/// A handle to one node of one traced graph.
-pub struct Traced {
-    /// Which tracing the node belongs to (not a graph's name: a graph
-    /// traced twice gives two different ids).
-    pub graph: u32,
-    pub node: NodeId,
-    pub shape: Shape,
-    pub dtype: DType,
+/// Registers `defgraph`, the tensor operations, how graphs are called and
+/// how host arithmetic hands tensors over; `seed` folds into every random
+/// stream of the graphs `call` runs.
+pub fn install(interp: &mut Interp, seed: u64) {
+    interp.state::<Tracer>().seed = seed;
+    interp.register_specials(SPECIALS);
+    ops::install(interp);
+    interp.register_graph_call(call_graph);
+    interp.register_overload(ops::overload);
 }
 
-impl Traced {
-    /// `[2, 16] f32`, as operand notes print it.
-    pub fn describe(&self) -> String {
-        format!("{} {}", self.shape, self.dtype)
-    }
-
-    pub fn describe_value(&self) -> String {
-        format!("#<tensor {} {}>", self.shape, self.dtype)
-    }
+/// The tracer kept in the interpreter's state.
+pub(crate) fn tracer(interp: &mut Interp) -> &mut Tracer {
+    interp.state::<Tracer>()
 }
 
-/// How a graph's outputs map back to a host value.
-pub enum Outputs {
-    One,
-    Vector(usize),
-    Map(Vec<Value>),
-}
-
-/// A finished `defgraph`.
-pub struct GraphDef {
-    pub name: String,
-    pub graph: Graph,
-    pub outputs: Outputs,
-    pub span: Span,
+/// The graphs traced so far, in definition order (a redefinition keeps its
+/// first place).
+pub fn graphs(interp: &Interp) -> &[Rc<GraphDef>] {
+    interp.state_ref::<Tracer>().map_or(&[], |t| &t.graphs)
 }
 
 /// A graph being recorded.
@@ -97,9 +86,9 @@ pub enum ReportValue {
 
 /// Starts recording into `graph`; returns the id its tensors carry.
 pub(crate) fn begin(interp: &mut Interp, graph: Graph) -> u32 {
-    let id = interp.tracer.next_id;
-    interp.tracer.next_id += 1;
-    interp.tracer.active.push(Active {
+    let id = tracer(interp).next_id;
+    tracer(interp).next_id += 1;
+    tracer(interp).active.push(Active {
         id,
         graph,
         reports: Vec::new(),
@@ -109,8 +98,7 @@ pub(crate) fn begin(interp: &mut Interp, graph: Graph) -> u32 {
 
 /// Stops the innermost recording and hands back its graph and reports.
 pub(crate) fn end(interp: &mut Interp) -> (Graph, Vec<Report>) {
-    let active = interp
-        .tracer
+    let active = tracer(interp)
         .active
         .pop()
         .expect("end follows a matching begin");
@@ -119,8 +107,7 @@ pub(crate) fn end(interp: &mut Interp) -> (Graph, Vec<Report>) {
 
 /// The graph being recorded now (between `begin` and `end`).
 pub(crate) fn active_graph(interp: &mut Interp) -> Option<(&mut Graph, u32)> {
-    interp
-        .tracer
+    tracer(interp)
         .active
         .last_mut()
         .map(|a| (&mut a.graph, a.id))
@@ -128,7 +115,7 @@ pub(crate) fn active_graph(interp: &mut Interp) -> Option<(&mut Graph, u32)> {
 
 /// Records a reporting operation on the graph being traced.
 pub(crate) fn add_report(interp: &mut Interp, report: Report) {
-    if let Some(active) = interp.tracer.active.last_mut() {
+    if let Some(active) = tracer(interp).active.last_mut() {
         active.reports.push(report);
     }
 }
@@ -136,15 +123,14 @@ pub(crate) fn add_report(interp: &mut Interp, report: Report) {
 /// The reports recorded so far on the graph being traced.
 pub(crate) fn reports(interp: &Interp) -> Vec<Report> {
     interp
-        .tracer
-        .active
-        .last()
+        .state_ref::<Tracer>()
+        .and_then(|t| t.active.last())
         .map_or(Vec::new(), |a| a.reports.clone())
 }
 
 /// Registers a traced graph for `sexpgpu ir` (a redefinition keeps its place).
 pub(crate) fn register(interp: &mut Interp, def: Rc<GraphDef>) {
-    let graphs = &mut interp.tracer.graphs;
+    let graphs = &mut tracer(interp).graphs;
     match graphs.iter().position(|g| g.name == def.name) {
         Some(i) => graphs[i] = def,
         None => graphs.push(def),
@@ -152,6 +138,7 @@ pub(crate) fn register(interp: &mut Interp, def: Rc<GraphDef>) {
 }
 
 /// Every graph traced so far, and the ones being traced now (innermost last).
+#[derive(Default)]
 pub struct Tracer {
     pub seed: u64,
     active: Vec<Active>,
@@ -162,16 +149,6 @@ pub struct Tracer {
 }
 
 impl Tracer {
-    pub fn new(seed: u64) -> Tracer {
-        Tracer {
-            seed,
-            active: Vec::new(),
-            next_id: 0,
-            calls: 0,
-            graphs: Vec::new(),
-        }
-    }
-
     fn current(&mut self) -> Option<&mut Active> {
         self.active.last_mut()
     }
@@ -183,7 +160,7 @@ pub(crate) fn current_graph<'a>(
     op: &str,
     site: &Site,
 ) -> EvalResult<(&'a mut Graph, u32)> {
-    match interp.tracer.current() {
+    match tracer(interp).current() {
         Some(active) => {
             active.graph.set_span(Some(site.span));
             Ok((&mut active.graph, active.id))
@@ -213,8 +190,8 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
     for spec in specs {
         inputs.push(input_spec(interp, spec, env)?);
     }
-    let id = interp.tracer.next_id;
-    interp.tracer.next_id += 1;
+    let id = tracer(interp).next_id;
+    tracer(interp).next_id += 1;
     let mut graph = Graph::new(name);
     let mut body_env = env.clone();
     for (input_name, name_span, shape, dtype) in inputs {
@@ -228,13 +205,13 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
         };
         body_env = body_env.bind(input_name, Value::Tensor(Rc::new(tensor)));
     }
-    interp.tracer.active.push(Active {
+    tracer(interp).active.push(Active {
         id,
         graph,
         reports: Vec::new(),
     });
     let result = interp.eval_body(body, &body_env, Ctx::TOP);
-    let active = interp.tracer.active.pop().expect("pushed above");
+    let active = tracer(interp).active.pop().expect("pushed above");
     let result = result?;
     let mut graph = active.graph;
     let result_span = body.last().map_or(span, |f| f.span);
@@ -246,7 +223,7 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
         outputs: kind,
         span,
     });
-    let graphs = &mut interp.tracer.graphs;
+    let graphs = &mut tracer(interp).graphs;
     match graphs.iter().position(|g| g.name == name) {
         Some(i) => graphs[i] = def.clone(),
         None => graphs.push(def.clone()),
@@ -308,7 +285,7 @@ pub(crate) fn graph_outputs(
                         other.type_name()
                     ),
                 )
-                .with_primary(span, format!("this is `{}`", crate::builtins::short(other)))
+                .with_primary(span, format!("this is `{}`", short(other)))
                 .with_help("return a tensor, a vector of tensors or a map of tensors"),
             )),
         }
@@ -383,7 +360,7 @@ pub fn call_graph(
             .iter()
             .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
             .collect(),
-        Mode::Run => sexpgpu_graph::execute(graph, &tensors, interp.tracer.seed).map_err(|e| {
+        Mode::Run => sexpgpu_graph::execute(graph, &tensors, tracer(interp).seed).map_err(|e| {
             let mut d = Diagnostic::error(
                 codes::E_RUN_001,
                 format!("graph `{}` failed: {}", def.name, e.message),
@@ -413,11 +390,11 @@ fn zeros(shape: &Shape, dtype: DType) -> Tensor {
 }
 
 /// `(call g arg...)`.
-pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+pub fn call(interp: &mut Interp, op: &ops::Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let Some((g, rest)) = args.split_first() else {
         return Err(error(
             codes::E_EVAL_002,
-            "`call` takes a graph and its inputs",
+            format!("`{}` takes a graph and its inputs", op.name),
             site.span,
         ));
     };
@@ -428,8 +405,8 @@ pub fn call(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     match g {
         Value::Graph(def) => call_graph(interp, &def.clone(), rest.to_vec(), &inner),
         Value::Fn(_) => call_function(interp, g, rest.to_vec(), &inner),
-        _ => Err(crate::builtins::wrong_type(
-            "call",
+        _ => Err(wrong_type(
+            op.name,
             "a graph made by `defgraph`, or a function",
             g,
             site,
@@ -465,8 +442,8 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
             .collect(),
         Mode::Run => {
-            interp.tracer.calls += 1;
-            let seed = sexpgpu_graph::random::fold_seed(interp.tracer.seed, interp.tracer.calls);
+            tracer(interp).calls += 1;
+            let seed = sexpgpu_graph::random::fold_seed(tracer(interp).seed, tracer(interp).calls);
             let program = sexpgpu_cpu::compile(&graph).map_err(|e| {
                 error(
                     codes::E_RUN_001,
@@ -519,25 +496,19 @@ fn as_inputs(graph: &mut Graph, id: u32, value: &Value, bound: &mut Vec<Tensor>)
 }
 
 /// `(to-vec t)`: a computed tensor as nested vectors (a bare number for a scalar).
-pub fn to_vec(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    crate::builtins::arity("to-vec", site, &args, 1, Some(1))?;
+pub fn to_vec(_: &mut Interp, op: &ops::Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
     match &args[0] {
         Value::HostTensor(t) => Ok(nested_value(&t.to_nested(), t.data())),
         Value::Tensor(_) => Err(Flow::from(
             Diagnostic::error(
                 codes::E_EVAL_003,
-                "`to-vec` needs a computed tensor, got a traced one",
+                format!("`{}` needs a computed tensor, got a traced one", op.name),
             )
             .with_primary(site.arg(0), "this only has a value when its graph runs")
             .with_help("return it from the graph and `(to-vec (call g ...))` the result"),
         )),
-        other => Err(crate::builtins::wrong_type(
-            "to-vec",
-            "a tensor from `call`",
-            other,
-            site,
-            0,
-        )),
+        other => Err(wrong_type(op.name, "a tensor from `call`", other, site, 0)),
     }
 }
 

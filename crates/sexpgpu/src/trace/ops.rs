@@ -1,33 +1,344 @@
-//! The tensor operations of seed 003 as builtins, each with exactly its
-//! keywords and defaults, recording nodes into the graph being traced; and
-//! the tensor side of the overloaded `+ - * / pow sqrt exp log max` and
-//! comparisons. Shape rules themselves belong to the graph crate.
+//! The tensor operations (`docs/sexpgpu/operations.md`) as one table, `OPS`:
+//! each name written once, with its keywords and summary, read by the
+//! registration and the docs' list alike. Each records nodes into the graph
+//! being traced; also the tensor side of the overloaded `+ - * / pow sqrt
+//! exp log max` and comparisons. Shape rules belong to the graph crate.
 
 use super::args::{
     self, bool_of, dtype_of, float_of, int_of, ints_of, shape_of, split, MAX_ELEMENTS,
 };
 use super::{current_graph, Traced};
-use crate::builtins::{arity, wrong_type};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::value::{Builtin, Value};
+use crate::eval::{arity, wrong_type, EvalResult, Flow, Interp, Primitive, Site};
+use crate::value::{short, Value};
 use diag::Diagnostic;
 use sexpgpu_graph::{
     BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operand, ReduceOp, Scalar, UnaryOp,
 };
 use std::rc::Rc;
 
-pub static TABLE: &[Builtin] = table! {
-    "neg" => neg, "abs" => abs, "rsqrt" => rsqrt, "sin" => sin, "cos" => cos, "tanh" => tanh, "acos" => acos, "asin" => asin,
-    "atan2" => atan2, "maximum" => maximum, "minimum" => minimum, "where" => where_,
-    "sum" => sum, "max" => max, "reshape" => reshape, "broadcast-to" => broadcast_to,
-    "transpose" => transpose, "slice" => slice, "concat" => concat, "matmul" => matmul,
-    "index" => index, "index-add" => index_add, "gather" => gather, "scatter-add" => scatter_add,
-    "linear-scan" => linear_scan, "cast" => cast, "iota" => iota, "zeros" => zeros, "ones" => ones,
-    "full" => full, "zeros-like" => zeros_like, "ones-like" => ones_like, "normal" => normal,
-    "uniform" => uniform, "shape" => shape, "rank" => rank, "dim" => dim, "numel" => numel,
-    "dtype" => dtype, "call" => super::call, "to-vec" => super::to_vec,
-};
+/// One tensor operation: its name (written here and nowhere else), how it
+/// is traced, the keywords it takes and its summary in the docs' list
+/// (`docs/sexpgpu/operations.md`, kept in step by a test).
+pub struct Op {
+    pub name: &'static str,
+    pub keywords: &'static [&'static str],
+    pub summary: &'static str,
+    run: Run,
+}
+
+/// How an operation is traced.
+enum Run {
+    /// Elementwise on one tensor; the text says what to write for a number.
+    Unary(UnaryOp, &'static str),
+    /// Elementwise on two operands, tensors or numbers.
+    Binary(BinaryOp),
+    /// A function of exactly two tensors.
+    Tensors(fn(&mut Graph, NodeId, NodeId) -> Built),
+    /// Zeros (`false`) or ones of a shape: `zeros`, `ones`.
+    Filled(bool),
+    /// Zeros (`false`) or ones shaped like a tensor: `zeros-like`, `ones-like`.
+    Like(bool),
+    /// Anything else: its own handler, given this entry.
+    Handler(fn(&mut Interp, &Op, &Site, Vec<Value>) -> EvalResult),
+}
+
+const fn op(
+    name: &'static str,
+    run: Run,
+    keywords: &'static [&'static str],
+    summary: &'static str,
+) -> Op {
+    Op {
+        name,
+        keywords,
+        summary,
+        run,
+    }
+}
+
+/// For the unaries that take no plain number.
+const TENSORS_ONLY: &str = "of the unaries only `sqrt`, `exp` and `log` also take plain numbers";
+
+/// Every tensor operation, in registration order.
+pub static OPS: &[Op] = &[
+    op(
+        "neg",
+        Run::Unary(UnaryOp::Neg, "negate a number with `(- x)`"),
+        &[],
+        "elementwise negation",
+    ),
+    op(
+        "abs",
+        Run::Unary(UnaryOp::Abs, "for a number write `(max x (- x))`"),
+        &[],
+        "elementwise absolute value",
+    ),
+    op(
+        "rsqrt",
+        Run::Unary(UnaryOp::Rsqrt, TENSORS_ONLY),
+        &[],
+        "elementwise 1 / sqrt",
+    ),
+    op(
+        "sin",
+        Run::Unary(UnaryOp::Sin, TENSORS_ONLY),
+        &[],
+        "elementwise sine",
+    ),
+    op(
+        "cos",
+        Run::Unary(UnaryOp::Cos, TENSORS_ONLY),
+        &[],
+        "elementwise cosine",
+    ),
+    op(
+        "tanh",
+        Run::Unary(UnaryOp::Tanh, TENSORS_ONLY),
+        &[],
+        "elementwise hyperbolic tangent",
+    ),
+    op(
+        "acos",
+        Run::Unary(UnaryOp::Acos, TENSORS_ONLY),
+        &[],
+        "elementwise arc cosine",
+    ),
+    op(
+        "asin",
+        Run::Unary(UnaryOp::Asin, TENSORS_ONLY),
+        &[],
+        "elementwise arc sine",
+    ),
+    op(
+        "atan2",
+        Run::Binary(BinaryOp::Atan2),
+        &[],
+        "elementwise `atan2 y x`",
+    ),
+    op(
+        "maximum",
+        Run::Binary(BinaryOp::Maximum),
+        &[],
+        "elementwise maximum of two operands",
+    ),
+    op(
+        "minimum",
+        Run::Binary(BinaryOp::Minimum),
+        &[],
+        "elementwise minimum of two operands",
+    ),
+    op(
+        "where",
+        Run::Handler(where_),
+        &[],
+        "`(where mask a b)`: `a` where the mask holds, else `b`",
+    ),
+    op(
+        "sum",
+        Run::Handler(sum),
+        &["axes", "keepdims"],
+        "sum over `:axes` (all by default); of a list, its numbers' sum",
+    ),
+    op(
+        "max",
+        Run::Handler(max),
+        &["axes", "keepdims"],
+        "maximum over `:axes` of one tensor; elementwise of several; of numbers",
+    ),
+    op(
+        "reshape",
+        Run::Handler(reshape),
+        &[],
+        "the same elements in a new shape",
+    ),
+    op(
+        "broadcast-to",
+        Run::Handler(broadcast_to),
+        &[],
+        "NumPy broadcasting to a shape",
+    ),
+    op("transpose", Run::Handler(transpose), &[], "axes permuted"),
+    op(
+        "slice",
+        Run::Handler(slice),
+        &[],
+        "`(slice x axis start stop)`",
+    ),
+    op(
+        "concat",
+        Run::Handler(concat),
+        &[],
+        "`(concat axis [a b ...])`; on lists, Clojure's `concat`",
+    ),
+    op(
+        "matmul",
+        Run::Tensors(Graph::matmul),
+        &[],
+        "matrix product, batched over leading axes",
+    ),
+    op(
+        "index",
+        Run::Tensors(Graph::index),
+        &[],
+        "`(index table ids)`: rows of a table",
+    ),
+    op(
+        "index-add",
+        Run::Handler(index_add),
+        &[],
+        "`(index-add base ids values)`: rows added into a base",
+    ),
+    op(
+        "gather",
+        Run::Handler(gather),
+        &["axis"],
+        "elements along `:axis` chosen by an index tensor",
+    ),
+    op(
+        "scatter-add",
+        Run::Handler(scatter_add),
+        &["axis"],
+        "values added along `:axis` at an index tensor",
+    ),
+    op(
+        "linear-scan",
+        Run::Handler(linear_scan),
+        &["axis", "reverse"],
+        "`h[t] = a[t] * h[t-1] + b[t]` along `:axis`",
+    ),
+    op(
+        "cast",
+        Run::Handler(cast),
+        &[],
+        "converted to another dtype",
+    ),
+    op(
+        "iota",
+        Run::Handler(iota),
+        &["axis", "dtype"],
+        "each element's index along `:axis`",
+    ),
+    op("zeros", Run::Filled(false), &["dtype"], "zeros of a shape"),
+    op("ones", Run::Filled(true), &["dtype"], "ones of a shape"),
+    op(
+        "full",
+        Run::Handler(full),
+        &["dtype"],
+        "one value repeated to a shape",
+    ),
+    op(
+        "zeros-like",
+        Run::Like(false),
+        &[],
+        "zeros of a tensor's shape and dtype",
+    ),
+    op(
+        "ones-like",
+        Run::Like(true),
+        &[],
+        "ones of a tensor's shape and dtype",
+    ),
+    op(
+        "normal",
+        Run::Handler(normal),
+        &["std", "mean", "dtype"],
+        "Gaussian samples of a shape",
+    ),
+    op(
+        "uniform",
+        Run::Handler(uniform),
+        &["low", "high", "dtype"],
+        "uniform samples in [`:low`, `:high`)",
+    ),
+    op(
+        "shape",
+        Run::Handler(shape),
+        &[],
+        "a tensor's shape, as a vector",
+    ),
+    op("rank", Run::Handler(rank), &[], "a tensor's number of axes"),
+    op(
+        "dim",
+        Run::Handler(dim),
+        &[],
+        "`(dim x axis)`: one axis's length",
+    ),
+    op(
+        "numel",
+        Run::Handler(numel),
+        &[],
+        "a tensor's number of elements",
+    ),
+    op(
+        "dtype",
+        Run::Handler(dtype),
+        &[],
+        "a tensor's dtype, as a keyword",
+    ),
+    op(
+        "call",
+        Run::Handler(super::call),
+        &[],
+        "runs a graph (or traces and runs a function) on computed tensors",
+    ),
+    op(
+        "to-vec",
+        Run::Handler(super::to_vec),
+        &[],
+        "a computed tensor as nested vectors",
+    ),
+];
+
+impl Primitive for Op {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn call(&self, interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+        match self.run {
+            Run::Unary(kind, help) => unary(interp, self.name, kind, Some(help), site, args),
+            Run::Binary(kind) => elementwise_pair(interp, self.name, kind, site, args),
+            Run::Tensors(build) => two_tensors(interp, self.name, site, args, build),
+            Run::Filled(one) => filled(interp, self, site, args, one),
+            Run::Like(one) => like(interp, self.name, site, args, one),
+            Run::Handler(handler) => handler(interp, self, site, args),
+        }
+    }
+}
+
+/// Registers the tensor operations as builtins.
+pub fn install(interp: &mut Interp) {
+    interp.register_builtins(OPS.iter().map(|op| op as &dyn Primitive));
+}
+
+/// The list of operations in `docs/sexpgpu/operations.md`: one line per
+/// operation with its keywords and summary.
+pub fn doc_list() -> String {
+    let mut out = String::new();
+    for op in OPS {
+        let keywords: String = op.keywords.iter().map(|k| format!(" `:{k}`")).collect();
+        out.push_str(&format!("- `{}`{keywords}: {}\n", op.name, op.summary));
+    }
+    out
+}
+
+/// The tensor side of host arithmetic (`+ - * / pow`), comparisons and
+/// `sqrt exp log`, for a call with a tensor among its arguments.
+pub fn overload(
+    interp: &mut Interp,
+    name: &'static str,
+    site: &Site,
+    args: Vec<Value>,
+) -> EvalResult {
+    match name {
+        "<" | ">" | "<=" | ">=" | "=" | "==" | "not=" => compare(interp, name, site, args),
+        "sqrt" => unary(interp, name, UnaryOp::Sqrt, None, site, args),
+        "exp" => unary(interp, name, UnaryOp::Exp, None, site, args),
+        "log" => unary(interp, name, UnaryOp::Log, None, site, args),
+        _ => arith(interp, name, site, args),
+    }
+}
 
 type Built = Result<NodeId, OpError>;
 
@@ -66,44 +377,31 @@ fn record(
     }
 }
 
-fn unary_op(name: &str) -> Option<UnaryOp> {
-    Some(match name {
-        "neg" => UnaryOp::Neg,
-        "abs" => UnaryOp::Abs,
-        "sqrt" => UnaryOp::Sqrt,
-        "rsqrt" => UnaryOp::Rsqrt,
-        "exp" => UnaryOp::Exp,
-        "log" => UnaryOp::Log,
-        "sin" => UnaryOp::Sin,
-        "cos" => UnaryOp::Cos,
-        "tanh" => UnaryOp::Tanh,
-        "acos" => UnaryOp::Acos,
-        "asin" => UnaryOp::Asin,
-        _ => return None,
-    })
-}
-
-/// `(neg x)`, `(sqrt x)` ... on a tensor.
-pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> EvalResult {
+/// `(neg x)`, `(sqrt x)` ... on a tensor. `help` says what to write for a
+/// number instead; `None` for the host functions `sqrt exp log`, which
+/// only get here with a tensor.
+fn unary(
+    interp: &mut Interp,
+    name: &str,
+    op: UnaryOp,
+    help: Option<&str>,
+    site: &Site,
+    args: Vec<Value>,
+) -> EvalResult {
     arity(name, site, &args, 1, Some(1))?;
-    let op = unary_op(name).expect("only called for unary names");
     if !matches!(args[0], Value::Tensor(_) | Value::HostTensor(_)) {
         // A number is the wrong kind of value whether or not a graph is
         // being traced: say so rather than E-FLOW-003.
-        let help = match name {
-            "neg" => "`neg` is a tensor operation; negate a number with `(- x)`",
-            "abs" => "`abs` is a tensor operation; for a number write `(max x (- x))`",
-            _ => "of the unaries only `sqrt`, `exp` and `log` also take plain numbers",
+        let help = match help {
+            Some(TENSORS_ONLY) | None => TENSORS_ONLY.to_string(),
+            Some(help) => format!("`{name}` is a tensor operation; {help}"),
         };
         return Err(Flow::from(
             Diagnostic::error(
                 codes::E_DIM_003,
                 format!("`{name}` expects a tensor, got {}", args[0].type_name()),
             )
-            .with_primary(
-                site.arg(0),
-                format!("this is `{}`", crate::builtins::short(&args[0])),
-            )
+            .with_primary(site.arg(0), format!("this is `{}`", short(&args[0])))
             .with_help(help),
         ));
     }
@@ -113,31 +411,8 @@ pub fn unary(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
     })
 }
 
-fn neg(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "neg", s, a)
-}
-fn abs(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "abs", s, a)
-}
-fn rsqrt(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "rsqrt", s, a)
-}
-fn sin(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "sin", s, a)
-}
-fn cos(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "cos", s, a)
-}
-fn tanh(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "tanh", s, a)
-}
-fn acos(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "acos", s, a)
-}
-fn asin(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    unary(i, "asin", s, a)
-}
-
+/// The node of host arithmetic `name` (`max` of several tensors is their
+/// elementwise maximum).
 fn binary_op(name: &str) -> BinaryOp {
     match name {
         "+" => BinaryOp::Add,
@@ -145,9 +420,7 @@ fn binary_op(name: &str) -> BinaryOp {
         "*" => BinaryOp::Mul,
         "/" => BinaryOp::Div,
         "pow" => BinaryOp::Pow,
-        "maximum" | "max" => BinaryOp::Maximum,
-        "minimum" => BinaryOp::Minimum,
-        _ => BinaryOp::Atan2,
+        _ => BinaryOp::Maximum,
     }
 }
 
@@ -169,7 +442,8 @@ pub fn arith(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
     if args.len() == 1 {
         // `(- t)` negates and `(/ t)` is the reciprocal, as for numbers.
         return match name {
-            "-" => unary(interp, "neg", site, args),
+            // Recorded as the `neg` operation it is.
+            "-" => unary(interp, "neg", UnaryOp::Neg, None, site, args),
             "/" => pair(
                 interp,
                 name,
@@ -210,7 +484,9 @@ fn host_fold(interp: &mut Interp, name: &str, site: &Site, numbers: &[Value]) ->
         args: site.args.iter().take(numbers.len()).copied().collect(),
     };
     match host {
-        Some(Value::Builtin(b)) if name != "max" => (b.call)(interp, &inner, numbers.to_vec()),
+        Some(host @ Value::Builtin { .. }) if name != "max" => {
+            interp.apply(&host, numbers.to_vec(), &inner)
+        }
         _ => crate::builtins::host_max(&inner, numbers),
     }
 }
@@ -242,9 +518,14 @@ fn pair(
     })
 }
 
-fn elementwise_pair(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> EvalResult {
+fn elementwise_pair(
+    interp: &mut Interp,
+    name: &str,
+    op: BinaryOp,
+    site: &Site,
+    args: Vec<Value>,
+) -> EvalResult {
     arity(name, site, &args, 2, Some(2))?;
-    let op = binary_op(name);
     record(interp, name, site, &args, |g, id| {
         let x = args::operand(g, id, name, &args, site, 0)?;
         let y = args::operand(g, id, name, &args, site, 1)?;
@@ -257,16 +538,6 @@ fn elementwise_pair(interp: &mut Interp, name: &str, site: &Site, args: Vec<Valu
     })
 }
 
-fn atan2(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    elementwise_pair(i, "atan2", s, a)
-}
-fn maximum(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    elementwise_pair(i, "maximum", s, a)
-}
-fn minimum(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    elementwise_pair(i, "minimum", s, a)
-}
-
 /// `(< a b)` and the other comparisons with a tensor: a `:bool` tensor.
 pub fn compare(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> EvalResult {
     arity(name, site, &args, 2, Some(2))?;
@@ -275,7 +546,7 @@ pub fn compare(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -
         ">" => CompareOp::Gt,
         "<=" => CompareOp::Le,
         ">=" => CompareOp::Ge,
-        "=" => CompareOp::Eq,
+        "=" | "==" => CompareOp::Eq,
         _ => CompareOp::Ne,
     };
     record(interp, name, site, &args, |g, id| {
@@ -285,12 +556,12 @@ pub fn compare(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -
     })
 }
 
-fn where_(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("where", site, &args, 3, Some(3))?;
-    record(interp, "where", site, &args, |g, id| {
-        let mask = args::tensor(g, id, "where", &args, site, 0)?;
-        let a = args::operand(g, id, "where", &args, site, 1)?;
-        let b = args::operand(g, id, "where", &args, site, 2)?;
+fn where_(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 3, Some(3))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let mask = args::tensor(g, id, op.name, &args, site, 0)?;
+        let a = args::operand(g, id, op.name, &args, site, 1)?;
+        let b = args::operand(g, id, op.name, &args, site, 2)?;
         Ok(g.where_(mask, a, b))
     })
 }
@@ -306,12 +577,13 @@ fn axes_of(op: &str, value: Option<(&Value, usize)>, site: &Site) -> EvalResult<
 
 fn reduce(
     interp: &mut Interp,
-    name: &str,
-    op: ReduceOp,
+    op: &Op,
+    kind: ReduceOp,
     site: &Site,
     args: Vec<Value>,
 ) -> EvalResult {
-    let parsed = split(name, args, site, 1, &["axes", "keepdims"])?;
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
     let axes = axes_of(name, parsed.keyword("axes"), site)?;
     let keepdims = match parsed.keyword("keepdims") {
         Some((v, i)) => bool_of(name, v, site, i)?,
@@ -320,17 +592,17 @@ fn reduce(
     let operands = parsed.positional;
     record(interp, name, site, &operands, |g, id| {
         let x = args::tensor(g, id, name, &operands, site, 0)?;
-        Ok(g.reduce(op, x, axes.as_deref(), keepdims))
+        Ok(g.reduce(kind, x, axes.as_deref(), keepdims))
     })
 }
 
 /// `(sum x :axes [..] :keepdims ..)`, or the sum of a list of numbers.
-fn sum(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn sum(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     if let [Value::List(xs) | Value::Vector(xs)] = &args[..] {
         let numbers = xs.to_vec();
         let inner = Site::bare(site.arg(0));
         return match interp.global("+").cloned() {
-            Some(Value::Builtin(b)) => (b.call)(interp, &inner, numbers),
+            Some(plus @ Value::Builtin { .. }) => interp.apply(&plus, numbers, &inner),
             _ => Err(crate::eval::error(
                 codes::E_EVAL_001,
                 "unbound name `+`",
@@ -338,81 +610,81 @@ fn sum(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
             )),
         };
     }
-    reduce(interp, "sum", ReduceOp::Sum, site, args)
+    reduce(interp, op, ReduceOp::Sum, site, args)
 }
 
 /// `max`: the reduction for one tensor (with `:axes` `:keepdims`), the
 /// elementwise maximum for several arguments with a tensor among them, and
 /// the host maximum for numbers.
-fn max(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn max(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let positional = args
         .iter()
         .take_while(|a| !matches!(a, Value::Keyword(_)))
         .count();
     let any_tensor = args.iter().any(|a| matches!(a, Value::Tensor(_)));
     if any_tensor && positional == 1 {
-        return reduce(interp, "max", ReduceOp::Max, site, args);
+        return reduce(interp, op, ReduceOp::Max, site, args);
     }
     if any_tensor {
         if positional < args.len() {
             return Err(Flow::from(
-                Diagnostic::error(codes::E_EVAL_008, "`max` of several tensors takes no keywords")
+                Diagnostic::error(codes::E_EVAL_008, format!("`{}` of several tensors takes no keywords", op.name))
                     .with_primary(site.arg(positional), "")
                     .with_help("`:axes` and `:keepdims` belong to the reduction `(max x :axes [..])` of one tensor"),
             ));
         }
-        return arith(interp, "max", site, args);
+        return arith(interp, op.name, site, args);
     }
     crate::builtins::host_max(site, &args)
 }
 
-fn reshape(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("reshape", site, &args, 2, Some(2))?;
-    let shape = shape_of("reshape", &args[1], site, 1)?;
-    record(interp, "reshape", site, &args[..1], |g, id| {
-        let x = args::tensor(g, id, "reshape", &args, site, 0)?;
+fn reshape(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let shape = shape_of(op.name, &args[1], site, 1)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
         Ok(g.reshape(x, shape))
     })
 }
 
-fn broadcast_to(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("broadcast-to", site, &args, 2, Some(2))?;
-    let shape = shape_of("broadcast-to", &args[1], site, 1)?;
-    record(interp, "broadcast-to", site, &args[..1], |g, id| {
-        let x = args::tensor(g, id, "broadcast-to", &args, site, 0)?;
+fn broadcast_to(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let shape = shape_of(op.name, &args[1], site, 1)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
         Ok(g.broadcast_to(x, shape))
     })
 }
 
-fn transpose(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("transpose", site, &args, 2, Some(2))?;
+fn transpose(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
     let perm = ints_of(
-        "transpose",
+        op.name,
         "a permutation (a vector of axes)",
         &args[1],
         site,
         1,
     )?;
-    record(interp, "transpose", site, &args[..1], |g, id| {
-        let x = args::tensor(g, id, "transpose", &args, site, 0)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
         Ok(g.transpose(x, &perm))
     })
 }
 
-fn slice(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("slice", site, &args, 4, Some(4))?;
-    let axis = int_of("slice", &args[1], site, 1)?;
-    let start = int_of("slice", &args[2], site, 2)?;
-    let stop = int_of("slice", &args[3], site, 3)?;
-    record(interp, "slice", site, &args[..1], |g, id| {
-        let x = args::tensor(g, id, "slice", &args, site, 0)?;
+fn slice(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 4, Some(4))?;
+    let axis = int_of(op.name, &args[1], site, 1)?;
+    let start = int_of(op.name, &args[2], site, 2)?;
+    let stop = int_of(op.name, &args[3], site, 3)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
         Ok(g.slice(x, axis, start, stop))
     })
 }
 
 /// `(concat axis [a b ...])` on tensors; on lists and vectors it is
 /// Clojure's `concat`.
-fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn concat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     if !matches!(args.first(), Some(Value::Int(_))) {
         let mut out = Vec::new();
         for (i, a) in args.iter().enumerate() {
@@ -420,7 +692,7 @@ fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
                 Some(items) => out.extend(items),
                 None => {
                     return Err(wrong_type(
-                        "concat",
+                        op.name,
                         "lists or vectors (or an axis and a vector of tensors)",
                         a,
                         site,
@@ -431,11 +703,11 @@ fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         }
         return Ok(Value::list(out));
     }
-    arity("concat", site, &args, 2, Some(2))?;
-    let axis = int_of("concat", &args[0], site, 0)?;
+    arity(op.name, site, &args, 2, Some(2))?;
+    let axis = int_of(op.name, &args[0], site, 0)?;
     let Some(parts) = args[1].as_seq() else {
         return Err(wrong_type(
-            "concat",
+            op.name,
             "a vector of tensors",
             &args[1],
             site,
@@ -443,10 +715,10 @@ fn concat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
         ));
     };
     let part_site = Site::bare(site.arg(1));
-    record(interp, "concat", site, &[], |g, id| {
+    record(interp, op.name, site, &[], |g, id| {
         let mut ids = Vec::new();
         for i in 0..parts.len() {
-            ids.push(args::tensor(g, id, "concat", &parts, &part_site, i)?);
+            ids.push(args::tensor(g, id, op.name, &parts, &part_site, i)?);
         }
         Ok(g.concat(axis, &ids))
     })
@@ -467,19 +739,12 @@ fn two_tensors(
     })
 }
 
-fn matmul(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    two_tensors(i, "matmul", s, a, Graph::matmul)
-}
-fn index(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    two_tensors(i, "index", s, a, Graph::index)
-}
-
-fn index_add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("index-add", site, &args, 3, Some(3))?;
-    record(interp, "index-add", site, &args, |g, id| {
-        let base = args::tensor(g, id, "index-add", &args, site, 0)?;
-        let ids = args::tensor(g, id, "index-add", &args, site, 1)?;
-        let values = args::tensor(g, id, "index-add", &args, site, 2)?;
+fn index_add(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 3, Some(3))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let base = args::tensor(g, id, op.name, &args, site, 0)?;
+        let ids = args::tensor(g, id, op.name, &args, site, 1)?;
+        let values = args::tensor(g, id, op.name, &args, site, 2)?;
         Ok(g.index_add(base, ids, values))
     })
 }
@@ -490,48 +755,48 @@ fn axis_kw(op: &str, parsed: &args::OpArgs, site: &Site, default: i64) -> EvalRe
         .map_or(Ok(default), |(v, i)| int_of(op, v, site, i))
 }
 
-fn gather(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("gather", args, site, 2, &["axis"])?;
-    let axis = axis_kw("gather", &parsed, site, -1)?;
+fn gather(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let axis = axis_kw(op.name, &parsed, site, -1)?;
     let operands = parsed.positional;
-    record(interp, "gather", site, &operands, |g, id| {
-        let x = args::tensor(g, id, "gather", &operands, site, 0)?;
-        let idx = args::tensor(g, id, "gather", &operands, site, 1)?;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        let idx = args::tensor(g, id, op.name, &operands, site, 1)?;
         Ok(g.gather(x, idx, axis))
     })
 }
 
-fn scatter_add(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("scatter-add", args, site, 3, &["axis"])?;
-    let axis = axis_kw("scatter-add", &parsed, site, -1)?;
+fn scatter_add(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 3, op.keywords)?;
+    let axis = axis_kw(op.name, &parsed, site, -1)?;
     let operands = parsed.positional;
-    record(interp, "scatter-add", site, &operands, |g, id| {
-        let base = args::tensor(g, id, "scatter-add", &operands, site, 0)?;
-        let idx = args::tensor(g, id, "scatter-add", &operands, site, 1)?;
-        let values = args::tensor(g, id, "scatter-add", &operands, site, 2)?;
+    record(interp, op.name, site, &operands, |g, id| {
+        let base = args::tensor(g, id, op.name, &operands, site, 0)?;
+        let idx = args::tensor(g, id, op.name, &operands, site, 1)?;
+        let values = args::tensor(g, id, op.name, &operands, site, 2)?;
         Ok(g.scatter_add(base, idx, values, axis))
     })
 }
 
-fn linear_scan(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("linear-scan", args, site, 2, &["axis", "reverse"])?;
-    let axis = axis_kw("linear-scan", &parsed, site, 0)?;
+fn linear_scan(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let axis = axis_kw(op.name, &parsed, site, 0)?;
     let reverse = parsed
         .keyword("reverse")
-        .map_or(Ok(false), |(v, i)| bool_of("linear-scan", v, site, i))?;
+        .map_or(Ok(false), |(v, i)| bool_of(op.name, v, site, i))?;
     let operands = parsed.positional;
-    record(interp, "linear-scan", site, &operands, |g, id| {
-        let a = args::operand(g, id, "linear-scan", &operands, site, 0)?;
-        let b = args::operand(g, id, "linear-scan", &operands, site, 1)?;
+    record(interp, op.name, site, &operands, |g, id| {
+        let a = args::operand(g, id, op.name, &operands, site, 0)?;
+        let b = args::operand(g, id, op.name, &operands, site, 1)?;
         Ok(g.linear_scan(a, b, axis, reverse))
     })
 }
 
-fn cast(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("cast", site, &args, 2, Some(2))?;
-    let dtype = dtype_of("cast", &args[1], site, 1)?;
-    record(interp, "cast", site, &args[..1], |g, id| {
-        let x = args::tensor(g, id, "cast", &args, site, 0)?;
+fn cast(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let dtype = dtype_of(op.name, &args[1], site, 1)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
         Ok(Ok(g.cast(x, dtype)))
     })
 }
@@ -542,18 +807,19 @@ fn dtype_kw(op: &str, parsed: &args::OpArgs, site: &Site, default: DType) -> Eva
         .map_or(Ok(default), |(v, i)| dtype_of(op, v, site, i))
 }
 
-fn iota(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("iota", args, site, 1, &["axis", "dtype"])?;
-    let shape = shape_of("iota", &parsed.positional[0], site, 0)?;
-    let axis = axis_kw("iota", &parsed, site, 0)?;
-    let dtype = dtype_kw("iota", &parsed, site, DType::I32)?;
-    record(interp, "iota", site, &[], |g, _| {
+fn iota(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let shape = shape_of(op.name, &parsed.positional[0], site, 0)?;
+    let axis = axis_kw(op.name, &parsed, site, 0)?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::I32)?;
+    record(interp, op.name, site, &[], |g, _| {
         Ok(g.iota(shape, axis, dtype))
     })
 }
 
-fn filled(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>, one: bool) -> EvalResult {
-    let parsed = split(name, args, site, 1, &["dtype"])?;
+fn filled(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>, one: bool) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
     let shape = shape_of(name, &parsed.positional[0], site, 0)?;
     let dtype = dtype_kw(name, &parsed, site, DType::F32)?;
     record(interp, name, site, &[], |g, _| {
@@ -565,29 +831,22 @@ fn filled(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>, one: b
     })
 }
 
-fn zeros(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    filled(i, "zeros", s, a, false)
-}
-fn ones(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    filled(i, "ones", s, a, true)
-}
-
-fn full(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("full", args, site, 2, &["dtype"])?;
-    let shape = shape_of("full", &parsed.positional[0], site, 0)?;
+fn full(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let shape = shape_of(op.name, &parsed.positional[0], site, 0)?;
     let value = match &parsed.positional[1] {
         Value::Int(n) => Scalar::Int(*n),
         Value::Float(x) => Scalar::Float(*x),
         Value::Bool(b) => Scalar::Bool(*b),
-        other => return Err(wrong_type("full", "a number", other, site, 1)),
+        other => return Err(wrong_type(op.name, "a number", other, site, 1)),
     };
     let default = if matches!(value, Scalar::Bool(_)) {
         DType::Bool
     } else {
         DType::F32
     };
-    let dtype = dtype_kw("full", &parsed, site, default)?;
-    record(interp, "full", site, &[], |g, _| {
+    let dtype = dtype_kw(op.name, &parsed, site, default)?;
+    record(interp, op.name, site, &[], |g, _| {
         Ok(g.full(shape, value, dtype))
     })
 }
@@ -600,39 +859,32 @@ fn like(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>, one: boo
     })
 }
 
-fn zeros_like(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    like(i, "zeros-like", s, a, false)
-}
-fn ones_like(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    like(i, "ones-like", s, a, true)
-}
-
-fn normal(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("normal", args, site, 1, &["std", "mean", "dtype"])?;
-    let shape = shape_of("normal", &parsed.positional[0], site, 0)?;
+fn normal(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let shape = shape_of(op.name, &parsed.positional[0], site, 0)?;
     let std = parsed
         .keyword("std")
-        .map_or(Ok(1.0), |(v, i)| float_of("normal", v, site, i))?;
+        .map_or(Ok(1.0), |(v, i)| float_of(op.name, v, site, i))?;
     let mean = parsed
         .keyword("mean")
-        .map_or(Ok(0.0), |(v, i)| float_of("normal", v, site, i))?;
-    let dtype = dtype_kw("normal", &parsed, site, DType::F32)?;
-    record(interp, "normal", site, &[], |g, _| {
+        .map_or(Ok(0.0), |(v, i)| float_of(op.name, v, site, i))?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    record(interp, op.name, site, &[], |g, _| {
         Ok(g.normal(shape, dtype, mean, std))
     })
 }
 
-fn uniform(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split("uniform", args, site, 1, &["low", "high", "dtype"])?;
-    let shape = shape_of("uniform", &parsed.positional[0], site, 0)?;
+fn uniform(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let shape = shape_of(op.name, &parsed.positional[0], site, 0)?;
     let low = parsed
         .keyword("low")
-        .map_or(Ok(0.0), |(v, i)| float_of("uniform", v, site, i))?;
+        .map_or(Ok(0.0), |(v, i)| float_of(op.name, v, site, i))?;
     let high = parsed
         .keyword("high")
-        .map_or(Ok(1.0), |(v, i)| float_of("uniform", v, site, i))?;
-    let dtype = dtype_kw("uniform", &parsed, site, DType::F32)?;
-    record(interp, "uniform", site, &[], |g, _| {
+        .map_or(Ok(1.0), |(v, i)| float_of(op.name, v, site, i))?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    record(interp, op.name, site, &[], |g, _| {
         Ok(g.uniform(shape, dtype, low, high))
     })
 }
@@ -647,31 +899,28 @@ fn meta(name: &str, args: &[Value], site: &Site) -> EvalResult<(Vec<usize>, DTyp
                 codes::E_DIM_003,
                 format!("`{name}` expects a tensor, got {}", other.type_name()),
             )
-            .with_primary(
-                site.arg(0),
-                format!("this is `{}`", crate::builtins::short(other)),
-            ),
+            .with_primary(site.arg(0), format!("this is `{}`", short(other))),
         )),
     }
 }
 
-fn shape(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("shape", site, &args, 1, Some(1))?;
-    let (dims, _) = meta("shape", &args, site)?;
+fn shape(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
+    let (dims, _) = meta(op.name, &args, site)?;
     Ok(Value::vector(
         dims.into_iter().map(|d| Value::Int(d as i64)).collect(),
     ))
 }
 
-fn rank(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("rank", site, &args, 1, Some(1))?;
-    Ok(Value::Int(meta("rank", &args, site)?.0.len() as i64))
+fn rank(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
+    Ok(Value::Int(meta(op.name, &args, site)?.0.len() as i64))
 }
 
-fn dim(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("dim", site, &args, 2, Some(2))?;
-    let (dims, dtype) = meta("dim", &args, site)?;
-    let axis = int_of("dim", &args[1], site, 1)?;
+fn dim(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let (dims, dtype) = meta(op.name, &args, site)?;
+    let axis = int_of(op.name, &args[1], site, 1)?;
     match sexpgpu_graph::normalize_axis(axis, dims.len()) {
         Some(a) => Ok(Value::Int(dims[a] as i64)),
         None => Err(Flow::from(
@@ -689,14 +938,14 @@ fn dim(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     }
 }
 
-fn numel(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("numel", site, &args, 1, Some(1))?;
+fn numel(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
     Ok(Value::Int(
-        meta("numel", &args, site)?.0.iter().product::<usize>() as i64,
+        meta(op.name, &args, site)?.0.iter().product::<usize>() as i64,
     ))
 }
 
-fn dtype(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("dtype", site, &args, 1, Some(1))?;
-    Ok(Value::keyword(meta("dtype", &args, site)?.1.name()))
+fn dtype(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
+    Ok(Value::keyword(meta(op.name, &args, site)?.1.name()))
 }

@@ -17,10 +17,13 @@ use std::rc::Rc;
 /// Keeps data order streams apart from every graph's random streams.
 const DATA_TAG: u64 = 0x6461_7461_7365_7473;
 
+/// One column of a dataset: its key, its name in the step graph, and its data.
+pub type Column = (Value, String, Rc<Tensor>);
+
 pub enum Batches {
     Rows {
         /// Each column's key, its name in the step graph, and its data.
-        columns: Vec<(Value, String, Rc<Tensor>)>,
+        columns: Vec<Column>,
         rows: usize,
         size: usize,
         shuffle: bool,
@@ -35,57 +38,114 @@ pub enum Batches {
     },
 }
 
+/// `(nn/windows tokens :length n :size b)`: a 1-D integer tensor longer
+/// than one window.
+fn windows(tokens: Value, get: &dyn Fn(&str) -> Option<Value>, span: Span) -> EvalResult<Batches> {
+    let Value::HostTensor(tokens) = tokens else {
+        return Err(run_error(
+            codes::E_RUN_004,
+            "nn/windows needs a tensor of token ids",
+            span,
+        )
+        .into());
+    };
+    if tokens.shape().rank() != 1 || !tokens.dtype().is_integer() {
+        return Err(run_error(
+            codes::E_RUN_004,
+            format!(
+                "nn/windows needs a 1-D integer tensor of token ids, got {} {}",
+                tokens.shape(),
+                tokens.dtype()
+            ),
+            span,
+        )
+        .into());
+    }
+    let length = positive(get("length"), "length", span)?;
+    let size = positive(get("size"), "size", span)?;
+    if tokens.numel() <= length {
+        return Err(run_error(
+            codes::E_RUN_004,
+            format!(
+                "nn/windows: {} tokens are too few for windows of {length}",
+                tokens.numel()
+            ),
+            span,
+        )
+        .into());
+    }
+    let count = match get("count") {
+        None | Some(Value::Nil) => None,
+        other => Some(positive(other, "count", span)?),
+    };
+    Ok(Batches::Windows {
+        tokens,
+        length,
+        size,
+        count,
+    })
+}
+
+/// A dataset's columns (key, name, data) and its row count: every column a
+/// loaded tensor with the same first dimension, and at least one row.
+fn columns(entries: &[(Value, Value)], span: Span) -> EvalResult<(Vec<Column>, usize)> {
+    let mut columns = Vec::new();
+    let mut rows = None;
+    for (key, column) in entries.iter() {
+        let name = match key {
+            Value::Keyword(k) | Value::Str(k) | Value::Symbol(k) => k.to_string(),
+            other => short(other),
+        };
+        let Value::HostTensor(t) = column else {
+            return Err(run_error(
+                codes::E_RUN_004,
+                format!(
+                    "data column `{name}` is `{}`, not a loaded tensor",
+                    short(column)
+                ),
+                span,
+            )
+            .into());
+        };
+        let Some(&n) = t.shape().dims().first() else {
+            return Err(run_error(
+                codes::E_RUN_004,
+                format!("data column `{name}` is a scalar; columns have one row per example"),
+                span,
+            )
+            .into());
+        };
+        match rows {
+            None => rows = Some(n),
+            Some(r) if r != n => {
+                return Err(run_error(
+                    codes::E_RUN_004,
+                    format!("data columns differ in length: {r} rows, but `{name}` has {n}"),
+                    span,
+                )
+                .into())
+            }
+            Some(_) => {}
+        }
+        columns.push((key.clone(), name, t.clone()));
+    }
+    let Some(rows) = rows.filter(|&r| r > 0) else {
+        return Err(run_error(codes::E_RUN_004, "the data has no rows", span).into());
+    };
+    Ok((columns, rows))
+}
+
 fn short(v: &Value) -> String {
-    crate::builtins::short(v)
+    crate::value::short(v)
 }
 
 impl Batches {
+    /// The batches a run's `:data` (or `:eval-data`) value describes:
+    /// `(nn/windows ...)`, `(nn/batches ...)` or a plain map of columns.
     pub fn from_value(value: &Value, span: Span) -> EvalResult<Batches> {
         let get = |k: &str| value.map_get(&Value::keyword(k));
         if let Some(tokens) = get("windows") {
-            let Value::HostTensor(tokens) = tokens else {
-                return Err(run_error(
-                    codes::E_RUN_004,
-                    "nn/windows needs a tensor of token ids",
-                    span,
-                )
-                .into());
-            };
-            if tokens.shape().rank() != 1 || !tokens.dtype().is_integer() {
-                return Err(run_error(
-                    codes::E_RUN_004,
-                    format!(
-                        "nn/windows needs a 1-D integer tensor of token ids, got {} {}",
-                        tokens.shape(),
-                        tokens.dtype()
-                    ),
-                    span,
-                )
-                .into());
-            }
-            let length = positive(get("length"), "length", span)?;
-            let size = positive(get("size"), "size", span)?;
-            if tokens.numel() <= length {
-                return Err(run_error(
-                    codes::E_RUN_004,
-                    format!(
-                        "nn/windows: {} tokens are too few for windows of {length}",
-                        tokens.numel()
-                    ),
-                    span,
-                )
-                .into());
-            }
-            let count = match get("count") {
-                None | Some(Value::Nil) => None,
-                other => Some(positive(other, "count", span)?),
-            };
-            return Ok(Batches::Windows {
-                tokens,
-                length,
-                size,
-                count,
-            });
+            return windows(tokens, &get, span);
         }
         let (data, size, shuffle) = match get("batches") {
             Some(data) => (
@@ -103,49 +163,7 @@ impl Batches {
             )
             .into());
         };
-        let mut columns = Vec::new();
-        let mut rows = None;
-        for (key, column) in entries.iter() {
-            let name = match key {
-                Value::Keyword(k) | Value::Str(k) | Value::Symbol(k) => k.to_string(),
-                other => short(other),
-            };
-            let Value::HostTensor(t) = column else {
-                return Err(run_error(
-                    codes::E_RUN_004,
-                    format!(
-                        "data column `{name}` is `{}`, not a loaded tensor",
-                        short(column)
-                    ),
-                    span,
-                )
-                .into());
-            };
-            let Some(&n) = t.shape().dims().first() else {
-                return Err(run_error(
-                    codes::E_RUN_004,
-                    format!("data column `{name}` is a scalar; columns have one row per example"),
-                    span,
-                )
-                .into());
-            };
-            match rows {
-                None => rows = Some(n),
-                Some(r) if r != n => {
-                    return Err(run_error(
-                        codes::E_RUN_004,
-                        format!("data columns differ in length: {r} rows, but `{name}` has {n}"),
-                        span,
-                    )
-                    .into())
-                }
-                Some(_) => {}
-            }
-            columns.push((key.clone(), name, t.clone()));
-        }
-        let Some(rows) = rows.filter(|&r| r > 0) else {
-            return Err(run_error(codes::E_RUN_004, "the data has no rows", span).into());
-        };
+        let (columns, rows) = columns(entries, span)?;
         let size = size.unwrap_or(rows);
         if size > rows {
             return Err(run_error(

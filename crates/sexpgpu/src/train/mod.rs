@@ -1,4 +1,4 @@
-//! Training runs (spec sections 4 and 5): `defmodel` (a function whose body
+//! Training runs (`docs/sexpgpu/models.md`, `docs/sexpgpu/runs.md`): `defmodel` (a function whose body
 //! is traced into an init graph of parameters), `defrun` (a run's options,
 //! checked and traced into step and eval graphs at definition time) and the
 //! reporting operations `metric`, `counter`, `tap-gradient`, `diagnostic`
@@ -10,29 +10,51 @@ mod options;
 mod report;
 pub mod run;
 mod step;
-#[cfg(test)]
-mod tests;
 
-pub use batches::Batches;
 pub use options::RunSpec;
 pub use step::{EvalGraph, StepGraph};
 
 use crate::codes;
-use crate::env::Env;
-use crate::eval::{EvalResult, Flow, Interp, Site};
+use crate::eval::{
+    arity, malformed, wrong_type, Builtin, EvalResult, Flow, Interp, Primitive, Site, Special,
+};
 use crate::reader::{Form, FormKind};
-use crate::special::{make_lambda, malformed};
-use crate::trace::{self, GraphDef};
-use crate::value::{Builtin, Clause, Lambda, Params, Pattern, Value};
+use crate::special::make_lambda;
+use crate::trace;
+use crate::value::{Clause, Env, GraphDef, Lambda, Params, Pattern, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::Graph;
 use std::rc::Rc;
 
-pub static TABLE: &[Builtin] = table! {
+static TABLE: &[Builtin] = table! {
     "trace-model" => trace_model, "metric" => report::metric, "counter" => report::counter,
     "tap-gradient" => report::tap_gradient, "diagnostic" => report::diagnostic,
     "error!" => report::error_bang,
 };
+
+static SPECIALS: &[Special] = &[
+    Special {
+        name: "defmodel",
+        eval: |interp, u, env, _| defmodel(interp, u.args, env, u.form.span),
+        defines: true,
+    },
+    Special {
+        name: "defrun",
+        eval: |interp, u, env, _| defrun(interp, u.args, env, u.form.span),
+        defines: true,
+    },
+];
+
+/// Registers `defmodel`, `defrun` and the reporting operations.
+pub fn install(interp: &mut Interp) {
+    interp.register_specials(SPECIALS);
+    interp.register_builtins(TABLE.iter().map(|b| b as &dyn Primitive));
+}
+
+/// The runs `defrun` traced, in definition order (a redefinition keeps its
+/// first place); kept in the interpreter's state.
+#[derive(Default)]
+pub struct Runs(pub Vec<Rc<TracedRun>>);
 
 /// The name the wrapper of a `defmodel` binds its body function to; not a
 /// name a program can write by accident.
@@ -94,31 +116,15 @@ pub fn defmodel(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
 
 /// `(trace-model 'name body-fn args)`: what a `defmodel` wrapper calls.
 fn trace_model(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    crate::builtins::arity("trace-model", site, &args, 3, Some(3))?;
+    arity("trace-model", site, &args, 3, Some(3))?;
     let name = match &args[0] {
         Value::Symbol(s) | Value::Str(s) => s.to_string(),
-        other => {
-            return Err(crate::builtins::wrong_type(
-                "trace-model",
-                "a name",
-                other,
-                site,
-                0,
-            ))
-        }
+        other => return Err(wrong_type("trace-model", "a name", other, site, 0)),
     };
     let call_args = match &args[2] {
         Value::List(xs) | Value::Vector(xs) => xs.to_vec(),
         Value::Nil => Vec::new(),
-        other => {
-            return Err(crate::builtins::wrong_type(
-                "trace-model",
-                "a list",
-                other,
-                site,
-                2,
-            ))
-        }
+        other => return Err(wrong_type("trace-model", "a list", other, site, 2)),
     };
     let mut graph = Graph::new(&name);
     graph.set_span(Some(site.span));
@@ -158,7 +164,7 @@ pub fn defrun(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Eval
     let spec = options::parse(interp, args, env, span)?;
     let name = spec.name.clone();
     let traced = step::trace_run(interp, spec)?;
-    let runs = &mut interp.runs;
+    let runs = &mut interp.state::<Runs>().0;
     match runs.iter().position(|r| r.spec.name == name) {
         Some(i) => runs[i] = Rc::new(traced),
         None => runs.push(Rc::new(traced)),

@@ -5,12 +5,9 @@
 use super::batches::Batches;
 use super::run_error;
 use crate::codes;
-use crate::env::Env;
-use crate::eval::{Ctx, EvalResult, Interp};
+use crate::eval::{malformed, Ctx, EvalResult, Interp};
 use crate::reader::{Form, FormKind};
-use crate::special::malformed;
-use crate::trace::GraphDef;
-use crate::value::Value;
+use crate::value::{Env, GraphDef, Value};
 use diag::Span;
 use std::rc::Rc;
 
@@ -71,20 +68,76 @@ pub struct RunSpec {
     pub after: Option<Value>,
 }
 
+const USAGE: &str = "(defrun name :model (m ...) :data ... :loss (fn (p batch) ...) :optimizer (nn/adamw :lr 1e-3) :steps 100)";
+
+/// `(defrun name :key value ...)`: every option evaluated once, then each
+/// checked in a fixed order (so the first mistake reported is always the
+/// same one).
 pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult<RunSpec> {
-    let usage = "(defrun name :model (m ...) :data ... :loss (fn (p batch) ...) :optimizer (nn/adamw :lr 1e-3) :steps 100)";
     let Some((name_form, rest)) = args.split_first() else {
-        return Err(malformed("defrun", usage, span));
+        return Err(malformed("defrun", USAGE, span));
     };
     let Some(name) = name_form.as_symbol() else {
-        return Err(malformed("defrun", usage, name_form.span));
+        return Err(malformed("defrun", USAGE, name_form.span));
     };
-    let mut given: Vec<(&str, Value, Span)> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        let key_form = &rest[i];
+    let given = Given {
+        name,
+        span,
+        options: evaluate_options(interp, rest, env)?,
+    };
+    let model = given.model()?;
+    let (data, data_span) = given.required("data")?;
+    let data = Batches::from_value(&data, data_span)?;
+    let (loss, loss_span) = given.required("loss")?;
+    function(&loss, "loss", loss_span)?;
+    let (optimizer, opt_span) = given.required("optimizer")?;
+    let optimizer = parse_optimizer(&optimizer, opt_span)?;
+    let steps = given.count("steps", 100, 0)?;
+    let log_every = given.count("log-every", 10, 1)?;
+    let eval = given.eval(log_every)?;
+    let checkpoint_every = match given.get("checkpoint-every") {
+        None => None,
+        Some(_) => Some(given.count("checkpoint-every", 1, 1)?),
+    };
+    let checkpoint_dir = given.checkpoint_dir()?;
+    let after = match given.get("after") {
+        None => None,
+        Some((f, s)) => {
+            function(&f, "after", s)?;
+            Some(f)
+        }
+    };
+    Ok(RunSpec {
+        name: name.to_string(),
+        span,
+        seed: given.count("seed", 0, 0)?,
+        model,
+        data,
+        data_span,
+        loss,
+        loss_span,
+        optimizer,
+        steps,
+        log_every,
+        eval,
+        checkpoint_every,
+        checkpoint_dir,
+        after,
+    })
+}
+
+/// Evaluates each `:key value` pair in order; an unknown key, a key without
+/// a value or a key given twice is `E-RUN-002` before anything after it runs.
+fn evaluate_options(
+    interp: &mut Interp,
+    rest: &[Form],
+    env: &Env,
+) -> EvalResult<Vec<(&'static str, Value, Span)>> {
+    let mut given: Vec<(&'static str, Value, Span)> = Vec::new();
+    for pair in rest.chunks(2) {
+        let key_form = &pair[0];
         let FormKind::Keyword(key) = &key_form.kind else {
-            return Err(malformed("defrun", usage, key_form.span));
+            return Err(malformed("defrun", USAGE, key_form.span));
         };
         let Some(key) = KEYS.iter().find(|k| **k == key.as_str()) else {
             return Err(run_error(
@@ -95,7 +148,7 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
             .with_note(format!("the options are :{}", KEYS.join(" :")))
             .into());
         };
-        let Some(value_form) = rest.get(i + 1) else {
+        let Some(value_form) = pair.get(1) else {
             return Err(run_error(
                 codes::E_RUN_002,
                 format!("defrun: `:{key}` has no value"),
@@ -113,131 +166,120 @@ pub fn parse(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalR
         }
         let value = interp.eval(value_form, env, Ctx::TOP)?;
         given.push((key, value, value_form.span));
-        i += 2;
     }
-    let get = |key: &str| {
-        given
+    Ok(given)
+}
+
+/// The evaluated options of one `defrun`, with the run's name and form for
+/// messages about a missing one.
+struct Given<'a> {
+    name: &'a str,
+    span: Span,
+    options: Vec<(&'static str, Value, Span)>,
+}
+
+impl Given<'_> {
+    fn get(&self, key: &str) -> Option<(Value, Span)> {
+        self.options
             .iter()
             .find(|(k, _, _)| *k == key)
             .map(|(_, v, s)| (v.clone(), *s))
-    };
-    let required = |key: &str| -> EvalResult<(Value, Span)> {
-        get(key).ok_or_else(|| {
+    }
+
+    /// An option the run cannot do without.
+    fn required(&self, key: &str) -> EvalResult<(Value, Span)> {
+        self.get(key).ok_or_else(|| {
             run_error(
                 codes::E_RUN_002,
-                format!("defrun `{name}` has no `:{key}`"),
-                span,
+                format!("defrun `{}` has no `:{key}`", self.name),
+                self.span,
             )
-            .with_help(format!("write it as `{usage}`"))
+            .with_help(format!("write it as `{USAGE}`"))
             .into()
         })
-    };
-    let count = |key: &str, default: u64, min: u64| -> EvalResult<u64> {
-        match get(key) {
+    }
+
+    /// A count of at least `min`, `default` when not given.
+    fn count(&self, key: &str, default: u64, min: u64) -> EvalResult<u64> {
+        match self.get(key) {
             None => Ok(default),
             Some((Value::Int(n), _)) if n >= min as i64 => Ok(n as u64),
             Some((v, s)) => Err(run_error(
                 codes::E_RUN_002,
                 format!(
                     "defrun: `:{key}` must be an integer of at least {min}, got `{}`",
-                    crate::builtins::short(&v)
+                    crate::value::short(&v)
                 ),
                 s,
             )
             .into()),
         }
-    };
-    let (model, model_span) = required("model")?;
-    let Value::Graph(model) = model else {
-        return Err(run_error(
-            codes::E_RUN_002,
-            format!(
-                "defrun: `:model` must be a call of a `defmodel`, got {}",
-                model.type_name()
-            ),
-            model_span,
-        )
-        .with_help(
-            "define the model with `(defmodel mlp [i h o] {...})` and write `:model (mlp 4 8 2)`",
-        )
-        .into());
-    };
-    let (data, data_span) = required("data")?;
-    let data = Batches::from_value(&data, data_span)?;
-    let (loss, loss_span) = required("loss")?;
-    function(&loss, "loss", loss_span)?;
-    let (optimizer, opt_span) = required("optimizer")?;
-    let optimizer = parse_optimizer(&optimizer, opt_span)?;
-    let steps = count("steps", 100, 0)?;
-    let log_every = count("log-every", 10, 1)?;
-    let eval = match get("eval") {
-        None => None,
-        Some((f, f_span)) => {
-            function(&f, "eval", f_span)?;
-            let (data, d_span) = get("eval-data").ok_or_else(|| {
-                run_error(
-                    codes::E_RUN_002,
-                    "defrun: `:eval` needs `:eval-data`",
-                    f_span,
-                )
-            })?;
-            Some(EvalSpec {
-                function: f,
-                span: f_span,
-                data: Batches::from_value(&data, d_span)?.in_order(),
-                data_span: d_span,
-                every: count("eval-every", log_every, 1)?,
-            })
-        }
-    };
-    let checkpoint_every = match get("checkpoint-every") {
-        None => None,
-        Some(_) => Some(count("checkpoint-every", 1, 1)?),
-    };
-    let checkpoint_dir = match get("checkpoint") {
-        None | Some((Value::Nil, _)) => None,
-        Some((Value::Str(dir), _)) => Some(dir.to_string()),
-        Some((other, s)) => {
+    }
+
+    /// `:model`: the init graph a `defmodel` call returned.
+    fn model(&self) -> EvalResult<Rc<GraphDef>> {
+        let (model, model_span) = self.required("model")?;
+        let Value::Graph(model) = model else {
             return Err(run_error(
                 codes::E_RUN_002,
                 format!(
+                    "defrun: `:model` must be a call of a `defmodel`, got {}",
+                    model.type_name()
+                ),
+                model_span,
+            )
+            .with_help(
+                "define the model with `(defmodel mlp [i h o] {...})` and write `:model (mlp 4 8 2)`",
+            )
+            .into());
+        };
+        Ok(model)
+    }
+
+    /// `:eval` with its `:eval-data` (read in order) and `:eval-every`
+    /// (every logging window by default).
+    fn eval(&self, log_every: u64) -> EvalResult<Option<EvalSpec>> {
+        let Some((f, f_span)) = self.get("eval") else {
+            return Ok(None);
+        };
+        function(&f, "eval", f_span)?;
+        let (data, d_span) = self.get("eval-data").ok_or_else(|| {
+            run_error(
+                codes::E_RUN_002,
+                "defrun: `:eval` needs `:eval-data`",
+                f_span,
+            )
+        })?;
+        Ok(Some(EvalSpec {
+            function: f,
+            span: f_span,
+            data: Batches::from_value(&data, d_span)?.in_order(),
+            data_span: d_span,
+            every: self.count("eval-every", log_every, 1)?,
+        }))
+    }
+
+    /// `:checkpoint "dir"`, or nil for none.
+    fn checkpoint_dir(&self) -> EvalResult<Option<String>> {
+        match self.get("checkpoint") {
+            None | Some((Value::Nil, _)) => Ok(None),
+            Some((Value::Str(dir), _)) => Ok(Some(dir.to_string())),
+            Some((other, s)) => Err(run_error(
+                codes::E_RUN_002,
+                format!(
                     "defrun: `:checkpoint` must be a directory name, got `{}`",
-                    crate::builtins::short(&other)
+                    crate::value::short(&other)
                 ),
                 s,
             )
-            .into())
+            .into()),
         }
-    };
-    let after = match get("after") {
-        None => None,
-        Some((f, s)) => {
-            function(&f, "after", s)?;
-            Some(f)
-        }
-    };
-    Ok(RunSpec {
-        name: name.to_string(),
-        span,
-        seed: count("seed", 0, 0)?,
-        model,
-        data,
-        data_span,
-        loss,
-        loss_span,
-        optimizer,
-        steps,
-        log_every,
-        eval,
-        checkpoint_every,
-        checkpoint_dir,
-        after,
-    })
+    }
 }
 
 fn function(value: &Value, key: &str, span: Span) -> EvalResult<()> {
     match value {
-        Value::Fn(_) | Value::Builtin(_) => Ok(()),
+        Value::Fn(_) | Value::Builtin { .. } => Ok(()),
         other => Err(run_error(
             codes::E_RUN_002,
             format!(
@@ -263,7 +305,7 @@ fn parse_optimizer(value: &Value, span: Span) -> EvalResult<Optimizer> {
             codes::E_RUN_002,
             format!(
                 "defrun: `:optimizer` must be an optimizer such as `(nn/adamw :lr 1e-3)`, got `{}`",
-                crate::builtins::short(value)
+                crate::value::short(value)
             ),
             span,
         )

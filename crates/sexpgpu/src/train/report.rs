@@ -1,14 +1,13 @@
-//! The reporting operations of spec section 5, recorded on the graph being
+//! The reporting operations (`docs/sexpgpu/metrics.md`), recorded on the graph being
 //! traced for the run to read back: `(metric :loss x)`, `(counter :tokens
 //! n)`, `(tap-gradient x :name "h1")`, `(diagnostic cond "message")`; and
 //! `(error! "E-NN-001" "message" :at x :note "...")`, which library code uses
 //! to report its own mistakes as diagnostics. Misuse is `E-RUN-008`.
 
-use crate::builtins::{arity, short};
 use crate::codes;
-use crate::eval::{EvalResult, Flow, Interp, Site};
+use crate::eval::{arity, EvalResult, Flow, Interp, Site};
 use crate::trace::{self, current_graph, Report, ReportKind, ReportValue};
-use crate::value::Value;
+use crate::value::{short, Value};
 use diag::Diagnostic;
 
 fn misuse(op: &str, message: String, site: &Site, i: usize) -> Flow {

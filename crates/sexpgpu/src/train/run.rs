@@ -9,7 +9,7 @@ use super::checkpoint::{self, Checkpoint};
 use super::step::{hyper_values, Reported, Source};
 use super::TracedRun;
 use crate::codes;
-use crate::eval::Interp;
+use crate::eval::{Flow, Interp, Site};
 use crate::trace::ReportKind;
 use crate::value::Value;
 use diag::{Diagnostic, Span};
@@ -91,6 +91,26 @@ struct Window {
     steps: u64,
 }
 
+/// One execution of a run: what stays fixed, and the parameters, optimizer
+/// state and logging sums carried from step to step.
+struct Execution<'a> {
+    run: &'a TracedRun,
+    seed: u64,
+    total: u64,
+    program: sexpgpu_cpu::Program,
+    eval_program: Option<sexpgpu_cpu::Program>,
+    /// The file name of the run's latest checkpoint.
+    checkpoint_name: String,
+    checkpointing: bool,
+    params: Vec<Tensor>,
+    state: Vec<Tensor>,
+    /// `io.now()` when the first step began.
+    started: f64,
+    window: Window,
+    /// Each counter's total since the run (re)started.
+    counters: Vec<f64>,
+}
+
 /// Runs `run` to its last step.
 pub fn execute_run(
     interp: &mut Interp,
@@ -98,80 +118,130 @@ pub fn execute_run(
     options: &RunOptions,
     io: &mut dyn RunIo,
 ) -> Result<(), Box<Diagnostic>> {
-    let spec = &run.spec;
-    let step_graph = &run.step;
-    let seed = options.seed.unwrap_or(spec.seed);
-    let total = options.steps.unwrap_or(spec.steps);
-    let program = compile(&step_graph.graph, spec.span)?;
-    let eval_program = match &run.eval {
-        Some(e) => Some(compile(&e.graph, spec.span)?),
-        None => None,
-    };
-    let checkpoint_name = format!("{}.safetensors", spec.name);
-    let checkpointing = options.checkpoint || spec.checkpoint_dir.is_some();
-    let run_dir = spec.checkpoint_dir.as_deref();
-    let (mut params, mut state, start) = if options.resume {
-        let bytes = io.read_checkpoint(&checkpoint_name).map_err(|why| {
-            failure(
-                codes::E_IO_001,
-                format!("cannot resume run `{}`: {why}", spec.name),
-                spec.span,
-            )
-        })?;
-        let c = checkpoint::decode(&bytes, step_graph).map_err(|why| {
-            failure(
-                codes::E_RUN_007,
-                format!(
-                    "the checkpoint of run `{}` does not fit it: {why}",
-                    spec.name
-                ),
-                spec.span,
-            )
-        })?;
-        (c.params, c.state, c.step)
-    } else {
-        let params: Vec<Tensor> = execute(&spec.model.graph, &[], seed)
-            .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?
-            .iter()
-            // bf16 parameters keep f32 master weights (exact widening).
-            .map(|t| sexpgpu_graph::convert_for_input(t, DType::F32).unwrap_or_else(|| t.clone()))
-            .collect();
-        let state = execute(&run.opt_init, &params, seed)
-            .map_err(|e| exec_failure(&run.opt_init, e, spec.optimizer.span, 0))?;
-        if checkpointing {
-            let name = format!("{}-init.safetensors", spec.name);
-            let c = (&params[..], &state[..], 0);
-            write(io, run_dir, &name, step_graph, c, seed, spec.span)?;
-        }
-        (params, state, 0)
-    };
-    let started = io.now();
-    let reports = &step_graph.reports;
-    let mut window = Window {
-        sums: vec![0.0; reports.len() + 1],
-        steps: 0,
-    };
-    let mut counters = vec![0.0; reports.len()];
-    let n_params = params.len();
-    let per_epoch = spec.data.per_epoch();
-    io.log(&format!(
-        "run {}: {} parameters, {} steps, {} batch{} an epoch, seed {seed}{}",
-        spec.name,
-        params.iter().map(Tensor::numel).sum::<usize>(),
-        total,
-        per_epoch,
-        if per_epoch == 1 { "" } else { "es" },
-        if start > 0 {
-            format!(", resumed at step {start}")
+    let (mut ex, start) = Execution::start(run, options, io)?;
+    for step in start + 1..=ex.total {
+        ex.step(interp, io, step)?;
+    }
+    ex.after(interp)
+}
+
+impl<'a> Execution<'a> {
+    /// Compiles the graphs and decides where the run starts: from the
+    /// `--resume` checkpoint, or from fresh parameters (checkpointed as
+    /// `-init` when checkpoints are on). Logs the run's header line.
+    fn start(
+        run: &'a TracedRun,
+        options: &RunOptions,
+        io: &mut dyn RunIo,
+    ) -> Result<(Execution<'a>, u64), Box<Diagnostic>> {
+        let spec = &run.spec;
+        let seed = options.seed.unwrap_or(spec.seed);
+        let program = compile(&run.step.graph, spec.span)?;
+        let eval_program = match &run.eval {
+            Some(e) => Some(compile(&e.graph, spec.span)?),
+            None => None,
+        };
+        let checkpointing = options.checkpoint || spec.checkpoint_dir.is_some();
+        let checkpoint_name = format!("{}.safetensors", spec.name);
+        let (params, state, start) = if options.resume {
+            resume(run, io, &checkpoint_name)?
         } else {
-            String::new()
+            initialize(run, io, seed, checkpointing)?
+        };
+        let reports = run.step.reports.len();
+        let ex = Execution {
+            run,
+            seed,
+            total: options.steps.unwrap_or(spec.steps),
+            program,
+            eval_program,
+            checkpoint_name,
+            checkpointing,
+            params,
+            state,
+            started: io.now(),
+            window: Window {
+                sums: vec![0.0; reports + 1],
+                steps: 0,
+            },
+            counters: vec![0.0; reports],
+        };
+        ex.announce(io, start);
+        Ok((ex, start))
+    }
+
+    /// The header line: parameters, steps, batches an epoch, seed, and where a resumed run picks up.
+    fn announce(&self, io: &mut dyn RunIo, start: u64) {
+        let spec = &self.run.spec;
+        let per_epoch = spec.data.per_epoch();
+        io.log(&format!(
+            "run {}: {} parameters, {} steps, {} batch{} an epoch, seed {}{}",
+            spec.name,
+            self.params.iter().map(Tensor::numel).sum::<usize>(),
+            self.total,
+            per_epoch,
+            if per_epoch == 1 { "" } else { "es" },
+            self.seed,
+            if start > 0 {
+                format!(", resumed at step {start}")
+            } else {
+                String::new()
+            }
+        ));
+    }
+
+    /// One optimizer step, then whatever is due after it: the log line and
+    /// metrics, an evaluation pass, a checkpoint.
+    fn step(
+        &mut self,
+        interp: &mut Interp,
+        io: &mut dyn RunIo,
+        step: u64,
+    ) -> Result<(), Box<Diagnostic>> {
+        let run = self.run;
+        let spec = &run.spec;
+        let args = self.step_args(interp, step)?;
+        let outputs = self
+            .program
+            .run(&args, fold_seed(self.seed, step))
+            .map_err(|e| exec_failure(&run.step.graph, e, spec.span, step))?;
+        let loss = outputs[0].to_f64s()[0];
+        self.check_loss(loss, step)?;
+        self.account(&outputs, step)?;
+        self.window.sums[0] += loss;
+        self.window.steps += 1;
+        let mut rest = outputs.into_iter().skip(run.step.first_param_output);
+        self.params = rest.by_ref().take(self.params.len()).collect();
+        self.state = rest.collect();
+        self.report(io, step);
+        if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
+            if step.is_multiple_of(eval.every) || step == self.total {
+                self.evaluate(io, step)?;
+            }
         }
-    ));
-    for step in start + 1..=total {
+        let checkpoint_due = spec
+            .checkpoint_every
+            .is_some_and(|n| step.is_multiple_of(n))
+            || step == self.total;
+        if self.checkpointing && checkpoint_due {
+            let c = (&self.params[..], &self.state[..], step);
+            let name = &self.checkpoint_name;
+            let dir = spec.checkpoint_dir.as_deref();
+            write(io, dir, name, &run.step, c, self.seed, spec.span)?;
+        }
+        Ok(())
+    }
+
+    /// The step graph's inputs, in its order: parameters, the step's batch,
+    /// optimizer state, then the hyperparameters the run's host code gives
+    /// for this step (0 for one it leaves out).
+    fn step_args(&self, interp: &mut Interp, step: u64) -> Result<Vec<Tensor>, Box<Diagnostic>> {
+        let spec = &self.run.spec;
+        let step_graph = &self.run.step;
         let mut args: Vec<Tensor> = Vec::with_capacity(program_arity(step_graph));
-        args.extend(params.iter().cloned());
-        args.extend(spec.data.batch(seed, step - 1));
-        args.extend(state.iter().cloned());
+        args.extend(self.params.iter().cloned());
+        args.extend(spec.data.batch(self.seed, step - 1));
+        args.extend(self.state.iter().cloned());
         let hyper =
             hyper_values(interp, spec, step).map_err(|flow| flow_diagnostic(flow, spec.span))?;
         for name in &step_graph.hyper {
@@ -185,24 +255,31 @@ pub fn execute_run(
                 DType::F32,
             ));
         }
-        let outputs = program
-            .run(&args, fold_seed(seed, step))
-            .map_err(|e| exec_failure(&step_graph.graph, e, spec.span, step))?;
-        let loss = outputs[0].to_f64s()[0];
-        if !loss.is_finite() {
-            return Err(Box::new(
-                Diagnostic::error(
-                    codes::E_RUN_005,
-                    format!("the loss is {loss} at step {step}"),
-                )
-                .with_primary(spec.loss_span, "this loss")
-                .with_note(format!("run `{}`, seed {seed}", spec.name))
-                .with_help(
-                    "lower the learning rate, clip gradients (`:clip-norm`), or check the data",
-                ),
-            ));
+        Ok(args)
+    }
+
+    /// A loss that is not finite stops the run (`E-RUN-005`).
+    fn check_loss(&self, loss: f64, step: u64) -> Result<(), Box<Diagnostic>> {
+        if loss.is_finite() {
+            return Ok(());
         }
-        for (i, r) in reports.iter().enumerate() {
+        let spec = &self.run.spec;
+        Err(Box::new(
+            Diagnostic::error(
+                codes::E_RUN_005,
+                format!("the loss is {loss} at step {step}"),
+            )
+            .with_primary(spec.loss_span, "this loss")
+            .with_note(format!("run `{}`, seed {}", spec.name, self.seed))
+            .with_help("lower the learning rate, clip gradients (`:clip-norm`), or check the data"),
+        ))
+    }
+
+    /// Adds each reported value to the window (and counters to their
+    /// totals); a `diagnostic` that holds stops the run (`E-RUN-006`).
+    fn account(&mut self, outputs: &[Tensor], step: u64) -> Result<(), Box<Diagnostic>> {
+        let spec = &self.run.spec;
+        for (i, r) in self.run.step.reports.iter().enumerate() {
             let value = match r.source {
                 Source::Output(o) => outputs[o].to_f64s().first().copied().unwrap_or(0.0),
                 Source::Number(x) => x,
@@ -213,98 +290,160 @@ pub fn execute_run(
                         Diagnostic::error(codes::E_RUN_006, r.name.clone())
                             .with_primary(r.span, format!("this condition held at step {step}"))
                             .with_note(format!(
-                                "run `{}`, step {step} of {total}, seed {seed}",
-                                spec.name
+                                "run `{}`, step {step} of {}, seed {}",
+                                spec.name, self.total, self.seed
                             )),
                     ))
                 }
-                ReportKind::Counter => counters[i] += value,
+                ReportKind::Counter => self.counters[i] += value,
                 _ => {}
             }
-            window.sums[i + 1] += value;
+            self.window.sums[i + 1] += value;
         }
-        window.sums[0] += loss;
-        window.steps += 1;
-        let first = step_graph.first_param_output;
-        let mut rest = outputs.into_iter().skip(first);
-        params = rest.by_ref().take(n_params).collect();
-        state = rest.collect();
-        let elapsed = io.now() - started;
-        let line = progress_line(step, total, &window, reports, &counters, elapsed);
+        Ok(())
+    }
+
+    /// The progress line after every step; at the end of a logging window
+    /// also the log line and the `--metrics` object, and a fresh window.
+    fn report(&mut self, io: &mut dyn RunIo, step: u64) {
+        let reports = &self.run.step.reports;
+        let elapsed = io.now() - self.started;
+        let line = progress_line(
+            step,
+            self.total,
+            &self.window,
+            reports,
+            &self.counters,
+            elapsed,
+        );
         io.progress(&line);
-        if step % spec.log_every == 0 || step == total {
+        if step.is_multiple_of(self.run.spec.log_every) || step == self.total {
             io.log(&line);
-            io.metrics(&metrics_json(step, elapsed, &window, reports));
-            window.sums.iter_mut().for_each(|s| *s = 0.0);
-            window.steps = 0;
-        }
-        if let (Some(eval), Some(eval_program)) = (&spec.eval, &eval_program) {
-            if step % eval.every == 0 || step == total {
-                let graph = run.eval.as_ref().expect("traced with the spec");
-                let names = &graph.metrics;
-                let mut sums = vec![0.0; names.len()];
-                let batches = eval.data.per_epoch();
-                for b in 0..batches {
-                    let mut args: Vec<Tensor> = params.clone();
-                    args.extend(eval.data.batch(seed, b));
-                    let out = eval_program
-                        .run(&args, fold_seed(seed, step))
-                        .map_err(|e| exec_failure(&graph.graph, e, eval.span, step))?;
-                    for (s, t) in sums.iter_mut().zip(&out) {
-                        *s += t.to_f64s().first().copied().unwrap_or(0.0);
-                    }
-                }
-                let means: Vec<(String, f64)> = names
-                    .iter()
-                    .zip(&sums)
-                    .map(|(n, s)| (n.clone(), s / batches as f64))
-                    .collect();
-                let text: Vec<String> = means
-                    .iter()
-                    .map(|(n, v)| format!("{n} {}", number(*v)))
-                    .collect();
-                io.log(&format!("eval  step {step}  {}", text.join("  ")));
-                let mut object = serde_json::Map::new();
-                object.insert("step".into(), step.into());
-                object.insert("wall".into(), round3(io.now() - started).into());
-                object.insert("eval".into(), true.into());
-                for (n, v) in means {
-                    object.insert(n, serde_json::Value::from(v));
-                }
-                io.metrics(&serde_json::Value::Object(object).to_string());
-            }
-        }
-        let checkpoint_due = spec.checkpoint_every.is_some_and(|n| step % n == 0) || step == total;
-        if checkpointing && checkpoint_due {
-            let c = (&params[..], &state[..], step);
-            write(
-                io,
-                run_dir,
-                &checkpoint_name,
-                step_graph,
-                c,
-                seed,
-                spec.span,
-            )?;
+            io.metrics(&metrics_json(step, elapsed, &self.window, reports));
+            self.window.sums.iter_mut().for_each(|s| *s = 0.0);
+            self.window.steps = 0;
         }
     }
-    if let Some(after) = &spec.after {
-        let map: Vec<(Value, Value)> = step_graph
+
+    /// One pass over the evaluation data with the current parameters: each
+    /// metric's mean over the batches, logged and written as metrics.
+    fn evaluate(&self, io: &mut dyn RunIo, step: u64) -> Result<(), Box<Diagnostic>> {
+        let (Some(eval), Some(graph), Some(program)) =
+            (&self.run.spec.eval, &self.run.eval, &self.eval_program)
+        else {
+            return Ok(());
+        };
+        let names = &graph.metrics;
+        let mut sums = vec![0.0; names.len()];
+        let batches = eval.data.per_epoch();
+        for b in 0..batches {
+            let mut args: Vec<Tensor> = self.params.clone();
+            args.extend(eval.data.batch(self.seed, b));
+            let out = program
+                .run(&args, fold_seed(self.seed, step))
+                .map_err(|e| exec_failure(&graph.graph, e, eval.span, step))?;
+            for (s, t) in sums.iter_mut().zip(&out) {
+                *s += t.to_f64s().first().copied().unwrap_or(0.0);
+            }
+        }
+        let means: Vec<(String, f64)> = names
+            .iter()
+            .zip(&sums)
+            .map(|(n, s)| (n.clone(), s / batches as f64))
+            .collect();
+        let text: Vec<String> = means
+            .iter()
+            .map(|(n, v)| format!("{n} {}", number(*v)))
+            .collect();
+        io.log(&format!("eval  step {step}  {}", text.join("  ")));
+        let mut object = serde_json::Map::new();
+        object.insert("step".into(), step.into());
+        object.insert("wall".into(), round3(io.now() - self.started).into());
+        object.insert("eval".into(), true.into());
+        for (n, v) in means {
+            object.insert(n, serde_json::Value::from(v));
+        }
+        io.metrics(&serde_json::Value::Object(object).to_string());
+        Ok(())
+    }
+
+    /// The run's `:after` function, called with the final parameters as a map.
+    fn after(&self, interp: &mut Interp) -> Result<(), Box<Diagnostic>> {
+        let spec = &self.run.spec;
+        let Some(after) = &spec.after else {
+            return Ok(());
+        };
+        let map: Vec<(Value, Value)> = self
+            .run
+            .step
             .params
             .iter()
-            .zip(&params)
+            .zip(&self.params)
             .map(|(slot, t)| (slot.key.clone(), Value::HostTensor(Rc::new(t.clone()))))
             .collect();
         interp
             .apply(
                 after,
                 vec![Value::Map(Rc::new(map))],
-                &crate::eval::Site::bare(spec.span),
+                &Site::bare(spec.span),
             )
             .map_err(|flow| flow_diagnostic(flow, spec.span))?;
+        Ok(())
     }
-    Ok(())
 }
+
+/// Parameters, optimizer state and step from the `--resume` checkpoint.
+fn resume(run: &TracedRun, io: &mut dyn RunIo, name: &str) -> Result<Start, Box<Diagnostic>> {
+    let spec = &run.spec;
+    let bytes = io.read_checkpoint(name).map_err(|why| {
+        failure(
+            codes::E_IO_001,
+            format!("cannot resume run `{}`: {why}", spec.name),
+            spec.span,
+        )
+    })?;
+    let c = checkpoint::decode(&bytes, &run.step).map_err(|why| {
+        failure(
+            codes::E_RUN_007,
+            format!(
+                "the checkpoint of run `{}` does not fit it: {why}",
+                spec.name
+            ),
+            spec.span,
+        )
+    })?;
+    Ok((c.params, c.state, c.step))
+}
+
+/// Fresh parameters from the model's init graph (bf16 ones widened to f32
+/// master weights) and the optimizer's initial state; written as the
+/// `-init` checkpoint when checkpoints are on.
+fn initialize(
+    run: &TracedRun,
+    io: &mut dyn RunIo,
+    seed: u64,
+    checkpointing: bool,
+) -> Result<Start, Box<Diagnostic>> {
+    let spec = &run.spec;
+    let params: Vec<Tensor> = execute(&spec.model.graph, &[], seed)
+        .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?
+        .iter()
+        // bf16 parameters keep f32 master weights (exact widening).
+        .map(|t| sexpgpu_graph::convert_for_input(t, DType::F32).unwrap_or_else(|| t.clone()))
+        .collect();
+    let state = execute(&run.opt_init, &params, seed)
+        .map_err(|e| exec_failure(&run.opt_init, e, spec.optimizer.span, 0))?;
+    if checkpointing {
+        let name = format!("{}-init.safetensors", spec.name);
+        let c = (&params[..], &state[..], 0);
+        let dir = spec.checkpoint_dir.as_deref();
+        write(io, dir, &name, &run.step, c, seed, spec.span)?;
+    }
+    Ok((params, state, 0))
+}
+
+/// Parameters, optimizer state, and the last step already done.
+type Start = (Vec<Tensor>, Vec<Tensor>, u64);
 
 fn program_arity(step: &super::StepGraph) -> usize {
     step.params.len() + step.batch.len() + step.state.len() + step.hyper.len()
@@ -340,9 +479,9 @@ fn write(
     })
 }
 
-fn flow_diagnostic(flow: crate::eval::Flow, span: Span) -> Box<Diagnostic> {
+fn flow_diagnostic(flow: Flow, span: Span) -> Box<Diagnostic> {
     match flow {
-        crate::eval::Flow::Error(d) => d,
+        Flow::Error(d) => d,
         _ => failure(codes::E_RUN_002, "the run's host code stopped early", span),
     }
 }

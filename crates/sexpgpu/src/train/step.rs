@@ -7,8 +7,8 @@ use super::options::RunSpec;
 use super::{run_error, TracedRun};
 use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
-use crate::trace::{self, GraphDef, Outputs, ReportKind, ReportValue, Traced};
-use crate::value::Value;
+use crate::trace::{self, ReportKind, ReportValue};
+use crate::value::{GraphDef, Outputs, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Shape, UnaryOp};
 use std::rc::Rc;
@@ -281,7 +281,7 @@ fn leaves_of(value: &Value, id: u32, what: &str, span: Span) -> EvalResult<Vec<(
                 Ok(())
             }
             Value::Nil => Ok(()),
-            other => Err(format!("`{path}` is {}", crate::builtins::short(other))),
+            other => Err(format!("`{path}` is {}", crate::value::short(other))),
         }
     }
     let mut out = Vec::new();
@@ -325,7 +325,7 @@ pub fn hyper_values(
             codes::E_RUN_002,
             format!(
                 "the optimizer's `:hyper` must return a map of numbers, got `{}`",
-                crate::builtins::short(&value)
+                crate::value::short(&value)
             ),
             spec.optimizer.span,
         )
@@ -339,7 +339,7 @@ pub fn hyper_values(
                 codes::E_RUN_002,
                 format!(
                     "the optimizer's `:hyper` gave `{}` for `{}`, not a number",
-                    crate::builtins::short(v),
+                    crate::value::short(v),
                     key_name(k)
                 ),
                 spec.optimizer.span,
@@ -431,6 +431,19 @@ fn any_true(graph: &mut Graph, node: NodeId) -> NodeId {
         .expect("max over a float tensor")
 }
 
+/// The step graph's inputs as the host functions see them.
+struct StepInputs {
+    /// The graph input of each parameter (the f32 master for bf16 ones).
+    param_nodes: Vec<NodeId>,
+    /// The parameters map the loss is called with (in compute dtypes).
+    params: Value,
+    /// The master weights map the optimizer updates.
+    masters: Value,
+    batch: Value,
+    state: Value,
+    hyper: Value,
+}
+
 /// Traces loss, gradients, gradient taps and the update into the active
 /// graph; returns the loss node, the norm of each tapped gradient (in
 /// report order) and the new parameters and state.
@@ -445,6 +458,39 @@ fn trace_step_body(
     state: &[Slot],
     hyper: &[(String, f64)],
 ) -> EvalResult<(NodeId, Vec<NodeId>, Vec<NodeId>)> {
+    let inputs = add_step_inputs(interp, spec, params, batch, state_template, state, hyper);
+    let site = Site::bare(spec.loss_span);
+    let loss = interp.apply(&spec.loss, vec![inputs.params, inputs.batch], &site)?;
+    let loss_node = loss_node(&loss, id, spec)?;
+    let (grads, tap_norms) = gradients(interp, spec, loss_node, &inputs.param_nodes)?;
+    let grad_value = map_of(
+        params,
+        params
+            .iter()
+            .zip(&grads)
+            .map(|(s, &n)| tensor_value(id, n, s)),
+    );
+    let site = Site::bare(spec.optimizer.span);
+    let updated = interp.apply(
+        &spec.optimizer.update,
+        vec![inputs.masters, grad_value, inputs.state, inputs.hyper],
+        &site,
+    )?;
+    let outputs = update_outputs(interp, spec, id, params, state, &updated)?;
+    Ok((loss_node, tap_norms, outputs))
+}
+
+/// Adds the step graph's inputs in their order (parameters, batch,
+/// optimizer state, hyperparameters) and builds the host values over them.
+fn add_step_inputs(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    params: &[Slot],
+    batch: &[Slot],
+    state_template: &Value,
+    state: &[Slot],
+    hyper: &[(String, f64)],
+) -> StepInputs {
     let (param_nodes, p, masters) = add_params(interp, params, spec.model.span);
     let batch_inputs = add_inputs(interp, "batch/", batch, spec.data_span);
     let batch_value = map_of(batch, batch_inputs.iter().map(|(_, v)| v.clone()));
@@ -465,27 +511,47 @@ fn trace_step_body(
         .collect();
     let hyper_inputs = add_inputs(interp, "hyper/", &hyper_slots, spec.optimizer.span);
     let hyper_value = map_of(&hyper_slots, hyper_inputs.iter().map(|(_, v)| v.clone()));
+    StepInputs {
+        param_nodes,
+        params: p,
+        masters,
+        batch: batch_value,
+        state: state_value,
+        hyper: hyper_value,
+    }
+}
 
-    let site = Site::bare(spec.loss_span);
-    let loss = interp.apply(&spec.loss, vec![p, batch_value], &site)?;
-    let loss_node = match &loss {
-        Value::Tensor(t) if t.graph == id && t.shape.rank() == 0 && t.dtype.is_float() => t.node,
+/// The loss function's result must be a float scalar of this graph (`E-RUN-003`).
+fn loss_node(loss: &Value, id: u32, spec: &RunSpec) -> EvalResult<NodeId> {
+    match loss {
+        Value::Tensor(t) if t.graph == id && t.shape.rank() == 0 && t.dtype.is_float() => {
+            Ok(t.node)
+        }
         other => {
             let what = match other {
                 Value::Tensor(t) => t.describe(),
                 v => v.type_name().to_string(),
             };
-            return Err(Flow::from(
+            Err(Flow::from(
                 Diagnostic::error(
                     codes::E_RUN_003,
                     format!("the loss must be a float scalar [], got {what}"),
                 )
                 .with_primary(spec.loss_span, "this function gives the loss")
                 .with_help("reduce it to one number, e.g. with `nn/mean` or `nn/cross-entropy`"),
-            ));
+            ))
         }
-    };
-    // Taps: their gradient is taken too, and reported as its norm.
+    }
+}
+
+/// The loss's gradient with respect to each parameter, and the norm of its
+/// gradient with respect to each tapped node (`tap-gradient`, in report order).
+fn gradients(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    loss: NodeId,
+    param_nodes: &[NodeId],
+) -> EvalResult<(Vec<NodeId>, Vec<NodeId>)> {
     let tap_nodes: Vec<NodeId> = trace::reports(interp)
         .iter()
         .filter(|r| r.kind == ReportKind::Tap)
@@ -496,7 +562,7 @@ fn trace_step_body(
         .collect();
     let (graph, _) = trace::active_graph(interp).expect("tracing the step");
     let wrt: Vec<NodeId> = param_nodes.iter().copied().chain(tap_nodes).collect();
-    let grads = sexpgpu_autodiff::grad(graph, loss_node, &wrt).map_err(|e| {
+    let mut grads = sexpgpu_autodiff::grad(graph, loss, &wrt).map_err(|e| {
         let mut d =
             Diagnostic::error(codes::E_RUN_003, e.message.clone()).with_primary(spec.loss_span, "");
         if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
@@ -507,50 +573,46 @@ fn trace_step_body(
         }
         Flow::from(d)
     })?;
-    let tap_norms = grads[params.len()..]
-        .iter()
-        .map(|&g| norm(graph, g))
+    let tap_norms = grads
+        .split_off(param_nodes.len())
+        .into_iter()
+        .map(|g| norm(graph, g))
         .collect();
-    let grad_value = map_of(
-        params,
-        params
-            .iter()
-            .zip(&grads)
-            .map(|(s, &n)| tensor_value(id, n, s)),
-    );
-    let site = Site::bare(spec.optimizer.span);
-    let updated = interp.apply(
-        &spec.optimizer.update,
-        vec![masters, grad_value, state_value, hyper_value],
-        &site,
-    )?;
-    let (new_params, new_state) = match &updated {
+    Ok((grads, tap_norms))
+}
+
+/// The nodes of the new parameters and state the optimizer's `:update`
+/// returned as `[new-params new-state]`, each checked against its old
+/// slot's shape and dtype.
+fn update_outputs(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    id: u32,
+    params: &[Slot],
+    state: &[Slot],
+    updated: &Value,
+) -> EvalResult<Vec<NodeId>> {
+    let (new_params, new_state) = match updated {
         Value::Vector(xs) | Value::List(xs) if xs.len() == 2 => (xs[0].clone(), xs[1].clone()),
         other => {
             return Err(run_error(
                 codes::E_RUN_002,
                 format!(
                     "the optimizer's `:update` must return [new-params new-state], got `{}`",
-                    crate::builtins::short(other)
+                    crate::value::short(other)
                 ),
                 spec.optimizer.span,
             )
             .into())
         }
     };
+    let span = spec.optimizer.span;
     let mut outputs = Vec::new();
     for slot in params {
         let value = new_params.map_get(&slot.key).unwrap_or(Value::Nil);
-        outputs.push(matching_node(
-            interp,
-            id,
-            &value,
-            slot,
-            "parameter",
-            spec.optimizer.span,
-        )?);
+        outputs.push(matching_node(interp, id, &value, slot, "parameter", span)?);
     }
-    let leaves = leaves_of(&new_state, id, "new optimizer state", spec.optimizer.span)?;
+    let leaves = leaves_of(&new_state, id, "new optimizer state", span)?;
     if leaves.len() != state.len() {
         return Err(run_error(
             codes::E_RUN_002,
@@ -559,7 +621,7 @@ fn trace_step_body(
                 state.len(),
                 leaves.len()
             ),
-            spec.optimizer.span,
+            span,
         )
         .into());
     }
@@ -579,10 +641,10 @@ fn trace_step_body(
             &value,
             slot,
             "state tensor",
-            spec.optimizer.span,
+            span,
         )?);
     }
-    Ok((loss_node, tap_norms, outputs))
+    Ok(outputs)
 }
 
 /// sqrt(sum(g * g)) in f32.
@@ -614,7 +676,7 @@ fn matching_node(
                 format!(
                     "the optimizer's new {what} `{}` is `{}`, not a tensor",
                     slot.name,
-                    crate::builtins::short(other)
+                    crate::value::short(other)
                 ),
                 span,
             )
@@ -664,7 +726,7 @@ fn trace_eval(
                 codes::E_RUN_002,
                 format!(
                     "`:eval` must return a map of scalar metrics, got `{}`",
-                    crate::builtins::short(other)
+                    crate::value::short(other)
                 ),
                 eval.span,
             )
@@ -682,7 +744,7 @@ fn trace_eval(
                     codes::E_RUN_003,
                     format!(
                         "eval metric `{name}` must be a scalar tensor, got `{}`",
-                        crate::builtins::short(other)
+                        crate::value::short(other)
                     ),
                     eval.span,
                 )

@@ -1,20 +1,25 @@
-//! Host values (nil, numbers, strings, collections, functions, tensors), the
-//! conversion between code and data for `quote` and macros, and Clojure-style
-//! printing. Values never evaluate anything themselves.
+//! Host values (nil, numbers, strings, collections, functions, tensors),
+//! lexical environments (`env`), the tensor and graph handles values carry
+//! (`tensor`), the conversion between code and data for `quote` and macros,
+//! and Clojure-style printing. Sits right above the reader: values never
+//! evaluate anything, so nothing here names the evaluator or the tracer.
 
-use crate::env::Env;
-use crate::eval::{Flow, Interp, Site};
+mod env;
+mod tensor;
+
+pub use env::Env;
+pub use tensor::{GraphDef, HostTensor, Outputs, Traced};
+
 use crate::reader::{Form, FormKind};
-use crate::trace::{GraphDef, HostTensor, Traced};
 use diag::Span;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-/// A builtin function: the host library and the tensor operations.
-pub struct Builtin {
-    pub name: &'static str,
-    pub call: fn(&mut Interp, &Site, Vec<Value>) -> Result<Value, Flow>,
-}
+/// Which builtin a `Value::Builtin` is: its slot in the evaluator's
+/// registry. Values sit below the evaluator, so a builtin value names its
+/// function by slot; only the evaluator that handed it out calls it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuiltinId(pub u32);
 
 /// A closure made by `fn`, `lambda`, `defn` or `defmacro`.
 pub struct Lambda {
@@ -73,7 +78,12 @@ pub enum Value {
     Map(Rc<Vec<(Value, Value)>>),
     Fn(Rc<Lambda>),
     Macro(Rc<Lambda>),
-    Builtin(&'static Builtin),
+    /// A function registered with the evaluator (host library, tensor
+    /// operations). Two fields rather than one struct keep `Value` at 24 bytes.
+    Builtin {
+        id: BuiltinId,
+        name: &'static str,
+    },
     /// A node of a graph being (or once) traced.
     Tensor(Rc<Traced>),
     /// A computed tensor, from `call`.
@@ -123,7 +133,7 @@ impl Value {
             Value::List(_) => "a list",
             Value::Vector(_) => "a vector",
             Value::Map(_) => "a map",
-            Value::Fn(_) | Value::Builtin(_) => "a function",
+            Value::Fn(_) | Value::Builtin { .. } => "a function",
             Value::Macro(_) => "a macro",
             Value::Tensor(_) => "a tensor",
             Value::HostTensor(_) => "a host tensor",
@@ -254,12 +264,30 @@ impl PartialEq for Value {
                 a.len() == b.len() && a.iter().all(|(k, v)| other.map_get(k).as_ref() == Some(v))
             }
             (Fn(a), Fn(b)) | (Macro(a), Macro(b)) => Rc::ptr_eq(a, b),
-            (Builtin(a), Builtin(b)) => std::ptr::eq(*a, *b),
+            (Builtin { id: a, .. }, Builtin { id: b, .. }) => a == b,
             (Tensor(a), Tensor(b)) => Rc::ptr_eq(a, b),
             (HostTensor(a), HostTensor(b)) => Rc::ptr_eq(a, b),
             (Graph(a), Graph(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
+    }
+}
+
+/// A short rendering of a value for messages, cut at 40 characters.
+pub fn short(value: &Value) -> String {
+    let text = value.repr();
+    if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(37).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Inserts or replaces `key` in an insertion-ordered map.
+pub fn map_insert(map: &mut Vec<(Value, Value)>, key: Value, value: Value) {
+    match map.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => map.push((key, value)),
     }
 }
 
@@ -330,8 +358,8 @@ fn write_value(out: &mut String, value: &Value, readably: bool, depth: usize) {
         Value::Macro(m) => {
             let _ = write!(out, "#<macro {}>", m.name.as_deref().unwrap_or("?"));
         }
-        Value::Builtin(b) => {
-            let _ = write!(out, "#<fn {}>", b.name);
+        Value::Builtin { name, .. } => {
+            let _ = write!(out, "#<fn {name}>");
         }
         Value::Tensor(t) => out.push_str(&t.describe_value()),
         Value::HostTensor(t) => out.push_str(&t.to_string()),

@@ -2,7 +2,8 @@
 //! then each diagnostic as `code line:col: message`, then the graphs' IR
 //! when the case asks for it.
 
-use crate::{Host, Mode, Session};
+use super::Session;
+use crate::eval::{Host, Mode};
 use expect_test::{expect, Expect};
 use std::cell::RefCell;
 use std::rc::Rc;

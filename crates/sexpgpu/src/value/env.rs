@@ -1,7 +1,7 @@
 //! Lexical environments: an immutable chain of name/value frames shared by
 //! closures. Globals live in the interpreter, not here.
 
-use crate::value::Value;
+use super::Value;
 use std::rc::Rc;
 
 /// Local bindings, innermost first. Cloning is cheap (one `Rc`).

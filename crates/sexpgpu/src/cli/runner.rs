@@ -3,9 +3,8 @@
 //! terminal, plain log lines otherwise), the `--metrics` file and the
 //! checkpoint directories. Part of the command, like `cli`: it touches files.
 
-use crate::cli::{io_reason, report, Format};
-use crate::train::run::{RunIo, RunOptions};
-use crate::Session;
+use super::{io_reason, report, Format};
+use sexpgpu::{RunIo, RunOptions, Session};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -1,13 +1,13 @@
 //! Parameter lists and binding patterns: parsing `(x y & more)`, `[a [b c]]`,
 //! `{:keys [a b] :or {b 1} :as m}` from forms, and binding values to them
 //! with Clojure's rules (missing positions are nil, `& {:keys ..}` takes
-//! keyword arguments). Arity mistakes are `E-EVAL-002`.
+//! keyword arguments). Arity mistakes are `E-EVAL-002`. Part of the
+//! evaluator (calling a function binds its parameters); never names a layer above it.
 
+use super::{Ctx, EvalResult, Flow, Interp, Site};
 use crate::codes;
-use crate::env::Env;
-use crate::eval::{Ctx, EvalResult, Flow, Interp, Site};
 use crate::reader::{Form, FormKind};
-use crate::value::{Lambda, Params, Pattern, Value};
+use crate::value::{map_insert, short, Env, Lambda, Params, Pattern, Value};
 use diag::{Diagnostic, Span};
 use std::rc::Rc;
 
@@ -195,7 +195,7 @@ fn check_keywords(
         let span = site.arg(first + 2 * i);
         let known = matches!(&pair[0], Value::Keyword(k) if keys.contains(k));
         if !known {
-            let shown = crate::builtins::short(&pair[0]);
+            let shown = short(&pair[0]);
             let mut d = Diagnostic::error(
                 codes::E_EVAL_008,
                 format!("`{name}` has no keyword `{shown}`"),
@@ -226,7 +226,7 @@ fn pairs_to_map(values: Vec<Value>) -> Value {
     let mut map = Vec::new();
     for kv in values.chunks(2) {
         let value = kv.get(1).cloned().unwrap_or(Value::Nil);
-        crate::builtins::map_insert(&mut map, kv[0].clone(), value);
+        map_insert(&mut map, kv[0].clone(), value);
     }
     Value::Map(Rc::new(map))
 }
@@ -243,7 +243,7 @@ pub fn bind_pattern(
         Pattern::Name(name) => Ok(env.bind(name.clone(), value)),
         Pattern::Seq { items, rest, all } => {
             let Some(seq) = value.as_seq() else {
-                return Err(crate::eval::error(
+                return Err(super::error(
                     codes::E_EVAL_003,
                     format!("cannot destructure {} as a sequence", value.type_name()),
                     span,
@@ -279,7 +279,7 @@ pub fn bind_pattern(
             all,
         } => {
             if !matches!(value, Value::Map(_) | Value::Nil) {
-                return Err(crate::eval::error(
+                return Err(super::error(
                     codes::E_EVAL_003,
                     format!("cannot destructure {} as a map", value.type_name()),
                     span,

@@ -1,11 +1,13 @@
 //! The `sexpgpu` command: `run`, `ir`, `check`, `explain`, `repl`. The only
-//! module that touches files, stdin/stdout/stderr and exit codes: 0 when all
+//! code that touches files, stdin/stdout/stderr and exit codes: 0 when all
 //! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
 
-use crate::{codes, Host, Mode, Session};
+mod runner;
+
 use clap::{Parser, Subcommand, ValueEnum};
-pub(crate) use command::Format;
+use command::Format;
 use diag::Diagnostic;
+use sexpgpu::{codes, Host, Mode, Session};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -125,9 +127,9 @@ fn dispatch(cli: Cli) -> i32 {
                 );
                 return 2;
             }
-            let request = crate::runner::Request {
+            let request = runner::Request {
                 only: run,
-                options: crate::train::run::RunOptions {
+                options: sexpgpu::RunOptions {
                     steps,
                     seed,
                     checkpoint: checkpoint.is_some(),
@@ -177,7 +179,7 @@ impl Host for Stdout {
 
 /// Which form of a graph `sexpgpu ir` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Stage {
+enum Stage {
     Traced,
     Optimized,
 }
@@ -186,11 +188,11 @@ pub(crate) enum Stage {
 enum Action {
     Check,
     Ir(Option<String>, Stage),
-    Run(crate::runner::Request),
+    Run(runner::Request),
 }
 
 /// Prints diagnostics on stderr in the chosen format, as `shapescript` does.
-pub(crate) fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
+fn report(session: &Session, diagnostics: &[Diagnostic], format: Format) {
     command::print_diagnostics(session.sources(), diagnostics, format);
 }
 
@@ -220,7 +222,7 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
         if !diagnostics.is_empty() {
             return 1;
         }
-        return crate::runner::run_all(&mut session, path, request, format);
+        return runner::run_all(&mut session, path, request, format);
     }
     if let Action::Ir(only, stage) = action {
         let graphs: Vec<_> = session
@@ -261,7 +263,7 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
 }
 
 /// The OS reason without Rust's "(os error 2)" suffix.
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
+fn io_reason(e: &std::io::Error) -> String {
     let text = e.to_string();
     match text.find(" (os error") {
         Some(i) => text[..i].to_string(),
@@ -298,7 +300,7 @@ fn repl(seed: u64, format: Format) -> i32 {
         let Ok(line) = line else { break };
         buffer.push_str(&line);
         buffer.push('\n');
-        if incomplete(&buffer) {
+        if sexpgpu::is_incomplete(&buffer) {
             prompt(true);
             continue;
         }
@@ -317,14 +319,4 @@ fn repl(seed: u64, format: Format) -> i32 {
         report(&session, &diagnostics, format);
     }
     0
-}
-
-/// Whether the input so far only lacks closing delimiters or a closing quote.
-fn incomplete(text: &str) -> bool {
-    let read = crate::reader::read(diag::FileId(0), text);
-    !read.diagnostics.is_empty()
-        && read
-            .diagnostics
-            .iter()
-            .all(|d| d.code == codes::E_READ_001 || d.code == codes::E_READ_005)
 }

@@ -2,8 +2,9 @@
 //! in-memory checkpoints: logs and metrics, seeds, resumption, bf16 master
 //! weights. Everything printed is compared with `expect-test`.
 
-use super::run::{RunIo, RunOptions};
-use crate::{Host, Mode, Session};
+use super::Session;
+use crate::eval::{Host, Mode};
+use crate::train::run::{RunIo, RunOptions};
 use expect_test::{expect, Expect};
 use std::collections::HashMap;
 
@@ -160,7 +161,7 @@ fn bf16_parameters_train_through_f32_master_weights() {
         ..RunOptions::default()
     };
     execute(":bf16", options, &mut io);
-    let (tensors, _) = super::super::data::decode(&io.files["fit.safetensors"]).expect("saved");
+    let (tensors, _) = crate::data::decode(&io.files["fit.safetensors"]).expect("saved");
     let dtypes: Vec<String> = tensors
         .iter()
         .map(|(n, t)| format!("{n} {}", t.dtype()))
@@ -237,7 +238,7 @@ fn resuming_continues_bit_for_bit() {
         without_wall(&straight.metrics)
     );
     let tensors = |io: &Memory| {
-        super::super::data::decode(&io.files["fit.safetensors"])
+        crate::data::decode(&io.files["fit.safetensors"])
             .expect("a checkpoint")
             .0
     };

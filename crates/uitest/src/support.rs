@@ -1,0 +1,156 @@
+//! Test support written once for every crate's tests: a seeded random
+//! generator, the workspace folder, the test Python and a `.npy` writer.
+//! Test code only (crates take `uitest` as a dev-dependency); panics to fail
+//! a test.
+
+use std::path::{Path, PathBuf};
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): small, seedable and the same
+/// numbers on every run and machine, so tests that compare exact values
+/// (the autodiff snapshots, the NumPy and PyTorch cases) stay reproducible.
+/// Change the algorithm and those expectations change with it.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator whose first number depends only on `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`, from the top 53 bits.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `[low, high)`.
+    pub fn uniform(&mut self, low: f64, high: f64) -> f64 {
+        low + (high - low) * self.unit()
+    }
+
+    /// Uniform in `[0, n)` (by remainder: the bias is negligible for test sizes).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `[low, high)`; `low` when the range is empty.
+    pub fn int(&mut self, low: i64, high: i64) -> i64 {
+        if high <= low {
+            return low;
+        }
+        low + (self.next_u64() % high.abs_diff(low)) as i64
+    }
+}
+
+/// The workspace folder: the nearest folder above `CARGO_MANIFEST_DIR` (of
+/// the test being run, or else of this crate) whose `Cargo.toml` has `[workspace]`.
+pub fn workspace_root() -> PathBuf {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    start
+        .ancestors()
+        .find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|manifest| manifest.lines().any(|line| line.trim() == "[workspace]"))
+        })
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| panic!("no Cargo.toml with [workspace] above {}", start.display()))
+}
+
+/// The Python that tests run NumPy and PyTorch with: `.venv/bin/python`
+/// under the workspace folder, the pinned venv `scripts/test` creates. No
+/// environment variable overrides it, so every test and every machine runs
+/// the same interpreter. Panics when it is missing: a missing venv is a
+/// failure, never a skip.
+pub fn python() -> PathBuf {
+    let python = workspace_root().join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/test once to create the Python venv (torch, numpy) the tests need",
+        python.display()
+    );
+    python
+}
+
+/// `values` as a float64 `.npy` file (format 1.0, C order, little endian)
+/// of shape `dims`: the one dtype tests write that `sexpgpu_graph::to_npy`
+/// cannot (graphs hold no f64).
+pub fn npy_f64(dims: &[usize], values: &[f64]) -> Vec<u8> {
+    let shape = match dims {
+        [one] => format!("({one},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + header + newline: a multiple of 64.
+    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend(values.iter().flat_map(|x| x.to_le_bytes()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rng_gives_splitmix64s_reference_numbers() {
+        // The first outputs of SplitMix64 seeded with 1234567, as its
+        // reference implementation prints them.
+        let mut rng = Rng::new(1234567);
+        let first: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
+        assert_eq!(
+            first,
+            [
+                6457827717110365317,
+                3203168211198807973,
+                9817491932198370423
+            ]
+        );
+        let mut rng = Rng::new(7);
+        for _ in 0..1000 {
+            let x = rng.uniform(-2.0, 3.0);
+            assert!((-2.0..3.0).contains(&x), "{x}");
+            assert!((-5..5).contains(&rng.int(-5, 5)));
+        }
+        assert_eq!(rng.int(4, 4), 4);
+    }
+
+    #[test]
+    fn npy_f64_pads_the_header_to_64_bytes() {
+        for dims in [
+            &[2][..],
+            &[1, 2],
+            &[2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+        ] {
+            let bytes = npy_f64(dims, &[1.5, -2.0]);
+            assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
+            let data = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+            assert_eq!(data % 64, 0, "{dims:?}");
+            assert_eq!(bytes[data - 1], b'\n');
+            assert_eq!(bytes.len(), data + 16);
+            assert_eq!(bytes[data..data + 8], 1.5f64.to_le_bytes());
+        }
+        let bytes = npy_f64(&[2], &[1.5, -2.0]);
+        let header = String::from_utf8_lossy(&bytes[10..]);
+        assert!(header.starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"));
+    }
+}
