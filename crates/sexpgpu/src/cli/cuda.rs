@@ -36,7 +36,12 @@ mod imp {
     }
 
     impl sexpgpu::Executor for Cuda {
-        fn run(&self, program: &Program, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>, ExecError> {
+        fn run(
+            &self,
+            program: &Program,
+            args: &[Tensor],
+            seed: u64,
+        ) -> Result<Vec<Tensor>, ExecError> {
             let plan = program.plan();
             let key = (
                 program as *const Program as usize,

@@ -59,7 +59,11 @@ pub struct Device(pub Option<Rc<dyn Executor>>);
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Device(executor)" } else { "Device(cpu)" })
+        f.write_str(if self.0.is_some() {
+            "Device(executor)"
+        } else {
+            "Device(cpu)"
+        })
     }
 }
 

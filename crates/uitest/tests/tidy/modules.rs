@@ -226,11 +226,7 @@ fn sibling_edges(modules: &[Module]) -> BTreeMap<Edge, (usize, usize)> {
 /// `modules`, naming the modules and, for every edge inside it, the first
 /// `file:line` that draws it. `root` (the crate's root file) opens each
 /// report; `shown` says how to print a file.
-pub fn cycles(
-    modules: &[Module],
-    root: &str,
-    shown: &dyn Fn(&Path) -> String,
-) -> Vec<String> {
+pub fn cycles(modules: &[Module], root: &str, shown: &dyn Fn(&Path) -> String) -> Vec<String> {
     let edges = sibling_edges(modules);
     let mut levels: BTreeMap<&[String], BTreeMap<&str, BTreeSet<&str>>> = BTreeMap::new();
     for edge in edges.keys() {
