@@ -6,8 +6,8 @@
 //! `E-IO-*` examples read).
 
 use diag::{Code, Diagnostic, Example, ExampleKind};
-use sexpgpu::train::run::{RunIo, RunOptions};
 use sexpgpu::{Host, Mode, Session};
+use sexpgpu::{RunIo, RunOptions};
 use std::collections::HashMap;
 
 /// The files beside every example.

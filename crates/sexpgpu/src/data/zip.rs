@@ -4,7 +4,7 @@
 //! inflates to is bounded by what one tensor can hold, so a small crafted
 //! file cannot ask for unbounded memory. Never touches files.
 
-use crate::trace::MAX_ELEMENTS;
+use crate::trace::args::MAX_ELEMENTS;
 use std::io::{Cursor, Read};
 
 /// One member of an archive: its name and its (inflated) bytes.
