@@ -168,3 +168,69 @@ fn int_kernel(p: &Problem<'_>) -> Kernel {
         Shape::Grid { n: total },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gemm(a: View, b: View, batch: &[usize], (m, k, n): (usize, usize, usize)) -> Gemm {
+        let p = Problem {
+            a_view: &a,
+            b_view: &b,
+            batch,
+            m,
+            k,
+            n,
+            dtype: DType::BF16,
+        };
+        match generate(&p).unwrap() {
+            StepCode::Gemm(g) => *g,
+            StepCode::Kernels(_) => panic!("a float matmul goes to cuBLAS"),
+        }
+    }
+
+    fn layout(o: &GemmOperand) -> String {
+        format!(
+            "{} ld {} offset {} stride {}{}",
+            if o.col_major { "col" } else { "row" },
+            o.ld,
+            o.offset,
+            o.batch_stride,
+            if o.pack.is_some() { " packed" } else { "" }
+        )
+    }
+
+    #[test]
+    fn views_cublas_can_read_are_read_in_place() {
+        // x [8, 16] @ w^T where w is [32, 16]: the transpose is column-major.
+        let w_t = View::contiguous(&[32, 16]).transpose(&[1, 0]);
+        let g = gemm(View::contiguous(&[8, 16]), w_t, &[], (8, 16, 32));
+        assert_eq!(layout(&g.a), "row ld 16 offset 0 stride 0");
+        assert_eq!(layout(&g.b), "col ld 16 offset 0 stride 0");
+        // A weight broadcast over a batch of 3 has batch stride 0; a slice
+        // of a wider row keeps its leading dimension and offset.
+        let x = View::contiguous(&[3, 4, 10]).slice(2, 2, 7);
+        let w = View::contiguous(&[5, 6]).broadcast(&[3, 5, 6]);
+        let g = gemm(x, w, &[3], (4, 5, 6));
+        assert_eq!(layout(&g.a), "row ld 10 offset 2 stride 40");
+        assert_eq!(layout(&g.b), "row ld 6 offset 0 stride 0");
+        assert_eq!(g.batch, 3);
+    }
+
+    #[test]
+    fn other_views_are_packed_first() {
+        // Batch dims that do not collapse to one stride: [2, 3] batches of
+        // a [3, 2, ...] buffer transposed in its batch dims.
+        let a = View::contiguous(&[3, 2, 4, 5]).transpose(&[1, 0, 2, 3]);
+        let g = gemm(
+            a,
+            View::contiguous(&[5, 6]).broadcast(&[2, 3, 5, 6]),
+            &[2, 3],
+            (4, 5, 6),
+        );
+        assert_eq!(layout(&g.a), "row ld 5 offset 0 stride 20 packed");
+        assert_eq!(g.a.scratch, 2 * 3 * 4 * 5);
+        assert_eq!(g.a.pack.as_ref().unwrap().kind, "pack");
+        assert_eq!(layout(&g.b), "row ld 6 offset 0 stride 0");
+    }
+}

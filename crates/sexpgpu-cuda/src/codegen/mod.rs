@@ -250,3 +250,55 @@ pub fn generate_step(
 pub fn generate_plan(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
     plan.launches.iter().map(|l| generate(plan, l)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sexpgpu_cpu::{Contig, Loc};
+    use sexpgpu_graph::ReduceOp;
+
+    fn shape_of(dims: &[usize], axes: &[usize]) -> Shape {
+        let step = Step::Reduce {
+            op: ReduceOp::Sum,
+            input: Contig {
+                loc: Loc::Arg(0),
+                offset: 0,
+            },
+            dims: dims.to_vec(),
+            axes: axes.to_vec(),
+        };
+        let StepCode::Kernels(k) = generate_step(&step, DType::F32, 0, |_| DType::F32).unwrap()
+        else {
+            panic!("a reduction is a kernel")
+        };
+        k[0].shape
+    }
+
+    #[test]
+    fn launch_shapes() {
+        // Few outputs over long runs (rows or columns): a block per output;
+        // many outputs: a thread each.
+        assert_eq!(shape_of(&[4, 5000], &[1]), Shape::BlockPerOutput { n: 4 });
+        assert_eq!(shape_of(&[5000, 4], &[0]), Shape::BlockPerOutput { n: 4 });
+        assert_eq!(shape_of(&[100, 4], &[0]), Shape::Grid { n: 4 });
+        assert_eq!(shape_of(&[2048, 64], &[1]), Shape::Grid { n: 2048 });
+        assert_eq!(Shape::Grid { n: 1000 }.dims(), (4, BLOCK));
+        assert_eq!(Shape::Grid { n: 1 << 30 }.dims(), (MAX_BLOCKS, BLOCK));
+        assert_eq!(Shape::Grid { n: 0 }.dims(), (0, BLOCK));
+    }
+
+    #[test]
+    fn equal_text_is_one_kernel_and_names_follow_the_text() {
+        let fill = |v| Step::Fill(sexpgpu_cpu::Fill::Splat(sexpgpu_graph::Scalar::Float(v)));
+        let names: Vec<String> = [1.0, 1.0, 2.0]
+            .iter()
+            .map(|&v| {
+                let code = generate_step(&fill(v), DType::F32, 8, |_| DType::F32).unwrap();
+                code.kernels()[0].name.clone()
+            })
+            .collect();
+        assert_eq!(names[0], names[1]);
+        assert_ne!(names[0], names[2]);
+        assert!(names[0].starts_with("sx_fill_"), "{}", names[0]);
+    }
+}
