@@ -18,8 +18,9 @@ use sexpgpu_cpu::{
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
 
-use crate::codegen::{self, prelude::ERROR_OPS, Kernel, Param, StepCode};
+use crate::codegen::{self, prelude::ERROR_OPS, Gemm, GemmOperand, Kernel, Param, StepCode};
 use crate::device::CudaDevice;
+use crate::error::{driver, failure};
 use crate::host;
 use crate::memory::{element_size, DeviceBuffer, Pool};
 
@@ -35,17 +36,6 @@ pub struct CudaBackend {
     code: Mutex<HashMap<String, Arc<StepCode>>>,
     /// `[set, id, axis length, op]`, written by indexing kernels.
     error_word: Mutex<CudaSlice<u64>>,
-}
-
-pub(crate) fn failure(message: impl Into<String>) -> ExecError {
-    ExecError {
-        message: message.into(),
-        node: None,
-    }
-}
-
-fn driver(e: impl std::fmt::Debug) -> ExecError {
-    failure(format!("CUDA error: {e:?}"))
 }
 
 /// A placeholder location: the trait hands buffers, not locations, and
@@ -196,23 +186,43 @@ impl CudaBackend {
                 }
                 Ok(())
             }
-            StepCode::Gemm(g) => crate::blas::gemm(self, &self.blas, g, inputs, out),
+            StepCode::Gemm(g) => self.gemm(g, inputs, out),
         }
     }
 
-    pub(crate) fn alloc_buffer(&self, dtype: DType, len: usize) -> Result<DeviceBuffer, ExecError> {
+    fn alloc_buffer(&self, dtype: DType, len: usize) -> Result<DeviceBuffer, ExecError> {
         self.pool
             .alloc(&self.device.stream, dtype, len)
             .map_err(driver)
     }
 
-    pub(crate) fn launch_pack(
+    /// A cuBLAS product, packing first the operands it cannot read.
+    fn gemm(
         &self,
-        k: &Kernel,
-        input: &DeviceBuffer,
-        scratch: &mut DeviceBuffer,
+        g: &Gemm,
+        inputs: &[&DeviceBuffer],
+        out: &mut DeviceBuffer,
     ) -> Result<(), ExecError> {
-        self.launch(k, &[input], scratch.mem_mut(), [0, 0])
+        let [a, b] = inputs else {
+            return Err(failure("internal: a matmul takes two operands"));
+        };
+        let packed_a = self.packed(&g.a, a)?;
+        let packed_b = self.packed(&g.b, b)?;
+        let a = packed_a.as_ref().unwrap_or(a);
+        let b = packed_b.as_ref().unwrap_or(b);
+        crate::blas::gemm(&self.blas, &self.device.stream, g, (a, b), out)
+    }
+
+    /// The operand's packed copy, when cuBLAS cannot read its view.
+    fn packed(
+        &self,
+        o: &GemmOperand,
+        buf: &DeviceBuffer,
+    ) -> Result<Option<DeviceBuffer>, ExecError> {
+        let Some(pack) = &o.pack else { return Ok(None) };
+        let mut scratch = self.alloc_buffer(buf.dtype, o.scratch)?;
+        self.launch(pack, &[buf], scratch.mem_mut(), [0, 0])?;
+        Ok(Some(scratch))
     }
 
     /// Waits for the stream and reports (once) an id a kernel found out

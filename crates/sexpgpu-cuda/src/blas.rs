@@ -6,14 +6,15 @@
 //! the generator could not describe are packed first (`codegen::matmul`).
 
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::cublas::CudaBlas;
-use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use sexpgpu_graph::{DType, ExecError};
 
-use crate::backend::{failure, CudaBackend};
 use crate::codegen::{Gemm, GemmOperand};
+use crate::error::failure;
 use crate::memory::{element_size, DeviceBuffer};
 
 fn op(o: &GemmOperand) -> cublasOperation_t {
@@ -28,29 +29,15 @@ fn int(x: usize) -> Result<i32, ExecError> {
     i32::try_from(x).map_err(|_| failure("matmul: a dimension exceeds cuBLAS's 32-bit sizes"))
 }
 
-/// The operand itself, or its packed copy.
-fn operand(
-    be: &CudaBackend,
-    o: &GemmOperand,
-    buf: &DeviceBuffer,
-) -> Result<Option<DeviceBuffer>, ExecError> {
-    let Some(pack) = &o.pack else { return Ok(None) };
-    let mut scratch = be.alloc_buffer(buf.dtype, o.scratch)?;
-    be.launch_pack(pack, buf, &mut scratch)?;
-    Ok(Some(scratch))
-}
-
+/// `out = a b` with both operands as `g` describes them (already packed
+/// where `g` says so).
 pub(crate) fn gemm(
-    be: &CudaBackend,
     blas: &CudaBlas,
+    stream: &Arc<CudaStream>,
     g: &Gemm,
-    inputs: &[&DeviceBuffer],
+    (a, b): (&DeviceBuffer, &DeviceBuffer),
     out: &mut DeviceBuffer,
 ) -> Result<(), ExecError> {
-    let [a, b] = inputs else {
-        return Err(failure("internal: a matmul takes two operands"));
-    };
-    let stream = &be.device.stream;
     let total = g.batch * g.m * g.n;
     if total == 0 {
         return Ok(());
@@ -62,10 +49,6 @@ pub(crate) fn gemm(
             .memset_zeros(&mut all)
             .map_err(|e| failure(format!("CUDA error: {e:?}")));
     }
-    let packed_a = operand(be, &g.a, a)?;
-    let packed_b = operand(be, &g.b, b)?;
-    let a = packed_a.as_ref().unwrap_or(a);
-    let b = packed_b.as_ref().unwrap_or(b);
     let dt = match g.dtype {
         DType::F32 => cudaDataType::CUDA_R_32F,
         DType::BF16 => cudaDataType::CUDA_R_16BF,

@@ -10,6 +10,7 @@ mod backend;
 mod blas;
 pub mod codegen;
 pub mod device;
+mod error;
 mod host;
 pub mod memory;
 pub mod nvrtc;

@@ -28,60 +28,33 @@ pub fn generate(
         }
         v
     };
-    let with_err = |mut v: Vec<String>| {
-        v.push("unsigned long long* __restrict__ err".to_string());
-        v
-    };
-    let order = |inputs: usize, err: bool| {
-        let mut v = vec![Param::Out];
-        v.extend((0..inputs).map(Param::Input));
-        if err {
-            v.push(Param::ErrorWord);
-        }
-        v
-    };
-    Ok(match step {
+    let (body, n) = match step {
         Step::Index {
             table,
             ids,
             n_ids,
             rows,
             row_len,
-        } => {
-            let n = n_ids * row_len;
-            let ix = Index::for_extent(table.offset + rows * row_len + ids.offset + n + 1);
-            let body = format!(
-                "{ty} j = p / {rl}, col = p % {rl};\nlong long id = (long long)ids[{io} + j];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 0ull); out[p] = 0; continue; }}\nout[p] = table[{to} + ({ty})id * {rl} + col];\n",
-                ty = ix.ty(),
-                rl = ix.lit((*row_len).max(1)),
-                io = ix.lit(ids.offset),
-                to = ix.lit(table.offset),
-            );
-            let params = with_err(ptrs(&["table", "ids"]));
-            (c::grid_kernel(&params, n, ix, &body), order(2, true), n)
-        }
+        } => index_rows(
+            with_err(ptrs(&["table", "ids"])),
+            (*table, *ids),
+            *n_ids,
+            *rows,
+            *row_len,
+        ),
         Step::Gather {
             x,
             idx,
             x_dims,
             idx_dims,
             axis,
-        } => {
-            let n: usize = idx_dims.iter().product();
-            let xn: usize = x_dims.iter().product();
-            let ix = Index::for_extent(x.offset + xn + idx.offset + n + 1);
-            let (base, axis_stride) = along_base(x_dims, idx_dims, *axis, ix);
-            let len = x_dims[*axis];
-            let body = format!(
-                "long long id = (long long)idx[{io} + p];\nif (id < 0 || id >= {len}LL) {{ sx_bad_id(err, id, {len}ull, 1ull); out[p] = 0; continue; }}\nout[p] = x[{xo} + {base} + ({ty})id * {st}];\n",
-                io = ix.lit(idx.offset),
-                xo = ix.lit(x.offset),
-                ty = ix.ty(),
-                st = ix.lit(axis_stride),
-            );
-            let params = with_err(ptrs(&["x", "idx"]));
-            (c::grid_kernel(&params, n, ix, &body), order(2, true), n)
-        }
+        } => gather_along(
+            with_err(ptrs(&["x", "idx"])),
+            (*x, *idx),
+            x_dims,
+            idx_dims,
+            *axis,
+        ),
         Step::IndexAdd {
             base,
             ids,
@@ -89,48 +62,12 @@ pub fn generate(
             values,
             rows,
             row_len,
-        } => {
-            let n = rows * row_len;
-            let ix = Index::for_extent(
-                base.offset + n + ids.offset + values.offset + n_ids * row_len + 1,
-            );
-            let acc = Accum::new(out)?;
-            let mut body = String::new();
-            let _ = writeln!(
-                body,
-                "{ty} r = p / {rl}, col = p % {rl};",
-                ty = ix.ty(),
-                rl = ix.lit((*row_len).max(1))
-            );
-            let _ = writeln!(
-                body,
-                "{} acc = {};",
-                acc.ty,
-                acc.widen(&format!("base[{} + p]", ix.lit(base.offset)))
-            );
-            let _ = writeln!(
-                body,
-                "for ({ty} j = 0; j < {}; ++j) {{",
-                ix.lit(*n_ids),
-                ty = ix.ty()
-            );
-            let _ = writeln!(
-                body,
-                "  long long id = (long long)ids[{} + j];",
-                ix.lit(ids.offset)
-            );
-            let _ = writeln!(body, "  if (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); continue; }}");
-            let v = format!(
-                "values[{} + j * {} + col]",
-                ix.lit(values.offset),
-                ix.lit(*row_len)
-            );
-            let _ = writeln!(body, "  if (({})id == r) acc = {};", ix.ty(), acc.add(&v));
-            body.push_str("}\n");
-            let _ = writeln!(body, "out[p] = {};", acc.store);
-            let params = with_err(ptrs(&["base", "ids", "values"]));
-            (c::grid_kernel(&params, n, ix, &body), order(3, true), n)
-        }
+        } => index_add(
+            with_err(ptrs(&["base", "ids", "values"])),
+            (*base, *ids, *values),
+            (*n_ids, *rows, *row_len),
+            out,
+        )?,
         Step::ScatterAdd {
             base,
             idx,
@@ -139,14 +76,13 @@ pub fn generate(
             idx_dims,
             axis,
         } => scatter_along(
-            ptrs(&["base", "idx", "values"]),
+            with_err(ptrs(&["base", "idx", "values"])),
             (*base, *idx, *values),
             base_dims,
             idx_dims,
             *axis,
             out,
-        )
-        .map(|(body, n)| (body, order(3, true), n))?,
+        )?,
         Step::LinearScan {
             a,
             b,
@@ -155,7 +91,7 @@ pub fn generate(
             reverse,
         } => {
             let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
-            (body, order(2, false), n)
+            return Ok((body, order(2, false), n));
         }
         other => {
             return Err(GenError::new(format!(
@@ -163,7 +99,112 @@ pub fn generate(
                 other.kind()
             )))
         }
-    })
+    };
+    let inputs = step.reads().len();
+    Ok((body, order(inputs, true), n))
+}
+
+fn with_err(mut params: Vec<String>) -> Vec<String> {
+    params.push("unsigned long long* __restrict__ err".to_string());
+    params
+}
+
+/// Output, the step's operands in order, and the error word when used.
+fn order(inputs: usize, err: bool) -> Vec<Param> {
+    let mut v = vec![Param::Out];
+    v.extend((0..inputs).map(Param::Input));
+    if err {
+        v.push(Param::ErrorWord);
+    }
+    v
+}
+
+/// `index`: one thread per element of the gathered rows.
+fn index_rows(
+    params: Vec<String>,
+    (table, ids): (Contig, Contig),
+    n_ids: usize,
+    rows: usize,
+    row_len: usize,
+) -> (String, usize) {
+    let n = n_ids * row_len;
+    let ix = Index::for_extent(table.offset + rows * row_len + ids.offset + n + 1);
+    let body = format!(
+        "{ty} j = p / {rl}, col = p % {rl};\nlong long id = (long long)ids[{io} + j];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 0ull); out[p] = 0; continue; }}\nout[p] = table[{to} + ({ty})id * {rl} + col];\n",
+        ty = ix.ty(),
+        rl = ix.lit(row_len.max(1)),
+        io = ix.lit(ids.offset),
+        to = ix.lit(table.offset),
+    );
+    (c::grid_kernel(&params, n, ix, &body), n)
+}
+
+/// `gather`: one thread per id, reading one element along `axis`.
+fn gather_along(
+    params: Vec<String>,
+    (x, idx): (Contig, Contig),
+    x_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+) -> (String, usize) {
+    let n: usize = idx_dims.iter().product();
+    let xn: usize = x_dims.iter().product();
+    let ix = Index::for_extent(x.offset + xn + idx.offset + n + 1);
+    let (base, axis_stride) = along_base(x_dims, idx_dims, axis, ix);
+    let len = x_dims[axis];
+    let body = format!(
+        "long long id = (long long)idx[{io} + p];\nif (id < 0 || id >= {len}LL) {{ sx_bad_id(err, id, {len}ull, 1ull); out[p] = 0; continue; }}\nout[p] = x[{xo} + {base} + ({ty})id * {st}];\n",
+        io = ix.lit(idx.offset),
+        xo = ix.lit(x.offset),
+        ty = ix.ty(),
+        st = ix.lit(axis_stride),
+    );
+    (c::grid_kernel(&params, n, ix, &body), n)
+}
+
+/// `index-add`: each output element adds, in id order, the values of
+/// every id naming its row.
+fn index_add(
+    params: Vec<String>,
+    (base, ids, values): (Contig, Contig, Contig),
+    (n_ids, rows, row_len): (usize, usize, usize),
+    out: DType,
+) -> Result<(String, usize), GenError> {
+    let n = rows * row_len;
+    let ix = Index::for_extent(base.offset + n + ids.offset + values.offset + n_ids * row_len + 1);
+    let acc = Accum::new(out)?;
+    let ty = ix.ty();
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "{ty} r = p / {rl}, col = p % {rl};",
+        rl = ix.lit(row_len.max(1))
+    );
+    let _ = writeln!(
+        body,
+        "{} acc = {};",
+        acc.ty,
+        acc.widen(&format!("base[{} + p]", ix.lit(base.offset)))
+    );
+    let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(n_ids));
+    let _ = writeln!(
+        body,
+        "  long long id = (long long)ids[{} + j];",
+        ix.lit(ids.offset)
+    );
+    let _ = writeln!(
+        body,
+        "  if (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); continue; }}"
+    );
+    let v = format!(
+        "values[{} + j * {} + col]",
+        ix.lit(values.offset),
+        ix.lit(row_len)
+    );
+    let _ = writeln!(body, "  if (({ty})id == r) acc = {};", acc.add(&v));
+    body.push_str("}\n");
+    let _ = writeln!(body, "out[p] = {};", acc.store);
+    Ok((c::grid_kernel(&params, n, ix, &body), n))
 }
 
 /// A float (f64) or wrapping integer accumulator, stored as `out`'s dtype.
@@ -285,8 +326,6 @@ fn scatter_along(
     let _ = writeln!(body, "    if (({ty})id == target) acc = {};", acc.add(&v));
     body.push_str("  }\n}\n");
     let _ = writeln!(body, "out[p] = {};", acc.store);
-    let mut params = params;
-    params.push("unsigned long long* __restrict__ err".to_string());
     Ok((c::grid_kernel(&params, n, ix, &body), n))
 }
 
