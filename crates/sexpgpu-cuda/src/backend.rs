@@ -6,14 +6,14 @@
 //! Matmuls go to cuBLAS. Ids out of range are reported from the device's
 //! error word at the next download.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use sexpgpu_cpu::{
-    Backend, Contig, Dense, Fill, FusedKernel, Gather, Loc, Operand, Scatter, Src, Step, View,
+    Backend, Contig, Dense, Fill, FusedKernel, Gather, Loc, Operand, Plan, Scatter, Src, Step, View,
 };
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
@@ -116,6 +116,42 @@ impl CudaBackend {
             .map_err(driver)?
             .insert(k.name.clone(), f.clone());
         Ok(f)
+    }
+
+    /// Compiles every kernel of `plan` not compiled yet, `codegen::BATCH`
+    /// to an NVRTC program: one compiler start for many kernels, so a
+    /// training step's few hundred kernels compile in seconds rather than
+    /// one at a time as their steps first run.
+    pub fn prepare(&self, plan: &Plan) -> Result<(), ExecError> {
+        let codes = codegen::generate_plan(plan).map_err(|e| failure(e.message))?;
+        let known = self.functions.lock().map_err(driver)?;
+        let mut todo: BTreeMap<&str, &Kernel> = BTreeMap::new();
+        for k in codes.iter().flat_map(StepCode::kernels) {
+            if !known.contains_key(&k.name) {
+                todo.insert(&k.name, k);
+            }
+        }
+        drop(known);
+        let todo: Vec<&Kernel> = todo.into_values().collect();
+        for (i, batch) in todo.chunks(codegen::BATCH).enumerate() {
+            let name = format!("sx_batch{i}");
+            let ptx = self
+                .device
+                .nvrtc
+                .compile(&name, &codegen::batch_source(batch), self.device.arch)
+                .map_err(|log| failure(format!("internal: kernels did not compile: {log}")))?;
+            let module = self
+                .device
+                .ctx
+                .load_module(Ptx::from_src(ptx))
+                .map_err(driver)?;
+            let mut functions = self.functions.lock().map_err(driver)?;
+            for k in batch {
+                let f = module.load_function(&k.name).map_err(driver)?;
+                functions.insert(k.name.clone(), f);
+            }
+        }
+        Ok(())
     }
 
     /// Queues one kernel writing `out` from `inputs`.

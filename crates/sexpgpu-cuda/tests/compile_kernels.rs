@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sexpgpu_cuda::codegen::{generate_plan, Kernel};
+use sexpgpu_cuda::codegen::{batch_source, generate_plan, Kernel, BATCH};
 use sexpgpu_cuda::nvrtc::{wheel_libs, Nvrtc};
 use sexpgpu_graph::Graph;
 
@@ -130,19 +130,6 @@ fn ptxas(ptxas: &Path, dir: &Path, name: &str, ptx: &str, arch: u32) -> Result<(
     } else {
         Err(String::from_utf8_lossy(&out.stderr).into_owned())
     }
-}
-
-/// Kernels per NVRTC program: each kernel's text (prelude included) in a
-/// namespace of its own, so one compiler start serves many kernels; the
-/// `extern "C"` names are unique hashes, so nothing clashes.
-const BATCH: usize = 64;
-
-fn batch_source(kernels: &[&Kernel]) -> String {
-    kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| format!("namespace sx{i} {{\n{}\n}}\n", k.source))
-        .collect()
 }
 
 /// NVRTC then ptxas for one program's text.

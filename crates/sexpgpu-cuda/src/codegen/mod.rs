@@ -246,6 +246,20 @@ pub fn generate_step(
     }
 }
 
+/// Kernels per NVRTC program when many are compiled at once.
+pub const BATCH: usize = 64;
+
+/// One translation unit holding every kernel's text (its prelude included)
+/// in a namespace of its own, so one NVRTC start compiles many kernels;
+/// the `extern "C"` names are unique hashes, so nothing clashes.
+pub fn batch_source(kernels: &[&Kernel]) -> String {
+    kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("namespace sx{i} {{\n{}\n}}\n", k.source))
+        .collect()
+}
+
 /// Every launch's device code, in plan order.
 pub fn generate_plan(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
     plan.launches.iter().map(|l| generate(plan, l)).collect()

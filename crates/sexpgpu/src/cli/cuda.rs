@@ -48,6 +48,10 @@ mod imp {
                 format!("{} {:?}", plan.graph_name, plan.slots),
             );
             let mut arenas = self.arenas.borrow_mut();
+            if !arenas.contains_key(&key) {
+                // All of a program's kernels compile together, up front.
+                self.backend.prepare(plan)?;
+            }
             let arena = arenas.entry(key).or_default();
             program.run_on(&self.backend, arena, args, seed)
         }
