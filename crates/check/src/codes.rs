@@ -356,10 +356,10 @@ Wrong:
 fn halves(x: [n]) -> [n / 2] = x[0:n/2]
 ```
 
-Fixed: write the other size as a multiple, such as the grouped size `2n`:
+Fixed: write the other size as a multiple:
 
 ```
-fn halves(x: [2n]) -> [n] = x[0:n]
+fn halves(x: [2*n]) -> [n] = x[0:n]
 ```
 ";
 
@@ -544,13 +544,23 @@ uses something the PyTorch generator cannot emit: a reshape (`to` or a
 pattern) with more than one size known only at run time, a `Size` argument
 whose value is unknown before the program runs, an axis list or pattern
 outside a built-in's arguments, a call the checker left unresolved. The
-checker refuses each of these itself first (E0401, E0406, ...), so no
-accepted program is known to reach E0901: it is the generator's safety net
-instead of a wrong module. Nothing is written.
+checker refuses most of these itself first (E0401, E0406, ...), so E0901 is
+the generator's safety net instead of a wrong module. Nothing is written.
+The message names the expression the generator could not emit: write it
+with the constructs in `docs/shapescript/python.md`, and report the program,
+since a program that checks clean should build.
 
-The message names the expression the generator could not emit. Write that
-expression with the constructs in `docs/shapescript/python.md`, and report
-the program: it is a gap in the generator.
+Wrong: `flat` splits one axis into three sizes that no argument gives:
+
+```
+fn flat(x: [(a b c)]) -> [a b c] = x to [a b c]
+```
+
+Fixed: take two of the sizes from another argument:
+
+```
+fn flat(x: [(a b c)], y: [a b]) -> [a b c] = x to [a b c]
+```
 ";
 
 E0902 = "E0902", "two files become the same Python module",
@@ -690,9 +700,8 @@ mod tests {
         for pair in all().windows(2) {
             assert!(pair[0].id < pair[1].id, "{} twice", pair[0].id);
         }
-        // What no program text can show: an unreadable file, and the
-        // generator's safety net that no accepted program is known to reach.
-        let without_examples = [E0205.id, E0901.id];
+        // What no program text can show: an unreadable file.
+        let without_examples = [E0205.id];
         for info in all() {
             assert!(!info.title.is_empty(), "{} has no title", info.id);
             let kinds: Vec<diag::ExampleKind> = info.examples().iter().map(|e| e.kind).collect();
@@ -702,6 +711,14 @@ mod tests {
                 shown,
                 !without_examples.contains(&info.id),
                 "{} should have a Wrong and a Fixed example exactly when a program can show it",
+                info.id
+            );
+            // A Wrong or Fixed paragraph of two lines or more loses its
+            // kind at the second line, and its block would go untested.
+            assert_eq!(
+                info.explain.matches("```").count(),
+                2 * info.examples().len(),
+                "{}: every code block is a Wrong or Fixed example, each after a one-line paragraph",
                 info.id
             );
         }

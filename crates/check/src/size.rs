@@ -322,6 +322,18 @@ impl Poly {
         }
     }
 
+    /// The number and the symbol when the size is a positive multiple of
+    /// exactly one symbol (`2*n`, and `n` with 1).
+    pub fn as_multiple_of_symbol(&self) -> Option<(i128, &Symbol)> {
+        match &self.0 {
+            Repr::One {
+                coef,
+                factor: (symbol, 1),
+            } if *coef > 0 => Some((i128::from(*coef), symbol)),
+            _ => None,
+        }
+    }
+
     /// Every symbol the size mentions, each once, in order.
     pub fn symbols(&self) -> Vec<&Symbol> {
         let mut out: Vec<&Symbol> = self

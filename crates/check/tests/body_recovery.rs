@@ -4,13 +4,13 @@
 //! signature and its callers, so the bar is two, not one.) Deletions that
 //! make a syntax error are left to the parser's own recovery test.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use check::{check, MemoryFiles, Options};
 use diag::SourceMap;
 
 fn examples() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shapescript");
+    let root = uitest::support::workspace_root().join("examples/shapescript");
     let mut out = Vec::new();
     for name in ["vit.ss", "gpt2.ss", "convnet.ss"] {
         let text = std::fs::read_to_string(root.join(name)).unwrap();

@@ -4,7 +4,6 @@
 //! new built-in can't land undocumented.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use check::hir::Builtin;
 
@@ -20,7 +19,7 @@ fn code_words(text: &str, out: &mut BTreeSet<String>) {
 
 #[test]
 fn every_builtin_is_in_the_docs() {
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/shapescript");
+    let docs = uitest::support::workspace_root().join("docs/shapescript");
     let mut words = BTreeSet::new();
     for page in ["broadcasting.md", "patterns.md"] {
         let text = std::fs::read_to_string(docs.join(page)).expect("the docs page");

@@ -4,8 +4,6 @@
 //! is `crates/uitest/tests/code_literals.rs`; that each example in the
 //! explanations does what it says, `crates/shapescript/tests/explain_examples.rs`.
 
-use std::path::{Path, PathBuf};
-
 use uitest::support::workspace_root;
 
 /// The error index as the table says it should be.

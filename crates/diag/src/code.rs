@@ -136,15 +136,18 @@ pub struct Example {
 }
 
 /// The fenced blocks of `markdown` that follow a paragraph starting with
-/// `Wrong` or `Fixed` (the paragraph's kind holds until the next paragraph
-/// of text). Blocks after other paragraphs are illustrations, not tests.
+/// `Wrong` or `Fixed` (the paragraph's kind holds, across its wrapped lines,
+/// until the next paragraph of text). Blocks after other paragraphs are
+/// illustrations, not tests.
 pub fn examples(markdown: &str) -> Vec<Example> {
     let mut out = Vec::new();
     let mut kind = None;
     let mut block: Option<String> = None;
+    let mut in_paragraph = false;
     for line in markdown.lines() {
+        let is_fence = line.trim_start().starts_with("```");
         if let Some(text) = &mut block {
-            if line.trim_start().starts_with("```") {
+            if is_fence {
                 if let Some(kind) = kind {
                     out.push(Example {
                         kind,
@@ -156,20 +159,30 @@ pub fn examples(markdown: &str) -> Vec<Example> {
                 text.push_str(line);
                 text.push('\n');
             }
-        } else if line.trim_start().starts_with("```") {
+        } else if is_fence {
             block = Some(String::new());
-        } else if !line.trim().is_empty() {
-            let line = line.trim_start();
-            kind = if line.starts_with("Wrong") {
-                Some(ExampleKind::Wrong)
-            } else if line.starts_with("Fixed") {
-                Some(ExampleKind::Fixed)
-            } else {
-                None
-            };
+            in_paragraph = false;
+        } else if line.trim().is_empty() {
+            in_paragraph = false;
+        } else {
+            if !in_paragraph {
+                kind = paragraph_kind(line.trim_start());
+            }
+            in_paragraph = true;
         }
     }
     out
+}
+
+/// The kind of example a paragraph starting with `line` introduces.
+fn paragraph_kind(line: &str) -> Option<ExampleKind> {
+    if line.starts_with("Wrong") {
+        Some(ExampleKind::Wrong)
+    } else if line.starts_with("Fixed") {
+        Some(ExampleKind::Fixed)
+    } else {
+        None
+    }
 }
 
 /// A language's error page in Markdown: `header` (title and introduction,
@@ -240,6 +253,14 @@ mod tests {
             ]
         );
         assert!(E_X_002.examples().is_empty());
+    }
+
+    #[test]
+    fn a_wrapped_paragraph_keeps_its_kind() {
+        let text = "Wrong, where the\nfile is long:\n\n```\nbad\n```\n\nNote\n\n```\nshown\n```\n";
+        let found = examples(text);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind, ExampleKind::Wrong);
     }
 
     #[test]

@@ -20,7 +20,7 @@ fn ss_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_question_at_every_position_answers() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = uitest::support::workspace_root();
     let mut paths = Vec::new();
     ss_files(&root.join("tests/ui/shapescript"), &mut paths);
     ss_files(&root.join("examples/shapescript"), &mut paths);

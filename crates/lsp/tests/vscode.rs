@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn extension_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode")
+    uitest::support::workspace_root().join("editors/vscode")
 }
 
 fn run(dir: &Path, program: &str, args: &[&str]) -> String {

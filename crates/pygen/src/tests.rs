@@ -357,3 +357,16 @@ fn split_is_torch_chunk_at_the_axis_position() {
         "#]],
     );
 }
+
+#[test]
+fn a_generic_read_from_a_multiple_of_it() {
+    // `[2*n]` binds `n` on entry as `[2n]` does, so the body may use it.
+    check_code(
+        "fn halves(x: [2*n]) -> [n] = x[0:n]\n",
+        expect![[r#"
+            def halves(x):  # main.ss:1
+                n = x.shape[0] // 2
+                return x[0:n]  # main.ss:1
+        "#]],
+    );
+}

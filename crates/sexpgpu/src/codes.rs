@@ -728,7 +728,7 @@ mod tests {
             &mut text,
         );
         sources(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../sexpgpu-graph/src"),
+            &uitest::support::workspace_root().join("crates/sexpgpu-graph/src"),
             &mut text,
         );
         // This file declares every constant; uses are elsewhere.
@@ -815,7 +815,7 @@ beside them.
     /// never differ.
     #[test]
     fn the_book_is_the_table() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sexpgpu/errors.md");
+        let path = uitest::support::workspace_root().join("docs/sexpgpu/errors.md");
         let expected = error_page();
         if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
             std::fs::write(&path, &expected).unwrap();

@@ -170,7 +170,7 @@ fn repl_reads_piped_forms_across_lines() {
 
 #[test]
 fn every_example_runs_clean() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/sexpgpu");
+    let dir = uitest::support::workspace_root().join("examples/sexpgpu");
     let mut ran = 0;
     for entry in std::fs::read_dir(&dir).expect("examples/sexpgpu exists") {
         let path = entry.expect("entry").path();

@@ -2,14 +2,12 @@
 //! the operation table's: every operation, its keywords and its summary.
 //! `BLESS=1` rewrites the list; the test never edits anything else.
 
-use std::path::Path;
-
 const BEGIN: &str = "<!-- operations: begin -->\n";
 const END: &str = "<!-- operations: end -->";
 
 #[test]
 fn operations_page_lists_the_table() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sexpgpu/operations.md");
+    let path = uitest::support::workspace_root().join("docs/sexpgpu/operations.md");
     let page = std::fs::read_to_string(&path).expect("docs/sexpgpu/operations.md");
     let start = page.find(BEGIN).expect("the begin marker") + BEGIN.len();
     let end = page.find(END).expect("the end marker");

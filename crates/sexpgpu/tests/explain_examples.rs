@@ -6,8 +6,7 @@
 //! `E-IO-*` examples read).
 
 use diag::{Code, Diagnostic, Example, ExampleKind};
-use sexpgpu::{Host, Mode, Session};
-use sexpgpu::{RunIo, RunOptions};
+use sexpgpu::{Host, Mode, RunIo, RunOptions, Session};
 use std::collections::HashMap;
 
 /// The files beside every example.

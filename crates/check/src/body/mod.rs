@@ -815,8 +815,9 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
         };
         for (a, axis) in shape.iter().enumerate() {
             let (name, factor, divide_by) = match &axis.kind {
-                AxisKind::Size { size, .. } => match size.poly.as_symbol() {
-                    Some(Symbol::Generic(n)) => (*n, 1, None),
+                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does.
+                AxisKind::Size { size, .. } => match size.poly.as_multiple_of_symbol() {
+                    Some((factor, Symbol::Generic(n))) => (*n, factor, None),
                     _ => continue,
                 },
                 AxisKind::Group {

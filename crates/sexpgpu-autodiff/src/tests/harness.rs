@@ -13,6 +13,8 @@ use sexpgpu_graph::{
 
 use crate::grad;
 
+pub(super) use uitest::support::Rng;
+
 /// One graph input: its shape, dtype and values; float inputs are
 /// differentiated, integer ones (ids) are not.
 #[derive(Clone, Debug)]
@@ -21,8 +23,6 @@ pub(super) struct Arg {
     pub dtype: DType,
     pub values: Vec<f64>,
 }
-
-pub(super) use uitest::support::Rng;
 
 /// Graph inputs drawn from the shared test generator.
 pub(super) trait RandomArgs {

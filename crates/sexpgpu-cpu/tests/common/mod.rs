@@ -7,7 +7,6 @@
 
 use sexpgpu_cpu::compile;
 use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};
-
 pub use uitest::support::Rng;
 
 /// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]

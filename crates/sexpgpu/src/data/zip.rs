@@ -4,8 +4,11 @@
 //! inflates to is bounded by what one tensor can hold, so a small crafted
 //! file cannot ask for unbounded memory. Never touches files.
 
-use crate::trace::args::MAX_ELEMENTS;
 use std::io::{Cursor, Read};
+
+/// The most elements a tensor may have (`trace::args::MAX_ELEMENTS`, which a test
+/// compares; written out so that reading files does not depend on tracing).
+const TENSOR_ELEMENTS: u64 = 1 << 26;
 
 /// One member of an archive: its name and its (inflated) bytes.
 pub struct Member {
@@ -13,10 +16,9 @@ pub struct Member {
     pub bytes: Vec<u8>,
 }
 
-/// The most bytes one member may inflate to: a tensor of `MAX_ELEMENTS`
-/// 8-byte elements (the largest any operation accepts) and a generous
-/// `.npy` header.
-pub const MAX_MEMBER_BYTES: u64 = 8 * MAX_ELEMENTS as u64 + (1 << 20);
+/// The most bytes one member may inflate to: the largest tensor, of 8-byte
+/// elements, and a generous `.npy` header.
+pub const MAX_MEMBER_BYTES: u64 = 8 * TENSOR_ELEMENTS + (1 << 20);
 
 /// The most bytes all members together may inflate to.
 pub const MAX_TOTAL_BYTES: u64 = 4 * MAX_MEMBER_BYTES;
@@ -93,6 +95,11 @@ mod tests {
     /// dtype=np.float32).reshape(2, 3), y=np.array([1, 2, 3], dtype=np.int64))`
     /// with NumPy 2.3: two deflated members.
     const SAVEZ_COMPRESSED: &[u8] = include_bytes!("testdata/compressed.npz");
+
+    #[test]
+    fn the_limit_is_the_largest_tensor() {
+        assert_eq!(TENSOR_ELEMENTS, crate::trace::args::MAX_ELEMENTS as u64);
+    }
 
     fn names_and_sizes(found: &[Member]) -> Vec<(String, usize)> {
         found

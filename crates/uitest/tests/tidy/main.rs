@@ -2,10 +2,12 @@
 //! checked over `crates/*/src` and `crates/*/tests`. Every file opens with a
 //! `//!` line; no ignored or panic-expecting tests anywhere; no import cycle
 //! among the modules of a crate (`modules.rs`); no function outside tests
-//! longer than [`functions::LIMIT`] lines (`functions.rs`). Debugging and
+//! longer than [`functions::LIMIT`] lines (`functions.rs`); no diagnostic
+//! code written as a string outside its table (`codes.rs`). Debugging and
 //! unfinished-code macros are Clippy's (`[workspace.lints.clippy]` in the
 //! root `Cargo.toml`). Reads files, changes nothing.
 
+mod codes;
 mod functions;
 mod lex;
 mod modules;
@@ -193,6 +195,30 @@ fn no_function_is_too_long() {
         }
     }
     assert_none("functions too long (split them)", &problems);
+}
+
+#[test]
+fn codes_are_constants_outside_their_tables() {
+    let workspace = Workspace::read();
+    let mut found = Vec::new();
+    for (file, text) in &workspace.files {
+        let in_src = workspace
+            .crates
+            .iter()
+            .any(|krate| file.starts_with(krate.join("src")));
+        // The tables declare the codes; test code compares with goldens.
+        if !in_src || workspace.is_test_file(file) || file.ends_with("codes.rs") {
+            continue;
+        }
+        let shown = workspace.shown(file);
+        for code in codes::code_literals(&codes::non_test_code(text)) {
+            found.push(format!("{shown}: \"{code}\""));
+        }
+    }
+    assert_none(
+        "codes written as strings (use the constants of the language's table: `codes::E0402`, `codes::E_DIM_001`)",
+        &found,
+    );
 }
 
 /// Runs the per-file checks on `text` and compares the offenders.
