@@ -28,7 +28,29 @@ pub fn generate(
         }
         v
     };
-    let (body, n) = match step {
+    if let Step::LinearScan {
+        a,
+        b,
+        dims,
+        axis,
+        reverse,
+    } = step
+    {
+        let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
+        return Ok((body, order(2, false), n));
+    }
+    let (body, n) = by_id(step, out, &|names| with_err(ptrs(names)))?;
+    Ok((body, order(step.reads().len(), true), n))
+}
+
+/// The four kernels that read ids (and may set the error word); `ptrs`
+/// gives the parameter list for the named operands.
+fn by_id(
+    step: &Step,
+    out: DType,
+    ptrs: &dyn Fn(&[&str]) -> Vec<String>,
+) -> Result<(String, usize), GenError> {
+    Ok(match step {
         Step::Index {
             table,
             ids,
@@ -36,7 +58,7 @@ pub fn generate(
             rows,
             row_len,
         } => index_rows(
-            with_err(ptrs(&["table", "ids"])),
+            ptrs(&["table", "ids"]),
             (*table, *ids),
             *n_ids,
             *rows,
@@ -48,13 +70,7 @@ pub fn generate(
             x_dims,
             idx_dims,
             axis,
-        } => gather_along(
-            with_err(ptrs(&["x", "idx"])),
-            (*x, *idx),
-            x_dims,
-            idx_dims,
-            *axis,
-        ),
+        } => gather_along(ptrs(&["x", "idx"]), (*x, *idx), x_dims, idx_dims, *axis),
         Step::IndexAdd {
             base,
             ids,
@@ -63,7 +79,7 @@ pub fn generate(
             rows,
             row_len,
         } => index_add(
-            with_err(ptrs(&["base", "ids", "values"])),
+            ptrs(&["base", "ids", "values"]),
             (*base, *ids, *values),
             (*n_ids, *rows, *row_len),
             out,
@@ -76,32 +92,20 @@ pub fn generate(
             idx_dims,
             axis,
         } => scatter_along(
-            with_err(ptrs(&["base", "idx", "values"])),
+            ptrs(&["base", "idx", "values"]),
             (*base, *idx, *values),
             base_dims,
             idx_dims,
             *axis,
             out,
         )?,
-        Step::LinearScan {
-            a,
-            b,
-            dims,
-            axis,
-            reverse,
-        } => {
-            let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
-            return Ok((body, order(2, false), n));
-        }
         other => {
             return Err(GenError::new(format!(
                 "no indexing kernel for `{}`",
                 other.kind()
             )))
         }
-    };
-    let inputs = step.reads().len();
-    Ok((body, order(inputs, true), n))
+    })
 }
 
 fn with_err(mut params: Vec<String>) -> Vec<String> {
