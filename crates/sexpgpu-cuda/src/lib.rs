@@ -11,7 +11,7 @@ mod blas;
 pub mod codegen;
 pub mod device;
 mod error;
-mod host;
+pub mod host;
 pub mod memory;
 pub mod nvrtc;
 
