@@ -192,7 +192,7 @@ def linear_scan(a, b, axis, reverse, dtype):
     h = np.zeros(b.shape[1:], dtype=np.float32)
     order = range(b.shape[0] - 1, -1, -1) if reverse else range(b.shape[0])
     for t in order:
-        h = a[t] * h + b[t]  # float32 arithmetic, as the seed says
+        h = a[t] * h + b[t]  # float32 arithmetic, as docs/sexpgpu/operations.md says
         out[t] = h
     return finish(np.moveaxis(out, 0, axis), dtype)
 

@@ -4,32 +4,16 @@
 //! Replacing an alias where it is used is `lower`'s job, since its names are
 //! looked up there.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast;
 
 use crate::codes;
+pub use crate::lower::Aliases;
 use crate::lower::{Env, Lowerer, Place, MAX_AXES};
-use crate::per_file::PerFile;
 use crate::program::{Decl, Program};
-
-/// Which aliases can't be replaced because they are on a cycle (or too
-/// long), and how many axes each of the others stands for.
-#[derive(Default, Debug)]
-pub struct Aliases {
-    broken: HashSet<(FileId, Name)>,
-    /// For the aliases of modules checked in an earlier batch, which later
-    /// ones may use: a long chain can cross files.
-    lengths: PerFile<Name, usize>,
-}
-
-impl Aliases {
-    pub fn is_broken(&self, file: FileId, name: impl Into<Name>) -> bool {
-        !self.broken.is_empty() && self.broken.contains(&(file, name.into()))
-    }
-}
 
 struct AliasInfo<'a> {
     file: FileId,
@@ -71,60 +55,9 @@ pub fn find_cycles_batch(
     if count == 0 {
         return;
     }
-    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
-    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
-    let mut index: HashMap<(FileId, Name), usize> =
-        HashMap::with_capacity_and_hasher(count, Default::default());
-    for module in batch.iter().map(|&m| &program.modules[m]) {
-        for (i, item) in module.ast.items.iter().enumerate() {
-            if let ast::Item::Dim(
-                decl @ ast::Dim {
-                    value: ast::DimValue::Alias(list),
-                    ..
-                },
-            ) = item
-            {
-                if module.names.get(&decl.name.name) == Some(&i) {
-                    index.insert((module.file, decl.name.name), infos.len());
-                    infos.push(AliasInfo {
-                        file: module.file,
-                        decl,
-                        list_span: list.span,
-                        deps: Vec::new(),
-                        earlier: Some((0, 0)),
-                    });
-                    lists.push(list);
-                }
-            }
-        }
-    }
-    for i in 0..infos.len() {
-        let mut deps = Vec::new();
-        let mut earlier: Option<(usize, usize)> = Some((0, 0));
-        for axis in &lists[i].axes {
-            let path = match &axis.kind {
-                ast::AxisKind::Size(size) => size.kind.path(),
-                _ => None,
-            };
-            if let Some(path) = &path {
-                if let Ok((file, Decl::Alias(d, _))) = program.lookup(infos[i].file, path) {
-                    let key = (file, d.name.name);
-                    if let Some(&dep) = index.get(&key) {
-                        deps.push((dep, path.span));
-                    } else {
-                        let length = aliases.lengths.get(key.0, &key.1).copied();
-                        earlier = match (earlier, length) {
-                            (Some((axes, total)), Some(length)) => {
-                                Some((axes + 1, total.saturating_add(length)))
-                            }
-                            _ => None,
-                        };
-                    }
-                }
-            }
-        }
-        infos[i].deps = deps;
-        infos[i].earlier = earlier;
+    let (mut infos, lists, index) = batch_aliases(program, batch, count);
+    for (info, list) in infos.iter_mut().zip(&lists) {
+        (info.deps, info.earlier) = alias_deps(program, &index, aliases, info.file, list);
     }
     let mut on_cycle = crate::depgraph::walk(
         infos.len(),
@@ -153,6 +86,89 @@ pub fn find_cycles_batch(
             }
         }
     }
+}
+
+/// The aliases the modules of `batch` declare (the first of a name
+/// declared twice), in order, with their axes, and where each is in that list.
+#[allow(clippy::type_complexity)]
+fn batch_aliases<'p>(
+    program: &'p Program,
+    batch: &[usize],
+    count: usize,
+) -> (
+    Vec<AliasInfo<'p>>,
+    Vec<&'p ast::ShapeList>,
+    HashMap<(FileId, Name), usize>,
+) {
+    let mut infos: Vec<AliasInfo> = Vec::with_capacity(count);
+    let mut lists: Vec<&ast::ShapeList> = Vec::with_capacity(count);
+    let mut index: HashMap<(FileId, Name), usize> =
+        HashMap::with_capacity_and_hasher(count, Default::default());
+    for module in batch.iter().map(|&m| &program.modules[m]) {
+        for (i, item) in module.ast.items.iter().enumerate() {
+            if let ast::Item::Dim(
+                decl @ ast::Dim {
+                    value: ast::DimValue::Alias(list),
+                    ..
+                },
+            ) = item
+            {
+                if module.names.get(&decl.name.name) == Some(&i) {
+                    index.insert((module.file, decl.name.name), infos.len());
+                    infos.push(AliasInfo {
+                        file: module.file,
+                        decl,
+                        list_span: list.span,
+                        deps: Vec::new(),
+                        earlier: Some((0, 0)),
+                    });
+                    lists.push(list);
+                }
+            }
+        }
+    }
+    (infos, lists, index)
+}
+
+/// An alias's uses: the batch's aliases with where (`AliasInfo::deps`), and
+/// what its aliases of earlier batches stand for (`AliasInfo::earlier`).
+type AliasUses = (Vec<(usize, Span)>, Option<(usize, usize)>);
+
+/// The aliases of the batch one alias's axes use, with where, and how many
+/// of its axes are aliases of earlier batches and how many axes those stand
+/// for (`None` when one of them is broken).
+fn alias_deps(
+    program: &Program,
+    index: &HashMap<(FileId, Name), usize>,
+    aliases: &Aliases,
+    file: FileId,
+    list: &ast::ShapeList,
+) -> AliasUses {
+    let mut deps = Vec::new();
+    let mut earlier: Option<(usize, usize)> = Some((0, 0));
+    for axis in &list.axes {
+        let path = match &axis.kind {
+            ast::AxisKind::Size(size) => size.kind.path(),
+            _ => None,
+        };
+        if let Some(path) = &path {
+            if let Ok((file, Decl::Alias(d, _))) = program.lookup(file, path) {
+                let key = (file, d.name.name);
+                if let Some(&dep) = index.get(&key) {
+                    deps.push((dep, path.span));
+                } else {
+                    let length = aliases.lengths.get(key.0, &key.1).copied();
+                    earlier = match (earlier, length) {
+                        (Some((axes, total)), Some(length)) => {
+                            Some((axes + 1, total.saturating_add(length)))
+                        }
+                        _ => None,
+                    };
+                }
+            }
+        }
+    }
+    (deps, earlier)
 }
 
 /// Works out how many axes each alias stands for, and breaks the ones over

@@ -1,15 +1,15 @@
-//! Broadcasting by name (spec 6.2): equal shapes give that shape; otherwise
-//! the operand with fewer axes fits into the other, named axes pairing by
-//! name, anonymous axes right-aligned with anonymous axes of equal size, a
-//! literal 1 with anything, pairs keeping their order; equal ranks with
-//! literal 1s broadcast as NumPy does. Returns how each operand's axes line
-//! up with the result, for the views code generation inserts. Pure; the
-//! caller words the E0401.
+//! Broadcasting by name (`docs/shapescript/broadcasting.md`): equal shapes
+//! give that shape; otherwise the operand with fewer axes fits into the other,
+//! named axes pairing by name, anonymous axes right-aligned with anonymous
+//! axes of equal size, a literal 1 with anything, pairs keeping their order;
+//! equal ranks with literal 1s broadcast as NumPy does. Returns how each
+//! operand's axes line up with the result, for the views code generation
+//! inserts. Pure; the caller words the E0401.
 
 use std::borrow::Cow;
 
-use crate::body::shape::{axis_name, axis_poly_ref};
 use crate::dims::DimValues;
+use crate::shape::{axis_name, axis_poly_ref};
 use crate::types::{show_shape, Axis, AxisKind};
 
 /// A broadcast that worked: the result's axes and, per operand, the operand
@@ -192,8 +192,8 @@ mod tests {
     use expect_test::{expect, Expect};
 
     use super::broadcast;
-    use crate::body::shape::axis_of;
     use crate::dims::DimValues;
+    use crate::shape::axis_of;
     use crate::size::{Poly, Symbol};
     use crate::types::{show_shape, Axis};
 

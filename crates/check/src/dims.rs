@@ -137,6 +137,52 @@ pub fn evaluate_batch(
     out: &mut DimValues,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    let (mut infos, index) = batch_dims(program, batch);
+    let mut all_deps = Vec::with_capacity(infos.len());
+    for info in &mut infos {
+        let start = all_deps.len();
+        collect_deps(program, &index, info.file, info.value, &mut all_deps);
+        info.deps = start..all_deps.len();
+    }
+    let walk = crate::depgraph::walk(
+        infos.len(),
+        |i| &all_deps[infos[i].deps.clone()],
+        |cycle| diagnostics.push(cycle_diagnostic(&infos, &all_deps, map, cycle)),
+    );
+    let mut values: Vec<Option<Option<i128>>> = vec![None; infos.len()];
+    for (i, &on_cycle) in walk.on_cycle.iter().enumerate() {
+        if on_cycle {
+            values[i] = Some(None);
+        }
+    }
+    for i in walk.order {
+        if values[i].is_some() {
+            continue;
+        }
+        let known = Known {
+            index: &index,
+            values: &values,
+            before: out,
+        };
+        let result = evaluate_dim(program, &known, &infos[i]);
+        values[i] = Some(match result {
+            Ok(v) => Some(v),
+            Err(Stop::Reported(d)) => {
+                diagnostics.push(*d);
+                None
+            }
+            Err(Stop::Silent) => None,
+        });
+    }
+    store_values(out, &infos, &values);
+}
+
+/// The dims the modules of `batch` declare with a value (the first of a
+/// name declared twice), in order, and where each is in that list.
+fn batch_dims<'p>(
+    program: &'p Program,
+    batch: &[usize],
+) -> (Vec<DimInfo<'p>>, HashMap<DimKey, usize>) {
     let count = batch
         .iter()
         .flat_map(|&m| &program.modules[m].ast.items)
@@ -180,59 +226,34 @@ pub fn evaluate_batch(
             }
         }
     }
-    let mut all_deps = Vec::with_capacity(infos.len());
-    for info in &mut infos {
-        let start = all_deps.len();
-        collect_deps(program, &index, info.file, info.value, &mut all_deps);
-        info.deps = start..all_deps.len();
-    }
-    let walk = crate::depgraph::walk(
-        infos.len(),
-        |i| &all_deps[infos[i].deps.clone()],
-        |cycle| diagnostics.push(cycle_diagnostic(&infos, &all_deps, map, cycle)),
-    );
-    let mut values: Vec<Option<Option<i128>>> = vec![None; infos.len()];
-    for (i, &on_cycle) in walk.on_cycle.iter().enumerate() {
-        if on_cycle {
-            values[i] = Some(None);
+    (infos, index)
+}
+
+/// Evaluates one dim from the dims it uses (`known`); E0305 for a value
+/// below 1.
+fn evaluate_dim(program: &Program, known: &Known, info: &DimInfo) -> Result<i128, Stop> {
+    eval(program, known, info.file, info.value).and_then(|v| {
+        if v >= 1 {
+            Ok(v)
+        } else {
+            Err(reported(
+                Diagnostic::error(
+                    codes::E0305,
+                    format!(
+                        "dim `{}` is {v}, not a whole number of at least 1",
+                        info.decl.name.name
+                    ),
+                )
+                .with_primary(info.value.span, format!("this is {v}"))
+                .with_note("a dim is a size, so its value must be at least 1"),
+            ))
         }
-    }
-    for i in walk.order {
-        if values[i].is_some() {
-            continue;
-        }
-        let info = &infos[i];
-        let known = Known {
-            index: &index,
-            values: &values,
-            before: out,
-        };
-        let result = eval(program, &known, info.file, info.value).and_then(|v| {
-            if v >= 1 {
-                Ok(v)
-            } else {
-                Err(reported(
-                    Diagnostic::error(
-                        codes::E0305,
-                        format!(
-                            "dim `{}` is {v}, not a whole number of at least 1",
-                            info.decl.name.name
-                        ),
-                    )
-                    .with_primary(info.value.span, format!("this is {v}"))
-                    .with_note("a dim is a size, so its value must be at least 1"),
-                ))
-            }
-        });
-        values[i] = Some(match result {
-            Ok(v) => Some(v),
-            Err(Stop::Reported(d)) => {
-                diagnostics.push(*d);
-                None
-            }
-            Err(Stop::Silent) => None,
-        });
-    }
+    })
+}
+
+/// Stores the batch's values in `out`; a dim that failed is stored as
+/// broken.
+fn store_values(out: &mut DimValues, infos: &[DimInfo], values: &[Option<Option<i128>>]) {
     // The batch's dims lie module by module: room for each module's at once.
     let mut start = 0;
     while start < infos.len() {

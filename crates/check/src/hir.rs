@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use diag::{FileId, SourceMap, Span};
-use syntax::ast;
+use syntax::{ast, Name};
 
 use crate::Checked;
 
@@ -27,7 +27,88 @@ pub use crate::types::{
     show_shape, Axis, AxisKind, Domain, DtypeKind, ScalarKind, TensorTy, Ty, TyKind,
 };
 
+/// What a plain name written in a checked body means, as the checker
+/// resolved it while typing the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    /// A parameter, `let` or loop variable: where its name is declared.
+    Local { decl: Span },
+    /// A dim used as a value: the file that declares it, and its name there.
+    Dim { file: FileId, name: Name },
+    /// A generic axis or a model's size parameter used as a value.
+    Generic(Name),
+}
+
 impl Checked {
+    /// How the checker resolved the plain name written at `span` (a name
+    /// expression of a body); `None` where it resolved nothing: a failed
+    /// expression, a name that isn't a value, or a body it didn't check (a
+    /// file with a syntax error).
+    pub fn name_resolution(&self, span: Span) -> Option<Resolution> {
+        match &self.bodies.expr(span)?.info {
+            ExprInfo::Local { decl } => Some(Resolution::Local { decl: *decl }),
+            ExprInfo::SizeValue { size } => match size.poly.as_symbol()? {
+                Symbol::Dim { file, name } => Some(Resolution::Dim {
+                    file: *file,
+                    name: *name,
+                }),
+                Symbol::Generic(name) => Some(Resolution::Generic(*name)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The declaring name of top-level `name` in `file`: the first
+    /// declaration of that name, as every lookup finds it.
+    pub fn decl_name_span(&self, file: FileId, name: Name) -> Option<Span> {
+        Some(self.program.decl(file, name)?.name_span())
+    }
+
+    /// The declaring name of member `member` (a field or method) of model
+    /// or record `owner` declared in `file`.
+    pub fn member_name_span(&self, file: FileId, owner: Name, member: Name) -> Option<Span> {
+        let names: Vec<&ast::Ident> = match self.program.decl(file, owner)? {
+            Decl::Model(m) => m
+                .fields
+                .iter()
+                .map(|f| &f.name)
+                .chain(m.methods.iter().map(|f| &f.name))
+                .collect(),
+            Decl::Record(r) => r.fields.iter().map(|f| &f.name).collect(),
+            _ => return None,
+        };
+        names.into_iter().find(|n| n.name == member).map(|n| n.span)
+    }
+
+    /// The declaring name of what a checked call calls; `None` for a
+    /// built-in, which has no declaration.
+    pub fn callee_name_span(&self, callee: &Callee) -> Option<Span> {
+        match callee {
+            Callee::Fn { file, name }
+            | Callee::Extern { file, name, .. }
+            | Callee::Record { file, name } => self.decl_name_span(*file, *name),
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => self.member_name_span(*file, *model, *method),
+            Callee::Builtin(_) => None,
+        }
+    }
+
+    /// The declaring name of the field that the checked field expression
+    /// at `span` (`base.name`, `base` at `base`) reads.
+    pub fn field_name_span(&self, span: Span, base: Span) -> Option<Span> {
+        let ExprInfo::Field { owner, field } = &self.bodies.expr(span)?.info else {
+            return None;
+        };
+        let TyKind::Named { file, .. } = &self.bodies.expr(base)?.ty.kind else {
+            return None;
+        };
+        self.member_name_span(*file, *owner, *field)
+    }
+
     /// The axes the shape alias declared at `name` (its declaring name's
     /// span) stands for, its own aliases replaced, as the checker lowers it;
     /// `None` when no alias is declared there.
@@ -57,5 +138,115 @@ impl Checked {
         let mut lowerer = crate::lower::Lowerer::new(env, file, &mut sink);
         lowerer.place = crate::lower::Place::AliasDecl;
         lowerer.lower_shape(list, file).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::{check as check_program, MemoryFiles, Options};
+
+    /// Checks `main.ss` and shows, for each plain name expression of its
+    /// bodies, what `name_resolution` says: `name@line:col -> ...`.
+    fn check(src: &str, expect: Expect) {
+        let mut files = MemoryFiles::new();
+        files.insert("main.ss", src);
+        let mut map = SourceMap::new();
+        let checked = check_program(
+            &mut map,
+            &files,
+            &[PathBuf::from("main.ss")],
+            &Options::default(),
+        );
+        let place = |span: Span| {
+            let at = map.line_col(span.file, span.start);
+            format!("{}:{}", at.line, at.col)
+        };
+        let mut lines = Vec::new();
+        for body in checked
+            .bodies
+            .fns
+            .iter()
+            .filter(|b| !checked.library.iter().any(|(f, _)| *f == b.file))
+        {
+            for e in &body.exprs {
+                let text = &map.text(e.span.file)[e.span.start as usize..e.span.end as usize];
+                if !text.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    || text.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    continue;
+                }
+                let what = match checked.name_resolution(e.span) {
+                    Some(Resolution::Local { decl }) => {
+                        format!("local declared at {}", place(decl))
+                    }
+                    Some(Resolution::Dim { file, name }) => {
+                        let decl = checked.decl_name_span(file, name).map(place);
+                        format!("dim {name} declared at {}", decl.unwrap_or_default())
+                    }
+                    Some(Resolution::Generic(name)) => format!("generic {name}"),
+                    None => "nothing".to_string(),
+                };
+                lines.push(format!("{text}@{} -> {what}", place(e.span)));
+            }
+            for e in &body.exprs {
+                match &e.info {
+                    ExprInfo::Call(call) => {
+                        let decl = checked.callee_name_span(&call.callee).map(place);
+                        lines.push(format!(
+                            "call@{} -> {}",
+                            place(e.span),
+                            decl.unwrap_or_default()
+                        ));
+                    }
+                    ExprInfo::Field { field, .. } => {
+                        // The base is the expression just before the field name.
+                        let base = body
+                            .exprs
+                            .iter()
+                            .find(|b| b.span.start == e.span.start && b.span.end < e.span.end);
+                        let decl = base
+                            .and_then(|b| checked.field_name_span(e.span, b.span))
+                            .map(place);
+                        lines.push(format!(
+                            "field {field}@{} -> {}",
+                            place(e.span),
+                            decl.unwrap_or_default()
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn calls_and_fields_resolve_to_their_declarations() {
+        check(
+            "record R {\n  a: [n]\n}\nfn make(x: [n]) -> R = R(a=x)\nfn g(x: [n]) -> [n] = make(x).a\n",
+            expect![[r#"
+                x@4:28 -> local declared at 4:9
+                call@4:24 -> 1:8
+                x@5:28 -> local declared at 5:6
+                call@5:23 -> 4:4
+                field a@5:23 -> 2:3"#]],
+        );
+    }
+
+    #[test]
+    fn names_in_bodies_resolve_to_their_declarations() {
+        check(
+            "dim D = 4\nfn f(x: [n D]) -> [n D] {\n  let y = x * D\n  let k = n\n  y\n}\n",
+            expect![[r#"
+                x@3:11 -> local declared at 2:6
+                D@3:15 -> dim D declared at 1:5
+                n@4:11 -> generic n
+                y@5:3 -> local declared at 3:7"#]],
+        );
     }
 }

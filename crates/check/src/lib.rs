@@ -3,7 +3,11 @@
 //! The entry point is [`check`]: it reads the root files and everything they
 //! import into one `SourceMap`, and returns the checked program with all
 //! diagnostics. Order of work: load and parse (imports, duplicates), dims,
-//! shape aliases, signatures.
+//! shape aliases, signatures, bodies.
+//!
+//! The public API is this file's items and [`hir`], the one view of a
+//! checked program that `pygen` and `lsp` read; every other module is
+//! private, so the checker's internals can change without breaking them.
 
 mod alias;
 mod body;
@@ -18,10 +22,10 @@ pub mod hir;
 mod load;
 mod lower;
 mod model;
-mod pattern;
 mod per_file;
 mod prelude;
 mod program;
+mod shape;
 mod signature;
 mod size;
 mod solver;

@@ -62,49 +62,7 @@ pub fn load_checking(
         if loader.by_path.contains_key(&path) {
             continue;
         }
-        let text = match loader.read_ahead.remove(&path) {
-            Some(text) => Ok(text),
-            None => files.read(&path),
-        };
-        match text {
-            Ok(text) => {
-                let id = loader.add(map, &path, text, diagnostics);
-                // A root whose imports are loaded already is checked now,
-                // while its tree is in the cache; the others wait for the
-                // breadth-first pass, which keeps the files' order.
-                let index = loader.program.by_file[id.0 as usize];
-                let resolved = loader.resolve_imports(files, index, search_path);
-                let all_loaded = resolved.iter().all(|(_, found)| match found {
-                    Resolved::Found { path, .. } => loader.by_path.contains_key(path),
-                    _ => true,
-                });
-                if all_loaded {
-                    loader.link(map, index, resolved, diagnostics);
-                    loader
-                        .ready
-                        .linked(&loader.program, map, index, diagnostics, check);
-                } else {
-                    for (_, found) in &resolved {
-                        if let Resolved::Found { path, text } = found {
-                            if !loader.by_path.contains_key(path) {
-                                loader.read_ahead.insert(path.clone(), text.clone());
-                            }
-                        }
-                    }
-                    loader.pending[index] = Some(resolved);
-                }
-            }
-            Err(error) => {
-                let reason = match error {
-                    crate::files::FileError::NotFound => "no such file".to_string(),
-                    crate::files::FileError::Unreadable(reason) => reason,
-                };
-                diagnostics.push(Diagnostic::error(
-                    codes::E0205,
-                    format!("could not read `{}`: {reason}", path.display()),
-                ));
-            }
-        }
+        loader.load_root(map, files, path, search_path, diagnostics, check);
     }
     // Breadth-first: modules in the order they were added (linking one may
     // add more), each one's imports linked in turn.
@@ -129,6 +87,64 @@ pub fn load_checking(
         .finish(&loader.program, map, diagnostics, check);
     report_import_cycles(&loader.program, diagnostics);
     loader.program
+}
+
+impl Loader {
+    /// Loads the root `path` (E0205 when it can't be read): checked at once
+    /// when its imports are loaded already, else left for the
+    /// breadth-first pass with its imports' texts read ahead.
+    fn load_root(
+        &mut self,
+        map: &mut SourceMap,
+        files: &dyn Files,
+        path: PathBuf,
+        search_path: &[PathBuf],
+        diagnostics: &mut Vec<Diagnostic>,
+        check: &mut CheckBatch,
+    ) {
+        let text = match self.read_ahead.remove(&path) {
+            Some(text) => Ok(text),
+            None => files.read(&path),
+        };
+        match text {
+            Ok(text) => {
+                let id = self.add(map, &path, text, diagnostics);
+                // A root whose imports are loaded already is checked now,
+                // while its tree is in the cache; the others wait for the
+                // breadth-first pass, which keeps the files' order.
+                let index = self.program.by_file[id.0 as usize];
+                let resolved = self.resolve_imports(files, index, search_path);
+                let all_loaded = resolved.iter().all(|(_, found)| match found {
+                    Resolved::Found { path, .. } => self.by_path.contains_key(path),
+                    _ => true,
+                });
+                if all_loaded {
+                    self.link(map, index, resolved, diagnostics);
+                    self.ready
+                        .linked(&self.program, map, index, diagnostics, check);
+                } else {
+                    for (_, found) in &resolved {
+                        if let Resolved::Found { path, text } = found {
+                            if !self.by_path.contains_key(path) {
+                                self.read_ahead.insert(path.clone(), text.clone());
+                            }
+                        }
+                    }
+                    self.pending[index] = Some(resolved);
+                }
+            }
+            Err(error) => {
+                let reason = match error {
+                    crate::files::FileError::NotFound => "no such file".to_string(),
+                    crate::files::FileError::Unreadable(reason) => reason,
+                };
+                diagnostics.push(Diagnostic::error(
+                    codes::E0205,
+                    format!("could not read `{}`: {reason}", path.display()),
+                ));
+            }
+        }
+    }
 }
 
 /// The state of loading.

@@ -6,22 +6,21 @@
 //! `...`, E0309, E0310, E0402, E0414, E2202); the rules about a whole
 //! signature live in `signature`.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, SourceMap, Span};
 use syntax::ast::{self, SizeExpr, SizeExprKind};
 
+mod aliases;
 mod sizes;
+
+pub use aliases::{AliasCache, Aliases};
 
 use sizes::overflow;
 
-use crate::alias::Aliases;
 use crate::codes;
 use crate::dims::{not_a_size, DimValues};
-use crate::per_file::PerFile;
 use crate::program::{Decl, LookupError, Module, Program};
 use crate::size::{Formula, Poly, Size, Symbol};
 use crate::types::{Axis, AxisKind, Domain, TensorTy, Ty, TyKind};
@@ -48,29 +47,6 @@ pub struct Env<'a> {
     pub dims: &'a DimValues,
     pub aliases: &'a Aliases,
     pub alias_cache: &'a AliasCache,
-}
-
-/// What lowering remembers across signatures: each shape alias's axes as
-/// lowered for a using module, so an alias used by many signatures is
-/// lowered once and its axes shared.
-#[derive(Default)]
-pub struct AliasCache {
-    /// By (declaring file, alias name, using module): the alias's axes
-    /// when lowering them reported nothing and they hold no unknown sizes,
-    /// `...`, rounded divisions or errors (what depends on the signature).
-    aliases: RefCell<PerFile<(FileId, Name), LoweredAlias>>,
-    /// The aliases used once so far: remembering costs more than lowering
-    /// again, so an alias is remembered at its second use.
-    used: RefCell<PerFile<(FileId, Name), ()>>,
-}
-
-/// A shape alias lowered once for a using module; cheap to clone.
-#[derive(Clone)]
-struct LoweredAlias {
-    axes: Arc<[Axis]>,
-    /// The generic axes its lowering named, in order of first use: a use
-    /// introduces them in a parameter and needs them in a return type.
-    generics: Rc<[Name]>,
 }
 
 /// A lowered size: a polynomial, or a formula when it divides with rounding.
@@ -416,198 +392,6 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         }
     }
 
-    /// The axes of the alias `path` (written in this module) used as a whole shape.
-    fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Arc<[Axis]>> {
-        match self.env.program.lookup(self.module, path) {
-            Ok((file, Decl::Alias(decl, list))) => self.alias_found_as_shape(file, decl, list),
-            Ok((_, decl)) => {
-                let shown = self.show_path(path);
-                self.report(
-                    Diagnostic::error(
-                        codes::E0310,
-                        format!("`{shown}` is {}, not a shape", decl.describe()),
-                    )
-                    .with_primary(path.span, "expected a shape alias")
-                    .with_secondary(
-                        decl.name_span(),
-                        format!("`{}` is declared here", path.name.name),
-                    )
-                    .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
-                );
-                None
-            }
-            Err(error) => {
-                self.report_lookup(error);
-                None
-            }
-        }
-    }
-
-    /// The axes of the alias `decl` of `file`, whose axes are `list`, used
-    /// as a whole shape in this module.
-    fn alias_found_as_shape(
-        &mut self,
-        file: FileId,
-        decl: &ast::Dim,
-        list: &ast::ShapeList,
-    ) -> Option<Arc<[Axis]>> {
-        if self.env.aliases.is_broken(file, decl.name.name) {
-            self.lost_names();
-            return None;
-        }
-        if let Some(found) = self.remembered_alias(file, decl.name.name, 0) {
-            return Some(found.axes);
-        }
-        if !self.used_before(file, decl.name.name) {
-            return Some(self.lower_shape_shared(list, file));
-        }
-        let mut out = Vec::with_capacity(list.axes.len());
-        let axes = match self.lower_alias_into(&mut out, list, file, None, decl.name.name, true) {
-            (_, Some(found)) => found.axes,
-            (_, None) => out.into(),
-        };
-        Some(axes)
-    }
-
-    /// The alias `name` of `file` as lowered before for this module, when
-    /// this signature can take it as it is: its generic names introduced
-    /// here (or known, in a return type) and `already` axes plus its own
-    /// within `MAX_AXES`. Introduces its generic names.
-    fn remembered_alias(
-        &mut self,
-        file: FileId,
-        name: Name,
-        already: usize,
-    ) -> Option<LoweredAlias> {
-        if !self.expand_aliases {
-            return None;
-        }
-        let found = self
-            .env
-            .alias_cache
-            .aliases
-            .borrow()
-            .get(self.module, &(file, name))
-            .cloned()?;
-        if already + found.axes.len() > MAX_AXES {
-            return None;
-        }
-        let known = |g: &Name, order: &[Name]| order.contains(g);
-        if self.place == Place::Return
-            && !found.generics.iter().all(|g| known(g, &self.generic_order))
-        {
-            return None;
-        }
-        for &g in found.generics.iter() {
-            if !known(&g, &self.generic_order) {
-                self.generic_order.push(g);
-            }
-            if self.recording > 0 {
-                self.resolved.recorded.push(g);
-            }
-        }
-        if found
-            .axes
-            .iter()
-            .any(|a| matches!(a.kind, AxisKind::Group { grouped: false, .. }))
-        {
-            self.saw_written_group = true;
-        }
-        Some(found)
-    }
-
-    /// Whether this module used the alias `name` of `file` before; notes the use.
-    fn used_before(&self, file: FileId, name: Name) -> bool {
-        self.env
-            .alias_cache
-            .used
-            .borrow_mut()
-            .insert(self.module, (file, name), ())
-            .is_some()
-    }
-
-    /// Lowers the alias `name`'s `list` (declared in `file`) onto `out`, as
-    /// `lower_shape_into` would, and remembers its axes when nothing in them
-    /// depends on this signature; `whole` when `out` holds nothing else, so
-    /// the remembered axes can be `out`'s own. Returns whether it stopped at
-    /// `MAX_AXES`, and what it remembered.
-    fn lower_alias_into(
-        &mut self,
-        out: &mut Vec<Axis>,
-        list: &ast::ShapeList,
-        file: FileId,
-        via: Option<Span>,
-        name: Name,
-        whole: bool,
-    ) -> (bool, Option<LoweredAlias>) {
-        let start = out.len();
-        let (diagnostics, lost, recorded) = (
-            self.diagnostics.len(),
-            self.lost,
-            self.resolved.recorded.len(),
-        );
-        self.recording += 1;
-        let stopped = self.lower_shape_into(out, list, file, via, false);
-        self.recording -= 1;
-        let mut generics: smallvec::SmallVec<[Name; 8]> = smallvec::SmallVec::new();
-        for &g in &self.resolved.recorded[recorded..] {
-            if !generics.contains(&g) {
-                generics.push(g);
-            }
-        }
-        if self.recording == 0 {
-            self.resolved.recorded.clear();
-        }
-        // Without replacing aliases (at the alias's own declaration) the
-        // axes are the same only when the list names no alias.
-        let clean = !stopped
-            && self.diagnostics.len() == diagnostics
-            && self.lost == lost
-            && (self.expand_aliases || out.len() - start == list.axes.len())
-            && out[start..].iter().all(axis_is_plain);
-        if !clean {
-            return (stopped, None);
-        }
-        // A whole shape moves into the `Arc` its user shares, leaving `out`
-        // empty (a reused buffer keeps its room).
-        let axes: Arc<[Axis]> = if whole {
-            out.drain(..).collect()
-        } else {
-            out[start..].iter().cloned().collect()
-        };
-        let lowered = LoweredAlias {
-            axes,
-            generics: Rc::from(&generics[..]),
-        };
-        self.env.alias_cache.aliases.borrow_mut().insert(
-            self.module,
-            (file, name),
-            lowered.clone(),
-        );
-        (false, Some(lowered))
-    }
-
-    /// Makes room for `more` aliases remembered for `module`, so its table grows once.
-    pub fn reserve_aliases(&self, module: FileId, more: usize) {
-        self.env
-            .alias_cache
-            .aliases
-            .borrow_mut()
-            .reserve(module, more);
-    }
-
-    /// Checks the alias `name`'s own `list` where it is declared (this
-    /// module), and remembers its axes for this module's signatures when
-    /// they are the same there.
-    pub fn declare_alias(&mut self, name: Name, list: &ast::ShapeList) {
-        // In the reused buffer: the axes move out when remembered.
-        let mut out = std::mem::take(&mut self.resolved.axes);
-        out.clear();
-        self.lower_alias_into(&mut out, list, self.module, None, name, true);
-        out.clear();
-        self.resolved.axes = out;
-    }
-
     /// Lowers a `[...]` list written in module `origin`, replacing aliases by
     /// their axes.
     pub fn lower_shape(&mut self, list: &ast::ShapeList, origin: FileId) -> Vec<Axis> {
@@ -672,15 +456,8 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 // lookup, and the axis is built as `size_axis` would.
                 if path.file.is_none() && origin == self.module && out.len() < MAX_AXES {
                     if let Some(symbol) = self.resolved_symbol(path.name.name) {
-                        let name = path.name.name;
                         out.push(Axis {
-                            kind: AxisKind::Size {
-                                size: Size {
-                                    poly: Poly::symbol(symbol),
-                                    written: Some(name),
-                                },
-                                name: Some(name),
-                            },
+                            kind: symbol_axis(symbol, path.name.name),
                             span: axis.span,
                         });
                         continue;
@@ -715,41 +492,12 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 }
             }
             if out.len() == MAX_AXES {
-                let span = via.unwrap_or(axis.span);
-                self.report(
-                    Diagnostic::error(codes::E2203, format!("this shape has more than {MAX_AXES} axes"))
-                        .with_primary(span, "the shape aliases here expand to too many axes")
-                        .with_help("a shape alias that uses another alias twice doubles its length at each step; name fewer axes"),
-                );
-                out.push(Axis {
-                    kind: AxisKind::Error,
-                    span,
-                });
+                self.too_many_axes(out, via.unwrap_or(axis.span));
                 return true;
             }
             let lowered = match name_found {
                 Some((expr, path, found)) => Axis {
-                    kind: match self.size_name_found(path, origin, SizeSpot::InAxis, found) {
-                        // A generic axis or dim named as itself: the axis
-                        // `size_axis` would build (one symbol is never
-                        // below 1), without the call.
-                        // (Found by its plain name, so that is its name.)
-                        Some(symbol @ (Symbol::Generic(_) | Symbol::Dim { .. }))
-                            if origin == self.module
-                                && matches!(expr.kind, SizeExprKind::Name(_)) =>
-                        {
-                            let name = path.name.name;
-                            AxisKind::Size {
-                                size: Size {
-                                    poly: Poly::symbol(symbol),
-                                    written: Some(name),
-                                },
-                                name: Some(name),
-                            }
-                        }
-                        Some(symbol) => self.size_axis(expr, origin, Poly::symbol(symbol)),
-                        None => AxisKind::Error,
-                    },
+                    kind: self.size_name_axis(expr, path, origin, found),
                     span: axis.span,
                 },
                 None => self.lower_single_axis(axis, origin, false),
@@ -757,6 +505,46 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             out.push(lowered);
         }
         false
+    }
+
+    /// E2203: the shape's aliases expand past `MAX_AXES`; ends `out` with
+    /// an error axis.
+    #[cold]
+    #[inline(never)]
+    fn too_many_axes(&mut self, out: &mut Vec<Axis>, span: Span) {
+        self.report(
+            Diagnostic::error(codes::E2203, format!("this shape has more than {MAX_AXES} axes"))
+                .with_primary(span, "the shape aliases here expand to too many axes")
+                .with_help("a shape alias that uses another alias twice doubles its length at each step; name fewer axes"),
+        );
+        out.push(Axis {
+            kind: AxisKind::Error,
+            span,
+        });
+    }
+
+    /// The axis of a size written as a name (`path`, in module `origin`),
+    /// once the name was looked up (`found`).
+    #[inline]
+    fn size_name_axis(
+        &mut self,
+        expr: &SizeExpr,
+        path: &ast::Path,
+        origin: FileId,
+        found: Result<(FileId, Decl<'a>), LookupError<'_>>,
+    ) -> AxisKind {
+        match self.size_name_found(path, origin, SizeSpot::InAxis, found) {
+            // A generic axis or dim named as itself: the axis `size_axis`
+            // would build (one symbol is never below 1), without the call.
+            // (Found by its plain name, so that is its name.)
+            Some(symbol @ (Symbol::Generic(_) | Symbol::Dim { .. }))
+                if origin == self.module && matches!(expr.kind, SizeExprKind::Name(_)) =>
+            {
+                symbol_axis(symbol, path.name.name)
+            }
+            Some(symbol) => self.size_axis(expr, origin, Poly::symbol(symbol)),
+            None => AxisKind::Error,
+        }
     }
 
     /// One axis that is not an alias (or an alias in the wrong place, E2202).
@@ -997,23 +785,16 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 }
 
-/// Whether an alias's lowered axis is the same in every signature: no
-/// mistake, `...`, rounded division or unknown size (numbered per function).
-fn axis_is_plain(axis: &Axis) -> bool {
-    match &axis.kind {
-        // Mostly one symbol or a number: no term list walked.
-        AxisKind::Size { size, .. } => match size.poly.as_symbol() {
-            Some(symbol) => !matches!(symbol, Symbol::Unknown { .. }),
-            None if size.poly.as_constant().is_some() => true,
-            None => !size.poly.terms().iter().any(|t| {
-                t.mono
-                    .factors()
-                    .iter()
-                    .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
-            }),
+/// The axis of one symbol written as `name`, as `size_axis` would build it
+/// (one symbol is never below 1).
+#[inline]
+fn symbol_axis(symbol: Symbol, name: Name) -> AxisKind {
+    AxisKind::Size {
+        size: Size {
+            poly: Poly::symbol(symbol),
+            written: Some(name),
         },
-        AxisKind::Group { parts, .. } => parts.iter().all(axis_is_plain),
-        AxisKind::Rounded { .. } | AxisKind::Rest | AxisKind::Error => false,
+        name: Some(name),
     }
 }
 

@@ -1,17 +1,18 @@
-//! Models and records (spec 8): lowers their fields (tensors, sub-models
-//! with size arguments, stacks `[L] M`) and initialisers, and their methods'
-//! signatures, with a model's size parameters as dims local to it. Gives a
-//! field's or method's type at a use, the size parameters replaced by the
-//! use's arguments. Never checks method bodies (that is `body`).
+//! Models and records (`docs/shapescript/models.md`): lowers their fields
+//! (tensors, sub-models with size arguments, stacks `[L] M`) and initialisers,
+//! and their methods' signatures, with a model's size parameters as dims local
+//! to it. Gives a field's or method's type at a use, the size parameters
+//! replaced by the use's arguments. Never checks method bodies (that is
+//! `body`).
 
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
-use crate::body::{flatten_ty, shape::map_sizes};
 use crate::codes;
 use crate::lower::{Env, Lowerer, Place};
+use crate::shape::{flatten_ty, map_sizes};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
 use crate::typed::{FieldDef, Init, TypeDef};
@@ -171,28 +172,7 @@ fn lower_fields(
                     .with_help("a model's tensors have sizes fixed when the model is made: declare a dim, or add a size parameter, as in `model M(n) { ... }`"),
             );
         }
-        if let ast::TypeKind::Named { path, args } = &field.ty.kind {
-            let target = env.program.lookup(file, path).ok();
-            if let Some((_, crate::program::Decl::Model(m))) = target {
-                if m.size_params.len() != args.len() {
-                    lowerer.diagnostics.push(
-                        Diagnostic::error(
-                            codes::E0407,
-                            format!(
-                                "model `{}` takes {} size{}, but {} {} given",
-                                m.name.name,
-                                m.size_params.len(),
-                                if m.size_params.len() == 1 { "" } else { "s" },
-                                args.len(),
-                                if args.len() == 1 { "was" } else { "were" }
-                            ),
-                        )
-                        .with_primary(field.ty.span, "wrong number of sizes")
-                        .with_secondary(m.name.span, "the model is declared here"),
-                    );
-                }
-            }
-        }
+        sub_model_sizes(env, file, field, lowerer.diagnostics);
         if let Some(first) = out.iter().find(|f| *f.name == *field.name.name) {
             lowerer.diagnostics.push(
                 Diagnostic::error(
@@ -203,34 +183,7 @@ fn lower_fields(
                 .with_secondary(first.span, "first declared here"),
             );
         }
-        let init = match (&ty.kind, is_model) {
-            (TyKind::Tensor(t), true) => {
-                let rank = t.shape.as_ref().map_or(0, |s| s.len());
-                Some(match &field.init {
-                    Some(e) => initialiser(e, lowerer.diagnostics),
-                    None if rank >= 2 => Init::Normal {
-                        mean: 0.0,
-                        std: 0.02,
-                    },
-                    None => Init::Zeros,
-                })
-            }
-            _ => {
-                if let Some(e) = &field.init {
-                    lowerer.diagnostics.push(
-                        Diagnostic::error(
-                            codes::E0412,
-                            "only a model's tensor fields have initialisers",
-                        )
-                        .with_primary(e.span, "initialiser here")
-                        .with_help(
-                            "remove it: sub-models and record fields are made by their own code",
-                        ),
-                    );
-                }
-                None
-            }
-        };
+        let init = field_init(&ty, field, is_model, lowerer.diagnostics);
         out.push(FieldDef {
             name: field.name.name,
             span: field.name.span,
@@ -240,6 +193,71 @@ fn lower_fields(
     }
     let generics = std::mem::take(&mut lowerer.generic_order);
     (out, generics)
+}
+
+/// E0407 for a field whose type is a model given the wrong number of sizes.
+fn sub_model_sizes(env: Env, file: FileId, field: &ast::Field, diagnostics: &mut Vec<Diagnostic>) {
+    if let ast::TypeKind::Named { path, args } = &field.ty.kind {
+        let target = env.program.lookup(file, path).ok();
+        if let Some((_, crate::program::Decl::Model(m))) = target {
+            if m.size_params.len() != args.len() {
+                diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0407,
+                        format!(
+                            "model `{}` takes {} size{}, but {} {} given",
+                            m.name.name,
+                            m.size_params.len(),
+                            if m.size_params.len() == 1 { "" } else { "s" },
+                            args.len(),
+                            if args.len() == 1 { "was" } else { "were" }
+                        ),
+                    )
+                    .with_primary(field.ty.span, "wrong number of sizes")
+                    .with_secondary(m.name.span, "the model is declared here"),
+                );
+            }
+        }
+    }
+}
+
+/// How a field is initialised: a model's tensor field by its initialiser,
+/// else normal for a matrix and zeros for a vector; E0412 for an
+/// initialiser anywhere else.
+fn field_init(
+    ty: &Ty,
+    field: &ast::Field,
+    is_model: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Init> {
+    match (&ty.kind, is_model) {
+        (TyKind::Tensor(t), true) => {
+            let rank = t.shape.as_ref().map_or(0, |s| s.len());
+            Some(match &field.init {
+                Some(e) => initialiser(e, diagnostics),
+                None if rank >= 2 => Init::Normal {
+                    mean: 0.0,
+                    std: 0.02,
+                },
+                None => Init::Zeros,
+            })
+        }
+        _ => {
+            if let Some(e) = &field.init {
+                diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0412,
+                        "only a model's tensor fields have initialisers",
+                    )
+                    .with_primary(e.span, "initialiser here")
+                    .with_help(
+                        "remove it: sub-models and record fields are made by their own code",
+                    ),
+                );
+            }
+            None
+        }
+    }
 }
 
 /// `zeros`, `ones`, `normal(std=, mean=)`, `uniform(lo=, hi=)` (E0412 otherwise).

@@ -43,6 +43,11 @@ impl Module {
         })
     }
 
+    /// Every top-level name of this module, for "did you mean" suggestions.
+    pub fn top_level_names(&self) -> impl Iterator<Item = Name> + '_ {
+        self.names.keys().copied()
+    }
+
     /// Whether the parser reported a mistake inside `span`.
     pub fn has_parse_error_in(&self, span: Span) -> bool {
         self.parse_errors

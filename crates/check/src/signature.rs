@@ -2,7 +2,8 @@
 //! return types in one scope (parameter types introduce generic axes), and
 //! checks the rules about a whole signature: parameters declared twice
 //! (E0307), what only an `extern fn` may have (E0306), the `extern fn` rules
-//! of seed 001 (E0308), and the grouped-size hint H2201. Never checks bodies.
+//! of `docs/shapescript/signatures.md` (E0308), and the grouped-size hint
+//! H2201. Never checks bodies.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syntax::Name;
@@ -154,10 +155,10 @@ pub fn check_batch(
     }
 }
 
-fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signature {
-    let file = lowerer.module;
-    let is_extern = source.python.is_some();
-    lowerer.rest_allowed = is_extern;
+/// Lowers each parameter's type (a new name introduces a generic axis):
+/// E0307 for a name twice, E0306 for an axis or size parameter outside an
+/// `extern fn`, and an extern fn's defaults checked.
+fn lower_params(source: &SigSource, lowerer: &mut Lowerer, is_extern: bool) -> Vec<ParamSig> {
     let mut params = Vec::with_capacity(source.params.len());
     for (i, param) in source.params.iter().enumerate() {
         let first = source.params[..i]
@@ -198,6 +199,17 @@ fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signa
             span: param.span,
         });
     }
+    params
+}
+
+/// Checks one `fn` or `extern fn` signature: its parameters, its return
+/// type (whose names the parameters introduce), an extern fn's own rules
+/// and Python name, and the hint for a group written like a grouped size.
+fn check_signature(env: Env, source: &SigSource, lowerer: &mut Lowerer) -> Signature {
+    let file = lowerer.module;
+    let is_extern = source.python.is_some();
+    lowerer.rest_allowed = is_extern;
+    let params = lower_params(source, lowerer, is_extern);
     lowerer.place = Place::Return;
     lowerer.rounding = is_extern;
     let ret = source.ret.map(|r| lowerer.lower_type(r));
@@ -545,10 +557,10 @@ fn written_factor(axis: &Axis) -> Option<i128> {
     }
 }
 
-/// H2201, exactly under seed 000's conditions: a number greater than 1
-/// directly followed by a name that isn't a dim, is an axis of its own
-/// nowhere else in the signature, and is part of a group somewhere in it,
-/// but not a grouped size.
+/// H2201, exactly under the conditions of `docs/shapescript/signatures.md`
+/// (Grouped sizes): a number greater than 1 directly followed by a name that
+/// isn't a dim, is an axis of its own nowhere else in the signature, and is
+/// part of a group somewhere in it, but not a grouped size.
 fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
     // Without a written group nothing can be "part of a group": the common case.
     let has_group = shapes.iter().any(|shape| {

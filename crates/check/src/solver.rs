@@ -1,9 +1,9 @@
-//! The call solver (spec 5): works out a callee's generic axes from the
-//! arguments' sizes with a worklist until nothing changes. `v` against `s`
-//! gives `v = s`; `c*v` (and grouped `16gh`) gives `v = s / c`, exact or a
-//! failure; `v + c` gives `v = s - c`, at least 1; a term with several
-//! unsolved symbols waits. Pure: returns what failed, never a diagnostic
-//! (the caller knows the spans and words).
+//! The call solver (`docs/shapescript/functions.md`, Calls): works out a
+//! callee's generic axes from the arguments' sizes with a worklist until
+//! nothing changes. `v` against `s` gives `v = s`; `c*v` (and grouped `16gh`)
+//! gives `v = s / c`, exact or a failure; `v + c` gives `v = s - c`, at least
+//! 1; a term with several unsolved symbols waits. Pure: returns what failed,
+//! never a diagnostic (the caller knows the spans and words).
 
 use std::borrow::Cow;
 
@@ -194,83 +194,91 @@ impl<'a, 'p> Solver<'a, 'p> {
                     Err(Failure::Mismatch { tag, expected: p })
                 }
             }
-            [v] => {
-                // p = t*v + r, with v only in one power-1 factor.
-                let mut coefficient = Poly::default();
-                let mut rest = Poly::default();
-                for term in p.terms() {
-                    let power = term
-                        .mono
-                        .factors()
-                        .iter()
-                        .find(|(s, _)| *s == Symbol::Var(*v))
-                        .map_or(0, |(_, p)| *p);
-                    match power {
-                        0 => {
-                            let single = term_poly(term).map_err(overflow)?;
-                            rest = rest.add(&single).map_err(overflow)?
-                        }
-                        1 => {
-                            // The term without `v`, built from its other
-                            // factors rather than divided out of the whole.
-                            let mut without = Poly::constant(term.coef);
-                            for (symbol, power) in term.mono.factors() {
-                                if *symbol == Symbol::Var(*v) {
-                                    continue;
-                                }
-                                for _ in 0..*power {
-                                    without = without
-                                        .mul(&Poly::symbol(symbol.clone()))
-                                        .map_err(overflow)?;
-                                }
-                            }
-                            coefficient = coefficient.add(&without).map_err(overflow)?;
-                        }
-                        _ => return Ok(false),
-                    }
-                }
-                let remaining = eq.caller.sub(&rest).map_err(overflow)?;
-                let value = match remaining.div_exact(&coefficient) {
-                    Ok(q) => q,
-                    Err(SizeError::Overflow) => return Err(Failure::Overflow { tag }),
-                    Err(_) => {
-                        let (a, b) = (
-                            self.dims.substitute(&remaining).map_err(overflow)?,
-                            self.dims.substitute(&coefficient).map_err(overflow)?,
-                        );
-                        match a.div_exact(&b) {
-                            Ok(q) => q,
-                            Err(SizeError::DivisorNotATerm) => return Ok(false),
-                            Err(_) => {
-                                return Err(Failure::Inexact {
-                                    tag,
-                                    var: *v,
-                                    size: remaining,
-                                    divisor: coefficient,
-                                })
-                            }
-                        }
-                    }
-                };
-                if let Some(n) = self
-                    .dims
-                    .substitute(&value)
-                    .ok()
-                    .and_then(|q| q.as_constant())
-                {
-                    if n < 1 {
-                        return Err(Failure::BelowOne {
-                            tag,
-                            var: *v,
-                            value: n,
-                        });
-                    }
-                }
-                self.set(*v, value);
-                Ok(true)
-            }
+            [v] => self.solve_for(p, *v, eq),
             _ => Ok(false),
         }
+    }
+
+    /// An equation whose callee holds one unsolved variable `v`: solved
+    /// when `v` appears only to the first power (`p = t*v + r`, so `v` is
+    /// `(caller - r) / t`, exactly); false when it must wait.
+    #[allow(clippy::result_large_err)]
+    fn solve_for(&mut self, p: Poly, v: u32, eq: &Equation<'p>) -> Result<bool, Failure> {
+        let tag = eq.tag;
+        let overflow = |_| Failure::Overflow { tag };
+        // p = t*v + r, with v only in one power-1 factor.
+        let mut coefficient = Poly::default();
+        let mut rest = Poly::default();
+        for term in p.terms() {
+            let power = term
+                .mono
+                .factors()
+                .iter()
+                .find(|(s, _)| *s == Symbol::Var(v))
+                .map_or(0, |(_, p)| *p);
+            match power {
+                0 => {
+                    let single = term_poly(term).map_err(overflow)?;
+                    rest = rest.add(&single).map_err(overflow)?
+                }
+                1 => {
+                    // The term without `v`, built from its other
+                    // factors rather than divided out of the whole.
+                    let mut without = Poly::constant(term.coef);
+                    for (symbol, power) in term.mono.factors() {
+                        if *symbol == Symbol::Var(v) {
+                            continue;
+                        }
+                        for _ in 0..*power {
+                            without = without
+                                .mul(&Poly::symbol(symbol.clone()))
+                                .map_err(overflow)?;
+                        }
+                    }
+                    coefficient = coefficient.add(&without).map_err(overflow)?;
+                }
+                _ => return Ok(false),
+            }
+        }
+        let remaining = eq.caller.sub(&rest).map_err(overflow)?;
+        let value = match remaining.div_exact(&coefficient) {
+            Ok(q) => q,
+            Err(SizeError::Overflow) => return Err(Failure::Overflow { tag }),
+            Err(_) => {
+                let (a, b) = (
+                    self.dims.substitute(&remaining).map_err(overflow)?,
+                    self.dims.substitute(&coefficient).map_err(overflow)?,
+                );
+                match a.div_exact(&b) {
+                    Ok(q) => q,
+                    Err(SizeError::DivisorNotATerm) => return Ok(false),
+                    Err(_) => {
+                        return Err(Failure::Inexact {
+                            tag,
+                            var: v,
+                            size: remaining,
+                            divisor: coefficient,
+                        })
+                    }
+                }
+            }
+        };
+        if let Some(n) = self
+            .dims
+            .substitute(&value)
+            .ok()
+            .and_then(|q| q.as_constant())
+        {
+            if n < 1 {
+                return Err(Failure::BelowOne {
+                    tag,
+                    var: v,
+                    value: n,
+                });
+            }
+        }
+        self.set(v, value);
+        Ok(true)
     }
 }
 

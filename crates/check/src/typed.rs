@@ -30,6 +30,10 @@ pub struct Bodies {
     pub types: Vec<TypeDef>,
     /// `(owner model or "", fn name)` in its file to its index in `fns`.
     pub by_name: PerFile<(Name, Name), usize>,
+    /// Per file, `(start, index in fns)` sorted by start, built on the
+    /// first `expr` lookup: the editor asks for every name of a file, and a
+    /// scan of every body per name would grow with the square of the file.
+    pub by_start: OnceLock<HashMap<FileId, Vec<(u32, usize)>>>,
 }
 
 impl Bodies {
@@ -59,9 +63,30 @@ impl Bodies {
 
     /// The expression at `span`, in whichever body holds it.
     pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
-        self.fns
+        let by_start = self.by_start.get_or_init(|| {
+            let mut map: HashMap<FileId, Vec<(u32, usize)>> = HashMap::default();
+            for (i, b) in self.fns.iter().enumerate() {
+                map.entry(b.file).or_default().push((b.span.start, i));
+            }
+            for list in map.values_mut() {
+                list.sort_by_key(|&(start, i)| (start, i));
+            }
+            map
+        });
+        let list = by_start.get(&span.file)?;
+        // Bodies don't nest: the holder is among those starting last before
+        // `span` (several when a body was checked twice; the first answers).
+        let end = list.partition_point(|&(start, _)| start <= span.start);
+        let last = list[..end].last()?.0;
+        list[..end]
             .iter()
-            .filter(|b| b.file == span.file && b.span.start <= span.start && span.end <= b.span.end)
+            .rev()
+            .take_while(|&&(start, _)| start == last)
+            .map(|&(_, i)| &self.fns[i])
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .filter(|b| span.end <= b.span.end)
             .find_map(|b| b.expr(span))
     }
 }
@@ -80,7 +105,7 @@ pub struct Body {
     /// The declared return type; for a fn without one, the body's type.
     pub ret: Ty,
     /// How each generic axis is bound from the arguments on entry: the first
-    /// place it appears, for the run-time boundary check (spec 9).
+    /// place it appears, for the run-time boundary check (`docs/shapescript/python.md`).
     pub generics: Vec<GenericSource>,
     /// Every `let` (and loop variable), in source order, with its type.
     pub lets: Vec<Binding>,
@@ -158,7 +183,7 @@ pub struct FieldDef {
     pub name: Name,
     pub span: Span,
     pub ty: Ty,
-    /// The initialiser for a tensor field (spec 8), the default filled in.
+    /// The initialiser for a tensor field (`docs/shapescript/models.md`), the default filled in.
     pub init: Option<Init>,
 }
 
@@ -171,7 +196,7 @@ pub enum Init {
     Uniform { lo: f64, hi: f64 },
 }
 
-/// A value range: the interval the values lie in (spec 12). For now from
+/// A value range: the interval the values lie in (value ranges are not checked yet). For now from
 /// the domain only; a later issue narrows it through the operations.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
@@ -205,7 +230,7 @@ pub enum ExprInfo {
     /// A call of a fn, extern fn, built-in, method, model or record.
     Call(Box<CallInfo>),
     /// An elementwise binary operator or `where`: how each operand's axes
-    /// line up with the result's (spec 6.2).
+    /// line up with the result's (`docs/shapescript/broadcasting.md`).
     Broadcast { operands: Vec<Alignment> },
     /// `a @ b`.
     MatMul { lhs: Alignment, rhs: Alignment },
@@ -306,7 +331,7 @@ pub enum BoundArg {
     Size { value: Size },
 }
 
-/// How to emit a pattern built-in with plain tensor operations (spec 6.5).
+/// How to emit a pattern built-in with plain tensor operations (`docs/shapescript/patterns.md`).
 #[derive(Clone, Debug)]
 pub enum PatternPlan {
     /// `rearrange`/`reduce`/`repeat`: reshape the input into its elementary

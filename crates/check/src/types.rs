@@ -55,7 +55,7 @@ pub struct TensorTy {
     pub dtype: Option<DtypeKind>,
 }
 
-/// A value range (spec 4).
+/// A value range (`docs/shapescript/signatures.md`).
 #[derive(Clone, Debug)]
 pub enum Domain {
     Real,

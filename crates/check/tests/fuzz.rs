@@ -169,7 +169,7 @@ fn module_text() -> impl Strategy<Value = String> {
                 .iter()
                 .map(|&i| format!("import {}\n", names[i]))
                 .collect();
-            // The seeds' `vision.` names one of the three files instead.
+            // The seed programs' `vision.` names one of the three files instead.
             let seed = SEEDS[seed].replace("vision", names[other]);
             text.push_str(&apply(&seed, &edits));
             text

@@ -1,4 +1,4 @@
-//! The library folder (seed 001): where the server writes `prelude.ss`,
+//! The library folder (`docs/shapescript/editor.md`): where the server writes `prelude.ss`,
 //! `nn.ss` and the generated `builtins.ss`, read-only, so that go to
 //! definition on a stub can return a `file://` location any editor opens.
 //! Owns choosing the folder and writing it; nothing else here touches the disk.

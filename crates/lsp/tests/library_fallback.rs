@@ -1,5 +1,5 @@
 //! Without a `libraryDir` option the library folder is
-//! `shapescript/lsp-<version>` in the user's cache folder (seed 001): here
+//! `shapescript/lsp-<version>` in the user's cache folder (`docs/shapescript/editor.md`): here
 //! `$XDG_CACHE_HOME`. Its own test binary, since it sets the environment.
 
 mod support;

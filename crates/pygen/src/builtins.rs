@@ -1,4 +1,4 @@
-//! Built-in operations (spec 7) from the checker's call records: reductions
+//! Built-in operations (`docs/shapescript/broadcasting.md`) from the checker's call records: reductions
 //! and axis-wise operations at the `over=` positions the checker found,
 //! `where`/`maximum`/`minimum` with broadcasting views, tensors made from
 //! sizes (`zeros`, `arange`...) on the body's device, and the pattern
@@ -275,37 +275,11 @@ impl<'g, 'a> Scope<'g, 'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let reduced: Vec<usize> = plan
-            .reduce
-            .as_ref()
-            .map(|(_, r)| r.clone())
-            .unwrap_or_default();
-        // Output axes that come from the input, and the input's literal 1s
-        // that go nowhere: a new output axis takes one of those in order
-        // (an expand of a size-1 axis needs no new axis).
-        let used: Vec<usize> = plan.order.iter().flatten().copied().collect();
-        let mut spare_ones: Vec<usize> = (0..plan.split.len())
-            .filter(|i| !used.contains(i) && !reduced.contains(i))
-            .collect();
-        let mut order: Vec<(usize, bool)> = Vec::with_capacity(plan.order.len());
-        let mut inserted = vec![false; plan.order.len()];
-        let mut last = None;
-        for (r, slot) in plan.order.iter().enumerate() {
-            match slot {
-                Some(i) => {
-                    order.push((*i, false));
-                    last = Some(*i);
-                }
-                None => match spare_ones.iter().position(|&p| last.is_none_or(|l| p > l)) {
-                    Some(k) => {
-                        let p = spare_ones.remove(k);
-                        order.push((p, true));
-                        last = Some(p);
-                    }
-                    None => inserted[r] = true,
-                },
-            }
-        }
+        let OutputOrder {
+            order,
+            inserted,
+            spare_ones,
+        } = output_order(plan);
         // 1. Split, keeping only the axes that are reduced or go somewhere.
         let kept: Vec<usize> = (0..plan.split.len())
             .filter(|i| !spare_ones.contains(i))
@@ -326,29 +300,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         // 2. Reduce.
         let mut current: Vec<usize> = kept;
         if let Some((op, axes)) = &plan.reduce {
-            let positions: Vec<usize> = axes
-                .iter()
-                .filter_map(|a| current.iter().position(|c| c == a))
-                .collect();
-            if !positions.is_empty() {
-                let f = match &**op {
-                    "max" => "amax",
-                    "min" => "amin",
-                    other => other,
-                };
-                if f == "prod" {
-                    for p in positions.iter().rev() {
-                        code = format!("{code}.prod({p})");
-                    }
-                } else {
-                    let dims: Vec<String> = positions.iter().map(usize::to_string).collect();
-                    let dims = match dims.as_slice() {
-                        [d] => d.clone(),
-                        ds => format!("({})", ds.join(", ")),
-                    };
-                    code = format!("{code}.{f}({dims})");
-                }
-            }
+            code = reduce_step(code, op, axes, &current);
             current.retain(|c| !axes.contains(c));
         }
         code = self.hoist_long(code);
@@ -363,6 +315,35 @@ impl<'g, 'a> Scope<'g, 'a> {
         }
         code = self.hoist_long(code);
         // 4. New axes: of size 1 where no input 1 stands in, then one expand.
+        let Some(expanded) = self.new_axes(code, name, plan, &inserted) else {
+            return self.bad(whole);
+        };
+        code = expanded;
+        // 5. Merge groups.
+        let same_as_expand = plan.merge.len() == plan.expand.len()
+            && plan
+                .merge
+                .iter()
+                .zip(&plan.expand)
+                .all(|(m, e)| self.gen.checked.dims.same_size(&m.poly, &e.poly));
+        if !same_as_expand {
+            let Some(sizes) = self.reshape_sizes(plan.merge.iter()) else {
+                return self.bad(whole);
+            };
+            code = format!("{code}.reshape({sizes})");
+        }
+        Val::atom(code)
+    }
+
+    /// Step 4 of `layout`: `None` views for the `inserted` output axes, then
+    /// `expand` for `repeat`'s new axes; `None` when a size has no code.
+    fn new_axes(
+        &mut self,
+        mut code: String,
+        name: &str,
+        plan: &LayoutPlan,
+        inserted: &[bool],
+    ) -> Option<String> {
         if inserted.iter().any(|&n| n) {
             let index: Vec<&str> = inserted
                 .iter()
@@ -381,28 +362,12 @@ impl<'g, 'a> Scope<'g, 'a> {
             for (slot, size) in plan.order.iter().zip(&plan.expand) {
                 sizes.push(match slot {
                     Some(_) => "-1".to_string(),
-                    None => match self.size_code(size) {
-                        Some(s) => s,
-                        None => return self.bad(whole),
-                    },
+                    None => self.size_code(size)?,
                 });
             }
             code = format!("{code}.expand({})", sizes.join(", "));
         }
-        // 5. Merge groups.
-        let same_as_expand = plan.merge.len() == plan.expand.len()
-            && plan
-                .merge
-                .iter()
-                .zip(&plan.expand)
-                .all(|(m, e)| self.gen.checked.dims.same_size(&m.poly, &e.poly));
-        if !same_as_expand {
-            let Some(sizes) = self.reshape_sizes(plan.merge.iter()) else {
-                return self.bad(whole);
-            };
-            code = format!("{code}.reshape({sizes})");
-        }
-        Val::atom(code)
+        Some(code)
     }
 
     /// Sizes for `reshape`: one unknown size may be `-1`.
@@ -489,4 +454,78 @@ fn readable_equation(equation: &str, pattern: &ast::Pattern) -> String {
 /// The `dim=` keyword argument of axis position `p`.
 fn dim(p: usize) -> (Option<String>, Val) {
     (Some("dim".to_string()), Val::atom(p.to_string()))
+}
+
+/// Where each output axis of a layout comes from: `order` lists, per output
+/// axis taken from the input, its index in `split` and whether it is one of
+/// the input's spare literal 1s; `inserted` marks the new axes no spare 1
+/// stands in for; `spare_ones` are the 1s left over (dropped by the split).
+struct OutputOrder {
+    order: Vec<(usize, bool)>,
+    inserted: Vec<bool>,
+    spare_ones: Vec<usize>,
+}
+
+/// Output axes that come from the input, and the input's literal 1s that go
+/// nowhere: a new output axis takes one of those in order (an expand of a
+/// size-1 axis needs no new axis).
+fn output_order(plan: &LayoutPlan) -> OutputOrder {
+    let reduced: &[usize] = plan.reduce.as_ref().map_or(&[], |(_, r)| r);
+    let used: Vec<usize> = plan.order.iter().flatten().copied().collect();
+    let mut spare_ones: Vec<usize> = (0..plan.split.len())
+        .filter(|i| !used.contains(i) && !reduced.contains(i))
+        .collect();
+    let mut order: Vec<(usize, bool)> = Vec::with_capacity(plan.order.len());
+    let mut inserted = vec![false; plan.order.len()];
+    let mut last = None;
+    for (r, slot) in plan.order.iter().enumerate() {
+        match slot {
+            Some(i) => {
+                order.push((*i, false));
+                last = Some(*i);
+            }
+            None => match spare_ones.iter().position(|&p| last.is_none_or(|l| p > l)) {
+                Some(k) => {
+                    let p = spare_ones.remove(k);
+                    order.push((p, true));
+                    last = Some(p);
+                }
+                None => inserted[r] = true,
+            },
+        }
+    }
+    OutputOrder {
+        order,
+        inserted,
+        spare_ones,
+    }
+}
+
+/// Step 2 of a layout: reduce the `axes` of `split` (found among `current`,
+/// the axes left so far) with `op`.
+fn reduce_step(mut code: String, op: &str, axes: &[usize], current: &[usize]) -> String {
+    let positions: Vec<usize> = axes
+        .iter()
+        .filter_map(|a| current.iter().position(|c| c == a))
+        .collect();
+    if positions.is_empty() {
+        return code;
+    }
+    let f = match op {
+        "max" => "amax",
+        "min" => "amin",
+        other => other,
+    };
+    if f == "prod" {
+        for p in positions.iter().rev() {
+            code = format!("{code}.prod({p})");
+        }
+        return code;
+    }
+    let dims: Vec<String> = positions.iter().map(usize::to_string).collect();
+    let dims = match dims.as_slice() {
+        [d] => d.clone(),
+        ds => format!("({})", ds.join(", ")),
+    };
+    format!("{code}.{f}({dims})")
 }

@@ -51,48 +51,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                         value = Val::atom(code);
                     }
                 }
-                match &domain {
-                    Some(Domain::Index(n)) => {
-                        let bound = self.size_code(n).unwrap_or_else(|| "None".into());
-                        if let Some(limit) = self.arange_length(inner) {
-                            // `arange(n) as Index[N]` holds exactly when n <= N: an int comparison.
-                            self.pre.push(format!("if {limit} > {bound}:"));
-                            self.pre.push(format!(
-                                "    shapescript_runtime.claim_error({}, f\"{{{limit}}} values, not all below {{{bound}}}\", {})",
-                                string_literal(&written),
-                                string_literal(&at)
-                            ));
-                        } else {
-                            let code = self.call_code(
-                                "shapescript_runtime.check_claim_index",
-                                vec![
-                                    (None, value.clone()),
-                                    (None, Val::atom(bound)),
-                                    (None, Val::atom(string_literal(&written))),
-                                    (None, Val::atom(string_literal(&at))),
-                                ],
-                            );
-                            value = Val::atom(code);
-                        }
-                    }
-                    Some(d) => {
-                        if let Some((lo, hi)) = domain_bounds(d) {
-                            let code = self.call_code(
-                                "shapescript_runtime.check_claim_range",
-                                vec![
-                                    (None, value.clone()),
-                                    (None, Val::atom(lo.into())),
-                                    (None, Val::atom(hi.into())),
-                                    (None, Val::atom(string_literal(&written))),
-                                    (None, Val::atom(string_literal(&at))),
-                                ],
-                            );
-                            value = Val::atom(code);
-                        }
-                    }
-                    None => {}
-                }
-                value
+                self.claim_domain(value, inner, domain.as_ref(), &written, &at)
             }
             (CastKind::To, Some(ExprInfo::To(plan))) => {
                 let mut value = v;
@@ -141,6 +100,60 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             _ => v,
         }
+    }
+
+    /// The run-time check of an `as` claim's domain: ids below their bound
+    /// (`Index[N]`), values inside the domain's interval.
+    fn claim_domain(
+        &mut self,
+        mut value: Val,
+        inner: &Expr,
+        domain: Option<&Domain>,
+        written: &str,
+        at: &str,
+    ) -> Val {
+        match domain {
+            Some(Domain::Index(n)) => {
+                let bound = self.size_code(n).unwrap_or_else(|| "None".into());
+                if let Some(limit) = self.arange_length(inner) {
+                    // `arange(n) as Index[N]` holds exactly when n <= N: an int comparison.
+                    self.pre.push(format!("if {limit} > {bound}:"));
+                    self.pre.push(format!(
+                        "    shapescript_runtime.claim_error({}, f\"{{{limit}}} values, not all below {{{bound}}}\", {})",
+                        string_literal(written),
+                        string_literal(at)
+                    ));
+                } else {
+                    let code = self.call_code(
+                        "shapescript_runtime.check_claim_index",
+                        vec![
+                            (None, value.clone()),
+                            (None, Val::atom(bound)),
+                            (None, Val::atom(string_literal(written))),
+                            (None, Val::atom(string_literal(at))),
+                        ],
+                    );
+                    value = Val::atom(code);
+                }
+            }
+            Some(d) => {
+                if let Some((lo, hi)) = domain_bounds(d) {
+                    let code = self.call_code(
+                        "shapescript_runtime.check_claim_range",
+                        vec![
+                            (None, value.clone()),
+                            (None, Val::atom(lo.into())),
+                            (None, Val::atom(hi.into())),
+                            (None, Val::atom(string_literal(written))),
+                            (None, Val::atom(string_literal(at))),
+                        ],
+                    );
+                    value = Val::atom(code);
+                }
+            }
+            None => {}
+        }
+        value
     }
 
     /// `torch.clamp` into a domain's interval.

@@ -6,7 +6,7 @@ use std::fmt;
 
 use sexpgpu_graph::{NodeId, OpError};
 
-/// A refused differentiation. `message` is a headline in the seeds' style;
+/// A refused differentiation. `message` is a headline in the book's style;
 /// `note` says what to do about it, when there is something to say.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GradError {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// The element type of a tensor. Names are the seed's keywords without the colon.
+/// The element type of a tensor. Names are the dtype keywords of `docs/sexpgpu/operations.md` without the colon.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     F32,
@@ -103,7 +103,7 @@ impl Scalar {
     }
 
     /// The dtype a bare number takes when no tensor decides it: `f32` for
-    /// floats, `i32` for integers (the seed's defaults), `bool` for booleans.
+    /// floats, `i32` for integers (the defaults of `docs/sexpgpu/operations.md`), `bool` for booleans.
     pub fn default_dtype(self) -> DType {
         match self {
             Scalar::Float(_) => DType::F32,

@@ -27,7 +27,7 @@ impl OpErrorKind {
     }
 }
 
-/// A rejected operation. `message` is the diagnostic's headline in the seed's
+/// A rejected operation. `message` is the diagnostic's headline in the book's
 /// style (`matmul: inner dims differ: [2, 16] x [32, 8]`); `notes` are extra
 /// op-level explanations (e.g. the broadcast that would have applied) to print
 /// after the caller's own `operands: ...` note.

@@ -3,7 +3,7 @@
 //! nothing of the Lisp reader or evaluator and never reads files itself.
 //!
 //! A caller (the tracer, autodiff) builds a [`Graph`] with one method per
-//! operation; each checks the seed's shape and dtype rules and either appends
+//! operation; each checks the shape and dtype rules of `docs/sexpgpu/operations.md` and either appends
 //! nodes (adding explicit `broadcast` nodes) or returns an [`OpError`] whose
 //! kind gives the diagnostic code. [`execute`] runs a graph on host
 //! [`Tensor`]s; [`print_ir`] prints it.

@@ -100,7 +100,7 @@ pub fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
     (0..rank_i).contains(&axis).then_some(axis as usize)
 }
 
-/// Like [`normalize_axis`], with the seed-style message when it is out of range.
+/// Like [`normalize_axis`], with the book-style message (`docs/sexpgpu/operations.md`) when it is out of range.
 pub fn normalize_axis_for(op: &str, axis: i64, shape: &Shape) -> Result<usize, OpError> {
     normalize_axis(axis, shape.rank()).ok_or_else(|| {
         OpError::dim(format!(

@@ -391,7 +391,7 @@ impl SizeExprKind {
     }
 }
 
-/// A value range (spec 4).
+/// A value range (`docs/shapescript/signatures.md`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Domain {
     pub kind: DomainKind,
@@ -583,7 +583,7 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `(n D)`: two or more juxtaposed axis names, as in `over=(n D)`.
     AxisGroup(Vec<Ident>),
-    /// `[lhs] -> [rhs]` or `[a], [b] -> [c]` in argument position (spec 6.5).
+    /// `[lhs] -> [rhs]` or `[a], [b] -> [c]` in argument position (`docs/shapescript/patterns.md`).
     Pattern(Box<Pattern>),
     /// A `[...]` in argument position with no `->` after it, as in `zeros([n D])`.
     Shape(ShapeList),

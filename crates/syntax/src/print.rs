@@ -256,21 +256,7 @@ impl ExprWriter {
                 out.push('.');
                 out.push_str(&name.name);
             }
-            ExprKind::Call { callee, args } => {
-                self.operand(out, callee, expr_precedence(callee) < PREC_POSTFIX);
-                out.push('(');
-                for (i, arg) in args.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    if let Some(name) = &arg.name {
-                        out.push_str(&name.name);
-                        out.push('=');
-                    }
-                    self.expr(out, &arg.value);
-                }
-                out.push(')');
-            }
+            ExprKind::Call { callee, args } => self.call(out, callee, args),
             ExprKind::Index { base, indices } => {
                 self.operand(out, base, expr_precedence(base) < PREC_POSTFIX);
                 out.push('[');
@@ -294,22 +280,7 @@ impl ExprWriter {
                     !self.all_parens && expr_precedence(operand) < min,
                 );
             }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (lhs_parens, rhs_parens) = if *op == BinaryOp::Pow {
-                    (
-                        expr_precedence(lhs) <= precedence,
-                        expr_precedence(rhs) < PREC_NEG,
-                    )
-                } else {
-                    (
-                        expr_precedence(lhs) < precedence,
-                        expr_precedence(rhs) <= precedence,
-                    )
-                };
-                self.operand(out, lhs, !self.all_parens && lhs_parens);
-                write!(out, " {} ", op.as_str()).unwrap_or(());
-                self.operand(out, rhs, !self.all_parens && rhs_parens);
-            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(out, *op, lhs, rhs, precedence),
             ExprKind::Cast {
                 kind,
                 expr: inner,
@@ -322,19 +293,7 @@ impl ExprWriter {
                 );
                 write!(out, " {} {ty}", kind.as_str()).unwrap_or(());
             }
-            ExprKind::Tuple(items) => {
-                out.push('(');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.expr(out, item);
-                }
-                if items.len() == 1 {
-                    out.push(',');
-                }
-                out.push(')');
-            }
+            ExprKind::Tuple(items) => self.tuple(out, items),
             ExprKind::AxisGroup(names) => {
                 out.push('(');
                 for (i, name) in names.iter().enumerate() {
@@ -357,6 +316,57 @@ impl ExprWriter {
             ExprKind::Shape(shape) => write!(out, "{shape}").unwrap_or(()),
             ExprKind::Error => out.push_str("{error}"),
         }
+    }
+
+    /// A call: the callee, then the arguments with their keywords.
+    fn call(&self, out: &mut String, callee: &Expr, args: &[Arg]) {
+        self.operand(out, callee, expr_precedence(callee) < PREC_POSTFIX);
+        out.push('(');
+        for (i, arg) in args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            if let Some(name) = &arg.name {
+                out.push_str(&name.name);
+                out.push('=');
+            }
+            self.expr(out, &arg.value);
+        }
+        out.push(')');
+    }
+
+    /// A binary operation, with the parentheses its operands need (`**`
+    /// groups to the right, every other operator to the left).
+    fn binary(&self, out: &mut String, op: BinaryOp, lhs: &Expr, rhs: &Expr, precedence: u8) {
+        let (lhs_parens, rhs_parens) = if op == BinaryOp::Pow {
+            (
+                expr_precedence(lhs) <= precedence,
+                expr_precedence(rhs) < PREC_NEG,
+            )
+        } else {
+            (
+                expr_precedence(lhs) < precedence,
+                expr_precedence(rhs) <= precedence,
+            )
+        };
+        self.operand(out, lhs, !self.all_parens && lhs_parens);
+        write!(out, " {} ", op.as_str()).unwrap_or(());
+        self.operand(out, rhs, !self.all_parens && rhs_parens);
+    }
+
+    /// A tuple; one item takes a trailing comma.
+    fn tuple(&self, out: &mut String, items: &[Expr]) {
+        out.push('(');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.expr(out, item);
+        }
+        if items.len() == 1 {
+            out.push(',');
+        }
+        out.push(')');
     }
 
     fn index(&self, out: &mut String, index: &IndexArg) {

@@ -1,5 +1,5 @@
 // The ShapeScript extension: starts `shapescript lsp`, hands it the
-// extension's global storage folder as `libraryDir` (seed 001), and shows the
+// extension's global storage folder as `libraryDir` (docs/shapescript/editor.md), and shows the
 // library files the server writes there as read-only documents of the
 // `shapescript-library:` scheme, so go to definition on a prelude stub opens
 // a file the user can read but not edit.

@@ -4,13 +4,15 @@
 //! argument determines made unknown. Part of `call`.
 
 use diag::{Diagnostic, Span};
+use syntax::Name;
 
-use super::shape::{axis_of, axis_poly_ref, map_sizes, tensor};
+use crate::shape::{axis_of, axis_poly_ref, map_sizes, tensor};
 
-use super::call::{CallState, Target};
+use super::call::CallState;
+use super::callee::Target;
 use super::FnChecker;
 use crate::codes;
-use crate::size::{Poly, SizeError, Symbol};
+use crate::size::{Formula, Poly, SizeError, Symbol};
 use crate::solver::Solver;
 use crate::types::{Axis, AxisKind, Domain, DtypeKind, Ty, TyKind};
 
@@ -41,110 +43,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 .map(|s| s.to_vec())
                         }
                     },
-                    Some(axes) => {
-                        let mut out = Vec::with_capacity(axes.len());
-                        for axis in axes.iter() {
-                            match &axis.kind {
-                                AxisKind::Rest => out.extend(call.rest.clone().unwrap_or_default()),
-                                AxisKind::Rounded { formula, written } => {
-                                    let dims = self.ctx.env.dims;
-                                    let value = |s: &Symbol| match s {
-                                        Symbol::Generic(n) => target
-                                            .signature
-                                            .generics
-                                            .iter()
-                                            .position(|g| g == n)
-                                            .and_then(|i| call.solver.value(i as u32))
-                                            .map(|p| {
-                                                dims.substitute(p).unwrap_or_else(|_| p.clone())
-                                            }),
-                                        Symbol::Dim { file, name } => {
-                                            dims.get(*file, name).map(Poly::constant)
-                                        }
-                                        _ => None,
-                                    };
-                                    match formula.eval(&value).and_then(|p| {
-                                        self.ctx.env.dims.substitute(&p).map(|q| (p, q))
-                                    }) {
-                                        Ok((p, q)) => {
-                                            if let Some(v) = q.as_constant().filter(|v| *v < 1) {
-                                                self.diagnostics.push(
-                                                    Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
-                                                        .with_primary(span, format!("`{written}` is {v} here"))
-                                                        .with_secondary(axis.span, "the size is worked out here")
-                                                        .with_note(format!("with {}", call.solver.shown().join(", ")))
-                                                        .with_help("an axis has at least one element: check the sizes, padding and stride"),
-                                                );
-                                                return None;
-                                            }
-                                            out.push(axis_of(p, span));
-                                        }
-                                        Err(SizeError::DivideByZero) => {
-                                            self.diagnostics.push(
-                                                Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
-                                                    .with_primary(span, format!("`{written}` divides by 0 here"))
-                                                    .with_secondary(axis.span, "the size is worked out here")
-                                                    .with_note(format!("with {}", call.solver.shown().join(", ")))
-                                                    .with_help("a stride or window of 0 is no stride at all: use 1 or more"),
-                                            );
-                                            return None;
-                                        }
-                                        Err(SizeError::Overflow) => {
-                                            self.diagnostics.push(
-                                                Diagnostic::error(
-                                                    codes::E0414,
-                                                    "size does not fit in 128 bits",
-                                                )
-                                                .with_primary(span, "this size overflows"),
-                                            );
-                                            return None;
-                                        }
-                                        Err(_) => {
-                                            self.diagnostics.push(
-                                                Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
-                                                    .with_primary(span, format!("`{written}` must be exact here"))
-                                                    .with_secondary(axis.span, "the size is worked out here")
-                                                    .with_note(format!("with {}", call.solver.shown().join(", ")))
-                                                    .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
-                                                    .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
-                                            );
-                                            return None;
-                                        }
-                                    }
-                                }
-                                _ => match axis_poly_ref(axis) {
-                                    Some(p) => {
-                                        let generic = match p.as_symbol() {
-                                            Some(Symbol::Generic(n)) => target
-                                                .signature
-                                                .generics
-                                                .iter()
-                                                .position(|g| g == n),
-                                            _ => None,
-                                        };
-                                        let value = match generic {
-                                            // One generic axis (the common case): its
-                                            // solved value as is, as renaming and
-                                            // substituting would give.
-                                            Some(i) => {
-                                                call.solver.value(i as u32).cloned().unwrap_or_else(
-                                                    || Poly::symbol(Symbol::Var(i as u32)),
-                                                )
-                                            }
-                                            None => call
-                                                .solver
-                                                .apply(&rename(&p))
-                                                .unwrap_or_else(|_| p.into_owned()),
-                                        };
-                                        let value = self.unknown_for_unsolved(value, &call.solver);
-                                        out.push(axis_of(value, span));
-                                    }
-                                    None => out.push(axis.clone()),
-                                },
-                            }
-                        }
-                        Some(out)
-                    }
+                    Some(axes) => Some(self.result_axes(axes, call, rename, target, span)?),
                 };
                 let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
                 return Some(match &t.domain {
@@ -173,6 +72,114 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         };
         Some(Ty { kind, span })
+    }
+
+    /// The axes of a returned shape in the caller's terms: `...` is what the
+    /// call's `...` stood for, a rounded division is worked out, and every
+    /// other size takes the solved values (an unsolved one made unknown).
+    fn result_axes(
+        &mut self,
+        axes: &[Axis],
+        call: &CallState,
+        rename: &dyn Fn(&Poly) -> Poly,
+        target: &Target,
+        span: Span,
+    ) -> Option<Vec<Axis>> {
+        let mut out = Vec::with_capacity(axes.len());
+        for axis in axes.iter() {
+            match &axis.kind {
+                AxisKind::Rest => out.extend(call.rest.clone().unwrap_or_default()),
+                AxisKind::Rounded { formula, written } => {
+                    let p = self.rounded_size(formula, *written, axis.span, call, target, span)?;
+                    out.push(axis_of(p, span));
+                }
+                _ => match axis_poly_ref(axis) {
+                    Some(p) => {
+                        let generic = match p.as_symbol() {
+                            Some(Symbol::Generic(n)) => {
+                                target.signature.generics.iter().position(|g| g == n)
+                            }
+                            _ => None,
+                        };
+                        let value = match generic {
+                            // One generic axis (the common case): its
+                            // solved value as is, as renaming and
+                            // substituting would give.
+                            Some(i) => call
+                                .solver
+                                .value(i as u32)
+                                .cloned()
+                                .unwrap_or_else(|| Poly::symbol(Symbol::Var(i as u32))),
+                            None => call
+                                .solver
+                                .apply(&rename(&p))
+                                .unwrap_or_else(|_| p.into_owned()),
+                        };
+                        let value = self.unknown_for_unsolved(value, &call.solver);
+                        out.push(axis_of(value, span));
+                    }
+                    None => out.push(axis.clone()),
+                },
+            }
+        }
+        Some(out)
+    }
+
+    /// A rounded division of an extern fn's return type (`written`, at
+    /// `at` in the signature) worked out with the call's values: E0401
+    /// below 1, E0406 for a divisor of 0, E0414 on overflow, E0402 when a
+    /// size it rounds isn't known.
+    fn rounded_size(
+        &mut self,
+        formula: &Formula,
+        written: Name,
+        at: Span,
+        call: &CallState,
+        target: &Target,
+        span: Span,
+    ) -> Option<Poly> {
+        let dims = self.ctx.env.dims;
+        let value = |s: &Symbol| match s {
+            Symbol::Generic(n) => target
+                .signature
+                .generics
+                .iter()
+                .position(|g| g == n)
+                .and_then(|i| call.solver.value(i as u32))
+                .map(|p| dims.substitute(p).unwrap_or_else(|_| p.clone())),
+            Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+            _ => None,
+        };
+        let d = match formula
+            .eval(&value)
+            .and_then(|p| dims.substitute(&p).map(|q| (p, q)))
+        {
+            Ok((p, q)) => match q.as_constant().filter(|v| *v < 1) {
+                None => return Some(p),
+                Some(v) => Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
+                    .with_primary(span, format!("`{written}` is {v} here"))
+                    .with_secondary(at, "the size is worked out here")
+                    .with_note(format!("with {}", call.solver.shown().join(", ")))
+                    .with_help("an axis has at least one element: check the sizes, padding and stride"),
+            },
+            Err(SizeError::DivideByZero) => Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
+                .with_primary(span, format!("`{written}` divides by 0 here"))
+                .with_secondary(at, "the size is worked out here")
+                .with_note(format!("with {}", call.solver.shown().join(", ")))
+                .with_help("a stride or window of 0 is no stride at all: use 1 or more"),
+            Err(SizeError::Overflow) => {
+                Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
+                    .with_primary(span, "this size overflows")
+            }
+            Err(_) => Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
+                .with_primary(span, format!("`{written}` must be exact here"))
+                .with_secondary(at, "the size is worked out here")
+                .with_note(format!("with {}", call.solver.shown().join(", ")))
+                .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
+                .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
+        };
+        self.diagnostics.push(d);
+        None
     }
 
     /// A size the arguments didn't determine (a model's size parameter seen

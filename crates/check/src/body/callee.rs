@@ -1,123 +1,192 @@
 //! Finding who a call calls: a fn, an extern fn, a library stub, a built-in,
 //! a method, `m(x)` as `forward`, another file's function or a record.
-//! Part of `call`; never checks arguments.
+//! Below `call`, which checks the arguments against what it finds.
 
 use syntax::Name;
 
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self};
 
-use super::shape::show_ty;
 use super::FnChecker;
 use crate::program::Decl;
+use crate::shape::show_ty;
 use crate::typed::Callee;
 use crate::types::{Ty, TyKind};
 
-use super::call::{Target, TargetName};
 use crate::codes;
+use crate::signature::Signature;
+use crate::size::Size;
+
+/// A callee's name as messages show it, `f` or `Model.method`: written
+/// out only when a message is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TargetName {
+    pub model: Option<Name>,
+    pub name: Name,
+}
+
+impl std::fmt::Display for TargetName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.model {
+            Some(model) => write!(f, "{model}.{}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// What is being called, once resolved.
+pub(crate) struct Target<'s> {
+    pub signature: &'s Signature,
+    /// The callee's declared parameters, for defaults.
+    pub params: &'s [ast::Param],
+    pub name: TargetName,
+    pub callee: Callee,
+    /// A method's receiver: the model's size parameters and the use's arguments.
+    pub receiver: Option<(Vec<Name>, Vec<Size>)>,
+}
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    /// Who `callee` names: a function of this file, a built-in, a library
+    /// stub, another file's function, a method, or a model value's
+    /// `forward`; E0301 or E0409 when nothing fits.
     pub(super) fn resolve_callee(&mut self, callee: &ast::Expr) -> Resolved<'c> {
-        let ctx = self.ctx;
         match &callee.kind {
-            ast::ExprKind::Name(n) if self.local(n.name).is_none() => {
-                if let Some(decl) = ctx.env.program.decl(self.file, n.name) {
-                    return self.resolve_decl(self.file, decl, n);
-                }
-                if crate::builtins::is_builtin(&n.name) {
-                    return Resolved::Builtin(n.name);
-                }
-                if let Some((file, decl)) =
-                    crate::prelude::stub(ctx.env.program, ctx.library, &n.name)
-                {
-                    return self.resolve_decl(file, decl, n);
-                }
-                self.diagnostics.push(
-                    Diagnostic::error(codes::E0301, format!("cannot find function `{}`", n.name))
-                        .with_primary(n.span, "not declared in this file, the prelude or the built-ins")
-                        .with_help("declare it with `fn` or `extern fn`, or import the file that has it and write `file.name`"),
-                );
-                Resolved::Failed
-            }
-            ast::ExprKind::Field { base, name } => {
-                if let ast::ExprKind::Name(file) = &base.kind {
-                    if self.local(file.name).is_none() {
-                        if let Some(Decl::Import(_, target)) =
-                            ctx.env.program.decl(self.file, file.name)
-                        {
-                            let Some(target) = target else {
-                                return Resolved::Failed;
-                            };
-                            return match ctx.env.program.decl(target, name.name) {
-                                Some(decl) => self.resolve_decl(target, decl, name),
-                                None => {
-                                    self.diagnostics.push(
-                                        Diagnostic::error(
-                                            codes::E0301,
-                                            format!(
-                                                "cannot find `{}` in `{}`",
-                                                name.name, file.name
-                                            ),
-                                        )
-                                        .with_primary(
-                                            name.span,
-                                            format!("not declared in `{}.ss`", file.name),
-                                        ),
-                                    );
-                                    Resolved::Failed
-                                }
-                            };
-                        }
-                    }
-                }
-                let base_ty = self.expr(base);
-                match &base_ty.kind {
-                    TyKind::Named {
-                        file,
-                        name: model,
-                        args,
-                    } => {
-                        let Some(info) = ctx.models.get(*file, model) else {
-                            return Resolved::Failed;
-                        };
-                        if let Some((signature, _)) = info.methods.get(&name.name) {
-                            let params = method_params(ctx, *file, *model, name.name);
-                            return Resolved::Target(Target {
-                                signature,
-                                params,
-                                name: TargetName {
-                                    model: Some(*model),
-                                    name: name.name,
-                                },
-                                callee: Callee::Method {
-                                    file: *file,
-                                    model: *model,
-                                    method: name.name,
-                                },
-                                receiver: Some((info.def.size_params.clone(), args.clone())),
-                            });
-                        }
-                        // A field holding a sub-model: `self.mlp(x)` calls its forward.
-                        let field_ty = self.expr(callee);
-                        self.forward_of(&field_ty, callee.span)
-                    }
-                    TyKind::Error => Resolved::Failed,
-                    _ => {
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                codes::E0409,
-                                format!("`{}` has no method `{}`", show_ty(&base_ty), name.name),
-                            )
-                            .with_primary(name.span, "no such method")
-                            .with_note("only models have methods"),
-                        );
-                        Resolved::Failed
-                    }
-                }
-            }
+            ast::ExprKind::Name(n) if self.local(n.name).is_none() => self.resolve_name(n),
+            ast::ExprKind::Field { base, name } => self.resolve_field(callee, base, name),
             _ => {
                 let ty = self.expr(callee);
                 self.forward_of(&ty, callee.span)
+            }
+        }
+    }
+
+    /// The names a plain call may call: this file's and the library's
+    /// top-level names and the built-ins, for "did you mean".
+    fn callable_names(&self) -> Vec<&'static str> {
+        let program = self.ctx.env.program;
+        let files = std::iter::once(self.file).chain(self.ctx.library.iter().map(|&(f, _)| f));
+        let callable = |module: &'a crate::program::Module, name: Name| {
+            let decl = module.decl(name)?;
+            matches!(
+                decl,
+                Decl::Fn(_) | Decl::ExternFn(_) | Decl::Model(_) | Decl::Record(_)
+            )
+            .then_some(name.as_str())
+        };
+        let declared = files.flat_map(|f| {
+            let module = program.module(f);
+            module
+                .top_level_names()
+                .filter_map(move |n| callable(module, n))
+        });
+        let builtins = crate::builtin_names::Builtin::ALL.iter().map(|b| b.name());
+        declared.chain(builtins).collect()
+    }
+
+    /// A plain name that is no local: this file's declaration, a built-in
+    /// or a library stub, in that order (E0301 for none).
+    fn resolve_name(&mut self, n: &ast::Ident) -> Resolved<'c> {
+        let ctx = self.ctx;
+        if let Some(decl) = ctx.env.program.decl(self.file, n.name) {
+            return self.resolve_decl(self.file, decl, n);
+        }
+        if crate::builtins::is_builtin(&n.name) {
+            return Resolved::Builtin(n.name);
+        }
+        if let Some((file, decl)) = crate::prelude::stub(ctx.env.program, ctx.library, &n.name) {
+            return self.resolve_decl(file, decl, n);
+        }
+        let help = match diag::closest(n.name.as_str(), self.callable_names()) {
+            Some(best) => format!("a function with a similar name exists: `{best}`"),
+            None => "declare it with `fn` or `extern fn`, or import the file that has it and write `file.name`".to_string(),
+        };
+        self.diagnostics.push(
+            Diagnostic::error(codes::E0301, format!("cannot find function `{}`", n.name))
+                .with_primary(
+                    n.span,
+                    "not declared in this file, the prelude or the built-ins",
+                )
+                .with_help(help),
+        );
+        Resolved::Failed
+    }
+
+    /// `base.name` called: another file's function (`file.f`), a method,
+    /// or a field holding a sub-model (its `forward`).
+    fn resolve_field(
+        &mut self,
+        callee: &ast::Expr,
+        base: &ast::Expr,
+        name: &ast::Ident,
+    ) -> Resolved<'c> {
+        let ctx = self.ctx;
+        if let ast::ExprKind::Name(file) = &base.kind {
+            if self.local(file.name).is_none() {
+                if let Some(Decl::Import(_, target)) = ctx.env.program.decl(self.file, file.name) {
+                    let Some(target) = target else {
+                        return Resolved::Failed;
+                    };
+                    return match ctx.env.program.decl(target, name.name) {
+                        Some(decl) => self.resolve_decl(target, decl, name),
+                        None => {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    codes::E0301,
+                                    format!("cannot find `{}` in `{}`", name.name, file.name),
+                                )
+                                .with_primary(
+                                    name.span,
+                                    format!("not declared in `{}.ss`", file.name),
+                                ),
+                            );
+                            Resolved::Failed
+                        }
+                    };
+                }
+            }
+        }
+        let base_ty = self.expr(base);
+        match &base_ty.kind {
+            TyKind::Named {
+                file,
+                name: model,
+                args,
+            } => {
+                let Some(info) = ctx.models.get(*file, model) else {
+                    return Resolved::Failed;
+                };
+                if let Some((signature, _)) = info.methods.get(&name.name) {
+                    let params = method_params(ctx, *file, *model, name.name);
+                    return Resolved::Target(Target {
+                        signature,
+                        params,
+                        name: TargetName {
+                            model: Some(*model),
+                            name: name.name,
+                        },
+                        callee: Callee::Method {
+                            file: *file,
+                            model: *model,
+                            method: name.name,
+                        },
+                        receiver: Some((info.def.size_params.clone(), args.clone())),
+                    });
+                }
+                // A field holding a sub-model: `self.mlp(x)` calls its forward.
+                let field_ty = self.expr(callee);
+                self.forward_of(&field_ty, callee.span)
+            }
+            TyKind::Error => Resolved::Failed,
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0409,
+                        format!("`{}` has no method `{}`", show_ty(&base_ty), name.name),
+                    )
+                    .with_primary(name.span, "no such method")
+                    .with_note("only models have methods"),
+                );
+                Resolved::Failed
             }
         }
     }

@@ -5,14 +5,16 @@
 use diag::Diagnostic;
 use syntax::ast::{self};
 
-use super::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use super::{error_ty, FnChecker};
 use crate::codes;
+use crate::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
 use crate::types::{Axis, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    /// Types `e as T` (what to check at run time) and `e to T` (the cast,
+    /// clamp and reshape to emit).
     pub(super) fn cast(
         &mut self,
         e: &ast::Expr,
@@ -44,7 +46,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        // A shapeless target keeps the value's shape (seed).
+        // A shapeless target keeps the value's shape.
         let shape = t.shape.clone().or_else(|| f.shape.clone());
         let domain = t.domain.clone().or_else(|| f.domain.clone());
         let dtype = t.dtype.or(f.dtype);
@@ -53,33 +55,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let info = match kind {
             ast::CastKind::As => {
                 if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
-                    if fs.len() != ts.len() {
-                        self.diagnostics.push(
-                            Diagnostic::error(codes::E0401, format!("`as` can't change the number of axes: `{}` has {}, `{}` {}", show_ty(&found), fs.len(), show_ty(&target), ts.len()))
-                                .with_primary(written.span, "a claim about the same axes")
-                                .with_help("`as` states sizes the checker can't see; reshape with `to` or `rearrange`"),
-                        );
+                    if !self.as_claim_possible(fs, ts, &found, &target, written) {
                         return self.record(span, error_ty(span), ExprInfo::Plain);
-                    }
-                    // Sizes both known and different can never pass the run-time check.
-                    for (x, y) in fs.iter().zip(ts.iter()) {
-                        if let (Some(p), Some(q)) = (axis_poly_ref(x), axis_poly_ref(y)) {
-                            let dims = self.ctx.env.dims;
-                            let (vp, vq) = (
-                                dims.substitute(&p).ok().and_then(|p| p.as_constant()),
-                                dims.substitute(&q).ok().and_then(|q| q.as_constant()),
-                            );
-                            if let (Some(a), Some(b)) = (vp, vq) {
-                                if a != b {
-                                    self.diagnostics.push(
-                                        Diagnostic::error(codes::E0401, format!("`as` claims size {b} for an axis of size {a}"))
-                                            .with_primary(written.span, format!("`{}` can never be `{}`", show_ty(&found), show_ty(&target)))
-                                            .with_help("`as` is for sizes the checker can't see; this one it can"),
-                                    );
-                                    return self.record(span, error_ty(span), ExprInfo::Plain);
-                                }
-                            }
-                        }
                     }
                 }
                 ExprInfo::As(AsCheck {
@@ -89,57 +66,136 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             .map(crate::size::Size::computed)
                             .collect()
                     }),
-                    range: super::shape::range_of(&result),
+                    range: crate::shape::range_of(&result),
                     line,
                 })
             }
             ast::CastKind::To => {
-                let mut reshape = None;
-                if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
-                    let count = |s: &[Axis]| {
-                        s.iter()
-                            .try_fold(Poly::constant(1), |acc, a| acc.mul(&axis_poly(a)?).ok())
-                    };
-                    let (a, b) = (count(fs), count(ts));
-                    if let (Some(a), Some(b)) = (a, b) {
-                        if !self.ctx.env.dims.same_size(&a, &b) {
-                            let dims = self.ctx.env.dims;
-                            self.diagnostics.push(
-                                Diagnostic::error(codes::E0401, "`to` would change the number of elements")
-                                    .with_primary(written.span, format!("{} elements here", show_size(dims, &b)))
-                                    .with_secondary(inner.span, format!("`{}` has {} elements", show_ty(&found), show_size(dims, &a)))
-                                    .with_help("a reshape keeps every element; check the sizes, or use `rearrange` to say which axes merge"),
-                            );
-                            return self.record(span, error_ty(span), ExprInfo::Plain);
+                let reshape = match (&f.shape, &t.shape) {
+                    (Some(fs), Some(ts)) => {
+                        match self.reshape_of_to(fs, ts, &found, inner, written) {
+                            Some(reshape) => reshape,
+                            None => return self.record(span, error_ty(span), ExprInfo::Plain),
                         }
                     }
-                    let same = fs.len() == ts.len()
-                        && fs.iter().zip(ts.iter()).all(|(x, y)| {
-                            match (axis_poly_ref(x), axis_poly_ref(y)) {
-                                (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
-                                _ => true,
-                            }
-                        });
-                    if !same {
-                        reshape = Some(
-                            ts.iter()
-                                .filter_map(axis_poly)
-                                .map(crate::size::Size::computed)
-                                .collect(),
-                        );
-                    }
-                }
+                    _ => None,
+                };
                 ExprInfo::To(ToPlan {
                     cast: t.dtype.filter(|d| Some(*d) != f.dtype),
                     clamp: t
                         .domain
                         .as_ref()
-                        .and_then(|_| super::shape::range_of(&result))
+                        .and_then(|_| crate::shape::range_of(&result))
                         .filter(|r: &Range| r.lo.is_finite() || r.hi.is_finite()),
                     reshape,
                 })
             }
         };
         self.record(span, result, info)
+    }
+
+    /// Whether an `as` claim can ever hold: the same number of axes
+    /// (E0401), and no axis whose sizes are both known and different
+    /// (E0401: it could never pass the run-time check).
+    fn as_claim_possible(
+        &mut self,
+        fs: &[Axis],
+        ts: &[Axis],
+        found: &Ty,
+        target: &Ty,
+        written: &ast::Type,
+    ) -> bool {
+        if fs.len() != ts.len() {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0401,
+                    format!(
+                        "`as` can't change the number of axes: `{}` has {}, `{}` {}",
+                        show_ty(found),
+                        fs.len(),
+                        show_ty(target),
+                        ts.len()
+                    ),
+                )
+                .with_primary(written.span, "a claim about the same axes")
+                .with_help(
+                    "`as` states sizes the checker can't see; reshape with `to` or `rearrange`",
+                ),
+            );
+            return false;
+        }
+        // Sizes both known and different can never pass the run-time check.
+        for (x, y) in fs.iter().zip(ts.iter()) {
+            if let (Some(p), Some(q)) = (axis_poly_ref(x), axis_poly_ref(y)) {
+                let dims = self.ctx.env.dims;
+                let (vp, vq) = (
+                    dims.substitute(&p).ok().and_then(|p| p.as_constant()),
+                    dims.substitute(&q).ok().and_then(|q| q.as_constant()),
+                );
+                if let (Some(a), Some(b)) = (vp, vq) {
+                    if a != b {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                codes::E0401,
+                                format!("`as` claims size {b} for an axis of size {a}"),
+                            )
+                            .with_primary(
+                                written.span,
+                                format!("`{}` can never be `{}`", show_ty(found), show_ty(target)),
+                            )
+                            .with_help("`as` is for sizes the checker can't see; this one it can"),
+                        );
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The reshape a `to` does, when the shapes differ: `Some(None)` for
+    /// none, `None` after E0401 for a change in the number of elements.
+    fn reshape_of_to(
+        &mut self,
+        fs: &[Axis],
+        ts: &[Axis],
+        found: &Ty,
+        inner: &ast::Expr,
+        written: &ast::Type,
+    ) -> Option<Option<Vec<crate::size::Size>>> {
+        let count = |s: &[Axis]| {
+            s.iter()
+                .try_fold(Poly::constant(1), |acc, a| acc.mul(&axis_poly(a)?).ok())
+        };
+        let (a, b) = (count(fs), count(ts));
+        if let (Some(a), Some(b)) = (a, b) {
+            if !self.ctx.env.dims.same_size(&a, &b) {
+                let dims = self.ctx.env.dims;
+                self.diagnostics.push(
+                    Diagnostic::error(codes::E0401, "`to` would change the number of elements")
+                        .with_primary(written.span, format!("{} elements here", show_size(dims, &b)))
+                        .with_secondary(inner.span, format!("`{}` has {} elements", show_ty(found), show_size(dims, &a)))
+                        .with_help("a reshape keeps every element; check the sizes, or use `rearrange` to say which axes merge"),
+                );
+                return None;
+            }
+        }
+        let same = fs.len() == ts.len()
+            && fs
+                .iter()
+                .zip(ts.iter())
+                .all(|(x, y)| match (axis_poly_ref(x), axis_poly_ref(y)) {
+                    (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
+                    _ => true,
+                });
+        if same {
+            return Some(None);
+        }
+        Some(Some(
+            ts.iter()
+                .filter_map(axis_poly)
+                .map(crate::size::Size::computed)
+                .collect(),
+        ))
     }
 }

@@ -10,15 +10,15 @@ use syntax::Name;
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, BinaryOp, ScalarKind};
 
-use super::shape::{
-    axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
-    show_ty, tensor,
-};
 use super::{error_ty, FnChecker};
 use crate::broadcast::broadcast;
 use crate::codes;
-use crate::model::instantiate;
+use crate::model::{instantiate, ModelInfo};
 use crate::program::Decl;
+use crate::shape::{
+    axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
+    show_ty, tensor,
+};
 use crate::size::{Poly, Symbol};
 use crate::typed::{Alignment, ExprInfo};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
@@ -152,6 +152,17 @@ impl FnChecker<'_, '_> {
         }
     }
 
+    /// The names a value may be written with here, for "did you mean":
+    /// locals and parameters, then this file's dims.
+    fn value_names(&self) -> Vec<&'static str> {
+        let module = self.ctx.env.program.module(self.file);
+        let dims = module
+            .top_level_names()
+            .filter(|&n| matches!(module.decl(n), Some(crate::program::Decl::Dim(..))));
+        let locals = self.locals.iter().map(|l| l.name);
+        locals.chain(dims).map(|n| n.as_str()).collect()
+    }
+
     fn name(&mut self, name: &ast::Ident) -> Ty {
         let span = name.span;
         if name.is_missing() {
@@ -177,13 +188,17 @@ impl FnChecker<'_, '_> {
             Some(d) => d.describe(),
             None if crate::builtins::is_builtin(&name.name) => "a built-in operation",
             None => {
+                let help = match diag::closest(name.name.as_str(), self.value_names()) {
+                    Some(best) => format!("a value with a similar name exists: `{best}`"),
+                    None => "declare it with `let`, or take it as a parameter".to_string(),
+                };
                 self.diagnostics.push(
                     Diagnostic::error(
                         codes::E0301,
                         format!("cannot find `{}` in this scope", name.name),
                     )
                     .with_primary(span, "not a parameter, `let`, dim or axis name")
-                    .with_help("declare it with `let`, or take it as a parameter"),
+                    .with_help(help),
                 );
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
@@ -199,40 +214,13 @@ impl FnChecker<'_, '_> {
         self.record(span, error_ty(span), ExprInfo::Plain)
     }
 
+    /// `base.name`: a field of a model or record (its type with the
+    /// owner's size arguments), or another file's dim; E0409 for a field
+    /// the type lacks.
     fn field(&mut self, e: &ast::Expr, base: &ast::Expr, name: &ast::Ident) -> Ty {
         let span = e.span;
-        // `file.D`: another file's dim.
-        if let ast::ExprKind::Name(file) = &base.kind {
-            if self.local(file.name).is_none() {
-                if let Some(Decl::Import(_, Some(target))) =
-                    self.ctx.env.program.decl(self.file, file.name)
-                {
-                    if let Some(Decl::Dim(d, _)) = self.ctx.env.program.decl(target, name.name) {
-                        if let Some((n, _)) = self.ctx.env.dims.entry(target, d.name.name) {
-                            let size = Poly::symbol(Symbol::Dim {
-                                file: target,
-                                name: *n,
-                            });
-                            return self.record(
-                                span,
-                                scalar(ScalarKind::Int, span),
-                                ExprInfo::SizeValue {
-                                    size: crate::size::Size::computed(size),
-                                },
-                            );
-                        }
-                    }
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            codes::E0408,
-                            format!("`{}.{}` is not a value", file.name, name.name),
-                        )
-                        .with_primary(span, "not a value")
-                        .with_help("another file's functions are called, and its dims are sizes"),
-                    );
-                    return self.record(span, error_ty(span), ExprInfo::Plain);
-                }
-            }
+        if let Some(ty) = self.other_files_dim(span, base, name) {
+            return ty;
         }
         let base_ty = self.expr(base);
         let ty = match &base_ty.kind {
@@ -264,31 +252,7 @@ impl FnChecker<'_, '_> {
                         );
                     }
                     None => {
-                        let is_method = info.is_some_and(|m| m.methods.contains_key(&name.name));
-                        let mut d = Diagnostic::error(
-                            codes::E0409,
-                            format!("`{owner}` has no field `{}`", name.name),
-                        )
-                        .with_primary(
-                            name.span,
-                            if is_method {
-                                "a method, not a field"
-                            } else {
-                                "no such field"
-                            },
-                        );
-                        if is_method {
-                            d = d.with_help(format!("call the method: `.{}(...)`", name.name));
-                        } else if let Some(m) = info {
-                            let names: Vec<&str> = m.def.fields.iter().map(|f| &*f.name).collect();
-                            if !names.is_empty() {
-                                d = d.with_note(format!(
-                                    "`{owner}` has the fields {}",
-                                    names.join(", ")
-                                ));
-                            }
-                        }
-                        self.diagnostics.push(d);
+                        self.no_such_field(info, *owner, name);
                         error_ty(span)
                     }
                 }
@@ -306,6 +270,71 @@ impl FnChecker<'_, '_> {
             }
         };
         self.record(span, ty, ExprInfo::Plain)
+    }
+
+    /// `file.D` where `file` is an import: another file's dim, a size;
+    /// E0408 for anything else of that file. `None` when `base` is no import.
+    fn other_files_dim(&mut self, span: Span, base: &ast::Expr, name: &ast::Ident) -> Option<Ty> {
+        if let ast::ExprKind::Name(file) = &base.kind {
+            if self.local(file.name).is_none() {
+                if let Some(Decl::Import(_, Some(target))) =
+                    self.ctx.env.program.decl(self.file, file.name)
+                {
+                    if let Some(Decl::Dim(d, _)) = self.ctx.env.program.decl(target, name.name) {
+                        if let Some((n, _)) = self.ctx.env.dims.entry(target, d.name.name) {
+                            let size = Poly::symbol(Symbol::Dim {
+                                file: target,
+                                name: *n,
+                            });
+                            return Some(self.record(
+                                span,
+                                scalar(ScalarKind::Int, span),
+                                ExprInfo::SizeValue {
+                                    size: crate::size::Size::computed(size),
+                                },
+                            ));
+                        }
+                    }
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            codes::E0408,
+                            format!("`{}.{}` is not a value", file.name, name.name),
+                        )
+                        .with_primary(span, "not a value")
+                        .with_help("another file's functions are called, and its dims are sizes"),
+                    );
+                    return Some(self.record(span, error_ty(span), ExprInfo::Plain));
+                }
+            }
+        }
+        None
+    }
+
+    /// E0409 for a field `owner` lacks: says when it is a method, or lists
+    /// the fields there are.
+    fn no_such_field(&mut self, info: Option<&ModelInfo>, owner: Name, name: &ast::Ident) {
+        let is_method = info.is_some_and(|m| m.methods.contains_key(&name.name));
+        let mut d = Diagnostic::error(
+            codes::E0409,
+            format!("`{owner}` has no field `{}`", name.name),
+        )
+        .with_primary(
+            name.span,
+            if is_method {
+                "a method, not a field"
+            } else {
+                "no such field"
+            },
+        );
+        if is_method {
+            d = d.with_help(format!("call the method: `.{}(...)`", name.name));
+        } else if let Some(m) = info {
+            let names: Vec<&str> = m.def.fields.iter().map(|f| &*f.name).collect();
+            if !names.is_empty() {
+                d = d.with_note(format!("`{owner}` has the fields {}", names.join(", ")));
+            }
+        }
+        self.diagnostics.push(d);
     }
 
     fn binary(&mut self, e: &ast::Expr, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Ty {
@@ -386,7 +415,7 @@ impl FnChecker<'_, '_> {
         }
     }
 
-    /// Broadcasts elementwise operands (spec 6.2) and unifies their float
+    /// Broadcasts elementwise operands (`docs/shapescript/broadcasting.md`) and unifies their float
     /// dtypes (E0502). Returns the shape (`None`: shapeless), dtype and alignments.
     #[allow(clippy::type_complexity)]
     pub(crate) fn elementwise(
@@ -493,6 +522,8 @@ impl FnChecker<'_, '_> {
         Some(dtype.map(|(d, _)| d))
     }
 
+    /// `a @ b`: contracts `a`'s last axis with `b`'s second-to-last (its
+    /// only one for a vector), the batch axes broadcast by name.
     fn matmul(&mut self, e: &ast::Expr, lhs: &ast::Expr, rhs: &ast::Expr, a: &Ty, b: &Ty) -> Ty {
         let span = e.span;
         let (Some(sa), Some(sb)) = (a.shape(), b.shape()) else {
@@ -542,28 +573,9 @@ impl FnChecker<'_, '_> {
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         }
-        let a_batch = &sa[..sa.len() - 1];
-        // Batch axes: `b`'s leading axes broadcast by name into `a`'s.
-        let mut shape: Vec<Axis> = a_batch.to_vec();
-        if !b_batch.is_empty() {
-            let a_lead = &sa[..sa.len().saturating_sub(2)];
-            match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
-                Ok(bc) => {
-                    shape = bc.shape.into_owned();
-                    if sa.len() >= 2 {
-                        shape.push(sa[sa.len() - 2].clone());
-                    }
-                }
-                Err(note) => {
-                    self.diagnostics.push(
-                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
-                            .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
-                            .with_note(note),
-                    );
-                    return self.record(span, error_ty(span), ExprInfo::Plain);
-                }
-            }
-        }
+        let Some(mut shape) = self.matmul_batch(span, a, b, sa, b_batch) else {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        };
         if let Some(out) = b_out {
             shape.push(out.clone());
         }
@@ -583,6 +595,40 @@ impl FnChecker<'_, '_> {
                 rhs: rhs_align,
             },
         )
+    }
+
+    /// The result's leading axes: `a`'s but its last, and with `b`'s batch
+    /// axes (`b_batch`) broadcast by name into `a`'s leading ones (E0401
+    /// when they don't).
+    fn matmul_batch(
+        &mut self,
+        span: Span,
+        a: &Ty,
+        b: &Ty,
+        sa: &[Axis],
+        b_batch: &[Axis],
+    ) -> Option<Vec<Axis>> {
+        let mut shape: Vec<Axis> = sa[..sa.len() - 1].to_vec();
+        if !b_batch.is_empty() {
+            let a_lead = &sa[..sa.len().saturating_sub(2)];
+            match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
+                Ok(bc) => {
+                    shape = bc.shape.into_owned();
+                    if sa.len() >= 2 {
+                        shape.push(sa[sa.len() - 2].clone());
+                    }
+                }
+                Err(note) => {
+                    self.diagnostics.push(
+                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
+                            .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
+                            .with_note(note),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(shape)
     }
 }
 

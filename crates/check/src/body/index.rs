@@ -1,19 +1,22 @@
-//! Indexing (spec 6.4): Ints drop axes, slices known to fit keep their size
-//! and others give an unknown one, Bool masks over the leading axes give
-//! `[?k rest...]`, a stack gives one model, a tuple one item. Part of `expr`.
+//! Indexing (`docs/shapescript/functions.md`, Indexing): Ints drop axes,
+//! slices known to fit keep their size and others give an unknown one, Bool
+//! masks over the leading axes give `[?k rest...]`, a stack gives one model, a
+//! tuple one item. Part of `expr`.
 
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
 
 use super::expr::{least_value, scalar};
-use super::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use super::{error_ty, FnChecker};
 use crate::codes;
+use crate::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use crate::size::Poly;
 use crate::typed::{ExprInfo, IndexPlan};
 use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
+    /// `base[...]`: a tensor by positions, slices or a mask, a tuple's
+    /// item, or a stack's element.
     pub(super) fn index(
         &mut self,
         e: &ast::Expr,
@@ -25,36 +28,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let t = match &ty.kind {
             TyKind::Error => return self.record(span, error_ty(span), ExprInfo::Plain),
             TyKind::Tensor(t) if t.shape.is_some() => t.clone(),
-            TyKind::Tuple(items) => {
-                // `topk(...)[0]`: a tuple's item by a number.
-                if let [ast::IndexArg::Expr(ast::Expr {
-                    kind: ast::ExprKind::Int(i),
-                    span: at,
-                })] = indices
-                {
-                    self.record(*at, scalar(ScalarKind::Int, *at), ExprInfo::Plain);
-                    if let Some(item) = usize::try_from(*i).ok().and_then(|i| items.get(i)) {
-                        let item = Ty {
-                            span,
-                            ..item.clone()
-                        };
-                        return self.record(span, item, ExprInfo::Index(IndexPlan::Basic));
-                    }
-                }
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        codes::E0408,
-                        format!(
-                            "a tuple of {} values is indexed by a number below {}",
-                            items.len(),
-                            items.len()
-                        ),
-                    )
-                    .with_primary(span, "not an item of the tuple")
-                    .with_help("take the tuple apart with `let (a, b) = ...`"),
-                );
-                return self.record(span, error_ty(span), ExprInfo::Plain);
-            }
+            TyKind::Tuple(items) => return self.tuple_item(span, items, indices),
             TyKind::Stack { elem, .. } => {
                 for i in indices {
                     if let ast::IndexArg::Expr(x) = i {
@@ -113,6 +87,37 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return self.basic_index(span, base, &ty, &t, &axes, indices, Some(mty));
         }
         self.basic_index(span, base, &ty, &t, &axes, indices, None)
+    }
+
+    /// `topk(...)[0]`: a tuple's item by a number (E0408 for anything else).
+    fn tuple_item(&mut self, span: Span, items: &[Ty], indices: &[ast::IndexArg]) -> Ty {
+        if let [ast::IndexArg::Expr(ast::Expr {
+            kind: ast::ExprKind::Int(i),
+            span: at,
+        })] = indices
+        {
+            self.record(*at, scalar(ScalarKind::Int, *at), ExprInfo::Plain);
+            if let Some(item) = usize::try_from(*i).ok().and_then(|i| items.get(i)) {
+                let item = Ty {
+                    span,
+                    ..item.clone()
+                };
+                return self.record(span, item, ExprInfo::Index(IndexPlan::Basic));
+            }
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0408,
+                format!(
+                    "a tuple of {} values is indexed by a number below {}",
+                    items.len(),
+                    items.len()
+                ),
+            )
+            .with_primary(span, "not an item of the tuple")
+            .with_help("take the tuple apart with `let (a, b) = ...`"),
+        );
+        self.record(span, error_ty(span), ExprInfo::Plain)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -213,7 +218,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         };
         let len = hi.sub(&lo).ok()?;
         // Fits when, for every value the sizes may take (unknown sizes at
-        // least 0, other sizes at least 1: seed 000), 0 <= lo, hi <= size
+        // least 0, other sizes at least 1: `docs/shapescript/sizes.md`), 0 <= lo, hi <= size
         // and the slice has at least one element.
         let least = |p: &Poly| dims.substitute(p).ok().and_then(|q| least_value(&q));
         let fits_hi = size

@@ -1,19 +1,23 @@
-//! Function and method bodies (spec 6): scopes, statements, and the checking
-//! of each expression into `typed::Body`. Expressions live in `expr`, calls
-//! in `call`, built-ins in `crate::builtins`, patterns in `crate::pattern`,
-//! models and records in `crate::model`. A failed expression gets
+//! Function and method bodies (`docs/shapescript/functions.md`): scopes,
+//! statements, and the checking of each expression into `typed::Body`.
+//! Expressions live in `expr`, calls in `call`, built-ins' typing rules in
+//! `builtins`, patterns in `pattern`, models and records in `crate::model`. A failed expression gets
 //! `TyKind::Error`, which every rule accepts silently: one mistake, one
 //! diagnostic. Never reports a mistake of a signature (that is `signature`).
 
+mod bind;
+mod builtins;
 mod call;
+mod call_arg;
 mod call_report;
 mod call_result;
 mod callee;
 mod cast;
 pub(crate) mod expr;
 mod index;
+mod pattern;
 mod record;
-pub(crate) mod shape;
+use crate::shape;
 
 use syntax::Name;
 
@@ -29,7 +33,7 @@ use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-pub(crate) use call::Slots;
+pub(crate) use bind::Slots;
 pub(crate) use expr::position_of as expr_position;
 pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 
@@ -388,6 +392,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         value
     }
 
+    /// Checks one statement; the last one's value, when it is an expression,
+    /// is the block's.
     fn stmt(&mut self, stmt: &ast::Stmt, last: bool) -> Option<(Ty, Span)> {
         match &stmt.kind {
             ast::StmtKind::Let { name, ty, value } => {
@@ -404,70 +410,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     self.bind(name.name, ty, name.span, true);
                 }
             }
-            ast::StmtKind::LetTuple { names, value } => {
-                let found = self.expr(value);
-                let items: Vec<Ty> = match &found.kind {
-                    TyKind::Tuple(items) if items.len() == names.len() => items.clone(),
-                    TyKind::Error => vec![found.clone(); names.len()],
-                    _ => {
-                        let count = match &found.kind {
-                            TyKind::Tuple(items) => format!("{} values", items.len()),
-                            _ => "one value".to_string(),
-                        };
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                codes::E0408,
-                                format!(
-                                    "`let` takes {} names, but the value is {count}",
-                                    names.len()
-                                ),
-                            )
-                            .with_primary(value.span, format!("this is `{}`", show_ty(&found)))
-                            .with_help("name each value of the tuple once"),
-                        );
-                        vec![error_ty(value.span); names.len()]
-                    }
-                };
-                for (name, ty) in names.iter().zip(items) {
-                    if !name.is_missing() {
-                        self.bind(name.name, ty, name.span, true);
-                    }
-                }
-            }
-            ast::StmtKind::Assign { name, value } => {
-                let found = self.expr(value);
-                match self.local(name.name).cloned() {
-                    Some(local) if local.rebindable => {
-                        self.expect_ty(
-                            &found,
-                            &local.ty,
-                            value.span,
-                            Expected::Rebind(local.span, &local.name),
-                        );
-                    }
-                    Some(local) => self.diagnostics.push(
-                        Diagnostic::error(
-                            codes::E0408,
-                            format!("`{}` can't be rebound", name.name),
-                        )
-                        .with_primary(name.span, "not a `let`")
-                        .with_secondary(local.span, "declared here")
-                        .with_help(format!("declare a new value: `let {} = ...`", name.name)),
-                    ),
-                    None => {
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                codes::E0301,
-                                format!("cannot find `{}` in this body", name.name),
-                            )
-                            .with_primary(name.span, "no `let` of this name")
-                            .with_help(format!("declare it first: `let {} = ...`", name.name)),
-                        );
-                        // As if it were a `let`, so its uses don't repeat the mistake.
-                        self.bind(name.name, found, name.span, true);
-                    }
-                }
-            }
+            ast::StmtKind::LetTuple { names, value } => self.let_tuple(names, value),
+            ast::StmtKind::Assign { name, value } => self.assign(name, value),
             ast::StmtKind::Return(value) => {
                 let found = self.expr(value);
                 self.saw_return = true;
@@ -520,6 +464,72 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             }
         }
         None
+    }
+
+    /// `let (a, b) = value`: one name per value of the tuple (E0408).
+    fn let_tuple(&mut self, names: &[ast::Ident], value: &ast::Expr) {
+        let found = self.expr(value);
+        let items: Vec<Ty> = match &found.kind {
+            TyKind::Tuple(items) if items.len() == names.len() => items.clone(),
+            TyKind::Error => vec![found.clone(); names.len()],
+            _ => {
+                let count = match &found.kind {
+                    TyKind::Tuple(items) => format!("{} values", items.len()),
+                    _ => "one value".to_string(),
+                };
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0408,
+                        format!(
+                            "`let` takes {} names, but the value is {count}",
+                            names.len()
+                        ),
+                    )
+                    .with_primary(value.span, format!("this is `{}`", show_ty(&found)))
+                    .with_help("name each value of the tuple once"),
+                );
+                vec![error_ty(value.span); names.len()]
+            }
+        };
+        for (name, ty) in names.iter().zip(items) {
+            if !name.is_missing() {
+                self.bind(name.name, ty, name.span, true);
+            }
+        }
+    }
+
+    /// `name = value`: rebinds a `let` to a value of its type; E0408 for a
+    /// name that isn't a `let`, E0301 for an unknown one.
+    fn assign(&mut self, name: &ast::Ident, value: &ast::Expr) {
+        let found = self.expr(value);
+        match self.local(name.name).cloned() {
+            Some(local) if local.rebindable => {
+                self.expect_ty(
+                    &found,
+                    &local.ty,
+                    value.span,
+                    Expected::Rebind(local.span, &local.name),
+                );
+            }
+            Some(local) => self.diagnostics.push(
+                Diagnostic::error(codes::E0408, format!("`{}` can't be rebound", name.name))
+                    .with_primary(name.span, "not a `let`")
+                    .with_secondary(local.span, "declared here")
+                    .with_help(format!("declare a new value: `let {} = ...`", name.name)),
+            ),
+            None => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        codes::E0301,
+                        format!("cannot find `{}` in this body", name.name),
+                    )
+                    .with_primary(name.span, "no `let` of this name")
+                    .with_help(format!("declare it first: `let {} = ...`", name.name)),
+                );
+                // As if it were a `let`, so its uses don't repeat the mistake.
+                self.bind(name.name, found, name.span, true);
+            }
+        }
     }
 
     /// The loop variable's type: a model of a stack, or an Int of `range(n)`.
@@ -645,7 +655,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
         };
-        // `?k` in a return type is whatever size the body returns (seed 000).
+        // `?k` in a return type is whatever size the body returns
+        // (`docs/shapescript/sizes.md`, Unknown sizes).
         let adopted;
         let (expected, problem) = match what {
             Expected::Return if shape::has_unknowns(expected) => {

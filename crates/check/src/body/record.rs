@@ -6,12 +6,12 @@ use syntax::Name;
 use diag::{Diagnostic, FileId, Span};
 use syntax::ast::{self};
 
-use super::shape::{axis_poly, show_size, show_ty};
 use super::{error_ty, FnChecker};
 use crate::codes;
+use crate::shape::{axis_poly, show_size, show_ty};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Failure, Solver};
-use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
+use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo, FieldDef};
 use crate::types::{Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
@@ -40,35 +40,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        let mut failed = false;
-        for (field, slot) in fields.iter().zip(&slots) {
-            let Some(arg) = slot else { continue };
-            let ty = self.expr(&arg.value);
-            let expected = super::flatten_ty(&field.ty);
-            // A record's own axis names are generic: only ranks and dims are checked.
-            if let (Some(f), Some(x)) = (ty.shape(), expected.shape()) {
-                if f.len() != x.len() {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            codes::E0401,
-                            format!(
-                                "field `{}` of `{name}` has {} axes, but the value has {}",
-                                field.name,
-                                x.len(),
-                                f.len()
-                            ),
-                        )
-                        .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
-                        .with_secondary(
-                            field.span,
-                            format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
-                        ),
-                    );
-                    failed = true;
-                }
-            }
-        }
-        if failed {
+        if !self.field_ranks(name, &fields, &slots) {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
         // Solve the record's generic axes from the fields' values.
@@ -87,70 +59,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             })
             .unwrap_or_else(|_| poly.clone())
         };
-        let mut equations = Vec::new();
-        let mut tags = Vec::new();
-        for (k, (field, slot)) in fields.iter().zip(&slots).enumerate() {
-            let Some(arg) = slot else { continue };
-            let found = self.body.recent_expr(arg.value.span).map(|e| e.ty.clone());
-            let (Some(found), Some(axes)) = (found, field.ty.shape()) else {
-                continue;
-            };
-            let Some(values) = found.shape() else {
-                continue;
-            };
-            for (j, (a, v)) in axes.iter().zip(values).enumerate() {
-                if let (Some(p), Some(q)) = (axis_poly(a), axis_poly(v)) {
-                    tags.push((k, j));
-                    equations.push(Equation {
-                        callee: rename(&p),
-                        caller: std::borrow::Cow::Owned(q),
-                        tag: tags.len() - 1,
-                    });
-                }
-            }
-        }
+        let (equations, tags) = self.record_equations(&fields, &slots, &rename);
         if let Err(failure) = solver.solve(&equations) {
-            let tag = match &failure {
-                Failure::Mismatch { tag, .. }
-                | Failure::Inexact { tag, .. }
-                | Failure::BelowOne { tag, .. }
-                | Failure::Overflow { tag }
-                | Failure::Unsolved { tag, .. } => *tag,
-            };
-            let (k, j) = tags[tag];
-            let field = &fields[k];
-            let at = slots[k].map_or(span, |a| a.value.span);
-            let found = self
-                .body
-                .recent_expr(at)
-                .map(|e| show_ty(&e.ty))
-                .unwrap_or_default();
-            let detail = match &failure {
-                Failure::Mismatch { expected, .. } => format!(
-                    "axis {} must be {} here",
-                    j + 1,
-                    show_size(self.ctx.env.dims, expected)
-                ),
-                _ => format!("axis {} doesn't fit", j + 1),
-            };
-            self.diagnostics.push(
-                Diagnostic::error(
-                    codes::E0401,
-                    format!(
-                        "field `{}` of `{name}` doesn't fit the other fields",
-                        field.name
-                    ),
-                )
-                .with_primary(at, detail)
-                .with_secondary(
-                    field.span,
-                    format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
-                )
-                .with_note(format!(
-                    "the value is `{found}`; solved so far: {}",
-                    solver.shown().join(", ")
-                )),
-            );
+            self.record_failure(failure, name, &fields, &slots, &tags, &solver, span);
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
         let args = (0..params.len())
@@ -188,5 +99,134 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             operands: Vec::new(),
         };
         self.record(span, ty, ExprInfo::Call(Box::new(info)))
+    }
+
+    /// Types each field's value and checks its rank against the field's
+    /// (E0401); a record's own axis names are generic, so sizes are left to
+    /// the solver. False after a reported mistake.
+    fn field_ranks(
+        &mut self,
+        name: &Name,
+        fields: &[FieldDef],
+        slots: &[Option<&ast::Arg>],
+    ) -> bool {
+        let mut ok = true;
+        for (field, slot) in fields.iter().zip(slots) {
+            let Some(arg) = slot else { continue };
+            let ty = self.expr(&arg.value);
+            let expected = super::flatten_ty(&field.ty);
+            // A record's own axis names are generic: only ranks and dims are checked.
+            if let (Some(f), Some(x)) = (ty.shape(), expected.shape()) {
+                if f.len() != x.len() {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            codes::E0401,
+                            format!(
+                                "field `{}` of `{name}` has {} axes, but the value has {}",
+                                field.name,
+                                x.len(),
+                                f.len()
+                            ),
+                        )
+                        .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
+                        .with_secondary(
+                            field.span,
+                            format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok
+    }
+
+    /// One equation per axis of each field's value against the field's
+    /// axis (its generic axes renamed to the solver's variables), each
+    /// tagged with its (field, axis).
+    fn record_equations(
+        &self,
+        fields: &[FieldDef],
+        slots: &[Option<&ast::Arg>],
+        rename: &dyn Fn(&Poly) -> Poly,
+    ) -> (Vec<Equation<'static>>, Vec<(usize, usize)>) {
+        let mut equations = Vec::new();
+        let mut tags = Vec::new();
+        for (k, (field, slot)) in fields.iter().zip(slots).enumerate() {
+            let Some(arg) = slot else { continue };
+            let found = self.body.recent_expr(arg.value.span).map(|e| e.ty.clone());
+            let (Some(found), Some(axes)) = (found, field.ty.shape()) else {
+                continue;
+            };
+            let Some(values) = found.shape() else {
+                continue;
+            };
+            for (j, (a, v)) in axes.iter().zip(values).enumerate() {
+                if let (Some(p), Some(q)) = (axis_poly(a), axis_poly(v)) {
+                    tags.push((k, j));
+                    equations.push(Equation {
+                        callee: rename(&p),
+                        caller: std::borrow::Cow::Owned(q),
+                        tag: tags.len() - 1,
+                    });
+                }
+            }
+        }
+        (equations, tags)
+    }
+
+    /// E0401 at the field whose value doesn't fit what the others solved.
+    #[allow(clippy::too_many_arguments)]
+    fn record_failure(
+        &mut self,
+        failure: Failure,
+        name: &Name,
+        fields: &[FieldDef],
+        slots: &[Option<&ast::Arg>],
+        tags: &[(usize, usize)],
+        solver: &Solver,
+        span: Span,
+    ) {
+        let tag = match &failure {
+            Failure::Mismatch { tag, .. }
+            | Failure::Inexact { tag, .. }
+            | Failure::BelowOne { tag, .. }
+            | Failure::Overflow { tag }
+            | Failure::Unsolved { tag, .. } => *tag,
+        };
+        let (k, j) = tags[tag];
+        let field = &fields[k];
+        let at = slots[k].map_or(span, |a| a.value.span);
+        let found = self
+            .body
+            .recent_expr(at)
+            .map(|e| show_ty(&e.ty))
+            .unwrap_or_default();
+        let detail = match &failure {
+            Failure::Mismatch { expected, .. } => format!(
+                "axis {} must be {} here",
+                j + 1,
+                show_size(self.ctx.env.dims, expected)
+            ),
+            _ => format!("axis {} doesn't fit", j + 1),
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0401,
+                format!(
+                    "field `{}` of `{name}` doesn't fit the other fields",
+                    field.name
+                ),
+            )
+            .with_primary(at, detail)
+            .with_secondary(
+                field.span,
+                format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
+            )
+            .with_note(format!(
+                "the value is `{found}`; solved so far: {}",
+                solver.shown().join(", ")
+            )),
+        );
     }
 }

@@ -1,6 +1,6 @@
-//! The rustc-style terminal layout (seed 003's `error[E-DIM-001]` block):
+//! The rustc-style terminal layout (the `error[E-DIM-001]` block of `docs/sexpgpu/errors.md`):
 //! header, one source excerpt per file, then `note:` and `help:` lines.
-//! Written by hand: no renderer crate reproduces the seed's gutter exactly.
+//! Written by hand: no renderer crate reproduces the gutter of `docs/sexpgpu/errors.md`'s example exactly.
 //! Only `color_wanted` looks at the environment; rendering is pure.
 
 use super::snippet::{Annotation, FileSnippet};
@@ -36,7 +36,7 @@ pub fn render_human(map: &SourceMap, diag: &Diagnostic, options: HumanOptions) -
         .map(|(_, s)| s.max_line_number())
         .max()
         .unwrap_or(0);
-    // One column wider than rustc's: the seed's ` 7 |` for a one-digit line.
+    // One column wider than rustc's: the book's ` 7 |` for a one-digit line.
     let gutter = max_line.to_string().len() + 1;
     for (i, (file, snippet)) in snippets.iter().enumerate() {
         if i > 0 {

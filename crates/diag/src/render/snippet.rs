@@ -177,6 +177,8 @@ impl<'a> FileSnippet<'a> {
         2 * self.multiline_depths
     }
 
+    /// One source line and the rows of marks under it: the marks within the
+    /// line, then the multi-line marks that start and end on it.
     fn render_line(
         &self,
         out: &mut String,
@@ -188,6 +190,23 @@ impl<'a> FileSnippet<'a> {
     ) {
         self.source_row(line, gutter, severity, open)
             .write(out, color);
+        self.single_line_marks(out, line, gutter, severity, color, open);
+        self.multiline_starts(out, line, gutter, severity, color, open);
+        self.multiline_ends(out, line, gutter, severity, color, open);
+    }
+
+    /// The marks within `line`: one underline row (the last mark's label
+    /// on it when nothing follows it), then the other labels below, each
+    /// hanging from its mark.
+    fn single_line_marks(
+        &self,
+        out: &mut String,
+        line: usize,
+        gutter: usize,
+        severity: Severity,
+        color: bool,
+        open: &mut [bool],
+    ) {
         let shift = self.shift();
 
         let mut singles: Vec<&Mark> = self
@@ -196,50 +215,63 @@ impl<'a> FileSnippet<'a> {
             .filter(|m| !m.is_multiline() && m.start_line == line)
             .collect();
         singles.sort_by_key(|m| (m.start_col, m.primary));
-        if !singles.is_empty() {
-            let mut underline = self.open_bars(open, severity);
-            for mark in singles
-                .iter()
-                .filter(|m| !m.primary)
-                .chain(singles.iter().filter(|m| m.primary))
-            {
-                for col in mark.start_col..mark.end_col {
-                    underline.put(shift + col, mark.symbol(), mark.style(severity));
-                }
-            }
-            let last = singles[singles.len() - 1];
-            let others = &singles[..singles.len() - 1];
-            let inline =
-                !last.label.is_empty() && others.iter().all(|m| m.end_col <= last.start_col);
-            if inline {
-                let at = underline.len() + 1;
-                underline.put_str(at, &last.label, last.style(severity));
-            }
-            self.write_annotation_row(out, gutter, &underline, color);
-
-            let below: Vec<&Mark> = singles
-                .iter()
-                .rev()
-                .filter(|m| !m.label.is_empty() && (!inline || !std::ptr::eq(**m, last)))
-                .copied()
-                .collect();
-            if !below.is_empty() {
-                let mut connectors = self.open_bars(open, severity);
-                for mark in &below {
-                    connectors.put(shift + mark.start_col, '|', mark.style(severity));
-                }
-                self.write_annotation_row(out, gutter, &connectors, color);
-            }
-            for (i, mark) in below.iter().enumerate() {
-                let mut row = self.open_bars(open, severity);
-                for left in &below[i + 1..] {
-                    row.put(shift + left.start_col, '|', left.style(severity));
-                }
-                row.put_str(shift + mark.start_col, &mark.label, mark.style(severity));
-                self.write_annotation_row(out, gutter, &row, color);
+        if singles.is_empty() {
+            return;
+        }
+        let mut underline = self.open_bars(open, severity);
+        for mark in singles
+            .iter()
+            .filter(|m| !m.primary)
+            .chain(singles.iter().filter(|m| m.primary))
+        {
+            for col in mark.start_col..mark.end_col {
+                underline.put(shift + col, mark.symbol(), mark.style(severity));
             }
         }
+        let last = singles[singles.len() - 1];
+        let others = &singles[..singles.len() - 1];
+        let inline = !last.label.is_empty() && others.iter().all(|m| m.end_col <= last.start_col);
+        if inline {
+            let at = underline.len() + 1;
+            underline.put_str(at, &last.label, last.style(severity));
+        }
+        self.write_annotation_row(out, gutter, &underline, color);
 
+        let below: Vec<&Mark> = singles
+            .iter()
+            .rev()
+            .filter(|m| !m.label.is_empty() && (!inline || !std::ptr::eq(**m, last)))
+            .copied()
+            .collect();
+        if !below.is_empty() {
+            let mut connectors = self.open_bars(open, severity);
+            for mark in &below {
+                connectors.put(shift + mark.start_col, '|', mark.style(severity));
+            }
+            self.write_annotation_row(out, gutter, &connectors, color);
+        }
+        for (i, mark) in below.iter().enumerate() {
+            let mut row = self.open_bars(open, severity);
+            for left in &below[i + 1..] {
+                row.put(shift + left.start_col, '|', left.style(severity));
+            }
+            row.put_str(shift + mark.start_col, &mark.label, mark.style(severity));
+            self.write_annotation_row(out, gutter, &row, color);
+        }
+    }
+
+    /// The rows opening the multi-line marks that start on `line`,
+    /// outermost first.
+    fn multiline_starts(
+        &self,
+        out: &mut String,
+        line: usize,
+        gutter: usize,
+        severity: Severity,
+        color: bool,
+        open: &mut [bool],
+    ) {
+        let shift = self.shift();
         let mut starting: Vec<usize> = (0..self.marks.len())
             .filter(|&i| {
                 let m = &self.marks[i];
@@ -259,7 +291,20 @@ impl<'a> FileSnippet<'a> {
             self.write_annotation_row(out, gutter, &row, color);
             open[i] = true;
         }
+    }
 
+    /// The rows closing the multi-line marks that end on `line`, innermost
+    /// first, each with its label.
+    fn multiline_ends(
+        &self,
+        out: &mut String,
+        line: usize,
+        gutter: usize,
+        severity: Severity,
+        color: bool,
+        open: &mut [bool],
+    ) {
+        let shift = self.shift();
         let mut ending: Vec<usize> = (0..self.marks.len())
             .filter(|&i| {
                 let m = &self.marks[i];

@@ -1,5 +1,5 @@
 //! Hover text: on a dim, its value and docs then its uses grouped by the
-//! function, model or record they are in (seed 000: at most six groups of
+//! function, model or record they are in (`docs/shapescript/editor.md`: at most six groups of
 //! four, the rest counted); on an alias, what it stands for; on any other
 //! name, its declaration and type; on an expression, its checked type with
 //! solved sizes. Markdown only; positions are byte spans.
@@ -9,9 +9,9 @@ use diag::{FileId, Span};
 use super::defs::{Def, DefKind};
 use super::Analysis;
 
-/// At most this many groups of uses in a dim's hover (seed 000).
+/// At most this many groups of uses in a dim's hover (`docs/shapescript/editor.md`).
 pub const MAX_GROUPS: usize = 6;
-/// At most this many values per group (seed 000).
+/// At most this many values per group (`docs/shapescript/editor.md`).
 pub const MAX_PER_GROUP: usize = 4;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +88,7 @@ impl Analysis {
         text
     }
 
-    /// The values whose types hold dim `name` of `file`, grouped (seed 000).
+    /// The values whose types hold dim `name` of `file`, grouped (`docs/shapescript/editor.md`).
     fn dim_uses(&self, file: FileId, name: &str) -> String {
         let mut values: Vec<&Def> = self
             .index()

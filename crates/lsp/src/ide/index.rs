@@ -1,11 +1,17 @@
 //! The name index: walks every file's syntax tree once and records each
 //! declaration (`Def`) and each place a name is written (`Occurrence`), with
 //! the scopes of locals, parameters and generic axes, and the calls; then
-//! puts the checker's types on the values. Every editor feature reads this
-//! index; it never reports diagnostics and never types anything itself.
+//! puts the checker's types on the values. A name expression, field or
+//! callee of a body the checker typed takes the checker's resolution
+//! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`);
+//! the walker's own scopes answer only where the checker resolved nothing
+//! (types, patterns, files with a syntax error), until the checker records
+//! those too. Every editor feature reads this index; it never reports
+//! diagnostics and never types anything itself.
 
 use std::collections::HashMap;
 
+use check::hir::{Callee, ExprInfo, Resolution};
 use diag::{FileId, SourceMap, Span};
 use syntax::ast;
 
@@ -17,13 +23,13 @@ pub fn build(
     sources: &[Source],
     library: &[FileId],
     map: &SourceMap,
-    bodies: &check::hir::Bodies,
+    checked: &check::Checked,
 ) -> Index {
     let mut index = Index::default();
     for source in sources {
         register_items(&mut index, source);
     }
-    let let_named = named_lets(&index, bodies);
+    let let_named = named_lets(&index, &checked.bodies);
     for source in sources {
         let mut walker = Walker {
             index: &mut index,
@@ -34,6 +40,7 @@ pub fn build(
             container: None,
             model: None,
             let_named: &let_named,
+            checked,
         };
         for item in &source.ast.items {
             walker.item(item);
@@ -78,6 +85,9 @@ struct Walker<'i, 's, 'e> {
     model: Option<DefId>,
     /// The model or record each `let` holds, from the checker's types.
     let_named: &'s HashMap<Span, DefId>,
+    /// The checker's results: how it resolved the names of the bodies it
+    /// checked.
+    checked: &'s check::Checked,
 }
 
 impl Walker<'_, '_, '_> {
@@ -508,12 +518,18 @@ impl Walker<'_, '_, '_> {
         match &expr.kind {
             ast::ExprKind::Name(name) => {
                 let def = self
-                    .lookup_scoped(&name.name)
+                    .resolved_by_checker(name.span)
+                    .or_else(|| self.lookup_scoped(&name.name))
                     .or_else(|| self.lookup_top(&name.name))?;
                 self.occur(name.span, def, false);
                 Some(def)
             }
             ast::ExprKind::Field { base, name } => {
+                if let Some(def) = self.field_by_checker(expr.span, base.span) {
+                    self.expr(base);
+                    self.occur(name.span, def, false);
+                    return Some(def);
+                }
                 let base_def = self.expr(base)?;
                 let base = self.index.defs.get(&base_def)?;
                 let def = match base.kind {
@@ -532,40 +548,7 @@ impl Walker<'_, '_, '_> {
                 Some(def)
             }
             ast::ExprKind::Call { callee, args } => {
-                let callee_def = self.expr(callee);
-                let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
-                let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
-                for arg in args {
-                    if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
-                        pattern_axes.extend(self.pattern(pattern));
-                    } else {
-                        self.expr(&arg.value);
-                    }
-                }
-                for arg in args {
-                    let Some(key) = &arg.name else { continue };
-                    let param = params
-                        .iter()
-                        .flatten()
-                        .copied()
-                        .find(|p| self.index.defs.get(p).is_some_and(|d| d.name == key.name));
-                    let axis = pattern_axes
-                        .iter()
-                        .find(|(n, _)| *n == key.name)
-                        .map(|(_, d)| *d);
-                    if let Some(def) = param.or(axis) {
-                        self.occur(key.span, def, false);
-                    }
-                }
-                let site = CallSite {
-                    args_span: Span::new(expr.span.file, callee.span.end, expr.span.end),
-                    callee: callee_def,
-                    args: args
-                        .iter()
-                        .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
-                        .collect(),
-                };
-                self.index.calls.entry(self.file()).or_default().push(site);
+                self.call(expr, callee, args);
                 None
             }
             ast::ExprKind::Index { base, indices } => {
@@ -627,6 +610,84 @@ impl Walker<'_, '_, '_> {
             | ast::ExprKind::None
             | ast::ExprKind::Error => None,
         }
+    }
+
+    /// A call: the callee, the arguments (pattern axes declared), keyword
+    /// arguments as uses of their parameters or pattern axes, and the call
+    /// site for signature help.
+    fn call(&mut self, expr: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) {
+        let callee_def = match (&callee.kind, self.callee_by_checker(expr.span)) {
+            (ast::ExprKind::Name(name), Some(def)) => {
+                self.occur(name.span, def, false);
+                Some(def)
+            }
+            _ => self.expr(callee),
+        };
+        let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
+        let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
+        for arg in args {
+            if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
+                pattern_axes.extend(self.pattern(pattern));
+            } else {
+                self.expr(&arg.value);
+            }
+        }
+        for arg in args {
+            let Some(key) = &arg.name else { continue };
+            let param = params
+                .iter()
+                .flatten()
+                .copied()
+                .find(|p| self.index.defs.get(p).is_some_and(|d| d.name == key.name));
+            let axis = pattern_axes
+                .iter()
+                .find(|(n, _)| *n == key.name)
+                .map(|(_, d)| *d);
+            if let Some(def) = param.or(axis) {
+                self.occur(key.span, def, false);
+            }
+        }
+        let site = CallSite {
+            args_span: Span::new(expr.span.file, callee.span.end, expr.span.end),
+            callee: callee_def,
+            args: args
+                .iter()
+                .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
+                .collect(),
+        };
+        self.index.calls.entry(self.file()).or_default().push(site);
+    }
+
+    /// The declaration the checker resolved the name expression at `span`
+    /// to, where it checked the body and the index has that declaration
+    /// (`self` and a generic axis are found by scope instead).
+    fn resolved_by_checker(&self, span: Span) -> Option<DefId> {
+        let def = match self.checked.name_resolution(span)? {
+            Resolution::Local { decl } => decl,
+            Resolution::Dim { file, name } => self.checked.decl_name_span(file, name)?,
+            Resolution::Generic(_) => return None,
+        };
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The declaration the checker found a call at `span` to call, for a
+    /// function, extern function or record called by its plain name (a
+    /// model value's `m(x)` names the value, not `forward`).
+    fn callee_by_checker(&self, span: Span) -> Option<DefId> {
+        let ExprInfo::Call(call) = &self.checked.bodies.expr(span)?.info else {
+            return None;
+        };
+        if matches!(call.callee, Callee::Method { .. } | Callee::Builtin(_)) {
+            return None;
+        }
+        let def = self.checked.callee_name_span(&call.callee)?;
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The field the checker found the field expression at `span` to read.
+    fn field_by_checker(&self, span: Span, base: Span) -> Option<DefId> {
+        let def = self.checked.field_name_span(span, base)?;
+        self.index.defs.contains_key(&def).then_some(def)
     }
 
     fn member(&self, owner: DefId, name: &str) -> Option<DefId> {

@@ -119,7 +119,7 @@ impl Analysis {
                     imports: HashMap::new(),
                 });
             }
-            let mut index = index::build(&sources, &self.library, &self.map, &self.checked.bodies);
+            let mut index = index::build(&sources, &self.library, &self.map, &self.checked);
             value_types::add_signature_types(&mut index, &self.checked.signatures);
             value_types::add_body_types(&mut index, &self.checked.bodies);
             index

@@ -1,4 +1,4 @@
-//! The adjoint of `linear-scan`, which the seed names: a linear scan run the
+//! The adjoint of `linear-scan`, which `docs/sexpgpu/operations.md` names: a linear scan run the
 //! other way. For `h[t] = a[t] h[t-1] + b[t]` the adjoint `l` of `h` obeys
 //! `l[t] = adj[t] + a[t+1] l[t+1]`, a reversed scan with `a` shifted by one;
 //! then `b` gets `l` and `a` gets `l[t] h[t-1]`.

@@ -1,4 +1,4 @@
-//! Finite-difference checks of the adjoint pairs the seed names:
+//! Finite-difference checks of the adjoint pairs `docs/sexpgpu/operations.md` names:
 //! `index`/`index-add`, `gather`/`scatter-add`, and `linear-scan` against a
 //! reversed `linear-scan`, forward and reverse, along several axes.
 

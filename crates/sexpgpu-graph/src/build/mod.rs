@@ -1,4 +1,4 @@
-//! Graph builders: one method per operation, each checking the seed's shape
+//! Graph builders: one method per operation, each checking the book's shape
 //! and dtype rules and appending nodes (with explicit `broadcast` nodes) or
 //! returning an [`OpError`]. Shared helpers for operands and broadcasting
 //! live here; builders never compute element values.

@@ -160,6 +160,17 @@ fn tensor_values_and_queries() {
 }
 
 #[test]
+fn numeric_equality_on_tensors_compares_for_equality() {
+    check(
+        "(defgraph g [(x [3] :f32)] [(== x 2) (= x 2) (not= x 2)])
+         (println (map to-vec (call g [1 2 3])))",
+        expect![[r#"
+            ([false true false] [false true false] [true false true])
+        "#]],
+    );
+}
+
+#[test]
 fn staging_errors() {
     check(
         "(def leak nil)

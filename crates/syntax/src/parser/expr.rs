@@ -1,7 +1,8 @@
-//! Parsing blocks, statements and expressions (spec 6.1), with the
-//! precedence from loose to tight: `or`, `and`, `not`, comparisons, `+ -`,
-//! `* /`, `@`, unary `-`, `**`, `as`/`to`, postfix. Also call arguments,
-//! where `[...] -> [...]` is a pattern (spec 6.5). Recovers per statement.
+//! Parsing blocks, statements and expressions
+//! (`docs/shapescript/functions.md`), with the precedence from loose to tight:
+//! `or`, `and`, `not`, comparisons, `+ -`, `* /`, `@`, unary `-`, `**`,
+//! `as`/`to`, postfix. Also call arguments, where `[...] -> [...]` is a
+//! pattern (`docs/shapescript/patterns.md`). Recovers per statement.
 
 use super::{join, starts_item, Opening, Parser, MAX_DEPTH};
 use crate::ast::*;
@@ -63,15 +64,7 @@ impl Parser<'_> {
             self.skip_separators(false);
             let kind = self.kind();
             if let Opening::Missing { indent } = opening {
-                let line_start = self.line_start_at(self.pos);
-                let token_start = self.current().start;
-                let here = self.indent_at(token_start);
-                let outside = if kind == TokenKind::RBrace {
-                    here < indent
-                } else {
-                    here <= indent
-                };
-                if line_start && outside {
+                if self.dedented_out_of(indent, kind) {
                     unclosed = true;
                     break;
                 }
@@ -115,6 +108,21 @@ impl Parser<'_> {
             stmts,
             span: self.since(start),
         }
+    }
+
+    /// Whether a block whose `{` is missing ends at the current token: a
+    /// line indented no deeper than the header's `indent` (a `}` there may
+    /// still close it at the same indentation).
+    fn dedented_out_of(&mut self, indent: usize, kind: TokenKind) -> bool {
+        let line_start = self.line_start_at(self.pos);
+        let token_start = self.current().start;
+        let here = self.indent_at(token_start);
+        let outside = if kind == TokenKind::RBrace {
+            here < indent
+        } else {
+            here <= indent
+        };
+        line_start && outside
     }
 
     fn parse_stmt(&mut self) -> Stmt {

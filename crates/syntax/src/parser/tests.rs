@@ -1,4 +1,4 @@
-//! Snapshot tests of the parser: each construct of the seeds and spec, the
+//! Snapshot tests of the parser: each construct of the book (`docs/shapescript/`), the
 //! precedence table, and recovery (one mistake, one diagnostic).
 
 use crate::print::dump;

@@ -1,4 +1,4 @@
-//! Parsing types (spec 4), shapes `[...]`, axes and size expressions.
+//! Parsing types (`docs/shapescript/signatures.md`), shapes `[...]`, axes and size expressions.
 //! Inside `[...]` axes are juxtaposed and an axis continues across binary
 //! operators, so `[b (H + 2*P - kh)/S + 1]` has two axes. Never decides what
 //! a name means: dims, axes and aliases all parse as names.
@@ -590,21 +590,7 @@ impl Parser<'_> {
                     span,
                 })
             }
-            TokenKind::Grouped => {
-                self.pos += 1;
-                let text = self.text_of(token);
-                let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-                let factor = U128::new(self.parse_int_text(&text[..digits], span));
-                let name_span = Span::new(self.file, token.start + digits as u32, token.end);
-                let name = Ident {
-                    name: self.intern(token.start + digits as u32, token.end),
-                    span: name_span,
-                };
-                AxisPart::Other(Axis {
-                    kind: AxisKind::Grouped { factor, name },
-                    span,
-                })
-            }
+            TokenKind::Grouped => self.grouped_axis(token, span),
             TokenKind::Unknown => {
                 self.pos += 1;
                 let name = Ident {
@@ -645,45 +631,67 @@ impl Parser<'_> {
                     span,
                 })
             }
-            TokenKind::LParen => {
-                let (mut axes, end) = self.delimited_from(token, TokenKind::RParen, &[], |p| {
-                    p.parse_axes(TokenKind::RParen)
-                });
-                let span = Span::new(self.file, span.start, end.max(span.start));
-                if axes.len() >= 2 {
-                    return AxisPart::Other(Axis {
-                        kind: AxisKind::Group(axes),
-                        span,
-                    });
-                }
-                // Parentheses around one axis are arithmetic grouping, not a group.
-                match axes.pop() {
-                    None => {
-                        self.error_expected_at(span, "an axis inside `()`");
-                        AxisPart::Size(SizeExpr {
-                            kind: SizeExprKind::Error,
-                            span,
-                        })
-                    }
-                    Some(Axis {
-                        kind: AxisKind::Size(mut size),
-                        ..
-                    }) => {
-                        size.span = span;
-                        AxisPart::Size(size)
-                    }
-                    Some(mut axis) => {
-                        axis.span = span;
-                        AxisPart::Other(axis)
-                    }
-                }
-            }
+            TokenKind::LParen => self.paren_axis(token, span),
             _ => {
                 self.error_expected("an axis");
                 AxisPart::Size(SizeExpr {
                     kind: SizeExprKind::Error,
                     span,
                 })
+            }
+        }
+    }
+
+    /// A grouped size token, `16gh`: the factor and the name.
+    #[inline]
+    fn grouped_axis(&mut self, token: Token, span: Span) -> AxisPart {
+        self.pos += 1;
+        let text = self.text_of(token);
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let factor = U128::new(self.parse_int_text(&text[..digits], span));
+        let name_span = Span::new(self.file, token.start + digits as u32, token.end);
+        let name = Ident {
+            name: self.intern(token.start + digits as u32, token.end),
+            span: name_span,
+        };
+        AxisPart::Other(Axis {
+            kind: AxisKind::Grouped { factor, name },
+            span,
+        })
+    }
+
+    /// A parenthesised axis: a group `(h d)` of two or more, or one axis in
+    /// arithmetic parentheses; `token` is the `(`.
+    fn paren_axis(&mut self, token: Token, span: Span) -> AxisPart {
+        let (mut axes, end) = self.delimited_from(token, TokenKind::RParen, &[], |p| {
+            p.parse_axes(TokenKind::RParen)
+        });
+        let span = Span::new(self.file, span.start, end.max(span.start));
+        if axes.len() >= 2 {
+            return AxisPart::Other(Axis {
+                kind: AxisKind::Group(axes),
+                span,
+            });
+        }
+        // Parentheses around one axis are arithmetic grouping, not a group.
+        match axes.pop() {
+            None => {
+                self.error_expected_at(span, "an axis inside `()`");
+                AxisPart::Size(SizeExpr {
+                    kind: SizeExprKind::Error,
+                    span,
+                })
+            }
+            Some(Axis {
+                kind: AxisKind::Size(mut size),
+                ..
+            }) => {
+                size.span = span;
+                AxisPart::Size(size)
+            }
+            Some(mut axis) => {
+                axis.span = span;
+                AxisPart::Other(axis)
             }
         }
     }

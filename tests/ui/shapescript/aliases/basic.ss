@@ -1,4 +1,4 @@
-# Shape aliases: names for lists of axes, replaced where used (seed 000).
+# Shape aliases: names for lists of axes, replaced where used (docs/shapescript/aliases.md).
 dim D = 768
 dim Images = [b 3 16gh 16gw]
 dim Pair = [Later 2]    # uses an alias declared after it

@@ -1,6 +1,6 @@
 # `as` claims what the checker can't see and is checked at run time; `to`
 # converts: a dtype cast, a domain clamp, or a reshape that keeps the number
-# of elements. A shapeless type keeps the value's shape (seed 000).
+# of elements. A shapeless type keeps the value's shape (docs/shapescript/functions.md).
 dim Ctx = 1024
 
 fn positions(n: Int) -> [?n] Index[Ctx] = arange(n) as [?n] Index[Ctx]

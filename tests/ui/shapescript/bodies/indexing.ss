@@ -1,4 +1,4 @@
-# Indexing (spec 6.4, seed 000): an Int drops the axis, a slice known to fit
+# Indexing (docs/shapescript/functions.md): an Int drops the axis, a slice known to fit
 # gives its size, one that may not fit or is known only at run time gives an
 # unknown size, a Bool mask over the leading axes gives `[?k rest...]`, and
 # an unknown size equals only itself until `as` states it.

@@ -1,4 +1,4 @@
-# Statements (spec 6.1): `let` with or without a type, tuple destructuring,
+# Statements (docs/shapescript/functions.md): `let` with or without a type, tuple destructuring,
 # rebinding that keeps the type, `return`, `if` on a Python Bool, `for` over
 # `range(n)`. One mistake, one diagnostic: a failed expression is quiet after.
 dim D = 64

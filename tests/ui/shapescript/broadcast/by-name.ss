@@ -1,4 +1,4 @@
-# Broadcasting by name (spec 6.2): named axes pair by name, anonymous ones
+# Broadcasting by name (docs/shapescript/broadcasting.md): named axes pair by name, anonymous ones
 # right-aligned with anonymous axes of equal size, a literal 1 with
 # anything, equal ranks with 1s as NumPy does. Anything else is E0401.
 dim D = 64

@@ -1,4 +1,4 @@
-# `over=` finds axes by name (spec 6.3): reductions drop them, softmax and
+# `over=` finds axes by name (docs/shapescript/broadcasting.md): reductions drop them, softmax and
 # friends keep them; a name that isn't an axis of the argument is E0405, and
 # something that isn't a name is E0406.
 dim D = 64

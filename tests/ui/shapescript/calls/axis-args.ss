@@ -1,4 +1,4 @@
-# Axis, Axes and Size arguments (seed 001). `roll(x, 2, dims=t)` names an
+# Axis, Axes and Size arguments (docs/shapescript/externs.md). `roll(x, 2, dims=t)` names an
 # axis of the first argument and Python gets its position; with `dim N = 16`,
 # `Axis[N]` takes only an axis of size 16; a name that isn't an axis of the
 # first argument is E0405, an argument that isn't a name is E0406, and a

@@ -1,4 +1,4 @@
-# Rest axes (seed 001): `...` is the same axes in every type of an extern
+# Rest axes (docs/shapescript/externs.md): `...` is the same axes in every type of an extern
 # fn's signature, and the result's `...` is the argument's, names included.
 dim D = 64
 dim V = 1000

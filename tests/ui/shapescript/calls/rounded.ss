@@ -1,4 +1,4 @@
-# Rounded division in an extern fn's return type (seed 001): worked out at
+# Rounded division in an extern fn's return type (docs/shapescript/signatures.md): worked out at
 # each call. Numbers round down; a generic size must divide exactly (E0402);
 # a divisor of 0 is E0406; a result axis below 1 is E0401.
 fn strided(img: [b 3 32 32], w: [16 3 3 3]) -> [b 16 16 16] = conv2d(img, w, stride=2, padding=1)

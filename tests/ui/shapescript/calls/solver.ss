@@ -1,4 +1,4 @@
-# The call solver (spec 5): `16gh` against 224 gives gh = 14 and against 225
+# The call solver (docs/shapescript/functions.md): `16gh` against 224 gives gh = 14 and against 225
 # is E0402; `v + c` gives v = s - c, at least 1; a product of two unknowns
 # waits for other axes, and is E0401 naming them when nothing gives them.
 dim D = 768

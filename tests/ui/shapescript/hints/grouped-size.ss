@@ -1,6 +1,6 @@
 # H2201: `16 gh` with a space is two axes; a grouped size `16gh` was probably
 # meant when gh is an axis of its own nowhere else in the signature and part
-# of a group somewhere in it (seed 000, "Grouped sizes").
+# of a group somewhere in it (docs/shapescript/signatures.md, "Grouped sizes").
 dim D = 768
 
 extern fn f(img: [b 3 16 gh]) -> [b (gh gw) D] = "m.f" # ~ H2201 E0301 gw is in no parameter

@@ -1,4 +1,4 @@
-# Another file's dims and aliases are written with its name (seed 000,
+# Another file's dims and aliases are written with its name (docs/shapescript/imports.md,
 # "Importing other files"); dims inside its aliases are named as this file
 # names them, and other names are still this signature's own.
 import vision

@@ -1,4 +1,4 @@
-# Models and records (spec 8): tensor fields with initialisers, sub-models
+# Models and records (docs/shapescript/models.md): tensor fields with initialisers, sub-models
 # with size arguments, stacks `[L] M` looped over with `for`, methods with
 # `self`, `m(x)` calling `forward`, records built by field name.
 dim D = 64

@@ -1,4 +1,4 @@
-# Patterns (spec 6.5) with einops' rules, every size checked through the
+# Patterns (docs/shapescript/patterns.md) with einops' rules, every size checked through the
 # solver: `16gh` is the layout (gh 16), `(16 gh)` the other one; keyword
 # sizes for what the left side can't determine; `...` for the other axes.
 dim D = 768

@@ -1,4 +1,4 @@
-# `a / b` in a size is exact division (seed 000, "Division").
+# `a / b` in a size is exact division (docs/shapescript/sizes.md, "Division").
 dim D = 768
 dim H = 12
 dim Dh = D / H

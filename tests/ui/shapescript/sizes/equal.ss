@@ -1,5 +1,5 @@
 # Sizes are polynomials in a normal form, compared after replacing each dim
-# by its value (seed 000, "Size polynomials"): nothing here is wrong.
+# by its value (docs/shapescript/sizes.md): nothing here is wrong.
 dim D = 768
 dim H = 12
 dim Dh = D / H

@@ -1,5 +1,5 @@
 # A tensor type is a shape, then an optional domain, then an optional dtype
-# (seed 000, "Tensor types"); a type with no shape is elementwise.
+# (docs/shapescript/signatures.md); a type with no shape is elementwise.
 dim D = 768
 extern fn signed(x: [b n D] Signed bf16) -> [b n D] Signed bf16 = "m.signed"
 extern fn real(x: Real) -> Real = "m.real"

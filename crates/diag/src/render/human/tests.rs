@@ -1,4 +1,4 @@
-//! Snapshot tests of the terminal layout: the seed's example byte for byte,
+//! Snapshot tests of the terminal layout: the example of `docs/sexpgpu/errors.md` byte for byte,
 //! then each layout case (multi-line spans, several labels, other files,
 //! tabs, wide characters, CRLF, end of file, elided lines, colour).
 

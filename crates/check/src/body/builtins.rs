@@ -1,0 +1,689 @@
+//! The typing rules of the built-in operations (the list is `crate::builtins`):
+//! reductions and axis-wise operations with `over=` by name (E0405), `topk`,
+//! `where` and the elementwise ones, `concat`, `stack`, `take`, `one_hot`,
+//! the constructors (`zeros`, `ones`, `full`, `arange`, `eye`, `tril`,
+//! `triu`), and the pattern built-ins (handed to `pattern`). Never resolves
+//! user names.
+
+use std::sync::Arc;
+
+use syntax::Name;
+
+use diag::{Diagnostic, Span};
+use syntax::ast::{self, ScalarKind};
+
+use super::{error_ty, FnChecker};
+use crate::builtin_names::Builtin;
+use crate::codes;
+use crate::shape::{
+    axis_name, axis_of, axis_poly, axis_poly_ref, effective_dtype, shared_tensor, show_ty, tensor,
+};
+use crate::size::{Poly, Size};
+use crate::typed::{Alignment, CallInfo, Callee, ExprInfo};
+use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
+
+/// How a reduction treats its result's values.
+#[derive(Clone, Copy, PartialEq)]
+enum Reduction {
+    Plain,
+    NonNeg,
+    Bool,
+    ArgIndex,
+    KeepDomain,
+}
+
+/// Types the call of built-in `name`.
+pub(crate) fn call(c: &mut FnChecker, e: &ast::Expr, called: Name, args: &[ast::Arg]) -> Ty {
+    let span = e.span;
+    let Some(builtin) = Builtin::from_name(called.as_str()) else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0408, "`range` only goes after `for ... in`")
+                .with_primary(span, "not a value")
+                .with_help("loop with `for i in range(n) { ... }`"),
+        );
+        return c.record(span, error_ty(span), ExprInfo::Plain);
+    };
+    let name = builtin.name();
+    let mut operands = Vec::new();
+    use Builtin as B;
+    let ty = match builtin {
+        B::Sum | B::Mean | B::Prod | B::Logsumexp => reduce(c, e, name, args, Reduction::Plain),
+        B::Max | B::Min => reduce(c, e, name, args, Reduction::KeepDomain),
+        B::Var | B::Std => reduce(c, e, name, args, Reduction::NonNeg),
+        B::Any | B::All => reduce(c, e, name, args, Reduction::Bool),
+        B::Argmax | B::Argmin => reduce(c, e, name, args, Reduction::ArgIndex),
+        B::Softmax | B::LogSoftmax | B::Cumsum | B::Sort => keep(c, e, name, args),
+        B::Topk => topk(c, e, args),
+        B::Where | B::Maximum | B::Minimum => elementwise(c, e, name, args, &mut operands),
+        B::Abs | B::Sign | B::Tril | B::Triu | B::Clamp => unary(c, e, name, args),
+        B::Concat => concat(c, e, args),
+        B::Stack => stack(c, e, args),
+        B::Take => take(c, e, args),
+        B::Split => split(c, e, args),
+        B::OneHot => one_hot(c, e, args),
+        B::Zeros | B::Ones | B::Full => filled(c, e, name, args),
+        B::Arange | B::Eye => counted(c, e, name, args),
+        B::Rearrange | B::Reduce | B::Repeat | B::Einsum => {
+            return super::pattern::call(c, e, builtin, args)
+        }
+    };
+    match ty {
+        Some((ty, over)) => {
+            let info = CallInfo {
+                callee: Callee::Builtin(builtin),
+                args: args
+                    .iter()
+                    .map(|a| crate::typed::BoundArg::Expr {
+                        span: a.value.span,
+                        keyword: a.name.is_some(),
+                    })
+                    .collect(),
+                bindings: Vec::new(),
+                over,
+                pattern: None,
+                operands,
+            };
+            c.record(span, Ty { span, ..ty }, ExprInfo::Call(Box::new(info)))
+        }
+        None => c.record(span, error_ty(span), ExprInfo::Plain),
+    }
+}
+
+type Typed = Option<(Ty, Vec<usize>)>;
+
+/// Binds a built-in's arguments; `None` after a reported mistake.
+fn bind<'e>(
+    c: &mut FnChecker,
+    name: &str,
+    names: &[&str],
+    required: &[bool],
+    args: &'e [ast::Arg],
+) -> Option<crate::body::Slots<'e>> {
+    let slots = c.bind_args(name, names, required, args, None);
+    if slots.is_none() {
+        for a in args {
+            if !matches!(
+                a.value.kind,
+                ast::ExprKind::AxisGroup(_) | ast::ExprKind::Pattern(_) | ast::ExprKind::Shape(_)
+            ) {
+                c.expr(&a.value);
+            }
+        }
+    }
+    slots
+}
+
+/// A tensor argument with a shape; reports (E0408) anything else.
+fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy, Arc<[Axis]>)> {
+    let ty = c.expr(&arg.value);
+    match &ty.kind {
+        TyKind::Tensor(TensorTy {
+            shape: Some(s),
+            domain,
+            dtype,
+        }) => {
+            // The shape is cloned once; the returned `TensorTy` holds only domain and dtype.
+            let t = TensorTy {
+                shape: None,
+                domain: domain.clone(),
+                dtype: *dtype,
+            };
+            let s = s.clone();
+            Some((ty, t, s))
+        }
+        TyKind::Error => None,
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0408,
+                    format!("`{what}` takes a tensor with a shape"),
+                )
+                .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty))),
+            );
+            None
+        }
+    }
+}
+
+/// The positions of the axes `over=` names in `shape` (E0405, E0406).
+fn over(
+    c: &mut FnChecker,
+    arg: &ast::Arg,
+    shape: &[Axis],
+    x: &Ty,
+    x_span: Span,
+) -> Option<Vec<usize>> {
+    let names: Vec<&ast::Ident> = match &arg.value.kind {
+        ast::ExprKind::Name(n) => vec![n],
+        ast::ExprKind::AxisGroup(ns) => ns.iter().collect(),
+        ast::ExprKind::Error => return None,
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0406, "`over=` takes axis names")
+                    .with_primary(arg.value.span, "not an axis name")
+                    .with_help("name the axis, as in `over=n`, or several, as in `over=(n D)`; the generated code passes positions"),
+            );
+            return None;
+        }
+    };
+    let mut out = Vec::new();
+    for n in names {
+        match crate::body::expr_position(shape, &n.name) {
+            Some(p) if !out.contains(&p) => out.push(p),
+            Some(_) => {}
+            None => {
+                let axes: Vec<String> = shape
+                    .iter()
+                    .filter_map(axis_name)
+                    .map(|a| format!("`{a}`"))
+                    .collect();
+                let mut d = Diagnostic::error(
+                    codes::E0405,
+                    format!("`{}` is not an axis of the argument", n.name),
+                )
+                .with_primary(n.span, format!("not an axis of `{}`", show_ty(x)))
+                .with_secondary(x_span, format!("this is `{}`", show_ty(x)));
+                if !axes.is_empty() {
+                    d = d.with_note(format!("its named axes are {}", axes.join(", ")));
+                }
+                c.diagnostics.push(d);
+                return None;
+            }
+        }
+    }
+    out.sort_unstable();
+    Some(out)
+}
+
+fn reduce(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    args: &[ast::Arg],
+    kind: Reduction,
+) -> Typed {
+    let slots = bind(
+        c,
+        name,
+        &["x", "over"],
+        &[true, kind == Reduction::ArgIndex],
+        args,
+    )?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, name)?;
+    let positions = match slots[1] {
+        Some(o) => over(c, o, &shape, &ty, x.value.span)?,
+        None => (0..shape.len()).collect(),
+    };
+    let kept: Vec<Axis> = shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !positions.contains(i))
+        .map(|(_, a)| a.clone())
+        .collect();
+    let (domain, dtype) = match kind {
+        Reduction::Plain => (None, t.dtype),
+        Reduction::KeepDomain => (t.domain.clone(), t.dtype),
+        Reduction::NonNeg => (Some(Domain::NonNeg), t.dtype),
+        Reduction::Bool => (Some(Domain::Bool), None),
+        Reduction::ArgIndex => {
+            let mut n = Poly::constant(1);
+            for p in &positions {
+                n = n.mul(&axis_poly(&shape[*p]).unwrap_or_default()).ok()?;
+            }
+            (
+                Some(Domain::Index(Box::new(Size::computed(n)))),
+                Some(DtypeKind::I64),
+            )
+        }
+    };
+    Some((tensor(Some(kept), domain, dtype, e.span), positions))
+}
+
+fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, name, &["x", "over"], &[true, true], args)?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, name)?;
+    let positions = over(c, slots[1]?, &shape, &ty, x.value.span)?;
+    let domain = match name {
+        "softmax" => Some(Domain::Unit),
+        "log_softmax" => Some(Domain::NonPos),
+        "sort" => t.domain.clone(),
+        _ => None,
+    };
+    Some((
+        shared_tensor(Some(shape), domain, t.dtype, e.span),
+        positions,
+    ))
+}
+
+fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "topk", &["x", "k", "over"], &[true, true, true], args)?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, "topk")?;
+    let k_arg = slots[1]?;
+    let k = match c.static_size(&k_arg.value) {
+        Some(k) => {
+            c.expr(&k_arg.value);
+            k
+        }
+        None => {
+            let kt = c.expr(&k_arg.value);
+            if !matches!(kt.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
+                c.diagnostics.push(
+                    Diagnostic::error(codes::E0406, "`topk` takes an `Int` for `k`")
+                        .with_primary(k_arg.value.span, format!("this is `{}`", show_ty(&kt))),
+                );
+                return None;
+            }
+            c.new_unknown("k")
+        }
+    };
+    let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
+    let [p] = positions.as_slice() else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, "`topk` takes one axis in `over=`")
+                .with_primary(slots[2]?.value.span, "several axes")
+                .with_help("merge them first with `rearrange`"),
+        );
+        return None;
+    };
+    let n = axis_poly(&shape[*p]).unwrap_or_default();
+    let mut out = shape.to_vec();
+    out[*p] = axis_of(k, e.span);
+    let values = tensor(Some(out.clone()), t.domain.clone(), t.dtype, e.span);
+    let ids = tensor(
+        Some(out),
+        Some(Domain::Index(Box::new(Size::computed(n)))),
+        Some(DtypeKind::I64),
+        e.span,
+    );
+    Some((
+        Ty {
+            kind: TyKind::Tuple(vec![values, ids]),
+            span: e.span,
+        },
+        positions,
+    ))
+}
+
+/// `where`, `maximum`, `minimum`; `alignments` gets how each operand lines up.
+fn elementwise(
+    c: &mut FnChecker,
+    e: &ast::Expr,
+    name: &str,
+    args: &[ast::Arg],
+    alignments: &mut Vec<Alignment>,
+) -> Typed {
+    let names: &[&str] = if name == "where" {
+        &["condition", "x", "y"]
+    } else {
+        &["x", "y"]
+    };
+    let slots = bind(c, name, names, &vec![true; names.len()], args)?;
+    let mut operands = Vec::new();
+    for slot in &slots {
+        let a = (*slot)?;
+        let ty = c.expr(&a.value);
+        if matches!(ty.kind, TyKind::Error) {
+            return None;
+        }
+        operands.push((ty, a.value.span));
+    }
+    let refs: Vec<(&Ty, Span)> = operands.iter().map(|(t, s)| (t, *s)).collect();
+    let values = if name == "where" {
+        &refs[1..]
+    } else {
+        &refs[..]
+    };
+    let (shape, dtype, aligned) = c.elementwise(&refs, e.span, name)?;
+    *alignments = aligned;
+    let domain = match values.iter().map(|(t, _)| t).collect::<Vec<_>>().as_slice() {
+        [a, b] => match (&a.kind, &b.kind) {
+            (TyKind::Tensor(x), TyKind::Tensor(y)) if same_domain(x, y) => x.domain.clone(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let dtype = dtype.or_else(|| {
+        values.iter().find_map(|(t, _)| match &t.kind {
+            TyKind::Tensor(x) => effective_dtype(x),
+            _ => None,
+        })
+    });
+    let shape = shape.or_else(|| Some(Vec::new().into()));
+    Some((shared_tensor(shape, domain, dtype, e.span), Vec::new()))
+}
+
+fn same_domain(a: &TensorTy, b: &TensorTy) -> bool {
+    format!("{:?}", a.domain) == format!("{:?}", b.domain)
+}
+
+fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let (names, required): (&[&str], &[bool]) = if name == "clamp" {
+        (&["x", "lo", "hi"], &[true, false, false])
+    } else {
+        (&["x"], &[true])
+    };
+    let slots = bind(c, name, names, required, args)?;
+    for slot in slots.iter().skip(1).flatten() {
+        c.expr(&slot.value);
+    }
+    let x = slots[0]?;
+    let ty = c.expr(&x.value);
+    let TyKind::Tensor(t) = &ty.kind else {
+        if !matches!(ty.kind, TyKind::Error) {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0408, format!("`{name}` takes a tensor"))
+                    .with_primary(x.value.span, format!("this is `{}`", show_ty(&ty))),
+            );
+        }
+        return None;
+    };
+    if matches!(name, "tril" | "triu") && t.shape.as_ref().is_some_and(|s| s.len() < 2) {
+        c.diagnostics.push(
+            Diagnostic::error(
+                codes::E0401,
+                format!("`{name}` takes a tensor of at least two axes"),
+            )
+            .with_primary(x.value.span, format!("this is `{}`", show_ty(&ty))),
+        );
+        return None;
+    }
+    let domain = match name {
+        "abs" => Some(Domain::NonNeg),
+        "sign" => Some(Domain::Signed),
+        _ => t.domain.clone(),
+    };
+    Some((
+        shared_tensor(t.shape.clone(), domain, t.dtype, e.span),
+        Vec::new(),
+    ))
+}
+
+fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "concat", &["a", "b", "over"], &[true, true, true], args)?;
+    let (a, b) = (slots[0]?, slots[1]?);
+    let (aty, at, ashape) = shaped(c, a, "concat")?;
+    let (bty, _, bshape) = shaped(c, b, "concat")?;
+    let positions = over(c, slots[2]?, &ashape, &aty, a.value.span)?;
+    let [p] = positions.as_slice() else {
+        return None;
+    };
+    let dims = c.ctx.env.dims;
+    if ashape.len() != bshape.len() {
+        c.diagnostics.push(
+            Diagnostic::error(
+                codes::E0401,
+                format!(
+                    "`concat` of tensors of {} and {} axes",
+                    ashape.len(),
+                    bshape.len()
+                ),
+            )
+            .with_primary(b.value.span, format!("this is `{}`", show_ty(&bty)))
+            .with_secondary(a.value.span, format!("this is `{}`", show_ty(&aty)))
+            .with_note("the tensors must have the same axes except the one they are joined along"),
+        );
+        return None;
+    }
+    for (i, (x, y)) in ashape.iter().zip(bshape.iter()).enumerate() {
+        if i == *p {
+            continue;
+        }
+        if let (Some(px), Some(py)) = (axis_poly_ref(x), axis_poly_ref(y)) {
+            if !dims.same_size(&px, &py) {
+                let joined = &ashape[*p];
+                c.diagnostics.push(
+                    Diagnostic::error(codes::E0401, format!("`concat` over `{joined}`: axis {} differs", i + 1))
+                        .with_primary(b.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &py)))
+                        .with_secondary(a.value.span, format!("axis {} is {} here", i + 1, crate::body::shape::show_size(dims, &px)))
+                        .with_note(format!("`concat` joins `{}` and `{}` along axis {} (`{joined}`); every other axis must match", show_ty(&aty), show_ty(&bty), p + 1))
+                        .with_help("concatenate along the axis that differs, or make the other axes equal first (`repeat`)"),
+                );
+                return None;
+            }
+        }
+    }
+    let mut out = ashape.to_vec();
+    let sum = axis_poly(&ashape[*p])
+        .unwrap_or_default()
+        .add(&axis_poly(&bshape[*p]).unwrap_or_default())
+        .ok()?;
+    out[*p] = axis_of(sum, e.span);
+    Some((tensor(Some(out), None, at.dtype, e.span), positions))
+}
+
+fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let mut first: Option<(Ty, TensorTy, Arc<[Axis]>, Span)> = None;
+    for a in args {
+        if let Some(key) = &a.name {
+            c.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0407,
+                    format!("`stack` has no parameter `{}`", key.name),
+                )
+                .with_primary(key.span, "unknown keyword")
+                .with_note("`stack` takes the tensors to stack, by position"),
+            );
+            return None;
+        }
+        let (ty, t, shape) = shaped(c, a, "stack")?;
+        match &first {
+            None => first = Some((ty, t, shape, a.value.span)),
+            Some((fty, _, fshape, fspan)) => {
+                if let Some(detail) =
+                    crate::body::shape::shape_mismatch(c.ctx.env.dims, &shape, fshape)
+                {
+                    c.diagnostics.push(
+                        Diagnostic::error(codes::E0401, "`stack` takes tensors of one shape")
+                            .with_primary(a.value.span, format!("this is `{}`", show_ty(&ty)))
+                            .with_secondary(*fspan, format!("this is `{}`", show_ty(fty)))
+                            .with_note(detail),
+                    );
+                    return None;
+                }
+            }
+        }
+    }
+    let Some((_, t, shape, _)) = first else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0407, "`stack` takes at least one tensor")
+                .with_primary(e.span, "nothing to stack"),
+        );
+        return None;
+    };
+    let mut out = vec![axis_of(Poly::constant(args.len() as i128), e.span)];
+    out.extend(shape.iter().cloned());
+    Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()))
+}
+
+fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(
+        c,
+        "split",
+        &["x", "parts", "over"],
+        &[true, true, true],
+        args,
+    )?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, "split")?;
+    let parts_arg = slots[1]?;
+    let parts = size_arg(c, parts_arg, "split")?;
+    let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
+    let [p] = positions.as_slice() else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, "`split` takes one axis in `over=`")
+                .with_primary(slots[2]?.value.span, "several axes"),
+        );
+        return None;
+    };
+    let dims = c.ctx.env.dims;
+    let count = dims.substitute(&parts).ok().and_then(|q| q.as_constant());
+    let Some(count) = count.filter(|k| (1..=64).contains(k)) else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, "`split` takes a number of parts from 1 to 64")
+                .with_primary(parts_arg.value.span, "not a number of parts")
+                .with_help("write the number, as in `split(qkv, 3, over=n)`"),
+        );
+        return None;
+    };
+    let whole = axis_poly(&shape[*p]).unwrap_or_default();
+    let piece = whole
+        .div_exact(&parts)
+        .or_else(|_| dims.substitute(&whole)?.div_exact(&Poly::constant(count)));
+    let Ok(piece) = piece else {
+        c.diagnostics.push(
+            Diagnostic::error(
+                codes::E0402,
+                format!("`split` of `{}` into {count} parts is not exact", shape[*p]),
+            )
+            .with_primary(
+                parts_arg.value.span,
+                format!(
+                    "{} is not a multiple of {count}",
+                    crate::body::shape::show_size(dims, &whole)
+                ),
+            )
+            .with_secondary(x.value.span, format!("this is `{}`", show_ty(&ty))),
+        );
+        return None;
+    };
+    let mut out = shape.to_vec();
+    out[*p] = axis_of(piece, e.span);
+    let one = tensor(Some(out), t.domain, t.dtype, e.span);
+    let items = (0..count).map(|_| one.clone()).collect();
+    Some((
+        Ty {
+            kind: TyKind::Tuple(items),
+            span: e.span,
+        },
+        positions,
+    ))
+}
+
+fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "take", &["x", "ids", "over"], &[true, true, true], args)?;
+    let x = slots[0]?;
+    let (ty, t, shape) = shaped(c, x, "take")?;
+    let (_, _, ids) = shaped(c, slots[1]?, "take")?;
+    let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
+    let [p] = positions.as_slice() else {
+        return None;
+    };
+    let mut out: Vec<Axis> = shape[..*p].to_vec();
+    out.extend(ids.iter().cloned());
+    out.extend(shape[p + 1..].iter().cloned());
+    Some((tensor(Some(out), t.domain, t.dtype, e.span), positions))
+}
+
+fn one_hot(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, "one_hot", &["ids", "n"], &[true, true], args)?;
+    let (_, _, shape) = shaped(c, slots[0]?, "one_hot")?;
+    let n_arg = slots[1]?;
+    let n = size_arg(c, n_arg, "one_hot")?;
+    let mut out = shape.to_vec();
+    out.push(axis_of(n, n_arg.value.span));
+    Some((
+        tensor(Some(out), None, Some(DtypeKind::I64), e.span),
+        Vec::new(),
+    ))
+}
+
+/// A size argument known before the program runs (E0406 otherwise).
+fn size_arg(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<Poly> {
+    let ty = c.expr(&arg.value);
+    match c.static_size(&arg.value) {
+        Some(n) => Some(n),
+        None if matches!(ty.kind, TyKind::Error) => None,
+        None => {
+            c.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0406,
+                    format!("`{what}` takes a size known before the program runs"),
+                )
+                .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
+                .with_help("a size is a number, a dim or an axis name"),
+            );
+            None
+        }
+    }
+}
+
+fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let (names, required): (&[&str], &[bool]) = if name == "full" {
+        (&["shape", "value"], &[true, true])
+    } else {
+        (&["shape"], &[true])
+    };
+    let slots = bind(c, name, names, required, args)?;
+    if let Some(v) = slots.get(1).copied().flatten() {
+        c.expr(&v.value);
+    }
+    let shape_arg = slots[0]?;
+    let ast::ExprKind::Shape(list) = &shape_arg.value.kind else {
+        let ty = c.expr(&shape_arg.value);
+        if !matches!(ty.kind, TyKind::Error) {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0406, format!("`{name}` takes a shape"))
+                    .with_primary(shape_arg.value.span, "not a shape")
+                    .with_help(format!("write the shape in brackets: `{name}([n D])`")),
+            );
+        }
+        return None;
+    };
+    let written = ast::Type {
+        kind: ast::TypeKind::Tensor {
+            shape: Some(ast::Shape::List(list.clone())),
+            domain: None,
+            dtype: None,
+        },
+        span: list.span,
+    };
+    let ty = c.lower_body_type(&written);
+    let TyKind::Tensor(t) = ty.kind else {
+        return None;
+    };
+    Some((shared_tensor(t.shape, None, None, e.span), Vec::new()))
+}
+
+fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
+    let slots = bind(c, name, &["n"], &[true], args)?;
+    let n_arg = slots[0]?;
+    let n = match c.static_size(&n_arg.value) {
+        Some(n) => {
+            c.expr(&n_arg.value);
+            n
+        }
+        None => {
+            let ty = c.expr(&n_arg.value);
+            match ty.kind {
+                TyKind::Scalar(ScalarKind::Int) => c.new_unknown("n"),
+                TyKind::Error => return None,
+                _ => {
+                    c.diagnostics.push(
+                        Diagnostic::error(codes::E0406, format!("`{name}` takes an `Int`"))
+                            .with_primary(n_arg.value.span, format!("this is `{}`", show_ty(&ty))),
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    let axis = axis_of(n.clone(), e.span);
+    Some(match name {
+        "arange" => (
+            tensor(
+                Some(vec![axis]),
+                Some(Domain::Index(Box::new(Size::computed(n)))),
+                Some(DtypeKind::I64),
+                e.span,
+            ),
+            Vec::new(),
+        ),
+        _ => (
+            tensor(Some(vec![axis.clone(), axis]), None, None, e.span),
+            Vec::new(),
+        ),
+    })
+}
