@@ -45,6 +45,6 @@ pub use eval::{Host, Mode};
 pub use reader::is_incomplete;
 pub use session::Session;
 pub use trace::operation_list;
-pub use train::run::{RunIo, RunOptions};
+pub use train::run::{Device, Executor, RunIo, RunOptions};
 pub use train::TracedRun;
 pub use value::{GraphDef, Value};

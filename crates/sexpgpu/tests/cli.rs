@@ -280,3 +280,40 @@ fn run_explains_what_it_cannot_do() {
         text(&out.stderr)
     );
 }
+
+/// `--device cuda` opens the GPU before evaluating anything: without one
+/// (this project's build machines, CI) it exits 2 with the line naming
+/// what is missing; with one, the file runs there.
+#[cfg(feature = "cuda")]
+#[test]
+fn device_cuda_names_what_is_missing() {
+    let f = file("cuda.sx", "(println \"evaluated\")\n");
+    let out = sexpgpu(&["run", "--device", "cuda", &f], None);
+    match sexpgpu_cuda::CudaDevice::open(0) {
+        Err(e) => {
+            let help = "  = help: run on the CPU with `--device cpu` (the default)";
+            assert_eq!(text(&out.stderr), format!("error: {e}\n{help}\n"));
+            if e == sexpgpu_cuda::OpenError::NoDriver {
+                assert!(text(&out.stderr).contains("libcuda.so was not found"));
+            }
+            assert_eq!(text(&out.stdout), "", "nothing is evaluated");
+            assert_eq!(out.status.code(), Some(2));
+        }
+        Ok(_) => {
+            assert_eq!(text(&out.stdout), "evaluated\n", "{}", text(&out.stderr));
+            assert_eq!(out.status.code(), Some(0));
+        }
+    }
+}
+
+/// A build without the `cuda` feature says so.
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn device_cuda_without_the_feature_says_so() {
+    let f = file("cuda.sx", "(println \"evaluated\")\n");
+    let out = sexpgpu(&["run", "--device", "cuda", &f], None);
+    assert!(text(&out.stderr).starts_with(
+        "error: CUDA is not available: this sexpgpu was built without the `cuda` feature\n"
+    ));
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -2,6 +2,7 @@
 //! code that touches files, stdin/stdout/stderr and exit codes: 0 when all
 //! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
 
+mod cuda;
 mod runner;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -121,12 +122,19 @@ fn dispatch(cli: Cli) -> i32 {
             checkpoint,
             resume,
         } => {
-            if device == Device::Cuda {
-                eprintln!(
-                    "error: CUDA is not available: this sexpgpu was built without the `cuda` feature\n  = help: run on the CPU with `--device cpu` (the default)"
-                );
-                return 2;
-            }
+            // The device first: a missing GPU is reported before any work.
+            let device = match device {
+                Device::Cpu => sexpgpu::Device::default(),
+                Device::Cuda => match cuda::open() {
+                    Ok(d) => d,
+                    Err(why) => {
+                        eprintln!(
+                            "error: {why}\n  = help: run on the CPU with `--device cpu` (the default)"
+                        );
+                        return 2;
+                    }
+                },
+            };
             let request = runner::Request {
                 only: run,
                 options: sexpgpu::RunOptions {
@@ -134,6 +142,7 @@ fn dispatch(cli: Cli) -> i32 {
                     seed,
                     checkpoint: checkpoint.is_some(),
                     resume: resume.is_some(),
+                    device,
                 },
                 metrics,
                 checkpoint,

@@ -39,6 +39,48 @@ pub trait RunIo {
     fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String>;
 }
 
+/// Runs compiled programs on a device other than the CPU: a backend the
+/// command opened (`--device cuda`, docs/sexpgpu/cuda.md). The library
+/// never opens devices itself.
+pub trait Executor {
+    /// What `Program::run` gives on the CPU, computed on the device.
+    fn run(
+        &self,
+        program: &sexpgpu_cpu::Program,
+        args: &[Tensor],
+        seed: u64,
+    ) -> Result<Vec<Tensor>, sexpgpu_graph::ExecError>;
+}
+
+/// Where a run's step and eval graphs execute: the CPU (`None`, the
+/// default) or an `Executor`.
+#[derive(Clone, Default)]
+pub struct Device(pub Option<Rc<dyn Executor>>);
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Device(executor)"
+        } else {
+            "Device(cpu)"
+        })
+    }
+}
+
+impl Device {
+    fn run(
+        &self,
+        program: &sexpgpu_cpu::Program,
+        args: &[Tensor],
+        seed: u64,
+    ) -> Result<Vec<Tensor>, sexpgpu_graph::ExecError> {
+        match &self.0 {
+            Some(executor) => executor.run(program, args, seed),
+            None => program.run(args, seed),
+        }
+    }
+}
+
 /// Command-line choices that override the run's own options.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
@@ -48,6 +90,8 @@ pub struct RunOptions {
     pub checkpoint: bool,
     /// Start from the checkpoint in `--resume DIR`.
     pub resume: bool,
+    /// Where the step and eval graphs run (`--device`).
+    pub device: Device,
 }
 
 fn failure(code: diag::Code, message: impl Into<String>, span: Span) -> Box<Diagnostic> {
@@ -99,6 +143,7 @@ struct Execution<'a> {
     total: u64,
     program: sexpgpu_cpu::Program,
     eval_program: Option<sexpgpu_cpu::Program>,
+    device: Device,
     /// The file name of the run's latest checkpoint.
     checkpoint_name: String,
     checkpointing: bool,
@@ -155,6 +200,7 @@ impl<'a> Execution<'a> {
             total: options.steps.unwrap_or(spec.steps),
             program,
             eval_program,
+            device: options.device.clone(),
             checkpoint_name,
             checkpointing,
             params,
@@ -202,8 +248,8 @@ impl<'a> Execution<'a> {
         let spec = &run.spec;
         let args = self.step_args(interp, step)?;
         let outputs = self
-            .program
-            .run(&args, fold_seed(self.seed, step))
+            .device
+            .run(&self.program, &args, fold_seed(self.seed, step))
             .map_err(|e| exec_failure(&run.step.graph, e, spec.span, step))?;
         let loss = outputs[0].to_f64s()[0];
         self.check_loss(loss, step)?;
@@ -339,8 +385,9 @@ impl<'a> Execution<'a> {
         for b in 0..batches {
             let mut args: Vec<Tensor> = self.params.clone();
             args.extend(eval.data.batch(self.seed, b));
-            let out = program
-                .run(&args, fold_seed(self.seed, step))
+            let out = self
+                .device
+                .run(program, &args, fold_seed(self.seed, step))
                 .map_err(|e| exec_failure(&graph.graph, e, eval.span, step))?;
             for (s, t) in sums.iter_mut().zip(&out) {
                 *s += t.to_f64s().first().copied().unwrap_or(0.0);

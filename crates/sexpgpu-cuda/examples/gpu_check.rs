@@ -1,0 +1,168 @@
+//! The GPU half of `scripts/gpu-check` (run on a machine with an NVIDIA
+//! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): the
+//! compiled-vs-reference random graphs of `sexpgpu-cpu`'s tests on the
+//! CUDA backend, then bf16 matmul throughput. Prints one line per check
+//! and exits 1 when a check fails. Measures; claims nothing it did not run.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use sexpgpu_cpu::{compile, Arena, Backend, Fill, View};
+use sexpgpu_cuda::{CudaBackend, CudaDevice};
+use sexpgpu_graph::{execute, BinaryOp, DType, Graph, Op, Tensor, UnaryOp};
+
+/// Whether the graph uses a function CUDA's math library computes
+/// differently from Rust's in the last bit (the documented exception to
+/// bit-identity, docs/sexpgpu/cuda.md).
+fn uses_transcendentals(g: &Graph) -> bool {
+    g.nodes().iter().any(|n| match &n.op {
+        Op::Unary(u) => !matches!(
+            u,
+            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt | UnaryOp::Rsqrt
+        ),
+        Op::Binary(b) => matches!(b, BinaryOp::Pow | BinaryOp::Atan2),
+        Op::Normal { .. } => true,
+        _ => false,
+    })
+}
+
+/// The first element where `got` and `want` differ beyond `tol`
+/// (relative, 0 for bit-identical; NaN equals NaN).
+fn mismatch(got: &[Tensor], want: &[Tensor], tol: f64) -> Option<String> {
+    for (o, (g, w)) in got.iter().zip(want).enumerate() {
+        if g.shape() != w.shape() || g.dtype() != w.dtype() {
+            return Some(format!(
+                "output {o}: {} {} vs {} {}",
+                g.shape(),
+                g.dtype(),
+                w.shape(),
+                w.dtype()
+            ));
+        }
+        for (i, (x, y)) in g.to_f64s().iter().zip(w.to_f64s()).enumerate() {
+            let same =
+                (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= tol * (1.0 + y.abs());
+            if !same {
+                return Some(format!("output {o} element {i}: got {x:e}, want {y:e}"));
+            }
+        }
+    }
+    None
+}
+
+/// Runs every random graph twice on the GPU (the second run reuses the
+/// arena and the kernel cache); returns the number of failures.
+fn random_graphs(be: &CudaBackend) -> usize {
+    let (mut failed, mut exact, mut near, mut differ) = (0, 0, 0, 0);
+    let seeds = (0..150u64).map(|s| (s, common::Family::Exact));
+    for (seed, family) in seeds.chain((1000..1150).map(|s| (s, common::Family::Smooth))) {
+        let b = common::build(seed, family);
+        let want = execute(&b.g, &b.args, 7).expect("the reference runs");
+        let program = compile(&b.g).expect("the graph compiles");
+        let mut arena = Arena::default();
+        let bf16 = b.args.iter().any(|a| a.dtype() == DType::BF16)
+            || b.g.outputs().iter().any(|&o| b.g.dtype(o) == DType::BF16);
+        let (tol, must) = match family {
+            common::Family::Smooth => (if bf16 { 3e-2 } else { 1e-4 }, true),
+            common::Family::Exact if uses_transcendentals(&b.g) => {
+                (if bf16 { 1e-2 } else { 1e-5 }, false)
+            }
+            common::Family::Exact => (0.0, true),
+        };
+        for round in 0..2 {
+            let got = match program.run_on(be, &mut arena, &b.args, 7) {
+                Ok(got) => got,
+                Err(e) => {
+                    println!("FAIL random{seed} run {round}: {}", e.message);
+                    failed += 1;
+                    break;
+                }
+            };
+            match (mismatch(&got, &want, tol), must) {
+                (None, _) if tol == 0.0 => exact += 1,
+                (None, _) => near += 1,
+                (Some(m), true) => {
+                    println!("FAIL random{seed} run {round}: {m}");
+                    failed += 1;
+                }
+                (Some(m), false) => {
+                    println!("note random{seed} (transcendentals) run {round}: {m}");
+                    differ += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "random graphs: {exact} runs bit-identical, {near} within tolerance, {differ} transcendental runs differing, {failed} failures"
+    );
+    failed
+}
+
+/// TFLOPS of an `n x n x n` bf16 product (cuBLAS, f32 accumulation).
+fn matmul_tflops(be: &CudaBackend, n: usize) -> Result<f64, String> {
+    let err = |e: sexpgpu_graph::ExecError| e.message;
+    let mut a = be.alloc(DType::BF16, n * n).map_err(err)?;
+    let mut b = be.alloc(DType::BF16, n * n).map_err(err)?;
+    let mut c = be.alloc(DType::BF16, n * n).map_err(err)?;
+    let fill = Fill::Uniform {
+        low: -1.0,
+        high: 1.0,
+        stream: 0,
+    };
+    be.fill(&fill, 1, &mut a, n * n).map_err(err)?;
+    be.fill(&fill, 2, &mut b, n * n).map_err(err)?;
+    let view = View::contiguous(&[n, n]);
+    let mut run = |reps: usize| -> Result<f64, String> {
+        let start = Instant::now();
+        for _ in 0..reps {
+            be.matmul((&a, &view), (&b, &view), &[], n, n, n, &mut c)
+                .map_err(err)?;
+        }
+        be.synchronize().map_err(err)?;
+        Ok(start.elapsed().as_secs_f64() / reps as f64)
+    };
+    run(3)?;
+    let secs = run(20)?;
+    Ok(2.0 * (n as f64).powi(3) / secs / 1e12)
+}
+
+fn main() -> ExitCode {
+    let device = match CudaDevice::open(0) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("device: {} (sm_{})", device.name, device.arch);
+    let be = match CudaBackend::new(device) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            return ExitCode::from(2);
+        }
+    };
+    let mut failed = random_graphs(&be);
+    for n in [4096, 8192] {
+        match matmul_tflops(&be, n) {
+            Ok(t) => println!("bench bf16 matmul {n}: {t:.1} TFLOPS"),
+            Err(e) => {
+                println!("FAIL bf16 matmul {n}: {e}");
+                failed += 1;
+            }
+        }
+    }
+    let stats = be.pool().stats();
+    println!(
+        "allocator: {} driver allocations, {} reused",
+        stats.driver_allocs, stats.reused
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,577 @@
+//! `CudaBackend`: the `sexpgpu_cpu::Backend` trait on a GPU. Each trait
+//! call rebuilds its step (operand locations do not enter kernel text),
+//! takes the generated code from a cache keyed by the step, compiles each
+//! kernel once per device architecture with NVRTC, and queues launches on
+//! the device's one stream; nothing waits for the GPU until a download.
+//! Matmuls go to cuBLAS. Ids out of range are reported from the device's
+//! error word at the next download.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use sexpgpu_cpu::{
+    Backend, Contig, Dense, Fill, FusedKernel, Gather, Loc, Operand, Plan, Scatter, Src, Step, View,
+};
+use sexpgpu_graph::random::stream_key;
+use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
+
+use crate::codegen::{self, prelude::ERROR_OPS, Gemm, GemmOperand, Kernel, Param, StepCode};
+use crate::device::CudaDevice;
+use crate::error::{driver, failure};
+use crate::host;
+use crate::memory::{element_size, DeviceBuffer, Pool};
+
+/// Runs compiled programs on one GPU.
+pub struct CudaBackend {
+    pub device: CudaDevice,
+    pool: Arc<Pool>,
+    blas: CudaBlas,
+    /// Compiled kernels by name (a hash of the text); one architecture
+    /// per backend, so the name is the (kernel, architecture) key.
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    /// Generated code by step, so a step run every iteration is generated once.
+    code: Mutex<HashMap<String, Arc<StepCode>>>,
+    /// `[set, id, axis length, op]`, written by indexing kernels.
+    error_word: Mutex<CudaSlice<u64>>,
+}
+
+/// A placeholder location: the trait hands buffers, not locations, and
+/// locations never enter the generated text.
+const HERE: Loc = Loc::Arg(0);
+
+impl CudaBackend {
+    pub fn new(device: CudaDevice) -> Result<CudaBackend, ExecError> {
+        // One stream, so cudarc's cross-stream events are pure overhead.
+        // SAFETY: every kernel and copy of this backend is on that stream.
+        unsafe { device.ctx.disable_event_tracking() };
+        let blas = CudaBlas::new(device.stream.clone()).map_err(driver)?;
+        let error_word = device.stream.alloc_zeros::<u64>(4).map_err(driver)?;
+        Ok(CudaBackend {
+            device,
+            pool: Arc::new(Pool::default()),
+            blas,
+            functions: Mutex::new(HashMap::new()),
+            code: Mutex::new(HashMap::new()),
+            error_word: Mutex::new(error_word),
+        })
+    }
+
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// Waits until every queued kernel and copy has finished (timing).
+    pub fn synchronize(&self) -> Result<(), ExecError> {
+        self.device.stream.synchronize().map_err(driver)
+    }
+
+    /// The step's generated code, from the cache when seen before.
+    fn code(
+        &self,
+        step: &Step,
+        out: DType,
+        len: usize,
+        dtypes: &[DType],
+    ) -> Result<Arc<StepCode>, ExecError> {
+        let key = format!("{step:?}|{out:?}|{len}|{dtypes:?}");
+        if let Some(c) = self.code.lock().map_err(driver)?.get(&key) {
+            return Ok(Arc::clone(c));
+        }
+        let code = codegen::generate_step(step, out, len, |k| dtypes[k])
+            .map_err(|e| failure(e.message))?;
+        let code = Arc::new(code);
+        self.code
+            .lock()
+            .map_err(driver)?
+            .insert(key, Arc::clone(&code));
+        Ok(code)
+    }
+
+    /// The kernel compiled for this device, compiling it on first use.
+    fn function(&self, k: &Kernel) -> Result<CudaFunction, ExecError> {
+        if let Some(f) = self.functions.lock().map_err(driver)?.get(&k.name) {
+            return Ok(f.clone());
+        }
+        let ptx = self
+            .device
+            .nvrtc
+            .compile(&k.name, &k.source, self.device.arch)
+            .map_err(|log| {
+                failure(format!(
+                    "internal: kernel {} did not compile: {log}",
+                    k.name
+                ))
+            })?;
+        let module = self
+            .device
+            .ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(driver)?;
+        let f = module.load_function(&k.name).map_err(driver)?;
+        self.functions
+            .lock()
+            .map_err(driver)?
+            .insert(k.name.clone(), f.clone());
+        Ok(f)
+    }
+
+    /// Compiles every kernel of `plan` not compiled yet, `codegen::BATCH`
+    /// to an NVRTC program: one compiler start for many kernels, so a
+    /// training step's few hundred kernels compile in seconds rather than
+    /// one at a time as their steps first run.
+    pub fn prepare(&self, plan: &Plan) -> Result<(), ExecError> {
+        let codes = codegen::generate_plan(plan).map_err(|e| failure(e.message))?;
+        let known = self.functions.lock().map_err(driver)?;
+        let mut todo: BTreeMap<&str, &Kernel> = BTreeMap::new();
+        for k in codes.iter().flat_map(StepCode::kernels) {
+            if !known.contains_key(&k.name) {
+                todo.insert(&k.name, k);
+            }
+        }
+        drop(known);
+        let todo: Vec<&Kernel> = todo.into_values().collect();
+        for (i, batch) in todo.chunks(codegen::BATCH).enumerate() {
+            let name = format!("sx_batch{i}");
+            let ptx = self
+                .device
+                .nvrtc
+                .compile(&name, &codegen::batch_source(batch), self.device.arch)
+                .map_err(|log| failure(format!("internal: kernels did not compile: {log}")))?;
+            let module = self
+                .device
+                .ctx
+                .load_module(Ptx::from_src(ptx))
+                .map_err(driver)?;
+            let mut functions = self.functions.lock().map_err(driver)?;
+            for k in batch {
+                let f = module.load_function(&k.name).map_err(driver)?;
+                functions.insert(k.name.clone(), f);
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues one kernel writing `out` from `inputs`.
+    fn launch(
+        &self,
+        k: &Kernel,
+        inputs: &[&DeviceBuffer],
+        out: &mut CudaSlice<u8>,
+        key: [u32; 2],
+    ) -> Result<(), ExecError> {
+        let (blocks, threads) = k.shape.dims();
+        if blocks == 0 {
+            return Ok(());
+        }
+        let f = self.function(k)?;
+        let err = self.error_word.lock().map_err(driver)?;
+        let stream = &self.device.stream;
+        let mut b = stream.launch_builder(&f);
+        let mut out = Some(out);
+        for p in &k.params {
+            match p {
+                Param::Out => {
+                    let o = out.take().ok_or_else(|| failure("internal: two outputs"))?;
+                    b.arg(o);
+                }
+                Param::Input(i) => {
+                    let buf = inputs
+                        .get(*i)
+                        .ok_or_else(|| failure("internal: missing operand"))?;
+                    b.arg(buf.mem());
+                }
+                Param::ErrorWord => {
+                    b.arg(&*err);
+                }
+                Param::StreamKey => {
+                    b.arg(&key[0]).arg(&key[1]);
+                }
+            }
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the parameters are pushed in the order and with the
+        // types the generated kernel declares (`Kernel::params`), and
+        // every buffer is at least as long as the baked extents the
+        // generator computed from the same views.
+        unsafe { b.launch(cfg) }.map_err(driver)?;
+        Ok(())
+    }
+
+    /// Runs a step's code: its kernels, or a cuBLAS product.
+    fn run(
+        &self,
+        step: &Step,
+        len: usize,
+        inputs: &[&DeviceBuffer],
+        out: &mut DeviceBuffer,
+        key: [u32; 2],
+    ) -> Result<(), ExecError> {
+        let dtypes: Vec<DType> = inputs.iter().map(|b| b.dtype).collect();
+        let code = self.code(step, out.dtype, len, &dtypes)?;
+        match &*code {
+            StepCode::Kernels(ks) => {
+                for k in ks {
+                    self.launch(k, inputs, out.mem_mut(), key)?;
+                }
+                Ok(())
+            }
+            StepCode::Gemm(g) => self.gemm(g, inputs, out),
+        }
+    }
+
+    fn alloc_buffer(&self, dtype: DType, len: usize) -> Result<DeviceBuffer, ExecError> {
+        self.pool
+            .alloc(&self.device.stream, dtype, len)
+            .map_err(driver)
+    }
+
+    /// A cuBLAS product, packing first the operands it cannot read.
+    fn gemm(
+        &self,
+        g: &Gemm,
+        inputs: &[&DeviceBuffer],
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let [a, b] = inputs else {
+            return Err(failure("internal: a matmul takes two operands"));
+        };
+        let packed_a = self.packed(&g.a, a)?;
+        let packed_b = self.packed(&g.b, b)?;
+        let a = packed_a.as_ref().unwrap_or(a);
+        let b = packed_b.as_ref().unwrap_or(b);
+        crate::blas::gemm(&self.blas, &self.device.stream, g, (a, b), out)
+    }
+
+    /// The operand's packed copy, when cuBLAS cannot read its view.
+    fn packed(
+        &self,
+        o: &GemmOperand,
+        buf: &DeviceBuffer,
+    ) -> Result<Option<DeviceBuffer>, ExecError> {
+        let Some(pack) = &o.pack else { return Ok(None) };
+        let mut scratch = self.alloc_buffer(buf.dtype, o.scratch)?;
+        self.launch(pack, &[buf], scratch.mem_mut(), [0, 0])?;
+        Ok(Some(scratch))
+    }
+
+    /// Waits for the stream and reports (once) an id a kernel found out
+    /// of range, with the reference's message.
+    fn check_errors(&self) -> Result<(), ExecError> {
+        let stream = &self.device.stream;
+        let mut err = self.error_word.lock().map_err(driver)?;
+        let mut word = [0u64; 4];
+        stream.memcpy_dtoh(&*err, &mut word[..]).map_err(driver)?;
+        stream.synchronize().map_err(driver)?;
+        if word[0] == 0 {
+            return Ok(());
+        }
+        stream.memset_zeros(&mut *err).map_err(driver)?;
+        let op = ERROR_OPS.get(word[3] as usize).copied().unwrap_or("index");
+        Err(failure(format!(
+            "{op}: id {} is out of range for an axis of length {}",
+            word[1] as i64, word[2]
+        )))
+    }
+
+    fn to_host(
+        &self,
+        buf: &DeviceBuffer,
+        offset: usize,
+        shape: &Shape,
+    ) -> Result<Tensor, ExecError> {
+        self.check_errors()?;
+        let size = element_size(buf.dtype);
+        let (start, n) = (offset * size, shape.numel() * size);
+        if start + n > buf.bytes() {
+            return Err(failure("internal: an output reads past its buffer"));
+        }
+        let mut bytes = vec![0u8; n];
+        if n > 0 {
+            let stream = &self.device.stream;
+            stream
+                .memcpy_dtoh(&buf.mem().slice(start..start + n), &mut bytes[..])
+                .map_err(driver)?;
+            stream.synchronize().map_err(driver)?;
+        }
+        Tensor::new(shape.clone(), host::from_bytes(buf.dtype, &bytes))
+            .map_err(|e| failure(format!("internal: {}", e.message)))
+    }
+}
+
+/// The operands' buffers and the step's sources, splats kept in place.
+fn sources<'b>(ops: &[Operand<'b, DeviceBuffer>]) -> (Vec<Src>, Vec<&'b DeviceBuffer>) {
+    let mut bufs = Vec::new();
+    let srcs = ops
+        .iter()
+        .map(|op| match op {
+            Operand::Mem(buf, view) => {
+                bufs.push(*buf);
+                Src::Mem {
+                    loc: HERE,
+                    view: (*view).clone(),
+                }
+            }
+            Operand::Splat(value, dtype) => Src::Splat {
+                value: *value,
+                dtype: *dtype,
+            },
+        })
+        .collect();
+    (srcs, bufs)
+}
+
+fn contig(d: &Dense<'_, DeviceBuffer>) -> Contig {
+    Contig {
+        loc: HERE,
+        offset: d.offset,
+    }
+}
+
+impl Backend for CudaBackend {
+    type Buffer = DeviceBuffer;
+
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn alloc(&self, dtype: DType, len: usize) -> Result<DeviceBuffer, ExecError> {
+        self.alloc_buffer(dtype, len)
+    }
+
+    fn capacity(&self, buf: &DeviceBuffer) -> usize {
+        buf.len
+    }
+
+    fn upload(&self, tensor: &Tensor) -> Result<DeviceBuffer, ExecError> {
+        let bytes = host::to_bytes(tensor.data());
+        let mut buf = self.alloc_buffer(tensor.dtype(), tensor.numel())?;
+        if !bytes.is_empty() {
+            let n = bytes.len();
+            self.device
+                .stream
+                .memcpy_htod(&bytes[..], &mut buf.mem_mut().slice_mut(..n))
+                .map_err(driver)?;
+        }
+        Ok(buf)
+    }
+
+    fn borrow_host<'t>(&self, _tensor: &'t Tensor) -> Option<&'t DeviceBuffer> {
+        None
+    }
+
+    fn download(&self, buf: DeviceBuffer, shape: &Shape) -> Result<Tensor, ExecError> {
+        self.to_host(&buf, 0, shape)
+    }
+
+    fn download_copy(
+        &self,
+        buf: &DeviceBuffer,
+        offset: usize,
+        shape: &Shape,
+    ) -> Result<Tensor, ExecError> {
+        self.to_host(buf, offset, shape)
+    }
+
+    fn fused(
+        &self,
+        kernel: &FusedKernel,
+        inputs: &[Operand<'_, DeviceBuffer>],
+        out: &mut DeviceBuffer,
+        len: usize,
+    ) -> Result<(), ExecError> {
+        let (inputs, bufs) = sources(inputs);
+        let step = Step::Fused {
+            kernel: kernel.clone(),
+            inputs,
+        };
+        self.run(&step, len, &bufs, out, [0, 0])
+    }
+
+    fn copy(
+        &self,
+        pieces: &[(Operand<'_, DeviceBuffer>, &View)],
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let ops: Vec<Operand<DeviceBuffer>> = pieces.iter().map(|(o, _)| *o).collect();
+        let (srcs, bufs) = sources(&ops);
+        let pieces = srcs
+            .into_iter()
+            .zip(pieces.iter().map(|(_, v)| (*v).clone()))
+            .collect();
+        let len = out.len;
+        self.run(&Step::Copy { pieces }, len, &bufs, out, [0, 0])
+    }
+
+    fn fill(
+        &self,
+        fill: &Fill,
+        seed: u64,
+        out: &mut DeviceBuffer,
+        len: usize,
+    ) -> Result<(), ExecError> {
+        let key = match fill {
+            Fill::Normal { stream, .. } | Fill::Uniform { stream, .. } => stream_key(seed, *stream),
+            _ => [0, 0],
+        };
+        self.run(&Step::Fill(fill.clone()), len, &[], out, key)
+    }
+
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        x: Dense<'_, DeviceBuffer>,
+        dims: &[usize],
+        axes: &[usize],
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let step = Step::Reduce {
+            op,
+            input: contig(&x),
+            dims: dims.to_vec(),
+            axes: axes.to_vec(),
+        };
+        let len = out.len;
+        self.run(&step, len, &[x.buf], out, [0, 0])
+    }
+
+    fn matmul(
+        &self,
+        a: (&DeviceBuffer, &View),
+        b: (&DeviceBuffer, &View),
+        batch: &[usize],
+        m: usize,
+        k: usize,
+        n: usize,
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let step = Step::Matmul {
+            a: HERE,
+            a_view: a.1.clone(),
+            b: HERE,
+            b_view: b.1.clone(),
+            batch: batch.to_vec(),
+            m,
+            k,
+            n,
+        };
+        let len = batch.iter().product::<usize>() * m * n;
+        self.run(&step, len, &[a.0, b.0], out, [0, 0])
+    }
+
+    fn gather(
+        &self,
+        gather: Gather<'_, DeviceBuffer>,
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let (step, bufs) = match gather {
+            Gather::Rows {
+                table,
+                ids,
+                n_ids,
+                rows,
+                row_len,
+            } => (
+                Step::Index {
+                    table: contig(&table),
+                    ids: contig(&ids),
+                    n_ids,
+                    rows,
+                    row_len,
+                },
+                [table.buf, ids.buf],
+            ),
+            Gather::Along {
+                x,
+                idx,
+                x_dims,
+                idx_dims,
+                axis,
+            } => (
+                Step::Gather {
+                    x: contig(&x),
+                    idx: contig(&idx),
+                    x_dims: x_dims.to_vec(),
+                    idx_dims: idx_dims.to_vec(),
+                    axis,
+                },
+                [x.buf, idx.buf],
+            ),
+        };
+        let len = out.len;
+        self.run(&step, len, &bufs, out, [0, 0])
+    }
+
+    fn scatter_add(
+        &self,
+        scatter: Scatter<'_, DeviceBuffer>,
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let (step, bufs) = match scatter {
+            Scatter::Rows {
+                base,
+                ids,
+                n_ids,
+                values,
+                rows,
+                row_len,
+            } => (
+                Step::IndexAdd {
+                    base: contig(&base),
+                    ids: contig(&ids),
+                    n_ids,
+                    values: contig(&values),
+                    rows,
+                    row_len,
+                },
+                [base.buf, ids.buf, values.buf],
+            ),
+            Scatter::Along {
+                base,
+                idx,
+                values,
+                base_dims,
+                idx_dims,
+                axis,
+            } => (
+                Step::ScatterAdd {
+                    base: contig(&base),
+                    idx: contig(&idx),
+                    values: contig(&values),
+                    base_dims: base_dims.to_vec(),
+                    idx_dims: idx_dims.to_vec(),
+                    axis,
+                },
+                [base.buf, idx.buf, values.buf],
+            ),
+        };
+        let len = out.len;
+        self.run(&step, len, &bufs, out, [0, 0])
+    }
+
+    fn linear_scan(
+        &self,
+        a: Dense<'_, DeviceBuffer>,
+        b: Dense<'_, DeviceBuffer>,
+        dims: &[usize],
+        axis: usize,
+        reverse: bool,
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let step = Step::LinearScan {
+            a: contig(&a),
+            b: contig(&b),
+            dims: dims.to_vec(),
+            axis,
+            reverse,
+        };
+        let len = dims.iter().product();
+        self.run(&step, len, &[a.buf, b.buf], out, [0, 0])
+    }
+}

@@ -1,0 +1,160 @@
+//! Fused elementwise chains as one CUDA kernel: one thread per output
+//! element (grid-stride), each instruction one C statement into its own
+//! register, inputs read through their views with baked index arithmetic.
+//! The arithmetic mirrors `sexpgpu-cpu`'s fused loop: bf16 rounded after
+//! every instruction, wrapping integers, the reference's casts; kernels
+//! are compiled without FMA contraction so `+ - * /` and `sqrt` round
+//! exactly as on the CPU.
+
+use std::fmt::Write;
+
+use sexpgpu_cpu::{FusedKernel, Instr, Src};
+use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
+
+use super::c::{self, Index};
+use super::{GenError, Param};
+
+/// The body text and parameters of a fused kernel writing `len` elements
+/// of `out_dtype` from `inputs` (with their dtypes).
+pub fn generate(
+    kernel: &FusedKernel,
+    inputs: &[(Src, DType)],
+    out_dtype: DType,
+    len: usize,
+) -> Result<(String, Vec<Param>), GenError> {
+    let mut largest = len;
+    for (src, _) in inputs {
+        if let Src::Mem { view, .. } = src {
+            largest = largest.max(view.extent());
+        }
+    }
+    let ix = Index::for_extent(largest);
+    let mut params = vec![c::ptr_param(out_dtype, "out", true)];
+    let mut order = vec![Param::Out];
+    for (k, (src, dtype)) in inputs.iter().enumerate() {
+        if let Src::Mem { .. } = src {
+            params.push(c::ptr_param(*dtype, &format!("in{k}"), false));
+            // Splat inputs take no argument: count memory operands only.
+            order.push(Param::Input(order.len() - 1));
+        }
+    }
+    let mut body = String::new();
+    for (r, instr) in kernel.instrs.iter().enumerate() {
+        let ty = c::compute(instr.dtype());
+        let value = expr(instr, inputs, ix)?;
+        let _ = writeln!(body, "{ty} r{r} = {value};");
+    }
+    let result = format!("r{}", kernel.result.index());
+    let _ = writeln!(body, "out[p] = {};", c::narrow(out_dtype, &result));
+    Ok((c::grid_kernel(&params, len, ix, &body), order))
+}
+
+fn reg(r: sexpgpu_cpu::Reg) -> String {
+    format!("r{}", r.index())
+}
+
+/// The C expression of one instruction, bf16 rounding included.
+fn expr(instr: &Instr, inputs: &[(Src, DType)], ix: Index) -> Result<String, GenError> {
+    Ok(match *instr {
+        Instr::Load { input, dtype } => match inputs.get(input) {
+            Some((Src::Mem { view, .. }, _)) => c::widen(
+                dtype,
+                &format!("in{input}[{}]", c::view_index(view, "p", ix)),
+            ),
+            Some((Src::Splat { value, .. }, _)) => c::scalar_lit(*value, dtype),
+            None => return Err(GenError::new("a fused load names a missing input")),
+        },
+        Instr::Unary { op, x, dtype } => round(dtype, unary(op, &reg(x), dtype)),
+        Instr::Binary { op, a, b, dtype } => round(dtype, binary(op, &reg(a), &reg(b), dtype)),
+        Instr::Compare { op, a, b, .. } => {
+            let sym = match op {
+                CompareOp::Eq => "==",
+                CompareOp::Ne => "!=",
+                CompareOp::Lt => "<",
+                CompareOp::Le => "<=",
+                CompareOp::Gt => ">",
+                CompareOp::Ge => ">=",
+            };
+            format!("{} {sym} {}", reg(a), reg(b))
+        }
+        Instr::Where { mask, a, b, .. } => format!("{} ? {} : {}", reg(mask), reg(a), reg(b)),
+        Instr::Cast { x, from, to } => round(to, cast(&reg(x), from, to)),
+    })
+}
+
+fn round(dtype: DType, e: String) -> String {
+    if dtype == DType::BF16 {
+        format!("sx_round_bf16({e})")
+    } else {
+        e
+    }
+}
+
+fn unary(op: UnaryOp, x: &str, dtype: DType) -> String {
+    match dtype {
+        DType::F32 | DType::BF16 => match op {
+            UnaryOp::Neg => format!("-{x}"),
+            UnaryOp::Abs => format!("fabsf({x})"),
+            UnaryOp::Sqrt => format!("sqrtf({x})"),
+            // As the CPU computes it: a correctly rounded division.
+            UnaryOp::Rsqrt => format!("1.0f / sqrtf({x})"),
+            UnaryOp::Exp => format!("expf({x})"),
+            UnaryOp::Log => format!("logf({x})"),
+            UnaryOp::Sin => format!("sinf({x})"),
+            UnaryOp::Cos => format!("cosf({x})"),
+            UnaryOp::Tanh => format!("tanhf({x})"),
+            UnaryOp::Acos => format!("acosf({x})"),
+            UnaryOp::Asin => format!("asinf({x})"),
+        },
+        // Only neg and abs take integers; the reference treats the rest as abs.
+        DType::I32 | DType::I64 => match op {
+            UnaryOp::Neg => format!("sx_wneg({x})"),
+            _ => format!("sx_wabs({x})"),
+        },
+        DType::Bool => x.to_string(),
+    }
+}
+
+fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
+    match dtype {
+        DType::F32 | DType::BF16 => match op {
+            BinaryOp::Add => format!("{a} + {b}"),
+            BinaryOp::Sub => format!("{a} - {b}"),
+            BinaryOp::Mul => format!("{a} * {b}"),
+            BinaryOp::Div => format!("{a} / {b}"),
+            BinaryOp::Pow => format!("powf({a}, {b})"),
+            BinaryOp::Maximum => format!("sx_max({a}, {b})"),
+            BinaryOp::Minimum => format!("sx_min({a}, {b})"),
+            BinaryOp::Atan2 => format!("atan2f({a}, {b})"),
+        },
+        DType::I32 | DType::I64 => match op {
+            BinaryOp::Add => format!("sx_wadd({a}, {b})"),
+            BinaryOp::Sub => format!("sx_wsub({a}, {b})"),
+            BinaryOp::Mul => format!("sx_wmul({a}, {b})"),
+            BinaryOp::Maximum => format!("({a} > {b} ? {a} : {b})"),
+            BinaryOp::Minimum => format!("({a} < {b} ? {a} : {b})"),
+            // Float-only ops never reach integers; 0 as the reference gives.
+            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => format!("({})0", c::compute(dtype)),
+        },
+        DType::Bool => a.to_string(),
+    }
+}
+
+/// The reference's casts: floats to integers truncate and saturate (NaN
+/// is 0), i64 to i32 wraps, anything to bool is `!= 0`, bool to 0/1.
+fn cast(x: &str, from: DType, to: DType) -> String {
+    use DType::*;
+    match (from, to) {
+        (F32 | BF16, F32 | BF16) | (I32, I32) | (I64, I64) | (Bool, Bool) => x.to_string(),
+        (F32 | BF16, I32) => format!("sx_f2i((double){x})"),
+        (F32 | BF16, I64) => format!("sx_f2l((double){x})"),
+        (F32 | BF16, Bool) => format!("({x} != 0.0f)"),
+        (I32 | I64, F32 | BF16) => format!("(float){x}"),
+        (I32, I64) => format!("(long long){x}"),
+        (I64, I32) => format!("(int)(unsigned)(unsigned long long){x}"),
+        (I32 | I64, Bool) => format!("({x} != 0)"),
+        (Bool, F32 | BF16) => format!("({x} ? 1.0f : 0.0f)"),
+        (Bool, I32) => format!("({x} ? 1 : 0)"),
+        (Bool, I64) => format!("({x} ? 1LL : 0LL)"),
+    }
+}

@@ -1,0 +1,384 @@
+//! The data-dependent kernels: `index` and `gather` (one thread per output
+//! element), `index-add` and `scatter-add` (one thread per output element
+//! that adds, in id order, every value aimed at it: deterministic, floats
+//! in f64 rounded once, so bit-identical to the reference, with no
+//! atomics), and `linear-scan` (one thread per independent sequence, an
+//! f32 carry never rounded). An id outside its axis sets the error word
+//! instead of reading out of bounds.
+
+use std::fmt::Write;
+
+use sexpgpu_cpu::{Contig, Step};
+use sexpgpu_graph::DType;
+
+use super::c::{self, Index};
+use super::{GenError, Param};
+
+/// The body, parameters and thread count of an indexing or scan step;
+/// `dtype_of(k)` is the dtype of the step's operand `k` (`Step::reads`).
+pub fn generate(
+    step: &Step,
+    out: DType,
+    dtype_of: impl Fn(usize) -> DType,
+) -> Result<(String, Vec<Param>, usize), GenError> {
+    let ptrs = |names: &[&str]| {
+        let mut v = vec![c::ptr_param(out, "out", true)];
+        for (k, n) in names.iter().enumerate() {
+            v.push(c::ptr_param(dtype_of(k), n, false));
+        }
+        v
+    };
+    if let Step::LinearScan {
+        a,
+        b,
+        dims,
+        axis,
+        reverse,
+    } = step
+    {
+        let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
+        return Ok((body, order(2, false), n));
+    }
+    let (body, n) = by_id(step, out, &|names| with_err(ptrs(names)))?;
+    Ok((body, order(step.reads().len(), true), n))
+}
+
+/// The four kernels that read ids (and may set the error word); `ptrs`
+/// gives the parameter list for the named operands.
+fn by_id(
+    step: &Step,
+    out: DType,
+    ptrs: &dyn Fn(&[&str]) -> Vec<String>,
+) -> Result<(String, usize), GenError> {
+    Ok(match step {
+        Step::Index {
+            table,
+            ids,
+            n_ids,
+            rows,
+            row_len,
+        } => index_rows(
+            ptrs(&["table", "ids"]),
+            (*table, *ids),
+            *n_ids,
+            *rows,
+            *row_len,
+        ),
+        Step::Gather {
+            x,
+            idx,
+            x_dims,
+            idx_dims,
+            axis,
+        } => gather_along(ptrs(&["x", "idx"]), (*x, *idx), x_dims, idx_dims, *axis),
+        Step::IndexAdd {
+            base,
+            ids,
+            n_ids,
+            values,
+            rows,
+            row_len,
+        } => index_add(
+            ptrs(&["base", "ids", "values"]),
+            (*base, *ids, *values),
+            (*n_ids, *rows, *row_len),
+            out,
+        )?,
+        Step::ScatterAdd {
+            base,
+            idx,
+            values,
+            base_dims,
+            idx_dims,
+            axis,
+        } => scatter_along(
+            ptrs(&["base", "idx", "values"]),
+            (*base, *idx, *values),
+            base_dims,
+            idx_dims,
+            *axis,
+            out,
+        )?,
+        other => {
+            return Err(GenError::new(format!(
+                "no indexing kernel for `{}`",
+                other.kind()
+            )))
+        }
+    })
+}
+
+fn with_err(mut params: Vec<String>) -> Vec<String> {
+    params.push("unsigned long long* __restrict__ err".to_string());
+    params
+}
+
+/// Output, the step's operands in order, and the error word when used.
+fn order(inputs: usize, err: bool) -> Vec<Param> {
+    let mut v = vec![Param::Out];
+    v.extend((0..inputs).map(Param::Input));
+    if err {
+        v.push(Param::ErrorWord);
+    }
+    v
+}
+
+/// `index`: one thread per element of the gathered rows.
+fn index_rows(
+    params: Vec<String>,
+    (table, ids): (Contig, Contig),
+    n_ids: usize,
+    rows: usize,
+    row_len: usize,
+) -> (String, usize) {
+    let n = n_ids * row_len;
+    let ix = Index::for_extent(table.offset + rows * row_len + ids.offset + n + 1);
+    let body = format!(
+        "{ty} j = p / {rl}, col = p % {rl};\nlong long id = (long long)ids[{io} + j];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 0ull); out[p] = 0; continue; }}\nout[p] = table[{to} + ({ty})id * {rl} + col];\n",
+        ty = ix.ty(),
+        rl = ix.lit(row_len.max(1)),
+        io = ix.lit(ids.offset),
+        to = ix.lit(table.offset),
+    );
+    (c::grid_kernel(&params, n, ix, &body), n)
+}
+
+/// `gather`: one thread per id, reading one element along `axis`.
+fn gather_along(
+    params: Vec<String>,
+    (x, idx): (Contig, Contig),
+    x_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+) -> (String, usize) {
+    let n: usize = idx_dims.iter().product();
+    let xn: usize = x_dims.iter().product();
+    let ix = Index::for_extent(x.offset + xn + idx.offset + n + 1);
+    let (base, axis_stride) = along_base(x_dims, idx_dims, axis, ix);
+    let len = x_dims[axis];
+    let body = format!(
+        "long long id = (long long)idx[{io} + p];\nif (id < 0 || id >= {len}LL) {{ sx_bad_id(err, id, {len}ull, 1ull); out[p] = 0; continue; }}\nout[p] = x[{xo} + {base} + ({ty})id * {st}];\n",
+        io = ix.lit(idx.offset),
+        xo = ix.lit(x.offset),
+        ty = ix.ty(),
+        st = ix.lit(axis_stride),
+    );
+    (c::grid_kernel(&params, n, ix, &body), n)
+}
+
+/// `index-add`: each output element adds, in id order, the values of
+/// every id naming its row.
+fn index_add(
+    params: Vec<String>,
+    (base, ids, values): (Contig, Contig, Contig),
+    (n_ids, rows, row_len): (usize, usize, usize),
+    out: DType,
+) -> Result<(String, usize), GenError> {
+    let n = rows * row_len;
+    let ix = Index::for_extent(base.offset + n + ids.offset + values.offset + n_ids * row_len + 1);
+    let acc = Accum::new(out)?;
+    let ty = ix.ty();
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "{ty} r = p / {rl}, col = p % {rl};",
+        rl = ix.lit(row_len.max(1))
+    );
+    let _ = writeln!(
+        body,
+        "{} acc = {};",
+        acc.ty,
+        acc.widen(&format!("base[{} + p]", ix.lit(base.offset)))
+    );
+    let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(n_ids));
+    let _ = writeln!(
+        body,
+        "  long long id = (long long)ids[{} + j];",
+        ix.lit(ids.offset)
+    );
+    let _ = writeln!(
+        body,
+        "  if (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); continue; }}"
+    );
+    let v = format!(
+        "values[{} + j * {} + col]",
+        ix.lit(values.offset),
+        ix.lit(row_len)
+    );
+    let _ = writeln!(body, "  if (({ty})id == r) acc = {};", acc.add(&v));
+    body.push_str("}\n");
+    let _ = writeln!(body, "out[p] = {};", acc.store);
+    Ok((c::grid_kernel(&params, n, ix, &body), n))
+}
+
+/// A float (f64) or wrapping integer accumulator, stored as `out`'s dtype.
+struct Accum {
+    ty: &'static str,
+    dtype: DType,
+    store: String,
+}
+
+impl Accum {
+    fn new(dtype: DType) -> Result<Accum, GenError> {
+        let (ty, store) = match dtype {
+            DType::F32 => ("double", "(float)acc".to_string()),
+            DType::BF16 => (
+                "double",
+                "sx_bf16_bits(sx_round_bf16((float)acc))".to_string(),
+            ),
+            DType::I32 => ("int", "acc".to_string()),
+            DType::I64 => ("long long", "acc".to_string()),
+            DType::Bool => {
+                return Err(GenError::new(
+                    "scatter-add: expects float or integer tensors of one dtype",
+                ))
+            }
+        };
+        Ok(Accum { ty, dtype, store })
+    }
+
+    fn widen(&self, element: &str) -> String {
+        match self.dtype {
+            DType::F32 | DType::BF16 => format!("(double){}", c::widen(self.dtype, element)),
+            _ => element.to_string(),
+        }
+    }
+
+    fn add(&self, element: &str) -> String {
+        match self.dtype {
+            DType::F32 | DType::BF16 => format!("acc + {}", self.widen(element)),
+            _ => format!("sx_wadd(acc, {element})"),
+        }
+    }
+}
+
+/// For element `p` of `idx_dims`: its offset in `x_dims` without the axis
+/// coordinate, and the axis's stride in `x`.
+fn along_base(x_dims: &[usize], idx_dims: &[usize], axis: usize, ix: Index) -> (String, usize) {
+    let xs = sexpgpu_cpu::View::contiguous(x_dims).strides;
+    let is = sexpgpu_cpu::View::contiguous(idx_dims).strides;
+    let mut terms = vec![ix.lit(0)];
+    for a in 0..idx_dims.len() {
+        if a != axis && idx_dims[a] > 1 {
+            terms.push(format!(
+                "(p / {} % {}) * {}",
+                ix.lit(is[a]),
+                ix.lit(idx_dims[a]),
+                ix.lit(xs[a])
+            ));
+        }
+    }
+    (terms.join(" + "), xs[axis])
+}
+
+/// `scatter-add` along `axis`: each output element adds the values whose
+/// id names it, scanning its own line of `idx` in order.
+fn scatter_along(
+    params: Vec<String>,
+    (base, idx, values): (Contig, Contig, Contig),
+    base_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+    out: DType,
+) -> Result<(String, usize), GenError> {
+    let n: usize = base_dims.iter().product();
+    let m: usize = idx_dims.iter().product();
+    let ix = Index::for_extent(base.offset + n + idx.offset + values.offset + m + 1);
+    let bs = sexpgpu_cpu::View::contiguous(base_dims).strides;
+    let is = sexpgpu_cpu::View::contiguous(idx_dims).strides;
+    let acc = Accum::new(out)?;
+    let ty = ix.ty();
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "{} acc = {};",
+        acc.ty,
+        acc.widen(&format!("base[{} + p]", ix.lit(base.offset)))
+    );
+    // The position in idx of this element's line, or none when a coordinate
+    // lies beyond idx's extent (nothing is aimed at it).
+    let mut line = vec![ix.lit(0)];
+    let mut inside = vec!["true".to_string()];
+    for a in 0..base_dims.len() {
+        let coord = format!("(p / {} % {})", ix.lit(bs[a]), ix.lit(base_dims[a].max(1)));
+        if a == axis {
+            let _ = writeln!(body, "{ty} target = {coord};");
+        } else {
+            inside.push(format!("{coord} < {}", ix.lit(idx_dims[a])));
+            line.push(format!("{coord} * {}", ix.lit(is[a])));
+        }
+    }
+    let _ = writeln!(body, "if ({}) {{", inside.join(" && "));
+    let _ = writeln!(body, "  {ty} line = {};", line.join(" + "));
+    let _ = writeln!(
+        body,
+        "  for ({ty} t = 0; t < {}; ++t) {{",
+        ix.lit(idx_dims[axis])
+    );
+    let _ = writeln!(body, "    {ty} q = line + t * {};", ix.lit(is[axis]));
+    let _ = writeln!(
+        body,
+        "    long long id = (long long)idx[{} + q];",
+        ix.lit(idx.offset)
+    );
+    let len = base_dims[axis];
+    let _ = writeln!(
+        body,
+        "    if (id < 0 || id >= {len}LL) {{ sx_bad_id(err, id, {len}ull, 3ull); continue; }}"
+    );
+    let v = format!("values[{} + q]", ix.lit(values.offset));
+    let _ = writeln!(body, "    if (({ty})id == target) acc = {};", acc.add(&v));
+    body.push_str("  }\n}\n");
+    let _ = writeln!(body, "out[p] = {};", acc.store);
+    Ok((c::grid_kernel(&params, n, ix, &body), n))
+}
+
+/// `h[t] = a[t] * h[t-1] + b[t]` along `axis`: one thread per sequence.
+fn scan(
+    params: Vec<String>,
+    (a, b): (Contig, Contig),
+    dims: &[usize],
+    axis: usize,
+    reverse: bool,
+    out: DType,
+) -> Result<(String, usize), GenError> {
+    if !out.is_float() {
+        return Err(GenError::new("linear-scan: expects float tensors"));
+    }
+    let numel: usize = dims.iter().product();
+    let len = dims[axis];
+    let inner: usize = dims[axis + 1..].iter().product();
+    let outer: usize = dims[..axis].iter().product();
+    let n = outer * inner;
+    let ix = Index::for_extent(a.offset + b.offset + numel + 1);
+    let ty = ix.ty();
+    let t = if reverse {
+        format!("{} - s", ix.lit(len.saturating_sub(1)))
+    } else {
+        "s".to_string()
+    };
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "{ty} o = p / {in_}, i = p % {in_};",
+        in_ = ix.lit(inner.max(1))
+    );
+    body.push_str("float h = 0.0f;\n");
+    let _ = writeln!(body, "for ({ty} s = 0; s < {}; ++s) {{", ix.lit(len));
+    let _ = writeln!(
+        body,
+        "  {ty} at = (o * {} + ({t})) * {} + i;",
+        ix.lit(len),
+        ix.lit(inner)
+    );
+    let wa = c::widen(out, &format!("a[{} + at]", ix.lit(a.offset)));
+    let wb = c::widen(out, &format!("b[{} + at]", ix.lit(b.offset)));
+    let _ = writeln!(body, "  h = {wa} * h + {wb};");
+    let stored = match out {
+        DType::BF16 => "sx_bf16_bits(sx_round_bf16(h))",
+        _ => "h",
+    };
+    let _ = writeln!(body, "  out[at] = {stored};");
+    body.push_str("}\n");
+    Ok((c::grid_kernel(&params, n, ix, &body), n))
+}

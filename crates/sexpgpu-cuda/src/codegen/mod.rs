@@ -1,0 +1,318 @@
+//! CUDA C++ source for every step of a compiled `Plan` (the same plans the
+//! CPU backend runs): which kernels a step needs, their text, the runtime
+//! arguments they take in order, and their launch shape. Pure Rust, no
+//! CUDA: the runtime compiles the text with NVRTC, and the no-GPU tests
+//! compile every kernel of the examples and random graphs with NVRTC and
+//! ptxas. Sizes, strides and offsets are baked into the text (shapes are
+//! static), so a kernel's name is a hash of its text and equal kernels are
+//! compiled once.
+
+pub mod c;
+mod copy;
+mod fill;
+mod fused;
+mod indexing;
+pub mod matmul;
+pub mod prelude;
+mod reduce;
+#[cfg(test)]
+mod snapshots;
+
+use std::fmt;
+
+use sexpgpu_cpu::{Launch, Plan, Src, Step};
+use sexpgpu_graph::DType;
+
+pub use matmul::{Gemm, GemmOperand};
+
+/// Threads per block of every grid-stride kernel.
+pub const BLOCK: u32 = 256;
+/// Grid-stride kernels use at most this many blocks: enough to fill any
+/// current GPU several times over, few enough that launches stay cheap.
+pub const MAX_BLOCKS: u32 = 65_535;
+
+/// A step the generators cannot express (a plan that breaks the
+/// lowering's invariants, such as a reduction of booleans).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenError {
+    pub message: String,
+}
+
+impl GenError {
+    pub fn new(message: impl Into<String>) -> GenError {
+        GenError {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// One runtime argument of a kernel, in the order the kernel declares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// The step's output buffer (or a scratch buffer, for packing kernels).
+    Out,
+    /// Operand `k` of the step, in the order `Step::reads` lists them
+    /// (a fused kernel's splat inputs take no argument).
+    Input(usize),
+    /// The device's error word (four u64): set once by the first thread
+    /// that finds an id outside its axis.
+    ErrorWord,
+    /// The random stream's key, two u32 computed on the host from the run
+    /// seed (`sexpgpu_graph::random::stream_key`).
+    StreamKey,
+}
+
+/// How a kernel is launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Grid-stride over `n` items, `BLOCK` threads a block.
+    Grid { n: usize },
+    /// One block of `BLOCK` threads per output element, `n` outputs.
+    BlockPerOutput { n: usize },
+}
+
+impl Shape {
+    /// `(blocks, threads)`; blocks is 0 when there is nothing to do.
+    pub fn dims(self) -> (u32, u32) {
+        match self {
+            Shape::Grid { n } => {
+                let blocks = n.div_ceil(BLOCK as usize).min(MAX_BLOCKS as usize);
+                (blocks as u32, BLOCK)
+            }
+            Shape::BlockPerOutput { n } => (n.min(u32::MAX as usize) as u32, BLOCK),
+        }
+    }
+}
+
+/// A generated kernel: `extern "C"` function `name` in `source`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// `sx_<kind>_<hash>`: the hash of the text, so equal kernels share a
+    /// compiled module and a changed kernel gets a new name.
+    pub name: String,
+    pub source: String,
+    pub params: Vec<Param>,
+    pub shape: Shape,
+    /// The step kind it computes (`Step::kind`, or `pack`).
+    pub kind: &'static str,
+}
+
+impl Kernel {
+    fn new(kind: &'static str, body: String, params: Vec<Param>, shape: Shape) -> Kernel {
+        let random = matches!(kind, "normal" | "uniform");
+        let mut source = String::from(prelude::PRELUDE);
+        if random {
+            source.push_str(prelude::RANDOM);
+        }
+        if matches!(kind, "index" | "gather" | "index-add" | "scatter-add") {
+            source.push_str(prelude::ERRORS);
+        }
+        source.push_str(&body);
+        let name = format!("sx_{}_{:016x}", kind.replace('-', "_"), fnv1a(&source));
+        let source = source.replace("KERNEL(", &format!("{name}("));
+        Kernel {
+            name,
+            source,
+            params,
+            shape,
+            kind,
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash (std's is randomly keyed per process).
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// What the device does for one launch of the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepCode {
+    /// Generated kernels, launched in order, all writing the step's output.
+    Kernels(Vec<Kernel>),
+    /// A float matmul: cuBLAS, after packing operands it cannot read.
+    Gemm(Box<Gemm>),
+}
+
+impl StepCode {
+    /// Every generated kernel of the step (packing kernels of a gemm too).
+    pub fn kernels(&self) -> Vec<&Kernel> {
+        match self {
+            StepCode::Kernels(k) => k.iter().collect(),
+            StepCode::Gemm(g) => [&g.a, &g.b]
+                .into_iter()
+                .filter_map(|o| o.pack.as_ref())
+                .collect(),
+        }
+    }
+}
+
+/// The device code of one launch of `plan`.
+pub fn generate(plan: &Plan, launch: &Launch) -> Result<StepCode, GenError> {
+    let out_dtype = plan.buffers[launch.out.0 as usize].dtype;
+    let reads = launch.step.reads();
+    generate_step(&launch.step, out_dtype, launch.len, |k| {
+        c::loc_dtype(plan, reads[k])
+    })
+}
+
+/// The device code of one step writing `len` elements of `out_dtype`;
+/// `dtype_of(k)` is the dtype of operand `k` in `Step::reads` order. The
+/// operands' locations never enter the text (their buffers are kernel
+/// arguments), so a backend that sees a step without its plan generates
+/// exactly the kernels the plan-level tests compile.
+pub fn generate_step(
+    step: &Step,
+    out_dtype: DType,
+    len: usize,
+    dtype_of: impl Fn(usize) -> DType,
+) -> Result<StepCode, GenError> {
+    let one = |kind, (body, params), shape| {
+        Ok(StepCode::Kernels(vec![Kernel::new(
+            kind, body, params, shape,
+        )]))
+    };
+    let grid = Shape::Grid { n: len };
+    match step {
+        Step::Fused { kernel, inputs } => {
+            let mut mem = 0;
+            let typed: Vec<(Src, DType)> = inputs
+                .iter()
+                .map(|s| match s {
+                    Src::Mem { .. } => {
+                        mem += 1;
+                        (s.clone(), dtype_of(mem - 1))
+                    }
+                    Src::Splat { dtype, .. } => (s.clone(), *dtype),
+                })
+                .collect();
+            one(
+                "fused",
+                fused::generate(kernel, &typed, out_dtype, len)?,
+                grid,
+            )
+        }
+        Step::Copy { pieces } => {
+            let (body, params, n) = copy::generate(pieces, out_dtype);
+            one("copy", (body, params), Shape::Grid { n })
+        }
+        Step::Fill(f) => {
+            let (kind, body, params) = fill::generate(f, out_dtype, len)?;
+            one(kind, (body, params), grid)
+        }
+        Step::Reduce {
+            op,
+            input,
+            dims,
+            axes,
+        } => {
+            let (body, params, shape) = reduce::generate(*op, input.offset, dims, axes, out_dtype)?;
+            one(step.kind(), (body, params), shape)
+        }
+        Step::Matmul {
+            a_view,
+            b_view,
+            batch,
+            m,
+            k,
+            n,
+            ..
+        } => {
+            let p = matmul::Problem {
+                a_view,
+                b_view,
+                batch,
+                m: *m,
+                k: *k,
+                n: *n,
+                dtype: dtype_of(0),
+            };
+            matmul::generate(&p)
+        }
+        step => {
+            let (body, params, n) = indexing::generate(step, out_dtype, dtype_of)?;
+            one(step.kind(), (body, params), Shape::Grid { n })
+        }
+    }
+}
+
+/// Kernels per NVRTC program when many are compiled at once.
+pub const BATCH: usize = 64;
+
+/// One translation unit holding every kernel's text (its prelude included)
+/// in a namespace of its own, so one NVRTC start compiles many kernels;
+/// the `extern "C"` names are unique hashes, so nothing clashes.
+pub fn batch_source(kernels: &[&Kernel]) -> String {
+    kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("namespace sx{i} {{\n{}\n}}\n", k.source))
+        .collect()
+}
+
+/// Every launch's device code, in plan order.
+pub fn generate_plan(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
+    plan.launches.iter().map(|l| generate(plan, l)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sexpgpu_cpu::{Contig, Loc};
+    use sexpgpu_graph::ReduceOp;
+
+    fn shape_of(dims: &[usize], axes: &[usize]) -> Shape {
+        let step = Step::Reduce {
+            op: ReduceOp::Sum,
+            input: Contig {
+                loc: Loc::Arg(0),
+                offset: 0,
+            },
+            dims: dims.to_vec(),
+            axes: axes.to_vec(),
+        };
+        let StepCode::Kernels(k) = generate_step(&step, DType::F32, 0, |_| DType::F32).unwrap()
+        else {
+            panic!("a reduction is a kernel")
+        };
+        k[0].shape
+    }
+
+    #[test]
+    fn launch_shapes() {
+        // Few outputs over long runs (rows or columns): a block per output;
+        // many outputs: a thread each.
+        assert_eq!(shape_of(&[4, 5000], &[1]), Shape::BlockPerOutput { n: 4 });
+        assert_eq!(shape_of(&[5000, 4], &[0]), Shape::BlockPerOutput { n: 4 });
+        assert_eq!(shape_of(&[100, 4], &[0]), Shape::Grid { n: 4 });
+        assert_eq!(shape_of(&[2048, 64], &[1]), Shape::Grid { n: 2048 });
+        assert_eq!(Shape::Grid { n: 1000 }.dims(), (4, BLOCK));
+        assert_eq!(Shape::Grid { n: 1 << 30 }.dims(), (MAX_BLOCKS, BLOCK));
+        assert_eq!(Shape::Grid { n: 0 }.dims(), (0, BLOCK));
+    }
+
+    #[test]
+    fn equal_text_is_one_kernel_and_names_follow_the_text() {
+        let fill = |v| Step::Fill(sexpgpu_cpu::Fill::Splat(sexpgpu_graph::Scalar::Float(v)));
+        let names: Vec<String> = [1.0, 1.0, 2.0]
+            .iter()
+            .map(|&v| {
+                let code = generate_step(&fill(v), DType::F32, 8, |_| DType::F32).unwrap();
+                code.kernels()[0].name.clone()
+            })
+            .collect();
+        assert_eq!(names[0], names[1]);
+        assert_ne!(names[0], names[2]);
+        assert!(names[0].starts_with("sx_fill_"), "{}", names[0]);
+    }
+}

@@ -1,0 +1,52 @@
+//! Snapshots of generated kernels, one file each under `snapshots/`, so a
+//! change to the generated CUDA is reviewed as a diff of real kernel text
+//! (`UPDATE_EXPECT=1 cargo test -p sexpgpu-cuda` rewrites them).
+
+use expect_test::expect_file;
+use sexpgpu_graph::{BinaryOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
+
+use super::{generate_plan, StepCode};
+
+/// The kernels of `g`'s plan, each as `// kind name` and its text.
+fn kernels_of(g: &Graph) -> Vec<String> {
+    let program = sexpgpu_cpu::compile(g).unwrap();
+    generate_plan(program.plan())
+        .unwrap()
+        .iter()
+        .flat_map(StepCode::kernels)
+        .map(|k| format!("// {} {:?} {:?}\n{}", k.kind, k.params, k.shape, k.source))
+        .collect()
+}
+
+/// `tanh(x * 2 + b)` in bf16 with a broadcast bias, then a row sum.
+#[test]
+fn fused_bf16_chain_and_row_sum() {
+    let mut g = Graph::new("snap");
+    let x = g.input("x", Shape::from([4, 8]), DType::BF16);
+    let b = g.param("b", Shape::from([8]), DType::BF16);
+    let y = g.binary(BinaryOp::Mul, x, Scalar::Float(2.0)).unwrap();
+    let bb = g.broadcast_to(b, Shape::from([4, 8])).unwrap();
+    let y = g.binary(BinaryOp::Add, y, bb).unwrap();
+    let y = g.unary(UnaryOp::Tanh, y).unwrap();
+    let s = g.reduce(ReduceOp::Sum, y, Some(&[1]), false).unwrap();
+    g.set_outputs(vec![s]);
+    let k = kernels_of(&g);
+    assert_eq!(k.len(), 2, "one fused loop and one reduction");
+    expect_file!["snapshots/fused_bf16.cu"].assert_eq(&k[0]);
+    expect_file!["snapshots/reduce_sum_rows.cu"].assert_eq(&k[1]);
+}
+
+/// A normal fill (Threefry) and an `index-add` of rows.
+#[test]
+fn normal_fill_and_index_add() {
+    let mut g = Graph::new("snap");
+    let noise = g.normal(Shape::from([3, 5]), DType::F32, 0.0, 0.5).unwrap();
+    let ids = g.input("ids", Shape::from([6]), DType::I32);
+    let values = g.input("v", Shape::from([6, 5]), DType::F32);
+    let sum = g.index_add(noise, ids, values).unwrap();
+    g.set_outputs(vec![sum]);
+    let k = kernels_of(&g);
+    assert_eq!(k.len(), 2, "a fill and an index-add");
+    expect_file!["snapshots/normal.cu"].assert_eq(&k[0]);
+    expect_file!["snapshots/index_add.cu"].assert_eq(&k[1]);
+}

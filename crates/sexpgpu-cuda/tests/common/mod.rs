@@ -1,0 +1,288 @@
+//! The random graphs of `sexpgpu-cpu`'s `tests/random_graphs.rs` (the same
+//! builder and seeds, copied because one crate's tests cannot import
+//! another's), so the kernels compiled here are the kernels the CPU's
+//! compiled-vs-reference tests run.
+
+#![allow(dead_code)]
+
+use sexpgpu_graph::{
+    BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
+};
+
+/// xorshift64*: small, deterministic, good enough for test data.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn float(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `[lo, hi)`; `lo` when the range is empty.
+    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        if hi <= lo {
+            return lo;
+        }
+        lo + (self.next_u64() % (hi - lo) as u64) as i64
+    }
+}
+
+/// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]
+/// (with a few near the i32 limits to exercise wrapping), booleans.
+pub fn tensor(rng: &mut Rng, dims: &[usize], dtype: DType) -> Tensor {
+    let shape = Shape::from(dims);
+    let n = shape.numel();
+    match dtype {
+        DType::F32 | DType::BF16 => {
+            let v: Vec<f64> = (0..n).map(|_| rng.float(-3.0, 3.0)).collect();
+            Tensor::from_f64s(shape, &v, dtype).unwrap()
+        }
+        DType::I32 | DType::I64 => {
+            let v: Vec<i64> = (0..n)
+                .map(|_| match rng.int(0, 20) {
+                    0 => i64::from(i32::MAX) - rng.int(0, 3),
+                    1 => i64::from(i32::MIN) + rng.int(0, 3),
+                    _ => rng.int(-50, 50),
+                })
+                .collect();
+            Tensor::from_i64s(shape, &v, dtype).unwrap()
+        }
+        DType::Bool => {
+            let v: Vec<i64> = (0..n).map(|_| rng.int(0, 2)).collect();
+            Tensor::from_i64s(shape, &v, dtype).unwrap()
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Family {
+    /// Any op whose result the backend must reproduce bit for bit.
+    Exact,
+    /// Floats only, with sums and matmuls, compared within tolerance.
+    Smooth,
+}
+
+pub struct Builder {
+    pub g: Graph,
+    rng: Rng,
+    nodes: Vec<NodeId>,
+    pub args: Vec<Tensor>,
+    family: Family,
+}
+
+impl Builder {
+    fn pick(&mut self) -> NodeId {
+        let n = self.nodes.len();
+        // Favour recent nodes so chains grow long.
+        let back = (self.rng.int(0, 4) as usize).min(n - 1);
+        self.nodes[n - 1 - back]
+    }
+
+    fn dims(&self, x: NodeId) -> Vec<usize> {
+        self.g.shape(x).dims().to_vec()
+    }
+
+    fn number(&mut self, dtype: DType) -> Scalar {
+        if dtype.is_float() {
+            Scalar::Float(self.rng.int(-4, 5) as f64 * 0.5)
+        } else {
+            Scalar::Int(self.rng.int(-4, 5))
+        }
+    }
+
+    fn input(&mut self, dtype: DType) -> NodeId {
+        let rank = self.rng.int(1, 4) as usize;
+        let dims: Vec<usize> = (0..rank).map(|_| self.rng.int(1, 6) as usize).collect();
+        let name = format!("x{}", self.args.len());
+        let id = self.g.input(name, Shape::from(dims.as_slice()), dtype);
+        self.args.push(tensor(&mut self.rng, &dims, dtype));
+        id
+    }
+
+    /// Adds one random node built from earlier ones; `None` when the random
+    /// choice does not fit (the builder refused), which is simply skipped.
+    fn step(&mut self) -> Option<NodeId> {
+        let x = self.pick();
+        let dtype = self.g.dtype(x);
+        let dims = self.dims(x);
+        let rank = dims.len();
+        let smooth = self.family == Family::Smooth;
+        let choice = self.rng.int(0, 14);
+        match choice {
+            0 => {
+                let ops: &[UnaryOp] = if !dtype.is_float() {
+                    &[UnaryOp::Neg, UnaryOp::Abs]
+                } else if smooth {
+                    &[
+                        UnaryOp::Neg,
+                        UnaryOp::Abs,
+                        UnaryOp::Tanh,
+                        UnaryOp::Sin,
+                        UnaryOp::Cos,
+                    ]
+                } else {
+                    &UnaryOp::ALL
+                };
+                let op = ops[self.rng.int(0, ops.len() as i64) as usize];
+                self.g.unary(op, x).ok()
+            }
+            1 | 2 => {
+                let ops: &[BinaryOp] = if smooth {
+                    &[
+                        BinaryOp::Add,
+                        BinaryOp::Sub,
+                        BinaryOp::Mul,
+                        BinaryOp::Maximum,
+                    ]
+                } else {
+                    &BinaryOp::ALL
+                };
+                let op = ops[self.rng.int(0, ops.len() as i64) as usize];
+                let y = self.pick();
+                if self.rng.int(0, 3) == 0 || self.g.dtype(y) != dtype {
+                    let s = self.number(dtype);
+                    self.g.binary(op, x, s).ok()
+                } else {
+                    self.g.binary(op, x, y).ok()
+                }
+            }
+            3 if !smooth => {
+                let y = self.pick();
+                let op = CompareOp::ALL[self.rng.int(0, 6) as usize];
+                let m = self.g.compare(op, x, y).ok()?;
+                let other = self.pick();
+                self.g.where_(m, other, x).ok()
+            }
+            4 if !smooth => {
+                let to = DType::ALL[self.rng.int(0, 5) as usize];
+                let y = self.g.cast(x, to);
+                // Back to a numeric dtype so the chain can go on.
+                let back = if to == DType::Bool { DType::I32 } else { to };
+                Some(self.g.cast(y, back))
+            }
+            5 => {
+                let op = if (smooth || !dtype.is_float()) && self.rng.int(0, 2) == 0 {
+                    ReduceOp::Sum
+                } else {
+                    ReduceOp::Max
+                };
+                let axes: Vec<i64> = (0..rank as i64)
+                    .filter(|_| self.rng.int(0, 2) == 0)
+                    .collect();
+                let keep = self.rng.int(0, 2) == 0;
+                self.g.reduce(op, x, Some(&axes), keep).ok()
+            }
+            6 => {
+                let mut perm: Vec<i64> = (0..rank as i64).collect();
+                for i in (1..rank).rev() {
+                    let j = self.rng.int(0, i as i64 + 1) as usize;
+                    perm.swap(i, j);
+                }
+                self.g.transpose(x, &perm).ok()
+            }
+            7 if rank > 0 => {
+                let axis = self.rng.int(0, rank as i64) as usize;
+                let d = dims[axis] as i64;
+                let start = self.rng.int(0, d);
+                let stop = self.rng.int(start + 1, d + 1);
+                self.g.slice(x, axis as i64, start, stop).ok()
+            }
+            8 => {
+                let n: usize = dims.iter().product();
+                let new = if n.is_multiple_of(2) && self.rng.int(0, 2) == 0 {
+                    vec![2, n / 2]
+                } else {
+                    vec![n]
+                };
+                self.g.reshape(x, Shape::from(new.as_slice())).ok()
+            }
+            9 => {
+                let mut to = vec![self.rng.int(1, 4) as usize];
+                to.extend(&dims);
+                self.g.broadcast_to(x, Shape::from(to.as_slice())).ok()
+            }
+            10 => {
+                let axis = self.rng.int(0, rank as i64);
+                self.g.concat(axis, &[x, x]).ok()
+            }
+            11 if smooth || !dtype.is_float() => {
+                // x @ x^T over the last two dims (a vector gives x . x).
+                let mut perm: Vec<i64> = (0..rank as i64).collect();
+                if rank >= 2 {
+                    perm.swap(rank - 1, rank - 2);
+                }
+                let t = self.g.transpose(x, &perm).ok()?;
+                self.g.matmul(x, t).ok()
+            }
+            12 if dtype.is_float() => {
+                let r = if self.rng.int(0, 2) == 0 {
+                    self.g.normal(Shape::from(dims.as_slice()), dtype, 0.0, 1.0)
+                } else {
+                    self.g
+                        .uniform(Shape::from(dims.as_slice()), dtype, -1.0, 1.0)
+                }
+                .ok()?;
+                self.g.binary(BinaryOp::Add, x, r).ok()
+            }
+            13 if dtype.is_float() => {
+                let axis = self.rng.int(0, rank as i64);
+                let a = self.g.binary(BinaryOp::Mul, x, Scalar::Float(0.5)).ok()?;
+                self.g.linear_scan(a, x, axis, self.rng.int(0, 2) == 0).ok()
+            }
+            _ => {
+                let i = self
+                    .g
+                    .iota(Shape::from(dims.as_slice()), -1, DType::I32)
+                    .ok()?;
+                let c = self.g.cast(i, dtype);
+                self.g.binary(BinaryOp::Add, x, c).ok()
+            }
+        }
+    }
+}
+
+pub fn build(seed: u64, family: Family) -> Builder {
+    let mut rng = Rng::new(seed);
+    let dtype = match family {
+        Family::Exact => DType::ALL[rng.int(0, 4) as usize], // not bool
+        Family::Smooth => [DType::F32, DType::BF16][rng.int(0, 2) as usize],
+    };
+    let mut b = Builder {
+        g: Graph::new(format!("random{seed}")),
+        rng,
+        nodes: Vec::new(),
+        args: Vec::new(),
+        family,
+    };
+    for _ in 0..2 {
+        let x = b.input(dtype);
+        b.nodes.push(x);
+    }
+    for _ in 0..18 {
+        if let Some(id) = b.step() {
+            // Keep sizes small: a growing tensor stops the chain.
+            if b.g.shape(id).numel() <= 4096 {
+                b.nodes.push(id);
+            }
+        }
+    }
+    let mut outputs = vec![*b.nodes.last().unwrap()];
+    for &n in &b.nodes {
+        if b.rng.int(0, 4) == 0 {
+            outputs.push(n);
+        }
+    }
+    b.g.set_outputs(outputs);
+    b
+}

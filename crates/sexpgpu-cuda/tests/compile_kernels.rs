@@ -1,0 +1,274 @@
+//! Every kernel the backend can generate for the example programs and the
+//! random graphs, compiled with NVRTC for compute_80 and compute_90 and
+//! assembled with ptxas for sm_80 and sm_90: no GPU needed, only the
+//! PyPI wheels `scripts/test` installs into `.venv`
+//! (`nvidia-cuda-nvrtc-cu12`, `nvidia-cuda-nvcc-cu12`). Fails on any
+//! NVRTC or ptxas error, and when the wheels are missing (never passes
+//! without compiling).
+
+mod common;
+mod programs;
+
+use programs::example_graphs;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sexpgpu_cuda::codegen::{batch_source, generate_plan, Kernel, BATCH};
+use sexpgpu_cuda::nvrtc::{wheel_libs, Nvrtc};
+use sexpgpu_graph::Graph;
+
+const ARCHS: [u32; 2] = [80, 90];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// NVRTC and ptxas from the workspace's `.venv`, or a failure saying how
+/// to get them.
+fn toolchain() -> (Nvrtc, PathBuf) {
+    let venv = root().join(".venv");
+    let nvrtc = Nvrtc::load(&wheel_libs(&venv));
+    let ptxas = std::fs::read_dir(venv.join("lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas"))
+        .find(|p| p.exists());
+    match (nvrtc, ptxas) {
+        (Ok(n), Some(p)) => (n, p),
+        (n, p) => panic!(
+            "the CUDA compile test needs the PyPI wheels of requirements-test.txt in .venv \
+             (run scripts/test once, or .venv/bin/pip install -r requirements-test.txt): \
+             nvrtc: {}, ptxas: {}",
+            n.err().unwrap_or_else(|| "found".into()),
+            p.map_or("missing".into(), |p| p.display().to_string())
+        ),
+    }
+}
+
+/// The random graphs of the compiled-vs-reference tests (both families).
+fn random_graphs() -> Vec<(String, Graph)> {
+    let exact = (0..150).map(|s| (s, common::Family::Exact));
+    let smooth = (1000..1150).map(|s| (s, common::Family::Smooth));
+    exact
+        .chain(smooth)
+        .map(|(seed, family)| (format!("random{seed}"), common::build(seed, family).g))
+        .collect()
+}
+
+/// Distinct kernels (by name, a hash of the text) of all the graphs.
+fn kernels(graphs: &[(String, Graph)]) -> BTreeMap<String, Kernel> {
+    let mut out = BTreeMap::new();
+    for (name, g) in graphs {
+        let program = sexpgpu_cpu::compile(g).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let code = generate_plan(program.plan()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for step in &code {
+            for k in step.kernels() {
+                out.entry(k.name.clone()).or_insert_with(|| k.clone());
+            }
+        }
+    }
+    out
+}
+
+fn ptxas(ptxas: &Path, dir: &Path, name: &str, ptx: &str, arch: u32) -> Result<(), String> {
+    let file = dir.join(format!("{name}_{arch}.ptx"));
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch=sm_{arch}"))
+        .arg(&file)
+        .arg("-o")
+        .arg(file.with_extension("cubin"))
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// NVRTC then ptxas for one program's text.
+fn build(
+    tools: &(Nvrtc, PathBuf),
+    dir: &Path,
+    name: &str,
+    source: &str,
+    arch: u32,
+) -> Result<(), String> {
+    let ptx = tools
+        .0
+        .compile(name, source, arch)
+        .map_err(|log| format!("nvrtc compute_{arch}: {log}"))?;
+    ptxas(&tools.1, dir, name, &ptx, arch).map_err(|e| format!("ptxas sm_{arch}: {e}"))
+}
+
+/// Compiles and assembles every kernel for both architectures: in
+/// batches, a failing batch kernel by kernel (to name the culprit), and
+/// the first kernel of each kind alone, exactly as the runtime compiles it.
+fn compile_all(kernels: &BTreeMap<String, Kernel>) -> BTreeMap<&'static str, usize> {
+    let tools = toolchain();
+    let dir = std::env::temp_dir().join(format!("sexpgpu-cuda-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let all: Vec<&Kernel> = kernels.values().collect();
+    let mut alone: BTreeMap<&str, &Kernel> = BTreeMap::new();
+    for k in &all {
+        alone.entry(k.kind).or_insert(k);
+    }
+    let jobs: Vec<(usize, &[&Kernel], u32)> = all
+        .chunks(BATCH)
+        .enumerate()
+        .flat_map(|(i, c)| ARCHS.map(|a| (i, c, a)))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (jobs, tools, dir) = (&jobs, &tools, &dir);
+                s.spawn(move || {
+                    let mut failed = Vec::new();
+                    for (i, batch, arch) in jobs.iter().skip(t).step_by(threads) {
+                        let name = format!("batch{i}");
+                        if build(tools, dir, &name, &batch_source(batch), *arch).is_ok() {
+                            continue;
+                        }
+                        for k in batch.iter() {
+                            if let Err(e) = build(tools, dir, &k.name, &k.source, *arch) {
+                                failed.push(format!("{} ({}): {e}\n{}", k.name, k.kind, k.source));
+                            }
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut failures = failures;
+    for k in alone.values() {
+        for arch in ARCHS {
+            if let Err(e) = build(&tools, &dir, &k.name, &k.source, arch) {
+                failures.push(format!("{} ({}) alone: {e}", k.name, k.kind));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} kernels failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    let mut kinds = BTreeMap::new();
+    for k in &all {
+        *kinds.entry(k.kind).or_insert(0) += 1;
+    }
+    kinds
+}
+
+/// Steps no lowered plan contains but the backend's trait can be asked
+/// for: splat fills of every dtype (the lowering copies splats instead),
+/// block-per-output reductions, and 64-bit indexing of huge tensors
+/// (generated only; nothing that large is allocated).
+fn synthetic() -> BTreeMap<String, Kernel> {
+    use sexpgpu_cpu::{Contig, Fill, Loc, Step};
+    use sexpgpu_graph::{DType, ReduceOp, Scalar};
+    let mut steps: Vec<(Step, DType, usize)> = Vec::new();
+    for d in DType::ALL {
+        let v = if d == DType::Bool {
+            Scalar::Bool(true)
+        } else {
+            Scalar::Int(3)
+        };
+        steps.push((Step::Fill(Fill::Splat(v)), d, 1000));
+    }
+    let input = Contig {
+        loc: Loc::Arg(0),
+        offset: 0,
+    };
+    for d in [DType::F32, DType::BF16, DType::I32, DType::I64] {
+        for op in [ReduceOp::Sum, ReduceOp::Max] {
+            let step = Step::Reduce {
+                op,
+                input,
+                dims: vec![4, 5000],
+                axes: vec![1],
+            };
+            steps.push((step, d, 4));
+        }
+    }
+    let huge = 3usize << 31;
+    steps.push((
+        Step::Fill(Fill::Uniform {
+            low: 0.0,
+            high: 1.0,
+            stream: 0,
+        }),
+        DType::BF16,
+        huge,
+    ));
+    steps.push((
+        Step::Fill(Fill::Iota {
+            dims: vec![3, 1 << 31],
+            axis: 1,
+        }),
+        DType::I64,
+        huge,
+    ));
+    let mut out = BTreeMap::new();
+    for (step, dtype, len) in steps {
+        let code = sexpgpu_cuda::codegen::generate_step(&step, dtype, len, |_| dtype).unwrap();
+        for k in code.kernels() {
+            out.insert(k.name.clone(), k.clone());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_kernel_of_the_examples_and_random_graphs_compiles() {
+    let mut graphs = example_graphs();
+    let n_examples = graphs.len();
+    graphs.extend(random_graphs());
+    let mut kernels = kernels(&graphs);
+    let from_graphs = kernels.len();
+    kernels.extend(synthetic());
+    let kinds = compile_all(&kernels);
+    eprintln!(
+        "{} graphs ({n_examples} from examples): {from_graphs} distinct kernels, {} with the synthetic steps: {kinds:?}",
+        graphs.len(),
+        kernels.len()
+    );
+    // Every kind of generated kernel was compiled, many times over.
+    let want: BTreeSet<&str> = [
+        "fused",
+        "copy",
+        "fill",
+        "iota",
+        "normal",
+        "uniform",
+        "reduce-sum",
+        "reduce-max",
+        "index",
+        "index-add",
+        "gather",
+        "scatter-add",
+        "linear-scan",
+        "matmul",
+        "pack",
+    ]
+    .into();
+    let got: BTreeSet<&str> = kinds.keys().copied().collect();
+    assert_eq!(got, want, "kernel kinds");
+    assert!(
+        from_graphs > 1000,
+        "only {from_graphs} kernels from the graphs"
+    );
+}

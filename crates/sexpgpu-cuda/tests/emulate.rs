@@ -1,0 +1,513 @@
+//! The generated kernels' arithmetic, checked without a GPU: every grid
+//! kernel of a plan is compiled for the host with the system C++ compiler
+//! (a few shims stand in for CUDA's builtins; one thread walks the whole
+//! grid-stride loop), the plan's launches run in order, cuBLAS products
+//! are computed from the generated `Gemm` layouts, and the outputs are
+//! compared with the reference executor: bit for bit for the exact random
+//! graphs (the host's libm is the CPU backend's, so even `exp` agrees),
+//! within tolerance for the smooth ones. Plans with block-per-output
+//! reductions (which need real thread blocks) are left to the GPU check.
+
+mod common;
+mod programs;
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::path::Path;
+use std::process::Command;
+
+use sexpgpu_cpu::{Fill, Loc, Plan, Step};
+use sexpgpu_cuda::codegen::{batch_source, generate_plan, Gemm, Kernel, Param, Shape, StepCode};
+use sexpgpu_cuda::host::{from_bytes, to_bytes};
+use sexpgpu_cuda::memory::element_size;
+use sexpgpu_graph::random::stream_key;
+use sexpgpu_graph::{execute, DType, Graph, Tensor};
+
+/// CUDA's spellings, on the host.
+/// Grid kernels run as one thread (`blockDim` 1); block kernels as one
+/// host thread per CUDA thread of each block in turn, `__shared__` arrays
+/// being function statics and `__syncthreads` a barrier.
+const SHIMS: &str = r#"#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <barrier>
+#include <thread>
+#include <vector>
+struct SxDim { unsigned x, y, z; };
+static SxDim blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+static thread_local SxDim threadIdx = {0, 0, 0};
+static std::barrier<>* sx_barrier = nullptr;
+static inline void __syncthreads() { if (sx_barrier) sx_barrier->arrive_and_wait(); }
+template <class F> static void sx_blocks(unsigned blocks, unsigned threads, F kernel) {
+  std::barrier<> bar(threads);
+  sx_barrier = &bar;
+  blockDim.x = threads;
+  gridDim.x = blocks;
+  for (unsigned b = 0; b < blocks; ++b) {
+    blockIdx.x = b;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back([&, t] { threadIdx.x = t; kernel(); });
+    for (auto& th : pool) th.join();
+  }
+  sx_barrier = nullptr;
+  blockIdx.x = 0; blockDim.x = 1; gridDim.x = 1;
+}
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+static inline float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
+static inline unsigned __float_as_uint(float x) { unsigned u; std::memcpy(&u, &x, 4); return u; }
+static inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
+static inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long c, unsigned long long v) {
+  unsigned long long old = *a; if (old == c) *a = v; return old;
+}
+"#;
+
+/// `extern "C" void run_NAME(void** a)`: calls kernel `i` of the batch
+/// with its parameters cast from `a` (pointers as they are, scalars read
+/// through theirs).
+fn wrapper(i: usize, k: &Kernel) -> String {
+    let head = format!("void {}(", k.name);
+    let start = k.source.find(&head).expect("the kernel's signature") + head.len();
+    let end = start + k.source[start..].find(") {").expect("the signature's end");
+    let args: Vec<String> = k.source[start..end]
+        .split(", ")
+        .enumerate()
+        .map(|(j, param)| {
+            let mut words: Vec<&str> = param.split(' ').filter(|w| *w != "__restrict__").collect();
+            words.pop();
+            let ty = words.join(" ");
+            if ty.ends_with('*') {
+                format!("({ty})a[{j}]")
+            } else {
+                format!("*({ty}*)a[{j}]")
+            }
+        })
+        .collect();
+    let call = format!("sx{i}::{}({})", k.name, args.join(", "));
+    match k.shape {
+        Shape::Grid { .. } => format!("extern \"C\" void run_{}(void** a) {{ {call}; }}\n", k.name),
+        Shape::BlockPerOutput { n } => format!(
+            "extern \"C\" void run_{}(void** a) {{ sx_blocks({n}u, {}u, [&] {{ {call}; }}); }}\n",
+            k.name,
+            sexpgpu_cuda::codegen::BLOCK
+        ),
+    }
+}
+
+/// The kernels compiled into one host library.
+struct HostLib {
+    lib: libloading::Library,
+}
+
+impl HostLib {
+    fn build(kernels: &[&Kernel], dir: &Path, name: &str) -> HostLib {
+        let mut text = String::from(SHIMS);
+        text.push_str(&batch_source(kernels));
+        for (i, k) in kernels.iter().enumerate() {
+            text.push_str(&wrapper(i, k));
+        }
+        let src = dir.join(format!("{name}.cpp"));
+        let lib = dir.join(format!("{name}.so"));
+        std::fs::write(&src, &text).unwrap();
+        // No contraction into FMA, as the GPU kernels are compiled.
+        let out = Command::new("c++")
+            .args([
+                "-std=c++20",
+                "-pthread",
+                "-O1",
+                "-w",
+                "-ffp-contract=off",
+                "-shared",
+                "-fPIC",
+                "-o",
+            ])
+            .arg(&lib)
+            .arg(&src)
+            .output()
+            .expect("a C++ compiler (c++) on PATH");
+        assert!(
+            out.status.success(),
+            "{}\n{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // SAFETY: the library holds only the kernels and wrappers above.
+        HostLib {
+            lib: unsafe { libloading::Library::new(&lib).unwrap() },
+        }
+    }
+
+    fn run(&self, k: &Kernel, args: &mut [*mut c_void]) {
+        type Run = unsafe extern "C" fn(*mut *mut c_void);
+        // SAFETY: `run_NAME` has this signature and reads exactly the
+        // parameters the kernel declares, which `args` holds in order.
+        unsafe {
+            let f: libloading::Symbol<Run> = self
+                .lib
+                .get(format!("run_{}\0", k.name).as_bytes())
+                .unwrap();
+            f(args.as_mut_ptr());
+        }
+    }
+}
+
+/// Host memory standing in for device buffers (u64 words, so every
+/// element type is aligned).
+struct Mem {
+    dtype: DType,
+    words: Vec<u64>,
+}
+
+impl Mem {
+    fn new(dtype: DType, len: usize) -> Mem {
+        Mem {
+            dtype,
+            words: vec![0; (len * element_size(dtype)).div_ceil(8).max(1)],
+        }
+    }
+
+    fn from_tensor(t: &Tensor) -> Mem {
+        let mut m = Mem::new(t.dtype(), t.numel());
+        let bytes = to_bytes(t.data());
+        m.bytes_mut()[..bytes.len()].copy_from_slice(&bytes);
+        m
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: u64 words viewed as their bytes.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast(), self.words.len() * 8) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, uniquely borrowed.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast(), self.words.len() * 8)
+        }
+    }
+
+    fn ptr(&mut self) -> *mut c_void {
+        self.words.as_mut_ptr().cast()
+    }
+}
+
+/// cuBLAS's product as `Gemm` describes it, accumulated in f64.
+fn gemm(g: &Gemm, a: &Mem, b: &Mem, out: &mut Mem) {
+    let at = |o: &sexpgpu_cuda::codegen::GemmOperand, bt: usize, r: usize, c: usize| {
+        let base = o.offset + bt * o.batch_stride;
+        if o.col_major {
+            base + c * o.ld + r
+        } else {
+            base + r * o.ld + c
+        }
+    };
+    let widen = |m: &Mem| from_bytes(m.dtype, m.bytes()).to_f64s();
+    let (av, bv) = (widen(a), widen(b));
+    let mut c = vec![0f64; g.batch * g.m * g.n];
+    for bt in 0..g.batch {
+        for i in 0..g.m {
+            for q in 0..g.k {
+                let x = av[at(&g.a, bt, i, q)];
+                let row = &mut c[(bt * g.m + i) * g.n..(bt * g.m + i + 1) * g.n];
+                for (j, cj) in row.iter_mut().enumerate() {
+                    *cj += x * bv[at(&g.b, bt, q, j)];
+                }
+            }
+        }
+    }
+    let data = match out.dtype {
+        DType::F32 => sexpgpu_graph::TensorData::F32(c.iter().map(|&x| x as f32).collect()),
+        _ => sexpgpu_graph::TensorData::BF16(c.iter().map(|&x| half::bf16::from_f64(x)).collect()),
+    };
+    let bytes = to_bytes(&data);
+    out.bytes_mut()[..bytes.len()].copy_from_slice(&bytes);
+}
+
+/// The memory a location names.
+fn mem<'m>(
+    loc: Loc,
+    args: &'m mut [Mem],
+    consts: &'m mut [Mem],
+    bufs: &'m mut HashMap<u32, Mem>,
+) -> &'m mut Mem {
+    match loc {
+        Loc::Arg(k) => &mut args[k],
+        Loc::Const(k) => &mut consts[k],
+        Loc::Buf(b) => bufs.get_mut(&b.0).expect("read after written"),
+    }
+}
+
+/// Runs the plan's launches in order on host memory; the outputs, or the
+/// error an out-of-range id raised.
+fn run_plan(
+    plan: &Plan,
+    codes: &[StepCode],
+    libs: &Libs,
+    args: &[Tensor],
+    seed: u64,
+) -> Result<Vec<Tensor>, String> {
+    let mut argm: Vec<Mem> = args.iter().map(Mem::from_tensor).collect();
+    let mut consts: Vec<Mem> = plan.constants.iter().map(Mem::from_tensor).collect();
+    let mut bufs: HashMap<u32, Mem> = HashMap::new();
+    for (launch, code) in plan.launches.iter().zip(codes) {
+        let info = &plan.buffers[launch.out.0 as usize];
+        let mut out = Mem::new(info.dtype, info.len);
+        let inputs: Vec<*mut c_void> = launch
+            .step
+            .reads()
+            .into_iter()
+            .map(|loc| mem(loc, &mut argm, &mut consts, &mut bufs).ptr())
+            .collect();
+        let mut key = match &launch.step {
+            Step::Fill(Fill::Normal { stream, .. } | Fill::Uniform { stream, .. }) => {
+                stream_key(seed, *stream)
+            }
+            _ => [0, 0],
+        };
+        let mut err = [0u64; 4];
+        let mut call = |k: &Kernel, out: *mut c_void, inputs: &[*mut c_void]| {
+            let mut a: Vec<*mut c_void> = Vec::new();
+            for p in &k.params {
+                match p {
+                    Param::Out => a.push(out),
+                    Param::Input(j) => a.push(inputs[*j]),
+                    Param::ErrorWord => a.push(err.as_mut_ptr().cast()),
+                    Param::StreamKey => {
+                        a.push((&mut key[0] as *mut u32).cast());
+                        a.push((&mut key[1] as *mut u32).cast());
+                    }
+                }
+            }
+            libs.run(k, &mut a);
+        };
+        match code {
+            StepCode::Kernels(ks) => ks.iter().for_each(|k| call(k, out.ptr(), &inputs)),
+            StepCode::Gemm(g) => {
+                let reads = launch.step.reads();
+                let mut operand = |i: usize, o: &sexpgpu_cuda::codegen::GemmOperand| match &o.pack {
+                    Some(pack) => {
+                        let mut scratch = Mem::new(g.dtype, o.scratch);
+                        call(pack, scratch.ptr(), &inputs[i..=i]);
+                        scratch
+                    }
+                    None => {
+                        let m = mem(reads[i], &mut argm, &mut consts, &mut bufs);
+                        Mem {
+                            dtype: m.dtype,
+                            words: m.words.clone(),
+                        }
+                    }
+                };
+                let (a, b) = (operand(0, &g.a), operand(1, &g.b));
+                gemm(g, &a, &b, &mut out);
+            }
+        }
+        if err[0] != 0 {
+            return Err(format!("id {} out of range for {}", err[1] as i64, err[2]));
+        }
+        bufs.insert(launch.out.0, out);
+    }
+    plan.outputs
+        .iter()
+        .map(|o| {
+            let m = mem(o.loc, &mut argm, &mut consts, &mut bufs);
+            let n = o.shape.numel() * element_size(o.dtype);
+            let data = from_bytes(o.dtype, &m.bytes()[..n]);
+            Tensor::new(o.shape.clone(), data).map_err(|e| e.message)
+        })
+        .collect()
+}
+
+/// Every kernel, compiled into host libraries of a few hundred each.
+struct Libs {
+    libs: Vec<HostLib>,
+    which: HashMap<String, usize>,
+    _dir: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Libs {
+    fn build(kernels: &[&Kernel]) -> Libs {
+        let dir = std::env::temp_dir().join(format!("sexpgpu-cuda-emu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chunks: Vec<&[&Kernel]> = kernels.chunks(250).collect();
+        let libs: Vec<HostLib> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let dir = &dir;
+                    s.spawn(move || HostLib::build(c, dir, &format!("lib{i}")))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut which = HashMap::new();
+        for (i, c) in chunks.iter().enumerate() {
+            for k in c.iter() {
+                which.insert(k.name.clone(), i);
+            }
+        }
+        Libs {
+            libs,
+            which,
+            _dir: TempDir(dir),
+        }
+    }
+
+    fn run(&self, k: &Kernel, args: &mut [*mut c_void]) {
+        self.libs[self.which[&k.name]].run(k, args);
+    }
+}
+
+/// Equal values (NaN equals NaN; 0.0 equals -0.0), or within `tol`
+/// relative to `1 + |want|`.
+fn agree(got: &[Tensor], want: &[Tensor], tol: f64) -> Result<(), String> {
+    for (o, (g, w)) in got.iter().zip(want).enumerate() {
+        if g.shape() != w.shape() || g.dtype() != w.dtype() {
+            return Err(format!(
+                "output {o}: {} {} vs {} {}",
+                g.shape(),
+                g.dtype(),
+                w.shape(),
+                w.dtype()
+            ));
+        }
+        for (i, (x, y)) in g.to_f64s().iter().zip(w.to_f64s()).enumerate() {
+            let same =
+                (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= tol * (1.0 + y.abs());
+            if !same {
+                return Err(format!("output {o} element {i}: got {x:e}, want {y:e}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sums and maxima of few long rows and columns, in every numeric dtype:
+/// the block-per-output reductions. A float sum is reordered (a tree of
+/// f64 partials), so it agrees within one f32 rounding; the rest exactly.
+fn long_reductions() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    use sexpgpu_graph::{ReduceOp, Shape as Dims};
+    let mut out = Vec::new();
+    let mut rng = common::Rng::new(77);
+    for dtype in [DType::F32, DType::BF16, DType::I32, DType::I64] {
+        for op in [ReduceOp::Sum, ReduceOp::Max] {
+            for (dims, axis) in [([3usize, 5000usize], 1i64), ([5000, 3], 0)] {
+                let mut g = Graph::new("long");
+                let x = g.input("x", Dims::from(dims), dtype);
+                let r = g.reduce(op, x, Some(&[axis]), false).unwrap();
+                g.set_outputs(vec![r]);
+                let args = vec![common::tensor(&mut rng, &dims, dtype)];
+                let tol = if op == ReduceOp::Sum && dtype.is_float() {
+                    1e-6
+                } else {
+                    0.0
+                };
+                out.push((format!("long {op:?} {dtype} {dims:?}/{axis}"), g, args, tol));
+            }
+        }
+    }
+    out
+}
+
+/// The example programs' graphs with made-up arguments: random floats,
+/// integer ids 0 (in range for every table). Matmuls and reordered sums
+/// make them agree within tolerance, not bit for bit.
+fn examples() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    let mut rng = common::Rng::new(78);
+    programs::example_graphs()
+        .into_iter()
+        .map(|(name, g)| {
+            let args = g
+                .arguments()
+                .iter()
+                .map(|&a| {
+                    let (dims, dtype) = (g.shape(a).dims().to_vec(), g.dtype(a));
+                    if dtype.is_integer() {
+                        Tensor::full(g.shape(a).clone(), sexpgpu_graph::Scalar::Int(0), dtype)
+                    } else {
+                        common::tensor(&mut rng, &dims, dtype)
+                    }
+                })
+                .collect();
+            (name, g, args, 1e-3)
+        })
+        .collect()
+}
+
+#[test]
+fn generated_kernels_compute_the_references_results() {
+    let mut cases: Vec<(String, Graph, Vec<Tensor>, f64)> = Vec::new();
+    for seed in 0..150 {
+        let b = common::build(seed, common::Family::Exact);
+        cases.push((format!("random{seed}"), b.g, b.args, 0.0));
+    }
+    for seed in 1000..1150 {
+        let b = common::build(seed, common::Family::Smooth);
+        let bf16 = b.args.iter().any(|a| a.dtype() == DType::BF16);
+        cases.push((
+            format!("random{seed}"),
+            b.g,
+            b.args,
+            if bf16 { 3e-2 } else { 1e-4 },
+        ));
+    }
+    cases.extend(long_reductions());
+    cases.extend(examples());
+    let mut plans = Vec::new();
+    for (name, g, args, tol) in cases {
+        let program = sexpgpu_cpu::compile(&g).unwrap();
+        let codes = generate_plan(program.plan()).unwrap();
+        plans.push((name, g, program, codes, args, tol));
+    }
+    let mut kernels: HashMap<String, &Kernel> = HashMap::new();
+    for (.., codes, _, _) in &plans {
+        for k in codes.iter().flat_map(StepCode::kernels) {
+            kernels.insert(k.name.clone(), k);
+        }
+    }
+    let mut all: Vec<&Kernel> = kernels.into_values().collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    let libs = Libs::build(&all);
+    let mut failures = Vec::new();
+    for (name, g, program, codes, args, tol) in &plans {
+        let want = execute(g, args, 7).expect("the reference runs");
+        match run_plan(program.plan(), codes, &libs, args, 7) {
+            Ok(got) => {
+                if let Err(e) = agree(&got, &want, *tol) {
+                    failures.push(format!("{name}: {e}\n{}", program.describe()));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} graphs differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    let blocks = all
+        .iter()
+        .filter(|k| matches!(k.shape, Shape::BlockPerOutput { .. }))
+        .count();
+    eprintln!(
+        "{} graphs emulated, {} kernels ({blocks} block-per-output)",
+        plans.len(),
+        all.len()
+    );
+    assert!(
+        plans.len() >= 300 && blocks >= 16,
+        "{} graphs, {blocks} block kernels",
+        plans.len()
+    );
+}
