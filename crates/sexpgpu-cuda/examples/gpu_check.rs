@@ -4,7 +4,7 @@
 //! CUDA backend, then bf16 matmul throughput. Prints one line per check
 //! and exits 1 when a check fails. Measures; claims nothing it did not run.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
 
 use std::process::ExitCode;
@@ -57,20 +57,20 @@ fn mismatch(got: &[Tensor], want: &[Tensor], tol: f64) -> Option<String> {
 /// arena and the kernel cache); returns the number of failures.
 fn random_graphs(be: &CudaBackend) -> usize {
     let (mut failed, mut exact, mut near, mut differ) = (0, 0, 0, 0);
-    let seeds = (0..150u64).map(|s| (s, common::Family::Exact));
-    for (seed, family) in seeds.chain((1000..1150).map(|s| (s, common::Family::Smooth))) {
-        let b = common::build(seed, family);
+    let seeds = (0..150u64).map(|s| (s, common::graphs::Family::Exact));
+    for (seed, family) in seeds.chain((1000..1150).map(|s| (s, common::graphs::Family::Smooth))) {
+        let b = common::graphs::build(seed, family);
         let want = execute(&b.g, &b.args, 7).expect("the reference runs");
         let program = compile(&b.g).expect("the graph compiles");
         let mut arena = Arena::default();
         let bf16 = b.args.iter().any(|a| a.dtype() == DType::BF16)
             || b.g.outputs().iter().any(|&o| b.g.dtype(o) == DType::BF16);
         let (tol, must) = match family {
-            common::Family::Smooth => (if bf16 { 3e-2 } else { 1e-4 }, true),
-            common::Family::Exact if uses_transcendentals(&b.g) => {
+            common::graphs::Family::Smooth => (if bf16 { 3e-2 } else { 1e-4 }, true),
+            common::graphs::Family::Exact if uses_transcendentals(&b.g) => {
                 (if bf16 { 1e-2 } else { 1e-5 }, false)
             }
-            common::Family::Exact => (0.0, true),
+            common::graphs::Family::Exact => (0.0, true),
         };
         for round in 0..2 {
             let got = match program.run_on(be, &mut arena, &b.args, 7) {

@@ -6,6 +6,10 @@
 //! NVRTC or ptxas error, and when the wheels are missing (never passes
 //! without compiling).
 
+// The CPU backend's random graphs and test data, shared by path (one
+// crate's tests cannot import another's), so the kernels checked here are
+// those of the graphs the CPU's compiled-vs-reference tests run.
+#[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
 mod programs;
 
@@ -50,11 +54,16 @@ fn toolchain() -> (Nvrtc, PathBuf) {
 
 /// The random graphs of the compiled-vs-reference tests (both families).
 fn random_graphs() -> Vec<(String, Graph)> {
-    let exact = (0..150).map(|s| (s, common::Family::Exact));
-    let smooth = (1000..1150).map(|s| (s, common::Family::Smooth));
+    let exact = (0..150).map(|s| (s, common::graphs::Family::Exact));
+    let smooth = (1000..1150).map(|s| (s, common::graphs::Family::Smooth));
     exact
         .chain(smooth)
-        .map(|(seed, family)| (format!("random{seed}"), common::build(seed, family).g))
+        .map(|(seed, family)| {
+            (
+                format!("random{seed}"),
+                common::graphs::build(seed, family).g,
+            )
+        })
         .collect()
 }
 

@@ -8,6 +8,10 @@
 //! within tolerance for the smooth ones. Plans with block-per-output
 //! reductions (which need real thread blocks) are left to the GPU check.
 
+// The CPU backend's random graphs and test data, shared by path (one
+// crate's tests cannot import another's), so the kernels checked here are
+// those of the graphs the CPU's compiled-vs-reference tests run.
+#[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
 mod programs;
 
@@ -448,11 +452,11 @@ fn examples() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
 fn generated_kernels_compute_the_references_results() {
     let mut cases: Vec<(String, Graph, Vec<Tensor>, f64)> = Vec::new();
     for seed in 0..150 {
-        let b = common::build(seed, common::Family::Exact);
+        let b = common::graphs::build(seed, common::graphs::Family::Exact);
         cases.push((format!("random{seed}"), b.g, b.args, 0.0));
     }
     for seed in 1000..1150 {
-        let b = common::build(seed, common::Family::Smooth);
+        let b = common::graphs::build(seed, common::graphs::Family::Smooth);
         let bf16 = b.args.iter().any(|a| a.dtype() == DType::BF16);
         cases.push((
             format!("random{seed}"),

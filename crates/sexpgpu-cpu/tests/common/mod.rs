@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod graphs;
+
 use sexpgpu_cpu::compile;
 use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};
 pub use uitest::support::Rng;

@@ -1,69 +1,16 @@
-//! The random graphs of `sexpgpu-cpu`'s `tests/random_graphs.rs` (the same
-//! builder and seeds, copied because one crate's tests cannot import
-//! another's), so the kernels compiled here are the kernels the CPU's
-//! compiled-vs-reference tests run.
+//! Randomly built graphs (fixed seeds) mixing every kind of node, so that
+//! fusion, views, copies and slot reuse meet in combinations no hand-written
+//! test lists. Exact graphs avoid float sums and float matmuls (whose order
+//! of accumulation differs from the reference); the smooth family uses them
+//! but only smooth float ops after them, so a last-bit difference cannot
+//! flip a comparison. The CPU backend's tests run them against the
+//! reference; the CUDA backend's tests compile and emulate the kernels of
+//! the same graphs (they include this file by path).
 
-#![allow(dead_code)]
-
+use super::{tensor, Rng};
 use sexpgpu_graph::{
     BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
 };
-
-/// xorshift64*: small, deterministic, good enough for test data.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn float(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `[lo, hi)`; `lo` when the range is empty.
-    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        lo + (self.next_u64() % (hi - lo) as u64) as i64
-    }
-}
-
-/// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]
-/// (with a few near the i32 limits to exercise wrapping), booleans.
-pub fn tensor(rng: &mut Rng, dims: &[usize], dtype: DType) -> Tensor {
-    let shape = Shape::from(dims);
-    let n = shape.numel();
-    match dtype {
-        DType::F32 | DType::BF16 => {
-            let v: Vec<f64> = (0..n).map(|_| rng.float(-3.0, 3.0)).collect();
-            Tensor::from_f64s(shape, &v, dtype).unwrap()
-        }
-        DType::I32 | DType::I64 => {
-            let v: Vec<i64> = (0..n)
-                .map(|_| match rng.int(0, 20) {
-                    0 => i64::from(i32::MAX) - rng.int(0, 3),
-                    1 => i64::from(i32::MIN) + rng.int(0, 3),
-                    _ => rng.int(-50, 50),
-                })
-                .collect();
-            Tensor::from_i64s(shape, &v, dtype).unwrap()
-        }
-        DType::Bool => {
-            let v: Vec<i64> = (0..n).map(|_| rng.int(0, 2)).collect();
-            Tensor::from_i64s(shape, &v, dtype).unwrap()
-        }
-    }
-}
 
 #[derive(Clone, Copy, PartialEq)]
 pub enum Family {
