@@ -17,6 +17,7 @@ pub use crate::alias::Aliases;
 pub use crate::builtin_names::Builtin;
 pub use crate::dims::DimValues;
 pub use crate::program::{Decl, Module, Program};
+pub use crate::resolved::{TypeName, TypeNames};
 pub use crate::signature::{ParamSig, Signature, Signatures};
 pub use crate::size::{Formula, Poly, Size, Step, Symbol};
 pub use crate::typed::{
@@ -57,6 +58,15 @@ impl Checked {
             },
             _ => None,
         }
+    }
+
+    /// What the name written at `span` in a type, a signature, an alias
+    /// declaration or a cast means (`file.` of `file.Name` included), as
+    /// the checker resolved it; recorded only when `Options::resolutions`
+    /// is on, and `None` where nothing was resolved (a mistake, or a file
+    /// with a syntax error).
+    pub fn type_name_resolution(&self, span: Span) -> Option<TypeName> {
+        self.type_names.get(span)
     }
 
     /// The declaring name of top-level `name` in `file`: the first
@@ -132,6 +142,7 @@ impl Checked {
             dims: &self.dims,
             aliases: &self.aliases,
             alias_cache: &alias_cache,
+            resolutions: None,
         };
         // Its mistakes were reported when the program was checked.
         let mut sink = Vec::new();
@@ -236,6 +247,77 @@ mod tests {
                 call@5:23 -> 4:4
                 field a@5:23 -> 2:3"#]],
         );
+    }
+
+    /// Checks `main.ss` with resolutions recorded and shows, for each name
+    /// written in its types, what `type_name_resolution` says.
+    fn check_types(src: &str, expect: Expect) {
+        let mut files = MemoryFiles::new();
+        files.insert("main.ss", src);
+        let mut map = SourceMap::new();
+        let options = Options {
+            resolutions: true,
+            ..Options::default()
+        };
+        let checked = check_program(&mut map, &files, &[PathBuf::from("main.ss")], &options);
+        let main = checked.user_modules().next().expect("main.ss").file;
+        let text = map.text(main).to_string();
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            if c.is_alphanumeric() || c == '_' {
+                continue;
+            }
+            let span = Span::new(main, start as u32, i as u32);
+            start = i + c.len_utf8();
+            let Some(what) = checked.type_name_resolution(span) else {
+                continue;
+            };
+            let at = map.line_col(main, span.start);
+            let what = match what {
+                TypeName::Decl { file, name } => {
+                    let decl = checked.decl_name_span(file, name).expect("declared");
+                    let to = map.line_col(decl.file, decl.start);
+                    format!("{name} declared at {}:{}", to.line, to.col)
+                }
+                TypeName::Generic(name) => format!("generic {name}"),
+            };
+            lines.push(format!("{}:{} -> {what}", at.line, at.col));
+        }
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn names_in_types_resolve_when_recorded() {
+        check_types(
+            "dim D = 4\ndim Row = [n D]\nrecord R {\n  a: [m]\n}\nfn f(x: Row, r: R) -> [n (D 2)] = x\n",
+            expect![[r#"
+                2:12 -> generic n
+                2:14 -> D declared at 1:5
+                4:7 -> generic m
+                6:9 -> Row declared at 2:5
+                6:17 -> R declared at 3:8
+                6:24 -> generic n
+                6:27 -> D declared at 1:5"#]],
+        );
+    }
+
+    #[test]
+    fn plain_check_records_no_resolutions() {
+        let mut files = MemoryFiles::new();
+        files.insert("main.ss", "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n");
+        let mut map = SourceMap::new();
+        let checked = check_program(
+            &mut map,
+            &files,
+            &[PathBuf::from("main.ss")],
+            &Options::default(),
+        );
+        let main = checked.user_modules().next().expect("main.ss").file;
+        assert_eq!(checked.type_name_resolution(Span::new(main, 21, 22)), None);
     }
 
     #[test]

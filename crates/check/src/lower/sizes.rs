@@ -84,7 +84,7 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }
             SizeExprKind::Name(name) if origin == self.module => {
-                if let Some(symbol) = self.resolved_symbol(name.name) {
+                if let Some(symbol) = self.resolved_symbol(name) {
                     return Some(SizeVal::Poly(Poly::symbol(symbol)));
                 }
             }
@@ -244,7 +244,7 @@ impl<'a> Lowerer<'a, '_> {
         spot: SizeSpot,
     ) -> Option<Symbol> {
         if path.file.is_none() && origin == self.module {
-            if let Some(symbol) = self.resolved_symbol(path.name.name) {
+            if let Some(symbol) = self.resolved_symbol(&path.name) {
                 return Some(symbol);
             }
         }
@@ -321,12 +321,16 @@ impl<'a> Lowerer<'a, '_> {
         }
         // A signature has few generic axes: a scan beats hashing the name.
         if let Some(known) = self.generic_order.iter().find(|g| **g == name.name) {
-            return Some(Symbol::Generic(*known));
+            let symbol = Symbol::Generic(*known);
+            self.note_symbol(name, &symbol);
+            return Some(symbol);
         }
         let key: Name = name.name;
         if self.place != Place::Return {
             self.generic_order.push(key);
-            return Some(Symbol::Generic(key));
+            let symbol = Symbol::Generic(key);
+            self.note_symbol(name, &symbol);
+            return Some(symbol);
         }
         if !self.params_incomplete {
             self.report_unknown_size(name);

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use check::hir::{Callee, ExprInfo, Resolution};
+use check::hir::{Callee, ExprInfo, Resolution, TypeName};
 use diag::{FileId, SourceMap, Span};
 use syntax::ast;
 
@@ -138,6 +138,15 @@ impl Walker<'_, '_, '_> {
 
     /// `name` or `file.name` at the top level.
     fn resolve_path(&mut self, path: &ast::Path) -> Option<DefId> {
+        if let Some(def) = self.type_decl_by_checker(path.name.span) {
+            if let Some(file) = &path.file {
+                if let Some(import) = self.type_decl_by_checker(file.span) {
+                    self.occur(file.span, import, false);
+                }
+            }
+            self.occur(path.name.span, def, false);
+            return Some(def);
+        }
         let def = match &path.file {
             Some(file) => {
                 let target = self.source.imports.get(file.name.as_str()).copied();
@@ -402,6 +411,10 @@ impl Walker<'_, '_, '_> {
     /// alias, or (where types introduce names) a new generic axis.
     fn axis_name(&mut self, name: &ast::Ident, introduce: bool) {
         if name.is_missing() {
+            return;
+        }
+        if let Some(def) = self.type_decl_by_checker(name.span) {
+            self.occur(name.span, def, false);
             return;
         }
         let found = self
@@ -681,6 +694,16 @@ impl Walker<'_, '_, '_> {
             return None;
         }
         let def = self.checked.callee_name_span(&call.callee)?;
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The top-level declaration (a dim, an alias, a model, a record, an
+    /// import) the checker resolved the name written at `span` in a type to.
+    fn type_decl_by_checker(&self, span: Span) -> Option<DefId> {
+        let TypeName::Decl { file, name } = self.checked.type_name_resolution(span)? else {
+            return None;
+        };
+        let def = self.checked.decl_name_span(file, name)?;
         self.index.defs.contains_key(&def).then_some(def)
     }
 

@@ -68,7 +68,12 @@ impl Analysis {
         extra: &[LibraryFile],
     ) -> Analysis {
         let mut map = SourceMap::new();
-        let checked = check::check(&mut map, files, roots, options);
+        // The editor reads what the checker resolved names in types to.
+        let options = Options {
+            resolutions: true,
+            ..options.clone()
+        };
+        let checked = check::check(&mut map, files, roots, &options);
         let mut library: Vec<FileId> = checked.library.iter().map(|(f, _)| *f).collect();
         let mut paths = HashMap::new();
         let mut shown = HashMap::new();

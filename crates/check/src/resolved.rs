@@ -1,0 +1,62 @@
+//! What the names written in types, signatures and alias declarations
+//! were resolved to, recorded as the lowering resolves them, for the
+//! language server (`docs/shapescript/names.md` says how names are found).
+//! Recorded only when `Options::resolutions` is on: plain `check` keeps no
+//! table and pays one untaken branch per name.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use diag::{FileId, Span};
+use syntax::Name;
+
+/// What a name written in a type refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeName {
+    /// A top-level declaration (a dim, a shape alias, a model, a record, an
+    /// import), by the file whose table holds it and its name there; its
+    /// declaring name is `Checked::decl_name_span(file, name)`.
+    Decl { file: FileId, name: Name },
+    /// A generic axis of the signature, or an alias declaration's own axis
+    /// name.
+    Generic(Name),
+}
+
+/// The resolutions recorded while checking, by the written name's span.
+#[derive(Default)]
+pub struct Recorder {
+    names: RefCell<Vec<(Span, TypeName)>>,
+}
+
+impl Recorder {
+    /// Notes that the name written at `span` means `what`.
+    pub fn note(&self, span: Span, what: TypeName) {
+        if !span.is_empty() {
+            self.names.borrow_mut().push((span, what));
+        }
+    }
+
+    /// The table of what was recorded; the first resolution of a span wins
+    /// (an alias's axes are lowered again at each use, the same way).
+    pub fn finish(self) -> TypeNames {
+        let mut map = HashMap::new();
+        for (span, what) in self.names.into_inner() {
+            map.entry(span).or_insert(what);
+        }
+        TypeNames { map }
+    }
+}
+
+/// The recorded resolutions of names in types (empty unless
+/// `Options::resolutions` was on).
+#[derive(Default, Debug)]
+pub struct TypeNames {
+    map: HashMap<Span, TypeName>,
+}
+
+impl TypeNames {
+    /// What the name written at `span` was resolved to, if recorded.
+    pub fn get(&self, span: Span) -> Option<TypeName> {
+        self.map.get(&span).copied()
+    }
+}
