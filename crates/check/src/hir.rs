@@ -107,6 +107,49 @@ impl Checked {
         }
     }
 
+    /// The declaring name of the parameter (or record field) that the
+    /// argument whose value is at `value` binds in the checked call at
+    /// `call`; `None` for a built-in, or an argument the call keeps as a
+    /// position or a size rather than an expression.
+    pub fn arg_param_span(&self, call: Span, value: Span) -> Option<Span> {
+        let ExprInfo::Call(info) = &self.bodies.expr(call)?.info else {
+            return None;
+        };
+        let index = info
+            .args
+            .iter()
+            .position(|a| matches!(a, BoundArg::Expr { span, .. } if *span == value))?;
+        self.param_name_span(&info.callee, index)
+    }
+
+    /// The declaring name of parameter `index` of what `callee` calls (a
+    /// record's fields are its parameters).
+    fn param_name_span(&self, callee: &Callee, index: usize) -> Option<Span> {
+        let params = match callee {
+            Callee::Fn { file, name } | Callee::Extern { file, name, .. } => {
+                match self.program.decl(*file, *name)? {
+                    Decl::Fn(f) => &f.params,
+                    Decl::ExternFn(f) => &f.params,
+                    _ => return None,
+                }
+            }
+            Callee::Record { file, name } => match self.program.decl(*file, *name)? {
+                Decl::Record(r) => return r.fields.get(index).map(|f| f.name.span),
+                _ => return None,
+            },
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => match self.program.decl(*file, *model)? {
+                Decl::Model(m) => &m.methods.iter().find(|f| f.name.name == *method)?.params,
+                _ => return None,
+            },
+            Callee::Builtin(_) => return None,
+        };
+        params.get(index).map(|p| p.name.span)
+    }
+
     /// The declaring name of the field that the checked field expression
     /// at `span` (`base.name`, `base` at `base`) reads.
     pub fn field_name_span(&self, span: Span, base: Span) -> Option<Span> {
@@ -213,6 +256,17 @@ mod tests {
                             place(e.span),
                             decl.unwrap_or_default()
                         ));
+                        for arg in &call.args {
+                            let BoundArg::Expr { span, .. } = arg else {
+                                continue;
+                            };
+                            let param = checked.arg_param_span(e.span, *span).map(place);
+                            lines.push(format!(
+                                "  arg@{} -> {}",
+                                place(*span),
+                                param.unwrap_or_default()
+                            ));
+                        }
                     }
                     ExprInfo::Field { field, .. } => {
                         // The base is the expression just before the field name.
@@ -243,8 +297,10 @@ mod tests {
             expect![[r#"
                 x@4:28 -> local declared at 4:9
                 call@4:24 -> 1:8
+                  arg@4:28 -> 2:3
                 x@5:28 -> local declared at 5:6
                 call@5:23 -> 4:4
+                  arg@5:28 -> 4:9
                 field a@5:23 -> 2:3"#]],
         );
     }

@@ -189,6 +189,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// `Program::lookup(origin, path)`; a plain name of this module is
     /// found in its table directly.
+    #[inline]
     fn lookup<'p>(
         &self,
         origin: FileId,
@@ -842,7 +843,7 @@ fn note_path(record: &Recorder, origin: FileId, path: &ast::Path, file: FileId) 
 /// `Lowerer::note_symbol`'s work, apart, as `note_path`.
 #[cold]
 #[inline(never)]
-fn note_symbol(record: &Recorder, name: &ast::Ident, symbol: &Symbol) {
+pub(super) fn note_symbol(record: &Recorder, name: &ast::Ident, symbol: &Symbol) {
     let what = match symbol {
         Symbol::Dim { file, name } => TypeName::Decl {
             file: *file,

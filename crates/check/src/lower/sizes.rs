@@ -315,22 +315,29 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
+    #[inline]
     pub(super) fn generic(&mut self, name: &ast::Ident) -> Option<Symbol> {
+        let symbol = self.generic_symbol(name);
+        if let (Some(record), Some(symbol)) = (self.env.resolutions, &symbol) {
+            super::note_symbol(record, name, symbol);
+        }
+        symbol
+    }
+
+    /// `generic`, without noting the resolution.
+    #[inline]
+    fn generic_symbol(&mut self, name: &ast::Ident) -> Option<Symbol> {
         if self.recording > 0 {
             self.resolved.recorded.push(name.name);
         }
         // A signature has few generic axes: a scan beats hashing the name.
         if let Some(known) = self.generic_order.iter().find(|g| **g == name.name) {
-            let symbol = Symbol::Generic(*known);
-            self.note_symbol(name, &symbol);
-            return Some(symbol);
+            return Some(Symbol::Generic(*known));
         }
         let key: Name = name.name;
         if self.place != Place::Return {
             self.generic_order.push(key);
-            let symbol = Symbol::Generic(key);
-            self.note_symbol(name, &symbol);
-            return Some(symbol);
+            return Some(Symbol::Generic(key));
         }
         if !self.params_incomplete {
             self.report_unknown_size(name);

@@ -647,6 +647,10 @@ impl Walker<'_, '_, '_> {
         }
         for arg in args {
             let Some(key) = &arg.name else { continue };
+            if let Some(def) = self.arg_param_by_checker(expr.span, arg.value.span) {
+                self.occur(key.span, def, false);
+                continue;
+            }
             let param = params
                 .iter()
                 .flatten()
@@ -704,6 +708,13 @@ impl Walker<'_, '_, '_> {
             return None;
         };
         let def = self.checked.decl_name_span(file, name)?;
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The parameter (or record field) the checker bound the argument
+    /// whose value is at `value` to, in the call at `call`.
+    fn arg_param_by_checker(&self, call: Span, value: Span) -> Option<DefId> {
+        let def = self.checked.arg_param_span(call, value)?;
         self.index.defs.contains_key(&def).then_some(def)
     }
 
