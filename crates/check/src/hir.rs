@@ -69,6 +69,28 @@ impl Checked {
         self.type_names.get(span)
     }
 
+    /// Where generic axis `name`, used at `span` (in a type or a body), is
+    /// declared: a model's size parameter, else its first occurrence in
+    /// the types of the enclosing function, record or alias declaration.
+    /// Needs `Options::resolutions`.
+    pub fn generic_decl_span(&self, span: Span, name: Name) -> Option<Span> {
+        let module = self.program.get_module(span.file)?;
+        let inside = |s: Span| s.start <= span.start && span.end <= s.end;
+        let item = module.ast.items.iter().find(|i| inside(i.span()))?;
+        let scope = match item {
+            ast::Item::Model(m) => {
+                if let Some(param) = m.size_params.iter().find(|p| p.name == name) {
+                    return Some(param.span);
+                }
+                let method = m.methods.iter().find(|f| inside(f.span));
+                method.map_or(m.span, |f| f.span)
+            }
+            _ => item.span(),
+        };
+        self.type_names
+            .first_generic(span.file, scope.start, scope.end, name)
+    }
+
     /// The declaring name of top-level `name` in `file`: the first
     /// declaration of that name, as every lookup finds it.
     pub fn decl_name_span(&self, file: FileId, name: Name) -> Option<Span> {
@@ -339,7 +361,11 @@ mod tests {
                     let to = map.line_col(decl.file, decl.start);
                     format!("{name} declared at {}:{}", to.line, to.col)
                 }
-                TypeName::Generic(name) => format!("generic {name}"),
+                TypeName::Generic(name) => {
+                    let decl = checked.generic_decl_span(span, name).expect("declared");
+                    let to = map.line_col(decl.file, decl.start);
+                    format!("generic {name} declared at {}:{}", to.line, to.col)
+                }
             };
             lines.push(format!("{}:{} -> {what}", at.line, at.col));
         }
@@ -351,13 +377,27 @@ mod tests {
         check_types(
             "dim D = 4\ndim Row = [n D]\nrecord R {\n  a: [m]\n}\nfn f(x: Row, r: R) -> [n (D 2)] = x\n",
             expect![[r#"
-                2:12 -> generic n
+                2:12 -> generic n declared at 2:12
                 2:14 -> D declared at 1:5
-                4:7 -> generic m
+                4:7 -> generic m declared at 4:7
                 6:9 -> Row declared at 2:5
                 6:17 -> R declared at 3:8
-                6:24 -> generic n
+                6:24 -> generic n declared at 6:24
                 6:27 -> D declared at 1:5"#]],
+        );
+    }
+
+    #[test]
+    fn model_size_params_and_generic_axes_find_their_declarations() {
+        check_types(
+            "model M(Dm) {\n  w: [Dm Dm]\n  fn forward(self, x: [b Dm]) -> [b Dm] = x\n}\n",
+            expect![[r#"
+                2:7 -> generic Dm declared at 1:9
+                2:10 -> generic Dm declared at 1:9
+                3:24 -> generic b declared at 3:24
+                3:26 -> generic Dm declared at 1:9
+                3:35 -> generic b declared at 3:24
+                3:37 -> generic Dm declared at 1:9"#]],
         );
     }
 

@@ -43,7 +43,15 @@ impl Recorder {
         for (span, what) in self.names.into_inner() {
             map.entry(span).or_insert(what);
         }
-        TypeNames { map }
+        let mut generics: Vec<(Span, Name)> = map
+            .iter()
+            .filter_map(|(span, what)| match what {
+                TypeName::Generic(name) => Some((*span, *name)),
+                TypeName::Decl { .. } => None,
+            })
+            .collect();
+        generics.sort_by_key(|(span, _)| (span.file, span.start));
+        TypeNames { map, generics }
     }
 }
 
@@ -52,11 +60,26 @@ impl Recorder {
 #[derive(Default, Debug)]
 pub struct TypeNames {
     map: HashMap<Span, TypeName>,
+    /// The names resolved to generic axes, by place.
+    generics: Vec<(Span, Name)>,
 }
 
 impl TypeNames {
     /// What the name written at `span` was resolved to, if recorded.
     pub fn get(&self, span: Span) -> Option<TypeName> {
         self.map.get(&span).copied()
+    }
+
+    /// The first name resolved to generic axis `name` in `file` from
+    /// `from` to `to`.
+    pub fn first_generic(&self, file: FileId, from: u32, to: u32, name: Name) -> Option<Span> {
+        let start = self
+            .generics
+            .partition_point(|(s, _)| (s.file, s.start) < (file, from));
+        self.generics[start..]
+            .iter()
+            .take_while(|(s, _)| s.file == file && s.start < to)
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
     }
 }

@@ -417,6 +417,16 @@ impl Walker<'_, '_, '_> {
             self.occur(name.span, def, false);
             return;
         }
+        match self.generic_by_checker(name.span) {
+            // The checker found the axis introduced here: the walk below
+            // declares it.
+            Some(decl) if decl == name.span => {}
+            Some(decl) if self.index.defs.contains_key(&decl) => {
+                self.occur(name.span, decl, false);
+                return;
+            }
+            _ => {}
+        }
         let found = self
             .lookup_scoped(&name.name)
             .filter(|d| self.index.defs.get(d).is_some_and(|d| !d.kind.is_value()))
@@ -677,12 +687,12 @@ impl Walker<'_, '_, '_> {
 
     /// The declaration the checker resolved the name expression at `span`
     /// to, where it checked the body and the index has that declaration
-    /// (`self` and a generic axis are found by scope instead).
+    /// (`self` is found by scope instead).
     fn resolved_by_checker(&self, span: Span) -> Option<DefId> {
         let def = match self.checked.name_resolution(span)? {
             Resolution::Local { decl } => decl,
             Resolution::Dim { file, name } => self.checked.decl_name_span(file, name)?,
-            Resolution::Generic(_) => return None,
+            Resolution::Generic(name) => self.checked.generic_decl_span(span, name)?,
         };
         self.index.defs.contains_key(&def).then_some(def)
     }
@@ -699,6 +709,15 @@ impl Walker<'_, '_, '_> {
         }
         let def = self.checked.callee_name_span(&call.callee)?;
         self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// Where the generic axis the checker resolved the name written at
+    /// `span` in a type to is declared.
+    fn generic_by_checker(&self, span: Span) -> Option<DefId> {
+        let TypeName::Generic(name) = self.checked.type_name_resolution(span)? else {
+            return None;
+        };
+        self.checked.generic_decl_span(span, name)
     }
 
     /// The top-level declaration (a dim, an alias, a model, a record, an
