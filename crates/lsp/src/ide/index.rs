@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use check::hir::{Callee, ExprInfo, Resolution, TypeName};
 use diag::{FileId, SourceMap, Span};
-use syntax::ast;
+use syntax::{ast, Name};
 
 use super::defs::{CallSite, DefId, DefKind, Index, Occurrence, Source, Visible};
 use super::register::{new_def, register_items};
@@ -63,7 +63,7 @@ fn named_lets(index: &Index, bodies: &check::hir::Bodies) -> HashMap<Span, DefId
             ty = elem;
         }
         if let check::hir::TyKind::Named { file, name, .. } = &ty.kind {
-            if let Some(def) = index.top.get(file).and_then(|names| names.get(&**name)) {
+            if let Some(def) = index.top.get(file).and_then(|names| names.get(name)) {
                 out.insert(binding.span, *def);
             }
         }
@@ -78,7 +78,7 @@ struct Walker<'i, 's, 'e> {
     library: &'s [FileId],
     map: &'e SourceMap,
     /// Innermost last: names of locals, parameters, generic axes, `self`.
-    scopes: Vec<Vec<(String, DefId)>>,
+    scopes: Vec<Vec<(Name, DefId)>>,
     /// The group label of what is being walked (`fn f`, `model M`).
     container: Option<String>,
     /// The model whose fields and methods `self.` finds.
@@ -110,9 +110,9 @@ impl Walker<'_, '_, '_> {
         self.occur(name.span, name.span, true);
     }
 
-    fn bind(&mut self, name: &str, def: DefId) {
+    fn bind(&mut self, name: Name, def: DefId) {
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name.to_string(), def));
+            scope.push((name, def));
         }
     }
 
@@ -125,14 +125,17 @@ impl Walker<'_, '_, '_> {
         });
     }
 
-    fn lookup_scoped(&self, name: &str) -> Option<DefId> {
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|scope| scope.iter().rev().find(|(n, _)| n == name).map(|(_, d)| *d))
+    fn lookup_scoped(&self, name: Name) -> Option<DefId> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map(|(_, d)| *d)
+        })
     }
 
-    fn lookup_top(&self, name: &str) -> Option<DefId> {
+    fn lookup_top(&self, name: Name) -> Option<DefId> {
         self.index.lookup_top(self.file(), self.library, name)
     }
 
@@ -149,19 +152,15 @@ impl Walker<'_, '_, '_> {
         }
         let def = match &path.file {
             Some(file) => {
-                let target = self.source.imports.get(file.name.as_str()).copied();
-                if let Some(import) = self.lookup_top(&file.name) {
+                let target = self.source.imports.get(&file.name).copied();
+                if let Some(import) = self.lookup_top(file.name) {
                     self.occur(file.span, import, false);
                 }
-                self.index
-                    .top
-                    .get(&target?)?
-                    .get(path.name.name.as_str())
-                    .copied()
+                self.index.top.get(&target?)?.get(&path.name.name).copied()
             }
             None => self
-                .lookup_scoped(&path.name.name)
-                .or_else(|| self.lookup_top(&path.name.name)),
+                .lookup_scoped(path.name.name)
+                .or_else(|| self.lookup_top(path.name.name)),
         }?;
         self.occur(path.name.span, def, false);
         Some(def)
@@ -224,7 +223,7 @@ impl Walker<'_, '_, '_> {
             let def = new_def(param, DefKind::SizeParam, param.span, Some(label.clone()));
             self.index.defs.insert(param.span, def);
             self.declare(param);
-            self.bind(&param.name, param.span);
+            self.bind(param.name, param.span);
             self.visible(param.span, m.span.start, m.span.end);
         }
         for field in &m.fields {
@@ -236,7 +235,7 @@ impl Walker<'_, '_, '_> {
             }
             self.container = Some(format!("fn {}.{}", m.name.name, method.name.name));
             let saved = self.scopes.clone();
-            self.scopes.push(vec![("self".to_string(), m.name.span)]);
+            self.scopes.push(vec![(Name::new("self"), m.name.span)]);
             if let Some(span) = method.self_param {
                 self.occur(span, m.name.span, false);
             }
@@ -296,7 +295,7 @@ impl Walker<'_, '_, '_> {
                 self.expr(default);
             }
         }
-        let generics: Vec<(String, DefId)> = self.scopes[base - 1].clone();
+        let generics: Vec<(Name, DefId)> = self.scopes[base - 1].clone();
         for (_, def) in &generics {
             self.visible(*def, span.start, span.end);
         }
@@ -305,7 +304,7 @@ impl Walker<'_, '_, '_> {
                 continue;
             }
             self.declare(&param.name);
-            self.bind(&param.name.name, param.name.span);
+            self.bind(param.name.name, param.name.span);
             self.visible(param.name.span, span.start, span.end);
         }
         let _ = owner;
@@ -428,10 +427,10 @@ impl Walker<'_, '_, '_> {
             _ => {}
         }
         let found = self
-            .lookup_scoped(&name.name)
+            .lookup_scoped(name.name)
             .filter(|d| self.index.defs.get(d).is_some_and(|d| !d.kind.is_value()))
             .or_else(|| {
-                self.lookup_top(&name.name).filter(|d| {
+                self.lookup_top(name.name).filter(|d| {
                     matches!(
                         self.index.defs.get(d).map(|d| d.kind),
                         Some(DefKind::Dim | DefKind::Alias)
@@ -444,7 +443,7 @@ impl Walker<'_, '_, '_> {
                 let def = new_def(name, DefKind::Generic, name.span, self.container.clone());
                 self.index.defs.insert(name.span, def);
                 self.declare(name);
-                self.bind(&name.name, name.span);
+                self.bind(name.name, name.span);
             }
             None => {}
         }
@@ -472,7 +471,7 @@ impl Walker<'_, '_, '_> {
         def.container = self.container.clone();
         def.named_ty = self.let_named.get(&name.span).copied();
         self.declare(name);
-        self.bind(&name.name, name.span);
+        self.bind(name.name, name.span);
         self.visible(name.span, item_span.end, visible_to);
     }
 
@@ -508,7 +507,7 @@ impl Walker<'_, '_, '_> {
             }
             ast::StmtKind::Assign { name, value } => {
                 self.expr(value);
-                if let Some(def) = self.lookup_scoped(&name.name) {
+                if let Some(def) = self.lookup_scoped(name.name) {
                     self.occur(name.span, def, false);
                 }
             }
@@ -542,8 +541,8 @@ impl Walker<'_, '_, '_> {
             ast::ExprKind::Name(name) => {
                 let def = self
                     .resolved_by_checker(name.span)
-                    .or_else(|| self.lookup_scoped(&name.name))
-                    .or_else(|| self.lookup_top(&name.name))?;
+                    .or_else(|| self.lookup_scoped(name.name))
+                    .or_else(|| self.lookup_top(name.name))?;
                 self.occur(name.span, def, false);
                 Some(def)
             }
@@ -556,16 +555,13 @@ impl Walker<'_, '_, '_> {
                 let base_def = self.expr(base)?;
                 let base = self.index.defs.get(&base_def)?;
                 let def = match base.kind {
-                    DefKind::Import(Some(target)) => self
-                        .index
-                        .top
-                        .get(&target)?
-                        .get(name.name.as_str())
-                        .copied(),
-                    DefKind::Model | DefKind::Record => self.member(base_def, &name.name),
+                    DefKind::Import(Some(target)) => {
+                        self.index.top.get(&target)?.get(&name.name).copied()
+                    }
+                    DefKind::Model | DefKind::Record => self.member(base_def, name.name),
                     _ => base
                         .named_ty
-                        .and_then(|owner| self.member(owner, &name.name)),
+                        .and_then(|owner| self.member(owner, name.name)),
                 }?;
                 self.occur(name.span, def, false);
                 Some(def)
@@ -647,7 +643,7 @@ impl Walker<'_, '_, '_> {
             _ => self.expr(callee),
         };
         let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
-        let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
+        let mut pattern_axes: Vec<(Name, DefId)> = Vec::new();
         for arg in args {
             if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
                 pattern_axes.extend(self.pattern(pattern));
@@ -679,7 +675,7 @@ impl Walker<'_, '_, '_> {
             callee: callee_def,
             args: args
                 .iter()
-                .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
+                .map(|a| (a.span, a.name.as_ref().map(|n| n.name)))
                 .collect(),
         };
         self.index.calls.entry(self.file()).or_default().push(site);
@@ -743,18 +739,18 @@ impl Walker<'_, '_, '_> {
         self.index.defs.contains_key(&def).then_some(def)
     }
 
-    fn member(&self, owner: DefId, name: &str) -> Option<DefId> {
+    fn member(&self, owner: DefId, name: Name) -> Option<DefId> {
         self.index
             .members
             .get(&owner)?
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .map(|(_, d)| *d)
     }
 
     /// A pattern's names are its own axes: the first occurrence declares each.
-    fn pattern(&mut self, pattern: &ast::Pattern) -> Vec<(String, DefId)> {
-        let mut axes: Vec<(String, DefId)> = Vec::new();
+    fn pattern(&mut self, pattern: &ast::Pattern) -> Vec<(Name, DefId)> {
+        let mut axes: Vec<(Name, DefId)> = Vec::new();
         let mut names = Vec::new();
         for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
             pattern_names(&list.axes, &mut names);
@@ -772,7 +768,7 @@ impl Walker<'_, '_, '_> {
                     self.index.defs.insert(name.span, def);
                     self.declare(name);
                     self.visible(name.span, pattern.span.start, pattern.span.end);
-                    axes.push((name.name.to_string(), name.span));
+                    axes.push((name.name, name.span));
                 }
             }
         }

@@ -114,7 +114,7 @@ impl Analysis {
                 .map(|m| defs::Source {
                     file: m.file,
                     ast: &m.ast,
-                    imports: m.imports.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                    imports: m.imports.iter().map(|(k, v)| (*k, *v)).collect(),
                 })
                 .collect();
             for (file, ast) in &self.extra_asts {
