@@ -636,7 +636,14 @@ impl Walker<'_, '_, '_> {
     /// site for signature help.
     fn call(&mut self, expr: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) {
         let callee_def = match (&callee.kind, self.callee_by_checker(expr.span)) {
-            (ast::ExprKind::Name(name), Some(def)) => {
+            // A model value called (`m(x)`) names the value, not `forward`.
+            (ast::ExprKind::Name(name), Some((def, false))) => {
+                self.occur(name.span, def, false);
+                Some(def)
+            }
+            // `self.f(x)`, `m.f(x)`, `vision.f(x)`.
+            (ast::ExprKind::Field { base, name }, Some((def, _))) => {
+                self.expr(base);
                 self.occur(name.span, def, false);
                 Some(def)
             }
@@ -693,18 +700,16 @@ impl Walker<'_, '_, '_> {
         self.index.defs.contains_key(&def).then_some(def)
     }
 
-    /// The declaration the checker found a call at `span` to call, for a
-    /// function, extern function or record called by its plain name (a
-    /// model value's `m(x)` names the value, not `forward`).
-    fn callee_by_checker(&self, span: Span) -> Option<DefId> {
+    /// The declaration the checker found a call at `span` to call (a
+    /// function, extern function, record or method; not a built-in), and
+    /// whether it is a method.
+    fn callee_by_checker(&self, span: Span) -> Option<(DefId, bool)> {
         let ExprInfo::Call(call) = &self.checked.bodies.expr(span)?.info else {
             return None;
         };
-        if matches!(call.callee, Callee::Method { .. } | Callee::Builtin(_)) {
-            return None;
-        }
         let def = self.checked.callee_name_span(&call.callee)?;
-        self.index.defs.contains_key(&def).then_some(def)
+        let method = matches!(call.callee, Callee::Method { .. });
+        self.index.defs.contains_key(&def).then_some((def, method))
     }
 
     /// Where the generic axis the checker resolved the name written at
