@@ -166,14 +166,20 @@ mod tests {
         );
         check_definition(
             &[
-                ("app/m.ss", "import vision\nfn f(x: [n]) -> [n] = vision.g$0(y=x)\n"),
+                (
+                    "app/m.ss",
+                    "import vision\nfn f(x: [n]) -> [n] = vision.g$0(y=x)\n",
+                ),
                 ("app/vision.ss", "fn g(y: [n]) -> [n] = y\n"),
             ],
             expect!["app/vision.ss:1:4"],
         );
         check_definition(
             &[
-                ("app/m.ss", "import vision\nfn f(x: [n]) -> [n] = vision.g(y$0=x)\n"),
+                (
+                    "app/m.ss",
+                    "import vision\nfn f(x: [n]) -> [n] = vision.g(y$0=x)\n",
+                ),
                 ("app/vision.ss", "fn g(y: [n]) -> [n] = y\n"),
             ],
             expect!["app/vision.ss:1:6"],
