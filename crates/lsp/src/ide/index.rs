@@ -39,6 +39,7 @@ pub fn build(
             scopes: Vec::new(),
             container: None,
             model: None,
+            self_param: None,
             let_named: &let_named,
             checked,
         };
@@ -83,6 +84,8 @@ struct Walker<'i, 's, 'e> {
     container: Option<String>,
     /// The model whose fields and methods `self.` finds.
     model: Option<DefId>,
+    /// In a method: its `self` parameter, which means the model.
+    self_param: Option<(Span, DefId)>,
     /// The model or record each `let` holds, from the checker's types.
     let_named: &'s HashMap<Span, DefId>,
     /// The checker's results: how it resolved the names of the bodies it
@@ -239,6 +242,7 @@ impl Walker<'_, '_, '_> {
             if let Some(span) = method.self_param {
                 self.occur(span, m.name.span, false);
             }
+            self.self_param = method.self_param.map(|span| (span, m.name.span));
             self.function(
                 method.name.span,
                 &method.params,
@@ -247,6 +251,7 @@ impl Walker<'_, '_, '_> {
                 method.span,
             );
             self.scopes = saved;
+            self.self_param = None;
         }
     }
 
@@ -690,10 +695,13 @@ impl Walker<'_, '_, '_> {
 
     /// The declaration the checker resolved the name expression at `span`
     /// to, where it checked the body and the index has that declaration
-    /// (`self` is found by scope instead).
+    /// (`self` means the model).
     fn resolved_by_checker(&self, span: Span) -> Option<DefId> {
         let def = match self.checked.name_resolution(span)? {
-            Resolution::Local { decl } => decl,
+            Resolution::Local { decl } => match self.self_param {
+                Some((param, model)) if param == decl => model,
+                _ => decl,
+            },
             Resolution::Dim { file, name } => self.checked.decl_name_span(file, name)?,
             Resolution::Generic(name) => self.checked.generic_decl_span(span, name)?,
         };
@@ -701,13 +709,22 @@ impl Walker<'_, '_, '_> {
     }
 
     /// The declaration the checker found a call at `span` to call (a
-    /// function, extern function, record or method; not a built-in), and
-    /// whether it is a method.
+    /// function, extern function, record, method, or a built-in's stub in
+    /// `builtins.ss`), and whether it is a method.
     fn callee_by_checker(&self, span: Span) -> Option<(DefId, bool)> {
         let ExprInfo::Call(call) = &self.checked.bodies.expr(span)?.info else {
             return None;
         };
-        let def = self.checked.callee_name_span(&call.callee)?;
+        let def = match call.callee {
+            // Declared for the editor in `builtins.ss`, a library file.
+            Callee::Builtin(builtin) => {
+                let name = Name::new(builtin.name());
+                self.library
+                    .iter()
+                    .find_map(|f| self.index.top.get(f)?.get(&name).copied())?
+            }
+            _ => self.checked.callee_name_span(&call.callee)?,
+        };
         let method = matches!(call.callee, Callee::Method { .. });
         self.index.defs.contains_key(&def).then_some((def, method))
     }

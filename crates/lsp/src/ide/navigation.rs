@@ -153,6 +153,10 @@ mod tests {
             )],
             expect!["m.ss:2:3"],
         );
+        check_definition(
+            &[("m.ss", "fn f(x: [b n]) -> [b] = sum$0(x, over=n)\n")],
+            expect!["/lib/builtins.ss `sum`"],
+        );
     }
 
     #[test]
