@@ -1,13 +1,17 @@
 //! The name index: walks every file's syntax tree once and records each
 //! declaration (`Def`) and each place a name is written (`Occurrence`), with
 //! the scopes of locals, parameters and generic axes, and the calls; then
-//! puts the checker's types on the values. A name expression, field or
-//! callee of a body the checker typed takes the checker's resolution
-//! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`);
-//! the walker's own scopes answer only where the checker resolved nothing
-//! (types, patterns, files with a syntax error), until the checker records
-//! those too. Every editor feature reads this index; it never reports
-//! diagnostics and never types anything itself.
+//! puts the checker's types on the values. Where the checker resolved a
+//! name, the index takes its answer: plain names, fields, callees (methods,
+//! `file.f` and built-ins included) and arguments of the bodies it typed
+//! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`,
+//! `arg_param_span`), and names in types, signatures and alias declarations
+//! (`Checked::type_name_resolution`, `generic_decl_span`). The walker's own
+//! scopes, keyed by `syntax::Name`, answer only where the checker resolved
+//! nothing: files it never checks (`builtins.ss`), bodies it skips (a file
+//! with a syntax error, the library's), dims' values, pattern axes,
+//! assignments, failed expressions. Every editor feature reads this index;
+//! it never reports diagnostics and never types anything itself.
 
 use std::collections::HashMap;
 
