@@ -375,7 +375,7 @@ mod tests {
     #[test]
     fn names_in_types_resolve_when_recorded() {
         check_types(
-            "dim D = 4\ndim Row = [n D]\nrecord R {\n  a: [m]\n}\nfn f(x: Row, r: R) -> [n (D 2)] = x\n",
+            "dim D = 4\ndim Row = [n D]\nrecord R {\n  a: [m]\n}\nfn f(x: Row, r: R) -> [n (D 2)] = x\ndim E = D * 2\n",
             expect![[r#"
                 2:12 -> generic n declared at 2:12
                 2:14 -> D declared at 1:5
@@ -383,7 +383,8 @@ mod tests {
                 6:9 -> Row declared at 2:5
                 6:17 -> R declared at 3:8
                 6:24 -> generic n declared at 6:24
-                6:27 -> D declared at 1:5"#]],
+                6:27 -> D declared at 1:5
+                7:9 -> D declared at 1:5"#]],
         );
     }
 

@@ -145,7 +145,14 @@ impl Pipeline {
     ) {
         self.library
             .extend(prelude::library_files_in(program, batch));
-        dims::evaluate_batch(program, map, batch, &mut self.dims, diagnostics);
+        dims::evaluate_batch(
+            program,
+            map,
+            batch,
+            &mut self.dims,
+            diagnostics,
+            self.record.as_ref(),
+        );
         alias::find_cycles_batch(program, map, batch, &mut self.aliases, diagnostics);
         let env = lower::Env {
             program,
@@ -214,11 +221,11 @@ pub fn check_phase_by_phase_observed(
     );
     let library = prelude::library_files(&program);
     on_phase(Phase::Load);
-    let dims = dims::evaluate(&program, map, &mut diagnostics);
+    let record = options.resolutions.then(resolved::Recorder::default);
+    let dims = dims::evaluate(&program, map, &mut diagnostics, record.as_ref());
     on_phase(Phase::Dims);
     let aliases = alias::find_cycles(&program, map, &mut diagnostics);
     let alias_cache = lower::AliasCache::default();
-    let record = options.resolutions.then(resolved::Recorder::default);
     let env = lower::Env {
         program: &program,
         map,

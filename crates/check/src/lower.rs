@@ -218,7 +218,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     #[inline]
     fn note_decl(&self, origin: FileId, path: &ast::Path, file: FileId) {
         if let Some(record) = self.env.resolutions {
-            note_path(record, origin, path, file);
+            record.note_path(origin, path, file);
         }
     }
 
@@ -818,29 +818,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 }
 
-/// `Lowerer::note_decl`'s work, apart: only the language server records.
-#[cold]
-#[inline(never)]
-fn note_path(record: &Recorder, origin: FileId, path: &ast::Path, file: FileId) {
-    record.note(
-        path.name.span,
-        TypeName::Decl {
-            file,
-            name: path.name.name,
-        },
-    );
-    if let Some(import) = &path.file {
-        record.note(
-            import.span,
-            TypeName::Decl {
-                file: origin,
-                name: import.name,
-            },
-        );
-    }
-}
-
-/// `Lowerer::note_symbol`'s work, apart, as `note_path`.
+/// `Lowerer::note_symbol`'s work, apart, as `Recorder::note_path`.
 #[cold]
 #[inline(never)]
 pub(super) fn note_symbol(record: &Recorder, name: &ast::Ident, symbol: &Symbol) {

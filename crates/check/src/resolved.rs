@@ -1,14 +1,15 @@
-//! What the names written in types, signatures and alias declarations
-//! were resolved to, recorded as the lowering resolves them, for the
-//! language server (`docs/shapescript/names.md` says how names are found).
-//! Recorded only when `Options::resolutions` is on: plain `check` keeps no
-//! table and pays one untaken branch per name.
+//! What the names written in types, signatures, alias declarations and
+//! dims' values were resolved to, recorded as the lowering and the dims'
+//! evaluation resolve them, for the language server
+//! (`docs/shapescript/signatures.md` and `docs/shapescript/imports.md` say
+//! how names are found). Recorded only when `Options::resolutions` is on:
+//! plain `check` keeps no table and pays one untaken branch per name.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use diag::{FileId, Span};
-use syntax::Name;
+use syntax::{ast, Name};
 
 /// What a name written in a type refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,29 @@ impl Recorder {
     pub fn note(&self, span: Span, what: TypeName) {
         if !span.is_empty() {
             self.names.borrow_mut().push((span, what));
+        }
+    }
+
+    /// Notes that `path`, written in `origin`, was found in `file`'s table
+    /// (and that its `file.` part names `origin`'s import).
+    #[cold]
+    #[inline(never)]
+    pub fn note_path(&self, origin: FileId, path: &ast::Path, file: FileId) {
+        self.note(
+            path.name.span,
+            TypeName::Decl {
+                file,
+                name: path.name.name,
+            },
+        );
+        if let Some(import) = &path.file {
+            self.note(
+                import.span,
+                TypeName::Decl {
+                    file: origin,
+                    name: import.name,
+                },
+            );
         }
     }
 

@@ -5,11 +5,11 @@
 //! name, the index takes its answer: plain names, fields, callees (methods,
 //! `file.f` and built-ins included) and arguments of the bodies it typed
 //! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`,
-//! `arg_param_span`), and names in types, signatures and alias declarations
-//! (`Checked::type_name_resolution`, `generic_decl_span`). The walker's own
-//! scopes, keyed by `syntax::Name`, answer only where the checker resolved
-//! nothing: files it never checks (`builtins.ss`), bodies it skips (a file
-//! with a syntax error, the library's), dims' values, pattern axes,
+//! `arg_param_span`), and names in types, signatures, alias declarations
+//! and dims' values (`Checked::type_name_resolution`, `generic_decl_span`).
+//! The walker's own scopes, keyed by `syntax::Name`, answer only where the
+//! checker resolved nothing: files it never checks (`builtins.ss`), bodies
+//! it skips (a file with a syntax error, the library's), pattern axes,
 //! assignments, failed expressions. Every editor feature reads this index;
 //! it never reports diagnostics and never types anything itself.
 
