@@ -5,6 +5,7 @@
 //! (E0414). A dim that uses a broken dim is broken silently: one mistake, one
 //! diagnostic. Never looks at shape aliases' contents.
 
+use crate::resolved::Recorder;
 use rustc_hash::FxHashMap as HashMap;
 use syntax::Name;
 
@@ -120,10 +121,11 @@ pub fn evaluate(
     program: &Program,
     map: &SourceMap,
     diagnostics: &mut Vec<Diagnostic>,
+    record: Option<&Recorder>,
 ) -> DimValues {
     let mut out = DimValues::default();
     let all: Vec<usize> = (0..program.modules.len()).collect();
-    evaluate_batch(program, map, &all, &mut out, diagnostics);
+    evaluate_batch(program, map, &all, &mut out, diagnostics, record);
     out
 }
 
@@ -136,6 +138,7 @@ pub fn evaluate_batch(
     batch: &[usize],
     out: &mut DimValues,
     diagnostics: &mut Vec<Diagnostic>,
+    record: Option<&Recorder>,
 ) {
     let (mut infos, index) = batch_dims(program, batch);
     let mut all_deps = Vec::with_capacity(infos.len());
@@ -163,6 +166,7 @@ pub fn evaluate_batch(
             index: &index,
             values: &values,
             before: out,
+            record,
         };
         let result = evaluate_dim(program, &known, &infos[i]);
         values[i] = Some(match result {
@@ -278,6 +282,8 @@ struct Known<'k> {
     index: &'k HashMap<DimKey, usize>,
     values: &'k [Option<Option<i128>>],
     before: &'k DimValues,
+    /// Where to note what the names of dims' values resolve to, if anywhere.
+    record: Option<&'k Recorder>,
 }
 
 impl Known<'_> {
@@ -370,7 +376,11 @@ fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Resu
             let Some(path) = &expr.kind.path() else {
                 return Err(Stop::Silent);
             };
-            match program.lookup(file, path) {
+            let found = program.lookup(file, path);
+            if let (Some(record), Ok((target, _))) = (known.record, &found) {
+                record.note_path(file, path, *target);
+            }
+            match found {
                 Ok((target, Decl::Dim(d, _))) => {
                     known.value((target, d.name.name)).ok_or(Stop::Silent)
                 }

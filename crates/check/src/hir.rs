@@ -17,6 +17,7 @@ pub use crate::alias::Aliases;
 pub use crate::builtin_names::Builtin;
 pub use crate::dims::DimValues;
 pub use crate::program::{Decl, Module, Program};
+pub use crate::resolved::{TypeName, TypeNames};
 pub use crate::signature::{ParamSig, Signature, Signatures};
 pub use crate::size::{Formula, Poly, Size, Step, Symbol};
 pub use crate::typed::{
@@ -59,6 +60,37 @@ impl Checked {
         }
     }
 
+    /// What the name written at `span` in a type, a signature, an alias
+    /// declaration or a cast means (`file.` of `file.Name` included), as
+    /// the checker resolved it; recorded only when `Options::resolutions`
+    /// is on, and `None` where nothing was resolved (a mistake, or a file
+    /// with a syntax error).
+    pub fn type_name_resolution(&self, span: Span) -> Option<TypeName> {
+        self.type_names.get(span)
+    }
+
+    /// Where generic axis `name`, used at `span` (in a type or a body), is
+    /// declared: a model's size parameter, else its first occurrence in
+    /// the types of the enclosing function, record or alias declaration.
+    /// Needs `Options::resolutions`.
+    pub fn generic_decl_span(&self, span: Span, name: Name) -> Option<Span> {
+        let module = self.program.get_module(span.file)?;
+        let inside = |s: Span| s.start <= span.start && span.end <= s.end;
+        let item = module.ast.items.iter().find(|i| inside(i.span()))?;
+        let scope = match item {
+            ast::Item::Model(m) => {
+                if let Some(param) = m.size_params.iter().find(|p| p.name == name) {
+                    return Some(param.span);
+                }
+                let method = m.methods.iter().find(|f| inside(f.span));
+                method.map_or(m.span, |f| f.span)
+            }
+            _ => item.span(),
+        };
+        self.type_names
+            .first_generic(span.file, scope.start, scope.end, name)
+    }
+
     /// The declaring name of top-level `name` in `file`: the first
     /// declaration of that name, as every lookup finds it.
     pub fn decl_name_span(&self, file: FileId, name: Name) -> Option<Span> {
@@ -97,6 +129,49 @@ impl Checked {
         }
     }
 
+    /// The declaring name of the parameter (or record field) that the
+    /// argument whose value is at `value` binds in the checked call at
+    /// `call`; `None` for a built-in, or an argument the call keeps as a
+    /// position or a size rather than an expression.
+    pub fn arg_param_span(&self, call: Span, value: Span) -> Option<Span> {
+        let ExprInfo::Call(info) = &self.bodies.expr(call)?.info else {
+            return None;
+        };
+        let index = info
+            .args
+            .iter()
+            .position(|a| matches!(a, BoundArg::Expr { span, .. } if *span == value))?;
+        self.param_name_span(&info.callee, index)
+    }
+
+    /// The declaring name of parameter `index` of what `callee` calls (a
+    /// record's fields are its parameters).
+    fn param_name_span(&self, callee: &Callee, index: usize) -> Option<Span> {
+        let params = match callee {
+            Callee::Fn { file, name } | Callee::Extern { file, name, .. } => {
+                match self.program.decl(*file, *name)? {
+                    Decl::Fn(f) => &f.params,
+                    Decl::ExternFn(f) => &f.params,
+                    _ => return None,
+                }
+            }
+            Callee::Record { file, name } => match self.program.decl(*file, *name)? {
+                Decl::Record(r) => return r.fields.get(index).map(|f| f.name.span),
+                _ => return None,
+            },
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => match self.program.decl(*file, *model)? {
+                Decl::Model(m) => &m.methods.iter().find(|f| f.name.name == *method)?.params,
+                _ => return None,
+            },
+            Callee::Builtin(_) => return None,
+        };
+        params.get(index).map(|p| p.name.span)
+    }
+
     /// The declaring name of the field that the checked field expression
     /// at `span` (`base.name`, `base` at `base`) reads.
     pub fn field_name_span(&self, span: Span, base: Span) -> Option<Span> {
@@ -132,6 +207,7 @@ impl Checked {
             dims: &self.dims,
             aliases: &self.aliases,
             alias_cache: &alias_cache,
+            resolutions: None,
         };
         // Its mistakes were reported when the program was checked.
         let mut sink = Vec::new();
@@ -202,6 +278,17 @@ mod tests {
                             place(e.span),
                             decl.unwrap_or_default()
                         ));
+                        for arg in &call.args {
+                            let BoundArg::Expr { span, .. } = arg else {
+                                continue;
+                            };
+                            let param = checked.arg_param_span(e.span, *span).map(place);
+                            lines.push(format!(
+                                "  arg@{} -> {}",
+                                place(*span),
+                                param.unwrap_or_default()
+                            ));
+                        }
                     }
                     ExprInfo::Field { field, .. } => {
                         // The base is the expression just before the field name.
@@ -232,10 +319,102 @@ mod tests {
             expect![[r#"
                 x@4:28 -> local declared at 4:9
                 call@4:24 -> 1:8
+                  arg@4:28 -> 2:3
                 x@5:28 -> local declared at 5:6
                 call@5:23 -> 4:4
+                  arg@5:28 -> 4:9
                 field a@5:23 -> 2:3"#]],
         );
+    }
+
+    /// Checks `main.ss` with resolutions recorded and shows, for each name
+    /// written in its types, what `type_name_resolution` says.
+    fn check_types(src: &str, expect: Expect) {
+        let mut files = MemoryFiles::new();
+        files.insert("main.ss", src);
+        let mut map = SourceMap::new();
+        let options = Options {
+            resolutions: true,
+            ..Options::default()
+        };
+        let checked = check_program(&mut map, &files, &[PathBuf::from("main.ss")], &options);
+        let main = checked.user_modules().next().expect("main.ss").file;
+        let text = map.text(main).to_string();
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            if c.is_alphanumeric() || c == '_' {
+                continue;
+            }
+            let span = Span::new(main, start as u32, i as u32);
+            start = i + c.len_utf8();
+            let Some(what) = checked.type_name_resolution(span) else {
+                continue;
+            };
+            let at = map.line_col(main, span.start);
+            let what = match what {
+                TypeName::Decl { file, name } => {
+                    let decl = checked.decl_name_span(file, name).expect("declared");
+                    let to = map.line_col(decl.file, decl.start);
+                    format!("{name} declared at {}:{}", to.line, to.col)
+                }
+                TypeName::Generic(name) => {
+                    let decl = checked.generic_decl_span(span, name).expect("declared");
+                    let to = map.line_col(decl.file, decl.start);
+                    format!("generic {name} declared at {}:{}", to.line, to.col)
+                }
+            };
+            lines.push(format!("{}:{} -> {what}", at.line, at.col));
+        }
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    #[test]
+    fn names_in_types_resolve_when_recorded() {
+        check_types(
+            "dim D = 4\ndim Row = [n D]\nrecord R {\n  a: [m]\n}\nfn f(x: Row, r: R) -> [n (D 2)] = x\ndim E = D * 2\n",
+            expect![[r#"
+                2:12 -> generic n declared at 2:12
+                2:14 -> D declared at 1:5
+                4:7 -> generic m declared at 4:7
+                6:9 -> Row declared at 2:5
+                6:17 -> R declared at 3:8
+                6:24 -> generic n declared at 6:24
+                6:27 -> D declared at 1:5
+                7:9 -> D declared at 1:5"#]],
+        );
+    }
+
+    #[test]
+    fn model_size_params_and_generic_axes_find_their_declarations() {
+        check_types(
+            "model M(Dm) {\n  w: [Dm Dm]\n  fn forward(self, x: [b Dm]) -> [b Dm] = x\n}\n",
+            expect![[r#"
+                2:7 -> generic Dm declared at 1:9
+                2:10 -> generic Dm declared at 1:9
+                3:24 -> generic b declared at 3:24
+                3:26 -> generic Dm declared at 1:9
+                3:35 -> generic b declared at 3:24
+                3:37 -> generic Dm declared at 1:9"#]],
+        );
+    }
+
+    #[test]
+    fn plain_check_records_no_resolutions() {
+        let mut files = MemoryFiles::new();
+        files.insert("main.ss", "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n");
+        let mut map = SourceMap::new();
+        let checked = check_program(
+            &mut map,
+            &files,
+            &[PathBuf::from("main.ss")],
+            &Options::default(),
+        );
+        let main = checked.user_modules().next().expect("main.ss").file;
+        assert_eq!(checked.type_name_resolution(Span::new(main, 21, 22)), None);
     }
 
     #[test]

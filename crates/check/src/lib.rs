@@ -25,6 +25,7 @@ mod model;
 mod per_file;
 mod prelude;
 mod program;
+mod resolved;
 mod shape;
 mod signature;
 mod size;
@@ -41,10 +42,15 @@ pub use builtins::builtins_ss;
 pub use files::{normalize, FileError, Files, MemoryFiles};
 pub use prelude::LIBRARY;
 
-/// What the command passes on: the `-I` search path.
+/// What the command passes on: the `-I` search path; and, for the
+/// language server, whether to record resolutions.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub search_path: Vec<PathBuf>,
+    /// Record what every name written in a type, a signature or an alias
+    /// declaration resolves to (`Checked::type_name_resolution`), for the
+    /// language server; off, checking keeps no table.
+    pub resolutions: bool,
 }
 
 /// A checked program and everything found wrong with it.
@@ -61,6 +67,9 @@ pub struct Checked {
     pub library: Vec<(FileId, &'static str)>,
     /// Sorted by file and position; one per mistake.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the names in types resolved to, when `Options::resolutions`
+    /// was on; read through `Checked::type_name_resolution`.
+    pub type_names: resolved::TypeNames,
 }
 
 /// Checks `roots` and the files they import, adding every file to `map`.
@@ -73,7 +82,10 @@ pub fn check(
     let mut diagnostics = Vec::new();
     let with_library = prelude::WithLibrary(files);
     let all_roots = prelude::roots_with_library(roots);
-    let mut pipeline = Pipeline::default();
+    let mut pipeline = Pipeline {
+        record: options.resolutions.then(resolved::Recorder::default),
+        ..Pipeline::default()
+    };
     let program = load::load_checking(
         map,
         &with_library,
@@ -91,6 +103,10 @@ pub fn check(
         bodies: pipeline.bodies.finish(),
         library: pipeline.library,
         diagnostics,
+        type_names: pipeline
+            .record
+            .map(resolved::Recorder::finish)
+            .unwrap_or_default(),
     }
 }
 
@@ -115,6 +131,8 @@ struct Pipeline {
     signatures: signature::Signatures,
     bodies: body::BodyState,
     library: Vec<(FileId, &'static str)>,
+    /// Where the resolutions of names in types go, when recorded.
+    record: Option<resolved::Recorder>,
 }
 
 impl Pipeline {
@@ -127,7 +145,14 @@ impl Pipeline {
     ) {
         self.library
             .extend(prelude::library_files_in(program, batch));
-        dims::evaluate_batch(program, map, batch, &mut self.dims, diagnostics);
+        dims::evaluate_batch(
+            program,
+            map,
+            batch,
+            &mut self.dims,
+            diagnostics,
+            self.record.as_ref(),
+        );
         alias::find_cycles_batch(program, map, batch, &mut self.aliases, diagnostics);
         let env = lower::Env {
             program,
@@ -135,6 +160,7 @@ impl Pipeline {
             dims: &self.dims,
             aliases: &self.aliases,
             alias_cache: &self.alias_cache,
+            resolutions: self.record.as_ref(),
         };
         alias::check_declarations_batch(env, batch, diagnostics);
         signature::check_batch(env, batch, &mut self.signatures, diagnostics);
@@ -195,7 +221,8 @@ pub fn check_phase_by_phase_observed(
     );
     let library = prelude::library_files(&program);
     on_phase(Phase::Load);
-    let dims = dims::evaluate(&program, map, &mut diagnostics);
+    let record = options.resolutions.then(resolved::Recorder::default);
+    let dims = dims::evaluate(&program, map, &mut diagnostics, record.as_ref());
     on_phase(Phase::Dims);
     let aliases = alias::find_cycles(&program, map, &mut diagnostics);
     let alias_cache = lower::AliasCache::default();
@@ -205,6 +232,7 @@ pub fn check_phase_by_phase_observed(
         dims: &dims,
         aliases: &aliases,
         alias_cache: &alias_cache,
+        resolutions: record.as_ref(),
     };
     alias::check_declarations(env, &mut diagnostics);
     on_phase(Phase::Aliases);
@@ -220,6 +248,7 @@ pub fn check_phase_by_phase_observed(
         bodies,
         library,
         diagnostics: tidy(diagnostics),
+        type_names: record.map(resolved::Recorder::finish).unwrap_or_default(),
     }
 }
 

@@ -22,6 +22,7 @@ use sizes::overflow;
 use crate::codes;
 use crate::dims::{not_a_size, DimValues};
 use crate::program::{Decl, LookupError, Module, Program};
+use crate::resolved::{Recorder, TypeName};
 use crate::size::{Formula, Poly, Size, Symbol};
 use crate::types::{Axis, AxisKind, Domain, TensorTy, Ty, TyKind};
 
@@ -47,6 +48,9 @@ pub struct Env<'a> {
     pub dims: &'a DimValues,
     pub aliases: &'a Aliases,
     pub alias_cache: &'a AliasCache,
+    /// Where to note what each name resolves to; `None` (plain `check`)
+    /// notes nothing.
+    pub resolutions: Option<&'a Recorder>,
 }
 
 /// A lowered size: a polynomial, or a formula when it divides with rounding.
@@ -185,6 +189,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// `Program::lookup(origin, path)`; a plain name of this module is
     /// found in its table directly.
+    #[inline]
     fn lookup<'p>(
         &self,
         origin: FileId,
@@ -193,21 +198,47 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         if let (None, Some(here)) = (&path.file, self.here) {
             if origin == self.module {
                 return match here.decl(path.name.name) {
-                    Some(decl) => Ok((origin, decl)),
+                    Some(decl) => {
+                        self.note_decl(origin, path, origin);
+                        Ok((origin, decl))
+                    }
                     None => Err(LookupError::NotFound(path)),
                 };
             }
         }
-        self.env.program.lookup(origin, path)
+        let found = self.env.program.lookup(origin, path);
+        if let Ok((file, _)) = &found {
+            self.note_decl(origin, path, *file);
+        }
+        found
+    }
+
+    /// Notes, when resolutions are recorded, that `path` (written in
+    /// `origin`) was found in `file`'s table, and its `file.` part.
+    #[inline]
+    fn note_decl(&self, origin: FileId, path: &ast::Path, file: FileId) {
+        if let Some(record) = self.env.resolutions {
+            record.note_path(origin, path, file);
+        }
+    }
+
+    /// Notes, when resolutions are recorded, what the plain name `name`
+    /// of this module means as a size.
+    #[inline]
+    fn note_symbol(&self, name: &ast::Ident, symbol: &Symbol) {
+        if let Some(record) = self.env.resolutions {
+            note_symbol(record, name, symbol);
+        }
     }
 
     /// The symbol of the plain name `name`, written in this module, when it
     /// was resolved before in this signature (a working dim or a generic
     /// axis still introduced), with the side effects `generic` has.
-    fn resolved_symbol(&mut self, name: Name) -> Option<Symbol> {
+    fn resolved_symbol(&mut self, ident: &ast::Ident) -> Option<Symbol> {
+        let name = ident.name;
         let &(_, found) = self.resolved.names.iter().find(|(n, _)| *n == name)?;
-        match found {
-            Resolved::Dim(file) => Some(Symbol::Dim { file, name }),
+        let symbol = match found {
+            Resolved::Dim(file) => Symbol::Dim { file, name },
             Resolved::Generic(index) => {
                 if self.generic_order.get(index as usize) != Some(&name) {
                     return None;
@@ -215,9 +246,11 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 if self.recording > 0 {
                     self.resolved.recorded.push(name);
                 }
-                Some(Symbol::Generic(name))
+                Symbol::Generic(name)
             }
-        }
+        };
+        self.note_symbol(ident, &symbol);
+        Some(symbol)
     }
 
     /// Remembers what the plain name `name` of this module resolved to.
@@ -351,7 +384,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 
     /// A bare name as a type: a shape alias, a model or a record.
     fn lower_named(&mut self, path: &ast::Path, args: &[SizeExpr]) -> TyKind {
-        match self.env.program.lookup(self.module, path) {
+        match self.lookup(self.module, path) {
             Ok((file, Decl::Alias(decl, list))) if args.is_empty() => {
                 match self.alias_found_as_shape(file, decl, list) {
                     Some(axes) => TyKind::Tensor(TensorTy {
@@ -455,7 +488,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                 // A name of this module seen before in this signature: no
                 // lookup, and the axis is built as `size_axis` would.
                 if path.file.is_none() && origin == self.module && out.len() < MAX_AXES {
-                    if let Some(symbol) = self.resolved_symbol(path.name.name) {
+                    if let Some(symbol) = self.resolved_symbol(&path.name) {
                         out.push(Axis {
                             kind: symbol_axis(symbol, path.name.name),
                             span: axis.span,
@@ -785,6 +818,21 @@ impl<'a, 'd> Lowerer<'a, 'd> {
     }
 }
 
+/// `Lowerer::note_symbol`'s work, apart, as `Recorder::note_path`.
+#[cold]
+#[inline(never)]
+pub(super) fn note_symbol(record: &Recorder, name: &ast::Ident, symbol: &Symbol) {
+    let what = match symbol {
+        Symbol::Dim { file, name } => TypeName::Decl {
+            file: *file,
+            name: *name,
+        },
+        Symbol::Generic(name) => TypeName::Generic(*name),
+        _ => return,
+    };
+    record.note(name.span, what);
+}
+
 /// The axis of one symbol written as `name`, as `size_axis` would build it
 /// (one symbol is never below 1).
 #[inline]
@@ -853,6 +901,7 @@ mod tests {
             dims: &checked.dims,
             aliases: &checked.aliases,
             alias_cache: &alias_cache,
+            resolutions: None,
         };
         let module = checked.user_modules().next().unwrap();
         let mut diagnostics = Vec::new();

@@ -73,7 +73,10 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
         docs: HashMap::new(),
         library_dir: PathBuf::new(),
         extra: Vec::new(),
-        options: Options { search_path },
+        options: Options {
+            search_path,
+            resolutions: true,
+        },
         analysis: None,
         dirty: true,
         deadline: None,

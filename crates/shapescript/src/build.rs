@@ -38,6 +38,7 @@ pub fn run_build(
         &roots,
         &Options {
             search_path: include,
+            ..Options::default()
         },
     );
     if checked

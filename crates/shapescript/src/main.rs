@@ -211,6 +211,7 @@ fn run_check(
         &roots,
         &Options {
             search_path: include,
+            ..Options::default()
         },
     );
     let diagnostics = &checked.diagnostics;

@@ -61,7 +61,7 @@ pub(super) struct LoweredAlias {
 impl Lowerer<'_, '_> {
     /// The axes of the alias `path` (written in this module) used as a whole shape.
     pub(super) fn alias_as_shape(&mut self, path: &ast::Path) -> Option<Arc<[Axis]>> {
-        match self.env.program.lookup(self.module, path) {
+        match self.lookup(self.module, path) {
             Ok((file, Decl::Alias(decl, list))) => self.alias_found_as_shape(file, decl, list),
             Ok((_, decl)) => {
                 let shown = self.show_path(path);

@@ -84,7 +84,7 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }
             SizeExprKind::Name(name) if origin == self.module => {
-                if let Some(symbol) = self.resolved_symbol(name.name) {
+                if let Some(symbol) = self.resolved_symbol(name) {
                     return Some(SizeVal::Poly(Poly::symbol(symbol)));
                 }
             }
@@ -244,7 +244,7 @@ impl<'a> Lowerer<'a, '_> {
         spot: SizeSpot,
     ) -> Option<Symbol> {
         if path.file.is_none() && origin == self.module {
-            if let Some(symbol) = self.resolved_symbol(path.name.name) {
+            if let Some(symbol) = self.resolved_symbol(&path.name) {
                 return Some(symbol);
             }
         }
@@ -315,7 +315,18 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     /// A generic axis name: introduced by a parameter's type, used elsewhere.
+    #[inline]
     pub(super) fn generic(&mut self, name: &ast::Ident) -> Option<Symbol> {
+        let symbol = self.generic_symbol(name);
+        if let (Some(record), Some(symbol)) = (self.env.resolutions, &symbol) {
+            super::note_symbol(record, name, symbol);
+        }
+        symbol
+    }
+
+    /// `generic`, without noting the resolution.
+    #[inline]
+    fn generic_symbol(&mut self, name: &ast::Ident) -> Option<Symbol> {
         if self.recording > 0 {
             self.resolved.recorded.push(name.name);
         }

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use diag::{FileId, Span};
-use syntax::ast;
+use syntax::{ast, Name};
 
 /// A declared thing, identified by the span of its declaring name.
 pub type DefId = Span;
@@ -78,7 +78,7 @@ pub struct Def {
     /// Its type as the checker shows it (`[b n D]`), where known.
     pub ty: Option<String>,
     /// The dims its type holds in a size, by declaring file and name.
-    pub dims_in_ty: Vec<(FileId, String)>,
+    pub dims_in_ty: Vec<(FileId, Name)>,
     /// For a value whose type names a model or record: that declaration.
     pub named_ty: Option<DefId>,
     /// Where a function's or model's body starts: its header ends before.
@@ -111,7 +111,7 @@ pub struct CallSite {
     pub args_span: Span,
     pub callee: Option<DefId>,
     /// Each argument's span and keyword.
-    pub args: Vec<(Span, Option<String>)>,
+    pub args: Vec<(Span, Option<Name>)>,
 }
 
 /// A file the index walks: a program module or a library file.
@@ -119,7 +119,7 @@ pub struct Source<'a> {
     pub file: FileId,
     pub ast: &'a ast::File,
     /// `import` name to file, for `vision.Images`.
-    pub imports: HashMap<String, FileId>,
+    pub imports: HashMap<Name, FileId>,
 }
 
 #[derive(Default)]
@@ -130,9 +130,9 @@ pub struct Index {
     pub visible: Vec<Visible>,
     pub calls: HashMap<FileId, Vec<CallSite>>,
     /// Top-level names of each file (the first declaration of a name).
-    pub top: HashMap<FileId, HashMap<String, DefId>>,
+    pub top: HashMap<FileId, HashMap<Name, DefId>>,
     /// Fields and methods of each model and record.
-    pub members: HashMap<DefId, Vec<(String, DefId)>>,
+    pub members: HashMap<DefId, Vec<(Name, DefId)>>,
     /// Parameters of each function and method, in order.
     pub params: HashMap<DefId, Vec<DefId>>,
     /// The `let`s of each file without a written type, for inlay hints.
@@ -166,9 +166,9 @@ impl Index {
 
     /// The top-level declaration `name` as seen from `file`: its own, then
     /// the library's (prelude, nn, builtins, in that order).
-    pub fn lookup_top(&self, file: FileId, library: &[FileId], name: &str) -> Option<DefId> {
+    pub fn lookup_top(&self, file: FileId, library: &[FileId], name: Name) -> Option<DefId> {
         std::iter::once(file)
             .chain(library.iter().copied())
-            .find_map(|f| self.top.get(&f)?.get(name).copied())
+            .find_map(|f| self.top.get(&f)?.get(&name).copied())
     }
 }

@@ -1,19 +1,23 @@
 //! The name index: walks every file's syntax tree once and records each
 //! declaration (`Def`) and each place a name is written (`Occurrence`), with
 //! the scopes of locals, parameters and generic axes, and the calls; then
-//! puts the checker's types on the values. A name expression, field or
-//! callee of a body the checker typed takes the checker's resolution
-//! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`);
-//! the walker's own scopes answer only where the checker resolved nothing
-//! (types, patterns, files with a syntax error), until the checker records
-//! those too. Every editor feature reads this index; it never reports
-//! diagnostics and never types anything itself.
+//! puts the checker's types on the values. Where the checker resolved a
+//! name, the index takes its answer: plain names, fields, callees (methods,
+//! `file.f` and built-ins included) and arguments of the bodies it typed
+//! (`Checked::name_resolution`, `field_name_span`, `callee_name_span`,
+//! `arg_param_span`), and names in types, signatures, alias declarations
+//! and dims' values (`Checked::type_name_resolution`, `generic_decl_span`).
+//! The walker's own scopes, keyed by `syntax::Name`, answer only where the
+//! checker resolved nothing: files it never checks (`builtins.ss`), bodies
+//! it skips (a file with a syntax error, the library's), pattern axes,
+//! assignments, failed expressions. Every editor feature reads this index;
+//! it never reports diagnostics and never types anything itself.
 
 use std::collections::HashMap;
 
-use check::hir::{Callee, ExprInfo, Resolution};
+use check::hir::{Callee, ExprInfo, Resolution, TypeName};
 use diag::{FileId, SourceMap, Span};
-use syntax::ast;
+use syntax::{ast, Name};
 
 use super::defs::{CallSite, DefId, DefKind, Index, Occurrence, Source, Visible};
 use super::register::{new_def, register_items};
@@ -39,6 +43,7 @@ pub fn build(
             scopes: Vec::new(),
             container: None,
             model: None,
+            self_param: None,
             let_named: &let_named,
             checked,
         };
@@ -63,7 +68,7 @@ fn named_lets(index: &Index, bodies: &check::hir::Bodies) -> HashMap<Span, DefId
             ty = elem;
         }
         if let check::hir::TyKind::Named { file, name, .. } = &ty.kind {
-            if let Some(def) = index.top.get(file).and_then(|names| names.get(&**name)) {
+            if let Some(def) = index.top.get(file).and_then(|names| names.get(name)) {
                 out.insert(binding.span, *def);
             }
         }
@@ -78,11 +83,13 @@ struct Walker<'i, 's, 'e> {
     library: &'s [FileId],
     map: &'e SourceMap,
     /// Innermost last: names of locals, parameters, generic axes, `self`.
-    scopes: Vec<Vec<(String, DefId)>>,
+    scopes: Vec<Vec<(Name, DefId)>>,
     /// The group label of what is being walked (`fn f`, `model M`).
     container: Option<String>,
     /// The model whose fields and methods `self.` finds.
     model: Option<DefId>,
+    /// In a method: its `self` parameter, which means the model.
+    self_param: Option<(Span, DefId)>,
     /// The model or record each `let` holds, from the checker's types.
     let_named: &'s HashMap<Span, DefId>,
     /// The checker's results: how it resolved the names of the bodies it
@@ -110,9 +117,9 @@ impl Walker<'_, '_, '_> {
         self.occur(name.span, name.span, true);
     }
 
-    fn bind(&mut self, name: &str, def: DefId) {
+    fn bind(&mut self, name: Name, def: DefId) {
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name.to_string(), def));
+            scope.push((name, def));
         }
     }
 
@@ -125,34 +132,42 @@ impl Walker<'_, '_, '_> {
         });
     }
 
-    fn lookup_scoped(&self, name: &str) -> Option<DefId> {
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|scope| scope.iter().rev().find(|(n, _)| n == name).map(|(_, d)| *d))
+    fn lookup_scoped(&self, name: Name) -> Option<DefId> {
+        self.scopes.iter().rev().find_map(|scope| {
+            scope
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map(|(_, d)| *d)
+        })
     }
 
-    fn lookup_top(&self, name: &str) -> Option<DefId> {
+    fn lookup_top(&self, name: Name) -> Option<DefId> {
         self.index.lookup_top(self.file(), self.library, name)
     }
 
     /// `name` or `file.name` at the top level.
     fn resolve_path(&mut self, path: &ast::Path) -> Option<DefId> {
-        let def = match &path.file {
-            Some(file) => {
-                let target = self.source.imports.get(file.name.as_str()).copied();
-                if let Some(import) = self.lookup_top(&file.name) {
+        if let Some(def) = self.type_decl_by_checker(path.name.span) {
+            if let Some(file) = &path.file {
+                if let Some(import) = self.type_decl_by_checker(file.span) {
                     self.occur(file.span, import, false);
                 }
-                self.index
-                    .top
-                    .get(&target?)?
-                    .get(path.name.name.as_str())
-                    .copied()
+            }
+            self.occur(path.name.span, def, false);
+            return Some(def);
+        }
+        let def = match &path.file {
+            Some(file) => {
+                let target = self.source.imports.get(&file.name).copied();
+                if let Some(import) = self.lookup_top(file.name) {
+                    self.occur(file.span, import, false);
+                }
+                self.index.top.get(&target?)?.get(&path.name.name).copied()
             }
             None => self
-                .lookup_scoped(&path.name.name)
-                .or_else(|| self.lookup_top(&path.name.name)),
+                .lookup_scoped(path.name.name)
+                .or_else(|| self.lookup_top(path.name.name)),
         }?;
         self.occur(path.name.span, def, false);
         Some(def)
@@ -215,7 +230,7 @@ impl Walker<'_, '_, '_> {
             let def = new_def(param, DefKind::SizeParam, param.span, Some(label.clone()));
             self.index.defs.insert(param.span, def);
             self.declare(param);
-            self.bind(&param.name, param.span);
+            self.bind(param.name, param.span);
             self.visible(param.span, m.span.start, m.span.end);
         }
         for field in &m.fields {
@@ -227,10 +242,11 @@ impl Walker<'_, '_, '_> {
             }
             self.container = Some(format!("fn {}.{}", m.name.name, method.name.name));
             let saved = self.scopes.clone();
-            self.scopes.push(vec![("self".to_string(), m.name.span)]);
+            self.scopes.push(vec![(Name::new("self"), m.name.span)]);
             if let Some(span) = method.self_param {
                 self.occur(span, m.name.span, false);
             }
+            self.self_param = method.self_param.map(|span| (span, m.name.span));
             self.function(
                 method.name.span,
                 &method.params,
@@ -239,6 +255,7 @@ impl Walker<'_, '_, '_> {
                 method.span,
             );
             self.scopes = saved;
+            self.self_param = None;
         }
     }
 
@@ -287,7 +304,7 @@ impl Walker<'_, '_, '_> {
                 self.expr(default);
             }
         }
-        let generics: Vec<(String, DefId)> = self.scopes[base - 1].clone();
+        let generics: Vec<(Name, DefId)> = self.scopes[base - 1].clone();
         for (_, def) in &generics {
             self.visible(*def, span.start, span.end);
         }
@@ -296,7 +313,7 @@ impl Walker<'_, '_, '_> {
                 continue;
             }
             self.declare(&param.name);
-            self.bind(&param.name.name, param.name.span);
+            self.bind(param.name.name, param.name.span);
             self.visible(param.name.span, span.start, span.end);
         }
         let _ = owner;
@@ -404,11 +421,25 @@ impl Walker<'_, '_, '_> {
         if name.is_missing() {
             return;
         }
+        if let Some(def) = self.type_decl_by_checker(name.span) {
+            self.occur(name.span, def, false);
+            return;
+        }
+        match self.generic_by_checker(name.span) {
+            // The checker found the axis introduced here: the walk below
+            // declares it.
+            Some(decl) if decl == name.span => {}
+            Some(decl) if self.index.defs.contains_key(&decl) => {
+                self.occur(name.span, decl, false);
+                return;
+            }
+            _ => {}
+        }
         let found = self
-            .lookup_scoped(&name.name)
+            .lookup_scoped(name.name)
             .filter(|d| self.index.defs.get(d).is_some_and(|d| !d.kind.is_value()))
             .or_else(|| {
-                self.lookup_top(&name.name).filter(|d| {
+                self.lookup_top(name.name).filter(|d| {
                     matches!(
                         self.index.defs.get(d).map(|d| d.kind),
                         Some(DefKind::Dim | DefKind::Alias)
@@ -421,7 +452,7 @@ impl Walker<'_, '_, '_> {
                 let def = new_def(name, DefKind::Generic, name.span, self.container.clone());
                 self.index.defs.insert(name.span, def);
                 self.declare(name);
-                self.bind(&name.name, name.span);
+                self.bind(name.name, name.span);
             }
             None => {}
         }
@@ -449,7 +480,7 @@ impl Walker<'_, '_, '_> {
         def.container = self.container.clone();
         def.named_ty = self.let_named.get(&name.span).copied();
         self.declare(name);
-        self.bind(&name.name, name.span);
+        self.bind(name.name, name.span);
         self.visible(name.span, item_span.end, visible_to);
     }
 
@@ -485,7 +516,7 @@ impl Walker<'_, '_, '_> {
             }
             ast::StmtKind::Assign { name, value } => {
                 self.expr(value);
-                if let Some(def) = self.lookup_scoped(&name.name) {
+                if let Some(def) = self.lookup_scoped(name.name) {
                     self.occur(name.span, def, false);
                 }
             }
@@ -519,8 +550,8 @@ impl Walker<'_, '_, '_> {
             ast::ExprKind::Name(name) => {
                 let def = self
                     .resolved_by_checker(name.span)
-                    .or_else(|| self.lookup_scoped(&name.name))
-                    .or_else(|| self.lookup_top(&name.name))?;
+                    .or_else(|| self.lookup_scoped(name.name))
+                    .or_else(|| self.lookup_top(name.name))?;
                 self.occur(name.span, def, false);
                 Some(def)
             }
@@ -533,16 +564,13 @@ impl Walker<'_, '_, '_> {
                 let base_def = self.expr(base)?;
                 let base = self.index.defs.get(&base_def)?;
                 let def = match base.kind {
-                    DefKind::Import(Some(target)) => self
-                        .index
-                        .top
-                        .get(&target)?
-                        .get(name.name.as_str())
-                        .copied(),
-                    DefKind::Model | DefKind::Record => self.member(base_def, &name.name),
+                    DefKind::Import(Some(target)) => {
+                        self.index.top.get(&target)?.get(&name.name).copied()
+                    }
+                    DefKind::Model | DefKind::Record => self.member(base_def, name.name),
                     _ => base
                         .named_ty
-                        .and_then(|owner| self.member(owner, &name.name)),
+                        .and_then(|owner| self.member(owner, name.name)),
                 }?;
                 self.occur(name.span, def, false);
                 Some(def)
@@ -617,14 +645,21 @@ impl Walker<'_, '_, '_> {
     /// site for signature help.
     fn call(&mut self, expr: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) {
         let callee_def = match (&callee.kind, self.callee_by_checker(expr.span)) {
-            (ast::ExprKind::Name(name), Some(def)) => {
+            // A model value called (`m(x)`) names the value, not `forward`.
+            (ast::ExprKind::Name(name), Some((def, false))) => {
+                self.occur(name.span, def, false);
+                Some(def)
+            }
+            // `self.f(x)`, `m.f(x)`, `vision.f(x)`.
+            (ast::ExprKind::Field { base, name }, Some((def, _))) => {
+                self.expr(base);
                 self.occur(name.span, def, false);
                 Some(def)
             }
             _ => self.expr(callee),
         };
         let params = callee_def.and_then(|d| self.index.params.get(&d).cloned());
-        let mut pattern_axes: Vec<(String, DefId)> = Vec::new();
+        let mut pattern_axes: Vec<(Name, DefId)> = Vec::new();
         for arg in args {
             if let ast::ExprKind::Pattern(pattern) = &arg.value.kind {
                 pattern_axes.extend(self.pattern(pattern));
@@ -634,6 +669,10 @@ impl Walker<'_, '_, '_> {
         }
         for arg in args {
             let Some(key) = &arg.name else { continue };
+            if let Some(def) = self.arg_param_by_checker(expr.span, arg.value.span) {
+                self.occur(key.span, def, false);
+                continue;
+            }
             let param = params
                 .iter()
                 .flatten()
@@ -652,7 +691,7 @@ impl Walker<'_, '_, '_> {
             callee: callee_def,
             args: args
                 .iter()
-                .map(|a| (a.span, a.name.as_ref().map(|n| n.name.to_string())))
+                .map(|a| (a.span, a.name.as_ref().map(|n| n.name)))
                 .collect(),
         };
         self.index.calls.entry(self.file()).or_default().push(site);
@@ -660,27 +699,63 @@ impl Walker<'_, '_, '_> {
 
     /// The declaration the checker resolved the name expression at `span`
     /// to, where it checked the body and the index has that declaration
-    /// (`self` and a generic axis are found by scope instead).
+    /// (`self` means the model).
     fn resolved_by_checker(&self, span: Span) -> Option<DefId> {
         let def = match self.checked.name_resolution(span)? {
-            Resolution::Local { decl } => decl,
+            Resolution::Local { decl } => match self.self_param {
+                Some((param, model)) if param == decl => model,
+                _ => decl,
+            },
             Resolution::Dim { file, name } => self.checked.decl_name_span(file, name)?,
-            Resolution::Generic(_) => return None,
+            Resolution::Generic(name) => self.checked.generic_decl_span(span, name)?,
         };
         self.index.defs.contains_key(&def).then_some(def)
     }
 
-    /// The declaration the checker found a call at `span` to call, for a
-    /// function, extern function or record called by its plain name (a
-    /// model value's `m(x)` names the value, not `forward`).
-    fn callee_by_checker(&self, span: Span) -> Option<DefId> {
+    /// The declaration the checker found a call at `span` to call (a
+    /// function, extern function, record, method, or a built-in's stub in
+    /// `builtins.ss`), and whether it is a method.
+    fn callee_by_checker(&self, span: Span) -> Option<(DefId, bool)> {
         let ExprInfo::Call(call) = &self.checked.bodies.expr(span)?.info else {
             return None;
         };
-        if matches!(call.callee, Callee::Method { .. } | Callee::Builtin(_)) {
+        let def = match call.callee {
+            // Declared for the editor in `builtins.ss`, a library file.
+            Callee::Builtin(builtin) => {
+                let name = Name::new(builtin.name());
+                self.library
+                    .iter()
+                    .find_map(|f| self.index.top.get(f)?.get(&name).copied())?
+            }
+            _ => self.checked.callee_name_span(&call.callee)?,
+        };
+        let method = matches!(call.callee, Callee::Method { .. });
+        self.index.defs.contains_key(&def).then_some((def, method))
+    }
+
+    /// Where the generic axis the checker resolved the name written at
+    /// `span` in a type to is declared.
+    fn generic_by_checker(&self, span: Span) -> Option<DefId> {
+        let TypeName::Generic(name) = self.checked.type_name_resolution(span)? else {
             return None;
-        }
-        let def = self.checked.callee_name_span(&call.callee)?;
+        };
+        self.checked.generic_decl_span(span, name)
+    }
+
+    /// The top-level declaration (a dim, an alias, a model, a record, an
+    /// import) the checker resolved the name written at `span` in a type to.
+    fn type_decl_by_checker(&self, span: Span) -> Option<DefId> {
+        let TypeName::Decl { file, name } = self.checked.type_name_resolution(span)? else {
+            return None;
+        };
+        let def = self.checked.decl_name_span(file, name)?;
+        self.index.defs.contains_key(&def).then_some(def)
+    }
+
+    /// The parameter (or record field) the checker bound the argument
+    /// whose value is at `value` to, in the call at `call`.
+    fn arg_param_by_checker(&self, call: Span, value: Span) -> Option<DefId> {
+        let def = self.checked.arg_param_span(call, value)?;
         self.index.defs.contains_key(&def).then_some(def)
     }
 
@@ -690,18 +765,18 @@ impl Walker<'_, '_, '_> {
         self.index.defs.contains_key(&def).then_some(def)
     }
 
-    fn member(&self, owner: DefId, name: &str) -> Option<DefId> {
+    fn member(&self, owner: DefId, name: Name) -> Option<DefId> {
         self.index
             .members
             .get(&owner)?
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .map(|(_, d)| *d)
     }
 
     /// A pattern's names are its own axes: the first occurrence declares each.
-    fn pattern(&mut self, pattern: &ast::Pattern) -> Vec<(String, DefId)> {
-        let mut axes: Vec<(String, DefId)> = Vec::new();
+    fn pattern(&mut self, pattern: &ast::Pattern) -> Vec<(Name, DefId)> {
+        let mut axes: Vec<(Name, DefId)> = Vec::new();
         let mut names = Vec::new();
         for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
             pattern_names(&list.axes, &mut names);
@@ -719,7 +794,7 @@ impl Walker<'_, '_, '_> {
                     self.index.defs.insert(name.span, def);
                     self.declare(name);
                     self.visible(name.span, pattern.span.start, pattern.span.end);
-                    axes.push((name.name.to_string(), name.span));
+                    axes.push((name.name, name.span));
                 }
             }
         }

@@ -68,7 +68,12 @@ impl Analysis {
         extra: &[LibraryFile],
     ) -> Analysis {
         let mut map = SourceMap::new();
-        let checked = check::check(&mut map, files, roots, options);
+        // The editor reads what the checker resolved names in types to.
+        let options = Options {
+            resolutions: true,
+            ..options.clone()
+        };
+        let checked = check::check(&mut map, files, roots, &options);
         let mut library: Vec<FileId> = checked.library.iter().map(|(f, _)| *f).collect();
         let mut paths = HashMap::new();
         let mut shown = HashMap::new();
@@ -109,7 +114,7 @@ impl Analysis {
                 .map(|m| defs::Source {
                     file: m.file,
                     ast: &m.ast,
-                    imports: m.imports.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                    imports: m.imports.iter().map(|(k, v)| (*k, *v)).collect(),
                 })
                 .collect();
             for (file, ast) in &self.extra_asts {

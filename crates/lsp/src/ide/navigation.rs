@@ -153,6 +153,48 @@ mod tests {
             )],
             expect!["m.ss:2:3"],
         );
+        check_definition(
+            &[("m.ss", "fn f(x: [b n]) -> [b] = sum$0(x, over=n)\n")],
+            expect!["/lib/builtins.ss `sum`"],
+        );
+    }
+
+    #[test]
+    fn methods_keywords_and_other_files_functions() {
+        check_definition(
+            &[(
+                "m.ss",
+                "model M {\n  w: [4 4]\n  fn g(self, x: [n 4]) -> [n 4] = x @ self.w\n  fn forward(self, x: [n 4]) -> [n 4] = self.g$0(x)\n}\n",
+            )],
+            expect!["m.ss:3:6"],
+        );
+        check_definition(
+            &[
+                (
+                    "app/m.ss",
+                    "import vision\nfn f(x: [n]) -> [n] = vision.g$0(y=x)\n",
+                ),
+                ("app/vision.ss", "fn g(y: [n]) -> [n] = y\n"),
+            ],
+            expect!["app/vision.ss:1:4"],
+        );
+        check_definition(
+            &[
+                (
+                    "app/m.ss",
+                    "import vision\nfn f(x: [n]) -> [n] = vision.g(y$0=x)\n",
+                ),
+                ("app/vision.ss", "fn g(y: [n]) -> [n] = y\n"),
+            ],
+            expect!["app/vision.ss:1:6"],
+        );
+        check_definition(
+            &[(
+                "m.ss",
+                "record R {\n  a: [n]\n}\nfn f(x: [n]) -> R = R(a$0=x)\n",
+            )],
+            expect!["m.ss:2:3"],
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! any file, before or after the declaration) finds them. Never resolves uses.
 
 use diag::Span;
-use syntax::ast;
+use syntax::{ast, Name};
 
 use super::defs::{Def, DefId, DefKind, Index, Source};
 
@@ -66,9 +66,7 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
             continue;
         }
         let kind = match item {
-            ast::Item::Import(i) => {
-                DefKind::Import(source.imports.get(i.name.name.as_str()).copied())
-            }
+            ast::Item::Import(i) => DefKind::Import(source.imports.get(&i.name.name).copied()),
             ast::Item::Dim(d) => match d.value {
                 ast::DimValue::Size(_) => DefKind::Dim,
                 ast::DimValue::Alias(_) => DefKind::Alias,
@@ -78,7 +76,7 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
             ast::Item::Model(_) => DefKind::Model,
             ast::Item::Record(_) => DefKind::Record,
         };
-        top.entry(name.name.to_string()).or_insert(name.span);
+        top.entry(name.name).or_insert(name.span);
         let mut def = new_def(name, kind, item.span(), None);
         def.doc = doc_text(item.doc());
         def.body_start = body_start(item);
@@ -117,7 +115,7 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
                     def.doc = doc_text(method.doc.as_deref());
                     def.body_start = Some(fn_body_start(method));
                     index.defs.insert(method.name.span, def);
-                    members.push((method.name.name.to_string(), method.name.span));
+                    members.push((method.name.name, method.name.span));
                     let label = format!("fn {}.{}", m.name.name, method.name.name);
                     register_params(index, method.name.span, &method.params, &label);
                 }
@@ -140,7 +138,7 @@ fn register_field(
     index: &mut Index,
     field: &ast::Field,
     label: &str,
-    members: &mut Vec<(String, DefId)>,
+    members: &mut Vec<(Name, DefId)>,
 ) {
     if field.name.is_missing() {
         return;
@@ -153,7 +151,7 @@ fn register_field(
     );
     def.doc = doc_text(field.doc.as_deref());
     index.defs.insert(field.name.span, def);
-    members.push((field.name.name.to_string(), field.name.span));
+    members.push((field.name.name, field.name.span));
 }
 
 fn register_params(index: &mut Index, owner: DefId, params: &[ast::Param], label: &str) {

@@ -7,11 +7,12 @@ use std::collections::HashMap;
 use check::hir::Symbol;
 use check::hir::{Axis, AxisKind, Domain, Ty, TyKind};
 use diag::{FileId, Span};
+use syntax::Name;
 
 use super::defs::{Def, DefId, DefKind, Index};
 
 /// The dims a type holds in a size, in order, each once.
-pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
+pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, Name)>) {
     match &ty.kind {
         TyKind::Tensor(t) => {
             for axis in t.shape.as_deref().unwrap_or_default() {
@@ -42,7 +43,7 @@ pub fn dims_in_ty(ty: &Ty, out: &mut Vec<(FileId, String)>) {
     }
 }
 
-fn dims_in_axis(axis: &Axis, out: &mut Vec<(FileId, String)>) {
+fn dims_in_axis(axis: &Axis, out: &mut Vec<(FileId, Name)>) {
     match &axis.kind {
         AxisKind::Size { size, .. } => dims_in_poly(&size.poly, out),
         AxisKind::Group { parts, .. } => {
@@ -54,10 +55,10 @@ fn dims_in_axis(axis: &Axis, out: &mut Vec<(FileId, String)>) {
     }
 }
 
-fn dims_in_poly(poly: &check::hir::Poly, out: &mut Vec<(FileId, String)>) {
+fn dims_in_poly(poly: &check::hir::Poly, out: &mut Vec<(FileId, Name)>) {
     for symbol in poly.symbols() {
         if let Symbol::Dim { file, name } = symbol {
-            let key = (*file, name.to_string());
+            let key = (*file, *name);
             if !out.contains(&key) {
                 out.push(key);
             }
