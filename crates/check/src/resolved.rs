@@ -74,7 +74,8 @@ impl Recorder {
                 TypeName::Decl { .. } => None,
             })
             .collect();
-        generics.sort_by_key(|(span, _)| (span.file, span.start));
+        // One entry a span (a map key), so an unstable sort is as good and faster.
+        generics.sort_unstable_by_key(|(span, _)| (span.file, span.start));
         TypeNames { map, generics }
     }
 }
