@@ -432,6 +432,11 @@ impl<'a> Reader<'a> {
             "nil" => return Some(FormKind::Nil),
             "true" => return Some(FormKind::Bool(true)),
             "false" => return Some(FormKind::Bool(false)),
+            // Clojure's symbolic floats, as values print them: what prints
+            // reads back.
+            "##NaN" => return Some(FormKind::Float(f64::NAN)),
+            "##Inf" => return Some(FormKind::Float(f64::INFINITY)),
+            "##-Inf" => return Some(FormKind::Float(f64::NEG_INFINITY)),
             _ => {}
         }
         if matches!(first, '#' | '\\' | '^' | '@') {

@@ -172,3 +172,16 @@ fn deep_nesting_is_refused_once() {
     assert_eq!(codes, ["E-READ-009"]);
     assert_eq!(result.forms.last().and_then(Form::as_symbol), Some("ok"));
 }
+
+#[test]
+fn symbolic_floats_read_back_as_they_print() {
+    check(
+        "##NaN ##Inf ##-Inf ##nan",
+        expect![[r#"
+            float:NaN@0..5
+            float:inf@6..11
+            float:-inf@12..18
+            E-READ-010@19..24: `#` reader syntax is not supported
+        "#]],
+    );
+}

@@ -55,6 +55,16 @@ fn numbers_print_as_clojure_prints_them() {
 }
 
 #[test]
+fn symbolic_floats_read_back() {
+    check(
+        "(println ##Inf ##-Inf ##NaN (= ##Inf (/ 1.0 0)) (< ##-Inf -1e308))",
+        expect![[r#"
+            ##Inf ##-Inf ##NaN true true
+        "#]],
+    );
+}
+
+#[test]
 fn collections_print_and_compare() {
     check(
         r#"(prn [1 "a" :k 'sym nil true] '(1 2) {:a [1]} (= [1 2] '(1 2)) (= 1 1.0) (= {:a 1 :b 2} {:b 2 :a 1}))"#,
