@@ -8,7 +8,7 @@ use std::fmt;
 use half::{bf16, f16};
 
 use crate::dtype::DType;
-use crate::shape::Shape;
+use crate::shape::{Shape, MAX_ELEMENTS};
 use crate::tensor::{Tensor, TensorData};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
@@ -103,14 +103,14 @@ pub fn from_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
     let fortran = header_value(header, "fortran_order")?.trim() == "True";
     let shape = parse_shape(header_value(header, "shape")?)?;
     let body = &bytes[header_start + header_len..];
-    let n = shape.numel();
+    let n = element_count(&shape)?;
     let (big_endian, code) = match descr.as_bytes().first() {
         Some(b'>') => (true, &descr[1..]),
         Some(b'<' | b'|' | b'=') => (false, &descr[1..]),
         _ => (false, descr.as_str()),
     };
     let width: usize = code.get(1..).and_then(|w| w.parse().ok()).unwrap_or(0);
-    if width == 0 || body.len() < n * width {
+    if width == 0 || n.checked_mul(width).is_none_or(|need| body.len() < need) {
         return Err(npy_error(format!(
             ".npy data is shorter than {n} elements of {descr}"
         )));
@@ -201,6 +201,21 @@ fn header_value<'h>(header: &'h str, key: &str) -> Result<&'h str, NpyError> {
         rest.find([',', '}'])
     };
     Ok(rest[..end.unwrap_or(rest.len())].trim())
+}
+
+/// The element count of a shape read from a file, in checked arithmetic and
+/// within the tensor limit: a crafted header must not wrap the count (and
+/// make a huge array look empty) or ask for unbounded memory.
+fn element_count(shape: &Shape) -> Result<usize, NpyError> {
+    let dims = shape.dims();
+    let n = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    match n {
+        Some(n) if n <= MAX_ELEMENTS => Ok(n),
+        _ => Err(npy_error(format!(
+            ".npy shape {} has more than {MAX_ELEMENTS} elements, the most a tensor may have",
+            crate::shape::format_list(dims)
+        ))),
+    }
 }
 
 fn parse_shape(text: &str) -> Result<Shape, NpyError> {
@@ -336,5 +351,22 @@ mod tests {
         let bytes = npy_bytes("<f8", &[2], &f64_bytes);
         let header = String::from_utf8_lossy(&bytes[10..]);
         assert!(header.starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"));
+    }
+
+    /// A crafted header whose element count wraps to 0 (or is merely huge)
+    /// is refused before anything is allocated.
+    #[test]
+    fn a_huge_or_wrapping_shape_is_refused() {
+        for shape in ["(4294967296, 4294967296, 4)", "(67108865,)"] {
+            let header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+            let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+            bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+            bytes.extend_from_slice(header.as_bytes());
+            let err = from_npy(&bytes).unwrap_err();
+            assert!(
+                err.to_string().contains("the most a tensor may have"),
+                "{err}"
+            );
+        }
     }
 }

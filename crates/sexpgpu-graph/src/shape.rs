@@ -5,6 +5,12 @@ use std::fmt;
 
 use crate::error::OpError;
 
+/// The most elements one tensor may have: larger shapes are refused while
+/// tracing (`E-DIM-001`) and when a file is loaded, and graphs holding them
+/// are not executed, so no program or file can make the host allocate
+/// without bound.
+pub const MAX_ELEMENTS: usize = 1 << 26;
+
 /// A vector of non-negative dimensions, fixed at trace time. Prints `[2, 16]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Shape(Vec<usize>);

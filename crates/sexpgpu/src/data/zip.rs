@@ -6,9 +6,9 @@
 
 use std::io::{Cursor, Read};
 
-/// The most elements a tensor may have (`trace::args::MAX_ELEMENTS`, which a test
-/// compares; written out so that reading files does not depend on tracing).
-const TENSOR_ELEMENTS: u64 = 1 << 26;
+/// The most elements a tensor may have (the graph crate's limit, which
+/// tracing and `.npy` reading obey too).
+const TENSOR_ELEMENTS: u64 = sexpgpu_graph::MAX_ELEMENTS as u64;
 
 /// One member of an archive: its name and its (inflated) bytes.
 pub struct Member {

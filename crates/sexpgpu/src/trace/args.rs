@@ -9,10 +9,9 @@ use crate::value::{short, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{DType, Graph, Nested, NodeId, OpError, Operand, Scalar, Shape, Tensor};
 
-/// The most elements one tensor may have: larger shapes are refused while
-/// tracing (`E-DIM-001`) and graphs holding them are not executed, so no
-/// program can make the host allocate without bound.
-pub const MAX_ELEMENTS: usize = 1 << 26;
+/// The most elements one tensor may have (the graph crate's limit, which
+/// loading files obeys too).
+pub use sexpgpu_graph::MAX_ELEMENTS;
 
 /// An op's arguments split into positional values and keyword values.
 pub struct OpArgs {
