@@ -31,8 +31,18 @@ fn iota_full_and_constants() {
     let mut g = Graph::new("sources");
     let i = g.iota(Shape::from([4, 300]), 1, DType::I32).unwrap();
     let j = g.iota(Shape::from([4, 3, 2]), 0, DType::I64).unwrap();
-    let f = g
+    // A number that does not fit the dtype is refused when the graph is
+    // built; arithmetic on i32 elements near the limit still wraps at run
+    // time, as PyTorch's does.
+    assert!(g
         .full(Shape::from([4, 300]), Scalar::Int(1 << 40), DType::I32)
+        .is_err());
+    let f = g
+        .full(
+            Shape::from([4, 300]),
+            Scalar::Int(i64::from(i32::MAX)),
+            DType::I32,
+        )
         .unwrap();
     let sum = g.binary(BinaryOp::Add, i, f).unwrap();
     let c = g.constant(

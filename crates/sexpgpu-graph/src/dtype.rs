@@ -1,6 +1,7 @@
 //! Element types (`f32 bf16 i32 i64 bool`) and host scalars; knows nothing of
 //! shapes, graphs or execution.
 
+use half::bf16;
 use std::fmt;
 
 /// The element type of a tensor. Names are the dtype keywords of `docs/sexpgpu/operations.md` without the colon.
@@ -93,11 +94,39 @@ impl Scalar {
     /// silently: a float into an integer or boolean tensor, a number into a
     /// boolean one, a boolean into a numeric one.
     pub fn convert_to(self, dtype: DType) -> Option<Scalar> {
+        if self.out_of_range(dtype).is_some() {
+            return None;
+        }
         match (self, dtype) {
             (Scalar::Float(x), DType::F32 | DType::BF16) => Some(Scalar::Float(x)),
             (Scalar::Int(i), DType::F32 | DType::BF16) => Some(Scalar::Float(i as f64)),
             (Scalar::Int(i), DType::I32 | DType::I64) => Some(Scalar::Int(i)),
             (Scalar::Bool(b), DType::Bool) => Some(Scalar::Bool(b)),
+            _ => None,
+        }
+    }
+
+    /// Why a number of the right kind still cannot be a `dtype` element:
+    /// an integer outside `i32`, or a finite float that would become
+    /// infinite. A number is never truncated or wrapped silently
+    /// (`docs/sexpgpu/operations.md`).
+    pub fn out_of_range(self, dtype: DType) -> Option<String> {
+        match (self, dtype) {
+            (Scalar::Int(i), DType::I32) if i32::try_from(i).is_err() => Some(format!(
+                "{self} does not fit i32 (from {} to {})",
+                i32::MIN,
+                i32::MAX
+            )),
+            (Scalar::Float(x), DType::F32) if x.is_finite() && x.abs() > f64::from(f32::MAX) => {
+                Some(format!(
+                    "{self} is too large for f32: it would become infinite"
+                ))
+            }
+            (Scalar::Float(x), DType::BF16) if x.is_finite() && bf16::from_f64(x).is_infinite() => {
+                Some(format!(
+                    "{self} is too large for bf16: it would become infinite"
+                ))
+            }
             _ => None,
         }
     }

@@ -201,10 +201,13 @@ impl Tensor {
         let mut converted = Vec::with_capacity(scalars.len());
         for s in scalars {
             converted.push(s.convert_to(dtype).ok_or_else(|| {
-                tensor_error(format!(
-                    "{s} is {}, which does not fit dtype {dtype}",
-                    s.kind_phrase()
-                ))
+                tensor_error(match s.out_of_range(dtype) {
+                    Some(why) => why,
+                    None => format!(
+                        "{s} is {}, which does not fit dtype {dtype}",
+                        s.kind_phrase()
+                    ),
+                })
             })?);
         }
         let data = match dtype {

@@ -20,10 +20,10 @@ impl Graph {
     /// [`Scalar::convert_to`]).
     pub fn full(&mut self, shape: Shape, value: Scalar, dtype: DType) -> Result<NodeId, OpError> {
         let value = value.convert_to(dtype).ok_or_else(|| {
-            OpError::dtype(format!(
-                "full: {value} is {}, not {dtype}",
-                value.kind_phrase()
-            ))
+            OpError::dtype(match value.out_of_range(dtype) {
+                Some(why) => format!("full: {why}"),
+                None => format!("full: {value} is {}, not {dtype}", value.kind_phrase()),
+            })
         })?;
         Ok(self.push(Op::Full { value }, Vec::new(), shape, dtype))
     }

@@ -30,10 +30,13 @@ impl Graph {
     ) -> Result<NodeId, OpError> {
         let dtype = self.dtype(like);
         let value = value.convert_to(dtype).ok_or_else(|| {
-            OpError::dtype(format!(
-                "{op}: {value} is {}, but the tensor is {dtype}",
-                value.kind_phrase()
-            ))
+            OpError::dtype(match value.out_of_range(dtype) {
+                Some(why) => format!("{op}: {why}, the tensor's dtype"),
+                None => format!(
+                    "{op}: {value} is {}, but the tensor is {dtype}",
+                    value.kind_phrase()
+                ),
+            })
         })?;
         Ok(self.push(Op::Full { value }, Vec::new(), Shape::scalar(), dtype))
     }
@@ -65,10 +68,10 @@ impl Graph {
                     )));
                 };
                 let value = first.convert_to(dtype).ok_or_else(|| {
-                    OpError::dtype(format!(
-                        "{op}: {first} is {}, not {dtype}",
-                        first.kind_phrase()
-                    ))
+                    OpError::dtype(match first.out_of_range(dtype) {
+                        Some(why) => format!("{op}: {why}"),
+                        None => format!("{op}: {first} is {}, not {dtype}", first.kind_phrase()),
+                    })
                 })?;
                 self.push(Op::Full { value }, Vec::new(), Shape::scalar(), dtype)
             }
