@@ -33,7 +33,7 @@ diag::codes! {
     /// The reader's and the evaluator's codes.
     static FRONT;
     E_READ_001 = "E-READ-001", "an unclosed `(`, `[` or `{`",
-r#"The file ends before a list, vector or map is closed. The diagnostic points at the opening delimiter that was never closed.
+r#"The file ends before a list, vector or map is closed. The diagnostic points at the innermost opening delimiter that was never closed, and, when it sits inside other open forms, at the outermost of them (usually the `defn`), where the reader went on reading to the end of the file.
 
 Wrong:
 

@@ -83,8 +83,9 @@ struct Reader<'a> {
     text: &'a str,
     pos: usize,
     diagnostics: Vec<Diagnostic>,
-    /// The delimiters open around the current position, outermost first.
-    open: Vec<char>,
+    /// The delimiters open around the current position, outermost first,
+    /// with where each opened.
+    open: Vec<(char, usize)>,
     /// Set once a mistake has run to the end of the file (an unterminated
     /// string), so the lists it swallowed are not reported as unclosed too.
     reached_end: bool,
@@ -175,7 +176,7 @@ impl<'a> Reader<'a> {
             self.skip_balanced(1);
             return None;
         }
-        self.open.push(open);
+        self.open.push((open, start));
         let items = self.read_items(open, start, depth);
         self.open.pop();
         let items = items?;
@@ -211,14 +212,27 @@ impl<'a> Reader<'a> {
                 }
                 self.reached_end = true;
                 let span = self.span(start, start + 1);
-                self.error(
+                // As rustc does for unclosed delimiters: the innermost form
+                // is where the closer is missing, and the outermost one
+                // (usually the `defn`) is where the reader kept reading.
+                let outermost = match self.open.first() {
+                    Some(&(_, at)) if at != start => Some(self.span(at, at + 1)),
+                    _ => None,
+                };
+                let d = self.error(
                     codes::E_READ_001,
                     format!("unclosed `{open}`"),
                     span,
                     "opened here",
-                )
-                .help
-                .push(format!("add `{close}` where the form should end"));
+                );
+                d.help
+                    .push(format!("add `{close}` where the form should end"));
+                if let Some(outer) = outermost {
+                    d.secondary.push(diag::Label {
+                        span: outer,
+                        message: "the outermost form still open starts here".to_string(),
+                    });
+                }
                 return None;
             };
             if c == close {
@@ -232,7 +246,7 @@ impl<'a> Reader<'a> {
                 // too, and is left for that form, so the outer ones still
                 // close where the user meant them to.
                 let outer = &self.open[..self.open.len() - 1];
-                if !outer.iter().any(|&o| closer_of(o) == c) {
+                if !outer.iter().any(|&(o, _)| closer_of(o) == c) {
                     self.pos += 1;
                 }
                 self.diagnostics.push(
