@@ -96,11 +96,6 @@ mod tests {
     /// with NumPy 2.3: two deflated members.
     const SAVEZ_COMPRESSED: &[u8] = include_bytes!("testdata/compressed.npz");
 
-    #[test]
-    fn the_limit_is_the_largest_tensor() {
-        assert_eq!(TENSOR_ELEMENTS, crate::trace::args::MAX_ELEMENTS as u64);
-    }
-
     fn names_and_sizes(found: &[Member]) -> Vec<(String, usize)> {
         found
             .iter()
