@@ -426,7 +426,7 @@ Fixed: keep the function, not the tensor:
 ```
 "#;
     E_FLOW_003 = "E-FLOW-003", "a tensor operation with no graph being traced",
-r#"Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`.
+r#"Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`. An operation with a computed tensor among its operands (one from `call` or a data file) is the exception: outside a graph it runs at once.
 
 Wrong:
 

@@ -36,8 +36,12 @@ pub fn int_arg(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<
     }
 }
 
+/// Whether a call goes to the tensor operations: a traced or a computed
+/// tensor is among its arguments (a computed one enters a graph as a
+/// constant, or outside one the operation runs at once).
 fn has_tensor(args: &[Value]) -> bool {
-    args.iter().any(|a| matches!(a, Value::Tensor(_)))
+    args.iter()
+        .any(|a| matches!(a, Value::Tensor(_) | Value::HostTensor(_)))
 }
 
 #[derive(Clone, Copy)]

@@ -431,9 +431,26 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             .collect()
     };
     let result = interp.apply(f, traced_args, site);
-    let (mut graph, _) = end(interp);
+    let (graph, _) = end(interp);
     let result = result?;
-    let (outputs, kind) = graph_outputs(&mut graph, id, &result, site.span)?;
+    run_recorded(interp, graph, id, &result, &bound, site, "`call`")
+}
+
+/// Runs a graph recorded with `begin`/`end` whose result is `result`, with
+/// `bound` for its inputs, on the compiled CPU backend (under `check`,
+/// zeros of each output's shape); hands back host tensors in the result's
+/// layout. Each run folds a counter into the seed. `what` names the caller
+/// in failures.
+pub(crate) fn run_recorded(
+    interp: &mut Interp,
+    mut graph: Graph,
+    id: u32,
+    result: &Value,
+    bound: &[Tensor],
+    site: &Site,
+    what: &str,
+) -> EvalResult {
+    let (outputs, kind) = graph_outputs(&mut graph, id, result, site.span)?;
     graph.set_outputs(outputs);
     let results = match interp.mode {
         Mode::Check => graph
@@ -447,13 +464,13 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             let program = sexpgpu_cpu::compile(&graph).map_err(|e| {
                 error(
                     codes::E_RUN_001,
-                    format!("`call` could not compile its graph: {e}"),
+                    format!("{what} could not compile its graph: {e}"),
                     site.span,
                 )
             })?;
-            program.run(&bound, seed).map_err(|e| {
+            program.run(bound, seed).map_err(|e| {
                 let mut d =
-                    Diagnostic::error(codes::E_RUN_001, format!("`call` failed: {}", e.message))
+                    Diagnostic::error(codes::E_RUN_001, format!("{what} failed: {}", e.message))
                         .with_primary(site.span, "while running this call");
                 if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
                     d = d.with_secondary(span, "at this operation");
