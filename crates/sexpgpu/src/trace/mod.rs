@@ -2,9 +2,10 @@
 //! `defgraph` (trace a function of typed inputs), `call` (run one with the
 //! reference executor, or only check it under `sexpgpu check`) and `to-vec`.
 //! The tensor operation builtins are in `ops`, their argument parsing in
-//! `args`. Staging mistakes are `E-FLOW-*`; nothing here prints.
+//! `args`; `value-and-grad` in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
 
 pub(crate) mod args;
+mod grad;
 pub mod ops;
 
 pub use ops::doc_list as operation_list;
@@ -32,6 +33,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     interp.state::<Tracer>().seed = seed;
     interp.register_specials(SPECIALS);
     ops::install(interp);
+    grad::install(interp);
     interp.register_graph_call(call_graph);
     interp.register_overload(ops::overload);
 }
