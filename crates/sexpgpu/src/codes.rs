@@ -679,6 +679,21 @@ Fixed: read it as what it is:
     E_IO_003 = "E-IO-003", "a checkpoint cannot be written",
 r#"`--checkpoint DIR` (or a run's `:checkpoint`) could not create the directory or write the file: a path through a file, a directory without write permission, a full disk. Checkpoints are written to a temporary file and renamed, so the previous checkpoint stays intact (`docs/sexpgpu/checkpoints.md`). No program text shows this mistake; the message gives the system's reason.
 "#;
+    E_IO_004 = "E-IO-004", "a file cannot be written",
+r#"`save-npy`, `save-npz` or `save-safetensors` could not write its file: a path through a file or a missing directory, a directory without write permission, a full disk. Relative paths are written in the directory of the `.sx` file. Each file is written to a temporary file beside it and renamed over it, so an earlier file of the same name stays intact when writing fails. Under `sexpgpu check` nothing is written.
+
+Wrong, where `notes.txt` is a file, not a directory:
+
+```clojure
+(save-npy "notes.txt/x.npy" (call (fn [] (zeros [2]))))
+```
+
+Fixed:
+
+```clojure
+(save-npy "x.npy" (call (fn [] (zeros [2]))))
+```
+"#;
     E_NN_001 = "E-NN-001", "an nn library function was used wrongly",
 r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, or float labels for `nn/cross-entropy`; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
 

@@ -184,6 +184,21 @@ impl Host for Stdout {
         std::fs::read(&full)
             .map_err(|e| format!("cannot read {}: {}", full.display(), io_reason(&e)))
     }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let full = self.base.join(path);
+        let name = full
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("cannot write {}: it names no file", full.display()))?;
+        let temporary = full.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::write(&temporary, bytes)
+            .map_err(|e| format!("cannot write {}: {}", full.display(), io_reason(&e)))?;
+        std::fs::rename(&temporary, &full).map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("cannot write {}: {}", full.display(), io_reason(&e))
+        })
+    }
 }
 
 /// Which form of a graph `sexpgpu ir` prints.
