@@ -695,7 +695,7 @@ Fixed:
 ```
 "#;
     E_NN_001 = "E-NN-001", "an nn library function was used wrongly",
-r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, or float labels for `nn/cross-entropy`; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
+r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, float labels for `nn/cross-entropy`, or targets whose shape does not fit the logits; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
 
 Wrong:
 
