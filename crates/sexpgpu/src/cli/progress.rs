@@ -4,11 +4,11 @@
 //! current logging window. The plain step lines of the log go to stdout
 //! either way (`docs/sexpgpu/runs.md`).
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 
 const TEMPLATE: &str =
-    "{bar:30.cyan/blue} {pos}/{len} steps  {per_sec}  {elapsed} elapsed, {eta} left  {msg}";
+    "[{bar:20.cyan/blue}] {pos}/{len}  {rate}  {elapsed} elapsed, {eta} left  {wide_msg}";
 
 /// A run's progress bar.
 pub struct Bar {
@@ -30,6 +30,12 @@ impl Bar {
     pub fn to(target: ProgressDrawTarget) -> Bar {
         let style = ProgressStyle::with_template(TEMPLATE)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.1} steps/s", state.per_sec());
+                },
+            )
             .progress_chars("=> ");
         Bar {
             bar: ProgressBar::with_draw_target(Some(0), target).with_style(style),
