@@ -385,7 +385,7 @@ diag::codes! {
     /// Staging, runs, files and the `nn` library.
     static BACK;
     E_FLOW_001 = "E-FLOW-001", "branching on a tensor",
-r#"`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`.
+r#"`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`. A computed (host) tensor decides only when it has one element, as its number would; one of more elements is ambiguous and reported the same way.
 
 Wrong:
 
