@@ -60,7 +60,7 @@ fn num(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Num> {
                 format!("`{name}` expects numbers, got a host tensor"),
             )
             .with_primary(site.arg(i), "")
-            .with_help("turn it into numbers with `(to-vec t)`, or compute inside a `defgraph`"),
+            .with_help("turn it into numbers with `(to-vec t)`, or use a tensor operation (`+ - * / max` and the others take host tensors)"),
         )),
         other => Err(wrong_type(name, "numbers", other, site, i)),
     }
