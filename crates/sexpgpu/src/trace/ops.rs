@@ -709,19 +709,26 @@ fn max(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
 fn reshape(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     arity(op.name, site, &args, 2, Some(2))?;
     let dims = ints_of(op.name, "a shape (a vector of integers)", &args[1], site, 1)?;
-    let shape = match dims.iter().all(|&d| d >= 0) {
-        true => Some(shape_of(op.name, &args[1], site, 1)?),
-        false => None,
-    };
     record(interp, op.name, site, &args[..1], |g, id| {
         let x = args::tensor(g, id, op.name, &args, site, 0)?;
-        Ok(match shape {
-            Some(shape) => g.reshape(x, shape),
-            // A negative dimension is refused here, at the call, so that
-            // its message names the operand like any other shape mistake.
-            None => sexpgpu_graph::Shape::from_i64(op.name, &dims).and_then(|s| g.reshape(x, s)),
-        })
+        Ok(reshape_to(g, x, op.name, &dims))
     })
+}
+
+/// The reshape node, or why the new shape is refused: a negative or too
+/// large dimension is refused here, in the builder's place, so that its
+/// message names the operand like any other shape mistake.
+fn reshape_to(g: &mut Graph, x: NodeId, op: &str, dims: &[i64]) -> Built {
+    let shape = sexpgpu_graph::Shape::from_i64(op, dims)?;
+    let numel = shape
+        .dims()
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d));
+    if numel.is_none_or(|n| n > MAX_ELEMENTS) {
+        return Err(OpError::dim(format!("{op}: shape {shape} is too large"))
+            .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements")));
+    }
+    g.reshape(x, shape)
 }
 
 fn broadcast_to(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
