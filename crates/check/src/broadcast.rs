@@ -2,14 +2,19 @@
 //! give that shape; otherwise the operand with fewer axes fits into the other,
 //! named axes pairing by name, anonymous axes right-aligned with anonymous
 //! axes of equal size, a literal 1 with anything, pairs keeping their order;
-//! equal ranks with literal 1s broadcast as NumPy does. Returns how each
-//! operand's axes line up with the result, for the views code generation
-//! inserts. Pure; the caller words the E0401.
+//! equal ranks with literal 1s broadcast as NumPy does. A name that matches
+//! more axes of the other shape than it has axes of that name is never
+//! paired by a guess (E0411). Returns how each operand's axes line up with
+//! the result, for the views code generation inserts. Pure; the caller words
+//! the E0401 and E0411.
 
 use std::borrow::Cow;
 
+use smallvec::SmallVec;
+use syntax::Name;
+
 use crate::dims::DimValues;
-use crate::shape::{axis_name, axis_poly_ref};
+use crate::shape::{axis_name, axis_poly_ref, describe_matches};
 use crate::types::{show_shape, Axis, AxisKind};
 
 /// A broadcast that worked: the result's axes and, per operand, the operand
@@ -32,9 +37,23 @@ fn same(dims: &DimValues, a: &Axis, b: &Axis) -> bool {
     }
 }
 
+/// Why a broadcast failed, worded for the caller's diagnostic.
+pub enum Failed {
+    /// E0401's note: both shapes as written and the axes that failed.
+    Note(String),
+    /// E0411: a name of the smaller shape matches several axes of the other
+    /// and pairing would be a guess; the note says which. `renamed` is the
+    /// smaller shape's axes as a pattern side with that axis named after the
+    /// last of them (`[j]`), when those have names of their own.
+    Ambiguous {
+        name: Name,
+        note: String,
+        renamed: Option<String>,
+    },
+}
+
 /// Broadcasts several shapes together (two for operators, three for `where`).
-/// On failure, the note: both shapes as written and the axes that failed.
-pub fn broadcast<'s>(dims: &DimValues, shapes: &[&'s [Axis]]) -> Result<Broadcast<'s>, String> {
+pub fn broadcast<'s>(dims: &DimValues, shapes: &[&'s [Axis]]) -> Result<Broadcast<'s>, Failed> {
     let mut result: Cow<'s, [Axis]> = Cow::Borrowed(shapes[0]);
     for shape in &shapes[1..] {
         result = pair(dims, result, shape)?;
@@ -55,7 +74,7 @@ fn pair<'s>(
     dims: &DimValues,
     a: Cow<'s, [Axis]>,
     b: &'s [Axis],
-) -> Result<Cow<'s, [Axis]>, String> {
+) -> Result<Cow<'s, [Axis]>, Failed> {
     if a.iter().chain(b).any(|x| matches!(x.kind, AxisKind::Error)) {
         return Ok(if a.len() >= b.len() {
             a
@@ -84,31 +103,65 @@ fn pair<'s>(
         if failed.is_empty() {
             return Ok(Cow::Owned(out));
         }
-        return Err(format!(
+        return Err(Failed::Note(format!(
             "`{}` and `{}` have the same rank, and {} can't pair",
             show_shape(&a),
             show_shape(b),
             failed.join(", ")
-        ));
+        )));
     }
-    let fitted = if a.len() > b.len() {
-        fit(dims, b, &a)
-            .map(|_| ())
-            .map_err(|why| (b, &*a, why.message(b, &a)))
-    } else {
-        fit(dims, &a, b)
-            .map(|_| ())
-            .map_err(|why| (&*a, b, why.message(&a, b)))
-    };
-    match fitted {
-        Ok(()) if a.len() > b.len() => Ok(a),
-        Ok(()) => Ok(Cow::Borrowed(b)),
-        Err((small, big, axis)) => Err(format!(
-            "`{}` doesn't fit into `{}`: {axis}",
+    let (small, big): (&[Axis], &[Axis]) = if a.len() > b.len() { (b, &a) } else { (&a, b) };
+    match fit(dims, small, big) {
+        Ok(_) if a.len() > b.len() => Ok(a),
+        Ok(_) => Ok(Cow::Borrowed(b)),
+        Err(Unfit::Ambiguous { i, hits }) => Err(Failed::Ambiguous {
+            name: axis_name(&small[i])
+                .copied()
+                .unwrap_or_else(|| Name::new("")),
+            note: format!(
+                "`{}` of `{}` matches {} of `{}`; pairing it with one would be a guess",
+                small[i],
+                show_shape(small),
+                describe_matches(big, &hits),
+                show_shape(big)
+            ),
+            renamed: renamed_side(small, i, big, &hits),
+        }),
+        Err(why) => Err(Failed::Note(format!(
+            "`{}` doesn't fit into `{}`: {}",
             show_shape(small),
-            show_shape(big)
-        )),
+            show_shape(big),
+            why.message(small, big)
+        ))),
     }
+}
+
+/// `small`'s axes as a pattern side, with axis `i` named after the last of
+/// `big`'s axes `hits` when those have distinct names of their own; `None`
+/// when some axis has no plain name.
+fn renamed_side(small: &[Axis], i: usize, big: &[Axis], hits: &[usize]) -> Option<String> {
+    let names: Vec<Name> = hits
+        .iter()
+        .filter_map(|&j| axis_name(&big[j]).copied())
+        .collect();
+    let distinct = names.len() == hits.len()
+        && names
+            .iter()
+            .enumerate()
+            .all(|(k, n)| !names[..k].contains(n));
+    if !distinct {
+        return None;
+    }
+    let mut parts = Vec::with_capacity(small.len());
+    for (k, a) in small.iter().enumerate() {
+        let name = if k == i {
+            names.last().copied()
+        } else {
+            axis_name(a).copied()
+        };
+        parts.push(name.filter(|n| !n.contains('.'))?.to_string());
+    }
+    Some(format!("[{}]", parts.join(" ")))
 }
 
 /// Why `small` doesn't fit into `big`; worded only when it is reported,
@@ -120,6 +173,9 @@ pub enum Unfit {
     Sizes { i: usize },
     /// Nothing in big is left to pair small's axis `i` with.
     Unpaired { i: usize },
+    /// Small's named axis `i` matches big's axes `hits`, more of them than
+    /// small has axes of that name, so pairing would pick one silently.
+    Ambiguous { i: usize, hits: Vec<usize> },
 }
 
 impl Unfit {
@@ -132,6 +188,9 @@ impl Unfit {
                 big[j]
             ),
             Unfit::Sizes { i } => format!("`{}` has different sizes", small[i]),
+            Unfit::Ambiguous { i, ref hits } => {
+                format!("`{}` matches {}", small[i], describe_matches(big, hits))
+            }
             Unfit::Unpaired { i } => match axis_name(&small[i]) {
                 Some(name) => format!("no axis named `{name}` to pair its axis {} with", i + 1),
                 None => format!(
@@ -144,6 +203,43 @@ impl Unfit {
     }
 }
 
+/// Whether an axis pairs as an anonymous one: it has no name, or a pattern
+/// named an axis whose size is no single name (`d` of size `D/8`), which
+/// paired as anonymous before patterns named their axes.
+fn anonymous(axis: &Axis) -> bool {
+    axis_name(axis).is_none() || (axis.renamed() && axis.size_name().is_none())
+}
+
+/// The axes of `big` a named axis of `small` pairs with, by name: those of
+/// its name, else those whose size is that name (`n` finds the axes `i` and
+/// `j` of size `n`), else, for an axis a pattern named apart from its size,
+/// those of its size's name. With the number of `small`'s axes that look
+/// for the same, which must match when there are several (`[n n]` into
+/// `[b n n]` pairs in order; `[n]` into `[b n n]` is a guess).
+fn named_candidates(small: &[Axis], axis: &Axis, big: &[Axis]) -> (SmallVec<[usize; 4]>, usize) {
+    let name = axis_name(axis).copied();
+    let find = |pred: &dyn Fn(&Axis) -> bool| -> SmallVec<[usize; 4]> {
+        (0..big.len()).filter(|&j| pred(&big[j])).collect()
+    };
+    let count = |pred: &dyn Fn(&Axis) -> bool| small.iter().filter(|a| pred(a)).count();
+    let by_name = |a: &Axis| axis_name(a).copied() == name;
+    let hits = find(&by_name);
+    if !hits.is_empty() {
+        return (hits, count(&by_name));
+    }
+    let hits = find(&|a: &Axis| a.size_name() == name);
+    if !hits.is_empty() {
+        return (hits, count(&by_name));
+    }
+    match axis.size_name().filter(|_| axis.renamed()) {
+        Some(size) => {
+            let by_size = |a: &Axis| a.size_name() == Some(size);
+            (find(&by_size), count(&by_size))
+        }
+        None => (SmallVec::new(), 0),
+    }
+}
+
 /// Where each axis of `small` goes in `big`, scanning right to left.
 pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<usize>>, Unfit> {
     let mut positions = vec![None; big.len()];
@@ -151,22 +247,30 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
     for (i, axis) in small.iter().enumerate().rev() {
         let found = if matches!(axis.kind, AxisKind::Error) {
             cursor.checked_sub(1)
-        } else if let Some(name) = axis_name(axis) {
+        } else if axis_name(axis).is_some() {
+            let (hits, wanted) = named_candidates(small, axis, big);
+            if hits.len() > 1 && hits.len() != wanted {
+                return Err(Unfit::Ambiguous {
+                    i,
+                    hits: hits.to_vec(),
+                });
+            }
             // By name; else, as a convenience, an anonymous axis of the same
             // size (a merged pattern axis `(h d)` against `[D]`).
-            (0..cursor)
+            hits.iter()
                 .rev()
-                .find(|&j| axis_name(&big[j]) == Some(name))
+                .copied()
+                .find(|&j| j < cursor)
                 .or_else(|| {
                     (0..cursor)
                         .rev()
-                        .find(|&j| axis_name(&big[j]).is_none())
+                        .find(|&j| anonymous(&big[j]))
                         .filter(|&j| same(dims, axis, &big[j]))
                 })
         } else if is_one(axis) {
             cursor.checked_sub(1)
         } else {
-            match (0..cursor).rev().find(|&j| axis_name(&big[j]).is_none()) {
+            match (0..cursor).rev().find(|&j| anonymous(&big[j])) {
                 Some(j) if same(dims, axis, &big[j]) => Some(j),
                 Some(j) => return Err(Unfit::Meets { i, j }),
                 None => None,
@@ -226,7 +330,10 @@ mod tests {
                     .collect();
                 format!("{} via {}", show_shape(&b.shape), views.join(" / "))
             }
-            Err(note) => format!("error: {note}"),
+            Err(super::Failed::Note(note)) => format!("error: {note}"),
+            Err(super::Failed::Ambiguous { name, note, .. }) => {
+                format!("ambiguous `{name}`: {note}")
+            }
         };
         expect.assert_eq(&shown);
     }
@@ -240,6 +347,17 @@ mod tests {
             expect!["[b h n n] via 0 1 2 3 / _ _ 0 1"],
         );
         check(&["b n D", "D n"], expect!["error: `[D n]` doesn't fit into `[b n D]`: no axis named `D` to pair its axis 1 with"]);
+    }
+
+    #[test]
+    fn a_name_of_several_axes_is_never_a_guess() {
+        check(
+            &["b n n", "n"],
+            expect!["ambiguous `n`: `n` of `[n]` matches axes 2 and 3 of `[b n n]`; pairing it with one would be a guess"],
+        );
+        check(&["b n n", "b n"], expect!["ambiguous `n`: `n` of `[b n]` matches axes 2 and 3 of `[b n n]`; pairing it with one would be a guess"]);
+        // As many in order: no guess.
+        check(&["n n", "b n n"], expect!["[b n n] via _ 0 1 / 0 1 2"]);
     }
 
     #[test]

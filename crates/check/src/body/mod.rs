@@ -34,7 +34,6 @@ use crate::types::{AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub(crate) use bind::Slots;
-pub(crate) use expr::position_of as expr_position;
 pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 
 /// What every body checker shares.
