@@ -219,7 +219,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         let dtype = float_dtype.map(|(d, _)| d);
-        let result = match &sig.ret {
+        // The callee's own unknown sizes (`-> [?k D]`) are new at each call;
+        // those of the arguments come back as they were (`docs/shapescript/sizes.md`).
+        let ret = sig.ret.as_ref().map(|r| self.fresh_unknowns(r));
+        let result = match &ret {
             None => Ty {
                 kind: TyKind::Tuple(Vec::new()),
                 span,
@@ -239,7 +242,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
         };
-        let result = self.fresh_unknowns(&result);
+        let result = self.fresh_unknowns_where(&result, &|index| index == 0);
         let bindings = sig
             .generics
             .iter()
