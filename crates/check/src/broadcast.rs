@@ -26,6 +26,18 @@ pub struct Broadcast<'s> {
     pub positions: Vec<Vec<Option<usize>>>,
 }
 
+/// An axis for notes, with its value when dims give one: `` `H` (32) ``.
+fn show_axis(dims: &DimValues, axis: &Axis) -> String {
+    let value = axis_poly_ref(axis)
+        .filter(|p| p.as_constant().is_none())
+        .and_then(|p| dims.substitute(&p).ok())
+        .and_then(|p| p.as_constant());
+    match value {
+        Some(v) => format!("`{axis}` ({v})"),
+        None => format!("`{axis}`"),
+    }
+}
+
 fn is_one(axis: &Axis) -> bool {
     axis_poly_ref(axis).and_then(|p| p.as_constant()) == Some(1) && axis_name(axis).is_none()
 }
@@ -97,7 +109,11 @@ fn pair<'s>(
             } else if is_one(y) {
                 out.push(x.clone());
             } else {
-                failed.push(format!("`{x}` with `{y}`"));
+                failed.push(format!(
+                    "{} with {}",
+                    show_axis(dims, x),
+                    show_axis(dims, y)
+                ));
             }
         }
         if failed.is_empty() {
@@ -169,8 +185,8 @@ fn renamed_side(small: &[Axis], i: usize, big: &[Axis], hits: &[usize]) -> Optio
 pub enum Unfit {
     /// Small's axis `i` meets big's anonymous axis `j` of another size.
     Meets { i: usize, j: usize },
-    /// Small's named axis `i` has another size in big.
-    Sizes { i: usize },
+    /// Small's named axis `i` has another size in big's axis `j`.
+    Sizes { i: usize, j: usize },
     /// Nothing in big is left to pair small's axis `i` with.
     Unpaired { i: usize },
     /// Small's named axis `i` matches big's axes `hits`, more of them than
@@ -187,7 +203,12 @@ impl Unfit {
                 small[i],
                 big[j]
             ),
-            Unfit::Sizes { i } => format!("`{}` has different sizes", small[i]),
+            Unfit::Sizes { i, j } => format!(
+                "`{}` has different sizes: {} and {}",
+                small[i],
+                show_size(small, i),
+                show_size(big, j)
+            ),
             Unfit::Ambiguous { i, ref hits } => {
                 format!("`{}` matches {}", small[i], describe_matches(big, hits))
             }
@@ -240,6 +261,14 @@ fn named_candidates(small: &[Axis], axis: &Axis, big: &[Axis]) -> (SmallVec<[usi
     }
 }
 
+/// An axis's size for `Unfit::Sizes`: `` `n` `` or `` `D` ``.
+fn show_size(shape: &[Axis], i: usize) -> String {
+    match axis_poly_ref(&shape[i]) {
+        Some(p) => format!("`{p}`"),
+        None => format!("`{}`", shape[i]),
+    }
+}
+
 /// Where each axis of `small` goes in `big`, scanning right to left.
 pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<usize>>, Unfit> {
     let mut positions = vec![None; big.len()];
@@ -279,7 +308,7 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
         match found {
             Some(j) => {
                 if let (Some(_), false) = (axis_name(axis), same(dims, axis, &big[j])) {
-                    return Err(Unfit::Sizes { i });
+                    return Err(Unfit::Sizes { i, j });
                 }
                 positions[j] = Some(i);
                 cursor = j;

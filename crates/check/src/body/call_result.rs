@@ -150,31 +150,37 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
             _ => None,
         };
+        let solved = call.solver.shown();
+        // The call's bindings that say something (`h = 5`, not `b = b`).
+        let with_solved = |d: Diagnostic| {
+            if solved.is_empty() {
+                d
+            } else {
+                d.with_note(format!("with {}", solved.join(", ")))
+            }
+        };
         let d = match formula
             .eval(&value)
             .and_then(|p| dims.substitute(&p).map(|q| (p, q)))
         {
             Ok((p, q)) => match q.as_constant().filter(|v| *v < 1) {
                 None => return Some(p),
-                Some(v) => Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
+                Some(v) => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
                     .with_primary(span, format!("`{written}` is {v} here"))
-                    .with_secondary(at, "the size is worked out here")
-                    .with_note(format!("with {}", call.solver.shown().join(", ")))
+                    .with_secondary(at, "the size is worked out here"))
                     .with_help("an axis has at least one element: check the sizes, padding and stride"),
             },
-            Err(SizeError::DivideByZero) => Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
+            Err(SizeError::DivideByZero) => with_solved(Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
                 .with_primary(span, format!("`{written}` divides by 0 here"))
-                .with_secondary(at, "the size is worked out here")
-                .with_note(format!("with {}", call.solver.shown().join(", ")))
+                .with_secondary(at, "the size is worked out here"))
                 .with_help("a stride or window of 0 is no stride at all: use 1 or more"),
             Err(SizeError::Overflow) => {
                 Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
                     .with_primary(span, "this size overflows")
             }
-            Err(_) => Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
+            Err(_) => with_solved(Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
                 .with_primary(span, format!("`{written}` must be exact here"))
-                .with_secondary(at, "the size is worked out here")
-                .with_note(format!("with {}", call.solver.shown().join(", ")))
+                .with_secondary(at, "the size is worked out here"))
                 .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
                 .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
         };

@@ -29,7 +29,7 @@ use crate::dims::DimValues;
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
-use crate::size::{Poly, Size, Symbol};
+use crate::size::{ImportNames, Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -139,6 +139,15 @@ fn check_bodies(
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
         }
+        // Its messages name other files' dims as it imports them (`vis.D`).
+        let _names = (!module.imports.is_empty()).then(|| {
+            // Sorted: the map's order is no order, and one name must win
+            // when a file is imported twice.
+            let mut names: Vec<(FileId, Name)> =
+                module.imports.iter().map(|(n, f)| (*f, *n)).collect();
+            names.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+            ImportNames::enter(names)
+        });
         // Room for the module's bodies at once: a `Body` is large, and
         // growing the vector one by one would copy them over and over.
         let here = module.ast.items.iter().map(body_count).sum();
