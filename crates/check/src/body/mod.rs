@@ -145,7 +145,7 @@ fn check_bodies(
             // when a file is imported twice.
             let mut names: Vec<(FileId, Name)> =
                 module.imports.iter().map(|(n, f)| (*f, *n)).collect();
-            names.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+            names.sort_unstable_by_key(|a| a.1);
             ImportNames::enter(names)
         });
         // Room for the module's bodies at once: a `Body` is large, and
