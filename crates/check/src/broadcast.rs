@@ -228,36 +228,61 @@ impl Unfit {
 /// named an axis whose size is no single name (`d` of size `D/8`), which
 /// paired as anonymous before patterns named their axes.
 fn anonymous(axis: &Axis) -> bool {
-    axis_name(axis).is_none() || (axis.renamed() && axis.size_name().is_none())
+    // The plain name test first: it decides nearly every axis.
+    axis_name(axis).is_none() || (axis.size_name().is_none() && axis.renamed())
+}
+
+/// The axes of `big` a named axis of `small` may pair with.
+enum Candidates {
+    None,
+    One(usize),
+    /// Several, with the number of `small`'s axes that look for the same
+    /// ones, which must match (`[n n]` into `[b n n]` pairs in order; `[n]`
+    /// into `[b n n]` is a guess).
+    Many(SmallVec<[usize; 4]>, usize),
+}
+
+/// The axes of `big` that `matches` accepts, most often one and then found
+/// without collecting; for several, `wanted` counts `small`'s axes.
+// Generic rather than `dyn`: called for every named axis broadcast, and
+// the tests inline.
+#[inline]
+fn candidates(
+    small: &[Axis],
+    big: &[Axis],
+    matches: impl Fn(&Axis) -> bool,
+    wanted: impl Fn(&Axis) -> bool,
+) -> Option<Candidates> {
+    let mut hits = (0..big.len()).filter(|&j| matches(&big[j]));
+    let first = hits.next()?;
+    let Some(second) = hits.next() else {
+        return Some(Candidates::One(first));
+    };
+    let mut all: SmallVec<[usize; 4]> = smallvec::smallvec![first, second];
+    all.extend(hits);
+    let wanted = small.iter().filter(|a| wanted(a)).count();
+    Some(Candidates::Many(all, wanted))
 }
 
 /// The axes of `big` a named axis of `small` pairs with, by name: those of
 /// its name, else those whose size is that name (`n` finds the axes `i` and
 /// `j` of size `n`), else, for an axis a pattern named apart from its size,
-/// those of its size's name. With the number of `small`'s axes that look
-/// for the same, which must match when there are several (`[n n]` into
-/// `[b n n]` pairs in order; `[n]` into `[b n n]` is a guess).
-fn named_candidates(small: &[Axis], axis: &Axis, big: &[Axis]) -> (SmallVec<[usize; 4]>, usize) {
+/// those of its size's name.
+fn named_candidates(small: &[Axis], axis: &Axis, big: &[Axis]) -> Candidates {
     let name = axis_name(axis).copied();
-    let find = |pred: &dyn Fn(&Axis) -> bool| -> SmallVec<[usize; 4]> {
-        (0..big.len()).filter(|&j| pred(&big[j])).collect()
-    };
-    let count = |pred: &dyn Fn(&Axis) -> bool| small.iter().filter(|a| pred(a)).count();
     let by_name = |a: &Axis| axis_name(a).copied() == name;
-    let hits = find(&by_name);
-    if !hits.is_empty() {
-        return (hits, count(&by_name));
+    if let Some(found) = candidates(small, big, by_name, by_name) {
+        return found;
     }
-    let hits = find(&|a: &Axis| a.size_name() == name);
-    if !hits.is_empty() {
-        return (hits, count(&by_name));
+    if let Some(found) = candidates(small, big, |a| a.size_name() == name, by_name) {
+        return found;
     }
     match axis.size_name().filter(|_| axis.renamed()) {
         Some(size) => {
             let by_size = |a: &Axis| a.size_name() == Some(size);
-            (find(&by_size), count(&by_size))
+            candidates(small, big, by_size, by_size).unwrap_or(Candidates::None)
         }
-        None => (SmallVec::new(), 0),
+        None => Candidates::None,
     }
 }
 
@@ -277,25 +302,25 @@ pub fn fit(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Result<Vec<Option<
         let found = if matches!(axis.kind, AxisKind::Error) {
             cursor.checked_sub(1)
         } else if axis_name(axis).is_some() {
-            let (hits, wanted) = named_candidates(small, axis, big);
-            if hits.len() > 1 && hits.len() != wanted {
-                return Err(Unfit::Ambiguous {
-                    i,
-                    hits: hits.to_vec(),
-                });
-            }
+            let by_name = match named_candidates(small, axis, big) {
+                Candidates::None => None,
+                Candidates::One(j) => (j < cursor).then_some(j),
+                Candidates::Many(hits, wanted) if hits.len() != wanted => {
+                    return Err(Unfit::Ambiguous {
+                        i,
+                        hits: hits.to_vec(),
+                    });
+                }
+                Candidates::Many(hits, _) => hits.iter().rev().copied().find(|&j| j < cursor),
+            };
             // By name; else, as a convenience, an anonymous axis of the same
             // size (a merged pattern axis `(h d)` against `[D]`).
-            hits.iter()
-                .rev()
-                .copied()
-                .find(|&j| j < cursor)
-                .or_else(|| {
-                    (0..cursor)
-                        .rev()
-                        .find(|&j| anonymous(&big[j]))
-                        .filter(|&j| same(dims, axis, &big[j]))
-                })
+            by_name.or_else(|| {
+                (0..cursor)
+                    .rev()
+                    .find(|&j| anonymous(&big[j]))
+                    .filter(|&j| same(dims, axis, &big[j]))
+            })
         } else if is_one(axis) {
             cursor.checked_sub(1)
         } else {

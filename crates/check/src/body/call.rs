@@ -221,8 +221,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let dtype = float_dtype.map(|(d, _)| d);
         // The callee's own unknown sizes (`-> [?k D]`) are new at each call;
         // those of the arguments come back as they were (`docs/shapescript/sizes.md`).
-        let ret = sig.ret.as_ref().map(|r| self.fresh_unknowns(r));
-        let result = match &ret {
+        let ret = sig.ret.as_ref().map(|r| {
+            if crate::shape::has_unknowns(r) {
+                Cow::Owned(self.fresh_unknowns(r))
+            } else {
+                Cow::Borrowed(r)
+            }
+        });
+        let result = match ret.as_deref() {
             None => Ty {
                 kind: TyKind::Tuple(Vec::new()),
                 span,
