@@ -80,8 +80,9 @@ pub struct Axis {
 
 #[derive(Clone, Debug)]
 pub enum AxisKind {
-    /// A size. `name` is set when the axis is a single identifier (`b`, `D`),
-    /// which is what broadcasting and `over=` find axes by.
+    /// A size. `name` is set when the axis is a single identifier (`b`, `D`)
+    /// or a pattern's right side names it (`j`, of size `n`), which is what
+    /// broadcasting and `over=` find axes by.
     Size { size: Size, name: Option<Name> },
     /// A size with a rounded division (extern return types), worked out at each call.
     Rounded { formula: Formula, written: Name },
