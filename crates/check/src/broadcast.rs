@@ -26,15 +26,21 @@ pub struct Broadcast<'s> {
     pub positions: Vec<Vec<Option<usize>>>,
 }
 
-/// An axis for notes, with its value when dims give one: `` `H` (32) ``.
+/// An axis for notes, with its size when a pattern named it apart and its
+/// value when dims give one: `` `H` (32) ``, `` `i` (size `n`) ``,
+/// `` `d` (size `Dh`, 64) ``.
 fn show_axis(dims: &DimValues, axis: &Axis) -> String {
-    let value = axis_poly_ref(axis)
+    let poly = axis_poly_ref(axis);
+    let value = poly
+        .as_ref()
         .filter(|p| p.as_constant().is_none())
-        .and_then(|p| dims.substitute(&p).ok())
+        .and_then(|p| dims.substitute(p).ok())
         .and_then(|p| p.as_constant());
-    match value {
-        Some(v) => format!("`{axis}` ({v})"),
-        None => format!("`{axis}`"),
+    match (axis.renamed(), poly, value) {
+        (true, Some(p), Some(v)) => format!("`{axis}` (size `{p}`, {v})"),
+        (true, Some(p), None) => format!("`{axis}` (size `{p}`)"),
+        (_, _, Some(v)) => format!("`{axis}` ({v})"),
+        _ => format!("`{axis}`"),
     }
 }
 
