@@ -37,6 +37,11 @@ fn key_bias(q: [b h n d], k: [b h n d], kb: [n]) -> [b h n n] {
   let s = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
   s + rearrange(kb, [j] -> [j])
 }
+fn scale(x: [b h n m]) -> [b h n m] = x * 0.5
+fn scaled(q: [b h n d], k: [b h n d]) -> [b h n n] {
+  let s = scale(einsum(q, k, [b h i d], [b h j d] -> [b h i j]))
+  softmax(s, over=j) + cumsum(s, over=i)
+}
 fn halves(x: [b D]) -> [b D] {
   let y = rearrange(x, [b (two k)] -> [b two k], two=2)
   rearrange(softmax(y, over=k), [b two k] -> [b (two k)])
@@ -89,6 +94,12 @@ def test_reductions_and_broadcasting_find_the_named_axis(m):
     torch.testing.assert_close(m.per_query(q, k), scores(q, k).sum(dim=2))
     kb = rand(5, seed=9)
     torch.testing.assert_close(m.key_bias(q, k, kb), scores(q, k) + kb[None, None, None, :])
+
+
+def test_a_call_keeps_the_names(m):
+    q, k = rand(2, 3, 5, 4, seed=11), rand(2, 3, 5, 4, seed=12)
+    s = scores(q, k) * 0.5
+    torch.testing.assert_close(m.scaled(q, k), torch.softmax(s, dim=3) + torch.cumsum(s, dim=2))
 
 
 def test_a_name_resolved_to_a_number_is_an_axis_name(m):

@@ -78,9 +78,14 @@ pub fn broadcast<'s>(dims: &DimValues, shapes: &[&'s [Axis]]) -> Result<Broadcas
     }
     let mut positions = Vec::with_capacity(shapes.len());
     for shape in shapes {
-        positions.push(
-            fit(dims, shape, &result).unwrap_or_else(|_| (0..result.len()).map(Some).collect()),
-        );
+        // The operand whose shape is the result (the common case) lines up
+        // axis for axis, as `fit` would find.
+        let same = std::ptr::eq(*shape, &*result);
+        positions.push(if same {
+            (0..result.len()).map(Some).collect()
+        } else {
+            fit(dims, shape, &result).unwrap_or_else(|_| (0..result.len()).map(Some).collect())
+        });
     }
     Ok(Broadcast {
         shape: result,

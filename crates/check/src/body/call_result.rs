@@ -28,6 +28,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         shapeless: &[(Ty, Span)],
         target: &Target,
         span: Span,
+        names: Option<&[Option<Name>]>,
     ) -> Option<Ty> {
         let kind = match &ret.kind {
             TyKind::Tensor(t) => {
@@ -43,7 +44,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 .map(|s| s.to_vec())
                         }
                     },
-                    Some(axes) => Some(self.result_axes(axes, call, rename, target, span)?),
+                    Some(axes) => Some(self.result_axes(axes, call, rename, target, span, names)?),
                 };
                 let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
                 return Some(match &t.domain {
@@ -60,7 +61,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             TyKind::Tuple(items) => {
                 let mut out = Vec::new();
                 for item in items {
-                    out.push(self.result_type(item, call, rename, dtype, shapeless, target, span)?);
+                    out.push(
+                        self.result_type(
+                            item, call, rename, dtype, shapeless, target, span, names,
+                        )?,
+                    );
                 }
                 TyKind::Tuple(out)
             }
@@ -77,6 +82,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// The axes of a returned shape in the caller's terms: `...` is what the
     /// call's `...` stood for, a rounded division is worked out, and every
     /// other size takes the solved values (an unsolved one made unknown).
+    /// A generic axis bound to an axis a pattern named (`j` of size `n`)
+    /// keeps that name (`names`, per generic axis).
     fn result_axes(
         &mut self,
         axes: &[Axis],
@@ -84,6 +91,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         rename: &dyn Fn(&Poly) -> Poly,
         target: &Target,
         span: Span,
+        names: Option<&[Option<Name>]>,
     ) -> Option<Vec<Axis>> {
         let mut out = Vec::with_capacity(axes.len());
         for axis in axes.iter() {
@@ -116,7 +124,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 .unwrap_or_else(|_| p.into_owned()),
                         };
                         let value = self.unknown_for_unsolved(value, &call.solver);
-                        out.push(axis_of(value, span));
+                        let mut axis = axis_of(value, span);
+                        let name = generic.and_then(|i| names?.get(i).copied().flatten());
+                        if let (Some(n), AxisKind::Size { name, .. }) = (name, &mut axis.kind) {
+                            *name = Some(n);
+                        }
+                        out.push(axis);
                     }
                     None => out.push(axis.clone()),
                 },

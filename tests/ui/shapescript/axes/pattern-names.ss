@@ -2,7 +2,8 @@
 # coincide (docs/shapescript/patterns.md): the scores below have axes `i` and
 # `j`, each of size `n`, so `over=j` and a mask `[i j]` find the key axis, and
 # a mask typed `[n n]` pairs with both in order. A name a pattern resolves to
-# a number (`k`, 32) is an axis name too.
+# a number (`k`, 32) is an axis name too, and a call whose generic axis such
+# an axis binds gives it back with its name.
 dim D = 64
 
 fn attention(q: [b h n d], k: [b h n d], v: [b h n d], mask: [n n] Bool) -> [b h n d] {
@@ -27,4 +28,9 @@ fn halves(x: [b h n D]) -> [b h n D] {
 fn renamed(s: [b n n]) -> [b n] {
   let t = rearrange(s, [b i j] -> [b i j])
   sum(t, over=j)
+}
+fn scale(x: [b h n m]) -> [b h n m] = x * 0.5
+fn through_calls(q: [b h n d], k: [b h n d]) -> [b h n n] {
+  let s = scale(einsum(q, k, [b h i d], [b h j d] -> [b h i j]))
+  softmax(s, over=j)
 }
