@@ -382,8 +382,9 @@ fn total(x: [b n]) -> [b] = sum(x, over=n)
 
 E0406 = "E0406", "argument is not what the parameter takes",
 "An `Axis` parameter takes an axis name, a `Size` parameter a whole number
-known before the program runs (a number, a dim or an axis name), and a
-rounded division's divisor must not be 0.
+known before the program runs (a number, a dim or an axis name), a
+rounded division's divisor must not be 0, and `over=` takes axis names,
+each once.
 
 Wrong:
 
@@ -479,6 +480,31 @@ Fixed: reducing an axis says how:
 
 ```
 fn f(x: [b n d]) -> [b d] = reduce(x, [b n d] -> [b d], mean)
+```
+";
+
+E0411 = "E0411", "an axis name matches more than one axis",
+"Axes are found by name for `over=`, `Axis` arguments and broadcasting, and a
+name must find exactly one axis: a value of type `[b n n]` has two axes `n`,
+and taking either one would be a silent guess. A pattern's right side names
+its result's axes, even when their sizes coincide: after
+`einsum(q, k, [b h i d], [b h j d] -> [b h i j])` the axes are `i` and `j`
+(each of size `n`), so `over=j` says which one. A name that is no axis's name
+finds the axes of that size: `over=n` there matches both, and is this error.
+
+Wrong:
+
+```
+fn weights(s: [b n n]) -> [b n n] = softmax(s, over=n)
+```
+
+Fixed: name the axes apart with a pattern, then say which one:
+
+```
+fn weights(s: [b n n]) -> [b n n] {
+  let t = rearrange(s, [b i j] -> [b i j])
+  softmax(t, over=j)
+}
 ```
 ";
 

@@ -3,6 +3,7 @@
 //! types (shape, dtype, kind) and showing them. Plain functions over
 //! `types::Ty`; never reports diagnostics.
 
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::sync::Arc;
 use syntax::Name;
@@ -381,6 +382,97 @@ pub(crate) fn axis_name(axis: &Axis) -> Option<&Name> {
         AxisKind::Size { name, .. } => name.as_ref(),
         _ => None,
     }
+}
+
+/// The axes a name finds in a shape (`over=`, `Axis` arguments): those it
+/// names, else those whose size is that one generic axis or dim (`n` finds
+/// the axes `i` and `j` of size `n` a pattern named). More than one is
+/// E0411: an axis is never picked silently.
+pub(crate) enum Found {
+    None,
+    One(usize),
+    Many(SmallVec<[usize; 4]>),
+}
+
+/// Looks a name up among a shape's axes; see `Found`.
+pub(crate) fn find_axis(shape: &[Axis], name: &str) -> Found {
+    let by_name = |a: &Axis| axis_name(a).is_some_and(|n| **n == *name);
+    let by_size = |a: &Axis| a.size_name().is_some_and(|n| *n == *name);
+    let mut hits: SmallVec<[usize; 4]> = (0..shape.len()).filter(|&i| by_name(&shape[i])).collect();
+    if hits.is_empty() {
+        hits = (0..shape.len()).filter(|&i| by_size(&shape[i])).collect();
+    }
+    match hits.as_slice() {
+        [] => Found::None,
+        [one] => Found::One(*one),
+        _ => Found::Many(hits),
+    }
+}
+
+/// The axes a name matched, for E0411: `` `i` (size `n`) and `j` (size
+/// `n`) `` when a pattern named them, else `axes 2 and 3`.
+pub(crate) fn describe_matches(shape: &[Axis], hits: &[usize]) -> String {
+    if hits.iter().any(|&p| shape[p].renamed()) {
+        let named: Vec<String> = hits.iter().map(|&p| shape[p].describe()).collect();
+        join_and(&named)
+    } else {
+        let positions: Vec<String> = hits.iter().map(|p| (p + 1).to_string()).collect();
+        format!("axes {}", join_and(&positions))
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// E0411's help: how to tell the axes a name matched apart. Axes a pattern
+/// named apart are found by those names; axes of one name get new names
+/// from a pattern, as in `rearrange(s, [b n1 n2] -> [b n1 n2])`.
+pub(crate) fn tell_apart(
+    shape: &[Axis],
+    hits: &[usize],
+    name: &str,
+    what: &str,
+    value: &str,
+) -> String {
+    let names: Vec<Name> = hits
+        .iter()
+        .filter_map(|&p| axis_name(&shape[p]).copied())
+        .collect();
+    let distinct = names.len() == hits.len()
+        && names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| !names[..i].contains(n));
+    if distinct {
+        let options: Vec<String> = names.iter().map(|n| format!("`{what}{n}`")).collect();
+        return format!("say which axis by its own name: {}", options.join(" or "));
+    }
+    let mut k = 0;
+    let axes: Vec<String> = shape
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if hits.contains(&i) {
+                k += 1;
+                format!("{name}{k}")
+            } else {
+                match axis_name(a) {
+                    Some(n) if !n.contains('.') => n.to_string(),
+                    _ => format!("a{}", i + 1),
+                }
+            }
+        })
+        .collect();
+    let pattern = axes.join(" ");
+    format!(
+        "name the axes apart with a pattern, as in `rearrange({value}, [{pattern}] -> [{pattern}])`, then use `{what}{name}1` or `{what}{name}2`"
+    )
 }
 
 /// A tensor type of the given axes.

@@ -28,10 +28,49 @@ pub enum Symbol {
     Var(u32),
 }
 
+std::thread_local! {
+    /// The files the module whose bodies are being checked imports, with
+    /// the names it imports them by: its messages show another file's dim
+    /// as it names it (`vis.D`). Empty outside `ImportNames::enter`.
+    static IMPORT_NAMES: std::cell::RefCell<Vec<(FileId, Name)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// While alive, sizes show the dims of the files in `imports` as the
+/// importing module names them (`vis.D`, `docs/shapescript/imports.md`);
+/// the names before it come back when it is dropped.
+pub struct ImportNames(Vec<(FileId, Name)>);
+
+impl ImportNames {
+    pub fn enter(imports: Vec<(FileId, Name)>) -> ImportNames {
+        ImportNames(IMPORT_NAMES.with(|names| std::mem::replace(&mut *names.borrow_mut(), imports)))
+    }
+}
+
+impl Drop for ImportNames {
+    fn drop(&mut self) {
+        let before = std::mem::take(&mut self.0);
+        IMPORT_NAMES.with(|names| *names.borrow_mut() = before);
+    }
+}
+
 impl fmt::Display for Symbol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Symbol::Dim { name, .. } | Symbol::Generic(name) => f.write_str(name),
+            Symbol::Dim { file, name } => {
+                let import = IMPORT_NAMES.with(|names| {
+                    names
+                        .borrow()
+                        .iter()
+                        .find(|(f, _)| f == file)
+                        .map(|(_, n)| *n)
+                });
+                match import {
+                    Some(import) => write!(f, "{import}.{name}"),
+                    None => f.write_str(name),
+                }
+            }
+            Symbol::Generic(name) => f.write_str(name),
             Symbol::Unknown { name, index } if *index <= 1 => write!(f, "?{name}"),
             Symbol::Unknown { name, index } => write!(f, "?{name}{index}"),
             Symbol::Var(v) => write!(f, "'{v}"),

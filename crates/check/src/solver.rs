@@ -91,12 +91,21 @@ impl<'a, 'p> Solver<'a, 'p> {
         })
     }
 
-    /// The bindings solved so far, as `name = size`, for notes.
+    /// The bindings solved so far, as `name = size`, for notes: only those
+    /// solved to something else than their own name (`h = 5`, `i = n`, never
+    /// `b = b`).
     pub fn shown(&self) -> Vec<String> {
         self.names
             .iter()
             .zip(&self.values)
-            .filter_map(|(n, v)| v.as_ref().map(|v| format!("{n} = {v}")))
+            .filter_map(|(n, v)| {
+                let v = v.as_ref()?;
+                let trivial = matches!(
+                    v.as_symbol(),
+                    Some(Symbol::Generic(m) | Symbol::Dim { name: m, .. }) if m == n
+                ) && v.to_string() == **n;
+                (!trivial).then(|| format!("{n} = {v}"))
+            })
             .collect()
     }
 

@@ -10,7 +10,7 @@ use syntax::Name;
 use diag::{FileId, Span};
 pub use syntax::ast::{DtypeKind, ScalarKind};
 
-use crate::size::{Formula, Size};
+use crate::size::{Formula, Size, Symbol};
 
 #[derive(Clone, Debug)]
 pub struct Ty {
@@ -80,8 +80,9 @@ pub struct Axis {
 
 #[derive(Clone, Debug)]
 pub enum AxisKind {
-    /// A size. `name` is set when the axis is a single identifier (`b`, `D`),
-    /// which is what broadcasting and `over=` find axes by.
+    /// A size. `name` is set when the axis is a single identifier (`b`, `D`)
+    /// or a pattern's right side names it (`j`, of size `n`), which is what
+    /// broadcasting and `over=` find axes by.
     Size { size: Size, name: Option<Name> },
     /// A size with a rounded division (extern return types), worked out at each call.
     Rounded { formula: Formula, written: Name },
@@ -101,12 +102,55 @@ pub enum AxisKind {
 impl fmt::Display for Axis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
+            // An axis a pattern named apart from its size shows its name
+            // (`j` of size `n`); `Axis::describe` shows both.
+            AxisKind::Size {
+                name: Some(name), ..
+            } if self.renamed() => f.write_str(name),
             AxisKind::Size { size, .. } => size.fmt(f),
             AxisKind::Rounded { written, .. } | AxisKind::Group { written, .. } => {
                 f.write_str(written)
             }
             AxisKind::Rest => f.write_str("..."),
             AxisKind::Error => f.write_str("{error}"),
+        }
+    }
+}
+
+impl Axis {
+    /// The name of the axis's size when it is one generic axis or dim: `n`
+    /// for an axis `j` of size `n`.
+    pub fn size_name(&self) -> Option<Name> {
+        match &self.kind {
+            AxisKind::Size { size, .. } => match size.poly.as_symbol() {
+                Some(Symbol::Generic(n) | Symbol::Dim { name: n, .. }) => Some(*n),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether a pattern named the axis apart from its size: after
+    /// `einsum(q, k, [b h i d], [b h j d] -> [b h i j])` the axes `i` and `j`
+    /// of size `n` (`docs/shapescript/broadcasting.md`).
+    pub fn renamed(&self) -> bool {
+        match &self.kind {
+            AxisKind::Size {
+                size,
+                name: Some(name),
+            } => size.written != Some(*name) && self.size_name() != Some(*name),
+            _ => false,
+        }
+    }
+
+    /// The axis for messages and hovers: `` `j` (size `n`) `` for an axis a
+    /// pattern named apart from its size, else `` `n` ``.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            AxisKind::Size { size, .. } if self.renamed() => {
+                format!("`{self}` (size `{size}`)")
+            }
+            _ => format!("`{self}`"),
         }
     }
 }
@@ -165,6 +209,18 @@ impl fmt::Display for Ty {
 }
 
 impl Ty {
+    /// The axes a pattern named apart from their sizes, for hovers:
+    /// `` `i` (size `n`), `j` (size `n`) ``; `None` when there are none.
+    pub fn renamed_axes(&self) -> Option<String> {
+        let axes: Vec<String> = self
+            .shape()?
+            .iter()
+            .filter(|a| a.renamed())
+            .map(Axis::describe)
+            .collect();
+        (!axes.is_empty()).then(|| axes.join(", "))
+    }
+
     /// The tensor's axes when the type is a tensor with a shape.
     pub fn shape(&self) -> Option<&[Axis]> {
         match &self.kind {

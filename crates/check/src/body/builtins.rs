@@ -1,5 +1,6 @@
 //! The typing rules of the built-in operations (the list is `crate::builtins`):
-//! reductions and axis-wise operations with `over=` by name (E0405), `topk`,
+//! reductions and axis-wise operations with `over=` by name (E0405, E0411 for
+//! a name that matches several axes), `topk`,
 //! `where` and the elementwise ones, `concat`, `stack`, `take`, `one_hot`,
 //! the constructors (`zeros`, `ones`, `full`, `arange`, `eye`, `tril`,
 //! `triu`), and the pattern built-ins (handed to `pattern`). Never resolves
@@ -16,7 +17,8 @@ use super::{error_ty, FnChecker};
 use crate::builtin_names::Builtin;
 use crate::codes;
 use crate::shape::{
-    axis_name, axis_of, axis_poly, axis_poly_ref, effective_dtype, shared_tensor, show_ty, tensor,
+    axis_name, axis_of, axis_poly, axis_poly_ref, describe_matches, effective_dtype, find_axis,
+    shared_tensor, show_ty, tell_apart, tensor, Found,
 };
 use crate::size::{Poly, Size};
 use crate::typed::{Alignment, CallInfo, Callee, ExprInfo};
@@ -167,15 +169,38 @@ fn over(
         }
     };
     let mut out = Vec::new();
-    for n in names {
-        match crate::body::expr_position(shape, &n.name) {
-            Some(p) if !out.contains(&p) => out.push(p),
-            Some(_) => {}
-            None => {
+    for (k, n) in names.iter().enumerate() {
+        if names[..k].iter().any(|m| m.name == n.name) {
+            c.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0406,
+                    format!("`{}` is named twice in `over=`", n.name),
+                )
+                .with_primary(n.span, "named again here")
+                .with_secondary(
+                    names[..k]
+                        .iter()
+                        .find(|m| m.name == n.name)
+                        .map_or(n.span, |m| m.span),
+                    "first named here",
+                )
+                .with_help("name each axis once"),
+            );
+            return None;
+        }
+        match find_axis(shape, &n.name) {
+            Found::One(p) if !out.contains(&p) => out.push(p),
+            Found::One(_) => {}
+            Found::Many(hits) => {
+                c.diagnostics
+                    .push(ambiguous_axis(c, n, shape, &hits, x, x_span, "over="));
+                return None;
+            }
+            Found::None => {
                 let axes: Vec<String> = shape
                     .iter()
-                    .filter_map(axis_name)
-                    .map(|a| format!("`{a}`"))
+                    .filter(|a| axis_name(a).is_some())
+                    .map(Axis::describe)
                     .collect();
                 let mut d = Diagnostic::error(
                     codes::E0405,
@@ -193,6 +218,34 @@ fn over(
     }
     out.sort_unstable();
     Some(out)
+}
+
+/// E0411: `name` matches the axes `hits` of `x`; the help says how to tell
+/// them apart (`what` is how the name was given: `over=`, `dims=`).
+pub(crate) fn ambiguous_axis(
+    c: &FnChecker,
+    name: &ast::Ident,
+    shape: &[Axis],
+    hits: &[usize],
+    x: &Ty,
+    x_span: Span,
+    what: &str,
+) -> Diagnostic {
+    let source = c.ctx.env.map.text(c.file);
+    let value = source
+        .get(x_span.start as usize..x_span.end as usize)
+        .filter(|t| t.len() <= 24 && !t.contains('\n'))
+        .unwrap_or("x");
+    Diagnostic::error(
+        codes::E0411,
+        format!("`{}` matches more than one axis of the argument", name.name),
+    )
+    .with_primary(
+        name.span,
+        format!("matches {}", describe_matches(shape, hits)),
+    )
+    .with_secondary(x_span, format!("this is `{}`", show_ty(x)))
+    .with_help(tell_apart(shape, hits, &name.name, what, value))
 }
 
 fn reduce(

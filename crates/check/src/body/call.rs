@@ -23,7 +23,7 @@ use super::{error_ty, FnChecker};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
-use crate::types::{Axis, DtypeKind, TensorTy, Ty, TyKind};
+use crate::types::{Axis, AxisKind, DtypeKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(crate) fn call(&mut self, e: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> Ty {
@@ -219,12 +219,22 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         let dtype = float_dtype.map(|(d, _)| d);
-        let result = match &sig.ret {
+        // The callee's own unknown sizes (`-> [?k D]`) are new at each call;
+        // those of the arguments come back as they were (`docs/shapescript/sizes.md`).
+        let ret = sig.ret.as_ref().map(|r| {
+            if crate::shape::has_unknowns(r) {
+                Cow::Owned(self.fresh_unknowns(r))
+            } else {
+                Cow::Borrowed(r)
+            }
+        });
+        let result = match ret.as_deref() {
             None => Ty {
                 kind: TyKind::Tuple(Vec::new()),
                 span,
             },
             Some(ret) => {
+                let names = bound_names(call, given);
                 match self.result_type(
                     ret,
                     call,
@@ -233,13 +243,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     &shapeless,
                     given.target,
                     span,
+                    names.as_deref(),
                 ) {
                     Some(ty) => ty,
                     None => return self.record(span, error_ty(span), ExprInfo::Plain),
                 }
             }
         };
-        let result = self.fresh_unknowns(&result);
+        let result = self.fresh_unknowns_where(&result, &|index| index == 0);
         let bindings = sig
             .generics
             .iter()
@@ -296,6 +307,48 @@ pub(super) struct Gathered {
     pub(super) shapeless: Vec<(Ty, Span)>,
     /// The one float dtype of the dtype-less float parameters, and where it was seen first.
     pub(super) float_dtype: Option<(DtypeKind, Span)>,
+}
+
+/// Per generic axis of the callee, the name of the caller's axis that bound
+/// it first when a pattern named that axis apart from its size (`j` of size
+/// `n`), so the result keeps it (`docs/shapescript/patterns.md`); `None`
+/// when no argument has such an axis, as in most calls.
+fn bound_names(call: &CallState, given: Given) -> Option<SmallVec<[Option<Name>; 8]>> {
+    let renamed = given
+        .tys
+        .iter()
+        .flatten()
+        .any(|t| t.shape().is_some_and(|s| s.iter().any(Axis::renamed)));
+    if !renamed {
+        return None;
+    }
+    let sig = given.target.signature;
+    let mut names: SmallVec<[Option<Name>; 8]> = smallvec::smallvec![None; sig.generics.len()];
+    let mut decided: SmallVec<[bool; 8]> = smallvec::smallvec![false; sig.generics.len()];
+    for &(index, axes) in &call.tags {
+        let Some((pj, aj)) = axes else { continue };
+        let param = sig.params.get(index).and_then(|p| p.ty.shape()?.get(pj));
+        let Some(AxisKind::Size { size, .. }) = param.map(|a| &a.kind) else {
+            continue;
+        };
+        let Some(Symbol::Generic(g)) = size.poly.as_symbol() else {
+            continue;
+        };
+        let Some(gi) = sig.generics.iter().position(|x| x == g) else {
+            continue;
+        };
+        if std::mem::replace(&mut decided[gi], true) {
+            continue;
+        }
+        let arg = given
+            .tys
+            .get(index)
+            .and_then(|t| t.as_ref()?.shape()?.get(aj));
+        names[gi] = arg
+            .filter(|a| a.renamed())
+            .and_then(|a| crate::shape::axis_name(a).copied());
+    }
+    Some(names)
 }
 
 /// The solver's variable for each of the callee's generic axes, those a

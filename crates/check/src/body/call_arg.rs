@@ -13,10 +13,11 @@ use syntax::ast::{self, ScalarKind};
 
 use super::call::{CallState, Gathered, Given};
 use super::callee::Target;
-use super::expr::position_of;
 use super::{error_ty, FnChecker};
 use crate::codes;
-use crate::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty};
+use crate::shape::{
+    axis_poly, axis_poly_ref, effective_dtype, find_axis, is_float, show_ty, Found,
+};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, ExprInfo};
@@ -59,7 +60,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
             TyKind::Axis(n) | TyKind::Axes(n) => {
                 let first = given.tys.first().cloned().flatten();
-                match self.axis_argument(arg, first.as_ref(), target, i) {
+                let first_span = given
+                    .slots
+                    .first()
+                    .copied()
+                    .flatten()
+                    .map_or(arg.value.span, |a| a.value.span);
+                match self.axis_argument(arg, first.as_ref(), first_span, target, i) {
                     AxisArg::Position(position, size) => {
                         call.tags.push((i, None));
                         call.equations.push(Equation {
@@ -453,6 +460,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         &mut self,
         arg: &ast::Arg,
         first: Option<&Ty>,
+        first_span: diag::Span,
         target: &Target,
         index: usize,
     ) -> AxisArg {
@@ -489,8 +497,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let Some(shape) = first.shape() else {
             return AxisArg::Quiet;
         };
-        match position_of(shape, &name.name) {
-            Some(p) => {
+        match find_axis(shape, &name.name) {
+            Found::Many(hits) => {
+                let what = format!("{}=", param.name);
+                let d = super::builtins::ambiguous_axis(
+                    self, name, shape, &hits, first, first_span, &what,
+                );
+                self.diagnostics.push(d);
+                AxisArg::Failed
+            }
+            Found::One(p) => {
                 let size = axis_poly(&shape[p]).unwrap_or_default();
                 self.record(
                     arg.value.span,
@@ -502,7 +518,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 );
                 AxisArg::Position(p, size)
             }
-            None => {
+            Found::None => {
                 let names = super::expr::names_of(shape);
                 let first_name = &target.signature.params[0].name;
                 let mut d = Diagnostic::error(
@@ -518,7 +534,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     ),
                 );
                 if !names.is_empty() {
-                    let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                    let list: Vec<String> = shape
+                        .iter()
+                        .filter(|a| crate::shape::axis_name(a).is_some())
+                        .map(Axis::describe)
+                        .collect();
                     d = d.with_note(format!("its named axes are {}", list.join(", ")));
                 }
                 self.diagnostics.push(d);

@@ -28,6 +28,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         shapeless: &[(Ty, Span)],
         target: &Target,
         span: Span,
+        names: Option<&[Option<Name>]>,
     ) -> Option<Ty> {
         let kind = match &ret.kind {
             TyKind::Tensor(t) => {
@@ -43,7 +44,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 .map(|s| s.to_vec())
                         }
                     },
-                    Some(axes) => Some(self.result_axes(axes, call, rename, target, span)?),
+                    Some(axes) => Some(self.result_axes(axes, call, rename, target, span, names)?),
                 };
                 let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
                 return Some(match &t.domain {
@@ -60,7 +61,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             TyKind::Tuple(items) => {
                 let mut out = Vec::new();
                 for item in items {
-                    out.push(self.result_type(item, call, rename, dtype, shapeless, target, span)?);
+                    out.push(
+                        self.result_type(
+                            item, call, rename, dtype, shapeless, target, span, names,
+                        )?,
+                    );
                 }
                 TyKind::Tuple(out)
             }
@@ -77,6 +82,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// The axes of a returned shape in the caller's terms: `...` is what the
     /// call's `...` stood for, a rounded division is worked out, and every
     /// other size takes the solved values (an unsolved one made unknown).
+    /// A generic axis bound to an axis a pattern named (`j` of size `n`)
+    /// keeps that name (`names`, per generic axis).
     fn result_axes(
         &mut self,
         axes: &[Axis],
@@ -84,6 +91,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         rename: &dyn Fn(&Poly) -> Poly,
         target: &Target,
         span: Span,
+        names: Option<&[Option<Name>]>,
     ) -> Option<Vec<Axis>> {
         let mut out = Vec::with_capacity(axes.len());
         for axis in axes.iter() {
@@ -116,7 +124,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 .unwrap_or_else(|_| p.into_owned()),
                         };
                         let value = self.unknown_for_unsolved(value, &call.solver);
-                        out.push(axis_of(value, span));
+                        let mut axis = axis_of(value, span);
+                        let name = generic.and_then(|i| names?.get(i).copied().flatten());
+                        if let (Some(n), AxisKind::Size { name, .. }) = (name, &mut axis.kind) {
+                            *name = Some(n);
+                        }
+                        out.push(axis);
                     }
                     None => out.push(axis.clone()),
                 },
@@ -150,31 +163,37 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
             _ => None,
         };
+        let solved = call.solver.shown();
+        // The call's bindings that say something (`h = 5`, not `b = b`).
+        let with_solved = |d: Diagnostic| {
+            if solved.is_empty() {
+                d
+            } else {
+                d.with_note(format!("with {}", solved.join(", ")))
+            }
+        };
         let d = match formula
             .eval(&value)
             .and_then(|p| dims.substitute(&p).map(|q| (p, q)))
         {
             Ok((p, q)) => match q.as_constant().filter(|v| *v < 1) {
                 None => return Some(p),
-                Some(v) => Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
+                Some(v) => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
                     .with_primary(span, format!("`{written}` is {v} here"))
-                    .with_secondary(at, "the size is worked out here")
-                    .with_note(format!("with {}", call.solver.shown().join(", ")))
+                    .with_secondary(at, "the size is worked out here"))
                     .with_help("an axis has at least one element: check the sizes, padding and stride"),
             },
-            Err(SizeError::DivideByZero) => Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
+            Err(SizeError::DivideByZero) => with_solved(Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
                 .with_primary(span, format!("`{written}` divides by 0 here"))
-                .with_secondary(at, "the size is worked out here")
-                .with_note(format!("with {}", call.solver.shown().join(", ")))
+                .with_secondary(at, "the size is worked out here"))
                 .with_help("a stride or window of 0 is no stride at all: use 1 or more"),
             Err(SizeError::Overflow) => {
                 Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
                     .with_primary(span, "this size overflows")
             }
-            Err(_) => Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
+            Err(_) => with_solved(Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
                 .with_primary(span, format!("`{written}` must be exact here"))
-                .with_secondary(at, "the size is worked out here")
-                .with_note(format!("with {}", call.solver.shown().join(", ")))
+                .with_secondary(at, "the size is worked out here"))
                 .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
                 .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
         };

@@ -11,7 +11,7 @@ use diag::{Diagnostic, Span};
 use syntax::ast::{self, BinaryOp, ScalarKind};
 
 use super::{error_ty, FnChecker};
-use crate::broadcast::broadcast;
+use crate::broadcast::{broadcast, Failed};
 use crate::codes;
 use crate::model::{instantiate, ModelInfo};
 use crate::program::Decl;
@@ -453,7 +453,20 @@ impl FnChecker<'_, '_> {
                         };
                         (Some(shape), b.positions)
                     }
-                    Err(note) => {
+                    Err(Failed::Ambiguous {
+                        name,
+                        note,
+                        renamed,
+                    }) => {
+                        let by_rank = |(_, s): &&(usize, &[Axis])| s.len();
+                        let small = shaped.iter().min_by_key(by_rank).map_or(0, |s| s.0);
+                        let big = shaped.iter().max_by_key(by_rank).map_or(0, |s| s.0);
+                        let at = (operands[big].1, operands[small].1);
+                        let d = self.ambiguous_broadcast(name, note, renamed, at);
+                        self.diagnostics.push(d);
+                        return None;
+                    }
+                    Err(Failed::Note(note)) => {
                         let (first, second) = (shaped[0].0, shaped[shaped.len() - 1].0);
                         let show = |i: usize| show_ty(operands[i].0);
                         self.diagnostics.push(
@@ -485,6 +498,38 @@ impl FnChecker<'_, '_> {
             });
         }
         Some((shape, dtype, alignments))
+    }
+
+    /// E0411 for broadcasting: a name of one operand (at `small`) matches
+    /// several axes of the other (`[n]` with `[b n n]`). The help renames
+    /// the axis after the one it should pair with, when those have names.
+    fn ambiguous_broadcast(
+        &self,
+        name: Name,
+        note: String,
+        renamed: Option<String>,
+        (big, small): (Span, Span),
+    ) -> Diagnostic {
+        let mut d = Diagnostic::error(
+            codes::E0411,
+            format!("`{name}` matches more than one axis of the other operand"),
+        )
+        .with_primary(small, format!("`{name}` here"));
+        if big != small {
+            d = d.with_secondary(big, "has several axes it could pair with");
+        }
+        let help = match renamed {
+            Some(side) => {
+                let source = self.ctx.env.map.text(self.file);
+                let value = source
+                    .get(small.start as usize..small.end as usize)
+                    .filter(|t| t.len() <= 24 && !t.contains('\n'))
+                    .unwrap_or("x");
+                format!("say which axis it pairs with by naming it so with a pattern, as in `rearrange({value}, {side} -> {side})`")
+            }
+            None => "give each axis its own name with a pattern, as in `rearrange(s, [b i j] -> [b i j])`, and use those names in both operands".to_string(),
+        };
+        d.with_note(note).with_help(help)
     }
 
     /// The one float dtype of elementwise operands; E0502 for a mix.
@@ -618,7 +663,12 @@ impl FnChecker<'_, '_> {
                         shape.push(sa[sa.len() - 2].clone());
                     }
                 }
-                Err(note) => {
+                Err(Failed::Ambiguous { name, note, .. }) => {
+                    let d = self.ambiguous_broadcast(name, note, None, (span, span));
+                    self.diagnostics.push(d);
+                    return None;
+                }
+                Err(Failed::Note(note)) => {
                     self.diagnostics.push(
                         Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
                             .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
@@ -667,11 +717,13 @@ fn shapes_have_unknowns(shapes: &[&[Axis]]) -> bool {
         })
 }
 
-/// The name's axis position in a shape, by name.
+/// The name's axis position in a shape, by name, when it finds exactly one
+/// (`shape::find_axis`).
 pub(crate) fn position_of(shape: &[Axis], name: &str) -> Option<usize> {
-    shape
-        .iter()
-        .position(|a| axis_name(a).is_some_and(|n| **n == *name))
+    match crate::shape::find_axis(shape, name) {
+        crate::shape::Found::One(p) => Some(p),
+        _ => None,
+    }
 }
 
 pub(crate) fn names_of(shape: &[Axis]) -> Vec<Name> {

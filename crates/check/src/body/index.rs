@@ -174,6 +174,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 ast::IndexArg::Slice {
                     start, end, step, ..
                 } => {
+                    // `:` is the whole axis as it is, an unknown size too.
+                    if start.is_none() && end.is_none() && step.is_none() {
+                        out.push(axis.clone());
+                        continue;
+                    }
                     for part in [start, end, step].into_iter().flatten() {
                         self.expr(part);
                     }

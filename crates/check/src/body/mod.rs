@@ -25,16 +25,16 @@ use diag::{Diagnostic, FileId, Span};
 use syntax::ast;
 
 use crate::codes;
+use crate::dims::DimValues;
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
-use crate::size::{Poly, Size, Symbol};
+use crate::size::{ImportNames, Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
-use crate::types::{AxisKind, Ty, TyKind};
+use crate::types::{Axis, AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub(crate) use bind::Slots;
-pub(crate) use expr::position_of as expr_position;
 pub(crate) use shape::{axis_poly, axis_poly_ref, flatten_ty, same_ty, show_ty};
 
 /// What every body checker shares.
@@ -139,6 +139,15 @@ fn check_bodies(
         if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
             continue;
         }
+        // Its messages name other files' dims as it imports them (`vis.D`).
+        let _names = (!module.imports.is_empty()).then(|| {
+            // Sorted: the map's order is no order, and one name must win
+            // when a file is imported twice.
+            let mut names: Vec<(FileId, Name)> =
+                module.imports.iter().map(|(n, f)| (*f, *n)).collect();
+            names.sort_unstable_by_key(|a| a.1);
+            ImportNames::enter(names)
+        });
         // Room for the module's bodies at once: a `Body` is large, and
         // growing the vector one by one would copy them over and over.
         let here = module.ast.items.iter().map(body_count).sum();
@@ -603,8 +612,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.fresh_unknowns(&flat)
     }
 
-    /// Gives each unknown size in `ty` a new number in this body.
+    /// Gives each unknown size in `ty` a new number in this body; within
+    /// the type, the same `?k` stays one size.
     pub(crate) fn fresh_unknowns(&mut self, ty: &Ty) -> Ty {
+        self.fresh_unknowns_where(ty, &|_| true)
+    }
+
+    /// `fresh_unknowns` for the unknown sizes whose number `renew` accepts
+    /// (0: one a call made for a size no argument determined).
+    pub(crate) fn fresh_unknowns_where(&mut self, ty: &Ty, renew: &dyn Fn(u32) -> bool) -> Ty {
         if !shape::has_unknowns(ty) {
             return ty.clone();
         }
@@ -612,7 +628,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         shape::map_sizes(ty, &mut |poly: &Poly| {
             let mut out = poly.clone();
             for symbol in poly.symbols() {
-                if let Symbol::Unknown { name, .. } = symbol {
+                if let Symbol::Unknown { name, index } = symbol {
+                    if !renew(*index) {
+                        continue;
+                    }
                     let new = match renamed.iter().find(|(old, _)| old == symbol) {
                         Some((_, new)) => new.clone(),
                         None => {
@@ -658,12 +677,18 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         // `?k` in a return type is whatever size the body returns
         // (`docs/shapescript/sizes.md`, Unknown sizes).
         let adopted;
+        let mut one_unknown = false;
         let (expected, problem) = match what {
             Expected::Return if shape::has_unknowns(expected) => {
-                adopted = adopt_unknowns(expected, found);
-                match same_ty(self.ctx.env.dims, found, &adopted) {
-                    Some(problem) => (&adopted, problem),
-                    None => return,
+                let mut sizes = Adopted::default();
+                adopted = adopt_unknowns(self.ctx.env.dims, expected, found, &mut sizes);
+                match (same_ty(self.ctx.env.dims, found, &adopted), sizes.conflict) {
+                    (Some(shape::Mismatch::Shape(_)), Some(conflict)) => {
+                        one_unknown = true;
+                        (expected, shape::Mismatch::Shape(conflict))
+                    }
+                    (Some(problem), _) => (&adopted, problem),
+                    (None, _) => return,
                 }
             }
             _ => (expected, problem),
@@ -718,6 +743,11 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         if shape::has_unknowns(found) && !shape::has_unknowns(expected) {
             d = d.with_help("an unknown size `?k` equals only itself: state the size with `as`, which the generated code checks when it runs");
         }
+        if one_unknown {
+            d = d.with_help(
+                "if the sizes may differ, give each its own unknown, as in `?k` and `?j`",
+            );
+        }
         if let Expected::Rebind(..) = what {
             d = d.with_help(
                 "a rebinding keeps the value's type, so a loop's body must give back what it takes",
@@ -734,9 +764,19 @@ enum Expected<'n> {
     Rebind(Span, &'n str),
 }
 
+/// The sizes the return type's unknowns `?k` adopted so far, with the axis
+/// (1-based) where each was first met, and the first conflict in words:
+/// within one type the same `?k` is one size (`docs/shapescript/sizes.md`).
+#[derive(Default)]
+struct Adopted {
+    sizes: Vec<(Symbol, Poly, usize)>,
+    conflict: Option<String>,
+}
+
 /// `expected` with each axis whose size has an unknown `?k` replaced by the
-/// axis `found` has there.
-fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
+/// axis `found` has there; an axis that is one `?k` met before keeps the
+/// size `?k` took first, so a value `[n m]` doesn't fit `[?k ?k]`.
+fn adopt_unknowns(dims: &DimValues, expected: &Ty, found: &Ty, adopted: &mut Adopted) -> Ty {
     match (&expected.kind, &found.kind) {
         (TyKind::Tensor(e), TyKind::Tensor(f)) => {
             let (Some(es), Some(fs)) = (&e.shape, &f.shape) else {
@@ -748,18 +788,8 @@ fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
             let shape = es
                 .iter()
                 .zip(fs.iter())
-                .map(|(x, y)| {
-                    let unknown = axis_poly_ref(x).is_some_and(|p| {
-                        p.symbols()
-                            .iter()
-                            .any(|s| matches!(s, Symbol::Unknown { .. }))
-                    });
-                    if unknown {
-                        y.clone()
-                    } else {
-                        x.clone()
-                    }
-                })
+                .enumerate()
+                .map(|(i, (x, y))| adopt_axis(dims, x, y, i + 1, adopted))
                 .collect();
             Ty {
                 kind: TyKind::Tensor(crate::types::TensorTy {
@@ -774,12 +804,46 @@ fn adopt_unknowns(expected: &Ty, found: &Ty) -> Ty {
             kind: TyKind::Tuple(
                 es.iter()
                     .zip(fs)
-                    .map(|(e, f)| adopt_unknowns(e, f))
+                    .map(|(e, f)| adopt_unknowns(dims, e, f, adopted))
                     .collect(),
             ),
             span: expected.span,
         },
         _ => expected.clone(),
+    }
+}
+
+/// One axis of `adopt_unknowns`: the expected axis `x` (axis number `at`)
+/// against the value's `y`.
+fn adopt_axis(dims: &DimValues, x: &Axis, y: &Axis, at: usize, adopted: &mut Adopted) -> Axis {
+    let Some(p) = axis_poly_ref(x) else {
+        return x.clone();
+    };
+    let unknown = p
+        .symbols()
+        .iter()
+        .any(|s| matches!(s, Symbol::Unknown { .. }));
+    if !unknown {
+        return x.clone();
+    }
+    let (Some(symbol @ Symbol::Unknown { .. }), Some(value)) = (p.as_symbol(), axis_poly_ref(y))
+    else {
+        return y.clone();
+    };
+    match adopted.sizes.iter().find(|(s, _, _)| s == symbol) {
+        None => {
+            adopted.sizes.push((symbol.clone(), value.into_owned(), at));
+            y.clone()
+        }
+        Some((_, first, _)) if dims.same_size(first, &value) => y.clone(),
+        Some((_, first, first_at)) => {
+            if adopted.conflict.is_none() {
+                adopted.conflict = Some(format!(
+                    "`{symbol}` is `{first}` at axis {first_at} and `{value}` at axis {at}, but within one type the same `{symbol}` is one size"
+                ));
+            }
+            crate::shape::axis_of(first.clone(), x.span)
+        }
     }
 }
 

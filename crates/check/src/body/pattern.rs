@@ -30,7 +30,7 @@ use crate::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Failure, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo, PatternPlan};
-use crate::types::{Axis, TensorTy, Ty, TyKind};
+use crate::types::{Axis, AxisKind, TensorTy, Ty, TyKind};
 
 /// One elementary axis of a pattern: a name or a number.
 #[derive(Clone, Debug)]
@@ -699,7 +699,8 @@ fn side_rules(c: &mut FnChecker, read: Read, solver: &Solver) -> Option<()> {
     Some(())
 }
 
-/// The result's axes, from the right side's names as solved, and the size
+/// The result's axes, from the right side's names as solved (a name stays
+/// the axis's name: `docs/shapescript/patterns.md`), and the size
 /// of each of its elementary axes, for the plan's `expand`.
 fn output_shape(
     read: Read,
@@ -723,8 +724,21 @@ fn output_shape(
             continue;
         }
         let (first, end) = (a.start as usize, a.end as usize);
+        if let (1, Elem::Name(name, _)) = (end - first, &read.all[first]) {
+            // One name: its value is the axis, no product to work out, and
+            // the pattern's name is the axis's name even where the sizes of
+            // two axes coincide (`[b h i j]`, both of size `n`).
+            let v = value(first);
+            expand.push(Size::computed(v.clone()));
+            let mut axis = axis_of(v, a.span);
+            if let AxisKind::Size { name: n, .. } = &mut axis.kind {
+                *n = Some(*name);
+            }
+            out.push(axis);
+            continue;
+        }
         let product = if end - first == 1 {
-            // One name: its value is the axis, no product to work out.
+            // One number.
             let v = value(first);
             expand.push(Size::computed(v.clone()));
             v

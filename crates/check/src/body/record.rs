@@ -223,10 +223,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 field.span,
                 format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
             )
-            .with_note(format!(
-                "the value is `{found}`; solved so far: {}",
-                solver.shown().join(", ")
-            )),
+            .with_note(match solver.shown().as_slice() {
+                [] => format!("the value is `{found}`"),
+                solved => format!(
+                    "the value is `{found}`; solved so far: {}",
+                    solved.join(", ")
+                ),
+            }),
         );
     }
 }

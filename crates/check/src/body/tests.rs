@@ -184,9 +184,9 @@ fn patterns_lower_to_plans() {
         "fn pool(x: [b 32 32 c]) -> [b 16 16 c] = reduce(x, [b (h 2) (w 2) c] -> [b h w c], max)\nfn tile(x: [b n]) -> [b n 4] = repeat(x, [b n] -> [b n r], r=4)\nfn att(q: [b i d], k: [b j d]) -> [b i j] = einsum(q, k, [b i d], [b j d] -> [b i j])\n",
         expect![[r#"
             fn pool -> [b 16 16 c]
-              reduce(x, [b (h 2) (w 2) c] -> [b h w c], max): [b 16 16 c] -- builtin reduce [] () split [b 16 2 16 2 c] order [Some(0), Some(1), Some(3), Some(5)] merge [b 16 16 c] max [2, 4]
+              reduce(x, [b (h 2) (w 2) c] -> [b h w c], max): [b h w c] -- builtin reduce [] () split [b 16 2 16 2 c] order [Some(0), Some(1), Some(3), Some(5)] merge [b 16 16 c] max [2, 4]
             fn tile -> [b n 4]
-              repeat(x, [b n] -> [b n r], r=4): [b n 4] -- builtin repeat [] () split [b n] order [Some(0), Some(1), None] merge [b n 4]
+              repeat(x, [b n] -> [b n r], r=4): [b n r] -- builtin repeat [] () split [b n] order [Some(0), Some(1), None] merge [b n 4]
             fn att -> [b i j]
               einsum(q, k, [b i d], [b j d] -> [b i j]): [b i j] -- builtin einsum [] () einsum abc,adc->abd
         "#]],

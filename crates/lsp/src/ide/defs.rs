@@ -77,6 +77,9 @@ pub struct Def {
     pub doc: Option<String>,
     /// Its type as the checker shows it (`[b n D]`), where known.
     pub ty: Option<String>,
+    /// The axes its type's pattern named apart from their sizes, as the
+    /// checker shows them (`` `j` (size `n`) ``), where there are some.
+    pub renamed_axes: Option<String>,
     /// The dims its type holds in a size, by declaring file and name.
     pub dims_in_ty: Vec<(FileId, Name)>,
     /// For a value whose type names a model or record: that declaration.

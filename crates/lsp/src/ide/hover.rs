@@ -163,6 +163,9 @@ impl Analysis {
             DefKind::Param | DefKind::Local | DefKind::Field => {
                 let ty = def.ty.as_deref().unwrap_or("?");
                 let mut text = code(&format!("{}: {ty}", def.name));
+                if let Some(axes) = &def.renamed_axes {
+                    text.push_str(&format!("\n\nwith {axes}"));
+                }
                 if let Some(container) = &def.container {
                     text.push_str(&format!("\n\n{} of `{container}`", def.kind.word()));
                 }
@@ -216,6 +219,9 @@ impl Analysis {
             return None;
         }
         let mut markdown = code(&expr.ty.to_string());
+        if let Some(axes) = expr.ty.renamed_axes() {
+            markdown.push_str(&format!("\n\nwith {axes}"));
+        }
         if let check::hir::ExprInfo::Call(call) = &expr.info {
             let solved: Vec<String> = call
                 .bindings
@@ -348,6 +354,22 @@ mod tests {
                 ```
 
                 parameter of `fn f`"#]],
+        );
+    }
+
+    #[test]
+    fn axes_a_pattern_named_show_their_sizes() {
+        let text = "fn f(q: [b n d], k: [b n d]) -> [b n n] {\n  let s = einsum(q, k, [b i d], [b j d] -> [b i j])\n  s$0\n}\n";
+        check(
+            &[("m.ss", text)],
+            expect![[r#"
+                ```shapescript
+                s: [b i j]
+                ```
+
+                with `i` (size `n`), `j` (size `n`)
+
+                let of `fn f`"#]],
         );
     }
 

@@ -25,6 +25,7 @@ pub(super) fn new_def(
         container,
         doc: None,
         ty: None,
+        renamed_axes: None,
         dims_in_ty: Vec::new(),
         named_ty: None,
         body_start: None,

@@ -87,6 +87,7 @@ fn set_type(def: &mut Def, ty: &Ty) {
         return;
     }
     def.ty = Some(ty.to_string());
+    def.renamed_axes = ty.renamed_axes();
     def.dims_in_ty.clear();
     dims_in_ty(ty, &mut def.dims_in_ty);
 }
