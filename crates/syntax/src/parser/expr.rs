@@ -240,7 +240,15 @@ impl Parser<'_> {
 
     // ------------------------------------------------------------ expressions
 
+    /// An expression, bounded in depth as a whole when it is the outermost one.
     pub(super) fn parse_expr(&mut self) -> Expr {
+        if self.at_lone_atom() {
+            return self.parse_primary();
+        }
+        self.bounded(Self::parse_expr_unbounded)
+    }
+
+    fn parse_expr_unbounded(&mut self) -> Expr {
         if self.at_lone_atom() {
             return self.parse_primary();
         }

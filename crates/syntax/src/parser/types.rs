@@ -63,7 +63,12 @@ fn starts_axis(kind: TokenKind) -> bool {
 }
 
 impl Parser<'_> {
+    /// A type, bounded in depth as a whole when it is the outermost one.
     pub(super) fn parse_type(&mut self) -> Type {
+        self.bounded(Self::parse_type_unbounded)
+    }
+
+    fn parse_type_unbounded(&mut self) -> Type {
         if !self.enter() {
             let here = self.here();
             return Type {
@@ -449,6 +454,10 @@ impl Parser<'_> {
 
     /// One size that must not be a group, `...` or grouped size (dim values, `Index[N]`, model arguments).
     pub(super) fn parse_size(&mut self, what: &str) -> SizeExpr {
+        self.bounded(|p| p.parse_size_unbounded(what))
+    }
+
+    fn parse_size_unbounded(&mut self, what: &str) -> SizeExpr {
         let token = self.current();
         if !starts_axis(token.kind) {
             self.error_expected(what);
