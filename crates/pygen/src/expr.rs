@@ -71,7 +71,8 @@ impl<'g, 'a> Scope<'g, 'a> {
         let start = out.len();
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = fn_body && i + 1 == block.stmts.len();
-            self.stmt(stmt, indent, last, out);
+            // Blocks nest: grow the stack when needed.
+            syntax::ensure_sufficient_stack(|| self.stmt(stmt, indent, last, out));
         }
         if out.len() == start {
             out.push((indent, "pass".into()));
@@ -168,9 +169,10 @@ impl<'g, 'a> Scope<'g, 'a> {
         }
     }
 
-    /// Puts a value in a temporary unless it is a plain name or attribute.
+    /// Puts a value in a temporary unless it is a plain name or attribute
+    /// (or a default value is being written: it stays one expression).
     pub fn hoist(&mut self, v: Val) -> Val {
-        if v.simple && !v.code.starts_with('-') {
+        if (v.simple && !v.code.starts_with('-')) || self.in_default {
             return v;
         }
         let t = self.temp();
@@ -216,7 +218,13 @@ impl<'g, 'a> Scope<'g, 'a> {
         format!("{callee}({})", parts.join(", "))
     }
 
+    /// The Python of `e`. Grows the stack when needed: this recursion
+    /// follows the tree's depth.
     pub fn expr(&mut self, e: &Expr) -> Val {
+        syntax::ensure_sufficient_stack(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &Expr) -> Val {
         match &e.kind {
             ExprKind::Int(v) => Val::atom(v.to_string()),
             ExprKind::Float(v) => Val::atom(float_literal(*v)),

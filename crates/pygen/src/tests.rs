@@ -370,3 +370,16 @@ fn a_generic_read_from_a_multiple_of_it() {
         "#]],
     );
 }
+
+#[test]
+fn a_long_default_value_stays_one_expression_in_the_def_line() {
+    // Python evaluates a default where the `def` is: a temporary hoisted
+    // into the body would be a NameError when the module is imported.
+    let terms = vec!["1000"; 20].join(" + ");
+    let out = build(
+        &format!("fn f(x: [n], k: Int = {terms}) -> [n] = x * k\n"),
+        false,
+    );
+    assert!(!out.contains("_t1"), "{out}");
+    assert!(out.contains(&format!("k={terms},")), "{out}");
+}

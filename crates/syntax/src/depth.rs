@@ -4,12 +4,12 @@
 //! bound. Every later walk over a tree (the checker, code generation, the
 //! language server, the printer, even dropping it) recurses over its nodes,
 //! so the parser cuts any expression, type or size nested deeper than
-//! `MAX_TREE_DEPTH` and reports it (`docs/shapescript/syntax.md`). Measuring
+//! `MAX_TREE_DEPTH` and reports it (`docs/shapescript/functions.md`). Measuring
 //! and cutting never recurse over the chains themselves.
 
 use crate::ast::{
-    Axis, AxisKind, DomainKind, Expr, ExprKind, IndexArg, Shape, ShapeList, SizeExpr,
-    SizeExprKind, Type, TypeKind,
+    Axis, AxisKind, DomainKind, Expr, ExprKind, IndexArg, Shape, ShapeList, SizeExpr, SizeExprKind,
+    Type, TypeKind,
 };
 use diag::Span;
 
@@ -17,6 +17,23 @@ use diag::Span;
 /// arithmetic one expression, type or size may nest. Far above what a
 /// program needs, and below what Python compiles (about 1,000 levels).
 pub const MAX_TREE_DEPTH: usize = 256;
+
+/// How much stack a walk wants left before it recurses one more level.
+const RED_ZONE: usize = 256 * 1024;
+
+/// How much stack is added when less than `RED_ZONE` is left.
+const STACK_PER_SEGMENT: usize = 4 * 1024 * 1024;
+
+/// Runs `f`, on a new segment of stack when little is left. A recursive
+/// walk over a syntax tree calls it once per level (as rustc's
+/// `ensure_sufficient_stack`): trees are at most `MAX_TREE_DEPTH` deep, but
+/// one level of checking or code generation can take several kilobytes of
+/// stack in a debug build, and threads (a test's, the language server's)
+/// may have as little as 2 MiB.
+#[inline]
+pub fn ensure_sufficient_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, STACK_PER_SEGMENT, f)
+}
 
 /// A node that counts as one level of nesting.
 enum Node<'a> {

@@ -9,7 +9,7 @@ mod name;
 mod parser;
 pub mod print;
 
-pub use depth::MAX_TREE_DEPTH;
+pub use depth::{ensure_sufficient_stack, MAX_TREE_DEPTH};
 pub use name::Name;
 
 use diag::{Diagnostic, FileId};

@@ -31,7 +31,13 @@ pub(super) fn scalar(kind: ScalarKind, span: Span) -> Ty {
 }
 
 impl FnChecker<'_, '_> {
+    /// The type of `e`, recorded with what to emit for it. Grows the stack
+    /// when needed: this recursion follows the tree's depth.
     pub(crate) fn expr(&mut self, e: &ast::Expr) -> Ty {
+        syntax::ensure_sufficient_stack(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &ast::Expr) -> Ty {
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Int(_) => self.record(span, scalar(ScalarKind::Int, span), ExprInfo::Plain),

@@ -386,7 +386,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let mut value = None;
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = i + 1 == block.stmts.len();
-            value = self.stmt(stmt, last);
+            // Blocks nest: grow the stack when needed.
+            value = syntax::ensure_sufficient_stack(|| self.stmt(stmt, last));
         }
         self.close_scope();
         value

@@ -90,7 +90,8 @@ impl<'a> Lowerer<'a, '_> {
             }
             _ => {}
         }
-        self.lower_size(expr, origin, spot)
+        // This recursion follows the size's depth: grow the stack when needed.
+        syntax::ensure_sufficient_stack(|| self.lower_size(expr, origin, spot))
     }
 
     fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {

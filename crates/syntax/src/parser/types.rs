@@ -76,7 +76,7 @@ impl Parser<'_> {
                 span: here,
             };
         }
-        let ty = self.parse_type_inner();
+        let ty = crate::depth::ensure_sufficient_stack(|| self.parse_type_inner());
         self.leave();
         ty
     }
