@@ -371,7 +371,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     _ => Vec::new(),
                 };
                 let f = self.qualified(*file, name);
-                let list = self.bound_args(info, &params, args, false, whole.span);
+                let list = self.bound_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&f, list))
             }
             Callee::Extern { file, name, python } => {
@@ -380,7 +380,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     _ => Vec::new(),
                 };
                 let f = self.use_python(python);
-                let list = self.bound_args(info, &params, args, true, whole.span);
+                let list = self.extern_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&f, list))
             }
             Callee::Method {
@@ -405,7 +405,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     }
                     _ => self.expr(callee).at(ATOM),
                 };
-                let list = self.bound_args(info, &params, args, false, whole.span);
+                let list = self.bound_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&receiver, list))
             }
             Callee::Record { file, name } => {
@@ -417,7 +417,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let f = self.qualified(*file, name);
                 // A dataclass takes its fields by name: always say which.
                 let list = self
-                    .bound_args(info, &fields, args, false, whole.span)
+                    .bound_args(info, &fields, args, whole.span)
                     .into_iter()
                     .enumerate()
                     .map(|(i, (k, v))| (k.or_else(|| fields.get(i).map(|f| py_name(f))), v))
@@ -430,13 +430,13 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// The arguments of a call, one per parameter in parameter order as the
     /// checker bound them: written expressions (by keyword once one was
     /// written by keyword or a parameter was left out), axis positions and
-    /// sizes. `python_names`: keyword names are the Python function's own.
+    /// sizes. Keyword names are the ShapeScript names, escaped as the
+    /// generated `def`s escape them.
     fn bound_args(
         &mut self,
         info: &CallInfo,
         params: &[String],
         args: &[ast::Arg],
-        python_names: bool,
         whole: diag::Span,
     ) -> Vec<(Option<String>, Val)> {
         let mut out = Vec::with_capacity(info.args.len());
@@ -463,10 +463,49 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
                 _ => self.fixed_arg(bound, whole),
             };
-            let key = params
-                .get(i)
-                .map(|p| if python_names { p.clone() } else { py_name(p) });
+            let key = params.get(i).map(|p| py_name(p));
             out.push((if by_keyword { key } else { None }, v));
+        }
+        out
+    }
+
+    /// The arguments of an extern fn's call. Its parameters' names are the
+    /// declaration's, which may not be the Python function's (`d: Axis[n]`
+    /// for `torch.roll`'s `dims`), but their order is the function's: so
+    /// every argument is passed by position, a left-out `none` default as
+    /// `None`, until a left-out parameter whose default only Python knows;
+    /// keywords (the declaration's names) only after one. Trailing left-out
+    /// parameters are not written.
+    fn extern_args(
+        &mut self,
+        info: &CallInfo,
+        params: &[String],
+        args: &[ast::Arg],
+        whole: diag::Span,
+    ) -> Vec<(Option<String>, Val)> {
+        let written = |b: &BoundArg| !matches!(b, BoundArg::Default { .. } | BoundArg::NoneDefault);
+        let Some(last) = info.args.iter().rposition(written) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(last + 1);
+        let mut by_keyword = false;
+        for (i, bound) in info.args.iter().enumerate().take(last + 1) {
+            let v = match bound {
+                BoundArg::Expr { span, .. } => {
+                    let Some(arg) = args.iter().find(|a| a.value.span == *span) else {
+                        continue;
+                    };
+                    self.expr(&arg.value)
+                }
+                BoundArg::Default { .. } => {
+                    by_keyword = true;
+                    continue;
+                }
+                BoundArg::NoneDefault if by_keyword => continue,
+                _ => self.fixed_arg(bound, whole),
+            };
+            let key = params.get(i).filter(|_| by_keyword).cloned();
+            out.push((key, v));
         }
         out
     }

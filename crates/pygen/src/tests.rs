@@ -289,15 +289,15 @@ fn extern_calls_pass_axis_positions_and_sizes() {
         "extern fn roll(input: [...], shifts: Size[S], dims: Axis[n]) -> [...] = \"torch.roll\"\nextern fn flip(input: [...], dims: Axes[n]) -> [...] = \"torch.flip\"\nfn shifted(x: [b t 4]) -> [b t 4] = roll(x, 1, dims=t)\nfn flipped(x: [b t 4]) -> [b t 4] = flip(x, dims=t)\nfn pooled(x: [b 3 8 8]) -> [b 3 4 4] = max_pool2d(x, 2)\n",
         expect![[r#"
             def shifted(x):  # main.ss:3
-                return torch.roll(x, 1, dims=1)  # main.ss:3
+                return torch.roll(x, 1, 1)  # main.ss:3
 
 
             def flipped(x):  # main.ss:4
-                return torch.flip(x, dims=[1])  # main.ss:4
+                return torch.flip(x, [1])  # main.ss:4
 
 
             def pooled(x):  # main.ss:5
-                return torch.nn.functional.max_pool2d(x, 2, stride=2, padding=0)  # main.ss:5
+                return torch.nn.functional.max_pool2d(x, 2, 2, 0)  # main.ss:5
         "#]],
     );
 }
@@ -382,4 +382,21 @@ fn a_long_default_value_stays_one_expression_in_the_def_line() {
     );
     assert!(!out.contains("_t1"), "{out}");
     assert!(out.contains(&format!("k={terms},")), "{out}");
+}
+
+#[test]
+fn extern_arguments_go_by_position_since_the_declared_names_may_not_be_pythons() {
+    // `torch.roll` names its parameter `dims`: `d=1` was a TypeError. A
+    // `none` passed explicitly is Python's `None`.
+    check_code(
+        "extern fn roll(x: [...], s: Size[S], d: Axis[n]) -> [...] = \"torch.roll\"\nfn g(x: [b t]) -> [b t] = roll(x, 2, d=t)\nfn h(x: [n D], w: [E D]) -> [n E] = linear(x, w, bias=none)\n",
+        expect![[r#"
+            def g(x):  # main.ss:2
+                return torch.roll(x, 2, 1)  # main.ss:2
+
+
+            def h(x, w):  # main.ss:3
+                return torch.nn.functional.linear(x, w, None)  # main.ss:3
+        "#]],
+    );
 }

@@ -47,7 +47,13 @@ impl FnChecker<'_, '_> {
             ast::ExprKind::Bool(_) => {
                 self.record(span, scalar(ScalarKind::Bool, span), ExprInfo::Plain)
             }
-            ast::ExprKind::None => self.record(span, error_ty(span), ExprInfo::Plain),
+            // Passed for a parameter whose default is `none`, a call takes it
+            // without asking its type (`value_args`); anywhere else it is no value.
+            ast::ExprKind::None => self.misplaced(
+                span,
+                "`none`",
+                "`none` only stands for a left-out argument: pass it for a parameter whose default is `none`, or leave the argument out",
+            ),
             ast::ExprKind::Str(_) => {
                 self.misplaced(span, "a string", "strings only name Python functions, in `extern fn`")
             }
