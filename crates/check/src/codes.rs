@@ -616,7 +616,8 @@ dim Images = [b 3 16gh 16gw]
 
 E2202 = "E2202", "shape alias inside one axis",
 "A shape alias stands for several axes, so it can't be part of one axis:
-inside a group or in arithmetic.
+inside a group, in arithmetic, or in parentheses (`[(Images)]` is one axis,
+not the alias's axes).
 
 Wrong:
 

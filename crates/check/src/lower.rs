@@ -497,6 +497,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     }
                 }
                 match self.lookup(origin, path) {
+                    // `[(Images)]`: parentheses make one axis of what is
+                    // inside, so the alias is not expanded: it is E2202
+                    // below, as in any other part of one axis.
+                    Ok((_, Decl::Alias(..))) if expr.span != path.span => {}
                     Ok((file, Decl::Alias(decl, alias))) => {
                         if !self.expand_aliases {
                             continue;
