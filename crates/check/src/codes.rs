@@ -522,7 +522,9 @@ model M { w: [D D] = normal(std=0.02) }
 ";
 
 E0414 = "E0414", "size does not fit in 128 bits",
-"Sizes are computed with 128-bit integers, and this one overflowed.
+"Sizes are computed with 128-bit integers, and this one overflowed, as
+written or once dims are replaced by their values (`[A*A]` with
+`dim A = 100000000000000000000`).
 
 Wrong:
 

@@ -126,6 +126,12 @@ impl<'a> Lowerer<'a, '_> {
                 }))
             }
         };
+        // The size must also fit once dims are replaced by their values
+        // (`A*A` with `dim A = 10**20`), not only as written.
+        let result = result.and_then(|v| match v {
+            SizeVal::Poly(p) if has_dims(&p) => self.dims_replaced(&p).map(|_| SizeVal::Poly(p)),
+            v => Ok(v),
+        });
         match result {
             Ok(v) => Some(v),
             Err(SizeError::Overflow) => {
@@ -181,7 +187,17 @@ impl<'a> Lowerer<'a, '_> {
         diagnostic
     }
 
-    /// Exact division, symbolically or once dims are replaced by their values (seed).
+    /// `p` with every dim replaced by its value; `Err(Overflow)` when a
+    /// coefficient leaves the 128-bit range.
+    fn dims_replaced(&self, p: &Poly) -> Result<Poly, SizeError> {
+        let dims = self.env.dims;
+        p.substitute(&|s: &Symbol| match s {
+            Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+            _ => None,
+        })
+    }
+
+    /// Exact division, symbolically or once dims are replaced by their values (`docs/shapescript/sizes.md`).
     fn divide(&self, a: &Poly, b: &Poly) -> Result<Poly, SizeError> {
         match a.div_exact(b) {
             Ok(q) => Ok(q),

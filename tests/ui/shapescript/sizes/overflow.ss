@@ -5,3 +5,10 @@ dim Uses = Bigger * 2                           # broken by Bigger: no second er
 
 fn wide(x: [n * 170141183460469231731687303715884105727 * 2]) -> [n] = x # ~ E0414
 fn huge(x: [170141183460469231731687303715884105728 n]) -> [n] = x # ~ E0414 past i128
+
+# Also once dims are replaced by their values: `A*A` is 10**40.
+dim A = 100000000000000000000
+dim B = 2
+fn square(x: [A*A]) -> [n] = x                  # ~ E0414
+fn cube(x: [n]) -> [A*A*B] = x to [A*A*B]       # ~ E0414 one for the whole size
+fn fits(x: [A*B]) -> [A*B] = x
