@@ -147,7 +147,10 @@ dim Dh = D / H
 
 E0303 = "E0303", "not a size",
 "A size can only be made of numbers, dims and axis names. A shape alias
-stands for several axes and a function is a value, so neither is a size.
+stands for several axes and a function is a value, so neither is a size, and
+neither is a value in a body (`Images + 1`). In a signature's shapes, a name
+that is a function is a generic axis instead: a `fn h` doesn't block the
+axis `h`.
 
 Wrong:
 

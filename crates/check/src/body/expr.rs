@@ -227,14 +227,26 @@ impl FnChecker<'_, '_> {
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         };
-        self.diagnostics.push(
+        let d = if matches!(found, Some(Decl::Alias(..))) {
+            // Not callable either: it stands for axes (`docs/shapescript/aliases.md`).
+            Diagnostic::error(
+                codes::E0303,
+                format!("`{}` is a shape alias, not a value", name.name),
+            )
+            .with_primary(span, "an alias stands for several axes")
+            .with_help(format!(
+                "use it as a shape, as in `x: {0}` or `[{0} D]`; a size is a number, a dim or an axis name",
+                name.name
+            ))
+        } else {
             Diagnostic::error(
                 codes::E0408,
                 format!("`{}` is {what}, not a value", name.name),
             )
             .with_primary(span, "not a value")
-            .with_help(format!("call it: `{}(...)`", name.name)),
-        );
+            .with_help(format!("call it: `{}(...)`", name.name))
+        };
+        self.diagnostics.push(d);
         self.record(span, error_ty(span), ExprInfo::Plain)
     }
 
@@ -319,14 +331,24 @@ impl FnChecker<'_, '_> {
                             ));
                         }
                     }
-                    self.diagnostics.push(
-                        Diagnostic::error(
+                    let d = match self.ctx.env.program.decl(target, name.name) {
+                        Some(Decl::Alias(..)) => Diagnostic::error(
+                            codes::E0303,
+                            format!("`{}.{}` is a shape alias, not a value", file.name, name.name),
+                        )
+                        .with_primary(span, "an alias stands for several axes")
+                        .with_help(format!(
+                            "use it as a shape, as in `x: {}.{}`; a size is a number, a dim or an axis name",
+                            file.name, name.name
+                        )),
+                        _ => Diagnostic::error(
                             codes::E0408,
                             format!("`{}.{}` is not a value", file.name, name.name),
                         )
                         .with_primary(span, "not a value")
                         .with_help("another file's functions are called, and its dims are sizes"),
-                    );
+                    };
+                    self.diagnostics.push(d);
                     return Some(self.record(span, error_ty(span), ExprInfo::Plain));
                 }
             }

@@ -319,6 +319,12 @@ impl<'a> Lowerer<'a, '_> {
                         name: d.name.name,
                     })
             }
+            // Names in shapes are sizes, and a function is not one: a
+            // function of the same name does not block a generic axis (as a
+            // Rust fn does not block a type parameter).
+            Some((_, Decl::Fn(_) | Decl::ExternFn(_))) if path.file.is_none() => {
+                self.generic(&path.name)
+            }
             Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
                 self.report(alias_in_axis(path, decl, path.span));
                 None

@@ -11,3 +11,6 @@ dim Bad = [b (Images 2)]                                       # ~ E2202
 # its four axes.
 extern fn parenthesised(x: [(Images)]) -> [D] = "m.parens"     # ~ E2202
 dim Wrapped = [(Images) D]                                     # ~ E2202
+# An alias used as a value is E0303 too: it stands for axes, not a size.
+fn as_value(x: Images) -> Int = Images                         # ~ E0303
+fn in_arithmetic(x: Images) -> Int = Images + 1                # ~ E0303
