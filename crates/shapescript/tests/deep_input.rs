@@ -6,7 +6,7 @@
 //! in a debug build, and the built module imports; past the limit each is one
 //! E0103. The real binary's `check` and `lsp` are run on them too.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
