@@ -222,6 +222,9 @@ E0306 = "E0306", "not allowed in this signature",
   in that group, but not on its own: as an axis of a type in the signature,
   as a value, or in a `to`/`as` type. Give it as an axis of its own in a
   parameter, or use the group whole.
+* A generic axis used as a value in the body must be read from a
+  parameter's axis: the name itself or a multiple (`[n]`, `[2*n]`), or the
+  one unknown part of a group. `n` of `x: [n + 1]` has no value.
 
 Wrong:
 
@@ -539,6 +542,25 @@ Fixed: use sizes a tensor can have:
 
 ```
 dim Big = 4096
+```
+";
+
+E0419 = "E0419", "size with too many terms",
+"A size is kept as a sum of terms, each a number times names, so that sizes
+compare exactly. Multiplying sums multiplies their terms: `(a + b)*(c + d)`
+has four, and ten such factors 1,024. A size of more than 1,024 terms is
+refused rather than worked out, since each further factor doubles the work.
+
+Wrong:
+
+```
+fn f(x: [(a+b)*(c+d)*(e+f)*(g+h)*(i+j)*(k+l)*(m+o)*(p+q)*(r+s)*(t+u)*(v+w)]) -> Int = 1
+```
+
+Fixed: give the axis one name:
+
+```
+fn f(x: [n]) -> [n] = x
 ```
 ";
 

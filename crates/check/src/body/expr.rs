@@ -151,7 +151,7 @@ impl FnChecker<'_, '_> {
         match &e.kind {
             ast::ExprKind::Int(v) => i128::try_from(*v).ok().map(Poly::constant),
             // One known only inside a group has no value before the program runs.
-            ast::ExprKind::Name(n) if self.undetermined.contains(&n.name) => None,
+            ast::ExprKind::Name(n) if self.unread.contains(&n.name) => None,
             ast::ExprKind::Name(n) => self.size_named(n.name),
             ast::ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.static_size(lhs)?, self.static_size(rhs)?);
@@ -187,8 +187,8 @@ impl FnChecker<'_, '_> {
             return self.record(span, ty, ExprInfo::Local { decl });
         }
         if let Some(size) = self.size_named(name.name) {
-            if self.undetermined.contains(&name.name) {
-                let d = super::undetermined::diagnostic(
+            if self.unread.contains(&name.name) {
+                let d = super::undetermined::value_diagnostic(
                     self.signature,
                     &self.undetermined,
                     span,

@@ -233,6 +233,9 @@ pub(crate) struct FnChecker<'c, 'a> {
     /// The generic axes the parameters give only as parts of groups with
     /// other unknown parts (`undetermined.rs`): no size of their own.
     undetermined: Vec<Name>,
+    /// The generic axes of the parameters that the entry doesn't read
+    /// (`[n + 1]`, `[a*b]`): no value in the body (`undetermined.rs`).
+    unread: Vec<Name>,
 }
 
 impl<'c, 'a> FnChecker<'c, 'a> {
@@ -270,6 +273,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             unknown_counts: HashMap::default(),
             saw_return: false,
             undetermined: Vec::new(),
+            unread: Vec::new(),
         }
     }
 
@@ -317,6 +321,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.generics = generic_sources(self.signature);
         if !signature_broken(self.signature) {
             self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
+            self.unread = undetermined::unread(self.signature, &self.body.generics);
             let types = self
                 .signature
                 .params

@@ -36,6 +36,47 @@ pub(super) fn group_only(signature: &Signature, sources: &[GenericSource]) -> Ve
         .collect()
 }
 
+/// The generic axes some parameter's type has but the entry doesn't read
+/// (`GenericSource`): `n` of `[n + 1]`, `a` of `[a*b]` or of `[(a b)]`.
+/// Their value is not known in the body.
+pub(super) fn unread(signature: &Signature, sources: &[GenericSource]) -> Vec<Name> {
+    let param_axes = || {
+        signature
+            .params
+            .iter()
+            .filter_map(|p| p.ty.shape())
+            .flatten()
+    };
+    signature
+        .generics
+        .iter()
+        .filter(|g| !sources.iter().any(|s| s.name == **g))
+        .filter(|g| param_axes().any(|axis| mentions(axis, **g) || group_has(axis, **g)))
+        .copied()
+        .collect()
+}
+
+/// E0306 for the generic axis `name` used as a value at `span` when the
+/// entry doesn't read it; `group_only` is what `group_only` found.
+pub(super) fn value_diagnostic(
+    signature: &Signature,
+    group_only: &[Name],
+    span: Span,
+    name: Name,
+) -> Diagnostic {
+    if group_only.contains(&name) {
+        return diagnostic(signature, group_only, span, name);
+    }
+    Diagnostic::error(
+        codes::E0306,
+        format!("the size `{name}` can't be worked out from the parameters"),
+    )
+    .with_primary(span, format!("`{name}` used as a value"))
+    .with_help(format!(
+        "a size used as a value is read from a parameter's axis: give one parameter an axis that is `{name}` itself, or a multiple such as `2*{name}`"
+    ))
+}
+
 /// The first axis of `types` (not a part of a group) whose size uses one of
 /// `unknown`, with that name.
 pub(super) fn alone<'t>(

@@ -12,7 +12,7 @@ use super::{alias_in_axis, Lowerer, Place, SizeSpot, SizeVal};
 use crate::codes;
 use crate::dims::not_a_size;
 use crate::program::{Decl, LookupError};
-use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol};
+use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol, MAX_TERMS};
 
 impl<'a> Lowerer<'a, '_> {
     /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
@@ -140,6 +140,10 @@ impl<'a> Lowerer<'a, '_> {
             }
             Err(SizeError::DivideByZero) => {
                 self.report(inexact(span, "a division by 0"));
+                None
+            }
+            Err(SizeError::TooManyTerms) => {
+                self.report(too_many_terms(span));
                 None
             }
             Err(SizeError::DivisorNotATerm) => {
@@ -480,6 +484,18 @@ pub(super) fn overflow(span: Span) -> Diagnostic {
     Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
         .with_primary(span, "this size overflows")
         .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
+}
+
+/// E0419: a product of sums past `MAX_TERMS` terms.
+#[cold]
+#[inline(never)]
+fn too_many_terms(span: Span) -> Diagnostic {
+    Diagnostic::error(codes::E0419, "this size has too many terms")
+        .with_primary(
+            span,
+            format!("more than {MAX_TERMS} terms once multiplied out"),
+        )
+        .with_help("give the axis one name, as in `[n]`, or write fewer sums multiplied together")
 }
 
 // Cold and apart, as `Lowerer::report`.

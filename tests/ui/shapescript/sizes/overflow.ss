@@ -12,3 +12,8 @@ dim B = 2
 fn square(x: [A*A]) -> [n] = x                  # ~ E0414
 fn cube(x: [n]) -> [A*A*B] = x to [A*A*B]       # ~ E0414 one for the whole size
 fn fits(x: [A*B]) -> [A*B] = x
+
+# A size of more than 1,024 terms once its sums are multiplied out is E0419,
+# refused before the work doubles with each factor.
+fn many(x: [(a+b)*(c+d)*(e+f)*(g+h)*(i+j)*(k+l)*(m+o)*(p+q)*(r+s)*(t+u)*(v+w)]) -> [n] = x # ~ E0419
+fn enough(x: [(a+b)*(c+d)*(e+f)*(g+h)*(i+j)*(k+l)*(m+o)*(p+q)*(r+s)*(t+u)]) -> Int = 1
