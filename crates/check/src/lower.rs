@@ -614,6 +614,13 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     lowered.push(self.lower_single_axis(part, origin, true));
                 }
                 self.saw_written_group = true;
+                if self.group_overflows(&lowered) {
+                    self.report(overflow(axis.span));
+                    return Axis {
+                        kind: AxisKind::Error,
+                        span: axis.span,
+                    };
+                }
                 AxisKind::Group {
                     parts: lowered,
                     written: Name::new(self.source(axis.span, origin)),

@@ -13,6 +13,7 @@ use crate::codes;
 use crate::dims::not_a_size;
 use crate::program::{Decl, LookupError};
 use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol, MAX_TERMS};
+use crate::types::{Axis, AxisKind};
 
 impl<'a> Lowerer<'a, '_> {
     /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
@@ -189,6 +190,24 @@ impl<'a> Lowerer<'a, '_> {
             }
         }
         diagnostic
+    }
+
+    /// Whether a group's size, the product of its parts, leaves the 128-bit
+    /// range as written or once dims are replaced by their values (E0414).
+    pub(super) fn group_overflows(&self, parts: &[Axis]) -> bool {
+        let mut product = Poly::constant(1);
+        for part in parts {
+            let AxisKind::Size { size, .. } = &part.kind else {
+                continue;
+            };
+            match product.mul(&size.poly) {
+                Ok(p) => product = p,
+                Err(SizeError::Overflow) => return true,
+                // Too many terms is told where the part is written.
+                Err(_) => return false,
+            }
+        }
+        has_dims(&product) && self.dims_replaced(&product) == Err(SizeError::Overflow)
     }
 
     /// `p` with every dim replaced by its value; `Err(Overflow)` when a

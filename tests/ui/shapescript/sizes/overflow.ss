@@ -12,6 +12,7 @@ dim B = 2
 fn square(x: [A*A]) -> [n] = x                  # ~ E0414
 fn cube(x: [n]) -> [A*A*B] = x to [A*A*B]       # ~ E0414 one for the whole size
 fn fits(x: [A*B]) -> [A*B] = x
+fn grouped(x: [(A A)]) -> [n] = x                # ~ E0414 a group's size too
 
 # A size of more than 1,024 terms once its sums are multiplied out is E0419,
 # refused before the work doubles with each factor.
