@@ -145,6 +145,20 @@ impl FnChecker<'_, '_> {
         }
     }
 
+    /// The first axis of `ty` (a flattened type) whose size uses a generic
+    /// axis the entry doesn't read, with that name.
+    pub(crate) fn unread_in(&self, ty: &Ty) -> Option<(Span, Name)> {
+        super::undetermined::alone(std::iter::once(ty), &self.unread)
+    }
+
+    /// E0306 for the generic axis `name`, which the entry doesn't read,
+    /// needed as a value at `span`.
+    pub(crate) fn report_unread(&mut self, span: Span, name: Name) {
+        let d =
+            super::undetermined::value_diagnostic(self.signature, &self.undetermined, span, name);
+        self.diagnostics.push(d);
+    }
+
     /// The size an expression stands for before the program runs: a
     /// number, a dim or an axis name (`Size` arguments, pattern sizes).
     pub(crate) fn static_size(&self, e: &ast::Expr) -> Option<Poly> {
@@ -188,13 +202,7 @@ impl FnChecker<'_, '_> {
         }
         if let Some(size) = self.size_named(name.name) {
             if self.unread.contains(&name.name) {
-                let d = super::undetermined::value_diagnostic(
-                    self.signature,
-                    &self.undetermined,
-                    span,
-                    name.name,
-                );
-                self.diagnostics.push(d);
+                self.report_unread(span, name.name);
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
             return self.record(

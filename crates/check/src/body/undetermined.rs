@@ -71,7 +71,7 @@ pub(super) fn value_diagnostic(
         codes::E0306,
         format!("the size `{name}` can't be worked out from the parameters"),
     )
-    .with_primary(span, format!("`{name}` used as a value"))
+    .with_primary(span, format!("`{name}` needs its value here"))
     .with_help(format!(
         "a size used as a value is read from a parameter's axis: give one parameter an axis that is `{name}` itself, or a multiple such as `2*{name}`"
     ))

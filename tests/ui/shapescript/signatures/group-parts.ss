@@ -9,4 +9,6 @@ fn caller(z: [24]) -> [2 3 4] = flat(z)
 # no value in the body either.
 fn offset(x: [n + 1]) -> Int = n                                 # ~ E0306
 fn product(x: [a * b]) -> Int = a                                # ~ E0306
+fn made(x: [n + 1]) -> [n] = zeros([n])                        # ~ E0306
+fn counted(x: [n + 1]) -> [n] = arange(n) to Real                # ~ E0306
 fn shape_only(x: [n + 1]) -> [n] = x[1:]
