@@ -62,11 +62,14 @@ pub(crate) enum Root<'a> {
 /// The trees the parser bounds as a whole, each with the word its message uses.
 pub(crate) trait Bounded {
     const WHAT: &'static str;
+    /// The help line of the diagnostic for a tree too deep.
+    const HELP: &'static str = "write the size with fewer operators (`3*n` for `n + n + n`), or name parts of it with `dim`";
     fn root(&mut self) -> Root<'_>;
 }
 
 impl Bounded for Expr {
     const WHAT: &'static str = "an expression";
+    const HELP: &'static str = "split it into steps with `let`";
     fn root(&mut self) -> Root<'_> {
         Root::Expr(self)
     }

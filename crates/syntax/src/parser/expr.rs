@@ -252,10 +252,8 @@ impl Parser<'_> {
         self.bounded(Self::parse_expr_unbounded)
     }
 
+    /// `parse_expr` past its one-atom shortcut.
     fn parse_expr_unbounded(&mut self) -> Expr {
-        if self.at_lone_atom() {
-            return self.parse_primary();
-        }
         if !self.enter() {
             return self.error_expr();
         }

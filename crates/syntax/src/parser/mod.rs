@@ -621,14 +621,14 @@ impl<'a> Parser<'a> {
         let mut tree = parse(self);
         self.in_root = false;
         if let Some(span) = cut_too_deep(tree.root()) {
-            self.report_too_deep_tree(T::WHAT, span);
+            self.report_too_deep_tree(T::WHAT, T::HELP, span);
         }
         tree
     }
 
     #[cold]
     #[inline(never)]
-    fn report_too_deep_tree(&mut self, what: &str, span: Span) {
+    fn report_too_deep_tree(&mut self, what: &str, help: &str, span: Span) {
         self.report(
             Diagnostic::error(
                 codes::EXPECTED,
@@ -637,11 +637,7 @@ impl<'a> Parser<'a> {
                 ),
             )
             .with_primary(span, "nested too deeply")
-            .with_help(if what == "an expression" {
-                "split it into steps with `let`"
-            } else {
-                "write the size with fewer operators (`3*n` for `n + n + n`), or name parts of it with `dim`"
-            }),
+            .with_help(help),
         );
     }
 

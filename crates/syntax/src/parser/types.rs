@@ -68,6 +68,7 @@ impl Parser<'_> {
         self.bounded(Self::parse_type_unbounded)
     }
 
+    /// `parse_type` without the depth bound.
     fn parse_type_unbounded(&mut self) -> Type {
         if !self.enter() {
             let here = self.here();
@@ -457,6 +458,7 @@ impl Parser<'_> {
         self.bounded(|p| p.parse_size_unbounded(what))
     }
 
+    /// `parse_size` without the depth bound.
     fn parse_size_unbounded(&mut self, what: &str) -> SizeExpr {
         let token = self.current();
         if !starts_axis(token.kind) {
