@@ -147,7 +147,10 @@ dim Dh = D / H
 
 E0303 = "E0303", "not a size",
 "A size can only be made of numbers, dims and axis names. A shape alias
-stands for several axes and a function is a value, so neither is a size.
+stands for several axes and a function is a value, so neither is a size, and
+neither is a value in a body (`Images + 1`). In a signature's shapes, a name
+that is a function is a generic axis instead: a `fn h` doesn't block the
+axis `h`.
 
 Wrong:
 
@@ -213,6 +216,15 @@ E0306 = "E0306", "not allowed in this signature",
 * `...` (rest axes) is only for `extern fn`, once per type, never inside a
   group.
 * `Axis[n]`, `Axes[n]` and `Size[S]` parameters are only for `extern fn`.
+* A generic axis that the parameters give only as a part of a group with
+  other unknown parts, as `a` in `x: [(a b c)]`, has no size of its own:
+  only the product is known, at the boundary and in Python. It may appear
+  in that group, but not on its own: as an axis of a type in the signature,
+  as a value, or in a `to`/`as` type. Give it as an axis of its own in a
+  parameter, or use the group whole.
+* A generic axis used as a value in the body must be read from a
+  parameter's axis: the name itself or a multiple (`[n]`, `[2*n]`), or the
+  one unknown part of a group. `n` of `x: [n + 1]` has no value.
 
 Wrong:
 
@@ -224,6 +236,18 @@ Fixed:
 
 ```
 fn first(x: [k D]) -> [D] = x[0]
+```
+
+Wrong: `flat` splits one axis into three sizes that no argument gives:
+
+```
+fn flat(x: [(a b c)]) -> [a b c] = x to [a b c]
+```
+
+Fixed: take two of the sizes from another argument:
+
+```
+fn flat(x: [(a b c)], y: [a b]) -> [a b c] = x to [a b c]
 ```
 ";
 
@@ -530,7 +554,9 @@ model M { w: [D D] = normal(std=0.02) }
 ";
 
 E0414 = "E0414", "size does not fit in 128 bits",
-"Sizes are computed with 128-bit integers, and this one overflowed.
+"Sizes are computed with 128-bit integers, and this one overflowed, as
+written or once dims are replaced by their values (`[A*A]` with
+`dim A = 100000000000000000000`).
 
 Wrong:
 
@@ -542,6 +568,25 @@ Fixed: use sizes a tensor can have:
 
 ```
 dim Big = 4096
+```
+";
+
+E0419 = "E0419", "size with too many terms",
+"A size is kept as a sum of terms, each a number times names, so that sizes
+compare exactly. Multiplying sums multiplies their terms: `(a + b)*(c + d)`
+has four, and ten such factors 1,024. A size of more than 1,024 terms is
+refused rather than worked out, since each further factor doubles the work.
+
+Wrong:
+
+```
+fn f(x: [(a+b)*(c+d)*(e+f)*(g+h)*(i+j)*(k+l)*(m+o)*(p+q)*(r+s)*(t+u)*(v+w)]) -> Int = 1
+```
+
+Fixed: give the axis one name:
+
+```
+fn f(x: [n]) -> [n] = x
 ```
 ";
 
@@ -566,27 +611,15 @@ fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y to bf16)
 
 E0901 = "E0901", "construct the Python generator cannot compile",
 "`shapescript build` reports this when a program `shapescript check` accepts
-uses something the PyTorch generator cannot emit: a reshape (`to` or a
-pattern) with more than one size known only at run time, a `Size` argument
-whose value is unknown before the program runs, an axis list or pattern
-outside a built-in's arguments, a call the checker left unresolved. The
-checker refuses most of these itself first (E0401, E0406, ...), so E0901 is
-the generator's safety net instead of a wrong module. Nothing is written.
-The message names the expression the generator could not emit: write it
-with the constructs in `docs/shapescript/python.md`, and report the program,
-since a program that checks clean should build.
-
-Wrong: `flat` splits one axis into three sizes that no argument gives:
-
-```
-fn flat(x: [(a b c)]) -> [a b c] = x to [a b c]
-```
-
-Fixed: take two of the sizes from another argument:
-
-```
-fn flat(x: [(a b c)], y: [a b]) -> [a b c] = x to [a b c]
-```
+uses something the PyTorch generator cannot emit. The checker refuses every
+such construct it knows of itself first (a reshape or a value needing a size
+known only as part of a group is E0306, a `Size` argument unknown before the
+program runs E0406, ...), so E0901 is the generator's safety net instead of a
+wrong module, and no program is known to reach it: a program that checks
+clean builds (a test builds every clean UI test and example and imports it).
+Nothing is written. The message names the expression the generator could not
+emit: write it with the constructs in `docs/shapescript/python.md`, and
+report the program.
 ";
 
 E0902 = "E0902", "two files become the same Python module",
@@ -636,7 +669,8 @@ dim Images = [b 3 16gh 16gw]
 
 E2202 = "E2202", "shape alias inside one axis",
 "A shape alias stands for several axes, so it can't be part of one axis:
-inside a group or in arithmetic.
+inside a group, in arithmetic, or in parentheses (`[(Images)]` is one axis,
+not the alias's axes).
 
 Wrong:
 
@@ -726,8 +760,9 @@ mod tests {
         for pair in all().windows(2) {
             assert!(pair[0].id < pair[1].id, "{} twice", pair[0].id);
         }
-        // What no program text can show: an unreadable file.
-        let without_examples = [E0205.id];
+        // What no program text can show: an unreadable file, and the
+        // generator's safety net, which no known program reaches.
+        let without_examples = [E0205.id, E0901.id];
         for info in all() {
             assert!(!info.title.is_empty(), "{} has no title", info.id);
             let kinds: Vec<diag::ExampleKind> = info.examples().iter().map(|e| e.kind).collect();

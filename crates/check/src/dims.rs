@@ -395,8 +395,9 @@ fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Resu
         }
         SizeExprKind::Binary { op, operands } => {
             let (lhs, rhs) = &**operands;
-            let a = eval(program, known, file, lhs);
-            let b = eval(program, known, file, rhs);
+            // This recursion follows the size's depth: grow the stack when needed.
+            let a = syntax::ensure_sufficient_stack(|| eval(program, known, file, lhs));
+            let b = syntax::ensure_sufficient_stack(|| eval(program, known, file, rhs));
             let (a, b) = match (a, b) {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(Stop::Reported(d)), _) | (_, Err(Stop::Reported(d))) => {

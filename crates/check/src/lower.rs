@@ -198,6 +198,9 @@ impl<'a, 'd> Lowerer<'a, 'd> {
         if let (None, Some(here)) = (&path.file, self.here) {
             if origin == self.module {
                 return match here.decl(path.name.name) {
+                    // A function's name in a type is a generic axis there
+                    // (`size_name_resolve`), which notes itself.
+                    Some(decl @ (Decl::Fn(_) | Decl::ExternFn(_))) => Ok((origin, decl)),
                     Some(decl) => {
                         self.note_decl(origin, path, origin);
                         Ok((origin, decl))
@@ -207,8 +210,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
             }
         }
         let found = self.env.program.lookup(origin, path);
-        if let Ok((file, _)) = &found {
-            self.note_decl(origin, path, *file);
+        match &found {
+            Ok((_, Decl::Fn(_) | Decl::ExternFn(_))) if path.file.is_none() => {}
+            Ok((file, _)) => self.note_decl(origin, path, *file),
+            Err(_) => {}
         }
         found
     }
@@ -497,6 +502,10 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     }
                 }
                 match self.lookup(origin, path) {
+                    // `[(Images)]`: parentheses make one axis of what is
+                    // inside, so the alias is not expanded: it is E2202
+                    // below, as in any other part of one axis.
+                    Ok((_, Decl::Alias(..))) if expr.span != path.span => {}
                     Ok((file, Decl::Alias(decl, alias))) => {
                         if !self.expand_aliases {
                             continue;
@@ -605,6 +614,13 @@ impl<'a, 'd> Lowerer<'a, 'd> {
                     lowered.push(self.lower_single_axis(part, origin, true));
                 }
                 self.saw_written_group = true;
+                if self.group_overflows(&lowered) {
+                    self.report(overflow(axis.span));
+                    return Axis {
+                        kind: AxisKind::Error,
+                        span: axis.span,
+                    };
+                }
                 AxisKind::Group {
                     parts: lowered,
                     written: Name::new(self.source(axis.span, origin)),

@@ -90,7 +90,15 @@ pub enum SizeError {
     DivisorNotATerm,
     /// The divisor is a single term that does not divide every term (E0402).
     Inexact,
+    /// A product of sums would have more than `MAX_TERMS` terms (E0419):
+    /// each factor multiplies the work, so it is refused, not worked out.
+    TooManyTerms,
 }
+
+/// The most terms a size may have: `(a + b)*(c + d)` has 4, and ten such
+/// factors 1,024. Far above what shapes need, and it keeps the checker's
+/// work bounded on any input.
+pub const MAX_TERMS: usize = 1024;
 
 /// A product of symbols with their powers, sorted by symbol; empty is `1`.
 /// Kept by the terms of polynomials of several terms; one factor inline.
@@ -704,6 +712,9 @@ impl Poly {
                     mono: mul_factors(a.mono.0, b.mono.0),
                 }])));
             }
+        }
+        if this.len().saturating_mul(that.len()) > MAX_TERMS {
+            return Err(SizeError::TooManyTerms);
         }
         let mut terms = SmallVec::with_capacity(this.len() * that.len());
         for a in this {

@@ -214,7 +214,65 @@ pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines
             out.push((0, bind));
         }
     }
+    late_generics(scope, body, checks, base, &mut out);
     out
+}
+
+/// Binds the generic sizes read from a parameter's group whose other parts
+/// a later parameter gives (`x: [(a b)], y: [b]`: `a = x.shape[0] // b`),
+/// once every parameter was read, with a check that the axis is a multiple.
+fn late_generics(scope: &mut Scope, body: &Body, checks: bool, base: usize, out: &mut Lines) {
+    let gen = scope.gen;
+    let file = scope.file;
+    for g in &body.generics {
+        if scope.sizes.contains_key(&*g.name) {
+            continue;
+        }
+        let (Some(k), Some(Binding { name, ty, .. })) = (
+            divisor(scope, g.factor, g.divide_by.as_ref()),
+            body.params.get(g.param),
+        ) else {
+            continue;
+        };
+        let Some(axes) = ty.shape() else { continue };
+        let py = py_name(name);
+        let (i, local) = (g.axis, py_name(&g.name));
+        if checks {
+            out.extend(
+                if_lines(base, &[format!("{py}.shape[{i}] % {k} != 0")])
+                    .into_iter()
+                    .map(|(l, t)| (l - base, t)),
+            );
+            let expected: Vec<String> = (0..axes.len())
+                .map(|j| {
+                    if j == i {
+                        format!("(\"*\", {k})")
+                    } else {
+                        "None".into()
+                    }
+                })
+                .collect();
+            let expected = match expected.len() {
+                1 => format!("({},)", expected[0]),
+                _ => format!("({})", expected.join(", ")),
+            };
+            let args = vec![
+                string_literal(&scope.label),
+                string_literal(name),
+                py.clone(),
+                string_literal(&show_shape(axes)),
+                expected,
+                string_literal(&gen.where_(file, ty.span.start)),
+            ];
+            out.extend(
+                call_lines(base + 1, "shapescript_runtime.shape_error", &args)
+                    .into_iter()
+                    .map(|(l, t)| (l - base, t)),
+            );
+        }
+        out.push((0, format!("{local} = {py}.shape[{i}] // {k}")));
+        scope.sizes.insert(g.name.to_string(), local);
+    }
 }
 
 /// The Python expression of a size all of whose symbols are known here.

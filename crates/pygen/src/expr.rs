@@ -71,7 +71,8 @@ impl<'g, 'a> Scope<'g, 'a> {
         let start = out.len();
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = fn_body && i + 1 == block.stmts.len();
-            self.stmt(stmt, indent, last, out);
+            // Blocks nest: grow the stack when needed.
+            syntax::ensure_sufficient_stack(|| self.stmt(stmt, indent, last, out));
         }
         if out.len() == start {
             out.push((indent, "pass".into()));
@@ -168,9 +169,10 @@ impl<'g, 'a> Scope<'g, 'a> {
         }
     }
 
-    /// Puts a value in a temporary unless it is a plain name or attribute.
+    /// Puts a value in a temporary unless it is a plain name or attribute
+    /// (or a default value is being written: it stays one expression).
     pub fn hoist(&mut self, v: Val) -> Val {
-        if v.simple && !v.code.starts_with('-') {
+        if (v.simple && !v.code.starts_with('-')) || self.in_default {
             return v;
         }
         let t = self.temp();
@@ -216,7 +218,13 @@ impl<'g, 'a> Scope<'g, 'a> {
         format!("{callee}({})", parts.join(", "))
     }
 
+    /// The Python of `e`. Grows the stack when needed: this recursion
+    /// follows the tree's depth.
     pub fn expr(&mut self, e: &Expr) -> Val {
+        syntax::ensure_sufficient_stack(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &Expr) -> Val {
         match &e.kind {
             ExprKind::Int(v) => Val::atom(v.to_string()),
             ExprKind::Float(v) => Val::atom(float_literal(*v)),
@@ -363,7 +371,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     _ => Vec::new(),
                 };
                 let f = self.qualified(*file, name);
-                let list = self.bound_args(info, &params, args, false, whole.span);
+                let list = self.bound_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&f, list))
             }
             Callee::Extern { file, name, python } => {
@@ -372,7 +380,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     _ => Vec::new(),
                 };
                 let f = self.use_python(python);
-                let list = self.bound_args(info, &params, args, true, whole.span);
+                let list = self.extern_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&f, list))
             }
             Callee::Method {
@@ -397,7 +405,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     }
                     _ => self.expr(callee).at(ATOM),
                 };
-                let list = self.bound_args(info, &params, args, false, whole.span);
+                let list = self.bound_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&receiver, list))
             }
             Callee::Record { file, name } => {
@@ -409,7 +417,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let f = self.qualified(*file, name);
                 // A dataclass takes its fields by name: always say which.
                 let list = self
-                    .bound_args(info, &fields, args, false, whole.span)
+                    .bound_args(info, &fields, args, whole.span)
                     .into_iter()
                     .enumerate()
                     .map(|(i, (k, v))| (k.or_else(|| fields.get(i).map(|f| py_name(f))), v))
@@ -422,13 +430,13 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// The arguments of a call, one per parameter in parameter order as the
     /// checker bound them: written expressions (by keyword once one was
     /// written by keyword or a parameter was left out), axis positions and
-    /// sizes. `python_names`: keyword names are the Python function's own.
+    /// sizes. Keyword names are the ShapeScript names, escaped as the
+    /// generated `def`s escape them.
     fn bound_args(
         &mut self,
         info: &CallInfo,
         params: &[String],
         args: &[ast::Arg],
-        python_names: bool,
         whole: diag::Span,
     ) -> Vec<(Option<String>, Val)> {
         let mut out = Vec::with_capacity(info.args.len());
@@ -455,10 +463,49 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
                 _ => self.fixed_arg(bound, whole),
             };
-            let key = params
-                .get(i)
-                .map(|p| if python_names { p.clone() } else { py_name(p) });
+            let key = params.get(i).map(|p| py_name(p));
             out.push((if by_keyword { key } else { None }, v));
+        }
+        out
+    }
+
+    /// The arguments of an extern fn's call. Its parameters' names are the
+    /// declaration's, which may not be the Python function's (`d: Axis[n]`
+    /// for `torch.roll`'s `dims`), but their order is the function's: so
+    /// every argument is passed by position, a left-out `none` default as
+    /// `None`, until a left-out parameter whose default only Python knows;
+    /// keywords (the declaration's names) only after one. Trailing left-out
+    /// parameters are not written.
+    fn extern_args(
+        &mut self,
+        info: &CallInfo,
+        params: &[String],
+        args: &[ast::Arg],
+        whole: diag::Span,
+    ) -> Vec<(Option<String>, Val)> {
+        let written = |b: &BoundArg| !matches!(b, BoundArg::Default { .. } | BoundArg::NoneDefault);
+        let Some(last) = info.args.iter().rposition(written) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(last + 1);
+        let mut by_keyword = false;
+        for (i, bound) in info.args.iter().enumerate().take(last + 1) {
+            let v = match bound {
+                BoundArg::Expr { span, .. } => {
+                    let Some(arg) = args.iter().find(|a| a.value.span == *span) else {
+                        continue;
+                    };
+                    self.expr(&arg.value)
+                }
+                BoundArg::Default { .. } => {
+                    by_keyword = true;
+                    continue;
+                }
+                BoundArg::NoneDefault if by_keyword => continue,
+                _ => self.fixed_arg(bound, whole),
+            };
+            let key = params.get(i).filter(|_| by_keyword).cloned();
+            out.push((key, v));
         }
         out
     }

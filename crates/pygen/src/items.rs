@@ -524,7 +524,9 @@ fn function(
         let name = py_name(&p.name.name);
         match &p.default {
             Some(d) => {
+                scope.in_default = true;
                 let v = scope.expr(d);
+                scope.in_default = false;
                 params.push(format!("{name}={}", v.code));
             }
             None => params.push(name),
@@ -541,7 +543,8 @@ fn function(
         ast::FnBody::Expr(e) => {
             let block = ast::Block {
                 stmts: vec![ast::Stmt {
-                    kind: ast::StmtKind::Expr(e.clone()),
+                    // A clone as deep as the tree: on a stack with room for it.
+                    kind: ast::StmtKind::Expr(syntax::ensure_sufficient_stack(|| e.clone())),
                     span: e.span,
                 }],
                 span: e.span,

@@ -40,6 +40,10 @@ pub struct Scope<'g, 'a> {
     temps: u32,
     /// Statements to emit before the current one (hoisted subexpressions).
     pub pre: Vec<String>,
+    /// Set while writing a parameter's default value: Python evaluates it
+    /// where the `def` is, before any statement of the body, so nothing may
+    /// be hoisted out of it into a temporary.
+    pub in_default: bool,
     pub diagnostics: &'g mut Vec<Diagnostic>,
 }
 
@@ -62,6 +66,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             label,
             temps: 0,
             pre: Vec::new(),
+            in_default: false,
             diagnostics,
         }
     }

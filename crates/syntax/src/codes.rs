@@ -18,7 +18,10 @@ Fixed:\n\n```\nextern fn erfc(x: Real) -> NonNeg = \"torch.special.erfc\"\n```\n
     /// The parser expected one thing and found another.
     EXPECTED = "E0103", "expected something else here",
     "The parser needed a particular token or construct and found another. \
-The message says what was expected and what was found.\n\n\
+The message says what was expected and what was found. Nesting too deep is \
+reported with this code too: more than 64 nested brackets, or one \
+expression, type or size of more than 256 levels of operators, calls, \
+indexing, fields, casts or size arithmetic (`docs/shapescript/functions.md`).\n\n\
 Wrong:\n\n```\nfn f(x: [b n)) -> [b n] = x\n```\n\nFixed:\n\n```\nfn f(x: [b n]) -> [b n] = x\n```\n";
     /// An opening `(`, `[` or `{` that is never closed.
     UNCLOSED_DELIMITER = "E0104", "unclosed delimiter",

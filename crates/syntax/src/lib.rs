@@ -3,11 +3,13 @@
 
 pub mod ast;
 pub mod codes;
+mod depth;
 pub mod lexer;
 mod name;
 mod parser;
 pub mod print;
 
+pub use depth::{ensure_sufficient_stack, MAX_TREE_DEPTH};
 pub use name::Name;
 
 use diag::{Diagnostic, FileId};

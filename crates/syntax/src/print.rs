@@ -27,6 +27,11 @@ fn size_precedence(size: &SizeExpr) -> u8 {
 }
 
 fn write_size_operand(f: &mut Formatter<'_>, size: &SizeExpr, parens: bool) -> fmt::Result {
+    // This recursion follows the size's depth: grow the stack when needed.
+    crate::depth::ensure_sufficient_stack(|| write_size_operand_here(f, size, parens))
+}
+
+fn write_size_operand_here(f: &mut Formatter<'_>, size: &SizeExpr, parens: bool) -> fmt::Result {
     if parens {
         write!(f, "({size})")
     } else {
@@ -236,7 +241,8 @@ impl ExprWriter {
         if self.all_parens && operator {
             out.push('(');
         }
-        self.expr_inner(out, expr);
+        // This recursion follows the tree's depth: grow the stack when needed.
+        crate::depth::ensure_sufficient_stack(|| self.expr_inner(out, expr));
         if self.all_parens && operator {
             out.push(')');
         }

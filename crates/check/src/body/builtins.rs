@@ -694,6 +694,11 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
         span: list.span,
     };
     let ty = c.lower_body_type(&written);
+    // A tensor made at run time needs each size's value.
+    if let Some((at, size)) = c.unread_in(&ty) {
+        c.report_unread(at, size);
+        return None;
+    }
     let TyKind::Tensor(t) = ty.kind else {
         return None;
     };

@@ -176,6 +176,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let mut arg_tys: SmallVec<[Option<Ty>; 6]> = smallvec::smallvec![None; params.len()];
         for (i, slot) in slots.iter().enumerate() {
             if let Some(arg) = slot {
+                if passes_none(target, i, arg) {
+                    // As if left out: the generator writes Python's `None`.
+                    continue;
+                }
                 if !matches!(
                     params[i].ty.kind,
                     TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
@@ -409,6 +413,17 @@ fn size_defaults(call: &mut CallState, given: Given, bound: &mut [BoundArg]) {
             _ => {}
         }
     }
+}
+
+/// Whether `arg` is `none` written for parameter `i`, whose default is
+/// `none`: an optional argument passed explicitly as absent.
+fn passes_none(target: &Target, i: usize, arg: &ast::Arg) -> bool {
+    matches!(arg.value.kind, ast::ExprKind::None)
+        && target
+            .params
+            .get(i)
+            .and_then(|p| p.default.as_ref())
+            .is_some_and(|d| matches!(d.kind, ast::ExprKind::None))
 }
 
 /// Unused fields of a tensor type, kept for future domains.

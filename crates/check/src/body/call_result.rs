@@ -191,6 +191,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
                     .with_primary(span, "this size overflows")
             }
+            Err(SizeError::TooManyTerms) => {
+                Diagnostic::error(codes::E0419, "this size has too many terms")
+                    .with_primary(span, format!("`{written}` has too many terms once multiplied out"))
+                    .with_secondary(at, "the size is worked out here")
+            }
             Err(_) => with_solved(Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
                 .with_primary(span, format!("`{written}` must be exact here"))
                 .with_secondary(at, "the size is worked out here"))

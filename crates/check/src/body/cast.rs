@@ -28,6 +28,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         if matches!(found.kind, TyKind::Error) || matches!(target.kind, TyKind::Error) {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
+        // A reshape or a claim checked at run time needs each axis's size.
+        if let Some((at, name)) =
+            super::undetermined::alone([&target].into_iter(), &self.undetermined)
+        {
+            let d = super::undetermined::diagnostic(self.signature, &self.undetermined, at, name);
+            self.diagnostics.push(d);
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
         let (TyKind::Tensor(f), TyKind::Tensor(t)) = (&found.kind, &target.kind) else {
             self.diagnostics.push(
                 Diagnostic::error(

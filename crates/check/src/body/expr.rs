@@ -31,7 +31,13 @@ pub(super) fn scalar(kind: ScalarKind, span: Span) -> Ty {
 }
 
 impl FnChecker<'_, '_> {
+    /// The type of `e`, recorded with what to emit for it. Grows the stack
+    /// when needed: this recursion follows the tree's depth.
     pub(crate) fn expr(&mut self, e: &ast::Expr) -> Ty {
+        syntax::ensure_sufficient_stack(|| self.expr_at_depth(e))
+    }
+
+    fn expr_at_depth(&mut self, e: &ast::Expr) -> Ty {
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Int(_) => self.record(span, scalar(ScalarKind::Int, span), ExprInfo::Plain),
@@ -41,7 +47,13 @@ impl FnChecker<'_, '_> {
             ast::ExprKind::Bool(_) => {
                 self.record(span, scalar(ScalarKind::Bool, span), ExprInfo::Plain)
             }
-            ast::ExprKind::None => self.record(span, error_ty(span), ExprInfo::Plain),
+            // Passed for a parameter whose default is `none`, a call takes it
+            // without asking its type (`value_args`); anywhere else it is no value.
+            ast::ExprKind::None => self.misplaced(
+                span,
+                "`none`",
+                "`none` only stands for a left-out argument: pass it for a parameter whose default is `none`, or leave the argument out",
+            ),
             ast::ExprKind::Str(_) => {
                 self.misplaced(span, "a string", "strings only name Python functions, in `extern fn`")
             }
@@ -133,11 +145,27 @@ impl FnChecker<'_, '_> {
         }
     }
 
+    /// The first axis of `ty` (a flattened type) whose size uses a generic
+    /// axis the entry doesn't read, with that name.
+    pub(crate) fn unread_in(&self, ty: &Ty) -> Option<(Span, Name)> {
+        super::undetermined::alone(std::iter::once(ty), &self.unread)
+    }
+
+    /// E0306 for the generic axis `name`, which the entry doesn't read,
+    /// needed as a value at `span`.
+    pub(crate) fn report_unread(&mut self, span: Span, name: Name) {
+        let d =
+            super::undetermined::value_diagnostic(self.signature, &self.undetermined, span, name);
+        self.diagnostics.push(d);
+    }
+
     /// The size an expression stands for before the program runs: a
     /// number, a dim or an axis name (`Size` arguments, pattern sizes).
     pub(crate) fn static_size(&self, e: &ast::Expr) -> Option<Poly> {
         match &e.kind {
             ast::ExprKind::Int(v) => i128::try_from(*v).ok().map(Poly::constant),
+            // One known only inside a group has no value before the program runs.
+            ast::ExprKind::Name(n) if self.unread.contains(&n.name) => None,
             ast::ExprKind::Name(n) => self.size_named(n.name),
             ast::ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.static_size(lhs)?, self.static_size(rhs)?);
@@ -173,6 +201,10 @@ impl FnChecker<'_, '_> {
             return self.record(span, ty, ExprInfo::Local { decl });
         }
         if let Some(size) = self.size_named(name.name) {
+            if self.unread.contains(&name.name) {
+                self.report_unread(span, name.name);
+                return self.record(span, error_ty(span), ExprInfo::Plain);
+            }
             return self.record(
                 span,
                 scalar(ScalarKind::Int, span),
@@ -203,14 +235,26 @@ impl FnChecker<'_, '_> {
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         };
-        self.diagnostics.push(
+        let d = if matches!(found, Some(Decl::Alias(..))) {
+            // Not callable either: it stands for axes (`docs/shapescript/aliases.md`).
+            Diagnostic::error(
+                codes::E0303,
+                format!("`{}` is a shape alias, not a value", name.name),
+            )
+            .with_primary(span, "an alias stands for several axes")
+            .with_help(format!(
+                "use it as a shape, as in `x: {0}` or `[{0} D]`; a size is a number, a dim or an axis name",
+                name.name
+            ))
+        } else {
             Diagnostic::error(
                 codes::E0408,
                 format!("`{}` is {what}, not a value", name.name),
             )
             .with_primary(span, "not a value")
-            .with_help(format!("call it: `{}(...)`", name.name)),
-        );
+            .with_help(format!("call it: `{}(...)`", name.name))
+        };
+        self.diagnostics.push(d);
         self.record(span, error_ty(span), ExprInfo::Plain)
     }
 
@@ -295,14 +339,24 @@ impl FnChecker<'_, '_> {
                             ));
                         }
                     }
-                    self.diagnostics.push(
-                        Diagnostic::error(
+                    let d = match self.ctx.env.program.decl(target, name.name) {
+                        Some(Decl::Alias(..)) => Diagnostic::error(
+                            codes::E0303,
+                            format!("`{}.{}` is a shape alias, not a value", file.name, name.name),
+                        )
+                        .with_primary(span, "an alias stands for several axes")
+                        .with_help(format!(
+                            "use it as a shape, as in `x: {}.{}`; a size is a number, a dim or an axis name",
+                            file.name, name.name
+                        )),
+                        _ => Diagnostic::error(
                             codes::E0408,
                             format!("`{}.{}` is not a value", file.name, name.name),
                         )
                         .with_primary(span, "not a value")
                         .with_help("another file's functions are called, and its dims are sizes"),
-                    );
+                    };
+                    self.diagnostics.push(d);
                     return Some(self.record(span, error_ty(span), ExprInfo::Plain));
                 }
             }

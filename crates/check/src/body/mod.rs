@@ -17,6 +17,7 @@ pub(crate) mod expr;
 mod index;
 mod pattern;
 mod record;
+mod undetermined;
 use crate::shape;
 
 use syntax::Name;
@@ -238,6 +239,12 @@ pub(crate) struct FnChecker<'c, 'a> {
     pub unknown_counts: HashMap<Name, u32>,
     /// Spans of `return` values and the final value, to check against the return type.
     saw_return: bool,
+    /// The generic axes the parameters give only as parts of groups with
+    /// other unknown parts (`undetermined.rs`): no size of their own.
+    undetermined: Vec<Name>,
+    /// The generic axes of the parameters that the entry doesn't read
+    /// (`[n + 1]`, `[a*b]`): no value in the body (`undetermined.rs`).
+    unread: Vec<Name>,
 }
 
 impl<'c, 'a> FnChecker<'c, 'a> {
@@ -274,6 +281,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             diagnostics,
             unknown_counts: HashMap::default(),
             saw_return: false,
+            undetermined: Vec::new(),
+            unread: Vec::new(),
         }
     }
 
@@ -319,6 +328,29 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             });
         }
         self.body.generics = generic_sources(self.signature);
+        if !signature_broken(self.signature) {
+            self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
+            self.unread = undetermined::unread(self.signature, &self.body.generics);
+            let types = self
+                .signature
+                .params
+                .iter()
+                .map(|p| &p.ty)
+                .chain(self.signature.ret.as_ref());
+            if let Some((span, name)) = undetermined::alone(types, &self.undetermined) {
+                let d = undetermined::diagnostic(self.signature, &self.undetermined, span, name);
+                // Its calls stay checked; the body would only repeat it.
+                self.diagnostics.push(d);
+                self.body.ret = self
+                    .signature
+                    .ret
+                    .clone()
+                    .unwrap_or_else(|| error_ty(f.name.span));
+                // Calls to it are quiet, as for a body that misses its return type.
+                self.body.return_mismatch = true;
+                return;
+            }
+        }
         if signature_broken(self.signature) {
             // Its mistake was reported; the body would only repeat it.
             self.body.ret = self
@@ -395,7 +427,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let mut value = None;
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = i + 1 == block.stmts.len();
-            value = self.stmt(stmt, last);
+            // Blocks nest: grow the stack when needed.
+            value = syntax::ensure_sufficient_stack(|| self.stmt(stmt, last));
         }
         self.close_scope();
         value
@@ -881,9 +914,22 @@ pub(crate) fn error_ty(span: Span) -> Ty {
     }
 }
 
-/// Where each generic axis of a signature is first seen, for the run-time check.
+/// Where each generic axis of a signature is first seen, for the run-time
+/// check. A group's one unknown part is read once the others are known,
+/// from any parameter, so the parameters are gone over until nothing new is.
 fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
     let mut out: Vec<GenericSource> = Vec::with_capacity(signature.generics.len());
+    loop {
+        let known = out.len();
+        generic_sources_pass(signature, &mut out);
+        if out.len() == known {
+            return out;
+        }
+    }
+}
+
+/// One pass of `generic_sources` over the parameters, adding to `out`.
+fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
     for (p, param) in signature.params.iter().enumerate() {
         let Some(shape) = param.ty.shape() else {
             continue;
@@ -943,7 +989,6 @@ fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

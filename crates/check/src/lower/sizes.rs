@@ -12,7 +12,8 @@ use super::{alias_in_axis, Lowerer, Place, SizeSpot, SizeVal};
 use crate::codes;
 use crate::dims::not_a_size;
 use crate::program::{Decl, LookupError};
-use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol};
+use crate::size::{Formula, Poly, Size, SizeError, Step, Symbol, MAX_TERMS};
+use crate::types::{Axis, AxisKind};
 
 impl<'a> Lowerer<'a, '_> {
     /// A size outside shapes (`Index[N]`, `Size[S]`, stack counts, model arguments).
@@ -90,7 +91,8 @@ impl<'a> Lowerer<'a, '_> {
             }
             _ => {}
         }
-        self.lower_size(expr, origin, spot)
+        // This recursion follows the size's depth: grow the stack when needed.
+        syntax::ensure_sufficient_stack(|| self.lower_size(expr, origin, spot))
     }
 
     fn combine(&mut self, op: SizeOp, a: SizeVal, b: SizeVal, span: Span) -> Option<SizeVal> {
@@ -125,6 +127,12 @@ impl<'a> Lowerer<'a, '_> {
                 }))
             }
         };
+        // The size must also fit once dims are replaced by their values
+        // (`A*A` with `dim A = 10**20`), not only as written.
+        let result = result.and_then(|v| match v {
+            SizeVal::Poly(p) if has_dims(&p) => self.dims_replaced(&p).map(|_| SizeVal::Poly(p)),
+            v => Ok(v),
+        });
         match result {
             Ok(v) => Some(v),
             Err(SizeError::Overflow) => {
@@ -133,6 +141,10 @@ impl<'a> Lowerer<'a, '_> {
             }
             Err(SizeError::DivideByZero) => {
                 self.report(inexact(span, "a division by 0"));
+                None
+            }
+            Err(SizeError::TooManyTerms) => {
+                self.report(too_many_terms(span));
                 None
             }
             Err(SizeError::DivisorNotATerm) => {
@@ -180,7 +192,35 @@ impl<'a> Lowerer<'a, '_> {
         diagnostic
     }
 
-    /// Exact division, symbolically or once dims are replaced by their values (seed).
+    /// Whether a group's size, the product of its parts, leaves the 128-bit
+    /// range as written or once dims are replaced by their values (E0414).
+    pub(super) fn group_overflows(&self, parts: &[Axis]) -> bool {
+        let mut product = Poly::constant(1);
+        for part in parts {
+            let AxisKind::Size { size, .. } = &part.kind else {
+                continue;
+            };
+            match product.mul(&size.poly) {
+                Ok(p) => product = p,
+                Err(SizeError::Overflow) => return true,
+                // Too many terms is told where the part is written.
+                Err(_) => return false,
+            }
+        }
+        has_dims(&product) && self.dims_replaced(&product) == Err(SizeError::Overflow)
+    }
+
+    /// `p` with every dim replaced by its value; `Err(Overflow)` when a
+    /// coefficient leaves the 128-bit range.
+    fn dims_replaced(&self, p: &Poly) -> Result<Poly, SizeError> {
+        let dims = self.env.dims;
+        p.substitute(&|s: &Symbol| match s {
+            Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+            _ => None,
+        })
+    }
+
+    /// Exact division, symbolically or once dims are replaced by their values (`docs/shapescript/sizes.md`).
     fn divide(&self, a: &Poly, b: &Poly) -> Result<Poly, SizeError> {
         match a.div_exact(b) {
             Ok(q) => Ok(q),
@@ -301,6 +341,12 @@ impl<'a> Lowerer<'a, '_> {
                         file,
                         name: d.name.name,
                     })
+            }
+            // Names in shapes are sizes, and a function is not one: a
+            // function of the same name does not block a generic axis (as a
+            // Rust fn does not block a type parameter).
+            Some((_, Decl::Fn(_) | Decl::ExternFn(_))) if path.file.is_none() => {
+                self.generic(&path.name)
             }
             Some((_, decl @ Decl::Alias(..))) if spot == SizeSpot::InAxis => {
                 self.report(alias_in_axis(path, decl, path.span));
@@ -457,6 +503,18 @@ pub(super) fn overflow(span: Span) -> Diagnostic {
     Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
         .with_primary(span, "this size overflows")
         .with_note("sizes are computed with 128-bit integers, at most 170141183460469231731687303715884105727")
+}
+
+/// E0419: a product of sums past `MAX_TERMS` terms.
+#[cold]
+#[inline(never)]
+fn too_many_terms(span: Span) -> Diagnostic {
+    Diagnostic::error(codes::E0419, "this size has too many terms")
+        .with_primary(
+            span,
+            format!("more than {MAX_TERMS} terms once multiplied out"),
+        )
+        .with_help("give the axis one name, as in `[n]`, or write fewer sums multiplied together")
 }
 
 // Cold and apart, as `Lowerer::report`.

@@ -410,4 +410,21 @@ mod tests {
                 where `b = 2`, `gh = 14`"#]],
         );
     }
+
+    #[test]
+    fn a_generic_axis_named_like_a_function_is_the_axis() {
+        // Names in shapes are sizes: `fn h` doesn't make `h` there the function.
+        check(
+            &[(
+                "m.ss",
+                "fn h(x: [n]) -> [n] = x\nfn f(x: [b h$0]) -> [b] = sum(x, over=h)\n",
+            )],
+            expect![[r#"
+                ```shapescript
+                h
+                ```
+
+                generic axis of `fn f`"#]],
+        );
+    }
 }

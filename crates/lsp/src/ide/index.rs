@@ -461,7 +461,8 @@ impl Walker<'_, '_, '_> {
     fn block(&mut self, block: &ast::Block) {
         self.scopes.push(Vec::new());
         for stmt in &block.stmts {
-            self.stmt(stmt, block.span.end);
+            // Blocks nest: grow the stack when needed.
+            syntax::ensure_sufficient_stack(|| self.stmt(stmt, block.span.end));
         }
         self.scopes.pop();
     }
@@ -544,8 +545,13 @@ impl Walker<'_, '_, '_> {
         }
     }
 
-    /// Walks an expression; returns what it names when it is a name or field.
+    /// Walks an expression; returns what it names when it is a name or
+    /// field. Grows the stack when needed: this recursion follows the tree's depth.
     fn expr(&mut self, expr: &ast::Expr) -> Option<DefId> {
+        syntax::ensure_sufficient_stack(|| self.expr_at_depth(expr))
+    }
+
+    fn expr_at_depth(&mut self, expr: &ast::Expr) -> Option<DefId> {
         match &expr.kind {
             ast::ExprKind::Name(name) => {
                 let def = self

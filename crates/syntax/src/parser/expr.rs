@@ -35,6 +35,10 @@ impl Parser<'_> {
     /// line's statements stay quiet and the block ends at a line indented no
     /// deeper than its owner (a `}` there is not its own when less indented).
     fn parse_block_body(&mut self, opening: Opening) -> Block {
+        crate::depth::ensure_sufficient_stack(|| self.parse_block_body_here(opening))
+    }
+
+    fn parse_block_body_here(&mut self, opening: Opening) -> Block {
         let open = match opening {
             Opening::Brace(span) => Some(span),
             Opening::Missing { .. } => None,
@@ -240,14 +244,21 @@ impl Parser<'_> {
 
     // ------------------------------------------------------------ expressions
 
+    /// An expression, bounded in depth as a whole when it is the outermost one.
     pub(super) fn parse_expr(&mut self) -> Expr {
         if self.at_lone_atom() {
             return self.parse_primary();
         }
+        self.bounded(Self::parse_expr_unbounded)
+    }
+
+    /// `parse_expr` past its one-atom shortcut.
+    fn parse_expr_unbounded(&mut self) -> Expr {
         if !self.enter() {
             return self.error_expr();
         }
-        let expr = self.parse_or();
+        // Brackets nest 64 deep, each level several frames of this descent.
+        let expr = crate::depth::ensure_sufficient_stack(|| self.parse_or());
         self.leave();
         expr
     }

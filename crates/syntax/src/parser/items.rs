@@ -168,7 +168,7 @@ impl Parser<'_> {
         let value = if self.expect(TokenKind::Eq) {
             let token = self.current();
             if token.kind == TokenKind::LBracket {
-                DimValue::Alias(self.parse_shape_list_from(token))
+                DimValue::Alias(self.bounded(|p| p.parse_shape_list_from(token)))
             } else {
                 DimValue::Size(self.parse_size("a size or a shape `[...]`"))
             }

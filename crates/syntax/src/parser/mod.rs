@@ -12,6 +12,7 @@ mod tests;
 
 use crate::ast::{Doc, Ident, Name, Path};
 use crate::codes;
+use crate::depth::{cut_too_deep, Bounded, MAX_TREE_DEPTH};
 use crate::lexer::{Lexed, Token, TokenKind};
 use diag::{Diagnostic, FileId, Span};
 
@@ -78,6 +79,9 @@ pub(crate) struct Parser<'a> {
     open_closers: Vec<TokenKind>,
     /// Recursion depth of nested expressions, types and blocks, bounded to keep the stack safe.
     depth: u32,
+    /// Whether an expression, type or size is being parsed: only the
+    /// outermost one is held to `depth::MAX_TREE_DEPTH` as a whole.
+    in_root: bool,
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// Buffers from the previous parse on this thread (its tokens are `tokens`).
     reused: Box<Reused>,
@@ -158,6 +162,7 @@ impl<'a> Parser<'a> {
                 })
                 .collect(),
             depth: 0,
+            in_root: false,
             diagnostics: lexed.diagnostics,
             reused,
         }
@@ -602,6 +607,38 @@ impl<'a> Parser<'a> {
 
     fn leave(&mut self) {
         self.depth -= 1;
+    }
+
+    /// Runs `parse` and, when it is the outermost expression, type or size,
+    /// cuts what it built if it nests deeper than `depth::MAX_TREE_DEPTH`
+    /// (one diagnostic), so that no later walk over the tree recurses
+    /// without bound.
+    fn bounded<T: Bounded>(&mut self, parse: impl FnOnce(&mut Self) -> T) -> T {
+        if self.in_root {
+            return parse(self);
+        }
+        self.in_root = true;
+        let mut tree = parse(self);
+        self.in_root = false;
+        if let Some(span) = cut_too_deep(tree.root()) {
+            self.report_too_deep_tree(T::WHAT, T::HELP, span);
+        }
+        tree
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_too_deep_tree(&mut self, what: &str, help: &str, span: Span) {
+        self.report(
+            Diagnostic::error(
+                codes::EXPECTED,
+                format!(
+                    "expected less nesting, found {what} nested more than {MAX_TREE_DEPTH} levels deep"
+                ),
+            )
+            .with_primary(span, "nested too deeply")
+            .with_help(help),
+        );
     }
 
     // ------------------------------------------------------------ delimiters

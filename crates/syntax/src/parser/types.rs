@@ -63,7 +63,13 @@ fn starts_axis(kind: TokenKind) -> bool {
 }
 
 impl Parser<'_> {
+    /// A type, bounded in depth as a whole when it is the outermost one.
     pub(super) fn parse_type(&mut self) -> Type {
+        self.bounded(Self::parse_type_unbounded)
+    }
+
+    /// `parse_type` without the depth bound.
+    fn parse_type_unbounded(&mut self) -> Type {
         if !self.enter() {
             let here = self.here();
             return Type {
@@ -71,7 +77,7 @@ impl Parser<'_> {
                 span: here,
             };
         }
-        let ty = self.parse_type_inner();
+        let ty = crate::depth::ensure_sufficient_stack(|| self.parse_type_inner());
         self.leave();
         ty
     }
@@ -449,6 +455,11 @@ impl Parser<'_> {
 
     /// One size that must not be a group, `...` or grouped size (dim values, `Index[N]`, model arguments).
     pub(super) fn parse_size(&mut self, what: &str) -> SizeExpr {
+        self.bounded(|p| p.parse_size_unbounded(what))
+    }
+
+    /// `parse_size` without the depth bound.
+    fn parse_size_unbounded(&mut self, what: &str) -> SizeExpr {
         let token = self.current();
         if !starts_axis(token.kind) {
             self.error_expected(what);
