@@ -3,6 +3,7 @@
 //! threads. Implements the `Backend` trait by dispatching to one module per
 //! kind of kernel; holds no state but its thread count.
 
+mod division;
 mod fill;
 mod fused;
 mod indexing;
