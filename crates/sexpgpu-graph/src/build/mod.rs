@@ -3,6 +3,7 @@
 //! returning an [`OpError`]. Shared helpers for operands and broadcasting
 //! live here; builders never compute element values.
 
+mod compose;
 mod create;
 mod elementwise;
 mod indexing;

@@ -58,7 +58,8 @@ const fn op(
 }
 
 /// For the unaries that take no plain number.
-const TENSORS_ONLY: &str = "of the unaries only `sqrt`, `exp` and `log` also take plain numbers";
+const TENSORS_ONLY: &str =
+    "of the unaries only `sqrt`, `exp`, `log`, `floor`, `ceil` and `round` also take plain numbers";
 
 /// Every tensor operation, in registration order.
 pub static OPS: &[Op] = &[
@@ -111,6 +112,144 @@ pub static OPS: &[Op] = &[
         "elementwise arc sine",
     ),
     op(
+        "sigmoid",
+        Run::Unary(UnaryOp::Sigmoid, TENSORS_ONLY),
+        &[],
+        "elementwise logistic sigmoid `1 / (1 + exp(-x))`",
+    ),
+    op(
+        "softplus",
+        Run::Unary(UnaryOp::Softplus, TENSORS_ONLY),
+        &[],
+        "elementwise `log(1 + exp(x))`, computed stably",
+    ),
+    op(
+        "log1p",
+        Run::Unary(UnaryOp::Log1p, TENSORS_ONLY),
+        &[],
+        "elementwise `log(1 + x)`, exact near 0",
+    ),
+    op(
+        "expm1",
+        Run::Unary(UnaryOp::Expm1, TENSORS_ONLY),
+        &[],
+        "elementwise `exp(x) - 1`, exact near 0",
+    ),
+    op(
+        "erf",
+        Run::Unary(UnaryOp::Erf, TENSORS_ONLY),
+        &[],
+        "elementwise error function",
+    ),
+    op(
+        "sinh",
+        Run::Unary(UnaryOp::Sinh, TENSORS_ONLY),
+        &[],
+        "elementwise hyperbolic sine",
+    ),
+    op(
+        "cosh",
+        Run::Unary(UnaryOp::Cosh, TENSORS_ONLY),
+        &[],
+        "elementwise hyperbolic cosine",
+    ),
+    op(
+        "tan",
+        Run::Unary(UnaryOp::Tan, TENSORS_ONLY),
+        &[],
+        "elementwise tangent",
+    ),
+    op(
+        "atan",
+        Run::Unary(UnaryOp::Atan, TENSORS_ONLY),
+        &[],
+        "elementwise arc tangent",
+    ),
+    op(
+        "asinh",
+        Run::Unary(UnaryOp::Asinh, TENSORS_ONLY),
+        &[],
+        "elementwise inverse hyperbolic sine",
+    ),
+    op(
+        "acosh",
+        Run::Unary(UnaryOp::Acosh, TENSORS_ONLY),
+        &[],
+        "elementwise inverse hyperbolic cosine",
+    ),
+    op(
+        "atanh",
+        Run::Unary(UnaryOp::Atanh, TENSORS_ONLY),
+        &[],
+        "elementwise inverse hyperbolic tangent",
+    ),
+    op(
+        "log2",
+        Run::Unary(UnaryOp::Log2, TENSORS_ONLY),
+        &[],
+        "elementwise base-2 logarithm",
+    ),
+    op(
+        "exp2",
+        Run::Unary(UnaryOp::Exp2, TENSORS_ONLY),
+        &[],
+        "elementwise `2^x`",
+    ),
+    op(
+        "log10",
+        Run::Unary(UnaryOp::Log10, TENSORS_ONLY),
+        &[],
+        "elementwise base-10 logarithm",
+    ),
+    op(
+        "trunc",
+        Run::Unary(UnaryOp::Trunc, TENSORS_ONLY),
+        &[],
+        "elementwise rounding toward zero (integers unchanged)",
+    ),
+    op(
+        "sign",
+        Run::Unary(UnaryOp::Sign, TENSORS_ONLY),
+        &[],
+        "elementwise -1, 0 or 1 (0 for NaN, as PyTorch)",
+    ),
+    op(
+        "floor-div",
+        Run::Binary(BinaryOp::FloorDiv),
+        &[],
+        "elementwise division rounded down (PyTorch's `floor_divide`)",
+    ),
+    op(
+        "bit-and",
+        Run::Binary(BinaryOp::BitAnd),
+        &[],
+        "elementwise bitwise and of integer or bool tensors",
+    ),
+    op(
+        "bit-or",
+        Run::Binary(BinaryOp::BitOr),
+        &[],
+        "elementwise bitwise or of integer or bool tensors",
+    ),
+    op(
+        "bit-xor",
+        Run::Binary(BinaryOp::BitXor),
+        &[],
+        "elementwise bitwise exclusive or of integer or bool tensors",
+    ),
+    op(
+        "shift-left",
+        Run::Binary(BinaryOp::ShiftLeft),
+        &[],
+        "elementwise `a << b` of integer tensors",
+    ),
+    op(
+        "shift-right",
+        Run::Binary(BinaryOp::ShiftRight),
+        &[],
+        "elementwise `a >> b` of integer tensors, filling with the sign",
+    ),
+    op(
         "atan2",
         Run::Binary(BinaryOp::Atan2),
         &[],
@@ -129,6 +268,48 @@ pub static OPS: &[Op] = &[
         "elementwise minimum of two operands",
     ),
     op(
+        "clip",
+        Run::Handler(clip),
+        &[],
+        "`(clip x lo hi)`: `x` limited to [`lo`, `hi`] (PyTorch's `clamp`)",
+    ),
+    op(
+        "lerp",
+        Run::Handler(lerp),
+        &[],
+        "`(lerp a b w)`: `a + w (b - a)`",
+    ),
+    op(
+        "isnan",
+        Run::Handler(float_test),
+        &[],
+        "elementwise: is the element NaN (`bool`)",
+    ),
+    op(
+        "isinf",
+        Run::Handler(float_test),
+        &[],
+        "elementwise: is the element infinite (`bool`)",
+    ),
+    op(
+        "isfinite",
+        Run::Handler(float_test),
+        &[],
+        "elementwise: is the element neither NaN nor infinite (`bool`)",
+    ),
+    op(
+        "logical-not",
+        Run::Handler(logical_not),
+        &[],
+        "elementwise negation of a `bool` tensor",
+    ),
+    op(
+        "bit-not",
+        Run::Handler(logical_not),
+        &[],
+        "elementwise bitwise complement of an integer (or `bool`) tensor",
+    ),
+    op(
         "where",
         Run::Handler(where_),
         &[],
@@ -145,6 +326,54 @@ pub static OPS: &[Op] = &[
         Run::Handler(max),
         &["axes", "keepdims"],
         "maximum over `:axes` of one tensor; elementwise of several; of numbers",
+    ),
+    op(
+        "min",
+        Run::Handler(min),
+        &["axes", "keepdims"],
+        "minimum over `:axes` of one tensor; elementwise of several; of numbers",
+    ),
+    op(
+        "argmax",
+        Run::Handler(arg_extreme),
+        &["axis", "keepdims"],
+        "`i64` index of the first largest element along `:axis` (of the flattened tensor by default)",
+    ),
+    op(
+        "argmin",
+        Run::Handler(arg_extreme),
+        &["axis", "keepdims"],
+        "`i64` index of the first smallest element along `:axis` (of the flattened tensor by default)",
+    ),
+    op(
+        "any",
+        Run::Handler(any_all),
+        &["axes", "keepdims"],
+        "whether any element over `:axes` is non-zero (`bool`)",
+    ),
+    op(
+        "all",
+        Run::Handler(any_all),
+        &["axes", "keepdims"],
+        "whether every element over `:axes` is non-zero (`bool`)",
+    ),
+    op(
+        "var",
+        Run::Handler(variance),
+        &["axes", "correction", "keepdims"],
+        "variance over `:axes`, divided by `n - :correction` (1 by default)",
+    ),
+    op(
+        "std",
+        Run::Handler(variance),
+        &["axes", "correction", "keepdims"],
+        "standard deviation: the square root of `var`",
+    ),
+    op(
+        "one-hot",
+        Run::Handler(one_hot),
+        &["dtype"],
+        "`(one-hot ids n)`: a new last axis of `n` classes, 1 at each id (`:f32` by default)",
     ),
     op(
         "reshape",
@@ -323,8 +552,9 @@ pub fn doc_list() -> String {
     out
 }
 
-/// The tensor side of host arithmetic (`+ - * / pow`), comparisons and
-/// `sqrt exp log`, for a call with a tensor among its arguments.
+/// The tensor side of host arithmetic (`+ - * / pow quot rem mod`),
+/// comparisons and `sqrt exp log floor ceil round`, for a call with a
+/// tensor among its arguments.
 pub fn overload(
     interp: &mut Interp,
     name: &'static str,
@@ -336,6 +566,12 @@ pub fn overload(
         "sqrt" => unary(interp, name, UnaryOp::Sqrt, None, site, args),
         "exp" => unary(interp, name, UnaryOp::Exp, None, site, args),
         "log" => unary(interp, name, UnaryOp::Log, None, site, args),
+        "floor" => unary(interp, name, UnaryOp::Floor, None, site, args),
+        "ceil" => unary(interp, name, UnaryOp::Ceil, None, site, args),
+        "round" => unary(interp, name, UnaryOp::Round, None, site, args),
+        "quot" => elementwise_pair(interp, name, BinaryOp::Quot, site, args),
+        "rem" => elementwise_pair(interp, name, BinaryOp::Rem, site, args),
+        "mod" => elementwise_pair(interp, name, BinaryOp::Mod, site, args),
         _ => arith(interp, name, site, args),
     }
 }
@@ -420,6 +656,7 @@ fn binary_op(name: &str) -> BinaryOp {
         "*" => BinaryOp::Mul,
         "/" => BinaryOp::Div,
         "pow" => BinaryOp::Pow,
+        "min" => BinaryOp::Minimum,
         _ => BinaryOp::Maximum,
     }
 }
@@ -484,9 +721,10 @@ fn host_fold(interp: &mut Interp, name: &str, site: &Site, numbers: &[Value]) ->
         args: site.args.iter().take(numbers.len()).copied().collect(),
     };
     match host {
-        Some(host @ Value::Builtin { .. }) if name != "max" => {
+        Some(host @ Value::Builtin { .. }) if name != "max" && name != "min" => {
             interp.apply(&host, numbers.to_vec(), &inner)
         }
+        _ if name == "min" => crate::builtins::host_min(&inner, numbers),
         _ => crate::builtins::host_max(&inner, numbers),
     }
 }
@@ -948,4 +1186,152 @@ fn numel(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
 fn dtype(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     arity(op.name, site, &args, 1, Some(1))?;
     Ok(Value::keyword(meta(op.name, &args, site)?.1.name()))
+}
+
+/// `min`: the reduction for one tensor (with `:axes` `:keepdims`), the
+/// elementwise minimum for several arguments with a tensor among them, and
+/// the host minimum for numbers.
+fn min(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let positional = args
+        .iter()
+        .take_while(|a| !matches!(a, Value::Keyword(_)))
+        .count();
+    let any_tensor = args.iter().any(|a| matches!(a, Value::Tensor(_)));
+    if any_tensor && positional == 1 {
+        let name = op.name;
+        let parsed = split(name, args, site, 1, op.keywords)?;
+        let axes = axes_of(name, parsed.keyword("axes"), site)?;
+        let keepdims = keepdims_of(name, &parsed, site)?;
+        let operands = parsed.positional;
+        return record(interp, name, site, &operands, |g, id| {
+            let x = args::tensor(g, id, name, &operands, site, 0)?;
+            Ok(g.reduce_min(x, axes.as_deref(), keepdims))
+        });
+    }
+    if any_tensor {
+        if positional < args.len() {
+            return Err(Flow::from(
+                Diagnostic::error(codes::E_EVAL_008, format!("`{}` of several tensors takes no keywords", op.name))
+                    .with_primary(site.arg(positional), "")
+                    .with_help("`:axes` and `:keepdims` belong to the reduction `(min x :axes [..])` of one tensor"),
+            ));
+        }
+        return arith(interp, op.name, site, args);
+    }
+    crate::builtins::host_min(site, &args)
+}
+
+/// `:keepdims`, false by default.
+fn keepdims_of(name: &str, parsed: &args::OpArgs, site: &Site) -> EvalResult<bool> {
+    match parsed.keyword("keepdims") {
+        Some((v, i)) => bool_of(name, v, site, i),
+        None => Ok(false),
+    }
+}
+
+/// A function of one tensor, given its node.
+fn one_tensor(
+    interp: &mut Interp,
+    op: &Op,
+    site: &Site,
+    args: Vec<Value>,
+    build: impl FnOnce(&mut Graph, NodeId) -> Built,
+) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(build(g, x))
+    })
+}
+
+fn float_test(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    one_tensor(interp, op, site, args, |g, x| g.float_test(op.name, x))
+}
+
+/// `logical-not` and `bit-not`.
+fn logical_not(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let bits = op.name == "bit-not";
+    one_tensor(interp, op, site, args, |g, x| {
+        if bits {
+            g.bit_not(x)
+        } else {
+            g.logical_not(x)
+        }
+    })
+}
+
+fn clip(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 3, Some(3))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        let lo = args::operand(g, id, op.name, &args, site, 1)?;
+        let hi = args::operand(g, id, op.name, &args, site, 2)?;
+        Ok(g.clip(x, lo, hi))
+    })
+}
+
+fn lerp(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 3, Some(3))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let a = args::tensor(g, id, op.name, &args, site, 0)?;
+        let b = args::operand(g, id, op.name, &args, site, 1)?;
+        let w = args::operand(g, id, op.name, &args, site, 2)?;
+        Ok(g.lerp(a, b, w))
+    })
+}
+
+/// `argmax` and `argmin`.
+fn arg_extreme(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axis = match parsed.keyword("axis") {
+        None | Some((Value::Nil, _)) => None,
+        Some((v, i)) => Some(int_of(name, v, site, i)?),
+    };
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.arg_extreme(name == "argmax", x, axis, keepdims))
+    })
+}
+
+/// `any` and `all`.
+fn any_all(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.any_all(name == "all", x, axes.as_deref(), keepdims))
+    })
+}
+
+/// `var` and `std`.
+fn variance(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let correction = parsed
+        .keyword("correction")
+        .map_or(Ok(1.0), |(v, i)| float_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.variance(name == "std", x, axes.as_deref(), correction, keepdims))
+    })
+}
+
+fn one_hot(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let n = int_of(op.name, &parsed.positional[1], site, 1)?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands[..1], |g, id| {
+        let ids = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.one_hot(ids, n, dtype))
+    })
 }
