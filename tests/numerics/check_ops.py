@@ -12,6 +12,7 @@ Prints one line per failure and ends with 'N passed, N failed'.
 """
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -156,7 +157,69 @@ UNARY = {
     "tanh": np.tanh,
     "acos": np.arccos,
     "asin": np.arcsin,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "softplus": lambda x: np.logaddexp(0.0, x),
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "erf": lambda x: np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tan": np.tan,
+    "atan": np.arctan,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "log2": np.log2,
+    "exp2": np.exp2,
+    "log10": np.log10,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": np.round,  # half to even, as PyTorch
+    "trunc": np.trunc,
+    # PyTorch's sign: 0 for NaN.
+    "sign": lambda x: np.where(np.isnan(x), 0.0, np.sign(x)) if x.dtype.kind == "f" else np.sign(x),
 }
+
+
+def int_quot(a, b):
+    """Integer division rounded toward zero; by zero 0 (as NumPy)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.abs(a) // np.where(b == 0, 1, np.abs(b)) * np.sign(a) * np.sign(b)
+    return np.where(b == 0, 0, q)
+
+
+def quot(a, b):
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    return int_quot(a, b)
+
+
+def rem(a, b):
+    if a.dtype.kind == "f":
+        return np.fmod(a, b)
+    return np.where(b == 0, 0, a - int_quot(a, b) * b)
+
+
+def float_exact(f):
+    """Division-like float ops recomputed in float32, where they are exact
+    (so rounding the f64 quotient first cannot differ)."""
+    def run(a, b):
+        if a.dtype.kind == "f":
+            return f(a.astype(np.float32), b.astype(np.float32))
+        return f(a, b)
+    return run
+
+
+def shift(op, a, b, dtype):
+    width = 32 if dtype == "i32" else 64
+    a = a.astype(np.int64)
+    inside = (b >= 0) & (b < width)
+    amount = np.where(inside, b, 0).astype(np.int64)
+    if op == "shift-left":
+        out = np.where(inside, np.left_shift(a, amount), 0)
+    else:
+        out = np.where(inside, np.right_shift(a, amount), np.where(a < 0, -1, 0))
+    return out
 BINARY = {
     "add": np.add,
     "sub": np.subtract,
@@ -166,6 +229,13 @@ BINARY = {
     "maximum": np.maximum,
     "minimum": np.minimum,
     "atan2": np.arctan2,
+    "quot": quot,
+    "rem": float_exact(rem),
+    "floor-div": float_exact(np.floor_divide),
+    "mod": float_exact(np.remainder),
+    "bit-and": np.bitwise_and,
+    "bit-or": np.bitwise_or,
+    "bit-xor": np.bitwise_xor,
 }
 COMPARE = {
     "eq": np.equal,
@@ -211,12 +281,75 @@ def cast(x, src, to):
     return finish(x, to)
 
 
+def axes_of(case):
+    return None if case["axes"] is None else tuple(case["axes"])
+
+
+def arg_extreme(case, w, largest):
+    x = w[0]
+    axis = case["axis"]
+    if x.dtype.kind == "f":
+        # A NaN counts as the extreme (PyTorch).
+        x = np.where(np.isnan(x), np.inf if largest else -np.inf, x)
+        nan_first = np.isnan(w[0])
+    f = np.argmax if largest else np.argmin
+    flat = x if axis is not None else x.reshape(-1)
+    out = f(flat, axis=axis if axis is not None else 0)
+    if w[0].dtype.kind == "f" and nan_first.any():
+        nans = nan_first if axis is not None else nan_first.reshape(-1)
+        has = nans.any(axis=axis if axis is not None else 0)
+        out = np.where(has, np.argmax(nans, axis=axis if axis is not None else 0), out)
+    if case["keepdims"]:
+        out = np.expand_dims(out, axis) if axis is not None else np.reshape(out, [1] * w[0].ndim)
+    return out
+
+
+def variance(case, w, dtype, root):
+    x = w[0].astype(np.float32)  # the rounded inputs
+    axes = axes_of(case)
+    n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    mean = np.sum(w[0], axis=axes, keepdims=True) / n if n else np.full([1] * x.ndim, np.nan)
+    dev = (w[0] - mean) ** 2
+    var = np.sum(dev, axis=axes, keepdims=case["keepdims"]) / max(n - case["correction"], 0)
+    return finish(np.sqrt(var) if root else var, dtype)
+
+
+def lerp(w, dtype):
+    a, b, t = w
+    return finish(np.where(np.abs(t) < 0.5, a + t * (b - a), b - (b - a) * (1 - t)), dtype)
+
+
+COMPOSED = {
+    "min": lambda case, w, d: finish(np.min(w[0], axis=axes_of(case), keepdims=case["keepdims"]), d),
+    "any": lambda case, w, d: np.any(w[0], axis=axes_of(case), keepdims=case["keepdims"]),
+    "all": lambda case, w, d: np.all(w[0], axis=axes_of(case), keepdims=case["keepdims"]),
+    "argmax": lambda case, w, d: arg_extreme(case, w, True),
+    "argmin": lambda case, w, d: arg_extreme(case, w, False),
+    "clip": lambda case, w, d: finish(np.where(w[0] > w[2], w[2], np.where(w[0] < w[1], w[1], w[0])), d),
+    "one-hot": lambda case, w, d: finish(w[0][..., None] == np.arange(case["n"]), d),
+    "bit-not": lambda case, w, d: finish(np.invert(w[0]), d),
+    "logical-not": lambda case, w, d: np.logical_not(w[0]),
+    "var": lambda case, w, d: variance(case, w, d, False),
+    "std": lambda case, w, d: variance(case, w, d, True),
+    "lerp": lambda case, w, d: lerp(w, d),
+    "isnan": lambda case, w, d: np.isnan(w[0]),
+    "isinf": lambda case, w, d: np.isinf(w[0]),
+    "isfinite": lambda case, w, d: np.isfinite(w[0]),
+}
+
+
 def expected(case, xs):
     op, out_dtype = case["op"], case["output"]["dtype"]
     w = [widen(x) for x in xs]
     if op in UNARY:
         with np.errstate(invalid="ignore", divide="ignore"):
             return finish(UNARY[op](w[0]), out_dtype)
+    if op in ("shift-left", "shift-right"):
+        b = w[1] if "number" not in case else np.asarray(case["number"], dtype=np.int64)
+        return finish(shift(op, w[0], np.broadcast_to(b, np.broadcast_shapes(w[0].shape, np.shape(b))), out_dtype), out_dtype)
+    if op in COMPOSED:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return COMPOSED[op](case, w, out_dtype)
     if op in BINARY:
         operands = w if "number" not in case else [w[0], np.asarray(case["number"], dtype=w[0].dtype)]
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):

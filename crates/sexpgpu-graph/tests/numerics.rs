@@ -8,8 +8,8 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use sexpgpu_graph::{
-    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, ReduceOp, Scalar, Shape,
-    Tensor, UnaryOp,
+    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operands, ReduceOp, Scalar,
+    Shape, Tensor, UnaryOp,
 };
 use uitest::support::{python, workspace_root, Rng};
 
@@ -91,9 +91,16 @@ fn unary_cases(c: &mut Cases) {
             &FLOATS
         };
         let (lo, hi) = match op {
-            UnaryOp::Sqrt | UnaryOp::Log | UnaryOp::Rsqrt => (0.05, 4.0),
-            UnaryOp::Acos | UnaryOp::Asin => (-1.2, 1.2), // NaN outside [-1, 1]
-            UnaryOp::Exp => (-4.0, 4.0),
+            UnaryOp::Sqrt | UnaryOp::Log | UnaryOp::Rsqrt | UnaryOp::Log2 | UnaryOp::Log10 => {
+                (0.05, 4.0)
+            }
+            // NaN outside the domain.
+            UnaryOp::Acos | UnaryOp::Asin | UnaryOp::Atanh => (-1.2, 1.2),
+            UnaryOp::Acosh => (0.9, 4.0),
+            UnaryOp::Log1p => (-0.9, 4.0),
+            UnaryOp::Tan => (-1.5, 1.5),
+            UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Expm1 => (-4.0, 4.0),
+            UnaryOp::Sigmoid | UnaryOp::Softplus => (-30.0, 30.0),
             _ => (-3.0, 3.0),
         };
         for &dtype in dtypes {
@@ -120,14 +127,23 @@ fn binary_cases(c: &mut Cases) {
         (&[], &[2, 3]),
     ];
     for op in BinaryOp::ALL {
-        let dtypes: &[DType] = if op.accepts_integers() {
-            &NUMERIC
-        } else {
-            &FLOATS
+        let dtypes: &[DType] = match op.operands() {
+            Operands::Floats => &FLOATS,
+            Operands::Numbers => &NUMERIC,
+            Operands::Integers => &[DType::I32, DType::I64],
+            Operands::IntegersOrBool => &[DType::I32, DType::I64, DType::Bool],
         };
         for &dtype in dtypes {
             for (da, db) in pairs {
                 let ((alo, ahi), (blo, bhi)) = match (op, dtype.is_integer()) {
+                    // Shifts past the width, and negative ones.
+                    (BinaryOp::ShiftLeft | BinaryOp::ShiftRight, _) => {
+                        ((-1000.0, 1000.0), (-3.0, 70.0))
+                    }
+                    // Small divisors, zero among them.
+                    (BinaryOp::Quot | BinaryOp::Rem | BinaryOp::Mod | BinaryOp::FloorDiv, true) => {
+                        ((-1000.0, 1000.0), (-5.0, 5.0))
+                    }
                     (_, true) => ((-1000.0, 1000.0), (-1000.0, 1000.0)),
                     (BinaryOp::Pow, _) => ((0.1, 3.0), (-2.0, 2.0)),
                     (BinaryOp::Div, _) => ((-3.0, 3.0), (0.5, 3.0)),
@@ -137,6 +153,9 @@ fn binary_cases(c: &mut Cases) {
                 c.add(json!({"op": op.name()}), vec![a, b], 0, &move |g, i| {
                     g.binary(op, i[0], i[1])
                 });
+            }
+            if dtype == DType::Bool {
+                continue;
             }
             // A plain number on the right becomes a broadcast constant of the tensor's dtype.
             let number = if dtype.is_integer() {
@@ -577,6 +596,126 @@ fn special_value_cases(c: &mut Cases) {
     });
 }
 
+/// The operations composed at trace time: reductions over negative,
+/// size-1 and empty axes, and NaN and infinities where they matter.
+fn composed_cases(c: &mut Cases) {
+    let axes_cases: [Option<&'static [i64]>; 4] = [None, Some(&[-1]), Some(&[0, 2]), Some(&[1])];
+    for dtype in NUMERIC {
+        for axes in axes_cases {
+            for keepdims in [false, true] {
+                let x = round_floats(c.rand(&[2, 1, 4], dtype, -5.0, 5.0));
+                let spec = json!({"op": "min", "axes": axes, "keepdims": keepdims});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    g.reduce_min(i[0], axes, keepdims)
+                });
+                for all in [false, true] {
+                    let spec = json!({"op": if all { "all" } else { "any" }, "axes": axes, "keepdims": keepdims});
+                    c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                        g.any_all(all, i[0], axes, keepdims)
+                    });
+                }
+            }
+        }
+        for axis in [None, Some(0), Some(-1), Some(1)] {
+            for keepdims in [false, true] {
+                for largest in [true, false] {
+                    // Whole numbers, so ties pick the first index.
+                    let x = round_floats(c.rand(&[3, 1, 5], dtype, -3.0, 3.0));
+                    let op = if largest { "argmax" } else { "argmin" };
+                    let spec = json!({"op": op, "axis": axis, "keepdims": keepdims});
+                    c.add(spec, vec![x], 0, &move |g, i| {
+                        g.arg_extreme(largest, i[0], axis, keepdims)
+                    });
+                }
+            }
+        }
+        let x = c.rand(&[3, 4], dtype, -5.0, 5.0);
+        let (lo, hi) = (c.rand(&[4], dtype, -3.0, 0.0), c.rand(&[3, 1], dtype, 0.0, 3.0));
+        c.add(json!({"op": "clip"}), vec![x, lo, hi], 0, &|g, i| {
+            g.clip(i[0], i[1], i[2])
+        });
+    }
+    for dtype in [DType::I32, DType::I64] {
+        let ids = c.rand(&[2, 3], dtype, -1.0, 4.0);
+        c.add(json!({"op": "one-hot", "n": 4}), vec![ids], 0, &|g, i| {
+            g.one_hot(i[0], 4, DType::F32)
+        });
+        let x = c.rand(&[5], dtype, -1000.0, 1000.0);
+        c.add(json!({"op": "bit-not"}), vec![x], 0, &|g, i| g.bit_not(i[0]));
+    }
+    let m = c.rand(&[2, 3], DType::Bool, 0.0, 1.0);
+    c.add(json!({"op": "logical-not"}), vec![m.clone()], 0, &|g, i| {
+        g.logical_not(i[0])
+    });
+    for all in [false, true] {
+        let spec = json!({"op": if all { "all" } else { "any" }, "axes": [0], "keepdims": false});
+        c.add(spec, vec![m.clone()], 0, &move |g, i| {
+            g.any_all(all, i[0], Some(&[0]), false)
+        });
+    }
+    composed_float_cases(c);
+}
+
+/// `var`/`std`, `lerp` and the float tests, with NaN and infinities.
+fn composed_float_cases(c: &mut Cases) {
+    for dtype in FLOATS {
+        for (dims, axes) in [
+            (&[3, 4][..], Some(&[-1][..])),
+            (&[3, 1], Some(&[1])),
+            (&[2, 3, 4], None),
+            (&[0, 3], Some(&[0])),
+        ] {
+            for (root, correction) in [(false, 1.0), (true, 0.0), (false, 2.0)] {
+                let x = c.rand(dims, dtype, -5.0, 5.0);
+                let op = if root { "std" } else { "var" };
+                let spec = json!({"op": op, "axes": axes, "correction": correction, "keepdims": true});
+                c.add(spec, vec![x], 0, &move |g, i| {
+                    g.variance(root, i[0], axes, correction, true)
+                });
+            }
+        }
+        let (a, b, w) = (
+            c.rand(&[3, 4], dtype, -5.0, 5.0),
+            c.rand(&[4], dtype, -5.0, 5.0),
+            c.rand(&[3, 1], dtype, -0.5, 1.5),
+        );
+        c.add(json!({"op": "lerp"}), vec![a, b, w], 0, &|g, i| {
+            g.lerp(i[0], i[1], i[2])
+        });
+        let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -1.5, 3e38];
+        let x = Tensor::from_f64s(Shape::from([2, 3]), &specials, dtype).unwrap();
+        for name in ["isnan", "isinf", "isfinite"] {
+            c.add(json!({"op": name}), vec![x.clone()], 0, &move |g, i| {
+                g.float_test(name, i[0])
+            });
+        }
+        for largest in [true, false] {
+            let op = if largest { "argmax" } else { "argmin" };
+            let spec = json!({"op": op, "axis": 1, "keepdims": false});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.arg_extreme(largest, i[0], Some(1), false)
+            });
+        }
+        let spec = json!({"op": "min", "axes": null, "keepdims": false});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.reduce_min(i[0], None, false));
+        for op in [
+            UnaryOp::Sigmoid,
+            UnaryOp::Softplus,
+            UnaryOp::Log1p,
+            UnaryOp::Expm1,
+            UnaryOp::Erf,
+            UnaryOp::Floor,
+            UnaryOp::Round,
+            UnaryOp::Sign,
+            UnaryOp::Atan,
+        ] {
+            c.add(json!({"op": op.name()}), vec![x.clone()], 0, &move |g, i| {
+                g.unary(op, i[0])
+            });
+        }
+    }
+}
+
 #[test]
 fn every_op_matches_numpy() {
     let root = workspace_root();
@@ -599,6 +738,7 @@ fn every_op_matches_numpy() {
     cast_and_source_cases(&mut cases);
     empty_cases(&mut cases);
     special_value_cases(&mut cases);
+    composed_cases(&mut cases);
     let count = cases.manifest.len();
     std::fs::write(
         dir.join("manifest.json"),
