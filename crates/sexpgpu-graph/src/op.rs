@@ -459,6 +459,12 @@ pub enum Op {
         axis: usize,
         reverse: bool,
     },
+    /// The `i64` positions that sort `x` along `axis` (stably; NaN above
+    /// every number), largest first when `descending`.
+    Argsort {
+        axis: usize,
+        descending: bool,
+    },
 }
 
 impl Op {
@@ -489,6 +495,7 @@ impl Op {
             Op::Gather { .. } => "gather",
             Op::ScatterAdd { .. } => "scatter-add",
             Op::LinearScan { .. } => "linear-scan",
+            Op::Argsort { .. } => "argsort",
         }
     }
 }

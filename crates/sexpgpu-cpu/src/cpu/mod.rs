@@ -10,6 +10,7 @@ mod indexing;
 mod matmul;
 mod parallel;
 mod reduce;
+mod sort;
 mod walk;
 
 use half::bf16;
@@ -283,6 +284,17 @@ impl Backend for CpuBackend {
             values.offset,
             out,
         )
+    }
+
+    fn argsort(
+        &self,
+        x: Dense<'_, TensorData>,
+        dims: &[usize],
+        axis: usize,
+        descending: bool,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        sort::argsort((x.buf, x.offset), dims, axis, descending, out)
     }
 
     fn linear_scan(

@@ -15,6 +15,7 @@ mod indexing;
 pub mod matmul;
 pub mod prelude;
 mod reduce;
+mod sort;
 #[cfg(test)]
 mod snapshots;
 
@@ -238,6 +239,15 @@ pub fn generate_step(
                 dtype: dtype_of(0),
             };
             matmul::generate(&p)
+        }
+        Step::Argsort {
+            x,
+            dims,
+            axis,
+            descending,
+        } => {
+            let (body, params, n) = sort::generate(*x, dims, *axis, *descending, dtype_of(0))?;
+            one(step.kind(), (body, params), Shape::Grid { n })
         }
         step => {
             let (body, params, n) = indexing::generate(step, out_dtype, dtype_of)?;

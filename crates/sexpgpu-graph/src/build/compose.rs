@@ -330,4 +330,26 @@ impl Graph {
             Ok(var)
         }
     }
+
+    /// `(categorical logits :axis -1)`: one `i64` class per row of
+    /// `logits` (unnormalised log-probabilities along `axis`), drawn as
+    /// `argmax(logits + g)` with Gumbel noise `g = -log(-log(u))` from one
+    /// `uniform` node (so the run's seed decides it, as for `uniform`).
+    pub fn categorical(&mut self, logits: NodeId, axis: i64) -> Result<NodeId, OpError> {
+        let dtype = self.dtype(logits);
+        if !dtype.is_float() {
+            return Err(OpError::dtype(format!(
+                "categorical: expects float logits, got {dtype}"
+            )));
+        }
+        let a = self.reduced_axes("categorical", logits, Some(&[axis]), true)?[0];
+        let logits = self.cast(logits, DType::F32);
+        let shape = self.shape(logits).clone();
+        let u = self.uniform(shape, DType::F32, 0.0, 1.0)?;
+        let inner = self.unary(UnaryOp::Log, u)?;
+        let inner = self.unary(UnaryOp::Neg, inner)?;
+        let outer = self.unary(UnaryOp::Log, inner)?;
+        let noisy = self.binary(BinaryOp::Sub, logits, outer)?;
+        self.arg_extreme(true, noisy, Some(a as i64), false)
+    }
 }

@@ -437,6 +437,24 @@ pub static OPS: &[Op] = &[
         "`h[t] = a[t] * h[t-1] + b[t]` along `:axis`",
     ),
     op(
+        "sort",
+        Run::Handler(sort),
+        &["axis", "descending"],
+        "`[values indices]`: `x` sorted along `:axis` (-1), stably, NaN last (first when `:descending`)",
+    ),
+    op(
+        "argsort",
+        Run::Handler(sort),
+        &["axis", "descending"],
+        "the `i64` indices that sort `x` along `:axis` (-1)",
+    ),
+    op(
+        "top-k",
+        Run::Handler(top_k),
+        &["axis", "largest"],
+        "`(top-k x k)`: `[values indices]` of the `k` largest along `:axis` (-1); smallest when `:largest false`",
+    ),
+    op(
         "cast",
         Run::Handler(cast),
         &[],
@@ -479,6 +497,12 @@ pub static OPS: &[Op] = &[
         Run::Handler(uniform),
         &["low", "high", "dtype"],
         "uniform samples in [`:low`, `:high`)",
+    ),
+    op(
+        "categorical",
+        Run::Handler(categorical),
+        &["axis"],
+        "one `i64` class per row, drawn from the probabilities `softmax(logits)` along `:axis` (-1)",
     ),
     op(
         "shape",
@@ -1334,4 +1358,71 @@ fn one_hot(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalR
         let ids = args::tensor(g, id, op.name, &operands, site, 0)?;
         Ok(g.one_hot(ids, n, dtype))
     })
+}
+
+fn categorical(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let axis = axis_kw(op.name, &parsed, site, -1)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let logits = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.categorical(logits, axis))
+    })
+}
+
+/// A traced tensor for `node` of graph `graph`.
+fn traced(g: &Graph, graph: u32, node: NodeId) -> Value {
+    Value::Tensor(Rc::new(Traced {
+        graph,
+        node,
+        shape: g.shape(node).clone(),
+        dtype: g.dtype(node),
+    }))
+}
+
+/// `sort` (values and indices) and `argsort` (indices).
+fn sort(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axis = axis_kw(name, &parsed, site, -1)?;
+    let descending = parsed
+        .keyword("descending")
+        .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    let mut indices = None;
+    let values = record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        if name == "argsort" {
+            return Ok(g.argsort(x, axis, descending));
+        }
+        Ok(g.sort(x, axis, descending).map(|(v, i)| {
+            indices = Some(traced(g, id, i));
+            v
+        }))
+    })?;
+    Ok(match indices {
+        Some(i) => Value::vector(vec![values, i]),
+        None => values,
+    })
+}
+
+/// `(top-k x k :axis -1 :largest true)`: values and indices.
+fn top_k(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 2, op.keywords)?;
+    let k = int_of(name, &parsed.positional[1], site, 1)?;
+    let axis = axis_kw(name, &parsed, site, -1)?;
+    let largest = parsed
+        .keyword("largest")
+        .map_or(Ok(true), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    let mut indices = None;
+    let values = record(interp, name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.top_k(x, k, axis, largest).map(|(v, i)| {
+            indices = Some(traced(g, id, i));
+            v
+        }))
+    })?;
+    Ok(Value::vector(vec![values, indices.unwrap_or(Value::Nil)]))
 }
