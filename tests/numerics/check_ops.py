@@ -319,7 +319,37 @@ def lerp(w, dtype):
     return finish(np.where(np.abs(t) < 0.5, a + t * (b - a), b - (b - a) * (1 - t)), dtype)
 
 
+def argsort(x, axis, descending):
+    """Stable, NaN above every number (last ascending, first descending)."""
+    x = np.moveaxis(x, axis, -1)
+    nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+    filled = np.where(nan, 0, x)
+    if descending:
+        # Sort keys: NaN first, then larger first; lexsort is stable.
+        order = np.lexsort((-filled, ~nan), axis=-1)
+    else:
+        order = np.lexsort((filled, nan), axis=-1)
+    return np.moveaxis(order, -1, axis)
+
+
+def top_k(case, x):
+    order = argsort(x, case["axis"], case["largest"])
+    return np.take(order, np.arange(case["k"]), axis=case["axis"])
+
+
+def categorical(case, w):
+    u = uniform({**case, "low": 0.0, "high": 1.0}, "f32")
+    logits = w[0].astype(np.float32)
+    with np.errstate(divide="ignore"):
+        noisy = logits - np.log(-np.log(u))
+    return np.argmax(noisy, axis=-1)
+
+
 COMPOSED = {
+    "argsort": lambda case, w, d: argsort(w[0], case["axis"], case["descending"]),
+    "sort": lambda case, w, d: np.take_along_axis(w[0], argsort(w[0], case["axis"], case["descending"]), axis=case["axis"]),
+    "top-k": lambda case, w, d: top_k(case, w[0]),
+    "categorical": lambda case, w, d: categorical(case, w),
     "min": lambda case, w, d: finish(np.min(w[0], axis=axes_of(case), keepdims=case["keepdims"]), d),
     "any": lambda case, w, d: np.any(w[0], axis=axes_of(case), keepdims=case["keepdims"]),
     "all": lambda case, w, d: np.all(w[0], axis=axes_of(case), keepdims=case["keepdims"]),

@@ -654,6 +654,48 @@ fn composed_cases(c: &mut Cases) {
         });
     }
     composed_float_cases(c);
+    sort_cases(c);
+}
+
+/// `argsort`, `sort` and `top-k` along every axis, with ties, NaN and
+/// infinities; `categorical` against NumPy's own draw from the stream.
+fn sort_cases(c: &mut Cases) {
+    for dtype in NUMERIC {
+        for axis in [0i64, -1, 1] {
+            for descending in [false, true] {
+                let x = round_floats(c.rand(&[3, 5, 4], dtype, -3.0, 3.0));
+                let spec = json!({"op": "argsort", "axis": axis, "descending": descending});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    g.argsort(i[0], axis, descending)
+                });
+                let spec = json!({"op": "sort", "axis": axis, "descending": descending});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    Ok(g.sort(i[0], axis, descending)?.0)
+                });
+                for k in [0i64, 1, 3] {
+                    let spec = json!({"op": "top-k", "k": k, "axis": axis, "largest": descending});
+                    c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                        Ok(g.top_k(i[0], k, axis, descending)?.1)
+                    });
+                }
+            }
+        }
+    }
+    let specials = [f64::NAN, 1.0, f64::NEG_INFINITY, f64::NAN, -0.0, 0.0, f64::INFINITY, 1.0];
+    for dtype in FLOATS {
+        let x = Tensor::from_f64s(Shape::from([8]), &specials, dtype).unwrap();
+        for descending in [false, true] {
+            let spec = json!({"op": "argsort", "axis": 0, "descending": descending});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.argsort(i[0], 0, descending)
+            });
+        }
+        let logits = c.rand(&[6, 5], dtype, -2.0, 2.0);
+        for seed in [1u64, 2] {
+            let spec = json!({"op": "categorical", "shape": [6, 5], "stream": 0});
+            c.add(spec, vec![logits.clone()], seed, &|g, i| g.categorical(i[0], -1));
+        }
+    }
 }
 
 /// `var`/`std`, `lerp` and the float tests, with NaN and infinities.

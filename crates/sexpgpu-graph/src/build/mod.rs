@@ -4,6 +4,8 @@
 //! live here; builders never compute element values.
 
 mod compose;
+mod compose_layout;
+mod compose_scan;
 mod create;
 mod elementwise;
 mod indexing;

@@ -392,7 +392,43 @@ pub static OPS: &[Op] = &[
         "slice",
         Run::Handler(slice),
         &[],
-        "`(slice x axis start stop)`",
+        "`(slice x axis start stop)`; `(slice x axis start stop step)` takes every `step`-th, downwards when negative",
+    ),
+    op(
+        "flip",
+        Run::Handler(flip),
+        &[],
+        "`(flip x [axes..])`: the order along the axes reversed",
+    ),
+    op(
+        "roll",
+        Run::Handler(roll),
+        &["axis"],
+        "`(roll x shift)`: elements moved `shift` places along `:axis` (the flattened tensor by default), wrapping around",
+    ),
+    op(
+        "tril",
+        Run::Handler(triangle),
+        &["diagonal"],
+        "the lower triangle of the last two axes (`col - row <= :diagonal`), zeros above",
+    ),
+    op(
+        "triu",
+        Run::Handler(triangle),
+        &["diagonal"],
+        "the upper triangle of the last two axes (`col - row >= :diagonal`), zeros below",
+    ),
+    op(
+        "repeat",
+        Run::Handler(repeat),
+        &[],
+        "`(repeat x [r0 r1 ..])`: `x` tiled `r` times along each axis (PyTorch's `Tensor.repeat`)",
+    ),
+    op(
+        "unfold",
+        Run::Handler(unfold),
+        &[],
+        "`(unfold x axis size step)`: sliding windows along an axis, as a new last axis",
     ),
     op(
         "concat",
@@ -455,6 +491,36 @@ pub static OPS: &[Op] = &[
         "`(top-k x k)`: `[values indices]` of the `k` largest along `:axis` (-1); smallest when `:largest false`",
     ),
     op(
+        "prod",
+        Run::Handler(prod),
+        &["axes", "keepdims"],
+        "product over `:axes` (all by default)",
+    ),
+    op(
+        "cumprod",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "running products along `:axis` (-1)",
+    ),
+    op(
+        "cummax",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "running maxima along `:axis` (-1)",
+    ),
+    op(
+        "cummin",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "running minima along `:axis` (-1)",
+    ),
+    op(
+        "logcumsumexp",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "`log(cumsum(exp x))` along `:axis` (-1), without overflow",
+    ),
+    op(
         "cast",
         Run::Handler(cast),
         &[],
@@ -465,6 +531,18 @@ pub static OPS: &[Op] = &[
         Run::Handler(iota),
         &["axis", "dtype"],
         "each element's index along `:axis`",
+    ),
+    op(
+        "eye",
+        Run::Handler(eye),
+        &["m", "dtype"],
+        "`(eye n)`: the `[n, :m]` identity matrix (`:m` is `n` by default)",
+    ),
+    op(
+        "linspace",
+        Run::Handler(linspace),
+        &["dtype"],
+        "`(linspace start end steps)`: evenly spaced values, both ends included",
     ),
     op("zeros", Run::Filled(false), &["dtype"], "zeros of a shape"),
     op("ones", Run::Filled(true), &["dtype"], "ones of a shape"),
@@ -934,13 +1012,17 @@ fn transpose(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eva
 }
 
 fn slice(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity(op.name, site, &args, 4, Some(4))?;
+    arity(op.name, site, &args, 4, Some(5))?;
     let axis = int_of(op.name, &args[1], site, 1)?;
     let start = int_of(op.name, &args[2], site, 2)?;
     let stop = int_of(op.name, &args[3], site, 3)?;
+    let step = match args.get(4) {
+        Some(v) => int_of(op.name, v, site, 4)?,
+        None => 1,
+    };
     record(interp, op.name, site, &args[..1], |g, id| {
         let x = args::tensor(g, id, op.name, &args, site, 0)?;
-        Ok(g.slice(x, axis, start, stop))
+        Ok(g.slice_step(x, axis, (start, stop, step)))
     })
 }
 
@@ -1425,4 +1507,131 @@ fn top_k(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRes
         }))
     })?;
     Ok(Value::vector(vec![values, indices.unwrap_or(Value::Nil)]))
+}
+
+/// `prod` over axes.
+fn prod(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.prod(x, axes.as_deref(), keepdims))
+    })
+}
+
+/// `cumprod`, `cummax`, `cummin` and `logcumsumexp`.
+fn scan(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axis = axis_kw(name, &parsed, site, -1)?;
+    let reverse = parsed
+        .keyword("reverse")
+        .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(match name {
+            "cumprod" => g.cumprod(x, axis, reverse),
+            "cummax" => g.cum_extreme(true, x, axis, reverse),
+            "cummin" => g.cum_extreme(false, x, axis, reverse),
+            _ => g.logcumsumexp(x, axis, reverse),
+        })
+    })
+}
+
+fn flip(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let axes = match &args[1] {
+        Value::Int(a) => vec![*a],
+        v => ints_of(op.name, "a vector of axes", v, site, 1)?,
+    };
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(g.flip(x, &axes))
+    })
+}
+
+fn roll(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let shift = int_of(op.name, &parsed.positional[1], site, 1)?;
+    let axis = match parsed.keyword("axis") {
+        None | Some((Value::Nil, _)) => None,
+        Some((v, i)) => Some(int_of(op.name, v, site, i)?),
+    };
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.roll(x, shift, axis))
+    })
+}
+
+/// `tril` and `triu`.
+fn triangle(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let diagonal = parsed
+        .keyword("diagonal")
+        .map_or(Ok(0), |(v, i)| int_of(op.name, v, site, i))?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.triangle(op.name == "triu", x, diagonal))
+    })
+}
+
+fn repeat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let reps = ints_of(op.name, "a vector of counts", &args[1], site, 1)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(g.repeat(x, &reps))
+    })
+}
+
+fn unfold(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 4, Some(4))?;
+    let axis = int_of(op.name, &args[1], site, 1)?;
+    let size = int_of(op.name, &args[2], site, 2)?;
+    let step = int_of(op.name, &args[3], site, 3)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(g.unfold(x, axis, size, step))
+    })
+}
+
+/// A size argument: a non-negative integer within the tensor limit.
+fn size_of(op: &str, v: &Value, site: &Site, i: usize) -> EvalResult<usize> {
+    let n = int_of(op, v, site, i)?;
+    match usize::try_from(n) {
+        Ok(n) if n <= MAX_ELEMENTS => Ok(n),
+        _ => Err(Flow::from(
+            Diagnostic::error(codes::E_DIM_001, format!("{op}: {n} is not a size"))
+                .with_primary(site.arg(i), "")
+                .with_help(format!("a size is an integer from 0 to {MAX_ELEMENTS}")),
+        )),
+    }
+}
+
+fn eye(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let n = size_of(op.name, &parsed.positional[0], site, 0)?;
+    let m = match parsed.keyword("m") {
+        Some((v, i)) => size_of(op.name, v, site, i)?,
+        None => n,
+    };
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    record(interp, op.name, site, &[], |g, _| Ok(g.eye(n, m, dtype)))
+}
+
+fn linspace(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 3, op.keywords)?;
+    let start = float_of(op.name, &parsed.positional[0], site, 0)?;
+    let end = float_of(op.name, &parsed.positional[1], site, 1)?;
+    let steps = size_of(op.name, &parsed.positional[2], site, 2)?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    record(interp, op.name, site, &[], |g, _| {
+        Ok(g.linspace(start, end, steps as i64, dtype))
+    })
 }
