@@ -345,7 +345,73 @@ def categorical(case, w):
     return np.argmax(noisy, axis=-1)
 
 
+def cumulative(op, x, axis, reverse, dtype):
+    x = np.moveaxis(x, axis, -1)
+    if reverse:
+        x = x[..., ::-1]
+    if op == "cumprod":
+        out = np.cumprod(x.astype(np.float32), axis=-1)  # each step an f32 product
+    elif op == "cummax":
+        out = np.maximum.accumulate(x, axis=-1)
+    elif op == "cummin":
+        out = np.minimum.accumulate(x, axis=-1)
+    else:
+        out = np.logaddexp.accumulate(x, axis=-1)
+    if reverse:
+        out = out[..., ::-1]
+    return finish(np.moveaxis(out, -1, axis), dtype)
+
+
+def prod(case, w, dtype):
+    x = w[0].astype(np.float32)
+    return finish(np.prod(x, axis=axes_of(case), keepdims=case["keepdims"], dtype=np.float32), dtype)
+
+
+def linspace(case, dtype):
+    start, end, steps = case["start"], case["end"], case["steps"]
+    if steps == 1:
+        return finish(np.full([1], start), dtype)
+    f = np.float32
+    cast = (lambda v: to_bf16(np.float32(v))) if dtype == "bf16" else f
+    start_, end_ = cast(start), cast(end)
+    step = cast((f(end_) - f(start_)) / f(max(steps - 1, 1)))
+    i = np.arange(steps)
+    lo = cast(f(start_) + cast(cast(i.astype(f)) * step))
+    hi = cast(f(end_) - cast(cast(f(steps - 1) - i.astype(f)) * step))
+    return finish(np.where(i < steps // 2, lo, hi), dtype)
+
+
+def unfold(case, x):
+    axis, size, step = case["axis"] % x.ndim, case["size"], case["step"]
+    n = x.shape[axis]
+    starts = range(0, n - size + 1, step)
+    windows = [np.moveaxis(np.take(x, np.arange(s, s + size), axis=axis), axis, -1) for s in starts]
+    return np.stack(windows, axis=axis)
+
+
+def slice_step(case, x):
+    start, stop, step = case["start"], case["stop"], case["step"]
+    stop = None if stop == -1 else stop
+    index = [slice(None)] * x.ndim
+    index[case["axis"]] = slice(start, stop, step)
+    return x[tuple(index)]
+
+
 COMPOSED = {
+    "prod": lambda case, w, d: prod(case, w, d),
+    "cumprod": lambda case, w, d: cumulative("cumprod", w[0], case["axis"], case["reverse"], d),
+    "cummax": lambda case, w, d: cumulative("cummax", w[0], case["axis"], case["reverse"], d),
+    "cummin": lambda case, w, d: cumulative("cummin", w[0], case["axis"], case["reverse"], d),
+    "logcumsumexp": lambda case, w, d: cumulative("logcumsumexp", w[0], case["axis"], case["reverse"], d),
+    "linspace": lambda case, w, d: linspace(case, d),
+    "flip": lambda case, w, d: np.flip(w[0], axis=tuple(case["axes"])),
+    "roll": lambda case, w, d: np.roll(w[0], case["shift"], axis=case["axis"]),
+    "tril": lambda case, w, d: np.where(np.tri(*w[0].shape[-2:], k=case["diagonal"], dtype=bool), w[0], np.zeros_like(w[0])),
+    "triu": lambda case, w, d: np.where(~np.tri(*w[0].shape[-2:], k=case["diagonal"] - 1, dtype=bool), w[0], np.zeros_like(w[0])),
+    "repeat": lambda case, w, d: np.tile(w[0], case["reps"]),
+    "unfold": lambda case, w, d: unfold(case, w[0]),
+    "slice-step": lambda case, w, d: slice_step(case, w[0]),
+    "eye": lambda case, w, d: finish(np.eye(case["n"], case["m"]), d),
     "argsort": lambda case, w, d: argsort(w[0], case["axis"], case["descending"]),
     "sort": lambda case, w, d: np.take_along_axis(w[0], argsort(w[0], case["axis"], case["descending"]), axis=case["axis"]),
     "top-k": lambda case, w, d: top_k(case, w[0]),

@@ -655,6 +655,87 @@ fn composed_cases(c: &mut Cases) {
     }
     composed_float_cases(c);
     sort_cases(c);
+    scan_and_layout_cases(c);
+}
+
+/// Products, running scans and the composed layout and creation ops.
+fn scan_and_layout_cases(c: &mut Cases) {
+    for dtype in FLOATS {
+        for axes in [None, Some(&[-1][..]), Some(&[0, 2][..]), Some(&[1][..])] {
+            let x = c.rand(&[2, 1, 4], dtype, 0.5, 1.5);
+            let spec = json!({"op": "prod", "axes": axes, "keepdims": true});
+            c.add(spec, vec![x], 0, &move |g, i| g.prod(i[0], axes, true));
+        }
+        let x = c.rand(&[0, 3], dtype, -1.0, 1.0);
+        let spec = json!({"op": "prod", "axes": [0], "keepdims": false});
+        c.add(spec, vec![x], 0, &|g, i| g.prod(i[0], Some(&[0]), false));
+        for (axis, reverse) in [(-1i64, false), (0, true), (1, false)] {
+            let x = c.rand(&[3, 6], dtype, -1.5, 1.5);
+            for op in ["cumprod", "cummax", "cummin", "logcumsumexp"] {
+                let spec = json!({"op": op, "axis": axis, "reverse": reverse});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| match op {
+                    "cumprod" => g.cumprod(i[0], axis, reverse),
+                    "cummax" => g.cum_extreme(true, i[0], axis, reverse),
+                    "cummin" => g.cum_extreme(false, i[0], axis, reverse),
+                    _ => g.logcumsumexp(i[0], axis, reverse),
+                });
+            }
+        }
+        let specials = [f64::NEG_INFINITY, 1.0, f64::NAN, 700.0, -2.0, f64::INFINITY];
+        let x = Tensor::from_f64s(Shape::from([6]), &specials, dtype).unwrap();
+        for op in ["cummax", "cummin", "logcumsumexp"] {
+            let spec = json!({"op": op, "axis": 0, "reverse": false});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| match op {
+                "cummax" => g.cum_extreme(true, i[0], 0, false),
+                "cummin" => g.cum_extreme(false, i[0], 0, false),
+                _ => g.logcumsumexp(i[0], 0, false),
+            });
+        }
+        for steps in [0i64, 1, 2, 7] {
+            let spec = json!({"op": "linspace", "start": -1.5, "end": 2.0, "steps": steps});
+            c.add(spec, vec![], 0, &move |g, _| g.linspace(-1.5, 2.0, steps, dtype));
+        }
+    }
+    for dtype in [DType::I32, DType::I64] {
+        let x = c.rand(&[3, 5], dtype, -100.0, 100.0);
+        for op in ["cummax", "cummin"] {
+            let spec = json!({"op": op, "axis": -1, "reverse": false});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.cum_extreme(op == "cummax", i[0], -1, false)
+            });
+        }
+    }
+    for dtype in DType::ALL {
+        let x = c.rand(&[3, 4, 5], dtype, -5.0, 5.0);
+        for axes in [&[0i64][..], &[-1, 1]] {
+            let spec = json!({"op": "flip", "axes": axes});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.flip(i[0], axes));
+        }
+        for (shift, axis) in [(2i64, Some(-1i64)), (-7, Some(0)), (5, None)] {
+            let spec = json!({"op": "roll", "shift": shift, "axis": axis});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.roll(i[0], shift, axis));
+        }
+        for (upper, diagonal) in [(false, 0i64), (true, 1), (false, -2), (true, -1)] {
+            let spec = json!({"op": if upper { "triu" } else { "tril" }, "diagonal": diagonal});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.triangle(upper, i[0], diagonal));
+        }
+        for reps in [&[2i64, 1, 3][..], &[2, 1, 1, 2]] {
+            let spec = json!({"op": "repeat", "reps": reps});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.repeat(i[0], reps));
+        }
+        for (axis, size, step) in [(-1i64, 2i64, 2i64), (1, 4, 1), (0, 1, 2)] {
+            let spec = json!({"op": "unfold", "axis": axis, "size": size, "step": step});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.unfold(i[0], axis, size, step));
+        }
+        for (start, stop, step) in [(0i64, 5i64, 2i64), (4, -1, -1), (3, 0, -2), (1, 4, 3)] {
+            let spec = json!({"op": "slice-step", "axis": 2, "start": start, "stop": stop, "step": step});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.slice_step(i[0], 2, (start, stop, step))
+            });
+        }
+        let spec = json!({"op": "eye", "n": 3, "m": 4});
+        c.add(spec, vec![], 0, &move |g, _| g.eye(3, 4, dtype));
+    }
 }
 
 /// `argsort`, `sort` and `top-k` along every axis, with ties, NaN and

@@ -183,7 +183,7 @@ impl Graph {
 
     /// `(logcumsumexp x :axis a)`: `log(cumsum(exp(x)))` without overflow,
     /// each step `m + log(exp(a - m) + exp(b - m))` with `m` the larger
-    /// (0 when it is infinite), so ties share the gradient evenly.
+    /// (0 when it is infinite), so ties share the gradient evenly; in f32.
     pub fn logcumsumexp(&mut self, x: NodeId, axis: i64, reverse: bool) -> Result<NodeId, OpError> {
         let dtype = self.dtype(x);
         if !dtype.is_float() {
@@ -191,8 +191,12 @@ impl Graph {
                 "logcumsumexp: expects a float tensor, got {dtype}"
             )));
         }
+        // In f32 also for bf16, rounded once at the end: the steps' bf16
+        // roundings would add up.
+        let wide = self.cast(x, DType::F32);
         let pad = Scalar::Float(f64::NEG_INFINITY);
-        self.doubling_scan("logcumsumexp", x, axis, reverse, pad, log_add_exp)
+        let y = self.doubling_scan("logcumsumexp", wide, axis, reverse, pad, log_add_exp)?;
+        Ok(self.cast(y, dtype))
     }
 }
 
