@@ -273,6 +273,12 @@ pub fn host_max(site: &Site, args: &[Value]) -> EvalResult {
     extremum("max", site, args, |a, b| a > b)
 }
 
+/// `sort` of a list or vector of numbers or strings; with a tensor it is
+/// the tensor `sort` (see `trace::ops`).
+pub fn host_sort(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    collections::sort(interp, site, args)
+}
+
 /// `min` on numbers; with a tensor it is the `min` reduction or the
 /// elementwise minimum (see `trace::ops`).
 pub fn host_min(site: &Site, args: &[Value]) -> EvalResult {

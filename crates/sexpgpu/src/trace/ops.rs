@@ -476,7 +476,7 @@ pub static OPS: &[Op] = &[
         "sort",
         Run::Handler(sort),
         &["axis", "descending"],
-        "`[values indices]`: `x` sorted along `:axis` (-1), stably, NaN last (first when `:descending`)",
+        "`[values indices]`: `x` sorted along `:axis` (-1), stably, NaN last (first when `:descending`); of a list, Clojure's `sort`",
     ),
     op(
         "argsort",
@@ -1462,9 +1462,13 @@ fn traced(g: &Graph, graph: u32, node: NodeId) -> Value {
     }))
 }
 
-/// `sort` (values and indices) and `argsort` (indices).
+/// `sort` (values and indices) and `argsort` (indices); `sort` of a list
+/// or vector is the host's.
 fn sort(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
+    if name == "sort" && matches!(args.first(), Some(Value::List(_) | Value::Vector(_))) {
+        return crate::builtins::host_sort(interp, site, args);
+    }
     let parsed = split(name, args, site, 1, op.keywords)?;
     let axis = axis_kw(name, &parsed, site, -1)?;
     let descending = parsed
