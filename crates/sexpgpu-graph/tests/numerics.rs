@@ -8,8 +8,8 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use sexpgpu_graph::{
-    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operands, ReduceOp, Scalar,
-    Shape, Tensor, UnaryOp,
+    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operands, ReduceOp,
+    Scalar, Shape, Tensor, UnaryOp,
 };
 use uitest::support::{python, workspace_root, Rng};
 
@@ -630,7 +630,10 @@ fn composed_cases(c: &mut Cases) {
             }
         }
         let x = c.rand(&[3, 4], dtype, -5.0, 5.0);
-        let (lo, hi) = (c.rand(&[4], dtype, -3.0, 0.0), c.rand(&[3, 1], dtype, 0.0, 3.0));
+        let (lo, hi) = (
+            c.rand(&[4], dtype, -3.0, 0.0),
+            c.rand(&[3, 1], dtype, 0.0, 3.0),
+        );
         c.add(json!({"op": "clip"}), vec![x, lo, hi], 0, &|g, i| {
             g.clip(i[0], i[1], i[2])
         });
@@ -641,7 +644,9 @@ fn composed_cases(c: &mut Cases) {
             g.one_hot(i[0], 4, DType::F32)
         });
         let x = c.rand(&[5], dtype, -1000.0, 1000.0);
-        c.add(json!({"op": "bit-not"}), vec![x], 0, &|g, i| g.bit_not(i[0]));
+        c.add(json!({"op": "bit-not"}), vec![x], 0, &|g, i| {
+            g.bit_not(i[0])
+        });
     }
     let m = c.rand(&[2, 3], DType::Bool, 0.0, 1.0);
     c.add(json!({"op": "logical-not"}), vec![m.clone()], 0, &|g, i| {
@@ -693,7 +698,9 @@ fn scan_and_layout_cases(c: &mut Cases) {
         }
         for steps in [0i64, 1, 2, 7] {
             let spec = json!({"op": "linspace", "start": -1.5, "end": 2.0, "steps": steps});
-            c.add(spec, vec![], 0, &move |g, _| g.linspace(-1.5, 2.0, steps, dtype));
+            c.add(spec, vec![], 0, &move |g, _| {
+                g.linspace(-1.5, 2.0, steps, dtype)
+            });
         }
     }
     for dtype in [DType::I32, DType::I64] {
@@ -713,11 +720,15 @@ fn scan_and_layout_cases(c: &mut Cases) {
         }
         for (shift, axis) in [(2i64, Some(-1i64)), (-7, Some(0)), (5, None)] {
             let spec = json!({"op": "roll", "shift": shift, "axis": axis});
-            c.add(spec, vec![x.clone()], 0, &move |g, i| g.roll(i[0], shift, axis));
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.roll(i[0], shift, axis)
+            });
         }
         for (upper, diagonal) in [(false, 0i64), (true, 1), (false, -2), (true, -1)] {
             let spec = json!({"op": if upper { "triu" } else { "tril" }, "diagonal": diagonal});
-            c.add(spec, vec![x.clone()], 0, &move |g, i| g.triangle(upper, i[0], diagonal));
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.triangle(upper, i[0], diagonal)
+            });
         }
         for reps in [&[2i64, 1, 3][..], &[2, 1, 1, 2]] {
             let spec = json!({"op": "repeat", "reps": reps});
@@ -725,10 +736,13 @@ fn scan_and_layout_cases(c: &mut Cases) {
         }
         for (axis, size, step) in [(-1i64, 2i64, 2i64), (1, 4, 1), (0, 1, 2)] {
             let spec = json!({"op": "unfold", "axis": axis, "size": size, "step": step});
-            c.add(spec, vec![x.clone()], 0, &move |g, i| g.unfold(i[0], axis, size, step));
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.unfold(i[0], axis, size, step)
+            });
         }
         for (start, stop, step) in [(0i64, 5i64, 2i64), (4, -1, -1), (3, 0, -2), (1, 4, 3)] {
-            let spec = json!({"op": "slice-step", "axis": 2, "start": start, "stop": stop, "step": step});
+            let spec =
+                json!({"op": "slice-step", "axis": 2, "start": start, "stop": stop, "step": step});
             c.add(spec, vec![x.clone()], 0, &move |g, i| {
                 g.slice_step(i[0], 2, (start, stop, step))
             });
@@ -762,7 +776,16 @@ fn sort_cases(c: &mut Cases) {
             }
         }
     }
-    let specials = [f64::NAN, 1.0, f64::NEG_INFINITY, f64::NAN, -0.0, 0.0, f64::INFINITY, 1.0];
+    let specials = [
+        f64::NAN,
+        1.0,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -0.0,
+        0.0,
+        f64::INFINITY,
+        1.0,
+    ];
     for dtype in FLOATS {
         let x = Tensor::from_f64s(Shape::from([8]), &specials, dtype).unwrap();
         for descending in [false, true] {
@@ -774,7 +797,9 @@ fn sort_cases(c: &mut Cases) {
         let logits = c.rand(&[6, 5], dtype, -2.0, 2.0);
         for seed in [1u64, 2] {
             let spec = json!({"op": "categorical", "shape": [6, 5], "stream": 0});
-            c.add(spec, vec![logits.clone()], seed, &|g, i| g.categorical(i[0], -1));
+            c.add(spec, vec![logits.clone()], seed, &|g, i| {
+                g.categorical(i[0], -1)
+            });
         }
     }
 }
@@ -791,7 +816,8 @@ fn composed_float_cases(c: &mut Cases) {
             for (root, correction) in [(false, 1.0), (true, 0.0), (false, 2.0)] {
                 let x = c.rand(dims, dtype, -5.0, 5.0);
                 let op = if root { "std" } else { "var" };
-                let spec = json!({"op": op, "axes": axes, "correction": correction, "keepdims": true});
+                let spec =
+                    json!({"op": op, "axes": axes, "correction": correction, "keepdims": true});
                 c.add(spec, vec![x], 0, &move |g, i| {
                     g.variance(root, i[0], axes, correction, true)
                 });
@@ -820,7 +846,9 @@ fn composed_float_cases(c: &mut Cases) {
             });
         }
         let spec = json!({"op": "min", "axes": null, "keepdims": false});
-        c.add(spec, vec![x.clone()], 0, &|g, i| g.reduce_min(i[0], None, false));
+        c.add(spec, vec![x.clone()], 0, &|g, i| {
+            g.reduce_min(i[0], None, false)
+        });
         for op in [
             UnaryOp::Sigmoid,
             UnaryOp::Softplus,
@@ -832,9 +860,12 @@ fn composed_float_cases(c: &mut Cases) {
             UnaryOp::Sign,
             UnaryOp::Atan,
         ] {
-            c.add(json!({"op": op.name()}), vec![x.clone()], 0, &move |g, i| {
-                g.unary(op, i[0])
-            });
+            c.add(
+                json!({"op": op.name()}),
+                vec![x.clone()],
+                0,
+                &move |g, i| g.unary(op, i[0]),
+            );
         }
     }
 }

@@ -61,9 +61,7 @@ fn every_binary_matches_finite_differences_with_broadcasting() {
                 | BinaryOp::Quot
                 | BinaryOp::Rem
                 | BinaryOp::FloorDiv
-                | BinaryOp::Mod => {
-                    (rng.floats(sa, -2.0, 2.0), rng.floats(sb, 0.5, 2.0))
-                }
+                | BinaryOp::Mod => (rng.floats(sa, -2.0, 2.0), rng.floats(sb, 0.5, 2.0)),
                 // Disjoint interleaved ranges so no pair of elements ties.
                 BinaryOp::Maximum | BinaryOp::Minimum => {
                     (rng.distinct(sa, -2.0, 2.0), rng.distinct(sb, -1.9, 2.1))

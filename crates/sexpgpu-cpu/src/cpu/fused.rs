@@ -306,7 +306,8 @@ fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
             UnaryOp::Acos => map1!(o, x, n, |a| a.acos()),
             UnaryOp::Asin => map1!(o, x, n, |a| a.asin()),
             // The later functions: in f64, rounded once, as the reference.
-            _ => map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN) as f32),
+            _ => map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN)
+                as f32),
         },
         // Only neg, abs and sign take integers (builders check); the
         // reference treats every other op as abs, and so do we.

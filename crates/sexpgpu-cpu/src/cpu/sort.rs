@@ -68,14 +68,43 @@ pub(crate) fn argsort(
     let range = x.1..x.1 + numel;
     let missing = || internal("an argsort input is too short");
     match x.0 {
-        TensorData::F32(v) => lines(v.get(range).ok_or_else(missing)?, shape, descending, float_order, o),
+        TensorData::F32(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            float_order,
+            o,
+        ),
         TensorData::BF16(v) => {
-            let keys: Vec<f32> = v.get(range).ok_or_else(missing)?.iter().map(|b| bf16::to_f32(*b)).collect();
+            let keys: Vec<f32> = v
+                .get(range)
+                .ok_or_else(missing)?
+                .iter()
+                .map(|b| bf16::to_f32(*b))
+                .collect();
             lines(&keys, shape, descending, float_order, o)
         }
-        TensorData::I32(v) => lines(v.get(range).ok_or_else(missing)?, shape, descending, |a: i32, b| a.cmp(&b), o),
-        TensorData::I64(v) => lines(v.get(range).ok_or_else(missing)?, shape, descending, |a: i64, b| a.cmp(&b), o),
-        TensorData::Bool(v) => lines(v.get(range).ok_or_else(missing)?, shape, descending, |a: bool, b| a.cmp(&b), o),
+        TensorData::I32(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            |a: i32, b| a.cmp(&b),
+            o,
+        ),
+        TensorData::I64(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            |a: i64, b| a.cmp(&b),
+            o,
+        ),
+        TensorData::Bool(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            |a: bool, b| a.cmp(&b),
+            o,
+        ),
     }
     Ok(())
 }

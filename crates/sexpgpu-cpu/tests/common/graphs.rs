@@ -192,7 +192,10 @@ impl Builder {
             _ if !smooth && rank > 0 && self.rng.int(0, 2) == 0 => {
                 let axis = self.rng.int(0, rank as i64);
                 let descending = self.rng.int(0, 2) == 0;
-                self.g.sort(x, axis, descending).ok().map(|(values, _)| values)
+                self.g
+                    .sort(x, axis, descending)
+                    .ok()
+                    .map(|(values, _)| values)
             }
             _ => {
                 let i = self

@@ -145,7 +145,7 @@ fn later_unary(op: UnaryOp, x: &str) -> String {
         UnaryOp::Trunc => format!("truncf({x})"),
         UnaryOp::Sign => format!("(float)((0.0f < {x}) - ({x} < 0.0f))"),
         // The original unaries have their own text in `unary`.
-        _ => format!("{x}"),
+        _ => x.to_string(),
     }
 }
 
@@ -155,9 +155,9 @@ fn float_division(op: BinaryOp, a: &str, b: &str) -> String {
     match op {
         BinaryOp::Quot => format!("truncf({a} / {b})"),
         BinaryOp::Rem => m,
-        BinaryOp::Mod => format!(
-            "(({m} != 0.0f && (({m} < 0.0f) != ({b} < 0.0f))) ? {m} + {b} : {m})"
-        ),
+        BinaryOp::Mod => {
+            format!("(({m} != 0.0f && (({m} < 0.0f) != ({b} < 0.0f))) ? {m} + {b} : {m})")
+        }
         BinaryOp::FloorDiv => format!(
             "[](float a, float b) {{ if (b == 0.0f) return a / b; float m = fmodf(a, b); \
 float d = (a - m) / b; if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) d -= 1.0f; \
@@ -193,7 +193,10 @@ fn int_division(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             format!("(({uty}){b} < {width}u ? ({ty})(({uty}){a} << {b}) : ({ty})0)")
         }
         BinaryOp::ShiftRight => {
-            format!("(({uty}){b} < {width}u ? {a} >> {b} : {a} >> {})", width - 1)
+            format!(
+                "(({uty}){b} < {width}u ? {a} >> {b} : {a} >> {})",
+                width - 1
+            )
         }
         // Float-only ops never reach integers; 0 as the reference gives.
         _ => format!("({ty})0"),

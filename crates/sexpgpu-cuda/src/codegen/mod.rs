@@ -15,9 +15,9 @@ mod indexing;
 pub mod matmul;
 pub mod prelude;
 mod reduce;
-mod sort;
 #[cfg(test)]
 mod snapshots;
+mod sort;
 
 use std::fmt;
 

@@ -286,11 +286,7 @@ impl Graph {
             let zero = self.cast(zero, self.dtype(x));
             self.compare(CompareOp::Ne, x, zero)?
         };
-        let counted = if all {
-            self.logical_not(truth)?
-        } else {
-            truth
-        };
+        let counted = if all { self.logical_not(truth)? } else { truth };
         let ones = self.cast(counted, DType::I64);
         let count = self.reduce(ReduceOp::Sum, ones, Some(&axes), keepdims)?;
         let op = if all { CompareOp::Eq } else { CompareOp::Gt };

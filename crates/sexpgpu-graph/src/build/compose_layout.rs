@@ -211,7 +211,13 @@ impl Graph {
     /// `(unfold x axis size step)`: the windows of `size` elements every
     /// `step` along the axis, as PyTorch's `Tensor.unfold`: the axis
     /// becomes the window count and a last axis of `size` is added.
-    pub fn unfold(&mut self, x: NodeId, axis: i64, size: i64, step: i64) -> Result<NodeId, OpError> {
+    pub fn unfold(
+        &mut self,
+        x: NodeId,
+        axis: i64,
+        size: i64,
+        step: i64,
+    ) -> Result<NodeId, OpError> {
         let shape = self.shape(x).clone();
         let a = normalize_axis_for("unfold", axis, &shape)?;
         let n = shape.dims()[a] as i64;

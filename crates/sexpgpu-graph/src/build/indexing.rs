@@ -168,7 +168,9 @@ impl Graph {
         }
         let shape = self.shape(x).clone();
         if shape.rank() == 0 {
-            return Err(OpError::dim("sort: expects a tensor of rank 1 or more, got []"));
+            return Err(OpError::dim(
+                "sort: expects a tensor of rank 1 or more, got []",
+            ));
         }
         let a = normalize_axis_for("sort", axis, &shape)?;
         Ok(self.push(
