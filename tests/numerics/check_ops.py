@@ -286,21 +286,23 @@ def axes_of(case):
 
 
 def arg_extreme(case, w, largest):
+    """The first extreme over the axes, counted row-major within them; NaN
+    counts as the extreme (PyTorch)."""
     x = w[0]
-    axis = case["axis"]
-    if x.dtype.kind == "f":
-        # A NaN counts as the extreme (PyTorch).
-        x = np.where(np.isnan(x), np.inf if largest else -np.inf, x)
-        nan_first = np.isnan(w[0])
-    f = np.argmax if largest else np.argmin
-    flat = x if axis is not None else x.reshape(-1)
-    out = f(flat, axis=axis if axis is not None else 0)
-    if w[0].dtype.kind == "f" and nan_first.any():
-        nans = nan_first if axis is not None else nan_first.reshape(-1)
-        has = nans.any(axis=axis if axis is not None else 0)
-        out = np.where(has, np.argmax(nans, axis=axis if axis is not None else 0), out)
+    axes = list(range(x.ndim)) if case["axes"] is None else [a % x.ndim for a in case["axes"]]
+    axes = sorted(axes)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = np.transpose(x, kept + axes)
+    flat = moved.reshape([x.shape[a] for a in kept] + [-1])
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        key = np.where(nan, np.inf if largest else -np.inf, flat)
+        out = (np.argmax if largest else np.argmin)(key, axis=-1)
+        out = np.where(nan.any(axis=-1), np.argmax(nan, axis=-1), out)
+    else:
+        out = (np.argmax if largest else np.argmin)(flat, axis=-1)
     if case["keepdims"]:
-        out = np.expand_dims(out, axis) if axis is not None else np.reshape(out, [1] * w[0].ndim)
+        out = out.reshape([1 if a in axes else x.shape[a] for a in range(x.ndim)])
     return out
 
 

@@ -616,15 +616,17 @@ fn composed_cases(c: &mut Cases) {
                 }
             }
         }
-        for axis in [None, Some(0), Some(-1), Some(1)] {
+        let arg_axes: [Option<&'static [i64]>; 5] =
+            [None, Some(&[0]), Some(&[-1]), Some(&[1]), Some(&[2, 0])];
+        for axes in arg_axes {
             for keepdims in [false, true] {
                 for largest in [true, false] {
                     // Whole numbers, so ties pick the first index.
                     let x = round_floats(c.rand(&[3, 1, 5], dtype, -3.0, 3.0));
                     let op = if largest { "argmax" } else { "argmin" };
-                    let spec = json!({"op": op, "axis": axis, "keepdims": keepdims});
+                    let spec = json!({"op": op, "axes": axes, "keepdims": keepdims});
                     c.add(spec, vec![x], 0, &move |g, i| {
-                        g.arg_extreme(largest, i[0], axis, keepdims)
+                        g.arg_extreme(largest, i[0], axes, keepdims)
                     });
                 }
             }
@@ -840,9 +842,9 @@ fn composed_float_cases(c: &mut Cases) {
         }
         for largest in [true, false] {
             let op = if largest { "argmax" } else { "argmin" };
-            let spec = json!({"op": op, "axis": 1, "keepdims": false});
+            let spec = json!({"op": op, "axes": [1], "keepdims": false});
             c.add(spec, vec![x.clone()], 0, &move |g, i| {
-                g.arg_extreme(largest, i[0], Some(1), false)
+                g.arg_extreme(largest, i[0], Some(&[1]), false)
             });
         }
         let spec = json!({"op": "min", "axes": null, "keepdims": false});

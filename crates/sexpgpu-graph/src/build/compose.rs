@@ -192,15 +192,16 @@ impl Graph {
         flip(self, top)
     }
 
-    /// `(argmax x :axes a :keepdims ..)` (and `argmin`, `largest` false):
-    /// the `i64` index of the first largest (smallest) element along one
-    /// axis, or of the flattened tensor when `axis` is `None`; a NaN counts
-    /// as the extreme, as in PyTorch.
+    /// `(argmax x :axes [..] :keepdims ..)` (and `argmin`, `largest`
+    /// false): the `i64` index of the first largest (smallest) element over
+    /// the axes, counted row-major within them (all axes, the flattened
+    /// tensor, when `axes` is `None`); a NaN counts as the extreme, as in
+    /// PyTorch.
     pub fn arg_extreme(
         &mut self,
         largest: bool,
         x: NodeId,
-        axis: Option<i64>,
+        axes: Option<&[i64]>,
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
         let name = if largest { "argmax" } else { "argmin" };
@@ -211,16 +212,26 @@ impl Graph {
             )));
         }
         let shape = self.shape(x).clone();
-        let (y, axis) = match axis {
-            Some(a) => (x, self.reduced_axes(name, x, Some(&[a]), true)?[0]),
-            None => {
-                self.reduced_axes(name, x, None, true)?;
-                let flat = self.reshape(x, Shape::new(vec![shape.numel()]))?;
-                (flat, 0)
+        let reduced = self.reduced_axes(name, x, axes, true)?;
+        if reduced.is_empty() {
+            if shape.rank() == 0 {
+                // A scalar is its own extreme, at index 0.
+                return self.full(Shape::scalar(), Scalar::Int(0), DType::I64);
             }
-        };
-        let n = self.shape(y).dims()[axis];
-        let ax = Some(&[axis as i64][..]);
+            return Err(OpError::dim(format!(
+                "{name}: no axis to search; give `:axes` at least one axis"
+            )));
+        }
+        // The reduced axes moved last and merged into one.
+        let kept: Vec<usize> = (0..shape.rank()).filter(|a| !reduced.contains(a)).collect();
+        let perm: Vec<i64> = kept.iter().chain(&reduced).map(|&a| a as i64).collect();
+        let moved = self.transpose(x, &perm)?;
+        let n: usize = reduced.iter().map(|&a| shape.dims()[a]).product();
+        let mut rows: Vec<usize> = kept.iter().map(|&a| shape.dims()[a]).collect();
+        rows.push(n);
+        let y = self.reshape(moved, Shape::new(rows.clone()))?;
+        let last = rows.len() - 1;
+        let ax = Some(&[last as i64][..]);
         let best = if largest {
             self.reduce(ReduceOp::Max, y, ax, true)?
         } else {
@@ -231,14 +242,17 @@ impl Graph {
             let nan = self.compare(CompareOp::Ne, y, y)?;
             hit = self.binary(BinaryOp::BitOr, hit, nan)?;
         }
-        let index = self.iota(self.shape(y).clone(), axis as i64, DType::I64)?;
+        let index = self.iota(self.shape(y).clone(), last as i64, DType::I64)?;
         let candidates = self.where_(hit, index, n as i64)?;
-        let first = self.reduce_min(candidates, ax, keepdims)?;
-        match (axis, keepdims) {
-            (_, false) => Ok(first),
-            _ if self.shape(first).rank() == shape.rank() => Ok(first),
-            _ => self.reshape(first, Shape::new(vec![1; shape.rank()])),
-        }
+        let first = self.reduce_min(candidates, ax, false)?;
+        let out: Vec<usize> = (0..shape.rank())
+            .filter_map(|a| match (reduced.contains(&a), keepdims) {
+                (false, _) => Some(shape.dims()[a]),
+                (true, true) => Some(1),
+                (true, false) => None,
+            })
+            .collect();
+        self.reshape(first, Shape::new(out))
     }
 
     /// `(one-hot ids n :dtype ..)`: `ids`' shape plus an axis of `n`, 1 at
@@ -346,6 +360,6 @@ impl Graph {
         let inner = self.unary(UnaryOp::Neg, inner)?;
         let outer = self.unary(UnaryOp::Log, inner)?;
         let noisy = self.binary(BinaryOp::Sub, logits, outer)?;
-        self.arg_extreme(true, noisy, Some(a as i64), false)
+        self.arg_extreme(true, noisy, Some(&[a as i64]), false)
     }
 }

@@ -336,14 +336,14 @@ pub static OPS: &[Op] = &[
     op(
         "argmax",
         Run::Handler(arg_extreme),
-        &["axis", "keepdims"],
-        "`i64` index of the first largest element along `:axis` (of the flattened tensor by default)",
+        &["axes", "keepdims"],
+        "`i64` index of the first largest element over `:axes` (of the flattened tensor by default)",
     ),
     op(
         "argmin",
         Run::Handler(arg_extreme),
-        &["axis", "keepdims"],
-        "`i64` index of the first smallest element along `:axis` (of the flattened tensor by default)",
+        &["axes", "keepdims"],
+        "`i64` index of the first smallest element over `:axes` (of the flattened tensor by default)",
     ),
     op(
         "any",
@@ -1390,15 +1390,12 @@ fn lerp(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResu
 fn arg_extreme(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
     let parsed = split(name, args, site, 1, op.keywords)?;
-    let axis = match parsed.keyword("axis") {
-        None | Some((Value::Nil, _)) => None,
-        Some((v, i)) => Some(int_of(name, v, site, i)?),
-    };
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
     let keepdims = keepdims_of(name, &parsed, site)?;
     let operands = parsed.positional;
     record(interp, name, site, &operands, |g, id| {
         let x = args::tensor(g, id, name, &operands, site, 0)?;
-        Ok(g.arg_extreme(name == "argmax", x, axis, keepdims))
+        Ok(g.arg_extreme(name == "argmax", x, axes.as_deref(), keepdims))
     })
 }
 
