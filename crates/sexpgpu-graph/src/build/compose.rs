@@ -308,8 +308,8 @@ impl Graph {
     }
 
     /// `(var x :axes .. :correction c :keepdims ..)` (and `std`, its square
-    /// root): the mean squared deviation over the axes, divided by
-    /// `max(0, n - c)` (PyTorch's; `c` 1 by default).
+    /// root): the sum of squared deviations over the axes divided by
+    /// `max(0, n - c)` (PyTorch's rule; the front end's default `c` is 0).
     pub fn variance(
         &mut self,
         root: bool,

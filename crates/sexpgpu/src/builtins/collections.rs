@@ -21,7 +21,7 @@ pub static TABLE: &[Builtin] = table! {
     "map" => map, "mapv" => mapv, "filter" => filter, "remove" => remove, "reduce" => reduce,
     "range" => range, "take" => take, "drop" => drop, "reverse" => reverse,
     "into" => into, "apply" => apply, "identity" => identity, "empty?" => is_empty,
-    "every?" => every, "some" => some, "zipmap" => zipmap, "repeat" => repeat,
+    "every?" => every, "some" => some, "zipmap" => zipmap,
     "not" => not, "seq" => seq, "update" => update,
 };
 
@@ -537,7 +537,7 @@ fn zipmap(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     Ok(Value::Map(Rc::new(map)))
 }
 
-fn repeat(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+pub(super) fn repeat(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("repeat", site, &args, 2, Some(2))?;
     let n = int_arg("repeat", &args, site, 0)?;
     if n > MAX_SEQ {

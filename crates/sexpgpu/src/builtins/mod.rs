@@ -279,6 +279,12 @@ pub fn host_sort(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResu
     collections::sort(interp, site, args)
 }
 
+/// `(repeat n x)`: a list of `n` copies; with a tensor first it is the
+/// tensor `repeat` (see `trace::ops`).
+pub fn host_repeat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    collections::repeat(interp, site, args)
+}
+
 /// `min` on numbers; with a tensor it is the `min` reduction or the
 /// elementwise minimum (see `trace::ops`).
 pub fn host_min(site: &Site, args: &[Value]) -> EvalResult {

@@ -361,7 +361,7 @@ pub static OPS: &[Op] = &[
         "var",
         Run::Handler(variance),
         &["axes", "correction", "keepdims"],
-        "variance over `:axes`, divided by `n - :correction` (1 by default)",
+        "variance over `:axes`, divided by `n - :correction` (0 by default: the population variance, as NumPy and `nn/var`)",
     ),
     op(
         "std",
@@ -422,7 +422,7 @@ pub static OPS: &[Op] = &[
         "repeat",
         Run::Handler(repeat),
         &[],
-        "`(repeat x [r0 r1 ..])`: `x` tiled `r` times along each axis (PyTorch's `Tensor.repeat`)",
+        "`(repeat x [r0 r1 ..])`: `x` tiled `r` times along each axis (PyTorch's `Tensor.repeat`); `(repeat n x)`, Clojure's",
     ),
     op(
         "unfold",
@@ -1420,7 +1420,7 @@ fn variance(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eval
     let keepdims = keepdims_of(name, &parsed, site)?;
     let correction = parsed
         .keyword("correction")
-        .map_or(Ok(1.0), |(v, i)| float_of(name, v, site, i))?;
+        .map_or(Ok(0.0), |(v, i)| float_of(name, v, site, i))?;
     let operands = parsed.positional;
     record(interp, name, site, &operands, |g, id| {
         let x = args::tensor(g, id, name, &operands, site, 0)?;
@@ -1582,7 +1582,12 @@ fn triangle(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eval
     })
 }
 
+/// `(repeat x [reps])` of a tensor; `(repeat n x)`, with a count first,
+/// is Clojure's.
 fn repeat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    if matches!(args.first(), Some(Value::Int(_))) {
+        return crate::builtins::host_repeat(interp, site, args);
+    }
     arity(op.name, site, &args, 2, Some(2))?;
     let reps = ints_of(op.name, "a vector of counts", &args[1], site, 1)?;
     record(interp, op.name, site, &args[..1], |g, id| {
