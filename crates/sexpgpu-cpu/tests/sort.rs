@@ -41,6 +41,15 @@ fn argsort_sort_and_top_k_match_the_reference() {
             }
         }
     }
+    // Empty and single-element lines.
+    for dims in [[0usize, 3], [3, 1]] {
+        let mut g = Graph::new("short");
+        let x = g.input("x", Shape::from(dims), DType::F32);
+        let order = g.argsort(x, 0, true).unwrap();
+        let (top, _) = g.top_k(x, 0, 1, true).unwrap();
+        g.set_outputs(vec![order, top]);
+        check(&g, &[tensor(&mut rng, &dims, DType::F32)], Tol::Exact);
+    }
     // A long line and a random float input.
     let mut g = Graph::new("long");
     let x = g.input("x", Shape::from([20_000]), DType::F32);

@@ -665,8 +665,36 @@ fn composed_cases(c: &mut Cases) {
     scan_and_layout_cases(c);
 }
 
+/// Sorting, scans and layouts along an empty axis and a size-1 axis.
+fn empty_axis_cases(c: &mut Cases) {
+    for dims in [[0usize, 3], [3, 1]] {
+        let x = c.rand(&dims, DType::F32, -2.0, 2.0);
+        let spec = json!({"op": "argsort", "axis": 0, "descending": false});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.argsort(i[0], 0, false));
+        for op in ["cumprod", "cummax", "logcumsumexp"] {
+            let spec = json!({"op": op, "axis": 0, "reverse": true});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| match op {
+                "cumprod" => g.cumprod(i[0], 0, true),
+                "cummax" => g.cum_extreme(true, i[0], 0, true),
+                _ => g.logcumsumexp(i[0], 0, true),
+            });
+        }
+        let spec = json!({"op": "flip", "axes": [0, 1]});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.flip(i[0], &[0, 1]));
+        let spec = json!({"op": "roll", "shift": 4, "axis": 0});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.roll(i[0], 4, Some(0)));
+        for all in [false, true] {
+            let spec = json!({"op": if all { "all" } else { "any" }, "axes": [0], "keepdims": true});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.any_all(all, i[0], Some(&[0]), true)
+            });
+        }
+    }
+}
+
 /// Products, running scans and the composed layout and creation ops.
 fn scan_and_layout_cases(c: &mut Cases) {
+    empty_axis_cases(c);
     for dtype in FLOATS {
         for axes in [None, Some(&[-1][..]), Some(&[0, 2][..]), Some(&[1][..])] {
             let x = c.rand(&[2, 1, 4], dtype, 0.5, 1.5);
