@@ -364,6 +364,26 @@ def cumulative(op, x, axis, reverse, dtype):
     return finish(np.moveaxis(out, -1, axis), dtype)
 
 
+def cum_indices(case, x, largest):
+    """PyTorch's rule: a position takes over when it is NaN, or when no NaN
+    was met and it is >= (<=) the running extreme."""
+    x = np.moveaxis(x, case["axis"], -1)
+    out = np.zeros(x.shape, dtype=np.int64)
+    n = x.shape[-1]
+    order = range(n - 1, -1, -1) if case["reverse"] else range(n)
+    for line in np.ndindex(x.shape[:-1]):
+        best, at = None, 0
+        for t in order:
+            v = x[line + (t,)]
+            nan_v = x.dtype.kind == "f" and np.isnan(v)
+            nan_best = best is not None and x.dtype.kind == "f" and np.isnan(best)
+            better = best is None or (v >= best if largest else v <= best)
+            if nan_v or (not nan_best and better):
+                best, at = v, t
+            out[line + (t,)] = at
+    return np.moveaxis(out, -1, case["axis"])
+
+
 def prod(case, w, dtype):
     x = w[0].astype(np.float32)
     return finish(np.prod(x, axis=axes_of(case), keepdims=case["keepdims"], dtype=np.float32), dtype)
@@ -400,6 +420,8 @@ def slice_step(case, x):
 
 
 COMPOSED = {
+    "cummax-indices": lambda case, w, d: cum_indices(case, w[0], True),
+    "cummin-indices": lambda case, w, d: cum_indices(case, w[0], False),
     "prod": lambda case, w, d: prod(case, w, d),
     "cumprod": lambda case, w, d: cumulative("cumprod", w[0], case["axis"], case["reverse"], d),
     "cummax": lambda case, w, d: cumulative("cummax", w[0], case["axis"], case["reverse"], d),

@@ -684,7 +684,8 @@ fn empty_axis_cases(c: &mut Cases) {
         let spec = json!({"op": "roll", "shift": 4, "axis": 0});
         c.add(spec, vec![x.clone()], 0, &|g, i| g.roll(i[0], 4, Some(0)));
         for all in [false, true] {
-            let spec = json!({"op": if all { "all" } else { "any" }, "axes": [0], "keepdims": true});
+            let spec =
+                json!({"op": if all { "all" } else { "any" }, "axes": [0], "keepdims": true});
             c.add(spec, vec![x.clone()], 0, &move |g, i| {
                 g.any_all(all, i[0], Some(&[0]), true)
             });
@@ -731,6 +732,31 @@ fn scan_and_layout_cases(c: &mut Cases) {
             c.add(spec, vec![], 0, &move |g, _| {
                 g.linspace(-1.5, 2.0, steps, dtype)
             });
+        }
+    }
+    // The indices, with ties (whole numbers), NaN and both directions.
+    for dtype in NUMERIC {
+        let mut x = round_floats(c.rand(&[3, 6], dtype, -2.0, 2.0));
+        if dtype.is_float() {
+            let mut v = x.to_f64s();
+            v[2] = f64::NAN;
+            v[9] = f64::NAN;
+            v[10] = f64::NAN;
+            x = Tensor::from_f64s(Shape::from([3, 6]), &v, dtype).unwrap();
+        }
+        for largest in [true, false] {
+            for (axis, reverse) in [(-1i64, false), (1, true), (0, false)] {
+                let op = if largest {
+                    "cummax-indices"
+                } else {
+                    "cummin-indices"
+                };
+                let spec = json!({"op": op, "axis": axis, "reverse": reverse});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    let values = g.cum_extreme(largest, i[0], axis, reverse)?;
+                    g.cum_extreme_indices(i[0], values, axis, reverse)
+                });
+            }
         }
     }
     for dtype in [DType::I32, DType::I64] {

@@ -181,6 +181,31 @@ impl Graph {
         self.doubling_scan(name, x, axis, reverse, pad, step)
     }
 
+    /// The `i64` positions of `cummax`'s (`cummin`'s) values: the latest
+    /// position, in scan order, whose element equals the running extreme
+    /// (or is NaN), as PyTorch's `cummax` indices.
+    pub fn cum_extreme_indices(
+        &mut self,
+        x: NodeId,
+        values: NodeId,
+        axis: i64,
+        reverse: bool,
+    ) -> Result<NodeId, OpError> {
+        let shape = self.shape(x).clone();
+        let a = normalize_axis_for("cummax", axis, &shape)?;
+        let n = shape.dims()[a] as i64;
+        let mut hit = self.compare(CompareOp::Eq, x, values)?;
+        if self.dtype(x).is_float() {
+            let nan = self.compare(CompareOp::Ne, x, x)?;
+            hit = self.binary(BinaryOp::BitOr, hit, nan)?;
+        }
+        let position = self.iota(shape, a as i64, DType::I64)?;
+        // Forward, the latest hit is the largest position; backward, the smallest.
+        let missing = if reverse { n } else { -1 };
+        let candidates = self.where_(hit, position, missing)?;
+        self.cum_extreme(!reverse, candidates, a as i64, reverse)
+    }
+
     /// `(logcumsumexp x :axis a)`: `log(cumsum(exp(x)))` without overflow,
     /// each step `m + log(exp(a - m) + exp(b - m))` with `m` the larger
     /// (0 when it is infinite), so ties share the gradient evenly; in f32.

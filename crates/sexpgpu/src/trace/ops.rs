@@ -506,13 +506,13 @@ pub static OPS: &[Op] = &[
         "cummax",
         Run::Handler(scan),
         &["axis", "reverse"],
-        "running maxima along `:axis` (-1)",
+        "`[values indices]`: running maxima along `:axis` (-1) and where they were found",
     ),
     op(
         "cummin",
         Run::Handler(scan),
         &["axis", "reverse"],
-        "running minima along `:axis` (-1)",
+        "`[values indices]`: running minima along `:axis` (-1) and where they were found",
     ),
     op(
         "logcumsumexp",
@@ -1532,14 +1532,25 @@ fn scan(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResu
         .keyword("reverse")
         .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
     let operands = parsed.positional;
-    record(interp, name, site, &operands, |g, id| {
+    let mut indices = None;
+    let values = record(interp, name, site, &operands, |g, id| {
         let x = args::tensor(g, id, name, &operands, site, 0)?;
         Ok(match name {
             "cumprod" => g.cumprod(x, axis, reverse),
-            "cummax" => g.cum_extreme(true, x, axis, reverse),
-            "cummin" => g.cum_extreme(false, x, axis, reverse),
+            "cummax" | "cummin" => {
+                g.cum_extreme(name == "cummax", x, axis, reverse)
+                    .and_then(|v| {
+                        let at = g.cum_extreme_indices(x, v, axis, reverse)?;
+                        indices = Some(traced(g, id, at));
+                        Ok(v)
+                    })
+            }
             _ => g.logcumsumexp(x, axis, reverse),
         })
+    })?;
+    Ok(match indices {
+        Some(i) => Value::vector(vec![values, i]),
+        None => values,
     })
 }
 
