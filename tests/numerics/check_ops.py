@@ -12,6 +12,7 @@ Prints one line per failure and ends with 'N passed, N failed'.
 """
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -156,7 +157,69 @@ UNARY = {
     "tanh": np.tanh,
     "acos": np.arccos,
     "asin": np.arcsin,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "softplus": lambda x: np.logaddexp(0.0, x),
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "erf": lambda x: np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tan": np.tan,
+    "atan": np.arctan,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "log2": np.log2,
+    "exp2": np.exp2,
+    "log10": np.log10,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": np.round,  # half to even, as PyTorch
+    "trunc": np.trunc,
+    # PyTorch's sign: 0 for NaN.
+    "sign": lambda x: np.where(np.isnan(x), 0.0, np.sign(x)) if x.dtype.kind == "f" else np.sign(x),
 }
+
+
+def int_quot(a, b):
+    """Integer division rounded toward zero; by zero 0 (as NumPy)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.abs(a) // np.where(b == 0, 1, np.abs(b)) * np.sign(a) * np.sign(b)
+    return np.where(b == 0, 0, q)
+
+
+def quot(a, b):
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    return int_quot(a, b)
+
+
+def rem(a, b):
+    if a.dtype.kind == "f":
+        return np.fmod(a, b)
+    return np.where(b == 0, 0, a - int_quot(a, b) * b)
+
+
+def float_exact(f):
+    """Division-like float ops recomputed in float32, where they are exact
+    (so rounding the f64 quotient first cannot differ)."""
+    def run(a, b):
+        if a.dtype.kind == "f":
+            return f(a.astype(np.float32), b.astype(np.float32))
+        return f(a, b)
+    return run
+
+
+def shift(op, a, b, dtype):
+    width = 32 if dtype == "i32" else 64
+    a = a.astype(np.int64)
+    inside = (b >= 0) & (b < width)
+    amount = np.where(inside, b, 0).astype(np.int64)
+    if op == "shift-left":
+        out = np.where(inside, np.left_shift(a, amount), 0)
+    else:
+        out = np.where(inside, np.right_shift(a, amount), np.where(a < 0, -1, 0))
+    return out
 BINARY = {
     "add": np.add,
     "sub": np.subtract,
@@ -166,6 +229,13 @@ BINARY = {
     "maximum": np.maximum,
     "minimum": np.minimum,
     "atan2": np.arctan2,
+    "quot": quot,
+    "rem": float_exact(rem),
+    "floor-div": float_exact(np.floor_divide),
+    "mod": float_exact(np.remainder),
+    "bit-and": np.bitwise_and,
+    "bit-or": np.bitwise_or,
+    "bit-xor": np.bitwise_xor,
 }
 COMPARE = {
     "eq": np.equal,
@@ -211,12 +281,195 @@ def cast(x, src, to):
     return finish(x, to)
 
 
+def axes_of(case):
+    return None if case["axes"] is None else tuple(case["axes"])
+
+
+def arg_extreme(case, w, largest):
+    """The first extreme over the axes, counted row-major within them; NaN
+    counts as the extreme (PyTorch)."""
+    x = w[0]
+    axes = list(range(x.ndim)) if case["axes"] is None else [a % x.ndim for a in case["axes"]]
+    axes = sorted(axes)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = np.transpose(x, kept + axes)
+    flat = moved.reshape([x.shape[a] for a in kept] + [-1])
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        key = np.where(nan, np.inf if largest else -np.inf, flat)
+        out = (np.argmax if largest else np.argmin)(key, axis=-1)
+        out = np.where(nan.any(axis=-1), np.argmax(nan, axis=-1), out)
+    else:
+        out = (np.argmax if largest else np.argmin)(flat, axis=-1)
+    if case["keepdims"]:
+        out = out.reshape([1 if a in axes else x.shape[a] for a in range(x.ndim)])
+    return out
+
+
+def variance(case, w, dtype, root):
+    x = w[0].astype(np.float32)  # the rounded inputs
+    axes = axes_of(case)
+    n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    mean = np.sum(w[0], axis=axes, keepdims=True) / n if n else np.full([1] * x.ndim, np.nan)
+    dev = (w[0] - mean) ** 2
+    var = np.sum(dev, axis=axes, keepdims=case["keepdims"]) / max(n - case["correction"], 0)
+    return finish(np.sqrt(var) if root else var, dtype)
+
+
+def lerp(w, dtype):
+    a, b, t = w
+    return finish(np.where(np.abs(t) < 0.5, a + t * (b - a), b - (b - a) * (1 - t)), dtype)
+
+
+def argsort(x, axis, descending):
+    """Stable, NaN above every number (last ascending, first descending)."""
+    x = np.moveaxis(x, axis, -1)
+    nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+    filled = np.where(nan, 0, x)
+    if descending:
+        # Sort keys: NaN first, then larger first; lexsort is stable.
+        order = np.lexsort((-filled, ~nan), axis=-1)
+    else:
+        order = np.lexsort((filled, nan), axis=-1)
+    return np.moveaxis(order, -1, axis)
+
+
+def top_k(case, x):
+    order = argsort(x, case["axis"], case["largest"])
+    return np.take(order, np.arange(case["k"]), axis=case["axis"])
+
+
+def categorical(case, w):
+    u = uniform({**case, "low": 0.0, "high": 1.0}, "f32")
+    logits = w[0].astype(np.float32)
+    with np.errstate(divide="ignore"):
+        noisy = logits - np.log(-np.log(u))
+    return np.argmax(noisy, axis=-1)
+
+
+def cumulative(op, x, axis, reverse, dtype):
+    x = np.moveaxis(x, axis, -1)
+    if reverse:
+        x = x[..., ::-1]
+    if op == "cumprod":
+        out = np.cumprod(x.astype(np.float32), axis=-1)  # each step an f32 product
+    elif op == "cummax":
+        out = np.maximum.accumulate(x, axis=-1)
+    elif op == "cummin":
+        out = np.minimum.accumulate(x, axis=-1)
+    else:
+        out = np.logaddexp.accumulate(x, axis=-1)
+    if reverse:
+        out = out[..., ::-1]
+    return finish(np.moveaxis(out, -1, axis), dtype)
+
+
+def cum_indices(case, x, largest):
+    """PyTorch's rule: a position takes over when it is NaN, or when no NaN
+    was met and it is >= (<=) the running extreme."""
+    x = np.moveaxis(x, case["axis"], -1)
+    out = np.zeros(x.shape, dtype=np.int64)
+    n = x.shape[-1]
+    order = range(n - 1, -1, -1) if case["reverse"] else range(n)
+    for line in np.ndindex(x.shape[:-1]):
+        best, at = None, 0
+        for t in order:
+            v = x[line + (t,)]
+            nan_v = x.dtype.kind == "f" and np.isnan(v)
+            nan_best = best is not None and x.dtype.kind == "f" and np.isnan(best)
+            better = best is None or (v >= best if largest else v <= best)
+            if nan_v or (not nan_best and better):
+                best, at = v, t
+            out[line + (t,)] = at
+    return np.moveaxis(out, -1, case["axis"])
+
+
+def prod(case, w, dtype):
+    x = w[0].astype(np.float32)
+    return finish(np.prod(x, axis=axes_of(case), keepdims=case["keepdims"], dtype=np.float32), dtype)
+
+
+def linspace(case, dtype):
+    start, end, steps = case["start"], case["end"], case["steps"]
+    if steps == 1:
+        return finish(np.full([1], start), dtype)
+    f = np.float32
+    cast = (lambda v: to_bf16(np.float32(v))) if dtype == "bf16" else f
+    start_, end_ = cast(start), cast(end)
+    step = cast((f(end_) - f(start_)) / f(max(steps - 1, 1)))
+    i = np.arange(steps)
+    lo = cast(f(start_) + cast(cast(i.astype(f)) * step))
+    hi = cast(f(end_) - cast(cast(f(steps - 1) - i.astype(f)) * step))
+    return finish(np.where(i < steps // 2, lo, hi), dtype)
+
+
+def unfold(case, x):
+    axis, size, step = case["axis"] % x.ndim, case["size"], case["step"]
+    n = x.shape[axis]
+    starts = range(0, n - size + 1, step)
+    windows = [np.moveaxis(np.take(x, np.arange(s, s + size), axis=axis), axis, -1) for s in starts]
+    return np.stack(windows, axis=axis)
+
+
+def slice_step(case, x):
+    start, stop, step = case["start"], case["stop"], case["step"]
+    stop = None if stop == -1 else stop
+    index = [slice(None)] * x.ndim
+    index[case["axis"]] = slice(start, stop, step)
+    return x[tuple(index)]
+
+
+COMPOSED = {
+    "cummax-indices": lambda case, w, d: cum_indices(case, w[0], True),
+    "cummin-indices": lambda case, w, d: cum_indices(case, w[0], False),
+    "prod": lambda case, w, d: prod(case, w, d),
+    "cumprod": lambda case, w, d: cumulative("cumprod", w[0], case["axis"], case["reverse"], d),
+    "cummax": lambda case, w, d: cumulative("cummax", w[0], case["axis"], case["reverse"], d),
+    "cummin": lambda case, w, d: cumulative("cummin", w[0], case["axis"], case["reverse"], d),
+    "logcumsumexp": lambda case, w, d: cumulative("logcumsumexp", w[0], case["axis"], case["reverse"], d),
+    "linspace": lambda case, w, d: linspace(case, d),
+    "flip": lambda case, w, d: np.flip(w[0], axis=tuple(case["axes"])),
+    "roll": lambda case, w, d: np.roll(w[0], case["shift"], axis=case["axis"]),
+    "tril": lambda case, w, d: np.where(np.tri(*w[0].shape[-2:], k=case["diagonal"], dtype=bool), w[0], np.zeros_like(w[0])),
+    "triu": lambda case, w, d: np.where(~np.tri(*w[0].shape[-2:], k=case["diagonal"] - 1, dtype=bool), w[0], np.zeros_like(w[0])),
+    "repeat": lambda case, w, d: np.tile(w[0], case["reps"]),
+    "unfold": lambda case, w, d: unfold(case, w[0]),
+    "slice-step": lambda case, w, d: slice_step(case, w[0]),
+    "eye": lambda case, w, d: finish(np.eye(case["n"], case["m"]), d),
+    "argsort": lambda case, w, d: argsort(w[0], case["axis"], case["descending"]),
+    "sort": lambda case, w, d: np.take_along_axis(w[0], argsort(w[0], case["axis"], case["descending"]), axis=case["axis"]),
+    "top-k": lambda case, w, d: top_k(case, w[0]),
+    "categorical": lambda case, w, d: categorical(case, w),
+    "min": lambda case, w, d: finish(np.min(w[0], axis=axes_of(case), keepdims=case["keepdims"]), d),
+    "any": lambda case, w, d: np.any(w[0], axis=axes_of(case), keepdims=case["keepdims"]),
+    "all": lambda case, w, d: np.all(w[0], axis=axes_of(case), keepdims=case["keepdims"]),
+    "argmax": lambda case, w, d: arg_extreme(case, w, True),
+    "argmin": lambda case, w, d: arg_extreme(case, w, False),
+    "clip": lambda case, w, d: finish(np.where(w[0] > w[2], w[2], np.where(w[0] < w[1], w[1], w[0])), d),
+    "one-hot": lambda case, w, d: finish(w[0][..., None] == np.arange(case["n"]), d),
+    "bit-not": lambda case, w, d: finish(np.invert(w[0]), d),
+    "logical-not": lambda case, w, d: np.logical_not(w[0]),
+    "var": lambda case, w, d: variance(case, w, d, False),
+    "std": lambda case, w, d: variance(case, w, d, True),
+    "lerp": lambda case, w, d: lerp(w, d),
+    "isnan": lambda case, w, d: np.isnan(w[0]),
+    "isinf": lambda case, w, d: np.isinf(w[0]),
+    "isfinite": lambda case, w, d: np.isfinite(w[0]),
+}
+
+
 def expected(case, xs):
     op, out_dtype = case["op"], case["output"]["dtype"]
     w = [widen(x) for x in xs]
     if op in UNARY:
         with np.errstate(invalid="ignore", divide="ignore"):
             return finish(UNARY[op](w[0]), out_dtype)
+    if op in ("shift-left", "shift-right"):
+        b = w[1] if "number" not in case else np.asarray(case["number"], dtype=np.int64)
+        return finish(shift(op, w[0], np.broadcast_to(b, np.broadcast_shapes(w[0].shape, np.shape(b))), out_dtype), out_dtype)
+    if op in COMPOSED:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return COMPOSED[op](case, w, out_dtype)
     if op in BINARY:
         operands = w if "number" not in case else [w[0], np.asarray(case["number"], dtype=w[0].dtype)]
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):

@@ -49,7 +49,55 @@ def sequence(t):
     return (out * out).sum()
 
 
-CASES = {"softmax_ce": softmax_ce, "mlp": mlp, "sequence": sequence}
+def squares(ys):
+    return sum((y * y).sum() for y in ys)
+
+
+def new_elementwise(t):
+    x, pos, divisor = t["x"], t["pos"], t["divisor"]
+    ys = [f(x) for f in (
+        torch.sigmoid, torch.nn.functional.softplus, torch.log1p, torch.expm1, torch.erf,
+        torch.sinh, torch.cosh, torch.tan, torch.atan, torch.asinh, torch.atanh, torch.exp2,
+        torch.floor, torch.ceil, torch.round, torch.trunc, torch.sign,
+    )]
+    ys += [f(pos) for f in (torch.acosh, torch.log2, torch.log10)]
+    ys += [torch.fmod(pos * 2.0, divisor), torch.remainder(pos * 2.0, divisor)]
+    ys += [x.clamp(-0.5, 0.5), torch.lerp(x, pos, divisor.expand(3, 5))]
+    return squares(ys)
+
+
+def new_structured(t):
+    x = t["x"]
+    ys = [
+        x.amin(dim=1),
+        x.var(dim=1, correction=1, keepdim=True),
+        x.std(correction=0),
+        x.prod(dim=0),
+        x.cumprod(dim=-1),
+        x.flip(0).cumprod(dim=0).flip(0),
+        x.cummax(dim=-1).values,
+        x.flip(0).cummin(dim=0).values.flip(0),
+        x.logcumsumexp(dim=-1),
+        x.sort(dim=-1, descending=True, stable=True).values,
+        x.topk(2, dim=0, largest=False).values,
+        x.flip(0, 1),
+        x.roll(2, 1),
+        x.tril(0),
+        x.triu(1),
+        x.repeat(2, 1, 2),
+        x.unfold(1, 2, 2),
+        x.index_select(1, torch.tensor([4, 2, 0])),
+    ]
+    return squares(ys)
+
+
+CASES = {
+    "softmax_ce": softmax_ce,
+    "mlp": mlp,
+    "sequence": sequence,
+    "new_elementwise": new_elementwise,
+    "new_structured": new_structured,
+}
 
 
 def main():

@@ -92,6 +92,79 @@ fn sequence(g: &mut Graph) -> Result<NodeId, OpError> {
     g.reduce(ReduceOp::Sum, square, None, false)
 }
 
+/// The sum of squares of `y`, added to `total` (the first term starts it).
+fn add_square(g: &mut Graph, total: &mut Option<NodeId>, y: NodeId) -> Result<(), OpError> {
+    let square = g.binary(BinaryOp::Mul, y, y)?;
+    let sum = g.reduce(ReduceOp::Sum, square, None, false)?;
+    *total = Some(match *total {
+        Some(t) => g.binary(BinaryOp::Add, t, sum)?,
+        None => sum,
+    });
+    Ok(())
+}
+
+/// Every elementwise function added after the first set, and the division
+/// remainders: `x` in (-1, 1), `pos` in (1.2, 3), `divisor` in (0.5, 2).
+fn new_elementwise(g: &mut Graph) -> Result<NodeId, OpError> {
+    let x = g.input("x", Shape::from([3, 5]), DType::F32);
+    let pos = g.input("pos", Shape::from([3, 5]), DType::F32);
+    let divisor = g.input("divisor", Shape::from([5]), DType::F32);
+    let mut total = None;
+    use UnaryOp::*;
+    for op in [
+        Sigmoid, Softplus, Log1p, Expm1, Erf, Sinh, Cosh, Tan, Atan, Asinh, Atanh, Exp2, Floor,
+        Ceil, Round, Trunc, Sign,
+    ] {
+        let y = g.unary(op, x)?;
+        add_square(g, &mut total, y)?;
+    }
+    for op in [Acosh, Log2, Log10] {
+        let y = g.unary(op, pos)?;
+        add_square(g, &mut total, y)?;
+    }
+    for op in [BinaryOp::Rem, BinaryOp::Mod] {
+        let scaled = g.binary(BinaryOp::Mul, pos, 2.0)?;
+        let y = g.binary(op, scaled, divisor)?;
+        add_square(g, &mut total, y)?;
+    }
+    let y = g.clip(x, -0.5, 0.5)?;
+    add_square(g, &mut total, y)?;
+    let y = g.lerp(x, pos, divisor)?;
+    add_square(g, &mut total, y)?;
+    Ok(total.expect("terms were added"))
+}
+
+/// The composed reductions, scans, sorts and layout operations on `x` in
+/// (-1, 1).
+fn new_structured(g: &mut Graph) -> Result<NodeId, OpError> {
+    let x = g.input("x", Shape::from([3, 5]), DType::F32);
+    let mut total = None;
+    let terms = [
+        g.reduce_min(x, Some(&[1]), false)?,
+        g.variance(false, x, Some(&[1]), 1.0, true)?,
+        g.variance(true, x, None, 0.0, false)?,
+        g.prod(x, Some(&[0]), false)?,
+        g.cumprod(x, -1, false)?,
+        g.cumprod(x, 0, true)?,
+        g.cum_extreme(true, x, -1, false)?,
+        g.cum_extreme(false, x, 0, true)?,
+        g.logcumsumexp(x, -1, false)?,
+        g.sort(x, -1, true)?.0,
+        g.top_k(x, 2, 0, false)?.0,
+        g.flip(x, &[0, 1])?,
+        g.roll(x, 2, Some(1))?,
+        g.triangle(false, x, 0)?,
+        g.triangle(true, x, 1)?,
+        g.repeat(x, &[2, 1, 2])?,
+        g.unfold(x, 1, 2, 2)?,
+        g.slice_step(x, 1, (4, -1, -2))?,
+    ];
+    for y in terms {
+        add_square(g, &mut total, y)?;
+    }
+    Ok(total.expect("terms were added"))
+}
+
 /// Builds the case, differentiates it with respect to every float argument,
 /// runs it, writes everything as `.npy` and has PyTorch check it.
 fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpError>) {
@@ -117,6 +190,8 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
                 // Ids index 5 classes or a 7-row table.
                 "targets" => (0.0, 5.0),
                 "ids" => (0.0, 7.0),
+                "pos" => (1.2, 3.0),
+                "divisor" => (0.5, 2.0),
                 _ => (-1.0, 1.0),
             };
             random_tensor(&mut rng, &node.shape, node.dtype, low, high)
@@ -210,4 +285,14 @@ fn two_layer_mlp_matches_torch() {
 #[test]
 fn embedding_scan_attention_matches_torch() {
     check_against_torch("sequence", sequence);
+}
+
+#[test]
+fn new_elementwise_functions_match_torch() {
+    check_against_torch("new_elementwise", new_elementwise);
+}
+
+#[test]
+fn composed_reductions_scans_sorts_and_layouts_match_torch() {
+    check_against_torch("new_structured", new_structured);
 }

@@ -146,6 +146,17 @@ pub trait Backend {
         reverse: bool,
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
+
+    /// The `i64` positions that sort each line of `[dims]` along `axis`,
+    /// stably, NaN above every number; largest first when `descending`.
+    fn argsort(
+        &self,
+        x: Dense<'_, Self::Buffer>,
+        dims: &[usize],
+        axis: usize,
+        descending: bool,
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
 }
 
 /// What a gather reads: whole rows of a table (`index`), or single

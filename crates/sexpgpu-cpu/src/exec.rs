@@ -295,6 +295,12 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 axis,
                 reverse,
             } => backend.linear_scan(self.dense(*a)?, self.dense(*b)?, dims, *axis, *reverse, out),
+            Step::Argsort {
+                x,
+                dims,
+                axis,
+                descending,
+            } => backend.argsort(self.dense(*x)?, dims, *axis, *descending, out),
         }
     }
 

@@ -155,6 +155,7 @@ fn validate(graph: &Graph) -> Result<(), CompileError> {
             | Op::Reshape
             | Op::Broadcast
             | Op::Transpose { .. }
+            | Op::Argsort { .. }
             | Op::Slice { .. } => Some(1),
             Op::Binary(_)
             | Op::Compare(_)
@@ -372,6 +373,12 @@ impl Lowerer<'_> {
             Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => {
                 self.indexing_step(id, node)?
             }
+            Op::Argsort { axis, descending } => Step::Argsort {
+                x: self.contig(input(0))?,
+                dims: dims.to_vec(),
+                axis: *axis,
+                descending: *descending,
+            },
             Op::LinearScan { axis, reverse } => Step::LinearScan {
                 a: self.contig(input(0))?,
                 b: self.contig(input(1))?,

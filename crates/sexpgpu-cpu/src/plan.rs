@@ -199,6 +199,14 @@ pub enum Step {
         axis: usize,
         reverse: bool,
     },
+    /// The `i64` positions sorting each line of a contiguous `[dims]`
+    /// input along `axis` (stably, NaN largest).
+    Argsort {
+        x: Contig,
+        dims: Vec<usize>,
+        axis: usize,
+        descending: bool,
+    },
 }
 
 impl Step {
@@ -221,6 +229,7 @@ impl Step {
             Step::Gather { .. } => "gather",
             Step::ScatterAdd { .. } => "scatter-add",
             Step::LinearScan { .. } => "linear-scan",
+            Step::Argsort { .. } => "argsort",
         }
     }
 
@@ -247,6 +256,7 @@ impl Step {
                 base, idx, values, ..
             } => vec![base.loc, idx.loc, values.loc],
             Step::LinearScan { a, b, .. } => vec![a.loc, b.loc],
+            Step::Argsort { x, .. } => vec![x.loc],
         }
     }
 }

@@ -36,11 +36,13 @@ fn unary_ops_on_every_dtype() {
 fn binary_ops_with_broadcast_operands() {
     let mut rng = Rng::new(2);
     for op in BinaryOp::ALL {
-        let dtypes: Vec<DType> = if op.accepts_integers() {
-            FLOATS.iter().chain(&INTS).copied().collect()
-        } else {
-            FLOATS.to_vec()
-        };
+        let dtypes: Vec<DType> = FLOATS
+            .iter()
+            .chain(&INTS)
+            .chain(&[DType::Bool])
+            .copied()
+            .filter(|&d| op.operands().accepts(d))
+            .collect();
         for dtype in dtypes {
             // Same shape, a row, a column, and a plain number.
             let mut g = Graph::new("binary");
@@ -56,7 +58,12 @@ fn binary_ops_with_broadcast_operands() {
             } else {
                 Scalar::Int(3)
             };
-            let y4 = g.binary(op, y1, two).unwrap();
+            // A number never mixes with a bool tensor.
+            let y4 = if dtype == DType::Bool {
+                g.binary(op, y1, y2).unwrap()
+            } else {
+                g.binary(op, y1, two).unwrap()
+            };
             g.set_outputs(vec![y1, y2, y3, y4]);
             let args = [
                 tensor(&mut rng, &[50, 700], dtype),

@@ -21,7 +21,15 @@ fn uses_transcendentals(g: &Graph) -> bool {
     g.nodes().iter().any(|n| match &n.op {
         Op::Unary(u) => !matches!(
             u,
-            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sqrt | UnaryOp::Rsqrt
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Sqrt
+                | UnaryOp::Rsqrt
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Round
+                | UnaryOp::Trunc
+                | UnaryOp::Sign
         ),
         Op::Binary(b) => matches!(b, BinaryOp::Pow | BinaryOp::Atan2),
         Op::Normal { .. } => true,

@@ -574,4 +574,22 @@ impl Backend for CudaBackend {
         let len = dims.iter().product();
         self.run(&step, len, &[a.buf, b.buf], out, [0, 0])
     }
+
+    fn argsort(
+        &self,
+        x: Dense<'_, DeviceBuffer>,
+        dims: &[usize],
+        axis: usize,
+        descending: bool,
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let step = Step::Argsort {
+            x: contig(&x),
+            dims: dims.to_vec(),
+            axis,
+            descending,
+        };
+        let len = dims.iter().product();
+        self.run(&step, len, &[x.buf], out, [0, 0])
+    }
 }

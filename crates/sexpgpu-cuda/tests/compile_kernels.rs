@@ -270,6 +270,7 @@ fn every_kernel_of_the_examples_and_random_graphs_compiles() {
         "gather",
         "scatter-add",
         "linear-scan",
+        "argsort",
         "matmul",
         "pack",
     ]

@@ -101,6 +101,7 @@ fn op_text(node: &Node) -> String {
             format!(" :axis {axis}")
         }
         Op::LinearScan { axis, reverse } => format!(" :axis {axis} :reverse {reverse}"),
+        Op::Argsort { axis, descending } => format!(" :axis {axis} :descending {descending}"),
         Op::Unary(_)
         | Op::Binary(_)
         | Op::Compare(_)

@@ -19,10 +19,30 @@ pub enum UnaryOp {
     Tanh,
     Acos,
     Asin,
+    Sigmoid,
+    Softplus,
+    Log1p,
+    Expm1,
+    Erf,
+    Sinh,
+    Cosh,
+    Tan,
+    Atan,
+    Asinh,
+    Acosh,
+    Atanh,
+    Log2,
+    Exp2,
+    Log10,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Sign,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 11] = [
+    pub const ALL: [UnaryOp; 31] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -34,6 +54,26 @@ impl UnaryOp {
         UnaryOp::Tanh,
         UnaryOp::Acos,
         UnaryOp::Asin,
+        UnaryOp::Sigmoid,
+        UnaryOp::Softplus,
+        UnaryOp::Log1p,
+        UnaryOp::Expm1,
+        UnaryOp::Erf,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Tan,
+        UnaryOp::Atan,
+        UnaryOp::Asinh,
+        UnaryOp::Acosh,
+        UnaryOp::Atanh,
+        UnaryOp::Log2,
+        UnaryOp::Exp2,
+        UnaryOp::Log10,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::Sign,
     ];
 
     /// The builtin's name, used both in messages and in the IR.
@@ -50,12 +90,96 @@ impl UnaryOp {
             UnaryOp::Tanh => "tanh",
             UnaryOp::Acos => "acos",
             UnaryOp::Asin => "asin",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Softplus => "softplus",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Atan => "atan",
+            UnaryOp::Asinh => "asinh",
+            UnaryOp::Acosh => "acosh",
+            UnaryOp::Atanh => "atanh",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::Sign => "sign",
         }
     }
 
-    /// `neg` and `abs` also take integers (seed); the rest only floats.
+    /// `neg`, `abs` and `sign` also take integers (the rounding functions
+    /// return an integer tensor as it is, without a node); the rest only floats.
     pub fn accepts_integers(self) -> bool {
-        matches!(self, UnaryOp::Neg | UnaryOp::Abs)
+        matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign)
+    }
+
+    /// `floor ceil round trunc`: the identity on integers.
+    pub fn is_rounding(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc
+        )
+    }
+
+    /// The functions computed in f64 and rounded once to the node's dtype
+    /// (`docs/sexpgpu/operations.md`), so that they are nearly always
+    /// correctly rounded and the devices' libraries agree on them.
+    pub fn in_f64(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Sigmoid
+                | UnaryOp::Softplus
+                | UnaryOp::Log1p
+                | UnaryOp::Expm1
+                | UnaryOp::Erf
+                | UnaryOp::Sinh
+                | UnaryOp::Cosh
+                | UnaryOp::Tan
+                | UnaryOp::Atan
+                | UnaryOp::Asinh
+                | UnaryOp::Acosh
+                | UnaryOp::Atanh
+                | UnaryOp::Log2
+                | UnaryOp::Exp2
+                | UnaryOp::Log10
+        )
+    }
+
+    /// The f64 value of the functions that [`UnaryOp::in_f64`] names (and of
+    /// the exact ones, `floor ceil round trunc sign`); `None` for the
+    /// original functions, which the executors compute in f32.
+    pub fn f64_value(self, x: f64) -> Option<f64> {
+        Some(match self {
+            UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            // The stable form: max(x, 0) + log1p(exp(-|x|)).
+            UnaryOp::Softplus => x.max(0.0) + (-x.abs()).exp().ln_1p(),
+            UnaryOp::Log1p => x.ln_1p(),
+            UnaryOp::Expm1 => x.exp_m1(),
+            UnaryOp::Erf => libm::erf(x),
+            UnaryOp::Sinh => x.sinh(),
+            UnaryOp::Cosh => x.cosh(),
+            UnaryOp::Tan => x.tan(),
+            UnaryOp::Atan => x.atan(),
+            UnaryOp::Asinh => x.asinh(),
+            UnaryOp::Acosh => x.acosh(),
+            UnaryOp::Atanh => x.atanh(),
+            UnaryOp::Log2 => x.log2(),
+            UnaryOp::Exp2 => x.exp2(),
+            UnaryOp::Log10 => x.log10(),
+            UnaryOp::Floor => x.floor(),
+            UnaryOp::Ceil => x.ceil(),
+            UnaryOp::Round => x.round_ties_even(),
+            UnaryOp::Trunc => x.trunc(),
+            // PyTorch's: 0 for zeros and NaN (`(0 < x) - (x < 0)`).
+            UnaryOp::Sign => f64::from(u8::from(0.0 < x)) - f64::from(u8::from(x < 0.0)),
+            _ => return None,
+        })
     }
 }
 
@@ -70,10 +194,33 @@ pub enum BinaryOp {
     Maximum,
     Minimum,
     Atan2,
+    /// Division rounded toward zero (`torch.div(rounding_mode="trunc")`).
+    Quot,
+    /// The remainder of `Quot`, with the dividend's sign (`torch.fmod`).
+    Rem,
+    /// Division rounded down (`torch.floor_divide`).
+    FloorDiv,
+    /// The remainder of `FloorDiv`, with the divisor's sign (`torch.remainder`).
+    Mod,
+    BitAnd,
+    BitOr,
+    BitXor,
+    ShiftLeft,
+    /// Arithmetic (sign-filling) shift.
+    ShiftRight,
+}
+
+/// Which dtypes a binary operation takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operands {
+    Floats,
+    Numbers,
+    Integers,
+    IntegersOrBool,
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 8] = [
+    pub const ALL: [BinaryOp; 17] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -82,6 +229,15 @@ impl BinaryOp {
         BinaryOp::Maximum,
         BinaryOp::Minimum,
         BinaryOp::Atan2,
+        BinaryOp::Quot,
+        BinaryOp::Rem,
+        BinaryOp::FloorDiv,
+        BinaryOp::Mod,
+        BinaryOp::BitAnd,
+        BinaryOp::BitOr,
+        BinaryOp::BitXor,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRight,
     ];
 
     /// The name the IR prints.
@@ -95,6 +251,15 @@ impl BinaryOp {
             BinaryOp::Maximum => "maximum",
             BinaryOp::Minimum => "minimum",
             BinaryOp::Atan2 => "atan2",
+            BinaryOp::Quot => "quot",
+            BinaryOp::Rem => "rem",
+            BinaryOp::FloorDiv => "floor-div",
+            BinaryOp::Mod => "mod",
+            BinaryOp::BitAnd => "bit-and",
+            BinaryOp::BitOr => "bit-or",
+            BinaryOp::BitXor => "bit-xor",
+            BinaryOp::ShiftLeft => "shift-left",
+            BinaryOp::ShiftRight => "shift-right",
         }
     }
 
@@ -112,7 +277,40 @@ impl BinaryOp {
     /// `/`, `pow` and `atan2` are float-only: integer division and integer
     /// powers have several reasonable meanings, so the user casts and chooses.
     pub fn accepts_integers(self) -> bool {
-        !matches!(self, BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2)
+        self.operands() != Operands::Floats
+    }
+
+    /// The dtypes the operation takes: the bitwise operations and shifts
+    /// only integers (`bit-and bit-or bit-xor` also `bool`).
+    pub fn operands(self) -> Operands {
+        match self {
+            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => Operands::Floats,
+            BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => Operands::IntegersOrBool,
+            BinaryOp::ShiftLeft | BinaryOp::ShiftRight => Operands::Integers,
+            _ => Operands::Numbers,
+        }
+    }
+}
+
+impl Operands {
+    /// Whether a tensor of `dtype` may be an operand.
+    pub fn accepts(self, dtype: crate::dtype::DType) -> bool {
+        match self {
+            Operands::Floats => dtype.is_float(),
+            Operands::Numbers => dtype.is_float() || dtype.is_integer(),
+            Operands::Integers => dtype.is_integer(),
+            Operands::IntegersOrBool => !dtype.is_float(),
+        }
+    }
+
+    /// What the message says the operation expects.
+    pub fn wanted(self) -> &'static str {
+        match self {
+            Operands::Floats => "float tensors",
+            Operands::Numbers => "float or integer tensors",
+            Operands::Integers => "integer tensors",
+            Operands::IntegersOrBool => "integer or bool tensors",
+        }
     }
 }
 
@@ -261,6 +459,12 @@ pub enum Op {
         axis: usize,
         reverse: bool,
     },
+    /// The `i64` positions that sort `x` along `axis` (stably; NaN above
+    /// every number), largest first when `descending`.
+    Argsort {
+        axis: usize,
+        descending: bool,
+    },
 }
 
 impl Op {
@@ -291,6 +495,7 @@ impl Op {
             Op::Gather { .. } => "gather",
             Op::ScatterAdd { .. } => "scatter-add",
             Op::LinearScan { .. } => "linear-scan",
+            Op::Argsort { .. } => "argsort",
         }
     }
 }

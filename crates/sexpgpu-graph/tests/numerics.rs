@@ -8,8 +8,8 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use sexpgpu_graph::{
-    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, ReduceOp, Scalar, Shape,
-    Tensor, UnaryOp,
+    execute, to_npy, BinaryOp, CompareOp, DType, Graph, NodeId, OpError, Operands, ReduceOp,
+    Scalar, Shape, Tensor, UnaryOp,
 };
 use uitest::support::{python, workspace_root, Rng};
 
@@ -91,9 +91,16 @@ fn unary_cases(c: &mut Cases) {
             &FLOATS
         };
         let (lo, hi) = match op {
-            UnaryOp::Sqrt | UnaryOp::Log | UnaryOp::Rsqrt => (0.05, 4.0),
-            UnaryOp::Acos | UnaryOp::Asin => (-1.2, 1.2), // NaN outside [-1, 1]
-            UnaryOp::Exp => (-4.0, 4.0),
+            UnaryOp::Sqrt | UnaryOp::Log | UnaryOp::Rsqrt | UnaryOp::Log2 | UnaryOp::Log10 => {
+                (0.05, 4.0)
+            }
+            // NaN outside the domain.
+            UnaryOp::Acos | UnaryOp::Asin | UnaryOp::Atanh => (-1.2, 1.2),
+            UnaryOp::Acosh => (0.9, 4.0),
+            UnaryOp::Log1p => (-0.9, 4.0),
+            UnaryOp::Tan => (-1.5, 1.5),
+            UnaryOp::Exp | UnaryOp::Exp2 | UnaryOp::Expm1 => (-4.0, 4.0),
+            UnaryOp::Sigmoid | UnaryOp::Softplus => (-30.0, 30.0),
             _ => (-3.0, 3.0),
         };
         for &dtype in dtypes {
@@ -120,14 +127,23 @@ fn binary_cases(c: &mut Cases) {
         (&[], &[2, 3]),
     ];
     for op in BinaryOp::ALL {
-        let dtypes: &[DType] = if op.accepts_integers() {
-            &NUMERIC
-        } else {
-            &FLOATS
+        let dtypes: &[DType] = match op.operands() {
+            Operands::Floats => &FLOATS,
+            Operands::Numbers => &NUMERIC,
+            Operands::Integers => &[DType::I32, DType::I64],
+            Operands::IntegersOrBool => &[DType::I32, DType::I64, DType::Bool],
         };
         for &dtype in dtypes {
             for (da, db) in pairs {
                 let ((alo, ahi), (blo, bhi)) = match (op, dtype.is_integer()) {
+                    // Shifts past the width, and negative ones.
+                    (BinaryOp::ShiftLeft | BinaryOp::ShiftRight, _) => {
+                        ((-1000.0, 1000.0), (-3.0, 70.0))
+                    }
+                    // Small divisors, zero among them.
+                    (BinaryOp::Quot | BinaryOp::Rem | BinaryOp::Mod | BinaryOp::FloorDiv, true) => {
+                        ((-1000.0, 1000.0), (-5.0, 5.0))
+                    }
                     (_, true) => ((-1000.0, 1000.0), (-1000.0, 1000.0)),
                     (BinaryOp::Pow, _) => ((0.1, 3.0), (-2.0, 2.0)),
                     (BinaryOp::Div, _) => ((-3.0, 3.0), (0.5, 3.0)),
@@ -137,6 +153,9 @@ fn binary_cases(c: &mut Cases) {
                 c.add(json!({"op": op.name()}), vec![a, b], 0, &move |g, i| {
                     g.binary(op, i[0], i[1])
                 });
+            }
+            if dtype == DType::Bool {
+                continue;
             }
             // A plain number on the right becomes a broadcast constant of the tensor's dtype.
             let number = if dtype.is_integer() {
@@ -577,6 +596,336 @@ fn special_value_cases(c: &mut Cases) {
     });
 }
 
+/// The operations composed at trace time: reductions over negative,
+/// size-1 and empty axes, and NaN and infinities where they matter.
+fn composed_cases(c: &mut Cases) {
+    let axes_cases: [Option<&'static [i64]>; 4] = [None, Some(&[-1]), Some(&[0, 2]), Some(&[1])];
+    for dtype in NUMERIC {
+        for axes in axes_cases {
+            for keepdims in [false, true] {
+                let x = round_floats(c.rand(&[2, 1, 4], dtype, -5.0, 5.0));
+                let spec = json!({"op": "min", "axes": axes, "keepdims": keepdims});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    g.reduce_min(i[0], axes, keepdims)
+                });
+                for all in [false, true] {
+                    let spec = json!({"op": if all { "all" } else { "any" }, "axes": axes, "keepdims": keepdims});
+                    c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                        g.any_all(all, i[0], axes, keepdims)
+                    });
+                }
+            }
+        }
+        let arg_axes: [Option<&'static [i64]>; 5] =
+            [None, Some(&[0]), Some(&[-1]), Some(&[1]), Some(&[2, 0])];
+        for axes in arg_axes {
+            for keepdims in [false, true] {
+                for largest in [true, false] {
+                    // Whole numbers, so ties pick the first index.
+                    let x = round_floats(c.rand(&[3, 1, 5], dtype, -3.0, 3.0));
+                    let op = if largest { "argmax" } else { "argmin" };
+                    let spec = json!({"op": op, "axes": axes, "keepdims": keepdims});
+                    c.add(spec, vec![x], 0, &move |g, i| {
+                        g.arg_extreme(largest, i[0], axes, keepdims)
+                    });
+                }
+            }
+        }
+        let x = c.rand(&[3, 4], dtype, -5.0, 5.0);
+        let (lo, hi) = (
+            c.rand(&[4], dtype, -3.0, 0.0),
+            c.rand(&[3, 1], dtype, 0.0, 3.0),
+        );
+        c.add(json!({"op": "clip"}), vec![x, lo, hi], 0, &|g, i| {
+            g.clip(i[0], i[1], i[2])
+        });
+    }
+    for dtype in [DType::I32, DType::I64] {
+        let ids = c.rand(&[2, 3], dtype, -1.0, 4.0);
+        c.add(json!({"op": "one-hot", "n": 4}), vec![ids], 0, &|g, i| {
+            g.one_hot(i[0], 4, DType::F32)
+        });
+        let x = c.rand(&[5], dtype, -1000.0, 1000.0);
+        c.add(json!({"op": "bit-not"}), vec![x], 0, &|g, i| {
+            g.bit_not(i[0])
+        });
+    }
+    let m = c.rand(&[2, 3], DType::Bool, 0.0, 1.0);
+    c.add(json!({"op": "logical-not"}), vec![m.clone()], 0, &|g, i| {
+        g.logical_not(i[0])
+    });
+    for all in [false, true] {
+        let spec = json!({"op": if all { "all" } else { "any" }, "axes": [0], "keepdims": false});
+        c.add(spec, vec![m.clone()], 0, &move |g, i| {
+            g.any_all(all, i[0], Some(&[0]), false)
+        });
+    }
+    composed_float_cases(c);
+    sort_cases(c);
+    scan_and_layout_cases(c);
+}
+
+/// Sorting, scans and layouts along an empty axis and a size-1 axis.
+fn empty_axis_cases(c: &mut Cases) {
+    for dims in [[0usize, 3], [3, 1]] {
+        let x = c.rand(&dims, DType::F32, -2.0, 2.0);
+        let spec = json!({"op": "argsort", "axis": 0, "descending": false});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.argsort(i[0], 0, false));
+        for op in ["cumprod", "cummax", "logcumsumexp"] {
+            let spec = json!({"op": op, "axis": 0, "reverse": true});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| match op {
+                "cumprod" => g.cumprod(i[0], 0, true),
+                "cummax" => g.cum_extreme(true, i[0], 0, true),
+                _ => g.logcumsumexp(i[0], 0, true),
+            });
+        }
+        let spec = json!({"op": "flip", "axes": [0, 1]});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.flip(i[0], &[0, 1]));
+        let spec = json!({"op": "roll", "shift": 4, "axis": 0});
+        c.add(spec, vec![x.clone()], 0, &|g, i| g.roll(i[0], 4, Some(0)));
+        for all in [false, true] {
+            let spec =
+                json!({"op": if all { "all" } else { "any" }, "axes": [0], "keepdims": true});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.any_all(all, i[0], Some(&[0]), true)
+            });
+        }
+    }
+}
+
+/// Products, running scans and the composed layout and creation ops.
+fn scan_and_layout_cases(c: &mut Cases) {
+    empty_axis_cases(c);
+    for dtype in FLOATS {
+        for axes in [None, Some(&[-1][..]), Some(&[0, 2][..]), Some(&[1][..])] {
+            let x = c.rand(&[2, 1, 4], dtype, 0.5, 1.5);
+            let spec = json!({"op": "prod", "axes": axes, "keepdims": true});
+            c.add(spec, vec![x], 0, &move |g, i| g.prod(i[0], axes, true));
+        }
+        let x = c.rand(&[0, 3], dtype, -1.0, 1.0);
+        let spec = json!({"op": "prod", "axes": [0], "keepdims": false});
+        c.add(spec, vec![x], 0, &|g, i| g.prod(i[0], Some(&[0]), false));
+        for (axis, reverse) in [(-1i64, false), (0, true), (1, false)] {
+            let x = c.rand(&[3, 6], dtype, -1.5, 1.5);
+            for op in ["cumprod", "cummax", "cummin", "logcumsumexp"] {
+                let spec = json!({"op": op, "axis": axis, "reverse": reverse});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| match op {
+                    "cumprod" => g.cumprod(i[0], axis, reverse),
+                    "cummax" => g.cum_extreme(true, i[0], axis, reverse),
+                    "cummin" => g.cum_extreme(false, i[0], axis, reverse),
+                    _ => g.logcumsumexp(i[0], axis, reverse),
+                });
+            }
+        }
+        let specials = [f64::NEG_INFINITY, 1.0, f64::NAN, 700.0, -2.0, f64::INFINITY];
+        let x = Tensor::from_f64s(Shape::from([6]), &specials, dtype).unwrap();
+        for op in ["cummax", "cummin", "logcumsumexp"] {
+            let spec = json!({"op": op, "axis": 0, "reverse": false});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| match op {
+                "cummax" => g.cum_extreme(true, i[0], 0, false),
+                "cummin" => g.cum_extreme(false, i[0], 0, false),
+                _ => g.logcumsumexp(i[0], 0, false),
+            });
+        }
+        for steps in [0i64, 1, 2, 7] {
+            let spec = json!({"op": "linspace", "start": -1.5, "end": 2.0, "steps": steps});
+            c.add(spec, vec![], 0, &move |g, _| {
+                g.linspace(-1.5, 2.0, steps, dtype)
+            });
+        }
+    }
+    // The indices, with ties (whole numbers), NaN and both directions.
+    for dtype in NUMERIC {
+        let mut x = round_floats(c.rand(&[3, 6], dtype, -2.0, 2.0));
+        if dtype.is_float() {
+            let mut v = x.to_f64s();
+            v[2] = f64::NAN;
+            v[9] = f64::NAN;
+            v[10] = f64::NAN;
+            x = Tensor::from_f64s(Shape::from([3, 6]), &v, dtype).unwrap();
+        }
+        for largest in [true, false] {
+            for (axis, reverse) in [(-1i64, false), (1, true), (0, false)] {
+                let op = if largest {
+                    "cummax-indices"
+                } else {
+                    "cummin-indices"
+                };
+                let spec = json!({"op": op, "axis": axis, "reverse": reverse});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    let values = g.cum_extreme(largest, i[0], axis, reverse)?;
+                    g.cum_extreme_indices(i[0], values, axis, reverse)
+                });
+            }
+        }
+    }
+    for dtype in [DType::I32, DType::I64] {
+        let x = c.rand(&[3, 5], dtype, -100.0, 100.0);
+        for op in ["cummax", "cummin"] {
+            let spec = json!({"op": op, "axis": -1, "reverse": false});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.cum_extreme(op == "cummax", i[0], -1, false)
+            });
+        }
+    }
+    for dtype in DType::ALL {
+        let x = c.rand(&[3, 4, 5], dtype, -5.0, 5.0);
+        for axes in [&[0i64][..], &[-1, 1]] {
+            let spec = json!({"op": "flip", "axes": axes});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.flip(i[0], axes));
+        }
+        for (shift, axis) in [(2i64, Some(-1i64)), (-7, Some(0)), (5, None)] {
+            let spec = json!({"op": "roll", "shift": shift, "axis": axis});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.roll(i[0], shift, axis)
+            });
+        }
+        for (upper, diagonal) in [(false, 0i64), (true, 1), (false, -2), (true, -1)] {
+            let spec = json!({"op": if upper { "triu" } else { "tril" }, "diagonal": diagonal});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.triangle(upper, i[0], diagonal)
+            });
+        }
+        for reps in [&[2i64, 1, 3][..], &[2, 1, 1, 2]] {
+            let spec = json!({"op": "repeat", "reps": reps});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| g.repeat(i[0], reps));
+        }
+        for (axis, size, step) in [(-1i64, 2i64, 2i64), (1, 4, 1), (0, 1, 2)] {
+            let spec = json!({"op": "unfold", "axis": axis, "size": size, "step": step});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.unfold(i[0], axis, size, step)
+            });
+        }
+        for (start, stop, step) in [(0i64, 5i64, 2i64), (4, -1, -1), (3, 0, -2), (1, 4, 3)] {
+            let spec =
+                json!({"op": "slice-step", "axis": 2, "start": start, "stop": stop, "step": step});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.slice_step(i[0], 2, (start, stop, step))
+            });
+        }
+        let spec = json!({"op": "eye", "n": 3, "m": 4});
+        c.add(spec, vec![], 0, &move |g, _| g.eye(3, 4, dtype));
+    }
+}
+
+/// `argsort`, `sort` and `top-k` along every axis, with ties, NaN and
+/// infinities; `categorical` against NumPy's own draw from the stream.
+fn sort_cases(c: &mut Cases) {
+    for dtype in NUMERIC {
+        for axis in [0i64, -1, 1] {
+            for descending in [false, true] {
+                let x = round_floats(c.rand(&[3, 5, 4], dtype, -3.0, 3.0));
+                let spec = json!({"op": "argsort", "axis": axis, "descending": descending});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    g.argsort(i[0], axis, descending)
+                });
+                let spec = json!({"op": "sort", "axis": axis, "descending": descending});
+                c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                    Ok(g.sort(i[0], axis, descending)?.0)
+                });
+                for k in [0i64, 1, 3] {
+                    let spec = json!({"op": "top-k", "k": k, "axis": axis, "largest": descending});
+                    c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                        Ok(g.top_k(i[0], k, axis, descending)?.1)
+                    });
+                }
+            }
+        }
+    }
+    let specials = [
+        f64::NAN,
+        1.0,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -0.0,
+        0.0,
+        f64::INFINITY,
+        1.0,
+    ];
+    for dtype in FLOATS {
+        let x = Tensor::from_f64s(Shape::from([8]), &specials, dtype).unwrap();
+        for descending in [false, true] {
+            let spec = json!({"op": "argsort", "axis": 0, "descending": descending});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.argsort(i[0], 0, descending)
+            });
+        }
+        let logits = c.rand(&[6, 5], dtype, -2.0, 2.0);
+        for seed in [1u64, 2] {
+            let spec = json!({"op": "categorical", "shape": [6, 5], "stream": 0});
+            c.add(spec, vec![logits.clone()], seed, &|g, i| {
+                g.categorical(i[0], -1)
+            });
+        }
+    }
+}
+
+/// `var`/`std`, `lerp` and the float tests, with NaN and infinities.
+fn composed_float_cases(c: &mut Cases) {
+    for dtype in FLOATS {
+        for (dims, axes) in [
+            (&[3, 4][..], Some(&[-1][..])),
+            (&[3, 1], Some(&[1])),
+            (&[2, 3, 4], None),
+            (&[0, 3], Some(&[0])),
+        ] {
+            for (root, correction) in [(false, 1.0), (true, 0.0), (false, 2.0)] {
+                let x = c.rand(dims, dtype, -5.0, 5.0);
+                let op = if root { "std" } else { "var" };
+                let spec =
+                    json!({"op": op, "axes": axes, "correction": correction, "keepdims": true});
+                c.add(spec, vec![x], 0, &move |g, i| {
+                    g.variance(root, i[0], axes, correction, true)
+                });
+            }
+        }
+        let (a, b, w) = (
+            c.rand(&[3, 4], dtype, -5.0, 5.0),
+            c.rand(&[4], dtype, -5.0, 5.0),
+            c.rand(&[3, 1], dtype, -0.5, 1.5),
+        );
+        c.add(json!({"op": "lerp"}), vec![a, b, w], 0, &|g, i| {
+            g.lerp(i[0], i[1], i[2])
+        });
+        let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -1.5, 3e38];
+        let x = Tensor::from_f64s(Shape::from([2, 3]), &specials, dtype).unwrap();
+        for name in ["isnan", "isinf", "isfinite"] {
+            c.add(json!({"op": name}), vec![x.clone()], 0, &move |g, i| {
+                g.float_test(name, i[0])
+            });
+        }
+        for largest in [true, false] {
+            let op = if largest { "argmax" } else { "argmin" };
+            let spec = json!({"op": op, "axes": [1], "keepdims": false});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.arg_extreme(largest, i[0], Some(&[1]), false)
+            });
+        }
+        let spec = json!({"op": "min", "axes": null, "keepdims": false});
+        c.add(spec, vec![x.clone()], 0, &|g, i| {
+            g.reduce_min(i[0], None, false)
+        });
+        for op in [
+            UnaryOp::Sigmoid,
+            UnaryOp::Softplus,
+            UnaryOp::Log1p,
+            UnaryOp::Expm1,
+            UnaryOp::Erf,
+            UnaryOp::Floor,
+            UnaryOp::Round,
+            UnaryOp::Sign,
+            UnaryOp::Atan,
+        ] {
+            c.add(
+                json!({"op": op.name()}),
+                vec![x.clone()],
+                0,
+                &move |g, i| g.unary(op, i[0]),
+            );
+        }
+    }
+}
+
 #[test]
 fn every_op_matches_numpy() {
     let root = workspace_root();
@@ -599,6 +948,7 @@ fn every_op_matches_numpy() {
     cast_and_source_cases(&mut cases);
     empty_cases(&mut cases);
     special_value_cases(&mut cases);
+    composed_cases(&mut cases);
     let count = cases.manifest.len();
     std::fs::write(
         dir.join("manifest.json"),

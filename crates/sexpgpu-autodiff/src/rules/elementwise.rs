@@ -63,6 +63,76 @@ pub(super) fn unary(
                 slope
             }
         }
+        // Piecewise constant: no gradient flows, whatever the adjoint holds.
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc | UnaryOp::Sign => {
+            g.zeros_like(adj)
+        }
+        _ => {
+            let slope = slope(g, op, x, y)?;
+            g.binary(Mul, adj, slope)?
+        }
+    })
+}
+
+/// The derivative of the later unaries at `x` (with `y = op(x)`), as PyTorch
+/// writes them.
+fn slope(g: &mut Graph, op: UnaryOp, x: NodeId, y: NodeId) -> Result<NodeId, OpError> {
+    use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
+    Ok(match op {
+        // sigmoid' = y (1 - y).
+        UnaryOp::Sigmoid => {
+            let rest = g.binary(Sub, 1.0, y)?;
+            g.binary(Mul, y, rest)?
+        }
+        UnaryOp::Softplus => g.unary(UnaryOp::Sigmoid, x)?,
+        UnaryOp::Log1p => {
+            let one_plus = g.binary(Add, x, 1.0)?;
+            g.binary(Div, 1.0, one_plus)?
+        }
+        UnaryOp::Expm1 => g.binary(Add, y, 1.0)?,
+        // erf' = 2 / sqrt(pi) exp(-x^2).
+        UnaryOp::Erf => {
+            let square = g.binary(Mul, x, x)?;
+            let neg = g.unary(UnaryOp::Neg, square)?;
+            let bell = g.unary(UnaryOp::Exp, neg)?;
+            g.binary(Mul, bell, FRAC_2_SQRT_PI)?
+        }
+        UnaryOp::Sinh => g.unary(UnaryOp::Cosh, x)?,
+        UnaryOp::Cosh => g.unary(UnaryOp::Sinh, x)?,
+        // tan' = 1 + tan^2.
+        UnaryOp::Tan => {
+            let square = g.binary(Mul, y, y)?;
+            g.binary(Add, square, 1.0)?
+        }
+        UnaryOp::Atan | UnaryOp::Atanh => {
+            let square = g.binary(Mul, x, x)?;
+            let denom = if op == UnaryOp::Atan {
+                g.binary(Add, square, 1.0)?
+            } else {
+                g.binary(Sub, 1.0, square)?
+            };
+            g.binary(Div, 1.0, denom)?
+        }
+        // asinh' = 1 / sqrt(x^2 + 1); acosh' = 1 / sqrt((x - 1)(x + 1)).
+        UnaryOp::Asinh => {
+            let square = g.binary(Mul, x, x)?;
+            let sum = g.binary(Add, square, 1.0)?;
+            g.unary(UnaryOp::Rsqrt, sum)?
+        }
+        UnaryOp::Acosh => {
+            let below = g.binary(Sub, x, 1.0)?;
+            let above = g.binary(Add, x, 1.0)?;
+            let product = g.binary(Mul, below, above)?;
+            g.unary(UnaryOp::Rsqrt, product)?
+        }
+        UnaryOp::Log2 | UnaryOp::Log10 => {
+            let ln = if op == UnaryOp::Log2 { LN_2 } else { LN_10 };
+            let scaled = g.binary(Mul, x, ln)?;
+            g.binary(Div, 1.0, scaled)?
+        }
+        UnaryOp::Exp2 => g.binary(Mul, y, LN_2)?,
+        // The others have rules of their own in `unary`.
+        _ => g.zeros_like(x),
     })
 }
 
@@ -136,6 +206,26 @@ pub(super) fn binary(
                 let times_a = g.binary(Mul, scaled, a)?;
                 gb = Some(g.unary(UnaryOp::Neg, times_a)?);
             }
+        }
+        // a = q b + r: da = adj, db = -adj q (PyTorch's `fmod` and `remainder`).
+        BinaryOp::Rem | BinaryOp::Mod => {
+            ga = Some(adj);
+            if want_b {
+                let rounding = if op == BinaryOp::Rem {
+                    BinaryOp::Quot
+                } else {
+                    BinaryOp::FloorDiv
+                };
+                let q = g.binary(rounding, a, b)?;
+                let scaled = g.binary(Mul, adj, q)?;
+                gb = Some(g.unary(UnaryOp::Neg, scaled)?);
+            }
+        }
+        // Piecewise constant (and the integer-only ops, which never get here).
+        _ => {
+            let zero = g.zeros_like(adj);
+            ga = Some(zero);
+            gb = Some(zero);
         }
     }
     Ok((ga.filter(|_| want_a), gb.filter(|_| want_b)))

@@ -23,6 +23,7 @@ pub(crate) fn op_carries(op: &Op, input: usize) -> bool {
         | Op::Iota { .. }
         | Op::Normal { .. }
         | Op::Uniform { .. }
+        | Op::Argsort { .. }
         | Op::Compare(_) => false,
         Op::Where => input != 0,
         Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => input != 1,
@@ -97,6 +98,7 @@ pub(crate) fn input_adjoints(
         | Op::Iota { .. }
         | Op::Normal { .. }
         | Op::Uniform { .. }
+        | Op::Argsort { .. }
         | Op::Compare(_) => {}
     }
     out.retain(|&(i, _)| wanted[i]);

@@ -305,15 +305,20 @@ fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
             UnaryOp::Tanh => map1!(o, x, n, |a| a.tanh()),
             UnaryOp::Acos => map1!(o, x, n, |a| a.acos()),
             UnaryOp::Asin => map1!(o, x, n, |a| a.asin()),
+            // The later functions: in f64, rounded once, as the reference.
+            _ => map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN)
+                as f32),
         },
-        // Only neg and abs take integers (builders check); the reference
-        // treats every other op as abs, and so do we.
+        // Only neg, abs and sign take integers (builders check); the
+        // reference treats every other op as abs, and so do we.
         (RegBuf::I(x), RegBuf::I(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
+            UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
             _ => map1!(o, x, n, |a| a.wrapping_abs()),
         },
         (RegBuf::L(x), RegBuf::L(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
+            UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
             _ => map1!(o, x, n, |a| a.wrapping_abs()),
         },
         (RegBuf::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
@@ -343,6 +348,7 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::max)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::min)),
             BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
+            _ => super::division::float(op, &a[..n], &b[..n], &mut o[..n]),
         },
         (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -350,8 +356,7 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            // Float-only ops never reach integers; 0 as the reference gives.
-            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => o[..n].fill(0),
+            _ => super::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
         },
         (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -359,9 +364,14 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => o[..n].fill(0),
+            _ => super::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
         },
-        (RegBuf::B(a), _, RegBuf::B(o)) => o[..n].copy_from_slice(&a[..n]),
+        (RegBuf::B(a), RegBuf::B(b), RegBuf::B(o)) => match op {
+            BinaryOp::BitOr => map2!(o, a, b, n, |x, y| x | y),
+            BinaryOp::BitXor => map2!(o, a, b, n, |x, y| x ^ y),
+            // Only the bitwise ops take bool (builders check).
+            _ => map2!(o, a, b, n, |x, y| x & y),
+        },
         _ => {}
     }
 }

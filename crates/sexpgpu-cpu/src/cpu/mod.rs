@@ -3,12 +3,14 @@
 //! threads. Implements the `Backend` trait by dispatching to one module per
 //! kind of kernel; holds no state but its thread count.
 
+mod division;
 mod fill;
 mod fused;
 mod indexing;
 mod matmul;
 mod parallel;
 mod reduce;
+mod sort;
 mod walk;
 
 use half::bf16;
@@ -297,6 +299,17 @@ impl Backend for CpuBackend {
             values.offset,
             out,
         )
+    }
+
+    fn argsort(
+        &self,
+        x: Dense<'_, TensorData>,
+        dims: &[usize],
+        axis: usize,
+        descending: bool,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        sort::argsort((x.buf, x.offset), dims, axis, descending, out)
     }
 
     fn linear_scan(

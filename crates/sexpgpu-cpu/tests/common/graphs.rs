@@ -187,6 +187,16 @@ impl Builder {
                 let a = self.g.binary(BinaryOp::Mul, x, Scalar::Float(0.5)).ok()?;
                 self.g.linear_scan(a, x, axis, self.rng.int(0, 2) == 0).ok()
             }
+            // Sorted along an axis (an argsort and a gather of it); only
+            // in exact graphs, where no last-bit difference can reorder.
+            _ if !smooth && rank > 0 && self.rng.int(0, 2) == 0 => {
+                let axis = self.rng.int(0, rank as i64);
+                let descending = self.rng.int(0, 2) == 0;
+                self.g
+                    .sort(x, axis, descending)
+                    .ok()
+                    .map(|(values, _)| values)
+            }
             _ => {
                 let i = self
                     .g

@@ -105,13 +105,101 @@ fn unary(op: UnaryOp, x: &str, dtype: DType) -> String {
             UnaryOp::Tanh => format!("tanhf({x})"),
             UnaryOp::Acos => format!("acosf({x})"),
             UnaryOp::Asin => format!("asinf({x})"),
+            _ => later_unary(op, x),
         },
-        // Only neg and abs take integers; the reference treats the rest as abs.
+        // Only neg, abs and sign take integers; the reference treats the rest as abs.
         DType::I32 | DType::I64 => match op {
             UnaryOp::Neg => format!("sx_wneg({x})"),
+            UnaryOp::Sign => format!("(({x} > 0) - ({x} < 0))"),
             _ => format!("sx_wabs({x})"),
         },
         DType::Bool => x.to_string(),
+    }
+}
+
+/// The later unaries as the reference computes them: the transcendental
+/// ones in double, rounded once to float (`UnaryOp::f64_value`); the
+/// rounding functions and `sign` exactly in float.
+fn later_unary(op: UnaryOp, x: &str) -> String {
+    let d = format!("(double){x}");
+    let double = |e: String| format!("(float)({e})");
+    match op {
+        UnaryOp::Sigmoid => double(format!("1.0 / (1.0 + exp(-{d}))")),
+        UnaryOp::Softplus => double(format!("fmax({d}, 0.0) + log1p(exp(-fabs({d})))")),
+        UnaryOp::Log1p => double(format!("log1p({d})")),
+        UnaryOp::Expm1 => double(format!("expm1({d})")),
+        UnaryOp::Erf => double(format!("erf({d})")),
+        UnaryOp::Sinh => double(format!("sinh({d})")),
+        UnaryOp::Cosh => double(format!("cosh({d})")),
+        UnaryOp::Tan => double(format!("tan({d})")),
+        UnaryOp::Atan => double(format!("atan({d})")),
+        UnaryOp::Asinh => double(format!("asinh({d})")),
+        UnaryOp::Acosh => double(format!("acosh({d})")),
+        UnaryOp::Atanh => double(format!("atanh({d})")),
+        UnaryOp::Log2 => double(format!("log2({d})")),
+        UnaryOp::Exp2 => double(format!("exp2({d})")),
+        UnaryOp::Log10 => double(format!("log10({d})")),
+        UnaryOp::Floor => format!("floorf({x})"),
+        UnaryOp::Ceil => format!("ceilf({x})"),
+        UnaryOp::Round => format!("rintf({x})"),
+        UnaryOp::Trunc => format!("truncf({x})"),
+        UnaryOp::Sign => format!("(float)((0.0f < {x}) - ({x} < 0.0f))"),
+        // The original unaries have their own text in `unary`.
+        _ => x.to_string(),
+    }
+}
+
+/// `quot rem floor-div mod` of floats, as the reference (PyTorch's rules).
+fn float_division(op: BinaryOp, a: &str, b: &str) -> String {
+    let m = format!("fmodf({a}, {b})");
+    match op {
+        BinaryOp::Quot => format!("truncf({a} / {b})"),
+        BinaryOp::Rem => m,
+        BinaryOp::Mod => {
+            format!("(({m} != 0.0f && (({m} < 0.0f) != ({b} < 0.0f))) ? {m} + {b} : {m})")
+        }
+        BinaryOp::FloorDiv => format!(
+            "[](float a, float b) {{ if (b == 0.0f) return a / b; float m = fmodf(a, b); \
+float d = (a - m) / b; if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) d -= 1.0f; \
+if (d == 0.0f) return copysignf(0.0f, a / b); float f = floorf(d); \
+return d - f > 0.5f ? f + 1.0f : f; }}({a}, {b})"
+        ),
+        // Integer-only ops never reach floats (builders check).
+        _ => "SX_NAN".to_string(),
+    }
+}
+
+/// The integer-only binaries and integer division, as the reference:
+/// division by zero is 0, `MIN / -1` wraps, shifts outside the width
+/// leave 0 (left) or the sign (right).
+fn int_division(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
+    let (ty, uty, width) = if dtype == DType::I64 {
+        ("long long", "unsigned long long", 64)
+    } else {
+        ("int", "unsigned", 32)
+    };
+    let quot = format!("({b} == 0 ? ({ty})0 : {b} == -1 ? sx_wneg({a}) : {a} / {b})");
+    let rem = format!("(({b} == 0 || {b} == -1) ? ({ty})0 : {a} % {b})");
+    let wrong_sign = format!("({rem} != 0 && (({rem} < 0) != ({b} < 0)))");
+    match op {
+        BinaryOp::Quot => quot,
+        BinaryOp::Rem => rem,
+        BinaryOp::FloorDiv => format!("({wrong_sign} ? {quot} - 1 : {quot})"),
+        BinaryOp::Mod => format!("({wrong_sign} ? {rem} + {b} : {rem})"),
+        BinaryOp::BitAnd => format!("({a} & {b})"),
+        BinaryOp::BitOr => format!("({a} | {b})"),
+        BinaryOp::BitXor => format!("({a} ^ {b})"),
+        BinaryOp::ShiftLeft => {
+            format!("(({uty}){b} < {width}u ? ({ty})(({uty}){a} << {b}) : ({ty})0)")
+        }
+        BinaryOp::ShiftRight => {
+            format!(
+                "(({uty}){b} < {width}u ? {a} >> {b} : {a} >> {})",
+                width - 1
+            )
+        }
+        // Float-only ops never reach integers; 0 as the reference gives.
+        _ => format!("({ty})0"),
     }
 }
 
@@ -126,6 +214,7 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::Maximum => format!("sx_max({a}, {b})"),
             BinaryOp::Minimum => format!("sx_min({a}, {b})"),
             BinaryOp::Atan2 => format!("atan2f({a}, {b})"),
+            _ => float_division(op, a, b),
         },
         DType::I32 | DType::I64 => match op {
             BinaryOp::Add => format!("sx_wadd({a}, {b})"),
@@ -133,10 +222,14 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::Mul => format!("sx_wmul({a}, {b})"),
             BinaryOp::Maximum => format!("({a} > {b} ? {a} : {b})"),
             BinaryOp::Minimum => format!("({a} < {b} ? {a} : {b})"),
-            // Float-only ops never reach integers; 0 as the reference gives.
-            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => format!("({})0", c::compute(dtype)),
+            _ => int_division(op, a, b, dtype),
         },
-        DType::Bool => a.to_string(),
+        // Only the bitwise ops take bool (builders check).
+        DType::Bool => match op {
+            BinaryOp::BitOr => format!("({a} | {b})"),
+            BinaryOp::BitXor => format!("({a} != {b})"),
+            _ => format!("({a} & {b})"),
+        },
     }
 }
 

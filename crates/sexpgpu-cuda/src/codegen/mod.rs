@@ -17,6 +17,7 @@ pub mod prelude;
 mod reduce;
 #[cfg(test)]
 mod snapshots;
+mod sort;
 
 use std::fmt;
 
@@ -238,6 +239,15 @@ pub fn generate_step(
                 dtype: dtype_of(0),
             };
             matmul::generate(&p)
+        }
+        Step::Argsort {
+            x,
+            dims,
+            axis,
+            descending,
+        } => {
+            let (body, params, n) = sort::generate(*x, dims, *axis, *descending, dtype_of(0))?;
+            one(step.kind(), (body, params), Shape::Grid { n })
         }
         step => {
             let (body, params, n) = indexing::generate(step, out_dtype, dtype_of)?;

@@ -11,6 +11,9 @@ impl Graph {
     /// also take integers.
     pub fn unary(&mut self, op: UnaryOp, x: NodeId) -> Result<NodeId, OpError> {
         let dtype = self.dtype(x);
+        if op.is_rounding() && dtype.is_integer() {
+            return Ok(x);
+        }
         let ok = dtype.is_float() || (op.accepts_integers() && dtype.is_integer());
         if !ok {
             let wanted = if op.accepts_integers() {
@@ -38,15 +41,10 @@ impl Graph {
         let name = op.symbol();
         let ids = self.materialize(name, &[a.into(), b.into()], None)?;
         let dtype = self.same_dtype(name, &ids)?;
-        let ok = dtype.is_float() || (op.accepts_integers() && dtype.is_integer());
-        if !ok {
-            let wanted = if op.accepts_integers() {
-                "float or integer tensors"
-            } else {
-                "float tensors"
-            };
+        if !op.operands().accepts(dtype) {
             return Err(OpError::dtype(format!(
-                "{name}: expects {wanted}, got {dtype}"
+                "{name}: expects {}, got {dtype}",
+                op.operands().wanted()
             )));
         }
         let (ids, shape) = self.broadcast_all(name, &ids)?;

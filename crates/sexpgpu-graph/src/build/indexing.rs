@@ -1,7 +1,9 @@
 //! Builders for data-dependent indexing (`index`, `index-add`, `gather`,
-//! `scatter-add`) and `linear-scan`. Ids are only checked for dtype here;
+//! `scatter-add`), `linear-scan`, and sorting (`argsort`, with `sort` and
+//! `top-k` built on it and `gather`). Ids are only checked for dtype here;
 //! their values are checked when the graph runs. Never computes values.
 
+use crate::dtype::DType;
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId, Operand};
 use crate::op::Op;
@@ -153,5 +155,77 @@ impl Graph {
             )));
         }
         Ok(a)
+    }
+
+    /// `argsort`: the `i64` positions that sort `x` along `axis`, stably,
+    /// NaN above every number; largest first when `descending`.
+    pub fn argsort(&mut self, x: NodeId, axis: i64, descending: bool) -> Result<NodeId, OpError> {
+        let dtype = self.dtype(x);
+        if !dtype.is_numeric() {
+            return Err(OpError::dtype(format!(
+                "sort: expects a float or integer tensor, got {dtype}"
+            )));
+        }
+        let shape = self.shape(x).clone();
+        if shape.rank() == 0 {
+            return Err(OpError::dim(
+                "sort: expects a tensor of rank 1 or more, got []",
+            ));
+        }
+        let a = normalize_axis_for("sort", axis, &shape)?;
+        Ok(self.push(
+            Op::Argsort {
+                axis: a,
+                descending,
+            },
+            vec![x],
+            shape,
+            DType::I64,
+        ))
+    }
+
+    /// `(sort x :axis -1 :descending false)`: the sorted values (a `gather`
+    /// of `x`, so they carry gradients) and the `i64` positions they came from.
+    pub fn sort(
+        &mut self,
+        x: NodeId,
+        axis: i64,
+        descending: bool,
+    ) -> Result<(NodeId, NodeId), OpError> {
+        let order = self.argsort(x, axis, descending)?;
+        let values = self.gather(x, order, axis)?;
+        Ok((values, order))
+    }
+
+    /// `(top-k x k :axis -1 :largest true)`: the `k` largest (smallest)
+    /// values along the axis, in order, and their `i64` positions; ties
+    /// keep the earlier position first.
+    pub fn top_k(
+        &mut self,
+        x: NodeId,
+        k: i64,
+        axis: i64,
+        largest: bool,
+    ) -> Result<(NodeId, NodeId), OpError> {
+        let order = self.argsort(x, axis, largest)?;
+        let shape = self.shape(x).clone();
+        let a = normalize_axis_for("top-k", axis, &shape)?;
+        let len = shape.dims()[a];
+        if k < 0 || k as usize > len {
+            return Err(OpError::dim(format!(
+                "top-k: k = {k} does not fit axis {axis} of {shape}; need 0 <= k <= {len}"
+            )));
+        }
+        let first = if k as usize == len {
+            order
+        } else if k == 0 {
+            let mut dims = shape.dims().to_vec();
+            dims[a] = 0;
+            self.zeros(Shape::new(dims), DType::I64)
+        } else {
+            self.slice(order, a as i64, 0, k)?
+        };
+        let values = self.gather(x, first, a as i64)?;
+        Ok((values, first))
     }
 }

@@ -3,6 +3,9 @@
 //! returning an [`OpError`]. Shared helpers for operands and broadcasting
 //! live here; builders never compute element values.
 
+mod compose;
+mod compose_layout;
+mod compose_scan;
 mod create;
 mod elementwise;
 mod indexing;

@@ -25,6 +25,8 @@ trait Real:
 {
     const NAN: Self;
     const ONE: Self;
+    const ZERO: Self;
+    const HALF: Self;
     fn is_nan(self) -> bool;
     fn abs(self) -> Self;
     fn sqrt(self) -> Self;
@@ -39,6 +41,13 @@ trait Real:
     fn atan2(self, y: Self) -> Self;
     fn max(self, y: Self) -> Self;
     fn min(self, y: Self) -> Self;
+    fn floor(self) -> Self;
+    fn trunc(self) -> Self;
+    fn copysign(self, y: Self) -> Self;
+    fn to_f64(self) -> f64;
+    fn from_f64(x: f64) -> Self;
+    fn is_zero(self) -> bool;
+    fn fmod(self, y: Self) -> Self;
 }
 
 macro_rules! real {
@@ -46,17 +55,31 @@ macro_rules! real {
         impl Real for $t {
             const NAN: Self = $t::NAN;
             const ONE: Self = 1.0;
+            const ZERO: Self = 0.0;
+            const HALF: Self = 0.5;
             $(fn $f(self) -> Self { $t::$f(self) })*
             $(fn $g(self, y: Self) -> Self { $t::$g(self, y) })*
             fn is_nan(self) -> bool {
                 $t::is_nan(self)
             }
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn is_zero(self) -> bool {
+                self == 0.0
+            }
+            fn fmod(self, y: Self) -> Self {
+                self % y
+            }
         }
     };
 }
 
-real!(f32: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin; powf, atan2, max, min);
-real!(f64: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin; powf, atan2, max, min);
+real!(f32: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin, floor, trunc; powf, atan2, max, min, copysign);
+real!(f64: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin, floor, trunc; powf, atan2, max, min, copysign);
 
 pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
     match x {
@@ -71,7 +94,8 @@ pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
             v.iter()
                 .map(|&x| match op {
                     UnaryOp::Neg => x.wrapping_neg(),
-                    // Only neg and abs reach here (builders check).
+                    UnaryOp::Sign => x.signum(),
+                    // Only neg, abs and sign reach here (builders check).
                     _ => x.wrapping_abs(),
                 })
                 .collect(),
@@ -81,6 +105,10 @@ pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
 }
 
 fn unary_float<T: Real>(op: UnaryOp, x: T) -> T {
+    // The later functions: in f64, rounded once (`UnaryOp::f64_value`).
+    if let Some(y) = op.f64_value(x.to_f64()) {
+        return T::from_f64(y);
+    }
     match op {
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),
@@ -93,6 +121,8 @@ fn unary_float<T: Real>(op: UnaryOp, x: T) -> T {
         UnaryOp::Tanh => x.tanh(),
         UnaryOp::Acos => x.acos(),
         UnaryOp::Asin => x.asin(),
+        // Computed above.
+        _ => T::NAN,
     }
 }
 
@@ -113,6 +143,17 @@ pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values, precision: Precision)
                 .map(|(&x, &y)| binary_int(op, x, y))
                 .collect(),
         ),
+        (Values::Bool(a), Values::Bool(b)) => Values::Bool(
+            a.iter()
+                .zip(b)
+                .map(|(&x, &y)| match op {
+                    BinaryOp::BitOr => x | y,
+                    BinaryOp::BitXor => x ^ y,
+                    // Only the bitwise ops take bool (builders check).
+                    _ => x & y,
+                })
+                .collect(),
+        ),
         // Builders refuse other combinations; keep the left operand.
         (other, _) => other.clone(),
     }
@@ -128,6 +169,41 @@ fn binary_float<T: Real>(op: BinaryOp, x: T, y: T) -> T {
         BinaryOp::Maximum => nan_or(x, y, T::max),
         BinaryOp::Minimum => nan_or(x, y, T::min),
         BinaryOp::Atan2 => x.atan2(y),
+        BinaryOp::Quot => (x / y).trunc(),
+        BinaryOp::Rem => x.fmod(y),
+        BinaryOp::FloorDiv => floor_div(x, y),
+        BinaryOp::Mod => {
+            let r = x.fmod(y);
+            if !r.is_zero() && ((r < T::ZERO) != (y < T::ZERO)) {
+                r + y
+            } else {
+                r
+            }
+        }
+        // Integer-only ops never reach floats (builders check).
+        _ => T::NAN,
+    }
+}
+
+/// PyTorch's `floor_divide` of floats (`div_floor_floating`): the quotient
+/// of the exact remainder, so that `a - b * q` is `mod`'s result.
+fn floor_div<T: Real>(a: T, b: T) -> T {
+    if b.is_zero() {
+        return a / b;
+    }
+    let m = a.fmod(b);
+    let mut div = (a - m) / b;
+    if !m.is_zero() && ((b < T::ZERO) != (m < T::ZERO)) {
+        div = div - T::ONE;
+    }
+    if div.is_zero() {
+        return T::ZERO.copysign(a / b);
+    }
+    let floor = div.floor();
+    if div - floor > T::HALF {
+        floor + T::ONE
+    } else {
+        floor
     }
 }
 
@@ -147,8 +223,65 @@ fn binary_int(op: BinaryOp, x: i64, y: i64) -> i64 {
         BinaryOp::Mul => x.wrapping_mul(y),
         BinaryOp::Maximum => x.max(y),
         BinaryOp::Minimum => x.min(y),
+        // Division by zero is 0, as NumPy gives; `MIN / -1` wraps.
+        BinaryOp::Quot => x.checked_div(y).unwrap_or(if y == 0 { 0 } else { x }),
+        BinaryOp::Rem => x.checked_rem(y).unwrap_or(0),
+        BinaryOp::FloorDiv => floor_div_int(x, y),
+        BinaryOp::Mod => floor_mod_int(x, y),
+        BinaryOp::BitAnd => x & y,
+        BinaryOp::BitOr => x | y,
+        BinaryOp::BitXor => x ^ y,
+        BinaryOp::ShiftLeft => shift_left(x, y),
+        BinaryOp::ShiftRight => shift_right(x, y),
         // Float-only ops never reach integers (builders check); 0 is inert.
         BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => 0,
+    }
+}
+
+/// Division rounded down; by zero 0 (as NumPy), `MIN / -1` wraps.
+fn floor_div_int(x: i64, y: i64) -> i64 {
+    if y == 0 {
+        return 0;
+    }
+    let q = x.wrapping_div(y);
+    let r = x.wrapping_rem(y);
+    if r != 0 && ((r < 0) != (y < 0)) {
+        q.wrapping_sub(1)
+    } else {
+        q
+    }
+}
+
+/// The remainder with the divisor's sign; by zero 0 (as NumPy).
+fn floor_mod_int(x: i64, y: i64) -> i64 {
+    if y == 0 {
+        return 0;
+    }
+    let r = x.wrapping_rem(y);
+    if r != 0 && ((r < 0) != (y < 0)) {
+        r.wrapping_add(y)
+    } else {
+        r
+    }
+}
+
+/// `x << y`; a shift outside `0..64` is 0. Computed in i64, an i32
+/// result keeps the low 32 bits, so a shift of 32 or more is 0 there too.
+fn shift_left(x: i64, y: i64) -> i64 {
+    if (0..64).contains(&y) {
+        x << y
+    } else {
+        0
+    }
+}
+
+/// `x >> y`, filling with the sign; a shift outside `0..64` leaves only
+/// the sign (0 or -1), which for an i32 value is what 32..64 gives too.
+fn shift_right(x: i64, y: i64) -> i64 {
+    if (0..64).contains(&y) {
+        x >> y
+    } else {
+        x >> 63
     }
 }
 

@@ -9,6 +9,7 @@
 mod arith;
 mod layout;
 mod linalg;
+mod sort;
 mod source;
 mod values;
 
@@ -272,5 +273,6 @@ fn run_node(
         Op::LinearScan { axis, reverse } => {
             linalg::linear_scan(inputs[0], inputs[1], shape, *axis, *reverse, precision)
         }
+        Op::Argsort { axis, descending } => sort::argsort(inputs[0], shape, *axis, *descending),
     })
 }

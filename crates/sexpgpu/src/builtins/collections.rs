@@ -19,9 +19,9 @@ pub static TABLE: &[Builtin] = table! {
     "get" => get, "get-in" => get_in, "assoc" => assoc, "dissoc" => dissoc, "merge" => merge,
     "keys" => keys, "vals" => vals, "contains?" => contains,
     "map" => map, "mapv" => mapv, "filter" => filter, "remove" => remove, "reduce" => reduce,
-    "range" => range, "take" => take, "drop" => drop, "reverse" => reverse, "sort" => sort,
+    "range" => range, "take" => take, "drop" => drop, "reverse" => reverse,
     "into" => into, "apply" => apply, "identity" => identity, "empty?" => is_empty,
-    "every?" => every, "some" => some, "zipmap" => zipmap, "repeat" => repeat,
+    "every?" => every, "some" => some, "zipmap" => zipmap,
     "not" => not, "seq" => seq, "update" => update,
 };
 
@@ -460,7 +460,7 @@ fn reverse(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     ))
 }
 
-fn sort(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+pub(super) fn sort(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("sort", site, &args, 1, Some(1))?;
     let mut items = seq_arg("sort", &args, site, 0)?;
     if let Some(i) = items
@@ -537,7 +537,7 @@ fn zipmap(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     Ok(Value::Map(Rc::new(map)))
 }
 
-fn repeat(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+pub(super) fn repeat(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("repeat", site, &args, 2, Some(2))?;
     let n = int_arg("repeat", &args, site, 0)?;
     if n > MAX_SEQ {

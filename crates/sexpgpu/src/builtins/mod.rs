@@ -15,7 +15,6 @@ use diag::Diagnostic;
 static NUMBERS: &[Builtin] = table! {
     "+" => add, "-" => sub, "*" => mul, "/" => div,
     "inc" => inc, "dec" => dec, "mod" => modulo, "rem" => rem, "quot" => quot,
-    "min" => min,
     "<" => lt, ">" => gt, "<=" => le, ">=" => ge, "=" => eq, "not=" => ne, "==" => num_eq,
     "sqrt" => sqrt, "exp" => exp, "log" => log, "pow" => pow, "floor" => floor, "ceil" => ceil,
     "round" => round, "int" => to_int, "float" => to_float, "double" => to_float,
@@ -225,7 +224,10 @@ fn int_pair(name: &str, site: &Site, args: &[Value]) -> EvalResult<(Num, Num)> {
     Ok((a, b))
 }
 
-fn modulo(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn modulo(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return interp.overload("mod", site, args);
+    }
     Ok(match int_pair("mod", site, &args)? {
         (Num::Int(a), Num::Int(b)) => Value::Int(a.checked_rem(b).map_or(0, |r| {
             if r != 0 && (r < 0) != (b < 0) {
@@ -246,14 +248,20 @@ fn modulo(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     })
 }
 
-fn rem(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn rem(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return interp.overload("rem", site, args);
+    }
     Ok(match int_pair("rem", site, &args)? {
         (Num::Int(a), Num::Int(b)) => Value::Int(a.checked_rem(b).unwrap_or(0)),
         (a, b) => Value::Float(as_f64(a) % as_f64(b)),
     })
 }
 
-fn quot(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn quot(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return interp.overload("quot", site, args);
+    }
     match int_pair("quot", site, &args)? {
         (Num::Int(a), Num::Int(b)) => a
             .checked_div(b)
@@ -269,15 +277,22 @@ pub fn host_max(site: &Site, args: &[Value]) -> EvalResult {
     extremum("max", site, args, |a, b| a > b)
 }
 
-fn min(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    if let Some(i) = args.iter().position(|a| matches!(a, Value::Tensor(_))) {
-        return Err(Flow::from(
-            Diagnostic::error(codes::E_EVAL_003, "`min` is for numbers, not tensors")
-                .with_primary(site.arg(i), "this is a tensor")
-                .with_help("use `(minimum a b)` for an elementwise minimum"),
-        ));
-    }
-    extremum("min", site, &args, |a, b| a < b)
+/// `sort` of a list or vector of numbers or strings; with a tensor it is
+/// the tensor `sort` (see `trace::ops`).
+pub fn host_sort(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    collections::sort(interp, site, args)
+}
+
+/// `(repeat n x)`: a list of `n` copies; with a tensor first it is the
+/// tensor `repeat` (see `trace::ops`).
+pub fn host_repeat(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    collections::repeat(interp, site, args)
+}
+
+/// `min` on numbers; with a tensor it is the `min` reduction or the
+/// elementwise minimum (see `trace::ops`).
+pub fn host_min(site: &Site, args: &[Value]) -> EvalResult {
+    extremum("min", site, args, |a, b| a < b)
 }
 
 fn extremum(name: &str, site: &Site, args: &[Value], better: fn(f64, f64) -> bool) -> EvalResult {
@@ -392,14 +407,23 @@ fn rounding(name: &str, site: &Site, args: &[Value], f: fn(f64) -> f64) -> EvalR
     }
 }
 
-fn floor(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+fn floor(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    if has_tensor(&a) {
+        return i.overload("floor", s, a);
+    }
     rounding("floor", s, &a, f64::floor)
 }
-fn ceil(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+fn ceil(i: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+    if has_tensor(&a) {
+        return i.overload("ceil", s, a);
+    }
     rounding("ceil", s, &a, f64::ceil)
 }
 
-fn round(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+fn round(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
+    if has_tensor(&args) {
+        return interp.overload("round", site, args);
+    }
     arity("round", site, &args, 1, Some(1))?;
     match num("round", &args, site, 0)? {
         Num::Int(n) => Ok(Value::Int(n)),

@@ -58,7 +58,8 @@ const fn op(
 }
 
 /// For the unaries that take no plain number.
-const TENSORS_ONLY: &str = "of the unaries only `sqrt`, `exp` and `log` also take plain numbers";
+const TENSORS_ONLY: &str =
+    "of the unaries only `sqrt`, `exp`, `log`, `floor`, `ceil` and `round` also take plain numbers";
 
 /// Every tensor operation, in registration order.
 pub static OPS: &[Op] = &[
@@ -111,6 +112,144 @@ pub static OPS: &[Op] = &[
         "elementwise arc sine",
     ),
     op(
+        "sigmoid",
+        Run::Unary(UnaryOp::Sigmoid, TENSORS_ONLY),
+        &[],
+        "elementwise logistic sigmoid `1 / (1 + exp(-x))`",
+    ),
+    op(
+        "softplus",
+        Run::Unary(UnaryOp::Softplus, TENSORS_ONLY),
+        &[],
+        "elementwise `log(1 + exp(x))`, computed stably",
+    ),
+    op(
+        "log1p",
+        Run::Unary(UnaryOp::Log1p, TENSORS_ONLY),
+        &[],
+        "elementwise `log(1 + x)`, exact near 0",
+    ),
+    op(
+        "expm1",
+        Run::Unary(UnaryOp::Expm1, TENSORS_ONLY),
+        &[],
+        "elementwise `exp(x) - 1`, exact near 0",
+    ),
+    op(
+        "erf",
+        Run::Unary(UnaryOp::Erf, TENSORS_ONLY),
+        &[],
+        "elementwise error function",
+    ),
+    op(
+        "sinh",
+        Run::Unary(UnaryOp::Sinh, TENSORS_ONLY),
+        &[],
+        "elementwise hyperbolic sine",
+    ),
+    op(
+        "cosh",
+        Run::Unary(UnaryOp::Cosh, TENSORS_ONLY),
+        &[],
+        "elementwise hyperbolic cosine",
+    ),
+    op(
+        "tan",
+        Run::Unary(UnaryOp::Tan, TENSORS_ONLY),
+        &[],
+        "elementwise tangent",
+    ),
+    op(
+        "atan",
+        Run::Unary(UnaryOp::Atan, TENSORS_ONLY),
+        &[],
+        "elementwise arc tangent",
+    ),
+    op(
+        "asinh",
+        Run::Unary(UnaryOp::Asinh, TENSORS_ONLY),
+        &[],
+        "elementwise inverse hyperbolic sine",
+    ),
+    op(
+        "acosh",
+        Run::Unary(UnaryOp::Acosh, TENSORS_ONLY),
+        &[],
+        "elementwise inverse hyperbolic cosine",
+    ),
+    op(
+        "atanh",
+        Run::Unary(UnaryOp::Atanh, TENSORS_ONLY),
+        &[],
+        "elementwise inverse hyperbolic tangent",
+    ),
+    op(
+        "log2",
+        Run::Unary(UnaryOp::Log2, TENSORS_ONLY),
+        &[],
+        "elementwise base-2 logarithm",
+    ),
+    op(
+        "exp2",
+        Run::Unary(UnaryOp::Exp2, TENSORS_ONLY),
+        &[],
+        "elementwise `2^x`",
+    ),
+    op(
+        "log10",
+        Run::Unary(UnaryOp::Log10, TENSORS_ONLY),
+        &[],
+        "elementwise base-10 logarithm",
+    ),
+    op(
+        "trunc",
+        Run::Unary(UnaryOp::Trunc, TENSORS_ONLY),
+        &[],
+        "elementwise rounding toward zero (integers unchanged)",
+    ),
+    op(
+        "sign",
+        Run::Unary(UnaryOp::Sign, TENSORS_ONLY),
+        &[],
+        "elementwise -1, 0 or 1 (0 for NaN, as PyTorch)",
+    ),
+    op(
+        "floor-div",
+        Run::Binary(BinaryOp::FloorDiv),
+        &[],
+        "elementwise division rounded down (PyTorch's `floor_divide`)",
+    ),
+    op(
+        "bit-and",
+        Run::Binary(BinaryOp::BitAnd),
+        &[],
+        "elementwise bitwise and of integer or bool tensors",
+    ),
+    op(
+        "bit-or",
+        Run::Binary(BinaryOp::BitOr),
+        &[],
+        "elementwise bitwise or of integer or bool tensors",
+    ),
+    op(
+        "bit-xor",
+        Run::Binary(BinaryOp::BitXor),
+        &[],
+        "elementwise bitwise exclusive or of integer or bool tensors",
+    ),
+    op(
+        "shift-left",
+        Run::Binary(BinaryOp::ShiftLeft),
+        &[],
+        "elementwise `a << b` of integer tensors",
+    ),
+    op(
+        "shift-right",
+        Run::Binary(BinaryOp::ShiftRight),
+        &[],
+        "elementwise `a >> b` of integer tensors, filling with the sign",
+    ),
+    op(
         "atan2",
         Run::Binary(BinaryOp::Atan2),
         &[],
@@ -127,6 +266,48 @@ pub static OPS: &[Op] = &[
         Run::Binary(BinaryOp::Minimum),
         &[],
         "elementwise minimum of two operands",
+    ),
+    op(
+        "clip",
+        Run::Handler(clip),
+        &[],
+        "`(clip x lo hi)`: `x` limited to [`lo`, `hi`] (PyTorch's `clamp`)",
+    ),
+    op(
+        "lerp",
+        Run::Handler(lerp),
+        &[],
+        "`(lerp a b w)`: `a + w (b - a)`",
+    ),
+    op(
+        "isnan",
+        Run::Handler(float_test),
+        &[],
+        "elementwise: is the element NaN (`bool`)",
+    ),
+    op(
+        "isinf",
+        Run::Handler(float_test),
+        &[],
+        "elementwise: is the element infinite (`bool`)",
+    ),
+    op(
+        "isfinite",
+        Run::Handler(float_test),
+        &[],
+        "elementwise: is the element neither NaN nor infinite (`bool`)",
+    ),
+    op(
+        "logical-not",
+        Run::Handler(logical_not),
+        &[],
+        "elementwise negation of a `bool` tensor",
+    ),
+    op(
+        "bit-not",
+        Run::Handler(logical_not),
+        &[],
+        "elementwise bitwise complement of an integer (or `bool`) tensor",
     ),
     op(
         "where",
@@ -147,6 +328,54 @@ pub static OPS: &[Op] = &[
         "maximum over `:axes` of one tensor; elementwise of several; of numbers",
     ),
     op(
+        "min",
+        Run::Handler(min),
+        &["axes", "keepdims"],
+        "minimum over `:axes` of one tensor; elementwise of several; of numbers",
+    ),
+    op(
+        "argmax",
+        Run::Handler(arg_extreme),
+        &["axes", "keepdims"],
+        "`i64` index of the first largest element over `:axes` (of the flattened tensor by default)",
+    ),
+    op(
+        "argmin",
+        Run::Handler(arg_extreme),
+        &["axes", "keepdims"],
+        "`i64` index of the first smallest element over `:axes` (of the flattened tensor by default)",
+    ),
+    op(
+        "any",
+        Run::Handler(any_all),
+        &["axes", "keepdims"],
+        "whether any element over `:axes` is non-zero (`bool`)",
+    ),
+    op(
+        "all",
+        Run::Handler(any_all),
+        &["axes", "keepdims"],
+        "whether every element over `:axes` is non-zero (`bool`)",
+    ),
+    op(
+        "var",
+        Run::Handler(variance),
+        &["axes", "correction", "keepdims"],
+        "variance over `:axes`, divided by `n - :correction` (0 by default: the population variance, as NumPy and `nn/var`)",
+    ),
+    op(
+        "std",
+        Run::Handler(variance),
+        &["axes", "correction", "keepdims"],
+        "standard deviation: the square root of `var`",
+    ),
+    op(
+        "one-hot",
+        Run::Handler(one_hot),
+        &["dtype"],
+        "`(one-hot ids n)`: a new last axis of `n` classes, 1 at each id (`:f32` by default)",
+    ),
+    op(
         "reshape",
         Run::Handler(reshape),
         &[],
@@ -163,7 +392,43 @@ pub static OPS: &[Op] = &[
         "slice",
         Run::Handler(slice),
         &[],
-        "`(slice x axis start stop)`",
+        "`(slice x axis start stop)`; `(slice x axis start stop step)` takes every `step`-th, downwards when negative",
+    ),
+    op(
+        "flip",
+        Run::Handler(flip),
+        &[],
+        "`(flip x [axes..])`: the order along the axes reversed",
+    ),
+    op(
+        "roll",
+        Run::Handler(roll),
+        &["axis"],
+        "`(roll x shift)`: elements moved `shift` places along `:axis` (the flattened tensor by default), wrapping around",
+    ),
+    op(
+        "tril",
+        Run::Handler(triangle),
+        &["diagonal"],
+        "the lower triangle of the last two axes (`col - row <= :diagonal`), zeros above",
+    ),
+    op(
+        "triu",
+        Run::Handler(triangle),
+        &["diagonal"],
+        "the upper triangle of the last two axes (`col - row >= :diagonal`), zeros below",
+    ),
+    op(
+        "repeat",
+        Run::Handler(repeat),
+        &[],
+        "`(repeat x [r0 r1 ..])`: `x` tiled `r` times along each axis (PyTorch's `Tensor.repeat`); `(repeat n x)`, Clojure's",
+    ),
+    op(
+        "unfold",
+        Run::Handler(unfold),
+        &[],
+        "`(unfold x axis size step)`: sliding windows along an axis, as a new last axis",
     ),
     op(
         "concat",
@@ -208,6 +473,54 @@ pub static OPS: &[Op] = &[
         "`h[t] = a[t] * h[t-1] + b[t]` along `:axis`",
     ),
     op(
+        "sort",
+        Run::Handler(sort),
+        &["axis", "descending"],
+        "`[values indices]`: `x` sorted along `:axis` (-1), stably, NaN last (first when `:descending`); of a list, Clojure's `sort`",
+    ),
+    op(
+        "argsort",
+        Run::Handler(sort),
+        &["axis", "descending"],
+        "the `i64` indices that sort `x` along `:axis` (-1)",
+    ),
+    op(
+        "top-k",
+        Run::Handler(top_k),
+        &["axis", "largest"],
+        "`(top-k x k)`: `[values indices]` of the `k` largest along `:axis` (-1); smallest when `:largest false`",
+    ),
+    op(
+        "prod",
+        Run::Handler(prod),
+        &["axes", "keepdims"],
+        "product over `:axes` (all by default)",
+    ),
+    op(
+        "cumprod",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "running products along `:axis` (-1)",
+    ),
+    op(
+        "cummax",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "`[values indices]`: running maxima along `:axis` (-1) and where they were found",
+    ),
+    op(
+        "cummin",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "`[values indices]`: running minima along `:axis` (-1) and where they were found",
+    ),
+    op(
+        "logcumsumexp",
+        Run::Handler(scan),
+        &["axis", "reverse"],
+        "`log(cumsum(exp x))` along `:axis` (-1), without overflow",
+    ),
+    op(
         "cast",
         Run::Handler(cast),
         &[],
@@ -218,6 +531,18 @@ pub static OPS: &[Op] = &[
         Run::Handler(iota),
         &["axis", "dtype"],
         "each element's index along `:axis`",
+    ),
+    op(
+        "eye",
+        Run::Handler(eye),
+        &["m", "dtype"],
+        "`(eye n)`: the `[n, :m]` identity matrix (`:m` is `n` by default)",
+    ),
+    op(
+        "linspace",
+        Run::Handler(linspace),
+        &["dtype"],
+        "`(linspace start end steps)`: evenly spaced values, both ends included",
     ),
     op("zeros", Run::Filled(false), &["dtype"], "zeros of a shape"),
     op("ones", Run::Filled(true), &["dtype"], "ones of a shape"),
@@ -250,6 +575,12 @@ pub static OPS: &[Op] = &[
         Run::Handler(uniform),
         &["low", "high", "dtype"],
         "uniform samples in [`:low`, `:high`)",
+    ),
+    op(
+        "categorical",
+        Run::Handler(categorical),
+        &["axis"],
+        "one `i64` class per row, drawn from the probabilities `softmax(logits)` along `:axis` (-1)",
     ),
     op(
         "shape",
@@ -323,8 +654,9 @@ pub fn doc_list() -> String {
     out
 }
 
-/// The tensor side of host arithmetic (`+ - * / pow`), comparisons and
-/// `sqrt exp log`, for a call with a tensor among its arguments.
+/// The tensor side of host arithmetic (`+ - * / pow quot rem mod`),
+/// comparisons and `sqrt exp log floor ceil round`, for a call with a
+/// tensor among its arguments.
 pub fn overload(
     interp: &mut Interp,
     name: &'static str,
@@ -336,6 +668,12 @@ pub fn overload(
         "sqrt" => unary(interp, name, UnaryOp::Sqrt, None, site, args),
         "exp" => unary(interp, name, UnaryOp::Exp, None, site, args),
         "log" => unary(interp, name, UnaryOp::Log, None, site, args),
+        "floor" => unary(interp, name, UnaryOp::Floor, None, site, args),
+        "ceil" => unary(interp, name, UnaryOp::Ceil, None, site, args),
+        "round" => unary(interp, name, UnaryOp::Round, None, site, args),
+        "quot" => elementwise_pair(interp, name, BinaryOp::Quot, site, args),
+        "rem" => elementwise_pair(interp, name, BinaryOp::Rem, site, args),
+        "mod" => elementwise_pair(interp, name, BinaryOp::Mod, site, args),
         _ => arith(interp, name, site, args),
     }
 }
@@ -470,6 +808,7 @@ fn binary_op(name: &str) -> BinaryOp {
         "*" => BinaryOp::Mul,
         "/" => BinaryOp::Div,
         "pow" => BinaryOp::Pow,
+        "min" => BinaryOp::Minimum,
         _ => BinaryOp::Maximum,
     }
 }
@@ -551,9 +890,10 @@ fn host_fold(interp: &mut Interp, name: &str, site: &Site, numbers: &[Value]) ->
         args: site.args.iter().take(numbers.len()).copied().collect(),
     };
     match host {
-        Some(host @ Value::Builtin { .. }) if name != "max" => {
+        Some(host @ Value::Builtin { .. }) if name != "max" && name != "min" => {
             interp.apply(&host, numbers.to_vec(), &inner)
         }
+        _ if name == "min" => crate::builtins::host_min(&inner, numbers),
         _ => crate::builtins::host_max(&inner, numbers),
     }
 }
@@ -756,13 +1096,17 @@ fn transpose(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eva
 }
 
 fn slice(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity(op.name, site, &args, 4, Some(4))?;
+    arity(op.name, site, &args, 4, Some(5))?;
     let axis = int_of(op.name, &args[1], site, 1)?;
     let start = int_of(op.name, &args[2], site, 2)?;
     let stop = int_of(op.name, &args[3], site, 3)?;
+    let step = match args.get(4) {
+        Some(v) => int_of(op.name, v, site, 4)?,
+        None => 1,
+    };
     record(interp, op.name, site, &args[..1], |g, id| {
         let x = args::tensor(g, id, op.name, &args, site, 0)?;
-        Ok(g.slice(x, axis, start, stop))
+        Ok(g.slice_step(x, axis, (start, stop, step)))
     })
 }
 
@@ -1033,4 +1377,363 @@ fn numel(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
 fn dtype(_: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     arity(op.name, site, &args, 1, Some(1))?;
     Ok(Value::keyword(meta(op.name, &args, site)?.1.name()))
+}
+
+/// `min`: the reduction for one tensor (with `:axes` `:keepdims`), the
+/// elementwise minimum for several arguments with a tensor among them, and
+/// the host minimum for numbers.
+fn min(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let positional = args
+        .iter()
+        .take_while(|a| !matches!(a, Value::Keyword(_)))
+        .count();
+    let any_tensor = args.iter().any(|a| matches!(a, Value::Tensor(_)));
+    if any_tensor && positional == 1 {
+        let name = op.name;
+        let parsed = split(name, args, site, 1, op.keywords)?;
+        let axes = axes_of(name, parsed.keyword("axes"), site)?;
+        let keepdims = keepdims_of(name, &parsed, site)?;
+        let operands = parsed.positional;
+        return record(interp, name, site, &operands, |g, id| {
+            let x = args::tensor(g, id, name, &operands, site, 0)?;
+            Ok(g.reduce_min(x, axes.as_deref(), keepdims))
+        });
+    }
+    if any_tensor {
+        if positional < args.len() {
+            return Err(Flow::from(
+                Diagnostic::error(codes::E_EVAL_008, format!("`{}` of several tensors takes no keywords", op.name))
+                    .with_primary(site.arg(positional), "")
+                    .with_help("`:axes` and `:keepdims` belong to the reduction `(min x :axes [..])` of one tensor"),
+            ));
+        }
+        return arith(interp, op.name, site, args);
+    }
+    crate::builtins::host_min(site, &args)
+}
+
+/// `:keepdims`, false by default.
+fn keepdims_of(name: &str, parsed: &args::OpArgs, site: &Site) -> EvalResult<bool> {
+    match parsed.keyword("keepdims") {
+        Some((v, i)) => bool_of(name, v, site, i),
+        None => Ok(false),
+    }
+}
+
+/// A function of one tensor, given its node.
+fn one_tensor(
+    interp: &mut Interp,
+    op: &Op,
+    site: &Site,
+    args: Vec<Value>,
+    build: impl FnOnce(&mut Graph, NodeId) -> Built,
+) -> EvalResult {
+    arity(op.name, site, &args, 1, Some(1))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(build(g, x))
+    })
+}
+
+fn float_test(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    one_tensor(interp, op, site, args, |g, x| g.float_test(op.name, x))
+}
+
+/// `logical-not` and `bit-not`.
+fn logical_not(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let bits = op.name == "bit-not";
+    one_tensor(interp, op, site, args, |g, x| {
+        if bits {
+            g.bit_not(x)
+        } else {
+            g.logical_not(x)
+        }
+    })
+}
+
+fn clip(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 3, Some(3))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        let lo = args::operand(g, id, op.name, &args, site, 1)?;
+        let hi = args::operand(g, id, op.name, &args, site, 2)?;
+        Ok(g.clip(x, lo, hi))
+    })
+}
+
+fn lerp(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 3, Some(3))?;
+    record(interp, op.name, site, &args, |g, id| {
+        let a = args::tensor(g, id, op.name, &args, site, 0)?;
+        let b = args::operand(g, id, op.name, &args, site, 1)?;
+        let w = args::operand(g, id, op.name, &args, site, 2)?;
+        Ok(g.lerp(a, b, w))
+    })
+}
+
+/// `argmax` and `argmin`.
+fn arg_extreme(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.arg_extreme(name == "argmax", x, axes.as_deref(), keepdims))
+    })
+}
+
+/// `any` and `all`.
+fn any_all(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.any_all(name == "all", x, axes.as_deref(), keepdims))
+    })
+}
+
+/// `var` and `std`.
+fn variance(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let correction = parsed
+        .keyword("correction")
+        .map_or(Ok(0.0), |(v, i)| float_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.variance(name == "std", x, axes.as_deref(), correction, keepdims))
+    })
+}
+
+fn one_hot(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let n = int_of(op.name, &parsed.positional[1], site, 1)?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands[..1], |g, id| {
+        let ids = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.one_hot(ids, n, dtype))
+    })
+}
+
+fn categorical(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let axis = axis_kw(op.name, &parsed, site, -1)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let logits = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.categorical(logits, axis))
+    })
+}
+
+/// A traced tensor for `node` of graph `graph`.
+fn traced(g: &Graph, graph: u32, node: NodeId) -> Value {
+    Value::Tensor(Rc::new(Traced {
+        graph,
+        node,
+        shape: g.shape(node).clone(),
+        dtype: g.dtype(node),
+    }))
+}
+
+/// `sort` (values and indices) and `argsort` (indices); `sort` of a list
+/// or vector is the host's.
+fn sort(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    if name == "sort" && matches!(args.first(), Some(Value::List(_) | Value::Vector(_))) {
+        return crate::builtins::host_sort(interp, site, args);
+    }
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axis = axis_kw(name, &parsed, site, -1)?;
+    let descending = parsed
+        .keyword("descending")
+        .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    let mut indices = None;
+    let values = record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        if name == "argsort" {
+            return Ok(g.argsort(x, axis, descending));
+        }
+        Ok(g.sort(x, axis, descending).map(|(v, i)| {
+            indices = Some(traced(g, id, i));
+            v
+        }))
+    })?;
+    Ok(match indices {
+        Some(i) => Value::vector(vec![values, i]),
+        None => values,
+    })
+}
+
+/// `(top-k x k :axis -1 :largest true)`: values and indices.
+fn top_k(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 2, op.keywords)?;
+    let k = int_of(name, &parsed.positional[1], site, 1)?;
+    let axis = axis_kw(name, &parsed, site, -1)?;
+    let largest = parsed
+        .keyword("largest")
+        .map_or(Ok(true), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    let mut indices = None;
+    let values = record(interp, name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.top_k(x, k, axis, largest).map(|(v, i)| {
+            indices = Some(traced(g, id, i));
+            v
+        }))
+    })?;
+    Ok(Value::vector(vec![values, indices.unwrap_or(Value::Nil)]))
+}
+
+/// `prod` over axes.
+fn prod(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axes = axes_of(name, parsed.keyword("axes"), site)?;
+    let keepdims = keepdims_of(name, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.prod(x, axes.as_deref(), keepdims))
+    })
+}
+
+/// `cumprod`, `cummax`, `cummin` and `logcumsumexp`.
+fn scan(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 1, op.keywords)?;
+    let axis = axis_kw(name, &parsed, site, -1)?;
+    let reverse = parsed
+        .keyword("reverse")
+        .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    let mut indices = None;
+    let values = record(interp, name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(match name {
+            "cumprod" => g.cumprod(x, axis, reverse),
+            "cummax" | "cummin" => {
+                g.cum_extreme(name == "cummax", x, axis, reverse)
+                    .and_then(|v| {
+                        let at = g.cum_extreme_indices(x, v, axis, reverse)?;
+                        indices = Some(traced(g, id, at));
+                        Ok(v)
+                    })
+            }
+            _ => g.logcumsumexp(x, axis, reverse),
+        })
+    })?;
+    Ok(match indices {
+        Some(i) => Value::vector(vec![values, i]),
+        None => values,
+    })
+}
+
+fn flip(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 2, Some(2))?;
+    let axes = match &args[1] {
+        Value::Int(a) => vec![*a],
+        v => ints_of(op.name, "a vector of axes", v, site, 1)?,
+    };
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(g.flip(x, &axes))
+    })
+}
+
+fn roll(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let shift = int_of(op.name, &parsed.positional[1], site, 1)?;
+    let axis = match parsed.keyword("axis") {
+        None | Some((Value::Nil, _)) => None,
+        Some((v, i)) => Some(int_of(op.name, v, site, i)?),
+    };
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.roll(x, shift, axis))
+    })
+}
+
+/// `tril` and `triu`.
+fn triangle(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let diagonal = parsed
+        .keyword("diagonal")
+        .map_or(Ok(0), |(v, i)| int_of(op.name, v, site, i))?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.triangle(op.name == "triu", x, diagonal))
+    })
+}
+
+/// `(repeat x [reps])` of a tensor; `(repeat n x)`, with a count first,
+/// is Clojure's.
+fn repeat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    if matches!(args.first(), Some(Value::Int(_))) {
+        return crate::builtins::host_repeat(interp, site, args);
+    }
+    arity(op.name, site, &args, 2, Some(2))?;
+    let reps = ints_of(op.name, "a vector of counts", &args[1], site, 1)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(g.repeat(x, &reps))
+    })
+}
+
+fn unfold(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    arity(op.name, site, &args, 4, Some(4))?;
+    let axis = int_of(op.name, &args[1], site, 1)?;
+    let size = int_of(op.name, &args[2], site, 2)?;
+    let step = int_of(op.name, &args[3], site, 3)?;
+    record(interp, op.name, site, &args[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &args, site, 0)?;
+        Ok(g.unfold(x, axis, size, step))
+    })
+}
+
+/// A size argument: a non-negative integer within the tensor limit.
+fn size_of(op: &str, v: &Value, site: &Site, i: usize) -> EvalResult<usize> {
+    let n = int_of(op, v, site, i)?;
+    match usize::try_from(n) {
+        Ok(n) if n <= MAX_ELEMENTS => Ok(n),
+        _ => Err(Flow::from(
+            Diagnostic::error(codes::E_DIM_001, format!("{op}: {n} is not a size"))
+                .with_primary(site.arg(i), "")
+                .with_help(format!("a size is an integer from 0 to {MAX_ELEMENTS}")),
+        )),
+    }
+}
+
+fn eye(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let n = size_of(op.name, &parsed.positional[0], site, 0)?;
+    let m = match parsed.keyword("m") {
+        Some((v, i)) => size_of(op.name, v, site, i)?,
+        None => n,
+    };
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    record(interp, op.name, site, &[], |g, _| Ok(g.eye(n, m, dtype)))
+}
+
+fn linspace(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 3, op.keywords)?;
+    let start = float_of(op.name, &parsed.positional[0], site, 0)?;
+    let end = float_of(op.name, &parsed.positional[1], site, 1)?;
+    let steps = size_of(op.name, &parsed.positional[2], site, 2)?;
+    let dtype = dtype_kw(op.name, &parsed, site, DType::F32)?;
+    record(interp, op.name, site, &[], |g, _| {
+        Ok(g.linspace(start, end, steps as i64, dtype))
+    })
 }

@@ -1,0 +1,117 @@
+//! `argsort` on the CPU: each line along the axis sorted stably by the
+//! reference's order (NaN above every number, `-0` equal to `0`), so the
+//! positions are the reference's exactly.
+
+use std::cmp::Ordering;
+
+use half::bf16;
+use sexpgpu_graph::{ExecError, TensorData};
+
+/// NaN is the largest; NaNs tie, as the reference orders them.
+fn float_order(a: f32, b: f32) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// Sorts every line of `keys` (`[outer, len, inner]`) into `out` (i64).
+fn lines<T: Copy>(
+    keys: &[T],
+    (outer, len, inner): (usize, usize, usize),
+    descending: bool,
+    order: impl Fn(T, T) -> Ordering,
+    out: &mut [i64],
+) {
+    let mut line: Vec<usize> = Vec::with_capacity(len);
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |t: usize| (o * len + t) * inner + i;
+            line.clear();
+            line.extend(0..len);
+            line.sort_by(|&p, &q| {
+                let ord = order(keys[at(p)], keys[at(q)]);
+                if descending {
+                    ord.reverse()
+                } else {
+                    ord
+                }
+            });
+            for (t, &p) in line.iter().enumerate() {
+                out[at(t)] = p as i64;
+            }
+        }
+    }
+}
+
+pub(crate) fn argsort(
+    x: (&TensorData, usize),
+    dims: &[usize],
+    axis: usize,
+    descending: bool,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let numel: usize = dims.iter().product();
+    let shape = (
+        dims[..axis].iter().product(),
+        dims[axis],
+        dims[axis + 1..].iter().product(),
+    );
+    let TensorData::I64(o) = out else {
+        return Err(internal("an argsort output is not i64"));
+    };
+    let Some(o) = o.get_mut(..numel) else {
+        return Err(internal("an argsort output is too short"));
+    };
+    let range = x.1..x.1 + numel;
+    let missing = || internal("an argsort input is too short");
+    match x.0 {
+        TensorData::F32(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            float_order,
+            o,
+        ),
+        TensorData::BF16(v) => {
+            let keys: Vec<f32> = v
+                .get(range)
+                .ok_or_else(missing)?
+                .iter()
+                .map(|b| bf16::to_f32(*b))
+                .collect();
+            lines(&keys, shape, descending, float_order, o)
+        }
+        TensorData::I32(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            |a: i32, b| a.cmp(&b),
+            o,
+        ),
+        TensorData::I64(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            |a: i64, b| a.cmp(&b),
+            o,
+        ),
+        TensorData::Bool(v) => lines(
+            v.get(range).ok_or_else(missing)?,
+            shape,
+            descending,
+            |a: bool, b| a.cmp(&b),
+            o,
+        ),
+    }
+    Ok(())
+}
+
+fn internal(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: {message}"),
+        node: None,
+    }
+}
