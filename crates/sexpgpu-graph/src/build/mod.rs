@@ -3,11 +3,19 @@
 //! returning an [`OpError`]. Shared helpers for operands and broadcasting
 //! live here; builders never compute element values.
 
+mod conv;
 mod create;
+mod einsum;
 mod elementwise;
 mod indexing;
 mod layout;
+mod pool;
 mod reduce;
+mod window;
+
+pub use conv::{ConvOptions, ConvPadding};
+pub use pool::{PoolOptions, Resize};
+pub use window::{PadMode, PerAxis};
 
 #[cfg(test)]
 mod tests;
