@@ -191,20 +191,26 @@ impl Graph {
         for (i, &o) in sizes.iter().enumerate() {
             let axis = first + i;
             let (n, o) = (self.shape(x).dims()[axis], o as usize);
-            let mut weights = vec![0.0; o * n];
+            let mut ones = vec![0.0; o * n];
+            let mut counts = Vec::with_capacity(o);
             for row in 0..o {
                 let (lo, hi) = (row * n / o, ((row + 1) * n).div_ceil(o));
                 for col in lo..hi {
-                    weights[col * o + row] = 1.0 / (hi - lo) as f64;
+                    ones[col * o + row] = 1.0;
                 }
+                counts.push((hi - lo) as f64);
             }
-            x = self.mix_axis(x, axis, &weights, o)?;
+            let sums = self.mix_axis(x, axis, &ones, o)?;
+            let rank = self.shape(x).rank();
+            let dims = [vec![o], vec![1; rank - 1 - axis]].concat();
+            let counts = self.floats_like(&dims, &counts, x)?;
+            x = self.binary(BinaryOp::Div, sums, counts)?;
         }
         Ok(x)
     }
 
-    /// `x` with `axis` (of length n) replaced by `o` weighted sums, the
-    /// weights `[n, o]` row-major: a `matmul` along that axis.
+    /// `x` with `axis` (of length n) replaced by `o` sums weighted by
+    /// `weights` (`[n, o]`, row-major): a `matmul` along that axis.
     fn mix_axis(
         &mut self,
         x: NodeId,
