@@ -158,6 +158,8 @@ impl Graph {
         if channels % groups != 0 || w_out % groups != 0 || w_in != channels {
             let what = if transposed {
                 format!("the weight's first dim must be {channels}")
+            } else if groups == 1 {
+                format!("the weight's second dim must be {channels}")
             } else {
                 format!(
                     "the weight's second dim must be {channels} / {groups} groups = {}",

@@ -6,8 +6,13 @@
 
 pub(crate) mod args;
 pub mod ops;
+pub mod structured;
 
-pub use ops::doc_list as operation_list;
+/// The list of operations in `docs/sexpgpu/operations.md`: `ops::OPS`, then
+/// the structured operations.
+pub fn operation_list() -> String {
+    ops::doc_list() + &ops::doc_list_of(structured::OPS)
+}
 
 use crate::codes;
 use crate::eval::{
@@ -32,6 +37,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     interp.state::<Tracer>().seed = seed;
     interp.register_specials(SPECIALS);
     ops::install(interp);
+    structured::install(interp);
     interp.register_graph_call(call_graph);
     interp.register_overload(ops::overload);
 }
