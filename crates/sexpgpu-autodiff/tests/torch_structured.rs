@@ -17,12 +17,15 @@ use sexpgpu_graph::{
 };
 use uitest::support::{python, Rng};
 
+/// How a case builds its op on the parameters.
+type Build = dyn Fn(&mut Graph, &[NodeId]) -> Result<NodeId, OpError>;
+
 /// One case: parameter shapes, how to build the op on them, and the
 /// PyTorch expression over `p0`, `p1`, ... (with `F` = `torch.nn.functional`).
 struct Case {
     name: String,
     params: Vec<Vec<usize>>,
-    build: Box<dyn Fn(&mut Graph, &[NodeId]) -> Result<NodeId, OpError>>,
+    build: Box<Build>,
     torch: String,
 }
 
@@ -91,7 +94,13 @@ fn conv_cases() -> Vec<Case> {
             "conv3d",
             &[&[1, 4, 4, 5, 3], &[2, 2, 2, 3, 1]],
             "F.conv3d(p0, p1, stride=(1, 2, 1), padding=(0, 1, 1), groups=2)",
-            |g, p| g.conv(p[0], p[1], &conv_opts(&[1, 2, 1], &[0, 1, 1], &[1, 1, 1], 2)),
+            |g, p| {
+                g.conv(
+                    p[0],
+                    p[1],
+                    &conv_opts(&[1, 2, 1], &[0, 1, 1], &[1, 1, 1], 2),
+                )
+            },
         ),
         case(
             "conv_transpose1d",
@@ -384,10 +393,8 @@ fn write_case(rng: &mut Rng, root: &Path, c: &Case) -> PathBuf {
 }
 
 fn check(group: &str, cases: Vec<Case>) {
-    let root = std::env::temp_dir().join(format!(
-        "sexpgpu-structured-{group}-{}",
-        std::process::id()
-    ));
+    let root =
+        std::env::temp_dir().join(format!("sexpgpu-structured-{group}-{}", std::process::id()));
     let mut rng = Rng::new(group.len() as u64 + 7);
     for c in &cases {
         write_case(&mut rng, &root, c);

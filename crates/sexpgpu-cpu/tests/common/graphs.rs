@@ -244,7 +244,9 @@ impl Builder {
                 self.g.avg_pool(seq, &o).ok()
             }
             3 if smooth => {
-                let w = self.g.normal(Shape::from([2, 1, k as usize]), dtype, 0.0, 1.0);
+                let w = self
+                    .g
+                    .normal(Shape::from([2, 1, k as usize]), dtype, 0.0, 1.0);
                 let c = ConvOptions {
                     padding: ConvPadding::Sizes(PerAxis::All(rng.int(0, 2))),
                     stride: PerAxis::All(rng.int(1, 3)),
@@ -253,11 +255,10 @@ impl Builder {
                 self.g.conv(seq, w.ok()?, &c).ok()
             }
             4 if smooth => self.g.einsum("...i,...i->...", &[x, x]).ok(),
-            5 if smooth => {
-                self.g
-                    .interpolate(seq, &[rng.int(1, 9)], Resize::Linear, rng.int(0, 2) == 0)
-                    .ok()
-            }
+            5 if smooth => self
+                .g
+                .interpolate(seq, &[rng.int(1, 9)], Resize::Linear, rng.int(0, 2) == 0)
+                .ok(),
             _ => None,
         }
     }

@@ -94,7 +94,7 @@ impl Graph {
                 padded,
                 2 + i,
                 amount,
-                crate::build::PadMode::Constant,
+                crate::build::window::PadMode::Constant,
                 Scalar::Int(0),
             )?;
         }
@@ -250,11 +250,10 @@ impl Graph {
         let extra = opts
             .output_padding
             .resolve(op, "output-padding", geo.d, 0)?;
-        for i in 0..geo.d {
-            if extra[i] >= geo.stride[i].max(geo.dilation[i]) {
+        for ((&e, &s), &d) in extra.iter().zip(&geo.stride).zip(&geo.dilation) {
+            if e >= s.max(d) {
                 return Err(OpError::dim(format!(
-                    "{op}: `:output-padding` {} must be less than the stride {} or the dilation {}",
-                    extra[i], geo.stride[i], geo.dilation[i]
+                    "{op}: `:output-padding` {e} must be less than the stride {s} or the dilation {d}"
                 )));
             }
         }
@@ -274,7 +273,7 @@ impl Graph {
                 x,
                 2 + i,
                 amount,
-                crate::build::PadMode::Constant,
+                crate::build::window::PadMode::Constant,
                 Scalar::Int(0),
             )?;
         }

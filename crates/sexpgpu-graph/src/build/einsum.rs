@@ -48,15 +48,14 @@ impl Graph {
             let term = self.broadcast_term(term, &sizes)?;
             let later: Vec<Label> = spec.inputs[i + 1..].iter().flatten().copied().collect();
             let earlier: Vec<Label> = spec.inputs[..i].iter().flatten().copied().collect();
-            let keep = |l: &Label| spec.output.contains(l) || later.contains(l) || earlier.contains(l);
+            let keep =
+                |l: &Label| spec.output.contains(l) || later.contains(l) || earlier.contains(l);
             terms.push(self.sum_out(term, keep)?);
         }
         let mut acc = terms.remove(0);
         for (i, next) in terms.into_iter().enumerate() {
             let later: Vec<Label> = spec.inputs[i + 2..].iter().flatten().copied().collect();
-            acc = self.contract(acc, next, |l| {
-                spec.output.contains(l) || later.contains(l)
-            })?;
+            acc = self.contract(acc, next, |l| spec.output.contains(l) || later.contains(l))?;
         }
         let perm: Vec<i64> = spec
             .output
@@ -112,7 +111,11 @@ impl Graph {
             let mut perm = vec![p as i64, q as i64];
             perm.extend(rest.iter().map(|&a| a as i64));
             let moved = self.transpose(t.node, &perm)?;
-            let flat = [&[n * n], &rest.iter().map(|&a| dims[a]).collect::<Vec<_>>()[..]].concat();
+            let flat = [
+                &[n * n],
+                &rest.iter().map(|&a| dims[a]).collect::<Vec<_>>()[..],
+            ]
+            .concat();
             let moved = self.reshape(moved, Shape::new(flat))?;
             let ids: Vec<usize> = (0..n).map(|i| i * (n + 1)).collect();
             let ids = self.positions(&[n], &ids)?;
@@ -160,10 +163,32 @@ impl Graph {
         let a = self.sum_out(a, |l| keep(l) || b.labels.contains(l))?;
         let b = self.sum_out(b, |l| keep(l) || a.labels.contains(l))?;
         let shared = |l: &&Label| a.labels.contains(l) && b.labels.contains(l);
-        let batch: Vec<Label> = a.labels.iter().filter(shared).filter(|l| keep(l)).copied().collect();
-        let summed: Vec<Label> = a.labels.iter().filter(shared).filter(|l| !keep(l)).copied().collect();
-        let only_a: Vec<Label> = a.labels.iter().filter(|l| !b.labels.contains(l)).copied().collect();
-        let only_b: Vec<Label> = b.labels.iter().filter(|l| !a.labels.contains(l)).copied().collect();
+        let batch: Vec<Label> = a
+            .labels
+            .iter()
+            .filter(shared)
+            .filter(|l| keep(l))
+            .copied()
+            .collect();
+        let summed: Vec<Label> = a
+            .labels
+            .iter()
+            .filter(shared)
+            .filter(|l| !keep(l))
+            .copied()
+            .collect();
+        let only_a: Vec<Label> = a
+            .labels
+            .iter()
+            .filter(|l| !b.labels.contains(l))
+            .copied()
+            .collect();
+        let only_b: Vec<Label> = b
+            .labels
+            .iter()
+            .filter(|l| !a.labels.contains(l))
+            .copied()
+            .collect();
         let size = |g: &Graph, t: &Term, ls: &[Label]| -> Vec<usize> {
             ls.iter()
                 .map(|l| g.shape(t.node).dims()[t.labels.iter().position(|m| m == l).unwrap_or(0)])

@@ -354,7 +354,12 @@ impl Graph {
 /// For `avg-pool` without padding in the divisor: how many elements of each
 /// window along axis `i` lie inside the unpadded input of length `n`.
 fn inside_counts(n: usize, geo: &PoolGeometry, i: usize) -> Vec<f64> {
-    let (k, s, p, dil) = (geo.window[i], geo.stride[i], geo.padding[i], geo.dilation[i]);
+    let (k, s, p, dil) = (
+        geo.window[i],
+        geo.stride[i],
+        geo.padding[i],
+        geo.dilation[i],
+    );
     let out = window_count("avg-pool", n + 2 * p, k, s, dil, 0).unwrap_or(0);
     (0..out)
         .map(|o| {

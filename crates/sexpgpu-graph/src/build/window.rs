@@ -182,13 +182,13 @@ impl Graph {
             PadMode::Constant => return self.pad_constant(op, x, axis, (lo, hi), value),
             PadMode::Reflect if lo >= n || hi >= n => {
                 return Err(OpError::dim(format!(
-                    "{op}: reflect padding [{lo} {hi}] must be less than the length {n} of axis {axis}"
-                )))
+                "{op}: reflect padding [{lo} {hi}] must be less than the length {n} of axis {axis}"
+            )))
             }
             PadMode::Circular if lo > n || hi > n => {
                 return Err(OpError::dim(format!(
-                    "{op}: circular padding [{lo} {hi}] must be at most the length {n} of axis {axis}"
-                )))
+                "{op}: circular padding [{lo} {hi}] must be at most the length {n} of axis {axis}"
+            )))
             }
             PadMode::Replicate if n == 0 => {
                 return Err(OpError::dim(format!(

@@ -71,17 +71,27 @@ pub fn install(interp: &mut Interp) {
 }
 
 /// A per-axis keyword: an integer for every axis, or a vector, one each.
-fn per_axis(op: &str, parsed: &OpArgs, site: &Site, key: &str, default: i64) -> EvalResult<PerAxis> {
+fn per_axis(
+    op: &str,
+    parsed: &OpArgs,
+    site: &Site,
+    key: &str,
+    default: i64,
+) -> EvalResult<PerAxis> {
     match parsed.keyword(key) {
         None => Ok(PerAxis::All(default)),
         Some((Value::Int(n), _)) => Ok(PerAxis::All(*n)),
-        Some((v, i)) => ints_of(op, "an integer or a vector of integers", v, site, i).map(PerAxis::Each),
+        Some((v, i)) => {
+            ints_of(op, "an integer or a vector of integers", v, site, i).map(PerAxis::Each)
+        }
     }
 }
 
 /// `:groups n`.
 fn groups(op: &str, parsed: &OpArgs, site: &Site) -> EvalResult<i64> {
-    parsed.keyword("groups").map_or(Ok(1), |(v, i)| int_of(op, v, site, i))
+    parsed
+        .keyword("groups")
+        .map_or(Ok(1), |(v, i)| int_of(op, v, site, i))
 }
 
 /// The two tensors of `conv` and `conv-transpose`, recorded with `build`.
@@ -90,7 +100,11 @@ fn two_with(
     name: &str,
     site: &Site,
     operands: &[Value],
-    build: impl FnOnce(&mut sexpgpu_graph::Graph, NodeId, NodeId) -> Result<NodeId, sexpgpu_graph::OpError>,
+    build: impl FnOnce(
+        &mut sexpgpu_graph::Graph,
+        NodeId,
+        NodeId,
+    ) -> Result<NodeId, sexpgpu_graph::OpError>,
 ) -> EvalResult {
     record(interp, name, site, operands, |g, id| {
         let x = args::tensor(g, id, name, operands, site, 0)?;
@@ -205,10 +219,12 @@ fn pairs_of(name: &str, value: &Value, site: &Site) -> EvalResult<Vec<(i64, i64)
     };
     items
         .iter()
-        .map(|pair| match ints_of(name, what, pair, site, 1)?.as_slice() {
-            [lo, hi] => Ok((*lo, *hi)),
-            _ => Err(wrong_type(name, what, pair, site, 1)),
-        })
+        .map(
+            |pair| match ints_of(name, what, pair, site, 1)?.as_slice() {
+                [lo, hi] => Ok((*lo, *hi)),
+                _ => Err(wrong_type(name, what, pair, site, 1)),
+            },
+        )
         .collect()
 }
 
@@ -223,7 +239,13 @@ fn pad(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
             _ => None,
         }
         .ok_or_else(|| {
-            wrong_type(name, "`:constant`, `:reflect`, `:replicate` or `:circular`", v, site, i)
+            wrong_type(
+                name,
+                "`:constant`, `:reflect`, `:replicate` or `:circular`",
+                v,
+                site,
+                i,
+            )
         })?,
     };
     let value = match parsed.keyword("value") {
@@ -256,7 +278,13 @@ fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> E
             _ => None,
         }
         .ok_or_else(|| {
-            wrong_type(name, "`:nearest`, `:linear`, `:bilinear` or `:trilinear`", v, site, i)
+            wrong_type(
+                name,
+                "`:nearest`, `:linear`, `:bilinear` or `:trilinear`",
+                v,
+                site,
+                i,
+            )
         })?,
     };
     let corners = parsed
@@ -273,7 +301,13 @@ fn einsum(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRe
     let name = op.name;
     crate::eval::arity(name, site, &args, 2, None)?;
     let Value::Str(subscripts) = &args[0] else {
-        return Err(wrong_type(name, "a subscript string like \"ij,jk->ik\"", &args[0], site, 0));
+        return Err(wrong_type(
+            name,
+            "a subscript string like \"ij,jk->ik\"",
+            &args[0],
+            site,
+            0,
+        ));
     };
     let subscripts = subscripts.clone();
     let operands = args[1..].to_vec();
