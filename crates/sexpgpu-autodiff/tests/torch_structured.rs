@@ -91,6 +91,30 @@ fn conv_cases() -> Vec<Case> {
             },
         ),
         case(
+            "conv2d_stride1",
+            &[&[2, 3, 6, 7], &[5, 3, 3, 2]],
+            "F.conv2d(p0, p1, padding=(2, 1), dilation=(1, 2))",
+            |g, p| g.conv(p[0], p[1], &conv_opts(&[1, 1], &[2, 1], &[1, 2], 1)),
+        ),
+        case(
+            "conv3d_stride1",
+            &[&[1, 2, 4, 5, 3], &[3, 2, 2, 3, 2]],
+            "F.conv3d(p0, p1, padding=1)",
+            |g, p| g.conv(p[0], p[1], &conv_opts(&[1, 1, 1], &[1, 1, 1], &[1, 1, 1], 1)),
+        ),
+        case(
+            "conv_transpose3d",
+            &[&[1, 2, 3, 2, 3], &[2, 3, 2, 2, 3]],
+            "F.conv_transpose3d(p0, p1, stride=(1, 2, 2), padding=(0, 1, 1), output_padding=(0, 1, 0))",
+            |g, p| {
+                let opts = ConvOptions {
+                    output_padding: PerAxis::Each(vec![0, 1, 0]),
+                    ..conv_opts(&[1, 2, 2], &[0, 1, 1], &[1, 1, 1], 1)
+                };
+                g.conv_transpose(p[0], p[1], &opts)
+            },
+        ),
+        case(
             "conv3d",
             &[&[1, 4, 4, 5, 3], &[2, 2, 2, 3, 1]],
             "F.conv3d(p0, p1, stride=(1, 2, 1), padding=(0, 1, 1), groups=2)",

@@ -87,6 +87,12 @@ impl Graph {
                     .collect()
             }
         };
+        // The flat path reads one row past the last window (see `conv_flat`).
+        let flat = geo.groups == 1 && geo.stride.iter().all(|&s| s == 1) && geo.d >= 2;
+        let mut padding = padding;
+        if flat {
+            padding[0].1 += 1;
+        }
         let mut padded = x;
         for (i, &amount) in padding.iter().enumerate() {
             padded = self.pad_axis(
@@ -98,7 +104,11 @@ impl Graph {
                 Scalar::Int(0),
             )?;
         }
-        let y = self.conv_gemm(op, padded, w, &geo)?;
+        let y = if flat {
+            self.conv_flat(op, padded, w, &geo)?
+        } else {
+            self.conv_gemm(op, padded, w, &geo)?
+        };
         if geo.unbatched {
             let dims = self.shape(y).dims()[1..].to_vec();
             return self.reshape(y, Shape::new(dims));
@@ -230,6 +240,71 @@ impl Graph {
         self.transpose(y, &back)
     }
 
+    /// im2col and GEMM for stride 1 and one group, without transposes: the
+    /// padded `[n c s1 s2 ..]` (with one spare row at the end of `s1`) is
+    /// flattened to `[n c s1*s2*..]`, and each kernel position's window is
+    /// one contiguous `slice` of it, `[n c o1*s2*..]`: the output over the
+    /// full width, whose extra columns are cut off at the end. The slices
+    /// `concat` to `[n k*c p]` (kernel position major), which the weight
+    /// `[out k*c]` multiplies straight into `[n out p]`.
+    fn conv_flat(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        w: NodeId,
+        geo: &Geometry,
+    ) -> Result<NodeId, OpError> {
+        let d = geo.d;
+        let dims = self.shape(x).dims().to_vec();
+        let (n, c) = (dims[0], dims[1]);
+        // The spare row is not part of the image.
+        let mut spatial = dims[2..].to_vec();
+        spatial[0] -= 1;
+        let mut outs = Vec::with_capacity(d);
+        for i in 0..d {
+            let span = geo.dilation[i] * (geo.kernel[i] - 1);
+            outs.push(super::window::window_count(
+                op,
+                spatial[i],
+                geo.kernel[i],
+                1,
+                geo.dilation[i],
+                2 + i,
+            )?);
+            debug_assert_eq!(outs[i], spatial[i] - span);
+        }
+        let steps: Vec<usize> = (0..d).map(|i| dims[3 + i..].iter().product()).collect();
+        let total: usize = dims[2..].iter().product();
+        let p = outs[0] * steps[0];
+        let flat = self.reshape(x, Shape::new(vec![n, c, total]))?;
+        let window: usize = geo.kernel.iter().product();
+        let mut pieces = Vec::with_capacity(window);
+        for k in 0..window {
+            let mut rest = k;
+            let mut offset = 0;
+            for i in (0..d).rev() {
+                let j = rest % geo.kernel[i];
+                rest /= geo.kernel[i];
+                offset += j * geo.dilation[i] * steps[i];
+            }
+            pieces.push(self.slice(flat, 2, offset as i64, (offset + p) as i64)?);
+        }
+        let cols = self.concat(1, &pieces)?;
+        let out_channels = self.shape(w).dims()[0];
+        let mut perm: Vec<i64> = vec![0];
+        perm.extend((0..d).map(|i| (2 + i) as i64));
+        perm.push(1);
+        let wm = self.transpose(w, &perm)?;
+        let wm = self.reshape(wm, Shape::new(vec![out_channels, window * c]))?;
+        let y = self.matmul(wm, cols)?;
+        let grid = [&[n, out_channels, outs[0]], &dims[3..]].concat();
+        let mut y = self.reshape(y, Shape::new(grid))?;
+        for (i, &o) in outs.iter().enumerate().skip(1) {
+            y = self.slice(y, (2 + i) as i64, 0, o as i64)?;
+        }
+        Ok(y)
+    }
+
     /// `(conv-transpose x w ...)`: `w` is `[in out/groups k..]` as PyTorch;
     /// the result has `o = (s - 1) stride - 2 pad + dilation (k - 1) +
     /// output-padding + 1` along each spatial axis.
@@ -263,11 +338,14 @@ impl Graph {
         } else {
             x
         };
+        let flat = geo.groups == 1 && geo.d >= 2;
         for i in 0..geo.d {
             x = self.spread(x, 2 + i, geo.stride[i])?;
             let reach = (geo.dilation[i] * (geo.kernel[i] - 1)) as i64;
             let lo = reach - padding[i] as i64;
-            let amount = (lo, lo + extra[i] as i64);
+            // The flat path's spare row (see `conv_flat`).
+            let spare = i64::from(flat && i == 0);
+            let amount = (lo, lo + extra[i] as i64 + spare);
             x = self.pad_axis(
                 op,
                 x,
@@ -283,7 +361,11 @@ impl Graph {
             unbatched: false,
             ..geo
         };
-        let y = self.conv_gemm(op, x, w, &inner)?;
+        let y = if flat {
+            self.conv_flat(op, x, w, &inner)?
+        } else {
+            self.conv_gemm(op, x, w, &inner)?
+        };
         if geo.unbatched {
             let dims = self.shape(y).dims()[1..].to_vec();
             return self.reshape(y, Shape::new(dims));
