@@ -153,9 +153,9 @@ impl Graph {
         }
         let unbatched = xs.rank() == d + 1;
         let channels = xs.dims()[usize::from(!unbatched)];
-        if opts.groups < 1 {
+        if opts.groups < 1 || opts.groups > crate::shape::MAX_ELEMENTS as i64 {
             return Err(OpError::dim(format!(
-                "{op}: `:groups` must be at least 1, got {}",
+                "{op}: `:groups` must be at least 1 and divide the channels, got {}",
                 opts.groups
             )));
         }
@@ -278,6 +278,7 @@ impl Graph {
         let p = outs[0] * steps[0];
         let flat = self.reshape(x, Shape::new(vec![n, c, total]))?;
         let window: usize = geo.kernel.iter().product();
+        super::window::fits(op, "its im2col matrix", &[n, window, c, p])?;
         let mut pieces = Vec::with_capacity(window);
         for k in 0..window {
             let mut rest = k;
@@ -390,6 +391,7 @@ impl Graph {
         let both = self.concat((axis + 1) as i64, &[column, zeros])?;
         let mut flat = dims;
         flat[axis] = n * stride;
+        super::window::fits("conv-transpose", "the input spread out by the stride", &flat)?;
         let flat = self.reshape(both, Shape::new(flat))?;
         self.slice(flat, axis as i64, 0, ((n - 1) * stride + 1) as i64)
     }

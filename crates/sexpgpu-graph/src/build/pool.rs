@@ -4,7 +4,7 @@
 //! taken (`index`) and weighted per axis. Compositions, so gradients and
 //! backends come free.
 
-use crate::build::window::{window_count, PadMode, PerAxis};
+use crate::build::window::{fits, window_count, PadMode, PerAxis};
 use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
@@ -191,6 +191,7 @@ impl Graph {
         for (i, &o) in sizes.iter().enumerate() {
             let axis = first + i;
             let (n, o) = (self.shape(x).dims()[axis], o as usize);
+            fits(op, "its averaging matrix", &[n, o])?;
             let mut ones = vec![0.0; o * n];
             let mut counts = Vec::with_capacity(o);
             for row in 0..o {
@@ -254,6 +255,12 @@ impl Graph {
                 "{op}: sizes must be at least 1, got {bad}"
             )));
         }
+        let mut dims = shape.dims().to_vec();
+        for (i, &s) in sizes.iter().enumerate() {
+            let at = shape.rank() - d + i;
+            dims[at] = usize::try_from(s).unwrap_or(usize::MAX);
+        }
+        fits(op, "the result", &dims)?;
         let dtype = self.dtype(x);
         if !dtype.is_float() {
             return Err(OpError::dtype(format!(

@@ -8,7 +8,7 @@
 use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
-use crate::shape::Shape;
+use crate::shape::{Shape, MAX_ELEMENTS};
 use crate::tensor::Tensor;
 
 /// How `pad` fills the new elements.
@@ -80,6 +80,11 @@ impl PerAxis {
         if let Some(bad) = values.iter().find(|&&v| v < min) {
             return Err(OpError::dim(format!(
                 "{op}: `:{what}` must be at least {min}, got {bad}"
+            )));
+        }
+        if let Some(bad) = values.iter().find(|&&v| v > MAX_ELEMENTS as i64) {
+            return Err(OpError::dim(format!(
+                "{op}: `:{what}` must be at most {MAX_ELEMENTS} (a tensor's largest axis), got {bad}"
             )));
         }
         Ok(values.into_iter().map(|v| v as usize).collect())
@@ -167,6 +172,10 @@ impl Graph {
         value: Scalar,
     ) -> Result<NodeId, OpError> {
         let n = self.shape(x).dims()[axis] as i64;
+        let mut dims = self.shape(x).dims().to_vec();
+        let grown = i128::from(n) + i128::from(lo) + i128::from(hi);
+        dims[axis] = usize::try_from(grown.clamp(0, MAX_ELEMENTS as i128 + 1)).unwrap_or(0);
+        fits(op, "the padded tensor", &dims)?;
         let kept = n + lo.min(0) + hi.min(0);
         if kept <= 0 && (lo < 0 || hi < 0) {
             return Err(OpError::dim(format!(
@@ -257,6 +266,10 @@ impl Graph {
             let axis = first + i;
             let n = self.shape(x).dims()[axis];
             let out = window_count(op, n, kernel[i], stride[i], dilation[i], axis)?;
+            let mut dims = self.shape(x).dims().to_vec();
+            dims[axis] = out;
+            dims.insert(axis + 1, kernel[i]);
+            fits(op, "its windows", &dims)?;
             let ids: Vec<usize> = (0..out)
                 .flat_map(|o| (0..kernel[i]).map(move |j| o * stride[i] + j * dilation[i]))
                 .collect();
@@ -276,11 +289,27 @@ pub(crate) fn window_count(
     dilation: usize,
     axis: usize,
 ) -> Result<usize, OpError> {
-    let span = dilation * (k.max(1) - 1) + 1;
+    let span = dilation
+        .checked_mul(k.max(1) - 1)
+        .map_or(usize::MAX, |s| s.saturating_add(1));
     if k == 0 || n < span {
         return Err(OpError::dim(format!(
             "{op}: a window of {k} elements (spanning {span}) does not fit axis {axis}, of length {n} after padding"
         )));
     }
     Ok((n - span) / stride + 1)
+}
+
+/// Refuses a tensor of `dims` (an intermediate or a result) with more than
+/// `MAX_ELEMENTS` elements before anything of that size is built.
+pub(crate) fn fits(op: &str, what: &str, dims: &[usize]) -> Result<(), OpError> {
+    let numel = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    if numel.is_none_or(|n| n > MAX_ELEMENTS) {
+        return Err(OpError::dim(format!(
+            "{op}: {what} {} would be too large",
+            Shape::new(dims.to_vec())
+        ))
+        .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements")));
+    }
+    Ok(())
 }
