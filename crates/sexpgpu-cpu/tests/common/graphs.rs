@@ -244,15 +244,20 @@ impl Builder {
                 self.g.avg_pool(seq, &o).ok()
             }
             3 if smooth => {
-                let w = self
-                    .g
-                    .normal(Shape::from([2, 1, k as usize]), dtype, 0.0, 1.0);
+                // 1-d, or 2-d over [1, n] (the transpose-free path at stride 1).
+                let (input, w) = if rng.int(0, 2) == 0 {
+                    (seq, vec![2, 1, k as usize])
+                } else {
+                    let image = self.g.reshape(x, Shape::from([1, 1, 1, n])).ok()?;
+                    (image, vec![2, 1, 1, k as usize])
+                };
+                let w = self.g.normal(Shape::from(w.as_slice()), dtype, 0.0, 1.0);
                 let c = ConvOptions {
                     padding: ConvPadding::Sizes(PerAxis::All(rng.int(0, 2))),
                     stride: PerAxis::All(rng.int(1, 3)),
                     ..ConvOptions::default()
                 };
-                self.g.conv(seq, w.ok()?, &c).ok()
+                self.g.conv(input, w.ok()?, &c).ok()
             }
             4 if smooth => self.g.einsum("...i,...i->...", &[x, x]).ok(),
             5 if smooth => self
