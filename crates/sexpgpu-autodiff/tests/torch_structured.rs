@@ -78,6 +78,12 @@ fn conv_cases() -> Vec<Case> {
             |g, p| g.conv(p[0], p[1], &ConvOptions::default()),
         ),
         case(
+            "conv2d_empty_batch",
+            &[&[0, 2, 5, 5], &[3, 2, 3, 3]],
+            "F.conv2d(p0, p1, padding=1)",
+            |g, p| g.conv(p[0], p[1], &conv_opts(&[1, 1], &[1, 1], &[1, 1], 1)),
+        ),
+        case(
             "conv2d_same_unbatched",
             &[&[2, 5, 5], &[3, 2, 3, 2]],
             "F.conv2d(p0, p1, padding='same', dilation=2)",

@@ -391,7 +391,11 @@ impl Graph {
         let both = self.concat((axis + 1) as i64, &[column, zeros])?;
         let mut flat = dims;
         flat[axis] = n * stride;
-        super::window::fits("conv-transpose", "the input spread out by the stride", &flat)?;
+        super::window::fits(
+            "conv-transpose",
+            "the input spread out by the stride",
+            &flat,
+        )?;
         let flat = self.reshape(both, Shape::new(flat))?;
         self.slice(flat, axis as i64, 0, ((n - 1) * stride + 1) as i64)
     }

@@ -182,7 +182,11 @@ impl Graph {
                 "{op}: cropping [{lo} {hi}] leaves nothing of axis {axis}, of length {n}"
             )));
         }
-        let x = self.slice(x, axis as i64, -lo.min(0), n + hi.min(0))?;
+        let x = if lo < 0 || hi < 0 {
+            self.slice(x, axis as i64, -lo.min(0), n + hi.min(0))?
+        } else {
+            x
+        };
         let (lo, hi, n) = (lo.max(0) as usize, hi.max(0) as usize, kept as usize);
         if lo == 0 && hi == 0 {
             return Ok(x);
