@@ -7,8 +7,9 @@
 
 use super::args::{self, bool_of, int_of, ints_of, split, OpArgs};
 use super::ops::{op, record, Op, Run};
-use crate::eval::{wrong_type, EvalResult, Interp, Primitive, Site};
+use crate::eval::{wrong_type, EvalResult, Flow, Interp, Primitive, Site};
 use crate::value::Value;
+use diag::Diagnostic;
 use sexpgpu_graph::{
     ConvOptions, ConvPadding, NodeId, PadMode, PerAxis, PoolOptions, Resize, Scalar,
 };
@@ -156,10 +157,15 @@ fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions
     let name = op.name;
     let window = match parsed.keyword("window") {
         None => {
-            return Err(crate::eval::error(
-                crate::codes::E_EVAL_008,
-                format!("`{name}` needs `:window`, the window's size on each pooled axis"),
-                site.span,
+            return Err(Flow::from(
+                Diagnostic::error(
+                    crate::codes::E_EVAL_008,
+                    format!("`{name}` needs `:window`, the window's size on each pooled axis"),
+                )
+                .with_primary(site.span, "")
+                .with_help(format!(
+                    "give one size per pooled axis, e.g. `({name} x :window [2 2])`"
+                )),
             ))
         }
         Some((Value::Int(n), _)) => PerAxis::Each(vec![*n]),
