@@ -184,6 +184,18 @@ fn pool_cases() -> Vec<Case> {
             |g, p| g.max_pool(p[0], &pool(&[2, 3], None, &[1, 1], true)),
         ),
         case(
+            "max_pool2d_tiles",
+            &[&[2, 3, 7, 9]],
+            "F.max_pool2d(p0, (2, 3))",
+            |g, p| g.max_pool(p[0], &pool(&[2, 3], None, &[0, 0], true)),
+        ),
+        case(
+            "avg_pool3d_tiles",
+            &[&[1, 2, 5, 4, 3]],
+            "F.avg_pool3d(p0, 2)",
+            |g, p| g.avg_pool(p[0], &pool(&[2, 2, 2], None, &[0, 0, 0], true)),
+        ),
+        case(
             "max_pool3d_unbatched",
             &[&[2, 4, 3, 5]],
             "F.max_pool3d(p0, (2, 1, 3), stride=(1, 2, 2))",

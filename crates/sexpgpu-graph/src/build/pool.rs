@@ -173,12 +173,34 @@ impl Graph {
         geo: &PoolGeometry,
         fill: Scalar,
     ) -> Result<NodeId, OpError> {
+        let tiles = geo.stride == geo.window
+            && geo.padding.iter().all(|&p| p == 0)
+            && geo.dilation.iter().all(|&d| d == 1);
+        if tiles {
+            return self.tiles(op, x, geo);
+        }
         let mut x = x;
         for (i, &p) in geo.padding.iter().enumerate() {
             let amount = (p as i64, p as i64);
             x = self.pad_axis(op, x, geo.first + i, amount, PadMode::Constant, fill)?;
         }
         self.windows(op, x, geo.first, &geo.window, &geo.stride, &geo.dilation)
+    }
+
+    /// Windows that tile the input (stride = window, no padding or
+    /// dilation) as a `reshape`: `[.. s1 s2]` cut to whole windows, then
+    /// `[.. o1 k1 o2 k2]`, the layout `windows` gives, with no copy.
+    fn tiles(&mut self, op: &str, x: NodeId, geo: &PoolGeometry) -> Result<NodeId, OpError> {
+        let mut x = x;
+        let mut dims = self.shape(x).dims()[..geo.first].to_vec();
+        for (i, &k) in geo.window.iter().enumerate() {
+            let axis = geo.first + i;
+            let n = self.shape(x).dims()[axis];
+            let out = window_count(op, n, k, k, 1, axis)?;
+            x = self.slice(x, axis as i64, 0, (out * k) as i64)?;
+            dims.extend([out, k]);
+        }
+        self.reshape(x, crate::shape::Shape::new(dims))
     }
 
     /// `(adaptive-avg-pool x [sizes])`: the last axes averaged down (or up)
