@@ -66,6 +66,18 @@ fn conv_cases() -> Vec<Case> {
             |g, p| g.conv(p[0], p[1], &conv_opts(&[2], &[1], &[1], 2)),
         ),
         case(
+            "conv1d_stride1",
+            &[&[3, 2, 6], &[4, 2, 3]],
+            "F.conv1d(p0, p1, padding=2, dilation=2)",
+            |g, p| g.conv(p[0], p[1], &conv_opts(&[1], &[2], &[2], 1)),
+        ),
+        case(
+            "conv_transpose1d_one_group",
+            &[&[2, 3, 4], &[3, 2, 2]],
+            "F.conv_transpose1d(p0, p1, stride=3, padding=1)",
+            |g, p| g.conv_transpose(p[0], p[1], &conv_opts(&[3], &[1], &[1], 1)),
+        ),
+        case(
             "conv2d",
             &[&[2, 3, 7, 6], &[4, 3, 3, 2]],
             "F.conv2d(p0, p1, stride=(2, 1), padding=(1, 2), dilation=(1, 2))",

@@ -88,7 +88,7 @@ impl Graph {
             }
         };
         // The flat path reads one row past the last window (see `conv_flat`).
-        let flat = geo.groups == 1 && geo.stride.iter().all(|&s| s == 1) && geo.d >= 2;
+        let flat = geo.groups == 1 && geo.stride.iter().all(|&s| s == 1);
         let mut padding = padding;
         if flat {
             padding[0].1 += 1;
@@ -339,7 +339,7 @@ impl Graph {
         } else {
             x
         };
-        let flat = geo.groups == 1 && geo.d >= 2;
+        let flat = geo.groups == 1;
         for i in 0..geo.d {
             x = self.spread(x, 2 + i, geo.stride[i])?;
             let reach = (geo.dilation[i] * (geo.kernel[i] - 1)) as i64;
