@@ -1,6 +1,6 @@
 """PyTorch CPU peer for `cargo run --release -p sexpgpu-cpu --example bench`.
 
-Times the same four workloads as the Rust benchmark, eager mode, with the
+Times the same five workloads as the Rust benchmark, eager mode, with the
 thread count it is given, and prints one `key milliseconds` line each (the
 median of --iters runs after one warm-up). The data differ from the Rust
 side's but the shapes, dtypes and operations are the same.
@@ -70,6 +70,20 @@ def main():
         params = [(rand(i, o), rand(o)) for i, o in sizes]
         xb = rand(256, 784)
         print("mlp", median_ms(args.iters, lambda: mlp(xb, params)))
+
+    # conv2d forward and backward: the output and the gradients of
+    # sum(y * cot) with respect to the input and the weight.
+    cx = rand(32, 16, 32, 32).requires_grad_(True)
+    cw = rand(32, 16, 3, 3).requires_grad_(True)
+    cot = rand(32, 32, 32, 32)
+
+    def conv_step():
+        cx.grad, cw.grad = None, None
+        y = torch.nn.functional.conv2d(cx, cw, padding=1)
+        y.backward(cot)
+        return y, cx.grad, cw.grad
+
+    print("conv2d", median_ms(args.iters, conv_step))
     print("torch", torch.__version__, "threads", torch.get_num_threads())
 
 

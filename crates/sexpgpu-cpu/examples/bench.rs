@@ -2,7 +2,9 @@
 //! thread count, in the same run) and against the reference executor:
 //! (a) a 1024x1024x1024 f32 matmul, (b) a 13-op fused elementwise chain on
 //! 16M elements, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
-//! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu).
+//! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu), (e) a 3x3
+//! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
+//! padding 1: the output and the gradients of input and weight).
 //!
 //! `cargo run --release -p sexpgpu-cpu --example bench [-- --no-peer]
 //! [--no-reference] [--iters N]`. PyTorch runs as
@@ -132,6 +134,34 @@ fn mlp() -> Workload {
     }
 }
 
+/// conv2d forward and backward: `y = conv(x, w)`, then the gradients of
+/// `sum(y * cot)` with respect to `x` and `w`, as a training step needs.
+fn conv2d() -> Workload {
+    let mut g = Graph::new("conv2d");
+    let x = g.input("x", Shape::from([32, 16, 32, 32]), DType::F32);
+    let w = g.param("w", Shape::from([32, 16, 3, 3]), DType::F32);
+    let cot = g.input("cot", Shape::from([32, 32, 32, 32]), DType::F32);
+    let opts = sexpgpu_graph::ConvOptions {
+        padding: sexpgpu_graph::ConvPadding::Sizes(sexpgpu_graph::PerAxis::All(1)),
+        ..Default::default()
+    };
+    let y = g.conv(x, w, &opts).unwrap();
+    let weighted = g.binary(BinaryOp::Mul, y, cot).unwrap();
+    let loss = g.reduce(ReduceOp::Sum, weighted, None, false).unwrap();
+    let grads = sexpgpu_autodiff::grad(&mut g, loss, &[x, w]).unwrap();
+    g.set_outputs(vec![y, grads[0], grads[1]]);
+    Workload {
+        name: "conv2d 3x3 fwd+bwd 32x16x32x32",
+        key: "conv2d",
+        graph: g,
+        args: vec![
+            data(&[32, 16, 32, 32], 30),
+            data(&[32, 16, 3, 3], 31),
+            data(&[32, 32, 32, 32], 32),
+        ],
+    }
+}
+
 /// The median of `iters` timed runs after one warm-up, in milliseconds.
 fn time_ms(iters: usize, mut f: impl FnMut()) -> f64 {
     f();
@@ -190,7 +220,7 @@ fn main() {
         .unwrap_or(10usize);
     let threads = CpuBackend::default_threads();
     println!("threads: {threads}, iterations: {iters} (median after one warm-up)");
-    let workloads = [matmul(), chain(), reduction(), mlp()];
+    let workloads = [matmul(), chain(), reduction(), mlp(), conv2d()];
     let peer_figures = if flag("--no-peer") {
         HashMap::new()
     } else {

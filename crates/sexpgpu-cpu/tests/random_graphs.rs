@@ -10,10 +10,11 @@ use sexpgpu_graph::DType;
 
 #[test]
 fn random_exact_graphs_match_bit_for_bit() {
-    let (mut fused, mut reused) = (0, 0);
+    let (mut fused, mut reused, mut structured) = (0, 0, 0);
     for seed in 0..150 {
         let b = build(seed, Family::Exact);
         check(&b.g, &b.args, Tol::Exact);
+        structured += usize::from(b.structured);
         let program = sexpgpu_cpu::compile(&b.g).unwrap();
         let plan = program.plan();
         fused += plan.fused_nodes;
@@ -21,16 +22,21 @@ fn random_exact_graphs_match_bit_for_bit() {
     }
     // The graphs really exercise fusion and slot reuse.
     assert!(fused > 100 && reused > 50, "fused {fused}, reused {reused}");
+    // and the structured operations (pad, max-pool) often enough.
+    assert!(structured > 30, "structured {structured}");
 }
 
 #[test]
 fn random_smooth_graphs_match_within_tolerance() {
+    let mut structured = 0;
     for seed in 1000..1150 {
         let b = build(seed, Family::Smooth);
+        structured += usize::from(b.structured);
         let bf16 = b.g.dtype(b.g.outputs()[0]) == DType::BF16
             || b.args.iter().any(|a| a.dtype() == DType::BF16);
         // Values stay small (a few matmuls of numbers below ~10), so an
         // absolute-plus-relative bound of a few f32 (or bf16) ulps holds.
         check(&b.g, &b.args, Tol::Rel(if bf16 { 3e-2 } else { 1e-4 }));
     }
+    assert!(structured > 60, "structured {structured}");
 }

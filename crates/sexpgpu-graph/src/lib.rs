@@ -38,6 +38,7 @@ pub mod random;
 mod shape;
 mod tensor;
 
+pub use build::{ConvOptions, ConvPadding, PadMode, PerAxis, PoolOptions, Resize};
 pub use dtype::{DType, Scalar};
 pub use error::{OpError, OpErrorKind};
 pub use exec::{execute, execute_f64, ExecError};

@@ -23,6 +23,8 @@ const CORPUS: &[&str] = &[
     include_str!("../../../tests/ui/sexpgpu/dim/broadcast.sx"),
     include_str!("../../../tests/ui/sexpgpu/flow/other-graph.sx"),
     include_str!("../../../tests/ui/sexpgpu/eval/keywords.sx"),
+    include_str!("../../../tests/ui/sexpgpu/ops/structured.sx"),
+    include_str!("../../../tests/ui/sexpgpu/dim/structured.sx"),
 ];
 
 const TOKENS: &[&str] = &[
@@ -71,6 +73,16 @@ const TOKENS: &[&str] = &[
     "cond",
     "quote",
     "quasiquote",
+    ":window",
+    ":padding",
+    ":stride",
+    ":dilation",
+    ":groups",
+    "conv",
+    "pad",
+    "einsum",
+    "\"ii->i\"",
+    "\"...\"",
 ];
 
 fn evaluate(text: String) {

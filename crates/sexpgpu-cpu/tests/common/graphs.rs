@@ -5,11 +5,14 @@
 //! but only smooth float ops after them, so a last-bit difference cannot
 //! flip a comparison. The CPU backend's tests run them against the
 //! reference; the CUDA backend's tests compile and emulate the kernels of
-//! the same graphs (they include this file by path).
+//! the same graphs (they include this file by path). Each graph ends with
+//! one structured operation (`pad`, a pool, `conv`, `einsum`,
+//! `interpolate`) when one fits.
 
 use super::{tensor, Rng};
 use sexpgpu_graph::{
-    BinaryOp, CompareOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
+    BinaryOp, CompareOp, ConvOptions, ConvPadding, DType, Graph, NodeId, PadMode, PerAxis,
+    PoolOptions, ReduceOp, Resize, Scalar, Shape, Tensor, UnaryOp,
 };
 
 #[derive(Clone, Copy, PartialEq)]
@@ -26,6 +29,8 @@ pub struct Builder {
     nodes: Vec<NodeId>,
     pub args: Vec<Tensor>,
     family: Family,
+    /// The graph ends with a structured operation.
+    pub structured: bool,
 }
 
 impl Builder {
@@ -209,6 +214,71 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// One structured operation (`pad`, the pools, `conv`, `einsum`,
+    /// `interpolate`; compositions of the nodes above) on the last node,
+    /// drawn from its own stream so that the graphs above stay as they were.
+    /// Pools and padding are exact; the others sum, so they are smooth only.
+    fn structured(&mut self, rng: &mut Rng) -> Option<NodeId> {
+        let x = *self.nodes.last()?;
+        let dtype = self.g.dtype(x);
+        let n: usize = self.dims(x).iter().product();
+        let smooth = self.family == Family::Smooth;
+        // As one channel of one sequence: [1, 1, n].
+        let seq = self.g.reshape(x, Shape::from([1, 1, n])).ok()?;
+        let k = rng.int(1, n.min(4) as i64 + 1);
+        let opts = |padding: i64, stride: i64| PoolOptions {
+            window: PerAxis::Each(vec![k]),
+            stride: Some(PerAxis::All(stride)),
+            padding: PerAxis::All(padding),
+            dilation: PerAxis::All(1),
+            count_include_pad: padding == 0,
+        };
+        match rng.int(0, 6) {
+            0 => {
+                let mode = [
+                    PadMode::Constant,
+                    PadMode::Reflect,
+                    PadMode::Replicate,
+                    PadMode::Circular,
+                ][rng.int(0, 4) as usize];
+                let pair = (rng.int(-1, 3), rng.int(0, 3));
+                self.g.pad(x, &[pair], mode, Scalar::Int(1)).ok()
+            }
+            1 => {
+                let o = opts(rng.int(0, k / 2 + 1), rng.int(1, 3));
+                self.g.max_pool(seq, &o).ok()
+            }
+            2 if smooth => {
+                let o = opts(rng.int(0, k / 2 + 1), rng.int(1, 3));
+                self.g.avg_pool(seq, &o).ok()
+            }
+            3 if smooth => {
+                // 1-d, or 2-d over [1, n] (the transpose-free path at stride 1).
+                let (input, w) = if rng.int(0, 2) == 0 {
+                    (seq, vec![2, 1, k as usize])
+                } else {
+                    let image = self.g.reshape(x, Shape::from([1, 1, 1, n])).ok()?;
+                    (image, vec![2, 1, 1, k as usize])
+                };
+                let w = self.g.normal(Shape::from(w.as_slice()), dtype, 0.0, 1.0);
+                let c = ConvOptions {
+                    padding: ConvPadding::Sizes(PerAxis::All(rng.int(0, 2))),
+                    stride: PerAxis::All(rng.int(1, 3)),
+                    ..ConvOptions::default()
+                };
+                self.g.conv(input, w.ok()?, &c).ok()
+            }
+            4 if smooth => self.g.einsum("...i,...i->...", &[x, x]).ok(),
+            5 if smooth => self
+                .g
+                .interpolate(seq, &[rng.int(1, 9)], Resize::Linear, rng.int(0, 2) == 0)
+                .ok(),
+            _ => None,
+        }
+    }
+}
+
 pub fn build(seed: u64, family: Family) -> Builder {
     let mut rng = Rng::new(seed);
     let dtype = match family {
@@ -221,6 +291,7 @@ pub fn build(seed: u64, family: Family) -> Builder {
         nodes: Vec::new(),
         args: Vec::new(),
         family,
+        structured: false,
     };
     for _ in 0..2 {
         let x = b.input(dtype);
@@ -233,6 +304,11 @@ pub fn build(seed: u64, family: Family) -> Builder {
                 b.nodes.push(id);
             }
         }
+    }
+    let mut own = Rng::new(seed ^ 0x5EED);
+    if let Some(id) = b.structured(&mut own) {
+        b.nodes.push(id);
+        b.structured = true;
     }
     let mut outputs = vec![*b.nodes.last().unwrap()];
     for &n in &b.nodes {

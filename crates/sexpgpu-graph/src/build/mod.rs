@@ -6,11 +6,19 @@
 mod compose;
 mod compose_layout;
 mod compose_scan;
+mod conv;
 mod create;
+mod einsum;
 mod elementwise;
 mod indexing;
 mod layout;
+mod pool;
 mod reduce;
+mod window;
+
+pub use conv::{ConvOptions, ConvPadding};
+pub use pool::{PoolOptions, Resize};
+pub use window::{PadMode, PerAxis};
 
 #[cfg(test)]
 mod tests;

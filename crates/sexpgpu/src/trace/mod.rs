@@ -7,8 +7,13 @@
 pub(crate) mod args;
 mod grad;
 pub mod ops;
+pub mod structured;
 
-pub use ops::doc_list as operation_list;
+/// The list of operations in `docs/sexpgpu/operations.md`: `ops::OPS`, then
+/// the structured operations.
+pub fn operation_list() -> String {
+    ops::doc_list() + &ops::doc_list_of(structured::OPS)
+}
 
 use crate::codes;
 use crate::eval::{
@@ -34,6 +39,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     interp.register_specials(SPECIALS);
     ops::install(interp);
     grad::install(interp);
+    structured::install(interp);
     interp.register_graph_call(call_graph);
     interp.register_overload(ops::overload);
 }

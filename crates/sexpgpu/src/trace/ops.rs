@@ -28,7 +28,7 @@ pub struct Op {
 }
 
 /// How an operation is traced.
-enum Run {
+pub(super) enum Run {
     /// Elementwise on one tensor; the text says what to write for a number.
     Unary(UnaryOp, &'static str),
     /// Elementwise on two operands, tensors or numbers.
@@ -43,7 +43,7 @@ enum Run {
     Handler(fn(&mut Interp, &Op, &Site, Vec<Value>) -> EvalResult),
 }
 
-const fn op(
+pub(super) const fn op(
     name: &'static str,
     run: Run,
     keywords: &'static [&'static str],
@@ -646,8 +646,13 @@ pub fn install(interp: &mut Interp) {
 /// The list of operations in `docs/sexpgpu/operations.md`: one line per
 /// operation with its keywords and summary.
 pub fn doc_list() -> String {
+    doc_list_of(OPS)
+}
+
+/// The docs' lines of a table of operations.
+pub(super) fn doc_list_of(ops: &[Op]) -> String {
     let mut out = String::new();
-    for op in OPS {
+    for op in ops {
         let keywords: String = op.keywords.iter().map(|k| format!(" `:{k}`")).collect();
         out.push_str(&format!("- `{}`{keywords}: {}\n", op.name, op.summary));
     }
@@ -682,7 +687,7 @@ type Built = Result<NodeId, OpError>;
 
 /// Records one node: finds the graph (`E-FLOW-003`), lets `build` add the
 /// node, and turns a rejected op into a diagnostic naming the operands.
-fn record(
+pub(super) fn record(
     interp: &mut Interp,
     op: &str,
     site: &Site,

@@ -1,0 +1,403 @@
+//! `max-pool`, `avg-pool`, `adaptive-avg-pool` and `interpolate`
+//! (`docs/sexpgpu/operations.md`) over the last 1 to 3 axes: sliding windows
+//! (`build/window.rs`) reduced by `max` or `sum`, and resizing as positions
+//! taken (`index`) and weighted per axis. Compositions, so gradients and
+//! backends come free.
+
+use crate::build::window::{fits, window_count, PadMode, PerAxis};
+use crate::dtype::{DType, Scalar};
+use crate::error::OpError;
+use crate::graph::{Graph, NodeId};
+use crate::op::{BinaryOp, ReduceOp};
+
+/// The keywords of `max-pool` and `avg-pool`; `stride` `None` is the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolOptions {
+    pub window: PerAxis,
+    pub stride: Option<PerAxis>,
+    pub padding: PerAxis,
+    pub dilation: PerAxis,
+    /// `avg-pool`: padded elements count in the divisor.
+    pub count_include_pad: bool,
+}
+
+/// How `interpolate` fills in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resize {
+    Nearest,
+    Linear,
+    Bilinear,
+    Trilinear,
+}
+
+impl Resize {
+    /// The keyword that names the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            Resize::Nearest => "nearest",
+            Resize::Linear => "linear",
+            Resize::Bilinear => "bilinear",
+            Resize::Trilinear => "trilinear",
+        }
+    }
+
+    /// The mode a keyword names.
+    pub fn from_keyword(name: &str) -> Option<Resize> {
+        [
+            Resize::Nearest,
+            Resize::Linear,
+            Resize::Bilinear,
+            Resize::Trilinear,
+        ]
+        .into_iter()
+        .find(|m| m.name() == name)
+    }
+}
+
+/// The checked windows of a pool: spatial axes start at `first`.
+struct PoolGeometry {
+    first: usize,
+    window: Vec<usize>,
+    stride: Vec<usize>,
+    padding: Vec<usize>,
+    dilation: Vec<usize>,
+}
+
+impl Graph {
+    /// `(max-pool x :window [..] ...)`: the maximum of each window; padding
+    /// is never the maximum (it is the dtype's lowest value).
+    pub fn max_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
+        let op = "max-pool";
+        let geo = self.pool_geometry(op, x, opts)?;
+        let dtype = self.dtype(x);
+        let lowest = match dtype {
+            DType::I32 => Scalar::Int(i64::from(i32::MIN)),
+            DType::I64 => Scalar::Int(i64::MIN),
+            _ => Scalar::Float(f64::NEG_INFINITY),
+        };
+        let windows = self.pool_windows(op, x, &geo, lowest)?;
+        let axes: Vec<i64> = (0..geo.window.len())
+            .map(|i| (geo.first + 2 * i + 1) as i64)
+            .collect();
+        self.reduce(ReduceOp::Max, windows, Some(&axes), false)
+    }
+
+    /// `(avg-pool x :window [..] ...)`: the mean of each window, dividing by
+    /// the window's size, or with `:count-include-pad false` by the number
+    /// of its elements inside the input.
+    pub fn avg_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
+        let op = "avg-pool";
+        let dtype = self.dtype(x);
+        if !dtype.is_float() {
+            return Err(OpError::dtype(format!(
+                "{op}: expects a float tensor, got {dtype}"
+            )));
+        }
+        let geo = self.pool_geometry(op, x, opts)?;
+        let windows = self.pool_windows(op, x, &geo, Scalar::Int(0))?;
+        let d = geo.window.len();
+        let axes: Vec<i64> = (0..d).map(|i| (geo.first + 2 * i + 1) as i64).collect();
+        let sums = self.reduce(ReduceOp::Sum, windows, Some(&axes), false)?;
+        if opts.count_include_pad {
+            let size: usize = geo.window.iter().product();
+            return self.binary(BinaryOp::Div, sums, size as f64);
+        }
+        let dims = self.shape(x).dims().to_vec();
+        let per_axis: Vec<Vec<f64>> = (0..d)
+            .map(|i| inside_counts(dims[geo.first + i], &geo, i))
+            .collect();
+        let outs: Vec<usize> = per_axis.iter().map(Vec::len).collect();
+        let mut counts = vec![1.0];
+        for axis in &per_axis {
+            counts = counts
+                .iter()
+                .flat_map(|c| axis.iter().map(move |a| c * a))
+                .collect();
+        }
+        let counts = self.floats_like(&outs, &counts, sums)?;
+        self.binary(BinaryOp::Div, sums, counts)
+    }
+
+    /// Checks the window against `x`'s last axes.
+    fn pool_geometry(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        opts: &PoolOptions,
+    ) -> Result<PoolGeometry, OpError> {
+        let d = match &opts.window {
+            PerAxis::Each(v) => v.len(),
+            PerAxis::All(_) => 1,
+        };
+        let shape = self.shape(x).clone();
+        if !(1..=3).contains(&d) || shape.rank() < d + 1 {
+            return Err(OpError::dim(format!(
+                "{op}: a window of {d} axes needs an input of rank {} or more ([c s..] or [n c s..]), got {shape}",
+                d + 1
+            ))
+            .with_note("pooling runs over the last 1, 2 or 3 axes, one per `:window` entry"));
+        }
+        if !self.dtype(x).is_numeric() {
+            return Err(OpError::dtype(format!(
+                "{op}: expects a float or integer tensor, got {}",
+                self.dtype(x)
+            )));
+        }
+        let window = opts.window.resolve(op, "window", d, 1)?;
+        let stride = match &opts.stride {
+            Some(s) => s.resolve(op, "stride", d, 1)?,
+            None => window.clone(),
+        };
+        let padding = opts.padding.resolve(op, "padding", d, 0)?;
+        for (p, k) in padding.iter().zip(&window) {
+            if 2 * p > *k {
+                return Err(OpError::dim(format!(
+                    "{op}: `:padding` {p} must be at most half the window {k}"
+                )));
+            }
+        }
+        Ok(PoolGeometry {
+            first: shape.rank() - d,
+            window,
+            stride,
+            padding,
+            dilation: opts.dilation.resolve(op, "dilation", d, 1)?,
+        })
+    }
+
+    /// The padded windows `[.. o1 k1 o2 k2 ..]` of a pool.
+    fn pool_windows(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        geo: &PoolGeometry,
+        fill: Scalar,
+    ) -> Result<NodeId, OpError> {
+        let tiles = geo.stride == geo.window
+            && geo.padding.iter().all(|&p| p == 0)
+            && geo.dilation.iter().all(|&d| d == 1);
+        if tiles {
+            return self.tiles(op, x, geo);
+        }
+        let mut x = x;
+        for (i, &p) in geo.padding.iter().enumerate() {
+            let amount = (p as i64, p as i64);
+            x = self.pad_axis(op, x, geo.first + i, amount, PadMode::Constant, fill)?;
+        }
+        self.windows(op, x, geo.first, &geo.window, &geo.stride, &geo.dilation)
+    }
+
+    /// Windows that tile the input (stride = window, no padding or
+    /// dilation) as a `reshape`: `[.. s1 s2]` cut to whole windows, then
+    /// `[.. o1 k1 o2 k2]`, the layout `windows` gives, with no copy.
+    fn tiles(&mut self, op: &str, x: NodeId, geo: &PoolGeometry) -> Result<NodeId, OpError> {
+        let mut x = x;
+        let mut dims = self.shape(x).dims()[..geo.first].to_vec();
+        for (i, &k) in geo.window.iter().enumerate() {
+            let axis = geo.first + i;
+            let n = self.shape(x).dims()[axis];
+            let out = window_count(op, n, k, k, 1, axis)?;
+            x = self.slice(x, axis as i64, 0, (out * k) as i64)?;
+            dims.extend([out, k]);
+        }
+        self.reshape(x, crate::shape::Shape::new(dims))
+    }
+
+    /// `(adaptive-avg-pool x [sizes])`: the last axes averaged down (or up)
+    /// to `sizes`; output `i` averages input `floor(i n / o)` to
+    /// `ceil((i + 1) n / o)`, as PyTorch.
+    pub fn adaptive_avg_pool(&mut self, x: NodeId, sizes: &[i64]) -> Result<NodeId, OpError> {
+        let op = "adaptive-avg-pool";
+        let first = self.resize_axes(op, x, sizes, 1)?;
+        let mut x = x;
+        for (i, &o) in sizes.iter().enumerate() {
+            let axis = first + i;
+            let (n, o) = (self.shape(x).dims()[axis], o as usize);
+            fits(op, "its averaging matrix", &[n, o])?;
+            let mut ones = vec![0.0; o * n];
+            let mut counts = Vec::with_capacity(o);
+            for row in 0..o {
+                let (lo, hi) = (row * n / o, ((row + 1) * n).div_ceil(o));
+                for col in lo..hi {
+                    ones[col * o + row] = 1.0;
+                }
+                counts.push((hi - lo) as f64);
+            }
+            let sums = self.mix_axis(x, axis, &ones, o)?;
+            let rank = self.shape(x).rank();
+            let dims = [vec![o], vec![1; rank - 1 - axis]].concat();
+            let counts = self.floats_like(&dims, &counts, x)?;
+            x = self.binary(BinaryOp::Div, sums, counts)?;
+        }
+        Ok(x)
+    }
+
+    /// `x` with `axis` (of length n) replaced by `o` sums weighted by
+    /// `weights` (`[n, o]`, row-major): a `matmul` along that axis.
+    fn mix_axis(
+        &mut self,
+        x: NodeId,
+        axis: usize,
+        weights: &[f64],
+        o: usize,
+    ) -> Result<NodeId, OpError> {
+        let rank = self.shape(x).rank();
+        let n = self.shape(x).dims()[axis];
+        let mut to_last: Vec<i64> = (0..rank).filter(|&a| a != axis).map(|a| a as i64).collect();
+        to_last.push(axis as i64);
+        let moved = self.transpose(x, &to_last)?;
+        let m = self.floats_like(&[n, o], weights, x)?;
+        let mixed = self.matmul(moved, m)?;
+        let mut back: Vec<i64> = (0..axis).map(|a| a as i64).collect();
+        back.push((rank - 1) as i64);
+        back.extend((axis..rank - 1).map(|a| a as i64));
+        self.transpose(mixed, &back)
+    }
+
+    /// Checks `sizes` against `x` (at least `lead` axes before them, every
+    /// size at least 1, float dtype); the first resized axis.
+    fn resize_axes(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        sizes: &[i64],
+        lead: usize,
+    ) -> Result<usize, OpError> {
+        let shape = self.shape(x).clone();
+        let d = sizes.len();
+        if !(1..=3).contains(&d) || shape.rank() < d + lead {
+            return Err(OpError::dim(format!(
+                "{op}: {d} sizes need an input of rank {} or more, got {shape}",
+                d + lead
+            ))
+            .with_note("the sizes are for the last 1, 2 or 3 axes"));
+        }
+        if let Some(bad) = sizes.iter().find(|&&s| s < 1) {
+            return Err(OpError::dim(format!(
+                "{op}: sizes must be at least 1, got {bad}"
+            )));
+        }
+        let mut dims = shape.dims().to_vec();
+        for (i, &s) in sizes.iter().enumerate() {
+            let at = shape.rank() - d + i;
+            dims[at] = usize::try_from(s).unwrap_or(usize::MAX);
+        }
+        fits(op, "the result", &dims)?;
+        let dtype = self.dtype(x);
+        if !dtype.is_float() {
+            return Err(OpError::dtype(format!(
+                "{op}: expects a float tensor, got {dtype}"
+            )));
+        }
+        Ok(shape.rank() - d)
+    }
+
+    /// `(interpolate x [sizes] :mode .. :align-corners ..)`: `x` is
+    /// `[n c s..]`; its last axes resized to `sizes`, as PyTorch's
+    /// `interpolate` with `size`.
+    pub fn interpolate(
+        &mut self,
+        x: NodeId,
+        sizes: &[i64],
+        mode: Resize,
+        align_corners: bool,
+    ) -> Result<NodeId, OpError> {
+        let op = "interpolate";
+        let first = self.resize_axes(op, x, sizes, 2)?;
+        let wanted = match mode {
+            Resize::Nearest | Resize::Linear => None,
+            Resize::Bilinear => Some(2),
+            Resize::Trilinear => Some(3),
+        };
+        if let Some(w) = wanted.filter(|&w| w != sizes.len()) {
+            return Err(OpError::dim(format!(
+                "interpolate: `:{}` resizes {w} axes, but {} sizes are given",
+                mode.name(),
+                sizes.len()
+            )));
+        }
+        if align_corners && mode == Resize::Nearest {
+            return Err(OpError::dim(
+                "interpolate: `:align-corners` is for the linear modes, not `:nearest`",
+            ));
+        }
+        let mut x = x;
+        for (i, &o) in sizes.iter().enumerate() {
+            let axis = first + i;
+            let (n, o) = (self.shape(x).dims()[axis], o as usize);
+            x = if mode == Resize::Nearest {
+                let scale = n as f32 / o as f32;
+                let ids: Vec<usize> = (0..o)
+                    .map(|j| ((j as f32 * scale).floor() as usize).min(n - 1))
+                    .collect();
+                self.take(x, axis, &[o], &ids)?
+            } else {
+                self.linear_axis(x, axis, o, align_corners)?
+            };
+        }
+        Ok(x)
+    }
+
+    /// One axis resized to `o` by linear interpolation between the two
+    /// nearest positions.
+    fn linear_axis(
+        &mut self,
+        x: NodeId,
+        axis: usize,
+        o: usize,
+        align_corners: bool,
+    ) -> Result<NodeId, OpError> {
+        let shape = self.shape(x).clone();
+        let n = shape.dims()[axis];
+        let (mut lo, mut hi, mut w_lo, mut w_hi) = (vec![], vec![], vec![], vec![]);
+        for j in 0..o {
+            let src = if align_corners {
+                if o > 1 {
+                    j as f64 * (n - 1) as f64 / (o - 1) as f64
+                } else {
+                    0.0
+                }
+            } else {
+                ((j as f64 + 0.5) * n as f64 / o as f64 - 0.5).max(0.0)
+            };
+            let i0 = (src.floor() as usize).min(n - 1);
+            let i1 = (i0 + 1).min(n - 1);
+            let t = src - i0 as f64;
+            lo.push(i0);
+            hi.push(i1);
+            w_lo.push(1.0 - t);
+            w_hi.push(t);
+        }
+        let mut wdims = vec![o];
+        wdims.extend(std::iter::repeat_n(1, shape.rank() - 1 - axis));
+        let a = self.take(x, axis, &[o], &lo)?;
+        let b = self.take(x, axis, &[o], &hi)?;
+        let wa = self.floats_like(&wdims, &w_lo, x)?;
+        let wb = self.floats_like(&wdims, &w_hi, x)?;
+        let a = self.binary(BinaryOp::Mul, a, wa)?;
+        let b = self.binary(BinaryOp::Mul, b, wb)?;
+        self.binary(BinaryOp::Add, a, b)
+    }
+}
+
+/// For `avg-pool` without padding in the divisor: how many elements of each
+/// window along axis `i` lie inside the unpadded input of length `n`.
+fn inside_counts(n: usize, geo: &PoolGeometry, i: usize) -> Vec<f64> {
+    let (k, s, p, dil) = (
+        geo.window[i],
+        geo.stride[i],
+        geo.padding[i],
+        geo.dilation[i],
+    );
+    let out = window_count("avg-pool", n + 2 * p, k, s, dil, 0).unwrap_or(0);
+    (0..out)
+        .map(|o| {
+            (0..k)
+                .filter(|j| {
+                    let at = o * s + j * dil;
+                    at >= p && at < n + p
+                })
+                .count() as f64
+        })
+        .collect()
+}

@@ -1,0 +1,331 @@
+//! The structured tensor operations (`docs/sexpgpu/operations.md`,
+//! "Convolution, pooling, padding, resizing, einsum"): `conv`,
+//! `conv-transpose`, `max-pool`, `avg-pool`, `adaptive-avg-pool`, `pad`,
+//! `interpolate`, `einsum`. Their own table, registered and listed in the
+//! docs after `ops::OPS`; this module parses their keywords, and the graph
+//! crate's builders check shapes and record the nodes.
+
+use super::args::{self, bool_of, int_of, ints_of, split, OpArgs};
+use super::ops::{op, record, Op, Run};
+use crate::eval::{wrong_type, EvalResult, Flow, Interp, Primitive, Site};
+use crate::value::Value;
+use diag::Diagnostic;
+use sexpgpu_graph::{
+    ConvOptions, ConvPadding, NodeId, PadMode, PerAxis, PoolOptions, Resize, Scalar,
+};
+
+/// The structured operations, in registration order.
+pub static OPS: &[Op] = &[
+    op(
+        "conv",
+        Run::Handler(conv),
+        &["stride", "padding", "dilation", "groups"],
+        "`(conv x w)`: 1-, 2- or 3-d convolution, `x` `[n c s..]`, `w` `[out c/groups k..]`",
+    ),
+    op(
+        "conv-transpose",
+        Run::Handler(conv_transpose),
+        &["stride", "padding", "output-padding", "dilation", "groups"],
+        "`(conv-transpose x w)`: the transposed convolution, `w` `[c out/groups k..]`",
+    ),
+    op(
+        "max-pool",
+        Run::Handler(max_pool),
+        &["window", "stride", "padding", "dilation"],
+        "the maximum of each `:window` over the last 1-3 axes",
+    ),
+    op(
+        "avg-pool",
+        Run::Handler(avg_pool),
+        &["window", "stride", "padding", "count-include-pad"],
+        "the mean of each `:window` over the last 1-3 axes",
+    ),
+    op(
+        "adaptive-avg-pool",
+        Run::Handler(adaptive_avg_pool),
+        &[],
+        "`(adaptive-avg-pool x [sizes])`: the last axes averaged to `sizes`",
+    ),
+    op(
+        "pad",
+        Run::Handler(pad),
+        &["value", "mode"],
+        "`(pad x [[lo hi] ..])`: the last axes padded (negative crops)",
+    ),
+    op(
+        "interpolate",
+        Run::Handler(interpolate),
+        &["mode", "align-corners"],
+        "`(interpolate x [sizes])`: the last axes of `[n c s..]` resized",
+    ),
+    op(
+        "einsum",
+        Run::Handler(einsum),
+        &[],
+        "`(einsum \"ij,jk->ik\" a b ..)`: Einstein summation",
+    ),
+];
+
+/// Registers the structured operations as builtins.
+pub fn install(interp: &mut Interp) {
+    interp.register_builtins(OPS.iter().map(|op| op as &dyn Primitive));
+}
+
+/// A per-axis keyword: an integer for every axis, or a vector, one each.
+fn per_axis(
+    op: &str,
+    parsed: &OpArgs,
+    site: &Site,
+    key: &str,
+    default: i64,
+) -> EvalResult<PerAxis> {
+    match parsed.keyword(key) {
+        None => Ok(PerAxis::All(default)),
+        Some((Value::Int(n), _)) => Ok(PerAxis::All(*n)),
+        Some((v, i)) => {
+            ints_of(op, "an integer or a vector of integers", v, site, i).map(PerAxis::Each)
+        }
+    }
+}
+
+/// `:groups n`.
+fn groups(op: &str, parsed: &OpArgs, site: &Site) -> EvalResult<i64> {
+    parsed
+        .keyword("groups")
+        .map_or(Ok(1), |(v, i)| int_of(op, v, site, i))
+}
+
+/// The two tensors of `conv` and `conv-transpose`, recorded with `build`.
+fn two_with(
+    interp: &mut Interp,
+    name: &str,
+    site: &Site,
+    operands: &[Value],
+    build: impl FnOnce(
+        &mut sexpgpu_graph::Graph,
+        NodeId,
+        NodeId,
+    ) -> Result<NodeId, sexpgpu_graph::OpError>,
+) -> EvalResult {
+    record(interp, name, site, operands, |g, id| {
+        let x = args::tensor(g, id, name, operands, site, 0)?;
+        let w = args::tensor(g, id, name, operands, site, 1)?;
+        Ok(build(g, x, w))
+    })
+}
+
+fn conv(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 2, op.keywords)?;
+    let padding = match parsed.keyword("padding") {
+        Some((Value::Keyword(k), _)) if &**k == "same" => ConvPadding::Same,
+        Some((Value::Keyword(k), _)) if &**k == "valid" => ConvPadding::Sizes(PerAxis::All(0)),
+        Some((v @ Value::Keyword(_), i)) => {
+            return Err(wrong_type(name, "sizes, `:same` or `:valid`", v, site, i))
+        }
+        _ => ConvPadding::Sizes(per_axis(name, &parsed, site, "padding", 0)?),
+    };
+    let opts = ConvOptions {
+        stride: per_axis(name, &parsed, site, "stride", 1)?,
+        padding,
+        dilation: per_axis(name, &parsed, site, "dilation", 1)?,
+        groups: groups(name, &parsed, site)?,
+        output_padding: PerAxis::All(0),
+    };
+    two_with(interp, name, site, &parsed.positional, |g, x, w| {
+        g.conv(x, w, &opts)
+    })
+}
+
+fn conv_transpose(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 2, op.keywords)?;
+    let opts = ConvOptions {
+        stride: per_axis(name, &parsed, site, "stride", 1)?,
+        padding: ConvPadding::Sizes(per_axis(name, &parsed, site, "padding", 0)?),
+        dilation: per_axis(name, &parsed, site, "dilation", 1)?,
+        groups: groups(name, &parsed, site)?,
+        output_padding: per_axis(name, &parsed, site, "output-padding", 0)?,
+    };
+    two_with(interp, name, site, &parsed.positional, |g, x, w| {
+        g.conv_transpose(x, w, &opts)
+    })
+}
+
+/// The keywords of a pool; `:window` is required.
+fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions> {
+    let name = op.name;
+    let window = match parsed.keyword("window") {
+        None => {
+            return Err(Flow::from(
+                Diagnostic::error(
+                    crate::codes::E_EVAL_008,
+                    format!("`{name}` needs `:window`, the window's size on each pooled axis"),
+                )
+                .with_primary(site.span, "")
+                .with_help(format!(
+                    "give one size per pooled axis, e.g. `({name} x :window [2 2])`"
+                )),
+            ))
+        }
+        Some((Value::Int(n), _)) => PerAxis::Each(vec![*n]),
+        Some((v, i)) => PerAxis::Each(ints_of(name, "a vector of window sizes", v, site, i)?),
+    };
+    let stride = match parsed.keyword("stride") {
+        None => None,
+        Some(_) => Some(per_axis(name, parsed, site, "stride", 1)?),
+    };
+    let count_include_pad = parsed
+        .keyword("count-include-pad")
+        .map_or(Ok(true), |(v, i)| bool_of(name, v, site, i))?;
+    Ok(PoolOptions {
+        window,
+        stride,
+        padding: per_axis(name, parsed, site, "padding", 0)?,
+        dilation: per_axis(name, parsed, site, "dilation", 1)?,
+        count_include_pad,
+    })
+}
+
+fn max_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let opts = pool_options(op, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.max_pool(x, &opts))
+    })
+}
+
+fn avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let opts = pool_options(op, &parsed, site)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.avg_pool(x, &opts))
+    })
+}
+
+fn adaptive_avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let sizes = ints_of(op.name, "a vector of sizes", &parsed.positional[1], site, 1)?;
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.adaptive_avg_pool(x, &sizes))
+    })
+}
+
+/// `[[lo hi] ..]`: one pair of integers per padded axis.
+fn pairs_of(name: &str, value: &Value, site: &Site) -> EvalResult<Vec<(i64, i64)>> {
+    let what = "a vector of [lo hi] pairs";
+    let Some(items) = value.as_seq() else {
+        return Err(wrong_type(name, what, value, site, 1));
+    };
+    items
+        .iter()
+        .map(
+            |pair| match ints_of(name, what, pair, site, 1)?.as_slice() {
+                [lo, hi] => Ok((*lo, *hi)),
+                _ => Err(wrong_type(name, what, pair, site, 1)),
+            },
+        )
+        .collect()
+}
+
+fn pad(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 2, op.keywords)?;
+    let pairs = pairs_of(name, &parsed.positional[1], site)?;
+    let mode = match parsed.keyword("mode") {
+        None => PadMode::Constant,
+        Some((v, i)) => match v {
+            Value::Keyword(k) => PadMode::from_keyword(k),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            wrong_type(
+                name,
+                "`:constant`, `:reflect`, `:replicate` or `:circular`",
+                v,
+                site,
+                i,
+            )
+        })?,
+    };
+    let value = match parsed.keyword("value") {
+        None => Scalar::Int(0),
+        Some((Value::Int(n), _)) => Scalar::Int(*n),
+        Some((Value::Float(x), _)) => Scalar::Float(*x),
+        Some((Value::Bool(b), _)) => Scalar::Bool(*b),
+        Some((v, i)) => return Err(wrong_type(name, "a number", v, site, i)),
+    };
+    let operands = parsed.positional;
+    record(interp, name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        // `false` pads a boolean tensor when no value is given.
+        let value = match (value, g.dtype(x)) {
+            (Scalar::Int(0), sexpgpu_graph::DType::Bool) => Scalar::Bool(false),
+            _ => value,
+        };
+        Ok(g.pad(x, &pairs, mode, value))
+    })
+}
+
+fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    let parsed = split(name, args, site, 2, op.keywords)?;
+    let sizes = ints_of(name, "a vector of sizes", &parsed.positional[1], site, 1)?;
+    let mode = match parsed.keyword("mode") {
+        None => Resize::Nearest,
+        Some((v, i)) => match v {
+            Value::Keyword(k) => Resize::from_keyword(k),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            wrong_type(
+                name,
+                "`:nearest`, `:linear`, `:bilinear` or `:trilinear`",
+                v,
+                site,
+                i,
+            )
+        })?,
+    };
+    let corners = parsed
+        .keyword("align-corners")
+        .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
+    let operands = parsed.positional;
+    record(interp, name, site, &operands[..1], |g, id| {
+        let x = args::tensor(g, id, name, &operands, site, 0)?;
+        Ok(g.interpolate(x, &sizes, mode, corners))
+    })
+}
+
+fn einsum(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let name = op.name;
+    crate::eval::arity(name, site, &args, 2, None)?;
+    let Value::Str(subscripts) = &args[0] else {
+        return Err(wrong_type(
+            name,
+            "a subscript string like \"ij,jk->ik\"",
+            &args[0],
+            site,
+            0,
+        ));
+    };
+    let subscripts = subscripts.clone();
+    let operands = args[1..].to_vec();
+    let inner = Site {
+        span: site.span,
+        args: site.args[1..].to_vec(),
+    };
+    record(interp, name, &inner, &operands, |g, id| {
+        let mut ids = Vec::new();
+        for i in 0..operands.len() {
+            ids.push(args::tensor(g, id, name, &operands, &inner, i)?);
+        }
+        Ok(g.einsum(&subscripts, &ids))
+    })
+}
