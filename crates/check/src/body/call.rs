@@ -218,7 +218,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
         }
-        let dtype = float_dtype.map(|(d, _)| d);
+        let dtype = float_dtype.and_then(|(d, _)| d);
         let result = match &sig.ret {
             None => Ty {
                 kind: TyKind::Tuple(Vec::new()),
@@ -294,8 +294,10 @@ pub(super) struct Gathered {
     pub(super) bound: Vec<BoundArg>,
     /// The arguments of tensor parameters without a shape, for the result.
     pub(super) shapeless: Vec<(Ty, Span)>,
-    /// The one float dtype of the dtype-less float parameters, and where it was seen first.
-    pub(super) float_dtype: Option<(DtypeKind, Span)>,
+    /// The one float dtype of the dtype-less float parameters (`None`
+    /// inside: an argument without a dtype, the caller's float dtype), and
+    /// where it was seen first.
+    pub(super) float_dtype: Option<(Option<DtypeKind>, Span)>,
 }
 
 /// The solver's variable for each of the callee's generic axes, those a
