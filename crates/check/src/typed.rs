@@ -117,6 +117,20 @@ pub struct Body {
     /// The body's value doesn't fit the return type (reported); calls to it
     /// are typed as errors so the mistake is told once.
     pub return_mismatch: bool,
+    /// Where the body's float dtype is read at run time: tensors without a
+    /// dtype all have it (`docs/shapescript/functions.md`), so tensors made
+    /// in the body (`zeros`, `eye`, `arange(n) to Real`) take it too and a
+    /// bf16 model stays bf16. `None`: no such tensor (the default dtype).
+    pub float_source: Option<FloatSource>,
+}
+
+/// A tensor of the body's float dtype, to read `dtype` and `device` from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FloatSource {
+    /// `params[i]`, a tensor parameter without a dtype.
+    Param(usize),
+    /// `self.name`, a model's tensor field without a dtype.
+    Field(Name),
 }
 
 impl Body {
@@ -381,6 +395,10 @@ pub struct AsCheck {
 #[derive(Clone, Debug)]
 pub struct ToPlan {
     pub cast: Option<crate::types::DtypeKind>,
+    /// An integer or bool tensor converted to a float domain without a
+    /// dtype (`arange(n) to Real`): cast to the body's float dtype
+    /// (`Body::float_source`, the default float dtype without one).
+    pub to_float: bool,
     pub clamp: Option<Range>,
     pub reshape: Option<Vec<Size>>,
 }

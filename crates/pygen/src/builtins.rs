@@ -90,7 +90,11 @@ impl<'g, 'a> Scope<'g, 'a> {
                     return self.bad(whole);
                 };
                 let n = self.expr(n);
-                Val::atom(format!("torch.{name}({}{})", n.code, self.device_arg()))
+                let extra = match op {
+                    B::Eye => self.float_args(),
+                    _ => self.device_arg(),
+                };
+                Val::atom(format!("torch.{name}({}{extra})", n.code))
             }
             B::Zeros | B::Ones | B::Full => self.made(name, &positional, args, whole),
             B::Rearrange | B::Reduce | B::Repeat => match &info.pattern {
@@ -249,7 +253,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             let v = self.expr(value);
             call.push_str(&format!(", {}", v.code));
         }
-        call.push_str(&self.device_arg());
+        call.push_str(&self.float_args());
         call.push(')');
         Val::atom(call)
     }

@@ -509,6 +509,11 @@ fn function(
         scope.unsupported(f.span, "a function the checker did not check");
         return;
     };
+    scope.float = match &body.float_source {
+        Some(check::hir::FloatSource::Param(i)) => body.params.get(*i).map(|p| py_name(&p.name)),
+        Some(check::hir::FloatSource::Field(n)) => Some(format!("self.{}", py_name(n))),
+        None => None,
+    };
     if let Some(m) = model {
         for p in &m.size_params {
             scope

@@ -29,7 +29,7 @@ use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
 use crate::size::{Poly, Size, Symbol};
-use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
+use crate::typed::{Binding, Bodies, Body, ExprInfo, FloatSource, GenericSource, TypedExpr};
 use crate::types::{AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -261,6 +261,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 exprs: Vec::new(),
                 by_span: Default::default(),
                 return_mismatch: false,
+                float_source: None,
             },
             diagnostics,
             unknown_counts: HashMap::default(),
@@ -276,6 +277,24 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.locals.clear();
         *locals = std::mem::take(&mut self.locals);
         self.body
+    }
+
+    /// The first dtype-less float tensor among the parameters, else among
+    /// the model's fields: the body's float dtype at run time.
+    fn float_source(&self) -> Option<FloatSource> {
+        let is_float = |ty: &Ty| match &ty.kind {
+            TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
+            _ => false,
+        };
+        if let Some(i) = self.body.params.iter().position(|p| is_float(&p.ty)) {
+            return Some(FloatSource::Param(i));
+        }
+        let model = self.ctx.models.get(self.file, self.owner?)?;
+        if !model.def.is_model {
+            return None;
+        }
+        let field = model.def.fields.iter().find(|f| is_float(&f.ty))?;
+        Some(FloatSource::Field(field.name))
     }
 
     /// Fills `self.body`.
@@ -310,6 +329,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             });
         }
         self.body.generics = generic_sources(self.signature);
+        self.body.float_source = self.float_source();
         if signature_broken(self.signature) {
             // Its mistake was reported; the body would only repeat it.
             self.body.ret = self

@@ -1,0 +1,74 @@
+"""Dtypes that hold at run time (docs/shapescript/functions.md): tensors made
+in a body (`zeros`, `ones`, `full`, `eye`, `arange(n) to Real`) take the
+body's float dtype, read from its first dtype-less float tensor, so a bf16
+model stays bf16; scalar math on Python numbers is Python's `math`."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from binaries import binary
+
+SOURCE = """\
+dim D = 4
+
+fn made(x: [b n D]) -> [b n D] {
+  let pos = arange(n) to Real
+  let z = zeros([n D]) + ones([D]) + full([D], 2.0)
+  x + pos + z
+}
+fn square(x: [n n]) -> [n n] = x @ eye(n) + tril(ones([n n]))
+fn ids_to_float(ids: [b n] Index[D], x: [b n]) -> [b n] = x * (ids to Real)
+
+model Scaled {
+  w: [D D] = ones
+  fn forward(self, ids: [b D] Index[D]) -> [b D] = (ids to Real) @ self.w + zeros([b D])
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def m(tmp_path_factory):
+    root = tmp_path_factory.mktemp("dtypes")
+    (root / "dtypes.ss").write_text(SOURCE)
+    result = subprocess.run(
+        [str(binary("shapescript")), "build", str(root / "dtypes.ss"), "-o", str(root / "dtypes_pkg")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module("dtypes_pkg.dtypes")
+    finally:
+        sys.path.remove(str(root))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
+def test_made_tensors_take_the_inputs_float_dtype(m, dtype):
+    x = torch.randn(2, 3, 4).to(dtype)
+    out = m.made(x)
+    assert out.dtype == dtype
+    pos = torch.arange(3).to(dtype)[:, None]
+    want = x + pos + (torch.zeros(3, 4) + 1 + 2).to(dtype)
+    torch.testing.assert_close(out, want)
+    sq = torch.randn(3, 3).to(dtype)
+    assert m.square(sq).dtype == dtype
+    ids = torch.randint(0, 4, (2, 3))
+    y = torch.randn(2, 3).to(dtype)
+    got = m.ids_to_float(ids, y)
+    assert got.dtype == dtype
+    torch.testing.assert_close(got, y * ids.to(dtype))
+
+
+def test_a_method_without_float_inputs_takes_the_models_dtype(m):
+    model = m.Scaled().to(torch.bfloat16)
+    ids = torch.randint(0, 4, (2, 4))
+    out = model(ids)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, ids.to(torch.bfloat16) @ model.w)
