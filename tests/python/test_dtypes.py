@@ -6,6 +6,7 @@ model stays bf16; scalar math on Python numbers is Python's `math`."""
 from __future__ import annotations
 
 import importlib
+import math
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ from binaries import binary
 
 SOURCE = """\
 dim D = 4
+dim Dh = 8
 
 fn made(x: [b n D]) -> [b n D] {
   let pos = arange(n) to Real
@@ -24,6 +26,9 @@ fn made(x: [b n D]) -> [b n D] {
 }
 fn square(x: [n n]) -> [n n] = x @ eye(n) + tril(ones([n n]))
 fn ids_to_float(ids: [b n] Index[D], x: [b n]) -> [b n] = x * (ids to Real)
+
+fn inv_freq(x: [n Dh]) -> [n Dh] = x * exp(0.0 - log(10000.0) / 64.0)
+fn number() -> Float = sqrt(2.0) * tanh(1.0)
 
 model Scaled {
   w: [D D] = ones
@@ -72,3 +77,11 @@ def test_a_method_without_float_inputs_takes_the_models_dtype(m):
     out = model(ids)
     assert out.dtype == torch.bfloat16
     torch.testing.assert_close(out, ids.to(torch.bfloat16) @ model.w)
+
+
+def test_scalar_math_is_pythons_math(m):
+    assert m.number() == math.sqrt(2.0) * math.tanh(1.0)
+    x = torch.randn(3, 8).to(torch.bfloat16)
+    out = m.inv_freq(x)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, x * math.exp(-math.log(10000.0) / 64.0))

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use diag::Span;
+use diag::{Diagnostic, Span};
 use syntax::ast;
 
 use super::bind::Slots;
@@ -23,7 +23,8 @@ use super::{error_ty, FnChecker};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
-use crate::types::{Axis, DtypeKind, TensorTy, Ty, TyKind};
+use crate::codes;
+use crate::types::{Axis, DtypeKind, ScalarKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(crate) fn call(&mut self, e: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> Ty {
@@ -219,6 +220,38 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         let dtype = float_dtype.and_then(|(d, _)| d);
+        match self.scalar_math(given, span) {
+            ScalarMath::No => {}
+            ScalarMath::Failed => return self.record(span, error_ty(span), ExprInfo::Plain),
+            ScalarMath::Math(python) => {
+                for b in &mut bound {
+                    if let BoundArg::Expr { keyword, .. } = b {
+                        *keyword = false;
+                    }
+                }
+                let callee = match &given.target.callee {
+                    Callee::Extern { file, name, .. } => Callee::Extern {
+                        file: *file,
+                        name: *name,
+                        python,
+                    },
+                    other => other.clone(),
+                };
+                let info = CallInfo {
+                    callee,
+                    args: bound,
+                    bindings: Vec::new(),
+                    over: Vec::new(),
+                    pattern: None,
+                    operands: Vec::new(),
+                };
+                let ty = Ty {
+                    kind: TyKind::Scalar(ScalarKind::Float),
+                    span,
+                };
+                return self.record(span, ty, ExprInfo::Call(Box::new(info)));
+            }
+        }
         let result = match &sig.ret {
             None => Ty {
                 kind: TyKind::Tuple(Vec::new()),
@@ -259,6 +292,79 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             operands: Vec::new(),
         };
         self.record(span, Ty { span, ..result }, ExprInfo::Call(Box::new(info)))
+    }
+}
+
+/// What a call of a torch function on Python numbers only is
+/// (`docs/shapescript/prelude.md`).
+pub(super) enum ScalarMath {
+    /// Not such a call.
+    No,
+    /// Python's `math` function that computes it (`math.log`).
+    Math(Name),
+    /// No `math` equivalent: reported (E0408).
+    Failed,
+}
+
+/// The `math` function that computes a torch elementwise function on a Python number.
+fn math_equivalent(python: &str) -> Option<&'static str> {
+    Some(match python {
+        "torch.exp" => "math.exp",
+        "torch.log" => "math.log",
+        "torch.log1p" => "math.log1p",
+        "torch.expm1" => "math.expm1",
+        "torch.sqrt" => "math.sqrt",
+        "torch.sin" => "math.sin",
+        "torch.cos" => "math.cos",
+        "torch.tanh" => "math.tanh",
+        "torch.erf" => "math.erf",
+        _ => return None,
+    })
+}
+
+impl FnChecker<'_, '_> {
+    /// A torch extern (`log`, `sqrt`) whose tensor arguments are all
+    /// Python numbers: torch would raise a TypeError, so it is Python's
+    /// `math` (a number, computed once), or E0408 where `math` has none.
+    fn scalar_math(&mut self, given: Given, span: Span) -> ScalarMath {
+        let Callee::Extern { python, .. } = &given.target.callee else {
+            return ScalarMath::No;
+        };
+        if !python.starts_with("torch.") {
+            return ScalarMath::No;
+        }
+        let sig = given.target.signature;
+        let mut numbers = 0;
+        for (i, p) in sig.params.iter().enumerate() {
+            if !matches!(p.ty.kind, TyKind::Tensor(_)) {
+                continue;
+            }
+            match given.tys.get(i).and_then(Option::as_ref).map(|t| &t.kind) {
+                Some(TyKind::Scalar(_)) => numbers += 1,
+                None => {}
+                Some(_) => return ScalarMath::No,
+            }
+        }
+        let shapeless_ret = matches!(
+            sig.ret.as_ref().map(|t| &t.kind),
+            Some(TyKind::Tensor(TensorTy { shape: None, .. }))
+        );
+        if numbers == 0 || !shapeless_ret {
+            return ScalarMath::No;
+        }
+        if let Some(math) = math_equivalent(python) {
+            return ScalarMath::Math(Name::new(math));
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0408,
+                format!("`{}` takes tensors, not Python numbers", given.target.name),
+            )
+            .with_primary(span, format!("`{python}` of a number is a TypeError"))
+            .with_note("on Python numbers, `exp`, `log`, `log1p`, `expm1`, `sqrt`, `sin`, `cos`, `tanh` and `erf` are Python's `math` functions; the others need a tensor")
+            .with_help("make the number a tensor: `full([], value)`, or write it with those functions"),
+        );
+        ScalarMath::Failed
     }
 }
 
