@@ -29,6 +29,8 @@ fn ids_to_float(ids: [b n] Index[D], x: [b n]) -> [b n] = x * (ids to Real)
 
 fn inv_freq(x: [n Dh]) -> [n Dh] = x * exp(0.0 - log(10000.0) / 64.0)
 fn number() -> Float = sqrt(2.0) * tanh(1.0)
+fn causal(s: [b i j], visible: [i j] Bool) -> [b i j] = softmax(where(visible, s, -inf), over=j)
+fn rectified(x: [n D]) -> [n D] NonNeg = relu(x)
 
 model Scaled {
   w: [D D] = ones
@@ -85,3 +87,13 @@ def test_scalar_math_is_pythons_math(m):
     out = m.inv_freq(x)
     assert out.dtype == torch.bfloat16
     torch.testing.assert_close(out, x * math.exp(-math.log(10000.0) / 64.0))
+
+
+def test_inf_masks_and_relu(m):
+    s = torch.randn(2, 5, 5).to(torch.bfloat16)
+    visible = torch.ones(5, 5, dtype=torch.bool).tril()
+    out = m.causal(s, visible)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, torch.softmax(s.masked_fill(~visible, float("-inf")), dim=2))
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(m.rectified(x), torch.relu(x))

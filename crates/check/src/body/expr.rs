@@ -184,6 +184,10 @@ impl FnChecker<'_, '_> {
         let found = self.ctx.env.program.decl(self.file, name.name).or_else(|| {
             crate::prelude::stub(self.ctx.env.program, self.ctx.library, &name.name).map(|(_, d)| d)
         });
+        if found.is_none() && name.name == "inf" {
+            // The float literal infinity (`docs/shapescript/functions.md`): `-inf` masks.
+            return self.record(span, scalar(ScalarKind::Float, span), ExprInfo::Plain);
+        }
         let what = match found {
             Some(d) => d.describe(),
             None if crate::builtins::is_builtin(&name.name) => "a built-in operation",
