@@ -1,7 +1,8 @@
 """Dtypes that hold at run time (docs/shapescript/functions.md): tensors made
 in a body (`zeros`, `ones`, `full`, `eye`, `arange(n) to Real`) take the
 body's float dtype, read from its first dtype-less float tensor, so a bf16
-model stays bf16; scalar math on Python numbers is Python's `math`."""
+model stays bf16; scalar math on Python numbers is Python's `math`; and
+`self.training`, which `dropout` in a method follows (docs/shapescript/models.md)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,17 @@ fn inv_freq(x: [n Dh]) -> [n Dh] = x * exp(0.0 - log(10000.0) / 64.0)
 fn number() -> Float = sqrt(2.0) * tanh(1.0)
 fn causal(s: [b i j], visible: [i j] Bool) -> [b i j] = softmax(where(visible, s, -inf), over=j)
 fn rectified(x: [n D]) -> [n D] NonNeg = relu(x)
+
+model Drop {
+  w: [D D] = ones
+  fn forward(self, x: [b D]) -> [b D] {
+    let h = dropout(x @ self.w, p=0.5)
+    if self.training {
+      return h * 2.0
+    }
+    h + dropout(h, p=0.5, training=true) * 0.0
+  }
+}
 
 model Scaled {
   w: [D D] = ones
@@ -97,3 +109,17 @@ def test_inf_masks_and_relu(m):
     torch.testing.assert_close(out, torch.softmax(s.masked_fill(~visible, float("-inf")), dim=2))
     x = torch.randn(3, 4)
     torch.testing.assert_close(m.rectified(x), torch.relu(x))
+
+
+def test_dropout_follows_the_models_mode(m):
+    model = m.Drop()
+    x = torch.randn(64, 4)
+    model.eval()
+    torch.testing.assert_close(model(x), x @ model.w)
+    model.train()
+    out = model(x)
+    # 2 * dropout(p=0.5): zeros where dropped, 4 * (x @ w) where kept.
+    want = x @ model.w
+    kept = out != 0
+    assert 0 < kept.sum() < out.numel()
+    torch.testing.assert_close(out[kept], 4 * want[kept])

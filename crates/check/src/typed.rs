@@ -343,6 +343,9 @@ pub enum BoundArg {
     Axes { positions: Vec<usize> },
     /// A `Size` argument, worked out before the program runs.
     Size { value: Size },
+    /// Left out in a method, where the parameter follows the model's mode:
+    /// `self.training` (`dropout`'s `training=`, `docs/shapescript/models.md`).
+    SelfTraining,
 }
 
 /// How to emit a pattern built-in with plain tensor operations (`docs/shapescript/patterns.md`).

@@ -450,6 +450,10 @@ impl<'g, 'a> Scope<'g, 'a> {
                     by_keyword = true;
                     continue;
                 }
+                BoundArg::SelfTraining => {
+                    by_keyword = true;
+                    Val::atom("self.training".into())
+                }
                 BoundArg::Axis { .. } | BoundArg::Axes { .. } | BoundArg::Size { .. }
                     if args.get(i).is_none_or(|a| a.name.is_some()) =>
                 {
@@ -483,6 +487,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     Val::atom("None".into())
                 }
             },
+            BoundArg::SelfTraining => Val::atom("self.training".into()),
             BoundArg::Expr { .. } | BoundArg::Default { .. } | BoundArg::NoneDefault => {
                 Val::atom("None".into())
             }

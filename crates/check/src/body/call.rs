@@ -219,6 +219,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
         }
+        self.follow_training(given, &mut bound);
         let dtype = float_dtype.and_then(|(d, _)| d);
         match self.scalar_math(given, span) {
             ScalarMath::No => {}
@@ -323,6 +324,26 @@ fn math_equivalent(python: &str) -> Option<&'static str> {
 }
 
 impl FnChecker<'_, '_> {
+    /// In a method, `dropout` left without `training=` follows the model's
+    /// mode, `self.training`, as `torch.nn.Dropout` does.
+    fn follow_training(&self, given: Given, bound: &mut [BoundArg]) {
+        let Callee::Extern { python, .. } = &given.target.callee else {
+            return;
+        };
+        if &**python != "torch.nn.functional.dropout"
+            || self.owner.is_none()
+            || self.local(Name::new("self")).is_none()
+        {
+            return;
+        }
+        let params = &given.target.signature.params;
+        if let Some(i) = params.iter().position(|p| &*p.name == "training") {
+            if let Some(b @ BoundArg::Default { .. }) = bound.get_mut(i) {
+                *b = BoundArg::SelfTraining;
+            }
+        }
+    }
+
     /// A torch extern (`log`, `sqrt`) whose tensor arguments are all
     /// Python numbers: torch would raise a TypeError, so it is Python's
     /// `math` (a number, computed once), or E0408 where `math` has none.

@@ -242,6 +242,20 @@ impl FnChecker<'_, '_> {
                         .find(|f| *f.name == *name.name)
                         .map(|f| (f.ty.clone(), m.def.size_params.clone()))
                 });
+                let training = field.is_none()
+                    && name.name == "training"
+                    && info.is_some_and(|m| m.def.is_model);
+                if training {
+                    // `self.training`: the mode `model.train()`/`model.eval()` set.
+                    return self.record(
+                        span,
+                        scalar(ScalarKind::Bool, span),
+                        ExprInfo::Field {
+                            owner: *owner,
+                            field: name.name,
+                        },
+                    );
+                }
                 match field {
                     Some((ty, params)) => {
                         let ty = instantiate(&ty, &params, args);
