@@ -129,8 +129,9 @@ pub struct Body {
 pub enum FloatSource {
     /// `params[i]`, a tensor parameter without a dtype.
     Param(usize),
-    /// `self.name`, a model's tensor field without a dtype.
-    Field(Name),
+    /// `self.a.b.name`: a model's tensor field without a dtype, its own or
+    /// a sub-model's (the path of field names from `self`).
+    Field(Vec<Name>),
 }
 
 impl Body {

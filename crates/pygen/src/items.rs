@@ -511,7 +511,10 @@ fn function(
     };
     scope.float = match &body.float_source {
         Some(check::hir::FloatSource::Param(i)) => body.params.get(*i).map(|p| py_name(&p.name)),
-        Some(check::hir::FloatSource::Field(n)) => Some(format!("self.{}", py_name(n))),
+        Some(check::hir::FloatSource::Field(path)) => {
+            let path: Vec<String> = path.iter().map(|n| py_name(n)).collect();
+            Some(format!("self.{}", path.join(".")))
+        }
         None => None,
     };
     if let Some(m) = model {

@@ -293,8 +293,37 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         if !model.def.is_model {
             return None;
         }
-        let field = model.def.fields.iter().find(|f| is_float(&f.ty))?;
-        Some(FloatSource::Field(field.name))
+        let mut path = Vec::new();
+        self.float_field(&model.def, &mut path, 0)
+            .then_some(FloatSource::Field(path))
+    }
+
+    /// Finds, depth first in field order, a dtype-less tensor field of
+    /// `def` or of its sub-models (not through stacks), and leaves its
+    /// path in `path`.
+    fn float_field(&self, def: &crate::typed::TypeDef, path: &mut Vec<Name>, depth: usize) -> bool {
+        // Models can't contain themselves; the bound only keeps a broken
+        // program's walk short.
+        if depth > 16 {
+            return false;
+        }
+        for f in &def.fields {
+            path.push(f.name);
+            let found = match &f.ty.kind {
+                TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
+                TyKind::Named { file, name, .. } => self
+                    .ctx
+                    .models
+                    .get(*file, *name)
+                    .is_some_and(|m| m.def.is_model && self.float_field(&m.def, path, depth + 1)),
+                _ => false,
+            };
+            if found {
+                return true;
+            }
+            path.pop();
+        }
+        false
     }
 
     /// Fills `self.body`.
