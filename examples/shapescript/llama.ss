@@ -33,6 +33,9 @@ dim Dh = D / H
 ## Half a head's width: rotary embeddings turn pairs (x[f], x[f + Half]).
 dim Half = Dh / 2
 
+## Longest sequence the rotary tables cover.
+dim Ctx = 2048
+
 ## Decoder blocks.
 dim L = 22
 
@@ -57,6 +60,12 @@ model Embedding(N, Dout) {
 model RmsNorm(N) {
   weight: [N] = ones
   fn forward(self, x: [b n N]) -> [b n N] = x * rsqrt(mean(x * x, over=N) + 1e-5) * self.weight
+}
+
+## The rotary angles: position p turns the pair f by p * 10000^(-2f/Dh).
+fn rotary_angles() -> [Ctx Half] {
+  let inv_freq = exp((arange(Half) to Real) * (0.0 - 2.0 * log(10000.0) / Dh))
+  einsum(arange(Ctx) to Real, inv_freq, [p], [f] -> [p f])
 }
 
 ## Rotary position embedding: the pair (x1, x2) of the two halves of each
@@ -125,14 +134,17 @@ model Llama {
   layers: [L] Block
   norm: RmsNorm(D)
   lm_head: Linear(D, V)
+  ## The rotary tables, computed once when the model is made (in f32;
+  ## `model.to(torch.bfloat16)` rounds them once).
+  buffer cos: [Ctx Half] = cos(rotary_angles())
+  buffer sin: [Ctx Half] = sin(rotary_angles())
 
   fn forward(self, ids: [b n] Index[V]) -> [b n V] {
     let x = self.embed_tokens(ids)
-    # Rotary tables: position p turns the pair f by p * 10000^(-2f/Dh).
-    let inv_freq = exp((arange(Half) to Real) * (0.0 - 2.0 * log(10000.0) / Dh))
-    let angles = einsum(arange(n) to Real, inv_freq, [n], [f] -> [n f])
-    let cos = cos(angles)
-    let sin = sin(angles)
+    # The first n rows; `as` states that n fits the tables, and the
+    # generated code checks it (a ShapeError for a sequence longer than Ctx).
+    let cos = self.cos[:n] as [n Half]
+    let sin = self.sin[:n] as [n Half]
     for blk in self.layers {
       x = blk(x, cos, sin)
     }

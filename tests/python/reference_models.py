@@ -215,6 +215,7 @@ class LlamaConfig:
     """Sizes of a LLaMA decoder; the defaults are TinyLlama-1.1B (llama.ss)."""
 
     vocab: int = 32000
+    context: int = 2048
     dim: int = 2048
     heads: int = 32
     kv_heads: int = 4
@@ -298,15 +299,20 @@ class Llama(nn.Module):
         self.layers = nn.ModuleList(LlamaBlock(cfg) for _ in range(cfg.layers))
         self.norm = LlamaRmsNorm(cfg.dim, cfg.eps)
         self.lm_head = nn.Linear(cfg.dim, cfg.vocab, bias=False)
+        # Rotary tables for every position below the context, one column
+        # per pair of a head's width (persistent, as llama.ss's buffers).
+        head_dim = cfg.dim // cfg.heads
+        inv_freq = 1.0 / cfg.theta ** (torch.arange(0, head_dim, 2).float() / head_dim)
+        freqs = torch.outer(torch.arange(cfg.context).float(), inv_freq)
+        self.register_buffer("cos", freqs.cos())
+        self.register_buffer("sin", freqs.sin())
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         n = ids.shape[1]
-        head_dim = self.cfg.dim // self.cfg.heads
-        inv_freq = 1.0 / self.cfg.theta ** (torch.arange(0, head_dim, 2, device=ids.device).float() / head_dim)
-        freqs = torch.outer(torch.arange(n, device=ids.device).float(), inv_freq)
-        emb = torch.cat((freqs, freqs), dim=-1)
-        dtype = self.embed_tokens.weight.dtype
-        cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
+        if n > self.cfg.context:
+            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
+        cos = torch.cat((self.cos[:n], self.cos[:n]), dim=-1)
+        sin = torch.cat((self.sin[:n], self.sin[:n]), dim=-1)
         x = self.embed_tokens(ids)
         for block in self.layers:
             x = block(x, cos, sin)

@@ -1,7 +1,7 @@
 """examples/shapescript/llama.ss, built by `shapescript build` with reduced
 sizes, against the hand-written LLaMA in reference_models.py: the same
-weights (loaded by state_dict, the field names are the same) give the same
-logits in f32, and the module runs in bf16 end to end (`model.to(bf16)`, a
+weights (loaded by state_dict, the field names are the same; the rotary
+tables are buffers in both) give the same logits in f32, and the module runs in bf16 end to end (`model.to(bf16)`, a
 backward pass) with logits close to the f32 ones."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from binaries import binary  # noqa: E402
 from reference_models import Llama, LlamaConfig  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "shapescript" / "llama.ss"
-DIMS = {"V": 61, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
-CONFIG = LlamaConfig(vocab=61, dim=64, heads=8, kv_heads=2, layers=2, mlp=96)
+DIMS = {"V": 61, "Ctx": 32, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
+CONFIG = LlamaConfig(vocab=61, context=32, dim=64, heads=8, kv_heads=2, layers=2, mlp=96)
 
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
@@ -70,6 +70,8 @@ def test_full_size_declares_tinyllamas_parameters(tmp_path):
         reference = Llama()
     declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    # The rotary tables are buffers: in the state dict, not parameters.
+    assert declared["cos"] == declared["sin"] == (2048, 32)
     assert sum(p.numel() for p in model.parameters()) == 1_100_048_384
 
 
@@ -77,6 +79,9 @@ def test_equals_the_reference_with_the_same_weights(llama):
     torch.manual_seed(0)
     model = llama.Llama().eval()
     reference = Llama(CONFIG).eval()
+    # The tables each computes itself agree before the state dict is copied.
+    torch.testing.assert_close(model.cos, reference.cos, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(model.sin, reference.sin, rtol=1e-6, atol=1e-6)
     reference.load_state_dict(model.state_dict(), strict=True)
     x = ids()
     with torch.no_grad():
@@ -93,6 +98,7 @@ def test_runs_in_bf16_with_a_backward_pass(llama):
     out = model(x)
     assert out.dtype == torch.bfloat16
     out.float().square().mean().backward()
+    assert model.cos.dtype == torch.bfloat16 and not model.cos.requires_grad
     for name, p in model.named_parameters():
         assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
         assert torch.isfinite(p.grad).all(), name

@@ -200,6 +200,10 @@ pub struct FieldDef {
     pub ty: Ty,
     /// The initialiser for a tensor field (`docs/shapescript/models.md`), the default filled in.
     pub init: Option<Init>,
+    /// `buffer name: T = expr`: non-trainable state, its value computed
+    /// when the model is made; the expression is checked as the body of
+    /// the method `(model, name)` in `Bodies::fns` (`Bodies::method`).
+    pub buffer: bool,
 }
 
 /// A tensor field's initialiser.

@@ -166,6 +166,7 @@ fn check_bodies(
                 }
                 ast::Item::Model(m) => {
                     let name = m.name.name;
+                    check_buffers(ctx, module.file, m, bodies, &mut locals, diagnostics);
                     for method in &m.methods {
                         let Some(info) = ctx.models.get(module.file, name) else {
                             continue;
@@ -194,11 +195,56 @@ fn check_bodies(
         .collect()
 }
 
+/// Checks each buffer's value (`buffer name: T = expr`) as the body of a
+/// method without parameters that returns `T`, recorded as the body
+/// `(model, name)`: computed when the model is made, with no `self`, so
+/// made tensors take the default float dtype (`model.to` converts them).
+fn check_buffers(
+    ctx: &Ctx,
+    file: FileId,
+    m: &ast::Model,
+    bodies: &mut Bodies,
+    locals: &mut Vec<Local>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(info) = ctx.models.get(file, m.name.name) else {
+        return;
+    };
+    for field in m.fields.iter().filter(|f| f.buffer) {
+        let Some(init) = &field.init else {
+            continue;
+        };
+        let Some(def) = info.def.fields.iter().find(|f| f.name == field.name.name) else {
+            continue;
+        };
+        if matches!(def.ty.kind, TyKind::Error) {
+            continue;
+        }
+        let signature = model::buffer_signature(&info.def.size_params, &def.ty);
+        let value = ast::Fn {
+            doc: None,
+            name: field.name,
+            self_param: None,
+            params: Vec::new(),
+            ret: Some(field.ty.clone()),
+            body: ast::FnBody::Expr(init.clone()),
+            span: field.span,
+        };
+        let mut body = FnChecker::new(ctx, file, Some(m.name.name), &signature, diagnostics)
+            .check(&value, locals);
+        body.float_source = None;
+        bodies
+            .by_name
+            .insert(file, (m.name.name, body.name), bodies.fns.len());
+        bodies.fns.push(body);
+    }
+}
+
 /// How many bodies an item has: one for a `fn`, one per method of a model.
 fn body_count(item: &ast::Item) -> usize {
     match item {
         ast::Item::Fn(_) => 1,
-        ast::Item::Model(m) => m.methods.len(),
+        ast::Item::Model(m) => m.methods.len() + m.fields.iter().filter(|f| f.buffer).count(),
         _ => 0,
     }
 }
