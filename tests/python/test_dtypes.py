@@ -44,6 +44,13 @@ model Drop {
   }
 }
 
+model Masked(N) {
+  w: [N] = ones
+  buffer visible: [N N] Bool = tril(ones([N N])) > 0.0
+  buffer pos: [N] = (arange(N) to Real) * 0.5
+  fn forward(self, x: [b N N]) -> [b N N] = where(self.visible, x * self.w + self.pos, -inf)
+}
+
 model Scaled {
   w: [D D] = ones
   fn forward(self, ids: [b D] Index[D]) -> [b D] = (ids to Real) @ self.w + zeros([b D])
@@ -123,3 +130,15 @@ def test_dropout_follows_the_models_mode(m):
     kept = out != 0
     assert 0 < kept.sum() < out.numel()
     torch.testing.assert_close(out[kept], 4 * want[kept])
+
+
+def test_buffers_are_computed_once_and_follow_to(m):
+    model = m.Masked(3)
+    assert set(model.state_dict()) == {"w", "visible", "pos"}
+    assert [name for name, _ in model.named_parameters()] == ["w"]
+    torch.testing.assert_close(model.pos, torch.arange(3.0) * 0.5)
+    model.to(torch.bfloat16)
+    assert model.pos.dtype == torch.bfloat16 and model.visible.dtype == torch.bool
+    x = torch.randn(2, 3, 3).to(torch.bfloat16)
+    want = torch.where(torch.ones(3, 3, dtype=torch.bool).tril(), x + model.pos, float("-inf"))
+    torch.testing.assert_close(model(x), want)

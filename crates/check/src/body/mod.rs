@@ -230,8 +230,9 @@ fn check_buffers(
             body: ast::FnBody::Expr(init.clone()),
             span: field.span,
         };
-        let mut body = FnChecker::new(ctx, file, Some(m.name.name), &signature, diagnostics)
-            .check(&value, locals);
+        let mut checker = FnChecker::new(ctx, file, Some(m.name.name), &signature, diagnostics);
+        checker.buffer = true;
+        let mut body = checker.check(&value, locals);
         body.float_source = None;
         bodies
             .by_name
@@ -275,6 +276,8 @@ pub(crate) struct FnChecker<'c, 'a> {
     pub unknown_counts: HashMap<Name, u32>,
     /// Spans of `return` values and the final value, to check against the return type.
     saw_return: bool,
+    /// The body is a buffer's value (`check_buffers`), the return type its type.
+    buffer: bool,
 }
 
 impl<'c, 'a> FnChecker<'c, 'a> {
@@ -312,6 +315,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             diagnostics,
             unknown_counts: HashMap::default(),
             saw_return: false,
+            buffer: false,
         }
     }
 
@@ -779,6 +783,13 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             ),
         };
         let (title, secondary) = match what {
+            Expected::Return if self.buffer => (
+                "the buffer's value doesn't fit its type".to_string(),
+                self.signature
+                    .ret
+                    .as_ref()
+                    .map(|r| (r.span, "the buffer's type".to_string())),
+            ),
             Expected::Return => (
                 "the body's value doesn't fit the return type".to_string(),
                 self.signature
