@@ -306,7 +306,12 @@ impl<'g, 'a> Scope<'g, 'a> {
         if name == "self" {
             return Val::atom("self".into());
         }
-        if name == "inf" && matches!(self.ty(e.span).map(|t| &t.kind), Some(check::hir::TyKind::Scalar(_))) {
+        if name == "inf"
+            && matches!(
+                self.ty(e.span).map(|t| &t.kind),
+                Some(check::hir::TyKind::Scalar(_))
+            )
+        {
             // The checker's float literal infinity.
             return Val::atom(self.use_python("math.inf"));
         }

@@ -20,10 +20,10 @@ use super::bind::Slots;
 
 use super::callee::{Resolved, Target};
 use super::{error_ty, FnChecker};
+use crate::codes;
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
-use crate::codes;
 use crate::types::{Axis, DtypeKind, ScalarKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {

@@ -361,11 +361,11 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             path.push(f.name);
             let found = match &f.ty.kind {
                 TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
-                TyKind::Named { file, name, .. } => self
-                    .ctx
-                    .models
-                    .get(*file, *name)
-                    .is_some_and(|m| m.def.is_model && self.float_field(&m.def, path, depth + 1)),
+                TyKind::Named { file, name, .. } => {
+                    self.ctx.models.get(*file, *name).is_some_and(|m| {
+                        m.def.is_model && self.float_field(&m.def, path, depth + 1)
+                    })
+                }
                 _ => false,
             };
             if found {
