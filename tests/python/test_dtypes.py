@@ -44,6 +44,9 @@ model Drop {
   }
 }
 
+fn combine(x: [n D], rows: [k] Index[n], y: [k D]) -> [n D] = index_add(x, rows, y)
+fn scattered(x: [n D], ids: [k D] Index[n], y: [k D]) -> [n D] = scatter_add(x, ids, y)
+
 model Masked(N) {
   w: [N] = ones
   buffer visible: [N N] Bool = tril(ones([N N])) > 0.0
@@ -142,3 +145,12 @@ def test_buffers_are_computed_once_and_follow_to(m):
     x = torch.randn(2, 3, 3).to(torch.bfloat16)
     want = torch.where(torch.ones(3, 3, dtype=torch.bool).tril(), x + model.pos, float("-inf"))
     torch.testing.assert_close(model(x), want)
+
+
+def test_index_add_and_scatter_add_along_the_first_axis(m):
+    x = torch.randn(5, 4)
+    rows = torch.tensor([0, 3, 3])
+    y = torch.randn(3, 4)
+    torch.testing.assert_close(m.combine(x, rows, y), x.index_add(0, rows, y))
+    ids = torch.randint(0, 5, (3, 4))
+    torch.testing.assert_close(m.scattered(x, ids, y), x.scatter_add(0, ids, y))
