@@ -44,6 +44,8 @@ model Drop {
   }
 }
 
+fn floor_at(x: [n D]) -> [n D] = maximum(x, 0.5) + minimum(x, 2.0)
+
 fn combine(x: [n D], rows: [k] Index[n], y: [k D]) -> [n D] = index_add(x, rows, y)
 fn scattered(x: [n D], ids: [k D] Index[n], y: [k D]) -> [n D] = scatter_add(x, ids, y)
 
@@ -154,3 +156,10 @@ def test_index_add_and_scatter_add_along_the_first_axis(m):
     torch.testing.assert_close(m.combine(x, rows, y), x.index_add(0, rows, y))
     ids = torch.randint(0, 5, (3, 4))
     torch.testing.assert_close(m.scattered(x, ids, y), x.scatter_add(0, ids, y))
+
+
+def test_numbers_in_maximum_take_the_float_dtype(m):
+    x = torch.randn(3, 4).to(torch.bfloat16)
+    out = m.floor_at(x)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, x.clamp(min=0.5) + x.clamp(max=2.0))

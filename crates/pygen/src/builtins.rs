@@ -132,9 +132,20 @@ impl<'g, 'a> Scope<'g, 'a> {
             if let Some(a) = views.get(i) {
                 v = view(v, a);
             }
-            // `torch.maximum` takes tensors only.
+            // `torch.maximum` takes tensors only: a number becomes one of
+            // the body's float dtype (an Int keeps torch's integer one) on
+            // its device.
             if op != Builtin::Where && !self.is_tensor(e.span) {
-                v = Val::atom(format!("torch.tensor({})", v.code));
+                let float = matches!(
+                    self.ty(e.span).map(|t| &t.kind),
+                    Some(check::hir::TyKind::Scalar(check::hir::ScalarKind::Float))
+                );
+                let extra = if float {
+                    self.float_args()
+                } else {
+                    self.device_arg()
+                };
+                v = Val::atom(format!("torch.tensor({}{extra})", v.code));
             }
             vals.push((None, v));
         }
