@@ -46,6 +46,9 @@ model Drop {
 
 fn floor_at(x: [n D]) -> [n D] = maximum(x, 0.5) + minimum(x, 2.0)
 
+fn doubled(x: [b c h w]) -> [b c 2*h 2*w] = interpolate(x, 2)
+fn smooth(x: [b c 3 5]) -> [b c 9 15] = interpolate(x, 3, bilinear=true)
+
 fn combine(x: [n D], rows: [k] Index[n], y: [k D]) -> [n D] = index_add(x, rows, y)
 fn scattered(x: [n D], ids: [k D] Index[n], y: [k D]) -> [n D] = scatter_add(x, ids, y)
 
@@ -163,3 +166,12 @@ def test_numbers_in_maximum_take_the_float_dtype(m):
     out = m.floor_at(x)
     assert out.dtype == torch.bfloat16
     torch.testing.assert_close(out, x.clamp(min=0.5) + x.clamp(max=2.0))
+
+
+def test_interpolate_nearest_and_bilinear(m):
+    x = torch.randn(2, 3, 3, 5)
+    F = torch.nn.functional
+    torch.testing.assert_close(m.doubled(x), F.interpolate(x, scale_factor=2, mode="nearest"))
+    want = F.interpolate(x, scale_factor=3, mode="bilinear", align_corners=False)
+    torch.testing.assert_close(m.smooth(x), want)
+    assert m.smooth(x).shape == (2, 3, 9, 15)

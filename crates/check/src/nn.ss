@@ -42,3 +42,8 @@ extern fn index_add(input: [n ...], index: [k] Index[n], source: [k ...]) -> [n 
 ## Adds each element of source into input along the first axis at the row
 ## the same element of index names: out[index[r, ...], ...] += source[r, ...].
 extern fn scatter_add(input: [n ...], index: [k ...] Index[n], source: [k ...]) -> [n ...] = "shapescript_runtime.scatter_add"
+
+## Upsamples images by a whole factor S: each side grows S times. Nearest
+## neighbour by default; bilinear = true interpolates linearly (torch's
+## align_corners=False).
+extern fn interpolate(input: [b C H W], scale_factor: Size[S], bilinear: Bool = false) -> [b C S*H S*W] = "shapescript_runtime.interpolate"

@@ -110,3 +110,12 @@ def scatter_add(input, index, source):
     """Adds each element of `source` into `input` along the first axis, at
     the row the same element of `index` names."""
     return input.scatter_add(0, index, source)
+
+
+def interpolate(input, scale_factor, bilinear=False):
+    """Upsampling by a whole factor, nearest neighbour or bilinear."""
+    if bilinear:
+        return torch.nn.functional.interpolate(
+            input, scale_factor=scale_factor, mode="bilinear", align_corners=False
+        )
+    return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode="nearest")
