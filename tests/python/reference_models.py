@@ -207,6 +207,118 @@ class Gpt2(nn.Module):
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
+# --------------------------------------------------------------------- LLaMA
+
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    """Sizes of a LLaMA decoder; the defaults are TinyLlama-1.1B (llama.ss)."""
+
+    vocab: int = 32000
+    context: int = 2048
+    dim: int = 2048
+    heads: int = 32
+    kv_heads: int = 4
+    layers: int = 22
+    mlp: int = 5632
+    eps: float = 1e-5
+    theta: float = 10000.0
+
+
+class LlamaRmsNorm(nn.Module):
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotate_half(x: torch.Tensor) -> torch.Tensor:
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.heads, self.kv_heads = cfg.heads, cfg.kv_heads
+        self.head_dim = cfg.dim // cfg.heads
+        self.q_proj = nn.Linear(cfg.dim, cfg.heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(cfg.dim, cfg.kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(cfg.dim, cfg.kv_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(cfg.heads * self.head_dim, cfg.dim, bias=False)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        b, n, _ = x.shape
+        q = self.q_proj(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(x).view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(x).view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        # Each key/value head serves heads // kv_heads query heads.
+        group = self.heads // self.kv_heads
+        k = k.repeat_interleave(group, dim=1)
+        v = v.repeat_interleave(group, dim=1)
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.o_proj(out.transpose(1, 2).reshape(b, n, -1))
+
+
+class LlamaMlp(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.gate_proj = nn.Linear(cfg.dim, cfg.mlp, bias=False)
+        self.up_proj = nn.Linear(cfg.dim, cfg.mlp, bias=False)
+        self.down_proj = nn.Linear(cfg.mlp, cfg.dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.input_layernorm = LlamaRmsNorm(cfg.dim, cfg.eps)
+        self.self_attn = LlamaAttention(cfg)
+        self.post_attention_layernorm = LlamaRmsNorm(cfg.dim, cfg.eps)
+        self.mlp = LlamaMlp(cfg)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class Llama(nn.Module):
+    """A LLaMA decoder, Hugging Face's LlamaForCausalLM without its `model.` prefix."""
+
+    def __init__(self, cfg: LlamaConfig = LlamaConfig()):
+        super().__init__()
+        self.cfg = cfg
+        self.embed_tokens = nn.Embedding(cfg.vocab, cfg.dim)
+        self.layers = nn.ModuleList(LlamaBlock(cfg) for _ in range(cfg.layers))
+        self.norm = LlamaRmsNorm(cfg.dim, cfg.eps)
+        self.lm_head = nn.Linear(cfg.dim, cfg.vocab, bias=False)
+        # Rotary tables for every position below the context, one column
+        # per pair of a head's width (persistent, as llama.ss's buffers).
+        head_dim = cfg.dim // cfg.heads
+        inv_freq = 1.0 / cfg.theta ** (torch.arange(0, head_dim, 2).float() / head_dim)
+        freqs = torch.outer(torch.arange(cfg.context).float(), inv_freq)
+        self.register_buffer("cos", freqs.cos())
+        self.register_buffer("sin", freqs.sin())
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        n = ids.shape[1]
+        if n > self.cfg.context:
+            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
+        cos = torch.cat((self.cos[:n], self.cos[:n]), dim=-1)
+        sin = torch.cat((self.sin[:n], self.sin[:n]), dim=-1)
+        x = self.embed_tokens(ids)
+        for block in self.layers:
+            x = block(x, cos, sin)
+        return self.lm_head(self.norm(x))
+
+
 # ------------------------------------------------------------------- ConvNet
 
 

@@ -592,7 +592,9 @@ fn f(x: [n]) -> [n] = x
 
 E0502 = "E0502", "mixed dtypes",
 "Tensor parameters without a dtype take any float dtype, the same for all of
-them in one call.
+them in one call. An integer or bool tensor there (`i64`, `Index[N]`,
+`Bool`) is this error, and so is a tensor without a dtype (the caller's
+float dtype, bf16 in a bf16 model) beside one with a concrete float dtype.
 
 Wrong:
 

@@ -183,12 +183,18 @@ fn lower_fields(
                 .with_secondary(first.span, "first declared here"),
             );
         }
-        let init = field_init(&ty, field, is_model, lowerer.diagnostics);
+        let init = if field.buffer {
+            buffer_value(&ty, field, lowerer.diagnostics);
+            None
+        } else {
+            field_init(&ty, field, is_model, lowerer.diagnostics)
+        };
         out.push(FieldDef {
             name: field.name.name,
             span: field.name.span,
             ty,
             init,
+            buffer: field.buffer,
         });
     }
     let generics = std::mem::take(&mut lowerer.generic_order);
@@ -257,6 +263,35 @@ fn field_init(
             }
             None
         }
+    }
+}
+
+/// A buffer is a tensor with a value (E0412 otherwise); the value itself
+/// is checked with the bodies.
+fn buffer_value(ty: &Ty, field: &ast::Field, diagnostics: &mut Vec<Diagnostic>) {
+    let problem = match (&ty.kind, &field.init) {
+        (TyKind::Tensor(_) | TyKind::Error, Some(_)) => return,
+        (TyKind::Tensor(_) | TyKind::Error, None) => "a buffer needs a value",
+        _ => "a buffer is a tensor",
+    };
+    diagnostics.push(
+        Diagnostic::error(codes::E0412, problem)
+            .with_primary(field.span, format!("buffer `{}`", field.name.name))
+            .with_help(format!(
+                "write its tensor type and the expression it is computed from: `buffer {}: [n] = zeros([n])`",
+                field.name.name
+            )),
+    );
+}
+
+/// The signature a buffer's value is checked against: no parameters, the
+/// model's size parameters known, the buffer's type returned.
+pub fn buffer_signature(size_params: &[Name], ty: &Ty) -> Signature {
+    Signature {
+        params: Vec::new(),
+        ret: Some(ty.clone()),
+        generics: size_params.to_vec(),
+        python: None,
     }
 }
 

@@ -33,3 +33,17 @@ extern fn scaled_dot_product_attention(query: [... L E], key: [... S E], value: 
 
 ## Zeroes each element with probability p while training, scaling the rest by 1/(1-p).
 extern fn dropout(input: [...], p: Float = 0.5, training: Bool = true) -> [...] = "torch.nn.functional.dropout"
+
+## Adds the rows of source into input at the rows index names (several
+## may name the same row): out[index[r]] += source[r]. Sparse dispatch
+## scatters each expert's rows back with it.
+extern fn index_add(input: [n ...], index: [k] Index[n], source: [k ...]) -> [n ...] = "shapescript_runtime.index_add"
+
+## Adds each element of source into input along the first axis at the row
+## the same element of index names: out[index[r, ...], ...] += source[r, ...].
+extern fn scatter_add(input: [n ...], index: [k ...] Index[n], source: [k ...]) -> [n ...] = "shapescript_runtime.scatter_add"
+
+## Upsamples images by a whole factor S: each side grows S times. Nearest
+## neighbour by default; bilinear = true interpolates linearly (torch's
+## align_corners=False).
+extern fn interpolate(input: [b C H W], scale_factor: Size[S], bilinear: Bool = false) -> [b C S*H S*W] = "shapescript_runtime.interpolate"

@@ -36,6 +36,9 @@ extern fn sigmoid(x: Real) -> Unit = "torch.sigmoid"
 ## The error function, in [-1, 1].
 extern fn erf(x: Real) -> Signed = "torch.erf"
 
+## The rectified linear unit, max(x, 0). Never negative.
+extern fn relu(x: Real) -> NonNeg = "torch.relu"
+
 ## The Gaussian error linear unit, x * Φ(x).
 extern fn gelu(x: Real) -> Real = "torch.nn.functional.gelu"
 

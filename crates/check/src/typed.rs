@@ -117,6 +117,21 @@ pub struct Body {
     /// The body's value doesn't fit the return type (reported); calls to it
     /// are typed as errors so the mistake is told once.
     pub return_mismatch: bool,
+    /// Where the body's float dtype is read at run time: tensors without a
+    /// dtype all have it (`docs/shapescript/functions.md`), so tensors made
+    /// in the body (`zeros`, `eye`, `arange(n) to Real`) take it too and a
+    /// bf16 model stays bf16. `None`: no such tensor (the default dtype).
+    pub float_source: Option<FloatSource>,
+}
+
+/// A tensor of the body's float dtype, to read `dtype` and `device` from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FloatSource {
+    /// `params[i]`, a tensor parameter without a dtype.
+    Param(usize),
+    /// `self.a.b.name`: a model's tensor field without a dtype, its own or
+    /// a sub-model's (the path of field names from `self`).
+    Field(Vec<Name>),
 }
 
 impl Body {
@@ -185,6 +200,10 @@ pub struct FieldDef {
     pub ty: Ty,
     /// The initialiser for a tensor field (`docs/shapescript/models.md`), the default filled in.
     pub init: Option<Init>,
+    /// `buffer name: T = expr`: non-trainable state, its value computed
+    /// when the model is made; the expression is checked as the body of
+    /// the method `(model, name)` in `Bodies::fns` (`Bodies::method`).
+    pub buffer: bool,
 }
 
 /// A tensor field's initialiser.
@@ -329,6 +348,9 @@ pub enum BoundArg {
     Axes { positions: Vec<usize> },
     /// A `Size` argument, worked out before the program runs.
     Size { value: Size },
+    /// Left out in a method, where the parameter follows the model's mode:
+    /// `self.training` (`dropout`'s `training=`, `docs/shapescript/models.md`).
+    SelfTraining,
 }
 
 /// How to emit a pattern built-in with plain tensor operations (`docs/shapescript/patterns.md`).
@@ -381,6 +403,10 @@ pub struct AsCheck {
 #[derive(Clone, Debug)]
 pub struct ToPlan {
     pub cast: Option<crate::types::DtypeKind>,
+    /// An integer or bool tensor converted to a float domain without a
+    /// dtype (`arange(n) to Real`): cast to the body's float dtype
+    /// (`Body::float_source`, the default float dtype without one).
+    pub to_float: bool,
     pub clamp: Option<Range>,
     pub reshape: Option<Vec<Size>>,
 }

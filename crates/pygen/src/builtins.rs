@@ -90,7 +90,11 @@ impl<'g, 'a> Scope<'g, 'a> {
                     return self.bad(whole);
                 };
                 let n = self.expr(n);
-                Val::atom(format!("torch.{name}({}{})", n.code, self.device_arg()))
+                let extra = match op {
+                    B::Eye => self.float_args(),
+                    _ => self.device_arg(),
+                };
+                Val::atom(format!("torch.{name}({}{extra})", n.code))
             }
             B::Zeros | B::Ones | B::Full => self.made(name, &positional, args, whole),
             B::Rearrange | B::Reduce | B::Repeat => match &info.pattern {
@@ -128,9 +132,20 @@ impl<'g, 'a> Scope<'g, 'a> {
             if let Some(a) = views.get(i) {
                 v = view(v, a);
             }
-            // `torch.maximum` takes tensors only.
+            // `torch.maximum` takes tensors only: a number becomes one of
+            // the body's float dtype (an Int keeps torch's integer one) on
+            // its device.
             if op != Builtin::Where && !self.is_tensor(e.span) {
-                v = Val::atom(format!("torch.tensor({})", v.code));
+                let float = matches!(
+                    self.ty(e.span).map(|t| &t.kind),
+                    Some(check::hir::TyKind::Scalar(check::hir::ScalarKind::Float))
+                );
+                let extra = if float {
+                    self.float_args()
+                } else {
+                    self.device_arg()
+                };
+                v = Val::atom(format!("torch.tensor({}{extra})", v.code));
             }
             vals.push((None, v));
         }
@@ -249,7 +264,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             let v = self.expr(value);
             call.push_str(&format!(", {}", v.code));
         }
-        call.push_str(&self.device_arg());
+        call.push_str(&self.float_args());
         call.push(')');
         Val::atom(call)
     }

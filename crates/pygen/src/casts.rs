@@ -93,6 +93,8 @@ impl<'g, 'a> Scope<'g, 'a> {
                     } else {
                         value = Val::atom(format!("{}.to({})", value.at(ATOM), torch_dtype(dtype)));
                     }
+                } else if plan.to_float {
+                    value = Val::atom(self.to_float(&value.at(ATOM)));
                 } else if matches!(domain, Some(Domain::Index(_))) && !self.is_integer(inner.span) {
                     value = Val::atom(format!("{}.long()", value.at(ATOM)));
                 }

@@ -314,6 +314,15 @@ impl<'g, 'a> Scope<'g, 'a> {
         if name == "self" {
             return Val::atom("self".into());
         }
+        if name == "inf"
+            && matches!(
+                self.ty(e.span).map(|t| &t.kind),
+                Some(check::hir::TyKind::Scalar(_))
+            )
+        {
+            // The checker's float literal infinity.
+            return Val::atom(self.use_python("math.inf"));
+        }
         if let Some(size) = self.sizes.get(name.as_str()) {
             return Val::atom(size.clone());
         }
@@ -454,6 +463,10 @@ impl<'g, 'a> Scope<'g, 'a> {
                     by_keyword = true;
                     continue;
                 }
+                BoundArg::SelfTraining => {
+                    by_keyword = true;
+                    Val::atom("self.training".into())
+                }
                 BoundArg::Axis { .. } | BoundArg::Axes { .. } | BoundArg::Size { .. }
                     if args.get(i).is_none_or(|a| a.name.is_some()) =>
                 {
@@ -526,6 +539,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     Val::atom("None".into())
                 }
             },
+            BoundArg::SelfTraining => Val::atom("self.training".into()),
             BoundArg::Expr { .. } | BoundArg::Default { .. } | BoundArg::NoneDefault => {
                 Val::atom("None".into())
             }

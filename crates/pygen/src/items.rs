@@ -207,6 +207,10 @@ fn model(
         };
         let at = gen.where_(file, f.span.start);
         let name = py_name(&f.name.name);
+        if f.buffer {
+            buffer(&mut scope, m, f, &name, &at, out);
+            continue;
+        }
         field(&mut scope, ty, f, &name, &at, out);
     }
     for method in &m.methods {
@@ -222,6 +226,49 @@ fn model(
             out,
         );
     }
+}
+
+/// `buffer name: T = expr` (`docs/shapescript/models.md`): the value
+/// computed once with the model's sizes and registered with
+/// `register_buffer` (persistent: in `state_dict`; `model.to` moves it and
+/// converts a float one).
+fn buffer(scope: &mut Scope, m: &ast::Model, f: &ast::Field, name: &str, at: &str, out: &mut Code) {
+    let gen = scope.gen;
+    let body = gen
+        .checked
+        .bodies
+        .method(scope.file, m.name.name, f.name.name);
+    let (Some(body), Some(init)) = (body, &f.init) else {
+        scope.unsupported(f.span, "a buffer the checker did not check");
+        return;
+    };
+    let label = format!("{}.{}", m.name.name, f.name.name);
+    let mut inner = Scope::new(
+        gen,
+        scope.imports,
+        scope.file,
+        Some(body),
+        label,
+        scope.diagnostics,
+    );
+    inner.sizes = scope.sizes.clone();
+    let value = inner.expr(init);
+    for line in std::mem::take(&mut inner.pre) {
+        // Hoisted lines nest with leading 4-space groups (an `if` body).
+        let mut level = 0;
+        let mut text = line.as_str();
+        while let Some(rest) = text.strip_prefix("    ") {
+            level += 1;
+            text = rest;
+        }
+        stmt_line(out, 2 + level, text, "");
+    }
+    let text = format!(
+        "self.register_buffer({}, {})",
+        crate::writer::string_literal(name),
+        value.code
+    );
+    stmt_line(out, 2, &text, at);
 }
 
 fn field(scope: &mut Scope, ty: &Ty, f: &ast::Field, name: &str, at: &str, out: &mut Code) {
@@ -508,6 +555,14 @@ fn function(
     let Some(body) = body else {
         scope.unsupported(f.span, "a function the checker did not check");
         return;
+    };
+    scope.float = match &body.float_source {
+        Some(check::hir::FloatSource::Param(i)) => body.params.get(*i).map(|p| py_name(&p.name)),
+        Some(check::hir::FloatSource::Field(path)) => {
+            let path: Vec<String> = path.iter().map(|n| py_name(n)).collect();
+            Some(format!("self.{}", path.join(".")))
+        }
+        None => None,
     };
     if let Some(m) = model {
         for p in &m.size_params {

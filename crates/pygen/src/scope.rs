@@ -35,6 +35,9 @@ pub struct Scope<'g, 'a> {
     /// Where tensors made from nothing (`arange`, `ones`) are put: the
     /// device of the first tensor parameter.
     pub device: Option<String>,
+    /// A tensor of the body's float dtype (`Body::float_source`): float
+    /// tensors made in the body take its dtype, so a bf16 model stays bf16.
+    pub float: Option<String>,
     /// `Model.method` or the function's name, for error messages.
     pub label: String,
     temps: u32,
@@ -63,6 +66,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             body,
             sizes: HashMap::new(),
             device: None,
+            float: None,
             label,
             temps: 0,
             pre: Vec::new(),
@@ -141,9 +145,26 @@ impl<'g, 'a> Scope<'g, 'a> {
 
     /// The `device=` argument for made tensors, if any.
     pub fn device_arg(&self) -> String {
-        match &self.device {
+        match self.device.as_ref().or(self.float.as_ref()) {
             Some(d) => format!(", device={d}.device"),
             None => String::new(),
+        }
+    }
+
+    /// The `dtype=` and `device=` arguments for made float tensors: the
+    /// body's float dtype (`docs/shapescript/functions.md`).
+    pub fn float_args(&self) -> String {
+        match &self.float {
+            Some(f) => format!(", dtype={f}.dtype{}", self.device_arg()),
+            None => self.device_arg(),
+        }
+    }
+
+    /// `value` converted to the body's float dtype.
+    pub fn to_float(&self, value: &str) -> String {
+        match &self.float {
+            Some(f) => format!("{value}.to({f}.dtype)"),
+            None => format!("{value}.float()"),
         }
     }
 }

@@ -99,3 +99,23 @@ def rms_norm(input, weight=None, eps=1e-6):
 def gelu_tanh(input):
     """GELU with the tanh approximation (GPT-2's), in one kernel."""
     return torch.nn.functional.gelu(input, approximate="tanh")
+
+
+def index_add(input, index, source):
+    """Adds the rows of `source` into `input` at the rows `index` names."""
+    return input.index_add(0, index, source)
+
+
+def scatter_add(input, index, source):
+    """Adds each element of `source` into `input` along the first axis, at
+    the row the same element of `index` names."""
+    return input.scatter_add(0, index, source)
+
+
+def interpolate(input, scale_factor, bilinear=False):
+    """Upsampling by a whole factor, nearest neighbour or bilinear."""
+    if bilinear:
+        return torch.nn.functional.interpolate(
+            input, scale_factor=scale_factor, mode="bilinear", align_corners=False
+        )
+    return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode="nearest")

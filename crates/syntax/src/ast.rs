@@ -246,6 +246,9 @@ pub struct Field {
     pub ty: Type,
     pub init: Option<Expr>,
     pub span: Span,
+    /// `buffer name: Type = expr`: non-trainable state computed once when
+    /// the model is made (`docs/shapescript/models.md`).
+    pub buffer: bool,
 }
 
 // ---------------------------------------------------------------- types

@@ -520,7 +520,8 @@ impl Dumper {
 
     fn field(&mut self, field: &Field) {
         self.doc(1, &field.doc);
-        let mut text = format!("field {}: {}", field.name.name, field.ty);
+        let kind = if field.buffer { "buffer" } else { "field" };
+        let mut text = format!("{kind} {}: {}", field.name.name, field.ty);
         if let Some(init) = &field.init {
             write!(text, " = {}", self.expr(init)).unwrap_or(());
         }

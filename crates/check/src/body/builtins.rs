@@ -424,6 +424,15 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     }
     let x = slots[0]?;
     let ty = c.expr(&x.value);
+    if name == "clamp" && slots.iter().skip(1).all(Option::is_none) {
+        // torch.clamp raises a RuntimeError without a bound.
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0407, "`clamp` needs at least one bound")
+                .with_primary(e.span, "no `lo=` or `hi=`")
+                .with_help("give a bound: `clamp(x, lo=0.0)`, `clamp(x, hi=1.0)` or both"),
+        );
+        return None;
+    }
     let TyKind::Tensor(t) = &ty.kind else {
         if !matches!(ty.kind, TyKind::Error) {
             c.diagnostics.push(

@@ -13,17 +13,18 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use diag::Span;
+use diag::{Diagnostic, Span};
 use syntax::ast;
 
 use super::bind::Slots;
 
 use super::callee::{Resolved, Target};
 use super::{error_ty, FnChecker};
+use crate::codes;
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, CallInfo, Callee, ExprInfo};
-use crate::types::{Axis, AxisKind, DtypeKind, TensorTy, Ty, TyKind};
+use crate::types::{Axis, AxisKind, DtypeKind, ScalarKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(crate) fn call(&mut self, e: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> Ty {
@@ -222,7 +223,40 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
         }
-        let dtype = float_dtype.map(|(d, _)| d);
+        self.follow_training(given, &mut bound);
+        let dtype = float_dtype.and_then(|(d, _)| d);
+        match self.scalar_math(given, span) {
+            ScalarMath::No => {}
+            ScalarMath::Failed => return self.record(span, error_ty(span), ExprInfo::Plain),
+            ScalarMath::Math(python) => {
+                for b in &mut bound {
+                    if let BoundArg::Expr { keyword, .. } = b {
+                        *keyword = false;
+                    }
+                }
+                let callee = match &given.target.callee {
+                    Callee::Extern { file, name, .. } => Callee::Extern {
+                        file: *file,
+                        name: *name,
+                        python,
+                    },
+                    other => other.clone(),
+                };
+                let info = CallInfo {
+                    callee,
+                    args: bound,
+                    bindings: Vec::new(),
+                    over: Vec::new(),
+                    pattern: None,
+                    operands: Vec::new(),
+                };
+                let ty = Ty {
+                    kind: TyKind::Scalar(ScalarKind::Float),
+                    span,
+                };
+                return self.record(span, ty, ExprInfo::Call(Box::new(info)));
+            }
+        }
         // The callee's own unknown sizes (`-> [?k D]`) are new at each call;
         // those of the arguments come back as they were (`docs/shapescript/sizes.md`).
         let ret = sig.ret.as_ref().map(|r| {
@@ -277,6 +311,99 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     }
 }
 
+/// What a call of a torch function on Python numbers only is
+/// (`docs/shapescript/prelude.md`).
+pub(super) enum ScalarMath {
+    /// Not such a call.
+    No,
+    /// Python's `math` function that computes it (`math.log`).
+    Math(Name),
+    /// No `math` equivalent: reported (E0408).
+    Failed,
+}
+
+/// The `math` function that computes a torch elementwise function on a Python number.
+fn math_equivalent(python: &str) -> Option<&'static str> {
+    Some(match python {
+        "torch.exp" => "math.exp",
+        "torch.log" => "math.log",
+        "torch.log1p" => "math.log1p",
+        "torch.expm1" => "math.expm1",
+        "torch.sqrt" => "math.sqrt",
+        "torch.sin" => "math.sin",
+        "torch.cos" => "math.cos",
+        "torch.tanh" => "math.tanh",
+        "torch.erf" => "math.erf",
+        _ => return None,
+    })
+}
+
+impl FnChecker<'_, '_> {
+    /// In a method, `dropout` left without `training=` follows the model's
+    /// mode, `self.training`, as `torch.nn.Dropout` does.
+    fn follow_training(&self, given: Given, bound: &mut [BoundArg]) {
+        let Callee::Extern { python, .. } = &given.target.callee else {
+            return;
+        };
+        if &**python != "torch.nn.functional.dropout"
+            || self.owner.is_none()
+            || self.local(Name::new("self")).is_none()
+        {
+            return;
+        }
+        let params = &given.target.signature.params;
+        if let Some(i) = params.iter().position(|p| &*p.name == "training") {
+            if let Some(b @ BoundArg::Default { .. }) = bound.get_mut(i) {
+                *b = BoundArg::SelfTraining;
+            }
+        }
+    }
+
+    /// A torch extern (`log`, `sqrt`) whose tensor arguments are all
+    /// Python numbers: torch would raise a TypeError, so it is Python's
+    /// `math` (a number, computed once), or E0408 where `math` has none.
+    fn scalar_math(&mut self, given: Given, span: Span) -> ScalarMath {
+        let Callee::Extern { python, .. } = &given.target.callee else {
+            return ScalarMath::No;
+        };
+        if !python.starts_with("torch.") {
+            return ScalarMath::No;
+        }
+        let sig = given.target.signature;
+        let mut numbers = 0;
+        for (i, p) in sig.params.iter().enumerate() {
+            if !matches!(p.ty.kind, TyKind::Tensor(_)) {
+                continue;
+            }
+            match given.tys.get(i).and_then(Option::as_ref).map(|t| &t.kind) {
+                Some(TyKind::Scalar(_)) => numbers += 1,
+                None => {}
+                Some(_) => return ScalarMath::No,
+            }
+        }
+        let shapeless_ret = matches!(
+            sig.ret.as_ref().map(|t| &t.kind),
+            Some(TyKind::Tensor(TensorTy { shape: None, .. }))
+        );
+        if numbers == 0 || !shapeless_ret {
+            return ScalarMath::No;
+        }
+        if let Some(math) = math_equivalent(python) {
+            return ScalarMath::Math(Name::new(math));
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0408,
+                format!("`{}` takes tensors, not Python numbers", given.target.name),
+            )
+            .with_primary(span, format!("`{python}` of a number is a TypeError"))
+            .with_note("on Python numbers, `exp`, `log`, `log1p`, `expm1`, `sqrt`, `sin`, `cos`, `tanh` and `erf` are Python's `math` functions; the others need a tensor")
+            .with_help("make the number a tensor: `full([], value)`, or write it with those functions"),
+        );
+        ScalarMath::Failed
+    }
+}
+
 /// Where an equation came from: the parameter, and the (parameter axis,
 /// argument axis) for a shape's axis.
 pub(crate) type Tag = (usize, Option<(usize, usize)>);
@@ -309,8 +436,10 @@ pub(super) struct Gathered {
     pub(super) bound: Vec<BoundArg>,
     /// The arguments of tensor parameters without a shape, for the result.
     pub(super) shapeless: Vec<(Ty, Span)>,
-    /// The one float dtype of the dtype-less float parameters, and where it was seen first.
-    pub(super) float_dtype: Option<(DtypeKind, Span)>,
+    /// The one float dtype of the dtype-less float parameters (`None`
+    /// inside: an argument without a dtype, the caller's float dtype), and
+    /// where it was seen first.
+    pub(super) float_dtype: Option<(Option<DtypeKind>, Span)>,
 }
 
 /// Per generic axis of the callee, the name of the caller's axis that bound

@@ -21,7 +21,7 @@ use crate::shape::{
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, ExprInfo};
-use crate::types::{Axis, AxisKind, Domain, TensorTy, Ty, TyKind};
+use crate::types::{Axis, AxisKind, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// Binds parameter `i`: what to emit for it, and its argument matched
@@ -192,43 +192,107 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     .push(d.with_help(format!("convert it: `... to {}`", want.as_str())));
                 false
             }
-            (None, Some(found))
-                if is_float(found)
-                    && !matches!(pt.domain, Some(Domain::Index(_) | Domain::Bool)) =>
-            {
-                match got.float_dtype {
-                    Some((first, first_at)) if first != found => {
-                        let d = self.arg_diagnostic(
-                            codes::E0502,
-                            format!(
-                                "`{}` is called with both {} and {} tensors",
-                                target.name,
-                                first.as_str(),
-                                found.as_str()
-                            ),
-                            arg.value.span,
-                            format!("this is {}", found.as_str()),
-                            target,
-                            i,
-                            aty,
-                            &call.solver,
-                        );
-                        self.diagnostics.push(
-                            d.with_secondary(first_at, format!("this is {}", first.as_str()))
-                                .with_note("parameters without a dtype take any float dtype, but the same one for all of them in a call")
-                                .with_help(format!("convert one of them: `... to {}`", first.as_str())),
-                        );
+            (None, found) if !matches!(pt.domain, Some(Domain::Index(_) | Domain::Bool)) => {
+                match found {
+                    Some(found) if !is_float(found) => {
+                        self.non_float_arg(call, given, i, found, arg, aty);
                         false
                     }
-                    None => {
-                        got.float_dtype = Some((found, arg.value.span));
-                        true
-                    }
-                    _ => true,
+                    _ => self.shared_float(call, given, got, i, found, arg, aty),
                 }
             }
             _ => true,
         }
+    }
+
+    /// E0502 for an integer or bool tensor given to a parameter without a
+    /// dtype, which takes a float dtype (`docs/shapescript/signatures.md`).
+    fn non_float_arg(
+        &mut self,
+        call: &CallState,
+        given: Given,
+        i: usize,
+        found: DtypeKind,
+        arg: &ast::Arg,
+        aty: &Ty,
+    ) {
+        let target = given.target;
+        let param = &target.signature.params[i];
+        let d = self.arg_diagnostic(
+            codes::E0502,
+            format!(
+                "argument `{}` of `{}` is {}, but the parameter takes a float dtype",
+                param.name,
+                target.name,
+                found.as_str()
+            ),
+            arg.value.span,
+            format!("this is {}", found.as_str()),
+            target,
+            i,
+            aty,
+            &call.solver,
+        );
+        self.diagnostics.push(
+            d.with_note("a tensor parameter without a dtype takes a float dtype; integer and bool tensors say so: `[n] i64`")
+                .with_help("convert it: `... to Real`"),
+        );
+    }
+
+    /// The dtype-less float parameters of one call share one dtype: E0502
+    /// for two float dtypes, or for a concrete float dtype beside a tensor
+    /// without one (which takes the caller's float dtype, bf16 in a bf16
+    /// model). False after a reported mistake.
+    #[allow(clippy::too_many_arguments)]
+    fn shared_float(
+        &mut self,
+        call: &CallState,
+        given: Given,
+        got: &mut Gathered,
+        i: usize,
+        found: Option<DtypeKind>,
+        arg: &ast::Arg,
+        aty: &Ty,
+    ) -> bool {
+        let target = given.target;
+        let first = match (got.float_dtype, found) {
+            (None, _) => {
+                got.float_dtype = Some((found, arg.value.span));
+                return true;
+            }
+            (Some((first, _)), _) if first == found => return true,
+            (Some(first), _) => first,
+        };
+        let show = |d: Option<DtypeKind>| match d {
+            Some(d) => d.as_str().to_string(),
+            None => "dtype-less".to_string(),
+        };
+        let label = |d: Option<DtypeKind>| match d {
+            Some(d) => format!("this is {}", d.as_str()),
+            None => "this has no dtype: it takes the caller's float dtype".to_string(),
+        };
+        let d = self.arg_diagnostic(
+            codes::E0502,
+            format!(
+                "`{}` is called with both {} and {} tensors",
+                target.name,
+                show(first.0),
+                show(found)
+            ),
+            arg.value.span,
+            label(found),
+            target,
+            i,
+            aty,
+            &call.solver,
+        );
+        let concrete = first.0.or(found).map_or("f32", |d| d.as_str());
+        self.diagnostics.push(
+            d.with_secondary(first.1, label(first.0))
+                .with_note("parameters without a dtype take any float dtype, but the same one for all of them in a call")
+                .with_help(format!("convert one of them: `... to {concrete}`")),
+        );
+        false
     }
 
     /// Binds a `Size` parameter to its argument, a size known statically

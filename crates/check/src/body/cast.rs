@@ -10,7 +10,7 @@ use crate::codes;
 use crate::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
-use crate::types::{Axis, Ty, TyKind};
+use crate::types::{Axis, Domain, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// Types `e as T` (what to check at run time) and `e to T` (the cast,
@@ -57,7 +57,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         // A shapeless target keeps the value's shape.
         let shape = t.shape.clone().or_else(|| f.shape.clone());
         let domain = t.domain.clone().or_else(|| f.domain.clone());
-        let dtype = t.dtype.or(f.dtype);
+        // An integer or bool tensor converted to a float domain without a
+        // dtype takes the body's float dtype.
+        let to_float = kind == ast::CastKind::To
+            && t.dtype.is_none()
+            && !matches!(t.domain, None | Some(Domain::Index(_) | Domain::Bool))
+            && crate::shape::effective_dtype(f).is_some_and(|d| !crate::shape::is_float(d));
+        let dtype = if to_float { None } else { t.dtype.or(f.dtype) };
         let result = shared_tensor(shape.clone(), domain, dtype, span);
         let line = self.ctx.env.map.line_col(span.file, span.start).line;
         let info = match kind {
@@ -90,6 +96,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 };
                 ExprInfo::To(ToPlan {
                     cast: t.dtype.filter(|d| Some(*d) != f.dtype),
+                    to_float,
                     clamp: t
                         .domain
                         .as_ref()

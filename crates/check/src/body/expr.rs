@@ -216,6 +216,10 @@ impl FnChecker<'_, '_> {
         let found = self.ctx.env.program.decl(self.file, name.name).or_else(|| {
             crate::prelude::stub(self.ctx.env.program, self.ctx.library, &name.name).map(|(_, d)| d)
         });
+        if found.is_none() && name.name == "inf" {
+            // The float literal infinity (`docs/shapescript/functions.md`): `-inf` masks.
+            return self.record(span, scalar(ScalarKind::Float, span), ExprInfo::Plain);
+        }
         let what = match found {
             Some(d) => d.describe(),
             None if crate::builtins::is_builtin(&name.name) => "a built-in operation",
@@ -282,6 +286,20 @@ impl FnChecker<'_, '_> {
                         .find(|f| *f.name == *name.name)
                         .map(|f| (f.ty.clone(), m.def.size_params.clone()))
                 });
+                let training = field.is_none()
+                    && name.name == "training"
+                    && info.is_some_and(|m| m.def.is_model);
+                if training {
+                    // `self.training`: the mode `model.train()`/`model.eval()` set.
+                    return self.record(
+                        span,
+                        scalar(ScalarKind::Bool, span),
+                        ExprInfo::Field {
+                            owner: *owner,
+                            field: name.name,
+                        },
+                    );
+                }
                 match field {
                     Some((ty, params)) => {
                         let ty = instantiate(&ty, &params, args);

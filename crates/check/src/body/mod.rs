@@ -31,7 +31,7 @@ use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
 use crate::size::{ImportNames, Poly, Size, Symbol};
-use crate::typed::{Binding, Bodies, Body, ExprInfo, GenericSource, TypedExpr};
+use crate::typed::{Binding, Bodies, Body, ExprInfo, FloatSource, GenericSource, TypedExpr};
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -176,6 +176,7 @@ fn check_bodies(
                 }
                 ast::Item::Model(m) => {
                     let name = m.name.name;
+                    check_buffers(ctx, module.file, m, bodies, &mut locals, diagnostics);
                     for method in &m.methods {
                         let Some(info) = ctx.models.get(module.file, name) else {
                             continue;
@@ -204,11 +205,57 @@ fn check_bodies(
         .collect()
 }
 
+/// Checks each buffer's value (`buffer name: T = expr`) as the body of a
+/// method without parameters that returns `T`, recorded as the body
+/// `(model, name)`: computed when the model is made, with no `self`, so
+/// made tensors take the default float dtype (`model.to` converts them).
+fn check_buffers(
+    ctx: &Ctx,
+    file: FileId,
+    m: &ast::Model,
+    bodies: &mut Bodies,
+    locals: &mut Vec<Local>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(info) = ctx.models.get(file, m.name.name) else {
+        return;
+    };
+    for field in m.fields.iter().filter(|f| f.buffer) {
+        let Some(init) = &field.init else {
+            continue;
+        };
+        let Some(def) = info.def.fields.iter().find(|f| f.name == field.name.name) else {
+            continue;
+        };
+        if matches!(def.ty.kind, TyKind::Error) {
+            continue;
+        }
+        let signature = model::buffer_signature(&info.def.size_params, &def.ty);
+        let value = ast::Fn {
+            doc: None,
+            name: field.name,
+            self_param: None,
+            params: Vec::new(),
+            ret: Some(field.ty.clone()),
+            body: ast::FnBody::Expr(init.clone()),
+            span: field.span,
+        };
+        let mut checker = FnChecker::new(ctx, file, Some(m.name.name), &signature, diagnostics);
+        checker.buffer = true;
+        let mut body = checker.check(&value, locals);
+        body.float_source = None;
+        bodies
+            .by_name
+            .insert(file, (m.name.name, body.name), bodies.fns.len());
+        bodies.fns.push(body);
+    }
+}
+
 /// How many bodies an item has: one for a `fn`, one per method of a model.
 fn body_count(item: &ast::Item) -> usize {
     match item {
         ast::Item::Fn(_) => 1,
-        ast::Item::Model(m) => m.methods.len(),
+        ast::Item::Model(m) => m.methods.len() + m.fields.iter().filter(|f| f.buffer).count(),
         _ => 0,
     }
 }
@@ -245,6 +292,8 @@ pub(crate) struct FnChecker<'c, 'a> {
     /// The generic axes of the parameters that the entry doesn't read
     /// (`[n + 1]`, `[a*b]`): no value in the body (`undetermined.rs`).
     unread: Vec<Name>,
+    /// The body is a buffer's value (`check_buffers`), the return type its type.
+    buffer: bool,
 }
 
 impl<'c, 'a> FnChecker<'c, 'a> {
@@ -277,12 +326,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 exprs: Vec::new(),
                 by_span: Default::default(),
                 return_mismatch: false,
+                float_source: None,
             },
             diagnostics,
             unknown_counts: HashMap::default(),
             saw_return: false,
             undetermined: Vec::new(),
             unread: Vec::new(),
+            buffer: false,
         }
     }
 
@@ -294,6 +345,53 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.locals.clear();
         *locals = std::mem::take(&mut self.locals);
         self.body
+    }
+
+    /// The first dtype-less float tensor among the parameters, else among
+    /// the model's fields: the body's float dtype at run time.
+    fn float_source(&self) -> Option<FloatSource> {
+        let is_float = |ty: &Ty| match &ty.kind {
+            TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
+            _ => false,
+        };
+        if let Some(i) = self.body.params.iter().position(|p| is_float(&p.ty)) {
+            return Some(FloatSource::Param(i));
+        }
+        let model = self.ctx.models.get(self.file, self.owner?)?;
+        if !model.def.is_model {
+            return None;
+        }
+        let mut path = Vec::new();
+        self.float_field(&model.def, &mut path, 0)
+            .then_some(FloatSource::Field(path))
+    }
+
+    /// Finds, depth first in field order, a dtype-less tensor field of
+    /// `def` or of its sub-models (not through stacks), and leaves its
+    /// path in `path`.
+    fn float_field(&self, def: &crate::typed::TypeDef, path: &mut Vec<Name>, depth: usize) -> bool {
+        // Models can't contain themselves; the bound only keeps a broken
+        // program's walk short.
+        if depth > 16 {
+            return false;
+        }
+        for f in &def.fields {
+            path.push(f.name);
+            let found = match &f.ty.kind {
+                TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
+                TyKind::Named { file, name, .. } => {
+                    self.ctx.models.get(*file, *name).is_some_and(|m| {
+                        m.def.is_model && self.float_field(&m.def, path, depth + 1)
+                    })
+                }
+                _ => false,
+            };
+            if found {
+                return true;
+            }
+            path.pop();
+        }
+        false
     }
 
     /// Fills `self.body`.
@@ -328,6 +426,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             });
         }
         self.body.generics = generic_sources(self.signature);
+        self.body.float_source = self.float_source();
         if !signature_broken(self.signature) {
             self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
             self.unread = undetermined::unread(self.signature, &self.body.generics);
@@ -742,6 +841,13 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             ),
         };
         let (title, secondary) = match what {
+            Expected::Return if self.buffer => (
+                "the buffer's value doesn't fit its type".to_string(),
+                self.signature
+                    .ret
+                    .as_ref()
+                    .map(|r| (r.span, "the buffer's type".to_string())),
+            ),
             Expected::Return => (
                 "the body's value doesn't fit the return type".to_string(),
                 self.signature

@@ -442,7 +442,22 @@ impl Parser<'_> {
                     self.skip_docs_until(method.span.end);
                     methods.push(method);
                 }
-                TokenKind::Ident => fields.push(self.parse_field(doc)),
+                TokenKind::Ident => {
+                    // `buffer name: ...`; a field named `buffer` has its `:` next.
+                    let token = self.current();
+                    let buffer = methods_allowed
+                        && self.text_of(token) == "buffer"
+                        && self.nth_kind(1) == TokenKind::Ident;
+                    if buffer {
+                        self.bump();
+                    }
+                    let mut field = self.parse_field(doc);
+                    if buffer {
+                        field.buffer = true;
+                        field.span = self.since(self.span_of(token));
+                    }
+                    fields.push(field);
+                }
                 _ if methods_allowed => self.error_expected("a field or `fn`"),
                 _ => self.error_expected("a field"),
             }
@@ -480,6 +495,7 @@ impl Parser<'_> {
             ty,
             init,
             span,
+            buffer: false,
         }
     }
 }

@@ -1,0 +1,115 @@
+"""examples/shapescript/llama.ss, built by `shapescript build` with reduced
+sizes, against the hand-written LLaMA in reference_models.py: the same
+weights (loaded by state_dict, the field names are the same; the rotary
+tables are buffers in both) give the same logits in f32, and the module runs in bf16 end to end (`model.to(bf16)`, a
+backward pass) with logits close to the f32 ones."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from binaries import binary  # noqa: E402
+from reference_models import Llama, LlamaConfig  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "shapescript" / "llama.ss"
+DIMS = {"V": 61, "Ctx": 32, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
+CONFIG = LlamaConfig(vocab=61, context=32, dim=64, heads=8, kv_heads=2, layers=2, mlp=96)
+
+torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    root = tmp_path_factory.mktemp("llama")
+    text = EXAMPLE.read_text()
+    for name, value in DIMS.items():
+        text, count = re.subn(rf"^dim {name} = .*$", f"dim {name} = {value}", text, flags=re.M)
+        assert count == 1, name
+    (root / "llama.ss").write_text(text)
+    result = subprocess.run(
+        [str(binary("shapescript")), "build", str(root / "llama.ss"), "-o", str(root / "llama_small")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module("llama_small.llama")
+    finally:
+        sys.path.remove(str(root))
+
+
+def ids(batch: int = 2, n: int = 12) -> torch.Tensor:
+    return torch.randint(0, CONFIG.vocab, (batch, n), generator=torch.Generator().manual_seed(1))
+
+
+def test_full_size_declares_tinyllamas_parameters(tmp_path):
+    result = subprocess.run(
+        [str(binary("shapescript")), "build", str(EXAMPLE), "-o", str(tmp_path / "llama_full")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("llama_full.llama")
+    finally:
+        sys.path.remove(str(tmp_path))
+    with torch.device("meta"):
+        model = module.Llama()
+        reference = Llama()
+    declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    # The rotary tables are buffers: in the state dict, not parameters.
+    assert declared["cos"] == declared["sin"] == (2048, 32)
+    assert sum(p.numel() for p in model.parameters()) == 1_100_048_384
+
+
+def test_equals_the_reference_with_the_same_weights(llama):
+    torch.manual_seed(0)
+    model = llama.Llama().eval()
+    reference = Llama(CONFIG).eval()
+    # The tables each computes itself agree before the state dict is copied.
+    torch.testing.assert_close(model.cos, reference.cos, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(model.sin, reference.sin, rtol=1e-6, atol=1e-6)
+    reference.load_state_dict(model.state_dict(), strict=True)
+    x = ids()
+    with torch.no_grad():
+        torch.testing.assert_close(model(x), reference(x), rtol=1e-5, atol=1e-5)
+
+
+def test_runs_in_bf16_with_a_backward_pass(llama):
+    torch.manual_seed(0)
+    model = llama.Llama()
+    x = ids()
+    with torch.no_grad():
+        want = model(x)
+    model.to(torch.bfloat16)
+    out = model(x)
+    assert out.dtype == torch.bfloat16
+    out.float().square().mean().backward()
+    assert model.cos.dtype == torch.bfloat16 and not model.cos.requires_grad
+    for name, p in model.named_parameters():
+        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
+        assert torch.isfinite(p.grad).all(), name
+    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
+
+
+def test_torch_compile_fullgraph_gives_the_same_logits(llama):
+    torch.manual_seed(0)
+    model = llama.Llama().eval()
+    x = ids()
+    with torch.no_grad():
+        want = model(x)
+        got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
