@@ -610,6 +610,13 @@ pub enum IndexArg {
         step: Option<Box<Expr>>,
         span: Span,
     },
+    /// `...`: every axis the other entries don't take.
+    Ellipsis(Span),
+    /// `[0, 2]`: a list of integers, picking those positions along one axis.
+    List {
+        items: Vec<Expr>,
+        span: Span,
+    },
 }
 
 /// `[b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)]`; einsum has several left shapes.

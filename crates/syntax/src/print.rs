@@ -387,6 +387,17 @@ impl ExprWriter {
                     self.expr(out, step);
                 }
             }
+            IndexArg::Ellipsis(_) => out.push_str("..."),
+            IndexArg::List { items, .. } => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.expr(out, item);
+                }
+                out.push(']');
+            }
         }
     }
 }
