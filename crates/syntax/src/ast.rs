@@ -367,6 +367,8 @@ pub enum SizeOp {
     Sub,
     Mul,
     Div,
+    /// `n**2`: the exponent must come to a whole number at least 0.
+    Pow,
 }
 
 impl SizeOp {
@@ -376,6 +378,7 @@ impl SizeOp {
             SizeOp::Sub => "-",
             SizeOp::Mul => "*",
             SizeOp::Div => "/",
+            SizeOp::Pow => "**",
         }
     }
 }

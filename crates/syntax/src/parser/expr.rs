@@ -414,6 +414,16 @@ impl Parser<'_> {
     }
 
     fn parse_unary(&mut self) -> Expr {
+        if self.at(TokenKind::Plus) {
+            // Unary plus changes nothing: `+x` is `x`.
+            self.bump();
+            if !self.enter() {
+                return self.error_expr();
+            }
+            let operand = self.parse_unary();
+            self.leave();
+            return operand;
+        }
         if self.at(TokenKind::Minus) {
             let token = self.bump();
             if !self.enter() {
