@@ -1,6 +1,7 @@
 """PyTorch's indexing and size forms, built by `shapescript build` and run on
 real tensors: `none`, negative bounds, steps, `...`, integer tensors and
-lists as indices, `**` and signed sizes in signatures, and unary plus. Each
+lists as indices, `**` and signed sizes in signatures, unary plus, and
+NumPy's broadcasting where no name decides (`[3 1] * [4]`). Each
 generated function is compared with torch written by hand here, and its
 result's shape with the one the checker gave (the run-time checks raise on
 any other). Each test runs with and without the run-time checks."""
@@ -41,6 +42,9 @@ fn int_first(x: [b n m], a: [k] Index[n]) -> [k m] = x[0, a]
 fn square(x: [n**2]) -> [n*n] = x
 fn cube(x: [2**K 4]) -> [8 4] = x
 fn shifted(x: [(-1 + n) 4]) -> [n - 1 4] = +x * 2.0
+fn outer(c: [3 1], r: [4]) -> [3 4] = c * r
+fn batch(x: [b 3 1], r: [4]) -> [b 3 4] = x + r
+fn picked(c: [3 1], r: [4], k: [3 1] Bool) -> [3 4] = where(k, c, r)
 """
 
 
@@ -125,3 +129,12 @@ def test_powers_and_signed_sizes(m):
     same(m.cube(y), y)
     s = rand(3, 4)
     same(m.shifted(s), s * 2.0)
+
+
+def test_numpy_broadcasting_when_no_name_decides(m):
+    c, r = rand(3, 1), rand(4)
+    same(m.outer(c, r), c * r)
+    x = rand(2, 3, 1)
+    same(m.batch(x, r), x + r)
+    k = rand(3, 1) > 0
+    same(m.picked(c, r, k), torch.where(k, c, r))

@@ -91,24 +91,49 @@ fn pair<'s>(
             failed.join(", ")
         ));
     }
+    // When no name decides (an anonymous axis meets one of another size),
+    // NumPy's rule: leading axes added to the smaller, literal 1s expand.
+    let numpy = |why: &Unfit, small: &[Axis], big: &[Axis]| match why {
+        Unfit::Meets { .. } => numpy_pair(dims, small, big),
+        _ => None,
+    };
     let fitted = if a.len() > b.len() {
         fit(dims, b, &a)
             .map(|_| ())
-            .map_err(|why| (b, &*a, why.message(b, &a)))
+            .map_err(|why| (b, &*a, numpy(&why, b, &a), why.message(b, &a)))
     } else {
         fit(dims, &a, b)
             .map(|_| ())
-            .map_err(|why| (&*a, b, why.message(&a, b)))
+            .map_err(|why| (&*a, b, numpy(&why, &a, b), why.message(&a, b)))
     };
     match fitted {
         Ok(()) if a.len() > b.len() => Ok(a),
         Ok(()) => Ok(Cow::Borrowed(b)),
-        Err((small, big, axis)) => Err(format!(
+        Err((_, _, Some(out), _)) => Ok(Cow::Owned(out)),
+        Err((small, big, None, axis)) => Err(format!(
             "`{}` doesn't fit into `{}`: {axis}",
             show_shape(small),
             show_shape(big)
         )),
     }
+}
+
+/// NumPy's broadcast of `small` right-aligned against `big`: equal axes
+/// pair, and an anonymous literal 1 takes the other's size; `None` if any
+/// pair fails.
+fn numpy_pair(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Option<Vec<Axis>> {
+    let lead = big.len() - small.len();
+    let mut out = big[..lead].to_vec();
+    for (x, y) in small.iter().zip(&big[lead..]) {
+        if same(dims, x, y) || is_one(x) {
+            out.push(y.clone());
+        } else if is_one(y) {
+            out.push(x.clone());
+        } else {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Why `small` doesn't fit into `big`; worded only when it is reported,
@@ -249,6 +274,19 @@ mod tests {
             expect!["[b 3 32 32] via 0 1 2 3 / _ _ 0 1"],
         );
         check(&["8 3 32 32", "8"], expect!["error: `[8]` doesn't fit into `[8 3 32 32]`: its axis 1 (`8`) meets `32`, the anonymous axis it right-aligns with"]);
+    }
+
+    #[test]
+    fn numpy_expands_ones_when_no_name_decides() {
+        check(&["3 1", "4"], expect!["[3 4] via 0 1 / _ 0"]);
+        check(&["4", "b 3 1"], expect!["[b 3 4] via _ _ 0 / 0 1 2"]);
+        // Names still decide: `m` is no axis of `[n 1]`.
+        check(
+            &["n 1", "m"],
+            expect![
+                "error: `[m]` doesn't fit into `[n 1]`: no axis named `m` to pair its axis 1 with"
+            ],
+        );
     }
 
     #[test]
