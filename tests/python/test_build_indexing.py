@@ -45,6 +45,8 @@ fn shifted(x: [(-1 + n) 4]) -> [n - 1 4] = +x * 2.0
 fn outer(c: [3 1], r: [4]) -> [3 4] = c * r
 fn batch(x: [b 3 1], r: [4]) -> [b 3 4] = x + r
 fn picked(c: [3 1], r: [4], k: [3 1] Bool) -> [3 4] = where(k, c, r)
+fn strict_lower(x: [b n n]) -> [b n n] = tril(x, diagonal=-1)
+fn upper_band(x: [n m], k: Int) -> [n m] = triu(x, k)
 """
 
 
@@ -138,3 +140,10 @@ def test_numpy_broadcasting_when_no_name_decides(m):
     same(m.batch(x, r), x + r)
     k = rand(3, 1) > 0
     same(m.picked(c, r, k), torch.where(k, c, r))
+
+
+def test_triangles_take_a_diagonal(m):
+    x = rand(2, 4, 4)
+    same(m.strict_lower(x), torch.tril(x, diagonal=-1))
+    y = rand(3, 5)
+    same(m.upper_band(y, 2), torch.triu(y, 2))

@@ -360,14 +360,24 @@ fn same_domain(a: &TensorTy, b: &TensorTy) -> bool {
 }
 
 fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
-    let (names, required): (&[&str], &[bool]) = if name == "clamp" {
-        (&["x", "lo", "hi"], &[true, false, false])
-    } else {
-        (&["x"], &[true])
+    let (names, required): (&[&str], &[bool]) = match name {
+        "clamp" => (&["x", "lo", "hi"], &[true, false, false]),
+        "tril" | "triu" => (&["x", "diagonal"], &[true, false]),
+        _ => (&["x"], &[true]),
     };
     let slots = bind(c, name, names, required, args)?;
     for slot in slots.iter().skip(1).flatten() {
-        c.expr(&slot.value);
+        let ty = c.expr(&slot.value);
+        // `diagonal=k` is a Python Int, as torch's.
+        let int = matches!(ty.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error);
+        if names[1] == "diagonal" && !int {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0408, format!("`diagonal` of `{name}` is an `Int`"))
+                    .with_primary(slot.value.span, format!("this is `{}`", show_ty(&ty)))
+                    .with_help("count diagonals above the main one, as `diagonal=1`, or below it, as `diagonal=-1`"),
+            );
+            return None;
+        }
     }
     let x = slots[0]?;
     let ty = c.expr(&x.value);
