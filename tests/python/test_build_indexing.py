@@ -47,6 +47,13 @@ fn batch(x: [b 3 1], r: [4]) -> [b 3 4] = x + r
 fn picked(c: [3 1], r: [4], k: [3 1] Bool) -> [3 4] = where(k, c, r)
 fn strict_lower(x: [b n n]) -> [b n n] = tril(x, diagonal=-1)
 fn upper_band(x: [n m], k: Int) -> [n m] = triu(x, k)
+fn joined(a: [b n1 + n2], c: [b m]) -> [b n1 + n2 + m] = concat(a, c, over=-1)
+fn front(a: [3*n D], c: [n D]) -> [4*n D] = concat(a, c, over=0)
+fn halves(x: [b 2*n]) -> [b n] {
+  let (l, r) = split(x, 2, over=1)
+  l + r
+}
+fn total(x: [b n1 + n2]) -> [b] = sum(x, over=-1)
 """
 
 
@@ -147,3 +154,13 @@ def test_triangles_take_a_diagonal(m):
     same(m.strict_lower(x), torch.tril(x, diagonal=-1))
     y = rand(3, 5)
     same(m.upper_band(y, 2), torch.triu(y, 2))
+
+
+def test_over_by_position(m):
+    a, c = rand(2, 5), rand(2, 3)
+    same(m.joined(a, c), torch.cat([a, c], -1))
+    f, g = rand(6, 4), rand(2, 4)
+    same(m.front(f, g), torch.cat([f, g], 0))
+    x = rand(3, 8)
+    same(m.halves(x), x[:, :4] + x[:, 4:])
+    same(m.total(a), a.sum(-1))

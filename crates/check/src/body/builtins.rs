@@ -157,6 +157,11 @@ fn over(
         ast::ExprKind::Name(n) => vec![n],
         ast::ExprKind::AxisGroup(ns) => ns.iter().collect(),
         ast::ExprKind::Error => return None,
+        ast::ExprKind::Int(_)
+        | ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            ..
+        } => return over_position(c, arg, shape, x),
         _ => {
             c.diagnostics.push(
                 Diagnostic::error(codes::E0406, "`over=` takes axis names")
@@ -193,6 +198,52 @@ fn over(
     }
     out.sort_unstable();
     Some(out)
+}
+
+/// `over=-1`: an axis by position, as PyTorch's `dim=-1`, for an axis no
+/// name fits (`n1 + n2`, `3*n`); a named axis is asked for by its name.
+fn over_position(c: &mut FnChecker, arg: &ast::Arg, shape: &[Axis], x: &Ty) -> Option<Vec<usize>> {
+    let value = match &arg.value.kind {
+        ast::ExprKind::Int(v) => i128::try_from(*v).ok(),
+        ast::ExprKind::Unary { operand, .. } => match operand.kind {
+            ast::ExprKind::Int(v) => i128::try_from(v).ok().map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    };
+    let rank = shape.len() as i128;
+    let position = value
+        .map(|v| if v < 0 { v + rank } else { v })
+        .filter(|p| (0..rank).contains(p));
+    let Some(p) = position.and_then(|p| usize::try_from(p).ok()) else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0405, "no axis at this position")
+                .with_primary(
+                    arg.value.span,
+                    format!("`{}` has {} axes", show_ty(x), shape.len()),
+                )
+                .with_help(format!(
+                    "a position is from 0 to {}, or from -1 back to -{} counting from the end",
+                    rank - 1,
+                    rank
+                )),
+        );
+        return None;
+    };
+    if let Some(name) = axis_name(&shape[p]) {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, format!("axis {} is named `{name}`", p + 1))
+                .with_primary(
+                    arg.value.span,
+                    format!("the axis `{name}` of `{}`", show_ty(x)),
+                )
+                .with_help(format!(
+                    "name it: `over={name}`; positions are for axes no name fits, as `n1 + n2`"
+                )),
+        );
+        return None;
+    }
+    Some(vec![p])
 }
 
 fn reduce(
