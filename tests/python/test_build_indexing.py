@@ -1,7 +1,8 @@
 """PyTorch's indexing and size forms, built by `shapescript build` and run on
 real tensors: `none`, negative bounds, steps, `...`, integer tensors and
 lists as indices, `**` and signed sizes in signatures, unary plus, and
-NumPy's broadcasting where no name decides (`[3 1] * [4]`). Each
+NumPy's broadcasting where no name decides (`[3 1] * [4]`), `tril`/`triu`
+with `diagonal=`, `over=` by position, and `einsum` diagonals. Each
 generated function is compared with torch written by hand here, and its
 result's shape with the one the checker gave (the run-time checks raise on
 any other). Each test runs with and without the run-time checks."""
@@ -54,6 +55,8 @@ fn halves(x: [b 2*n]) -> [b n] {
   l + r
 }
 fn total(x: [b n1 + n2]) -> [b] = sum(x, over=-1)
+fn diagonal(x: [n n]) -> [n] = einsum(x, [i i] -> [i])
+fn trace(x: [n n]) -> [] = einsum(x, [i i] -> [])
 """
 
 
@@ -164,3 +167,9 @@ def test_over_by_position(m):
     x = rand(3, 8)
     same(m.halves(x), x[:, :4] + x[:, 4:])
     same(m.total(a), a.sum(-1))
+
+
+def test_einsum_diagonal_and_trace(m):
+    x = rand(4, 4)
+    same(m.diagonal(x), torch.diagonal(x))
+    torch.testing.assert_close(m.trace(x), torch.trace(x))
