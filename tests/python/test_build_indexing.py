@@ -2,7 +2,8 @@
 real tensors: `none`, negative bounds, steps, `...`, integer tensors and
 lists as indices, `**` and signed sizes in signatures, unary plus, and
 NumPy's broadcasting where no name decides (`[3 1] * [4]`), `tril`/`triu`
-with `diagonal=`, `over=` by position, and `einsum` diagonals. Each
+with `diagonal=`, `over=` by position, `einsum` diagonals, and tuples of
+sizes as extern arguments (`interpolate`, `pad`). Each
 generated function is compared with torch written by hand here, and its
 result's shape with the one the checker gave (the run-time checks raise on
 any other). Each test runs with and without the run-time checks."""
@@ -20,6 +21,9 @@ from binaries import binary
 
 SOURCE = """\
 dim K = 3
+
+extern fn interpolate(input: [b c d h w], size: (Size[D2], Size[H2], Size[W2])) -> [b c D2 H2 W2] = "torch.nn.functional.interpolate"
+extern fn pad(input: [... h w], pad: (Size[l], Size[r], Size[t], Size[u])) -> [... h + t + u w + l + r] = "torch.nn.functional.pad"
 
 fn lead(x: [10 20]) -> [1 10 20] = x[none]
 fn mid(x: [10 20]) -> [10 1 20] = x[:, none]
@@ -57,6 +61,9 @@ fn halves(x: [b 2*n]) -> [b n] {
 fn total(x: [b n1 + n2]) -> [b] = sum(x, over=-1)
 fn diagonal(x: [n n]) -> [n] = einsum(x, [i i] -> [i])
 fn trace(x: [n n]) -> [] = einsum(x, [i i] -> [])
+fn up(x: [b c 8 16 16]) -> [b c 16 32 32] = interpolate(x, size=(16, 32, 32))
+fn padded(x: [b 10 20]) -> [b 14 26] = pad(x, (3, 3, 2, 2))
+fn by_axis(x: [b c n n n]) -> [b c 2*n 2*n 2*n] = interpolate(x, size=(2*n, 2*n, 2*n))
 """
 
 
@@ -173,3 +180,13 @@ def test_einsum_diagonal_and_trace(m):
     x = rand(4, 4)
     same(m.diagonal(x), torch.diagonal(x))
     torch.testing.assert_close(m.trace(x), torch.trace(x))
+
+
+def test_tuples_of_sizes(m):
+    x = rand(1, 2, 8, 16, 16)
+    F = torch.nn.functional
+    same(m.up(x), F.interpolate(x, size=(16, 32, 32)))
+    y = rand(2, 10, 20)
+    same(m.padded(y), F.pad(y, (3, 3, 2, 2)))
+    z = rand(1, 1, 3, 3, 3)
+    same(m.by_axis(z), F.interpolate(z, size=(6, 6, 6)))

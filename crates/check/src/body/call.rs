@@ -176,10 +176,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let mut arg_tys: SmallVec<[Option<Ty>; 6]> = smallvec::smallvec![None; params.len()];
         for (i, slot) in slots.iter().enumerate() {
             if let Some(arg) = slot {
-                if !matches!(
-                    params[i].ty.kind,
-                    TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
-                ) {
+                let sizes = match &params[i].ty.kind {
+                    TyKind::Tuple(items) => super::call_arg::is_size_tuple(items),
+                    _ => false,
+                };
+                if !sizes
+                    && !matches!(
+                        params[i].ty.kind,
+                        TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
+                    )
+                {
                     arg_tys[i] = Some(self.expr(&arg.value));
                 }
             }
