@@ -59,6 +59,8 @@ fn halves(x: [b 2*n]) -> [b n] {
   l + r
 }
 fn total(x: [b n1 + n2]) -> [b] = sum(x, over=-1)
+fn stacked(a: [b n1 + n2], c: [b n1 + n2]) -> [b n1 + n2 2] = stack(a, c, over=-1)
+fn between(a: [b n], c: [b n], d: [b n]) -> [b 3 n] = stack(a, c, d, over=1)
 fn diagonal(x: [n n]) -> [n] = einsum(x, [i i] -> [i])
 fn trace(x: [n n]) -> [] = einsum(x, [i i] -> [])
 fn up(x: [b c 8 16 16]) -> [b c 16 32 32] = interpolate(x, size=(16, 32, 32))
@@ -174,6 +176,8 @@ def test_over_by_position(m):
     x = rand(3, 8)
     same(m.halves(x), x[:, :4] + x[:, 4:])
     same(m.total(a), a.sum(-1))
+    same(m.stacked(a, a * 2), torch.stack([a, a * 2], -1))
+    same(m.between(a, a, c.sum(-1, keepdim=True).expand(2, 5)), torch.stack([a, a, c.sum(-1, keepdim=True).expand(2, 5)], 1))
 
 
 def test_einsum_diagonal_and_trace(m):

@@ -517,7 +517,14 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
 
 fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let mut first: Option<(Ty, TensorTy, Arc<[Axis]>, Span)> = None;
+    let mut at: Option<&ast::Arg> = None;
+    let mut count = 0;
     for a in args {
+        if a.name.as_ref().is_some_and(|k| k.name.as_str() == "over") && at.is_none() {
+            at = Some(a);
+            continue;
+        }
+        count += 1;
         if let Some(key) = &a.name {
             c.diagnostics.push(
                 Diagnostic::error(
@@ -525,7 +532,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
                     format!("`stack` has no parameter `{}`", key.name),
                 )
                 .with_primary(key.span, "unknown keyword")
-                .with_note("`stack` takes the tensors to stack, by position"),
+                .with_note("`stack` takes the tensors to stack, by position, and `over=` the new axis's position"),
             );
             return None;
         }
@@ -554,9 +561,44 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         );
         return None;
     };
-    let mut out = vec![axis_of(Poly::constant(args.len() as i128), e.span)];
-    out.extend(shape.iter().cloned());
-    Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()))
+    let new = axis_of(Poly::constant(count as i128), e.span);
+    let mut out = shape.to_vec();
+    let Some(a) = at else {
+        out.insert(0, new);
+        return Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()));
+    };
+    let p = stack_position(c, a, shape.len())?;
+    out.insert(p, new);
+    Some((tensor(Some(out), t.domain, t.dtype, e.span), vec![p]))
+}
+
+/// Where `stack(..., over=p)` puts its new axis: from 0 to the rank, or
+/// counted from the end as PyTorch's `dim=-1` (E0406 for anything else).
+fn stack_position(c: &mut FnChecker, a: &ast::Arg, rank: usize) -> Option<usize> {
+    let value = match &a.value.kind {
+        ast::ExprKind::Int(v) => i128::try_from(*v).ok(),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => match operand.kind {
+            ast::ExprKind::Int(v) => i128::try_from(v).ok().map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    };
+    let slots = rank as i128 + 1;
+    let p = value
+        .map(|v| if v < 0 { v + slots } else { v })
+        .filter(|p| (0..slots).contains(p))
+        .and_then(|p| usize::try_from(p).ok());
+    if p.is_none() {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, "`over=` of `stack` is the new axis's position")
+                .with_primary(a.value.span, "not a position for the new axis")
+                .with_help(format!("a position from 0 to {rank}, or from -1 back to -{slots} counting from the end, as `over=-1`")),
+        );
+    }
+    p
 }
 
 fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
