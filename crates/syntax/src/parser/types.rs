@@ -50,6 +50,14 @@ fn foreign_dtype(name: &str) -> Option<DtypeKind> {
     })
 }
 
+/// A token that ends an axis's arithmetic, for a missing operand.
+fn stop_token(at: Token) -> Token {
+    Token {
+        kind: TokenKind::Eof,
+        ..at
+    }
+}
+
 fn starts_axis(kind: TokenKind) -> bool {
     matches!(
         kind,
@@ -524,7 +532,9 @@ impl Parser<'_> {
                     kind: SizeExprKind::Error,
                     span: self.span_of(op_token),
                 });
-                (error, self.current())
+                // Stop here: another operator next (`1 - - - 1`) would
+                // otherwise grow the tree one level per operator.
+                (error, stop_token(op_token))
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
@@ -571,7 +581,7 @@ impl Parser<'_> {
                 kind: SizeExprKind::Error,
                 span: self.span_of(sign),
             });
-            (error, self.current())
+            (error, stop_token(sign))
         };
         if sign.kind == TokenKind::Plus {
             return (operand, after);
