@@ -179,7 +179,7 @@ fn lower_params(source: &SigSource, lowerer: &mut Lowerer, is_extern: bool) -> V
         let before = lowerer.generic_order.len();
         lowerer.place = Place::Param;
         let ty = lowerer.lower_type(&param.ty);
-        let sizes = matches!(&ty.kind, TyKind::Tuple(items) if !items.is_empty() && items.iter().all(|t| matches!(t.kind, TyKind::SizeParam(_))));
+        let sizes = matches!(&ty.kind, TyKind::Tuple(items) if crate::shape::is_size_tuple(items));
         match &ty.kind {
             _ if sizes && !is_extern => {
                 lowerer.diagnostics.push(

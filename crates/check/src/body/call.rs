@@ -177,7 +177,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         for (i, slot) in slots.iter().enumerate() {
             if let Some(arg) = slot {
                 let sizes = match &params[i].ty.kind {
-                    TyKind::Tuple(items) => super::call_arg::is_size_tuple(items),
+                    TyKind::Tuple(items) => crate::shape::is_size_tuple(items),
                     _ => false,
                 };
                 if !sizes

@@ -16,7 +16,7 @@ use super::callee::Target;
 use super::expr::position_of;
 use super::{error_ty, FnChecker};
 use crate::codes;
-use crate::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty};
+use crate::shape::{axis_poly, axis_poly_ref, effective_dtype, is_float, is_size_tuple, show_ty};
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
 use crate::typed::{BoundArg, ExprInfo};
@@ -610,9 +610,4 @@ enum AxisArg {
     /// The first argument failed: stay quiet.
     Quiet,
     Failed,
-}
-
-/// Whether a parameter type is a tuple of sizes, `(Size[A], Size[B])`.
-pub(super) fn is_size_tuple(items: &[Ty]) -> bool {
-    !items.is_empty() && items.iter().all(|t| matches!(t.kind, TyKind::SizeParam(_)))
 }
