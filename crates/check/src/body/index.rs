@@ -194,6 +194,15 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     for part in [start, end, step].into_iter().flatten() {
                         self.expr(part);
                     }
+                    if let Some(step) = step.as_deref().filter(|s| not_positive(s)) {
+                        // PyTorch refuses these when it runs: say so now.
+                        self.diagnostics.push(
+                            Diagnostic::error(codes::E0408, "a slice's step is at least 1")
+                                .with_primary(step.span, "not a step PyTorch takes")
+                                .with_help("to reverse an axis, declare `torch.flip` as an `extern fn` taking `dims: Axes[n]`"),
+                        );
+                        failed = true;
+                    }
                     Entry::Slice
                 }
                 ast::IndexArg::List { items, span } => match self.list_index(items, *span) {
@@ -462,6 +471,18 @@ enum Entry {
     Rest,
     /// An integer tensor or list: picks positions along its axis; its shape.
     Pick(Vec<Axis>),
+}
+
+/// Whether a slice's step is written as 0 or a negative number (`::-1`).
+fn not_positive(step: &ast::Expr) -> bool {
+    match &step.kind {
+        ast::ExprKind::Int(v) => *v == 0,
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => matches!(operand.kind, ast::ExprKind::Int(_)),
+        _ => false,
+    }
 }
 
 /// Where one entry of `x[...]` was written.

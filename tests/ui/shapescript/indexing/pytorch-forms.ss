@@ -29,3 +29,5 @@ fn two_rests(x: [b n D]) -> [n] = x[..., 0, ...]    # ~ E0408 one `...`
 fn floats(x: [n D], w: [k]) -> [k D] = x[w]           # ~ E0408 a float tensor
 fn unequal(x: [n m], a: [k] Index[n], c: [j] Index[m]) -> [k] = x[a, c] # ~ E0401 picks differ
 fn over(x: [n D]) -> [n D] = x[none, 0, 0, 0]          # ~ E0401 3 indices
+fn reversed(x: [n D]) -> [n D] = x[::-1]               # ~ E0408 step at least 1
+fn zero_step(x: [n D]) -> [n D] = x[::0]               # ~ E0408 step at least 1
