@@ -468,7 +468,10 @@ impl Parser<'_> {
     /// One size that must not be a group, `...` or grouped size (dim values, `Index[N]`, model arguments).
     pub(super) fn parse_size(&mut self, what: &str) -> SizeExpr {
         let token = self.current();
-        if !starts_axis(token.kind) {
+        // A lone size may start with a sign (`dim Z = -1 + N`): nothing to
+        // mistake it for, unlike in a shape.
+        let signed = matches!(token.kind, TokenKind::Minus | TokenKind::Plus);
+        if !starts_axis(token.kind) && !signed {
             self.error_expected(what);
             let here = self.here();
             return SizeExpr {
