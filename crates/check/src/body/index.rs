@@ -35,6 +35,22 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         self.expr(x);
                     }
                 }
+                // `none`, `...` and lists pick no one model.
+                let other = indices.iter().find(|i| match i {
+                    ast::IndexArg::Expr(x) => matches!(x.kind, ast::ExprKind::None),
+                    ast::IndexArg::Ellipsis(_) | ast::IndexArg::List { .. } => true,
+                    ast::IndexArg::Slice { .. } => false,
+                });
+                if let Some(other) = other {
+                    self.diagnostics.push(
+                        Diagnostic::error(codes::E0408, "a stack of models is indexed by an `Int`")
+                            .with_primary(index_span(other), "not one model of the stack")
+                            .with_help(
+                                "pick one model, as `self.blocks[0]`, or go over them with `for`",
+                            ),
+                    );
+                    return self.record(span, error_ty(span), ExprInfo::Plain);
+                }
                 let elem = Ty {
                     span,
                     ..(**elem).clone()
