@@ -454,7 +454,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             .sum();
         let rest = len.sub(&Poly::constant(constant)).ok()?;
         let whole = rest.div_exact(&Poly::constant(step)).ok()?;
-        let up = -((-constant).div_euclid(step));
+        let up = constant.checked_neg()?.div_euclid(step).checked_neg()?;
         whole.add(&Poly::constant(up)).ok()
     }
 

@@ -112,6 +112,14 @@ impl<'a> Lowerer<'a, '_> {
                     Err(e) => Err(e),
                 },
                 SizeOp::Pow => match self.exponent(&b) {
+                    // A sum's power has a term per way to pick: keep it small.
+                    Some(e) if e > 8 && a.terms().len() > 1 => {
+                        self.report(not_a_power(
+                            span,
+                            "a power of a sum above 8 makes too large a size",
+                        ));
+                        return None;
+                    }
                     Some(e) => power(&a, e).map(SizeVal::Poly),
                     None => {
                         self.report(not_a_power(

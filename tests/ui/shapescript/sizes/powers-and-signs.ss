@@ -17,3 +17,5 @@ fn ambiguous(x: [b 3 -1 + l]) -> [b 2 + l] = x       # ~ E0109 new axis or diffe
 fn leading(x: [b -1 + l]) -> [b l - 1] = x           # ~ E0109 needs parentheses
 fn generic_power(x: [2**k]) -> [?m] = x as [?m]    # ~ E0303 exponent unknown
 dim Bad = 2**(0 - 1)                                 # ~ E0305 negative power
+fn expanded(x: [(n + 1)**2]) -> [n*n + 2*n + 1] = x
+fn huge(x: [(a + c + d)**100]) -> [?m] = x as [?m]   # ~ E0303 too large a polynomial
