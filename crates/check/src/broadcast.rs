@@ -2,7 +2,8 @@
 //! give that shape; otherwise the operand with fewer axes fits into the other,
 //! named axes pairing by name, anonymous axes right-aligned with anonymous
 //! axes of equal size, a literal 1 with anything, pairs keeping their order;
-//! equal ranks with literal 1s broadcast as NumPy does. Returns how each
+//! equal ranks with literal 1s broadcast as NumPy does, and so do other
+//! ranks when no name decides (`[3 1]` with `[4]`). Returns how each
 //! operand's axes line up with the result, for the views code generation
 //! inserts. Pure; the caller words the E0401.
 

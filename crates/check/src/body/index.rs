@@ -1,7 +1,10 @@
-//! Indexing (`docs/shapescript/functions.md`, Indexing): Ints drop axes,
-//! slices known to fit keep their size and others give an unknown one, Bool
-//! masks over the leading axes give `[?k rest...]`, a stack gives one model, a
-//! tuple one item. Part of `expr`.
+//! Indexing (`docs/shapescript/functions.md`, Indexing), as PyTorch's: Ints
+//! drop axes, slices known to fit keep their size (negative bounds count
+//! from the end, steps divide rounding up) and others give an unknown one,
+//! `none` adds an axis of size 1, `...` stands for the axes no other entry
+//! takes, integer tensors and lists pick positions, Bool masks over the
+//! leading axes give `[?k rest...]`, a stack gives one model, a tuple one
+//! item. Part of `expr`.
 
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
