@@ -401,7 +401,7 @@ impl Parser<'_> {
                 if close != TokenKind::RParen {
                     self.signed_size_error(token, token);
                 }
-                axes.push(self.parse_axis(token).into_axis());
+                axes.push(self.parse_axis(token, true).into_axis());
                 token = self.current();
                 continue;
             }
@@ -424,7 +424,7 @@ impl Parser<'_> {
                         span,
                     }
                 }
-                None => self.parse_axis(token).into_axis(),
+                None => self.parse_axis(token, true).into_axis(),
             };
             axes.push(axis);
             token = self.current();
@@ -479,7 +479,7 @@ impl Parser<'_> {
                 span: Span::new(self.file, here.start, here.start),
             };
         }
-        match self.parse_axis(token) {
+        match self.parse_axis(token, false) {
             AxisPart::Size(size) => size,
             AxisPart::Other(axis) => {
                 self.report(
@@ -499,7 +499,8 @@ impl Parser<'_> {
 
     /// An axis: terms joined by `+ -`, stopping at juxtaposition. `first`
     /// is the current token (callers have looked at it already).
-    fn parse_axis(&mut self, first: Token) -> AxisPart {
+    /// `juxtaposed`: among other axes, where `3 -1` is ambiguous (E0109).
+    fn parse_axis(&mut self, first: Token, juxtaposed: bool) -> AxisPart {
         if !self.enter() {
             let here = self.here();
             self.bump();
@@ -523,7 +524,7 @@ impl Parser<'_> {
             self.pos += 1;
             let next = self.current();
             // `3 -1`: a space before the sign only reads as a new signed axis.
-            if before.end < op_token.start && op_token.end == next.start {
+            if juxtaposed && before.end < op_token.start && op_token.end == next.start {
                 self.signed_size_error(op_token, next);
             }
             let rhs;

@@ -4,11 +4,13 @@
 dim K = 3
 dim P = 2**K
 dim Q = -1 + P                                       # a lone size may start with a sign
+dim R = 10 -1                                        # a lone size has nothing to mistake `-1` for
 
 fn square(x: [n**2]) -> [n*n] = x
 fn cube(x: [2**K]) -> [8] = x
 fn dimmed(x: [P]) -> [8] = x
 fn less(x: [Q]) -> [7] = x
+fn nine(x: [R]) -> [9] = x
 fn ids(x: [n] Index[-1 + P]) -> [n] Index[7] = x
 fn shifted(x: [(-1 + n) 4]) -> [n - 1 4] = x
 fn plus(x: [n]) -> [n] = +x * 2.0
