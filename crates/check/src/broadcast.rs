@@ -2,7 +2,8 @@
 //! give that shape; otherwise the operand with fewer axes fits into the other,
 //! named axes pairing by name, anonymous axes right-aligned with anonymous
 //! axes of equal size, a literal 1 with anything, pairs keeping their order;
-//! equal ranks with literal 1s broadcast as NumPy does. A name that matches
+//! equal ranks with literal 1s broadcast as NumPy does, and so do other
+//! ranks when no name decides (`[3 1]` with `[4]`). A name that matches
 //! more axes of the other shape than it has axes of that name is never
 //! paired by a guess (E0411). Returns how each operand's axes line up with
 //! the result, for the views code generation inserts. Pure; the caller words
@@ -154,6 +155,18 @@ fn pair<'s>(
             ),
             renamed: renamed_side(small, i, big, &hits),
         }),
+        // When no name decides (an anonymous axis meets one of another
+        // size), NumPy's rule: leading axes added to the smaller, literal 1s
+        // expand.
+        Err(why @ Unfit::Meets { .. }) => match numpy_pair(dims, small, big) {
+            Some(out) => Ok(Cow::Owned(out)),
+            None => Err(Failed::Note(format!(
+                "`{}` doesn't fit into `{}`: {}",
+                show_shape(small),
+                show_shape(big),
+                why.message(small, big)
+            ))),
+        },
         Err(why) => Err(Failed::Note(format!(
             "`{}` doesn't fit into `{}`: {}",
             show_shape(small),
@@ -189,6 +202,24 @@ fn renamed_side(small: &[Axis], i: usize, big: &[Axis], hits: &[usize]) -> Optio
         parts.push(name.filter(|n| !n.contains('.'))?.to_string());
     }
     Some(format!("[{}]", parts.join(" ")))
+}
+
+/// NumPy's broadcast of `small` right-aligned against `big`: equal axes
+/// pair, and an anonymous literal 1 takes the other's size; `None` if any
+/// pair fails.
+fn numpy_pair(dims: &DimValues, small: &[Axis], big: &[Axis]) -> Option<Vec<Axis>> {
+    let lead = big.len() - small.len();
+    let mut out = big[..lead].to_vec();
+    for (x, y) in small.iter().zip(&big[lead..]) {
+        if same(dims, x, y) || is_one(x) {
+            out.push(y.clone());
+        } else if is_one(y) {
+            out.push(x.clone());
+        } else {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Why `small` doesn't fit into `big`; worded only when it is reported,
@@ -432,6 +463,19 @@ mod tests {
             expect!["[b 3 32 32] via 0 1 2 3 / _ _ 0 1"],
         );
         check(&["8 3 32 32", "8"], expect!["error: `[8]` doesn't fit into `[8 3 32 32]`: its axis 1 (`8`) meets `32`, the anonymous axis it right-aligns with"]);
+    }
+
+    #[test]
+    fn numpy_expands_ones_when_no_name_decides() {
+        check(&["3 1", "4"], expect!["[3 4] via 0 1 / _ 0"]);
+        check(&["4", "b 3 1"], expect!["[b 3 4] via _ _ 0 / 0 1 2"]);
+        // Names still decide: `m` is no axis of `[n 1]`.
+        check(
+            &["n 1", "m"],
+            expect![
+                "error: `[m]` doesn't fit into `[n 1]`: no axis named `m` to pair its axis 1 with"
+            ],
+        );
     }
 
     #[test]

@@ -389,7 +389,8 @@ fn halves(x: [2*n]) -> [n] = x[0:n]
 
 E0405 = "E0405", "not an axis of the argument",
 "An axis name given to `over=` or to an `Axis` parameter must name an axis
-of the tensor it refers to.
+of the tensor it refers to, and a position given to `over=` (`over=-1`)
+must be one of its axes.
 
 Wrong:
 
@@ -406,9 +407,10 @@ fn total(x: [b n]) -> [b] = sum(x, over=n)
 
 E0406 = "E0406", "argument is not what the parameter takes",
 "An `Axis` parameter takes an axis name, a `Size` parameter a whole number
-known before the program runs (a number, a dim or an axis name), a
-rounded division's divisor must not be 0, and `over=` takes axis names,
-each once.
+known before the program runs (a number, a dim or an axis name), a tuple of
+sizes as many of them, and a rounded division's divisor must not be 0.
+`over=` takes axis names, each once, and a position (`over=-1`) only for an
+axis that has no name, such as `n1 + n2`; a named axis is given by its name.
 
 Wrong:
 

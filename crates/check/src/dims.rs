@@ -427,6 +427,18 @@ fn eval(program: &Program, known: &Known, file: FileId, expr: &SizeExpr) -> Resu
                     }
                     a.checked_div(b)
                 }
+                SizeOp::Pow => {
+                    match u32::try_from(b) {
+                        Ok(e) => a.checked_pow(e),
+                        Err(_) => return Err(reported(
+                            Diagnostic::error(codes::E0305, "a negative power in a dim")
+                                .with_primary(expr.span, format!("the exponent is {b}"))
+                                .with_help(
+                                    "a dim must be a whole number: raise to a power of 0 or more",
+                                ),
+                        )),
+                    }
+                }
             };
             result.ok_or_else(|| reported(overflow(expr.span)))
         }

@@ -203,6 +203,12 @@ pub(crate) fn effective_dtype(t: &TensorTy) -> Option<DtypeKind> {
     })
 }
 
+/// Whether a parameter type is a tuple of sizes, `(Size[A], Size[B])`
+/// (`docs/shapescript/externs.md`).
+pub(crate) fn is_size_tuple(items: &[Ty]) -> bool {
+    !items.is_empty() && items.iter().all(|t| matches!(t.kind, TyKind::SizeParam(_)))
+}
+
 pub(crate) fn is_float(d: DtypeKind) -> bool {
     matches!(
         d,

@@ -179,7 +179,15 @@ fn lower_params(source: &SigSource, lowerer: &mut Lowerer, is_extern: bool) -> V
         let before = lowerer.generic_order.len();
         lowerer.place = Place::Param;
         let ty = lowerer.lower_type(&param.ty);
+        let sizes = matches!(&ty.kind, TyKind::Tuple(items) if crate::shape::is_size_tuple(items));
         match &ty.kind {
+            _ if sizes && !is_extern => {
+                lowerer.diagnostics.push(
+                    Diagnostic::error(codes::E0306, "`Size` parameters are only for `extern fn`")
+                        .with_primary(param.ty.span, "not allowed in a `fn`")
+                        .with_help("a `fn` takes tensors and Python values; name axes with `over=` in its body"),
+                );
+            }
             TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_) if !is_extern => {
                 lowerer.diagnostics.push(
                     Diagnostic::error(codes::E0306, format!("`{}` parameters are only for `extern fn`", kind_word(&param.ty)))

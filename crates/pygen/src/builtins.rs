@@ -160,6 +160,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let list = Val::atom(format!("[{}]", items.join(", ")));
                 let (f, list) = match (op, over) {
                     (Builtin::Concat, [p]) => ("torch.cat", vec![(None, list), dim(*p)]),
+                    (Builtin::Stack, [p]) => ("torch.stack", vec![(None, list), dim(*p)]),
                     (Builtin::Stack, _) => ("torch.stack", vec![(None, list)]),
                     _ => return self.bad(whole),
                 };

@@ -570,6 +570,11 @@ impl<'g, 'a> Scope<'g, 'a> {
                     }
                     parts.push(text);
                 }
+                ast::IndexArg::Ellipsis(_) => parts.push("...".into()),
+                ast::IndexArg::List { items, .. } => {
+                    let items: Vec<String> = items.iter().map(|e| self.expr(e).code).collect();
+                    parts.push(format!("[{}]", items.join(", ")));
+                }
             }
         }
         Val::atom(format!("{}[{}]", b.at(ATOM), parts.join(", ")))

@@ -370,6 +370,8 @@ pub enum SizeOp {
     Sub,
     Mul,
     Div,
+    /// `n**2`: the exponent must come to a whole number at least 0.
+    Pow,
 }
 
 impl SizeOp {
@@ -379,6 +381,7 @@ impl SizeOp {
             SizeOp::Sub => "-",
             SizeOp::Mul => "*",
             SizeOp::Div => "/",
+            SizeOp::Pow => "**",
         }
     }
 }
@@ -611,6 +614,13 @@ pub enum IndexArg {
         start: Option<Box<Expr>>,
         end: Option<Box<Expr>>,
         step: Option<Box<Expr>>,
+        span: Span,
+    },
+    /// `...`: every axis the other entries don't take.
+    Ellipsis(Span),
+    /// `[0, 2]`: a list of integers, picking those positions along one axis.
+    List {
+        items: Vec<Expr>,
         span: Span,
     },
 }

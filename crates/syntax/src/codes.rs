@@ -49,6 +49,14 @@ Wrong:\n\n```\nfn f(x: [(a b) + 1]) -> [a b] = x\n```\n\nFixed:\n\n```\nfn f(x: 
     "Strings support the escapes `\\\\`, `\\\"`, `\\n` and `\\t` only.\n\n\
 Wrong:\n\n```\nextern fn f(x: Real) -> Real = \"torch\\qexp\"\n```\n\n\
 Fixed:\n\n```\nextern fn f(x: Real) -> Real = \"torch.exp\"\n```\n";
+    /// A size in a shape that starts with a sign, or `3 -1` with a space before the sign only.
+    SIGNED_SIZE = "E0109", "a size that starts with a sign needs parentheses",
+    "Axes in a shape are separated by spaces, so `[b 3 -1 + l]` could be the \
+three axes `b`, `3` and `-1 + l`, or the two axes `b` and `3 - 1 + l`. A size \
+that starts with a sign is written in parentheses, `(-1 + l)`, and a \
+difference has spaces on both sides of its `-` (or none).\n\n\
+Wrong:\n\n```\nfn f(x: [b 3 -1 + l]) -> [b 2 + l] = x\n```\n\n\
+Fixed:\n\n```\nfn f(x: [b 3 - 1 + l]) -> [b 2 + l] = x\n```\n";
 }
 
 #[cfg(test)]

@@ -264,6 +264,8 @@ fn expr_children<'a>(expr: &'a mut Expr, out: &mut Vec<Node<'a>>) {
                         let bounds = [start, end, step];
                         out.extend(bounds.into_iter().flatten().map(|b| Node::Expr(b)));
                     }
+                    IndexArg::Ellipsis(_) => {}
+                    IndexArg::List { items, .. } => out.extend(items.iter_mut().map(Node::Expr)),
                 }
             }
         }

@@ -21,8 +21,29 @@ fn size_precedence(size: &SizeExpr) -> u8 {
             op: SizeOp::Add | SizeOp::Sub,
             ..
         } => 1,
+        SizeExprKind::Binary {
+            op: SizeOp::Pow, ..
+        } => 3,
         SizeExprKind::Binary { .. } => 2,
-        _ => 3,
+        _ => 4,
+    }
+}
+
+/// Whether `lhs op rhs` is a unary minus, `-rhs`: the parser writes it as
+/// `0 - rhs` with a `0` that covers no text.
+pub fn is_negation(op: SizeOp, lhs: &SizeExpr) -> bool {
+    op == SizeOp::Sub
+        && lhs.span.start == lhs.span.end
+        && matches!(&lhs.kind, SizeExprKind::Int(v) if v.get() == 0)
+}
+
+/// Whether a size, as printed, starts with `-`.
+fn starts_with_sign(size: &SizeExpr) -> bool {
+    match &size.kind {
+        SizeExprKind::Binary { op, operands } => {
+            is_negation(*op, &operands.0) || starts_with_sign(&operands.0)
+        }
+        _ => false,
     }
 }
 
@@ -50,12 +71,19 @@ impl Display for SizeExpr {
             SizeExprKind::Binary { op, operands } => {
                 let (lhs, rhs) = &**operands;
                 let precedence = size_precedence(self);
-                write_size_operand(f, lhs, size_precedence(lhs) < precedence)?;
+                if is_negation(*op, lhs) {
+                    // `-x`, parsed as `0 - x` with an empty `0`.
+                    f.write_str("-")?;
+                    return write_size_operand(f, rhs, size_precedence(rhs) <= precedence);
+                }
+                // `**` groups to the right: `2**3**2` is `2**(3**2)`.
+                let pow = *op == SizeOp::Pow;
+                write_size_operand(f, lhs, size_precedence(lhs) < precedence + u8::from(pow))?;
                 match op {
                     SizeOp::Add | SizeOp::Sub => write!(f, " {} ", op.as_str())?,
-                    SizeOp::Mul | SizeOp::Div => f.write_str(op.as_str())?,
+                    SizeOp::Mul | SizeOp::Div | SizeOp::Pow => f.write_str(op.as_str())?,
                 }
-                write_size_operand(f, rhs, size_precedence(rhs) <= precedence)
+                write_size_operand(f, rhs, size_precedence(rhs) < precedence + u8::from(!pow))
             }
             SizeExprKind::Error => f.write_str("{error}"),
         }
@@ -65,6 +93,8 @@ impl Display for SizeExpr {
 impl Display for Axis {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.kind {
+            // A size that starts with a sign is written in parentheses (E0109).
+            AxisKind::Size(size) if starts_with_sign(size) => write!(f, "({size})"),
             AxisKind::Size(size) => write!(f, "{size}"),
             AxisKind::Group(axes) => {
                 f.write_str("(")?;
@@ -392,6 +422,17 @@ impl ExprWriter {
                     out.push(':');
                     self.expr(out, step);
                 }
+            }
+            IndexArg::Ellipsis(_) => out.push_str("..."),
+            IndexArg::List { items, .. } => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.expr(out, item);
+                }
+                out.push(']');
             }
         }
     }

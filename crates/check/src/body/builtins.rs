@@ -159,6 +159,11 @@ fn over(
         ast::ExprKind::Name(n) => vec![n],
         ast::ExprKind::AxisGroup(ns) => ns.iter().collect(),
         ast::ExprKind::Error => return None,
+        ast::ExprKind::Int(_)
+        | ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            ..
+        } => return over_position(c, arg, shape, x),
         _ => {
             c.diagnostics.push(
                 Diagnostic::error(codes::E0406, "`over=` takes axis names")
@@ -246,6 +251,52 @@ pub(crate) fn ambiguous_axis(
     )
     .with_secondary(x_span, format!("this is `{}`", show_ty(x)))
     .with_help(tell_apart(shape, hits, &name.name, what, value))
+}
+
+/// `over=-1`: an axis by position, as PyTorch's `dim=-1`, for an axis no
+/// name fits (`n1 + n2`, `3*n`); a named axis is asked for by its name.
+fn over_position(c: &mut FnChecker, arg: &ast::Arg, shape: &[Axis], x: &Ty) -> Option<Vec<usize>> {
+    let value = match &arg.value.kind {
+        ast::ExprKind::Int(v) => i128::try_from(*v).ok(),
+        ast::ExprKind::Unary { operand, .. } => match operand.kind {
+            ast::ExprKind::Int(v) => i128::try_from(v).ok().map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    };
+    let rank = shape.len() as i128;
+    let position = value
+        .map(|v| if v < 0 { v + rank } else { v })
+        .filter(|p| (0..rank).contains(p));
+    let Some(p) = position.and_then(|p| usize::try_from(p).ok()) else {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0405, "no axis at this position")
+                .with_primary(
+                    arg.value.span,
+                    format!("`{}` has {} axes", show_ty(x), shape.len()),
+                )
+                .with_help(format!(
+                    "a position is from 0 to {}, or from -1 back to -{} counting from the end",
+                    rank - 1,
+                    rank
+                )),
+        );
+        return None;
+    };
+    if let Some(name) = axis_name(&shape[p]) {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, format!("axis {} is named `{name}`", p + 1))
+                .with_primary(
+                    arg.value.span,
+                    format!("the axis `{name}` of `{}`", show_ty(x)),
+                )
+                .with_help(format!(
+                    "name it: `over={name}`; positions are for axes no name fits, as `n1 + n2`"
+                )),
+        );
+        return None;
+    }
+    Some(vec![p])
 }
 
 fn reduce(
@@ -413,14 +464,24 @@ fn same_domain(a: &TensorTy, b: &TensorTy) -> bool {
 }
 
 fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
-    let (names, required): (&[&str], &[bool]) = if name == "clamp" {
-        (&["x", "lo", "hi"], &[true, false, false])
-    } else {
-        (&["x"], &[true])
+    let (names, required): (&[&str], &[bool]) = match name {
+        "clamp" => (&["x", "lo", "hi"], &[true, false, false]),
+        "tril" | "triu" => (&["x", "diagonal"], &[true, false]),
+        _ => (&["x"], &[true]),
     };
     let slots = bind(c, name, names, required, args)?;
     for slot in slots.iter().skip(1).flatten() {
-        c.expr(&slot.value);
+        let ty = c.expr(&slot.value);
+        // `diagonal=k` is a Python Int, as torch's.
+        let int = matches!(ty.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error);
+        if names[1] == "diagonal" && !int {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0408, format!("`diagonal` of `{name}` is an `Int`"))
+                    .with_primary(slot.value.span, format!("this is `{}`", show_ty(&ty)))
+                    .with_help("count diagonals above the main one, as `diagonal=1`, or below it, as `diagonal=-1`"),
+            );
+            return None;
+        }
     }
     let x = slots[0]?;
     let ty = c.expr(&x.value);
@@ -518,7 +579,14 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
 
 fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let mut first: Option<(Ty, TensorTy, Arc<[Axis]>, Span)> = None;
+    let mut at: Option<&ast::Arg> = None;
+    let mut count = 0;
     for a in args {
+        if a.name.as_ref().is_some_and(|k| k.name.as_str() == "over") && at.is_none() {
+            at = Some(a);
+            continue;
+        }
+        count += 1;
         if let Some(key) = &a.name {
             c.diagnostics.push(
                 Diagnostic::error(
@@ -526,7 +594,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
                     format!("`stack` has no parameter `{}`", key.name),
                 )
                 .with_primary(key.span, "unknown keyword")
-                .with_note("`stack` takes the tensors to stack, by position"),
+                .with_note("`stack` takes the tensors to stack, by position, and `over=` the new axis's position"),
             );
             return None;
         }
@@ -555,9 +623,44 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         );
         return None;
     };
-    let mut out = vec![axis_of(Poly::constant(args.len() as i128), e.span)];
-    out.extend(shape.iter().cloned());
-    Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()))
+    let new = axis_of(Poly::constant(count as i128), e.span);
+    let mut out = shape.to_vec();
+    let Some(a) = at else {
+        out.insert(0, new);
+        return Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()));
+    };
+    let p = stack_position(c, a, shape.len())?;
+    out.insert(p, new);
+    Some((tensor(Some(out), t.domain, t.dtype, e.span), vec![p]))
+}
+
+/// Where `stack(..., over=p)` puts its new axis: from 0 to the rank, or
+/// counted from the end as PyTorch's `dim=-1` (E0406 for anything else).
+fn stack_position(c: &mut FnChecker, a: &ast::Arg, rank: usize) -> Option<usize> {
+    let value = match &a.value.kind {
+        ast::ExprKind::Int(v) => i128::try_from(*v).ok(),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => match operand.kind {
+            ast::ExprKind::Int(v) => i128::try_from(v).ok().map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    };
+    let slots = rank as i128 + 1;
+    let p = value
+        .map(|v| if v < 0 { v + slots } else { v })
+        .filter(|p| (0..slots).contains(p))
+        .and_then(|p| usize::try_from(p).ok());
+    if p.is_none() {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, "`over=` of `stack` is the new axis's position")
+                .with_primary(a.value.span, "not a position for the new axis")
+                .with_help(format!("a position from 0 to {rank}, or from -1 back to -{slots} counting from the end, as `over=-1`")),
+        );
+    }
+    p
 }
 
 fn split(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {

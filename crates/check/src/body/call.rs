@@ -181,10 +181,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     // As if left out: the generator writes Python's `None`.
                     continue;
                 }
-                if !matches!(
-                    params[i].ty.kind,
-                    TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
-                ) {
+                let sizes = match &params[i].ty.kind {
+                    TyKind::Tuple(items) => crate::shape::is_size_tuple(items),
+                    _ => false,
+                };
+                if !sizes
+                    && !matches!(
+                        params[i].ty.kind,
+                        TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
+                    )
+                {
                     arg_tys[i] = Some(self.expr(&arg.value));
                 }
             }

@@ -16,7 +16,7 @@ use super::callee::Target;
 use super::{error_ty, FnChecker};
 use crate::codes;
 use crate::shape::{
-    axis_poly, axis_poly_ref, effective_dtype, find_axis, is_float, show_ty, Found,
+    axis_poly, axis_poly_ref, effective_dtype, find_axis, is_float, is_size_tuple, show_ty, Found,
 };
 use crate::size::{Poly, Size, Symbol};
 use crate::solver::{Equation, Solver};
@@ -88,6 +88,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
             TyKind::SizeParam(s) => self.size_arg(call, given, got, i, &s.poly, arg),
+            TyKind::Tuple(items) if is_size_tuple(items) => {
+                self.sizes_arg(call, given, i, items, arg)
+            }
             _ => self.other_arg(call, given, i, arg),
         }
     }
@@ -306,8 +309,28 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         size: &Poly,
         arg: &ast::Arg,
     ) -> bool {
-        let Some(value) = self.static_size(&arg.value) else {
-            let ty = self.expr(&arg.value);
+        let Some(value) = self.size_value(call, given, i, size, &arg.value) else {
+            return false;
+        };
+        got.bound[i] = BoundArg::Size {
+            value: Size::computed(value),
+        };
+        true
+    }
+
+    /// One size known before the program runs, `value`, for the parameter
+    /// `i`'s size `size`: its equation for the solver (E0406 for a value
+    /// known only at run time).
+    fn size_value<'p>(
+        &mut self,
+        call: &mut CallState<'_, 'p>,
+        given: Given<'_, 'p>,
+        i: usize,
+        size: &Poly,
+        expr: &ast::Expr,
+    ) -> Option<Poly> {
+        let Some(value) = self.static_size(expr) else {
+            let ty = self.expr(expr);
             if !matches!(ty.kind, TyKind::Error) {
                 let param = &given.target.signature.params[i];
                 let d = self.arg_diagnostic(
@@ -316,7 +339,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         "`{}` takes a size known before the program runs",
                         param.name
                     ),
-                    arg.value.span,
+                    expr.span,
                     format!("this is `{}`, known only at run time", show_ty(&ty)),
                     given.target,
                     i,
@@ -326,13 +349,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 self.diagnostics
                     .push(d.with_help("a `Size` argument is a number, a dim or an axis name"));
             }
-            return false;
+            return None;
         };
         self.record(
-            arg.value.span,
+            expr.span,
             Ty {
                 kind: TyKind::Scalar(ScalarKind::Int),
-                span: arg.value.span,
+                span: expr.span,
             },
             ExprInfo::SizeValue {
                 size: Size::computed(value.clone()),
@@ -352,10 +375,64 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 });
             }
         }
-        got.bound[i] = BoundArg::Size {
-            value: Size::computed(value),
+        Some(value)
+    }
+
+    /// A tuple of sizes, `(16, 32, 32)`, for a parameter of the type
+    /// `(Size[A], Size[B], Size[C])`: one size each, known before the
+    /// program runs (E0406 for anything else). Python gets the tuple.
+    fn sizes_arg<'p>(
+        &mut self,
+        call: &mut CallState<'_, 'p>,
+        given: Given<'_, 'p>,
+        i: usize,
+        items: &[Ty],
+        arg: &ast::Arg,
+    ) -> bool {
+        let values = match &arg.value.kind {
+            ast::ExprKind::Tuple(values) if values.len() == items.len() => values,
+            _ => {
+                let ty = self.expr(&arg.value);
+                if !matches!(ty.kind, TyKind::Error) {
+                    let param = &given.target.signature.params[i];
+                    let d = self.arg_diagnostic(
+                        codes::E0406,
+                        format!("`{}` takes a tuple of {} sizes", param.name, items.len()),
+                        arg.value.span,
+                        format!("this is `{}`", show_ty(&ty)),
+                        given.target,
+                        i,
+                        &ty,
+                        &call.solver,
+                    );
+                    let example: Vec<String> = (1..=items.len()).map(|k| k.to_string()).collect();
+                    self.diagnostics.push(d.with_help(format!(
+                        "write the sizes in parentheses, as `({})`",
+                        example.join(", ")
+                    )));
+                }
+                return false;
+            }
         };
-        true
+        let mut ok = true;
+        for (item, value) in items.iter().zip(values) {
+            if let TyKind::SizeParam(s) = &item.kind {
+                ok &= self.size_value(call, given, i, &s.poly, value).is_some();
+            }
+        }
+        let ints = values
+            .iter()
+            .map(|v| Ty {
+                kind: TyKind::Scalar(ScalarKind::Int),
+                span: v.span,
+            })
+            .collect();
+        let ty = Ty {
+            kind: TyKind::Tuple(ints),
+            span: arg.value.span,
+        };
+        self.record(arg.value.span, ty, ExprInfo::Plain);
+        ok
     }
 
     /// An argument for a parameter that is neither tensor, axis nor size:

@@ -1,7 +1,10 @@
-//! Indexing (`docs/shapescript/functions.md`, Indexing): Ints drop axes,
-//! slices known to fit keep their size and others give an unknown one, Bool
-//! masks over the leading axes give `[?k rest...]`, a stack gives one model, a
-//! tuple one item. Part of `expr`.
+//! Indexing (`docs/shapescript/functions.md`, Indexing), as PyTorch's: Ints
+//! drop axes, slices known to fit keep their size (negative bounds count
+//! from the end, steps divide rounding up) and others give an unknown one,
+//! `none` adds an axis of size 1, `...` stands for the axes no other entry
+//! takes, integer tensors and lists pick positions, Bool masks over the
+//! leading axes give `[?k rest...]`, a stack gives one model, a tuple one
+//! item. Part of `expr`.
 
 use diag::{Diagnostic, Span};
 use syntax::ast::{self, ScalarKind};
@@ -9,10 +12,10 @@ use syntax::ast::{self, ScalarKind};
 use super::expr::{least_value, scalar};
 use super::{error_ty, FnChecker};
 use crate::codes;
-use crate::shape::{axis_of, axis_poly, axis_poly_ref, show_ty, tensor};
+use crate::shape::{axis_of, axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty, tensor};
 use crate::size::Poly;
 use crate::typed::{ExprInfo, IndexPlan};
-use crate::types::{Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
+use crate::types::{show_shape, Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// `base[...]`: a tensor by positions, slices or a mask, a tuple's
@@ -32,8 +35,24 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             TyKind::Stack { elem, .. } => {
                 for i in indices {
                     if let ast::IndexArg::Expr(x) = i {
-                        self.expr(x);
+                        self.index_expr(x);
                     }
+                }
+                // `none`, `...` and lists pick no one model.
+                let other = indices.iter().find(|i| match i {
+                    ast::IndexArg::Expr(x) => matches!(x.kind, ast::ExprKind::None),
+                    ast::IndexArg::Ellipsis(_) | ast::IndexArg::List { .. } => true,
+                    ast::IndexArg::Slice { .. } => false,
+                });
+                if let Some(other) = other {
+                    self.diagnostics.push(
+                        Diagnostic::error(codes::E0408, "a stack of models is indexed by an `Int`")
+                            .with_primary(index_span(other), "not one model of the stack")
+                            .with_help(
+                                "pick one model, as `self.blocks[0]`, or go over them with `for`",
+                            ),
+                    );
+                    return self.record(span, error_ty(span), ExprInfo::Plain);
                 }
                 let elem = Ty {
                     span,
@@ -52,7 +71,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let axes = t.shape.clone().unwrap_or_default();
         // A mask: one Bool tensor index.
         if let [ast::IndexArg::Expr(m)] = indices {
-            let mty = self.expr(m);
+            let mty = self.index_expr(m);
             if let TyKind::Tensor(mt) = &mty.kind {
                 let is_mask =
                     matches!(mt.domain, Some(Domain::Bool)) || mt.dtype == Some(DtypeKind::Bool);
@@ -120,6 +139,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         self.record(span, error_ty(span), ExprInfo::Plain)
     }
 
+    /// `x[...]` by positions as in PyTorch: Ints drop axes, slices keep
+    /// them at their size, `none` adds an axis of size 1, `...` stands for
+    /// the axes no other entry takes, and integer tensors and lists pick
+    /// positions (their axes replace the picked ones, in place when the
+    /// picks are adjacent, else first).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn basic_index(
         &mut self,
@@ -131,76 +155,276 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         indices: &[ast::IndexArg],
         first_checked: Option<Ty>,
     ) -> Ty {
-        if indices.len() > axes.len() {
+        let Some(entries) = self.index_entries(indices, first_checked) else {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        };
+        let taking = entries
+            .iter()
+            .filter(|e| !matches!(e, Entry::New | Entry::Rest))
+            .count();
+        if taking > axes.len() {
             self.diagnostics.push(
                 Diagnostic::error(
                     codes::E0401,
-                    format!(
-                        "{} indices for a tensor of {} axes",
-                        indices.len(),
-                        axes.len()
-                    ),
+                    format!("{taking} indices for a tensor of {} axes", axes.len()),
                 )
                 .with_primary(span, "too many indices")
                 .with_note(format!("the tensor is `{}`", show_ty(ty))),
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
-        let mut out: Vec<Axis> = Vec::new();
+        match self.index_axes(span, axes, indices, &entries, axes.len() - taking) {
+            Some(out) => {
+                let result = tensor(Some(out), t.domain.clone(), t.dtype, span);
+                self.record(span, result, ExprInfo::Index(IndexPlan::Basic))
+            }
+            None => self.record(span, error_ty(span), ExprInfo::Plain),
+        }
+    }
+
+    /// Checks each entry of `x[...]` and says what it does; `None` after
+    /// reporting an entry that is no index (or a second `...`).
+    fn index_entries(
+        &mut self,
+        indices: &[ast::IndexArg],
+        first_checked: Option<Ty>,
+    ) -> Option<Vec<Entry>> {
+        let mut entries = Vec::with_capacity(indices.len());
         let mut failed = false;
-        for (i, index) in indices.iter().enumerate() {
-            let axis = &axes[i];
-            match index {
-                ast::IndexArg::Expr(x) => {
-                    let xt = match (&first_checked, i) {
-                        (Some(t), 0) => t.clone(),
-                        _ => self.expr(x),
-                    };
-                    match &xt.kind {
-                        TyKind::Scalar(ScalarKind::Int) | TyKind::Error => {}
-                        _ => {
-                            self.diagnostics.push(
-                                Diagnostic::error(
-                                    codes::E0408,
-                                    "an index is an `Int`, a slice or a Bool mask",
-                                )
-                                .with_primary(x.span, format!("this is `{}`", show_ty(&xt)))
-                                .with_help("pick rows by ids with `take(x, ids, over=n)`"),
-                            );
-                            failed = true;
-                        }
+        let mut rest_seen = false;
+        let mut first_checked = first_checked;
+        for index in indices {
+            let entry = match index {
+                ast::IndexArg::Ellipsis(at) => {
+                    if rest_seen {
+                        self.diagnostics.push(
+                            Diagnostic::error(codes::E0408, "an index has at most one `...`")
+                                .with_primary(*at, "a second `...`")
+                                .with_help("keep one `...`, for the axes no other entry takes"),
+                        );
+                        failed = true;
                     }
+                    rest_seen = true;
+                    Entry::Rest
                 }
                 ast::IndexArg::Slice {
                     start, end, step, ..
                 } => {
-                    // `:` is the whole axis as it is, an unknown size too.
-                    if start.is_none() && end.is_none() && step.is_none() {
-                        out.push(axis.clone());
-                        continue;
-                    }
                     for part in [start, end, step].into_iter().flatten() {
                         self.expr(part);
                     }
-                    let size =
-                        self.slice_size(axis, start.as_deref(), end.as_deref(), step.as_deref());
+                    if let Some(step) = step.as_deref().filter(|s| not_positive(s)) {
+                        // PyTorch refuses these when it runs: say so now.
+                        self.diagnostics.push(
+                            Diagnostic::error(codes::E0408, "a slice's step is at least 1")
+                                .with_primary(step.span, "not a step PyTorch takes")
+                                .with_help("to reverse an axis, declare `torch.flip` as an `extern fn` taking `dims: Axes[n]`"),
+                        );
+                        failed = true;
+                    }
+                    Entry::Slice
+                }
+                ast::IndexArg::List { items, span } => match self.list_index(items, *span) {
+                    Some(entry) => entry,
+                    None => {
+                        failed = true;
+                        continue;
+                    }
+                },
+                ast::IndexArg::Expr(x) => {
+                    let xt = match first_checked.take() {
+                        Some(t) => t,
+                        None => self.index_expr(x),
+                    };
+                    match self.expr_entry(x, &xt) {
+                        Some(entry) => entry,
+                        None => {
+                            failed = true;
+                            continue;
+                        }
+                    }
+                }
+            };
+            entries.push(entry);
+        }
+        (!failed).then_some(entries)
+    }
+
+    /// The type of an index expression; `none` is an entry of its own
+    /// there (a new axis), not a misplaced value.
+    fn index_expr(&mut self, x: &ast::Expr) -> Ty {
+        if matches!(x.kind, ast::ExprKind::None) {
+            return self.record(x.span, error_ty(x.span), ExprInfo::Plain);
+        }
+        self.expr(x)
+    }
+
+    /// An expression entry: `none`, an Int, or an integer tensor.
+    fn expr_entry(&mut self, x: &ast::Expr, xt: &Ty) -> Option<Entry> {
+        if matches!(x.kind, ast::ExprKind::None) {
+            return Some(Entry::New);
+        }
+        match &xt.kind {
+            TyKind::Scalar(ScalarKind::Int) | TyKind::Error => return Some(Entry::Drop),
+            TyKind::Tensor(it) => {
+                let integer =
+                    effective_dtype(it).is_some_and(|d| !is_float(d) && d != DtypeKind::Bool);
+                if let (true, Some(shape)) = (integer, &it.shape) {
+                    return Some(Entry::Pick(shape.to_vec()));
+                }
+            }
+            _ => {}
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0408,
+                "an index is an `Int`, a slice, `none`, `...`, an integer tensor or a Bool mask",
+            )
+            .with_primary(x.span, format!("this is `{}`", show_ty(xt)))
+            .with_help(
+                "pick positions with an integer tensor, as `x[ids]` with `ids: [k] Index[n]`",
+            ),
+        );
+        None
+    }
+
+    /// `[0, 2]`: Ints, picking that many positions.
+    fn list_index(&mut self, items: &[ast::Expr], span: Span) -> Option<Entry> {
+        let mut ok = true;
+        for item in items {
+            let it = self.expr(item);
+            if !matches!(it.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
+                self.diagnostics.push(
+                    Diagnostic::error(codes::E0408, "a list index holds `Int`s")
+                        .with_primary(item.span, format!("this is `{}`", show_ty(&it)))
+                        .with_help("write the positions to pick, as in `x[[0, 2]]`"),
+                );
+                ok = false;
+            }
+        }
+        if items.is_empty() {
+            self.diagnostics.push(
+                Diagnostic::error(codes::E0408, "an empty list index picks nothing")
+                    .with_primary(span, "no positions")
+                    .with_help("write the positions to pick, as in `x[[0, 2]]`"),
+            );
+            return None;
+        }
+        let len = i128::try_from(items.len()).unwrap_or(i128::MAX);
+        ok.then(|| Entry::Pick(vec![axis_of(Poly::constant(len), span)]))
+    }
+
+    /// The result's axes: each entry applied to the axes it takes, `rest`
+    /// axes for `...`; `None` after reporting picks of different shapes.
+    fn index_axes(
+        &mut self,
+        span: Span,
+        axes: &[Axis],
+        indices: &[ast::IndexArg],
+        entries: &[Entry],
+        rest: usize,
+    ) -> Option<Vec<Axis>> {
+        let mut out: Vec<Axis> = Vec::with_capacity(axes.len() + 1);
+        // The picks' shape, where it goes, how many separate runs of picks.
+        let mut picks: Option<(&[Axis], usize)> = None;
+        let mut runs = 0;
+        let mut in_run = false;
+        let mut pos = 0;
+        for (entry, index) in entries.iter().zip(indices) {
+            match entry {
+                Entry::Drop => pos += 1,
+                Entry::New => {
+                    out.push(axis_of(Poly::constant(1), index_span(index)));
+                    in_run = false;
+                }
+                Entry::Rest => {
+                    out.extend(axes[pos..pos + rest].iter().cloned());
+                    pos += rest;
+                    in_run &= rest == 0;
+                }
+                Entry::Slice => {
+                    let ast::IndexArg::Slice {
+                        start, end, step, ..
+                    } = index
+                    else {
+                        continue;
+                    };
+                    let axis = &axes[pos];
+                    // `:` is the whole axis as it is, an unknown size too.
+                    let whole = start.is_none() && end.is_none() && step.is_none();
+                    let size = if whole {
+                        axis_poly(axis)
+                    } else {
+                        self.slice_size(axis, start.as_deref(), end.as_deref(), step.as_deref())
+                    };
                     out.push(match size {
+                        _ if whole => axis.clone(),
                         Some(poly) if poly == axis_poly(axis).unwrap_or_default() => axis.clone(),
                         Some(poly) => axis_of(poly, span),
                         None => axis_of(self.new_unknown("k"), span),
                     });
+                    pos += 1;
+                    in_run = false;
+                }
+                Entry::Pick(shape) => {
+                    match picks {
+                        None => picks = Some((shape, out.len())),
+                        Some((first, _)) => {
+                            if !self.same_axes(first, shape) {
+                                self.picks_differ(span, first, shape);
+                                return None;
+                            }
+                        }
+                    }
+                    if !in_run {
+                        runs += 1;
+                    }
+                    in_run = true;
+                    pos += 1;
                 }
             }
         }
-        if failed {
-            return self.record(span, error_ty(span), ExprInfo::Plain);
+        out.extend(axes[pos..].iter().cloned());
+        if let Some((shape, at)) = picks {
+            let at = if runs > 1 { 0 } else { at };
+            out.splice(at..at, shape.iter().cloned());
         }
-        out.extend(axes[indices.len()..].iter().cloned());
-        let result = tensor(Some(out), t.domain.clone(), t.dtype, span);
-        self.record(span, result, ExprInfo::Index(IndexPlan::Basic))
+        Some(out)
     }
 
-    /// The size of `a:b` on `axis` when both are known to fit, else `None`.
+    /// Whether two shapes have the same sizes, axis by axis.
+    fn same_axes(&self, a: &[Axis], b: &[Axis]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| match (axis_poly_ref(x), axis_poly_ref(y)) {
+                    (Some(p), Some(q)) => self.ctx.env.dims.same_size(&p, &q),
+                    _ => true,
+                })
+    }
+
+    /// E0401: two integer-tensor indices of different shapes.
+    fn picks_differ(&mut self, span: Span, a: &[Axis], b: &[Axis]) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0401,
+                format!(
+                    "integer indices `{}` and `{}` have different shapes",
+                    show_shape(a),
+                    show_shape(b)
+                ),
+            )
+            .with_primary(span, "indexed together here")
+            .with_help(
+                "integer indices used together pick positions pairwise, so their shapes are equal",
+            ),
+        );
+    }
+
+    /// The size of `a:b:s` on `axis` when both bounds are known to fit,
+    /// else `None`. A negative bound counts from the end (`-1` is
+    /// `size - 1`), and a step `s` gives the ceiling of the length over `s`
+    /// when that division is exact for every size (`docs/shapescript/functions.md`).
     pub(super) fn slice_size(
         &self,
         axis: &Axis,
@@ -209,17 +433,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         step: Option<&ast::Expr>,
     ) -> Option<Poly> {
         let size = axis_poly(axis)?;
-        if step.is_some() {
-            return None;
-        }
         let dims = self.ctx.env.dims;
         let lo = match start {
             None => Poly::constant(0),
-            Some(e) => self.static_size(e)?,
+            Some(e) => self.slice_bound(e, &size)?,
         };
         let hi = match end {
             None => size.clone(),
-            Some(e) => self.static_size(e)?,
+            Some(e) => self.slice_bound(e, &size)?,
         };
         let len = hi.sub(&lo).ok()?;
         // Fits when, for every value the sizes may take (unknown sizes at
@@ -233,6 +454,77 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             .is_some_and(|d| d >= 0);
         let fits_lo = least(&lo).is_some_and(|l| l >= 0);
         let positive = least(&len).is_some_and(|l| l >= 1);
-        (fits_hi && fits_lo && positive).then_some(len)
+        if !(fits_hi && fits_lo && positive) {
+            return None;
+        }
+        let Some(step) = step else {
+            return Some(len);
+        };
+        // The ceiling of `len / step`: the constant term rounds up, and the
+        // rest must divide exactly (`2*n + 1` by 2 is `n + 1`).
+        let step = self.static_size(step)?.as_constant().filter(|s| *s >= 1)?;
+        let len = dims.substitute(&len).ok()?;
+        let constant: i128 = len
+            .terms()
+            .iter()
+            .filter(|t| t.mono.factors().is_empty())
+            .map(|t| t.coef)
+            .sum();
+        let rest = len.sub(&Poly::constant(constant)).ok()?;
+        let whole = rest.div_exact(&Poly::constant(step)).ok()?;
+        let up = constant.checked_neg()?.div_euclid(step).checked_neg()?;
+        whole.add(&Poly::constant(up)).ok()
+    }
+
+    /// A slice bound as a position: `-c` counts from the end of `size`.
+    fn slice_bound(&self, e: &ast::Expr, size: &Poly) -> Option<Poly> {
+        if let ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } = &e.kind
+        {
+            let back = self.static_size(operand)?;
+            if back.as_constant() == Some(0) {
+                return Some(back);
+            }
+            return size.sub(&back).ok();
+        }
+        self.static_size(e)
+    }
+}
+
+/// What one entry of `x[...]` does to the axes.
+enum Entry {
+    /// An Int: drops its axis.
+    Drop,
+    /// A slice: keeps its axis, at the slice's size.
+    Slice,
+    /// `none`: a new axis of size 1.
+    New,
+    /// `...`: the axes no other entry takes, unchanged.
+    Rest,
+    /// An integer tensor or list: picks positions along its axis; its shape.
+    Pick(Vec<Axis>),
+}
+
+/// Whether a slice's step is written as 0 or a negative number (`::-1`).
+fn not_positive(step: &ast::Expr) -> bool {
+    match &step.kind {
+        ast::ExprKind::Int(v) => *v == 0,
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => matches!(operand.kind, ast::ExprKind::Int(_)),
+        _ => false,
+    }
+}
+
+/// Where one entry of `x[...]` was written.
+fn index_span(index: &ast::IndexArg) -> Span {
+    match index {
+        ast::IndexArg::Expr(e) => e.span,
+        ast::IndexArg::Slice { span, .. }
+        | ast::IndexArg::Ellipsis(span)
+        | ast::IndexArg::List { span, .. } => *span,
     }
 }

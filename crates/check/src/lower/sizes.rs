@@ -113,6 +113,24 @@ impl<'a> Lowerer<'a, '_> {
                     }
                     Err(e) => Err(e),
                 },
+                SizeOp::Pow => match self.exponent(&b) {
+                    // A sum's power has a term per way to pick: keep it small.
+                    Some(e) if e > 8 && a.terms().len() > 1 => {
+                        self.report(not_a_power(
+                            span,
+                            "a power of a sum above 8 makes too large a size",
+                        ));
+                        return None;
+                    }
+                    Some(e) => power(&a, e).map(SizeVal::Poly),
+                    None => {
+                        self.report(not_a_power(
+                            span,
+                            "the exponent is not a number known before the program runs",
+                        ));
+                        return None;
+                    }
+                },
             },
             (a, b) => {
                 let op = match op {
@@ -120,6 +138,10 @@ impl<'a> Lowerer<'a, '_> {
                     SizeOp::Sub => Step::Sub,
                     SizeOp::Mul => Step::Mul,
                     SizeOp::Div => Step::FloorDiv,
+                    SizeOp::Pow => {
+                        self.report(not_a_power(span, "a power of a rounded size"));
+                        return None;
+                    }
                 };
                 Ok(SizeVal::Formula(match b {
                     SizeVal::Poly(b) => into_formula(a).apply_poly(op, b),
@@ -218,6 +240,18 @@ impl<'a> Lowerer<'a, '_> {
             Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
             _ => None,
         })
+    }
+
+    /// The exponent of `a**b` in a size: a whole number from 0 to 127,
+    /// written or a dim's value.
+    fn exponent(&self, b: &Poly) -> Option<u32> {
+        let dims = self.env.dims;
+        let value = |s: &Symbol| match s {
+            Symbol::Dim { file, name } => dims.get(*file, name).map(Poly::constant),
+            _ => None,
+        };
+        let e = b.substitute(&value).ok()?.as_constant()?;
+        u32::try_from(e).ok().filter(|e| *e < 128)
     }
 
     /// Exact division, symbolically or once dims are replaced by their values (`docs/shapescript/sizes.md`).
@@ -455,9 +489,18 @@ impl<'a> Lowerer<'a, '_> {
                 let prec = match op {
                     SizeOp::Add | SizeOp::Sub => 1,
                     SizeOp::Mul | SizeOp::Div => 2,
+                    SizeOp::Pow => 3,
                 };
                 if prec < outer {
                     out.push('(');
+                }
+                if syntax::print::is_negation(*op, lhs) {
+                    out.push('-');
+                    self.render(rhs, origin, out, prec + 1);
+                    if prec < outer {
+                        out.push(')');
+                    }
+                    return;
                 }
                 self.render(lhs, origin, out, prec);
                 out.push_str(if prec == 1 { " " } else { "" });
@@ -520,6 +563,22 @@ fn too_many_terms(span: Span) -> Diagnostic {
 // Cold and apart, as `Lowerer::report`.
 #[cold]
 #[inline(never)]
+/// `a` multiplied by itself `e` times (`n**2` is `n*n`).
+fn power(a: &Poly, e: u32) -> Result<Poly, SizeError> {
+    let mut out = Poly::constant(1);
+    for _ in 0..e {
+        out = out.mul(a)?;
+    }
+    Ok(out)
+}
+
+/// E0303 for `a**b` in a size whose power is not a polynomial.
+fn not_a_power(span: Span, why: &str) -> Diagnostic {
+    Diagnostic::error(codes::E0303, "not a size")
+        .with_primary(span, why)
+        .with_help("the exponent of `**` in a size is a number or a dim, 0 or more, as in `[n**2]` or `[2**K]`")
+}
+
 pub(super) fn inexact(span: Span, why: &str) -> Diagnostic {
     Diagnostic::error(codes::E0402, "size division is not exact")
         .with_primary(span, why)

@@ -599,6 +599,12 @@ impl Walker<'_, '_, '_> {
                                 self.expr(part);
                             }
                         }
+                        ast::IndexArg::List { items, .. } => {
+                            for item in items {
+                                self.expr(item);
+                            }
+                        }
+                        ast::IndexArg::Ellipsis(_) => {}
                     }
                 }
                 None

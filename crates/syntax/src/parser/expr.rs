@@ -425,6 +425,16 @@ impl Parser<'_> {
     }
 
     fn parse_unary(&mut self) -> Expr {
+        if self.at(TokenKind::Plus) {
+            // Unary plus changes nothing: `+x` is `x`.
+            self.bump();
+            if !self.enter() {
+                return self.error_expr();
+            }
+            let operand = self.parse_unary();
+            self.leave();
+            return operand;
+        }
         if self.at(TokenKind::Minus) {
             let token = self.bump();
             if !self.enter() {
@@ -720,6 +730,23 @@ impl Parser<'_> {
                 break;
             }
             let start = self.here();
+            if self.at(TokenKind::Ellipsis) {
+                self.bump();
+                indices.push(IndexArg::Ellipsis(start));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+                continue;
+            }
+            if self.at(TokenKind::LBracket) {
+                let (items, end) = self.delimited(TokenKind::RBracket, Self::parse_index_list);
+                let span = Span::new(self.file, start.start, end.max(start.start));
+                indices.push(IndexArg::List { items, span });
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+                continue;
+            }
             let first = if self.at(TokenKind::Colon) {
                 None
             } else {
@@ -747,6 +774,18 @@ impl Parser<'_> {
             }
         }
         indices
+    }
+
+    /// The items of a list index `[0, 2]` up to `]`.
+    fn parse_index_list(&mut self) -> Vec<Expr> {
+        let mut items = Vec::new();
+        while !matches!(self.kind(), TokenKind::RBracket | TokenKind::Eof) {
+            items.push(self.parse_expr());
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        items
     }
 
     fn parse_slice_bound(&mut self) -> Option<Box<Expr>> {

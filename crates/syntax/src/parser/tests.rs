@@ -794,3 +794,22 @@ fn junk_after_a_broken_declaration_is_still_seen() {
         "#]],
     );
 }
+
+#[test]
+fn powers_signs_and_index_forms() {
+    check(
+        r#"fn f(x: [n**2 2**3**2 (-1 + n) (+n) -(a*b)]) -> [n] = x[none, ..., [0, 2], :-1, ::2] + +x
+fn g(x: [b 3 -1 + l], y: [b -1 + l]) -> [b] = x
+"#,
+        expect![[r#"
+            fn f(x: [n**2 2**3**2 (-1 + n) n - a*b]) -> [n] = (x[none, ..., [0, 2], :(-1), ::2] + x)
+            fn g(x: [b 3 - 1 + l], y: [b - 1 + l]) -> [b] = x
+            error[E0109]: a size that starts with `-` must be in parentheses
+              --> 36..38 "-(": is this a new axis, or part of the one before?
+              help: write a new axis in parentheses, as `(-1 + n)`, or space both sides of a difference, as `3 - 1`
+            error[E0109]: a size that starts with `-` must be in parentheses
+              --> 103..105 "-1": is this a new axis, or part of the one before?
+              help: write a new axis in parentheses, as `(-1 + n)`, or space both sides of a difference, as `3 - 1`
+        "#]],
+    );
+}

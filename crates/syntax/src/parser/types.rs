@@ -50,6 +50,14 @@ fn foreign_dtype(name: &str) -> Option<DtypeKind> {
     })
 }
 
+/// A token that ends an axis's arithmetic, for a missing operand.
+fn stop_token(at: Token) -> Token {
+    Token {
+        kind: TokenKind::Eof,
+        ..at
+    }
+}
+
 fn starts_axis(kind: TokenKind) -> bool {
     matches!(
         kind,
@@ -394,6 +402,15 @@ impl Parser<'_> {
                 token = self.current();
                 continue;
             }
+            if matches!(kind, TokenKind::Minus | TokenKind::Plus) {
+                // A size that starts with a sign: only in parentheses, `(-1 + n)`.
+                if close != TokenKind::RParen {
+                    self.signed_size_error(token, token);
+                }
+                axes.push(self.parse_axis(token, true).into_axis());
+                token = self.current();
+                continue;
+            }
             if kind == close || !starts_axis(kind) {
                 // A wrong closer or the end is reported as an unclosed delimiter by `delimited`.
                 let closer = matches!(
@@ -413,7 +430,7 @@ impl Parser<'_> {
                         span,
                     }
                 }
-                None => self.parse_axis(token).into_axis(),
+                None => self.parse_axis(token, true).into_axis(),
             };
             axes.push(axis);
             token = self.current();
@@ -437,6 +454,7 @@ impl Parser<'_> {
             TokenKind::Plus
                 | TokenKind::Minus
                 | TokenKind::Star
+                | TokenKind::StarStar
                 | TokenKind::Slash
                 | TokenKind::Dot
                 | TokenKind::Newline
@@ -461,7 +479,10 @@ impl Parser<'_> {
     /// `parse_size` without the depth bound.
     fn parse_size_unbounded(&mut self, what: &str) -> SizeExpr {
         let token = self.current();
-        if !starts_axis(token.kind) {
+        // A lone size may start with a sign (`dim Z = -1 + N`): nothing to
+        // mistake it for, unlike in a shape.
+        let signed = matches!(token.kind, TokenKind::Minus | TokenKind::Plus);
+        if !starts_axis(token.kind) && !signed {
             self.error_expected(what);
             let here = self.here();
             return SizeExpr {
@@ -469,7 +490,7 @@ impl Parser<'_> {
                 span: Span::new(self.file, here.start, here.start),
             };
         }
-        match self.parse_axis(token) {
+        match self.parse_axis(token, false) {
             AxisPart::Size(size) => size,
             AxisPart::Other(axis) => {
                 self.report(
@@ -489,7 +510,8 @@ impl Parser<'_> {
 
     /// An axis: terms joined by `+ -`, stopping at juxtaposition. `first`
     /// is the current token (callers have looked at it already).
-    fn parse_axis(&mut self, first: Token) -> AxisPart {
+    /// `juxtaposed`: among other axes, where `3 -1` is ambiguous (E0109).
+    fn parse_axis(&mut self, first: Token, juxtaposed: bool) -> AxisPart {
         if !self.enter() {
             let here = self.here();
             self.bump();
@@ -498,15 +520,24 @@ impl Parser<'_> {
                 span: here,
             });
         }
-        let (mut lhs, mut op_token) = self.parse_axis_product(first);
+        let (mut lhs, mut op_token) = if matches!(first.kind, TokenKind::Minus | TokenKind::Plus) {
+            self.signed_product(first)
+        } else {
+            self.parse_axis_product(first)
+        };
         loop {
             let op = match op_token.kind {
                 TokenKind::Plus => SizeOp::Add,
                 TokenKind::Minus => SizeOp::Sub,
                 _ => break,
             };
+            let before = self.token_at(self.pos.saturating_sub(1));
             self.pos += 1;
             let next = self.current();
+            // `3 -1`: a space before the sign only reads as a new signed axis.
+            if juxtaposed && before.end < op_token.start && op_token.end == next.start {
+                self.signed_size_error(op_token, next);
+            }
             let rhs;
             (rhs, op_token) = if starts_axis(next.kind) {
                 self.parse_axis_product(next)
@@ -516,7 +547,9 @@ impl Parser<'_> {
                     kind: SizeExprKind::Error,
                     span: self.span_of(op_token),
                 });
-                (error, self.current())
+                // Stop here: another operator next (`1 - - - 1`) would
+                // otherwise grow the tree one level per operator.
+                (error, stop_token(op_token))
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
@@ -527,7 +560,7 @@ impl Parser<'_> {
     /// Factors joined by `* /`; `first` is the current token. Returns the
     /// product and the current token after it (the caller looks at it next).
     fn parse_axis_product(&mut self, first: Token) -> (AxisPart, Token) {
-        let mut lhs = self.parse_axis_atom(first);
+        let mut lhs = self.parse_axis_power(first);
         loop {
             let op_token = self.current();
             let op = match op_token.kind {
@@ -538,7 +571,7 @@ impl Parser<'_> {
             self.pos += 1;
             let next = self.current();
             let rhs = if starts_axis(next.kind) {
-                self.parse_axis_atom(next)
+                self.parse_axis_power(next)
             } else {
                 self.error_expected("a size");
                 AxisPart::Size(SizeExpr {
@@ -548,6 +581,82 @@ impl Parser<'_> {
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
+    }
+
+    /// `-x` or `+x` at the start of a size: `x` is a product, and `-x` is
+    /// `0 - x` with a `0` that covers no text (`print::is_negation`).
+    fn signed_product(&mut self, sign: Token) -> (AxisPart, Token) {
+        self.pos += 1;
+        let next = self.current();
+        let (operand, after) = if starts_axis(next.kind) {
+            self.parse_axis_product(next)
+        } else {
+            self.error_expected("a size");
+            let error = AxisPart::Size(SizeExpr {
+                kind: SizeExprKind::Error,
+                span: self.span_of(sign),
+            });
+            (error, stop_token(sign))
+        };
+        if sign.kind == TokenKind::Plus {
+            return (operand, after);
+        }
+        let at = self.span_of(sign);
+        let zero = AxisPart::Size(SizeExpr {
+            kind: SizeExprKind::Int(U128::new(0)),
+            span: Span::new(self.file, at.start, at.start),
+        });
+        let mut negated = self.size_binary(SizeOp::Sub, zero, operand);
+        if let AxisPart::Size(size) = &mut negated {
+            size.span = join(at, size.span);
+        }
+        (negated, after)
+    }
+
+    /// E0109 at a sign that starts a size outside parentheses (`from` to `to`).
+    #[cold]
+    fn signed_size_error(&mut self, from: Token, to: Token) {
+        let span = Span::new(self.file, from.start, to.end.max(from.end));
+        let sign = if from.kind == TokenKind::Plus {
+            "+"
+        } else {
+            "-"
+        };
+        self.report(
+            Diagnostic::error(
+                codes::SIGNED_SIZE,
+                format!("a size that starts with `{sign}` must be in parentheses"),
+            )
+            .with_primary(span, "is this a new axis, or part of the one before?")
+            .with_help(format!(
+                "write a new axis in parentheses, as `({sign}1 + n)`, or space both sides of a difference, as `3 {sign} 1`"
+            )),
+        );
+    }
+
+    /// An atom, or `atom ** exponent` (right-associative, tighter than `*`).
+    fn parse_axis_power(&mut self, token: Token) -> AxisPart {
+        let base = self.parse_axis_atom(token);
+        let op_token = self.current();
+        if op_token.kind != TokenKind::StarStar {
+            return base;
+        }
+        self.pos += 1;
+        let next = self.current();
+        if !starts_axis(next.kind) || !self.enter() {
+            if starts_axis(next.kind) {
+                self.bump();
+            } else {
+                self.error_expected("a size");
+            }
+            return AxisPart::Size(SizeExpr {
+                kind: SizeExprKind::Error,
+                span: self.span_of(op_token),
+            });
+        }
+        let exponent = self.parse_axis_power(next);
+        self.leave();
+        self.size_binary(SizeOp::Pow, base, exponent)
     }
 
     /// Joins two operands; a group, grouped size or `...` among them is E0107.

@@ -20,11 +20,14 @@ pub(super) fn read_sides(
     pattern: &ast::Pattern,
     sides: &mut Sides,
 ) -> Option<()> {
+    // `einsum` takes a name twice on an input side, as torch does: the
+    // diagonal `[i i] -> [i]`, the trace `[i i] -> []`.
+    let repeats = name == "einsum";
     for l in &pattern.lhs {
-        let read = side(c, l, &mut sides.all)?;
+        let read = side(c, l, &mut sides.all, repeats)?;
         sides.lhs.push(read);
     }
-    sides.rhs = side(c, &pattern.rhs, &mut sides.all)?;
+    sides.rhs = side(c, &pattern.rhs, &mut sides.all, false)?;
     let Sides { all, lhs, rhs } = sides;
     for s in lhs.iter().chain(std::iter::once(&*rhs)) {
         if let Some(second) = s.iter().filter(|a| a.rest).nth(1) {
@@ -53,8 +56,13 @@ pub(super) fn read_sides(
 }
 
 /// Reads one side of a pattern (E0410 for what can't be in one), its
-/// elementary axes onto `elems`.
-fn side(c: &mut FnChecker, list: &ast::ShapeList, elems: &mut Elems) -> Option<Side> {
+/// elementary axes onto `elems`; a name twice only where `repeats` allows.
+fn side(
+    c: &mut FnChecker,
+    list: &ast::ShapeList,
+    elems: &mut Elems,
+    repeats: bool,
+) -> Option<Side> {
     let mut out = Side::new();
     for axis in &list.axes {
         let start = elems.len() as u32;
@@ -94,6 +102,9 @@ fn side(c: &mut FnChecker, list: &ast::ShapeList, elems: &mut Elems) -> Option<S
         });
     }
     // A name twice on one side.
+    if repeats {
+        return Some(out);
+    }
     let mut seen: SmallVec<[Name; 8]> = SmallVec::new();
     for a in &out {
         for e in a.elems(elems) {
