@@ -12,8 +12,8 @@ use diag::{FileId, Severity, Span};
 use lsp_types as lsp;
 use lsp_types::request::{
     CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
-    InlayHintRequest, PrepareRenameRequest, References, Rename, Request,
-    SemanticTokensFullRequest, SignatureHelpRequest,
+    InlayHintRequest, PrepareRenameRequest, References, Rename, Request, SemanticTokensFullRequest,
+    SignatureHelpRequest,
 };
 use serde_json::Value;
 
@@ -331,17 +331,23 @@ fn semantic_tokens(
             .fold(0, |bits, (i, _)| bits | 1 << i);
         data.push(lsp::SemanticToken {
             delta_line: line - last_line,
-            delta_start: if line == last_line { start - last_start } else { start },
+            delta_start: if line == last_line {
+                start - last_start
+            } else {
+                start
+            },
             length: end - start,
             token_type: token_type(highlight.kind),
             token_modifiers_bitset: bits,
         });
         (last_line, last_start) = (line, start);
     }
-    Ok(Some(lsp::SemanticTokensResult::Tokens(lsp::SemanticTokens {
-        result_id: None,
-        data,
-    })))
+    Ok(Some(lsp::SemanticTokensResult::Tokens(
+        lsp::SemanticTokens {
+            result_id: None,
+            data,
+        },
+    )))
 }
 
 /// The index of a highlight's type in `TOKEN_TYPES`.
@@ -377,8 +383,11 @@ fn code_actions(
         return Ok(None);
     };
     let wanted = params.context.only.as_ref().is_none_or(|only| {
-        only.iter()
-            .any(|kind| lsp::CodeActionKind::QUICKFIX.as_str().starts_with(kind.as_str()))
+        only.iter().any(|kind| {
+            lsp::CodeActionKind::QUICKFIX
+                .as_str()
+                .starts_with(kind.as_str())
+        })
     });
     if !wanted {
         return Ok(Some(Vec::new()));

@@ -90,7 +90,10 @@ mod tests {
         assert_eq!(to_path("shapescript-library:/nn.ss"), None);
         assert_eq!(to_path("file:///a%2"), None);
         assert_eq!(library_name("shapescript-library:/nn.ss"), Some("nn.ss"));
-        assert_eq!(library_name("shapescript-library:///prelude.ss"), Some("prelude.ss"));
+        assert_eq!(
+            library_name("shapescript-library:///prelude.ss"),
+            Some("prelude.ss")
+        );
         assert_eq!(library_name("file:///lib/nn.ss"), None);
         assert_eq!(library_name("shapescript-libraryx:/nn.ss"), None);
         assert_eq!(

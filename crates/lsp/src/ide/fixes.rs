@@ -50,7 +50,9 @@ fn replacement(written: &str, help: &str) -> Option<String> {
     if let Some((_, rest)) = help.split_once("with a similar name exists: `") {
         let name = rest.strip_suffix('`')?;
         let is_name = |s: &str| {
-            !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
         };
         return (is_name(name) && is_name(written)).then(|| name.to_string());
     }
@@ -93,10 +95,16 @@ mod tests {
     #[test]
     fn only_help_that_says_what_to_write_instead_is_a_fix() {
         assert_eq!(
-            replacement("16 gh", "write `16gh`, touching, for one axis of size 16 × gh"),
+            replacement(
+                "16 gh",
+                "write `16gh`, touching, for one axis of size 16 × gh"
+            ),
             Some("16gh".to_string())
         );
-        assert_eq!(replacement("forward", "write `fn forward(self, ...)`"), None);
+        assert_eq!(
+            replacement("forward", "write `fn forward(self, ...)`"),
+            None
+        );
         assert_eq!(
             replacement("x", "a value with a similar name exists: `a b`"),
             None

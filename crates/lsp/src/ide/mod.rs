@@ -150,9 +150,10 @@ impl Analysis {
     /// The library file named `name` (`prelude.ss`), as a client names it
     /// in a `shapescript-library:` URI.
     pub fn library_file(&self, name: &str) -> Option<FileId> {
-        self.library.iter().copied().find(|&file| {
-            self.path(file).file_name().and_then(|n| n.to_str()) == Some(name)
-        })
+        self.library
+            .iter()
+            .copied()
+            .find(|&file| self.path(file).file_name().and_then(|n| n.to_str()) == Some(name))
     }
 
     pub fn is_library(&self, file: FileId) -> bool {
