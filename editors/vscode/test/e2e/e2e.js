@@ -360,7 +360,32 @@ async function session(browser, port, dirs) {
   });
 
   await check("a missing binary shows the message naming the setting", async () => {
-    writeSettings(dirs.userData, "/nonexistent/shapescript");
+    // As a user would: in the Settings editor, which also restarts the server.
+    await wb.command("Preferences: Open Settings (UI)");
+    await page.waitForSelector(".settings-editor", { visible: true });
+    await sleep(500);
+    await page.keyboard.type("shapescript.server.path", { delay: 10 });
+    // A machine-overridable setting: in code-server, the remote machine's settings.
+    const remote = await until("the Remote settings tab", async () =>
+      page.evaluateHandle(() =>
+        [...document.querySelectorAll(".settings-editor .action-label")].find((a) =>
+          a.textContent.startsWith("Remote"),
+        ) ?? false,
+      ).then((h) => (h.asElement() ? h : false)),
+    );
+    await remote.click();
+    const input = await until("the server path setting's input", async () =>
+      page.evaluateHandle(() => {
+        const item = [...document.querySelectorAll(".settings-editor .setting-item-contents")].find((i) =>
+          i.textContent.includes("Server: Path") || i.textContent.includes("Server › Path"),
+        );
+        return item?.querySelector("input") ?? false;
+      }).then((h) => (h.asElement() ? h : false)),
+    );
+    await input.click({ count: 3 });
+    await wb.keys("Control", "KeyA");
+    await page.keyboard.type("/nonexistent/shapescript", { delay: 10 });
+    await page.keyboard.press("Tab");
     const text = await until("the missing-server message", async () => {
       const shown = await wb.notifications();
       return shown.includes("shapescript.server.path") && shown.includes("/nonexistent/shapescript") ? shown : false;
