@@ -71,8 +71,9 @@ class Extension {
     if (!executable) {
       this.show("$(error) ShapeScript", `\`${command}\` was not found`, true);
       this.output.appendLine(`The ShapeScript language server \`${command}\` was not found.`);
+      const where = /[\\/]/.test(command) ? "is not an executable file" : "was not found on PATH";
       void this.offerSettings(
-        `ShapeScript: the language server \`${command}\` was not found on PATH. ` +
+        `ShapeScript: the language server \`${command}\` ${where}. ` +
           `Install it (\`cargo install --path crates/shapescript\`) or set ` +
           `\`${SERVER_PATH_SETTING}\` to the \`shapescript\` executable.`,
       );

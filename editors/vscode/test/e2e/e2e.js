@@ -365,23 +365,7 @@ async function session(browser, port, dirs) {
     await page.waitForSelector(".settings-editor", { visible: true });
     await sleep(500);
     await page.keyboard.type("shapescript.server.path", { delay: 10 });
-    // A machine-overridable setting: in code-server, the remote machine's settings.
-    const remote = await until("the Remote settings tab", async () =>
-      page.evaluateHandle(() =>
-        [...document.querySelectorAll(".settings-editor .action-label")].find((a) =>
-          a.textContent.startsWith("Remote"),
-        ) ?? false,
-      ).then((h) => (h.asElement() ? h : false)),
-    );
-    await remote.click();
-    const input = await until("the server path setting's input", async () =>
-      page.evaluateHandle(() => {
-        const item = [...document.querySelectorAll(".settings-editor .setting-item-contents")].find((i) =>
-          i.textContent.includes("Server: Path") || i.textContent.includes("Server › Path"),
-        );
-        return item?.querySelector("input") ?? false;
-      }).then((h) => (h.asElement() ? h : false)),
-    );
+    const input = await settingInput(page);
     await input.click({ count: 3 });
     await wb.keys("Control", "KeyA");
     await page.keyboard.type("/nonexistent/shapescript", { delay: 10 });
@@ -390,11 +374,37 @@ async function session(browser, port, dirs) {
       const shown = await wb.notifications();
       return shown.includes("shapescript.server.path") && shown.includes("/nonexistent/shapescript") ? shown : false;
     }, 60000);
-    if (!text.includes("Open Settings")) {
-      throw new Error(`the message has no Open Settings button: ${text}`);
+    // Its button opens the setting (the Settings editor is closed first).
+    await until("the Settings editor to close", async () => {
+      await page.keyboard.press("Escape");
+      return page.evaluate(() => !document.querySelector(".settings-editor")?.checkVisibility());
+    }, 10000);
+    const button = await until("the Open Settings button", async () =>
+      page.evaluateHandle(() =>
+        [...document.querySelectorAll(".notifications-toasts .monaco-button")].find(
+          (b) => b.textContent.trim() === "Open Settings",
+        ) ?? false,
+      ).then((h) => (h.asElement() ? h : false)),
+    );
+    await button.click();
+    const value = await (await settingInput(page)).evaluate((i) => i.value);
+    if (value !== "/nonexistent/shapescript") {
+      throw new Error(`Open Settings showed the setting as "${value}"`);
     }
   });
   await page.close();
+}
+
+/** The input of `shapescript.server.path` in the Settings editor. */
+function settingInput(page) {
+  return until("the server path setting's input", async () =>
+    page.evaluateHandle(() => {
+      const item = [...document.querySelectorAll(".settings-editor .setting-item-contents")].find((i) =>
+        /Server(: | › )Path/.test(i.textContent),
+      );
+      return item?.querySelector("input") ?? false;
+    }).then((h) => (h.asElement() ? h : false)),
+  );
 }
 
 /** Typing into the active editor changes nothing and leaves it clean. */
