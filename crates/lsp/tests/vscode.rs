@@ -37,9 +37,14 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
 #[test]
 fn the_extension_passes_npm_test_and_packages_only_its_bundle() {
     let dir = extension_dir();
-    let installed = ["typescript", "esbuild", "@vscode/vsce", "vscode-tmgrammar-test"]
-        .iter()
-        .all(|p| dir.join("node_modules").join(p).exists());
+    let installed = [
+        "typescript",
+        "esbuild",
+        "@vscode/vsce",
+        "vscode-tmgrammar-test",
+    ]
+    .iter()
+    .all(|p| dir.join("node_modules").join(p).exists());
     if !installed {
         run(&dir, "npm", &["ci", "--no-audit", "--no-fund"]);
     }
@@ -47,7 +52,11 @@ fn the_extension_passes_npm_test_and_packages_only_its_bundle() {
     assert!(tests.contains("# fail 0"), "{tests}");
     assert!(tests.contains("run successfuly"), "{tests}");
     run(&dir, "npm", &["run", "bundle"]);
-    let listed = run(&dir, "npx", &["--no-install", "vsce", "ls", "--no-dependencies"]);
+    let listed = run(
+        &dir,
+        "npx",
+        &["--no-install", "vsce", "ls", "--no-dependencies"],
+    );
     let files: Vec<&str> = listed.lines().map(str::trim).collect();
     for wanted in [
         "dist/extension.js",
