@@ -242,7 +242,7 @@ fn a_quick_fix_applies_the_did_you_mean_help() {
     let typo = diagnostics["diagnostics"][0].clone();
     let actions = client.request(
         "textDocument/codeAction",
-        json!({ "textDocument": { "uri": main }, "range": typo["range"], "context": { "diagnostics": [typo] } }),
+        json!({ "textDocument": { "uri": main }, "range": typo["range"], "context": { "diagnostics": [typo], "only": ["quickfix"], "triggerKind": 1 } }),
     );
     let action = &actions[0];
     assert_eq!(

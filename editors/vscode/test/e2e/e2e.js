@@ -8,6 +8,8 @@
 //   - go to definition and find references into the prelude open read-only
 //     `shapescript-library:` documents that refuse edits;
 //   - hover inside a library document works;
+//   - a quick fix applies the checker's did-you-mean help;
+//   - a `##` doc comment continues on Enter;
 //   - a missing binary shows the message naming `shapescript.server.path`.
 // A failure leaves a screenshot and the logs in $OUT. Run by scripts/test-vscode,
 // which installs code-server, Chromium and puppeteer-core and sets the
@@ -47,7 +49,7 @@ fn project(x: [b n D], w: [D D]) -> [b n D] {
   gelu(h)
 }
 
-fn broken(x: [b D]) -> [b D] = doubel(x)
+fn broken(x: [n]) -> [n] = doubel(x)
 `;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -218,7 +220,10 @@ class Workbench {
         uri: uriHolder?.getAttribute("data-uri") ?? undefined,
         dirty: tab ? tab.classList.contains("dirty") : false,
         title: tab?.textContent ?? "",
-        text: [...(editor?.querySelectorAll(".view-line") ?? [])].map((l) => l.textContent).join("\n"),
+        // Lines in the order they are drawn, with VS Code's non-breaking spaces as spaces.
+        text: [...(editor?.querySelectorAll(".view-line") ?? [])]
+          .map((l) => l.textContent.replace(/\u00a0/g, " "))
+          .join("\n"),
       };
     });
   }
@@ -357,6 +362,39 @@ async function session(browser, port, dirs) {
       throw new Error(`the reference opened ${editor.uri}, not a shapescript-library: document`);
     }
     await refusesEdits(wb, page);
+  });
+
+  await check("a quick fix applies the did-you-mean help", async () => {
+    await wb.openFile("main.ss");
+    await wb.goTo(11, 30);
+    await wb.command("Quick Fix...");
+    await until("the quick fix in the menu", async () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll(".action-widget .monaco-list-row")].some((r) =>
+          r.textContent.includes("Replace `doubel` with `double`"),
+        ),
+      ),
+    );
+    await page.keyboard.press("Enter");
+    await until("the fixed call and no error left", async () => {
+      const editor = await wb.activeEditor();
+      const squiggles = await page.$(".editor-group-container.active .squiggly-error");
+      return editor.text.includes("= double(x)") && !squiggles;
+    });
+  });
+
+  await check("a ## doc comment continues on Enter", async () => {
+    await wb.goTo(3, 16);
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("more");
+    await until("the continued doc comment", async () => {
+      const lines = await page.evaluate(() =>
+        [...document.querySelectorAll(".editor-group-container.active .view-line")].map((l) =>
+          l.textContent.replace(/\u00a0/g, " "),
+        ),
+      );
+      return lines.includes("## more");
+    });
   });
 
   await check("a missing binary shows the message naming the setting", async () => {
