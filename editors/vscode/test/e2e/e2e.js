@@ -89,6 +89,19 @@ function freePort() {
   });
 }
 
+/**
+ * code-server's environment: its logs and default config go to `XDG_*`
+ * folders (not `--user-data-dir`), kept inside the temporary `root` too.
+ */
+function codeServerEnv(root) {
+  return {
+    ...process.env,
+    XDG_DATA_HOME: path.join(root, "xdg-data"),
+    XDG_CONFIG_HOME: path.join(root, "xdg-config"),
+    XDG_CACHE_HOME: path.join(root, "xdg-cache"),
+  };
+}
+
 /** A temporary user-data folder with the extension installed and settings written. */
 function prepare(root) {
   const userData = path.join(root, "user-data");
@@ -100,14 +113,14 @@ function prepare(root) {
   const install = spawnSync(
     process.execPath,
     [CODE_SERVER, "--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", VSIX],
-    { encoding: "utf8" },
+    { encoding: "utf8", env: codeServerEnv(root) },
   );
   fs.writeFileSync(path.join(OUT, "install.log"), install.stdout + install.stderr);
   if (install.status !== 0 || !/successfully installed/i.test(install.stdout + install.stderr)) {
     throw new Error(`installing ${VSIX} failed:\n${install.stdout}${install.stderr}`);
   }
   writeSettings(userData, SHAPESCRIPT);
-  return { userData, extensions, workspace };
+  return { root, userData, extensions, workspace };
 }
 
 function writeSettings(userData, serverPath) {
@@ -148,7 +161,7 @@ async function startCodeServer(dirs, port) {
       "--ignore-last-opened",
       dirs.workspace,
     ],
-    { stdio: ["ignore", logFile, logFile], detached: true },
+    { stdio: ["ignore", logFile, logFile], detached: true, env: codeServerEnv(dirs.root) },
   );
   await until("code-server to listen", async () => {
     const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
