@@ -10,6 +10,7 @@
 //   - hover inside a library document works;
 //   - a quick fix applies the checker's did-you-mean help;
 //   - a `##` doc comment continues on Enter;
+//   - Restart Server restarts it and Show Server Output shows its output;
 //   - a missing binary shows the message naming `shapescript.server.path`.
 // A failure leaves a screenshot and the logs in $OUT. Run by scripts/test-vscode,
 // which installs code-server, Chromium and puppeteer-core and sets the
@@ -408,6 +409,20 @@ async function session(browser, port, dirs) {
       );
       return lines.includes("## more");
     });
+  });
+
+  await check("Restart Server and Show Server Output", async () => {
+    await wb.command("ShapeScript: Restart Server");
+    await until("the server to run again", async () => /ShapeScript \d/.test(await wb.statusBar()), 60000);
+    // The doc comment above added a line: `dim D` is on line 5 now.
+    await wb.goTo(5, 5);
+    await wb.hover("dim D = 64");
+    await wb.command("ShapeScript: Show Server Output");
+    await until("the Output panel", async () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll(".part.panel .action-item.checked")].some((a) => a.textContent.includes("Output")),
+      ),
+    );
   });
 
   await check("a missing binary shows the message naming the setting", async () => {
