@@ -1,20 +1,23 @@
 //! LSP requests to `ide` questions and back: reads the request's typed
 //! `lsp-types` parameters, asks the analysis, and answers with `lsp-types`
 //! values (ranges in UTF-16 columns, `file://` locations; an absent optional
-//! field is left out of the reply, never `null`). Owns the server's
-//! capabilities. Never keeps state and never touches the disk.
+//! field is left out of the reply, never `null`). A request may name a
+//! library file by its `shapescript-library:` URI as well as by its `file://`
+//! one. Owns the server's capabilities and the semantic tokens' legend.
+//! Never keeps state and never touches the disk.
 
 use std::collections::HashMap;
 
 use diag::{FileId, Severity, Span};
 use lsp_types as lsp;
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, InlayHintRequest,
-    PrepareRenameRequest, References, Rename, Request, SignatureHelpRequest,
+    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+    InlayHintRequest, PrepareRenameRequest, References, Rename, Request, SemanticTokensFullRequest,
+    SignatureHelpRequest,
 };
 use serde_json::Value;
 
-use crate::ide::{Analysis, CompletionKind, DefKind, Symbol};
+use crate::ide::{Analysis, CompletionKind, DefKind, HighlightKind, Symbol};
 use crate::line_index::LineIndex;
 use crate::uri;
 
@@ -54,6 +57,52 @@ pub fn capabilities() -> lsp::ServerCapabilities {
             trigger_characters: triggers(&["(", ","]),
             ..Default::default()
         }),
+        semantic_tokens_provider: Some(semantic_tokens_options().into()),
+        code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
+            lsp::CodeActionOptions {
+                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
+                ..Default::default()
+            },
+        )),
+        ..Default::default()
+    }
+}
+
+/// The semantic token types, in the legend's order: a dim, a generic axis,
+/// an unknown size and a shape alias each have a type of their own
+/// (`docs/shapescript/editor.md`); the rest are LSP's standard types.
+const TOKEN_TYPES: [&str; 13] = [
+    "dim",
+    "genericAxis",
+    "unknownSize",
+    "shapeAlias",
+    "typeParameter",
+    "function",
+    "method",
+    "class",
+    "struct",
+    "namespace",
+    "parameter",
+    "variable",
+    "property",
+];
+
+/// The semantic token modifiers, in the legend's order (bit 0 first).
+const TOKEN_MODIFIERS: [&str; 3] = ["declaration", "defaultLibrary", "readonly"];
+
+fn semantic_tokens_options() -> lsp::SemanticTokensOptions {
+    lsp::SemanticTokensOptions {
+        legend: lsp::SemanticTokensLegend {
+            token_types: TOKEN_TYPES
+                .iter()
+                .map(|t| lsp::SemanticTokenType::new(t))
+                .collect(),
+            token_modifiers: TOKEN_MODIFIERS
+                .iter()
+                .map(|m| lsp::SemanticTokenModifier::new(m))
+                .collect(),
+        },
+        full: Some(lsp::SemanticTokensFullOptions::Bool(true)),
         ..Default::default()
     }
 }
@@ -78,6 +127,10 @@ pub fn handle(analysis: &Analysis, method: &str, params: Value) -> Result<Value,
         SignatureHelpRequest::METHOD => {
             on::<SignatureHelpRequest>(params, |p| signature_help(a, p))
         }
+        SemanticTokensFullRequest::METHOD => {
+            on::<SemanticTokensFullRequest>(params, |p| semantic_tokens(a, p))
+        }
+        CodeActionRequest::METHOD => on::<CodeActionRequest>(params, |p| code_actions(a, p)),
         _ => Err(Error::UnknownMethod),
     }
 }
@@ -250,6 +303,121 @@ fn signature_help(
     }))
 }
 
+fn semantic_tokens(
+    analysis: &Analysis,
+    params: lsp::SemanticTokensParams,
+) -> Answer<lsp::SemanticTokensResult> {
+    let Some(file) = document(analysis, &params.text_document.uri)? else {
+        return Ok(None);
+    };
+    let index = LineIndex::new(analysis.map.text(file));
+    let mut data = Vec::new();
+    let (mut last_line, mut last_start) = (0, 0);
+    for highlight in analysis.highlights(file) {
+        let (line, start) = index.position(highlight.span.start as usize);
+        let (end_line, end) = index.position(highlight.span.end as usize);
+        if end_line != line {
+            continue;
+        }
+        let modifiers = [
+            highlight.is_decl,
+            highlight.from_library,
+            highlight.kind == HighlightKind::Dim,
+        ];
+        let bits = modifiers
+            .iter()
+            .enumerate()
+            .filter(|(_, on)| **on)
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        data.push(lsp::SemanticToken {
+            delta_line: line - last_line,
+            delta_start: if line == last_line {
+                start - last_start
+            } else {
+                start
+            },
+            length: end - start,
+            token_type: token_type(highlight.kind),
+            token_modifiers_bitset: bits,
+        });
+        (last_line, last_start) = (line, start);
+    }
+    Ok(Some(lsp::SemanticTokensResult::Tokens(
+        lsp::SemanticTokens {
+            result_id: None,
+            data,
+        },
+    )))
+}
+
+/// The index of a highlight's type in `TOKEN_TYPES`.
+fn token_type(kind: HighlightKind) -> u32 {
+    let name = match kind {
+        HighlightKind::Dim => "dim",
+        HighlightKind::GenericAxis => "genericAxis",
+        HighlightKind::UnknownSize => "unknownSize",
+        HighlightKind::Alias => "shapeAlias",
+        HighlightKind::PatternAxis => "typeParameter",
+        HighlightKind::Function => "function",
+        HighlightKind::Method => "method",
+        HighlightKind::Model => "class",
+        HighlightKind::Record => "struct",
+        HighlightKind::Module => "namespace",
+        HighlightKind::Parameter => "parameter",
+        HighlightKind::Variable => "variable",
+        HighlightKind::Field => "property",
+    };
+    TOKEN_TYPES.iter().position(|t| *t == name).unwrap_or(0) as u32
+}
+
+/// Quick fixes for the diagnostics in the request's range: the checker's
+/// mechanical `help:` suggestions (`ide/fixes.rs`), each as a preferred
+/// `quickfix` with the diagnostic it fixes.
+// `WorkspaceEdit::changes` is keyed by `lsp::Uri`, as in `rename`.
+#[allow(clippy::mutable_key_type)]
+fn code_actions(
+    analysis: &Analysis,
+    params: lsp::CodeActionParams,
+) -> Answer<lsp::CodeActionResponse> {
+    let Some(file) = document(analysis, &params.text_document.uri)? else {
+        return Ok(None);
+    };
+    let wanted = params.context.only.as_ref().is_none_or(|only| {
+        only.iter().any(|kind| {
+            lsp::CodeActionKind::QUICKFIX
+                .as_str()
+                .starts_with(kind.as_str())
+        })
+    });
+    if !wanted {
+        return Ok(Some(Vec::new()));
+    }
+    let index = LineIndex::new(analysis.map.text(file));
+    let at = |p: lsp::Position| index.offset(p.line, p.character) as u32;
+    let (from, to) = (at(params.range.start), at(params.range.end));
+    let mut positions = Positions::new(analysis);
+    let mut actions = Vec::new();
+    for (d, fix) in analysis.fixes(file, from, to) {
+        let edit = lsp::TextEdit {
+            range: positions.range(fix.edit.span),
+            new_text: fix.edit.new_text,
+        };
+        let changes = HashMap::from([(params.text_document.uri.clone(), vec![edit])]);
+        actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: fix.title,
+            kind: Some(lsp::CodeActionKind::QUICKFIX),
+            diagnostics: diagnostic(&mut positions, d).map(|d| vec![d]),
+            edit: Some(lsp::WorkspaceEdit {
+                changes: Some(changes),
+                ..Default::default()
+            }),
+            is_preferred: Some(true),
+            ..Default::default()
+        }));
+    }
+    Ok(Some(actions))
+}
+
 fn markdown(value: String) -> lsp::MarkupContent {
     lsp::MarkupContent {
         kind: lsp::MarkupKind::Markdown,
@@ -268,6 +436,9 @@ pub fn file_uri(path: &std::path::Path) -> lsp::Uri {
 /// The checked file a request's `textDocument` names, if the analysis has it.
 fn document(analysis: &Analysis, text_uri: &lsp::Uri) -> Result<Option<FileId>, Error> {
     let text_uri = text_uri.as_str();
+    if let Some(name) = uri::library_name(text_uri) {
+        return Ok(analysis.library_file(name));
+    }
     let path = uri::to_path(text_uri)
         .ok_or_else(|| Error::Invalid(format!("`{text_uri}` is not a file URI")))?;
     Ok(analysis.file_id(&path))
@@ -336,39 +507,42 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<lsp::Diagnostic> {
     analysis
         .diagnostics(file)
         .into_iter()
-        .filter_map(|d| {
-            let primary = d.primary.as_ref()?;
-            let mut message = d.message.clone();
-            for note in &d.notes {
-                message.push_str(&format!("\nnote: {note}"));
-            }
-            for help in &d.help {
-                message.push_str(&format!("\nhelp: {help}"));
-            }
-            let related: Vec<lsp::DiagnosticRelatedInformation> = d
-                .secondary
-                .iter()
-                .map(|label| lsp::DiagnosticRelatedInformation {
-                    location: positions.location(label.span),
-                    message: label.message.clone(),
-                })
-                .collect();
-            let severity = match d.severity {
-                Severity::Error => lsp::DiagnosticSeverity::ERROR,
-                Severity::Warning => lsp::DiagnosticSeverity::WARNING,
-                Severity::Hint => lsp::DiagnosticSeverity::HINT,
-            };
-            Some(lsp::Diagnostic {
-                range: positions.range(primary.span),
-                severity: Some(severity),
-                code: Some(lsp::NumberOrString::String(d.code.id.to_string())),
-                source: Some("shapescript".to_string()),
-                message,
-                related_information: (!related.is_empty()).then_some(related),
-                ..Default::default()
-            })
-        })
+        .filter_map(|d| diagnostic(&mut positions, d))
         .collect()
+}
+
+/// One diagnostic as published; `None` for one with no place in a file.
+fn diagnostic(positions: &mut Positions, d: &diag::Diagnostic) -> Option<lsp::Diagnostic> {
+    let primary = d.primary.as_ref()?;
+    let mut message = d.message.clone();
+    for note in &d.notes {
+        message.push_str(&format!("\nnote: {note}"));
+    }
+    for help in &d.help {
+        message.push_str(&format!("\nhelp: {help}"));
+    }
+    let related: Vec<lsp::DiagnosticRelatedInformation> = d
+        .secondary
+        .iter()
+        .map(|label| lsp::DiagnosticRelatedInformation {
+            location: positions.location(label.span),
+            message: label.message.clone(),
+        })
+        .collect();
+    let severity = match d.severity {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+        Severity::Hint => lsp::DiagnosticSeverity::HINT,
+    };
+    Some(lsp::Diagnostic {
+        range: positions.range(primary.span),
+        severity: Some(severity),
+        code: Some(lsp::NumberOrString::String(d.code.id.to_string())),
+        source: Some("shapescript".to_string()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
+    })
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` has no replacement to fill instead.

@@ -22,6 +22,18 @@ pub fn from_path(path: &Path) -> String {
     out
 }
 
+/// The scheme VS Code shows library files under, read-only
+/// (`shapescript-library:/prelude.ss`; `docs/shapescript/editor.md`).
+pub const LIBRARY_SCHEME: &str = "shapescript-library";
+
+/// The file name a `shapescript-library:` URI names (`prelude.ss`); `None`
+/// for other schemes.
+pub fn library_name(uri: &str) -> Option<&str> {
+    let rest = uri.strip_prefix(LIBRARY_SCHEME)?.strip_prefix(':')?;
+    let name = rest.rsplit('/').next()?;
+    (!name.is_empty()).then_some(name)
+}
+
 /// The path of a `file://` URI; `None` for other schemes or broken escapes.
 pub fn to_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
@@ -77,6 +89,13 @@ mod tests {
     fn other_schemes_and_broken_escapes_are_no_paths() {
         assert_eq!(to_path("shapescript-library:/nn.ss"), None);
         assert_eq!(to_path("file:///a%2"), None);
+        assert_eq!(library_name("shapescript-library:/nn.ss"), Some("nn.ss"));
+        assert_eq!(
+            library_name("shapescript-library:///prelude.ss"),
+            Some("prelude.ss")
+        );
+        assert_eq!(library_name("file:///lib/nn.ss"), None);
+        assert_eq!(library_name("shapescript-libraryx:/nn.ss"), None);
         assert_eq!(
             to_path("file://localhost/tmp/x.ss"),
             Some(PathBuf::from("/tmp/x.ss"))

@@ -46,6 +46,22 @@ fn every_question_at_every_position_answers() {
         let text = analysis.map.text(file).to_string();
         let _ = analysis.document_symbols(file);
         let _ = analysis.inlay_hints(file, 0, text.len() as u32);
+        // Semantic tokens must be in order, apart, and on names in the text.
+        let mut end = 0;
+        for highlight in analysis.highlights(file) {
+            let span = highlight.span;
+            assert!(
+                span.start >= end && span.end as usize <= text.len(),
+                "{path:?}: {highlight:?}"
+            );
+            end = span.end;
+        }
+        for (_, fix) in analysis.fixes(file, 0, text.len() as u32) {
+            assert!(
+                fix.edit.span.end as usize <= text.len(),
+                "{path:?}: {fix:?}"
+            );
+        }
         let step = if text.len() > 3000 { 5 } else { 1 };
         for offset in (0..=text.len()).step_by(step) {
             let offset = offset as u32;

@@ -1,8 +1,10 @@
-//! The VS Code extension builds: `tsc --noEmit` type-checks it against the
-//! VS Code and language-client APIs, and `vscode-tmgrammar-test` checks the
-//! TextMate grammar's scopes on `editors/vscode/test/*.ss`. Needs Node.js and
-//! npm; installs the extension's locked packages with `npm ci` when
-//! `node_modules` is missing.
+//! The VS Code extension builds and packages: `npm test` type-checks it
+//! against the VS Code and language-client APIs, runs its unit tests
+//! (`editors/vscode/test/unit`) and checks the TextMate grammar's scopes on
+//! `editors/vscode/test/*.ss`; the esbuild bundle builds, and `vsce ls`
+//! shows the `.vsix` would carry the bundle and no sources, tests or
+//! `node_modules`. Needs Node.js and npm; installs the extension's locked
+//! packages with `npm ci` when `node_modules` lacks one of them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,22 +35,43 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
 }
 
 #[test]
-fn the_extension_type_checks_and_its_grammar_passes_its_tests() {
+fn the_extension_passes_npm_test_and_packages_only_its_bundle() {
     let dir = extension_dir();
-    if !dir.join("node_modules").join("typescript").exists() {
+    let installed = [
+        "typescript",
+        "esbuild",
+        "@vscode/vsce",
+        "vscode-tmgrammar-test",
+    ]
+    .iter()
+    .all(|p| dir.join("node_modules").join(p).exists());
+    if !installed {
         run(&dir, "npm", &["ci", "--no-audit", "--no-fund"]);
     }
-    run(&dir, "npx", &["--no-install", "tsc", "-p", ".", "--noEmit"]);
-    let grammar = run(
+    let tests = run(&dir, "npm", &["test"]);
+    assert!(tests.contains("# fail 0"), "{tests}");
+    assert!(tests.contains("run successfuly"), "{tests}");
+    run(&dir, "npm", &["run", "bundle"]);
+    let listed = run(
         &dir,
         "npx",
-        &[
-            "--no-install",
-            "vscode-tmgrammar-test",
-            "-g",
-            "syntaxes/shapescript.tmLanguage.json",
-            "test/*.ss",
-        ],
+        &["--no-install", "vsce", "ls", "--no-dependencies"],
     );
-    assert!(grammar.contains("run successfuly"), "{grammar}");
+    let files: Vec<&str> = listed.lines().map(str::trim).collect();
+    for wanted in [
+        "dist/extension.js",
+        "package.json",
+        "LICENSE",
+        "language-configuration.json",
+        "syntaxes/shapescript.tmLanguage.json",
+    ] {
+        assert!(files.contains(&wanted), "{wanted} missing from {files:?}");
+    }
+    let unwanted = ["src/", "test/", "node_modules/", "out/", ".vsix"];
+    for file in &files {
+        assert!(
+            !unwanted.iter().any(|u| file.contains(u)),
+            "`{file}` would be packaged: {files:?}"
+        );
+    }
 }

@@ -6,6 +6,8 @@
 
 mod completion;
 pub mod defs;
+mod fixes;
+mod highlight;
 mod hover;
 pub mod index;
 mod navigation;
@@ -24,6 +26,8 @@ use syntax::ast;
 
 pub use completion::{CompletionItem, CompletionKind};
 pub use defs::{Def, DefId, DefKind};
+pub use fixes::Fix;
+pub use highlight::{Highlight, HighlightKind};
 pub use hover::Hover;
 pub use navigation::TextEdit;
 pub use signature_help::SignatureHelp;
@@ -141,6 +145,15 @@ impl Analysis {
             Some(path) => path.clone(),
             None => PathBuf::from(self.map.name(file)),
         }
+    }
+
+    /// The library file named `name` (`prelude.ss`), as a client names it
+    /// in a `shapescript-library:` URI.
+    pub fn library_file(&self, name: &str) -> Option<FileId> {
+        self.library
+            .iter()
+            .copied()
+            .find(|&file| self.path(file).file_name().and_then(|n| n.to_str()) == Some(name))
     }
 
     pub fn is_library(&self, file: FileId) -> bool {
