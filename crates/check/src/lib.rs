@@ -25,6 +25,7 @@ mod model;
 mod per_file;
 mod prelude;
 mod program;
+mod ranges;
 mod resolved;
 mod shape;
 mod signature;
@@ -172,6 +173,14 @@ impl Pipeline {
             &mut self.bodies,
             diagnostics,
         );
+        let ranges = ranges::RangeEnv {
+            program,
+            map,
+            dims: &self.dims,
+            signatures: &self.signatures,
+            library: &self.library,
+        };
+        ranges::check_batch(ranges, batch, self.bodies.bodies_mut(), diagnostics);
     }
 }
 
@@ -238,7 +247,16 @@ pub fn check_phase_by_phase_observed(
     on_phase(Phase::Aliases);
     let signatures = signature::check_all(env, &mut diagnostics);
     on_phase(Phase::Signatures);
-    let bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    let mut bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    let ranges = ranges::RangeEnv {
+        program: &program,
+        map,
+        dims: &dims,
+        signatures: &signatures,
+        library: &library,
+    };
+    let all: Vec<usize> = (0..program.modules.len()).collect();
+    ranges::check_batch(ranges, &all, &mut bodies, &mut diagnostics);
     on_phase(Phase::Bodies);
     Checked {
         program,

@@ -121,6 +121,11 @@ pub struct Body {
 
 impl Body {
     pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
+        self.expr_index(span).map(|i| &self.exprs[i])
+    }
+
+    /// Where the expression at `span` is in `exprs`.
+    pub(crate) fn expr_index(&self, span: Span) -> Option<usize> {
         let by_span = self.by_span.get_or_init(|| {
             let mut map = HashMap::default();
             map.reserve(self.exprs.len());
@@ -130,7 +135,7 @@ impl Body {
             }
             map
         });
-        by_span.get(&span).map(|&i| &self.exprs[i])
+        by_span.get(&span).copied()
     }
 
     /// The last expression recorded at `span`, for the checker while the
@@ -196,12 +201,16 @@ pub enum Init {
     Uniform { lo: f64, hi: f64 },
 }
 
-/// A value range: the interval the values lie in (value ranges are not checked yet). For now from
-/// the domain only; a later issue narrows it through the operations.
+/// A value range: the interval the values lie in, from the domains, the
+/// constants and the operations that made the value
+/// (`docs/shapescript/ranges.md`). An infinite end is always open.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
     pub lo: f64,
     pub hi: f64,
+    /// `(0, ...`: the end itself is not a value.
+    pub lo_open: bool,
+    pub hi_open: bool,
 }
 
 /// One checked expression.
@@ -211,7 +220,8 @@ pub struct TypedExpr {
     /// Its type: shape with axis names and solved sizes, dtype (`None`: the
     /// call's float dtype), domain. `TyKind::Error` for a failed expression.
     pub ty: Ty,
-    /// The value range of a tensor or number, when known.
+    /// The value range of a tensor or number, when known: the domain's
+    /// while the body is checked, then the range pass's (`ranges`).
     pub range: Option<Range>,
     pub info: ExprInfo,
 }

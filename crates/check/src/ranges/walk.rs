@@ -1,0 +1,668 @@
+//! The walk over one body's syntax tree: each expression's interval from
+//! its children's and its typed record, with the edge checks where an
+//! operation has an edge. Reports through `report`'s methods.
+
+use diag::{Diagnostic, Span};
+use smallvec::SmallVec;
+use syntax::ast::{self, BinaryOp, ExprKind, StmtKind, UnaryOp};
+use syntax::Name;
+
+use super::interval::Interval;
+use super::math::{Edge, MathFn};
+use super::RangeEnv;
+use crate::builtin_names::Builtin;
+use crate::size::{Poly, Symbol};
+use crate::typed::{BoundArg, Body, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
+use crate::types::{Domain, ScalarKind, Ty, TyKind};
+
+const INF: f64 = f64::INFINITY;
+
+/// What the walk keeps between bodies, so a body allocates nothing new.
+#[derive(Default)]
+pub struct Scratch {
+    /// Each local's declaring span and interval.
+    locals: Vec<(Span, Interval)>,
+    /// Names some statement rebinds (`x = ...`).
+    rebound: Vec<Name>,
+    /// Each expression's index in `Body::exprs` with its interval.
+    pub found: Vec<(usize, Interval)>,
+}
+
+/// The arguments of a call with their intervals, in written order.
+pub(super) type ArgVals = SmallVec<[(Span, Option<Interval>); 4]>;
+
+/// The walk over one body.
+pub struct Walker<'w> {
+    pub env: RangeEnv<'w>,
+    pub body: &'w crate::typed::Body,
+    pub scratch: &'w mut Scratch,
+    pub diagnostics: &'w mut Vec<Diagnostic>,
+}
+
+impl<'w> Walker<'w> {
+    pub fn new(
+        env: RangeEnv<'w>,
+        body: &'w Body,
+        scratch: &'w mut Scratch,
+        diagnostics: &'w mut Vec<Diagnostic>,
+    ) -> Self {
+        scratch.locals.clear();
+        scratch.rebound.clear();
+        scratch.found.clear();
+        Walker {
+            env,
+            body,
+            scratch,
+            diagnostics,
+        }
+    }
+
+    /// Walks the function's body; its value must fit the declared return type.
+    pub fn function(&mut self, f: &ast::Fn) {
+        if let ast::FnBody::Block(b) = &f.body {
+            collect_rebound(b, &mut self.scratch.rebound);
+        }
+        let declared_return = f.ret.is_some() && !self.body.return_mismatch;
+        match &f.body {
+            ast::FnBody::Expr(e) => {
+                let iv = self.expr(e);
+                if declared_return {
+                    self.fits_return(e, iv);
+                }
+            }
+            ast::FnBody::Block(b) => {
+                let n = b.stmts.len();
+                for (i, stmt) in b.stmts.iter().enumerate() {
+                    let value = self.stmt(stmt);
+                    if let (true, true, StmtKind::Expr(e)) = (declared_return, i + 1 == n, &stmt.kind)
+                    {
+                        self.fits_return(e, value);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Walks a block's statements.
+    fn block(&mut self, b: &ast::Block) {
+        for stmt in &b.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    /// Walks one statement; an expression statement's interval is returned.
+    fn stmt(&mut self, stmt: &ast::Stmt) -> Option<Interval> {
+        match &stmt.kind {
+            StmtKind::Let { name, ty, value } => {
+                let iv = self.expr(value);
+                self.bind_let(name, ty.is_some(), value, iv);
+            }
+            StmtKind::LetTuple { value, .. } | StmtKind::Assign { value, .. } => {
+                self.expr(value);
+            }
+            StmtKind::Return(value) => {
+                let iv = self.expr(value);
+                if !self.body.return_mismatch {
+                    self.fits_return(value, iv);
+                }
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.expr(cond);
+                self.block(then_block);
+                if let Some(b) = else_block {
+                    self.block(b);
+                }
+            }
+            StmtKind::For { iter, body, .. } => {
+                self.expr(iter);
+                self.block(body);
+            }
+            StmtKind::Expr(e) => return self.expr(e),
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+        None
+    }
+
+    /// A `let`: a declared domain must hold the value; a name rebound later
+    /// has its declared domain's interval (or none) from here on.
+    fn bind_let(&mut self, name: &ast::Ident, typed: bool, value: &ast::Expr, iv: Option<Interval>) {
+        if name.is_missing() {
+            return;
+        }
+        let declared = self
+            .body
+            .lets
+            .iter()
+            .find(|b| b.span == name.span)
+            .map(|b| b.ty.clone());
+        let declared_iv = declared
+            .as_ref()
+            .filter(|_| typed)
+            .and_then(|ty| self.declared_domain(ty));
+        if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared.as_ref()) {
+            if !found.within(&outer) {
+                let what = format!("`{}`", name.name);
+                self.outside_domain(value, found, ty, &what);
+            }
+        }
+        let kept = if self.scratch.rebound.contains(&name.name) {
+            declared_iv.unwrap_or(Interval::REAL)
+        } else {
+            match (iv, declared_iv) {
+                (Some(found), Some(outer)) => found.narrow_to(&outer),
+                (Some(found), None) => found,
+                (None, Some(outer)) => outer,
+                (None, None) => return,
+            }
+        };
+        self.scratch.locals.push((name.span, kept));
+    }
+
+    /// The returned value must lie in the declared return type's domain.
+    fn fits_return(&mut self, e: &ast::Expr, iv: Option<Interval>) {
+        let ret = self.body.ret.clone();
+        self.fits(e, iv, &ret, "the returned value");
+    }
+
+    /// `e` (with interval `iv`) must lie in `ty`'s domain; a tuple, item by item.
+    pub(super) fn fits(&mut self, e: &ast::Expr, iv: Option<Interval>, ty: &Ty, what: &str) {
+        match (&e.kind, &ty.kind) {
+            (ExprKind::Tuple(items), TyKind::Tuple(tys)) if items.len() == tys.len() => {
+                for (item, ty) in items.iter().zip(tys) {
+                    let iv = self.interval_at(item.span);
+                    self.fits(item, iv, ty, what);
+                }
+            }
+            _ => {
+                if let (Some(found), Some(outer)) = (iv, self.declared_domain(ty)) {
+                    if !found.within(&outer) {
+                        self.outside_domain(e, found, ty, what);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The interval of a declared domain that narrows values: not `Real`,
+    /// not `Index` (told by E0603) nor `Bool` (a dtype's business).
+    pub(super) fn declared_domain(&self, ty: &Ty) -> Option<Interval> {
+        match &ty.kind {
+            TyKind::Tensor(t) => match t.domain.as_ref()? {
+                Domain::Real | Domain::Index(_) | Domain::Bool => None,
+                d => Some(Interval::of_domain(d, self.env.dims)),
+            },
+            _ => None,
+        }
+    }
+
+    /// The interval recorded for the expression at `span`.
+    pub(super) fn interval_at(&self, span: Span) -> Option<Interval> {
+        let i = self.body.expr_index(span)?;
+        self.scratch
+            .found
+            .iter()
+            .rev()
+            .find(|(j, _)| *j == i)
+            .map(|(_, iv)| *iv)
+    }
+
+    /// The typed record of the expression at `span`.
+    pub(super) fn typed(&self, span: Span) -> Option<&'w TypedExpr> {
+        let body: &'w Body = self.body;
+        body.expr(span)
+    }
+
+    /// Walks an expression; its interval, recorded for its typed record.
+    pub fn expr(&mut self, e: &ast::Expr) -> Option<Interval> {
+        let typed = self.typed(e.span);
+        let iv = self.compute(e, typed);
+        let typed = typed.filter(|t| !matches!(t.ty.kind, TyKind::Error))?;
+        let iv = iv?;
+        if let Some(i) = self.body.expr_index(e.span) {
+            self.scratch.found.push((i, iv));
+        }
+        let _ = typed;
+        Some(iv)
+    }
+
+    /// The interval of `e`, its children walked first.
+    fn compute(&mut self, e: &ast::Expr, typed: Option<&'w TypedExpr>) -> Option<Interval> {
+        match &e.kind {
+            ExprKind::Int(v) => Some(Interval::point(*v as f64)),
+            ExprKind::Float(v) => Some(Interval::point(*v)),
+            ExprKind::Bool(b) => Some(Interval::point(if *b { 1.0 } else { 0.0 })),
+            ExprKind::Str(_) | ExprKind::None | ExprKind::Error => None,
+            ExprKind::Pattern(_) | ExprKind::Shape(_) | ExprKind::AxisGroup(_) => None,
+            ExprKind::Name(_) => self.name(typed?),
+            ExprKind::Field { base, .. } => {
+                self.expr(base);
+                self.of_ty(&typed?.ty)
+            }
+            ExprKind::Call { args, .. } => {
+                let vals: ArgVals = args.iter().map(|a| (a.value.span, self.expr(&a.value))).collect();
+                let typed = typed?;
+                match &typed.info {
+                    ExprInfo::Call(call) => self.call(e, args, &vals, call, typed),
+                    _ => self.of_ty(&typed.ty),
+                }
+            }
+            ExprKind::Index { base, indices } => {
+                let iv = self.expr(base);
+                for index in indices {
+                    match index {
+                        ast::IndexArg::Expr(x) => {
+                            self.expr(x);
+                        }
+                        ast::IndexArg::Slice { .. } => {}
+                        #[allow(unreachable_patterns)]
+                        _ => {}
+                    }
+                }
+                iv.or_else(|| self.of_ty(&typed?.ty))
+            }
+            ExprKind::Unary { op, operand } => {
+                let iv = self.expr(operand);
+                match op {
+                    UnaryOp::Neg => iv.map(|i| i.neg()),
+                    UnaryOp::Not => Some(Interval::UNIT),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            ExprKind::Cast { kind, expr, ty } => {
+                let iv = self.expr(expr);
+                self.cast(*kind, iv, ty, typed?)
+            }
+            ExprKind::Tuple(items) => {
+                for item in items {
+                    self.expr(item);
+                }
+                None
+            }
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// A name: a local's interval, a size's value, or its type's domain.
+    fn name(&mut self, typed: &TypedExpr) -> Option<Interval> {
+        match &typed.info {
+            ExprInfo::Local { decl } => {
+                let found = self.scratch.locals.iter().rev().find(|(s, _)| s == decl);
+                match found {
+                    Some((_, iv)) => Some(*iv),
+                    None => self
+                        .body
+                        .params
+                        .iter()
+                        .chain(self.body.lets.iter())
+                        .find(|b| b.span == *decl)
+                        .and_then(|b| self.of_ty(&b.ty))
+                        .or_else(|| self.of_ty(&typed.ty)),
+                }
+            }
+            ExprInfo::SizeValue { size } => Some(match self.env.dims.value(&size.poly) {
+                Some(v) => Interval::point(v as f64),
+                None => Interval::new(1.0, INF, false, true),
+            }),
+            _ => self.of_ty(&typed.ty),
+        }
+    }
+
+    /// The interval a type's domain gives: `Real` for a float tensor or
+    /// number without one, `[0, 1]` for booleans; none for other types.
+    pub(super) fn of_ty(&self, ty: &Ty) -> Option<Interval> {
+        match &ty.kind {
+            TyKind::Tensor(t) => Some(match &t.domain {
+                Some(d) => Interval::of_domain(d, self.env.dims),
+                None if t.dtype == Some(ast::DtypeKind::Bool) => Interval::UNIT,
+                None => Interval::REAL,
+            }),
+            TyKind::Scalar(ScalarKind::Bool) => Some(Interval::UNIT),
+            TyKind::Scalar(_) => Some(Interval::REAL),
+            _ => None,
+        }
+    }
+
+    /// An operator's interval, with the division's edge check.
+    fn binary(&mut self, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<Interval> {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        match op {
+            BinaryOp::Or
+            | BinaryOp::And
+            | BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge => return Some(Interval::UNIT),
+            _ => {}
+        }
+        let (a, b) = (a?, b?);
+        Some(match op {
+            BinaryOp::Add => a.add(&b),
+            BinaryOp::Sub => a.sub(&b),
+            BinaryOp::Mul if self.same_local(lhs, rhs) => a.square(),
+            BinaryOp::Mul => a.mul(&b),
+            BinaryOp::Div => {
+                if self.checked_divisor(rhs, &b) && b.contains(0.0) {
+                    self.division_by_zero(lhs, rhs, b);
+                }
+                a.div(&b)
+            }
+            BinaryOp::MatMul => a.mul(&b).sum_of(),
+            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo),
+            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
+            _ => Interval::REAL,
+        })
+    }
+
+    /// Whether an edge applies to this value: a tensor, or a number whose
+    /// range is known both ways (a Python `Float` parameter's isn't, and
+    /// no type could say more of it).
+    pub(super) fn checked_divisor(&self, e: &ast::Expr, iv: &Interval) -> bool {
+        let tensor = self
+            .typed(e.span)
+            .is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
+        tensor || (iv.lo.is_finite() && iv.hi.is_finite())
+    }
+
+    /// `x * x`: the same local on both sides.
+    fn same_local(&self, a: &ast::Expr, b: &ast::Expr) -> bool {
+        let decl = |e: &ast::Expr| match (&e.kind, self.typed(e.span).map(|t| &t.info)) {
+            (ExprKind::Name(_), Some(ExprInfo::Local { decl })) => Some(*decl),
+            _ => None,
+        };
+        decl(a).is_some() && decl(a) == decl(b)
+    }
+
+    /// `e as T` narrows to `T`'s domain (checked when the program runs);
+    /// `e to T` clamps into it.
+    fn cast(
+        &mut self,
+        _kind: ast::CastKind,
+        iv: Option<Interval>,
+        written: &ast::Type,
+        typed: &TypedExpr,
+    ) -> Option<Interval> {
+        let names_domain = matches!(&written.kind, ast::TypeKind::Tensor { domain: Some(_), .. });
+        let target = self.of_ty(&typed.ty);
+        match (iv, target) {
+            (Some(found), Some(outer)) if names_domain => Some(found.narrow_to(&outer)),
+            (Some(found), _) => Some(found),
+            (None, target) => target,
+        }
+    }
+
+    /// A call: built-ins by their rules, externs by their math (or their
+    /// return type), with the edge and domain checks of each.
+    fn call(
+        &mut self,
+        e: &ast::Expr,
+        args: &[ast::Arg],
+        vals: &ArgVals,
+        call: &CallInfo,
+        typed: &TypedExpr,
+    ) -> Option<Interval> {
+        match &call.callee {
+            Callee::Builtin(b) => self.builtin(*b, e, args, vals, call, typed),
+            Callee::Extern { file, name, python } => {
+                self.check_params(e, *file, *name, vals, call);
+                match MathFn::from_python(python) {
+                    Some(f) => self.math(f, e, vals, call).or_else(|| self.of_ty(&typed.ty)),
+                    None => self.of_ty(&typed.ty),
+                }
+            }
+            Callee::Fn { file, name } => {
+                self.check_params(e, *file, *name, vals, call);
+                self.of_ty(&typed.ty)
+            }
+            _ => self.of_ty(&typed.ty),
+        }
+    }
+
+    /// The interval of the argument bound to parameter `i`, with its expression's span.
+    pub(super) fn bound(&self, call: &CallInfo, i: usize, vals: &ArgVals) -> Option<(Span, Interval)> {
+        let BoundArg::Expr { span, .. } = call.args.get(i)? else {
+            return None;
+        };
+        let (_, iv) = vals.iter().find(|(s, _)| s == span)?;
+        Some((*span, (*iv)?))
+    }
+
+    /// A function whose math the checker knows: its edge checked, its range computed.
+    fn math(&mut self, f: MathFn, e: &ast::Expr, vals: &ArgVals, call: &CallInfo) -> Option<Interval> {
+        let (span, x) = self.bound(call, 0, vals)?;
+        if let Some(edge) = f.edge() {
+            let outside = match edge {
+                Edge::Positive => x.goes_below(0.0) || (x.contains(0.0) && !x.pos_for_log),
+                Edge::NonNegative => x.goes_below(0.0),
+                Edge::AboveMinusOne => x.reaches_down_to(-1.0),
+            };
+            let arg = find_arg(e, span);
+            if outside && arg.is_some_and(|a| self.checked_divisor(a, &x)) {
+                self.outside_edge(f, edge, e, arg?, x);
+            }
+        }
+        Some(f.apply(&x))
+    }
+
+    /// Arguments given to a `fn` or `extern fn`: each within its
+    /// parameter's domain, and `Index[N]` ids of the size the parameter's
+    /// `Index[V]` has once the call's sizes are known (E0603).
+    fn check_params(&mut self, e: &ast::Expr, file: diag::FileId, name: Name, vals: &ArgVals, call: &CallInfo) {
+        let Some(sig) = self.env.signatures.get(&(file, name)) else {
+            return;
+        };
+        for (i, param) in sig.params.iter().enumerate() {
+            let Some((span, iv)) = self.bound(call, i, vals) else {
+                continue;
+            };
+            let Some(arg) = find_arg(e, span) else {
+                continue;
+            };
+            if let TyKind::Tensor(t) = &param.ty.kind {
+                if let Some(Domain::Index(v)) = &t.domain {
+                    let want = substitute(&v.poly, &call.bindings);
+                    let what = format!("`{name}` takes `Index[{v}]` ids here, with `{v}` =");
+                    self.ids_fit(arg, want.as_ref(), &what, e);
+                    continue;
+                }
+            }
+            let what = format!("argument `{}` of `{}`", param.name, name);
+            self.fits(arg, Some(iv), &param.ty, &what);
+        }
+    }
+
+    /// `Index[N]` ids where `Index[V]` is wanted: `N` and `V` must agree
+    /// when both are known.
+    pub(super) fn ids_fit(&mut self, ids: &ast::Expr, want: Option<&Poly>, what: &str, call: &ast::Expr) {
+        let Some(typed) = self.typed(ids.span) else {
+            return;
+        };
+        let TyKind::Tensor(t) = &typed.ty.kind else {
+            return;
+        };
+        let Some(Domain::Index(n)) = &t.domain else {
+            return;
+        };
+        let dims = self.env.dims;
+        let (Some(have), Some(want)) = (dims.value(&n.poly), want.and_then(|w| dims.value(w))) else {
+            return;
+        };
+        if have != want {
+            self.ids_mismatch(ids, have, want, what, call);
+        }
+    }
+
+    /// A built-in's interval, by its typing rule's math.
+    fn builtin(
+        &mut self,
+        b: Builtin,
+        e: &ast::Expr,
+        args: &[ast::Arg],
+        vals: &ArgVals,
+        call: &CallInfo,
+        typed: &TypedExpr,
+    ) -> Option<Interval> {
+        let arg = |pos: usize, name: &str| arg_val(args, vals, pos, name);
+        let x = arg(0, "x");
+        use Builtin as B;
+        let iv = match b {
+            B::Sum | B::Cumsum => x?.sum_of(),
+            B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
+            B::Prod => x?.product_of(),
+            B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
+            B::Var | B::Std => Interval::NON_NEG,
+            B::Any | B::All | B::Eye => Interval::UNIT,
+            B::Softmax => Interval {
+                pos_for_log: true,
+                ..Interval::UNIT
+            },
+            B::LogSoftmax => Interval::NON_POS,
+            B::Where => arg(1, "x")?.union(&arg(2, "y")?),
+            B::Abs => x?.abs(),
+            B::Sign => x?.sign(),
+            B::Clamp => {
+                let lo = arg(1, "lo").map_or(-INF, |i| i.lo);
+                let hi = arg(2, "hi").map_or(INF, |i| i.hi);
+                clamp(x?, lo, hi)
+            }
+            B::Maximum => x?.maximum(&arg(1, "y")?),
+            B::Minimum => x?.minimum(&arg(1, "y")?),
+            B::Concat => arg(0, "a")?.union(&arg(1, "b")?),
+            B::Stack => positional(args, vals).reduce(|a, b| a.union(&b))?,
+            B::Take => {
+                self.take_ids(e, args, call, typed);
+                x?
+            }
+            B::OneHot => {
+                self.one_hot_ids(e, args, typed);
+                Interval::UNIT
+            }
+            B::Zeros => Interval::point(0.0),
+            B::Ones => Interval::point(1.0),
+            B::Full => arg(1, "value")?,
+            B::Tril | B::Triu => x?.union(&Interval::point(0.0)),
+            B::Reduce => match &call.pattern {
+                Some(PatternPlan::Layout(plan)) => match plan.reduce.as_ref().map(|(op, _)| &**op) {
+                    Some("sum") => x?.sum_of(),
+                    Some("prod") => x?.product_of(),
+                    _ => x?,
+                },
+                _ => x?,
+            },
+            B::Einsum => positional(args, vals).reduce(|a, b| a.mul(&b))?.sum_of(),
+            B::Argmax | B::Argmin | B::Arange | B::Topk | B::Split => return self.of_ty(&typed.ty),
+        };
+        Some(iv)
+    }
+
+    /// `take(x, ids, over=n)`: the ids index axis `n` of `x`.
+    fn take_ids(&mut self, e: &ast::Expr, args: &[ast::Arg], call: &CallInfo, _typed: &TypedExpr) {
+        let (Some(x), Some(ids)) = (arg_expr(args, 0, "x"), arg_expr(args, 1, "ids")) else {
+            return;
+        };
+        let Some(shape) = self.typed(x.span).and_then(|t| t.ty.shape()) else {
+            return;
+        };
+        let Some(axis) = call.over.first().and_then(|&p| shape.get(p)) else {
+            return;
+        };
+        let size = crate::shape::axis_poly(axis);
+        self.ids_fit(ids, size.as_ref(), "the axis `over=` names has size", e);
+    }
+
+    /// `one_hot(ids, n)`: the ids count up to `n`.
+    fn one_hot_ids(&mut self, e: &ast::Expr, args: &[ast::Arg], typed: &TypedExpr) {
+        let Some(ids) = arg_expr(args, 0, "ids") else {
+            return;
+        };
+        let Some(last) = typed.ty.shape().and_then(|s| s.last()) else {
+            return;
+        };
+        let size = crate::shape::axis_poly(last);
+        self.ids_fit(ids, size.as_ref(), "the number of classes is", e);
+    }
+}
+
+/// The values of `x` limited to `[lo, hi]`.
+fn clamp(x: Interval, lo: f64, hi: f64) -> Interval {
+    if lo > hi {
+        return Interval::point(hi);
+    }
+    let mut out = x;
+    if lo > -INF {
+        out = out.maximum(&Interval::point(lo));
+    }
+    if hi < INF {
+        out = out.minimum(&Interval::point(hi));
+    }
+    out
+}
+
+/// The argument written at position `pos` (among the positional ones) or as `name=`.
+fn arg_expr<'e>(args: &'e [ast::Arg], pos: usize, name: &str) -> Option<&'e ast::Expr> {
+    args.iter()
+        .find(|a| a.name.as_ref().is_some_and(|n| &*n.name == name))
+        .or_else(|| args.iter().filter(|a| a.name.is_none()).nth(pos))
+        .map(|a| &a.value)
+}
+
+/// The interval of the argument `arg_expr` finds.
+fn arg_val(args: &[ast::Arg], vals: &ArgVals, pos: usize, name: &str) -> Option<Interval> {
+    let e = arg_expr(args, pos, name)?;
+    vals.iter().find(|(s, _)| *s == e.span)?.1
+}
+
+/// The intervals of the positional arguments that have one (tensors; not patterns).
+fn positional<'v>(args: &'v [ast::Arg], vals: &'v ArgVals) -> impl Iterator<Item = Interval> + 'v {
+    args.iter()
+        .zip(vals.iter())
+        .filter(|(a, _)| a.name.is_none())
+        .filter_map(|(_, (_, iv))| *iv)
+}
+
+/// The argument expression of call `e` at `span`.
+pub(super) fn find_arg(e: &ast::Expr, span: Span) -> Option<&ast::Expr> {
+    match &e.kind {
+        ExprKind::Call { args, .. } => args.iter().map(|a| &a.value).find(|v| v.span == span),
+        _ => None,
+    }
+}
+
+/// A callee's size in the caller's terms: its generic axes replaced by
+/// what the call bound them to.
+fn substitute(poly: &Poly, bindings: &[(Name, crate::size::Size)]) -> Option<Poly> {
+    poly.substitute(&|s| match s {
+        Symbol::Generic(n) => bindings.iter().find(|(b, _)| b == n).map(|(_, v)| v.poly.clone()),
+        _ => None,
+    })
+    .ok()
+}
+
+/// Names a block (or one inside it) rebinds with `x = ...`.
+fn collect_rebound(b: &ast::Block, out: &mut Vec<Name>) {
+    for stmt in &b.stmts {
+        match &stmt.kind {
+            StmtKind::Assign { name, .. } => out.push(name.name),
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                collect_rebound(then_block, out);
+                if let Some(e) = else_block {
+                    collect_rebound(e, out);
+                }
+            }
+            StmtKind::For { body, .. } => collect_rebound(body, out),
+            _ => {}
+        }
+    }
+}
