@@ -30,6 +30,16 @@ impl Walker<'_> {
             .to_string()
     }
 
+    /// The source text of `e`, in parentheses unless it is one term.
+    fn operand(&self, e: &ast::Expr) -> String {
+        match e.kind {
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. } => {
+                format!("({})", self.text(e))
+            }
+            _ => self.text(e),
+        }
+    }
+
     /// A note saying what `e`'s range is and where it came from.
     fn origin(&self, e: &ast::Expr, iv: &Interval) -> String {
         let text = self.text(e);
@@ -139,7 +149,7 @@ impl Walker<'_> {
         let help = if iv.goes_below(0.0) {
             format!("keep the divisor away from 0, as in `clamp({text}, lo=1e-6)`, or divide by a value whose type says `Pos`")
         } else {
-            format!("add a small constant to the divisor: `({text} + 1e-5)`")
+            format!("add a small constant to the divisor: `... / ({text} + 1e-5)`")
         };
         let note = self.origin(rhs, &iv);
         self.diagnostics.push(
@@ -183,7 +193,7 @@ impl Walker<'_> {
             .with_note(note)
             .with_help(format!(
                 "clamp it with `{0} to {name}`, or claim it with `{0} as {name}` (checked when the program runs)",
-                self.text(e)
+                self.operand(e)
             )),
         );
     }
