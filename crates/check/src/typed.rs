@@ -213,6 +213,51 @@ pub struct Range {
     pub hi_open: bool,
 }
 
+impl Range {
+    /// The named domain this range is exactly (`Pos` for `(0, inf)`), if any.
+    pub fn domain(&self) -> Option<crate::types::Domain> {
+        use crate::types::Domain;
+        let inf = f64::INFINITY;
+        let ends = (self.lo, self.hi, self.lo_open, self.hi_open);
+        Some(match ends {
+            (lo, hi, true, true) if lo == -inf && hi == inf => Domain::Real,
+            (lo, hi, false, true) if lo == 0.0 && hi == inf => Domain::NonNeg,
+            (lo, hi, true, true) if lo == 0.0 && hi == inf => Domain::Pos,
+            (lo, hi, true, false) if lo == -inf && hi == 0.0 => Domain::NonPos,
+            (lo, hi, true, true) if lo == -inf && hi == 0.0 => Domain::Neg,
+            (lo, hi, false, false) if lo == 0.0 && hi == 1.0 => Domain::Unit,
+            (lo, hi, false, false) if lo == -1.0 && hi == 1.0 => Domain::Signed,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Range {
+    /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; `{2}` for one number.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |v: f64| {
+            if v.is_infinite() {
+                if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
+            } else if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v:?}")
+            }
+        };
+        if self.lo == self.hi {
+            return write!(f, "{{{}}}", show(self.lo));
+        }
+        write!(
+            f,
+            "{}{}, {}{}",
+            if self.lo_open { '(' } else { '[' },
+            show(self.lo),
+            show(self.hi),
+            if self.hi_open { ')' } else { ']' }
+        )
+    }
+}
+
 /// One checked expression.
 #[derive(Clone, Debug)]
 pub struct TypedExpr {

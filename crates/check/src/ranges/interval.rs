@@ -6,6 +6,7 @@
 use std::fmt;
 
 use crate::dims::DimValues;
+use crate::typed::Range;
 use crate::types::Domain;
 
 const INF: f64 = f64::INFINITY;
@@ -353,33 +354,22 @@ fn upper_max(a: f64, a_open: bool, b: f64, b_open: bool) -> (f64, bool) {
     }
 }
 
-/// A number as the user would write it: `0`, `1e-5`, `0.5`, `inf`.
-pub fn show_number(v: f64) -> String {
-    if v == INF {
-        "inf".into()
-    } else if v == -INF {
-        "-inf".into()
-    } else if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v:?}")
+impl Interval {
+    /// As recorded for consumers (`TypedExpr::range`).
+    pub fn to_range(self) -> Range {
+        Range {
+            lo: self.lo,
+            hi: self.hi,
+            lo_open: self.lo_open,
+            hi_open: self.hi_open,
+        }
     }
 }
 
 impl fmt::Display for Interval {
     /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; one number for a point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.lo == self.hi {
-            return write!(f, "{{{}}}", show_number(self.lo));
-        }
-        write!(
-            f,
-            "{}{}, {}{}",
-            if self.lo_open { '(' } else { '[' },
-            show_number(self.lo),
-            show_number(self.hi),
-            if self.hi_open { ')' } else { ']' }
-        )
+        self.to_range().fmt(f)
     }
 }
 

@@ -21,7 +21,7 @@ use syntax::{ast, Name};
 use crate::dims::DimValues;
 use crate::program::Program;
 use crate::signature::Signatures;
-use crate::typed::{Bodies, Range};
+use crate::typed::Bodies;
 
 
 /// What the pass reads besides the bodies.
@@ -85,11 +85,6 @@ fn check_fn(
     walk::Walker::new(env, body, scratch, diagnostics).function(f);
     let body = &mut bodies.fns[index];
     for (i, iv) in scratch.found.drain(..) {
-        body.exprs[i].range = Some(Range {
-            lo: iv.lo,
-            hi: iv.hi,
-            lo_open: iv.lo_open,
-            hi_open: iv.hi_open,
-        });
+        body.exprs[i].range = Some(iv.to_range());
     }
 }
