@@ -82,7 +82,7 @@ fn check_fn(
     if body.span != f.span {
         return;
     }
-    walk::Walker::new(env, body, scratch, diagnostics).function(f);
+    walk::Walker::new(env, bodies, body, scratch, diagnostics).function(f);
     let body = &mut bodies.fns[index];
     for (i, iv) in scratch.found.drain(..) {
         body.exprs[i].range = Some(iv.to_range());

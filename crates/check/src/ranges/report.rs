@@ -4,11 +4,11 @@
 //! are worked out only then.
 
 use diag::Diagnostic;
-use syntax::ast::{self, ExprKind};
+use syntax::ast::{self, BinaryOp, ExprKind};
 
 use super::interval::Interval;
 use super::math::{Edge, MathFn};
-use super::walk::Walker;
+use super::walk::{IdsPlace, Place, Walker};
 use crate::codes;
 use crate::typed::{Callee, ExprInfo};
 use crate::types::Ty;
@@ -55,6 +55,9 @@ impl Walker<'_> {
                 }
             }
             (ExprKind::Call { .. }, Some(ExprInfo::Call(call))) => self.call_origin(&call.callee),
+            (ExprKind::Binary { op: BinaryOp::Mul, lhs, rhs }, _) if self.same_local(lhs, rhs) => {
+                "a square, never negative".to_string()
+            }
             (ExprKind::Binary { op, lhs, rhs }, _) => {
                 let part = |x: &ast::Expr| match self.interval_at(x.span) {
                     Some(i) => format!("`{}` is in {}", self.text(x), show(&i)),
@@ -161,7 +164,14 @@ impl Walker<'_> {
     }
 
     /// `Index[have]` ids where an axis of size `want` is indexed.
-    pub(super) fn ids_mismatch(&mut self, ids: &ast::Expr, have: i128, want: i128, what: &str, call: &ast::Expr) {
+    pub(super) fn ids_mismatch(&mut self, ids: &ast::Expr, have: i128, want: i128, what: IdsPlace, call: &ast::Expr) {
+        let what = match what {
+            IdsPlace::Param { callee, size } => {
+                format!("`{callee}` takes `Index[{size}]` ids here, with `{size}` =")
+            }
+            IdsPlace::TakeAxis => "the axis `over=` names has size".to_string(),
+            IdsPlace::Classes => "the number of classes is".to_string(),
+        };
         let message = format!("ids of `Index[{have}]` index an axis of size {want}");
         let note = if have > want {
             format!("ids up to {} reach past the last of {want} rows: PyTorch fails with an index error when one comes", have - 1)
@@ -178,7 +188,12 @@ impl Walker<'_> {
     }
 
     /// A value wider than the domain declared where it goes.
-    pub(super) fn outside_domain(&mut self, e: &ast::Expr, iv: Interval, declared: &Ty, what: &str) {
+    pub(super) fn outside_domain(&mut self, e: &ast::Expr, iv: Interval, declared: &Ty, what: Place) {
+        let what = match what {
+            Place::Return => "the returned value".to_string(),
+            Place::Let(name) => format!("`{name}`"),
+            Place::Arg { param, callee } => format!("argument `{param}` of `{callee}`"),
+        };
         let Some(outer) = self.declared_domain(declared) else {
             return;
         };

@@ -28,6 +28,26 @@ pub struct Scratch {
     pub found: Vec<(usize, Interval)>,
 }
 
+/// Where a value goes that must fit a declared domain; put in words only
+/// for a diagnostic.
+#[derive(Clone, Copy)]
+pub enum Place {
+    Return,
+    Let(Name),
+    Arg { param: Name, callee: Name },
+}
+
+/// What `Index[N]` ids index; put in words only for a diagnostic.
+#[derive(Clone, Copy)]
+pub enum IdsPlace<'a> {
+    /// A parameter that takes `Index[size]` ids.
+    Param { callee: Name, size: &'a crate::size::Size },
+    /// The axis `take`'s `over=` names.
+    TakeAxis,
+    /// `one_hot`'s number of classes.
+    Classes,
+}
+
 /// The arguments of a call with their intervals, in written order.
 pub(super) type ArgVals = SmallVec<[(Span, Option<Interval>); 4]>;
 
@@ -35,6 +55,8 @@ pub(super) type ArgVals = SmallVec<[(Span, Option<Interval>); 4]>;
 pub struct Walker<'w> {
     pub env: RangeEnv<'w>,
     pub body: &'w crate::typed::Body,
+    /// Every body so far: a called method's parameters are its body's.
+    pub bodies: &'w crate::typed::Bodies,
     pub scratch: &'w mut Scratch,
     pub diagnostics: &'w mut Vec<Diagnostic>,
 }
@@ -42,6 +64,7 @@ pub struct Walker<'w> {
 impl<'w> Walker<'w> {
     pub fn new(
         env: RangeEnv<'w>,
+        bodies: &'w crate::typed::Bodies,
         body: &'w Body,
         scratch: &'w mut Scratch,
         diagnostics: &'w mut Vec<Diagnostic>,
@@ -52,6 +75,7 @@ impl<'w> Walker<'w> {
         Walker {
             env,
             body,
+            bodies,
             scratch,
             diagnostics,
         }
@@ -134,20 +158,18 @@ impl<'w> Walker<'w> {
         if name.is_missing() {
             return;
         }
-        let declared = self
-            .body
+        let body: &'w Body = self.body;
+        let declared = body
             .lets
             .iter()
             .find(|b| b.span == name.span)
-            .map(|b| b.ty.clone());
+            .map(|b| &b.ty);
         let declared_iv = declared
-            .as_ref()
             .filter(|_| typed)
             .and_then(|ty| self.declared_domain(ty));
-        if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared.as_ref()) {
+        if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared) {
             if !found.within(&outer) {
-                let what = format!("`{}`", name.name);
-                self.outside_domain(value, found, ty, &what);
+                self.outside_domain(value, found, ty, Place::Let(name.name));
             }
         }
         let kept = if self.scratch.rebound.contains(&name.name) {
@@ -165,12 +187,12 @@ impl<'w> Walker<'w> {
 
     /// The returned value must lie in the declared return type's domain.
     fn fits_return(&mut self, e: &ast::Expr, iv: Option<Interval>) {
-        let ret = self.body.ret.clone();
-        self.fits(e, iv, &ret, "the returned value");
+        let body: &'w Body = self.body;
+        self.fits(e, iv, &body.ret, Place::Return);
     }
 
     /// `e` (with interval `iv`) must lie in `ty`'s domain; a tuple, item by item.
-    pub(super) fn fits(&mut self, e: &ast::Expr, iv: Option<Interval>, ty: &Ty, what: &str) {
+    pub(super) fn fits(&mut self, e: &ast::Expr, iv: Option<Interval>, ty: &Ty, what: Place) {
         match (&e.kind, &ty.kind) {
             (ExprKind::Tuple(items), TyKind::Tuple(tys)) if items.len() == tys.len() => {
                 for (item, ty) in items.iter().zip(tys) {
@@ -373,7 +395,7 @@ impl<'w> Walker<'w> {
     }
 
     /// `x * x`: the same local on both sides.
-    fn same_local(&self, a: &ast::Expr, b: &ast::Expr) -> bool {
+    pub(super) fn same_local(&self, a: &ast::Expr, b: &ast::Expr) -> bool {
         let decl = |e: &ast::Expr| match (&e.kind, self.typed(e.span).map(|t| &t.info)) {
             (ExprKind::Name(_), Some(ExprInfo::Local { decl })) => Some(*decl),
             _ => None,
@@ -411,15 +433,15 @@ impl<'w> Walker<'w> {
     ) -> Option<Interval> {
         match &call.callee {
             Callee::Builtin(b) => self.builtin(*b, e, args, vals, call, typed),
-            Callee::Extern { file, name, python } => {
-                self.check_params(e, *file, *name, vals, call);
+            Callee::Extern { python, .. } => {
+                self.check_params(e, &call.callee, vals, call);
                 match MathFn::from_python(python) {
                     Some(f) => self.math(f, e, vals, call).or_else(|| self.of_ty(&typed.ty)),
                     None => self.of_ty(&typed.ty),
                 }
             }
-            Callee::Fn { file, name } => {
-                self.check_params(e, *file, *name, vals, call);
+            Callee::Fn { .. } | Callee::Method { .. } => {
+                self.check_params(e, &call.callee, vals, call);
                 self.of_ty(&typed.ty)
             }
             _ => self.of_ty(&typed.ty),
@@ -452,36 +474,48 @@ impl<'w> Walker<'w> {
         Some(f.apply(&x))
     }
 
-    /// Arguments given to a `fn` or `extern fn`: each within its
+    /// Arguments given to a `fn`, `extern fn` or method: each within its
     /// parameter's domain, and `Index[N]` ids of the size the parameter's
     /// `Index[V]` has once the call's sizes are known (E0603).
-    fn check_params(&mut self, e: &ast::Expr, file: diag::FileId, name: Name, vals: &ArgVals, call: &CallInfo) {
-        let Some(sig) = self.env.signatures.get(&(file, name)) else {
-            return;
+    fn check_params(&mut self, e: &ast::Expr, callee: &Callee, vals: &ArgVals, call: &CallInfo) {
+        let (params, name): (SmallVec<[(Name, &'w Ty); 8]>, Name) = match callee {
+            Callee::Fn { file, name } | Callee::Extern { file, name, .. } => {
+                let signatures: &'w crate::signature::Signatures = self.env.signatures;
+                let Some(sig) = signatures.get(&(*file, *name)) else {
+                    return;
+                };
+                (sig.params.iter().map(|p| (p.name, &p.ty)).collect(), *name)
+            }
+            Callee::Method { file, model, method } => {
+                let bodies: &'w crate::typed::Bodies = self.bodies;
+                let Some(body) = bodies.method(*file, *model, *method) else {
+                    return;
+                };
+                (body.params.iter().map(|p| (p.name, &p.ty)).collect(), *method)
+            }
+            _ => return,
         };
-        for (i, param) in sig.params.iter().enumerate() {
+        for (i, (param, ty)) in params.into_iter().enumerate() {
             let Some((span, iv)) = self.bound(call, i, vals) else {
                 continue;
             };
             let Some(arg) = find_arg(e, span) else {
                 continue;
             };
-            if let TyKind::Tensor(t) = &param.ty.kind {
+            if let TyKind::Tensor(t) = &ty.kind {
                 if let Some(Domain::Index(v)) = &t.domain {
                     let want = substitute(&v.poly, &call.bindings);
-                    let what = format!("`{name}` takes `Index[{v}]` ids here, with `{v}` =");
-                    self.ids_fit(arg, want.as_ref(), &what, e);
+                    self.ids_fit(arg, want.as_ref(), IdsPlace::Param { callee: name, size: v }, e);
                     continue;
                 }
             }
-            let what = format!("argument `{}` of `{}`", param.name, name);
-            self.fits(arg, Some(iv), &param.ty, &what);
+            self.fits(arg, Some(iv), ty, Place::Arg { param, callee: name });
         }
     }
 
     /// `Index[N]` ids where `Index[V]` is wanted: `N` and `V` must agree
     /// when both are known.
-    pub(super) fn ids_fit(&mut self, ids: &ast::Expr, want: Option<&Poly>, what: &str, call: &ast::Expr) {
+    pub(super) fn ids_fit(&mut self, ids: &ast::Expr, want: Option<&Poly>, what: IdsPlace, call: &ast::Expr) {
         let Some(typed) = self.typed(ids.span) else {
             return;
         };
@@ -575,7 +609,7 @@ impl<'w> Walker<'w> {
             return;
         };
         let size = crate::shape::axis_poly(axis);
-        self.ids_fit(ids, size.as_ref(), "the axis `over=` names has size", e);
+        self.ids_fit(ids, size.as_ref(), IdsPlace::TakeAxis, e);
     }
 
     /// `one_hot(ids, n)`: the ids count up to `n`.
@@ -587,7 +621,7 @@ impl<'w> Walker<'w> {
             return;
         };
         let size = crate::shape::axis_poly(last);
-        self.ids_fit(ids, size.as_ref(), "the number of classes is", e);
+        self.ids_fit(ids, size.as_ref(), IdsPlace::Classes, e);
     }
 }
 
