@@ -237,7 +237,11 @@ impl std::fmt::Display for Range {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let show = |v: f64| {
             if v.is_infinite() {
-                if v > 0.0 { "inf".to_string() } else { "-inf".to_string() }
+                if v > 0.0 {
+                    "inf".to_string()
+                } else {
+                    "-inf".to_string()
+                }
             } else if v.fract() == 0.0 && v.abs() < 1e15 {
                 format!("{}", v as i64)
             } else {

@@ -392,7 +392,10 @@ mod tests {
         assert_eq!(Interval::REAL.sign().to_string(), "[-1, 1]");
         assert_eq!(Interval::POS.sign().to_string(), "{1}");
         assert_eq!(Interval::UNIT.sum_of(), Interval::NON_NEG);
-        assert_eq!(Interval::REAL.maximum(&Interval::point(0.0)), Interval::NON_NEG);
+        assert_eq!(
+            Interval::REAL.maximum(&Interval::point(0.0)),
+            Interval::NON_NEG
+        );
         assert_eq!(Interval::UNIT.product_of(), Interval::UNIT);
     }
 

@@ -87,8 +87,18 @@ impl MathFn {
             MathFn::Softplus => x.monotone(softplus, true),
             MathFn::LogSigmoid => x.monotone(|v| -softplus(-v), true),
             // Both dip below 0 once, at `at`, to `min`; increasing after it.
-            MathFn::Gelu => dip(x, |v| v * 0.5 * (1.0 + erf(v / std::f64::consts::SQRT_2)), -0.751_791_524_693_564, -0.169_971_085_172_652),
-            MathFn::Silu => dip(x, |v| v * sigmoid(v), -1.278_464_542_761_074, -0.278_464_542_761_074),
+            MathFn::Gelu => dip(
+                x,
+                |v| v * 0.5 * (1.0 + erf(v / std::f64::consts::SQRT_2)),
+                -0.751_791_524_693_564,
+                -0.169_971_085_172_652,
+            ),
+            MathFn::Silu => dip(
+                x,
+                |v| v * sigmoid(v),
+                -1.278_464_542_761_074,
+                -0.278_464_542_761_074,
+            ),
         }
     }
 }
@@ -118,7 +128,11 @@ fn dip(x: &Interval, f: impl Fn(f64) -> f64, at: f64, min: f64) -> Interval {
     }
     // The minimum is a value; a little room for rounding below it.
     let hi = end(x.lo).max(end(x.hi));
-    let hi_open = if end(x.lo) > end(x.hi) { x.lo_open } else { x.hi_open };
+    let hi_open = if end(x.lo) > end(x.hi) {
+        x.lo_open
+    } else {
+        x.hi_open
+    };
     Interval::new(min - 1e-9, hi, false, hi_open)
 }
 
@@ -147,7 +161,8 @@ fn erf(v: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.327_591_1 * v.abs());
     let poly = t
         * (0.254_829_592
-            + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     v.signum() * (1.0 - poly * (-v * v).exp())
 }
 
@@ -166,16 +181,31 @@ mod tests {
         assert_eq!(range("torch.sigmoid", Interval::REAL), "(0, 1)");
         assert_eq!(range("torch.tanh", Interval::REAL), "(-1, 1)");
         assert_eq!(range("torch.expm1", Interval::REAL), "(-1, inf)");
-        assert_eq!(range("torch.nn.functional.softplus", Interval::REAL), "(0, inf)");
-        assert_eq!(range("torch.nn.functional.logsigmoid", Interval::REAL), "(-inf, 0)");
-        assert_eq!(range("torch.log", Interval::NON_NEG.add(&Interval::point(1.0))), "[0, inf)");
-        assert_eq!(range("torch.nn.functional.gelu", Interval::NON_NEG), "[0, inf)");
+        assert_eq!(
+            range("torch.nn.functional.softplus", Interval::REAL),
+            "(0, inf)"
+        );
+        assert_eq!(
+            range("torch.nn.functional.logsigmoid", Interval::REAL),
+            "(-inf, 0)"
+        );
+        assert_eq!(
+            range("torch.log", Interval::NON_NEG.add(&Interval::point(1.0))),
+            "[0, inf)"
+        );
+        assert_eq!(
+            range("torch.nn.functional.gelu", Interval::NON_NEG),
+            "[0, inf)"
+        );
         assert!(MathFn::from_python("torch.nn.functional.gelu")
             .unwrap()
             .apply(&Interval::REAL)
             .contains(-0.1699));
         assert_eq!(range("torch.erf", Interval::REAL), "(-1, 1)");
-        assert_eq!(MathFn::from_python("torch.log").unwrap().edge(), Some(Edge::Positive));
+        assert_eq!(
+            MathFn::from_python("torch.log").unwrap().edge(),
+            Some(Edge::Positive)
+        );
         assert_eq!(MathFn::from_python("torch.relu"), None);
     }
 }

@@ -23,7 +23,6 @@ use crate::program::Program;
 use crate::signature::Signatures;
 use crate::typed::Bodies;
 
-
 /// What the pass reads besides the bodies.
 #[derive(Clone, Copy)]
 pub struct RangeEnv<'a> {
@@ -49,13 +48,27 @@ pub fn check_batch(
         }
         for item in &module.ast.items {
             match item {
-                ast::Item::Fn(f) => {
-                    check_fn(env, module.file, Name::EMPTY, f, bodies, &mut scratch, diagnostics)
-                }
+                ast::Item::Fn(f) => check_fn(
+                    env,
+                    module.file,
+                    Name::EMPTY,
+                    f,
+                    bodies,
+                    &mut scratch,
+                    diagnostics,
+                ),
                 ast::Item::Model(m) => {
                     for method in &m.methods {
                         let owner = m.name.name;
-                        check_fn(env, module.file, owner, method, bodies, &mut scratch, diagnostics);
+                        check_fn(
+                            env,
+                            module.file,
+                            owner,
+                            method,
+                            bodies,
+                            &mut scratch,
+                            diagnostics,
+                        );
                     }
                 }
                 _ => {}

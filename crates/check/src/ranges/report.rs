@@ -55,15 +55,25 @@ impl Walker<'_> {
                 }
             }
             (ExprKind::Call { .. }, Some(ExprInfo::Call(call))) => self.call_origin(&call.callee),
-            (ExprKind::Binary { op: BinaryOp::Mul, lhs, rhs }, _) if self.same_local(lhs, rhs) => {
-                "a square, never negative".to_string()
-            }
+            (
+                ExprKind::Binary {
+                    op: BinaryOp::Mul,
+                    lhs,
+                    rhs,
+                },
+                _,
+            ) if self.same_local(lhs, rhs) => "a square, never negative".to_string(),
             (ExprKind::Binary { op, lhs, rhs }, _) => {
                 let part = |x: &ast::Expr| match self.interval_at(x.span) {
                     Some(i) => format!("`{}` is in {}", self.text(x), show(&i)),
                     None => format!("`{}`", self.text(x)),
                 };
-                format!("`{}` of two values: {} and {}", op.as_str(), part(lhs), part(rhs))
+                format!(
+                    "`{}` of two values: {} and {}",
+                    op.as_str(),
+                    part(lhs),
+                    part(rhs)
+                )
             }
             (ExprKind::Unary { operand, .. }, _) => match self.interval_at(operand.span) {
                 Some(i) => format!("the negation of a value in {}", show(&i)),
@@ -81,9 +91,16 @@ impl Walker<'_> {
     fn call_origin(&self, callee: &Callee) -> String {
         match callee {
             Callee::Builtin(b) => match b.name() {
-                "var" => "a variance is never negative, and is 0 when the values are all equal".into(),
-                "std" => "a standard deviation is never negative, and is 0 when the values are all equal".into(),
-                "softmax" => "softmax's values are in [0, 1], and round to 0 far below the largest".into(),
+                "var" => {
+                    "a variance is never negative, and is 0 when the values are all equal".into()
+                }
+                "std" => {
+                    "a standard deviation is never negative, and is 0 when the values are all equal"
+                        .into()
+                }
+                "softmax" => {
+                    "softmax's values are in [0, 1], and round to 0 far below the largest".into()
+                }
                 name => format!("the range of `{name}` over its argument's"),
             },
             Callee::Extern { name, python, .. } if MathFn::from_python(python).is_some() => {
@@ -164,7 +181,14 @@ impl Walker<'_> {
     }
 
     /// `Index[have]` ids where an axis of size `want` is indexed.
-    pub(super) fn ids_mismatch(&mut self, ids: &ast::Expr, have: i128, want: i128, what: IdsPlace, call: &ast::Expr) {
+    pub(super) fn ids_mismatch(
+        &mut self,
+        ids: &ast::Expr,
+        have: i128,
+        want: i128,
+        what: IdsPlace,
+        call: &ast::Expr,
+    ) {
         let what = match what {
             IdsPlace::Param { callee, size } => {
                 format!("`{callee}` takes `Index[{size}]` ids here, with `{size}` =")
@@ -176,19 +200,30 @@ impl Walker<'_> {
         let note = if have > want {
             format!("ids up to {} reach past the last of {want} rows: PyTorch fails with an index error when one comes", have - 1)
         } else {
-            format!("the ids reach only {} of the {want} rows: one of the two sizes is wrong", have)
+            format!(
+                "the ids reach only {} of the {want} rows: one of the two sizes is wrong",
+                have
+            )
         };
         self.diagnostics.push(
             Diagnostic::error(codes::E0603, message)
                 .with_primary(ids.span, format!("`Index[{have}]` ids"))
                 .with_secondary(call.span, format!("{what} {want}"))
                 .with_note(note)
-                .with_help(format!("make the axis {have} long, or the ids `Index[{want}]`")),
+                .with_help(format!(
+                    "make the axis {have} long, or the ids `Index[{want}]`"
+                )),
         );
     }
 
     /// A value wider than the domain declared where it goes.
-    pub(super) fn outside_domain(&mut self, e: &ast::Expr, iv: Interval, declared: &Ty, what: Place) {
+    pub(super) fn outside_domain(
+        &mut self,
+        e: &ast::Expr,
+        iv: Interval,
+        declared: &Ty,
+        what: Place,
+    ) {
         let what = match what {
             Place::Return => "the returned value".to_string(),
             Place::Let(name) => format!("`{name}`"),

@@ -12,7 +12,7 @@ use super::math::{Edge, MathFn};
 use super::RangeEnv;
 use crate::builtin_names::Builtin;
 use crate::size::{Poly, Symbol};
-use crate::typed::{BoundArg, Body, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
+use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
 use crate::types::{Domain, ScalarKind, Ty, TyKind};
 
 const INF: f64 = f64::INFINITY;
@@ -41,7 +41,10 @@ pub enum Place {
 #[derive(Clone, Copy)]
 pub enum IdsPlace<'a> {
     /// A parameter that takes `Index[size]` ids.
-    Param { callee: Name, size: &'a crate::size::Size },
+    Param {
+        callee: Name,
+        size: &'a crate::size::Size,
+    },
     /// The axis `take`'s `over=` names.
     TakeAxis,
     /// `one_hot`'s number of classes.
@@ -98,7 +101,8 @@ impl<'w> Walker<'w> {
                 let n = b.stmts.len();
                 for (i, stmt) in b.stmts.iter().enumerate() {
                     let value = self.stmt(stmt);
-                    if let (true, true, StmtKind::Expr(e)) = (declared_return, i + 1 == n, &stmt.kind)
+                    if let (true, true, StmtKind::Expr(e)) =
+                        (declared_return, i + 1 == n, &stmt.kind)
                     {
                         self.fits_return(e, value);
                     }
@@ -154,7 +158,13 @@ impl<'w> Walker<'w> {
 
     /// A `let`: a declared domain must hold the value; a name rebound later
     /// has its declared domain's interval (or none) from here on.
-    fn bind_let(&mut self, name: &ast::Ident, typed: bool, value: &ast::Expr, iv: Option<Interval>) {
+    fn bind_let(
+        &mut self,
+        name: &ast::Ident,
+        typed: bool,
+        value: &ast::Expr,
+        iv: Option<Interval>,
+    ) {
         if name.is_missing() {
             return;
         }
@@ -266,7 +276,10 @@ impl<'w> Walker<'w> {
                 self.of_ty(&typed?.ty)
             }
             ExprKind::Call { args, .. } => {
-                let vals: ArgVals = args.iter().map(|a| (a.value.span, self.expr(&a.value))).collect();
+                let vals: ArgVals = args
+                    .iter()
+                    .map(|a| (a.value.span, self.expr(&a.value)))
+                    .collect();
                 let typed = typed?;
                 match &typed.info {
                     ExprInfo::Call(call) => self.call(e, args, &vals, call, typed),
@@ -412,7 +425,13 @@ impl<'w> Walker<'w> {
         written: &ast::Type,
         typed: &TypedExpr,
     ) -> Option<Interval> {
-        let names_domain = matches!(&written.kind, ast::TypeKind::Tensor { domain: Some(_), .. });
+        let names_domain = matches!(
+            &written.kind,
+            ast::TypeKind::Tensor {
+                domain: Some(_),
+                ..
+            }
+        );
         let target = self.of_ty(&typed.ty);
         match (iv, target) {
             (Some(found), Some(outer)) if names_domain => Some(found.narrow_to(&outer)),
@@ -436,7 +455,9 @@ impl<'w> Walker<'w> {
             Callee::Extern { python, .. } => {
                 self.check_params(e, &call.callee, vals, call);
                 match MathFn::from_python(python) {
-                    Some(f) => self.math(f, e, vals, call).or_else(|| self.of_ty(&typed.ty)),
+                    Some(f) => self
+                        .math(f, e, vals, call)
+                        .or_else(|| self.of_ty(&typed.ty)),
                     None => self.of_ty(&typed.ty),
                 }
             }
@@ -449,7 +470,12 @@ impl<'w> Walker<'w> {
     }
 
     /// The interval of the argument bound to parameter `i`, with its expression's span.
-    pub(super) fn bound(&self, call: &CallInfo, i: usize, vals: &ArgVals) -> Option<(Span, Interval)> {
+    pub(super) fn bound(
+        &self,
+        call: &CallInfo,
+        i: usize,
+        vals: &ArgVals,
+    ) -> Option<(Span, Interval)> {
         let BoundArg::Expr { span, .. } = call.args.get(i)? else {
             return None;
         };
@@ -458,7 +484,13 @@ impl<'w> Walker<'w> {
     }
 
     /// A function whose math the checker knows: its edge checked, its range computed.
-    fn math(&mut self, f: MathFn, e: &ast::Expr, vals: &ArgVals, call: &CallInfo) -> Option<Interval> {
+    fn math(
+        &mut self,
+        f: MathFn,
+        e: &ast::Expr,
+        vals: &ArgVals,
+        call: &CallInfo,
+    ) -> Option<Interval> {
         let (span, x) = self.bound(call, 0, vals)?;
         if let Some(edge) = f.edge() {
             let outside = match edge {
@@ -486,12 +518,19 @@ impl<'w> Walker<'w> {
                 };
                 (sig.params.iter().map(|p| (p.name, &p.ty)).collect(), *name)
             }
-            Callee::Method { file, model, method } => {
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => {
                 let bodies: &'w crate::typed::Bodies = self.bodies;
                 let Some(body) = bodies.method(*file, *model, *method) else {
                     return;
                 };
-                (body.params.iter().map(|p| (p.name, &p.ty)).collect(), *method)
+                (
+                    body.params.iter().map(|p| (p.name, &p.ty)).collect(),
+                    *method,
+                )
             }
             _ => return,
         };
@@ -505,17 +544,39 @@ impl<'w> Walker<'w> {
             if let TyKind::Tensor(t) = &ty.kind {
                 if let Some(Domain::Index(v)) = &t.domain {
                     let want = substitute(&v.poly, &call.bindings);
-                    self.ids_fit(arg, want.as_ref(), IdsPlace::Param { callee: name, size: v }, e);
+                    self.ids_fit(
+                        arg,
+                        want.as_ref(),
+                        IdsPlace::Param {
+                            callee: name,
+                            size: v,
+                        },
+                        e,
+                    );
                     continue;
                 }
             }
-            self.fits(arg, Some(iv), ty, Place::Arg { param, callee: name });
+            self.fits(
+                arg,
+                Some(iv),
+                ty,
+                Place::Arg {
+                    param,
+                    callee: name,
+                },
+            );
         }
     }
 
     /// `Index[N]` ids where `Index[V]` is wanted: `N` and `V` must agree
     /// when both are known.
-    pub(super) fn ids_fit(&mut self, ids: &ast::Expr, want: Option<&Poly>, what: IdsPlace, call: &ast::Expr) {
+    pub(super) fn ids_fit(
+        &mut self,
+        ids: &ast::Expr,
+        want: Option<&Poly>,
+        what: IdsPlace,
+        call: &ast::Expr,
+    ) {
         let Some(typed) = self.typed(ids.span) else {
             return;
         };
@@ -526,7 +587,8 @@ impl<'w> Walker<'w> {
             return;
         };
         let dims = self.env.dims;
-        let (Some(have), Some(want)) = (dims.value(&n.poly), want.and_then(|w| dims.value(w))) else {
+        let (Some(have), Some(want)) = (dims.value(&n.poly), want.and_then(|w| dims.value(w)))
+        else {
             return;
         };
         if have != want {
@@ -584,11 +646,13 @@ impl<'w> Walker<'w> {
             B::Full => arg(1, "value")?,
             B::Tril | B::Triu => x?.union(&Interval::point(0.0)),
             B::Reduce => match &call.pattern {
-                Some(PatternPlan::Layout(plan)) => match plan.reduce.as_ref().map(|(op, _)| &**op) {
-                    Some("sum") => x?.sum_of(),
-                    Some("prod") => x?.product_of(),
-                    _ => x?,
-                },
+                Some(PatternPlan::Layout(plan)) => {
+                    match plan.reduce.as_ref().map(|(op, _)| &**op) {
+                        Some("sum") => x?.sum_of(),
+                        Some("prod") => x?.product_of(),
+                        _ => x?,
+                    }
+                }
                 _ => x?,
             },
             B::Einsum => positional(args, vals).reduce(|a, b| a.mul(&b))?.sum_of(),
@@ -674,7 +738,10 @@ pub(super) fn find_arg(e: &ast::Expr, span: Span) -> Option<&ast::Expr> {
 /// what the call bound them to.
 fn substitute(poly: &Poly, bindings: &[(Name, crate::size::Size)]) -> Option<Poly> {
     poly.substitute(&|s| match s {
-        Symbol::Generic(n) => bindings.iter().find(|(b, _)| b == n).map(|(_, v)| v.poly.clone()),
+        Symbol::Generic(n) => bindings
+            .iter()
+            .find(|(b, _)| b == n)
+            .map(|(_, v)| v.poly.clone()),
         _ => None,
     })
     .ok()

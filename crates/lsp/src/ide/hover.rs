@@ -450,7 +450,11 @@ mod range_tests {
     fn check(text: &str, expect: Expect) {
         let (analysis, file, offset) = analysis(&[("m.ss", text)]);
         let hover = analysis.hover(file, offset);
-        expect.assert_eq(&hover.map(|h| h.markdown).unwrap_or_else(|| "no hover".into()));
+        expect.assert_eq(
+            &hover
+                .map(|h| h.markdown)
+                .unwrap_or_else(|| "no hover".into()),
+        );
     }
 
     #[test]
