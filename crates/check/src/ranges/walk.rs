@@ -26,7 +26,13 @@ pub struct Scratch {
     rebound: Vec<Name>,
     /// Each expression's index in `Body::exprs` with its interval.
     pub found: Vec<(usize, Interval)>,
+    /// Where in `Body::exprs` the next expression's record likely is: the
+    /// walk goes children first, as `body` recorded them.
+    cursor: usize,
 }
+
+/// How far from the cursor a record is looked for before the span index.
+const NEAR: usize = 8;
 
 /// Where a value goes that must fit a declared domain; put in words only
 /// for a diagnostic.
@@ -75,6 +81,7 @@ impl<'w> Walker<'w> {
         scratch.locals.clear();
         scratch.rebound.clear();
         scratch.found.clear();
+        scratch.cursor = 0;
         Walker {
             env,
             body,
@@ -243,83 +250,121 @@ impl<'w> Walker<'w> {
             .map(|(_, iv)| *iv)
     }
 
-    /// The typed record of the expression at `span`.
+    /// The typed record of the expression at `span`, by the span index.
     pub(super) fn typed(&self, span: Span) -> Option<&'w TypedExpr> {
         let body: &'w Body = self.body;
         body.expr(span)
     }
 
-    /// Walks an expression; its interval, recorded for its typed record.
-    pub fn expr(&mut self, e: &ast::Expr) -> Option<Interval> {
-        let typed = self.typed(e.span);
-        let iv = self.compute(e, typed);
-        let typed = typed.filter(|t| !matches!(t.ty.kind, TyKind::Error))?;
-        let iv = iv?;
-        if let Some(i) = self.body.expr_index(e.span) {
-            self.scratch.found.push((i, iv));
-        }
-        let _ = typed;
-        Some(iv)
+    /// The typed record of the expression at `span`, just walked: near the
+    /// cursor (the walk meets records in about the order `body` made them),
+    /// else by the span index (not for a `leaf` name).
+    fn here(&mut self, span: Span, leaf: bool) -> Option<(usize, &'w TypedExpr)> {
+        let body: &'w Body = self.body;
+        let exprs = &body.exprs;
+        let cursor = self.scratch.cursor.min(exprs.len());
+        let ahead = cursor..(cursor + NEAR).min(exprs.len());
+        let behind = (cursor.saturating_sub(NEAR)..cursor).rev();
+        let near = ahead.chain(behind).find(|&i| exprs[i].span == span);
+        let i = match near {
+            Some(i) => i,
+            // A name far from the cursor is an axis name (`over=n`, `h=H`),
+            // which has no record: the index would only say so slower.
+            None if leaf => return None,
+            None => body.expr_index(span)?,
+        };
+        self.scratch.cursor = self.scratch.cursor.max(i + 1);
+        Some((i, &exprs[i]))
     }
 
-    /// The interval of `e`, its children walked first.
-    fn compute(&mut self, e: &ast::Expr, typed: Option<&'w TypedExpr>) -> Option<Interval> {
+    /// Walks an expression; its interval, recorded for its typed record.
+    pub fn expr(&mut self, e: &ast::Expr) -> Option<Interval> {
+        self.walk(e).0
+    }
+
+    /// Walks an expression: its interval (recorded) and its typed record.
+    fn walk(&mut self, e: &ast::Expr) -> (Option<Interval>, Option<&'w TypedExpr>) {
+        let (iv, at) = self.compute(e);
+        let Some((i, typed)) = at else {
+            return (None, None);
+        };
+        if matches!(typed.ty.kind, TyKind::Error) {
+            return (None, Some(typed));
+        }
+        if let Some(iv) = iv {
+            self.scratch.found.push((i, iv));
+        }
+        (iv, Some(typed))
+    }
+
+    /// The interval of `e` and its typed record, its children walked first.
+    fn compute(&mut self, e: &ast::Expr) -> (Option<Interval>, Option<(usize, &'w TypedExpr)>) {
+        let span = e.span;
         match &e.kind {
-            ExprKind::Int(v) => Some(Interval::point(*v as f64)),
-            ExprKind::Float(v) => Some(Interval::point(*v)),
-            ExprKind::Bool(b) => Some(Interval::point(if *b { 1.0 } else { 0.0 })),
-            ExprKind::Str(_) | ExprKind::None | ExprKind::Error => None,
-            ExprKind::Pattern(_) | ExprKind::Shape(_) | ExprKind::AxisGroup(_) => None,
-            ExprKind::Name(_) => self.name(typed?),
+            ExprKind::Int(v) => (Some(Interval::point(*v as f64)), self.here(span, false)),
+            ExprKind::Float(v) => (Some(Interval::point(*v)), self.here(span, false)),
+            ExprKind::Bool(b) => (
+                Some(Interval::point(if *b { 1.0 } else { 0.0 })),
+                self.here(span, false),
+            ),
+            ExprKind::Str(_) | ExprKind::None | ExprKind::Error => (None, None),
+            ExprKind::Pattern(_) | ExprKind::Shape(_) | ExprKind::AxisGroup(_) => (None, None),
+            ExprKind::Name(_) => {
+                let at = self.here(span, true);
+                (at.and_then(|(_, t)| self.name(t)), at)
+            }
             ExprKind::Field { base, .. } => {
                 self.expr(base);
-                self.of_ty(&typed?.ty)
+                let at = self.here(span, false);
+                (at.and_then(|(_, t)| self.of_ty(&t.ty)), at)
             }
             ExprKind::Call { args, .. } => {
                 let vals: ArgVals = args
                     .iter()
                     .map(|a| (a.value.span, self.expr(&a.value)))
                     .collect();
-                let typed = typed?;
-                match &typed.info {
+                let at = self.here(span, false);
+                let iv = at.and_then(|(_, typed)| match &typed.info {
                     ExprInfo::Call(call) => self.call(e, args, &vals, call, typed),
                     _ => self.of_ty(&typed.ty),
-                }
+                });
+                (iv, at)
             }
             ExprKind::Index { base, indices } => {
                 let iv = self.expr(base);
                 for index in indices {
-                    match index {
-                        ast::IndexArg::Expr(x) => {
-                            self.expr(x);
-                        }
-                        ast::IndexArg::Slice { .. } => {}
-                        #[allow(unreachable_patterns)]
-                        _ => {}
+                    if let ast::IndexArg::Expr(x) = index {
+                        self.expr(x);
                     }
                 }
-                iv.or_else(|| self.of_ty(&typed?.ty))
+                let at = self.here(span, false);
+                (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
             }
             ExprKind::Unary { op, operand } => {
                 let iv = self.expr(operand);
-                match op {
+                let iv = match op {
                     UnaryOp::Neg => iv.map(|i| i.neg()),
                     UnaryOp::Not => Some(Interval::UNIT),
-                }
+                };
+                (iv, self.here(span, false))
             }
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let iv = self.binary(*op, lhs, rhs);
+                (iv, self.here(span, false))
+            }
             ExprKind::Cast { kind, expr, ty } => {
                 let iv = self.expr(expr);
-                self.cast(*kind, iv, ty, typed?)
+                let at = self.here(span, false);
+                (at.and_then(|(_, t)| self.cast(*kind, iv, ty, t)), at)
             }
             ExprKind::Tuple(items) => {
                 for item in items {
                     self.expr(item);
                 }
-                None
+                (None, self.here(span, false))
             }
             #[allow(unreachable_patterns)]
-            _ => None,
+            _ => (None, None),
         }
     }
 
@@ -365,8 +410,8 @@ impl<'w> Walker<'w> {
 
     /// An operator's interval, with the division's edge check.
     fn binary(&mut self, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<Interval> {
-        let a = self.expr(lhs);
-        let b = self.expr(rhs);
+        let (a, lt) = self.walk(lhs);
+        let (b, rt) = self.walk(rhs);
         match op {
             BinaryOp::Or
             | BinaryOp::And
@@ -382,10 +427,10 @@ impl<'w> Walker<'w> {
         Some(match op {
             BinaryOp::Add => a.add(&b),
             BinaryOp::Sub => a.sub(&b),
-            BinaryOp::Mul if self.same_local(lhs, rhs) => a.square(),
+            BinaryOp::Mul if same_local(lt, rt) => a.square(),
             BinaryOp::Mul => a.mul(&b),
             BinaryOp::Div => {
-                if self.checked_divisor(rhs, &b) && b.contains(0.0) {
+                if edge_applies(rt, &b) && b.contains(0.0) {
                     self.division_by_zero(lhs, rhs, b);
                 }
                 a.div(&b)
@@ -401,19 +446,12 @@ impl<'w> Walker<'w> {
     /// range is known both ways (a Python `Float` parameter's isn't, and
     /// no type could say more of it).
     pub(super) fn checked_divisor(&self, e: &ast::Expr, iv: &Interval) -> bool {
-        let tensor = self
-            .typed(e.span)
-            .is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
-        tensor || (iv.lo.is_finite() && iv.hi.is_finite())
+        edge_applies(self.typed(e.span), iv)
     }
 
     /// `x * x`: the same local on both sides.
     pub(super) fn same_local(&self, a: &ast::Expr, b: &ast::Expr) -> bool {
-        let decl = |e: &ast::Expr| match (&e.kind, self.typed(e.span).map(|t| &t.info)) {
-            (ExprKind::Name(_), Some(ExprInfo::Local { decl })) => Some(*decl),
-            _ => None,
-        };
-        decl(a).is_some() && decl(a) == decl(b)
+        same_local(self.typed(a.span), self.typed(b.span))
     }
 
     /// `e as T` narrows to `T`'s domain (checked when the program runs);
@@ -686,6 +724,21 @@ impl<'w> Walker<'w> {
         };
         let size = crate::shape::axis_poly(last);
         self.ids_fit(ids, size.as_ref(), IdsPlace::Classes, e);
+    }
+}
+
+/// Whether an edge applies to a value: a tensor, or a number whose range
+/// is known both ways.
+fn edge_applies(typed: Option<&TypedExpr>, iv: &Interval) -> bool {
+    let tensor = typed.is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
+    tensor || (iv.lo.is_finite() && iv.hi.is_finite())
+}
+
+/// Whether two operands are the same local (`x * x`).
+fn same_local(a: Option<&TypedExpr>, b: Option<&TypedExpr>) -> bool {
+    match (a.map(|t| &t.info), b.map(|t| &t.info)) {
+        (Some(ExprInfo::Local { decl: x }), Some(ExprInfo::Local { decl: y })) => x == y,
+        _ => false,
     }
 }
 
