@@ -23,6 +23,9 @@ pub struct Interval {
     /// (`softmax`): good enough for `log`, whose result is then finite
     /// (docs/shapescript/ranges.md), and for nothing else.
     pub pos_for_log: bool,
+    /// Made from a Python `Float` or `Int` parameter, whose type can't say
+    /// more than `Real`: no edge is checked on it, since no type could fix it.
+    pub unchecked: bool,
 }
 
 impl Interval {
@@ -41,6 +44,7 @@ impl Interval {
             lo_open: lo_open || lo == -INF,
             hi_open: hi_open || hi == INF,
             pos_for_log: false,
+            unchecked: false,
         }
     }
 
@@ -95,7 +99,7 @@ impl Interval {
             .map(|(_, name)| *name)
     }
 
-    /// The same values (ignoring `pos_for_log`).
+    /// The same values (ignoring the flags).
     pub fn same_set(&self, other: &Interval) -> bool {
         self.lo == other.lo
             && self.hi == other.hi

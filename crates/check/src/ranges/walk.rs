@@ -185,7 +185,7 @@ impl<'w> Walker<'w> {
             .filter(|_| typed)
             .and_then(|ty| self.declared_domain(ty));
         if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared) {
-            if !found.within(&outer) {
+            if !found.within(&outer) && !found.unchecked {
                 self.outside_domain(value, found, ty, Place::Let(name.name));
             }
         }
@@ -219,7 +219,7 @@ impl<'w> Walker<'w> {
             }
             _ => {
                 if let (Some(found), Some(outer)) = (iv, self.declared_domain(ty)) {
-                    if !found.within(&outer) {
+                    if !found.within(&outer) && !found.unchecked {
                         self.outside_domain(e, found, ty, what);
                     }
                 }
@@ -343,7 +343,10 @@ impl<'w> Walker<'w> {
             ExprKind::Unary { op, operand } => {
                 let iv = self.expr(operand);
                 let iv = match op {
-                    UnaryOp::Neg => iv.map(|i| i.neg()),
+                    UnaryOp::Neg => iv.map(|i| Interval {
+                        unchecked: i.unchecked,
+                        ..i.neg()
+                    }),
                     UnaryOp::Not => Some(Interval::UNIT),
                 };
                 (iv, self.here(span, false))
@@ -403,7 +406,10 @@ impl<'w> Walker<'w> {
                 None => Interval::REAL,
             }),
             TyKind::Scalar(ScalarKind::Bool) => Some(Interval::UNIT),
-            TyKind::Scalar(_) => Some(Interval::REAL),
+            TyKind::Scalar(_) => Some(Interval {
+                unchecked: true,
+                ..Interval::REAL
+            }),
             _ => None,
         }
     }
@@ -424,13 +430,14 @@ impl<'w> Walker<'w> {
             _ => {}
         }
         let (a, b) = (a?, b?);
-        Some(match op {
+        let unchecked = a.unchecked || b.unchecked;
+        let iv = match op {
             BinaryOp::Add => a.add(&b),
             BinaryOp::Sub => a.sub(&b),
             BinaryOp::Mul if same_local(lt, rt) => a.square(),
             BinaryOp::Mul => a.mul(&b),
             BinaryOp::Div => {
-                if edge_applies(rt, &b) && b.contains(0.0) {
+                if edge_applies(rt, &b) && !b.unchecked && b.contains(0.0) {
                     self.division_by_zero(lhs, rhs, b);
                 }
                 a.div(&b)
@@ -439,7 +446,8 @@ impl<'w> Walker<'w> {
             BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo),
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
             _ => Interval::REAL,
-        })
+        };
+        Some(Interval { unchecked, ..iv })
     }
 
     /// Whether an edge applies to this value: a tensor, or a number whose
@@ -488,14 +496,15 @@ impl<'w> Walker<'w> {
         call: &CallInfo,
         typed: &TypedExpr,
     ) -> Option<Interval> {
+        // A value computed from an unchecked argument is unchecked.
+        let unchecked = vals.iter().any(|(_, v)| v.is_some_and(|v| v.unchecked));
+        let mark = |iv: Option<Interval>| iv.map(|iv| Interval { unchecked, ..iv });
         match &call.callee {
-            Callee::Builtin(b) => self.builtin(*b, e, args, vals, call, typed),
+            Callee::Builtin(b) => mark(self.builtin(*b, e, args, vals, call, typed)),
             Callee::Extern { python, .. } => {
                 self.check_params(e, &call.callee, vals, call);
                 match MathFn::from_python(python) {
-                    Some(f) => self
-                        .math(f, e, vals, call)
-                        .or_else(|| self.of_ty(&typed.ty)),
+                    Some(f) => mark(self.math(f, e, vals, call)).or_else(|| self.of_ty(&typed.ty)),
                     None => self.of_ty(&typed.ty),
                 }
             }
@@ -537,7 +546,7 @@ impl<'w> Walker<'w> {
                 Edge::AboveMinusOne => x.reaches_down_to(-1.0),
             };
             let arg = find_arg(e, span);
-            if outside && arg.is_some_and(|a| self.checked_divisor(a, &x)) {
+            if outside && !x.unchecked && arg.is_some_and(|a| self.checked_divisor(a, &x)) {
                 self.outside_edge(f, edge, e, arg?, x);
             }
         }
