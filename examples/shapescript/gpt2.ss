@@ -59,7 +59,7 @@ model LayerNorm(N) {
 
 ## A table of N learned vectors, looked up by integer ids below N. Ids
 ## bounded by another size than N are a type error (E0603, `Index[N]`);
-## ids claimed with `as ... Index[N]` are checked when the program runs.
+## ids claimed `as ... Index[N]` are checked when the program runs.
 model Embedding(N, Dout) {
   weight: [N Dout] = normal(std=0.02)
   fn forward(self, ids: [b n] Index[N]) -> [b n Dout] = embedding(ids, self.weight)
