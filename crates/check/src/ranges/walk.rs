@@ -24,6 +24,9 @@ pub struct Scratch {
     locals: Vec<(Span, Interval)>,
     /// Names some statement rebinds (`x = ...`).
     rebound: Vec<Name>,
+    /// The `let`s written with a type, by name and declaring span: a
+    /// rebinding must fit the type's domain too.
+    typed_lets: Vec<(Name, Span)>,
     /// Each expression's index in `Body::exprs` with its interval.
     pub found: Vec<(usize, Interval)>,
     /// Where in `Body::exprs` the next expression's record likely is: the
@@ -80,6 +83,7 @@ impl<'w> Walker<'w> {
     ) -> Self {
         scratch.locals.clear();
         scratch.rebound.clear();
+        scratch.typed_lets.clear();
         scratch.found.clear();
         scratch.cursor = 0;
         Walker {
@@ -132,8 +136,12 @@ impl<'w> Walker<'w> {
                 let iv = self.expr(value);
                 self.bind_let(name, ty.is_some(), value, iv);
             }
-            StmtKind::LetTuple { value, .. } | StmtKind::Assign { value, .. } => {
+            StmtKind::LetTuple { value, .. } => {
                 self.expr(value);
+            }
+            StmtKind::Assign { name, value } => {
+                let iv = self.expr(value);
+                self.fits_rebinding(name, value, iv);
             }
             StmtKind::Return(value) => {
                 let iv = self.expr(value);
@@ -184,6 +192,9 @@ impl<'w> Walker<'w> {
         let declared_iv = declared
             .filter(|_| typed)
             .and_then(|ty| self.declared_domain(ty));
+        if declared_iv.is_some() {
+            self.scratch.typed_lets.push((name.name, name.span));
+        }
         if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared) {
             if !found.within(&outer) && !found.unchecked {
                 self.outside_domain(value, found, ty, Place::Let(name.name));
@@ -200,6 +211,23 @@ impl<'w> Walker<'w> {
             }
         };
         self.scratch.locals.push((name.span, kept));
+    }
+
+    /// `x = value` for a `let x: T`: the value must lie in `T`'s domain.
+    fn fits_rebinding(&mut self, name: &ast::Ident, value: &ast::Expr, iv: Option<Interval>) {
+        let Some(&(_, decl)) = self
+            .scratch
+            .typed_lets
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name.name)
+        else {
+            return;
+        };
+        let body: &'w Body = self.body;
+        if let Some(binding) = body.lets.iter().find(|b| b.span == decl) {
+            self.fits(value, iv, &binding.ty, Place::Let(name.name));
+        }
     }
 
     /// The returned value must lie in the declared return type's domain.
