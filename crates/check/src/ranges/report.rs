@@ -50,6 +50,12 @@ impl Walker<'_> {
             (ExprKind::Name(_), Some(ExprInfo::Local { decl })) => {
                 if let Some(p) = self.body.params.iter().find(|p| p.span == *decl) {
                     format!("the domain of its parameter type `{}`", p.ty)
+                } else if let Some(value) = self.let_value(*decl) {
+                    let text = self.env.map.text(value.file);
+                    let value = text
+                        .get(value.start as usize..value.end as usize)
+                        .unwrap_or("");
+                    format!("from its `let`, `{value}`")
                 } else {
                     "what its `let` gave it".to_string()
                 }

@@ -20,8 +20,8 @@ const INF: f64 = f64::INFINITY;
 /// What the walk keeps between bodies, so a body allocates nothing new.
 #[derive(Default)]
 pub struct Scratch {
-    /// Each local's declaring span and interval.
-    locals: Vec<(Span, Interval)>,
+    /// Each `let`'s declaring span, interval and value's span.
+    locals: Vec<(Span, Interval, Span)>,
     /// Names some statement rebinds (`x = ...`).
     rebound: Vec<Name>,
     /// The `let`s written with a type, by name and declaring span: a
@@ -210,7 +210,7 @@ impl<'w> Walker<'w> {
                 (None, None) => return,
             }
         };
-        self.scratch.locals.push((name.span, kept));
+        self.scratch.locals.push((name.span, kept, value.span));
     }
 
     /// `x = value` for a `let x: T`: the value must lie in `T`'s domain.
@@ -265,6 +265,12 @@ impl<'w> Walker<'w> {
             },
             _ => None,
         }
+    }
+
+    /// The span of the value a `let` declared at `decl` was given.
+    pub(super) fn let_value(&self, decl: Span) -> Option<Span> {
+        let found = self.scratch.locals.iter().rev().find(|(s, ..)| *s == decl);
+        found.map(|(_, _, value)| *value)
     }
 
     /// The interval recorded for the expression at `span`.
@@ -403,9 +409,9 @@ impl<'w> Walker<'w> {
     fn name(&mut self, typed: &TypedExpr) -> Option<Interval> {
         match &typed.info {
             ExprInfo::Local { decl } => {
-                let found = self.scratch.locals.iter().rev().find(|(s, _)| s == decl);
+                let found = self.scratch.locals.iter().rev().find(|(s, ..)| s == decl);
                 match found {
-                    Some((_, iv)) => Some(*iv),
+                    Some((_, iv, _)) => Some(*iv),
                     None => self
                         .body
                         .params
