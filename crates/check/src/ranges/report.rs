@@ -170,7 +170,7 @@ impl Walker<'_> {
     }
 
     /// `a / b` with 0 in `b`'s range.
-    pub(super) fn division_by_zero(&mut self, _lhs: &ast::Expr, rhs: &ast::Expr, iv: Interval) {
+    pub(super) fn division_by_zero(&mut self, rhs: &ast::Expr, iv: Interval) {
         let text = self.text(rhs);
         let help = if iv.goes_below(0.0) {
             format!("keep the divisor away from 0, as in `clamp({text}, lo=1e-6)`, or divide by a value whose type says `Pos`")

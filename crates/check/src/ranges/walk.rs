@@ -165,6 +165,7 @@ impl<'w> Walker<'w> {
                 self.block(body);
             }
             StmtKind::Expr(e) => return self.expr(e),
+            // Kinds added later walk nothing until this pass learns them.
             #[allow(unreachable_patterns)]
             _ => {}
         }
@@ -389,10 +390,10 @@ impl<'w> Walker<'w> {
                 let iv = self.binary(*op, lhs, rhs);
                 (iv, self.here(span, false))
             }
-            ExprKind::Cast { kind, expr, ty } => {
+            ExprKind::Cast { expr, ty, .. } => {
                 let iv = self.expr(expr);
                 let at = self.here(span, false);
-                (at.and_then(|(_, t)| self.cast(*kind, iv, ty, t)), at)
+                (at.and_then(|(_, t)| self.cast(iv, ty, t)), at)
             }
             ExprKind::Tuple(items) => {
                 for item in items {
@@ -400,6 +401,7 @@ impl<'w> Walker<'w> {
                 }
                 (None, self.here(span, false))
             }
+            // Kinds added later walk nothing until this pass learns them.
             #[allow(unreachable_patterns)]
             _ => (None, None),
         }
@@ -472,7 +474,7 @@ impl<'w> Walker<'w> {
             BinaryOp::Mul => a.mul(&b),
             BinaryOp::Div => {
                 if edge_applies(rt, &b) && !b.unchecked && b.contains(0.0) {
-                    self.division_by_zero(lhs, rhs, b);
+                    self.division_by_zero(rhs, b);
                 }
                 a.div(&b)
             }
@@ -500,7 +502,6 @@ impl<'w> Walker<'w> {
     /// `e to T` clamps into it.
     fn cast(
         &mut self,
-        _kind: ast::CastKind,
         iv: Option<Interval>,
         written: &ast::Type,
         typed: &TypedExpr,
@@ -717,7 +718,7 @@ impl<'w> Walker<'w> {
             B::Concat => arg(0, "a")?.union(&arg(1, "b")?),
             B::Stack => positional(args, vals).reduce(|a, b| a.union(&b))?,
             B::Take => {
-                self.take_ids(e, args, call, typed);
+                self.take_ids(e, args, call);
                 x?
             }
             B::OneHot => {
@@ -745,7 +746,7 @@ impl<'w> Walker<'w> {
     }
 
     /// `take(x, ids, over=n)`: the ids index axis `n` of `x`.
-    fn take_ids(&mut self, e: &ast::Expr, args: &[ast::Arg], call: &CallInfo, _typed: &TypedExpr) {
+    fn take_ids(&mut self, e: &ast::Expr, args: &[ast::Arg], call: &CallInfo) {
         let (Some(x), Some(ids)) = (arg_expr(args, 0, "x"), arg_expr(args, 1, "ids")) else {
             return;
         };
