@@ -1,9 +1,10 @@
-//! The ShapeScript checker: sizes, dims, aliases, imports, signatures and bodies. Pure: files come in through the `Files` trait, nothing here does I/O.
+//! The ShapeScript checker: sizes, dims, aliases, imports, signatures, bodies and value ranges. Pure: files come in through the `Files` trait, nothing here does I/O.
 //!
 //! The entry point is [`check`]: it reads the root files and everything they
 //! import into one `SourceMap`, and returns the checked program with all
 //! diagnostics. Order of work: load and parse (imports, duplicates), dims,
-//! shape aliases, signatures, bodies.
+//! shape aliases, signatures, bodies, then each body's value ranges
+//! (`docs/shapescript/ranges.md`).
 //!
 //! The public API is this file's items and [`hir`], the one view of a
 //! checked program that `pygen` and `lsp` read; every other module is
