@@ -40,6 +40,23 @@ impl Walker<'_> {
         }
     }
 
+    /// `d` with a label where a local's range was written: its parameter,
+    /// or its `let`'s value.
+    fn with_origin(&self, d: Diagnostic, e: &ast::Expr) -> Diagnostic {
+        let (ExprKind::Name(name), Some(ExprInfo::Local { decl })) =
+            (&e.kind, self.typed(e.span).map(|t| &t.info))
+        else {
+            return d;
+        };
+        if let Some(p) = self.body.params.iter().find(|p| p.span == *decl) {
+            return d.with_secondary(p.span, format!("`{}` is declared `{}` here", p.name, p.ty));
+        }
+        match self.let_value(*decl) {
+            Some(value) => d.with_secondary(value, format!("`{}` gets its value here", name.name)),
+            None => d,
+        }
+    }
+
     /// A note saying what `e`'s range is and where it came from.
     fn origin(&self, e: &ast::Expr, iv: &Interval) -> String {
         let text = self.text(e);
@@ -161,12 +178,12 @@ impl Walker<'_> {
             ),
         };
         let note = self.origin(arg, &iv);
-        self.diagnostics.push(
-            Diagnostic::error(code, message)
-                .with_primary(arg.span, label)
-                .with_note(note)
-                .with_help(help),
-        );
+        let d = Diagnostic::error(code, message)
+            .with_primary(arg.span, label)
+            .with_note(note)
+            .with_help(help);
+        let d = self.with_origin(d, arg);
+        self.diagnostics.push(d);
     }
 
     /// `a / b` with 0 in `b`'s range.
@@ -178,12 +195,12 @@ impl Walker<'_> {
             format!("add a small constant to the divisor: `... / ({text} + 1e-5)`")
         };
         let note = self.origin(rhs, &iv);
-        self.diagnostics.push(
-            Diagnostic::error(codes::E0602, "division by a value that may be 0")
-                .with_primary(rhs.span, "this may be 0")
-                .with_note(note)
-                .with_help(help),
-        );
+        let d = Diagnostic::error(codes::E0602, "division by a value that may be 0")
+            .with_primary(rhs.span, "this may be 0")
+            .with_note(note)
+            .with_help(help);
+        let d = self.with_origin(d, rhs);
+        self.diagnostics.push(d);
     }
 
     /// `Index[have]` ids where an axis of size `want` is indexed.
@@ -240,17 +257,15 @@ impl Walker<'_> {
         };
         let name = outer.domain_name().unwrap_or("its domain");
         let note = self.origin(e, &iv);
-        self.diagnostics.push(
-            Diagnostic::error(
-                codes::E0606,
-                format!("{what} may lie outside `{name}`"),
-            )
+        let d = Diagnostic::error(codes::E0606, format!("{what} may lie outside `{name}`"))
             .with_primary(e.span, format!("this is in {iv}, `{name}` is {outer}"))
+            .with_secondary(declared.span, format!("`{name}` is declared here"))
             .with_note(note)
             .with_help(format!(
                 "clamp it with `{0} to {name}`, or claim it with `{0} as {name}` (checked when the program runs)",
                 self.operand(e)
-            )),
-        );
+            ));
+        let d = self.with_origin(d, e);
+        self.diagnostics.push(d);
     }
 }
