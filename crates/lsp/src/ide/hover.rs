@@ -191,7 +191,11 @@ impl Analysis {
     /// A parameter or `let` where it is used: its type with the range
     /// the checker worked out for the value there.
     fn value_hover(&self, def: &Def, at: Span) -> Option<String> {
-        let expr = self.checked.bodies.expr(at)?;
+        let expr = match self.checked.bodies.expr(at) {
+            Some(expr) => expr,
+            None if def.kind == DefKind::Local && at == def.span => self.let_value(def)?,
+            None => return None,
+        };
         if matches!(expr.ty.kind, TyKind::Error) {
             return None;
         }
@@ -204,6 +208,20 @@ impl Analysis {
             text.push_str(&format!("\n\n{} of `{container}`", def.kind.word()));
         }
         Some(self.with_doc(text, def))
+    }
+
+    /// The value a `let` is given: the widest checked expression after its
+    /// name that ends where the statement does.
+    fn let_value(&self, def: &Def) -> Option<&check::hir::TypedExpr> {
+        let (name, stmt) = (def.span, def.item_span);
+        self.checked
+            .bodies
+            .fns
+            .iter()
+            .filter(|b| b.file == stmt.file && b.span.start <= stmt.start && stmt.end <= b.span.end)
+            .flat_map(|b| &b.exprs)
+            .filter(|e| e.span.start > name.end && e.span.end == stmt.end)
+            .max_by_key(|e| e.span.len())
     }
 
     fn name_hover(&self, def: &Def) -> String {
@@ -465,6 +483,17 @@ mod range_tests {
                 ```shapescript
                 y: [b n] Pos
                 ```
+
+                let of `fn f`"#]],
+        );
+        check(
+            "fn f(x: [b n]) -> [b n] {\n  let v$0 = var(x, over=n) + 1e-5\n  x * rsqrt(v)\n}\n",
+            expect![[r#"
+                ```shapescript
+                v: [b]
+                ```
+
+                values in `[1e-5, inf)`
 
                 let of `fn f`"#]],
         );
