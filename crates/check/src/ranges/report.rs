@@ -207,7 +207,7 @@ impl Walker<'_> {
     pub(super) fn ids_mismatch(
         &mut self,
         ids: &ast::Expr,
-        have: i128,
+        (bound, have): (&crate::size::Size, i128),
         want: i128,
         what: IdsPlace,
         call: &ast::Expr,
@@ -219,18 +219,25 @@ impl Walker<'_> {
             IdsPlace::TakeAxis => "the axis `over=` names has size".to_string(),
             IdsPlace::Classes => "the number of classes is".to_string(),
         };
-        let message = format!("ids of `Index[{have}]` index an axis of size {want}");
+        // `Index[Ctx]` says which size; its value, when it isn't a number.
+        let written = bound.to_string();
+        let shown = if written == have.to_string() {
+            format!("`Index[{written}]`")
+        } else {
+            format!("`Index[{written}]` ({written} = {have})")
+        };
+        let message = format!("ids of {shown} index an axis of size {want}");
         let note = if have > want {
-            format!("ids up to {} reach past the last of {want} rows: PyTorch fails with an index error when one comes", have - 1)
+            format!("ids up to {} reach past the last of {want} entries: PyTorch fails with an index error when one comes", have - 1)
         } else {
             format!(
-                "the ids reach only {} of the {want} rows: one of the two sizes is wrong",
+                "the ids reach only {} of the {want} entries: one of the two sizes is wrong",
                 have
             )
         };
         self.diagnostics.push(
             Diagnostic::error(codes::E0603, message)
-                .with_primary(ids.span, format!("`Index[{have}]` ids"))
+                .with_primary(ids.span, format!("`Index[{written}]` ids"))
                 .with_secondary(call.span, format!("{what} {want}"))
                 .with_note(note)
                 .with_help(format!(

@@ -676,7 +676,7 @@ impl<'w> Walker<'w> {
             return;
         };
         if have != want {
-            self.ids_mismatch(ids, have, want, what, call);
+            self.ids_mismatch(ids, (n, have), want, what, call);
         }
     }
 
