@@ -57,9 +57,9 @@ model LayerNorm(N) {
   fn forward(self, x: [b n N]) -> [b n N] = layer_norm(x, self.weight, self.bias, eps=1e-5)
 }
 
-## A table of N learned vectors, looked up by integer ids below N. An id
-## of N or more is a type error where the checker can see it (`Index[N]`),
-## and a run-time ShapeError where it can't.
+## A table of N learned vectors, looked up by integer ids below N. Ids
+## bounded by another size than N are a type error (E0603, `Index[N]`);
+## ids claimed `as ... Index[N]` are checked when the program runs.
 model Embedding(N, Dout) {
   weight: [N Dout] = normal(std=0.02)
   fn forward(self, ids: [b n] Index[N]) -> [b n Dout] = embedding(ids, self.weight)

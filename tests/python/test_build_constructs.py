@@ -70,6 +70,7 @@ fn repeated(x: [b D], w: [D D], n: Int) -> [b D] {
 }
 fn joined(a: [b n D], c: [b m D]) -> [b n+m D] = concat(a, c, over=n)
 fn claimed(x: [n D]) -> [4 D] = x as [4 D]
+fn positive(x: [n]) -> [n] = log(x as Pos)
 
 model Block {
   w: [D D] = normal(std=0.02)
@@ -210,3 +211,12 @@ def test_as_and_boundary_checks_raise_only_with_checks(m):
         m.masked(rand(2, 3, 4), torch.ones(3, 3, dtype=torch.bool))
     with pytest.raises(m.runtime.ShapeError, match=r"scale_rows: parameter `s` \[b n\]"):
         m.scale_rows(rand(2, 3, 4), rand(3, 2))
+
+
+def test_as_pos_checks_that_no_value_is_0_or_below(m):
+    x = rand(5).abs() + 0.5
+    same(m.positive(x), torch.log(x))
+    if not m.checks:
+        return
+    with pytest.raises(m.runtime.ShapeError, match=r"x as Pos"):
+        m.positive(torch.tensor([1.0, 0.0]))

@@ -613,6 +613,124 @@ fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y to bf16)
 ```
 ";
 
+E0601 = "E0601", "`log` or `rsqrt` of a value that may be 0 or less",
+"`log` and `rsqrt` are defined only above 0: at 0 they give an infinity, and
+below it NaN, which then spreads through the gradients. The checker follows
+every value's range (`docs/shapescript/ranges.md`): from the domains in the
+types (`NonNeg`, `Unit`, ...), the constants and the operations. The note
+shows the argument's range and where it came from; the usual fix adds a
+small constant, clamps, or works in log space (`log_softmax`).
+
+Wrong: a probability may be exactly 0:
+
+```
+fn nll(p: [b c] Unit) -> [b c] = -log(p)
+```
+
+Fixed: keep it away from 0:
+
+```
+fn nll(p: [b c] Unit) -> [b c] = -log(p + 1e-6)
+```
+";
+
+E0602 = "E0602", "division by a value that may be 0",
+"A division whose divisor's range holds 0 may give an infinity or NaN. A
+standard deviation or a variance is 0 for a constant row, a sum of
+non-negative values is 0 when they all are. Add a small constant, or clamp
+the divisor away from 0.
+
+Wrong: a feature constant over the batch has a standard deviation of 0:
+
+```
+fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / std(x, over=b)
+```
+
+Fixed: add a small constant to the divisor:
+
+```
+fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b) + 1e-5)
+```
+";
+
+E0603 = "E0603", "ids of another range than the axis they index",
+"`Index[N]` ids lie in `[0, N)`, and a parameter that takes `Index[V]` ids
+(`embedding`'s, `take`'s, `one_hot`'s) indexes an axis of size `V`. Ids
+whose bound differs from that size either reach past the axis (PyTorch
+fails with an index error at run time) or never use part of it: one of
+the two sizes is wrong.
+
+Wrong: ids up to 50256 into a table of 50000 rows:
+
+```
+dim D = 768
+fn embed(ids: [b n] Index[50257], table: [50000 D]) -> [b n D] = embedding(ids, table)
+```
+
+Fixed: one row per id:
+
+```
+dim D = 768
+fn embed(ids: [b n] Index[50257], table: [50257 D]) -> [b n D] = embedding(ids, table)
+```
+";
+
+E0604 = "E0604", "`sqrt` of a value that may be negative",
+"`sqrt` is defined for 0 and above; below 0 it gives NaN. The note shows
+the argument's range and where it came from. Clamp at 0, take the absolute
+value, or state a narrower domain in the type.
+
+Wrong: `x - 1` is negative for `x` below 1:
+
+```
+fn f(x: [n] NonNeg) -> [n] = sqrt(x - 1.0)
+```
+
+Fixed: clamp at 0 first:
+
+```
+fn f(x: [n] NonNeg) -> [n] = sqrt(clamp(x - 1.0, lo=0.0))
+```
+";
+
+E0605 = "E0605", "`log1p` of a value that may be -1 or less",
+"`log1p(x)` is `log(1 + x)`, defined above -1: at -1 it gives minus
+infinity, below it NaN. The note shows the argument's range and where it
+came from.
+
+Wrong: `-p` reaches -1 when `p` is 1:
+
+```
+fn f(p: [n] Unit) -> [n] = log1p(-p)
+```
+
+Fixed: keep `1 - p` away from 0:
+
+```
+fn f(p: [n] Unit) -> [n] = log1p(-p * 0.999)
+```
+";
+
+E0606 = "E0606", "a value outside the declared domain",
+"A return type, a `let`'s type or a parameter declares a domain, and the
+value given may lie outside it: a `Real` value where `Unit` is declared.
+The note shows the value's range and where it came from. Narrow it: `to
+Unit` clamps, `as Unit` claims it and checks it when the program runs, or
+compute it with an operation whose range fits (`sigmoid`, `softmax`).
+
+Wrong: a `Real` value returned as `Unit`:
+
+```
+fn prob(x: [n]) -> [n] Unit = x
+```
+
+Fixed: an operation whose values are in [0, 1]:
+
+```
+fn prob(x: [n]) -> [n] Unit = sigmoid(x)
+```
+";
+
 E0901 = "E0901", "construct the Python generator cannot compile",
 "`shapescript build` reports this when a program `shapescript check` accepts
 uses something the PyTorch generator cannot emit. The checker refuses every

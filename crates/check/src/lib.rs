@@ -1,9 +1,10 @@
-//! The ShapeScript checker: sizes, dims, aliases, imports, signatures and bodies. Pure: files come in through the `Files` trait, nothing here does I/O.
+//! The ShapeScript checker: sizes, dims, aliases, imports, signatures, bodies and value ranges. Pure: files come in through the `Files` trait, nothing here does I/O.
 //!
 //! The entry point is [`check`]: it reads the root files and everything they
 //! import into one `SourceMap`, and returns the checked program with all
 //! diagnostics. Order of work: load and parse (imports, duplicates), dims,
-//! shape aliases, signatures, bodies.
+//! shape aliases, signatures, bodies, then each body's value ranges
+//! (`docs/shapescript/ranges.md`).
 //!
 //! The public API is this file's items and [`hir`], the one view of a
 //! checked program that `pygen` and `lsp` read; every other module is
@@ -25,6 +26,7 @@ mod model;
 mod per_file;
 mod prelude;
 mod program;
+mod ranges;
 mod resolved;
 mod shape;
 mod signature;
@@ -172,6 +174,14 @@ impl Pipeline {
             &mut self.bodies,
             diagnostics,
         );
+        let ranges = ranges::RangeEnv {
+            program,
+            map,
+            dims: &self.dims,
+            signatures: &self.signatures,
+            library: &self.library,
+        };
+        ranges::check_batch(ranges, batch, self.bodies.bodies_mut(), diagnostics);
     }
 }
 
@@ -238,7 +248,16 @@ pub fn check_phase_by_phase_observed(
     on_phase(Phase::Aliases);
     let signatures = signature::check_all(env, &mut diagnostics);
     on_phase(Phase::Signatures);
-    let bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    let mut bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    let ranges = ranges::RangeEnv {
+        program: &program,
+        map,
+        dims: &dims,
+        signatures: &signatures,
+        library: &library,
+    };
+    let all: Vec<usize> = (0..program.modules.len()).collect();
+    ranges::check_batch(ranges, &all, &mut bodies, &mut diagnostics);
     on_phase(Phase::Bodies);
     Checked {
         program,

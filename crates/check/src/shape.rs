@@ -234,7 +234,13 @@ pub(crate) fn range_of(ty: &Ty) -> Option<Range> {
         Domain::Bool => (0.0, 1.0),
         Domain::Index(n) => (0.0, n.poly.as_constant().map_or(inf, |n| (n - 1) as f64)),
     };
-    Some(Range { lo, hi })
+    let open_zero = matches!(domain, Domain::Pos | Domain::Neg);
+    Some(Range {
+        lo,
+        hi,
+        lo_open: lo == -inf || (open_zero && lo == 0.0),
+        hi_open: hi == inf || (open_zero && hi == 0.0),
+    })
 }
 
 /// Shows a type for messages; `[]` for a tensor of no axes.

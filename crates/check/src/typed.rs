@@ -136,6 +136,11 @@ pub enum FloatSource {
 
 impl Body {
     pub fn expr(&self, span: Span) -> Option<&TypedExpr> {
+        self.expr_index(span).map(|i| &self.exprs[i])
+    }
+
+    /// Where the expression at `span` is in `exprs`.
+    pub(crate) fn expr_index(&self, span: Span) -> Option<usize> {
         let by_span = self.by_span.get_or_init(|| {
             let mut map = HashMap::default();
             map.reserve(self.exprs.len());
@@ -145,7 +150,7 @@ impl Body {
             }
             map
         });
-        by_span.get(&span).map(|&i| &self.exprs[i])
+        by_span.get(&span).copied()
     }
 
     /// The last expression recorded at `span`, for the checker while the
@@ -215,12 +220,65 @@ pub enum Init {
     Uniform { lo: f64, hi: f64 },
 }
 
-/// A value range: the interval the values lie in (value ranges are not checked yet). For now from
-/// the domain only; a later issue narrows it through the operations.
+/// A value range: the interval the values lie in, from the domains, the
+/// constants and the operations that made the value
+/// (`docs/shapescript/ranges.md`). An infinite end is always open.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
     pub lo: f64,
     pub hi: f64,
+    /// `(0, ...`: the end itself is not a value.
+    pub lo_open: bool,
+    pub hi_open: bool,
+}
+
+impl Range {
+    /// The named domain this range is exactly (`Pos` for `(0, inf)`), if any.
+    pub fn domain(&self) -> Option<crate::types::Domain> {
+        use crate::types::Domain;
+        let inf = f64::INFINITY;
+        let ends = (self.lo, self.hi, self.lo_open, self.hi_open);
+        Some(match ends {
+            (lo, hi, true, true) if lo == -inf && hi == inf => Domain::Real,
+            (lo, hi, false, true) if lo == 0.0 && hi == inf => Domain::NonNeg,
+            (lo, hi, true, true) if lo == 0.0 && hi == inf => Domain::Pos,
+            (lo, hi, true, false) if lo == -inf && hi == 0.0 => Domain::NonPos,
+            (lo, hi, true, true) if lo == -inf && hi == 0.0 => Domain::Neg,
+            (lo, hi, false, false) if lo == 0.0 && hi == 1.0 => Domain::Unit,
+            (lo, hi, false, false) if lo == -1.0 && hi == 1.0 => Domain::Signed,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Range {
+    /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; `{2}` for one number.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |v: f64| {
+            if v.is_infinite() {
+                if v > 0.0 {
+                    "inf".to_string()
+                } else {
+                    "-inf".to_string()
+                }
+            } else if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v:?}")
+            }
+        };
+        if self.lo == self.hi {
+            return write!(f, "{{{}}}", show(self.lo));
+        }
+        write!(
+            f,
+            "{}{}, {}{}",
+            if self.lo_open { '(' } else { '[' },
+            show(self.lo),
+            show(self.hi),
+            if self.hi_open { ')' } else { ']' }
+        )
+    }
 }
 
 /// One checked expression.
@@ -230,7 +288,8 @@ pub struct TypedExpr {
     /// Its type: shape with axis names and solved sizes, dtype (`None`: the
     /// call's float dtype), domain. `TyKind::Error` for a failed expression.
     pub ty: Ty,
-    /// The value range of a tensor or number, when known.
+    /// The value range of a tensor or number, when known: the domain's
+    /// while the body is checked, then the range pass's (`ranges`).
     pub range: Option<Range>,
     pub info: ExprInfo,
 }

@@ -139,9 +139,14 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
             }
             Some(d) => {
-                if let Some((lo, hi)) = domain_bounds(d) {
+                if let Some((lo, hi, open)) = domain_bounds(d) {
+                    let check = if open {
+                        "shapescript_runtime.check_claim_open_range"
+                    } else {
+                        "shapescript_runtime.check_claim_range"
+                    };
                     let code = self.call_code(
-                        "shapescript_runtime.check_claim_range",
+                        check,
                         vec![
                             (None, value.clone()),
                             (None, Val::atom(lo.into())),
@@ -236,14 +241,18 @@ impl<'g, 'a> Scope<'g, 'a> {
     }
 }
 
-fn domain_bounds(d: &Domain) -> Option<(&'static str, &'static str)> {
+/// A domain's interval for the run-time check of an `as` claim: its ends,
+/// and whether they are open (`Pos`, `Neg`: 0 itself is outside).
+fn domain_bounds(d: &Domain) -> Option<(&'static str, &'static str, bool)> {
     Some(match d {
-        Domain::Unit => ("0.0", "1.0"),
-        Domain::Signed => ("-1.0", "1.0"),
-        Domain::NonNeg => ("0.0", "float(\"inf\")"),
-        Domain::NonPos => ("-float(\"inf\")", "0.0"),
-        Domain::Bool => ("0", "1"),
-        _ => return None,
+        Domain::Unit => ("0.0", "1.0", false),
+        Domain::Signed => ("-1.0", "1.0", false),
+        Domain::NonNeg => ("0.0", "float(\"inf\")", false),
+        Domain::NonPos => ("-float(\"inf\")", "0.0", false),
+        Domain::Pos => ("0.0", "float(\"inf\")", true),
+        Domain::Neg => ("-float(\"inf\")", "0.0", true),
+        Domain::Bool => ("0", "1", false),
+        Domain::Real | Domain::Index(_) => return None,
     })
 }
 

@@ -86,6 +86,18 @@ def check_claim_range(value, low, high, claim, where):
     return value
 
 
+def check_claim_open_range(value, low, high, claim, where):
+    """Checks that every value lies strictly between low and high (`Pos`,
+    `Neg`); returns the value."""
+    if value.numel() and (bool(value.min() <= low) or bool(value.max() >= high)):
+        claim_error(
+            claim,
+            f"values range over [{float(value.min())}, {float(value.max())}]",
+            where,
+        )
+    return value
+
+
 def layer_norm(input, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the last axis."""
     return torch.nn.functional.layer_norm(input, (input.shape[-1],), weight, bias, eps)

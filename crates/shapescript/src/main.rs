@@ -31,7 +31,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check `.ss` files: folders are searched for `.ss` files.
+    /// Check `.ss` files (shapes, sizes, dtypes, value ranges): folders are searched for `.ss` files.
     Check {
         /// Files and folders to check (default: the current folder).
         paths: Vec<PathBuf>,

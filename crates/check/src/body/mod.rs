@@ -75,6 +75,11 @@ pub struct BodyState {
 }
 
 impl BodyState {
+    /// The bodies so far, for the range pass that follows each batch.
+    pub fn bodies_mut(&mut self) -> &mut Bodies {
+        &mut self.bodies
+    }
+
     /// The bodies of every batch, with the models' and records' fields.
     pub fn finish(self) -> Bodies {
         let mut bodies = self.bodies;

@@ -1,9 +1,11 @@
 //! Hover text: on a dim, its value and docs then its uses grouped by the
 //! function, model or record they are in (`docs/shapescript/editor.md`: at most six groups of
 //! four, the rest counted); on an alias, what it stands for; on any other
-//! name, its declaration and type; on an expression, its checked type with
-//! solved sizes. Markdown only; positions are byte spans.
+//! name, its declaration and type (a value's with its range,
+//! `docs/shapescript/ranges.md`); on an expression, its checked type with
+//! its range and solved sizes. Markdown only; positions are byte spans.
 
+use check::hir::{Domain, Range, Ty, TyKind};
 use diag::{FileId, Span};
 
 use super::defs::{Def, DefKind};
@@ -25,6 +27,31 @@ fn code(text: &str) -> String {
     format!("```shapescript\n{text}\n```")
 }
 
+/// A value's type with its range (`docs/shapescript/ranges.md`): the
+/// domain the range is exactly in the type's place (`[b n D] Pos`), else
+/// the type and a line with the interval (`values in [1e-05, inf)`).
+fn value_text(ty: &Ty, range: Option<&Range>) -> (String, Option<String>) {
+    let (TyKind::Tensor(t), Some(range)) = (&ty.kind, range) else {
+        return (ty.to_string(), None);
+    };
+    if matches!(t.domain, Some(Domain::Index(_) | Domain::Bool)) {
+        return (ty.to_string(), None);
+    }
+    match range.domain() {
+        Some(Domain::Real) => (ty.to_string(), None),
+        Some(domain) => {
+            let mut shown = t.clone();
+            shown.domain = Some(domain);
+            let shown = Ty {
+                kind: TyKind::Tensor(shown),
+                span: ty.span,
+            };
+            (shown.to_string(), None)
+        }
+        None => (ty.to_string(), Some(format!("values in `{range}`"))),
+    }
+}
+
 impl Analysis {
     pub fn hover(&self, file: FileId, offset: u32) -> Option<Hover> {
         if let Some(occurrence) = self.index().occurrence_at(file, offset) {
@@ -32,6 +59,9 @@ impl Analysis {
             let markdown = match def.kind {
                 DefKind::Dim => self.dim_hover(def),
                 DefKind::Alias => self.alias_hover(def),
+                DefKind::Param | DefKind::Local => self
+                    .value_hover(def, occurrence.span)
+                    .unwrap_or_else(|| self.name_hover(def)),
                 _ => self.name_hover(def),
             };
             return Some(Hover {
@@ -158,6 +188,45 @@ impl Analysis {
         Some(check::hir::show_shape(&axes))
     }
 
+    /// A parameter or `let` where it is used: its type with the range
+    /// the checker worked out for the value there.
+    fn value_hover(&self, def: &Def, at: Span) -> Option<String> {
+        let expr = match self.checked.bodies.expr(at) {
+            Some(expr) => expr,
+            None if def.kind == DefKind::Local && at == def.span => self.let_value(def)?,
+            None => return None,
+        };
+        if matches!(expr.ty.kind, TyKind::Error) {
+            return None;
+        }
+        let (ty, line) = value_text(&expr.ty, expr.range.as_ref());
+        let mut text = code(&format!("{}: {ty}", def.name));
+        if let Some(line) = line {
+            text.push_str(&format!("\n\n{line}"));
+        }
+        if let Some(axes) = expr.ty.renamed_axes() {
+            text.push_str(&format!("\n\nwith {axes}"));
+        }
+        if let Some(container) = &def.container {
+            text.push_str(&format!("\n\n{} of `{container}`", def.kind.word()));
+        }
+        Some(self.with_doc(text, def))
+    }
+
+    /// The value a `let` is given: the widest checked expression after its
+    /// name that ends where the statement does.
+    fn let_value(&self, def: &Def) -> Option<&check::hir::TypedExpr> {
+        let (name, stmt) = (def.span, def.item_span);
+        self.checked
+            .bodies
+            .fns
+            .iter()
+            .filter(|b| b.file == stmt.file && b.span.start <= stmt.start && stmt.end <= b.span.end)
+            .flat_map(|b| &b.exprs)
+            .filter(|e| e.span.start > name.end && e.span.end == stmt.end)
+            .max_by_key(|e| e.span.len())
+    }
+
     fn name_hover(&self, def: &Def) -> String {
         let text = match def.kind {
             DefKind::Param | DefKind::Local | DefKind::Field => {
@@ -215,10 +284,14 @@ impl Analysis {
             .flat_map(|b| &b.exprs)
             .filter(|e| e.span.start <= offset && offset <= e.span.end)
             .min_by_key(|e| e.span.len())?;
-        if matches!(expr.ty.kind, check::hir::TyKind::Error) {
+        if matches!(expr.ty.kind, TyKind::Error) {
             return None;
         }
-        let mut markdown = code(&expr.ty.to_string());
+        let (ty, line) = value_text(&expr.ty, expr.range.as_ref());
+        let mut markdown = code(&ty);
+        if let Some(line) = line {
+            markdown.push_str(&format!("\n\n{line}"));
+        }
         if let Some(axes) = expr.ty.renamed_axes() {
             markdown.push_str(&format!("\n\nwith {axes}"));
         }
@@ -425,6 +498,62 @@ mod tests {
                 ```
 
                 generic axis of `fn f`"#]],
+        );
+    }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use crate::ide::tests::analysis;
+    use expect_test::{expect, Expect};
+
+    fn check(text: &str, expect: Expect) {
+        let (analysis, file, offset) = analysis(&[("m.ss", text)]);
+        let hover = analysis.hover(file, offset);
+        expect.assert_eq(
+            &hover
+                .map(|h| h.markdown)
+                .unwrap_or_else(|| "no hover".into()),
+        );
+    }
+
+    #[test]
+    fn a_value_shows_its_range_as_a_domain_or_an_interval() {
+        check(
+            "fn f(x: [b n]) -> [b n] {\n  let y = exp(x)\n  log(y$0)\n}\n",
+            expect![[r#"
+                ```shapescript
+                y: [b n] Pos
+                ```
+
+                let of `fn f`"#]],
+        );
+        check(
+            "fn f(x: [b n]) -> [b n] {\n  let v$0 = var(x, over=n) + 1e-5\n  x * rsqrt(v)\n}\n",
+            expect![[r#"
+                ```shapescript
+                v: [b]
+                ```
+
+                values in `[1e-5, inf)`
+
+                let of `fn f`"#]],
+        );
+        check(
+            "fn f(x: [n] NonNeg) -> [n] = log(x +$0 1e-6)\n",
+            expect![[r#"
+                ```shapescript
+                [n]
+                ```
+
+                values in `[1e-6, inf)`"#]],
+        );
+        check(
+            "fn f(x: [n]) -> [n] = sqrt(exp(x)$0)\n",
+            expect![[r#"
+                ```shapescript
+                [n] Pos
+                ```"#]],
         );
     }
 }

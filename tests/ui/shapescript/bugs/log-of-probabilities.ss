@@ -2,5 +2,4 @@
 # targets takes log(p), and p: Unit is anywhere in [0, 1]: a probability of
 # exactly 0 gives -inf and then NaN gradients.
 # Fix: log(p + 1e-6), or work with log-probabilities (log_softmax).
-# (E0601 is provisional: the E06xx range codes aren't numbered yet.)
 fn cross_entropy(p: [b c] Unit, targets: [b c] Unit) -> [b] = -sum(targets * log(p), over=c)  # ~ E0601

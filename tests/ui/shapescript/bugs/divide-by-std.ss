@@ -2,7 +2,6 @@
 # feature over the batch divides by its std, which is 0 for a feature that
 # is constant in the batch (a batch of one, a dead unit): the result is NaN.
 # Fix: / (std(x, over=b) + 1e-5).
-# (E0602 is provisional: the E06xx range codes aren't numbered yet.)
 dim D = 128
 
 fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / std(x, over=b)  # ~ E0602

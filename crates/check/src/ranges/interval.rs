@@ -1,0 +1,418 @@
+//! Intervals with open or closed ends, and the arithmetic the range pass
+//! does with them (`docs/shapescript/ranges.md`). A value's interval holds
+//! every value it can take; an infinite end is always open. Plain `Copy`
+//! data: the pass allocates nothing per expression.
+
+use std::fmt;
+
+use crate::dims::DimValues;
+use crate::typed::Range;
+use crate::types::Domain;
+
+const INF: f64 = f64::INFINITY;
+
+/// The values a tensor or number can take: `lo..hi`, each end open or
+/// closed. Never empty.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+    pub lo_open: bool,
+    pub hi_open: bool,
+    /// Positive in exact arithmetic though the floats may round down to 0
+    /// (`softmax`): good enough for `log`, whose result is then finite
+    /// (docs/shapescript/ranges.md), and for nothing else.
+    pub pos_for_log: bool,
+    /// Made from a Python `Float` or `Int` parameter, whose type can't say
+    /// more than `Real`: no edge is checked on it, since no type could fix it.
+    pub unchecked: bool,
+}
+
+impl Interval {
+    pub const REAL: Interval = Interval::new(-INF, INF, true, true);
+    pub const NON_NEG: Interval = Interval::new(0.0, INF, false, true);
+    pub const POS: Interval = Interval::new(0.0, INF, true, true);
+    pub const NON_POS: Interval = Interval::new(-INF, 0.0, true, false);
+    pub const NEG: Interval = Interval::new(-INF, 0.0, true, true);
+    pub const UNIT: Interval = Interval::new(0.0, 1.0, false, false);
+    pub const SIGNED: Interval = Interval::new(-1.0, 1.0, false, false);
+
+    pub const fn new(lo: f64, hi: f64, lo_open: bool, hi_open: bool) -> Interval {
+        Interval {
+            lo,
+            hi,
+            lo_open: lo_open || lo == -INF,
+            hi_open: hi_open || hi == INF,
+            pos_for_log: false,
+            unchecked: false,
+        }
+    }
+
+    /// One number.
+    pub fn point(v: f64) -> Interval {
+        if v.is_nan() {
+            return Interval::REAL;
+        }
+        Interval::new(v, v, false, false)
+    }
+
+    /// A closed interval, or `REAL` for bounds that make none.
+    pub fn closed(lo: f64, hi: f64) -> Interval {
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return Interval::REAL;
+        }
+        Interval::new(lo, hi, false, false)
+    }
+
+    /// The interval a domain declares; `Index[N]` is `[0, N - 1]`, or
+    /// `[0, inf)` when `N` isn't known before the program runs.
+    pub fn of_domain(domain: &Domain, dims: &DimValues) -> Interval {
+        match domain {
+            Domain::Real => Interval::REAL,
+            Domain::NonNeg => Interval::NON_NEG,
+            Domain::Pos => Interval::POS,
+            Domain::NonPos => Interval::NON_POS,
+            Domain::Neg => Interval::NEG,
+            Domain::Unit | Domain::Bool => Interval::UNIT,
+            Domain::Signed => Interval::SIGNED,
+            Domain::Index(n) => match dims.value(&n.poly).or(n.poly.as_constant()) {
+                Some(n) if n >= 1 => Interval::closed(0.0, (n - 1) as f64),
+                _ => Interval::NON_NEG,
+            },
+        }
+    }
+
+    /// The name of the domain this interval is exactly, if any.
+    pub fn domain_name(&self) -> Option<&'static str> {
+        let named = [
+            (Interval::REAL, "Real"),
+            (Interval::NON_NEG, "NonNeg"),
+            (Interval::POS, "Pos"),
+            (Interval::NON_POS, "NonPos"),
+            (Interval::NEG, "Neg"),
+            (Interval::UNIT, "Unit"),
+            (Interval::SIGNED, "Signed"),
+        ];
+        named
+            .iter()
+            .find(|(i, _)| i.same_set(self))
+            .map(|(_, name)| *name)
+    }
+
+    /// The same values (ignoring the flags).
+    pub fn same_set(&self, other: &Interval) -> bool {
+        self.lo == other.lo
+            && self.hi == other.hi
+            && self.lo_open == other.lo_open
+            && self.hi_open == other.hi_open
+    }
+
+    /// Whether `v` may be a value.
+    pub fn contains(&self, v: f64) -> bool {
+        let above = self.lo < v || (self.lo == v && !self.lo_open);
+        let below = v < self.hi || (self.hi == v && !self.hi_open);
+        above && below
+    }
+
+    /// Whether some value may be `v` or less.
+    pub fn reaches_down_to(&self, v: f64) -> bool {
+        self.lo < v || (self.lo == v && !self.lo_open)
+    }
+
+    /// Whether some value may be less than `v`.
+    pub fn goes_below(&self, v: f64) -> bool {
+        self.lo < v
+    }
+
+    /// Whether every value of `self` is a value of `outer`.
+    pub fn within(&self, outer: &Interval) -> bool {
+        let lo_ok = outer.lo < self.lo || (outer.lo == self.lo && (!outer.lo_open || self.lo_open));
+        let hi_ok = self.hi < outer.hi || (outer.hi == self.hi && (!outer.hi_open || self.hi_open));
+        lo_ok && hi_ok
+    }
+
+    /// The smallest interval holding both.
+    pub fn union(&self, other: &Interval) -> Interval {
+        let (lo, lo_open) = lower_min(self.lo, self.lo_open, other.lo, other.lo_open);
+        let (hi, hi_open) = upper_max(self.hi, self.hi_open, other.hi, other.hi_open);
+        let mut out = Interval::new(lo, hi, lo_open, hi_open);
+        out.pos_for_log = self.pos_for_log && other.pos_for_log;
+        out
+    }
+
+    /// The values of both; `outer` when they don't meet (a claim that
+    /// overrides what the checker saw).
+    pub fn narrow_to(&self, outer: &Interval) -> Interval {
+        let (lo, lo_open) = if self.lo > outer.lo || (self.lo == outer.lo && self.lo_open) {
+            (self.lo, self.lo_open)
+        } else {
+            (outer.lo, outer.lo_open)
+        };
+        let (hi, hi_open) = if self.hi < outer.hi || (self.hi == outer.hi && self.hi_open) {
+            (self.hi, self.hi_open)
+        } else {
+            (outer.hi, outer.hi_open)
+        };
+        if lo > hi || (lo == hi && (lo_open || hi_open)) {
+            return *outer;
+        }
+        let mut out = Interval::new(lo, hi, lo_open, hi_open);
+        out.pos_for_log = self.pos_for_log;
+        out
+    }
+
+    pub fn neg(&self) -> Interval {
+        Interval::new(-self.hi, -self.lo, self.hi_open, self.lo_open)
+    }
+
+    pub fn add(&self, other: &Interval) -> Interval {
+        Interval::new(
+            self.lo + other.lo,
+            self.hi + other.hi,
+            self.lo_open || other.lo_open,
+            self.hi_open || other.hi_open,
+        )
+    }
+
+    pub fn sub(&self, other: &Interval) -> Interval {
+        self.add(&other.neg())
+    }
+
+    /// The products of values of both: the hull of the ends' products (a
+    /// closed 0 times anything is a closed 0).
+    pub fn mul(&self, other: &Interval) -> Interval {
+        let ends = |i: &Interval| [(i.lo, i.lo_open), (i.hi, i.hi_open)];
+        let mut lo = (INF, true);
+        let mut hi = (-INF, true);
+        for (a, ao) in ends(self) {
+            for (b, bo) in ends(other) {
+                let (v, open) = if (a == 0.0 && !ao) || (b == 0.0 && !bo) {
+                    (0.0, false)
+                } else if a == 0.0 || b == 0.0 {
+                    (0.0, true)
+                } else {
+                    (a * b, ao || bo)
+                };
+                lo = lower_min(lo.0, lo.1, v, open);
+                hi = upper_max(hi.0, hi.1, v, open);
+            }
+        }
+        Interval::new(lo.0, hi.0, lo.1, hi.1)
+    }
+
+    /// `x * x`: never negative.
+    pub fn square(&self) -> Interval {
+        let abs = self.abs();
+        abs.mul(&abs)
+    }
+
+    /// `1 / x` for `x` without 0; `REAL` when 0 is a value.
+    pub fn recip(&self) -> Interval {
+        if self.contains(0.0) || (self.lo < 0.0 && self.hi > 0.0) {
+            return Interval::REAL;
+        }
+        let inv = |v: f64| if v.is_infinite() { 0.0 } else { 1.0 / v };
+        // 1/x is decreasing on each side of 0; an open 0 end goes to infinity.
+        let (lo, lo_open) = if self.hi == 0.0 {
+            (-INF, true)
+        } else {
+            (inv(self.hi), self.hi_open)
+        };
+        let (hi, hi_open) = if self.lo == 0.0 {
+            (INF, true)
+        } else {
+            (inv(self.lo), self.lo_open)
+        };
+        Interval::new(lo, hi, lo_open, hi_open)
+    }
+
+    pub fn div(&self, other: &Interval) -> Interval {
+        let r = other.recip();
+        if r.same_set(&Interval::REAL) {
+            return Interval::REAL;
+        }
+        self.mul(&r)
+    }
+
+    /// `x ** p` for a constant `p`.
+    pub fn powf(&self, p: f64) -> Interval {
+        if p == 0.0 {
+            return Interval::point(1.0);
+        }
+        if p == 1.0 {
+            return *self;
+        }
+        let whole = p.fract() == 0.0 && p.abs() < 64.0;
+        if whole && p > 0.0 {
+            let base = if p as i64 % 2 == 0 { self.abs() } else { *self };
+            return base.monotone(|v| v.powf(p), true);
+        }
+        if self.lo >= 0.0 {
+            if p > 0.0 {
+                return self.monotone(|v| v.powf(p), true);
+            }
+            if !self.contains(0.0) {
+                return self.monotone(|v| v.powf(p), false);
+            }
+            return Interval::POS;
+        }
+        Interval::REAL
+    }
+
+    /// A monotone function of the values: increasing, or decreasing.
+    pub fn monotone(&self, f: impl Fn(f64) -> f64, increasing: bool) -> Interval {
+        let (a, b) = (f(self.lo), f(self.hi));
+        if a.is_nan() || b.is_nan() {
+            return Interval::REAL;
+        }
+        if increasing {
+            Interval::new(a, b, self.lo_open, self.hi_open)
+        } else {
+            Interval::new(b, a, self.hi_open, self.lo_open)
+        }
+    }
+
+    pub fn abs(&self) -> Interval {
+        if !self.goes_below(0.0) {
+            *self
+        } else if self.hi <= 0.0 {
+            self.neg()
+        } else {
+            let (hi, hi_open) = upper_max(-self.lo, self.lo_open, self.hi, self.hi_open);
+            Interval::new(0.0, hi, false, hi_open)
+        }
+    }
+
+    /// The larger of two values, elementwise.
+    pub fn maximum(&self, other: &Interval) -> Interval {
+        let (lo, lo_open) = upper_max(self.lo, self.lo_open, other.lo, other.lo_open);
+        let (hi, hi_open) = upper_max(self.hi, self.hi_open, other.hi, other.hi_open);
+        Interval::new(lo, hi, lo_open, hi_open)
+    }
+
+    /// The smaller of two values, elementwise.
+    pub fn minimum(&self, other: &Interval) -> Interval {
+        self.neg().maximum(&other.neg()).neg()
+    }
+
+    /// `-1`, `0` or `1` by the sign.
+    pub fn sign(&self) -> Interval {
+        let sign_of = |v: f64, open: bool, low: bool| {
+            if v > 0.0 || (v == 0.0 && open && low) {
+                1.0
+            } else if v < 0.0 || (v == 0.0 && open) {
+                -1.0
+            } else {
+                0.0
+            }
+        };
+        Interval::closed(
+            sign_of(self.lo, self.lo_open, true),
+            sign_of(self.hi, self.hi_open, false),
+        )
+    }
+
+    /// A sum of one or more such values (a reduction over an axis, `@`):
+    /// the sign is kept; the size is unbounded.
+    pub fn sum_of(&self) -> Interval {
+        if !self.goes_below(0.0) {
+            Interval::new(self.lo, INF, self.lo_open, true)
+        } else if self.hi <= 0.0 {
+            Interval::new(-INF, self.hi, true, self.hi_open)
+        } else {
+            Interval::REAL
+        }
+    }
+
+    /// A product of one or more such values (`prod`).
+    pub fn product_of(&self) -> Interval {
+        if self.within(&Interval::UNIT) {
+            Interval::new(0.0, self.hi, !self.contains(0.0), self.hi_open)
+        } else if !self.goes_below(0.0) {
+            Interval::new(0.0, INF, !self.contains(0.0), true)
+        } else {
+            Interval::REAL
+        }
+    }
+}
+
+/// The lower of two lower ends; closed wins a tie.
+fn lower_min(a: f64, a_open: bool, b: f64, b_open: bool) -> (f64, bool) {
+    if a < b {
+        (a, a_open)
+    } else if b < a {
+        (b, b_open)
+    } else {
+        (a, a_open && b_open)
+    }
+}
+
+/// The higher of two upper ends; closed wins a tie.
+fn upper_max(a: f64, a_open: bool, b: f64, b_open: bool) -> (f64, bool) {
+    if a > b {
+        (a, a_open)
+    } else if b > a {
+        (b, b_open)
+    } else {
+        (a, a_open && b_open)
+    }
+}
+
+impl Interval {
+    /// As recorded for consumers (`TypedExpr::range`).
+    pub fn to_range(self) -> Range {
+        Range {
+            lo: self.lo,
+            hi: self.hi,
+            lo_open: self.lo_open,
+            hi_open: self.hi_open,
+        }
+    }
+}
+
+impl fmt::Display for Interval {
+    /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; one number for a point.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.to_range().fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_keeps_open_and_closed_ends() {
+        let one = Interval::point(1.0);
+        assert_eq!(Interval::NON_NEG.add(&one).to_string(), "[1, inf)");
+        assert_eq!(Interval::POS.add(&one).recip().to_string(), "(0, 1)");
+        assert_eq!(Interval::UNIT.mul(&Interval::POS).to_string(), "[0, inf)");
+        assert_eq!(Interval::REAL.square().to_string(), "[0, inf)");
+        assert_eq!(Interval::SIGNED.powf(2.0).to_string(), "[0, 1]");
+        assert_eq!(Interval::NON_NEG.powf(0.5).to_string(), "[0, inf)");
+        assert_eq!(Interval::NON_NEG.recip(), Interval::REAL);
+        assert_eq!(Interval::REAL.abs(), Interval::NON_NEG);
+        assert_eq!(Interval::POS.neg(), Interval::NEG);
+        assert_eq!(Interval::REAL.sign().to_string(), "[-1, 1]");
+        assert_eq!(Interval::POS.sign().to_string(), "{1}");
+        assert_eq!(Interval::UNIT.sum_of(), Interval::NON_NEG);
+        assert_eq!(
+            Interval::REAL.maximum(&Interval::point(0.0)),
+            Interval::NON_NEG
+        );
+        assert_eq!(Interval::UNIT.product_of(), Interval::UNIT);
+    }
+
+    #[test]
+    fn containment_and_edges() {
+        assert!(Interval::POS.within(&Interval::NON_NEG));
+        assert!(!Interval::NON_NEG.within(&Interval::POS));
+        assert!(Interval::NON_NEG.reaches_down_to(0.0));
+        assert!(!Interval::POS.reaches_down_to(0.0));
+        assert_eq!(Interval::POS.domain_name(), Some("Pos"));
+        assert_eq!(
+            Interval::REAL.narrow_to(&Interval::UNIT).domain_name(),
+            Some("Unit")
+        );
+    }
+}

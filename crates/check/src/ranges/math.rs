@@ -1,0 +1,211 @@
+//! The math the checker knows (`docs/shapescript/ranges.md`): each Python
+//! function the prelude's stubs name, with the range of its results over
+//! an interval of arguments and the edge of its domain. An extern fn that
+//! names one of them, in the prelude or not, gets this math.
+
+use super::interval::Interval;
+
+/// A function whose math the checker knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Exp,
+    Log,
+    Log1p,
+    Expm1,
+    Sqrt,
+    Rsqrt,
+    Sin,
+    Cos,
+    Tanh,
+    Sigmoid,
+    Erf,
+    Gelu,
+    Silu,
+    Softplus,
+    LogSigmoid,
+}
+
+/// What a function's argument must be (its domain's edge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    /// Above 0 (`log`, `rsqrt`).
+    Positive,
+    /// 0 or above (`sqrt`).
+    NonNegative,
+    /// Above -1 (`log1p`).
+    AboveMinusOne,
+}
+
+impl MathFn {
+    /// The function a dotted Python name stands for.
+    pub fn from_python(python: &str) -> Option<MathFn> {
+        Some(match python {
+            "torch.exp" => MathFn::Exp,
+            "torch.log" => MathFn::Log,
+            "torch.log1p" => MathFn::Log1p,
+            "torch.expm1" => MathFn::Expm1,
+            "torch.sqrt" => MathFn::Sqrt,
+            "torch.rsqrt" => MathFn::Rsqrt,
+            "torch.sin" => MathFn::Sin,
+            "torch.cos" => MathFn::Cos,
+            "torch.tanh" => MathFn::Tanh,
+            "torch.sigmoid" => MathFn::Sigmoid,
+            "torch.erf" => MathFn::Erf,
+            "torch.nn.functional.gelu" => MathFn::Gelu,
+            "torch.nn.functional.silu" => MathFn::Silu,
+            "torch.nn.functional.softplus" => MathFn::Softplus,
+            "torch.nn.functional.logsigmoid" => MathFn::LogSigmoid,
+            _ => return None,
+        })
+    }
+
+    /// The edge its argument must keep to, for the functions with one.
+    pub fn edge(self) -> Option<Edge> {
+        match self {
+            MathFn::Log | MathFn::Rsqrt => Some(Edge::Positive),
+            MathFn::Sqrt => Some(Edge::NonNegative),
+            MathFn::Log1p => Some(Edge::AboveMinusOne),
+            _ => None,
+        }
+    }
+
+    /// The range of its results over `x` (the part of `x` inside its domain).
+    pub fn apply(self, x: &Interval) -> Interval {
+        match self {
+            MathFn::Exp => x.monotone(f64::exp, true),
+            MathFn::Log => positive_part(x).monotone(f64::ln, true),
+            MathFn::Log1p => x
+                .narrow_to(&Interval::new(-1.0, f64::INFINITY, true, true))
+                .monotone(f64::ln_1p, true),
+            MathFn::Expm1 => x.monotone(f64::exp_m1, true),
+            MathFn::Sqrt => x.narrow_to(&Interval::NON_NEG).monotone(f64::sqrt, true),
+            MathFn::Rsqrt => positive_part(x).monotone(|v| 1.0 / v.sqrt(), false),
+            MathFn::Sin | MathFn::Cos => Interval::SIGNED,
+            MathFn::Tanh => x.monotone(f64::tanh, true),
+            MathFn::Sigmoid => x.monotone(sigmoid, true),
+            MathFn::Erf => x.monotone(erf, true),
+            MathFn::Softplus => x.monotone(softplus, true),
+            MathFn::LogSigmoid => x.monotone(|v| -softplus(-v), true),
+            // Both dip below 0 once, at `at`, to `min`; increasing after it.
+            MathFn::Gelu => dip(
+                x,
+                |v| v * 0.5 * (1.0 + erf(v / std::f64::consts::SQRT_2)),
+                -0.751_791_524_693_564,
+                -0.169_971_085_172_652,
+            ),
+            MathFn::Silu => dip(
+                x,
+                |v| v * sigmoid(v),
+                -1.278_464_542_761_074,
+                -0.278_464_542_761_074,
+            ),
+        }
+    }
+}
+
+/// The values of `x` above 0 (where `log` and `rsqrt` are defined).
+fn positive_part(x: &Interval) -> Interval {
+    if x.pos_for_log {
+        // Positive in exact arithmetic: its values, with 0 left out.
+        return Interval::new(x.lo.max(0.0), x.hi, true, x.hi_open);
+    }
+    x.narrow_to(&Interval::POS)
+}
+
+/// A function decreasing down to `min` at `at` and increasing after it,
+/// going to 0 at minus infinity and to infinity at infinity.
+fn dip(x: &Interval, f: impl Fn(f64) -> f64, at: f64, min: f64) -> Interval {
+    let end = |v: f64| match v {
+        f64::NEG_INFINITY => 0.0,
+        f64::INFINITY => f64::INFINITY,
+        v => f(v),
+    };
+    if x.lo >= at {
+        return x.monotone(end, true);
+    }
+    if x.hi <= at {
+        return x.monotone(end, false);
+    }
+    // The minimum is a value; a little room for rounding below it.
+    let hi = end(x.lo).max(end(x.hi));
+    let hi_open = if end(x.lo) > end(x.hi) {
+        x.lo_open
+    } else {
+        x.hi_open
+    };
+    Interval::new(min - 1e-9, hi, false, hi_open)
+}
+
+fn sigmoid(v: f64) -> f64 {
+    1.0 / (1.0 + (-v).exp())
+}
+
+/// `log(1 + e^v)`, without overflow.
+fn softplus(v: f64) -> f64 {
+    if v > 30.0 {
+        v
+    } else {
+        v.exp().ln_1p()
+    }
+}
+
+/// The error function (Abramowitz and Stegun 7.1.26, within 1.5e-7), exact
+/// at 0 and at the infinities, odd and increasing.
+fn erf(v: f64) -> f64 {
+    if v == 0.0 {
+        return 0.0;
+    }
+    if v.is_infinite() {
+        return v.signum();
+    }
+    let t = 1.0 / (1.0 + 0.327_591_1 * v.abs());
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    v.signum() * (1.0 - poly * (-v * v).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(f: &str, x: Interval) -> String {
+        MathFn::from_python(f).unwrap().apply(&x).to_string()
+    }
+
+    #[test]
+    fn known_functions_map_ranges_exactly() {
+        assert_eq!(range("torch.exp", Interval::REAL), "(0, inf)");
+        assert_eq!(range("torch.sqrt", Interval::REAL), "[0, inf)");
+        assert_eq!(range("torch.sigmoid", Interval::REAL), "(0, 1)");
+        assert_eq!(range("torch.tanh", Interval::REAL), "(-1, 1)");
+        assert_eq!(range("torch.expm1", Interval::REAL), "(-1, inf)");
+        assert_eq!(
+            range("torch.nn.functional.softplus", Interval::REAL),
+            "(0, inf)"
+        );
+        assert_eq!(
+            range("torch.nn.functional.logsigmoid", Interval::REAL),
+            "(-inf, 0)"
+        );
+        assert_eq!(
+            range("torch.log", Interval::NON_NEG.add(&Interval::point(1.0))),
+            "[0, inf)"
+        );
+        assert_eq!(
+            range("torch.nn.functional.gelu", Interval::NON_NEG),
+            "[0, inf)"
+        );
+        assert!(MathFn::from_python("torch.nn.functional.gelu")
+            .unwrap()
+            .apply(&Interval::REAL)
+            .contains(-0.1699));
+        assert_eq!(range("torch.erf", Interval::REAL), "(-1, 1)");
+        assert_eq!(
+            MathFn::from_python("torch.log").unwrap().edge(),
+            Some(Edge::Positive)
+        );
+        assert_eq!(MathFn::from_python("torch.relu"), None);
+    }
+}

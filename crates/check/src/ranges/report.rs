@@ -1,0 +1,278 @@
+//! The E06xx diagnostics of the range pass: each names the value, shows its
+//! range and where the range came from (a note), and gives the usual fix
+//! (`docs/shapescript/ranges.md`). Only called on a mistake, so the words
+//! are worked out only then.
+
+use diag::Diagnostic;
+use syntax::ast::{self, BinaryOp, ExprKind};
+
+use super::interval::Interval;
+use super::math::{Edge, MathFn};
+use super::walk::{IdsPlace, Place, Walker};
+use crate::codes;
+use crate::typed::{Callee, ExprInfo};
+use crate::types::Ty;
+
+/// An interval with the domain's name when it is exactly one: `[0, 1] (Unit)`.
+fn show(iv: &Interval) -> String {
+    match iv.domain_name() {
+        Some(name) => format!("{iv} (`{name}`)"),
+        None => iv.to_string(),
+    }
+}
+
+impl Walker<'_> {
+    /// The source text of `e`.
+    fn text(&self, e: &ast::Expr) -> String {
+        let text = self.env.map.text(e.span.file);
+        text.get(e.span.start as usize..e.span.end as usize)
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// The source text of `e`, in parentheses unless it is one term.
+    fn operand(&self, e: &ast::Expr) -> String {
+        match e.kind {
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. } => {
+                format!("({})", self.text(e))
+            }
+            _ => self.text(e),
+        }
+    }
+
+    /// `d` with a label where a local's range was written: its parameter,
+    /// or its `let`'s value.
+    fn with_origin(&self, d: Diagnostic, e: &ast::Expr) -> Diagnostic {
+        let (ExprKind::Name(name), Some(ExprInfo::Local { decl })) =
+            (&e.kind, self.typed(e.span).map(|t| &t.info))
+        else {
+            return d;
+        };
+        if let Some(p) = self.body.params.iter().find(|p| p.span == *decl) {
+            return d.with_secondary(p.span, format!("`{}` is declared `{}` here", p.name, p.ty));
+        }
+        match self.let_value(*decl) {
+            Some(value) => d.with_secondary(value, format!("`{}` gets its value here", name.name)),
+            None => d,
+        }
+    }
+
+    /// A note saying what `e`'s range is and where it came from.
+    fn origin(&self, e: &ast::Expr, iv: &Interval) -> String {
+        let text = self.text(e);
+        let head = format!("`{text}` is in {}", show(iv));
+        let typed = self.typed(e.span);
+        let why = match (&e.kind, typed.map(|t| &t.info)) {
+            (ExprKind::Int(_) | ExprKind::Float(_), _) => "a constant".to_string(),
+            (ExprKind::Name(_), Some(ExprInfo::Local { decl })) => {
+                if let Some(p) = self.body.params.iter().find(|p| p.span == *decl) {
+                    format!("the domain of its parameter type `{}`", p.ty)
+                } else if let Some(value) = self.let_value(*decl) {
+                    let text = self.env.map.text(value.file);
+                    let value = text
+                        .get(value.start as usize..value.end as usize)
+                        .unwrap_or("");
+                    format!("from its `let`, `{value}`")
+                } else {
+                    "what its `let` gave it".to_string()
+                }
+            }
+            (ExprKind::Call { .. }, Some(ExprInfo::Call(call))) => self.call_origin(&call.callee),
+            (
+                ExprKind::Binary {
+                    op: BinaryOp::Mul,
+                    lhs,
+                    rhs,
+                },
+                _,
+            ) if self.same_local(lhs, rhs) => "a square, never negative".to_string(),
+            (ExprKind::Binary { op, lhs, rhs }, _) => {
+                let part = |x: &ast::Expr| match self.interval_at(x.span) {
+                    Some(i) => format!("`{}` is in {}", self.text(x), show(&i)),
+                    None => format!("`{}`", self.text(x)),
+                };
+                format!(
+                    "`{}` of two values: {} and {}",
+                    op.as_str(),
+                    part(lhs),
+                    part(rhs)
+                )
+            }
+            (ExprKind::Unary { operand, .. }, _) => match self.interval_at(operand.span) {
+                Some(i) => format!("the negation of a value in {}", show(&i)),
+                None => "a negation".to_string(),
+            },
+            _ => match typed {
+                Some(t) => format!("its type `{}`", t.ty),
+                None => "its type".to_string(),
+            },
+        };
+        format!("{head}: {why}")
+    }
+
+    /// Where a call's range comes from.
+    fn call_origin(&self, callee: &Callee) -> String {
+        match callee {
+            Callee::Builtin(b) => match b.name() {
+                "var" => {
+                    "a variance is never negative, and is 0 when the values are all equal".into()
+                }
+                "std" => {
+                    "a standard deviation is never negative, and is 0 when the values are all equal"
+                        .into()
+                }
+                "softmax" => {
+                    "softmax's values are in [0, 1], and round to 0 far below the largest".into()
+                }
+                name => format!("the range of `{name}` over its argument's"),
+            },
+            Callee::Extern { name, python, .. } if MathFn::from_python(python).is_some() => {
+                format!("the range of `{name}` (`{python}`) over its argument's")
+            }
+            Callee::Extern { name, .. } | Callee::Fn { name, .. } => {
+                format!("the return type of `{name}`")
+            }
+            Callee::Method { method, .. } => format!("the return type of `{method}`"),
+            Callee::Record { name, .. } => format!("a `{name}`"),
+        }
+    }
+
+    /// `log`, `rsqrt`, `sqrt` or `log1p` of a value outside its domain.
+    pub(super) fn outside_edge(
+        &mut self,
+        f: MathFn,
+        edge: Edge,
+        call: &ast::Expr,
+        arg: &ast::Expr,
+        iv: Interval,
+    ) {
+        let name = match &call.kind {
+            ExprKind::Call { callee, .. } => self.text(callee),
+            _ => format!("{f:?}").to_lowercase(),
+        };
+        let text = self.text(arg);
+        let (code, message, label, help) = match edge {
+            Edge::Positive if !iv.goes_below(0.0) => (
+                codes::E0601,
+                format!("`{name}` of a value that may be 0"),
+                "this may be 0".to_string(),
+                format!("keep it away from 0: `{name}({text} + 1e-6)`, or `{name}(clamp({text}, lo=1e-6))`"),
+            ),
+            Edge::Positive => (
+                codes::E0601,
+                format!("`{name}` of a value that may be 0 or less"),
+                "this may be 0 or negative".to_string(),
+                format!("clamp it above 0: `{name}(clamp({text}, lo=1e-6))`, or compute a positive value (`exp`, `softplus`)"),
+            ),
+            Edge::NonNegative => (
+                codes::E0604,
+                format!("`{name}` of a value that may be negative"),
+                "this may be negative".to_string(),
+                format!("clamp it at 0: `{name}(clamp({text}, lo=0.0))`, or take `abs` first"),
+            ),
+            Edge::AboveMinusOne => (
+                codes::E0605,
+                format!("`{name}` of a value that may be -1 or less"),
+                "this may be -1 or less".to_string(),
+                format!("clamp it above -1: `{name}(clamp({text}, lo=-0.999999))`"),
+            ),
+        };
+        let note = self.origin(arg, &iv);
+        let d = Diagnostic::error(code, message)
+            .with_primary(arg.span, label)
+            .with_note(note)
+            .with_help(help);
+        let d = self.with_origin(d, arg);
+        self.diagnostics.push(d);
+    }
+
+    /// `a / b` with 0 in `b`'s range.
+    pub(super) fn division_by_zero(&mut self, rhs: &ast::Expr, iv: Interval) {
+        let text = self.text(rhs);
+        let help = if iv.goes_below(0.0) {
+            format!("keep the divisor away from 0, as in `clamp({text}, lo=1e-6)`, or divide by a value whose type says `Pos`")
+        } else {
+            format!("add a small constant to the divisor: `... / ({text} + 1e-5)`")
+        };
+        let note = self.origin(rhs, &iv);
+        let d = Diagnostic::error(codes::E0602, "division by a value that may be 0")
+            .with_primary(rhs.span, "this may be 0")
+            .with_note(note)
+            .with_help(help);
+        let d = self.with_origin(d, rhs);
+        self.diagnostics.push(d);
+    }
+
+    /// `Index[have]` ids where an axis of size `want` is indexed.
+    pub(super) fn ids_mismatch(
+        &mut self,
+        ids: &ast::Expr,
+        (bound, have): (&crate::size::Size, i128),
+        want: i128,
+        what: IdsPlace,
+        call: &ast::Expr,
+    ) {
+        let what = match what {
+            IdsPlace::Param { callee, size } => {
+                format!("`{callee}` takes `Index[{size}]` ids here, with `{size}` =")
+            }
+            IdsPlace::TakeAxis => "the axis `over=` names has size".to_string(),
+            IdsPlace::Classes => "the number of classes is".to_string(),
+        };
+        // `Index[Ctx]` says which size; its value, when it isn't a number.
+        let written = bound.to_string();
+        let shown = if written == have.to_string() {
+            format!("`Index[{written}]`")
+        } else {
+            format!("`Index[{written}]` ({written} = {have})")
+        };
+        let message = format!("ids of {shown} index an axis of size {want}");
+        let note = if have > want {
+            format!("ids up to {} reach past the last of {want} entries: PyTorch fails with an index error when one comes", have - 1)
+        } else {
+            format!(
+                "the ids reach only {} of the {want} entries: one of the two sizes is wrong",
+                have
+            )
+        };
+        self.diagnostics.push(
+            Diagnostic::error(codes::E0603, message)
+                .with_primary(ids.span, format!("`Index[{written}]` ids"))
+                .with_secondary(call.span, format!("{what} {want}"))
+                .with_note(note)
+                .with_help(format!(
+                    "make the axis {have} long, or the ids `Index[{want}]`"
+                )),
+        );
+    }
+
+    /// A value wider than the domain declared where it goes.
+    pub(super) fn outside_domain(
+        &mut self,
+        e: &ast::Expr,
+        iv: Interval,
+        declared: &Ty,
+        what: Place,
+    ) {
+        let what = match what {
+            Place::Return => "the returned value".to_string(),
+            Place::Let(name) => format!("`{name}`"),
+            Place::Arg { param, callee } => format!("argument `{param}` of `{callee}`"),
+        };
+        let Some(outer) = self.declared_domain(declared) else {
+            return;
+        };
+        let name = outer.domain_name().unwrap_or("its domain");
+        let note = self.origin(e, &iv);
+        let d = Diagnostic::error(codes::E0606, format!("{what} may lie outside `{name}`"))
+            .with_primary(e.span, format!("this is in {iv}, `{name}` is {outer}"))
+            .with_secondary(declared.span, format!("`{name}` is declared here"))
+            .with_note(note)
+            .with_help(format!(
+                "clamp it with `{0} to {name}`, or claim it with `{0} as {name}` (checked when the program runs)",
+                self.operand(e)
+            ));
+        let d = self.with_origin(d, e);
+        self.diagnostics.push(d);
+    }
+}

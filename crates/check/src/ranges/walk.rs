@@ -1,0 +1,868 @@
+//! The walk over one body's syntax tree: each expression's interval from
+//! its children's and its typed record, with the edge checks where an
+//! operation has an edge. Reports through `report`'s methods.
+
+use diag::{Diagnostic, Span};
+use smallvec::SmallVec;
+use syntax::ast::{self, BinaryOp, ExprKind, StmtKind, UnaryOp};
+use syntax::Name;
+
+use super::interval::Interval;
+use super::math::{Edge, MathFn};
+use super::RangeEnv;
+use crate::builtin_names::Builtin;
+use crate::size::{Poly, Symbol};
+use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
+use crate::types::{Domain, ScalarKind, Ty, TyKind};
+
+const INF: f64 = f64::INFINITY;
+
+/// What the walk keeps between bodies, so a body allocates nothing new.
+#[derive(Default)]
+pub struct Scratch {
+    /// Each `let`'s declaring span, interval and value's span.
+    locals: Vec<(Span, Interval, Span)>,
+    /// Names some statement rebinds (`x = ...`).
+    rebound: Vec<Name>,
+    /// The `let`s written with a type, by name and declaring span: a
+    /// rebinding must fit the type's domain too.
+    typed_lets: Vec<(Name, Span)>,
+    /// Each expression's index in `Body::exprs` with its interval.
+    pub found: Vec<(usize, Interval)>,
+    /// Where in `Body::exprs` the next expression's record likely is: the
+    /// walk goes children first, as `body` recorded them.
+    cursor: usize,
+}
+
+/// How far from the cursor a record is looked for before the span index.
+const NEAR: usize = 8;
+
+/// Where a value goes that must fit a declared domain; put in words only
+/// for a diagnostic.
+#[derive(Clone, Copy)]
+pub enum Place {
+    Return,
+    Let(Name),
+    Arg { param: Name, callee: Name },
+}
+
+/// What `Index[N]` ids index; put in words only for a diagnostic.
+#[derive(Clone, Copy)]
+pub enum IdsPlace<'a> {
+    /// A parameter that takes `Index[size]` ids.
+    Param {
+        callee: Name,
+        size: &'a crate::size::Size,
+    },
+    /// The axis `take`'s `over=` names.
+    TakeAxis,
+    /// `one_hot`'s number of classes.
+    Classes,
+}
+
+/// The arguments of a call with their intervals, in written order.
+pub(super) type ArgVals = SmallVec<[(Span, Option<Interval>); 4]>;
+
+/// The walk over one body.
+pub struct Walker<'w> {
+    pub env: RangeEnv<'w>,
+    pub body: &'w crate::typed::Body,
+    /// Every body so far: a called method's parameters are its body's.
+    pub bodies: &'w crate::typed::Bodies,
+    pub scratch: &'w mut Scratch,
+    pub diagnostics: &'w mut Vec<Diagnostic>,
+}
+
+impl<'w> Walker<'w> {
+    pub fn new(
+        env: RangeEnv<'w>,
+        bodies: &'w crate::typed::Bodies,
+        body: &'w Body,
+        scratch: &'w mut Scratch,
+        diagnostics: &'w mut Vec<Diagnostic>,
+    ) -> Self {
+        scratch.locals.clear();
+        scratch.rebound.clear();
+        scratch.typed_lets.clear();
+        scratch.found.clear();
+        scratch.cursor = 0;
+        Walker {
+            env,
+            body,
+            bodies,
+            scratch,
+            diagnostics,
+        }
+    }
+
+    /// Walks the function's body; its value must fit the declared return type.
+    pub fn function(&mut self, f: &ast::Fn) {
+        if let ast::FnBody::Block(b) = &f.body {
+            collect_rebound(b, &mut self.scratch.rebound);
+        }
+        let declared_return = f.ret.is_some() && !self.body.return_mismatch;
+        match &f.body {
+            ast::FnBody::Expr(e) => {
+                let iv = self.expr(e);
+                if declared_return {
+                    self.fits_return(e, iv);
+                }
+            }
+            ast::FnBody::Block(b) => {
+                let n = b.stmts.len();
+                for (i, stmt) in b.stmts.iter().enumerate() {
+                    let value = self.stmt(stmt);
+                    if let (true, true, StmtKind::Expr(e)) =
+                        (declared_return, i + 1 == n, &stmt.kind)
+                    {
+                        self.fits_return(e, value);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Walks a block's statements.
+    fn block(&mut self, b: &ast::Block) {
+        for stmt in &b.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    /// Walks one statement; an expression statement's interval is returned.
+    fn stmt(&mut self, stmt: &ast::Stmt) -> Option<Interval> {
+        match &stmt.kind {
+            StmtKind::Let { name, ty, value } => {
+                let iv = self.expr(value);
+                self.bind_let(name, ty.is_some(), value, iv);
+            }
+            StmtKind::LetTuple { value, .. } => {
+                self.expr(value);
+            }
+            StmtKind::Assign { name, value } => {
+                let iv = self.expr(value);
+                self.fits_rebinding(name, value, iv);
+            }
+            StmtKind::Return(value) => {
+                let iv = self.expr(value);
+                if !self.body.return_mismatch {
+                    self.fits_return(value, iv);
+                }
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.expr(cond);
+                self.block(then_block);
+                if let Some(b) = else_block {
+                    self.block(b);
+                }
+            }
+            StmtKind::For { iter, body, .. } => {
+                self.expr(iter);
+                self.block(body);
+            }
+            StmtKind::Expr(e) => return self.expr(e),
+            // Kinds added later walk nothing until this pass learns them.
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+        None
+    }
+
+    /// A `let`: a declared domain must hold the value; a name rebound later
+    /// has its declared domain's interval (or none) from here on.
+    fn bind_let(
+        &mut self,
+        name: &ast::Ident,
+        typed: bool,
+        value: &ast::Expr,
+        iv: Option<Interval>,
+    ) {
+        if name.is_missing() {
+            return;
+        }
+        let body: &'w Body = self.body;
+        let declared = body
+            .lets
+            .iter()
+            .find(|b| b.span == name.span)
+            .map(|b| &b.ty);
+        let declared_iv = declared
+            .filter(|_| typed)
+            .and_then(|ty| self.declared_domain(ty));
+        if declared_iv.is_some() {
+            self.scratch.typed_lets.push((name.name, name.span));
+        }
+        if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared) {
+            if !found.within(&outer) && !found.unchecked {
+                self.outside_domain(value, found, ty, Place::Let(name.name));
+            }
+        }
+        let kept = if self.scratch.rebound.contains(&name.name) {
+            declared_iv.unwrap_or(Interval::REAL)
+        } else {
+            match (iv, declared_iv) {
+                (Some(found), Some(outer)) => found.narrow_to(&outer),
+                (Some(found), None) => found,
+                (None, Some(outer)) => outer,
+                (None, None) => return,
+            }
+        };
+        self.scratch.locals.push((name.span, kept, value.span));
+    }
+
+    /// `x = value` for a `let x: T`: the value must lie in `T`'s domain.
+    fn fits_rebinding(&mut self, name: &ast::Ident, value: &ast::Expr, iv: Option<Interval>) {
+        let Some(&(_, decl)) = self
+            .scratch
+            .typed_lets
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name.name)
+        else {
+            return;
+        };
+        let body: &'w Body = self.body;
+        if let Some(binding) = body.lets.iter().find(|b| b.span == decl) {
+            self.fits(value, iv, &binding.ty, Place::Let(name.name));
+        }
+    }
+
+    /// The returned value must lie in the declared return type's domain.
+    fn fits_return(&mut self, e: &ast::Expr, iv: Option<Interval>) {
+        let body: &'w Body = self.body;
+        self.fits(e, iv, &body.ret, Place::Return);
+    }
+
+    /// `e` (with interval `iv`) must lie in `ty`'s domain; a tuple, item by item.
+    pub(super) fn fits(&mut self, e: &ast::Expr, iv: Option<Interval>, ty: &Ty, what: Place) {
+        match (&e.kind, &ty.kind) {
+            (ExprKind::Tuple(items), TyKind::Tuple(tys)) if items.len() == tys.len() => {
+                for (item, ty) in items.iter().zip(tys) {
+                    let iv = self.interval_at(item.span);
+                    self.fits(item, iv, ty, what);
+                }
+            }
+            _ => {
+                if let (Some(found), Some(outer)) = (iv, self.declared_domain(ty)) {
+                    if !found.within(&outer) && !found.unchecked {
+                        self.outside_domain(e, found, ty, what);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The interval of a declared domain that narrows values: not `Real`,
+    /// not `Index` (told by E0603) nor `Bool` (a dtype's business).
+    pub(super) fn declared_domain(&self, ty: &Ty) -> Option<Interval> {
+        match &ty.kind {
+            TyKind::Tensor(t) => match t.domain.as_ref()? {
+                Domain::Real | Domain::Index(_) | Domain::Bool => None,
+                d => Some(Interval::of_domain(d, self.env.dims)),
+            },
+            _ => None,
+        }
+    }
+
+    /// The span of the value a `let` declared at `decl` was given.
+    pub(super) fn let_value(&self, decl: Span) -> Option<Span> {
+        let found = self.scratch.locals.iter().rev().find(|(s, ..)| *s == decl);
+        found.map(|(_, _, value)| *value)
+    }
+
+    /// The interval recorded for the expression at `span`.
+    pub(super) fn interval_at(&self, span: Span) -> Option<Interval> {
+        let i = self.body.expr_index(span)?;
+        self.scratch
+            .found
+            .iter()
+            .rev()
+            .find(|(j, _)| *j == i)
+            .map(|(_, iv)| *iv)
+    }
+
+    /// The typed record of the expression at `span`, by the span index.
+    pub(super) fn typed(&self, span: Span) -> Option<&'w TypedExpr> {
+        let body: &'w Body = self.body;
+        body.expr(span)
+    }
+
+    /// The typed record of the expression at `span`, just walked: near the
+    /// cursor (the walk meets records in about the order `body` made them),
+    /// else by the span index (not for a `leaf` name).
+    fn here(&mut self, span: Span, leaf: bool) -> Option<(usize, &'w TypedExpr)> {
+        let body: &'w Body = self.body;
+        let exprs = &body.exprs;
+        let cursor = self.scratch.cursor.min(exprs.len());
+        let ahead = cursor..(cursor + NEAR).min(exprs.len());
+        let behind = (cursor.saturating_sub(NEAR)..cursor).rev();
+        let near = ahead.chain(behind).find(|&i| exprs[i].span == span);
+        let i = match near {
+            Some(i) => i,
+            // A name far from the cursor is an axis name (`over=n`, `h=H`),
+            // which has no record: the index would only say so slower.
+            None if leaf => return None,
+            None => body.expr_index(span)?,
+        };
+        self.scratch.cursor = self.scratch.cursor.max(i + 1);
+        Some((i, &exprs[i]))
+    }
+
+    /// Walks an expression; its interval, recorded for its typed record.
+    pub fn expr(&mut self, e: &ast::Expr) -> Option<Interval> {
+        self.walk(e).0
+    }
+
+    /// Walks an expression: its interval (recorded) and its typed record.
+    fn walk(&mut self, e: &ast::Expr) -> (Option<Interval>, Option<&'w TypedExpr>) {
+        let (iv, at) = self.compute(e);
+        let Some((i, typed)) = at else {
+            return (None, None);
+        };
+        if matches!(typed.ty.kind, TyKind::Error) {
+            return (None, Some(typed));
+        }
+        if let Some(iv) = iv {
+            self.scratch.found.push((i, iv));
+        }
+        (iv, Some(typed))
+    }
+
+    /// The interval of `e` and its typed record, its children walked first.
+    fn compute(&mut self, e: &ast::Expr) -> (Option<Interval>, Option<(usize, &'w TypedExpr)>) {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int(v) => (Some(Interval::point(*v as f64)), self.here(span, false)),
+            ExprKind::Float(v) => (Some(Interval::point(*v)), self.here(span, false)),
+            ExprKind::Bool(b) => (
+                Some(Interval::point(if *b { 1.0 } else { 0.0 })),
+                self.here(span, false),
+            ),
+            ExprKind::Str(_) | ExprKind::None | ExprKind::Error => (None, None),
+            ExprKind::Pattern(_) | ExprKind::Shape(_) | ExprKind::AxisGroup(_) => (None, None),
+            ExprKind::Name(_) => {
+                let at = self.here(span, true);
+                (at.and_then(|(_, t)| self.name(t)), at)
+            }
+            ExprKind::Field { base, .. } => {
+                self.expr(base);
+                let at = self.here(span, false);
+                (at.and_then(|(_, t)| self.of_ty(&t.ty)), at)
+            }
+            ExprKind::Call { args, .. } => {
+                let vals: ArgVals = args
+                    .iter()
+                    .map(|a| (a.value.span, self.expr(&a.value)))
+                    .collect();
+                let at = self.here(span, false);
+                let iv = at.and_then(|(_, typed)| match &typed.info {
+                    ExprInfo::Call(call) => self.call(e, args, &vals, call, typed),
+                    _ => self.of_ty(&typed.ty),
+                });
+                (iv, at)
+            }
+            ExprKind::Index { base, indices } => {
+                let iv = self.expr(base);
+                for index in indices {
+                    if let ast::IndexArg::Expr(x) = index {
+                        self.expr(x);
+                    }
+                }
+                let at = self.here(span, false);
+                (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
+            }
+            ExprKind::Unary { op, operand } => {
+                let iv = self.expr(operand);
+                let iv = match op {
+                    UnaryOp::Neg => iv.map(|i| Interval {
+                        unchecked: i.unchecked,
+                        ..i.neg()
+                    }),
+                    UnaryOp::Not => Some(Interval::UNIT),
+                };
+                (iv, self.here(span, false))
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let iv = self.binary(*op, lhs, rhs);
+                (iv, self.here(span, false))
+            }
+            ExprKind::Cast { expr, ty, .. } => {
+                let iv = self.expr(expr);
+                let at = self.here(span, false);
+                (at.and_then(|(_, t)| self.cast(iv, ty, t)), at)
+            }
+            ExprKind::Tuple(items) => {
+                for item in items {
+                    self.expr(item);
+                }
+                (None, self.here(span, false))
+            }
+            // Kinds added later walk nothing until this pass learns them.
+            #[allow(unreachable_patterns)]
+            _ => (None, None),
+        }
+    }
+
+    /// A name: a local's interval, a size's value, or its type's domain.
+    fn name(&mut self, typed: &TypedExpr) -> Option<Interval> {
+        match &typed.info {
+            ExprInfo::Local { decl } => {
+                let found = self.scratch.locals.iter().rev().find(|(s, ..)| s == decl);
+                match found {
+                    Some((_, iv, _)) => Some(*iv),
+                    None => self
+                        .body
+                        .params
+                        .iter()
+                        .chain(self.body.lets.iter())
+                        .find(|b| b.span == *decl)
+                        .and_then(|b| self.of_ty(&b.ty))
+                        .or_else(|| self.of_ty(&typed.ty)),
+                }
+            }
+            ExprInfo::SizeValue { size } => Some(match self.env.dims.value(&size.poly) {
+                Some(v) => Interval::point(v as f64),
+                None => Interval::new(1.0, INF, false, true),
+            }),
+            _ => self.of_ty(&typed.ty),
+        }
+    }
+
+    /// The interval a type's domain gives: `Real` for a float tensor or
+    /// number without one, `[0, 1]` for booleans; none for other types.
+    pub(super) fn of_ty(&self, ty: &Ty) -> Option<Interval> {
+        match &ty.kind {
+            TyKind::Tensor(t) => Some(match &t.domain {
+                Some(d) => Interval::of_domain(d, self.env.dims),
+                None if t.dtype == Some(ast::DtypeKind::Bool) => Interval::UNIT,
+                None => Interval::REAL,
+            }),
+            TyKind::Scalar(ScalarKind::Bool) => Some(Interval::UNIT),
+            TyKind::Scalar(_) => Some(Interval {
+                unchecked: true,
+                ..Interval::REAL
+            }),
+            _ => None,
+        }
+    }
+
+    /// An operator's interval, with the division's edge check.
+    fn binary(&mut self, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<Interval> {
+        let (a, lt) = self.walk(lhs);
+        let (b, rt) = self.walk(rhs);
+        match op {
+            BinaryOp::Or
+            | BinaryOp::And
+            | BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge => return Some(Interval::UNIT),
+            _ => {}
+        }
+        let (a, b) = (a?, b?);
+        let unchecked = a.unchecked || b.unchecked;
+        let iv = match op {
+            BinaryOp::Add => a.add(&b),
+            BinaryOp::Sub => a.sub(&b),
+            BinaryOp::Mul if same_local(lt, rt) => a.square(),
+            BinaryOp::Mul => a.mul(&b),
+            BinaryOp::Div => {
+                if edge_applies(rt, &b) && !b.unchecked && b.contains(0.0) {
+                    self.division_by_zero(rhs, b);
+                }
+                a.div(&b)
+            }
+            BinaryOp::MatMul => a.mul(&b).sum_of(),
+            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo),
+            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
+            _ => Interval::REAL,
+        };
+        Some(Interval { unchecked, ..iv })
+    }
+
+    /// Whether an edge applies to this value: a tensor, or a number whose
+    /// range is known both ways (a Python `Float` parameter's isn't, and
+    /// no type could say more of it).
+    pub(super) fn checked_divisor(&self, e: &ast::Expr, iv: &Interval) -> bool {
+        edge_applies(self.typed(e.span), iv)
+    }
+
+    /// `x * x`: the same local on both sides.
+    pub(super) fn same_local(&self, a: &ast::Expr, b: &ast::Expr) -> bool {
+        same_local(self.typed(a.span), self.typed(b.span))
+    }
+
+    /// `e as T` narrows to `T`'s domain (checked when the program runs);
+    /// `e to T` clamps into it.
+    fn cast(
+        &mut self,
+        iv: Option<Interval>,
+        written: &ast::Type,
+        typed: &TypedExpr,
+    ) -> Option<Interval> {
+        let names_domain = matches!(
+            &written.kind,
+            ast::TypeKind::Tensor {
+                domain: Some(_),
+                ..
+            }
+        );
+        let target = self.of_ty(&typed.ty);
+        match (iv, target) {
+            (Some(found), Some(outer)) if names_domain => Some(found.narrow_to(&outer)),
+            (Some(found), _) => Some(found),
+            (None, target) => target,
+        }
+    }
+
+    /// A call: built-ins by their rules, externs by their math (or their
+    /// return type), with the edge and domain checks of each.
+    fn call(
+        &mut self,
+        e: &ast::Expr,
+        args: &[ast::Arg],
+        vals: &ArgVals,
+        call: &CallInfo,
+        typed: &TypedExpr,
+    ) -> Option<Interval> {
+        // A value computed from an unchecked argument is unchecked.
+        let unchecked = vals.iter().any(|(_, v)| v.is_some_and(|v| v.unchecked));
+        let mark = |iv: Option<Interval>| iv.map(|iv| Interval { unchecked, ..iv });
+        match &call.callee {
+            Callee::Builtin(b) => mark(self.builtin(*b, e, args, vals, call, typed)),
+            Callee::Extern { python, .. } => {
+                self.check_params(e, &call.callee, vals, call);
+                match MathFn::from_python(python) {
+                    Some(f) => mark(self.math(f, e, vals, call)).or_else(|| self.of_ty(&typed.ty)),
+                    None => self.of_ty(&typed.ty),
+                }
+            }
+            Callee::Fn { .. } | Callee::Method { .. } => {
+                self.check_params(e, &call.callee, vals, call);
+                self.of_ty(&typed.ty)
+            }
+            // A record's fields are not checked against their domains yet:
+            // their types are kept with the models, out of this pass's reach.
+            Callee::Record { .. } => self.of_ty(&typed.ty),
+        }
+    }
+
+    /// The interval of the argument bound to parameter `i`, with its expression's span.
+    pub(super) fn bound(
+        &self,
+        call: &CallInfo,
+        i: usize,
+        vals: &ArgVals,
+    ) -> Option<(Span, Interval)> {
+        let BoundArg::Expr { span, .. } = call.args.get(i)? else {
+            return None;
+        };
+        let (_, iv) = vals.iter().find(|(s, _)| s == span)?;
+        Some((*span, (*iv)?))
+    }
+
+    /// A function whose math the checker knows: its edge checked, its range computed.
+    fn math(
+        &mut self,
+        f: MathFn,
+        e: &ast::Expr,
+        vals: &ArgVals,
+        call: &CallInfo,
+    ) -> Option<Interval> {
+        let (span, x) = self.bound(call, 0, vals)?;
+        if let Some(edge) = f.edge() {
+            let outside = match edge {
+                Edge::Positive => x.goes_below(0.0) || (x.contains(0.0) && !x.pos_for_log),
+                Edge::NonNegative => x.goes_below(0.0),
+                Edge::AboveMinusOne => x.reaches_down_to(-1.0),
+            };
+            let arg = find_arg(e, span);
+            if outside && !x.unchecked && arg.is_some_and(|a| self.checked_divisor(a, &x)) {
+                self.outside_edge(f, edge, e, arg?, x);
+            }
+        }
+        Some(f.apply(&x))
+    }
+
+    /// Arguments given to a `fn`, `extern fn` or method: each within its
+    /// parameter's domain, and `Index[N]` ids of the size the parameter's
+    /// `Index[V]` has once the call's sizes are known (E0603).
+    fn check_params(&mut self, e: &ast::Expr, callee: &Callee, vals: &ArgVals, call: &CallInfo) {
+        let (params, name): (SmallVec<[(Name, &'w Ty); 8]>, Name) = match callee {
+            Callee::Fn { file, name } | Callee::Extern { file, name, .. } => {
+                let signatures: &'w crate::signature::Signatures = self.env.signatures;
+                let Some(sig) = signatures.get(&(*file, *name)) else {
+                    return;
+                };
+                (sig.params.iter().map(|p| (p.name, &p.ty)).collect(), *name)
+            }
+            Callee::Method {
+                file,
+                model,
+                method,
+            } => {
+                let bodies: &'w crate::typed::Bodies = self.bodies;
+                let Some(body) = bodies.method(*file, *model, *method) else {
+                    return;
+                };
+                (
+                    body.params.iter().map(|p| (p.name, &p.ty)).collect(),
+                    *method,
+                )
+            }
+            _ => return,
+        };
+        for (i, (param, ty)) in params.into_iter().enumerate() {
+            let Some((span, iv)) = self.bound(call, i, vals) else {
+                continue;
+            };
+            let Some(arg) = find_arg(e, span) else {
+                continue;
+            };
+            if let TyKind::Tensor(t) = &ty.kind {
+                if let Some(Domain::Index(v)) = &t.domain {
+                    let want = substitute(&v.poly, &call.bindings);
+                    self.ids_fit(
+                        arg,
+                        want.as_ref(),
+                        IdsPlace::Param {
+                            callee: name,
+                            size: v,
+                        },
+                        e,
+                    );
+                    continue;
+                }
+            }
+            self.fits(
+                arg,
+                Some(iv),
+                ty,
+                Place::Arg {
+                    param,
+                    callee: name,
+                },
+            );
+        }
+    }
+
+    /// `Index[N]` ids where `Index[V]` is wanted: `N` and `V` must agree
+    /// when both are known.
+    pub(super) fn ids_fit(
+        &mut self,
+        ids: &ast::Expr,
+        want: Option<&Poly>,
+        what: IdsPlace,
+        call: &ast::Expr,
+    ) {
+        let Some(typed) = self.typed(ids.span) else {
+            return;
+        };
+        let TyKind::Tensor(t) = &typed.ty.kind else {
+            return;
+        };
+        let Some(Domain::Index(n)) = &t.domain else {
+            return;
+        };
+        let dims = self.env.dims;
+        let (Some(have), Some(want)) = (dims.value(&n.poly), want.and_then(|w| dims.value(w)))
+        else {
+            return;
+        };
+        if have != want {
+            self.ids_mismatch(ids, (n, have), want, what, call);
+        }
+    }
+
+    /// A built-in's interval, by its typing rule's math.
+    fn builtin(
+        &mut self,
+        b: Builtin,
+        e: &ast::Expr,
+        args: &[ast::Arg],
+        vals: &ArgVals,
+        call: &CallInfo,
+        typed: &TypedExpr,
+    ) -> Option<Interval> {
+        let arg = |pos: usize, name: &str| arg_val(args, vals, pos, name);
+        let x = arg(0, "x");
+        use Builtin as B;
+        let iv = match b {
+            B::Sum | B::Cumsum => x?.sum_of(),
+            B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
+            B::Prod => x?.product_of(),
+            B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
+            B::Var | B::Std => Interval::NON_NEG,
+            B::Any | B::All | B::Eye => Interval::UNIT,
+            B::Softmax => Interval {
+                pos_for_log: true,
+                ..Interval::UNIT
+            },
+            B::LogSoftmax => Interval::NON_POS,
+            B::Where => arg(1, "x")?.union(&arg(2, "y")?),
+            B::Abs => x?.abs(),
+            B::Sign => x?.sign(),
+            B::Clamp => {
+                let lo = arg(1, "lo").map_or(-INF, |i| i.lo);
+                let hi = arg(2, "hi").map_or(INF, |i| i.hi);
+                clamp(x?, lo, hi)
+            }
+            B::Maximum => x?.maximum(&arg(1, "y")?),
+            B::Minimum => x?.minimum(&arg(1, "y")?),
+            B::Concat => arg(0, "a")?.union(&arg(1, "b")?),
+            B::Stack => positional(args, vals).reduce(|a, b| a.union(&b))?,
+            B::Take => {
+                self.take_ids(e, args, call);
+                x?
+            }
+            B::OneHot => {
+                self.one_hot_ids(e, args, typed);
+                Interval::UNIT
+            }
+            B::Zeros => Interval::point(0.0),
+            B::Ones => Interval::point(1.0),
+            B::Full => arg(1, "value")?,
+            B::Tril | B::Triu => x?.union(&Interval::point(0.0)),
+            B::Reduce => match &call.pattern {
+                Some(PatternPlan::Layout(plan)) => {
+                    match plan.reduce.as_ref().map(|(op, _)| &**op) {
+                        Some("sum") => x?.sum_of(),
+                        Some("prod") => x?.product_of(),
+                        _ => x?,
+                    }
+                }
+                _ => x?,
+            },
+            B::Einsum => positional(args, vals).reduce(|a, b| a.mul(&b))?.sum_of(),
+            B::Argmax | B::Argmin | B::Arange | B::Topk | B::Split => return self.of_ty(&typed.ty),
+        };
+        Some(iv)
+    }
+
+    /// `take(x, ids, over=n)`: the ids index axis `n` of `x`.
+    fn take_ids(&mut self, e: &ast::Expr, args: &[ast::Arg], call: &CallInfo) {
+        let (Some(x), Some(ids)) = (arg_expr(args, 0, "x"), arg_expr(args, 1, "ids")) else {
+            return;
+        };
+        let Some(shape) = self.typed(x.span).and_then(|t| t.ty.shape()) else {
+            return;
+        };
+        let Some(axis) = call.over.first().and_then(|&p| shape.get(p)) else {
+            return;
+        };
+        let size = crate::shape::axis_poly(axis);
+        self.ids_fit(ids, size.as_ref(), IdsPlace::TakeAxis, e);
+    }
+
+    /// `one_hot(ids, n)`: the ids count up to `n`.
+    fn one_hot_ids(&mut self, e: &ast::Expr, args: &[ast::Arg], typed: &TypedExpr) {
+        let Some(ids) = arg_expr(args, 0, "ids") else {
+            return;
+        };
+        let Some(last) = typed.ty.shape().and_then(|s| s.last()) else {
+            return;
+        };
+        let size = crate::shape::axis_poly(last);
+        self.ids_fit(ids, size.as_ref(), IdsPlace::Classes, e);
+    }
+}
+
+/// Whether an edge applies to a value: a tensor, or a number whose range
+/// is known both ways.
+fn edge_applies(typed: Option<&TypedExpr>, iv: &Interval) -> bool {
+    let tensor = typed.is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
+    tensor || (iv.lo.is_finite() && iv.hi.is_finite())
+}
+
+/// Whether two operands are the same local (`x * x`).
+fn same_local(a: Option<&TypedExpr>, b: Option<&TypedExpr>) -> bool {
+    match (a.map(|t| &t.info), b.map(|t| &t.info)) {
+        (Some(ExprInfo::Local { decl: x }), Some(ExprInfo::Local { decl: y })) => x == y,
+        _ => false,
+    }
+}
+
+/// The values of `x` limited to `[lo, hi]`.
+fn clamp(x: Interval, lo: f64, hi: f64) -> Interval {
+    if lo > hi {
+        return Interval::point(hi);
+    }
+    let mut out = x;
+    if lo > -INF {
+        out = out.maximum(&Interval::point(lo));
+    }
+    if hi < INF {
+        out = out.minimum(&Interval::point(hi));
+    }
+    out
+}
+
+/// The argument written at position `pos` (among the positional ones) or as `name=`.
+fn arg_expr<'e>(args: &'e [ast::Arg], pos: usize, name: &str) -> Option<&'e ast::Expr> {
+    args.iter()
+        .find(|a| a.name.as_ref().is_some_and(|n| &*n.name == name))
+        .or_else(|| args.iter().filter(|a| a.name.is_none()).nth(pos))
+        .map(|a| &a.value)
+}
+
+/// The interval of the argument `arg_expr` finds.
+fn arg_val(args: &[ast::Arg], vals: &ArgVals, pos: usize, name: &str) -> Option<Interval> {
+    let e = arg_expr(args, pos, name)?;
+    vals.iter().find(|(s, _)| *s == e.span)?.1
+}
+
+/// The intervals of the positional arguments that have one (tensors; not patterns).
+fn positional<'v>(args: &'v [ast::Arg], vals: &'v ArgVals) -> impl Iterator<Item = Interval> + 'v {
+    args.iter()
+        .zip(vals.iter())
+        .filter(|(a, _)| a.name.is_none())
+        .filter_map(|(_, (_, iv))| *iv)
+}
+
+/// The argument expression of call `e` at `span`.
+pub(super) fn find_arg(e: &ast::Expr, span: Span) -> Option<&ast::Expr> {
+    match &e.kind {
+        ExprKind::Call { args, .. } => args.iter().map(|a| &a.value).find(|v| v.span == span),
+        _ => None,
+    }
+}
+
+/// A callee's size in the caller's terms: its generic axes replaced by
+/// what the call bound them to.
+fn substitute(poly: &Poly, bindings: &[(Name, crate::size::Size)]) -> Option<Poly> {
+    poly.substitute(&|s| match s {
+        Symbol::Generic(n) => bindings
+            .iter()
+            .find(|(b, _)| b == n)
+            .map(|(_, v)| v.poly.clone()),
+        _ => None,
+    })
+    .ok()
+}
+
+/// Names a block (or one inside it) rebinds with `x = ...`.
+fn collect_rebound(b: &ast::Block, out: &mut Vec<Name>) {
+    for stmt in &b.stmts {
+        match &stmt.kind {
+            StmtKind::Assign { name, .. } => out.push(name.name),
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                collect_rebound(then_block, out);
+                if let Some(e) = else_block {
+                    collect_rebound(e, out);
+                }
+            }
+            StmtKind::For { body, .. } => collect_rebound(body, out),
+            _ => {}
+        }
+    }
+}
