@@ -1,5 +1,6 @@
-//! Batched matmul on the CPU. f32 goes through `matrixmultiply`'s tuned
-//! SGEMM, reading both operands through their views (so transposed and
+//! Batched matmul on the CPU. f32 goes through the `gemm` crate's SGEMM
+//! (AVX-512, AVX2/FMA or plain kernels chosen at run time for the CPU it
+//! runs on), reading both operands through their views (so transposed and
 //! batch-broadcast operands cost no copy), split over threads by batch or
 //! by rows of the output. bf16 is widened to f32, multiplied, and rounded
 //! once. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
@@ -120,23 +121,31 @@ fn sgemm_batched(
         // every element `a_off + i*rsa + p*csa` (i < rows <= m, p < k) and
         // `b_off + p*rsb + j*csb` (j < n) is in bounds, and `c` holds exactly
         // `rows * n` elements written with strides (n, 1). Strides may be 0
-        // (broadcast); sgemm only reads through a and b.
+        // (broadcast); gemm only reads through a and b. `gemm` computes
+        // dst = alpha*dst + beta*a*b and, with read_dst false, never reads
+        // dst, so alpha is ignored; beta 1 is the plain product. Its
+        // arguments are column stride then row stride.
         unsafe {
-            matrixmultiply::sgemm(
+            gemm::gemm(
                 rows,
-                k,
                 n,
-                1.0,
-                a.as_ptr().add(a_off),
-                av.strides[r - 2] as isize,
-                av.strides[r - 1] as isize,
-                b.as_ptr().add(b_off),
-                bv.strides[r - 2] as isize,
-                bv.strides[r - 1] as isize,
-                0.0,
+                k,
                 c.as_mut_ptr(),
-                n as isize,
                 1,
+                n as isize,
+                false,
+                a.as_ptr().add(a_off),
+                av.strides[r - 1] as isize,
+                av.strides[r - 2] as isize,
+                b.as_ptr().add(b_off),
+                bv.strides[r - 1] as isize,
+                bv.strides[r - 2] as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
             );
         }
     };
