@@ -42,11 +42,13 @@ trait Real:
 }
 
 macro_rules! real {
-    ($t:ident: $($f:ident),*; $($g:ident),*) => {
+    ($t:ident: $($f:ident),*; $($g:ident),*; exp = $exp:path, tanh = $tanh:path) => {
         impl Real for $t {
             const NAN: Self = $t::NAN;
             const ONE: Self = 1.0;
             $(fn $f(self) -> Self { $t::$f(self) })*
+            fn exp(self) -> Self { $exp(self) }
+            fn tanh(self) -> Self { $tanh(self) }
             $(fn $g(self, y: Self) -> Self { $t::$g(self, y) })*
             fn is_nan(self) -> bool {
                 $t::is_nan(self)
@@ -55,8 +57,12 @@ macro_rules! real {
     };
 }
 
-real!(f32: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin; powf, atan2, max, min);
-real!(f64: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin; powf, atan2, max, min);
+// f32 `exp` and `tanh` are this crate's own (`crate::math`), which the CPU
+// backend's vectorised loops call too, so both executors agree bit for bit.
+real!(f32: abs, sqrt, ln, sin, cos, acos, asin; powf, atan2, max, min;
+      exp = crate::math::exp_f32, tanh = crate::math::tanh_f32);
+real!(f64: abs, sqrt, ln, sin, cos, acos, asin; powf, atan2, max, min;
+      exp = f64::exp, tanh = f64::tanh);
 
 pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
     match x {
