@@ -385,7 +385,7 @@ diag::codes! {
     /// Staging, runs, files and the `nn` library.
     static BACK;
     E_FLOW_001 = "E-FLOW-001", "branching on a tensor",
-r#"`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`.
+r#"`if`, `when`, `cond`, `and`, `or`, `not` and `filter` decide while the graph is traced, but a tensor's value is only known when the graph runs. Choose elementwise with `(where mask a b)`. A computed (host) tensor decides only when it has one element, as its number would; one of more elements is ambiguous and reported the same way.
 
 Wrong:
 
@@ -426,7 +426,7 @@ Fixed: keep the function, not the tensor:
 ```
 "#;
     E_FLOW_003 = "E-FLOW-003", "a tensor operation with no graph being traced",
-r#"Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`.
+r#"Tensor operations record nodes of the graph being traced, so they only work inside `defgraph` (or functions it calls). Host code runs graphs with `(call g ...)` and reads results with `to-vec`. An operation with a computed tensor among its operands (one from `call` or a data file) is the exception: outside a graph it runs at once.
 
 Wrong:
 
@@ -679,8 +679,23 @@ Fixed: read it as what it is:
     E_IO_003 = "E-IO-003", "a checkpoint cannot be written",
 r#"`--checkpoint DIR` (or a run's `:checkpoint`) could not create the directory or write the file: a path through a file, a directory without write permission, a full disk. Checkpoints are written to a temporary file and renamed, so the previous checkpoint stays intact (`docs/sexpgpu/checkpoints.md`). No program text shows this mistake; the message gives the system's reason.
 "#;
+    E_IO_004 = "E-IO-004", "a file cannot be written",
+r#"`save-npy`, `save-npz` or `save-safetensors` could not write its file: a path through a file or a missing directory, a directory without write permission, a full disk. Relative paths are written in the directory of the `.sx` file. Each file is written to a temporary file beside it and renamed over it, so an earlier file of the same name stays intact when writing fails. Under `sexpgpu check` nothing is written.
+
+Wrong, where `notes.txt` is a file, not a directory:
+
+```clojure
+(save-npy "notes.txt/x.npy" (call (fn [] (zeros [2]))))
+```
+
+Fixed:
+
+```clojure
+(save-npy "x.npy" (call (fn [] (zeros [2]))))
+```
+"#;
     E_NN_001 = "E-NN-001", "an nn library function was used wrongly",
-r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, or float labels for `nn/cross-entropy`; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
+r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, float labels for `nn/cross-entropy`, or targets whose shape does not fit the logits; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
 
 Wrong:
 

@@ -37,6 +37,13 @@ pub trait Host {
     fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
         Err(format!("cannot read `{path}`: this host has no files"))
     }
+
+    /// Writes a whole file (`save-npy`, `save-npz`, `save-safetensors`):
+    /// to a temporary file beside it, then renamed over it, so a reader
+    /// never sees half a file. A host without files refuses.
+    fn write_file(&mut self, path: &str, _bytes: &[u8]) -> Result<(), String> {
+        Err(format!("cannot write `{path}`: this host has no files"))
+    }
 }
 
 /// Whether `call` executes graphs (`run`, `repl`) or only checks them (`check`).

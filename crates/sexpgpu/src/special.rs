@@ -171,7 +171,8 @@ fn fn_form(interp: &mut Interp, u: &SpecialUse, env: &Env, _: Ctx) -> EvalResult
 }
 
 /// Evaluates a test and takes its truth; a tensor's truth is only known when
-/// the graph runs, so branching on one is `E-FLOW-001`.
+/// the graph runs, so branching on one is `E-FLOW-001`, as is branching on a
+/// computed tensor of more than one element.
 pub fn truth(interp: &mut Interp, test: &Form, env: &Env, ctx: Ctx) -> EvalResult<bool> {
     let value = interp.eval(test, env, ctx.not_tail())?;
     truth_of(&value, test.span)
@@ -185,6 +186,22 @@ pub fn truth_of(value: &Value, span: Span) -> EvalResult<bool> {
                 .with_note("a tensor's value is only known when the graph runs; `if`, `when`, `cond`, `and` and `or` decide while tracing")
                 .with_help("choose elementwise with `(where mask a b)`"),
         ));
+    }
+    if let Value::HostTensor(t) = value {
+        // A computed tensor has its values: one element decides as its
+        // number would; more are ambiguous, as in NumPy.
+        return match &t.to_f64s()[..] {
+            [x] => Ok(*x != 0.0),
+            _ => Err(Flow::from(
+                Diagnostic::error(
+                    codes::E_FLOW_001,
+                    format!("branching on a host tensor of {} elements", t.numel()),
+                )
+                .with_primary(span, format!("this is a host tensor, {} {}", t.shape(), t.dtype()))
+                .with_note("only a tensor of one element is true or false")
+                .with_help("reduce it to one element first, e.g. `(max (cast mask :i32))`, or choose elementwise with `(where mask a b)`"),
+            )),
+        };
     }
     Ok(value.is_truthy())
 }

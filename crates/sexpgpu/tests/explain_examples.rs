@@ -3,7 +3,7 @@
 //! and each `Fixed` one must evaluate, trace, call its graphs and execute its
 //! runs with no diagnostic at all, as `sexpgpu run` would. An example is
 //! `main.sx`, with a text file `notes.txt` beside it (the one file the
-//! `E-IO-*` examples read).
+//! `E-IO-*` examples read; writing through it fails).
 
 use diag::{Diagnostic, Example, ExampleKind};
 use sexpgpu::{Host, Mode, RunIo, RunOptions, Session};
@@ -30,6 +30,19 @@ impl Host for Files {
             .find(|(name, _)| *name == path)
             .map(|(_, text)| text.as_bytes().to_vec())
             .ok_or_else(|| format!("cannot read `{path}`: No such file or directory"))
+    }
+
+    /// Writing succeeds except through one of the files (`notes.txt/x`).
+    fn write_file(&mut self, path: &str, _bytes: &[u8]) -> Result<(), String> {
+        match FILES
+            .iter()
+            .find(|(name, _)| path.starts_with(&format!("{name}/")))
+        {
+            Some((name, _)) => Err(format!(
+                "cannot write `{path}`: `{name}` is not a directory"
+            )),
+            None => Ok(()),
+        }
     }
 }
 

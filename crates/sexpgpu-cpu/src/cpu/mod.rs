@@ -20,6 +20,9 @@ use crate::view::View;
 use parallel::{for_chunks, MIN_PER_THREAD};
 use walk::{load, store};
 
+/// The thread count the command chose (`--threads`); 0 when it chose none.
+static CHOSEN_THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Runs kernels on the host with up to `threads` threads each.
 #[derive(Clone, Debug)]
 pub struct CpuBackend {
@@ -33,8 +36,20 @@ impl CpuBackend {
         }
     }
 
-    /// `SEXPGPU_THREADS` when set to a positive number, else every core.
+    /// Sets the thread count of every backend made afterwards (the
+    /// command's `--threads`), over `SEXPGPU_THREADS`; 0 restores the
+    /// default.
+    pub fn set_default_threads(threads: usize) {
+        CHOSEN_THREADS.store(threads, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The count `set_default_threads` chose; else `SEXPGPU_THREADS` when
+    /// set to a positive number; else every core.
     pub fn default_threads() -> usize {
+        let chosen = CHOSEN_THREADS.load(std::sync::atomic::Ordering::Relaxed);
+        if chosen > 0 {
+            return chosen;
+        }
         std::env::var("SEXPGPU_THREADS")
             .ok()
             .and_then(|s| s.parse::<usize>().ok())

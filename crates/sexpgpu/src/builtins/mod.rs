@@ -36,8 +36,12 @@ pub fn int_arg(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<
     }
 }
 
+/// Whether a call goes to the tensor operations: a traced or a computed
+/// tensor is among its arguments (a computed one enters a graph as a
+/// constant, or outside one the operation runs at once).
 fn has_tensor(args: &[Value]) -> bool {
-    args.iter().any(|a| matches!(a, Value::Tensor(_)))
+    args.iter()
+        .any(|a| matches!(a, Value::Tensor(_) | Value::HostTensor(_)))
 }
 
 #[derive(Clone, Copy)]
@@ -56,7 +60,7 @@ fn num(name: &str, args: &[Value], site: &Site, i: usize) -> EvalResult<Num> {
                 format!("`{name}` expects numbers, got a host tensor"),
             )
             .with_primary(site.arg(i), "")
-            .with_help("turn it into numbers with `(to-vec t)`, or compute inside a `defgraph`"),
+            .with_help("turn it into numbers with `(to-vec t)`, or use a tensor operation (`+ - * / max` and the others take host tensors)"),
         )),
         other => Err(wrong_type(name, "numbers", other, site, i)),
     }

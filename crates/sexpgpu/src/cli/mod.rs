@@ -1,8 +1,10 @@
-//! The `sexpgpu` command: `run`, `ir`, `check`, `explain`, `repl`. The only
+//! The `sexpgpu` command: `run`, `ir`, `check`, `explain`, `plot`, `repl`. The only
 //! code that touches files, stdin/stdout/stderr and exit codes: 0 when all
 //! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
 
 mod cuda;
+mod plot;
+mod progress;
 mod runner;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -26,6 +28,10 @@ struct Cli {
     /// How diagnostics are printed on stderr.
     #[arg(long, value_enum, global = true, default_value_t = Format::Human)]
     format: Format,
+    /// Threads the CPU backend runs each kernel on (default: the
+    /// `SEXPGPU_THREADS` environment variable, else every core).
+    #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     #[command(subcommand)]
     command: Command,
 }
@@ -86,6 +92,15 @@ enum Command {
         /// A code such as E-DIM-001.
         code: String,
     },
+    /// Draw the curves of a `--metrics` file: one panel per metric, with
+    /// training and evaluation values, as an SVG image.
+    Plot {
+        /// The metrics file (JSON lines) a run wrote with `--metrics`.
+        metrics: PathBuf,
+        /// The image to write (`.svg`).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Read forms from stdin, evaluate them and print their values.
     Repl {
         /// Folded into every random stream.
@@ -111,6 +126,9 @@ pub fn main() -> i32 {
 
 fn dispatch(cli: Cli) -> i32 {
     let format = cli.format;
+    if let Some(threads) = cli.threads {
+        sexpgpu_cpu::CpuBackend::set_default_threads(usize::from(threads));
+    }
     match cli.command {
         Command::Run {
             file,
@@ -161,6 +179,7 @@ fn dispatch(cli: Cli) -> i32 {
             run_file(&file, Mode::Check, 0, format, Action::Ir(graph, stage))
         }
         Command::Explain { code } => explain(&code),
+        Command::Plot { metrics, output } => plot::run(&metrics, &output),
         Command::Repl { seed } => repl(seed, format),
     }
 }
@@ -183,6 +202,21 @@ impl Host for Stdout {
         let full = self.base.join(path);
         std::fs::read(&full)
             .map_err(|e| format!("cannot read {}: {}", full.display(), io_reason(&e)))
+    }
+
+    fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let full = self.base.join(path);
+        let name = full
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("cannot write {}: it names no file", full.display()))?;
+        let temporary = full.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::write(&temporary, bytes)
+            .map_err(|e| format!("cannot write {}: {}", full.display(), io_reason(&e)))?;
+        std::fs::rename(&temporary, &full).map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("cannot write {}: {}", full.display(), io_reason(&e))
+        })
     }
 }
 

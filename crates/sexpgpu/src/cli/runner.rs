@@ -1,11 +1,12 @@
 //! The command's side of `sexpgpu run`: chooses the runs to execute and
-//! gives them a clock, the console (a live progress line only on a
-//! terminal, plain log lines otherwise), the `--metrics` file and the
+//! gives them a clock, the console (plain log lines on stdout, and a
+//! progress bar on stderr when that is a terminal), the `--metrics` file and the
 //! checkpoint directories. Part of the command, like `cli`: it touches files.
 
+use super::progress::Bar;
 use super::{io_reason, report, Format};
 use sexpgpu::{RunIo, RunOptions, Session};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -19,9 +20,8 @@ pub struct Request {
 
 struct Console {
     started: Instant,
-    terminal: bool,
-    /// Whether a progress line is on screen and must be cleared first.
-    showing: bool,
+    /// The progress bar, when stderr is a terminal.
+    bar: Option<Bar>,
     metrics: Option<std::fs::File>,
     checkpoint: Option<PathBuf>,
     resume: Option<PathBuf>,
@@ -31,9 +31,8 @@ struct Console {
 
 impl Console {
     fn clear(&mut self) {
-        if self.showing {
-            print!("\r\x1b[2K");
-            self.showing = false;
+        if let Some(bar) = &mut self.bar {
+            bar.clear();
         }
     }
 }
@@ -44,18 +43,23 @@ impl RunIo for Console {
     }
 
     fn log(&mut self, line: &str) {
-        self.clear();
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
+        let print = || {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        };
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
     }
 
-    fn progress(&mut self, line: &str) {
-        if self.terminal {
-            self.clear();
-            print!("{line}");
-            let _ = std::io::stdout().flush();
-            self.showing = true;
+    /// The bar shows the steps; the plain line is only for logs.
+    fn progress(&mut self, _line: &str) {}
+
+    fn step_progress(&mut self, step: u64, total: u64, values: &str, _line: &str) {
+        if let Some(bar) = &mut self.bar {
+            bar.step(step, total, values);
         }
     }
 
@@ -132,8 +136,7 @@ pub fn run_all(session: &mut Session, path: &Path, request: Request, format: For
     };
     let mut console = Console {
         started: Instant::now(),
-        terminal: std::io::stdout().is_terminal(),
-        showing: false,
+        bar: Bar::on_stderr(),
         metrics,
         checkpoint: request.checkpoint.clone(),
         resume: request.resume.clone(),

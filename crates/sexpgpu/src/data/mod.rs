@@ -1,8 +1,10 @@
 //! Data files as host tensors: the builtins `load-npy`, `load-npz` and
-//! `load-safetensors`, and safetensors encoding for checkpoints. Bytes come
+//! `load-safetensors`, and safetensors encoding for checkpoints; `save`
+//! writes them out (`save-npy`, `save-npz`, `save-safetensors`). Bytes come
 //! in through `Host::read_file`; this module never opens a file itself. A
 //! missing file is `E-IO-001`, a file that is not what it claims `E-IO-002`.
 
+mod save;
 pub mod zip;
 
 use crate::codes;
@@ -24,6 +26,7 @@ static TABLE: &[Builtin] = table! {
 /// Registers the data-loading builtins.
 pub fn install(interp: &mut Interp) {
     interp.register_builtins(TABLE.iter().map(|b| b as &dyn Primitive));
+    save::install(interp);
 }
 
 /// `(load-text "corpus.txt")`: a UTF-8 text file as a string.

@@ -2,7 +2,8 @@
 //! stored members (`numpy.savez`) and deflated ones
 //! (`numpy.savez_compressed`), through the `zip` crate. What a member
 //! inflates to is bounded by what one tensor can hold, so a small crafted
-//! file cannot ask for unbounded memory. Never touches files.
+//! file cannot ask for unbounded memory. `archive` writes the stored
+//! members of `save-npz`. Never touches files.
 
 use std::io::{Cursor, Read};
 
@@ -63,6 +64,28 @@ fn members_within(bytes: &[u8], per_member: u64, total: u64) -> Result<Vec<Membe
         out.push(Member { name, bytes: data });
     }
     Ok(out)
+}
+
+/// An archive of stored (uncompressed) members, as `numpy.savez` writes
+/// (`save-npz`).
+pub fn archive(members: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    let mut writer = ::zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = ::zip::write::SimpleFileOptions::default()
+        .compression_method(::zip::CompressionMethod::Stored)
+        .large_file(members.iter().any(|(_, d)| d.len() >= u32::MAX as usize));
+    for (name, data) in members {
+        writer
+            .start_file(name.as_str(), options)
+            .map_err(|e| format!("cannot add `{name}`: {e}"))?;
+        writer
+            .write_all(data)
+            .map_err(|e| format!("cannot add `{name}`: {e}"))?;
+    }
+    let cursor = writer
+        .finish()
+        .map_err(|e| format!("cannot finish the archive: {e}"))?;
+    Ok(cursor.into_inner())
 }
 
 /// Writes members as a zip archive (the tests make `.npz` files with it),

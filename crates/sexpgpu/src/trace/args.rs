@@ -5,6 +5,7 @@
 
 use crate::codes;
 use crate::eval::{wrong_type, EvalResult, Flow, Interp, Site};
+use crate::reader::FormKind;
 use crate::value::{short, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{DType, Graph, Nested, NodeId, OpError, Operand, Scalar, Shape, Tensor};
@@ -257,11 +258,12 @@ pub fn op_error_at(e: OpError, span: Span) -> Flow {
 /// An operand's source text for a note: on one line, and cut to 40
 /// characters so the note stays readable.
 pub fn as_written(interp: &Interp, span: Span) -> String {
-    let text = interp
-        .text(span)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    shorten(interp.text(span))
+}
+
+/// Source text on one line, cut to 40 characters.
+pub fn shorten(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().count() > 40 {
         format!("{}...", text.chars().take(37).collect::<String>())
     } else {
@@ -272,25 +274,25 @@ pub fn as_written(interp: &Interp, span: Span) -> String {
 /// An `OpError` at the call, with a first note naming each tensor operand as
 /// written, with its shape and dtype: ``operands: `x` [2, 16] f32, ...``.
 pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flow {
+    let names: Vec<String> = (0..args.len())
+        .map(|i| as_written(interp, site.arg(i)))
+        .collect();
+    op_error_named(e, args, &names, site.span)
+}
+
+/// An `OpError` at `span`, naming each tensor operand by `names` (what the
+/// user wrote for it) with its shape and dtype.
+pub fn op_error_named(e: OpError, args: &[Value], names: &[String], span: Span) -> Flow {
     let described: Vec<String> = args
         .iter()
-        .enumerate()
-        .filter_map(|(i, a)| match a {
-            Value::Tensor(t) => Some(format!(
-                "`{}` {}",
-                as_written(interp, site.arg(i)),
-                t.describe()
-            )),
-            Value::HostTensor(t) => Some(format!(
-                "`{}` {} {}",
-                as_written(interp, site.arg(i)),
-                t.shape(),
-                t.dtype()
-            )),
+        .zip(names)
+        .filter_map(|(a, name)| match a {
+            Value::Tensor(t) => Some(format!("`{name}` {}", t.describe())),
+            Value::HostTensor(t) => Some(format!("`{name}` {} {}", t.shape(), t.dtype())),
             _ => None,
         })
         .collect();
-    let mut d = Diagnostic::error(e.code(), e.message).with_primary(site.span, "");
+    let mut d = Diagnostic::error(e.code(), e.message).with_primary(span, "");
     if !described.is_empty() {
         let noun = if described.len() == 1 {
             "operand"
@@ -303,6 +305,33 @@ pub fn op_error(interp: &Interp, e: OpError, args: &[Value], site: &Site) -> Flo
         d = d.with_note(note);
     }
     Flow::from(d)
+}
+
+/// How to name the `n` items of an argument written at `span` in operand
+/// notes: each item as written when it is a literal vector or list of `n`
+/// forms (`[a b]`), else the argument indexed (`` parts[0] ``).
+pub fn item_names(interp: &Interp, span: Span, n: usize) -> Vec<String> {
+    let text = interp.text(span);
+    let read = crate::reader::read(span.file, text);
+    if let [form] = &read.forms[..] {
+        if let FormKind::Vector(items) | FormKind::List(items) = &form.kind {
+            if items.len() == n && read.diagnostics.is_empty() {
+                return items
+                    .iter()
+                    .map(|item| {
+                        let at = Span::new(
+                            span.file,
+                            span.start + item.span.start,
+                            span.start + item.span.end,
+                        );
+                        as_written(interp, at)
+                    })
+                    .collect();
+            }
+        }
+    }
+    let whole = as_written(interp, span);
+    (0..n).map(|i| format!("{whole}[{i}]")).collect()
 }
 
 /// A `call` argument as a host tensor of the input's shape and dtype.

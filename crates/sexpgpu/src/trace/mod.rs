@@ -2,9 +2,10 @@
 //! `defgraph` (trace a function of typed inputs), `call` (run one with the
 //! reference executor, or only check it under `sexpgpu check`) and `to-vec`.
 //! The tensor operation builtins are in `ops`, their argument parsing in
-//! `args`. Staging mistakes are `E-FLOW-*`; nothing here prints.
+//! `args`; `value-and-grad` in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
 
 pub(crate) mod args;
+mod grad;
 pub mod ops;
 
 pub use ops::doc_list as operation_list;
@@ -32,6 +33,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     interp.state::<Tracer>().seed = seed;
     interp.register_specials(SPECIALS);
     ops::install(interp);
+    grad::install(interp);
     interp.register_graph_call(call_graph);
     interp.register_overload(ops::overload);
 }
@@ -431,9 +433,26 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             .collect()
     };
     let result = interp.apply(f, traced_args, site);
-    let (mut graph, _) = end(interp);
+    let (graph, _) = end(interp);
     let result = result?;
-    let (outputs, kind) = graph_outputs(&mut graph, id, &result, site.span)?;
+    run_recorded(interp, graph, id, &result, &bound, site, "`call`")
+}
+
+/// Runs a graph recorded with `begin`/`end` whose result is `result`, with
+/// `bound` for its inputs, on the compiled CPU backend (under `check`,
+/// zeros of each output's shape); hands back host tensors in the result's
+/// layout. Each run folds a counter into the seed. `what` names the caller
+/// in failures.
+pub(crate) fn run_recorded(
+    interp: &mut Interp,
+    mut graph: Graph,
+    id: u32,
+    result: &Value,
+    bound: &[Tensor],
+    site: &Site,
+    what: &str,
+) -> EvalResult {
+    let (outputs, kind) = graph_outputs(&mut graph, id, result, site.span)?;
     graph.set_outputs(outputs);
     let results = match interp.mode {
         Mode::Check => graph
@@ -447,13 +466,13 @@ fn call_function(interp: &mut Interp, f: &Value, args: Vec<Value>, site: &Site) 
             let program = sexpgpu_cpu::compile(&graph).map_err(|e| {
                 error(
                     codes::E_RUN_001,
-                    format!("`call` could not compile its graph: {e}"),
+                    format!("{what} could not compile its graph: {e}"),
                     site.span,
                 )
             })?;
-            program.run(&bound, seed).map_err(|e| {
+            program.run(bound, seed).map_err(|e| {
                 let mut d =
-                    Diagnostic::error(codes::E_RUN_001, format!("`call` failed: {}", e.message))
+                    Diagnostic::error(codes::E_RUN_001, format!("{what} failed: {}", e.message))
                         .with_primary(site.span, "while running this call");
                 if let Some(span) = e.node.and_then(|n| graph.node(n).span) {
                     d = d.with_secondary(span, "at this operation");

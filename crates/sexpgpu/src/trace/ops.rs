@@ -351,6 +351,27 @@ fn record(
     operands: &[Value],
     build: impl FnOnce(&mut Graph, u32) -> EvalResult<Built>,
 ) -> EvalResult {
+    record_named(interp, op, site, operands, None, build)
+}
+
+/// `record`, with the operands' names for the note when they are not the
+/// text at `site`'s argument spans (the parts of `concat`, the running
+/// left operand of an n-ary `+`).
+fn record_named(
+    interp: &mut Interp,
+    op: &str,
+    site: &Site,
+    operands: &[Value],
+    names: Option<Vec<String>>,
+    build: impl FnOnce(&mut Graph, u32) -> EvalResult<Built>,
+) -> EvalResult {
+    if super::active_graph(interp).is_none() && operands.iter().any(computed) {
+        return at_once(interp, op, site, operands, names, build);
+    }
+    let fail = |interp: &Interp, e: OpError| match &names {
+        Some(names) => args::op_error_named(e, operands, names, site.span),
+        None => args::op_error(interp, e, operands, site),
+    };
     let (graph, id) = current_graph(interp, op, site)?;
     match build(graph, id)? {
         Ok(node) => {
@@ -363,7 +384,7 @@ fn record(
             if too_large {
                 let e = OpError::dim(format!("{op}: the result {shape} is too large"))
                     .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements"));
-                return Err(args::op_error(interp, e, operands, site));
+                return Err(fail(interp, e));
             }
             let dtype = graph.dtype(node);
             Ok(Value::Tensor(Rc::new(Traced {
@@ -373,8 +394,37 @@ fn record(
                 dtype,
             })))
         }
-        Err(e) => Err(args::op_error(interp, e, operands, site)),
+        Err(e) => Err(fail(interp, e)),
     }
+}
+
+/// Whether a value is a computed tensor, or a vector holding one (the parts
+/// of `concat`).
+fn computed(value: &Value) -> bool {
+    match value {
+        Value::HostTensor(_) => true,
+        Value::Vector(xs) | Value::List(xs) => xs.iter().any(computed),
+        _ => false,
+    }
+}
+
+/// An operation on computed tensors outside any traced function runs at
+/// once (`docs/sexpgpu/staging.md`): it is recorded into a graph of its own,
+/// in which each computed tensor is a constant, and that graph runs.
+fn at_once(
+    interp: &mut Interp,
+    op: &str,
+    site: &Site,
+    operands: &[Value],
+    names: Option<Vec<String>>,
+    build: impl FnOnce(&mut Graph, u32) -> EvalResult<Built>,
+) -> EvalResult {
+    let mut graph = Graph::new(op);
+    graph.set_span(Some(site.span));
+    let id = super::begin(interp, graph);
+    let result = record_named(interp, op, site, operands, names, build);
+    let (graph, _) = super::end(interp);
+    super::run_recorded(interp, graph, id, &result?, &[], site, &format!("`{op}`"))
 }
 
 /// `(neg x)`, `(sqrt x)` ... on a tensor. `help` says what to write for a
@@ -449,9 +499,9 @@ pub fn arith(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
                 name,
                 op,
                 site,
-                Value::Float(1.0),
-                args[0].clone(),
+                [Value::Float(1.0), args[0].clone()],
                 (site.span, site.arg(0)),
+                None,
             ),
             _ => Ok(args[0].clone()),
         };
@@ -462,18 +512,35 @@ pub fn arith(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -> 
         site.arg(0).to(site.arg(start - 1))
     };
     for (i, next) in args.iter().enumerate().skip(start) {
+        // The left operand after the first step is the call so far,
+        // named as the form it stands for: `(+ x y)` in `(+ x y z)`.
+        let names = (i > 1).then(|| {
+            vec![
+                partial_form(interp, name, site, i),
+                args::as_written(interp, site.arg(i)),
+            ]
+        });
         acc = pair(
             interp,
             name,
             op,
             site,
-            acc,
-            next.clone(),
+            [acc, next.clone()],
             (acc_span, site.arg(i)),
+            names,
         )?;
         acc_span = acc_span.to(site.arg(i));
     }
     Ok(acc)
+}
+
+/// The text of `(name a b ...)` with the first `count` arguments as
+/// written, cut as operand notes cut long operands.
+fn partial_form(interp: &Interp, name: &str, site: &Site, count: usize) -> String {
+    let parts: Vec<String> = (0..count)
+        .map(|i| args::as_written(interp, site.arg(i)))
+        .collect();
+    args::shorten(&format!("({name} {})", parts.join(" ")))
 }
 
 /// The host value of the numbers at the front of an n-ary arithmetic call.
@@ -497,16 +564,15 @@ fn pair(
     name: &str,
     op: BinaryOp,
     site: &Site,
-    a: Value,
-    b: Value,
+    operands: [Value; 2],
     spans: (diag::Span, diag::Span),
+    names: Option<Vec<String>>,
 ) -> EvalResult {
-    let operands = [a, b];
     let inner = Site {
         span: site.span,
         args: vec![spans.0, spans.1],
     };
-    record(interp, name, &inner, &operands, |g, id| {
+    record_named(interp, name, &inner, &operands, names, |g, id| {
         let x = args::operand(g, id, name, &operands, &inner, 0)?;
         let y = args::operand(g, id, name, &operands, &inner, 1)?;
         if let (Operand::Number(_), Operand::Number(_)) = (x, y) {
@@ -621,7 +687,9 @@ fn max(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
         .iter()
         .take_while(|a| !matches!(a, Value::Keyword(_)))
         .count();
-    let any_tensor = args.iter().any(|a| matches!(a, Value::Tensor(_)));
+    let any_tensor = args
+        .iter()
+        .any(|a| matches!(a, Value::Tensor(_) | Value::HostTensor(_)));
     if any_tensor && positional == 1 {
         return reduce(interp, op, ReduceOp::Max, site, args);
     }
@@ -640,11 +708,27 @@ fn max(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
 
 fn reshape(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     arity(op.name, site, &args, 2, Some(2))?;
-    let shape = shape_of(op.name, &args[1], site, 1)?;
+    let dims = ints_of(op.name, "a shape (a vector of integers)", &args[1], site, 1)?;
     record(interp, op.name, site, &args[..1], |g, id| {
         let x = args::tensor(g, id, op.name, &args, site, 0)?;
-        Ok(g.reshape(x, shape))
+        Ok(reshape_to(g, x, op.name, &dims))
     })
+}
+
+/// The reshape node, or why the new shape is refused: a negative or too
+/// large dimension is refused here, in the builder's place, so that its
+/// message names the operand like any other shape mistake.
+fn reshape_to(g: &mut Graph, x: NodeId, op: &str, dims: &[i64]) -> Built {
+    let shape = sexpgpu_graph::Shape::from_i64(op, dims)?;
+    let numel = shape
+        .dims()
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d));
+    if numel.is_none_or(|n| n > MAX_ELEMENTS) {
+        return Err(OpError::dim(format!("{op}: shape {shape} is too large"))
+            .with_note(format!("a tensor may have at most {MAX_ELEMENTS} elements")));
+    }
+    g.reshape(x, shape)
 }
 
 fn broadcast_to(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
@@ -715,7 +799,8 @@ fn concat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRe
         ));
     };
     let part_site = Site::bare(site.arg(1));
-    record(interp, op.name, site, &[], |g, id| {
+    let names = args::item_names(interp, site.arg(1), parts.len());
+    record_named(interp, op.name, site, &parts, Some(names), |g, id| {
         let mut ids = Vec::new();
         for i in 0..parts.len() {
             ids.push(args::tensor(g, id, op.name, &parts, &part_site, i)?);

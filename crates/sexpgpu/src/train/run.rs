@@ -25,6 +25,14 @@ pub trait RunIo {
     fn log(&mut self, line: &str);
     /// The live progress line; a host without a terminal ignores it.
     fn progress(&mut self, line: &str);
+    /// Where the run stands after each step, for a progress bar: the step,
+    /// the run's last step, the line's values alone (`loss 0.5201
+    /// accuracy 0.81`) and the whole line. By default the line goes to
+    /// `progress`.
+    fn step_progress(&mut self, step: u64, total: u64, values: &str, line: &str) {
+        let _ = (step, total, values);
+        self.progress(line);
+    }
     /// One JSON object for `--metrics`, when that was asked for.
     fn metrics(&mut self, line: &str);
     /// Writes a checkpoint file so that an interrupted write leaves the
@@ -354,15 +362,9 @@ impl<'a> Execution<'a> {
     fn report(&mut self, io: &mut dyn RunIo, step: u64) {
         let reports = &self.run.step.reports;
         let elapsed = io.now() - self.started;
-        let line = progress_line(
-            step,
-            self.total,
-            &self.window,
-            reports,
-            &self.counters,
-            elapsed,
-        );
-        io.progress(&line);
+        let values = progress_values(&self.window, reports, &self.counters, elapsed);
+        let line = format!("step {step}/{}  {values}  {elapsed:.1}s", self.total);
+        io.step_progress(step, self.total, &values, &line);
         if step.is_multiple_of(self.run.spec.log_every) || step == self.total {
             io.log(&line);
             io.metrics(&metrics_json(step, elapsed, &self.window, reports));
@@ -552,19 +554,16 @@ fn number(x: f64) -> String {
     }
 }
 
-fn progress_line(
-    step: u64,
-    total: u64,
+/// The values of a progress line: the loss, each metric and each counter's
+/// rate (`loss 0.5201  accuracy 0.81  tokens 1200/s`).
+fn progress_values(
     window: &Window,
     reports: &[Reported],
     counters: &[f64],
     elapsed: f64,
 ) -> String {
     let n = window.steps.max(1) as f64;
-    let mut parts = vec![
-        format!("step {step}/{total}"),
-        format!("loss {}", number(window.sums[0] / n)),
-    ];
+    let mut parts = vec![format!("loss {}", number(window.sums[0] / n))];
     for (i, r) in reports.iter().enumerate() {
         match r.kind {
             ReportKind::Metric | ReportKind::Tap if r.name != "loss" => {
@@ -578,7 +577,6 @@ fn progress_line(
             _ => {}
         }
     }
-    parts.push(format!("{elapsed:.1}s"));
     parts.join("  ")
 }
 
