@@ -17,7 +17,9 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
     let pools = POOLS.get_or_init(Default::default);
     // A poisoned lock only means another thread panicked while inserting;
     // the map itself is still whole.
-    let mut pools = pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut pools = pools
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     pools.entry(threads).or_insert_with(|| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

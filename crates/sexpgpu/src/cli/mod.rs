@@ -54,6 +54,10 @@ enum Command {
         /// Where graphs execute.
         #[arg(long, value_enum, default_value_t = Device::Cpu)]
         device: Device,
+        /// After the runs, print on stderr where each graph's time went on
+        /// the CPU, by kernel kind (matmul, fused elementwise, copies, ...).
+        #[arg(long)]
+        profile: bool,
         /// Run this many steps instead of the run's `:steps`.
         #[arg(long)]
         steps: Option<u64>,
@@ -139,7 +143,13 @@ fn dispatch(cli: Cli) -> i32 {
             metrics,
             checkpoint,
             resume,
+            profile,
         } => {
+            if profile && device == Device::Cuda {
+                eprintln!("error: `--profile` times the CPU backend's kernels; it cannot be used with `--device cuda`");
+                return 2;
+            }
+            sexpgpu_cpu::profile::enable(profile);
             // The device first: a missing GPU is reported before any work.
             let device = match device {
                 Device::Cpu => sexpgpu::Device::default(),
@@ -166,13 +176,19 @@ fn dispatch(cli: Cli) -> i32 {
                 checkpoint,
                 resume,
             };
-            run_file(
+            let code = run_file(
                 &file,
                 Mode::Run,
                 seed.unwrap_or(0),
                 format,
                 Action::Run(request),
-            )
+            );
+            if profile {
+                let report =
+                    sexpgpu_cpu::profile::format_report(&sexpgpu_cpu::profile::take_report());
+                eprint!("{report}");
+            }
+            code
         }
         Command::Check { file } => run_file(&file, Mode::Check, 0, format, Action::Check),
         Command::Ir { file, graph, stage } => {
