@@ -3,7 +3,6 @@
 //! reads host memory, launches each step into its arena slot and hands the
 //! outputs back. Knows no kernel arithmetic.
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -12,7 +11,7 @@ use sexpgpu_graph::{ExecError, Tensor};
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::cpu::CpuBackend;
 use crate::plan::{Contig, Launch, Loc, Plan, Src, Step};
-use crate::profile::{self, KindTime};
+use crate::profile;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
 /// allocate only their outputs.
@@ -129,7 +128,7 @@ impl Program {
             .map(|t| hold(backend, t))
             .collect::<Result<_, _>>()?;
         arena.slots.resize_with(plan.slots.len(), || None);
-        let mut times = timed.then(BTreeMap::<&'static str, KindTime>::new);
+        let mut times = timed.then(|| Vec::with_capacity(plan.launches.len()));
         for launch in &plan.launches {
             let started = times.as_ref().map(|_| Instant::now());
             let slot = plan.buffers[launch.out.0 as usize].slot;
@@ -146,9 +145,7 @@ impl Program {
             };
             let result = ctx.launch(backend, launch, &mut out, seed);
             if let (Some(times), Some(started)) = (times.as_mut(), started) {
-                let entry = times.entry(launch.step.kind()).or_default();
-                entry.launches += 1;
-                entry.time += started.elapsed();
+                times.push(started.elapsed());
             }
             arena.slots[slot] = Some(out);
             result.map_err(|e| ExecError {
@@ -157,7 +154,7 @@ impl Program {
             })?;
         }
         if let Some(times) = &times {
-            profile::record(&plan.graph_name, times);
+            profile::record(plan, times);
         }
         let mut results = Vec::with_capacity(plan.outputs.len());
         for (i, output) in plan.outputs.iter().enumerate() {

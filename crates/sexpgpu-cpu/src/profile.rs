@@ -1,16 +1,25 @@
 //! Where a program's time goes, by kernel kind (`sexpgpu run --profile`):
 //! when switched on, every run of every compiled program adds each
 //! launch's wall time to a process-wide table keyed by graph and kind
-//! (`matmul`, `fused`, `copy`, ...). Off by default, when it costs one
-//! relaxed atomic load per run. Knows no arithmetic.
+//! (`matmul`, `fused`, `copy`, ...), and each graph's costliest launches
+//! as `sexpgpu ir --stage optimized` prints them. Off by default, when it
+//! costs one relaxed atomic load per run. Knows no arithmetic.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::describe::describe_launch;
+use crate::plan::Plan;
+
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static TABLE: Mutex<BTreeMap<(String, &'static str), KindTime>> = Mutex::new(BTreeMap::new());
+/// Per graph: each launch's summed time and its description.
+static LAUNCHES: Mutex<BTreeMap<String, Vec<(Duration, String)>>> = Mutex::new(BTreeMap::new());
+
+/// How many of a graph's launches the report lists.
+const TOP_LAUNCHES: usize = 8;
 
 /// Launches of one kind in one graph and their summed wall time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -37,16 +46,45 @@ pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-/// Adds one run's per-kind times of graph `graph` to the table.
-pub(crate) fn record(graph: &str, times: &BTreeMap<&'static str, KindTime>) {
+/// Adds one run's launch times (one per launch of `plan`) to the tables.
+pub(crate) fn record(plan: &Plan, times: &[Duration]) {
+    let graph = &plan.graph_name;
     let mut table = TABLE
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    for (&kind, t) in times {
-        let entry = table.entry((graph.to_string(), kind)).or_default();
-        entry.launches += t.launches;
-        entry.time += t.time;
+    for (launch, &time) in plan.launches.iter().zip(times) {
+        let entry = table
+            .entry((graph.clone(), launch.step.kind()))
+            .or_default();
+        entry.launches += 1;
+        entry.time += time;
     }
+    let mut launches = LAUNCHES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let per_launch = launches.entry(graph.clone()).or_default();
+    if per_launch.len() != times.len() {
+        *per_launch = (0..times.len())
+            .map(|i| (Duration::ZERO, describe_launch(plan, i)))
+            .collect();
+    }
+    for ((total, _), &time) in per_launch.iter_mut().zip(times) {
+        *total += time;
+    }
+}
+
+/// Each graph's costliest launches, described, as recorded so far; the
+/// table is emptied.
+pub fn take_top_launches() -> Vec<(String, Vec<(Duration, String)>)> {
+    let table = std::mem::take(&mut *LAUNCHES.lock().unwrap_or_else(|p| p.into_inner()));
+    table
+        .into_iter()
+        .map(|(graph, mut launches)| {
+            launches.sort_by(|a, b| b.0.cmp(&a.0));
+            launches.truncate(TOP_LAUNCHES);
+            (graph, launches)
+        })
+        .collect()
 }
 
 /// Everything recorded so far, by graph then by time (largest first); the

@@ -128,6 +128,18 @@ pub fn main() -> i32 {
     }
 }
 
+/// `--profile`'s report: time per kernel kind, then the costliest launches.
+fn print_profile() {
+    use sexpgpu_cpu::profile;
+    eprint!("{}", profile::format_report(&profile::take_report()));
+    for (graph, launches) in profile::take_top_launches() {
+        eprintln!("costliest launches of {graph}:");
+        for (time, text) in launches {
+            eprint!("{:>9.1} ms{text}", time.as_secs_f64() * 1e3);
+        }
+    }
+}
+
 fn dispatch(cli: Cli) -> i32 {
     let format = cli.format;
     if let Some(threads) = cli.threads {
@@ -184,9 +196,7 @@ fn dispatch(cli: Cli) -> i32 {
                 Action::Run(request),
             );
             if profile {
-                let report =
-                    sexpgpu_cpu::profile::format_report(&sexpgpu_cpu::profile::take_report());
-                eprint!("{report}");
+                print_profile();
             }
             code
         }
