@@ -54,27 +54,36 @@ fn size_text(b: usize) -> String {
 pub(crate) fn describe(plan: &Plan) -> String {
     let mut out = String::new();
     write_header(&mut out, plan);
-    for (i, launch) in plan.launches.iter().enumerate() {
-        let info = &plan.buffers[launch.out.0 as usize];
-        let reads = reads(plan, &launch.step);
-        let _ = writeln!(
-            out,
-            "  k{i} {} {} -> b{} (s{}) {} {}{}{}",
-            launch.step.kind(),
-            launch.node,
-            launch.out.0,
-            info.slot,
-            info.len,
-            info.dtype,
-            if reads.is_empty() { "" } else { " <- " },
-            reads.join(", ")
-        );
-        if let Step::Fused { kernel, .. } = &launch.step {
-            write_fused(&mut out, kernel);
-        }
+    for i in 0..plan.launches.len() {
+        out.push_str(&describe_launch(plan, i));
     }
     let returns: Vec<String> = plan.outputs.iter().map(|o| loc_text(plan, o.loc)).collect();
     let _ = writeln!(out, "  return {}", returns.join(", "));
+    out
+}
+
+/// Launch `i` as `describe` prints it: its line and a fused loop's
+/// instructions.
+pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
+    let mut out = String::new();
+    let launch = &plan.launches[i];
+    let info = &plan.buffers[launch.out.0 as usize];
+    let reads = reads(plan, &launch.step);
+    let _ = writeln!(
+        out,
+        "  k{i} {} {} -> b{} (s{}) {} {}{}{}",
+        launch.step.kind(),
+        launch.node,
+        launch.out.0,
+        info.slot,
+        info.len,
+        info.dtype,
+        if reads.is_empty() { "" } else { " <- " },
+        reads.join(", ")
+    );
+    if let Step::Fused { kernel, .. } = &launch.step {
+        write_fused(&mut out, kernel);
+    }
     out
 }
 

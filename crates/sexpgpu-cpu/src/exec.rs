@@ -4,12 +4,14 @@
 //! outputs back. Knows no kernel arithmetic.
 
 use std::sync::Mutex;
+use std::time::Instant;
 
 use sexpgpu_graph::{ExecError, Tensor};
 
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::cpu::CpuBackend;
 use crate::plan::{Contig, Launch, Loc, Plan, Src, Step};
+use crate::profile;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
 /// allocate only their outputs.
@@ -85,7 +87,7 @@ impl Program {
             Ok(mut kept) => std::mem::take(&mut *kept),
             Err(_) => Arena::default(),
         };
-        let result = self.run_on(&backend, &mut arena, args, seed);
+        let result = self.run_with(&backend, &mut arena, args, seed, profile::enabled());
         if let Ok(mut kept) = self.cpu_arena.try_lock() {
             *kept = arena;
         }
@@ -100,6 +102,20 @@ impl Program {
         args: &[Tensor],
         seed: u64,
     ) -> Result<Vec<Tensor>, ExecError> {
+        // Launches on a device return before the kernel ends, so only the
+        // CPU's runs (`run`) are timed.
+        self.run_with(backend, arena, args, seed, false)
+    }
+
+    /// `run_on`, adding each launch's time to the profile when `timed`.
+    fn run_with<B: Backend>(
+        &self,
+        backend: &B,
+        arena: &mut Arena<B>,
+        args: &[Tensor],
+        seed: u64,
+        timed: bool,
+    ) -> Result<Vec<Tensor>, ExecError> {
         let plan = &self.plan;
         self.check_args(args)?;
         let args: Vec<Held<B::Buffer>> = args
@@ -112,7 +128,9 @@ impl Program {
             .map(|t| hold(backend, t))
             .collect::<Result<_, _>>()?;
         arena.slots.resize_with(plan.slots.len(), || None);
+        let mut times = timed.then(|| Vec::with_capacity(plan.launches.len()));
         for launch in &plan.launches {
+            let started = times.as_ref().map(|_| Instant::now());
             let slot = plan.buffers[launch.out.0 as usize].slot;
             let info = &plan.slots[slot];
             let mut out = match arena.slots[slot].take() {
@@ -126,11 +144,17 @@ impl Program {
                 slots: &arena.slots,
             };
             let result = ctx.launch(backend, launch, &mut out, seed);
+            if let (Some(times), Some(started)) = (times.as_mut(), started) {
+                times.push(started.elapsed());
+            }
             arena.slots[slot] = Some(out);
             result.map_err(|e| ExecError {
                 message: e.message,
                 node: e.node.or(Some(launch.node)),
             })?;
+        }
+        if let Some(times) = &times {
+            profile::record(plan, times);
         }
         let mut results = Vec::with_capacity(plan.outputs.len());
         for (i, output) in plan.outputs.iter().enumerate() {

@@ -24,6 +24,7 @@ mod exec;
 mod lower;
 mod memory;
 mod plan;
+pub mod profile;
 mod view;
 
 pub use backend::{Backend, Dense, Gather, Operand, Scatter};

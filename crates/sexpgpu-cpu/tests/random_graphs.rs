@@ -34,9 +34,11 @@ fn random_smooth_graphs_match_within_tolerance() {
         structured += usize::from(b.structured);
         let bf16 = b.g.dtype(b.g.outputs()[0]) == DType::BF16
             || b.args.iter().any(|a| a.dtype() == DType::BF16);
-        // Values stay small (a few matmuls of numbers below ~10), so an
-        // absolute-plus-relative bound of a few f32 (or bf16) ulps holds.
-        check(&b.g, &b.args, Tol::Rel(if bf16 { 3e-2 } else { 1e-4 }));
+        // The GEMM sums in its own order (blocked, with FMA) where the
+        // reference sums exactly in f64, so a product may differ by an ulp;
+        // a later square and `sin` of an argument near 10^3 turn that ulp
+        // into ~2e-4. A real kernel bug is off by far more than 1e-3.
+        check(&b.g, &b.args, Tol::Rel(if bf16 { 3e-2 } else { 1e-3 }));
     }
     assert!(structured > 60, "structured {structured}");
 }

@@ -32,6 +32,7 @@ mod exec;
 mod format;
 mod graph;
 mod ir;
+pub mod math;
 mod npy;
 mod op;
 pub mod random;

@@ -6,7 +6,7 @@
 //! i32 wrapping), so results are bit-identical. Never allocates per tile.
 
 use half::bf16;
-use sexpgpu_graph::{BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
+use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
 
 use super::parallel::{for_chunks, MIN_PER_THREAD};
 use super::walk::load;
@@ -298,11 +298,11 @@ fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
             UnaryOp::Abs => map1!(o, x, n, |a| a.abs()),
             UnaryOp::Sqrt => map1!(o, x, n, |a| a.sqrt()),
             UnaryOp::Rsqrt => map1!(o, x, n, |a| 1.0 / a.sqrt()),
-            UnaryOp::Exp => map1!(o, x, n, |a| a.exp()),
+            UnaryOp::Exp => map1!(o, x, n, |a| math::exp_f32(a)),
             UnaryOp::Log => map1!(o, x, n, |a| a.ln()),
             UnaryOp::Sin => map1!(o, x, n, |a| a.sin()),
             UnaryOp::Cos => map1!(o, x, n, |a| a.cos()),
-            UnaryOp::Tanh => map1!(o, x, n, |a| a.tanh()),
+            UnaryOp::Tanh => map1!(o, x, n, |a| math::tanh_f32(a)),
             UnaryOp::Acos => map1!(o, x, n, |a| a.acos()),
             UnaryOp::Asin => map1!(o, x, n, |a| a.asin()),
             // The later functions: in f64, rounded once, as the reference.

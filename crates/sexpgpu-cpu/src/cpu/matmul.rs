@@ -1,5 +1,6 @@
-//! Batched matmul on the CPU. f32 goes through `matrixmultiply`'s tuned
-//! SGEMM, reading both operands through their views (so transposed and
+//! Batched matmul on the CPU. f32 goes through the `gemm` crate's SGEMM
+//! (AVX-512, AVX2/FMA or plain kernels chosen at run time for the CPU it
+//! runs on), reading both operands through their views (so transposed and
 //! batch-broadcast operands cost no copy), split over threads by batch or
 //! by rows of the output. bf16 is widened to f32, multiplied, and rounded
 //! once. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
@@ -109,6 +110,17 @@ fn sgemm_batched(
         return;
     }
     let r = av.dims.len();
+    if let Some(rows) = folded_rows(av, bv, p) {
+        // One `[batch*m, k] x [k, n]` product: the shared right operand is
+        // packed once instead of once per batch element.
+        let single = Problem {
+            batch: &[],
+            m: rows,
+            ..*p
+        };
+        let (a2, b2) = (two_d(av, rows, k), two_d(bv, k, n));
+        return sgemm_batched(threads, a, &a2, b, &b2, &single, out);
+    }
     let batches: usize = p.batch.iter().product();
     let work = batches * m * n * k;
     let t = split_count(threads, work, FLOPS_PER_THREAD);
@@ -120,23 +132,31 @@ fn sgemm_batched(
         // every element `a_off + i*rsa + p*csa` (i < rows <= m, p < k) and
         // `b_off + p*rsb + j*csb` (j < n) is in bounds, and `c` holds exactly
         // `rows * n` elements written with strides (n, 1). Strides may be 0
-        // (broadcast); sgemm only reads through a and b.
+        // (broadcast); gemm only reads through a and b. `gemm` computes
+        // dst = alpha*dst + beta*a*b and, with read_dst false, never reads
+        // dst, so alpha is ignored; beta 1 is the plain product. Its
+        // arguments are column stride then row stride.
         unsafe {
-            matrixmultiply::sgemm(
+            gemm::gemm(
                 rows,
-                k,
                 n,
-                1.0,
-                a.as_ptr().add(a_off),
-                av.strides[r - 2] as isize,
-                av.strides[r - 1] as isize,
-                b.as_ptr().add(b_off),
-                bv.strides[r - 2] as isize,
-                bv.strides[r - 1] as isize,
-                0.0,
+                k,
                 c.as_mut_ptr(),
-                n as isize,
                 1,
+                n as isize,
+                false,
+                a.as_ptr().add(a_off),
+                av.strides[r - 1] as isize,
+                av.strides[r - 2] as isize,
+                b.as_ptr().add(b_off),
+                bv.strides[r - 1] as isize,
+                bv.strides[r - 2] as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
             );
         }
     };
@@ -152,6 +172,37 @@ fn sgemm_batched(
         for (bi, c) in out.chunks_mut(m * n).enumerate() {
             for_chunks(t, c, n, 1, |start, rows| one(bi, start / n, rows));
         }
+    }
+}
+
+/// The rows of `a` when a batched product is one plain product: `b` is the
+/// same matrix for every batch element (all its batch strides are 0) and
+/// `a`'s batch axes continue its rows (each batch stride is the next
+/// axis's extent times its stride), as for `x @ w` with `x` `[b t in]`.
+fn folded_rows(av: &View, bv: &View, p: &Problem<'_>) -> Option<usize> {
+    let r = av.dims.len();
+    if p.batch.is_empty() || bv.strides[..r - 2].iter().any(|&s| s != 0) {
+        return None;
+    }
+    let row_stride = av.strides[r - 2];
+    let mut rows = p.m;
+    for axis in (0..r - 2).rev() {
+        if av.dims[axis] != 1 && av.strides[axis] != row_stride * rows {
+            return None;
+        }
+        rows *= av.dims[axis];
+    }
+    Some(rows)
+}
+
+/// A rank-2 view of an operand's last two axes with `rows` rows, keeping
+/// the row and column strides and the offset.
+fn two_d(view: &View, rows: usize, cols: usize) -> View {
+    let r = view.dims.len();
+    View {
+        dims: vec![rows, cols],
+        strides: vec![view.strides[r - 2], view.strides[r - 1]],
+        offset: view.offset,
     }
 }
 

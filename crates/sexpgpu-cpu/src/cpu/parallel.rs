@@ -1,9 +1,36 @@
-//! Splitting a kernel's work over threads with `std::thread::scope`: the
-//! output is cut into contiguous chunks, one per thread, so no two threads
-//! ever write the same element. Small work stays on the calling thread,
-//! where a thread start would cost more than it saves. Knows no arithmetic.
+//! Splitting a kernel's work over threads: the output is cut into
+//! contiguous chunks, one per thread, so no two threads ever write the same
+//! element. The threads are a persistent `rayon` pool per thread count,
+//! started on first use and kept for the process, so a kernel pays a
+//! wake-up, not a thread start (a training step runs hundreds of kernels).
+//! Idle workers sleep after a short spin, so a busy core is not starved.
+//! Small work stays on the calling thread. Knows no arithmetic.
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Mutex, OnceLock};
+
+/// The pool of `threads` workers, made on first use and kept (a program
+/// uses one or two thread counts, so the leak is bounded).
+fn pool(threads: usize) -> &'static rayon::ThreadPool {
+    static POOLS: OnceLock<Mutex<HashMap<usize, &'static rayon::ThreadPool>>> = OnceLock::new();
+    let pools = POOLS.get_or_init(Default::default);
+    // A poisoned lock only means another thread panicked while inserting;
+    // the map itself is still whole.
+    let mut pools = pools
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    pools.entry(threads).or_insert_with(|| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("sexpgpu-cpu-{i}"))
+            .build()
+            // Only fails when the OS refuses threads: nothing sensible to
+            // do but report it.
+            .unwrap_or_else(|error| panic!("cannot start {threads} kernel threads: {error}"));
+        Box::leak(Box::new(pool))
+    })
+}
 
 /// Below this many elements (or multiply-adds) per thread, splitting costs
 /// more than it gains.
@@ -15,8 +42,7 @@ pub(crate) fn split_count(threads: usize, len: usize, min_per_thread: usize) -> 
 }
 
 /// Runs `f(start, chunk)` over `out` cut into at most `threads` chunks whose
-/// lengths are multiples of `align` (but the last). The last chunk runs on
-/// the calling thread.
+/// lengths are multiples of `align` (but the last), on the pool.
 pub(crate) fn for_chunks<T: Send>(
     threads: usize,
     out: &mut [T],
@@ -32,13 +58,13 @@ pub(crate) fn for_chunks<T: Send>(
     }
     let align = align.max(1);
     let chunk = len.div_ceil(n).div_ceil(align) * align;
-    std::thread::scope(|scope| {
+    pool(n).scope(|scope| {
         let f = &f;
         let mut rest = out;
         let mut start = 0;
         while rest.len() > chunk {
             let (head, tail) = rest.split_at_mut(chunk);
-            scope.spawn(move || f(start, head));
+            scope.spawn(move |_| f(start, head));
             start += chunk;
             rest = tail;
         }
@@ -59,22 +85,17 @@ pub(crate) fn map_ranges<R: Send>(
         return vec![f(0..len)];
     }
     let chunk = len.div_ceil(n);
-    std::thread::scope(|scope| {
+    let mut results: Vec<Option<R>> = (0..n).map(|_| None).collect();
+    // A panicking kernel is a bug in this crate; the pool's scope re-raises
+    // it on the caller's thread rather than hiding it.
+    pool(n).scope(|scope| {
         let f = &f;
-        let handles: Vec<_> = (1..n)
-            .map(|t| {
-                let range = (t * chunk).min(len)..((t + 1) * chunk).min(len);
-                scope.spawn(move || f(range))
-            })
-            .collect();
-        let mut results = vec![f(0..chunk.min(len))];
-        for h in handles {
-            // A panicking kernel thread is a bug in this crate; re-raise it
-            // on the caller's thread rather than hide it.
-            results.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        for (t, slot) in results.iter_mut().enumerate() {
+            let range = (t * chunk).min(len)..((t + 1) * chunk).min(len);
+            scope.spawn(move |_| *slot = Some(f(range)));
         }
-        results
-    })
+    });
+    results.into_iter().flatten().collect()
 }
 
 #[cfg(test)]

@@ -51,13 +51,15 @@ trait Real:
 }
 
 macro_rules! real {
-    ($t:ident: $($f:ident),*; $($g:ident),*) => {
+    ($t:ident: $($f:ident),*; $($g:ident),*; exp = $exp:path, tanh = $tanh:path) => {
         impl Real for $t {
             const NAN: Self = $t::NAN;
             const ONE: Self = 1.0;
             const ZERO: Self = 0.0;
             const HALF: Self = 0.5;
             $(fn $f(self) -> Self { $t::$f(self) })*
+            fn exp(self) -> Self { $exp(self) }
+            fn tanh(self) -> Self { $tanh(self) }
             $(fn $g(self, y: Self) -> Self { $t::$g(self, y) })*
             fn is_nan(self) -> bool {
                 $t::is_nan(self)
@@ -78,8 +80,12 @@ macro_rules! real {
     };
 }
 
-real!(f32: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin, floor, trunc; powf, atan2, max, min, copysign);
-real!(f64: abs, sqrt, exp, ln, sin, cos, tanh, acos, asin, floor, trunc; powf, atan2, max, min, copysign);
+// f32 `exp` and `tanh` are this crate's own (`crate::math`), which the CPU
+// backend's vectorised loops call too, so both executors agree bit for bit.
+real!(f32: abs, sqrt, ln, sin, cos, acos, asin, floor, trunc; powf, atan2, max, min, copysign;
+      exp = crate::math::exp_f32, tanh = crate::math::tanh_f32);
+real!(f64: abs, sqrt, ln, sin, cos, acos, asin, floor, trunc; powf, atan2, max, min, copysign;
+      exp = f64::exp, tanh = f64::tanh);
 
 pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
     match x {

@@ -54,6 +54,10 @@ enum Command {
         /// Where graphs execute.
         #[arg(long, value_enum, default_value_t = Device::Cpu)]
         device: Device,
+        /// After the runs, print on stderr where each graph's time went on
+        /// the CPU, by kernel kind (matmul, fused elementwise, copies, ...).
+        #[arg(long)]
+        profile: bool,
         /// Run this many steps instead of the run's `:steps`.
         #[arg(long)]
         steps: Option<u64>,
@@ -124,6 +128,18 @@ pub fn main() -> i32 {
     }
 }
 
+/// `--profile`'s report: time per kernel kind, then the costliest launches.
+fn print_profile() {
+    use sexpgpu_cpu::profile;
+    eprint!("{}", profile::format_report(&profile::take_report()));
+    for (graph, launches) in profile::take_top_launches() {
+        eprintln!("costliest launches of {graph}:");
+        for (time, text) in launches {
+            eprint!("{:>9.1} ms{text}", time.as_secs_f64() * 1e3);
+        }
+    }
+}
+
 fn dispatch(cli: Cli) -> i32 {
     let format = cli.format;
     if let Some(threads) = cli.threads {
@@ -139,7 +155,13 @@ fn dispatch(cli: Cli) -> i32 {
             metrics,
             checkpoint,
             resume,
+            profile,
         } => {
+            if profile && device == Device::Cuda {
+                eprintln!("error: `--profile` times the CPU backend's kernels; it cannot be used with `--device cuda`");
+                return 2;
+            }
+            sexpgpu_cpu::profile::enable(profile);
             // The device first: a missing GPU is reported before any work.
             let device = match device {
                 Device::Cpu => sexpgpu::Device::default(),
@@ -166,13 +188,17 @@ fn dispatch(cli: Cli) -> i32 {
                 checkpoint,
                 resume,
             };
-            run_file(
+            let code = run_file(
                 &file,
                 Mode::Run,
                 seed.unwrap_or(0),
                 format,
                 Action::Run(request),
-            )
+            );
+            if profile {
+                print_profile();
+            }
+            code
         }
         Command::Check { file } => run_file(&file, Mode::Check, 0, format, Action::Check),
         Command::Ir { file, graph, stage } => {
