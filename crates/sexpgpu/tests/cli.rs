@@ -317,3 +317,20 @@ fn device_cuda_without_the_feature_says_so() {
     ));
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn profile_reports_time_per_kernel_kind_and_the_costliest_launches() {
+    let f = file(
+        "profiled.sx",
+        &TRAIN.replace(":checkpoint \"train-out\"", ""),
+    );
+    let out = sexpgpu(&["run", &f, "--run", "fit", "--profile"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("profile fit/step: "), "{err}");
+    assert!(err.contains("  matmul "), "{err}");
+    assert!(err.contains("costliest launches of fit/step:"), "{err}");
+    let refused = sexpgpu(&["run", &f, "--profile", "--device", "cuda"], None);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("`--profile`"));
+}
