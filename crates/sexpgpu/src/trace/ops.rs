@@ -1392,7 +1392,9 @@ fn min(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
         .iter()
         .take_while(|a| !matches!(a, Value::Keyword(_)))
         .count();
-    let any_tensor = args.iter().any(|a| matches!(a, Value::Tensor(_)));
+    let any_tensor = args
+        .iter()
+        .any(|a| matches!(a, Value::Tensor(_) | Value::HostTensor(_)));
     if any_tensor && positional == 1 {
         let name = op.name;
         let parsed = split(name, args, site, 1, op.keywords)?;
