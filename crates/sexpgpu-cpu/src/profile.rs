@@ -80,7 +80,7 @@ pub fn take_top_launches() -> Vec<(String, Vec<(Duration, String)>)> {
     table
         .into_iter()
         .map(|(graph, mut launches)| {
-            launches.sort_by(|a, b| b.0.cmp(&a.0));
+            launches.sort_by_key(|l| std::cmp::Reverse(l.0));
             launches.truncate(TOP_LAUNCHES);
             (graph, launches)
         })
