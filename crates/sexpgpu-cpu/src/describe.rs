@@ -5,15 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::exec::Program;
 use crate::plan::{FusedKernel, Instr, Loc, Plan, Src, Step};
-
-impl Program {
-    /// A stable, line-per-item description of the compiled program.
-    pub fn describe(&self) -> String {
-        describe(&self.plan)
-    }
-}
 
 fn loc_text(plan: &Plan, loc: Loc) -> String {
     match loc {

@@ -63,6 +63,12 @@ impl Program {
         }
     }
 
+    /// A stable, line-per-item description of the compiled program
+    /// (`sexpgpu ir --stage optimized`).
+    pub fn describe(&self) -> String {
+        crate::describe::describe(&self.plan)
+    }
+
     /// The plan: launches, buffers and slots.
     pub fn plan(&self) -> &Plan {
         &self.plan
