@@ -67,6 +67,11 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
             version: Some(env!("CARGO_PKG_VERSION").to_string()),
         }),
     };
+    // The library is on disk before the client hears the answer, so a client
+    // (or a test) that opens `prelude.ss` right after `initialize` finds it.
+    let written = library_dir
+        .as_ref()
+        .map(|dir| library::write(&library::all_files(dir)));
     connection.initialize_finish(id, serde_json::to_value(result)?)?;
     let mut server = Server {
         sender: connection.sender.clone(),
@@ -84,10 +89,9 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
         queue: VecDeque::new(),
         published: Vec::new(),
     };
-    match library_dir {
-        Some(dir) => {
-            let files = library::all_files(&dir);
-            if let Err(e) = library::write(&files) {
+    match (library_dir, written) {
+        (Some(dir), result) => {
+            if let Some(Err(e)) = result {
                 server.log(&format!(
                     "could not write the library folder `{}`: {e}",
                     dir.display()
@@ -96,7 +100,7 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
             server.extra = library::extra_files(&dir);
             server.library_dir = dir;
         }
-        None => server.log("no library folder: no `libraryDir` option and no home folder"),
+        (None, _) => server.log("no library folder: no `libraryDir` option and no home folder"),
     }
     server.main_loop(&connection)
 }
