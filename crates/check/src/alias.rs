@@ -284,6 +284,8 @@ pub fn check_declarations_batch(env: Env, batch: &[usize], diagnostics: &mut Vec
     // One lowerer for every alias: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
+        // Its messages name other files' dims as it imports them (`vis.D`).
+        let _names = module.import_names();
         // Each declaration is remembered for its module; a module may
         // remember another file's alias too (at its second use).
         let own = module

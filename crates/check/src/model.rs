@@ -59,6 +59,8 @@ pub fn collect_batch(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
+        // Its messages name other files' dims as it imports them (`vis.D`).
+        let _names = module.import_names();
         for (i, item) in module.ast.items.iter().enumerate() {
             // Only models and records ask whether they are the first of their name.
             if !matches!(item, ast::Item::Model(_) | ast::Item::Record(_))

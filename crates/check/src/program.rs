@@ -43,6 +43,20 @@ impl Module {
         })
     }
 
+    /// While the result is alive, sizes in messages name another file's dims
+    /// as this module imports them (`vis.D`, `docs/shapescript/imports.md`):
+    /// every phase that reports on this module's declarations holds it.
+    pub fn import_names(&self) -> Option<crate::size::ImportNames> {
+        if self.imports.is_empty() {
+            return None;
+        }
+        // Sorted: the map's order is no order, and one name must win when a
+        // file is imported twice.
+        let mut names: Vec<(FileId, Name)> = self.imports.iter().map(|(n, f)| (*f, *n)).collect();
+        names.sort_unstable_by_key(|a| a.1);
+        Some(crate::size::ImportNames::enter(names))
+    }
+
     /// Every top-level name of this module, for "did you mean" suggestions.
     pub fn top_level_names(&self) -> impl Iterator<Item = Name> + '_ {
         self.names.keys().copied()

@@ -123,6 +123,8 @@ pub fn check_batch(
     // One lowerer for every signature: its buffers are reused, not rebuilt.
     let mut lowerer = Lowerer::new(env, FileId(0), diagnostics);
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
+        // Its messages name other files' dims as it imports them (`vis.D`).
+        let _names = module.import_names();
         let items = &module.ast.items;
         out.reserve(module.file, items.iter().filter(is_signature).count());
         for (i, item) in items.iter().enumerate() {

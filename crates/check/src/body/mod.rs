@@ -30,7 +30,7 @@ use crate::dims::DimValues;
 use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
-use crate::size::{ImportNames, Poly, Size, Symbol};
+use crate::size::{Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, FloatSource, GenericSource, TypedExpr};
 use crate::types::{Axis, AxisKind, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -146,14 +146,7 @@ fn check_bodies(
             continue;
         }
         // Its messages name other files' dims as it imports them (`vis.D`).
-        let _names = (!module.imports.is_empty()).then(|| {
-            // Sorted: the map's order is no order, and one name must win
-            // when a file is imported twice.
-            let mut names: Vec<(FileId, Name)> =
-                module.imports.iter().map(|(n, f)| (*f, *n)).collect();
-            names.sort_unstable_by_key(|a| a.1);
-            ImportNames::enter(names)
-        });
+        let _names = module.import_names();
         // Room for the module's bodies at once: a `Body` is large, and
         // growing the vector one by one would copy them over and over.
         let here = module.ast.items.iter().map(body_count).sum();

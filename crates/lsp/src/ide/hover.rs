@@ -500,6 +500,53 @@ mod tests {
                 generic axis of `fn f`"#]],
         );
     }
+
+    /// A dim of another file is written as the hovered file imports it
+    /// (`docs/shapescript/imports.md`), outside bodies as inside them.
+    #[test]
+    fn an_imported_dim_is_named_as_the_file_imports_it() {
+        const VISION: (&str, &str) = ("vision.ss", "dim D = 768\ndim Tokens = [b n D]\n");
+        check(
+            &[
+                (
+                    "m.ss",
+                    "import vision\nfn enc(x: [b n vision.D]) -> [b n vision.D] = x$0\n",
+                ),
+                VISION,
+            ],
+            expect![[r#"
+                ```shapescript
+                x: [b n vision.D]
+                ```
+
+                parameter of `fn enc`"#]],
+        );
+        check(
+            &[
+                ("m.ss", "import vision\ndim Pair$0 = [vision.Tokens 2]\n"),
+                VISION,
+            ],
+            expect![[r#"
+                ```shapescript
+                dim Pair = [vision.Tokens 2]
+                ```
+
+                stands for `[b n vision.D 2]`"#]],
+        );
+        check(
+            &[
+                (
+                    "m.ss",
+                    "import vision\nfn enc(x: [b n vision.D]) -> [b n vision.D] = x *$0 2.0\n",
+                ),
+                VISION,
+            ],
+            expect![[r#"
+                ```shapescript
+                [b n vision.D]
+                ```"#]],
+        );
+    }
 }
 
 #[cfg(test)]

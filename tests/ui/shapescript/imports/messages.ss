@@ -15,3 +15,9 @@ fn heads(x: [b n vision.D]) -> [b n vision.D] {
   x
 }
 fn scores(x: [b n vision.D], y: [b m 64]) -> [b n m] = einsum(x, y, [b n e], [b m e] -> [b n m])  # ~ E0401
+# Outside bodies too: a signature's, a model field's and an alias's sizes.
+fn fifths(x: [b vision.D / 5]) -> [b] = sum(x, over=1)          # ~ E0402
+dim Sevenths = [b vision.D / 7]                                  # ~ E0402
+model Narrow {
+  w: [vision.D / 5]                                              # ~ E0402
+}
