@@ -56,7 +56,20 @@ model Masked(N) {
   w: [N] = ones
   buffer visible: [N N] Bool = tril(ones([N N])) > 0.0
   buffer pos: [N] = (arange(N) to Real) * 0.5
-  fn forward(self, x: [b N N]) -> [b N N] = where(self.visible, x * self.w + self.pos, -inf)
+  fn forward(self, x: [b N N]) -> [b N N] {
+    # The two `N` axes get names, so `w` and `pos` say which they pair with.
+    let y = rearrange(x, [b i j] -> [b i j])
+    where(self.visible, y * rearrange(self.w, [j] -> [j]) + rearrange(self.pos, [j] -> [j]), -inf)
+  }
+}
+
+fn made_bf16(x: [b D] bf16) -> [b D] bf16 = x + ones([b D]) + eye(D)[0] + (arange(D) to Real)
+fn step_bf16(x: [b D] bf16) -> [b D] bf16 = where(x > 0.0, 1.0, 0.0)
+fn step_any(x: [b D], c: [b D] Bool) -> [b D] = where(c, 1.0, 0.0) * x
+
+model Half {
+  w: [D D] bf16
+  fn made(self) -> [D D] bf16 = eye(D) * 2.0 + self.w
 }
 
 model Scaled {
@@ -175,3 +188,30 @@ def test_interpolate_nearest_and_bilinear(m):
     want = F.interpolate(x, scale_factor=3, mode="bilinear", align_corners=False)
     torch.testing.assert_close(m.smooth(x), want)
     assert m.smooth(x).shape == (2, 3, 9, 15)
+
+
+def test_made_tensors_take_a_concrete_bodys_dtype(m):
+    x = torch.randn(2, 4).to(torch.bfloat16)
+    out = m.made_bf16(x)
+    assert out.dtype == torch.bfloat16
+    want = x + 1 + torch.eye(4)[0].to(torch.bfloat16) + torch.arange(4).to(torch.bfloat16)
+    torch.testing.assert_close(out, want)
+
+
+def test_where_of_two_numbers_takes_the_float_dtype(m):
+    x = torch.randn(2, 4).to(torch.bfloat16)
+    out = m.step_bf16(x)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, (x > 0).to(torch.bfloat16))
+    c = torch.randn(2, 4) > 0
+    out = m.step_any(x, c)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, x * c.to(torch.bfloat16))
+
+
+def test_a_method_without_tensor_inputs_makes_tensors_on_the_models_device(m):
+    # The model's only tensor is bf16 and no parameter is a tensor: `eye`
+    # goes on the field's device (`meta` here, as a GPU would be).
+    model = m.Half().to("meta")
+    out = model.made()
+    assert out.device.type == "meta" and out.dtype == torch.bfloat16

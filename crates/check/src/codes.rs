@@ -597,6 +597,11 @@ E0502 = "E0502", "mixed dtypes",
 them in one call. An integer or bool tensor there (`i64`, `Index[N]`,
 `Bool`) is this error, and so is a tensor without a dtype (the caller's
 float dtype, bf16 in a bf16 model) beside one with a concrete float dtype.
+Operators and `where`/`maximum`/`minimum` follow the same rule: two float
+dtypes (`bf16 * f32`), or a tensor without a dtype beside an `f32` one
+(`x @ w` with `w: [D D] f32`, which fails once the model is bf16), are this
+error. A float tensor made in a body (`zeros`, `eye`, `where(c, 1.0, 0.0)`)
+has the body's float dtype: its tensors' one float dtype, else the default.
 
 Wrong:
 

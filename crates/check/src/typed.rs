@@ -122,9 +122,21 @@ pub struct Body {
     /// in the body (`zeros`, `eye`, `arange(n) to Real`) take it too and a
     /// bf16 model stays bf16. `None`: no such tensor (the default dtype).
     pub float_source: Option<FloatSource>,
+    /// Without a `float_source`, the one concrete float dtype of the body's
+    /// tensor parameters and its model's tensor fields, when they have
+    /// exactly one: float tensors made in the body have it (`ones` beside a
+    /// bf16 `x` is bf16), so they mix with no other dtype. `None`: the
+    /// default float dtype (docs/shapescript/functions.md).
+    pub made_dtype: Option<crate::types::DtypeKind>,
+    /// Where tensors made in the body (`zeros`, `arange`) are put: the first
+    /// tensor parameter, else in a method the model's first tensor field of
+    /// any dtype, its own or a sub-model's, so they are on the module's
+    /// device. `None`: the default device.
+    pub device_source: Option<FloatSource>,
 }
 
-/// A tensor of the body's float dtype, to read `dtype` and `device` from.
+/// A tensor of the body to read `dtype` and `device` from: of its float
+/// dtype for `Body::float_source`, of any dtype for `Body::device_source`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FloatSource {
     /// `params[i]`, a tensor parameter without a dtype.

@@ -127,6 +127,18 @@ impl<'g, 'a> Scope<'g, 'a> {
         // The checker's alignments, one per parameter in order.
         let views = &info.operands;
         let mut vals = Vec::with_capacity(positional.len());
+        let is_float = |s: &Self, e: &Expr| {
+            matches!(
+                s.ty(e.span).map(|t| &t.kind),
+                Some(check::hir::TyKind::Scalar(check::hir::ScalarKind::Float))
+            )
+        };
+        // `where(c, 1.0, 0.0)` would be torch's default dtype: its float
+        // numbers become tensors of the body's float dtype, as the checker
+        // typed the result (`docs/shapescript/python.md`).
+        let numbers_only = op == Builtin::Where
+            && positional.iter().skip(1).all(|e| !self.is_tensor(e.span))
+            && positional.iter().skip(1).any(|e| is_float(self, e));
         for (i, e) in positional.iter().enumerate() {
             let mut v = self.expr(e);
             if let Some(a) = views.get(i) {
@@ -135,11 +147,12 @@ impl<'g, 'a> Scope<'g, 'a> {
             // `torch.maximum` takes tensors only: a number becomes one of
             // the body's float dtype (an Int keeps torch's integer one) on
             // its device.
-            if op != Builtin::Where && !self.is_tensor(e.span) {
-                let float = matches!(
-                    self.ty(e.span).map(|t| &t.kind),
-                    Some(check::hir::TyKind::Scalar(check::hir::ScalarKind::Float))
-                );
+            let wrap = match op {
+                Builtin::Where => numbers_only && i > 0 && is_float(self, e),
+                _ => !self.is_tensor(e.span),
+            };
+            if wrap {
+                let float = is_float(self, e);
                 let extra = if float {
                     self.float_args()
                 } else {

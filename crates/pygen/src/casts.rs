@@ -8,6 +8,7 @@ use check::hir::{Domain, TyKind};
 use syntax::ast::{self, CastKind, Expr, ExprKind};
 
 use crate::expr::{Val, ATOM, CMP};
+use crate::names::torch_dtype;
 use crate::scope::Scope;
 use crate::writer::string_literal;
 
@@ -254,16 +255,4 @@ fn domain_bounds(d: &Domain) -> Option<(&'static str, &'static str, bool)> {
         Domain::Bool => ("0", "1", false),
         Domain::Real | Domain::Index(_) => return None,
     })
-}
-
-pub fn torch_dtype(d: ast::DtypeKind) -> &'static str {
-    match d {
-        ast::DtypeKind::F64 => "torch.float64",
-        ast::DtypeKind::F32 => "torch.float32",
-        ast::DtypeKind::F16 => "torch.float16",
-        ast::DtypeKind::Bf16 => "torch.bfloat16",
-        ast::DtypeKind::I64 => "torch.int64",
-        ast::DtypeKind::I32 => "torch.int32",
-        ast::DtypeKind::Bool => "torch.bool",
-    }
 }

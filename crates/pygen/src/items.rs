@@ -9,9 +9,9 @@ use check::hir::{Ty, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
-use crate::casts::torch_dtype;
 use crate::checks::{self, Lines};
 use crate::names::py_name;
+use crate::names::torch_dtype;
 use crate::scope::{Imports, Scope};
 use crate::sigs::Gen;
 use crate::writer::{Code, LINE_LENGTH};
@@ -556,7 +556,7 @@ fn function(
         scope.unsupported(f.span, "a function the checker did not check");
         return;
     };
-    scope.float = match &body.float_source {
+    let source = |source: &Option<check::hir::FloatSource>| match source {
         Some(check::hir::FloatSource::Param(i)) => body.params.get(*i).map(|p| py_name(&p.name)),
         Some(check::hir::FloatSource::Field(path)) => {
             let path: Vec<String> = path.iter().map(|n| py_name(n)).collect();
@@ -564,6 +564,10 @@ fn function(
         }
         None => None,
     };
+    scope.float = source(&body.float_source);
+    // Made tensors go where the module is, even in a method without a
+    // tensor parameter (`docs/shapescript/python.md`).
+    scope.device = source(&body.device_source);
     if let Some(m) = model {
         for p in &m.size_params {
             scope

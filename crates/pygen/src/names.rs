@@ -105,6 +105,20 @@ pub fn module_name(stem: &str) -> String {
     py_name(&out)
 }
 
+/// The torch dtype a ShapeScript dtype names.
+pub fn torch_dtype(d: syntax::ast::DtypeKind) -> &'static str {
+    use syntax::ast::DtypeKind;
+    match d {
+        DtypeKind::F64 => "torch.float64",
+        DtypeKind::F32 => "torch.float32",
+        DtypeKind::F16 => "torch.float16",
+        DtypeKind::Bf16 => "torch.bfloat16",
+        DtypeKind::I64 => "torch.int64",
+        DtypeKind::I32 => "torch.int32",
+        DtypeKind::Bool => "torch.bool",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

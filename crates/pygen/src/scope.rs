@@ -152,19 +152,31 @@ impl<'g, 'a> Scope<'g, 'a> {
     }
 
     /// The `dtype=` and `device=` arguments for made float tensors: the
-    /// body's float dtype (`docs/shapescript/functions.md`).
+    /// body's float dtype (`docs/shapescript/functions.md`): that of its
+    /// dtype-less float tensor, else the one the checker gave them
+    /// (`Body::made_dtype`).
     pub fn float_args(&self) -> String {
-        match &self.float {
-            Some(f) => format!(", dtype={f}.dtype{}", self.device_arg()),
-            None => self.device_arg(),
+        match (&self.float, self.made_dtype()) {
+            (Some(f), _) => format!(", dtype={f}.dtype{}", self.device_arg()),
+            (None, Some(d)) => format!(
+                ", dtype={}{}",
+                crate::names::torch_dtype(d),
+                self.device_arg()
+            ),
+            (None, None) => self.device_arg(),
         }
     }
 
     /// `value` converted to the body's float dtype.
     pub fn to_float(&self, value: &str) -> String {
-        match &self.float {
-            Some(f) => format!("{value}.to({f}.dtype)"),
-            None => format!("{value}.float()"),
+        match (&self.float, self.made_dtype()) {
+            (Some(f), _) => format!("{value}.to({f}.dtype)"),
+            (None, Some(d)) => format!("{value}.to({})", crate::names::torch_dtype(d)),
+            (None, None) => format!("{value}.float()"),
         }
+    }
+
+    fn made_dtype(&self) -> Option<check::hir::DtypeKind> {
+        self.body.and_then(|b| b.made_dtype)
     }
 }

@@ -455,6 +455,22 @@ fn elementwise(
             _ => None,
         })
     });
+    // Numbers only (`where(c, 1.0, 0.0)`): a float one makes a tensor of the
+    // body's float dtype, as `zeros` does; whole numbers alone are torch's
+    // i64.
+    let numbers_only = values
+        .iter()
+        .all(|(t, _)| matches!(t.kind, TyKind::Scalar(_)));
+    let dtype = match numbers_only {
+        true if values
+            .iter()
+            .all(|(t, _)| matches!(t.kind, TyKind::Scalar(ScalarKind::Int))) =>
+        {
+            Some(DtypeKind::I64)
+        }
+        true => c.body.made_dtype,
+        false => dtype,
+    };
     let shape = shape.or_else(|| Some(Vec::new().into()));
     Some((shared_tensor(shape, domain, dtype, e.span), Vec::new()))
 }
@@ -814,7 +830,12 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
     let TyKind::Tensor(t) = ty.kind else {
         return None;
     };
-    Some((shared_tensor(t.shape, None, None, e.span), Vec::new()))
+    // The body's float dtype (`Body::made_dtype`), so `x + ones(...)` in a
+    // bf16 body stays bf16.
+    Some((
+        shared_tensor(t.shape, None, c.body.made_dtype, e.span),
+        Vec::new(),
+    ))
 }
 
 fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
@@ -852,7 +873,12 @@ fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> T
             Vec::new(),
         ),
         _ => (
-            tensor(Some(vec![axis.clone(), axis]), None, None, e.span),
+            tensor(
+                Some(vec![axis.clone(), axis]),
+                None,
+                c.body.made_dtype,
+                e.span,
+            ),
             Vec::new(),
         ),
     })

@@ -63,7 +63,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             && t.dtype.is_none()
             && !matches!(t.domain, None | Some(Domain::Index(_) | Domain::Bool))
             && crate::shape::effective_dtype(f).is_some_and(|d| !crate::shape::is_float(d));
-        let dtype = if to_float { None } else { t.dtype.or(f.dtype) };
+        let dtype = if to_float {
+            self.body.made_dtype
+        } else {
+            t.dtype.or(f.dtype)
+        };
         let result = shared_tensor(shape.clone(), domain, dtype, span);
         let line = self.ctx.env.map.line_col(span.file, span.start).line;
         let info = match kind {

@@ -604,39 +604,77 @@ impl FnChecker<'_, '_> {
         d.with_note(note).with_help(help)
     }
 
-    /// The one float dtype of elementwise operands; E0502 for a mix.
+    /// The one float dtype of elementwise operands; E0502 for a mix, of two
+    /// float dtypes or of a concrete one with a tensor without a dtype
+    /// (which is the caller's float dtype, bf16 in a bf16 model, so the
+    /// operator would promote or fail there: docs/shapescript/functions.md).
     pub(crate) fn unify_dtypes(
         &mut self,
         operands: &[(&Ty, Span)],
         what: &str,
     ) -> Option<Option<DtypeKind>> {
         let mut dtype: Option<(DtypeKind, Span)> = None;
+        let mut dtype_less: Option<Span> = None;
         for (ty, at) in operands {
-            if let TyKind::Tensor(t) = &ty.kind {
-                if let Some(d) = effective_dtype(t).filter(|d| is_float(*d)) {
-                    match dtype {
-                        Some((first, first_at)) if first != d => {
-                            self.diagnostics.push(
-                                Diagnostic::error(
-                                    codes::E0502,
-                                    format!("`{what}` mixes {} and {}", first.as_str(), d.as_str()),
-                                )
-                                .with_primary(*at, format!("this is {}", d.as_str()))
-                                .with_secondary(first_at, format!("this is {}", first.as_str()))
-                                .with_help(format!(
-                                    "convert one side: `... to {}`",
-                                    first.as_str()
-                                )),
-                            );
-                            return None;
-                        }
-                        None => dtype = Some((d, *at)),
-                        _ => {}
-                    }
+            let TyKind::Tensor(t) = &ty.kind else {
+                continue;
+            };
+            match effective_dtype(t) {
+                None => {
+                    dtype_less.get_or_insert(*at);
                 }
+                Some(d) if is_float(d) => match dtype {
+                    Some((first, first_at)) if first != d => {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                codes::E0502,
+                                format!("`{what}` mixes {} and {}", first.as_str(), d.as_str()),
+                            )
+                            .with_primary(*at, format!("this is {}", d.as_str()))
+                            .with_secondary(first_at, format!("this is {}", first.as_str()))
+                            .with_help(format!("convert one side: `... to {}`", first.as_str())),
+                        );
+                        return None;
+                    }
+                    None => dtype = Some((d, *at)),
+                    _ => {}
+                },
+                Some(_) => {}
             }
         }
+        if let (Some((d, at)), Some(less)) = (dtype, dtype_less) {
+            self.diagnostics
+                .push(self.dtype_less_mix(what, d, at, less));
+            return None;
+        }
         Some(dtype.map(|(d, _)| d))
+    }
+
+    /// E0502 for a tensor without a dtype beside one of concrete float dtype `d`.
+    #[cold]
+    #[inline(never)]
+    fn dtype_less_mix(&self, what: &str, d: DtypeKind, at: Span, less: Span) -> Diagnostic {
+        let d_name = d.as_str();
+        let (label, note, help) = match self.body.float_source {
+            Some(_) => (
+                "this has no dtype: it takes the caller's float dtype".to_string(),
+                format!("a tensor without a dtype has the caller's float dtype, which may be another than {d_name} (a model converted with `.to(torch.bfloat16)`): there `{what}` would promote to {d_name} or fail"),
+                format!("declare both without a dtype, or convert the other side: `... to {d_name}`"),
+            ),
+            None => (
+                "this has no dtype: it is the default float dtype".to_string(),
+                "the body's tensors have no one float dtype to give it: they have several, or none".to_string(),
+                format!("convert it: `... to {d_name}`"),
+            ),
+        };
+        Diagnostic::error(
+            codes::E0502,
+            format!("`{what}` mixes a tensor without a dtype and {d_name}"),
+        )
+        .with_primary(at, format!("this is {d_name}"))
+        .with_secondary(less, label)
+        .with_note(note)
+        .with_help(help)
     }
 
     /// `a @ b`: contracts `a`'s last axis with `b`'s second-to-last (its

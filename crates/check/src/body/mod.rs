@@ -32,7 +32,7 @@ use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
 use crate::size::{Poly, Size, Symbol};
 use crate::typed::{Binding, Bodies, Body, ExprInfo, FloatSource, GenericSource, TypedExpr};
-use crate::types::{Axis, AxisKind, Ty, TyKind};
+use crate::types::{Axis, AxisKind, DtypeKind, TensorTy, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub(crate) use bind::Slots;
@@ -242,6 +242,7 @@ fn check_buffers(
         checker.buffer = true;
         let mut body = checker.check(&value, locals);
         body.float_source = None;
+        body.made_dtype = None;
         bodies
             .by_name
             .insert(file, (m.name.name, body.name), bodies.fns.len());
@@ -325,6 +326,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 by_span: Default::default(),
                 return_mismatch: false,
                 float_source: None,
+                made_dtype: None,
+                device_source: None,
             },
             diagnostics,
             unknown_counts: HashMap::default(),
@@ -348,26 +351,73 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     /// The first dtype-less float tensor among the parameters, else among
     /// the model's fields: the body's float dtype at run time.
     fn float_source(&self) -> Option<FloatSource> {
-        let is_float = |ty: &Ty| match &ty.kind {
-            TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
-            _ => false,
-        };
-        if let Some(i) = self.body.params.iter().position(|p| is_float(&p.ty)) {
-            return Some(FloatSource::Param(i));
+        self.tensor_source(&mut |t: &TensorTy| shape::effective_dtype(t).is_none())
+    }
+
+    /// The first tensor parameter, else the model's first tensor field:
+    /// the device of the tensors the body makes.
+    fn device_source(&self) -> Option<FloatSource> {
+        self.tensor_source(&mut |_: &TensorTy| true)
+    }
+
+    /// The first tensor parameter that `wanted` accepts, else the first such
+    /// field of the model or its sub-models.
+    fn tensor_source(&self, wanted: &mut dyn FnMut(&TensorTy) -> bool) -> Option<FloatSource> {
+        for (i, p) in self.body.params.iter().enumerate() {
+            if matches!(&p.ty.kind, TyKind::Tensor(t) if wanted(t)) {
+                return Some(FloatSource::Param(i));
+            }
         }
         let model = self.ctx.models.get(self.file, self.owner?)?;
         if !model.def.is_model {
             return None;
         }
         let mut path = Vec::new();
-        self.float_field(&model.def, &mut path, 0)
+        self.find_field(&model.def, &mut path, 0, wanted)
             .then_some(FloatSource::Field(path))
     }
 
-    /// Finds, depth first in field order, a dtype-less tensor field of
-    /// `def` or of its sub-models (not through stacks), and leaves its
+    /// The dtype of float tensors made in a body without a dtype-less float
+    /// tensor (`Body::made_dtype`): the one concrete float dtype of its
+    /// tensor parameters and model fields, if they agree on one.
+    fn made_dtype(&self) -> Option<DtypeKind> {
+        let mut seen: Option<DtypeKind> = None;
+        let mut agree = true;
+        let mut note = |t: &TensorTy| {
+            if let Some(d) = t.dtype.filter(|d| shape::is_float(*d)) {
+                agree &= seen.is_none_or(|s| s == d);
+                seen = Some(d);
+            }
+            // Never found: every field is visited.
+            false
+        };
+        for p in &self.body.params {
+            if let TyKind::Tensor(t) = &p.ty.kind {
+                note(t);
+            }
+        }
+        if let Some(model) = self
+            .ctx
+            .models
+            .get(self.file, self.owner.unwrap_or(Name::EMPTY))
+        {
+            if model.def.is_model {
+                self.find_field(&model.def, &mut Vec::new(), 0, &mut note);
+            }
+        }
+        seen.filter(|_| agree)
+    }
+
+    /// Finds, depth first in field order, a tensor field of `def` or of its
+    /// sub-models (not through stacks) that `wanted` accepts, and leaves its
     /// path in `path`.
-    fn float_field(&self, def: &crate::typed::TypeDef, path: &mut Vec<Name>, depth: usize) -> bool {
+    fn find_field(
+        &self,
+        def: &crate::typed::TypeDef,
+        path: &mut Vec<Name>,
+        depth: usize,
+        wanted: &mut dyn FnMut(&TensorTy) -> bool,
+    ) -> bool {
         // Models can't contain themselves; the bound only keeps a broken
         // program's walk short.
         if depth > 16 {
@@ -376,10 +426,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         for f in &def.fields {
             path.push(f.name);
             let found = match &f.ty.kind {
-                TyKind::Tensor(t) => shape::effective_dtype(t).is_none(),
+                TyKind::Tensor(t) => wanted(t),
                 TyKind::Named { file, name, .. } => {
                     self.ctx.models.get(*file, *name).is_some_and(|m| {
-                        m.def.is_model && self.float_field(&m.def, path, depth + 1)
+                        m.def.is_model && self.find_field(&m.def, path, depth + 1, wanted)
                     })
                 }
                 _ => false,
@@ -425,6 +475,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         }
         self.body.generics = generic_sources(self.signature);
         self.body.float_source = self.float_source();
+        self.body.device_source = self.device_source();
+        if self.body.float_source.is_none() {
+            self.body.made_dtype = self.made_dtype();
+        }
         if !signature_broken(self.signature) {
             self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
             self.unread = undetermined::unread(self.signature, &self.body.generics);
