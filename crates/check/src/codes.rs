@@ -659,8 +659,9 @@ fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b) + 1e
 ";
 
 E0603 = "E0603", "ids of another range than the axis they index",
-"`Index[N]` ids lie in `[0, N)`, and a parameter that takes `Index[V]` ids
-(`embedding`'s, `take`'s, `one_hot`'s) indexes an axis of size `V`. Ids
+"`Index[N]` ids lie in `[0, N)`, and a parameter or record field that takes
+`Index[V]` ids (`embedding`'s, `take`'s, `one_hot`'s) indexes an axis of
+size `V`. Ids
 whose bound differs from that size either reach past the axis (PyTorch
 fails with an index error at run time) or never use part of it: one of
 the two sizes is wrong.
@@ -717,8 +718,8 @@ fn f(p: [n] Unit) -> [n] = log1p(-p * 0.999)
 ";
 
 E0606 = "E0606", "a value outside the declared domain",
-"A return type, a `let`'s type or a parameter declares a domain, and the
-value given may lie outside it: a `Real` value where `Unit` is declared.
+"A return type, a `let`'s type, a parameter or a record's field declares a
+domain, and the value given may lie outside it: a `Real` value where `Unit` is declared.
 The note shows the value's range and where it came from. Narrow it: `to
 Unit` clamps, `as Unit` claims it and checks it when the program runs, or
 compute it with an operation whose range fits (`sigmoid`, `softmax`).

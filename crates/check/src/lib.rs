@@ -174,14 +174,16 @@ impl Pipeline {
             &mut self.bodies,
             diagnostics,
         );
+        let (bodies, models) = self.bodies.for_ranges();
         let ranges = ranges::RangeEnv {
             program,
             map,
             dims: &self.dims,
             signatures: &self.signatures,
+            models,
             library: &self.library,
         };
-        ranges::check_batch(ranges, batch, self.bodies.bodies_mut(), diagnostics);
+        ranges::check_batch(ranges, batch, bodies, diagnostics);
     }
 }
 
@@ -248,16 +250,19 @@ pub fn check_phase_by_phase_observed(
     on_phase(Phase::Aliases);
     let signatures = signature::check_all(env, &mut diagnostics);
     on_phase(Phase::Signatures);
-    let mut bodies = body::check_all(env, &signatures, &library, &mut diagnostics);
+    let mut state = body::check_all(env, &signatures, &library, &mut diagnostics);
+    let (bodies, models) = state.for_ranges();
     let ranges = ranges::RangeEnv {
         program: &program,
         map,
         dims: &dims,
         signatures: &signatures,
+        models,
         library: &library,
     };
     let all: Vec<usize> = (0..program.modules.len()).collect();
-    ranges::check_batch(ranges, &all, &mut bodies, &mut diagnostics);
+    ranges::check_batch(ranges, &all, bodies, &mut diagnostics);
+    let bodies = state.finish();
     on_phase(Phase::Bodies);
     Checked {
         program,

@@ -58,11 +58,11 @@ pub fn check_all(
     signatures: &Signatures,
     library: &[(FileId, &'static str)],
     diagnostics: &mut Vec<Diagnostic>,
-) -> Bodies {
+) -> BodyState {
     let mut state = BodyState::default();
     let all: Vec<usize> = (0..env.program.modules.len()).collect();
     check_batch(env, signatures, library, &all, &mut state, diagnostics);
-    state.finish()
+    state
 }
 
 /// What checking bodies keeps from one batch of modules to the next.
@@ -75,9 +75,11 @@ pub struct BodyState {
 }
 
 impl BodyState {
-    /// The bodies so far, for the range pass that follows each batch.
-    pub fn bodies_mut(&mut self) -> &mut Bodies {
-        &mut self.bodies
+    /// The bodies so far, with the models and records (whose fields' domains
+    /// a construction is checked against), for the range pass that follows
+    /// each batch.
+    pub fn for_ranges(&mut self) -> (&mut Bodies, &Models) {
+        (&mut self.bodies, &self.models)
     }
 
     /// The bodies of every batch, with the models' and records' fields.

@@ -30,6 +30,8 @@ pub struct RangeEnv<'a> {
     pub map: &'a SourceMap,
     pub dims: &'a DimValues,
     pub signatures: &'a Signatures,
+    /// Models and records: a construction's values must fit its fields' domains.
+    pub models: &'a crate::model::Models,
     pub library: &'a [(FileId, &'static str)],
 }
 

@@ -258,6 +258,7 @@ impl Walker<'_> {
             Place::Return => "the returned value".to_string(),
             Place::Let(name) => format!("`{name}`"),
             Place::Arg { param, callee } => format!("argument `{param}` of `{callee}`"),
+            Place::Field { field, record } => format!("field `{field}` of `{record}`"),
         };
         let Some(outer) = self.declared_domain(declared) else {
             return;

@@ -44,6 +44,7 @@ pub enum Place {
     Return,
     Let(Name),
     Arg { param: Name, callee: Name },
+    Field { field: Name, record: Name },
 }
 
 /// What `Index[N]` ids index; put in words only for a diagnostic.
@@ -547,9 +548,10 @@ impl<'w> Walker<'w> {
                 self.check_params(e, &call.callee, vals, call);
                 self.of_ty(&typed.ty)
             }
-            // A record's fields are not checked against their domains yet:
-            // their types are kept with the models, out of this pass's reach.
-            Callee::Record { .. } => self.of_ty(&typed.ty),
+            Callee::Record { .. } => {
+                self.check_params(e, &call.callee, vals, call);
+                self.of_ty(&typed.ty)
+            }
         }
     }
 
@@ -616,8 +618,20 @@ impl<'w> Walker<'w> {
                     *method,
                 )
             }
+            // A record's fields, in order, as `body` bound the values.
+            Callee::Record { file, name } => {
+                let models: &'w crate::model::Models = self.env.models;
+                let Some(info) = models.get(*file, *name) else {
+                    return;
+                };
+                (
+                    info.def.fields.iter().map(|f| (f.name, &f.ty)).collect(),
+                    *name,
+                )
+            }
             _ => return,
         };
+        let is_record = matches!(callee, Callee::Record { .. });
         for (i, (param, ty)) in params.into_iter().enumerate() {
             let Some((span, iv)) = self.bound(call, i, vals) else {
                 continue;
@@ -640,15 +654,17 @@ impl<'w> Walker<'w> {
                     continue;
                 }
             }
-            self.fits(
-                arg,
-                Some(iv),
-                ty,
-                Place::Arg {
+            let place = match is_record {
+                true => Place::Field {
+                    field: param,
+                    record: name,
+                },
+                false => Place::Arg {
                     param,
                     callee: name,
                 },
-            );
+            };
+            self.fits(arg, Some(iv), ty, place);
         }
     }
 
