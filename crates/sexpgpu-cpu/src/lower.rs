@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use sexpgpu_graph::{DType, Graph, Node, NodeId, Op, Scalar, Tensor};
+use sexpgpu_graph::{DType, Graph, Node, NodeId, Op, ReduceOp, Scalar, Tensor};
 
 use crate::error::CompileError;
 use crate::plan::{
@@ -58,6 +58,12 @@ struct Lowerer<'g> {
     /// Contiguous copies already made of viewed or splat nodes.
     copies: HashMap<NodeId, Contig>,
     fused_nodes: usize,
+    /// Matmuls whose only reader sums over their batch axes
+    /// (`batch_summed_products`).
+    summed: Vec<bool>,
+    /// The one-GEMM step of each of those whose operands fold
+    /// (`fold_batch_sum`), taken by the sum that reads it.
+    folded: HashMap<NodeId, Step>,
 }
 
 /// Lowers `graph` to launches over logical buffers; slots are assigned
@@ -66,6 +72,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
     validate(graph)?;
     let needed = needed_nodes(graph);
     let inline = choose_inline(graph, &needed);
+    let summed = batch_summed_products(graph, &needed);
     let mut lw = Lowerer {
         graph,
         values: vec![Value::Unneeded; graph.len()],
@@ -74,6 +81,8 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         constants: Vec::new(),
         copies: HashMap::new(),
         fused_nodes: inline.iter().filter(|&&i| i).count(),
+        summed,
+        folded: HashMap::new(),
     };
     let arguments = graph.arguments();
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -245,6 +254,48 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
     inline
 }
 
+/// The f32 matmuls `[B.., m, k] x [B.., k, n]` whose only reader is a sum
+/// over exactly their batch axes `B..` and that are not outputs: a weight's
+/// gradient `sum_b x_b^T @ dy_b` (from `x @ w` with `x` `[b t in]`). Their
+/// sum is one `[m, B*k] x [B*k, n]` GEMM when the operands' batch axes
+/// continue their contraction axis (`fold_batch_sum`), which neither writes
+/// the `B` products nor reads them back. Kept to f32, where the sum's
+/// rounding is the GEMM's own.
+fn batch_summed_products(graph: &Graph, needed: &[bool]) -> Vec<bool> {
+    let mut readers = vec![0usize; graph.len()];
+    let mut summed = vec![false; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if !needed[i] {
+            continue;
+        }
+        for input in &node.inputs {
+            readers[input.index()] += 1;
+        }
+        let Op::Reduce {
+            op: ReduceOp::Sum,
+            axes,
+            ..
+        } = &node.op
+        else {
+            continue;
+        };
+        let product = graph.node(node.inputs[0]);
+        let rank = product.shape.rank();
+        let batch_axes = axes.len() + 2 == rank && axes.iter().enumerate().all(|(k, &a)| a == k);
+        if matches!(product.op, Op::Matmul) && product.dtype == DType::F32 && batch_axes && rank > 2
+        {
+            summed[node.inputs[0].index()] = true;
+        }
+    }
+    for o in graph.outputs() {
+        summed[o.index()] = false;
+    }
+    for (flag, &count) in summed.iter_mut().zip(&readers) {
+        *flag &= count == 1;
+    }
+    summed
+}
+
 impl Lowerer<'_> {
     /// Where each graph output ends up: a stored value where it already is,
     /// a view or splat copied out into a buffer of its own once.
@@ -324,6 +375,13 @@ impl Lowerer<'_> {
                 let (kernel, inputs) = self.fuse(id, inline)?;
                 Step::Fused { kernel, inputs }
             }
+            Op::Matmul if self.summed[id.index()] => match self.fold_batch_sum(node)? {
+                Some(step) => {
+                    self.folded.insert(id, step);
+                    return Ok(Value::Unneeded);
+                }
+                None => self.kernel_step(id, node)?,
+            },
             _ => self.kernel_step(id, node)?,
         };
         Ok(Value::Stored(Loc::Buf(self.launch(id, step))))
@@ -349,6 +407,10 @@ impl Lowerer<'_> {
                 high: *high,
                 stream: *stream,
             }),
+            Op::Reduce { .. } if self.folded.contains_key(&input(0)) => self
+                .folded
+                .remove(&input(0))
+                .ok_or_else(|| self.internal(id))?,
             Op::Reduce { op, axes, .. } => Step::Reduce {
                 op: *op,
                 input: self.contig(input(0))?,
@@ -399,6 +461,43 @@ impl Lowerer<'_> {
             }
             _ => return Err(self.internal(id)),
         })
+    }
+
+    /// The sum over the batch axes of the product `node` as one GEMM: `a`
+    /// `[B.., m, k]` read as `[m, B*k]` and `b` `[B.., k, n]` as `[B*k, n]`,
+    /// when their batch axes continue the contraction axis (`View::merged`);
+    /// `None` when they don't.
+    fn fold_batch_sum(&mut self, node: &Node) -> Result<Option<Step>, CompileError> {
+        let (a, a_view) = self.strided(node.inputs[0])?;
+        let (b, b_view) = self.strided(node.inputs[1])?;
+        let r = a_view.dims.len();
+        let batch: Vec<usize> = (0..r - 2).collect();
+        let a_axes = [batch.as_slice(), &[r - 1]].concat();
+        let b_axes = [batch.as_slice(), &[r - 2]].concat();
+        let (Some((k, a_stride)), Some((_, b_stride))) =
+            (a_view.merged(&a_axes), b_view.merged(&b_axes))
+        else {
+            return Ok(None);
+        };
+        let (m, n) = (a_view.dims[r - 2], b_view.dims[r - 1]);
+        Ok(Some(Step::Matmul {
+            a_view: View {
+                offset: a_view.offset,
+                dims: vec![m, k],
+                strides: vec![a_view.strides[r - 2], a_stride],
+            },
+            a,
+            b_view: View {
+                offset: b_view.offset,
+                dims: vec![k, n],
+                strides: vec![b_stride, b_view.strides[r - 1]],
+            },
+            b,
+            batch: Vec::new(),
+            m,
+            k,
+            n,
+        }))
     }
 
     /// The step of a row lookup or scatter: `index`, `index-add`, `gather`,

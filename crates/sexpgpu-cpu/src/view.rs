@@ -139,6 +139,26 @@ impl View {
         }
     }
 
+    /// `axes` (outermost first) read as one axis: its length and stride,
+    /// when each axis steps exactly over the ones inside it (axes of length
+    /// 1 may have any stride). `None` when they can't be read as one.
+    pub fn merged(&self, axes: &[usize]) -> Option<(usize, usize)> {
+        let (mut len, mut stride) = (1, 1);
+        for &axis in axes.iter().rev() {
+            let d = self.dims[axis];
+            if d == 1 {
+                continue;
+            }
+            if len == 1 {
+                stride = self.strides[axis];
+            } else if self.strides[axis] != stride * len {
+                return None;
+            }
+            len *= d;
+        }
+        Some((len, stride))
+    }
+
     /// One past the largest element index the view reads (0 when empty):
     /// kernels check it against the buffer before reading.
     pub fn extent(&self) -> usize {
@@ -211,5 +231,21 @@ mod tests {
             View::contiguous(&[3, 0]),
             expect!["[0]/[1] contiguous=true extent=0"],
         );
+    }
+
+    #[test]
+    fn axes_merge_when_each_steps_over_the_next() {
+        // x [2 3 4] transposed to [2 4 3]: the batch axis and the 3-axis
+        // (stride 4) read as one axis of 6 with stride 4.
+        let xt = View::contiguous(&[2, 3, 4]).transpose(&[0, 2, 1]);
+        assert_eq!(xt.merged(&[0, 2]), Some((6, 4)));
+        // The batch axis and the 4-axis don't: 12 is not 1 * 4.
+        assert_eq!(xt.merged(&[0, 1]), None);
+        // A broadcast batch axis (stride 0) never merges.
+        let w = View::contiguous(&[3, 4]).broadcast(&[2, 3, 4]);
+        assert_eq!(w.merged(&[0, 1]), None);
+        // Axes of length 1 are skipped, whatever their stride.
+        let y = View::contiguous(&[1, 3, 4]);
+        assert_eq!(y.merged(&[0, 1]), Some((3, 4)));
     }
 }

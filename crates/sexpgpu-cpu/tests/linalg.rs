@@ -192,3 +192,79 @@ fn linear_scans_both_ways() {
         }
     }
 }
+
+/// The kinds of the launches `graph` compiles to, in order.
+fn launch_kinds(graph: &Graph) -> Vec<&'static str> {
+    let program = sexpgpu_cpu::compile(graph).unwrap();
+    program
+        .plan()
+        .launches
+        .iter()
+        .map(|l| l.step.kind())
+        .collect()
+}
+
+#[test]
+fn weight_gradients_sum_over_the_batch_in_one_product() {
+    let mut rng = Rng::new(25);
+    // `sum_b x_b^T @ dy_b`, as a weight's gradient is traced: one GEMM over
+    // all rows, never the per-batch products, when x's batch axis continues
+    // its rows; with two batch axes and with keepdims too.
+    for (batch, keepdims) in [(vec![4], false), (vec![4], true), (vec![2, 3], false)] {
+        let mut g = Graph::new("weight-grad");
+        let x_dims = [batch.as_slice(), &[5, 6]].concat();
+        let dy_dims = [batch.as_slice(), &[5, 7]].concat();
+        let x = g.input("x", Shape::from(x_dims.as_slice()), DType::F32);
+        let dy = g.input("dy", Shape::from(dy_dims.as_slice()), DType::F32);
+        let r = x_dims.len() as i64;
+        let mut perm: Vec<i64> = (0..r).collect();
+        perm.swap(r as usize - 2, r as usize - 1);
+        let xt = g.transpose(x, &perm).unwrap();
+        let products = g.matmul(xt, dy).unwrap();
+        let axes: Vec<i64> = (0..batch.len() as i64).collect();
+        let summed = g
+            .reduce(ReduceOp::Sum, products, Some(&axes), keepdims)
+            .unwrap();
+        g.set_outputs(vec![summed]);
+        assert_eq!(launch_kinds(&g), ["matmul"], "batch {batch:?}");
+        let args = [
+            tensor(&mut rng, &x_dims, DType::F32),
+            tensor(&mut rng, &dy_dims, DType::F32),
+        ];
+        check(
+            &g,
+            &args,
+            accum_tol(DType::F32, 5 * batch.iter().product::<usize>()),
+        );
+    }
+}
+
+#[test]
+fn batch_sums_of_products_that_do_not_fold_stay_two_steps() {
+    let mut rng = Rng::new(26);
+    let mut g = Graph::new("no-fold");
+    // x [5 4 6] read as [4 6 5]: its batch axis (stride 6) does not continue
+    // the contraction axis (stride 24), so the products are summed after.
+    let x = g.input("x", Shape::from([5, 4, 6]), DType::F32);
+    let dy = g.input("dy", Shape::from([4, 5, 7]), DType::F32);
+    let xt = g.transpose(x, &[1, 2, 0]).unwrap();
+    let products = g.matmul(xt, dy).unwrap();
+    let summed = g
+        .reduce(ReduceOp::Sum, products, Some(&[0]), false)
+        .unwrap();
+    // A product read twice is stored whatever its readers.
+    let bf = g.input("b", Shape::from([4, 6, 5]), DType::F32);
+    let again = g.matmul(bf, dy).unwrap();
+    let summed_again = g.reduce(ReduceOp::Sum, again, Some(&[0]), false).unwrap();
+    g.set_outputs(vec![summed, summed_again, again]);
+    assert_eq!(
+        launch_kinds(&g),
+        ["matmul", "reduce-sum", "matmul", "reduce-sum"]
+    );
+    let args = [
+        tensor(&mut rng, &[5, 4, 6], DType::F32),
+        tensor(&mut rng, &[4, 5, 7], DType::F32),
+        tensor(&mut rng, &[4, 6, 5], DType::F32),
+    ];
+    check(&g, &args, accum_tol(DType::F32, 20));
+}
