@@ -461,7 +461,7 @@ Fixed: every id within the table's 3 rows:
 ```
 "#;
     E_RUN_002 = "E-RUN-002", "a run or model is set up wrongly",
-r#"A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of float tensors, or an optimizer's update returns tensors of other shapes than it was given. The options are listed in `docs/sexpgpu/runs.md`.
+r#"A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of tensors or one of its parameters (an entry not marked `buffer`) is not a float, or an optimizer's update returns tensors of other shapes than it was given. The options are listed in `docs/sexpgpu/runs.md`.
 
 Wrong:
 
