@@ -461,7 +461,7 @@ Fixed: every id within the table's 3 rows:
 ```
 "#;
     E_RUN_002 = "E-RUN-002", "a run or model is set up wrongly",
-r#"A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of float tensors, or an optimizer's update returns tensors of other shapes than it was given. The options are listed in `docs/sexpgpu/runs.md`.
+r#"A `defrun` option is missing, unknown, given twice or of the wrong kind (`:model` must be a call of a `defmodel`, `:loss` a function, `:optimizer` a map with `:init`, `:hyper` and `:update`), a model does not return a map of tensors or one of its parameters (an entry not marked `buffer`) is not a float, or an optimizer's update returns tensors of other shapes than it was given. The options are listed in `docs/sexpgpu/runs.md`.
 
 Wrong:
 
@@ -608,7 +608,7 @@ Fixed: a loss with a minimum, which the predictions stay near:
 ```
 "#;
     E_RUN_007 = "E-RUN-007", "a checkpoint does not fit the run",
-r#"`--resume DIR` found a checkpoint whose parameters or optimizer state differ in name, shape or dtype from the run's, or a file that is not a SexpGPU checkpoint. Resume with the same model and optimizer that wrote it (`docs/sexpgpu/checkpoints.md`).
+r#"`--resume DIR` found a checkpoint whose parameters, buffers or optimizer state differ in name, shape or dtype from the run's, or a file that is not a SexpGPU checkpoint. Resume with the same model and optimizer that wrote it (`docs/sexpgpu/checkpoints.md`).
 
 For example, a run trained with `(mlp 64 128 10)` and checkpointed with `--checkpoint ck/`, then changed to `(mlp 64 256 10)` and resumed with `--resume ck/`, finds `param/w1` of shape `[64, 128]` where the run needs `[64, 256]`. Resume into a fresh directory, or keep the model that wrote the checkpoint.
 "#;
@@ -642,6 +642,72 @@ Fixed: `y` is `[8, 1]`; report its mean:
           (let [y (matmul (:x batch) (:w p))]
             (metric :y (nn/mean y))
             (nn/mean y)))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 2)
+```
+"#;
+    E_RUN_009 = "E-RUN-009", "a buffer used wrongly",
+r#"A model's buffers are the entries of its map marked with `(buffer t)`, such as batch norm's running statistics: a run carries them from step to step, and no optimizer trains them (`docs/sexpgpu/models.md`). `(set-buffer! b new)` gives one its value after the step, so `b` must be a buffer as the run's `:loss` received it, set once a step, and only while the step is traced (where `(training?)` is true), not in `:eval`, `call` or `defgraph`. `(buffer t)` marks a tensor of a `defmodel` body, nowhere else. `nn/batch-norm` in training updates the running statistics it is given, so they must be buffers.
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel net [c]
+  {:w (ones [c]) :b (zeros [c]) :mean (zeros [c]) :var (ones [c])})
+(defrun fit
+  :model (net 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (nn/mean (nn/batch-norm (:x batch) :weight (:w p) :bias (:b p)
+                                  :running-mean (:mean p) :running-var (:var p))))
+  :optimizer (nn/sgd :lr 0.1))
+```
+
+Fixed: the running statistics are buffers of the model:
+
+```clojure
+(require nn)
+(defmodel net [c]
+  {:w (ones [c]) :b (zeros [c]) :mean (buffer (zeros [c])) :var (buffer (ones [c]))})
+(defrun fit
+  :model (net 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (nn/mean (nn/batch-norm (:x batch) :weight (:w p) :bias (:b p)
+                                  :running-mean (:mean p) :running-var (:var p))))
+  :optimizer (nn/sgd :lr 0.1)
+  :steps 2)
+```
+"#;
+    E_RUN_010 = "E-RUN-010", "a buffer's new value has another shape or dtype",
+r#"A buffer keeps the shape and dtype the model gave it, so the value `(set-buffer! b new)` gives it after a step must have them too; reshape or cast `new` (`docs/sexpgpu/models.md`).
+
+Wrong:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1]) :seen (buffer (zeros [1]))})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (set-buffer! (:seen p) (+ (sum (:seen p)) (dim (:x batch) 0)))
+          (nn/mean (matmul (:x batch) (:w p))))
+  :optimizer (nn/sgd :lr 0.1))
+```
+
+Fixed: the count keeps the buffer's shape `[1]`:
+
+```clojure
+(require nn)
+(defmodel line [n] {:w (normal [n 1]) :seen (buffer (zeros [1]))})
+(defrun fit
+  :model (line 3)
+  :data (call (fn () {:x (ones [8 3])}))
+  :loss (fn (p batch)
+          (set-buffer! (:seen p) (+ (:seen p) (dim (:x batch) 0)))
+          (nn/mean (matmul (:x batch) (:w p))))
   :optimizer (nn/sgd :lr 0.1)
   :steps 2)
 ```

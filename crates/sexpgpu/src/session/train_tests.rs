@@ -269,3 +269,97 @@ fn a_checkpoint_of_another_model_is_refused() {
     expect!["E-RUN-007: the checkpoint of run `fit` does not fit it: `param/w1` is [4, 8] f32 there but [4, 9] f32 in the run"]
         .assert_eq(&format!("{}: {}", d.code, d.message));
 }
+
+/// A model with an integer buffer the step counts in, one it never sets,
+/// and a metric of the mode in the step and in the eval graph.
+const BUFFERS: &str = r#"
+(require nn)
+(defmodel line [n]
+  {:w (normal [n 1] :std 0.5)
+   :seen (buffer (zeros [] :dtype :i32))
+   :fixed (buffer (full [2] 3.0))})
+(defrun count
+  :model (line 3)
+  :data (call (fn () {:x (ones [4 3])}))
+  :loss (fn (p batch)
+          (set-buffer! (:seen p) (+ (:seen p) (dim (:x batch) 0)))
+          (metric :training (if (training?) 1.0 0.0))
+          (nn/mean (matmul (:x batch) (:w p))))
+  :optimizer (nn/adamw :lr 0.1 :weight-decay 0.5)
+  :steps 5
+  :log-every 5
+  :eval (fn (p batch)
+          {:training (full [] (if (training?) 1.0 0.0))
+           :fixed (sum (:fixed p))})
+  :eval-data {:x (call (fn () (ones [4 3])))}
+  :after (fn (p) (println (keys p) (to-vec (:seen p)) (to-vec (:fixed p)) (training?))))
+"#;
+
+fn run_buffers(options: RunOptions, io: &mut Memory) -> String {
+    let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
+    let mut session = Session::new(Mode::Run, 0, Box::new(Printed(out.clone())));
+    let diagnostics = session.eval_file("count.sx", BUFFERS);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let run = session.runs().pop().expect("one run");
+    session
+        .execute_run(&run, &options, io)
+        .expect("the run succeeds");
+    let text = out.borrow().clone();
+    text
+}
+
+#[test]
+fn buffers_are_carried_from_step_to_step_and_never_trained() {
+    let mut io = Memory::default();
+    let options = RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    };
+    let printed = run_buffers(options, &mut io);
+    expect![[r#"
+        (:w :seen :fixed) 20 [3.0 3.0] false
+    "#]]
+    .assert_eq(&printed);
+    expect![[r#"
+        run count: 3 parameters, 5 steps, 1 batch an epoch, seed 0
+        step 5/5  loss -1.5819  training 1.0000  5.0s
+        eval  step 5  training 0.0000  fixed 6.0000"#]]
+    .assert_eq(&io.log.join("\n"));
+    let (tensors, _) = crate::data::decode(&io.files["count.safetensors"]).expect("saved");
+    let names: Vec<String> = tensors
+        .iter()
+        .map(|(n, t)| format!("{n} {} {}", t.shape(), t.dtype()))
+        .collect();
+    // Weight decay and AdamW's moments are the parameters' alone.
+    expect![[r#"
+        buffer/fixed [2] f32
+        opt/m/w [3, 1] f32
+        opt/v/w [3, 1] f32
+        param/w [3, 1] f32
+        buffer/seen [] i32"#]]
+    .assert_eq(&names.join("\n"));
+}
+
+#[test]
+fn resuming_restores_the_buffers() {
+    let with = |steps, resume| RunOptions {
+        steps: Some(steps),
+        checkpoint: true,
+        resume,
+        ..RunOptions::default()
+    };
+    let mut straight = Memory::default();
+    let all = run_buffers(with(5, false), &mut straight);
+    let mut split = Memory::default();
+    run_buffers(with(2, false), &mut split);
+    let resumed = run_buffers(with(5, true), &mut split);
+    assert_eq!(resumed, all);
+    assert_eq!(
+        crate::data::decode(&split.files["count.safetensors"])
+            .expect("a checkpoint")
+            .0,
+        crate::data::decode(&straight.files["count.safetensors"])
+            .expect("a checkpoint")
+            .0
+    );
+}

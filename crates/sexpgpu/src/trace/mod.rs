@@ -230,6 +230,7 @@ pub fn defgraph(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
         graph,
         outputs: kind,
         span,
+        buffers: Vec::new(),
     });
     let graphs = &mut tracer(interp).graphs;
     match graphs.iter().position(|g| g.name == name) {

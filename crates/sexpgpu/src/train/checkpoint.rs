@@ -1,5 +1,6 @@
 //! Checkpoints as safetensors bytes: parameters as `param/<name>`,
-//! optimizer state as `opt/<path>`, and metadata with the step (which also
+//! optimizer state as `opt/<path>`, the model's buffers as
+//! `buffer/<name>`, and metadata with the step (which also
 //! fixes the data position: batch `step` is next) and the seed. Decoding
 //! checks every tensor against the run's step graph. No files here.
 
@@ -8,9 +9,13 @@ use crate::data;
 use sexpgpu_graph::Tensor;
 use std::collections::HashMap;
 
+/// What a run carries from step to step.
 pub struct Checkpoint {
     pub params: Vec<Tensor>,
+    /// The optimizer's state.
     pub state: Vec<Tensor>,
+    /// The model's buffers.
+    pub buffers: Vec<Tensor>,
     /// Steps done; the next batch is number `step` (from 0).
     pub step: u64,
 }
@@ -24,6 +29,9 @@ pub fn encode(c: &Checkpoint, step: &StepGraph, seed: u64) -> Result<Vec<u8>, St
     }
     for (slot, t) in step.state.iter().zip(&c.state) {
         named.push((format!("opt/{}", slot.name), t));
+    }
+    for (slot, t) in step.buffers.iter().zip(&c.buffers) {
+        named.push((format!("buffer/{}", slot.name), t));
     }
     let metadata = HashMap::from([
         ("format".to_string(), FORMAT.to_string()),
@@ -69,6 +77,7 @@ pub fn decode(bytes: &[u8], step: &StepGraph) -> Result<Checkpoint, String> {
     Ok(Checkpoint {
         params: take("param", &step.params)?,
         state: take("opt", &step.state)?,
+        buffers: take("buffer", &step.buffers)?,
         step: done,
     })
 }

@@ -2,9 +2,11 @@
 //! is traced into an init graph of parameters), `defrun` (a run's options,
 //! checked and traced into step and eval graphs at definition time) and the
 //! reporting operations `metric`, `counter`, `tap-gradient`, `diagnostic`
-//! and `error!`. Executing a run is `run`; this module never does I/O.
+//! and `error!`, and a model's buffers (`buffer`, `set-buffer!`,
+//! `training?`). Executing a run is `run`; this module never does I/O.
 
 mod batches;
+mod buffers;
 pub mod checkpoint;
 mod options;
 mod report;
@@ -29,7 +31,8 @@ use std::rc::Rc;
 static TABLE: &[Builtin] = table! {
     "trace-model" => trace_model, "metric" => report::metric, "counter" => report::counter,
     "tap-gradient" => report::tap_gradient, "diagnostic" => report::diagnostic,
-    "error!" => report::error_bang,
+    "error!" => report::error_bang, "buffer" => buffers::buffer,
+    "training?" => buffers::training, "set-buffer!" => buffers::set_buffer,
 };
 
 static SPECIALS: &[Special] = &[
@@ -129,7 +132,9 @@ fn trace_model(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult
     let mut graph = Graph::new(&name);
     graph.set_span(Some(site.span));
     let id = trace::begin(interp, graph);
+    buffers::begin_model(interp, id);
     let result = interp.apply(&args[1], call_args, site);
+    let marked = buffers::end_model(interp, id);
     let (mut graph, _) = trace::end(interp);
     let result = result?;
     if !matches!(result, Value::Map(_)) {
@@ -148,12 +153,16 @@ fn trace_model(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult
         ));
     }
     let (outputs, kind) = trace::graph_outputs(&mut graph, id, &result, site.span)?;
+    let buffers = (0..outputs.len())
+        .filter(|&i| marked.contains(&outputs[i]))
+        .collect();
     graph.set_outputs(outputs);
     let def = Rc::new(GraphDef {
         name,
         graph,
         outputs: kind,
         span: site.span,
+        buffers,
     });
     trace::register(interp, def.clone());
     Ok(Value::Graph(def))
@@ -177,7 +186,7 @@ pub struct TracedRun {
     pub spec: RunSpec,
     pub step: StepGraph,
     pub eval: Option<EvalGraph>,
-    /// The optimizer's state initialiser: parameters in, state out.
+    /// The optimizer's state initialiser: trainable parameters in, state out.
     pub opt_init: Graph,
 }
 

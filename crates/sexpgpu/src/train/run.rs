@@ -157,6 +157,8 @@ struct Execution<'a> {
     checkpointing: bool,
     params: Vec<Tensor>,
     state: Vec<Tensor>,
+    /// The model's buffers (`docs/sexpgpu/models.md#buffers`).
+    buffers: Vec<Tensor>,
     /// `io.now()` when the first step began.
     started: f64,
     window: Window,
@@ -196,11 +198,17 @@ impl<'a> Execution<'a> {
         };
         let checkpointing = options.checkpoint || spec.checkpoint_dir.is_some();
         let checkpoint_name = format!("{}.safetensors", spec.name);
-        let (params, state, start) = if options.resume {
+        let carried = if options.resume {
             resume(run, io, &checkpoint_name)?
         } else {
             initialize(run, io, seed, checkpointing)?
         };
+        let Checkpoint {
+            params,
+            state,
+            buffers,
+            step: start,
+        } = carried;
         let reports = run.step.reports.len();
         let ex = Execution {
             run,
@@ -213,6 +221,7 @@ impl<'a> Execution<'a> {
             checkpointing,
             params,
             state,
+            buffers,
             started: io.now(),
             window: Window {
                 sums: vec![0.0; reports + 1],
@@ -266,7 +275,8 @@ impl<'a> Execution<'a> {
         self.window.steps += 1;
         let mut rest = outputs.into_iter().skip(run.step.first_param_output);
         self.params = rest.by_ref().take(self.params.len()).collect();
-        self.state = rest.collect();
+        self.state = rest.by_ref().take(self.state.len()).collect();
+        self.buffers = rest.collect();
         self.report(io, step);
         if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
             if step.is_multiple_of(eval.every) || step == self.total {
@@ -278,16 +288,21 @@ impl<'a> Execution<'a> {
             .is_some_and(|n| step.is_multiple_of(n))
             || step == self.total;
         if self.checkpointing && checkpoint_due {
-            let c = (&self.params[..], &self.state[..], step);
+            let c = Checkpoint {
+                params: self.params.clone(),
+                state: self.state.clone(),
+                buffers: self.buffers.clone(),
+                step,
+            };
             let name = &self.checkpoint_name;
             let dir = spec.checkpoint_dir.as_deref();
-            write(io, dir, name, &run.step, c, self.seed, spec.span)?;
+            write(io, dir, name, &run.step, &c, self.seed, spec.span)?;
         }
         Ok(())
     }
 
     /// The step graph's inputs, in its order: parameters, the step's batch,
-    /// optimizer state, then the hyperparameters the run's host code gives
+    /// optimizer state, buffers, then the hyperparameters the run's host code gives
     /// for this step (0 for one it leaves out).
     fn step_args(&self, interp: &mut Interp, step: u64) -> Result<Vec<Tensor>, Box<Diagnostic>> {
         let spec = &self.run.spec;
@@ -296,6 +311,7 @@ impl<'a> Execution<'a> {
         args.extend(self.params.iter().cloned());
         args.extend(spec.data.batch(self.seed, step - 1));
         args.extend(self.state.iter().cloned());
+        args.extend(self.buffers.iter().cloned());
         let hyper =
             hyper_values(interp, spec, step).map_err(|flow| flow_diagnostic(flow, spec.span))?;
         for name in &step_graph.hyper {
@@ -386,6 +402,7 @@ impl<'a> Execution<'a> {
         let batches = eval.data.per_epoch();
         for b in 0..batches {
             let mut args: Vec<Tensor> = self.params.clone();
+            args.extend(self.buffers.iter().cloned());
             args.extend(eval.data.batch(self.seed, b));
             let out = self
                 .device
@@ -416,33 +433,31 @@ impl<'a> Execution<'a> {
         Ok(())
     }
 
-    /// The run's `:after` function, called with the final parameters as a map.
+    /// The run's `:after` function, called with the final parameters and
+    /// buffers as the model's map.
     fn after(&self, interp: &mut Interp) -> Result<(), Box<Diagnostic>> {
         let spec = &self.run.spec;
         let Some(after) = &spec.after else {
             return Ok(());
         };
-        let map: Vec<(Value, Value)> = self
+        let host = |ts: &[Tensor]| -> Vec<Value> {
+            ts.iter()
+                .map(|t| Value::HostTensor(Rc::new(t.clone())))
+                .collect()
+        };
+        let map = self
             .run
             .step
-            .params
-            .iter()
-            .zip(&self.params)
-            .map(|(slot, t)| (slot.key.clone(), Value::HostTensor(Rc::new(t.clone()))))
-            .collect();
+            .model_map(host(&self.params), host(&self.buffers));
         interp
-            .apply(
-                after,
-                vec![Value::Map(Rc::new(map))],
-                &Site::bare(spec.span),
-            )
+            .apply(after, vec![map], &Site::bare(spec.span))
             .map_err(|flow| flow_diagnostic(flow, spec.span))?;
         Ok(())
     }
 }
 
-/// Parameters, optimizer state and step from the `--resume` checkpoint.
-fn resume(run: &TracedRun, io: &mut dyn RunIo, name: &str) -> Result<Start, Box<Diagnostic>> {
+/// Parameters, optimizer state, buffers and step from the `--resume` checkpoint.
+fn resume(run: &TracedRun, io: &mut dyn RunIo, name: &str) -> Result<Checkpoint, Box<Diagnostic>> {
     let spec = &run.spec;
     let bytes = io.read_checkpoint(name).map_err(|why| {
         failure(
@@ -461,41 +476,49 @@ fn resume(run: &TracedRun, io: &mut dyn RunIo, name: &str) -> Result<Start, Box<
             spec.span,
         )
     })?;
-    Ok((c.params, c.state, c.step))
+    Ok(c)
 }
 
-/// Fresh parameters from the model's init graph (bf16 ones widened to f32
-/// master weights) and the optimizer's initial state; written as the
-/// `-init` checkpoint when checkpoints are on.
+/// Fresh parameters and buffers from the model's init graph (bf16
+/// parameters widened to f32 master weights) and the optimizer's initial
+/// state; written as the `-init` checkpoint when checkpoints are on.
 fn initialize(
     run: &TracedRun,
     io: &mut dyn RunIo,
     seed: u64,
     checkpointing: bool,
-) -> Result<Start, Box<Diagnostic>> {
+) -> Result<Checkpoint, Box<Diagnostic>> {
     let spec = &run.spec;
-    let params: Vec<Tensor> = execute(&spec.model.graph, &[], seed)
-        .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?
-        .iter()
-        // bf16 parameters keep f32 master weights (exact widening).
-        .map(|t| sexpgpu_graph::convert_for_input(t, DType::F32).unwrap_or_else(|| t.clone()))
-        .collect();
+    let entries = execute(&spec.model.graph, &[], seed)
+        .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?;
+    let (mut params, mut buffers) = (Vec::new(), Vec::new());
+    for (t, &is_buffer) in entries.iter().zip(&run.step.buffer_at) {
+        if is_buffer {
+            buffers.push(t.clone());
+        } else {
+            // bf16 parameters keep f32 master weights (exact widening).
+            params
+                .push(sexpgpu_graph::convert_for_input(t, DType::F32).unwrap_or_else(|| t.clone()));
+        }
+    }
     let state = execute(&run.opt_init, &params, seed)
         .map_err(|e| exec_failure(&run.opt_init, e, spec.optimizer.span, 0))?;
+    let c = Checkpoint {
+        params,
+        state,
+        buffers,
+        step: 0,
+    };
     if checkpointing {
         let name = format!("{}-init.safetensors", spec.name);
-        let c = (&params[..], &state[..], 0);
         let dir = spec.checkpoint_dir.as_deref();
-        write(io, dir, &name, &run.step, c, seed, spec.span)?;
+        write(io, dir, &name, &run.step, &c, seed, spec.span)?;
     }
-    Ok((params, state, 0))
+    Ok(c)
 }
 
-/// Parameters, optimizer state, and the last step already done.
-type Start = (Vec<Tensor>, Vec<Tensor>, u64);
-
 fn program_arity(step: &super::StepGraph) -> usize {
-    step.params.len() + step.batch.len() + step.state.len() + step.hyper.len()
+    step.params.len() + step.batch.len() + step.state.len() + step.buffers.len() + step.hyper.len()
 }
 
 fn write(
@@ -503,16 +526,11 @@ fn write(
     run_dir: Option<&str>,
     name: &str,
     step_graph: &super::StepGraph,
-    (params, state, step): (&[Tensor], &[Tensor], u64),
+    c: &Checkpoint,
     seed: u64,
     span: Span,
 ) -> Result<(), Box<Diagnostic>> {
-    let c = Checkpoint {
-        params: params.to_vec(),
-        state: state.to_vec(),
-        step,
-    };
-    let bytes = checkpoint::encode(&c, step_graph, seed).map_err(|why| {
+    let bytes = checkpoint::encode(c, step_graph, seed).map_err(|why| {
         failure(
             codes::E_IO_003,
             format!("cannot encode checkpoint {name}: {why}"),

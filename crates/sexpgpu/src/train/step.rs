@@ -1,8 +1,10 @@
 //! Tracing a run's graphs: the optimizer's state initialiser, the step
-//! graph (loss with parameters and a batch as graph inputs, reverse-mode
-//! gradients, reporting outputs, the optimizer's update) and the eval graph.
-//! Mistakes found here point at the run's forms; nothing runs.
+//! graph (loss with parameters, buffers and a batch as graph inputs,
+//! reverse-mode gradients, reporting outputs, the optimizer's update, the
+//! buffers' new values) and the eval graph. Mistakes found here point at
+//! the run's forms; nothing runs.
 
+use super::buffers::{self, StepBuffer};
 use super::options::RunSpec;
 use super::{run_error, TracedRun};
 use crate::codes;
@@ -43,32 +45,77 @@ pub enum Source {
 }
 
 /// The step graph. Arguments: parameters, batch columns, optimizer state,
-/// hyper-parameters (f32 scalars). Outputs: the loss, the reported values,
-/// the new parameters, the new state.
+/// the model's buffers, hyper-parameters (f32 scalars). Outputs: the loss,
+/// the reported values, the new parameters, the new state, the buffers
+/// after the step.
 pub struct StepGraph {
     pub graph: Graph,
+    /// The model's trainable parameters.
     pub params: Vec<Slot>,
     pub batch: Vec<Slot>,
     pub state: Vec<Slot>,
+    /// The model's buffers (`docs/sexpgpu/models.md#buffers`).
+    pub buffers: Vec<Slot>,
+    /// For each entry of the model's map in order: whether it is a buffer.
+    pub buffer_at: Vec<bool>,
     pub hyper: Vec<String>,
     pub reports: Vec<Reported>,
-    /// Output index of the first new parameter; the state follows them.
+    /// Output index of the first new parameter; the state follows them,
+    /// then the buffers.
     pub first_param_output: usize,
 }
 
-/// The eval graph. Arguments: parameters, batch columns. Outputs: one per
-/// entry of `metrics`.
+impl StepGraph {
+    /// The map a run's functions see: the model's entries in its order,
+    /// parameters and buffers alike.
+    pub fn model_map(&self, params: Vec<Value>, buffers: Vec<Value>) -> Value {
+        model_map(
+            &self.params,
+            &self.buffers,
+            &self.buffer_at,
+            params,
+            buffers,
+        )
+    }
+}
+
+/// The model's entries in order, from its parameters' and buffers' values.
+fn model_map(
+    params: &[Slot],
+    buffers: &[Slot],
+    buffer_at: &[bool],
+    param_values: Vec<Value>,
+    buffer_values: Vec<Value>,
+) -> Value {
+    let mut params = params.iter().zip(param_values);
+    let mut buffers = buffers.iter().zip(buffer_values);
+    let entries = buffer_at
+        .iter()
+        .filter_map(|&is_buffer| {
+            let (slot, value) = if is_buffer {
+                buffers.next()?
+            } else {
+                params.next()?
+            };
+            Some((slot.key.clone(), value))
+        })
+        .collect();
+    Value::Map(Rc::new(entries))
+}
+
+/// The eval graph. Arguments: parameters, buffers, batch columns. Outputs:
+/// one per entry of `metrics`.
 pub struct EvalGraph {
     pub graph: Graph,
     pub metrics: Vec<String>,
 }
 
 pub fn trace_run(interp: &mut Interp, spec: RunSpec) -> EvalResult<TracedRun> {
-    let params = param_slots(&spec)?;
-    let (opt_init, state_template, state) = trace_opt_init(interp, &spec, &params)?;
-    let step = trace_step(interp, &spec, &params, &state_template, state)?;
+    let model = model_slots(&spec)?;
+    let (opt_init, state_template, state) = trace_opt_init(interp, &spec, &model.params)?;
+    let step = trace_step(interp, &spec, &model, &state_template, state)?;
     let eval = match &spec.eval {
-        Some(eval) => Some(trace_eval(interp, &spec, eval, &params)?),
+        Some(eval) => Some(trace_eval(interp, &spec, eval, &model)?),
         None => None,
     };
     for (graph, outputs) in [
@@ -85,6 +132,7 @@ pub fn trace_run(interp: &mut Interp, spec: RunSpec) -> EvalResult<TracedRun> {
                 graph: graph.clone(),
                 outputs: Outputs::Vector(outputs),
                 span: spec.span,
+                buffers: Vec::new(),
             }),
         );
     }
@@ -96,7 +144,15 @@ pub fn trace_run(interp: &mut Interp, spec: RunSpec) -> EvalResult<TracedRun> {
     })
 }
 
-fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
+/// The model's entries: trainable parameters (floats) and buffers (any
+/// dtype, never trained), and which is which in the model's order.
+struct ModelSlots {
+    params: Vec<Slot>,
+    buffers: Vec<Slot>,
+    buffer_at: Vec<bool>,
+}
+
+fn model_slots(spec: &RunSpec) -> EvalResult<ModelSlots> {
     let model = &spec.model;
     let Outputs::Map(keys) = &model.outputs else {
         return Err(run_error(
@@ -110,9 +166,25 @@ fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
         .into());
     };
     let graph = &model.graph;
-    let mut slots = Vec::new();
-    for (key, &node) in keys.iter().zip(graph.outputs()) {
+    let mut slots = ModelSlots {
+        params: Vec::new(),
+        buffers: Vec::new(),
+        buffer_at: Vec::new(),
+    };
+    for (i, (key, &node)) in keys.iter().zip(graph.outputs()).enumerate() {
         let name = key_name(key);
+        let is_buffer = model.buffers.contains(&i);
+        slots.buffer_at.push(is_buffer);
+        if is_buffer {
+            slots.buffers.push(Slot {
+                key: key.clone(),
+                name,
+                shape: graph.shape(node).clone(),
+                dtype: graph.dtype(node),
+                compute: graph.dtype(node),
+            });
+            continue;
+        }
         if !graph.dtype(node).is_float() {
             return Err(run_error(
                 codes::E_RUN_002,
@@ -122,9 +194,10 @@ fn param_slots(spec: &RunSpec) -> EvalResult<Vec<Slot>> {
                 ),
                 graph.node(node).span.unwrap_or(model.span),
             )
+            .with_help("mark a tensor the model keeps but does not train with `(buffer ...)`")
             .into());
         }
-        slots.push(Slot {
+        slots.params.push(Slot {
             key: key.clone(),
             name,
             shape: graph.shape(node).clone(),
@@ -365,7 +438,7 @@ fn slots_of_layout(layout: Vec<(Value, String, Shape, DType)>) -> Vec<Slot> {
 fn trace_step(
     interp: &mut Interp,
     spec: &RunSpec,
-    params: &[Slot],
+    model: &ModelSlots,
     state_template: &Value,
     state: Vec<Slot>,
 ) -> EvalResult<StepGraph> {
@@ -378,7 +451,7 @@ fn trace_step(
         interp,
         spec,
         id,
-        params,
+        model,
         &batch,
         state_template,
         &state,
@@ -414,9 +487,11 @@ fn trace_step(
     graph.set_outputs(outputs);
     Ok(StepGraph {
         graph,
-        params: params.to_vec(),
+        params: model.params.clone(),
         batch,
         state,
+        buffers: model.buffers.clone(),
+        buffer_at: model.buffer_at.clone(),
         hyper: hyper.into_iter().map(|(k, _)| k).collect(),
         reports: reported,
         first_param_output,
@@ -435,8 +510,11 @@ fn any_true(graph: &mut Graph, node: NodeId) -> NodeId {
 struct StepInputs {
     /// The graph input of each parameter (the f32 master for bf16 ones).
     param_nodes: Vec<NodeId>,
-    /// The parameters map the loss is called with (in compute dtypes).
+    /// The model's map the loss is called with: parameters (in compute
+    /// dtypes) and buffers.
     params: Value,
+    /// The graph input of each buffer.
+    buffer_nodes: Vec<NodeId>,
     /// The master weights map the optimizer updates.
     masters: Value,
     batch: Value,
@@ -446,22 +524,37 @@ struct StepInputs {
 
 /// Traces loss, gradients, gradient taps and the update into the active
 /// graph; returns the loss node, the norm of each tapped gradient (in
-/// report order) and the new parameters and state.
+/// report order) and the new parameters, state and buffers.
 #[allow(clippy::too_many_arguments)]
 fn trace_step_body(
     interp: &mut Interp,
     spec: &RunSpec,
     id: u32,
-    params: &[Slot],
+    model: &ModelSlots,
     batch: &[Slot],
     state_template: &Value,
     state: &[Slot],
     hyper: &[(String, f64)],
 ) -> EvalResult<(NodeId, Vec<NodeId>, Vec<NodeId>)> {
-    let inputs = add_step_inputs(interp, spec, params, batch, state_template, state, hyper);
+    let params = &model.params[..];
+    let inputs = add_step_inputs(interp, spec, model, batch, state_template, state, hyper);
     let site = Site::bare(spec.loss_span);
-    let loss = interp.apply(&spec.loss, vec![inputs.params, inputs.batch], &site)?;
-    let loss_node = loss_node(&loss, id, spec)?;
+    let step_buffers = model
+        .buffers
+        .iter()
+        .zip(&inputs.buffer_nodes)
+        .map(|(slot, &node)| StepBuffer {
+            name: slot.name.clone(),
+            node,
+            shape: slot.shape.clone(),
+            dtype: slot.dtype,
+        })
+        .collect();
+    // `set-buffer!` works (and `training?` is true) only while the loss is traced.
+    buffers::begin_step(interp, id, step_buffers);
+    let loss = interp.apply(&spec.loss, vec![inputs.params, inputs.batch], &site);
+    let new_buffers = buffers::end_step(interp);
+    let loss_node = loss_node(&loss?, id, spec)?;
     let (grads, tap_norms) = gradients(interp, spec, loss_node, &inputs.param_nodes)?;
     let grad_value = map_of(
         params,
@@ -476,22 +569,24 @@ fn trace_step_body(
         vec![inputs.masters, grad_value, inputs.state, inputs.hyper],
         &site,
     )?;
-    let outputs = update_outputs(interp, spec, id, params, state, &updated)?;
+    let mut outputs = update_outputs(interp, spec, id, params, state, &updated)?;
+    outputs.extend(new_buffers);
     Ok((loss_node, tap_norms, outputs))
 }
 
 /// Adds the step graph's inputs in their order (parameters, batch,
-/// optimizer state, hyperparameters) and builds the host values over them.
+/// optimizer state, buffers, hyperparameters) and builds the host values
+/// over them.
 fn add_step_inputs(
     interp: &mut Interp,
     spec: &RunSpec,
-    params: &[Slot],
+    model: &ModelSlots,
     batch: &[Slot],
     state_template: &Value,
     state: &[Slot],
     hyper: &[(String, f64)],
 ) -> StepInputs {
-    let (param_nodes, p, masters) = add_params(interp, params, spec.model.span);
+    let (param_nodes, p, masters) = add_params(interp, &model.params, spec.model.span);
     let batch_inputs = add_inputs(interp, "batch/", batch, spec.data_span);
     let batch_value = map_of(batch, batch_inputs.iter().map(|(_, v)| v.clone()));
     let state_inputs = add_inputs(interp, "opt/", state, spec.optimizer.span);
@@ -499,6 +594,8 @@ fn add_step_inputs(
         state_template,
         &mut state_inputs.iter().map(|(_, v)| v.clone()),
     );
+    let buffer_inputs = add_inputs(interp, "buffer/", &model.buffers, spec.model.span);
+    let p = with_buffers(model, p, &buffer_inputs);
     let hyper_slots: Vec<Slot> = hyper
         .iter()
         .map(|(k, _)| Slot {
@@ -514,6 +611,7 @@ fn add_step_inputs(
     StepInputs {
         param_nodes,
         params: p,
+        buffer_nodes: buffer_inputs.iter().map(|(n, _)| *n).collect(),
         masters,
         batch: batch_value,
         state: state_value,
@@ -700,17 +798,34 @@ fn matching_node(
     Ok(node)
 }
 
+/// The map of the model's entries in its order: the parameters' values
+/// (`params`, a map of the parameters alone) and the buffers' inputs.
+fn with_buffers(model: &ModelSlots, params: Value, buffers: &[(NodeId, Value)]) -> Value {
+    let Value::Map(entries) = &params else {
+        return params;
+    };
+    model_map(
+        &model.params,
+        &model.buffers,
+        &model.buffer_at,
+        entries.iter().map(|(_, v)| v.clone()).collect(),
+        buffers.iter().map(|(_, v)| v.clone()).collect(),
+    )
+}
+
 fn trace_eval(
     interp: &mut Interp,
     spec: &RunSpec,
     eval: &super::options::EvalSpec,
-    params: &[Slot],
+    model: &ModelSlots,
 ) -> EvalResult<EvalGraph> {
     let batch = slots_of_layout(eval.data.layout());
     let mut graph = Graph::new(format!("{}/eval", spec.name));
     graph.set_span(Some(eval.span));
     let id = trace::begin(interp, graph);
-    let (_, p, _) = add_params(interp, params, spec.model.span);
+    let (_, p, _) = add_params(interp, &model.params, spec.model.span);
+    let buffer_inputs = add_inputs(interp, "buffer/", &model.buffers, spec.model.span);
+    let p = with_buffers(model, p, &buffer_inputs);
     let inputs = add_inputs(interp, "batch/", &batch, eval.data_span);
     let batch_value = map_of(&batch, inputs.into_iter().map(|(_, v)| v));
     let result = interp.apply(&eval.function, vec![p, batch_value], &Site::bare(eval.span));

@@ -43,4 +43,8 @@ pub struct GraphDef {
     pub graph: Graph,
     pub outputs: Outputs,
     pub span: Span,
+    /// The positions of the outputs a `defmodel` body marked with `buffer`:
+    /// the model's state that no optimizer trains (`docs/sexpgpu/models.md`).
+    /// Empty for every other graph.
+    pub buffers: Vec<usize>,
 }
