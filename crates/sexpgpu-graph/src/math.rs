@@ -18,6 +18,47 @@ const LN2_LO: f32 = 1.428_606_8e-6;
 /// integer (ties to even) held in the low mantissa bits.
 const ROUNDER: f32 = 12_582_912.0;
 
+/// 1/k! for k = 7 down to 0: e^r's Taylor coefficients, highest first.
+const EXP_TAYLOR: [f32; 8] = [
+    1.0 / 5040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+    1.0,
+    1.0,
+];
+/// 1/(k+1)! for k = 10 down to 0: (e^y - 1)/y's Taylor coefficients,
+/// highest first.
+const EXPM1_TAYLOR: [f32; 11] = [
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40320.0,
+    1.0 / 5040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+    1.0,
+];
+
+/// The polynomial with `coefficients` (highest power first) at `x`, by
+/// Horner's rule: `c0*x + c1`, then times `x` plus the next, which is the
+/// nested `c_n + x*(c_{n-1} + x*(...))` evaluated in the same order. (A
+/// loop over a constant array unrolls; the written-out nesting made
+/// rustfmt take minutes.)
+#[inline(always)]
+fn horner<const N: usize>(x: f32, coefficients: &[f32; N]) -> f32 {
+    let mut acc = coefficients[0];
+    for &c in &coefficients[1..] {
+        acc = acc * x + c;
+    }
+    acc
+}
+
 /// `2^n` for an integer `n` in [-126, 127], built from its exponent bits.
 #[inline(always)]
 fn pow2(n: i32) -> f32 {
@@ -38,12 +79,7 @@ pub fn exp_f32(x: f32) -> f32 {
     // r in [-ln2/2, ln2/2], computed in two steps to keep its low bits.
     let r = (clamped - n_f * LN2_HI) - n_f * LN2_LO;
     // Taylor series of e^r to r^7: truncation below 1e-8 relative.
-    let p = 1.0
-        + r * (1.0
-            + r * (0.5
-                + r * (1.0 / 6.0
-                    + r * (1.0 / 24.0
-                        + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
+    let p = horner(r, &EXP_TAYLOR);
     // 2^n as two factors, so that n from -151 to 129 needs no special
     // case: the product rounds to a subnormal, zero or infinity as it must.
     let half = n >> 1;
@@ -60,18 +96,7 @@ pub fn exp_f32(x: f32) -> f32 {
 fn expm1_nonneg(y: f32) -> f32 {
     // Below 1 the Taylor series to y^11 (truncation below 2e-9 relative);
     // above, e^y - 1 loses at most a bit to the subtraction.
-    let series = y
-        * (1.0
-            + y * (0.5
-                + y * (1.0 / 6.0
-                    + y * (1.0 / 24.0
-                        + y * (1.0 / 120.0
-                            + y * (1.0 / 720.0
-                                + y * (1.0 / 5040.0
-                                    + y * (1.0 / 40320.0
-                                        + y * (1.0 / 362_880.0
-                                            + y * (1.0 / 3_628_800.0
-                                                + y * (1.0 / 39_916_800.0)))))))))));
+    let series = y * horner(y, &EXPM1_TAYLOR);
     let large = exp_f32(y) - 1.0;
     if y < 1.0 {
         series
