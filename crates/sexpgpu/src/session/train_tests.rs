@@ -46,6 +46,22 @@ fn softmax_and_cross_entropy_survive_large_logits() {
     .assert_eq(&out);
 }
 
+#[test]
+fn dropout_drops_only_in_training_mode() {
+    // Outside a run's step (`call`, `defgraph`) `(training?)` is false, so
+    // dropout is the identity unless `:train true` asks for it.
+    let out = printed(
+        "(require nn)
+         (defgraph g [(x [100] :f32)]
+           [(sum (nn/dropout x 0.5))
+            (sum (cast (== (nn/dropout x 0.5 :train true) 0) :f32))])
+         (println (map to-vec (call g (call (fn () (ones [100]))))))",
+    );
+    let fields: Vec<&str> = out.trim().trim_matches(['(', ')']).split(' ').collect();
+    assert_eq!(fields[0], "100.0", "{out}");
+    assert_ne!(fields[1], "0.0", "{out}");
+}
+
 /// A clock that ticks once per call, and files in memory.
 #[derive(Default)]
 struct Memory {
