@@ -4,8 +4,8 @@
 checks without a graph break and gives the same outputs; state_dict keys
 are the field names, a state dict round-trips through torch.save and
 load_state_dict, and a checkpoint of a hand-written reference with the same
-field names loads; DistributedDataParallel over two gloo processes on the
-CPU gives the whole batch's gradients."""
+field names loads; DistributedDataParallel and FSDP2's `fully_shard` over
+two gloo processes on the CPU give the whole batch's gradients."""
 
 from __future__ import annotations
 
@@ -107,7 +107,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_ddp_on_two_gloo_processes_gives_the_whole_batch_gradients(built, tmp_path):
+@pytest.mark.parametrize("mode", ["ddp", "fsdp"])
+def test_two_gloo_processes_give_the_whole_batch_gradients(built, tmp_path, mode):
     root = built[0]
     model = make(built, "llama").train()
     torch.save(model.state_dict(), tmp_path / "state.pt")
@@ -124,9 +125,10 @@ def test_ddp_on_two_gloo_processes_gives_the_whole_batch_gradients(built, tmp_pa
         str(tmp_path / "state.pt"),
         str(tmp_path / "batch.pt"),
         str(tmp_path / "grads.pt"),
+        mode,
     )
     torch.multiprocessing.spawn(ddp_worker.run, args=args, nprocs=2, join=True)
     got = torch.load(tmp_path / "grads.pt")
     assert got.keys() == want.keys()
     for name in want:
-        torch.testing.assert_close(got[name], want[name], rtol=1e-5, atol=1e-6, msg=name)
+        torch.testing.assert_close(got[name], want[name], rtol=1e-5, atol=1e-6, msg=lambda m, name=name: f"{name}: {m}")
