@@ -8,6 +8,7 @@ covered without editing this file."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,3 +82,32 @@ def test_ruff_check_passes_with_default_rules(built):
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")
+SIZED_CALL = re.compile(r"\.(?:reshape|expand|view)\(([^()]*)\)|torch\.empty\(\(([^()]*)\)")
+
+
+def integers_the_program_writes(source: str) -> set[str]:
+    """Integers in the .ss file's code: not in comments, and not the values
+    of dims (those are named by the dim wherever they are used)."""
+    found = set()
+    for line in source.splitlines():
+        code = line.split("#", 1)[0]
+        if code.lstrip().startswith("dim "):
+            continue
+        found |= set(INTEGER.findall(code))
+    return found
+
+
+@pytest.mark.parametrize("example", sorted(p.stem for p in EXAMPLES.glob("*.ss")))
+def test_sizes_are_written_with_names_not_unexplained_numbers(built, example):
+    """Every integer passed to reshape/expand/view/empty in the generated
+    module is one the .ss file writes itself (`2` of `two=2`, `16` of
+    `(gh 16)`), never one the generator worked out (`32` for `Dh / 2`)."""
+    allowed = integers_the_program_writes((EXAMPLES / f"{example}.ss").read_text()) | {"0", "1"}
+    generated = (built / "examples" / f"{example}.py").read_text()
+    for match in SIZED_CALL.finditer(generated):
+        arguments = match.group(1) or match.group(2)
+        unexplained = set(INTEGER.findall(arguments)) - allowed
+        assert not unexplained, f"{example}.py: {match.group(0)} writes {sorted(unexplained)}"

@@ -16,6 +16,7 @@ mod expr;
 mod header;
 mod items;
 mod names;
+mod pattern_sizes;
 mod scope;
 mod sigs;
 mod sizes;

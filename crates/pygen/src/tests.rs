@@ -450,3 +450,32 @@ fn as_pos_and_neg_check_strictly_at_run_time() {
         "##]],
     );
 }
+
+#[test]
+fn sizes_a_pattern_solves_are_written_with_the_names_they_come_from() {
+    check_code(
+        "dim D = 64\ndim H = 8\ndim Hkv = 2\nfn halves(x: [b n D]) -> [b n D] {\n  let y = rearrange(x, [b n (two f)] -> [two b n f], two=2)\n  rearrange(y, [two b n f] -> [b n (two f)])\n}\nfn grouped(q: [b H n D]) -> [b n (H D)] {\n  let g = rearrange(q, [b (kv g) n d] -> [b kv g n d], kv=Hkv)\n  rearrange(g, [b kv g n d] -> [b n (kv g d)])\n}\nfn pairs(x: [b (H D)]) -> [b (H D)] = rearrange(rearrange(x, [b (h d)] -> [b h d], h=H), [b h d] -> [b (h d)])\n",
+        expect![[r#"
+            D = 64  # main.ss:1
+            H = 8  # main.ss:2
+            Hkv = 2  # main.ss:3
+
+
+            def halves(x):  # main.ss:4
+                b, n, _ = x.shape
+                y = x.reshape(b, n, 2, D // 2).permute(2, 0, 1, 3)  # main.ss:5
+                return y.permute(1, 2, 0, 3).flatten(2)  # main.ss:6
+
+
+            def grouped(q):  # main.ss:8
+                b, _, n, _ = q.shape
+                g = q.reshape(b, Hkv, H // Hkv, n, D)  # main.ss:9
+                return g.permute(0, 3, 1, 2, 4).flatten(2)  # main.ss:10
+
+
+            def pairs(x):  # main.ss:12
+                b = x.shape[0]
+                return x.reshape(b, H, D).reshape(b, D * H)  # main.ss:12
+        "#]],
+    );
+}
