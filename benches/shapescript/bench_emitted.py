@@ -5,7 +5,7 @@ repeats after a warm-up, the three variants interleaved round by round so
 machine load falls on all of them alike. Prints milliseconds and ratios.
 
     cargo build -p shapescript
-    .venv/bin/python benches/shapescript/bench_emitted.py [--repeats 50] [--threads 2]
+    .venv/bin/python benches/shapescript/bench_emitted.py [--repeats 50] [--threads 2] [--models llama ...]
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 from reference_models import ConvNet, ConvNetConfig, Gpt2, Gpt2Config, VisionTransformer, VitConfig  # noqa: E402
+from reference_models import Llama, LlamaConfig  # noqa: E402
 from reference_models import shapescript_to_reference  # noqa: E402
 
 SMALL = {
@@ -31,6 +32,8 @@ SMALL = {
             VitConfig(image=64, patch=16, dim=192, heads=3, mlp=768, layers=4, classes=100), VisionTransformer, "VisionTransformer"),
     "gpt2": ({"V": 1000, "Ctx": 128, "D": 192, "H": 3, "L": 4}, Gpt2Config(vocab=1000, context=128, dim=192, heads=3, layers=4), Gpt2, "Gpt2"),
     "convnet": ({}, ConvNetConfig(), ConvNet, "ConvNet"),
+    "llama": ({"V": 1000, "Ctx": 128, "D": 256, "H": 8, "Hkv": 2, "L": 4, "Dmlp": 688},
+              LlamaConfig(vocab=1000, context=128, dim=256, heads=8, kv_heads=2, layers=4, mlp=688), Llama, "Llama"),
 }
 
 
@@ -80,6 +83,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--examples", type=Path, default=ROOT / "examples" / "shapescript")
+    parser.add_argument("--models", nargs="*", default=list(SMALL), choices=list(SMALL))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -90,13 +94,14 @@ def main() -> None:
         sys.path.insert(0, str(root))
         print(f"torch {torch.__version__}, {args.threads} threads, median of {args.repeats} after {args.warmup} warm-up")
         print(f"{'model':8} {'pass':8} {'reference ms':>13} {'checks':>8} {'no checks':>10}")
-        for model, (_dims, cfg, ref_class, cls) in SMALL.items():
+        for model in args.models:
+            _dims, cfg, ref_class, cls = SMALL[model]
             checked = getattr(importlib.import_module(f"checked.{model}"), cls)()
             unchecked = getattr(importlib.import_module(f"unchecked.{model}"), cls)()
             unchecked.load_state_dict(checked.state_dict())
             reference = ref_class(cfg)
             reference.load_state_dict(shapescript_to_reference(model, checked.state_dict(), cfg))
-            if model == "gpt2":
+            if model in ("gpt2", "llama"):
                 x = torch.randint(0, cfg.vocab, (8, 64))
             else:
                 x = torch.randn(8, 3, cfg.image, cfg.image)

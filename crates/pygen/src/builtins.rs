@@ -6,10 +6,13 @@
 //! `expand`/reductions or `torch.einsum`, never einops. Never decides an
 //! axis or a size itself.
 
+use std::collections::HashSet;
+
 use check::hir::{Builtin, CallInfo, LayoutPlan, PatternPlan};
 use syntax::ast::{self, Expr, ExprKind};
 
 use crate::expr::{view, Val, ATOM};
+use crate::pattern_sizes::{name_sizes, reshape_args, PlanSize, SizeText};
 use crate::scope::Scope;
 use crate::sizes::tuple;
 
@@ -98,7 +101,13 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             B::Zeros | B::Ones | B::Full => self.made(name, &positional, args, whole),
             B::Rearrange | B::Reduce | B::Repeat => match &info.pattern {
-                Some(PatternPlan::Layout(plan)) => self.layout(name, plan, &positional, whole),
+                Some(PatternPlan::Layout(plan)) => {
+                    let given: HashSet<&str> = args
+                        .iter()
+                        .filter_map(|a| a.name.as_ref().map(|n| n.name.as_str()))
+                        .collect();
+                    self.layout(name, plan, &positional, &given, whole)
+                }
                 _ => self.bad(whole),
             },
             B::Einsum => self.einsum(info, &positional, whole),
@@ -287,23 +296,49 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// into its elementary axes, reduce, permute, insert and expand new
     /// axes, merge groups. Each step only where it changes something, so a
     /// pattern that is a plain permute emits one `permute`.
-    fn layout(&mut self, name: &str, plan: &LayoutPlan, positional: &[&Expr], whole: &Expr) -> Val {
+    fn layout(
+        &mut self,
+        name: &str,
+        plan: &LayoutPlan,
+        positional: &[&Expr],
+        given: &HashSet<&str>,
+        whole: &Expr,
+    ) -> Val {
         let Some(input) = positional.first() else {
             return self.bad(whole);
         };
         let x = self.expr(input);
-        let input_sizes: Vec<check::hir::Poly> = self
+        let input_axes: Vec<&check::hir::Size> = self
             .ty(input.span)
             .and_then(|t| t.shape())
             .map(|axes| {
                 axes.iter()
                     .filter_map(|a| match &a.kind {
-                        check::hir::AxisKind::Size { size, .. } => Some(size.poly.clone()),
+                        check::hir::AxisKind::Size { size, .. } => Some(size),
                         _ => None,
                     })
                     .collect()
             })
             .unwrap_or_default();
+        let input_sizes: Vec<check::hir::Poly> =
+            input_axes.iter().map(|s| s.poly.clone()).collect();
+        let named = match positional.get(1).map(|e| &e.kind) {
+            Some(ExprKind::Pattern(pattern)) => {
+                let plan_size = |s: &check::hir::Size| PlanSize {
+                    code: self.size_code(s),
+                    constant: s.poly.as_constant().is_some(),
+                };
+                name_sizes(
+                    pattern,
+                    given,
+                    &input_axes.iter().map(|s| plan_size(s)).collect::<Vec<_>>(),
+                    &plan.split.iter().map(plan_size).collect::<Vec<_>>(),
+                    &plan.merge.iter().map(plan_size).collect::<Vec<_>>(),
+                    &plan.order,
+                )
+            }
+            _ => None,
+        };
         let OutputOrder {
             order,
             inserted,
@@ -321,7 +356,15 @@ impl<'g, 'a> Scope<'g, 'a> {
                 .all(|(s, p)| self.gen.checked.dims.same_size(&s.poly, p));
         let mut code = x.at(ATOM);
         if !same_as_input {
-            let Some(sizes) = self.reshape_sizes(split_sizes.iter().copied()) else {
+            let sizes = match &named {
+                Some(named) => {
+                    let kept: Vec<SizeText> =
+                        kept.iter().map(|&i| named.split[i].clone()).collect();
+                    reshape_args(&kept)
+                }
+                None => self.reshape_sizes(split_sizes.iter().copied()),
+            };
+            let Some(sizes) = sizes else {
                 return self.bad(whole);
             };
             code = format!("{code}.reshape({sizes})");
@@ -356,10 +399,16 @@ impl<'g, 'a> Scope<'g, 'a> {
                 .zip(&plan.expand)
                 .all(|(m, e)| self.gen.checked.dims.same_size(&m.poly, &e.poly));
         if !same_as_expand {
-            let Some(sizes) = self.reshape_sizes(plan.merge.iter()) else {
+            let merged = match &named {
+                Some(named) => named.merge_code(),
+                None => self
+                    .reshape_sizes(plan.merge.iter())
+                    .map(|sizes| format!(".reshape({sizes})")),
+            };
+            let Some(merged) = merged else {
                 return self.bad(whole);
             };
-            code = format!("{code}.reshape({sizes})");
+            code.push_str(&merged);
         }
         Val::atom(code)
     }

@@ -18,12 +18,28 @@ pub type Lines = Vec<(usize, String)>;
 /// body reads.
 const UNPACK: char = '\u{1}';
 
+/// Marks `h = x.shape[2] // 2` (a size of which an axis is a multiple):
+/// `drop_unused_sizes` drops it when nothing reads the name.
+const BIND: char = '\u{2}';
+
 /// Replaces the sizes no other line reads by `_` in the entry's
-/// `b, n, _ = x.shape` lines, and drops such a line when it binds nothing:
-/// generated code binds only what it uses.
+/// `b, n, _ = x.shape` lines, and drops such a line when it binds nothing,
+/// and a `h = x.shape[2] // 2` line whose name nothing reads: generated
+/// code binds only what it uses.
 pub fn drop_unused_sizes(lines: Lines) -> Lines {
     let mut out = Lines::with_capacity(lines.len());
     for (k, (level, text)) in lines.iter().enumerate() {
+        if let Some(bind) = text.strip_prefix(BIND) {
+            let target = bind.split_once(" = ").map_or(bind, |(t, _)| t);
+            let read = lines
+                .iter()
+                .enumerate()
+                .any(|(j, (_, other))| j != k && reads_name(other, target));
+            if read {
+                out.push((*level, bind.to_string()));
+            }
+            continue;
+        }
         let Some(unpack) = text.strip_prefix(UNPACK) else {
             out.push((*level, text.clone()));
             continue;
@@ -211,7 +227,7 @@ pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines
             out.push((0, format!("{UNPACK}{} = {py}.shape", targets.join(", "))));
         }
         for bind in other_binds {
-            out.push((0, bind));
+            out.push((0, format!("{BIND}{bind}")));
         }
     }
     late_generics(scope, body, checks, base, &mut out);
@@ -270,7 +286,7 @@ fn late_generics(scope: &mut Scope, body: &Body, checks: bool, base: usize, out:
                     .map(|(l, t)| (l - base, t)),
             );
         }
-        out.push((0, format!("{local} = {py}.shape[{i}] // {k}")));
+        out.push((0, format!("{BIND}{local} = {py}.shape[{i}] // {k}")));
         scope.sizes.insert(g.name.to_string(), local);
     }
 }

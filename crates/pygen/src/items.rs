@@ -10,6 +10,7 @@ use diag::Diagnostic;
 use syntax::ast;
 
 use crate::checks::{self, Lines};
+use crate::header;
 use crate::names::py_name;
 use crate::names::torch_dtype;
 use crate::scope::{Imports, Scope};
@@ -61,6 +62,7 @@ pub fn module(gen: &Gen, module: &Module, diagnostics: &mut Vec<Diagnostic>) -> 
         first = false;
         body_push(&mut body, lines);
     }
+    let body = body.finish();
     let mut out = Code::default();
     out.line(
         0,
@@ -70,31 +72,23 @@ pub fn module(gen: &Gen, module: &Module, diagnostics: &mut Vec<Diagnostic>) -> 
         ),
         None,
     );
-    if *imports.dataclasses.borrow() {
-        out.line(0, "import dataclasses", None);
-        out.blank();
-    }
-    out.line(0, "import torch", None);
-    for python in imports.python.borrow().iter() {
-        if python != "torch" {
-            out.line(0, &format!("import {python}"), None);
-        }
-    }
-    out.blank();
-    out.line(0, "from . import shapescript_runtime", None);
-    let mut others: Vec<String> = imports
+    let package: Vec<String> = imports
         .modules
         .borrow()
         .iter()
         .map(|&f| gen.module_alias(f))
         .collect();
-    others.sort();
-    others.dedup();
-    for other in others {
-        out.line(0, &format!("from . import {other}"), None);
+    let mut python = imports.python.borrow().clone();
+    if *imports.dataclasses.borrow() {
+        python.insert("dataclasses".to_string());
     }
+    let block = header::import_block(&header::Wanted {
+        body: &body,
+        python: &python,
+        package: &package,
+    });
     let mut text = out.finish();
-    let body = body.finish();
+    text.push_str(&block.finish());
     if !body.is_empty() {
         text.push_str(if wrote_dims { "\n" } else { "\n\n" });
         text.push_str(&body);
