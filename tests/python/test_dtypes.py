@@ -72,6 +72,11 @@ model Half {
   fn made(self) -> [D D] bf16 = eye(D) * 2.0 + self.w
 }
 
+model Stacked {
+  layers: [2] Half
+  fn made(self) -> [D D] = eye(D)
+}
+
 model Scaled {
   w: [D D] = ones
   fn forward(self, ids: [b D] Index[D]) -> [b D] = (ids to Real) @ self.w + zeros([b D])
@@ -215,3 +220,7 @@ def test_a_method_without_tensor_inputs_makes_tensors_on_the_models_device(m):
     model = m.Half().to("meta")
     out = model.made()
     assert out.device.type == "meta" and out.dtype == torch.bfloat16
+    # A model whose only field is a stack finds its device through the
+    # stack's first model (`self.layers[0].w`).
+    stacked = m.Stacked().to("meta")
+    assert stacked.made().device.type == "meta"

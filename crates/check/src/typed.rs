@@ -141,9 +141,18 @@ pub struct Body {
 pub enum FloatSource {
     /// `params[i]`, a tensor parameter without a dtype.
     Param(usize),
-    /// `self.a.b.name`: a model's tensor field without a dtype, its own or
-    /// a sub-model's (the path of field names from `self`).
-    Field(Vec<Name>),
+    /// `self.a.b.name` or `self.blocks[0].w`: a model's tensor field, its
+    /// own or a sub-model's, even one inside a stack (the path from `self`).
+    Field(Vec<FieldStep>),
+}
+
+/// One step of a `FloatSource::Field` path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldStep {
+    /// The field of this name.
+    Named(Name),
+    /// The first model of the stack reached so far (`[0]`).
+    FirstOfStack,
 }
 
 impl Body {

@@ -553,8 +553,14 @@ fn function(
     let source = |source: &Option<check::hir::FloatSource>| match source {
         Some(check::hir::FloatSource::Param(i)) => body.params.get(*i).map(|p| py_name(&p.name)),
         Some(check::hir::FloatSource::Field(path)) => {
-            let path: Vec<String> = path.iter().map(|n| py_name(n)).collect();
-            Some(format!("self.{}", path.join(".")))
+            let mut code = "self".to_string();
+            for step in path {
+                match step {
+                    check::hir::FieldStep::Named(n) => code = format!("{code}.{}", py_name(n)),
+                    check::hir::FieldStep::FirstOfStack => code.push_str("[0]"),
+                }
+            }
+            Some(code)
         }
         None => None,
     };

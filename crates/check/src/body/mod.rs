@@ -31,7 +31,9 @@ use crate::lower::{Env, Lowerer, Place};
 use crate::model::{self, Models};
 use crate::signature::{Signature, Signatures};
 use crate::size::{Poly, Size, Symbol};
-use crate::typed::{Binding, Bodies, Body, ExprInfo, FloatSource, GenericSource, TypedExpr};
+use crate::typed::{
+    Binding, Bodies, Body, ExprInfo, FieldStep, FloatSource, GenericSource, TypedExpr,
+};
 use crate::types::{Axis, AxisKind, DtypeKind, TensorTy, Ty, TyKind};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -411,12 +413,13 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     }
 
     /// Finds, depth first in field order, a tensor field of `def` or of its
-    /// sub-models (not through stacks) that `wanted` accepts, and leaves its
-    /// path in `path`.
+    /// sub-models (through a stack, its first model: a model of only
+    /// `blocks: [L] Block` still has a device) that `wanted` accepts, and
+    /// leaves its path in `path`.
     fn find_field(
         &self,
         def: &crate::typed::TypeDef,
-        path: &mut Vec<Name>,
+        path: &mut Vec<FieldStep>,
         depth: usize,
         wanted: &mut dyn FnMut(&TensorTy) -> bool,
     ) -> bool {
@@ -426,8 +429,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             return false;
         }
         for f in &def.fields {
-            path.push(f.name);
-            let found = match &f.ty.kind {
+            let mark = path.len();
+            path.push(FieldStep::Named(f.name));
+            let mut ty = &f.ty;
+            while let TyKind::Stack { elem, .. } = &ty.kind {
+                path.push(FieldStep::FirstOfStack);
+                ty = elem;
+            }
+            let found = match &ty.kind {
                 TyKind::Tensor(t) => wanted(t),
                 TyKind::Named { file, name, .. } => {
                     self.ctx.models.get(*file, *name).is_some_and(|m| {
@@ -439,7 +448,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             if found {
                 return true;
             }
-            path.pop();
+            path.truncate(mark);
         }
         false
     }
