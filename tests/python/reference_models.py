@@ -61,7 +61,11 @@ class VitAttention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, n, d = x.shape
         # timm's layout: the 3*D values are (q, k, v) x heads x head width.
-        qkv = self.qkv(x).reshape(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        qkv = (
+            self.qkv(x)
+            .reshape(b, n, 3, self.heads, d // self.heads)
+            .permute(2, 0, 3, 1, 4)
+        )
         out = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2])
         return self.proj(out.transpose(1, 2).reshape(b, n, d))
 
@@ -94,7 +98,9 @@ class PatchEmbed(nn.Module):
 
     def __init__(self, cfg: VitConfig):
         super().__init__()
-        self.proj = nn.Conv2d(cfg.channels, cfg.dim, kernel_size=cfg.patch, stride=cfg.patch)
+        self.proj = nn.Conv2d(
+            cfg.channels, cfg.dim, kernel_size=cfg.patch, stride=cfg.patch
+        )
 
     def forward(self, img: torch.Tensor) -> torch.Tensor:
         return self.proj(img).flatten(2).transpose(1, 2)
@@ -148,7 +154,9 @@ class CausalSelfAttention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, n, d = x.shape
         q, k, v = self.c_attn(x).split(d, dim=2)
-        q, k, v = (t.view(b, n, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v))
+        q, k, v = (
+            t.view(b, n, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v)
+        )
         out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.c_proj(out.transpose(1, 2).reshape(b, n, d))
 
@@ -194,7 +202,9 @@ class Gpt2(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         n = ids.shape[1]
         if n > self.cfg.context:
-            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
+            raise ValueError(
+                f"sequence of {n} tokens is longer than the context {self.cfg.context}"
+            )
         positions = torch.arange(n, device=ids.device)
         x = self.wte(ids) + self.wpe(positions)
         for block in self.h:
@@ -204,7 +214,9 @@ class Gpt2(nn.Module):
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean next-token cross-entropy; `targets` are the ids shifted by one."""
         logits = self(ids)
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        return F.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
+        )
 
 
 # --------------------------------------------------------------------- LLaMA
@@ -250,7 +262,9 @@ class LlamaAttention(nn.Module):
         self.v_proj = nn.Linear(cfg.dim, cfg.kv_heads * self.head_dim, bias=False)
         self.o_proj = nn.Linear(cfg.heads * self.head_dim, cfg.dim, bias=False)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+    ) -> torch.Tensor:
         b, n, _ = x.shape
         q = self.q_proj(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(x).view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -284,7 +298,9 @@ class LlamaBlock(nn.Module):
         self.post_attention_layernorm = LlamaRmsNorm(cfg.dim, cfg.eps)
         self.mlp = LlamaMlp(cfg)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+    ) -> torch.Tensor:
         x = x + self.self_attn(self.input_layernorm(x), cos, sin)
         return x + self.mlp(self.post_attention_layernorm(x))
 
@@ -310,7 +326,9 @@ class Llama(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         n = ids.shape[1]
         if n > self.cfg.context:
-            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
+            raise ValueError(
+                f"sequence of {n} tokens is longer than the context {self.cfg.context}"
+            )
         cos = torch.cat((self.cos[:n], self.cos[:n]), dim=-1)
         sin = torch.cat((self.sin[:n], self.sin[:n]), dim=-1)
         x = self.embed_tokens(ids)
@@ -364,6 +382,138 @@ class ConvNet(nn.Module):
         return self(img).argmax(dim=1)
 
 
+# --------------------------------------------------------------------- U-Net
+
+
+@dataclass(frozen=True)
+class UNetConfig:
+    """Sizes of a U-Net; the defaults are unet.ss's: the original U-Net's
+    widths (64 to 1024 channels over four halvings), RGB in, 2 classes."""
+
+    channels: int = 3
+    classes: int = 2
+    width: int = 64
+
+
+class UNetConv(nn.Module):
+    """Two 3x3 convolutions with padding 1, each followed by a relu."""
+
+    def __init__(self, c_in: int, c_out: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c_out, 3, padding=1)
+        self.conv2 = nn.Conv2d(c_out, c_out, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(self.conv2(F.relu(self.conv1(x))))
+
+
+class UNetDown(nn.Module):
+    def __init__(self, c_in: int, c_out: int):
+        super().__init__()
+        self.conv = UNetConv(c_in, c_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(F.max_pool2d(x, 2))
+
+
+class UNetUp(nn.Module):
+    """Bilinear x2 upsampling, the skip connection concatenated after it."""
+
+    def __init__(self, c_in: int, c_skip: int, c_out: int):
+        super().__init__()
+        self.conv = UNetConv(c_in + c_skip, c_out)
+
+    def forward(self, x: torch.Tensor, skip: torch.Tensor) -> torch.Tensor:
+        up = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+        return self.conv(torch.cat([up, skip], dim=1))
+
+
+class UNet(nn.Module):
+    """A U-Net with padded convolutions and bilinear upsampling."""
+
+    def __init__(self, cfg: UNetConfig = UNetConfig()):
+        super().__init__()
+        self.cfg = cfg
+        c1, c2, c3, c4, c5 = (cfg.width * 2**i for i in range(5))
+        self.inc = UNetConv(cfg.channels, c1)
+        self.down1 = UNetDown(c1, c2)
+        self.down2 = UNetDown(c2, c3)
+        self.down3 = UNetDown(c3, c4)
+        self.down4 = UNetDown(c4, c5)
+        self.up1 = UNetUp(c5, c4, c4)
+        self.up2 = UNetUp(c4, c3, c3)
+        self.up3 = UNetUp(c3, c2, c2)
+        self.up4 = UNetUp(c2, c1, c1)
+        self.outc = nn.Conv2d(c1, cfg.classes, 1)
+
+    def forward(self, img: torch.Tensor) -> torch.Tensor:
+        if img.shape[-1] % 16 or img.shape[-2] % 16:
+            raise ValueError(
+                f"the image's sides must be multiples of 16, not {tuple(img.shape[-2:])}"
+            )
+        x1 = self.inc(img)
+        x2 = self.down1(x1)
+        x3 = self.down2(x2)
+        x4 = self.down3(x3)
+        x5 = self.down4(x4)
+        y = self.up1(x5, x4)
+        y = self.up2(y, x3)
+        y = self.up3(y, x2)
+        y = self.up4(y, x1)
+        return self.outc(y)
+
+
+# ------------------------------------------------------- mixture of experts
+
+
+@dataclass(frozen=True)
+class MoeConfig:
+    """Sizes of a sparse mixture-of-experts layer; the defaults are one
+    layer of Mixtral 8x7B (moe.ss)."""
+
+    dim: int = 4096
+    hidden: int = 14336
+    experts: int = 8
+    top_k: int = 2
+
+
+class MoeExpert(nn.Module):
+    """A SwiGLU MLP, Mixtral's names: w2(silu(w1(x)) * w3(x))."""
+
+    def __init__(self, cfg: MoeConfig):
+        super().__init__()
+        self.w1 = nn.Linear(cfg.dim, cfg.hidden, bias=False)
+        self.w2 = nn.Linear(cfg.hidden, cfg.dim, bias=False)
+        self.w3 = nn.Linear(cfg.dim, cfg.hidden, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class SparseMoe(nn.Module):
+    """Hugging Face's MixtralSparseMoeBlock, written out: a softmax over
+    every expert, the top k kept and rescaled to sum to 1, and each expert
+    run on the tokens routed to it only."""
+
+    def __init__(self, cfg: MoeConfig = MoeConfig()):
+        super().__init__()
+        self.cfg = cfg
+        self.gate = nn.Linear(cfg.dim, cfg.experts, bias=False)
+        self.experts = nn.ModuleList(MoeExpert(cfg) for _ in range(cfg.experts))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, d = x.shape
+        tokens = x.reshape(-1, d)
+        probs = F.softmax(self.gate(tokens), dim=-1)
+        weights, chosen = torch.topk(probs, self.cfg.top_k, dim=-1)
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+        out = torch.zeros_like(tokens)
+        for e, expert in enumerate(self.experts):
+            token, slot = torch.where(chosen == e)
+            out.index_add_(0, token, expert(tokens[token]) * weights[token, slot, None])
+        return out.reshape(b, n, d)
+
+
 # ------------------------------------------- the ShapeScript parameter layout
 
 
@@ -397,7 +547,10 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
         return layout
     if model == "gpt2":
         cfg = cfg or Gpt2Config()
-        layout = {"wte.weight": (cfg.vocab, cfg.dim), "wpe.weight": (cfg.context, cfg.dim)}
+        layout = {
+            "wte.weight": (cfg.vocab, cfg.dim),
+            "wpe.weight": (cfg.context, cfg.dim),
+        }
         for i in range(cfg.layers):
             b = f"h.{i}"
             layout |= _norm(f"{b}.ln_1", cfg.dim)
@@ -412,7 +565,11 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
         cfg = cfg or ConvNetConfig()
         c1, c2, c3 = cfg.channels
         layout = {}
-        for name, c_in, c_out in (("conv1", 3, c1), ("conv2", c1, c2), ("conv3", c2, c3)):
+        for name, c_in, c_out in (
+            ("conv1", 3, c1),
+            ("conv2", c1, c2),
+            ("conv3", c2, c3),
+        ):
             layout |= {f"{name}.weight": (c_out, c_in, 3, 3), f"{name}.bias": (c_out,)}
         layout |= _linear("fc1", c3 * cfg.final_side**2, cfg.hidden)
         layout |= _linear("fc2", cfg.hidden, cfg.classes)
@@ -420,7 +577,9 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
     raise ValueError(f"unknown model {model!r}")
 
 
-def shapescript_to_reference(model: str, state: dict[str, torch.Tensor], cfg=None) -> dict[str, torch.Tensor]:
+def shapescript_to_reference(
+    model: str, state: dict[str, torch.Tensor], cfg=None
+) -> dict[str, torch.Tensor]:
     """A state dict in ShapeScript's layout, renamed and reshaped for the reference."""
     if model != "vit":
         return dict(state)
@@ -429,7 +588,9 @@ def shapescript_to_reference(model: str, state: dict[str, torch.Tensor], cfg=Non
     # [D (c 16 16)] flattened patches -> the convolution's [D c 16 16]: the
     # pattern in vit.ss flattens each patch as (channel, row, column).
     weight = out.pop("patch_embed.weight")
-    out["patch_embed.proj.weight"] = weight.reshape(cfg.dim, cfg.channels, cfg.patch, cfg.patch)
+    out["patch_embed.proj.weight"] = weight.reshape(
+        cfg.dim, cfg.channels, cfg.patch, cfg.patch
+    )
     out["patch_embed.proj.bias"] = out.pop("patch_embed.bias")
     return out
 
@@ -437,4 +598,3 @@ def shapescript_to_reference(model: str, state: dict[str, torch.Tensor], cfg=Non
 def parameter_count(module: nn.Module) -> int:
     """Distinct trainable parameters (a tied weight counts once)."""
     return sum(p.numel() for p in module.parameters())
-
