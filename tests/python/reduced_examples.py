@@ -18,9 +18,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "shapescript"
 def shrink(text: str, dims: dict[str, int]) -> str:
     """`text` with each `dim NAME = ...` line of `dims` set to its value."""
     for name, value in dims.items():
-        text, count = re.subn(
-            rf"^dim {name} = .*$", f"dim {name} = {value}", text, flags=re.M
-        )
+        text, count = re.subn(rf"^dim {name} = .*$", f"dim {name} = {value}", text, flags=re.M)
         assert count == 1, name
     return text
 

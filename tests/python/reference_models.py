@@ -61,11 +61,7 @@ class VitAttention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, n, d = x.shape
         # timm's layout: the 3*D values are (q, k, v) x heads x head width.
-        qkv = (
-            self.qkv(x)
-            .reshape(b, n, 3, self.heads, d // self.heads)
-            .permute(2, 0, 3, 1, 4)
-        )
+        qkv = self.qkv(x).reshape(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
         out = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2])
         return self.proj(out.transpose(1, 2).reshape(b, n, d))
 
@@ -98,9 +94,7 @@ class PatchEmbed(nn.Module):
 
     def __init__(self, cfg: VitConfig):
         super().__init__()
-        self.proj = nn.Conv2d(
-            cfg.channels, cfg.dim, kernel_size=cfg.patch, stride=cfg.patch
-        )
+        self.proj = nn.Conv2d(cfg.channels, cfg.dim, kernel_size=cfg.patch, stride=cfg.patch)
 
     def forward(self, img: torch.Tensor) -> torch.Tensor:
         return self.proj(img).flatten(2).transpose(1, 2)
@@ -154,9 +148,7 @@ class CausalSelfAttention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, n, d = x.shape
         q, k, v = self.c_attn(x).split(d, dim=2)
-        q, k, v = (
-            t.view(b, n, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v)
-        )
+        q, k, v = (t.view(b, n, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v))
         out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.c_proj(out.transpose(1, 2).reshape(b, n, d))
 
@@ -202,9 +194,7 @@ class Gpt2(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         n = ids.shape[1]
         if n > self.cfg.context:
-            raise ValueError(
-                f"sequence of {n} tokens is longer than the context {self.cfg.context}"
-            )
+            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
         positions = torch.arange(n, device=ids.device)
         x = self.wte(ids) + self.wpe(positions)
         for block in self.h:
@@ -214,9 +204,7 @@ class Gpt2(nn.Module):
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean next-token cross-entropy; `targets` are the ids shifted by one."""
         logits = self(ids)
-        return F.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
-        )
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
 # --------------------------------------------------------------------- LLaMA
@@ -262,9 +250,7 @@ class LlamaAttention(nn.Module):
         self.v_proj = nn.Linear(cfg.dim, cfg.kv_heads * self.head_dim, bias=False)
         self.o_proj = nn.Linear(cfg.heads * self.head_dim, cfg.dim, bias=False)
 
-    def forward(
-        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
         b, n, _ = x.shape
         q = self.q_proj(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(x).view(b, n, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -298,9 +284,7 @@ class LlamaBlock(nn.Module):
         self.post_attention_layernorm = LlamaRmsNorm(cfg.dim, cfg.eps)
         self.mlp = LlamaMlp(cfg)
 
-    def forward(
-        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
-    ) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
         x = x + self.self_attn(self.input_layernorm(x), cos, sin)
         return x + self.mlp(self.post_attention_layernorm(x))
 
@@ -326,9 +310,7 @@ class Llama(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         n = ids.shape[1]
         if n > self.cfg.context:
-            raise ValueError(
-                f"sequence of {n} tokens is longer than the context {self.cfg.context}"
-            )
+            raise ValueError(f"sequence of {n} tokens is longer than the context {self.cfg.context}")
         cos = torch.cat((self.cos[:n], self.cos[:n]), dim=-1)
         sin = torch.cat((self.sin[:n], self.sin[:n]), dim=-1)
         x = self.embed_tokens(ids)
@@ -448,9 +430,7 @@ class UNet(nn.Module):
 
     def forward(self, img: torch.Tensor) -> torch.Tensor:
         if img.shape[-1] % 16 or img.shape[-2] % 16:
-            raise ValueError(
-                f"the image's sides must be multiples of 16, not {tuple(img.shape[-2:])}"
-            )
+            raise ValueError(f"the image's sides must be multiples of 16, not {tuple(img.shape[-2:])}")
         x1 = self.inc(img)
         x2 = self.down1(x1)
         x3 = self.down2(x2)
@@ -547,10 +527,7 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
         return layout
     if model == "gpt2":
         cfg = cfg or Gpt2Config()
-        layout = {
-            "wte.weight": (cfg.vocab, cfg.dim),
-            "wpe.weight": (cfg.context, cfg.dim),
-        }
+        layout = {"wte.weight": (cfg.vocab, cfg.dim), "wpe.weight": (cfg.context, cfg.dim)}
         for i in range(cfg.layers):
             b = f"h.{i}"
             layout |= _norm(f"{b}.ln_1", cfg.dim)
@@ -565,11 +542,7 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
         cfg = cfg or ConvNetConfig()
         c1, c2, c3 = cfg.channels
         layout = {}
-        for name, c_in, c_out in (
-            ("conv1", 3, c1),
-            ("conv2", c1, c2),
-            ("conv3", c2, c3),
-        ):
+        for name, c_in, c_out in (("conv1", 3, c1), ("conv2", c1, c2), ("conv3", c2, c3)):
             layout |= {f"{name}.weight": (c_out, c_in, 3, 3), f"{name}.bias": (c_out,)}
         layout |= _linear("fc1", c3 * cfg.final_side**2, cfg.hidden)
         layout |= _linear("fc2", cfg.hidden, cfg.classes)
@@ -577,9 +550,7 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
     raise ValueError(f"unknown model {model!r}")
 
 
-def shapescript_to_reference(
-    model: str, state: dict[str, torch.Tensor], cfg=None
-) -> dict[str, torch.Tensor]:
+def shapescript_to_reference(model: str, state: dict[str, torch.Tensor], cfg=None) -> dict[str, torch.Tensor]:
     """A state dict in ShapeScript's layout, renamed and reshaped for the reference."""
     if model != "vit":
         return dict(state)
@@ -588,9 +559,7 @@ def shapescript_to_reference(
     # [D (c 16 16)] flattened patches -> the convolution's [D c 16 16]: the
     # pattern in vit.ss flattens each patch as (channel, row, column).
     weight = out.pop("patch_embed.weight")
-    out["patch_embed.proj.weight"] = weight.reshape(
-        cfg.dim, cfg.channels, cfg.patch, cfg.patch
-    )
+    out["patch_embed.proj.weight"] = weight.reshape(cfg.dim, cfg.channels, cfg.patch, cfg.patch)
     out["patch_embed.proj.bias"] = out.pop("patch_embed.bias")
     return out
 
@@ -598,3 +567,4 @@ def shapescript_to_reference(
 def parameter_count(module: nn.Module) -> int:
     """Distinct trainable parameters (a tied weight counts once)."""
     return sum(p.numel() for p in module.parameters())
+

@@ -34,9 +34,7 @@ def moe(tmp_path_factory):
 
 
 def tokens(batch: int = 3, n: int = 10, dtype=torch.float32) -> torch.Tensor:
-    return torch.randn(
-        batch, n, CONFIG.dim, generator=torch.Generator().manual_seed(1)
-    ).to(dtype)
+    return torch.randn(batch, n, CONFIG.dim, generator=torch.Generator().manual_seed(1)).to(dtype)
 
 
 def test_full_size_declares_mixtrals_moe_parameters(tmp_path):
@@ -67,15 +65,11 @@ def test_each_expert_computes_on_its_routed_tokens_only(moe):
     model = moe.SparseMoe().eval()
     rows = []
     for expert in model.experts:
-        expert.register_forward_hook(
-            lambda _m, args, _out: rows.append(args[0].shape[0])
-        )
+        expert.register_forward_hook(lambda _m, args, _out: rows.append(args[0].shape[0]))
     x = tokens()
     with torch.no_grad():
         model(x)
-        chosen = torch.topk(
-            model.gate(x.reshape(-1, CONFIG.dim)), CONFIG.top_k, dim=-1
-        ).indices
+        chosen = torch.topk(model.gate(x.reshape(-1, CONFIG.dim)), CONFIG.top_k, dim=-1).indices
     # Every token reaches exactly its K experts: 30 tokens, 60 rows in all.
     assert rows == [int((chosen == e).any(dim=-1).sum()) for e in range(CONFIG.experts)]
     assert sum(rows) == x.shape[0] * x.shape[1] * CONFIG.top_k
@@ -103,9 +97,7 @@ def test_torch_compile_fullgraph_gives_the_same_outputs(moe):
     x = tokens()
     # A mask's row count depends on the data, so Dynamo traces `x[hit]`
     # only when told it may (the hand-written reference needs the same).
-    with torch.no_grad(), torch._dynamo.config.patch(
-        capture_dynamic_output_shape_ops=True
-    ):
+    with torch.no_grad(), torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
         want = model(x)
         got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
@@ -115,7 +107,5 @@ def test_without_dynamic_shape_capture_the_reference_breaks_the_graph_too(moe):
     torch.manual_seed(0)
     reference = SparseMoe(CONFIG).eval()
     torch._dynamo.reset()
-    with torch.no_grad(), pytest.raises(
-        torch._dynamo.exc.Unsupported, match="Dynamic shape operator"
-    ):
+    with torch.no_grad(), pytest.raises(torch._dynamo.exc.Unsupported, match="Dynamic shape operator"):
         torch.compile(reference, fullgraph=True, backend="aot_eager")(tokens())

@@ -32,9 +32,7 @@ def unet(tmp_path_factory):
 
 
 def images(batch: int = 2, height: int = 32, width: int = 48) -> torch.Tensor:
-    return torch.randn(
-        batch, 3, height, width, generator=torch.Generator().manual_seed(1)
-    )
+    return torch.randn(batch, 3, height, width, generator=torch.Generator().manual_seed(1))
 
 
 def test_full_size_declares_the_reference_layout(tmp_path):
@@ -89,9 +87,7 @@ def test_torch_compile_fullgraph_gives_the_same_scores(unet):
 
 
 def test_sides_not_multiples_of_16_raise_shape_error(unet):
-    runtime = importlib.import_module(
-        unet.__name__.rsplit(".", 1)[0] + ".shapescript_runtime"
-    )
+    runtime = importlib.import_module(unet.__name__.rsplit(".", 1)[0] + ".shapescript_runtime")
     with pytest.raises(
         runtime.ShapeError,
         match=r"UNet\.forward: parameter `img` \[b Channels 16h 16w\]",
