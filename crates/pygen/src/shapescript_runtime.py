@@ -130,4 +130,6 @@ def interpolate(input, scale_factor, bilinear=False):
         return torch.nn.functional.interpolate(
             input, scale_factor=scale_factor, mode="bilinear", align_corners=False
         )
-    return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode="nearest")
+    return torch.nn.functional.interpolate(
+        input, scale_factor=scale_factor, mode="nearest"
+    )
