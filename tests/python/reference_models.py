@@ -1,9 +1,12 @@
 """Hand-written PyTorch references of the ShapeScript example models.
 
-`examples/shapescript/vit.ss`, `gpt2.ss` and `convnet.ss` describe ViT-B/16,
-GPT-2 small and a CIFAR-10 conv net. This module builds the same three models
-in plain PyTorch, written independently of ShapeScript (standard modules,
-`scaled_dot_product_attention`, a convolution for the patches), so that the
+`examples/shapescript/vit.ss`, `gpt2.ss`, `convnet.ss`, `llama.ss`, `unet.ss`
+and `moe.ss` describe ViT-B/16, GPT-2 small, a CIFAR-10 conv net, a LLaMA
+decoder with TinyLlama-1.1B's sizes, a U-Net with the original widths and a
+top-2 sparse mixture of experts with Mixtral 8x7B's sizes. This module
+builds the same models in plain PyTorch, written independently of
+ShapeScript (standard modules, `scaled_dot_product_attention`, a
+convolution for the patches, the router as Hugging Face writes it), so that the
 modules `shapescript build` generates can be checked against them: same
 parameter count, same outputs for the same weights.
 
@@ -506,8 +509,8 @@ def _norm(name: str, dim: int) -> dict[str, tuple[int, ...]]:
 
 
 def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
-    """The parameters the `.ss` file of `model` ("vit", "gpt2", "convnet")
-    declares, as the state dict keys and shapes a generated module will have:
+    """The parameters (and buffers) the `.ss` file of `model` ("vit", "gpt2",
+    "convnet", "llama", "unet", "moe") declares, as the state dict keys and shapes a generated module will have:
     fields by name, sub-models as `field.`, stacks `[L] Block` as `field.i.`."""
     if model == "vit":
         cfg = cfg or VitConfig()
@@ -546,6 +549,55 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
             layout |= {f"{name}.weight": (c_out, c_in, 3, 3), f"{name}.bias": (c_out,)}
         layout |= _linear("fc1", c3 * cfg.final_side**2, cfg.hidden)
         layout |= _linear("fc2", cfg.hidden, cfg.classes)
+        return layout
+    if model == "llama":
+        cfg = cfg or LlamaConfig()
+        head = cfg.dim // cfg.heads
+        layout = {"embed_tokens.weight": (cfg.vocab, cfg.dim)}
+        for i in range(cfg.layers):
+            b = f"layers.{i}"
+            layout[f"{b}.input_layernorm.weight"] = (cfg.dim,)
+            layout[f"{b}.self_attn.q_proj.weight"] = (cfg.heads * head, cfg.dim)
+            layout[f"{b}.self_attn.k_proj.weight"] = (cfg.kv_heads * head, cfg.dim)
+            layout[f"{b}.self_attn.v_proj.weight"] = (cfg.kv_heads * head, cfg.dim)
+            layout[f"{b}.self_attn.o_proj.weight"] = (cfg.dim, cfg.heads * head)
+            layout[f"{b}.post_attention_layernorm.weight"] = (cfg.dim,)
+            layout[f"{b}.mlp.gate_proj.weight"] = (cfg.mlp, cfg.dim)
+            layout[f"{b}.mlp.up_proj.weight"] = (cfg.mlp, cfg.dim)
+            layout[f"{b}.mlp.down_proj.weight"] = (cfg.dim, cfg.mlp)
+        layout["norm.weight"] = (cfg.dim,)
+        layout["lm_head.weight"] = (cfg.vocab, cfg.dim)
+        # The rotary tables are buffers: in the state dict, not parameters.
+        layout["cos"] = layout["sin"] = (cfg.context, head // 2)
+        return layout
+    if model == "unet":
+        cfg = cfg or UNetConfig()
+        c = [cfg.width * 2**i for i in range(5)]
+
+        def double_conv(name: str, c_in: int, c_out: int) -> dict[str, tuple[int, ...]]:
+            return {
+                f"{name}.conv1.weight": (c_out, c_in, 3, 3),
+                f"{name}.conv1.bias": (c_out,),
+                f"{name}.conv2.weight": (c_out, c_out, 3, 3),
+                f"{name}.conv2.bias": (c_out,),
+            }
+
+        layout = double_conv("inc", cfg.channels, c[0])
+        for i in range(4):
+            layout |= double_conv(f"down{i + 1}.conv", c[i], c[i + 1])
+        for i in range(4):
+            # up1 takes the bottom level (c[4]) and the skip of c[3].
+            low, skip = c[4 - i], c[3 - i]
+            layout |= double_conv(f"up{i + 1}.conv", low + skip, skip)
+        layout |= {"outc.weight": (cfg.classes, c[0], 1, 1), "outc.bias": (cfg.classes,)}
+        return layout
+    if model == "moe":
+        cfg = cfg or MoeConfig()
+        layout = {"gate.weight": (cfg.experts, cfg.dim)}
+        for e in range(cfg.experts):
+            layout[f"experts.{e}.w1.weight"] = (cfg.hidden, cfg.dim)
+            layout[f"experts.{e}.w2.weight"] = (cfg.dim, cfg.hidden)
+            layout[f"experts.{e}.w3.weight"] = (cfg.hidden, cfg.dim)
         return layout
     raise ValueError(f"unknown model {model!r}")
 
