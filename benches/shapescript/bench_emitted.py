@@ -24,6 +24,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 from reference_models import ConvNet, ConvNetConfig, Gpt2, Gpt2Config, VisionTransformer, VitConfig  # noqa: E402
+from reference_models import MoeConfig, SparseMoe, UNet, UNetConfig  # noqa: E402
 from reference_models import shapescript_to_reference  # noqa: E402
 
 SMALL = {
@@ -31,6 +32,8 @@ SMALL = {
             VitConfig(image=64, patch=16, dim=192, heads=3, mlp=768, layers=4, classes=100), VisionTransformer, "VisionTransformer"),
     "gpt2": ({"V": 1000, "Ctx": 128, "D": 192, "H": 3, "L": 4}, Gpt2Config(vocab=1000, context=128, dim=192, heads=3, layers=4), Gpt2, "Gpt2"),
     "convnet": ({}, ConvNetConfig(), ConvNet, "ConvNet"),
+    "unet": ({"C1": 16}, UNetConfig(width=16), UNet, "UNet"),
+    "moe": ({"D": 256, "F": 512}, MoeConfig(dim=256, hidden=512), SparseMoe, "SparseMoe"),
 }
 
 
@@ -98,6 +101,10 @@ def main() -> None:
             reference.load_state_dict(shapescript_to_reference(model, checked.state_dict(), cfg))
             if model == "gpt2":
                 x = torch.randint(0, cfg.vocab, (8, 64))
+            elif model == "unet":
+                x = torch.randn(8, 3, 64, 64)
+            elif model == "moe":
+                x = torch.randn(8, 64, cfg.dim)
             else:
                 x = torch.randn(8, 3, cfg.image, cfg.image)
             times = measure([reference, checked, unchecked], x, args.repeats, args.warmup)
