@@ -83,6 +83,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--examples", type=Path, default=ROOT / "examples" / "shapescript")
+    parser.add_argument("--models", nargs="*", default=list(SMALL), help="which examples to time")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -94,6 +95,8 @@ def main() -> None:
         print(f"torch {torch.__version__}, {args.threads} threads, median of {args.repeats} after {args.warmup} warm-up")
         print(f"{'model':8} {'pass':8} {'reference ms':>13} {'checks':>8} {'no checks':>10}")
         for model, (_dims, cfg, ref_class, cls) in SMALL.items():
+            if model not in args.models:
+                continue
             checked = getattr(importlib.import_module(f"checked.{model}"), cls)()
             unchecked = getattr(importlib.import_module(f"unchecked.{model}"), cls)()
             unchecked.load_state_dict(checked.state_dict())

@@ -4,13 +4,17 @@
 #
 # The router scores every expert for every token (a linear layer without
 # bias) and keeps the two highest scores with `topk`; a softmax over those
-# two gives the experts' weights. (That is the softmax over all the experts
+# two gives the experts' weights. That is the softmax over all the experts
 # with the two largest probabilities rescaled to sum to 1, as Hugging Face
-# writes it, without a division the checker would have to prove nonzero.) Dispatch is sparse: each expert gathers only the tokens routed to
-# it with a mask, `x[hit]`, whose number of rows `?k` is known only when it
-# runs, computes on those rows, and `index_add` adds its weighted output
-# back into the rows the tokens came from. No expert computes on a token
-# that was not routed to it.
+# writes it, without a division the checker would have to prove nonzero.
+#
+# Dispatch is sparse: a mask picks the ids of the tokens routed to each
+# expert, `arange(b * n)[hit]`, whose number `?k` is known only when it
+# runs; the expert computes on those rows only, `tokens[ids]` of
+# `[?k D]`, and `index_add` adds its weighted output back into the rows
+# the tokens came from. (`tokens[hit]` and `weight[hit]` check as well,
+# with the same `?k`, but each mask index searches the mask again:
+# picking the ids once searches it once.)
 #
 # Parameter names follow Hugging Face's `MixtralSparseMoeBlock` (`gate`,
 # `experts.0.w1`, `experts.0.w2`, `experts.0.w3`), so the state dict of one
@@ -64,12 +68,14 @@ model SparseMoe {
     let weights = softmax(top, over=K)
     let out = zeros([(b n) D])
     for e in range(E) {
-      # The tokens routed to expert e (at most one of a token's K choices is e).
-      let hit = any(route == e, over=K)
-      let rows = tokens[hit]
-      let weight = sum(where(route == e, weights, 0.0), over=K)
+      # The ids of the tokens routed to expert e, picked by a mask (at most
+      # one of a token's K choices is e), and each one's weight for e.
+      let chosen = route == e
+      let ids = arange(b * n)[any(chosen, over=K)]
+      let weight = sum(where(chosen, weights, 0.0), over=K)
+      # Only the expert's rows: `tokens[ids]` is `[?k D]`.
       let expert = self.experts[e]
-      out = index_add(out, arange(b * n)[hit], expert(rows) * weight[hit])
+      out = index_add(out, ids, expert(tokens[ids]) * weight[ids])
     }
     rearrange(out, [(b n) D] -> [b n D], b=b)
   }
