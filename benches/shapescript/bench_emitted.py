@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 from reference_models import ConvNet, ConvNetConfig, Gpt2, Gpt2Config, VisionTransformer, VitConfig  # noqa: E402
 from reference_models import Llama, LlamaConfig  # noqa: E402
+from reference_models import MoeConfig, SparseMoe, UNet, UNetConfig  # noqa: E402
 from reference_models import shapescript_to_reference  # noqa: E402
 
 SMALL = {
@@ -34,6 +35,8 @@ SMALL = {
     "convnet": ({}, ConvNetConfig(), ConvNet, "ConvNet"),
     "llama": ({"V": 1000, "Ctx": 128, "D": 256, "H": 8, "Hkv": 2, "L": 4, "Dmlp": 688},
               LlamaConfig(vocab=1000, context=128, dim=256, heads=8, kv_heads=2, layers=4, mlp=688), Llama, "Llama"),
+    "unet": ({"C1": 16}, UNetConfig(width=16), UNet, "UNet"),
+    "moe": ({"D": 256, "F": 512}, MoeConfig(dim=256, hidden=512), SparseMoe, "SparseMoe"),
 }
 
 
@@ -103,6 +106,10 @@ def main() -> None:
             reference.load_state_dict(shapescript_to_reference(model, checked.state_dict(), cfg))
             if model in ("gpt2", "llama"):
                 x = torch.randint(0, cfg.vocab, (8, 64))
+            elif model == "unet":
+                x = torch.randn(8, 3, 64, 64)
+            elif model == "moe":
+                x = torch.randn(8, 64, cfg.dim)
             else:
                 x = torch.randn(8, 3, cfg.image, cfg.image)
             times = measure([reference, checked, unchecked], x, args.repeats, args.warmup)

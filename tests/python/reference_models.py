@@ -1,9 +1,12 @@
 """Hand-written PyTorch references of the ShapeScript example models.
 
-`examples/shapescript/vit.ss`, `gpt2.ss` and `convnet.ss` describe ViT-B/16,
-GPT-2 small and a CIFAR-10 conv net. This module builds the same three models
-in plain PyTorch, written independently of ShapeScript (standard modules,
-`scaled_dot_product_attention`, a convolution for the patches), so that the
+`examples/shapescript/vit.ss`, `gpt2.ss`, `convnet.ss`, `llama.ss`, `unet.ss`
+and `moe.ss` describe ViT-B/16, GPT-2 small, a CIFAR-10 conv net, a LLaMA
+decoder with TinyLlama-1.1B's sizes, a U-Net with the original widths and a
+top-2 sparse mixture of experts with Mixtral 8x7B's sizes. This module
+builds the same models in plain PyTorch, written independently of
+ShapeScript (standard modules, `scaled_dot_product_attention`, a
+convolution for the patches, the router as Hugging Face writes it), so that the
 modules `shapescript build` generates can be checked against them: same
 parameter count, same outputs for the same weights.
 
@@ -364,6 +367,136 @@ class ConvNet(nn.Module):
         return self(img).argmax(dim=1)
 
 
+# --------------------------------------------------------------------- U-Net
+
+
+@dataclass(frozen=True)
+class UNetConfig:
+    """Sizes of a U-Net; the defaults are unet.ss's: the original U-Net's
+    widths (64 to 1024 channels over four halvings), RGB in, 2 classes."""
+
+    channels: int = 3
+    classes: int = 2
+    width: int = 64
+
+
+class UNetConv(nn.Module):
+    """Two 3x3 convolutions with padding 1, each followed by a relu."""
+
+    def __init__(self, c_in: int, c_out: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c_out, 3, padding=1)
+        self.conv2 = nn.Conv2d(c_out, c_out, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(self.conv2(F.relu(self.conv1(x))))
+
+
+class UNetDown(nn.Module):
+    def __init__(self, c_in: int, c_out: int):
+        super().__init__()
+        self.conv = UNetConv(c_in, c_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(F.max_pool2d(x, 2))
+
+
+class UNetUp(nn.Module):
+    """Bilinear x2 upsampling, the skip connection concatenated after it."""
+
+    def __init__(self, c_in: int, c_skip: int, c_out: int):
+        super().__init__()
+        self.conv = UNetConv(c_in + c_skip, c_out)
+
+    def forward(self, x: torch.Tensor, skip: torch.Tensor) -> torch.Tensor:
+        up = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+        return self.conv(torch.cat([up, skip], dim=1))
+
+
+class UNet(nn.Module):
+    """A U-Net with padded convolutions and bilinear upsampling."""
+
+    def __init__(self, cfg: UNetConfig = UNetConfig()):
+        super().__init__()
+        self.cfg = cfg
+        c1, c2, c3, c4, c5 = (cfg.width * 2**i for i in range(5))
+        self.inc = UNetConv(cfg.channels, c1)
+        self.down1 = UNetDown(c1, c2)
+        self.down2 = UNetDown(c2, c3)
+        self.down3 = UNetDown(c3, c4)
+        self.down4 = UNetDown(c4, c5)
+        self.up1 = UNetUp(c5, c4, c4)
+        self.up2 = UNetUp(c4, c3, c3)
+        self.up3 = UNetUp(c3, c2, c2)
+        self.up4 = UNetUp(c2, c1, c1)
+        self.outc = nn.Conv2d(c1, cfg.classes, 1)
+
+    def forward(self, img: torch.Tensor) -> torch.Tensor:
+        if img.shape[-1] % 16 or img.shape[-2] % 16:
+            raise ValueError(f"the image's sides must be multiples of 16, not {tuple(img.shape[-2:])}")
+        x1 = self.inc(img)
+        x2 = self.down1(x1)
+        x3 = self.down2(x2)
+        x4 = self.down3(x3)
+        x5 = self.down4(x4)
+        y = self.up1(x5, x4)
+        y = self.up2(y, x3)
+        y = self.up3(y, x2)
+        y = self.up4(y, x1)
+        return self.outc(y)
+
+
+# ------------------------------------------------------- mixture of experts
+
+
+@dataclass(frozen=True)
+class MoeConfig:
+    """Sizes of a sparse mixture-of-experts layer; the defaults are one
+    layer of Mixtral 8x7B (moe.ss)."""
+
+    dim: int = 4096
+    hidden: int = 14336
+    experts: int = 8
+    top_k: int = 2
+
+
+class MoeExpert(nn.Module):
+    """A SwiGLU MLP, Mixtral's names: w2(silu(w1(x)) * w3(x))."""
+
+    def __init__(self, cfg: MoeConfig):
+        super().__init__()
+        self.w1 = nn.Linear(cfg.dim, cfg.hidden, bias=False)
+        self.w2 = nn.Linear(cfg.hidden, cfg.dim, bias=False)
+        self.w3 = nn.Linear(cfg.dim, cfg.hidden, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class SparseMoe(nn.Module):
+    """Hugging Face's MixtralSparseMoeBlock, written out: a softmax over
+    every expert, the top k kept and rescaled to sum to 1, and each expert
+    run on the tokens routed to it only."""
+
+    def __init__(self, cfg: MoeConfig = MoeConfig()):
+        super().__init__()
+        self.cfg = cfg
+        self.gate = nn.Linear(cfg.dim, cfg.experts, bias=False)
+        self.experts = nn.ModuleList(MoeExpert(cfg) for _ in range(cfg.experts))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, d = x.shape
+        tokens = x.reshape(-1, d)
+        probs = F.softmax(self.gate(tokens), dim=-1)
+        weights, chosen = torch.topk(probs, self.cfg.top_k, dim=-1)
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+        out = torch.zeros_like(tokens)
+        for e, expert in enumerate(self.experts):
+            token, slot = torch.where(chosen == e)
+            out.index_add_(0, token, expert(tokens[token]) * weights[token, slot, None])
+        return out.reshape(b, n, d)
+
+
 # ------------------------------------------- the ShapeScript parameter layout
 
 
@@ -376,8 +509,8 @@ def _norm(name: str, dim: int) -> dict[str, tuple[int, ...]]:
 
 
 def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
-    """The parameters the `.ss` file of `model` ("vit", "gpt2", "convnet")
-    declares, as the state dict keys and shapes a generated module will have:
+    """The parameters (and buffers) the `.ss` file of `model` ("vit", "gpt2",
+    "convnet", "llama", "unet", "moe") declares, as the state dict keys and shapes a generated module will have:
     fields by name, sub-models as `field.`, stacks `[L] Block` as `field.i.`."""
     if model == "vit":
         cfg = cfg or VitConfig()
@@ -416,6 +549,55 @@ def shapescript_layout(model: str, cfg=None) -> dict[str, tuple[int, ...]]:
             layout |= {f"{name}.weight": (c_out, c_in, 3, 3), f"{name}.bias": (c_out,)}
         layout |= _linear("fc1", c3 * cfg.final_side**2, cfg.hidden)
         layout |= _linear("fc2", cfg.hidden, cfg.classes)
+        return layout
+    if model == "llama":
+        cfg = cfg or LlamaConfig()
+        head = cfg.dim // cfg.heads
+        layout = {"embed_tokens.weight": (cfg.vocab, cfg.dim)}
+        for i in range(cfg.layers):
+            b = f"layers.{i}"
+            layout[f"{b}.input_layernorm.weight"] = (cfg.dim,)
+            layout[f"{b}.self_attn.q_proj.weight"] = (cfg.heads * head, cfg.dim)
+            layout[f"{b}.self_attn.k_proj.weight"] = (cfg.kv_heads * head, cfg.dim)
+            layout[f"{b}.self_attn.v_proj.weight"] = (cfg.kv_heads * head, cfg.dim)
+            layout[f"{b}.self_attn.o_proj.weight"] = (cfg.dim, cfg.heads * head)
+            layout[f"{b}.post_attention_layernorm.weight"] = (cfg.dim,)
+            layout[f"{b}.mlp.gate_proj.weight"] = (cfg.mlp, cfg.dim)
+            layout[f"{b}.mlp.up_proj.weight"] = (cfg.mlp, cfg.dim)
+            layout[f"{b}.mlp.down_proj.weight"] = (cfg.dim, cfg.mlp)
+        layout["norm.weight"] = (cfg.dim,)
+        layout["lm_head.weight"] = (cfg.vocab, cfg.dim)
+        # The rotary tables are buffers: in the state dict, not parameters.
+        layout["cos"] = layout["sin"] = (cfg.context, head // 2)
+        return layout
+    if model == "unet":
+        cfg = cfg or UNetConfig()
+        c = [cfg.width * 2**i for i in range(5)]
+
+        def double_conv(name: str, c_in: int, c_out: int) -> dict[str, tuple[int, ...]]:
+            return {
+                f"{name}.conv1.weight": (c_out, c_in, 3, 3),
+                f"{name}.conv1.bias": (c_out,),
+                f"{name}.conv2.weight": (c_out, c_out, 3, 3),
+                f"{name}.conv2.bias": (c_out,),
+            }
+
+        layout = double_conv("inc", cfg.channels, c[0])
+        for i in range(4):
+            layout |= double_conv(f"down{i + 1}.conv", c[i], c[i + 1])
+        for i in range(4):
+            # up1 takes the bottom level (c[4]) and the skip of c[3].
+            low, skip = c[4 - i], c[3 - i]
+            layout |= double_conv(f"up{i + 1}.conv", low + skip, skip)
+        layout |= {"outc.weight": (cfg.classes, c[0], 1, 1), "outc.bias": (cfg.classes,)}
+        return layout
+    if model == "moe":
+        cfg = cfg or MoeConfig()
+        layout = {"gate.weight": (cfg.experts, cfg.dim)}
+        for e in range(cfg.experts):
+            layout[f"experts.{e}.w1.weight"] = (cfg.hidden, cfg.dim)
+            layout[f"experts.{e}.w2.weight"] = (cfg.dim, cfg.hidden)
+            layout[f"experts.{e}.w3.weight"] = (cfg.hidden, cfg.dim)
         return layout
     raise ValueError(f"unknown model {model!r}")
 

@@ -26,6 +26,9 @@ CASES = [
     ("vit", "VisionTransformer", 86_567_656),
     ("gpt2", "Gpt2", 124_439_808),
     ("convnet", "ConvNet", 620_362),
+    ("llama", "Llama", 1_100_048_384),
+    ("unet", "UNet", 31_379_010),
+    ("moe", "SparseMoe", 1_409_318_912),
 ]
 
 

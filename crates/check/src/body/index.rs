@@ -97,7 +97,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         );
                         return self.record(span, error_ty(span), ExprInfo::Plain);
                     }
-                    let mut shape = vec![axis_of(self.new_unknown("k"), span)];
+                    let mut shape = vec![axis_of(self.mask_rows(m), span)];
                     shape.extend(axes[lead..].iter().cloned());
                     let out = tensor(Some(shape), t.domain.clone(), t.dtype, span);
                     return self.record(span, out, ExprInfo::Index(IndexPlan::Mask));

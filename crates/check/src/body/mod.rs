@@ -54,6 +54,35 @@ pub(crate) struct Ctx<'a> {
 /// A function or method: its file, its model (or "") and its name.
 pub(crate) type FnKey = (FileId, Name, Name);
 
+/// Adds to `names` every name that an `x = e` in `block` (or a block
+/// inside it) rebinds.
+fn rebound_names(block: &ast::Block, names: &mut HashSet<Name>) {
+    for stmt in &block.stmts {
+        match &stmt.kind {
+            ast::StmtKind::Assign { name, .. } => {
+                names.insert(name.name);
+            }
+            ast::StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                syntax::ensure_sufficient_stack(|| rebound_names(then_block, names));
+                if let Some(b) = else_block {
+                    syntax::ensure_sufficient_stack(|| rebound_names(b, names));
+                }
+            }
+            ast::StmtKind::For { body, .. } => {
+                syntax::ensure_sufficient_stack(|| rebound_names(body, names));
+            }
+            ast::StmtKind::Let { .. }
+            | ast::StmtKind::LetTuple { .. }
+            | ast::StmtKind::Return(_)
+            | ast::StmtKind::Expr(_) => {}
+        }
+    }
+}
+
 /// Checks every `fn` body and model method of every module.
 pub fn check_all(
     env: Env,
@@ -297,6 +326,13 @@ pub(crate) struct FnChecker<'c, 'a> {
     unread: Vec<Name>,
     /// The body is a buffer's value (`check_buffers`), the return type its type.
     buffer: bool,
+    /// Names that some `x = e` of the body rebinds: a mask by such a name
+    /// may select other rows on another pass of a loop.
+    rebound: HashSet<Name>,
+    /// The row count `?k` of the masks held by each binding that is never
+    /// rebound, keyed by where the binding is declared: `x[hit]` and
+    /// `w[hit]` select as many rows (`docs/shapescript/sizes.md`).
+    mask_rows: HashMap<Span, Poly>,
 }
 
 impl<'c, 'a> FnChecker<'c, 'a> {
@@ -339,6 +375,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             undetermined: Vec::new(),
             unread: Vec::new(),
             buffer: false,
+            rebound: HashSet::default(),
+            mask_rows: HashMap::default(),
         }
     }
 
@@ -468,6 +506,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let estimate = (body_len as usize / 4).min(1 << 16);
         // At least one: even `= x` records its value.
         self.body.exprs.reserve_exact(estimate.max(1));
+        if let ast::FnBody::Block(block) = &f.body {
+            rebound_names(block, &mut self.rebound);
+        }
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
                 let ty = model::self_ty(self.ctx.models, self.file, *model, span);
@@ -859,6 +900,26 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             name,
             index: *count,
         })
+    }
+
+    /// The row count of a mask: the same `?k` for every use of one binding
+    /// that is never rebound (a parameter or a `let`), a new one otherwise.
+    pub(crate) fn mask_rows(&mut self, mask: &ast::Expr) -> Poly {
+        let binding = match &mask.kind {
+            ast::ExprKind::Name(name) if !self.rebound.contains(&name.name) => {
+                self.local(name.name).map(|local| local.span)
+            }
+            _ => None,
+        };
+        let Some(binding) = binding else {
+            return self.new_unknown("k");
+        };
+        if let Some(rows) = self.mask_rows.get(&binding) {
+            return rows.clone();
+        }
+        let rows = self.new_unknown("k");
+        self.mask_rows.insert(binding, rows.clone());
+        rows
     }
 
     /// Reports when `found` doesn't fit `expected` (shape E0401, dtype E0502, kind E0408).

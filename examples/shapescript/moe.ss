@@ -1,0 +1,82 @@
+# A sparse mixture-of-experts layer with the sizes of one layer of
+# Mixtral 8x7B: D = 4096, 8 SwiGLU experts of width 14336, and a router
+# that sends each token to its top 2 experts.
+#
+# The router scores every expert for every token (a linear layer without
+# bias) and keeps the two highest scores with `topk`; a softmax over those
+# two gives the experts' weights. That is the softmax over all the experts
+# with the two largest probabilities rescaled to sum to 1, as Hugging Face
+# writes it, without a division the checker would have to prove nonzero.
+#
+# Dispatch is sparse: a mask picks the ids of the tokens routed to each
+# expert, `arange(b * n)[hit]`, whose number `?k` is known only when it
+# runs; the expert computes on those rows only, `tokens[ids]` of
+# `[?k D]`, and `index_add` adds its weighted output back into the rows
+# the tokens came from. (`tokens[hit]` and `weight[hit]` check as well,
+# with the same `?k`, but each mask index searches the mask again:
+# picking the ids once searches it once.)
+#
+# Parameter names follow Hugging Face's `MixtralSparseMoeBlock` (`gate`,
+# `experts.0.w1`, `experts.0.w2`, `experts.0.w3`), so the state dict of one
+# of Mixtral's MoE blocks loads as it is. 1,409,318,912 parameters.
+
+# ---------------------------------------------------------------- sizes
+
+## Width of the model.
+dim D = 4096
+
+## Hidden width of each expert's SwiGLU MLP.
+dim F = 14336
+
+## Experts.
+dim E = 8
+
+## Experts each token is sent to.
+dim K = 2
+
+# ------------------------------------------------------------- layers
+
+## A fully connected layer without bias on rows of vectors, torch's layout:
+## weight [Dout Din].
+model Linear(Din, Dout) {
+  weight: [Dout Din] = normal(std=0.02)
+  fn forward(self, x: [t Din]) -> [t Dout] = linear(x, self.weight)
+}
+
+## One expert, a SwiGLU MLP: w2(silu(w1(x)) * w3(x)).
+model Expert {
+  w1: Linear(D, F)
+  w2: Linear(F, D)
+  w3: Linear(D, F)
+  fn forward(self, x: [t D]) -> [t D] = self.w2(silu(self.w1(x)) * self.w3(x))
+}
+
+# -------------------------------------------------------------- model
+
+## The mixture of experts: each token's output is the weighted sum of the
+## outputs of the K experts its router chose.
+model SparseMoe {
+  gate: Linear(D, E)
+  experts: [E] Expert
+
+  fn forward(self, x: [b n D]) -> [b n D] {
+    let tokens = rearrange(x, [b n D] -> [(b n) D])
+    # The K experts each token scores highest, and their weights: a softmax
+    # over those K scores, which is the softmax over all E renormalized
+    # over the K kept.
+    let (top, route) = topk(self.gate(tokens), K, over=E)
+    let weights = softmax(top, over=K)
+    let out = zeros([(b n) D])
+    for e in range(E) {
+      # The ids of the tokens routed to expert e, picked by a mask (at most
+      # one of a token's K choices is e), and each one's weight for e.
+      let chosen = route == e
+      let ids = arange(b * n)[any(chosen, over=K)]
+      let weight = sum(where(chosen, weights, 0.0), over=K)
+      # Only the expert's rows: `tokens[ids]` is `[?k D]`.
+      let expert = self.experts[e]
+      out = index_add(out, ids, expert(tokens[ids]) * weight[ids])
+    }
+    rearrange(out, [(b n) D] -> [b n D], b=b)
+  }
+}

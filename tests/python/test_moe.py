@@ -1,0 +1,111 @@
+"""examples/shapescript/moe.ss, built by `shapescript build` with reduced
+sizes, against the hand-written Mixtral-style sparse MoE layer in
+reference_models.py: the same weights (loaded by state_dict, the field names
+are the same) give the same outputs in f32, although the reference writes
+the router as Hugging Face does (softmax over every expert, top 2
+renormalized) and moe.ss as a softmax over the top 2 scores; dispatch is
+sparse (each expert computes on the tokens routed to it only); the module
+runs in bf16 end to end (`model.to(bf16)`, a backward pass) with outputs
+close to the f32 ones, and under `torch.compile(fullgraph=True)`."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+import torch
+import torch._dynamo
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from reduced_examples import build_example  # noqa: E402
+from reference_models import MoeConfig, SparseMoe  # noqa: E402
+
+DIMS = {"D": 32, "F": 48, "E": 4, "K": 2}
+CONFIG = MoeConfig(dim=32, hidden=48, experts=4, top_k=2)
+
+torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+
+@pytest.fixture(scope="module")
+def moe(tmp_path_factory):
+    return build_example("moe", DIMS, tmp_path_factory.mktemp("moe"), "moe_small")
+
+
+def tokens(batch: int = 3, n: int = 10, dtype=torch.float32) -> torch.Tensor:
+    return torch.randn(batch, n, CONFIG.dim, generator=torch.Generator().manual_seed(1)).to(dtype)
+
+
+def test_full_size_declares_mixtrals_moe_parameters(tmp_path):
+    module = build_example("moe", {}, tmp_path, "moe_full")
+    with torch.device("meta"):
+        model = module.SparseMoe()
+        reference = SparseMoe()
+    declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    assert declared["gate.weight"] == (8, 4096)
+    assert declared["experts.7.w1.weight"] == (14336, 4096)
+    assert declared["experts.7.w2.weight"] == (4096, 14336)
+    assert sum(p.numel() for p in model.parameters()) == 1_409_318_912
+
+
+def test_equals_the_reference_with_the_same_weights(moe):
+    torch.manual_seed(0)
+    model = moe.SparseMoe().eval()
+    reference = SparseMoe(CONFIG).eval()
+    reference.load_state_dict(model.state_dict(), strict=True)
+    x = tokens()
+    with torch.no_grad():
+        torch.testing.assert_close(model(x), reference(x), rtol=1e-5, atol=1e-5)
+
+
+def test_each_expert_computes_on_its_routed_tokens_only(moe):
+    torch.manual_seed(0)
+    model = moe.SparseMoe().eval()
+    rows = []
+    for expert in model.experts:
+        expert.register_forward_hook(lambda _m, args, _out: rows.append(args[0].shape[0]))
+    x = tokens()
+    with torch.no_grad():
+        model(x)
+        chosen = torch.topk(model.gate(x.reshape(-1, CONFIG.dim)), CONFIG.top_k, dim=-1).indices
+    # Every token reaches exactly its K experts: 30 tokens, 60 rows in all.
+    assert rows == [int((chosen == e).any(dim=-1).sum()) for e in range(CONFIG.experts)]
+    assert sum(rows) == x.shape[0] * x.shape[1] * CONFIG.top_k
+
+
+def test_runs_in_bf16_with_a_backward_pass(moe):
+    torch.manual_seed(0)
+    model = moe.SparseMoe()
+    x = tokens()
+    with torch.no_grad():
+        want = model(x)
+    model.to(torch.bfloat16)
+    out = model(x.to(torch.bfloat16))
+    assert out.dtype == torch.bfloat16
+    out.float().square().mean().backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
+        assert torch.isfinite(p.grad).all(), name
+    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
+
+
+def test_torch_compile_fullgraph_gives_the_same_outputs(moe):
+    torch.manual_seed(0)
+    model = moe.SparseMoe().eval()
+    x = tokens()
+    # A mask's row count depends on the data, so Dynamo traces `x[hit]`
+    # only when told it may (the hand-written reference needs the same).
+    with torch.no_grad(), torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        want = model(x)
+        got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_without_dynamic_shape_capture_the_reference_breaks_the_graph_too(moe):
+    torch.manual_seed(0)
+    reference = SparseMoe(CONFIG).eval()
+    torch._dynamo.reset()
+    with torch.no_grad(), pytest.raises(torch._dynamo.exc.Unsupported, match="Dynamic shape operator"):
+        torch.compile(reference, fullgraph=True, backend="aot_eager")(tokens())
