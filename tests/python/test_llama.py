@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from binaries import binary  # noqa: E402
 from reference_models import Llama, LlamaConfig  # noqa: E402
+from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "shapescript" / "llama.ss"
 DIMS = {"V": 61, "Ctx": 32, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
@@ -92,17 +93,8 @@ def test_runs_in_bf16_with_a_backward_pass(llama):
     torch.manual_seed(0)
     model = llama.Llama()
     x = ids()
-    with torch.no_grad():
-        want = model(x)
-    model.to(torch.bfloat16)
-    out = model(x)
-    assert out.dtype == torch.bfloat16
-    out.float().square().mean().backward()
+    check_bf16_forward_and_backward(model, x, float_input=False)
     assert model.cos.dtype == torch.bfloat16 and not model.cos.requires_grad
-    for name, p in model.named_parameters():
-        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
-        assert torch.isfinite(p.grad).all(), name
-    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
 
 
 def test_torch_compile_fullgraph_gives_the_same_logits(llama):

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from reduced_examples import build_example  # noqa: E402
 from reference_models import MoeConfig, SparseMoe  # noqa: E402
+from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
 
 DIMS = {"D": 32, "F": 48, "E": 4, "K": 2}
 CONFIG = MoeConfig(dim=32, hidden=48, experts=4, top_k=2)
@@ -79,16 +80,7 @@ def test_runs_in_bf16_with_a_backward_pass(moe):
     torch.manual_seed(0)
     model = moe.SparseMoe()
     x = tokens()
-    with torch.no_grad():
-        want = model(x)
-    model.to(torch.bfloat16)
-    out = model(x.to(torch.bfloat16))
-    assert out.dtype == torch.bfloat16
-    out.float().square().mean().backward()
-    for name, p in model.named_parameters():
-        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
-        assert torch.isfinite(p.grad).all(), name
-    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
+    check_bf16_forward_and_backward(model, x)
 
 
 def test_torch_compile_fullgraph_gives_the_same_outputs(moe):

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from reduced_examples import build_example  # noqa: E402
 from reference_models import UNet, UNetConfig  # noqa: E402
+from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
 
 DIMS = {"C1": 8, "Classes": 3}
 CONFIG = UNetConfig(width=8, classes=3)
@@ -64,16 +65,7 @@ def test_runs_in_bf16_with_a_backward_pass(unet):
     torch.manual_seed(0)
     model = unet.UNet()
     x = images()
-    with torch.no_grad():
-        want = model(x)
-    model.to(torch.bfloat16)
-    out = model(x.to(torch.bfloat16))
-    assert out.dtype == torch.bfloat16
-    out.float().square().mean().backward()
-    for name, p in model.named_parameters():
-        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
-        assert torch.isfinite(p.grad).all(), name
-    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
+    check_bf16_forward_and_backward(model, x)
 
 
 def test_torch_compile_fullgraph_gives_the_same_scores(unet):

@@ -1,0 +1,22 @@
+"""The bf16 check every example's tests run: the model in bf16, end to end
+with a backward pass, stays close to its f32 outputs."""
+
+import torch
+
+
+def check_bf16_forward_and_backward(model, x, float_input=True):
+    """Runs `model` on `x` in f32, then casts both to bf16 (`x` only when it
+    holds floats: token ids stay integers), runs forward and a backward pass,
+    and checks every gradient is bf16 and finite and the outputs are close to
+    the f32 ones. Returns the bf16 model for further checks."""
+    with torch.no_grad():
+        want = model(x)
+    model.to(torch.bfloat16)
+    out = model(x.to(torch.bfloat16) if float_input else x)
+    assert out.dtype == torch.bfloat16
+    out.float().square().mean().backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
+        assert torch.isfinite(p.grad).all(), name
+    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
+    return model
