@@ -3,7 +3,9 @@ and run on real tensors: each generated function against torch written by
 hand here. Records, `to` (reshape, clamp, Index), Bool masks, `topk`,
 `take`, `reduce`/`repeat` patterns, `if`, tuples, loops over `range` and over
 stacks, broadcasting by name (the views), `where`, `concat`, `as` checked at
-run time, and extern calls with Axis/Axes/Size arguments. Each test runs with
+run time, extern calls with Axis/Axes/Size arguments, and attention written
+out with `einsum` (emitted as one `scaled_dot_product_attention`, compared
+with the written steps). Each test runs with
 and without the run-time checks."""
 
 from __future__ import annotations
@@ -70,6 +72,16 @@ fn repeated(x: [b D], w: [D D], n: Int) -> [b D] {
 }
 fn joined(a: [b n D], c: [b m D]) -> [b n+m D] = concat(a, c, over=n)
 fn claimed(x: [n D]) -> [4 D] = x as [4 D]
+fn causal_attention(q: [b kv g i d], k: [b kv j d], v: [b kv j e]) -> [b kv g i e] {
+  let scores = einsum(q, k, [b kv g i d], [b kv j d] -> [b kv g i j]) * d ** -0.5
+  let visible = tril(ones([i j])) > 0.0
+  let weights = softmax(where(visible, scores, -inf), over=j)
+  einsum(weights, v, [b kv g i j], [b kv j e] -> [b kv g i e])
+}
+fn plain_attention(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
+  let weights = softmax(einsum(q, k, [b h i d], [b h j d] -> [b h i j]) / 3.0, over=j)
+  einsum(weights, v, [b h i j], [b h j d] -> [b h i d])
+}
 fn positive(x: [n]) -> [n] = log(x as Pos)
 
 model Block {
@@ -220,3 +232,28 @@ def test_as_pos_checks_that_no_value_is_0_or_below(m):
         return
     with pytest.raises(m.runtime.ShapeError, match=r"x as Pos"):
         m.positive(torch.tensor([1.0, 0.0]))
+
+
+def written_attention(q, k, v, scale, causal):
+    """Attention as the ShapeScript source writes it, step by step."""
+    scores = torch.einsum("...id,...jd->...ij", q, k) * scale
+    if causal:
+        visible = torch.tril(torch.ones(q.shape[-2], k.shape[-2])) > 0.0
+        scores = torch.where(visible, scores, -torch.inf)
+    return torch.einsum("...ij,...jd->...id", scores.softmax(-1), v)
+
+
+def test_attention_written_out_runs_fused_and_equals_the_written_steps(m):
+    import inspect
+
+    # Two key/value heads of three query heads each; 4 queries over 6 keys
+    # (causal is top-left: query i sees keys 0..=i).
+    q, k, v = rand(2, 2, 3, 4, 8), rand(2, 2, 6, 8), rand(2, 2, 6, 5)
+    expected = written_attention(q, k.unsqueeze(2), v.unsqueeze(2), 8**-0.5, True)
+    torch.testing.assert_close(m.causal_attention(q, k, v), expected, rtol=1e-5, atol=1e-6)
+    q, k, v = rand(2, 3, 4, 8), rand(2, 3, 5, 8), rand(2, 3, 5, 8)
+    expected = written_attention(q, k, v, 1 / 3.0, False)
+    torch.testing.assert_close(m.plain_attention(q, k, v), expected, rtol=1e-5, atol=1e-6)
+    for f in (m.causal_attention, m.plain_attention):
+        source = inspect.getsource(f)
+        assert "scaled_dot_product_attention" in source and "einsum" not in source

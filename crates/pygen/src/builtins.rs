@@ -110,7 +110,10 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
                 _ => self.bad(whole),
             },
-            B::Einsum => self.einsum(info, &positional, whole),
+            B::Einsum => match self.fused_attention(whole.span) {
+                Some(fused) => fused,
+                None => self.einsum(info, &positional, whole),
+            },
         }
     }
 

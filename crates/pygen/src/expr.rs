@@ -69,6 +69,7 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// Compiles a block's statements; the last expression of a function body is returned.
     pub fn block(&mut self, block: &ast::Block, indent: usize, fn_body: bool, out: &mut Lines) {
         let start = out.len();
+        self.plan_attention(block);
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = fn_body && i + 1 == block.stmts.len();
             // Blocks nest: grow the stack when needed.
@@ -97,6 +98,7 @@ impl<'g, 'a> Scope<'g, 'a> {
     fn stmt(&mut self, stmt: &ast::Stmt, indent: usize, last: bool, out: &mut Lines) {
         let at = stmt.span.start;
         match &stmt.kind {
+            StmtKind::Let { name, .. } if self.skipped_lets.contains(&name.span) => {}
             StmtKind::Let { name, value, .. } | StmtKind::Assign { name, value } => {
                 let v = self.expr(value);
                 let target = py_name(&name.name);

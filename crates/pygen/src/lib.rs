@@ -9,10 +9,12 @@
 //! (the checker has), only constructs it cannot compile yet (E0901) and two
 //! files that would share a module name (E0902).
 
+mod attention;
 mod builtins;
 mod casts;
 mod checks;
 mod expr;
+mod fused;
 mod header;
 mod items;
 mod names;

@@ -5,11 +5,12 @@
 //! what a value is, the checker has said (`check::typed`).
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use check::hir::{Body, Size, Symbol, Ty, TyKind, TypedExpr};
 use diag::{Diagnostic, FileId, Span};
 
+use crate::fused::FusedAttention;
 use crate::sigs::Gen;
 use crate::sizes::render_poly;
 use check::codes;
@@ -47,6 +48,11 @@ pub struct Scope<'g, 'a> {
     /// where the `def` is, before any statement of the body, so nothing may
     /// be hoisted out of it into a temporary.
     pub in_default: bool,
+    /// Einsums (by span) emitted as one fused attention call, and the
+    /// `let`s (by name span) only those attentions read, which are not
+    /// emitted (`attention`, docs/shapescript/python.md).
+    pub fused: HashMap<Span, FusedAttention>,
+    pub skipped_lets: HashSet<Span>,
     pub diagnostics: &'g mut Vec<Diagnostic>,
 }
 
@@ -71,6 +77,8 @@ impl<'g, 'a> Scope<'g, 'a> {
             temps: 0,
             pre: Vec::new(),
             in_default: false,
+            fused: HashMap::new(),
+            skipped_lets: HashSet::new(),
             diagnostics,
         }
     }

@@ -479,3 +479,102 @@ fn sizes_a_pattern_solves_are_written_with_the_names_they_come_from() {
         "#]],
     );
 }
+
+/// The attention of `examples/shapescript/llama.ss`, and near misses.
+const ATTENTION: &str = "fn attend(q: [b kv g i d], k: [b kv j d], v: [b kv j d]) -> [b kv g i d] {
+  let scores = einsum(q, k, [b kv g i d], [b kv j d] -> [b kv g i j]) * d ** -0.5
+  let visible = tril(ones([i j])) > 0.0
+  let weights = softmax(where(visible, scores, -inf), over=j)
+  einsum(weights, v, [b kv g i j], [b kv j d] -> [b kv g i d])
+}
+fn unmasked(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
+  let p = softmax(einsum(q, k, [b h i d], [b h j d] -> [b h i j]) / 8.0, over=j)
+  einsum(p, v, [b h i j], [b h j e] -> [b h i e])
+}
+";
+
+/// Near misses of `ATTENTION`: each is emitted as written.
+const NOT_ATTENTION: &str =
+    "fn scores_twice(q: [b h i d], k: [b h j d], v: [b h j d]) -> ([b h i d], [b h i j]) {
+  let scores = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
+  let weights = softmax(scores, over=j)
+  (einsum(weights, v, [b h i j], [b h j d] -> [b h i d]), scores)
+}
+fn over_queries(q: [b h i d], k: [b h j d], v: [b h i d]) -> [b h j d] {
+  let weights = softmax(einsum(q, k, [b h i d], [b h j d] -> [b h i j]), over=i)
+  einsum(weights, v, [b h i j], [b h i d] -> [b h j d])
+}
+fn finite_fill(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
+  let scores = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
+  let weights = softmax(where(tril(ones([i j])) > 0.0, scores, -1e9), over=j)
+  einsum(weights, v, [b h i j], [b h j d] -> [b h i d])
+}
+fn upper(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
+  let scores = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
+  let weights = softmax(where(triu(ones([i j])) > 0.0, scores, -inf), over=j)
+  einsum(weights, v, [b h i j], [b h j d] -> [b h i d])
+}
+fn given_mask(q: [b h i d], k: [b h j d], v: [b h j d], keep: [i j] Bool) -> [b h i d] {
+  let scores = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
+  let weights = softmax(where(keep, scores, -inf), over=j)
+  einsum(weights, v, [b h i j], [b h j d] -> [b h i d])
+}
+";
+
+#[test]
+fn attention_written_out_is_one_fused_call() {
+    check_code(ATTENTION, expect![[r#"
+        def attend(q, k, v):  # main.ss:1
+            _, kv, g, _, d = q.shape
+            _t1 = torch.nn.functional.scaled_dot_product_attention(
+                q.flatten(1, 2), k, v, scale=d**-0.5, is_causal=True, enable_gqa=True
+            )
+            return _t1.unflatten(1, (kv, g))  # main.ss:5
+
+
+        def unmasked(q, k, v):  # main.ss:7
+            # main.ss:9
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1 / 8.0)
+    "#]]);
+}
+
+#[test]
+fn near_misses_of_attention_are_emitted_as_written() {
+    check_code(NOT_ATTENTION, expect![[r#"
+        def scores_twice(q, k, v):  # main.ss:1
+            scores = torch.einsum("bhid,bhjd->bhij", q, k)  # main.ss:2
+            weights = torch.softmax(scores, dim=3)  # main.ss:3
+            return (torch.einsum("bhij,bhjd->bhid", weights, v), scores)  # main.ss:4
+
+
+        def over_queries(q, k, v):  # main.ss:6
+            weights = torch.softmax(torch.einsum("bhid,bhjd->bhij", q, k), dim=2)  # main.ss:7
+            return torch.einsum("bhij,bhid->bhjd", weights, v)  # main.ss:8
+
+
+        def finite_fill(q, k, v):  # main.ss:10
+            i = q.shape[2]
+            j = k.shape[2]
+            scores = torch.einsum("bhid,bhjd->bhij", q, k)  # main.ss:11
+            _t1 = torch.tril(torch.ones((i, j), dtype=q.dtype, device=q.device))
+            _t2 = torch.where(_t1 > 0.0, scores, -1000000000.0)
+            weights = torch.softmax(_t2, dim=3)  # main.ss:12
+            return torch.einsum("bhij,bhjd->bhid", weights, v)  # main.ss:13
+
+
+        def upper(q, k, v):  # main.ss:15
+            i = q.shape[2]
+            j = k.shape[2]
+            scores = torch.einsum("bhid,bhjd->bhij", q, k)  # main.ss:16
+            _t1 = torch.triu(torch.ones((i, j), dtype=q.dtype, device=q.device))
+            # main.ss:17
+            weights = torch.softmax(torch.where(_t1 > 0.0, scores, -math.inf), dim=3)
+            return torch.einsum("bhij,bhjd->bhid", weights, v)  # main.ss:18
+
+
+        def given_mask(q, k, v, keep):  # main.ss:20
+            scores = torch.einsum("bhid,bhjd->bhij", q, k)  # main.ss:21
+            weights = torch.softmax(torch.where(keep, scores, -math.inf), dim=3)  # main.ss:22
+            return torch.einsum("bhij,bhjd->bhid", weights, v)  # main.ss:23
+    "#]]);
+}
