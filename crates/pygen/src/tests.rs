@@ -523,7 +523,9 @@ fn given_mask(q: [b h i d], k: [b h j d], v: [b h j d], keep: [i j] Bool) -> [b 
 
 #[test]
 fn attention_written_out_is_one_fused_call() {
-    check_code(ATTENTION, expect![[r#"
+    check_code(
+        ATTENTION,
+        expect![[r#"
         def attend(q, k, v):  # main.ss:1
             _, kv, g, _, d = q.shape
             _t1 = torch.nn.functional.scaled_dot_product_attention(
@@ -535,12 +537,15 @@ fn attention_written_out_is_one_fused_call() {
         def unmasked(q, k, v):  # main.ss:7
             # main.ss:9
             return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1 / 8.0)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn near_misses_of_attention_are_emitted_as_written() {
-    check_code(NOT_ATTENTION, expect![[r#"
+    check_code(
+        NOT_ATTENTION,
+        expect![[r#"
         def scores_twice(q, k, v):  # main.ss:1
             scores = torch.einsum("bhid,bhjd->bhij", q, k)  # main.ss:2
             weights = torch.softmax(scores, dim=3)  # main.ss:3
@@ -576,5 +581,6 @@ fn near_misses_of_attention_are_emitted_as_written() {
             scores = torch.einsum("bhid,bhjd->bhij", q, k)  # main.ss:21
             weights = torch.softmax(torch.where(keep, scores, -math.inf), dim=3)  # main.ss:22
             return torch.einsum("bhij,bhjd->bhid", weights, v)  # main.ss:23
-    "#]]);
+    "#]],
+    );
 }
