@@ -18,32 +18,29 @@ const LN2_LO: f32 = 1.428_606_8e-6;
 /// integer (ties to even) held in the low mantissa bits.
 const ROUNDER: f32 = 12_582_912.0;
 
-/// 1/k! for k = 7 down to 0: e^r's Taylor coefficients, highest first.
-const EXP_TAYLOR: [f32; 8] = [
-    1.0 / 5040.0,
-    1.0 / 720.0,
-    1.0 / 120.0,
-    1.0 / 24.0,
-    1.0 / 6.0,
-    0.5,
-    1.0,
-    1.0,
-];
-/// 1/(k+1)! for k = 10 down to 0: (e^y - 1)/y's Taylor coefficients,
+/// e^r's Taylor coefficients 1/k! for k = 7 down to 0, highest first.
+const EXP_TAYLOR: [f32; 8] = inverse_factorials(0);
+/// (e^y - 1)/y's Taylor coefficients 1/(k+1)! for k = 10 down to 0,
 /// highest first.
-const EXPM1_TAYLOR: [f32; 11] = [
-    1.0 / 39_916_800.0,
-    1.0 / 3_628_800.0,
-    1.0 / 362_880.0,
-    1.0 / 40320.0,
-    1.0 / 5040.0,
-    1.0 / 720.0,
-    1.0 / 120.0,
-    1.0 / 24.0,
-    1.0 / 6.0,
-    0.5,
-    1.0,
-];
+const EXPM1_TAYLOR: [f32; 11] = inverse_factorials(1);
+
+/// `1/(lowest + k)!` for k = N-1 down to 0, each one f32 division of 1 by
+/// the factorial, which is exact in f32 up to 13!.
+const fn inverse_factorials<const N: usize>(lowest: usize) -> [f32; N] {
+    let mut out = [0.0; N];
+    let mut k = 0;
+    while k < N {
+        let mut factorial = 1.0f32;
+        let mut i = 2;
+        while i <= lowest + k {
+            factorial *= i as f32;
+            i += 1;
+        }
+        out[N - 1 - k] = 1.0 / factorial;
+        k += 1;
+    }
+    out
+}
 
 /// The polynomial with `coefficients` (highest power first) at `x`, by
 /// Horner's rule: `c0*x + c1`, then times `x` plus the next, which is the
@@ -184,5 +181,13 @@ mod tests {
         assert_eq!(tanh_f32(f32::NEG_INFINITY), -1.0);
         assert_eq!(tanh_f32(-0.0).to_bits(), (-0.0f32).to_bits());
         assert_eq!(tanh_f32(0.0).to_bits(), 0.0f32.to_bits());
+    }
+
+    #[test]
+    fn taylor_tables_are_the_inverse_factorials_as_written() {
+        assert_eq!(EXP_TAYLOR[0], 1.0 / 5040.0);
+        assert_eq!(EXP_TAYLOR[4..], [1.0 / 6.0, 0.5, 1.0, 1.0]);
+        assert_eq!(EXPM1_TAYLOR[0], 1.0 / 39_916_800.0);
+        assert_eq!(EXPM1_TAYLOR[8..], [1.0 / 6.0, 0.5, 1.0]);
     }
 }
