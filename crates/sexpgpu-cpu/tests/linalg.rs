@@ -99,6 +99,9 @@ fn big_matmuls_split_over_threads() {
             (vec![130, 200], vec![200, 90]),
             (vec![4, 64, 80], vec![4, 80, 70]),
             (vec![1, 33, 0], vec![0, 5]),
+            // Wider than tall: split by columns over threads.
+            (vec![40, 300], vec![300, 200]),
+            (vec![2, 30, 100], vec![100, 330]),
         ] {
             let mut g = Graph::new("big");
             let a = g.input("a", Shape::from(a_dims.as_slice()), dtype);
@@ -116,6 +119,25 @@ fn big_matmuls_split_over_threads() {
             );
         }
     }
+}
+
+/// A wide product whose right operand is read transposed (`dy @ w^T` in a
+/// backward pass), split by columns: each thread reads its own columns of
+/// the strided operand.
+#[test]
+fn wide_matmuls_with_a_transposed_operand_split_by_columns() {
+    let mut rng = Rng::new(25);
+    let mut g = Graph::new("wide");
+    let a = g.input("a", Shape::from([48, 256]), DType::F32);
+    let w = g.input("w", Shape::from([320, 256]), DType::F32);
+    let wt = g.transpose(w, &[1, 0]).unwrap();
+    let y = g.matmul(a, wt).unwrap();
+    g.set_outputs(vec![y]);
+    let args = [
+        tensor(&mut rng, &[48, 256], DType::F32),
+        tensor(&mut rng, &[320, 256], DType::F32),
+    ];
+    check(&g, &args, accum_tol(DType::F32, 256));
 }
 
 #[test]

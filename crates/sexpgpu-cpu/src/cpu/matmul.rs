@@ -10,7 +10,9 @@
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
 
-use super::parallel::{for_chunks, split_count};
+use std::ops::Range;
+
+use super::parallel::{for_chunks, for_ranges, split_count};
 use super::walk::load;
 use crate::view::View;
 
@@ -109,7 +111,6 @@ fn sgemm_batched(
         out.fill(0.0);
         return;
     }
-    let r = av.dims.len();
     if let Some(rows) = folded_rows(av, bv, p) {
         // One `[batch*m, k] x [k, n]` product: the shared right operand is
         // packed once instead of once per batch element.
@@ -124,33 +125,139 @@ fn sgemm_batched(
     let batches: usize = p.batch.iter().product();
     let work = batches * m * n * k;
     let t = split_count(threads, work, FLOPS_PER_THREAD);
-    let one = |bi: usize, row0: usize, c: &mut [f32]| {
-        let rows = c.len() / n;
-        let a_off = batch_offset(av, p.batch, bi) + row0 * av.strides[r - 2];
-        let b_off = batch_offset(bv, p.batch, bi);
+    let operands = Operands { a, av, b, bv, p };
+    if t > 1 && batches >= t {
+        // Whole problems per thread.
+        for_chunks(t, out, m * n, 1, |start, chunk| {
+            for (j, c) in chunk.chunks_mut(m * n).enumerate() {
+                let block = Block::whole(start / (m * n) + j, m, n);
+                // SAFETY: `c` is exactly this problem's `m * n` outputs.
+                unsafe { operands.product(block, c.as_mut_ptr()) };
+            }
+        });
+    } else if t > 1 && n > m && n >= t * COLUMN_ALIGN {
+        // Column blocks of each problem per thread: each thread packs only
+        // its own columns of `b`, the larger operand.
+        for (bi, c) in out.chunks_mut(m * n).enumerate() {
+            let dst = SharedOut(c.as_mut_ptr());
+            for_ranges(t, n, COLUMN_ALIGN, |cols| {
+                let first = cols.start;
+                let block = Block {
+                    batch: bi,
+                    rows: 0..m,
+                    cols,
+                    row_stride: n,
+                };
+                // SAFETY: the column ranges are disjoint and inside `c`, so
+                // no two threads write the same element.
+                unsafe { operands.product(block, dst.get().add(first)) };
+            });
+        }
+    } else {
+        // Row blocks of each problem per thread.
+        for (bi, c) in out.chunks_mut(m * n).enumerate() {
+            for_chunks(t, c, n, 1, |start, rows| {
+                let row0 = start / n;
+                let block = Block {
+                    batch: bi,
+                    rows: row0..row0 + rows.len() / n,
+                    cols: 0..n,
+                    row_stride: n,
+                };
+                // SAFETY: `rows` holds exactly these rows of the output.
+                unsafe { operands.product(block, rows.as_mut_ptr()) };
+            });
+        }
+    }
+}
+
+/// Output columns a thread's block starts at a multiple of (a few
+/// AVX-512 registers wide, so no thread gets a ragged kernel edge).
+const COLUMN_ALIGN: usize = 64;
+
+/// The f32 operands of one batched product, as `sgemm_batched` reads them.
+struct Operands<'a> {
+    a: &'a [f32],
+    av: &'a View,
+    b: &'a [f32],
+    bv: &'a View,
+    p: &'a Problem<'a>,
+}
+
+/// A rectangle of one batch element's output: its rows and columns, and
+/// the output's row stride.
+struct Block {
+    batch: usize,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    row_stride: usize,
+}
+
+impl Block {
+    /// The whole `m x n` output of batch element `batch`.
+    fn whole(batch: usize, m: usize, n: usize) -> Block {
+        Block {
+            batch,
+            rows: 0..m,
+            cols: 0..n,
+            row_stride: n,
+        }
+    }
+}
+
+/// The output pointer shared by threads that write disjoint blocks.
+#[derive(Clone, Copy)]
+struct SharedOut(*mut f32);
+
+// SAFETY: every thread given a `SharedOut` writes only its own block of
+// the output (see `sgemm_batched`), so sharing the pointer is a data race
+// on no element.
+unsafe impl Send for SharedOut {}
+unsafe impl Sync for SharedOut {}
+
+impl SharedOut {
+    fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+impl Operands<'_> {
+    /// Computes `block` of the product into `dst`, which points at the
+    /// block's first element (row `rows.start`, column `cols.start`).
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of the block's elements at
+    /// `i * row_stride + j` and no other thread may touch them meanwhile.
+    unsafe fn product(&self, block: Block, dst: *mut f32) {
+        let (av, bv, p) = (self.av, self.bv, self.p);
+        let r = av.dims.len();
+        let (rsa, csa) = (av.strides[r - 2], av.strides[r - 1]);
+        let (rsb, csb) = (bv.strides[r - 2], bv.strides[r - 1]);
+        let a_off = batch_offset(av, p.batch, block.batch) + block.rows.start * rsa;
+        let b_off = batch_offset(bv, p.batch, block.batch) + block.cols.start * csb;
         // SAFETY: the views' extents were checked against the buffers, so
-        // every element `a_off + i*rsa + p*csa` (i < rows <= m, p < k) and
-        // `b_off + p*rsb + j*csb` (j < n) is in bounds, and `c` holds exactly
-        // `rows * n` elements written with strides (n, 1). Strides may be 0
+        // every element `a_off + i*rsa + q*csa` (i in the block's rows,
+        // q < k) and `b_off + q*rsb + j*csb` (j in the block's columns) is
+        // in bounds; the caller vouches for `dst`. Strides may be 0
         // (broadcast); gemm only reads through a and b. `gemm` computes
         // dst = alpha*dst + beta*a*b and, with read_dst false, never reads
         // dst, so alpha is ignored; beta 1 is the plain product. Its
         // arguments are column stride then row stride.
         unsafe {
             gemm::gemm(
-                rows,
-                n,
-                k,
-                c.as_mut_ptr(),
+                block.rows.len(),
+                block.cols.len(),
+                p.k,
+                dst,
                 1,
-                n as isize,
+                block.row_stride as isize,
                 false,
-                a.as_ptr().add(a_off),
-                av.strides[r - 1] as isize,
-                av.strides[r - 2] as isize,
-                b.as_ptr().add(b_off),
-                bv.strides[r - 1] as isize,
-                bv.strides[r - 2] as isize,
+                self.a.as_ptr().add(a_off),
+                csa as isize,
+                rsa as isize,
+                self.b.as_ptr().add(b_off),
+                csb as isize,
+                rsb as isize,
                 0.0,
                 1.0,
                 false,
@@ -158,19 +265,6 @@ fn sgemm_batched(
                 false,
                 gemm::Parallelism::None,
             );
-        }
-    };
-    if t > 1 && batches >= t {
-        // Whole problems per thread.
-        for_chunks(t, out, m * n, 1, |start, chunk| {
-            for (j, c) in chunk.chunks_mut(m * n).enumerate() {
-                one(start / (m * n) + j, 0, c);
-            }
-        });
-    } else {
-        // Row blocks of each problem per thread.
-        for (bi, c) in out.chunks_mut(m * n).enumerate() {
-            for_chunks(t, c, n, 1, |start, rows| one(bi, start / n, rows));
         }
     }
 }

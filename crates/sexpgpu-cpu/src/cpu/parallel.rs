@@ -72,6 +72,32 @@ pub(crate) fn for_chunks<T: Send>(
     });
 }
 
+/// Runs `f` on at most `threads` ranges covering `0..len`, each starting
+/// at a multiple of `align`, on the pool (for work cut by columns, which
+/// `for_chunks`' contiguous slices cannot express).
+pub(crate) fn for_ranges(
+    threads: usize,
+    len: usize,
+    align: usize,
+    f: impl Fn(Range<usize>) + Sync,
+) {
+    let align = align.max(1);
+    let chunk = len.div_ceil(threads.max(1)).div_ceil(align) * align;
+    let n = len.div_ceil(chunk.max(1));
+    if n <= 1 {
+        f(0..len);
+        return;
+    }
+    pool(n).scope(|scope| {
+        let f = &f;
+        for t in 1..n {
+            let range = t * chunk..((t + 1) * chunk).min(len);
+            scope.spawn(move |_| f(range));
+        }
+        f(0..chunk.min(len));
+    });
+}
+
 /// Runs `f` on at most `threads` ranges covering `0..len` and returns their
 /// results in order (for partial reductions).
 pub(crate) fn map_ranges<R: Send>(
@@ -113,6 +139,12 @@ mod tests {
             });
             assert!(out.iter().enumerate().all(|(i, &x)| x == i));
             let sums = map_ranges(threads, 100_003, 1000, |r| r.len());
+            let covered = std::sync::atomic::AtomicUsize::new(0);
+            for_ranges(threads, 100_003, 64, |r| {
+                assert!(r.start % 64 == 0 && !r.is_empty());
+                covered.fetch_add(r.len(), std::sync::atomic::Ordering::Relaxed);
+            });
+            assert_eq!(covered.into_inner(), 100_003);
             assert_eq!(sums.iter().sum::<usize>(), 100_003);
         }
     }
