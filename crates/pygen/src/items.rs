@@ -168,10 +168,12 @@ fn model(
         &format!("class {}(torch.nn.Module):", py_name(&m.name.name)),
         Some(&gen.where_(file, m.span.start)),
     );
+    // `ruff format` wants a blank line after a class's docstring, and none
+    // right after the `class` line.
     if let Some(doc) = &m.doc {
         out.docstring(1, &doc.text);
+        out.blank();
     }
-    out.blank();
     let params: Vec<String> = m.size_params.iter().map(|p| py_name(&p.name)).collect();
     let mut head = vec!["self".to_string()];
     head.extend(params.iter().cloned());

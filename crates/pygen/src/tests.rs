@@ -84,7 +84,6 @@ fn models_register_parameters_and_stacks() {
 
 
             class Lin(torch.nn.Module):  # main.ss:2
-
                 def __init__(self, Din):
                     super().__init__()
                     self.Din = Din
@@ -102,7 +101,6 @@ fn models_register_parameters_and_stacks() {
 
 
             class Net(torch.nn.Module):  # main.ss:7
-
                 def __init__(self):
                     super().__init__()
                     self.layers = torch.nn.ModuleList([Lin() for _ in range(2)])  # main.ss:8
@@ -599,7 +597,6 @@ fn initialisers_compute_their_numbers_from_the_sizes() {
 
 
             class Conv(torch.nn.Module):  # main.ss:2
-
                 def __init__(self, Cin, K):
                     super().__init__()
                     self.Cin = Cin
