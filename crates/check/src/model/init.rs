@@ -92,8 +92,8 @@ impl InitCx<'_, '_, '_> {
     }
 
     /// The arguments named in `allowed`, lowered; E0412 for any other
-    /// (positional ones included). One that fails is left out, so its
-    /// default stands in.
+    /// (positional ones included) and for one given twice. One that fails
+    /// is left out, so its default stands in.
     fn arguments(&mut self, args: &[ast::Arg], allowed: &[&'static str]) -> Written {
         let mut written = Written::new();
         for a in args {
@@ -105,6 +105,10 @@ impl InitCx<'_, '_, '_> {
                 self.bad_form(a.span, "unexpected argument");
                 continue;
             };
+            if written.iter().any(|w| w.0 == key) {
+                self.bad_form(a.span, "given twice");
+                continue;
+            }
             if let Some(value) = self.number(&a.value) {
                 written.push((key, a.value.span, value));
             }

@@ -16,4 +16,5 @@ model Bad(Cin) {
   compared: [D] = normal(std=Cin > D)                            # ~ E0412
   sized: [D Cin] = normal(std=-0.5 / Cin)                       # ~ E0412
   bounds: [D Cin] = uniform(lo=1.0 / sqrt(Cin), hi=-1.0 / sqrt(Cin))  # ~ E0412
+  twice: [D] = normal(std=0.1, std=0.2)                           # ~ E0412
 }
