@@ -21,9 +21,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from binaries import binary  # noqa: E402
 
-SOURCE = (
-    Path(__file__).resolve().parents[2] / "tests/ui/shapescript/models/initialisers.ss"
-)
+SOURCE = Path(__file__).resolve().parents[2] / "tests/ui/shapescript/models/initialisers.ss"
 
 
 @pytest.fixture(scope="module")
