@@ -43,9 +43,10 @@ dim C5 = 2 * C4
 # ------------------------------------------------------------- layers
 
 ## The weights of a K x K convolution from Cin to Cout channels, torch's
-## layout (as nn.Conv2d).
+## layout (as nn.Conv2d), He (fan-in) initialised for the relu after it:
+## a standard deviation of sqrt(2 / fan_in), fan_in = Cin * K * K.
 model Conv(Cin, Cout, K) {
-  weight: [Cout Cin K K] = normal(std=0.05)
+  weight: [Cout Cin K K] = normal(std=(2.0 / (Cin * K * K)) ** 0.5)
   bias: [Cout] = zeros
 }
 

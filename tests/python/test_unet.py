@@ -9,6 +9,7 @@ is a ShapeError."""
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import sys
 
@@ -59,6 +60,17 @@ def test_equals_the_reference_with_the_same_weights(unet):
         out = model(x)
         assert out.shape == (2, 3, 32, 48)
         torch.testing.assert_close(out, reference(x), rtol=1e-5, atol=1e-5)
+
+
+def test_convolutions_are_he_initialised(unet):
+    # unet.ss's `normal(std=(2.0 / (Cin * K * K)) ** 0.5)`, for each model's sizes.
+    torch.manual_seed(0)
+    for cin, cout, k in [(64, 64, 3), (128, 64, 1)]:
+        conv = unet.Conv(cin, cout, k)
+        want = math.sqrt(2 / (cin * k * k))
+        assert abs(conv.weight.std().item() / want - 1) < 0.05, (cin, k)
+        assert abs(conv.weight.mean().item()) < 0.05 * want
+        assert torch.count_nonzero(conv.bias) == 0
 
 
 def test_runs_in_bf16_with_a_backward_pass(unet):

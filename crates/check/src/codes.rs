@@ -538,7 +538,11 @@ E0412 = "E0412", "invalid field initialiser",
 "A model's tensor field starts as `zeros`, `ones`, `normal(std=, mean=)` or
 `uniform(lo=, hi=)`; without one, rank-2 and larger fields are
 `normal(std=0.02)` and others `zeros`. Sub-models and record fields have no
-initialiser.
+initialiser. The arguments are numbers made of literals, dims and the
+model's size parameters with `+ - * / **` and `sqrt`, `log`, `exp`
+(He initialisation: `normal(std=(2.0 / (Cin * K * K)) ** 0.5)`); another
+name is not a size. A value known when checking must make sense: a positive
+`std`, a `lo` below `hi`, a finite number.
 
 Wrong:
 

@@ -15,9 +15,11 @@ use crate::lower::{Env, Lowerer, Place};
 use crate::shape::{flatten_ty, map_sizes};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
-use crate::typed::{FieldDef, Init, TypeDef};
+use crate::typed::{FieldDef, Init, InitExpr, TypeDef};
 use crate::types::{Ty, TyKind};
 use rustc_hash::FxHashMap as HashMap;
+
+mod init;
 
 /// A model or record, lowered.
 pub struct ModelInfo {
@@ -189,7 +191,15 @@ fn lower_fields(
             buffer_value(&ty, field, lowerer.diagnostics);
             None
         } else {
-            field_init(&ty, field, is_model, lowerer.diagnostics)
+            field_init(
+                env,
+                file,
+                size_params,
+                &ty,
+                field,
+                is_model,
+                lowerer.diagnostics,
+            )
         };
         out.push(FieldDef {
             name: field.name.name,
@@ -233,6 +243,9 @@ fn sub_model_sizes(env: Env, file: FileId, field: &ast::Field, diagnostics: &mut
 /// else normal for a matrix and zeros for a vector; E0412 for an
 /// initialiser anywhere else.
 fn field_init(
+    env: Env,
+    file: FileId,
+    size_params: &[Name],
     ty: &Ty,
     field: &ast::Field,
     is_model: bool,
@@ -242,10 +255,10 @@ fn field_init(
         (TyKind::Tensor(t), true) => {
             let rank = t.shape.as_ref().map_or(0, |s| s.len());
             Some(match &field.init {
-                Some(e) => initialiser(e, diagnostics),
+                Some(e) => init::initialiser(env, file, size_params, e, diagnostics),
                 None if rank >= 2 => Init::Normal {
-                    mean: 0.0,
-                    std: 0.02,
+                    mean: InitExpr::Float(0.0),
+                    std: InitExpr::Float(0.02),
                 },
                 None => Init::Zeros,
             })
@@ -294,79 +307,6 @@ pub fn buffer_signature(size_params: &[Name], ty: &Ty) -> Signature {
         ret: Some(ty.clone()),
         generics: size_params.to_vec(),
         python: None,
-    }
-}
-
-/// `zeros`, `ones`, `normal(std=, mean=)`, `uniform(lo=, hi=)` (E0412 otherwise).
-fn initialiser(e: &ast::Expr, diagnostics: &mut Vec<Diagnostic>) -> Init {
-    let bad = |diagnostics: &mut Vec<Diagnostic>, span: Span, label: &str| {
-        diagnostics.push(
-            Diagnostic::error(codes::E0412, "invalid field initialiser")
-                .with_primary(span, label.to_string())
-                .with_help("a tensor field starts as `zeros`, `ones`, `normal(std=0.02, mean=0)` or `uniform(lo=-0.1, hi=0.1)`"),
-        );
-        Init::Zeros
-    };
-    let (name, args) = match &e.kind {
-        ast::ExprKind::Name(n) => (n, &[][..]),
-        ast::ExprKind::Call { callee, args } => match &callee.kind {
-            ast::ExprKind::Name(n) => (n, args.as_slice()),
-            _ => return bad(diagnostics, e.span, "not an initialiser"),
-        },
-        _ => return bad(diagnostics, e.span, "not an initialiser"),
-    };
-    let get = |key: &str, default: f64, diagnostics: &mut Vec<Diagnostic>| -> f64 {
-        match args
-            .iter()
-            .find(|a| a.name.as_ref().is_some_and(|n| n.name == key))
-        {
-            None => default,
-            Some(a) => match number(&a.value) {
-                Some(v) => v,
-                None => {
-                    bad(diagnostics, a.value.span, "not a number");
-                    default
-                }
-            },
-        }
-    };
-    let allowed: &[&str] = match name.name.as_str() {
-        "zeros" | "ones" => &[],
-        "normal" => &["std", "mean"],
-        "uniform" => &["lo", "hi"],
-        _ => return bad(diagnostics, name.span, "unknown initialiser"),
-    };
-    for a in args {
-        match &a.name {
-            Some(n) if allowed.contains(&n.name.as_str()) => {}
-            _ => {
-                bad(diagnostics, a.span, "unexpected argument");
-            }
-        }
-    }
-    match name.name.as_str() {
-        "zeros" => Init::Zeros,
-        "ones" => Init::Ones,
-        "normal" => Init::Normal {
-            mean: get("mean", 0.0, diagnostics),
-            std: get("std", 0.02, diagnostics),
-        },
-        _ => Init::Uniform {
-            lo: get("lo", -0.1, diagnostics),
-            hi: get("hi", 0.1, diagnostics),
-        },
-    }
-}
-
-fn number(e: &ast::Expr) -> Option<f64> {
-    match &e.kind {
-        ast::ExprKind::Int(v) => Some(*v as f64),
-        ast::ExprKind::Float(v) => Some(*v),
-        ast::ExprKind::Unary {
-            op: ast::UnaryOp::Neg,
-            operand,
-        } => number(operand).map(|v| -v),
-        _ => None,
     }
 }
 

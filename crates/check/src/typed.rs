@@ -17,7 +17,7 @@ use syntax::Name;
 use diag::{FileId, Span};
 
 use crate::per_file::PerFile;
-use crate::size::Size;
+use crate::size::{Size, Symbol};
 use crate::types::Ty;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -232,13 +232,111 @@ pub struct FieldDef {
     pub buffer: bool,
 }
 
-/// A tensor field's initialiser.
+/// A tensor field's initialiser, the arguments not written filled in with
+/// their defaults (`docs/shapescript/models.md`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Init {
     Zeros,
     Ones,
-    Normal { mean: f64, std: f64 },
-    Uniform { lo: f64, hi: f64 },
+    Normal { mean: InitExpr, std: InitExpr },
+    Uniform { lo: InitExpr, hi: InitExpr },
+}
+
+/// A number in an initialiser's argument (`normal(std=(2.0 / (Cin * K * K)) ** 0.5)`):
+/// literals, dims and the model's size parameters, with `+ - * / **`,
+/// negation and the functions of `InitFn`. Computed when the model is made,
+/// as floats; parentheses make no node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InitExpr {
+    Int(u128),
+    Float(f64),
+    /// A dim (`Symbol::Dim`) or a size parameter of the model (`Symbol::Generic`).
+    Size(Symbol),
+    Neg(Box<InitExpr>),
+    Binary {
+        op: InitOp,
+        lhs: Box<InitExpr>,
+        rhs: Box<InitExpr>,
+    },
+    Call {
+        func: InitFn,
+        arg: Box<InitExpr>,
+    },
+}
+
+/// The arithmetic of an initialiser's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitOp {
+    Add,
+    Sub,
+    Mul,
+    /// True division: `1 / Cin` is a fraction, as in Python.
+    Div,
+    Pow,
+}
+
+/// The functions an initialiser's numbers may call, each of one number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitFn {
+    Sqrt,
+    Log,
+    Exp,
+}
+
+impl InitFn {
+    /// Every function, for messages and look-up by name.
+    pub const ALL: [InitFn; 3] = [InitFn::Sqrt, InitFn::Log, InitFn::Exp];
+
+    /// The name written in ShapeScript, which is also that of Python's `math`.
+    pub fn name(self) -> &'static str {
+        match self {
+            InitFn::Sqrt => "sqrt",
+            InitFn::Log => "log",
+            InitFn::Exp => "exp",
+        }
+    }
+
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            InitFn::Sqrt => x.sqrt(),
+            InitFn::Log => x.ln(),
+            InitFn::Exp => x.exp(),
+        }
+    }
+}
+
+impl InitOp {
+    pub fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            InitOp::Add => a + b,
+            InitOp::Sub => a - b,
+            InitOp::Mul => a * b,
+            InitOp::Div => a / b,
+            InitOp::Pow => a.powf(b),
+        }
+    }
+}
+
+impl InitExpr {
+    /// The value, when every size in it has one (`size` gives a dim's;
+    /// a size parameter has none until the model is made). Not finite for
+    /// a division by 0 or the square root of a negative number.
+    pub fn value(&self, size: &impl Fn(&Symbol) -> Option<f64>) -> Option<f64> {
+        // As deep as the written expression: on a stack with room for it.
+        syntax::ensure_sufficient_stack(|| match self {
+            InitExpr::Int(v) => Some(*v as f64),
+            InitExpr::Float(v) => Some(*v),
+            InitExpr::Size(s) => size(s),
+            InitExpr::Neg(e) => e.value(size).map(|v| -v),
+            InitExpr::Binary { op, lhs, rhs } => Some(op.apply(lhs.value(size)?, rhs.value(size)?)),
+            InitExpr::Call { func, arg } => arg.value(size).map(|v| func.apply(v)),
+        })
+    }
+
+    /// A literal 0 (`mean=0`, the default), which the generated code leaves out.
+    pub fn is_literal_zero(&self) -> bool {
+        matches!(self, InitExpr::Int(0)) || matches!(self, InitExpr::Float(v) if *v == 0.0)
+    }
 }
 
 /// A value range: the interval the values lie in, from the domains, the

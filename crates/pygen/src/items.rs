@@ -5,12 +5,13 @@
 //! checks. Bodies are compiled by `expr`; this file only lays things out.
 
 use check::hir::Module;
-use check::hir::{Ty, TyKind};
+use check::hir::{FieldDef, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
 use crate::checks::{self, Lines};
 use crate::header;
+use crate::init;
 use crate::names::py_name;
 use crate::names::torch_dtype;
 use crate::scope::{Imports, Scope};
@@ -167,10 +168,12 @@ fn model(
         &format!("class {}(torch.nn.Module):", py_name(&m.name.name)),
         Some(&gen.where_(file, m.span.start)),
     );
+    // `ruff format` wants a blank line after a class's docstring, and none
+    // right after the `class` line.
     if let Some(doc) = &m.doc {
         out.docstring(1, &doc.text);
+        out.blank();
     }
-    out.blank();
     let params: Vec<String> = m.size_params.iter().map(|p| py_name(&p.name)).collect();
     let mut head = vec!["self".to_string()];
     head.extend(params.iter().cloned());
@@ -192,9 +195,7 @@ fn model(
         scope.sizes.insert(p.name.to_string(), py_name(&p.name));
     }
     for f in &m.fields {
-        let Some(ty) = def
-            .and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
-            .map(|d| &d.ty)
+        let Some(checked) = def.and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
         else {
             scope.unsupported(f.span, "a field the checker did not type");
             continue;
@@ -205,7 +206,7 @@ fn model(
             buffer(&mut scope, m, f, &name, &at, out);
             continue;
         }
-        field(&mut scope, ty, f, &name, &at, out);
+        field(&mut scope, checked, f, &name, &at, out);
     }
     for method in &m.methods {
         out.blank();
@@ -265,8 +266,17 @@ fn buffer(scope: &mut Scope, m: &ast::Model, f: &ast::Field, name: &str, at: &st
     stmt_line(out, 2, &text, at);
 }
 
-fn field(scope: &mut Scope, ty: &Ty, f: &ast::Field, name: &str, at: &str, out: &mut Code) {
-    match &ty.kind {
+/// One field of a model in `__init__`: a parameter (or an integer
+/// tensor's buffer) with its initialiser, a sub-model or a stack.
+fn field(
+    scope: &mut Scope,
+    checked: &FieldDef,
+    f: &ast::Field,
+    name: &str,
+    at: &str,
+    out: &mut Code,
+) {
+    match &checked.ty.kind {
         TyKind::Tensor(t) => {
             let axes = t.shape.clone().unwrap_or_default();
             let sizes: Vec<String> = axes
@@ -316,16 +326,17 @@ fn field(scope: &mut Scope, ty: &Ty, f: &ast::Field, name: &str, at: &str, out: 
                     at,
                 );
             }
-            let init = initialiser(scope, f.init.as_ref(), axes.len());
-            let call = format!("{init}(self.{name}{})", "");
-            let call = match call.find("(self.") {
-                Some(_) => call,
-                None => call,
+            let init = checked
+                .init
+                .as_ref()
+                .and_then(|i| init::init_call(scope, i));
+            let Some((func, keywords)) = init else {
+                scope.unsupported(f.span, "this field's initialiser");
+                return;
             };
-            let (func, extra) = split_init(&init);
-            let text = format!("{func}(self.{name}{extra})");
-            let _ = call;
-            stmt_line(out, 2, &text, "");
+            let mut args = vec![format!("self.{name}")];
+            args.extend(keywords);
+            stmt_line(out, 2, &format!("{func}({})", args.join(", ")), "");
         }
         TyKind::Named {
             file: target,
@@ -368,53 +379,6 @@ fn field(scope: &mut Scope, ty: &Ty, f: &ast::Field, name: &str, at: &str, out: 
         _ => {
             scope.unsupported(f.span, "a model field of this type");
         }
-    }
-}
-
-/// `torch.nn.init.normal_` and its keyword arguments, from the field's initialiser.
-fn initialiser(scope: &mut Scope, init: Option<&ast::Expr>, rank: usize) -> String {
-    let Some(init) = init else {
-        return if rank >= 2 {
-            "torch.nn.init.normal_|, std=0.02".into()
-        } else {
-            "torch.nn.init.zeros_|".into()
-        };
-    };
-    let (name, args): (&str, &[ast::Arg]) = match &init.kind {
-        ast::ExprKind::Name(id) => (&id.name, &[]),
-        ast::ExprKind::Call { callee, args } => match &callee.kind {
-            ast::ExprKind::Name(id) => (&id.name, args),
-            _ => ("", &[]),
-        },
-        _ => ("", &[]),
-    };
-    let mut extra = String::new();
-    for a in args {
-        let v = scope.expr(&a.value);
-        let key = match a.name.as_ref().map(|n| n.name.as_str()) {
-            Some("lo") => "a",
-            Some("hi") => "b",
-            Some(k) => k,
-            None => continue,
-        };
-        extra.push_str(&format!(", {key}={}", v.code));
-    }
-    match name {
-        "zeros" => "torch.nn.init.zeros_|".into(),
-        "ones" => "torch.nn.init.ones_|".into(),
-        "normal" => format!("torch.nn.init.normal_|{extra}"),
-        "uniform" => format!("torch.nn.init.uniform_|{extra}"),
-        _ => {
-            scope.unsupported(init.span, "this initialiser");
-            "torch.nn.init.zeros_|".into()
-        }
-    }
-}
-
-fn split_init(init: &str) -> (String, String) {
-    match init.split_once('|') {
-        Some((f, rest)) => (f.to_string(), rest.to_string()),
-        None => (init.to_string(), String::new()),
     }
 }
 

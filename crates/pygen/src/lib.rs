@@ -16,6 +16,7 @@ mod checks;
 mod expr;
 mod fused;
 mod header;
+mod init;
 mod items;
 mod names;
 mod pattern_sizes;
