@@ -40,17 +40,19 @@ impl MathFn {
     /// The function a dotted Python name stands for.
     pub fn from_python(python: &str) -> Option<MathFn> {
         Some(match python {
-            "torch.exp" => MathFn::Exp,
-            "torch.log" => MathFn::Log,
-            "torch.log1p" => MathFn::Log1p,
-            "torch.expm1" => MathFn::Expm1,
-            "torch.sqrt" => MathFn::Sqrt,
+            // On Python numbers the prelude's stubs call `math`'s, which
+            // raise a ValueError outside the domain.
+            "torch.exp" | "math.exp" => MathFn::Exp,
+            "torch.log" | "math.log" => MathFn::Log,
+            "torch.log1p" | "math.log1p" => MathFn::Log1p,
+            "torch.expm1" | "math.expm1" => MathFn::Expm1,
+            "torch.sqrt" | "math.sqrt" => MathFn::Sqrt,
             "torch.rsqrt" => MathFn::Rsqrt,
-            "torch.sin" => MathFn::Sin,
-            "torch.cos" => MathFn::Cos,
-            "torch.tanh" => MathFn::Tanh,
+            "torch.sin" | "math.sin" => MathFn::Sin,
+            "torch.cos" | "math.cos" => MathFn::Cos,
+            "torch.tanh" | "math.tanh" => MathFn::Tanh,
             "torch.sigmoid" => MathFn::Sigmoid,
-            "torch.erf" => MathFn::Erf,
+            "torch.erf" | "math.erf" => MathFn::Erf,
             "torch.nn.functional.gelu" => MathFn::Gelu,
             "torch.nn.functional.silu" => MathFn::Silu,
             "torch.nn.functional.softplus" => MathFn::Softplus,
