@@ -60,7 +60,7 @@ fn log_count(i: Int) -> Float = log1p(i as NonNeg)
 
 ## A sum over a softmax's axis holds its largest value, at least 1/n: the
 ## top-k probabilities renormalize without an eps.
-fn renormalized(logits: [t V]) -> [t K] {
+fn renormalized(logits: [t V]) -> ([t K], [t K] Index[V]) {
   let (top, ids) = topk(softmax(logits, over=V), K, over=V)
-  top / sum(top, over=K)
+  (top / sum(top, over=K), ids)
 }
