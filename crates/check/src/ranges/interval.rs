@@ -427,6 +427,22 @@ mod tests {
     }
 
     #[test]
+    fn a_reduction_holding_a_softmax_rows_largest_value_is_positive() {
+        let probs = Interval {
+            pos_for_log: true,
+            row_max_axis: Some(1),
+            ..Interval::UNIT
+        };
+        assert_eq!(probs.sum_of().above_row_max().to_string(), "(0, inf)");
+        assert_eq!(probs.above_row_max().to_string(), "(0, 1]");
+        assert!(!probs.above_row_max().contains(0.0));
+        // A declared domain holding every value keeps the axis; one that
+        // changes them doesn't.
+        assert_eq!(probs.narrow_to(&Interval::NON_NEG).row_max_axis, Some(1));
+        assert_eq!(probs.narrow_to(&Interval::NON_POS).row_max_axis, None);
+    }
+
+    #[test]
     fn containment_and_edges() {
         assert!(Interval::POS.within(&Interval::NON_NEG));
         assert!(!Interval::NON_NEG.within(&Interval::POS));

@@ -8,8 +8,9 @@ fn layer_norm_eps(x: [b D], eps: Float) -> [b D] = (x - mean(x, over=D)) * rsqrt
 fn tempered(x: [b n], t: Float) -> [b n] = softmax(x / t, over=n)  # ~ E0602
 fn log_count(i: Int) -> Float = log1p(i)  # ~ E0605
 
-## A literal argument doesn't help: the body is checked once for every caller.
+## A literal argument or default doesn't help: the body is checked once for every caller.
 fn normed(x: [b D]) -> [b D] = layer_norm_eps(x, 1e-5)
+fn rms_default(x: [b D], eps: Float = 0.00001) -> [b D] = x * rsqrt(mean(x * x, over=D) + eps)  # ~ E0601
 
 ## A model's number field is a Python number too.
 model Norm {
