@@ -1,7 +1,8 @@
 //! The math the checker knows (`docs/shapescript/ranges.md`): each Python
 //! function the prelude's stubs name, with the range of its results over
 //! an interval of arguments and the edge of its domain. An extern fn that
-//! names one of them, in the prelude or not, gets this math.
+//! names one of them, in the prelude or not, gets this math, and so does
+//! the `math` function a call on Python numbers becomes (`math.log`).
 
 use super::interval::Interval;
 
