@@ -3,10 +3,11 @@
 # that sends each token to its top 2 experts.
 #
 # The router scores every expert for every token (a linear layer without
-# bias) and keeps the two highest scores with `topk`; a softmax over those
-# two gives the experts' weights. That is the softmax over all the experts
-# with the two largest probabilities rescaled to sum to 1, as Hugging Face
-# writes it, without a division the checker would have to prove nonzero.
+# bias), turns the scores into probabilities with a softmax over the
+# experts, keeps the two highest with `topk` and rescales them to sum to 1,
+# as Hugging Face writes it. The division needs no eps: the sum holds the
+# largest probability, at least 1/8, and the checker knows it
+# (docs/shapescript/ranges.md).
 #
 # Dispatch is sparse: a mask picks the ids of the tokens routed to each
 # expert, `arange(b * n)[hit]`, whose number `?k` is known only when it
@@ -61,11 +62,11 @@ model SparseMoe {
 
   fn forward(self, x: [b n D]) -> [b n D] {
     let tokens = rearrange(x, [b n D] -> [(b n) D])
-    # The K experts each token scores highest, and their weights: a softmax
-    # over those K scores, which is the softmax over all E renormalized
-    # over the K kept.
-    let (top, route) = topk(self.gate(tokens), K, over=E)
-    let weights = softmax(top, over=K)
+    # The K experts each token scores highest, and their weights: the
+    # router's probabilities over all E, the K kept renormalized.
+    let probs = softmax(self.gate(tokens), over=E)
+    let (top, route) = topk(probs, K, over=E)
+    let weights = top / sum(top, over=K)
     let out = zeros([(b n) D])
     for e in range(E) {
       # The ids of the tokens routed to expert e, picked by a mask (at most

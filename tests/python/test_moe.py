@@ -1,9 +1,9 @@
 """examples/shapescript/moe.ss, built by `shapescript build` with reduced
 sizes, against the hand-written Mixtral-style sparse MoE layer in
 reference_models.py: the same weights (loaded by state_dict, the field names
-are the same) give the same outputs in f32, although the reference writes
-the router as Hugging Face does (softmax over every expert, top 2
-renormalized) and moe.ss as a softmax over the top 2 scores; dispatch is
+are the same) give the same outputs in f32, the router written in both as
+Hugging Face writes it (softmax over every expert, top 2 renormalized, a
+division the checker proves safe in moe.ss); dispatch is
 sparse (each expert computes on the tokens routed to it only); the module
 runs in bf16 end to end (`model.to(bf16)`, a backward pass) with outputs
 close to the f32 ones, and under `torch.compile(fullgraph=True)`."""

@@ -451,7 +451,7 @@ E0408 = "E0408", "a value of the wrong kind",
 something that is not a value at all: `if` takes a Python `Bool` (use
 `where` for tensors), `for` goes over a stack of models or `range(n)`,
 functions are called rather than used as values, and `as`/`to` convert
-tensors.
+tensors (a number takes a domain alone: `eps as Pos`).
 
 Wrong:
 
@@ -628,7 +628,9 @@ below it NaN, which then spreads through the gradients. The checker follows
 every value's range (`docs/shapescript/ranges.md`): from the domains in the
 types (`NonNeg`, `Unit`, ...), the constants and the operations. The note
 shows the argument's range and where it came from; the usual fix adds a
-small constant, clamps, or works in log space (`log_softmax`).
+small constant, clamps, or works in log space (`log_softmax`). A Python
+`Float` or `Int` parameter or field is `Real`: narrow it where it comes in,
+`rsqrt(var + (eps as Pos))` (checked when the program runs).
 
 Wrong: a probability may be exactly 0:
 
@@ -647,7 +649,9 @@ E0602 = "E0602", "division by a value that may be 0",
 "A division whose divisor's range holds 0 may give an infinity or NaN. A
 standard deviation or a variance is 0 for a constant row, a sum of
 non-negative values is 0 when they all are. Add a small constant, or clamp
-the divisor away from 0.
+the divisor away from 0. A Python `Float` or `Int` divisor is `Real`:
+narrow it where it comes in, `x / (t as Pos)`. A sum over a softmax's axis
+(of its top k, say) holds its largest value and needs nothing.
 
 Wrong: a feature constant over the batch has a standard deviation of 0:
 

@@ -4,7 +4,7 @@
 //! Never decides a size or a domain itself.
 
 use check::hir::ExprInfo;
-use check::hir::{Domain, TyKind};
+use check::hir::{Domain, ScalarKind, TyKind};
 use syntax::ast::{self, CastKind, Expr, ExprKind};
 
 use crate::expr::{Val, ATOM, CMP};
@@ -25,13 +25,17 @@ impl<'g, 'a> Scope<'g, 'a> {
         let text = self.gen.map.text(self.file);
         let written = text
             .get(whole.span.start as usize..whole.span.end as usize)
-            .unwrap_or("")
-            .to_string();
+            .unwrap_or("");
+        // The span takes the parentheses around `(eps as Pos)`; the message names the claim.
+        let written = unparenthesized(written).to_string();
         let at = self.gen.where_(self.file, whole.span.start);
         match (kind, info) {
             (CastKind::As, Some(ExprInfo::As(check))) => {
                 if !self.gen.options.runtime_checks {
                     return v;
+                }
+                if let Some(int) = self.number_kind(inner.span) {
+                    return self.claim_number(v, check.range, int, &written, &at, whole.span);
                 }
                 let mut value = v;
                 if let Some(shape) = &check.shape {
@@ -55,6 +59,12 @@ impl<'g, 'a> Scope<'g, 'a> {
                 self.claim_domain(value, inner, domain.as_ref(), &written, &at)
             }
             (CastKind::To, Some(ExprInfo::To(plan))) => {
+                if let Some(int) = self.number_kind(inner.span) {
+                    return match plan.clamp {
+                        Some(range) => clamp_number(v, range, int),
+                        None => v,
+                    };
+                }
                 let mut value = v;
                 if let Some(shape) = &plan.reshape {
                     let sizes: Vec<Option<String>> =
@@ -164,6 +174,59 @@ impl<'g, 'a> Scope<'g, 'a> {
         value
     }
 
+    /// Whether the value at `span` is a Python number, and then whether an `Int`.
+    fn number_kind(&self, span: diag::Span) -> Option<bool> {
+        match self.ty(span).map(|t| &t.kind) {
+            Some(TyKind::Scalar(ScalarKind::Int)) => Some(true),
+            Some(TyKind::Scalar(ScalarKind::Float)) => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The run-time check of an `as` claim on a Python number
+    /// (`eps as Pos`): an `if` before the statement raising the
+    /// `ShapeError` of the other claims when the number is outside (NaN
+    /// included: every comparison with it is false).
+    fn claim_number(
+        &mut self,
+        value: Val,
+        range: Option<check::hir::Range>,
+        int: bool,
+        written: &str,
+        at: &str,
+        span: diag::Span,
+    ) -> Val {
+        let Some(range) = range else {
+            return value;
+        };
+        if self.in_default {
+            self.unsupported(span, "an `as` claim on a number in a parameter's default");
+            return value;
+        }
+        let value = self.hoist(value);
+        let x = value.at(CMP + 1);
+        let lower = range.lo.is_finite().then(|| {
+            let op = if range.lo_open { "<" } else { "<=" };
+            format!("{} {op} ", number_literal(range.lo, int))
+        });
+        let upper = range.hi.is_finite().then(|| {
+            let op = if range.hi_open { "<" } else { "<=" };
+            format!(" {op} {}", number_literal(range.hi, int))
+        });
+        let holds = format!(
+            "{}{x}{}",
+            lower.unwrap_or_default(),
+            upper.unwrap_or_default()
+        );
+        self.pre.push(format!("if not {holds}:"));
+        self.pre.push(format!(
+            "    shapescript_runtime.claim_error({}, f\"the value is {{{x}}}\", {})",
+            string_literal(written),
+            string_literal(at)
+        ));
+        value
+    }
+
     /// `torch.clamp` into a domain's interval.
     fn clamp(&mut self, value: Val, d: &Domain) -> Val {
         let bounds = match d {
@@ -255,4 +318,56 @@ fn domain_bounds(d: &Domain) -> Option<(&'static str, &'static str, bool)> {
         Domain::Bool => ("0", "1", false),
         Domain::Real | Domain::Index(_) => return None,
     })
+}
+
+/// The smallest positive normal `f32`, 2^-126: where `to Pos` clamps a
+/// Python float (a tensor's clamp uses its dtype's `finfo.tiny`).
+const F32_TINY: &str = "1.1754943508222875e-38";
+
+/// `e to Pos` on a Python number: `max`/`min` with the domain's ends, which
+/// keep an `Int` an `int` (`Pos` clamps it to 1) and a `Float` a `float`
+/// (`Pos` to the smallest positive normal `f32`).
+fn clamp_number(value: Val, range: check::hir::Range, int: bool) -> Val {
+    let end = |v: f64, open: bool, up: bool| match (open && v == 0.0, int) {
+        (true, true) => (if up { "1" } else { "-1" }).to_string(),
+        (true, false) => format!("{}{F32_TINY}", if up { "" } else { "-" }),
+        (false, _) => number_literal(v, int),
+    };
+    let mut code = value.code;
+    if range.lo.is_finite() {
+        code = format!("max({code}, {})", end(range.lo, range.lo_open, true));
+    }
+    if range.hi.is_finite() {
+        code = format!("min({code}, {})", end(range.hi, range.hi_open, false));
+    }
+    Val::atom(code)
+}
+
+/// A domain's end as Python writes it: `0` for an `Int`, `0.0` for a `Float`.
+fn number_literal(v: f64, int: bool) -> String {
+    if int {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:?}")
+    }
+}
+
+/// `text` without the parentheses around all of it: `eps as Pos` for
+/// `(eps as Pos)`, but `(a) + (b)` as it is.
+fn unparenthesized(text: &str) -> &str {
+    let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) else {
+        return text;
+    };
+    let mut depth = 0i32;
+    for c in inner.chars() {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        if depth < 0 {
+            return text;
+        }
+    }
+    unparenthesized(inner.trim())
 }

@@ -10,7 +10,7 @@ use crate::codes;
 use crate::shape::{axis_poly, axis_poly_ref, shared_tensor, show_size, show_ty};
 use crate::size::Poly;
 use crate::typed::{AsCheck, ExprInfo, Range, ToPlan};
-use crate::types::{Axis, Domain, Ty, TyKind};
+use crate::types::{Axis, Domain, ScalarKind, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// Types `e as T` (what to check at run time) and `e to T` (the cast,
@@ -36,22 +36,35 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             self.diagnostics.push(d);
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
+        if let Some(info) = number_narrowing(&found, &target, kind, self.line(span)) {
+            let ty = Ty {
+                kind: found.kind.clone(),
+                span,
+            };
+            return self.record(span, ty, info);
+        }
         let (TyKind::Tensor(f), TyKind::Tensor(t)) = (&found.kind, &target.kind) else {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    codes::E0408,
-                    format!("`{}` converts tensors", kind.as_str()),
-                )
-                .with_primary(
-                    span,
-                    format!(
-                        "`{}` {} `{}`",
-                        show_ty(&found),
-                        kind.as_str(),
-                        show_ty(&target)
-                    ),
+            let d = Diagnostic::error(
+                codes::E0408,
+                format!("`{}` converts tensors", kind.as_str()),
+            )
+            .with_primary(
+                span,
+                format!(
+                    "`{}` {} `{}`",
+                    show_ty(&found),
+                    kind.as_str(),
+                    show_ty(&target)
                 ),
             );
+            let d = match found.kind {
+                TyKind::Scalar(ScalarKind::Int | ScalarKind::Float) => d.with_help(format!(
+                    "a number takes a domain alone, as in `{} Pos`",
+                    kind.as_str()
+                )),
+                _ => d,
+            };
+            self.diagnostics.push(d);
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         // A shapeless target keeps the value's shape.
@@ -69,7 +82,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             t.dtype.or(f.dtype)
         };
         let result = shared_tensor(shape.clone(), domain, dtype, span);
-        let line = self.ctx.env.map.line_col(span.file, span.start).line;
+        let line = self.line(span);
         let info = match kind {
             ast::CastKind::As => {
                 if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
@@ -111,6 +124,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         };
         self.record(span, result, info)
+    }
+
+    /// The line of `span`, for a run-time check's `ShapeError`.
+    fn line(&self, span: diag::Span) -> u32 {
+        self.ctx.env.map.line_col(span.file, span.start).line
     }
 
     /// Whether an `as` claim can ever hold: the same number of axes
@@ -217,4 +235,34 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 .collect(),
         ))
     }
+}
+
+/// `n as Pos` or `n to Pos` on a Python number (`Int`, `Float`): a type
+/// that is only a domain other than `Index` or `Bool` narrows the number's
+/// range (`docs/shapescript/ranges.md`), checked or clamped when the
+/// program runs; the number keeps its type. `None` for anything else.
+fn number_narrowing(found: &Ty, target: &Ty, kind: ast::CastKind, line: u32) -> Option<ExprInfo> {
+    let (TyKind::Scalar(ScalarKind::Int | ScalarKind::Float), TyKind::Tensor(t)) =
+        (&found.kind, &target.kind)
+    else {
+        return None;
+    };
+    let domain_only = t.shape.is_none() && t.dtype.is_none();
+    if !domain_only || matches!(t.domain, None | Some(Domain::Index(_) | Domain::Bool)) {
+        return None;
+    }
+    let range = crate::shape::range_of(target);
+    Some(match kind {
+        ast::CastKind::As => ExprInfo::As(AsCheck {
+            shape: None,
+            range,
+            line,
+        }),
+        ast::CastKind::To => ExprInfo::To(ToPlan {
+            cast: None,
+            to_float: false,
+            clamp: range.filter(|r| r.lo.is_finite() || r.hi.is_finite()),
+            reshape: None,
+        }),
+    })
 }

@@ -23,9 +23,13 @@ pub struct Interval {
     /// (`softmax`): good enough for `log`, whose result is then finite
     /// (docs/shapescript/ranges.md), and for nothing else.
     pub pos_for_log: bool,
-    /// Made from a Python `Float` or `Int` parameter, whose type can't say
-    /// more than `Real`: no edge is checked on it, since no type could fix it.
-    pub unchecked: bool,
+    /// The axis (its position) along which these values hold each row's
+    /// largest value of a `softmax` over that axis (`softmax`'s own values,
+    /// `topk` of them over it): that value is at least 1/n, in floats too,
+    /// so a sum, `max` or `mean` over the axis is positive
+    /// (docs/shapescript/ranges.md). Kept only by a name and the operations
+    /// that set it.
+    pub row_max_axis: Option<u8>,
 }
 
 impl Interval {
@@ -44,7 +48,7 @@ impl Interval {
             lo_open: lo_open || lo == -INF,
             hi_open: hi_open || hi == INF,
             pos_for_log: false,
-            unchecked: false,
+            row_max_axis: None,
         }
     }
 
@@ -158,6 +162,20 @@ impl Interval {
         }
         let mut out = Interval::new(lo, hi, lo_open, hi_open);
         out.pos_for_log = self.pos_for_log;
+        // A declared domain that holds every value changes none of them.
+        if out.same_set(self) {
+            out.row_max_axis = self.row_max_axis;
+        }
+        out
+    }
+
+    /// The values of a sum, `max` or `mean` over an axis holding each row's
+    /// largest `softmax` value: never below it, so above 0 (the upper end
+    /// is `self`'s).
+    pub fn above_row_max(&self) -> Interval {
+        let mut out = self.narrow_to(&Interval::POS);
+        out.pos_for_log = false;
+        out.row_max_axis = None;
         out
     }
 
@@ -359,6 +377,11 @@ fn upper_max(a: f64, a_open: bool, b: f64, b_open: bool) -> (f64, bool) {
 }
 
 impl Interval {
+    /// A recorded range (a narrowing's plan) as an interval.
+    pub fn of_range(r: Range) -> Interval {
+        Interval::new(r.lo, r.hi, r.lo_open, r.hi_open)
+    }
+
     /// As recorded for consumers (`TypedExpr::range`).
     pub fn to_range(self) -> Range {
         Range {
@@ -401,6 +424,22 @@ mod tests {
             Interval::NON_NEG
         );
         assert_eq!(Interval::UNIT.product_of(), Interval::UNIT);
+    }
+
+    #[test]
+    fn a_reduction_holding_a_softmax_rows_largest_value_is_positive() {
+        let probs = Interval {
+            pos_for_log: true,
+            row_max_axis: Some(1),
+            ..Interval::UNIT
+        };
+        assert_eq!(probs.sum_of().above_row_max().to_string(), "(0, inf)");
+        assert_eq!(probs.above_row_max().to_string(), "(0, 1]");
+        assert!(!probs.above_row_max().contains(0.0));
+        // A declared domain holding every value keeps the axis; one that
+        // changes them doesn't.
+        assert_eq!(probs.narrow_to(&Interval::NON_NEG).row_max_axis, Some(1));
+        assert_eq!(probs.narrow_to(&Interval::NON_POS).row_max_axis, None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The math the checker knows (`docs/shapescript/ranges.md`): each Python
 //! function the prelude's stubs name, with the range of its results over
 //! an interval of arguments and the edge of its domain. An extern fn that
-//! names one of them, in the prelude or not, gets this math.
+//! names one of them, in the prelude or not, gets this math, and so does
+//! the `math` function a call on Python numbers becomes (`math.log`).
 
 use super::interval::Interval;
 
@@ -40,17 +41,19 @@ impl MathFn {
     /// The function a dotted Python name stands for.
     pub fn from_python(python: &str) -> Option<MathFn> {
         Some(match python {
-            "torch.exp" => MathFn::Exp,
-            "torch.log" => MathFn::Log,
-            "torch.log1p" => MathFn::Log1p,
-            "torch.expm1" => MathFn::Expm1,
-            "torch.sqrt" => MathFn::Sqrt,
+            // On Python numbers the prelude's stubs call `math`'s, which
+            // raise a ValueError outside the domain.
+            "torch.exp" | "math.exp" => MathFn::Exp,
+            "torch.log" | "math.log" => MathFn::Log,
+            "torch.log1p" | "math.log1p" => MathFn::Log1p,
+            "torch.expm1" | "math.expm1" => MathFn::Expm1,
+            "torch.sqrt" | "math.sqrt" => MathFn::Sqrt,
             "torch.rsqrt" => MathFn::Rsqrt,
-            "torch.sin" => MathFn::Sin,
-            "torch.cos" => MathFn::Cos,
-            "torch.tanh" => MathFn::Tanh,
+            "torch.sin" | "math.sin" => MathFn::Sin,
+            "torch.cos" | "math.cos" => MathFn::Cos,
+            "torch.tanh" | "math.tanh" => MathFn::Tanh,
             "torch.sigmoid" => MathFn::Sigmoid,
-            "torch.erf" => MathFn::Erf,
+            "torch.erf" | "math.erf" => MathFn::Erf,
             "torch.nn.functional.gelu" => MathFn::Gelu,
             "torch.nn.functional.silu" => MathFn::Silu,
             "torch.nn.functional.softplus" => MathFn::Softplus,

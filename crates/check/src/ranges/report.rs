@@ -11,7 +11,7 @@ use super::math::{Edge, MathFn};
 use super::walk::{IdsPlace, Place, Walker};
 use crate::codes;
 use crate::typed::{Callee, ExprInfo};
-use crate::types::Ty;
+use crate::types::{ScalarKind, Ty, TyKind};
 
 /// An interval with the domain's name when it is exactly one: `[0, 1] (Unit)`.
 fn show(iv: &Interval) -> String {
@@ -19,6 +19,26 @@ fn show(iv: &Interval) -> String {
         Some(name) => format!("{iv} (`{name}`)"),
         None => iv.to_string(),
     }
+}
+
+/// Whether `text` is one parenthesized expression, `(n - 1)` (an
+/// expression's span takes its parentheses), not `(a) + (b)`.
+fn in_parentheses(text: &str) -> bool {
+    if !text.starts_with('(') || !text.ends_with(')') {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 {
+            return i + 1 == text.len();
+        }
+    }
+    false
 }
 
 impl Walker<'_> {
@@ -32,11 +52,14 @@ impl Walker<'_> {
 
     /// The source text of `e`, in parentheses unless it is one term.
     fn operand(&self, e: &ast::Expr) -> String {
+        let text = self.text(e);
         match e.kind {
-            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. } => {
-                format!("({})", self.text(e))
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Cast { .. }
+                if !in_parentheses(&text) =>
+            {
+                format!("({text})")
             }
-            _ => self.text(e),
+            _ => text,
         }
     }
 
@@ -137,6 +160,52 @@ impl Walker<'_> {
         }
     }
 
+    /// The help for a Python number, or a value made from a Python number
+    /// parameter or field, `Real` to the checker: narrow it where it comes
+    /// in (`docs/shapescript/ranges.md`).
+    fn number_help(&self, e: &ast::Expr, iv: &Interval, domain: &str) -> Option<String> {
+        // A number the checker knows (`x / 0`) isn't narrowed but changed.
+        let unknown = self.is_number(e) && iv.lo.is_infinite() && iv.hi.is_infinite();
+        let number = self.number_source(e).or_else(|| unknown.then_some(e))?;
+        let text = self.operand(number);
+        Some(format!(
+            "`{text}` is a Python number, `Real` to the checker: narrow it where it comes in, `{text} as {domain}` (checked when the program runs) or `{text} to {domain}` (clamped)"
+        ))
+    }
+
+    /// A Python `Float` or `Int` parameter or model field that `e` adds or
+    /// multiplies (`var + eps`): narrowing it narrows `e`.
+    fn number_source<'e>(&self, e: &'e ast::Expr) -> Option<&'e ast::Expr> {
+        let source = match (&e.kind, self.typed(e.span).map(|t| &t.info)) {
+            (ExprKind::Name(_), Some(ExprInfo::Local { decl })) => {
+                self.body.params.iter().any(|p| p.span == *decl)
+            }
+            (ExprKind::Field { .. }, _) => true,
+            _ => false,
+        };
+        if source && self.is_number(e) {
+            return Some(e);
+        }
+        match &e.kind {
+            ExprKind::Binary {
+                op: BinaryOp::Add | BinaryOp::Mul,
+                lhs,
+                rhs,
+            } => self.number_source(lhs).or_else(|| self.number_source(rhs)),
+            _ => None,
+        }
+    }
+
+    /// Whether `e` is a Python `Float` or `Int`.
+    fn is_number(&self, e: &ast::Expr) -> bool {
+        self.typed(e.span).is_some_and(|t| {
+            matches!(
+                t.ty.kind,
+                TyKind::Scalar(ScalarKind::Float | ScalarKind::Int)
+            )
+        })
+    }
+
     /// `log`, `rsqrt`, `sqrt` or `log1p` of a value outside its domain.
     pub(super) fn outside_edge(
         &mut self,
@@ -177,6 +246,12 @@ impl Walker<'_> {
                 format!("clamp it above -1: `{name}(clamp({text}, lo=-0.999999))`"),
             ),
         };
+        let domain = if edge == Edge::Positive {
+            "Pos"
+        } else {
+            "NonNeg"
+        };
+        let help = self.number_help(arg, &iv, domain).unwrap_or(help);
         let note = self.origin(arg, &iv);
         let d = Diagnostic::error(code, message)
             .with_primary(arg.span, label)
@@ -194,6 +269,7 @@ impl Walker<'_> {
         } else {
             format!("add a small constant to the divisor: `... / ({text} + 1e-5)`")
         };
+        let help = self.number_help(rhs, &iv, "Pos").unwrap_or(help);
         let note = self.origin(rhs, &iv);
         let d = Diagnostic::error(codes::E0602, "division by a value that may be 0")
             .with_primary(rhs.span, "this may be 0")

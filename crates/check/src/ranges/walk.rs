@@ -11,6 +11,7 @@ use super::interval::Interval;
 use super::math::{Edge, MathFn};
 use super::RangeEnv;
 use crate::builtin_names::Builtin;
+use crate::dims::DimValues;
 use crate::size::{Poly, Symbol};
 use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
 use crate::types::{Domain, ScalarKind, Ty, TyKind};
@@ -32,6 +33,9 @@ pub struct Scratch {
     /// Where in `Body::exprs` the next expression's record likely is: the
     /// walk goes children first, as `body` recorded them.
     cursor: usize,
+    /// The last `topk` call walked, and its values' interval: its tuple has
+    /// none of its own, its `let (values, ids)` or `[0]` takes it.
+    last_topk: Option<(Span, Interval)>,
 }
 
 /// How far from the cursor a record is looked for before the span index.
@@ -87,6 +91,7 @@ impl<'w> Walker<'w> {
         scratch.typed_lets.clear();
         scratch.found.clear();
         scratch.cursor = 0;
+        scratch.last_topk = None;
         Walker {
             env,
             body,
@@ -137,8 +142,9 @@ impl<'w> Walker<'w> {
                 let iv = self.expr(value);
                 self.bind_let(name, ty.is_some(), value, iv);
             }
-            StmtKind::LetTuple { value, .. } => {
+            StmtKind::LetTuple { names, value } => {
                 self.expr(value);
+                self.bind_topk_values(names, value);
             }
             StmtKind::Assign { name, value } => {
                 let iv = self.expr(value);
@@ -198,7 +204,7 @@ impl<'w> Walker<'w> {
             self.scratch.typed_lets.push((name.name, name.span));
         }
         if let (Some(outer), Some(found), Some(ty)) = (declared_iv, iv, declared) {
-            if !found.within(&outer) && !found.unchecked {
+            if !found.within(&outer) {
                 self.outside_domain(value, found, ty, Place::Let(name.name));
             }
         }
@@ -213,6 +219,22 @@ impl<'w> Walker<'w> {
             }
         };
         self.scratch.locals.push((name.span, kept, value.span));
+    }
+
+    /// `let (values, ids) = topk(...)`: `values` has the values' interval
+    /// (those of `topk`'s argument, `docs/shapescript/ranges.md`); `ids`
+    /// its type's.
+    fn bind_topk_values(&mut self, names: &[ast::Ident], value: &ast::Expr) {
+        let Some((span, values)) = self.scratch.last_topk else {
+            return;
+        };
+        let Some(name) = names.first() else {
+            return;
+        };
+        if span != value.span || name.is_missing() || self.scratch.rebound.contains(&name.name) {
+            return;
+        }
+        self.scratch.locals.push((name.span, values, value.span));
     }
 
     /// `x = value` for a `let x: T`: the value must lie in `T`'s domain.
@@ -249,7 +271,7 @@ impl<'w> Walker<'w> {
             }
             _ => {
                 if let (Some(found), Some(outer)) = (iv, self.declared_domain(ty)) {
-                    if !found.within(&outer) && !found.unchecked {
+                    if !found.within(&outer) {
                         self.outside_domain(e, found, ty, what);
                     }
                 }
@@ -320,17 +342,35 @@ impl<'w> Walker<'w> {
 
     /// Walks an expression: its interval (recorded) and its typed record.
     fn walk(&mut self, e: &ast::Expr) -> (Option<Interval>, Option<&'w TypedExpr>) {
-        let (iv, at) = self.compute(e);
+        let (mut iv, at) = self.compute(e);
         let Some((i, typed)) = at else {
             return (None, None);
         };
         if matches!(typed.ty.kind, TyKind::Error) {
             return (None, Some(typed));
         }
-        if let Some(iv) = iv {
-            self.scratch.found.push((i, iv));
+        if let Some(iv) = &mut iv {
+            // Other operations move or mix the axes: the row's largest
+            // value goes with its `softmax`, a name, or `topk(...)[0]`.
+            if iv.row_max_axis.is_some() && !self.keeps_row_max(e, typed) {
+                iv.row_max_axis = None;
+            }
+            self.scratch.found.push((i, *iv));
         }
         (iv, Some(typed))
+    }
+
+    /// Whether `e` has the values it was made from along the same axes:
+    /// a name, `softmax`, `topk(...)[0]`.
+    fn keeps_row_max(&self, e: &ast::Expr, typed: &TypedExpr) -> bool {
+        match (&e.kind, &typed.info) {
+            (ExprKind::Name(_), _) => true,
+            (ExprKind::Index { base, .. }, _) => {
+                self.scratch.last_topk.is_some_and(|(s, _)| s == base.span)
+            }
+            (_, ExprInfo::Call(call)) => matches!(call.callee, Callee::Builtin(Builtin::Softmax)),
+            _ => false,
+        }
     }
 
     /// The interval of `e` and its typed record, its children walked first.
@@ -374,15 +414,13 @@ impl<'w> Walker<'w> {
                     }
                 }
                 let at = self.here(span, false);
+                let iv = iv.or_else(|| self.topk_values(base, indices));
                 (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
             }
             ExprKind::Unary { op, operand } => {
                 let iv = self.expr(operand);
                 let iv = match op {
-                    UnaryOp::Neg => iv.map(|i| Interval {
-                        unchecked: i.unchecked,
-                        ..i.neg()
-                    }),
+                    UnaryOp::Neg => iv.map(|i| i.neg()),
                     UnaryOp::Not => Some(Interval::UNIT),
                 };
                 (iv, self.here(span, false))
@@ -443,10 +481,8 @@ impl<'w> Walker<'w> {
                 None => Interval::REAL,
             }),
             TyKind::Scalar(ScalarKind::Bool) => Some(Interval::UNIT),
-            TyKind::Scalar(_) => Some(Interval {
-                unchecked: true,
-                ..Interval::REAL
-            }),
+            // A Python number has no domain: `Real` until `as` or `to` narrows it.
+            TyKind::Scalar(_) => Some(Interval::REAL),
             _ => None,
         }
     }
@@ -467,14 +503,13 @@ impl<'w> Walker<'w> {
             _ => {}
         }
         let (a, b) = (a?, b?);
-        let unchecked = a.unchecked || b.unchecked;
-        let iv = match op {
+        Some(match op {
             BinaryOp::Add => a.add(&b),
             BinaryOp::Sub => a.sub(&b),
             BinaryOp::Mul if same_local(lt, rt) => a.square(),
             BinaryOp::Mul => a.mul(&b),
             BinaryOp::Div => {
-                if edge_applies(rt, &b) && !b.unchecked && b.contains(0.0) {
+                if b.contains(0.0) {
                     self.division_by_zero(rhs, b);
                 }
                 a.div(&b)
@@ -483,15 +518,7 @@ impl<'w> Walker<'w> {
             BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo),
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
             _ => Interval::REAL,
-        };
-        Some(Interval { unchecked, ..iv })
-    }
-
-    /// Whether an edge applies to this value: a tensor, or a number whose
-    /// range is known both ways (a Python `Float` parameter's isn't, and
-    /// no type could say more of it).
-    pub(super) fn checked_divisor(&self, e: &ast::Expr, iv: &Interval) -> bool {
-        edge_applies(self.typed(e.span), iv)
+        })
     }
 
     /// `x * x`: the same local on both sides.
@@ -514,7 +541,13 @@ impl<'w> Walker<'w> {
                 ..
             }
         );
-        let target = self.of_ty(&typed.ty);
+        // A number keeps its type; the domain it was narrowed to is the plan's.
+        let target = match (&typed.ty.kind, &typed.info) {
+            (TyKind::Scalar(_), ExprInfo::As(check)) => check.range.map(Interval::of_range),
+            (TyKind::Scalar(_), ExprInfo::To(plan)) => plan.clamp.map(Interval::of_range),
+            _ => None,
+        };
+        let target = target.or_else(|| self.of_ty(&typed.ty));
         match (iv, target) {
             (Some(found), Some(outer)) if names_domain => Some(found.narrow_to(&outer)),
             (Some(found), _) => Some(found),
@@ -532,15 +565,14 @@ impl<'w> Walker<'w> {
         call: &CallInfo,
         typed: &TypedExpr,
     ) -> Option<Interval> {
-        // A value computed from an unchecked argument is unchecked.
-        let unchecked = vals.iter().any(|(_, v)| v.is_some_and(|v| v.unchecked));
-        let mark = |iv: Option<Interval>| iv.map(|iv| Interval { unchecked, ..iv });
         match &call.callee {
-            Callee::Builtin(b) => mark(self.builtin(*b, e, args, vals, call, typed)),
+            Callee::Builtin(b) => self.builtin(*b, e, args, vals, call, typed),
             Callee::Extern { python, .. } => {
                 self.check_params(e, &call.callee, vals, call);
                 match MathFn::from_python(python) {
-                    Some(f) => mark(self.math(f, e, vals, call)).or_else(|| self.of_ty(&typed.ty)),
+                    Some(f) => self
+                        .math(f, e, vals, call)
+                        .or_else(|| self.of_ty(&typed.ty)),
                     None => self.of_ty(&typed.ty),
                 }
             }
@@ -584,9 +616,8 @@ impl<'w> Walker<'w> {
                 Edge::NonNegative => x.goes_below(0.0),
                 Edge::AboveMinusOne => x.reaches_down_to(-1.0),
             };
-            let arg = find_arg(e, span);
-            if outside && !x.unchecked && arg.is_some_and(|a| self.checked_divisor(a, &x)) {
-                self.outside_edge(f, edge, e, arg?, x);
+            if let (true, Some(arg)) = (outside, find_arg(e, span)) {
+                self.outside_edge(f, edge, e, arg, x);
             }
         }
         Some(f.apply(&x))
@@ -710,7 +741,15 @@ impl<'w> Walker<'w> {
         let x = arg(0, "x");
         use Builtin as B;
         let iv = match b {
-            B::Sum | B::Cumsum => x?.sum_of(),
+            B::Sum | B::Mean | B::Max if over_row_max(x?, call) => {
+                let iv = if b == B::Sum { x?.sum_of() } else { x? };
+                iv.above_row_max()
+            }
+            // Positive in exact arithmetic stays so through a sum.
+            B::Sum | B::Cumsum => Interval {
+                pos_for_log: x?.pos_for_log,
+                ..x?.sum_of()
+            },
             B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
             B::Prod => x?.product_of(),
             B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
@@ -718,6 +757,7 @@ impl<'w> Walker<'w> {
             B::Any | B::All | B::Eye => Interval::UNIT,
             B::Softmax => Interval {
                 pos_for_log: true,
+                row_max_axis: one_axis(call),
                 ..Interval::UNIT
             },
             B::LogSoftmax => Interval::NON_POS,
@@ -756,9 +796,22 @@ impl<'w> Walker<'w> {
                 _ => x?,
             },
             B::Einsum => positional(args, vals).reduce(|a, b| a.mul(&b))?.sum_of(),
-            B::Argmax | B::Argmin | B::Arange | B::Topk | B::Split => return self.of_ty(&typed.ty),
+            B::Topk => {
+                let values = topk_values(x?, call, typed, self.env.dims);
+                self.scratch.last_topk = Some((e.span, values));
+                return self.of_ty(&typed.ty);
+            }
+            B::Argmax | B::Argmin | B::Arange | B::Split => return self.of_ty(&typed.ty),
         };
         Some(iv)
+    }
+
+    /// `topk(...)[0]`: the values' interval, when `base` is the `topk` just walked.
+    fn topk_values(&self, base: &ast::Expr, indices: &[ast::IndexArg]) -> Option<Interval> {
+        let (span, values) = self.scratch.last_topk?;
+        let first =
+            matches!(indices, [ast::IndexArg::Expr(i)] if matches!(i.kind, ExprKind::Int(0)));
+        (span == base.span && first).then_some(values)
     }
 
     /// `take(x, ids, over=n)`: the ids index axis `n` of `x`.
@@ -789,11 +842,41 @@ impl<'w> Walker<'w> {
     }
 }
 
-/// Whether an edge applies to a value: a tensor, or a number whose range
-/// is known both ways.
-fn edge_applies(typed: Option<&TypedExpr>, iv: &Interval) -> bool {
-    let tensor = typed.is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
-    tensor || (iv.lo.is_finite() && iv.hi.is_finite())
+/// The one axis of a `softmax` (its position), which holds each row's
+/// largest value.
+fn one_axis(call: &CallInfo) -> Option<u8> {
+    match call.over.as_slice() {
+        [p] => u8::try_from(*p).ok(),
+        _ => None,
+    }
+}
+
+/// A sum, `max` or `mean` over the axis along which `x` holds each row's
+/// largest `softmax` value.
+fn over_row_max(x: Interval, call: &CallInfo) -> bool {
+    x.row_max_axis
+        .is_some_and(|a| call.over.contains(&usize::from(a)))
+}
+
+/// `topk`'s values: some of its argument's, so its interval and exactness;
+/// taken over the axis holding each row's largest `softmax` value (and
+/// `k` not 0), the largest is among them.
+fn topk_values(x: Interval, call: &CallInfo, typed: &TypedExpr, dims: &DimValues) -> Interval {
+    let over = one_axis(call);
+    let k_axis = match (&typed.ty.kind, over) {
+        (TyKind::Tuple(items), Some(p)) => {
+            items.first().and_then(|t| t.shape()?.get(usize::from(p)))
+        }
+        _ => None,
+    };
+    let k_not_0 = k_axis
+        .and_then(crate::shape::axis_poly_ref)
+        .is_some_and(|k| dims.value(&k) != Some(0));
+    let kept = over.filter(|_| x.row_max_axis == over && k_not_0);
+    Interval {
+        row_max_axis: kept,
+        ..x
+    }
 }
 
 /// Whether two operands are the same local (`x * x`).

@@ -7,7 +7,7 @@ dim Dh = 64
 
 fn freqs(x: [n Dh]) -> [n Dh] = x * exp(0.0 - log(10000.0) / 64.0)
 fn number() -> Float = sqrt(2.0) * tanh(1.0)
-fn of_int(i: Int) -> Float = log1p(i)
+fn of_int(i: Int) -> Float = log1p(i as NonNeg)
 fn no_math(x: [n Dh]) -> [n Dh] = x * rsqrt(2.0)       # ~ E0408
 fn as_tensor(x: [n Dh]) -> [n Dh] = x * rsqrt(full([], 2.0))
 fn unbounded(x: [n Dh]) -> [n Dh] = clamp(x)           # ~ E0407

@@ -3,6 +3,7 @@
 # every edge here is kept.
 dim D = 768
 dim V = 50257
+dim K = 2
 
 fn log_eps(x: [n] NonNeg) -> [n] = log(x + 1e-6)
 fn sqrt_exp(x: [n]) -> [n] NonNeg = sqrt(exp(x))
@@ -47,7 +48,19 @@ fn declared(x: [n]) -> [n] {
   log(y)
 }
 
-## A Python number parameter can't be given a domain, so nothing made from
-## it is checked at an edge: `eps` is trusted to be positive.
-fn layer_norm_eps(x: [b D], eps: Float) -> [b D] = (x - mean(x, over=D)) * rsqrt(var(x, over=D) + eps)
-fn tempered(x: [b n], t: Float) -> [b n] = softmax(x / t, over=n)
+## A Python number parameter is `Real`: narrowed where it comes in, it is
+## positive (checked, or clamped, when the program runs).
+fn layer_norm_eps(x: [b D], eps: Float) -> [b D] = (x - mean(x, over=D)) * rsqrt(var(x, over=D) + (eps as Pos))
+fn tempered(x: [b n], t: Float) -> [b n] = softmax(x / (t to Pos), over=n)
+fn narrowed_once(x: [b D], eps: Float) -> [b D] {
+  let e = eps as Pos
+  x * rsqrt(mean(x * x, over=D) + e)
+}
+fn log_count(i: Int) -> Float = log1p(i as NonNeg)
+
+## A sum over a softmax's axis holds its largest value, at least 1/n: the
+## top-k probabilities renormalize without an eps.
+fn renormalized(logits: [t V]) -> ([t K], [t K] Index[V]) {
+  let (top, ids) = topk(softmax(logits, over=V), K, over=V)
+  (top / sum(top, over=K), ids)
+}
