@@ -70,6 +70,9 @@ impl<'g, 'a> Scope<'g, 'a> {
     pub fn block(&mut self, block: &ast::Block, indent: usize, fn_body: bool, out: &mut Lines) {
         let start = out.len();
         self.plan_attention(block);
+        if fn_body {
+            self.plan_accumulations(block);
+        }
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = fn_body && i + 1 == block.stmts.len();
             // Blocks nest: grow the stack when needed.
@@ -99,6 +102,14 @@ impl<'g, 'a> Scope<'g, 'a> {
         let at = stmt.span.start;
         match &stmt.kind {
             StmtKind::Let { name, .. } if self.skipped_lets.contains(&name.span) => {}
+            StmtKind::Assign { name, value } if self.in_place.contains(&stmt.span) => {
+                let target = py_name(&name.name);
+                match self.accumulate_in_place(&target, value) {
+                    Some(code) => self.emit(indent, code, at, out),
+                    // The plan checked the call's form: not reached.
+                    None => self.unsupported(value.span, "an in-place accumulation"),
+                }
+            }
             StmtKind::Let { name, value, .. } | StmtKind::Assign { name, value } => {
                 let v = self.expr(value);
                 let target = py_name(&name.name);

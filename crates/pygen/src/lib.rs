@@ -9,6 +9,7 @@
 //! (the checker has), only constructs it cannot compile yet (E0901) and two
 //! files that would share a module name (E0902).
 
+mod accumulate;
 mod attention;
 mod builtins;
 mod casts;

@@ -53,6 +53,9 @@ pub struct Scope<'g, 'a> {
     /// emitted (`attention`, docs/shapescript/python.md).
     pub fused: HashMap<Span, FusedAttention>,
     pub skipped_lets: HashSet<Span>,
+    /// Assignments (by statement span) emitted as an in-place
+    /// accumulation (`accumulate`).
+    pub in_place: HashSet<Span>,
     pub diagnostics: &'g mut Vec<Diagnostic>,
 }
 
@@ -78,6 +81,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             pre: Vec::new(),
             in_default: false,
             fused: HashMap::new(),
+            in_place: HashSet::new(),
             skipped_lets: HashSet::new(),
             diagnostics,
         }

@@ -616,3 +616,53 @@ fn initialisers_compute_their_numbers_from_the_sizes() {
         "#]],
     );
 }
+
+#[test]
+fn accumulations_into_a_fresh_tensor_read_nowhere_else_are_in_place() {
+    check_code(
+        r#"fn dispatch(x: [t D], ids: [k] Index[t], rows: [k D]) -> [t D] {
+  let out = zeros([t D])
+  for e in range(3) {
+    out = index_add(out, ids, rows * 2.0)
+  }
+  out + x
+}
+fn read_between(x: [t D], ids: [k] Index[t], rows: [k D]) -> [t D] {
+  let out = zeros([t D])
+  let before = out * 2.0
+  out = index_add(out, ids, rows)
+  out + before
+}
+fn not_fresh(x: [t D], ids: [k] Index[t], rows: [k D]) -> [t D] {
+  let out = x
+  out = index_add(out, ids, rows)
+  out + x
+}
+"#,
+        expect![[r#"
+            from . import shapescript_runtime
+
+
+            def dispatch(x, ids, rows):  # main.ss:1
+                t, D = x.shape
+                out = torch.zeros((t, D), dtype=x.dtype, device=x.device)  # main.ss:2
+                for e in range(3):  # main.ss:3
+                    out.index_add_(0, ids, rows * 2.0)  # main.ss:4
+                return out + x  # main.ss:6
+
+
+            def read_between(x, ids, rows):  # main.ss:8
+                t, D = x.shape
+                out = torch.zeros((t, D), dtype=x.dtype, device=x.device)  # main.ss:9
+                before = out * 2.0  # main.ss:10
+                out = shapescript_runtime.index_add(out, ids, rows)  # main.ss:11
+                return out + before  # main.ss:12
+
+
+            def not_fresh(x, ids, rows):  # main.ss:14
+                out = x  # main.ss:15
+                out = shapescript_runtime.index_add(out, ids, rows)  # main.ss:16
+                return out + x  # main.ss:17
+        "#]],
+    );
+}
