@@ -775,8 +775,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     /// name that isn't a `let`, E0301 for an unknown one.
     fn assign(&mut self, name: &ast::Ident, value: &ast::Expr) {
         let found = self.expr(value);
-        if let Some(local) = self.local(name.name) {
-            self.note(name.span, crate::resolved::TypeName::Declared(local.span));
+        if self.recorder().is_some() {
+            if let Some(local) = self.local(name.name) {
+                self.note(name.span, crate::resolved::TypeName::Declared(local.span));
+            }
         }
         match self.local(name.name).cloned() {
             Some(local) if local.rebindable => {
