@@ -305,6 +305,20 @@ mod tests {
     }
 
     #[test]
+    fn names_in_mistaken_types() {
+        // E0310: a function where a type goes.
+        check_definition(
+            &[("m.ss", "fn g(a: [n]) -> [n] = a\nfn f(x: g$0) -> [n] = x\n")],
+            expect!["none"],
+        );
+        // E0311: a group inside a group, dropped; `b` is first declared by `y`.
+        check_definition(
+            &[("m.ss", "fn f(x: [(a (b c))], y: [b]) -> [b$0] = y\n")],
+            expect!["m.ss:1:26"],
+        );
+    }
+
+    #[test]
     fn a_generic_axis_known_through_an_alias() {
         check_definition(
             &[("m.ss", "dim Img = [b h w]\nfn f(x: Img) -> [b$0 h w] = x\n")],
