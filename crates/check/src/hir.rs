@@ -15,6 +15,7 @@ use crate::Checked;
 
 pub use crate::alias::Aliases;
 pub use crate::builtin_names::Builtin;
+pub use crate::declarations::Declarations;
 pub use crate::dims::DimValues;
 pub use crate::program::{Decl, Module, Program};
 pub use crate::resolved::{TypeName, TypeNames};
@@ -61,20 +62,27 @@ impl Checked {
         }
     }
 
-    /// What the name written at `span` in a type, a signature, an alias
-    /// declaration or a cast means (`file.` of `file.Name` included), as
-    /// the checker resolved it; recorded only when `Options::resolutions`
-    /// is on, and `None` where nothing was resolved (a mistake, or a file
-    /// with a syntax error).
+    /// What the name written at `span` means (in a body, a type, a
+    /// signature, an alias declaration, a cast or a dim's value; `file.` of
+    /// `file.Name` included), as the checker resolved it; recorded only
+    /// when `Options::resolutions` is on, and `None` where nothing was
+    /// resolved (a mistake).
     pub fn type_name_resolution(&self, span: Span) -> Option<TypeName> {
         self.type_names.get(span)
     }
 
     /// Where generic axis `name`, used at `span` (in a type or a body), is
     /// declared: a model's size parameter, else its first occurrence in
-    /// the types of the enclosing function, record or alias declaration.
-    /// Needs `Options::resolutions`.
+    /// the types of the enclosing function, record or alias declaration,
+    /// where an alias used before it counts as its axes (the generic is
+    /// then declared in the alias's declaration). Needs
+    /// `Options::resolutions`.
     pub fn generic_decl_span(&self, span: Span, name: Name) -> Option<Span> {
+        self.generic_decl_at(span, name, 0)
+    }
+
+    /// `generic_decl_span`, `depth` aliases deep.
+    fn generic_decl_at(&self, span: Span, name: Name, depth: u32) -> Option<Span> {
         let module = self.program.get_module(span.file)?;
         let inside = |s: Span| s.start <= span.start && span.end <= s.end;
         let item = module.ast.items.iter().find(|i| inside(i.span()))?;
@@ -88,8 +96,39 @@ impl Checked {
             }
             _ => item.span(),
         };
-        self.type_names
-            .first_generic(span.file, scope.start, scope.end, name)
+        let written = self
+            .type_names
+            .first_generic(span.file, scope.start, scope.end, name);
+        // Aliases nest a few deep at most; the bound only stops a cycle,
+        // which was reported.
+        if depth > 16 {
+            return written;
+        }
+        let until = written.map_or(scope.end, |s| s.start);
+        let aliases = self.type_names.decls_in(span.file, scope.start, until);
+        for (_, file, alias) in aliases {
+            if let Some(Decl::Alias(d, _)) = self.program.get_module(file)?.decl(alias) {
+                if let Some(found) = self.generic_decl_at(d.name.span, name, depth + 1) {
+                    return Some(found);
+                }
+            }
+        }
+        written
+    }
+
+    /// The declaring name of what the name written at `span` means (in a
+    /// body, a type, a signature, an alias declaration or a dim's value):
+    /// a parameter, a `let`, `self`'s parameter, a field, a method, a
+    /// pattern axis, a generic axis, a top-level declaration. `None` for a
+    /// built-in (see `type_name_resolution`) and where nothing was
+    /// resolved. Needs `Options::resolutions`.
+    pub fn name_decl_span(&self, span: Span) -> Option<Span> {
+        match self.type_names.get(span)? {
+            TypeName::Decl { file, name } => self.decl_name_span(file, name),
+            TypeName::Generic(name) => self.generic_decl_span(span, name),
+            TypeName::Declared(decl) => Some(decl),
+            TypeName::Builtin(_) => None,
+        }
     }
 
     /// The declaring name of top-level `name` in `file`: the first
@@ -101,17 +140,7 @@ impl Checked {
     /// The declaring name of member `member` (a field or method) of model
     /// or record `owner` declared in `file`.
     pub fn member_name_span(&self, file: FileId, owner: Name, member: Name) -> Option<Span> {
-        let names: Vec<&ast::Ident> = match self.program.decl(file, owner)? {
-            Decl::Model(m) => m
-                .fields
-                .iter()
-                .map(|f| &f.name)
-                .chain(m.methods.iter().map(|f| &f.name))
-                .collect(),
-            Decl::Record(r) => r.fields.iter().map(|f| &f.name).collect(),
-            _ => return None,
-        };
-        names.into_iter().find(|n| n.name == member).map(|n| n.span)
+        crate::body::names::member_span(&self.program, file, owner, member)
     }
 
     /// The declaring name of what a checked call calls; `None` for a
@@ -367,6 +396,11 @@ mod tests {
                     let to = map.line_col(decl.file, decl.start);
                     format!("generic {name} declared at {}:{}", to.line, to.col)
                 }
+                TypeName::Declared(decl) => {
+                    let to = map.line_col(decl.file, decl.start);
+                    format!("declared at {}:{}", to.line, to.col)
+                }
+                TypeName::Builtin(builtin) => format!("built-in {}", builtin.name()),
             };
             lines.push(format!("{}:{} -> {what}", at.line, at.col));
         }
@@ -383,10 +417,81 @@ mod tests {
                 4:7 -> generic m declared at 4:7
                 6:9 -> Row declared at 2:5
                 6:17 -> R declared at 3:8
-                6:24 -> generic n declared at 6:24
+                6:24 -> generic n declared at 2:12
                 6:27 -> D declared at 1:5
+                6:35 -> declared at 6:6
                 7:9 -> D declared at 1:5"#]],
         );
+    }
+
+    #[test]
+    fn body_names_resolve_when_recorded() {
+        // An assignment, a failed call (`[m]` for `[n]`), its keyword, a
+        // pattern's axes and the keyword naming one, a method, a built-in.
+        check_types(
+            "fn g(a: [n], b: [n]) -> [n] = a\nfn f(x: [n], z: [m]) -> [n] {\n  let y = x\n  y = g(y, b=z)\n  repeat(y, [n] -> [n r], r=2)\n}\n",
+            expect![[r#"
+                1:10 -> generic n declared at 1:10
+                1:18 -> generic n declared at 1:10
+                1:26 -> generic n declared at 1:10
+                1:31 -> declared at 1:6
+                2:10 -> generic n declared at 2:10
+                2:18 -> generic m declared at 2:18
+                2:26 -> generic n declared at 2:10
+                3:11 -> declared at 2:6
+                4:3 -> declared at 3:7
+                4:7 -> g declared at 1:4
+                4:9 -> declared at 3:7
+                4:12 -> declared at 1:14
+                4:14 -> declared at 2:14
+                5:3 -> built-in repeat
+                5:10 -> declared at 3:7
+                5:14 -> declared at 5:14
+                5:21 -> declared at 5:14
+                5:23 -> declared at 5:23
+                5:27 -> declared at 5:23"#]],
+        );
+    }
+
+    #[test]
+    fn bodies_plain_check_skips_resolve_when_recorded() {
+        // A file with a syntax error, and a body whose signature has a
+        // mistake (an unknown alias): both are checked only for names.
+        check_types(
+            "fn f(x: [n]) -> [n] {\n  let y = x\n  y\n}\nfn g(x: Nope) -> [n] = x\nfn h( -> \n",
+            expect![[r#"
+                1:10 -> generic n declared at 1:10
+                1:18 -> generic n declared at 1:10
+                2:11 -> declared at 1:6
+                3:3 -> declared at 2:7
+                5:24 -> declared at 5:6"#]],
+        );
+    }
+
+    #[test]
+    fn recording_names_changes_no_diagnostic() {
+        let sources = [
+            "fn f(x: [n]) -> [n] {\n  let y = x\n  y = y + 1\n  nope\n}\nfn g( -> \n",
+            "fn g(x: Nope) -> [n] = x @ x\nfn f(x: [n], z: [m]) -> [n] = g(x, b=z)\n",
+            "model M {\n  w: [4 4]\n  fn forward(self, x: [n 3]) -> [n 4] = self.g(x) + self.nope\n}\n",
+        ];
+        for src in sources {
+            let mut shown = Vec::new();
+            for resolutions in [false, true] {
+                let mut files = MemoryFiles::new();
+                files.insert("main.ss", src);
+                let mut map = SourceMap::new();
+                let options = Options {
+                    resolutions,
+                    ..Options::default()
+                };
+                let checked =
+                    check_program(&mut map, &files, &[PathBuf::from("main.ss")], &options);
+                assert!(!checked.diagnostics.is_empty(), "{src}");
+                shown.push(crate::tests::show(&map, &checked.diagnostics));
+            }
+            assert_eq!(shown[0], shown[1], "{src}");
+        }
     }
 
     #[test]
@@ -399,7 +504,8 @@ mod tests {
                 3:24 -> generic b declared at 3:24
                 3:26 -> generic Dm declared at 1:9
                 3:35 -> generic b declared at 3:24
-                3:37 -> generic Dm declared at 1:9"#]],
+                3:37 -> generic Dm declared at 1:9
+                3:43 -> declared at 3:20"#]],
         );
     }
 

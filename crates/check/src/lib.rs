@@ -16,6 +16,7 @@ mod broadcast;
 mod builtin_names;
 mod builtins;
 pub mod codes;
+mod declarations;
 mod depgraph;
 mod dims;
 mod files;
@@ -49,9 +50,11 @@ pub use prelude::LIBRARY;
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub search_path: Vec<PathBuf>,
-    /// Record what every name written in a type, a signature or an alias
-    /// declaration resolves to (`Checked::type_name_resolution`), for the
-    /// language server; off, checking keeps no table.
+    /// Record what every written name resolves to, in types, signatures,
+    /// alias declarations and bodies, the bodies plain `check` skips
+    /// included (`Checked::name_decl_span`, `type_name_resolution`), for
+    /// the language server; off, checking keeps no table and skips nothing
+    /// more.
     pub resolutions: bool,
 }
 
@@ -69,8 +72,9 @@ pub struct Checked {
     pub library: Vec<(FileId, &'static str)>,
     /// Sorted by file and position; one per mistake.
     pub diagnostics: Vec<Diagnostic>,
-    /// What the names in types resolved to, when `Options::resolutions`
-    /// was on; read through `Checked::type_name_resolution`.
+    /// What every written name resolved to, when `Options::resolutions`
+    /// was on; read through `Checked::name_decl_span` and
+    /// `type_name_resolution`.
     pub type_names: resolved::TypeNames,
 }
 

@@ -376,7 +376,10 @@ fn add_module(
 }
 
 /// Maps each top-level name to its first item; reports the later ones (E0203).
-fn top_level_names(file: &ast::File, diagnostics: &mut Vec<Diagnostic>) -> HashMap<Name, usize> {
+pub(crate) fn top_level_names(
+    file: &ast::File,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> HashMap<Name, usize> {
     let mut names: HashMap<Name, usize> =
         HashMap::with_capacity_and_hasher(file.items.len(), Default::default());
     for (index, item) in file.items.iter().enumerate() {

@@ -837,7 +837,7 @@ impl<'a, 'd> Lowerer<'a, 'd> {
 /// `Lowerer::note_symbol`'s work, apart, as `Recorder::note_path`.
 #[cold]
 #[inline(never)]
-pub(super) fn note_symbol(record: &Recorder, name: &ast::Ident, symbol: &Symbol) {
+pub(crate) fn note_symbol(record: &Recorder, name: &ast::Ident, symbol: &Symbol) {
     let what = match symbol {
         Symbol::Dim { file, name } => TypeName::Decl {
             file: *file,

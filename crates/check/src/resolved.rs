@@ -1,9 +1,12 @@
-//! What the names written in types, signatures, alias declarations and
-//! dims' values were resolved to, recorded as the lowering and the dims'
-//! evaluation resolve them, for the language server
-//! (`docs/shapescript/signatures.md` and `docs/shapescript/imports.md` say
-//! how names are found). Recorded only when `Options::resolutions` is on:
-//! plain `check` keeps no table and pays one untaken branch per name.
+//! What every written name was resolved to: the names of types,
+//! signatures, alias declarations and dims' values, as the lowering and the
+//! dims' evaluation resolve them, and the names of bodies (values, callees,
+//! fields, keyword arguments, assignment targets, pattern axes), as the
+//! body checker resolves them, for the language server
+//! (`docs/shapescript/signatures.md`, `docs/shapescript/imports.md` and
+//! `docs/shapescript/functions.md` say how names are found). Recorded only
+//! when `Options::resolutions` is on: plain `check` keeps no table and pays
+//! one untaken branch per name.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -11,16 +14,23 @@ use std::collections::HashMap;
 use diag::{FileId, Span};
 use syntax::{ast, Name};
 
-/// What a name written in a type refers to.
+/// What a written name refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeName {
-    /// A top-level declaration (a dim, a shape alias, a model, a record, an
-    /// import), by the file whose table holds it and its name there; its
-    /// declaring name is `Checked::decl_name_span(file, name)`.
+    /// A top-level declaration (a dim, a shape alias, a function, a model,
+    /// a record, an import), by the file whose table holds it and its name
+    /// there; its declaring name is `Checked::decl_name_span(file, name)`.
     Decl { file: FileId, name: Name },
     /// A generic axis of the signature, or an alias declaration's own axis
     /// name.
     Generic(Name),
+    /// A name of a body declared by the name at this span: a parameter, a
+    /// `let`, a loop variable, `self`, a field or method, a callee's
+    /// parameter (a keyword argument), or a pattern's axis (its first
+    /// occurrence in the pattern, which declares itself).
+    Declared(Span),
+    /// A built-in operation, which has no declaration in the program.
+    Builtin(crate::builtin_names::Builtin),
 }
 
 /// The resolutions recorded while checking, by the written name's span.
@@ -71,12 +81,24 @@ impl Recorder {
             .iter()
             .filter_map(|(span, what)| match what {
                 TypeName::Generic(name) => Some((*span, *name)),
-                TypeName::Decl { .. } => None,
+                _ => None,
             })
             .collect();
         // One entry a span (a map key), so an unstable sort is as good and faster.
         generics.sort_unstable_by_key(|(span, _)| (span.file, span.start));
-        TypeNames { map, generics }
+        let mut decls: Vec<(Span, FileId, Name)> = map
+            .iter()
+            .filter_map(|(span, what)| match what {
+                TypeName::Decl { file, name } => Some((*span, *file, *name)),
+                _ => None,
+            })
+            .collect();
+        decls.sort_unstable_by_key(|(span, ..)| (span.file, span.start));
+        TypeNames {
+            map,
+            generics,
+            decls,
+        }
     }
 }
 
@@ -87,6 +109,9 @@ pub struct TypeNames {
     map: HashMap<Span, TypeName>,
     /// The names resolved to generic axes, by place.
     generics: Vec<(Span, Name)>,
+    /// The names resolved to top-level declarations, by place, with the
+    /// declaring file and name.
+    decls: Vec<(Span, FileId, Name)>,
 }
 
 impl TypeNames {
@@ -106,5 +131,22 @@ impl TypeNames {
             .take_while(|(s, _)| s.file == file && s.start < to)
             .find(|(_, n)| *n == name)
             .map(|(s, _)| *s)
+    }
+
+    /// The names resolved to top-level declarations in `file` from `from`
+    /// to `to`, in order, with the declaring file and name.
+    pub fn decls_in(
+        &self,
+        file: FileId,
+        from: u32,
+        to: u32,
+    ) -> impl Iterator<Item = (Span, FileId, Name)> + '_ {
+        let start = self
+            .decls
+            .partition_point(|(s, ..)| (s.file, s.start) < (file, from));
+        self.decls[start..]
+            .iter()
+            .take_while(move |(s, ..)| s.file == file && s.start < to)
+            .copied()
     }
 }

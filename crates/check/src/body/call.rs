@@ -29,7 +29,11 @@ use crate::types::{Axis, AxisKind, DtypeKind, ScalarKind, TensorTy, Ty, TyKind};
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     pub(crate) fn call(&mut self, e: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> Ty {
         let span = e.span;
-        match self.resolve_callee(callee) {
+        let resolved = self.resolve_callee(callee);
+        if self.recorder().is_some() {
+            self.note_call(&resolved, args);
+        }
+        match resolved {
             Resolved::Target(target) => self.call_target(e, &target, args),
             Resolved::Builtin(name) => super::builtins::call(self, e, name, args),
             Resolved::Record(file, name) => self.construct_record(e, file, &name, args),
@@ -47,6 +51,22 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 self.record(span, error_ty(span), ExprInfo::Plain)
             }
         }
+    }
+
+    /// Notes the names of a call's arguments: its keywords mean the
+    /// callee's parameters (a record's fields), or a pattern's axes.
+    #[cold]
+    #[inline(never)]
+    fn note_call(&self, resolved: &Resolved, args: &[ast::Arg]) {
+        let params: Vec<&ast::Ident> = match resolved {
+            Resolved::Target(target) => target.params.iter().map(|p| &p.name).collect(),
+            Resolved::Record(file, name) => match self.ctx.env.program.decl(*file, *name) {
+                Some(crate::program::Decl::Record(r)) => r.fields.iter().map(|f| &f.name).collect(),
+                _ => Vec::new(),
+            },
+            Resolved::Builtin(_) | Resolved::Failed => Vec::new(),
+        };
+        self.note_call_args(&params, args);
     }
 
     /// Checks a call of a fn, extern fn or method step by step: binds the

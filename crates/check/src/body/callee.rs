@@ -91,6 +91,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return self.resolve_decl(self.file, decl, n);
         }
         if crate::builtins::is_builtin(&n.name) {
+            self.note_builtin(n.span, n.name);
             return Resolved::Builtin(n.name);
         }
         if let Some((file, decl)) = crate::prelude::stub(ctx.env.program, ctx.library, &n.name) {
@@ -123,6 +124,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         if let ast::ExprKind::Name(file) = &base.kind {
             if self.local(file.name).is_none() {
                 if let Some(Decl::Import(_, target)) = ctx.env.program.decl(self.file, file.name) {
+                    self.note_decl(file.span, self.file, file.name);
                     let Some(target) = target else {
                         return Resolved::Failed;
                     };
@@ -156,6 +158,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     return Resolved::Failed;
                 };
                 if let Some((signature, _)) = info.methods.get(&name.name) {
+                    self.note_member(name.span, *file, *model, name.name);
                     let params = method_params(ctx, *file, *model, name.name);
                     return Resolved::Target(Target {
                         signature,
@@ -244,6 +247,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         name: &ast::Ident,
     ) -> Resolved<'c> {
         let ctx = self.ctx;
+        self.note_decl(name.span, file, name.name);
         let key = (file, name.name);
         let (params, python) = match decl {
             Decl::Fn(f) => (&f.params[..], None),

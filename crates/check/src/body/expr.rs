@@ -198,9 +198,13 @@ impl FnChecker<'_, '_> {
         }
         if let Some((ty, decl)) = self.local(name.name).map(|l| (l.ty.clone(), l.span)) {
             let ty = Ty { span, ..ty };
+            self.note(span, crate::resolved::TypeName::Declared(decl));
             return self.record(span, ty, ExprInfo::Local { decl });
         }
         if let Some(size) = self.size_named(name.name) {
+            if self.recorder().is_some() {
+                self.note_size(name, size.as_symbol());
+            }
             if self.unread.contains(&name.name) {
                 self.report_unread(span, name.name);
                 return self.record(span, error_ty(span), ExprInfo::Plain);
@@ -213,9 +217,18 @@ impl FnChecker<'_, '_> {
                 },
             );
         }
-        let found = self.ctx.env.program.decl(self.file, name.name).or_else(|| {
-            crate::prelude::stub(self.ctx.env.program, self.ctx.library, &name.name).map(|(_, d)| d)
-        });
+        let found = match self.ctx.env.program.decl(self.file, name.name) {
+            Some(d) => Some((self.file, d)),
+            None => crate::prelude::stub(self.ctx.env.program, self.ctx.library, &name.name),
+        };
+        // Not a value, but the name still means its declaration.
+        if self.recorder().is_some() {
+            match found {
+                Some((file, _)) => self.note_decl(span, file, name.name),
+                None => self.note_builtin(span, name.name),
+            }
+        }
+        let found = found.map(|(_, d)| d);
         if found.is_none() && name.name == "inf" {
             // The float literal infinity (`docs/shapescript/functions.md`): `-inf` masks.
             return self.record(span, scalar(ScalarKind::Float, span), ExprInfo::Plain);
@@ -278,6 +291,7 @@ impl FnChecker<'_, '_> {
                 name: owner,
                 args,
             } => {
+                self.note_member(name.span, *file, *owner, name.name);
                 let info = self.ctx.models.get(*file, owner);
                 let field = info.and_then(|m| {
                     m.def
@@ -342,6 +356,10 @@ impl FnChecker<'_, '_> {
                 if let Some(Decl::Import(_, Some(target))) =
                     self.ctx.env.program.decl(self.file, file.name)
                 {
+                    self.note_decl(file.span, self.file, file.name);
+                    if self.ctx.env.program.decl(target, name.name).is_some() {
+                        self.note_decl(name.span, target, name.name);
+                    }
                     if let Some(Decl::Dim(d, _)) = self.ctx.env.program.decl(target, name.name) {
                         if let Some((n, _)) = self.ctx.env.dims.entry(target, d.name.name) {
                             let size = Poly::symbol(Symbol::Dim {

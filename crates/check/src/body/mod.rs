@@ -15,6 +15,7 @@ mod callee;
 mod cast;
 pub(crate) mod expr;
 mod index;
+pub(crate) mod names;
 mod pattern;
 mod record;
 mod undetermined;
@@ -168,72 +169,84 @@ fn check_bodies(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> HashSet<FnKey> {
     let env = ctx.env;
-    let library = ctx.library;
-    let signatures = ctx.signatures;
     let first = bodies.fns.len();
     // One vector of locals for every body: a body then allocates only what it keeps.
     let mut locals = Vec::new();
     for module in batch.iter().map(|&m| &env.program.modules[m]) {
         // A file with a syntax error: its bodies would mostly repeat it.
-        if library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
+        if ctx.library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {
+            if env.resolutions.is_some() {
+                names::note_module_names(ctx, module);
+            }
             continue;
         }
-        // Its messages name other files' dims as it imports them (`vis.D`).
-        let _names = module.import_names();
-        // Room for the module's bodies at once: a `Body` is large, and
-        // growing the vector one by one would copy them over and over.
-        let here = module.ast.items.iter().map(body_count).sum();
-        bodies.fns.reserve(here);
-        bodies.by_name.reserve(module.file, here);
-        for (i, item) in module.ast.items.iter().enumerate() {
-            // Only items with bodies ask whether they are the first of their name.
-            if !matches!(item, ast::Item::Fn(_) | ast::Item::Model(_))
-                || module.names.get(&item.name().name) != Some(&i)
-            {
-                continue;
-            }
-            match item {
-                ast::Item::Fn(f) => {
-                    let key = (module.file, f.name.name);
-                    let Some(signature) = signatures.get(&key) else {
-                        continue;
-                    };
-                    let body = FnChecker::new(ctx, module.file, None, signature, diagnostics)
-                        .check(f, &mut locals);
-                    bodies
-                        .by_name
-                        .insert(module.file, (Name::EMPTY, body.name), bodies.fns.len());
-                    bodies.fns.push(body);
-                }
-                ast::Item::Model(m) => {
-                    let name = m.name.name;
-                    check_buffers(ctx, module.file, m, bodies, &mut locals, diagnostics);
-                    for method in &m.methods {
-                        let Some(info) = ctx.models.get(module.file, name) else {
-                            continue;
-                        };
-                        let Some(signature) = info.methods.get(&method.name.name) else {
-                            continue;
-                        };
-                        let owner = Some(name);
-                        let body =
-                            FnChecker::new(ctx, module.file, owner, &signature.0, diagnostics)
-                                .check(method, &mut locals);
-                        bodies
-                            .by_name
-                            .insert(module.file, (name, body.name), bodies.fns.len());
-                        bodies.fns.push(body);
-                    }
-                }
-                _ => {}
-            }
-        }
+        check_module(ctx, module, bodies, &mut locals, diagnostics);
     }
     bodies.fns[first..]
         .iter()
         .filter(|b| b.return_mismatch)
         .map(|b| (b.file, b.owner.unwrap_or(Name::EMPTY), b.name))
         .collect()
+}
+
+/// Checks the `fn` bodies and model methods of one module into `bodies`.
+fn check_module(
+    ctx: &Ctx,
+    module: &crate::program::Module,
+    bodies: &mut Bodies,
+    locals: &mut Vec<Local>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let signatures = ctx.signatures;
+    // Its messages name other files' dims as it imports them (`vis.D`).
+    let _names = module.import_names();
+    // Room for the module's bodies at once: a `Body` is large, and
+    // growing the vector one by one would copy them over and over.
+    let here = module.ast.items.iter().map(body_count).sum();
+    bodies.fns.reserve(here);
+    bodies.by_name.reserve(module.file, here);
+    for (i, item) in module.ast.items.iter().enumerate() {
+        // Only items with bodies ask whether they are the first of their name.
+        if !matches!(item, ast::Item::Fn(_) | ast::Item::Model(_))
+            || module.names.get(&item.name().name) != Some(&i)
+        {
+            continue;
+        }
+        match item {
+            ast::Item::Fn(f) => {
+                let key = (module.file, f.name.name);
+                let Some(signature) = signatures.get(&key) else {
+                    continue;
+                };
+                let body =
+                    FnChecker::new(ctx, module.file, None, signature, diagnostics).check(f, locals);
+                bodies
+                    .by_name
+                    .insert(module.file, (Name::EMPTY, body.name), bodies.fns.len());
+                bodies.fns.push(body);
+            }
+            ast::Item::Model(m) => {
+                let name = m.name.name;
+                check_buffers(ctx, module.file, m, bodies, locals, diagnostics);
+                for method in &m.methods {
+                    let Some(info) = ctx.models.get(module.file, name) else {
+                        continue;
+                    };
+                    let Some(signature) = info.methods.get(&method.name.name) else {
+                        continue;
+                    };
+                    let owner = Some(name);
+                    let body = FnChecker::new(ctx, module.file, owner, &signature.0, diagnostics)
+                        .check(method, locals);
+                    bodies
+                        .by_name
+                        .insert(module.file, (name, body.name), bodies.fns.len());
+                    bodies.fns.push(body);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Checks each buffer's value (`buffer name: T = expr`) as the body of a
@@ -326,6 +339,9 @@ pub(crate) struct FnChecker<'c, 'a> {
     unread: Vec<Name>,
     /// The body is a buffer's value (`check_buffers`), the return type its type.
     buffer: bool,
+    /// Checked only for the names it notes (`names::note_names_only`): a
+    /// signature's mistake doesn't stop it.
+    names_only: bool,
     /// Names that some `x = e` of the body rebinds: a mask by such a name
     /// may select other rows on another pass of a loop.
     rebound: HashSet<Name>,
@@ -375,6 +391,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             undetermined: Vec::new(),
             unread: Vec::new(),
             buffer: false,
+            names_only: false,
             rebound: HashSet::default(),
             mask_rows: HashMap::default(),
         }
@@ -540,7 +557,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 .iter()
                 .map(|p| &p.ty)
                 .chain(self.signature.ret.as_ref());
-            if let Some((span, name)) = undetermined::alone(types, &self.undetermined) {
+            let alone = undetermined::alone(types, &self.undetermined);
+            if let Some((span, name)) = alone.filter(|_| !self.names_only) {
+                self.note_names_of_skipped(f);
                 let d = undetermined::diagnostic(self.signature, &self.undetermined, span, name);
                 // Its calls stay checked; the body would only repeat it.
                 self.diagnostics.push(d);
@@ -554,7 +573,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 return;
             }
         }
-        if signature_broken(self.signature) {
+        if signature_broken(self.signature) && !self.names_only {
+            self.note_names_of_skipped(f);
             // Its mistake was reported; the body would only repeat it.
             self.body.ret = self
                 .signature
@@ -591,6 +611,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 span: f.name.span,
             },
         };
+    }
+
+    /// A body left unchecked for its signature's mistake still has its
+    /// names noted, when they are recorded.
+    fn note_names_of_skipped(&self, f: &ast::Fn) {
+        if self.recorder().is_some() {
+            names::note_names_only(self.ctx, self.file, self.owner, self.signature, f);
+        }
     }
 
     /// Binds `name` in the innermost scope.
@@ -747,6 +775,11 @@ impl<'c, 'a> FnChecker<'c, 'a> {
     /// name that isn't a `let`, E0301 for an unknown one.
     fn assign(&mut self, name: &ast::Ident, value: &ast::Expr) {
         let found = self.expr(value);
+        if self.recorder().is_some() {
+            if let Some(local) = self.local(name.name) {
+                self.note(name.span, crate::resolved::TypeName::Declared(local.span));
+            }
+        }
         match self.local(name.name).cloned() {
             Some(local) if local.rebindable => {
                 self.expect_ty(

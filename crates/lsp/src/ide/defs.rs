@@ -166,12 +166,4 @@ impl Index {
         out.sort_by_key(|o| (o.span.file, o.span.start));
         out
     }
-
-    /// The top-level declaration `name` as seen from `file`: its own, then
-    /// the library's (prelude, nn, builtins, in that order).
-    pub fn lookup_top(&self, file: FileId, library: &[FileId], name: Name) -> Option<DefId> {
-        std::iter::once(file)
-            .chain(library.iter().copied())
-            .find_map(|f| self.top.get(&f)?.get(&name).copied())
-    }
 }

@@ -128,7 +128,25 @@ impl Analysis {
                     imports: HashMap::new(),
                 });
             }
-            let mut index = index::build(&sources, &self.library, &self.map, &self.checked);
+            // `builtins.ss`: the program doesn't hold it, so its names are
+            // resolved apart.
+            let declarations = self
+                .extra_asts
+                .iter()
+                .map(|(file, ast)| {
+                    (
+                        *file,
+                        check::hir::Declarations::resolve(&self.map, *file, ast),
+                    )
+                })
+                .collect();
+            let mut index = index::build(
+                &sources,
+                &self.library,
+                &self.map,
+                &self.checked,
+                &declarations,
+            );
             value_types::add_signature_types(&mut index, &self.checked.signatures);
             value_types::add_body_types(&mut index, &self.checked.bodies);
             index

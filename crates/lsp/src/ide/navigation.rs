@@ -226,6 +226,114 @@ mod tests {
         );
     }
 
+    /// Go to definition from the `nth` (0-based) `needle` of library file
+    /// `name`, which the user's `m.ss` loads: `name:line:col` of the target.
+    fn check_library_definition(name: &str, needle: &str, nth: usize, expect: Expect) {
+        let (analysis, _, _) = analysis(&[("m.ss", "fn f(x: [n]) -> [n] = x\n")]);
+        let file = analysis.library_file(name).expect("a library file");
+        let text = analysis.map.text(file);
+        let (offset, _) = text.match_indices(needle).nth(nth).expect("the needle");
+        let found = analysis.definition(file, offset as u32).map(|span| {
+            let at = analysis.map.line_col(span.file, span.start);
+            format!("{name}:{}:{}", at.line, at.col)
+        });
+        expect.assert_eq(&found.unwrap_or_else(|| "none".into()));
+    }
+
+    #[test]
+    fn names_in_the_library_files() {
+        // `Din` of `weight` means the one `input` declared (nn.ss's `linear`).
+        check_library_definition("nn.ss", "Din", 1, expect!["nn.ss:5:30"]);
+        // `builtins.ss`, which no program holds: `Index[n]` of `argmax`.
+        check_library_definition(
+            "builtins.ss",
+            "n] = \"torch.argmax",
+            0,
+            expect!["builtins.ss:39:30"],
+        );
+    }
+
+    #[test]
+    fn pattern_axes_and_their_keywords() {
+        check_definition(
+            &[(
+                "m.ss",
+                "fn f(x: [b n]) -> [b n 4] = repeat(x, [b n] -> [b n r], r$0=4)\n",
+            )],
+            expect!["m.ss:1:53"],
+        );
+        check_definition(
+            &[(
+                "m.ss",
+                "fn f(q: [b i d], k: [b j d]) -> [b i j] = einsum(q, k, [b i d], [b j d] -> [b i$0 j])\n",
+            )],
+            expect!["m.ss:1:59"],
+        );
+    }
+
+    #[test]
+    fn assignments_and_later_uses() {
+        let src =
+            "fn g(a: [n]) -> [n] = a\nfn f(x: [n]) -> [n] {\n  let y = x\n  y = g(y)\n  y$0\n}\n";
+        check_definition(&[("m.ss", src)], expect!["m.ss:3:7"]);
+        check_references(
+            &[("m.ss", src)],
+            expect!["m.ss:3:7 m.ss:4:3 m.ss:4:9 m.ss:5:3"],
+        );
+    }
+
+    #[test]
+    fn names_inside_failing_expressions() {
+        // The call fails (`[m]` for `[n]`); its names still resolve.
+        let src = "fn g(a: [n], b: [n]) -> [n] = a\nfn f(x: [n], z: [m]) -> [n] = g(x, b=z$0)\n";
+        check_definition(&[("m.ss", src)], expect!["m.ss:2:14"]);
+        let src = "fn g(a: [n], b: [n]) -> [n] = a\nfn f(x: [n], z: [m]) -> [n] = g(x, b$0=z)\n";
+        check_definition(&[("m.ss", src)], expect!["m.ss:1:14"]);
+        // A method called with a wrong argument: the receiver's model is known.
+        check_definition(
+            &[(
+                "m.ss",
+                "model M {\n  w: [4 4]\n  fn g(self, x: [n 4]) -> [n 4] = x\n  fn forward(self, x: [n 3]) -> [n 4] = self.g$0(x)\n}\n",
+            )],
+            expect!["m.ss:3:6"],
+        );
+        // An unknown name: nothing to go to, and no crash.
+        check_definition(
+            &[("m.ss", "fn f(x: [n]) -> [n] = x + nope$0\n")],
+            expect!["none"],
+        );
+    }
+
+    #[test]
+    fn names_in_mistaken_types() {
+        // E0310: a function where a type goes.
+        check_definition(
+            &[("m.ss", "fn g(a: [n]) -> [n] = a\nfn f(x: g$0) -> [n] = x\n")],
+            expect!["none"],
+        );
+        // E0311: a group inside a group, dropped; `b` is first declared by `y`.
+        check_definition(
+            &[("m.ss", "fn f(x: [(a (b c))], y: [b]) -> [b$0] = y\n")],
+            expect!["m.ss:1:26"],
+        );
+    }
+
+    #[test]
+    fn a_generic_axis_known_through_an_alias() {
+        check_definition(
+            &[("m.ss", "dim Img = [b h w]\nfn f(x: Img) -> [b$0 h w] = x\n")],
+            expect!["m.ss:1:12"],
+        );
+    }
+
+    #[test]
+    fn a_file_with_a_syntax_error_elsewhere() {
+        let src = "fn f(x: [n]) -> [n] {\n  let y = x\n  y$0\n}\nfn g( -> \n";
+        check_definition(&[("m.ss", src)], expect!["m.ss:2:7"]);
+        let src = "fn f(x: [b n]) -> [b n 4] = repeat(x, [b n] -> [b n r], r$0=4)\nfn g( -> \n";
+        check_definition(&[("m.ss", src)], expect!["m.ss:1:53"]);
+    }
+
     #[test]
     fn references_of_a_dim_span_files() {
         check_references(
