@@ -224,10 +224,17 @@ impl InitCx<'_, '_, '_> {
     fn name(&mut self, path: &ast::Path) -> Option<InitExpr> {
         if path.file.is_none() {
             if let Some(p) = self.size_params.iter().find(|p| **p == path.name.name) {
+                if let Some(record) = self.env.resolutions {
+                    crate::lower::note_symbol(record, &path.name, &Symbol::Generic(*p));
+                }
                 return Some(InitExpr::Size(Symbol::Generic(*p)));
             }
         }
-        match self.env.program.lookup(self.file, path) {
+        let found = self.env.program.lookup(self.file, path);
+        if let (Some(record), Ok((file, _))) = (self.env.resolutions, &found) {
+            record.note_path(self.file, path, *file);
+        }
+        match found {
             // A broken dim was reported where it is declared.
             Ok((file, Decl::Dim(d, _))) => {
                 self.env

@@ -159,6 +159,25 @@ mod tests {
         );
     }
 
+    /// Names in a field's initialiser: the model's size parameters and dims.
+    #[test]
+    fn names_in_initialisers() {
+        check_definition(
+            &[(
+                "m.ss",
+                "dim K = 3\nmodel Conv(Cin) {\n  w: [Cin K] = normal(std=(2.0 / (Cin$0 * K)) ** 0.5)\n}\n",
+            )],
+            expect!["m.ss:2:12"],
+        );
+        check_definition(
+            &[(
+                "m.ss",
+                "dim K = 3\nmodel Conv(Cin) {\n  w: [Cin K] = normal(std=(2.0 / (Cin * K$0)) ** 0.5)\n}\n",
+            )],
+            expect!["m.ss:1:5"],
+        );
+    }
+
     #[test]
     fn methods_keywords_and_other_files_functions() {
         check_definition(
