@@ -12,6 +12,7 @@ use diag::Span;
 use syntax::ast::{self, Expr, ExprKind, IndexArg, StmtKind};
 use syntax::Name;
 
+use crate::attention::stmt_exprs;
 use crate::expr::Val;
 use crate::scope::Scope;
 
@@ -92,7 +93,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             _ => {}
         }
-        let clean = own_exprs(stmt).into_iter().all(|e| {
+        let clean = stmt_exprs(stmt).into_iter().all(|e| {
             matches!(&stmt.kind, StmtKind::Assign { name: t, .. } if t.name == name)
                 || reads(e, name, None) == 0
         });
@@ -185,19 +186,6 @@ fn nested_blocks(stmt: &ast::Stmt) -> Vec<&ast::Block> {
         } => std::iter::once(then_block).chain(else_block).collect(),
         StmtKind::For { body, .. } => vec![body],
         _ => Vec::new(),
-    }
-}
-
-/// The expressions a statement evaluates itself (not those of nested blocks).
-fn own_exprs(stmt: &ast::Stmt) -> Vec<&Expr> {
-    match &stmt.kind {
-        StmtKind::Let { value, .. }
-        | StmtKind::Assign { value, .. }
-        | StmtKind::LetTuple { value, .. }
-        | StmtKind::Return(value)
-        | StmtKind::Expr(value) => vec![value],
-        StmtKind::If { cond, .. } => vec![cond],
-        StmtKind::For { iter, .. } => vec![iter],
     }
 }
 

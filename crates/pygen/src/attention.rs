@@ -469,7 +469,7 @@ impl<'g, 'a> Scope<'g, 'a> {
 }
 
 /// The expressions a statement evaluates itself (not those of nested blocks).
-fn stmt_exprs(stmt: &ast::Stmt) -> Vec<&Expr> {
+pub(crate) fn stmt_exprs(stmt: &ast::Stmt) -> Vec<&Expr> {
     match &stmt.kind {
         StmtKind::Let { value, .. }
         | StmtKind::Assign { value, .. }

@@ -625,6 +625,22 @@ pub enum IndexArg {
     },
 }
 
+/// The axis names written in one side of a pattern (or any axis list), in
+/// order, groups flattened: `[b (gh gw) c 16]` gives `b gh gw c`.
+pub fn axis_names<'a>(axes: &'a [Axis], out: &mut Vec<&'a Ident>) {
+    for axis in axes {
+        match &axis.kind {
+            AxisKind::Size(SizeExpr {
+                kind: SizeExprKind::Name(name),
+                ..
+            }) => out.push(name),
+            AxisKind::Grouped { name, .. } => out.push(name),
+            AxisKind::Group(parts) => axis_names(parts, out),
+            _ => {}
+        }
+    }
+}
+
 /// `[b c (gh 16) (gw 16)] -> [b (gh gw) (c 16 16)]`; einsum has several left shapes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pattern {

@@ -161,7 +161,7 @@ fn note_member(record: &Recorder, program: &Program, span: Span, member: (FileId
 fn note_pattern<'p>(record: &Recorder, pattern: &'p ast::Pattern, axes: &mut Vec<&'p ast::Ident>) {
     let mut names = Vec::new();
     for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
-        pattern_names(&list.axes, &mut names);
+        ast::axis_names(&list.axes, &mut names);
     }
     for name in names {
         let decl = match axes.iter().find(|a| a.name == name.name) {
@@ -172,21 +172,6 @@ fn note_pattern<'p>(record: &Recorder, pattern: &'p ast::Pattern, axes: &mut Vec
             }
         };
         record.note(name.span, TypeName::Declared(decl));
-    }
-}
-
-/// The axis names of a pattern's side, in order.
-fn pattern_names<'a>(axes: &'a [ast::Axis], out: &mut Vec<&'a ast::Ident>) {
-    for axis in axes {
-        match &axis.kind {
-            ast::AxisKind::Size(ast::SizeExpr {
-                kind: ast::SizeExprKind::Name(name),
-                ..
-            }) => out.push(name),
-            ast::AxisKind::Grouped { name, .. } => out.push(name),
-            ast::AxisKind::Group(parts) => pattern_names(parts, out),
-            _ => {}
-        }
     }
 }
 

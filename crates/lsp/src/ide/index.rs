@@ -620,7 +620,7 @@ impl Walker<'_, '_, '_> {
     fn pattern(&mut self, pattern: &ast::Pattern) {
         let mut names = Vec::new();
         for list in pattern.lhs.iter().chain(std::iter::once(&pattern.rhs)) {
-            pattern_names(&list.axes, &mut names);
+            ast::axis_names(&list.axes, &mut names);
         }
         for name in names {
             match self.meaning(name.span) {
@@ -638,21 +638,6 @@ impl Walker<'_, '_, '_> {
                 Some(def) => self.occur(name.span, def, false),
                 None => {}
             }
-        }
-    }
-}
-
-/// The names written in a pattern's side, in order.
-fn pattern_names<'a>(axes: &'a [ast::Axis], out: &mut Vec<&'a ast::Ident>) {
-    for axis in axes {
-        match &axis.kind {
-            ast::AxisKind::Size(ast::SizeExpr {
-                kind: ast::SizeExprKind::Name(name),
-                ..
-            }) => out.push(name),
-            ast::AxisKind::Grouped { name, .. } => out.push(name),
-            ast::AxisKind::Group(parts) => pattern_names(parts, out),
-            _ => {}
         }
     }
 }
