@@ -53,6 +53,8 @@ pub trait Backend {
 
     /// How many elements the buffer holds.
     fn capacity(&self, buf: &Self::Buffer) -> usize;
+    /// The element type a buffer holds.
+    fn dtype(&self, buf: &Self::Buffer) -> DType;
 
     /// The host tensor's elements, on the device.
     fn upload(&self, tensor: &Tensor) -> Result<Self::Buffer, ExecError>;

@@ -10,18 +10,48 @@ use sexpgpu_graph::{ExecError, Tensor};
 
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::cpu::CpuBackend;
-use crate::plan::{Contig, Launch, Loc, Plan, Src, Step};
+use crate::plan::{Contig, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
-/// allocate only their outputs.
+/// allocate only their outputs; and the buffers of the arguments the last
+/// run was given to keep (`Program::run_owned`), which the next run's
+/// outputs are written into instead of new, zeroed buffers.
 pub struct Arena<B: Backend> {
     slots: Vec<Option<B::Buffer>>,
+    spare: Vec<B::Buffer>,
 }
 
 impl<B: Backend> Default for Arena<B> {
     fn default() -> Self {
-        Arena { slots: Vec::new() }
+        Arena {
+            slots: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl<B: Backend> Arena<B> {
+    /// A buffer for `slot`: the one it held last run, else a spare of its
+    /// dtype and size, else a new one.
+    fn buffer_for(
+        &mut self,
+        backend: &B,
+        slot: usize,
+        info: &SlotInfo,
+    ) -> Result<B::Buffer, ExecError> {
+        if let Some(buf) = self.slots[slot].take() {
+            if backend.capacity(&buf) >= info.capacity {
+                return Ok(buf);
+            }
+        }
+        let spare = self.spare.iter().position(|buf| {
+            backend.capacity(buf) == info.capacity && backend.dtype(buf) == info.dtype
+        });
+        match spare {
+            Some(i) => Ok(self.spare.swap_remove(i)),
+            None => backend.alloc(info.dtype, info.capacity),
+        }
     }
 }
 
@@ -87,17 +117,38 @@ impl Program {
     /// Runs on the CPU backend with `args` (one per input and param node, in
     /// `Graph::arguments` order) and random streams folded from `seed`.
     pub fn run(&self, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>, ExecError> {
+        self.with_cpu_arena(|backend, arena| {
+            self.run_with(backend, arena, args, seed, profile::enabled())
+        })
+    }
+
+    /// Calls `f` with the CPU backend and the program's kept arena (a
+    /// concurrent run, finding the lock held, simply works in a fresh one).
+    fn with_cpu_arena<R>(&self, f: impl FnOnce(&CpuBackend, &mut Arena<CpuBackend>) -> R) -> R {
         let backend = CpuBackend::new(self.threads);
-        // A concurrent run (the lock held) simply works in a fresh arena.
         let mut arena = match self.cpu_arena.try_lock() {
             Ok(mut kept) => std::mem::take(&mut *kept),
             Err(_) => Arena::default(),
         };
-        let result = self.run_with(&backend, &mut arena, args, seed, profile::enabled());
+        let result = f(&backend, &mut arena);
         if let Ok(mut kept) = self.cpu_arena.try_lock() {
             *kept = arena;
         }
         result
+    }
+
+    /// `run`, taking the arguments: their buffers, free once the run is
+    /// over, hold the next run's outputs (a training step's new parameters
+    /// and optimizer state go where the old ones were, with no allocation,
+    /// no zeroing and no copy of the arguments by the caller).
+    pub fn run_owned(&self, args: Vec<Tensor>, seed: u64) -> Result<Vec<Tensor>, ExecError> {
+        self.with_cpu_arena(|backend, arena| {
+            let result = self.run_with(backend, arena, &args, seed, profile::enabled());
+            // Spares the run did not use are dropped: at most one run's
+            // arguments are kept.
+            arena.spare = args.into_iter().map(Tensor::into_data).collect();
+            result
+        })
     }
 
     /// Runs on any backend, keeping its slots in `arena` for the next run.
@@ -139,10 +190,7 @@ impl Program {
             let started = times.as_ref().map(|_| Instant::now());
             let slot = plan.buffers[launch.out.0 as usize].slot;
             let info = &plan.slots[slot];
-            let mut out = match arena.slots[slot].take() {
-                Some(buf) if backend.capacity(&buf) >= info.capacity => buf,
-                _ => backend.alloc(info.dtype, info.capacity)?,
-            };
+            let mut out = arena.buffer_for(backend, slot, info)?;
             let ctx = Ctx {
                 plan,
                 args: &args,

@@ -349,6 +349,10 @@ impl Backend for CudaBackend {
         buf.len
     }
 
+    fn dtype(&self, buf: &DeviceBuffer) -> DType {
+        buf.dtype
+    }
+
     fn upload(&self, tensor: &Tensor) -> Result<DeviceBuffer, ExecError> {
         let bytes = host::to_bytes(tensor.data());
         let mut buf = self.alloc_buffer(tensor.dtype(), tensor.numel())?;

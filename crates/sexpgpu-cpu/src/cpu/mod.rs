@@ -98,6 +98,10 @@ impl Backend for CpuBackend {
         buf.len()
     }
 
+    fn dtype(&self, buf: &TensorData) -> DType {
+        buf.dtype()
+    }
+
     fn upload(&self, tensor: &Tensor) -> Result<TensorData, ExecError> {
         Ok(tensor.data().clone())
     }

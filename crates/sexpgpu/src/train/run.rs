@@ -76,15 +76,17 @@ impl std::fmt::Debug for Device {
 }
 
 impl Device {
+    /// Runs `program` on `args`, which it may keep: on the CPU their
+    /// buffers take the next run's outputs (`Program::run_owned`).
     fn run(
         &self,
         program: &sexpgpu_cpu::Program,
-        args: &[Tensor],
+        args: Vec<Tensor>,
         seed: u64,
     ) -> Result<Vec<Tensor>, sexpgpu_graph::ExecError> {
         match &self.0 {
-            Some(executor) => executor.run(program, args, seed),
-            None => program.run(args, seed),
+            Some(executor) => executor.run(program, &args, seed),
+            None => program.run_owned(args, seed),
         }
     }
 }
@@ -263,10 +265,11 @@ impl<'a> Execution<'a> {
     ) -> Result<(), Box<Diagnostic>> {
         let run = self.run;
         let spec = &run.spec;
+        let (param_count, state_count) = (self.params.len(), self.state.len());
         let args = self.step_args(interp, step)?;
         let outputs = self
             .device
-            .run(&self.program, &args, fold_seed(self.seed, step))
+            .run(&self.program, args, fold_seed(self.seed, step))
             .map_err(|e| exec_failure(&run.step.graph, e, spec.span, step))?;
         let loss = outputs[0].to_f64s()[0];
         self.check_loss(loss, step)?;
@@ -274,8 +277,8 @@ impl<'a> Execution<'a> {
         self.window.sums[0] += loss;
         self.window.steps += 1;
         let mut rest = outputs.into_iter().skip(run.step.first_param_output);
-        self.params = rest.by_ref().take(self.params.len()).collect();
-        self.state = rest.by_ref().take(self.state.len()).collect();
+        self.params = rest.by_ref().take(param_count).collect();
+        self.state = rest.by_ref().take(state_count).collect();
         self.buffers = rest.collect();
         self.report(io, step);
         if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
@@ -303,17 +306,22 @@ impl<'a> Execution<'a> {
 
     /// The step graph's inputs, in its order: parameters, the step's batch,
     /// optimizer state, buffers, then the hyperparameters the run's host code gives
-    /// for this step (0 for one it leaves out).
-    fn step_args(&self, interp: &mut Interp, step: u64) -> Result<Vec<Tensor>, Box<Diagnostic>> {
+    /// for this step (0 for one it leaves out). The parameters, state and
+    /// buffers are moved out, not copied: the step's outputs replace them.
+    fn step_args(
+        &mut self,
+        interp: &mut Interp,
+        step: u64,
+    ) -> Result<Vec<Tensor>, Box<Diagnostic>> {
         let spec = &self.run.spec;
         let step_graph = &self.run.step;
-        let mut args: Vec<Tensor> = Vec::with_capacity(program_arity(step_graph));
-        args.extend(self.params.iter().cloned());
-        args.extend(spec.data.batch(self.seed, step - 1));
-        args.extend(self.state.iter().cloned());
-        args.extend(self.buffers.iter().cloned());
         let hyper =
             hyper_values(interp, spec, step).map_err(|flow| flow_diagnostic(flow, spec.span))?;
+        let mut args: Vec<Tensor> = Vec::with_capacity(program_arity(step_graph));
+        args.append(&mut self.params);
+        args.extend(spec.data.batch(self.seed, step - 1));
+        args.append(&mut self.state);
+        args.append(&mut self.buffers);
         for name in &step_graph.hyper {
             let value = hyper
                 .iter()
@@ -406,7 +414,7 @@ impl<'a> Execution<'a> {
             args.extend(eval.data.batch(self.seed, b));
             let out = self
                 .device
-                .run(program, &args, fold_seed(self.seed, step))
+                .run(program, args, fold_seed(self.seed, step))
                 .map_err(|e| exec_failure(&graph.graph, e, eval.span, step))?;
             for (s, t) in sums.iter_mut().zip(&out) {
                 *s += t.to_f64s().first().copied().unwrap_or(0.0);
