@@ -428,7 +428,8 @@ fn total(x: [b t]) -> [b] = sum(x, over=t)
 E0407 = "E0407", "wrong arguments for a call",
 "A call gives each parameter at most one argument, by position or by
 keyword, every parameter without a default gets one, and keywords name
-parameters the function has. Patterns take their sizes as keywords that
+parameters the function has. A sub-model is made with its sizes alone, so
+each of its `Float`, `Int` and `Bool` fields needs a default. Patterns take their sizes as keywords that
 name axes of the pattern.
 
 Wrong:
@@ -538,7 +539,9 @@ E0412 = "E0412", "invalid field initialiser",
 "A model's tensor field starts as `zeros`, `ones`, `normal(std=, mean=)` or
 `uniform(lo=, hi=)`; without one, rank-2 and larger fields are
 `normal(std=0.02)` and others `zeros`. Sub-models and record fields have no
-initialiser. The arguments are numbers made of literals, dims and the
+initialiser. A model's `Float`, `Int` or `Bool` field may have a literal
+default, optionally negated (`eps: Float = 1e-5`), its constructor
+argument's default in Python. The arguments are numbers made of literals, dims and the
 model's size parameters with `+ - * / **` and `sqrt`, `log`, `exp`
 (He initialisation: `normal(std=(2.0 / (Cin * K * K)) ** 0.5)`); another
 name is not a size. A value known when checking must make sense: a positive

@@ -22,7 +22,7 @@ pub use crate::signature::{ParamSig, Signature, Signatures};
 pub use crate::size::{Formula, Poly, Size, Step, Symbol};
 pub use crate::typed::{
     Alignment, AsCheck, Binding, Bodies, Body, BoundArg, CallInfo, Callee, ExprInfo, FieldDef,
-    FieldStep, FloatSource, GenericSource, IndexPlan, Init, InitExpr, InitFn, InitOp, LayoutPlan,
+    FieldStep, FloatSource, GenericSource, IndexPlan, Init, InitExpr, InitFn, InitOp, LayoutPlan, NumberDefault,
     PatternPlan, Range, ToPlan, TypeDef, TypedExpr,
 };
 pub use crate::types::{

@@ -5,7 +5,7 @@
 //! checks. Bodies are compiled by `expr`; this file only lays things out.
 
 use check::hir::Module;
-use check::hir::{FieldDef, TyKind};
+use check::hir::{FieldDef, NumberDefault, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
@@ -16,7 +16,7 @@ use crate::names::py_name;
 use crate::names::torch_dtype;
 use crate::scope::{Imports, Scope};
 use crate::sigs::Gen;
-use crate::writer::{Code, LINE_LENGTH};
+use crate::writer::{float_literal, Code, LINE_LENGTH};
 
 pub fn module(gen: &Gen, module: &Module, diagnostics: &mut Vec<Diagnostic>) -> String {
     let imports = Imports::default();
@@ -137,9 +137,7 @@ fn record(gen: &Gen, file: diag::FileId, r: &ast::Record, imports: &Imports, out
             .and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
             .map(|d| &d.ty.kind);
         let hint = match ty {
-            Some(TyKind::Scalar(ast::ScalarKind::Int)) => "int",
-            Some(TyKind::Scalar(ast::ScalarKind::Float)) => "float",
-            Some(TyKind::Scalar(ast::ScalarKind::Bool)) => "bool",
+            Some(TyKind::Scalar(kind)) => scalar_hint(*kind),
             Some(TyKind::Named { .. }) => "object",
             _ => "torch.Tensor",
         };
@@ -175,14 +173,15 @@ fn model(
         out.blank();
     }
     let params: Vec<String> = m.size_params.iter().map(|p| py_name(&p.name)).collect();
+    let def = gen.checked.bodies.type_def(file, &m.name.name);
     let mut head = vec!["self".to_string()];
     head.extend(params.iter().cloned());
+    head.extend(number_arguments(def));
     def_line(out, 1, "__init__", &head, None);
     out.line(2, "super().__init__()", None);
     for p in &params {
         out.line(2, &format!("self.{p} = {p}"), None);
     }
-    let def = gen.checked.bodies.type_def(file, &m.name.name);
     let mut scope = Scope::new(
         gen,
         imports,
@@ -220,6 +219,39 @@ fn model(
             1,
             out,
         );
+    }
+}
+
+/// The constructor's keyword-only arguments of a model's number fields
+/// (`docs/shapescript/python.md`): `*`, then `eps: float = 1e-05` for a
+/// field with a default and `n: int` for one without, in field order.
+fn number_arguments(def: Option<&check::hir::TypeDef>) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in def.map_or(&[][..], |d| &d.fields[..]) {
+        let TyKind::Scalar(kind) = &f.ty.kind else {
+            continue;
+        };
+        let hint = scalar_hint(*kind);
+        let default = match f.number_default {
+            Some(NumberDefault::Float(v)) => format!(" = {}", float_literal(v)),
+            Some(NumberDefault::Int(v)) => format!(" = {v}"),
+            Some(NumberDefault::Bool(b)) => format!(" = {}", if b { "True" } else { "False" }),
+            None => String::new(),
+        };
+        out.push(format!("{}: {hint}{default}", py_name(&f.name)));
+    }
+    if !out.is_empty() {
+        out.insert(0, "*".to_string());
+    }
+    out
+}
+
+/// The Python type of a number: `int`, `float` or `bool`.
+fn scalar_hint(kind: ast::ScalarKind) -> &'static str {
+    match kind {
+        ast::ScalarKind::Int => "int",
+        ast::ScalarKind::Float => "float",
+        ast::ScalarKind::Bool => "bool",
     }
 }
 
@@ -376,6 +408,9 @@ fn field(
             );
             stmt_line(out, 2, &line, at);
         }
+        // A number is a plain attribute, not a parameter or buffer: not in
+        // `state_dict()` (`docs/shapescript/python.md`).
+        TyKind::Scalar(_) => stmt_line(out, 2, &format!("self.{name} = {name}"), at),
         _ => {
             scope.unsupported(f.span, "a model field of this type");
         }
