@@ -731,6 +731,9 @@ fn f(p: [n] Unit) -> [n] = log1p(-p * 0.999)
 E0606 = "E0606", "a value outside the declared domain",
 "A return type, a `let`'s type, a parameter or a record's field declares a
 domain, and the value given may lie outside it: a `Real` value where `Unit` is declared.
+A number parameter's default is known when checking: an `as` or `to` on a
+literal there (`eps: Float = (1e-5 as Pos)`) is decided then, and a literal
+outside the domain is this error too.
 The note shows the value's range and where it came from. Narrow it: `to
 Unit` clamps, `as Unit` claims it and checks it when the program runs, or
 compute it with an operation whose range fits (`sigmoid`, `softmax`).

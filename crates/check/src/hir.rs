@@ -22,8 +22,8 @@ pub use crate::signature::{ParamSig, Signature, Signatures};
 pub use crate::size::{Formula, Poly, Size, Step, Symbol};
 pub use crate::typed::{
     Alignment, AsCheck, Binding, Bodies, Body, BoundArg, CallInfo, Callee, ExprInfo, FieldDef,
-    FieldStep, FloatSource, GenericSource, IndexPlan, Init, InitExpr, InitFn, InitOp, LayoutPlan, NumberDefault,
-    PatternPlan, Range, ToPlan, TypeDef, TypedExpr,
+    FieldStep, FloatSource, GenericSource, IndexPlan, Init, InitExpr, InitFn, InitOp, LayoutPlan,
+    NumberDefault, PatternPlan, Range, ToPlan, TypeDef, TypedExpr,
 };
 pub use crate::types::{
     show_shape, Axis, AxisKind, Domain, DtypeKind, ScalarKind, TensorTy, Ty, TyKind,

@@ -280,22 +280,26 @@ fn buffer(scope: &mut Scope, m: &ast::Model, f: &ast::Field, name: &str, at: &st
     );
     inner.sizes = scope.sizes.clone();
     let value = inner.expr(init);
-    for line in std::mem::take(&mut inner.pre) {
-        // Hoisted lines nest with leading 4-space groups (an `if` body).
-        let mut level = 0;
-        let mut text = line.as_str();
-        while let Some(rest) = text.strip_prefix("    ") {
-            level += 1;
-            text = rest;
-        }
-        stmt_line(out, 2 + level, text, "");
-    }
+    hoisted_lines(out, 2, std::mem::take(&mut inner.pre));
     let text = format!(
         "self.register_buffer({}, {})",
         crate::writer::string_literal(name),
         value.code
     );
     stmt_line(out, 2, &text, at);
+}
+
+/// Hoisted lines at `indent`; they nest with leading 4-space groups (an `if` body).
+fn hoisted_lines(out: &mut Code, indent: usize, lines: Vec<String>) {
+    for line in lines {
+        let mut level = 0;
+        let mut text = line.as_str();
+        while let Some(rest) = text.strip_prefix("    ") {
+            level += 1;
+            text = rest;
+        }
+        stmt_line(out, indent + level, text, "");
+    }
 }
 
 /// One field of a model in `__init__`: a parameter (or an integer
@@ -525,6 +529,29 @@ fn def_line(out: &mut Code, indent: usize, name: &str, params: &[String], at: Op
     out.line(indent, "):", None);
 }
 
+/// The `def`'s parameters with their defaults, and the statements to put
+/// before the `def`: the checks of `as` claims in the defaults, which
+/// Python evaluates where the `def` is (`docs/shapescript/ranges.md`).
+fn def_params(scope: &mut Scope, f: &ast::Fn) -> (Vec<String>, Vec<String>) {
+    let mut params = Vec::new();
+    if f.self_param.is_some() {
+        params.push("self".to_string());
+    }
+    for p in &f.params {
+        let name = py_name(&p.name.name);
+        match &p.default {
+            Some(d) => {
+                scope.in_default = true;
+                let v = scope.expr(d);
+                scope.in_default = false;
+                params.push(format!("{name}={}", v.code));
+            }
+            None => params.push(name),
+        }
+    }
+    (params, std::mem::take(&mut scope.pre))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn function(
     gen: &Gen,
@@ -574,20 +601,13 @@ fn function(
                 .insert(p.name.to_string(), format!("self.{}", py_name(&p.name)));
         }
     }
-    let mut params = Vec::new();
-    if f.self_param.is_some() {
-        params.push("self".to_string());
-    }
-    for p in &f.params {
-        let name = py_name(&p.name.name);
-        match &p.default {
-            Some(d) => {
-                scope.in_default = true;
-                let v = scope.expr(d);
-                scope.in_default = false;
-                params.push(format!("{name}={}", v.code));
-            }
-            None => params.push(name),
+    let (params, before) = def_params(&mut scope, f);
+    if !before.is_empty() {
+        hoisted_lines(out, indent, before);
+        // As `ruff format` separates a statement from the `def` after it.
+        out.blank();
+        if indent == 0 {
+            out.blank();
         }
     }
     let at = gen.where_(file, f.span.start);
