@@ -38,6 +38,14 @@ model Block(H) {
   fn forward(self, x: [b n D]) -> [b n D] = self.norm(x) * self.heads
 }
 
+model Top {
+  k: Int = 2
+  fn forward(self, x: [b D]) -> [b ?k] {
+    let (values, ids) = topk(x, k=self.k, over=D)
+    values
+  }
+}
+
 fn rms(x: [b D], eps: Float = (1e-5 as Pos)) -> [b D] = x * rsqrt(mean(x * x, over=D) + (eps as Pos))
 fn widened(x: [b D], n: Int = (D - 9) as Pos) -> [b D] = x * n
 """
@@ -104,6 +112,12 @@ def test_a_field_without_a_default_is_a_required_keyword_after_the_sizes(m):
     params = inspect.signature(m.Block).parameters
     assert list(params) == ["H", "heads", "gated"]
     assert params["heads"].default is inspect.Parameter.empty
+
+
+def test_an_int_field_is_topk_s_k_by_keyword(m):
+    x = rows(3, 8)
+    torch.testing.assert_close(m.Top()(x), torch.topk(x, 2, dim=-1).values)
+    torch.testing.assert_close(m.Top(k=5)(x), torch.topk(x, 5, dim=-1).values)
 
 
 def test_numbers_are_not_in_the_state_dict(m):
