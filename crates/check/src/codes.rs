@@ -80,7 +80,9 @@ dim D = 768
 
 E0203 = "E0203", "name declared twice",
 "Every top-level name (dims, aliases, functions, models, records and imports)
-is visible in its whole file, so each must be declared once.
+is visible in its whole file, so each must be declared once. So is each
+field of a model or record, and a model's field may not share a size
+parameter's name: both are `self.name`.
 
 Wrong:
 

@@ -177,6 +177,22 @@ fn lower_fields(
             );
         }
         sub_model_sizes(env, file, field, lowerer.diagnostics);
+        if is_model && size_params.contains(&field.name.name) {
+            // Both are attributes of `self` in Python, and arguments of `__init__`.
+            lowerer.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0203,
+                    format!(
+                        "field `{}` has the name of a size parameter",
+                        field.name.name
+                    ),
+                )
+                .with_primary(field.name.span, "also a size parameter of the model")
+                .with_help(
+                    "a model's size parameters and fields are all read as `self.name`: rename one",
+                ),
+            );
+        }
         if let Some(first) = out.iter().find(|f| *f.name == *field.name.name) {
             lowerer.diagnostics.push(
                 Diagnostic::error(

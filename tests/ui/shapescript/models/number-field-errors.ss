@@ -24,3 +24,9 @@ fn wrong_kind(x: [b D], n: Int = 0.5) -> [b D] = x                 # ~ E0408
 fn claimed(x: [b D], eps: Float = (0.0 as Pos)) -> [b D] = x       # ~ E0606
 fn clamped(x: [b D], p: Float = (2 to Unit)) -> [b D] = x          # ~ E0606
 fn sees_no_parameter(x: [b D], n: Int = x) -> [b D] = x            # ~ E0301
+
+## A field and a size parameter would both be `self.n`.
+model Shadow(n) {
+  n: Int = 3                                  # ~ E0203
+  w: [n]
+}
