@@ -31,7 +31,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 continue;
             }
             let first = self.body.exprs.len();
+            let reported = self.diagnostics.len();
             let got = self.expr(default);
+            self.explain_parameter_names(f, reported);
             self.decide_literal_claims(default, first);
             let fits = match got.kind {
                 TyKind::Error => true,
@@ -53,6 +55,26 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         "a number parameter's default is a number, as in `eps: Float = 1e-5`",
                     ),
                 );
+            }
+        }
+    }
+
+    /// A name the default could not find (E0301, reported from
+    /// `reported` on) that is a parameter of `f`: says why it is not seen.
+    fn explain_parameter_names(&mut self, f: &ast::Fn, reported: usize) {
+        let text = self.ctx.env.map.text(self.file);
+        for d in &mut self.diagnostics[reported..] {
+            let Some(span) = d.primary.as_ref().map(|l| l.span) else {
+                continue;
+            };
+            let written = text.get(span.start as usize..span.end as usize);
+            let is_param = f.params.iter().any(|p| Some(&*p.name.name) == written)
+                || (f.self_param.is_some() && written == Some("self"));
+            if d.code.id == codes::E0301.id && is_param {
+                if let Some(label) = d.primary.as_mut() {
+                    label.message = "a parameter, which its defaults don't see".to_string();
+                }
+                d.help = vec!["a default sees no parameter: Python evaluates it where the `def` is, before any argument is given".to_string()];
             }
         }
     }

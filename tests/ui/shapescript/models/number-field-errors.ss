@@ -30,3 +30,8 @@ model Shadow(n) {
   n: Int = 3                                  # ~ E0203
   w: [n]
 }
+
+model SelfDefault {
+  eps: Float = 1e-5
+  fn forward(self, x: [b D], eps: Float = self.eps) -> [b D] = x     # ~ E0301
+}
