@@ -3,7 +3,8 @@
 //! since Python evaluates it where the `def` is (it sees dims and literals,
 //! not the other parameters). An `as` claim or `to` clamp on a literal
 //! there is decided now: E0606 when the literal is outside the domain, and
-//! nothing to check or clamp at run time when it is inside (`docs/shapescript/ranges.md`). Part of `body`.
+//! nothing to check or clamp at run time when it is inside
+//! (`docs/shapescript/ranges.md`). Part of `body`.
 
 use diag::Diagnostic;
 use syntax::ast;
