@@ -80,7 +80,9 @@ dim D = 768
 
 E0203 = "E0203", "name declared twice",
 "Every top-level name (dims, aliases, functions, models, records and imports)
-is visible in its whole file, so each must be declared once.
+is visible in its whole file, so each must be declared once. So is each
+field of a model or record, and a model's field may not share a size
+parameter's name: both are `self.name`.
 
 Wrong:
 
@@ -428,7 +430,8 @@ fn total(x: [b t]) -> [b] = sum(x, over=t)
 E0407 = "E0407", "wrong arguments for a call",
 "A call gives each parameter at most one argument, by position or by
 keyword, every parameter without a default gets one, and keywords name
-parameters the function has. Patterns take their sizes as keywords that
+parameters the function has. A sub-model is made with its sizes alone, so
+each of its `Float`, `Int` and `Bool` fields needs a default. Patterns take their sizes as keywords that
 name axes of the pattern.
 
 Wrong:
@@ -538,7 +541,9 @@ E0412 = "E0412", "invalid field initialiser",
 "A model's tensor field starts as `zeros`, `ones`, `normal(std=, mean=)` or
 `uniform(lo=, hi=)`; without one, rank-2 and larger fields are
 `normal(std=0.02)` and others `zeros`. Sub-models and record fields have no
-initialiser. The arguments are numbers made of literals, dims and the
+initialiser. A model's `Float`, `Int` or `Bool` field may have a literal
+default, optionally negated (`eps: Float = 1e-5`), its constructor
+argument's default in Python. The arguments are numbers made of literals, dims and the
 model's size parameters with `+ - * / **` and `sqrt`, `log`, `exp`
 (He initialisation: `normal(std=(2.0 / (Cin * K * K)) ** 0.5)`); another
 name is not a size. A value known when checking must make sense: a positive
@@ -728,6 +733,9 @@ fn f(p: [n] Unit) -> [n] = log1p(-p * 0.999)
 E0606 = "E0606", "a value outside the declared domain",
 "A return type, a `let`'s type, a parameter or a record's field declares a
 domain, and the value given may lie outside it: a `Real` value where `Unit` is declared.
+A number parameter's default is known when checking: an `as` or `to` on a
+literal there (`eps: Float = (1e-5 as Pos)`) is decided then, and a literal
+outside the domain is this error too.
 The note shows the value's range and where it came from. Narrow it: `to
 Unit` clamps, `as Unit` claims it and checks it when the program runs, or
 compute it with an operation whose range fits (`sigmoid`, `softmax`).

@@ -24,7 +24,7 @@ pub use crate::size::{Formula, Poly, Size, Step, Symbol};
 pub use crate::typed::{
     Alignment, AsCheck, Binding, Bodies, Body, BoundArg, CallInfo, Callee, ExprInfo, FieldDef,
     FieldStep, FloatSource, GenericSource, IndexPlan, Init, InitExpr, InitFn, InitOp, LayoutPlan,
-    PatternPlan, Range, ToPlan, TypeDef, TypedExpr,
+    NumberDefault, PatternPlan, Range, ToPlan, TypeDef, TypedExpr,
 };
 pub use crate::types::{
     show_shape, Axis, AxisKind, Domain, DtypeKind, ScalarKind, TensorTy, Ty, TyKind,

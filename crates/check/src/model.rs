@@ -15,7 +15,7 @@ use crate::lower::{Env, Lowerer, Place};
 use crate::shape::{flatten_ty, map_sizes};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
-use crate::typed::{FieldDef, Init, InitExpr, TypeDef};
+use crate::typed::{FieldDef, Init, InitExpr, NumberDefault, TypeDef};
 use crate::types::{Ty, TyKind};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -177,6 +177,22 @@ fn lower_fields(
             );
         }
         sub_model_sizes(env, file, field, lowerer.diagnostics);
+        if is_model && size_params.contains(&field.name.name) {
+            // Both are attributes of `self` in Python, and arguments of `__init__`.
+            lowerer.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0203,
+                    format!(
+                        "field `{}` has the name of a size parameter",
+                        field.name.name
+                    ),
+                )
+                .with_primary(field.name.span, "also a size parameter of the model")
+                .with_help(
+                    "a model's size parameters and fields are all read as `self.name`: rename one",
+                ),
+            );
+        }
         if let Some(first) = out.iter().find(|f| *f.name == *field.name.name) {
             lowerer.diagnostics.push(
                 Diagnostic::error(
@@ -201,23 +217,38 @@ fn lower_fields(
                 lowerer.diagnostics,
             )
         };
+        let number_default = match (&ty.kind, is_model && !field.buffer) {
+            (TyKind::Scalar(kind), true) => number_default(*kind, field, lowerer.diagnostics),
+            _ => None,
+        };
         out.push(FieldDef {
             name: field.name.name,
             span: field.name.span,
             ty,
             init,
             buffer: field.buffer,
+            number_default,
         });
     }
     let generics = std::mem::take(&mut lowerer.generic_order);
     (out, generics)
 }
 
-/// E0407 for a field whose type is a model given the wrong number of sizes.
+/// E0407 for a field whose type is a model given the wrong number of
+/// sizes, or a model (of a stack too) with a number field without a default:
+/// nothing could give it a value when the model is made.
 fn sub_model_sizes(env: Env, file: FileId, field: &ast::Field, diagnostics: &mut Vec<Diagnostic>) {
+    if let ast::TypeKind::Stack { elem, .. } = &field.ty.kind {
+        if let ast::TypeKind::Named { path, .. } = &elem.kind {
+            if let Ok((_, crate::program::Decl::Model(m))) = env.program.lookup(file, path) {
+                required_numbers(m, elem.span, diagnostics);
+            }
+        }
+    }
     if let ast::TypeKind::Named { path, args } = &field.ty.kind {
         let target = env.program.lookup(file, path).ok();
         if let Some((_, crate::program::Decl::Model(m))) = target {
+            required_numbers(m, field.ty.span, diagnostics);
             if m.size_params.len() != args.len() {
                 diagnostics.push(
                     Diagnostic::error(
@@ -235,6 +266,36 @@ fn sub_model_sizes(env: Env, file: FileId, field: &ast::Field, diagnostics: &mut
                     .with_secondary(m.name.span, "the model is declared here"),
                 );
             }
+        }
+    }
+}
+
+/// E0407 for each number field of the sub-model `m` without a default: a
+/// sub-model is made with its sizes alone, so the field would have no value.
+fn required_numbers(m: &ast::Model, at: Span, diagnostics: &mut Vec<Diagnostic>) {
+    for f in &m.fields {
+        if matches!(f.ty.kind, ast::TypeKind::Scalar(_)) && f.init.is_none() && !f.buffer {
+            diagnostics.push(
+                Diagnostic::error(
+                    codes::E0407,
+                    format!(
+                        "model `{}` needs a value for its field `{}`, which a sub-model can't be given",
+                        m.name.name, f.name.name
+                    ),
+                )
+                .with_primary(at, "made with its sizes alone")
+                .with_secondary(f.span, "a number field without a default")
+                .with_help(format!(
+                    "give the field a default in `{}`, as in `{}: {}`",
+                    m.name.name,
+                    f.name.name,
+                    match &f.ty.kind {
+                        ast::TypeKind::Scalar(s) if s.kind == ast::ScalarKind::Int => "Int = 4",
+                        ast::TypeKind::Scalar(s) if s.kind == ast::ScalarKind::Bool => "Bool = true",
+                        _ => "Float = 1e-5",
+                    }
+                )),
+            );
         }
     }
 }
@@ -263,6 +324,8 @@ fn field_init(
                 None => Init::Zeros,
             })
         }
+        // A model's number field's default is `number_default`'s.
+        (TyKind::Scalar(_), true) => None,
         _ => {
             if let Some(e) = &field.init {
                 diagnostics.push(
@@ -272,13 +335,63 @@ fn field_init(
                     )
                     .with_primary(e.span, "initialiser here")
                     .with_help(
-                        "remove it: sub-models and record fields are made by their own code",
+                        "remove it: sub-models and record fields are made by their own code; a model's `Float`, `Int` or `Bool` field takes a literal, as in `eps: Float = 1e-5`",
                     ),
                 );
             }
             None
         }
     }
+}
+
+/// The default of a model's number field (`eps: Float = 1e-5`): a literal
+/// of the field's type, an `Int` one for a `Float` too, optionally negated;
+/// E0412 for anything else. It is the constructor argument's default in
+/// Python (`docs/shapescript/python.md`), so it must be a constant there.
+fn number_default(
+    kind: ast::ScalarKind,
+    field: &ast::Field,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<NumberDefault> {
+    let e = field.init.as_ref()?;
+    let (negated, literal) = match &e.kind {
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => (true, &operand.kind),
+        other => (false, other),
+    };
+    let value = match (kind, literal) {
+        (ast::ScalarKind::Float, ast::ExprKind::Float(v)) => Some(NumberDefault::Float(*v)),
+        (ast::ScalarKind::Float, ast::ExprKind::Int(v)) => Some(NumberDefault::Float(*v as f64)),
+        (ast::ScalarKind::Int, ast::ExprKind::Int(v)) => {
+            i128::try_from(*v).ok().map(NumberDefault::Int)
+        }
+        (ast::ScalarKind::Bool, ast::ExprKind::Bool(b)) if !negated => {
+            Some(NumberDefault::Bool(*b))
+        }
+        _ => None,
+    };
+    let Some(value) = value else {
+        let example = match kind {
+            ast::ScalarKind::Float => "eps: Float = 1e-5",
+            ast::ScalarKind::Int => "n: Int = 4",
+            ast::ScalarKind::Bool => "causal: Bool = true",
+        };
+        diagnostics.push(
+            Diagnostic::error(codes::E0412, "a number field's default is a literal")
+                .with_primary(e.span, "not a literal of the field's type")
+                .with_help(format!(
+                    "write the number itself, as in `{example}`, or leave the default out to make it a required argument"
+                )),
+        );
+        return None;
+    };
+    Some(match (negated, value) {
+        (true, NumberDefault::Float(v)) => NumberDefault::Float(-v),
+        (true, NumberDefault::Int(v)) => NumberDefault::Int(-v),
+        (_, v) => v,
+    })
 }
 
 /// A buffer is a tensor with a value (E0412 otherwise); the value itself

@@ -230,6 +230,20 @@ pub struct FieldDef {
     /// when the model is made; the expression is checked as the body of
     /// the method `(model, name)` in `Bodies::fns` (`Bodies::method`).
     pub buffer: bool,
+    /// A model's number field's default (`eps: Float = 1e-5`,
+    /// `docs/shapescript/models.md`): its constructor argument's default.
+    /// `None` for any other field, and for a number field written without
+    /// one (a required constructor argument).
+    pub number_default: Option<NumberDefault>,
+}
+
+/// The literal default of a model's `Float`, `Int` or `Bool` field, its
+/// sign applied (`eps: Float = 1e-5`, `n: Int = -1`, `causal: Bool = true`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NumberDefault {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
 }
 
 /// A tensor field's initialiser, the arguments not written filled in with

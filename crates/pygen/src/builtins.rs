@@ -70,7 +70,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     code
                 })
             }
-            B::Topk | B::Split => self.parts(op, &positional, over, whole),
+            B::Topk | B::Split => self.parts(op, args, over, whole),
             B::Where | B::Maximum | B::Minimum => self.elementwise(op, &positional, info),
             B::Abs | B::Sign | B::Tril | B::Triu | B::Clamp => {
                 let mut list = Vec::with_capacity(args.len());
@@ -119,8 +119,26 @@ impl<'g, 'a> Scope<'g, 'a> {
 
     /// `topk(x, k, over=n)` (values and positions) and `split(x, k, over=n)`
     /// (`k` equal parts, `torch.chunk`): a tuple.
-    fn parts(&mut self, op: Builtin, positional: &[&Expr], over: &[usize], whole: &Expr) -> Val {
-        let (Some(x), Some(k), [p]) = (positional.first(), positional.get(1), over) else {
+    fn parts(&mut self, op: Builtin, args: &[ast::Arg], over: &[usize], whole: &Expr) -> Val {
+        // The count by position or by its parameter's name (`topk(x, k=k, over=n)`).
+        let keyword = match op {
+            Builtin::Split => "parts",
+            _ => "k",
+        };
+        let positional: Vec<&Expr> = args
+            .iter()
+            .filter(|a| a.name.is_none())
+            .map(|a| &a.value)
+            .collect();
+        let named = args
+            .iter()
+            .find(|a| a.name.as_ref().is_some_and(|n| n.name == keyword))
+            .map(|a| &a.value);
+        let (Some(x), Some(k), [p]) = (
+            positional.first(),
+            positional.get(1).copied().or(named),
+            over,
+        ) else {
             return self.bad(whole);
         };
         let x = self.expr(x);

@@ -35,7 +35,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     return v;
                 }
                 if let Some(int) = self.number_kind(inner.span) {
-                    return self.claim_number(v, check.range, int, &written, &at, whole.span);
+                    return self.claim_number(v, check.range, int, &written, &at);
                 }
                 let mut value = v;
                 if let Some(shape) = &check.shape {
@@ -194,15 +194,12 @@ impl<'g, 'a> Scope<'g, 'a> {
         int: bool,
         written: &str,
         at: &str,
-        span: diag::Span,
     ) -> Val {
         let Some(range) = range else {
             return value;
         };
-        if self.in_default {
-            self.unsupported(span, "an `as` claim on a number in a parameter's default");
-            return value;
-        }
+        // In a parameter's default the value is not hoisted (`hoist`): the
+        // check goes before the `def`, where Python evaluates the default.
         let value = self.hoist(value);
         let x = value.at(CMP + 1);
         let lower = range.lo.is_finite().then(|| {

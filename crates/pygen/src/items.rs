@@ -5,7 +5,7 @@
 //! checks. Bodies are compiled by `expr`; this file only lays things out.
 
 use check::hir::Module;
-use check::hir::{FieldDef, TyKind};
+use check::hir::{FieldDef, NumberDefault, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
@@ -16,7 +16,7 @@ use crate::names::py_name;
 use crate::names::torch_dtype;
 use crate::scope::{Imports, Scope};
 use crate::sigs::Gen;
-use crate::writer::{Code, LINE_LENGTH};
+use crate::writer::{float_literal, Code, LINE_LENGTH};
 
 pub fn module(gen: &Gen, module: &Module, diagnostics: &mut Vec<Diagnostic>) -> String {
     let imports = Imports::default();
@@ -137,9 +137,7 @@ fn record(gen: &Gen, file: diag::FileId, r: &ast::Record, imports: &Imports, out
             .and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
             .map(|d| &d.ty.kind);
         let hint = match ty {
-            Some(TyKind::Scalar(ast::ScalarKind::Int)) => "int",
-            Some(TyKind::Scalar(ast::ScalarKind::Float)) => "float",
-            Some(TyKind::Scalar(ast::ScalarKind::Bool)) => "bool",
+            Some(TyKind::Scalar(kind)) => scalar_hint(*kind),
             Some(TyKind::Named { .. }) => "object",
             _ => "torch.Tensor",
         };
@@ -175,14 +173,15 @@ fn model(
         out.blank();
     }
     let params: Vec<String> = m.size_params.iter().map(|p| py_name(&p.name)).collect();
+    let def = gen.checked.bodies.type_def(file, &m.name.name);
     let mut head = vec!["self".to_string()];
     head.extend(params.iter().cloned());
+    head.extend(number_arguments(def));
     def_line(out, 1, "__init__", &head, None);
     out.line(2, "super().__init__()", None);
     for p in &params {
         out.line(2, &format!("self.{p} = {p}"), None);
     }
-    let def = gen.checked.bodies.type_def(file, &m.name.name);
     let mut scope = Scope::new(
         gen,
         imports,
@@ -223,6 +222,39 @@ fn model(
     }
 }
 
+/// The constructor's keyword-only arguments of a model's number fields
+/// (`docs/shapescript/python.md`): `*`, then `eps: float = 1e-05` for a
+/// field with a default and `n: int` for one without, in field order.
+fn number_arguments(def: Option<&check::hir::TypeDef>) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in def.map_or(&[][..], |d| &d.fields[..]) {
+        let TyKind::Scalar(kind) = &f.ty.kind else {
+            continue;
+        };
+        let hint = scalar_hint(*kind);
+        let default = match f.number_default {
+            Some(NumberDefault::Float(v)) => format!(" = {}", float_literal(v)),
+            Some(NumberDefault::Int(v)) => format!(" = {v}"),
+            Some(NumberDefault::Bool(b)) => format!(" = {}", if b { "True" } else { "False" }),
+            None => String::new(),
+        };
+        out.push(format!("{}: {hint}{default}", py_name(&f.name)));
+    }
+    if !out.is_empty() {
+        out.insert(0, "*".to_string());
+    }
+    out
+}
+
+/// The Python type of a number: `int`, `float` or `bool`.
+fn scalar_hint(kind: ast::ScalarKind) -> &'static str {
+    match kind {
+        ast::ScalarKind::Int => "int",
+        ast::ScalarKind::Float => "float",
+        ast::ScalarKind::Bool => "bool",
+    }
+}
+
 /// `buffer name: T = expr` (`docs/shapescript/models.md`): the value
 /// computed once with the model's sizes and registered with
 /// `register_buffer` (persistent: in `state_dict`; `model.to` moves it and
@@ -248,22 +280,26 @@ fn buffer(scope: &mut Scope, m: &ast::Model, f: &ast::Field, name: &str, at: &st
     );
     inner.sizes = scope.sizes.clone();
     let value = inner.expr(init);
-    for line in std::mem::take(&mut inner.pre) {
-        // Hoisted lines nest with leading 4-space groups (an `if` body).
-        let mut level = 0;
-        let mut text = line.as_str();
-        while let Some(rest) = text.strip_prefix("    ") {
-            level += 1;
-            text = rest;
-        }
-        stmt_line(out, 2 + level, text, "");
-    }
+    hoisted_lines(out, 2, std::mem::take(&mut inner.pre));
     let text = format!(
         "self.register_buffer({}, {})",
         crate::writer::string_literal(name),
         value.code
     );
     stmt_line(out, 2, &text, at);
+}
+
+/// Hoisted lines at `indent`; they nest with leading 4-space groups (an `if` body).
+fn hoisted_lines(out: &mut Code, indent: usize, lines: Vec<String>) {
+    for line in lines {
+        let mut level = 0;
+        let mut text = line.as_str();
+        while let Some(rest) = text.strip_prefix("    ") {
+            level += 1;
+            text = rest;
+        }
+        stmt_line(out, indent + level, text, "");
+    }
 }
 
 /// One field of a model in `__init__`: a parameter (or an integer
@@ -376,6 +412,9 @@ fn field(
             );
             stmt_line(out, 2, &line, at);
         }
+        // A number is a plain attribute, not a parameter or buffer: not in
+        // `state_dict()` (`docs/shapescript/python.md`).
+        TyKind::Scalar(_) => stmt_line(out, 2, &format!("self.{name} = {name}"), at),
         _ => {
             scope.unsupported(f.span, "a model field of this type");
         }
@@ -490,6 +529,29 @@ fn def_line(out: &mut Code, indent: usize, name: &str, params: &[String], at: Op
     out.line(indent, "):", None);
 }
 
+/// The `def`'s parameters with their defaults, and the statements to put
+/// before the `def`: the checks of `as` claims in the defaults, which
+/// Python evaluates where the `def` is (`docs/shapescript/ranges.md`).
+fn def_params(scope: &mut Scope, f: &ast::Fn) -> (Vec<String>, Vec<String>) {
+    let mut params = Vec::new();
+    if f.self_param.is_some() {
+        params.push("self".to_string());
+    }
+    for p in &f.params {
+        let name = py_name(&p.name.name);
+        match &p.default {
+            Some(d) => {
+                scope.in_default = true;
+                let v = scope.expr(d);
+                scope.in_default = false;
+                params.push(format!("{name}={}", v.code));
+            }
+            None => params.push(name),
+        }
+    }
+    (params, std::mem::take(&mut scope.pre))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn function(
     gen: &Gen,
@@ -539,20 +601,13 @@ fn function(
                 .insert(p.name.to_string(), format!("self.{}", py_name(&p.name)));
         }
     }
-    let mut params = Vec::new();
-    if f.self_param.is_some() {
-        params.push("self".to_string());
-    }
-    for p in &f.params {
-        let name = py_name(&p.name.name);
-        match &p.default {
-            Some(d) => {
-                scope.in_default = true;
-                let v = scope.expr(d);
-                scope.in_default = false;
-                params.push(format!("{name}={}", v.code));
-            }
-            None => params.push(name),
+    let (params, before) = def_params(&mut scope, f);
+    if !before.is_empty() {
+        hoisted_lines(out, indent, before);
+        // As `ruff format` separates a statement from the `def` after it.
+        out.blank();
+        if indent == 0 {
+            out.blank();
         }
     }
     let at = gen.where_(file, f.span.start);

@@ -13,6 +13,7 @@ mod call_report;
 mod call_result;
 mod callee;
 mod cast;
+mod defaults;
 pub(crate) mod expr;
 mod index;
 pub(crate) mod names;
@@ -526,6 +527,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         if let ast::FnBody::Block(block) = &f.body {
             rebound_names(block, &mut self.rebound);
         }
+        // Before `self` and the parameters are bound: a default sees neither.
+        self.check_defaults(f);
         if let Some(model) = &self.owner {
             if let Some(span) = f.self_param {
                 let ty = model::self_ty(self.ctx.models, self.file, *model, span);
