@@ -5,7 +5,7 @@ hand here. Records, `to` (reshape, clamp, Index), Bool masks, `topk`,
 stacks, broadcasting by name (the views), `where`, `concat`, `as` checked at
 run time, extern calls with Axis/Axes/Size arguments, and attention written
 out with `einsum` (emitted as one `scaled_dot_product_attention`, compared
-with the written steps). Each test runs with
+with the written steps), an optional tensor parameter left out. Each test runs with
 and without the run-time checks."""
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ fn plain_attention(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
   einsum(weights, v, [b h i j], [b h j d] -> [b h i d])
 }
 fn positive(x: [n]) -> [n] = log(x as Pos)
+fn dense(x: [b Din], w: [Dout Din], bias: [Dout] = none) -> [b Dout] = linear(x, w, bias)
 
 model Block {
   w: [D D] = normal(std=0.02)
@@ -196,6 +197,15 @@ def test_if_where_and_loops(m):
     same(m.repeated(x, w, 3), x @ w @ w @ w)
     a, c = rand(2, 3, 4), rand(2, 1, 4)
     same(m.joined(a, c), torch.cat([a, c], 1))
+
+
+def test_an_optional_tensor_parameter_is_checked_only_when_given(m):
+    x, w, bias = rand(3, 4), rand(5, 4), rand(5)
+    same(m.dense(x, w), x @ w.T)
+    same(m.dense(x, w, bias), x @ w.T + bias)
+    if m.checks:
+        with pytest.raises(m.runtime.ShapeError, match=r"dense: parameter `bias`"):
+            m.dense(x, w, rand(4))
 
 
 def test_extern_axis_axes_and_size_arguments(m):

@@ -125,7 +125,15 @@ enum Want {
 /// or by the sizes known before it for a group `(n d)`) into `scope.sizes`,
 /// and compares every other size the checker knows with plain integer
 /// comparisons, one `if` per parameter.
-pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines {
+/// A parameter in `optional` (a `none` default) is checked only when it is
+/// given: `if w is not None:` around its `if`.
+pub fn entry(
+    scope: &mut Scope,
+    body: &Body,
+    checks: bool,
+    optional: &[syntax::Name],
+    base: usize,
+) -> Lines {
     let mut out = Lines::new();
     let gen = scope.gen;
     let file = scope.file;
@@ -134,7 +142,8 @@ pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines
         let Some(axes) = ty.shape() else {
             continue;
         };
-        if scope.device.is_none() && matches!(ty.kind, TyKind::Tensor(_)) {
+        let is_optional = optional.contains(name);
+        if scope.device.is_none() && !is_optional && matches!(ty.kind, TyKind::Tensor(_)) {
             scope.device = Some(py.clone());
         }
         let mut wants = Vec::with_capacity(axes.len());
@@ -176,45 +185,15 @@ pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines
             wants.push(want);
         }
         if checks {
-            let mut conds = vec![format!("{py}.ndim != {}", axes.len())];
-            let mut expected = Vec::new();
-            for (i, want) in wants.iter().enumerate() {
-                match want {
-                    Want::Any => expected.push("None".to_string()),
-                    Want::Exactly(e) => {
-                        conds.push(format!("{py}.shape[{i}] != {e}"));
-                        // The message must not index a shape of too few axes.
-                        let own = e.contains(&format!("{py}.shape["));
-                        expected.push(if own { "None".into() } else { e.clone() });
-                    }
-                    Want::MultipleOf(k) => {
-                        conds.push(format!("{py}.shape[{i}] % {k} != 0"));
-                        expected.push(format!("(\"*\", {k})"));
-                    }
-                }
-            }
-            let expected = match expected.len() {
-                1 => format!("({},)", expected[0]),
-                _ => format!("({})", expected.join(", ")),
+            let guard = is_optional.then(|| format!("{py} is not None"));
+            let what = ParamCheck {
+                label: &scope.label,
+                name,
+                py: &py,
+                axes,
+                at: gen.where_(file, ty.span.start),
             };
-            out.extend(
-                if_lines(base, &conds)
-                    .into_iter()
-                    .map(|(l, t)| (l - base, t)),
-            );
-            let args = vec![
-                string_literal(&scope.label),
-                string_literal(name),
-                py.clone(),
-                string_literal(&show_shape(axes)),
-                expected,
-                string_literal(&gen.where_(file, ty.span.start)),
-            ];
-            out.extend(
-                call_lines(base + 1, "shapescript_runtime.shape_error", &args)
-                    .into_iter()
-                    .map(|(l, t)| (l - base, t)),
-            );
+            out.extend(param_check(&what, &wants, guard.as_deref(), base));
         }
         for g in plain_binds.iter().flatten().chain(&bound_here) {
             scope.sizes.insert(g.clone(), py_name(g));
@@ -231,6 +210,86 @@ pub fn entry(scope: &mut Scope, body: &Body, checks: bool, base: usize) -> Lines
         }
     }
     late_generics(scope, body, checks, base, &mut out);
+    out
+}
+
+/// What a parameter's boundary check names: the function, the parameter,
+/// its Python name, its declared axes and where it is declared.
+struct ParamCheck<'a> {
+    label: &'a str,
+    name: &'a str,
+    py: &'a str,
+    axes: &'a [Axis],
+    at: String,
+}
+
+/// The `if` comparing one parameter's rank and sizes with `wants`, and
+/// the `ShapeError` it raises; `guard` (`w is not None`) first when the
+/// parameter may be left out. Lines are relative to `base`.
+fn param_check(what: &ParamCheck, wants: &[Want], guard: Option<&str>, base: usize) -> Lines {
+    let py = what.py;
+    let mut conds = vec![format!("{py}.ndim != {}", what.axes.len())];
+    let mut expected = Vec::new();
+    for (i, want) in wants.iter().enumerate() {
+        match want {
+            Want::Any => expected.push("None".to_string()),
+            Want::Exactly(e) => {
+                conds.push(format!("{py}.shape[{i}] != {e}"));
+                // The message must not index a shape of too few axes.
+                let own = e.contains(&format!("{py}.shape["));
+                expected.push(if own { "None".into() } else { e.clone() });
+            }
+            Want::MultipleOf(k) => {
+                conds.push(format!("{py}.shape[{i}] % {k} != 0"));
+                expected.push(format!("(\"*\", {k})"));
+            }
+        }
+    }
+    let expected = match expected.len() {
+        1 => format!("({},)", expected[0]),
+        _ => format!("({})", expected.join(", ")),
+    };
+    let mut out: Lines = match guard {
+        Some(guard) => guarded_if_lines(base, guard, &conds),
+        None => if_lines(base, &conds),
+    };
+    let args = vec![
+        string_literal(what.label),
+        string_literal(what.name),
+        py.to_string(),
+        string_literal(&show_shape(what.axes)),
+        expected,
+        string_literal(&what.at),
+    ];
+    out.extend(call_lines(
+        base + 1,
+        "shapescript_runtime.shape_error",
+        &args,
+    ));
+    out.into_iter().map(|(l, t)| (l - base, t)).collect()
+}
+
+/// `if guard and (a or b):`, split as `ruff format` splits it: at the
+/// group's bracket, then one condition a line.
+fn guarded_if_lines(indent: usize, guard: &str, conds: &[String]) -> Lines {
+    if conds.len() == 1 {
+        return if_lines(indent, &[format!("{guard} and {}", conds[0])]);
+    }
+    let inner = conds.join(" or ");
+    let one = format!("if {guard} and ({inner}):");
+    if indent * 4 + one.len() <= crate::writer::LINE_LENGTH {
+        return vec![(indent, one)];
+    }
+    let mut out = vec![(indent, format!("if {guard} and ("))];
+    if (indent + 1) * 4 + inner.len() <= crate::writer::LINE_LENGTH {
+        out.push((indent + 1, inner));
+    } else {
+        for (k, c) in conds.iter().enumerate() {
+            let text = if k == 0 { c.clone() } else { format!("or {c}") };
+            out.push((indent + 1, text));
+        }
+    }
+    out.push((indent, "):".into()));
     out
 }
 

@@ -615,7 +615,23 @@ fn function(
     if let Some(doc) = &f.doc {
         out.docstring(indent + 1, &doc.text);
     }
-    let mut lines: Lines = checks::entry(&mut scope, body, gen.options.runtime_checks, indent + 1);
+    // Parameters that may be left out (`= none`): Python gets `None`.
+    let optional: Vec<syntax::Name> = f
+        .params
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.default.as_deref(),
+                Some(ast::Expr {
+                    kind: ast::ExprKind::None,
+                    ..
+                })
+            )
+        })
+        .map(|p| p.name.name)
+        .collect();
+    let checks = gen.options.runtime_checks;
+    let mut lines: Lines = checks::entry(&mut scope, body, checks, &optional, indent + 1);
     match &f.body {
         ast::FnBody::Block(block) => scope.block(block, 0, true, &mut lines),
         ast::FnBody::Expr(e) => {
