@@ -215,10 +215,18 @@ fn needed_nodes(graph: &Graph) -> Vec<bool> {
     needed
 }
 
-/// Which elementwise nodes live only inside a consumer's loop: those that
-/// are not outputs and whose every reader is an elementwise node of one
-/// and the same fused group. Anything read by a layout node, a reduction or
-/// two different groups is stored (recomputing it would repeat work).
+/// Fused loops an elementwise value may be recomputed in rather than
+/// stored: computing it again in each (from what they load anyway) costs
+/// arithmetic, storing it costs a write and a read per loop of the whole
+/// tensor, and the loops here are bound by memory.
+const MAX_RECOMPUTE_LOOPS: usize = 3;
+
+/// Which elementwise nodes live only inside their consumers' loops: those
+/// that are not outputs and whose every reader is an elementwise node of
+/// at most `MAX_RECOMPUTE_LOOPS` fused groups (one, usually; several when a
+/// forward value such as GELU's `tanh` is read again by the backward pass,
+/// which then recomputes it from `x` instead of reading it back). Anything
+/// read by a layout node, a reduction or more groups is stored.
 fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -232,23 +240,34 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
     for o in graph.outputs() {
         is_output[o.index()] = true;
     }
-    let mut group: Vec<Option<usize>> = vec![None; graph.len()];
+    // The fused groups (by root) each elementwise node is computed in.
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); graph.len()];
     let mut inline = vec![false; graph.len()];
     for i in (0..graph.len()).rev() {
         if !needed[i] || !is_elementwise(&graph.nodes()[i].op) {
             continue;
         }
-        let first = users[i].first().and_then(|&u| group[u]);
-        let one_group = !is_output[i]
-            && first.is_some()
-            && users[i]
+        let readers = &users[i];
+        let fusable = !is_output[i]
+            && !readers.is_empty()
+            && readers
                 .iter()
-                .all(|&u| is_elementwise(&graph.nodes()[u].op) && group[u] == first);
-        if one_group {
-            group[i] = first;
+                .all(|&u| is_elementwise(&graph.nodes()[u].op));
+        let mut home: Vec<usize> = Vec::new();
+        if fusable {
+            for &u in readers {
+                for &g in &groups[u] {
+                    if !home.contains(&g) {
+                        home.push(g);
+                    }
+                }
+            }
+        }
+        if fusable && home.len() <= MAX_RECOMPUTE_LOOPS {
             inline[i] = true;
+            groups[i] = home;
         } else {
-            group[i] = Some(i);
+            groups[i] = vec![i];
         }
     }
     inline

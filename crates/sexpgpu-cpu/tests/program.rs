@@ -109,3 +109,33 @@ fn one_program_runs_from_several_threads_at_once() {
         }
     });
 }
+
+/// A value two fused loops read (a forward `tanh` the backward pass reads
+/// again) is recomputed in each from what they load, not stored: two
+/// kernels, two buffers, and the reference's results bit for bit.
+#[test]
+fn a_value_two_loops_read_is_recomputed_in_each() {
+    let mut g = Graph::new("shared");
+    let x = g.input("x", Shape::from([64, 300]), DType::F32);
+    let three = g
+        .full(Shape::from([64, 300]), Scalar::Float(3.0), DType::F32)
+        .unwrap();
+    let scaled = g.binary(BinaryOp::Mul, x, three).unwrap();
+    let t = g.unary(UnaryOp::Tanh, scaled).unwrap();
+    let one = g
+        .full(Shape::from([64, 300]), Scalar::Float(1.0), DType::F32)
+        .unwrap();
+    let a = g.binary(BinaryOp::Add, t, one).unwrap();
+    let b = g.binary(BinaryOp::Mul, t, t).unwrap();
+    g.set_outputs(vec![a, b]);
+    let mut rng = Rng::new(33);
+    check(
+        &g,
+        &[tensor(&mut rng, &[64, 300], DType::F32)],
+        common::Tol::Exact,
+    );
+    let program = compile(&g).unwrap();
+    let plan = program.plan();
+    assert_eq!(plan.launches.len(), 2, "{}", program.describe());
+    assert_eq!(plan.buffers.len(), 2, "{}", program.describe());
+}
