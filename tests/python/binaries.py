@@ -31,3 +31,31 @@ def binary(name: str) -> Path:
     path = target_dir() / "debug" / name
     assert path.exists(), f"cargo built {name} but {path} is missing"
     return path
+
+
+def build_source(root: Path, name: str, source: str, checks: bool = True):
+    """Writes `source` as `root/<name>.ss`, builds it with `shapescript
+    build` (with the run-time checks, or `--no-runtime-checks`) into the
+    package `<name>_pkg` (`<name>_pkg_fast` without checks) and imports the
+    generated module. The module's `checks` says which build it is and its
+    `runtime` is the package's `shapescript_runtime` (for `ShapeError`)."""
+    import importlib
+    import sys
+
+    (root / f"{name}.ss").write_text(source)
+    package = f"{name}_pkg" + ("" if checks else "_fast")
+    flags = [] if checks else ["--no-runtime-checks"]
+    result = subprocess.run(
+        [str(binary("shapescript")), "build", str(root / f"{name}.ss"), "-o", str(root / package), *flags],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(f"{package}.{name}")
+        module.runtime = importlib.import_module(f"{package}.shapescript_runtime")
+    finally:
+        sys.path.remove(str(root))
+    module.checks = checks
+    return module

@@ -7,14 +7,11 @@ written by hand here, with and without the run-time checks."""
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 
 import pytest
 import torch
 
-from binaries import binary
+from binaries import build_source
 
 SOURCE = """\
 dim D = 8
@@ -51,21 +48,7 @@ fn halves(x: [b D]) -> [b D] {
 
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
-    root = tmp_path_factory.mktemp("axes")
-    (root / "axes.ss").write_text(SOURCE)
-    package = "axes_pkg" + ("" if request.param else "_fast")
-    flags = [] if request.param else ["--no-runtime-checks"]
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(root / "axes.ss"), "-o", str(root / package), *flags],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        return importlib.import_module(f"{package}.axes")
-    finally:
-        sys.path.remove(str(root))
+    return build_source(tmp_path_factory.mktemp("axes"), "axes", SOURCE, request.param)
 
 
 def rand(*shape, seed=0):

@@ -10,15 +10,12 @@ and without the run-time checks."""
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-from binaries import binary
+from binaries import build_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,30 +100,9 @@ model Net {
 """
 
 
-def shapescript_binary() -> Path:
-    return binary("shapescript")
-
-
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
-    root = tmp_path_factory.mktemp("constructs")
-    (root / "constructs.ss").write_text(SOURCE)
-    package = "constructs_pkg" + ("" if request.param else "_fast")
-    flags = [] if request.param else ["--no-runtime-checks"]
-    result = subprocess.run(
-        [str(shapescript_binary()), "build", str(root / "constructs.ss"), "-o", str(root / package), *flags],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        module = importlib.import_module(f"{package}.constructs")
-    finally:
-        sys.path.remove(str(root))
-    module.checks = request.param
-    module.runtime = importlib.import_module(f"{package}.shapescript_runtime")
-    return module
+    return build_source(tmp_path_factory.mktemp("constructs"), "constructs", SOURCE, request.param)
 
 
 def same(a, b):

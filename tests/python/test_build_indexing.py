@@ -10,14 +10,11 @@ any other). Each test runs with and without the run-time checks."""
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 
 import pytest
 import torch
 
-from binaries import binary
+from binaries import build_source
 
 SOURCE = """\
 dim K = 3
@@ -71,21 +68,7 @@ fn by_axis(x: [b c n n n]) -> [b c 2*n 2*n 2*n] = interpolate(x, size=(2*n, 2*n,
 
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
-    root = tmp_path_factory.mktemp("indexing")
-    (root / "indexing.ss").write_text(SOURCE)
-    package = "indexing_pkg" + ("" if request.param else "_fast")
-    flags = [] if request.param else ["--no-runtime-checks"]
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(root / "indexing.ss"), "-o", str(root / package), *flags],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        return importlib.import_module(f"{package}.indexing")
-    finally:
-        sys.path.remove(str(root))
+    return build_source(tmp_path_factory.mktemp("indexing"), "indexing", SOURCE, request.param)
 
 
 def same(a, b):

@@ -6,15 +6,12 @@ model stays bf16; scalar math on Python numbers is Python's `math`; and
 
 from __future__ import annotations
 
-import importlib
 import math
-import subprocess
-import sys
 
 import pytest
 import torch
 
-from binaries import binary
+from binaries import build_source
 
 SOURCE = """\
 dim D = 4
@@ -86,19 +83,7 @@ model Scaled {
 
 @pytest.fixture(scope="module")
 def m(tmp_path_factory):
-    root = tmp_path_factory.mktemp("dtypes")
-    (root / "dtypes.ss").write_text(SOURCE)
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(root / "dtypes.ss"), "-o", str(root / "dtypes_pkg")],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        return importlib.import_module("dtypes_pkg.dtypes")
-    finally:
-        sys.path.remove(str(root))
+    return build_source(tmp_path_factory.mktemp("dtypes"), "dtypes", SOURCE)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])

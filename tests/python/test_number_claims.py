@@ -8,16 +8,13 @@ runs under `torch.compile(fullgraph=True)`, the check guarding it there too."""
 
 from __future__ import annotations
 
-import importlib
 import math
-import subprocess
-import sys
 
 import pytest
 import torch
 import torch._dynamo
 
-from binaries import binary
+from binaries import build_source
 
 SOURCE = """\
 dim D = 8
@@ -38,24 +35,7 @@ TINY = 2.0**-126
 
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
-    root = tmp_path_factory.mktemp("numbers")
-    (root / "numbers.ss").write_text(SOURCE)
-    package = "numbers_pkg" + ("" if request.param else "_fast")
-    flags = [] if request.param else ["--no-runtime-checks"]
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(root / "numbers.ss"), "-o", str(root / package), *flags],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        module = importlib.import_module(f"{package}.numbers")
-    finally:
-        sys.path.remove(str(root))
-    module.checks = request.param
-    module.runtime = importlib.import_module(f"{package}.shapescript_runtime")
-    return module
+    return build_source(tmp_path_factory.mktemp("numbers"), "numbers", SOURCE, request.param)
 
 
 def rows(*shape):
