@@ -33,17 +33,16 @@ def binary(name: str) -> Path:
     return path
 
 
-def build_source(root: Path, name: str, source: str, checks: bool = True):
-    """Writes `source` as `root/<name>.ss`, builds it with `shapescript
-    build` (with the run-time checks, or `--no-runtime-checks`) into the
-    package `<name>_pkg` (`<name>_pkg_fast` without checks) and imports the
-    generated module. The module's `checks` says which build it is and its
-    `runtime` is the package's `shapescript_runtime` (for `ShapeError`)."""
-    import importlib
-    import sys
 
+def build_package(root: Path, name: str, source: str, checks: bool = True, package: str | None = None) -> Path:
+    """Writes `source` as `root/<name>.ss` and builds it with `shapescript
+    build` (with the run-time checks, or `--no-runtime-checks`) into the
+    package `root/<package>`, by default `<name>_pkg` (`<name>_pkg_fast`
+    without checks); returns the package's name. Python caches modules by
+    name for the whole test session: each test file needs its own `name`
+    (or `package`)."""
     (root / f"{name}.ss").write_text(source)
-    package = f"{name}_pkg" + ("" if checks else "_fast")
+    package = package or f"{name}_pkg" + ("" if checks else "_fast")
     flags = [] if checks else ["--no-runtime-checks"]
     result = subprocess.run(
         [str(binary("shapescript")), "build", str(root / f"{name}.ss"), "-o", str(root / package), *flags],
@@ -51,11 +50,28 @@ def build_source(root: Path, name: str, source: str, checks: bool = True):
         text=True,
     )
     assert result.returncode == 0, result.stderr
+    return package
+
+
+def import_package(root: Path, package: str, name: str):
+    """Imports the generated module `<package>.<name>` from `root`; its
+    `runtime` is the package's `shapescript_runtime` (for `ShapeError`)."""
+    import importlib
+    import sys
+
     sys.path.insert(0, str(root))
     try:
         module = importlib.import_module(f"{package}.{name}")
         module.runtime = importlib.import_module(f"{package}.shapescript_runtime")
     finally:
         sys.path.remove(str(root))
+    return module
+
+
+def build_source(root: Path, name: str, source: str, checks: bool = True, package: str | None = None):
+    """`build_package` then `import_package`: the generated module of
+    `source`, whose `checks` says which build it is."""
+    package = build_package(root, name, source, checks, package)
+    module = import_package(root, package, name)
     module.checks = checks
     return module

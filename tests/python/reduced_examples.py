@@ -4,13 +4,10 @@ imports the generated module."""
 
 from __future__ import annotations
 
-import importlib
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-from binaries import binary
+from binaries import build_source
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "shapescript"
 
@@ -26,16 +23,5 @@ def shrink(text: str, dims: dict[str, int]) -> str:
 def build_example(example: str, dims: dict[str, int], root: Path, package: str):
     """The generated Python module of `example` (`unet`, `moe`, ...) with
     `dims` replaced, built into `root / package`."""
-    source = root / f"{example}.ss"
-    source.write_text(shrink((EXAMPLES / f"{example}.ss").read_text(), dims))
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(source), "-o", str(root / package)],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        return importlib.import_module(f"{package}.{example}")
-    finally:
-        sys.path.remove(str(root))
+    text = shrink((EXAMPLES / f"{example}.ss").read_text(), dims)
+    return build_source(root, example, text, package=package)

@@ -7,10 +7,8 @@ PyTorch's default bounds `1 / sqrt(fan_in)`, dims, `exp` and `log`."""
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,25 +17,14 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from binaries import binary  # noqa: E402
+from binaries import build_source  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parents[2] / "tests/ui/shapescript/models/initialisers.ss"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("initialisers")
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(SOURCE), "-o", str(out / "inits")],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(out))
-    try:
-        return importlib.import_module("inits.initialisers")
-    finally:
-        sys.path.remove(str(out))
+    return build_source(tmp_path_factory.mktemp("initialisers"), "initialisers", SOURCE.read_text(), package="inits")
 
 
 def close(got: float, want: float, rel: float = 0.05) -> bool:

@@ -6,10 +6,7 @@ backward pass) with logits close to the f32 ones."""
 
 from __future__ import annotations
 
-import importlib
 import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,11 +15,10 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from binaries import binary  # noqa: E402
+from reduced_examples import build_example  # noqa: E402
 from reference_models import Llama, LlamaConfig  # noqa: E402
 from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "shapescript" / "llama.ss"
 DIMS = {"V": 61, "Ctx": 32, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
 CONFIG = LlamaConfig(vocab=61, context=32, dim=64, heads=8, kv_heads=2, layers=2, mlp=96)
 
@@ -31,23 +27,7 @@ torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
 @pytest.fixture(scope="module")
 def llama(tmp_path_factory):
-    root = tmp_path_factory.mktemp("llama")
-    text = EXAMPLE.read_text()
-    for name, value in DIMS.items():
-        text, count = re.subn(rf"^dim {name} = .*$", f"dim {name} = {value}", text, flags=re.M)
-        assert count == 1, name
-    (root / "llama.ss").write_text(text)
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(root / "llama.ss"), "-o", str(root / "llama_small")],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(root))
-    try:
-        return importlib.import_module("llama_small.llama")
-    finally:
-        sys.path.remove(str(root))
+    return build_example("llama", DIMS, tmp_path_factory.mktemp("llama"), "llama_small")
 
 
 def ids(batch: int = 2, n: int = 12) -> torch.Tensor:
@@ -55,17 +35,7 @@ def ids(batch: int = 2, n: int = 12) -> torch.Tensor:
 
 
 def test_full_size_declares_tinyllamas_parameters(tmp_path):
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(EXAMPLE), "-o", str(tmp_path / "llama_full")],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    sys.path.insert(0, str(tmp_path))
-    try:
-        module = importlib.import_module("llama_full.llama")
-    finally:
-        sys.path.remove(str(tmp_path))
+    module = build_example("llama", {}, tmp_path, "llama_full")
     with torch.device("meta"):
         model = module.Llama()
         reference = Llama()

@@ -10,16 +10,13 @@ claim in a default is checked where Python evaluates the default."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import subprocess
-import sys
 
 import pytest
 import torch
 import torch._dynamo
 
-from binaries import binary
+from binaries import build_package, build_source, import_package
 
 SOURCE = """\
 dim D = 8
@@ -51,38 +48,12 @@ fn widened(x: [b D], n: Int = (D - 9) as Pos) -> [b D] = x * n
 """
 
 
-def build(root, package, flags, source=SOURCE):
-    (root / "numbers.ss").write_text(source)
-    result = subprocess.run(
-        [str(binary("shapescript")), "build", str(root / "numbers.ss"), "-o", str(root / package), *flags],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return root / package / "numbers.py"
-
-
-def load(root, package):
-    sys.path.insert(0, str(root))
-    try:
-        return importlib.import_module(f"{package}.numbers")
-    finally:
-        sys.path.remove(str(root))
-
-
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
-    root = tmp_path_factory.mktemp("fields")
-    package = "fields_pkg" + ("" if request.param else "_fast")
-    flags = [] if request.param else ["--no-runtime-checks"]
     # `widened`'s default claims D - 9 = -1 is positive: the module could
     # not be imported with the checks, so it is built on its own below.
-    build(root, package, flags, SOURCE.replace("fn widened", "# fn widened"))
-    module = load(root, package)
-    module.checks = request.param
-    module.runtime = importlib.import_module(f"{package}.shapescript_runtime")
-    return module
+    source = SOURCE.replace("fn widened", "# fn widened")
+    return build_source(tmp_path_factory.mktemp("fields"), "fields", source, request.param)
 
 
 def rows(*shape):
@@ -179,13 +150,11 @@ def test_a_literal_claim_in_a_default_was_decided_when_checking(m, tmp_path):
 
 @pytest.mark.parametrize("checks", [True, False], ids=["checks", "no-checks"])
 def test_another_claim_in_a_default_is_checked_where_the_def_is(tmp_path, checks):
-    package = "widened_pkg" + ("" if checks else "_fast")
-    flags = [] if checks else ["--no-runtime-checks"]
-    build(tmp_path, package, flags)
+    package = build_package(tmp_path, "fields", SOURCE, checks, "widened_pkg" + ("" if checks else "_fast"))
     if not checks:
-        assert load(tmp_path, package).widened(torch.ones(1, 8)).tolist() == [[-1.0] * 8]
+        assert import_package(tmp_path, package, "fields").widened(torch.ones(1, 8)).tolist() == [[-1.0] * 8]
         return
     # The default (D - 9) is evaluated when the module runs its `def`: importing it raises.
     with pytest.raises(Exception, match=r"`\(D - 9\) as Pos` does not hold: the value is -1") as raised:
-        load(tmp_path, package)
+        import_package(tmp_path, package, "fields")
     assert raised.type.__name__ == "ShapeError"
