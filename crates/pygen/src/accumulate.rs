@@ -81,7 +81,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 name: target,
                 value,
             } if target.name == name => {
-                let input = self.accumulation_input(value)?;
+                let input = self.accumulation(value)?.input;
                 (reads(value, name, Some(input.span)) == 0).then_some(())?;
                 found.push(stmt.span);
             }
@@ -93,11 +93,16 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             _ => {}
         }
-        let clean = stmt_exprs(stmt).into_iter().all(|e| {
-            matches!(&stmt.kind, StmtKind::Assign { name: t, .. } if t.name == name)
-                || reads(e, name, None) == 0
-        });
-        clean.then_some(())?;
+        // An accumulation's own call was checked above; any other
+        // statement may not read the name at all.
+        let accumulates = matches!(&stmt.kind, StmtKind::Assign { name: t, .. } if t.name == name);
+        if !accumulates
+            && stmt_exprs(stmt)
+                .into_iter()
+                .any(|e| reads(e, name, None) > 0)
+        {
+            return None;
+        }
         for block in nested_blocks(stmt) {
             for inner in &block.stmts {
                 self.collect_accumulations(inner, name, found)?;
@@ -106,32 +111,9 @@ impl<'g, 'a> Scope<'g, 'a> {
         Some(())
     }
 
-    /// The first argument of a call of an accumulating runtime function
-    /// when it is the accumulated name itself.
-    fn accumulation_input<'e>(&self, value: &'e Expr) -> Option<&'e Expr> {
-        let Some(ExprInfo::Call(info)) = self.typed(value.span).map(|t| &t.info) else {
-            return None;
-        };
-        let Callee::Extern { python, .. } = &info.callee else {
-            return None;
-        };
-        IN_PLACE.iter().find(|(f, _)| python.as_str() == *f)?;
-        let BoundArg::Expr { span, .. } = info.args.first()? else {
-            return None;
-        };
-        let ExprKind::Call { args, .. } = &value.kind else {
-            return None;
-        };
-        let input = &args.iter().find(|a| a.value.span == *span)?.value;
-        let rest_found = info.args.iter().skip(1).all(|bound| {
-            matches!(bound, BoundArg::Expr { span, .. } if args.iter().any(|a| a.value.span == *span))
-        });
-        (rest_found && matches!(&input.kind, ExprKind::Name(_))).then_some(input)
-    }
-
-    /// `out.index_add_(0, ids, rows)` for a planned accumulation `out =
-    /// index_add(out, ids, rows)`.
-    pub fn accumulate_in_place(&mut self, target: &str, value: &Expr) -> Option<String> {
+    /// `value` as an accumulation: a call of an accumulating runtime
+    /// function whose arguments are all written, the first a plain name.
+    fn accumulation<'e>(&self, value: &'e Expr) -> Option<Accumulation<'e>> {
         let Some(ExprInfo::Call(info)) = self.typed(value.span).map(|t| &t.info) else {
             return None;
         };
@@ -142,16 +124,38 @@ impl<'g, 'a> Scope<'g, 'a> {
         let ExprKind::Call { args, .. } = &value.kind else {
             return None;
         };
-        let mut list = vec![(None, Val::atom("0".into()))];
-        for bound in info.args.iter().skip(1) {
+        let mut written = Vec::with_capacity(info.args.len());
+        for bound in &info.args {
             let BoundArg::Expr { span, .. } = bound else {
                 return None;
             };
-            let arg = args.iter().find(|a| a.value.span == *span)?;
-            list.push((None, self.expr(&arg.value)));
+            written.push(&args.iter().find(|a| a.value.span == *span)?.value);
         }
-        Some(self.call_code(&format!("{target}.{method}"), list))
+        let (&input, rest) = written.split_first()?;
+        matches!(&input.kind, ExprKind::Name(_)).then(|| Accumulation {
+            method,
+            input,
+            rest: rest.to_vec(),
+        })
     }
+
+    /// `out.index_add_(0, ids, rows)` for a planned accumulation `out =
+    /// index_add(out, ids, rows)`.
+    pub fn accumulate_in_place(&mut self, target: &str, value: &Expr) -> Option<String> {
+        let found = self.accumulation(value)?;
+        let mut list = vec![(None, Val::atom("0".into()))];
+        for arg in found.rest {
+            list.push((None, self.expr(arg)));
+        }
+        Some(self.call_code(&format!("{target}.{}", found.method), list))
+    }
+}
+
+/// A call `f(input, rest...)` that has an in-place method `input.method(0, rest...)`.
+struct Accumulation<'e> {
+    method: &'static str,
+    input: &'e Expr,
+    rest: Vec<&'e Expr>,
 }
 
 /// Whether `stmt`, or one nested in it, assigns to `name`.
