@@ -5,7 +5,7 @@
 //! the `ShapeError`. Never checks values, only shapes.
 
 use check::hir::Poly;
-use check::hir::{show_shape, Axis, AxisKind, Binding, Body, TyKind};
+use check::hir::{show_shape, Axis, AxisKind, Binding, Body};
 
 use crate::names::py_name;
 use crate::scope::Scope;
@@ -143,9 +143,6 @@ pub fn entry(
             continue;
         };
         let is_optional = optional.contains(name);
-        if scope.device.is_none() && !is_optional && matches!(ty.kind, TyKind::Tensor(_)) {
-            scope.device = Some(py.clone());
-        }
         let mut wants = Vec::with_capacity(axes.len());
         let mut plain_binds: Vec<Option<String>> = vec![None; axes.len()];
         let mut bound_here = Vec::new();

@@ -408,22 +408,32 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body
     }
 
-    /// The first dtype-less float tensor among the parameters, else among
-    /// the model's fields: the body's float dtype at run time.
-    fn float_source(&self) -> Option<FloatSource> {
-        self.tensor_source(&mut |t: &TensorTy| shape::effective_dtype(t).is_none())
+    /// The first dtype-less float tensor among the parameters that are
+    /// always given (not `optional`), else among the model's fields: the
+    /// body's float dtype at run time.
+    fn float_source(&self, optional: &[bool]) -> Option<FloatSource> {
+        self.tensor_source(optional, &mut |t: &TensorTy| {
+            shape::effective_dtype(t).is_none()
+        })
     }
 
-    /// The first tensor parameter, else the model's first tensor field:
-    /// the device of the tensors the body makes.
-    fn device_source(&self) -> Option<FloatSource> {
-        self.tensor_source(&mut |_: &TensorTy| true)
+    /// The first tensor parameter always given, else the model's first
+    /// tensor field: the device of the tensors the body makes.
+    fn device_source(&self, optional: &[bool]) -> Option<FloatSource> {
+        self.tensor_source(optional, &mut |_: &TensorTy| true)
     }
 
-    /// The first tensor parameter that `wanted` accepts, else the first such
-    /// field of the model or its sub-models.
-    fn tensor_source(&self, wanted: &mut dyn FnMut(&TensorTy) -> bool) -> Option<FloatSource> {
+    /// The first tensor parameter not `optional` that `wanted` accepts,
+    /// else the first such field of the model or its sub-models.
+    fn tensor_source(
+        &self,
+        optional: &[bool],
+        wanted: &mut dyn FnMut(&TensorTy) -> bool,
+    ) -> Option<FloatSource> {
         for (i, p) in self.body.params.iter().enumerate() {
+            if optional.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             if matches!(&p.ty.kind, TyKind::Tensor(t) if wanted(t)) {
                 return Some(FloatSource::Param(i));
             }
@@ -546,8 +556,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             });
         }
         self.body.generics = generic_sources(self.signature);
-        self.body.float_source = self.float_source();
-        self.body.device_source = self.device_source();
+        // A parameter left out is `None` at run time: no dtype nor device.
+        let optional: Vec<bool> = f
+            .params
+            .iter()
+            .map(|p| matches!(p.default.as_deref(), Some(e) if matches!(e.kind, ast::ExprKind::None)))
+            .collect();
+        self.body.float_source = self.float_source(&optional);
+        self.body.device_source = self.device_source(&optional);
         if self.body.float_source.is_none() {
             self.body.made_dtype = self.made_dtype();
         }
