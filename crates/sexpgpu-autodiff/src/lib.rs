@@ -4,6 +4,7 @@
 //! whose broadcasts are explicit and whose shapes are checked. Never runs a
 //! graph and never changes or removes existing nodes.
 
+mod accumulate;
 mod error;
 mod rules;
 
@@ -12,7 +13,7 @@ mod tests;
 
 pub use error::{GradError, GradErrorKind};
 
-use sexpgpu_graph::{BinaryOp, Graph, NodeId};
+use sexpgpu_graph::{Graph, NodeId};
 
 /// Appends to `graph` the gradient of `loss` (a float scalar `[]`) with
 /// respect to each node of `wrt`, and returns the gradient nodes in the same
@@ -166,8 +167,7 @@ fn backward(
             let target = inputs[k].index();
             adjoints[target] = Some(match adjoints[target] {
                 None => contribution,
-                Some(earlier) => graph
-                    .binary(BinaryOp::Add, earlier, contribution)
+                Some(earlier) => accumulate::add(graph, earlier, contribution)
                     .map_err(|e| GradError::rule(id, op_name, e))?,
             });
         }

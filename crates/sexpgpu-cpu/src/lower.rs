@@ -23,6 +23,11 @@ enum Value {
     Stored(Loc),
     /// Read through a view of another node's storage.
     Viewed { loc: Loc, view: View },
+    /// The elements of `view`, in row-major order, in the node's own dims:
+    /// a reshape that no view can express. Positional readers (fused
+    /// loads, copies) read `view` as it is; readers that need the node's
+    /// strides get a contiguous copy, made once.
+    Reshaped { loc: Loc, view: View },
     /// One repeated value, already converted to the node's dtype.
     Splat(Scalar),
     /// Computed inside a consumer's fused loop; has no storage.
@@ -317,7 +322,8 @@ fn batch_summed_products(graph: &Graph, needed: &[bool]) -> Vec<bool> {
 
 impl Lowerer<'_> {
     /// Where each graph output ends up: a stored value where it already is,
-    /// a view or splat copied out into a buffer of its own once.
+    /// a view or splat copied out into a buffer of its own once (or the
+    /// copy a kernel's operand already made).
     fn outputs(&mut self) -> Result<Vec<Output>, CompileError> {
         let graph = self.graph;
         let mut outputs = Vec::new();
@@ -325,6 +331,8 @@ impl Lowerer<'_> {
             let node = graph.node(o);
             let loc = match self.values[o.index()].clone() {
                 Value::Stored(loc) => loc,
+                // A contiguous copy some kernel needed already serves.
+                _ if self.copies.get(&o).is_some_and(|c| c.offset == 0) => self.copies[&o].loc,
                 _ => {
                     let src = self.src(o)?;
                     let out = self.launch(
@@ -574,6 +582,14 @@ impl Lowerer<'_> {
             Value::Splat(v) => return Ok(Value::Splat(v)),
             Value::Stored(loc) => (loc, View::contiguous(&x_dims)),
             Value::Viewed { loc, view } => (loc, view),
+            // Row-major order is all a reshape changes nothing of.
+            Value::Reshaped { loc, view } if matches!(node.op, Op::Reshape) => {
+                return Ok(Value::Reshaped { loc, view })
+            }
+            Value::Reshaped { .. } => {
+                let c = self.contig(x)?;
+                (c.loc, View::contiguous(&x_dims).with_offset(c.offset))
+            }
             Value::Unneeded | Value::Inline => return Err(self.internal(x)),
         };
         let dims = node.shape.dims();
@@ -583,13 +599,8 @@ impl Lowerer<'_> {
             Op::Slice { axis, start, stop } => view.slice(*axis, *start, *stop),
             _ => match view.reshape(dims) {
                 Some(v) => v,
-                None => {
-                    let c = self.contig(x)?;
-                    return Ok(Value::Viewed {
-                        loc: c.loc,
-                        view: View::contiguous(dims).with_offset(c.offset),
-                    });
-                }
+                // Copied only if a reader needs the new dims' strides.
+                None => return Ok(Value::Reshaped { loc, view }),
             },
         };
         Ok(Value::Viewed { loc, view })
@@ -610,7 +621,7 @@ impl Lowerer<'_> {
                 loc,
                 view: View::contiguous(n.shape.dims()),
             },
-            Value::Viewed { loc, view } => Src::Mem { loc, view },
+            Value::Viewed { loc, view } | Value::Reshaped { loc, view } => Src::Mem { loc, view },
             Value::Splat(value) => Src::Splat {
                 value,
                 dtype: n.dtype,
@@ -653,6 +664,11 @@ impl Lowerer<'_> {
     /// The node as memory with a view (matmul takes any strides); a splat
     /// is copied out first.
     fn strided(&mut self, node: NodeId) -> Result<(Loc, View), CompileError> {
+        if let Value::Reshaped { .. } = self.values[node.index()] {
+            let c = self.contig(node)?;
+            let dims = self.graph.shape(node).dims();
+            return Ok((c.loc, View::contiguous(dims).with_offset(c.offset)));
+        }
         match self.src(node)? {
             Src::Mem { loc, view } => Ok((loc, view)),
             Src::Splat { .. } => {

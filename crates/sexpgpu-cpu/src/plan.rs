@@ -24,6 +24,9 @@ pub enum Loc {
 }
 
 /// An operand read through a view, or one value repeated (a `full` node).
+/// Kernels read a view's elements in row-major order, position by position:
+/// its dims may differ from the node's (a reshape no view expresses reads
+/// the view it reshapes), never its element count.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Src {
     Mem {

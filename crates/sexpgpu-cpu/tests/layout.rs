@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{check, tensor, Rng, Tol};
+use common::{accum_tol, check, tensor, Rng, Tol};
 use sexpgpu_graph::{BinaryOp, DType, Graph, ReduceOp, Shape};
 
 #[test]
@@ -71,4 +71,60 @@ fn empty_and_scalar_tensors() {
         ],
         Tol::Exact,
     );
+}
+
+#[test]
+fn large_concat_pieces_are_copied_in_parallel_rows() {
+    // Each piece is over the per-thread minimum, so its strided destination
+    // rows are split over threads; sources are transposed views and splats,
+    // and the row count (3 * 7 * 1601) does not split evenly.
+    let mut rng = Rng::new(13);
+    let mut g = Graph::new("concat");
+    let x = g.input("x", Shape::from([5, 1601, 21]), DType::F32);
+    let t = g.transpose(x, &[1, 0, 2]).unwrap(); // [1601, 5, 21]
+    let a = g.slice(t, 1, 0, 3).unwrap(); // [1601, 3, 21]
+    let z = g
+        .full(
+            Shape::from([1601, 3, 7]),
+            sexpgpu_graph::Scalar::Float(0.5),
+            DType::F32,
+        )
+        .unwrap();
+    let c = g.concat(2, &[z, a, z]).unwrap(); // [1601, 3, 35]
+    let y = g.binary(BinaryOp::Mul, c, c).unwrap();
+    g.set_outputs(vec![c, y]);
+    check(
+        &g,
+        &[tensor(&mut rng, &[5, 1601, 21], DType::F32)],
+        Tol::Exact,
+    );
+}
+
+#[test]
+fn reshapes_no_view_expresses_are_read_in_order_or_copied_once() {
+    // `[2, 3, 4]` transposed to `[3, 2, 4]` then merged to `[3, 8]`: fused
+    // loops and concatenation read the transposed view in order; a matmul
+    // (compared within its accumulation tolerance), a reduction, a further
+    // transpose or reshape, and the output itself need the merged dims.
+    let mut rng = Rng::new(14);
+    let mut g = Graph::new("reshaped");
+    let x = g.input("x", Shape::from([2, 3, 4]), DType::F32);
+    let w = g.input("w", Shape::from([8, 5]), DType::F32);
+    let t = g.transpose(x, &[1, 0, 2]).unwrap();
+    let r = g.reshape(t, Shape::from([3, 8])).unwrap();
+    let doubled = g.binary(BinaryOp::Add, r, r).unwrap();
+    let joined = g.concat(1, &[r, doubled]).unwrap();
+    let product = g.matmul(r, w).unwrap();
+    let sums = g.reduce(ReduceOp::Sum, r, Some(&[1]), false).unwrap();
+    let back = g.transpose(r, &[1, 0]).unwrap();
+    let again = g.reshape(r, Shape::from([4, 6])).unwrap();
+    let again_t = g.transpose(again, &[1, 0]).unwrap();
+    let args = [
+        tensor(&mut rng, &[2, 3, 4], DType::F32),
+        tensor(&mut rng, &[8, 5], DType::F32),
+    ];
+    g.set_outputs(vec![r, doubled, joined, sums, back, again, again_t]);
+    check(&g, &args, Tol::Exact);
+    g.set_outputs(vec![product, r]);
+    check(&g, &args, accum_tol(DType::F32, 8));
 }

@@ -319,3 +319,49 @@ fn backward_nodes_point_at_the_forward_form() {
     "#]]
     .assert_eq(&print_ir(&g, &sources));
 }
+
+#[test]
+fn disjoint_slice_adjoints_join_into_one_concat() {
+    // q, k and v slices of one projection: their zero-padded adjoints are
+    // joined, not added (the later nodes are the only ones the result uses).
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![2, 6]), DType::F32);
+            let q = g.slice(x, 1, 0, 2)?;
+            let k = g.slice(x, 1, 2, 4)?;
+            let v = g.slice(x, 1, 4, 6)?;
+            let qk = g.binary(BinaryOp::Mul, q, k)?;
+            let all = g.binary(BinaryOp::Mul, qk, v)?;
+            let loss = g.reduce(ReduceOp::Sum, all, None, false)?;
+            Ok((loss, vec![x]))
+        },
+        expect![[r#"
+            graph t (inputs 1, params 0, nodes 24)
+              %0  = input x                              [2, 6] f32
+              %1  = slice %0 :axis 1 :start 0 :stop 2    [2, 2] f32
+              %2  = slice %0 :axis 1 :start 2 :stop 4    [2, 2] f32
+              %3  = slice %0 :axis 1 :start 4 :stop 6    [2, 2] f32
+              %4  = mul %1 %2                            [2, 2] f32
+              %5  = mul %4 %3                            [2, 2] f32
+              %6  = sum %5 :axes [0, 1] :keepdims false  [] f32
+              %7  = full 1.0                             [] f32
+              %8  = reshape %7                           [1, 1] f32
+              %9  = broadcast %8                         [2, 2] f32
+              %10 = mul %9 %3                            [2, 2] f32
+              %11 = mul %9 %4                            [2, 2] f32
+              %12 = mul %10 %2                           [2, 2] f32
+              %13 = mul %10 %1                           [2, 2] f32
+              %14 = full 0.0                             [2, 4] f32
+              %15 = concat %14 %11 :axis 1               [2, 6] f32
+              %16 = full 0.0                             [2, 2] f32
+              %17 = full 0.0                             [2, 2] f32
+              %18 = concat %16 %13 %17 :axis 1           [2, 6] f32
+              %19 = full 0.0                             [2, 2] f32
+              %20 = concat %19 %13 %11 :axis 1           [2, 6] f32
+              %21 = full 0.0                             [2, 4] f32
+              %22 = concat %12 %21 :axis 1               [2, 6] f32
+              %23 = concat %12 %13 %11 :axis 1           [2, 6] f32
+              return %23
+        "#]],
+    );
+}

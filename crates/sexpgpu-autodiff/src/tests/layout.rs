@@ -70,3 +70,22 @@ fn concat_slices_the_adjoint_apart() {
         g.unary(UnaryOp::Sin, joined)
     });
 }
+
+#[test]
+fn slices_of_one_tensor_add_up_joined_or_not() {
+    // Disjoint slices (joined into one concat), an overlapping one (added)
+    // and a slice of the whole range.
+    let mut rng = Rng::new(15);
+    let x = rng.floats(&[3, 6], -1.0, 1.0);
+    check_fd(15, &[x], |g, x| {
+        let a = g.slice(x[0], 1, 0, 2)?;
+        let b = g.slice(x[0], 1, 4, 6)?;
+        let c = g.slice(x[0], 1, 1, 3)?;
+        let ab = g.binary(sexpgpu_graph::BinaryOp::Mul, a, b)?;
+        let abc = g.binary(sexpgpu_graph::BinaryOp::Add, ab, c)?;
+        let whole = g.slice(x[0], 1, 0, 6)?;
+        let w = g.slice(whole, 1, 2, 4)?;
+        let s = g.binary(sexpgpu_graph::BinaryOp::Mul, abc, w)?;
+        g.unary(UnaryOp::Sin, s)
+    });
+}

@@ -157,6 +157,12 @@ fn chunks<T: Send>(
             }
         }
         #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            unsafe { run_chunk_avx512(kernel, inputs, start, chunk, &mut regs, &store) };
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
             unsafe { run_chunk_avx2(kernel, inputs, start, chunk, &mut regs, &store) };
@@ -166,9 +172,10 @@ fn chunks<T: Send>(
     });
 }
 
-/// The tile loop of one thread's chunk. Always inlined, so that the AVX2
-/// copy below compiles every instruction loop with 256-bit vectors; the
-/// arithmetic (no fused multiply-add) is the same in both copies.
+/// The tile loop of one thread's chunk. Always inlined, so that the
+/// AVX-512 and AVX2 copies below compile every instruction loop with 512-
+/// or 256-bit vectors; the arithmetic (no fused multiply-add) is the same
+/// in every copy.
 #[inline(always)]
 fn run_chunk<T>(
     kernel: &FusedKernel,
@@ -200,6 +207,19 @@ fn run_chunk<T>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn run_chunk_avx2<T>(
+    kernel: &FusedKernel,
+    inputs: &[Prepared<'_>],
+    start: usize,
+    chunk: &mut [T],
+    regs: &mut [RegBuf],
+    store: &impl Fn(&RegBuf, &mut [T]),
+) {
+    run_chunk(kernel, inputs, start, chunk, regs, store)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn run_chunk_avx512<T>(
     kernel: &FusedKernel,
     inputs: &[Prepared<'_>],
     start: usize,

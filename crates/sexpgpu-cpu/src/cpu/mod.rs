@@ -381,6 +381,37 @@ fn out_like(out: &TensorData) -> TensorData {
     }
 }
 
+/// The stride of a collapsed view's outermost dim when each of its rows
+/// lies within that stride of the buffer, after the one before (so rows
+/// own disjoint, ordered ranges); `None` for one dim or overlapping rows.
+fn disjoint_rows(view: &View) -> Option<usize> {
+    let (&row, inner) = view.strides.split_first()?;
+    let inner_dims = &view.dims[1..];
+    if inner_dims.is_empty() || inner_dims.contains(&0) {
+        return None;
+    }
+    let inner_extent: usize = 1 + inner_dims
+        .iter()
+        .zip(inner)
+        .map(|(&d, &s)| (d - 1) * s)
+        .sum::<usize>();
+    (row >= inner_extent).then_some(row)
+}
+
+/// Copies `dst.numel()` elements from view position `from` of `src` into
+/// `dst`'s positions of `out`, in order, through a small tile.
+fn copy_in_tiles<T: Copy + Default>(src: &[T], sv: &View, from: usize, dst: &View, out: &mut [T]) {
+    let n = dst.numel();
+    let mut tile = vec![T::default(); 4096.min(n)];
+    let mut start = 0;
+    while start < n {
+        let len = tile.len().min(n - start);
+        load(src, sv, from + start, &mut tile[..len], |x| x);
+        store(out, dst, start, &tile[..len]);
+        start += len;
+    }
+}
+
 fn copy_typed(
     threads: usize,
     src: &TensorData,
@@ -402,15 +433,26 @@ fn copy_typed(
             for_chunks(threads, out, 1, MIN_PER_THREAD, |start, chunk| {
                 load(src, sv, start, chunk, |x| x);
             });
+        } else if let Some(row) = disjoint_rows(dv) {
+            // Rows of the destination own disjoint ranges of `out`: split
+            // those ranges over threads, each a view from its own start.
+            let end = (dv.offset + dv.dims[0] * row).min(out.len());
+            let per_row = n / dv.dims[0];
+            for_chunks(
+                threads,
+                &mut out[dv.offset..end],
+                row,
+                MIN_PER_THREAD,
+                |start, chunk| {
+                    let rows = chunk.len().div_ceil(row);
+                    let mut part = dv.clone();
+                    part.offset = 0;
+                    part.dims[0] = rows;
+                    copy_in_tiles(src, sv, start / row * per_row, &part, chunk);
+                },
+            );
         } else {
-            let mut tile = vec![T::default(); 4096.min(n)];
-            let mut start = 0;
-            while start < n {
-                let len = tile.len().min(n - start);
-                load(src, sv, start, &mut tile[..len], |x| x);
-                store(out, dv, start, &tile[..len]);
-                start += len;
-            }
+            copy_in_tiles(src, sv, 0, dv, out);
         }
     }
     match (src, out) {
