@@ -110,6 +110,28 @@ pub trait Backend {
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
 
+    /// Reduces `axes` of the `[dims]` float values `kernel` computes. By
+    /// default they are computed into a scratch buffer and reduced; a
+    /// device that can reduce them as they are computed does so.
+    fn fused_reduce(
+        &self,
+        op: ReduceOp,
+        kernel: &FusedKernel,
+        inputs: &[Operand<'_, Self::Buffer>],
+        dims: &[usize],
+        axes: &[usize],
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError> {
+        let len = dims.iter().product();
+        let mut values = self.alloc(kernel.result_dtype(), len)?;
+        self.fused(kernel, inputs, &mut values, len)?;
+        let values = Dense {
+            buf: &values,
+            offset: 0,
+        };
+        self.reduce(op, values, dims, axes, out)
+    }
+
     /// Batched `[batch.., m, k] x [batch.., k, n]` through views.
     #[allow(clippy::too_many_arguments)]
     fn matmul(

@@ -73,7 +73,7 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
         if reads.is_empty() { "" } else { " <- " },
         reads.join(", ")
     );
-    if let Step::Fused { kernel, .. } = &launch.step {
+    if let Step::Fused { kernel, .. } | Step::FusedReduce { kernel, .. } = &launch.step {
         write_fused(&mut out, kernel);
     }
     out
@@ -112,7 +112,9 @@ fn write_header(out: &mut String, plan: &Plan) {
 /// What a kernel reads, as locations with their views where not plain.
 fn reads(plan: &Plan, step: &Step) -> Vec<String> {
     match step {
-        Step::Fused { inputs, .. } => inputs.iter().map(|s| src_text(plan, s)).collect(),
+        Step::Fused { inputs, .. } | Step::FusedReduce { inputs, .. } => {
+            inputs.iter().map(|s| src_text(plan, s)).collect()
+        }
         Step::Copy { pieces } => pieces.iter().map(|(s, _)| src_text(plan, s)).collect(),
         Step::Matmul {
             a,

@@ -312,6 +312,13 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
         })
     }
 
+    fn operands(&self, srcs: &'p [Src]) -> Result<Vec<Operand<'_, B::Buffer>>, ExecError>
+    where
+        'p: 'a,
+    {
+        srcs.iter().map(|s| self.operand(s)).collect()
+    }
+
     fn launch(
         &self,
         backend: &B,
@@ -324,12 +331,15 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
     {
         match &launch.step {
             Step::Fused { kernel, inputs } => {
-                let inputs: Vec<Operand<B::Buffer>> = inputs
-                    .iter()
-                    .map(|s| self.operand(s))
-                    .collect::<Result<_, _>>()?;
-                backend.fused(kernel, &inputs, out, launch.len)
+                backend.fused(kernel, &self.operands(inputs)?, out, launch.len)
             }
+            Step::FusedReduce {
+                op,
+                kernel,
+                inputs,
+                dims,
+                axes,
+            } => backend.fused_reduce(*op, kernel, &self.operands(inputs)?, dims, axes, out),
             Step::Copy { pieces } => {
                 let pieces: Vec<(Operand<B::Buffer>, &crate::view::View)> = pieces
                     .iter()

@@ -231,7 +231,8 @@ const MAX_RECOMPUTE_LOOPS: usize = 3;
 /// at most `MAX_RECOMPUTE_LOOPS` fused groups (one, usually; several when a
 /// forward value such as GELU's `tanh` is read again by the backward pass,
 /// which then recomputes it from `x` instead of reading it back). Anything
-/// read by a layout node, a reduction or more groups is stored.
+/// read by a layout node or more groups is stored. A float `sum` or `max`
+/// counts as one group: it reduces the values as its loop computes them.
 fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -257,11 +258,17 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
             && !readers.is_empty()
             && readers
                 .iter()
-                .all(|&u| is_elementwise(&graph.nodes()[u].op));
+                .all(|&u| is_elementwise(&graph.nodes()[u].op) || reduces_float(graph, u));
         let mut home: Vec<usize> = Vec::new();
         if fusable {
             for &u in readers {
-                for &g in &groups[u] {
+                // A reduction is a loop of its own over what it reads.
+                let reader_groups = if is_elementwise(&graph.nodes()[u].op) {
+                    &groups[u][..]
+                } else {
+                    &[u][..]
+                };
+                for &g in reader_groups {
                     if !home.contains(&g) {
                         home.push(g);
                     }
@@ -276,6 +283,30 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
         }
     }
     inline
+}
+
+/// Whether node `u` is a `sum` or `max` of float values over trailing axes
+/// (rows, or everything), which can reduce a fused loop's values as they
+/// are computed (`Step::FusedReduce`) in the order a stored input is read.
+fn reduces_float(graph: &Graph, u: usize) -> bool {
+    let node = &graph.nodes()[u];
+    let Op::Reduce { axes, .. } = &node.op else {
+        return false;
+    };
+    let x = node.inputs[0];
+    if !graph.dtype(x).is_float() {
+        return false;
+    }
+    // Axes of length 1 are neither kept nor reduced.
+    let mut kinds = graph
+        .shape(x)
+        .dims()
+        .iter()
+        .enumerate()
+        .filter(|&(_, &d)| d != 1)
+        .map(|(a, _)| axes.contains(&a));
+    let trailing = kinds.clone().skip_while(|&reduced| !reduced).all(|r| r);
+    trailing && kinds.any(|reduced| reduced)
 }
 
 /// The f32 matmuls `[B.., m, k] x [B.., k, n]` whose only reader is a sum
@@ -401,6 +432,16 @@ impl Lowerer<'_> {
             op if is_elementwise(op) => {
                 let (kernel, inputs) = self.fuse(id, inline)?;
                 Step::Fused { kernel, inputs }
+            }
+            Op::Reduce { op, axes, .. } if inline[node.inputs[0].index()] => {
+                let (kernel, inputs) = self.fuse(node.inputs[0], inline)?;
+                Step::FusedReduce {
+                    op: *op,
+                    kernel,
+                    inputs,
+                    dims: self.graph.shape(node.inputs[0]).dims().to_vec(),
+                    axes: axes.clone(),
+                }
             }
             Op::Matmul if self.summed[id.index()] => match self.fold_batch_sum(node)? {
                 Some(step) => {

@@ -116,6 +116,15 @@ pub struct FusedKernel {
     pub result: Reg,
 }
 
+impl FusedKernel {
+    /// The dtype of the values the kernel computes.
+    pub fn result_dtype(&self) -> DType {
+        self.instrs
+            .get(self.result.index())
+            .map_or(DType::F32, Instr::dtype)
+    }
+}
+
 /// Values made from nothing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fill {
@@ -149,6 +158,15 @@ pub enum Step {
     Reduce {
         op: ReduceOp,
         input: Contig,
+        dims: Vec<usize>,
+        axes: Vec<usize>,
+    },
+    /// Reduces `axes` of the `[dims]` values a fused loop computes (its
+    /// result a float), which are never stored: `sum((x - mean)^2)`.
+    FusedReduce {
+        op: ReduceOp,
+        kernel: FusedKernel,
+        inputs: Vec<Src>,
         dims: Vec<usize>,
         axes: Vec<usize>,
     },
@@ -226,6 +244,10 @@ impl Step {
                 ReduceOp::Sum => "reduce-sum",
                 ReduceOp::Max => "reduce-max",
             },
+            Step::FusedReduce { op, .. } => match op {
+                ReduceOp::Sum => "fused-sum",
+                ReduceOp::Max => "fused-max",
+            },
             Step::Matmul { .. } => "matmul",
             Step::Index { .. } => "index",
             Step::IndexAdd { .. } => "index-add",
@@ -245,7 +267,9 @@ impl Step {
             }
         }
         match self {
-            Step::Fused { inputs, .. } => inputs.iter().filter_map(src).collect(),
+            Step::Fused { inputs, .. } | Step::FusedReduce { inputs, .. } => {
+                inputs.iter().filter_map(src).collect()
+            }
             Step::Copy { pieces } => pieces.iter().filter_map(|(s, _)| src(s)).collect(),
             Step::Fill(_) => Vec::new(),
             Step::Reduce { input, .. } => vec![input.loc],

@@ -398,6 +398,27 @@ impl Backend for CudaBackend {
         self.run(&step, len, &bufs, out, [0, 0])
     }
 
+    fn fused_reduce(
+        &self,
+        op: ReduceOp,
+        kernel: &FusedKernel,
+        inputs: &[Operand<'_, DeviceBuffer>],
+        dims: &[usize],
+        axes: &[usize],
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let (inputs, bufs) = sources(inputs);
+        let step = Step::FusedReduce {
+            op,
+            kernel: kernel.clone(),
+            inputs,
+            dims: dims.to_vec(),
+            axes: axes.to_vec(),
+        };
+        let len = out.len;
+        self.run(&step, len, &bufs, out, [0, 0])
+    }
+
     fn copy(
         &self,
         pieces: &[(Operand<'_, DeviceBuffer>, &View)],

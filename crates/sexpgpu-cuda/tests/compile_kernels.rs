@@ -265,6 +265,8 @@ fn every_kernel_of_the_examples_and_random_graphs_compiles() {
         "uniform",
         "reduce-sum",
         "reduce-max",
+        "fused-sum",
+        "fused-max",
         "index",
         "index-add",
         "gather",

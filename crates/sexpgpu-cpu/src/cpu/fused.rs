@@ -11,7 +11,7 @@ use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorD
 use super::parallel::{for_chunks, MIN_PER_THREAD};
 use super::walk::load;
 use crate::backend::Operand;
-use crate::plan::{FusedKernel, Instr};
+use crate::plan::{FusedKernel, Instr, Reg};
 use crate::view::View;
 
 /// Elements per tile: registers of all instructions stay in L1/L2.
@@ -47,6 +47,56 @@ impl RegBuf {
     }
 }
 
+/// An instruction's operand values for one tile: a register's, or, for a
+/// load of a contiguous f32 input, the input's own elements (read in place,
+/// never copied into a register).
+#[derive(Clone, Copy)]
+enum Vals<'b> {
+    F(&'b [f32]),
+    I(&'b [i32]),
+    L(&'b [i64]),
+    B(&'b [bool]),
+}
+
+impl<'b> Vals<'b> {
+    #[inline(always)]
+    fn of(reg: &'b RegBuf) -> Vals<'b> {
+        match reg {
+            RegBuf::F(v) => Vals::F(v),
+            RegBuf::I(v) => Vals::I(v),
+            RegBuf::L(v) => Vals::L(v),
+            RegBuf::B(v) => Vals::B(v),
+        }
+    }
+}
+
+/// For each instruction, the input it reads in place: the contiguous f32
+/// elements of a load's input from the view's first element on (never
+/// the result's, which is stored from its register).
+fn in_place_loads<'a>(kernel: &FusedKernel, inputs: &[Prepared<'a>]) -> Vec<Option<&'a [f32]>> {
+    kernel
+        .instrs
+        .iter()
+        .enumerate()
+        .map(|(i, instr)| match *instr {
+            // The result is stored from its register.
+            _ if i == kernel.result.index() => None,
+            Instr::Load {
+                input,
+                dtype: DType::F32,
+            } => match inputs.get(input) {
+                Some(Prepared::Mem(TensorData::F32(buf), view))
+                    if view.dims.len() == 1 && view.strides[0] == 1 =>
+                {
+                    buf.get(view.offset..)
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
 /// Rounds an f32 to the nearest bf16 (ties to even), as `half` does,
 /// without leaving f32: the reference rounds every bf16 node this way.
 #[inline(always)]
@@ -72,6 +122,25 @@ enum Prepared<'a> {
     Splat(Scalar),
 }
 
+/// Checks and prepares the operands of a kernel computing `len` values.
+fn prepare<'a>(
+    inputs: &[Operand<'a, TensorData>],
+    len: usize,
+) -> Result<Vec<Prepared<'a>>, ExecError> {
+    inputs
+        .iter()
+        .map(|input| match input {
+            Operand::Mem(buf, view) => {
+                if view.extent() > buf.len() || view.numel() != len {
+                    return Err(internal("a fused input view does not fit its buffer"));
+                }
+                Ok(Prepared::Mem(buf, view.collapsed()))
+            }
+            Operand::Splat(value, _) => Ok(Prepared::Splat(*value)),
+        })
+        .collect()
+}
+
 pub(crate) fn run(
     threads: usize,
     kernel: &FusedKernel,
@@ -79,18 +148,7 @@ pub(crate) fn run(
     out: &mut TensorData,
     len: usize,
 ) -> Result<(), ExecError> {
-    let mut prepared = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        prepared.push(match input {
-            Operand::Mem(buf, view) => {
-                if view.extent() > buf.len() || view.numel() != len {
-                    return Err(internal("a fused input view does not fit its buffer"));
-                }
-                Prepared::Mem(buf, view.collapsed())
-            }
-            Operand::Splat(value, _) => Prepared::Splat(*value),
-        });
-    }
+    let prepared = prepare(inputs, len)?;
     if out.len() < len {
         return Err(internal("a fused output buffer is too short"));
     }
@@ -134,6 +192,104 @@ fn internal(message: &str) -> ExecError {
     }
 }
 
+/// One thread's registers for `kernel`, splat loads already filled.
+fn registers(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Vec<RegBuf> {
+    let mut regs: Vec<RegBuf> = kernel
+        .instrs
+        .iter()
+        .map(|i| RegBuf::new(i.dtype()))
+        .collect();
+    for (instr, reg) in kernel.instrs.iter().zip(&mut regs) {
+        if let Instr::Load { input, .. } = instr {
+            if let Some(Prepared::Splat(value)) = inputs.get(*input) {
+                reg.splat(*value);
+            }
+        }
+    }
+    regs
+}
+
+/// The values of a float kernel's positions on demand, for a reduction
+/// that folds them as they are computed (`Step::FusedReduce`): the
+/// operands checked once, registers per evaluator (one per thread).
+pub(crate) struct Evaluator<'k, 'a> {
+    kernel: &'k FusedKernel,
+    inputs: &'k [Prepared<'a>],
+    in_place: &'k [Option<&'a [f32]>],
+    regs: Vec<RegBuf>,
+}
+
+/// A float kernel's prepared operands, shared by the threads' evaluators.
+pub(crate) struct FusedValues<'a> {
+    inputs: Vec<Prepared<'a>>,
+    in_place: Vec<Option<&'a [f32]>>,
+}
+
+impl<'a> FusedValues<'a> {
+    /// Checks the operands of `kernel` computing `len` float values.
+    pub(crate) fn new(
+        kernel: &FusedKernel,
+        inputs: &[Operand<'a, TensorData>],
+        len: usize,
+    ) -> Result<FusedValues<'a>, ExecError> {
+        if !kernel.result_dtype().is_float() {
+            return Err(internal("a fused reduction of values that are not floats"));
+        }
+        let inputs = prepare(inputs, len)?;
+        let in_place = in_place_loads(kernel, &inputs);
+        Ok(FusedValues { inputs, in_place })
+    }
+
+    /// An evaluator with registers of its own.
+    pub(crate) fn evaluator<'k>(&'k self, kernel: &'k FusedKernel) -> Evaluator<'k, 'a> {
+        Evaluator {
+            kernel,
+            inputs: &self.inputs,
+            in_place: &self.in_place,
+            regs: registers(kernel, &self.inputs),
+        }
+    }
+}
+
+impl Evaluator<'_, '_> {
+    /// Computes positions `start..start + out.len()` into `out` (bf16
+    /// results as their exact f32 values).
+    pub(crate) fn compute(&mut self, start: usize, out: &mut [f32]) {
+        let store = |r: &RegBuf, o: &mut [f32]| {
+            if let RegBuf::F(v) = r {
+                o.copy_from_slice(&v[..o.len()]);
+            }
+        };
+        let (kernel, inputs, in_place) = (self.kernel, self.inputs, self.in_place);
+        dispatch(kernel, inputs, in_place, start, out, &mut self.regs, &store);
+    }
+}
+
+/// Runs a chunk with the widest vectors the CPU has.
+fn dispatch<T>(
+    kernel: &FusedKernel,
+    inputs: &[Prepared<'_>],
+    in_place: &[Option<&[f32]>],
+    start: usize,
+    chunk: &mut [T],
+    regs: &mut [RegBuf],
+    store: &impl Fn(&RegBuf, &mut [T]),
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F, checked just above.
+        unsafe { run_chunk_avx512(kernel, inputs, in_place, start, chunk, regs, store) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        unsafe { run_chunk_avx2(kernel, inputs, in_place, start, chunk, regs, store) };
+        return;
+    }
+    run_chunk(kernel, inputs, in_place, start, chunk, regs, store);
+}
+
 /// Splits the output over threads; each thread owns its registers.
 fn chunks<T: Send>(
     threads: usize,
@@ -142,33 +298,11 @@ fn chunks<T: Send>(
     out: &mut [T],
     store: impl Fn(&RegBuf, &mut [T]) + Sync,
 ) {
+    let in_place = &in_place_loads(kernel, inputs);
     // Cheap instructions make a chunk worth a thread only when it is long.
     for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
-        let mut regs: Vec<RegBuf> = kernel
-            .instrs
-            .iter()
-            .map(|i| RegBuf::new(i.dtype()))
-            .collect();
-        for (instr, reg) in kernel.instrs.iter().zip(&mut regs) {
-            if let Instr::Load { input, .. } = instr {
-                if let Some(Prepared::Splat(value)) = inputs.get(*input) {
-                    reg.splat(*value);
-                }
-            }
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            unsafe { run_chunk_avx512(kernel, inputs, start, chunk, &mut regs, &store) };
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            unsafe { run_chunk_avx2(kernel, inputs, start, chunk, &mut regs, &store) };
-            return;
-        }
-        run_chunk(kernel, inputs, start, chunk, &mut regs, &store);
+        let mut regs = registers(kernel, inputs);
+        dispatch(kernel, inputs, in_place, start, chunk, &mut regs, &store);
     });
 }
 
@@ -180,6 +314,7 @@ fn chunks<T: Send>(
 fn run_chunk<T>(
     kernel: &FusedKernel,
     inputs: &[Prepared<'_>],
+    in_place: &[Option<&[f32]>],
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
@@ -188,16 +323,17 @@ fn run_chunk<T>(
     let mut at = 0;
     for tile in chunk.chunks_mut(TILE) {
         let n = tile.len();
+        let pos = start + at;
         for i in 0..kernel.instrs.len() {
+            if in_place[i].is_some() {
+                continue;
+            }
             let (before, rest) = regs.split_at_mut(i);
-            exec(
-                &kernel.instrs[i],
-                before,
-                &mut rest[0],
-                inputs,
-                start + at,
-                n,
-            );
+            let arg = |r: Reg| match in_place[r.index()] {
+                Some(src) => Vals::F(&src[pos..pos + n]),
+                None => Vals::of(&before[r.index()]),
+            };
+            exec(&kernel.instrs[i], arg, &mut rest[0], inputs, pos, n);
         }
         store(&regs[kernel.result.index()], tile);
         at += n;
@@ -209,12 +345,13 @@ fn run_chunk<T>(
 unsafe fn run_chunk_avx2<T>(
     kernel: &FusedKernel,
     inputs: &[Prepared<'_>],
+    in_place: &[Option<&[f32]>],
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
     store: &impl Fn(&RegBuf, &mut [T]),
 ) {
-    run_chunk(kernel, inputs, start, chunk, regs, store)
+    run_chunk(kernel, inputs, in_place, start, chunk, regs, store)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -222,20 +359,21 @@ unsafe fn run_chunk_avx2<T>(
 unsafe fn run_chunk_avx512<T>(
     kernel: &FusedKernel,
     inputs: &[Prepared<'_>],
+    in_place: &[Option<&[f32]>],
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
     store: &impl Fn(&RegBuf, &mut [T]),
 ) {
-    run_chunk(kernel, inputs, start, chunk, regs, store)
+    run_chunk(kernel, inputs, in_place, start, chunk, regs, store)
 }
 
 /// Runs one instruction over `n` elements of a tile starting at output
 /// position `pos`. `regs` holds the registers of earlier instructions.
 #[inline(always)]
-fn exec(
+fn exec<'b>(
     instr: &Instr,
-    regs: &[RegBuf],
+    arg: impl Fn(Reg) -> Vals<'b>,
     out: &mut RegBuf,
     inputs: &[Prepared<'_>],
     pos: usize,
@@ -248,23 +386,17 @@ fn exec(
             }
         }
         Instr::Unary { op, x, dtype } => {
-            unary(op, &regs[x.index()], out, n);
+            unary(op, arg(x), out, n);
             round_if_bf16(out, dtype, n);
         }
         Instr::Binary { op, a, b, dtype } => {
-            binary(op, &regs[a.index()], &regs[b.index()], out, n);
+            binary(op, arg(a), arg(b), out, n);
             round_if_bf16(out, dtype, n);
         }
-        Instr::Compare { op, a, b, .. } => compare(op, &regs[a.index()], &regs[b.index()], out, n),
-        Instr::Where { mask, a, b, .. } => select(
-            &regs[mask.index()],
-            &regs[a.index()],
-            &regs[b.index()],
-            out,
-            n,
-        ),
+        Instr::Compare { op, a, b, .. } => compare(op, arg(a), arg(b), out, n),
+        Instr::Where { mask, a, b, .. } => select(arg(mask), arg(a), arg(b), out, n),
         Instr::Cast { x, to, .. } => {
-            cast(&regs[x.index()], out, n);
+            cast(arg(x), out, n);
             round_if_bf16(out, to, n);
         }
     }
@@ -311,9 +443,9 @@ macro_rules! map2 {
 }
 
 #[inline(always)]
-fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
+fn unary(op: UnaryOp, x: Vals<'_>, out: &mut RegBuf, n: usize) {
     match (x, out) {
-        (RegBuf::F(x), RegBuf::F(o)) => match op {
+        (Vals::F(x), RegBuf::F(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| -a),
             UnaryOp::Abs => map1!(o, x, n, |a| a.abs()),
             UnaryOp::Sqrt => map1!(o, x, n, |a| a.sqrt()),
@@ -331,17 +463,17 @@ fn unary(op: UnaryOp, x: &RegBuf, out: &mut RegBuf, n: usize) {
         },
         // Only neg, abs and sign take integers (builders check); the
         // reference treats every other op as abs, and so do we.
-        (RegBuf::I(x), RegBuf::I(o)) => match op {
+        (Vals::I(x), RegBuf::I(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
             UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
             _ => map1!(o, x, n, |a| a.wrapping_abs()),
         },
-        (RegBuf::L(x), RegBuf::L(o)) => match op {
+        (Vals::L(x), RegBuf::L(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
             UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
             _ => map1!(o, x, n, |a| a.wrapping_abs()),
         },
-        (RegBuf::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
+        (Vals::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
         _ => {}
     }
 }
@@ -357,9 +489,9 @@ fn nan_or(x: f32, y: f32, f: fn(f32, f32) -> f32) -> f32 {
 }
 
 #[inline(always)]
-fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
     match (a, b, out) {
-        (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => match op {
+        (Vals::F(a), Vals::F(b), RegBuf::F(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x + y),
             BinaryOp::Sub => map2!(o, a, b, n, |x, y| x - y),
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x * y),
@@ -370,7 +502,7 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
             _ => super::division::float(op, &a[..n], &b[..n], &mut o[..n]),
         },
-        (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => match op {
+        (Vals::I(a), Vals::I(b), RegBuf::I(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
             BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
@@ -378,7 +510,7 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
             _ => super::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
         },
-        (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => match op {
+        (Vals::L(a), Vals::L(b), RegBuf::L(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
             BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
@@ -386,7 +518,7 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
             _ => super::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
         },
-        (RegBuf::B(a), RegBuf::B(b), RegBuf::B(o)) => match op {
+        (Vals::B(a), Vals::B(b), RegBuf::B(o)) => match op {
             BinaryOp::BitOr => map2!(o, a, b, n, |x, y| x | y),
             BinaryOp::BitXor => map2!(o, a, b, n, |x, y| x ^ y),
             // Only the bitwise ops take bool (builders check).
@@ -397,7 +529,7 @@ fn binary(op: BinaryOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
 }
 
 #[inline(always)]
-fn compare(op: CompareOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+fn compare(op: CompareOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
     #[inline(always)]
     fn apply<T: PartialOrd + Copy>(op: CompareOp, a: &[T], b: &[T], o: &mut [bool], n: usize) {
         match op {
@@ -411,16 +543,16 @@ fn compare(op: CompareOp, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
     }
     let RegBuf::B(o) = out else { return };
     match (a, b) {
-        (RegBuf::F(a), RegBuf::F(b)) => apply(op, a, b, o, n),
-        (RegBuf::I(a), RegBuf::I(b)) => apply(op, a, b, o, n),
-        (RegBuf::L(a), RegBuf::L(b)) => apply(op, a, b, o, n),
-        (RegBuf::B(a), RegBuf::B(b)) => apply(op, a, b, o, n),
+        (Vals::F(a), Vals::F(b)) => apply(op, a, b, o, n),
+        (Vals::I(a), Vals::I(b)) => apply(op, a, b, o, n),
+        (Vals::L(a), Vals::L(b)) => apply(op, a, b, o, n),
+        (Vals::B(a), Vals::B(b)) => apply(op, a, b, o, n),
         _ => o[..n].fill(false),
     }
 }
 
 #[inline(always)]
-fn select(mask: &RegBuf, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
+fn select(mask: Vals<'_>, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
     /// `pick` is branch-free (all-ones or all-zeros masks), so the loop
     /// vectorises.
     #[inline(always)]
@@ -436,21 +568,21 @@ fn select(mask: &RegBuf, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
             *o = pick(m, x, y);
         }
     }
-    let RegBuf::B(m) = mask else { return };
+    let Vals::B(m) = mask else { return };
     match (a, b, out) {
-        (RegBuf::F(a), RegBuf::F(b), RegBuf::F(o)) => apply(m, a, b, o, n, |m, x, y| {
+        (Vals::F(a), Vals::F(b), RegBuf::F(o)) => apply(m, a, b, o, n, |m, x, y| {
             let mask = u32::from(m).wrapping_neg();
             f32::from_bits((x.to_bits() & mask) | (y.to_bits() & !mask))
         }),
-        (RegBuf::I(a), RegBuf::I(b), RegBuf::I(o)) => apply(m, a, b, o, n, |m, x, y| {
+        (Vals::I(a), Vals::I(b), RegBuf::I(o)) => apply(m, a, b, o, n, |m, x, y| {
             let mask = i32::from(m).wrapping_neg();
             (x & mask) | (y & !mask)
         }),
-        (RegBuf::L(a), RegBuf::L(b), RegBuf::L(o)) => apply(m, a, b, o, n, |m, x, y| {
+        (Vals::L(a), Vals::L(b), RegBuf::L(o)) => apply(m, a, b, o, n, |m, x, y| {
             let mask = i64::from(m).wrapping_neg();
             (x & mask) | (y & !mask)
         }),
-        (RegBuf::B(a), RegBuf::B(b), RegBuf::B(o)) => {
+        (Vals::B(a), Vals::B(b), RegBuf::B(o)) => {
             apply(m, a, b, o, n, |m, x, y| (m & x) | (!m & y))
         }
         _ => {}
@@ -461,24 +593,24 @@ fn select(mask: &RegBuf, a: &RegBuf, b: &RegBuf, out: &mut RegBuf, n: usize) {
 /// 0), i64 to i32 wraps, anything to bool is `!= 0`, bool to numbers 0/1.
 /// The bf16 rounding of a float target happens after, in `round_if_bf16`.
 #[inline(always)]
-fn cast(x: &RegBuf, out: &mut RegBuf, n: usize) {
+fn cast(x: Vals<'_>, out: &mut RegBuf, n: usize) {
     match (x, out) {
-        (RegBuf::F(x), RegBuf::F(o)) => o[..n].copy_from_slice(&x[..n]),
-        (RegBuf::F(x), RegBuf::I(o)) => map1!(o, x, n, |a| a as i32),
-        (RegBuf::F(x), RegBuf::L(o)) => map1!(o, x, n, |a| a as i64),
-        (RegBuf::F(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0.0),
-        (RegBuf::I(x), RegBuf::F(o)) => map1!(o, x, n, |a| a as f32),
-        (RegBuf::I(x), RegBuf::I(o)) => o[..n].copy_from_slice(&x[..n]),
-        (RegBuf::I(x), RegBuf::L(o)) => map1!(o, x, n, |a| i64::from(a)),
-        (RegBuf::I(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0),
-        (RegBuf::L(x), RegBuf::F(o)) => map1!(o, x, n, |a| a as f32),
-        (RegBuf::L(x), RegBuf::I(o)) => map1!(o, x, n, |a| a as i32),
-        (RegBuf::L(x), RegBuf::L(o)) => o[..n].copy_from_slice(&x[..n]),
-        (RegBuf::L(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0),
-        (RegBuf::B(x), RegBuf::F(o)) => map1!(o, x, n, |a| f32::from(u8::from(a))),
-        (RegBuf::B(x), RegBuf::I(o)) => map1!(o, x, n, |a| i32::from(a)),
-        (RegBuf::B(x), RegBuf::L(o)) => map1!(o, x, n, |a| i64::from(a)),
-        (RegBuf::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
+        (Vals::F(x), RegBuf::F(o)) => o[..n].copy_from_slice(&x[..n]),
+        (Vals::F(x), RegBuf::I(o)) => map1!(o, x, n, |a| a as i32),
+        (Vals::F(x), RegBuf::L(o)) => map1!(o, x, n, |a| a as i64),
+        (Vals::F(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0.0),
+        (Vals::I(x), RegBuf::F(o)) => map1!(o, x, n, |a| a as f32),
+        (Vals::I(x), RegBuf::I(o)) => o[..n].copy_from_slice(&x[..n]),
+        (Vals::I(x), RegBuf::L(o)) => map1!(o, x, n, |a| i64::from(a)),
+        (Vals::I(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0),
+        (Vals::L(x), RegBuf::F(o)) => map1!(o, x, n, |a| a as f32),
+        (Vals::L(x), RegBuf::I(o)) => map1!(o, x, n, |a| a as i32),
+        (Vals::L(x), RegBuf::L(o)) => o[..n].copy_from_slice(&x[..n]),
+        (Vals::L(x), RegBuf::B(o)) => map1!(o, x, n, |a| a != 0),
+        (Vals::B(x), RegBuf::F(o)) => map1!(o, x, n, |a| f32::from(u8::from(a))),
+        (Vals::B(x), RegBuf::I(o)) => map1!(o, x, n, |a| i32::from(a)),
+        (Vals::B(x), RegBuf::L(o)) => map1!(o, x, n, |a| i64::from(a)),
+        (Vals::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
     }
 }
 

@@ -201,6 +201,18 @@ impl Backend for CpuBackend {
         reduce::run(self.threads, op, x.buf, x.offset, dims, axes, out)
     }
 
+    fn fused_reduce(
+        &self,
+        op: ReduceOp,
+        kernel: &FusedKernel,
+        inputs: &[Operand<'_, TensorData>],
+        dims: &[usize],
+        axes: &[usize],
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        reduce::run_fused(self.threads, op, kernel, inputs, dims, axes, out)
+    }
+
     fn matmul(
         &self,
         a: (&TensorData, &View),

@@ -11,7 +11,10 @@
 use half::bf16;
 use sexpgpu_graph::{ExecError, ReduceOp, TensorData};
 
+use super::fused::{Evaluator, FusedValues};
 use super::parallel::{for_chunks, map_ranges, MIN_PER_THREAD};
+use crate::backend::Operand;
+use crate::plan::FusedKernel;
 
 /// How the accumulator type `A` adds one element and merges partials.
 trait Accumulate<T: Copy>: Copy + Send + Sync {
@@ -224,6 +227,117 @@ pub(crate) fn run(
     Ok(())
 }
 
+/// Rows at most this long are computed eight (or more) at a time into a
+/// thread's scratch; longer ones a block at a time.
+const FUSED_BLOCK: usize = 4096;
+
+/// `sum` or `max` over trailing `axes` of the `[dims]` float values a fused
+/// loop computes, folded as each thread computes them (never stored): rows
+/// in order, as `run` folds stored rows, so results are the same bit for
+/// bit; a reduction over every axis folds per-thread partials as `run`
+/// does. Other axis patterns are not fused (`lower::reduces_float`).
+pub(crate) fn run_fused(
+    threads: usize,
+    op: ReduceOp,
+    kernel: &FusedKernel,
+    inputs: &[Operand<'_, TensorData>],
+    dims: &[usize],
+    axes: &[usize],
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let numel: usize = dims.iter().product();
+    let values = FusedValues::new(kernel, inputs, numel)?;
+    let groups = groups(dims, axes);
+    match op {
+        ReduceOp::Sum => {
+            let acc: Vec<SumF> = reduce_fused(threads, kernel, &values, &groups, numel)?;
+            write(out, &acc, |a| a.0);
+        }
+        ReduceOp::Max => {
+            let acc: Vec<MaxF> = reduce_fused(threads, kernel, &values, &groups, numel)?;
+            write(out, &acc, |a| f64::from(a.0));
+        }
+    }
+    Ok(())
+}
+
+/// The accumulators of a fused reduction, in output order.
+fn reduce_fused<A: Accumulate<f32>>(
+    threads: usize,
+    kernel: &FusedKernel,
+    values: &FusedValues<'_>,
+    groups: &[(usize, bool)],
+    numel: usize,
+) -> Result<Vec<A>, ExecError> {
+    let out_len: usize = groups.iter().filter(|g| !g.1).map(|g| g.0).product();
+    let mut acc = vec![A::init(); out_len];
+    if numel == 0 {
+        return Ok(acc);
+    }
+    match *groups {
+        [(_, false), (run, true)] => {
+            let rows_per_block = (FUSED_BLOCK / run).max(1).next_multiple_of(8);
+            for_chunks(
+                threads,
+                &mut acc,
+                8,
+                (MIN_PER_THREAD / run).max(1),
+                |start, chunk| {
+                    let mut eval = values.evaluator(kernel);
+                    if run > FUSED_BLOCK {
+                        for (i, a) in chunk.iter_mut().enumerate() {
+                            *a = fold_long_row(&mut eval, (start + i) * run, run);
+                        }
+                        return;
+                    }
+                    let mut scratch = vec![0f32; rows_per_block.min(chunk.len()) * run];
+                    for (b, block) in chunk.chunks_mut(rows_per_block).enumerate() {
+                        let xs = &mut scratch[..block.len() * run];
+                        eval.compute((start + b * rows_per_block) * run, xs);
+                        fold_rows(xs, run, block);
+                    }
+                },
+            );
+        }
+        [(len, true)] => {
+            let parts = map_ranges(threads, len, MIN_PER_THREAD, |r| {
+                let mut eval = values.evaluator(kernel);
+                let mut scratch = vec![0f32; FUSED_BLOCK.min(r.len())];
+                let mut part = A::init();
+                for start in r.clone().step_by(FUSED_BLOCK) {
+                    let xs = &mut scratch[..FUSED_BLOCK.min(r.end - start)];
+                    eval.compute(start, xs);
+                    part = part.fold_run(xs);
+                }
+                part
+            });
+            acc[0] = parts.into_iter().fold(A::init(), A::merge);
+        }
+        _ => return Err(internal_error("a fused reduction over leading axes")),
+    }
+    Ok(acc)
+}
+
+/// One row longer than a block, computed a block at a time and folded in
+/// order.
+fn fold_long_row<A: Accumulate<f32>>(eval: &mut Evaluator<'_, '_>, from: usize, run: usize) -> A {
+    let mut scratch = vec![0f32; FUSED_BLOCK];
+    let mut acc = A::init();
+    for start in (from..from + run).step_by(FUSED_BLOCK) {
+        let xs = &mut scratch[..FUSED_BLOCK.min(from + run - start)];
+        eval.compute(start, xs);
+        acc = xs.iter().fold(acc, |acc, &x| acc.add(x));
+    }
+    acc
+}
+
+fn internal_error(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: {message}"),
+        node: None,
+    }
+}
+
 /// Stores float accumulators, rounding once: f64 to f32, then to bf16.
 fn write<A>(out: &mut TensorData, acc: &[A], finish: impl Fn(A) -> f64)
 where
@@ -288,17 +402,7 @@ fn reduce<T: Widen, A: Accumulate<T>>(
                 8,
                 (MIN_PER_THREAD / run).max(1),
                 |start, chunk| {
-                    for (g, group) in chunk.chunks_mut(8).enumerate() {
-                        let first = start + g * 8;
-                        let row = |j: usize| &xs[(first + j) * run..(first + j + 1) * run];
-                        if let Ok(group) = <&mut [A; 8]>::try_from(&mut *group) {
-                            *group = fold_rows8(std::array::from_fn(row), run);
-                        } else {
-                            for (j, a) in group.iter_mut().enumerate() {
-                                *a = row(j).iter().fold(A::init(), |acc, &x| acc.add(x));
-                            }
-                        }
-                    }
+                    fold_rows(&xs[start * run..(start + chunk.len()) * run], run, chunk);
                 },
             );
         }
@@ -323,6 +427,22 @@ fn reduce<T: Widen, A: Accumulate<T>>(
         _ => general(xs, groups, &mut acc),
     }
     acc
+}
+
+/// Folds each row of `run` elements of `xs` into its accumulator of `acc`
+/// (one per row), in order, eight rows at a time.
+fn fold_rows<T: Widen, A: Accumulate<T>>(xs: &[T], run: usize, acc: &mut [A]) {
+    for (g, group) in acc.chunks_mut(8).enumerate() {
+        let first = g * 8;
+        let row = |j: usize| &xs[(first + j) * run..(first + j + 1) * run];
+        if let Ok(group) = <&mut [A; 8]>::try_from(&mut *group) {
+            *group = fold_rows8(std::array::from_fn(row), run);
+        } else {
+            for (j, a) in group.iter_mut().enumerate() {
+                *a = row(j).iter().fold(A::init(), |acc, &x| acc.add(x));
+            }
+        }
+    }
 }
 
 /// Folds eight rows of `run` elements, each in order, interleaved so the

@@ -22,20 +22,53 @@ pub fn generate(
     out_dtype: DType,
     len: usize,
 ) -> Result<(String, Vec<Param>), GenError> {
+    let ix = Index::for_extent(largest_extent(inputs, len));
+    let element = element(kernel, inputs, ix)?;
+    let mut params = vec![c::ptr_param(out_dtype, "out", true)];
+    params.extend(element.params);
+    let mut order = vec![Param::Out];
+    order.extend(element.order);
+    let mut body = element.body;
+    let _ = writeln!(body, "out[p] = {};", c::narrow(out_dtype, &element.result));
+    Ok((c::grid_kernel(&params, len, ix, &body), order))
+}
+
+/// The statements computing one position `p` of a fused chain, and what
+/// they read: input pointer parameters (splats take none) in `Step::reads`
+/// order.
+pub struct Element {
+    /// `const T* in{k}` for each memory input `k`.
+    pub params: Vec<String>,
+    pub order: Vec<Param>,
+    /// One statement per instruction, into registers `r0`, `r1`, ...
+    pub body: String,
+    /// The register holding the value (bf16 already rounded).
+    pub result: String,
+}
+
+/// The largest index a chain over `len` positions reads.
+pub fn largest_extent(inputs: &[(Src, DType)], len: usize) -> usize {
     let mut largest = len;
     for (src, _) in inputs {
         if let Src::Mem { view, .. } = src {
             largest = largest.max(view.extent());
         }
     }
-    let ix = Index::for_extent(largest);
-    let mut params = vec![c::ptr_param(out_dtype, "out", true)];
-    let mut order = vec![Param::Out];
+    largest
+}
+
+/// The statements of `kernel` at position `p`.
+pub fn element(
+    kernel: &FusedKernel,
+    inputs: &[(Src, DType)],
+    ix: Index,
+) -> Result<Element, GenError> {
+    let mut params = Vec::new();
+    let mut order = Vec::new();
     for (k, (src, dtype)) in inputs.iter().enumerate() {
         if let Src::Mem { .. } = src {
             params.push(c::ptr_param(*dtype, &format!("in{k}"), false));
-            // Splat inputs take no argument: count memory operands only.
-            order.push(Param::Input(order.len() - 1));
+            order.push(Param::Input(order.len()));
         }
     }
     let mut body = String::new();
@@ -44,9 +77,12 @@ pub fn generate(
         let value = expr(instr, inputs, ix)?;
         let _ = writeln!(body, "{ty} r{r} = {value};");
     }
-    let result = format!("r{}", kernel.result.index());
-    let _ = writeln!(body, "out[p] = {};", c::narrow(out_dtype, &result));
-    Ok((c::grid_kernel(&params, len, ix, &body), order))
+    Ok(Element {
+        params,
+        order,
+        body,
+        result: format!("r{}", kernel.result.index()),
+    })
 }
 
 fn reg(r: sexpgpu_cpu::Reg) -> String {

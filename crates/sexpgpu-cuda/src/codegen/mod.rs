@@ -186,17 +186,7 @@ pub fn generate_step(
     let grid = Shape::Grid { n: len };
     match step {
         Step::Fused { kernel, inputs } => {
-            let mut mem = 0;
-            let typed: Vec<(Src, DType)> = inputs
-                .iter()
-                .map(|s| match s {
-                    Src::Mem { .. } => {
-                        mem += 1;
-                        (s.clone(), dtype_of(mem - 1))
-                    }
-                    Src::Splat { dtype, .. } => (s.clone(), *dtype),
-                })
-                .collect();
+            let typed = typed_inputs(inputs, &dtype_of);
             one(
                 "fused",
                 fused::generate(kernel, &typed, out_dtype, len)?,
@@ -217,7 +207,25 @@ pub fn generate_step(
             dims,
             axes,
         } => {
-            let (body, params, shape) = reduce::generate(*op, input.offset, dims, axes, out_dtype)?;
+            let values = reduce::Values::Stored {
+                offset: input.offset,
+            };
+            let (body, params, shape) = reduce::generate(*op, values, dims, axes, out_dtype)?;
+            one(step.kind(), (body, params), shape)
+        }
+        Step::FusedReduce {
+            op,
+            kernel,
+            inputs,
+            dims,
+            axes,
+        } => {
+            let typed = typed_inputs(inputs, &dtype_of);
+            let len = dims.iter().product();
+            let largest = fused::largest_extent(&typed, len);
+            let element = fused::element(kernel, &typed, c::Index::for_extent(largest))?;
+            let values = reduce::Values::Fused(&element, largest);
+            let (body, params, shape) = reduce::generate(*op, values, dims, axes, out_dtype)?;
             one(step.kind(), (body, params), shape)
         }
         Step::Matmul {
@@ -254,6 +262,22 @@ pub fn generate_step(
             one(step.kind(), (body, params), Shape::Grid { n })
         }
     }
+}
+
+/// A fused chain's inputs with their dtypes: a memory operand's is that of
+/// its buffer (`dtype_of`, in `Step::reads` order), a splat's its own.
+fn typed_inputs(inputs: &[Src], dtype_of: &impl Fn(usize) -> DType) -> Vec<(Src, DType)> {
+    let mut mem = 0;
+    inputs
+        .iter()
+        .map(|s| match s {
+            Src::Mem { .. } => {
+                mem += 1;
+                (s.clone(), dtype_of(mem - 1))
+            }
+            Src::Splat { dtype, .. } => (s.clone(), *dtype),
+        })
+        .collect()
 }
 
 /// Kernels per NVRTC program when many are compiled at once.

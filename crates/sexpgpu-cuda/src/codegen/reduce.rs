@@ -5,13 +5,16 @@
 //! Few outputs over long runs: one block per output, strided f64 partial
 //! sums folded by a tree in shared memory, which reorders a float sum
 //! (within one f32 rounding of the reference, as the CPU's all-axes sum);
-//! `max` and integer sums are exact in any order.
+//! `max` and integer sums are exact in any order. The values folded are a
+//! stored input's, or a fused chain's computed at each position
+//! (`Step::FusedReduce`) by a device function the loop calls.
 
 use std::fmt::Write;
 
 use sexpgpu_graph::{DType, ReduceOp};
 
 use super::c::{self, Index};
+use super::fused::Element;
 use super::{GenError, Param, Shape, BLOCK};
 
 /// Outputs below which a long reduction gets a block per output.
@@ -121,9 +124,43 @@ fn input_index(groups: &[(usize, bool)], offset: usize, ix: Index) -> String {
     terms.join(" + ")
 }
 
+/// What a reduction folds: a contiguous input from `offset`, or the values
+/// of a fused chain computed at each position (never stored).
+pub enum Values<'e> {
+    Stored { offset: usize },
+    Fused(&'e Element, usize),
+}
+
+/// A device function computing a fused chain's value at position `p`, and
+/// how the kernel calls it on index `at`.
+fn value_function(e: &Element, ix: Index, dtype: DType) -> (String, String) {
+    let ty = ix.ty();
+    let mut f = format!(
+        "__device__ __forceinline__ {} sx_value({ty} p{}{}) {{\n",
+        c::compute(dtype),
+        if e.params.is_empty() { "" } else { ", " },
+        e.params.join(", ")
+    );
+    for line in e.body.lines() {
+        let _ = writeln!(f, "  {line}");
+    }
+    let _ = writeln!(f, "  return {};\n}}\n", e.result);
+    let names: Vec<&str> = e
+        .params
+        .iter()
+        .filter_map(|p| p.rsplit(' ').next())
+        .collect();
+    let call = format!(
+        "sx_value(AT{}{})",
+        if names.is_empty() { "" } else { ", " },
+        names.join(", ")
+    );
+    (f, call)
+}
+
 pub fn generate(
     op: ReduceOp,
-    offset: usize,
+    values: Values<'_>,
     dims: &[usize],
     axes: &[usize],
     dtype: DType,
@@ -132,20 +169,31 @@ pub fn generate(
     let numel: usize = dims.iter().product();
     let outputs: usize = groups.iter().filter(|g| !g.1).map(|g| g.0).product();
     let run: usize = groups.iter().filter(|g| g.1).map(|g| g.0).product();
-    let ix = Index::for_extent(offset + numel.max(1));
     let a = acc(op, dtype)?;
-    let params = [
-        c::ptr_param(dtype, "out", true),
-        c::ptr_param(dtype, "in0", false),
-    ];
-    let order = vec![Param::Out, Param::Input(0)];
-    let at = input_index(&groups, offset, ix);
-    let x = c::widen(dtype, &format!("in0[{at}]"));
+    let mut params = vec![c::ptr_param(dtype, "out", true)];
+    let mut order = vec![Param::Out];
+    let (ix, x, prefix) = match values {
+        Values::Stored { offset } => {
+            let ix = Index::for_extent(offset + numel.max(1));
+            params.push(c::ptr_param(dtype, "in0", false));
+            order.push(Param::Input(0));
+            let at = input_index(&groups, offset, ix);
+            (ix, c::widen(dtype, &format!("in0[{at}]")), String::new())
+        }
+        Values::Fused(element, largest) => {
+            let ix = Index::for_extent(largest.max(numel.max(1)));
+            params.extend(element.params.iter().cloned());
+            order.extend(element.order.iter().copied());
+            let (function, call) = value_function(element, ix, dtype);
+            let at = input_index(&groups, 0, ix);
+            (ix, call.replace("AT", &at), function)
+        }
+    };
     let ty = ix.ty();
     if outputs < FEW_OUTPUTS && run >= LONG_RUN {
         let body = block_body(&a, &x, dtype, outputs, run, ix);
         let text = format!(
-            "extern \"C\" __global__ void KERNEL({}) {{\n{body}}}\n",
+            "{prefix}extern \"C\" __global__ void KERNEL({}) {{\n{body}}}\n",
             params.join(", ")
         );
         return Ok((text, order, Shape::BlockPerOutput { n: outputs }));
@@ -159,7 +207,7 @@ pub fn generate(
     body.push_str("}\n");
     let _ = writeln!(body, "out[o] = {};", a.store);
     Ok((
-        c::grid_kernel(&params, outputs, ix, &body),
+        prefix + &c::grid_kernel(&params, outputs, ix, &body),
         order,
         Shape::Grid { n: outputs },
     ))

@@ -18,7 +18,8 @@ fn kernels_of(g: &Graph) -> Vec<String> {
         .collect()
 }
 
-/// `tanh(x * 2 + b)` in bf16 with a broadcast bias, then a row sum.
+/// `tanh(x * 2 + b)` in bf16 with a broadcast bias, stored (an output)
+/// and summed by rows.
 #[test]
 fn fused_bf16_chain_and_row_sum() {
     let mut g = Graph::new("snap");
@@ -29,11 +30,29 @@ fn fused_bf16_chain_and_row_sum() {
     let y = g.binary(BinaryOp::Add, y, bb).unwrap();
     let y = g.unary(UnaryOp::Tanh, y).unwrap();
     let s = g.reduce(ReduceOp::Sum, y, Some(&[1]), false).unwrap();
-    g.set_outputs(vec![s]);
+    g.set_outputs(vec![s, y]);
     let k = kernels_of(&g);
     assert_eq!(k.len(), 2, "one fused loop and one reduction");
     expect_file!["snapshots/fused_bf16.cu"].assert_eq(&k[0]);
     expect_file!["snapshots/reduce_sum_rows.cu"].assert_eq(&k[1]);
+}
+
+/// The same chain summed by rows as it is computed (never stored): the
+/// reduction calls the chain's device function.
+#[test]
+fn fused_row_sum() {
+    let mut g = Graph::new("snap");
+    let x = g.input("x", Shape::from([4, 8]), DType::BF16);
+    let b = g.param("b", Shape::from([8]), DType::BF16);
+    let y = g.binary(BinaryOp::Mul, x, Scalar::Float(2.0)).unwrap();
+    let bb = g.broadcast_to(b, Shape::from([4, 8])).unwrap();
+    let y = g.binary(BinaryOp::Add, y, bb).unwrap();
+    let y = g.unary(UnaryOp::Tanh, y).unwrap();
+    let s = g.reduce(ReduceOp::Sum, y, Some(&[1]), false).unwrap();
+    g.set_outputs(vec![s]);
+    let k = kernels_of(&g);
+    assert_eq!(k.len(), 1, "one fused reduction");
+    expect_file!["snapshots/fused_sum_rows.cu"].assert_eq(&k[0]);
 }
 
 /// A normal fill (Threefry) and an `index-add` of rows.
