@@ -1,10 +1,12 @@
 //! The fused elementwise loop on the CPU: the output is walked in tiles of
 //! `TILE` elements, and each instruction of the kernel runs as one tight,
 //! vectorisable loop over a tile-sized register, so intermediates live in
-//! cache-sized scratch and never in a buffer. Arithmetic is the reference
-//! executor's, element for element (bf16 rounded after every instruction,
-//! i32 wrapping), so results are bit-identical. Never allocates per tile.
-
+//! cache-sized scratch and never in a buffer; contiguous f32 inputs are
+//! read in place rather than loaded into a register. Arithmetic is the
+//! reference executor's, element for element (bf16 rounded after every
+//! instruction, i32 wrapping), so results are bit-identical. Never
+//! allocates per tile. `Evaluator` computes chosen positions for a
+//! reduction that folds them as they come (`Step::FusedReduce`).
 use half::bf16;
 use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
 

@@ -3,7 +3,7 @@
 //! (`UPDATE_EXPECT=1 cargo test -p sexpgpu-cuda` rewrites them).
 
 use expect_test::expect_file;
-use sexpgpu_graph::{BinaryOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
+use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, UnaryOp};
 
 use super::{generate_plan, StepCode};
 
@@ -18,10 +18,8 @@ fn kernels_of(g: &Graph) -> Vec<String> {
         .collect()
 }
 
-/// `tanh(x * 2 + b)` in bf16 with a broadcast bias, stored (an output)
-/// and summed by rows.
-#[test]
-fn fused_bf16_chain_and_row_sum() {
+/// `tanh(x * 2 + b)` in bf16 with a broadcast bias (`y`), and its row sum.
+fn bf16_chain_and_row_sum() -> (Graph, NodeId, NodeId) {
     let mut g = Graph::new("snap");
     let x = g.input("x", Shape::from([4, 8]), DType::BF16);
     let b = g.param("b", Shape::from([8]), DType::BF16);
@@ -30,6 +28,14 @@ fn fused_bf16_chain_and_row_sum() {
     let y = g.binary(BinaryOp::Add, y, bb).unwrap();
     let y = g.unary(UnaryOp::Tanh, y).unwrap();
     let s = g.reduce(ReduceOp::Sum, y, Some(&[1]), false).unwrap();
+    (g, y, s)
+}
+
+/// `tanh(x * 2 + b)` in bf16 with a broadcast bias, stored (an output)
+/// and summed by rows.
+#[test]
+fn fused_bf16_chain_and_row_sum() {
+    let (mut g, y, s) = bf16_chain_and_row_sum();
     g.set_outputs(vec![s, y]);
     let k = kernels_of(&g);
     assert_eq!(k.len(), 2, "one fused loop and one reduction");
@@ -41,14 +47,7 @@ fn fused_bf16_chain_and_row_sum() {
 /// reduction calls the chain's device function.
 #[test]
 fn fused_row_sum() {
-    let mut g = Graph::new("snap");
-    let x = g.input("x", Shape::from([4, 8]), DType::BF16);
-    let b = g.param("b", Shape::from([8]), DType::BF16);
-    let y = g.binary(BinaryOp::Mul, x, Scalar::Float(2.0)).unwrap();
-    let bb = g.broadcast_to(b, Shape::from([4, 8])).unwrap();
-    let y = g.binary(BinaryOp::Add, y, bb).unwrap();
-    let y = g.unary(UnaryOp::Tanh, y).unwrap();
-    let s = g.reduce(ReduceOp::Sum, y, Some(&[1]), false).unwrap();
+    let (mut g, _, s) = bf16_chain_and_row_sum();
     g.set_outputs(vec![s]);
     let k = kernels_of(&g);
     assert_eq!(k.len(), 1, "one fused reduction");
