@@ -7,6 +7,7 @@
 //! instruction, i32 wrapping), so results are bit-identical. Never
 //! allocates per tile. `Evaluator` computes chosen positions for a
 //! reduction that folds them as they come (`Step::FusedReduce`).
+
 use half::bf16;
 use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
 
