@@ -75,8 +75,7 @@ fn rope(x: [b h n Dh], cos: [n Half], sin: [n Half]) -> [b h n Dh] {
   let halves = rearrange(x, [b h n (two f)] -> [two b h n f], two=2)
   let x1 = halves[0]
   let x2 = halves[1]
-  let turned = stack(x1 * cos - x2 * sin, x2 * cos + x1 * sin)
-  rearrange(turned, [two b h n f] -> [b h n (two f)])
+  concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin, over=f)
 }
 
 ## Causal attention of queries i over keys j, for g query heads per
