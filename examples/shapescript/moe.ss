@@ -14,10 +14,11 @@
 # `?k` is known only when it runs; the expert computes on those rows only,
 # `tokens[ids]` of `[?k D]`, and `index_add` adds its output, weighted by
 # the tokens' gates for the expert, back into the rows the tokens came
-# from. The gates, each token's weight for every expert, are computed once
-# for all experts from `one_hot(route, E)`, the expert mask Hugging Face
-# builds. (`tokens[hit]` checks as well, with the same `?k`, but each mask
-# index searches the mask again: picking the ids once searches it once.)
+# from. The expert mask of Hugging Face's Mixtral, `one_hot(route, E)`,
+# gives once for all experts which tokens each one gets and the tokens'
+# gates, each token's weight for every expert. (`tokens[hit]` checks as
+# well, with the same `?k`, but each mask index searches the mask again:
+# picking the ids once searches it once.)
 #
 # Parameter names follow Hugging Face's `MixtralSparseMoeBlock` (`gate`,
 # `experts.0.w1`, `experts.0.w2`, `experts.0.w3`), so the state dict of one
@@ -69,13 +70,17 @@ model SparseMoe {
     let probs = softmax(self.gate(tokens), over=E)
     let (top, route) = topk(probs, K, over=E)
     let weights = top / sum(top, over=K)
-    # Each token's weight for every expert: its weight for the K it chose,
-    # 0 for the others (`one_hot(route, E)` is 1 where slot K chose e).
-    let gates = sum(one_hot(route, E) * weights, over=K)
+    # Which expert each of a token's K choices names: `one_hot(route, E)`
+    # is 1 where slot K chose expert E. From it, once for all experts, each
+    # token's gate for every expert (its weight where it chose the expert,
+    # 0 elsewhere) and whether it chose the expert at all.
+    let choice = one_hot(route, E)
+    let gates = sum(choice * weights, over=K)
+    let routed = any(choice == 1, over=K)
     let out = zeros([(b n) D])
     for e in range(E) {
-      # The ids of the tokens routed to expert e, picked by a mask.
-      let ids = arange(b * n)[any(route == e, over=K)]
+      # The ids of the tokens routed to expert e, picked by its mask.
+      let ids = arange(b * n)[routed[:, e]]
       # Only the expert's rows: `tokens[ids]` is `[?k D]`, weighted by
       # their gates for e.
       let expert = self.experts[e]
