@@ -70,13 +70,12 @@ fn rotary_angles() -> [Ctx Half] {
 
 ## Rotary position embedding: the pair (x1, x2) of the two halves of each
 ## head's width is turned by the angle whose cosine and sine the tables
-## hold for each position n.
-fn rope(x: [b h n Dh], cos: [n Half], sin: [n Half]) -> [b h n Dh] {
+## hold for each position n, each angle twice (once per half), as Hugging
+## Face writes it: x * cos + rotate_half(x) * sin, rotate_half(x) being
+## (-x2, x1).
+fn rope(x: [b h n Dh], cos: [n Dh], sin: [n Dh]) -> [b h n Dh] {
   let halves = rearrange(x, [b h n (two f)] -> [two b h n f], two=2)
-  let x1 = halves[0]
-  let x2 = halves[1]
-  let turned = stack(x1 * cos - x2 * sin, x2 * cos + x1 * sin)
-  rearrange(turned, [two b h n f] -> [b h n (two f)])
+  x * cos + concat(-halves[1], halves[0], over=f) * sin
 }
 
 ## Causal attention of queries i over keys j, for g query heads per
@@ -95,7 +94,7 @@ model Attention {
   k_proj: Linear(D, Hkv * Dh)
   v_proj: Linear(D, Hkv * Dh)
   o_proj: Linear(H * Dh, D)
-  fn forward(self, x: [b n D], cos: [n Half], sin: [n Half]) -> [b n D] {
+  fn forward(self, x: [b n D], cos: [n Dh], sin: [n Dh]) -> [b n D] {
     let q = rope(rearrange(self.q_proj(x), [b n (h d)] -> [b h n d], h=H), cos, sin)
     let k = rope(rearrange(self.k_proj(x), [b n (h d)] -> [b h n d], h=Hkv), cos, sin)
     let v = rearrange(self.v_proj(x), [b n (h d)] -> [b h n d], h=Hkv)
@@ -120,7 +119,7 @@ model Block {
   self_attn: Attention
   post_attention_layernorm: RmsNorm(D)
   mlp: Mlp
-  fn forward(self, x: [b n D], cos: [n Half], sin: [n Half]) -> [b n D] {
+  fn forward(self, x: [b n D], cos: [n Dh], sin: [n Dh]) -> [b n D] {
     let h = x + self.self_attn(self.input_layernorm(x), cos, sin)
     h + self.mlp(self.post_attention_layernorm(h))
   }
@@ -143,8 +142,11 @@ model Llama {
     let x = self.embed_tokens(ids)
     # The first n rows; `as` states that n fits the tables, and the
     # generated code checks it (a ShapeError for a sequence longer than Ctx).
-    let cos = self.cos[:n] as [n Half]
-    let sin = self.sin[:n] as [n Half]
+    let c = self.cos[:n] as [n Half]
+    let s = self.sin[:n] as [n Half]
+    # Each angle twice, once per half of a head's width, as `rope` reads them.
+    let cos = concat(c, c, over=Half)
+    let sin = concat(s, s, over=Half)
     for blk in self.layers {
       x = blk(x, cos, sin)
     }

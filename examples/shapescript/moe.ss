@@ -10,11 +10,14 @@
 # (docs/shapescript/ranges.md).
 #
 # Dispatch is sparse: a mask picks the ids of the tokens routed to each
-# expert, `arange(b * n)[hit]`, whose number `?k` is known only when it
-# runs; the expert computes on those rows only, `tokens[ids]` of
-# `[?k D]`, and `index_add` adds its weighted output back into the rows
-# the tokens came from. (`tokens[hit]` and `weight[hit]` check as well,
-# with the same `?k`, but each mask index searches the mask again:
+# expert, `arange(b * n)[hit]` (PyTorch's `hit.nonzero()`), whose number
+# `?k` is known only when it runs; the expert computes on those rows only,
+# `tokens[ids]` of `[?k D]`, and `index_add` adds its output, weighted by
+# the tokens' gates for the expert, back into the rows the tokens came
+# from. The expert mask of Hugging Face's Mixtral, `one_hot(route, E)`,
+# gives once for all experts which tokens each one gets and the tokens'
+# gates, each token's weight for every expert. (`tokens[hit]` checks as
+# well, with the same `?k`, but each mask index searches the mask again:
 # picking the ids once searches it once.)
 #
 # Parameter names follow Hugging Face's `MixtralSparseMoeBlock` (`gate`,
@@ -67,16 +70,21 @@ model SparseMoe {
     let probs = softmax(self.gate(tokens), over=E)
     let (top, route) = topk(probs, K, over=E)
     let weights = top / sum(top, over=K)
+    # Which expert each of a token's K choices names: `one_hot(route, E)`
+    # is 1 where slot K chose expert E. From it, once for all experts, each
+    # token's gate for every expert (its weight where it chose the expert,
+    # 0 elsewhere) and whether it chose the expert at all.
+    let choice = one_hot(route, E)
+    let gates = sum(choice * weights, over=K)
+    let routed = any(choice == 1, over=K)
     let out = zeros([(b n) D])
     for e in range(E) {
-      # The ids of the tokens routed to expert e, picked by a mask (at most
-      # one of a token's K choices is e), and each one's weight for e.
-      let chosen = route == e
-      let ids = arange(b * n)[any(chosen, over=K)]
-      let weight = sum(where(chosen, weights, 0.0), over=K)
-      # Only the expert's rows: `tokens[ids]` is `[?k D]`.
+      # The ids of the tokens routed to expert e, picked by its mask.
+      let ids = arange(b * n)[routed[:, e]]
+      # Only the expert's rows: `tokens[ids]` is `[?k D]`, weighted by
+      # their gates for e.
       let expert = self.experts[e]
-      out = index_add(out, ids, expert(tokens[ids]) * weight[ids])
+      out = index_add(out, ids, expert(tokens[ids]) * gates[ids, e])
     }
     rearrange(out, [(b n) D] -> [b n D], b=b)
   }

@@ -207,7 +207,7 @@ def test_runs_under_torch_compile(small, model):
     module = generated(small, model).eval()
     x = example_input(model, cfg, 2, torch.Generator().manual_seed(3))
     compiled = torch.compile(module, fullgraph=True)
-    # A mask's row count is known only when it runs (moe's `x[route == e]`):
+    # A mask's row count is known only when it runs (moe's `arange(b * n)[routed[:, e]]`):
     # dynamo captures such shapes only when told to (docs/shapescript/python.md).
     with torch.no_grad(), torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
         torch.testing.assert_close(compiled(x), module(x), rtol=1e-4, atol=1e-4)

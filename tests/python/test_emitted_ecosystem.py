@@ -49,7 +49,7 @@ def test_every_example_is_catalogued():
 @pytest.mark.parametrize("name", present())
 @torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True)
 def test_torch_compile_fullgraph_traces_the_boundary_checks(built, name):
-    # A mask index (`x[route == e]` in moe.ss) has a size known only at run
+    # A mask index (`arange(b * n)[routed[:, e]]` in moe.ss) has a size known only at run
     # time; dynamo traces it into the graph only with this option
     # (docs/shapescript/python.md).
     torch._dynamo.reset()

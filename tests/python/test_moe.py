@@ -10,12 +10,14 @@ close to the f32 ones, and under `torch.compile(fullgraph=True)`."""
 
 from __future__ import annotations
 
+import collections
 import os
 import sys
 
 import pytest
 import torch
 import torch._dynamo
+from torch.utils._python_dispatch import TorchDispatchMode
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -101,3 +103,43 @@ def test_without_dynamic_shape_capture_the_reference_breaks_the_graph_too(moe):
     torch._dynamo.reset()
     with torch.no_grad(), pytest.raises(torch._dynamo.exc.Unsupported, match="Dynamic shape operator"):
         torch.compile(reference, fullgraph=True, backend="aot_eager")(tokens())
+
+
+class _CountOps(TorchDispatchMode):
+    """Counts the ATen operations a forward pass dispatches, by name."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops: collections.Counter[str] = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops[func.overloadpacket.__name__] += 1
+        return func(*args, **(kwargs or {}))
+
+
+# Operations that make a view or read a number, no new tensor's worth of work.
+_VIEWS = {"view", "unsqueeze", "squeeze", "select", "t", "unbind", "_local_scalar_dense"}
+
+
+def _work(model, x) -> collections.Counter[str]:
+    with torch.no_grad(), _CountOps() as count:
+        model(x)
+    return collections.Counter({op: n for op, n in count.ops.items() if op not in _VIEWS})
+
+
+def test_dispatch_runs_the_references_operations_per_expert_and_a_few_once(moe):
+    # Each expert's dispatch is the reference's (one nonzero, two gathers,
+    # the expert, a multiply, an index_add_) without its `==`: the expert
+    # mask (one_hot, its min/max checks, one `==` and one `any`) and the
+    # gates for every expert (a multiply, a sum) are computed once, not a
+    # comparison, an any, a where, a sum and a gather per expert.
+    torch.manual_seed(0)
+    model = moe.SparseMoe().eval()
+    reference = SparseMoe(CONFIG).eval()
+    reference.load_state_dict(model.state_dict(), strict=True)
+    ours, theirs = _work(model, tokens()), _work(reference, tokens())
+    assert ours["any"] == 1 and ours["eq"] == 1 and theirs["eq"] == CONFIG.experts
+    for op in ("nonzero", "index", "index_add_", "mm", "silu"):
+        assert ours[op] == theirs[op], op
+    assert "arange" not in ours and "where" not in ours
+    assert sum(ours.values()) <= sum(theirs.values()) + 8

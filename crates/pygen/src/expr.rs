@@ -6,7 +6,7 @@
 //! run time) and `to` (in `casts`). Built-in operations live in `builtins`. Never
 //! reports user mistakes (the checker has), only what it cannot compile.
 
-use check::hir::{Alignment, BoundArg, CallInfo, Callee, ExprInfo};
+use check::hir::{Alignment, BoundArg, Builtin, CallInfo, Callee, Domain, ExprInfo, TyKind};
 use syntax::ast::{self, BinaryOp, Expr, ExprKind, StmtKind, UnaryOp};
 
 use crate::checks::Lines;
@@ -560,6 +560,9 @@ impl<'g, 'a> Scope<'g, 'a> {
     }
 
     fn index(&mut self, base: &Expr, indices: &[ast::IndexArg]) -> Val {
+        if let Some(positions) = self.mask_positions(base, indices) {
+            return positions;
+        }
         let b = self.expr(base);
         let mut parts = Vec::new();
         for index in indices {
@@ -591,6 +594,36 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
         }
         Val::atom(format!("{}[{}]", b.at(ATOM), parts.join(", ")))
+    }
+
+    /// `arange(n)[mask]`, the positions a mask of `[n]` holds, as a PyTorch
+    /// user writes them: `torch.nonzero(mask).squeeze(1)` searches the mask
+    /// once, where indexing `0..n` with it also builds the `arange` and
+    /// gathers from it (`docs/shapescript/python.md`).
+    fn mask_positions(&mut self, base: &Expr, indices: &[ast::IndexArg]) -> Option<Val> {
+        let [ast::IndexArg::Expr(mask)] = indices else {
+            return None;
+        };
+        let is_arange = match self.typed(base.span).map(|t| &t.info) {
+            Some(ExprInfo::Call(info)) => matches!(info.callee, Callee::Builtin(Builtin::Arange)),
+            _ => false,
+        };
+        if !is_arange || !self.is_mask(mask.span) {
+            return None;
+        }
+        let m = self.expr(mask);
+        Some(Val::atom(format!("torch.nonzero({}).squeeze(1)", m.code)))
+    }
+
+    /// Whether the index at `span` is a Boolean mask, as the checker decides
+    /// it: a `Bool` domain (a comparison, `any`) or the `bool` dtype.
+    fn is_mask(&self, span: diag::Span) -> bool {
+        match self.ty(span).map(|t| &t.kind) {
+            Some(TyKind::Tensor(t)) => {
+                matches!(t.domain, Some(Domain::Bool)) || t.dtype == Some(ast::DtypeKind::Bool)
+            }
+            _ => false,
+        }
     }
 
     pub fn binary(&mut self, op: BinaryOp, l: Val, r: Val, tensors: bool) -> Val {

@@ -203,6 +203,32 @@ fn masks_topk_tuples_and_take() {
     );
 }
 
+/// `arange(n)[mask]` is the mask's positions, one `torch.nonzero`; other
+/// indexes of an `arange` and masks of other tensors index as written.
+#[test]
+fn mask_positions_are_one_nonzero() {
+    check_code(
+        "fn picked(w: [n 2]) -> [?k] = arange(n)[any(w > 0.0, over=-1)]\nfn given(hit: [n] Bool) -> [?k] = arange(n)[hit]\nfn by_ids(ids: [k] Index[n], x: [n]) -> [k] = arange(n)[ids]\nfn rows(x: [n], hit: [n] Bool) -> [?k] = x[hit]\n",
+        expect![[r#"
+            def picked(w):  # main.ss:1
+                return torch.nonzero(torch.any(w > 0.0, dim=1)).squeeze(1)  # main.ss:1
+
+
+            def given(hit):  # main.ss:2
+                return torch.nonzero(hit).squeeze(1)  # main.ss:2
+
+
+            def by_ids(ids, x):  # main.ss:3
+                n = x.shape[0]
+                return torch.arange(n, device=ids.device)[ids]  # main.ss:3
+
+
+            def rows(x, hit):  # main.ss:4
+                return x[hit]  # main.ss:4
+        "#]],
+    );
+}
+
 #[test]
 fn patterns_emit_only_the_steps_that_change_something() {
     check_code(
