@@ -195,6 +195,15 @@ fn internal(message: &str) -> ExecError {
     }
 }
 
+/// What every chunk of one kernel call reads: the kernel, its prepared
+/// operands and the loads it reads in place.
+#[derive(Clone, Copy)]
+struct Loop<'k, 'a> {
+    kernel: &'k FusedKernel,
+    inputs: &'k [Prepared<'a>],
+    in_place: &'k [Option<&'a [f32]>],
+}
+
 /// One thread's registers for `kernel`, splat loads already filled.
 fn registers(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Vec<RegBuf> {
     let mut regs: Vec<RegBuf> = kernel
@@ -216,9 +225,7 @@ fn registers(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Vec<RegBuf> {
 /// that folds them as they are computed (`Step::FusedReduce`): the
 /// operands checked once, registers per evaluator (one per thread).
 pub(crate) struct Evaluator<'k, 'a> {
-    kernel: &'k FusedKernel,
-    inputs: &'k [Prepared<'a>],
-    in_place: &'k [Option<&'a [f32]>],
+    code: Loop<'k, 'a>,
     regs: Vec<RegBuf>,
 }
 
@@ -246,9 +253,11 @@ impl<'a> FusedValues<'a> {
     /// An evaluator with registers of its own.
     pub(crate) fn evaluator<'k>(&'k self, kernel: &'k FusedKernel) -> Evaluator<'k, 'a> {
         Evaluator {
-            kernel,
-            inputs: &self.inputs,
-            in_place: &self.in_place,
+            code: Loop {
+                kernel,
+                inputs: &self.inputs,
+                in_place: &self.in_place,
+            },
             regs: registers(kernel, &self.inputs),
         }
     }
@@ -263,16 +272,13 @@ impl Evaluator<'_, '_> {
                 o.copy_from_slice(&v[..o.len()]);
             }
         };
-        let (kernel, inputs, in_place) = (self.kernel, self.inputs, self.in_place);
-        dispatch(kernel, inputs, in_place, start, out, &mut self.regs, &store);
+        dispatch(self.code, start, out, &mut self.regs, &store);
     }
 }
 
 /// Runs a chunk with the widest vectors the CPU has.
 fn dispatch<T>(
-    kernel: &FusedKernel,
-    inputs: &[Prepared<'_>],
-    in_place: &[Option<&[f32]>],
+    code: Loop<'_, '_>,
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
@@ -281,16 +287,16 @@ fn dispatch<T>(
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F, checked just above.
-        unsafe { run_chunk_avx512(kernel, inputs, in_place, start, chunk, regs, store) };
+        unsafe { run_chunk_avx512(code, start, chunk, regs, store) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { run_chunk_avx2(kernel, inputs, in_place, start, chunk, regs, store) };
+        unsafe { run_chunk_avx2(code, start, chunk, regs, store) };
         return;
     }
-    run_chunk(kernel, inputs, in_place, start, chunk, regs, store);
+    run_chunk(code, start, chunk, regs, store);
 }
 
 /// Splits the output over threads; each thread owns its registers.
@@ -302,10 +308,15 @@ fn chunks<T: Send>(
     store: impl Fn(&RegBuf, &mut [T]) + Sync,
 ) {
     let in_place = &in_place_loads(kernel, inputs);
+    let code = Loop {
+        kernel,
+        inputs,
+        in_place,
+    };
     // Cheap instructions make a chunk worth a thread only when it is long.
     for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
         let mut regs = registers(kernel, inputs);
-        dispatch(kernel, inputs, in_place, start, chunk, &mut regs, &store);
+        dispatch(code, start, chunk, &mut regs, &store);
     });
 }
 
@@ -315,14 +326,17 @@ fn chunks<T: Send>(
 /// in every copy.
 #[inline(always)]
 fn run_chunk<T>(
-    kernel: &FusedKernel,
-    inputs: &[Prepared<'_>],
-    in_place: &[Option<&[f32]>],
+    code: Loop<'_, '_>,
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
     store: &impl Fn(&RegBuf, &mut [T]),
 ) {
+    let Loop {
+        kernel,
+        inputs,
+        in_place,
+    } = code;
     let mut at = 0;
     for tile in chunk.chunks_mut(TILE) {
         let n = tile.len();
@@ -346,29 +360,25 @@ fn run_chunk<T>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn run_chunk_avx2<T>(
-    kernel: &FusedKernel,
-    inputs: &[Prepared<'_>],
-    in_place: &[Option<&[f32]>],
+    code: Loop<'_, '_>,
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
     store: &impl Fn(&RegBuf, &mut [T]),
 ) {
-    run_chunk(kernel, inputs, in_place, start, chunk, regs, store)
+    run_chunk(code, start, chunk, regs, store)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn run_chunk_avx512<T>(
-    kernel: &FusedKernel,
-    inputs: &[Prepared<'_>],
-    in_place: &[Option<&[f32]>],
+    code: Loop<'_, '_>,
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
     store: &impl Fn(&RegBuf, &mut [T]),
 ) {
-    run_chunk(kernel, inputs, in_place, start, chunk, regs, store)
+    run_chunk(code, start, chunk, regs, store)
 }
 
 /// Runs one instruction over `n` elements of a tile starting at output
