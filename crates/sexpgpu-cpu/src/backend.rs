@@ -110,9 +110,8 @@ pub trait Backend {
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
 
-    /// Reduces `axes` of the `[dims]` float values `kernel` computes. By
-    /// default they are computed into a scratch buffer and reduced; a
-    /// device that can reduce them as they are computed does so.
+    /// Reduces trailing `axes` of the `[dims]` float values `kernel`
+    /// computes, as they are computed (they are never stored).
     fn fused_reduce(
         &self,
         op: ReduceOp,
@@ -121,16 +120,7 @@ pub trait Backend {
         dims: &[usize],
         axes: &[usize],
         out: &mut Self::Buffer,
-    ) -> Result<(), ExecError> {
-        let len = dims.iter().product();
-        let mut values = self.alloc(kernel.result_dtype(), len)?;
-        self.fused(kernel, inputs, &mut values, len)?;
-        let values = Dense {
-            buf: &values,
-            offset: 0,
-        };
-        self.reduce(op, values, dims, axes, out)
-    }
+    ) -> Result<(), ExecError>;
 
     /// Batched `[batch.., m, k] x [batch.., k, n]` through views.
     #[allow(clippy::too_many_arguments)]

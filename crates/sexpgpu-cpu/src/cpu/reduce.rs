@@ -313,7 +313,7 @@ fn reduce_fused<A: Accumulate<f32>>(
             });
             acc[0] = parts.into_iter().fold(A::init(), A::merge);
         }
-        _ => return Err(internal_error("a fused reduction over leading axes")),
+        _ => return Err(super::internal("a fused reduction over leading axes")),
     }
     Ok(acc)
 }
@@ -329,13 +329,6 @@ fn fold_long_row<A: Accumulate<f32>>(eval: &mut Evaluator<'_, '_>, from: usize, 
         acc = xs.iter().fold(acc, |acc, &x| acc.add(x));
     }
     acc
-}
-
-fn internal_error(message: &str) -> ExecError {
-    ExecError {
-        message: format!("internal: {message}"),
-        node: None,
-    }
 }
 
 /// Stores float accumulators, rounding once: f64 to f32, then to bf16.
