@@ -1,6 +1,6 @@
-//! Batched matmul on the CPU. f32 goes through the `gemm` crate's SGEMM
-//! (AVX-512, AVX2/FMA or plain kernels chosen at run time for the CPU it
-//! runs on), reading both operands through their views (so transposed and
+//! Batched matmul on the CPU. f32 goes through our AVX2 SGEMM (`sgemm`)
+//! on machines with AVX2 and FMA but no AVX-512, else through the `gemm`
+//! crate's SGEMM (its AVX-512 or plain kernels), reading both operands through their views (so transposed and
 //! batch-broadcast operands cost no copy), split over threads by batch or
 //! by rows of the output. bf16 is widened to f32, multiplied, and rounded
 //! once. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
@@ -13,6 +13,7 @@ use sexpgpu_graph::{ExecError, TensorData};
 use std::ops::Range;
 
 use super::parallel::{for_chunks, for_ranges, split_count};
+use super::sgemm;
 use super::walk::load;
 use crate::view::View;
 
@@ -235,6 +236,26 @@ impl Operands<'_> {
         let (rsb, csb) = (bv.strides[r - 2], bv.strides[r - 1]);
         let a_off = batch_offset(av, p.batch, block.batch) + block.rows.start * rsa;
         let b_off = batch_offset(bv, p.batch, block.batch) + block.cols.start * csb;
+        let (rows, cols) = (block.rows.len(), block.cols.len());
+        if sgemm::usable() && rows > 1 && cols > 1 {
+            let a = sgemm::Operand {
+                // SAFETY: `a_off` is inside `a` (the views were checked).
+                ptr: unsafe { self.a.as_ptr().add(a_off) },
+                row: rsa as isize,
+                col: csa as isize,
+            };
+            let b = sgemm::Operand {
+                // SAFETY: as for `a`.
+                ptr: unsafe { self.b.as_ptr().add(b_off) },
+                row: rsb as isize,
+                col: csb as isize,
+            };
+            // SAFETY: `usable` checked AVX2 and FMA; every `(i, q)` of the
+            // block's rows and `(q, j)` of its columns is inside the
+            // buffers (as below); the caller vouches for `dst`.
+            unsafe { sgemm::sgemm(rows, cols, p.k, a, b, dst, block.row_stride) };
+            return;
+        }
         // SAFETY: the views' extents were checked against the buffers, so
         // every element `a_off + i*rsa + q*csa` (i in the block's rows,
         // q < k) and `b_off + q*rsb + j*csb` (j in the block's columns) is
@@ -245,8 +266,8 @@ impl Operands<'_> {
         // arguments are column stride then row stride.
         unsafe {
             gemm::gemm(
-                block.rows.len(),
-                block.cols.len(),
+                rows,
+                cols,
                 p.k,
                 dst,
                 1,

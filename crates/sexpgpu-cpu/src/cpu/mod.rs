@@ -10,6 +10,7 @@ mod indexing;
 mod matmul;
 mod parallel;
 mod reduce;
+mod sgemm;
 mod sort;
 mod walk;
 
