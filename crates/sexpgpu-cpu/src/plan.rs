@@ -103,6 +103,18 @@ impl Instr {
             Instr::Cast { to, .. } => *to,
         }
     }
+
+    /// The registers it reads, in operand order (a register read twice
+    /// appears twice).
+    pub fn args(&self) -> impl Iterator<Item = Reg> {
+        let regs: [Option<Reg>; 3] = match *self {
+            Instr::Load { .. } => [None; 3],
+            Instr::Unary { x, .. } | Instr::Cast { x, .. } => [Some(x), None, None],
+            Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => [Some(a), Some(b), None],
+            Instr::Where { mask, a, b, .. } => [Some(mask), Some(a), Some(b)],
+        };
+        regs.into_iter().flatten()
+    }
 }
 
 /// A chain of elementwise nodes computed in one loop over the output, with

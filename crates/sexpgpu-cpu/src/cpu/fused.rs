@@ -30,6 +30,16 @@ enum RegBuf {
 }
 
 impl RegBuf {
+    /// An empty register of `dtype`'s class (for comparing classes).
+    fn class(dtype: DType) -> RegBuf {
+        match dtype {
+            DType::F32 | DType::BF16 => RegBuf::F(Vec::new()),
+            DType::I32 => RegBuf::I(Vec::new()),
+            DType::I64 => RegBuf::L(Vec::new()),
+            DType::Bool => RegBuf::B(Vec::new()),
+        }
+    }
+
     fn new(dtype: DType) -> RegBuf {
         match dtype {
             DType::F32 | DType::BF16 => RegBuf::F(vec![0.0; TILE]),
@@ -202,19 +212,85 @@ struct Loop<'k, 'a> {
     kernel: &'k FusedKernel,
     inputs: &'k [Prepared<'a>],
     in_place: &'k [Option<&'a [f32]>],
+    slots: &'k Slots,
 }
 
-/// One thread's registers for `kernel`, splat loads already filled.
-fn registers(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Vec<RegBuf> {
-    let mut regs: Vec<RegBuf> = kernel
-        .instrs
-        .iter()
-        .map(|i| RegBuf::new(i.dtype()))
-        .collect();
-    for (instr, reg) in kernel.instrs.iter().zip(&mut regs) {
+/// Where each instruction's values live during a tile. A register is
+/// reused once every reader of its value has run, so a long kernel (GELU's
+/// backward has some thirty instructions) keeps a handful of tile-sized
+/// registers hot in L1 instead of one per instruction.
+struct Slots {
+    /// Each instruction's register (unused for loads read in place).
+    of: Vec<usize>,
+    /// Each register's dtype (one register class per dtype's `RegBuf`).
+    dtypes: Vec<DType>,
+}
+
+impl Slots {
+    /// Assigns registers in one pass: an instruction takes a free register
+    /// of its class (or a new one), then frees those of the operands it
+    /// read last. Splat loads and the result keep theirs: splats are
+    /// filled once per thread, the result is stored after the tile.
+    fn new(kernel: &FusedKernel, inputs: &[Prepared<'_>], in_place: &[Option<&[f32]>]) -> Slots {
+        let count = kernel.instrs.len();
+        let mut last_read: Vec<Option<usize>> = vec![None; count];
+        for (i, instr) in kernel.instrs.iter().enumerate() {
+            for r in instr.args() {
+                last_read[r.index()] = Some(i);
+            }
+        }
+        let pinned = |i: usize| {
+            i == kernel.result.index()
+                || matches!(kernel.instrs[i], Instr::Load { input, .. }
+                    if matches!(inputs.get(input), Some(Prepared::Splat(_))))
+        };
+        let mut slots = Slots {
+            of: vec![usize::MAX; count],
+            dtypes: Vec::new(),
+        };
+        let mut free: Vec<usize> = Vec::new();
+        for (i, instr) in kernel.instrs.iter().enumerate() {
+            if in_place[i].is_some() {
+                continue;
+            }
+            let class = std::mem::discriminant(&RegBuf::class(instr.dtype()));
+            // A splat's register is filled once, before any tile, so it
+            // must be one no earlier instruction writes.
+            let splat = pinned(i) && i != kernel.result.index();
+            let reusable = free.iter().position(|&s| {
+                !splat && std::mem::discriminant(&RegBuf::class(slots.dtypes[s])) == class
+            });
+            slots.of[i] = match reusable {
+                Some(at) => free.swap_remove(at),
+                None => {
+                    slots.dtypes.push(instr.dtype());
+                    slots.dtypes.len() - 1
+                }
+            };
+            // Values read for the last time here, and a value nobody reads.
+            let dead = instr
+                .args()
+                .map(Reg::index)
+                .filter(|&r| last_read[r] == Some(i))
+                .chain((last_read[i].is_none()).then_some(i));
+            for r in dead {
+                let slot = slots.of[r];
+                if slot != usize::MAX && !pinned(r) && !free.contains(&slot) {
+                    free.push(slot);
+                }
+            }
+        }
+        slots
+    }
+}
+
+/// One thread's registers for `code`'s kernel, splat loads already filled.
+fn registers(code: Loop<'_, '_>) -> Vec<RegBuf> {
+    let mut regs: Vec<RegBuf> = code.slots.dtypes.iter().map(|&d| RegBuf::new(d)).collect();
+    for (i, instr) in code.kernel.instrs.iter().enumerate() {
         if let Instr::Load { input, .. } = instr {
-            if let Some(Prepared::Splat(value)) = inputs.get(*input) {
-                reg.splat(*value);
+            if let Some(Prepared::Splat(value)) = code.inputs.get(*input) {
+                regs[code.slots.of[i]].splat(*value);
             }
         }
     }
@@ -233,6 +309,7 @@ pub(crate) struct Evaluator<'k, 'a> {
 pub(crate) struct FusedValues<'a> {
     inputs: Vec<Prepared<'a>>,
     in_place: Vec<Option<&'a [f32]>>,
+    slots: Slots,
 }
 
 impl<'a> FusedValues<'a> {
@@ -247,18 +324,25 @@ impl<'a> FusedValues<'a> {
         }
         let inputs = prepare(inputs, len)?;
         let in_place = in_place_loads(kernel, &inputs);
-        Ok(FusedValues { inputs, in_place })
+        let slots = Slots::new(kernel, &inputs, &in_place);
+        Ok(FusedValues {
+            inputs,
+            in_place,
+            slots,
+        })
     }
 
     /// An evaluator with registers of its own.
     pub(crate) fn evaluator<'k>(&'k self, kernel: &'k FusedKernel) -> Evaluator<'k, 'a> {
+        let code = Loop {
+            kernel,
+            inputs: &self.inputs,
+            in_place: &self.in_place,
+            slots: &self.slots,
+        };
         Evaluator {
-            code: Loop {
-                kernel,
-                inputs: &self.inputs,
-                in_place: &self.in_place,
-            },
-            regs: registers(kernel, &self.inputs),
+            code,
+            regs: registers(code),
         }
     }
 }
@@ -308,14 +392,16 @@ fn chunks<T: Send>(
     store: impl Fn(&RegBuf, &mut [T]) + Sync,
 ) {
     let in_place = &in_place_loads(kernel, inputs);
+    let slots = &Slots::new(kernel, inputs, in_place);
     let code = Loop {
         kernel,
         inputs,
         in_place,
+        slots,
     };
     // Cheap instructions make a chunk worth a thread only when it is long.
     for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
-        let mut regs = registers(kernel, inputs);
+        let mut regs = registers(code);
         dispatch(code, start, chunk, &mut regs, &store);
     });
 }
@@ -336,6 +422,7 @@ fn run_chunk<T>(
         kernel,
         inputs,
         in_place,
+        slots,
     } = code;
     let mut at = 0;
     for tile in chunk.chunks_mut(TILE) {
@@ -345,14 +432,23 @@ fn run_chunk<T>(
             if in_place[i].is_some() {
                 continue;
             }
-            let (before, rest) = regs.split_at_mut(i);
+            let slot = slots.of[i];
+            // An instruction's register is never one of its operands'
+            // (`Slots::new` frees those only after assigning it).
+            let (before, rest) = regs.split_at_mut(slot);
+            let Some((out, after)) = rest.split_first_mut() else {
+                return;
+            };
             let arg = |r: Reg| match in_place[r.index()] {
                 Some(src) => Vals::F(&src[pos..pos + n]),
-                None => Vals::of(&before[r.index()]),
+                None => match slots.of[r.index()] {
+                    s if s < slot => Vals::of(&before[s]),
+                    s => Vals::of(&after[s - slot - 1]),
+                },
             };
-            exec(&kernel.instrs[i], arg, &mut rest[0], inputs, pos, n);
+            exec(&kernel.instrs[i], arg, out, inputs, pos, n);
         }
-        store(&regs[kernel.result.index()], tile);
+        store(&regs[slots.of[kernel.result.index()]], tile);
         at += n;
     }
 }
@@ -630,6 +726,78 @@ fn cast(x: Vals<'_>, out: &mut RegBuf, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `x + c`, then alternately `* c` and `+ c` (five instructions after
+    /// the two loads), `c` a splat.
+    fn chain() -> FusedKernel {
+        let f = DType::F32;
+        let bin = |op, a: u32| Instr::Binary {
+            op,
+            a: Reg(a),
+            b: Reg(1),
+            dtype: f,
+        };
+        let instrs = vec![
+            Instr::Load { input: 0, dtype: f },
+            Instr::Load { input: 1, dtype: f },
+            bin(BinaryOp::Add, 0),
+            bin(BinaryOp::Mul, 2),
+            bin(BinaryOp::Add, 3),
+            bin(BinaryOp::Mul, 4),
+            bin(BinaryOp::Add, 5),
+        ];
+        FusedKernel {
+            nodes: vec![None; instrs.len()],
+            result: Reg(instrs.len() as u32 - 1),
+            instrs,
+        }
+    }
+
+    #[test]
+    fn dead_values_give_their_registers_back() {
+        let kernel = chain();
+        let x = TensorData::F32(vec![0.0; 8]);
+        let inputs = [
+            Prepared::Mem(&x, View::contiguous(&[8])),
+            Prepared::Splat(Scalar::Float(0.5)),
+        ];
+        let slots = Slots::new(&kernel, &inputs, &[None; 7]);
+        // The splat's, and two the load and the chain alternate in.
+        assert_eq!(slots.dtypes.len(), 3, "{:?}", slots.of);
+        let splat = slots.of[1];
+        assert!(
+            slots
+                .of
+                .iter()
+                .enumerate()
+                .all(|(i, &s)| i == 1 || s != splat),
+            "the splat's register is never reused: {:?}",
+            slots.of
+        );
+        for (i, instr) in kernel.instrs.iter().enumerate() {
+            assert!(instr.args().all(|r| slots.of[r.index()] != slots.of[i]));
+        }
+    }
+
+    #[test]
+    fn a_reused_register_computes_the_reference_values() {
+        let kernel = chain();
+        let x = TensorData::F32((0..2000).map(|i| i as f32 * 0.25).collect());
+        let inputs = [
+            Operand::Mem(&x, &View::contiguous(&[2000])),
+            Operand::Splat(Scalar::Float(0.5), DType::F32),
+        ];
+        let mut out = TensorData::F32(vec![0.0; 2000]);
+        run(1, &kernel, &inputs, &mut out, 2000).unwrap();
+        let TensorData::F32(out) = out else {
+            unreachable!()
+        };
+        for (i, &got) in out.iter().enumerate() {
+            let c = 0.5f32;
+            let want = ((((i as f32 * 0.25 + c) * c) + c) * c) + c;
+            assert_eq!(got, want, "element {i}");
+        }
+    }
 
     #[test]
     fn bf16_rounding_matches_half() {

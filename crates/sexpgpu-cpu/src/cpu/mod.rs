@@ -11,6 +11,8 @@ mod matmul;
 mod parallel;
 mod reduce;
 mod sgemm;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 mod sort;
 mod walk;
 

@@ -25,6 +25,10 @@ trait Accumulate<T: Copy>: Copy + Send + Sync {
     fn fold_run(self, xs: &[T]) -> Self {
         xs.iter().fold(self, |acc, &x| acc.add(x))
     }
+    /// Folds eight rows of `run` elements, each in order.
+    fn fold_rows8(rows: [&[T]; 8], run: usize) -> [Self; 8] {
+        fold_rows8_interleaved(rows, run)
+    }
 }
 
 /// A float sum in f64.
@@ -42,11 +46,18 @@ struct MaxI(i64);
 trait Widen: Copy + Send + Sync {
     fn f32(self) -> f32;
     fn i64(self) -> i64;
+    /// The rows as f32 slices when they are f32 (for vector kernels).
+    fn as_f32_rows(_rows: [&[Self]; 8]) -> Option<[&[f32]; 8]> {
+        None
+    }
 }
 
 impl Widen for f32 {
     fn f32(self) -> f32 {
         self
+    }
+    fn as_f32_rows(rows: [&[f32]; 8]) -> Option<[&[f32]; 8]> {
+        Some(rows)
     }
     fn i64(self) -> i64 {
         self as i64
@@ -86,6 +97,16 @@ impl<T: Widen> Accumulate<T> for SumF {
     }
     fn merge(self, other: Self) -> Self {
         SumF(self.0 + other.0)
+    }
+    fn fold_rows8(rows: [&[T]; 8], run: usize) -> [Self; 8] {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(rows) = T::as_f32_rows(rows) {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked just above.
+                return unsafe { sum_rows8_avx2(rows, run) }.map(SumF);
+            }
+        }
+        fold_rows8_interleaved(rows, run)
     }
     fn fold_run(self, xs: &[T]) -> Self {
         // Eight independent lanes keep the adder pipeline full.
@@ -429,7 +450,7 @@ fn fold_rows<T: Widen, A: Accumulate<T>>(xs: &[T], run: usize, acc: &mut [A]) {
         let first = g * 8;
         let row = |j: usize| &xs[(first + j) * run..(first + j + 1) * run];
         if let Ok(group) = <&mut [A; 8]>::try_from(&mut *group) {
-            *group = fold_rows8(std::array::from_fn(row), run);
+            *group = A::fold_rows8(std::array::from_fn(row), run);
         } else {
             for (j, a) in group.iter_mut().enumerate() {
                 *a = row(j).iter().fold(A::init(), |acc, &x| acc.add(x));
@@ -442,7 +463,7 @@ fn fold_rows<T: Widen, A: Accumulate<T>>(xs: &[T], run: usize, acc: &mut [A]) {
 /// eight chains of dependent adds overlap.
 // Indexing by position is the point: one position of all eight rows per step.
 #[allow(clippy::needless_range_loop)]
-fn fold_rows8<T: Widen, A: Accumulate<T>>(rows: [&[T]; 8], run: usize) -> [A; 8] {
+fn fold_rows8_interleaved<T: Copy, A: Accumulate<T>>(rows: [&[T]; 8], run: usize) -> [A; 8] {
     let mut lanes = [A::init(); 8];
     let rows = rows.map(|r| &r[..run]);
     for i in 0..run {
@@ -451,6 +472,42 @@ fn fold_rows8<T: Widen, A: Accumulate<T>>(rows: [&[T]; 8], run: usize) -> [A; 8]
         }
     }
     lanes
+}
+
+/// Sums eight f32 rows of `run` elements in f64, each row in order from
+/// 0.0 as the reference adds (bit for bit): eight columns of the eight
+/// rows are transposed so that one vector holds a column, and each column
+/// is added to the rows' f64 lanes (rows 0-3 and 4-7) in turn.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sum_rows8_avx2(rows: [&[f32]; 8], run: usize) -> [f64; 8] {
+    use std::arch::x86_64::*;
+    let rows = rows.map(|r| &r[..run]);
+    let (mut low, mut high) = (_mm256_setzero_pd(), _mm256_setzero_pd());
+    let whole = run / 8 * 8;
+    for c in (0..whole).step_by(8) {
+        // SAFETY: columns `c..c + 8` are inside every row.
+        let block = std::array::from_fn(|r| unsafe { _mm256_loadu_ps(rows[r].as_ptr().add(c)) });
+        for column in super::simd::transpose8(block) {
+            low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(column)));
+            high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(column)));
+        }
+    }
+    let mut sums = [0f64; 8];
+    // SAFETY: `sums` holds eight f64, four per store.
+    unsafe {
+        _mm256_storeu_pd(sums.as_mut_ptr(), low);
+        _mm256_storeu_pd(sums.as_mut_ptr().add(4), high);
+    }
+    for (sum, row) in sums.iter_mut().zip(rows) {
+        for &x in &row[whole..] {
+            *sum += f64::from(x);
+        }
+    }
+    sums
 }
 
 /// Any pattern: walks the input in order, each element adding into the
@@ -478,6 +535,33 @@ fn general<T: Widen, A: Accumulate<T>>(xs: &[T], groups: &[(usize, bool)], acc: 
             }
             target -= out_strides[i] * groups[i].0;
             coords[i] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_row_sums_add_in_the_reference_order() {
+        // Magnitudes from 1e-6 to 1e6 make any reordering change the bits.
+        let mut state: u32 = 0x9E37_79B9;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let scale = 10f32.powi((state % 13) as i32 - 6);
+            (state as f32 / u32::MAX as f32 - 0.5) * scale
+        };
+        for run in [1, 7, 8, 9, 37, 256] {
+            let data: Vec<Vec<f32>> = (0..8).map(|_| (0..run).map(|_| next()).collect()).collect();
+            let rows: [&[f32]; 8] = std::array::from_fn(|r| data[r].as_slice());
+            let sums = <SumF as Accumulate<f32>>::fold_rows8(rows, run);
+            for (r, sum) in sums.iter().enumerate() {
+                let want = data[r].iter().fold(0f64, |acc, &x| acc + f64::from(x));
+                assert_eq!(sum.0.to_bits(), want.to_bits(), "run {run}, row {r}");
+            }
         }
     }
 }
