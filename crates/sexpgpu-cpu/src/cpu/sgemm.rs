@@ -454,7 +454,7 @@ unsafe fn kernel_6x16(
         }
     }
     let mut acc = [[_mm256_setzero_ps(); 2]; MR];
-    for (a, b) in pa.chunks_exact(MR).zip(pb.chunks_exact(NR)) {
+    let step = |acc: &mut [[__m256; 2]; MR], a: &[f32], b: &[f32]| {
         // SAFETY: `b` holds 16 floats; AVX2 is present.
         let (b0, b1) = unsafe {
             (
@@ -467,6 +467,20 @@ unsafe fn kernel_6x16(
             row[0] = _mm256_fmadd_ps(x, b0, row[0]);
             row[1] = _mm256_fmadd_ps(x, b1, row[1]);
         }
+    };
+    // Four depths a step, so the loop's own work is amortised.
+    let (a4, a_rest) = pa.as_chunks::<{ 4 * MR }>();
+    let (b4, b_rest) = pb.as_chunks::<{ 4 * NR }>();
+    for (a, b) in a4.iter().zip(b4) {
+        // SAFETY: the next step's panels are inside or just past the
+        // buffers; prefetching never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(a.as_ptr().add(8 * MR) as *const i8) };
+        for d in 0..4 {
+            step(&mut acc, &a[d * MR..][..MR], &b[d * NR..][..NR]);
+        }
+    }
+    for (a, b) in a_rest.chunks_exact(MR).zip(b_rest.chunks_exact(NR)) {
+        step(&mut acc, a, b);
     }
     for (i, row) in acc.iter().enumerate() {
         // SAFETY: row `i`'s 16 outputs are the caller's.
