@@ -178,6 +178,7 @@ UNARY = {
     "trunc": np.trunc,
     # PyTorch's sign: 0 for NaN.
     "sign": lambda x: np.where(np.isnan(x), 0.0, np.sign(x)) if x.dtype.kind == "f" else np.sign(x),
+    "stop-gradient": lambda x: x,
 }
 
 

@@ -131,6 +131,10 @@ fn new_elementwise(g: &mut Graph) -> Result<NodeId, OpError> {
     add_square(g, &mut total, y)?;
     let y = g.lerp(x, pos, divisor)?;
     add_square(g, &mut total, y)?;
+    // `x * stop-gradient(x)`: the gradient sees the second factor as a constant.
+    let frozen = g.unary(StopGradient, x)?;
+    let y = g.binary(BinaryOp::Mul, x, frozen)?;
+    add_square(g, &mut total, y)?;
     Ok(total.expect("terms were added"))
 }
 

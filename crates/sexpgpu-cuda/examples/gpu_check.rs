@@ -30,6 +30,7 @@ fn uses_transcendentals(g: &Graph) -> bool {
                 | UnaryOp::Round
                 | UnaryOp::Trunc
                 | UnaryOp::Sign
+                | UnaryOp::StopGradient
         ),
         Op::Binary(b) => matches!(b, BinaryOp::Pow | BinaryOp::Atan2),
         Op::Normal { .. } => true,

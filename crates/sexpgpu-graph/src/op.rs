@@ -39,10 +39,13 @@ pub enum UnaryOp {
     Round,
     Trunc,
     Sign,
+    /// The value unchanged, through which no gradient flows (JAX's
+    /// `stop_gradient`, PyTorch's `detach`).
+    StopGradient,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 31] = [
+    pub const ALL: [UnaryOp; 32] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -74,6 +77,7 @@ impl UnaryOp {
         UnaryOp::Round,
         UnaryOp::Trunc,
         UnaryOp::Sign,
+        UnaryOp::StopGradient,
     ];
 
     /// The builtin's name, used both in messages and in the IR.
@@ -110,6 +114,7 @@ impl UnaryOp {
             UnaryOp::Round => "round",
             UnaryOp::Trunc => "trunc",
             UnaryOp::Sign => "sign",
+            UnaryOp::StopGradient => "stop-gradient",
         }
     }
 
@@ -152,7 +157,7 @@ impl UnaryOp {
     }
 
     /// The f64 value of the functions that [`UnaryOp::in_f64`] names (and of
-    /// the exact ones, `floor ceil round trunc sign`); `None` for the
+    /// the exact ones, `floor ceil round trunc sign stop-gradient`); `None` for the
     /// original functions, which the executors compute in f32.
     pub fn f64_value(self, x: f64) -> Option<f64> {
         Some(match self {
@@ -178,6 +183,7 @@ impl UnaryOp {
             UnaryOp::Trunc => x.trunc(),
             // PyTorch's: 0 for zeros and NaN (`(0 < x) - (x < 0)`).
             UnaryOp::Sign => f64::from(u8::from(0.0 < x)) - f64::from(u8::from(x < 0.0)),
+            UnaryOp::StopGradient => x,
             _ => return None,
         })
     }

@@ -914,6 +914,7 @@ fn composed_float_cases(c: &mut Cases) {
             UnaryOp::Floor,
             UnaryOp::Round,
             UnaryOp::Sign,
+            UnaryOp::StopGradient,
             UnaryOp::Atan,
         ] {
             c.add(

@@ -64,9 +64,13 @@ pub(super) fn unary(
             }
         }
         // Piecewise constant: no gradient flows, whatever the adjoint holds.
-        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc | UnaryOp::Sign => {
-            g.zeros_like(adj)
-        }
+        // (`stop-gradient` never gets here: its edge carries nothing.)
+        UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Trunc
+        | UnaryOp::Sign
+        | UnaryOp::StopGradient => g.zeros_like(adj),
         _ => {
             let slope = slope(g, op, x, y)?;
             g.binary(Mul, adj, slope)?

@@ -9,7 +9,7 @@ mod layout;
 mod reduce;
 mod scan;
 
-use sexpgpu_graph::{Graph, Node, NodeId, Op, OpError, ReduceOp};
+use sexpgpu_graph::{Graph, Node, NodeId, Op, OpError, ReduceOp, UnaryOp};
 
 /// Whether input `input` of a node with `op` can receive a gradient, before
 /// dtypes are considered: masks, ids and indices never do, and ops without a
@@ -24,7 +24,8 @@ pub(crate) fn op_carries(op: &Op, input: usize) -> bool {
         | Op::Normal { .. }
         | Op::Uniform { .. }
         | Op::Argsort { .. }
-        | Op::Compare(_) => false,
+        | Op::Compare(_)
+        | Op::Unary(UnaryOp::StopGradient) => false,
         Op::Where => input != 0,
         Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => input != 1,
         Op::Unary(_)

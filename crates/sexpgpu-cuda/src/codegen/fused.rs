@@ -180,6 +180,7 @@ fn later_unary(op: UnaryOp, x: &str) -> String {
         UnaryOp::Round => format!("rintf({x})"),
         UnaryOp::Trunc => format!("truncf({x})"),
         UnaryOp::Sign => format!("(float)((0.0f < {x}) - ({x} < 0.0f))"),
+        UnaryOp::StopGradient => x.to_string(),
         // The original unaries have their own text in `unary`.
         _ => x.to_string(),
     }

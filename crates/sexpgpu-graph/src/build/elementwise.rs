@@ -14,6 +14,10 @@ impl Graph {
         if op.is_rounding() && dtype.is_integer() {
             return Ok(x);
         }
+        // Integers and booleans carry no gradient to stop.
+        if op == UnaryOp::StopGradient && !dtype.is_float() {
+            return Ok(x);
+        }
         let ok = dtype.is_float() || (op.accepts_integers() && dtype.is_integer());
         if !ok {
             let wanted = if op.accepts_integers() {

@@ -214,6 +214,12 @@ pub static OPS: &[Op] = &[
         "elementwise -1, 0 or 1 (0 for NaN, as PyTorch)",
     ),
     op(
+        "stop-gradient",
+        Run::Unary(UnaryOp::StopGradient, TENSORS_ONLY),
+        &[],
+        "the value unchanged, with no gradient through it (JAX's `stop_gradient`)",
+    ),
+    op(
         "floor-div",
         Run::Binary(BinaryOp::FloorDiv),
         &[],
