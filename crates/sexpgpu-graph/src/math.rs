@@ -20,9 +20,9 @@ const ROUNDER: f32 = 12_582_912.0;
 
 /// e^r's Taylor coefficients 1/k! for k = 7 down to 0, highest first.
 const EXP_TAYLOR: [f32; 8] = inverse_factorials(0);
-/// (e^y - 1)/y's Taylor coefficients 1/(k+1)! for k = 10 down to 0,
+/// (e^r - 1)/r's Taylor coefficients 1/(k+1)! for k = 7 down to 0,
 /// highest first.
-const EXPM1_TAYLOR: [f32; 11] = inverse_factorials(1);
+const EXPM1_TAYLOR: [f32; 8] = inverse_factorials(1);
 
 /// `1/(lowest + k)!` for k = N-1 down to 0, each one f32 division of 1 by
 /// the factorial, which is exact in f32 up to 13!.
@@ -88,18 +88,22 @@ pub fn exp_f32(x: f32) -> f32 {
     }
 }
 
-/// e^y - 1 for y in [0, 18], accurate near 0 where `exp_f32(y) - 1` is not.
+/// e^y - 1 for y in [0, 18], accurate near 0 where `exp_f32(y) - 1` is
+/// not, in one path: y = n ln 2 + r with |r| <= ln 2 / 2, then
+/// e^y - 1 = 2^n (e^r - 1) + (2^n - 1), with e^r - 1 from its Taylor
+/// series to r^8 (truncation below 1e-9 relative). For n = 0 that is the
+/// series alone; otherwise the final addition loses at most a bit. (Two
+/// paths, the series below 1 and `exp` above, cost a vector loop both.)
 #[inline(always)]
 fn expm1_nonneg(y: f32) -> f32 {
-    // Below 1 the Taylor series to y^11 (truncation below 2e-9 relative);
-    // above, e^y - 1 loses at most a bit to the subtraction.
-    let series = y * horner(y, &EXPM1_TAYLOR);
-    let large = exp_f32(y) - 1.0;
-    if y < 1.0 {
-        series
-    } else {
-        large
-    }
+    let k = y * LOG2_E + ROUNDER;
+    let n = k.to_bits() as i32 - ROUNDER.to_bits() as i32;
+    let n_f = k - ROUNDER;
+    let r = (y - n_f * LN2_HI) - n_f * LN2_LO;
+    let em1_r = r * horner(r, &EXPM1_TAYLOR);
+    // n is in [0, 26] for y in [0, 18]: 2^n is exact.
+    let scale = pow2(n);
+    scale * em1_r + (scale - 1.0)
 }
 
 /// tanh x = (e^2|x| - 1) / (e^2|x| + 1), with the sign of x.
@@ -187,7 +191,7 @@ mod tests {
     fn taylor_tables_are_the_inverse_factorials_as_written() {
         assert_eq!(EXP_TAYLOR[0], 1.0 / 5040.0);
         assert_eq!(EXP_TAYLOR[4..], [1.0 / 6.0, 0.5, 1.0, 1.0]);
-        assert_eq!(EXPM1_TAYLOR[0], 1.0 / 39_916_800.0);
-        assert_eq!(EXPM1_TAYLOR[8..], [1.0 / 6.0, 0.5, 1.0]);
+        assert_eq!(EXPM1_TAYLOR[0], 1.0 / 40_320.0);
+        assert_eq!(EXPM1_TAYLOR[5..], [1.0 / 6.0, 0.5, 1.0]);
     }
 }
