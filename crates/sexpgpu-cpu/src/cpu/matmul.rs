@@ -253,7 +253,17 @@ impl Operands<'_> {
             // SAFETY: `usable` checked AVX2 and FMA; every `(i, q)` of the
             // block's rows and `(q, j)` of its columns is inside the
             // buffers (as below); the caller vouches for `dst`.
-            unsafe { sgemm::sgemm(rows, cols, p.k, a, b, dst, block.row_stride) };
+            unsafe {
+                sgemm::sgemm(sgemm::Product {
+                    m: rows,
+                    n: cols,
+                    k: p.k,
+                    a,
+                    b,
+                    dst,
+                    ldc: block.row_stride,
+                })
+            };
             return;
         }
         // SAFETY: the views' extents were checked against the buffers, so

@@ -101,22 +101,30 @@ thread_local! {
     static PACKS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// `dst[i*ldc + j] = sum over p of a(i, p) * b(p, j)` for `i < m`, `j < n`.
+/// One product: `dst (m x n, row stride ldc) = a (m x k) b (k x n)`.
+#[derive(Clone, Copy)]
+pub(crate) struct Product {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: Operand,
+    pub b: Operand,
+    pub dst: *mut f32,
+    pub ldc: usize,
+}
+
+/// `dst[i*ldc + j] = sum over p of a(i, p) * b(p, j)` for `i < m`, `j < n`
+/// (`product`'s fields).
 ///
 /// # Safety
 /// `has_kernel()` must hold; `a` must be readable at every `(i, p)` with
 /// `i < m`, `p < k` and `b` at every `(p, j)` with `p < k`, `j < n`; `dst`
 /// must be valid for writes at every `i*ldc + j` and touched by no other
 /// thread meanwhile.
-pub(crate) unsafe fn sgemm(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: Operand,
-    b: Operand,
-    dst: *mut f32,
-    ldc: usize,
-) {
+pub(crate) unsafe fn sgemm(product: Product) {
+    let Product {
+        m, n, k, ldc, dst, ..
+    } = product;
     if m == 0 || n == 0 {
         return;
     }
@@ -137,7 +145,7 @@ pub(crate) unsafe fn sgemm(
             Err(_) => (&mut own.0, &mut own.1),
         };
         // SAFETY: the caller's contract, passed on.
-        unsafe { blocked(m, n, k, a, b, dst, ldc, pack_a, pack_b) }
+        unsafe { blocked(product, pack_a, pack_b) }
     })
 }
 
@@ -146,18 +154,16 @@ pub(crate) unsafe fn sgemm(
 ///
 /// # Safety
 /// As for `sgemm`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn blocked(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: Operand,
-    b: Operand,
-    dst: *mut f32,
-    ldc: usize,
-    pack_a: &mut Vec<f32>,
-    pack_b: &mut Vec<f32>,
-) {
+unsafe fn blocked(product: Product, pack_a: &mut Vec<f32>, pack_b: &mut Vec<f32>) {
+    let Product {
+        m,
+        n,
+        k,
+        a,
+        b,
+        dst,
+        ldc,
+    } = product;
     // Depth blocks of equal size, so no block is a sliver.
     let depth_blocks = k.div_ceil(KC);
     let kc_max = k.div_ceil(depth_blocks);
@@ -203,75 +209,64 @@ fn aligned(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
 /// each depth `p`, columns `q*NR..q*NR + NR` contiguous, zero past `nc`.
 ///
 /// # Safety
-/// `b` must be readable at every `(p, j)` with `p < kc`, `j < nc`.
+/// `b` must be readable at every `(p, j)` with `p < kc`, `j < nc`;
+/// `has_kernel()` must hold.
 unsafe fn pack_b_block(b: Operand, kc: usize, nc: usize, out: &mut [f32]) {
-    for (q, panel) in out
-        .chunks_exact_mut(kc * NR)
-        .take(nc.div_ceil(NR))
-        .enumerate()
-    {
-        let j0 = q * NR;
-        let cols = NR.min(nc - j0);
-        if b.col == 1 {
-            // Rows of `b` are contiguous: copy each depth's columns.
-            for (p, dst) in panel.as_chunks_mut::<NR>().0.iter_mut().enumerate() {
-                // SAFETY: `(p, j0 .. j0 + cols)` is inside `b`.
-                let src = unsafe { std::slice::from_raw_parts(b.at(p, j0).ptr, cols) };
-                copy_padded(src, dst);
-            }
-        } else if b.row == 1 && cols == NR {
-            // Columns contiguous (a transposed operand): transpose 8x8 blocks.
-            // SAFETY: the panel's 16 columns are inside `b` for depth `kc`;
-            // `has_kernel()` holds (the caller's contract).
-            unsafe { pack_columns_transposed(b, j0, kc, panel) };
-        } else {
-            // Columns (or nothing) contiguous: walk each column down.
-            for c in 0..NR {
-                for p in 0..kc {
-                    // SAFETY: `(p, j0 + c)` is inside `b` when `c < cols`.
-                    panel[p * NR + c] = if c < cols {
-                        unsafe { b.get(p, j0 + c) }
-                    } else {
-                        0.0
-                    };
-                }
-            }
-        }
-    }
+    // SAFETY: the caller's contract, with `b` itself as depth x lanes.
+    unsafe { pack_panels::<NR>(b, kc, nc, out) }
 }
 
 /// Packs `mc x kc` of `a` into row panels of `MR`: panel `q` holds, for
 /// each depth `p`, rows `q*MR..q*MR + MR` contiguous, zero past `mc`.
 ///
 /// # Safety
-/// `a` must be readable at every `(i, p)` with `i < mc`, `p < kc`.
+/// `a` must be readable at every `(i, p)` with `i < mc`, `p < kc`;
+/// `has_kernel()` must hold.
 unsafe fn pack_a_block(a: Operand, mc: usize, kc: usize, out: &mut [f32]) {
+    let depth_by_rows = Operand {
+        row: a.col,
+        col: a.row,
+        ..a
+    };
+    // SAFETY: the caller's contract, with `a` transposed to depth x lanes.
+    unsafe { pack_panels::<MR>(depth_by_rows, kc, mc, out) }
+}
+
+/// Packs `depth x lanes` of `src` (element `(p, j)`: depth `p`, lane `j`)
+/// into panels of `W` lanes: panel `q` holds, for each depth, lanes
+/// `q*W..q*W + W` contiguous, zero past `lanes`. Three ways by layout:
+/// lanes contiguous (a row of `B`, a column of a transposed `A`) copy; depth
+/// contiguous (a row of `A`, a column of a transposed `B`) goes through 8x8
+/// register transposes; anything else (a broadcast) walks element by
+/// element.
+///
+/// # Safety
+/// `src` must be readable at every `(p, j)` with `p < depth`, `j < lanes`;
+/// `has_kernel()` must hold.
+unsafe fn pack_panels<const W: usize>(src: Operand, depth: usize, lanes: usize, out: &mut [f32]) {
     for (q, panel) in out
-        .chunks_exact_mut(kc * MR)
-        .take(mc.div_ceil(MR))
+        .chunks_exact_mut(depth * W)
+        .take(lanes.div_ceil(W))
         .enumerate()
     {
-        let i0 = q * MR;
-        let rows = MR.min(mc - i0);
-        if a.row == 1 {
-            // Columns of `a` are contiguous (a transposed operand).
-            for (p, dst) in panel.as_chunks_mut::<MR>().0.iter_mut().enumerate() {
-                // SAFETY: `(i0 .. i0 + rows, p)` is inside `a`.
-                let src = unsafe { std::slice::from_raw_parts(a.at(i0, p).ptr, rows) };
-                copy_padded(src, dst);
+        let j0 = q * W;
+        let width = W.min(lanes - j0);
+        if src.col == 1 {
+            for (p, dst) in panel.as_chunks_mut::<W>().0.iter_mut().enumerate() {
+                // SAFETY: `(p, j0 .. j0 + width)` is inside `src`.
+                let from = unsafe { std::slice::from_raw_parts(src.at(p, j0).ptr, width) };
+                copy_padded(from, dst);
             }
-        } else if a.col == 1 && rows == MR {
-            // Rows contiguous: transpose 8-deep blocks of the six rows.
-            // SAFETY: the panel's six rows are inside `a` for depth `kc`;
+        } else if src.row == 1 && width == W {
+            // SAFETY: the panel's lanes are inside `src` for every depth;
             // `has_kernel()` holds (the caller's contract).
-            unsafe { pack_rows_transposed(a, i0, kc, panel) };
+            unsafe { pack_transposed::<W>(src, j0, depth, panel) };
         } else {
-            // Broadcast or otherwise strided: walk each row along the depth.
-            for r in 0..MR {
-                for p in 0..kc {
-                    // SAFETY: `(i0 + r, p)` is inside `a` when `r < rows`.
-                    panel[p * MR + r] = if r < rows {
-                        unsafe { a.get(i0 + r, p) }
+            for j in 0..W {
+                for p in 0..depth {
+                    // SAFETY: `(p, j0 + j)` is inside `src` when `j < width`.
+                    panel[p * W + j] = if j < width {
+                        unsafe { src.get(p, j0 + j) }
                     } else {
                         0.0
                     };
@@ -294,91 +289,57 @@ fn copy_padded<const N: usize>(src: &[f32], dst: &mut [f32; N]) {
     }
 }
 
-/// Packs the six rows `i0..i0 + MR` of a row-contiguous `a` over depth
-/// `kc` into `panel` (depth-major), eight depths at a time through an 8x8
-/// transpose (two zero rows fill the square).
+/// Packs lanes `j0..j0 + W` of a depth-contiguous `src` (`src.row == 1`)
+/// over `depth` into `panel` (depth-major): for each eight depths, the
+/// lanes go in groups of eight through an 8x8 transpose (zero vectors fill
+/// a group short of eight), and each depth's lanes are stored.
 ///
 /// # Safety
-/// AVX2 must be present; `a.col == 1` and the rows are inside `a` for
-/// depth `kc`; `panel` holds `kc * MR` floats.
+/// AVX2 must be present; the lanes are inside `src` for every depth;
+/// `panel` holds `depth * W` floats.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn pack_rows_transposed(a: Operand, i0: usize, kc: usize, panel: &mut [f32]) {
+unsafe fn pack_transposed<const W: usize>(
+    src: Operand,
+    j0: usize,
+    depth: usize,
+    panel: &mut [f32],
+) {
     use std::arch::x86_64::*;
-    // SAFETY: each row `i0 + r` is inside `a` (the caller's contract).
-    let rows: [*const f32; MR] = std::array::from_fn(|r| unsafe { a.at(i0 + r, 0).ptr });
-    let whole = kc / 8 * 8;
+    // SAFETY: each lane `j0 + j` is inside `src` (the caller's contract).
+    let lanes: [*const f32; W] = std::array::from_fn(|j| unsafe { src.at(0, j0 + j).ptr });
+    let whole = depth / 8 * 8;
     for p in (0..whole).step_by(8) {
-        let zero = _mm256_setzero_ps();
-        // SAFETY: depths `p..p + 8` are inside each row.
-        let block = std::array::from_fn(|r| {
-            if r < MR {
-                unsafe { _mm256_loadu_ps(rows[r].add(p)) }
-            } else {
-                zero
-            }
-        });
-        for (q, depth) in simd::transpose8(block).into_iter().enumerate() {
-            let out = &mut panel[(p + q) * MR..(p + q + 1) * MR];
-            // SAFETY: `out` holds six floats: four, then two.
-            unsafe {
-                _mm_storeu_ps(out.as_mut_ptr(), _mm256_castps256_ps128(depth));
-                let high = _mm256_extractf128_ps::<1>(depth);
-                _mm_storel_pd(out.as_mut_ptr().add(4) as *mut f64, _mm_castps_pd(high));
-            }
-        }
-    }
-    for p in whole..kc {
-        for (r, row) in rows.iter().enumerate() {
-            // SAFETY: depth `p` is inside each row.
-            panel[p * MR + r] = unsafe { *row.add(p) };
-        }
-    }
-}
-
-/// Packs the sixteen columns `j0..j0 + NR` of a column-contiguous `b`
-/// over depth `kc` into `panel` (depth-major), as two 8x8 transposes per
-/// eight depths.
-///
-/// # Safety
-/// AVX2 must be present; `b.row == 1` and the columns are inside `b` for
-/// depth `kc`; `panel` holds `kc * NR` floats.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn pack_columns_transposed(b: Operand, j0: usize, kc: usize, panel: &mut [f32]) {
-    use std::arch::x86_64::*;
-    // SAFETY: each column `j0 + c` is inside `b` (the caller's contract).
-    let columns: [*const f32; NR] = std::array::from_fn(|c| unsafe { b.at(0, j0 + c).ptr });
-    let whole = kc / 8 * 8;
-    for p in (0..whole).step_by(8) {
-        for half in 0..2 {
-            // SAFETY: depths `p..p + 8` are inside each column.
-            let block =
-                std::array::from_fn(|c| unsafe { _mm256_loadu_ps(columns[half * 8 + c].add(p)) });
-            for (q, depth) in simd::transpose8(block).into_iter().enumerate() {
-                let out = &mut panel[(p + q) * NR + half * 8..(p + q) * NR + half * 8 + 8];
-                // SAFETY: `out` holds eight floats.
-                unsafe { _mm256_storeu_ps(out.as_mut_ptr(), depth) };
+        for group in (0..W).step_by(8) {
+            let count = 8.min(W - group);
+            let block = std::array::from_fn(|j| {
+                if j < count {
+                    // SAFETY: depths `p..p + 8` are inside each lane.
+                    unsafe { _mm256_loadu_ps(lanes[group + j].add(p)) }
+                } else {
+                    _mm256_setzero_ps()
+                }
+            });
+            for (d, values) in simd::transpose8(block).into_iter().enumerate() {
+                let mut all = [0f32; 8];
+                // SAFETY: `all` holds eight floats.
+                unsafe { _mm256_storeu_ps(all.as_mut_ptr(), values) };
+                let at = (p + d) * W + group;
+                panel[at..at + count].copy_from_slice(&all[..count]);
             }
         }
     }
-    for p in whole..kc {
-        for (c, column) in columns.iter().enumerate() {
-            // SAFETY: depth `p` is inside each column.
-            panel[p * NR + c] = unsafe { *column.add(p) };
+    for p in whole..depth {
+        for (j, lane) in lanes.iter().enumerate() {
+            // SAFETY: depth `p` is inside each lane.
+            panel[p * W + j] = unsafe { *lane.add(p) };
         }
     }
 }
 
 /// Never called: `has_kernel()` is false off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn pack_rows_transposed(_: Operand, _: usize, _: usize, _: &mut [f32]) {
-    unreachable!("the AVX2 packing runs only on x86-64")
-}
-
-/// Never called: `has_kernel()` is false off x86-64.
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn pack_columns_transposed(_: Operand, _: usize, _: usize, _: &mut [f32]) {
+unsafe fn pack_transposed<const W: usize>(_: Operand, _: usize, _: usize, _: &mut [f32]) {
     unreachable!("the AVX2 packing runs only on x86-64")
 }
 
@@ -539,7 +500,17 @@ mod tests {
         let mut out = vec![f32::NAN; m * ldc];
         // SAFETY: AVX2 and FMA are present; the operands and `out` cover
         // the problem.
-        unsafe { sgemm(m, n, k, a, b, out.as_mut_ptr(), ldc) };
+        unsafe {
+            sgemm(Product {
+                m,
+                n,
+                k,
+                a,
+                b,
+                dst: out.as_mut_ptr(),
+                ldc,
+            })
+        };
         for i in 0..m {
             for j in 0..n {
                 let want: f64 = (0..k)
@@ -607,11 +578,31 @@ mod tests {
         };
         let mut out = vec![0f32; 9 * 17];
         // SAFETY: as in `check`.
-        unsafe { sgemm(9, 17, 10, a, b, out.as_mut_ptr(), 17) };
+        unsafe {
+            sgemm(Product {
+                m: 9,
+                n: 17,
+                k: 10,
+                a,
+                b,
+                dst: out.as_mut_ptr(),
+                ldc: 17,
+            })
+        };
         assert!(out.iter().all(|&x| x == 45.0));
         let mut out = vec![1f32; 4];
         // SAFETY: k = 0 reads no operand.
-        unsafe { sgemm(2, 2, 0, a, b, out.as_mut_ptr(), 2) };
+        unsafe {
+            sgemm(Product {
+                m: 2,
+                n: 2,
+                k: 0,
+                a,
+                b,
+                dst: out.as_mut_ptr(),
+                ldc: 2,
+            })
+        };
         assert_eq!(out, [0.0; 4]);
     }
 }
