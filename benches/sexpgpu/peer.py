@@ -59,6 +59,12 @@ def main():
         a, b = rand(1024, 1024), rand(1024, 1024)
         print("matmul", median_ms(args.iters, lambda: a @ b))
 
+        # A transformer step's weight and input gradients (width 256, 2048
+        # tokens, a 1024-wide layer): products with a transposed operand.
+        x, dy, w = rand(2048, 256), rand(2048, 1024), rand(256, 1024)
+        print("matmul_wgrad", median_ms(args.iters, lambda: x.t() @ dy))
+        print("matmul_dgrad", median_ms(args.iters, lambda: dy @ w.t()))
+
         n = 16 << 20
         x, y = rand(n), rand(n)
         print("chain", median_ms(args.iters, lambda: chain(x, y)))

@@ -1,6 +1,7 @@
 //! Benchmark of the CPU backend against PyTorch on the CPU (same work, same
 //! thread count, in the same run) and against the reference executor:
-//! (a) a 1024x1024x1024 f32 matmul, (b) a 13-op fused elementwise chain on
+//! (a) a 1024x1024x1024 f32 matmul, and a transformer step's weight and
+//! input gradients (`x^T dy`, `dy w^T`), (b) a 13-op fused elementwise chain on
 //! 16M elements, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
 //! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu), (e) a 3x3
 //! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
@@ -54,6 +55,43 @@ fn matmul() -> Workload {
         key: "matmul",
         graph: g,
         args: vec![data(&[1024, 1024], 1), data(&[1024, 1024], 2)],
+    }
+}
+
+/// A transformer step's weight gradient `x^T @ dy` (`x` `[2048, 256]`,
+/// `dy` `[2048, 1024]`) or input gradient `dy @ w^T` (`w` `[256, 1024]`):
+/// products whose transposed operand is read through its view.
+fn matmul_transposed(weight_gradient: bool) -> Workload {
+    let mut g = Graph::new("matmul_transposed");
+    let dy = g.input("dy", Shape::from([2048, 1024]), DType::F32);
+    let (other, dims) = if weight_gradient {
+        (
+            g.input("x", Shape::from([2048, 256]), DType::F32),
+            [2048, 256],
+        )
+    } else {
+        (
+            g.input("w", Shape::from([256, 1024]), DType::F32),
+            [256, 1024],
+        )
+    };
+    let flipped = g.transpose(other, &[1, 0]).unwrap();
+    let c = if weight_gradient {
+        g.matmul(flipped, dy).unwrap()
+    } else {
+        g.matmul(dy, flipped).unwrap()
+    };
+    g.set_outputs(vec![c]);
+    let (name, key) = if weight_gradient {
+        ("matmul x^T dy [256,2048,1024]", "matmul_wgrad")
+    } else {
+        ("matmul dy w^T [2048,1024,256]", "matmul_dgrad")
+    };
+    Workload {
+        name,
+        key,
+        graph: g,
+        args: vec![data(&[2048, 1024], 6), data(&dims, 7)],
     }
 }
 
@@ -220,7 +258,15 @@ fn main() {
         .unwrap_or(10usize);
     let threads = CpuBackend::default_threads();
     println!("threads: {threads}, iterations: {iters} (median after one warm-up)");
-    let workloads = [matmul(), chain(), reduction(), mlp(), conv2d()];
+    let workloads = [
+        matmul(),
+        matmul_transposed(true),
+        matmul_transposed(false),
+        chain(),
+        reduction(),
+        mlp(),
+        conv2d(),
+    ];
     let peer_figures = if flag("--no-peer") {
         HashMap::new()
     } else {
