@@ -30,16 +30,6 @@ enum RegBuf {
 }
 
 impl RegBuf {
-    /// An empty register of `dtype`'s class (for comparing classes).
-    fn class(dtype: DType) -> RegBuf {
-        match dtype {
-            DType::F32 | DType::BF16 => RegBuf::F(Vec::new()),
-            DType::I32 => RegBuf::I(Vec::new()),
-            DType::I64 => RegBuf::L(Vec::new()),
-            DType::Bool => RegBuf::B(Vec::new()),
-        }
-    }
-
     fn new(dtype: DType) -> RegBuf {
         match dtype {
             DType::F32 | DType::BF16 => RegBuf::F(vec![0.0; TILE]),
@@ -239,10 +229,18 @@ impl Slots {
                 last_read[r.index()] = Some(i);
             }
         }
-        let pinned = |i: usize| {
-            i == kernel.result.index()
-                || matches!(kernel.instrs[i], Instr::Load { input, .. }
-                    if matches!(inputs.get(input), Some(Prepared::Splat(_))))
+        let splat = |i: usize| {
+            matches!(kernel.instrs[i], Instr::Load { input, .. }
+                if matches!(inputs.get(input), Some(Prepared::Splat(_))))
+        };
+        let pinned = |i: usize| i == kernel.result.index() || splat(i);
+        // bf16 values compute in f32 registers (`RegBuf::new`).
+        let class = |dtype: DType| {
+            if dtype == DType::BF16 {
+                DType::F32
+            } else {
+                dtype
+            }
         };
         let mut slots = Slots {
             of: vec![usize::MAX; count],
@@ -253,13 +251,11 @@ impl Slots {
             if in_place[i].is_some() {
                 continue;
             }
-            let class = std::mem::discriminant(&RegBuf::class(instr.dtype()));
             // A splat's register is filled once, before any tile, so it
             // must be one no earlier instruction writes.
-            let splat = pinned(i) && i != kernel.result.index();
-            let reusable = free.iter().position(|&s| {
-                !splat && std::mem::discriminant(&RegBuf::class(slots.dtypes[s])) == class
-            });
+            let reusable = free
+                .iter()
+                .position(|&s| !splat(i) && class(slots.dtypes[s]) == class(instr.dtype()));
             slots.of[i] = match reusable {
                 Some(at) => free.swap_remove(at),
                 None => {
