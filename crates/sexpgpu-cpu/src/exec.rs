@@ -123,8 +123,20 @@ impl Program {
     }
 
     /// Calls `f` with the CPU backend and the program's kept arena (a
-    /// concurrent run, finding the lock held, simply works in a fresh one).
-    fn with_cpu_arena<R>(&self, f: impl FnOnce(&CpuBackend, &mut Arena<CpuBackend>) -> R) -> R {
+    /// concurrent run, finding the lock held, simply works in a fresh one),
+    /// on a worker of the kernel threads' pool (`parallel::install`).
+    fn with_cpu_arena<R: Send>(
+        &self,
+        f: impl FnOnce(&CpuBackend, &mut Arena<CpuBackend>) -> R + Send,
+    ) -> R {
+        crate::cpu::install(self.threads, || self.with_cpu_arena_here(f))
+    }
+
+    /// `with_cpu_arena` on the calling thread.
+    fn with_cpu_arena_here<R>(
+        &self,
+        f: impl FnOnce(&CpuBackend, &mut Arena<CpuBackend>) -> R,
+    ) -> R {
         let backend = CpuBackend::new(self.threads);
         let mut arena = match self.cpu_arena.try_lock() {
             Ok(mut kept) => std::mem::take(&mut *kept),

@@ -22,6 +22,7 @@ use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor, TensorData};
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::plan::{Fill, FusedKernel};
 use crate::view::View;
+pub(crate) use parallel::install;
 use parallel::{for_chunks, MIN_PER_THREAD};
 use walk::{load, store};
 

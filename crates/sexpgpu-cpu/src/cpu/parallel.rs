@@ -3,8 +3,12 @@
 //! element. The threads are a persistent `rayon` pool per thread count,
 //! started on first use and kept for the process, so a kernel pays a
 //! wake-up, not a thread start (a training step runs hundreds of kernels).
-//! Idle workers sleep after a short spin, so a busy core is not starved.
-//! Small work stays on the calling thread. Knows no arithmetic.
+//! A program's run executes on one of the pool's workers (`install`), so
+//! each kernel forks its chunks from inside the pool and joins them there:
+//! the other workers, still spinning from the last kernel, take them at
+//! once, and the caller's thread is woken once per run rather than once per
+//! kernel. Idle workers sleep after a short spin, so a busy core is not
+//! starved. Small work stays on the calling thread. Knows no arithmetic.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -30,6 +34,26 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
             .unwrap_or_else(|error| panic!("cannot start {threads} kernel threads: {error}"));
         Box::leak(Box::new(pool))
     })
+}
+
+/// Runs `f` on a worker of the `threads` pool (directly when `threads` is
+/// 1 or the caller already is one), so the kernels it launches fork and join
+/// inside the pool (see the module doc).
+pub(crate) fn install<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    if threads <= 1 || rayon::current_thread_index().is_some() {
+        return f();
+    }
+    pool(threads).install(f)
+}
+
+/// Runs `body` in a scope of a pool with at least `n` workers: the pool the
+/// caller is a worker of (`install`), else the `n` pool.
+fn scope<'s>(n: usize, body: impl FnOnce(&rayon::Scope<'s>) + Send) {
+    if rayon::current_thread_index().is_some() && rayon::current_num_threads() >= n {
+        rayon::scope(body)
+    } else {
+        pool(n).scope(body)
+    }
 }
 
 /// Below this many elements (or multiply-adds) per thread, splitting costs
@@ -58,7 +82,7 @@ pub(crate) fn for_chunks<T: Send>(
     }
     let align = align.max(1);
     let chunk = len.div_ceil(n).div_ceil(align) * align;
-    pool(n).scope(|scope| {
+    scope(n, |scope| {
         let f = &f;
         let mut rest = out;
         let mut start = 0;
@@ -88,7 +112,7 @@ pub(crate) fn for_ranges(
         f(0..len);
         return;
     }
-    pool(n).scope(|scope| {
+    scope(n, |scope| {
         let f = &f;
         for t in 1..n {
             let range = t * chunk..((t + 1) * chunk).min(len);
@@ -114,7 +138,7 @@ pub(crate) fn map_ranges<R: Send>(
     let mut results: Vec<Option<R>> = (0..n).map(|_| None).collect();
     // A panicking kernel is a bug in this crate; the pool's scope re-raises
     // it on the caller's thread rather than hiding it.
-    pool(n).scope(|scope| {
+    scope(n, |scope| {
         let f = &f;
         for (t, slot) in results.iter_mut().enumerate() {
             let range = (t * chunk).min(len)..((t + 1) * chunk).min(len);
