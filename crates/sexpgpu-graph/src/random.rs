@@ -59,6 +59,36 @@ pub fn element_bits(key: [u32; 2], index: u64) -> [u32; 2] {
     threefry2x32(key, [(index >> 32) as u32, index as u32])
 }
 
+/// `element_bits` of the `N` elements from `first` on, as two arrays (each
+/// element's first and second word): the same rounds written lane by lane,
+/// so a kernel compiled for wide vectors runs `N` streams at once.
+#[inline(always)]
+pub fn element_bits_lanes<const N: usize>(key: [u32; 2], first: u64) -> ([u32; N], [u32; N]) {
+    let ks = [key[0], key[1], key[0] ^ key[1] ^ KEY_PARITY];
+    let mut x0 = [0u32; N];
+    let mut x1 = [0u32; N];
+    for (j, (a, b)) in x0.iter_mut().zip(x1.iter_mut()).enumerate() {
+        let index = first.wrapping_add(j as u64);
+        *a = ((index >> 32) as u32).wrapping_add(ks[0]);
+        *b = (index as u32).wrapping_add(ks[1]);
+    }
+    for group in 0..5u32 {
+        for &r in &ROTATIONS[(group % 2) as usize] {
+            for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
+                *a = a.wrapping_add(*b);
+                *b = b.rotate_left(r) ^ *a;
+            }
+        }
+        let i = group as usize + 1;
+        let (k0, k1) = (ks[i % 3], ks[(i + 1) % 3].wrapping_add(group + 1));
+        for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
+            *a = a.wrapping_add(k0);
+            *b = b.wrapping_add(k1);
+        }
+    }
+    (x0, x1)
+}
+
 /// 2^-24: the top 24 bits of a word make a float exactly representable in f32.
 const UNIT: f64 = 1.0 / (1u64 << 24) as f64;
 
@@ -133,6 +163,19 @@ mod tests {
             [0x243f_6a88, 0x85a3_08d3],
             expect!["c4923a9c 483df7a0"],
         );
+    }
+
+    #[test]
+    fn lanes_are_the_elements_bits() {
+        let key = stream_key(7, 3);
+        // Blocks inside the first 2^32 elements and across that boundary.
+        for first in [0, 5, (1u64 << 32) - 3, u64::MAX - 2] {
+            let (a, b) = element_bits_lanes::<8>(key, first);
+            for j in 0..8 {
+                let want = element_bits(key, first.wrapping_add(j as u64));
+                assert_eq!([a[j], b[j]], want, "element {first} + {j}");
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use half::bf16;
 use sexpgpu_graph::random::{
-    element_bits, largest_below, standard_normal, stream_key, unit_uniform,
+    element_bits, element_bits_lanes, largest_below, standard_normal, stream_key, unit_uniform,
 };
 use sexpgpu_graph::{DType, Scalar, TensorData};
 
@@ -16,6 +16,9 @@ use crate::plan::Fill;
 /// already pay for a thread.
 const RANDOM_PER_THREAD: usize = 1 << 12;
 
+/// Elements computed together: a block of the random streams' lanes.
+const BLOCK: usize = 64;
+
 pub(crate) fn run(threads: usize, fill: &Fill, seed: u64, out: &mut TensorData, len: usize) {
     match fill {
         Fill::Splat(value) => splat(out, len, *value),
@@ -23,35 +26,107 @@ pub(crate) fn run(threads: usize, fill: &Fill, seed: u64, out: &mut TensorData, 
             let stride: usize = dims[axis + 1..].iter().product();
             let dim = dims[*axis].max(1);
             let at = move |i: usize| ((i / stride.max(1)) % dim) as f64;
-            fill_f64(threads, out, len, 1 << 15, at);
+            fill_f64(threads, out, len, 1 << 15, each(at));
         }
         Fill::Normal { mean, std, stream } => {
             let key = stream_key(seed, *stream);
             let (mean, std) = (*mean, *std);
-            fill_f64(threads, out, len, RANDOM_PER_THREAD, move |i| {
+            let at = move |i: usize| {
                 f64::from((mean + std * standard_normal(element_bits(key, i as u64))) as f32)
-            });
+            };
+            fill_f64(threads, out, len, RANDOM_PER_THREAD, each(at));
         }
         Fill::Uniform { low, high, stream } => {
-            let key = stream_key(seed, *stream);
-            let (low, high) = (*low, *high);
-            let dtype = out.dtype();
-            let top = f64::from(largest_below(high, dtype));
-            fill_f64(threads, out, len, RANDOM_PER_THREAD, move |i| {
-                let x = low + (high - low) * unit_uniform(element_bits(key, i as u64));
-                // Round to the dtype first (bf16 through f32, like every
-                // bf16 result), then keep the range half-open as the
-                // reference does.
-                let rounded = match dtype {
-                    DType::BF16 => f64::from(bf16::from_f32(x as f32).to_f32()),
-                    _ => f64::from(x as f32),
-                };
-                if low < high && rounded >= high {
-                    top
-                } else {
-                    rounded
-                }
+            let draw = Uniform {
+                key: stream_key(seed, *stream),
+                low: *low,
+                high: *high,
+                top: f64::from(largest_below(*high, out.dtype())),
+                bf16: out.dtype() == DType::BF16,
+            };
+            fill_f64(threads, out, len, RANDOM_PER_THREAD, |start, block| {
+                draw.block(start, block)
             });
+        }
+    }
+}
+
+/// A block filler computing each element alone with `at`.
+fn each(at: impl Fn(usize) -> f64 + Sync) -> impl Fn(usize, &mut [f64; BLOCK]) + Sync {
+    move |start, block| {
+        for (j, v) in block.iter_mut().enumerate() {
+            *v = at(start + j);
+        }
+    }
+}
+
+/// A uniform stream's draws in `[low, high)`, rounded to the buffer's dtype.
+#[derive(Clone, Copy)]
+struct Uniform {
+    key: [u32; 2],
+    low: f64,
+    high: f64,
+    /// The largest value of the dtype below `high`.
+    top: f64,
+    bf16: bool,
+}
+
+impl Uniform {
+    /// The draws of elements `start..start + BLOCK`, with the widest
+    /// vectors the CPU has (every lane the scalar stream's element).
+    fn block(&self, start: usize, out: &mut [f64; BLOCK]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            unsafe { self.block_avx512(start, out) };
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { self.block_avx2(start, out) };
+            return;
+        }
+        self.block_lanes(start, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn block_avx512(&self, start: usize, out: &mut [f64; BLOCK]) {
+        self.block_lanes(start, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn block_avx2(&self, start: usize, out: &mut [f64; BLOCK]) {
+        self.block_lanes(start, out);
+    }
+
+    /// `low + (high - low) * u`, rounded to the dtype (bf16 through f32,
+    /// like every bf16 result), then kept below `high` as the reference
+    /// keeps the range half-open.
+    #[inline(always)]
+    fn block_lanes(&self, start: usize, out: &mut [f64; BLOCK]) {
+        let (words, _) = element_bits_lanes::<BLOCK>(self.key, start as u64);
+        let (low, high, top) = (self.low, self.high, self.top);
+        let keep_below = |rounded: f64| {
+            if low < high && rounded >= high {
+                top
+            } else {
+                rounded
+            }
+        };
+        let draws = out.iter_mut().zip(words);
+        if self.bf16 {
+            for (v, w) in draws {
+                let x = low + (high - low) * unit_uniform([w, 0]);
+                *v = keep_below(f64::from(bf16::from_f32(x as f32).to_f32()));
+            }
+        } else {
+            for (v, w) in draws {
+                let x = low + (high - low) * unit_uniform([w, 0]);
+                *v = keep_below(f64::from(x as f32));
+            }
         }
     }
 }
@@ -67,23 +142,33 @@ pub(crate) fn splat(out: &mut TensorData, len: usize, value: Scalar) {
     }
 }
 
-/// Fills element `i` with `at(i)`, an exact value of the dtype given as f64
-/// (floats already rounded to f32 as the reference stores them).
+/// Fills the elements block by block: `block(start, values)` gives the
+/// values of elements `start..start + BLOCK`, exact values of the dtype as
+/// f64 (floats already rounded to f32 as the reference stores them).
 fn fill_f64(
     threads: usize,
     out: &mut TensorData,
     len: usize,
     per_thread: usize,
-    at: impl Fn(usize) -> f64 + Sync,
+    block: impl Fn(usize, &mut [f64; BLOCK]) + Sync,
 ) {
     macro_rules! go {
         ($o:expr, |$x:ident| $conv:expr) => {
-            for_chunks(threads, &mut $o[..len], 1, per_thread, |start, chunk| {
-                for (j, slot) in chunk.iter_mut().enumerate() {
-                    let $x = at(start + j);
-                    *slot = $conv;
-                }
-            })
+            for_chunks(
+                threads,
+                &mut $o[..len],
+                BLOCK,
+                per_thread,
+                |start, chunk| {
+                    let mut values = [0.0; BLOCK];
+                    for (b, piece) in chunk.chunks_mut(BLOCK).enumerate() {
+                        block(start + b * BLOCK, &mut values);
+                        for (slot, &$x) in piece.iter_mut().zip(&values) {
+                            *slot = $conv;
+                        }
+                    }
+                },
+            )
         };
     }
     match out {
