@@ -1,6 +1,7 @@
 //! Batched matmul on the CPU. f32 goes through our AVX2 SGEMM (`sgemm`)
-//! on machines with AVX2 and FMA but no AVX-512, else through the `gemm`
-//! crate's SGEMM (its AVX-512 or plain kernels), reading both operands through their views (so transposed and
+//! on machines with AVX2 and FMA but no full-width AVX-512 (`sgemm::usable`),
+//! else through the `gemm` crate's SGEMM (its AVX-512 or plain kernels),
+//! reading both operands through their views (so transposed and
 //! batch-broadcast operands cost no copy), split over threads by batch or
 //! by rows of the output. bf16 is widened to f32, multiplied, and rounded
 //! once. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
