@@ -763,14 +763,7 @@ impl Lowerer<'_> {
                 return Ok(r);
             }
             let src = self.src(node)?;
-            fb.inputs.push(src);
-            let r = fb.push(
-                Instr::Load {
-                    input: fb.inputs.len() - 1,
-                    dtype: n.dtype,
-                },
-                None,
-            );
+            let r = fb.load(src, n.dtype);
             fb.loads.insert(node, r);
             return Ok(r);
         }
@@ -813,7 +806,11 @@ impl Lowerer<'_> {
             },
             _ => return Err(self.internal(node)),
         };
-        let r = fb.push(instr, Some(node));
+        // The root's instruction is always the last (`FusedKernel::result`).
+        let r = match fb.earlier(&instr) {
+            Some(r) if node != root => r,
+            _ => fb.push(instr, Some(node)),
+        };
         fb.regs.insert(node, r);
         Ok(r)
     }
@@ -828,6 +825,42 @@ struct FuseBuilder {
 }
 
 impl FuseBuilder {
+    /// The register of an earlier instruction equal to `instr` (the same
+    /// op on the same registers): a common subexpression, such as the two
+    /// equal products autodiff writes for the derivative of `x * x`, is
+    /// computed once. Reusing it changes no value.
+    fn earlier(&self, instr: &Instr) -> Option<Reg> {
+        if matches!(instr, Instr::Load { .. }) {
+            return None;
+        }
+        let at = self.instrs.iter().position(|earlier| earlier == instr)?;
+        Some(Reg(at as u32))
+    }
+
+    /// A load of `src`: a new input, or the load of an equal splat already
+    /// read (`full` nodes of one value, one register).
+    fn load(&mut self, src: Src, dtype: DType) -> Reg {
+        if let Src::Splat { .. } = src {
+            let same = self.inputs.iter().position(|s| *s == src);
+            let loaded = same.and_then(|input| {
+                self.instrs
+                    .iter()
+                    .position(|i| matches!(*i, Instr::Load { input: k, .. } if k == input))
+            });
+            if let Some(at) = loaded {
+                return Reg(at as u32);
+            }
+        }
+        self.inputs.push(src);
+        self.push(
+            Instr::Load {
+                input: self.inputs.len() - 1,
+                dtype,
+            },
+            None,
+        )
+    }
+
     fn push(&mut self, instr: Instr, node: Option<NodeId>) -> Reg {
         self.instrs.push(instr);
         self.nodes.push(node);

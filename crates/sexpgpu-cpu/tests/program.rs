@@ -139,3 +139,44 @@ fn a_value_two_loops_read_is_recomputed_in_each() {
     assert_eq!(plan.launches.len(), 2, "{}", program.describe());
     assert_eq!(plan.buffers.len(), 2, "{}", program.describe());
 }
+
+/// Equal instructions in one fused loop are computed once: the two
+/// products `g * x` autodiff writes for the derivative of `x * x`, and two
+/// `full` nodes of one value, share a register; the root stays the last
+/// instruction, and the results are the reference's bit for bit.
+#[test]
+fn common_subexpressions_of_a_fused_loop_are_computed_once() {
+    let mut g = Graph::new("square");
+    let x = g.input("x", Shape::from([3, 500]), DType::F32);
+    let dy = g.input("dy", Shape::from([3, 500]), DType::F32);
+    let half = |g: &mut Graph| {
+        g.full(Shape::from([3, 500]), Scalar::Float(0.5), DType::F32)
+            .unwrap()
+    };
+    let (h1, h2) = (half(&mut g), half(&mut g));
+    let left = g.binary(BinaryOp::Mul, dy, x).unwrap();
+    let right = g.binary(BinaryOp::Mul, dy, x).unwrap();
+    let left = g.binary(BinaryOp::Mul, left, h1).unwrap();
+    let right = g.binary(BinaryOp::Mul, right, h2).unwrap();
+    let dx = g.binary(BinaryOp::Add, left, right).unwrap();
+    g.set_outputs(vec![dx]);
+    expect![[r#"
+        program square (kernels 1, buffers 1, slots 1, fused nodes 4, arena 0 B)
+          slot s0 f32 x 1500 (5.9 KiB) output
+          k0 fused %8 -> b0 (s0) 1500 f32 <- arg dy, arg x, splat 0.5 f32
+              r0 = load 0 f32
+              r1 = load 1 f32
+              r2 = mul r0 r1 f32  ; %4
+              r3 = load 2 f32
+              r4 = mul r2 r3 f32  ; %6
+              r5 = add r4 r4 f32  ; %8
+          return b0
+    "#]]
+    .assert_eq(&compile(&g).unwrap().describe());
+    let mut rng = Rng::new(34);
+    let args = [
+        tensor(&mut rng, &[3, 500], DType::F32),
+        tensor(&mut rng, &[3, 500], DType::F32),
+    ];
+    check(&g, &args, common::Tol::Exact);
+}
