@@ -97,7 +97,9 @@ fn pick(
     Ok(())
 }
 
-/// `index`: whole rows, one per id.
+/// `index`: whole rows, one per id, each copied as one slice (an
+/// embedding lookup copies thousands of rows; a list of element positions
+/// would be eight bytes of index per element copied).
 pub(crate) fn index_rows(
     (table, offset): (&TensorData, usize),
     (id_buf, id_offset): (&TensorData, usize),
@@ -107,12 +109,34 @@ pub(crate) fn index_rows(
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
     let ids = ids(id_buf, id_offset, n_ids)?;
-    let mut picks = Vec::with_capacity(n_ids * row_len);
-    for &id in &ids {
-        let r = check_id("index", id, rows)?;
-        picks.extend(r * row_len..(r + 1) * row_len);
+    let starts = ids
+        .iter()
+        .map(|&id| Ok(check_id("index", id, rows)? * row_len))
+        .collect::<Result<Vec<usize>, ExecError>>()?;
+    macro_rules! go {
+        ($s:expr, $o:expr) => {{
+            let table = $s
+                .get(offset..offset + rows * row_len)
+                .ok_or_else(|| internal("an index table"))?;
+            let out = $o
+                .get_mut(..n_ids * row_len)
+                .ok_or_else(|| internal("an index output"))?;
+            if row_len > 0 {
+                for (row, &start) in out.chunks_exact_mut(row_len).zip(&starts) {
+                    row.copy_from_slice(&table[start..start + row_len]);
+                }
+            }
+        }};
     }
-    pick(table, offset, &picks, out)
+    match (table, out) {
+        (TensorData::F32(s), TensorData::F32(o)) => go!(s, o),
+        (TensorData::BF16(s), TensorData::BF16(o)) => go!(s, o),
+        (TensorData::I32(s), TensorData::I32(o)) => go!(s, o),
+        (TensorData::I64(s), TensorData::I64(o)) => go!(s, o),
+        (TensorData::Bool(s), TensorData::Bool(o)) => go!(s, o),
+        _ => return Err(error("index: dtypes differ".to_string())),
+    }
+    Ok(())
 }
 
 /// `gather`: single elements along `axis`.
