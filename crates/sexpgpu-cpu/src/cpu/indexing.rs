@@ -153,21 +153,27 @@ pub(crate) fn gather_along(
     pick(x, offset, &picks, out)
 }
 
-/// `base` (from `offset`, `out.len()` elements used) plus `values[j]` at
-/// `targets[j]`, floats accumulated in f64.
+/// `base` (`len` elements from `offset`) plus the values in runs: run `j`
+/// (`values[j * run..(j + 1) * run]`) adds at `targets[j]..targets[j] + run`
+/// (a row of `index-add`, or one element of `scatter-add` with `run` 1),
+/// floats accumulated in f64 in the order of `j`, as the reference does.
 pub(crate) fn add_at(
-    base: &TensorData,
-    offset: usize,
-    len: usize,
-    targets: &[usize],
-    values: &TensorData,
-    values_offset: usize,
+    (base, offset, len): (&TensorData, usize, usize),
+    (targets, run): (&[usize], usize),
+    (values, values_offset): (&TensorData, usize),
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
-    let n = targets.len();
-    if targets.iter().any(|&t| t >= len) {
+    let n = targets.len() * run;
+    if targets.iter().any(|&t| t + run > len) {
         return Err(internal("a scatter"));
     }
+    // Each run's target range and its values' range, in order.
+    let runs = || {
+        targets
+            .iter()
+            .enumerate()
+            .map(move |(j, &t)| (t..t + run, j * run..(j + 1) * run))
+    };
     macro_rules! float {
         ($b:expr, $v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
             let b = $b
@@ -177,8 +183,10 @@ pub(crate) fn add_at(
                 .get(values_offset..values_offset + n)
                 .ok_or_else(|| internal("a scatter"))?;
             let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();
-            for (&t, &x) in targets.iter().zip(v) {
-                acc[t] += f64::from($widen(x));
+            for (ts, vs) in runs() {
+                for (a, &x) in acc[ts].iter_mut().zip(&v[vs]) {
+                    *a += f64::from($widen(x));
+                }
             }
             for (o, a) in $o.iter_mut().zip(acc) {
                 *o = $narrow(a as f32);
@@ -194,8 +202,10 @@ pub(crate) fn add_at(
                 .get(values_offset..values_offset + n)
                 .ok_or_else(|| internal("a scatter"))?;
             $o[..len].copy_from_slice(b);
-            for (&t, &x) in targets.iter().zip(v) {
-                $o[t] = $o[t].wrapping_add(x);
+            for (ts, vs) in runs() {
+                for (o, &x) in $o[ts].iter_mut().zip(&v[vs]) {
+                    *o = o.wrapping_add(x);
+                }
             }
         }};
     }
@@ -217,7 +227,7 @@ pub(crate) fn add_at(
     Ok(())
 }
 
-/// `index-add`: targets of whole rows, one per id.
+/// `index-add`: the first element of each id's row (runs of `row_len`).
 pub(crate) fn row_targets(
     id_buf: &TensorData,
     id_offset: usize,
@@ -226,12 +236,9 @@ pub(crate) fn row_targets(
     row_len: usize,
 ) -> Result<Vec<usize>, ExecError> {
     let ids = ids(id_buf, id_offset, n_ids)?;
-    let mut targets = Vec::with_capacity(n_ids * row_len);
-    for &id in &ids {
-        let r = check_id("index-add", id, rows)?;
-        targets.extend(r * row_len..(r + 1) * row_len);
-    }
-    Ok(targets)
+    ids.iter()
+        .map(|&id| Ok(check_id("index-add", id, rows)? * row_len))
+        .collect()
 }
 
 /// `scatter-add`: targets along `axis`.

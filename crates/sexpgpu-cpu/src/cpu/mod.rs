@@ -282,7 +282,7 @@ impl Backend for CpuBackend {
         scatter: Scatter<'_, TensorData>,
         out: &mut TensorData,
     ) -> Result<(), ExecError> {
-        let (base, values, len, targets) = match scatter {
+        let (base, values, len, (targets, run)) = match scatter {
             Scatter::Rows {
                 base,
                 ids,
@@ -294,7 +294,10 @@ impl Backend for CpuBackend {
                 base,
                 values,
                 rows * row_len,
-                indexing::row_targets(ids.buf, ids.offset, n_ids, rows, row_len)?,
+                (
+                    indexing::row_targets(ids.buf, ids.offset, n_ids, rows, row_len)?,
+                    row_len,
+                ),
             ),
             Scatter::Along {
                 base,
@@ -307,16 +310,18 @@ impl Backend for CpuBackend {
                 base,
                 values,
                 base_dims.iter().product(),
-                indexing::along_scatter_targets(idx.buf, idx.offset, base_dims, idx_dims, axis)?,
+                (
+                    indexing::along_scatter_targets(
+                        idx.buf, idx.offset, base_dims, idx_dims, axis,
+                    )?,
+                    1,
+                ),
             ),
         };
         indexing::add_at(
-            base.buf,
-            base.offset,
-            len,
-            &targets,
-            values.buf,
-            values.offset,
+            (base.buf, base.offset, len),
+            (&targets, run),
+            (values.buf, values.offset),
             out,
         )
     }
