@@ -11,22 +11,40 @@ const KEY_PARITY: u32 = 0x1BD1_1BDA;
 
 /// Threefry-2x32, 20 rounds: encrypts `counter` under `key`.
 pub fn threefry2x32(key: [u32; 2], counter: [u32; 2]) -> [u32; 2] {
+    let ([a], [b]) = threefry2x32_lanes(key, [counter[0]], [counter[1]]);
+    [a, b]
+}
+
+/// Threefry-2x32 of `N` counters at once, lane by lane (each counter's
+/// two words in `hi[j]`, `lo[j]`), so a kernel compiled for wide vectors
+/// runs `N` streams at once; one lane is `threefry2x32`.
+#[inline(always)]
+fn threefry2x32_lanes<const N: usize>(
+    key: [u32; 2],
+    mut x0: [u32; N],
+    mut x1: [u32; N],
+) -> ([u32; N], [u32; N]) {
     let ks = [key[0], key[1], key[0] ^ key[1] ^ KEY_PARITY];
-    let mut x = [
-        counter[0].wrapping_add(ks[0]),
-        counter[1].wrapping_add(ks[1]),
-    ];
+    for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
+        *a = a.wrapping_add(ks[0]);
+        *b = b.wrapping_add(ks[1]);
+    }
     // Five groups of four rounds, each followed by a key injection.
     for group in 0..5u32 {
         for &r in &ROTATIONS[(group % 2) as usize] {
-            x[0] = x[0].wrapping_add(x[1]);
-            x[1] = x[1].rotate_left(r) ^ x[0];
+            for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
+                *a = a.wrapping_add(*b);
+                *b = b.rotate_left(r) ^ *a;
+            }
         }
         let i = group as usize + 1;
-        x[0] = x[0].wrapping_add(ks[i % 3]);
-        x[1] = x[1].wrapping_add(ks[(i + 1) % 3]).wrapping_add(group + 1);
+        let (k0, k1) = (ks[i % 3], ks[(i + 1) % 3].wrapping_add(group + 1));
+        for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
+            *a = a.wrapping_add(k0);
+            *b = b.wrapping_add(k1);
+        }
     }
-    x
+    (x0, x1)
 }
 
 /// The key of a run: the seed's high and low 32-bit halves.
@@ -60,33 +78,13 @@ pub fn element_bits(key: [u32; 2], index: u64) -> [u32; 2] {
 }
 
 /// `element_bits` of the `N` elements from `first` on, as two arrays (each
-/// element's first and second word): the same rounds written lane by lane,
-/// so a kernel compiled for wide vectors runs `N` streams at once.
+/// element's first and second word), computed lane by lane.
 #[inline(always)]
 pub fn element_bits_lanes<const N: usize>(key: [u32; 2], first: u64) -> ([u32; N], [u32; N]) {
-    let ks = [key[0], key[1], key[0] ^ key[1] ^ KEY_PARITY];
-    let mut x0 = [0u32; N];
-    let mut x1 = [0u32; N];
-    for (j, (a, b)) in x0.iter_mut().zip(x1.iter_mut()).enumerate() {
-        let index = first.wrapping_add(j as u64);
-        *a = ((index >> 32) as u32).wrapping_add(ks[0]);
-        *b = (index as u32).wrapping_add(ks[1]);
-    }
-    for group in 0..5u32 {
-        for &r in &ROTATIONS[(group % 2) as usize] {
-            for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
-                *a = a.wrapping_add(*b);
-                *b = b.rotate_left(r) ^ *a;
-            }
-        }
-        let i = group as usize + 1;
-        let (k0, k1) = (ks[i % 3], ks[(i + 1) % 3].wrapping_add(group + 1));
-        for (a, b) in x0.iter_mut().zip(x1.iter_mut()) {
-            *a = a.wrapping_add(k0);
-            *b = b.wrapping_add(k1);
-        }
-    }
-    (x0, x1)
+    let index = |j: usize| first.wrapping_add(j as u64);
+    let hi = std::array::from_fn(|j| (index(j) >> 32) as u32);
+    let lo = std::array::from_fn(|j| index(j) as u32);
+    threefry2x32_lanes(key, hi, lo)
 }
 
 /// 2^-24: the top 24 bits of a word make a float exactly representable in f32.

@@ -68,21 +68,32 @@ fn along_targets(
     Ok(out)
 }
 
-/// Copies `picks[j]` of `src` (from `offset`) to `out[j]`.
+/// Copies runs of `src` (from `offset`) to `out` in order: run `j` is the
+/// `run` elements from `starts[j]` (one element for `gather`, a row for
+/// `index`), written to `out[j * run..(j + 1) * run]`.
 fn pick(
     src: &TensorData,
     offset: usize,
-    picks: &[usize],
+    (starts, run): (&[usize], usize),
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
     macro_rules! go {
         ($s:expr, $o:expr) => {{
             let s = $s.get(offset..).ok_or_else(|| internal("a gather"))?;
-            if picks.iter().any(|&p| p >= s.len()) {
+            let o = $o
+                .get_mut(..starts.len() * run)
+                .ok_or_else(|| internal("a gather"))?;
+            if starts.iter().any(|&p| p + run > s.len()) {
                 return Err(internal("a gather"));
             }
-            for (o, &p) in $o.iter_mut().zip(picks) {
-                *o = s[p];
+            if run == 1 {
+                for (o, &p) in o.iter_mut().zip(starts) {
+                    *o = s[p];
+                }
+            } else if run > 1 {
+                for (o, &p) in o.chunks_exact_mut(run).zip(starts) {
+                    o.copy_from_slice(&s[p..p + run]);
+                }
             }
         }};
     }
@@ -97,9 +108,9 @@ fn pick(
     Ok(())
 }
 
-/// `index`: whole rows, one per id, each copied as one slice (an
-/// embedding lookup copies thousands of rows; a list of element positions
-/// would be eight bytes of index per element copied).
+/// `index`: whole rows, one per id, each copied as one run (an embedding
+/// lookup copies thousands of rows; a list of element positions would be
+/// eight bytes of index per element copied).
 pub(crate) fn index_rows(
     (table, offset): (&TensorData, usize),
     (id_buf, id_offset): (&TensorData, usize),
@@ -113,30 +124,7 @@ pub(crate) fn index_rows(
         .iter()
         .map(|&id| Ok(check_id("index", id, rows)? * row_len))
         .collect::<Result<Vec<usize>, ExecError>>()?;
-    macro_rules! go {
-        ($s:expr, $o:expr) => {{
-            let table = $s
-                .get(offset..offset + rows * row_len)
-                .ok_or_else(|| internal("an index table"))?;
-            let out = $o
-                .get_mut(..n_ids * row_len)
-                .ok_or_else(|| internal("an index output"))?;
-            if row_len > 0 {
-                for (row, &start) in out.chunks_exact_mut(row_len).zip(&starts) {
-                    row.copy_from_slice(&table[start..start + row_len]);
-                }
-            }
-        }};
-    }
-    match (table, out) {
-        (TensorData::F32(s), TensorData::F32(o)) => go!(s, o),
-        (TensorData::BF16(s), TensorData::BF16(o)) => go!(s, o),
-        (TensorData::I32(s), TensorData::I32(o)) => go!(s, o),
-        (TensorData::I64(s), TensorData::I64(o)) => go!(s, o),
-        (TensorData::Bool(s), TensorData::Bool(o)) => go!(s, o),
-        _ => return Err(error("index: dtypes differ".to_string())),
-    }
-    Ok(())
+    pick(table, offset, (&starts, row_len), out)
 }
 
 /// `gather`: single elements along `axis`.
@@ -150,7 +138,7 @@ pub(crate) fn gather_along(
 ) -> Result<(), ExecError> {
     let ids = ids(idx, idx_offset, idx_dims.iter().product())?;
     let picks = along_targets("gather", &ids, x_dims, idx_dims, axis)?;
-    pick(x, offset, &picks, out)
+    pick(x, offset, (&picks, 1), out)
 }
 
 /// `base` (`len` elements from `offset`) plus the values in runs: run `j`
