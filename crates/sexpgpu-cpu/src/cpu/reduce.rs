@@ -3,10 +3,13 @@
 //! shapes (reduce the last group: rows; reduce the first: columns) run in
 //! parallel, anything else in one ordered walk. Like the reference, float
 //! sums accumulate in f64 and are rounded once; integers wrap. Every
-//! pattern adds in the reference's order (bit-identical) except a sum over
-//! every axis, which folds per-thread partials in 8 f64 lanes, so it agrees
-//! with the reference to within the last bit of the f32 result (a different
-//! f64 rounding of the partial sums). `max` is exact.
+//! pattern adds in the reference's order (bit-identical) except two float
+//! sums: over every axis, which folds per-thread partials in 8 f64 lanes,
+//! and over leading axes (columns), which each thread folds for its own band
+//! of rows (reading the rows the previous kernel wrote on the same core)
+//! before the bands merge in order. Both agree with the reference to within
+//! the last bit of the f32 result (a different f64 rounding of the partial
+//! sums). `max` and integer sums are exact.
 
 use half::bf16;
 use sexpgpu_graph::{ExecError, ReduceOp, TensorData};
@@ -420,16 +423,21 @@ fn reduce<T: Widen, A: Accumulate<T>>(
                 },
             );
         }
-        // Columns: every row adds into all outputs, in row order.
+        // Columns: each thread adds a band of rows into partials of every
+        // output, in row order, and the partials merge in band order.
         [(rows, true), (cols, false)] => {
             let (rows, cols) = (*rows, *cols);
-            for_chunks(
-                threads,
-                &mut acc,
-                64,
-                (MIN_PER_THREAD / rows).max(1),
-                |start, chunk| fold_columns(xs, rows, cols, start, chunk),
-            );
+            let parts = map_ranges(threads, rows, (MIN_PER_THREAD / cols).max(1), |band| {
+                let mut part = vec![A::init(); cols];
+                let band_xs = &xs[band.start * cols..band.end * cols];
+                fold_columns(band_xs, band.len(), cols, 0, &mut part);
+                part
+            });
+            for part in parts {
+                for (a, p) in acc.iter_mut().zip(part) {
+                    *a = a.merge(p);
+                }
+            }
         }
         _ => general(xs, groups, &mut acc),
     }
@@ -584,16 +592,26 @@ fn general<T: Widen, A: Accumulate<T>>(xs: &[T], groups: &[(usize, bool)], acc: 
 mod tests {
     use super::*;
 
+    /// One thread adds every row in order; two threads each add half the
+    /// rows in order, and the halves merge first band first.
     #[test]
-    fn column_sums_add_rows_in_order() {
-        let (rows, cols) = (300, 70);
+    fn column_sums_add_each_band_of_rows_in_order() {
+        let (rows, cols) = (3001, 70);
         let xs: Vec<f32> = (0..rows * cols)
             .map(|i| ((i * 7919) % 1000) as f32 * 10f32.powi((i % 9) as i32 - 4))
             .collect();
+        let band_sum = |c: usize, band: std::ops::Range<usize>| {
+            band.fold(0f64, |acc, r| acc + f64::from(xs[r * cols + c]))
+        };
+        let half = rows.div_ceil(2);
         for threads in [1, 2] {
             let sums: Vec<SumF> = reduce(threads, &xs, &[(rows, true), (cols, false)]);
             for (c, sum) in sums.iter().enumerate() {
-                let want = (0..rows).fold(0f64, |acc, r| acc + f64::from(xs[r * cols + c]));
+                let want = if threads == 1 {
+                    band_sum(c, 0..rows)
+                } else {
+                    band_sum(c, 0..half) + band_sum(c, half..rows)
+                };
                 assert_eq!(
                     sum.0.to_bits(),
                     want.to_bits(),
