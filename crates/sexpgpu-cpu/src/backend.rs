@@ -74,12 +74,15 @@ pub trait Backend {
         shape: &Shape,
     ) -> Result<Tensor, ExecError>;
 
-    /// One loop over `len` output elements computing the fused chain.
+    /// One loop over `len` output elements computing the fused chain,
+    /// storing `kernel.result` to `out` and each of `kernel.side`'s
+    /// registers to the buffer of `side` at its position.
     fn fused(
         &self,
         kernel: &FusedKernel,
         inputs: &[Operand<'_, Self::Buffer>],
         out: &mut Self::Buffer,
+        side: &mut [Self::Buffer],
         len: usize,
     ) -> Result<(), ExecError>;
 

@@ -76,6 +76,16 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
     if let Step::Fused { kernel, .. } | Step::FusedReduce { kernel, .. } = &launch.step {
         write_fused(&mut out, kernel);
     }
+    if let Step::Fused { kernel, side, .. } = &launch.step {
+        for (reg, buf) in kernel.side.iter().zip(side) {
+            let info = &plan.buffers[buf.0 as usize];
+            let _ = writeln!(
+                out,
+                "      store r{} -> b{} (s{}) {} {}",
+                reg.0, buf.0, info.slot, info.len, info.dtype
+            );
+        }
+    }
     out
 }
 

@@ -10,7 +10,7 @@ use sexpgpu_graph::{ExecError, Tensor};
 
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::cpu::CpuBackend;
-use crate::plan::{Contig, Launch, Loc, Plan, SlotInfo, Src, Step};
+use crate::plan::{BufId, Contig, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
@@ -200,20 +200,28 @@ impl Program {
         let mut times = timed.then(|| Vec::with_capacity(plan.launches.len()));
         for launch in &plan.launches {
             let started = times.as_ref().map(|_| Instant::now());
-            let slot = plan.buffers[launch.out.0 as usize].slot;
-            let info = &plan.slots[slot];
-            let mut out = arena.buffer_for(backend, slot, info)?;
+            let slot_of = |b: BufId| plan.buffers[b.0 as usize].slot;
+            let slot = slot_of(launch.out);
+            let mut out = arena.buffer_for(backend, slot, &plan.slots[slot])?;
+            let mut side = launch
+                .side()
+                .iter()
+                .map(|&b| arena.buffer_for(backend, slot_of(b), &plan.slots[slot_of(b)]))
+                .collect::<Result<Vec<_>, _>>()?;
             let ctx = Ctx {
                 plan,
                 args: &args,
                 constants: &constants,
                 slots: &arena.slots,
             };
-            let result = ctx.launch(backend, launch, &mut out, seed);
+            let result = ctx.launch(backend, launch, &mut out, &mut side, seed);
             if let (Some(times), Some(started)) = (times.as_mut(), started) {
                 times.push(started.elapsed());
             }
             arena.slots[slot] = Some(out);
+            for (&b, buf) in launch.side().iter().zip(side) {
+                arena.slots[slot_of(b)] = Some(buf);
+            }
             result.map_err(|e| ExecError {
                 message: e.message,
                 node: e.node.or(Some(launch.node)),
@@ -336,14 +344,15 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
         backend: &B,
         launch: &'p Launch,
         out: &mut B::Buffer,
+        side: &mut [B::Buffer],
         seed: u64,
     ) -> Result<(), ExecError>
     where
         'p: 'a,
     {
         match &launch.step {
-            Step::Fused { kernel, inputs } => {
-                backend.fused(kernel, &self.operands(inputs)?, out, launch.len)
+            Step::Fused { kernel, inputs, .. } => {
+                backend.fused(kernel, &self.operands(inputs)?, out, side, launch.len)
             }
             Step::FusedReduce {
                 op,

@@ -69,6 +69,8 @@ struct Lowerer<'g> {
     /// The one-GEMM step of each of those whose operands fold
     /// (`fold_batch_sum`), taken by the sum that reads it.
     folded: HashMap<NodeId, Step>,
+    /// The loop root that stores each side output (`side_output_root`).
+    side: Vec<Option<NodeId>>,
 }
 
 /// Lowers `graph` to launches over logical buffers; slots are assigned
@@ -76,7 +78,7 @@ struct Lowerer<'g> {
 pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
     validate(graph)?;
     let needed = needed_nodes(graph);
-    let inline = choose_inline(graph, &needed);
+    let Inlining { inline, side } = choose_inline(graph, &needed);
     let summed = batch_summed_products(graph, &needed);
     let mut lw = Lowerer {
         graph,
@@ -88,6 +90,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         fused_nodes: inline.iter().filter(|&&i| i).count(),
         summed,
         folded: HashMap::new(),
+        side,
     };
     let arguments = graph.arguments();
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -233,7 +236,10 @@ const MAX_RECOMPUTE_LOOPS: usize = 3;
 /// which then recomputes it from `x` instead of reading it back). Anything
 /// read by a layout node or more groups is stored. A float `sum` or `max`
 /// counts as one group: it reduces the values as its loop computes them.
-fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
+///
+/// Also says which nodes are side outputs (`side_output_root`): stored, but
+/// computed inside the one loop that reads them, which stores them too.
+fn choose_inline(graph: &Graph, needed: &[bool]) -> Inlining {
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
         if needed[i] {
@@ -249,6 +255,7 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
     // The fused groups (by root) each elementwise node is computed in.
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); graph.len()];
     let mut inline = vec![false; graph.len()];
+    let mut side: Vec<Option<NodeId>> = vec![None; graph.len()];
     for i in (0..graph.len()).rev() {
         if !needed[i] || !is_elementwise(&graph.nodes()[i].op) {
             continue;
@@ -259,6 +266,12 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
             && readers
                 .iter()
                 .all(|&u| is_elementwise(&graph.nodes()[u].op) || reduces_float(graph, u));
+        if let Some(root) = side_output_root(graph, i, readers, &groups) {
+            inline[i] = true;
+            side[i] = Some(NodeId(root as u32));
+            groups[i] = vec![root];
+            continue;
+        }
         let mut home: Vec<usize> = Vec::new();
         if fusable {
             for &u in readers {
@@ -282,7 +295,45 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Vec<bool> {
             groups[i] = vec![i];
         }
     }
-    inline
+    Inlining { inline, side }
+}
+
+/// Which nodes fuse into their readers' loops (`choose_inline`).
+struct Inlining {
+    /// Computed inside the loops of the nodes that read it.
+    inline: Vec<bool>,
+    /// For a side output, the root of the loop that computes and stores it.
+    side: Vec<Option<NodeId>>,
+}
+
+/// The root of the fused loop that can store elementwise node `i` as a
+/// side output: `i` must be kept (a graph output, such as an optimizer's
+/// new moment), every reader elementwise and in that one loop (`groups`),
+/// whose root is an elementwise node of `i`'s shape. AdamW then updates a
+/// parameter and both moments in one pass instead of three.
+fn side_output_root(
+    graph: &Graph,
+    i: usize,
+    readers: &[usize],
+    groups: &[Vec<usize>],
+) -> Option<usize> {
+    let nodes = graph.nodes();
+    if !graph.outputs().iter().any(|o| o.index() == i) || readers.is_empty() {
+        return None;
+    }
+    let mut root = None;
+    for &u in readers {
+        if !is_elementwise(&nodes[u].op) {
+            return None;
+        }
+        match groups[u][..] {
+            [g] if root.is_none_or(|r| r == g) => root = Some(g),
+            _ => return None,
+        }
+    }
+    let root = root?;
+    (root != i && is_elementwise(&nodes[root].op) && nodes[root].shape == nodes[i].shape)
+        .then_some(root)
 }
 
 /// Whether node `u` is a `sum` or `max` of float values over trailing axes
@@ -429,10 +480,7 @@ impl Lowerer<'_> {
             Op::Broadcast | Op::Transpose { .. } | Op::Slice { .. } | Op::Reshape => {
                 return self.lower_layout(node)
             }
-            op if is_elementwise(op) => {
-                let (kernel, inputs) = self.fuse(id, inline)?;
-                Step::Fused { kernel, inputs }
-            }
+            op if is_elementwise(op) => return self.lower_fused(id, inline),
             Op::Reduce { op, axes, .. } if inline[node.inputs[0].index()] => {
                 let (kernel, inputs) = self.fuse(node.inputs[0], inline)?;
                 Step::FusedReduce {
@@ -451,6 +499,31 @@ impl Lowerer<'_> {
                 None => self.kernel_step(id, node)?,
             },
             _ => self.kernel_step(id, node)?,
+        };
+        Ok(Value::Stored(Loc::Buf(self.launch(id, step))))
+    }
+
+    /// The fused loop computing elementwise node `id`, storing its side
+    /// outputs too (each then stored in a buffer of its own).
+    fn lower_fused(&mut self, id: NodeId, inline: &[bool]) -> Result<Value, CompileError> {
+        let (mut kernel, inputs, regs) = self.fuse_with_regs(id, inline)?;
+        let mut side_nodes: Vec<(NodeId, Reg)> = regs
+            .into_iter()
+            .filter(|(n, _)| self.side[n.index()] == Some(id))
+            .collect();
+        side_nodes.sort_by_key(|&(n, _)| n);
+        let mut side = Vec::with_capacity(side_nodes.len());
+        for (node, reg) in side_nodes {
+            kernel.side.push(reg);
+            let n = self.graph.node(node);
+            let buf = self.new_buf(n.dtype, n.shape.numel());
+            self.values[node.index()] = Value::Stored(Loc::Buf(buf));
+            side.push(buf);
+        }
+        let step = Step::Fused {
+            kernel,
+            inputs,
+            side,
         };
         Ok(Value::Stored(Loc::Buf(self.launch(id, step))))
     }
@@ -729,6 +802,16 @@ impl Lowerer<'_> {
         root: NodeId,
         inline: &[bool],
     ) -> Result<(FusedKernel, Vec<Src>), CompileError> {
+        let (kernel, inputs, _) = self.fuse_with_regs(root, inline)?;
+        Ok((kernel, inputs))
+    }
+
+    /// `fuse`, with the register each computed node ended up in.
+    fn fuse_with_regs(
+        &mut self,
+        root: NodeId,
+        inline: &[bool],
+    ) -> Result<(FusedKernel, Vec<Src>, NodeRegs), CompileError> {
         let mut fb = FuseBuilder {
             instrs: Vec::new(),
             nodes: Vec::new(),
@@ -742,8 +825,10 @@ impl Lowerer<'_> {
                 instrs: fb.instrs,
                 nodes: fb.nodes,
                 result,
+                side: Vec::new(),
             },
             fb.inputs,
+            fb.regs,
         ))
     }
 
@@ -815,6 +900,9 @@ impl Lowerer<'_> {
         Ok(r)
     }
 }
+
+/// The register each node computed in a fused loop ended up in.
+type NodeRegs = HashMap<NodeId, Reg>;
 
 struct FuseBuilder {
     instrs: Vec<Instr>,

@@ -26,33 +26,37 @@ pub(crate) fn assign(plan: &mut Plan) {
     // Buffers that die after each launch.
     let mut dying: Vec<Vec<BufId>> = vec![Vec::new(); plan.launches.len()];
     for (t, launch) in plan.launches.iter().enumerate() {
-        let b = launch.out.0 as usize;
-        if !is_output[b] {
-            // A buffer nobody reads dies with the launch that wrote it.
-            dying[last_read[b].unwrap_or(t).max(t)].push(launch.out);
+        for written in launch.writes() {
+            let b = written.0 as usize;
+            if !is_output[b] {
+                // A buffer nobody reads dies with the launch that wrote it.
+                dying[last_read[b].unwrap_or(t).max(t)].push(written);
+            }
         }
     }
     let mut slots: Vec<SlotInfo> = Vec::new();
     let mut free: Vec<usize> = Vec::new();
     for (launch, dying_now) in plan.launches.iter().zip(&dying) {
-        let b = launch.out.0 as usize;
-        let (dtype, len) = (plan.buffers[b].dtype, plan.buffers[b].len);
-        let slot = if is_output[b] {
-            None
-        } else {
-            take_free(&mut free, &mut slots, dtype, len)
-        };
-        let slot = slot.unwrap_or_else(|| {
-            slots.push(SlotInfo {
-                dtype,
-                capacity: len,
-                output: is_output[b],
+        for written in launch.writes() {
+            let b = written.0 as usize;
+            let (dtype, len) = (plan.buffers[b].dtype, plan.buffers[b].len);
+            let slot = if is_output[b] {
+                None
+            } else {
+                take_free(&mut free, &mut slots, dtype, len)
+            };
+            let slot = slot.unwrap_or_else(|| {
+                slots.push(SlotInfo {
+                    dtype,
+                    capacity: len,
+                    output: is_output[b],
+                });
+                slots.len() - 1
             });
-            slots.len() - 1
-        });
-        plan.buffers[b].slot = slot;
-        // Freed only after this launch's output is placed, so a launch never
-        // writes the slot it is reading.
+            plan.buffers[b].slot = slot;
+        }
+        // Freed only after this launch's outputs are placed, so a launch
+        // never writes the slot it is reading, nor two outputs one slot.
         for dead in dying_now {
             free.push(plan.buffers[dead.0 as usize].slot);
         }

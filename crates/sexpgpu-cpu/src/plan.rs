@@ -126,6 +126,11 @@ pub struct FusedKernel {
     pub nodes: Vec<Option<NodeId>>,
     /// The register stored to the output (always the last instruction).
     pub result: Reg,
+    /// Registers also stored, each to a buffer of its own (`Step::Fused`'s
+    /// `side`): values that other launches or the caller read, computed in
+    /// this loop instead of a loop of their own (an optimizer's new moments
+    /// beside the new parameter). Empty in a fused reduction.
+    pub side: Vec<Reg>,
 }
 
 impl FusedKernel {
@@ -153,12 +158,15 @@ pub struct Contig {
     pub offset: usize,
 }
 
-/// One kernel launch. Every step writes exactly one buffer, `out`.
+/// One kernel launch. Every step writes one buffer, `out`; a fused loop
+/// may also write its side outputs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     Fused {
         kernel: FusedKernel,
         inputs: Vec<Src>,
+        /// The buffer of each of `kernel.side`'s registers, in order.
+        side: Vec<BufId>,
     },
     /// Each piece is written through its destination view of `out`
     /// (materialising a view, or one input of a `concat`).
@@ -306,8 +314,23 @@ pub struct Launch {
     pub step: Step,
     pub node: NodeId,
     pub out: BufId,
-    /// Elements written to `out`.
+    /// Elements written to `out` (and to each side output).
     pub len: usize,
+}
+
+impl Launch {
+    /// The side outputs a fused loop writes besides `out`.
+    pub fn side(&self) -> &[BufId] {
+        match &self.step {
+            Step::Fused { side, .. } => side,
+            _ => &[],
+        }
+    }
+
+    /// Every buffer the launch writes: `out`, then its side outputs.
+    pub fn writes(&self) -> impl Iterator<Item = BufId> + '_ {
+        std::iter::once(self.out).chain(self.side().iter().copied())
+    }
 }
 
 /// A logical buffer's type, size and arena slot.

@@ -7,7 +7,7 @@ mod common;
 use common::{accum_tol, check, tensor, Rng};
 use expect_test::expect;
 use sexpgpu_cpu::compile;
-use sexpgpu_graph::{execute, BinaryOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
+use sexpgpu_graph::{execute, BinaryOp, CompareOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
 
 /// `depth` layers of matmul then tanh: each layer's buffers die two
 /// kernels later, so the arena needs far fewer slots than buffers.
@@ -177,6 +177,63 @@ fn common_subexpressions_of_a_fused_loop_are_computed_once() {
     let args = [
         tensor(&mut rng, &[3, 500], DType::F32),
         tensor(&mut rng, &[3, 500], DType::F32),
+    ];
+    check(&g, &args, common::Tol::Exact);
+}
+
+/// An optimizer-like update: the new moment `m2` and the mask `up` are
+/// outputs that only the update's loop reads, so that one loop computes
+/// and stores them beside the new parameter (side outputs of any dtype),
+/// rather than three loops writing and reading them back. Large enough
+/// for the threads to split it.
+#[test]
+fn outputs_only_one_loop_reads_are_stored_by_that_loop() {
+    let dims = [300, 400];
+    let mut g = Graph::new("update");
+    let p = g.input("p", Shape::from(dims), DType::F32);
+    let grad = g.input("grad", Shape::from(dims), DType::F32);
+    let m = g.input("m", Shape::from(dims), DType::F32);
+    let m_kept = g.binary(BinaryOp::Mul, m, Scalar::Float(0.9)).unwrap();
+    let g_part = g.binary(BinaryOp::Mul, grad, Scalar::Float(0.1)).unwrap();
+    let m2 = g.binary(BinaryOp::Add, m_kept, g_part).unwrap();
+    let up = g.compare(CompareOp::Gt, m2, Scalar::Float(0.0)).unwrap();
+    let zero = g
+        .full(Shape::from(dims), Scalar::Float(0.0), DType::F32)
+        .unwrap();
+    let step = g.where_(up, m2, zero).unwrap();
+    let step = g.binary(BinaryOp::Mul, step, Scalar::Float(0.01)).unwrap();
+    let p2 = g.binary(BinaryOp::Sub, p, step).unwrap();
+    g.set_outputs(vec![p2, m2, up]);
+    expect![[r#"
+        program update (kernels 1, buffers 3, slots 3, fused nodes 6, arena 0 B)
+          slot s0 f32 x 120000 (468.8 KiB) output
+          slot s1 f32 x 120000 (468.8 KiB) output
+          slot s2 bool x 120000 (117.2 KiB) output
+          k0 fused %18 -> b2 (s0) 120000 f32 <- arg p, arg m, splat 0.8999999761581421 f32, arg grad, splat 0.10000000149011612 f32, splat 0.0 f32, splat 0.009999999776482582 f32
+              r0 = load 0 f32
+              r1 = load 1 f32
+              r2 = load 2 f32
+              r3 = mul r1 r2 f32  ; %5
+              r4 = load 3 f32
+              r5 = load 4 f32
+              r6 = mul r4 r5 f32  ; %8
+              r7 = add r3 r6 f32  ; %9
+              r8 = load 5 f32
+              r9 = gt r7 r8 bool  ; %12
+              r10 = where r9 r7 r8 f32  ; %14
+              r11 = load 6 f32
+              r12 = mul r10 r11 f32  ; %17
+              r13 = sub r0 r12 f32  ; %18
+              store r7 -> b0 (s1) 120000 f32
+              store r9 -> b1 (s2) 120000 bool
+          return b2, b0, b1
+    "#]]
+    .assert_eq(&compile(&g).unwrap().describe());
+    let mut rng = Rng::new(35);
+    let args = [
+        tensor(&mut rng, &dims, DType::F32),
+        tensor(&mut rng, &dims, DType::F32),
+        tensor(&mut rng, &dims, DType::F32),
     ];
     check(&g, &args, common::Tol::Exact);
 }

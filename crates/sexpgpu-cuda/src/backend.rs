@@ -154,12 +154,14 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Queues one kernel writing `out` from `inputs`.
+    /// Queues one kernel writing `out` (and a fused loop's `side`
+    /// outputs) from `inputs`.
     fn launch(
         &self,
         k: &Kernel,
         inputs: &[&DeviceBuffer],
         out: &mut CudaSlice<u8>,
+        side: &mut [DeviceBuffer],
         key: [u32; 2],
     ) -> Result<(), ExecError> {
         let (blocks, threads) = k.shape.dims();
@@ -171,10 +173,19 @@ impl CudaBackend {
         let stream = &self.device.stream;
         let mut b = stream.launch_builder(&f);
         let mut out = Some(out);
+        let mut side: Vec<Option<&mut CudaSlice<u8>>> =
+            side.iter_mut().map(|s| Some(s.mem_mut())).collect();
         for p in &k.params {
             match p {
                 Param::Out => {
                     let o = out.take().ok_or_else(|| failure("internal: two outputs"))?;
+                    b.arg(o);
+                }
+                Param::Side(i) => {
+                    let o = side
+                        .get_mut(*i)
+                        .and_then(Option::take)
+                        .ok_or_else(|| failure("internal: a missing side output"))?;
                     b.arg(o);
                 }
                 Param::Input(i) => {
@@ -213,12 +224,25 @@ impl CudaBackend {
         out: &mut DeviceBuffer,
         key: [u32; 2],
     ) -> Result<(), ExecError> {
+        self.run_with_side(step, len, inputs, out, &mut [], key)
+    }
+
+    /// `run` for a step that also writes side outputs (a fused loop's).
+    fn run_with_side(
+        &self,
+        step: &Step,
+        len: usize,
+        inputs: &[&DeviceBuffer],
+        out: &mut DeviceBuffer,
+        side: &mut [DeviceBuffer],
+        key: [u32; 2],
+    ) -> Result<(), ExecError> {
         let dtypes: Vec<DType> = inputs.iter().map(|b| b.dtype).collect();
         let code = self.code(step, out.dtype, len, &dtypes)?;
         match &*code {
             StepCode::Kernels(ks) => {
                 for k in ks {
-                    self.launch(k, inputs, out.mem_mut(), key)?;
+                    self.launch(k, inputs, out.mem_mut(), side, key)?;
                 }
                 Ok(())
             }
@@ -257,7 +281,7 @@ impl CudaBackend {
     ) -> Result<Option<DeviceBuffer>, ExecError> {
         let Some(pack) = &o.pack else { return Ok(None) };
         let mut scratch = self.alloc_buffer(buf.dtype, o.scratch)?;
-        self.launch(pack, &[buf], scratch.mem_mut(), [0, 0])?;
+        self.launch(pack, &[buf], scratch.mem_mut(), &mut [], [0, 0])?;
         Ok(Some(scratch))
     }
 
@@ -388,14 +412,18 @@ impl Backend for CudaBackend {
         kernel: &FusedKernel,
         inputs: &[Operand<'_, DeviceBuffer>],
         out: &mut DeviceBuffer,
+        side: &mut [DeviceBuffer],
         len: usize,
     ) -> Result<(), ExecError> {
         let (inputs, bufs) = sources(inputs);
+        // The side buffers are kernel arguments; their ids never enter
+        // the generated code.
         let step = Step::Fused {
             kernel: kernel.clone(),
             inputs,
+            side: Vec::new(),
         };
-        self.run(&step, len, &bufs, out, [0, 0])
+        self.run_with_side(&step, len, &bufs, out, side, [0, 0])
     }
 
     fn fused_reduce(

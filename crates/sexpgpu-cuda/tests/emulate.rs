@@ -255,8 +255,13 @@ fn run_plan(
     let mut consts: Vec<Mem> = plan.constants.iter().map(Mem::from_tensor).collect();
     let mut bufs: HashMap<u32, Mem> = HashMap::new();
     for (launch, code) in plan.launches.iter().zip(codes) {
-        let info = &plan.buffers[launch.out.0 as usize];
-        let mut out = Mem::new(info.dtype, info.len);
+        let new_mem = |b: sexpgpu_cpu::BufId| {
+            let info = &plan.buffers[b.0 as usize];
+            Mem::new(info.dtype, info.len)
+        };
+        let mut out = new_mem(launch.out);
+        let mut side: Vec<Mem> = launch.side().iter().map(|&b| new_mem(b)).collect();
+        let side_ptrs: Vec<*mut c_void> = side.iter_mut().map(Mem::ptr).collect();
         let inputs: Vec<*mut c_void> = launch
             .step
             .reads()
@@ -275,6 +280,7 @@ fn run_plan(
             for p in &k.params {
                 match p {
                     Param::Out => a.push(out),
+                    Param::Side(j) => a.push(side_ptrs[*j]),
                     Param::Input(j) => a.push(inputs[*j]),
                     Param::ErrorWord => a.push(err.as_mut_ptr().cast()),
                     Param::StreamKey => {
@@ -311,6 +317,9 @@ fn run_plan(
             return Err(format!("id {} out of range for {}", err[1] as i64, err[2]));
         }
         bufs.insert(launch.out.0, out);
+        for (&b, m) in launch.side().iter().zip(side) {
+            bufs.insert(b.0, m);
+        }
     }
     plan.outputs
         .iter()

@@ -144,48 +144,134 @@ fn prepare<'a>(
         .collect()
 }
 
+/// Computes `len` positions of `kernel` into `out`, and its side outputs
+/// (`FusedKernel::side`) into `side`.
 pub(crate) fn run(
     threads: usize,
     kernel: &FusedKernel,
     inputs: &[Operand<'_, TensorData>],
     out: &mut TensorData,
+    side: &mut [TensorData],
     len: usize,
 ) -> Result<(), ExecError> {
     let prepared = prepare(inputs, len)?;
     if out.len() < len {
         return Err(internal("a fused output buffer is too short"));
     }
+    let side = &side_outs(kernel, side, len)?;
     let prepared = &prepared;
     match out {
-        TensorData::F32(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+        TensorData::F32(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
             if let RegBuf::F(v) = r {
                 o.copy_from_slice(&v[..o.len()]);
             }
         }),
-        TensorData::BF16(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+        TensorData::BF16(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
             if let RegBuf::F(v) = r {
                 for (o, &x) in o.iter_mut().zip(v) {
                     *o = to_bf16_exact(x);
                 }
             }
         }),
-        TensorData::I32(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+        TensorData::I32(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
             if let RegBuf::I(v) = r {
                 o.copy_from_slice(&v[..o.len()]);
             }
         }),
-        TensorData::I64(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+        TensorData::I64(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
             if let RegBuf::L(v) = r {
                 o.copy_from_slice(&v[..o.len()]);
             }
         }),
-        TensorData::Bool(o) => chunks(threads, kernel, prepared, &mut o[..len], |r, o| {
+        TensorData::Bool(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
             if let RegBuf::B(v) = r {
                 o.copy_from_slice(&v[..o.len()]);
             }
         }),
     }
     Ok(())
+}
+
+/// Where one side output's tiles go: its buffer's first element. Threads
+/// share it, and each writes only the positions of its own chunk.
+#[derive(Clone, Copy)]
+enum SideOut {
+    F32(*mut f32),
+    BF16(*mut bf16),
+    I32(*mut i32),
+    I64(*mut i64),
+    Bool(*mut bool),
+}
+
+// SAFETY: a `SideOut` is only written through `SideOut::store`, at the
+// positions of the calling thread's chunk; chunks are disjoint.
+unsafe impl Send for SideOut {}
+unsafe impl Sync for SideOut {}
+
+impl SideOut {
+    /// Writes the register's first `n` values to positions `pos..pos + n`.
+    ///
+    /// # Safety
+    /// The buffer must hold `pos + n` elements (`side_outs` checks the
+    /// whole length) and no other thread may write these positions.
+    #[inline(always)]
+    unsafe fn store(self, reg: &RegBuf, pos: usize, n: usize) {
+        /// Positions `pos..pos + n` of the buffer at `p`.
+        ///
+        /// # Safety
+        /// As for `store`.
+        #[inline(always)]
+        unsafe fn tile<'t, T>(p: *mut T, pos: usize, n: usize) -> &'t mut [T] {
+            // SAFETY: the caller's contract.
+            unsafe { std::slice::from_raw_parts_mut(p.add(pos), n) }
+        }
+        // SAFETY (every `tile` call): the caller's contract.
+        match (self, reg) {
+            (SideOut::F32(p), RegBuf::F(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
+            (SideOut::BF16(p), RegBuf::F(v)) => {
+                for (o, &x) in unsafe { tile(p, pos, n) }.iter_mut().zip(&v[..n]) {
+                    *o = to_bf16_exact(x);
+                }
+            }
+            (SideOut::I32(p), RegBuf::I(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
+            (SideOut::I64(p), RegBuf::L(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
+            (SideOut::Bool(p), RegBuf::B(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
+            // `side_outs` checked every register's dtype against its buffer.
+            _ => {}
+        }
+    }
+}
+
+/// The side outputs' buffers, checked: one per side register, of its
+/// dtype, each holding `len` elements.
+fn side_outs(
+    kernel: &FusedKernel,
+    side: &mut [TensorData],
+    len: usize,
+) -> Result<Vec<SideOut>, ExecError> {
+    if side.len() != kernel.side.len() {
+        return Err(internal(
+            "a fused loop's side outputs do not match its kernel",
+        ));
+    }
+    kernel
+        .side
+        .iter()
+        .zip(side)
+        .map(|(reg, buf)| {
+            let dtype = kernel.instrs.get(reg.index()).map(Instr::dtype);
+            if buf.len() < len || dtype != Some(buf.dtype()) {
+                return Err(internal("a fused side output buffer does not fit"));
+            }
+            Ok(match buf {
+                TensorData::F32(v) => SideOut::F32(v.as_mut_ptr()),
+                TensorData::BF16(v) => SideOut::BF16(v.as_mut_ptr()),
+                TensorData::I32(v) => SideOut::I32(v.as_mut_ptr()),
+                TensorData::I64(v) => SideOut::I64(v.as_mut_ptr()),
+                TensorData::Bool(v) => SideOut::Bool(v.as_mut_ptr()),
+            })
+        })
+        .collect()
 }
 
 fn internal(message: &str) -> ExecError {
@@ -202,6 +288,9 @@ struct Loop<'k, 'a> {
     kernel: &'k FusedKernel,
     inputs: &'k [Prepared<'a>],
     in_place: &'k [Option<&'a [f32]>],
+    /// Where each of `kernel.side`'s registers is stored (none when the
+    /// values feed a reduction).
+    side: &'k [SideOut],
     slots: &'k Slots,
 }
 
@@ -219,8 +308,9 @@ struct Slots {
 impl Slots {
     /// Assigns registers in one pass: an instruction takes a free register
     /// of its class (or a new one), then frees those of the operands it
-    /// read last. Splat loads and the result keep theirs: splats are
-    /// filled once per thread, the result is stored after the tile.
+    /// read last. Splat loads, the result and side outputs keep theirs:
+    /// splats are filled once per thread, the others are stored after the
+    /// tile.
     fn new(kernel: &FusedKernel, inputs: &[Prepared<'_>], in_place: &[Option<&[f32]>]) -> Slots {
         let count = kernel.instrs.len();
         let mut last_read: Vec<Option<usize>> = vec![None; count];
@@ -233,7 +323,9 @@ impl Slots {
             matches!(kernel.instrs[i], Instr::Load { input, .. }
                 if matches!(inputs.get(input), Some(Prepared::Splat(_))))
         };
-        let pinned = |i: usize| i == kernel.result.index() || splat(i);
+        let pinned = |i: usize| {
+            i == kernel.result.index() || splat(i) || kernel.side.contains(&Reg(i as u32))
+        };
         // bf16 values compute in f32 registers (`RegBuf::new`).
         let class = |dtype: DType| {
             if dtype == DType::BF16 {
@@ -334,6 +426,7 @@ impl<'a> FusedValues<'a> {
             kernel,
             inputs: &self.inputs,
             in_place: &self.in_place,
+            side: &[],
             slots: &self.slots,
         };
         Evaluator {
@@ -384,6 +477,7 @@ fn chunks<T: Send>(
     threads: usize,
     kernel: &FusedKernel,
     inputs: &[Prepared<'_>],
+    side: &[SideOut],
     out: &mut [T],
     store: impl Fn(&RegBuf, &mut [T]) + Sync,
 ) {
@@ -393,6 +487,7 @@ fn chunks<T: Send>(
         kernel,
         inputs,
         in_place,
+        side,
         slots,
     };
     // Cheap instructions make a chunk worth a thread only when it is long.
@@ -418,6 +513,7 @@ fn run_chunk<T>(
         kernel,
         inputs,
         in_place,
+        side,
         slots,
     } = code;
     let mut at = 0;
@@ -445,6 +541,11 @@ fn run_chunk<T>(
             exec(&kernel.instrs[i], arg, out, inputs, pos, n);
         }
         store(&regs[slots.of[kernel.result.index()]], tile);
+        for (target, reg) in side.iter().zip(&kernel.side) {
+            // SAFETY: `side_outs` checked that every side buffer holds the
+            // kernel's `len` positions; this thread's chunk owns `pos..pos + n`.
+            unsafe { target.store(&regs[slots.of[reg.index()]], pos, n) };
+        }
         at += n;
     }
 }
@@ -746,6 +847,7 @@ mod tests {
             nodes: vec![None; instrs.len()],
             result: Reg(instrs.len() as u32 - 1),
             instrs,
+            side: Vec::new(),
         }
     }
 
@@ -784,7 +886,7 @@ mod tests {
             Operand::Splat(Scalar::Float(0.5), DType::F32),
         ];
         let mut out = TensorData::F32(vec![0.0; 2000]);
-        run(1, &kernel, &inputs, &mut out, 2000).unwrap();
+        run(1, &kernel, &inputs, &mut out, &mut [], 2000).unwrap();
         let TensorData::F32(out) = out else {
             unreachable!()
         };

@@ -164,9 +164,10 @@ impl Backend for CpuBackend {
         kernel: &FusedKernel,
         inputs: &[Operand<'_, TensorData>],
         out: &mut TensorData,
+        side: &mut [TensorData],
         len: usize,
     ) -> Result<(), ExecError> {
-        fused::run(self.threads, kernel, inputs, out, len)
+        fused::run(self.threads, kernel, inputs, out, side, len)
     }
 
     fn copy(

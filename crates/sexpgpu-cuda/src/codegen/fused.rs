@@ -25,11 +25,22 @@ pub fn generate(
     let ix = Index::for_extent(largest_extent(inputs, len));
     let element = element(kernel, inputs, ix)?;
     let mut params = vec![c::ptr_param(out_dtype, "out", true)];
-    params.extend(element.params);
     let mut order = vec![Param::Out];
-    order.extend(element.order);
     let mut body = element.body;
     let _ = writeln!(body, "out[p] = {};", c::narrow(out_dtype, &element.result));
+    // Side outputs: registers stored beside the result.
+    for (k, r) in kernel.side.iter().enumerate() {
+        let instr = kernel
+            .instrs
+            .get(r.index())
+            .ok_or_else(|| GenError::new("internal: a side output names no instruction"))?;
+        let dtype = instr.dtype();
+        params.push(c::ptr_param(dtype, &format!("side{k}"), true));
+        order.push(Param::Side(k));
+        let _ = writeln!(body, "side{k}[p] = {};", c::narrow(dtype, &reg(*r)));
+    }
+    params.extend(element.params);
+    order.extend(element.order);
     Ok((c::grid_kernel(&params, len, ix, &body), order))
 }
 

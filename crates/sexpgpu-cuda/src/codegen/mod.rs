@@ -60,6 +60,8 @@ impl std::error::Error for GenError {}
 pub enum Param {
     /// The step's output buffer (or a scratch buffer, for packing kernels).
     Out,
+    /// A fused loop's side output `k` (`FusedKernel::side`).
+    Side(usize),
     /// Operand `k` of the step, in the order `Step::reads` lists them
     /// (a fused kernel's splat inputs take no argument).
     Input(usize),
@@ -185,7 +187,7 @@ pub fn generate_step(
     };
     let grid = Shape::Grid { n: len };
     match step {
-        Step::Fused { kernel, inputs } => {
+        Step::Fused { kernel, inputs, .. } => {
             let typed = typed_inputs(inputs, &dtype_of);
             one(
                 "fused",

@@ -68,3 +68,20 @@ fn normal_fill_and_index_add() {
     expect_file!["snapshots/normal.cu"].assert_eq(&k[0]);
     expect_file!["snapshots/index_add.cu"].assert_eq(&k[1]);
 }
+
+/// A moment update read only by the parameter update: one kernel stores
+/// both (`side0` beside `out`), as AdamW's step does for its moments.
+#[test]
+fn fused_side_output() {
+    let mut g = Graph::new("snap");
+    let p = g.param("p", Shape::from([4, 8]), DType::F32);
+    let grad = g.input("g", Shape::from([4, 8]), DType::F32);
+    let m = g.input("m", Shape::from([4, 8]), DType::F32);
+    let kept = g.binary(BinaryOp::Mul, m, Scalar::Float(0.9)).unwrap();
+    let m2 = g.binary(BinaryOp::Add, kept, grad).unwrap();
+    let p2 = g.binary(BinaryOp::Sub, p, m2).unwrap();
+    g.set_outputs(vec![p2, m2]);
+    let k = kernels_of(&g);
+    assert_eq!(k.len(), 1, "one fused loop stores both");
+    expect_file!["snapshots/fused_side.cu"].assert_eq(&k[0]);
+}
