@@ -116,8 +116,13 @@ pub(crate) fn load<T: Copy, U>(
 /// Writes `values` to view positions `start..start + values.len()` of `dst`.
 pub(crate) fn store<T: Copy>(dst: &mut [T], view: &View, start: usize, values: &[T]) {
     for_runs(view, start, values.len(), |done, index, run, stride| {
-        for j in 0..run {
-            dst[index + j * stride] = values[done + j];
+        let values = &values[done..done + run];
+        if stride == 1 {
+            dst[index..index + run].copy_from_slice(values);
+        } else {
+            for (j, &v) in values.iter().enumerate() {
+                dst[index + j * stride] = v;
+            }
         }
     });
 }
