@@ -266,7 +266,7 @@ fn choose_inline(graph: &Graph, needed: &[bool]) -> Inlining {
             && readers
                 .iter()
                 .all(|&u| is_elementwise(&graph.nodes()[u].op) || reduces_float(graph, u));
-        if let Some(root) = side_output_root(graph, i, readers, &groups) {
+        if let Some(root) = side_output_root(graph, i, is_output[i], readers, &groups) {
             inline[i] = true;
             side[i] = Some(NodeId(root as u32));
             groups[i] = vec![root];
@@ -314,11 +314,12 @@ struct Inlining {
 fn side_output_root(
     graph: &Graph,
     i: usize,
+    is_output: bool,
     readers: &[usize],
     groups: &[Vec<usize>],
 ) -> Option<usize> {
     let nodes = graph.nodes();
-    if !graph.outputs().iter().any(|o| o.index() == i) || readers.is_empty() {
+    if !is_output || readers.is_empty() {
         return None;
     }
     let mut root = None;
@@ -482,7 +483,7 @@ impl Lowerer<'_> {
             }
             op if is_elementwise(op) => return self.lower_fused(id, inline),
             Op::Reduce { op, axes, .. } if inline[node.inputs[0].index()] => {
-                let (kernel, inputs) = self.fuse(node.inputs[0], inline)?;
+                let (kernel, inputs, _) = self.fuse(node.inputs[0], inline)?;
                 Step::FusedReduce {
                     op: *op,
                     kernel,
@@ -506,7 +507,7 @@ impl Lowerer<'_> {
     /// The fused loop computing elementwise node `id`, storing its side
     /// outputs too (each then stored in a buffer of its own).
     fn lower_fused(&mut self, id: NodeId, inline: &[bool]) -> Result<Value, CompileError> {
-        let (mut kernel, inputs, regs) = self.fuse_with_regs(id, inline)?;
+        let (mut kernel, inputs, regs) = self.fuse(id, inline)?;
         let mut side_nodes: Vec<(NodeId, Reg)> = regs
             .into_iter()
             .filter(|(n, _)| self.side[n.index()] == Some(id))
@@ -797,17 +798,8 @@ impl Lowerer<'_> {
 
     /// Builds the fused loop whose result is `root`: every inline node it
     /// reads becomes an instruction, every other node a load.
+    /// Also returns the register each computed node ended up in.
     fn fuse(
-        &mut self,
-        root: NodeId,
-        inline: &[bool],
-    ) -> Result<(FusedKernel, Vec<Src>), CompileError> {
-        let (kernel, inputs, _) = self.fuse_with_regs(root, inline)?;
-        Ok((kernel, inputs))
-    }
-
-    /// `fuse`, with the register each computed node ended up in.
-    fn fuse_with_regs(
         &mut self,
         root: NodeId,
         inline: &[bool],

@@ -161,33 +161,11 @@ pub(crate) fn run(
     let side = &side_outs(kernel, side, len)?;
     let prepared = &prepared;
     match out {
-        TensorData::F32(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
-            if let RegBuf::F(v) = r {
-                o.copy_from_slice(&v[..o.len()]);
-            }
-        }),
-        TensorData::BF16(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
-            if let RegBuf::F(v) = r {
-                for (o, &x) in o.iter_mut().zip(v) {
-                    *o = to_bf16_exact(x);
-                }
-            }
-        }),
-        TensorData::I32(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
-            if let RegBuf::I(v) = r {
-                o.copy_from_slice(&v[..o.len()]);
-            }
-        }),
-        TensorData::I64(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
-            if let RegBuf::L(v) = r {
-                o.copy_from_slice(&v[..o.len()]);
-            }
-        }),
-        TensorData::Bool(o) => chunks(threads, kernel, prepared, side, &mut o[..len], |r, o| {
-            if let RegBuf::B(v) = r {
-                o.copy_from_slice(&v[..o.len()]);
-            }
-        }),
+        TensorData::F32(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
+        TensorData::BF16(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
+        TensorData::I32(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
+        TensorData::I64(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
+        TensorData::Bool(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
     }
     Ok(())
 }
@@ -226,18 +204,67 @@ impl SideOut {
             unsafe { std::slice::from_raw_parts_mut(p.add(pos), n) }
         }
         // SAFETY (every `tile` call): the caller's contract.
-        match (self, reg) {
-            (SideOut::F32(p), RegBuf::F(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
-            (SideOut::BF16(p), RegBuf::F(v)) => {
-                for (o, &x) in unsafe { tile(p, pos, n) }.iter_mut().zip(&v[..n]) {
-                    *o = to_bf16_exact(x);
-                }
+        match self {
+            SideOut::F32(p) => f32::store_tile(reg, unsafe { tile(p, pos, n) }),
+            SideOut::BF16(p) => bf16::store_tile(reg, unsafe { tile(p, pos, n) }),
+            SideOut::I32(p) => i32::store_tile(reg, unsafe { tile(p, pos, n) }),
+            SideOut::I64(p) => i64::store_tile(reg, unsafe { tile(p, pos, n) }),
+            SideOut::Bool(p) => bool::store_tile(reg, unsafe { tile(p, pos, n) }),
+        }
+    }
+}
+
+/// An element type a tile's register is stored as: the register's values
+/// (bf16 from their exact f32), as many as `out` holds. A register of
+/// another class stores nothing (`side_outs` and the lowering match each
+/// register's dtype to its buffer).
+trait TileStore: Copy + Send {
+    fn store_tile(reg: &RegBuf, out: &mut [Self]);
+}
+
+impl TileStore for f32 {
+    #[inline(always)]
+    fn store_tile(reg: &RegBuf, out: &mut [f32]) {
+        if let RegBuf::F(v) = reg {
+            out.copy_from_slice(&v[..out.len()]);
+        }
+    }
+}
+
+impl TileStore for bf16 {
+    #[inline(always)]
+    fn store_tile(reg: &RegBuf, out: &mut [bf16]) {
+        if let RegBuf::F(v) = reg {
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = to_bf16_exact(x);
             }
-            (SideOut::I32(p), RegBuf::I(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
-            (SideOut::I64(p), RegBuf::L(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
-            (SideOut::Bool(p), RegBuf::B(v)) => unsafe { tile(p, pos, n) }.copy_from_slice(&v[..n]),
-            // `side_outs` checked every register's dtype against its buffer.
-            _ => {}
+        }
+    }
+}
+
+impl TileStore for i32 {
+    #[inline(always)]
+    fn store_tile(reg: &RegBuf, out: &mut [i32]) {
+        if let RegBuf::I(v) = reg {
+            out.copy_from_slice(&v[..out.len()]);
+        }
+    }
+}
+
+impl TileStore for i64 {
+    #[inline(always)]
+    fn store_tile(reg: &RegBuf, out: &mut [i64]) {
+        if let RegBuf::L(v) = reg {
+            out.copy_from_slice(&v[..out.len()]);
+        }
+    }
+}
+
+impl TileStore for bool {
+    #[inline(always)]
+    fn store_tile(reg: &RegBuf, out: &mut [bool]) {
+        if let RegBuf::B(v) = reg {
+            out.copy_from_slice(&v[..out.len()]);
         }
     }
 }
@@ -440,46 +467,34 @@ impl Evaluator<'_, '_> {
     /// Computes positions `start..start + out.len()` into `out` (bf16
     /// results as their exact f32 values).
     pub(crate) fn compute(&mut self, start: usize, out: &mut [f32]) {
-        let store = |r: &RegBuf, o: &mut [f32]| {
-            if let RegBuf::F(v) = r {
-                o.copy_from_slice(&v[..o.len()]);
-            }
-        };
-        dispatch(self.code, start, out, &mut self.regs, &store);
+        dispatch(self.code, start, out, &mut self.regs);
     }
 }
 
 /// Runs a chunk with the widest vectors the CPU has.
-fn dispatch<T>(
-    code: Loop<'_, '_>,
-    start: usize,
-    chunk: &mut [T],
-    regs: &mut [RegBuf],
-    store: &impl Fn(&RegBuf, &mut [T]),
-) {
+fn dispatch<T: TileStore>(code: Loop<'_, '_>, start: usize, chunk: &mut [T], regs: &mut [RegBuf]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F, checked just above.
-        unsafe { run_chunk_avx512(code, start, chunk, regs, store) };
+        unsafe { run_chunk_avx512(code, start, chunk, regs) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { run_chunk_avx2(code, start, chunk, regs, store) };
+        unsafe { run_chunk_avx2(code, start, chunk, regs) };
         return;
     }
-    run_chunk(code, start, chunk, regs, store);
+    run_chunk(code, start, chunk, regs);
 }
 
 /// Splits the output over threads; each thread owns its registers.
-fn chunks<T: Send>(
+fn chunks<T: TileStore>(
     threads: usize,
     kernel: &FusedKernel,
     inputs: &[Prepared<'_>],
     side: &[SideOut],
     out: &mut [T],
-    store: impl Fn(&RegBuf, &mut [T]) + Sync,
 ) {
     let in_place = &in_place_loads(kernel, inputs);
     let slots = &Slots::new(kernel, inputs, in_place);
@@ -493,7 +508,7 @@ fn chunks<T: Send>(
     // Cheap instructions make a chunk worth a thread only when it is long.
     for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
         let mut regs = registers(code);
-        dispatch(code, start, chunk, &mut regs, &store);
+        dispatch(code, start, chunk, &mut regs);
     });
 }
 
@@ -502,13 +517,7 @@ fn chunks<T: Send>(
 /// or 256-bit vectors; the arithmetic (no fused multiply-add) is the same
 /// in every copy.
 #[inline(always)]
-fn run_chunk<T>(
-    code: Loop<'_, '_>,
-    start: usize,
-    chunk: &mut [T],
-    regs: &mut [RegBuf],
-    store: &impl Fn(&RegBuf, &mut [T]),
-) {
+fn run_chunk<T: TileStore>(code: Loop<'_, '_>, start: usize, chunk: &mut [T], regs: &mut [RegBuf]) {
     let Loop {
         kernel,
         inputs,
@@ -540,7 +549,7 @@ fn run_chunk<T>(
             };
             exec(&kernel.instrs[i], arg, out, inputs, pos, n);
         }
-        store(&regs[slots.of[kernel.result.index()]], tile);
+        T::store_tile(&regs[slots.of[kernel.result.index()]], tile);
         for (target, reg) in side.iter().zip(&kernel.side) {
             // SAFETY: `side_outs` checked that every side buffer holds the
             // kernel's `len` positions; this thread's chunk owns `pos..pos + n`.
@@ -552,26 +561,24 @@ fn run_chunk<T>(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn run_chunk_avx2<T>(
+unsafe fn run_chunk_avx2<T: TileStore>(
     code: Loop<'_, '_>,
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
-    store: &impl Fn(&RegBuf, &mut [T]),
 ) {
-    run_chunk(code, start, chunk, regs, store)
+    run_chunk(code, start, chunk, regs)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn run_chunk_avx512<T>(
+unsafe fn run_chunk_avx512<T: TileStore>(
     code: Loop<'_, '_>,
     start: usize,
     chunk: &mut [T],
     regs: &mut [RegBuf],
-    store: &impl Fn(&RegBuf, &mut [T]),
 ) {
-    run_chunk(code, start, chunk, regs, store)
+    run_chunk(code, start, chunk, regs)
 }
 
 /// Runs one instruction over `n` elements of a tile starting at output

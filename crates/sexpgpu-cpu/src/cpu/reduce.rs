@@ -430,7 +430,7 @@ fn reduce<T: Widen, A: Accumulate<T>>(
             let parts = map_ranges(threads, rows, (MIN_PER_THREAD / cols).max(1), |band| {
                 let mut part = vec![A::init(); cols];
                 let band_xs = &xs[band.start * cols..band.end * cols];
-                fold_columns(band_xs, band.len(), cols, 0, &mut part);
+                fold_columns(band_xs, &mut part);
                 part
             });
             for part in parts {
@@ -444,48 +444,29 @@ fn reduce<T: Widen, A: Accumulate<T>>(
     acc
 }
 
-/// Adds every row's columns `start..start + acc.len()` into `acc`, rows in
+/// Adds every row of `xs` (rows as long as `acc`) into `acc`, rows in
 /// order (the reference's order), with the widest vectors the CPU has: a
 /// weight's bias gradient sums thousands of rows this way.
-fn fold_columns<T: Widen, A: Accumulate<T>>(
-    xs: &[T],
-    rows: usize,
-    cols: usize,
-    start: usize,
-    acc: &mut [A],
-) {
+fn fold_columns<T: Widen, A: Accumulate<T>>(xs: &[T], acc: &mut [A]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        unsafe { fold_columns_avx2(xs, rows, cols, start, acc) };
+        unsafe { fold_columns_avx2(xs, acc) };
         return;
     }
-    fold_columns_in_order(xs, rows, cols, start, acc);
+    fold_columns_in_order(xs, acc);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fold_columns_avx2<T: Widen, A: Accumulate<T>>(
-    xs: &[T],
-    rows: usize,
-    cols: usize,
-    start: usize,
-    acc: &mut [A],
-) {
-    fold_columns_in_order(xs, rows, cols, start, acc);
+unsafe fn fold_columns_avx2<T: Widen, A: Accumulate<T>>(xs: &[T], acc: &mut [A]) {
+    fold_columns_in_order(xs, acc);
 }
 
 /// `fold_columns`' loop, inlined into each vector width's copy.
 #[inline(always)]
-fn fold_columns_in_order<T: Widen, A: Accumulate<T>>(
-    xs: &[T],
-    rows: usize,
-    cols: usize,
-    start: usize,
-    acc: &mut [A],
-) {
-    for r in 0..rows {
-        let row = &xs[r * cols + start..r * cols + start + acc.len()];
+fn fold_columns_in_order<T: Widen, A: Accumulate<T>>(xs: &[T], acc: &mut [A]) {
+    for row in xs.chunks_exact(acc.len()) {
         for (a, &x) in acc.iter_mut().zip(row) {
             *a = a.add(x);
         }
