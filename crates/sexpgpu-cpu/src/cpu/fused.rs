@@ -222,14 +222,21 @@ trait TileStore: Copy + Send {
     fn store_tile(reg: &RegBuf, out: &mut [Self]);
 }
 
-impl TileStore for f32 {
-    #[inline(always)]
-    fn store_tile(reg: &RegBuf, out: &mut [f32]) {
-        if let RegBuf::F(v) = reg {
-            out.copy_from_slice(&v[..out.len()]);
+/// `TileStore` for a type its registers hold as they are.
+macro_rules! stored_as_is {
+    ($($t:ty => $class:ident),*) => {$(
+        impl TileStore for $t {
+            #[inline(always)]
+            fn store_tile(reg: &RegBuf, out: &mut [$t]) {
+                if let RegBuf::$class(v) = reg {
+                    out.copy_from_slice(&v[..out.len()]);
+                }
+            }
         }
-    }
+    )*};
 }
+
+stored_as_is!(f32 => F, i32 => I, i64 => L, bool => B);
 
 impl TileStore for bf16 {
     #[inline(always)]
@@ -238,33 +245,6 @@ impl TileStore for bf16 {
             for (o, &x) in out.iter_mut().zip(v) {
                 *o = to_bf16_exact(x);
             }
-        }
-    }
-}
-
-impl TileStore for i32 {
-    #[inline(always)]
-    fn store_tile(reg: &RegBuf, out: &mut [i32]) {
-        if let RegBuf::I(v) = reg {
-            out.copy_from_slice(&v[..out.len()]);
-        }
-    }
-}
-
-impl TileStore for i64 {
-    #[inline(always)]
-    fn store_tile(reg: &RegBuf, out: &mut [i64]) {
-        if let RegBuf::L(v) = reg {
-            out.copy_from_slice(&v[..out.len()]);
-        }
-    }
-}
-
-impl TileStore for bool {
-    #[inline(always)]
-    fn store_tile(reg: &RegBuf, out: &mut [bool]) {
-        if let RegBuf::B(v) = reg {
-            out.copy_from_slice(&v[..out.len()]);
         }
     }
 }
