@@ -41,7 +41,7 @@ pub enum Src {
 }
 
 /// A register of a fused kernel: the result of instruction `Reg.0`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Reg(pub u32);
 
 impl Reg {
@@ -53,7 +53,7 @@ impl Reg {
 /// One step of a fused elementwise loop. Every instruction writes its own
 /// register; `dtype` is the node's dtype (bf16 results are rounded to bf16
 /// after every instruction, as the reference rounds after every node).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Instr {
     /// Kernel input `input`, through its view, widened to the compute type.
     Load {

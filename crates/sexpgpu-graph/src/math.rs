@@ -8,21 +8,24 @@
 //! NaN stays NaN, `exp` overflows to infinity and underflows to 0, and
 //! `tanh` keeps the sign of zero and saturates at ±1.
 
+// The constants are public for the CPU backend's compiled kernels, which
+// repeat these functions' arithmetic instruction for instruction.
+
 /// 1 / ln 2.
-const LOG2_E: f32 = std::f32::consts::LOG2_E;
+pub const LOG2_E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 split in two, the high part with trailing zero bits so that
 /// `n * LN2_HI` is exact for the `n` that occur (|n| < 2^8).
-const LN2_HI: f32 = 0.693_145_75;
-const LN2_LO: f32 = 1.428_606_8e-6;
+pub const LN2_HI: f32 = 0.693_145_75;
+pub const LN2_LO: f32 = 1.428_606_8e-6;
 /// 1.5 * 2^23: adding it rounds an f32 of magnitude below 2^22 to an
 /// integer (ties to even) held in the low mantissa bits.
-const ROUNDER: f32 = 12_582_912.0;
+pub const ROUNDER: f32 = 12_582_912.0;
 
 /// e^r's Taylor coefficients 1/k! for k = 7 down to 0, highest first.
-const EXP_TAYLOR: [f32; 8] = inverse_factorials(0);
+pub const EXP_TAYLOR: [f32; 8] = inverse_factorials(0);
 /// (e^r - 1)/r's Taylor coefficients 1/(k+1)! for k = 7 down to 0,
 /// highest first.
-const EXPM1_TAYLOR: [f32; 8] = inverse_factorials(1);
+pub const EXPM1_TAYLOR: [f32; 8] = inverse_factorials(1);
 
 /// `1/(lowest + k)!` for k = N-1 down to 0, each one f32 division of 1 by
 /// the factorial, which is exact in f32 up to 13!.
@@ -62,6 +65,12 @@ fn pow2(n: i32) -> f32 {
     f32::from_bits(((n + 127) as u32) << 23)
 }
 
+/// Where `exp_f32` clamps its argument: below, the result is 0 even as a
+/// subnormal; above, it is infinite.
+pub const EXP_CLAMP: (f32, f32) = (-104.0, 89.0);
+/// Where `tanh_f32` clamps |x|: tanh 9 rounds to 1 in f32.
+pub const TANH_CLAMP: f32 = 9.0;
+
 /// e^x.
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
@@ -69,7 +78,7 @@ pub fn exp_f32(x: f32) -> f32 {
     // infinite. Clamping keeps n inside what the two scale factors cover.
     // (`max` and `min` drop a NaN; the NaN is restored at the end.)
     #[allow(clippy::manual_clamp)] // `clamp` keeps the NaN, which must not reach the bit arithmetic
-    let clamped = x.max(-104.0).min(89.0);
+    let clamped = x.max(EXP_CLAMP.0).min(EXP_CLAMP.1);
     let k = clamped * LOG2_E + ROUNDER;
     let n = k.to_bits() as i32 - ROUNDER.to_bits() as i32;
     let n_f = k - ROUNDER;
@@ -110,7 +119,7 @@ fn expm1_nonneg(y: f32) -> f32 {
 #[inline(always)]
 pub fn tanh_f32(x: f32) -> f32 {
     // tanh 9 rounds to 1 in f32; clamping keeps e^2|x| finite.
-    let a = x.abs().min(9.0);
+    let a = x.abs().min(TANH_CLAMP);
     let em1 = expm1_nonneg(2.0 * a);
     let t = em1 / (em1 + 2.0);
     if x.is_nan() {

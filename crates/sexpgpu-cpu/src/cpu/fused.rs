@@ -11,6 +11,7 @@
 use half::bf16;
 use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
 
+use super::jit::{self, Compiled, Input};
 use super::parallel::{for_chunks, MIN_PER_THREAD};
 use super::walk::load;
 use crate::backend::Operand;
@@ -36,6 +37,16 @@ impl RegBuf {
             DType::I32 => RegBuf::I(vec![0; TILE]),
             DType::I64 => RegBuf::L(vec![0; TILE]),
             DType::Bool => RegBuf::B(vec![false; TILE]),
+        }
+    }
+
+    /// Its first element, for compiled code.
+    fn as_ptr(&self) -> *const u8 {
+        match self {
+            RegBuf::F(v) => v.as_ptr() as *const u8,
+            RegBuf::I(v) => v.as_ptr() as *const u8,
+            RegBuf::L(v) => v.as_ptr() as *const u8,
+            RegBuf::B(v) => v.as_ptr() as *const u8,
         }
     }
 
@@ -88,11 +99,7 @@ fn in_place_loads<'a>(kernel: &FusedKernel, inputs: &[Prepared<'a>]) -> Vec<Opti
                 input,
                 dtype: DType::F32,
             } => match inputs.get(input) {
-                Some(Prepared::Mem(TensorData::F32(buf), view))
-                    if view.dims.len() == 1 && view.strides[0] == 1 =>
-                {
-                    buf.get(view.offset..)
-                }
+                Some(Prepared::Mem(buf, view)) => contiguous_f32(buf, view),
                 _ => None,
             },
             _ => None,
@@ -161,7 +168,10 @@ pub(crate) fn run(
     let side = &side_outs(kernel, side, len)?;
     let prepared = &prepared;
     match out {
-        TensorData::F32(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
+        TensorData::F32(o) => match compiled(kernel, prepared) {
+            Some(code) => compiled_chunks(threads, &code, prepared, side, &mut o[..len]),
+            None => chunks(threads, kernel, prepared, side, &mut o[..len]),
+        },
         TensorData::BF16(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
         TensorData::I32(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
         TensorData::I64(o) => chunks(threads, kernel, prepared, side, &mut o[..len]),
@@ -398,6 +408,8 @@ fn registers(code: Loop<'_, '_>) -> Vec<RegBuf> {
 pub(crate) struct Evaluator<'k, 'a> {
     code: Loop<'k, 'a>,
     regs: Vec<RegBuf>,
+    /// The kernel's machine code, where it has some, and its scratch.
+    compiled: Option<(&'k Compiled, Scratch)>,
 }
 
 /// A float kernel's prepared operands, shared by the threads' evaluators.
@@ -405,6 +417,7 @@ pub(crate) struct FusedValues<'a> {
     inputs: Vec<Prepared<'a>>,
     in_place: Vec<Option<&'a [f32]>>,
     slots: Slots,
+    compiled: Option<std::sync::Arc<Compiled>>,
 }
 
 impl<'a> FusedValues<'a> {
@@ -420,10 +433,12 @@ impl<'a> FusedValues<'a> {
         let inputs = prepare(inputs, len)?;
         let in_place = in_place_loads(kernel, &inputs);
         let slots = Slots::new(kernel, &inputs, &in_place);
+        let compiled = compiled(kernel, &inputs);
         Ok(FusedValues {
             inputs,
             in_place,
             slots,
+            compiled,
         })
     }
 
@@ -439,6 +454,10 @@ impl<'a> FusedValues<'a> {
         Evaluator {
             code,
             regs: registers(code),
+            compiled: self
+                .compiled
+                .as_deref()
+                .map(|c| (c, Scratch::new(&self.inputs, 0))),
         }
     }
 }
@@ -447,7 +466,10 @@ impl Evaluator<'_, '_> {
     /// Computes positions `start..start + out.len()` into `out` (bf16
     /// results as their exact f32 values).
     pub(crate) fn compute(&mut self, start: usize, out: &mut [f32]) {
-        dispatch(self.code, start, out, &mut self.regs);
+        match &mut self.compiled {
+            Some((code, scratch)) => scratch.run(code, self.code.inputs, &[], start, out),
+            None => dispatch(self.code, start, out, &mut self.regs),
+        }
     }
 }
 
@@ -490,6 +512,129 @@ fn chunks<T: TileStore>(
         let mut regs = registers(code);
         dispatch(code, start, chunk, &mut regs);
     });
+}
+
+/// The kernel's machine code for these operands (`jit.rs`), where the CPU
+/// and the kernel allow; `None` keeps the interpreter.
+fn compiled(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Option<std::sync::Arc<Compiled>> {
+    let mut kinds = vec![Input::Stream; inputs.len()];
+    for instr in &kernel.instrs {
+        let Instr::Load { input, dtype } = *instr else {
+            continue;
+        };
+        kinds[input] = match inputs.get(input)? {
+            Prepared::Splat(value) => Input::Splat(match dtype {
+                DType::Bool => u32::from(value.as_bool()),
+                _ => (value.as_f64() as f32).to_bits(),
+            }),
+            // The code reads f32 and bool streams of the load's dtype.
+            Prepared::Mem(buf, _) if buf.dtype() == dtype => Input::Stream,
+            Prepared::Mem(..) => return None,
+        };
+    }
+    jit::lookup(kernel, &kinds)
+}
+
+/// Splits the output over threads, each running the compiled code over
+/// its tiles with scratch of its own.
+fn compiled_chunks(
+    threads: usize,
+    code: &Compiled,
+    inputs: &[Prepared<'_>],
+    side: &[SideOut],
+    out: &mut [f32],
+) {
+    for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
+        Scratch::new(inputs, side.len()).run(code, inputs, side, start, chunk);
+    });
+}
+
+/// One thread's tile-sized buffers for compiled code: the tile of every
+/// input not read in place (strided views gathered, bool bytes copied, so
+/// the code's whole-vector bool reads stay inside), and of every bool side
+/// output, copied out after each tile.
+struct Scratch {
+    inputs: Vec<Option<RegBuf>>,
+    bool_side: Vec<Vec<bool>>,
+    srcs: Vec<*const u8>,
+    dsts: Vec<*mut u8>,
+}
+
+impl Scratch {
+    fn new(inputs: &[Prepared<'_>], sides: usize) -> Scratch {
+        Scratch {
+            inputs: inputs
+                .iter()
+                .map(|input| match input {
+                    Prepared::Mem(buf, view) if contiguous_f32(buf, view).is_none() => {
+                        Some(RegBuf::new(buf.dtype()))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            bool_side: vec![vec![false; TILE]; sides],
+            srcs: Vec::with_capacity(inputs.len()),
+            dsts: Vec::with_capacity(1 + sides),
+        }
+    }
+
+    /// Computes positions `start..start + out.len()` into `out` and `side`.
+    fn run(
+        &mut self,
+        code: &Compiled,
+        inputs: &[Prepared<'_>],
+        side: &[SideOut],
+        start: usize,
+        out: &mut [f32],
+    ) {
+        for (t, tile) in out.chunks_mut(TILE).enumerate() {
+            let (pos, n) = (start + t * TILE, tile.len());
+            self.srcs.clear();
+            for (input, scratch) in inputs.iter().zip(&mut self.inputs) {
+                self.srcs.push(match (input, scratch) {
+                    (Prepared::Mem(buf, view), Some(reg)) => {
+                        load_tile(buf, view, pos, reg, n);
+                        reg.as_ptr()
+                    }
+                    (Prepared::Mem(buf, view), None) => contiguous_f32(buf, view)
+                        .map_or(std::ptr::null(), |src| src[pos..].as_ptr() as *const u8),
+                    (Prepared::Splat(_), _) => std::ptr::null(),
+                });
+            }
+            self.dsts.clear();
+            self.dsts.push(tile.as_mut_ptr() as *mut u8);
+            for (target, scratch) in side.iter().zip(&mut self.bool_side) {
+                self.dsts.push(match *target {
+                    // SAFETY: `side_outs` checked the buffer holds every
+                    // position of the kernel; `pos` is one.
+                    SideOut::F32(p) => unsafe { p.add(pos) as *mut u8 },
+                    _ => scratch.as_mut_ptr() as *mut u8,
+                });
+            }
+            // SAFETY: every stream holds the tile's `n` positions from its
+            // pointer (`prepare` checked the views' extents; scratch holds
+            // TILE, a multiple of 16, for the bool reads and writes that
+            // round up); the result tile and side positions are this
+            // thread's own.
+            unsafe { code.run(&self.srcs, &self.dsts, n) };
+            for (target, scratch) in side.iter().zip(&self.bool_side) {
+                if let SideOut::Bool(p) = *target {
+                    // SAFETY: as for `SideOut::store`.
+                    unsafe { std::slice::from_raw_parts_mut(p.add(pos), n) }
+                        .copy_from_slice(&scratch[..n]);
+                }
+            }
+        }
+    }
+}
+
+/// An input's elements from its view's first on, where they are f32 in
+/// order (read in place by compiled code and by the interpreter).
+fn contiguous_f32<'a>(buf: &'a TensorData, view: &View) -> Option<&'a [f32]> {
+    match buf {
+        TensorData::F32(v) if view.dims.len() == 1 && view.strides[0] == 1 => v.get(view.offset..),
+        _ => None,
+    }
 }
 
 /// The tile loop of one thread's chunk. Always inlined, so that the
@@ -881,6 +1026,250 @@ mod tests {
             let c = 0.5f32;
             let want = ((((i as f32 * 0.25 + c) * c) + c) * c) + c;
             assert_eq!(got, want, "element {i}");
+        }
+    }
+
+    /// Values with every special case of the compiled code: NaN, ±0,
+    /// ±infinity, subnormals, the edges of `exp`'s and `tanh`'s clamps and
+    /// ties of `maximum`, then pseudo-random f32 bit patterns.
+    fn awkward_values(len: usize, seed: u32) -> Vec<f32> {
+        let mut bits = seed;
+        let specials = [
+            f32::NAN,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE / 4.0,
+            -104.5,
+            89.5,
+            9.0,
+            -9.5,
+            1e-8,
+            88.7,
+            -87.0,
+            0.5,
+        ];
+        (0..len)
+            .map(|i| match specials.get(i % 40) {
+                Some(&x) => x,
+                None => {
+                    bits ^= bits << 13;
+                    bits ^= bits >> 17;
+                    bits ^= bits << 5;
+                    // Exponents from 2^-20 to 2^11, both signs.
+                    f32::from_bits((bits & 0x807F_FFFF) | ((107 + (bits >> 23) % 32) << 23))
+                }
+            })
+            .collect()
+    }
+
+    /// The kernels the compiled code covers, each over inputs `x`, `y` (f32
+    /// streams), a splat and `m` (a bool stream): every unary function,
+    /// every binary operator with a stream and with a splat, every
+    /// comparison feeding `where` and a bool side output, and mask logic.
+    fn covered_kernels() -> Vec<FusedKernel> {
+        let f = DType::F32;
+        let load = |input, dtype| Instr::Load { input, dtype };
+        let loads = || vec![load(0, f), load(1, f), load(2, f), load(3, DType::Bool)];
+        let kernel = |instrs: Vec<Instr>, side: Vec<Reg>| FusedKernel {
+            nodes: vec![None; instrs.len()],
+            result: Reg(instrs.len() as u32 - 1),
+            instrs,
+            side,
+        };
+        let mut kernels = Vec::new();
+        for op in [
+            UnaryOp::Neg,
+            UnaryOp::Abs,
+            UnaryOp::Sqrt,
+            UnaryOp::Rsqrt,
+            UnaryOp::Exp,
+            UnaryOp::Tanh,
+        ] {
+            let mut instrs = loads();
+            instrs.push(Instr::Unary {
+                op,
+                x: Reg(0),
+                dtype: f,
+            });
+            kernels.push(kernel(instrs, vec![]));
+        }
+        for op in [
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Div,
+            BinaryOp::Maximum,
+            BinaryOp::Minimum,
+        ] {
+            for b in [1, 2] {
+                let mut instrs = loads();
+                instrs.push(Instr::Binary {
+                    op,
+                    a: Reg(0),
+                    b: Reg(b),
+                    dtype: f,
+                });
+                kernels.push(kernel(instrs, vec![]));
+            }
+        }
+        for op in [
+            CompareOp::Eq,
+            CompareOp::Ne,
+            CompareOp::Lt,
+            CompareOp::Le,
+            CompareOp::Gt,
+            CompareOp::Ge,
+        ] {
+            let mut instrs = loads();
+            instrs.push(Instr::Compare {
+                op,
+                a: Reg(0),
+                b: Reg(1),
+                dtype: f,
+            });
+            instrs.push(Instr::Binary {
+                op: BinaryOp::BitXor,
+                a: Reg(4),
+                b: Reg(3),
+                dtype: DType::Bool,
+            });
+            instrs.push(Instr::Where {
+                mask: Reg(5),
+                a: Reg(0),
+                b: Reg(2),
+                dtype: f,
+            });
+            kernels.push(kernel(instrs, vec![Reg(4), Reg(5)]));
+        }
+        // A longer chain whose values outlive several instructions.
+        let mut instrs = loads();
+        instrs.extend([
+            Instr::Binary {
+                op: BinaryOp::Mul,
+                a: Reg(0),
+                b: Reg(1),
+                dtype: f,
+            },
+            Instr::Unary {
+                op: UnaryOp::Tanh,
+                x: Reg(4),
+                dtype: f,
+            },
+            Instr::Compare {
+                op: CompareOp::Gt,
+                a: Reg(5),
+                b: Reg(2),
+                dtype: f,
+            },
+            Instr::Binary {
+                op: BinaryOp::BitAnd,
+                a: Reg(6),
+                b: Reg(3),
+                dtype: DType::Bool,
+            },
+            Instr::Binary {
+                op: BinaryOp::BitOr,
+                a: Reg(7),
+                b: Reg(6),
+                dtype: DType::Bool,
+            },
+            Instr::Unary {
+                op: UnaryOp::Exp,
+                x: Reg(1),
+                dtype: f,
+            },
+            Instr::Where {
+                mask: Reg(8),
+                a: Reg(9),
+                b: Reg(5),
+                dtype: f,
+            },
+            Instr::Binary {
+                op: BinaryOp::Sub,
+                a: Reg(10),
+                b: Reg(4),
+                dtype: f,
+            },
+        ]);
+        kernels.push(kernel(instrs, vec![Reg(4), Reg(8)]));
+        kernels
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn compiled_kernels_equal_the_interpreter_bit_for_bit() {
+        let compiles = std::arch::is_x86_feature_detected!("avx512f")
+            && std::env::var("SEXPGPU_JIT").map_or(true, |v| v != "0");
+        // Lengths with and without a partial last vector, one over two
+        // threads' minimum; `y` broadcast along rows (gathered per tile).
+        for len in [1, 15, 16, 37, 1040, 70_003] {
+            let x = TensorData::F32(awkward_values(len, 0x2545_F491));
+            let row = TensorData::F32(awkward_values(7, 0x1234_5678));
+            let m = TensorData::Bool((0..len).map(|i| i % 3 == 0).collect());
+            let y_view = if len % 7 == 0 {
+                View {
+                    offset: 0,
+                    dims: vec![len / 7, 7],
+                    strides: vec![0, 1],
+                }
+            } else {
+                View::contiguous(&[len])
+            };
+            let y = if len % 7 == 0 {
+                row
+            } else {
+                TensorData::F32(awkward_values(len, 99))
+            };
+            let inputs = [
+                Operand::Mem(&x, &View::contiguous(&[len])),
+                Operand::Mem(&y, &y_view),
+                Operand::Splat(Scalar::Float(-0.0), DType::F32),
+                Operand::Mem(&m, &View::contiguous(&[len])),
+            ];
+            let prepared = prepare(&inputs, len).unwrap();
+            for (k, kernel) in covered_kernels().iter().enumerate() {
+                let code = compiled(kernel, &prepared);
+                assert_eq!(code.is_some(), compiles, "kernel {k}: {kernel:?}");
+                let Some(code) = code else { continue };
+                let mut side_bufs: Vec<TensorData> = kernel
+                    .side
+                    .iter()
+                    .map(|r| match kernel.instrs[r.index()].dtype() {
+                        DType::Bool => TensorData::Bool(vec![false; len]),
+                        _ => TensorData::F32(vec![0.0; len]),
+                    })
+                    .collect();
+                let mut want_side = side_bufs.clone();
+                let mut got = vec![0.0f32; len];
+                let mut want = vec![0.0f32; len];
+                for threads in [1, 2] {
+                    let side = side_outs(kernel, &mut side_bufs, len).unwrap();
+                    compiled_chunks(threads, &code, &prepared, &side, &mut got);
+                    let side = side_outs(kernel, &mut want_side, len).unwrap();
+                    chunks(threads, kernel, &prepared, &side, &mut want);
+                    let same =
+                        |g: &f32, w: &f32| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+                    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                        assert!(
+                            same(g, w),
+                            "kernel {k}, len {len}, element {i}: {g:e} vs {w:e}; {kernel:?}"
+                        );
+                    }
+                    for (g, w) in side_bufs.iter().zip(&want_side) {
+                        let equal = match (g, w) {
+                            (TensorData::F32(g), TensorData::F32(w)) => {
+                                g.iter().zip(w).all(|(g, w)| same(g, w))
+                            }
+                            _ => g == w,
+                        };
+                        assert!(equal, "kernel {k}, len {len}: side outputs {g:?} vs {w:?}");
+                    }
+                }
+            }
         }
     }
 

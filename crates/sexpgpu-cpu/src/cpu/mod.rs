@@ -7,6 +7,32 @@ mod division;
 mod fill;
 mod fused;
 mod indexing;
+#[cfg(target_arch = "x86_64")]
+mod jit;
+/// Off x86-64 no kernel is compiled: every fused loop is interpreted.
+#[cfg(not(target_arch = "x86_64"))]
+mod jit {
+    use crate::plan::FusedKernel;
+
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    pub(crate) enum Input {
+        Stream,
+        Splat(u32),
+    }
+
+    /// Never built off x86-64.
+    pub(crate) enum Compiled {}
+
+    impl Compiled {
+        pub(crate) unsafe fn run(&self, _: &[*const u8], _: &[*mut u8], _: usize) {
+            match *self {}
+        }
+    }
+
+    pub(crate) fn lookup(_: &FusedKernel, _: &[Input]) -> Option<std::sync::Arc<Compiled>> {
+        None
+    }
+}
 mod matmul;
 mod parallel;
 mod reduce;
