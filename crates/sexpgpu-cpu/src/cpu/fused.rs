@@ -1088,6 +1088,7 @@ mod tests {
             UnaryOp::Rsqrt,
             UnaryOp::Exp,
             UnaryOp::Tanh,
+            UnaryOp::StopGradient,
         ] {
             let mut instrs = loads();
             instrs.push(Instr::Unary {

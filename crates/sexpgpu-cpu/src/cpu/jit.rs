@@ -10,7 +10,7 @@
 //! `sexpgpu_graph::math` step by step), so results are bit-identical.
 //!
 //! Covered: f32 and bool loads (streams and splats), `neg`, `abs`, `sqrt`,
-//! `rsqrt`, `exp`, `tanh`, the four arithmetic operators, `maximum`,
+//! `rsqrt`, `exp`, `tanh`, `stop-gradient`, the four arithmetic operators, `maximum`,
 //! `minimum`, comparisons, `where`, and `and`/`or`/`xor` of masks, with f32
 //! results and f32 or bool side outputs. Any other kernel (integers, bf16,
 //! casts, the rarer functions), a kernel needing more registers than the
@@ -199,6 +199,7 @@ fn covered(instr: &Instr) -> bool {
                         | UnaryOp::Rsqrt
                         | UnaryOp::Exp
                         | UnaryOp::Tanh
+                        | UnaryOp::StopGradient
                 )
         }
         Instr::Binary { op, dtype, .. } => match dtype {
@@ -545,6 +546,8 @@ impl<'k> Gen<'k> {
                 self.a.vdivps(d, d, T0)?;
             }
             UnaryOp::Exp => self.emit_exp(x, d)?,
+            // The identity when running (it only stops differentiation).
+            UnaryOp::StopGradient => self.a.vmovaps(d, x)?,
             // `covered` admits only these and tanh.
             _ => self.emit_tanh(x, d)?,
         }
