@@ -13,6 +13,11 @@ pub enum Operand<'a, B> {
     Mem(&'a B, &'a View),
     /// Already converted to `dtype` as the reference stores it.
     Splat(sexpgpu_graph::Scalar, DType),
+    /// The positions the launch writes to its target `k` (0: `out`, 1 + j:
+    /// side output `j`), each read before it is written: a fused loop
+    /// computing in place over an input whose buffer became that target
+    /// (`Step::Fused::in_place`). Only `fused` receives it.
+    Written(usize),
 }
 
 impl<B> Clone for Operand<'_, B> {
@@ -58,6 +63,13 @@ pub trait Backend {
 
     /// The host tensor's elements, on the device.
     fn upload(&self, tensor: &Tensor) -> Result<Self::Buffer, ExecError>;
+
+    /// The host tensor's elements as a buffer of this run's own, which a
+    /// fused loop may overwrite in place (`Program::run_owned`): the CPU
+    /// takes the tensor's memory as it is; a device uploads it.
+    fn adopt(&self, tensor: Tensor) -> Result<Self::Buffer, ExecError> {
+        self.upload(&tensor)
+    }
 
     /// The host tensor itself, when the device reads host memory directly
     /// (the CPU), so arguments and constants are never copied.

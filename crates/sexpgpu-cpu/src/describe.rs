@@ -76,13 +76,36 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
     if let Step::Fused { kernel, .. } | Step::FusedReduce { kernel, .. } = &launch.step {
         write_fused(&mut out, kernel);
     }
-    if let Step::Fused { kernel, side, .. } = &launch.step {
+    if let Step::Fused {
+        kernel,
+        side,
+        in_place,
+        inputs,
+    } = &launch.step
+    {
         for (reg, buf) in kernel.side.iter().zip(side) {
             let info = &plan.buffers[buf.0 as usize];
             let _ = writeln!(
                 out,
                 "      store r{} -> b{} (s{}) {} {}",
                 reg.0, buf.0, info.slot, info.len, info.dtype
+            );
+        }
+        for ip in in_place {
+            let reg = match ip.target.checked_sub(1) {
+                None => kernel.result,
+                Some(j) => kernel.side.get(j).copied().unwrap_or(kernel.result),
+            };
+            let owned = match inputs.get(ip.input) {
+                Some(Src::Mem {
+                    loc: Loc::Arg(_), ..
+                }) => " (when the run owns the argument)",
+                _ => "",
+            };
+            let _ = writeln!(
+                out,
+                "      r{} overwrites input {} in place{owned}",
+                reg.0, ip.input
             );
         }
     }

@@ -10,7 +10,7 @@ use sexpgpu_graph::{ExecError, Tensor};
 
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::cpu::CpuBackend;
-use crate::plan::{BufId, Contig, Launch, Loc, Plan, SlotInfo, Src, Step};
+use crate::plan::{BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
@@ -62,17 +62,22 @@ pub struct Program {
     cpu_arena: Mutex<Arena<CpuBackend>>,
 }
 
-/// An argument or constant: borrowed where the device reads host memory.
+/// An argument or constant: borrowed where the device reads host memory;
+/// owned when uploaded, or given to the run (`Program::run_owned`), and
+/// then possibly taken by a fused loop that overwrites it in place.
 enum Held<'t, T> {
     Borrowed(&'t T),
     Owned(T),
+    /// Overwritten in place by the launch that read it last (`InPlace`).
+    Taken,
 }
 
 impl<T> Held<'_, T> {
-    fn get(&self) -> &T {
+    fn get(&self) -> Option<&T> {
         match self {
-            Held::Borrowed(b) => b,
-            Held::Owned(o) => o,
+            Held::Borrowed(b) => Some(b),
+            Held::Owned(o) => Some(o),
+            Held::Taken => None,
         }
     }
 }
@@ -117,8 +122,10 @@ impl Program {
     /// Runs on the CPU backend with `args` (one per input and param node, in
     /// `Graph::arguments` order) and random streams folded from `seed`.
     pub fn run(&self, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>, ExecError> {
+        self.check_args(args)?;
         self.with_cpu_arena(|backend, arena| {
-            self.run_with(backend, arena, args, seed, profile::enabled())
+            let mut held = hold_all(backend, args)?;
+            self.run_with(backend, arena, &mut held, seed, profile::enabled())
         })
     }
 
@@ -153,12 +160,27 @@ impl Program {
     /// over, hold the next run's outputs (a training step's new parameters
     /// and optimizer state go where the old ones were, with no allocation,
     /// no zeroing and no copy of the arguments by the caller).
+    ///
+    /// A fused loop may also compute in place over an argument it is the
+    /// last to read (an optimizer's update writes the new parameter over
+    /// the old one), which a borrowed argument never allows.
     pub fn run_owned(&self, args: Vec<Tensor>, seed: u64) -> Result<Vec<Tensor>, ExecError> {
+        self.check_args(&args)?;
         self.with_cpu_arena(|backend, arena| {
-            let result = self.run_with(backend, arena, &args, seed, profile::enabled());
+            let mut held = args
+                .into_iter()
+                .map(|t| backend.adopt(t).map(Held::Owned))
+                .collect::<Result<Vec<_>, _>>()?;
+            let result = self.run_with(backend, arena, &mut held, seed, profile::enabled());
             // Spares the run did not use are dropped: at most one run's
             // arguments are kept.
-            arena.spare = args.into_iter().map(Tensor::into_data).collect();
+            arena.spare = held
+                .into_iter()
+                .filter_map(|h| match h {
+                    Held::Owned(buf) => Some(buf),
+                    _ => None,
+                })
+                .collect();
             result
         })
     }
@@ -173,7 +195,9 @@ impl Program {
     ) -> Result<Vec<Tensor>, ExecError> {
         // Launches on a device return before the kernel ends, so only the
         // CPU's runs (`run`) are timed.
-        self.run_with(backend, arena, args, seed, false)
+        self.check_args(args)?;
+        let mut held = hold_all(backend, args)?;
+        self.run_with(backend, arena, &mut held, seed, false)
     }
 
     /// `run_on`, adding each launch's time to the profile when `timed`.
@@ -181,16 +205,11 @@ impl Program {
         &self,
         backend: &B,
         arena: &mut Arena<B>,
-        args: &[Tensor],
+        args: &mut [Held<'_, B::Buffer>],
         seed: u64,
         timed: bool,
     ) -> Result<Vec<Tensor>, ExecError> {
         let plan = &self.plan;
-        self.check_args(args)?;
-        let args: Vec<Held<B::Buffer>> = args
-            .iter()
-            .map(|t| hold(backend, t))
-            .collect::<Result<_, _>>()?;
         let constants: Vec<Held<B::Buffer>> = plan
             .constants
             .iter()
@@ -201,20 +220,28 @@ impl Program {
         for launch in &plan.launches {
             let started = times.as_ref().map(|_| Instant::now());
             let slot_of = |b: BufId| plan.buffers[b.0 as usize].slot;
-            let slot = slot_of(launch.out);
-            let mut out = arena.buffer_for(backend, slot, &plan.slots[slot])?;
+            let (applied, mut from_args) = in_place_now(launch, args);
+            let mut target = |t: usize, b: BufId| match from_args[t].take() {
+                // The slot's buffer from an earlier run, if any, is
+                // replaced by the argument's.
+                Some(buf) => Ok(buf),
+                None => arena.buffer_for(backend, slot_of(b), &plan.slots[slot_of(b)]),
+            };
+            let mut out = target(0, launch.out)?;
             let mut side = launch
                 .side()
                 .iter()
-                .map(|&b| arena.buffer_for(backend, slot_of(b), &plan.slots[slot_of(b)]))
+                .enumerate()
+                .map(|(j, &b)| target(1 + j, b))
                 .collect::<Result<Vec<_>, _>>()?;
+            let slot = slot_of(launch.out);
             let ctx = Ctx {
                 plan,
-                args: &args,
+                args,
                 constants: &constants,
                 slots: &arena.slots,
             };
-            let result = ctx.launch(backend, launch, &mut out, &mut side, seed);
+            let result = ctx.launch(backend, launch, &applied, &mut out, &mut side, seed);
             if let (Some(times), Some(started)) = (times.as_mut(), started) {
                 times.push(started.elapsed());
             }
@@ -248,8 +275,23 @@ impl Program {
                         backend.download(buf, &output.shape)?
                     }
                 }
-                Loc::Arg(k) => backend.download_copy(args[k].get(), 0, &output.shape)?,
-                Loc::Const(k) => backend.download_copy(constants[k].get(), 0, &output.shape)?,
+                Loc::Arg(k) => {
+                    let buf = args.get(k).and_then(Held::get).ok_or_else(|| ExecError {
+                        message: "internal: an argument output was overwritten".to_string(),
+                        node: Some(output.node),
+                    })?;
+                    backend.download_copy(buf, 0, &output.shape)?
+                }
+                Loc::Const(k) => {
+                    let buf = constants
+                        .get(k)
+                        .and_then(Held::get)
+                        .ok_or_else(|| ExecError {
+                            message: "internal: a constant is missing".to_string(),
+                            node: Some(output.node),
+                        })?;
+                    backend.download_copy(buf, 0, &output.shape)?
+                }
             };
             results.push(tensor);
         }
@@ -289,6 +331,53 @@ impl Program {
     }
 }
 
+/// Every argument, held for a run (borrowed where the device reads host
+/// memory, else uploaded).
+fn hold_all<'t, B: Backend>(
+    backend: &B,
+    args: &'t [Tensor],
+) -> Result<Vec<Held<'t, B::Buffer>>, ExecError> {
+    args.iter().map(|t| hold(backend, t)).collect()
+}
+
+/// The in-place inputs `launch` uses in this run, and for each of its
+/// targets (0: `out`, 1 + j: side `j`) the argument buffer it takes over:
+/// a dying buffer's slot is the target's already (memory planning); an
+/// argument only when the run owns it (and it is then taken from `args`).
+fn in_place_now<T>(launch: &Launch, args: &mut [Held<'_, T>]) -> (Vec<InPlace>, Vec<Option<T>>) {
+    let mut taken: Vec<Option<T>> = launch.writes().map(|_| None).collect();
+    let Step::Fused {
+        inputs, in_place, ..
+    } = &launch.step
+    else {
+        return (Vec::new(), taken);
+    };
+    let mut applied = Vec::new();
+    for ip in in_place {
+        match inputs.get(ip.input) {
+            Some(Src::Mem {
+                loc: Loc::Buf(_), ..
+            }) => applied.push(*ip),
+            Some(Src::Mem {
+                loc: Loc::Arg(k), ..
+            }) => {
+                let Some(held) = args.get_mut(*k) else {
+                    continue;
+                };
+                if !matches!(held, Held::Owned(_)) || ip.target >= taken.len() {
+                    continue;
+                }
+                if let Held::Owned(buf) = std::mem::replace(held, Held::Taken) {
+                    taken[ip.target] = Some(buf);
+                    applied.push(*ip);
+                }
+            }
+            _ => {}
+        }
+    }
+    (applied, taken)
+}
+
 /// What a launch can read: arguments, constants and the other slots.
 struct Ctx<'p, 'a, B: Backend> {
     plan: &'p Plan,
@@ -300,8 +389,8 @@ struct Ctx<'p, 'a, B: Backend> {
 impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
     fn buf(&self, loc: Loc) -> Result<&'a B::Buffer, ExecError> {
         let found = match loc {
-            Loc::Arg(k) => self.args.get(k).map(Held::get),
-            Loc::Const(k) => self.constants.get(k).map(Held::get),
+            Loc::Arg(k) => self.args.get(k).and_then(Held::get),
+            Loc::Const(k) => self.constants.get(k).and_then(Held::get),
             Loc::Buf(b) => self
                 .plan
                 .buffers
@@ -343,6 +432,7 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
         &self,
         backend: &B,
         launch: &'p Launch,
+        in_place: &[InPlace],
         out: &mut B::Buffer,
         side: &mut [B::Buffer],
         seed: u64,
@@ -352,7 +442,15 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
     {
         match &launch.step {
             Step::Fused { kernel, inputs, .. } => {
-                backend.fused(kernel, &self.operands(inputs)?, out, side, launch.len)
+                let operands = inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, src)| match in_place.iter().find(|ip| ip.input == i) {
+                        Some(ip) => Ok(Operand::Written(ip.target)),
+                        None => self.operand(src),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                backend.fused(kernel, &operands, out, side, launch.len)
             }
             Step::FusedReduce {
                 op,

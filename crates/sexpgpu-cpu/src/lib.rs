@@ -32,7 +32,8 @@ pub use cpu::CpuBackend;
 pub use error::CompileError;
 pub use exec::{Arena, Program};
 pub use plan::{
-    BufId, Contig, Fill, FusedKernel, Instr, Launch, Loc, Output, Plan, Reg, SlotInfo, Src, Step,
+    BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc, Output, Plan, Reg, SlotInfo,
+    Src, Step,
 };
 pub use sexpgpu_graph::ExecError;
 pub use view::View;

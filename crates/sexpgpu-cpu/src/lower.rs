@@ -525,6 +525,7 @@ impl Lowerer<'_> {
             kernel,
             inputs,
             side,
+            in_place: Vec::new(),
         };
         Ok(Value::Stored(Loc::Buf(self.launch(id, step))))
     }

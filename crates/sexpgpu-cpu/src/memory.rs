@@ -2,11 +2,18 @@
 //! that writes it to the last launch that reads it, and buffers whose lives
 //! do not overlap share an arena slot (best fit from a free list by size,
 //! per dtype). Outputs get slots of their own, since they leave with the
-//! caller. Decides placement only; never allocates.
+//! caller, except that a fused loop may compute in place: a target of it
+//! takes the slot of an f32 input that dies there and that it reads
+//! position for position (`InPlace`), so the loop writes the lines it has
+//! just read instead of cold memory. Decides placement only; never
+//! allocates.
 
-use crate::plan::{BufId, Loc, Plan, SlotInfo};
+use sexpgpu_graph::DType;
 
-/// Fills in `plan.slots` and every buffer's slot.
+use crate::plan::{BufId, InPlace, Loc, Plan, SlotInfo, Src, Step};
+
+/// Fills in `plan.slots`, every buffer's slot and the fused loops'
+/// `in_place`.
 pub(crate) fn assign(plan: &mut Plan) {
     let n_bufs = plan.buffers.len();
     let mut last_read: Vec<Option<usize>> = vec![None; n_bufs];
@@ -34,12 +41,37 @@ pub(crate) fn assign(plan: &mut Plan) {
             }
         }
     }
+    let in_place: Vec<Vec<InPlace>> = (0..plan.launches.len())
+        .map(|t| in_place_inputs(plan, t, &last_read, &is_output))
+        .collect();
     let mut slots: Vec<SlotInfo> = Vec::new();
     let mut free: Vec<usize> = Vec::new();
-    for (launch, dying_now) in plan.launches.iter().zip(&dying) {
-        for written in launch.writes() {
+    for ((launch, dying_now), in_place) in plan.launches.iter().zip(&dying).zip(&in_place) {
+        // Buffers whose slot a target of this launch takes over.
+        let mut taken_over: Vec<BufId> = Vec::new();
+        for (target, written) in launch.writes().enumerate() {
             let b = written.0 as usize;
             let (dtype, len) = (plan.buffers[b].dtype, plan.buffers[b].len);
+            let dying_input = in_place
+                .iter()
+                .find(|ip| ip.target == target)
+                .and_then(|ip| match &launch.step {
+                    Step::Fused { inputs, .. } => match inputs.get(ip.input) {
+                        Some(Src::Mem {
+                            loc: Loc::Buf(input),
+                            ..
+                        }) => Some(*input),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+            if let Some(input) = dying_input {
+                let slot = plan.buffers[input.0 as usize].slot;
+                slots[slot].output |= is_output[b];
+                plan.buffers[b].slot = slot;
+                taken_over.push(input);
+                continue;
+            }
             let slot = if is_output[b] {
                 None
             } else {
@@ -58,10 +90,74 @@ pub(crate) fn assign(plan: &mut Plan) {
         // Freed only after this launch's outputs are placed, so a launch
         // never writes the slot it is reading, nor two outputs one slot.
         for dead in dying_now {
-            free.push(plan.buffers[dead.0 as usize].slot);
+            if !taken_over.contains(dead) {
+                free.push(plan.buffers[dead.0 as usize].slot);
+            }
         }
     }
     plan.slots = slots;
+    for (launch, found) in plan.launches.iter_mut().zip(in_place) {
+        if let Step::Fused { in_place, .. } = &mut launch.step {
+            *in_place = found;
+        }
+    }
+}
+
+/// The inputs launch `t` (a fused loop) may overwrite, one per target at
+/// most: f32, read through an identity view of the loop's positions by
+/// this input alone, and dying here (a buffer nothing later reads and no
+/// output, or an argument no other launch reads and no output).
+fn in_place_inputs(
+    plan: &Plan,
+    t: usize,
+    last_read: &[Option<usize>],
+    is_output: &[bool],
+) -> Vec<InPlace> {
+    let launch = &plan.launches[t];
+    let Step::Fused { inputs, .. } = &launch.step else {
+        return Vec::new();
+    };
+    let read_elsewhere = |k: usize| {
+        plan.launches
+            .iter()
+            .enumerate()
+            .any(|(u, other)| u != t && other.step.reads().contains(&Loc::Arg(k)))
+            || plan.outputs.iter().any(|o| o.loc == Loc::Arg(k))
+    };
+    let dies_here = |loc: Loc| match loc {
+        Loc::Buf(b) => {
+            let (b, info) = (b.0 as usize, &plan.buffers[b.0 as usize]);
+            !is_output[b] && last_read[b] == Some(t) && info.dtype == DType::F32
+        }
+        Loc::Arg(k) => {
+            let arg = &plan.arguments[k];
+            arg.dtype == DType::F32 && arg.shape.numel() == launch.len && !read_elsewhere(k)
+        }
+        Loc::Const(_) => false,
+    };
+    let mut found: Vec<InPlace> = Vec::new();
+    for (target, written) in launch.writes().enumerate() {
+        let info = &plan.buffers[written.0 as usize];
+        if info.dtype != DType::F32 || info.len != launch.len {
+            continue;
+        }
+        let candidate = inputs.iter().enumerate().position(|(i, src)| {
+            let Src::Mem { loc, view } = src else {
+                return false;
+            };
+            let identity = view.offset == 0 && view.is_contiguous() && view.numel() == launch.len;
+            let alone = inputs
+                .iter()
+                .filter(|other| matches!(other, Src::Mem { loc: l, .. } if l == loc))
+                .count()
+                == 1;
+            identity && alone && !found.iter().any(|f| f.input == i) && dies_here(*loc)
+        });
+        if let Some(input) = candidate {
+            found.push(InPlace { input, target });
+        }
+    }
+    found
 }
 
 /// The smallest free slot of `dtype` that holds `len` elements; failing

@@ -158,6 +158,19 @@ pub struct Contig {
     pub offset: usize,
 }
 
+/// A fused loop's input that it overwrites: the buffer of input `input`
+/// (read through an identity view of the loop's positions, by no other
+/// input) becomes target `target` (0: the result, 1 + j: side output `j`),
+/// since every position is read before it is written. The input is a
+/// buffer dying at this launch (memory planning shares its slot with the
+/// target), or an argument read by no other launch, which a run overwrites
+/// only when it owns the argument (`Program::run_owned`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InPlace {
+    pub input: usize,
+    pub target: usize,
+}
+
 /// One kernel launch. Every step writes one buffer, `out`; a fused loop
 /// may also write its side outputs.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,6 +180,8 @@ pub enum Step {
         inputs: Vec<Src>,
         /// The buffer of each of `kernel.side`'s registers, in order.
         side: Vec<BufId>,
+        /// Inputs overwritten in place (memory planning fills it).
+        in_place: Vec<InPlace>,
     },
     /// Each piece is written through its destination view of `out`
     /// (materialising a view, or one input of a `concat`).

@@ -330,25 +330,30 @@ impl CudaBackend {
 }
 
 /// The operands' buffers and the step's sources, splats kept in place.
-fn sources<'b>(ops: &[Operand<'b, DeviceBuffer>]) -> (Vec<Src>, Vec<&'b DeviceBuffer>) {
+/// (`fused` replaces a target read in place by a copy before it gets here;
+/// no other kernel receives one.)
+fn sources<'b>(
+    ops: &[Operand<'b, DeviceBuffer>],
+) -> Result<(Vec<Src>, Vec<&'b DeviceBuffer>), ExecError> {
     let mut bufs = Vec::new();
     let srcs = ops
         .iter()
         .map(|op| match op {
             Operand::Mem(buf, view) => {
                 bufs.push(*buf);
-                Src::Mem {
+                Ok(Src::Mem {
                     loc: HERE,
                     view: (*view).clone(),
-                }
+                })
             }
-            Operand::Splat(value, dtype) => Src::Splat {
+            Operand::Splat(value, dtype) => Ok(Src::Splat {
                 value: *value,
                 dtype: *dtype,
-            },
+            }),
+            Operand::Written(_) => Err(failure("internal: an in-place input reached a kernel")),
         })
-        .collect();
-    (srcs, bufs)
+        .collect::<Result<_, _>>()?;
+    Ok((srcs, bufs))
 }
 
 fn contig(d: &Dense<'_, DeviceBuffer>) -> Contig {
@@ -415,13 +420,48 @@ impl Backend for CudaBackend {
         side: &mut [DeviceBuffer],
         len: usize,
     ) -> Result<(), ExecError> {
-        let (inputs, bufs) = sources(inputs);
+        // A target read in place (`Operand::Written`): the generated loop
+        // reads each input through a pointer of its own, so the target's
+        // values are copied to a buffer first (a device-side copy).
+        let mut copies = Vec::new();
+        for op in inputs {
+            if let Operand::Written(t) = *op {
+                let target = match t.checked_sub(1) {
+                    None => &*out,
+                    Some(j) => side
+                        .get(j)
+                        .ok_or_else(|| failure("internal: an in-place input without its target"))?,
+                };
+                let n = len * element_size(target.dtype);
+                let mut copy = self.alloc_buffer(target.dtype, len)?;
+                if n > 0 {
+                    self.device
+                        .stream
+                        .memcpy_dtod(&target.mem().slice(..n), &mut copy.mem_mut().slice_mut(..n))
+                        .map_err(driver)?;
+                }
+                copies.push(copy);
+            }
+        }
+        let identity = View::contiguous(&[len]);
+        let mut copied = copies.iter();
+        let inputs: Vec<Operand<'_, DeviceBuffer>> = inputs
+            .iter()
+            .map(|op| match op {
+                Operand::Written(_) => copied
+                    .next()
+                    .map_or(*op, |copy| Operand::Mem(copy, &identity)),
+                _ => *op,
+            })
+            .collect();
+        let (inputs, bufs) = sources(&inputs)?;
         // The side buffers are kernel arguments; their ids never enter
         // the generated code.
         let step = Step::Fused {
             kernel: kernel.clone(),
             inputs,
             side: Vec::new(),
+            in_place: Vec::new(),
         };
         self.run_with_side(&step, len, &bufs, out, side, [0, 0])
     }
@@ -435,7 +475,7 @@ impl Backend for CudaBackend {
         axes: &[usize],
         out: &mut DeviceBuffer,
     ) -> Result<(), ExecError> {
-        let (inputs, bufs) = sources(inputs);
+        let (inputs, bufs) = sources(inputs)?;
         let step = Step::FusedReduce {
             op,
             kernel: kernel.clone(),
@@ -453,7 +493,7 @@ impl Backend for CudaBackend {
         out: &mut DeviceBuffer,
     ) -> Result<(), ExecError> {
         let ops: Vec<Operand<DeviceBuffer>> = pieces.iter().map(|(o, _)| *o).collect();
-        let (srcs, bufs) = sources(&ops);
+        let (srcs, bufs) = sources(&ops)?;
         let pieces = srcs
             .into_iter()
             .zip(pieces.iter().map(|(_, v)| (*v).clone()))

@@ -130,6 +130,9 @@ fn to_bf16_exact(x: f32) -> bf16 {
 enum Prepared<'a> {
     Mem(&'a TensorData, View),
     Splat(Scalar),
+    /// The positions of target `k` (0: the result, 1 + j: side output
+    /// `j`), read before the loop writes them (`Operand::Written`).
+    Written(usize),
 }
 
 /// Checks and prepares the operands of a kernel computing `len` values.
@@ -147,6 +150,7 @@ fn prepare<'a>(
                 Ok(Prepared::Mem(buf, view.collapsed()))
             }
             Operand::Splat(value, _) => Ok(Prepared::Splat(*value)),
+            Operand::Written(target) => Ok(Prepared::Written(*target)),
         })
         .collect()
 }
@@ -164,6 +168,13 @@ pub(crate) fn run(
     let prepared = prepare(inputs, len)?;
     if out.len() < len {
         return Err(internal("a fused output buffer is too short"));
+    }
+    let targets = 1 + side.len();
+    if prepared
+        .iter()
+        .any(|p| matches!(p, Prepared::Written(t) if *t >= targets))
+    {
+        return Err(internal("a fused loop reads a target it does not write"));
     }
     let side = &side_outs(kernel, side, len)?;
     let prepared = &prepared;
@@ -224,12 +235,43 @@ impl SideOut {
     }
 }
 
+impl SideOut {
+    /// Reads positions `pos..pos + n` into the register (an input the
+    /// loop overwrites in place), before the tile stores them.
+    ///
+    /// # Safety
+    /// As for `store`.
+    #[inline(always)]
+    unsafe fn read(self, reg: &mut RegBuf, pos: usize, n: usize) {
+        /// Positions `pos..pos + n` of the buffer at `p`.
+        ///
+        /// # Safety
+        /// As for `store`.
+        #[inline(always)]
+        unsafe fn tile<'t, T>(p: *mut T, pos: usize, n: usize) -> &'t [T] {
+            // SAFETY: the caller's contract.
+            unsafe { std::slice::from_raw_parts(p.add(pos), n) }
+        }
+        // SAFETY (every `tile` call): the caller's contract.
+        match self {
+            SideOut::F32(p) => f32::read_tile(unsafe { tile(p, pos, n) }, reg),
+            SideOut::BF16(p) => bf16::read_tile(unsafe { tile(p, pos, n) }, reg),
+            SideOut::I32(p) => i32::read_tile(unsafe { tile(p, pos, n) }, reg),
+            SideOut::I64(p) => i64::read_tile(unsafe { tile(p, pos, n) }, reg),
+            SideOut::Bool(p) => bool::read_tile(unsafe { tile(p, pos, n) }, reg),
+        }
+    }
+}
+
 /// An element type a tile's register is stored as: the register's values
 /// (bf16 from their exact f32), as many as `out` holds. A register of
 /// another class stores nothing (`side_outs` and the lowering match each
 /// register's dtype to its buffer).
 trait TileStore: Copy + Send {
     fn store_tile(reg: &RegBuf, out: &mut [Self]);
+    /// The reverse: `tile`'s values into the register (an input the loop
+    /// overwrites in place).
+    fn read_tile(tile: &[Self], reg: &mut RegBuf);
 }
 
 /// `TileStore` for a type its registers hold as they are.
@@ -240,6 +282,13 @@ macro_rules! stored_as_is {
             fn store_tile(reg: &RegBuf, out: &mut [$t]) {
                 if let RegBuf::$class(v) = reg {
                     out.copy_from_slice(&v[..out.len()]);
+                }
+            }
+
+            #[inline(always)]
+            fn read_tile(tile: &[$t], reg: &mut RegBuf) {
+                if let RegBuf::$class(v) = reg {
+                    v[..tile.len()].copy_from_slice(tile);
                 }
             }
         }
@@ -254,6 +303,15 @@ impl TileStore for bf16 {
         if let RegBuf::F(v) = reg {
             for (o, &x) in out.iter_mut().zip(v) {
                 *o = to_bf16_exact(x);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn read_tile(tile: &[bf16], reg: &mut RegBuf) {
+        if let RegBuf::F(v) = reg {
+            for (r, &x) in v.iter_mut().zip(tile) {
+                *r = x.to_f32();
             }
         }
     }
@@ -431,6 +489,11 @@ impl<'a> FusedValues<'a> {
             return Err(internal("a fused reduction of values that are not floats"));
         }
         let inputs = prepare(inputs, len)?;
+        if inputs.iter().any(|p| matches!(p, Prepared::Written(_))) {
+            return Err(internal(
+                "a fused reduction writes nothing to read in place",
+            ));
+        }
         let in_place = in_place_loads(kernel, &inputs);
         let slots = Slots::new(kernel, &inputs, &in_place);
         let compiled = compiled(kernel, &inputs);
@@ -530,9 +593,26 @@ fn compiled(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Option<std::sync::
             // The code reads f32 and bool streams of the load's dtype.
             Prepared::Mem(buf, _) if buf.dtype() == dtype => Input::Stream,
             Prepared::Mem(..) => return None,
+            // Targets are f32 where memory planning computes in place;
+            // the driver passes only f32 targets (`Scratch::run`).
+            Prepared::Written(target) if dtype == DType::F32 && f32_target(kernel, *target) => {
+                Input::Stream
+            }
+            Prepared::Written(_) => return None,
         };
     }
     jit::lookup(kernel, &kinds)
+}
+
+/// Whether target `k` of the kernel (0: the result, 1 + j: side output `j`)
+/// holds f32.
+fn f32_target(kernel: &FusedKernel, target: usize) -> bool {
+    let reg = match target.checked_sub(1) {
+        None => Some(kernel.result),
+        Some(j) => kernel.side.get(j).copied(),
+    };
+    reg.and_then(|r| kernel.instrs.get(r.index()))
+        .is_some_and(|instr| instr.dtype() == DType::F32)
 }
 
 /// Splits the output over threads, each running the compiled code over
@@ -598,6 +678,14 @@ impl Scratch {
                     }
                     (Prepared::Mem(buf, view), None) => contiguous_f32(buf, view)
                         .map_or(std::ptr::null(), |src| src[pos..].as_ptr() as *const u8),
+                    // A target read in place: its tile, read by the code
+                    // before it writes it (`compiled` admits f32 ones).
+                    (Prepared::Written(0), _) => tile.as_ptr() as *const u8,
+                    (&Prepared::Written(k), _) => match side.get(k - 1) {
+                        // SAFETY: as for the side outputs below.
+                        Some(&SideOut::F32(p)) => unsafe { p.add(pos) as *const u8 },
+                        _ => std::ptr::null(),
+                    },
                     (Prepared::Splat(_), _) => std::ptr::null(),
                 });
             }
@@ -659,6 +747,19 @@ fn run_chunk<T: TileStore>(code: Loop<'_, '_>, start: usize, chunk: &mut [T], re
                 continue;
             }
             let slot = slots.of[i];
+            if let Instr::Load { input, .. } = kernel.instrs[i] {
+                if let Some(&Prepared::Written(target)) = inputs.get(input) {
+                    let reg = &mut regs[slot];
+                    match target.checked_sub(1) {
+                        None => T::read_tile(tile, reg),
+                        // SAFETY: `side_outs` checked that every side
+                        // buffer holds the kernel's `len` positions; this
+                        // thread's chunk owns `pos..pos + n`.
+                        Some(j) => unsafe { side[j].read(reg, pos, n) },
+                    }
+                    continue;
+                }
+            }
             // An instruction's register is never one of its operands'
             // (`Slots::new` frees those only after assigning it).
             let (before, rest) = regs.split_at_mut(slot);

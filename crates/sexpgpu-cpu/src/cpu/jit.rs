@@ -215,8 +215,10 @@ fn covered(instr: &Instr) -> bool {
 /// Each instruction's register, assigned in one pass as `fused.rs`'s
 /// `Slots` does: an instruction takes a free register of its class, then
 /// the registers of operands read for the last time are freed. Splats keep
-/// theirs for the whole loop (they are filled once, before it). `None`
-/// when an instruction is not covered or the registers run out.
+/// theirs for the whole loop (they are filled once, before it), and stored
+/// values theirs for the whole iteration (stores come after every load,
+/// since a target may be an input read in place). `None` when an
+/// instruction is not covered or the registers run out.
 fn allocate(kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
     let count = kernel.instrs.len();
     let mut last_read: Vec<Option<usize>> = vec![None; count];
@@ -257,7 +259,8 @@ fn allocate(kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
             .filter(|&r| last_read[r] == Some(i))
             .chain(last_read[i].is_none().then_some(i));
         for r in dead {
-            if splat(r) {
+            let stored = kernel.result.index() == r || kernel.side.contains(&Reg(r as u32));
+            if splat(r) || stored {
                 continue;
             }
             if let Some(loc) = locs[r] {
@@ -371,10 +374,14 @@ impl<'k> Gen<'k> {
         self.a.assemble(0)
     }
 
-    /// One vector's instructions and stores; `masked`: under k1.
+    /// One vector's instructions, then its stores (after every load: a
+    /// target may be an input the loop overwrites in place); `masked`:
+    /// under k1.
     fn emit_body(&mut self, masked: bool) -> Emitted {
         for i in 0..self.kernel.instrs.len() {
             self.emit_instr(i, masked)?;
+        }
+        for i in 0..self.kernel.instrs.len() {
             self.emit_stores(i, masked)?;
         }
         Ok(())

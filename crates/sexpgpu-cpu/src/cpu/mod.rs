@@ -136,6 +136,10 @@ impl Backend for CpuBackend {
         Ok(tensor.data().clone())
     }
 
+    fn adopt(&self, tensor: Tensor) -> Result<TensorData, ExecError> {
+        Ok(tensor.into_data())
+    }
+
     fn borrow_host<'t>(&self, tensor: &'t Tensor) -> Option<&'t TensorData> {
         Some(tensor.data())
     }
@@ -415,6 +419,7 @@ fn copy_piece(
             }
             copy_typed(threads, buf, &view.collapsed(), &dst_c, n, out)
         }
+        Operand::Written(_) => Err(internal("a copy computes nothing in place")),
     }
 }
 
