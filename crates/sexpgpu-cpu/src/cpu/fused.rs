@@ -580,6 +580,12 @@ fn chunks<T: TileStore>(
 /// The kernel's machine code for these operands (`jit.rs`), where the CPU
 /// and the kernel allow; `None` keeps the interpreter.
 fn compiled(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Option<std::sync::Arc<Compiled>> {
+    jit::lookup(kernel, &input_kinds(kernel, inputs)?)
+}
+
+/// How each input reaches compiled code: a stream, or a splat's bits;
+/// `None` when an input's form has no compiled load.
+fn input_kinds(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Option<Vec<Input>> {
     let mut kinds = vec![Input::Stream; inputs.len()];
     for instr in &kernel.instrs {
         let Instr::Load { input, dtype } = *instr else {
@@ -601,7 +607,7 @@ fn compiled(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Option<std::sync::
             Prepared::Written(_) => return None,
         };
     }
-    jit::lookup(kernel, &kinds)
+    Some(kinds)
 }
 
 /// Whether target `k` of the kernel (0: the result, 1 + j: side output `j`)
@@ -1304,8 +1310,11 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn compiled_kernels_equal_the_interpreter_bit_for_bit() {
-        let compiles = std::arch::is_x86_feature_detected!("avx512f")
-            && std::env::var("SEXPGPU_JIT").map_or(true, |v| v != "0");
+        // Every instruction set this CPU runs (AVX-512 machines run both).
+        let isas = match std::env::var("SEXPGPU_JIT").as_deref() {
+            Ok("0") => Vec::new(),
+            _ => jit::runnable_isas(),
+        };
         // Lengths with and without a partial last vector, one over two
         // threads' minimum; `y` broadcast along rows (gathered per tile).
         for len in [1, 15, 16, 37, 1040, 70_003] {
@@ -1333,10 +1342,15 @@ mod tests {
                 Operand::Mem(&m, &View::contiguous(&[len])),
             ];
             let prepared = prepare(&inputs, len).unwrap();
-            for (k, kernel) in covered_kernels().iter().enumerate() {
-                let code = compiled(kernel, &prepared);
-                assert_eq!(code.is_some(), compiles, "kernel {k}: {kernel:?}");
-                let Some(code) = code else { continue };
+            let kernels = covered_kernels();
+            let cases = isas
+                .iter()
+                .flat_map(|&isa| kernels.iter().enumerate().map(move |k| (isa, k)));
+            for (isa, (k, kernel)) in cases {
+                let kinds = input_kinds(kernel, &prepared).unwrap();
+                let code = jit::lookup_for(isa, kernel, &kinds);
+                let code =
+                    code.unwrap_or_else(|| panic!("{isa:?} kernel {k} not compiled: {kernel:?}"));
                 let mut side_bufs: Vec<TensorData> = kernel
                     .side
                     .iter()
@@ -1358,7 +1372,7 @@ mod tests {
                     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                         assert!(
                             same(g, w),
-                            "kernel {k}, len {len}, element {i}: {g:e} vs {w:e}; {kernel:?}"
+                            "{isa:?} kernel {k}, len {len}, element {i}: {g:e} vs {w:e}; {kernel:?}"
                         );
                     }
                     for (g, w) in side_bufs.iter().zip(&want_side) {
@@ -1368,7 +1382,10 @@ mod tests {
                             }
                             _ => g == w,
                         };
-                        assert!(equal, "kernel {k}, len {len}: side outputs {g:?} vs {w:?}");
+                        assert!(
+                            equal,
+                            "{isa:?} kernel {k}, len {len}: side outputs {g:?} vs {w:?}"
+                        );
                     }
                 }
             }

@@ -1,21 +1,24 @@
-//! Fused elementwise kernels compiled to AVX-512 machine code at run time.
+//! Fused elementwise kernels compiled to AVX-512 or AVX2 machine code at
+//! run time.
 //!
 //! The tile interpreter (`fused.rs`) runs each instruction as a loop over a
 //! tile, so every value goes through L1 between instructions: a kernel of
 //! twenty instructions loads and stores each element forty times, and that,
 //! not arithmetic, bounds it. Here the same kernel becomes one loop over
-//! 16-lane vectors whose values stay in the 32 vector registers from load
-//! to store. The arithmetic is the interpreter's, operation for operation
-//! and in the same order (no fused multiply-add; `exp` and `tanh` repeat
-//! `sexpgpu_graph::math` step by step), so results are bit-identical.
+//! vectors (16 lanes with AVX-512, 8 with AVX2) whose values stay in vector
+//! registers from load to store. The arithmetic is the interpreter's,
+//! operation for operation and in the same order (no fused multiply-add;
+//! `exp` and `tanh` repeat `sexpgpu_graph::math` step by step), so results
+//! are bit-identical.
 //!
 //! Covered: f32 and bool loads (streams and splats), `neg`, `abs`, `sqrt`,
 //! `rsqrt`, `exp`, `tanh`, `stop-gradient`, the four arithmetic operators, `maximum`,
 //! `minimum`, comparisons, `where`, and `and`/`or`/`xor` of masks, with f32
 //! results and f32 or bool side outputs. Any other kernel (integers, bf16,
 //! casts, the rarer functions), a kernel needing more registers than the
-//! machine has, a CPU without AVX-512, or `SEXPGPU_JIT=0` keeps the
-//! interpreter. Code is compiled once per kernel and kept for the process.
+//! machine has, a CPU without AVX2, FMA and BMI2, or `SEXPGPU_JIT=0` keeps
+//! the interpreter (`SEXPGPU_JIT=avx2` picks the AVX2 code on an AVX-512
+//! machine). Code is compiled once per kernel and kept for the process.
 //!
 //! The compiled function is `f(srcs, dsts, n)`: `srcs[i]` points at the
 //! tile's first element of kernel input `i` (f32, or bool bytes; unused for
@@ -24,12 +27,22 @@
 //! partial vector is loaded and stored under a mask, so nothing outside
 //! the `n` positions is touched (bool inputs and outputs go through
 //! tile-sized scratch, which `fused.rs` provides).
+//!
+//! The two instruction sets differ in where values live. AVX-512 keeps
+//! bools in mask registers and splats in registers filled once before the
+//! loop, and reads constants as embedded broadcasts. AVX2 has 16 vector
+//! registers and no mask registers: a bool is a vector whose lanes' sign
+//! bits are the values (what `vblendvps` and `vmovmskps` read), splats are
+//! reloaded where they are used, and constants are 32-byte vectors. The
+//! constant pool comes first in the code's page, so those vectors are
+//! aligned.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use iced_x86::code_asm::*;
+use iced_x86::BlockEncoderOptions;
 use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, UnaryOp};
 
 use crate::plan::{FusedKernel, Instr, Reg};
@@ -41,6 +54,68 @@ pub(crate) enum Input {
     Stream,
     /// One value for every position, compiled in: f32 bits, or 0/1.
     Splat(u32),
+}
+
+/// The vector instruction set code is compiled for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Isa {
+    /// 16 lanes, 32 registers, mask registers.
+    Avx512,
+    /// 8 lanes, 16 registers.
+    Avx2,
+}
+
+impl Isa {
+    /// f32 lanes per vector.
+    fn lanes(self) -> i32 {
+        match self {
+            Isa::Avx512 => 16,
+            Isa::Avx2 => 8,
+        }
+    }
+
+    /// Vector registers that hold values (and on AVX-512 splats); the
+    /// `temporaries` follow them.
+    fn value_registers(self) -> usize {
+        match self {
+            Isa::Avx512 => 26,
+            Isa::Avx2 => 12,
+        }
+    }
+
+    /// The temporaries of `exp`, `tanh`, loads and stores.
+    fn temporaries(self) -> [usize; 4] {
+        let first = self.value_registers();
+        [first, first + 1, first + 2, first + 3]
+    }
+}
+
+/// The instruction sets this CPU runs, widest first (empty off x86-64
+/// machines without AVX2, FMA and BMI2).
+pub(crate) fn runnable_isas() -> Vec<Isa> {
+    let avx2 = std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("bmi2");
+    let avx512 = avx2 && std::arch::is_x86_feature_detected!("avx512f");
+    [(avx512, Isa::Avx512), (avx2, Isa::Avx2)]
+        .into_iter()
+        .filter_map(|(runs, isa)| runs.then_some(isa))
+        .collect()
+}
+
+/// The instruction set kernels are compiled for: the widest this CPU
+/// runs, unless `SEXPGPU_JIT` is `0` (none) or `avx2`.
+fn machine_isa() -> Option<Isa> {
+    static ISA: OnceLock<Option<Isa>> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        let choice = std::env::var("SEXPGPU_JIT").unwrap_or_default();
+        let runnable = runnable_isas();
+        match choice.as_str() {
+            "0" => None,
+            "avx2" => runnable.into_iter().find(|&isa| isa == Isa::Avx2),
+            _ => runnable.first().copied(),
+        }
+    })
 }
 
 type Entry = unsafe extern "sysv64" fn(*const *const u8, *const *mut u8, usize);
@@ -67,42 +142,44 @@ impl Compiled {
     }
 }
 
-/// The compiled code for `kernel` with these inputs, compiled on first
-/// use; `None` when the kernel or the machine is not covered.
+/// The compiled code for `kernel` with these inputs for this machine,
+/// compiled on first use; `None` when the kernel or the machine is not
+/// covered.
 pub(crate) fn lookup(kernel: &FusedKernel, inputs: &[Input]) -> Option<Arc<Compiled>> {
-    if !enabled() {
-        return None;
-    }
+    lookup_for(machine_isa()?, kernel, inputs)
+}
+
+/// As `lookup`, for instruction set `isa`, which this CPU must run.
+pub(crate) fn lookup_for(
+    isa: Isa,
+    kernel: &FusedKernel,
+    inputs: &[Input],
+) -> Option<Arc<Compiled>> {
     type Entries = Vec<(Key, Option<Arc<Compiled>>)>;
     static CACHE: OnceLock<Mutex<HashMap<u64, Entries>>> = OnceLock::new();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (&kernel.instrs, kernel.result, &kernel.side, inputs).hash(&mut hasher);
+    (isa, &kernel.instrs, kernel.result, &kernel.side, inputs).hash(&mut hasher);
     let hash = hasher.finish();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let entries = cache.entry(hash).or_default();
-    if let Some((_, code)) = entries.iter().find(|(key, _)| key.matches(kernel, inputs)) {
+    if let Some((_, code)) = entries
+        .iter()
+        .find(|(key, _)| key.matches(isa, kernel, inputs))
+    {
         return code.clone();
     }
-    let code = compile(kernel, inputs).map(Arc::new);
-    entries.push((Key::of(kernel, inputs), code.clone()));
+    let code = compile(isa, kernel, inputs).map(Arc::new);
+    entries.push((Key::of(isa, kernel, inputs), code.clone()));
     code
 }
 
-/// Whether compiled kernels run: the CPU has AVX-512F and `SEXPGPU_JIT` is
-/// not `0`.
-fn enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::env::var("SEXPGPU_JIT").map_or(true, |v| v != "0")
-    })
-}
-
-/// What the code depends on: the instructions and the inputs' kinds.
+/// What the code depends on: the instruction set, the instructions and
+/// the inputs' kinds.
 struct Key {
+    isa: Isa,
     instrs: Vec<Instr>,
     result: Reg,
     side: Vec<Reg>,
@@ -110,8 +187,9 @@ struct Key {
 }
 
 impl Key {
-    fn of(kernel: &FusedKernel, inputs: &[Input]) -> Key {
+    fn of(isa: Isa, kernel: &FusedKernel, inputs: &[Input]) -> Key {
         Key {
+            isa,
             instrs: kernel.instrs.clone(),
             result: kernel.result,
             side: kernel.side.clone(),
@@ -119,18 +197,16 @@ impl Key {
         }
     }
 
-    fn matches(&self, kernel: &FusedKernel, inputs: &[Input]) -> bool {
-        self.instrs == kernel.instrs
+    fn matches(&self, isa: Isa, kernel: &FusedKernel, inputs: &[Input]) -> bool {
+        self.isa == isa
+            && self.instrs == kernel.instrs
             && self.result == kernel.result
             && self.side == kernel.side
             && self.inputs == inputs
     }
 }
 
-/// Vector registers that hold values and splats; the rest are the
-/// temporaries of `exp`, `tanh`, loads and stores.
-const VALUE_REGISTERS: usize = 26;
-/// Mask registers that hold bool values (k1 is the tail mask, k7 a
+/// AVX-512 mask registers that hold bool values (k1 is the tail mask, k7 a
 /// temporary, k0 cannot mask).
 const MASK_REGISTERS: [usize; 5] = [2, 3, 4, 5, 6];
 
@@ -139,11 +215,11 @@ const ZMM: [AsmRegisterZmm; 32] = [
     zmm15, zmm16, zmm17, zmm18, zmm19, zmm20, zmm21, zmm22, zmm23, zmm24, zmm25, zmm26, zmm27,
     zmm28, zmm29, zmm30, zmm31,
 ];
+const YMM: [AsmRegisterYmm; 16] = [
+    ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7, ymm8, ymm9, ymm10, ymm11, ymm12, ymm13, ymm14,
+    ymm15,
+];
 const K: [AsmRegisterK; 8] = [k0, k1, k2, k3, k4, k5, k6, k7];
-const T0: AsmRegisterZmm = zmm26;
-const T1: AsmRegisterZmm = zmm27;
-const T2: AsmRegisterZmm = zmm28;
-const T3: AsmRegisterZmm = zmm29;
 
 /// `z` written only in the lanes of mask register `mask` (k1 to k7).
 fn in_lanes(z: AsmRegisterZmm, mask: AsmRegisterK) -> AsmRegisterZmm {
@@ -158,23 +234,58 @@ fn in_lanes(z: AsmRegisterZmm, mask: AsmRegisterK) -> AsmRegisterZmm {
     }
 }
 
+/// Vector instruction `$op` (or `$wide` / `$narrow`: its AVX-512 and AVX2
+/// forms) on vector registers given by index, as zmm or ymm registers by
+/// the generator's instruction set. After `;`, a last operand: a constant's
+/// bits, or `imm` and an immediate.
+macro_rules! vector {
+    ($g:ident . $op:ident ($($r:expr),+)) => {
+        vector!($g . $op / $op ($($r),+))
+    };
+    ($g:ident . $op:ident ($($r:expr),+ ; $($last:tt)+)) => {
+        vector!($g . $op / $op ($($r),+ ; $($last)+))
+    };
+    ($g:ident . $wide:ident / $narrow:ident ($($r:expr),+)) => {
+        match $g.isa {
+            Isa::Avx512 => $g.a.$wide($(ZMM[$r]),+),
+            Isa::Avx2 => $g.a.$narrow($(YMM[$r]),+),
+        }
+    };
+    ($g:ident . $wide:ident / $narrow:ident ($($r:expr),+ ; imm $imm:expr)) => {
+        match $g.isa {
+            Isa::Avx512 => $g.a.$wide($(ZMM[$r]),+, $imm),
+            Isa::Avx2 => $g.a.$narrow($(YMM[$r]),+, $imm),
+        }
+    };
+    ($g:ident . $wide:ident / $narrow:ident ($($r:expr),+ ; $bits:expr)) => {{
+        let constant = $g.constant($bits);
+        match $g.isa {
+            Isa::Avx512 => $g.a.$wide($(ZMM[$r]),+, constant),
+            Isa::Avx2 => $g.a.$narrow($(YMM[$r]),+, constant),
+        }
+    }};
+}
+
 /// Where an instruction's value lives during an iteration.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Loc {
-    /// A vector register (f32 values).
+    /// A vector register (f32 values; on AVX2 also bools).
     V(usize),
-    /// A mask register (bool values).
+    /// An AVX-512 mask register (bool values).
     M(usize),
 }
 
 impl Loc {
-    fn v(self) -> AsmRegisterZmm {
+    /// The vector register's index.
+    fn v(self) -> usize {
         match self {
-            Loc::V(i) => ZMM[i],
-            Loc::M(_) => T0,
+            Loc::V(i) => i,
+            // Not reached: `allocate` gives every f32 value a vector.
+            Loc::M(_) => 0,
         }
     }
 
+    /// The mask register.
     fn m(self) -> AsmRegisterK {
         match self {
             Loc::M(i) => K[i],
@@ -214,12 +325,12 @@ fn covered(instr: &Instr) -> bool {
 
 /// Each instruction's register, assigned in one pass as `fused.rs`'s
 /// `Slots` does: an instruction takes a free register of its class, then
-/// the registers of operands read for the last time are freed. Splats keep
-/// theirs for the whole loop (they are filled once, before it), and stored
-/// values theirs for the whole iteration (stores come after every load,
-/// since a target may be an input read in place). `None` when an
-/// instruction is not covered or the registers run out.
-fn allocate(kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
+/// the registers of operands read for the last time are freed. On AVX-512
+/// splats keep theirs for the whole loop (they are filled once, before
+/// it); stored values keep theirs for the whole iteration (stores come
+/// after every load, since a target may be an input read in place).
+/// `None` when an instruction is not covered or the registers run out.
+fn allocate(isa: Isa, kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
     let count = kernel.instrs.len();
     let mut last_read: Vec<Option<usize>> = vec![None; count];
     for (i, instr) in kernel.instrs.iter().enumerate() {
@@ -233,19 +344,20 @@ fn allocate(kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
             last_read[r.index()] = Some(i);
         }
     }
-    let splat = |i: usize| {
-        matches!(kernel.instrs[i], Instr::Load { input, .. }
-            if matches!(inputs[input], Input::Splat(_)))
+    let pinned = |i: usize| {
+        isa == Isa::Avx512
+            && matches!(kernel.instrs[i], Instr::Load { input, .. }
+                if matches!(inputs[input], Input::Splat(_)))
     };
     let mut free = Free {
-        v: (0..VALUE_REGISTERS).rev().collect(),
-        m: MASK_REGISTERS.iter().rev().copied().collect(),
+        v: (0..isa.value_registers()).rev().collect(),
+        m: (isa == Isa::Avx512).then(|| MASK_REGISTERS.iter().rev().copied().collect()),
     };
-    // Splats first: their registers are filled before the loop, so no
-    // instruction may write them.
+    // Pinned splats first: their registers are filled before the loop, so
+    // no instruction may write them.
     let mut locs: Vec<Option<Loc>> = vec![None; count];
     for (i, instr) in kernel.instrs.iter().enumerate() {
-        if splat(i) {
+        if pinned(i) {
             locs[i] = Some(free.take(instr.dtype())?);
         }
     }
@@ -260,7 +372,7 @@ fn allocate(kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
             .chain(last_read[i].is_none().then_some(i));
         for r in dead {
             let stored = kernel.result.index() == r || kernel.side.contains(&Reg(r as u32));
-            if splat(r) || stored {
+            if pinned(r) || stored {
                 continue;
             }
             if let Some(loc) = locs[r] {
@@ -271,24 +383,26 @@ fn allocate(kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>> {
     locs.into_iter().collect()
 }
 
-/// The registers not holding a live value.
+/// The registers not holding a live value; `m` is `None` on AVX2, where
+/// bools take vectors.
 struct Free {
     v: Vec<usize>,
-    m: Vec<usize>,
+    m: Option<Vec<usize>>,
 }
 
 impl Free {
     fn take(&mut self, dtype: DType) -> Option<Loc> {
-        match dtype {
-            DType::Bool => self.m.pop().map(Loc::M),
+        match (dtype, &mut self.m) {
+            (DType::Bool, Some(m)) => m.pop().map(Loc::M),
             _ => self.v.pop().map(Loc::V),
         }
     }
 
     fn give(&mut self, loc: Loc) {
-        let (free, r) = match loc {
-            Loc::V(v) => (&mut self.v, v),
-            Loc::M(m) => (&mut self.m, m),
+        let (free, r) = match (loc, &mut self.m) {
+            (Loc::M(r), Some(m)) => (m, r),
+            (Loc::V(r), _) => (&mut self.v, r),
+            (Loc::M(_), None) => return,
         };
         if !free.contains(&r) {
             free.push(r);
@@ -296,87 +410,141 @@ impl Free {
     }
 }
 
-/// Compiles `kernel`; `None` when it is not covered.
-fn compile(kernel: &FusedKernel, inputs: &[Input]) -> Option<Compiled> {
+/// Compiles `kernel` for `isa`; `None` when it is not covered. Two passes:
+/// the first finds the constants the code reads, the second lays them out
+/// before the code.
+fn compile(isa: Isa, kernel: &FusedKernel, inputs: &[Input]) -> Option<Compiled> {
     if kernel.result_dtype() != DType::F32 {
         return None;
     }
-    let locs = allocate(kernel, inputs)?;
-    let mut gen = Gen::new(kernel, inputs, locs).ok()?;
-    let bytes = gen.emit().ok()?;
+    let locs = allocate(isa, kernel, inputs)?;
+    let mut first = Gen::new(isa, kernel, inputs, locs.clone(), &[]).ok()?;
+    first.emit_code().ok()?;
+    let constants: Vec<u32> = first.constants.iter().map(|&(bits, _)| bits).collect();
+    let mut gen = Gen::new(isa, kernel, inputs, locs, &constants).ok()?;
+    let (bytes, entry) = gen.emit().ok()?;
     let mut map = memmap2::MmapMut::map_anon(bytes.len()).ok()?;
     map.copy_from_slice(&bytes);
     let code = map.make_exec().ok()?;
-    // SAFETY: the mapping holds a whole function with the `Entry` ABI,
-    // assembled for this address-independent layout (branches and
+    // SAFETY: the mapping holds a whole function with the `Entry` ABI at
+    // `entry`, assembled for this address-independent layout (branches and
     // constants are relative); `Compiled` keeps it mapped.
-    let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code.as_ptr()) };
+    let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code.as_ptr().add(entry)) };
     Some(Compiled { _code: code, entry })
 }
 
 /// The code generator of one kernel.
 struct Gen<'k> {
     a: CodeAssembler,
+    isa: Isa,
     kernel: &'k FusedKernel,
     inputs: &'k [Input],
     locs: Vec<Loc>,
-    /// The constant pool: bits and the label of their 4 bytes.
+    /// The temporaries (`Isa::temporaries`).
+    t: [usize; 4],
+    /// The constant pool: bits and the label of their 4 bytes (AVX-512) or
+    /// of 8 copies (AVX2).
     constants: Vec<(u32, CodeLabel)>,
+    /// AVX2's tail masks: 8 lanes of ones then 8 of zeros.
+    tail_masks: CodeLabel,
 }
 
 type Emitted<T = ()> = Result<T, IcedError>;
 
 impl<'k> Gen<'k> {
-    fn new(kernel: &'k FusedKernel, inputs: &'k [Input], locs: Vec<Loc>) -> Emitted<Gen<'k>> {
+    /// A generator whose pool holds `constants` (more are added as the
+    /// code reads them).
+    fn new(
+        isa: Isa,
+        kernel: &'k FusedKernel,
+        inputs: &'k [Input],
+        locs: Vec<Loc>,
+        constants: &[u32],
+    ) -> Emitted<Gen<'k>> {
+        let mut a = CodeAssembler::new(64)?;
+        let constants = constants.iter().map(|&b| (b, a.create_label())).collect();
+        let tail_masks = a.create_label();
         Ok(Gen {
-            a: CodeAssembler::new(64)?,
+            a,
+            isa,
             kernel,
             inputs,
             locs,
-            constants: Vec::new(),
+            t: isa.temporaries(),
+            constants,
+            tail_masks,
         })
     }
 
-    /// The whole function: splats, the loop over whole vectors, the last
-    /// partial vector under a mask, the constant pool. (Masked loads and
-    /// stores are slow on some CPUs, AMD's Zen 4 among them, so whole
-    /// vectors go without.)
-    fn emit(&mut self) -> Emitted<Vec<u8>> {
+    /// The constant pool, then the function; the bytes and the function's
+    /// offset in them.
+    fn emit(&mut self) -> Emitted<(Vec<u8>, usize)> {
+        self.emit_constants()?;
+        let mut entry = self.a.create_label();
+        self.a.set_label(&mut entry)?;
+        self.emit_code()?;
+        let result = self
+            .a
+            .assemble_options(0, BlockEncoderOptions::RETURN_NEW_INSTRUCTION_OFFSETS)?;
+        let offset = result.label_ip(&entry)? as usize;
+        Ok((result.inner.code_buffer, offset))
+    }
+
+    /// The function: splats, the loop over whole vectors, the last
+    /// partial vector under a mask. (Masked loads and stores are slow on
+    /// some CPUs, AMD's Zen 4 among them, so whole vectors go without.)
+    fn emit_code(&mut self) -> Emitted {
         self.emit_splats()?;
         let mut whole = self.a.create_label();
         let mut tail = self.a.create_label();
         let mut done = self.a.create_label();
+        let lanes = self.isa.lanes();
         // rdi: srcs, rsi: dsts, rdx: n, rcx: the position of this vector,
         // r9: the end of the whole vectors.
         self.a.xor(ecx, ecx)?;
         self.a.mov(r9, rdx)?;
-        self.a.and(r9, -16)?;
+        self.a.and(r9, -lanes)?;
         self.a.jz(tail)?;
         self.a.set_label(&mut whole)?;
         self.emit_body(false)?;
-        self.a.add(rcx, 16)?;
+        self.a.add(rcx, lanes)?;
         self.a.cmp(rcx, r9)?;
         self.a.jb(whole)?;
         self.a.set_label(&mut tail)?;
-        // k1: the lanes of the last vector inside `n`, if any.
+        // r8: the lanes of the last vector inside `n`, if any.
         self.a.mov(r8, rdx)?;
         self.a.sub(r8, rcx)?;
         self.a.jz(done)?;
-        self.a.mov(eax, 1)?;
-        self.a.shlx(eax, eax, r8d)?;
-        self.a.sub(eax, 1)?;
-        self.a.kmovw(k1, eax)?;
+        self.emit_tail_mask()?;
         self.emit_body(true)?;
         self.a.set_label(&mut done)?;
         self.a.vzeroupper()?;
-        self.a.ret()?;
-        self.emit_constants()?;
-        self.a.assemble(0)
+        self.a.ret()
+    }
+
+    /// The tail's mask from its lane count in r8: k1 on AVX-512; on AVX2,
+    /// r10 points at 8 lanes of `tail_masks` that start with r8 of ones.
+    fn emit_tail_mask(&mut self) -> Emitted {
+        match self.isa {
+            Isa::Avx512 => {
+                self.a.mov(eax, 1)?;
+                self.a.shlx(eax, eax, r8d)?;
+                self.a.sub(eax, 1)?;
+                self.a.kmovw(k1, eax)?;
+            }
+            Isa::Avx2 => {
+                self.a.lea(r10, ptr(self.tail_masks))?;
+                self.a.add(r10, 32)?;
+                self.a.shl(r8, 2)?;
+                self.a.sub(r10, r8)?;
+            }
+        }
+        Ok(())
     }
 
     /// One vector's instructions, then its stores (after every load: a
     /// target may be an input the loop overwrites in place); `masked`:
-    /// under k1.
+    /// the tail.
     fn emit_body(&mut self, masked: bool) -> Emitted {
         for i in 0..self.kernel.instrs.len() {
             self.emit_instr(i, masked)?;
@@ -387,66 +555,87 @@ impl<'k> Gen<'k> {
         Ok(())
     }
 
-    /// A memory operand broadcasting the 4-byte constant `bits`.
-    fn constant(&mut self, bits: u32) -> AsmMemoryOperand {
-        let label = match self.constants.iter().find(|(b, _)| *b == bits) {
+    /// The pool's label for `bits`, added if new.
+    fn label(&mut self, bits: u32) -> CodeLabel {
+        match self.constants.iter().find(|(b, _)| *b == bits) {
             Some(&(_, label)) => label,
             None => {
                 let label = self.a.create_label();
                 self.constants.push((bits, label));
                 label
             }
-        };
-        dword_bcst(label)
+        }
     }
 
-    fn float(&mut self, x: f32) -> AsmMemoryOperand {
-        self.constant(x.to_bits())
+    /// A memory operand of the constant `bits` in every lane.
+    fn constant(&mut self, bits: u32) -> AsmMemoryOperand {
+        let label = self.label(bits);
+        match self.isa {
+            Isa::Avx512 => dword_bcst(label),
+            Isa::Avx2 => ymmword_ptr(label),
+        }
     }
 
-    /// The same constant, as a plain 4-byte operand (for `vbroadcastss`).
-    fn scalar(&mut self, bits: u32) -> AsmMemoryOperand {
-        self.constant(bits);
-        let label = self
-            .constants
-            .iter()
-            .find(|(b, _)| *b == bits)
-            .map(|&(_, label)| label)
-            .unwrap_or_default();
-        dword_ptr(label)
+    /// Vector register `d` filled with the constant `bits`.
+    fn broadcast(&mut self, d: usize, bits: u32) -> Emitted {
+        let label = self.label(bits);
+        match self.isa {
+            Isa::Avx512 => self.a.vbroadcastss(ZMM[d], dword_ptr(label)),
+            Isa::Avx2 => self.a.vmovaps(YMM[d], ymmword_ptr(label)),
+        }
     }
 
+    /// The pool: AVX2's tail masks (64 bytes), then each constant (AVX2: 8
+    /// copies, so every vector is 32-byte aligned in the page).
     fn emit_constants(&mut self) -> Emitted {
-        for (bits, mut label) in std::mem::take(&mut self.constants) {
+        if self.isa == Isa::Avx2 {
+            let mut label = self.tail_masks;
             self.a.set_label(&mut label)?;
-            self.a.dd(&[bits])?;
+            self.a.dd(&[u32::MAX; 8])?;
+            self.a.dd(&[0; 8])?;
+        }
+        let copies = match self.isa {
+            Isa::Avx512 => 1,
+            Isa::Avx2 => 8,
+        };
+        for (bits, mut label) in self.constants.clone() {
+            self.a.set_label(&mut label)?;
+            self.a.dd(&vec![bits; copies])?;
         }
         Ok(())
     }
 
-    /// Fills the splats' registers, once, before the loop.
+    /// Fills the pinned splats' registers (AVX-512), once, before the loop.
     fn emit_splats(&mut self) -> Emitted {
+        if self.isa != Isa::Avx512 {
+            return Ok(());
+        }
         for i in 0..self.kernel.instrs.len() {
-            let Instr::Load { input, dtype } = self.kernel.instrs[i] else {
+            let Instr::Load { input, .. } = self.kernel.instrs[i] else {
                 continue;
             };
-            let Input::Splat(bits) = self.inputs[input] else {
-                continue;
-            };
-            let loc = self.locs[i];
-            if dtype == DType::Bool {
-                let m = loc.m();
-                if bits != 0 {
-                    self.a.kxnorw(m, m, m)?;
-                } else {
-                    self.a.kxorw(m, m, m)?;
-                }
-            } else {
-                let value = self.scalar(bits);
-                self.a.vbroadcastss(loc.v(), value)?;
+            if let Input::Splat(bits) = self.inputs[input] {
+                self.emit_splat(i, bits)?;
             }
         }
         Ok(())
+    }
+
+    /// Splat load `i`'s value, `bits`, into its register.
+    fn emit_splat(&mut self, i: usize, bits: u32) -> Emitted {
+        let loc = self.locs[i];
+        match (loc, bits != 0) {
+            (Loc::M(_), true) => self.a.kxnorw(loc.m(), loc.m(), loc.m()),
+            (Loc::M(_), false) => self.a.kxorw(loc.m(), loc.m(), loc.m()),
+            // AVX2 bools: all ones or all zeros.
+            (Loc::V(v), true) if self.kernel.instrs[i].dtype() == DType::Bool => {
+                self.a.vpcmpeqd(YMM[v], YMM[v], YMM[v])
+            }
+            (Loc::V(v), false) if self.kernel.instrs[i].dtype() == DType::Bool => {
+                self.a.vpxor(YMM[v], YMM[v], YMM[v])
+            }
+            (Loc::V(v), _) => self.broadcast(v, bits),
+        }
     }
 
     /// Instruction `i`'s value into its register.
@@ -454,35 +643,31 @@ impl<'k> Gen<'k> {
         let loc = self.locs[i];
         let at = |r: Reg| self.locs[r.index()];
         match self.kernel.instrs[i] {
-            Instr::Load { input, dtype } => {
-                if self.inputs[input] == Input::Stream {
-                    self.a.mov(rax, qword_ptr(rdi + 8 * input as i32))?;
-                    match (dtype, masked) {
-                        // Bool tiles are scratch of whole vectors.
-                        (DType::Bool, _) => {
-                            self.a.vpmovzxbd(T0, xmmword_ptr(rax + rcx))?;
-                            self.a.vptestmd(loc.m(), T0, T0)?;
-                        }
-                        (_, false) => self.a.vmovups(loc.v(), zmmword_ptr(rax + rcx * 4))?,
-                        (_, true) => self
-                            .a
-                            .vmovups(loc.v().k1().z(), zmmword_ptr(rax + rcx * 4))?,
-                    }
-                }
-            }
+            Instr::Load { input, dtype } => match self.inputs[input] {
+                Input::Stream => self.emit_load(input, dtype, loc, masked)?,
+                Input::Splat(bits) if self.isa == Isa::Avx2 => self.emit_splat(i, bits)?,
+                Input::Splat(_) => {}
+            },
             Instr::Unary { op, x, .. } => self.emit_unary(op, at(x).v(), loc.v())?,
-            Instr::Binary { op, a, b, dtype } => {
-                if dtype == DType::Bool {
+            Instr::Binary { op, a, b, dtype } => match (dtype, self.isa) {
+                (DType::Bool, Isa::Avx512) => {
                     let (a, b, d) = (at(a).m(), at(b).m(), loc.m());
                     match op {
                         BinaryOp::BitOr => self.a.korw(d, a, b)?,
                         BinaryOp::BitXor => self.a.kxorw(d, a, b)?,
                         _ => self.a.kandw(d, a, b)?,
                     }
-                } else {
-                    self.emit_binary(op, at(a).v(), at(b).v(), loc.v())?;
                 }
-            }
+                (DType::Bool, Isa::Avx2) => {
+                    let (a, b, d) = (YMM[at(a).v()], YMM[at(b).v()], YMM[loc.v()]);
+                    match op {
+                        BinaryOp::BitOr => self.a.vorps(d, a, b)?,
+                        BinaryOp::BitXor => self.a.vxorps(d, a, b)?,
+                        _ => self.a.vandps(d, a, b)?,
+                    }
+                }
+                _ => self.emit_binary(op, at(a).v(), at(b).v(), loc.v())?,
+            },
             Instr::Compare { op, a, b, .. } => {
                 // Ordered predicates are false on NaN; `!=` is true.
                 let predicate = match op {
@@ -493,15 +678,58 @@ impl<'k> Gen<'k> {
                     CompareOp::Ge => 0x1D,
                     CompareOp::Gt => 0x1E,
                 };
-                self.a.vcmpps(loc.m(), at(a).v(), at(b).v(), predicate)?;
+                let (a, b) = (at(a).v(), at(b).v());
+                match self.isa {
+                    Isa::Avx512 => self.a.vcmpps(loc.m(), ZMM[a], ZMM[b], predicate)?,
+                    Isa::Avx2 => self.a.vcmpps(YMM[loc.v()], YMM[a], YMM[b], predicate)?,
+                }
             }
             Instr::Where { mask, a, b, .. } => {
-                let d = loc.v();
-                self.a
-                    .vblendmps(in_lanes(d, at(mask).m()), at(b).v(), at(a).v())?;
+                let (d, a, b) = (loc.v(), at(a).v(), at(b).v());
+                match self.isa {
+                    Isa::Avx512 => {
+                        self.a
+                            .vblendmps(in_lanes(ZMM[d], at(mask).m()), ZMM[b], ZMM[a])?
+                    }
+                    Isa::Avx2 => self
+                        .a
+                        .vblendvps(YMM[d], YMM[b], YMM[a], YMM[at(mask).v()])?,
+                }
             }
             // `covered` leaves casts to the interpreter.
             Instr::Cast { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// A stream load of kernel input `input` into `loc`; `masked`: only
+    /// the tail's lanes.
+    fn emit_load(&mut self, input: usize, dtype: DType, loc: Loc, masked: bool) -> Emitted {
+        let t0 = self.t[0];
+        self.a.mov(rax, qword_ptr(rdi + 8 * input as i32))?;
+        match (dtype, self.isa, masked) {
+            // Bool tiles are scratch of whole vectors.
+            (DType::Bool, Isa::Avx512, _) => {
+                self.a.vpmovzxbd(ZMM[t0], xmmword_ptr(rax + rcx))?;
+                self.a.vptestmd(loc.m(), ZMM[t0], ZMM[t0])?;
+            }
+            (DType::Bool, Isa::Avx2, _) => {
+                // 0 - byte: the sign bit is set exactly for a true byte.
+                let v = loc.v();
+                self.a.vpmovzxbd(YMM[t0], qword_ptr(rax + rcx))?;
+                self.a.vpxor(YMM[v], YMM[v], YMM[v])?;
+                self.a.vpsubd(YMM[v], YMM[v], YMM[t0])?;
+            }
+            (_, Isa::Avx512, false) => self.a.vmovups(ZMM[loc.v()], zmmword_ptr(rax + rcx * 4))?,
+            (_, Isa::Avx512, true) => self
+                .a
+                .vmovups(ZMM[loc.v()].k1().z(), zmmword_ptr(rax + rcx * 4))?,
+            (_, Isa::Avx2, false) => self.a.vmovups(YMM[loc.v()], ymmword_ptr(rax + rcx * 4))?,
+            (_, Isa::Avx2, true) => {
+                self.a.vmovups(YMM[t0], ymmword_ptr(r10))?;
+                self.a
+                    .vmaskmovps(YMM[loc.v()], YMM[t0], ymmword_ptr(rax + rcx * 4))?;
+            }
         }
         Ok(())
     }
@@ -518,76 +746,101 @@ impl<'k> Gen<'k> {
                 .map(|(j, _)| 1 + j),
         );
         let loc = self.locs[i];
+        let bool = self.kernel.instrs[i].dtype() == DType::Bool;
+        let t0 = self.t[0];
         for target in targets.collect::<Vec<_>>() {
             self.a.mov(rax, qword_ptr(rsi + 8 * target as i32))?;
-            match (loc, masked) {
-                (Loc::V(_), false) => self.a.vmovups(zmmword_ptr(rax + rcx * 4), loc.v())?,
-                (Loc::V(_), true) => self.a.vmovups(zmmword_ptr(rax + rcx * 4).k1(), loc.v())?,
-                (Loc::M(_), _) => {
-                    // Lanes of 1 where the mask is set, narrowed to bytes
-                    // (into scratch of whole vectors).
-                    self.a.vpternlogd(in_lanes(T0, loc.m()).z(), T0, T0, 0xFF)?;
-                    self.a.vpsrld(T0, T0, 31)?;
-                    self.a.vpmovdb(xmmword_ptr(rax + rcx), T0)?;
+            match (bool, self.isa, masked) {
+                (false, Isa::Avx512, false) => {
+                    self.a.vmovups(zmmword_ptr(rax + rcx * 4), ZMM[loc.v()])?
+                }
+                (false, Isa::Avx512, true) => self
+                    .a
+                    .vmovups(zmmword_ptr(rax + rcx * 4).k1(), ZMM[loc.v()])?,
+                (false, Isa::Avx2, false) => {
+                    self.a.vmovups(ymmword_ptr(rax + rcx * 4), YMM[loc.v()])?
+                }
+                (false, Isa::Avx2, true) => {
+                    self.a.vmovups(YMM[t0], ymmword_ptr(r10))?;
+                    self.a
+                        .vmaskmovps(ymmword_ptr(rax + rcx * 4), YMM[t0], YMM[loc.v()])?;
+                }
+                // Bools go to scratch of whole vectors.
+                (true, Isa::Avx512, _) => {
+                    // Lanes of 1 where the mask is set, narrowed to bytes.
+                    let t = ZMM[t0];
+                    self.a.vpternlogd(in_lanes(t, loc.m()).z(), t, t, 0xFF)?;
+                    self.a.vpsrld(t, t, 31)?;
+                    self.a.vpmovdb(xmmword_ptr(rax + rcx), t)?;
+                }
+                (true, Isa::Avx2, _) => {
+                    // The lanes' sign bits, spread to one byte each.
+                    let spread = self.label(0x0101_0101);
+                    self.a.vmovmskps(r11d, YMM[loc.v()])?;
+                    self.a.pdep(r11, r11, qword_ptr(spread))?;
+                    self.a.mov(qword_ptr(rax + rcx), r11)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn emit_unary(&mut self, op: UnaryOp, x: AsmRegisterZmm, d: AsmRegisterZmm) -> Emitted {
+    fn emit_unary(&mut self, op: UnaryOp, x: usize, d: usize) -> Emitted {
+        let t0 = self.t[0];
         match op {
-            UnaryOp::Neg => {
-                let sign = self.constant(0x8000_0000);
-                self.a.vpxord(d, x, sign)?;
-            }
-            UnaryOp::Abs => {
-                let magnitude = self.constant(0x7FFF_FFFF);
-                self.a.vpandd(d, x, magnitude)?;
-            }
-            UnaryOp::Sqrt => self.a.vsqrtps(d, x)?,
+            UnaryOp::Neg => vector!(self.vpxord / vxorps(d, x; 0x8000_0000))?,
+            UnaryOp::Abs => vector!(self.vpandd / vandps(d, x; 0x7FFF_FFFF))?,
+            UnaryOp::Sqrt => vector!(self.vsqrtps(d, x))?,
             UnaryOp::Rsqrt => {
-                let one = self.scalar(1.0f32.to_bits());
-                self.a.vsqrtps(T0, x)?;
-                self.a.vbroadcastss(d, one)?;
-                self.a.vdivps(d, d, T0)?;
+                vector!(self.vsqrtps(t0, x))?;
+                self.broadcast(d, 1.0f32.to_bits())?;
+                vector!(self.vdivps(d, d, t0))?;
             }
             UnaryOp::Exp => self.emit_exp(x, d)?,
             // The identity when running (it only stops differentiation).
-            UnaryOp::StopGradient => self.a.vmovaps(d, x)?,
+            UnaryOp::StopGradient => vector!(self.vmovaps(d, x))?,
             // `covered` admits only these and tanh.
             _ => self.emit_tanh(x, d)?,
         }
         Ok(())
     }
 
-    fn emit_binary(
-        &mut self,
-        op: BinaryOp,
-        a: AsmRegisterZmm,
-        b: AsmRegisterZmm,
-        d: AsmRegisterZmm,
-    ) -> Emitted {
+    fn emit_binary(&mut self, op: BinaryOp, a: usize, b: usize, d: usize) -> Emitted {
         match op {
-            BinaryOp::Add => self.a.vaddps(d, a, b)?,
-            BinaryOp::Sub => self.a.vsubps(d, a, b)?,
-            BinaryOp::Mul => self.a.vmulps(d, a, b)?,
-            BinaryOp::Div => self.a.vdivps(d, a, b)?,
+            BinaryOp::Add => vector!(self.vaddps(d, a, b))?,
+            BinaryOp::Sub => vector!(self.vsubps(d, a, b))?,
+            BinaryOp::Mul => vector!(self.vmulps(d, a, b))?,
+            BinaryOp::Div => vector!(self.vdivps(d, a, b))?,
             // NumPy's maximum/minimum: NaN if either is; else `f32::max`
             // (`minimum`: `min`), which keeps `a` when the two compare
             // equal (±0): `vmaxps d, b, a` is `b > a ? b : a`.
             _ => {
                 if op == BinaryOp::Maximum {
-                    self.a.vmaxps(d, b, a)?;
+                    vector!(self.vmaxps(d, b, a))?;
                 } else {
-                    self.a.vminps(d, b, a)?;
+                    vector!(self.vminps(d, b, a))?;
                 }
-                let nan = self.scalar(f32::NAN.to_bits());
-                self.a.vcmpps(k7, a, b, 3)?;
-                self.a.vbroadcastss(d.k7(), nan)?;
+                self.emit_nan_where_unordered(a, b, d)?;
             }
         }
         Ok(())
+    }
+
+    /// Lanes where `a` or `b` is NaN become the canonical NaN in `d`.
+    fn emit_nan_where_unordered(&mut self, a: usize, b: usize, d: usize) -> Emitted {
+        let nan = f32::NAN.to_bits();
+        match self.isa {
+            Isa::Avx512 => {
+                let nan = self.label(nan);
+                self.a.vcmpps(k7, ZMM[a], ZMM[b], 3)?;
+                self.a.vbroadcastss(ZMM[d].k7(), dword_ptr(nan))
+            }
+            Isa::Avx2 => {
+                let (t0, nan) = (self.t[0], self.constant(nan));
+                self.a.vcmpps(YMM[t0], YMM[a], YMM[b], 3)?;
+                self.a.vblendvps(YMM[d], YMM[d], nan, YMM[t0])
+            }
+        }
     }
 
     /// `r = (y - n*LN2_HI) - n*LN2_LO` into T0, from `y` in T0 and
@@ -595,96 +848,100 @@ impl<'k> Gen<'k> {
     /// and `n` as a float left in T1. The shared start of `exp_f32` and
     /// `expm1_nonneg`.
     fn emit_reduction(&mut self) -> Emitted {
-        let log2_e = self.float(math::LOG2_E);
+        let [t0, t1, t2, t3] = self.t;
+        let log2_e = math::LOG2_E.to_bits();
         // One operand: the float, and as an integer its bits.
-        let rounder = self.float(math::ROUNDER);
-        let ln2_hi = self.float(math::LN2_HI);
-        let ln2_lo = self.float(math::LN2_LO);
-        self.a.vmulps(T1, T0, log2_e)?;
-        self.a.vaddps(T1, T1, rounder)?;
-        self.a.vpsubd(T2, T1, rounder)?;
-        self.a.vsubps(T1, T1, rounder)?;
-        self.a.vmulps(T3, T1, ln2_hi)?;
-        self.a.vsubps(T0, T0, T3)?;
-        self.a.vmulps(T3, T1, ln2_lo)?;
-        self.a.vsubps(T0, T0, T3)?;
+        let rounder = math::ROUNDER.to_bits();
+        let ln2_hi = math::LN2_HI.to_bits();
+        let ln2_lo = math::LN2_LO.to_bits();
+        vector!(self.vmulps(t1, t0; log2_e))?;
+        vector!(self.vaddps(t1, t1; rounder))?;
+        vector!(self.vpsubd(t2, t1; rounder))?;
+        vector!(self.vsubps(t1, t1; rounder))?;
+        vector!(self.vmulps(t3, t1; ln2_hi))?;
+        vector!(self.vsubps(t0, t0, t3))?;
+        vector!(self.vmulps(t3, t1; ln2_lo))?;
+        vector!(self.vsubps(t0, t0, t3))?;
         Ok(())
     }
 
     /// Horner's rule over `coefficients` at T0, into T1 (`math::horner`:
     /// `c0*x + c1`, then times x plus the next).
     fn emit_horner(&mut self, coefficients: &[f32; 8]) -> Emitted {
-        let c0 = self.float(coefficients[0]);
-        self.a.vmulps(T1, T0, c0)?;
+        let [t0, t1, ..] = self.t;
+        vector!(self.vmulps(t1, t0; coefficients[0].to_bits()))?;
         for (k, &c) in coefficients[1..].iter().enumerate() {
             if k > 0 {
-                self.a.vmulps(T1, T1, T0)?;
+                vector!(self.vmulps(t1, t1, t0))?;
             }
-            let c = self.float(c);
-            self.a.vaddps(T1, T1, c)?;
+            vector!(self.vaddps(t1, t1; c.to_bits()))?;
         }
         Ok(())
     }
 
     /// `2^n` (`math::pow2`) of the integers in `n`, in place.
-    fn emit_pow2(&mut self, n: AsmRegisterZmm) -> Emitted {
-        let bias = self.constant(127);
-        self.a.vpaddd(n, n, bias)?;
-        self.a.vpslld(n, n, 23)?;
+    fn emit_pow2(&mut self, n: usize) -> Emitted {
+        vector!(self.vpaddd(n, n; 127))?;
+        vector!(self.vpslld(n, n; imm 23))?;
         Ok(())
     }
 
     /// Lanes of `x` that are NaN replace those of `d` (both functions
     /// return a NaN argument as it is).
-    fn emit_keep_nan(&mut self, x: AsmRegisterZmm, d: AsmRegisterZmm) -> Emitted {
-        self.a.vcmpps(k7, x, x, 3)?;
-        self.a.vmovaps(d.k7(), x)?;
-        Ok(())
+    fn emit_keep_nan(&mut self, x: usize, d: usize) -> Emitted {
+        match self.isa {
+            Isa::Avx512 => {
+                self.a.vcmpps(k7, ZMM[x], ZMM[x], 3)?;
+                self.a.vmovaps(ZMM[d].k7(), ZMM[x])
+            }
+            Isa::Avx2 => {
+                let t0 = self.t[0];
+                self.a.vcmpps(YMM[t0], YMM[x], YMM[x], 3)?;
+                self.a.vblendvps(YMM[d], YMM[d], YMM[x], YMM[t0])
+            }
+        }
     }
 
     /// `math::exp_f32`.
-    fn emit_exp(&mut self, x: AsmRegisterZmm, d: AsmRegisterZmm) -> Emitted {
+    fn emit_exp(&mut self, x: usize, d: usize) -> Emitted {
+        let [t0, t1, t2, t3] = self.t;
         let (low, high) = math::EXP_CLAMP;
-        let low = self.float(low);
-        let high = self.float(high);
-        self.a.vmaxps(T0, x, low)?;
-        self.a.vminps(T0, T0, high)?;
+        vector!(self.vmaxps(t0, x; low.to_bits()))?;
+        vector!(self.vminps(t0, t0; high.to_bits()))?;
         self.emit_reduction()?;
         self.emit_horner(&math::EXP_TAYLOR)?;
         // half = n >> 1; p * 2^half * 2^(n - half).
-        self.a.vpsrad(T3, T2, 1)?;
-        self.a.vpsubd(T2, T2, T3)?;
-        self.emit_pow2(T3)?;
-        self.emit_pow2(T2)?;
-        self.a.vmulps(T1, T1, T3)?;
-        self.a.vmulps(d, T1, T2)?;
+        vector!(self.vpsrad(t3, t2; imm 1))?;
+        vector!(self.vpsubd(t2, t2, t3))?;
+        self.emit_pow2(t3)?;
+        self.emit_pow2(t2)?;
+        vector!(self.vmulps(t1, t1, t3))?;
+        vector!(self.vmulps(d, t1, t2))?;
         self.emit_keep_nan(x, d)
     }
 
     /// `math::tanh_f32`: (e^2|x| - 1) / (e^2|x| + 1) with the sign of x.
-    fn emit_tanh(&mut self, x: AsmRegisterZmm, d: AsmRegisterZmm) -> Emitted {
-        let magnitude = self.constant(0x7FFF_FFFF);
-        let sign = self.constant(0x8000_0000);
-        let clamp = self.float(math::TANH_CLAMP);
-        let two = self.float(2.0);
-        let one = self.float(1.0);
-        self.a.vpandd(T0, x, magnitude)?;
-        self.a.vminps(T0, T0, clamp)?;
-        self.a.vmulps(T0, T0, two)?;
+    fn emit_tanh(&mut self, x: usize, d: usize) -> Emitted {
+        let [t0, t1, t2, t3] = self.t;
+        let (magnitude, sign) = (0x7FFF_FFFF, 0x8000_0000);
+        let (two, one) = (2.0f32.to_bits(), 1.0f32.to_bits());
+        vector!(self.vpandd / vandps(t0, x; magnitude))?;
+        vector!(self.vminps(t0, t0; math::TANH_CLAMP.to_bits()))?;
+        vector!(self.vmulps(t0, t0; two))?;
         // expm1_nonneg(y): 2^n (e^r - 1) + (2^n - 1).
         self.emit_reduction()?;
         self.emit_horner(&math::EXPM1_TAYLOR)?;
-        self.a.vmulps(T1, T0, T1)?;
-        self.emit_pow2(T2)?;
-        self.a.vmulps(T1, T2, T1)?;
-        self.a.vsubps(T3, T2, one)?;
-        self.a.vaddps(T1, T1, T3)?;
+        vector!(self.vmulps(t1, t0, t1))?;
+        self.emit_pow2(t2)?;
+        vector!(self.vmulps(t1, t2, t1))?;
+        vector!(self.vsubps(t3, t2; one))?;
+        vector!(self.vaddps(t1, t1, t3))?;
         // t = em1 / (em1 + 2), then x's sign.
-        self.a.vaddps(T3, T1, two)?;
-        self.a.vdivps(T1, T1, T3)?;
-        self.a.vpandd(T1, T1, magnitude)?;
-        self.a.vpandd(T3, x, sign)?;
-        self.a.vpord(d, T1, T3)?;
+        vector!(self.vaddps(t3, t1; two))?;
+        vector!(self.vdivps(t1, t1, t3))?;
+        vector!(self.vpandd / vandps(t1, t1; magnitude))?;
+        vector!(self.vpandd / vandps(t3, x; sign))?;
+        vector!(self.vpord / vorps(d, t1, t3))?;
         self.emit_keep_nan(x, d)
     }
 }
