@@ -596,6 +596,10 @@ fn input_kinds(kernel: &FusedKernel, inputs: &[Prepared<'_>]) -> Option<Vec<Inpu
                 DType::Bool => u32::from(value.as_bool()),
                 _ => (value.as_f64() as f32).to_bits(),
             }),
+            // One f32 element for every position: broadcast from memory.
+            Prepared::Mem(buf, view) if dtype == DType::F32 && scalar_f32(buf, view).is_some() => {
+                Input::Scalar
+            }
             // The code reads f32 and bool streams of the load's dtype.
             Prepared::Mem(buf, _) if buf.dtype() == dtype => Input::Stream,
             Prepared::Mem(..) => return None,
@@ -652,7 +656,10 @@ impl Scratch {
             inputs: inputs
                 .iter()
                 .map(|input| match input {
-                    Prepared::Mem(buf, view) if contiguous_f32(buf, view).is_none() => {
+                    Prepared::Mem(buf, view)
+                        if contiguous_f32(buf, view).is_none()
+                            && scalar_f32(buf, view).is_none() =>
+                    {
                         Some(RegBuf::new(buf.dtype()))
                     }
                     _ => None,
@@ -678,12 +685,17 @@ impl Scratch {
             self.srcs.clear();
             for (input, scratch) in inputs.iter().zip(&mut self.inputs) {
                 self.srcs.push(match (input, scratch) {
-                    (Prepared::Mem(buf, view), Some(reg)) => {
-                        load_tile(buf, view, pos, reg, n);
-                        reg.as_ptr()
-                    }
+                    (Prepared::Mem(buf, view), Some(reg)) => match row_f32(buf, view, pos, n) {
+                        Some(row) => row.as_ptr() as *const u8,
+                        None => {
+                            load_tile(buf, view, pos, reg, n);
+                            reg.as_ptr()
+                        }
+                    },
                     (Prepared::Mem(buf, view), None) => contiguous_f32(buf, view)
-                        .map_or(std::ptr::null(), |src| src[pos..].as_ptr() as *const u8),
+                        .map(|src| &src[pos..])
+                        .or_else(|| scalar_f32(buf, view))
+                        .map_or(std::ptr::null(), |src| src.as_ptr() as *const u8),
                     // A target read in place: its tile, read by the code
                     // before it writes it (`compiled` admits f32 ones).
                     (Prepared::Written(0), _) => tile.as_ptr() as *const u8,
@@ -719,6 +731,28 @@ impl Scratch {
                 }
             }
         }
+    }
+}
+
+/// The one f32 element a view repeats at every position (all its strides
+/// 0: a scalar argument broadcast), which compiled code broadcasts from
+/// memory.
+fn scalar_f32<'a>(buf: &'a TensorData, view: &View) -> Option<&'a [f32]> {
+    match buf {
+        TensorData::F32(v) if view.strides.iter().all(|&s| s == 0) => v.get(view.offset..),
+        _ => None,
+    }
+}
+
+/// Positions `pos..pos + n` of a view that repeats one row of f32 (a bias
+/// broadcast over rows: strides `[0, 1]`), read in place when they lie in
+/// one row; `None` otherwise (the tile is gathered).
+fn row_f32<'a>(buf: &'a TensorData, view: &View, pos: usize, n: usize) -> Option<&'a [f32]> {
+    match (buf, &view.dims[..], &view.strides[..]) {
+        (TensorData::F32(v), &[_, inner], &[0, 1]) if pos % inner + n <= inner => {
+            v.get(view.offset + pos % inner..)
+        }
+        _ => None,
     }
 }
 
@@ -1174,9 +1208,10 @@ mod tests {
     }
 
     /// The kernels the compiled code covers, each over inputs `x`, `y` (f32
-    /// streams), a splat and `m` (a bool stream): every unary function,
-    /// every binary operator with a stream and with a splat, every
-    /// comparison feeding `where` and a bool side output, and mask logic.
+    /// streams), a splat and `m` (a bool stream), some also over `s` (a
+    /// scalar in memory): every unary function, every binary operator with
+    /// a stream and with a splat, every comparison feeding `where` and a
+    /// bool side output, mask logic, and scalar operands.
     fn covered_kernels() -> Vec<FusedKernel> {
         let f = DType::F32;
         let load = |input, dtype| Instr::Load { input, dtype };
@@ -1224,14 +1259,7 @@ mod tests {
                 kernels.push(kernel(instrs, vec![]));
             }
         }
-        for op in [
-            CompareOp::Eq,
-            CompareOp::Ne,
-            CompareOp::Lt,
-            CompareOp::Le,
-            CompareOp::Gt,
-            CompareOp::Ge,
-        ] {
+        for op in CompareOp::ALL {
             let mut instrs = loads();
             instrs.push(Instr::Compare {
                 op,
@@ -1304,6 +1332,24 @@ mod tests {
             },
         ]);
         kernels.push(kernel(instrs, vec![Reg(4), Reg(8)]));
+        // The scalar `s` on either side of an operator.
+        let mut instrs = loads();
+        instrs.extend([
+            load(4, f),
+            Instr::Binary {
+                op: BinaryOp::Sub,
+                a: Reg(4),
+                b: Reg(0),
+                dtype: f,
+            },
+            Instr::Binary {
+                op: BinaryOp::Div,
+                a: Reg(5),
+                b: Reg(4),
+                dtype: f,
+            },
+        ]);
+        kernels.push(kernel(instrs, vec![Reg(5)]));
         kernels
     }
 
@@ -1316,30 +1362,40 @@ mod tests {
             _ => jit::runnable_isas(),
         };
         // Lengths with and without a partial last vector, one over two
-        // threads' minimum; `y` broadcast along rows (gathered per tile).
-        for len in [1, 15, 16, 37, 1040, 70_003] {
+        // threads' minimum; `y` a row broadcast over rows where the length
+        // allows (rows of 7: gathered per tile; of 1040: read in place
+        // but for the tile that straddles two rows); `s` one element for
+        // every position.
+        for len in [1, 15, 16, 37, 1040, 2080, 70_003] {
             let x = TensorData::F32(awkward_values(len, 0x2545_F491));
-            let row = TensorData::F32(awkward_values(7, 0x1234_5678));
             let m = TensorData::Bool((0..len).map(|i| i % 3 == 0).collect());
-            let y_view = if len % 7 == 0 {
-                View {
-                    offset: 0,
-                    dims: vec![len / 7, 7],
-                    strides: vec![0, 1],
-                }
-            } else {
-                View::contiguous(&[len])
+            let s = TensorData::F32(vec![1.75]);
+            let row = [1040, 7].into_iter().find(|&r| len % r == 0 && len > r);
+            let (y, y_view) = match row {
+                Some(r) => (
+                    TensorData::F32(awkward_values(r, 0x1234_5678)),
+                    View {
+                        offset: 0,
+                        dims: vec![len / r, r],
+                        strides: vec![0, 1],
+                    },
+                ),
+                None => (
+                    TensorData::F32(awkward_values(len, 99)),
+                    View::contiguous(&[len]),
+                ),
             };
-            let y = if len % 7 == 0 {
-                row
-            } else {
-                TensorData::F32(awkward_values(len, 99))
+            let s_view = View {
+                offset: 0,
+                dims: vec![len],
+                strides: vec![0],
             };
             let inputs = [
                 Operand::Mem(&x, &View::contiguous(&[len])),
                 Operand::Mem(&y, &y_view),
                 Operand::Splat(Scalar::Float(-0.0), DType::F32),
                 Operand::Mem(&m, &View::contiguous(&[len])),
+                Operand::Mem(&s, &s_view),
             ];
             let prepared = prepare(&inputs, len).unwrap();
             let kernels = covered_kernels();

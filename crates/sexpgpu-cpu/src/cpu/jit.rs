@@ -22,7 +22,7 @@
 //!
 //! The compiled function is `f(srcs, dsts, n)`: `srcs[i]` points at the
 //! tile's first element of kernel input `i` (f32, or bool bytes; unused for
-//! splats, which are compiled in), `dsts[0]` at the result's and
+//! splats, which are compiled in; the one element of a scalar), `dsts[0]` at the result's and
 //! `dsts[1 + j]` at side output `j`'s; it computes `n` positions. The last
 //! partial vector is loaded and stored under a mask, so nothing outside
 //! the `n` positions is touched (bool inputs and outputs go through
@@ -54,6 +54,9 @@ pub(crate) enum Input {
     Stream,
     /// One value for every position, compiled in: f32 bits, or 0/1.
     Splat(u32),
+    /// One f32 for every position, at the pointer each call passes (a
+    /// scalar argument, whose value changes between runs).
+    Scalar,
 }
 
 /// The vector instruction set code is compiled for.
@@ -347,7 +350,7 @@ fn allocate(isa: Isa, kernel: &FusedKernel, inputs: &[Input]) -> Option<Vec<Loc>
     let pinned = |i: usize| {
         isa == Isa::Avx512
             && matches!(kernel.instrs[i], Instr::Load { input, .. }
-                if matches!(inputs[input], Input::Splat(_)))
+                if matches!(inputs[input], Input::Splat(_) | Input::Scalar))
     };
     let mut free = Free {
         v: (0..isa.value_registers()).rev().collect(),
@@ -614,11 +617,24 @@ impl<'k> Gen<'k> {
             let Instr::Load { input, .. } = self.kernel.instrs[i] else {
                 continue;
             };
-            if let Input::Splat(bits) = self.inputs[input] {
-                self.emit_splat(i, bits)?;
+            match self.inputs[input] {
+                Input::Splat(bits) => self.emit_splat(i, bits)?,
+                Input::Scalar => self.emit_scalar(i, input)?,
+                Input::Stream => {}
             }
         }
         Ok(())
+    }
+
+    /// Scalar load `i`'s value, the f32 kernel input `input` points at, in
+    /// every lane of its register.
+    fn emit_scalar(&mut self, i: usize, input: usize) -> Emitted {
+        let v = self.locs[i].v();
+        self.a.mov(rax, qword_ptr(rdi + 8 * input as i32))?;
+        match self.isa {
+            Isa::Avx512 => self.a.vbroadcastss(ZMM[v], dword_ptr(rax)),
+            Isa::Avx2 => self.a.vbroadcastss(YMM[v], dword_ptr(rax)),
+        }
     }
 
     /// Splat load `i`'s value, `bits`, into its register.
@@ -646,7 +662,9 @@ impl<'k> Gen<'k> {
             Instr::Load { input, dtype } => match self.inputs[input] {
                 Input::Stream => self.emit_load(input, dtype, loc, masked)?,
                 Input::Splat(bits) if self.isa == Isa::Avx2 => self.emit_splat(i, bits)?,
-                Input::Splat(_) => {}
+                Input::Scalar if self.isa == Isa::Avx2 => self.emit_scalar(i, input)?,
+                // Pinned: filled before the loop.
+                Input::Splat(_) | Input::Scalar => {}
             },
             Instr::Unary { op, x, .. } => self.emit_unary(op, at(x).v(), loc.v())?,
             Instr::Binary { op, a, b, dtype } => match (dtype, self.isa) {

@@ -18,6 +18,7 @@ mod jit {
     pub(crate) enum Input {
         Stream,
         Splat(u32),
+        Scalar,
     }
 
     /// Never built off x86-64.
