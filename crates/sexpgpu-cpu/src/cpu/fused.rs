@@ -680,6 +680,40 @@ impl Scratch {
         start: usize,
         out: &mut [f32],
     ) {
+        // SAFETY: compiled code exists only on CPUs with AVX2
+        // (`jit::runnable_isas`).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            self.run_avx2(code, inputs, side, start, out)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.run_tiles(code, inputs, side, start, out)
+    }
+
+    /// `run` with the gathers compiled for AVX2 (a broadcast's fill of a
+    /// tile stores 32 bytes at a time instead of 16).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(
+        &mut self,
+        code: &Compiled,
+        inputs: &[Prepared<'_>],
+        side: &[SideOut],
+        start: usize,
+        out: &mut [f32],
+    ) {
+        self.run_tiles(code, inputs, side, start, out)
+    }
+
+    #[inline(always)]
+    fn run_tiles(
+        &mut self,
+        code: &Compiled,
+        inputs: &[Prepared<'_>],
+        side: &[SideOut],
+        start: usize,
+        out: &mut [f32],
+    ) {
         for (t, tile) in out.chunks_mut(TILE).enumerate() {
             let (pos, n) = (start + t * TILE, tile.len());
             self.srcs.clear();
