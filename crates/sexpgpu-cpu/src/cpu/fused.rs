@@ -530,7 +530,15 @@ impl Evaluator<'_, '_> {
     /// results as their exact f32 values).
     pub(crate) fn compute(&mut self, start: usize, out: &mut [f32]) {
         match &mut self.compiled {
-            Some((code, scratch)) => scratch.run(code, self.code.inputs, &[], start, out),
+            Some((code, scratch)) => {
+                let call = Call {
+                    code,
+                    inputs: self.code.inputs,
+                    side: &[],
+                    start,
+                };
+                scratch.run(call, out)
+            }
             None => dispatch(self.code, start, out, &mut self.regs),
         }
     }
@@ -635,8 +643,24 @@ fn compiled_chunks(
     out: &mut [f32],
 ) {
     for_chunks(threads, out, TILE, MIN_PER_THREAD, |start, chunk| {
-        Scratch::new(inputs, side.len()).run(code, inputs, side, start, chunk);
+        let call = Call {
+            code,
+            inputs,
+            side,
+            start,
+        };
+        Scratch::new(inputs, side.len()).run(call, chunk);
     });
+}
+
+/// What `Scratch::run` computes with: the code, its inputs and side
+/// outputs, and the position of the output's first element.
+#[derive(Clone, Copy)]
+struct Call<'c, 'p> {
+    code: &'c Compiled,
+    inputs: &'c [Prepared<'p>],
+    side: &'c [SideOut],
+    start: usize,
 }
 
 /// One thread's tile-sized buffers for compiled code: the tile of every
@@ -672,48 +696,33 @@ impl Scratch {
     }
 
     /// Computes positions `start..start + out.len()` into `out` and `side`.
-    fn run(
-        &mut self,
-        code: &Compiled,
-        inputs: &[Prepared<'_>],
-        side: &[SideOut],
-        start: usize,
-        out: &mut [f32],
-    ) {
+    fn run(&mut self, call: Call<'_, '_>, out: &mut [f32]) {
         // SAFETY: compiled code exists only on CPUs with AVX2
         // (`jit::runnable_isas`).
         #[cfg(target_arch = "x86_64")]
         unsafe {
-            self.run_avx2(code, inputs, side, start, out)
+            self.run_avx2(call, out)
         }
         #[cfg(not(target_arch = "x86_64"))]
-        self.run_tiles(code, inputs, side, start, out)
+        self.run_tiles(call, out)
     }
 
     /// `run` with the gathers compiled for AVX2 (a broadcast's fill of a
     /// tile stores 32 bytes at a time instead of 16).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn run_avx2(
-        &mut self,
-        code: &Compiled,
-        inputs: &[Prepared<'_>],
-        side: &[SideOut],
-        start: usize,
-        out: &mut [f32],
-    ) {
-        self.run_tiles(code, inputs, side, start, out)
+    unsafe fn run_avx2(&mut self, call: Call<'_, '_>, out: &mut [f32]) {
+        self.run_tiles(call, out)
     }
 
     #[inline(always)]
-    fn run_tiles(
-        &mut self,
-        code: &Compiled,
-        inputs: &[Prepared<'_>],
-        side: &[SideOut],
-        start: usize,
-        out: &mut [f32],
-    ) {
+    fn run_tiles(&mut self, call: Call<'_, '_>, out: &mut [f32]) {
+        let Call {
+            code,
+            inputs,
+            side,
+            start,
+        } = call;
         for (t, tile) in out.chunks_mut(TILE).enumerate() {
             let (pos, n) = (start + t * TILE, tile.len());
             self.srcs.clear();
@@ -1247,14 +1256,41 @@ mod tests {
     /// a stream and with a splat, every comparison feeding `where` and a
     /// bool side output, mask logic, and scalar operands.
     fn covered_kernels() -> Vec<FusedKernel> {
-        let f = DType::F32;
+        let (f, b) = (DType::F32, DType::Bool);
         let load = |input, dtype| Instr::Load { input, dtype };
-        let loads = || vec![load(0, f), load(1, f), load(2, f), load(3, DType::Bool)];
-        let kernel = |instrs: Vec<Instr>, side: Vec<Reg>| FusedKernel {
-            nodes: vec![None; instrs.len()],
-            result: Reg(instrs.len() as u32 - 1),
-            instrs,
-            side,
+        let unary = |op, x| Instr::Unary {
+            op,
+            x: Reg(x),
+            dtype: f,
+        };
+        let binary = |op, a, b, dtype| Instr::Binary {
+            op,
+            a: Reg(a),
+            b: Reg(b),
+            dtype,
+        };
+        let compare = |op, a, b| Instr::Compare {
+            op,
+            a: Reg(a),
+            b: Reg(b),
+            dtype: f,
+        };
+        let select = |mask, a, b| Instr::Where {
+            mask: Reg(mask),
+            a: Reg(a),
+            b: Reg(b),
+            dtype: f,
+        };
+        // Registers 0 to 3 are the loads of x, y, the splat and m.
+        let kernel = |body: Vec<Instr>, side: Vec<u32>| {
+            let mut instrs = vec![load(0, f), load(1, f), load(2, f), load(3, b)];
+            instrs.extend(body);
+            FusedKernel {
+                nodes: vec![None; instrs.len()],
+                result: Reg(instrs.len() as u32 - 1),
+                instrs,
+                side: side.into_iter().map(Reg).collect(),
+            }
         };
         let mut kernels = Vec::new();
         for op in [
@@ -1266,13 +1302,7 @@ mod tests {
             UnaryOp::Tanh,
             UnaryOp::StopGradient,
         ] {
-            let mut instrs = loads();
-            instrs.push(Instr::Unary {
-                op,
-                x: Reg(0),
-                dtype: f,
-            });
-            kernels.push(kernel(instrs, vec![]));
+            kernels.push(kernel(vec![unary(op, 0)], vec![]));
         }
         for op in [
             BinaryOp::Add,
@@ -1282,108 +1312,38 @@ mod tests {
             BinaryOp::Maximum,
             BinaryOp::Minimum,
         ] {
-            for b in [1, 2] {
-                let mut instrs = loads();
-                instrs.push(Instr::Binary {
-                    op,
-                    a: Reg(0),
-                    b: Reg(b),
-                    dtype: f,
-                });
-                kernels.push(kernel(instrs, vec![]));
+            // With a stream, then with the splat.
+            for other in [1, 2] {
+                kernels.push(kernel(vec![binary(op, 0, other, f)], vec![]));
             }
         }
         for op in CompareOp::ALL {
-            let mut instrs = loads();
-            instrs.push(Instr::Compare {
-                op,
-                a: Reg(0),
-                b: Reg(1),
-                dtype: f,
-            });
-            instrs.push(Instr::Binary {
-                op: BinaryOp::BitXor,
-                a: Reg(4),
-                b: Reg(3),
-                dtype: DType::Bool,
-            });
-            instrs.push(Instr::Where {
-                mask: Reg(5),
-                a: Reg(0),
-                b: Reg(2),
-                dtype: f,
-            });
-            kernels.push(kernel(instrs, vec![Reg(4), Reg(5)]));
+            let body = vec![
+                compare(op, 0, 1),
+                binary(BinaryOp::BitXor, 4, 3, b),
+                select(5, 0, 2),
+            ];
+            kernels.push(kernel(body, vec![4, 5]));
         }
         // A longer chain whose values outlive several instructions.
-        let mut instrs = loads();
-        instrs.extend([
-            Instr::Binary {
-                op: BinaryOp::Mul,
-                a: Reg(0),
-                b: Reg(1),
-                dtype: f,
-            },
-            Instr::Unary {
-                op: UnaryOp::Tanh,
-                x: Reg(4),
-                dtype: f,
-            },
-            Instr::Compare {
-                op: CompareOp::Gt,
-                a: Reg(5),
-                b: Reg(2),
-                dtype: f,
-            },
-            Instr::Binary {
-                op: BinaryOp::BitAnd,
-                a: Reg(6),
-                b: Reg(3),
-                dtype: DType::Bool,
-            },
-            Instr::Binary {
-                op: BinaryOp::BitOr,
-                a: Reg(7),
-                b: Reg(6),
-                dtype: DType::Bool,
-            },
-            Instr::Unary {
-                op: UnaryOp::Exp,
-                x: Reg(1),
-                dtype: f,
-            },
-            Instr::Where {
-                mask: Reg(8),
-                a: Reg(9),
-                b: Reg(5),
-                dtype: f,
-            },
-            Instr::Binary {
-                op: BinaryOp::Sub,
-                a: Reg(10),
-                b: Reg(4),
-                dtype: f,
-            },
-        ]);
-        kernels.push(kernel(instrs, vec![Reg(4), Reg(8)]));
+        let body = vec![
+            binary(BinaryOp::Mul, 0, 1, f),
+            unary(UnaryOp::Tanh, 4),
+            compare(CompareOp::Gt, 5, 2),
+            binary(BinaryOp::BitAnd, 6, 3, b),
+            binary(BinaryOp::BitOr, 7, 6, b),
+            unary(UnaryOp::Exp, 1),
+            select(8, 9, 5),
+            binary(BinaryOp::Sub, 10, 4, f),
+        ];
+        kernels.push(kernel(body, vec![4, 8]));
         // The scalar `s` on either side of an operator.
-        let mut instrs = loads();
-        instrs.extend([
+        let body = vec![
             load(4, f),
-            Instr::Binary {
-                op: BinaryOp::Sub,
-                a: Reg(4),
-                b: Reg(0),
-                dtype: f,
-            },
-            Instr::Binary {
-                op: BinaryOp::Div,
-                a: Reg(5),
-                b: Reg(4),
-                dtype: f,
-            },
-        ]);
-        kernels.push(kernel(instrs, vec![Reg(5)]));
+            binary(BinaryOp::Sub, 4, 0, f),
+            binary(BinaryOp::Div, 5, 4, f),
+        ];
+        kernels.push(kernel(body, vec![5]));
         kernels
     }
 
