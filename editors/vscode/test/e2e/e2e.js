@@ -350,21 +350,27 @@ async function session(browser, port, dirs) {
     await wb.openFile("main.ss");
     await wb.goTo(8, 4);
     await wb.command("References: Find All References");
-    const fileRow = await until("prelude.ss among the references", async () =>
-      page.evaluateHandle(() =>
-        [...document.querySelectorAll(".monaco-list-row")].find((r) => r.textContent.includes("prelude.ss")) ?? false,
-      ).then((h) => (h.asElement() ? h : false)),
-    );
-    if ((await fileRow.evaluate((r) => r.getAttribute("aria-expanded"))) === "false") {
-      await fileRow.click();
-    }
-    const row = await until("a reference in prelude.ss", async () =>
-      page.evaluateHandle(() => {
+    // The list re-renders its rows as results arrive, so the file's row is
+    // looked up again on every poll and expanded while it is collapsed (a
+    // click on a row handle taken before a re-render can miss).
+    const row = await until("a reference in prelude.ss", async () => {
+      const file = await page.evaluateHandle(
+        () => [...document.querySelectorAll(".monaco-list-row")].find((r) => r.textContent.includes("prelude.ss")) ?? false,
+      );
+      if (!file.asElement()) {
+        return false;
+      }
+      if ((await file.evaluate((r) => r.getAttribute("aria-expanded"))) === "false") {
+        await file.click();
+        return false;
+      }
+      const reference = await page.evaluateHandle(() => {
         const rows = [...document.querySelectorAll(".monaco-list-row")];
-        const file = rows.findIndex((r) => r.textContent.includes("prelude.ss"));
-        return file >= 0 ? rows.slice(file + 1).find((r) => r.textContent.includes("gelu")) ?? false : false;
-      }).then((h) => (h.asElement() ? h : false)),
-    );
+        const at = rows.findIndex((r) => r.textContent.includes("prelude.ss"));
+        return at >= 0 ? rows.slice(at + 1).find((r) => r.textContent.includes("gelu")) ?? false : false;
+      });
+      return reference.asElement() ? reference : false;
+    });
     await row.click();
     await sleep(300);
     await row.click({ count: 2 });
