@@ -451,15 +451,25 @@ async function session(browser, port, dirs) {
       await page.keyboard.press("Escape");
       return page.evaluate(() => !document.querySelector(".settings-editor")?.checkVisibility());
     }, 10000);
-    const button = await until("the Open Settings button", async () =>
-      page.evaluateHandle(() =>
-        [...document.querySelectorAll(".notifications-toasts .monaco-button")].find(
-          (b) => b.textContent.trim() === "Open Settings",
-        ) ?? false,
-      ).then((h) => (h.asElement() ? h : false)),
-    );
-    await button.click();
-    const value = await (await settingInput(page)).evaluate((i) => i.value);
+    // The toast may still be sliding in when its button is clicked, so the
+    // button is clicked again until the Settings editor shows the setting.
+    const input = await until("Open Settings to show the setting", async () => {
+      const shown = await page.evaluateHandle(findSettingInput);
+      if (shown.asElement()) {
+        return shown;
+      }
+      const button = await page.evaluateHandle(
+        () =>
+          [...document.querySelectorAll(".notifications-toasts .monaco-button")].find(
+            (b) => b.textContent.trim() === "Open Settings",
+          ) ?? false,
+      );
+      if (button.asElement()) {
+        await button.click();
+      }
+      return false;
+    });
+    const value = await input.evaluate((i) => i.value);
     if (value !== "/nonexistent/shapescript") {
       throw new Error(`Open Settings showed the setting as "${value}"`);
     }
@@ -470,13 +480,16 @@ async function session(browser, port, dirs) {
 /** The input of `shapescript.server.path` in the Settings editor. */
 function settingInput(page) {
   return until("the server path setting's input", async () =>
-    page.evaluateHandle(() => {
-      const item = [...document.querySelectorAll(".settings-editor .setting-item-contents")].find((i) =>
-        /Server(: | › )Path/.test(i.textContent),
-      );
-      return item?.querySelector("input") ?? false;
-    }).then((h) => (h.asElement() ? h : false)),
+    page.evaluateHandle(findSettingInput).then((h) => (h.asElement() ? h : false)),
   );
+}
+
+/** In the page: that input, or false while the Settings editor does not show it. */
+function findSettingInput() {
+  const item = [...document.querySelectorAll(".settings-editor .setting-item-contents")].find((i) =>
+    /Server(: | › )Path/.test(i.textContent),
+  );
+  return item?.querySelector("input") ?? false;
 }
 
 /** Typing into the active editor changes nothing and leaves it clean. */
