@@ -453,7 +453,7 @@ async function session(browser, port, dirs) {
     }, 10000);
     // The toast may still be sliding in when its button is clicked, so the
     // button is clicked again until the Settings editor shows the setting.
-    const input = await until("Open Settings to show the setting", async () => {
+    const opened = await until("Open Settings to show the setting", async () => {
       const shown = await page.evaluateHandle(findSettingInput);
       if (shown.asElement()) {
         return shown;
@@ -469,7 +469,7 @@ async function session(browser, port, dirs) {
       }
       return false;
     });
-    const value = await input.evaluate((i) => i.value);
+    const value = await opened.evaluate((i) => i.value);
     if (value !== "/nonexistent/shapescript") {
       throw new Error(`Open Settings showed the setting as "${value}"`);
     }
