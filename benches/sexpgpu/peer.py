@@ -1,6 +1,6 @@
 """PyTorch CPU peer for `cargo run --release -p sexpgpu-cpu --example bench`.
 
-Times the same five workloads as the Rust benchmark, eager mode, with the
+Times the same workloads as the Rust benchmark, eager mode, with the
 thread count it is given, and prints one `key milliseconds` line each (the
 median of --iters runs after one warm-up). The data differ from the Rust
 side's but the shapes, dtypes and operations are the same.
@@ -68,6 +68,9 @@ def main():
         n = 16 << 20
         x, y = rand(n), rand(n)
         print("chain", median_ms(args.iters, lambda: chain(x, y)))
+
+        scores = rand(64, 128, 128)
+        print("softmax", median_ms(args.iters, lambda: torch.softmax(scores, dim=-1)))
 
         m = rand(4096, 4096)
         print("reduce", median_ms(args.iters, lambda: m.sum(dim=-1)))

@@ -2,7 +2,7 @@
 //! thread count, in the same run) and against the reference executor:
 //! (a) a 1024x1024x1024 f32 matmul, and a transformer step's weight and
 //! input gradients (`x^T dy`, `dy w^T`), (b) a 13-op fused elementwise chain on
-//! 16M elements, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
+//! 16M elements and attention's softmax over `[64, 128, 128]`, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
 //! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu), (e) a 3x3
 //! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
 //! padding 1: the output and the gradients of input and weight).
@@ -124,6 +124,30 @@ fn chain() -> Workload {
         key: "chain",
         graph: g,
         args: vec![data(&[N], 3), data(&[N], 4)],
+    }
+}
+
+/// Attention's softmax over the last axis of `[64, 128, 128]` scores (a
+/// transformer step's batch 16 times 4 heads, context 128), as `nn.sx`
+/// writes it: `exp(x - max) / sum`.
+fn softmax() -> Workload {
+    let mut g = Graph::new("softmax");
+    let x = g.input("x", Shape::from([64, 128, 128]), DType::F32);
+    let m = g.reduce(ReduceOp::Max, x, Some(&[-1]), true).unwrap();
+    let d = g
+        .binary(BinaryOp::Sub, x, sexpgpu_graph::Operand::from(m))
+        .unwrap();
+    let e = g.unary(UnaryOp::Exp, d).unwrap();
+    let s = g.reduce(ReduceOp::Sum, e, Some(&[-1]), true).unwrap();
+    let out = g
+        .binary(BinaryOp::Div, e, sexpgpu_graph::Operand::from(s))
+        .unwrap();
+    g.set_outputs(vec![out]);
+    Workload {
+        name: "softmax [64,128,128] f32",
+        key: "softmax",
+        graph: g,
+        args: vec![data(&[64, 128, 128], 8)],
     }
 }
 
@@ -263,6 +287,7 @@ fn main() {
         matmul_transposed(true),
         matmul_transposed(false),
         chain(),
+        softmax(),
         reduction(),
         mlp(),
         conv2d(),

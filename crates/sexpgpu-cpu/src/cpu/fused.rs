@@ -1228,6 +1228,9 @@ mod tests {
             f32::NEG_INFINITY,
             f32::MIN_POSITIVE / 4.0,
             -104.5,
+            // exp's clamp, and a subnormal result above it.
+            -104.0,
+            -100.0,
             89.5,
             9.0,
             -9.5,

@@ -926,6 +926,9 @@ impl<'k> Gen<'k> {
         let (low, high) = math::EXP_CLAMP;
         vector!(self.vmaxps(t0, x; low.to_bits()))?;
         vector!(self.vminps(t0, t0; high.to_bits()))?;
+        // Lanes below the clamp compute from 0 and are zeroed at the end
+        // (no subnormal products: see `math::exp_f32`).
+        self.emit_zero_below(x, t0, low)?;
         self.emit_reduction()?;
         self.emit_horner(&math::EXP_TAYLOR)?;
         // half = n >> 1; p * 2^half * 2^(n - half).
@@ -935,7 +938,26 @@ impl<'k> Gen<'k> {
         self.emit_pow2(t2)?;
         vector!(self.vmulps(t1, t1, t3))?;
         vector!(self.vmulps(d, t1, t2))?;
+        self.emit_zero_below(x, d, low)?;
         self.emit_keep_nan(x, d)
+    }
+
+    /// Lanes of `v` where `x` is below `bound` (not NaN) become +0. Uses
+    /// k7 (AVX-512) or T1 (AVX2), so `v` must not be T1 there.
+    fn emit_zero_below(&mut self, x: usize, v: usize, bound: f32) -> Emitted {
+        const LESS_ORDERED_QUIET: u32 = 0x11;
+        let bound = self.constant(bound.to_bits());
+        match self.isa {
+            Isa::Avx512 => {
+                self.a.vcmpps(k7, ZMM[x], bound, LESS_ORDERED_QUIET)?;
+                self.a.vpxord(ZMM[v].k7(), ZMM[v], ZMM[v])
+            }
+            Isa::Avx2 => {
+                let t1 = self.t[1];
+                self.a.vcmpps(YMM[t1], YMM[x], bound, LESS_ORDERED_QUIET)?;
+                self.a.vandnps(YMM[v], YMM[t1], YMM[v])
+            }
+        }
     }
 
     /// `math::tanh_f32`: (e^2|x| - 1) / (e^2|x| + 1) with the sign of x.

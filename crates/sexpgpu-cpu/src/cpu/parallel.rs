@@ -398,7 +398,14 @@ mod tests {
             install(threads, || {
                 assert!(CREW.with(|c| c.get()).is_some(), "the run has a crew");
                 let helpers = Mutex::new(std::collections::HashSet::new());
-                for _ in 0..200 {
+                // Until a helper has taken a part: on a loaded machine the
+                // run's own thread may take every part for a while.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                let mut rounds = 0;
+                while rounds < 200
+                    || (lock(&helpers).len() < 2 && std::time::Instant::now() < deadline)
+                {
+                    rounds += 1;
                     let mut out = vec![0usize; 100_003];
                     for_chunks(threads, &mut out, 512, 1000, |start, chunk| {
                         lock(&helpers).insert(std::thread::current().id());
