@@ -18,9 +18,6 @@ static TABLE: Mutex<BTreeMap<(String, &'static str), KindTime>> = Mutex::new(BTr
 /// Per graph: each launch's summed time and its description.
 static LAUNCHES: Mutex<BTreeMap<String, Vec<(Duration, String)>>> = Mutex::new(BTreeMap::new());
 
-/// How many of a graph's launches the report lists.
-const TOP_LAUNCHES: usize = 8;
-
 /// Launches of one kind in one graph and their summed wall time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct KindTime {
@@ -73,15 +70,15 @@ pub(crate) fn record(plan: &Plan, times: &[Duration]) {
     }
 }
 
-/// Each graph's costliest launches, described, as recorded so far; the
-/// table is emptied.
-pub fn take_top_launches() -> Vec<(String, Vec<(Duration, String)>)> {
+/// Each graph's `count` costliest launches, described, as recorded so
+/// far; the table is emptied.
+pub fn take_top_launches(count: usize) -> Vec<(String, Vec<(Duration, String)>)> {
     let table = std::mem::take(&mut *LAUNCHES.lock().unwrap_or_else(|p| p.into_inner()));
     table
         .into_iter()
         .map(|(graph, mut launches)| {
             launches.sort_by_key(|l| std::cmp::Reverse(l.0));
-            launches.truncate(TOP_LAUNCHES);
+            launches.truncate(count);
             (graph, launches)
         })
         .collect()

@@ -90,13 +90,25 @@ impl View {
         view
     }
 
-    /// A reshape is free only when the elements are already consecutive;
-    /// otherwise the caller copies.
+    /// The same elements in row-major order under new dims, without a
+    /// copy, where strides can say it (PyTorch's `view` rule): each run of
+    /// old dims that the new dims split or merge must step over its inner
+    /// dims exactly, as a slice's columns split into heads do (`[b t 3d]`
+    /// sliced to `[b t d]`, then `[b t h d/h]`). `None` otherwise, and the
+    /// caller copies.
     pub fn reshape(&self, dims: &[usize]) -> Option<View> {
-        self.is_contiguous().then(|| View {
+        if self.is_contiguous() || dims.contains(&0) {
+            return Some(View {
+                offset: self.offset,
+                dims: dims.to_vec(),
+                strides: row_major_strides(dims),
+            });
+        }
+        let strides = reshaped_strides(&self.dims, &self.strides, dims)?;
+        Some(View {
             offset: self.offset,
             dims: dims.to_vec(),
-            strides: row_major_strides(dims),
+            strides,
         })
     }
 
@@ -185,6 +197,39 @@ impl fmt::Display for View {
     }
 }
 
+/// The strides of `new` dims over the elements of `dims` with `strides`
+/// in row-major order, if they exist: the old dims split into chunks of
+/// neighbours that step exactly over each other, and the new dims, from
+/// the innermost, must fill each chunk exactly (dims of 1 anywhere).
+fn reshaped_strides(dims: &[usize], strides: &[usize], new: &[usize]) -> Option<Vec<usize>> {
+    let mut out = vec![0; new.len()];
+    // New dims not yet given strides: `new[..left]`.
+    let mut left = new.len();
+    let mut chunk_stride = strides.last().copied().unwrap_or(1);
+    let (mut chunk_len, mut filled) = (1, 1);
+    for d in (0..dims.len()).rev() {
+        chunk_len *= dims[d];
+        let chunk_ends = d == 0 || (dims[d - 1] != 1 && strides[d - 1] != chunk_len * chunk_stride);
+        if !chunk_ends {
+            continue;
+        }
+        while left > 0 && (filled < chunk_len || new[left - 1] == 1) {
+            out[left - 1] = filled * chunk_stride;
+            filled *= new[left - 1];
+            left -= 1;
+        }
+        if filled != chunk_len {
+            return None;
+        }
+        if d > 0 {
+            chunk_stride = strides[d - 1];
+            chunk_len = 1;
+            filled = 1;
+        }
+    }
+    (left == 0).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +276,87 @@ mod tests {
             View::contiguous(&[3, 0]),
             expect!["[0]/[1] contiguous=true extent=0"],
         );
+    }
+
+    fn check_reshape(view: View, dims: &[usize], expect: expect_test::Expect) {
+        let got = view.reshape(dims).map(|v| (v.offset, v.strides));
+        expect.assert_eq(&format!("{got:?}"));
+    }
+
+    #[test]
+    fn reshapes_are_views_where_strides_can_say_them() {
+        // qkv [2 5 12] sliced to its middle third [2 5 4], then split into
+        // 2 heads of 2: a view into qkv.
+        let v = View::contiguous(&[2, 5, 12]).slice(2, 4, 8);
+        check_reshape(
+            v.clone(),
+            &[2, 5, 2, 2],
+            expect!["Some((4, [60, 12, 2, 1]))"],
+        );
+        // Merging batch and time steps over both: [10 4] with stride 12.
+        check_reshape(v.clone(), &[10, 4], expect!["Some((4, [12, 1]))"]);
+        // Merging time and the sliced columns cannot: a copy.
+        check_reshape(v, &[2, 20], expect!["None"]);
+        // A transpose splits along its own axes but does not flatten.
+        let t = View::contiguous(&[4, 6]).transpose(&[1, 0]);
+        check_reshape(t.clone(), &[2, 3, 4], expect!["Some((0, [3, 1, 6]))"]);
+        check_reshape(t, &[24], expect!["None"]);
+        // Dims of 1 come and go; broadcasts keep stride 0.
+        let b = View::contiguous(&[3]).broadcast(&[4, 3]);
+        check_reshape(b.clone(), &[4, 1, 3], expect!["Some((0, [0, 3, 1]))"]);
+        check_reshape(b.clone(), &[2, 2, 3], expect!["Some((0, [0, 0, 1]))"]);
+        check_reshape(b, &[12], expect!["None"]);
+    }
+
+    #[test]
+    fn reshaped_views_read_what_a_copy_would() {
+        // Every reshape of every view of a [2 3 4] buffer that is a view
+        // reads, position by position, the elements the copy would.
+        let base = View::contiguous(&[2, 3, 4]);
+        let views = [
+            base.clone(),
+            base.slice(2, 1, 3),
+            base.transpose(&[2, 0, 1]),
+            base.slice(1, 0, 2).transpose(&[1, 0, 2]),
+            View::contiguous(&[4]).broadcast(&[2, 3, 4]),
+        ];
+        let shapes: [&[usize]; 6] = [
+            &[24],
+            &[6, 4],
+            &[2, 12],
+            &[4, 3, 2],
+            &[2, 3, 2, 2],
+            &[1, 2, 1, 12],
+        ];
+        // The buffer index of each position, in row-major order.
+        let indices = |v: &View| -> Vec<usize> {
+            let n: usize = v.dims.iter().product();
+            (0..n)
+                .map(|mut pos| {
+                    let mut index = v.offset;
+                    for (&d, &s) in v.dims.iter().zip(&v.strides).rev() {
+                        index += pos % d * s;
+                        pos /= d;
+                    }
+                    index
+                })
+                .collect()
+        };
+        let mut viewed = 0;
+        for view in &views {
+            let copy = indices(view);
+            for dims in shapes
+                .iter()
+                .filter(|d| d.iter().product::<usize>() == copy.len())
+            {
+                let Some(r) = view.reshape(dims) else {
+                    continue;
+                };
+                viewed += 1;
+                assert_eq!(indices(&r), copy, "{view:?} as {dims:?}");
+            }
+        }
+        assert!(viewed > 8, "only {viewed} reshapes were views");
     }
 
     #[test]

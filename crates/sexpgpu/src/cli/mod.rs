@@ -128,11 +128,16 @@ pub fn main() -> i32 {
     }
 }
 
-/// `--profile`'s report: time per kernel kind, then the costliest launches.
+/// `--profile`'s report: time per kernel kind, then the costliest launches
+/// (8 of each graph, or `SEXPGPU_PROFILE_TOP` of them).
 fn print_profile() {
     use sexpgpu_cpu::profile;
+    let top = std::env::var("SEXPGPU_PROFILE_TOP")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(8);
     eprint!("{}", profile::format_report(&profile::take_report()));
-    for (graph, launches) in profile::take_top_launches() {
+    for (graph, launches) in profile::take_top_launches(top) {
         eprintln!("costliest launches of {graph}:");
         for (time, text) in launches {
             eprint!("{:>9.1} ms{text}", time.as_secs_f64() * 1e3);
