@@ -1340,6 +1340,12 @@ mod tests {
             binary(BinaryOp::Sub, 10, 4, f),
         ];
         kernels.push(kernel(body, vec![4, 8]));
+        // Division by a splat power of two (compiled as a multiply by its
+        // reciprocal) and by one that is not.
+        for divisor in [5, 6] {
+            let body = vec![load(divisor, f), binary(BinaryOp::Div, 0, 4, f)];
+            kernels.push(kernel(body, vec![]));
+        }
         // The scalar `s` on either side of an operator.
         let body = vec![
             load(4, f),
@@ -1393,6 +1399,8 @@ mod tests {
                 Operand::Splat(Scalar::Float(-0.0), DType::F32),
                 Operand::Mem(&m, &View::contiguous(&[len])),
                 Operand::Mem(&s, &s_view),
+                Operand::Splat(Scalar::Float(-0.125), DType::F32),
+                Operand::Splat(Scalar::Float(3.0), DType::F32),
             ];
             let prepared = prepare(&inputs, len).unwrap();
             let kernels = covered_kernels();

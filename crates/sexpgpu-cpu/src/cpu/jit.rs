@@ -19,6 +19,8 @@
 //! machine has, a CPU without AVX2, FMA and BMI2, or `SEXPGPU_JIT=0` keeps
 //! the interpreter (`SEXPGPU_JIT=avx2` picks the AVX2 code on an AVX-512
 //! machine). Code is compiled once per kernel and kept for the process.
+//! One instruction differs from the interpreter's and not its result: a
+//! division by a splat power of two is a multiply by the exact reciprocal.
 //!
 //! The compiled function is `f(srcs, dsts, n)`: `srcs[i]` points at the
 //! tile's first element of kernel input `i` (f32, or bool bytes; unused for
@@ -684,7 +686,16 @@ impl<'k> Gen<'k> {
                         _ => self.a.vandps(d, a, b)?,
                     }
                 }
-                _ => self.emit_binary(op, at(a).v(), at(b).v(), loc.v())?,
+                _ => match self.exact_reciprocal(op, b) {
+                    // `x / 2^k` is `x * 2^-k` exactly, and a multiply
+                    // costs a sixteenth of a divide (an attention score's
+                    // scale, a mean's count).
+                    Some(reciprocal) => {
+                        let (d, x) = (loc.v(), at(a).v());
+                        vector!(self.vmulps(d, x; reciprocal))?
+                    }
+                    None => self.emit_binary(op, at(a).v(), at(b).v(), loc.v())?,
+                },
             },
             Instr::Compare { op, a, b, .. } => {
                 // Ordered predicates are false on NaN; `!=` is true.
@@ -821,6 +832,27 @@ impl<'k> Gen<'k> {
             _ => self.emit_tanh(x, d)?,
         }
         Ok(())
+    }
+
+    /// For a division by a splat power of two whose reciprocal is a normal
+    /// float, the reciprocal's bits: multiplying by it rounds the same real
+    /// number as dividing does, so the result is the same bit for bit.
+    fn exact_reciprocal(&self, op: BinaryOp, divisor: Reg) -> Option<u32> {
+        let Some(&Instr::Load {
+            input,
+            dtype: DType::F32,
+        }) = self.kernel.instrs.get(divisor.index())
+        else {
+            return None;
+        };
+        let Some(&Input::Splat(bits)) = self.inputs.get(input) else {
+            return None;
+        };
+        let d = f32::from_bits(bits);
+        let power_of_two = d.is_normal() && bits & 0x007F_FFFF == 0;
+        let reciprocal = 1.0 / d;
+        (op == BinaryOp::Div && power_of_two && reciprocal.is_normal())
+            .then_some(reciprocal.to_bits())
     }
 
     fn emit_binary(&mut self, op: BinaryOp, a: usize, b: usize, d: usize) -> Emitted {
