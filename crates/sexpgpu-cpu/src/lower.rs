@@ -71,6 +71,9 @@ struct Lowerer<'g> {
     folded: HashMap<NodeId, Step>,
     /// The loop root that stores each side output (`side_output_root`).
     side: Vec<Option<NodeId>>,
+    /// Matmuls read only through a transpose of their last two axes
+    /// (`transposed_products`).
+    transposed: Vec<bool>,
 }
 
 /// Lowers `graph` to launches over logical buffers; slots are assigned
@@ -80,6 +83,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
     let needed = needed_nodes(graph);
     let Inlining { inline, side } = choose_inline(graph, &needed);
     let summed = batch_summed_products(graph, &needed);
+    let transposed = transposed_products(graph, &needed, &summed);
     let mut lw = Lowerer {
         graph,
         values: vec![Value::Unneeded; graph.len()],
@@ -91,6 +95,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         summed,
         folded: HashMap::new(),
         side,
+        transposed,
     };
     let arguments = graph.arguments();
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -403,6 +408,45 @@ fn batch_summed_products(graph: &Graph, needed: &[bool]) -> Vec<bool> {
     summed
 }
 
+/// The matmuls every reader of which transposes their last two axes (a
+/// key's gradient `(q^T dS)^T` in attention's backward), none a graph
+/// output or a batch sum's operand: each is computed as the transposed
+/// product `b^T a^T` (`Lowerer::lower_transposed_product`), so its readers
+/// read it in order instead of gathering it across rows.
+fn transposed_products(graph: &Graph, needed: &[bool], summed: &[bool]) -> Vec<bool> {
+    let mut transposed: Vec<bool> = graph
+        .nodes()
+        .iter()
+        .map(|n| matches!(n.op, Op::Matmul) && n.shape.rank() >= 2)
+        .collect();
+    let mut read = vec![false; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if !needed[i] {
+            continue;
+        }
+        let swaps_last_two = match &node.op {
+            Op::Transpose { perm } => {
+                let r = perm.len();
+                r >= 2
+                    && perm[..r - 2].iter().enumerate().all(|(k, &a)| a == k)
+                    && perm[r - 2..] == [r - 1, r - 2]
+            }
+            _ => false,
+        };
+        for input in &node.inputs {
+            read[input.index()] = true;
+            transposed[input.index()] &= swaps_last_two;
+        }
+    }
+    for o in graph.outputs() {
+        transposed[o.index()] = false;
+    }
+    for (i, flag) in transposed.iter_mut().enumerate() {
+        *flag &= needed[i] && read[i] && !summed[i];
+    }
+    transposed
+}
+
 impl Lowerer<'_> {
     /// Where each graph output ends up: a stored value where it already is,
     /// a view or splat copied out into a buffer of its own once (or the
@@ -491,6 +535,9 @@ impl Lowerer<'_> {
                     dims: self.graph.shape(node.inputs[0]).dims().to_vec(),
                     axes: axes.clone(),
                 }
+            }
+            Op::Matmul if self.transposed[id.index()] => {
+                return self.lower_transposed_product(id, node)
             }
             Op::Matmul if self.summed[id.index()] => match self.fold_batch_sum(node)? {
                 Some(step) => {
@@ -603,6 +650,34 @@ impl Lowerer<'_> {
                 Step::Copy { pieces }
             }
             _ => return Err(self.internal(id)),
+        })
+    }
+
+    /// Product `node` (`a b`, `[.., m, n]`) as `b^T a^T` (`[.., n, m]`,
+    /// operand views being free), its value the transposed view of that:
+    /// the transpose reading it then reads it in order.
+    fn lower_transposed_product(&mut self, id: NodeId, node: &Node) -> Result<Value, CompileError> {
+        let (a, a_view) = self.strided(node.inputs[0])?;
+        let (b, b_view) = self.strided(node.inputs[1])?;
+        let dims = node.shape.dims();
+        let r = dims.len();
+        let swap: Vec<usize> = (0..r - 2).chain([r - 1, r - 2]).collect();
+        let step = Step::Matmul {
+            a: b,
+            a_view: b_view.transpose(&swap),
+            b: a,
+            b_view: a_view.transpose(&swap),
+            batch: dims[..r - 2].to_vec(),
+            m: dims[r - 1],
+            k: a_view.dims[r - 1],
+            n: dims[r - 2],
+        };
+        let out = self.launch(id, step);
+        let mut stored = dims.to_vec();
+        stored.swap(r - 2, r - 1);
+        Ok(Value::Viewed {
+            loc: Loc::Buf(out),
+            view: View::contiguous(&stored).transpose(&swap),
         })
     }
 

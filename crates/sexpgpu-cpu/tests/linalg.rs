@@ -140,6 +140,40 @@ fn wide_matmuls_with_a_transposed_operand_split_by_columns() {
     check(&g, &args, accum_tol(DType::F32, 256));
 }
 
+/// A product read only through a transpose of its last two axes (a key's
+/// gradient in attention's backward) is computed transposed, `b^T a^T`,
+/// so the concatenation after it copies rows in order; one with another
+/// reader, or that is an output, is not.
+#[test]
+fn products_read_transposed_are_computed_transposed() {
+    let mut rng = Rng::new(26);
+    for dtype in [DType::F32, DType::I32] {
+        let mut g = Graph::new("transposed");
+        let a = g.input("a", Shape::from([3, 5, 7]), dtype);
+        let b = g.input("b", Shape::from([3, 7, 4]), dtype);
+        let p = g.matmul(a, b).unwrap();
+        let pt = g.transpose(p, &[0, 2, 1]).unwrap();
+        let other = g.matmul(a, b).unwrap();
+        let kept = g.transpose(other, &[0, 2, 1]).unwrap();
+        let y = g.concat(1, &[pt, kept]).unwrap();
+        g.set_outputs(vec![y, other]);
+        let args = [
+            tensor(&mut rng, &[3, 5, 7], dtype),
+            tensor(&mut rng, &[3, 7, 4], dtype),
+        ];
+        check(&g, &args, accum_tol(dtype, 7));
+        let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
+        let matmuls: Vec<&str> = plan.lines().filter(|l| l.contains(" matmul ")).collect();
+        // The first product swaps its operands (`b` transposed first); the
+        // second, an output too, keeps them.
+        assert!(
+            matmuls[0].contains("<- arg b[") && matmuls[0].contains("], arg a["),
+            "{plan}"
+        );
+        assert!(matmuls[1].contains("<- arg a, arg b"), "{plan}");
+    }
+}
+
 #[test]
 fn index_gather_and_scatters() {
     let mut rng = Rng::new(24);
