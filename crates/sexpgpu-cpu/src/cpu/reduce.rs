@@ -164,12 +164,23 @@ fn max_row(xs: &[f32]) -> f32 {
         // SAFETY: the CPU has AVX-512F, checked just above.
         return unsafe { max_row_avx512(xs) };
     }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { max_row_avx2(xs) };
+    }
     max_row_lanes(xs)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn max_row_avx512(xs: &[f32]) -> f32 {
+    max_row_lanes(xs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn max_row_avx2(xs: &[f32]) -> f32 {
     max_row_lanes(xs)
 }
 
@@ -689,18 +700,27 @@ mod tests {
                     })
                     .collect();
                 let rows: [&[f32]; 8] = std::array::from_fn(|_| row.as_slice());
-                let got = <MaxF as Accumulate<f32>>::fold_rows8(rows, run)[0].0;
                 let want = row
                     .iter()
                     .fold(MaxF(f32::NEG_INFINITY), |acc, &x| {
                         <MaxF as Accumulate<f32>>::add(acc, x)
                     })
                     .0;
-                assert_eq!(
-                    got.to_bits(),
-                    want.to_bits(),
-                    "run {run}, case {case}: {row:?}"
-                );
+                // The dispatched path, the AVX2 one, and the portable loop.
+                let got = <MaxF as Accumulate<f32>>::fold_rows8(rows, run)[0].0;
+                let mut paths = vec![got, max_row_lanes(&row)];
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2, checked just above.
+                    paths.push(unsafe { max_row_avx2(&row) });
+                }
+                for got in paths {
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "run {run}, case {case}: {row:?}"
+                    );
+                }
             }
         }
     }
