@@ -53,6 +53,13 @@ pub trait Backend {
 
     fn name(&self) -> &'static str;
 
+    /// Readies the backend for `plan`'s launches before its first run (a
+    /// GPU compiles all of its kernels at once); the CPU needs nothing.
+    fn prepare(&self, plan: &crate::plan::Plan) -> Result<(), ExecError> {
+        let _ = plan;
+        Ok(())
+    }
+
     /// A buffer for at least `len` elements of `dtype`; contents unspecified.
     fn alloc(&self, dtype: DType, len: usize) -> Result<Self::Buffer, ExecError>;
 
@@ -85,6 +92,11 @@ pub trait Backend {
         offset: usize,
         shape: &Shape,
     ) -> Result<Tensor, ExecError>;
+
+    /// A new buffer holding a copy of the first `len` elements of `buf`,
+    /// on the device (an output a run keeps there that another output or
+    /// an argument also holds).
+    fn duplicate(&self, buf: &Self::Buffer, len: usize) -> Result<Self::Buffer, ExecError>;
 
     /// One loop over `len` output elements computing the fused chain,
     /// storing `kernel.result` to `out` and each of `kernel.side`'s

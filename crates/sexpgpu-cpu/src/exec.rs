@@ -10,7 +10,7 @@ use sexpgpu_graph::{ExecError, Tensor};
 
 use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
 use crate::cpu::CpuBackend;
-use crate::plan::{BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
+use crate::plan::{Argument, BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
@@ -80,6 +80,22 @@ impl<T> Held<'_, T> {
             Held::Taken => None,
         }
     }
+}
+
+/// An argument of `Program::run_resident`: a host tensor (uploaded, and
+/// then the run's own), or a buffer already on the backend's device,
+/// either given to the run (which may overwrite it in place) or lent.
+pub enum DeviceArg<'a, T> {
+    Host(Tensor),
+    Given(T),
+    Lent(&'a T),
+}
+
+/// A result of `Program::run_resident`: downloaded to the host, or kept
+/// on the device (a buffer holding at least the output's elements).
+pub enum DeviceResult<T> {
+    Host(Tensor),
+    Kept(T),
 }
 
 fn hold<'t, B: Backend>(backend: &B, t: &'t Tensor) -> Result<Held<'t, B::Buffer>, ExecError> {
@@ -200,6 +216,43 @@ impl Program {
         self.run_with(backend, arena, &mut held, seed, false)
     }
 
+    /// Runs on any backend with arguments that may already be on its
+    /// device, keeping on the device each output whose `keep` entry is
+    /// true (a training step's parameters and optimizer state, which the
+    /// next step takes back as `DeviceArg::Given`). Given buffers the run
+    /// did not overwrite in place become the arena's spares, which later
+    /// outputs reuse, as `run_owned` does on the CPU.
+    pub fn run_resident<B: Backend>(
+        &self,
+        backend: &B,
+        arena: &mut Arena<B>,
+        args: Vec<DeviceArg<'_, B::Buffer>>,
+        keep: &[bool],
+        seed: u64,
+    ) -> Result<Vec<DeviceResult<B::Buffer>>, ExecError> {
+        self.check_resident_args(backend, &args)?;
+        let mut held = args
+            .into_iter()
+            .map(|a| match a {
+                DeviceArg::Host(t) => backend.adopt(t).map(Held::Owned),
+                DeviceArg::Given(buf) => Ok(Held::Owned(buf)),
+                DeviceArg::Lent(buf) => Ok(Held::Borrowed(buf)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let constants = hold_constants(backend, &self.plan)?;
+        let result = self
+            .launch_all(backend, arena, &mut held, &constants, seed, false)
+            .and_then(|()| self.results(backend, arena, &held, &constants, keep));
+        arena.spare = held
+            .into_iter()
+            .filter_map(|h| match h {
+                Held::Owned(buf) => Some(buf),
+                _ => None,
+            })
+            .collect();
+        result
+    }
+
     /// `run_on`, adding each launch's time to the profile when `timed`.
     fn run_with<B: Backend>(
         &self,
@@ -209,12 +262,31 @@ impl Program {
         seed: u64,
         timed: bool,
     ) -> Result<Vec<Tensor>, ExecError> {
+        let constants = hold_constants(backend, &self.plan)?;
+        self.launch_all(backend, arena, args, &constants, seed, timed)?;
+        let results = self.results(backend, arena, args, &constants, &[])?;
+        Ok(results
+            .into_iter()
+            .filter_map(|r| match r {
+                DeviceResult::Host(t) => Some(t),
+                DeviceResult::Kept(_) => None,
+            })
+            .collect())
+    }
+
+    /// Every launch of the plan in order, each into its arena slot (or an
+    /// owned argument's buffer it overwrites in place); with `timed`, each
+    /// launch's time goes to the profile.
+    fn launch_all<B: Backend>(
+        &self,
+        backend: &B,
+        arena: &mut Arena<B>,
+        args: &mut [Held<'_, B::Buffer>],
+        constants: &[Held<'_, B::Buffer>],
+        seed: u64,
+        timed: bool,
+    ) -> Result<(), ExecError> {
         let plan = &self.plan;
-        let constants: Vec<Held<B::Buffer>> = plan
-            .constants
-            .iter()
-            .map(|t| hold(backend, t))
-            .collect::<Result<_, _>>()?;
         arena.slots.resize_with(plan.slots.len(), || None);
         let mut times = timed.then(|| Vec::with_capacity(plan.launches.len()));
         for launch in &plan.launches {
@@ -238,7 +310,7 @@ impl Program {
             let ctx = Ctx {
                 plan,
                 args,
-                constants: &constants,
+                constants,
                 slots: &arena.slots,
             };
             let result = ctx.launch(backend, launch, &applied, &mut out, &mut side, seed);
@@ -257,71 +329,93 @@ impl Program {
         if let Some(times) = &times {
             profile::record(plan, times);
         }
+        Ok(())
+    }
+
+    /// The plan's outputs after its launches: output `i` stays on the
+    /// device when `keep[i]` (missing entries are false), else it is
+    /// downloaded. A slot's buffer is handed over whole when no later
+    /// output reads it; anything else is copied.
+    fn results<B: Backend>(
+        &self,
+        backend: &B,
+        arena: &mut Arena<B>,
+        args: &[Held<'_, B::Buffer>],
+        constants: &[Held<'_, B::Buffer>],
+        keep: &[bool],
+    ) -> Result<Vec<DeviceResult<B::Buffer>>, ExecError> {
+        let plan = &self.plan;
         let mut results = Vec::with_capacity(plan.outputs.len());
         for (i, output) in plan.outputs.iter().enumerate() {
-            let tensor = match output.loc {
+            let kept = keep.get(i).copied().unwrap_or(false);
+            let missing = |what: &str| ExecError {
+                message: format!("internal: {what}"),
+                node: Some(output.node),
+            };
+            let buf = match output.loc {
                 Loc::Buf(b) => {
                     let slot = plan.buffers[b.0 as usize].slot;
                     let used_again = plan.outputs[i + 1..].iter().any(|o| o.loc == output.loc);
-                    let missing = || ExecError {
-                        message: "internal: an output buffer was never written".to_string(),
-                        node: Some(output.node),
-                    };
-                    if used_again {
-                        let buf = arena.slots[slot].as_ref().ok_or_else(missing)?;
-                        backend.download_copy(buf, 0, &output.shape)?
-                    } else {
-                        let buf = arena.slots[slot].take().ok_or_else(missing)?;
-                        backend.download(buf, &output.shape)?
+                    if !used_again {
+                        let buf = arena.slots[slot]
+                            .take()
+                            .ok_or_else(|| missing("an output buffer was never written"))?;
+                        results.push(if kept {
+                            DeviceResult::Kept(buf)
+                        } else {
+                            DeviceResult::Host(backend.download(buf, &output.shape)?)
+                        });
+                        continue;
                     }
+                    arena.slots[slot]
+                        .as_ref()
+                        .ok_or_else(|| missing("an output buffer was never written"))?
                 }
-                Loc::Arg(k) => {
-                    let buf = args.get(k).and_then(Held::get).ok_or_else(|| ExecError {
-                        message: "internal: an argument output was overwritten".to_string(),
-                        node: Some(output.node),
-                    })?;
-                    backend.download_copy(buf, 0, &output.shape)?
-                }
-                Loc::Const(k) => {
-                    let buf = constants
-                        .get(k)
-                        .and_then(Held::get)
-                        .ok_or_else(|| ExecError {
-                            message: "internal: a constant is missing".to_string(),
-                            node: Some(output.node),
-                        })?;
-                    backend.download_copy(buf, 0, &output.shape)?
-                }
+                Loc::Arg(k) => args
+                    .get(k)
+                    .and_then(Held::get)
+                    .ok_or_else(|| missing("an argument output was overwritten"))?,
+                Loc::Const(k) => constants
+                    .get(k)
+                    .and_then(Held::get)
+                    .ok_or_else(|| missing("a constant is missing"))?,
             };
-            results.push(tensor);
+            results.push(if kept {
+                DeviceResult::Kept(backend.duplicate(buf, output.shape.numel())?)
+            } else {
+                DeviceResult::Host(backend.download_copy(buf, 0, &output.shape)?)
+            });
         }
         Ok(results)
     }
 
-    /// The reference executor's checks and messages, word for word.
-    fn check_args(&self, args: &[Tensor]) -> Result<(), ExecError> {
+    /// `check_args` for arguments that may be device buffers, which have
+    /// no shape of their own: their dtype must match and their length hold
+    /// the argument's elements.
+    fn check_resident_args<B: Backend>(
+        &self,
+        backend: &B,
+        args: &[DeviceArg<'_, B::Buffer>],
+    ) -> Result<(), ExecError> {
         let plan = &self.plan;
         if args.len() != plan.arguments.len() {
-            return Err(ExecError {
-                message: format!(
-                    "graph {} takes {} arguments, got {}",
-                    plan.graph_name,
-                    plan.arguments.len(),
-                    args.len()
-                ),
-                node: None,
-            });
+            return Err(arity_error(plan, args.len()));
         }
         for (a, arg) in plan.arguments.iter().zip(args) {
-            if arg.shape() != &a.shape || arg.dtype() != a.dtype {
+            let buf = match arg {
+                DeviceArg::Host(t) => {
+                    check_arg(a, t)?;
+                    continue;
+                }
+                DeviceArg::Given(buf) => buf,
+                DeviceArg::Lent(buf) => *buf,
+            };
+            let (dtype, len) = (backend.dtype(buf), backend.capacity(buf));
+            if dtype != a.dtype || len < a.shape.numel() {
                 return Err(ExecError {
                     message: format!(
-                        "argument `{}` must be {} {}, got {} {}",
-                        a.name,
-                        a.shape,
-                        a.dtype,
-                        arg.shape(),
-                        arg.dtype()
+                        "argument `{}` must be {} {}, got a device buffer of {len} {dtype} elements",
+                        a.name, a.shape, a.dtype
                     ),
                     node: Some(a.node),
                 });
@@ -329,6 +423,57 @@ impl Program {
         }
         Ok(())
     }
+
+    /// The reference executor's checks and messages, word for word.
+    fn check_args(&self, args: &[Tensor]) -> Result<(), ExecError> {
+        let plan = &self.plan;
+        if args.len() != plan.arguments.len() {
+            return Err(arity_error(plan, args.len()));
+        }
+        plan.arguments
+            .iter()
+            .zip(args)
+            .try_for_each(|(a, arg)| check_arg(a, arg))
+    }
+}
+
+/// The reference executor's message for a wrong number of arguments.
+fn arity_error(plan: &Plan, got: usize) -> ExecError {
+    ExecError {
+        message: format!(
+            "graph {} takes {} arguments, got {got}",
+            plan.graph_name,
+            plan.arguments.len(),
+        ),
+        node: None,
+    }
+}
+
+/// The reference executor's message for an argument of the wrong shape or dtype.
+fn check_arg(a: &Argument, arg: &Tensor) -> Result<(), ExecError> {
+    if arg.shape() != &a.shape || arg.dtype() != a.dtype {
+        return Err(ExecError {
+            message: format!(
+                "argument `{}` must be {} {}, got {} {}",
+                a.name,
+                a.shape,
+                a.dtype,
+                arg.shape(),
+                arg.dtype()
+            ),
+            node: Some(a.node),
+        });
+    }
+    Ok(())
+}
+
+/// The plan's constants, held for a run (borrowed where the device reads
+/// host memory, else uploaded).
+fn hold_constants<'p, B: Backend>(
+    backend: &B,
+    plan: &'p Plan,
+) -> Result<Vec<Held<'p, B::Buffer>>, ExecError> {
+    plan.constants.iter().map(|t| hold(backend, t)).collect()
 }
 
 /// Every argument, held for a run (borrowed where the device reads host

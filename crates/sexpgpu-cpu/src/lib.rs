@@ -30,7 +30,7 @@ mod view;
 pub use backend::{Backend, Dense, Gather, Operand, Scatter};
 pub use cpu::CpuBackend;
 pub use error::CompileError;
-pub use exec::{Arena, Program};
+pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{
     BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc, Output, Plan, Reg, SlotInfo,
     Src, Step,

@@ -241,3 +241,69 @@ fn outputs_only_one_loop_reads_are_stored_by_that_loop() {
     ];
     check(&g, &args, common::Tol::Exact);
 }
+
+/// A step that updates a parameter in place (`w - 0.5 * g`) and reports
+/// a sum: run three times with the new parameter kept on the device and
+/// given back, it matches the reference iterated on the host, and the
+/// parameter's buffer is overwritten in place rather than reallocated.
+#[test]
+fn kept_outputs_feed_the_next_run_on_the_device() {
+    use sexpgpu_cpu::{Arena, Backend, CpuBackend, DeviceArg, DeviceResult};
+    let mut g = Graph::new("step");
+    let w = g.param("w", Shape::from([64]), DType::F32);
+    let grad = g.input("g", Shape::from([64]), DType::F32);
+    let scaled = g.binary(BinaryOp::Mul, grad, Scalar::Float(0.5)).unwrap();
+    let new_w = g.binary(BinaryOp::Sub, w, scaled).unwrap();
+    let loss = g.reduce(ReduceOp::Sum, new_w, None, false).unwrap();
+    g.set_outputs(vec![loss, new_w]);
+    let program = compile(&g).unwrap();
+    let backend = CpuBackend::new(1);
+    let mut arena = Arena::default();
+    let mut rng = Rng::new(40);
+    let mut host_w = tensor(&mut rng, &[64], DType::F32);
+    let mut device_w = backend.upload(&host_w).unwrap();
+    for step in 0..3 {
+        let grad = tensor(&mut rng, &[64], DType::F32);
+        let want = execute(&g, &[host_w.clone(), grad.clone()], 0).unwrap();
+        let address = |t: &sexpgpu_graph::TensorData| match t {
+            sexpgpu_graph::TensorData::F32(v) => v.as_ptr(),
+            _ => unreachable!("the parameter is f32"),
+        };
+        let before = address(&device_w);
+        let args = vec![DeviceArg::Given(device_w), DeviceArg::Host(grad)];
+        let got = program
+            .run_resident(&backend, &mut arena, args, &[false, true], 0)
+            .unwrap();
+        let mut got = got.into_iter();
+        let (Some(DeviceResult::Host(loss)), Some(DeviceResult::Kept(buf))) =
+            (got.next(), got.next())
+        else {
+            panic!("step {step}: the loss comes to the host, the parameter stays");
+        };
+        assert_eq!(loss.to_f64s(), want[0].to_f64s(), "step {step}");
+        let on_device = backend.download_copy(&buf, 0, want[1].shape()).unwrap();
+        assert_eq!(on_device.to_f64s(), want[1].to_f64s(), "step {step}");
+        assert_eq!(address(&buf), before, "step {step}: updated in place");
+        device_w = buf;
+        host_w = want[1].clone();
+    }
+    // A device buffer too short for its argument is refused by name.
+    let short = backend
+        .upload(&tensor(&mut rng, &[63], DType::F32))
+        .unwrap();
+    let grad = tensor(&mut rng, &[64], DType::F32);
+    let err = program
+        .run_resident(
+            &backend,
+            &mut arena,
+            vec![DeviceArg::Lent(&short), DeviceArg::Host(grad)],
+            &[],
+            0,
+        )
+        .err()
+        .expect("a short buffer is an error");
+    assert_eq!(
+        err.message,
+        "argument `w` must be [64] f32, got a device buffer of 63 f32 elements"
+    );
+}

@@ -122,7 +122,7 @@ impl CudaBackend {
     /// to an NVRTC program: one compiler start for many kernels, so a
     /// training step's few hundred kernels compile in seconds rather than
     /// one at a time as their steps first run.
-    pub fn prepare(&self, plan: &Plan) -> Result<(), ExecError> {
+    pub fn compile_plan(&self, plan: &Plan) -> Result<(), ExecError> {
         let codes = codegen::generate_plan(plan).map_err(|e| failure(e.message))?;
         let known = self.functions.lock().map_err(driver)?;
         let mut todo: BTreeMap<&str, &Kernel> = BTreeMap::new();
@@ -370,6 +370,10 @@ impl Backend for CudaBackend {
         "cuda"
     }
 
+    fn prepare(&self, plan: &Plan) -> Result<(), ExecError> {
+        self.compile_plan(plan)
+    }
+
     fn alloc(&self, dtype: DType, len: usize) -> Result<DeviceBuffer, ExecError> {
         self.alloc_buffer(dtype, len)
     }
@@ -410,6 +414,21 @@ impl Backend for CudaBackend {
         shape: &Shape,
     ) -> Result<Tensor, ExecError> {
         self.to_host(buf, offset, shape)
+    }
+
+    fn duplicate(&self, buf: &DeviceBuffer, len: usize) -> Result<DeviceBuffer, ExecError> {
+        let n = len * element_size(buf.dtype);
+        if n > buf.bytes() {
+            return Err(failure("internal: a device copy reads past its buffer"));
+        }
+        let mut copy = self.alloc_buffer(buf.dtype, len)?;
+        if n > 0 {
+            self.device
+                .stream
+                .memcpy_dtod(&buf.mem().slice(..n), &mut copy.mem_mut().slice_mut(..n))
+                .map_err(driver)?;
+        }
+        Ok(copy)
     }
 
     fn fused(

@@ -45,6 +45,7 @@ pub use eval::{Host, Mode};
 pub use reader::is_incomplete;
 pub use session::Session;
 pub use trace::operation_list;
-pub use train::run::{Device, Executor, RunIo, RunOptions};
+pub use train::device::{BackendExecutor, Carried, Device, DeviceTensor, Executor};
+pub use train::run::{RunIo, RunOptions};
 pub use train::TracedRun;
 pub use value::{GraphDef, Value};

@@ -190,6 +190,11 @@ impl Backend for CpuBackend {
         Tensor::new(shape.clone(), data).map_err(|e| internal(&e.message))
     }
 
+    fn duplicate(&self, buf: &TensorData, len: usize) -> Result<TensorData, ExecError> {
+        let shape = Shape::new(vec![len]);
+        self.download_copy(buf, 0, &shape).map(Tensor::into_data)
+    }
+
     fn fused(
         &self,
         kernel: &FusedKernel,

@@ -95,8 +95,63 @@ pub fn check(graph: &Graph, args: &[Tensor], tol: Tol) -> Vec<Tensor> {
                 &format!("threads {threads}, owned run {round}\n{program_text}"),
             );
         }
+        resident_runs_match(graph, args, &want, tol, threads, &program_text);
     }
     want
+}
+
+/// `Program::run_resident` on the CPU backend, twice in one arena:
+/// arguments given, lent or passed as host tensors by turns, and every
+/// other output kept "on the device" (downloaded here to compare).
+fn resident_runs_match(
+    graph: &Graph,
+    args: &[Tensor],
+    want: &[Tensor],
+    tol: Tol,
+    threads: usize,
+    program_text: &str,
+) {
+    use sexpgpu_cpu::{Arena, Backend, CpuBackend, DeviceArg, DeviceResult};
+    let program = compile(graph).unwrap();
+    let backend = CpuBackend::new(threads);
+    let lent: Vec<_> = args.iter().map(|t| backend.upload(t).unwrap()).collect();
+    let mut arena = Arena::default();
+    for round in 0..2 {
+        let resident: Vec<DeviceArg<'_, _>> = args
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match (i + round) % 3 {
+                0 => DeviceArg::Given(backend.upload(t).unwrap()),
+                1 => DeviceArg::Lent(&lent[i]),
+                _ => DeviceArg::Host(t.clone()),
+            })
+            .collect();
+        let keep: Vec<bool> = (0..want.len()).map(|o| (o + round) % 2 == 0).collect();
+        let got = program
+            .run_resident(&backend, &mut arena, resident, &keep, 7)
+            .expect("the backend runs");
+        let got: Vec<Tensor> = got
+            .into_iter()
+            .zip(want)
+            .zip(&keep)
+            .map(|((r, w), &kept)| match r {
+                DeviceResult::Kept(buf) => {
+                    assert!(kept, "an output was kept that was not asked to be");
+                    backend.download(buf, w.shape()).unwrap()
+                }
+                DeviceResult::Host(t) => {
+                    assert!(!kept, "an output asked to be kept came back to the host");
+                    t
+                }
+            })
+            .collect();
+        compare(
+            &got,
+            want,
+            tol,
+            &format!("threads {threads}, resident run {round}\n{program_text}"),
+        );
+    }
 }
 
 pub fn compare(got: &[Tensor], want: &[Tensor], tol: Tol, context: &str) {

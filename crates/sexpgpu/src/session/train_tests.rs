@@ -379,3 +379,110 @@ fn resuming_restores_the_buffers() {
             .0
     );
 }
+
+/// The CPU backend behind the `Executor` a GPU uses, recording for each
+/// run how many arguments arrived on the "device" already, how many of
+/// them the run was lent rather than given, and how many outputs it kept.
+struct Recording {
+    inner: crate::BackendExecutor<sexpgpu_cpu::CpuBackend>,
+    runs: std::cell::RefCell<Vec<(usize, usize, usize)>>,
+}
+
+impl crate::Executor for Recording {
+    fn run(
+        &self,
+        program: &sexpgpu_cpu::Program,
+        args: Vec<crate::Carried>,
+        keep: &[bool],
+        seed: u64,
+    ) -> Result<Vec<crate::Carried>, sexpgpu_graph::ExecError> {
+        let on_device = |c: &crate::Carried| matches!(c, crate::Carried::Device(_));
+        let arrived = args.iter().filter(|c| on_device(c)).count();
+        let lent = args
+            .iter()
+            .filter(|c| matches!(c, crate::Carried::Device(d) if std::rc::Rc::strong_count(&d.buffer) > 1))
+            .count();
+        let out = self.inner.run(program, args, keep, seed)?;
+        let kept = out.iter().filter(|c| on_device(c)).count();
+        self.runs.borrow_mut().push((arrived, lent, kept));
+        Ok(out)
+    }
+
+    fn fetch(
+        &self,
+        tensor: &crate::DeviceTensor,
+    ) -> Result<sexpgpu_graph::Tensor, sexpgpu_graph::ExecError> {
+        self.inner.fetch(tensor)
+    }
+}
+
+fn recording() -> (std::rc::Rc<Recording>, RunOptions) {
+    let backend = sexpgpu_cpu::CpuBackend::new(sexpgpu_cpu::CpuBackend::default_threads());
+    let recording = std::rc::Rc::new(Recording {
+        inner: crate::BackendExecutor::new(backend),
+        runs: Default::default(),
+    });
+    let options = RunOptions {
+        checkpoint: true,
+        device: crate::Device(Some(recording.clone())),
+        ..RunOptions::default()
+    };
+    (recording, options)
+}
+
+#[test]
+fn a_device_keeps_parameters_and_state_between_steps() {
+    let (recording, options) = recording();
+    let mut on_device = Memory::default();
+    execute(":f32", options, &mut on_device);
+    let mut on_cpu = Memory::default();
+    let cpu = RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    };
+    execute(":f32", cpu, &mut on_cpu);
+    assert_eq!(on_device.log, on_cpu.log);
+    assert_eq!(on_device.metrics, on_cpu.metrics);
+    // The tensors of the last checkpoint (its metadata's order varies).
+    let saved = |io: &Memory| {
+        crate::data::decode(&io.files["fit.safetensors"])
+            .expect("saved")
+            .0
+    };
+    assert_eq!(saved(&on_device), saved(&on_cpu));
+    // 4 parameters and AdamW's 8 moments: uploaded once, then given back
+    // to each step from the device and kept there.
+    let runs = recording.runs.borrow();
+    assert_eq!(runs.len(), 12);
+    assert_eq!(runs[0], (0, 0, 12));
+    assert!(runs[1..].iter().all(|&r| r == (12, 0, 12)), "{runs:?}");
+}
+
+#[test]
+fn a_device_lends_the_parameters_to_evaluation_and_fetches_them_after() {
+    let (recording, options) = recording();
+    let mut on_device = Memory::default();
+    let printed = run_buffers(options, &mut on_device);
+    let mut on_cpu = Memory::default();
+    let cpu = RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    };
+    assert_eq!(printed, run_buffers(cpu, &mut on_cpu));
+    assert_eq!(on_device.log, on_cpu.log);
+    // The tensors of the last checkpoint (its metadata's order varies).
+    let saved = |io: &Memory| {
+        crate::data::decode(&io.files["count.safetensors"])
+            .expect("saved")
+            .0
+    };
+    assert_eq!(saved(&on_device), saved(&on_cpu));
+    // Five steps carrying the parameter, two moments and two buffers;
+    // then one evaluation pass, lent the parameter and both buffers.
+    let runs = recording.runs.borrow();
+    assert_eq!(
+        runs[..5],
+        [(0, 0, 5), (5, 0, 5), (5, 0, 5), (5, 0, 5), (5, 0, 5)]
+    );
+    assert_eq!(runs[5..], [(3, 3, 0)]);
+}

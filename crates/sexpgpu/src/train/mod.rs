@@ -8,6 +8,7 @@
 mod batches;
 mod buffers;
 pub mod checkpoint;
+pub mod device;
 mod options;
 mod report;
 pub mod run;

@@ -6,6 +6,7 @@
 //! `diagnostic` that holds) are diagnostics naming the step.
 
 use super::checkpoint::{self, Checkpoint};
+use super::device::{Carried, Device};
 use super::step::{hyper_values, Reported, Source};
 use super::TracedRun;
 use crate::codes;
@@ -45,50 +46,6 @@ pub trait RunIo {
         bytes: &[u8],
     ) -> Result<(), String>;
     fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String>;
-}
-
-/// Runs compiled programs on a device other than the CPU: a backend the
-/// command opened (`--device cuda`, docs/sexpgpu/cuda.md). The library
-/// never opens devices itself.
-pub trait Executor {
-    /// What `Program::run` gives on the CPU, computed on the device.
-    fn run(
-        &self,
-        program: &sexpgpu_cpu::Program,
-        args: &[Tensor],
-        seed: u64,
-    ) -> Result<Vec<Tensor>, sexpgpu_graph::ExecError>;
-}
-
-/// Where a run's step and eval graphs execute: the CPU (`None`, the
-/// default) or an `Executor`.
-#[derive(Clone, Default)]
-pub struct Device(pub Option<Rc<dyn Executor>>);
-
-impl std::fmt::Debug for Device {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Device(executor)"
-        } else {
-            "Device(cpu)"
-        })
-    }
-}
-
-impl Device {
-    /// Runs `program` on `args`, which it may keep: on the CPU their
-    /// buffers take the next run's outputs (`Program::run_owned`).
-    fn run(
-        &self,
-        program: &sexpgpu_cpu::Program,
-        args: Vec<Tensor>,
-        seed: u64,
-    ) -> Result<Vec<Tensor>, sexpgpu_graph::ExecError> {
-        match &self.0 {
-            Some(executor) => executor.run(program, &args, seed),
-            None => program.run_owned(args, seed),
-        }
-    }
 }
 
 /// Command-line choices that override the run's own options.
@@ -157,10 +114,13 @@ struct Execution<'a> {
     /// The file name of the run's latest checkpoint.
     checkpoint_name: String,
     checkpointing: bool,
-    params: Vec<Tensor>,
-    state: Vec<Tensor>,
+    /// Which of the step's outputs stay on the device: the parameters,
+    /// optimizer state and buffers the next step takes back.
+    keep: Vec<bool>,
+    params: Vec<Carried>,
+    state: Vec<Carried>,
     /// The model's buffers (`docs/sexpgpu/models.md#buffers`).
-    buffers: Vec<Tensor>,
+    buffers: Vec<Carried>,
     /// `io.now()` when the first step began.
     started: f64,
     window: Window,
@@ -212,6 +172,11 @@ impl<'a> Execution<'a> {
             step: start,
         } = carried;
         let reports = run.step.reports.len();
+        let outputs = program.plan().outputs.len();
+        let keep = (0..outputs)
+            .map(|o| o >= run.step.first_param_output)
+            .collect();
+        let host = |ts: Vec<Tensor>| ts.into_iter().map(Carried::Host).collect();
         let ex = Execution {
             run,
             seed,
@@ -221,9 +186,10 @@ impl<'a> Execution<'a> {
             device: options.device.clone(),
             checkpoint_name,
             checkpointing,
-            params,
-            state,
-            buffers,
+            keep,
+            params: host(params),
+            state: host(state),
+            buffers: host(buffers),
             started: io.now(),
             window: Window {
                 sums: vec![0.0; reports + 1],
@@ -242,7 +208,7 @@ impl<'a> Execution<'a> {
         io.log(&format!(
             "run {}: {} parameters, {} steps, {} batch{} an epoch, seed {}{}",
             spec.name,
-            self.params.iter().map(Tensor::numel).sum::<usize>(),
+            self.params.iter().map(Carried::numel).sum::<usize>(),
             self.total,
             per_epoch,
             if per_epoch == 1 { "" } else { "es" },
@@ -267,19 +233,26 @@ impl<'a> Execution<'a> {
         let spec = &run.spec;
         let (param_count, state_count) = (self.params.len(), self.state.len());
         let args = self.step_args(interp, step)?;
+        let failed = |e| exec_failure(&run.step.graph, e, spec.span, step);
         let outputs = self
             .device
-            .run(&self.program, args, fold_seed(self.seed, step))
-            .map_err(|e| exec_failure(&run.step.graph, e, spec.span, step))?;
-        let loss = outputs[0].to_f64s()[0];
+            .run(&self.program, args, &self.keep, fold_seed(self.seed, step))
+            .map_err(failed)?;
+        let mut outputs = outputs.into_iter();
+        let reported = outputs
+            .by_ref()
+            .take(run.step.first_param_output)
+            .map(|c| self.device.take_host(c))
+            .collect::<Result<Vec<Tensor>, _>>()
+            .map_err(failed)?;
+        let loss = reported[0].to_f64s()[0];
         self.check_loss(loss, step)?;
-        self.account(&outputs, step)?;
+        self.account(&reported, step)?;
         self.window.sums[0] += loss;
         self.window.steps += 1;
-        let mut rest = outputs.into_iter().skip(run.step.first_param_output);
-        self.params = rest.by_ref().take(param_count).collect();
-        self.state = rest.by_ref().take(state_count).collect();
-        self.buffers = rest.collect();
+        self.params = outputs.by_ref().take(param_count).collect();
+        self.state = outputs.by_ref().take(state_count).collect();
+        self.buffers = outputs.collect();
         self.report(io, step);
         if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
             if step.is_multiple_of(eval.every) || step == self.total {
@@ -292,9 +265,9 @@ impl<'a> Execution<'a> {
             || step == self.total;
         if self.checkpointing && checkpoint_due {
             let c = Checkpoint {
-                params: self.params.clone(),
-                state: self.state.clone(),
-                buffers: self.buffers.clone(),
+                params: self.host(&self.params).map_err(failed)?,
+                state: self.host(&self.state).map_err(failed)?,
+                buffers: self.host(&self.buffers).map_err(failed)?,
                 step,
             };
             let name = &self.checkpoint_name;
@@ -312,14 +285,19 @@ impl<'a> Execution<'a> {
         &mut self,
         interp: &mut Interp,
         step: u64,
-    ) -> Result<Vec<Tensor>, Box<Diagnostic>> {
+    ) -> Result<Vec<Carried>, Box<Diagnostic>> {
         let spec = &self.run.spec;
         let step_graph = &self.run.step;
         let hyper =
             hyper_values(interp, spec, step).map_err(|flow| flow_diagnostic(flow, spec.span))?;
-        let mut args: Vec<Tensor> = Vec::with_capacity(program_arity(step_graph));
+        let mut args: Vec<Carried> = Vec::with_capacity(program_arity(step_graph));
         args.append(&mut self.params);
-        args.extend(spec.data.batch(self.seed, step - 1));
+        args.extend(
+            spec.data
+                .batch(self.seed, step - 1)
+                .into_iter()
+                .map(Carried::Host),
+        );
         args.append(&mut self.state);
         args.append(&mut self.buffers);
         for name in &step_graph.hyper {
@@ -327,11 +305,11 @@ impl<'a> Execution<'a> {
                 .iter()
                 .find(|(k, _)| k == name)
                 .map_or(0.0, |(_, v)| *v);
-            args.push(Tensor::full(
+            args.push(Carried::Host(Tensor::full(
                 Shape::scalar(),
                 sexpgpu_graph::Scalar::Float(value),
                 DType::F32,
-            ));
+            )));
         }
         Ok(args)
     }
@@ -408,15 +386,19 @@ impl<'a> Execution<'a> {
         let names = &graph.metrics;
         let mut sums = vec![0.0; names.len()];
         let batches = eval.data.per_epoch();
+        let failed = |e| exec_failure(&graph.graph, e, eval.span, step);
         for b in 0..batches {
-            let mut args: Vec<Tensor> = self.params.clone();
+            // The parameters and buffers are lent: on a device they stay
+            // where they are, shared with the run.
+            let mut args: Vec<Carried> = self.params.clone();
             args.extend(self.buffers.iter().cloned());
-            args.extend(eval.data.batch(self.seed, b));
+            args.extend(eval.data.batch(self.seed, b).into_iter().map(Carried::Host));
             let out = self
                 .device
-                .run(program, args, fold_seed(self.seed, step))
-                .map_err(|e| exec_failure(&graph.graph, e, eval.span, step))?;
-            for (s, t) in sums.iter_mut().zip(&out) {
+                .run(program, args, &[], fold_seed(self.seed, step))
+                .map_err(failed)?;
+            for (s, c) in sums.iter_mut().zip(out) {
+                let t = self.device.take_host(c).map_err(failed)?;
                 *s += t.to_f64s().first().copied().unwrap_or(0.0);
             }
         }
@@ -441,6 +423,12 @@ impl<'a> Execution<'a> {
         Ok(())
     }
 
+    /// The carried tensors' elements on the host (from the device, when
+    /// they live there).
+    fn host(&self, carried: &[Carried]) -> Result<Vec<Tensor>, sexpgpu_graph::ExecError> {
+        carried.iter().map(|c| self.device.host(c)).collect()
+    }
+
     /// The run's `:after` function, called with the final parameters and
     /// buffers as the model's map.
     fn after(&self, interp: &mut Interp) -> Result<(), Box<Diagnostic>> {
@@ -448,15 +436,18 @@ impl<'a> Execution<'a> {
         let Some(after) = &spec.after else {
             return Ok(());
         };
-        let host = |ts: &[Tensor]| -> Vec<Value> {
-            ts.iter()
-                .map(|t| Value::HostTensor(Rc::new(t.clone())))
-                .collect()
+        let failed = |e| exec_failure(&self.run.step.graph, e, spec.span, self.total);
+        let values = |carried: &[Carried]| -> Result<Vec<Value>, Box<Diagnostic>> {
+            let tensors = self.host(carried).map_err(failed)?;
+            Ok(tensors
+                .into_iter()
+                .map(|t| Value::HostTensor(Rc::new(t)))
+                .collect())
         };
         let map = self
             .run
             .step
-            .model_map(host(&self.params), host(&self.buffers));
+            .model_map(values(&self.params)?, values(&self.buffers)?);
         interp
             .apply(after, vec![map], &Site::bare(spec.span))
             .map_err(|flow| flow_diagnostic(flow, spec.span))?;

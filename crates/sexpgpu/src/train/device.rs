@@ -1,0 +1,255 @@
+//! Where a run's step and eval graphs execute: the CPU, or an `Executor`
+//! over another backend (`--device cuda`, docs/sexpgpu/cuda.md). A device
+//! keeps what a run carries from step to step (parameters, optimizer
+//! state, buffers) in its own memory: each step takes them back as
+//! `Carried::Device` and only the batch, the hyperparameters and the
+//! reported scalars cross to and from the host. The library never opens
+//! devices itself; the command hands it an executor.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use sexpgpu_cpu::{Arena, Backend, DeviceArg, DeviceResult, Program};
+use sexpgpu_graph::{DType, ExecError, Shape, Tensor};
+
+/// A tensor a run carries between steps: on the host, or in a device's
+/// memory, where only the executor that made it can read it.
+#[derive(Clone)]
+pub enum Carried {
+    Host(Tensor),
+    Device(DeviceTensor),
+}
+
+impl Carried {
+    pub fn shape(&self) -> &Shape {
+        match self {
+            Carried::Host(t) => t.shape(),
+            Carried::Device(d) => &d.shape,
+        }
+    }
+
+    pub fn numel(&self) -> usize {
+        self.shape().numel()
+    }
+}
+
+/// A tensor in a device's memory: its shape and dtype, and the executor's
+/// buffer behind a shared handle (a step given the only handle may
+/// overwrite the buffer in place; an evaluation pass only lends it).
+#[derive(Clone)]
+pub struct DeviceTensor {
+    pub shape: Shape,
+    pub dtype: DType,
+    pub buffer: Rc<dyn Any>,
+}
+
+/// Runs compiled programs on a device other than the CPU.
+pub trait Executor {
+    /// What `Program::run` gives on the CPU, computed on the device, with
+    /// output `i` left in the device's memory when `keep[i]`.
+    fn run(
+        &self,
+        program: &Program,
+        args: Vec<Carried>,
+        keep: &[bool],
+        seed: u64,
+    ) -> Result<Vec<Carried>, ExecError>;
+
+    /// A device tensor's elements, on the host.
+    fn fetch(&self, tensor: &DeviceTensor) -> Result<Tensor, ExecError>;
+}
+
+/// Where a run's step and eval graphs execute: the CPU (`None`, the
+/// default) or an `Executor`.
+#[derive(Clone, Default)]
+pub struct Device(pub Option<Rc<dyn Executor>>);
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Device(executor)"
+        } else {
+            "Device(cpu)"
+        })
+    }
+}
+
+impl Device {
+    /// Runs `program` on `args`, which it may keep: on the CPU their
+    /// buffers take the next run's outputs (`Program::run_owned`); on a
+    /// device, outputs `keep` marks stay there.
+    pub(super) fn run(
+        &self,
+        program: &Program,
+        args: Vec<Carried>,
+        keep: &[bool],
+        seed: u64,
+    ) -> Result<Vec<Carried>, ExecError> {
+        match &self.0 {
+            Some(executor) => executor.run(program, args, keep, seed),
+            None => {
+                let args = args
+                    .into_iter()
+                    .map(|c| self.take_host(c))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let outputs = program.run_owned(args, seed)?;
+                Ok(outputs.into_iter().map(Carried::Host).collect())
+            }
+        }
+    }
+
+    /// The carried tensor's elements on the host.
+    pub(super) fn host(&self, c: &Carried) -> Result<Tensor, ExecError> {
+        match c {
+            Carried::Host(t) => Ok(t.clone()),
+            Carried::Device(d) => self.fetch(d),
+        }
+    }
+
+    /// `host`, without a copy when the tensor is there already.
+    pub(super) fn take_host(&self, c: Carried) -> Result<Tensor, ExecError> {
+        match c {
+            Carried::Host(t) => Ok(t),
+            Carried::Device(d) => self.fetch(&d),
+        }
+    }
+
+    fn fetch(&self, d: &DeviceTensor) -> Result<Tensor, ExecError> {
+        match &self.0 {
+            Some(executor) => executor.fetch(d),
+            None => Err(ExecError {
+                message: "internal: a device tensor reached the CPU executor".to_string(),
+                node: None,
+            }),
+        }
+    }
+}
+
+/// The `Executor` of any `sexpgpu_cpu::Backend`: each program's kernels
+/// are prepared before its first run, and its slots live in an arena of
+/// their own between runs.
+pub struct BackendExecutor<B: Backend> {
+    backend: B,
+    /// Device slots by program (its address, name and slot layout, so a
+    /// later program at the same address never gets a stale arena).
+    arenas: RefCell<HashMap<(usize, String), Arena<B>>>,
+}
+
+impl<B: Backend> BackendExecutor<B> {
+    pub fn new(backend: B) -> BackendExecutor<B> {
+        BackendExecutor {
+            backend,
+            arenas: RefCell::default(),
+        }
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+}
+
+impl<B: Backend> Executor for BackendExecutor<B>
+where
+    B::Buffer: 'static,
+{
+    fn run(
+        &self,
+        program: &Program,
+        args: Vec<Carried>,
+        keep: &[bool],
+        seed: u64,
+    ) -> Result<Vec<Carried>, ExecError> {
+        let plan = program.plan();
+        let key = (
+            program as *const Program as usize,
+            format!("{} {:?}", plan.graph_name, plan.slots),
+        );
+        let mut arenas = self.arenas.borrow_mut();
+        if !arenas.contains_key(&key) {
+            self.backend.prepare(plan)?;
+        }
+        let arena = arenas.entry(key).or_default();
+        let (given, lent) = split_handles::<B::Buffer>(args)?;
+        let device_args = given
+            .into_iter()
+            .zip(&lent)
+            .map(|(g, l)| match (g, l) {
+                (Handed::Host(t), _) => DeviceArg::Host(t),
+                (Handed::Given(buf), _) => DeviceArg::Given(buf),
+                (Handed::Lent, Some(rc)) => DeviceArg::Lent(&**rc),
+                (Handed::Lent, None) => unreachable!("a lent argument keeps its handle"),
+            })
+            .collect();
+        let results = program.run_resident(&self.backend, arena, device_args, keep, seed)?;
+        Ok(results
+            .into_iter()
+            .zip(&plan.outputs)
+            .map(|(r, output)| match r {
+                DeviceResult::Host(t) => Carried::Host(t),
+                DeviceResult::Kept(buf) => Carried::Device(DeviceTensor {
+                    shape: output.shape.clone(),
+                    dtype: output.dtype,
+                    buffer: Rc::new(buf),
+                }),
+            })
+            .collect())
+    }
+
+    fn fetch(&self, tensor: &DeviceTensor) -> Result<Tensor, ExecError> {
+        let buf = tensor
+            .buffer
+            .downcast_ref::<B::Buffer>()
+            .ok_or_else(foreign)?;
+        self.backend.download_copy(buf, 0, &tensor.shape)
+    }
+}
+
+/// How an argument reaches the backend: a host tensor, a device buffer
+/// whose only handle the run was given, or one still shared (lent).
+enum Handed<T> {
+    Host(Tensor),
+    Given(T),
+    Lent,
+}
+
+/// Each argument as it is handed over, and beside it the shared handle
+/// a lent one borrows from (kept alive for the run).
+#[allow(clippy::type_complexity)]
+fn split_handles<T: 'static>(
+    args: Vec<Carried>,
+) -> Result<(Vec<Handed<T>>, Vec<Option<Rc<T>>>), ExecError> {
+    let mut handed = Vec::with_capacity(args.len());
+    let mut lent = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg {
+            Carried::Host(t) => {
+                handed.push(Handed::Host(t));
+                lent.push(None);
+            }
+            Carried::Device(d) => {
+                let rc = d.buffer.downcast::<T>().map_err(|_| foreign())?;
+                match Rc::try_unwrap(rc) {
+                    Ok(buf) => {
+                        handed.push(Handed::Given(buf));
+                        lent.push(None);
+                    }
+                    Err(shared) => {
+                        handed.push(Handed::Lent);
+                        lent.push(Some(shared));
+                    }
+                }
+            }
+        }
+    }
+    Ok((handed, lent))
+}
+
+/// The error for a device tensor another executor made.
+fn foreign() -> ExecError {
+    ExecError {
+        message: "internal: a device tensor of another executor".to_string(),
+        node: None,
+    }
+}
