@@ -13,6 +13,9 @@
 // those of the graphs the CPU's compiled-vs-reference tests run.
 #[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
+// The per-op numerics cases of sexpgpu-graph's NumPy test.
+#[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
+mod numerics;
 mod programs;
 
 use std::collections::HashMap;
@@ -348,8 +351,10 @@ impl Drop for TempDir {
 }
 
 impl Libs {
-    fn build(kernels: &[&Kernel]) -> Libs {
-        let dir = std::env::temp_dir().join(format!("sexpgpu-cuda-emu-{}", std::process::id()));
+    /// `tag` names the build's folder (tests of one process run at once).
+    fn build(kernels: &[&Kernel], tag: &str) -> Libs {
+        let dir =
+            std::env::temp_dir().join(format!("sexpgpu-cuda-emu-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let chunks: Vec<&[&Kernel]> = kernels.chunks(250).collect();
         let libs: Vec<HostLib> = std::thread::scope(|s| {
@@ -490,7 +495,7 @@ fn generated_kernels_compute_the_references_results() {
     }
     let mut all: Vec<&Kernel> = kernels.into_values().collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
-    let libs = Libs::build(&all);
+    let libs = Libs::build(&all, "graphs");
     let mut failures = Vec::new();
     for (name, g, program, codes, args, tol) in &plans {
         let want = execute(g, args, 7).expect("the reference runs");
@@ -523,4 +528,65 @@ fn generated_kernels_compute_the_references_results() {
         "{} graphs, {blocks} block kernels",
         plans.len()
     );
+}
+
+/// The kernels of a set of graphs' plans, each once, in name order.
+fn unique_kernels(codes: &[Vec<StepCode>]) -> Vec<&Kernel> {
+    let mut kernels: HashMap<String, &Kernel> = HashMap::new();
+    for k in codes.iter().flatten().flat_map(StepCode::kernels) {
+        kernels.insert(k.name.clone(), k);
+    }
+    let mut all: Vec<&Kernel> = kernels.into_values().collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}
+
+/// Every per-op numerics case (one small graph per op, dtype and shape)
+/// run through its generated kernels in emulation, then recomputed and
+/// compared in NumPy by `tests/numerics/check_ops.py`, as the reference
+/// executor's results are: the CUDA kernels' arithmetic for every op,
+/// without a GPU (`scripts/gpu-check` runs the same cases on one).
+#[test]
+fn every_numerics_case_matches_numpy_in_emulation() {
+    let compiled = |g: &Graph| {
+        let program = sexpgpu_cpu::compile(g).expect("the case compiles");
+        let codes = generate_plan(program.plan()).expect("its kernels generate");
+        (program, codes)
+    };
+    // A first pass collects the cases' kernels (the cases are deterministic).
+    let codes = std::cell::RefCell::new(Vec::new());
+    let scratch = std::env::temp_dir().join(format!("sexpgpu-emu-plans-{}", std::process::id()));
+    numerics::write_all(&scratch, &|g, args, seed| {
+        codes.borrow_mut().push(compiled(g).1);
+        execute(g, args, seed)
+    })
+    .expect("the reference runs every case");
+    std::fs::remove_dir_all(&scratch).ok();
+    let codes = codes.into_inner();
+    let libs = Libs::build(&unique_kernels(&codes), "numerics");
+    let dir = std::env::temp_dir().join(format!("sexpgpu-emu-numerics-{}", std::process::id()));
+    let emulated = |g: &Graph, args: &[Tensor], seed: u64| {
+        let (program, codes) = compiled(g);
+        run_plan(program.plan(), &codes, &libs, args, seed).map_err(|message| {
+            sexpgpu_graph::ExecError {
+                message,
+                node: None,
+            }
+        })
+    };
+    let count = numerics::write_all(&dir, &emulated)
+        .unwrap_or_else(|failures| panic!("emulation failed:\n{}", failures.join("\n")));
+    let output = Command::new(uitest::support::python())
+        .arg(uitest::support::workspace_root().join("tests/numerics/check_ops.py"))
+        .arg(&dir)
+        .output()
+        .expect("run the numerics checker");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains(&format!("{count} passed, 0 failed")),
+        "NumPy disagrees with the emulated kernels ({count} cases in {}):\n{stdout}\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -27,15 +27,22 @@ pub fn generate(pieces: &[(Src, View)], dtype: DType) -> (String, Vec<Param>, us
     let mut order = vec![Param::Out];
     let mut body = String::new();
     let mut start = 0usize;
+    // The backend hands one buffer per piece read from memory, empty
+    // pieces included, so operand numbers count those too.
+    let mut operand = 0;
     for (i, (src, dst)) in pieces.iter().enumerate() {
         let n = dst.numel();
+        let this_operand = operand;
+        if matches!(src, Src::Mem { .. }) {
+            operand += 1;
+        }
         if n == 0 {
             continue;
         }
         let value = match src {
             Src::Mem { view, .. } => {
                 params.push(c::ptr_param(dtype, &format!("in{i}"), false));
-                order.push(Param::Input(order.len() - 1));
+                order.push(Param::Input(this_operand));
                 format!("in{i}[{}]", c::view_index(view, "q", ix))
             }
             Src::Splat { value, .. } => c::stored_lit(*value, dtype),
