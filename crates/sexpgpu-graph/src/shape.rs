@@ -9,7 +9,7 @@ use crate::error::OpError;
 /// tracing (`E-DIM-001`) and when a file is loaded, and graphs holding them
 /// are not executed, so no program or file can make the host allocate
 /// without bound.
-pub const MAX_ELEMENTS: usize = 1 << 26;
+pub const MAX_ELEMENTS: usize = 1 << 30;
 
 /// A vector of non-negative dimensions, fixed at trace time. Prints `[2, 16]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]

@@ -115,13 +115,27 @@ impl Backend for CpuBackend {
         "cpu"
     }
 
+    /// Zeroed memory, or an error naming the size when the host has not
+    /// got it (a tensor may be gigabytes: `sexpgpu_graph::MAX_ELEMENTS`).
     fn alloc(&self, dtype: DType, len: usize) -> Result<TensorData, ExecError> {
+        fn zeroed<T: Clone>(len: usize, zero: T, dtype: DType) -> Result<Vec<T>, ExecError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).map_err(|_| ExecError {
+                message: format!(
+                    "out of memory: cannot allocate {len} {dtype} elements ({} MiB)",
+                    (len * std::mem::size_of::<T>()) >> 20
+                ),
+                node: None,
+            })?;
+            v.resize(len, zero);
+            Ok(v)
+        }
         Ok(match dtype {
-            DType::F32 => TensorData::F32(vec![0.0; len]),
-            DType::BF16 => TensorData::BF16(vec![bf16::ZERO; len]),
-            DType::I32 => TensorData::I32(vec![0; len]),
-            DType::I64 => TensorData::I64(vec![0; len]),
-            DType::Bool => TensorData::Bool(vec![false; len]),
+            DType::F32 => TensorData::F32(zeroed(len, 0.0, dtype)?),
+            DType::BF16 => TensorData::BF16(zeroed(len, bf16::ZERO, dtype)?),
+            DType::I32 => TensorData::I32(zeroed(len, 0, dtype)?),
+            DType::I64 => TensorData::I64(zeroed(len, 0, dtype)?),
+            DType::Bool => TensorData::Bool(zeroed(len, false, dtype)?),
         })
     }
 
