@@ -59,9 +59,9 @@ class Mlp(torch.nn.Module):
 
 
 class Block(torch.nn.Module):
-    def __init__(self, width, heads, dropout):
+    def __init__(self, width, heads, dropout, sdpa=False):
         super().__init__()
-        self.heads, self.dropout = heads, dropout
+        self.heads, self.dropout, self.sdpa = heads, dropout, sdpa
         self.ln1 = torch.nn.LayerNorm(width)
         self.qkv = torch.nn.Linear(width, 3 * width, bias=False)
         self.proj = torch.nn.Linear(width, width, bias=False)
@@ -73,25 +73,31 @@ class Block(torch.nn.Module):
         b, t, d = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
         split = lambda z: z.view(b, t, self.heads, d // self.heads).transpose(1, 2)
-        scores = split(q) @ split(k).transpose(-1, -2) / math.sqrt(d // self.heads)
-        visible = torch.ones(t, t, dtype=torch.bool).tril()
-        scores = scores.masked_fill(~visible, -1e30)
-        a = (scores.softmax(-1) @ split(v)).transpose(1, 2).reshape(b, t, d)
+        if self.sdpa:  # PyTorch's fused (flash) attention
+            a = F.scaled_dot_product_attention(split(q), split(k), split(v), is_causal=True)
+        else:  # the same operations as nn/attention
+            scores = split(q) @ split(k).transpose(-1, -2) / math.sqrt(d // self.heads)
+            visible = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+            scores = scores.masked_fill(~visible, -1e30)
+            a = scores.softmax(-1) @ split(v)
+        a = a.transpose(1, 2).reshape(b, t, d)
         x = x + F.dropout(self.proj(a), self.dropout, self.training)
         m = self.down(F.gelu(self.up(self.ln2(x)), approximate="tanh"))
         return x + F.dropout(m, self.dropout, self.training)
 
 
 class Gpt(torch.nn.Module):
-    def __init__(self, vocab, width, context, layers, heads=4, dropout=0.0):
+    def __init__(self, vocab, width, context, layers, heads=4, dropout=0.0, sdpa=False, tied=False):
         super().__init__()
         self.tok = torch.nn.Embedding(vocab, width)
         self.pos = torch.nn.Parameter(torch.randn(context, width) * 0.02)
         self.blocks = torch.nn.ModuleList(
-            Block(width, heads, dropout) for _ in range(layers)
+            Block(width, heads, dropout, sdpa) for _ in range(layers)
         )
         self.lnf = torch.nn.LayerNorm(width)
         self.head = torch.nn.Linear(width, vocab, bias=False)
+        if tied:  # GPT-2's output layer is its token embedding
+            self.head.weight = self.tok.weight
 
     def forward(self, ids, targets):
         x = self.tok(ids) + self.pos[: ids.shape[-1]]

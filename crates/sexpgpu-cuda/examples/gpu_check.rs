@@ -1,11 +1,16 @@
 //! The GPU half of `scripts/gpu-check` (run on a machine with an NVIDIA
 //! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): the
 //! compiled-vs-reference random graphs of `sexpgpu-cpu`'s tests on the
-//! CUDA backend, then bf16 matmul throughput. Prints one line per check
-//! and exits 1 when a check fails. Measures; claims nothing it did not run.
+//! CUDA backend; with `--numerics DIR`, every per-op numerics case of
+//! `sexpgpu-graph`'s NumPy test run on the GPU and written to DIR for
+//! `tests/numerics/check_ops.py`; then bf16 matmul throughput. Prints one
+//! line per check and exits 1 when a check fails. Measures; claims
+//! nothing it did not run.
 
 #[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
+#[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
+mod numerics;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -67,10 +72,29 @@ fn mismatch(got: &[Tensor], want: &[Tensor], tol: f64) -> Option<String> {
 fn random_graphs(be: &CudaBackend) -> usize {
     let (mut failed, mut exact, mut near, mut differ) = (0, 0, 0, 0);
     let seeds = (0..150u64).map(|s| (s, common::graphs::Family::Exact));
-    for (seed, family) in seeds.chain((1000..1150).map(|s| (s, common::graphs::Family::Smooth))) {
-        let b = common::graphs::build(seed, family);
+    let seeds: Vec<_> = seeds
+        .chain((1000..1150).map(|s| (s, common::graphs::Family::Smooth)))
+        .collect();
+    // Every graph's kernels compile together first, in a few NVRTC programs.
+    let graphs: Vec<_> = seeds
+        .iter()
+        .map(|&(seed, family)| common::graphs::build(seed, family))
+        .collect();
+    let programs: Vec<_> = graphs
+        .iter()
+        .map(|b| compile(&b.g).expect("the graph compiles"))
+        .collect();
+    let started = Instant::now();
+    if let Err(e) = be.compile_plans(programs.iter().map(|p| p.plan())) {
+        println!("FAIL random graphs: kernels did not compile: {}", e.message);
+        return 1;
+    }
+    println!(
+        "random graphs: kernels compiled in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    for ((&(seed, family), b), program) in seeds.iter().zip(&graphs).zip(&programs) {
         let want = execute(&b.g, &b.args, 7).expect("the reference runs");
-        let program = compile(&b.g).expect("the graph compiles");
         let mut arena = Arena::default();
         let bf16 = b.args.iter().any(|a| a.dtype() == DType::BF16)
             || b.g.outputs().iter().any(|&o| b.g.dtype(o) == DType::BF16);
@@ -108,6 +132,60 @@ fn random_graphs(be: &CudaBackend) -> usize {
         "random graphs: {exact} runs bit-identical, {near} within tolerance, {differ} transcendental runs differing, {failed} failures"
     );
     failed
+}
+
+/// Runs every per-op numerics case on the GPU (each graph compiled, then
+/// run on the CUDA backend) and writes them into `dir`; returns the
+/// number of cases that failed to run. Their values are checked by
+/// `tests/numerics/check_ops.py` afterwards.
+fn numerics_on(be: &CudaBackend, dir: &std::path::Path) -> usize {
+    let compiled = |g: &Graph| {
+        compile(g).map_err(|e| sexpgpu_graph::ExecError {
+            message: format!("compile: {e}"),
+            node: None,
+        })
+    };
+    // A first pass over the (deterministic) cases collects their plans, so
+    // that every kernel compiles in a few NVRTC programs, not one each.
+    let plans = std::cell::RefCell::new(Vec::new());
+    let collect = |g: &Graph, args: &[Tensor], seed: u64| {
+        plans.borrow_mut().push(compiled(g)?);
+        execute(g, args, seed)
+    };
+    let scratch = std::env::temp_dir().join(format!("gpu-check-plans-{}", std::process::id()));
+    let _ = numerics::write_all(&scratch, &collect);
+    std::fs::remove_dir_all(&scratch).ok();
+    let started = Instant::now();
+    let programs = plans.into_inner();
+    if let Err(e) = be.compile_plans(programs.iter().map(|p| p.plan())) {
+        println!("FAIL numerics: kernels did not compile: {}", e.message);
+        return 1;
+    }
+    println!(
+        "numerics: the kernels of {} cases compiled in {:.1} s",
+        programs.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let run = |g: &Graph, args: &[Tensor], seed: u64| {
+        let program = compiled(g)?;
+        let mut arena = Arena::default();
+        program.run_on(be, &mut arena, args, seed)
+    };
+    match numerics::write_all(dir, &run) {
+        Ok(count) => {
+            println!(
+                "numerics: {count} cases run on the GPU, written to {}",
+                dir.display()
+            );
+            0
+        }
+        Err(failures) => {
+            for f in &failures {
+                println!("FAIL numerics {f}");
+            }
+            failures.len()
+        }
+    }
 }
 
 /// TFLOPS of an `n x n x n` bf16 product (cuBLAS, f32 accumulation).
@@ -155,6 +233,14 @@ fn main() -> ExitCode {
         }
     };
     let mut failed = random_graphs(&be);
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--numerics") {
+        let Some(dir) = args.get(i + 1) else {
+            eprintln!("error: --numerics takes a folder");
+            return ExitCode::from(2);
+        };
+        failed += numerics_on(&be, std::path::Path::new(dir));
+    }
     for n in [4096, 8192] {
         match matmul_tflops(&be, n) {
             Ok(t) => println!("bench bf16 matmul {n}: {t:.1} TFLOPS"),

@@ -118,15 +118,28 @@ impl CudaBackend {
         Ok(f)
     }
 
-    /// Compiles every kernel of `plan` not compiled yet, `codegen::BATCH`
-    /// to an NVRTC program: one compiler start for many kernels, so a
-    /// training step's few hundred kernels compile in seconds rather than
-    /// one at a time as their steps first run.
+    /// Compiles every kernel of `plan` not compiled yet (`compile_plans`).
     pub fn compile_plan(&self, plan: &Plan) -> Result<(), ExecError> {
-        let codes = codegen::generate_plan(plan).map_err(|e| failure(e.message))?;
+        self.compile_plans([plan])
+    }
+
+    /// Compiles every kernel of `plans` not compiled yet, `codegen::BATCH`
+    /// to an NVRTC program: one compiler start for many kernels, so a
+    /// training step's few hundred kernels (or a test suite's thousands)
+    /// compile in seconds rather than one at a time as their steps first
+    /// run.
+    pub fn compile_plans<'p>(
+        &self,
+        plans: impl IntoIterator<Item = &'p Plan>,
+    ) -> Result<(), ExecError> {
+        let codes = plans
+            .into_iter()
+            .map(codegen::generate_plan)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| failure(e.message))?;
         let known = self.functions.lock().map_err(driver)?;
         let mut todo: BTreeMap<&str, &Kernel> = BTreeMap::new();
-        for k in codes.iter().flat_map(StepCode::kernels) {
+        for k in codes.iter().flatten().flat_map(StepCode::kernels) {
             if !known.contains_key(&k.name) {
                 todo.insert(&k.name, k);
             }

@@ -46,6 +46,8 @@ pub fn candidates() -> Vec<PathBuf> {
         out.extend(wheel_libs(Path::new(&venv)));
     }
     out.push(PathBuf::from("libnvrtc.so.12"));
+    // CUDA 13's NVRTC compiles the same kernels (no CUDA headers in them).
+    out.push(PathBuf::from("libnvrtc.so.13"));
     out.push(PathBuf::from("libnvrtc.so"));
     out
 }

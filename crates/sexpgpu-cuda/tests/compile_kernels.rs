@@ -1,5 +1,6 @@
-//! Every kernel the backend can generate for the example programs and the
-//! random graphs, compiled with NVRTC for compute_80 and compute_90 and
+//! Every kernel the backend can generate for the example programs, the
+//! random graphs, the per-op numerics cases and the GPU benchmark's
+//! GPT-2 small, compiled with NVRTC for compute_80 and compute_90 and
 //! assembled with ptxas for sm_80 and sm_90: no GPU needed, only the
 //! PyPI wheels `scripts/test` installs into `.venv`
 //! (`nvidia-cuda-nvrtc-cu12`, `nvidia-cuda-nvcc-cu12`). Fails on any
@@ -11,8 +12,13 @@
 // those of the graphs the CPU's compiled-vs-reference tests run.
 #[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
+// The per-op numerics cases that scripts/gpu-check runs on a GPU.
+mod gpt2;
+#[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
+mod numerics;
 mod programs;
 
+use gpt2::gpt2_graphs;
 use programs::example_graphs;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,6 +71,21 @@ fn random_graphs() -> Vec<(String, Graph)> {
             )
         })
         .collect()
+}
+
+/// The graphs of the per-op numerics cases.
+fn numerics_graphs() -> Vec<(String, Graph)> {
+    let graphs = std::cell::RefCell::new(Vec::new());
+    let dir = std::env::temp_dir().join(format!("sexpgpu-nvrtc-cases-{}", std::process::id()));
+    numerics::write_all(&dir, &|g, args, seed| {
+        let mut graphs = graphs.borrow_mut();
+        let name = format!("numerics{}", graphs.len());
+        graphs.push((name, g.clone()));
+        sexpgpu_graph::execute(g, args, seed)
+    })
+    .expect("the reference runs every case");
+    std::fs::remove_dir_all(&dir).ok();
+    graphs.into_inner()
 }
 
 /// Distinct kernels (by name, a hash of the text) of all the graphs.
@@ -242,10 +263,12 @@ fn synthetic() -> BTreeMap<String, Kernel> {
 }
 
 #[test]
-fn every_kernel_of_the_examples_and_random_graphs_compiles() {
+fn every_kernel_of_the_examples_random_graphs_and_numerics_cases_compiles() {
     let mut graphs = example_graphs();
     let n_examples = graphs.len();
     graphs.extend(random_graphs());
+    graphs.extend(numerics_graphs());
+    graphs.extend(gpt2_graphs());
     let mut kernels = kernels(&graphs);
     let from_graphs = kernels.len();
     kernels.extend(synthetic());

@@ -1,0 +1,194 @@
+"""GPT-2 small training steps: SexpGPU against PyTorch on one device, in one run.
+
+    .venv/bin/python benches/sexpgpu/gpt2/run.py [--device cuda] [--scale small]
+        [--dtype f32|bf16] [--batch 8] [--steps 12] [--rounds 1] [--no-compile]
+        [--sexpgpu target/release/sexpgpu]
+
+The workload is gpt2.sx: the transformer of the CPU benchmark
+(benches/sexpgpu/train_steps) scaled to GPT-2 small (width 768, 12 layers,
+12 heads, context 1024, vocabulary 50304, tied output layer: 124M
+parameters), AdamW, the same random batch of `--batch` rows every step.
+`--scale tiny` (width 64, 2 layers, context 32) checks the script itself on
+any machine, the CPU included.
+
+Systems, each timed per step (median, after warm-up; every step reads its
+loss back to the host, which waits for the device, on every side):
+
+- sexpgpu: `sexpgpu run gpt2.sx --device D`; per-step times from its
+  `--metrics` file, the first window (compilation) dropped. With `--dtype
+  bf16` its parameters are bf16 with f32 master weights.
+- torch: the same model in PyTorch eager, attention written as nn/attention
+  writes it (scores, causal mask, softmax, product); with `--dtype bf16`
+  under `torch.autocast(bfloat16)`.
+- torch-sdpa: the same, attention by `F.scaled_dot_product_attention`
+  (PyTorch's fused flash attention).
+- compiled: the torch model under `torch.compile` (skipped with
+  `--no-compile` or where inductor fails).
+
+Prints tokens per second for each system, its step time over SexpGPU's
+(above 1: slower than SexpGPU), and its loss after `--steps` steps (SexpGPU:
+its last logged window's mean), a check that each side trains.
+Figures and their machine go in BENCHMARKS.md.
+"""
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent / "train_steps"))
+from run import Gpt, sexpgpu_step_ms  # noqa: E402  (the CPU benchmark's model)
+
+SCALES = {
+    "small": dict(width=768, layers=12, heads=12, context=1024, vocab=50304),
+    "tiny": dict(width=64, layers=2, heads=4, context=32, vocab=128),
+}
+
+
+def sized_source(scale, dtype):
+    """gpt2.sx with the scale's sizes and the parameters' dtype."""
+    text = (HERE / "gpt2.sx").read_text()
+    for name, value in SCALES[scale].items():
+        text, n = re.subn(rf"^\(def {name} \d+\)$", f"(def {name} {value})", text, flags=re.M)
+        assert n == 1, f"gpt2.sx defines {name} once"
+    text, n = re.subn(r"^\(def param-dtype :\w+\)$", f"(def param-dtype :{dtype})", text, flags=re.M)
+    assert n == 1, "gpt2.sx defines param-dtype once"
+    return text
+
+
+def batch_data(scale, batch):
+    """One random batch of token windows: (npz columns, torch tensors)."""
+    sizes = SCALES[scale]
+    ids = np.random.default_rng(0).integers(0, sizes["vocab"], (batch, sizes["context"] + 1))
+    x, y = ids[:, :-1], ids[:, 1:]
+    columns = {"x": x.astype(np.int32), "y": y.astype(np.int32)}
+    return columns, (torch.from_numpy(x.copy()), torch.from_numpy(y.copy()))
+
+
+def sexpgpu_ms(args, workdir):
+    """SexpGPU's median step in milliseconds, and its last logged loss."""
+    sx = workdir / "gpt2.sx"
+    sx.write_text(sized_source(args.scale, args.dtype))
+    metrics = workdir / "metrics.jsonl"
+    command = [args.sexpgpu, "run", str(sx), "--device", args.device]
+    command += ["--steps", str(args.steps), "--metrics", str(metrics)]
+    subprocess.run(command, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
+    lines = [json.loads(line) for line in metrics.read_text().splitlines()]
+    return sexpgpu_step_ms(lines), lines[-1]["loss"]
+
+
+def init_as_gpt2_sx(model):
+    """gpt2.sx's initial distributions: weight matrices, the embedding and
+    the positions normal with std 0.02, biases zero, layer norms' scales one."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("bias"):
+                p.zero_()
+            elif "ln" in name:
+                p.fill_(1.0)
+            else:
+                p.normal_(0.0, 0.02)
+
+
+def torch_ms(args, batch, sdpa, compiled):
+    """PyTorch's median step in milliseconds, and its last loss."""
+    sizes = SCALES[args.scale]
+    device = torch.device(args.device)
+    torch.manual_seed(0)
+    model = Gpt(
+        sizes["vocab"], sizes["width"], sizes["context"], sizes["layers"],
+        heads=sizes["heads"], sdpa=sdpa, tied=True,
+    )
+    init_as_gpt2_sx(model)
+    model = model.to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01)
+    forward = torch.compile(model) if compiled else model
+    x, y = (t.to(device) for t in batch)
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.dtype == "bf16")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with autocast:
+            loss = forward(x, y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    # As many steps as SexpGPU runs, the first three untimed (warm-up).
+    for _ in range(3):
+        step()
+    times, loss = [], None
+    for _ in range(args.steps - 3):
+        start = time.perf_counter()
+        loss = step()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times), loss
+
+
+def device_name(device):
+    if device == "cuda":
+        return torch.cuda.get_device_name(0)
+    return open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(" :\t")
+
+
+def one_round(args, compile_ok):
+    """{system: (ms per step, last loss)} for one round."""
+    columns, batch = batch_data(args.scale, args.batch)
+    row = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        np.savez(Path(tmp) / "data.npz", **columns)
+        row["sexpgpu"] = sexpgpu_ms(args, Path(tmp))
+    row["torch"] = torch_ms(args, batch, sdpa=False, compiled=False)
+    row["torch-sdpa"] = torch_ms(args, batch, sdpa=True, compiled=False)
+    if compile_ok:
+        try:
+            row["compiled"] = torch_ms(args, batch, sdpa=False, compiled=True)
+        except Exception as error:  # no working inductor toolchain here
+            print(f"  torch.compile failed: {type(error).__name__}", file=sys.stderr)
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    parser.add_argument("--scale", default="small", choices=sorted(SCALES))
+    parser.add_argument("--dtype", default="bf16", choices=["f32", "bf16"])
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
+    args = parser.parse_args()
+    assert args.steps >= 6, "at least three logged windows after the first"
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("PyTorch sees no CUDA device")
+    tokens = args.batch * SCALES[args.scale]["context"]
+    print(f"device: {device_name(args.device)}; torch {torch.__version__}")
+    print(f"gpt2 {args.scale}, {args.dtype}, batch {args.batch} x {tokens // args.batch} tokens, {args.steps} steps")
+    results = {}
+    for r in range(args.rounds):
+        row = one_round(args, not args.no_compile)
+        for system, value in row.items():
+            results.setdefault(system, []).append(value)
+        print(f"round {r + 1}: {row}", file=sys.stderr)
+    ours = statistics.median(ms for ms, _ in results["sexpgpu"])
+    print(f"{'system':<12} {'ms/step':>9} {'tokens/s':>10} {'last loss':>10} {'time/ours':>10}")
+    for system, runs in results.items():
+        ms = statistics.median(m for m, _ in runs)
+        loss = runs[-1][1]
+        print(f"{system:<12} {ms:9.2f} {tokens / ms * 1e3:10.0f} {loss:10.4f} {ms / ours:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
