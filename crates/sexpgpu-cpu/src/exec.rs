@@ -32,6 +32,19 @@ impl<B: Backend> Default for Arena<B> {
 }
 
 impl<B: Backend> Arena<B> {
+    /// The run's own argument buffers it did not overwrite in place become
+    /// the spares the next run's outputs take; spares this run did not use
+    /// are dropped, so at most one run's arguments are kept.
+    fn keep_spares(&mut self, held: Vec<Held<'_, B::Buffer>>) {
+        self.spare = held
+            .into_iter()
+            .filter_map(|h| match h {
+                Held::Owned(buf) => Some(buf),
+                _ => None,
+            })
+            .collect();
+    }
+
     /// A buffer for `slot`: the one it held last run, else a spare of its
     /// dtype and size, else a new one.
     fn buffer_for(
@@ -188,15 +201,7 @@ impl Program {
                 .map(|t| backend.adopt(t).map(Held::Owned))
                 .collect::<Result<Vec<_>, _>>()?;
             let result = self.run_with(backend, arena, &mut held, seed, profile::enabled());
-            // Spares the run did not use are dropped: at most one run's
-            // arguments are kept.
-            arena.spare = held
-                .into_iter()
-                .filter_map(|h| match h {
-                    Held::Owned(buf) => Some(buf),
-                    _ => None,
-                })
-                .collect();
+            arena.keep_spares(held);
             result
         })
     }
@@ -243,13 +248,7 @@ impl Program {
         let result = self
             .launch_all(backend, arena, &mut held, &constants, seed, false)
             .and_then(|()| self.results(backend, arena, &held, &constants, keep));
-        arena.spare = held
-            .into_iter()
-            .filter_map(|h| match h {
-                Held::Owned(buf) => Some(buf),
-                _ => None,
-            })
-            .collect();
+        arena.keep_spares(held);
         result
     }
 

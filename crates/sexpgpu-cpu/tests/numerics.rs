@@ -7,10 +7,7 @@
 #[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
 mod cases;
 
-use std::process::Command;
-
 use sexpgpu_graph::ExecError;
-use uitest::support::{python, workspace_root};
 
 #[test]
 fn every_op_of_the_compiled_backend_matches_numpy() {
@@ -24,17 +21,5 @@ fn every_op_of_the_compiled_backend_matches_numpy() {
     };
     let count = cases::write_all(&dir, &run)
         .unwrap_or_else(|failures| panic!("the backend failed:\n{}", failures.join("\n")));
-    let output = Command::new(python())
-        .arg(workspace_root().join("tests/numerics/check_ops.py"))
-        .arg(&dir)
-        .output()
-        .expect("run the numerics checker");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains(&format!("{count} passed, 0 failed")),
-        "NumPy disagrees ({count} cases in {}):\n{stdout}\n{stderr}",
-        dir.display()
-    );
-    std::fs::remove_dir_all(&dir).ok();
+    cases::check_with_numpy(&dir, count, "the compiled CPU backend");
 }

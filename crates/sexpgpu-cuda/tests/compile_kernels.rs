@@ -15,6 +15,7 @@ mod common;
 // The per-op numerics cases that scripts/gpu-check runs on a GPU.
 mod gpt2;
 #[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
+#[allow(dead_code)] // `check_with_numpy` serves the tests that compare values
 mod numerics;
 mod programs;
 

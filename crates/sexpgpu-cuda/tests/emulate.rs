@@ -576,17 +576,5 @@ fn every_numerics_case_matches_numpy_in_emulation() {
     };
     let count = numerics::write_all(&dir, &emulated)
         .unwrap_or_else(|failures| panic!("emulation failed:\n{}", failures.join("\n")));
-    let output = Command::new(uitest::support::python())
-        .arg(uitest::support::workspace_root().join("tests/numerics/check_ops.py"))
-        .arg(&dir)
-        .output()
-        .expect("run the numerics checker");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains(&format!("{count} passed, 0 failed")),
-        "NumPy disagrees with the emulated kernels ({count} cases in {}):\n{stdout}\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    std::fs::remove_dir_all(&dir).ok();
+    numerics::check_with_numpy(&dir, count, "the emulated kernels");
 }

@@ -975,3 +975,22 @@ pub fn write_all(dir: &Path, run: &Run<'_>) -> Result<usize, Vec<String>> {
         Err(cases.failures)
     }
 }
+
+/// Has `tests/numerics/check_ops.py` recompute the `count` cases written
+/// into `dir` in NumPy; panics with its report unless every case agrees,
+/// naming `who` computed them. Removes `dir` when they do.
+pub fn check_with_numpy(dir: &Path, count: usize, who: &str) {
+    let output = std::process::Command::new(uitest::support::python())
+        .arg(uitest::support::workspace_root().join("tests/numerics/check_ops.py"))
+        .arg(dir)
+        .output()
+        .expect("run the numerics checker");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains(&format!("{count} passed, 0 failed")),
+        "NumPy disagrees with {who} ({count} cases in {}):\n{stdout}\n{stderr}",
+        dir.display()
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
