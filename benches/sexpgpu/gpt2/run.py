@@ -62,8 +62,8 @@ def sized_source(scale, dtype):
     for name, value in SCALES[scale].items():
         text, n = re.subn(rf"^\(def {name} \d+\)$", f"(def {name} {value})", text, flags=re.M)
         assert n == 1, f"gpt2.sx defines {name} once"
-    text, n = re.subn(r"^\(def param-dtype :\w+\)$", f"(def param-dtype :{dtype})", text, flags=re.M)
-    assert n == 1, "gpt2.sx defines param-dtype once"
+    text, n = re.subn(r"^\(def dtype :\w+\)$", f"(def dtype :{dtype})", text, flags=re.M)
+    assert n == 1, "gpt2.sx defines dtype once"
     return text
 
 

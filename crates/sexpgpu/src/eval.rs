@@ -173,6 +173,13 @@ pub struct Interp {
     /// The library whose code is running (`nn`), so its definitions and
     /// lookups go to `nn/name` first.
     pub(crate) namespace: Option<Rc<str>>,
+    /// Whether the code running now is the prelude's or a built-in
+    /// library's (`Lambda::library`).
+    pub(crate) in_library: bool,
+    /// The globals as the session installed them (builtins, prelude):
+    /// library code resolves free names here before the user's globals,
+    /// so a user's `(def dtype :bf16)` cannot break `nn/attention`.
+    core: HashMap<Rc<str>, Value>,
     registry: Registry,
     depth: usize,
 }
@@ -185,6 +192,8 @@ impl Interp {
             host,
             mode,
             namespace: None,
+            in_library: false,
+            core: HashMap::new(),
             registry: Registry::default(),
             depth: 0,
         }
@@ -203,6 +212,12 @@ impl Interp {
             }
             None => self.define(name, value),
         }
+    }
+
+    /// Freezes the globals defined so far as the ones library code sees
+    /// (called once every layer and the prelude are installed).
+    pub fn seal_core(&mut self) {
+        self.core = self.globals.clone();
     }
 
     pub fn global(&self, name: &str) -> Option<&Value> {
@@ -359,9 +374,11 @@ impl Interp {
             .namespace
             .as_ref()
             .and_then(|ns| self.globals.get(format!("{ns}/{name}").as_str()));
+        let core = || self.in_library.then(|| self.core.get(name)).flatten();
         let found = env
             .lookup(name)
             .or(in_namespace)
+            .or_else(core)
             .or_else(|| self.globals.get(name));
         match found {
             Some(Value::Poison) => Err(Flow::Silent),
@@ -461,6 +478,7 @@ impl Interp {
     ) -> EvalResult {
         self.enter(site.span)?;
         let outer = std::mem::replace(&mut self.namespace, lambda.namespace.clone());
+        let outer_library = std::mem::replace(&mut self.in_library, lambda.library);
         let result = loop {
             let (env, body) = match pattern::bind_params(self, lambda, args, site) {
                 Ok(bound) => bound,
@@ -479,6 +497,7 @@ impl Interp {
             }
         };
         self.namespace = outer;
+        self.in_library = outer_library;
         self.depth -= 1;
         match (result, &lambda.namespace) {
             // A mistake inside library code also points at the user's call.

@@ -75,10 +75,12 @@ fn load(interp: &mut Interp, name: &str, source: &str, namespace: Option<&str>) 
     );
     let previous = interp.namespace.take();
     interp.namespace = namespace.map(std::rc::Rc::from);
+    let was_library = std::mem::replace(&mut interp.in_library, true);
     for form in &result.forms {
         let outcome = interp.eval_top(form);
         debug_assert!(outcome.is_ok(), "embedded {name} must evaluate cleanly");
     }
+    interp.in_library = was_library;
     interp.namespace = previous;
 }
 

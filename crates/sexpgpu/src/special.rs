@@ -298,6 +298,7 @@ pub fn make_lambda(
         env: env.clone(),
         span,
         namespace: interp.namespace.clone(),
+        library: interp.in_library,
     })
 }
 

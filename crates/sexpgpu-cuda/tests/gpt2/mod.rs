@@ -49,10 +49,7 @@ pub fn gpt2_graphs() -> Vec<(String, Graph)> {
     let text = std::fs::read_to_string(root().join("benches/sexpgpu/gpt2/gpt2.sx")).unwrap();
     let mut out = Vec::new();
     for dtype in ["f32", "bf16"] {
-        let text = text.replace(
-            "(def param-dtype :f32)",
-            &format!("(def param-dtype :{dtype})"),
-        );
+        let text = text.replace("(def dtype :f32)", &format!("(def dtype :{dtype})"));
         let host = Box::new(Npz(token_batch(8, 1024)));
         let mut session = sexpgpu::Session::new(sexpgpu::Mode::Check, 0, host);
         let diagnostics = session.eval_file("gpt2.sx", &text);

@@ -274,3 +274,28 @@ fn conditional_binding_and_case() {
         "#]],
     );
 }
+
+/// A user's `def` of a builtin's name (`dtype`, `concat`: natural names
+/// in a training script) is theirs alone: the prelude and the nn library
+/// keep the builtins they were written against, as Clojure's namespaces do.
+#[test]
+fn user_definitions_do_not_reach_into_the_library() {
+    check(
+        "(require nn)
+         (def dtype :bf16)
+         (def concat \"mine\")
+         (def exp 2)
+         (println dtype concat exp)
+         (println (mapcat (fn (x) [x x]) [1 2]))
+         (defgraph g [(q [2 3 4] :f32)]
+           (nn/attention q q q :causal true))
+         (println (shape (call g (call (fn () (ones [2 3 4]))))))
+         (println (to-vec (call (fn () (nn/softmax (zeros [2]))))))",
+        expect![[r#"
+            :bf16 mine 2
+            (1 1 2 2)
+            [2 3 4]
+            [0.5 0.5]
+        "#]],
+    );
+}

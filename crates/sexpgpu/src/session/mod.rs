@@ -30,6 +30,7 @@ impl Session {
         data::install(&mut interp);
         train::install(&mut interp);
         nn::install(&mut interp);
+        interp.seal_core();
         Session { interp }
     }
 

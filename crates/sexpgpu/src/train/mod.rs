@@ -113,6 +113,7 @@ pub fn defmodel(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
         env: env.bind(Rc::from(BODY), Value::Fn(Rc::new(body))),
         span,
         namespace: interp.namespace.clone(),
+        library: interp.in_library,
     };
     interp.define_here(name, Value::Fn(Rc::new(wrapper)));
     Ok(Value::symbol(name))

@@ -30,6 +30,10 @@ pub struct Lambda {
     pub span: Span,
     /// The library it was defined in, whose names it sees first.
     pub namespace: Option<Rc<str>>,
+    /// Defined by the prelude or a built-in library: its free names see
+    /// the builtins and the prelude as installed, never a user's `def` of
+    /// the same name (`Interp::lookup`).
+    pub library: bool,
 }
 
 /// One arity of a function: its parameters and body.
