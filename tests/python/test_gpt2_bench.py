@@ -19,7 +19,7 @@ def test_the_gpt2_benchmark_runs_at_tiny_scale_on_the_cpu():
     sexpgpu = os.environ.get("SEXPGPU_BIN") or str(binary("sexpgpu"))
     result = subprocess.run(
         [sys.executable, str(ROOT / "benches/sexpgpu/gpt2/run.py"), "--device", "cpu",
-         "--scale", "tiny", "--dtype", "f32", "--steps", "8", "--no-compile",
+         "--scale", "tiny", "--dtype", "f32", "--steps", "8", "--no-compile", "--profile",
          "--sexpgpu", sexpgpu],
         capture_output=True, text=True, check=True, cwd=ROOT,
     )
@@ -34,3 +34,5 @@ def test_the_gpt2_benchmark_runs_at_tiny_scale_on_the_cpu():
         # From ln(128) = 4.85 at the start, both sides learn the one batch.
         assert loss < math.log(128), (system, result.stdout)
     assert rows["sexpgpu"][3] == 1.0
+    # --profile's report of SexpGPU's step, by kernel kind.
+    assert "profile bench/step: " in result.stderr and "matmul" in result.stderr, result.stderr

@@ -2,7 +2,7 @@
 
     .venv/bin/python benches/sexpgpu/gpt2/run.py [--device cuda] [--scale small]
         [--dtype f32|bf16] [--batch 8] [--steps 12] [--rounds 1] [--no-compile]
-        [--sexpgpu target/release/sexpgpu]
+        [--profile] [--sexpgpu target/release/sexpgpu]
 
 The workload is gpt2.sx: the transformer of the CPU benchmark
 (benches/sexpgpu/train_steps) scaled to GPT-2 small (width 768, 12 layers,
@@ -24,6 +24,10 @@ loss back to the host, which waits for the device, on every side):
   (PyTorch's fused flash attention).
 - compiled: the torch model under `torch.compile` (skipped with
   `--no-compile` or where inductor fails).
+
+`--profile` then runs SexpGPU once more for 4 steps with `--profile` (not
+timed: every launch is bracketed by events) and prints where its step's
+time went, by kernel kind and costliest launches.
 
 Prints tokens per second for each system, its step time over SexpGPU's
 (above 1: slower than SexpGPU), and its loss after `--steps` steps (SexpGPU:
@@ -84,6 +88,10 @@ def sexpgpu_ms(args, workdir):
     command = [args.sexpgpu, "run", str(sx), "--device", args.device]
     command += ["--steps", str(args.steps), "--metrics", str(metrics)]
     subprocess.run(command, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
+    if args.profile:
+        profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", "4", "--profile"]
+        report = subprocess.run(profiled, check=True, cwd=workdir, capture_output=True, text=True)
+        print(report.stderr, file=sys.stderr)
     lines = [json.loads(line) for line in metrics.read_text().splitlines()]
     return sexpgpu_step_ms(lines), lines[-1]["loss"]
 
@@ -168,6 +176,7 @@ def main():
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
     args = parser.parse_args()
     assert args.steps >= 6, "at least three logged windows after the first"

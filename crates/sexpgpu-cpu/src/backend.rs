@@ -51,6 +51,21 @@ pub trait Backend {
     /// Device memory holding elements of one dtype.
     type Buffer;
 
+    /// A point in the device's queue of work, for timing launches
+    /// (`--profile`): the CPU's is the wall clock, since its launches end
+    /// before they return; a GPU's is an event recorded on its stream.
+    type Mark;
+
+    /// A mark after everything queued so far.
+    fn mark(&self) -> Result<Self::Mark, ExecError>;
+
+    /// The time from `start` to `end`, waiting for the device to pass `end`.
+    fn between(
+        &self,
+        start: &Self::Mark,
+        end: &Self::Mark,
+    ) -> Result<std::time::Duration, ExecError>;
+
     fn name(&self) -> &'static str;
 
     /// Readies the backend for `plan`'s launches before its first run (a

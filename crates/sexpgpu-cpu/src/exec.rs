@@ -4,7 +4,6 @@
 //! outputs back. Knows no kernel arithmetic.
 
 use std::sync::Mutex;
-use std::time::Instant;
 
 use sexpgpu_graph::{ExecError, Tensor};
 
@@ -214,11 +213,9 @@ impl Program {
         args: &[Tensor],
         seed: u64,
     ) -> Result<Vec<Tensor>, ExecError> {
-        // Launches on a device return before the kernel ends, so only the
-        // CPU's runs (`run`) are timed.
         self.check_args(args)?;
         let mut held = hold_all(backend, args)?;
-        self.run_with(backend, arena, &mut held, seed, false)
+        self.run_with(backend, arena, &mut held, seed, profile::enabled())
     }
 
     /// Runs on any backend with arguments that may already be on its
@@ -246,7 +243,14 @@ impl Program {
             .collect::<Result<Vec<_>, _>>()?;
         let constants = hold_constants(backend, &self.plan)?;
         let result = self
-            .launch_all(backend, arena, &mut held, &constants, seed, false)
+            .launch_all(
+                backend,
+                arena,
+                &mut held,
+                &constants,
+                seed,
+                profile::enabled(),
+            )
             .and_then(|()| self.results(backend, arena, &held, &constants, keep));
         arena.keep_spares(held);
         result
@@ -275,7 +279,8 @@ impl Program {
 
     /// Every launch of the plan in order, each into its arena slot (or an
     /// owned argument's buffer it overwrites in place); with `timed`, each
-    /// launch's time goes to the profile.
+    /// launch's time (between marks on the device's queue: on a GPU, the
+    /// kernels' own time) goes to the profile.
     fn launch_all<B: Backend>(
         &self,
         backend: &B,
@@ -287,9 +292,12 @@ impl Program {
     ) -> Result<(), ExecError> {
         let plan = &self.plan;
         arena.slots.resize_with(plan.slots.len(), || None);
-        let mut times = timed.then(|| Vec::with_capacity(plan.launches.len()));
+        let mut marks = timed.then(|| Vec::with_capacity(plan.launches.len()));
         for launch in &plan.launches {
-            let started = times.as_ref().map(|_| Instant::now());
+            let started = match marks {
+                Some(_) => Some(backend.mark()?),
+                None => None,
+            };
             let slot_of = |b: BufId| plan.buffers[b.0 as usize].slot;
             let (applied, mut from_args) = in_place_now(launch, args);
             let mut target = |t: usize, b: BufId| match from_args[t].take() {
@@ -313,8 +321,8 @@ impl Program {
                 slots: &arena.slots,
             };
             let result = ctx.launch(backend, launch, &applied, &mut out, &mut side, seed);
-            if let (Some(times), Some(started)) = (times.as_mut(), started) {
-                times.push(started.elapsed());
+            if let (Some(marks), Some(started)) = (marks.as_mut(), started) {
+                marks.push((started, backend.mark()?));
             }
             arena.slots[slot] = Some(out);
             for (&b, buf) in launch.side().iter().zip(side) {
@@ -325,8 +333,12 @@ impl Program {
                 node: e.node.or(Some(launch.node)),
             })?;
         }
-        if let Some(times) = &times {
-            profile::record(plan, times);
+        if let Some(marks) = &marks {
+            let times = marks
+                .iter()
+                .map(|(start, end)| backend.between(start, end))
+                .collect::<Result<Vec<_>, _>>()?;
+            profile::record(plan, &times);
         }
         Ok(())
     }

@@ -1,6 +1,8 @@
 //! Where a program's time goes, by kernel kind (`sexpgpu run --profile`):
 //! when switched on, every run of every compiled program adds each
-//! launch's wall time to a process-wide table keyed by graph and kind
+//! launch's time (the backend's `Backend::mark`s around it: wall time on
+//! the CPU, the kernel's own on a GPU) to a process-wide table keyed by
+//! graph and kind
 //! (`matmul`, `fused`, `copy`, ...), and each graph's costliest launches
 //! as `sexpgpu ir --stage optimized` prints them. Off by default, when it
 //! costs one relaxed atomic load per run. Knows no arithmetic.

@@ -378,6 +378,25 @@ fn contig(d: &Dense<'_, DeviceBuffer>) -> Contig {
 
 impl Backend for CudaBackend {
     type Buffer = DeviceBuffer;
+    type Mark = cudarc::driver::CudaEvent;
+
+    /// An event recorded on the stream, with timing on (`--profile` only:
+    /// one event a launch).
+    fn mark(&self) -> Result<cudarc::driver::CudaEvent, ExecError> {
+        let timed = cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT;
+        self.device.stream.record_event(Some(timed)).map_err(driver)
+    }
+
+    fn between(
+        &self,
+        start: &cudarc::driver::CudaEvent,
+        end: &cudarc::driver::CudaEvent,
+    ) -> Result<std::time::Duration, ExecError> {
+        let ms = start.elapsed_ms(end).map_err(driver)?;
+        Ok(std::time::Duration::from_secs_f64(
+            f64::from(ms.max(0.0)) / 1e3,
+        ))
+    }
 
     fn name(&self) -> &'static str {
         "cuda"

@@ -110,6 +110,19 @@ fn internal(message: &str) -> ExecError {
 
 impl Backend for CpuBackend {
     type Buffer = TensorData;
+    type Mark = std::time::Instant;
+
+    fn mark(&self) -> Result<std::time::Instant, ExecError> {
+        Ok(std::time::Instant::now())
+    }
+
+    fn between(
+        &self,
+        start: &std::time::Instant,
+        end: &std::time::Instant,
+    ) -> Result<std::time::Duration, ExecError> {
+        Ok(end.duration_since(*start))
+    }
 
     fn name(&self) -> &'static str {
         "cpu"

@@ -162,10 +162,6 @@ fn dispatch(cli: Cli) -> i32 {
             resume,
             profile,
         } => {
-            if profile && device == Device::Cuda {
-                eprintln!("error: `--profile` times the CPU backend's kernels; it cannot be used with `--device cuda`");
-                return 2;
-            }
             sexpgpu_cpu::profile::enable(profile);
             // The device first: a missing GPU is reported before any work.
             let device = match device {
