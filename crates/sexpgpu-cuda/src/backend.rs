@@ -146,20 +146,23 @@ impl CudaBackend {
         }
         drop(known);
         let todo: Vec<&Kernel> = todo.into_values().collect();
-        for (i, batch) in todo.chunks(codegen::BATCH).enumerate() {
-            let name = format!("sx_batch{i}");
-            let ptx = self
-                .device
-                .nvrtc
-                .compile(&name, &codegen::batch_source(batch), self.device.arch)
-                .map_err(|log| failure(format!("internal: kernels did not compile: {log}")))?;
+        let batches: Vec<&[&Kernel]> = todo.chunks(codegen::BATCH).collect();
+        let programs: Vec<(String, String)> = batches
+            .iter()
+            .enumerate()
+            .map(|(i, batch)| (format!("sx_batch{i}"), codegen::batch_source(batch)))
+            .collect();
+        let compiled = self.device.nvrtc.compile_many(&programs, self.device.arch);
+        for (batch, ptx) in batches.iter().zip(compiled) {
+            let ptx =
+                ptx.map_err(|log| failure(format!("internal: kernels did not compile: {log}")))?;
             let module = self
                 .device
                 .ctx
                 .load_module(Ptx::from_src(ptx))
                 .map_err(driver)?;
             let mut functions = self.functions.lock().map_err(driver)?;
-            for k in batch {
+            for k in batch.iter() {
                 let f = module.load_function(&k.name).map_err(driver)?;
                 functions.insert(k.name.clone(), f);
             }

@@ -92,6 +92,41 @@ impl Nvrtc {
     }
 
     /// PTX of `source` for `compute_<arch>` (e.g. 90), or the compile log.
+    /// Each `(name, source)` program's PTX for `arch` (or NVRTC's log),
+    /// in order, compiled on as many threads as the machine has cores:
+    /// NVRTC compiles separate programs concurrently, and a program's first
+    /// step waits for all of its kernels.
+    pub fn compile_many(
+        &self,
+        programs: &[(String, String)],
+        arch: u32,
+    ) -> Vec<Result<String, String>> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, programs.len().max(1));
+        let mut out: Vec<Option<Result<String, String>>> = vec![None; programs.len()];
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        (t..programs.len())
+                            .step_by(threads)
+                            .map(|i| (i, self.compile(&programs[i].0, &programs[i].1, arch)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for worker in workers {
+                for (i, ptx) in worker.join().unwrap_or_default() {
+                    out[i] = Some(ptx);
+                }
+            }
+        });
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err("NVRTC stopped before this program".to_string())))
+            .collect()
+    }
+
     pub fn compile(&self, name: &str, source: &str, arch: u32) -> Result<String, String> {
         // SAFETY: the symbols have NVRTC's documented C signatures; every
         // pointer passed lives until the call returns, and the program is

@@ -308,3 +308,43 @@ fn every_kernel_of_the_examples_random_graphs_and_numerics_cases_compiles() {
         "only {from_graphs} kernels from the graphs"
     );
 }
+
+/// `Nvrtc::compile_many`, which the backend compiles a program's batches
+/// with: results in the programs' order, a broken program's log in its
+/// place and the others compiled.
+#[test]
+fn programs_compiled_together_come_back_in_order() {
+    let (nvrtc, _) = toolchain();
+    let program = |name: &str, body: &str| {
+        (
+            name.to_string(),
+            format!("extern \"C\" __global__ void {name}(float* x) {{ {body} }}\n"),
+        )
+    };
+    let programs = vec![
+        program("first", "x[0] = 1.0f;"),
+        program("broken", "x[0] = undeclared;"),
+        program("third", "x[0] = 3.0f;"),
+    ];
+    let got = nvrtc.compile_many(&programs, 80);
+    assert_eq!(got.len(), 3);
+    assert!(
+        got[0]
+            .as_ref()
+            .is_ok_and(|ptx| ptx.contains(".entry first")),
+        "{:?}",
+        got[0]
+    );
+    assert!(
+        got[1].as_ref().is_err_and(|log| log.contains("undeclared")),
+        "{:?}",
+        got[1]
+    );
+    assert!(
+        got[2]
+            .as_ref()
+            .is_ok_and(|ptx| ptx.contains(".entry third")),
+        "{:?}",
+        got[2]
+    );
+}
