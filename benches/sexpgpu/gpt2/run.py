@@ -179,7 +179,7 @@ def main():
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
     args = parser.parse_args()
-    assert args.steps >= 6, "at least three logged windows after the first"
+    assert args.steps >= 6, "6 steps or more: two timed windows of 2 steps after the first"
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("PyTorch sees no CUDA device")
     tokens = args.batch * SCALES[args.scale]["context"]
