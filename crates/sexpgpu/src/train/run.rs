@@ -15,7 +15,7 @@ use crate::trace::ReportKind;
 use crate::value::Value;
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::random::fold_seed;
-use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};
+use sexpgpu_graph::{DType, Graph, Shape, Tensor};
 use std::rc::Rc;
 
 /// What a run needs from the world outside.
@@ -488,7 +488,10 @@ fn initialize(
     checkpointing: bool,
 ) -> Result<Checkpoint, Box<Diagnostic>> {
     let spec = &run.spec;
-    let entries = execute(&spec.model.graph, &[], seed)
+    // Compiled, so a large model's initialiser runs on every thread in
+    // f32 (its random fills are the reference executor's bit for bit).
+    let entries = compile(&spec.model.graph, spec.model.span)?
+        .run(&[], seed)
         .map_err(|e| exec_failure(&spec.model.graph, e, spec.model.span, 0))?;
     let (mut params, mut buffers) = (Vec::new(), Vec::new());
     for (t, &is_buffer) in entries.iter().zip(&run.step.buffer_at) {
@@ -500,7 +503,8 @@ fn initialize(
                 .push(sexpgpu_graph::convert_for_input(t, DType::F32).unwrap_or_else(|| t.clone()));
         }
     }
-    let state = execute(&run.opt_init, &params, seed)
+    let state = compile(&run.opt_init, spec.optimizer.span)?
+        .run(&params, seed)
         .map_err(|e| exec_failure(&run.opt_init, e, spec.optimizer.span, 0))?;
     let c = Checkpoint {
         params,
