@@ -205,6 +205,38 @@ fn index_gather_and_scatters() {
     }
 }
 
+/// Scatters that touch few of their base's elements (a cross-entropy's
+/// gradient into its logits, an embedding's into its table) sum only
+/// those, copying the rest: still the reference's bits, repeated ids
+/// accumulating in order, in every float dtype.
+#[test]
+fn sparse_scatters_match_the_reference() {
+    let mut rng = Rng::new(25);
+    for dtype in [DType::F32, DType::BF16] {
+        let mut g = Graph::new("sparse");
+        let table = g.input("table", Shape::from([200, 8]), dtype);
+        let row_ids = g.input("ids", Shape::from([6]), DType::I64);
+        let rows = g.input("rows", Shape::from([6, 8]), dtype);
+        let logits = g.input("logits", Shape::from([16, 100]), dtype);
+        let targets = g.input("targets", Shape::from([16, 1]), DType::I64);
+        let picked = g.input("picked", Shape::from([16, 1]), dtype);
+        let added = g.index_add(table, row_ids, rows).unwrap();
+        let scattered = g.scatter_add(logits, targets, picked, 1).unwrap();
+        g.set_outputs(vec![added, scattered]);
+        let args = [
+            tensor(&mut rng, &[200, 8], dtype),
+            // Repeated ids: their rows add in order.
+            sexpgpu_graph::Tensor::from_i64s(Shape::from([6]), &[3, 150, 3, 0, 199, 3], DType::I64)
+                .unwrap(),
+            tensor(&mut rng, &[6, 8], dtype),
+            tensor(&mut rng, &[16, 100], dtype),
+            ids(&mut rng, &[16, 1], DType::I64, 100),
+            tensor(&mut rng, &[16, 1], dtype),
+        ];
+        check(&g, &args, Tol::Exact);
+    }
+}
+
 #[test]
 fn ids_out_of_range_are_the_references_error() {
     let mut g = Graph::new("bad");

@@ -4,6 +4,8 @@
 //! `linear-scan` (in f32, carry never rounded). An id outside its axis is an
 //! error with the reference's message, never a clamp or a panic.
 
+use std::collections::HashMap;
+
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
 
@@ -141,6 +143,10 @@ pub(crate) fn gather_along(
     pick(x, offset, (&picks, 1), out)
 }
 
+/// A scatter touching fewer than one element in this many sums only the
+/// touched ones (the rest of the base is copied).
+const SPARSE_RATIO: usize = 4;
+
 /// `base` (`len` elements from `offset`) plus the values in runs: run `j`
 /// (`values[j * run..(j + 1) * run]`) adds at `targets[j]..targets[j] + run`
 /// (a row of `index-add`, or one element of `scatter-add` with `run` 1),
@@ -170,14 +176,36 @@ pub(crate) fn add_at(
             let v = $v
                 .get(values_offset..values_offset + n)
                 .ok_or_else(|| internal("a scatter"))?;
-            let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();
-            for (ts, vs) in runs() {
-                for (a, &x) in acc[ts].iter_mut().zip(&v[vs]) {
-                    *a += f64::from($widen(x));
+            if n.saturating_mul(SPARSE_RATIO) < len {
+                // Few elements receive values (a cross-entropy's gradient
+                // into its logits, an embedding's into its table): the
+                // base is copied as it is (f32 -> f64 -> f32 is exact)
+                // and only those elements are summed in f64.
+                $o[..len].copy_from_slice(b);
+                let mut slot_of: HashMap<usize, usize> = HashMap::with_capacity(n);
+                let mut acc: Vec<(usize, f64)> = Vec::with_capacity(n);
+                for (ts, vs) in runs() {
+                    for (p, &x) in ts.zip(&v[vs]) {
+                        let slot = *slot_of.entry(p).or_insert_with(|| {
+                            acc.push((p, f64::from($widen(b[p]))));
+                            acc.len() - 1
+                        });
+                        acc[slot].1 += f64::from($widen(x));
+                    }
                 }
-            }
-            for (o, a) in $o.iter_mut().zip(acc) {
-                *o = $narrow(a as f32);
+                for (p, a) in acc {
+                    $o[p] = $narrow(a as f32);
+                }
+            } else {
+                let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();
+                for (ts, vs) in runs() {
+                    for (a, &x) in acc[ts].iter_mut().zip(&v[vs]) {
+                        *a += f64::from($widen(x));
+                    }
+                }
+                for (o, a) in $o.iter_mut().zip(acc) {
+                    *o = $narrow(a as f32);
+                }
             }
         }};
     }
