@@ -195,13 +195,9 @@ impl Program {
     pub fn run_owned(&self, args: Vec<Tensor>, seed: u64) -> Result<Vec<Tensor>, ExecError> {
         self.check_args(&args)?;
         self.with_cpu_arena(|backend, arena| {
-            let mut held = args
-                .into_iter()
-                .map(|t| backend.adopt(t).map(Held::Owned))
-                .collect::<Result<Vec<_>, _>>()?;
-            let result = self.run_with(backend, arena, &mut held, seed, profile::enabled());
-            arena.keep_spares(held);
-            result
+            let args = args.into_iter().map(DeviceArg::Host).collect();
+            self.run_resident(backend, arena, args, &[], seed)
+                .map(host_results)
         })
     }
 
@@ -267,14 +263,8 @@ impl Program {
     ) -> Result<Vec<Tensor>, ExecError> {
         let constants = hold_constants(backend, &self.plan)?;
         self.launch_all(backend, arena, args, &constants, seed, timed)?;
-        let results = self.results(backend, arena, args, &constants, &[])?;
-        Ok(results
-            .into_iter()
-            .filter_map(|r| match r {
-                DeviceResult::Host(t) => Some(t),
-                DeviceResult::Kept(_) => None,
-            })
-            .collect())
+        self.results(backend, arena, args, &constants, &[])
+            .map(host_results)
     }
 
     /// Every launch of the plan in order, each into its arena slot (or an
@@ -446,6 +436,17 @@ impl Program {
             .zip(args)
             .try_for_each(|(a, arg)| check_arg(a, arg))
     }
+}
+
+/// The results of a run that kept nothing on the device.
+fn host_results<T>(results: Vec<DeviceResult<T>>) -> Vec<Tensor> {
+    results
+        .into_iter()
+        .filter_map(|r| match r {
+            DeviceResult::Host(t) => Some(t),
+            DeviceResult::Kept(_) => None,
+        })
+        .collect()
 }
 
 /// The reference executor's message for a wrong number of arguments.

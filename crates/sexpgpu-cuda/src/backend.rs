@@ -118,11 +118,6 @@ impl CudaBackend {
         Ok(f)
     }
 
-    /// Compiles every kernel of `plan` not compiled yet (`compile_plans`).
-    pub fn compile_plan(&self, plan: &Plan) -> Result<(), ExecError> {
-        self.compile_plans([plan])
-    }
-
     /// Compiles every kernel of `plans` not compiled yet, `codegen::BATCH`
     /// to an NVRTC program: one compiler start for many kernels, so a
     /// training step's few hundred kernels (or a test suite's thousands)
@@ -406,7 +401,7 @@ impl Backend for CudaBackend {
     }
 
     fn prepare(&self, plan: &Plan) -> Result<(), ExecError> {
-        self.compile_plan(plan)
+        self.compile_plans([plan])
     }
 
     fn alloc(&self, dtype: DType, len: usize) -> Result<DeviceBuffer, ExecError> {

@@ -144,10 +144,6 @@ impl<B: Backend> BackendExecutor<B> {
             arenas: RefCell::default(),
         }
     }
-
-    pub fn backend(&self) -> &B {
-        &self.backend
-    }
 }
 
 impl<B: Backend> Executor for BackendExecutor<B>
@@ -171,15 +167,13 @@ where
             self.backend.prepare(plan)?;
         }
         let arena = arenas.entry(key).or_default();
-        let (given, lent) = split_handles::<B::Buffer>(args)?;
-        let device_args = given
+        let (handed, shared) = split_handles::<B::Buffer>(args)?;
+        let device_args = handed
             .into_iter()
-            .zip(&lent)
-            .map(|(g, l)| match (g, l) {
-                (Handed::Host(t), _) => DeviceArg::Host(t),
-                (Handed::Given(buf), _) => DeviceArg::Given(buf),
-                (Handed::Lent, Some(rc)) => DeviceArg::Lent(&**rc),
-                (Handed::Lent, None) => unreachable!("a lent argument keeps its handle"),
+            .map(|h| match h {
+                Handed::Host(t) => DeviceArg::Host(t),
+                Handed::Given(buf) => DeviceArg::Given(buf),
+                Handed::Lent(i) => DeviceArg::Lent(&*shared[i]),
             })
             .collect();
         let results = program.run_resident(&self.backend, arena, device_args, keep, seed)?;
@@ -207,43 +201,40 @@ where
 }
 
 /// How an argument reaches the backend: a host tensor, a device buffer
-/// whose only handle the run was given, or one still shared (lent).
+/// whose only handle the run was given, or one still shared (lent: the
+/// index of its handle, kept alive for the run).
 enum Handed<T> {
     Host(Tensor),
     Given(T),
-    Lent,
+    Lent(usize),
 }
 
-/// Each argument as it is handed over, and beside it the shared handle
-/// a lent one borrows from (kept alive for the run).
-#[allow(clippy::type_complexity)]
-fn split_handles<T: 'static>(
-    args: Vec<Carried>,
-) -> Result<(Vec<Handed<T>>, Vec<Option<Rc<T>>>), ExecError> {
-    let mut handed = Vec::with_capacity(args.len());
-    let mut lent = Vec::with_capacity(args.len());
-    for arg in args {
-        match arg {
-            Carried::Host(t) => {
-                handed.push(Handed::Host(t));
-                lent.push(None);
-            }
-            Carried::Device(d) => {
-                let rc = d.buffer.downcast::<T>().map_err(|_| foreign())?;
-                match Rc::try_unwrap(rc) {
-                    Ok(buf) => {
-                        handed.push(Handed::Given(buf));
-                        lent.push(None);
-                    }
-                    Err(shared) => {
-                        handed.push(Handed::Lent);
-                        lent.push(Some(shared));
+/// Arguments as they are handed over, and the shared handles the lent
+/// ones borrow from.
+type Split<T> = (Vec<Handed<T>>, Vec<Rc<T>>);
+
+/// Each argument as it is handed over (`Split`).
+fn split_handles<T: 'static>(args: Vec<Carried>) -> Result<Split<T>, ExecError> {
+    let mut shared = Vec::new();
+    let handed = args
+        .into_iter()
+        .map(|arg| {
+            Ok(match arg {
+                Carried::Host(t) => Handed::Host(t),
+                Carried::Device(d) => {
+                    let rc = d.buffer.downcast::<T>().map_err(|_| foreign())?;
+                    match Rc::try_unwrap(rc) {
+                        Ok(buf) => Handed::Given(buf),
+                        Err(rc) => {
+                            shared.push(rc);
+                            Handed::Lent(shared.len() - 1)
+                        }
                     }
                 }
-            }
-        }
-    }
-    Ok((handed, lent))
+            })
+        })
+        .collect::<Result<Vec<_>, ExecError>>()?;
+    Ok((handed, shared))
 }
 
 /// The error for a device tensor another executor made.
