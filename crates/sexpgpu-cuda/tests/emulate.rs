@@ -5,8 +5,9 @@
 //! are computed from the generated `Gemm` layouts, and the outputs are
 //! compared with the reference executor: bit for bit for the exact random
 //! graphs (the host's libm is the CPU backend's, so even `exp` agrees),
-//! within tolerance for the smooth ones. Plans with block-per-output
-//! reductions (which need real thread blocks) are left to the GPU check.
+//! within tolerance for the smooth ones. Kernels whose threads work
+//! together (reductions by warp, block or tile; index-adds of many ids)
+//! run with a host thread per CUDA thread.
 
 // The CPU backend's random graphs and test data, shared by path (one
 // crate's tests cannot import another's), so the kernels checked here are
@@ -32,8 +33,11 @@ use sexpgpu_graph::{execute, DType, Graph, Tensor};
 
 /// CUDA's spellings, on the host.
 /// Grid kernels run as one thread (`blockDim` 1); block kernels as one
-/// host thread per CUDA thread of each block in turn, `__shared__` arrays
-/// being function statics and `__syncthreads` a barrier.
+/// host thread per CUDA thread, each running the blocks in turn (a
+/// barrier between blocks), `__shared__` arrays being function statics,
+/// `__syncthreads` a barrier, and a warp shuffle an exchange through a
+/// static array between two barriers (every kernel's shuffles are taken by
+/// the whole block alike).
 const SHIMS: &str = r#"#include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -41,23 +45,36 @@ const SHIMS: &str = r#"#include <cmath>
 #include <thread>
 #include <vector>
 struct SxDim { unsigned x, y, z; };
-static SxDim blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-static thread_local SxDim threadIdx = {0, 0, 0};
+static SxDim blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+static thread_local SxDim threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0};
 static std::barrier<>* sx_barrier = nullptr;
 static inline void __syncthreads() { if (sx_barrier) sx_barrier->arrive_and_wait(); }
+template <class T> static T __shfl_xor_sync(unsigned, T v, int lane_mask) {
+  static T slots[1024];
+  slots[threadIdx.x] = v;
+  __syncthreads();
+  T other = slots[threadIdx.x ^ (unsigned)lane_mask];
+  __syncthreads();
+  return other;
+}
 template <class F> static void sx_blocks(unsigned blocks, unsigned threads, F kernel) {
   std::barrier<> bar(threads);
   sx_barrier = &bar;
   blockDim.x = threads;
   gridDim.x = blocks;
-  for (unsigned b = 0; b < blocks; ++b) {
-    blockIdx.x = b;
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back([&, t] { threadIdx.x = t; kernel(); });
-    for (auto& th : pool) th.join();
-  }
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      threadIdx.x = t;
+      for (unsigned b = 0; b < blocks; ++b) {
+        blockIdx.x = b;
+        kernel();
+        bar.arrive_and_wait();
+      }
+    });
+  for (auto& th : pool) th.join();
   sx_barrier = nullptr;
-  blockIdx.x = 0; blockDim.x = 1; gridDim.x = 1;
+  blockDim.x = 1; gridDim.x = 1;
 }
 #define __global__
 #define __device__
@@ -68,7 +85,7 @@ static inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4
 static inline unsigned __float_as_uint(float x) { unsigned u; std::memcpy(&u, &x, 4); return u; }
 static inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 static inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long c, unsigned long long v) {
-  unsigned long long old = *a; if (old == c) *a = v; return old;
+  __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c;
 }
 "#;
 
@@ -96,7 +113,7 @@ fn wrapper(i: usize, k: &Kernel) -> String {
     let call = format!("sx{i}::{}({})", k.name, args.join(", "));
     match k.shape {
         Shape::Grid { .. } => format!("extern \"C\" void run_{}(void** a) {{ {call}; }}\n", k.name),
-        Shape::BlockPerOutput { n } => format!(
+        Shape::Blocks { n } => format!(
             "extern \"C\" void run_{}(void** a) {{ sx_blocks({n}u, {}u, [&] {{ {call}; }}); }}\n",
             k.name,
             sexpgpu_cuda::codegen::BLOCK
@@ -410,29 +427,81 @@ fn agree(got: &[Tensor], want: &[Tensor], tol: f64) -> Result<(), String> {
     Ok(())
 }
 
-/// Sums and maxima of few long rows and columns, in every numeric dtype:
-/// the block-per-output reductions. A float sum is reordered (a tree of
-/// f64 partials), so it agrees within one f32 rounding; the rest exactly.
+/// Sums and maxima in every numeric dtype laid out each cooperative way:
+/// few long rows and columns (a block per output), rows (a warp per
+/// output), wide columns (tiles of 32), over one axis and two. A float sum
+/// is reordered (f64 partials folded in another order), so it agrees
+/// within one f32 rounding; the rest exactly.
 fn long_reductions() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
     use sexpgpu_graph::{ReduceOp, Shape as Dims};
     let mut out = Vec::new();
     let mut rng = common::Rng::new(77);
+    let layouts: [(&[usize], &[i64]); 7] = [
+        (&[3, 5000], &[1]),
+        (&[5000, 3], &[0]),
+        (&[37, 300], &[1]),
+        (&[300, 37], &[0]),
+        (&[6, 50, 70], &[0, 1]),
+        (&[5, 9, 40], &[2]),
+        (&[4, 100, 3, 20], &[1, 3]),
+    ];
     for dtype in [DType::F32, DType::BF16, DType::I32, DType::I64] {
         for op in [ReduceOp::Sum, ReduceOp::Max] {
-            for (dims, axis) in [([3usize, 5000usize], 1i64), ([5000, 3], 0)] {
+            for (dims, axes) in layouts {
                 let mut g = Graph::new("long");
                 let x = g.input("x", Dims::from(dims), dtype);
-                let r = g.reduce(op, x, Some(&[axis]), false).unwrap();
+                let r = g.reduce(op, x, Some(axes), false).unwrap();
                 g.set_outputs(vec![r]);
-                let args = vec![common::tensor(&mut rng, &dims, dtype)];
+                let args = vec![common::tensor(&mut rng, dims, dtype)];
                 let tol = if op == ReduceOp::Sum && dtype.is_float() {
                     1e-6
                 } else {
                     0.0
                 };
-                out.push((format!("long {op:?} {dtype} {dims:?}/{axis}"), g, args, tol));
+                out.push((
+                    format!("long {op:?} {dtype} {dims:?}/{axes:?}"),
+                    g,
+                    args,
+                    tol,
+                ));
             }
         }
+    }
+    out
+}
+
+/// Index-adds of many ids (a block per row's 256 columns), with repeated
+/// ids and rows wider than a block: the same id order as the reference,
+/// so bit for bit.
+fn many_id_index_adds() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    use sexpgpu_graph::Shape as Dims;
+    let mut out = Vec::new();
+    let mut rng = common::Rng::new(79);
+    for (dtype, rows, n_ids, row_len) in [
+        (DType::F32, 7, 700, 300),
+        (DType::BF16, 5, 64, 3),
+        (DType::I32, 9, 300, 20),
+    ] {
+        let mut g = Graph::new("index-add");
+        let base = g.input("base", Dims::from([rows, row_len]), dtype);
+        let ids = g.input("ids", Dims::from([n_ids]), DType::I32);
+        let values = g.input("values", Dims::from([n_ids, row_len]), dtype);
+        let r = g.index_add(base, ids, values).unwrap();
+        g.set_outputs(vec![r]);
+        let id_values: Vec<i64> = (0..n_ids)
+            .map(|j| ((j * 7 + j / 5) % rows) as i64)
+            .collect();
+        let args = vec![
+            common::tensor(&mut rng, &[rows, row_len], dtype),
+            Tensor::from_i64s(Dims::from([n_ids]), &id_values, DType::I32).unwrap(),
+            common::tensor(&mut rng, &[n_ids, row_len], dtype),
+        ];
+        out.push((
+            format!("index-add {dtype} {rows}x{row_len} by {n_ids}"),
+            g,
+            args,
+            0.0,
+        ));
     }
     out
 }
@@ -480,6 +549,7 @@ fn generated_kernels_compute_the_references_results() {
         ));
     }
     cases.extend(long_reductions());
+    cases.extend(many_id_index_adds());
     cases.extend(examples());
     let mut plans = Vec::new();
     for (name, g, args, tol) in cases {
@@ -516,15 +586,15 @@ fn generated_kernels_compute_the_references_results() {
     );
     let blocks = all
         .iter()
-        .filter(|k| matches!(k.shape, Shape::BlockPerOutput { .. }))
+        .filter(|k| matches!(k.shape, Shape::Blocks { .. }))
         .count();
     eprintln!(
-        "{} graphs emulated, {} kernels ({blocks} block-per-output)",
+        "{} graphs emulated, {} kernels ({blocks} cooperative)",
         plans.len(),
         all.len()
     );
     assert!(
-        plans.len() >= 300 && blocks >= 16,
+        plans.len() >= 300 && blocks >= 60,
         "{} graphs, {blocks} block kernels",
         plans.len()
     );

@@ -1,9 +1,12 @@
 //! The data-dependent kernels: `index` and `gather` (one thread per output
-//! element), `index-add` and `scatter-add` (one thread per output element
-//! that adds, in id order, every value aimed at it: deterministic, floats
-//! in f64 rounded once, so bit-identical to the reference, with no
-//! atomics), and `linear-scan` (one thread per independent sequence, an
-//! f32 carry never rounded). An id outside its axis sets the error word
+//! element), `index-add` and `scatter-add` (each output element adds, in
+//! id order, every value aimed at it: deterministic, floats in f64 rounded
+//! once, so bit-identical to the reference, with no atomics), and
+//! `linear-scan` (one thread per independent sequence, an f32 carry never
+//! rounded). An index-add of many ids (an embedding's gradient) gives each
+//! block a row and 256 of its columns: the block reads the ids 256 at a
+//! time, skips a chunk naming no id of its row, and otherwise adds the
+//! chunk's values in id order. An id outside its axis sets the error word
 //! instead of reading out of bounds.
 
 use std::fmt::Write;
@@ -12,15 +15,19 @@ use sexpgpu_cpu::{Contig, Step};
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};
-use super::{GenError, Param};
+use super::{GenError, Param, Shape, BLOCK};
 
-/// The body, parameters and thread count of an indexing or scan step;
+/// Ids from which an index-add gives a block to each row's columns rather
+/// than a thread to each element (which would read every id).
+const MANY_IDS: usize = 64;
+
+/// The text, parameters and launch shape of an indexing or scan step;
 /// `dtype_of(k)` is the dtype of the step's operand `k` (`Step::reads`).
 pub fn generate(
     step: &Step,
     out: DType,
     dtype_of: impl Fn(usize) -> DType,
-) -> Result<(String, Vec<Param>, usize), GenError> {
+) -> Result<(String, Vec<Param>, Shape), GenError> {
     let ptrs = |names: &[&str]| {
         let mut v = vec![c::ptr_param(out, "out", true)];
         for (k, n) in names.iter().enumerate() {
@@ -37,10 +44,10 @@ pub fn generate(
     } = step
     {
         let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
-        return Ok((body, order(2, false), n));
+        return Ok((body, order(2, false), Shape::Grid { n }));
     }
-    let (body, n) = by_id(step, out, &|names| with_err(ptrs(names)))?;
-    Ok((body, order(step.reads().len(), true), n))
+    let (body, shape) = by_id(step, out, &|names| with_err(ptrs(names)))?;
+    Ok((body, order(step.reads().len(), true), shape))
 }
 
 /// The four kernels that read ids (and may set the error word); `ptrs`
@@ -49,7 +56,8 @@ fn by_id(
     step: &Step,
     out: DType,
     ptrs: &dyn Fn(&[&str]) -> Vec<String>,
-) -> Result<(String, usize), GenError> {
+) -> Result<(String, Shape), GenError> {
+    let grid = |(text, n)| (text, Shape::Grid { n });
     Ok(match step {
         Step::Index {
             table,
@@ -57,20 +65,26 @@ fn by_id(
             n_ids,
             rows,
             row_len,
-        } => index_rows(
+        } => grid(index_rows(
             ptrs(&["table", "ids"]),
             (*table, *ids),
             *n_ids,
             *rows,
             *row_len,
-        ),
+        )),
         Step::Gather {
             x,
             idx,
             x_dims,
             idx_dims,
             axis,
-        } => gather_along(ptrs(&["x", "idx"]), (*x, *idx), x_dims, idx_dims, *axis),
+        } => grid(gather_along(
+            ptrs(&["x", "idx"]),
+            (*x, *idx),
+            x_dims,
+            idx_dims,
+            *axis,
+        )),
         Step::IndexAdd {
             base,
             ids,
@@ -91,14 +105,14 @@ fn by_id(
             base_dims,
             idx_dims,
             axis,
-        } => scatter_along(
+        } => grid(scatter_along(
             ptrs(&["base", "idx", "values"]),
             (*base, *idx, *values),
             base_dims,
             idx_dims,
             *axis,
             out,
-        )?,
+        )?),
         other => {
             return Err(GenError::new(format!(
                 "no indexing kernel for `{}`",
@@ -167,48 +181,107 @@ fn gather_along(
 }
 
 /// `index-add`: each output element adds, in id order, the values of
-/// every id naming its row.
+/// every id naming its row; a thread per element for few ids, a block per
+/// (row, 256 columns) for many.
 fn index_add(
     params: Vec<String>,
     (base, ids, values): (Contig, Contig, Contig),
     (n_ids, rows, row_len): (usize, usize, usize),
     out: DType,
-) -> Result<(String, usize), GenError> {
+) -> Result<(String, Shape), GenError> {
     let n = rows * row_len;
     let ix = Index::for_extent(base.offset + n + ids.offset + values.offset + n_ids * row_len + 1);
     let acc = Accum::new(out)?;
+    let rows_lit = format!("{rows}LL");
+    let id_at = |j: &str| {
+        format!(
+            "long long id = (long long)ids[{} + {j}];\nif (id < 0 || id >= {rows_lit}) {{ sx_bad_id(err, id, {rows}ull, 2ull); ",
+            ix.lit(ids.offset)
+        )
+    };
+    let value = |j: &str| {
+        format!(
+            "values[{} + {j} * {} + col]",
+            ix.lit(values.offset),
+            ix.lit(row_len)
+        )
+    };
     let ty = ix.ty();
-    let mut body = String::new();
+    let rl = ix.lit(row_len.max(1));
+    let bo = ix.lit(base.offset);
+    if n_ids < MANY_IDS {
+        let mut body = String::new();
+        let _ = writeln!(body, "{ty} r = p / {rl}, col = p % {rl};");
+        let _ = writeln!(
+            body,
+            "{} acc = {};",
+            acc.ty,
+            acc.widen(&format!("base[{bo} + p]"))
+        );
+        let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(n_ids));
+        let _ = writeln!(body, "  {}continue; }}", id_at("j").replace('\n', "\n  "));
+        let _ = writeln!(body, "  if (({ty})id == r) acc = {};", acc.add(&value("j")));
+        body.push_str("}\n");
+        let _ = writeln!(body, "out[p] = {};", acc.store);
+        return Ok((c::grid_kernel(&params, n, ix, &body), Shape::Grid { n }));
+    }
+    let chunks = row_len.div_ceil(BLOCK as usize).max(1);
+    let mut s = String::new();
     let _ = writeln!(
-        body,
-        "{ty} r = p / {rl}, col = p % {rl};",
-        rl = ix.lit(row_len.max(1))
+        s,
+        "extern \"C\" __global__ void KERNEL({}) {{",
+        params.join(", ")
     );
+    let _ = writeln!(s, "  __shared__ unsigned char hit[{BLOCK}];");
+    s.push_str("  __shared__ int any;\n");
     let _ = writeln!(
-        body,
-        "{} acc = {};",
+        s,
+        "  {ty} r = ({ty})blockIdx.x / {ch}, col = ({ty})blockIdx.x % {ch} * {BLOCK}u + threadIdx.x;",
+        ch = ix.lit(chunks)
+    );
+    let _ = writeln!(s, "  bool mine = col < {rl};");
+    let _ = writeln!(
+        s,
+        "  {} acc = mine ? {} : 0;",
         acc.ty,
-        acc.widen(&format!("base[{} + p]", ix.lit(base.offset)))
-    );
-    let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(n_ids));
-    let _ = writeln!(
-        body,
-        "  long long id = (long long)ids[{} + j];",
-        ix.lit(ids.offset)
+        acc.widen(&format!("base[{bo} + r * {rl} + col]"))
     );
     let _ = writeln!(
-        body,
-        "  if (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); continue; }}"
+        s,
+        "  for ({ty} j0 = 0; j0 < {n_ids}; j0 += {BLOCK}u) {{",
+        n_ids = ix.lit(n_ids)
     );
-    let v = format!(
-        "values[{} + j * {} + col]",
-        ix.lit(values.offset),
-        ix.lit(row_len)
+    // Three barriers a chunk: the last chunk's flags are read before they
+    // are overwritten, the flags and the cleared `any` are visible before
+    // any thread raises it, and `any` is final before all branch on it.
+    let _ = writeln!(s, "    {ty} j = j0 + threadIdx.x;");
+    s.push_str("    bool h = false;\n");
+    let _ = writeln!(s, "    if (j < {}) {{", ix.lit(n_ids));
+    let _ = writeln!(
+        s,
+        "      {}}} else {{",
+        id_at("j").replace('\n', "\n      ")
     );
-    let _ = writeln!(body, "  if (({ty})id == r) acc = {};", acc.add(&v));
-    body.push_str("}\n");
-    let _ = writeln!(body, "out[p] = {};", acc.store);
-    Ok((c::grid_kernel(&params, n, ix, &body), n))
+    let _ = writeln!(s, "        h = ({ty})id == r;\n      }}\n    }}");
+    s.push_str(
+        "    __syncthreads();\n    hit[threadIdx.x] = h;\n    if (threadIdx.x == 0u) any = 0;\n",
+    );
+    s.push_str("    __syncthreads();\n    if (h) any = 1;\n    __syncthreads();\n");
+    s.push_str("    if (any && mine) {\n");
+    let _ = writeln!(
+        s,
+        "      for (unsigned k = 0u; k < {BLOCK}u && j0 + k < {}; ++k) {{",
+        ix.lit(n_ids)
+    );
+    let _ = writeln!(
+        s,
+        "        if (hit[k]) acc = {};",
+        acc.add(&value("(j0 + k)"))
+    );
+    s.push_str("      }\n    }\n  }\n");
+    let _ = writeln!(s, "  if (mine) out[r * {rl} + col] = {};", acc.store);
+    s.push_str("}\n");
+    Ok((s, Shape::Blocks { n: rows * chunks }))
 }
 
 /// A float (f64) or wrapping integer accumulator, stored as `out`'s dtype.

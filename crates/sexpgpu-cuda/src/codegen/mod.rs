@@ -78,8 +78,10 @@ pub enum Param {
 pub enum Shape {
     /// Grid-stride over `n` items, `BLOCK` threads a block.
     Grid { n: usize },
-    /// One block of `BLOCK` threads per output element, `n` outputs.
-    BlockPerOutput { n: usize },
+    /// `n` blocks of `BLOCK` threads that work together (shared memory,
+    /// barriers, warp shuffles): a reduction's or an index-add's layout
+    /// says what each block takes.
+    Blocks { n: usize },
 }
 
 impl Shape {
@@ -90,7 +92,7 @@ impl Shape {
                 let blocks = n.div_ceil(BLOCK as usize).min(MAX_BLOCKS as usize);
                 (blocks as u32, BLOCK)
             }
-            Shape::BlockPerOutput { n } => (n.min(u32::MAX as usize) as u32, BLOCK),
+            Shape::Blocks { n } => (n.min(u32::MAX as usize) as u32, BLOCK),
         }
     }
 }
@@ -260,8 +262,8 @@ pub fn generate_step(
             one(step.kind(), (body, params), Shape::Grid { n })
         }
         step => {
-            let (body, params, n) = indexing::generate(step, out_dtype, dtype_of)?;
-            one(step.kind(), (body, params), Shape::Grid { n })
+            let (body, params, shape) = indexing::generate(step, out_dtype, dtype_of)?;
+            one(step.kind(), (body, params), shape)
         }
     }
 }
@@ -326,12 +328,19 @@ mod tests {
 
     #[test]
     fn launch_shapes() {
-        // Few outputs over long runs (rows or columns): a block per output;
-        // many outputs: a thread each.
-        assert_eq!(shape_of(&[4, 5000], &[1]), Shape::BlockPerOutput { n: 4 });
-        assert_eq!(shape_of(&[5000, 4], &[0]), Shape::BlockPerOutput { n: 4 });
+        // Few long rows, or few long columns a few wide: a block per output.
+        assert_eq!(shape_of(&[4, 5000], &[1]), Shape::Blocks { n: 4 });
+        assert_eq!(shape_of(&[5000, 4], &[0]), Shape::Blocks { n: 4 });
+        // Short runs: a thread per output.
         assert_eq!(shape_of(&[100, 4], &[0]), Shape::Grid { n: 4 });
-        assert_eq!(shape_of(&[2048, 64], &[1]), Shape::Grid { n: 2048 });
+        assert_eq!(shape_of(&[2048, 16], &[1]), Shape::Grid { n: 2048 });
+        // Rows (softmax, layer norm): a warp per row, 8 rows a block.
+        assert_eq!(shape_of(&[98304, 1024], &[1]), Shape::Blocks { n: 12288 });
+        assert_eq!(shape_of(&[2048, 64], &[1]), Shape::Blocks { n: 256 });
+        // Wide columns (a bias's gradient): tiles of 32 columns.
+        assert_eq!(shape_of(&[8, 1024, 768], &[0, 1]), Shape::Blocks { n: 24 });
+        // Columns enough for a thread each.
+        assert_eq!(shape_of(&[8, 1024, 768], &[0]), Shape::Grid { n: 786432 });
         assert_eq!(Shape::Grid { n: 1000 }.dims(), (4, BLOCK));
         assert_eq!(Shape::Grid { n: 1 << 30 }.dims(), (MAX_BLOCKS, BLOCK));
         assert_eq!(Shape::Grid { n: 0 }.dims(), (0, BLOCK));

@@ -1,13 +1,17 @@
 //! `sum` and `max` over any axes of a contiguous input. Axes collapse into
-//! alternating kept/reduced groups (as on the CPU). Many outputs: one
-//! thread per output walks its elements in input order, summing floats in
-//! f64 and rounding once, so results are the reference's bit for bit.
-//! Few outputs over long runs: one block per output, strided f64 partial
-//! sums folded by a tree in shared memory, which reorders a float sum
-//! (within one f32 rounding of the reference, as the CPU's all-axes sum);
-//! `max` and integer sums are exact in any order. The values folded are a
-//! stored input's, or a fused chain's computed at each position
-//! (`Step::FusedReduce`) by a device function the loop calls.
+//! alternating kept/reduced groups (as on the CPU), and the layout of the
+//! groups picks how threads share the work (`Layout`), so that a warp's
+//! loads are adjacent in memory: rows (the innermost group reduced) get a
+//! warp per output, or a block per output when few and long; columns (the
+//! innermost group kept) get a tile of 32 adjacent outputs by 8 slices of
+//! the run; short runs get a thread per output, walking its elements in
+//! input order. Floats are summed in f64 and rounded once, so a thread per
+//! output is the reference's bit for bit; the cooperative layouts fold f64
+//! partials in another order, within one f32 rounding of the reference
+//! (as the CPU's all-axes sum), while `max` and integer sums are exact in
+//! any order. The values folded are a stored input's, or a fused chain's
+//! computed at each position (`Step::FusedReduce`) by a device function
+//! the loop calls.
 
 use std::fmt::Write;
 
@@ -17,10 +21,16 @@ use super::c::{self, Index};
 use super::fused::Element;
 use super::{GenError, Param, Shape, BLOCK};
 
-/// Outputs below which a long reduction gets a block per output.
+/// Outputs below which a long row reduction gets a block per output.
 const FEW_OUTPUTS: usize = 1024;
 /// Elements per output above which a block per output pays off.
 const LONG_RUN: usize = 2048;
+/// Elements per output below which threads do not share an output.
+const SHORT_RUN: usize = 32;
+/// Threads of a warp: the lanes of a row's warp, the columns of a tile.
+const WARP: u32 = 32;
+/// Outputs from which columns have threads enough with one per output.
+const MANY_OUTPUTS: usize = 1 << 16;
 
 /// `(length, reduced)` groups, dims of 1 dropped, neighbours merged.
 fn groups(dims: &[usize], axes: &[usize]) -> Vec<(usize, bool)> {
@@ -158,6 +168,36 @@ fn value_function(e: &Element, ix: Index, dtype: DType) -> (String, String) {
     (f, call)
 }
 
+/// How a reduction's work is shared among threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// A thread per output walks its run in order (bit-exact floats).
+    PerThread,
+    /// A warp per output: lanes stride the run, a shuffle tree folds.
+    PerWarp,
+    /// A block per output: threads stride the run, shared memory folds.
+    PerBlock,
+    /// 32 adjacent outputs by 8 slices of the run, folded in shared memory.
+    Tile,
+}
+
+/// The layout whose loads are adjacent across a warp and which keeps the
+/// GPU busy: what varies fastest in memory (the innermost group) decides
+/// whether lanes take elements of one output or neighbouring outputs.
+fn layout(groups: &[(usize, bool)], outputs: usize, run: usize) -> Layout {
+    let long_and_few = outputs < FEW_OUTPUTS && run >= LONG_RUN;
+    match groups.last() {
+        _ if run < SHORT_RUN => Layout::PerThread,
+        Some(&(_, true)) if long_and_few => Layout::PerBlock,
+        Some(&(_, true)) => Layout::PerWarp,
+        _ if outputs >= MANY_OUTPUTS => Layout::PerThread,
+        Some(&(inner, false)) if inner >= WARP as usize => Layout::Tile,
+        _ if long_and_few => Layout::PerBlock,
+        _ => Layout::PerThread,
+    }
+}
+
+/// A reduction kernel's text, runtime arguments and launch shape.
 pub fn generate(
     op: ReduceOp,
     values: Values<'_>,
@@ -189,58 +229,160 @@ pub fn generate(
             (ix, call.replace("AT", &at), function)
         }
     };
-    let ty = ix.ty();
-    if outputs < FEW_OUTPUTS && run >= LONG_RUN {
-        let body = block_body(&a, &x, dtype, outputs, run, ix);
-        let text = format!(
-            "{prefix}extern \"C\" __global__ void KERNEL({}) {{\n{body}}}\n",
-            params.join(", ")
-        );
-        return Ok((text, order, Shape::BlockPerOutput { n: outputs }));
-    }
-    let mut body = String::new();
-    let _ = writeln!(body, "{ty} o = p;");
-    let _ = writeln!(body, "{} acc = {};", a.ty, a.init);
-    let _ = writeln!(body, "for ({ty} r = 0; r < {}; ++r) {{", ix.lit(run));
-    let _ = writeln!(body, "  {} x = {x};", c::compute(dtype));
-    let _ = writeln!(body, "  acc = {};", a.add("x"));
-    body.push_str("}\n");
-    let _ = writeln!(body, "out[o] = {};", a.store);
-    Ok((
-        prefix + &c::grid_kernel(&params, outputs, ix, &body),
-        order,
-        Shape::Grid { n: outputs },
-    ))
+    let fold = Fold {
+        a: &a,
+        x: &x,
+        dtype,
+        outputs,
+        run,
+        ix,
+    };
+    let warps = (BLOCK / WARP) as usize;
+    let (body, shape) = match layout(&groups, outputs, run) {
+        Layout::PerThread => {
+            let text = c::grid_kernel(&params, outputs, ix, &fold.per_thread());
+            return Ok((prefix + &text, order, Shape::Grid { n: outputs }));
+        }
+        Layout::PerWarp => (fold.per_warp(), outputs.div_ceil(warps)),
+        Layout::PerBlock => (fold.per_block(), outputs),
+        Layout::Tile => (fold.tile(), outputs.div_ceil(WARP as usize)),
+    };
+    let text = format!(
+        "{prefix}extern \"C\" __global__ void KERNEL({}) {{\n{body}}}\n",
+        params.join(", ")
+    );
+    Ok((text, order, Shape::Blocks { n: shape }))
 }
 
-/// One block per output: strided partials, then a tree in shared memory.
-fn block_body(a: &Acc, x: &str, dtype: DType, outputs: usize, run: usize, ix: Index) -> String {
-    let ty = ix.ty();
-    let mut s = String::new();
-    let _ = writeln!(s, "  __shared__ {} part[{BLOCK}];", a.ty);
-    let _ = writeln!(s, "  {ty} o = blockIdx.x;");
-    let _ = writeln!(s, "  if (o >= {}) return;", ix.lit(outputs));
-    let _ = writeln!(s, "  {} acc = {};", a.ty, a.init);
-    let _ = writeln!(
-        s,
-        "  for ({ty} r = threadIdx.x; r < {}; r += {BLOCK}u) {{",
-        ix.lit(run)
-    );
-    let _ = writeln!(s, "    {} x = {x};", c::compute(dtype));
-    let _ = writeln!(s, "    acc = {};", a.add("x"));
-    s.push_str("  }\n  part[threadIdx.x] = acc;\n  __syncthreads();\n");
-    let _ = writeln!(s, "  for (unsigned h = {}u; h > 0u; h >>= 1) {{", BLOCK / 2);
-    s.push_str("    if (threadIdx.x < h) {\n      acc = part[threadIdx.x];\n");
-    let _ = writeln!(
-        s,
-        "      part[threadIdx.x] = {};",
-        a.add("part[threadIdx.x + h]")
-    );
-    s.push_str("    }\n    __syncthreads();\n  }\n");
-    let _ = writeln!(
-        s,
-        "  if (threadIdx.x == 0) {{\n    acc = part[0];\n    out[o] = {};\n  }}",
-        a.store
-    );
-    s
+/// What every layout's kernel body is made of: the accumulator, the value
+/// at `(o, r)` as an expression, and the extents.
+struct Fold<'a> {
+    a: &'a Acc,
+    x: &'a str,
+    dtype: DType,
+    outputs: usize,
+    run: usize,
+    ix: Index,
+}
+
+impl Fold<'_> {
+    /// `acc` starts empty; the loop folds elements `first, first + step, ...`
+    /// of output `o`'s run (indented by `pad`).
+    fn strided(&self, first: &str, step: &str, pad: &str) -> String {
+        let ty = self.ix.ty();
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{pad}for ({ty} r = {first}; r < {}; r += {step}) {{",
+            self.ix.lit(self.run)
+        );
+        let _ = writeln!(s, "{pad}  {} x = {};", c::compute(self.dtype), self.x);
+        let _ = writeln!(s, "{pad}  acc = {};", self.a.add("x"));
+        let _ = writeln!(s, "{pad}}}");
+        s
+    }
+
+    /// The body of a grid-stride loop over outputs `p`: the run in order.
+    fn per_thread(&self) -> String {
+        let ty = self.ix.ty();
+        let mut s = String::new();
+        let _ = writeln!(s, "{ty} o = p;");
+        let _ = writeln!(s, "{} acc = {};", self.a.ty, self.a.init);
+        s.push_str(&self.strided("0", "1", ""));
+        let _ = writeln!(s, "out[o] = {};", self.a.store);
+        s
+    }
+
+    /// Warp `w` of block `b` takes output `b * 8 + w`; its lanes stride the
+    /// run (adjacent lanes, adjacent elements), then fold their partials
+    /// with five shuffles, which every lane takes part in.
+    fn per_warp(&self) -> String {
+        let ty = self.ix.ty();
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "  {ty} o = ({ty})blockIdx.x * {}u + threadIdx.x / {WARP}u;",
+            BLOCK / WARP
+        );
+        let _ = writeln!(s, "  unsigned lane = threadIdx.x % {WARP}u;");
+        let _ = writeln!(s, "  {} acc = {};", self.a.ty, self.a.init);
+        let _ = writeln!(s, "  if (o < {}) {{", self.ix.lit(self.outputs));
+        s.push_str(&self.strided("lane", &format!("{WARP}u"), "    "));
+        s.push_str("  }\n");
+        let _ = writeln!(s, "  for (int m = {}; m > 0; m >>= 1) {{", WARP / 2);
+        let _ = writeln!(
+            s,
+            "    {} other = __shfl_xor_sync(0xffffffffu, acc, m);",
+            self.a.ty
+        );
+        let _ = writeln!(s, "    acc = {};", self.a.add("other"));
+        s.push_str("  }\n");
+        let _ = writeln!(
+            s,
+            "  if (lane == 0u && o < {}) out[o] = {};",
+            self.ix.lit(self.outputs),
+            self.a.store
+        );
+        s
+    }
+
+    /// Block `b` takes output `b`: strided partials, then a tree in shared
+    /// memory.
+    fn per_block(&self) -> String {
+        let ty = self.ix.ty();
+        let mut s = String::new();
+        let _ = writeln!(s, "  __shared__ {} part[{BLOCK}];", self.a.ty);
+        let _ = writeln!(s, "  {ty} o = blockIdx.x;");
+        let _ = writeln!(s, "  if (o >= {}) return;", self.ix.lit(self.outputs));
+        let _ = writeln!(s, "  {} acc = {};", self.a.ty, self.a.init);
+        s.push_str(&self.strided("threadIdx.x", &format!("{BLOCK}u"), "  "));
+        s.push_str("  part[threadIdx.x] = acc;\n  __syncthreads();\n");
+        let _ = writeln!(s, "  for (unsigned h = {}u; h > 0u; h >>= 1) {{", BLOCK / 2);
+        s.push_str("    if (threadIdx.x < h) {\n      acc = part[threadIdx.x];\n");
+        let _ = writeln!(
+            s,
+            "      part[threadIdx.x] = {};",
+            self.a.add("part[threadIdx.x + h]")
+        );
+        s.push_str("    }\n    __syncthreads();\n  }\n");
+        let _ = writeln!(
+            s,
+            "  if (threadIdx.x == 0) {{\n    acc = part[0];\n    out[o] = {};\n  }}",
+            self.a.store
+        );
+        s
+    }
+
+    /// Block `b` takes outputs `32b ..`: lane `l` of warp `w` folds output
+    /// `32b + l` over run positions `w, w + 8, ...` (adjacent lanes read
+    /// adjacent columns), then warp 0 adds the 8 partials in slice order.
+    fn tile(&self) -> String {
+        let ty = self.ix.ty();
+        let slices = BLOCK / WARP;
+        let mut s = String::new();
+        let _ = writeln!(s, "  __shared__ {} part[{BLOCK}];", self.a.ty);
+        let _ = writeln!(
+            s,
+            "  unsigned lane = threadIdx.x % {WARP}u, slice = threadIdx.x / {WARP}u;"
+        );
+        let _ = writeln!(s, "  {ty} o = ({ty})blockIdx.x * {WARP}u + lane;");
+        let _ = writeln!(s, "  {} acc = {};", self.a.ty, self.a.init);
+        let _ = writeln!(s, "  if (o < {}) {{", self.ix.lit(self.outputs));
+        s.push_str(&self.strided("slice", &format!("{slices}u"), "    "));
+        s.push_str("  }\n  part[threadIdx.x] = acc;\n  __syncthreads();\n");
+        let _ = writeln!(
+            s,
+            "  if (slice == 0u && o < {}) {{",
+            self.ix.lit(self.outputs)
+        );
+        let _ = writeln!(s, "    for (unsigned k = 1u; k < {slices}u; ++k) {{");
+        let _ = writeln!(
+            s,
+            "      acc = {};",
+            self.a.add(&format!("part[k * {WARP}u + lane]"))
+        );
+        s.push_str("    }\n");
+        let _ = writeln!(s, "    out[o] = {};\n  }}", self.a.store);
+        s
+    }
 }

@@ -85,3 +85,25 @@ fn fused_side_output() {
     assert_eq!(k.len(), 1, "one fused loop stores both");
     expect_file!["snapshots/fused_side.cu"].assert_eq(&k[0]);
 }
+
+/// The cooperative layouts: a row max by warps (softmax's), a column sum
+/// by tiles (a bias's gradient), and an index-add of many ids by blocks
+/// (an embedding's gradient).
+#[test]
+fn cooperative_kernels() {
+    let mut g = Graph::new("snap");
+    let scores = g.input("scores", Shape::from([64, 1024]), DType::F32);
+    let row_max = g.reduce(ReduceOp::Max, scores, Some(&[1]), false).unwrap();
+    let grad = g.input("grad", Shape::from([1024, 768]), DType::F32);
+    let column_sum = g.reduce(ReduceOp::Sum, grad, Some(&[0]), false).unwrap();
+    let table = g.input("table", Shape::from([50, 300]), DType::F32);
+    let ids = g.input("ids", Shape::from([100]), DType::I32);
+    let rows = g.input("rows", Shape::from([100, 300]), DType::F32);
+    let added = g.index_add(table, ids, rows).unwrap();
+    g.set_outputs(vec![row_max, column_sum, added]);
+    let k = kernels_of(&g);
+    assert_eq!(k.len(), 3, "a kernel each");
+    expect_file!["snapshots/reduce_max_rows_by_warp.cu"].assert_eq(&k[0]);
+    expect_file!["snapshots/reduce_sum_columns_by_tile.cu"].assert_eq(&k[1]);
+    expect_file!["snapshots/index_add_many_ids.cu"].assert_eq(&k[2]);
+}

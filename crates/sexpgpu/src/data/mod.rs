@@ -194,7 +194,45 @@ pub fn encode(
                 .map_err(|e| format!("{e:?}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    safetensors::serialize(views, &Some(metadata)).map_err(|e| format!("{e:?}"))
+    let bytes = safetensors::serialize(views, &Some(metadata)).map_err(|e| format!("{e:?}"))?;
+    sorted_header(&bytes)
+}
+
+/// The same file with its JSON header's keys in sorted order: safetensors
+/// writes the metadata map in hash order, so two runs that compute equal
+/// tensors would write checkpoints that differ in bytes. The header is
+/// padded with spaces to 8 bytes, as safetensors pads it; the tensors'
+/// offsets count from the header's end, so the data is kept as it is.
+fn sorted_header(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    fn sorted(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(map) => {
+                let entries: std::collections::BTreeMap<String, serde_json::Value> =
+                    map.into_iter().map(|(k, v)| (k, sorted(v))).collect();
+                serde_json::Value::Object(entries.into_iter().collect())
+            }
+            other => other,
+        }
+    }
+    let malformed = || "internal: safetensors wrote a malformed header".to_string();
+    let len_bytes: [u8; 8] = bytes
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(malformed)?;
+    let end = usize::try_from(u64::from_le_bytes(len_bytes))
+        .ok()
+        .and_then(|len| len.checked_add(8))
+        .filter(|&end| end <= bytes.len())
+        .ok_or_else(malformed)?;
+    let header: serde_json::Value =
+        serde_json::from_slice(&bytes[8..end]).map_err(|_| malformed())?;
+    let mut text = serde_json::to_vec(&sorted(header)).map_err(|e| e.to_string())?;
+    text.resize(text.len().next_multiple_of(8), b' ');
+    let mut out = Vec::with_capacity(8 + text.len() + bytes.len() - end);
+    out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&bytes[end..]);
+    Ok(out)
 }
 
 fn tensor_bytes(t: &Tensor) -> (Dtype, Vec<u8>) {
@@ -332,5 +370,29 @@ mod tests {
             w bf16 [[0.25] [3.0]]
             step=12"#]]
         .assert_eq(&format!("{}\nstep={}", text.join("\n"), meta["step"]));
+    }
+
+    /// Metadata keys in sorted order, whatever order the map hands them
+    /// in: equal checkpoints are equal bytes, and safetensors reads them.
+    #[test]
+    fn safetensors_headers_are_sorted_so_equal_files_are_equal_bytes() {
+        let a = Tensor::from_f64s(Shape::new(vec![3]), &[1.0, 2.0, 4.0], DType::F32).unwrap();
+        let keys = ["step", "seed", "format", "data_batches_consumed", "b", "a"];
+        let meta = || -> HashMap<String, String> {
+            keys.iter()
+                .map(|k| (k.to_string(), format!("{k}!")))
+                .collect()
+        };
+        let first = encode(&[("w".into(), &a)], meta()).unwrap();
+        for _ in 0..8 {
+            assert_eq!(encode(&[("w".into(), &a)], meta()).unwrap(), first);
+        }
+        let len = u64::from_le_bytes(first[..8].try_into().unwrap()) as usize;
+        assert_eq!(len % 8, 0, "padded as safetensors pads");
+        expect![[r#"{"__metadata__":{"a":"a!","b":"b!","data_batches_consumed":"data_batches_consumed!","format":"format!","seed":"seed!","step":"step!"},"w":{"data_offsets":[0,12],"dtype":"F32","shape":[3]}}    "#]]
+        .assert_eq(std::str::from_utf8(&first[8..8 + len]).unwrap());
+        let (tensors, read) = decode(&first).unwrap();
+        assert_eq!(read, meta());
+        assert_eq!(tensors[0].1, a);
     }
 }

@@ -1,0 +1,68 @@
+// reduce-max [Out, Input(0)] Blocks { n: 8 }
+// SexpGPU generated kernel (crates/sexpgpu-cuda/src/codegen).
+#define SX_NAN __int_as_float(0x7fc00000)
+#define SX_NEG_INF __int_as_float(0xff800000)
+__device__ __forceinline__ float sx_round_bf16(float x) {
+  unsigned b = __float_as_uint(x);
+  if (x != x) return __uint_as_float((b & 0xffff0000u) | 0x00400000u);
+  return __uint_as_float((b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u);
+}
+__device__ __forceinline__ float sx_bf16_load(unsigned short b) {
+  return __uint_as_float(((unsigned)b) << 16);
+}
+__device__ __forceinline__ unsigned short sx_bf16_bits(float x) {
+  return (unsigned short)(__float_as_uint(x) >> 16);
+}
+__device__ __forceinline__ float sx_max(float a, float b) {
+  return (a != a || b != b) ? SX_NAN : fmaxf(a, b);
+}
+__device__ __forceinline__ float sx_min(float a, float b) {
+  return (a != a || b != b) ? SX_NAN : fminf(a, b);
+}
+__device__ __forceinline__ int sx_wadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int sx_wsub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+__device__ __forceinline__ int sx_wmul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+__device__ __forceinline__ int sx_wneg(int a) { return (int)(0u - (unsigned)a); }
+__device__ __forceinline__ int sx_wabs(int a) { return a < 0 ? sx_wneg(a) : a; }
+__device__ __forceinline__ long long sx_wadd(long long a, long long b) {
+  return (long long)((unsigned long long)a + (unsigned long long)b);
+}
+__device__ __forceinline__ long long sx_wsub(long long a, long long b) {
+  return (long long)((unsigned long long)a - (unsigned long long)b);
+}
+__device__ __forceinline__ long long sx_wmul(long long a, long long b) {
+  return (long long)((unsigned long long)a * (unsigned long long)b);
+}
+__device__ __forceinline__ long long sx_wneg(long long a) {
+  return (long long)(0ull - (unsigned long long)a);
+}
+__device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Rust's `as`: truncate toward zero, saturate, NaN to 0.
+__device__ __forceinline__ int sx_f2i(double x) {
+  if (x != x) return 0;
+  if (x >= 2147483647.0) return 2147483647;
+  if (x <= -2147483648.0) return (int)0x80000000u;
+  return (int)x;
+}
+__device__ __forceinline__ long long sx_f2l(double x) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775807.0) return 9223372036854775807LL;
+  if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
+  return (long long)x;
+}
+extern "C" __global__ void sx_reduce_max_832b77d8f6171e63(float* __restrict__ out, const float* __restrict__ in0) {
+  unsigned o = (unsigned)blockIdx.x * 8u + threadIdx.x / 32u;
+  unsigned lane = threadIdx.x % 32u;
+  float acc = SX_NEG_INF;
+  if (o < 64u) {
+    for (unsigned r = lane; r < 1024u; r += 32u) {
+      float x = in0[0u + (r / 1u % 1024u) * 1u + (o / 1u % 64u) * 1024u];
+      acc = sx_max(acc, x);
+    }
+  }
+  for (int m = 16; m > 0; m >>= 1) {
+    float other = __shfl_xor_sync(0xffffffffu, acc, m);
+    acc = sx_max(acc, other);
+  }
+  if (lane == 0u && o < 64u) out[o] = acc;
+}
