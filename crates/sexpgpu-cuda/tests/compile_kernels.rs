@@ -19,7 +19,7 @@ mod gpt2;
 mod numerics;
 mod programs;
 
-use gpt2::gpt2_graphs;
+use gpt2::{gpt2_graphs, gpt2_tiny_graphs};
 use programs::example_graphs;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -270,6 +270,7 @@ fn every_kernel_of_the_examples_random_graphs_and_numerics_cases_compiles() {
     graphs.extend(random_graphs());
     graphs.extend(numerics_graphs());
     graphs.extend(gpt2_graphs());
+    graphs.extend(gpt2_tiny_graphs());
     let mut kernels = kernels(&graphs);
     let from_graphs = kernels.len();
     kernels.extend(synthetic());

@@ -17,6 +17,9 @@ mod common;
 // The per-op numerics cases of sexpgpu-graph's NumPy test.
 #[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
 mod numerics;
+// The full-size GPT-2 graphs are for the compile test; these run the tiny.
+#[allow(dead_code)]
+mod gpt2;
 mod programs;
 
 use std::collections::HashMap;
@@ -531,6 +534,38 @@ fn examples() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
         .collect()
 }
 
+/// The GPU benchmark's GPT-2 train step at its tiny scale, in f32 and in
+/// bf16 (f32 master weights, bf16 compute), with arguments a step really
+/// sees: small positive floats (weights, moments, hyperparameters) and
+/// token ids across the vocabulary. (Weights of +-3 and equal ids make
+/// attention saturate on near-ties, where a last-bit difference of a
+/// reordered sum flips which key wins: chaos, not a kernel's error.)
+fn gpt2_steps() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    let mut rng = common::Rng::new(80);
+    gpt2::gpt2_tiny_graphs()
+        .into_iter()
+        .map(|(name, g)| {
+            let args = g
+                .arguments()
+                .iter()
+                .map(|&a| {
+                    let (shape, dtype) = (g.shape(a).clone(), g.dtype(a));
+                    let n = shape.numel();
+                    if dtype.is_integer() {
+                        let ids: Vec<i64> =
+                            (0..n).map(|_| rng.uniform(0.0, 127.99) as i64).collect();
+                        Tensor::from_i64s(shape, &ids, dtype).unwrap()
+                    } else {
+                        let v: Vec<f64> = (0..n).map(|_| rng.uniform(0.0, 0.05)).collect();
+                        Tensor::from_f64s(shape, &v, dtype).unwrap()
+                    }
+                })
+                .collect();
+            (name, g, args, 1e-3)
+        })
+        .collect()
+}
+
 #[test]
 fn generated_kernels_compute_the_references_results() {
     let mut cases: Vec<(String, Graph, Vec<Tensor>, f64)> = Vec::new();
@@ -551,6 +586,7 @@ fn generated_kernels_compute_the_references_results() {
     cases.extend(long_reductions());
     cases.extend(many_id_index_adds());
     cases.extend(examples());
+    cases.extend(gpt2_steps());
     let mut plans = Vec::new();
     for (name, g, args, tol) in cases {
         let program = sexpgpu_cpu::compile(&g).unwrap();
