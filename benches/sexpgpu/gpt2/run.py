@@ -179,6 +179,8 @@ def main():
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
     args = parser.parse_args()
+    # SexpGPU runs in a scratch folder, so a relative path is made absolute.
+    args.sexpgpu = str(Path(args.sexpgpu).resolve())
     assert args.steps >= 6, "6 steps or more: two timed windows of 2 steps after the first"
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("PyTorch sees no CUDA device")

@@ -5,8 +5,10 @@
 //! caller, except that a fused loop may compute in place: a target of it
 //! takes the slot of an f32 input that dies there and that it reads
 //! position for position (`InPlace`), so the loop writes the lines it has
-//! just read instead of cold memory. Decides placement only; never
-//! allocates.
+//! just read instead of cold memory. An output takes over only a slot of
+//! exactly its size, so that every output slot can be served next run by
+//! a spare (an argument of the last run) instead of fresh memory. Decides
+//! placement only; never allocates.
 
 use sexpgpu_graph::DType;
 
@@ -41,18 +43,18 @@ pub(crate) fn assign(plan: &mut Plan) {
             }
         }
     }
-    let in_place: Vec<Vec<InPlace>> = (0..plan.launches.len())
+    let mut in_place: Vec<Vec<InPlace>> = (0..plan.launches.len())
         .map(|t| in_place_inputs(plan, t, &last_read, &is_output))
         .collect();
     let mut slots: Vec<SlotInfo> = Vec::new();
     let mut free: Vec<usize> = Vec::new();
-    for ((launch, dying_now), in_place) in plan.launches.iter().zip(&dying).zip(&in_place) {
+    for (t, (launch, dying_now)) in plan.launches.iter().zip(&dying).enumerate() {
         // Buffers whose slot a target of this launch takes over.
         let mut taken_over: Vec<BufId> = Vec::new();
         for (target, written) in launch.writes().enumerate() {
             let b = written.0 as usize;
             let (dtype, len) = (plan.buffers[b].dtype, plan.buffers[b].len);
-            let dying_input = in_place
+            let dying_input = in_place[t]
                 .iter()
                 .find(|ip| ip.target == target)
                 .and_then(|ip| match &launch.step {
@@ -65,7 +67,17 @@ pub(crate) fn assign(plan: &mut Plan) {
                     },
                     _ => None,
                 });
-            if let Some(input) = dying_input {
+            // An output leaves with the caller and its slot is allocated
+            // again next run, from the spares (the last run's arguments,
+            // of their exact sizes) when one fits exactly: so an output
+            // takes over only a slot of its own size, never one a larger
+            // temporary shared.
+            let too_large = |input: &BufId| {
+                is_output[b] && slots[plan.buffers[input.0 as usize].slot].capacity != len
+            };
+            if dying_input.as_ref().is_some_and(too_large) {
+                in_place[t].retain(|ip| ip.target != target);
+            } else if let Some(input) = dying_input {
                 let slot = plan.buffers[input.0 as usize].slot;
                 slots[slot].output |= is_output[b];
                 plan.buffers[b].slot = slot;

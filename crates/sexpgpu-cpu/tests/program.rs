@@ -242,6 +242,50 @@ fn outputs_only_one_loop_reads_are_stored_by_that_loop() {
     check(&g, &args, common::Tol::Exact);
 }
 
+/// An output computed by a fused loop from a product that dies there,
+/// where that product sits in a slot a larger, dead product left: the
+/// output gets a slot of exactly its size (so the next run can serve it
+/// from the last run's arguments instead of fresh memory) and does not
+/// compute in place, and the results are still the reference's.
+#[test]
+fn outputs_never_take_over_a_larger_slot() {
+    let mut g = Graph::new("step");
+    let a = g.input("a", Shape::from([64, 64]), DType::F32);
+    let c = g.input("c", Shape::from([16, 16]), DType::F32);
+    let large = g.matmul(a, a).unwrap();
+    let total = g.reduce(ReduceOp::Sum, large, None, false).unwrap();
+    let small = g.matmul(c, c).unwrap();
+    let out = g.binary(BinaryOp::Mul, small, Scalar::Float(2.0)).unwrap();
+    g.set_outputs(vec![out, total]);
+    let mut rng = Rng::new(41);
+    let args = vec![
+        tensor(&mut rng, &[64, 64], DType::F32),
+        tensor(&mut rng, &[16, 16], DType::F32),
+    ];
+    check(&g, &args, accum_tol(DType::F32, 64));
+    let program = compile(&g).unwrap();
+    let plan = program.plan();
+    let small_slot = plan.buffers.iter().find(|b| b.len == 256).unwrap().slot;
+    assert_eq!(
+        plan.slots[small_slot].capacity,
+        64 * 64,
+        "the small product reuses the large one's slot: {}",
+        program.describe()
+    );
+    for output in &plan.outputs {
+        let sexpgpu_cpu::Loc::Buf(b) = output.loc else {
+            continue;
+        };
+        let buffer = &plan.buffers[b.0 as usize];
+        assert_eq!(
+            plan.slots[buffer.slot].capacity,
+            buffer.len,
+            "an output's slot is its own size: {}",
+            program.describe()
+        );
+    }
+}
+
 /// A step that updates a parameter in place (`w - 0.5 * g`) and reports
 /// a sum: run three times with the new parameter kept on the device and
 /// given back, it matches the reference iterated on the host, and the
