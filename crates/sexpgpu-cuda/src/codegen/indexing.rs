@@ -191,97 +191,137 @@ fn index_add(
 ) -> Result<(String, Shape), GenError> {
     let n = rows * row_len;
     let ix = Index::for_extent(base.offset + n + ids.offset + values.offset + n_ids * row_len + 1);
-    let acc = Accum::new(out)?;
-    let rows_lit = format!("{rows}LL");
-    let id_at = |j: &str| {
-        format!(
-            "long long id = (long long)ids[{} + {j}];\nif (id < 0 || id >= {rows_lit}) {{ sx_bad_id(err, id, {rows}ull, 2ull); ",
-            ix.lit(ids.offset)
-        )
+    let parts = IndexAdd {
+        acc: Accum::new(out)?,
+        ix,
+        base,
+        ids,
+        values,
+        n_ids,
+        rows,
+        row_len,
     };
-    let value = |j: &str| {
+    Ok(if n_ids < MANY_IDS {
+        (parts.per_element(&params), Shape::Grid { n })
+    } else {
+        let chunks = row_len.div_ceil(BLOCK as usize).max(1);
+        (
+            parts.per_row_block(&params, chunks),
+            Shape::Blocks { n: rows * chunks },
+        )
+    })
+}
+
+/// What both index-add kernels are written from.
+struct IndexAdd {
+    acc: Accum,
+    ix: Index,
+    base: Contig,
+    ids: Contig,
+    values: Contig,
+    n_ids: usize,
+    rows: usize,
+    row_len: usize,
+}
+
+impl IndexAdd {
+    /// Reads id `j` into `id`, reporting it when outside the rows; `bad`
+    /// says whether it was.
+    fn read_id(&self, j: &str) -> String {
+        let rows = self.rows;
         format!(
+            "long long id = (long long)ids[{} + {j}];\nbool bad = id < 0 || id >= {rows}LL;\nif (bad) sx_bad_id(err, id, {rows}ull, 2ull);\n",
+            self.ix.lit(self.ids.offset)
+        )
+    }
+
+    /// `acc` plus column `col` of id `j`'s values.
+    fn add_value(&self, j: &str) -> String {
+        self.acc.add(&format!(
             "values[{} + {j} * {} + col]",
-            ix.lit(values.offset),
-            ix.lit(row_len)
-        )
-    };
-    let ty = ix.ty();
-    let rl = ix.lit(row_len.max(1));
-    let bo = ix.lit(base.offset);
-    if n_ids < MANY_IDS {
+            self.ix.lit(self.values.offset),
+            self.ix.lit(self.row_len)
+        ))
+    }
+
+    /// A grid-stride body: element `p` walks every id.
+    fn per_element(&self, params: &[String]) -> String {
+        let (ix, ty) = (self.ix, self.ix.ty());
+        let rl = ix.lit(self.row_len.max(1));
         let mut body = String::new();
         let _ = writeln!(body, "{ty} r = p / {rl}, col = p % {rl};");
+        let base = format!("base[{} + p]", ix.lit(self.base.offset));
+        let _ = writeln!(body, "{} acc = {};", self.acc.ty, self.acc.widen(&base));
+        let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(self.n_ids));
+        for line in self.read_id("j").lines() {
+            let _ = writeln!(body, "  {line}");
+        }
         let _ = writeln!(
             body,
-            "{} acc = {};",
-            acc.ty,
-            acc.widen(&format!("base[{bo} + p]"))
+            "  if (!bad && ({ty})id == r) acc = {};",
+            self.add_value("j")
         );
-        let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(n_ids));
-        let _ = writeln!(body, "  {}continue; }}", id_at("j").replace('\n', "\n  "));
-        let _ = writeln!(body, "  if (({ty})id == r) acc = {};", acc.add(&value("j")));
         body.push_str("}\n");
-        let _ = writeln!(body, "out[p] = {};", acc.store);
-        return Ok((c::grid_kernel(&params, n, ix, &body), Shape::Grid { n }));
+        let _ = writeln!(body, "out[p] = {};", self.acc.store);
+        c::grid_kernel(params, self.rows * self.row_len, ix, &body)
     }
-    let chunks = row_len.div_ceil(BLOCK as usize).max(1);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "extern \"C\" __global__ void KERNEL({}) {{",
-        params.join(", ")
-    );
-    let _ = writeln!(s, "  __shared__ unsigned char hit[{BLOCK}];");
-    s.push_str("  __shared__ int any;\n");
-    let _ = writeln!(
-        s,
-        "  {ty} r = ({ty})blockIdx.x / {ch}, col = ({ty})blockIdx.x % {ch} * {BLOCK}u + threadIdx.x;",
-        ch = ix.lit(chunks)
-    );
-    let _ = writeln!(s, "  bool mine = col < {rl};");
-    let _ = writeln!(
-        s,
-        "  {} acc = mine ? {} : 0;",
-        acc.ty,
-        acc.widen(&format!("base[{bo} + r * {rl} + col]"))
-    );
-    let _ = writeln!(
-        s,
-        "  for ({ty} j0 = 0; j0 < {n_ids}; j0 += {BLOCK}u) {{",
-        n_ids = ix.lit(n_ids)
-    );
-    // Three barriers a chunk: the last chunk's flags are read before they
-    // are overwritten, the flags and the cleared `any` are visible before
-    // any thread raises it, and `any` is final before all branch on it.
-    let _ = writeln!(s, "    {ty} j = j0 + threadIdx.x;");
-    s.push_str("    bool h = false;\n");
-    let _ = writeln!(s, "    if (j < {}) {{", ix.lit(n_ids));
-    let _ = writeln!(
-        s,
-        "      {}}} else {{",
-        id_at("j").replace('\n', "\n      ")
-    );
-    let _ = writeln!(s, "        h = ({ty})id == r;\n      }}\n    }}");
-    s.push_str(
-        "    __syncthreads();\n    hit[threadIdx.x] = h;\n    if (threadIdx.x == 0u) any = 0;\n",
-    );
-    s.push_str("    __syncthreads();\n    if (h) any = 1;\n    __syncthreads();\n");
-    s.push_str("    if (any && mine) {\n");
-    let _ = writeln!(
-        s,
-        "      for (unsigned k = 0u; k < {BLOCK}u && j0 + k < {}; ++k) {{",
-        ix.lit(n_ids)
-    );
-    let _ = writeln!(
-        s,
-        "        if (hit[k]) acc = {};",
-        acc.add(&value("(j0 + k)"))
-    );
-    s.push_str("      }\n    }\n  }\n");
-    let _ = writeln!(s, "  if (mine) out[r * {rl} + col] = {};", acc.store);
-    s.push_str("}\n");
-    Ok((s, Shape::Blocks { n: rows * chunks }))
+
+    /// Block `b` takes row `b / chunks` and its `BLOCK` columns from
+    /// `b % chunks * BLOCK`; each chunk of `BLOCK` ids is flagged in shared
+    /// memory, skipped when it names no id of the row, else added in id
+    /// order. Three barriers a chunk: the last chunk's flags are read
+    /// before they are overwritten, the flags and the cleared `any` are
+    /// visible before any thread raises it, and `any` is final before all
+    /// branch on it.
+    fn per_row_block(&self, params: &[String], chunks: usize) -> String {
+        let (ix, ty) = (self.ix, self.ix.ty());
+        let (rl, n_ids) = (ix.lit(self.row_len.max(1)), ix.lit(self.n_ids));
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void KERNEL({}) {{",
+            params.join(", ")
+        );
+        let _ = writeln!(s, "  __shared__ unsigned char hit[{BLOCK}];");
+        s.push_str("  __shared__ int any;\n");
+        let _ = writeln!(
+            s,
+            "  {ty} r = ({ty})blockIdx.x / {ch}, col = ({ty})blockIdx.x % {ch} * {BLOCK}u + threadIdx.x;",
+            ch = ix.lit(chunks)
+        );
+        let _ = writeln!(s, "  bool mine = col < {rl};");
+        let base = format!("base[{} + r * {rl} + col]", ix.lit(self.base.offset));
+        let _ = writeln!(
+            s,
+            "  {} acc = mine ? {} : 0;",
+            self.acc.ty,
+            self.acc.widen(&base)
+        );
+        let _ = writeln!(s, "  for ({ty} j0 = 0; j0 < {n_ids}; j0 += {BLOCK}u) {{");
+        let _ = writeln!(s, "    {ty} j = j0 + threadIdx.x;");
+        s.push_str("    bool h = false;\n");
+        let _ = writeln!(s, "    if (j < {n_ids}) {{");
+        for line in self.read_id("j").lines() {
+            let _ = writeln!(s, "      {line}");
+        }
+        let _ = writeln!(s, "      h = !bad && ({ty})id == r;\n    }}");
+        s.push_str("    __syncthreads();\n    hit[threadIdx.x] = h;\n    if (threadIdx.x == 0u) any = 0;\n");
+        s.push_str("    __syncthreads();\n    if (h) any = 1;\n    __syncthreads();\n");
+        s.push_str("    if (any && mine) {\n");
+        let _ = writeln!(
+            s,
+            "      for (unsigned k = 0u; k < {BLOCK}u && j0 + k < {n_ids}; ++k) {{"
+        );
+        let _ = writeln!(
+            s,
+            "        if (hit[k]) acc = {};",
+            self.add_value("(j0 + k)")
+        );
+        s.push_str("      }\n    }\n  }\n");
+        let _ = writeln!(s, "  if (mine) out[r * {rl} + col] = {};", self.acc.store);
+        s.push_str("}\n");
+        s
+    }
 }
 
 /// A float (f64) or wrapping integer accumulator, stored as `out`'s dtype.

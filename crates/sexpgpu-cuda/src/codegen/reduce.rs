@@ -238,7 +238,7 @@ pub fn generate(
         ix,
     };
     let warps = (BLOCK / WARP) as usize;
-    let (body, shape) = match layout(&groups, outputs, run) {
+    let (body, blocks) = match layout(&groups, outputs, run) {
         Layout::PerThread => {
             let text = c::grid_kernel(&params, outputs, ix, &fold.per_thread());
             return Ok((prefix + &text, order, Shape::Grid { n: outputs }));
@@ -251,7 +251,7 @@ pub fn generate(
         "{prefix}extern \"C\" __global__ void KERNEL({}) {{\n{body}}}\n",
         params.join(", ")
     );
-    Ok((text, order, Shape::Blocks { n: shape }))
+    Ok((text, order, Shape::Blocks { n: blocks }))
 }
 
 /// What every layout's kernel body is made of: the accumulator, the value

@@ -58,14 +58,15 @@ __device__ __forceinline__ void sx_bad_id(unsigned long long* err, long long id,
     err[3] = op;
   }
 }
-extern "C" __global__ void sx_index_add_0a2b617e1ffa7e89(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
+extern "C" __global__ void sx_index_add_47354f60389e895b(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
   for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 15u; p += (unsigned)gridDim.x * blockDim.x) {
     unsigned r = p / 5u, col = p % 5u;
     double acc = (double)base[0u + p];
     for (unsigned j = 0; j < 6u; ++j) {
       long long id = (long long)ids[0u + j];
-      if (id < 0 || id >= 3LL) { sx_bad_id(err, id, 3ull, 2ull); continue; }
-      if ((unsigned)id == r) acc = acc + (double)values[0u + j * 5u + col];
+      bool bad = id < 0 || id >= 3LL;
+      if (bad) sx_bad_id(err, id, 3ull, 2ull);
+      if (!bad && (unsigned)id == r) acc = acc + (double)values[0u + j * 5u + col];
     }
     out[p] = (float)acc;
   }

@@ -58,7 +58,7 @@ __device__ __forceinline__ void sx_bad_id(unsigned long long* err, long long id,
     err[3] = op;
   }
 }
-extern "C" __global__ void sx_index_add_0daf8420dc55d883(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
+extern "C" __global__ void sx_index_add_beedc5a1299c9da2(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
   __shared__ unsigned char hit[256];
   __shared__ int any;
   unsigned r = (unsigned)blockIdx.x / 2u, col = (unsigned)blockIdx.x % 2u * 256u + threadIdx.x;
@@ -69,9 +69,9 @@ extern "C" __global__ void sx_index_add_0daf8420dc55d883(float* __restrict__ out
     bool h = false;
     if (j < 100u) {
       long long id = (long long)ids[0u + j];
-      if (id < 0 || id >= 50LL) { sx_bad_id(err, id, 50ull, 2ull); } else {
-        h = (unsigned)id == r;
-      }
+      bool bad = id < 0 || id >= 50LL;
+      if (bad) sx_bad_id(err, id, 50ull, 2ull);
+      h = !bad && (unsigned)id == r;
     }
     __syncthreads();
     hit[threadIdx.x] = h;
