@@ -3,7 +3,14 @@ two-process gloo group on the CPU, wraps a generated module in
 DistributedDataParallel or shards it with FSDP2's `fully_shard`, runs one
 training step's forward and backward on its half of the batch and saves
 the averaged gradients (whole tensors). A module of its own so `spawn`'s
-children can import it."""
+children can import it.
+
+A worker that succeeded leaves in step with the other (a barrier before
+the group is destroyed) and then at once (`os._exit`), without the
+interpreter's and the C++ libraries' teardown: on a loaded CI machine a
+rank once aborted there ("terminate called without an active exception",
+from a background thread of gloo or of the rendezvous store) after its
+work was done, which is PyTorch's teardown, not the code under test."""
 
 from __future__ import annotations
 
@@ -47,5 +54,9 @@ def run(rank: int, world: int, port: int, folder: str, module: str, top: str, st
             grads = {name: p.grad.full_tensor() for name, p in model.named_parameters()}
         if rank == 0:
             torch.save(grads, out)
+        dist.barrier()
     finally:
         dist.destroy_process_group()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
