@@ -3,7 +3,9 @@
 //! backends interpret; built by `lower` and `memory`, printed by `describe`.
 //! Holds no element data except the graph's constants.
 
-use sexpgpu_graph::{BinaryOp, CompareOp, DType, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp};
+use sexpgpu_graph::{
+    hash_f64, BinaryOp, CompareOp, DType, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
+};
 
 use crate::view::View;
 
@@ -14,7 +16,7 @@ use crate::view::View;
 pub struct BufId(pub u32);
 
 /// Where an operand's elements live at run time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash, Eq)]
 pub enum Loc {
     /// The caller's argument tensor `k`, in `Graph::arguments` order.
     Arg(usize),
@@ -27,7 +29,7 @@ pub enum Loc {
 /// Kernels read a view's elements in row-major order, position by position:
 /// its dims may differ from the node's (a reshape no view expresses reads
 /// the view it reshapes), never its element count.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Src {
     Mem {
         loc: Loc,
@@ -119,7 +121,7 @@ impl Instr {
 
 /// A chain of elementwise nodes computed in one loop over the output, with
 /// no buffer for any node but the last.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct FusedKernel {
     pub instrs: Vec<Instr>,
     /// The node each instruction computes (`None` for loads), for `describe`.
@@ -151,8 +153,33 @@ pub enum Fill {
     Uniform { low: f64, high: f64, stream: u32 },
 }
 
+/// Consistent with `==` (floats by `hash_f64`), so a step can key a cache.
+impl std::hash::Hash for Fill {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Fill::Splat(value) => value.hash(state),
+            Fill::Iota { dims, axis } => (dims, axis).hash(state),
+            Fill::Normal {
+                mean: a,
+                std: b,
+                stream,
+            }
+            | Fill::Uniform {
+                low: a,
+                high: b,
+                stream,
+            } => {
+                hash_f64(*a, state);
+                hash_f64(*b, state);
+                stream.hash(state);
+            }
+        }
+    }
+}
+
 /// A contiguous operand: `numel` elements from `offset` of `loc`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash, Eq)]
 pub struct Contig {
     pub loc: Loc,
     pub offset: usize,
@@ -165,7 +192,7 @@ pub struct Contig {
 /// buffer dying at this launch (memory planning shares its slot with the
 /// target), or an argument read by no other launch, which a run overwrites
 /// only when it owns the argument (`Program::run_owned`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash, Eq)]
 pub struct InPlace {
     pub input: usize,
     pub target: usize,
@@ -173,7 +200,7 @@ pub struct InPlace {
 
 /// One kernel launch. Every step writes one buffer, `out`; a fused loop
 /// may also write its side outputs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Step {
     Fused {
         kernel: FusedKernel,

@@ -6,7 +6,7 @@ use std::fmt;
 
 /// Elements of a view at position `p` live at `offset + sum(p[i] * strides[i])`
 /// of the underlying row-major buffer. A stride of 0 repeats (broadcasts).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct View {
     pub offset: usize,
     pub dims: Vec<usize>,

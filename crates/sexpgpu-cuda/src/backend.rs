@@ -7,13 +7,15 @@
 //! error word at the next download.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use sexpgpu_cpu::{
-    Backend, Contig, Dense, Fill, FusedKernel, Gather, Loc, Operand, Plan, Scatter, Src, Step, View,
+    Backend, Contig, Dense, Fill, FusedKernel, Gather, InPlace, Loc, Operand, Plan, Scatter, Src,
+    Step, View,
 };
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
@@ -32,10 +34,32 @@ pub struct CudaBackend {
     /// Compiled kernels by name (a hash of the text); one architecture
     /// per backend, so the name is the (kernel, architecture) key.
     functions: Mutex<HashMap<String, CudaFunction>>,
-    /// Generated code by step, so a step run every iteration is generated once.
-    code: Mutex<HashMap<String, Arc<StepCode>>>,
+    /// Generated code by step, so a step run every iteration is generated
+    /// once: keyed by the step's hash, the entry's key compared in full.
+    code: Mutex<HashMap<u64, (CodeKey, Arc<StepCode>)>>,
     /// `[set, id, axis length, op]`, written by indexing kernels.
     error_word: Mutex<CudaSlice<u64>>,
+}
+
+/// What a step's generated code depends on.
+struct CodeKey {
+    step: Step,
+    out: DType,
+    len: usize,
+    dtypes: Vec<DType>,
+}
+
+impl CodeKey {
+    /// The hash a `CodeKey` of these parts has, without building one.
+    fn hash_of(step: &Step, out: DType, len: usize, dtypes: &[DType]) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        (step, out, len, dtypes).hash(&mut h);
+        h.finish()
+    }
+
+    fn is(&self, step: &Step, out: DType, len: usize, dtypes: &[DType]) -> bool {
+        self.out == out && self.len == len && self.dtypes == dtypes && self.step == *step
+    }
 }
 
 /// A placeholder location: the trait hands buffers, not locations, and
@@ -76,17 +100,29 @@ impl CudaBackend {
         len: usize,
         dtypes: &[DType],
     ) -> Result<Arc<StepCode>, ExecError> {
-        let key = format!("{step:?}|{out:?}|{len}|{dtypes:?}");
-        if let Some(c) = self.code.lock().map_err(driver)?.get(&key) {
-            return Ok(Arc::clone(c));
+        // Hashing the step costs a small fraction of formatting it as a
+        // key (a GPT-2 step runs about 900 of them). Two steps of one hash
+        // (or a step with a NaN constant, equal to nothing) share the entry
+        // and regenerate: slower, never wrong.
+        let hash = CodeKey::hash_of(step, out, len, dtypes);
+        if let Some((key, c)) = self.code.lock().map_err(driver)?.get(&hash) {
+            if key.is(step, out, len, dtypes) {
+                return Ok(Arc::clone(c));
+            }
         }
         let code = codegen::generate_step(step, out, len, |k| dtypes[k])
             .map_err(|e| failure(e.message))?;
         let code = Arc::new(code);
+        let key = CodeKey {
+            step: step.clone(),
+            out,
+            len,
+            dtypes: dtypes.to_vec(),
+        };
         self.code
             .lock()
             .map_err(driver)?
-            .insert(key, Arc::clone(&code));
+            .insert(hash, (key, Arc::clone(&code)));
         Ok(code)
     }
 
@@ -129,7 +165,7 @@ impl CudaBackend {
     ) -> Result<(), ExecError> {
         let codes = plans
             .into_iter()
-            .map(codegen::generate_plan)
+            .map(codegen::generate_plan_variants)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| failure(e.message))?;
         let known = self.functions.lock().map_err(driver)?;
@@ -235,22 +271,22 @@ impl CudaBackend {
         out: &mut DeviceBuffer,
         key: [u32; 2],
     ) -> Result<(), ExecError> {
-        self.run_with_side(step, len, inputs, out, &mut [], key)
+        let dtypes: Vec<DType> = inputs.iter().map(|b| b.dtype).collect();
+        let code = self.code(step, out.dtype, len, &dtypes)?;
+        self.launch_code(&code, inputs, out, &mut [], key)
     }
 
-    /// `run` for a step that also writes side outputs (a fused loop's).
-    fn run_with_side(
+    /// Queues a step's code: its kernels, or a cuBLAS product; a fused
+    /// loop's kernel also writes `side`.
+    fn launch_code(
         &self,
-        step: &Step,
-        len: usize,
+        code: &StepCode,
         inputs: &[&DeviceBuffer],
         out: &mut DeviceBuffer,
         side: &mut [DeviceBuffer],
         key: [u32; 2],
     ) -> Result<(), ExecError> {
-        let dtypes: Vec<DType> = inputs.iter().map(|b| b.dtype).collect();
-        let code = self.code(step, out.dtype, len, &dtypes)?;
-        match &*code {
+        match code {
             StepCode::Kernels(ks) => {
                 for k in ks {
                     self.launch(k, inputs, out.mem_mut(), side, key)?;
@@ -470,49 +506,49 @@ impl Backend for CudaBackend {
         len: usize,
     ) -> Result<(), ExecError> {
         // A target read in place (`Operand::Written`): the generated loop
-        // reads each input through a pointer of its own, so the target's
-        // values are copied to a buffer first (a device-side copy).
-        let mut copies = Vec::new();
-        for op in inputs {
-            if let Operand::Written(t) = *op {
-                let target = match t.checked_sub(1) {
-                    None => &*out,
-                    Some(j) => side
-                        .get(j)
-                        .ok_or_else(|| failure("internal: an in-place input without its target"))?,
-                };
-                let n = len * element_size(target.dtype);
-                let mut copy = self.alloc_buffer(target.dtype, len)?;
-                if n > 0 {
-                    self.device
-                        .stream
-                        .memcpy_dtod(&target.mem().slice(..n), &mut copy.mem_mut().slice_mut(..n))
-                        .map_err(driver)?;
+        // reads it from the target's own pointer, so it takes no buffer.
+        let identity = View::contiguous(&[len]);
+        let mut srcs = Vec::with_capacity(inputs.len());
+        let mut bufs = Vec::with_capacity(inputs.len());
+        let mut dtypes = Vec::with_capacity(inputs.len());
+        let mut in_place = Vec::new();
+        for (input, op) in inputs.iter().enumerate() {
+            match *op {
+                Operand::Written(target) => {
+                    let held = match target.checked_sub(1) {
+                        None => &*out,
+                        Some(j) => side.get(j).ok_or_else(|| {
+                            failure("internal: an in-place input without its target")
+                        })?,
+                    };
+                    dtypes.push(held.dtype);
+                    in_place.push(InPlace { input, target });
+                    srcs.push(Src::Mem {
+                        loc: HERE,
+                        view: identity.clone(),
+                    });
                 }
-                copies.push(copy);
+                Operand::Mem(buf, view) => {
+                    dtypes.push(buf.dtype);
+                    bufs.push(buf);
+                    srcs.push(Src::Mem {
+                        loc: HERE,
+                        view: view.clone(),
+                    });
+                }
+                Operand::Splat(value, dtype) => srcs.push(Src::Splat { value, dtype }),
             }
         }
-        let identity = View::contiguous(&[len]);
-        let mut copied = copies.iter();
-        let inputs: Vec<Operand<'_, DeviceBuffer>> = inputs
-            .iter()
-            .map(|op| match op {
-                Operand::Written(_) => copied
-                    .next()
-                    .map_or(*op, |copy| Operand::Mem(copy, &identity)),
-                _ => *op,
-            })
-            .collect();
-        let (inputs, bufs) = sources(&inputs)?;
         // The side buffers are kernel arguments; their ids never enter
         // the generated code.
         let step = Step::Fused {
             kernel: kernel.clone(),
-            inputs,
+            inputs: srcs,
             side: Vec::new(),
-            in_place: Vec::new(),
+            in_place,
         };
-        self.run_with_side(&step, len, &bufs, out, side, [0, 0])
+        let code = self.code(&step, out.dtype, len, &dtypes)?;
+        self.launch_code(&code, &bufs, out, side, [0, 0])
     }
 
     fn fused_reduce(

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sexpgpu_cuda::codegen::{batch_source, generate_plan, Kernel, BATCH};
+use sexpgpu_cuda::codegen::{batch_source, generate_plan_variants, Kernel, BATCH};
 use sexpgpu_cuda::nvrtc::{wheel_libs, Nvrtc};
 use sexpgpu_graph::Graph;
 
@@ -94,7 +94,7 @@ fn kernels(graphs: &[(String, Graph)]) -> BTreeMap<String, Kernel> {
     let mut out = BTreeMap::new();
     for (name, g) in graphs {
         let program = sexpgpu_cpu::compile(g).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let code = generate_plan(program.plan()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let code = generate_plan_variants(program.plan()).unwrap_or_else(|e| panic!("{name}: {e}"));
         for step in &code {
             for k in step.kernels() {
                 out.entry(k.name.clone()).or_insert_with(|| k.clone());

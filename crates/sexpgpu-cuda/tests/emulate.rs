@@ -27,7 +27,7 @@ use std::ffi::c_void;
 use std::path::Path;
 use std::process::Command;
 
-use sexpgpu_cpu::{Fill, Loc, Plan, Step};
+use sexpgpu_cpu::{Fill, Loc, Plan, Src, Step};
 use sexpgpu_cuda::codegen::{batch_source, generate_plan, Gemm, Kernel, Param, Shape, StepCode};
 use sexpgpu_cuda::host::{from_bytes, to_bytes};
 use sexpgpu_cuda::memory::element_size;
@@ -284,11 +284,38 @@ fn run_plan(
         };
         let mut out = new_mem(launch.out);
         let mut side: Vec<Mem> = launch.side().iter().map(|&b| new_mem(b)).collect();
+        let in_place = match &launch.step {
+            Step::Fused {
+                inputs, in_place, ..
+            } => in_place
+                .iter()
+                .map(|ip| match &inputs[ip.input] {
+                    Src::Mem { loc, .. } => (*loc, ip.target),
+                    Src::Splat { .. } => panic!("an in-place splat"),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        // A target overwritten in place starts as its input, as the slot
+        // (or owned argument) it takes over holds it; the input is read
+        // from the target, not passed.
+        for &(loc, target) in &in_place {
+            let from = mem(loc, &mut argm, &mut consts, &mut bufs);
+            let to = if target == 0 {
+                &mut out
+            } else {
+                &mut side[target - 1]
+            };
+            let n = to.words.len().min(from.words.len());
+            to.words[..n].copy_from_slice(&from.words[..n]);
+        }
         let side_ptrs: Vec<*mut c_void> = side.iter_mut().map(Mem::ptr).collect();
+        let in_place_reads = in_place.iter().map(|&(loc, _)| loc).collect::<Vec<_>>();
         let inputs: Vec<*mut c_void> = launch
             .step
             .reads()
             .into_iter()
+            .filter(|loc| !in_place_reads.contains(loc))
             .map(|loc| mem(loc, &mut argm, &mut consts, &mut bufs).ptr())
             .collect();
         let mut key = match &launch.step {

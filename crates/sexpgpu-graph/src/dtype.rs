@@ -3,6 +3,7 @@
 
 use half::bf16;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// The element type of a tensor. Names are the dtype keywords of `docs/sexpgpu/operations.md` without the colon.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,6 +63,26 @@ pub enum Scalar {
     Float(f64),
     Int(i64),
     Bool(bool),
+}
+
+/// Consistent with `==`: `0.0` and `-0.0` hash alike; a NaN equals nothing,
+/// so its hash is free (its bits). Lets a step holding a scalar key a cache.
+impl Hash for Scalar {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match *self {
+            Scalar::Float(x) => hash_f64(x, state),
+            Scalar::Int(i) => i.hash(state),
+            Scalar::Bool(b) => b.hash(state),
+        }
+    }
+}
+
+/// Hashes a float consistently with `==` (`0.0 == -0.0`), for `Hash` impls
+/// of types holding floats.
+pub fn hash_f64<H: Hasher>(x: f64, state: &mut H) {
+    let canonical = if x == 0.0 { 0.0f64 } else { x };
+    canonical.to_bits().hash(state);
 }
 
 impl Scalar {
@@ -158,5 +179,25 @@ impl fmt::Display for Scalar {
             Scalar::Int(i) => write!(f, "{i}"),
             Scalar::Bool(b) => write!(f, "{b}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash_of(s: Scalar) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn equal_scalars_hash_alike() {
+        assert_eq!(Scalar::Float(0.0), Scalar::Float(-0.0));
+        assert_eq!(hash_of(Scalar::Float(0.0)), hash_of(Scalar::Float(-0.0)));
+        assert_eq!(hash_of(Scalar::Float(1.5)), hash_of(Scalar::Float(1.5)));
+        assert_ne!(hash_of(Scalar::Float(1.0)), hash_of(Scalar::Int(1)));
+        assert_ne!(hash_of(Scalar::Int(0)), hash_of(Scalar::Bool(false)));
     }
 }

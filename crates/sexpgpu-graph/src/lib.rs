@@ -40,7 +40,7 @@ mod shape;
 mod tensor;
 
 pub use build::{ConvOptions, ConvPadding, PadMode, PerAxis, PoolOptions, Resize};
-pub use dtype::{DType, Scalar};
+pub use dtype::{hash_f64, DType, Scalar};
 pub use error::{OpError, OpErrorKind};
 pub use exec::{execute, execute_f64, ExecError};
 pub use format::{format_f32, format_f64};

@@ -8,22 +8,27 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::{FusedKernel, Instr, Src};
+use sexpgpu_cpu::{FusedKernel, InPlace, Instr, Src};
 use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
 
 use super::c::{self, Index};
 use super::{GenError, Param};
 
 /// The body text and parameters of a fused kernel writing `len` elements
-/// of `out_dtype` from `inputs` (with their dtypes).
+/// of `out_dtype` from `inputs` (with their dtypes). An input overwritten
+/// in place is read from its target (`out` or `side{j}`), which holds its
+/// values: position `p` is read before it is written, by the same thread,
+/// through the same pointer (so `__restrict__` still holds), and the input
+/// takes no parameter of its own.
 pub fn generate(
     kernel: &FusedKernel,
     inputs: &[(Src, DType)],
+    in_place: &[InPlace],
     out_dtype: DType,
     len: usize,
 ) -> Result<(String, Vec<Param>), GenError> {
     let ix = Index::for_extent(largest_extent(inputs, len));
-    let element = element(kernel, inputs, ix)?;
+    let element = element(kernel, inputs, in_place, ix)?;
     let mut params = vec![c::ptr_param(out_dtype, "out", true)];
     let mut order = vec![Param::Out];
     let mut body = element.body;
@@ -45,8 +50,8 @@ pub fn generate(
 }
 
 /// The statements computing one position `p` of a fused chain, and what
-/// they read: input pointer parameters (splats take none) in `Step::reads`
-/// order.
+/// they read: input pointer parameters (splats and inputs read in place
+/// take none) in `Step::reads` order.
 pub struct Element {
     /// `const T* in{k}` for each memory input `k`.
     pub params: Vec<String>,
@@ -72,12 +77,14 @@ pub fn largest_extent(inputs: &[(Src, DType)], len: usize) -> usize {
 pub fn element(
     kernel: &FusedKernel,
     inputs: &[(Src, DType)],
+    in_place: &[InPlace],
     ix: Index,
 ) -> Result<Element, GenError> {
+    let read_from = pointers(inputs, in_place)?;
     let mut params = Vec::new();
     let mut order = Vec::new();
     for (k, (src, dtype)) in inputs.iter().enumerate() {
-        if let Src::Mem { .. } = src {
+        if let (Src::Mem { .. }, Pointer::Own) = (src, &read_from[k]) {
             params.push(c::ptr_param(*dtype, &format!("in{k}"), false));
             order.push(Param::Input(order.len()));
         }
@@ -85,7 +92,7 @@ pub fn element(
     let mut body = String::new();
     for (r, instr) in kernel.instrs.iter().enumerate() {
         let ty = c::compute(instr.dtype());
-        let value = expr(instr, inputs, ix)?;
+        let value = expr(instr, inputs, &read_from, ix)?;
         let _ = writeln!(body, "{ty} r{r} = {value};");
     }
     Ok(Element {
@@ -96,20 +103,60 @@ pub fn element(
     })
 }
 
+/// Where a fused loop reads an input from.
+enum Pointer {
+    /// `in{k}`, through the input's view.
+    Own,
+    /// The target it is overwritten in place as (`out`, `side{j}`), at `p`.
+    Target(String),
+}
+
+/// Each input's pointer, checking what reading in place relies on: the
+/// input reads the loop's positions in order (an identity view) and has
+/// the storage type of nothing but itself.
+fn pointers(inputs: &[(Src, DType)], in_place: &[InPlace]) -> Result<Vec<Pointer>, GenError> {
+    let mut read_from: Vec<Pointer> = inputs.iter().map(|_| Pointer::Own).collect();
+    for ip in in_place {
+        let Some((Src::Mem { view, .. }, _)) = inputs.get(ip.input) else {
+            return Err(GenError::new(
+                "internal: an in-place input that is not in memory",
+            ));
+        };
+        if view.offset != 0 || !view.is_contiguous() {
+            return Err(GenError::new(
+                "internal: an in-place input read through a view",
+            ));
+        }
+        read_from[ip.input] = Pointer::Target(match ip.target {
+            0 => "out".to_string(),
+            t => format!("side{}", t - 1),
+        });
+    }
+    Ok(read_from)
+}
+
 fn reg(r: sexpgpu_cpu::Reg) -> String {
     format!("r{}", r.index())
 }
 
 /// The C expression of one instruction, bf16 rounding included.
-fn expr(instr: &Instr, inputs: &[(Src, DType)], ix: Index) -> Result<String, GenError> {
+fn expr(
+    instr: &Instr,
+    inputs: &[(Src, DType)],
+    read_from: &[Pointer],
+    ix: Index,
+) -> Result<String, GenError> {
     Ok(match *instr {
-        Instr::Load { input, dtype } => match inputs.get(input) {
-            Some((Src::Mem { view, .. }, _)) => c::widen(
+        Instr::Load { input, dtype } => match (inputs.get(input), read_from.get(input)) {
+            (Some((Src::Mem { .. }, _)), Some(Pointer::Target(target))) => {
+                c::widen(dtype, &format!("{target}[p]"))
+            }
+            (Some((Src::Mem { view, .. }, _)), _) => c::widen(
                 dtype,
                 &format!("in{input}[{}]", c::view_index(view, "p", ix)),
             ),
-            Some((Src::Splat { value, .. }, _)) => c::scalar_lit(*value, dtype),
-            None => return Err(GenError::new("a fused load names a missing input")),
+            (Some((Src::Splat { value, .. }, _)), _) => c::scalar_lit(*value, dtype),
+            (None, _) => return Err(GenError::new("a fused load names a missing input")),
         },
         Instr::Unary { op, x, dtype } => round(dtype, unary(op, &reg(x), dtype)),
         Instr::Binary { op, a, b, dtype } => round(dtype, binary(op, &reg(a), &reg(b), dtype)),

@@ -21,7 +21,7 @@ mod sort;
 
 use std::fmt;
 
-use sexpgpu_cpu::{Launch, Plan, Src, Step};
+use sexpgpu_cpu::{InPlace, Launch, Loc, Plan, Src, Step};
 use sexpgpu_graph::DType;
 
 pub use matmul::{Gemm, GemmOperand};
@@ -189,11 +189,16 @@ pub fn generate_step(
     };
     let grid = Shape::Grid { n: len };
     match step {
-        Step::Fused { kernel, inputs, .. } => {
+        Step::Fused {
+            kernel,
+            inputs,
+            in_place,
+            ..
+        } => {
             let typed = typed_inputs(inputs, &dtype_of);
             one(
                 "fused",
-                fused::generate(kernel, &typed, out_dtype, len)?,
+                fused::generate(kernel, &typed, in_place, out_dtype, len)?,
                 grid,
             )
         }
@@ -227,7 +232,7 @@ pub fn generate_step(
             let typed = typed_inputs(inputs, &dtype_of);
             let len = dims.iter().product();
             let largest = fused::largest_extent(&typed, len);
-            let element = fused::element(kernel, &typed, c::Index::for_extent(largest))?;
+            let element = fused::element(kernel, &typed, &[], c::Index::for_extent(largest))?;
             let values = reduce::Values::Fused(&element, largest);
             let (body, params, shape) = reduce::generate(*op, values, dims, axes, out_dtype)?;
             one(step.kind(), (body, params), shape)
@@ -298,15 +303,54 @@ pub fn batch_source(kernels: &[&Kernel]) -> String {
         .collect()
 }
 
-/// Every launch's device code, in plan order.
+/// Every launch's device code, in plan order, each fused loop overwriting
+/// every input planned in place (as a run that owns its arguments does).
 pub fn generate_plan(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
     plan.launches.iter().map(|l| generate(plan, l)).collect()
+}
+
+/// Every launch's device code in each form a run can use: a fused loop
+/// that may overwrite an argument in place also runs without (a run that
+/// borrows its arguments overwrites only its own dying buffers), and each
+/// form reads differently. For compiling ahead of the first run.
+pub fn generate_plan_variants(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
+    let mut codes = generate_plan(plan)?;
+    for launch in &plan.launches {
+        let Step::Fused {
+            inputs, in_place, ..
+        } = &launch.step
+        else {
+            continue;
+        };
+        let of_buffers = |ip: &&InPlace| {
+            matches!(
+                inputs.get(ip.input),
+                Some(Src::Mem {
+                    loc: Loc::Buf(_),
+                    ..
+                })
+            )
+        };
+        let borrowed: Vec<InPlace> = in_place.iter().filter(of_buffers).copied().collect();
+        if borrowed.len() < in_place.len() {
+            let mut step = launch.step.clone();
+            if let Step::Fused { in_place, .. } = &mut step {
+                *in_place = borrowed;
+            }
+            let variant = Launch {
+                step,
+                ..launch.clone()
+            };
+            codes.push(generate(plan, &variant)?);
+        }
+    }
+    Ok(codes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sexpgpu_cpu::{Contig, Loc};
+    use sexpgpu_cpu::Contig;
     use sexpgpu_graph::ReduceOp;
 
     fn shape_of(dims: &[usize], axes: &[usize]) -> Shape {
@@ -344,6 +388,64 @@ mod tests {
         assert_eq!(Shape::Grid { n: 1000 }.dims(), (4, BLOCK));
         assert_eq!(Shape::Grid { n: 1 << 30 }.dims(), (MAX_BLOCKS, BLOCK));
         assert_eq!(Shape::Grid { n: 0 }.dims(), (0, BLOCK));
+    }
+
+    /// `p - (m * 0.9 + g)` storing the new `m` beside: `p` and `m` are
+    /// arguments the loop may overwrite in place.
+    fn update_in_place() -> Plan {
+        use sexpgpu_graph::{BinaryOp, Graph, Scalar, Shape as Dims};
+        let mut g = Graph::new("update");
+        let p = g.param("p", Dims::from([4, 8]), DType::F32);
+        let grad = g.input("g", Dims::from([4, 8]), DType::F32);
+        let m = g.input("m", Dims::from([4, 8]), DType::F32);
+        let kept = g.binary(BinaryOp::Mul, m, Scalar::Float(0.9)).unwrap();
+        let m2 = g.binary(BinaryOp::Add, kept, grad).unwrap();
+        let p2 = g.binary(BinaryOp::Sub, p, m2).unwrap();
+        g.set_outputs(vec![p2, m2]);
+        sexpgpu_cpu::compile(&g).unwrap().plan().clone()
+    }
+
+    fn input_params(code: &StepCode) -> usize {
+        let k = code.kernels()[0];
+        k.params
+            .iter()
+            .filter(|p| matches!(p, Param::Input(_)))
+            .count()
+    }
+
+    #[test]
+    fn arguments_overwritten_in_place_compile_with_and_without() {
+        let plan = update_in_place();
+        let Step::Fused { in_place, .. } = &plan.launches[0].step else {
+            panic!("one fused loop")
+        };
+        assert_eq!(in_place.len(), 2, "p and m are overwritten in place");
+        let codes = generate_plan_variants(&plan).unwrap();
+        assert_eq!(codes.len(), 2, "owned and borrowed arguments");
+        // Owned: only g is a pointer of its own; borrowed: p, g and m.
+        assert_eq!(input_params(&codes[0]), 1);
+        assert_eq!(input_params(&codes[1]), 3);
+        assert!(codes[0].kernels()[0].source.contains("= out[p];"));
+        assert!(!codes[1].kernels()[0].source.contains("= out[p];"));
+    }
+
+    #[test]
+    fn an_input_read_in_place_through_a_view_is_refused() {
+        let mut plan = update_in_place();
+        let Step::Fused { inputs, .. } = &mut plan.launches[0].step else {
+            panic!("one fused loop")
+        };
+        for src in inputs.iter_mut() {
+            if let Src::Mem { view, .. } = src {
+                *view = view.transpose(&[1, 0]);
+            }
+        }
+        let err = generate(&plan, &plan.launches[0]).unwrap_err();
+        assert!(
+            err.message.contains("in-place input read through a view"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -70,7 +70,9 @@ fn normal_fill_and_index_add() {
 }
 
 /// A moment update read only by the parameter update: one kernel stores
-/// both (`side0` beside `out`), as AdamW's step does for its moments.
+/// both (`side0` beside `out`), as AdamW's step does for its moments, and
+/// reads the parameter and the moment it overwrites in place from `out`
+/// and `side0` (a run that owns its arguments).
 #[test]
 fn fused_side_output() {
     let mut g = Graph::new("snap");
