@@ -390,18 +390,8 @@ mod tests {
         assert_eq!(Shape::Grid { n: 0 }.dims(), (0, BLOCK));
     }
 
-    /// `p - (m * 0.9 + g)` storing the new `m` beside: `p` and `m` are
-    /// arguments the loop may overwrite in place.
     fn update_in_place() -> Plan {
-        use sexpgpu_graph::{BinaryOp, Graph, Scalar, Shape as Dims};
-        let mut g = Graph::new("update");
-        let p = g.param("p", Dims::from([4, 8]), DType::F32);
-        let grad = g.input("g", Dims::from([4, 8]), DType::F32);
-        let m = g.input("m", Dims::from([4, 8]), DType::F32);
-        let kept = g.binary(BinaryOp::Mul, m, Scalar::Float(0.9)).unwrap();
-        let m2 = g.binary(BinaryOp::Add, kept, grad).unwrap();
-        let p2 = g.binary(BinaryOp::Sub, p, m2).unwrap();
-        g.set_outputs(vec![p2, m2]);
+        let g = super::snapshots::moment_and_parameter_update();
         sexpgpu_cpu::compile(&g).unwrap().plan().clone()
     }
 

@@ -75,6 +75,14 @@ fn normal_fill_and_index_add() {
 /// and `side0` (a run that owns its arguments).
 #[test]
 fn fused_side_output() {
+    let k = kernels_of(&moment_and_parameter_update());
+    assert_eq!(k.len(), 1, "one fused loop stores both");
+    expect_file!["snapshots/fused_side.cu"].assert_eq(&k[0]);
+}
+
+/// `p - (m * 0.9 + g)`, storing the new `m` beside it: `p` and `m` are
+/// arguments the loop may overwrite in place.
+pub(super) fn moment_and_parameter_update() -> Graph {
     let mut g = Graph::new("snap");
     let p = g.param("p", Shape::from([4, 8]), DType::F32);
     let grad = g.input("g", Shape::from([4, 8]), DType::F32);
@@ -83,9 +91,7 @@ fn fused_side_output() {
     let m2 = g.binary(BinaryOp::Add, kept, grad).unwrap();
     let p2 = g.binary(BinaryOp::Sub, p, m2).unwrap();
     g.set_outputs(vec![p2, m2]);
-    let k = kernels_of(&g);
-    assert_eq!(k.len(), 1, "one fused loop stores both");
-    expect_file!["snapshots/fused_side.cu"].assert_eq(&k[0]);
+    g
 }
 
 /// The cooperative layouts: a row max by warps (softmax's), a column sum
