@@ -9,12 +9,17 @@
 
 #[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;
+// The comparison the emulation test uses too.
+#[path = "../tests/support/compare.rs"]
+mod compare;
 #[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
 #[allow(dead_code)] // `check_with_numpy` serves the tests that compare values
 mod numerics;
 
 use std::process::ExitCode;
 use std::time::Instant;
+
+use compare::mismatch;
 
 use sexpgpu_cpu::{compile, Arena, Backend, Fill, View};
 use sexpgpu_cuda::{CudaBackend, CudaDevice};
@@ -42,30 +47,6 @@ fn uses_transcendentals(g: &Graph) -> bool {
         Op::Normal { .. } => true,
         _ => false,
     })
-}
-
-/// The first element where `got` and `want` differ beyond `tol`
-/// (relative, 0 for bit-identical; NaN equals NaN).
-fn mismatch(got: &[Tensor], want: &[Tensor], tol: f64) -> Option<String> {
-    for (o, (g, w)) in got.iter().zip(want).enumerate() {
-        if g.shape() != w.shape() || g.dtype() != w.dtype() {
-            return Some(format!(
-                "output {o}: {} {} vs {} {}",
-                g.shape(),
-                g.dtype(),
-                w.shape(),
-                w.dtype()
-            ));
-        }
-        for (i, (x, y)) in g.to_f64s().iter().zip(w.to_f64s()).enumerate() {
-            let same =
-                (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= tol * (1.0 + y.abs());
-            if !same {
-                return Some(format!("output {o} element {i}: got {x:e}, want {y:e}"));
-            }
-        }
-    }
-    None
 }
 
 /// Runs every random graph twice on the GPU (the second run reuses the

@@ -21,6 +21,9 @@ mod numerics;
 #[allow(dead_code)]
 mod gpt2;
 mod programs;
+mod support {
+    pub mod compare;
+}
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -33,6 +36,7 @@ use sexpgpu_cuda::host::{from_bytes, to_bytes};
 use sexpgpu_cuda::memory::element_size;
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{execute, DType, Graph, Tensor};
+use support::compare::mismatch;
 
 /// CUDA's spellings, on the host.
 /// Grid kernels run as one thread (`blockDim` 1); block kernels as one
@@ -433,30 +437,6 @@ impl Libs {
     }
 }
 
-/// Equal values (NaN equals NaN; 0.0 equals -0.0), or within `tol`
-/// relative to `1 + |want|`.
-fn agree(got: &[Tensor], want: &[Tensor], tol: f64) -> Result<(), String> {
-    for (o, (g, w)) in got.iter().zip(want).enumerate() {
-        if g.shape() != w.shape() || g.dtype() != w.dtype() {
-            return Err(format!(
-                "output {o}: {} {} vs {} {}",
-                g.shape(),
-                g.dtype(),
-                w.shape(),
-                w.dtype()
-            ));
-        }
-        for (i, (x, y)) in g.to_f64s().iter().zip(w.to_f64s()).enumerate() {
-            let same =
-                (x.is_nan() && y.is_nan()) || *x == y || (x - y).abs() <= tol * (1.0 + y.abs());
-            if !same {
-                return Err(format!("output {o} element {i}: got {x:e}, want {y:e}"));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Sums and maxima in every numeric dtype laid out each cooperative way:
 /// few long rows and columns (a block per output), rows (a warp per
 /// output), wide columns (tiles of 32), over one axis and two. A float sum
@@ -536,29 +516,39 @@ fn many_id_index_adds() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
     out
 }
 
-/// The example programs' graphs with made-up arguments: random floats,
-/// integer ids 0 (in range for every table). Matmuls and reordered sums
-/// make them agree within tolerance, not bit for bit.
-fn examples() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
-    let mut rng = common::Rng::new(78);
-    programs::example_graphs()
+/// Each graph with an argument for each of its inputs from `make` (given
+/// the argument's shape and dtype), compared within `tol`.
+fn with_arguments(
+    graphs: Vec<(String, Graph)>,
+    mut make: impl FnMut(&sexpgpu_graph::Shape, DType) -> Tensor,
+    tol: f64,
+) -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    graphs
         .into_iter()
         .map(|(name, g)| {
             let args = g
                 .arguments()
                 .iter()
-                .map(|&a| {
-                    let (dims, dtype) = (g.shape(a).dims().to_vec(), g.dtype(a));
-                    if dtype.is_integer() {
-                        Tensor::full(g.shape(a).clone(), sexpgpu_graph::Scalar::Int(0), dtype)
-                    } else {
-                        common::tensor(&mut rng, &dims, dtype)
-                    }
-                })
+                .map(|&a| make(g.shape(a), g.dtype(a)))
                 .collect();
-            (name, g, args, 1e-3)
+            (name, g, args, tol)
         })
         .collect()
+}
+
+/// The example programs' graphs with made-up arguments: random floats,
+/// integer ids 0 (in range for every table). Matmuls and reordered sums
+/// make them agree within tolerance, not bit for bit.
+fn examples() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    let mut rng = common::Rng::new(78);
+    let make = |shape: &sexpgpu_graph::Shape, dtype: DType| {
+        if dtype.is_integer() {
+            Tensor::full(shape.clone(), sexpgpu_graph::Scalar::Int(0), dtype)
+        } else {
+            common::tensor(&mut rng, shape.dims(), dtype)
+        }
+    };
+    with_arguments(programs::example_graphs(), make, 1e-3)
 }
 
 /// The GPU benchmark's GPT-2 train step at its tiny scale, in f32 and in
@@ -569,28 +559,17 @@ fn examples() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
 /// reordered sum flips which key wins: chaos, not a kernel's error.)
 fn gpt2_steps() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
     let mut rng = common::Rng::new(80);
-    gpt2::gpt2_tiny_graphs()
-        .into_iter()
-        .map(|(name, g)| {
-            let args = g
-                .arguments()
-                .iter()
-                .map(|&a| {
-                    let (shape, dtype) = (g.shape(a).clone(), g.dtype(a));
-                    let n = shape.numel();
-                    if dtype.is_integer() {
-                        let ids: Vec<i64> =
-                            (0..n).map(|_| rng.uniform(0.0, 127.99) as i64).collect();
-                        Tensor::from_i64s(shape, &ids, dtype).unwrap()
-                    } else {
-                        let v: Vec<f64> = (0..n).map(|_| rng.uniform(0.0, 0.05)).collect();
-                        Tensor::from_f64s(shape, &v, dtype).unwrap()
-                    }
-                })
-                .collect();
-            (name, g, args, 1e-3)
-        })
-        .collect()
+    let make = |shape: &sexpgpu_graph::Shape, dtype: DType| {
+        let n = shape.numel();
+        if dtype.is_integer() {
+            let ids: Vec<i64> = (0..n).map(|_| rng.uniform(0.0, 127.99) as i64).collect();
+            Tensor::from_i64s(shape.clone(), &ids, dtype).unwrap()
+        } else {
+            let v: Vec<f64> = (0..n).map(|_| rng.uniform(0.0, 0.05)).collect();
+            Tensor::from_f64s(shape.clone(), &v, dtype).unwrap()
+        }
+    };
+    with_arguments(gpt2::gpt2_tiny_graphs(), make, 1e-3)
 }
 
 #[test]
@@ -634,7 +613,7 @@ fn generated_kernels_compute_the_references_results() {
         let want = execute(g, args, 7).expect("the reference runs");
         match run_plan(program.plan(), codes, &libs, args, 7) {
             Ok(got) => {
-                if let Err(e) = agree(&got, &want, *tol) {
+                if let Some(e) = mismatch(&got, &want, *tol) {
                     failures.push(format!("{name}: {e}\n{}", program.describe()));
                 }
             }
