@@ -144,6 +144,24 @@ impl FusedKernel {
     }
 }
 
+/// A reduction's `[dims]` input as `(length, reduced)` groups: dims of 1
+/// dropped and neighbours of the same kind merged, the layout every
+/// backend's reduction kernels walk (`Step::Reduce`, `Step::FusedReduce`).
+pub fn reduction_groups(dims: &[usize], axes: &[usize]) -> Vec<(usize, bool)> {
+    let mut out: Vec<(usize, bool)> = Vec::new();
+    for (a, &d) in dims.iter().enumerate() {
+        if d == 1 {
+            continue;
+        }
+        let reduced = axes.contains(&a);
+        match out.last_mut() {
+            Some((len, r)) if *r == reduced => *len *= d,
+            _ => out.push((d, reduced)),
+        }
+    }
+    out
+}
+
 /// Values made from nothing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fill {
@@ -422,4 +440,29 @@ pub struct Plan {
     pub outputs: Vec<Output>,
     /// How many elementwise nodes were fused into another node's loop.
     pub fused_nodes: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reduction_groups;
+
+    #[test]
+    fn reduction_groups_drop_ones_and_merge_neighbours_of_a_kind() {
+        // [8, 1, 12, 64, 64] summed over the last two: 96 rows of 4096.
+        assert_eq!(
+            reduction_groups(&[8, 1, 12, 64, 64], &[3, 4]),
+            [(96, false), (4096, true)]
+        );
+        // Columns: the leading axes reduced, the last kept.
+        assert_eq!(
+            reduction_groups(&[4, 5, 6], &[0, 1]),
+            [(20, true), (6, false)]
+        );
+        // Alternating kinds stay apart; a reduced dim of 1 disappears.
+        assert_eq!(
+            reduction_groups(&[2, 3, 1, 4], &[1, 2]),
+            [(2, false), (3, true), (4, false)]
+        );
+        assert_eq!(reduction_groups(&[1, 1], &[0]), []);
+    }
 }

@@ -17,7 +17,7 @@ use sexpgpu_graph::{ExecError, ReduceOp, TensorData};
 use super::fused::{Evaluator, FusedValues};
 use super::parallel::{for_chunks, map_ranges, MIN_PER_THREAD};
 use crate::backend::Operand;
-use crate::plan::FusedKernel;
+use crate::plan::{reduction_groups, FusedKernel};
 
 /// How the accumulator type `A` adds one element and merges partials.
 trait Accumulate<T: Copy>: Copy + Send + Sync {
@@ -240,23 +240,6 @@ impl<T: Widen> Accumulate<T> for MaxI {
     }
 }
 
-/// `(length, reduced)` groups of the input's dims, dims of 1 dropped and
-/// neighbours of the same kind merged.
-fn groups(dims: &[usize], axes: &[usize]) -> Vec<(usize, bool)> {
-    let mut out: Vec<(usize, bool)> = Vec::new();
-    for (a, &d) in dims.iter().enumerate() {
-        if d == 1 {
-            continue;
-        }
-        let reduced = axes.contains(&a);
-        match out.last_mut() {
-            Some((len, r)) if *r == reduced => *len *= d,
-            _ => out.push((d, reduced)),
-        }
-    }
-    out
-}
-
 pub(crate) fn run(
     threads: usize,
     op: ReduceOp,
@@ -273,7 +256,7 @@ pub(crate) fn run(
             node: None,
         });
     }
-    let groups = groups(dims, axes);
+    let groups = reduction_groups(dims, axes);
     macro_rules! go {
         ($v:expr, $acc:ty, $finish:expr) => {{
             let xs = &$v[offset..offset + numel];
@@ -340,7 +323,7 @@ pub(crate) fn run_fused(
 ) -> Result<(), ExecError> {
     let numel: usize = dims.iter().product();
     let values = FusedValues::new(kernel, inputs, numel)?;
-    let groups = groups(dims, axes);
+    let groups = reduction_groups(dims, axes);
     match op {
         ReduceOp::Sum => {
             let acc: Vec<SumF> = reduce_fused(threads, kernel, &values, &groups, numel)?;

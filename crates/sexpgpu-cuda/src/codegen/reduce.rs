@@ -15,6 +15,7 @@
 
 use std::fmt::Write;
 
+use sexpgpu_cpu::reduction_groups;
 use sexpgpu_graph::{DType, ReduceOp};
 
 use super::c::{self, Index};
@@ -31,22 +32,6 @@ const SHORT_RUN: usize = 32;
 const WARP: u32 = 32;
 /// Outputs from which columns have threads enough with one per output.
 const MANY_OUTPUTS: usize = 1 << 16;
-
-/// `(length, reduced)` groups, dims of 1 dropped, neighbours merged.
-fn groups(dims: &[usize], axes: &[usize]) -> Vec<(usize, bool)> {
-    let mut out: Vec<(usize, bool)> = Vec::new();
-    for (a, &d) in dims.iter().enumerate() {
-        if d == 1 {
-            continue;
-        }
-        let reduced = axes.contains(&a);
-        match out.last_mut() {
-            Some((len, r)) if *r == reduced => *len *= d,
-            _ => out.push((d, reduced)),
-        }
-    }
-    out
-}
 
 /// The accumulator's C type, start value, step and final store.
 struct Acc {
@@ -205,7 +190,7 @@ pub fn generate(
     axes: &[usize],
     dtype: DType,
 ) -> Result<(String, Vec<Param>, Shape), GenError> {
-    let groups = groups(dims, axes);
+    let groups = reduction_groups(dims, axes);
     let numel: usize = dims.iter().product();
     let outputs: usize = groups.iter().filter(|g| !g.1).map(|g| g.0).product();
     let run: usize = groups.iter().filter(|g| g.1).map(|g| g.0).product();
