@@ -235,6 +235,24 @@ fn sparse_scatters_match_the_reference() {
         ];
         check(&g, &args, Tol::Exact);
     }
+    // A base large enough that its copy is split over the threads.
+    let mut g = Graph::new("sparse-large");
+    let table = g.input("table", Shape::from([6000, 16]), DType::F32);
+    let row_ids = g.input("ids", Shape::from([5]), DType::I32);
+    let rows = g.input("rows", Shape::from([5, 16]), DType::F32);
+    let added = g.index_add(table, row_ids, rows).unwrap();
+    g.set_outputs(vec![added]);
+    let args = [
+        tensor(&mut rng, &[6000, 16], DType::F32),
+        sexpgpu_graph::Tensor::from_i64s(Shape::from([5]), &[5999, 0, 3000, 0, 5999], DType::I32)
+            .unwrap(),
+        tensor(&mut rng, &[5, 16], DType::F32),
+    ];
+    for threads in [1, 2, 3] {
+        let program = sexpgpu_cpu::compile(&g).unwrap().with_threads(threads);
+        let want = sexpgpu_graph::execute(&g, &args, 0).unwrap();
+        assert_eq!(program.run(&args, 0).unwrap(), want, "{threads} threads");
+    }
 }
 
 #[test]

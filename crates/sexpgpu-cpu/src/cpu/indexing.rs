@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
 
+use super::parallel::{for_chunks, MIN_PER_THREAD};
 use crate::view::row_major_strides;
 
 fn error(message: String) -> ExecError {
@@ -151,14 +152,19 @@ const SPARSE_RATIO: usize = 4;
 /// (`values[j * run..(j + 1) * run]`) adds at `targets[j]..targets[j] + run`
 /// (a row of `index-add`, or one element of `scatter-add` with `run` 1),
 /// floats accumulated in f64 in the order of `j`, as the reference does.
+/// Runs start at multiples of `run`, so two runs coincide or are disjoint.
 pub(crate) fn add_at(
+    threads: usize,
     (base, offset, len): (&TensorData, usize, usize),
     (targets, run): (&[usize], usize),
     (values, values_offset): (&TensorData, usize),
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
     let n = targets.len() * run;
-    if targets.iter().any(|&t| t + run > len) {
+    if targets
+        .iter()
+        .any(|&t| t + run > len || t % run.max(1) != 0)
+    {
         return Err(internal("a scatter"));
     }
     // Each run's target range and its values' range, in order.
@@ -179,22 +185,38 @@ pub(crate) fn add_at(
             if n.saturating_mul(SPARSE_RATIO) < len {
                 // Few elements receive values (a cross-entropy's gradient
                 // into its logits, an embedding's into its table): the
-                // base is copied as it is (f32 -> f64 -> f32 is exact)
-                // and only those elements are summed in f64.
-                $o[..len].copy_from_slice(b);
-                let mut slot_of: HashMap<usize, usize> = HashMap::with_capacity(n);
-                let mut acc: Vec<(usize, f64)> = Vec::with_capacity(n);
+                // base is copied as it is (f32 -> f64 -> f32 is exact, and
+                // the copy is split over the threads: one core cannot
+                // move memory at the host's full speed), and only the
+                // touched runs are summed in f64, one slot a distinct run.
+                for_chunks(
+                    threads,
+                    &mut $o[..len],
+                    1,
+                    MIN_PER_THREAD,
+                    |start, chunk| {
+                        chunk.copy_from_slice(&b[start..start + chunk.len()]);
+                    },
+                );
+                let mut slot_of: HashMap<usize, usize> = HashMap::with_capacity(targets.len());
+                let mut starts: Vec<usize> = Vec::new();
+                let mut acc: Vec<f64> = Vec::with_capacity(n);
                 for (ts, vs) in runs() {
-                    for (p, &x) in ts.zip(&v[vs]) {
-                        let slot = *slot_of.entry(p).or_insert_with(|| {
-                            acc.push((p, f64::from($widen(b[p]))));
-                            acc.len() - 1
-                        });
-                        acc[slot].1 += f64::from($widen(x));
+                    let slot = *slot_of.entry(ts.start).or_insert_with(|| {
+                        starts.push(ts.start);
+                        acc.extend(b[ts.clone()].iter().map(|&x| f64::from($widen(x))));
+                        starts.len() - 1
+                    });
+                    let sums = &mut acc[slot * run..(slot + 1) * run];
+                    for (a, &x) in sums.iter_mut().zip(&v[vs]) {
+                        *a += f64::from($widen(x));
                     }
                 }
-                for (p, a) in acc {
-                    $o[p] = $narrow(a as f32);
+                for (slot, &t) in starts.iter().enumerate() {
+                    let sums = &acc[slot * run..(slot + 1) * run];
+                    for (o, &a) in $o[t..t + run].iter_mut().zip(sums) {
+                        *o = $narrow(a as f32);
+                    }
                 }
             } else {
                 let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();

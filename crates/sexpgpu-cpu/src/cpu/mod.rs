@@ -383,6 +383,7 @@ impl Backend for CpuBackend {
             ),
         };
         indexing::add_at(
+            self.threads,
             (base.buf, base.offset, len),
             (&targets, run),
             (values.buf, values.offset),
