@@ -376,30 +376,38 @@ impl CudaBackend {
     }
 }
 
-/// The operands' buffers and the step's sources, splats kept in place.
-/// (`fused` replaces a target read in place by a copy before it gets here;
-/// no other kernel receives one.)
+/// One operand as a step's source, with its buffer (a splat has none). A
+/// target read in place (`Operand::Written`) is a fused loop's alone,
+/// which handles it before this (`CudaBackend::fused`).
+fn source<'b>(
+    op: &Operand<'b, DeviceBuffer>,
+) -> Result<(Src, Option<&'b DeviceBuffer>), ExecError> {
+    match *op {
+        Operand::Mem(buf, view) => Ok((
+            Src::Mem {
+                loc: HERE,
+                view: view.clone(),
+            },
+            Some(buf),
+        )),
+        Operand::Splat(value, dtype) => Ok((Src::Splat { value, dtype }, None)),
+        Operand::Written(_) => Err(failure("internal: an in-place input reached a kernel")),
+    }
+}
+
+/// The step's sources and the operands' buffers, splats kept in place.
 fn sources<'b>(
     ops: &[Operand<'b, DeviceBuffer>],
 ) -> Result<(Vec<Src>, Vec<&'b DeviceBuffer>), ExecError> {
     let mut bufs = Vec::new();
     let srcs = ops
         .iter()
-        .map(|op| match op {
-            Operand::Mem(buf, view) => {
-                bufs.push(*buf);
-                Ok(Src::Mem {
-                    loc: HERE,
-                    view: (*view).clone(),
-                })
-            }
-            Operand::Splat(value, dtype) => Ok(Src::Splat {
-                value: *value,
-                dtype: *dtype,
-            }),
-            Operand::Written(_) => Err(failure("internal: an in-place input reached a kernel")),
+        .map(|op| {
+            let (src, buf) = source(op)?;
+            bufs.extend(buf);
+            Ok(src)
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, ExecError>>()?;
     Ok((srcs, bufs))
 }
 
@@ -507,37 +515,32 @@ impl Backend for CudaBackend {
     ) -> Result<(), ExecError> {
         // A target read in place (`Operand::Written`): the generated loop
         // reads it from the target's own pointer, so it takes no buffer.
-        let identity = View::contiguous(&[len]);
         let mut srcs = Vec::with_capacity(inputs.len());
         let mut bufs = Vec::with_capacity(inputs.len());
         let mut dtypes = Vec::with_capacity(inputs.len());
         let mut in_place = Vec::new();
         for (input, op) in inputs.iter().enumerate() {
-            match *op {
-                Operand::Written(target) => {
-                    let held = match target.checked_sub(1) {
-                        None => &*out,
-                        Some(j) => side.get(j).ok_or_else(|| {
-                            failure("internal: an in-place input without its target")
-                        })?,
-                    };
-                    dtypes.push(held.dtype);
-                    in_place.push(InPlace { input, target });
-                    srcs.push(Src::Mem {
-                        loc: HERE,
-                        view: identity.clone(),
-                    });
-                }
-                Operand::Mem(buf, view) => {
-                    dtypes.push(buf.dtype);
-                    bufs.push(buf);
-                    srcs.push(Src::Mem {
-                        loc: HERE,
-                        view: view.clone(),
-                    });
-                }
-                Operand::Splat(value, dtype) => srcs.push(Src::Splat { value, dtype }),
+            if let Operand::Written(target) = *op {
+                let held = match target.checked_sub(1) {
+                    None => &*out,
+                    Some(j) => side
+                        .get(j)
+                        .ok_or_else(|| failure("internal: an in-place input without its target"))?,
+                };
+                dtypes.push(held.dtype);
+                in_place.push(InPlace { input, target });
+                srcs.push(Src::Mem {
+                    loc: HERE,
+                    view: View::contiguous(&[len]),
+                });
+                continue;
             }
+            let (src, buf) = source(op)?;
+            if let Some(buf) = buf {
+                dtypes.push(buf.dtype);
+                bufs.push(buf);
+            }
+            srcs.push(src);
         }
         // The side buffers are kernel arguments; their ids never enter
         // the generated code.
