@@ -150,18 +150,29 @@ def device_name(device):
     return open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(" :\t")
 
 
+def measured(row, system, value):
+    """Records one system's (ms per step, last loss) and prints it at once,
+    so that a run cut short by a time limit still shows what it measured."""
+    row[system] = value
+    print(f"  {system}: {value[0]:.2f} ms/step, last loss {value[1]:.4f}", file=sys.stderr, flush=True)
+
+
 def one_round(args, compile_ok):
-    """{system: (ms per step, last loss)} for one round."""
+    """{system: (ms per step, last loss)} for one round; SexpGPU is missing
+    from it when its run failed (the error is printed; PyTorch still runs)."""
     columns, batch = batch_data(args.scale, args.batch)
     row = {}
     with tempfile.TemporaryDirectory() as tmp:
         np.savez(Path(tmp) / "data.npz", **columns)
-        row["sexpgpu"] = sexpgpu_ms(args, Path(tmp))
-    row["torch"] = torch_ms(args, batch, sdpa=False, compiled=False)
-    row["torch-sdpa"] = torch_ms(args, batch, sdpa=True, compiled=False)
+        try:
+            measured(row, "sexpgpu", sexpgpu_ms(args, Path(tmp)))
+        except subprocess.CalledProcessError as error:
+            print(f"  sexpgpu failed: {error}", file=sys.stderr, flush=True)
+    measured(row, "torch", torch_ms(args, batch, sdpa=False, compiled=False))
+    measured(row, "torch-sdpa", torch_ms(args, batch, sdpa=True, compiled=False))
     if compile_ok:
         try:
-            row["compiled"] = torch_ms(args, batch, sdpa=False, compiled=True)
+            measured(row, "compiled", torch_ms(args, batch, sdpa=False, compiled=True))
         except Exception as error:  # no working inductor toolchain here
             print(f"  torch.compile failed: {type(error).__name__}", file=sys.stderr)
     return row
@@ -193,13 +204,16 @@ def main():
         for system, value in row.items():
             results.setdefault(system, []).append(value)
         print(f"round {r + 1}: {row}", file=sys.stderr)
-    ours = statistics.median(ms for ms, _ in results["sexpgpu"])
+    # Ratios are to SexpGPU's step; where it failed every run, to none.
+    ours = statistics.median(ms for ms, _ in results["sexpgpu"]) if "sexpgpu" in results else None
     print(f"{'system':<12} {'ms/step':>9} {'tokens/s':>10} {'last loss':>10} {'time/ours':>10}")
     for system, runs in results.items():
         ms = statistics.median(m for m, _ in runs)
         loss = runs[-1][1]
-        print(f"{system:<12} {ms:9.2f} {tokens / ms * 1e3:10.0f} {loss:10.4f} {ms / ours:10.2f}")
-
+        ratio = f"{ms / ours:10.2f}" if ours else f"{'-':>10}"
+        print(f"{system:<12} {ms:9.2f} {tokens / ms * 1e3:10.0f} {loss:10.4f} {ratio}")
+    if len(results.get("sexpgpu", [])) < args.rounds:
+        sys.exit("sexpgpu failed (its error is above)")
 
 if __name__ == "__main__":
     main()

@@ -1,9 +1,10 @@
 //! The GPU half of `scripts/gpu-check` (run on a machine with an NVIDIA
-//! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): the
-//! compiled-vs-reference random graphs of `sexpgpu-cpu`'s tests on the
+//! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): bf16
+//! matmul throughput first, then the compiled-vs-reference random graphs of `sexpgpu-cpu`'s tests on the
 //! CUDA backend; with `--numerics DIR`, every per-op numerics case of
 //! `sexpgpu-graph`'s NumPy test run on the GPU and written to DIR for
-//! `tests/numerics/check_ops.py`; then bf16 matmul throughput. Prints one
+//! `tests/numerics/check_ops.py`. A check that panics counts as failed
+//! and the next still runs. Prints one
 //! line per check and exits 1 when a check fails. Measures; claims
 //! nothing it did not run.
 
@@ -170,6 +171,18 @@ fn numerics_on(be: &CudaBackend, dir: &std::path::Path) -> usize {
     }
 }
 
+/// Runs one check, counting a panic inside it as one failure so that the
+/// checks after it still run (a GPU's time is short).
+fn guarded(name: &str, check: impl FnOnce() -> usize) -> usize {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+        Ok(failures) => failures,
+        Err(_) => {
+            println!("FAIL {name}: panicked (message above)");
+            1
+        }
+    }
+}
+
 /// TFLOPS of an `n x n x n` bf16 product (cuBLAS, f32 accumulation).
 fn matmul_tflops(be: &CudaBackend, n: usize) -> Result<f64, String> {
     let err = |e: sexpgpu_graph::ExecError| e.message;
@@ -214,15 +227,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut failed = random_graphs(&be);
-    let args: Vec<String> = std::env::args().collect();
-    if let Some(i) = args.iter().position(|a| a == "--numerics") {
-        let Some(dir) = args.get(i + 1) else {
-            eprintln!("error: --numerics takes a folder");
-            return ExitCode::from(2);
-        };
-        failed += numerics_on(&be, std::path::Path::new(dir));
-    }
+    // The matmul benchmark first: it needs the fewest of the backend's
+    // parts, so its figure survives a failure in the checks after it.
+    let mut failed = 0;
     for n in [4096, 8192] {
         match matmul_tflops(&be, n) {
             Ok(t) => println!("bench bf16 matmul {n}: {t:.1} TFLOPS"),
@@ -231,6 +238,15 @@ fn main() -> ExitCode {
                 failed += 1;
             }
         }
+    }
+    failed += guarded("random graphs", || random_graphs(&be));
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--numerics") {
+        let Some(dir) = args.get(i + 1) else {
+            eprintln!("error: --numerics takes a folder");
+            return ExitCode::from(2);
+        };
+        failed += guarded("numerics", || numerics_on(&be, std::path::Path::new(dir)));
     }
     let stats = be.pool().stats();
     println!(
