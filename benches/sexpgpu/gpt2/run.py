@@ -2,7 +2,7 @@
 
     .venv/bin/python benches/sexpgpu/gpt2/run.py [--device cuda] [--scale small]
         [--dtype f32|bf16] [--batch 8] [--steps 12] [--rounds 1] [--no-compile]
-        [--profile] [--sexpgpu target/release/sexpgpu]
+        [--profile] [--profile-steps 4] [--sexpgpu target/release/sexpgpu]
 
 The workload is gpt2.sx: the transformer of the CPU benchmark
 (benches/sexpgpu/train_steps) scaled to GPT-2 small (width 768, 12 layers,
@@ -25,8 +25,9 @@ loss back to the host, which waits for the device, on every side):
 - compiled: the torch model under `torch.compile` (skipped with
   `--no-compile` or where inductor fails).
 
-`--profile` then runs SexpGPU once more for 4 steps with `--profile` (not
-timed: every launch is bracketed by events) and prints where its step's
+`--profile` then runs SexpGPU once more for `--profile-steps` steps (4) with
+`--profile` (not timed: every launch is bracketed by events; the first,
+cold step is in its sums, so more steps weigh it less) and prints where its step's
 time went, by kernel kind and costliest launches.
 
 Prints tokens per second for each system, its step time over SexpGPU's
@@ -89,7 +90,7 @@ def sexpgpu_ms(args, workdir):
     command += ["--steps", str(args.steps), "--metrics", str(metrics)]
     subprocess.run(command, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
     if args.profile:
-        profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", "4", "--profile"]
+        profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", str(args.profile_steps), "--profile"]
         report = subprocess.run(profiled, check=True, cwd=workdir, capture_output=True, text=True)
         print(report.stderr, file=sys.stderr)
     lines = [json.loads(line) for line in metrics.read_text().splitlines()]
@@ -188,6 +189,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--profile-steps", type=int, default=4)
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
     args = parser.parse_args()
     # SexpGPU runs in a scratch folder, so a relative path is made absolute.

@@ -12,41 +12,279 @@ use sexpgpu_cpu::{FusedKernel, InPlace, Instr, Src};
 use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
 
 use super::c::{self, Index};
-use super::{GenError, Param};
+use super::{GenError, Param, Shape};
 
-/// The body text and parameters of a fused kernel writing `len` elements
-/// of `out_dtype` from `inputs` (with their dtypes). An input overwritten
-/// in place is read from its target (`out` or `side{j}`), which holds its
-/// values: position `p` is read before it is written, by the same thread,
-/// through the same pointer (so `__restrict__` still holds), and the input
-/// takes no parameter of its own.
+/// The text, parameters and launch shape of a fused kernel writing `len`
+/// elements of `out_dtype` from `inputs` (with their dtypes). An input
+/// overwritten in place is read from its target (`out` or `side{j}`),
+/// which holds its values: position `p` is read before it is written, by
+/// the same thread, through the same pointer (so `__restrict__` still
+/// holds), and the input takes no parameter of its own.
+///
+/// Each thread takes a group of consecutive positions (`vector_plan`), so
+/// that the output, the side outputs and every input stored in the loop's
+/// order move in 16-byte loads and stores: one element a thread leaves too
+/// few bytes in flight to fill the memory system of a GPU, above all for
+/// 2-byte bf16. Inputs read through other views (broadcasts, transposes)
+/// are read element by element inside the group.
 pub fn generate(
     kernel: &FusedKernel,
     inputs: &[(Src, DType)],
     in_place: &[InPlace],
     out_dtype: DType,
     len: usize,
-) -> Result<(String, Vec<Param>), GenError> {
+) -> Result<(String, Vec<Param>, Shape), GenError> {
     let ix = Index::for_extent(largest_extent(inputs, len));
-    let element = element(kernel, inputs, in_place, ix)?;
+    let read_from = pointers(inputs, in_place)?;
+    let sides = side_dtypes(kernel)?;
     let mut params = vec![c::ptr_param(out_dtype, "out", true)];
     let mut order = vec![Param::Out];
-    let mut body = element.body;
-    let _ = writeln!(body, "out[p] = {};", c::narrow(out_dtype, &element.result));
-    // Side outputs: registers stored beside the result.
-    for (k, r) in kernel.side.iter().enumerate() {
-        let instr = kernel
-            .instrs
-            .get(r.index())
-            .ok_or_else(|| GenError::new("internal: a side output names no instruction"))?;
-        let dtype = instr.dtype();
+    for (k, &dtype) in sides.iter().enumerate() {
         params.push(c::ptr_param(dtype, &format!("side{k}"), true));
         order.push(Param::Side(k));
-        let _ = writeln!(body, "side{k}[p] = {};", c::narrow(dtype, &reg(*r)));
     }
-    params.extend(element.params);
-    order.extend(element.order);
-    Ok((c::grid_kernel(&params, len, ix, &body), order))
+    let scalar = element_with(kernel, inputs, &read_from, ix, None)?;
+    params.extend(scalar.params.iter().cloned());
+    order.extend(scalar.order.iter().cloned());
+    let stores = |at: &dyn Fn(&str) -> String| {
+        let mut text = format!(
+            "{} = {};\n",
+            at("out"),
+            c::narrow(out_dtype, &scalar.result)
+        );
+        for (k, (r, &dtype)) in kernel.side.iter().zip(&sides).enumerate() {
+            let _ = writeln!(
+                text,
+                "{} = {};",
+                at(&format!("side{k}")),
+                c::narrow(dtype, &reg(*r))
+            );
+        }
+        text
+    };
+    let scalar_body = format!("{}{}", scalar.body, stores(&|t| format!("{t}[p]")));
+    let Some(plan) = vector_plan(inputs, &read_from, out_dtype, &sides, len) else {
+        let text = c::grid_kernel(&params, len, ix, &scalar_body);
+        return Ok((text, order, Shape::Grid { n: len }));
+    };
+    let lanes = element_with(kernel, inputs, &read_from, ix, Some(&plan.lanes))?;
+    let lane_body = format!(
+        "{}{}",
+        lanes.body,
+        stores(&|t| format!("{}[v]", lane_array(t)))
+    );
+    let text = vector_kernel(
+        &params,
+        &plan,
+        (out_dtype, &sides),
+        inputs,
+        ix,
+        (&scalar_body, &lane_body),
+    );
+    let groups = len / plan.width;
+    Ok((
+        text,
+        order,
+        Shape::Grid {
+            n: groups.max(len % plan.width),
+        },
+    ))
+}
+
+/// The dtypes of a kernel's side outputs.
+fn side_dtypes(kernel: &FusedKernel) -> Result<Vec<DType>, GenError> {
+    kernel
+        .side
+        .iter()
+        .map(|r| {
+            kernel
+                .instrs
+                .get(r.index())
+                .map(Instr::dtype)
+                .ok_or_else(|| GenError::new("internal: a side output names no instruction"))
+        })
+        .collect()
+}
+
+/// How a fused loop moves whole groups of positions.
+struct VectorPlan {
+    /// Positions per group (a power of two, 2 to 8).
+    width: usize,
+    /// For each input: read as a group (`in{k}_lanes[v]`) rather than
+    /// element by element.
+    lanes: Vec<bool>,
+    /// The outputs (`out`, `side{j}`) that inputs are read from in place:
+    /// their groups are loaded before the chain runs.
+    targets: Vec<String>,
+    /// The length of the loop.
+    len: usize,
+}
+
+/// Bytes a stored element of `dtype` takes.
+fn bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::F32 | DType::I32 => 4,
+        DType::BF16 => 2,
+        DType::I64 => 8,
+        DType::Bool => 1,
+    }
+}
+
+/// The group width that moves the widest stored output in 16 bytes (at
+/// most 8 positions), and which inputs are read as groups: those stored
+/// in the loop's order (a contiguous view starting on a group boundary)
+/// whose group fits 16 bytes too. `None` when groups of two or more do
+/// not fit (an i64 output can only pair) or the loop is shorter than one.
+fn vector_plan(
+    inputs: &[(Src, DType)],
+    read_from: &[Pointer],
+    out_dtype: DType,
+    sides: &[DType],
+    len: usize,
+) -> Option<VectorPlan> {
+    let widest = sides
+        .iter()
+        .map(|&d| bytes(d))
+        .fold(bytes(out_dtype), usize::max);
+    let width = (16 / widest).min(8);
+    if width < 2 || len < width {
+        return None;
+    }
+    let lanes = inputs
+        .iter()
+        .zip(read_from)
+        .map(|((src, dtype), from)| match (src, from) {
+            (Src::Mem { view, .. }, Pointer::Own) => {
+                view.is_contiguous() && view.offset % width == 0 && bytes(*dtype) * width <= 16
+            }
+            _ => false,
+        })
+        .collect();
+    let targets = read_from
+        .iter()
+        .filter_map(|from| match from {
+            Pointer::Target(t) => Some(t.clone()),
+            Pointer::Own => None,
+        })
+        .collect();
+    Some(VectorPlan {
+        width,
+        lanes,
+        targets,
+        len,
+    })
+}
+
+/// The C type that moves `n` bytes at once (aligned to `n`).
+fn vector_type(n: usize) -> &'static str {
+    match n {
+        2 => "unsigned short",
+        4 => "unsigned",
+        8 => "sx_v8",
+        _ => "sx_v16",
+    }
+}
+
+/// Whether C text names the identifier `name` (a whole word).
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// The register array holding a group of `target`'s (`out`, `side{j}`)
+/// elements.
+fn lane_array(target: &str) -> String {
+    format!("{target}_lanes")
+}
+
+/// The kernel over groups: each group loads its grouped inputs and the
+/// targets it updates in place, runs the chain once per position (fully
+/// unrolled), and stores its outputs; positions after the last whole group
+/// run `scalar_body`, one a thread.
+fn vector_kernel(
+    params: &[String],
+    plan: &VectorPlan,
+    (out_dtype, sides): (DType, &[DType]),
+    inputs: &[(Src, DType)],
+    ix: Index,
+    (scalar_body, lane_body): (&str, &str),
+) -> String {
+    let w = plan.width;
+    let ty = ix.ty();
+    let groups = plan.len / w;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "extern \"C\" __global__ void KERNEL({}) {{",
+        params.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "  for ({ty} g = ({ty})blockIdx.x * blockDim.x + threadIdx.x; g < {}; g += ({ty})gridDim.x * blockDim.x) {{",
+        ix.lit(groups)
+    );
+    let _ = writeln!(s, "    const {ty} p0 = g * {};", ix.lit(w));
+    // Every output's group; one updated in place starts as the old values.
+    let outputs = std::iter::once(("out".to_string(), out_dtype)).chain(
+        sides
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| (format!("side{k}"), d)),
+    );
+    for (name, dtype) in outputs.clone() {
+        let array = lane_array(&name);
+        let _ = writeln!(s, "    alignas(16) {} {array}[{w}];", c::storage(dtype));
+        if plan.targets.contains(&name) {
+            let v = vector_type(bytes(dtype) * w);
+            let _ = writeln!(s, "    sx_vcopy<{v}>({array}, {name} + p0);");
+        }
+    }
+    for (k, ((src, dtype), &lane)) in inputs.iter().zip(&plan.lanes).enumerate() {
+        let (Src::Mem { view, .. }, true) = (src, lane) else {
+            continue;
+        };
+        let v = vector_type(bytes(*dtype) * w);
+        let at = if view.offset == 0 {
+            "p0".to_string()
+        } else {
+            format!("{} + p0", ix.lit(view.offset))
+        };
+        let _ = writeln!(
+            s,
+            "    alignas(16) {} in{k}_lanes[{w}];",
+            c::storage(*dtype)
+        );
+        let _ = writeln!(s, "    sx_vcopy<{v}>(in{k}_lanes, in{k} + {at});");
+    }
+    let _ = writeln!(s, "#pragma unroll");
+    let _ = writeln!(s, "    for ({ty} v = 0; v < {}; ++v) {{", ix.lit(w));
+    if mentions(lane_body, "p") {
+        let _ = writeln!(s, "      const {ty} p = p0 + v;");
+    }
+    for line in lane_body.lines() {
+        let _ = writeln!(s, "      {line}");
+    }
+    s.push_str("    }\n");
+    for (name, dtype) in outputs {
+        let v = vector_type(bytes(dtype) * w);
+        let _ = writeln!(s, "    sx_vcopy<{v}>({name} + p0, {});", lane_array(&name));
+    }
+    s.push_str("  }\n");
+    let _ = writeln!(
+        s,
+        "  for ({ty} p = {} + ({ty})blockIdx.x * blockDim.x + threadIdx.x; p < {}; p += ({ty})gridDim.x * blockDim.x) {{",
+        ix.lit(groups * w),
+        ix.lit(plan.len)
+    );
+    for line in scalar_body.lines() {
+        let _ = writeln!(s, "    {line}");
+    }
+    s.push_str("  }\n}\n");
+    s
 }
 
 /// The statements computing one position `p` of a fused chain, and what
@@ -80,7 +318,19 @@ pub fn element(
     in_place: &[InPlace],
     ix: Index,
 ) -> Result<Element, GenError> {
-    let read_from = pointers(inputs, in_place)?;
+    element_with(kernel, inputs, &pointers(inputs, in_place)?, ix, None)
+}
+
+/// The statements of `kernel` at position `p`; with `lanes`, as one
+/// position `v` of a group (`vector_kernel`): the inputs `lanes` marks and
+/// the in-place targets are read from the group's register arrays.
+fn element_with(
+    kernel: &FusedKernel,
+    inputs: &[(Src, DType)],
+    read_from: &[Pointer],
+    ix: Index,
+    lanes: Option<&[bool]>,
+) -> Result<Element, GenError> {
     let mut params = Vec::new();
     let mut order = Vec::new();
     for (k, (src, dtype)) in inputs.iter().enumerate() {
@@ -92,7 +342,7 @@ pub fn element(
     let mut body = String::new();
     for (r, instr) in kernel.instrs.iter().enumerate() {
         let ty = c::compute(instr.dtype());
-        let value = expr(instr, inputs, &read_from, ix)?;
+        let value = expr(instr, inputs, read_from, ix, lanes)?;
         let _ = writeln!(body, "{ty} r{r} = {value};");
     }
     Ok(Element {
@@ -145,11 +395,17 @@ fn expr(
     inputs: &[(Src, DType)],
     read_from: &[Pointer],
     ix: Index,
+    lanes: Option<&[bool]>,
 ) -> Result<String, GenError> {
+    let grouped = |k: usize| lanes.is_some_and(|l| l.get(k) == Some(&true));
     Ok(match *instr {
         Instr::Load { input, dtype } => match (inputs.get(input), read_from.get(input)) {
-            (Some((Src::Mem { .. }, _)), Some(Pointer::Target(target))) => {
-                c::widen(dtype, &format!("{target}[p]"))
+            (Some((Src::Mem { .. }, _)), Some(Pointer::Target(target))) => match lanes {
+                Some(_) => c::widen(dtype, &format!("{}[v]", lane_array(target))),
+                None => c::widen(dtype, &format!("{target}[p]")),
+            },
+            (Some((Src::Mem { .. }, _)), _) if grouped(input) => {
+                c::widen(dtype, &format!("in{input}_lanes[v]"))
             }
             (Some((Src::Mem { view, .. }, _)), _) => c::widen(
                 dtype,
@@ -344,5 +600,80 @@ fn cast(x: &str, from: DType, to: DType) -> String {
         (Bool, F32 | BF16) => format!("({x} ? 1.0f : 0.0f)"),
         (Bool, I32) => format!("({x} ? 1 : 0)"),
         (Bool, I64) => format!("({x} ? 1LL : 0LL)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sexpgpu_cpu::{Loc, View};
+
+    fn mem(view: View, dtype: DType) -> (Src, DType) {
+        (
+            Src::Mem {
+                loc: Loc::Arg(0),
+                view,
+            },
+            dtype,
+        )
+    }
+
+    /// `(width, grouped inputs)` of a loop over `[4, 16]` writing `out`.
+    fn plan(inputs: &[(Src, DType)], out: DType, len: usize) -> Option<(usize, Vec<bool>)> {
+        let own: Vec<Pointer> = inputs.iter().map(|_| Pointer::Own).collect();
+        vector_plan(inputs, &own, out, &[], len).map(|p| (p.width, p.lanes))
+    }
+
+    #[test]
+    fn groups_move_sixteen_bytes_of_the_widest_output() {
+        let x = |d| mem(View::contiguous(&[4, 16]), d);
+        assert_eq!(
+            plan(&[x(DType::BF16)], DType::BF16, 64),
+            Some((8, vec![true]))
+        );
+        assert_eq!(
+            plan(&[x(DType::BF16)], DType::F32, 64),
+            Some((4, vec![true]))
+        );
+        // An i64 input would need 32 bytes a group of 4: read one by one.
+        assert_eq!(
+            plan(&[x(DType::I64)], DType::F32, 64),
+            Some((4, vec![false]))
+        );
+        assert_eq!(
+            plan(&[x(DType::F32)], DType::I64, 64),
+            Some((2, vec![true]))
+        );
+        // Shorter than one group: the plain loop.
+        assert_eq!(plan(&[x(DType::BF16)], DType::BF16, 7), None);
+    }
+
+    #[test]
+    fn only_inputs_stored_in_the_loops_order_are_read_as_groups() {
+        let row = mem(View::contiguous(&[16]).broadcast(&[4, 16]), DType::F32);
+        let transposed = mem(View::contiguous(&[16, 4]).transpose(&[1, 0]), DType::F32);
+        // Starting 2 elements in, its groups would be misaligned.
+        let shifted = mem(
+            View {
+                offset: 2,
+                ..View::contiguous(&[4, 16])
+            },
+            DType::F32,
+        );
+        let aligned = mem(
+            View {
+                offset: 8,
+                ..View::contiguous(&[4, 16])
+            },
+            DType::F32,
+        );
+        let got = plan(&[row, transposed, shifted, aligned], DType::F32, 64);
+        assert_eq!(got, Some((4, vec![false, false, false, true])));
+    }
+
+    #[test]
+    fn mentions_finds_whole_words_only() {
+        assert!(mentions("in2[(p % 8u)]", "p"));
+        assert!(!mentions("float r0 = in0_lanes[v]; sx_bf16_load(p0)", "p"));
     }
 }

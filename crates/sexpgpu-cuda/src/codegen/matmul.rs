@@ -56,7 +56,7 @@ pub struct Gemm {
 
 pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
     match p.dtype {
-        DType::F32 | DType::BF16 => Ok(StepCode::Gemm(Box::new(Gemm {
+        DType::F32 | DType::BF16 => Ok(StepCode::Gemm(Box::new(folded(Gemm {
             a: operand(p.a_view, p.m, p.k, p.dtype),
             b: operand(p.b_view, p.k, p.n, p.dtype),
             batch: p.batch.iter().product(),
@@ -64,11 +64,33 @@ pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
             k: p.k,
             n: p.n,
             dtype: p.dtype,
-        }))),
+        })))),
         DType::I32 | DType::I64 => Ok(StepCode::Kernels(vec![int_kernel(p)])),
         DType::Bool => Err(GenError::new(
             "matmul: expects float or integer tensors of one dtype",
         )),
+    }
+}
+
+/// A batch that shares one right operand (`x @ w` with `x` `[b t in]`)
+/// as one product of `batch * m` rows, when the left operand's rows are
+/// evenly spaced across the batch (row-major, each matrix `m * ld` after
+/// the last): one large GEMM keeps the tensor cores busier than `batch`
+/// smaller ones. Each output row is the same dot products either way.
+fn folded(g: Gemm) -> Gemm {
+    let shared_right = g.b.batch_stride == 0;
+    let rows_continue = !g.a.col_major && g.a.batch_stride == g.m * g.a.ld;
+    if g.batch <= 1 || !shared_right || !rows_continue {
+        return g;
+    }
+    Gemm {
+        a: GemmOperand {
+            batch_stride: 0,
+            ..g.a
+        },
+        m: g.batch * g.m,
+        batch: 1,
+        ..g
     }
 }
 
@@ -208,13 +230,43 @@ mod tests {
         assert_eq!(layout(&g.a), "row ld 16 offset 0 stride 0");
         assert_eq!(layout(&g.b), "col ld 16 offset 0 stride 0");
         // A weight broadcast over a batch of 3 has batch stride 0; a slice
-        // of a wider row keeps its leading dimension and offset.
+        // of a wider row keeps its leading dimension and offset. Rows that
+        // do not continue from one matrix to the next (the first 4 of 6)
+        // keep the batch.
+        let x = View::contiguous(&[3, 6, 10]).slice(1, 0, 4).slice(2, 2, 7);
+        let w = View::contiguous(&[5, 6]).broadcast(&[3, 5, 6]);
+        let g = gemm(x, w, &[3], (4, 5, 6));
+        assert_eq!(layout(&g.a), "row ld 10 offset 2 stride 60");
+        assert_eq!(layout(&g.b), "row ld 6 offset 0 stride 0");
+        assert_eq!((g.batch, g.m), (3, 4));
+    }
+
+    #[test]
+    fn a_shared_right_operand_makes_the_batch_one_product() {
+        // x [3, 4, 10] sliced to 5 columns, @ w broadcast over the batch:
+        // its 12 rows are 10 apart throughout, so one 12-row product.
         let x = View::contiguous(&[3, 4, 10]).slice(2, 2, 7);
         let w = View::contiguous(&[5, 6]).broadcast(&[3, 5, 6]);
         let g = gemm(x, w, &[3], (4, 5, 6));
-        assert_eq!(layout(&g.a), "row ld 10 offset 2 stride 40");
-        assert_eq!(layout(&g.b), "row ld 6 offset 0 stride 0");
-        assert_eq!(g.batch, 3);
+        assert_eq!(layout(&g.a), "row ld 10 offset 2 stride 0");
+        assert_eq!((g.batch, g.m, g.k, g.n), (1, 12, 5, 6));
+        // A transposed (column-major) left operand cannot be one product.
+        let x_t = View::contiguous(&[3, 5, 4]).transpose(&[0, 2, 1]);
+        let g = gemm(
+            x_t,
+            View::contiguous(&[5, 6]).broadcast(&[3, 5, 6]),
+            &[3],
+            (4, 5, 6),
+        );
+        assert_eq!((g.batch, g.m), (3, 4));
+        // Nor a batch whose right operands differ.
+        let g = gemm(
+            View::contiguous(&[3, 4, 5]),
+            View::contiguous(&[3, 5, 6]),
+            &[3],
+            (4, 5, 6),
+        );
+        assert_eq!((g.batch, g.m), (3, 4));
     }
 
     #[test]
@@ -228,7 +280,10 @@ mod tests {
             &[2, 3],
             (4, 5, 6),
         );
-        assert_eq!(layout(&g.a), "row ld 5 offset 0 stride 20 packed");
+        // Packed, its rows continue, so the shared weight makes it one
+        // product of 2 * 3 * 4 rows.
+        assert_eq!(layout(&g.a), "row ld 5 offset 0 stride 0 packed");
+        assert_eq!((g.batch, g.m), (1, 24));
         assert_eq!(g.a.scratch, 2 * 3 * 4 * 5);
         assert_eq!(g.a.pack.as_ref().unwrap().kind, "pack");
         assert_eq!(layout(&g.b), "row ld 6 offset 0 stride 0");

@@ -196,11 +196,8 @@ pub fn generate_step(
             ..
         } => {
             let typed = typed_inputs(inputs, &dtype_of);
-            one(
-                "fused",
-                fused::generate(kernel, &typed, in_place, out_dtype, len)?,
-                grid,
-            )
+            let (body, params, shape) = fused::generate(kernel, &typed, in_place, out_dtype, len)?;
+            one("fused", (body, params), shape)
         }
         Step::Copy { pieces } => {
             let (body, params, n) = copy::generate(pieces, out_dtype);

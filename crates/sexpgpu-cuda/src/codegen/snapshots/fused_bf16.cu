@@ -1,4 +1,4 @@
-// fused [Out, Input(0), Input(1)] Grid { n: 32 }
+// fused [Out, Input(0), Input(1)] Grid { n: 4 }
 // SexpGPU generated kernel (crates/sexpgpu-cuda/src/codegen).
 #define SX_NAN __int_as_float(0x7fc00000)
 #define SX_NEG_INF __int_as_float(0xff800000)
@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -50,8 +56,26 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_fused_2e7f499788fb150e(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
-  for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 32u; p += (unsigned)gridDim.x * blockDim.x) {
+extern "C" __global__ void sx_fused_2671de5266a0ee81(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
+  for (unsigned g = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; g < 4u; g += (unsigned)gridDim.x * blockDim.x) {
+    const unsigned p0 = g * 8u;
+    alignas(16) unsigned short out_lanes[8];
+    alignas(16) unsigned short in0_lanes[8];
+    sx_vcopy<sx_v16>(in0_lanes, in0 + p0);
+#pragma unroll
+    for (unsigned v = 0; v < 8u; ++v) {
+      const unsigned p = p0 + v;
+      float r0 = sx_bf16_load(in0_lanes[v]);
+      float r1 = __int_as_float(0x40000000);
+      float r2 = sx_round_bf16(r0 * r1);
+      float r3 = sx_bf16_load(in2[(p % 8u)]);
+      float r4 = sx_round_bf16(r2 + r3);
+      float r5 = sx_round_bf16(tanhf(r4));
+      out_lanes[v] = sx_bf16_bits(r5);
+    }
+    sx_vcopy<sx_v16>(out + p0, out_lanes);
+  }
+  for (unsigned p = 32u + (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 32u; p += (unsigned)gridDim.x * blockDim.x) {
     float r0 = sx_bf16_load(in0[p]);
     float r1 = __int_as_float(0x40000000);
     float r2 = sx_round_bf16(r0 * r1);

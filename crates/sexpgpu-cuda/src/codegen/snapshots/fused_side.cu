@@ -1,4 +1,4 @@
-// fused [Out, Side(0), Input(0)] Grid { n: 32 }
+// fused [Out, Side(0), Input(0)] Grid { n: 8 }
 // SexpGPU generated kernel (crates/sexpgpu-cuda/src/codegen).
 #define SX_NAN __int_as_float(0x7fc00000)
 #define SX_NEG_INF __int_as_float(0xff800000)
@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -50,8 +56,31 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_fused_51d62255af57b6ed(float* __restrict__ out, float* __restrict__ side0, const float* __restrict__ in3) {
-  for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 32u; p += (unsigned)gridDim.x * blockDim.x) {
+extern "C" __global__ void sx_fused_2a832c5264b711da(float* __restrict__ out, float* __restrict__ side0, const float* __restrict__ in3) {
+  for (unsigned g = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; g < 8u; g += (unsigned)gridDim.x * blockDim.x) {
+    const unsigned p0 = g * 4u;
+    alignas(16) float out_lanes[4];
+    sx_vcopy<sx_v16>(out_lanes, out + p0);
+    alignas(16) float side0_lanes[4];
+    sx_vcopy<sx_v16>(side0_lanes, side0 + p0);
+    alignas(16) float in3_lanes[4];
+    sx_vcopy<sx_v16>(in3_lanes, in3 + p0);
+#pragma unroll
+    for (unsigned v = 0; v < 4u; ++v) {
+      float r0 = out_lanes[v];
+      float r1 = side0_lanes[v];
+      float r2 = __int_as_float(0x3f666666);
+      float r3 = r1 * r2;
+      float r4 = in3_lanes[v];
+      float r5 = r3 + r4;
+      float r6 = r0 - r5;
+      out_lanes[v] = r6;
+      side0_lanes[v] = r5;
+    }
+    sx_vcopy<sx_v16>(out + p0, out_lanes);
+    sx_vcopy<sx_v16>(side0 + p0, side0_lanes);
+  }
+  for (unsigned p = 32u + (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 32u; p += (unsigned)gridDim.x * blockDim.x) {
     float r0 = out[p];
     float r1 = side0[p];
     float r2 = __int_as_float(0x3f666666);

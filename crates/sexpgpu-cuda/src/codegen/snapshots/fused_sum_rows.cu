@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -60,7 +66,7 @@ __device__ __forceinline__ float sx_value(unsigned p, const unsigned short* __re
   return r5;
 }
 
-extern "C" __global__ void sx_fused_sum_f6a09f552e405943(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
+extern "C" __global__ void sx_fused_sum_b04a66777a90d8a3(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
   for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 4u; p += (unsigned)gridDim.x * blockDim.x) {
     unsigned o = p;
     double acc = 0.0;

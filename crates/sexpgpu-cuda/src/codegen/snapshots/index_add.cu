@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -58,7 +64,7 @@ __device__ __forceinline__ void sx_bad_id(unsigned long long* err, long long id,
     err[3] = op;
   }
 }
-extern "C" __global__ void sx_index_add_47354f60389e895b(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
+extern "C" __global__ void sx_index_add_16d38f72a0d1b77b(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
   for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 15u; p += (unsigned)gridDim.x * blockDim.x) {
     unsigned r = p / 5u, col = p % 5u;
     double acc = (double)base[0u + p];

@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -58,7 +64,7 @@ __device__ __forceinline__ void sx_bad_id(unsigned long long* err, long long id,
     err[3] = op;
   }
 }
-extern "C" __global__ void sx_index_add_beedc5a1299c9da2(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
+extern "C" __global__ void sx_index_add_bb55707361aba082(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
   __shared__ unsigned char hit[256];
   __shared__ int any;
   unsigned r = (unsigned)blockIdx.x / 2u, col = (unsigned)blockIdx.x % 2u * 256u + threadIdx.x;

@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -81,7 +87,7 @@ __device__ __forceinline__ double sx_standard_normal(unsigned w0, unsigned w1) {
   double u2 = (double)(w1 >> 8) * 5.9604644775390625e-08;
   return sqrt(-2.0 * log(u1)) * cos(__longlong_as_double(0x401921fb54442d18LL) * u2);
 }
-extern "C" __global__ void sx_normal_d80784ca6c2d6749(float* __restrict__ out, unsigned k0, unsigned k1) {
+extern "C" __global__ void sx_normal_3e7191b2f770dd69(float* __restrict__ out, unsigned k0, unsigned k1) {
   for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 15u; p += (unsigned)gridDim.x * blockDim.x) {
     unsigned w0, w1;
     sx_threefry(k0, k1, 0u, (unsigned)p, &w0, &w1);

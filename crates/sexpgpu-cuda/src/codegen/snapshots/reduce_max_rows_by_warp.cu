@@ -37,6 +37,12 @@ __device__ __forceinline__ long long sx_wneg(long long a) {
   return (long long)(0ull - (unsigned long long)a);
 }
 __device__ __forceinline__ long long sx_wabs(long long a) { return a < 0 ? sx_wneg(a) : a; }
+// Groups of elements moved in one aligned load or store (fused loops).
+struct alignas(8) sx_v8 { unsigned x, y; };
+struct alignas(16) sx_v16 { unsigned x, y, z, w; };
+template <class V, class T> __device__ __forceinline__ void sx_vcopy(T* dst, const T* src) {
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
 // Rust's `as`: truncate toward zero, saturate, NaN to 0.
 __device__ __forceinline__ int sx_f2i(double x) {
   if (x != x) return 0;
@@ -50,7 +56,7 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_reduce_max_832b77d8f6171e63(float* __restrict__ out, const float* __restrict__ in0) {
+extern "C" __global__ void sx_reduce_max_2235ed2fc00bde03(float* __restrict__ out, const float* __restrict__ in0) {
   unsigned o = (unsigned)blockIdx.x * 8u + threadIdx.x / 32u;
   unsigned lane = threadIdx.x % 32u;
   float acc = SX_NEG_INF;
