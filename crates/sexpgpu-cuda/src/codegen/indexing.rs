@@ -6,8 +6,10 @@
 //! rounded). An index-add of many ids (an embedding's gradient) gives each
 //! block a row and 256 of its columns: the block reads the ids 256 at a
 //! time, skips a chunk naming no id of its row, and otherwise adds the
-//! chunk's values in id order. An id outside its axis sets the error word
-//! instead of reading out of bounds.
+//! chunk's values in id order. A first kernel marks the rows some id names
+//! (`index_add_marks`), so the blocks of the other rows, most of a
+//! vocabulary's, copy their base without reading the ids. An id outside
+//! its axis sets the error word instead of reading out of bounds.
 
 use std::fmt::Write;
 
@@ -21,13 +23,17 @@ use super::{GenError, Param, Shape, BLOCK};
 /// than a thread to each element (which would read every id).
 const MANY_IDS: usize = 64;
 
-/// The text, parameters and launch shape of an indexing or scan step;
-/// `dtype_of(k)` is the dtype of the step's operand `k` (`Step::reads`).
+/// One kernel of a step: its kind, text, parameters and launch shape.
+pub type Part = (&'static str, String, Vec<Param>, Shape);
+
+/// The kernels of an indexing or scan step, in launch order (one, or the
+/// marks and the sums of an index-add of many ids); `dtype_of(k)` is the
+/// dtype of the step's operand `k` (`Step::reads`).
 pub fn generate(
     step: &Step,
     out: DType,
     dtype_of: impl Fn(usize) -> DType,
-) -> Result<(String, Vec<Param>, Shape), GenError> {
+) -> Result<Vec<Part>, GenError> {
     let ptrs = |names: &[&str]| {
         let mut v = vec![c::ptr_param(out, "out", true)];
         for (k, n) in names.iter().enumerate() {
@@ -44,10 +50,90 @@ pub fn generate(
     } = step
     {
         let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
-        return Ok((body, order(2, false), Shape::Grid { n }));
+        return Ok(vec![(
+            step.kind(),
+            body,
+            order(2, false),
+            Shape::Grid { n },
+        )]);
     }
     let (body, shape) = by_id(step, out, &|names| with_err(ptrs(names)))?;
-    Ok((body, order(step.reads().len(), true), shape))
+    let sums = (step.kind(), body, order(step.reads().len(), true), shape);
+    match step {
+        Step::IndexAdd {
+            ids,
+            n_ids,
+            rows,
+            row_len,
+            ..
+        } if *n_ids >= MANY_IDS => {
+            let params = with_err(vec![
+                c::ptr_param(out, "out", true),
+                c::ptr_param(dtype_of(1), "ids", false),
+            ]);
+            let (body, n) = index_add_marks(params, *ids, (*n_ids, *rows, *row_len), out)?;
+            let order = vec![Param::Out, Param::Input(1), Param::ErrorWord];
+            Ok(vec![("index-add", body, order, Shape::Grid { n }), sums])
+        }
+        _ => Ok(vec![sums]),
+    }
+}
+
+/// The bits an index-add of many ids leaves at the first column of each
+/// chunk of a row some id names, for the chunk's block to find
+/// (`index_add_marks`): a quiet NaN with a payload for floats. A base
+/// value with the same bits (or a stale one in an unmarked row) only makes
+/// its block read the ids, which then names nothing of its row: the sums
+/// stay right whatever the buffer held.
+fn mark(dtype: DType) -> Result<(&'static str, &'static str), GenError> {
+    Ok(match dtype {
+        DType::F32 => ("__int_as_float(0x7fe5a5a5)", "0x7fe5a5a5u"),
+        DType::BF16 => ("(unsigned short)0x7fe5u", "0x7fe5u"),
+        DType::I32 => ("(int)0x7fa5a5a5", "0x7fa5a5a5u"),
+        DType::I64 => ("(long long)0x7fa5a5a5a5a5a5a5LL", "0x7fa5a5a5a5a5a5a5ull"),
+        DType::Bool => {
+            return Err(GenError::new(
+                "scatter-add: expects float or integer tensors of one dtype",
+            ))
+        }
+    })
+}
+
+/// The stored bits of `element` of `dtype`, as an unsigned integer.
+fn bits(dtype: DType, element: &str) -> String {
+    match dtype {
+        DType::F32 => format!("__float_as_uint({element})"),
+        DType::BF16 => format!("(unsigned){element}"),
+        DType::I32 => format!("(unsigned){element}"),
+        _ => format!("(unsigned long long){element}"),
+    }
+}
+
+/// The first kernel of an index-add of many ids: a thread per id writes
+/// the mark (`mark`) at the first column of each 256-column chunk of the
+/// row it names (ids outside the rows set the error word here, so they
+/// are reported even when no block reads the ids). Writers of one row
+/// write the same bits, so their order does not matter.
+fn index_add_marks(
+    params: Vec<String>,
+    ids: Contig,
+    (n_ids, rows, row_len): (usize, usize, usize),
+    out: DType,
+) -> Result<(String, usize), GenError> {
+    let ix = Index::for_extent(rows * row_len + ids.offset + n_ids + 1);
+    let ty = ix.ty();
+    let chunks = row_len.div_ceil(BLOCK as usize).max(1);
+    let (value, _) = mark(out)?;
+    let body = format!(
+        "long long id = (long long)ids[{} + p];\n\
+         if (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); }} else {{\n\
+         \x20 for ({ty} c = 0; c < {}; ++c) out[({ty})id * {} + c * {BLOCK}u] = {value};\n\
+         }}\n",
+        ix.lit(ids.offset),
+        ix.lit(chunks),
+        ix.lit(row_len.max(1)),
+    );
+    Ok((c::grid_kernel(&params, n_ids, ix, &body), n_ids))
 }
 
 /// The four kernels that read ids (and may set the error word); `ptrs`
@@ -206,7 +292,7 @@ fn index_add(
     } else {
         let chunks = row_len.div_ceil(BLOCK as usize).max(1);
         (
-            parts.per_row_block(&params, chunks),
+            parts.per_row_block(&params, chunks)?,
             Shape::Blocks { n: rows * chunks },
         )
     })
@@ -273,7 +359,7 @@ impl IndexAdd {
     /// before they are overwritten, the flags and the cleared `any` are
     /// visible before any thread raises it, and `any` is final before all
     /// branch on it.
-    fn per_row_block(&self, params: &[String], chunks: usize) -> String {
+    fn per_row_block(&self, params: &[String], chunks: usize) -> Result<String, GenError> {
         let (ix, ty) = (self.ix, self.ix.ty());
         let (rl, n_ids) = (ix.lit(self.row_len.max(1)), ix.lit(self.n_ids));
         let mut s = String::new();
@@ -290,6 +376,20 @@ impl IndexAdd {
             ch = ix.lit(chunks)
         );
         let _ = writeln!(s, "  bool mine = col < {rl};");
+        // The chunk's first column holds the mark when an id may name the
+        // row; read before any thread of the block writes it.
+        let (_, marked) = mark(self.acc.dtype)?;
+        let head = format!(
+            "out[r * {rl} + ({ty})blockIdx.x % {} * {BLOCK}u]",
+            ix.lit(chunks)
+        );
+        s.push_str("  __shared__ int named;\n");
+        let _ = writeln!(
+            s,
+            "  if (threadIdx.x == 0u) named = {} == {marked};",
+            bits(self.acc.dtype, &head)
+        );
+        s.push_str("  __syncthreads();\n");
         let base = format!("base[{} + r * {rl} + col]", ix.lit(self.base.offset));
         let _ = writeln!(
             s,
@@ -297,7 +397,10 @@ impl IndexAdd {
             self.acc.ty,
             self.acc.widen(&base)
         );
-        let _ = writeln!(s, "  for ({ty} j0 = 0; j0 < {n_ids}; j0 += {BLOCK}u) {{");
+        let _ = writeln!(
+            s,
+            "  for ({ty} j0 = 0; named && j0 < {n_ids}; j0 += {BLOCK}u) {{"
+        );
         let _ = writeln!(s, "    {ty} j = j0 + threadIdx.x;");
         s.push_str("    bool h = false;\n");
         let _ = writeln!(s, "    if (j < {n_ids}) {{");
@@ -320,7 +423,7 @@ impl IndexAdd {
         s.push_str("      }\n    }\n  }\n");
         let _ = writeln!(s, "  if (mine) out[r * {rl} + col] = {};", self.acc.store);
         s.push_str("}\n");
-        s
+        Ok(s)
     }
 }
 

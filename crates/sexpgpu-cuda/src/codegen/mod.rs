@@ -264,8 +264,13 @@ pub fn generate_step(
             one(step.kind(), (body, params), Shape::Grid { n })
         }
         step => {
-            let (body, params, shape) = indexing::generate(step, out_dtype, dtype_of)?;
-            one(step.kind(), (body, params), shape)
+            let parts = indexing::generate(step, out_dtype, dtype_of)?;
+            Ok(StepCode::Kernels(
+                parts
+                    .into_iter()
+                    .map(|(kind, body, params, shape)| Kernel::new(kind, body, params, shape))
+                    .collect(),
+            ))
         }
     }
 }

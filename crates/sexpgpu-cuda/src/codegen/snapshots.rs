@@ -96,7 +96,8 @@ pub(super) fn moment_and_parameter_update() -> Graph {
 
 /// The cooperative layouts: a row max by warps (softmax's), a column sum
 /// by tiles (a bias's gradient), and an index-add of many ids by blocks
-/// (an embedding's gradient).
+/// (an embedding's gradient), after the kernel marking the rows its ids
+/// name.
 #[test]
 fn cooperative_kernels() {
     let mut g = Graph::new("snap");
@@ -110,8 +111,9 @@ fn cooperative_kernels() {
     let added = g.index_add(table, ids, rows).unwrap();
     g.set_outputs(vec![row_max, column_sum, added]);
     let k = kernels_of(&g);
-    assert_eq!(k.len(), 3, "a kernel each");
+    assert_eq!(k.len(), 4, "a kernel each, two for the index-add");
     expect_file!["snapshots/reduce_max_rows_by_warp.cu"].assert_eq(&k[0]);
     expect_file!["snapshots/reduce_sum_columns_by_tile.cu"].assert_eq(&k[1]);
-    expect_file!["snapshots/index_add_many_ids.cu"].assert_eq(&k[2]);
+    expect_file!["snapshots/index_add_marks.cu"].assert_eq(&k[2]);
+    expect_file!["snapshots/index_add_many_ids.cu"].assert_eq(&k[3]);
 }

@@ -64,13 +64,16 @@ __device__ __forceinline__ void sx_bad_id(unsigned long long* err, long long id,
     err[3] = op;
   }
 }
-extern "C" __global__ void sx_index_add_bb55707361aba082(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
+extern "C" __global__ void sx_index_add_afb3bb24790e8a22(float* __restrict__ out, const float* __restrict__ base, const int* __restrict__ ids, const float* __restrict__ values, unsigned long long* __restrict__ err) {
   __shared__ unsigned char hit[256];
   __shared__ int any;
   unsigned r = (unsigned)blockIdx.x / 2u, col = (unsigned)blockIdx.x % 2u * 256u + threadIdx.x;
   bool mine = col < 300u;
+  __shared__ int named;
+  if (threadIdx.x == 0u) named = __float_as_uint(out[r * 300u + (unsigned)blockIdx.x % 2u * 256u]) == 0x7fe5a5a5u;
+  __syncthreads();
   double acc = mine ? (double)base[0u + r * 300u + col] : 0;
-  for (unsigned j0 = 0; j0 < 100u; j0 += 256u) {
+  for (unsigned j0 = 0; named && j0 < 100u; j0 += 256u) {
     unsigned j = j0 + threadIdx.x;
     bool h = false;
     if (j < 100u) {
