@@ -86,6 +86,7 @@ template <class F> static void sx_blocks(unsigned blocks, unsigned threads, F ke
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __launch_bounds__(threads)
 #define __shared__ static
 static inline float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
 static inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
@@ -100,7 +101,8 @@ static inline unsigned long long atomicCAS(unsigned long long* a, unsigned long 
 /// with its parameters cast from `a` (pointers as they are, scalars read
 /// through theirs).
 fn wrapper(i: usize, k: &Kernel) -> String {
-    let head = format!("void {}(", k.name);
+    // `void NAME(` or `void __launch_bounds__(N) NAME(`.
+    let head = format!(" {}(", k.name);
     let start = k.source.find(&head).expect("the kernel's signature") + head.len();
     let end = start + k.source[start..].find(") {").expect("the signature's end");
     let args: Vec<String> = k.source[start..end]
@@ -120,10 +122,9 @@ fn wrapper(i: usize, k: &Kernel) -> String {
     let call = format!("sx{i}::{}({})", k.name, args.join(", "));
     match k.shape {
         Shape::Grid { .. } => format!("extern \"C\" void run_{}(void** a) {{ {call}; }}\n", k.name),
-        Shape::Blocks { n } => format!(
-            "extern \"C\" void run_{}(void** a) {{ sx_blocks({n}u, {}u, [&] {{ {call}; }}); }}\n",
+        Shape::Blocks { n, threads } => format!(
+            "extern \"C\" void run_{}(void** a) {{ sx_blocks({n}u, {threads}u, [&] {{ {call}; }}); }}\n",
             k.name,
-            sexpgpu_cuda::codegen::BLOCK
         ),
     }
 }

@@ -293,7 +293,10 @@ fn index_add(
         let chunks = row_len.div_ceil(BLOCK as usize).max(1);
         (
             parts.per_row_block(&params, chunks)?,
-            Shape::Blocks { n: rows * chunks },
+            Shape::Blocks {
+                n: rows * chunks,
+                threads: BLOCK,
+            },
         )
     })
 }

@@ -28,6 +28,8 @@ pub use matmul::{Gemm, GemmOperand};
 
 /// Threads per block of every grid-stride kernel.
 pub const BLOCK: u32 = 256;
+/// Threads of a block of a column tile over a long run (`reduce.rs`).
+pub const TILE_THREADS: u32 = 1024;
 /// Grid-stride kernels use at most this many blocks: enough to fill any
 /// current GPU several times over, few enough that launches stay cheap.
 pub const MAX_BLOCKS: u32 = 65_535;
@@ -78,10 +80,10 @@ pub enum Param {
 pub enum Shape {
     /// Grid-stride over `n` items, `BLOCK` threads a block.
     Grid { n: usize },
-    /// `n` blocks of `BLOCK` threads that work together (shared memory,
-    /// barriers, warp shuffles): a reduction's or an index-add's layout
-    /// says what each block takes.
-    Blocks { n: usize },
+    /// `n` blocks of `threads` threads (a multiple of 32, at most 1024)
+    /// that work together (shared memory, barriers, warp shuffles): a
+    /// reduction's or an index-add's layout says what each block takes.
+    Blocks { n: usize, threads: u32 },
 }
 
 impl Shape {
@@ -92,7 +94,7 @@ impl Shape {
                 let blocks = n.div_ceil(BLOCK as usize).min(MAX_BLOCKS as usize);
                 (blocks as u32, BLOCK)
             }
-            Shape::Blocks { n } => (n.min(u32::MAX as usize) as u32, BLOCK),
+            Shape::Blocks { n, threads } => (n.min(u32::MAX as usize) as u32, threads),
         }
     }
 }
@@ -375,16 +377,43 @@ mod tests {
     #[test]
     fn launch_shapes() {
         // Few long rows, or few long columns a few wide: a block per output.
-        assert_eq!(shape_of(&[4, 5000], &[1]), Shape::Blocks { n: 4 });
-        assert_eq!(shape_of(&[5000, 4], &[0]), Shape::Blocks { n: 4 });
+        assert_eq!(
+            shape_of(&[4, 5000], &[1]),
+            Shape::Blocks {
+                n: 4,
+                threads: BLOCK
+            }
+        );
+        assert_eq!(
+            shape_of(&[5000, 4], &[0]),
+            Shape::Blocks {
+                n: 4,
+                threads: BLOCK
+            }
+        );
         // Short runs: a thread per output.
         assert_eq!(shape_of(&[100, 4], &[0]), Shape::Grid { n: 4 });
         assert_eq!(shape_of(&[2048, 16], &[1]), Shape::Grid { n: 2048 });
         // Rows (softmax, layer norm): a warp per row, 8 rows a block.
-        assert_eq!(shape_of(&[98304, 1024], &[1]), Shape::Blocks { n: 12288 });
-        assert_eq!(shape_of(&[2048, 64], &[1]), Shape::Blocks { n: 256 });
-        // Wide columns (a bias's gradient): tiles of 32 columns.
-        assert_eq!(shape_of(&[8, 1024, 768], &[0, 1]), Shape::Blocks { n: 24 });
+        assert_eq!(
+            shape_of(&[98304, 1024], &[1]),
+            Shape::Blocks {
+                n: 12288,
+                threads: BLOCK
+            }
+        );
+        assert_eq!(
+            shape_of(&[2048, 64], &[1]),
+            Shape::Blocks {
+                n: 256,
+                threads: BLOCK
+            }
+        );
+        // Wide columns (a bias's gradient): tiles of 32 columns, by 32
+        // slices of a long run (8 of a short one).
+        let tiles = |threads| Shape::Blocks { n: 24, threads };
+        assert_eq!(shape_of(&[8, 1024, 768], &[0, 1]), tiles(TILE_THREADS));
+        assert_eq!(shape_of(&[1024, 768], &[0]), tiles(BLOCK));
         // Columns enough for a thread each.
         assert_eq!(shape_of(&[8, 1024, 768], &[0]), Shape::Grid { n: 786432 });
         assert_eq!(Shape::Grid { n: 1000 }.dims(), (4, BLOCK));

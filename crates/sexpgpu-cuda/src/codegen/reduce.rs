@@ -4,7 +4,9 @@
 //! loads are adjacent in memory: rows (the innermost group reduced) get a
 //! warp per output, or a block per output when few and long; columns (the
 //! innermost group kept) get a tile of 32 adjacent outputs by 8 slices of
-//! the run; short runs get a thread per output, walking its elements in
+//! the run, or 32 slices of a long run (blocks of 1024 threads: a bias's
+//! gradient over 8,192 tokens has only a tile per 32 columns, so each
+//! thread must walk few rows); short runs get a thread per output, walking its elements in
 //! input order. Floats are summed in f64 and rounded once, so a thread per
 //! output is the reference's bit for bit; the cooperative layouts fold f64
 //! partials in another order, within one f32 rounding of the reference
@@ -20,7 +22,7 @@ use sexpgpu_graph::{DType, ReduceOp};
 
 use super::c::{self, Index};
 use super::fused::Element;
-use super::{GenError, Param, Shape, BLOCK};
+use super::{GenError, Param, Shape, BLOCK, TILE_THREADS};
 
 /// Outputs below which a long row reduction gets a block per output.
 const FEW_OUTPUTS: usize = 1024;
@@ -32,6 +34,8 @@ const SHORT_RUN: usize = 32;
 const WARP: u32 = 32;
 /// Outputs from which columns have threads enough with one per output.
 const MANY_OUTPUTS: usize = 1 << 16;
+/// A column tile's run from which its block has 32 slices, not 8.
+const LONG_COLUMNS: usize = 2048;
 
 /// The accumulator's C type, start value, step and final store.
 struct Acc {
@@ -223,20 +227,34 @@ pub fn generate(
         ix,
     };
     let warps = (BLOCK / WARP) as usize;
-    let (body, blocks) = match layout(&groups, outputs, run) {
+    let (body, blocks, threads) = match layout(&groups, outputs, run) {
         Layout::PerThread => {
             let text = c::grid_kernel(&params, outputs, ix, &fold.per_thread());
             return Ok((prefix + &text, order, Shape::Grid { n: outputs }));
         }
-        Layout::PerWarp => (fold.per_warp(), outputs.div_ceil(warps)),
-        Layout::PerBlock => (fold.per_block(), outputs),
-        Layout::Tile => (fold.tile(), outputs.div_ceil(WARP as usize)),
+        Layout::PerWarp => (fold.per_warp(), outputs.div_ceil(warps), BLOCK),
+        Layout::PerBlock => (fold.per_block(), outputs, BLOCK),
+        Layout::Tile => {
+            let threads = if run >= LONG_COLUMNS {
+                TILE_THREADS
+            } else {
+                BLOCK
+            };
+            (fold.tile(threads), outputs.div_ceil(WARP as usize), threads)
+        }
+    };
+    // Blocks above 256 threads promise their size, so that ptxas keeps
+    // each thread within the registers a full block may take.
+    let bounds = if threads > BLOCK {
+        format!("__launch_bounds__({threads}) ")
+    } else {
+        String::new()
     };
     let text = format!(
-        "{prefix}extern \"C\" __global__ void KERNEL({}) {{\n{body}}}\n",
+        "{prefix}extern \"C\" __global__ void {bounds}KERNEL({}) {{\n{body}}}\n",
         params.join(", ")
     );
-    Ok((text, order, Shape::Blocks { n: blocks }))
+    Ok((text, order, Shape::Blocks { n: blocks, threads }))
 }
 
 /// What every layout's kernel body is made of: the accumulator, the value
@@ -338,14 +356,15 @@ impl Fold<'_> {
         s
     }
 
-    /// Block `b` takes outputs `32b ..`: lane `l` of warp `w` folds output
-    /// `32b + l` over run positions `w, w + 8, ...` (adjacent lanes read
-    /// adjacent columns), then warp 0 adds the 8 partials in slice order.
-    fn tile(&self) -> String {
+    /// Block `b` of `threads` takes outputs `32b ..`: lane `l` of warp `w`
+    /// folds output `32b + l` over run positions `w, w + S, ...` with `S`
+    /// the block's warps (adjacent lanes read adjacent columns), then warp 0
+    /// adds the `S` partials in slice order.
+    fn tile(&self, threads: u32) -> String {
         let ty = self.ix.ty();
-        let slices = BLOCK / WARP;
+        let slices = threads / WARP;
         let mut s = String::new();
-        let _ = writeln!(s, "  __shared__ {} part[{BLOCK}];", self.a.ty);
+        let _ = writeln!(s, "  __shared__ {} part[{threads}];", self.a.ty);
         let _ = writeln!(
             s,
             "  unsigned lane = threadIdx.x % {WARP}u, slice = threadIdx.x / {WARP}u;"

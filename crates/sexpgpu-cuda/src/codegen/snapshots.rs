@@ -95,7 +95,7 @@ pub(super) fn moment_and_parameter_update() -> Graph {
 }
 
 /// The cooperative layouts: a row max by warps (softmax's), a column sum
-/// by tiles (a bias's gradient), and an index-add of many ids by blocks
+/// by tiles (a bias's gradient over a batch of tokens), and an index-add of many ids by blocks
 /// (an embedding's gradient), after the kernel marking the rows its ids
 /// name.
 #[test]
@@ -103,7 +103,8 @@ fn cooperative_kernels() {
     let mut g = Graph::new("snap");
     let scores = g.input("scores", Shape::from([64, 1024]), DType::F32);
     let row_max = g.reduce(ReduceOp::Max, scores, Some(&[1]), false).unwrap();
-    let grad = g.input("grad", Shape::from([1024, 768]), DType::F32);
+    // 8,192 tokens: a long run, so 32 slices (1024 threads) a tile.
+    let grad = g.input("grad", Shape::from([8192, 768]), DType::F32);
     let column_sum = g.reduce(ReduceOp::Sum, grad, Some(&[0]), false).unwrap();
     let table = g.input("table", Shape::from([50, 300]), DType::F32);
     let ids = g.input("ids", Shape::from([100]), DType::I32);

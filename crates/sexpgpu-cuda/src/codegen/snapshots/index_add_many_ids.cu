@@ -1,4 +1,4 @@
-// index-add [Out, Input(0), Input(1), Input(2), ErrorWord] Blocks { n: 100 }
+// index-add [Out, Input(0), Input(1), Input(2), ErrorWord] Blocks { n: 100, threads: 256 }
 // SexpGPU generated kernel (crates/sexpgpu-cuda/src/codegen).
 #define SX_NAN __int_as_float(0x7fc00000)
 #define SX_NEG_INF __int_as_float(0xff800000)

@@ -1,4 +1,4 @@
-// reduce-max [Out, Input(0)] Blocks { n: 8 }
+// reduce-max [Out, Input(0)] Blocks { n: 8, threads: 256 }
 // SexpGPU generated kernel (crates/sexpgpu-cuda/src/codegen).
 #define SX_NAN __int_as_float(0x7fc00000)
 #define SX_NEG_INF __int_as_float(0xff800000)

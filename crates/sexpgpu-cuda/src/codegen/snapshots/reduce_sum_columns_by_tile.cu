@@ -1,4 +1,4 @@
-// reduce-sum [Out, Input(0)] Blocks { n: 24 }
+// reduce-sum [Out, Input(0)] Blocks { n: 24, threads: 1024 }
 // SexpGPU generated kernel (crates/sexpgpu-cuda/src/codegen).
 #define SX_NAN __int_as_float(0x7fc00000)
 #define SX_NEG_INF __int_as_float(0xff800000)
@@ -56,21 +56,21 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_reduce_sum_6ee5f09c46e7ca75(float* __restrict__ out, const float* __restrict__ in0) {
-  __shared__ double part[256];
+extern "C" __global__ void __launch_bounds__(1024) sx_reduce_sum_a176aa6ce08eb98c(float* __restrict__ out, const float* __restrict__ in0) {
+  __shared__ double part[1024];
   unsigned lane = threadIdx.x % 32u, slice = threadIdx.x / 32u;
   unsigned o = (unsigned)blockIdx.x * 32u + lane;
   double acc = 0.0;
   if (o < 768u) {
-    for (unsigned r = slice; r < 1024u; r += 8u) {
-      float x = in0[0u + (o / 1u % 768u) * 1u + (r / 1u % 1024u) * 768u];
+    for (unsigned r = slice; r < 8192u; r += 32u) {
+      float x = in0[0u + (o / 1u % 768u) * 1u + (r / 1u % 8192u) * 768u];
       acc = acc + (double)x;
     }
   }
   part[threadIdx.x] = acc;
   __syncthreads();
   if (slice == 0u && o < 768u) {
-    for (unsigned k = 1u; k < 8u; ++k) {
+    for (unsigned k = 1u; k < 32u; ++k) {
       acc = acc + (double)part[k * 32u + lane];
     }
     out[o] = (float)acc;
