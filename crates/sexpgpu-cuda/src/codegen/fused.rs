@@ -43,7 +43,13 @@ pub fn generate(
         params.push(c::ptr_param(dtype, &format!("side{k}"), true));
         order.push(Param::Side(k));
     }
-    let scalar = element_with(kernel, inputs, &read_from, ix, None)?;
+    let reads = |lanes| Reads {
+        inputs,
+        read_from: &read_from,
+        ix,
+        lanes,
+    };
+    let scalar = element_with(kernel, &reads(None))?;
     params.extend(scalar.params.iter().cloned());
     order.extend(scalar.order.iter().cloned());
     let stores = |at: &dyn Fn(&str) -> String| {
@@ -67,7 +73,7 @@ pub fn generate(
         let text = c::grid_kernel(&params, len, ix, &scalar_body);
         return Ok((text, order, Shape::Grid { n: len }));
     };
-    let lanes = element_with(kernel, inputs, &read_from, ix, Some(&plan.lanes))?;
+    let lanes = element_with(kernel, &reads(Some(&plan.lanes)))?;
     let lane_body = format!(
         "{}{}",
         lanes.body,
@@ -318,23 +324,32 @@ pub fn element(
     in_place: &[InPlace],
     ix: Index,
 ) -> Result<Element, GenError> {
-    element_with(kernel, inputs, &pointers(inputs, in_place)?, ix, None)
+    let reads = Reads {
+        inputs,
+        read_from: &pointers(inputs, in_place)?,
+        ix,
+        lanes: None,
+    };
+    element_with(kernel, &reads)
 }
 
-/// The statements of `kernel` at position `p`; with `lanes`, as one
-/// position `v` of a group (`vector_kernel`): the inputs `lanes` marks and
-/// the in-place targets are read from the group's register arrays.
-fn element_with(
-    kernel: &FusedKernel,
-    inputs: &[(Src, DType)],
-    read_from: &[Pointer],
+/// How a chain's loads read its inputs.
+struct Reads<'a> {
+    inputs: &'a [(Src, DType)],
+    read_from: &'a [Pointer],
     ix: Index,
-    lanes: Option<&[bool]>,
-) -> Result<Element, GenError> {
+    /// In a group (`vector_kernel`): the inputs read from the group's
+    /// register arrays (the in-place targets always are).
+    lanes: Option<&'a [bool]>,
+}
+
+/// The statements of `kernel` at position `p`, or, with `reads.lanes`, at
+/// position `v` of a group.
+fn element_with(kernel: &FusedKernel, reads: &Reads<'_>) -> Result<Element, GenError> {
     let mut params = Vec::new();
     let mut order = Vec::new();
-    for (k, (src, dtype)) in inputs.iter().enumerate() {
-        if let (Src::Mem { .. }, Pointer::Own) = (src, &read_from[k]) {
+    for (k, (src, dtype)) in reads.inputs.iter().enumerate() {
+        if let (Src::Mem { .. }, Pointer::Own) = (src, &reads.read_from[k]) {
             params.push(c::ptr_param(*dtype, &format!("in{k}"), false));
             order.push(Param::Input(order.len()));
         }
@@ -342,7 +357,7 @@ fn element_with(
     let mut body = String::new();
     for (r, instr) in kernel.instrs.iter().enumerate() {
         let ty = c::compute(instr.dtype());
-        let value = expr(instr, inputs, read_from, ix, lanes)?;
+        let value = expr(instr, reads)?;
         let _ = writeln!(body, "{ty} r{r} = {value};");
     }
     Ok(Element {
@@ -390,13 +405,13 @@ fn reg(r: sexpgpu_cpu::Reg) -> String {
 }
 
 /// The C expression of one instruction, bf16 rounding included.
-fn expr(
-    instr: &Instr,
-    inputs: &[(Src, DType)],
-    read_from: &[Pointer],
-    ix: Index,
-    lanes: Option<&[bool]>,
-) -> Result<String, GenError> {
+fn expr(instr: &Instr, reads: &Reads<'_>) -> Result<String, GenError> {
+    let Reads {
+        inputs,
+        read_from,
+        ix,
+        lanes,
+    } = *reads;
     let grouped = |k: usize| lanes.is_some_and(|l| l.get(k) == Some(&true));
     Ok(match *instr {
         Instr::Load { input, dtype } => match (inputs.get(input), read_from.get(input)) {

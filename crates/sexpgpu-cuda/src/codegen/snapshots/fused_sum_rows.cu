@@ -66,10 +66,11 @@ __device__ __forceinline__ float sx_value(unsigned p, const unsigned short* __re
   return r5;
 }
 
-extern "C" __global__ void sx_fused_sum_b04a66777a90d8a3(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
+extern "C" __global__ void sx_fused_sum_c0e5b3f9fc5acd2c(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
   for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 4u; p += (unsigned)gridDim.x * blockDim.x) {
     unsigned o = p;
     double acc = 0.0;
+    #pragma unroll 8
     for (unsigned r = 0; r < 8u; r += 1) {
       float x = sx_value(0u + (r / 1u % 8u) * 1u + (o / 1u % 4u) * 8u, in0, in2);
       acc = acc + (double)x;

@@ -56,11 +56,12 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_reduce_max_2235ed2fc00bde03(float* __restrict__ out, const float* __restrict__ in0) {
+extern "C" __global__ void sx_reduce_max_2ddce9790e6b91b8(float* __restrict__ out, const float* __restrict__ in0) {
   unsigned o = (unsigned)blockIdx.x * 8u + threadIdx.x / 32u;
   unsigned lane = threadIdx.x % 32u;
   float acc = SX_NEG_INF;
   if (o < 64u) {
+    #pragma unroll 8
     for (unsigned r = lane; r < 1024u; r += 32u) {
       float x = in0[0u + (r / 1u % 1024u) * 1u + (o / 1u % 64u) * 1024u];
       acc = sx_max(acc, x);

@@ -56,12 +56,13 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void __launch_bounds__(1024) sx_reduce_sum_a176aa6ce08eb98c(float* __restrict__ out, const float* __restrict__ in0) {
+extern "C" __global__ void __launch_bounds__(1024) sx_reduce_sum_6b891e933b47f163(float* __restrict__ out, const float* __restrict__ in0) {
   __shared__ double part[1024];
   unsigned lane = threadIdx.x % 32u, slice = threadIdx.x / 32u;
   unsigned o = (unsigned)blockIdx.x * 32u + lane;
   double acc = 0.0;
   if (o < 768u) {
+    #pragma unroll 8
     for (unsigned r = slice; r < 8192u; r += 32u) {
       float x = in0[0u + (o / 1u % 768u) * 1u + (r / 1u % 8192u) * 768u];
       acc = acc + (double)x;

@@ -56,10 +56,11 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_reduce_sum_d0f852d6d9324c6b(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0) {
+extern "C" __global__ void sx_reduce_sum_ba46febada03cee2(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0) {
   for (unsigned p = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 4u; p += (unsigned)gridDim.x * blockDim.x) {
     unsigned o = p;
     double acc = 0.0;
+    #pragma unroll 8
     for (unsigned r = 0; r < 8u; r += 1) {
       float x = sx_bf16_load(in0[0u + (r / 1u % 8u) * 1u + (o / 1u % 4u) * 8u]);
       acc = acc + (double)x;
