@@ -26,8 +26,9 @@ loss back to the host, which waits for the device, on every side):
   `--no-compile` or where inductor fails).
 
 `--profile` then runs SexpGPU once more for `--profile-steps` steps (4) with
-`--profile` (not timed: every launch is bracketed by events; the first,
-cold step is in its sums, so more steps weigh it less) and prints where its step's
+`--profile --profile-warmup 2` (not timed: every launch is bracketed by
+events; the first two steps, with the kernels' loading and cuBLAS's first
+calls, are left out of the sums) and prints where its step's
 time went, by kernel kind and costliest launches.
 
 Prints tokens per second for each system, its step time over SexpGPU's
@@ -90,7 +91,7 @@ def sexpgpu_ms(args, workdir):
     command += ["--steps", str(args.steps), "--metrics", str(metrics)]
     subprocess.run(command, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
     if args.profile:
-        profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", str(args.profile_steps), "--profile"]
+        profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", str(args.profile_steps), "--profile", "--profile-warmup", "2"]
         report = subprocess.run(profiled, check=True, cwd=workdir, capture_output=True, text=True)
         print(report.stderr, file=sys.stderr)
     lines = [json.loads(line) for line in metrics.read_text().splitlines()]
@@ -195,6 +196,7 @@ def main():
     # SexpGPU runs in a scratch folder, so a relative path is made absolute.
     args.sexpgpu = str(Path(args.sexpgpu).resolve())
     assert args.steps >= 6, "6 steps or more: two timed windows of 2 steps after the first"
+    assert not args.profile or args.profile_steps > 2, "--profile-steps: more than the 2 warm-up steps"
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("PyTorch sees no CUDA device")
     tokens = args.batch * SCALES[args.scale]["context"]

@@ -4,11 +4,14 @@
 //! the CPU, the kernel's own on a GPU) to a process-wide table keyed by
 //! graph and kind
 //! (`matmul`, `fused`, `copy`, ...), and each graph's costliest launches
-//! as `sexpgpu ir --stage optimized` prints them. Off by default, when it
-//! costs one relaxed atomic load per run. Knows no arithmetic.
+//! as `sexpgpu ir --stage optimized` prints them. The first runs of each
+//! graph can be left out (`set_warmup`: compilation, first-touch page
+//! faults, a GPU driver loading each kernel), so that the report is a warm
+//! step's. Off by default, when it costs one relaxed atomic load per run.
+//! Knows no arithmetic.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -16,6 +19,10 @@ use crate::describe::describe_launch;
 use crate::plan::Plan;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
+/// Runs of each graph left out before recording starts.
+static WARMUP: AtomicU64 = AtomicU64::new(0);
+/// Runs of each graph seen so far (recorded or left out).
+static RUNS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
 static TABLE: Mutex<BTreeMap<(String, &'static str), KindTime>> = Mutex::new(BTreeMap::new());
 /// Per graph: each launch's summed time and its description.
 static LAUNCHES: Mutex<BTreeMap<String, Vec<(Duration, String)>>> = Mutex::new(BTreeMap::new());
@@ -41,6 +48,19 @@ pub fn enable(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
 }
 
+/// Leaves the first `runs` runs of each graph out of the tables.
+pub fn set_warmup(runs: u64) {
+    WARMUP.store(runs, Ordering::Relaxed);
+}
+
+/// Counts one run of `graph`; whether it is past the warm-up.
+fn past_warmup(graph: &str) -> bool {
+    let mut runs = RUNS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let seen = runs.entry(graph.to_string()).or_default();
+    *seen += 1;
+    *seen > WARMUP.load(Ordering::Relaxed)
+}
+
 pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
@@ -48,6 +68,9 @@ pub(crate) fn enabled() -> bool {
 /// Adds one run's launch times (one per launch of `plan`) to the tables.
 pub(crate) fn record(plan: &Plan, times: &[Duration]) {
     let graph = &plan.graph_name;
+    if !past_warmup(graph) {
+        return;
+    }
     let mut table = TABLE
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -330,6 +330,47 @@ fn profile_reports_time_per_kernel_kind_and_the_costliest_launches() {
     assert!(err.contains("profile fit/step: "), "{err}");
     assert!(err.contains("  matmul "), "{err}");
     assert!(err.contains("costliest launches of fit/step:"), "{err}");
+    // Warm-up runs are left out: past every run of the step, none is left.
+    let launches = |err: &str| {
+        err.lines()
+            .skip_while(|l| !l.starts_with("profile fit/step: "))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+            .sum::<u64>()
+    };
+    let all = launches(&err);
+    let warm = sexpgpu(
+        &[
+            "run",
+            &f,
+            "--run",
+            "fit",
+            "--profile",
+            "--profile-warmup",
+            "1",
+        ],
+        None,
+    );
+    let warm = launches(&text(&warm.stderr));
+    assert!(
+        0 < warm && warm < all,
+        "{warm} of {all} launches after one warm-up run"
+    );
+    let none = sexpgpu(
+        &[
+            "run",
+            &f,
+            "--run",
+            "fit",
+            "--profile",
+            "--profile-warmup",
+            "1000000",
+        ],
+        None,
+    );
+    assert_eq!(none.status.code(), Some(0));
+    assert!(!text(&none.stderr).contains("profile fit/step: "));
     // On a GPU the times are the kernels' own (events on the stream);
     // without one, the missing device is the only complaint.
     let on_gpu = sexpgpu(&["run", &f, "--profile", "--device", "cuda"], None);

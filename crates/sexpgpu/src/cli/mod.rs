@@ -58,6 +58,11 @@ enum Command {
         /// the CPU, by kernel kind (matmul, fused elementwise, copies, ...).
         #[arg(long)]
         profile: bool,
+        /// With `--profile`: leave out the first N runs of each graph
+        /// (compilation, first-touch, a GPU's kernel loading), so that the
+        /// report is a warm step's.
+        #[arg(long, value_name = "N", requires = "profile")]
+        profile_warmup: Option<u64>,
         /// Run this many steps instead of the run's `:steps`.
         #[arg(long)]
         steps: Option<u64>,
@@ -161,8 +166,10 @@ fn dispatch(cli: Cli) -> i32 {
             checkpoint,
             resume,
             profile,
+            profile_warmup,
         } => {
             sexpgpu_cpu::profile::enable(profile);
+            sexpgpu_cpu::profile::set_warmup(profile_warmup.unwrap_or(0));
             // The device first: a missing GPU is reported before any work.
             let device = match device {
                 Device::Cpu => sexpgpu::Device::default(),
