@@ -280,16 +280,21 @@ fn vector_kernel(
         let _ = writeln!(s, "    sx_vcopy<{v}>({name} + p0, {});", lane_array(&name));
     }
     s.push_str("  }\n");
-    let _ = writeln!(
-        s,
-        "  for ({ty} p = {} + ({ty})blockIdx.x * blockDim.x + threadIdx.x; p < {}; p += ({ty})gridDim.x * blockDim.x) {{",
-        ix.lit(groups * w),
-        ix.lit(plan.len)
-    );
-    for line in scalar_body.lines() {
-        let _ = writeln!(s, "    {line}");
+    // The tail, only where the length is not a whole number of groups
+    // (its text would double NVRTC's work for nothing).
+    if plan.len % w != 0 {
+        let _ = writeln!(
+            s,
+            "  for ({ty} p = {} + ({ty})blockIdx.x * blockDim.x + threadIdx.x; p < {}; p += ({ty})gridDim.x * blockDim.x) {{",
+            ix.lit(groups * w),
+            ix.lit(plan.len)
+        );
+        for line in scalar_body.lines() {
+            let _ = writeln!(s, "    {line}");
+        }
+        s.push_str("  }\n");
     }
-    s.push_str("  }\n}\n");
+    s.push_str("}\n");
     s
 }
 

@@ -446,8 +446,13 @@ mod tests {
         // Owned: only g is a pointer of its own; borrowed: p, g and m.
         assert_eq!(input_params(&codes[0]), 1);
         assert_eq!(input_params(&codes[1]), 3);
-        assert!(codes[0].kernels()[0].source.contains("= out[p];"));
-        assert!(!codes[1].kernels()[0].source.contains("= out[p];"));
+        // Read through the target's group of lanes, loaded from `out`.
+        let loads_target = |code: &StepCode| {
+            let source = &code.kernels()[0].source;
+            source.contains("(out_lanes, out + p0)") && source.contains("= out_lanes[v];")
+        };
+        assert!(loads_target(&codes[0]));
+        assert!(!loads_target(&codes[1]));
     }
 
     #[test]

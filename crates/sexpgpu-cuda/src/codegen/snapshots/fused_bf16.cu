@@ -56,7 +56,7 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_fused_2671de5266a0ee81(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
+extern "C" __global__ void sx_fused_b37df5b10e60d7a2(unsigned short* __restrict__ out, const unsigned short* __restrict__ in0, const unsigned short* __restrict__ in2) {
   for (unsigned g = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; g < 4u; g += (unsigned)gridDim.x * blockDim.x) {
     const unsigned p0 = g * 8u;
     alignas(16) unsigned short out_lanes[8];
@@ -74,14 +74,5 @@ extern "C" __global__ void sx_fused_2671de5266a0ee81(unsigned short* __restrict_
       out_lanes[v] = sx_bf16_bits(r5);
     }
     sx_vcopy<sx_v16>(out + p0, out_lanes);
-  }
-  for (unsigned p = 32u + (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 32u; p += (unsigned)gridDim.x * blockDim.x) {
-    float r0 = sx_bf16_load(in0[p]);
-    float r1 = __int_as_float(0x40000000);
-    float r2 = sx_round_bf16(r0 * r1);
-    float r3 = sx_bf16_load(in2[(p % 8u)]);
-    float r4 = sx_round_bf16(r2 + r3);
-    float r5 = sx_round_bf16(tanhf(r4));
-    out[p] = sx_bf16_bits(r5);
   }
 }

@@ -56,7 +56,7 @@ __device__ __forceinline__ long long sx_f2l(double x) {
   if (x <= -9223372036854775808.0) return (long long)0x8000000000000000ull;
   return (long long)x;
 }
-extern "C" __global__ void sx_fused_2a832c5264b711da(float* __restrict__ out, float* __restrict__ side0, const float* __restrict__ in3) {
+extern "C" __global__ void sx_fused_2064b5e1fa9fe50b(float* __restrict__ out, float* __restrict__ side0, const float* __restrict__ in3) {
   for (unsigned g = (unsigned)blockIdx.x * blockDim.x + threadIdx.x; g < 8u; g += (unsigned)gridDim.x * blockDim.x) {
     const unsigned p0 = g * 4u;
     alignas(16) float out_lanes[4];
@@ -79,16 +79,5 @@ extern "C" __global__ void sx_fused_2a832c5264b711da(float* __restrict__ out, fl
     }
     sx_vcopy<sx_v16>(out + p0, out_lanes);
     sx_vcopy<sx_v16>(side0 + p0, side0_lanes);
-  }
-  for (unsigned p = 32u + (unsigned)blockIdx.x * blockDim.x + threadIdx.x; p < 32u; p += (unsigned)gridDim.x * blockDim.x) {
-    float r0 = out[p];
-    float r1 = side0[p];
-    float r2 = __int_as_float(0x3f666666);
-    float r3 = r1 * r2;
-    float r4 = in3[p];
-    float r5 = r3 + r4;
-    float r6 = r0 - r5;
-    out[p] = r6;
-    side0[p] = r5;
   }
 }
