@@ -282,7 +282,7 @@ fn vector_kernel(
     s.push_str("  }\n");
     // The tail, only where the length is not a whole number of groups
     // (its text would double NVRTC's work for nothing).
-    if plan.len % w != 0 {
+    if !plan.len.is_multiple_of(w) {
         let _ = writeln!(
             s,
             "  for ({ty} p = {} + ({ty})blockIdx.x * blockDim.x + threadIdx.x; p < {}; p += ({ty})gridDim.x * blockDim.x) {{",
