@@ -124,14 +124,19 @@ fn index_add_marks(
     let ty = ix.ty();
     let chunks = row_len.div_ceil(BLOCK as usize).max(1);
     let (value, _) = mark(out)?;
+    // Rows of no columns have nothing to mark (and `out` no element).
+    let marks = if row_len == 0 {
+        String::new()
+    } else {
+        format!(
+            " else {{\n  for ({ty} c = 0; c < {}; ++c) out[({ty})id * {} + c * {BLOCK}u] = {value};\n}}",
+            ix.lit(chunks),
+            ix.lit(row_len),
+        )
+    };
     let body = format!(
-        "long long id = (long long)ids[{} + p];\n\
-         if (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); }} else {{\n\
-         \x20 for ({ty} c = 0; c < {}; ++c) out[({ty})id * {} + c * {BLOCK}u] = {value};\n\
-         }}\n",
+        "long long id = (long long)ids[{} + p];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); }}{marks}\n",
         ix.lit(ids.offset),
-        ix.lit(chunks),
-        ix.lit(row_len.max(1)),
     );
     Ok((c::grid_kernel(&params, n_ids, ix, &body), n_ids))
 }
@@ -387,11 +392,14 @@ impl IndexAdd {
             ix.lit(chunks)
         );
         s.push_str("  __shared__ int named;\n");
-        let _ = writeln!(
-            s,
-            "  if (threadIdx.x == 0u) named = {} == {marked};",
-            bits(self.acc.dtype, &head)
-        );
+        // Rows of no columns are never marked; their block still reads the
+        // ids, to report one outside the rows.
+        let named = if self.row_len == 0 {
+            "1".to_string()
+        } else {
+            format!("{} == {marked}", bits(self.acc.dtype, &head))
+        };
+        let _ = writeln!(s, "  if (threadIdx.x == 0u) named = {named};");
         s.push_str("  __syncthreads();\n");
         let base = format!("base[{} + r * {rl} + col]", ix.lit(self.base.offset));
         let _ = writeln!(
@@ -600,4 +608,52 @@ fn scan(
     let _ = writeln!(body, "  out[at] = {stored};");
     body.push_str("}\n");
     Ok((c::grid_kernel(&params, n, ix, &body), n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sexpgpu_cpu::Loc;
+
+    fn index_add_kernels(row_len: usize) -> Vec<Part> {
+        let at = |k| Contig {
+            loc: Loc::Arg(k),
+            offset: 0,
+        };
+        let step = Step::IndexAdd {
+            base: at(0),
+            ids: at(1),
+            n_ids: 100,
+            values: at(2),
+            rows: 50,
+            row_len,
+        };
+        let dtypes = [DType::F32, DType::I32, DType::F32];
+        generate(&step, DType::F32, |k| dtypes[k]).unwrap()
+    }
+
+    #[test]
+    fn rows_of_no_columns_are_neither_marked_nor_read() {
+        let parts = index_add_kernels(0);
+        assert_eq!(
+            parts.len(),
+            2,
+            "the marks still report ids outside the rows"
+        );
+        assert!(!parts[0].1.contains("out["), "{}", parts[0].1);
+        assert!(parts[0].1.contains("sx_bad_id"), "{}", parts[0].1);
+        assert!(parts[1].1.contains("named = 1;"), "{}", parts[1].1);
+        // With columns, each chunk's first column is marked and read.
+        let parts = index_add_kernels(300);
+        assert!(
+            parts[0].1.contains("out[(unsigned)id * 300u + c * 256u]"),
+            "{}",
+            parts[0].1
+        );
+        assert!(
+            parts[1].1.contains("named = __float_as_uint(out[r * 300u"),
+            "{}",
+            parts[1].1
+        );
+    }
 }
