@@ -80,7 +80,10 @@ pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
 fn folded(g: Gemm) -> Gemm {
     let shared_right = g.b.batch_stride == 0;
     let rows_continue = !g.a.col_major && g.a.batch_stride == g.m * g.a.ld;
-    if g.batch <= 1 || !shared_right || !rows_continue {
+    // cuBLAS takes 32-bit sizes: a batch whose rows together exceed them
+    // stays a batch.
+    let rows_fit = g.batch.saturating_mul(g.m) <= i32::MAX as usize;
+    if g.batch <= 1 || !shared_right || !rows_continue || !rows_fit {
         return g;
     }
     Gemm {
@@ -259,6 +262,11 @@ mod tests {
             (4, 5, 6),
         );
         assert_eq!((g.batch, g.m), (3, 4));
+        // Nor one whose rows together pass cuBLAS's 32-bit sizes.
+        let tall = View::contiguous(&[3, 1 << 30, 5]);
+        let w = View::contiguous(&[5, 6]).broadcast(&[3, 5, 6]);
+        let g = gemm(tall, w, &[3], (1 << 30, 5, 6));
+        assert_eq!((g.batch, g.m), (3, 1 << 30));
         // Nor a batch whose right operands differ.
         let g = gemm(
             View::contiguous(&[3, 4, 5]),
