@@ -40,11 +40,14 @@ pub use view::View;
 
 use sexpgpu_graph::Graph;
 
-/// Compiles `graph` for execution: views for layout nodes, fused
-/// elementwise loops, one kernel per other node, and arena slots assigned by
-/// liveness. Fails only on a graph that breaks the builders' invariants.
+/// Compiles `graph` for execution: repeated argument-free nodes read from
+/// their first occurrence (a mask built in every layer is built once),
+/// views for layout nodes, fused elementwise loops, one kernel per other
+/// node, and arena slots assigned by liveness. Fails only on a graph that
+/// breaks the builders' invariants.
 pub fn compile(graph: &Graph) -> Result<Program, CompileError> {
-    let mut plan = lower::lower(graph)?;
+    let merged = graph.with_argument_free_duplicates_merged();
+    let mut plan = lower::lower(merged.as_ref().unwrap_or(graph))?;
     memory::assign(&mut plan);
     Ok(Program::new(plan))
 }

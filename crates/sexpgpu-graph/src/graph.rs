@@ -114,6 +114,12 @@ impl Graph {
     /// Whether `id` names a node of this graph. Builders index nodes
     /// directly, so a caller holding ids from several graphs checks first
     /// (and reports `E-FLOW-002` when it does not).
+    /// The nodes, for a transformation that builds a new graph from a clone
+    /// (`dedup.rs`); builders only append.
+    pub(crate) fn nodes_mut(&mut self) -> &mut [Node] {
+        &mut self.nodes
+    }
+
     pub fn contains(&self, id: NodeId) -> bool {
         id.index() < self.nodes.len()
     }

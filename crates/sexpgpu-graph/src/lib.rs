@@ -26,6 +26,7 @@
 
 mod build;
 pub mod codes;
+mod dedup;
 mod dtype;
 mod error;
 mod exec;
