@@ -104,7 +104,8 @@ mod tests {
         assert_eq!(wheres[0].inputs[2], wheres[1].inputs[2]);
         // Inputs are never merged, and the values are the same.
         let arg = Tensor::from_f64s(Shape::from([4, 4]), &[1.5; 16], DType::F32).unwrap();
-        assert_eq!(execute(&merged, &[arg.clone()], 0), execute(&g, &[arg], 0));
+        let args = [arg];
+        assert_eq!(execute(&merged, &args, 0), execute(&g, &args, 0));
     }
 
     #[test]
