@@ -340,35 +340,24 @@ fn profile_reports_time_per_kernel_kind_and_the_costliest_launches() {
             .sum::<u64>()
     };
     let all = launches(&err);
-    let warm = sexpgpu(
-        &[
+    let after_warmup = |runs: &str| {
+        let args = [
             "run",
             &f,
             "--run",
             "fit",
             "--profile",
             "--profile-warmup",
-            "1",
-        ],
-        None,
-    );
-    let warm = launches(&text(&warm.stderr));
+            runs,
+        ];
+        sexpgpu(&args, None)
+    };
+    let warm = launches(&text(&after_warmup("1").stderr));
     assert!(
         0 < warm && warm < all,
         "{warm} of {all} launches after one warm-up run"
     );
-    let none = sexpgpu(
-        &[
-            "run",
-            &f,
-            "--run",
-            "fit",
-            "--profile",
-            "--profile-warmup",
-            "1000000",
-        ],
-        None,
-    );
+    let none = after_warmup("1000000");
     assert_eq!(none.status.code(), Some(0));
     assert!(!text(&none.stderr).contains("profile fit/step: "));
     // On a GPU the times are the kernels' own (events on the stream);
