@@ -1,12 +1,11 @@
 //! The GPU half of `scripts/gpu-check` (run on a machine with an NVIDIA
-//! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): bf16
-//! matmul throughput first, then the compiled-vs-reference random graphs of `sexpgpu-cpu`'s tests on the
-//! CUDA backend; with `--numerics DIR`, every per-op numerics case of
-//! `sexpgpu-graph`'s NumPy test run on the GPU and written to DIR for
-//! `tests/numerics/check_ops.py`. A check that panics counts as failed
-//! and the next still runs. Prints one
-//! line per check and exits 1 when a check fails. Measures; claims
-//! nothing it did not run.
+//! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): bf16 matmul
+//! throughput first, then the compiled-vs-reference random graphs of
+//! `sexpgpu-cpu`'s tests on the CUDA backend; with `--numerics DIR`, every
+//! per-op numerics case of `sexpgpu-graph`'s NumPy test run on the GPU and
+//! written to DIR for `tests/numerics/check_ops.py`. A check that panics
+//! counts as failed and the next still runs. Prints one line per check and
+//! exits 1 when a check fails. Measures; claims nothing it did not run.
 
 #[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
 mod common;

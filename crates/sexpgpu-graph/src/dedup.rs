@@ -41,7 +41,6 @@ impl Graph {
         let mut seen: HashMap<(Vec<NodeId>, Shape, DType), Vec<NodeId>> = HashMap::new();
         for (i, node) in self.nodes().iter().enumerate() {
             let id = NodeId(i as u32);
-            let inputs: Vec<NodeId> = node.inputs.iter().map(|x| first[x.index()]).collect();
             free[i] = !matches!(
                 node.op,
                 Op::Input { .. } | Op::Param { .. } | Op::Constant { .. }
@@ -50,6 +49,7 @@ impl Graph {
                 first.push(id);
                 continue;
             }
+            let inputs: Vec<NodeId> = node.inputs.iter().map(|x| first[x.index()]).collect();
             let key = (inputs, node.shape.clone(), node.dtype);
             let same = seen.entry(key).or_default();
             match same.iter().find(|j| self.nodes()[j.index()].op == node.op) {

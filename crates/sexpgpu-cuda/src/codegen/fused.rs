@@ -53,20 +53,7 @@ pub fn generate(
     params.extend(scalar.params.iter().cloned());
     order.extend(scalar.order.iter().cloned());
     let stores = |at: &dyn Fn(&str) -> String| {
-        let mut text = format!(
-            "{} = {};\n",
-            at("out"),
-            c::narrow(out_dtype, &scalar.result)
-        );
-        for (k, (r, &dtype)) in kernel.side.iter().zip(&sides).enumerate() {
-            let _ = writeln!(
-                text,
-                "{} = {};",
-                at(&format!("side{k}")),
-                c::narrow(dtype, &reg(*r))
-            );
-        }
-        text
+        output_stores(kernel, (out_dtype, &sides), &scalar.result, at)
     };
     let scalar_body = format!("{}{}", scalar.body, stores(&|t| format!("{t}[p]")));
     let Some(plan) = vector_plan(inputs, &read_from, out_dtype, &sides, len) else {
@@ -97,6 +84,22 @@ pub fn generate(
     ))
 }
 
+/// The statements storing the result and the side outputs of one
+/// position, each target (`out`, `side{j}`) addressed by `at`.
+fn output_stores(
+    kernel: &FusedKernel,
+    (out_dtype, sides): (DType, &[DType]),
+    result: &str,
+    at: &dyn Fn(&str) -> String,
+) -> String {
+    let mut text = format!("{} = {};\n", at("out"), c::narrow(out_dtype, result));
+    for (k, (r, &dtype)) in kernel.side.iter().zip(sides).enumerate() {
+        let target = at(&format!("side{k}"));
+        let _ = writeln!(text, "{target} = {};", c::narrow(dtype, &reg(*r)));
+    }
+    text
+}
+
 /// The dtypes of a kernel's side outputs.
 fn side_dtypes(kernel: &FusedKernel) -> Result<Vec<DType>, GenError> {
     kernel
@@ -122,6 +125,9 @@ struct VectorPlan {
     /// The outputs (`out`, `side{j}`) that inputs are read from in place:
     /// their groups are loaded before the chain runs.
     targets: Vec<String>,
+    /// Some input is read element by element through its view, at the
+    /// position `p` each lane computes.
+    by_position: bool,
     /// The length of the loop.
     len: usize,
 }
@@ -156,7 +162,7 @@ fn vector_plan(
     if width < 2 || len < width {
         return None;
     }
-    let lanes = inputs
+    let lanes: Vec<bool> = inputs
         .iter()
         .zip(read_from)
         .map(|((src, dtype), from)| match (src, from) {
@@ -166,6 +172,13 @@ fn vector_plan(
             _ => false,
         })
         .collect();
+    let by_position = inputs
+        .iter()
+        .zip(read_from)
+        .zip(&lanes)
+        .any(|(((src, _), from), &lane)| {
+            matches!((src, from), (Src::Mem { .. }, Pointer::Own)) && !lane
+        });
     let targets = read_from
         .iter()
         .filter_map(|from| match from {
@@ -177,6 +190,7 @@ fn vector_plan(
         width,
         lanes,
         targets,
+        by_position,
         len,
     })
 }
@@ -189,16 +203,6 @@ fn vector_type(n: usize) -> &'static str {
         8 => "sx_v8",
         _ => "sx_v16",
     }
-}
-
-/// Whether C text names the identifier `name` (a whole word).
-fn mentions(text: &str, name: &str) -> bool {
-    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + name.len()..].chars().next();
-        !before.is_some_and(word) && !after.is_some_and(word)
-    })
 }
 
 /// The register array holding a group of `target`'s (`out`, `side{j}`)
@@ -268,7 +272,7 @@ fn vector_kernel(
     }
     let _ = writeln!(s, "#pragma unroll");
     let _ = writeln!(s, "    for ({ty} v = 0; v < {}; ++v) {{", ix.lit(w));
-    if mentions(lane_body, "p") {
+    if plan.by_position {
         let _ = writeln!(s, "      const {ty} p = p0 + v;");
     }
     for line in lane_body.lines() {
@@ -689,11 +693,5 @@ mod tests {
         );
         let got = plan(&[row, transposed, shifted, aligned], DType::F32, 64);
         assert_eq!(got, Some((4, vec![false, false, false, true])));
-    }
-
-    #[test]
-    fn mentions_finds_whole_words_only() {
-        assert!(mentions("in2[(p % 8u)]", "p"));
-        assert!(!mentions("float r0 = in0_lanes[v]; sx_bf16_load(p0)", "p"));
     }
 }

@@ -57,26 +57,33 @@ pub fn generate(
             Shape::Grid { n },
         )]);
     }
-    let (body, shape) = by_id(step, out, &|names| with_err(ptrs(names)))?;
-    let sums = (step.kind(), body, order(step.reads().len(), true), shape);
-    match step {
-        Step::IndexAdd {
-            ids,
-            n_ids,
-            rows,
-            row_len,
-            ..
-        } if *n_ids >= MANY_IDS => {
-            let params = with_err(vec![
-                c::ptr_param(out, "out", true),
-                c::ptr_param(dtype_of(1), "ids", false),
-            ]);
-            let (body, n) = index_add_marks(params, *ids, (*n_ids, *rows, *row_len), out)?;
-            let order = vec![Param::Out, Param::Input(1), Param::ErrorWord];
-            Ok(vec![("index-add", body, order, Shape::Grid { n }), sums])
-        }
-        _ => Ok(vec![sums]),
+    if let Step::IndexAdd {
+        base,
+        ids,
+        n_ids,
+        values,
+        rows,
+        row_len,
+    } = step
+    {
+        let marks_params = with_err(vec![
+            c::ptr_param(out, "out", true),
+            c::ptr_param(dtype_of(1), "ids", false),
+        ]);
+        return index_add(
+            (with_err(ptrs(&["base", "ids", "values"])), marks_params),
+            (*base, *ids, *values),
+            (*n_ids, *rows, *row_len),
+            out,
+        );
     }
+    let (body, shape) = by_id(step, out, &|names| with_err(ptrs(names)))?;
+    Ok(vec![(
+        step.kind(),
+        body,
+        order(step.reads().len(), true),
+        shape,
+    )])
 }
 
 /// The bits an index-add of many ids leaves at the first column of each
@@ -109,40 +116,9 @@ fn bits(dtype: DType, element: &str) -> String {
     }
 }
 
-/// The first kernel of an index-add of many ids: a thread per id writes
-/// the mark (`mark`) at the first column of each 256-column chunk of the
-/// row it names (ids outside the rows set the error word here, so they
-/// are reported even when no block reads the ids). Writers of one row
-/// write the same bits, so their order does not matter.
-fn index_add_marks(
-    params: Vec<String>,
-    ids: Contig,
-    (n_ids, rows, row_len): (usize, usize, usize),
-    out: DType,
-) -> Result<(String, usize), GenError> {
-    let ix = Index::for_extent(rows * row_len + ids.offset + n_ids + 1);
-    let ty = ix.ty();
-    let chunks = row_len.div_ceil(BLOCK as usize).max(1);
-    let (value, _) = mark(out)?;
-    // Rows of no columns have nothing to mark (and `out` no element).
-    let marks = if row_len == 0 {
-        String::new()
-    } else {
-        format!(
-            " else {{\n  for ({ty} c = 0; c < {}; ++c) out[({ty})id * {} + c * {BLOCK}u] = {value};\n}}",
-            ix.lit(chunks),
-            ix.lit(row_len),
-        )
-    };
-    let body = format!(
-        "long long id = (long long)ids[{} + p];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); }}{marks}\n",
-        ix.lit(ids.offset),
-    );
-    Ok((c::grid_kernel(&params, n_ids, ix, &body), n_ids))
-}
-
-/// The four kernels that read ids (and may set the error word); `ptrs`
-/// gives the parameter list for the named operands.
+/// The one-kernel steps that read ids (and may set the error word):
+/// `index`, `gather`, `scatter-add`; `ptrs` gives the parameter list for
+/// the named operands.
 fn by_id(
     step: &Step,
     out: DType,
@@ -176,19 +152,6 @@ fn by_id(
             idx_dims,
             *axis,
         )),
-        Step::IndexAdd {
-            base,
-            ids,
-            n_ids,
-            values,
-            rows,
-            row_len,
-        } => index_add(
-            ptrs(&["base", "ids", "values"]),
-            (*base, *ids, *values),
-            (*n_ids, *rows, *row_len),
-            out,
-        )?,
         Step::ScatterAdd {
             base,
             idx,
@@ -272,14 +235,14 @@ fn gather_along(
 }
 
 /// `index-add`: each output element adds, in id order, the values of
-/// every id naming its row; a thread per element for few ids, a block per
-/// (row, 256 columns) for many.
+/// every id naming its row; a thread per element for few ids; for many,
+/// the marks (`IndexAdd::marks`), then a block per (row, 256 columns).
 fn index_add(
-    params: Vec<String>,
+    (params, marks_params): (Vec<String>, Vec<String>),
     (base, ids, values): (Contig, Contig, Contig),
     (n_ids, rows, row_len): (usize, usize, usize),
     out: DType,
-) -> Result<(String, Shape), GenError> {
+) -> Result<Vec<Part>, GenError> {
     let n = rows * row_len;
     let ix = Index::for_extent(base.offset + n + ids.offset + values.offset + n_ids * row_len + 1);
     let parts = IndexAdd {
@@ -292,18 +255,23 @@ fn index_add(
         rows,
         row_len,
     };
-    Ok(if n_ids < MANY_IDS {
-        (parts.per_element(&params), Shape::Grid { n })
-    } else {
-        let chunks = row_len.div_ceil(BLOCK as usize).max(1);
-        (
-            parts.per_row_block(&params, chunks)?,
-            Shape::Blocks {
-                n: rows * chunks,
-                threads: BLOCK,
-            },
-        )
-    })
+    let sums_order = order(3, true);
+    if n_ids < MANY_IDS {
+        let sums = parts.per_element(&params);
+        return Ok(vec![("index-add", sums, sums_order, Shape::Grid { n })]);
+    }
+    let chunks = row_len.div_ceil(BLOCK as usize).max(1);
+    let marks = parts.marks(&marks_params, chunks)?;
+    let marks_order = vec![Param::Out, Param::Input(1), Param::ErrorWord];
+    let sums = parts.per_row_block(&params, chunks)?;
+    let blocks = Shape::Blocks {
+        n: rows * chunks,
+        threads: BLOCK,
+    };
+    Ok(vec![
+        ("index-add", marks, marks_order, Shape::Grid { n: n_ids }),
+        ("index-add", sums, sums_order, blocks),
+    ])
 }
 
 /// What both index-add kernels are written from.
@@ -336,6 +304,31 @@ impl IndexAdd {
             self.ix.lit(self.values.offset),
             self.ix.lit(self.row_len)
         ))
+    }
+
+    /// The first kernel for many ids: a thread per id writes the mark
+    /// (`mark`) at the first column of each of the row's `chunks` chunks of
+    /// 256 columns (ids outside the rows set the error word here, so they
+    /// are reported even when no block reads the ids). Writers of one row
+    /// write the same bits, so their order does not matter.
+    fn marks(&self, params: &[String], chunks: usize) -> Result<String, GenError> {
+        let (ix, ty, rows) = (self.ix, self.ix.ty(), self.rows);
+        let (value, _) = mark(self.acc.dtype)?;
+        // Rows of no columns have nothing to mark (and `out` no element).
+        let marks = if self.row_len == 0 {
+            String::new()
+        } else {
+            format!(
+                " else {{\n  for ({ty} c = 0; c < {}; ++c) out[({ty})id * {} + c * {BLOCK}u] = {value};\n}}",
+                ix.lit(chunks),
+                ix.lit(self.row_len),
+            )
+        };
+        let body = format!(
+            "long long id = (long long)ids[{} + p];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); }}{marks}\n",
+            ix.lit(self.ids.offset),
+        );
+        Ok(c::grid_kernel(params, self.n_ids, ix, &body))
     }
 
     /// A grid-stride body: element `p` walks every id.

@@ -376,39 +376,16 @@ mod tests {
 
     #[test]
     fn launch_shapes() {
+        let blocks = |n| Shape::Blocks { n, threads: BLOCK };
         // Few long rows, or few long columns a few wide: a block per output.
-        assert_eq!(
-            shape_of(&[4, 5000], &[1]),
-            Shape::Blocks {
-                n: 4,
-                threads: BLOCK
-            }
-        );
-        assert_eq!(
-            shape_of(&[5000, 4], &[0]),
-            Shape::Blocks {
-                n: 4,
-                threads: BLOCK
-            }
-        );
+        assert_eq!(shape_of(&[4, 5000], &[1]), blocks(4));
+        assert_eq!(shape_of(&[5000, 4], &[0]), blocks(4));
         // Short runs: a thread per output.
         assert_eq!(shape_of(&[100, 4], &[0]), Shape::Grid { n: 4 });
         assert_eq!(shape_of(&[2048, 16], &[1]), Shape::Grid { n: 2048 });
         // Rows (softmax, layer norm): a warp per row, 8 rows a block.
-        assert_eq!(
-            shape_of(&[98304, 1024], &[1]),
-            Shape::Blocks {
-                n: 12288,
-                threads: BLOCK
-            }
-        );
-        assert_eq!(
-            shape_of(&[2048, 64], &[1]),
-            Shape::Blocks {
-                n: 256,
-                threads: BLOCK
-            }
-        );
+        assert_eq!(shape_of(&[98304, 1024], &[1]), blocks(12288));
+        assert_eq!(shape_of(&[2048, 64], &[1]), blocks(256));
         // Wide columns (a bias's gradient): tiles of 32 columns, by 32
         // slices of a long run (8 of a short one).
         let tiles = |threads| Shape::Blocks { n: 24, threads };

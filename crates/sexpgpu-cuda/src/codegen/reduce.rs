@@ -6,8 +6,8 @@
 //! innermost group kept) get a tile of 32 adjacent outputs by 8 slices of
 //! the run, or 32 slices of a long run (blocks of 1024 threads: a bias's
 //! gradient over 8,192 tokens has only a tile per 32 columns, so each
-//! thread must walk few rows); short runs get a thread per output, walking its elements in
-//! input order. Floats are summed in f64 and rounded once, so a thread per
+//! thread must walk few rows); short runs get a thread per output, walking
+//! its elements in input order. Floats are summed in f64 and rounded once, so a thread per
 //! output is the reference's bit for bit; the cooperative layouts fold f64
 //! partials in another order, within one f32 rounding of the reference
 //! (as the CPU's all-axes sum), while `max` and integer sums are exact in

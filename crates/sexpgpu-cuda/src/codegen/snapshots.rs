@@ -1,20 +1,38 @@
 //! Snapshots of generated kernels, one file each under `snapshots/`, so a
 //! change to the generated CUDA is reviewed as a diff of real kernel text
-//! (`UPDATE_EXPECT=1 cargo test -p sexpgpu-cuda` rewrites them).
+//! (`UPDATE_EXPECT=1 cargo test -p sexpgpu-cuda` rewrites them). The
+//! helpers every kernel starts with (`prelude.rs`) are named, not copied:
+//! they are reviewed where they are written.
 
 use expect_test::expect_file;
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, UnaryOp};
 
-use super::{generate_plan, StepCode};
+use super::{generate_plan, prelude, StepCode};
 
-/// The kernels of `g`'s plan, each as `// kind name` and its text.
+/// The kernels of `g`'s plan, each as `// kind params shape`, the
+/// prelude parts it includes, and its own text.
 fn kernels_of(g: &Graph) -> Vec<String> {
     let program = sexpgpu_cpu::compile(g).unwrap();
     generate_plan(program.plan())
         .unwrap()
         .iter()
         .flat_map(StepCode::kernels)
-        .map(|k| format!("// {} {:?} {:?}\n{}", k.kind, k.params, k.shape, k.source))
+        .map(|k| {
+            let mut text = k.source.as_str();
+            let mut parts = Vec::new();
+            for (name, part) in [
+                ("PRELUDE", prelude::PRELUDE),
+                ("RANDOM", prelude::RANDOM),
+                ("ERRORS", prelude::ERRORS),
+            ] {
+                if let Some(rest) = text.strip_prefix(part) {
+                    parts.push(name);
+                    text = rest;
+                }
+            }
+            let header = format!("// {} {:?} {:?}", k.kind, k.params, k.shape);
+            format!("{header}\n// prelude.rs: {}\n{text}", parts.join(" "))
+        })
         .collect()
 }
 
