@@ -49,6 +49,15 @@ def sequence(t):
     return (out * out).sum()
 
 
+def fused_attention(t):
+    """Scaled dot-product attention, plain and causal (t=5 queries, s=6 keys)."""
+    q, k, v = t["q"], t["k"], t["v"]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    plain = sdpa(q, k, v)
+    causal = sdpa(q, k, v, is_causal=True)
+    return (plain * plain).sum() + torch.sin(causal).sum()
+
+
 def squares(ys):
     return sum((y * y).sum() for y in ys)
 
@@ -96,6 +105,7 @@ CASES = {
     "softmax_ce": softmax_ce,
     "mlp": mlp,
     "sequence": sequence,
+    "fused_attention": fused_attention,
     "new_elementwise": new_elementwise,
     "new_structured": new_structured,
 }

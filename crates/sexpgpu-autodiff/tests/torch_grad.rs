@@ -92,6 +92,23 @@ fn sequence(g: &mut Graph) -> Result<NodeId, OpError> {
     g.reduce(ReduceOp::Sum, square, None, false)
 }
 
+/// Fused attention, plain and causal with more keys than queries, against
+/// PyTorch's `scaled_dot_product_attention` (whose causal mask is also
+/// aligned at the first query and key).
+fn fused_attention(g: &mut Graph) -> Result<NodeId, OpError> {
+    let q = g.param("q", Shape::from([2, 3, 5, 4]), DType::F32);
+    let k = g.param("k", Shape::from([2, 3, 6, 4]), DType::F32);
+    let v = g.param("v", Shape::from([2, 3, 6, 3]), DType::F32);
+    let plain = g.attention(q, k, v, false, None)?;
+    let causal = g.attention(q, k, v, true, None)?;
+    let mut total = None;
+    add_square(g, &mut total, plain)?;
+    let bent = g.unary(UnaryOp::Sin, causal)?;
+    let sum = g.reduce(ReduceOp::Sum, bent, None, false)?;
+    let total = total.expect("a term was added");
+    g.binary(BinaryOp::Add, total, sum)
+}
+
 /// The sum of squares of `y`, added to `total` (the first term starts it).
 fn add_square(g: &mut Graph, total: &mut Option<NodeId>, y: NodeId) -> Result<(), OpError> {
     let square = g.binary(BinaryOp::Mul, y, y)?;
@@ -289,6 +306,11 @@ fn two_layer_mlp_matches_torch() {
 #[test]
 fn embedding_scan_attention_matches_torch() {
     check_against_torch("sequence", sequence);
+}
+
+#[test]
+fn fused_attention_matches_torch_sdpa() {
+    check_against_torch("fused_attention", fused_attention);
 }
 
 #[test]

@@ -213,6 +213,15 @@ pub trait Backend {
         descending: bool,
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
+
+    /// One part of fused attention (`step.part`), `operands[k]` holding
+    /// `step.operands[k]`'s elements, read through its view.
+    fn attention(
+        &self,
+        step: &crate::plan::Attention,
+        operands: &[&Self::Buffer],
+        out: &mut Self::Buffer,
+    ) -> Result<(), ExecError>;
 }
 
 /// What a gather reads: whole rows of a table (`index`), or single

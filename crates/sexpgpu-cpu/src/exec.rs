@@ -665,6 +665,13 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 axis,
                 descending,
             } => backend.argsort(self.dense(*x)?, dims, *axis, *descending, out),
+            Step::Attention(step) => {
+                let mut operands = Vec::with_capacity(step.operands.len());
+                for (loc, _) in &step.operands {
+                    operands.push(self.buf(*loc)?);
+                }
+                backend.attention(step, &operands, out)
+            }
         }
     }
 

@@ -32,8 +32,8 @@ pub use cpu::CpuBackend;
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{
-    reduction_groups, BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc, Output, Plan,
-    Reg, SlotInfo, Src, Step,
+    reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc,
+    Output, Plan, Reg, SlotInfo, Src, Step,
 };
 pub use sexpgpu_graph::ExecError;
 pub use view::View;

@@ -10,7 +10,8 @@ use sexpgpu_graph::{DType, Graph, Node, NodeId, Op, ReduceOp, Scalar, Tensor};
 
 use crate::error::CompileError;
 use crate::plan::{
-    Argument, BufId, Contig, Fill, FusedKernel, Instr, Launch, Loc, Output, Plan, Reg, Src, Step,
+    Argument, Attention, BufId, Contig, Fill, FusedKernel, Instr, Launch, Loc, Output, Plan, Reg,
+    Src, Step,
 };
 use crate::view::View;
 
@@ -186,6 +187,7 @@ fn validate(graph: &Graph) -> Result<(), CompileError> {
             | Op::Gather { .. }
             | Op::LinearScan { .. } => Some(2),
             Op::Where | Op::IndexAdd | Op::ScatterAdd { .. } => Some(3),
+            Op::Attention { part, .. } => Some(part.arity()),
             Op::Concat { .. } => None,
         };
         if arity.is_some_and(|n| n != node.inputs.len()) {
@@ -638,6 +640,30 @@ impl Lowerer<'_> {
                 axis: *axis,
                 reverse: *reverse,
             },
+            Op::Attention {
+                part,
+                causal,
+                scale,
+            } => {
+                let mut operands = Vec::with_capacity(node.inputs.len());
+                for &x in &node.inputs {
+                    operands.push(self.rows_strided(x)?);
+                }
+                let (q, k, v) = (input(0), input(1), node.inputs.get(2).copied());
+                let r = self.graph.shape(q).rank();
+                let size = |x: NodeId, axis: usize| self.graph.shape(x).dims()[axis];
+                Step::Attention(Attention {
+                    part: *part,
+                    causal: *causal,
+                    scale: *scale,
+                    operands,
+                    batch: self.graph.shape(q).dims()[..r - 2].to_vec(),
+                    t: size(q, r - 2),
+                    s: size(k, r - 2),
+                    d: size(q, r - 1),
+                    e: v.map_or(0, |v| size(v, r - 1)),
+                })
+            }
             Op::Concat { axis } => {
                 let whole = View::contiguous(dims);
                 let mut start = 0;
@@ -870,6 +896,19 @@ impl Lowerer<'_> {
                 ))
             }
         }
+    }
+
+    /// The node as memory whose last axis is contiguous (or of length 1),
+    /// other strides free: how attention reads its operands.
+    fn rows_strided(&mut self, node: NodeId) -> Result<(Loc, View), CompileError> {
+        let (loc, view) = self.strided(node)?;
+        let last = view.dims.len().checked_sub(1);
+        if last.is_none_or(|l| view.strides[l] == 1 || view.dims[l] <= 1) {
+            return Ok((loc, view));
+        }
+        let c = self.contig(node)?;
+        let dims = self.graph.shape(node).dims();
+        Ok((c.loc, View::contiguous(dims).with_offset(c.offset)))
     }
 
     /// Builds the fused loop whose result is `root`: every inline node it

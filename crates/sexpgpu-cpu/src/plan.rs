@@ -4,7 +4,8 @@
 //! Holds no element data except the graph's constants.
 
 use sexpgpu_graph::{
-    hash_f64, BinaryOp, CompareOp, DType, NodeId, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
+    hash_f64, AttentionPart, BinaryOp, CompareOp, DType, NodeId, ReduceOp, Scalar, Shape, Tensor,
+    UnaryOp,
 };
 
 use crate::view::View;
@@ -216,6 +217,67 @@ pub struct InPlace {
     pub target: usize,
 }
 
+/// One part of fused attention over `batch` problems, each of `t` queries
+/// `[t, d]`, `s` keys `[s, d]` and values `[s, e]` (`docs/sexpgpu/cpu.md`,
+/// "Fused attention"). Operands are the node's inputs in order (`q k v`, and
+/// `dout lse delta` for a gradient), each read through a view whose last
+/// axis is contiguous or of length 1 (the lowering copies any other);
+/// batch dims may broadcast (stride 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attention {
+    pub part: AttentionPart,
+    pub causal: bool,
+    /// Multiplies the scores, in f32.
+    pub scale: f64,
+    pub operands: Vec<(Loc, View)>,
+    pub batch: Vec<usize>,
+    pub t: usize,
+    pub s: usize,
+    pub d: usize,
+    pub e: usize,
+}
+
+/// Consistent with `==` (the scale by `hash_f64`), so a step can key a cache.
+impl std::hash::Hash for Attention {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.part, self.causal, &self.operands, &self.batch).hash(state);
+        (self.t, self.s, self.d, self.e).hash(state);
+        hash_f64(self.scale, state);
+    }
+}
+
+impl Attention {
+    /// The problems `batch` holds.
+    pub fn problems(&self) -> usize {
+        self.batch.iter().product()
+    }
+
+    /// Where problem `b`'s rows of operand `k` start: its view's offset plus
+    /// the batch index's strides.
+    pub fn problem_offset(&self, k: usize, b: usize) -> usize {
+        let view = &self.operands[k].1;
+        let mut rest = b;
+        let mut offset = view.offset;
+        for (axis, &dim) in self.batch.iter().enumerate().rev() {
+            offset += (rest % dim) * view.strides[axis];
+            rest /= dim;
+        }
+        offset
+    }
+
+    /// The distance between consecutive rows of operand `k` (the
+    /// second-to-last axis; 0 for `lse` and `delta`, which have one per row).
+    pub fn row_stride(&self, k: usize) -> usize {
+        let view = &self.operands[k].1;
+        let r = view.strides.len();
+        if r > self.batch.len() + 1 {
+            view.strides[r - 2]
+        } else {
+            view.strides[r - 1]
+        }
+    }
+}
+
 /// One kernel launch. Every step writes one buffer, `out`; a fused loop
 /// may also write its side outputs.
 #[derive(Clone, Debug, PartialEq, Hash)]
@@ -308,6 +370,7 @@ pub enum Step {
         axis: usize,
         descending: bool,
     },
+    Attention(Attention),
 }
 
 impl Step {
@@ -335,6 +398,7 @@ impl Step {
             Step::ScatterAdd { .. } => "scatter-add",
             Step::LinearScan { .. } => "linear-scan",
             Step::Argsort { .. } => "argsort",
+            Step::Attention(a) => a.part.name(),
         }
     }
 
@@ -364,6 +428,7 @@ impl Step {
             } => vec![base.loc, idx.loc, values.loc],
             Step::LinearScan { a, b, .. } => vec![a.loc, b.loc],
             Step::Argsort { x, .. } => vec![x.loc],
+            Step::Attention(a) => a.operands.iter().map(|(loc, _)| *loc).collect(),
         }
     }
 }

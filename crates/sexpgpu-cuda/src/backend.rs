@@ -773,4 +773,14 @@ impl Backend for CudaBackend {
         let len = dims.iter().product();
         self.run(&step, len, &[x.buf], out, [0, 0])
     }
+
+    fn attention(
+        &self,
+        step: &sexpgpu_cpu::Attention,
+        operands: &[&DeviceBuffer],
+        out: &mut DeviceBuffer,
+    ) -> Result<(), ExecError> {
+        let len = out.len;
+        self.run(&Step::Attention(step.clone()), len, operands, out, [0, 0])
+    }
 }

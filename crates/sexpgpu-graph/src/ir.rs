@@ -102,6 +102,9 @@ fn op_text(node: &Node) -> String {
         }
         Op::LinearScan { axis, reverse } => format!(" :axis {axis} :reverse {reverse}"),
         Op::Argsort { axis, descending } => format!(" :axis {axis} :descending {descending}"),
+        Op::Attention { causal, scale, .. } => {
+            format!(" :causal {causal} :scale {}", crate::format_f64(*scale))
+        }
         Op::Unary(_)
         | Op::Binary(_)
         | Op::Compare(_)

@@ -48,6 +48,6 @@ pub use format::{format_f32, format_f64};
 pub use graph::{Graph, Node, NodeId, Operand};
 pub use ir::print_ir;
 pub use npy::{convert_for_input, from_npy, npy_bytes, to_npy, NpyError};
-pub use op::{BinaryOp, CompareOp, Op, Operands, ReduceOp, UnaryOp};
+pub use op::{AttentionPart, BinaryOp, CompareOp, Op, Operands, ReduceOp, UnaryOp};
 pub use shape::{broadcast_shapes, format_list, normalize_axis, Shape, MAX_ELEMENTS};
 pub use tensor::{Nested, Tensor, TensorData, TensorError};

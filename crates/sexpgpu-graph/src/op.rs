@@ -381,6 +381,44 @@ impl ReduceOp {
     }
 }
 
+/// Which value of fused attention a node computes
+/// (`docs/sexpgpu/operations.md`, "Fused attention"). Every part reads the
+/// scores `scale * q k^T` one tile at a time and never stores them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttentionPart {
+    /// `softmax(scores) v`, `[batch.., t, e]`, from `q k v`.
+    Output,
+    /// Each query's log-sum-exp of its scores, f32 `[batch.., t]`, from
+    /// `q k`: the softmax statistic the gradients recompute weights from.
+    LogSumExp,
+    /// The gradient of `q`, `k` or `v` (input 0, 1 or 2) from `q k v`, the
+    /// output's gradient `dout`, the log-sum-exp and `delta`, each query's
+    /// `sum(dout * out)` in f32.
+    Grad(usize),
+}
+
+impl AttentionPart {
+    /// The op's name in the IR.
+    pub fn name(self) -> &'static str {
+        match self {
+            AttentionPart::Output => "attention",
+            AttentionPart::LogSumExp => "attention-lse",
+            AttentionPart::Grad(0) => "attention-grad-q",
+            AttentionPart::Grad(1) => "attention-grad-k",
+            AttentionPart::Grad(_) => "attention-grad-v",
+        }
+    }
+
+    /// How many inputs a node of this part reads.
+    pub fn arity(self) -> usize {
+        match self {
+            AttentionPart::Output => 3,
+            AttentionPart::LogSumExp => 2,
+            AttentionPart::Grad(_) => 6,
+        }
+    }
+}
+
 /// What a node computes. Inputs live on the node; this holds only attributes.
 /// Invariants the builders guarantee (so executors need not re-check):
 /// elementwise nodes have inputs of exactly the node's shape (broadcasts are
@@ -471,6 +509,14 @@ pub enum Op {
         axis: usize,
         descending: bool,
     },
+    /// Fused scaled dot-product attention over the last two axes of `q`
+    /// `[batch.., t, d]`, `k` `[batch.., s, d]`, `v` `[batch.., s, e]` (equal
+    /// batch dims); with `causal`, query `i` sees keys `j <= i` only.
+    Attention {
+        part: AttentionPart,
+        causal: bool,
+        scale: f64,
+    },
 }
 
 impl Op {
@@ -502,6 +548,7 @@ impl Op {
             Op::ScatterAdd { .. } => "scatter-add",
             Op::LinearScan { .. } => "linear-scan",
             Op::Argsort { .. } => "argsort",
+            Op::Attention { part, .. } => part.name(),
         }
     }
 }

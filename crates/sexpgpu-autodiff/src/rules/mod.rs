@@ -4,12 +4,13 @@
 //! inputs can carry a gradient at all is decided here too. Rules never look
 //! at values and never touch nodes other than the ones they append.
 
+mod attention;
 mod elementwise;
 mod layout;
 mod reduce;
 mod scan;
 
-use sexpgpu_graph::{Graph, Node, NodeId, Op, OpError, ReduceOp, UnaryOp};
+use sexpgpu_graph::{AttentionPart, Graph, Node, NodeId, Op, OpError, ReduceOp, UnaryOp};
 
 /// Whether input `input` of a node with `op` can receive a gradient, before
 /// dtypes are considered: masks, ids and indices never do, and ops without a
@@ -39,6 +40,9 @@ pub(crate) fn op_carries(op: &Op, input: usize) -> bool {
         | Op::Concat { .. }
         | Op::Matmul
         | Op::LinearScan { .. } => true,
+        // Only q, k, v of the output part; the gradient parts refuse
+        // (`attention::attention`) rather than pass a wrong second derivative.
+        Op::Attention { part, .. } => *part != AttentionPart::Output || input < 3,
     }
 }
 
@@ -92,6 +96,18 @@ pub(crate) fn input_adjoints(
             out.extend(ga.map(|a| (0, a)));
             out.extend(gb.map(|b| (1, b)));
         }
+        Op::Attention {
+            part,
+            causal,
+            scale,
+        } => out.extend(attention::attention(
+            g,
+            id,
+            (*part, *causal, *scale),
+            x,
+            adj,
+            wanted,
+        )?),
         Op::Input { .. }
         | Op::Param { .. }
         | Op::Constant { .. }

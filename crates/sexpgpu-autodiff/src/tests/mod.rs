@@ -3,6 +3,7 @@
 //! conventions at ties and kinks, and the errors `grad` returns.
 
 mod api;
+mod attention;
 mod elementwise;
 mod harness;
 mod indexing;

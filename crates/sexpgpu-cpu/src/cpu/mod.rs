@@ -3,6 +3,7 @@
 //! threads. Implements the `Backend` trait by dispatching to one module per
 //! kind of kernel; holds no state but its thread count.
 
+mod attention;
 mod division;
 mod fill;
 mod fused;
@@ -419,6 +420,15 @@ impl Backend for CpuBackend {
             reverse,
             out,
         )
+    }
+
+    fn attention(
+        &self,
+        step: &crate::plan::Attention,
+        operands: &[&TensorData],
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        attention::run(self.threads, step, operands, out)
     }
 }
 

@@ -3,6 +3,7 @@
 //! returning an [`OpError`]. Shared helpers for operands and broadcasting
 //! live here; builders never compute element values.
 
+mod attention;
 mod compose;
 mod compose_layout;
 mod compose_scan;

@@ -7,6 +7,7 @@
 //! data: a bad argument or an out-of-range id is an [`ExecError`].
 
 mod arith;
+mod attention;
 mod layout;
 mod linalg;
 mod sort;
@@ -274,5 +275,13 @@ fn run_node(
             linalg::linear_scan(inputs[0], inputs[1], shape, *axis, *reverse, precision)
         }
         Op::Argsort { axis, descending } => sort::argsort(inputs[0], shape, *axis, *descending),
+        Op::Attention {
+            part,
+            causal,
+            scale,
+        } => {
+            let shapes: Vec<&crate::shape::Shape> = input_nodes.iter().map(|n| &n.shape).collect();
+            attention::attention(*part, *causal, *scale, inputs, &shapes)
+        }
     })
 }

@@ -479,6 +479,12 @@ pub static OPS: &[Op] = &[
         "`h[t] = a[t] * h[t-1] + b[t]` along `:axis`",
     ),
     op(
+        "scaled-dot-product-attention",
+        Run::Handler(attention),
+        &["causal", "scale"],
+        "`softmax(scale q k^T) v` over the last two axes, fused: the scores are never stored (`:scale` 1/sqrt(d) by default, `:causal` lets query i see keys j <= i)",
+    ),
+    op(
         "sort",
         Run::Handler(sort),
         &["axis", "descending"],
@@ -1229,6 +1235,24 @@ fn linear_scan(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> E
         let a = args::operand(g, id, op.name, &operands, site, 0)?;
         let b = args::operand(g, id, op.name, &operands, site, 1)?;
         Ok(g.linear_scan(a, b, axis, reverse))
+    })
+}
+
+fn attention(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 3, op.keywords)?;
+    let causal = parsed
+        .keyword("causal")
+        .map_or(Ok(false), |(v, i)| bool_of(op.name, v, site, i))?;
+    let scale = match parsed.keyword("scale") {
+        Some((v, i)) => Some(args::float_of(op.name, v, site, i)?),
+        None => None,
+    };
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let q = args::tensor(g, id, op.name, &operands, site, 0)?;
+        let k = args::tensor(g, id, op.name, &operands, site, 1)?;
+        let v = args::tensor(g, id, op.name, &operands, site, 2)?;
+        Ok(g.attention(q, k, v, causal, scale))
     })
 }
 

@@ -1,0 +1,434 @@
+//! Fused attention on the CPU (`docs/sexpgpu/cpu.md`, "Fused attention"),
+//! tiled as FlashAttention-2: a block of queries meets the keys a block at
+//! a time, so the `[t, s]` scores are never stored. The output keeps a
+//! running maximum and sum per query (the online softmax); the gradients
+//! recompute the weights `exp(score - lse)` from the log-sum-exp. The gradient
+//! of `q` walks the keys for each block of queries, those of `k` and `v` the
+//! queries for each block of keys, so every thread writes only its own rows
+//! and no sum depends on the thread count. Products go through the `gemm`
+//! crate; bf16 operands are widened to f32 once, the result rounded once.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use half::bf16;
+use sexpgpu_graph::{AttentionPart, ExecError, TensorData};
+
+use super::parallel::for_chunks;
+use crate::plan::Attention;
+
+/// Queries (or keys, for the key-side gradients) a tile holds.
+const BLOCK: usize = 64;
+
+fn internal(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: attention: {message}"),
+        node: None,
+    }
+}
+
+/// One operand as f32 rows: where each problem's rows start and the
+/// distance between rows (columns are consecutive).
+struct Rows<'a> {
+    data: Cow<'a, [f32]>,
+    starts: Vec<usize>,
+    stride: usize,
+}
+
+impl Rows<'_> {
+    /// Row `i` of problem `b`, `width` long.
+    fn row(&self, b: usize, i: usize, width: usize) -> &[f32] {
+        let at = self.starts[b] + i * self.stride;
+        &self.data[at..at + width]
+    }
+
+    /// A pointer to row `i` of problem `b`.
+    fn ptr(&self, b: usize, i: usize) -> *const f32 {
+        // SAFETY: callers pass rows inside the problem; `operand` checked
+        // that every problem's rows lie in the buffer.
+        unsafe { self.data.as_ptr().add(self.starts[b] + i * self.stride) }
+    }
+}
+
+/// The rows and width of operand `k` of `step` (`q k v dout lse delta`).
+fn operand_size(step: &Attention, k: usize) -> (usize, usize) {
+    match k {
+        0 => (step.t, step.d),
+        1 => (step.s, step.d),
+        2 => (step.s, step.e),
+        3 => (step.t, step.e),
+        _ => (step.t, 1),
+    }
+}
+
+/// Operand `k` as f32 rows: an f32 buffer is read in place through its
+/// view, a bf16 one widened into consecutive rows.
+fn operand<'a>(step: &Attention, k: usize, buf: &'a TensorData) -> Result<Rows<'a>, ExecError> {
+    let view = &step.operands[k].1;
+    let (rows, width) = operand_size(step, k);
+    if view.extent() > buf.len() {
+        return Err(internal("an operand does not fit its buffer"));
+    }
+    let problems = step.problems();
+    let stride = step.row_stride(k);
+    let starts: Vec<usize> = (0..problems).map(|b| step.problem_offset(k, b)).collect();
+    match buf {
+        TensorData::F32(v) => Ok(Rows {
+            data: Cow::Borrowed(v),
+            starts,
+            stride,
+        }),
+        TensorData::BF16(v) => {
+            let mut data = Vec::with_capacity(problems * rows * width);
+            for &start in &starts {
+                for i in 0..rows {
+                    let at = start + i * stride;
+                    data.extend(v[at..at + width].iter().map(|x| x.to_f32()));
+                }
+            }
+            Ok(Rows {
+                data: Cow::Owned(data),
+                starts: (0..problems).map(|b| b * rows * width).collect(),
+                stride: width,
+            })
+        }
+        _ => Err(internal("expects float operands")),
+    }
+}
+
+/// Everything a tile reads: the operands as rows and the step's sizes.
+struct Problem<'a> {
+    step: &'a Attention,
+    rows: Vec<Rows<'a>>,
+    scale: f32,
+}
+
+/// Runs `step` into `out`, on up to `threads` threads.
+pub(crate) fn run(
+    threads: usize,
+    step: &Attention,
+    operands: &[&TensorData],
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    if operands.len() != step.part.arity() || step.operands.len() != operands.len() {
+        return Err(internal("wrong operand count"));
+    }
+    let mut rows = Vec::with_capacity(operands.len());
+    for (k, buf) in operands.iter().enumerate() {
+        rows.push(operand(step, k, buf)?);
+    }
+    let problem = Problem {
+        step,
+        rows,
+        scale: step.scale as f32,
+    };
+    let (per_problem, width) = match step.part {
+        AttentionPart::Output => (step.t, step.e),
+        AttentionPart::LogSumExp => (step.t, 1),
+        AttentionPart::Grad(0) => (step.t, step.d),
+        AttentionPart::Grad(1) => (step.s, step.d),
+        AttentionPart::Grad(_) => (step.s, step.e),
+    };
+    let len = step.problems() * per_problem * width;
+    let fill = |o: &mut [f32]| {
+        if width == 0 {
+            return;
+        }
+        for_chunks(threads, o, width, width, |start, chunk| {
+            rows_of_chunk(&problem, per_problem, width, start / width, chunk)
+        })
+    };
+    match out {
+        TensorData::F32(o) if o.len() >= len => fill(&mut o[..len]),
+        TensorData::BF16(o) if o.len() >= len => {
+            let mut wide = vec![0f32; len];
+            fill(&mut wide);
+            for (o, &x) in o.iter_mut().zip(&wide) {
+                *o = bf16::from_f32(x);
+            }
+        }
+        _ => return Err(internal("the output does not fit its buffer")),
+    }
+    Ok(())
+}
+
+/// Computes the rows of `chunk` (starting at global row `first`, each
+/// `width` long) a tile of at most [`BLOCK`] rows of one problem at a time.
+fn rows_of_chunk(x: &Problem, per_problem: usize, width: usize, first: usize, chunk: &mut [f32]) {
+    let mut row = first;
+    let end = first + chunk.len() / width;
+    while row < end {
+        let (b, i) = (row / per_problem, row % per_problem);
+        let stop = (i + BLOCK).min(per_problem).min(i + end - row);
+        let dest = &mut chunk[(row - first) * width..(row - first + stop - i) * width];
+        match x.step.part {
+            AttentionPart::Output | AttentionPart::LogSumExp => forward_tile(x, b, i..stop, dest),
+            AttentionPart::Grad(0) => query_grad_tile(x, b, i..stop, dest),
+            AttentionPart::Grad(wrt) => key_grad_tile(x, b, i..stop, wrt, dest),
+        }
+        row += stop - i;
+    }
+}
+
+/// The keys query rows `queries` see: all, or up to the last query's own
+/// position under `causal`.
+fn keys_seen(step: &Attention, queries: &Range<usize>) -> usize {
+    if step.causal {
+        queries.end.min(step.s)
+    } else {
+        step.s
+    }
+}
+
+/// The first query that sees key rows `keys`.
+fn first_query(step: &Attention, keys: &Range<usize>) -> usize {
+    if step.causal {
+        keys.start.min(step.t)
+    } else {
+        0
+    }
+}
+
+/// `dst[m x n] (+)= lhs[m x k] * rhs[k x n]`, each operand given by a
+/// pointer and its row and column strides; accumulates when `add`.
+///
+/// # Safety
+/// Every element the strides reach must be inside its allocation, and
+/// `dst` exclusively this caller's.
+#[allow(clippy::too_many_arguments)]
+unsafe fn product(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut [f32],
+    add: bool,
+    lhs: (*const f32, usize, usize),
+    rhs: (*const f32, usize, usize),
+) {
+    if k == 0 {
+        if !add {
+            dst[..m * n].fill(0.0);
+        }
+        return;
+    }
+    debug_assert!(dst.len() >= m * n);
+    // SAFETY: the caller vouches for the operands; `dst` holds `m * n`
+    // row-major elements. `gemm` computes `dst = alpha dst + beta lhs rhs`,
+    // its strides column first.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            add,
+            lhs.0,
+            lhs.2 as isize,
+            lhs.1 as isize,
+            rhs.0,
+            rhs.2 as isize,
+            rhs.1 as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// `scores[queries x keys] = scale q k^T`, masked to `-inf` where a query
+/// may not see a key.
+fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, out: &mut [f32]) {
+    let (qs, ks) = (&x.rows[0], &x.rows[1]);
+    let (m, n, d) = (queries.len(), keys.len(), x.step.d);
+    // SAFETY: the rows are inside their problems; `k^T` reads key `j`'s
+    // column `c` at `j * stride + c`.
+    unsafe {
+        product(
+            (m, n, d),
+            out,
+            false,
+            (qs.ptr(b, queries.start), qs.stride, 1),
+            (ks.ptr(b, keys.start), 1, ks.stride),
+        );
+    }
+    for (r, row) in out[..m * n].chunks_mut(n.max(1)).enumerate() {
+        let i = queries.start + r;
+        for (c, s) in row.iter_mut().enumerate() {
+            *s = if x.step.causal && keys.start + c > i {
+                f32::NEG_INFINITY
+            } else {
+                *s * x.scale
+            };
+        }
+    }
+}
+
+/// The output (or the log-sum-exp) of query rows `queries`: an online
+/// softmax over the key tiles, rescaling the running sums whenever a row's
+/// maximum grows.
+fn forward_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) {
+    let step = x.step;
+    let (m, e) = (queries.len(), step.e);
+    let mut max = vec![f32::NEG_INFINITY; m];
+    let mut sum = vec![0f32; m];
+    let mut acc = vec![0f32; m * e];
+    let mut tile = vec![0f32; m * BLOCK];
+    let seen = keys_seen(step, &queries);
+    for start in (0..seen).step_by(BLOCK) {
+        let keys = start..(start + BLOCK).min(seen);
+        let n = keys.len();
+        scores(x, b, &queries, &keys, &mut tile);
+        for r in 0..m {
+            let row = &mut tile[r * n..(r + 1) * n];
+            let top = row.iter().copied().fold(max[r], f32::max);
+            if top == f32::NEG_INFINITY {
+                row.fill(0.0);
+                continue;
+            }
+            let shrink = (max[r] - top).exp();
+            let mut total = 0f32;
+            for s in row.iter_mut() {
+                *s = (*s - top).exp();
+                total += *s;
+            }
+            sum[r] = sum[r] * shrink + total;
+            max[r] = top;
+            acc[r * e..(r + 1) * e]
+                .iter_mut()
+                .for_each(|a| *a *= shrink);
+        }
+        if step.part == AttentionPart::Output {
+            let vs = &x.rows[2];
+            // SAFETY: `tile` is `m x n` row-major; value rows are inside
+            // their problem.
+            unsafe {
+                product(
+                    (m, e, n),
+                    &mut acc,
+                    true,
+                    (tile.as_ptr(), n, 1),
+                    (vs.ptr(b, keys.start), vs.stride, 1),
+                );
+            }
+        }
+    }
+    for r in 0..m {
+        if step.part == AttentionPart::LogSumExp {
+            dest[r] = if sum[r] > 0.0 {
+                max[r] + sum[r].ln()
+            } else {
+                f32::NEG_INFINITY
+            };
+            continue;
+        }
+        let norm = if sum[r] > 0.0 { 1.0 / sum[r] } else { 0.0 };
+        for (o, a) in dest[r * e..(r + 1) * e].iter_mut().zip(&acc[r * e..]) {
+            *o = a * norm;
+        }
+    }
+}
+
+/// The softmax weights `exp(score - lse)` of one tile, in place over its
+/// scores (0 where masked), and, when `grads`, the scores' gradient
+/// `p (dout v^T - delta)` into `dscores`.
+fn weights(
+    x: &Problem,
+    b: usize,
+    (queries, keys): (&Range<usize>, &Range<usize>),
+    tile: &mut [f32],
+    dscores: Option<&mut [f32]>,
+) {
+    let (m, n) = (queries.len(), keys.len());
+    scores(x, b, queries, keys, tile);
+    for r in 0..m {
+        let lse = x.rows[4].row(b, queries.start + r, 1)[0];
+        for s in &mut tile[r * n..(r + 1) * n] {
+            *s = (*s - lse).exp();
+        }
+    }
+    let Some(ds) = dscores else { return };
+    let (dout, vs) = (&x.rows[3], &x.rows[2]);
+    // SAFETY: `dout` and `v` rows are inside their problems; `v^T` reads
+    // value `j`'s column `c` at `j * stride + c`.
+    unsafe {
+        product(
+            (m, n, x.step.e),
+            ds,
+            false,
+            (dout.ptr(b, queries.start), dout.stride, 1),
+            (vs.ptr(b, keys.start), 1, vs.stride),
+        );
+    }
+    for r in 0..m {
+        let delta = x.rows[5].row(b, queries.start + r, 1)[0];
+        for (g, p) in ds[r * n..(r + 1) * n].iter_mut().zip(&tile[r * n..]) {
+            *g = p * (*g - delta);
+        }
+    }
+}
+
+/// The gradient of query rows `queries`: `scale dS k` over the key tiles.
+fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) {
+    let (m, d) = (queries.len(), x.step.d);
+    let mut tile = vec![0f32; m * BLOCK];
+    let mut ds = vec![0f32; m * BLOCK];
+    dest.fill(0.0);
+    let seen = keys_seen(x.step, &queries);
+    let ks = &x.rows[1];
+    for start in (0..seen).step_by(BLOCK) {
+        let keys = start..(start + BLOCK).min(seen);
+        let n = keys.len();
+        weights(x, b, (&queries, &keys), &mut tile, Some(&mut ds));
+        // SAFETY: `ds` is `m x n` row-major; key rows are inside their problem.
+        unsafe {
+            product(
+                (m, d, n),
+                dest,
+                true,
+                (ds.as_ptr(), n, 1),
+                (ks.ptr(b, keys.start), ks.stride, 1),
+            );
+        }
+    }
+    dest.iter_mut().for_each(|g| *g *= x.scale);
+}
+
+/// The gradient of key rows `keys` (`wrt` 1: `scale dS^T q`) or of value
+/// rows (`wrt` 2: `p^T dout`) over the query tiles that see them.
+fn key_grad_tile(x: &Problem, b: usize, keys: Range<usize>, wrt: usize, dest: &mut [f32]) {
+    let step = x.step;
+    let n = keys.len();
+    let mut tile = vec![0f32; BLOCK * n];
+    let mut ds = vec![0f32; BLOCK * n];
+    dest.fill(0.0);
+    let (qs, dout) = (&x.rows[0], &x.rows[3]);
+    for start in (first_query(step, &keys)..step.t).step_by(BLOCK) {
+        let queries = start..(start + BLOCK).min(step.t);
+        let m = queries.len();
+        // `p^T` and `dS^T` read the `m x n` tiles column by column.
+        let (lhs, rows, width) = if wrt == 1 {
+            weights(x, b, (&queries, &keys), &mut tile, Some(&mut ds));
+            (ds.as_ptr(), qs, step.d)
+        } else {
+            weights(x, b, (&queries, &keys), &mut tile, None);
+            (tile.as_ptr(), dout, step.e)
+        };
+        // SAFETY: the tile is `m x n` row-major, read transposed; the
+        // query (or output-gradient) rows are inside their problem.
+        unsafe {
+            product(
+                (n, width, m),
+                dest,
+                true,
+                (lhs, 1, n),
+                (rows.ptr(b, queries.start), rows.stride, 1),
+            );
+        }
+    }
+    if wrt == 1 {
+        dest.iter_mut().for_each(|g| *g *= x.scale);
+    }
+}

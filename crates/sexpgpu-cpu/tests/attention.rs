@@ -1,0 +1,116 @@
+//! Fused attention's every part (output, log-sum-exp, the three gradients)
+//! against the reference executor, in f32 and bf16, causal or not, over
+//! sizes that cross and miss the kernel's 64-row tiles, with operands read
+//! in place through strided and broadcast views (heads sliced out of one
+//! `qkv` tensor, keys shared by heads).
+
+mod common;
+
+use common::{check, tensor, Rng, Tol};
+use sexpgpu_graph::{DType, Graph, NodeId, Shape};
+
+/// The tolerance of a part: f32 sums in another order than the reference's
+/// f64; bf16 results are one rounding of a slightly different f32.
+fn tol(dtype: DType) -> Tol {
+    match dtype {
+        DType::BF16 => Tol::Rel(1.0 / 64.0),
+        _ => Tol::Rel(2e-5),
+    }
+}
+
+/// Adds every part of attention over `q k v` to `g`'s outputs, the gradients
+/// reading `dout` and `delta` (inputs) and the log-sum-exp (computed).
+fn every_part(
+    g: &mut Graph,
+    [q, k, v]: [NodeId; 3],
+    (dout, delta): (NodeId, NodeId),
+    causal: bool,
+) -> Vec<NodeId> {
+    let out = g.attention(q, k, v, causal, None).unwrap();
+    let d = *g.shape(q).dims().last().unwrap();
+    let scale = 1.0 / (d as f64).sqrt();
+    let lse = g.attention_lse(q, k, causal, scale).unwrap();
+    let mut outputs = vec![out, lse];
+    for wrt in 0..3 {
+        let grad = g
+            .attention_grad(wrt, [q, k, v, dout, lse, delta], causal, scale)
+            .unwrap();
+        outputs.push(grad);
+    }
+    outputs
+}
+
+#[test]
+fn every_part_matches_the_reference() {
+    let mut rng = Rng::new(300);
+    // (t, s, d, e): odd sizes, more queries than keys, several 64-row tiles.
+    let sizes = [
+        (37, 53, 24, 40),
+        (5, 3, 8, 8),
+        (130, 130, 16, 16),
+        (1, 70, 4, 2),
+    ];
+    for dtype in [DType::F32, DType::BF16] {
+        for causal in [false, true] {
+            for (t, s, d, e) in sizes {
+                let batch = [2usize, 3];
+                let with = |last: &[usize]| [&batch[..], last].concat();
+                let mut g = Graph::new("attention");
+                let q = g.input("q", Shape::from(with(&[t, d]).as_slice()), dtype);
+                let k = g.input("k", Shape::from(with(&[s, d]).as_slice()), dtype);
+                let v = g.input("v", Shape::from(with(&[s, e]).as_slice()), dtype);
+                let dout = g.input("dout", Shape::from(with(&[t, e]).as_slice()), dtype);
+                let delta = g.input("delta", Shape::from(with(&[t]).as_slice()), DType::F32);
+                let outputs = every_part(&mut g, [q, k, v], (dout, delta), causal);
+                g.set_outputs(outputs);
+                let args = [
+                    tensor(&mut rng, &with(&[t, d]), dtype),
+                    tensor(&mut rng, &with(&[s, d]), dtype),
+                    tensor(&mut rng, &with(&[s, e]), dtype),
+                    tensor(&mut rng, &with(&[t, e]), dtype),
+                    tensor(&mut rng, &with(&[t]), DType::F32),
+                ];
+                check(&g, &args, tol(dtype));
+            }
+        }
+    }
+}
+
+#[test]
+fn heads_sliced_from_one_tensor_and_shared_keys_are_read_in_place() {
+    let mut rng = Rng::new(301);
+    let (b, t, h, d) = (2, 70, 3, 8);
+    for dtype in [DType::F32, DType::BF16] {
+        let mut g = Graph::new("heads");
+        let qkv = g.input("qkv", Shape::from([b, t, 3 * h * d]), dtype);
+        let split = g.reshape(qkv, Shape::from([b, t, 3, h, d])).unwrap();
+        let mut heads = Vec::new();
+        for part in 0..3 {
+            let one = g.slice(split, 2, part, part + 1).unwrap();
+            let one = g.reshape(one, Shape::from([b, t, h, d])).unwrap();
+            heads.push(g.transpose(one, &[0, 2, 1, 3]).unwrap());
+        }
+        // One key and value head shared by every query head.
+        let shared = g.input("kv", Shape::from([b, 1, t, d]), dtype);
+        let dout = g.input("dout", Shape::from([b, h, t, d]), dtype);
+        let delta = g.input("delta", Shape::from([b, h, t]), DType::F32);
+        let mut outputs = every_part(&mut g, [heads[0], heads[1], heads[2]], (dout, delta), true);
+        let grouped = g
+            .attention(heads[0], shared, shared, true, Some(0.3))
+            .unwrap();
+        outputs.push(grouped);
+        g.set_outputs(outputs);
+        let args = [
+            tensor(&mut rng, &[b, t, 3 * h * d], dtype),
+            tensor(&mut rng, &[b, 1, t, d], dtype),
+            tensor(&mut rng, &[b, h, t, d], dtype),
+            tensor(&mut rng, &[b, h, t], DType::F32),
+        ];
+        let program = sexpgpu_cpu::compile(&g).unwrap().describe();
+        assert!(
+            !program.contains("copy"),
+            "attention copied an operand it can read in place:\n{program}"
+        );
+        check(&g, &args, tol(dtype));
+    }
+}
