@@ -214,13 +214,15 @@ pub trait Backend {
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
 
-    /// One part of fused attention (`step.part`), `operands[k]` holding
-    /// `step.operands[k]`'s elements, read through its view.
+    /// One part of fused attention (`step.part`) into `out`, and its
+    /// partner `step.also` into `side[0]` when there is one; `operands[k]`
+    /// holds `step.operands[k]`'s elements, read through its view.
     fn attention(
         &self,
         step: &crate::plan::Attention,
         operands: &[&Self::Buffer],
         out: &mut Self::Buffer,
+        side: &mut [Self::Buffer],
     ) -> Result<(), ExecError>;
 }
 

@@ -76,6 +76,30 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
     if let Step::Fused { kernel, .. } | Step::FusedReduce { kernel, .. } = &launch.step {
         write_fused(&mut out, kernel);
     }
+    if let Step::Attention(a) = &launch.step {
+        let mask = if a.causal { ", causal" } else { "" };
+        let _ = writeln!(
+            out,
+            "      {} problems, {} queries, {} keys, d {}, e {}{mask}",
+            a.problems(),
+            a.t,
+            a.s,
+            a.d,
+            a.e
+        );
+        for (part, buf) in a.also.iter().zip(&a.side) {
+            let info = &plan.buffers[buf.0 as usize];
+            let _ = writeln!(
+                out,
+                "      also {} -> b{} (s{}) {} {}",
+                part.name(),
+                buf.0,
+                info.slot,
+                info.len,
+                info.dtype
+            );
+        }
+    }
     if let Step::Fused {
         kernel,
         side,

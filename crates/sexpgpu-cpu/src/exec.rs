@@ -670,7 +670,7 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 for (loc, _) in &step.operands {
                     operands.push(self.buf(*loc)?);
                 }
-                backend.attention(step, &operands, out)
+                backend.attention(step, &operands, out, side)
             }
         }
     }

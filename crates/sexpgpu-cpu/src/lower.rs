@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use sexpgpu_graph::{DType, Graph, Node, NodeId, Op, ReduceOp, Scalar, Tensor};
+use sexpgpu_graph::{AttentionPart, DType, Graph, Node, NodeId, Op, ReduceOp, Scalar, Tensor};
 
 use crate::error::CompileError;
 use crate::plan::{
@@ -75,6 +75,8 @@ struct Lowerer<'g> {
     /// Matmuls read only through a transpose of their last two axes
     /// (`transposed_products`).
     transposed: Vec<bool>,
+    /// The nodes an output depends on (`needed_nodes`).
+    needed: Vec<bool>,
 }
 
 /// Lowers `graph` to launches over logical buffers; slots are assigned
@@ -97,6 +99,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         folded: HashMap::new(),
         side,
         transposed,
+        needed: needed.clone(),
     };
     let arguments = graph.arguments();
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -105,7 +108,8 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
             lw.values[i] = Value::Stored(Loc::Arg(k));
             continue;
         }
-        if !needed[i] {
+        // An attention node its partner's launch already stores is done.
+        if !needed[i] || matches!(lw.values[i], Value::Stored(_)) {
             continue;
         }
         lw.values[i] = if inline[i] {
@@ -644,26 +648,7 @@ impl Lowerer<'_> {
                 part,
                 causal,
                 scale,
-            } => {
-                let mut operands = Vec::with_capacity(node.inputs.len());
-                for &x in &node.inputs {
-                    operands.push(self.rows_strided(x)?);
-                }
-                let (q, k, v) = (input(0), input(1), node.inputs.get(2).copied());
-                let r = self.graph.shape(q).rank();
-                let size = |x: NodeId, axis: usize| self.graph.shape(x).dims()[axis];
-                Step::Attention(Attention {
-                    part: *part,
-                    causal: *causal,
-                    scale: *scale,
-                    operands,
-                    batch: self.graph.shape(q).dims()[..r - 2].to_vec(),
-                    t: size(q, r - 2),
-                    s: size(k, r - 2),
-                    d: size(q, r - 1),
-                    e: v.map_or(0, |v| size(v, r - 1)),
-                })
-            }
+            } => self.attention_step(id, node, *part, (*causal, *scale))?,
             Op::Concat { axis } => {
                 let whole = View::contiguous(dims);
                 let mut start = 0;
@@ -896,6 +881,80 @@ impl Lowerer<'_> {
                 ))
             }
         }
+    }
+
+    /// An attention part, paired with a later node of its partner part over
+    /// the same operands when the graph needs one (`Attention::partner`):
+    /// that node is then stored by this launch's side output.
+    fn attention_step(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        part: AttentionPart,
+        (causal, scale): (bool, f64),
+    ) -> Result<Step, CompileError> {
+        let mut operands = Vec::with_capacity(node.inputs.len());
+        for &x in &node.inputs {
+            operands.push(self.rows_strided(x)?);
+        }
+        let (q, k) = (node.inputs[0], node.inputs[1]);
+        let r = self.graph.shape(q).rank();
+        let size = |x: NodeId, axis: usize| self.graph.shape(x).dims()[axis];
+        let partner = self.attention_partner(id, node, part);
+        let (also, side) = match partner {
+            Some((other, other_part)) => {
+                let n = self.graph.node(other);
+                let buf = self.new_buf(n.dtype, n.shape.numel());
+                self.values[other.index()] = Value::Stored(Loc::Buf(buf));
+                (Some(other_part), vec![buf])
+            }
+            None => (None, Vec::new()),
+        };
+        // The values' width: of `v`, or of the output for `attention-lse`
+        // paired with nothing (it reads no `v`).
+        let e = match node.inputs.get(2) {
+            Some(&v) => size(v, r - 1),
+            None => 0,
+        };
+        Ok(Step::Attention(Attention {
+            part,
+            also,
+            side,
+            causal,
+            scale,
+            operands,
+            batch: self.graph.shape(q).dims()[..r - 2].to_vec(),
+            t: size(q, r - 2),
+            s: size(k, r - 2),
+            d: size(q, r - 1),
+            e,
+        }))
+    }
+
+    /// The first needed, not yet lowered attention node after `id` of the
+    /// partner part, with the same mask and scale, reading the operands
+    /// `id` reads (its own first, for the log-sum-exp beside the output).
+    fn attention_partner(
+        &self,
+        id: NodeId,
+        node: &Node,
+        part: AttentionPart,
+    ) -> Option<(NodeId, AttentionPart)> {
+        let want = Attention::partner(part)?;
+        let Op::Attention { causal, scale, .. } = &node.op else {
+            return None;
+        };
+        let later = self.graph.nodes().iter().enumerate().skip(id.index() + 1);
+        later
+            .map(|(j, n)| (NodeId(j as u32), n))
+            .find_map(|(j, n)| {
+                let fits = matches!(&n.op, Op::Attention { part: p, causal: c, scale: s }
+                if *p == want && c == causal && s.to_bits() == scale.to_bits())
+                    && node.inputs.starts_with(&n.inputs)
+                    && matches!(self.values[j.index()], Value::Unneeded)
+                    && self.needed[j.index()];
+                fits.then_some((j, want))
+            })
     }
 
     /// The node as memory whose last axis is contiguous (or of length 1),

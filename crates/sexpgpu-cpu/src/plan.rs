@@ -222,10 +222,16 @@ pub struct InPlace {
 /// "Fused attention"). Operands are the node's inputs in order (`q k v`, and
 /// `dout lse delta` for a gradient), each read through a view whose last
 /// axis is contiguous or of length 1 (the lowering copies any other);
-/// batch dims may broadcast (stride 0).
+/// batch dims may broadcast (stride 0). A launch may also compute a second
+/// part that reads the same tiles (`also`, into the launch's one side
+/// output): the log-sum-exp beside the output, the values' gradient beside
+/// the keys'.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attention {
     pub part: AttentionPart,
+    pub also: Option<AttentionPart>,
+    /// The buffer of `also`, when there is one.
+    pub side: Vec<BufId>,
     pub causal: bool,
     /// Multiplies the scores, in f32.
     pub scale: f64,
@@ -240,13 +246,24 @@ pub struct Attention {
 /// Consistent with `==` (the scale by `hash_f64`), so a step can key a cache.
 impl std::hash::Hash for Attention {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (self.part, self.causal, &self.operands, &self.batch).hash(state);
+        (self.part, self.also, &self.side).hash(state);
+        (self.causal, &self.operands, &self.batch).hash(state);
         (self.t, self.s, self.d, self.e).hash(state);
         hash_f64(self.scale, state);
     }
 }
 
 impl Attention {
+    /// The part a launch computing `part` can compute in the same pass, if
+    /// the graph needs it too.
+    pub fn partner(part: AttentionPart) -> Option<AttentionPart> {
+        match part {
+            AttentionPart::Output => Some(AttentionPart::LogSumExp),
+            AttentionPart::Grad(1) => Some(AttentionPart::Grad(2)),
+            _ => None,
+        }
+    }
+
     /// The problems `batch` holds.
     pub fn problems(&self) -> usize {
         self.batch.iter().product()
@@ -439,15 +456,18 @@ pub struct Launch {
     pub step: Step,
     pub node: NodeId,
     pub out: BufId,
-    /// Elements written to `out` (and to each side output).
+    /// Elements written to `out` (and to each side output of a fused loop;
+    /// an attention pair's side output has its own length).
     pub len: usize,
 }
 
 impl Launch {
-    /// The side outputs a fused loop writes besides `out`.
+    /// The side outputs a fused loop (or an attention pair) writes
+    /// besides `out`.
     pub fn side(&self) -> &[BufId] {
         match &self.step {
             Step::Fused { side, .. } => side,
+            Step::Attention(a) => &a.side,
             _ => &[],
         }
     }

@@ -114,3 +114,56 @@ fn heads_sliced_from_one_tensor_and_shared_keys_are_read_in_place() {
         check(&g, &args, tol(dtype));
     }
 }
+
+#[test]
+fn each_part_alone_and_each_pair_match_the_reference() {
+    let mut rng = Rng::new(302);
+    let (t, s, d, e) = (70, 66, 8, 5);
+    // Which of [out, lse, dq, dk, dv] the graph returns: alone, the two
+    // pairs a launch computes together, and the pairs split.
+    let subsets: [&[usize]; 8] = [&[0], &[1], &[2], &[3], &[4], &[0, 1], &[3, 4], &[1, 4]];
+    for (i, subset) in subsets.into_iter().enumerate() {
+        let dtype = if i % 2 == 0 { DType::F32 } else { DType::BF16 };
+        let mut g = Graph::new("parts");
+        let q = g.input("q", Shape::from([2, t, d]), dtype);
+        let k = g.input("k", Shape::from([2, s, d]), dtype);
+        let v = g.input("v", Shape::from([2, s, e]), dtype);
+        let dout = g.input("dout", Shape::from([2, t, e]), dtype);
+        let delta = g.input("delta", Shape::from([2, t]), DType::F32);
+        let all = every_part(&mut g, [q, k, v], (dout, delta), i % 3 != 0);
+        g.set_outputs(subset.iter().map(|&p| all[p]).collect());
+        let args = [
+            tensor(&mut rng, &[2, t, d], dtype),
+            tensor(&mut rng, &[2, s, d], dtype),
+            tensor(&mut rng, &[2, s, e], dtype),
+            tensor(&mut rng, &[2, t, e], dtype),
+            tensor(&mut rng, &[2, t], DType::F32),
+        ];
+        check(&g, &args, tol(dtype));
+    }
+}
+
+#[test]
+fn paired_parts_share_one_launch() {
+    let mut g = Graph::new("pairs");
+    let q = g.input("q", Shape::from([2, 9, 4]), DType::F32);
+    let dout = g.input("dout", Shape::from([2, 9, 4]), DType::F32);
+    let delta = g.input("delta", Shape::from([2, 9]), DType::F32);
+    let all = every_part(&mut g, [q, q, q], (dout, delta), true);
+    g.set_outputs(all);
+    let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
+    let count = |pattern: &str| plan.lines().filter(|l| l.contains(pattern)).count();
+    let launches = |kind: &str| {
+        let kind = format!(" {kind} %");
+        count(&kind)
+    };
+    // The output writes the log-sum-exp beside it; the keys' gradient
+    // launch writes the values'.
+    assert_eq!(launches("attention"), 1, "{plan}");
+    assert_eq!(launches("attention-lse"), 0, "{plan}");
+    assert_eq!(launches("attention-grad-k"), 1, "{plan}");
+    assert_eq!(launches("attention-grad-v"), 0, "{plan}");
+    assert_eq!(launches("attention-grad-q"), 1, "{plan}");
+    assert_eq!(count("also attention-lse ->"), 1, "{plan}");
+    assert_eq!(count("also attention-grad-v ->"), 1, "{plan}");
+}

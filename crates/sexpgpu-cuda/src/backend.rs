@@ -779,8 +779,35 @@ impl Backend for CudaBackend {
         step: &sexpgpu_cpu::Attention,
         operands: &[&DeviceBuffer],
         out: &mut DeviceBuffer,
+        side: &mut [DeviceBuffer],
     ) -> Result<(), ExecError> {
+        let (main, partner) = attention_launches(step);
         let len = out.len;
-        self.run(&Step::Attention(step.clone()), len, operands, out, [0, 0])
+        self.run(&Step::Attention(main), len, operands, out, [0, 0])?;
+        if let (Some(partner), Some(buf)) = (partner, side.first_mut()) {
+            let len = buf.len;
+            let reads = &operands[..partner.part.arity()];
+            self.run(&Step::Attention(partner), len, reads, buf, [0, 0])?;
+        }
+        Ok(())
     }
+}
+
+/// An attention launch as the kernels the backend runs: its own part, and
+/// its partner part (`also`) as a launch of its own over the operands that
+/// part reads.
+pub fn attention_launches(
+    step: &sexpgpu_cpu::Attention,
+) -> (sexpgpu_cpu::Attention, Option<sexpgpu_cpu::Attention>) {
+    let main = sexpgpu_cpu::Attention {
+        also: None,
+        side: Vec::new(),
+        ..step.clone()
+    };
+    let partner = step.also.map(|part| sexpgpu_cpu::Attention {
+        part,
+        operands: step.operands[..part.arity()].to_vec(),
+        ..main.clone()
+    });
+    (main, partner)
 }

@@ -15,7 +15,7 @@ use half::bf16;
 use sexpgpu_graph::math::exp_f32;
 use sexpgpu_graph::{AttentionPart, ExecError, TensorData};
 
-use super::parallel::for_chunks;
+use super::parallel::for_ranges;
 use crate::plan::Attention;
 
 /// Queries (or keys, for the key-side gradients) a tile holds.
@@ -104,12 +104,15 @@ struct Problem<'a> {
     scale: f32,
 }
 
-/// Runs `step` into `out`, on up to `threads` threads.
+/// Runs `step` into `out` (and its partner part into `side[0]`), on up to
+/// `threads` threads, each taking every `threads`-th tile so that the
+/// costly tiles at the end of a causal problem are shared out.
 pub(crate) fn run(
     threads: usize,
     step: &Attention,
     operands: &[&TensorData],
     out: &mut TensorData,
+    side: &mut [TensorData],
 ) -> Result<(), ExecError> {
     if operands.len() != step.part.arity() || step.operands.len() != operands.len() {
         return Err(internal("wrong operand count"));
@@ -123,51 +126,140 @@ pub(crate) fn run(
         rows,
         scale: step.scale as f32,
     };
-    let (per_problem, width) = match step.part {
-        AttentionPart::Output => (step.t, step.e),
-        AttentionPart::LogSumExp => (step.t, 1),
-        AttentionPart::Grad(0) => (step.t, step.d),
-        AttentionPart::Grad(1) => (step.s, step.d),
-        AttentionPart::Grad(_) => (step.s, step.e),
+    let per_problem = match step.part {
+        AttentionPart::Grad(1 | 2) => step.s,
+        _ => step.t,
     };
-    let len = step.problems() * per_problem * width;
-    let fill = |o: &mut [f32]| {
-        if width == 0 {
-            return;
-        }
-        for_chunks(threads, o, width, width, |start, chunk| {
-            rows_of_chunk(&problem, per_problem, width, start / width, chunk)
-        })
+    let rows_total = step.problems() * per_problem;
+    let mut main = Written::new(out, rows_total * width(step, step.part))?;
+    let mut also = match (step.also, side.first_mut()) {
+        (Some(part), Some(buf)) => Some(Written::new(buf, rows_total * width(step, part))?),
+        (None, _) => None,
+        (Some(_), None) => return Err(internal("a paired part has no side output")),
     };
-    match out {
-        TensorData::F32(o) if o.len() >= len => fill(&mut o[..len]),
-        TensorData::BF16(o) if o.len() >= len => {
-            let mut wide = vec![0f32; len];
-            fill(&mut wide);
-            for (o, &x) in o.iter_mut().zip(&wide) {
-                *o = bf16::from_f32(x);
+    let targets = Targets {
+        main: main.rows(width(step, step.part)),
+        also: also
+            .as_mut()
+            .zip(step.also)
+            .map(|(w, p)| w.rows(width(step, p))),
+    };
+    let tiles = step.problems() * per_problem.div_ceil(BLOCK);
+    for_ranges(threads, threads.min(tiles), 1, |lanes| {
+        for lane in lanes {
+            for tile in (lane..tiles).step_by(threads.min(tiles)) {
+                let blocks = per_problem.div_ceil(BLOCK);
+                let (b, first) = (tile / blocks, (tile % blocks) * BLOCK);
+                let rows = first..(first + BLOCK).min(per_problem);
+                // SAFETY: tiles are disjoint row ranges, each taken by one
+                // lane, so no two threads write the same rows.
+                let (main, also) = unsafe { targets.tile(b * per_problem, &rows) };
+                run_tile(&problem, b, rows, main, also);
             }
         }
-        _ => return Err(internal("the output does not fit its buffer")),
+    });
+    main.finish();
+    if let Some(also) = also {
+        also.finish();
     }
     Ok(())
 }
 
-/// Computes the rows of `chunk` (starting at global row `first`, each
-/// `width` long) a tile of at most [`BLOCK`] rows of one problem at a time.
-fn rows_of_chunk(x: &Problem, per_problem: usize, width: usize, first: usize, chunk: &mut [f32]) {
-    let mut row = first;
-    let end = first + chunk.len() / width;
-    while row < end {
-        let (b, i) = (row / per_problem, row % per_problem);
-        let stop = (i + BLOCK).min(per_problem).min(i + end - row);
-        let dest = &mut chunk[(row - first) * width..(row - first + stop - i) * width];
-        match x.step.part {
-            AttentionPart::Output | AttentionPart::LogSumExp => forward_tile(x, b, i..stop, dest),
-            AttentionPart::Grad(0) => query_grad_tile(x, b, i..stop, dest),
-            AttentionPart::Grad(wrt) => key_grad_tile(x, b, i..stop, wrt, dest),
+/// The row width of `part`'s result.
+fn width(step: &Attention, part: AttentionPart) -> usize {
+    match part {
+        AttentionPart::Output => step.e,
+        AttentionPart::LogSumExp => 1,
+        AttentionPart::Grad(0 | 1) => step.d,
+        AttentionPart::Grad(_) => step.e,
+    }
+}
+
+/// A result as f32: the output buffer itself, or an f32 copy rounded to
+/// bf16 once every tile is done.
+enum Written<'a> {
+    F32(&'a mut [f32]),
+    Wide { wide: Vec<f32>, to: &'a mut [bf16] },
+}
+
+impl<'a> Written<'a> {
+    fn new(buf: &'a mut TensorData, len: usize) -> Result<Written<'a>, ExecError> {
+        match buf {
+            TensorData::F32(o) if o.len() >= len => Ok(Written::F32(&mut o[..len])),
+            TensorData::BF16(o) if o.len() >= len => Ok(Written::Wide {
+                wide: vec![0.0; len],
+                to: &mut o[..len],
+            }),
+            _ => Err(internal("an output does not fit its buffer")),
         }
-        row += stop - i;
+    }
+
+    /// The f32 rows tiles write, `width` long.
+    fn rows(&mut self, width: usize) -> RowsOut {
+        let ptr = match self {
+            Written::F32(o) => o.as_mut_ptr(),
+            Written::Wide { wide, .. } => wide.as_mut_ptr(),
+        };
+        RowsOut { ptr, width }
+    }
+
+    /// Rounds a bf16 result into its buffer.
+    fn finish(self) {
+        if let Written::Wide { wide, to } = self {
+            for (o, &x) in to.iter_mut().zip(&wide) {
+                *o = bf16::from_f32(x);
+            }
+        }
+    }
+}
+
+/// Rows of a result shared by the threads, each writing its own tiles.
+#[derive(Clone, Copy)]
+struct RowsOut {
+    ptr: *mut f32,
+    width: usize,
+}
+
+// SAFETY: every thread writes only the rows of its own tiles (see `run`).
+unsafe impl Send for RowsOut {}
+unsafe impl Sync for RowsOut {}
+
+/// The launch's result and its partner's, if any.
+struct Targets {
+    main: RowsOut,
+    also: Option<RowsOut>,
+}
+
+impl Targets {
+    /// Rows `rows` of the problem starting at global row `base`, in each result.
+    ///
+    /// # Safety
+    /// No other thread may hold these rows meanwhile.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn tile(&self, base: usize, rows: &Range<usize>) -> (&mut [f32], Option<&mut [f32]>) {
+        let slice = |out: RowsOut| {
+            // SAFETY: the rows lie inside the result (`Written::new` checked
+            // its length); the caller vouches they are this thread's alone.
+            unsafe {
+                std::slice::from_raw_parts_mut(
+                    out.ptr.add((base + rows.start) * out.width),
+                    rows.len() * out.width,
+                )
+            }
+        };
+        (slice(self.main), self.also.map(slice))
+    }
+}
+
+/// One tile: the launch's part over rows `rows` of problem `b` into `main`,
+/// and its partner's into `also`.
+fn run_tile(x: &Problem, b: usize, rows: Range<usize>, main: &mut [f32], also: Option<&mut [f32]>) {
+    match x.step.part {
+        AttentionPart::Output => forward_tile(x, b, rows, Some(main), also),
+        AttentionPart::LogSumExp => forward_tile(x, b, rows, None, Some(main)),
+        AttentionPart::Grad(0) => query_grad_tile(x, b, rows, main),
+        AttentionPart::Grad(1) => key_grad_tile(x, b, rows, Some(main), also),
+        AttentionPart::Grad(_) => key_grad_tile(x, b, rows, None, Some(main)),
     }
 }
 
@@ -317,15 +409,21 @@ fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, ou
     }
 }
 
-/// The output (or the log-sum-exp) of query rows `queries`: an online
-/// softmax over the key tiles, rescaling the running sums whenever a row's
-/// maximum grows.
-fn forward_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) {
+/// The output and (or) the log-sum-exp of query rows `queries`: an
+/// online softmax over the key tiles, rescaling the running sums whenever
+/// a row's maximum grows.
+fn forward_tile(
+    x: &Problem,
+    b: usize,
+    queries: Range<usize>,
+    out: Option<&mut [f32]>,
+    lse: Option<&mut [f32]>,
+) {
     let step = x.step;
     let (m, e) = (queries.len(), step.e);
     let mut max = vec![f32::NEG_INFINITY; m];
     let mut sum = vec![0f32; m];
-    let mut acc = vec![0f32; m * e];
+    let mut acc = vec![0f32; if out.is_some() { m * e } else { 0 }];
     let mut tile = vec![0f32; m * BLOCK];
     let seen = keys_seen(step, &queries);
     for start in (0..seen).step_by(BLOCK) {
@@ -343,11 +441,11 @@ fn forward_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) 
             let total = exp_minus(row, top);
             sum[r] = sum[r] * shrink + total;
             max[r] = top;
-            acc[r * e..(r + 1) * e]
-                .iter_mut()
-                .for_each(|a| *a *= shrink);
+            if let Some(acc) = acc.get_mut(r * e..(r + 1) * e) {
+                acc.iter_mut().for_each(|a| *a *= shrink);
+            }
         }
-        if step.part == AttentionPart::Output {
+        if out.is_some() {
             let vs = &x.rows[2];
             // SAFETY: `tile` is `m x n` row-major; value rows are inside
             // their problem.
@@ -362,18 +460,21 @@ fn forward_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) 
             }
         }
     }
-    for r in 0..m {
-        if step.part == AttentionPart::LogSumExp {
-            dest[r] = if sum[r] > 0.0 {
-                max[r] + sum[r].ln()
+    if let Some(lse) = lse {
+        for (l, (&top, &total)) in lse.iter_mut().zip(max.iter().zip(&sum)) {
+            *l = if total > 0.0 {
+                top + total.ln()
             } else {
                 f32::NEG_INFINITY
             };
-            continue;
         }
-        let norm = if sum[r] > 0.0 { 1.0 / sum[r] } else { 0.0 };
-        for (o, a) in dest[r * e..(r + 1) * e].iter_mut().zip(&acc[r * e..]) {
-            *o = a * norm;
+    }
+    if let Some(out) = out {
+        for r in 0..m {
+            let norm = if sum[r] > 0.0 { 1.0 / sum[r] } else { 0.0 };
+            for (o, a) in out[r * e..(r + 1) * e].iter_mut().zip(&acc[r * e..]) {
+                *o = a * norm;
+            }
         }
     }
 }
@@ -441,39 +542,57 @@ fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32
     dest.iter_mut().for_each(|g| *g *= x.scale);
 }
 
-/// The gradient of key rows `keys` (`wrt` 1: `scale dS^T q`) or of value
-/// rows (`wrt` 2: `p^T dout`) over the query tiles that see them.
-fn key_grad_tile(x: &Problem, b: usize, keys: Range<usize>, wrt: usize, dest: &mut [f32]) {
+/// The gradients of key rows `keys` (`dk = scale dS^T q`) and (or) of the
+/// value rows (`dv = p^T dout`) over the query tiles that see them, the
+/// weights computed once for both.
+fn key_grad_tile(
+    x: &Problem,
+    b: usize,
+    keys: Range<usize>,
+    mut dk: Option<&mut [f32]>,
+    mut dv: Option<&mut [f32]>,
+) {
     let step = x.step;
     let n = keys.len();
     let mut tile = vec![0f32; BLOCK * n];
-    let mut ds = vec![0f32; BLOCK * n];
-    dest.fill(0.0);
+    let mut ds = vec![0f32; if dk.is_some() { BLOCK * n } else { 0 }];
+    for g in [dk.as_deref_mut(), dv.as_deref_mut()].into_iter().flatten() {
+        g.fill(0.0);
+    }
     let (qs, dout) = (&x.rows[0], &x.rows[3]);
     for start in (first_query(step, &keys)..step.t).step_by(BLOCK) {
         let queries = start..(start + BLOCK).min(step.t);
         let m = queries.len();
+        let dscores = dk.is_some().then_some(ds.as_mut_slice());
+        weights(x, b, (&queries, &keys), &mut tile, dscores);
         // `p^T` and `dS^T` read the `m x n` tiles column by column.
-        let (lhs, rows, width) = if wrt == 1 {
-            weights(x, b, (&queries, &keys), &mut tile, Some(&mut ds));
-            (ds.as_ptr(), qs, step.d)
-        } else {
-            weights(x, b, (&queries, &keys), &mut tile, None);
-            (tile.as_ptr(), dout, step.e)
-        };
-        // SAFETY: the tile is `m x n` row-major, read transposed; the
-        // query (or output-gradient) rows are inside their problem.
-        unsafe {
-            product(
-                (n, width, m),
-                dest,
-                true,
-                (lhs, 1, n),
-                (rows.ptr(b, queries.start), rows.stride, 1),
-            );
+        if let Some(dv) = dv.as_deref_mut() {
+            // SAFETY: the tile is `m x n` row-major, read transposed; the
+            // output-gradient rows are inside their problem.
+            unsafe {
+                product(
+                    (n, step.e, m),
+                    dv,
+                    true,
+                    (tile.as_ptr(), 1, n),
+                    (dout.ptr(b, queries.start), dout.stride, 1),
+                );
+            }
+        }
+        if let Some(dk) = dk.as_deref_mut() {
+            // SAFETY: as above, with the query rows.
+            unsafe {
+                product(
+                    (n, step.d, m),
+                    dk,
+                    true,
+                    (ds.as_ptr(), 1, n),
+                    (qs.ptr(b, queries.start), qs.stride, 1),
+                );
+            }
         }
     }
-    if wrt == 1 {
-        dest.iter_mut().for_each(|g| *g *= x.scale);
+    if let Some(dk) = dk {
+        dk.iter_mut().for_each(|g| *g *= x.scale);
     }
 }

@@ -427,8 +427,9 @@ impl Backend for CpuBackend {
         step: &crate::plan::Attention,
         operands: &[&TensorData],
         out: &mut TensorData,
+        side: &mut [TensorData],
     ) -> Result<(), ExecError> {
-        attention::run(self.threads, step, operands, out)
+        attention::run(self.threads, step, operands, out, side)
     }
 }
 
