@@ -2,7 +2,8 @@
 
     .venv/bin/python benches/sexpgpu/gpt2/run.py [--device cuda] [--scale small]
         [--dtype f32|bf16] [--batch 8] [--steps 12] [--rounds 1] [--no-compile]
-        [--profile] [--profile-steps 4] [--sexpgpu target/release/sexpgpu]
+        [--profile] [--profile-steps 4] [--no-unfused]
+        [--sexpgpu target/release/sexpgpu]
 
 The workload is gpt2.sx: the transformer of the CPU benchmark
 (benches/sexpgpu/train_steps) scaled to GPT-2 small (width 768, 12 layers,
@@ -16,7 +17,12 @@ loss back to the host, which waits for the device, on every side):
 
 - sexpgpu: `sexpgpu run gpt2.sx --device D`; per-step times from its
   `--metrics` file, the first window (compilation) dropped. With `--dtype
-  bf16` its parameters are bf16 with f32 master weights.
+  bf16` its parameters are bf16 with f32 master weights. Its attention is
+  `nn/attention`, one fused node.
+- sexpgpu-unfused: the same with attention written out as `nn/attention`
+  wrote it before it was fused (scores, causal mask, softmax, product), so
+  the fused kernels are measured against the plan they replace
+  (`--no-unfused` skips it).
 - torch: the same model in PyTorch eager, attention written as nn/attention
   writes it (scores, causal mask, softmax, product); with `--dtype bf16`
   under `torch.autocast(bfloat16)`.
@@ -62,9 +68,28 @@ SCALES = {
 }
 
 
-def sized_source(scale, dtype):
-    """gpt2.sx with the scale's sizes and the parameters' dtype."""
+# Attention as `nn/attention` wrote it before it was one fused node.
+UNFUSED_ATTENTION = """
+(defn unfused-attention (q k v & {:keys [causal] :or {causal false}})
+  (let [scores (/ (matmul q (nn/swap-last-axes k)) (sqrt (float (dim q -1))))
+        t (dim q -2)
+        s (dim k -2)
+        scores (if causal
+                 (where (>= (iota [t s] :axis 0) (iota [t s] :axis 1)) scores -1e30)
+                 scores)]
+    (matmul (nn/softmax scores) v)))
+"""
+
+
+def sized_source(scale, dtype, unfused=False):
+    """gpt2.sx with the scale's sizes and the parameters' dtype; with
+    `unfused`, its attention written out instead of `nn/attention`."""
     text = (HERE / "gpt2.sx").read_text()
+    if unfused:
+        call = "(nn/attention q kk v :causal true)"
+        assert text.count(call) == 1, "gpt2.sx calls nn/attention once"
+        text = text.replace(call, "(unfused-attention q kk v :causal true)")
+        text = text.replace("(defn block ", UNFUSED_ATTENTION + "\n(defn block ", 1)
     for name, value in SCALES[scale].items():
         text, n = re.subn(rf"^\(def {name} \d+\)$", f"(def {name} {value})", text, flags=re.M)
         assert n == 1, f"gpt2.sx defines {name} once"
@@ -82,15 +107,15 @@ def batch_data(scale, batch):
     return columns, (torch.from_numpy(x.copy()), torch.from_numpy(y.copy()))
 
 
-def sexpgpu_ms(args, workdir):
+def sexpgpu_ms(args, workdir, unfused=False):
     """SexpGPU's median step in milliseconds, and its last logged loss."""
     sx = workdir / "gpt2.sx"
-    sx.write_text(sized_source(args.scale, args.dtype))
+    sx.write_text(sized_source(args.scale, args.dtype, unfused))
     metrics = workdir / "metrics.jsonl"
     command = [args.sexpgpu, "run", str(sx), "--device", args.device]
     command += ["--steps", str(args.steps), "--metrics", str(metrics)]
     subprocess.run(command, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
-    if args.profile:
+    if args.profile and not unfused:
         profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", str(args.profile_steps), "--profile", "--profile-warmup", "2"]
         report = subprocess.run(profiled, check=True, cwd=workdir, capture_output=True, text=True)
         print(report.stderr, file=sys.stderr)
@@ -170,6 +195,11 @@ def one_round(args, compile_ok):
             measured(row, "sexpgpu", sexpgpu_ms(args, Path(tmp)))
         except subprocess.CalledProcessError as error:
             print(f"  sexpgpu failed: {error}", file=sys.stderr, flush=True)
+        if not args.no_unfused:
+            try:
+                measured(row, "sexpgpu-unfused", sexpgpu_ms(args, Path(tmp), unfused=True))
+            except subprocess.CalledProcessError as error:
+                print(f"  sexpgpu-unfused failed: {error}", file=sys.stderr, flush=True)
     measured(row, "torch", torch_ms(args, batch, sdpa=False, compiled=False))
     measured(row, "torch-sdpa", torch_ms(args, batch, sdpa=True, compiled=False))
     if compile_ok:
@@ -189,6 +219,7 @@ def main():
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--no-unfused", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--profile-steps", type=int, default=4)
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))

@@ -218,8 +218,8 @@ pub struct InPlace {
 }
 
 /// One part of fused attention over `batch` problems, each of `t` queries
-/// `[t, d]`, `s` keys `[s, d]` and values `[s, e]` (`docs/sexpgpu/cpu.md`,
-/// "Fused attention"). Operands are the node's inputs in order (`q k v`, and
+/// `[t, d]`, `s` keys `[s, d]` and values `[s, e]` (`docs/sexpgpu/operations.md`,
+/// "Fused attention"; `ARCHITECTURE.md`). Operands are the node's inputs in order (`q k v`, and
 /// `dout lse delta` for a gradient), each read through a view whose last
 /// axis is contiguous or of length 1 (the lowering copies any other);
 /// batch dims may broadcast (stride 0). A launch may also compute a second

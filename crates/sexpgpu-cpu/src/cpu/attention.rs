@@ -1,4 +1,5 @@
-//! Fused attention on the CPU (`docs/sexpgpu/cpu.md`, "Fused attention"),
+//! Fused attention on the CPU (`docs/sexpgpu/operations.md`,
+//! "Fused attention"; `ARCHITECTURE.md`),
 //! tiled as FlashAttention-2: a block of queries meets the keys a block at
 //! a time, so the `[t, s]` scores are never stored. The output keeps a
 //! running maximum and sum per query (the online softmax); the gradients
