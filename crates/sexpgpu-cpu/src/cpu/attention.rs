@@ -333,17 +333,15 @@ fn exp_minus_lanes(xs: &mut [f32], shift: f32) -> f32 {
     total
 }
 
-/// `dst[m x n] (+)= lhs[m x k] * rhs[k x n]`, each operand given by a
-/// pointer and its row and column strides; accumulates when `add`.
+/// `dst[m x n] (+)= factor * lhs[m x k] * rhs[k x n]`, each operand given
+/// by a pointer and its row and column strides; accumulates when `add`.
 ///
 /// # Safety
 /// Every element the strides reach must be inside its allocation, and
 /// `dst` exclusively this caller's.
-#[allow(clippy::too_many_arguments)]
 unsafe fn product(
     (m, n, k): (usize, usize, usize),
-    dst: &mut [f32],
-    add: bool,
+    (dst, add, factor): (&mut [f32], bool, f32),
     lhs: (*const f32, usize, usize),
     rhs: (*const f32, usize, usize),
 ) {
@@ -373,7 +371,7 @@ unsafe fn product(
             rhs.2 as isize,
             rhs.1 as isize,
             1.0,
-            1.0,
+            factor,
             false,
             false,
             false,
@@ -392,21 +390,18 @@ fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, ou
     unsafe {
         product(
             (m, n, d),
-            out,
-            false,
+            (out, false, x.scale),
             (qs.ptr(b, queries.start), qs.stride, 1),
             (ks.ptr(b, keys.start), 1, ks.stride),
         );
     }
+    if !x.step.causal || keys.end <= queries.start + 1 {
+        return;
+    }
+    // A tile across the diagonal: query `i` sees keys up to `i`.
     for (r, row) in out[..m * n].chunks_mut(n.max(1)).enumerate() {
-        let i = queries.start + r;
-        for (c, s) in row.iter_mut().enumerate() {
-            *s = if x.step.causal && keys.start + c > i {
-                f32::NEG_INFINITY
-            } else {
-                *s * x.scale
-            };
-        }
+        let seen = (queries.start + r + 1).saturating_sub(keys.start).min(n);
+        row[seen..].fill(f32::NEG_INFINITY);
     }
 }
 
@@ -453,8 +448,7 @@ fn forward_tile(
             unsafe {
                 product(
                     (m, e, n),
-                    &mut acc,
-                    true,
+                    (&mut acc, true, 1.0),
                     (tile.as_ptr(), n, 1),
                     (vs.ptr(b, keys.start), vs.stride, 1),
                 );
@@ -503,8 +497,7 @@ fn weights(
     unsafe {
         product(
             (m, n, x.step.e),
-            ds,
-            false,
+            (ds, false, 1.0),
             (dout.ptr(b, queries.start), dout.stride, 1),
             (vs.ptr(b, keys.start), 1, vs.stride),
         );
@@ -533,14 +526,12 @@ fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32
         unsafe {
             product(
                 (m, d, n),
-                dest,
-                true,
+                (dest, true, x.scale),
                 (ds.as_ptr(), n, 1),
                 (ks.ptr(b, keys.start), ks.stride, 1),
             );
         }
     }
-    dest.iter_mut().for_each(|g| *g *= x.scale);
 }
 
 /// The gradients of key rows `keys` (`dk = scale dS^T q`) and (or) of the
@@ -573,8 +564,7 @@ fn key_grad_tile(
             unsafe {
                 product(
                     (n, step.e, m),
-                    dv,
-                    true,
+                    (dv, true, 1.0),
                     (tile.as_ptr(), 1, n),
                     (dout.ptr(b, queries.start), dout.stride, 1),
                 );
@@ -585,15 +575,11 @@ fn key_grad_tile(
             unsafe {
                 product(
                     (n, step.d, m),
-                    dk,
-                    true,
+                    (dk, true, x.scale),
                     (ds.as_ptr(), 1, n),
                     (qs.ptr(b, queries.start), qs.stride, 1),
                 );
             }
         }
-    }
-    if let Some(dk) = dk {
-        dk.iter_mut().for_each(|g| *g *= x.scale);
     }
 }
