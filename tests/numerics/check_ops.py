@@ -495,6 +495,8 @@ def expected(case, xs):
         return np.concatenate(xs, axis=case["axis"])
     if op == "matmul":
         return finish(np.matmul(w[0], w[1]), out_dtype)
+    if op == "attention":
+        return attention(case, w, out_dtype)
     if op == "index":
         return xs[0][xs[1]]
     if op == "index-add":
@@ -525,6 +527,32 @@ def expected(case, xs):
     raise ValueError(f"no NumPy recipe for op {op!r}")
 
 
+def attention(case, w, dtype):
+    """Fused attention's part in float64 (docs/sexpgpu/operations.md)."""
+    q, k, v = w[0], w[1], w[2]
+    scores = case["scale"] * np.matmul(q, np.swapaxes(k, -1, -2))
+    t, s = scores.shape[-2:]
+    if case["causal"]:
+        visible = np.arange(s)[None, :] <= np.arange(t)[:, None]
+        scores = np.where(visible, scores, -np.inf)
+    top = scores.max(axis=-1, keepdims=True)
+    lse = top[..., 0] + np.log(np.exp(scores - top).sum(axis=-1))
+    p = np.exp(scores - lse[..., None])
+    part = case["part"]
+    if part == "output":
+        return finish(np.matmul(p, v), dtype)
+    if part == "lse":
+        return finish(lse, "f32")
+    dout, delta = w[3], w[4]
+    ds = p * (np.matmul(dout, np.swapaxes(v, -1, -2)) - delta[..., None])
+    grads = {
+        "grad-q": case["scale"] * np.matmul(ds, k),
+        "grad-k": case["scale"] * np.matmul(np.swapaxes(ds, -1, -2), q),
+        "grad-v": np.matmul(np.swapaxes(p, -1, -2), dout),
+    }
+    return finish(grads[part], dtype)
+
+
 # Relative and absolute tolerance per dtype: a few units in the last place.
 TOLERANCE = {"f32": (1e-5, 1e-6), "bf16": (2.0**-7, 1e-6)}
 
@@ -534,7 +562,8 @@ def compare(case, got, want):
     if list(got.shape) != case["output"]["shape"] or got.shape != np.shape(want):
         return f"shape {list(got.shape)} vs NumPy {list(np.shape(want))}"
     if dtype in TOLERANCE:
-        rtol, atol = TOLERANCE[dtype]
+        # A case whose op sums long products in f32 (attention) names its own.
+        rtol, atol = case.get("rtol", TOLERANCE[dtype][0]), case.get("atol", TOLERANCE[dtype][1])
         want = np.asarray(want, dtype=np.float64)
         ok = np.isclose(got.astype(np.float64), want, rtol=rtol, atol=atol, equal_nan=True)
         if not ok.all():

@@ -326,6 +326,49 @@ fn matmul_cases(c: &mut Cases<'_>) {
     }
 }
 
+/// Every part of fused attention, causal or not, over a shape inside one
+/// tile and one across several (`docs/sexpgpu/operations.md`, "Fused
+/// attention"); a gradient's `lse` is the graph's own `attention-lse`.
+fn attention_cases(c: &mut Cases<'_>) {
+    let parts = ["output", "lse", "grad-q", "grad-k", "grad-v"];
+    // (batch, t, s, d, e)
+    let sizes: [(&[usize], usize, usize, usize, usize); 2] =
+        [(&[2], 5, 7, 8, 3), (&[2, 2], 70, 70, 16, 16)];
+    for dtype in FLOATS {
+        for causal in [false, true] {
+            for (batch, t, s, d, e) in sizes {
+                let with = |last: &[usize]| [batch, last].concat();
+                let scale = 1.0 / (d as f64).sqrt();
+                for (p, part) in parts.iter().enumerate() {
+                    let mut args = vec![
+                        c.rand(&with(&[t, d]), dtype, -1.5, 1.5),
+                        c.rand(&with(&[s, d]), dtype, -1.5, 1.5),
+                        c.rand(&with(&[s, e]), dtype, -1.5, 1.5),
+                    ];
+                    if p >= 2 {
+                        args.push(c.rand(&with(&[t, e]), dtype, -1.5, 1.5));
+                        args.push(c.rand(&with(&[t]), DType::F32, -1.0, 1.0));
+                    }
+                    let spec = json!({
+                        "op": "attention", "part": part, "causal": causal, "scale": scale,
+                        "rtol": if dtype == DType::F32 { 1e-4 } else { 1.0 / 128.0 },
+                        "atol": 1e-5,
+                    });
+                    c.add(spec, args, 0, &move |g, i| match p {
+                        0 => g.attention(i[0], i[1], i[2], causal, None),
+                        1 => g.attention_lse(i[0], i[1], causal, scale),
+                        _ => {
+                            let lse = g.attention_lse(i[0], i[1], causal, scale)?;
+                            let inputs = [i[0], i[1], i[2], i[3], lse, i[4]];
+                            g.attention_grad(p - 2, inputs, causal, scale)
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
 fn indexing_cases(c: &mut Cases<'_>) {
     for dtype in DType::ALL {
         for id_dtype in [DType::I32, DType::I64] {
@@ -958,6 +1001,7 @@ pub fn write_all(dir: &Path, run: &Run<'_>) -> Result<usize, Vec<String>> {
     reduce_cases(&mut cases);
     layout_cases(&mut cases);
     matmul_cases(&mut cases);
+    attention_cases(&mut cases);
     indexing_cases(&mut cases);
     scan_cases(&mut cases);
     cast_and_source_cases(&mut cases);
