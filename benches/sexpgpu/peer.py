@@ -93,6 +93,26 @@ def main():
         return y, cx.grad, cw.grad
 
     print("conv2d", median_ms(args.iters, conv_step))
+
+    # Causal attention over one GPT-2 layer's heads ([1, 12, 1024, 64]),
+    # forward and backward: the output and the gradients of sum(out * cot)
+    # with respect to q, k and v; fused (SDPA) and written out.
+    q, k, v = (rand(1, 12, 1024, 64).requires_grad_(True) for _ in range(3))
+    acot = rand(1, 12, 1024, 64)
+    mask = torch.ones(1024, 1024, dtype=torch.bool).tril()
+
+    def sdpa_step():
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return (out, *torch.autograd.grad(out, (q, k, v), acot))
+
+    def unfused_step():
+        scores = (q @ k.transpose(-1, -2)) / 8.0
+        weights = torch.softmax(scores.masked_fill(~mask, -1e30), dim=-1)
+        out = weights @ v
+        return (out, *torch.autograd.grad(out, (q, k, v), acot))
+
+    print("attention_sdpa", median_ms(args.iters, sdpa_step))
+    print("attention_unfused", median_ms(args.iters, unfused_step))
     print("torch", torch.__version__, "threads", torch.get_num_threads())
 
 

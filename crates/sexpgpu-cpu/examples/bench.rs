@@ -5,10 +5,14 @@
 //! 16M elements and attention's softmax over `[64, 128, 128]`, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
 //! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu), (e) a 3x3
 //! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
-//! padding 1: the output and the gradients of input and weight).
+//! padding 1: the output and the gradients of input and weight), (f) causal
+//! attention over one GPT-2 layer's heads (`[1, 12, 1024, 64]`) forward and
+//! backward, fused against PyTorch's `scaled_dot_product_attention`, and
+//! written out (scores, mask, softmax, product) against the same in PyTorch.
 //!
 //! `cargo run --release -p sexpgpu-cpu --example bench [-- --no-peer]
-//! [--no-reference] [--iters N]`. PyTorch runs as
+//! [--no-reference] [--iters N] [--only TEXT]` (`--only` keeps the workloads
+//! whose name holds TEXT). PyTorch runs as
 //! `.venv/bin/python benches/sexpgpu/peer.py` (override with
 //! `SEXPGPU_BENCH_PYTHON`); threads follow `SEXPGPU_THREADS` (default: all).
 
@@ -224,6 +228,50 @@ fn conv2d() -> Workload {
     }
 }
 
+/// Causal attention over `[1, 12, 1024, 64]` and the gradients of
+/// `sum(out * cot)` with respect to `q`, `k`, `v`: one fused node, or
+/// written out as `nn/attention` was before it was fused.
+fn attention(fused: bool) -> Workload {
+    let dims = [1, 12, 1024, 64];
+    let mut g = Graph::new("attention");
+    let q = g.param("q", Shape::from(dims), DType::F32);
+    let k = g.param("k", Shape::from(dims), DType::F32);
+    let v = g.param("v", Shape::from(dims), DType::F32);
+    let cot = g.input("cot", Shape::from(dims), DType::F32);
+    let out = if fused {
+        g.attention(q, k, v, true, None).unwrap()
+    } else {
+        let kt = g.transpose(k, &[0, 1, 3, 2]).unwrap();
+        let scores = g.matmul(q, kt).unwrap();
+        let scores = g.binary(BinaryOp::Div, scores, 8.0).unwrap();
+        let rows = g.iota(Shape::from([1024, 1024]), 0, DType::I32).unwrap();
+        let cols = g.iota(Shape::from([1024, 1024]), 1, DType::I32).unwrap();
+        let seen = g.compare(CompareOp::Ge, rows, cols).unwrap();
+        let masked = g.where_(seen, scores, -1e30).unwrap();
+        let top = g.reduce(ReduceOp::Max, masked, Some(&[-1]), true).unwrap();
+        let shifted = g.binary(BinaryOp::Sub, masked, top).unwrap();
+        let e = g.unary(UnaryOp::Exp, shifted).unwrap();
+        let total = g.reduce(ReduceOp::Sum, e, Some(&[-1]), true).unwrap();
+        let weights = g.binary(BinaryOp::Div, e, total).unwrap();
+        g.matmul(weights, v).unwrap()
+    };
+    let weighted = g.binary(BinaryOp::Mul, out, cot).unwrap();
+    let loss = g.reduce(ReduceOp::Sum, weighted, None, false).unwrap();
+    let grads = sexpgpu_autodiff::grad(&mut g, loss, &[q, k, v]).unwrap();
+    g.set_outputs(vec![out, grads[0], grads[1], grads[2]]);
+    let (name, key) = if fused {
+        ("attention causal fwd+bwd", "attention_sdpa")
+    } else {
+        ("attention unfused fwd+bwd", "attention_unfused")
+    };
+    Workload {
+        name,
+        key,
+        graph: g,
+        args: (40..44).map(|seed| data(&dims, seed)).collect(),
+    }
+}
+
 /// The median of `iters` timed runs after one warm-up, in milliseconds.
 fn time_ms(iters: usize, mut f: impl FnMut()) -> f64 {
     f();
@@ -282,7 +330,11 @@ fn main() {
         .unwrap_or(10usize);
     let threads = CpuBackend::default_threads();
     println!("threads: {threads}, iterations: {iters} (median after one warm-up)");
-    let workloads = [
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1));
+    let mut workloads = vec![
         matmul(),
         matmul_transposed(true),
         matmul_transposed(false),
@@ -291,7 +343,10 @@ fn main() {
         reduction(),
         mlp(),
         conv2d(),
+        attention(true),
+        attention(false),
     ];
+    workloads.retain(|w| only.is_none_or(|text| w.name.contains(text.as_str())));
     let peer_figures = if flag("--no-peer") {
         HashMap::new()
     } else {
