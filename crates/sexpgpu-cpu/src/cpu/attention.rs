@@ -20,7 +20,10 @@ use super::parallel::for_ranges;
 use crate::plan::Attention;
 
 /// Queries (or keys, for the key-side gradients) a tile holds.
-const BLOCK: usize = 64;
+const ROWS: usize = 64;
+/// Rows of the other side (keys, or queries for the key-side gradients)
+/// a tile meets at a time.
+const COLUMNS: usize = 256;
 
 fn internal(message: &str) -> ExecError {
     ExecError {
@@ -145,13 +148,13 @@ pub(crate) fn run(
             .zip(step.also)
             .map(|(w, p)| w.rows(width(step, p))),
     };
-    let tiles = step.problems() * per_problem.div_ceil(BLOCK);
+    let tiles = step.problems() * per_problem.div_ceil(ROWS);
     for_ranges(threads, threads.min(tiles), 1, |lanes| {
         for lane in lanes {
             for tile in (lane..tiles).step_by(threads.min(tiles)) {
-                let blocks = per_problem.div_ceil(BLOCK);
-                let (b, first) = (tile / blocks, (tile % blocks) * BLOCK);
-                let rows = first..(first + BLOCK).min(per_problem);
+                let blocks = per_problem.div_ceil(ROWS);
+                let (b, first) = (tile / blocks, (tile % blocks) * ROWS);
+                let rows = first..(first + ROWS).min(per_problem);
                 // SAFETY: tiles are disjoint row ranges, each taken by one
                 // lane, so no two threads write the same rows.
                 let (main, also) = unsafe { targets.tile(b * per_problem, &rows) };
@@ -420,10 +423,10 @@ fn forward_tile(
     let mut max = vec![f32::NEG_INFINITY; m];
     let mut sum = vec![0f32; m];
     let mut acc = vec![0f32; if out.is_some() { m * e } else { 0 }];
-    let mut tile = vec![0f32; m * BLOCK];
+    let mut tile = vec![0f32; m * COLUMNS];
     let seen = keys_seen(step, &queries);
-    for start in (0..seen).step_by(BLOCK) {
-        let keys = start..(start + BLOCK).min(seen);
+    for start in (0..seen).step_by(COLUMNS) {
+        let keys = start..(start + COLUMNS).min(seen);
         let n = keys.len();
         scores(x, b, &queries, &keys, &mut tile);
         for r in 0..m {
@@ -513,13 +516,13 @@ fn weights(
 /// The gradient of query rows `queries`: `scale dS k` over the key tiles.
 fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) {
     let (m, d) = (queries.len(), x.step.d);
-    let mut tile = vec![0f32; m * BLOCK];
-    let mut ds = vec![0f32; m * BLOCK];
+    let mut tile = vec![0f32; m * COLUMNS];
+    let mut ds = vec![0f32; m * COLUMNS];
     dest.fill(0.0);
     let seen = keys_seen(x.step, &queries);
     let ks = &x.rows[1];
-    for start in (0..seen).step_by(BLOCK) {
-        let keys = start..(start + BLOCK).min(seen);
+    for start in (0..seen).step_by(COLUMNS) {
+        let keys = start..(start + COLUMNS).min(seen);
         let n = keys.len();
         weights(x, b, (&queries, &keys), &mut tile, Some(&mut ds));
         // SAFETY: `ds` is `m x n` row-major; key rows are inside their problem.
@@ -546,14 +549,14 @@ fn key_grad_tile(
 ) {
     let step = x.step;
     let n = keys.len();
-    let mut tile = vec![0f32; BLOCK * n];
-    let mut ds = vec![0f32; if dk.is_some() { BLOCK * n } else { 0 }];
+    let mut tile = vec![0f32; COLUMNS * n];
+    let mut ds = vec![0f32; if dk.is_some() { COLUMNS * n } else { 0 }];
     for g in [dk.as_deref_mut(), dv.as_deref_mut()].into_iter().flatten() {
         g.fill(0.0);
     }
     let (qs, dout) = (&x.rows[0], &x.rows[3]);
-    for start in (first_query(step, &keys)..step.t).step_by(BLOCK) {
-        let queries = start..(start + BLOCK).min(step.t);
+    for start in (first_query(step, &keys)..step.t).step_by(COLUMNS) {
+        let queries = start..(start + COLUMNS).min(step.t);
         let m = queries.len();
         let dscores = dk.is_some().then_some(ds.as_mut_slice());
         weights(x, b, (&queries, &keys), &mut tile, dscores);
