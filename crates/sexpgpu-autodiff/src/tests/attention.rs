@@ -8,11 +8,13 @@ use sexpgpu_graph::{DType, Graph, Shape, UnaryOp};
 use super::harness::{check_fd, RandomArgs, Rng};
 use crate::{grad, GradErrorKind};
 
+/// One attention problem: batch dims, then `t, s, d, e` and the mask.
+type Case = (&'static [usize], usize, usize, usize, usize, bool);
+
 #[test]
 fn attention_gradients_match_finite_differences() {
     let mut rng = Rng::new(90);
-    // (batch, t, s, d, e, causal)
-    let cases: [(&[usize], usize, usize, usize, usize, bool); 5] = [
+    let cases: [Case; 5] = [
         (&[], 3, 3, 2, 2, false),
         (&[], 4, 4, 3, 2, true),
         (&[2], 3, 5, 2, 3, false),
