@@ -108,9 +108,25 @@ struct Problem<'a> {
     scale: f32,
 }
 
+impl<'a> Problem<'a> {
+    fn new(step: &'a Attention, operands: &[&'a TensorData]) -> Result<Problem<'a>, ExecError> {
+        if operands.len() != step.part.arity() || step.operands.len() != operands.len() {
+            return Err(internal("wrong operand count"));
+        }
+        let mut rows = Vec::with_capacity(operands.len());
+        for (k, buf) in operands.iter().enumerate() {
+            rows.push(operand(step, k, buf)?);
+        }
+        Ok(Problem {
+            step,
+            rows,
+            scale: step.scale as f32,
+        })
+    }
+}
+
 /// Runs `step` into `out` (and its partner part into `side[0]`), on up to
-/// `threads` threads, each taking every `threads`-th tile so that the
-/// costly tiles at the end of a causal problem are shared out.
+/// `threads` threads.
 pub(crate) fn run(
     threads: usize,
     step: &Attention,
@@ -118,18 +134,8 @@ pub(crate) fn run(
     out: &mut TensorData,
     side: &mut [TensorData],
 ) -> Result<(), ExecError> {
-    if operands.len() != step.part.arity() || step.operands.len() != operands.len() {
-        return Err(internal("wrong operand count"));
-    }
-    let mut rows = Vec::with_capacity(operands.len());
-    for (k, buf) in operands.iter().enumerate() {
-        rows.push(operand(step, k, buf)?);
-    }
-    let problem = Problem {
-        step,
-        rows,
-        scale: step.scale as f32,
-    };
+    let problem = Problem::new(step, operands)?;
+    // A tile's own rows: queries, or keys for the key-side gradients.
     let per_problem = match step.part {
         AttentionPart::Grad(1 | 2) => step.s,
         _ => step.t,
@@ -148,25 +154,40 @@ pub(crate) fn run(
             .zip(step.also)
             .map(|(w, p)| w.rows(width(step, p))),
     };
-    let tiles = step.problems() * per_problem.div_ceil(ROWS);
-    for_ranges(threads, threads.min(tiles), 1, |lanes| {
-        for lane in lanes {
-            for tile in (lane..tiles).step_by(threads.min(tiles)) {
-                let blocks = per_problem.div_ceil(ROWS);
-                let (b, first) = (tile / blocks, (tile % blocks) * ROWS);
-                let rows = first..(first + ROWS).min(per_problem);
-                // SAFETY: tiles are disjoint row ranges, each taken by one
-                // lane, so no two threads write the same rows.
-                let (main, also) = unsafe { targets.tile(b * per_problem, &rows) };
-                run_tile(&problem, b, rows, main, also);
-            }
-        }
+    for_each_tile(threads, step.problems(), per_problem, |b, rows| {
+        // SAFETY: `for_each_tile` gives each tile to one thread, and tiles
+        // are disjoint row ranges.
+        let (main, also) = unsafe { targets.tile(b * per_problem, &rows) };
+        run_tile(&problem, b, rows, main, also);
     });
     main.finish();
     if let Some(also) = also {
         also.finish();
     }
     Ok(())
+}
+
+/// Calls `f(problem, rows)` for every tile of [`ROWS`] rows of every
+/// problem, once, on up to `threads` threads, each taking every
+/// `threads`-th tile so that the costly tiles at the end of a causal
+/// problem are shared out.
+fn for_each_tile(
+    threads: usize,
+    problems: usize,
+    per_problem: usize,
+    f: impl Fn(usize, Range<usize>) + Sync,
+) {
+    let blocks = per_problem.div_ceil(ROWS);
+    let tiles = problems * blocks;
+    let lanes = threads.min(tiles).max(1);
+    for_ranges(lanes, lanes, 1, |mine| {
+        for lane in mine {
+            for tile in (lane..tiles).step_by(lanes) {
+                let (b, first) = (tile / blocks, (tile % blocks) * ROWS);
+                f(b, first..(first + ROWS).min(per_problem));
+            }
+        }
+    });
 }
 
 /// The row width of `part`'s result.
