@@ -781,33 +781,16 @@ impl Backend for CudaBackend {
         out: &mut DeviceBuffer,
         side: &mut [DeviceBuffer],
     ) -> Result<(), ExecError> {
-        let (main, partner) = attention_launches(step);
-        let len = out.len;
-        self.run(&Step::Attention(main), len, operands, out, [0, 0])?;
-        if let (Some(partner), Some(buf)) = (partner, side.first_mut()) {
-            let len = buf.len;
-            let reads = &operands[..partner.part.arity()];
-            self.run(&Step::Attention(partner), len, reads, buf, [0, 0])?;
+        // One launch computes the part and its partner (`also`), which it
+        // stores through the side output (`codegen/attention.rs`): the
+        // kernels the plan-level compile (`prepare`) builds.
+        if step.also.is_some() && side.is_empty() {
+            return Err(failure(
+                "internal: an attention pair without its side output",
+            ));
         }
-        Ok(())
+        let dtypes: Vec<DType> = operands.iter().map(|b| b.dtype).collect();
+        let code = self.code(&Step::Attention(step.clone()), out.dtype, out.len, &dtypes)?;
+        self.launch_code(&code, operands, out, side, [0, 0])
     }
-}
-
-/// An attention launch as the kernels the backend runs: its own part, and
-/// its partner part (`also`) as a launch of its own over the operands that
-/// part reads.
-pub fn attention_launches(
-    step: &sexpgpu_cpu::Attention,
-) -> (sexpgpu_cpu::Attention, Option<sexpgpu_cpu::Attention>) {
-    let main = sexpgpu_cpu::Attention {
-        also: None,
-        side: Vec::new(),
-        ..step.clone()
-    };
-    let partner = step.also.map(|part| sexpgpu_cpu::Attention {
-        part,
-        operands: step.operands[..part.arity()].to_vec(),
-        ..main.clone()
-    });
-    (main, partner)
 }

@@ -7,6 +7,7 @@
 //! static), so a kernel's name is a hash of its text and equal kernels are
 //! compiled once.
 
+mod attention;
 pub mod c;
 mod copy;
 mod fill;
@@ -121,6 +122,9 @@ impl Kernel {
         }
         if matches!(kind, "index" | "gather" | "index-add" | "scatter-add") {
             source.push_str(prelude::ERRORS);
+        }
+        if kind.starts_with("attention") {
+            source.push_str(prelude::ATTENTION);
         }
         source.push_str(&body);
         let name = format!("sx_{}_{:016x}", kind.replace('-', "_"), fnv1a(&source));
@@ -264,6 +268,15 @@ pub fn generate_step(
         } => {
             let (body, params, n) = sort::generate(*x, dims, *axis, *descending, dtype_of(0))?;
             one(step.kind(), (body, params), Shape::Grid { n })
+        }
+        Step::Attention(a) => {
+            let parts = attention::generate(a, out_dtype, dtype_of)?;
+            Ok(StepCode::Kernels(
+                parts
+                    .into_iter()
+                    .map(|(kind, body, params, shape)| Kernel::new(kind, body, params, shape))
+                    .collect(),
+            ))
         }
         step => {
             let parts = indexing::generate(step, out_dtype, dtype_of)?;

@@ -114,3 +114,152 @@ pub const ERRORS: &str = r#"__device__ __forceinline__ void sx_bad_id(unsigned l
 
 /// The op codes in the error word, in the order the host decodes them.
 pub const ERROR_OPS: [&str; 4] = ["index", "gather", "index-add", "scatter-add"];
+
+/// The tile products and reductions of fused attention's kernels
+/// (`attention.rs`, `docs/sexpgpu/cuda.md`, "Fused attention"). A warp owns
+/// 16 rows; a `[16 x N]` tile of f32 values lives in its lanes as the
+/// accumulator fragments of `mma.m16n8k16` (PTX ISA, "Matrix Fragments for
+/// mma.m16n8k16 with floating point type"): lane `l` holds, for each
+/// 8-column group `n`, rows `l / 4` and `l / 4 + 8` at columns
+/// `8n + 2(l % 4)` and the one after, as `acc[n][0..2]` and `acc[n][2..4]`.
+/// bf16 products run on the tensor cores (`sx_mma_bf16_16816`: the
+/// instruction on the device; the host emulation test supplies its own,
+/// since the host compiler defines no `__CUDA_ARCH__`); f32 products run
+/// on the CUDA cores in the same layout, so everything after them is
+/// shared.
+pub const ATTENTION: &str = r#"#ifdef __CUDA_ARCH__
+// c += a b: one warp's 16x8x16 bf16 product with f32 accumulators.
+__device__ __forceinline__ void sx_mma_bf16_16816(float* c, const unsigned* a, const unsigned* b) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
+// Two consecutive bf16 of shared memory (4-byte aligned) as one register.
+__device__ __forceinline__ unsigned sx_ld_pair(const unsigned short* p) {
+  return *reinterpret_cast<const unsigned*>(p);
+}
+// Two bf16 `p[0]` and `p[stride]` as one register, the first in the low half.
+__device__ __forceinline__ unsigned sx_ld_pair_strided(const unsigned short* p, unsigned stride) {
+  return (unsigned)p[0] | ((unsigned)p[stride] << 16);
+}
+// Two f32 rounded to bf16 (the CPU's rounding) in one register, `lo` low.
+__device__ __forceinline__ unsigned sx_pack_bf16(float lo, float hi) {
+  return (unsigned)sx_bf16_bits(sx_round_bf16(lo)) | ((unsigned)sx_bf16_bits(sx_round_bf16(hi)) << 16);
+}
+// The maximum and sum over the 4 lanes holding one row's fragments.
+__device__ __forceinline__ float sx_quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float sx_quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+// The sum over a warp's lanes, in every lane.
+__device__ __forceinline__ float sx_warp_sum(float x) {
+#pragma unroll
+  for (int m = 16; m > 0; m >>= 1) x += __shfl_xor_sync(0xffffffffu, x, m);
+  return x;
+}
+// acc[N/8] += a b^T: the warp's 16 rows of `a` (row stride AS) by the N
+// rows of `b` (row stride BS), K columns (a multiple of 16) of bf16 in
+// shared memory; both fragments are pairs of consecutive columns.
+template <int K, int N, int AS, int BS>
+__device__ __forceinline__ void sx_att_nt(float (*acc)[4], const unsigned short* a,
+                                          const unsigned short* b, unsigned g, unsigned q) {
+#pragma unroll
+  for (int k = 0; k < K; k += 16) {
+    const unsigned short* pa = a + g * AS + k + 2 * q;
+    unsigned fa[4] = {sx_ld_pair(pa), sx_ld_pair(pa + 8 * AS), sx_ld_pair(pa + 8),
+                      sx_ld_pair(pa + 8 * AS + 8)};
+#pragma unroll
+    for (int n = 0; n < N / 8; ++n) {
+      const unsigned short* pb = b + (8 * n + g) * BS + k + 2 * q;
+      unsigned fb[2] = {sx_ld_pair(pb), sx_ld_pair(pb + 8)};
+      sx_mma_bf16_16816(acc[n], fa, fb);
+    }
+  }
+}
+// The same in f32 on the CUDA cores, K any width: each lane computes its
+// own fragments, 2 rows by 2N/8 columns, one column of `a` and `b` at a time.
+template <int K, int N, int AS, int BS>
+__device__ __forceinline__ void sx_att_nt(float (*acc)[4], const float* a, const float* b,
+                                          unsigned g, unsigned q) {
+#pragma unroll 4
+  for (int k = 0; k < K; ++k) {
+    const float a0 = a[g * AS + k], a1 = a[(g + 8) * AS + k];
+#pragma unroll
+    for (int n = 0; n < N / 8; ++n) {
+      const float b0 = b[(8 * n + 2 * q) * BS + k], b1 = b[(8 * n + 2 * q + 1) * BS + k];
+      acc[n][0] += a0 * b0;
+      acc[n][1] += a0 * b1;
+      acc[n][2] += a1 * b0;
+      acc[n][3] += a1 * b1;
+    }
+  }
+}
+// acc[N/8] += p b: the warp's 16 rows of weights `p` (K columns in
+// accumulator fragments, K a multiple of 16) by `b` (K rows of stride BS,
+// N columns) of bf16 in shared memory. Two adjacent 8-column groups of
+// accumulators are exactly the A fragment of a 16-wide step
+// (FlashAttention-2's reuse). The weights are split into two bf16 terms,
+// `hi = bf16(p)` and `lo = bf16(p - hi)`, each multiplied on the tensor
+// cores: `p` keeps 16 bits instead of 8, so the result agrees with the
+// CPU's f32 weights (a result summing many terms that cancel, as a
+// gradient's, differed by several bf16 steps with `hi` alone); `scratch`
+// is unused.
+__device__ __forceinline__ void sx_split_bf16(float x, float y, unsigned* hi, unsigned* lo) {
+  const float hx = sx_round_bf16(x), hy = sx_round_bf16(y);
+  *hi = (unsigned)sx_bf16_bits(hx) | ((unsigned)sx_bf16_bits(hy) << 16);
+  *lo = sx_pack_bf16(x - hx, y - hy);
+}
+template <int K, int N, int BS>
+__device__ __forceinline__ void sx_att_pn(float (*acc)[4], const float (*p)[4],
+                                          const unsigned short* b, float* scratch, unsigned g,
+                                          unsigned q) {
+#pragma unroll
+  for (int k = 0; k < K / 16; ++k) {
+    unsigned hi[4], lo[4];
+    sx_split_bf16(p[2 * k][0], p[2 * k][1], &hi[0], &lo[0]);
+    sx_split_bf16(p[2 * k][2], p[2 * k][3], &hi[1], &lo[1]);
+    sx_split_bf16(p[2 * k + 1][0], p[2 * k + 1][1], &hi[2], &lo[2]);
+    sx_split_bf16(p[2 * k + 1][2], p[2 * k + 1][3], &hi[3], &lo[3]);
+#pragma unroll
+    for (int n = 0; n < N / 8; ++n) {
+      const unsigned short* pb = b + (16 * k + 2 * q) * BS + 8 * n + g;
+      unsigned fb[2] = {sx_ld_pair_strided(pb, BS), sx_ld_pair_strided(pb + 8 * BS, BS)};
+      sx_mma_bf16_16816(acc[n], lo, fb);
+      sx_mma_bf16_16816(acc[n], hi, fb);
+    }
+  }
+}
+// The same in f32: the weights go through the warp's `scratch` rows
+// (16 x (K + 4)), since each lane needs whole rows of them.
+template <int K, int N, int BS>
+__device__ __forceinline__ void sx_att_pn(float (*acc)[4], const float (*p)[4], const float* b,
+                                          float* scratch, unsigned g, unsigned q) {
+  constexpr int PS = K + 4;
+#pragma unroll
+  for (int n = 0; n < K / 8; ++n) {
+    scratch[g * PS + 8 * n + 2 * q] = p[n][0];
+    scratch[g * PS + 8 * n + 2 * q + 1] = p[n][1];
+    scratch[(g + 8) * PS + 8 * n + 2 * q] = p[n][2];
+    scratch[(g + 8) * PS + 8 * n + 2 * q + 1] = p[n][3];
+  }
+  __syncwarp();
+#pragma unroll 4
+  for (int k = 0; k < K; ++k) {
+    const float p0 = scratch[g * PS + k], p1 = scratch[(g + 8) * PS + k];
+#pragma unroll
+    for (int n = 0; n < N / 8; ++n) {
+      const float b0 = b[k * BS + 8 * n + 2 * q], b1 = b[k * BS + 8 * n + 2 * q + 1];
+      acc[n][0] += p0 * b0;
+      acc[n][1] += p0 * b1;
+      acc[n][2] += p1 * b0;
+      acc[n][3] += p1 * b1;
+    }
+  }
+  __syncwarp();
+}
+"#;
