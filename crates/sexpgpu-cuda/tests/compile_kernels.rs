@@ -1,9 +1,10 @@
 //! Every kernel the backend can generate for the example programs, the
-//! random graphs, the per-op numerics cases and the GPU benchmark's
-//! GPT-2 small, compiled with NVRTC for compute_80 and compute_90 and
-//! assembled with ptxas for sm_80 and sm_90: no GPU needed, only the
-//! PyPI wheels `scripts/test` installs into `.venv`
-//! (`nvidia-cuda-nvrtc-cu12`, `nvidia-cuda-nvcc-cu12`). Fails on any
+//! random graphs, the per-op numerics cases, the GPU benchmark's GPT-2
+//! small and the fused-attention graphs of `tests/attention/`, compiled
+//! with NVRTC for compute_80 and compute_90 and assembled with ptxas for
+//! sm_80 and sm_90: no GPU needed, only the PyPI wheels `scripts/test`
+//! installs into `.venv` (`nvidia-cuda-nvrtc-cu12`,
+//! `nvidia-cuda-nvcc-cu12`). Fails on any
 //! NVRTC or ptxas error, and when the wheels are missing (never passes
 //! without compiling).
 
@@ -18,6 +19,9 @@ mod gpt2;
 #[allow(dead_code)] // `check_with_numpy` serves the tests that compare values
 mod numerics;
 mod programs;
+
+// Fused attention's graphs, which `emulate.rs` runs.
+mod attention;
 
 use gpt2::{gpt2_graphs, gpt2_tiny_graphs};
 use programs::example_graphs;
@@ -272,6 +276,7 @@ fn every_kernel_of_the_examples_random_graphs_and_numerics_cases_compiles() {
     graphs.extend(numerics_graphs());
     graphs.extend(gpt2_graphs());
     graphs.extend(gpt2_tiny_graphs());
+    graphs.extend(attention::attention_graphs());
     let mut kernels = kernels(&graphs);
     let from_graphs = kernels.len();
     kernels.extend(synthetic());
@@ -301,6 +306,11 @@ fn every_kernel_of_the_examples_random_graphs_and_numerics_cases_compiles() {
         "argsort",
         "matmul",
         "pack",
+        "attention",
+        "attention-lse",
+        "attention-grad-q",
+        "attention-grad-k",
+        "attention-grad-v",
     ]
     .into();
     let got: BTreeSet<&str> = kinds.keys().copied().collect();

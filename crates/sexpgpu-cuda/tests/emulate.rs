@@ -6,8 +6,9 @@
 //! compared with the reference executor: bit for bit for the exact random
 //! graphs (the host's libm is the CPU backend's, so even `exp` agrees),
 //! within tolerance for the smooth ones. Kernels whose threads work
-//! together (reductions by warp, block or tile; index-adds of many ids)
-//! run with a host thread per CUDA thread.
+//! together (reductions by warp, block or tile; index-adds of many ids;
+//! fused attention, whose bf16 products are tensor-core `mma`s) run with a
+//! host thread per CUDA thread.
 
 // The CPU backend's random graphs and test data, shared by path (one
 // crate's tests cannot import another's), so the kernels checked here are
@@ -24,6 +25,9 @@ mod programs;
 mod support {
     pub mod compare;
 }
+
+// Fused attention's graphs, which `compile_kernels.rs` compiles too.
+mod attention;
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -44,7 +48,10 @@ use support::compare::mismatch;
 /// barrier between blocks), `__shared__` arrays being function statics,
 /// `__syncthreads` a barrier, and a warp shuffle an exchange through a
 /// static array between two barriers (every kernel's shuffles are taken by
-/// the whole block alike).
+/// the whole block alike), `__syncwarp` a barrier too, and a tensor-core
+/// `mma` an exchange of the warp's fragments by the PTX ISA's layout
+/// (`sx_mma_bf16_16816`; the device's is inline PTX, which the kernels
+/// compile only where `__CUDA_ARCH__` is defined).
 const SHIMS: &str = r#"#include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -94,6 +101,48 @@ static inline unsigned __float_as_uint(float x) { unsigned u; std::memcpy(&u, &x
 static inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 static inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long c, unsigned long long v) {
   __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c;
+}
+static inline void __syncwarp(unsigned = 0xffffffffu) { __syncthreads(); }
+// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` (`codegen/prelude.rs`,
+// ATTENTION), by the PTX ISA's fragment layout ("Matrix Fragments for
+// mma.m16n8k16 with floating point type"): each lane posts its A and B
+// registers, one barrier, then every lane rebuilds its warp's A (16x16) and
+// B (16x8) from the 32 postings and adds its own four accumulators
+// (f32, k in order). Calls alternate between two sets of slots, so one
+// barrier a call suffices: no lane can write a set again (two calls on)
+// before every lane has passed the next call's barrier, that is, has done
+// reading it.
+static inline float sx_host_bf16(unsigned bits) { return __uint_as_float((bits & 0xffffu) << 16); }
+static void sx_mma_bf16_16816(float* c, const unsigned* a, const unsigned* b) {
+  static unsigned posted_a[2][1024][4], posted_b[2][1024][2];
+  static thread_local unsigned parity = 0;
+  const unsigned me = threadIdx.x, first = me & ~31u, slot = parity;
+  parity ^= 1u;
+  for (int i = 0; i < 4; ++i) posted_a[slot][me][i] = a[i];
+  for (int i = 0; i < 2; ++i) posted_b[slot][me][i] = b[i];
+  __syncthreads();
+  float A[16][16], B[16][8];
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned group = l >> 2, in_group = l % 4;
+    for (unsigned i = 0; i < 8; ++i) {
+      const unsigned reg = posted_a[slot][first + l][i / 2];
+      const unsigned row = (i < 2 || (i >= 4 && i < 6)) ? group : group + 8;
+      const unsigned col = in_group * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      A[row][col] = sx_host_bf16((i & 1) ? reg >> 16 : reg);
+    }
+    for (unsigned i = 0; i < 4; ++i) {
+      const unsigned reg = posted_b[slot][first + l][i / 2];
+      const unsigned row = in_group * 2 + (i & 1) + (i >= 2 ? 8 : 0);
+      B[row][group] = sx_host_bf16((i & 1) ? reg >> 16 : reg);
+    }
+  }
+  const unsigned lane = me % 32, group = lane >> 2, in_group = lane % 4;
+  for (unsigned i = 0; i < 4; ++i) {
+    const unsigned row = i < 2 ? group : group + 8, col = in_group * 2 + (i & 1);
+    float sum = c[i];
+    for (unsigned k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
+    c[i] = sum;
+  }
 }
 "#;
 
@@ -690,4 +739,104 @@ fn every_numerics_case_matches_numpy_in_emulation() {
     let count = numerics::write_all(&dir, &emulated)
         .unwrap_or_else(|failures| panic!("emulation failed:\n{}", failures.join("\n")));
     numerics::check_with_numpy(&dir, count, "the emulated kernels");
+}
+
+/// Random floats in [-1, 1] of `dims` and `dtype`.
+fn unit_tensor(rng: &mut common::Rng, dims: &[usize], dtype: DType) -> Tensor {
+    let n = dims.iter().product();
+    let v: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+    Tensor::from_f64s(sexpgpu_graph::Shape::from(dims), &v, dtype).unwrap()
+}
+
+/// The fused-attention graphs (`attention::attention_graphs`) with
+/// arguments in [-1, 1], within the tolerance of their dtype: f32 sums in
+/// another order than the f64 reference's; bf16 results one bf16 step
+/// apart at most (the weights reach the tensor cores as two bf16 terms,
+/// and the result is rounded once, as the reference's).
+fn attention_cases() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    let mut rng = common::Rng::new(81);
+    attention::attention_graphs()
+        .into_iter()
+        .map(|(name, g)| {
+            let args: Vec<Tensor> = g
+                .arguments()
+                .iter()
+                .map(|&a| unit_tensor(&mut rng, g.shape(a).dims(), g.dtype(a)))
+                .collect();
+            let bf16 = args.iter().any(|a| a.dtype() == DType::BF16);
+            (name, g, args, if bf16 { 5e-3 } else { 1e-5 })
+        })
+        .collect()
+}
+
+/// Fused attention's kernels against the reference executor: every part,
+/// both dtypes, the tiled kernels (bf16 through the emulated tensor-core
+/// product) and the general one, each step read through the views the
+/// lowering planned (strided heads, broadcast batches) with no copy.
+#[test]
+fn attention_kernels_compute_the_references_results() {
+    let mut plans = Vec::new();
+    for (name, g, args, tol) in attention_cases() {
+        let program = sexpgpu_cpu::compile(&g).unwrap();
+        let codes = generate_plan(program.plan()).unwrap();
+        plans.push((name, g, program, codes, args, tol));
+    }
+    let codes: Vec<Vec<StepCode>> = plans.iter().map(|p| p.3.clone()).collect();
+    let all = unique_kernels(&codes);
+    // Every part alone and each pair in one launch (a side output), tiled
+    // (at most 4 warps) and general (8 warps, for widths over the tiles').
+    let kinds: std::collections::BTreeSet<(&str, bool, bool)> = all
+        .iter()
+        .filter_map(|k| match k.shape {
+            Shape::Blocks { threads, .. } if k.kind.starts_with("attention") => {
+                let pair = k.params.contains(&Param::Side(0));
+                Some((k.kind, pair, threads > 128))
+            }
+            _ => None,
+        })
+        .collect();
+    let parts = [
+        "attention",
+        "attention-lse",
+        "attention-grad-q",
+        "attention-grad-k",
+        "attention-grad-v",
+    ];
+    for part in parts {
+        for general in [false, true] {
+            // The log-sum-exp reads no wide values: always tiled here.
+            let want = (part, false, general);
+            assert!(
+                kinds.contains(&want) || (general && part == "attention-lse"),
+                "{want:?}: {kinds:?}"
+            );
+        }
+    }
+    for part in ["attention", "attention-grad-k"] {
+        for general in [false, true] {
+            assert!(
+                kinds.contains(&(part, true, general)),
+                "{part} pair: {kinds:?}"
+            );
+        }
+    }
+    let libs = Libs::build(&all, "attention");
+    let mut failures = Vec::new();
+    for (name, g, program, codes, args, tol) in &plans {
+        let want = execute(g, args, 7).expect("the reference runs");
+        match run_plan(program.plan(), codes, &libs, args, 7) {
+            Ok(got) => {
+                if let Some(e) = mismatch(&got, &want, *tol) {
+                    failures.push(format!("{name}: {e}\n{}", program.describe()));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} attention graphs differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

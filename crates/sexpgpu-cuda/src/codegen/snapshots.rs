@@ -24,6 +24,7 @@ fn kernels_of(g: &Graph) -> Vec<String> {
                 ("PRELUDE", prelude::PRELUDE),
                 ("RANDOM", prelude::RANDOM),
                 ("ERRORS", prelude::ERRORS),
+                ("ATTENTION", prelude::ATTENTION),
             ] {
                 if let Some(rest) = text.strip_prefix(part) {
                     parts.push(name);
@@ -135,4 +136,41 @@ fn cooperative_kernels() {
     expect_file!["snapshots/reduce_sum_columns_by_tile.cu"].assert_eq(&k[1]);
     expect_file!["snapshots/index_add_marks.cu"].assert_eq(&k[2]);
     expect_file!["snapshots/index_add_many_ids.cu"].assert_eq(&k[3]);
+}
+
+/// Fused attention over `[2, 37, 24]` queries and `[2, 53, 24]` keys
+/// (`e = 40`), causal: in bf16 the output with its log-sum-exp beside it
+/// (one launch, a side output), tensor-core products; in f32 the gradient
+/// of `q`, products on the CUDA cores.
+#[test]
+fn attention_kernels() {
+    let attention = |dtype: DType, grad: bool| {
+        let mut g = Graph::new("snap");
+        let q = g.input("q", Shape::from([2, 37, 24]), dtype);
+        let k = g.input("k", Shape::from([2, 53, 24]), dtype);
+        let v = g.input("v", Shape::from([2, 53, 40]), dtype);
+        let scale = 0.2;
+        let out = g.attention(q, k, v, true, Some(scale)).unwrap();
+        let lse = g.attention_lse(q, k, true, scale).unwrap();
+        if grad {
+            let dout = g.input("dout", Shape::from([2, 37, 40]), dtype);
+            let delta = g.input("delta", Shape::from([2, 37]), DType::F32);
+            let inputs = [q, k, v, dout, lse, delta];
+            let dq = g.attention_grad(0, inputs, true, scale).unwrap();
+            g.set_outputs(vec![dq]);
+        } else {
+            g.set_outputs(vec![out, lse]);
+        }
+        kernels_of(&g)
+    };
+    let forward = attention(DType::BF16, false);
+    assert_eq!(
+        forward.len(),
+        1,
+        "the output and its log-sum-exp in one launch"
+    );
+    expect_file!["snapshots/attention_bf16_causal.cu"].assert_eq(&forward[0]);
+    let grad = attention(DType::F32, true);
+    assert_eq!(grad.len(), 2, "the log-sum-exp, then the gradient of q");
+    expect_file!["snapshots/attention_grad_q_f32.cu"].assert_eq(&grad[1]);
 }
