@@ -376,6 +376,10 @@ unsafe fn product(
         return;
     }
     debug_assert!(dst.len() >= m * n);
+    if k <= SMALL || n <= SMALL {
+        // SAFETY: as the caller vouches.
+        return unsafe { small_product((m, n, k), (dst, add, factor), lhs, rhs) };
+    }
     // SAFETY: the caller vouches for the operands; `dst` holds `m * n`
     // row-major elements. `gemm` computes `dst = alpha dst + beta lhs rhs`,
     // its strides column first.
@@ -401,6 +405,106 @@ unsafe fn product(
             false,
             gemm::Parallelism::None,
         );
+    }
+}
+
+/// The contracted length or output width up to which [`product`] runs its
+/// own loops: for small heads (a width of 16) the `gemm` crate's packing
+/// and dispatch cost more than the products.
+const SMALL: usize = 32;
+
+/// [`product`] as `k` rank-one updates of each row of `dst`, `rhs` first
+/// copied row-major when its columns are strided, vectorised where the
+/// CPU allows.
+///
+/// # Safety
+/// As for [`product`].
+unsafe fn small_product(
+    (m, n, k): (usize, usize, usize),
+    (dst, add, factor): (&mut [f32], bool, f32),
+    lhs: (*const f32, usize, usize),
+    rhs: (*const f32, usize, usize),
+) {
+    let packed: Vec<f32>;
+    let (b, b_stride) = if rhs.2 == 1 || n <= 1 {
+        (rhs.0, rhs.1)
+    } else {
+        // SAFETY: every `(p, j)` of `rhs` is inside its allocation.
+        packed = (0..k * n)
+            .map(|at| unsafe { *rhs.0.add((at / n) * rhs.1 + (at % n) * rhs.2) })
+            .collect();
+        (packed.as_ptr(), n)
+    };
+    let updates = RankOne {
+        sizes: (m, n, k),
+        factor,
+        lhs,
+        rhs: (b, b_stride),
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F; the operands as vouched.
+            return unsafe { updates.run_avx512(dst, add) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA; the operands as vouched.
+            return unsafe { updates.run_avx2(dst, add) };
+        }
+    }
+    // SAFETY: the operands as vouched.
+    unsafe { updates.run(dst, add) }
+}
+
+/// A small product's operands, `rhs` with consecutive columns.
+struct RankOne {
+    sizes: (usize, usize, usize),
+    factor: f32,
+    lhs: (*const f32, usize, usize),
+    rhs: (*const f32, usize),
+}
+
+impl RankOne {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run_avx512(&self, dst: &mut [f32], add: bool) {
+        // SAFETY: as the caller vouches.
+        unsafe { self.run(dst, add) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run_avx2(&self, dst: &mut [f32], add: bool) {
+        // SAFETY: as the caller vouches.
+        unsafe { self.run(dst, add) }
+    }
+
+    /// `dst[i] (+)= sum_p factor lhs[i, p] rhs[p]`, row by row.
+    ///
+    /// # Safety
+    /// As for [`product`].
+    #[inline(always)]
+    unsafe fn run(&self, dst: &mut [f32], add: bool) {
+        let (m, n, k) = self.sizes;
+        for (i, row) in dst[..m * n].chunks_exact_mut(n.max(1)).enumerate() {
+            if !add {
+                row.fill(0.0);
+            }
+            for p in 0..k {
+                // SAFETY: `(i, p)` of `lhs` and row `p` of `rhs` are inside
+                // their allocations, as the caller vouches.
+                let (a, b) = unsafe {
+                    (
+                        self.factor * *self.lhs.0.add(i * self.lhs.1 + p * self.lhs.2),
+                        std::slice::from_raw_parts(self.rhs.0.add(p * self.rhs.1), n),
+                    )
+                };
+                for (d, &x) in row.iter_mut().zip(b) {
+                    *d += a * x;
+                }
+            }
+        }
     }
 }
 
@@ -444,8 +548,8 @@ fn forward_tile(
     let mut max = vec![f32::NEG_INFINITY; m];
     let mut sum = vec![0f32; m];
     let mut acc = vec![0f32; if out.is_some() { m * e } else { 0 }];
-    let mut tile = vec![0f32; m * COLUMNS];
     let seen = keys_seen(step, &queries);
+    let mut tile = vec![0f32; m * COLUMNS.min(seen)];
     for start in (0..seen).step_by(COLUMNS) {
         let keys = start..(start + COLUMNS).min(seen);
         let n = keys.len();
@@ -537,10 +641,10 @@ fn weights(
 /// The gradient of query rows `queries`: `scale dS k` over the key tiles.
 fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) {
     let (m, d) = (queries.len(), x.step.d);
-    let mut tile = vec![0f32; m * COLUMNS];
-    let mut ds = vec![0f32; m * COLUMNS];
-    dest.fill(0.0);
     let seen = keys_seen(x.step, &queries);
+    let mut tile = vec![0f32; m * COLUMNS.min(seen)];
+    let mut ds = vec![0f32; m * COLUMNS.min(seen)];
+    dest.fill(0.0);
     let ks = &x.rows[1];
     for start in (0..seen).step_by(COLUMNS) {
         let keys = start..(start + COLUMNS).min(seen);
@@ -570,8 +674,10 @@ fn key_grad_tile(
 ) {
     let step = x.step;
     let n = keys.len();
-    let mut tile = vec![0f32; COLUMNS * n];
-    let mut ds = vec![0f32; if dk.is_some() { COLUMNS * n } else { 0 }];
+    // The query tiles seeing these keys are at most this tall.
+    let tall = COLUMNS.min(step.t - first_query(step, &keys).min(step.t));
+    let mut tile = vec![0f32; tall * n];
+    let mut ds = vec![0f32; if dk.is_some() { tall * n } else { 0 }];
     for g in [dk.as_deref_mut(), dv.as_deref_mut()].into_iter().flatten() {
         g.fill(0.0);
     }
