@@ -622,6 +622,40 @@ fn gpt2_steps() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
     with_arguments(gpt2::gpt2_tiny_graphs(), make, 1e-3)
 }
 
+/// A graph compiled for the emulator: its name, the graph, the program,
+/// each launch's device code, its arguments and tolerance.
+type Planned = (
+    String,
+    Graph,
+    sexpgpu_cpu::Program,
+    Vec<StepCode>,
+    Vec<Tensor>,
+    f64,
+);
+
+/// Runs every plan in the emulator and compares its outputs with the
+/// reference executor's, failing with every mismatch (`what` names them).
+fn assert_plans_match(plans: &[Planned], libs: &Libs, what: &str) {
+    let mut failures = Vec::new();
+    for (name, g, program, codes, args, tol) in plans {
+        let want = execute(g, args, 7).expect("the reference runs");
+        match run_plan(program.plan(), codes, libs, args, 7) {
+            Ok(got) => {
+                if let Some(e) = mismatch(&got, &want, *tol) {
+                    failures.push(format!("{name}: {e}\n{}", program.describe()));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} {what} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn generated_kernels_compute_the_references_results() {
     let mut cases: Vec<(String, Graph, Vec<Tensor>, f64)> = Vec::new();
@@ -658,24 +692,7 @@ fn generated_kernels_compute_the_references_results() {
     let mut all: Vec<&Kernel> = kernels.into_values().collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     let libs = Libs::build(&all, "graphs");
-    let mut failures = Vec::new();
-    for (name, g, program, codes, args, tol) in &plans {
-        let want = execute(g, args, 7).expect("the reference runs");
-        match run_plan(program.plan(), codes, &libs, args, 7) {
-            Ok(got) => {
-                if let Some(e) = mismatch(&got, &want, *tol) {
-                    failures.push(format!("{name}: {e}\n{}", program.describe()));
-                }
-            }
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} graphs differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_plans_match(&plans, &libs, "graphs");
     let blocks = all
         .iter()
         .filter(|k| matches!(k.shape, Shape::Blocks { .. }))
@@ -821,22 +838,5 @@ fn attention_kernels_compute_the_references_results() {
         }
     }
     let libs = Libs::build(&all, "attention");
-    let mut failures = Vec::new();
-    for (name, g, program, codes, args, tol) in &plans {
-        let want = execute(g, args, 7).expect("the reference runs");
-        match run_plan(program.plan(), codes, &libs, args, 7) {
-            Ok(got) => {
-                if let Some(e) = mismatch(&got, &want, *tol) {
-                    failures.push(format!("{name}: {e}\n{}", program.describe()));
-                }
-            }
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} attention graphs differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_plans_match(&plans, &libs, "attention graphs");
 }

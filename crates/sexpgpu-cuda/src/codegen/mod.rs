@@ -269,25 +269,19 @@ pub fn generate_step(
             let (body, params, n) = sort::generate(*x, dims, *axis, *descending, dtype_of(0))?;
             one(step.kind(), (body, params), Shape::Grid { n })
         }
-        Step::Attention(a) => {
-            let parts = attention::generate(a, out_dtype, dtype_of)?;
-            Ok(StepCode::Kernels(
-                parts
-                    .into_iter()
-                    .map(|(kind, body, params, shape)| Kernel::new(kind, body, params, shape))
-                    .collect(),
-            ))
-        }
-        step => {
-            let parts = indexing::generate(step, out_dtype, dtype_of)?;
-            Ok(StepCode::Kernels(
-                parts
-                    .into_iter()
-                    .map(|(kind, body, params, shape)| Kernel::new(kind, body, params, shape))
-                    .collect(),
-            ))
-        }
+        Step::Attention(a) => Ok(kernels(attention::generate(a, out_dtype, dtype_of)?)),
+        step => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
     }
+}
+
+/// A step's kernels, in launch order, from their parts.
+fn kernels(parts: Vec<indexing::Part>) -> StepCode {
+    StepCode::Kernels(
+        parts
+            .into_iter()
+            .map(|(kind, body, params, shape)| Kernel::new(kind, body, params, shape))
+            .collect(),
+    )
 }
 
 /// A fused chain's inputs with their dtypes: a memory operand's is that of
