@@ -46,6 +46,31 @@ def mlp(x, params):
     return h
 
 
+def rand(*shape):
+    """Uniform values in [-1, 1)."""
+    return torch.rand(*shape, dtype=torch.float32) * 2 - 1
+
+
+def attention_steps(dims):
+    """Causal attention's forward and backward over `dims`, fused and unfused."""
+    q, k, v = (rand(*dims).requires_grad_(True) for _ in range(3))
+    cot = rand(*dims)
+    context, width = dims[2], dims[3]
+    mask = torch.ones(context, context, dtype=torch.bool).tril()
+
+    def sdpa_step():
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return (out, *torch.autograd.grad(out, (q, k, v), cot))
+
+    def unfused_step():
+        scores = (q @ k.transpose(-1, -2)) / width**0.5
+        weights = torch.softmax(scores.masked_fill(~mask, -1e30), dim=-1)
+        out = weights @ v
+        return (out, *torch.autograd.grad(out, (q, k, v), cot))
+
+    return sdpa_step, unfused_step
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
@@ -53,7 +78,6 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    rand = lambda *shape: torch.rand(*shape, dtype=torch.float32) * 2 - 1
 
     with torch.inference_mode():
         a, b = rand(1024, 1024), rand(1024, 1024)
@@ -94,25 +118,14 @@ def main():
 
     print("conv2d", median_ms(args.iters, conv_step))
 
-    # Causal attention over one GPT-2 layer's heads ([1, 12, 1024, 64]),
-    # forward and backward: the output and the gradients of sum(out * cot)
-    # with respect to q, k and v; fused (SDPA) and written out.
-    q, k, v = (rand(1, 12, 1024, 64).requires_grad_(True) for _ in range(3))
-    acot = rand(1, 12, 1024, 64)
-    mask = torch.ones(1024, 1024, dtype=torch.bool).tril()
-
-    def sdpa_step():
-        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return (out, *torch.autograd.grad(out, (q, k, v), acot))
-
-    def unfused_step():
-        scores = (q @ k.transpose(-1, -2)) / 8.0
-        weights = torch.softmax(scores.masked_fill(~mask, -1e30), dim=-1)
-        out = weights @ v
-        return (out, *torch.autograd.grad(out, (q, k, v), acot))
-
-    print("attention_sdpa", median_ms(args.iters, sdpa_step))
-    print("attention_unfused", median_ms(args.iters, unfused_step))
+    # Causal attention, forward and backward: the output and the gradients
+    # of sum(out * cot) with respect to q, k and v; fused (SDPA) and
+    # written out. Over one GPT-2 layer's heads ([1, 12, 1024, 64]) and the
+    # char-transformer example's small heads ([16, 4, 64, 16]).
+    for key, dims in (("attention", (1, 12, 1024, 64)), ("attention_small", (16, 4, 64, 16))):
+        sdpa_step, unfused_step = attention_steps(dims)
+        print(f"{key}_sdpa", median_ms(args.iters, sdpa_step))
+        print(f"{key}_unfused", median_ms(args.iters, unfused_step))
     print("torch", torch.__version__, "threads", torch.get_num_threads())
 
 

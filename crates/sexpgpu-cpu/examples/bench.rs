@@ -6,13 +6,16 @@
 //! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu), (e) a 3x3
 //! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
 //! padding 1: the output and the gradients of input and weight), (f) causal
-//! attention over one GPT-2 layer's heads (`[1, 12, 1024, 64]`) forward and
-//! backward, fused against PyTorch's `scaled_dot_product_attention`, and
-//! written out (scores, mask, softmax, product) against the same in PyTorch.
+//! attention over one GPT-2 layer's heads (`[1, 12, 1024, 64]`) and over
+//! the char-transformer example's small heads (`[16, 4, 64, 16]`), forward
+//! and backward, fused against PyTorch's `scaled_dot_product_attention`,
+//! and written out (scores, mask, softmax, product) against the same in
+//! PyTorch.
 //!
 //! `cargo run --release -p sexpgpu-cpu --example bench [-- --no-peer]
-//! [--no-reference] [--iters N] [--only TEXT]` (`--only` keeps the workloads
-//! whose name holds TEXT). PyTorch runs as
+//! [--no-reference] [--iters N] [--only TEXT] [--profile]` (`--only` keeps the
+//! workloads whose name holds TEXT; `--profile` adds where each one's time
+//! went by kernel kind, as `sexpgpu run --profile` prints it). PyTorch runs as
 //! `.venv/bin/python benches/sexpgpu/peer.py` (override with
 //! `SEXPGPU_BENCH_PYTHON`); threads follow `SEXPGPU_THREADS` (default: all).
 
@@ -41,9 +44,9 @@ fn data(dims: &[usize], seed: u64) -> Tensor {
 }
 
 struct Workload {
-    name: &'static str,
+    name: String,
     /// The key `peer.py` prints for the same work.
-    key: &'static str,
+    key: String,
     graph: Graph,
     args: Vec<Tensor>,
 }
@@ -55,8 +58,8 @@ fn matmul() -> Workload {
     let c = g.matmul(a, b).unwrap();
     g.set_outputs(vec![c]);
     Workload {
-        name: "matmul 1024x1024x1024 f32",
-        key: "matmul",
+        name: "matmul 1024x1024x1024 f32".into(),
+        key: "matmul".into(),
         graph: g,
         args: vec![data(&[1024, 1024], 1), data(&[1024, 1024], 2)],
     }
@@ -92,8 +95,8 @@ fn matmul_transposed(weight_gradient: bool) -> Workload {
         ("matmul dy w^T [2048,1024,256]", "matmul_dgrad")
     };
     Workload {
-        name,
-        key,
+        name: name.into(),
+        key: key.into(),
         graph: g,
         args: vec![data(&[2048, 1024], 6), data(&dims, 7)],
     }
@@ -124,8 +127,8 @@ fn chain() -> Workload {
     let out = g.where_(m, t, n).unwrap();
     g.set_outputs(vec![out]);
     Workload {
-        name: "fused chain, 13 ops, 16M f32",
-        key: "chain",
+        name: "fused chain, 13 ops, 16M f32".into(),
+        key: "chain".into(),
         graph: g,
         args: vec![data(&[N], 3), data(&[N], 4)],
     }
@@ -148,8 +151,8 @@ fn softmax() -> Workload {
         .unwrap();
     g.set_outputs(vec![out]);
     Workload {
-        name: "softmax [64,128,128] f32",
-        key: "softmax",
+        name: "softmax [64,128,128] f32".into(),
+        key: "softmax".into(),
         graph: g,
         args: vec![data(&[64, 128, 128], 8)],
     }
@@ -161,8 +164,8 @@ fn reduction() -> Workload {
     let s = g.reduce(ReduceOp::Sum, x, Some(&[-1]), false).unwrap();
     g.set_outputs(vec![s]);
     Workload {
-        name: "row sums [4096, 4096] f32",
-        key: "reduce",
+        name: "row sums [4096, 4096] f32".into(),
+        key: "reduce".into(),
         graph: g,
         args: vec![data(&[4096, 4096], 5)],
     }
@@ -193,8 +196,8 @@ fn mlp() -> Workload {
         args.push(data(&[fan_out], 20 + i as u64));
     }
     Workload {
-        name: "MLP forward 256x784-512-512-10",
-        key: "mlp",
+        name: "MLP forward 256x784-512-512-10".into(),
+        key: "mlp".into(),
         graph: g,
         args,
     }
@@ -217,8 +220,8 @@ fn conv2d() -> Workload {
     let grads = sexpgpu_autodiff::grad(&mut g, loss, &[x, w]).unwrap();
     g.set_outputs(vec![y, grads[0], grads[1]]);
     Workload {
-        name: "conv2d 3x3 fwd+bwd 32x16x32x32",
-        key: "conv2d",
+        name: "conv2d 3x3 fwd+bwd 32x16x32x32".into(),
+        key: "conv2d".into(),
         graph: g,
         args: vec![
             data(&[32, 16, 32, 32], 30),
@@ -228,12 +231,15 @@ fn conv2d() -> Workload {
     }
 }
 
-/// Causal attention over `[1, 12, 1024, 64]` and the gradients of
-/// `sum(out * cot)` with respect to `q`, `k`, `v`: one fused node, or
-/// written out as `nn/attention` was before it was fused.
-fn attention(fused: bool) -> Workload {
-    let dims = [1, 12, 1024, 64];
-    let mut g = Graph::new("attention");
+/// Causal attention over `dims` (`[batch, heads, context, head width]`)
+/// and the gradients of `sum(out * cot)` with respect to `q`, `k`, `v`:
+/// one fused node, or written out as `nn/attention` was before it was
+/// fused. `peer` names PyTorch's figures (`<peer>_sdpa`, `<peer>_unfused`).
+fn attention(dims: [usize; 4], peer: &'static str, fused: bool) -> Workload {
+    let context = dims[2];
+    let which = if fused { "fused" } else { "unfused" };
+    let name = format!("attention {dims:?} causal fwd+bwd, {which}");
+    let mut g = Graph::new(&name);
     let q = g.param("q", Shape::from(dims), DType::F32);
     let k = g.param("k", Shape::from(dims), DType::F32);
     let v = g.param("v", Shape::from(dims), DType::F32);
@@ -243,9 +249,11 @@ fn attention(fused: bool) -> Workload {
     } else {
         let kt = g.transpose(k, &[0, 1, 3, 2]).unwrap();
         let scores = g.matmul(q, kt).unwrap();
-        let scores = g.binary(BinaryOp::Div, scores, 8.0).unwrap();
-        let rows = g.iota(Shape::from([1024, 1024]), 0, DType::I32).unwrap();
-        let cols = g.iota(Shape::from([1024, 1024]), 1, DType::I32).unwrap();
+        let root = (dims[3] as f64).sqrt();
+        let scores = g.binary(BinaryOp::Div, scores, root).unwrap();
+        let square = Shape::from([context, context]);
+        let rows = g.iota(square.clone(), 0, DType::I32).unwrap();
+        let cols = g.iota(square, 1, DType::I32).unwrap();
         let seen = g.compare(CompareOp::Ge, rows, cols).unwrap();
         let masked = g.where_(seen, scores, -1e30).unwrap();
         let top = g.reduce(ReduceOp::Max, masked, Some(&[-1]), true).unwrap();
@@ -259,11 +267,7 @@ fn attention(fused: bool) -> Workload {
     let loss = g.reduce(ReduceOp::Sum, weighted, None, false).unwrap();
     let grads = sexpgpu_autodiff::grad(&mut g, loss, &[q, k, v]).unwrap();
     g.set_outputs(vec![out, grads[0], grads[1], grads[2]]);
-    let (name, key) = if fused {
-        ("attention causal fwd+bwd", "attention_sdpa")
-    } else {
-        ("attention unfused fwd+bwd", "attention_unfused")
-    };
+    let key = format!("{peer}_{}", if fused { "sdpa" } else { "unfused" });
     Workload {
         name,
         key,
@@ -271,6 +275,12 @@ fn attention(fused: bool) -> Workload {
         args: (40..44).map(|seed| data(&dims, seed)).collect(),
     }
 }
+
+/// One GPT-2 small layer's heads at context 1024.
+const GPT2_HEADS: [usize; 4] = [1, 12, 1024, 64];
+/// `examples/sexpgpu/char-transformer.sx`'s heads: batch 16, 4 heads of
+/// width 16, context 64.
+const SMALL_HEADS: [usize; 4] = [16, 4, 64, 16];
 
 /// The median of `iters` timed runs after one warm-up, in milliseconds.
 fn time_ms(iters: usize, mut f: impl FnMut()) -> f64 {
@@ -343,8 +353,10 @@ fn main() {
         reduction(),
         mlp(),
         conv2d(),
-        attention(true),
-        attention(false),
+        attention(GPT2_HEADS, "attention", true),
+        attention(GPT2_HEADS, "attention", false),
+        attention(SMALL_HEADS, "attention_small", true),
+        attention(SMALL_HEADS, "attention_small", false),
     ];
     workloads.retain(|w| only.is_none_or(|text| w.name.contains(text.as_str())));
     let peer_figures = if flag("--no-peer") {
@@ -358,8 +370,12 @@ fn main() {
             }
         }
     };
+    if flag("--profile") {
+        sexpgpu_cpu::profile::set_warmup(1);
+        sexpgpu_cpu::profile::enable(true);
+    }
     println!(
-        "{:<32} {:>10} {:>10} {:>8} {:>12} {:>8}",
+        "{:<48} {:>10} {:>10} {:>8} {:>12} {:>8}",
         "workload", "ours ms", "torch ms", "ours/pt", "reference ms", "kernels"
     );
     for w in &workloads {
@@ -367,7 +383,7 @@ fn main() {
         let ours = time_ms(iters, || {
             program.run(&w.args, 0).expect("runs");
         });
-        let torch = peer_figures.get(w.key).copied();
+        let torch = peer_figures.get(&w.key).copied();
         let reference = (!flag("--no-reference")).then(|| {
             let start = Instant::now();
             execute(&w.graph, &w.args, 0).expect("reference runs");
@@ -375,13 +391,19 @@ fn main() {
         });
         let show = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.2}"));
         println!(
-            "{:<32} {:>10.2} {:>10} {:>8} {:>12} {:>8}",
+            "{:<48} {:>10.2} {:>10} {:>8} {:>12} {:>8}",
             w.name,
             ours,
             show(torch),
             torch.map_or("-".to_string(), |t| format!("{:.2}", ours / t)),
             reference.map_or("-".to_string(), |r| format!("{r:.0}")),
             program.plan().launches.len()
+        );
+    }
+    if flag("--profile") {
+        print!(
+            "{}",
+            sexpgpu_cpu::profile::format_report(&sexpgpu_cpu::profile::take_report())
         );
     }
 }

@@ -43,9 +43,11 @@ fn every_part(
 #[test]
 fn every_part_matches_the_reference() {
     let mut rng = Rng::new(300);
-    // (t, s, d, e): odd sizes, more queries than keys, several 64-row tiles.
+    // (t, s, d, e): odd sizes, more queries than keys, several 64-row tiles,
+    // widths that fill the small products' 32- and 16-column blocks or not.
     let sizes = [
         (37, 53, 24, 40),
+        (66, 64, 48, 33),
         (5, 3, 8, 8),
         (130, 130, 16, 16),
         (1, 70, 4, 2),

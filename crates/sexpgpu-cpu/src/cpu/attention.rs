@@ -277,8 +277,57 @@ impl Targets {
 }
 
 /// One tile: the launch's part over rows `rows` of problem `b` into `main`,
-/// and its partner's into `also`.
+/// and its partner's into `also`, compiled for the widest vectors the CPU
+/// has (the loops over a tile's rows are written to vectorise).
 fn run_tile(x: &Problem, b: usize, rows: Range<usize>, main: &mut [f32], also: Option<&mut [f32]>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { run_tile_avx512(x, b, rows, main, also) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA, checked just above.
+            return unsafe { run_tile_avx2(x, b, rows, main, also) };
+        }
+    }
+    run_tile_here(x, b, rows, main, also)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn run_tile_avx512(
+    x: &Problem,
+    b: usize,
+    rows: Range<usize>,
+    main: &mut [f32],
+    also: Option<&mut [f32]>,
+) {
+    run_tile_here(x, b, rows, main, also)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_tile_avx2(
+    x: &Problem,
+    b: usize,
+    rows: Range<usize>,
+    main: &mut [f32],
+    also: Option<&mut [f32]>,
+) {
+    run_tile_here(x, b, rows, main, also)
+}
+
+/// [`run_tile`] for whatever the caller was compiled for.
+#[inline(always)]
+fn run_tile_here(
+    x: &Problem,
+    b: usize,
+    rows: Range<usize>,
+    main: &mut [f32],
+    also: Option<&mut [f32]>,
+) {
     match x.step.part {
         AttentionPart::Output => forward_tile(x, b, rows, Some(main), also),
         AttentionPart::LogSumExp => forward_tile(x, b, rows, None, Some(main)),
@@ -307,39 +356,11 @@ fn first_query(step: &Attention, keys: &Range<usize>) -> usize {
     }
 }
 
-/// `x = exp(x - shift)` over `xs` (`math::exp_f32`, the fused loops' `exp`,
-/// vectorised where the CPU allows), returning their sum.
-fn exp_minus(xs: &mut [f32], shift: f32) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { exp_minus_avx512(xs, shift) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has AVX2 and FMA, checked just above.
-            return unsafe { exp_minus_avx2(xs, shift) };
-        }
-    }
-    exp_minus_lanes(xs, shift)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn exp_minus_avx512(xs: &mut [f32], shift: f32) -> f32 {
-    exp_minus_lanes(xs, shift)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn exp_minus_avx2(xs: &mut [f32], shift: f32) -> f32 {
-    exp_minus_lanes(xs, shift)
-}
-
-/// [`exp_minus`] written so the compiler vectorises it: 16 partial sums.
+/// `x = exp(x - shift)` over `xs` (`math::exp_f32`, the fused loops' `exp`),
+/// returning their sum; 16 partial sums, so that it vectorises inside
+/// [`run_tile`]'s CPU-specific copies.
 #[inline(always)]
-fn exp_minus_lanes(xs: &mut [f32], shift: f32) -> f32 {
+fn exp_minus(xs: &mut [f32], shift: f32) -> f32 {
     const LANES: usize = 16;
     let mut sums = [0f32; LANES];
     let mut groups = xs.chunks_exact_mut(LANES);
@@ -355,6 +376,24 @@ fn exp_minus_lanes(xs: &mut [f32], shift: f32) -> f32 {
         total += *x;
     }
     total
+}
+
+/// The largest of `xs` and `start` (NaN-free scores assumed: a NaN is
+/// skipped), in 16 lanes so that it vectorises as [`exp_minus`] does.
+#[inline(always)]
+fn max_from(xs: &[f32], start: f32) -> f32 {
+    const LANES: usize = 16;
+    let mut tops = [start; LANES];
+    let mut groups = xs.chunks_exact(LANES);
+    for group in &mut groups {
+        for (&x, top) in group.iter().zip(&mut tops) {
+            *top = if x > *top { x } else { *top };
+        }
+    }
+    let rest = groups.remainder().iter().copied();
+    tops.into_iter()
+        .chain(rest)
+        .fold(start, |a, x| if x > a { x } else { a })
 }
 
 /// `dst[m x n] (+)= factor * lhs[m x k] * rhs[k x n]`, each operand given
@@ -430,8 +469,8 @@ unsafe fn small_product(
         (rhs.0, rhs.1)
     } else {
         // SAFETY: every `(p, j)` of `rhs` is inside its allocation.
-        packed = (0..k * n)
-            .map(|at| unsafe { *rhs.0.add((at / n) * rhs.1 + (at % n) * rhs.2) })
+        packed = (0..k)
+            .flat_map(|p| (0..n).map(move |j| unsafe { *rhs.0.add(p * rhs.1 + j * rhs.2) }))
             .collect();
         (packed.as_ptr(), n)
     };
@@ -454,7 +493,7 @@ unsafe fn small_product(
         }
     }
     // SAFETY: the operands as vouched.
-    unsafe { updates.run(dst, add) }
+    unsafe { updates.run::<false>(dst, add) }
 }
 
 /// A small product's operands, `rhs` with consecutive columns.
@@ -467,27 +506,112 @@ struct RankOne {
 
 impl RankOne {
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,fma")]
     unsafe fn run_avx512(&self, dst: &mut [f32], add: bool) {
         // SAFETY: as the caller vouches.
-        unsafe { self.run(dst, add) }
+        unsafe { self.run::<true>(dst, add) }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn run_avx2(&self, dst: &mut [f32], add: bool) {
         // SAFETY: as the caller vouches.
-        unsafe { self.run(dst, add) }
+        unsafe { self.run::<true>(dst, add) }
     }
 
-    /// `dst[i] (+)= sum_p factor lhs[i, p] rhs[p]`, row by row.
+    /// `dst (+)= factor lhs rhs`: blocks of [`BLOCK_ROWS`] rows by 32 or 16
+    /// columns summed in registers over the whole contraction, then the
+    /// leftover rows and columns one row at a time. `FMA`: the CPU fuses
+    /// multiply-adds (else `mul_add` would be a library call).
     ///
     /// # Safety
     /// As for [`product`].
     #[inline(always)]
-    unsafe fn run(&self, dst: &mut [f32], add: bool) {
-        let (m, n, k) = self.sizes;
-        for (i, row) in dst[..m * n].chunks_exact_mut(n.max(1)).enumerate() {
+    unsafe fn run<const FMA: bool>(&self, dst: &mut [f32], add: bool) {
+        let (m, n, _) = self.sizes;
+        let full = m - m % BLOCK_ROWS;
+        let mut column = 0;
+        while column + 32 <= n {
+            for row in (0..full).step_by(BLOCK_ROWS) {
+                // SAFETY: as the caller vouches; the block is inside `dst`.
+                unsafe { self.block::<FMA, BLOCK_ROWS, 32>(dst, add, (row, column)) };
+            }
+            column += 32;
+        }
+        if column + 16 <= n {
+            for row in (0..full).step_by(BLOCK_ROWS) {
+                // SAFETY: as above.
+                unsafe { self.block::<FMA, BLOCK_ROWS, 16>(dst, add, (row, column)) };
+            }
+            column += 16;
+        }
+        // SAFETY: as above.
+        unsafe {
+            self.strip::<FMA>(dst, add, 0..full, column..n);
+            self.strip::<FMA>(dst, add, full..m, 0..n);
+        }
+    }
+
+    /// The `R x C` block of `dst` at `(row, column)`, its sums held in
+    /// registers while `p` runs over the contraction.
+    ///
+    /// # Safety
+    /// As for [`product`]; the block lies inside `dst`.
+    #[inline(always)]
+    unsafe fn block<const FMA: bool, const R: usize, const C: usize>(
+        &self,
+        dst: &mut [f32],
+        add: bool,
+        (row, column): (usize, usize),
+    ) {
+        let (_, n, k) = self.sizes;
+        let mut sums = [[0f32; C]; R];
+        for p in 0..k {
+            // SAFETY: row `p` of `rhs` holds columns `column..column + C`.
+            let b: &[f32; C] =
+                unsafe { &*(self.rhs.0.add(p * self.rhs.1 + column) as *const [f32; C]) };
+            for (r, sum) in sums.iter_mut().enumerate() {
+                // SAFETY: `(row + r, p)` of `lhs` is inside its allocation.
+                let a = unsafe { *self.lhs.0.add((row + r) * self.lhs.1 + p * self.lhs.2) };
+                for (s, &x) in sum.iter_mut().zip(b) {
+                    *s = multiply_add::<FMA>(a, x, *s);
+                }
+            }
+        }
+        // The factor scales the sums once, not every `lhs` element.
+        for (r, sum) in sums.iter().enumerate() {
+            let out = &mut dst[(row + r) * n + column..][..C];
+            if add {
+                for (o, s) in out.iter_mut().zip(sum) {
+                    *o = multiply_add::<FMA>(self.factor, *s, *o);
+                }
+            } else {
+                for (o, s) in out.iter_mut().zip(sum) {
+                    *o = self.factor * s;
+                }
+            }
+        }
+    }
+
+    /// Rows `rows` by columns `columns` of `dst`, as rank-one updates of
+    /// each row.
+    ///
+    /// # Safety
+    /// As for [`product`].
+    #[inline(always)]
+    unsafe fn strip<const FMA: bool>(
+        &self,
+        dst: &mut [f32],
+        add: bool,
+        rows: Range<usize>,
+        columns: Range<usize>,
+    ) {
+        let (_, n, k) = self.sizes;
+        if columns.is_empty() {
+            return;
+        }
+        for i in rows {
+            let row = &mut dst[i * n + columns.start..i * n + columns.end];
             if !add {
                 row.fill(0.0);
             }
@@ -497,19 +621,37 @@ impl RankOne {
                 let (a, b) = unsafe {
                     (
                         self.factor * *self.lhs.0.add(i * self.lhs.1 + p * self.lhs.2),
-                        std::slice::from_raw_parts(self.rhs.0.add(p * self.rhs.1), n),
+                        std::slice::from_raw_parts(
+                            self.rhs.0.add(p * self.rhs.1 + columns.start),
+                            columns.len(),
+                        ),
                     )
                 };
                 for (d, &x) in row.iter_mut().zip(b) {
-                    *d += a * x;
+                    *d = multiply_add::<FMA>(a, x, *d);
                 }
             }
         }
     }
 }
 
+/// `a x + y`, in one rounding where the CPU fuses multiply-adds (`FMA`).
+#[inline(always)]
+fn multiply_add<const FMA: bool>(a: f32, x: f32, y: f32) -> f32 {
+    if FMA {
+        a.mul_add(x, y)
+    } else {
+        a * x + y
+    }
+}
+
+/// The rows a [`RankOne`] block sums at once: 4 rows of 32 columns are 8
+/// AVX-512 registers (16 with AVX2), leaving room for the `rhs` row.
+const BLOCK_ROWS: usize = 4;
+
 /// `scores[queries x keys] = scale q k^T`, masked to `-inf` where a query
 /// may not see a key.
+#[inline(always)]
 fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, out: &mut [f32]) {
     let (qs, ks) = (&x.rows[0], &x.rows[1]);
     let (m, n, d) = (queries.len(), keys.len(), x.step.d);
@@ -536,6 +678,7 @@ fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, ou
 /// The output and (or) the log-sum-exp of query rows `queries`: an
 /// online softmax over the key tiles, rescaling the running sums whenever
 /// a row's maximum grows.
+#[inline(always)]
 fn forward_tile(
     x: &Problem,
     b: usize,
@@ -556,7 +699,7 @@ fn forward_tile(
         scores(x, b, &queries, &keys, &mut tile);
         for r in 0..m {
             let row = &mut tile[r * n..(r + 1) * n];
-            let top = row.iter().copied().fold(max[r], f32::max);
+            let top = max_from(row, max[r]);
             if top == f32::NEG_INFINITY {
                 row.fill(0.0);
                 continue;
@@ -605,6 +748,7 @@ fn forward_tile(
 /// The softmax weights `exp(score - lse)` of one tile, in place over its
 /// scores (0 where masked), and, when `grads`, the scores' gradient
 /// `p (dout v^T - delta)` into `dscores`.
+#[inline(always)]
 fn weights(
     x: &Problem,
     b: usize,
@@ -639,6 +783,7 @@ fn weights(
 }
 
 /// The gradient of query rows `queries`: `scale dS k` over the key tiles.
+#[inline(always)]
 fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32]) {
     let (m, d) = (queries.len(), x.step.d);
     let seen = keys_seen(x.step, &queries);
@@ -665,6 +810,7 @@ fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32
 /// The gradients of key rows `keys` (`dk = scale dS^T q`) and (or) of the
 /// value rows (`dv = p^T dout`) over the query tiles that see them, the
 /// weights computed once for both.
+#[inline(always)]
 fn key_grad_tile(
     x: &Problem,
     b: usize,
