@@ -215,7 +215,7 @@ pub trait Backend {
     ) -> Result<(), ExecError>;
 
     /// One part of fused attention (`step.part`) into `out`, and its
-    /// partner `step.also` into `side[0]` when there is one; `operands[k]`
+    /// partners `step.also[i]` into `side[i]`; `operands[k]`
     /// holds `step.operands[k]`'s elements, read through its view.
     fn attention(
         &self,

@@ -108,7 +108,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
             lw.values[i] = Value::Stored(Loc::Arg(k));
             continue;
         }
-        // An attention node its partner's launch already stores is done.
+        // An attention node a partner's launch already stores is done.
         if !needed[i] || matches!(lw.values[i], Value::Stored(_)) {
             continue;
         }
@@ -883,9 +883,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// An attention part, paired with a later node of its partner part over
-    /// the same operands when the graph needs one (`Attention::partner`):
-    /// that node is then stored by this launch's side output.
+    /// An attention part, with the later nodes of its partner parts over
+    /// the same operands that the graph needs (`Attention::partners`):
+    /// those nodes are then stored by this launch's side outputs.
     fn attention_step(
         &mut self,
         id: NodeId,
@@ -900,16 +900,14 @@ impl Lowerer<'_> {
         let (q, k) = (node.inputs[0], node.inputs[1]);
         let r = self.graph.shape(q).rank();
         let size = |x: NodeId, axis: usize| self.graph.shape(x).dims()[axis];
-        let partner = self.attention_partner(id, node, part);
-        let (also, side) = match partner {
-            Some((other, other_part)) => {
-                let n = self.graph.node(other);
-                let buf = self.new_buf(n.dtype, n.shape.numel());
-                self.values[other.index()] = Value::Stored(Loc::Buf(buf));
-                (Some(other_part), vec![buf])
-            }
-            None => (None, Vec::new()),
-        };
+        let (mut also, mut side) = (Vec::new(), Vec::new());
+        for (other, other_part) in self.attention_partners(id, node, part) {
+            let n = self.graph.node(other);
+            let buf = self.new_buf(n.dtype, n.shape.numel());
+            self.values[other.index()] = Value::Stored(Loc::Buf(buf));
+            also.push(other_part);
+            side.push(buf);
+        }
         // The values' width: of `v`, or of the output for `attention-lse`
         // paired with nothing (it reads no `v`).
         let e = match node.inputs.get(2) {
@@ -931,23 +929,27 @@ impl Lowerer<'_> {
         }))
     }
 
-    /// The first needed, not yet lowered attention node after `id` of the
-    /// partner part, with the same mask and scale, reading the operands
-    /// `id` reads (its own first, for the log-sum-exp beside the output).
-    fn attention_partner(
+    /// For each partner part of `part`, the first needed, not yet lowered
+    /// attention node after `id` of that part, with the same mask and
+    /// scale, reading the operands `id` reads (its own first, for the
+    /// log-sum-exp beside the output).
+    fn attention_partners(
         &self,
         id: NodeId,
         node: &Node,
         part: AttentionPart,
-    ) -> Option<(NodeId, AttentionPart)> {
-        let want = Attention::partner(part)?;
+    ) -> Vec<(NodeId, AttentionPart)> {
         let Op::Attention { causal, scale, .. } = &node.op else {
-            return None;
+            return Vec::new();
         };
-        let later = self.graph.nodes().iter().enumerate().skip(id.index() + 1);
-        later
-            .map(|(j, n)| (NodeId(j as u32), n))
-            .find_map(|(j, n)| {
+        let later = || {
+            let nodes = self.graph.nodes().iter().enumerate();
+            nodes
+                .skip(id.index() + 1)
+                .map(|(j, n)| (NodeId(j as u32), n))
+        };
+        let partner = |want: AttentionPart| {
+            later().find_map(|(j, n)| {
                 let fits = matches!(&n.op, Op::Attention { part: p, causal: c, scale: s }
                 if *p == want && c == causal && s.to_bits() == scale.to_bits())
                     && node.inputs.starts_with(&n.inputs)
@@ -955,6 +957,11 @@ impl Lowerer<'_> {
                     && self.needed[j.index()];
                 fits.then_some((j, want))
             })
+        };
+        Attention::partners(part)
+            .iter()
+            .filter_map(|&want| partner(want))
+            .collect()
     }
 
     /// The node as memory whose last axis is contiguous (or of length 1),

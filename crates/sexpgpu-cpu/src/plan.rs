@@ -222,15 +222,15 @@ pub struct InPlace {
 /// "Fused attention"; `ARCHITECTURE.md`). Operands are the node's inputs in order (`q k v`, and
 /// `dout lse delta` for a gradient), each read through a view whose last
 /// axis is contiguous or of length 1 (the lowering copies any other);
-/// batch dims may broadcast (stride 0). A launch may also compute a second
-/// part that reads the same tiles (`also`, into the launch's one side
-/// output): the log-sum-exp beside the output, the values' gradient beside
-/// the keys'.
+/// batch dims may broadcast (stride 0). A launch may also compute other
+/// parts that read the same tiles (`also`, each into the side output of
+/// the same index): the log-sum-exp beside the output, the other inputs'
+/// gradients beside one input's (`Attention::partners`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attention {
     pub part: AttentionPart,
-    pub also: Option<AttentionPart>,
-    /// The buffer of `also`, when there is one.
+    pub also: Vec<AttentionPart>,
+    /// The buffers of `also`, in its order.
     pub side: Vec<BufId>,
     pub causal: bool,
     /// Multiplies the scores, in f32.
@@ -246,7 +246,7 @@ pub struct Attention {
 /// Consistent with `==` (the scale by `hash_f64`), so a step can key a cache.
 impl std::hash::Hash for Attention {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (self.part, self.also, &self.side).hash(state);
+        (self.part, &self.also, &self.side).hash(state);
         (self.causal, &self.operands, &self.batch).hash(state);
         (self.t, self.s, self.d, self.e).hash(state);
         hash_f64(self.scale, state);
@@ -254,14 +254,24 @@ impl std::hash::Hash for Attention {
 }
 
 impl Attention {
-    /// The part a launch computing `part` can compute in the same pass, if
-    /// the graph needs it too.
-    pub fn partner(part: AttentionPart) -> Option<AttentionPart> {
+    /// The parts a launch computing `part` can compute beside it, those
+    /// the graph needs: the log-sum-exp beside the output, the other
+    /// inputs' gradients beside one input's (the weights and the scores'
+    /// gradient are then recomputed once for all of them).
+    pub fn partners(part: AttentionPart) -> &'static [AttentionPart] {
+        use AttentionPart::{Grad, LogSumExp, Output};
         match part {
-            AttentionPart::Output => Some(AttentionPart::LogSumExp),
-            AttentionPart::Grad(1) => Some(AttentionPart::Grad(2)),
-            _ => None,
+            Output => &[LogSumExp],
+            Grad(0) => &[Grad(1), Grad(2)],
+            Grad(1) => &[Grad(0), Grad(2)],
+            Grad(2) => &[Grad(0), Grad(1)],
+            _ => &[],
         }
+    }
+
+    /// The parts the launch computes: `part`, then `also`.
+    pub fn parts(&self) -> impl Iterator<Item = AttentionPart> + '_ {
+        std::iter::once(self.part).chain(self.also.iter().copied())
     }
 
     /// The problems `batch` holds.

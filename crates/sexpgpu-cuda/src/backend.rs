@@ -781,12 +781,12 @@ impl Backend for CudaBackend {
         out: &mut DeviceBuffer,
         side: &mut [DeviceBuffer],
     ) -> Result<(), ExecError> {
-        // One launch computes the part and its partner (`also`), which it
-        // stores through the side output (`codegen/attention.rs`): the
+        // The part and its partners (`also`), stored through the side
+        // outputs, take a kernel a side (`codegen/attention.rs`): the
         // kernels the plan-level compile (`prepare`) builds.
-        if step.also.is_some() && side.is_empty() {
+        if side.len() < step.also.len() {
             return Err(failure(
-                "internal: an attention pair without its side output",
+                "internal: an attention partner without its side output",
             ));
         }
         let dtypes: Vec<DType> = operands.iter().map(|b| b.dtype).collect();

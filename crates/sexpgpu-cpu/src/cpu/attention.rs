@@ -3,11 +3,15 @@
 //! tiled as FlashAttention-2: a block of queries meets the keys a block at
 //! a time, so the `[t, s]` scores are never stored. The output keeps a
 //! running maximum and sum per query (the online softmax); the gradients
-//! recompute the weights `exp(score - lse)` from the log-sum-exp. The gradient
-//! of `q` walks the keys for each block of queries, those of `k` and `v` the
-//! queries for each block of keys, so every thread writes only its own rows
-//! and no sum depends on the thread count. Products go through the `gemm`
-//! crate; bf16 operands are widened to f32 once, the result rounded once.
+//! recompute the weights `exp(score - lse)` from the log-sum-exp. The
+//! gradients of `k` and `v` walk the queries for each block of keys; so
+//! does that of `q` when it is wanted beside them, each key block adding
+//! its share to the problem's `dq` (a thread takes whole problems), else
+//! it walks the keys for each block of queries ([`Pass`]). Every thread
+//! writes only its own rows and no sum depends on the thread count.
+//! Products go through the `gemm` crate, or, when small (heads 16 wide),
+//! our own loops that skip what a causal mask hides; bf16 operands are
+//! widened to f32 once, the result rounded once.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -125,8 +129,8 @@ impl<'a> Problem<'a> {
     }
 }
 
-/// Runs `step` into `out` (and its partner part into `side[0]`), on up to
-/// `threads` threads.
+/// Runs `step` into `out` and its partner parts `step.also[i]` into
+/// `side[i]`, on up to `threads` threads.
 pub(crate) fn run(
     threads: usize,
     step: &Attention,
@@ -135,42 +139,104 @@ pub(crate) fn run(
     side: &mut [TensorData],
 ) -> Result<(), ExecError> {
     let problem = Problem::new(step, operands)?;
-    // A tile's own rows: queries, or keys for the key-side gradients.
-    let per_problem = match step.part {
-        AttentionPart::Grad(1 | 2) => step.s,
-        _ => step.t,
+    if side.len() < step.also.len() {
+        return Err(internal("a partner part has no side output"));
+    }
+    let mut written = Vec::with_capacity(1 + step.also.len());
+    for (part, buf) in step
+        .parts()
+        .zip(std::iter::once(out).chain(side.iter_mut()))
+    {
+        let len = step.problems() * rows_of(step, part) * width(step, part);
+        written.push((part, Written::new(buf, len)?));
+    }
+    let mut results = Results::default();
+    for (part, w) in &mut written {
+        let rows = RowsOut {
+            ptr: w.ptr(),
+            width: width(step, *part),
+            per_problem: rows_of(step, *part),
+        };
+        *results.slot(*part) = Some(rows);
+    }
+    let (problems, t, s) = (step.problems(), step.t, step.s);
+    let tiles = |pass: Pass, per_problem: usize| {
+        for_each_tile(threads, problems, per_problem, |b, rows| {
+            run_tile(&problem, &results, pass, b, rows);
+        });
     };
-    let rows_total = step.problems() * per_problem;
-    let mut main = Written::new(out, rows_total * width(step, step.part))?;
-    let mut also = match (step.also, side.first_mut()) {
-        (Some(part), Some(buf)) => Some(Written::new(buf, rows_total * width(step, part))?),
-        (None, _) => None,
-        (Some(_), None) => return Err(internal("a paired part has no side output")),
-    };
-    let targets = Targets {
-        main: main.rows(width(step, step.part)),
-        also: also
-            .as_mut()
-            .zip(step.also)
-            .map(|(w, p)| w.rows(width(step, p))),
-    };
-    for_each_tile(threads, step.problems(), per_problem, |b, rows| {
-        // SAFETY: `for_each_tile` gives each tile to one thread, and tiles
-        // are disjoint row ranges.
-        let (main, also) = unsafe { targets.tile(b * per_problem, &rows) };
-        run_tile(&problem, b, rows, main, also);
-    });
-    main.finish();
-    if let Some(also) = also {
-        also.finish();
+    match Pass::of(step, &results) {
+        Pass::Forward => tiles(Pass::Forward, t),
+        Pass::Queries => tiles(Pass::Queries, t),
+        Pass::Keys if results.dq.is_some() => {
+            tiles(Pass::Keys, s);
+            tiles(Pass::Queries, t);
+        }
+        Pass::Keys => tiles(Pass::Keys, s),
+        Pass::Problems => deal(threads, problems, |b| {
+            run_tile(&problem, &results, Pass::Problems, b, 0..s);
+        }),
+    }
+    for (_, w) in written {
+        w.finish();
     }
     Ok(())
 }
 
+/// Problems at least this many make the gradients of `q`, `k` and `v` one
+/// pass over each problem's key tiles, `dq` summed tile after tile (the
+/// threads share out whole problems); fewer, and `dq` walks the keys again
+/// in its own pass so that every thread has work. Either way the sums'
+/// order is the shapes', not the thread count's.
+const PROBLEMS_FOR_ONE_PASS: usize = 8;
+
+/// How a launch walks its tiles.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    /// Query tiles meet the keys: the output and (or) the log-sum-exp.
+    Forward,
+    /// Query tiles meet the keys: `dq`.
+    Queries,
+    /// Key tiles meet the queries: `dk` and (or) `dv` (then `dq` in a
+    /// [`Pass::Queries`] when it is wanted too).
+    Keys,
+    /// Each problem's key tiles in turn meet the queries: `dk`, `dv` and
+    /// `dq` at once.
+    Problems,
+}
+
+impl Pass {
+    /// The pass computing every result `results` holds.
+    fn of(step: &Attention, results: &Results) -> Pass {
+        let key_side = results.dk.is_some() || results.dv.is_some();
+        let one_key_tile = step.s <= ROWS;
+        match (results.dq.is_some(), key_side) {
+            _ if results.out.is_some() || results.lse.is_some() => Pass::Forward,
+            (true, false) => Pass::Queries,
+            (true, true) if one_key_tile || step.problems() >= PROBLEMS_FOR_ONE_PASS => {
+                Pass::Problems
+            }
+            _ => Pass::Keys,
+        }
+    }
+}
+
+/// Calls `f(item)` for every item below `items`, once, on up to `threads`
+/// threads, each taking every `threads`-th item.
+fn deal(threads: usize, items: usize, f: impl Fn(usize) + Sync) {
+    let lanes = threads.min(items).max(1);
+    for_ranges(lanes, lanes, 1, |mine| {
+        for lane in mine {
+            for item in (lane..items).step_by(lanes) {
+                f(item);
+            }
+        }
+    });
+}
+
 /// Calls `f(problem, rows)` for every tile of [`ROWS`] rows of every
-/// problem, once, on up to `threads` threads, each taking every
-/// `threads`-th tile so that the costly tiles at the end of a causal
-/// problem are shared out.
+/// problem, once, on up to `threads` threads, dealt round so that the
+/// costly tiles at the end of a causal problem are shared out.
 fn for_each_tile(
     threads: usize,
     problems: usize,
@@ -178,16 +244,19 @@ fn for_each_tile(
     f: impl Fn(usize, Range<usize>) + Sync,
 ) {
     let blocks = per_problem.div_ceil(ROWS);
-    let tiles = problems * blocks;
-    let lanes = threads.min(tiles).max(1);
-    for_ranges(lanes, lanes, 1, |mine| {
-        for lane in mine {
-            for tile in (lane..tiles).step_by(lanes) {
-                let (b, first) = (tile / blocks, (tile % blocks) * ROWS);
-                f(b, first..(first + ROWS).min(per_problem));
-            }
-        }
+    deal(threads, problems * blocks, |tile| {
+        let (b, first) = (tile / blocks, (tile % blocks) * ROWS);
+        f(b, first..(first + ROWS).min(per_problem));
     });
+}
+
+/// The rows each problem has in `part`'s result: one per query, or per
+/// key for the gradients of `k` and `v`.
+fn rows_of(step: &Attention, part: AttentionPart) -> usize {
+    match part {
+        AttentionPart::Grad(1 | 2) => step.s,
+        _ => step.t,
+    }
 }
 
 /// The row width of `part`'s result.
@@ -219,13 +288,12 @@ impl<'a> Written<'a> {
         }
     }
 
-    /// The f32 rows tiles write, `width` long.
-    fn rows(&mut self, width: usize) -> RowsOut {
-        let ptr = match self {
+    /// The f32 elements tiles write.
+    fn ptr(&mut self) -> *mut f32 {
+        match self {
             Written::F32(o) => o.as_mut_ptr(),
             Written::Wide { wide, .. } => wide.as_mut_ptr(),
-        };
-        RowsOut { ptr, width }
+        }
     }
 
     /// Rounds a bf16 result into its buffer.
@@ -243,97 +311,126 @@ impl<'a> Written<'a> {
 struct RowsOut {
     ptr: *mut f32,
     width: usize,
+    per_problem: usize,
 }
 
 // SAFETY: every thread writes only the rows of its own tiles (see `run`).
 unsafe impl Send for RowsOut {}
 unsafe impl Sync for RowsOut {}
 
-/// The launch's result and its partner's, if any.
-struct Targets {
-    main: RowsOut,
-    also: Option<RowsOut>,
-}
-
-impl Targets {
-    /// Rows `rows` of the problem starting at global row `base`, in each result.
+impl RowsOut {
+    /// Rows `rows` of problem `b`.
     ///
     /// # Safety
-    /// No other thread may hold these rows meanwhile.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn tile(&self, base: usize, rows: &Range<usize>) -> (&mut [f32], Option<&mut [f32]>) {
-        let slice = |out: RowsOut| {
-            // SAFETY: the rows lie inside the result (`Written::new` checked
-            // its length); the caller vouches they are this thread's alone.
-            unsafe {
-                std::slice::from_raw_parts_mut(
-                    out.ptr.add((base + rows.start) * out.width),
-                    rows.len() * out.width,
-                )
-            }
-        };
-        (slice(self.main), self.also.map(slice))
+    /// No other thread may hold these rows while the slice lives, nor may it
+    /// outlive the result.
+    unsafe fn rows<'a>(self, b: usize, rows: &Range<usize>) -> &'a mut [f32] {
+        // SAFETY: the rows lie inside the result (`Written::new` checked
+        // its length); the caller vouches they are this thread's alone.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.ptr
+                    .add((b * self.per_problem + rows.start) * self.width),
+                rows.len() * self.width,
+            )
+        }
     }
 }
 
-/// One tile: the launch's part over rows `rows` of problem `b` into `main`,
-/// and its partner's into `also`, compiled for the widest vectors the CPU
-/// has (the loops over a tile's rows are written to vectorise).
-fn run_tile(x: &Problem, b: usize, rows: Range<usize>, main: &mut [f32], also: Option<&mut [f32]>) {
+/// The results a launch writes.
+#[derive(Default)]
+struct Results {
+    out: Option<RowsOut>,
+    lse: Option<RowsOut>,
+    dq: Option<RowsOut>,
+    dk: Option<RowsOut>,
+    dv: Option<RowsOut>,
+}
+
+impl Results {
+    /// Where `part`'s result goes.
+    fn slot(&mut self, part: AttentionPart) -> &mut Option<RowsOut> {
+        match part {
+            AttentionPart::Output => &mut self.out,
+            AttentionPart::LogSumExp => &mut self.lse,
+            AttentionPart::Grad(0) => &mut self.dq,
+            AttentionPart::Grad(1) => &mut self.dk,
+            AttentionPart::Grad(_) => &mut self.dv,
+        }
+    }
+}
+
+/// One tile of `pass`: rows `rows` (queries, or keys; every key for
+/// [`Pass::Problems`]) of problem `b`, into `results`, compiled for the
+/// widest vectors the CPU has (the loops over a tile's rows are written
+/// to vectorise).
+fn run_tile(x: &Problem, results: &Results, pass: Pass, b: usize, rows: Range<usize>) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { run_tile_avx512(x, b, rows, main, also) };
+            return unsafe { run_tile_avx512(x, results, pass, b, rows) };
         }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU has AVX2 and FMA, checked just above.
-            return unsafe { run_tile_avx2(x, b, rows, main, also) };
+            return unsafe { run_tile_avx2(x, results, pass, b, rows) };
         }
     }
-    run_tile_here(x, b, rows, main, also)
+    run_tile_here(x, results, pass, b, rows)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
 unsafe fn run_tile_avx512(
     x: &Problem,
+    results: &Results,
+    pass: Pass,
     b: usize,
     rows: Range<usize>,
-    main: &mut [f32],
-    also: Option<&mut [f32]>,
 ) {
-    run_tile_here(x, b, rows, main, also)
+    run_tile_here(x, results, pass, b, rows)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn run_tile_avx2(
-    x: &Problem,
-    b: usize,
-    rows: Range<usize>,
-    main: &mut [f32],
-    also: Option<&mut [f32]>,
-) {
-    run_tile_here(x, b, rows, main, also)
+unsafe fn run_tile_avx2(x: &Problem, results: &Results, pass: Pass, b: usize, rows: Range<usize>) {
+    run_tile_here(x, results, pass, b, rows)
 }
 
 /// [`run_tile`] for whatever the caller was compiled for.
 #[inline(always)]
-fn run_tile_here(
-    x: &Problem,
-    b: usize,
-    rows: Range<usize>,
-    main: &mut [f32],
-    also: Option<&mut [f32]>,
-) {
-    match x.step.part {
-        AttentionPart::Output => forward_tile(x, b, rows, Some(main), also),
-        AttentionPart::LogSumExp => forward_tile(x, b, rows, None, Some(main)),
-        AttentionPart::Grad(0) => query_grad_tile(x, b, rows, main),
-        AttentionPart::Grad(1) => key_grad_tile(x, b, rows, Some(main), also),
-        AttentionPart::Grad(_) => key_grad_tile(x, b, rows, None, Some(main)),
+fn run_tile_here(x: &Problem, results: &Results, pass: Pass, b: usize, rows: Range<usize>) {
+    // SAFETY: `run` gives each tile (each problem, for `Pass::Problems`) to
+    // one thread, and a pass's tiles are disjoint rows of its results.
+    let mine =
+        |result: Option<RowsOut>, rows: &Range<usize>| result.map(|r| unsafe { r.rows(b, rows) });
+    let all_queries = 0..x.step.t;
+    match pass {
+        Pass::Forward => {
+            let (out, lse) = (mine(results.out, &rows), mine(results.lse, &rows));
+            forward_tile(x, b, rows, out, lse);
+        }
+        Pass::Queries => {
+            if let Some(dq) = mine(results.dq, &rows) {
+                query_grad_tile(x, b, rows, dq);
+            }
+        }
+        Pass::Keys => {
+            let (dk, dv) = (mine(results.dk, &rows), mine(results.dv, &rows));
+            key_grad_tile(x, b, rows, (dk, dv), None);
+        }
+        Pass::Problems => {
+            let mut dq = mine(results.dq, &all_queries);
+            if let Some(dq) = dq.as_deref_mut() {
+                dq.fill(0.0);
+            }
+            for start in rows.clone().step_by(ROWS) {
+                let keys = start..(start + ROWS).min(rows.end);
+                let (dk, dv) = (mine(results.dk, &keys), mine(results.dv, &keys));
+                key_grad_tile(x, b, keys, (dk, dv), dq.as_deref_mut());
+            }
+        }
     }
 }
 
@@ -357,7 +454,8 @@ fn first_query(step: &Attention, keys: &Range<usize>) -> usize {
 }
 
 /// `x = exp(x - shift)` over `xs` (`math::exp_f32`, the fused loops' `exp`),
-/// returning their sum; 16 partial sums, so that it vectorises inside
+/// returning their sum; in groups of 16 with as many partial sums, so that
+/// it vectorises inside
 /// [`run_tile`]'s CPU-specific copies.
 #[inline(always)]
 fn exp_minus(xs: &mut [f32], shift: f32) -> f32 {
@@ -370,12 +468,16 @@ fn exp_minus(xs: &mut [f32], shift: f32) -> f32 {
             *sum += *x;
         }
     }
-    let mut total: f32 = sums.iter().sum();
-    for x in groups.into_remainder() {
+    // The last few values as one more group, so that a causal row's
+    // ragged end is not left to scalar code.
+    let rest = groups.into_remainder();
+    let mut last = [shift; LANES];
+    last[..rest.len()].copy_from_slice(rest);
+    for x in &mut last {
         *x = exp_f32(*x - shift);
-        total += *x;
     }
-    total
+    rest.copy_from_slice(&last[..rest.len()]);
+    sums.iter().chain(rest.iter()).sum()
 }
 
 /// The largest of `xs` and `start` (NaN-free scores assumed: a NaN is
@@ -407,6 +509,7 @@ unsafe fn product(
     (dst, add, factor): (&mut [f32], bool, f32),
     lhs: (*const f32, usize, usize),
     rhs: (*const f32, usize, usize),
+    triangle: Triangle,
 ) {
     if k == 0 {
         if !add {
@@ -417,7 +520,7 @@ unsafe fn product(
     debug_assert!(dst.len() >= m * n);
     if k <= SMALL || n <= SMALL {
         // SAFETY: as the caller vouches.
-        return unsafe { small_product((m, n, k), (dst, add, factor), lhs, rhs) };
+        return unsafe { small_product((m, n, k), (dst, add, factor), lhs, rhs, triangle) };
     }
     // SAFETY: the caller vouches for the operands; `dst` holds `m * n`
     // row-major elements. `gemm` computes `dst = alpha dst + beta lhs rhs`,
@@ -463,15 +566,13 @@ unsafe fn small_product(
     (dst, add, factor): (&mut [f32], bool, f32),
     lhs: (*const f32, usize, usize),
     rhs: (*const f32, usize, usize),
+    triangle: Triangle,
 ) {
     let packed: Vec<f32>;
     let (b, b_stride) = if rhs.2 == 1 || n <= 1 {
         (rhs.0, rhs.1)
     } else {
-        // SAFETY: every `(p, j)` of `rhs` is inside its allocation.
-        packed = (0..k)
-            .flat_map(|p| (0..n).map(move |j| unsafe { *rhs.0.add(p * rhs.1 + j * rhs.2) }))
-            .collect();
+        packed = pack_rows(rhs, k, n);
         (packed.as_ptr(), n)
     };
     let updates = RankOne {
@@ -479,6 +580,7 @@ unsafe fn small_product(
         factor,
         lhs,
         rhs: (b, b_stride),
+        triangle,
     };
     #[cfg(target_arch = "x86_64")]
     {
@@ -496,12 +598,71 @@ unsafe fn small_product(
     unsafe { updates.run::<false>(dst, add) }
 }
 
+/// The `k x n` matrix at `rhs` (a pointer, row and column strides) as
+/// consecutive rows, read column by column: `k^T` and `v^T` are read
+/// along their rows in memory.
+///
+/// # Safety
+/// Every `(p, j)` of `rhs` must be inside its allocation.
+unsafe fn pack_rows(rhs: (*const f32, usize, usize), k: usize, n: usize) -> Vec<f32> {
+    let mut packed = vec![0f32; k * n];
+    for j in 0..n {
+        for p in 0..k {
+            // SAFETY: as the caller vouches.
+            packed[p * n + j] = unsafe { *rhs.0.add(p * rhs.1 + j * rhs.2) };
+        }
+    }
+    packed
+}
+
+/// What of a causal tile's product a query cannot see, so that the small
+/// products skip it (the `gemm` crate's products compute everything: the
+/// skipped entries are never read, or are multiplied by zero weights).
+#[derive(Clone, Copy)]
+enum Triangle {
+    /// Nothing skipped.
+    Full,
+    /// Row `i` of the result needs only its columns `j < i + offset` (the
+    /// scores of the keys query `i` sees); the rest are left as zeros.
+    Columns(isize),
+    /// Row `i` sums only over `p < i + offset`: the rest of its `lhs` row
+    /// are zero weights (a query's products with the values or keys).
+    Until(isize),
+    /// Row `i` sums only over `p >= i + offset` (a key's products with the
+    /// queries that see it).
+    From(isize),
+}
+
+/// `Columns`, `Until` and `From`'s offset for the `queries x keys` tile of
+/// a causal step (query `i` sees key `j` when `j < i + offset`), or `None`.
+fn diagonal(step: &Attention, queries: &Range<usize>, keys: &Range<usize>) -> Option<isize> {
+    step.causal
+        .then(|| queries.start as isize + 1 - keys.start as isize)
+}
+
+/// The keys of tile `keys` that row `r` of query tile `queries` sees.
+fn visible(step: &Attention, queries: &Range<usize>, keys: &Range<usize>, r: usize) -> usize {
+    if step.causal {
+        (queries.start + r + 1)
+            .saturating_sub(keys.start)
+            .min(keys.len())
+    } else {
+        keys.len()
+    }
+}
+
+/// `i + offset` clamped to `0..=limit`.
+fn shifted(i: usize, offset: isize, limit: usize) -> usize {
+    (i as isize + offset).clamp(0, limit as isize) as usize
+}
+
 /// A small product's operands, `rhs` with consecutive columns.
 struct RankOne {
     sizes: (usize, usize, usize),
     factor: f32,
     lhs: (*const f32, usize, usize),
     rhs: (*const f32, usize),
+    triangle: Triangle,
 }
 
 impl RankOne {
@@ -565,8 +726,20 @@ impl RankOne {
         (row, column): (usize, usize),
     ) {
         let (_, n, k) = self.sizes;
+        let last = row + R - 1;
+        let contracted = match self.triangle {
+            Triangle::Full => 0..k,
+            // Every row of the block is past these columns: zeros.
+            Triangle::Columns(offset) if column >= shifted(last, offset, n) => 0..0,
+            Triangle::Columns(_) => 0..k,
+            Triangle::Until(offset) => 0..shifted(last, offset, k),
+            Triangle::From(offset) => shifted(row, offset, k)..k,
+        };
+        if contracted.is_empty() && add {
+            return;
+        }
         let mut sums = [[0f32; C]; R];
-        for p in 0..k {
+        for p in contracted {
             // SAFETY: row `p` of `rhs` holds columns `column..column + C`.
             let b: &[f32; C] =
                 unsafe { &*(self.rhs.0.add(p * self.rhs.1 + column) as *const [f32; C]) };
@@ -615,7 +788,17 @@ impl RankOne {
             if !add {
                 row.fill(0.0);
             }
-            for p in 0..k {
+            let (width, contracted) = match self.triangle {
+                Triangle::Full => (row.len(), 0..k),
+                Triangle::Columns(offset) => {
+                    let end = shifted(i, offset, n).max(columns.start);
+                    (end - columns.start, 0..k)
+                }
+                Triangle::Until(offset) => (row.len(), 0..shifted(i, offset, k)),
+                Triangle::From(offset) => (row.len(), shifted(i, offset, k)..k),
+            };
+            let row = &mut row[..width];
+            for p in contracted {
                 // SAFETY: `(i, p)` of `lhs` and row `p` of `rhs` are inside
                 // their allocations, as the caller vouches.
                 let (a, b) = unsafe {
@@ -623,7 +806,7 @@ impl RankOne {
                         self.factor * *self.lhs.0.add(i * self.lhs.1 + p * self.lhs.2),
                         std::slice::from_raw_parts(
                             self.rhs.0.add(p * self.rhs.1 + columns.start),
-                            columns.len(),
+                            width,
                         ),
                     )
                 };
@@ -649,8 +832,8 @@ fn multiply_add<const FMA: bool>(a: f32, x: f32, y: f32) -> f32 {
 /// AVX-512 registers (16 with AVX2), leaving room for the `rhs` row.
 const BLOCK_ROWS: usize = 4;
 
-/// `scores[queries x keys] = scale q k^T`, masked to `-inf` where a query
-/// may not see a key.
+/// `scores[queries x keys] = scale q k^T` where a query sees a key (the
+/// rest, past each row's [`visible`] keys, are for the caller to mask).
 #[inline(always)]
 fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, out: &mut [f32]) {
     let (qs, ks) = (&x.rows[0], &x.rows[1]);
@@ -663,15 +846,8 @@ fn scores(x: &Problem, b: usize, queries: &Range<usize>, keys: &Range<usize>, ou
             (out, false, x.scale),
             (qs.ptr(b, queries.start), qs.stride, 1),
             (ks.ptr(b, keys.start), 1, ks.stride),
+            diagonal(x.step, queries, keys).map_or(Triangle::Full, Triangle::Columns),
         );
-    }
-    if !x.step.causal || keys.end <= queries.start + 1 {
-        return;
-    }
-    // A tile across the diagonal: query `i` sees keys up to `i`.
-    for (r, row) in out[..m * n].chunks_mut(n.max(1)).enumerate() {
-        let seen = (queries.start + r + 1).saturating_sub(keys.start).min(n);
-        row[seen..].fill(f32::NEG_INFINITY);
     }
 }
 
@@ -698,7 +874,9 @@ fn forward_tile(
         let n = keys.len();
         scores(x, b, &queries, &keys, &mut tile);
         for r in 0..m {
-            let row = &mut tile[r * n..(r + 1) * n];
+            let (row, hidden) =
+                tile[r * n..(r + 1) * n].split_at_mut(visible(step, &queries, &keys, r));
+            hidden.fill(0.0);
             let top = max_from(row, max[r]);
             if top == f32::NEG_INFINITY {
                 row.fill(0.0);
@@ -722,6 +900,7 @@ fn forward_tile(
                     (&mut acc, true, 1.0),
                     (tile.as_ptr(), n, 1),
                     (vs.ptr(b, keys.start), vs.stride, 1),
+                    diagonal(step, &queries, &keys).map_or(Triangle::Full, Triangle::Until),
                 );
             }
         }
@@ -760,7 +939,10 @@ fn weights(
     scores(x, b, queries, keys, tile);
     for r in 0..m {
         let lse = x.rows[4].row(b, queries.start + r, 1)[0];
-        exp_minus(&mut tile[r * n..(r + 1) * n], lse);
+        let (row, hidden) =
+            tile[r * n..(r + 1) * n].split_at_mut(visible(x.step, queries, keys, r));
+        hidden.fill(0.0);
+        exp_minus(row, lse);
     }
     let Some(ds) = dscores else { return };
     let (dout, vs) = (&x.rows[3], &x.rows[2]);
@@ -772,6 +954,7 @@ fn weights(
             (ds, false, 1.0),
             (dout.ptr(b, queries.start), dout.stride, 1),
             (vs.ptr(b, keys.start), 1, vs.stride),
+            diagonal(x.step, queries, keys).map_or(Triangle::Full, Triangle::Columns),
         );
     }
     for r in 0..m {
@@ -802,6 +985,7 @@ fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32
                 (dest, true, x.scale),
                 (ds.as_ptr(), n, 1),
                 (ks.ptr(b, keys.start), ks.stride, 1),
+                diagonal(x.step, &queries, &keys).map_or(Triangle::Full, Triangle::Until),
             );
         }
     }
@@ -809,31 +993,39 @@ fn query_grad_tile(x: &Problem, b: usize, queries: Range<usize>, dest: &mut [f32
 
 /// The gradients of key rows `keys` (`dk = scale dS^T q`) and (or) of the
 /// value rows (`dv = p^T dout`) over the query tiles that see them, the
-/// weights computed once for both.
+/// weights computed once for both; and these keys' share of every query's
+/// gradient (`dq += scale dS k`, `dq` the problem's rows) when asked.
 #[inline(always)]
 fn key_grad_tile(
     x: &Problem,
     b: usize,
     keys: Range<usize>,
-    mut dk: Option<&mut [f32]>,
-    mut dv: Option<&mut [f32]>,
+    (mut dk, mut dv): (Option<&mut [f32]>, Option<&mut [f32]>),
+    mut dq: Option<&mut [f32]>,
 ) {
     let step = x.step;
     let n = keys.len();
     // The query tiles seeing these keys are at most this tall.
     let tall = COLUMNS.min(step.t - first_query(step, &keys).min(step.t));
     let mut tile = vec![0f32; tall * n];
-    let mut ds = vec![0f32; if dk.is_some() { tall * n } else { 0 }];
+    let with_ds = dk.is_some() || dq.is_some();
+    let mut ds = vec![0f32; if with_ds { tall * n } else { 0 }];
     for g in [dk.as_deref_mut(), dv.as_deref_mut()].into_iter().flatten() {
         g.fill(0.0);
     }
-    let (qs, dout) = (&x.rows[0], &x.rows[3]);
+    let (qs, ks, dout) = (&x.rows[0], &x.rows[1], &x.rows[3]);
     for start in (first_query(step, &keys)..step.t).step_by(COLUMNS) {
         let queries = start..(start + COLUMNS).min(step.t);
         let m = queries.len();
-        let dscores = dk.is_some().then_some(ds.as_mut_slice());
+        let dscores = with_ds.then_some(ds.as_mut_slice());
         weights(x, b, (&queries, &keys), &mut tile, dscores);
-        // `p^T` and `dS^T` read the `m x n` tiles column by column.
+        // `p^T` and `dS^T` read the `m x n` tiles column by column; key
+        // `j` is seen by the queries from `j + keys.start - queries.start`.
+        let seen_from = if step.causal {
+            Triangle::From(keys.start as isize - queries.start as isize)
+        } else {
+            Triangle::Full
+        };
         if let Some(dv) = dv.as_deref_mut() {
             // SAFETY: the tile is `m x n` row-major, read transposed; the
             // output-gradient rows are inside their problem.
@@ -843,6 +1035,7 @@ fn key_grad_tile(
                     (dv, true, 1.0),
                     (tile.as_ptr(), 1, n),
                     (dout.ptr(b, queries.start), dout.stride, 1),
+                    seen_from,
                 );
             }
         }
@@ -854,6 +1047,21 @@ fn key_grad_tile(
                     (dk, true, x.scale),
                     (ds.as_ptr(), 1, n),
                     (qs.ptr(b, queries.start), qs.stride, 1),
+                    seen_from,
+                );
+            }
+        }
+        if let Some(dq) = dq.as_deref_mut() {
+            let rows = &mut dq[queries.start * step.d..queries.end * step.d];
+            // SAFETY: `ds` is `m x n` row-major; key rows are inside their
+            // problem.
+            unsafe {
+                product(
+                    (m, step.d, n),
+                    (rows, true, x.scale),
+                    (ds.as_ptr(), n, 1),
+                    (ks.ptr(b, keys.start), ks.stride, 1),
+                    diagonal(step, &queries, &keys).map_or(Triangle::Full, Triangle::Until),
                 );
             }
         }

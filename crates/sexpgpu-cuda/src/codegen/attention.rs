@@ -8,11 +8,12 @@
 //! and `k`, `Y_rows Y_cols^T`, the weights' gradient), the scores become
 //! weights (an online softmax, or `exp(score - lse)` from the forward
 //! pass's statistic), and the weights multiply a column tile into the
-//! block's accumulators. A launch may also compute its part's partner
-//! from the same tiles (`Attention::partner`: the log-sum-exp beside the
-//! output, the values' gradient beside the keys'), stored through its side
-//! output. Each output element is written by one thread, once, without
-//! atomics. bf16 products run on the tensor cores
+//! block's accumulators. A kernel may also compute its part's partner
+//! from the same tiles (the log-sum-exp beside the output, the values'
+//! gradient beside the keys'), stored through a side output. A step whose
+//! parts need both sides (the gradient of `q` beside those of `k` and
+//! `v`, `Attention::partners`) is two kernels, one a side. Each output
+//! element is written by one thread, once, without atomics. bf16 products run on the tensor cores
 //! (`mma.m16n8k16`), f32 ones on the CUDA cores in the same fragment
 //! layout (`prelude::ATTENTION`); widths over [`MAX_TILED_WIDTH`] take a
 //! general kernel, a warp per row.
@@ -99,7 +100,7 @@ impl Roles {
             scaled,
         };
         use AttentionPart::{Grad, LogSumExp, Output};
-        let roles = match (step.part, step.also) {
+        let roles = match (step.part, step.also.first().copied()) {
             (Output, also @ (None | Some(LogSumExp))) => Roles {
                 key_side: false,
                 rows_x: 0,
@@ -175,8 +176,80 @@ struct Gen<'a> {
 }
 
 /// The kernels of one attention step writing `out_dtype`: `(kind, text,
-/// parameters, launch shape)`; none when there is nothing to write.
+/// parameters, launch shape)`, one for the parts each side computes
+/// ([`kernel_steps`]); none when there is nothing to write.
 pub fn generate(
+    step: &Attention,
+    out_dtype: DType,
+    dtype_of: impl Fn(usize) -> DType,
+) -> Result<Vec<Part>, GenError> {
+    let mut kernels = Vec::new();
+    for (kernel, slots) in kernel_steps(step) {
+        let dtype = if kernel.part == step.part {
+            out_dtype
+        } else {
+            Gen::dtype_of_part(kernel.part, dtype_of(0))
+        };
+        for (kind, body, params, shape) in generate_kernel(&kernel, dtype, &dtype_of)? {
+            // The kernel's output and side output are the step's `slots`.
+            let params = params
+                .into_iter()
+                .map(|p| match p {
+                    Param::Out => slots[0],
+                    Param::Side(i) => slots[i + 1],
+                    p => p,
+                })
+                .collect();
+            kernels.push((kind, body, params, shape));
+        }
+    }
+    Ok(kernels)
+}
+
+/// The step split into the kernels that compute it: the parts of each
+/// side (the output and the log-sum-exp; the gradient of `q`; those of
+/// `k` and `v`) as a step of one part and at most one partner, with the
+/// step's parameters (`Param::Out`, `Param::Side(i)`) its results go to.
+fn kernel_steps(step: &Attention) -> Vec<(Attention, Vec<Param>)> {
+    use AttentionPart::{Grad, LogSumExp, Output};
+    let slots: Vec<(AttentionPart, Param)> = step
+        .parts()
+        .enumerate()
+        .map(|(i, part)| {
+            (
+                part,
+                if i == 0 {
+                    Param::Out
+                } else {
+                    Param::Side(i - 1)
+                },
+            )
+        })
+        .collect();
+    let sides: [&[AttentionPart]; 3] = [&[Output, LogSumExp], &[Grad(0)], &[Grad(1), Grad(2)]];
+    let mut kernels = Vec::new();
+    for side in sides {
+        let mine: Vec<(AttentionPart, Param)> = slots
+            .iter()
+            .filter(|(part, _)| side.contains(part))
+            .copied()
+            .collect();
+        let Some(&(part, _)) = mine.first() else {
+            continue;
+        };
+        let kernel = Attention {
+            part,
+            also: mine[1..].iter().map(|&(p, _)| p).collect(),
+            side: Vec::new(),
+            ..step.clone()
+        };
+        kernels.push((kernel, mine.iter().map(|&(_, slot)| slot).collect()));
+    }
+    kernels
+}
+
+/// The kernel of a step of one side's parts ([`kernel_steps`]).
+fn generate_kernel(
     step: &Attention,
     out_dtype: DType,
     dtype_of: impl Fn(usize) -> DType,
@@ -347,7 +420,7 @@ impl<'a> Gen<'a> {
         let out_dtype = Gen::dtype_of_part(self.step.part, self.dtype);
         let mut text = vec![c::ptr_param(out_dtype, "out", true)];
         let mut order = vec![Param::Out];
-        if let Some(also) = self.step.also {
+        if let Some(&also) = self.step.also.first() {
             let dtype = Gen::dtype_of_part(also, self.dtype);
             text.push(c::ptr_param(dtype, "side0", true));
             order.push(Param::Side(0));
@@ -841,7 +914,7 @@ impl<'a> Gen<'a> {
         let part = if dest == "out" {
             Some(self.step.part)
         } else {
-            self.step.also
+            self.step.also.first().copied()
         };
         match part.map(|p| Gen::dtype_of_part(p, self.dtype)) {
             Some(DType::BF16) => format!("sx_bf16_bits(sx_round_bf16({x}))"),
