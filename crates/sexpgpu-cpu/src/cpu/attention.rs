@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use half::bf16;
 use sexpgpu_graph::math::exp_f32;
@@ -222,21 +223,23 @@ impl Pass {
 }
 
 /// Calls `f(item)` for every item below `items`, once, on up to `threads`
-/// threads, each taking every `threads`-th item.
+/// threads, each taking the next item not yet taken: a thread that starts
+/// late (a crew member waking) takes fewer, and the costly tiles at the
+/// end of a causal problem are shared out.
 fn deal(threads: usize, items: usize, f: impl Fn(usize) + Sync) {
     let lanes = threads.min(items).max(1);
-    for_ranges(lanes, lanes, 1, |mine| {
-        for lane in mine {
-            for item in (lane..items).step_by(lanes) {
-                f(item);
-            }
+    let next = AtomicUsize::new(0);
+    for_ranges(lanes, lanes, 1, |_| loop {
+        let item = next.fetch_add(1, Ordering::Relaxed);
+        if item >= items {
+            break;
         }
+        f(item);
     });
 }
 
 /// Calls `f(problem, rows)` for every tile of [`ROWS`] rows of every
-/// problem, once, on up to `threads` threads, dealt round so that the
-/// costly tiles at the end of a causal problem are shared out.
+/// problem, once, on up to `threads` threads ([`deal`]).
 fn for_each_tile(
     threads: usize,
     problems: usize,
