@@ -51,22 +51,38 @@ def rand(*shape):
     return torch.rand(*shape, dtype=torch.float32) * 2 - 1
 
 
-def attention_steps(dims):
-    """Causal attention's forward and backward over `dims`, fused and unfused."""
-    q, k, v = (rand(*dims).requires_grad_(True) for _ in range(3))
+def attention_steps(dims, sliced):
+    """Causal attention's forward and backward over `dims`, fused and
+    unfused; q, k and v of their own, or (`sliced`) the heads of one
+    [batch, context, 3 * heads * width] projection, as a model reads them."""
+    batch, heads, context, width = dims
+    if sliced:
+        qkv = rand(batch, context, 3 * heads * width).requires_grad_(True)
+        wrt = (qkv,)
+
+        def inputs():
+            split = qkv.view(batch, context, 3, heads, width).permute(2, 0, 3, 1, 4)
+            return split[0], split[1], split[2]
+    else:
+        q, k, v = (rand(*dims).requires_grad_(True) for _ in range(3))
+        wrt = (q, k, v)
+
+        def inputs():
+            return q, k, v
     cot = rand(*dims)
-    context, width = dims[2], dims[3]
     mask = torch.ones(context, context, dtype=torch.bool).tril()
 
     def sdpa_step():
+        q, k, v = inputs()
         out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return (out, *torch.autograd.grad(out, (q, k, v), cot))
+        return (out, *torch.autograd.grad(out, wrt, cot))
 
     def unfused_step():
+        q, k, v = inputs()
         scores = (q @ k.transpose(-1, -2)) / width**0.5
         weights = torch.softmax(scores.masked_fill(~mask, -1e30), dim=-1)
         out = weights @ v
-        return (out, *torch.autograd.grad(out, (q, k, v), cot))
+        return (out, *torch.autograd.grad(out, wrt, cot))
 
     return sdpa_step, unfused_step
 
@@ -121,9 +137,13 @@ def main():
     # Causal attention, forward and backward: the output and the gradients
     # of sum(out * cot) with respect to q, k and v; fused (SDPA) and
     # written out. Over one GPT-2 layer's heads ([1, 12, 1024, 64]) and the
-    # char-transformer example's small heads ([16, 4, 64, 16]).
-    for key, dims in (("attention", (1, 12, 1024, 64)), ("attention_small", (16, 4, 64, 16))):
-        sdpa_step, unfused_step = attention_steps(dims)
+    # char-transformer example's small heads ([16, 4, 64, 16], sliced from
+    # one projection as the example does).
+    for key, dims, sliced in (
+        ("attention", (1, 12, 1024, 64), False),
+        ("attention_small", (16, 4, 64, 16), True),
+    ):
+        sdpa_step, unfused_step = attention_steps(dims, sliced)
         print(f"{key}_sdpa", median_ms(args.iters, sdpa_step))
         print(f"{key}_unfused", median_ms(args.iters, unfused_step))
     print("torch", torch.__version__, "threads", torch.get_num_threads())

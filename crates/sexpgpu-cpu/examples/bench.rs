@@ -7,7 +7,8 @@
 //! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
 //! padding 1: the output and the gradients of input and weight), (f) causal
 //! attention over one GPT-2 layer's heads (`[1, 12, 1024, 64]`) and over
-//! the char-transformer example's small heads (`[16, 4, 64, 16]`), forward
+//! the char-transformer example's small heads (`[16, 4, 64, 16]`, sliced
+//! from one `[16, 64, 192]` projection as the example does), forward
 //! and backward, fused against PyTorch's `scaled_dot_product_attention`,
 //! and written out (scores, mask, softmax, product) against the same in
 //! PyTorch.
@@ -232,24 +233,45 @@ fn conv2d() -> Workload {
 }
 
 /// Causal attention over `dims` (`[batch, heads, context, head width]`)
-/// and the gradients of `sum(out * cot)` with respect to `q`, `k`, `v`:
-/// one fused node, or written out as `nn/attention` was before it was
-/// fused. `peer` names PyTorch's figures (`<peer>_sdpa`, `<peer>_unfused`).
-fn attention(dims: [usize; 4], peer: &'static str, fused: bool) -> Workload {
-    let context = dims[2];
+/// and the gradients of `sum(out * cot)` with respect to its inputs: one
+/// fused node, or written out as `nn/attention` was before it was fused.
+/// `q`, `k`, `v` are parameters of their own, or (`sliced`) the heads of
+/// one `[batch, context, 3 * heads * width]` projection, read in place as
+/// a model's attention reads them. `peer` names PyTorch's figures
+/// (`<peer>_sdpa`, `<peer>_unfused`).
+fn attention(dims: [usize; 4], sliced: bool, peer: &'static str, fused: bool) -> Workload {
+    let [batch, heads, context, width] = dims;
     let which = if fused { "fused" } else { "unfused" };
-    let name = format!("attention {dims:?} causal fwd+bwd, {which}");
+    let from = if sliced { ", heads sliced from qkv" } else { "" };
+    let name = format!("attention {dims:?} causal fwd+bwd{from}, {which}");
     let mut g = Graph::new(&name);
-    let q = g.param("q", Shape::from(dims), DType::F32);
-    let k = g.param("k", Shape::from(dims), DType::F32);
-    let v = g.param("v", Shape::from(dims), DType::F32);
+    let (wrt, [q, k, v], mut arg_dims) = if sliced {
+        let projection = vec![batch, context, 3 * heads * width];
+        let qkv = g.param("qkv", Shape::from(projection.as_slice()), DType::F32);
+        let split = g
+            .reshape(qkv, Shape::from([batch, context, 3, heads, width]))
+            .unwrap();
+        let head = |g: &mut Graph, part: i64| {
+            let one = g.slice(split, 2, part, part + 1).unwrap();
+            let one = g.reshape(one, Shape::from([batch, context, heads, width])).unwrap();
+            g.transpose(one, &[0, 2, 1, 3]).unwrap()
+        };
+        let qkv3 = [head(&mut g, 0), head(&mut g, 1), head(&mut g, 2)];
+        (vec![qkv], qkv3, vec![projection])
+    } else {
+        let q = g.param("q", Shape::from(dims), DType::F32);
+        let k = g.param("k", Shape::from(dims), DType::F32);
+        let v = g.param("v", Shape::from(dims), DType::F32);
+        (vec![q, k, v], [q, k, v], vec![dims.to_vec(); 3])
+    };
     let cot = g.input("cot", Shape::from(dims), DType::F32);
+    arg_dims.push(dims.to_vec());
     let out = if fused {
         g.attention(q, k, v, true, None).unwrap()
     } else {
         let kt = g.transpose(k, &[0, 1, 3, 2]).unwrap();
         let scores = g.matmul(q, kt).unwrap();
-        let root = (dims[3] as f64).sqrt();
+        let root = (width as f64).sqrt();
         let scores = g.binary(BinaryOp::Div, scores, root).unwrap();
         let square = Shape::from([context, context]);
         let rows = g.iota(square.clone(), 0, DType::I32).unwrap();
@@ -265,21 +287,21 @@ fn attention(dims: [usize; 4], peer: &'static str, fused: bool) -> Workload {
     };
     let weighted = g.binary(BinaryOp::Mul, out, cot).unwrap();
     let loss = g.reduce(ReduceOp::Sum, weighted, None, false).unwrap();
-    let grads = sexpgpu_autodiff::grad(&mut g, loss, &[q, k, v]).unwrap();
-    g.set_outputs(vec![out, grads[0], grads[1], grads[2]]);
+    let grads = sexpgpu_autodiff::grad(&mut g, loss, &wrt).unwrap();
+    g.set_outputs([vec![out], grads].concat());
     let key = format!("{peer}_{}", if fused { "sdpa" } else { "unfused" });
     Workload {
         name,
         key,
         graph: g,
-        args: (40..44).map(|seed| data(&dims, seed)).collect(),
+        args: arg_dims.iter().zip(40..).map(|(d, seed)| data(d, seed)).collect(),
     }
 }
 
 /// One GPT-2 small layer's heads at context 1024.
 const GPT2_HEADS: [usize; 4] = [1, 12, 1024, 64];
 /// `examples/sexpgpu/char-transformer.sx`'s heads: batch 16, 4 heads of
-/// width 16, context 64.
+/// width 16, context 64 (sliced from one projection, as it reads them).
 const SMALL_HEADS: [usize; 4] = [16, 4, 64, 16];
 
 /// The median of `iters` timed runs after one warm-up, in milliseconds.
@@ -353,10 +375,10 @@ fn main() {
         reduction(),
         mlp(),
         conv2d(),
-        attention(GPT2_HEADS, "attention", true),
-        attention(GPT2_HEADS, "attention", false),
-        attention(SMALL_HEADS, "attention_small", true),
-        attention(SMALL_HEADS, "attention_small", false),
+        attention(GPT2_HEADS, false, "attention", true),
+        attention(GPT2_HEADS, false, "attention", false),
+        attention(SMALL_HEADS, true, "attention_small", true),
+        attention(SMALL_HEADS, true, "attention_small", false),
     ];
     workloads.retain(|w| only.is_none_or(|text| w.name.contains(text.as_str())));
     let peer_figures = if flag("--no-peer") {
