@@ -242,7 +242,11 @@ fn conv2d() -> Workload {
 fn attention(dims: [usize; 4], sliced: bool, peer: &'static str, fused: bool) -> Workload {
     let [batch, heads, context, width] = dims;
     let which = if fused { "fused" } else { "unfused" };
-    let from = if sliced { ", heads sliced from qkv" } else { "" };
+    let from = if sliced {
+        ", heads sliced from qkv"
+    } else {
+        ""
+    };
     let name = format!("attention {dims:?} causal fwd+bwd{from}, {which}");
     let mut g = Graph::new(&name);
     let (wrt, [q, k, v], mut arg_dims) = if sliced {
@@ -253,7 +257,9 @@ fn attention(dims: [usize; 4], sliced: bool, peer: &'static str, fused: bool) ->
             .unwrap();
         let head = |g: &mut Graph, part: i64| {
             let one = g.slice(split, 2, part, part + 1).unwrap();
-            let one = g.reshape(one, Shape::from([batch, context, heads, width])).unwrap();
+            let one = g
+                .reshape(one, Shape::from([batch, context, heads, width]))
+                .unwrap();
             g.transpose(one, &[0, 2, 1, 3]).unwrap()
         };
         let qkv3 = [head(&mut g, 0), head(&mut g, 1), head(&mut g, 2)];
@@ -294,7 +300,11 @@ fn attention(dims: [usize; 4], sliced: bool, peer: &'static str, fused: bool) ->
         name,
         key,
         graph: g,
-        args: arg_dims.iter().zip(40..).map(|(d, seed)| data(d, seed)).collect(),
+        args: arg_dims
+            .iter()
+            .zip(40..)
+            .map(|(d, seed)| data(d, seed))
+            .collect(),
     }
 }
 
