@@ -69,6 +69,7 @@ def attention_steps(dims, sliced):
 
         def inputs():
             return q, k, v
+
     cot = rand(*dims)
     mask = torch.ones(context, context, dtype=torch.bool).tril()
 
