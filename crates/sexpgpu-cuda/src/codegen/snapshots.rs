@@ -2,7 +2,8 @@
 //! change to the generated CUDA is reviewed as a diff of real kernel text
 //! (`UPDATE_EXPECT=1 cargo test -p sexpgpu-cuda` rewrites them). The
 //! helpers every kernel starts with (`prelude.rs`) are named, not copied:
-//! they are reviewed where they are written.
+//! they are reviewed where they are written. Also which kernels a step
+//! becomes, where that is the point (attention's gradients).
 
 use expect_test::expect_file;
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Scalar, Shape, UnaryOp};
@@ -173,4 +174,36 @@ fn attention_kernels() {
     let grad = attention(DType::F32, true);
     assert_eq!(grad.len(), 2, "the log-sum-exp, then the gradient of q");
     expect_file!["snapshots/attention_grad_q_f32.cu"].assert_eq(&grad[1]);
+}
+
+/// The three gradients are one plan step (`Attention::partners`), which is
+/// two kernels here, one a side: the query side's writes the step's output
+/// (`dq`), the key side's its two side outputs (`dk`, `dv`).
+#[test]
+fn attention_gradients_take_a_kernel_a_side() {
+    let mut g = Graph::new("grads");
+    let q = g.input("q", Shape::from([2, 37, 24]), DType::F32);
+    let k = g.input("k", Shape::from([2, 53, 24]), DType::F32);
+    let v = g.input("v", Shape::from([2, 53, 40]), DType::F32);
+    let dout = g.input("dout", Shape::from([2, 37, 40]), DType::F32);
+    let delta = g.input("delta", Shape::from([2, 37]), DType::F32);
+    let lse = g.input("lse", Shape::from([2, 37]), DType::F32);
+    let inputs = [q, k, v, dout, lse, delta];
+    let grads: Vec<NodeId> = (0..3)
+        .map(|wrt| g.attention_grad(wrt, inputs, false, 0.2).unwrap())
+        .collect();
+    g.set_outputs(grads);
+    let headers: Vec<String> = kernels_of(&g)
+        .iter()
+        .map(|k| k.lines().next().unwrap().to_string())
+        .collect();
+    assert_eq!(headers.len(), 2, "{headers:#?}");
+    assert!(
+        headers[0].starts_with("// attention-grad-q [Out, Input(0)"),
+        "{headers:#?}"
+    );
+    assert!(
+        headers[1].starts_with("// attention-grad-k [Side(0), Side(1), Input(0)"),
+        "{headers:#?}"
+    );
 }
