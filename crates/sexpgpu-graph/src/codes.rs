@@ -41,7 +41,7 @@ Fixed: cast one of them:
 ```
 "#;
     E_DIM_003 = "E-DIM-003", "a tensor was expected",
-r#"A tensor operation got a host value (a number, a vector) where it needs a tensor, or a graph returned something that is not a tensor. Host vectors become tensors as `call` arguments or graph inputs.
+r#"A tensor operation got a host value (a number, a vector) where it needs a tensor, or a graph returned something other than tensors (a tensor, or vectors and maps of tensors nested up to 32 deep). Host vectors become tensors as `call` arguments or graph inputs.
 
 Wrong:
 

@@ -273,51 +273,80 @@ fn input_spec(interp: &mut Interp, spec: &Form, env: &Env) -> EvalResult<InputSp
     Ok((Rc::from(input_name), name.span, shape, dtype))
 }
 
-/// The graph's outputs from the body's value: one tensor, a vector of them,
-/// or a map of them. Host tensors and numbers enter as constants.
+/// The graph's outputs from the body's value: a tensor, or vectors and
+/// maps of tensors, nested up to [`MAX_RESULT_DEPTH`] deep; the outputs
+/// in order (depth first) and their layout. Host tensors enter as
+/// constants.
 pub(crate) fn graph_outputs(
     graph: &mut Graph,
     id: u32,
     result: &Value,
     span: Span,
 ) -> EvalResult<(Vec<NodeId>, Outputs)> {
-    let mut output = |value: &Value| -> EvalResult<NodeId> {
-        match value {
-            Value::Tensor(t) if t.graph == id => Ok(t.node),
-            Value::Tensor(t) => Err(args::foreign(t, "the result", span)),
-            Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
-            other => Err(Flow::from(
-                Diagnostic::error(
-                    codes::E_DIM_003,
-                    format!(
-                        "a graph returns tensors, but this one returns {}",
-                        other.type_name()
-                    ),
-                )
-                .with_primary(span, format!("this is `{}`", short(other)))
-                .with_help("return a tensor, a vector of tensors or a map of tensors"),
-            )),
-        }
+    let mut ids = Vec::new();
+    let layout = collect_outputs(graph, (id, span), result, 0, &mut ids)?;
+    Ok((ids, layout))
+}
+
+/// How deep vectors and maps may nest in a graph's result.
+const MAX_RESULT_DEPTH: usize = 32;
+
+/// [`graph_outputs`] of `value`, `depth` collections deep in the result.
+fn collect_outputs(
+    graph: &mut Graph,
+    (id, span): (u32, Span),
+    value: &Value,
+    depth: usize,
+    ids: &mut Vec<NodeId>,
+) -> EvalResult<Outputs> {
+    let nested = |what: String| {
+        let label = if depth == 0 { "this is" } else { "this holds" };
+        Flow::from(
+            Diagnostic::error(codes::E_DIM_003, what)
+                .with_primary(span, format!("{label} `{}`", short(value)))
+                .with_help("return a tensor, or vectors and maps of tensors"),
+        )
     };
-    match result {
+    match value {
+        Value::Vector(_) | Value::List(_) | Value::Map(_) if depth >= MAX_RESULT_DEPTH => {
+            Err(nested(format!(
+                "a graph's result nests vectors and maps at most {MAX_RESULT_DEPTH} deep"
+            )))
+        }
         Value::Vector(items) | Value::List(items) => {
-            let ids = items
+            let items = items
                 .iter()
-                .map(&mut output)
+                .map(|item| collect_outputs(graph, (id, span), item, depth + 1, ids))
                 .collect::<EvalResult<Vec<_>>>()?;
-            Ok((ids, Outputs::Vector(items.len())))
+            Ok(Outputs::Vector(items))
         }
-        Value::Map(m) => {
-            let ids = m
+        Value::Map(entries) => {
+            let entries = entries
                 .iter()
-                .map(|(_, v)| output(v))
+                .map(|(key, item)| {
+                    let layout = collect_outputs(graph, (id, span), item, depth + 1, ids)?;
+                    Ok((key.clone(), layout))
+                })
                 .collect::<EvalResult<Vec<_>>>()?;
-            Ok((
-                ids,
-                Outputs::Map(m.iter().map(|(k, _)| k.clone()).collect()),
-            ))
+            Ok(Outputs::Map(entries))
         }
-        other => Ok((vec![output(other)?], Outputs::One)),
+        Value::Tensor(t) if t.graph == id => {
+            ids.push(t.node);
+            Ok(Outputs::One)
+        }
+        Value::Tensor(t) => Err(args::foreign(t, "the result", span)),
+        Value::HostTensor(t) => {
+            ids.push(graph.constant((**t).clone()));
+            Ok(Outputs::One)
+        }
+        other if depth == 0 => Err(nested(format!(
+            "a graph returns tensors, but this one returns {}",
+            other.type_name()
+        ))),
+        other => Err(nested(format!(
+            "a graph returns tensors, but its result holds {}",
+            other.type_name()
+        ))),
     }
 }
 
@@ -382,11 +411,7 @@ pub fn call_graph(
         })?,
     };
     let mut results = results.into_iter().map(|t| Value::HostTensor(Rc::new(t)));
-    Ok(match &def.outputs {
-        Outputs::One => results.next().unwrap_or(Value::Nil),
-        Outputs::Vector(_) => Value::vector(results.collect()),
-        Outputs::Map(keys) => Value::Map(Rc::new(keys.iter().cloned().zip(results).collect())),
-    })
+    Ok(def.outputs.rebuild(&mut results))
 }
 
 fn zeros(shape: &Shape, dtype: DType) -> Tensor {
@@ -489,11 +514,7 @@ pub(crate) fn run_recorded(
         }
     };
     let mut results = results.into_iter().map(|t| Value::HostTensor(Rc::new(t)));
-    Ok(match kind {
-        Outputs::One => results.next().unwrap_or(Value::Nil),
-        Outputs::Vector(_) => Value::vector(results.collect()),
-        Outputs::Map(keys) => Value::Map(Rc::new(keys.into_iter().zip(results).collect())),
-    })
+    Ok(kind.rebuild(&mut results))
 }
 
 /// A host value with each computed tensor replaced by a new graph input.

@@ -130,7 +130,7 @@ pub fn trace_run(interp: &mut Interp, spec: RunSpec) -> EvalResult<TracedRun> {
             Rc::new(GraphDef {
                 name: graph.name().to_string(),
                 graph: graph.clone(),
-                outputs: Outputs::Vector(outputs),
+                outputs: Outputs::Vector(vec![Outputs::One; outputs]),
                 span: spec.span,
                 buffers: Vec::new(),
             }),
@@ -154,7 +154,7 @@ struct ModelSlots {
 
 fn model_slots(spec: &RunSpec) -> EvalResult<ModelSlots> {
     let model = &spec.model;
-    let Outputs::Map(keys) = &model.outputs else {
+    let Outputs::Map(entries) = &model.outputs else {
         return Err(run_error(
             codes::E_RUN_002,
             format!(
@@ -171,7 +171,28 @@ fn model_slots(spec: &RunSpec) -> EvalResult<ModelSlots> {
         buffers: Vec::new(),
         buffer_at: Vec::new(),
     };
-    for (i, (key, &node)) in keys.iter().zip(graph.outputs()).enumerate() {
+    if let Some((key, layout)) = entries
+        .iter()
+        .find(|(_, layout)| !matches!(layout, Outputs::One))
+    {
+        let kind = match layout {
+            Outputs::Map(_) => "a map",
+            _ => "a vector",
+        };
+        return Err(run_error(
+            codes::E_RUN_002,
+            format!(
+                "model `{}` must return a map of tensors, but its entry `{}` is {kind}",
+                model.name,
+                key_name(key)
+            ),
+            model.span,
+        )
+        .with_help("give every parameter its own key, such as `:h0-w`")
+        .into());
+    }
+    let keys = entries.iter().map(|(key, _)| key);
+    for (i, (key, &node)) in keys.zip(graph.outputs()).enumerate() {
         let name = key_name(key);
         let is_buffer = model.buffers.contains(&i);
         slots.buffer_at.push(is_buffer);

@@ -30,11 +30,34 @@ impl Traced {
     }
 }
 
-/// How a graph's outputs map back to a host value.
+/// How a graph's outputs map back to a host value: one tensor, or a
+/// vector or map of layouts, nested as the traced result was (JAX's
+/// pytrees: `value-and-grad` gives `[value grads]`, `grads` shaped as the
+/// parameters).
+#[derive(Clone)]
 pub enum Outputs {
     One,
-    Vector(usize),
-    Map(Vec<Value>),
+    Vector(Vec<Outputs>),
+    Map(Vec<(Value, Outputs)>),
+}
+
+impl Outputs {
+    /// The host value of `results`, the graph's outputs in order, laid out
+    /// as this layout says.
+    pub fn rebuild(&self, results: &mut impl Iterator<Item = Value>) -> Value {
+        match self {
+            Outputs::One => results.next().unwrap_or(Value::Nil),
+            Outputs::Vector(items) => {
+                Value::vector(items.iter().map(|item| item.rebuild(results)).collect())
+            }
+            Outputs::Map(entries) => Value::Map(std::rc::Rc::new(
+                entries
+                    .iter()
+                    .map(|(key, item)| (key.clone(), item.rebuild(results)))
+                    .collect(),
+            )),
+        }
+    }
 }
 
 /// A finished `defgraph`.
