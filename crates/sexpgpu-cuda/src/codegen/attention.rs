@@ -984,16 +984,44 @@ impl<'a> Gen<'a> {
     /// recomputing the weights.
     fn general(&self) -> (String, Vec<Param>, Shape) {
         let (params, order) = self.params();
-        let ty = self.ix.ty();
-        let (nr, nc) = (self.nr, self.nc);
         let rows = GENERAL_WARPS;
-        let row_blocks = nr.div_ceil(rows);
-        let r = &self.roles;
+        let row_blocks = self.nr.div_ceil(rows);
         let mut s = format!(
             "extern \"C\" __global__ void __launch_bounds__({}) KERNEL({params}) {{\n",
             rows * 32
         );
-        s.push_str("  const unsigned warp = threadIdx.x / 32u, lane = threadIdx.x % 32u;\n");
+        s.push_str(&self.general_rows(row_blocks));
+        let passes = self.roles.products.iter().map(|p| p.width).max();
+        let _ = writeln!(
+            s,
+            "  for (unsigned w0 = 0; w0 < {}u; w0 += {}u) {{",
+            passes.unwrap_or(0).max(1),
+            32 * GENERAL_COLUMNS
+        );
+        for i in 0..self.roles.products.len() {
+            let _ = writeln!(s, "    float acc{i}[{GENERAL_COLUMNS}] = {{}};");
+        }
+        if !self.grad() {
+            s.push_str("    float m = SX_NEG_INF, l = 0.f;\n");
+        }
+        s.push_str(&self.general_columns());
+        s.push_str(&self.general_store());
+        s.push_str("  }\n}\n");
+        let shape = Shape::Blocks {
+            n: self.step.problems() * row_blocks,
+            threads: (rows * 32) as u32,
+        };
+        (s, order, shape)
+    }
+
+    /// The general kernel's start: which problem and row the warp takes
+    /// (`row_blocks` blocks a problem), where its rows start, and, for a
+    /// query-side gradient, the row's `lse` and `delta`.
+    fn general_rows(&self, row_blocks: usize) -> String {
+        let ty = self.ix.ty();
+        let (nr, rows, r) = (self.nr, GENERAL_WARPS, &self.roles);
+        let mut s =
+            String::from("  const unsigned warp = threadIdx.x / 32u, lane = threadIdx.x % 32u;\n");
         let _ = writeln!(s, "  const {ty} b = blockIdx.x / {row_blocks}u;");
         let _ = writeln!(
             s,
@@ -1013,13 +1041,30 @@ impl<'a> Gen<'a> {
                 self.row_of(k, "live ? r : 0u")
             );
         }
-        let stat = |k: usize, at: &str| format!("in{k}[{}]", self.row_of(k, at));
         if self.grad() && !r.key_side {
-            let _ = writeln!(s, "  const float lse = live ? {} : 0.f;", stat(4, "r"));
+            let _ = writeln!(s, "  const float lse = live ? {} : 0.f;", self.stat(4, "r"));
             if self.with_dp() {
-                let _ = writeln!(s, "  const float delta = live ? {} : 0.f;", stat(5, "r"));
+                let _ = writeln!(
+                    s,
+                    "  const float delta = live ? {} : 0.f;",
+                    self.stat(5, "r")
+                );
             }
         }
+        s
+    }
+
+    /// `in{k}[...]`: the per-row statistic `k` (`lse` 4, `delta` 5) of row
+    /// `at`.
+    fn stat(&self, k: usize, at: &str) -> String {
+        format!("in{k}[{}]", self.row_of(k, at))
+    }
+
+    /// The general kernel's loop over the other side's rows `c` (those the
+    /// mask lets this block's rows meet): the score and its weight, then
+    /// each product's update of the lane's columns.
+    fn general_columns(&self) -> String {
+        let (nc, rows, r) = (self.nc, GENERAL_WARPS, &self.roles);
         let (start, end) = match (self.step.causal, r.key_side) {
             (false, _) => ("0u".to_string(), format!("{nc}u")),
             (true, false) => (
@@ -1028,18 +1073,7 @@ impl<'a> Gen<'a> {
             ),
             (true, true) => (format!("(r0 < {nc}u ? r0 : {nc}u)"), format!("{nc}u")),
         };
-        let passes = r.products.iter().map(|p| p.width).max().unwrap_or(0).max(1);
-        let _ = writeln!(
-            s,
-            "  for (unsigned w0 = 0; w0 < {passes}u; w0 += {}u) {{",
-            32 * GENERAL_COLUMNS
-        );
-        for i in 0..r.products.len() {
-            let _ = writeln!(s, "    float acc{i}[{GENERAL_COLUMNS}] = {{}};");
-        }
-        if !self.grad() {
-            s.push_str("    float m = SX_NEG_INF, l = 0.f;\n");
-        }
+        let mut s = String::new();
         let _ = writeln!(s, "    for (unsigned c = {start}; c < {end}; ++c) {{");
         s.push_str(&self.general_dot("s", r.rows_x, r.cols_x, "row_x", self.step.d));
         let _ = writeln!(s, "      s *= {};", self.scale());
@@ -1047,9 +1081,22 @@ impl<'a> Gen<'a> {
             s.push_str(&self.general_dot("dp", ry, cy, "row_y", self.step.e));
         }
         let _ = writeln!(s, "      const bool seen = live && ({});", self.visible());
+        s.push_str(&self.general_weight());
+        for (i, p) in r.products.iter().enumerate() {
+            s.push_str(&self.general_update(i, p));
+        }
+        s.push_str("    }\n");
+        s
+    }
+
+    /// The weight `p` of the score `s` (and the scores' gradient `ds`): from
+    /// the log-sum-exp for a gradient, else the online softmax's, rescaling
+    /// the running sum `l` when the row's maximum `m` grows.
+    fn general_weight(&self) -> String {
+        let mut s = String::new();
         if self.grad() {
-            let (lse, delta) = if r.key_side {
-                (stat(4, "c"), stat(5, "c"))
+            let (lse, delta) = if self.roles.key_side {
+                (self.stat(4, "c"), self.stat(5, "c"))
             } else {
                 ("lse".to_string(), "delta".to_string())
             };
@@ -1065,31 +1112,30 @@ impl<'a> Gen<'a> {
             );
             s.push_str("      m = top;\n      l = l * shrink + p;\n");
         }
-        for (i, p) in r.products.iter().enumerate() {
-            let k = self.operand_of(p.tile);
-            let x = c::widen(self.dtype, &format!("in{k}[col_m{i} + col]"));
-            let update = match p.weight {
-                Weight::Softmax => format!("acc{i}[j] = acc{i}[j] * shrink + p * {x};"),
-                Weight::P => format!("acc{i}[j] += p * {x};"),
-                Weight::Ds => format!("acc{i}[j] += ds * {x};"),
-            };
-            let _ = writeln!(s, "      const {ty} col_m{i} = {};", self.row_of(k, "c"));
-            let _ = writeln!(
-                s,
-                "#pragma unroll\n      for (unsigned j = 0; j < {GENERAL_COLUMNS}u; ++j) {{"
-            );
-            s.push_str("        const unsigned col = w0 + lane + 32u * j;\n");
-            let _ = writeln!(s, "        if (live && col < {}u) {update}", p.width);
-            s.push_str("      }\n");
-        }
-        s.push_str("    }\n");
-        s.push_str(&self.general_store());
-        s.push_str("  }\n}\n");
-        let shape = Shape::Blocks {
-            n: self.step.problems() * row_blocks,
-            threads: (rows * 32) as u32,
+        s
+    }
+
+    /// Product `i`'s update of the lane's columns of its accumulator: the
+    /// weight times row `c` of its tile.
+    fn general_update(&self, i: usize, p: &Product) -> String {
+        let ty = self.ix.ty();
+        let k = self.operand_of(p.tile);
+        let x = c::widen(self.dtype, &format!("in{k}[col_m{i} + col]"));
+        let update = match p.weight {
+            Weight::Softmax => format!("acc{i}[j] = acc{i}[j] * shrink + p * {x};"),
+            Weight::P => format!("acc{i}[j] += p * {x};"),
+            Weight::Ds => format!("acc{i}[j] += ds * {x};"),
         };
-        (s, order, shape)
+        let mut s = String::new();
+        let _ = writeln!(s, "      const {ty} col_m{i} = {};", self.row_of(k, "c"));
+        let _ = writeln!(
+            s,
+            "#pragma unroll\n      for (unsigned j = 0; j < {GENERAL_COLUMNS}u; ++j) {{"
+        );
+        s.push_str("        const unsigned col = w0 + lane + 32u * j;\n");
+        let _ = writeln!(s, "        if (live && col < {}u) {update}", p.width);
+        s.push_str("      }\n");
+        s
     }
 
     /// `float NAME`: the dot product of row `row` of operand `rk` (its
