@@ -8,6 +8,7 @@ use std::ops::Range;
 
 /// `dst[m x n] (+)= factor * lhs[m x k] * rhs[k x n]`, each operand given
 /// by a pointer and its row and column strides; accumulates when `add`.
+/// The small products skip what `triangle` says no query sees.
 ///
 /// # Safety
 /// Every element the strides reach must be inside its allocation, and
