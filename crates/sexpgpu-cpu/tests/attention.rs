@@ -185,3 +185,43 @@ fn paired_parts_share_one_launch() {
     assert_eq!(count("also attention-grad-k ->"), 1, "{plan}");
     assert_eq!(count("also attention-grad-v ->"), 1, "{plan}");
 }
+
+/// Every part's bits are the same on any number of threads: each thread
+/// writes whole rows, and `dq`'s sums over key tiles run in the tiles'
+/// order whichever thread takes a problem. Both kinds of gradient pass:
+/// eight problems (one pass, `dq` summed key tile after key tile) and two
+/// (a pass of its own for `dq`), each with three key tiles.
+#[test]
+fn every_part_has_the_same_bits_on_any_number_of_threads() {
+    let mut rng = Rng::new(303);
+    let (t, s, d, e) = (150, 140, 16, 24);
+    for problems in [8usize, 2] {
+        let mut g = Graph::new("threads");
+        let with = |last: &[usize]| [&[problems][..], last].concat();
+        let q = g.input("q", Shape::from(with(&[t, d]).as_slice()), DType::F32);
+        let k = g.input("k", Shape::from(with(&[s, d]).as_slice()), DType::F32);
+        let v = g.input("v", Shape::from(with(&[s, e]).as_slice()), DType::F32);
+        let dout = g.input("dout", Shape::from(with(&[t, e]).as_slice()), DType::F32);
+        let delta = g.input("delta", Shape::from(with(&[t]).as_slice()), DType::F32);
+        let outputs = every_part(&mut g, [q, k, v], (dout, delta), true);
+        g.set_outputs(outputs);
+        let args = [
+            tensor(&mut rng, &with(&[t, d]), DType::F32),
+            tensor(&mut rng, &with(&[s, d]), DType::F32),
+            tensor(&mut rng, &with(&[s, e]), DType::F32),
+            tensor(&mut rng, &with(&[t, e]), DType::F32),
+            tensor(&mut rng, &with(&[t]), DType::F32),
+        ];
+        let run = |threads: usize| {
+            let program = sexpgpu_cpu::compile(&g).unwrap().with_threads(threads);
+            program.run(&args, 7).unwrap()
+        };
+        let one = run(1);
+        for threads in [2, 3, 5] {
+            assert!(
+                run(threads) == one,
+                "{problems} problems: {threads} threads differ from one"
+            );
+        }
+    }
+}
