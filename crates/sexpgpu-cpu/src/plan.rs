@@ -274,6 +274,28 @@ impl Attention {
         std::iter::once(self.part).chain(self.also.iter().copied())
     }
 
+    /// The rows one problem has in operand `k` (`q k v dout lse delta`),
+    /// and their width.
+    pub fn operand_size(&self, k: usize) -> (usize, usize) {
+        match k {
+            0 => (self.t, self.d),
+            1 => (self.s, self.d),
+            2 => (self.s, self.e),
+            3 => (self.t, self.e),
+            _ => (self.t, 1),
+        }
+    }
+
+    /// The rows one problem has in `part`'s result, and their width (a
+    /// gradient's are its input's).
+    pub fn result_size(&self, part: AttentionPart) -> (usize, usize) {
+        match part {
+            AttentionPart::Output => (self.t, self.e),
+            AttentionPart::LogSumExp => (self.t, 1),
+            AttentionPart::Grad(k) => self.operand_size(k),
+        }
+    }
+
     /// The problems `batch` holds.
     pub fn problems(&self) -> usize {
         self.batch.iter().product()

@@ -433,23 +433,6 @@ impl<'a> Gen<'a> {
         (text.join(", "), order)
     }
 
-    /// The width of operand `k`'s rows.
-    fn operand_width(&self, k: usize) -> usize {
-        match k {
-            0 | 1 => self.step.d,
-            2 | 3 => self.step.e,
-            _ => 1,
-        }
-    }
-
-    /// The rows of operand `k` in one problem.
-    fn operand_rows(&self, k: usize) -> usize {
-        match k {
-            1 | 2 => self.step.s,
-            _ => self.step.t,
-        }
-    }
-
     /// The column tile's operand of a product.
     fn operand_of(&self, tile: Tile) -> usize {
         match tile {
@@ -508,8 +491,9 @@ impl<'a> Gen<'a> {
             .iter()
             .enumerate()
             .all(|(axis, &dim)| dim <= 1 || view.strides[axis].is_multiple_of(lanes));
-        let rows_ok = self.operand_rows(k) <= 1 || self.step.row_stride(k).is_multiple_of(lanes);
-        let width = self.operand_width(k);
+        let rows_ok =
+            self.step.operand_size(k).0 <= 1 || self.step.row_stride(k).is_multiple_of(lanes);
+        let width = self.step.operand_size(k).1;
         let aligned = width.is_multiple_of(lanes) && view.offset.is_multiple_of(lanes);
         if width > 0 && aligned && batch_ok && rows_ok {
             lanes
@@ -684,12 +668,8 @@ impl<'a> Gen<'a> {
         );
         let _ = writeln!(s, "    {}* d = {name} + r * {ss}u + c;", self.storage());
         let src = format!("in{k} + {} + c", self.row_of(k, &format!("{first} + r")));
-        let _ = writeln!(
-            s,
-            "    if ({first} + r < {}u && c < {}u) {{",
-            self.operand_rows(k),
-            self.operand_width(k)
-        );
+        let (rows, width) = self.step.operand_size(k);
+        let _ = writeln!(s, "    if ({first} + r < {rows}u && c < {width}u) {{");
         if v > 1 {
             let _ = writeln!(s, "      sx_vcopy<sx_v16>(d, {src});");
             s.push_str("    } else {\n");

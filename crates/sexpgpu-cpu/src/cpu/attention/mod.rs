@@ -64,22 +64,11 @@ impl Rows<'_> {
     }
 }
 
-/// The rows and width of operand `k` of `step` (`q k v dout lse delta`).
-fn operand_size(step: &Attention, k: usize) -> (usize, usize) {
-    match k {
-        0 => (step.t, step.d),
-        1 => (step.s, step.d),
-        2 => (step.s, step.e),
-        3 => (step.t, step.e),
-        _ => (step.t, 1),
-    }
-}
-
 /// Operand `k` as f32 rows: an f32 buffer is read in place through its
 /// view, a bf16 one widened into consecutive rows.
 fn operand<'a>(step: &Attention, k: usize, buf: &'a TensorData) -> Result<Rows<'a>, ExecError> {
     let view = &step.operands[k].1;
-    let (rows, width) = operand_size(step, k);
+    let (rows, width) = step.operand_size(k);
     if view.extent() > buf.len() {
         return Err(internal("an operand does not fit its buffer"));
     }
@@ -152,15 +141,17 @@ pub(crate) fn run(
         .parts()
         .zip(std::iter::once(out).chain(side.iter_mut()))
     {
-        let len = step.problems() * rows_of(step, part) * width(step, part);
+        let (rows, width) = step.result_size(part);
+        let len = step.problems() * rows * width;
         written.push((part, Written::new(buf, len)?));
     }
     let mut results = Results::default();
     for (part, w) in &mut written {
+        let (per_problem, width) = step.result_size(*part);
         let rows = RowsOut {
             ptr: w.ptr(),
-            width: width(step, *part),
-            per_problem: rows_of(step, *part),
+            width,
+            per_problem,
         };
         *results.slot(*part) = Some(rows);
     }
@@ -255,25 +246,6 @@ fn for_each_tile(
         let (b, first) = (tile / blocks, (tile % blocks) * ROWS);
         f(b, first..(first + ROWS).min(per_problem));
     });
-}
-
-/// The rows each problem has in `part`'s result: one per query, or per
-/// key for the gradients of `k` and `v`.
-fn rows_of(step: &Attention, part: AttentionPart) -> usize {
-    match part {
-        AttentionPart::Grad(1 | 2) => step.s,
-        _ => step.t,
-    }
-}
-
-/// The row width of `part`'s result.
-fn width(step: &Attention, part: AttentionPart) -> usize {
-    match part {
-        AttentionPart::Output => step.e,
-        AttentionPart::LogSumExp => 1,
-        AttentionPart::Grad(0 | 1) => step.d,
-        AttentionPart::Grad(_) => step.e,
-    }
 }
 
 /// A result as f32: the output buffer itself, or an f32 copy rounded to
