@@ -99,7 +99,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         folded: HashMap::new(),
         side,
         transposed,
-        needed: needed.clone(),
+        needed,
     };
     let arguments = graph.arguments();
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -109,7 +109,7 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
             continue;
         }
         // An attention node a partner's launch already stores is done.
-        if !needed[i] || matches!(lw.values[i], Value::Stored(_)) {
+        if !lw.needed[i] || matches!(lw.values[i], Value::Stored(_)) {
             continue;
         }
         lw.values[i] = if inline[i] {

@@ -684,11 +684,8 @@ fn key_grad_tile(
         weights(x, b, (&queries, &keys), &mut tile, dscores);
         // `p^T` and `dS^T` read the `m x n` tiles column by column; key
         // `j` is seen by the queries from `j + keys.start - queries.start`.
-        let seen_from = if step.causal {
-            Triangle::From(keys.start as isize - queries.start as isize)
-        } else {
-            Triangle::Full
-        };
+        let seen_from =
+            diagonal(step, &queries, &keys).map_or(Triangle::Full, |o| Triangle::From(1 - o));
         if let Some(dv) = dv.as_deref_mut() {
             // SAFETY: the tile is `m x n` row-major, read transposed; the
             // output-gradient rows are inside their problem.
