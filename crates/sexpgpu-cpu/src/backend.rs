@@ -164,16 +164,11 @@ pub trait Backend {
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
 
-    /// Batched `[batch.., m, k] x [batch.., k, n]` through views.
-    #[allow(clippy::too_many_arguments)]
+    /// Batched `[batch.., m, k] x [batch.., k, n]` through views, plus
+    /// the product's bias on every row when it has one.
     fn matmul(
         &self,
-        a: (&Self::Buffer, &View),
-        b: (&Self::Buffer, &View),
-        batch: &[usize],
-        m: usize,
-        k: usize,
-        n: usize,
+        product: Product<'_, Self::Buffer>,
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
 
@@ -224,6 +219,19 @@ pub trait Backend {
         out: &mut Self::Buffer,
         side: &mut [Self::Buffer],
     ) -> Result<(), ExecError>;
+}
+
+/// A matmul's operands: `a` (`[batch.., m, k]`) and `b`
+/// (`[batch.., k, n]`) through their views, and `bias`, `n` elements
+/// added to every row of the product before its one rounding.
+pub struct Product<'a, B> {
+    pub a: (&'a B, &'a View),
+    pub b: (&'a B, &'a View),
+    pub bias: Option<Dense<'a, B>>,
+    pub batch: &'a [usize],
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
 }
 
 /// What a gather reads: whole rows of a table (`index`), or single

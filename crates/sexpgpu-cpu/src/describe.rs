@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::plan::{FusedKernel, Instr, Loc, Plan, Src, Step};
+use crate::plan::{Contig, FusedKernel, Instr, Loc, Plan, Src, Step};
 
 fn loc_text(plan: &Plan, loc: Loc) -> String {
     match loc {
@@ -20,6 +20,14 @@ fn src_text(plan: &Plan, src: &Src) -> String {
         Src::Mem { loc, view } if view.is_contiguous() && view.offset == 0 => loc_text(plan, *loc),
         Src::Mem { loc, view } => format!("{}[{view}]", loc_text(plan, *loc)),
         Src::Splat { value, dtype } => format!("splat {value} {dtype}"),
+    }
+}
+
+/// A contiguous operand: its location, and its offset when not 0.
+fn contig_text(plan: &Plan, c: Contig) -> String {
+    match c.offset {
+        0 => loc_text(plan, c.loc),
+        offset => format!("{}[offset {offset}]", loc_text(plan, c.loc)),
     }
 }
 
@@ -178,17 +186,19 @@ fn reads(plan: &Plan, step: &Step) -> Vec<String> {
             a_view,
             b,
             b_view,
+            bias,
             ..
-        } => [(a, a_view), (b, b_view)]
-            .into_iter()
-            .map(|(loc, view)| {
+        } => {
+            let operands = [(a, a_view), (b, b_view)].into_iter().map(|(loc, view)| {
                 let src = Src::Mem {
                     loc: *loc,
                     view: view.clone(),
                 };
                 src_text(plan, &src)
-            })
-            .collect(),
+            });
+            let bias = bias.map(|c| format!("bias {}", contig_text(plan, c)));
+            operands.chain(bias).collect()
+        }
         step => step
             .reads()
             .into_iter()

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use sexpgpu_graph::{ExecError, Tensor};
 
-use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
+use crate::backend::{Backend, Dense, Gather, Operand, Product, Scatter};
 use crate::cpu::CpuBackend;
 use crate::plan::{Argument, BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
@@ -635,19 +635,23 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 a_view,
                 b,
                 b_view,
+                bias,
                 batch,
                 m,
                 k,
                 n,
-            } => backend.matmul(
-                (self.buf(*a)?, a_view),
-                (self.buf(*b)?, b_view),
-                batch,
-                *m,
-                *k,
-                *n,
-                out,
-            ),
+            } => {
+                let product = Product {
+                    a: (self.buf(*a)?, a_view),
+                    b: (self.buf(*b)?, b_view),
+                    bias: bias.map(|c| self.dense(c)).transpose()?,
+                    batch,
+                    m: *m,
+                    k: *k,
+                    n: *n,
+                };
+                backend.matmul(product, out)
+            }
             Step::Index { .. } | Step::Gather { .. } => self.gather(backend, &launch.step, out),
             Step::IndexAdd { .. } | Step::ScatterAdd { .. } => {
                 self.scatter(backend, &launch.step, out)

@@ -27,7 +27,7 @@ mod plan;
 pub mod profile;
 mod view;
 
-pub use backend::{Backend, Dense, Gather, Operand, Scatter};
+pub use backend::{Backend, Dense, Gather, Operand, Product, Scatter};
 pub use cpu::CpuBackend;
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};

@@ -4,6 +4,8 @@
 //! into one loop. Decides no memory placement (that is `memory`) and never
 //! computes element values.
 
+mod epilogue;
+
 use std::collections::HashMap;
 
 use sexpgpu_graph::{AttentionPart, DType, Graph, Node, NodeId, Op, ReduceOp, Scalar, Tensor};
@@ -14,6 +16,7 @@ use crate::plan::{
     Src, Step,
 };
 use crate::view::View;
+use epilogue::{biased_products, Biased};
 
 /// What a node is at run time, once lowered.
 #[derive(Clone, Debug)]
@@ -77,6 +80,11 @@ struct Lowerer<'g> {
     transposed: Vec<bool>,
     /// The nodes an output depends on (`needed_nodes`).
     needed: Vec<bool>,
+    /// The adds computed as a matmul with a bias, by node
+    /// (`epilogue::biased_products`).
+    biased: Vec<Option<Biased>>,
+    /// The products those adds compute, never lowered on their own.
+    in_epilogue: Vec<bool>,
 }
 
 /// Lowers `graph` to launches over logical buffers; slots are assigned
@@ -84,9 +92,18 @@ struct Lowerer<'g> {
 pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
     validate(graph)?;
     let needed = needed_nodes(graph);
-    let Inlining { inline, side } = choose_inline(graph, &needed);
+    let Inlining { mut inline, side } = choose_inline(graph, &needed);
     let summed = batch_summed_products(graph, &needed);
     let transposed = transposed_products(graph, &needed, &summed);
+    let biased = biased_products(graph, &needed, (&summed, &transposed), &side);
+    let mut in_epilogue = vec![false; graph.len()];
+    for (i, b) in biased.iter().enumerate() {
+        if let Some(b) = b {
+            // The add is the matmul's launch, so no loop computes it.
+            inline[i] = false;
+            in_epilogue[b.product.index()] = true;
+        }
+    }
     let mut lw = Lowerer {
         graph,
         values: vec![Value::Unneeded; graph.len()],
@@ -100,6 +117,8 @@ pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
         side,
         transposed,
         needed,
+        biased,
+        in_epilogue,
     };
     let arguments = graph.arguments();
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -531,6 +550,8 @@ impl Lowerer<'_> {
             Op::Broadcast | Op::Transpose { .. } | Op::Slice { .. } | Op::Reshape => {
                 return self.lower_layout(node)
             }
+            Op::Matmul if self.in_epilogue[id.index()] => return Ok(Value::Unneeded),
+            _ if self.biased[id.index()].is_some() => self.biased_product(id)?,
             op if is_elementwise(op) => return self.lower_fused(id, inline),
             Op::Reduce { op, axes, .. } if inline[node.inputs[0].index()] => {
                 let (kernel, inputs, _) = self.fuse(node.inputs[0], inline)?;
@@ -613,21 +634,7 @@ impl Lowerer<'_> {
                 dims: self.graph.shape(input(0)).dims().to_vec(),
                 axes: axes.clone(),
             },
-            Op::Matmul => {
-                let (a, a_view) = self.strided(input(0))?;
-                let (b, b_view) = self.strided(input(1))?;
-                let r = dims.len();
-                Step::Matmul {
-                    a,
-                    a_view,
-                    b,
-                    b_view,
-                    batch: dims[..r - 2].to_vec(),
-                    m: dims[r - 2],
-                    k: self.graph.shape(input(0)).dims()[r - 1],
-                    n: dims[r - 1],
-                }
-            }
+            Op::Matmul => self.matmul_step(node, None)?,
             Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => {
                 self.indexing_step(id, node)?
             }
@@ -664,6 +671,35 @@ impl Lowerer<'_> {
         })
     }
 
+    /// The product `node` (`[batch.., m, n]`), with `bias` on its rows.
+    fn matmul_step(&mut self, node: &Node, bias: Option<Contig>) -> Result<Step, CompileError> {
+        let (a, a_view) = self.strided(node.inputs[0])?;
+        let (b, b_view) = self.strided(node.inputs[1])?;
+        let dims = node.shape.dims();
+        let r = dims.len();
+        Ok(Step::Matmul {
+            a,
+            a_view,
+            b,
+            b_view,
+            bias,
+            batch: dims[..r - 2].to_vec(),
+            m: dims[r - 2],
+            k: self.graph.shape(node.inputs[0]).dims()[r - 1],
+            n: dims[r - 1],
+        })
+    }
+
+    /// The add `id` (`biased`) as its product's launch, the bias read as
+    /// `n` consecutive elements (a strided vector is copied first).
+    fn biased_product(&mut self, id: NodeId) -> Result<Step, CompileError> {
+        let Some(Biased { product, bias }) = self.biased[id.index()] else {
+            return Err(self.internal(id));
+        };
+        let bias = self.contig(bias)?;
+        self.matmul_step(self.graph.node(product), Some(bias))
+    }
+
     /// Product `node` (`a b`, `[.., m, n]`) as `b^T a^T` (`[.., n, m]`,
     /// operand views being free), its value the transposed view of that:
     /// the transpose reading it then reads it in order.
@@ -682,6 +718,7 @@ impl Lowerer<'_> {
             m: dims[r - 1],
             k: a_view.dims[r - 1],
             n: dims[r - 2],
+            bias: None,
         };
         let out = self.launch(id, step);
         let mut stored = dims.to_vec();
@@ -722,6 +759,7 @@ impl Lowerer<'_> {
                 strides: vec![b_stride, b_view.strides[r - 1]],
             },
             b,
+            bias: None,
             batch: Vec::new(),
             m,
             k,

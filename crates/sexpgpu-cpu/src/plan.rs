@@ -362,12 +362,16 @@ pub enum Step {
         axes: Vec<usize>,
     },
     /// `[batch..., m, k] x [batch..., k, n]`, both read through views
-    /// (transposes and broadcast batch dims cost nothing).
+    /// (transposes and broadcast batch dims cost nothing), plus `bias`
+    /// (`n` consecutive elements) on every row when given: a linear
+    /// layer's `x @ w + b` as one launch, the bias added to the f32 sum
+    /// before its one rounding (`docs/sexpgpu/ir.md`, "Matmul epilogues").
     Matmul {
         a: Loc,
         a_view: View,
         b: Loc,
         b_view: View,
+        bias: Option<Contig>,
         batch: Vec<usize>,
         m: usize,
         k: usize,
@@ -466,7 +470,9 @@ impl Step {
             Step::Copy { pieces } => pieces.iter().filter_map(|(s, _)| src(s)).collect(),
             Step::Fill(_) => Vec::new(),
             Step::Reduce { input, .. } => vec![input.loc],
-            Step::Matmul { a, b, .. } => vec![*a, *b],
+            Step::Matmul { a, b, bias, .. } => {
+                [*a, *b].into_iter().chain(bias.map(|c| c.loc)).collect()
+            }
             Step::Index { table, ids, .. } => vec![table.loc, ids.loc],
             Step::IndexAdd {
                 base, ids, values, ..

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{accum_tol, check, ids, tensor, Rng, Tol};
-use sexpgpu_graph::{DType, Graph, ReduceOp, Shape, Tensor};
+use sexpgpu_graph::{BinaryOp, DType, Graph, ReduceOp, Shape, Tensor, UnaryOp};
 
 const NUMERIC: [DType; 4] = [DType::F32, DType::BF16, DType::I32, DType::I64];
 
@@ -373,4 +373,89 @@ fn batch_sums_of_products_that_do_not_fold_stay_two_steps() {
         tensor(&mut rng, &[4, 6, 5], DType::F32),
     ];
     check(&g, &args, accum_tol(DType::F32, 20));
+}
+
+#[test]
+fn a_bias_added_to_a_product_is_its_epilogue() {
+    let mut rng = Rng::new(26);
+    for dtype in [DType::F32, DType::BF16] {
+        // x @ w + b, the bias on either side, then a GELU-like loop; a
+        // bias read through a strided view (a matrix's column) is copied
+        // to a vector first.
+        let mut g = Graph::new("linear");
+        let x = g.input("x", Shape::from([2, 5, 6]), dtype);
+        let w = g.input("w", Shape::from([6, 7]), dtype);
+        let b = g.input("b", Shape::from([7]), dtype);
+        let cols = g.input("cols", Shape::from([7, 3]), dtype);
+        let xw = g.matmul(x, w).unwrap();
+        let y = g.binary(BinaryOp::Add, xw, b).unwrap();
+        let t = g.unary(UnaryOp::Tanh, y).unwrap();
+        let col = g.slice(cols, 1, 1, 2).unwrap();
+        let col = g.reshape(col, Shape::from([7])).unwrap();
+        let xw2 = g.matmul(x, w).unwrap();
+        let z = g.binary(BinaryOp::Add, col, xw2).unwrap();
+        g.set_outputs(vec![t, z]);
+        let args = [
+            tensor(&mut rng, &[2, 5, 6], dtype),
+            tensor(&mut rng, &[6, 7], dtype),
+            tensor(&mut rng, &[7], dtype),
+            tensor(&mut rng, &[7, 3], dtype),
+        ];
+        check(&g, &args, accum_tol(dtype, 6));
+        assert_eq!(
+            launch_kinds(&g),
+            ["matmul", "fused", "copy", "matmul"],
+            "{}",
+            sexpgpu_cpu::compile(&g).unwrap().describe()
+        );
+        let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
+        let matmuls: Vec<&str> = plan.lines().filter(|l| l.contains(" matmul ")).collect();
+        assert!(matmuls[0].ends_with(", bias arg b"), "{plan}");
+        assert!(matmuls[1].ends_with(", bias b2"), "{plan}");
+    }
+}
+
+#[test]
+fn linear_layers_of_every_layout_add_their_bias_in_the_product() {
+    // The shapes the CUDA emulation and the GPU check run too: a shared
+    // weight, a weight per batch element, a bias off any 16-byte boundary,
+    // and an empty contraction (the bias alone).
+    for (name, g, args) in common::linear::linear_layers() {
+        let k = args[0].shape().dims().last().copied().unwrap_or(1);
+        check(&g, &args, accum_tol(g.dtype(g.outputs()[0]), k.max(1)));
+        let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
+        assert_eq!(launch_kinds(&g), ["matmul"], "{name}\n{plan}");
+        assert!(plan.contains(", bias arg b"), "{name}\n{plan}");
+    }
+}
+
+#[test]
+fn a_product_read_elsewhere_keeps_its_add() {
+    let mut rng = Rng::new(27);
+    // The product is an output, is read twice, or gets a splat or a whole
+    // tensor rather than a row vector: the add stays in a fused loop.
+    let mut g = Graph::new("kept");
+    let x = g.input("x", Shape::from([4, 6]), DType::F32);
+    let w = g.input("w", Shape::from([6, 3]), DType::F32);
+    let b = g.input("b", Shape::from([3]), DType::F32);
+    let r = g.input("r", Shape::from([4, 3]), DType::F32);
+    let out = g.matmul(x, w).unwrap();
+    let out_b = g.binary(BinaryOp::Add, out, b).unwrap();
+    let twice = g.matmul(x, w).unwrap();
+    let twice_b = g.binary(BinaryOp::Add, twice, b).unwrap();
+    let twice_sq = g.binary(BinaryOp::Mul, twice, twice).unwrap();
+    let splat = g.matmul(x, w).unwrap();
+    let splat_b = g.binary(BinaryOp::Add, splat, 1.5).unwrap();
+    let whole = g.matmul(x, w).unwrap();
+    let whole_r = g.binary(BinaryOp::Add, whole, r).unwrap();
+    g.set_outputs(vec![out, out_b, twice_b, twice_sq, splat_b, whole_r]);
+    let args = [
+        tensor(&mut rng, &[4, 6], DType::F32),
+        tensor(&mut rng, &[6, 3], DType::F32),
+        tensor(&mut rng, &[3], DType::F32),
+        tensor(&mut rng, &[4, 3], DType::F32),
+    ];
+    check(&g, &args, accum_tol(DType::F32, 6));
+    let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
+    assert!(!plan.contains("bias"), "{plan}");
 }

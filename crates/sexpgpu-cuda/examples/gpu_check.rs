@@ -1,7 +1,8 @@
 //! The GPU half of `scripts/gpu-check` (run on a machine with an NVIDIA
 //! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): bf16 matmul
 //! throughput first, then the compiled-vs-reference random graphs of
-//! `sexpgpu-cpu`'s tests on the CUDA backend; with `--numerics DIR`, every
+//! `sexpgpu-cpu`'s tests and its linear layers with a bias on the CUDA
+//! backend; with `--numerics DIR`, every
 //! per-op numerics case of `sexpgpu-graph`'s NumPy test run on the GPU and
 //! written to DIR for `tests/numerics/check_ops.py`. A check that panics
 //! counts as failed and the next still runs. Prints one line per check and
@@ -21,7 +22,7 @@ use std::time::Instant;
 
 use compare::mismatch;
 
-use sexpgpu_cpu::{compile, Arena, Backend, Fill, View};
+use sexpgpu_cpu::{compile, Arena, Backend, Fill, Product, View};
 use sexpgpu_cuda::{CudaBackend, CudaDevice};
 use sexpgpu_graph::{execute, BinaryOp, DType, Graph, Op, Tensor, UnaryOp};
 
@@ -170,6 +171,43 @@ fn numerics_on(be: &CudaBackend, dir: &std::path::Path) -> usize {
     }
 }
 
+/// The linear layers with a bias (`x @ w + b`, one cuBLASLt launch with
+/// the bias epilogue, or the fallback where a bias is not 16-byte aligned)
+/// on the GPU against the reference; returns the number of failures.
+fn linear_layers(be: &CudaBackend) -> usize {
+    let mut failed = 0;
+    let layers = common::linear::linear_layers();
+    for (name, g, args) in &layers {
+        let tol = if args[0].dtype() == DType::BF16 {
+            3e-2
+        } else {
+            1e-4
+        };
+        let want = execute(g, args, 0).expect("the reference runs");
+        let program = compile(g).expect("the graph compiles");
+        let got = program.run_on(be, &mut Arena::default(), args, 0);
+        let problem = match got {
+            Ok(got) => mismatch(&got, &want, tol),
+            Err(e) => Some(e.message),
+        };
+        if let Some(m) = problem {
+            println!("FAIL {name}: {m}");
+            failed += 1;
+        }
+    }
+    println!(
+        "linear layers with a bias: {} of {} right ({})",
+        layers.len() - failed,
+        layers.len(),
+        if be.has_blas_lt() {
+            "cuBLASLt's bias epilogue, the fallback where unaligned"
+        } else {
+            "no cuBLASLt: every bias by the fallback"
+        }
+    );
+    failed
+}
+
 /// Runs one check, counting a panic inside it as one failure so that the
 /// checks after it still run (a GPU's time is short).
 fn guarded(name: &str, check: impl FnOnce() -> usize) -> usize {
@@ -199,8 +237,16 @@ fn matmul_tflops(be: &CudaBackend, n: usize) -> Result<f64, String> {
     let mut run = |reps: usize| -> Result<f64, String> {
         let start = Instant::now();
         for _ in 0..reps {
-            be.matmul((&a, &view), (&b, &view), &[], n, n, n, &mut c)
-                .map_err(err)?;
+            let product = Product {
+                a: (&a, &view),
+                b: (&b, &view),
+                bias: None,
+                batch: &[],
+                m: n,
+                k: n,
+                n,
+            };
+            be.matmul(product, &mut c).map_err(err)?;
         }
         be.synchronize().map_err(err)?;
         Ok(start.elapsed().as_secs_f64() / reps as f64)
@@ -239,6 +285,7 @@ fn main() -> ExitCode {
         }
     }
     failed += guarded("random graphs", || random_graphs(&be));
+    failed += guarded("linear layers", || linear_layers(&be));
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--numerics") {
         let Some(dir) = args.get(i + 1) else {

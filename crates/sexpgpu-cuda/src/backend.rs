@@ -14,12 +14,13 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use sexpgpu_cpu::{
-    Backend, Contig, Dense, Fill, FusedKernel, Gather, InPlace, Loc, Operand, Plan, Scatter, Src,
-    Step, View,
+    Backend, Contig, Dense, Fill, FusedKernel, Gather, InPlace, Loc, Operand, Plan, Product,
+    Scatter, Src, Step, View,
 };
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
 
+use crate::blaslt::BlasLt;
 use crate::codegen::{self, prelude::ERROR_OPS, Gemm, GemmOperand, Kernel, Param, StepCode};
 use crate::device::CudaDevice;
 use crate::error::{driver, failure};
@@ -31,6 +32,8 @@ pub struct CudaBackend {
     pub device: CudaDevice,
     pool: Arc<Pool>,
     blas: CudaBlas,
+    /// cuBLASLt, for products with a bias; `None` without its library.
+    blas_lt: Option<BlasLt>,
     /// Compiled kernels by name (a hash of the text); one architecture
     /// per backend, so the name is the (kernel, architecture) key.
     functions: Mutex<HashMap<String, CudaFunction>>,
@@ -72,15 +75,22 @@ impl CudaBackend {
         // SAFETY: every kernel and copy of this backend is on that stream.
         unsafe { device.ctx.disable_event_tracking() };
         let blas = CudaBlas::new(device.stream.clone()).map_err(driver)?;
+        let blas_lt = BlasLt::open(&device.stream, device.arch);
         let error_word = device.stream.alloc_zeros::<u64>(4).map_err(driver)?;
         Ok(CudaBackend {
             device,
             pool: Arc::new(Pool::default()),
             blas,
+            blas_lt,
             functions: Mutex::new(HashMap::new()),
             code: Mutex::new(HashMap::new()),
             error_word: Mutex::new(error_word),
         })
+    }
+
+    /// Whether cuBLASLt was loaded (products with a bias use its epilogue).
+    pub fn has_blas_lt(&self) -> bool {
+        self.blas_lt.is_some()
     }
 
     pub fn pool(&self) -> &Pool {
@@ -303,21 +313,39 @@ impl CudaBackend {
             .map_err(driver)
     }
 
-    /// A cuBLAS product, packing first the operands it cannot read.
+    /// A cuBLAS product, packing first the operands it cannot read; with a
+    /// bias, cuBLASLt's epilogue, or else the bias written into the rows
+    /// and the product added by cuBLAS.
     fn gemm(
         &self,
         g: &Gemm,
         inputs: &[&DeviceBuffer],
         out: &mut DeviceBuffer,
     ) -> Result<(), ExecError> {
-        let [a, b] = inputs else {
-            return Err(failure("internal: a matmul takes two operands"));
+        let (a, b, bias) = match (inputs, &g.bias) {
+            ([a, b], None) => (*a, *b, None),
+            ([a, b, bias], Some(g_bias)) => (*a, *b, Some((*bias, g_bias))),
+            _ => {
+                return Err(failure(
+                    "internal: a matmul's operands do not match its code",
+                ))
+            }
         };
         let packed_a = self.packed(&g.a, a)?;
         let packed_b = self.packed(&g.b, b)?;
         let a = packed_a.as_ref().unwrap_or(a);
         let b = packed_b.as_ref().unwrap_or(b);
-        crate::blas::gemm(&self.blas, &self.device.stream, g, (a, b), out)
+        let stream = &self.device.stream;
+        let Some((bias, g_bias)) = bias else {
+            return crate::blas::gemm(&self.blas, stream, g, (a, b), out, false);
+        };
+        if let Some(lt) = &self.blas_lt {
+            if lt.biased_gemm(stream, g, (a, b, bias), g_bias.offset, out)? {
+                return Ok(());
+            }
+        }
+        self.launch(&g_bias.rows, &[a, b, bias], out.mem_mut(), &mut [], [0, 0])?;
+        crate::blas::gemm(&self.blas, stream, g, (a, b), out, true)
     }
 
     /// The operand's packed copy, when cuBLAS cannot read its view.
@@ -624,26 +652,36 @@ impl Backend for CudaBackend {
 
     fn matmul(
         &self,
-        a: (&DeviceBuffer, &View),
-        b: (&DeviceBuffer, &View),
-        batch: &[usize],
-        m: usize,
-        k: usize,
-        n: usize,
+        product: Product<'_, DeviceBuffer>,
         out: &mut DeviceBuffer,
     ) -> Result<(), ExecError> {
+        let Product {
+            a,
+            b,
+            bias,
+            batch,
+            m,
+            k,
+            n,
+        } = product;
         let step = Step::Matmul {
             a: HERE,
             a_view: a.1.clone(),
             b: HERE,
             b_view: b.1.clone(),
+            bias: bias.as_ref().map(|d| Contig {
+                loc: HERE,
+                offset: d.offset,
+            }),
             batch: batch.to_vec(),
             m,
             k,
             n,
         };
         let len = batch.iter().product::<usize>() * m * n;
-        self.run(&step, len, &[a.0, b.0], out, [0, 0])
+        let mut bufs = vec![a.0, b.0];
+        bufs.extend(bias.map(|d| d.buf));
+        self.run(&step, len, &bufs, out, [0, 0])
     }
 
     fn gather(

@@ -25,21 +25,32 @@ fn op(o: &GemmOperand) -> cublasOperation_t {
     }
 }
 
-fn int(x: usize) -> Result<i32, ExecError> {
+/// cuBLAS's name for a float dtype.
+fn data_type(dtype: DType) -> Result<cudaDataType, ExecError> {
+    match dtype {
+        DType::F32 => Ok(cudaDataType::CUDA_R_32F),
+        DType::BF16 => Ok(cudaDataType::CUDA_R_16BF),
+        other => Err(failure(format!("internal: cuBLAS matmul of {other}"))),
+    }
+}
+
+pub(crate) fn int(x: usize) -> Result<i32, ExecError> {
     i32::try_from(x).map_err(|_| failure("matmul: a dimension exceeds cuBLAS's 32-bit sizes"))
 }
 
 /// `out = a b` with both operands as `g` describes them (already packed
-/// where `g` says so).
+/// where `g` says so); with `accumulate`, `out += a b` (`beta = 1`: the
+/// sum is added to `out` in f32 and rounded once).
 pub(crate) fn gemm(
     blas: &CudaBlas,
     stream: &Arc<CudaStream>,
     g: &Gemm,
     (a, b): (&DeviceBuffer, &DeviceBuffer),
     out: &mut DeviceBuffer,
+    accumulate: bool,
 ) -> Result<(), ExecError> {
     let total = g.batch * g.m * g.n;
-    if total == 0 {
+    if total == 0 || (g.k == 0 && accumulate) {
         return Ok(());
     }
     let size = element_size(g.dtype);
@@ -49,12 +60,8 @@ pub(crate) fn gemm(
             .memset_zeros(&mut all)
             .map_err(|e| failure(format!("CUDA error: {e:?}")));
     }
-    let dt = match g.dtype {
-        DType::F32 => cudaDataType::CUDA_R_32F,
-        DType::BF16 => cudaDataType::CUDA_R_16BF,
-        other => return Err(failure(format!("internal: cuBLAS matmul of {other}"))),
-    };
-    let (alpha, beta) = (1.0f32, 0.0f32);
+    let dt = data_type(g.dtype)?;
+    let (alpha, beta) = (1.0f32, if accumulate { 1.0f32 } else { 0.0 });
     let (a_ptr, _ra) = a.mem().device_ptr(stream);
     let (b_ptr, _rb) = b.mem().device_ptr(stream);
     let (c_ptr, _rc) = out.mem_mut().device_ptr_mut(stream);

@@ -2,12 +2,13 @@
 //! builds into CUDA C++ kernels (pure Rust, testable without CUDA);
 //! `nvrtc` compiles them; `device` opens a GPU (a clear `OpenError` when
 //! the driver, a device or a library is missing); `backend` implements
-//! `sexpgpu_cpu::Backend` over `cudarc` with `memory`'s caching allocator
-//! and `blas`'s cuBLAS matmul. Every CUDA library is loaded at run time,
+//! `sexpgpu_cpu::Backend` over `cudarc` with `memory`'s caching allocator,
+//! `blas`'s cuBLAS matmul and `blaslt`'s cuBLASLt bias epilogue. Every CUDA library is loaded at run time,
 //! so this crate builds and tests on machines without CUDA.
 
 mod backend;
 mod blas;
+mod blaslt;
 pub mod codegen;
 pub mod device;
 mod error;

@@ -306,6 +306,7 @@ fn every_kernel_of_the_examples_random_graphs_and_numerics_cases_compiles() {
         "argsort",
         "matmul",
         "pack",
+        "bias-rows",
         "attention",
         "attention-lse",
         "attention-grad-q",

@@ -273,7 +273,8 @@ impl Mem {
     }
 }
 
-/// cuBLAS's product as `Gemm` describes it, accumulated in f64.
+/// cuBLAS's product as `Gemm` describes it, accumulated in f64; with a
+/// bias, added to what `out` holds (the bias rows), rounded once.
 fn gemm(g: &Gemm, a: &Mem, b: &Mem, out: &mut Mem) {
     let at = |o: &sexpgpu_cuda::codegen::GemmOperand, bt: usize, r: usize, c: usize| {
         let base = o.offset + bt * o.batch_stride;
@@ -285,7 +286,11 @@ fn gemm(g: &Gemm, a: &Mem, b: &Mem, out: &mut Mem) {
     };
     let widen = |m: &Mem| from_bytes(m.dtype, m.bytes()).to_f64s();
     let (av, bv) = (widen(a), widen(b));
-    let mut c = vec![0f64; g.batch * g.m * g.n];
+    let len = g.batch * g.m * g.n;
+    let mut c = match g.bias {
+        Some(_) => widen(out)[..len].to_vec(),
+        None => vec![0f64; len],
+    };
     for bt in 0..g.batch {
         for i in 0..g.m {
             for q in 0..g.k {
@@ -414,6 +419,9 @@ fn run_plan(
                     }
                 };
                 let (a, b) = (operand(0, &g.a), operand(1, &g.b));
+                if let Some(bias) = &g.bias {
+                    call(&bias.rows, out.ptr(), &inputs);
+                }
                 gemm(g, &a, &b, &mut out);
             }
         }
@@ -677,6 +685,10 @@ fn generated_kernels_compute_the_references_results() {
     cases.extend(many_id_index_adds());
     cases.extend(examples());
     cases.extend(gpt2_steps());
+    for (name, g, args) in common::linear::linear_layers() {
+        let bf16 = args[0].dtype() == DType::BF16;
+        cases.push((name, g, args, if bf16 { 3e-2 } else { 1e-4 }));
+    }
     let mut plans = Vec::new();
     for (name, g, args, tol) in cases {
         let program = sexpgpu_cpu::compile(&g).unwrap();
@@ -693,6 +705,14 @@ fn generated_kernels_compute_the_references_results() {
     all.sort_by(|a, b| a.name.cmp(&b.name));
     let libs = Libs::build(&all, "graphs");
     assert_plans_match(&plans, &libs, "graphs");
+    // Linear layers with a bias (the examples' and GPT-2's) take the
+    // bias-rows kernel and the accumulating product here.
+    let biased = plans
+        .iter()
+        .flat_map(|(.., codes, _, _)| codes)
+        .filter(|c| matches!(c, StepCode::Gemm(g) if g.bias.is_some()))
+        .count();
+    assert!(biased >= 10, "{biased} products with a bias");
     let blocks = all
         .iter()
         .filter(|k| matches!(k.shape, Shape::Blocks { .. }))

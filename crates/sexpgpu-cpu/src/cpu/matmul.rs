@@ -4,7 +4,8 @@
 //! reading both operands through their views (so transposed and
 //! batch-broadcast operands cost no copy), split over threads by batch or
 //! by rows of the output. bf16 is widened to f32, multiplied, and rounded
-//! once. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
+//! once. A bias (a linear layer's `x @ w + b`) is added to the f32 sums
+//! before that rounding. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
 //! own order where the reference accumulates in f64, so f32 results agree
 //! within f32 tolerance (relative error about k * 2^-24), not bit for bit.
 
@@ -27,6 +28,8 @@ pub(crate) struct Problem<'a> {
     pub a_view: &'a View,
     pub b: &'a TensorData,
     pub b_view: &'a View,
+    /// `n` elements from an offset, added to every row of the product.
+    pub bias: Option<(&'a TensorData, usize)>,
     pub batch: &'a [usize],
     pub m: usize,
     pub k: usize,
@@ -50,23 +53,51 @@ pub(crate) fn run(threads: usize, p: &Problem<'_>, out: &mut TensorData) -> Resu
     if p.a_view.dims.len() != rank || p.b_view.dims.len() != rank {
         return Err(internal("a matmul operand has the wrong rank"));
     }
+    let bias_fits = p.bias.is_none_or(|(bias, offset)| {
+        offset.checked_add(p.n).is_some_and(|end| end <= bias.len())
+            && std::mem::discriminant(bias) == std::mem::discriminant(p.a)
+    });
+    if !bias_fits {
+        return Err(internal("a matmul's bias does not fit its buffer"));
+    }
     match (p.a, p.b, out) {
         (TensorData::F32(a), TensorData::F32(b), TensorData::F32(o)) => {
-            sgemm_batched(threads, a, p.a_view, b, p.b_view, p, &mut o[..len]);
+            let o = &mut o[..len];
+            // A bias is written into the rows first, and the product added
+            // to it: no pass of its own over the output.
+            let bias = match p.bias {
+                Some((TensorData::F32(bias), offset)) => Some(&bias[offset..offset + p.n]),
+                _ => None,
+            };
+            if let Some(bias) = bias {
+                fill_rows(threads, o, bias);
+            }
+            sgemm_batched(threads, (a, p.a_view), (b, p.b_view), p, o, bias.is_some());
         }
         (TensorData::BF16(a), TensorData::BF16(b), TensorData::BF16(o)) => {
             let (a32, av) = widen(a, p.a_view);
             let (b32, bv) = widen(b, p.b_view);
             let mut o32 = vec![0f32; len];
-            sgemm_batched(threads, &a32, &av, &b32, &bv, p, &mut o32);
+            let bias = match p.bias {
+                Some((TensorData::BF16(bias), offset)) => {
+                    let bias: Vec<f32> = bias[offset..offset + p.n]
+                        .iter()
+                        .map(|x| x.to_f32())
+                        .collect();
+                    fill_rows(threads, &mut o32, &bias);
+                    true
+                }
+                _ => false,
+            };
+            sgemm_batched(threads, (&a32, &av), (&b32, &bv), p, &mut o32, bias);
             for (o, &x) in o.iter_mut().zip(&o32) {
                 *o = bf16::from_f32(x);
             }
         }
-        (TensorData::I32(a), TensorData::I32(b), TensorData::I32(o)) => {
+        (TensorData::I32(a), TensorData::I32(b), TensorData::I32(o)) if p.bias.is_none() => {
             int_matmul(a, b, p, &mut o[..len], i64::from, |x| x as i32)
         }
-        (TensorData::I64(a), TensorData::I64(b), TensorData::I64(o)) => {
+        (TensorData::I64(a), TensorData::I64(b), TensorData::I64(o)) if p.bias.is_none() => {
             int_matmul(a, b, p, &mut o[..len], |x| x, |x| x)
         }
         _ => {
@@ -77,6 +108,20 @@ pub(crate) fn run(threads: usize, p: &Problem<'_>, out: &mut TensorData) -> Resu
         }
     }
     Ok(())
+}
+
+/// Writes `bias` into every row of `out` (rows of `bias.len()`), over
+/// threads.
+fn fill_rows(threads: usize, out: &mut [f32], bias: &[f32]) {
+    let n = bias.len();
+    if n == 0 {
+        return;
+    }
+    for_chunks(threads, out, n, 1 << 16, |_, rows| {
+        for row in rows.chunks_mut(n) {
+            row.copy_from_slice(bias);
+        }
+    });
 }
 
 /// A bf16 operand as a contiguous f32 copy.
@@ -96,21 +141,23 @@ fn batch_offset(view: &View, batch: &[usize], mut index: usize) -> usize {
     offset
 }
 
+/// `out = a b` over the batch, or `out += a b` with `accumulate`.
 fn sgemm_batched(
     threads: usize,
-    a: &[f32],
-    av: &View,
-    b: &[f32],
-    bv: &View,
+    (a, av): (&[f32], &View),
+    (b, bv): (&[f32], &View),
     p: &Problem<'_>,
     out: &mut [f32],
+    accumulate: bool,
 ) {
     let (m, k, n) = (p.m, p.k, p.n);
     if out.is_empty() {
         return;
     }
     if k == 0 {
-        out.fill(0.0);
+        if !accumulate {
+            out.fill(0.0);
+        }
         return;
     }
     if let Some(rows) = folded_rows(av, bv, p) {
@@ -122,12 +169,19 @@ fn sgemm_batched(
             ..*p
         };
         let (a2, b2) = (two_d(av, rows, k), two_d(bv, k, n));
-        return sgemm_batched(threads, a, &a2, b, &b2, &single, out);
+        return sgemm_batched(threads, (a, &a2), (b, &b2), &single, out, accumulate);
     }
     let batches: usize = p.batch.iter().product();
     let work = batches * m * n * k;
     let t = split_count(threads, work, FLOPS_PER_THREAD);
-    let operands = Operands { a, av, b, bv, p };
+    let operands = Operands {
+        a,
+        av,
+        b,
+        bv,
+        p,
+        accumulate,
+    };
     if t > 1 && batches >= t {
         // Whole problems per thread.
         for_chunks(t, out, m * n, 1, |start, chunk| {
@@ -184,6 +238,8 @@ struct Operands<'a> {
     b: &'a [f32],
     bv: &'a View,
     p: &'a Problem<'a>,
+    /// Add to what the output holds (a bias) instead of overwriting it.
+    accumulate: bool,
 }
 
 /// A rectangle of one batch element's output: its rows and columns, and
@@ -263,6 +319,7 @@ impl Operands<'_> {
                     b,
                     dst,
                     ldc: block.row_stride,
+                    accumulate: self.accumulate,
                 })
             };
             return;
@@ -272,9 +329,9 @@ impl Operands<'_> {
         // q < k) and `b_off + q*rsb + j*csb` (j in the block's columns) is
         // in bounds; the caller vouches for `dst`. Strides may be 0
         // (broadcast); gemm only reads through a and b. `gemm` computes
-        // dst = alpha*dst + beta*a*b and, with read_dst false, never reads
-        // dst, so alpha is ignored; beta 1 is the plain product. Its
-        // arguments are column stride then row stride.
+        // dst = alpha*dst + beta*a*b, reading dst only with read_dst
+        // (`accumulate`): alpha 1 keeps what dst holds, beta 1 adds the
+        // plain product. Its arguments are column stride then row stride.
         unsafe {
             gemm::gemm(
                 rows,
@@ -283,14 +340,14 @@ impl Operands<'_> {
                 dst,
                 1,
                 block.row_stride as isize,
-                false,
+                self.accumulate,
                 self.a.as_ptr().add(a_off),
                 csa as isize,
                 rsa as isize,
                 self.b.as_ptr().add(b_off),
                 csb as isize,
                 rsb as isize,
-                0.0,
+                1.0,
                 1.0,
                 false,
                 false,

@@ -47,7 +47,7 @@ mod walk;
 use half::bf16;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor, TensorData};
 
-use crate::backend::{Backend, Dense, Gather, Operand, Scatter};
+use crate::backend::{Backend, Dense, Gather, Operand, Product, Scatter};
 use crate::plan::{Fill, FusedKernel};
 use crate::view::View;
 pub(crate) use parallel::install;
@@ -284,23 +284,19 @@ impl Backend for CpuBackend {
 
     fn matmul(
         &self,
-        a: (&TensorData, &View),
-        b: (&TensorData, &View),
-        batch: &[usize],
-        m: usize,
-        k: usize,
-        n: usize,
+        product: Product<'_, TensorData>,
         out: &mut TensorData,
     ) -> Result<(), ExecError> {
         let problem = matmul::Problem {
-            a: a.0,
-            a_view: a.1,
-            b: b.0,
-            b_view: b.1,
-            batch,
-            m,
-            k,
-            n,
+            a: product.a.0,
+            a_view: product.a.1,
+            b: product.b.0,
+            b_view: product.b.1,
+            bias: product.bias.map(|d| (d.buf, d.offset)),
+            batch: product.batch,
+            m: product.m,
+            k: product.k,
+            n: product.n,
         };
         matmul::run(self.threads, &problem, out)
     }

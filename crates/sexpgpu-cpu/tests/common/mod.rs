@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod graphs;
+pub mod linear;
 
 use sexpgpu_cpu::compile;
 use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};

@@ -4,6 +4,12 @@
 //! matrices, packed into a contiguous scratch buffer by a generated kernel
 //! otherwise. Integer products (wrapping, as the reference) are a
 //! generated kernel, one thread per output element.
+//!
+//! A product with a bias (a linear layer's `x @ w + b`) runs as one
+//! cuBLASLt matmul with the bias epilogue; where cuBLASLt is missing or
+//! offers no algorithm, a generated kernel writes the bias into every row
+//! and cuBLAS adds the product to it (`beta = 1`). Both add the bias to
+//! the f32 sums before the one rounding, as the CPU backend does.
 
 use std::fmt::Write;
 
@@ -17,6 +23,8 @@ use super::{copy, GenError, Kernel, Param, Shape, StepCode};
 pub struct Problem<'a> {
     pub a_view: &'a View,
     pub b_view: &'a View,
+    /// The offset of the bias's `n` elements in its buffer, if any.
+    pub bias: Option<usize>,
     pub batch: &'a [usize],
     pub m: usize,
     pub k: usize,
@@ -42,11 +50,23 @@ pub struct GemmOperand {
     pub scratch: usize,
 }
 
-/// A cuBLAS strided-batched product `out[b] = a[b] x b[b]`, row-major out.
+/// A product's bias: `n` elements from `offset` of the step's third
+/// operand, added to every row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GemmBias {
+    pub offset: usize,
+    /// Writes the bias into every row of the output (`Param::Out`), for
+    /// cuBLAS to add the product to where cuBLASLt does not run.
+    pub rows: Kernel,
+}
+
+/// A cuBLAS strided-batched product `out[b] = a[b] x b[b] (+ bias)`,
+/// row-major out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gemm {
     pub a: GemmOperand,
     pub b: GemmOperand,
+    pub bias: Option<GemmBias>,
     pub batch: usize,
     pub m: usize,
     pub k: usize,
@@ -59,13 +79,18 @@ pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
         DType::F32 | DType::BF16 => Ok(StepCode::Gemm(Box::new(folded(Gemm {
             a: operand(p.a_view, p.m, p.k, p.dtype),
             b: operand(p.b_view, p.k, p.n, p.dtype),
+            bias: p.bias.map(|offset| GemmBias {
+                offset,
+                rows: bias_rows(p, offset),
+            }),
             batch: p.batch.iter().product(),
             m: p.m,
             k: p.k,
             n: p.n,
             dtype: p.dtype,
         })))),
-        DType::I32 | DType::I64 => Ok(StepCode::Kernels(vec![int_kernel(p)])),
+        DType::I32 | DType::I64 if p.bias.is_none() => Ok(StepCode::Kernels(vec![int_kernel(p)])),
+        DType::I32 | DType::I64 => Err(GenError::new("internal: an integer matmul with a bias")),
         DType::Bool => Err(GenError::new(
             "matmul: expects float or integer tensors of one dtype",
         )),
@@ -144,6 +169,28 @@ fn operand(view: &View, rows: usize, cols: usize, dtype: DType) -> GemmOperand {
     }
 }
 
+/// `out[i, j] = bias[offset + j]` over the product's rows, the bias being
+/// the step's third operand (`Param::Input(2)`).
+fn bias_rows(p: &Problem<'_>, offset: usize) -> Kernel {
+    let total = p.batch.iter().product::<usize>() * p.m * p.n;
+    let ix = Index::for_extent(total.max(offset + p.n) + 1);
+    let params = [
+        c::ptr_param(p.dtype, "out", true),
+        c::ptr_param(p.dtype, "bias", false),
+    ];
+    let body = format!(
+        "out[p] = bias[{} + p % {}];\n",
+        ix.lit(offset),
+        ix.lit(p.n.max(1))
+    );
+    Kernel::new(
+        "bias-rows",
+        c::grid_kernel(&params, total, ix, &body),
+        vec![Param::Out, Param::Input(2)],
+        Shape::Grid { n: total },
+    )
+}
+
 /// Wrapping integer matmul through both views, accumulating in i64.
 fn int_kernel(p: &Problem<'_>) -> Kernel {
     let batch: usize = p.batch.iter().product();
@@ -202,6 +249,7 @@ mod tests {
         let p = Problem {
             a_view: &a,
             b_view: &b,
+            bias: None,
             batch,
             m,
             k,

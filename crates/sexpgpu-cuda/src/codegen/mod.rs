@@ -25,7 +25,7 @@ use std::fmt;
 use sexpgpu_cpu::{InPlace, Launch, Loc, Plan, Src, Step};
 use sexpgpu_graph::DType;
 
-pub use matmul::{Gemm, GemmOperand};
+pub use matmul::{Gemm, GemmBias, GemmOperand};
 
 /// Threads per block of every grid-stride kernel.
 pub const BLOCK: u32 = 256;
@@ -151,7 +151,8 @@ pub fn fnv1a(text: &str) -> u64 {
 pub enum StepCode {
     /// Generated kernels, launched in order, all writing the step's output.
     Kernels(Vec<Kernel>),
-    /// A float matmul: cuBLAS, after packing operands it cannot read.
+    /// A float matmul: cuBLAS (cuBLASLt with a bias), after packing
+    /// operands it cannot read.
     Gemm(Box<Gemm>),
 }
 
@@ -163,6 +164,7 @@ impl StepCode {
             StepCode::Gemm(g) => [&g.a, &g.b]
                 .into_iter()
                 .filter_map(|o| o.pack.as_ref())
+                .chain(g.bias.as_ref().map(|b| &b.rows))
                 .collect(),
         }
     }
@@ -243,6 +245,7 @@ pub fn generate_step(
         Step::Matmul {
             a_view,
             b_view,
+            bias,
             batch,
             m,
             k,
@@ -252,6 +255,7 @@ pub fn generate_step(
             let p = matmul::Problem {
                 a_view,
                 b_view,
+                bias: bias.map(|c| c.offset),
                 batch,
                 m: *m,
                 k: *k,
