@@ -92,17 +92,13 @@ struct Lowerer<'g> {
 pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
     validate(graph)?;
     let needed = needed_nodes(graph);
-    let Inlining { mut inline, side } = choose_inline(graph, &needed);
+    let Inlining { inline, side } = choose_inline(graph, &needed);
     let summed = batch_summed_products(graph, &needed);
     let transposed = transposed_products(graph, &needed, &summed);
-    let biased = biased_products(graph, &needed, (&summed, &transposed), &side);
+    let biased = biased_products(graph, &needed, (&summed, &transposed), &inline);
     let mut in_epilogue = vec![false; graph.len()];
-    for (i, b) in biased.iter().enumerate() {
-        if let Some(b) = b {
-            // The add is the matmul's launch, so no loop computes it.
-            inline[i] = false;
-            in_epilogue[b.product.index()] = true;
-        }
+    for b in biased.iter().flatten() {
+        in_epilogue[b.product.index()] = true;
     }
     let mut lw = Lowerer {
         graph,

@@ -376,39 +376,40 @@ fn batch_sums_of_products_that_do_not_fold_stay_two_steps() {
 }
 
 #[test]
-fn a_bias_added_to_a_product_is_its_epilogue() {
+fn a_bias_added_to_a_stored_product_is_its_epilogue() {
     let mut rng = Rng::new(26);
     for dtype in [DType::F32, DType::BF16] {
-        // x @ w + b, the bias on either side, then a GELU-like loop; a
-        // bias read through a strided view (a matrix's column) is copied
-        // to a vector first.
+        // x @ w + b split into heads (read by layout nodes, so stored) and
+        // returned; the bias on the left of the add, read through a strided
+        // view (a matrix's column) that is copied to a vector first.
         let mut g = Graph::new("linear");
         let x = g.input("x", Shape::from([2, 5, 6]), dtype);
-        let w = g.input("w", Shape::from([6, 7]), dtype);
-        let b = g.input("b", Shape::from([7]), dtype);
-        let cols = g.input("cols", Shape::from([7, 3]), dtype);
+        let w = g.input("w", Shape::from([6, 8]), dtype);
+        let b = g.input("b", Shape::from([8]), dtype);
+        let cols = g.input("cols", Shape::from([8, 3]), dtype);
         let xw = g.matmul(x, w).unwrap();
         let y = g.binary(BinaryOp::Add, xw, b).unwrap();
-        let t = g.unary(UnaryOp::Tanh, y).unwrap();
+        let heads = g.reshape(y, Shape::from([2, 5, 2, 4])).unwrap();
+        let heads = g.transpose(heads, &[0, 2, 1, 3]).unwrap();
+        let t = g.unary(UnaryOp::Tanh, heads).unwrap();
         let col = g.slice(cols, 1, 1, 2).unwrap();
-        let col = g.reshape(col, Shape::from([7])).unwrap();
+        let col = g.reshape(col, Shape::from([8])).unwrap();
         let xw2 = g.matmul(x, w).unwrap();
         let z = g.binary(BinaryOp::Add, col, xw2).unwrap();
         g.set_outputs(vec![t, z]);
         let args = [
             tensor(&mut rng, &[2, 5, 6], dtype),
-            tensor(&mut rng, &[6, 7], dtype),
-            tensor(&mut rng, &[7], dtype),
-            tensor(&mut rng, &[7, 3], dtype),
+            tensor(&mut rng, &[6, 8], dtype),
+            tensor(&mut rng, &[8], dtype),
+            tensor(&mut rng, &[8, 3], dtype),
         ];
         check(&g, &args, accum_tol(dtype, 6));
+        let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
         assert_eq!(
             launch_kinds(&g),
             ["matmul", "fused", "copy", "matmul"],
-            "{}",
-            sexpgpu_cpu::compile(&g).unwrap().describe()
+            "{plan}"
         );
-        let plan = sexpgpu_cpu::compile(&g).unwrap().describe();
         let matmuls: Vec<&str> = plan.lines().filter(|l| l.contains(" matmul ")).collect();
         assert!(matmuls[0].ends_with(", bias arg b"), "{plan}");
         assert!(matmuls[1].ends_with(", bias b2"), "{plan}");
@@ -433,7 +434,8 @@ fn linear_layers_of_every_layout_add_their_bias_in_the_product() {
 fn a_product_read_elsewhere_keeps_its_add() {
     let mut rng = Rng::new(27);
     // The product is an output, is read twice, or gets a splat or a whole
-    // tensor rather than a row vector: the add stays in a fused loop.
+    // tensor rather than a row vector, or the add is computed inside the
+    // fused loop that reads it (an activation): the add stays in a loop.
     let mut g = Graph::new("kept");
     let x = g.input("x", Shape::from([4, 6]), DType::F32);
     let w = g.input("w", Shape::from([6, 3]), DType::F32);
@@ -448,7 +450,10 @@ fn a_product_read_elsewhere_keeps_its_add() {
     let splat_b = g.binary(BinaryOp::Add, splat, 1.5).unwrap();
     let whole = g.matmul(x, w).unwrap();
     let whole_r = g.binary(BinaryOp::Add, whole, r).unwrap();
-    g.set_outputs(vec![out, out_b, twice_b, twice_sq, splat_b, whole_r]);
+    let act = g.matmul(x, w).unwrap();
+    let act_b = g.binary(BinaryOp::Add, act, b).unwrap();
+    let relu = g.binary(BinaryOp::Maximum, act_b, 0.0).unwrap();
+    g.set_outputs(vec![out, out_b, twice_b, twice_sq, splat_b, whole_r, relu]);
     let args = [
         tensor(&mut rng, &[4, 6], DType::F32),
         tensor(&mut rng, &[6, 3], DType::F32),

@@ -74,15 +74,17 @@ fn describe_shows_kernels_buffers_and_fused_loops() {
     let m = g.reduce(ReduceOp::Max, h, Some(&[-1]), false).unwrap();
     g.set_outputs(vec![h, m]);
     expect![[r#"
-        program mlp (kernels 3, buffers 3, slots 2, fused nodes 0, arena 0 B)
+        program mlp (kernels 3, buffers 3, slots 2, fused nodes 1, arena 0 B)
           slot s0 f32 x 24 (96 B) output
           slot s1 f32 x 8 (32 B) output
-          k0 matmul %6 -> b0 (s0) 24 f32 <- arg x, arg w[offset 0 strides [1, 4]], bias arg b
-          k1 fused %9 -> b1 (s0) 24 f32 <- b0, splat 0.0 f32
+          k0 matmul %4 -> b0 (s0) 24 f32 <- arg x, arg w[offset 0 strides [1, 4]]
+          k1 fused %9 -> b1 (s0) 24 f32 <- b0, arg b[offset 0 strides [0, 1]], splat 0.0 f32
               r0 = load 0 f32
               r1 = load 1 f32
-              r2 = maximum r0 r1 f32  ; %9
-              r2 overwrites input 0 in place
+              r2 = add r0 r1 f32  ; %6
+              r3 = load 2 f32
+              r4 = maximum r2 r3 f32  ; %9
+              r4 overwrites input 0 in place
           k2 reduce-max %10 -> b2 (s1) 8 f32 <- b1
           return b1, b2
     "#]]

@@ -705,7 +705,7 @@ fn generated_kernels_compute_the_references_results() {
     all.sort_by(|a, b| a.name.cmp(&b.name));
     let libs = Libs::build(&all, "graphs");
     assert_plans_match(&plans, &libs, "graphs");
-    // Linear layers with a bias (the examples' and GPT-2's) take the
+    // The linear layers with a bias (`common::linear`, ten) take the
     // bias-rows kernel and the accumulating product here.
     let biased = plans
         .iter()

@@ -5,7 +5,9 @@
 //! batch-broadcast operands cost no copy), split over threads by batch or
 //! by rows of the output. bf16 is widened to f32, multiplied, and rounded
 //! once. A bias (a linear layer's `x @ w + b`) is added to the f32 sums
-//! before that rounding. Integers use a plain wrapping loop. SGEMM accumulates in f32 in its
+//! before that rounding, by each thread to its block of the product right
+//! after computing it, while the block is in its cache. Integers use a
+//! plain wrapping loop. SGEMM accumulates in f32 in its
 //! own order where the reference accumulates in f64, so f32 results agree
 //! within f32 tolerance (relative error about k * 2^-24), not bit for bit.
 
@@ -62,33 +64,33 @@ pub(crate) fn run(threads: usize, p: &Problem<'_>, out: &mut TensorData) -> Resu
     }
     match (p.a, p.b, out) {
         (TensorData::F32(a), TensorData::F32(b), TensorData::F32(o)) => {
-            let o = &mut o[..len];
-            // A bias is written into the rows first, and the product added
-            // to it: no pass of its own over the output.
             let bias = match p.bias {
                 Some((TensorData::F32(bias), offset)) => Some(&bias[offset..offset + p.n]),
                 _ => None,
             };
-            if let Some(bias) = bias {
-                fill_rows(threads, o, bias);
-            }
-            sgemm_batched(threads, (a, p.a_view), (b, p.b_view), p, o, bias.is_some());
+            sgemm_batched(
+                threads,
+                (a, p.a_view),
+                (b, p.b_view),
+                p,
+                &mut o[..len],
+                bias,
+            );
         }
         (TensorData::BF16(a), TensorData::BF16(b), TensorData::BF16(o)) => {
             let (a32, av) = widen(a, p.a_view);
             let (b32, bv) = widen(b, p.b_view);
             let mut o32 = vec![0f32; len];
-            let bias = match p.bias {
-                Some((TensorData::BF16(bias), offset)) => {
-                    let bias: Vec<f32> = bias[offset..offset + p.n]
+            let bias: Option<Vec<f32>> = match p.bias {
+                Some((TensorData::BF16(bias), offset)) => Some(
+                    bias[offset..offset + p.n]
                         .iter()
                         .map(|x| x.to_f32())
-                        .collect();
-                    fill_rows(threads, &mut o32, &bias);
-                    true
-                }
-                _ => false,
+                        .collect(),
+                ),
+                _ => None,
             };
+            let bias = bias.as_deref();
             sgemm_batched(threads, (&a32, &av), (&b32, &bv), p, &mut o32, bias);
             for (o, &x) in o.iter_mut().zip(&o32) {
                 *o = bf16::from_f32(x);
@@ -110,20 +112,6 @@ pub(crate) fn run(threads: usize, p: &Problem<'_>, out: &mut TensorData) -> Resu
     Ok(())
 }
 
-/// Writes `bias` into every row of `out` (rows of `bias.len()`), over
-/// threads.
-fn fill_rows(threads: usize, out: &mut [f32], bias: &[f32]) {
-    let n = bias.len();
-    if n == 0 {
-        return;
-    }
-    for_chunks(threads, out, n, 1 << 16, |_, rows| {
-        for row in rows.chunks_mut(n) {
-            row.copy_from_slice(bias);
-        }
-    });
-}
-
 /// A bf16 operand as a contiguous f32 copy.
 fn widen(x: &[bf16], view: &View) -> (Vec<f32>, View) {
     let mut out = vec![0f32; view.numel()];
@@ -141,22 +129,23 @@ fn batch_offset(view: &View, batch: &[usize], mut index: usize) -> usize {
     offset
 }
 
-/// `out = a b` over the batch, or `out += a b` with `accumulate`.
+/// `out = a b` over the batch, plus `bias` on every row when given.
 fn sgemm_batched(
     threads: usize,
     (a, av): (&[f32], &View),
     (b, bv): (&[f32], &View),
     p: &Problem<'_>,
     out: &mut [f32],
-    accumulate: bool,
+    bias: Option<&[f32]>,
 ) {
     let (m, k, n) = (p.m, p.k, p.n);
     if out.is_empty() {
         return;
     }
     if k == 0 {
-        if !accumulate {
-            out.fill(0.0);
+        match bias {
+            Some(bias) => out.chunks_mut(n).for_each(|row| row.copy_from_slice(bias)),
+            None => out.fill(0.0),
         }
         return;
     }
@@ -169,7 +158,7 @@ fn sgemm_batched(
             ..*p
         };
         let (a2, b2) = (two_d(av, rows, k), two_d(bv, k, n));
-        return sgemm_batched(threads, (a, &a2), (b, &b2), &single, out, accumulate);
+        return sgemm_batched(threads, (a, &a2), (b, &b2), &single, out, bias);
     }
     let batches: usize = p.batch.iter().product();
     let work = batches * m * n * k;
@@ -180,7 +169,7 @@ fn sgemm_batched(
         b,
         bv,
         p,
-        accumulate,
+        bias,
     };
     if t > 1 && batches >= t {
         // Whole problems per thread.
@@ -238,8 +227,8 @@ struct Operands<'a> {
     b: &'a [f32],
     bv: &'a View,
     p: &'a Problem<'a>,
-    /// Add to what the output holds (a bias) instead of overwriting it.
-    accumulate: bool,
+    /// Added to every row of the product (`n` elements).
+    bias: Option<&'a [f32]>,
 }
 
 /// A rectangle of one batch element's output: its rows and columns, and
@@ -280,13 +269,37 @@ impl SharedOut {
 }
 
 impl Operands<'_> {
-    /// Computes `block` of the product into `dst`, which points at the
-    /// block's first element (row `rows.start`, column `cols.start`).
+    /// Computes `block` of the product, plus the bias, into `dst`, which
+    /// points at the block's first element (row `rows.start`, column
+    /// `cols.start`). The bias is added as soon as the block is written,
+    /// while its rows are still in this core's cache.
     ///
     /// # Safety
     /// `dst` must be valid for writes of the block's elements at
     /// `i * row_stride + j` and no other thread may touch them meanwhile.
     unsafe fn product(&self, block: Block, dst: *mut f32) {
+        let (rows, cols) = (block.rows.len(), block.cols.clone());
+        let row_stride = block.row_stride;
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.plain_product(block, dst) };
+        let Some(bias) = self.bias else { return };
+        let bias = &bias[cols.clone()];
+        for i in 0..rows {
+            // SAFETY: row `i` of the block, `cols.len()` elements from
+            // `dst + i * row_stride`, is the caller's.
+            let row =
+                unsafe { std::slice::from_raw_parts_mut(dst.add(i * row_stride), cols.len()) };
+            for (o, &b) in row.iter_mut().zip(bias) {
+                *o += b;
+            }
+        }
+    }
+
+    /// `product` without the bias.
+    ///
+    /// # Safety
+    /// As for `product`.
+    unsafe fn plain_product(&self, block: Block, dst: *mut f32) {
         let (av, bv, p) = (self.av, self.bv, self.p);
         let r = av.dims.len();
         let (rsa, csa) = (av.strides[r - 2], av.strides[r - 1]);
@@ -319,7 +332,6 @@ impl Operands<'_> {
                     b,
                     dst,
                     ldc: block.row_stride,
-                    accumulate: self.accumulate,
                 })
             };
             return;
@@ -330,8 +342,8 @@ impl Operands<'_> {
         // in bounds; the caller vouches for `dst`. Strides may be 0
         // (broadcast); gemm only reads through a and b. `gemm` computes
         // dst = alpha*dst + beta*a*b, reading dst only with read_dst
-        // (`accumulate`): alpha 1 keeps what dst holds, beta 1 adds the
-        // plain product. Its arguments are column stride then row stride.
+        // (never here), so alpha is ignored; beta 1 is the plain product.
+        // Its arguments are column stride then row stride.
         unsafe {
             gemm::gemm(
                 rows,
@@ -340,7 +352,7 @@ impl Operands<'_> {
                 dst,
                 1,
                 block.row_stride as isize,
-                self.accumulate,
+                false,
                 self.a.as_ptr().add(a_off),
                 csa as isize,
                 rsa as isize,

@@ -127,8 +127,7 @@ thread_local! {
     static PACKS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// One product: `dst (m x n, row stride ldc) = a (m x k) b (k x n)`, or
-/// `dst += a b` with `accumulate` (a bias written there first).
+/// One product: `dst (m x n, row stride ldc) = a (m x k) b (k x n)`.
 #[derive(Clone, Copy)]
 pub(crate) struct Product {
     pub m: usize,
@@ -138,7 +137,6 @@ pub(crate) struct Product {
     pub b: Operand,
     pub dst: *mut f32,
     pub ldc: usize,
-    pub accumulate: bool,
 }
 
 /// `dst[i*ldc + j] = sum over p of a(i, p) * b(p, j)` for `i < m`, `j < n`
@@ -153,7 +151,7 @@ pub(crate) unsafe fn sgemm(product: Product) {
     let Product {
         m, n, k, ldc, dst, ..
     } = product;
-    if m == 0 || n == 0 || (k == 0 && product.accumulate) {
+    if m == 0 || n == 0 {
         return;
     }
     if k == 0 {
@@ -191,7 +189,6 @@ unsafe fn blocked(product: Product, pack_a: &mut Vec<f32>, pack_b: &mut Vec<f32>
         b,
         dst,
         ldc,
-        accumulate,
     } = product;
     // Depth blocks of equal size, so no block is a sliver.
     let depth_blocks = k.div_ceil(KC);
@@ -213,7 +210,7 @@ unsafe fn blocked(product: Product, pack_a: &mut Vec<f32>, pack_b: &mut Vec<f32>
                     // SAFETY: `(ic, jc)` is inside the output.
                     dst: unsafe { dst.add(ic * ldc + jc) },
                     ldc,
-                    accumulate: accumulate || block > 0,
+                    accumulate: block > 0,
                 };
                 // SAFETY: the block's outputs are the caller's.
                 unsafe { macro_kernel(mc, nc, kc, pa, pb, tile) };
@@ -538,7 +535,6 @@ mod tests {
                 b,
                 dst: out.as_mut_ptr(),
                 ldc,
-                accumulate: false,
             })
         };
         for i in 0..m {
@@ -617,7 +613,6 @@ mod tests {
                 b,
                 dst: out.as_mut_ptr(),
                 ldc: 17,
-                accumulate: false,
             })
         };
         assert!(out.iter().all(|&x| x == 45.0));
@@ -632,69 +627,8 @@ mod tests {
                 b,
                 dst: out.as_mut_ptr(),
                 ldc: 2,
-                accumulate: false,
             })
         };
         assert_eq!(out, [0.0; 4]);
-        // Accumulating, an empty depth leaves what `dst` holds.
-        let mut out = vec![1f32; 4];
-        // SAFETY: as above.
-        unsafe {
-            sgemm(Product {
-                m: 2,
-                n: 2,
-                k: 0,
-                a,
-                b,
-                dst: out.as_mut_ptr(),
-                ldc: 2,
-                accumulate: true,
-            })
-        };
-        assert_eq!(out, [1.0; 4]);
-    }
-
-    #[test]
-    fn accumulating_adds_the_product_to_every_depth_block() {
-        if !has_kernel() {
-            return;
-        }
-        // Over two depth blocks, the first adding to a bias row written
-        // into `dst` (a linear layer's epilogue).
-        let (m, k, n) = (9, KC + 30, 21);
-        let a_data: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
-        let b_data: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 13) as f32 - 6.0).collect();
-        let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.5 - 3.0).collect();
-        let mut out: Vec<f32> = (0..m).flat_map(|_| bias.iter().copied()).collect();
-        let a = Operand {
-            ptr: a_data.as_ptr(),
-            row: k as isize,
-            col: 1,
-        };
-        let b = Operand {
-            ptr: b_data.as_ptr(),
-            row: n as isize,
-            col: 1,
-        };
-        // SAFETY: as in `check`.
-        unsafe {
-            sgemm(Product {
-                m,
-                n,
-                k,
-                a,
-                b,
-                dst: out.as_mut_ptr(),
-                ldc: n,
-                accumulate: true,
-            })
-        };
-        for i in 0..m {
-            for j in 0..n {
-                let dot: f32 = (0..k).map(|p| a_data[i * k + p] * b_data[p * n + j]).sum();
-                // Small integers and halves: every sum is exact in f32.
-                assert_eq!(out[i * n + j], bias[j] + dot, "({i}, {j})");
-            }
-        }
     }
 }

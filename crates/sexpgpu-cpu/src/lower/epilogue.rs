@@ -1,8 +1,9 @@
 //! Matmul epilogues: which additions `matmul(a, b) + bias` the lowering
 //! computes as one matmul launch that adds the bias to the f32 sums before
-//! their one rounding (`docs/sexpgpu/ir.md`, "Matmul epilogues"). On the
-//! GPU that is cuBLASLt's bias epilogue: the product is never written
-//! without its bias and read back.
+//! their one rounding (`docs/sexpgpu/ir.md`, "Matmul epilogues"), instead
+//! of a fused loop of their own that reads the product back. On the GPU
+//! that is cuBLASLt's bias epilogue; on the CPU each thread adds the bias
+//! to its block of the product while the block is in its cache.
 
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, Op};
 
@@ -25,13 +26,18 @@ pub(super) struct Biased {
 /// - `v` broadcast along the product's last axis alone: `n` elements
 ///   ending in an axis of `n`, and not a constant fill (a splat added to a
 ///   product stays in its fused loop, where it costs no memory);
-/// - the add not a side output of another loop (`side`), since it is then
-///   computed in that loop.
+/// - the add stored (not `inline`): a graph output, or read by something
+///   other than up to three fused loops, such as the layout nodes that
+///   split a `qkv` projection into heads. An add that fused loops read is
+///   computed inside them (an activation, a residual sum) with the bias
+///   read through a broadcast that costs no memory traffic, so there the
+///   epilogue would save no pass, and on the CPU, where it is its own
+///   pass over the product's rows, it would add one.
 pub(super) fn biased_products(
     graph: &Graph,
     needed: &[bool],
     (summed, transposed): (&[bool], &[bool]),
-    side: &[Option<NodeId>],
+    inline: &[bool],
 ) -> Vec<Option<Biased>> {
     let mut readers = vec![0usize; graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
@@ -56,7 +62,7 @@ pub(super) fn biased_products(
     let mut biased = vec![None; graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
         let float = matches!(node.dtype, DType::F32 | DType::BF16);
-        if !needed[i] || !float || side[i].is_some() {
+        if !needed[i] || !float || inline[i] {
             continue;
         }
         let Op::Binary(BinaryOp::Add) = node.op else {

@@ -201,9 +201,9 @@ fn bf16_parameters_train_through_f32_master_weights() {
         RunOptions::default(),
         expect![[r#"
             run fit: 67 parameters, 12 steps, 4 batches an epoch, seed 5
-            step 4/12  loss 1.1699  rows 8.0000/s  grad/h 0.41966  4.0s
-            step 8/12  loss 1.0713  rows 8.0000/s  grad/h 0.39304  8.0s
-            step 12/12  loss 0.92285  rows 8.0000/s  grad/h 0.35178  12.0s
+            step 4/12  loss 1.1699  rows 8.0000/s  grad/h 0.41981  4.0s
+            step 8/12  loss 1.0713  rows 8.0000/s  grad/h 0.39294  8.0s
+            step 12/12  loss 0.92383  rows 8.0000/s  grad/h 0.35186  12.0s
             grad/h loss rows step wall
             grad/h loss rows step wall
             grad/h loss rows step wall"#]],
