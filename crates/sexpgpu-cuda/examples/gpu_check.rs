@@ -195,15 +195,12 @@ fn linear_layers(be: &CudaBackend) -> usize {
             failed += 1;
         }
     }
+    let (epilogue, fallback) = be.biased_runs();
     println!(
-        "linear layers with a bias: {} of {} right ({})",
+        "linear layers with a bias: {} of {} right; {epilogue} products by cuBLASLt's bias epilogue, {fallback} by the fallback{}",
         layers.len() - failed,
         layers.len(),
-        if be.has_blas_lt() {
-            "cuBLASLt's bias epilogue, the fallback where unaligned"
-        } else {
-            "no cuBLASLt: every bias by the fallback"
-        }
+        if be.has_blas_lt() { "" } else { " (cuBLASLt not loaded)" }
     );
     failed
 }

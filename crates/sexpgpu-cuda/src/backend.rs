@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::cublas::CudaBlas;
@@ -34,6 +35,9 @@ pub struct CudaBackend {
     blas: CudaBlas,
     /// cuBLASLt, for products with a bias; `None` without its library.
     blas_lt: Option<BlasLt>,
+    /// Products with a bias run by cuBLASLt's epilogue, and by the
+    /// fallback (bias rows, then cuBLAS with `beta = 1`).
+    biased_runs: [AtomicUsize; 2],
     /// Compiled kernels by name (a hash of the text); one architecture
     /// per backend, so the name is the (kernel, architecture) key.
     functions: Mutex<HashMap<String, CudaFunction>>,
@@ -82,6 +86,7 @@ impl CudaBackend {
             pool: Arc::new(Pool::default()),
             blas,
             blas_lt,
+            biased_runs: Default::default(),
             functions: Mutex::new(HashMap::new()),
             code: Mutex::new(HashMap::new()),
             error_word: Mutex::new(error_word),
@@ -91,6 +96,16 @@ impl CudaBackend {
     /// Whether cuBLASLt was loaded (products with a bias use its epilogue).
     pub fn has_blas_lt(&self) -> bool {
         self.blas_lt.is_some()
+    }
+
+    /// How many products with a bias ran by cuBLASLt's epilogue, and how
+    /// many by the fallback, since the backend opened.
+    pub fn biased_runs(&self) -> (usize, usize) {
+        let [epilogue, fallback] = &self.biased_runs;
+        (
+            epilogue.load(Ordering::Relaxed),
+            fallback.load(Ordering::Relaxed),
+        )
     }
 
     pub fn pool(&self) -> &Pool {
@@ -341,9 +356,11 @@ impl CudaBackend {
         };
         if let Some(lt) = &self.blas_lt {
             if lt.biased_gemm(stream, g, (a, b, bias), g_bias.offset, out)? {
+                self.biased_runs[0].fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
         }
+        self.biased_runs[1].fetch_add(1, Ordering::Relaxed);
         self.launch(&g_bias.rows, &[a, b, bias], out.mem_mut(), &mut [], [0, 0])?;
         crate::blas::gemm(&self.blas, stream, g, (a, b), out, true)
     }
