@@ -26,6 +26,15 @@ impl Graph {
         Ok(self.push(Op::Reshape, vec![x], shape, dtype))
     }
 
+    /// A new node with `x`'s value (an identity `reshape`), which the
+    /// compiler reads as a view of `x`: what a gradient is taken with
+    /// respect to when `x` itself is also read elsewhere and must stay
+    /// fixed there. Bit for bit `x`, `-0.0` included.
+    pub fn fresh_view(&mut self, x: NodeId) -> NodeId {
+        let (shape, dtype) = (self.shape(x).clone(), self.dtype(x));
+        self.push(Op::Reshape, vec![x], shape, dtype)
+    }
+
     /// `(broadcast-to x [..])`: NumPy's rule, right aligned, a dim stretches
     /// only from 1. The same shape adds no node.
     pub fn broadcast_to(&mut self, x: NodeId, shape: Shape) -> Result<NodeId, OpError> {

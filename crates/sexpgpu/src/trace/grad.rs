@@ -10,7 +10,7 @@ use crate::eval::{arity, wrong_type, Builtin, EvalResult, Flow, Interp, Primitiv
 use crate::value::{short, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_autodiff::GradErrorKind;
-use sexpgpu_graph::{BinaryOp, Graph, NodeId, Operand, Scalar, Tensor};
+use sexpgpu_graph::{Graph, NodeId, Tensor};
 use std::rc::Rc;
 
 static TABLE: &[Builtin] = table! { "value-and-grad" => value_and_grad };
@@ -183,8 +183,9 @@ fn grad_error(graph: &Graph, e: sexpgpu_autodiff::GradError, site: &Site, value:
 }
 
 /// `value` with each tensor replaced by a fresh node of the graph being
-/// traced (`x + 0`, so a tensor the function also closes over is still a
-/// separate argument); the new nodes are pushed to `leaves`.
+/// traced (`Graph::fresh_view`, so a tensor the function also closes over
+/// is still a separate argument, at no copy); the new nodes are pushed to
+/// `leaves`.
 fn fresh_leaves(
     graph: &mut Graph,
     id: u32,
@@ -198,11 +199,11 @@ fn fresh_leaves(
         Value::HostTensor(t) => graph.constant((**t).clone()),
         other => return each_leaf(other, |v| fresh_leaves(graph, id, v, leaves, site)),
     };
-    let zero = Operand::Number(Scalar::Float(0.0));
-    let fresh = match graph.binary(BinaryOp::Add, Operand::Tensor(node), zero) {
+    let fresh = if graph.dtype(node).is_float() {
+        graph.fresh_view(node)
+    } else {
         // An integer tensor: left as it is, and refused by the gradient.
-        Err(_) => node,
-        Ok(fresh) => fresh,
+        node
     };
     leaves.push(fresh);
     Ok(traced(graph, id, fresh))
