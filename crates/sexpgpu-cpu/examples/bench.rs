@@ -16,7 +16,8 @@
 //! `cargo run --release -p sexpgpu-cpu --example bench [-- --no-peer]
 //! [--no-reference] [--iters N] [--only TEXT] [--profile]` (`--only` keeps the
 //! workloads whose name holds TEXT; `--profile` adds where each one's time
-//! went by kernel kind, as `sexpgpu run --profile` prints it). PyTorch runs as
+//! went by kernel kind and its costliest launches, as `sexpgpu run
+//! --profile` prints them). PyTorch runs as
 //! `.venv/bin/python benches/sexpgpu/peer.py` (override with
 //! `SEXPGPU_BENCH_PYTHON`); threads follow `SEXPGPU_THREADS` (default: all).
 
@@ -437,5 +438,15 @@ fn main() {
             "{}",
             sexpgpu_cpu::profile::format_report(&sexpgpu_cpu::profile::take_report())
         );
+        // Each workload's costliest launches, summed over its iterations.
+        for (graph, launches) in sexpgpu_cpu::profile::take_top_launches(PROFILE_TOP) {
+            println!("costliest launches of {graph}:");
+            for (time, what) in launches {
+                println!("  {:8.1} ms  {what}", time.as_secs_f64() * 1e3);
+            }
+        }
     }
 }
+
+/// Launches `--profile` lists for each workload.
+const PROFILE_TOP: usize = 12;
