@@ -14,7 +14,9 @@
 //!   partial sums, in another order, before the one rounding to f32);
 //! - within f32 (or bf16) tolerance: float `matmul`, which uses an f32 SGEMM
 //!   where the reference accumulates in f64 (relative error grows like
-//!   `sqrt(k) * 2^-24`; bf16 results are one rounding of that f32 value).
+//!   `sqrt(k) * 2^-24`; bf16 results are one rounding of that f32 value,
+//!   plus the bias where a linear layer's add is the product's epilogue,
+//!   where the reference rounds after the product and after the add).
 
 mod backend;
 mod cpu;
