@@ -387,6 +387,20 @@ fn reduces_float(graph: &Graph, u: usize) -> bool {
     trailing && kinds.any(|reduced| reduced)
 }
 
+/// How many needed nodes read each node (a node reading it twice counts
+/// twice; graph outputs are not counted).
+fn reader_counts(graph: &Graph, needed: &[bool]) -> Vec<usize> {
+    let mut readers = vec![0usize; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if needed[i] {
+            for input in &node.inputs {
+                readers[input.index()] += 1;
+            }
+        }
+    }
+    readers
+}
+
 /// The f32 matmuls `[B.., m, k] x [B.., k, n]` whose only reader is a sum
 /// over exactly their batch axes `B..` and that are not outputs: a weight's
 /// gradient `sum_b x_b^T @ dy_b` (from `x @ w` with `x` `[b t in]`). Their
@@ -395,14 +409,11 @@ fn reduces_float(graph: &Graph, u: usize) -> bool {
 /// the `B` products nor reads them back. Kept to f32, where the sum's
 /// rounding is the GEMM's own.
 fn batch_summed_products(graph: &Graph, needed: &[bool]) -> Vec<bool> {
-    let mut readers = vec![0usize; graph.len()];
+    let readers = reader_counts(graph, needed);
     let mut summed = vec![false; graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
         if !needed[i] {
             continue;
-        }
-        for input in &node.inputs {
-            readers[input.index()] += 1;
         }
         let Op::Reduce {
             op: ReduceOp::Sum,

@@ -341,9 +341,9 @@ impl Operands<'_> {
         // q < k) and `b_off + q*rsb + j*csb` (j in the block's columns) is
         // in bounds; the caller vouches for `dst`. Strides may be 0
         // (broadcast); gemm only reads through a and b. `gemm` computes
-        // dst = alpha*dst + beta*a*b, reading dst only with read_dst
-        // (never here), so alpha is ignored; beta 1 is the plain product.
-        // Its arguments are column stride then row stride.
+        // dst = alpha*dst + beta*a*b and, with read_dst false, never reads
+        // dst, so alpha is ignored; beta 1 is the plain product. Its
+        // arguments are column stride then row stride.
         unsafe {
             gemm::gemm(
                 rows,
@@ -359,7 +359,7 @@ impl Operands<'_> {
                 self.b.as_ptr().add(b_off),
                 csb as isize,
                 rsb as isize,
-                1.0,
+                0.0,
                 1.0,
                 false,
                 false,

@@ -39,14 +39,7 @@ pub(super) fn biased_products(
     (summed, transposed): (&[bool], &[bool]),
     inline: &[bool],
 ) -> Vec<Option<Biased>> {
-    let mut readers = vec![0usize; graph.len()];
-    for (i, node) in graph.nodes().iter().enumerate() {
-        if needed[i] {
-            for input in &node.inputs {
-                readers[input.index()] += 1;
-            }
-        }
-    }
+    let mut readers = super::reader_counts(graph, needed);
     for o in graph.outputs() {
         // An output is read after the graph too.
         readers[o.index()] += 1;
