@@ -376,6 +376,12 @@ term of `a`, symbolically or once dims are replaced by their values. So
 `2*n / 2` is `n`, `n*m / n` is `m`, and `D / H` is `64` when `D = 768` and
 `H = 12`, but `D / 5` and `n / 2` are not sizes.
 
+In an extern fn's return type, a division rounds down instead, and a call
+must make it round the same way for every value of the caller's generic
+sizes: the divisor must be a number that divides the coefficient of every
+generic size. `(2*t - 1)/2` is `t - 1` for every `t`, but `(t - 1)/2`
+depends on whether `t` is odd.
+
 Wrong:
 
 ```

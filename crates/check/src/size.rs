@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 
 mod formula;
 
-pub use formula::{Formula, Step};
+pub use formula::{undivided_terms, Formula, Step};
 
 /// One thing a size can be made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

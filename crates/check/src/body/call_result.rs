@@ -12,7 +12,7 @@ use super::call::CallState;
 use super::callee::Target;
 use super::FnChecker;
 use crate::codes;
-use crate::size::{Formula, Poly, SizeError, Symbol};
+use crate::size::{undivided_terms, Formula, Poly, SizeError, Symbol};
 use crate::solver::Solver;
 use crate::types::{Axis, AxisKind, Domain, DtypeKind, Ty, TyKind};
 
@@ -197,10 +197,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     .with_secondary(at, "the size is worked out here")
             }
             Err(_) => with_solved(Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
-                .with_primary(span, format!("`{written}` must be exact here"))
+                .with_primary(span, format!("`{written}` rounds differently for different sizes here"))
                 .with_secondary(at, "the size is worked out here"))
-                .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
-                .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
+                .with_note("a division in an extern fn's return type rounds down; with a generic size, the divisor must divide the coefficient of every generic size, as `2` does in `(2*t - 1)/2`")
+                .with_help(rounding_help(formula.inexact_division(&value))),
         };
         self.diagnostics.push(d);
         None
@@ -240,4 +240,27 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         }
         out
     }
+}
+
+/// The help of a rounded division that rounds differently for different
+/// values of a generic size: the sizes to write instead, each a multiple
+/// of what is written, so never the form the program already has.
+fn rounding_help(division: Option<(Poly, Poly)>) -> String {
+    let Some((numerator, divisor)) = division else {
+        return "take known sizes".to_owned();
+    };
+    let Some(d) = divisor.as_constant() else {
+        return format!("the divisor `{divisor}` isn't a number: pass a number or a dim");
+    };
+    let instead: Vec<String> = undivided_terms(&numerator, d)
+        .iter()
+        .map(|(written, wanted)| format!("`{wanted}` for `{written}`"))
+        .collect();
+    if instead.is_empty() {
+        return "take known sizes".to_owned();
+    }
+    format!(
+        "`{numerator}` is divided by `{d}`: take sizes such as {}, or known sizes",
+        instead.join(", ")
+    )
 }
