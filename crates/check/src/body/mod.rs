@@ -332,6 +332,9 @@ pub(crate) struct FnChecker<'c, 'a> {
     pub unknown_counts: HashMap<Name, u32>,
     /// Spans of `return` values and the final value, to check against the return type.
     saw_return: bool,
+    /// The conditions of the `if`s whose condition was reported (or
+    /// failed): a body ending with one of them is not told it has no value.
+    failed_ifs: Vec<Span>,
     /// The generic axes the parameters give only as parts of groups with
     /// other unknown parts (`undetermined.rs`): no size of their own.
     undetermined: Vec<Name>,
@@ -389,6 +392,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             diagnostics,
             unknown_counts: HashMap::default(),
             saw_return: false,
+            failed_ifs: Vec::new(),
             undetermined: Vec::new(),
             unread: Vec::new(),
             buffer: false,
@@ -611,14 +615,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         match (&ret, &value) {
             (Some(ret), Some((ty, span))) => self.expect_ty(ty, ret, *span, Expected::Return),
             (Some(ret), None) if !self.saw_return && !matches!(ret.kind, TyKind::Error) => {
-                self.diagnostics.push(
-                    Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
-                        .with_primary(
-                            f.name.span,
-                            format!("the return type is `{}`", show_ty(ret)),
-                        )
-                        .with_help("end the body with the value to return, or use `return value`"),
-                );
+                self.returns_nothing(f, ret);
             }
             _ => {}
         }
@@ -630,6 +627,65 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 span: f.name.span,
             },
         };
+    }
+
+    /// E0408 for a body that ends without a value and never returns one:
+    /// at the return type, as rustc does, with the statement the body ends
+    /// with. Quiet when that statement is an `if` whose condition was
+    /// reported (a tensor): the `if` is the one mistake.
+    fn returns_nothing(&mut self, f: &ast::Fn, ret: &Ty) {
+        let tail = match &f.body {
+            ast::FnBody::Block(b) => b.stmts.last(),
+            ast::FnBody::Expr(_) => None,
+        };
+        if let Some(ast::StmtKind::If { cond, .. }) = tail.map(|s| &s.kind) {
+            if self.failed_ifs.contains(&cond.span) {
+                return;
+            }
+        }
+        let at = f.ret.as_ref().map_or(f.name.span, |t| t.span);
+        let mut d = Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
+            .with_primary(at, format!("the return type is `{}`", show_ty(ret)));
+        let keyword =
+            |s: &ast::Stmt, len: u32| Span::new(s.span.file, s.span.start, s.span.start + len);
+        let (ends, help) = match tail.map(|s| (s, &s.kind)) {
+            Some((s, ast::StmtKind::If { .. })) => (
+                Some((
+                    keyword(s, 2),
+                    "the body ends with this `if`, whose blocks give no value",
+                )),
+                "`return` the value in each block of the `if`, or end the body with the value",
+            ),
+            Some((s, ast::StmtKind::For { .. })) => (
+                Some((
+                    keyword(s, 3),
+                    "the body ends with this `for`, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            Some((s, ast::StmtKind::Let { .. } | ast::StmtKind::LetTuple { .. })) => (
+                Some((
+                    s.span,
+                    "the body ends with this `let`, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            Some((s, _)) => (
+                Some((
+                    s.span,
+                    "the body ends with this assignment, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            None => (
+                None,
+                "end the body with the value to return, or use `return value`",
+            ),
+        };
+        if let Some((span, label)) = ends {
+            d = d.with_secondary(span, label);
+        }
+        self.diagnostics.push(d.with_help(help));
     }
 
     /// A body left unchecked for its signature's mistake still has its
@@ -718,6 +774,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 else_block,
             } => {
                 let ty = self.expr(cond);
+                if !matches!(ty.kind, TyKind::Scalar(ast::ScalarKind::Bool)) {
+                    self.failed_ifs.push(cond.span);
+                }
                 if !matches!(
                     ty.kind,
                     TyKind::Scalar(ast::ScalarKind::Bool) | TyKind::Error
