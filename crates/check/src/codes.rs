@@ -82,7 +82,9 @@ E0203 = "E0203", "name declared twice",
 "Every top-level name (dims, aliases, functions, models, records and imports)
 is visible in its whole file, so each must be declared once. So is each
 field of a model or record, and a model's field may not share a size
-parameter's name: both are `self.name`.
+parameter's name: both are `self.name`. Nor may a size parameter take the
+name of a dim (or any declaration of the file but a function): the model's
+types would read the dim, never the parameter its users give a value.
 
 Wrong:
 
