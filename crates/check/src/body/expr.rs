@@ -13,7 +13,7 @@ use syntax::ast::{self, BinaryOp, ScalarKind};
 use super::{error_ty, FnChecker};
 use crate::broadcast::{broadcast, Failed};
 use crate::codes;
-use crate::model::{instantiate, ModelInfo};
+use crate::model::instantiate;
 use crate::program::Decl;
 use crate::shape::{
     axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
@@ -328,7 +328,7 @@ impl FnChecker<'_, '_> {
                         );
                     }
                     None => {
-                        self.no_such_field(info, *owner, name);
+                        self.no_such_member(info, *owner, name, false);
                         error_ty(span)
                     }
                 }
@@ -398,33 +398,6 @@ impl FnChecker<'_, '_> {
             }
         }
         None
-    }
-
-    /// E0409 for a field `owner` lacks: says when it is a method, or lists
-    /// the fields there are.
-    fn no_such_field(&mut self, info: Option<&ModelInfo>, owner: Name, name: &ast::Ident) {
-        let is_method = info.is_some_and(|m| m.methods.contains_key(&name.name));
-        let mut d = Diagnostic::error(
-            codes::E0409,
-            format!("`{owner}` has no field `{}`", name.name),
-        )
-        .with_primary(
-            name.span,
-            if is_method {
-                "a method, not a field"
-            } else {
-                "no such field"
-            },
-        );
-        if is_method {
-            d = d.with_help(format!("call the method: `.{}(...)`", name.name));
-        } else if let Some(m) = info {
-            let names: Vec<&str> = m.def.fields.iter().map(|f| &*f.name).collect();
-            if !names.is_empty() {
-                d = d.with_note(format!("`{owner}` has the fields {}", names.join(", ")));
-            }
-        }
-        self.diagnostics.push(d);
     }
 
     fn binary(&mut self, e: &ast::Expr, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Ty {

@@ -16,6 +16,7 @@ mod cast;
 mod defaults;
 pub(crate) mod expr;
 mod index;
+mod members;
 pub(crate) mod names;
 mod pattern;
 mod record;
