@@ -700,7 +700,9 @@ E0603 = "E0603", "ids of another range than the axis they index",
 size `V`. Ids
 whose bound differs from that size either reach past the axis (PyTorch
 fails with an index error at run time) or never use part of it: one of
-the two sizes is wrong.
+the two sizes is wrong. Integer ids of no `Index` domain fit when their
+range lies in `[0, V)` (`arange(n) + 1` reaches `n`, one past the end); an
+`as [k] Index[V]` claims the range and is checked when the program runs.
 
 Wrong: ids up to 50256 into a table of 50000 rows:
 

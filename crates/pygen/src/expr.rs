@@ -277,6 +277,9 @@ impl<'g, 'a> Scope<'g, 'a> {
                     },
                 }
             }
+            ExprKind::Binary { .. } if self.size_value(e).is_some() => self
+                .size_value(e)
+                .unwrap_or_else(|| Val::atom("None".into())),
             ExprKind::Binary { op, lhs, rhs } => {
                 let mut l = self.expr(lhs);
                 let mut r = self.expr(rhs);
@@ -310,6 +313,15 @@ impl<'g, 'a> Scope<'g, 'a> {
                 Val::atom("None".into())
             }
             ExprKind::Error => Val::atom("None".into()),
+        }
+    }
+
+    /// The value of an expression the checker worked out as a size (a
+    /// size divided exactly, `D / 2`).
+    fn size_value(&self, e: &Expr) -> Option<Val> {
+        match self.typed(e.span).map(|t| &t.info) {
+            Some(ExprInfo::SizeValue { size }) => self.size_val(size),
+            _ => None,
         }
     }
 

@@ -179,6 +179,12 @@ impl FnChecker<'_, '_> {
                     BinaryOp::Add => a.add(&b).ok(),
                     BinaryOp::Sub => a.sub(&b).ok(),
                     BinaryOp::Mul => a.mul(&b).ok(),
+                    // Exact, as sizes divide (`docs/shapescript/sizes.md`).
+                    BinaryOp::Div => a.div_exact(&b).ok().or_else(|| {
+                        let dims = self.ctx.env.dims;
+                        let (a, b) = (dims.substitute(&a).ok()?, dims.substitute(&b).ok()?);
+                        a.div_exact(&b).ok()
+                    }),
                     _ => None,
                 }
             }
@@ -451,6 +457,17 @@ impl FnChecker<'_, '_> {
         );
         let logic = matches!(op, BinaryOp::And | BinaryOp::Or);
         match (&a.kind, &b.kind) {
+            // A size divided exactly is a size (`arange(D / 2)`).
+            (TyKind::Scalar(ScalarKind::Int), TyKind::Scalar(ScalarKind::Int))
+                if op == BinaryOp::Div && self.static_size(e).is_some() =>
+            {
+                let size = crate::size::Size::computed(self.static_size(e).unwrap_or_default());
+                self.record(
+                    span,
+                    scalar(ScalarKind::Int, span),
+                    ExprInfo::SizeValue { size },
+                )
+            }
             (TyKind::Scalar(x), TyKind::Scalar(y)) => {
                 let kind = if comparison || logic {
                     ScalarKind::Bool
