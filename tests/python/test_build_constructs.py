@@ -82,7 +82,7 @@ fn plain_attention(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
 }
 fn positive(x: [n]) -> [n] = log(x as Pos)
 fn dense(x: [b Din], w: [Dout Din], bias: [Dout] = none) -> [b Dout] = linear(x, w, bias)
-fn made_optional(w: [D] = none) -> [D] = ones([D])
+fn made_optional(w: [D] = none) -> [D] f32 = ones([D])
 fn whisper_stem(x: [b 4 2t], w1: [6 4 3], w2: [6 6 3], b2: [6]) -> [b 6 t] {
   let h = conv1d(x, w1, padding=1)
   conv1d(h, w2, b2, stride=2, padding=1)
@@ -185,7 +185,8 @@ def test_an_optional_tensor_parameter_is_checked_only_when_given(m):
     x, w, bias = rand(3, 4), rand(5, 4), rand(5)
     same(m.dense(x, w), x @ w.T)
     same(m.dense(x, w, bias), x @ w.T + bias)
-    # A parameter that may be left out gives made tensors no dtype or device.
+    # A parameter that may be left out gives made tensors no dtype or device:
+    # they are f32, as the return type says.
     same(m.made_optional(), torch.ones(4))
     same(m.made_optional(rand(4)), torch.ones(4))
     if m.checks:

@@ -635,6 +635,29 @@ fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y to bf16)
 ```
 ";
 
+E0503 = "E0503", "an operation PyTorch does not define for a dtype",
+"Some operations exist only for some dtypes, and PyTorch raises a
+`RuntimeError` for the others: `-` with a bool tensor (negation or
+subtraction), `abs` of a bool tensor, `mean`, `var`, `std`, `softmax` and
+`log_softmax` of integers or bools, `argmax`, `argmin` and `topk` of bools,
+and `@` of integers or bools. The checker reports them where they are
+written. Integer and bool dtypes otherwise follow PyTorch's promotion
+(`docs/shapescript/dtypes.md`): `sum` of a mask counts in `i64`, `/`
+divides into `f32`.
+
+Wrong: a mean of token counts that are integers:
+
+```
+fn average(counts: [b n] i64) -> [b] = mean(counts, over=n)
+```
+
+Fixed: convert them to the float dtype first:
+
+```
+fn average(counts: [b n] i64) -> [b] f32 = mean(counts to f32, over=n)
+```
+";
+
 E0601 = "E0601", "`log` or `rsqrt` of a value that may be 0 or less",
 "`log` and `rsqrt` are defined only above 0: at 0 they give an infinity, and
 below it NaN, which then spreads through the gradients. The checker follows
@@ -685,7 +708,9 @@ E0603 = "E0603", "ids of another range than the axis they index",
 size `V`. Ids
 whose bound differs from that size either reach past the axis (PyTorch
 fails with an index error at run time) or never use part of it: one of
-the two sizes is wrong.
+the two sizes is wrong. Integer ids of no `Index` domain fit when their
+range lies in `[0, V)` (`arange(n) + 1` reaches `n`, one past the end); an
+`as [k] Index[V]` claims the range and is checked when the program runs.
 
 Wrong: ids up to 50256 into a table of 50000 rows:
 

@@ -208,7 +208,7 @@ fn masks_topk_tuples_and_take() {
 #[test]
 fn mask_positions_are_one_nonzero() {
     check_code(
-        "fn picked(w: [n 2]) -> [?k] = arange(n)[any(w > 0.0, over=-1)]\nfn given(hit: [n] Bool) -> [?k] = arange(n)[hit]\nfn by_ids(ids: [k] Index[n], x: [n]) -> [k] = arange(n)[ids]\nfn rows(x: [n], hit: [n] Bool) -> [?k] = x[hit]\n",
+        "fn picked(w: [n 2]) -> [?k] i64 = arange(n)[any(w > 0.0, over=-1)]\nfn given(hit: [n] Bool) -> [?k] i64 = arange(n)[hit]\nfn by_ids(ids: [k] Index[n], x: [n]) -> [k] i64 = arange(n)[ids]\nfn rows(x: [n], hit: [n] Bool) -> [?k] = x[hit]\n",
         expect![[r#"
             def picked(w):  # main.ss:1
                 return torch.nonzero(torch.any(w > 0.0, dim=1)).squeeze(1)  # main.ss:1
