@@ -130,3 +130,16 @@ def test_transposes_by_name_are_explicit(tmp_path_factory, checks):
     x, y = torch.randn(4, 4), torch.randn(4, 4)
     same(m.same(x, y), x + y)
     same(m.transposed(x), x.T)
+
+
+def test_size_preconditions_that_hold_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "size-preconditions", checks)
+    x, k = torch.randn(2, 3, 5, 6), torch.randn(3, 3, 3, 3)
+    same(m.padded_conv(x, k), torch.nn.functional.conv2d(x, k, padding=1))
+    same(m.roomy_conv(x, k), torch.nn.functional.conv2d(x, k))
+    y = torch.randn(2, 3, 8, 8)
+    same(m.half_padded(y), torch.nn.functional.max_pool2d(y, 2, padding=1))
+    z = torch.randn(3, 9)
+    same(m.enough(z), torch.topk(z, 5, dim=1).values)
+    one = torch.randn(1, 4)
+    same(m.population_spread(one), torch.zeros(4))

@@ -250,6 +250,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         self.follow_training(given, &mut bound);
+        if !self.pooling_padding_fits(given, &bound, span) {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
         let dtype = match float_dtype {
             Some((d, _)) => d,
             // No argument gives the call its float dtype: a function or an
@@ -390,6 +393,72 @@ impl FnChecker<'_, '_> {
                 *b = BoundArg::SelfTraining;
             }
         }
+    }
+
+    /// PyTorch's pooling takes a padding of at most half its window
+    /// (`pad should be at most half of effective kernel size`): for an
+    /// extern of `torch.nn.functional`'s `max_pool*d`/`avg_pool*d`, its
+    /// `Size` parameters `kernel_size` and `padding` must satisfy `2 *
+    /// padding <= kernel_size` for every value they may take (E0406).
+    fn pooling_padding_fits(&mut self, given: Given, bound: &[BoundArg], span: Span) -> bool {
+        let Callee::Extern { python, .. } = &given.target.callee else {
+            return true;
+        };
+        let pooling = [
+            "max_pool1d",
+            "max_pool2d",
+            "max_pool3d",
+            "avg_pool1d",
+            "avg_pool2d",
+            "avg_pool3d",
+        ];
+        let is_pooling = python
+            .strip_prefix("torch.nn.functional.")
+            .is_some_and(|f| pooling.contains(&f));
+        if !is_pooling {
+            return true;
+        }
+        let params = &given.target.signature.params;
+        let size = |name: &str| {
+            let i = params.iter().position(|p| &*p.name == name)?;
+            match bound.get(i)? {
+                BoundArg::Size { value } => Some(value.poly.clone()),
+                _ => None,
+            }
+        };
+        let (Some(kernel), Some(padding)) = (size("kernel_size"), size("padding")) else {
+            return true;
+        };
+        let dims = self.ctx.env.dims;
+        let room = padding
+            .mul(&Poly::constant(2))
+            .and_then(|p| kernel.sub(&p))
+            .ok()
+            .and_then(|r| dims.substitute(&r).ok());
+        if room
+            .as_ref()
+            .and_then(super::expr::least_value)
+            .is_some_and(|r| r >= 0)
+        {
+            return true;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0406,
+                format!("`{}` pads by more than half its window", given.target.name),
+            )
+            .with_primary(
+                span,
+                format!("padding `{padding}` with a window of `{kernel}`"),
+            )
+            .with_note(
+                "PyTorch's pooling raises `pad should be at most half of effective kernel size`",
+            )
+            .with_help(format!(
+                "pad by at most half the window: `padding` of `{kernel}` / 2 or less"
+            )),
+        );
+        false
     }
 
     /// A torch extern (`log`, `sqrt`) whose tensor arguments are all

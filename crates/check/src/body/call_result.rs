@@ -176,12 +176,17 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             .eval(&value)
             .and_then(|p| dims.substitute(&p).map(|q| (p, q)))
         {
-            Ok((p, q)) => match q.as_constant().filter(|v| *v < 1) {
-                None => return Some(p),
-                Some(v) => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
+            Ok((p, q)) => match (q.as_constant(), super::expr::least_value(&q)) {
+                (Some(v), _) if v < 1 => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
                     .with_primary(span, format!("`{written}` is {v} here"))
                     .with_secondary(at, "the size is worked out here"))
                     .with_help("an axis has at least one element: check the sizes, padding and stride"),
+                (None, least) if least.is_none_or(|l| l < 1) => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` may have an axis of size below 1", target.name))
+                    .with_primary(span, format!("`{written}` is `{q}` here, below 1 for small sizes"))
+                    .with_secondary(at, "the size is worked out here"))
+                    .with_note("sizes are at least 1, and an unknown size at least 0 (`docs/shapescript/sizes.md`): PyTorch raises for an output smaller than one element")
+                    .with_help("pad the input, or write its axis so it leaves room, as `[h + 2]` for a window of 3"),
+                _ => return Some(p),
             },
             Err(SizeError::DivideByZero) => with_solved(Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
                 .with_primary(span, format!("`{written}` divides by 0 here"))
