@@ -143,3 +143,27 @@ def test_size_preconditions_that_hold_run(tmp_path_factory, checks):
     same(m.enough(z), torch.topk(z, 5, dim=1).values)
     one = torch.randn(1, 4)
     same(m.population_spread(one), torch.zeros(4))
+
+
+def test_sizes_read_with_an_offset_are_checked(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "sizes-through-calls", checks)
+    x = torch.randn(6)
+    same(m.roomy(x), x[1:])
+    y = torch.randn(7)
+    same(m.odd(y), y[1::2])
+    if checks:
+        with pytest.raises(m.runtime.ShapeError, match="at least 2"):
+            m.drop_first(torch.randn(1))
+        with pytest.raises(m.runtime.ShapeError, match="1 plus a multiple of 2"):
+            m.odd(torch.randn(6))
+
+
+def test_dropout_follows_the_model(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dropout-follows-a-model", checks)
+    block = m.Block().eval()
+    x = torch.randn(3, 4)
+    same(block(x), x @ block.w + x)
+    block.train()
+    torch.manual_seed(0)
+    out = block(x)
+    assert not torch.equal(out, x @ block.w + x)

@@ -996,6 +996,23 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
     let TyKind::Tensor(t) = ty.kind else {
         return None;
     };
+    // A written `?k` is a new unknown size: nothing gives it a value to make.
+    let unknown = t.shape.iter().flat_map(|s| s.iter()).find(|a| {
+        axis_poly(a).is_some_and(|p| {
+            p.symbols()
+                .iter()
+                .any(|s| matches!(s, crate::size::Symbol::Unknown { .. }))
+        })
+    });
+    if let Some(axis) = unknown {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, format!("`{name}` needs sizes known when the program runs"))
+                .with_primary(shape_arg.value.span, format!("`{axis}` is an unknown size here"))
+                .with_note("a `?k` written in a type is a new unknown size, which no value gives (`docs/shapescript/sizes.md`)")
+                .with_help("make it the size of a value that has it, as `zeros_like`: `x * 0.0`"),
+        );
+        return None;
+    }
     // The body's float dtype (`Body::made_dtype`), so `x + ones(...)` in a
     // bf16 body stays bf16.
     Some((

@@ -249,7 +249,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
         }
-        self.follow_training(given, &mut bound);
+        if !self.follow_training(given, &mut bound, span) {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
         if !self.pooling_padding_fits(given, &bound, span) {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         }
@@ -376,23 +378,34 @@ fn math_equivalent(python: &str) -> Option<&'static str> {
 
 impl FnChecker<'_, '_> {
     /// In a method, `dropout` left without `training=` follows the model's
-    /// mode, `self.training`, as `torch.nn.Dropout` does.
-    fn follow_training(&self, given: Given, bound: &mut [BoundArg]) {
+    /// mode, `self.training`, as `torch.nn.Dropout` does. Outside a method
+    /// there is no mode to follow: left out there, `training=` is E0407,
+    /// rather than drop values in `model.eval()` too. False after it.
+    fn follow_training(&mut self, given: Given, bound: &mut [BoundArg], span: Span) -> bool {
         let Callee::Extern { python, .. } = &given.target.callee else {
-            return;
+            return true;
         };
-        if &**python != "torch.nn.functional.dropout"
-            || self.owner.is_none()
-            || self.local(Name::new("self")).is_none()
-        {
-            return;
+        if &**python != "torch.nn.functional.dropout" {
+            return true;
         }
         let params = &given.target.signature.params;
-        if let Some(i) = params.iter().position(|p| &*p.name == "training") {
-            if let Some(b @ BoundArg::Default { .. }) = bound.get_mut(i) {
-                *b = BoundArg::SelfTraining;
-            }
+        let Some(i) = params.iter().position(|p| &*p.name == "training") else {
+            return true;
+        };
+        let Some(b @ BoundArg::Default { .. }) = bound.get_mut(i) else {
+            return true;
+        };
+        if self.owner.is_some() && self.local(Name::new("self")).is_some() {
+            *b = BoundArg::SelfTraining;
+            return true;
         }
+        self.diagnostics.push(
+            Diagnostic::error(codes::E0407, "`dropout` outside a model's method needs `training=`")
+                .with_primary(span, "no model here whose mode it could follow")
+                .with_note("in a method, `dropout` follows `self.training`, which `model.train()` and `model.eval()` set; a plain `fn` has no model")
+                .with_help("take the mode as a parameter, `fn f(x: [n], training: Bool)`, pass `training=training`, and call it with `self.training`"),
+        );
+        false
     }
 
     /// PyTorch's pooling takes a padding of at most half its window

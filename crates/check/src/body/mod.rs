@@ -1324,10 +1324,23 @@ fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
         };
         for (a, axis) in shape.iter().enumerate() {
             let (name, factor, divide_by) = match &axis.kind {
-                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does.
-                AxisKind::Size { size, .. } => match size.poly.as_multiple_of_symbol() {
-                    Some((factor, Symbol::Generic(n))) => (*n, factor, None),
-                    _ => continue,
+                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does;
+                // `[2*n + 1]` the axis less 1, divided by 2.
+                AxisKind::Size { size, .. } => match split_offset(&size.poly) {
+                    Some((factor, n, offset)) => {
+                        if !out.iter().any(|g| g.name == n) {
+                            out.push(GenericSource {
+                                name: n,
+                                param: p,
+                                axis: a,
+                                factor,
+                                offset,
+                                divide_by: None,
+                            });
+                        }
+                        continue;
+                    }
+                    None => continue,
                 },
                 AxisKind::Group {
                     parts,
@@ -1372,10 +1385,27 @@ fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
                     param: p,
                     axis: a,
                     factor,
+                    offset: 0,
                     divide_by,
                 });
             }
         }
+    }
+}
+
+/// A size `factor * n + offset` of one generic axis `n` (a positive
+/// factor), as the entry reads it: `[n]`, `[2*n]`, `[n + 1]`, `[2*n - 1]`.
+fn split_offset(poly: &Poly) -> Option<(i128, Name, i128)> {
+    let offset: i128 = poly
+        .terms()
+        .iter()
+        .filter(|t| t.mono.factors().is_empty())
+        .map(|t| t.coef)
+        .sum();
+    let rest = poly.sub(&Poly::constant(offset)).ok()?;
+    match rest.as_multiple_of_symbol()? {
+        (factor, Symbol::Generic(n)) => Some((factor, *n, offset)),
+        _ => None,
     }
 }
 
