@@ -49,7 +49,7 @@ def test_python_names_never_clash(tmp_path_factory, checks):
     x = torch.randn(5)
     same(m.both(x), x * 2 + x * 3)
     same(m.uses_math(x), torch.exp(x + 1))
-    same(m.local_math(x), torch.log(torch.sigmoid(x)))
+    same(m.local_math(x), torch.nn.functional.logsigmoid(x))
     same(m.local_dim(torch.ones(3, 4)), torch.full((3, 4), 3.0))
     same(m.sums(x), x + 2 * x)
     same(m.shadow(x, True), x)
@@ -167,3 +167,15 @@ def test_dropout_follows_the_model(tmp_path_factory, checks):
     torch.manual_seed(0)
     out = block(x)
     assert not torch.equal(out, x @ block.w + x)
+
+
+def test_log_space_forms_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "float-rounding", checks)
+    x = torch.tensor([[-200.0, 0.0, 30.0]])
+    f = torch.nn.functional
+    want = f.log_softmax(x, dim=1) + f.logsigmoid(x) + f.logsigmoid(-x)
+    same(m.in_log_space(x), want)
+    assert torch.isfinite(m.by_hand(x)).all()
+    same(m.by_hand(x), torch.logsumexp(x, dim=1))
+    h = torch.tensor([0.0, 2.0], dtype=torch.float16)
+    assert torch.isfinite(m.half_fits(h)).all()
