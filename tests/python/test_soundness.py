@@ -179,3 +179,10 @@ def test_log_space_forms_run(tmp_path_factory, checks):
     same(m.by_hand(x), torch.logsumexp(x, dim=1))
     h = torch.tensor([0.0, 2.0], dtype=torch.float16)
     assert torch.isfinite(m.half_fits(h)).all()
+
+
+def test_integer_powers(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtype-promotion", checks)
+    x = torch.tensor([1, 2, 4])
+    same(m.squared(x), x**2)
+    same(m.float_power(x), x**-1.0)

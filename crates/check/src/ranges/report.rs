@@ -311,6 +311,23 @@ impl Walker<'_> {
         self.diagnostics.push(d);
     }
 
+    /// An integer power whose exponent (of interval `iv`) may be negative.
+    pub(super) fn negative_power(&mut self, exponent: &ast::Expr, iv: Option<Interval>) {
+        let text = self.text(exponent);
+        let (label, note) = match iv {
+            Some(iv) => (format!("this is in {iv}"), self.origin(exponent, &iv)),
+            None => ("this may be negative".to_string(), String::new()),
+        };
+        let mut d = Diagnostic::error(codes::E0607, "an integer power with an exponent that may be negative")
+            .with_primary(exponent.span, label)
+            .with_help(format!("convert the base to a float first, `(x to Real) ** {text}`, or keep the exponent at 0 or above"));
+        if !note.is_empty() {
+            d = d.with_note(note);
+        }
+        d = d.with_note("PyTorch raises `Integers to negative integer powers are not allowed`");
+        self.diagnostics.push(d);
+    }
+
     /// `Index[have]` ids where an axis of size `want` is indexed.
     pub(super) fn ids_mismatch(
         &mut self,

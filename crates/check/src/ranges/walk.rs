@@ -517,6 +517,9 @@ impl<'w> Walker<'w> {
             _ => iv,
         };
         let (a, b) = (as_operand(a, lt), as_operand(b, rt));
+        if op == BinaryOp::Pow {
+            self.integer_power(span, rhs, b);
+        }
         match op {
             BinaryOp::Or
             | BinaryOp::And
@@ -551,6 +554,21 @@ impl<'w> Walker<'w> {
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
             _ => Interval::REAL,
         })
+    }
+
+    /// An integer power (`[n] i64 ** e`) whose exponent may be negative:
+    /// PyTorch raises `Integers to negative integer powers are not
+    /// allowed` (E0607).
+    fn integer_power(&mut self, span: Span, exponent: &ast::Expr, b: Option<Interval>) {
+        let integral = self.typed(span).is_some_and(|t| match &t.ty.kind {
+            TyKind::Tensor(x) => {
+                crate::shape::effective_dtype(x).is_some_and(|d| !crate::shape::is_float(d))
+            }
+            _ => false,
+        });
+        if integral && b.is_none_or(|b| b.goes_below(0.0)) {
+            self.negative_power(exponent, b);
+        }
     }
 
     /// `x - max(x, over=n)`: the same local less its maximum over one axis,
