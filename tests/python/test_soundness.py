@@ -186,3 +186,16 @@ def test_integer_powers(tmp_path_factory, checks):
     x = torch.tensor([1, 2, 4])
     same(m.squared(x), x**2)
     same(m.float_power(x), x**-1.0)
+
+
+def test_optional_parameters_left_out(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "optional-parameters", checks)
+    x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
+    same(m.outer(x, w), x @ w.T)
+    same(m.outer(x, w, b), x @ w.T + b)
+    y = torch.randn(5)
+    same(m.unused(y), y * 2)
+    same(m.unused(y, torch.randn(2, 2)), y * 2)
+    if checks:
+        with pytest.raises(m.runtime.ShapeError):
+            m.unused(y, torch.randn(2, 3))
