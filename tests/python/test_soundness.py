@@ -199,3 +199,14 @@ def test_optional_parameters_left_out(tmp_path_factory, checks):
     if checks:
         with pytest.raises(m.runtime.ShapeError):
             m.unused(y, torch.randn(2, 3))
+
+
+def test_products_and_reductions_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "products-and-reductions", checks)
+    x = torch.randn(3, dtype=torch.bfloat16)
+    assert m.gate(x).dtype == torch.bool
+    h = torch.rand(3, 2) + 0.1
+    same(m.shaped(h), torch.tril(h))
+    rows = torch.randn(4, 2)
+    none = torch.zeros(4, dtype=torch.bool)
+    same(m.counted(rows, none), torch.tensor(0.0))

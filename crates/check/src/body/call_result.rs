@@ -46,7 +46,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     },
                     Some(axes) => Some(self.result_axes(axes, call, rename, target, span, names)?),
                 };
-                let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
+                // The call's float dtype goes to float tensors only: a `Bool`
+                // or `Index` result keeps the dtype its domain says.
+                let dtype = match crate::shape::effective_dtype(t) {
+                    None => dtype,
+                    own => own,
+                };
+                let base = tensor(shape, t.domain.clone(), dtype, span);
                 let mut failed = None;
                 let ty = match &t.domain {
                     Some(Domain::Index(_)) => map_sizes(&base, &mut |p: &Poly| {

@@ -750,7 +750,7 @@ impl FnChecker<'_, '_> {
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        let Some(dtype) = self.matmul_dtype((a, lhs.span), (b, rhs.span)) else {
+        let Some(dtype) = self.product_dtype("@", &[(a, lhs.span), (b, rhs.span)]) else {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if sa.is_empty() || sb.is_empty() {

@@ -830,8 +830,14 @@ impl<'w> Walker<'w> {
                 let iv = if b == B::Sum { x?.sum_of() } else { x? };
                 iv.above_row_max()
             }
+            // A sum of no values (a mask's rows may be none) is 0, a
+            // product of none 1.
+            B::Sum if self.may_be_empty(args, call) => x?.sum_of().union(&Interval::point(0.0)),
             B::Sum | B::Cumsum => x?.sum_of(),
             B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
+            B::Prod if self.may_be_empty(args, call) => {
+                x?.product_of().union(&Interval::point(1.0))
+            }
             B::Prod => x?.product_of(),
             B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
             B::Var | B::Std => Interval::NON_NEG,
@@ -980,6 +986,35 @@ fn clamp(x: Interval, lo: f64, hi: f64) -> Interval {
         out = out.minimum(&Interval::point(hi));
     }
     out
+}
+
+impl Walker<'_> {
+    /// Whether a reduction's axes (`over=`, or all) may hold no value: an
+    /// unknown size, such as a mask's rows, may be 0.
+    fn may_be_empty(&self, args: &[ast::Arg], call: &CallInfo) -> bool {
+        let Some(x) = arg_expr(args, 0, "x").and_then(|e| self.typed(e.span)) else {
+            return true;
+        };
+        let Some(shape) = x.ty.shape() else {
+            return true;
+        };
+        let reduced: Vec<usize> = match call.over.as_slice() {
+            [] => (0..shape.len()).collect(),
+            over => over.to_vec(),
+        };
+        let mut count = Poly::constant(1);
+        for p in reduced {
+            let Some(size) = shape.get(p).and_then(crate::shape::axis_poly) else {
+                return true;
+            };
+            match count.mul(&size) {
+                Ok(c) => count = c,
+                Err(_) => return true,
+            }
+        }
+        let count = self.env.dims.substitute(&count).unwrap_or(count);
+        crate::size::least_value(&count).is_none_or(|l| l < 1)
+    }
 }
 
 /// The argument written at position `pos` (among the positional ones) or as `name=`.
