@@ -33,7 +33,7 @@ record Stats {
   std: [n] NonNeg
 }
 
-fn stats(x: [b n]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b))
+fn stats(x: [b n]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b, correction=0))
 fn spread(x: [b n]) -> [n] = stats(x).std
 fn scale_rows(x: [b n D], s: [b n]) -> [b n D] = x * s
 fn per_head(x: [b h n d], s: [h]) -> [b h n d] = x * s
@@ -123,8 +123,8 @@ def test_records_are_built_by_field_and_read_back(m):
     x = rand(5, 3)
     s = m.stats(x)
     same(s.mean, x.mean(0))
-    same(s.std, x.std(0))
-    same(m.spread(x), x.std(0))
+    same(s.std, x.std(0, correction=0))
+    same(m.spread(x), x.std(0, correction=0))
 
 
 def test_broadcasting_by_name_inserts_the_views(m):

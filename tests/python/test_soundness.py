@@ -49,7 +49,7 @@ def test_python_names_never_clash(tmp_path_factory, checks):
     x = torch.randn(5)
     same(m.both(x), x * 2 + x * 3)
     same(m.uses_math(x), torch.exp(x + 1))
-    same(m.local_math(x), torch.log(torch.sigmoid(x)))
+    same(m.local_math(x), torch.nn.functional.logsigmoid(x))
     same(m.local_dim(torch.ones(3, 4)), torch.full((3, 4), 3.0))
     same(m.sums(x), x + 2 * x)
     same(m.shadow(x, True), x)
@@ -130,3 +130,72 @@ def test_transposes_by_name_are_explicit(tmp_path_factory, checks):
     x, y = torch.randn(4, 4), torch.randn(4, 4)
     same(m.same(x, y), x + y)
     same(m.transposed(x), x.T)
+
+
+def test_size_preconditions_that_hold_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "size-preconditions", checks)
+    x, k = torch.randn(2, 3, 5, 6), torch.randn(3, 3, 3, 3)
+    same(m.padded_conv(x, k), torch.nn.functional.conv2d(x, k, padding=1))
+    same(m.roomy_conv(x, k), torch.nn.functional.conv2d(x, k))
+    y = torch.randn(2, 3, 8, 8)
+    same(m.half_padded(y), torch.nn.functional.max_pool2d(y, 2, padding=1))
+    z = torch.randn(3, 9)
+    same(m.enough(z), torch.topk(z, 5, dim=1).values)
+    one = torch.randn(1, 4)
+    same(m.population_spread(one), torch.zeros(4))
+
+
+def test_sizes_read_with_an_offset_are_checked(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "sizes-through-calls", checks)
+    x = torch.randn(6)
+    same(m.roomy(x), x[1:])
+    y = torch.randn(7)
+    same(m.odd(y), y[1::2])
+    if checks:
+        with pytest.raises(m.runtime.ShapeError, match="at least 2"):
+            m.drop_first(torch.randn(1))
+        with pytest.raises(m.runtime.ShapeError, match="1 plus a multiple of 2"):
+            m.odd(torch.randn(6))
+
+
+def test_dropout_follows_the_model(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dropout-follows-a-model", checks)
+    block = m.Block().eval()
+    x = torch.randn(3, 4)
+    same(block(x), x @ block.w + x)
+    block.train()
+    torch.manual_seed(0)
+    out = block(x)
+    assert not torch.equal(out, x @ block.w + x)
+
+
+def test_log_space_forms_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "float-rounding", checks)
+    x = torch.tensor([[-200.0, 0.0, 30.0]])
+    f = torch.nn.functional
+    want = f.log_softmax(x, dim=1) + f.logsigmoid(x) + f.logsigmoid(-x)
+    same(m.in_log_space(x), want)
+    assert torch.isfinite(m.by_hand(x)).all()
+    same(m.by_hand(x), torch.logsumexp(x, dim=1))
+    h = torch.tensor([0.0, 2.0], dtype=torch.float16)
+    assert torch.isfinite(m.half_fits(h)).all()
+
+
+def test_integer_powers(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtype-promotion", checks)
+    x = torch.tensor([1, 2, 4])
+    same(m.squared(x), x**2)
+    same(m.float_power(x), x**-1.0)
+
+
+def test_optional_parameters_left_out(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "optional-parameters", checks)
+    x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
+    same(m.outer(x, w), x @ w.T)
+    same(m.outer(x, w, b), x @ w.T + b)
+    y = torch.randn(5)
+    same(m.unused(y), y * 2)
+    same(m.unused(y, torch.randn(2, 2)), y * 2)
+    if checks:
+        with pytest.raises(m.runtime.ShapeError):
+            m.unused(y, torch.randn(2, 3))

@@ -590,6 +590,28 @@ dim Big = 4096
 ```
 ";
 
+E0415 = "E0415", "too few values for an operation",
+"Some operations need a number of values the sizes may not give: `mean`,
+`max`, `min`, `argmax`, `argmin` and `logsumexp` need one at least
+(PyTorch's `mean` of no value is NaN and its `max` raises), the unbiased
+`var` and `std` two (one value gives NaN; `correction=0`, the population's
+statistic, needs one), and `topk` no more than the axis holds. Every axis
+has at least one element, a generic size may be 1, and an unknown size,
+such as the rows a mask selects, may be 0.
+
+Wrong: a standard deviation over a batch that may hold one example:
+
+```
+fn spread(x: [b D]) -> [D] = std(x, over=b)
+```
+
+Fixed: the population's standard deviation, defined for one example:
+
+```
+fn spread(x: [b D]) -> [D] = std(x, over=b, correction=0)
+```
+";
+
 E0419 = "E0419", "size with too many terms",
 "A size is kept as a sum of terms, each a number times names, so that sizes
 compare exactly. Multiplying sums multiplies their terms: `(a + b)*(c + d)`
@@ -692,13 +714,13 @@ narrow it where it comes in, `x / (t as Pos)`. A sum over a softmax's axis
 Wrong: a feature constant over the batch has a standard deviation of 0:
 
 ```
-fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / std(x, over=b)
+fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / std(x, over=b, correction=0)
 ```
 
 Fixed: add a small constant to the divisor:
 
 ```
-fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b) + 1e-5)
+fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b, correction=0) + 1e-5)
 ```
 ";
 
@@ -783,6 +805,27 @@ Fixed: an operation whose values are in [0, 1]:
 
 ```
 fn prob(x: [n]) -> [n] Unit = sigmoid(x)
+```
+";
+
+E0607 = "E0607", "an integer power with an exponent that may be negative",
+"PyTorch computes `a ** b` of integer tensors in integers, and raises
+`Integers to negative integer powers are not allowed` when the exponent is
+negative. The checker follows the exponent's range
+(`docs/shapescript/ranges.md`): a negative number, or an integer tensor or
+`Int` whose range reaches below 0, is this error. Convert the base to a
+float first.
+
+Wrong: the reciprocal of counts that are integers:
+
+```
+fn inverse(counts: [n] i64) -> [n] i64 = counts ** -1
+```
+
+Fixed: in floats:
+
+```
+fn inverse(counts: [n] i64) -> [n] f32 = (counts to f32) ** -1
 ```
 ";
 

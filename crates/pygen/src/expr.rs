@@ -343,7 +343,8 @@ impl<'g, 'a> Scope<'g, 'a> {
     fn name(&mut self, e: &Expr, id: &ast::Ident) -> Val {
         let name = &id.name;
         match self.typed(e.span).map(|t| &t.info) {
-            Some(ExprInfo::Local { .. }) if name == "self" => return Val::atom("self".into()),
+            // A parameter named `self` of a plain `fn` has its own name; a
+            // method's receiver is Python's `self`.
             Some(ExprInfo::Local { decl }) => {
                 let py = self.names.local(*decl).unwrap_or(name.as_str()).to_string();
                 return Val::atom(py);

@@ -13,7 +13,7 @@ fn math(x: [n]) -> [n] = x + 1.0
 fn uses_math(x: [n]) -> [n] = exp(math(x))
 fn local_math(x: [n]) -> [n] {
   let math = x
-  log(sigmoid(math))
+  log_sigmoid(math)
 }
 
 fn local_dim(x: [n D]) -> [n D] {
