@@ -210,3 +210,11 @@ def test_products_and_reductions_run(tmp_path_factory, checks):
     rows = torch.randn(4, 2)
     none = torch.zeros(4, dtype=torch.bool)
     same(m.counted(rows, none), torch.tensor(0.0))
+
+
+def test_calls_bind_at_once_and_claims_convert_nothing(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "calls-and-claims", checks)
+    assert m.crosswise(torch.randn(3)).shape == (1, 3, 1)
+    x = torch.randn(3, dtype=torch.bfloat16)
+    assert m.converted(x).dtype == torch.float32
+    same(m.claimed_ids(torch.tensor([0, 3])), torch.tensor([0, 3]))
