@@ -36,7 +36,14 @@ fn build(src: &str, runtime_checks: bool) -> String {
         &Default::default(),
     );
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
-    match generate(&checked, &map, &Options { runtime_checks }) {
+    match generate(
+        &checked,
+        &map,
+        &Options {
+            runtime_checks,
+            ..Options::default()
+        },
+    ) {
         Ok(files) => files
             .into_iter()
             .find(|f| f.path == std::path::Path::new("main.py"))
