@@ -1,0 +1,338 @@
+//! A campaign: many generated programs, in batches, through the checker,
+//! the emitter and the harness, with the counts of what happened: built
+//! and run, rejected (the checker's imprecision when the reference bears
+//! the generator's types out, the generator's mistake when not), refused by
+//! the emitter, and every soundness failure by kind, the failing programs
+//! kept for minimising.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::ast::Program;
+use crate::gen::{program, Names};
+use crate::rng::Rng;
+use crate::run::{compile, run_jobs, Job, Verdict, Worker};
+use crate::{print_py, print_ss, spec};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub seed: u64,
+    pub programs: usize,
+    /// Programs per package (one worker request each).
+    pub batch: usize,
+    /// Calls of each entry point, each with new sizes and inputs.
+    pub runs: u32,
+    /// Where packages are written.
+    pub dir: PathBuf,
+    pub python: PathBuf,
+    /// One name mode, or `None` for the two in turn.
+    pub names: Option<Names>,
+}
+
+/// One program that failed: how to make it again and what happened.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The program's index in its campaign, and its seed.
+    pub index: usize,
+    pub seed: u64,
+    pub names: Names,
+    pub program: Program,
+    pub kind: String,
+    pub detail: String,
+    pub entry: String,
+    pub sizes: Value,
+}
+
+/// The counts of a campaign.
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    pub programs: usize,
+    pub built: usize,
+    pub calls: u64,
+    /// Rejected, and the reference bears the generator's types out: the
+    /// checker's imprecision, by code.
+    pub imprecise: BTreeMap<String, usize>,
+    /// The generator's own mistakes (a rejected program whose reference
+    /// does not match its types, or a reference that fails), by kind.
+    pub generator: BTreeMap<String, usize>,
+    /// Soundness failures by kind: a program checked clean that raises,
+    /// fails a probe, or returns the wrong shape, dtype or values; or that
+    /// `build` refuses.
+    pub failures: BTreeMap<String, usize>,
+    /// The failing programs (the first few of each kind).
+    pub cases: Vec<Case>,
+    /// Rejected programs, the first few of each code, for review.
+    pub rejected: Vec<Case>,
+}
+
+impl Totals {
+    pub fn failure_count(&self) -> usize {
+        self.failures.values().sum()
+    }
+
+    /// The counts as the test and the command print them.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "programs {}: built and run {} ({} calls), rejected as imprecise {}, generator mistakes {}, soundness failures {}",
+            self.programs,
+            self.built,
+            self.calls,
+            self.imprecise.values().sum::<usize>(),
+            self.generator.values().sum::<usize>(),
+            self.failure_count()
+        );
+        for (title, map) in [
+            ("soundness failures", &self.failures),
+            ("rejected (imprecision)", &self.imprecise),
+            ("generator mistakes", &self.generator),
+        ] {
+            if !map.is_empty() {
+                let items: Vec<String> = map.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                let _ = writeln!(out, "  {title}: {}", items.join(", "));
+            }
+        }
+        out
+    }
+}
+
+/// The seed of program `i` of a campaign seeded `seed`.
+pub fn program_seed(seed: u64, i: usize) -> u64 {
+    Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).bits()
+}
+
+/// The name mode of program `i`.
+pub fn program_names(options: &Options, i: usize) -> Names {
+    options.names.unwrap_or(if i % 2 == 0 {
+        Names::Ordinary
+    } else {
+        Names::Clashing
+    })
+}
+
+/// A running campaign.
+pub struct Campaign {
+    pub options: Options,
+    pub totals: Totals,
+    worker: Worker,
+    batches: usize,
+}
+
+impl Campaign {
+    pub fn new(mut options: Options) -> Result<Campaign, String> {
+        std::fs::create_dir_all(&options.dir).map_err(|e| e.to_string())?;
+        options.dir = std::fs::canonicalize(&options.dir).map_err(|e| e.to_string())?;
+        options.python = std::path::absolute(&options.python).map_err(|e| e.to_string())?;
+        let worker = Worker::start(&options.python, &options.dir).map_err(|e| e.to_string())?;
+        Ok(Campaign {
+            options,
+            totals: Totals::default(),
+            worker,
+            batches: 0,
+        })
+    }
+
+    /// Runs programs `from..to` as one batch.
+    pub fn batch(&mut self, from: usize, to: usize) -> Result<(), String> {
+        let mut made = Vec::new();
+        for i in from..to {
+            let seed = program_seed(self.options.seed, i);
+            let names = program_names(&self.options, i);
+            let p = program(seed, names);
+            made.push((i, seed, names, p));
+        }
+        let jobs: Vec<Job> = made
+            .iter()
+            .enumerate()
+            .map(|(k, (_, _, _, p))| job(p, &format!("p{k}")))
+            .collect();
+        let package = format!("b{}_{}", self.options.seed, self.batches);
+        self.batches += 1;
+        let results = run_jobs(
+            &mut self.worker,
+            &self.options.dir,
+            &package,
+            &jobs,
+            self.options.runs,
+            self.options.seed,
+        )?;
+        for (((index, seed, names, p), job), result) in made.into_iter().zip(&jobs).zip(results) {
+            self.record(index, seed, names, p, job, &result);
+        }
+        let _ = std::fs::remove_dir_all(self.options.dir.join(&package));
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        index: usize,
+        seed: u64,
+        names: Names,
+        program: Program,
+        job: &Job,
+        result: &Value,
+    ) {
+        let t = &mut self.totals;
+        t.programs += 1;
+        t.calls += result["calls"].as_u64().unwrap_or(0);
+        let failures = result["failures"].as_array().cloned().unwrap_or_default();
+        let case = |kind: String, f: Option<&Value>| Case {
+            index,
+            seed,
+            names,
+            program: program.clone(),
+            kind,
+            detail: f
+                .map(|f| f["detail"].as_str().unwrap_or("").to_string())
+                .unwrap_or_default(),
+            entry: f
+                .map(|f| f["entry"].as_str().unwrap_or("").to_string())
+                .unwrap_or_default(),
+            sizes: f.map(|f| f["sizes"].clone()).unwrap_or(Value::Null),
+        };
+        match &job.verdict {
+            Verdict::Built { .. } => {
+                t.built += 1;
+                for f in &failures {
+                    let kind = f["kind"].as_str().unwrap_or("?").to_string();
+                    if kind == "generator" {
+                        *t.generator
+                            .entry("reference of a built program".into())
+                            .or_default() += 1;
+                        continue;
+                    }
+                    *t.failures.entry(kind.clone()).or_default() += 1;
+                    if t.cases.iter().filter(|c| c.kind == kind).count() < 20 {
+                        t.cases.push(case(kind, Some(f)));
+                    }
+                }
+            }
+            Verdict::Rejected {
+                code,
+                message,
+                line,
+            } => {
+                let detail = format!("{code} at line {line}: {message}");
+                if let Some(f) = failures.first() {
+                    *t.generator.entry(format!("rejected {code}")).or_default() += 1;
+                    let _ = f;
+                } else {
+                    *t.imprecise.entry(code.to_string()).or_default() += 1;
+                }
+                if t.rejected.iter().filter(|c| c.kind == *code).count() < 10 {
+                    let mut c = case(code.to_string(), None);
+                    c.detail = detail;
+                    t.rejected.push(c);
+                }
+            }
+            Verdict::Refused { code, message } => {
+                *t.failures
+                    .entry(format!("build refused {code}"))
+                    .or_default() += 1;
+                let mut c = case(format!("build refused {code}"), None);
+                c.detail = message.clone();
+                t.cases.push(c);
+            }
+        }
+    }
+
+    /// Runs the whole campaign, calling `progress` after each batch.
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Totals)) -> Result<(), String> {
+        let n = self.options.programs;
+        let size = self.options.batch.max(1);
+        let mut from = 0;
+        while from < n {
+            let to = (from + size).min(n);
+            self.batch(from, to)?;
+            progress(&self.totals);
+            from = to;
+        }
+        Ok(())
+    }
+}
+
+impl Campaign {
+    /// Minimises up to `per_kind` failing programs of each kind, writes
+    /// each to `dir/minimised/<kind>-<index>.ss` with what happened in
+    /// comments, and returns their texts.
+    pub fn minimise_cases(&mut self, per_kind: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut done: BTreeMap<String, usize> = BTreeMap::new();
+        let dir = self.options.dir.join("minimised");
+        let _ = std::fs::create_dir_all(&dir);
+        for case in self.totals.cases.clone() {
+            let n = done.entry(case.kind.clone()).or_default();
+            if *n >= per_kind {
+                continue;
+            }
+            *n += 1;
+            let want = crate::minimise::Failure {
+                kind: case.kind.clone(),
+                detail: case.detail.clone(),
+                entry: case.entry.clone(),
+                sizes: case.sizes.clone(),
+                float: String::new(),
+            };
+            let mut m = crate::minimise::Minimiser {
+                worker: &mut self.worker,
+                dir: self.options.dir.clone(),
+                runs: 8,
+                attempts: 0,
+                budget: 600,
+                last: Vec::new(),
+            };
+            let (p, f) = m.minimise(case.program.clone(), want);
+            let text = crate::minimise::report(&p, &f, case.index, self.options.seed);
+            let file = format!("{}-{}.ss", case.kind.replace(' ', "-"), case.index);
+            let _ = std::fs::write(dir.join(file), &text);
+            out.push(text);
+        }
+        out
+    }
+}
+
+impl Campaign {
+    /// Runs `p` and minimises its first failure, if it fails: the report.
+    pub fn minimise_program(
+        &mut self,
+        p: Program,
+        index: usize,
+        budget: usize,
+        kind: &str,
+    ) -> Option<String> {
+        let mut m = crate::minimise::Minimiser {
+            worker: &mut self.worker,
+            dir: self.options.dir.clone(),
+            runs: 8,
+            attempts: 0,
+            budget,
+            last: Vec::new(),
+        };
+        m.failure(&p)?;
+        let want = m
+            .last
+            .iter()
+            .find(|f| f.key().contains(kind) || f.entry == kind)?
+            .clone();
+        eprintln!("{}: {}", want.kind, want.detail);
+        let (p, f) = m.minimise(p, want);
+        eprintln!("{} attempts", m.attempts);
+        Some(crate::minimise::report(&p, &f, index, self.options.seed))
+    }
+}
+
+/// A program's job: its text checked and built, its spec and reference.
+pub fn job(p: &Program, module: &str) -> Job {
+    let text = print_ss::program(p);
+    Job {
+        module: module.to_string(),
+        spec: spec::program(p, module),
+        reference: print_py::program(p),
+        verdict: compile(module, &text),
+    }
+}

@@ -1,0 +1,452 @@
+//! Float tensors built for a goal: leaves (a value in scope, a new
+//! parameter, a filled tensor), the prelude's math, operators with
+//! broadcasting by name, reductions and axis-wise operations, `@`,
+//! `where`, clamps and conversions; patterns are in `layout`, calls in
+//! `calls`. Each strategy gives an expression with its type, domain and
+//! value bounds, or nothing when it does not apply; `value` keeps the
+//! first that fits the goal and falls back to a leaf.
+
+use super::shape::{find, pair};
+use super::{dom_within, Fx, Gen, Goal, MAG};
+use crate::ast::{Bin, Expr, Op};
+use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
+
+/// `(name, argument domain, argument bounds)` of the prelude functions.
+const MATH: &[(&str, Dom, Iv)] = &[
+    ("exp", Dom::Real, Iv::new(-8.0, 2.5)),
+    ("log", Dom::Pos, Iv::new(1e-3, MAG)),
+    ("sqrt", Dom::NonNeg, Iv::new(0.0, MAG)),
+    ("rsqrt", Dom::Pos, Iv::new(0.01, MAG)),
+    ("sin", Dom::Real, Iv::new(-MAG, MAG)),
+    ("cos", Dom::Real, Iv::new(-MAG, MAG)),
+    ("tanh", Dom::Real, Iv::new(-MAG, MAG)),
+    ("sigmoid", Dom::Real, Iv::new(-MAG, MAG)),
+    ("erf", Dom::Real, Iv::new(-MAG, MAG)),
+    ("relu", Dom::Real, Iv::new(-MAG, MAG)),
+    ("gelu", Dom::Real, Iv::new(-MAG, MAG)),
+    ("silu", Dom::Real, Iv::new(-MAG, MAG)),
+    ("softplus", Dom::Real, Iv::new(-8.0, 8.0)),
+    ("log_sigmoid", Dom::Real, Iv::new(-8.0, 8.0)),
+    ("expm1", Dom::Real, Iv::new(-8.0, 2.5)),
+];
+
+/// A function's result: its domain and bounds from its argument's bounds.
+fn math_result(f: &str, a: Iv) -> (Dom, Iv) {
+    let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let sp = |x: f64| (1.0 + x.exp()).ln();
+    match f {
+        "exp" => (Dom::Pos, Iv::new(a.lo.exp(), a.hi.exp())),
+        "expm1" => (Dom::Real, Iv::new(a.lo.exp_m1(), a.hi.exp_m1())),
+        "log" => (Dom::Real, Iv::new(a.lo.ln(), a.hi.ln())),
+        "sqrt" => (Dom::NonNeg, Iv::new(a.lo.sqrt(), a.hi.sqrt())),
+        "rsqrt" => (Dom::Pos, Iv::new(1.0 / a.hi.sqrt(), 1.0 / a.lo.sqrt())),
+        "tanh" => (Dom::Signed, Iv::new(a.lo.tanh(), a.hi.tanh())),
+        "sigmoid" => (Dom::Unit, Iv::new(sig(a.lo), sig(a.hi))),
+        "relu" => (Dom::NonNeg, Iv::new(a.lo.max(0.0), a.hi.max(0.0))),
+        "gelu" | "silu" => (Dom::Real, Iv::new(-0.3, a.hi.max(0.0))),
+        "softplus" => (Dom::Pos, Iv::new(sp(a.lo), sp(a.hi))),
+        "log_sigmoid" => (Dom::Neg, Iv::new(-sp(-a.lo), -sp(-a.hi))),
+        _ => (Dom::Signed, Iv::new(-1.0, 1.0)),
+    }
+}
+
+/// The domain of `a op b` that the checker's interval arithmetic proves
+/// (`docs/shapescript/ranges.md`), in the generator's coarse terms.
+pub fn bin_dom(op: Bin, a: &Dom, b: &Dom) -> Dom {
+    use Dom::*;
+    let nonneg = |d: &Dom| matches!(d, NonNeg | Pos | Unit | Index(_) | Bool);
+    match op {
+        Bin::Add if matches!(a, Pos) && nonneg(b) || matches!(b, Pos) && nonneg(a) => Pos,
+        Bin::Add if nonneg(a) && nonneg(b) => NonNeg,
+        Bin::Mul | Bin::Div if matches!((a, b), (Pos, Pos)) => Pos,
+        Bin::Mul if matches!((a, b), (Unit, Unit)) => Unit,
+        Bin::Mul if matches!((a, b), (Signed | Unit, Signed | Unit)) => Signed,
+        Bin::Mul | Bin::Div if nonneg(a) && nonneg(b) => NonNeg,
+        _ => Real,
+    }
+}
+
+/// The domain a Python number of value `v` is.
+pub fn number_dom(v: f64) -> Dom {
+    if v > 0.0 {
+        Dom::Pos
+    } else if v == 0.0 {
+        Dom::NonNeg
+    } else {
+        Dom::Neg
+    }
+}
+
+impl Gen {
+    /// A value for `goal`, of any kind, at most `depth` operations deep.
+    pub fn value(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Expr {
+        match goal.dt {
+            Dt::Bool => self.boolean(fx, goal, depth),
+            Dt::I64 | Dt::I32 => self.integer(fx, goal, depth),
+            _ => self.float(fx, goal, depth),
+        }
+    }
+
+    /// A float tensor for `goal`.
+    pub fn float(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Expr {
+        let unknown = goal
+            .axes
+            .iter()
+            .any(|a| a.size.symbols().iter().any(|s| s.starts_with('?')));
+        if depth == 0 {
+            return self.leaf(fx, goal);
+        }
+        for _ in 0..4 {
+            if unknown {
+                // Only what keeps the axes: no leaf but the value in scope.
+                let e = match self.rng.below(3) {
+                    0 => self.math(fx, goal, depth),
+                    1 => self.clamp(fx, goal, depth),
+                    _ => Some(self.leaf(fx, goal)),
+                };
+                if let Some(e) = e.filter(|e| self.fits(e, goal)) {
+                    return e;
+                }
+                continue;
+            }
+            let weights = [3, 4, 6, 3, 2, 3, 1, 2, 1, 1, 1, 1, 2, 2, 1, 1];
+            let e = match self.rng.weighted(&weights) {
+                0 => Some(self.leaf(fx, goal)),
+                1 => self.math(fx, goal, depth),
+                2 => self.binary(fx, goal, depth),
+                3 => self.reduction(fx, goal, depth),
+                4 => self.axis_wise(fx, goal, depth),
+                5 => self.matmul(fx, goal, depth),
+                6 => self.einsum(fx, goal, depth),
+                7 => self.pattern(fx, goal, depth),
+                8 => self.concat(fx, goal, depth),
+                9 => self.select(fx, goal, depth),
+                10 => self.clamp(fx, goal, depth),
+                11 => self.convert(fx, goal, depth),
+                12 => self.call(fx, goal, depth),
+                13 => self.index(fx, goal, depth),
+                14 => self.take(fx, goal, depth),
+                _ => self.extreme(fx, goal, depth),
+            };
+            if let Some(e) = e.filter(|e| self.fits(e, goal)) {
+                return e;
+            }
+        }
+        self.leaf(fx, goal)
+    }
+
+    /// A value in scope that fits, a new parameter, or a filled tensor.
+    pub fn leaf(&mut self, fx: &mut Fx, goal: &Goal) -> Expr {
+        let found: Vec<Expr> = fx
+            .scope
+            .iter()
+            .filter(|l| fx.lookup(&l.name).is_some_and(|m| std::ptr::eq(m, *l)))
+            .map(|l| Expr::leaf(Op::Var(l.name.clone()), l.ty.clone()))
+            .filter(|e| self.fits(e, goal))
+            .collect();
+        if !found.is_empty() && self.rng.chance(0.75) {
+            return self.rng.pick(&found).clone();
+        }
+        let params_ok = fx.params.len() < fx.max_params
+            && goal
+                .axes
+                .iter()
+                .all(|a| !a.size.symbols().iter().any(|s| s.starts_with('?')))
+            && goal.axes.iter().all(|a| {
+                a.name.is_none()
+                    || a.name.as_deref() == a.size.as_sym()
+                    || a.size.as_sym().is_none()
+            });
+        if params_ok && (found.is_empty() || self.rng.chance(0.5)) && !self.rng.chance(0.15) {
+            if let Some(e) = self.new_param(fx, goal) {
+                return e;
+            }
+        }
+        if let Some(e) = found.first() {
+            return e.clone();
+        }
+        if let Some(e) = self
+            .filled(fx, goal)
+            .or_else(|| self.renamed_leaf(fx, goal))
+        {
+            return e;
+        }
+        // A goal of unknown sizes (`?k`): a value of them in scope.
+        let same: Vec<Expr> = fx
+            .scope
+            .iter()
+            .filter(|l| {
+                l.ty.tensor()
+                    .is_some_and(|t| t.dt == goal.dt && self.dims.same_sizes(&t.axes, &goal.axes))
+            })
+            .map(|l| Expr::leaf(Op::Var(l.name.clone()), l.ty.clone()))
+            .collect();
+        if let Some(e) = same.last() {
+            return e.clone();
+        }
+        // Nothing fits: a zero-filled tensor; a mistake of the generator
+        // that the campaign counts (the checker rejects it, and the
+        // reference does not bear it out).
+        let t = TT {
+            axes: goal.axes.clone(),
+            dt: goal.dt,
+            dom: goal.dom.clone(),
+            iv: goal.within,
+        };
+        Expr::leaf(
+            Op::Fill {
+                value: 0.0,
+                axes: goal.axes.clone(),
+                dt: goal.dt,
+            },
+            Ty::T(t),
+        )
+    }
+
+    /// A new parameter of the goal's axes and dtype, with a domain inside
+    /// the goal's and values inside its bounds.
+    pub fn new_param(&mut self, fx: &mut Fx, goal: &Goal) -> Option<Expr> {
+        let (dom, iv) = self.param_domain(goal)?;
+        let axes: Vec<Axis> = goal
+            .axes
+            .iter()
+            .map(|a| {
+                let mut a = a.clone();
+                if a.size.as_sym().is_none() {
+                    a.name = None;
+                }
+                a
+            })
+            .collect();
+        let t = TT {
+            axes,
+            dt: goal.dt,
+            dom,
+            iv,
+        };
+        let name = self.value_name(fx);
+        fx.add_param(name.clone(), Ty::T(t.clone()));
+        Some(Expr::leaf(Op::Var(name), Ty::T(t)))
+    }
+
+    /// A domain for a new parameter inside `goal`'s, and the bounds the
+    /// harness draws its values from.
+    fn param_domain(&mut self, goal: &Goal) -> Option<(Dom, Iv)> {
+        let choices: Vec<(Dom, Iv)> = match goal.dt {
+            Dt::Bool => vec![(Dom::Bool, Iv::new(0.0, 1.0))],
+            Dt::I64 | Dt::I32 => return self.int_param_domain(goal),
+            _ => vec![
+                (Dom::Real, Iv::new(-3.0, 3.0)),
+                (Dom::Real, Iv::new(-3.0, 3.0)),
+                (Dom::Real, Iv::new(-3.0, 3.0)),
+                (Dom::Unit, Iv::new(0.0, 1.0)),
+                (Dom::Signed, Iv::new(-1.0, 1.0)),
+                (Dom::Pos, Iv::new(1e-3, 3.0)),
+                (Dom::NonNeg, Iv::new(0.0, 3.0)),
+            ],
+        };
+        let fitting: Vec<(Dom, Iv)> = choices
+            .into_iter()
+            .filter(|(d, iv)| {
+                dom_within(&self.dims, d, &goal.dom)
+                    && iv.lo >= goal.within.lo
+                    && iv.hi <= goal.within.hi
+            })
+            .collect();
+        if fitting.is_empty() {
+            // Values drawn within the goal's bounds, of its domain.
+            let (lo, hi, _, _) = goal.dom.ends();
+            let iv = Iv::new(
+                goal.within.lo.max(lo.map_or(-3.0, |l| l + 1e-3)),
+                goal.within.hi.min(hi.unwrap_or(3.0)),
+            );
+            return (iv.lo <= iv.hi && goal.dt.is_float()).then(|| (goal.dom.clone(), iv));
+        }
+        Some(self.rng.pick(&fitting).clone())
+    }
+
+    /// `full(shape, c)` (or `zeros`, `ones`) in the goal's dtype, when its
+    /// sizes can be written here.
+    fn filled(&mut self, fx: &Fx, goal: &Goal) -> Option<Expr> {
+        let name = ["zeros", "ones", "full"];
+        if name.iter().any(|n| fx.shadows(n))
+            || !goal.dt.is_float()
+            || !goal.axes.iter().all(|a| {
+                fx.size_usable(&a.size)
+                    && a.name.as_deref().is_none_or(|n| Some(n) == a.size.as_sym())
+                    && !a.size.symbols().iter().any(|s| s.starts_with('?'))
+            })
+        {
+            return None;
+        }
+        let options = [0.0, 1.0, 0.5, 2.0, -1.5, 0.25];
+        let fitting: Vec<f64> = options
+            .into_iter()
+            .filter(|v| {
+                dom_within(&self.dims, &number_dom(*v), &goal.dom)
+                    && *v >= goal.within.lo
+                    && *v <= goal.within.hi
+                    && !(matches!(goal.dom, Dom::Pos) && *v <= 0.0)
+            })
+            .collect();
+        if fitting.is_empty() {
+            return None;
+        }
+        let value = *self.rng.pick(&fitting);
+        let dom = match value {
+            v if v == 0.0 => Dom::NonNeg,
+            v if v == 1.0 || v == 0.5 || v == 0.25 => Dom::Unit,
+            v => number_dom(v),
+        };
+        let dom = if dom_within(&self.dims, &dom, &goal.dom) {
+            dom
+        } else {
+            goal.dom.clone()
+        };
+        let t = TT {
+            axes: goal.axes.clone(),
+            dt: goal.dt,
+            dom,
+            iv: Iv::point(value),
+        };
+        Some(Expr::leaf(
+            Op::Fill {
+                value,
+                axes: goal.axes.clone(),
+                dt: goal.dt,
+            },
+            Ty::T(t),
+        ))
+    }
+
+    /// A prelude function of a value built for its argument's needs.
+    fn math(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        let (f, arg_dom, arg_iv) = self.rng.pick(MATH).clone();
+        if fx.shadows(f) {
+            return None;
+        }
+        let arg_goal = Goal::new(goal.axes.clone(), goal.dt)
+            .with_dom(arg_dom)
+            .within(arg_iv);
+        let arg = self.float(fx, &arg_goal, depth - 1);
+        let a = arg.tensor()?.clone();
+        let (dom, iv) = math_result(f, a.iv);
+        Some(Expr::new(
+            Op::Math(f),
+            vec![arg],
+            Ty::T(TT { dom, iv, ..a }),
+        ))
+    }
+
+    /// An operand of a binary operation: the goal's axes, a sub-list of
+    /// its named axes (broadcast by name), or a Python number.
+    pub(super) fn operand(
+        &mut self,
+        fx: &mut Fx,
+        goal: &Goal,
+        within: Iv,
+        dom: Dom,
+        depth: u32,
+    ) -> Expr {
+        match self.rng.weighted(&[5, 3, 2]) {
+            1 => {
+                let named: Vec<Axis> = goal
+                    .axes
+                    .iter()
+                    .filter(|a| {
+                        a.name.is_some()
+                            && find(&goal.axes, a.name.as_deref().unwrap_or("")).len() == 1
+                    })
+                    .filter(|_| self.rng.chance(0.6))
+                    .cloned()
+                    .collect();
+                if named.len() < goal.axes.len() {
+                    let g = Goal::new(named, goal.dt).with_dom(dom).within(within);
+                    return self.float(fx, &g, depth - 1);
+                }
+            }
+            2 => {
+                if let Some(n) = self.number(fx, within, &dom) {
+                    return n;
+                }
+            }
+            _ => {}
+        }
+        let g = Goal::new(goal.axes.clone(), goal.dt)
+            .with_dom(dom)
+            .within(within);
+        self.float(fx, &g, depth - 1)
+    }
+
+    /// A Python number within `within` and `dom`: a literal, a size's
+    /// value, a `Float` parameter.
+    pub fn number(&mut self, fx: &mut Fx, within: Iv, dom: &Dom) -> Option<Expr> {
+        let mut options: Vec<Expr> = [0.5, 2.0, 1.5, -1.0, 3.0, 0.25]
+            .iter()
+            .map(|v| Expr::leaf(Op::Float(*v), Ty::Float(Iv::point(*v))))
+            .collect();
+        options.push(Expr::leaf(Op::Int(2), Ty::Int(Iv::point(2.0))));
+        for a in self.pool(fx) {
+            if fx.size_usable(&a.size) {
+                let hi = self.dims.max(&a.size) as f64;
+                options.push(Expr::leaf(
+                    Op::SizeVal(a.size.clone()),
+                    Ty::Int(Iv::new(1.0, hi)),
+                ));
+            }
+        }
+        if fx.params.len() < fx.max_params && self.rng.chance(0.3) {
+            let name = self.value_name(fx);
+            let ty = Ty::Float(Iv::new(-2.0, 2.0));
+            fx.add_param(name.clone(), ty.clone());
+            options.push(Expr::leaf(Op::Var(name), ty));
+        }
+        let fitting: Vec<Expr> = options
+            .into_iter()
+            .filter(|e| {
+                let iv = scalar_iv(&e.ty);
+                iv.lo >= within.lo
+                    && iv.hi <= within.hi
+                    && dom_within(&self.dims, &scalar_dom(e), dom)
+            })
+            .collect();
+        (!fitting.is_empty()).then(|| self.rng.pick(&fitting).clone())
+    }
+}
+
+/// A Python number's bounds.
+pub fn scalar_iv(ty: &Ty) -> Iv {
+    match ty {
+        Ty::Int(iv) | Ty::Float(iv) => *iv,
+        Ty::T(t) => t.iv,
+        _ => Iv::new(0.0, 1.0),
+    }
+}
+
+/// The domain the checker proves for an operand.
+pub fn scalar_dom(e: &Expr) -> Dom {
+    match (&e.op, &e.ty) {
+        (_, Ty::T(t)) => t.dom.clone(),
+        (Op::Float(v), _) => number_dom(*v),
+        (Op::Int(v), _) => number_dom(*v as f64),
+        (Op::SizeVal(_), _) => Dom::Pos,
+        _ => Dom::Real,
+    }
+}
+
+/// Whether every axis of a list has a name that finds only it.
+pub fn all_named(axes: &[Axis]) -> bool {
+    axes.iter().enumerate().all(|(i, a)| {
+        a.name
+            .as_deref()
+            .is_some_and(|n| super::shape::names_uniquely(axes, n, i))
+    })
+}
+
+/// The alignment of an operand with a result of `axes`.
+pub fn align_of(dims: &super::shape::Dims, e: &Expr, axes: &[Axis]) -> Option<Option<Vec<usize>>> {
+    match &e.ty {
+        Ty::T(t) => pair(dims, &t.axes, axes).map(Some),
+        _ => Some(None),
+    }
+}

@@ -1,0 +1,351 @@
+//! Programs and functions: dims, then functions that may call the ones
+//! before them, then models; each function's goal types, statements and
+//! final value, and the parameters that introduce its generic axes; the
+//! names of everything, in the chosen name mode.
+
+use std::collections::BTreeSet;
+
+use super::fx::Fx;
+use super::{Gen, Goal, Names};
+use crate::ast::{Expr, Func, Op, Stmt};
+use crate::names;
+use crate::size::Size;
+use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
+
+impl Gen {
+    /// The whole program: dims, functions, maybe a model.
+    pub fn program(&mut self) {
+        self.make_dims();
+        let count = self.rng.range(2, 4);
+        for _ in 0..count {
+            let name = self.func_name();
+            let f = self.func(&name, None);
+            self.prog.entries.push((String::new(), f.name.clone()));
+            self.prog.funcs.push(f);
+        }
+    }
+
+    fn make_dims(&mut self) {
+        let count = self.rng.range(1, 2);
+        for _ in 0..count {
+            let pool: Vec<&str> = match self.names {
+                Names::Clashing if self.rng.chance(0.4) => names::PYTHON_AXES.to_vec(),
+                _ => names::DIMS.to_vec(),
+            };
+            let name = self.rng.pick(&pool).to_string();
+            if self.prog.dims.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            let value = self.rng.range(2, 5);
+            self.prog.dims.push((name, value));
+        }
+        self.dims = super::shape::Dims(self.prog.dims.clone());
+    }
+
+    /// A name no declaration of the program has.
+    fn func_name(&mut self) -> String {
+        loop {
+            let name = match self.names {
+                Names::Clashing if self.rng.chance(0.5) => self.rng.pick(names::PYTHON).to_string(),
+                _ => format!("f{}", self.rng.below(100)),
+            };
+            if self.top_level_free(&name) && !names::CALLABLES.contains(&name.as_str()) {
+                return name;
+            }
+        }
+    }
+
+    /// Whether no dim, function, model or record is called `name`.
+    pub fn top_level_free(&self, name: &str) -> bool {
+        !names::SS_KEYWORDS.contains(&name)
+            && name != "self"
+            && self.prog.dims.iter().all(|(n, _)| n != name)
+            && self.prog.funcs.iter().all(|f| f.name != name)
+            && self.prog.models.iter().all(|m| m.name != name)
+            && self.prog.records.iter().all(|r| r.name != name)
+    }
+
+    /// The generic axes of a new function: names that are no dim's.
+    pub fn generic_names(&mut self) -> Vec<String> {
+        let count = self.rng.range(1, 3);
+        let mut out: Vec<String> = Vec::new();
+        for _ in 0..count * 3 {
+            if out.len() as i64 == count {
+                break;
+            }
+            let pool = match self.names {
+                Names::Clashing if self.rng.chance(0.3) => names::PYTHON_AXES,
+                _ => names::AXES,
+            };
+            let name = self.rng.pick(pool).to_string();
+            if !out.contains(&name) && self.dims.value(&name).is_none() {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    /// A fresh name for a value of `fx`: ordinary, or in the clashing mode
+    /// often one that clashes (an axis, a dim, Python, a function).
+    pub fn value_name(&mut self, fx: &Fx) -> String {
+        for attempt in 0.. {
+            let name = match self.names {
+                Names::Clashing if self.rng.chance(0.6) => self.clashing_name(fx),
+                _ => {
+                    let base = self.rng.pick(names::VALUES).to_string();
+                    if attempt < 3 {
+                        base
+                    } else {
+                        format!("{base}{attempt}")
+                    }
+                }
+            };
+            let taken = fx.used.contains(&name)
+                || names::SS_KEYWORDS.contains(&name.as_str())
+                || (fx.model.is_some() && name == "self")
+                || self.prog.funcs.iter().any(|f| f.name == name)
+                || self.prog.models.iter().any(|m| m.name == name)
+                || self.prog.records.iter().any(|r| r.name == name);
+            if !taken {
+                return name;
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    fn clashing_name(&mut self, fx: &Fx) -> String {
+        match self.rng.below(4) {
+            0 if !fx.generics.is_empty() => self.rng.pick(&fx.generics).clone(),
+            1 if !self.prog.dims.is_empty() => self.rng.pick(&self.prog.dims).0.clone(),
+            2 => {
+                let base = self.rng.pick(names::VALUES);
+                format!("{base}_")
+            }
+            _ => self.rng.pick(names::PYTHON).to_string(),
+        }
+    }
+
+    /// The axes a goal may take in `fx`: its generics and the dims, by name.
+    pub fn pool(&self, fx: &Fx) -> Vec<Axis> {
+        let mut out: Vec<Axis> = fx.generics.iter().map(|g| Axis::sym(g)).collect();
+        out.extend(self.prog.dims.iter().map(|(d, _)| Axis::sym(d)));
+        if let Some((_, sizes)) = &fx.model {
+            out.extend(sizes.iter().map(|s| Axis::sym(s)));
+        }
+        out
+    }
+
+    /// Random axes for a goal: `rank` distinct names of the pool, now and
+    /// then a number or a sum (`n + 1`, `n + m`, `2*n`).
+    pub fn random_axes(&mut self, fx: &Fx, rank: usize) -> Vec<Axis> {
+        let pool = self.pool(fx);
+        let mut out: Vec<Axis> = Vec::new();
+        for _ in 0..rank * 4 {
+            if out.len() == rank {
+                break;
+            }
+            let axis = match self.rng.below(10) {
+                0 => Axis::anon(Size::lit(self.rng.range(2, 3))),
+                1 => {
+                    let a = self.rng.pick(&pool).size.clone();
+                    let b = match self.rng.below(3) {
+                        0 => Size::lit(1),
+                        1 => self.rng.pick(&pool).size.clone(),
+                        _ => a.clone(),
+                    };
+                    Axis::anon(a.add(&b))
+                }
+                _ => self.rng.pick(&pool).clone(),
+            };
+            let clash = out.iter().any(|o| match (&o.name, &axis.name) {
+                (Some(x), Some(y)) => x == y,
+                _ => false,
+            });
+            if !clash {
+                out.push(axis);
+            }
+        }
+        out
+    }
+
+    /// A goal of random axes and kind for `fx`: a float tensor of its
+    /// float dtype mostly, else integers or booleans.
+    pub fn random_goal(&mut self, fx: &Fx) -> Goal {
+        let rank = self.rng.weighted(&[1, 3, 3, 2]);
+        let axes = self.random_axes(fx, rank);
+        let dt = match self.rng.weighted(&[16, 2, 1, 2]) {
+            0 => fx.float,
+            1 => Dt::I64,
+            2 => Dt::I32,
+            _ => Dt::Bool,
+        };
+        Goal::new(axes, dt)
+    }
+
+    /// The float dtype of a new function's dtype-less tensors.
+    fn family(&mut self) -> Dt {
+        *self.rng.pick(&[
+            Dt::F,
+            Dt::F,
+            Dt::F,
+            Dt::F,
+            Dt::F32,
+            Dt::F32,
+            Dt::Bf16,
+            Dt::F64,
+        ])
+    }
+
+    /// A function (or, with `model`, a method) called `name`.
+    pub fn func(&mut self, name: &str, model: Option<(String, Vec<String>)>) -> Func {
+        let float = self.family();
+        let generics = self.generic_names();
+        let mut fx = Fx::new(name, float, generics);
+        fx.model = model;
+        if fx.model.is_some() {
+            let owner = fx.model.as_ref().map(|m| m.0.clone()).unwrap_or_default();
+            fx.add_local("self".into(), Ty::Model(owner.clone()), false);
+            fx.scope.last_mut().expect("self").model = Some(owner);
+        }
+        let goal = self.random_goal(&fx);
+        let count = self.rng.range(0, 4);
+        for _ in 0..count {
+            self.stmt(&mut fx, &goal);
+        }
+        let tail = self.value(&mut fx, &goal, 3);
+        self.finish(fx, tail)
+    }
+
+    /// The function: generic axes that types or values use but no
+    /// parameter's axis introduces get a parameter of their own.
+    pub fn finish(&mut self, mut fx: Fx, tail: Expr) -> Func {
+        let mut used = BTreeSet::new();
+        for p in &fx.params {
+            symbols_of_ty(&p.ty, &mut used);
+        }
+        for s in &fx.stmts {
+            symbols_of_stmt(s, &mut used);
+        }
+        symbols_of_expr(&tail, &mut used);
+        let introduced = introduced(&fx);
+        let mut generics = Vec::new();
+        for g in fx.generics.clone() {
+            if !used.contains(&g) {
+                continue;
+            }
+            if !introduced.contains(&g) {
+                let name = self.value_name(&fx);
+                let ty = Ty::T(TT {
+                    axes: vec![Axis::sym(&g)],
+                    dt: fx.float,
+                    dom: Dom::Real,
+                    iv: Iv::new(-3.0, 3.0),
+                });
+                fx.add_param(name, ty);
+            }
+            generics.push(g);
+        }
+        // Without a dtype-less tensor parameter, the body's dtype-less
+        // tensors are made in the default float dtype
+        // (`docs/shapescript/functions.md`).
+        let has_float_param = fx
+            .params
+            .iter()
+            .any(|p| p.ty.tensor().is_some_and(|t| t.dt == Dt::F));
+        let float = if fx.float == Dt::F && !has_float_param {
+            Dt::F32
+        } else {
+            fx.float
+        };
+        Func {
+            name: fx.name,
+            params: fx.params,
+            ret: tail.ty.clone(),
+            body: fx.stmts,
+            tail,
+            float,
+            generics,
+            discontinuous: fx.discontinuous,
+        }
+    }
+}
+
+/// The generic axes a parameter's axis introduces: a plain axis `n`, or a
+/// grouped size `2gh`.
+fn introduced(fx: &Fx) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for p in &fx.params {
+        if let Ty::T(t) = &p.ty {
+            for a in &t.axes {
+                if let Some(s) = a.size.as_sym() {
+                    out.insert(s.to_string());
+                }
+                if a.text.is_some() {
+                    out.extend(a.size.symbols());
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn symbols_of_ty(ty: &Ty, out: &mut BTreeSet<String>) {
+    match ty {
+        Ty::T(t) => {
+            for a in &t.axes {
+                out.extend(a.size.symbols());
+            }
+            if let Dom::Index(n) = &t.dom {
+                out.extend(n.symbols());
+            }
+        }
+        Ty::Tuple(items) => items.iter().for_each(|i| symbols_of_ty(i, out)),
+        Ty::Rec(_, bind) => bind.iter().for_each(|(_, s)| out.extend(s.symbols())),
+        _ => {}
+    }
+}
+
+pub fn symbols_of_expr(e: &Expr, out: &mut BTreeSet<String>) {
+    symbols_of_ty(&e.ty, out);
+    match &e.op {
+        Op::SizeVal(s) | Op::Arange(s) | Op::OneHot(s) => out.extend(s.symbols()),
+        Op::Fill { axes, .. } => axes.iter().for_each(|a| out.extend(a.size.symbols())),
+        Op::Call { bind, .. } | Op::Method { bind, .. } => {
+            bind.iter().for_each(|(_, s)| out.extend(s.symbols()))
+        }
+        Op::Pattern { plan, .. } => {
+            for s in plan.split.iter().chain(&plan.expand).chain(&plan.merge) {
+                out.extend(s.symbols());
+            }
+        }
+        Op::To {
+            conv: crate::ast::Conv::Reshape(s),
+            ..
+        } => s.iter().for_each(|s| out.extend(s.symbols())),
+        _ => {}
+    }
+    e.args.iter().for_each(|a| symbols_of_expr(a, out));
+}
+
+pub fn symbols_of_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
+    match s {
+        Stmt::Let { value, annot, .. } => {
+            symbols_of_expr(value, out);
+            if let Some(t) = annot {
+                symbols_of_ty(t, out);
+            }
+        }
+        Stmt::LetTuple { value, .. } | Stmt::Assign { value, .. } | Stmt::Return(value) => {
+            symbols_of_expr(value, out)
+        }
+        Stmt::If { cond, then, els } => {
+            symbols_of_expr(cond, out);
+            then.iter().for_each(|s| symbols_of_stmt(s, out));
+            els.iter().flatten().for_each(|s| symbols_of_stmt(s, out));
+        }
+        Stmt::For { iter, body, .. } => {
+            symbols_of_expr(iter, out);
+            body.iter().for_each(|s| symbols_of_stmt(s, out));
+        }
+    }
+}

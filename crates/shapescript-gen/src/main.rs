@@ -1,0 +1,190 @@
+//! `shapescript-gen`: long soundness runs and single programs
+//! (`docs/shapescript/soundness.md`).
+//!
+//!     shapescript-gen run --seed 1 --programs 100000 --out /tmp/gen
+//!     shapescript-gen show --seed 1 --index 17        # a program, its reference and spec
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use shapescript_gen::campaign::{program_names, program_seed};
+use shapescript_gen::{program, Campaign, Names, Options};
+
+#[derive(Parser)]
+#[command(
+    about = "Random well-typed ShapeScript programs against an independent PyTorch reference"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum NameMode {
+    Ordinary,
+    Clashing,
+    Both,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Generates, checks, builds and runs programs; prints the counts.
+    Run {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1000)]
+        programs: usize,
+        #[arg(long, default_value = "target/shapescript-gen")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value = "both")]
+        names: NameMode,
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        #[arg(long, default_value_t = 200)]
+        batch: usize,
+        /// The Python with torch (default: the workspace's `.venv`).
+        #[arg(long)]
+        python: Option<PathBuf>,
+        /// Minimise this many failing programs of each kind, written to
+        /// `OUT/minimised`.
+        #[arg(long, default_value_t = 1)]
+        minimise: usize,
+    },
+    /// Runs program `index` of a campaign seeded `seed` and minimises its
+    /// first failure.
+    Minimise {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 0)]
+        index: usize,
+        #[arg(long, value_enum, default_value = "both")]
+        names: NameMode,
+        #[arg(long, default_value = "target/shapescript-gen")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        budget: usize,
+        /// Which failure: the first whose kind contains this, or of this entry.
+        #[arg(long, default_value = "")]
+        kind: String,
+    },
+    /// Prints program `index` of a campaign seeded `seed`: its text, its
+    /// reference and its spec.
+    Show {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 0)]
+        index: usize,
+        #[arg(long, value_enum, default_value = "both")]
+        names: NameMode,
+    },
+}
+
+fn names(mode: NameMode) -> Option<Names> {
+    match mode {
+        NameMode::Ordinary => Some(Names::Ordinary),
+        NameMode::Clashing => Some(Names::Clashing),
+        NameMode::Both => None,
+    }
+}
+
+fn options(
+    seed: u64,
+    programs: usize,
+    out: PathBuf,
+    mode: NameMode,
+    runs: u32,
+    batch: usize,
+    python: Option<PathBuf>,
+) -> Options {
+    Options {
+        seed,
+        programs,
+        batch,
+        runs,
+        dir: out,
+        python: python.unwrap_or_else(|| PathBuf::from(".venv/bin/python")),
+        names: names(mode),
+    }
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Cmd::Run {
+            seed,
+            programs,
+            out,
+            names: mode,
+            runs,
+            batch,
+            python,
+            minimise,
+        } => {
+            let opts = options(seed, programs, out, mode, runs, batch, python);
+            let mut campaign = match Campaign::new(opts) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let result = campaign.run(&mut |t| eprint!("{}", t.summary()));
+            println!("{}", campaign.totals.summary());
+            for c in &campaign.totals.cases {
+                println!(
+                    "--- {} (program {}, entry {}, sizes {}): {}",
+                    c.kind, c.index, c.entry, c.sizes, c.detail
+                );
+            }
+            if let Err(e) = result {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+            for text in campaign.minimise_cases(minimise) {
+                println!("{text}");
+            }
+            ExitCode::from(u8::from(campaign.totals.failure_count() > 0))
+        }
+        Cmd::Minimise {
+            seed,
+            index,
+            names: mode,
+            out,
+            budget,
+            kind,
+        } => {
+            let opts = options(seed, index + 1, out, mode, 1, 1, None);
+            let p = program(program_seed(seed, index), program_names(&opts, index));
+            let mut campaign = match Campaign::new(opts) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            match campaign.minimise_program(p, index, budget, &kind) {
+                Some(text) => {
+                    println!("{text}");
+                    ExitCode::from(1)
+                }
+                None => {
+                    println!("program {index} does not fail");
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Cmd::Show {
+            seed,
+            index,
+            names: mode,
+        } => {
+            let opts = options(seed, index + 1, PathBuf::new(), mode, 1, 1, None);
+            let p = program(program_seed(seed, index), program_names(&opts, index));
+            println!("{}", shapescript_gen::print_ss::program(&p));
+            println!("{}", shapescript_gen::print_py::program(&p));
+            println!("{}", shapescript_gen::spec::program(&p, "p0"));
+            ExitCode::SUCCESS
+        }
+    }
+}

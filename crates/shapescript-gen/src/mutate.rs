@@ -1,0 +1,1 @@
+//! Mutants (to do).
