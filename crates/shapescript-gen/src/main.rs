@@ -141,6 +141,9 @@ fn main() -> ExitCode {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
+            for c in &campaign.totals.rejected {
+                println!("--- rejected (program {}): {}", c.index, c.detail);
+            }
             for text in campaign.minimise_cases(minimise) {
                 println!("{text}");
             }

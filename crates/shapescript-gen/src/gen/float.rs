@@ -172,6 +172,10 @@ impl Gen {
             return e;
         }
         // A goal of unknown sizes (`?k`): a value of them in scope.
+        let unknown = goal
+            .axes
+            .iter()
+            .any(|a| a.size.symbols().iter().any(|s| s.starts_with('?')));
         let same: Vec<Expr> = fx
             .scope
             .iter()
@@ -181,7 +185,7 @@ impl Gen {
             })
             .map(|l| Expr::leaf(Op::Var(l.name.clone()), l.ty.clone()))
             .collect();
-        if let Some(e) = same.last() {
+        if let Some(e) = same.last().filter(|_| unknown) {
             return e.clone();
         }
         // Nothing fits: a zero-filled tensor; a mistake of the generator

@@ -257,16 +257,54 @@ impl Gen {
         } else {
             fx.float
         };
+        let mut ret = tail.ty.clone();
+        if let Ty::T(t) = &mut ret {
+            for r in returns(&fx.stmts) {
+                if let Some(o) = r.tensor() {
+                    t.dom = join_dom(&t.dom, &o.dom);
+                    t.iv = t.iv.union(o.iv);
+                }
+            }
+        }
         Func {
             name: fx.name,
             params: fx.params,
-            ret: tail.ty.clone(),
+            ret,
             body: fx.stmts,
             tail,
             float,
             generics,
             discontinuous: fx.discontinuous,
         }
+    }
+}
+
+/// The values `return` statements give, nested ones too.
+fn returns(stmts: &[Stmt]) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match s {
+            Stmt::Return(e) => out.push(e),
+            Stmt::If { then, els, .. } => {
+                out.extend(returns(then));
+                out.extend(returns(els.as_deref().unwrap_or(&[])));
+            }
+            Stmt::For { body, .. } => out.extend(returns(body)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The narrowest domain the generator names that holds both.
+pub fn join_dom(a: &Dom, b: &Dom) -> Dom {
+    use Dom::*;
+    match (a, b) {
+        _ if a == b => a.clone(),
+        (Pos | NonNeg | Unit, Pos | NonNeg | Unit) => NonNeg,
+        (Signed | Unit, Signed | Unit) => Signed,
+        (Neg | NonPos, Neg | NonPos) => NonPos,
+        _ => Real,
     }
 }
 

@@ -316,6 +316,9 @@ impl Gen {
     pub fn renamed_leaf(&mut self, fx: &mut Fx, goal: &Goal) -> Option<Expr> {
         let words: Option<Vec<String>> = goal.axes.iter().map(word).collect();
         let words = words?;
+        if (1..words.len()).any(|i| words[..i].contains(&words[i])) {
+            return None;
+        }
         let plain: Vec<Axis> = goal.axes.iter().cloned().map(plain_axis).collect();
         let inner = Goal {
             axes: plain,
@@ -413,6 +416,11 @@ impl Gen {
             1 if r > 0 => {
                 let at = self.rng.below(r);
                 let s = goal.axes[at].size.clone();
+                // A slice's size is worked out with dims' values: not `D`.
+                let dim = s.symbols().iter().any(|x| self.dims.value(x).is_some());
+                if dim || s.as_lit().is_some() {
+                    return None;
+                }
                 ixs.extend((0..at).map(|_| full()));
                 if self.rng.chance(0.5) {
                     axes[at] = Axis::anon(s.add(&Size::lit(1)));

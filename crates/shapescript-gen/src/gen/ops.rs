@@ -55,11 +55,8 @@ impl Gen {
                 (a, two)
             }
         };
-        let (a, b) = if op != Bin::Pow && self.rng.chance(0.3) {
-            (b, a)
-        } else {
-            (a, b)
-        };
+        let swap = matches!(op, Bin::Add | Bin::Mul) && self.rng.chance(0.3);
+        let (a, b) = if swap { (b, a) } else { (a, b) };
         self.combine(op, a, b)
     }
 
@@ -147,7 +144,7 @@ impl Gen {
         let dom = match f {
             "var" | "std" => Dom::NonNeg,
             "logsumexp" => Dom::Real,
-            "prod" if matches!(a.dom, Dom::Unit | Dom::Signed) => a.dom.clone(),
+            "prod" if matches!(a.dom, Dom::Unit) => a.dom.clone(),
             "prod" => Dom::Real,
             "sum" if matches!(a.dom, Dom::Pos | Dom::NonNeg) => a.dom.clone(),
             "sum" if matches!(a.dom, Dom::Unit) => Dom::NonNeg,
