@@ -67,11 +67,29 @@ pub struct Totals {
     pub cases: Vec<Case>,
     /// Rejected programs, the first few of each code, for review.
     pub rejected: Vec<Case>,
+    pub mutants: MutantTotals,
+}
+
+/// The counts of the mutant test.
+#[derive(Clone, Debug, Default)]
+pub struct MutantTotals {
+    pub mutants: usize,
+    /// Rejected, and the naive PyTorch translation refuses them too.
+    pub rejected: usize,
+    /// Rejected, and PyTorch runs them: the imprecision figure, by code.
+    pub imprecise: BTreeMap<String, usize>,
+    /// Accepted, and they run as their types say (a change the types allow).
+    pub accepted: usize,
+    /// Accepted, and they fail: soundness failures, by kind.
+    pub failures: BTreeMap<String, usize>,
+    /// What each failing or imprecisely rejected mutant was, for review.
+    pub notes: Vec<String>,
 }
 
 impl Totals {
+    /// Soundness failures: of generated programs and of accepted mutants.
     pub fn failure_count(&self) -> usize {
-        self.failures.values().sum()
+        self.failures.values().sum::<usize>() + self.mutants.failures.values().sum::<usize>()
     }
 
     /// The counts as the test and the command print them.
@@ -87,10 +105,24 @@ impl Totals {
             self.generator.values().sum::<usize>(),
             self.failure_count()
         );
+        let m = &self.mutants;
+        if m.mutants > 0 {
+            let _ = writeln!(
+                out,
+                "mutants {}: rejected {} (PyTorch refuses them too), rejected but PyTorch runs them (imprecision) {}, accepted and run {}, accepted and fail {}",
+                m.mutants,
+                m.rejected,
+                m.imprecise.values().sum::<usize>(),
+                m.accepted,
+                m.failures.values().sum::<usize>()
+            );
+        }
         for (title, map) in [
             ("soundness failures", &self.failures),
             ("rejected (imprecision)", &self.imprecise),
             ("generator mistakes", &self.generator),
+            ("mutants accepted that fail", &m.failures),
+            ("mutants rejected that PyTorch runs", &m.imprecise),
         ] {
             if !map.is_empty() {
                 let items: Vec<String> = map.iter().map(|(k, v)| format!("{k}: {v}")).collect();
@@ -121,6 +153,8 @@ pub struct Campaign {
     pub totals: Totals,
     worker: Worker,
     batches: usize,
+    /// Built programs that ran clean: the mutant test's material.
+    pub clean: Vec<Program>,
 }
 
 impl Campaign {
@@ -134,6 +168,7 @@ impl Campaign {
             totals: Totals::default(),
             worker,
             batches: 0,
+            clean: Vec::new(),
         })
     }
 
@@ -198,6 +233,10 @@ impl Campaign {
         match &job.verdict {
             Verdict::Built { .. } => {
                 t.built += 1;
+                if failures.is_empty() && self.clean.len() < 5000 {
+                    self.clean.push(program.clone());
+                }
+                let t = &mut self.totals;
                 for f in &failures {
                     let kind = f["kind"].as_str().unwrap_or("?").to_string();
                     if kind == "generator" {
@@ -326,6 +365,90 @@ impl Campaign {
     }
 }
 
+impl Campaign {
+    /// The mutant test: `count` mutants of the programs that ran clean,
+    /// one change each (`mutate.rs`), through the checker and PyTorch.
+    pub fn run_mutants(&mut self, count: usize) -> Result<(), String> {
+        let mut rng = Rng::new(self.options.seed ^ 0x4D55_5441_4E54);
+        let mut made = Vec::new();
+        for k in 0..count * 2 {
+            if made.len() >= count || self.clean.is_empty() {
+                break;
+            }
+            let p = &self.clean[k % self.clean.len()];
+            made.extend(crate::mutate::mutants(p, &mut rng, 1));
+        }
+        for chunk in made.chunks(self.options.batch.max(1)) {
+            let jobs: Vec<Job> = chunk
+                .iter()
+                .enumerate()
+                .map(|(k, m)| {
+                    let mut j = job(&m.program, &format!("u{k}"));
+                    j.emitted_only = true;
+                    j
+                })
+                .collect();
+            let package = format!("mut{}_{}", self.options.seed, self.batches);
+            self.batches += 1;
+            let results = run_jobs(
+                &mut self.worker,
+                &self.options.dir,
+                &package,
+                &jobs,
+                self.options.runs,
+                self.options.seed,
+            )?;
+            let _ = std::fs::remove_dir_all(self.options.dir.join(&package));
+            for ((m, j), r) in chunk.iter().zip(&jobs).zip(results) {
+                self.record_mutant(m, j, &r);
+            }
+        }
+        Ok(())
+    }
+
+    fn record_mutant(&mut self, m: &crate::mutate::Mutant, j: &Job, r: &Value) {
+        let t = &mut self.totals.mutants;
+        t.mutants += 1;
+        let failures = r["failures"].as_array().cloned().unwrap_or_default();
+        let text = || print_ss::program(&m.program);
+        match &j.verdict {
+            Verdict::Built { .. } if failures.is_empty() => t.accepted += 1,
+            Verdict::Built { .. } => {
+                let f = &failures[0];
+                let kind = f["kind"].as_str().unwrap_or("?").to_string();
+                *t.failures.entry(kind.clone()).or_default() += 1;
+                t.notes.push(format!(
+                    "accepted mutant fails ({kind}: {}): {}\n{}",
+                    f["detail"],
+                    m.what,
+                    text()
+                ));
+            }
+            Verdict::Rejected { code, message, .. } if failures.is_empty() => {
+                *t.imprecise.entry(code.to_string()).or_default() += 1;
+                if t.notes.len() < 200 {
+                    t.notes.push(format!(
+                        "rejected ({code}: {message}) but PyTorch runs it: {}\n{}",
+                        m.what,
+                        text()
+                    ));
+                }
+            }
+            Verdict::Rejected { .. } => t.rejected += 1,
+            Verdict::Refused { code, message } => {
+                *t.failures
+                    .entry(format!("build refused {code}"))
+                    .or_default() += 1;
+                t.notes.push(format!(
+                    "accepted mutant refused by build ({message}): {}\n{}",
+                    m.what,
+                    text()
+                ));
+            }
+        }
+    }
+}
+
 /// A program's job: its text checked and built, its spec and reference.
 pub fn job(p: &Program, module: &str) -> Job {
     let text = print_ss::program(p);
@@ -334,5 +457,6 @@ pub fn job(p: &Program, module: &str) -> Job {
         spec: spec::program(p, module),
         reference: print_py::program(p),
         verdict: compile(module, &text),
+        emitted_only: false,
     }
 }

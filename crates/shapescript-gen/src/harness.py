@@ -293,9 +293,43 @@ def check_reference(ref_ns, entry, dims, rng, seed):
     return None
 
 
+def run_emitted(mod, entry, dims, rng, seed):
+    """A mutant the checker accepted: the emitted code alone must run, its
+    probes pass and its result have the declared type."""
+    sizes = dict(dims)
+    sizes.update(draw_sizes(entry["generics"], rng))
+    fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
+    gen = torch.Generator().manual_seed(seed)
+    args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
+    record = {"entry": entry["name"], "sizes": sizes, "float": str(fdt).replace("torch.", "")}
+    try:
+        got = getattr(mod, entry["py"])(*args)
+        check_result(got, got, entry["ret"], sizes, fdt, False)
+    except Failure as f:
+        kind = "shape" if f.kind == "generator" else f.kind
+        record.update(kind=kind, detail=f.detail)
+        return record
+    except Exception as exc:
+        kind, detail = classify(exc)
+        record.update(kind=kind, detail=detail)
+        return record
+    return None
+
+
 def run_program(root, package, prog, runs, seed):
     out = {"module": prog["module"], "calls": 0, "failures": []}
-    if prog.get("reference_only"):
+    if prog.get("mode") == "emitted_only":
+        mod = importlib.import_module(f"{package}.{prog['module']}")
+        rng = random.Random(seed)
+        for entry in prog["spec"]["entries"]:
+            for run in range(runs):
+                out["calls"] += 1
+                failure = run_emitted(mod, entry, prog["spec"]["dims"], rng, seed * 7919 + run)
+                if failure is not None:
+                    out["failures"].append(failure)
+                    break
+        return out
+    if prog.get("mode") == "reference_only":
         ref_ns = dict(HELPERS)
         exec(compile(prog["reference"], f"<reference {prog['module']}>", "exec"), ref_ns)
         rng = random.Random(seed)

@@ -51,6 +51,9 @@ enum Cmd {
         /// `OUT/minimised`.
         #[arg(long, default_value_t = 1)]
         minimise: usize,
+        /// Mutants of the programs that ran clean (`mutate.rs`).
+        #[arg(long, default_value_t = 0)]
+        mutants: usize,
     },
     /// Runs program `index` of a campaign seeded `seed` and minimises its
     /// first failure.
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
             batch,
             python,
             minimise,
+            mutants,
         } => {
             let opts = options(seed, programs, out, mode, runs, batch, python);
             let mut campaign = match Campaign::new(opts) {
@@ -129,7 +133,10 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let result = campaign.run(&mut |t| eprint!("{}", t.summary()));
+            let mut result = campaign.run(&mut |t| eprint!("{}", t.summary()));
+            if result.is_ok() && mutants > 0 {
+                result = campaign.run_mutants(mutants);
+            }
             println!("{}", campaign.totals.summary());
             for c in &campaign.totals.cases {
                 println!(
@@ -140,6 +147,9 @@ fn main() -> ExitCode {
             if let Err(e) = result {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
+            }
+            for note in &campaign.totals.mutants.notes {
+                println!("--- mutant {note}");
             }
             for c in &campaign.totals.rejected {
                 println!("--- rejected (program {}): {}", c.index, c.detail);

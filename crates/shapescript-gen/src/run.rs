@@ -146,6 +146,9 @@ pub struct Job {
     pub spec: Value,
     pub reference: String,
     pub verdict: Verdict,
+    /// Run the emitted code alone, without comparing it with the reference
+    /// (a mutant, whose reference is only its naive translation).
+    pub emitted_only: bool,
 }
 
 /// Writes the built programs of `jobs` as the package `package` under
@@ -175,11 +178,16 @@ pub fn run_jobs(
             }
             _ => false,
         };
+        let mode = match (built, job.emitted_only) {
+            (false, _) => "reference_only",
+            (true, true) => "emitted_only",
+            (true, false) => "full",
+        };
         programs.push(json!({
             "module": job.module,
             "spec": job.spec,
             "reference": job.reference,
-            "reference_only": !built,
+            "mode": mode,
         }));
     }
     let req = json!({

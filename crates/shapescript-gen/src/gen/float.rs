@@ -147,16 +147,16 @@ impl Gen {
         if !found.is_empty() && self.rng.chance(0.75) {
             return self.rng.pick(&found).clone();
         }
-        let params_ok = fx.params.len() < fx.max_params
-            && goal
-                .axes
-                .iter()
-                .all(|a| !a.size.symbols().iter().any(|s| s.starts_with('?')))
+        let plain = goal
+            .axes
+            .iter()
+            .all(|a| !a.size.symbols().iter().any(|s| s.starts_with('?')))
             && goal.axes.iter().all(|a| {
                 a.name.is_none()
                     || a.name.as_deref() == a.size.as_sym()
                     || a.size.as_sym().is_none()
             });
+        let params_ok = fx.params.len() < fx.max_params && plain;
         if params_ok && (found.is_empty() || self.rng.chance(0.5)) && !self.rng.chance(0.15) {
             if let Some(e) = self.new_param(fx, goal) {
                 return e;
@@ -187,6 +187,16 @@ impl Gen {
             .collect();
         if let Some(e) = same.last().filter(|_| unknown) {
             return e.clone();
+        }
+        // Past the soft limit on parameters: one more.
+        if plain {
+            let limit = fx.max_params;
+            fx.max_params = usize::MAX;
+            let e = self.new_param(fx, goal);
+            fx.max_params = limit;
+            if let Some(e) = e {
+                return e;
+            }
         }
         // Nothing fits: a zero-filled tensor; a mistake of the generator
         // that the campaign counts (the checker rejects it, and the
