@@ -627,6 +627,29 @@ fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y to bf16)
 ```
 ";
 
+E0503 = "E0503", "an operation PyTorch does not define for a dtype",
+"Some operations exist only for some dtypes, and PyTorch raises a
+`RuntimeError` for the others: `-` with a bool tensor (negation or
+subtraction), `abs` of a bool tensor, `mean`, `var`, `std`, `softmax` and
+`log_softmax` of integers or bools, `argmax`, `argmin` and `topk` of bools,
+and `@` of integers or bools. The checker reports them where they are
+written. Integer and bool dtypes otherwise follow PyTorch's promotion
+(`docs/shapescript/dtypes.md`): `sum` of a mask counts in `i64`, `/`
+divides into `f32`.
+
+Wrong: a mean of token counts that are integers:
+
+```
+fn average(counts: [b n] i64) -> [b] = mean(counts, over=n)
+```
+
+Fixed: convert them to the float dtype first:
+
+```
+fn average(counts: [b n] i64) -> [b] f32 = mean(counts to f32, over=n)
+```
+";
+
 E0601 = "E0601", "`log` or `rsqrt` of a value that may be 0 or less",
 "`log` and `rsqrt` are defined only above 0: at 0 they give an infinity, and
 below it NaN, which then spreads through the gradients. The checker follows

@@ -289,16 +289,14 @@ pub(crate) fn same_ty(dims: &DimValues, found: &Ty, expected: &Ty) -> Option<Mis
                     return Some(Mismatch::Shape(detail));
                 }
             }
-            match (e.dtype, effective_dtype(f)) {
-                (Some(want), Some(got)) if want != got && (is_float(want) == is_float(got)) => {
-                    Some(Mismatch::Dtype(format!(
-                        "the value is {}, the type says {}",
-                        got.as_str(),
-                        want.as_str()
-                    )))
-                }
-                _ => None,
-            }
+            let (want, got) = (effective_dtype(e), effective_dtype(f));
+            (want != got).then(|| {
+                Mismatch::Dtype(format!(
+                    "the value is {}, the type says {}",
+                    crate::dtype::show(got),
+                    crate::dtype::show(want)
+                ))
+            })
         }
         (TyKind::Scalar(a), TyKind::Scalar(b)) => {
             let fits = a == b || (*a == ScalarKind::Int && *b == ScalarKind::Float);

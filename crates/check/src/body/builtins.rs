@@ -16,6 +16,7 @@ use syntax::ast::{self, ScalarKind};
 use super::{error_ty, FnChecker};
 use crate::builtin_names::Builtin;
 use crate::codes;
+use crate::dtype::{self, Category};
 use crate::shape::{
     axis_name, axis_of, axis_poly, axis_poly_ref, describe_matches, effective_dtype, find_axis,
     shared_tensor, show_ty, tell_apart, tensor, Found,
@@ -315,6 +316,14 @@ fn reduce(
     )?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, name)?;
+    let least = match name {
+        "mean" | "var" | "std" => Category::Float,
+        "argmax" | "argmin" => Category::Int,
+        _ => Category::Bool,
+    };
+    if !c.takes_category(name, &ty, x.value.span, least) {
+        return None;
+    }
     let positions = match slots[1] {
         Some(o) => over(c, o, &shape, &ty, x.value.span)?,
         None => (0..shape.len()).collect(),
@@ -325,7 +334,11 @@ fn reduce(
         .filter(|(i, _)| !positions.contains(i))
         .map(|(_, a)| a.clone())
         .collect();
+    let dtype = effective_dtype(&t);
     let (domain, dtype) = match kind {
+        Reduction::Plain if matches!(name, "sum" | "prod") => (None, dtype::accumulated(dtype)),
+        // A log-sum-exp of integers is PyTorch's default float.
+        Reduction::Plain if dtype::is_integral(dtype) => (None, Some(DtypeKind::F32)),
         Reduction::Plain => (None, t.dtype),
         Reduction::KeepDomain => (t.domain.clone(), t.dtype),
         Reduction::NonNeg => (Some(Domain::NonNeg), t.dtype),
@@ -348,6 +361,13 @@ fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Type
     let slots = bind(c, name, &["x", "over"], &[true, true], args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, name)?;
+    let least = match name {
+        "softmax" | "log_softmax" => Category::Float,
+        _ => Category::Bool,
+    };
+    if !c.takes_category(name, &ty, x.value.span, least) {
+        return None;
+    }
     let positions = over(c, slots[1]?, &shape, &ty, x.value.span)?;
     let domain = match name {
         "softmax" => Some(Domain::Unit),
@@ -355,16 +375,21 @@ fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Type
         "sort" => t.domain.clone(),
         _ => None,
     };
-    Some((
-        shared_tensor(Some(shape), domain, t.dtype, e.span),
-        positions,
-    ))
+    let dtype = match name {
+        "cumsum" => dtype::accumulated(effective_dtype(&t)),
+        "sort" => t.dtype,
+        _ => effective_dtype(&t),
+    };
+    Some((shared_tensor(Some(shape), domain, dtype, e.span), positions))
 }
 
 fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "topk", &["x", "k", "over"], &[true, true, true], args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, "topk")?;
+    if !c.takes_category("topk", &ty, x.value.span, Category::Int) {
+        return None;
+    }
     let k_arg = slots[1]?;
     let k = match c.static_size(&k_arg.value) {
         Some(k) => {
@@ -440,7 +465,8 @@ fn elementwise(
     } else {
         &refs[..]
     };
-    let (shape, dtype, aligned) = c.elementwise(&refs, e.span, name)?;
+    let (shape, _, aligned) = c.elementwise(&refs, e.span, name)?;
+    let dtype = c.promoted(values, name)?;
     *alignments = aligned;
     let domain = match values.iter().map(|(t, _)| t).collect::<Vec<_>>().as_slice() {
         [a, b] => match (&a.kind, &b.kind) {
@@ -449,12 +475,6 @@ fn elementwise(
         },
         _ => None,
     };
-    let dtype = dtype.or_else(|| {
-        values.iter().find_map(|(t, _)| match &t.kind {
-            TyKind::Tensor(x) => effective_dtype(x),
-            _ => None,
-        })
-    });
     // Numbers only (`where(c, 1.0, 0.0)`): a float one makes a tensor of the
     // body's float dtype, as `zeros` does; whole numbers alone are torch's
     // i64.
@@ -486,8 +506,10 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         _ => (&["x"], &[true]),
     };
     let slots = bind(c, name, names, required, args)?;
+    let mut bounds = Vec::new();
     for slot in slots.iter().skip(1).flatten() {
         let ty = c.expr(&slot.value);
+        bounds.push((ty.clone(), slot.value.span));
         // `diagonal=k` is a Python Int, as torch's.
         let int = matches!(ty.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error);
         if names[1] == "diagonal" && !int {
@@ -529,13 +551,27 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         );
         return None;
     }
+    if name == "abs" && !c.takes_category(name, &ty, x.value.span, Category::Int) {
+        return None;
+    }
     let domain = match name {
         "abs" => Some(Domain::NonNeg),
         "sign" => Some(Domain::Signed),
         _ => t.domain.clone(),
     };
+    let dtype = match name {
+        // `torch.clamp` promotes with its bounds: a bool clamped to whole
+        // numbers is `i64`, an integer to a float one `f32`.
+        "clamp" => {
+            let mut operands = vec![(&ty, x.value.span)];
+            operands.extend(bounds.iter().map(|(t, s)| (t, *s)));
+            c.promoted(&operands, name)?
+        }
+        _ => t.dtype,
+    };
+    let domain = if dtype != t.dtype { None } else { domain };
     Some((
-        shared_tensor(t.shape.clone(), domain, t.dtype, e.span),
+        shared_tensor(t.shape.clone(), domain, dtype, e.span),
         Vec::new(),
     ))
 }
@@ -543,8 +579,11 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
 fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "concat", &["a", "b", "over"], &[true, true, true], args)?;
     let (a, b) = (slots[0]?, slots[1]?);
-    let (aty, at, ashape) = shaped(c, a, "concat")?;
+    let (aty, _, ashape) = shaped(c, a, "concat")?;
     let (bty, _, bshape) = shaped(c, b, "concat")?;
+    let operands = [(&aty, a.value.span), (&bty, b.value.span)];
+    c.unify_dtypes(&operands, "concat")?;
+    let dtype = c.promoted(&operands, "concat")?;
     let positions = over(c, slots[2]?, &ashape, &aty, a.value.span)?;
     let [p] = positions.as_slice() else {
         return None;
@@ -590,13 +629,14 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         .add(&axis_poly(&bshape[*p]).unwrap_or_default())
         .ok()?;
     out[*p] = axis_of(sum, e.span);
-    Some((tensor(Some(out), None, at.dtype, e.span), positions))
+    Some((tensor(Some(out), None, dtype, e.span), positions))
 }
 
 fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let mut first: Option<(Ty, TensorTy, Arc<[Axis]>, Span)> = None;
     let mut at: Option<&ast::Arg> = None;
     let mut count = 0;
+    let mut stacked = Vec::new();
     for a in args {
         if a.name.as_ref().is_some_and(|k| k.name.as_str() == "over") && at.is_none() {
             at = Some(a);
@@ -615,6 +655,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
             return None;
         }
         let (ty, t, shape) = shaped(c, a, "stack")?;
+        stacked.push((ty.clone(), a.value.span));
         match &first {
             None => first = Some((ty, t, shape, a.value.span)),
             Some((fty, _, fshape, fspan)) => {
@@ -639,15 +680,23 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         );
         return None;
     };
+    let operands: Vec<(&Ty, Span)> = stacked.iter().map(|(t, s)| (t, *s)).collect();
+    c.unify_dtypes(&operands, "stack")?;
+    let dtype = c.promoted(&operands, "stack")?;
+    let domain = if dtype == effective_dtype(&t) {
+        t.domain
+    } else {
+        None
+    };
     let new = axis_of(Poly::constant(count as i128), e.span);
     let mut out = shape.to_vec();
     let Some(a) = at else {
         out.insert(0, new);
-        return Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()));
+        return Some((tensor(Some(out), domain, dtype, e.span), Vec::new()));
     };
     let p = stack_position(c, a, shape.len())?;
     out.insert(p, new);
-    Some((tensor(Some(out), t.domain, t.dtype, e.span), vec![p]))
+    Some((tensor(Some(out), domain, dtype, e.span), vec![p]))
 }
 
 /// Where `stack(..., over=p)` puts its new axis: from 0 to the rank, or

@@ -250,7 +250,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         self.follow_training(given, &mut bound);
-        let dtype = float_dtype.and_then(|(d, _)| d);
+        let dtype = match float_dtype {
+            Some((d, _)) => d,
+            // No argument gives the call its float dtype: a function or an
+            // extern makes its floats in PyTorch's default, a method in its
+            // model's (`docs/shapescript/dtypes.md`).
+            None if !matches!(given.target.callee, Callee::Method { .. }) => Some(DtypeKind::F32),
+            None => None,
+        };
         match self.scalar_math(given, span) {
             ScalarMath::No => {}
             ScalarMath::Failed => return self.record(span, error_ty(span), ExprInfo::Plain),

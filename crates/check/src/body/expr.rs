@@ -66,7 +66,13 @@ impl FnChecker<'_, '_> {
                 let ty = match (op, &ty.kind) {
                     (_, TyKind::Error) => error_ty(span),
                     (ast::UnaryOp::Neg, TyKind::Scalar(ScalarKind::Int | ScalarKind::Float)) => ty,
-                    (ast::UnaryOp::Neg, TyKind::Tensor(t)) => shared_tensor(t.shape.clone(), None, t.dtype, span),
+                    (ast::UnaryOp::Neg, TyKind::Tensor(t)) => {
+                        if self.negation_defined(&ty, operand.span) {
+                            shared_tensor(t.shape.clone(), None, effective_dtype(t), span)
+                        } else {
+                            error_ty(span)
+                        }
+                    }
                     (ast::UnaryOp::Not, TyKind::Scalar(ScalarKind::Bool)) => ty,
                     (ast::UnaryOp::Not, TyKind::Tensor(t)) => {
                         shared_tensor(t.shape.clone(), Some(Domain::Bool), None, span)
@@ -309,6 +315,7 @@ impl FnChecker<'_, '_> {
                         span,
                         scalar(ScalarKind::Bool, span),
                         ExprInfo::Field {
+                            file: *file,
                             owner: *owner,
                             field: name.name,
                         },
@@ -322,6 +329,7 @@ impl FnChecker<'_, '_> {
                             span,
                             ty,
                             ExprInfo::Field {
+                                file: *file,
                                 owner: *owner,
                                 field: name.name,
                             },
@@ -468,14 +476,19 @@ impl FnChecker<'_, '_> {
             }
             (TyKind::Tensor(_) | TyKind::Scalar(_), TyKind::Tensor(_) | TyKind::Scalar(_)) => {
                 let operands = [(&a, lhs.span), (&b, rhs.span)];
-                let Some((shape, dtype, alignments)) =
-                    self.elementwise(&operands, span, op.as_str())
+                let Some((shape, _, alignments)) = self.elementwise(&operands, span, op.as_str())
                 else {
                     return self.record(span, error_ty(span), ExprInfo::Plain);
                 };
                 let (domain, dtype) = if comparison || logic {
                     (Some(Domain::Bool), None)
                 } else {
+                    let dtype = self
+                        .promoted(&operands, op.as_str())
+                        .and_then(|d| self.operator_dtype(op, &operands, d));
+                    let Some(dtype) = dtype else {
+                        return self.record(span, error_ty(span), ExprInfo::Plain);
+                    };
                     (None, dtype)
                 };
                 let ty = shared_tensor(shape, domain, dtype, span);
@@ -712,7 +725,7 @@ impl FnChecker<'_, '_> {
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        let Some(dtype) = self.unify_dtypes(&[(a, lhs.span), (b, rhs.span)], "@") else {
+        let Some(dtype) = self.matmul_dtype((a, lhs.span), (b, rhs.span)) else {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if sa.is_empty() || sb.is_empty() {
@@ -746,33 +759,22 @@ impl FnChecker<'_, '_> {
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         }
-        let Some(mut shape) = self.matmul_batch(span, a, b, sa, b_batch) else {
+        let Some((mut shape, lhs, rhs)) = self.matmul_batch(span, a, b, sa, b_batch) else {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if let Some(out) = b_out {
             shape.push(out.clone());
         }
-        let ty = tensor(Some(shape.clone()), None, dtype, span);
-        let rank = shape.len();
-        let lhs_align = Alignment {
-            positions: Some((0..rank).map(|i| (i < sa.len()).then_some(i)).collect()),
-        };
-        let rhs_align = Alignment {
-            positions: Some((0..rank).map(|i| (i < sb.len()).then_some(i)).collect()),
-        };
-        self.record(
-            span,
-            ty,
-            ExprInfo::MatMul {
-                lhs: lhs_align,
-                rhs: rhs_align,
-            },
-        )
+        let ty = tensor(Some(shape), None, dtype, span);
+        self.record(span, ty, ExprInfo::MatMul { lhs, rhs })
     }
 
     /// The result's leading axes: `a`'s but its last, and with `b`'s batch
     /// axes (`b_batch`) broadcast by name into `a`'s leading ones (E0401
-    /// when they don't).
+    /// when they don't); and how each operand lines up for PyTorch's
+    /// `matmul`, which broadcasts batch axes right-aligned: over the
+    /// result's batch axes, then the operand's two matrix axes (`ExprInfo::
+    /// MatMul`), so `[h b n d] @ [h d e]` reads `w[:, None]`.
     fn matmul_batch(
         &mut self,
         span: Span,
@@ -780,33 +782,51 @@ impl FnChecker<'_, '_> {
         b: &Ty,
         sa: &[Axis],
         b_batch: &[Axis],
-    ) -> Option<Vec<Axis>> {
-        let mut shape: Vec<Axis> = sa[..sa.len() - 1].to_vec();
-        if !b_batch.is_empty() {
-            let a_lead = &sa[..sa.len().saturating_sub(2)];
-            match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
-                Ok(bc) => {
-                    shape = bc.shape.into_owned();
+    ) -> Option<(Vec<Axis>, Alignment, Alignment)> {
+        let plain = || Alignment { positions: None };
+        if b_batch.is_empty() {
+            return Some((sa[..sa.len() - 1].to_vec(), plain(), plain()));
+        }
+        let a_lead = &sa[..sa.len().saturating_sub(2)];
+        match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
+            Ok(bc) => {
+                let with_matrix = |positions: &[Option<usize>], rank: usize| Alignment {
+                    positions: Some(
+                        positions
+                            .iter()
+                            .copied()
+                            .chain([Some(rank), Some(rank + 1)])
+                            .collect(),
+                    ),
+                };
+                let (lhs, rhs) = (
                     if sa.len() >= 2 {
-                        shape.push(sa[sa.len() - 2].clone());
-                    }
+                        with_matrix(&bc.positions[0], a_lead.len())
+                    } else {
+                        plain()
+                    },
+                    with_matrix(&bc.positions[1], b_batch.len()),
+                );
+                let mut shape = bc.shape.into_owned();
+                if sa.len() >= 2 {
+                    shape.push(sa[sa.len() - 2].clone());
                 }
-                Err(Failed::Ambiguous { name, note, .. }) => {
-                    let d = self.ambiguous_broadcast(name, note, None, (span, span));
-                    self.diagnostics.push(d);
-                    return None;
-                }
-                Err(Failed::Note(note)) => {
-                    self.diagnostics.push(
-                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
-                            .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
-                            .with_note(note),
-                    );
-                    return None;
-                }
+                Some((shape, lhs, rhs))
+            }
+            Err(Failed::Ambiguous { name, note, .. }) => {
+                let d = self.ambiguous_broadcast(name, note, None, (span, span));
+                self.diagnostics.push(d);
+                None
+            }
+            Err(Failed::Note(note)) => {
+                self.diagnostics.push(
+                    Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
+                        .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
+                        .with_note(note),
+                );
+                None
             }
         }
-        Some(shape)
     }
 }
 

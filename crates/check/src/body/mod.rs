@@ -14,6 +14,7 @@ mod call_result;
 mod callee;
 mod cast;
 mod defaults;
+mod dtypes;
 pub(crate) mod expr;
 mod index;
 pub(crate) mod names;
@@ -250,6 +251,24 @@ fn check_module(
     }
 }
 
+/// Whether `found` fits `expected` once a tensor without a dtype is
+/// PyTorch's default `f32`, as it is while a model is made: a buffer's
+/// value of `f32` fits a buffer type without a dtype (`model.to` converts
+/// both with the model).
+fn default_float_fits(dims: &DimValues, found: &Ty, expected: &Ty) -> bool {
+    let as_default = |ty: &Ty| match &ty.kind {
+        TyKind::Tensor(t) if shape::effective_dtype(t).is_none() => Ty {
+            kind: TyKind::Tensor(TensorTy {
+                dtype: Some(DtypeKind::F32),
+                ..t.clone()
+            }),
+            span: ty.span,
+        },
+        _ => ty.clone(),
+    };
+    same_ty(dims, &as_default(found), &as_default(expected)).is_none()
+}
+
 /// Checks each buffer's value (`buffer name: T = expr`) as the body of a
 /// method without parameters that returns `T`, recorded as the body
 /// `(model, name)`: computed when the model is made, with no `self`, so
@@ -449,8 +468,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     /// The dtype of float tensors made in a body without a dtype-less float
     /// tensor (`Body::made_dtype`): the one concrete float dtype of its
-    /// tensor parameters and model fields, if they agree on one.
-    fn made_dtype(&self) -> Option<DtypeKind> {
+    /// tensor parameters and model fields, if they agree on one, else
+    /// PyTorch's default, `f32`.
+    fn made_dtype(&self) -> DtypeKind {
         let mut seen: Option<DtypeKind> = None;
         let mut agree = true;
         let mut note = |t: &TensorTy| {
@@ -475,7 +495,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 self.find_field(&model.def, &mut Vec::new(), 0, &mut note);
             }
         }
-        seen.filter(|_| agree)
+        seen.filter(|_| agree).unwrap_or(DtypeKind::F32)
     }
 
     /// Finds, depth first in field order, a tensor field of `def` or of its
@@ -565,7 +585,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.float_source = self.float_source(&optional);
         self.body.device_source = self.device_source(&optional);
         if self.body.float_source.is_none() {
-            self.body.made_dtype = self.made_dtype();
+            self.body.made_dtype = Some(self.made_dtype());
         }
         if !signature_broken(self.signature) {
             self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
@@ -982,6 +1002,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
         };
+        if self.buffer && default_float_fits(self.ctx.env.dims, found, expected) {
+            return;
+        }
         // `?k` in a return type is whatever size the body returns
         // (`docs/shapescript/sizes.md`, Unknown sizes).
         let adopted;
@@ -1068,7 +1091,30 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 "a rebinding keeps the value's type, so a loop's body must give back what it takes",
             );
         }
+        if let Some(help) = dtype_help(found, expected) {
+            d = d.with_help(help);
+        }
         self.diagnostics.push(d);
+    }
+}
+
+/// The help for a value of a concrete dtype where the type has none (the
+/// call's float dtype), or the other way round.
+fn dtype_help(found: &Ty, expected: &Ty) -> Option<String> {
+    let (TyKind::Tensor(f), TyKind::Tensor(e)) = (&found.kind, &expected.kind) else {
+        return None;
+    };
+    match (shape::effective_dtype(f), shape::effective_dtype(e)) {
+        (Some(d), None) => Some(format!(
+            "the value is always {d}, whatever the caller's float dtype: declare it, as in `{} {d}`, or compute it from a tensor parameter without a dtype",
+            show_ty(&Ty { kind: TyKind::Tensor(TensorTy { dtype: None, ..e.clone() }), span: expected.span }),
+            d = d.as_str()
+        )),
+        (None, Some(d)) => Some(format!(
+            "the value has the caller's float dtype, which may be another than {d}: convert it, `... to {d}`",
+            d = d.as_str()
+        )),
+        _ => None,
     }
 }
 
