@@ -37,6 +37,7 @@ use check::{codes, Checked};
 use diag::{Diagnostic, SourceMap};
 
 pub use names::module_name;
+pub use probe::python_names;
 
 /// What `shapescript build` passes on.
 #[derive(Clone, Debug)]

@@ -14,9 +14,45 @@ use diag::Span;
 use syntax::ast::{self, StmtKind};
 
 use crate::checks::Lines;
-use crate::names::{py_name, torch_dtype};
+use crate::names::torch_dtype;
 use crate::scope::Scope;
 use crate::writer::{float_literal, string_literal};
+
+/// How the emitted code names each user declaration (`f`, `Model`) and
+/// each model's or record's member (`Model.w`), for the soundness harness
+/// to find what it calls: `(ShapeScript name, Python name)`.
+pub fn python_names(checked: &check::Checked) -> Vec<(String, String)> {
+    let names = crate::names::ProgramNames::new(checked);
+    let mut out = Vec::new();
+    for module in checked.user_modules() {
+        let m = names.module(module.file);
+        for item in &module.ast.items {
+            let (name, members): (_, Vec<syntax::Name>) = match item {
+                ast::Item::Fn(f) => (f.name.name, Vec::new()),
+                ast::Item::Model(model) => (
+                    model.name.name,
+                    model
+                        .fields
+                        .iter()
+                        .map(|f| f.name.name)
+                        .chain(model.methods.iter().map(|f| f.name.name))
+                        .collect(),
+                ),
+                ast::Item::Record(r) => {
+                    (r.name.name, r.fields.iter().map(|f| f.name.name).collect())
+                }
+                _ => continue,
+            };
+            out.push((name.to_string(), m.decl(&name)));
+            if let Some(class) = m.class(&name) {
+                for member in members {
+                    out.push((format!("{name}.{member}"), class.attribute(&member)));
+                }
+            }
+        }
+    }
+    out
+}
 
 /// The runtime's probe, appended to `shapescript_runtime.py` when probes
 /// are on.
@@ -35,7 +71,12 @@ impl Scope<'_, '_> {
                 if self.skipped_lets.contains(&name.span) {
                     return;
                 }
-                if let Some(call) = self.probe_call(&py_name(&name.name), value.span, &at) {
+                let target = match &stmt.kind {
+                    StmtKind::Let { .. } => self.names.local(name.span).map(str::to_string),
+                    _ => self.names.assigned(name.name),
+                };
+                let target = target.unwrap_or_else(|| name.name.to_string());
+                if let Some(call) = self.probe_call(&target, value.span, &at) {
                     out.push((indent, call));
                 }
             }
@@ -44,7 +85,10 @@ impl Scope<'_, '_> {
                     return;
                 };
                 for (name, item) in names.iter().zip(items) {
-                    let target = py_name(&name.name);
+                    let target = self
+                        .names
+                        .local(name.span)
+                        .map_or_else(|| name.name.to_string(), str::to_string);
                     let range = self.domain_range(item);
                     if let Some(call) = self.probe_ty(&target, item, range, &at) {
                         out.push((indent, call));

@@ -20,8 +20,13 @@ pub const HARNESS: &str = include_str!("harness.py");
 /// What the checker and the emitter made of a program.
 #[derive(Clone, Debug)]
 pub enum Verdict {
-    /// Checked clean and built: the module's Python and the runtime's.
-    Built { module: String, runtime: String },
+    /// Checked clean and built: the module's Python and the runtime's,
+    /// and the Python names of the declarations (`pygen::python_names`).
+    Built {
+        module: String,
+        runtime: String,
+        names: Vec<(String, String)>,
+    },
     /// The checker's first error: its code, message and line.
     Rejected {
         code: &'static str,
@@ -58,6 +63,7 @@ pub fn compile(module: &str, text: &str) -> Verdict {
         runtime_checks: true,
         probes: true,
     };
+    let names = pygen::python_names(&checked);
     match pygen::generate(&checked, &map, &options) {
         Ok(out) => {
             let get = |name: &str| {
@@ -69,6 +75,7 @@ pub fn compile(module: &str, text: &str) -> Verdict {
             Verdict::Built {
                 module: get(&format!("{}.py", pygen::module_name(module))),
                 runtime: get("shapescript_runtime.py"),
+                names,
             }
         }
         Err(ds) => Verdict::Refused {
@@ -168,8 +175,21 @@ pub fn run_jobs(
     std::fs::write(dir.join("__init__.py"), "").map_err(|e| e.to_string())?;
     let mut programs = Vec::new();
     for job in jobs {
+        let mut spec = job.spec.clone();
         let built = match &job.verdict {
-            Verdict::Built { module, runtime } => {
+            Verdict::Built {
+                module,
+                runtime,
+                names,
+            } => {
+                if let Some(entries) = spec["entries"].as_array_mut() {
+                    for e in entries {
+                        let key = e["name"].as_str().unwrap_or("").to_string();
+                        if let Some((_, py)) = names.iter().find(|(n, _)| *n == key) {
+                            e["py"] = json!(py);
+                        }
+                    }
+                }
                 std::fs::write(dir.join(format!("{}.py", job.module)), module)
                     .map_err(|e| e.to_string())?;
                 std::fs::write(dir.join("shapescript_runtime.py"), runtime)
@@ -185,7 +205,7 @@ pub fn run_jobs(
         };
         programs.push(json!({
             "module": job.module,
-            "spec": job.spec,
+            "spec": spec,
             "reference": job.reference,
             "mode": mode,
         }));

@@ -16,7 +16,7 @@ pub fn program(p: &Program, module: &str) -> Value {
     for (model, name) in &p.entries {
         if model.is_empty() {
             if let Some(f) = p.func(name) {
-                entries.push(entry(f, &pygen::py_name(name), &format!("f_{name}")));
+                entries.push(entry(f, name, &format!("f_{name}")));
             }
         }
     }

@@ -23,7 +23,7 @@ impl Gen {
             .prog
             .funcs
             .iter()
-            .filter(|f| !fx.shadows(&f.name) && callable_from(f, fx))
+            .filter(|f| !fx.hides(&f.name) && callable_from(f, fx))
             .filter(|f| f.ret.tensor().is_some_and(|t| t.rank() == goal.axes.len()))
             .cloned()
             .collect();
@@ -48,7 +48,7 @@ impl Gen {
             .prog
             .funcs
             .iter()
-            .filter(|f| !fx.shadows(&f.name) && callable_from(f, fx))
+            .filter(|f| !fx.hides(&f.name) && callable_from(f, fx))
             .cloned()
             .collect();
         if callees.is_empty() {

@@ -283,7 +283,7 @@ impl Gen {
     /// sizes can be written here.
     fn filled(&mut self, fx: &Fx, goal: &Goal) -> Option<Expr> {
         let name = ["zeros", "ones", "full"];
-        if name.iter().any(|n| fx.shadows(n))
+        if name.iter().any(|n| fx.hides(n))
             || !goal.dt.is_float()
             || !goal.axes.iter().all(|a| {
                 fx.size_usable(&a.size)
@@ -336,7 +336,7 @@ impl Gen {
     /// A prelude function of a value built for its argument's needs.
     fn math(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
         let (f, arg_dom, arg_iv) = self.rng.pick(MATH).clone();
-        if fx.shadows(f) {
+        if fx.hides(f) {
             return None;
         }
         let arg_goal = Goal::new(goal.axes.clone(), goal.dt)

@@ -202,6 +202,11 @@ impl Gen {
         let generics = self.generic_names();
         let mut fx = Fx::new(name, float, generics);
         fx.model = model;
+        fx.hidden = self
+            .pool(&fx)
+            .iter()
+            .filter_map(|a| a.name.clone())
+            .collect();
         if fx.model.is_some() {
             let owner = fx.model.as_ref().map(|m| m.0.clone()).unwrap_or_default();
             fx.add_local("self".into(), Ty::Model(owner.clone()), false);
@@ -218,7 +223,7 @@ impl Gen {
 
     /// The function: generic axes that types or values use but no
     /// parameter's axis introduces get a parameter of their own.
-    pub fn finish(&mut self, mut fx: Fx, tail: Expr) -> Func {
+    pub fn finish(&mut self, mut fx: Fx, mut tail: Expr) -> Func {
         let mut used = BTreeSet::new();
         for p in &fx.params {
             symbols_of_ty(&p.ty, &mut used);
@@ -244,6 +249,17 @@ impl Gen {
                 fx.add_param(name, ty);
             }
             generics.push(g);
+        }
+        let reads = super::hygiene::reads(&fx.stmts, &tail);
+        for name in super::hygiene::bound(&fx.params, &fx.stmts) {
+            if reads.contains(&name) && name != "self" {
+                let new = (2..)
+                    .map(|i| format!("{name}{i}"))
+                    .find(|n| !fx.used.contains(n) && !reads.contains(n))
+                    .unwrap_or_default();
+                fx.used.push(new.clone());
+                super::hygiene::rename(&mut fx.params, &mut fx.stmts, &mut tail, &name, &new);
+            }
         }
         // Without a dtype-less tensor parameter, the body's dtype-less
         // tensors are made in the default float dtype

@@ -38,6 +38,9 @@ pub struct Fx {
     pub used: Vec<String>,
     /// Statements may still return early (the return type is known).
     pub ret: Option<Ty>,
+    /// Size names (generic axes, dims, a model's sizes): a call of a
+    /// built-in or function of such a name would find the size.
+    pub hidden: Vec<String>,
 }
 
 impl Fx {
@@ -55,6 +58,7 @@ impl Fx {
             unknowns: 0,
             used: Vec::new(),
             ret: None,
+            hidden: Vec::new(),
         }
     }
 
@@ -66,6 +70,12 @@ impl Fx {
     /// Whether a value of this name hides a size, function or built-in.
     pub fn shadows(&self, name: &str) -> bool {
         self.lookup(name).is_some() || self.params.iter().any(|p| p.name == name)
+    }
+
+    /// Whether a call of `name` would not find the built-in or function:
+    /// a value or a size has the name.
+    pub fn hides(&self, name: &str) -> bool {
+        self.shadows(name) || self.hidden.iter().any(|h| h == name)
     }
 
     /// Whether `size`'s symbols can be read as values here: each a generic

@@ -50,7 +50,7 @@ impl Gen {
     /// `argmax(x, over=n)`: ids `Index[n]` of the goal's axes.
     fn argmax(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
         let f = *self.rng.pick(&["argmax", "argmin"]);
-        if fx.shadows(f) || goal.dt != Dt::I64 {
+        if fx.hides(f) || goal.dt != Dt::I64 {
             return None;
         }
         let n = match &goal.dom {
@@ -91,7 +91,7 @@ impl Gen {
         let [a] = goal.axes.as_slice() else {
             return None;
         };
-        if fx.shadows("arange")
+        if fx.hides("arange")
             || !fx.size_usable(&a.size)
             || a.size.as_sym()? != a.name.as_deref()?
         {
@@ -154,7 +154,7 @@ impl Gen {
 
     /// `sum(x, over=n)` of integers or booleans: an `i64`.
     fn int_sum(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        if fx.shadows("sum") || goal.dt != Dt::I64 {
+        if fx.hides("sum") || goal.dt != Dt::I64 {
             return None;
         }
         let extra = self.extra_axis(fx, &goal.axes)?;
@@ -278,7 +278,7 @@ impl Gen {
     /// `any(x, over=n)` / `all(x, over=n)`.
     fn any_all(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
         let f = *self.rng.pick(&["any", "all"]);
-        if fx.shadows(f) {
+        if fx.hides(f) {
             return None;
         }
         let extra = self.extra_axis(fx, &goal.axes)?;

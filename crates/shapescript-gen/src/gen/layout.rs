@@ -20,7 +20,7 @@ impl Gen {
     /// `einsum(a, b, [..], [..] -> [goal])`, contracting an axis the goal
     /// lacks; every goal axis named.
     pub(super) fn einsum(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        if fx.shadows("einsum") || !all_named(&goal.axes) {
+        if fx.hides("einsum") || !all_named(&goal.axes) {
             return None;
         }
         let k = self.extra_axis(fx, &goal.axes)?;
@@ -122,7 +122,7 @@ impl Gen {
         words: &[String],
         depth: u32,
     ) -> Option<Expr> {
-        if fx.shadows("rearrange") {
+        if fx.hides("rearrange") {
             return None;
         }
         let mut order: Vec<usize> = (0..goal.axes.len()).collect();
@@ -170,7 +170,7 @@ impl Gen {
     }
 
     fn repeat(&mut self, fx: &mut Fx, goal: &Goal, words: &[String], depth: u32) -> Option<Expr> {
-        if fx.shadows("repeat") || goal.axes.is_empty() {
+        if fx.hides("repeat") || goal.axes.is_empty() {
             return None;
         }
         let at = self.rng.below(goal.axes.len());
@@ -247,7 +247,7 @@ impl Gen {
         depth: u32,
     ) -> Option<Expr> {
         let f = *self.rng.pick(&["sum", "mean", "max", "min"]);
-        if fx.shadows("reduce") {
+        if fx.hides("reduce") {
             return None;
         }
         let extra = self.extra_axis(fx, &goal.axes)?;
@@ -354,7 +354,7 @@ impl Gen {
 
     /// `concat(a, b, over=n)` for a goal axis whose size is a sum.
     pub(super) fn concat(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        if fx.shadows("concat") {
+        if fx.hides("concat") {
             return None;
         }
         let at = (0..goal.axes.len()).find(|&i| split_sum(&goal.axes[i].size).is_some())?;
@@ -457,7 +457,7 @@ impl Gen {
     /// `take(x, ids, over=n)`: the goal's axis at some position from ids
     /// of that axis into an axis `n` the goal lacks.
     pub(super) fn take(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        if fx.shadows("take") || goal.axes.is_empty() {
+        if fx.hides("take") || goal.axes.is_empty() {
             return None;
         }
         let at = self.rng.below(goal.axes.len());

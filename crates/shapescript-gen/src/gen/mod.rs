@@ -10,6 +10,7 @@ mod calls;
 mod float;
 mod funcs;
 mod fx;
+mod hygiene;
 mod ints;
 mod layout;
 mod ops;

@@ -108,7 +108,7 @@ impl Gen {
             "var",
             "std",
         ]);
-        if fx.shadows(f) {
+        if fx.hides(f) {
             return None;
         }
         let extra = self.extra_axis(fx, &goal.axes)?;
@@ -186,7 +186,7 @@ impl Gen {
         let f = *self.rng.pick(&["softmax", "log_softmax", "cumsum", "sort"]);
         let at = self.rng.below(goal.axes.len().max(1));
         let name = goal.axes.get(at)?.name.clone()?;
-        if fx.shadows(f) || !names_uniquely(&goal.axes, &name, at) {
+        if fx.hides(f) || !names_uniquely(&goal.axes, &name, at) {
             return None;
         }
         let n = self.dims.max(&goal.axes[at].size) as f64;
@@ -275,7 +275,7 @@ impl Gen {
 
     /// `where(c, a, b)`: a condition of some of the goal's named axes.
     pub(super) fn select(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        if fx.shadows("where") {
+        if fx.hides("where") {
             return None;
         }
         let cond_axes: Vec<Axis> = goal
@@ -332,7 +332,7 @@ impl Gen {
         ]);
         let which = self.rng.below(3);
         let name = ["clamp", "abs", "-"][which];
-        if fx.shadows(name) {
+        if fx.hides(name) {
             return None;
         }
         let within = Iv::new(
@@ -373,7 +373,7 @@ impl Gen {
     /// `maximum(a, b)` / `minimum(a, b)` of two tensors.
     pub(super) fn extreme(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
         let f = *self.rng.pick(&["maximum", "minimum"]);
-        if fx.shadows(f) {
+        if fx.hides(f) {
             return None;
         }
         let a = self.float(

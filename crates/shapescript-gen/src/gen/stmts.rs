@@ -45,7 +45,7 @@ impl Gen {
     }
 
     fn topk_stmt(&mut self, fx: &mut Fx) {
-        if fx.shadows("topk") {
+        if fx.hides("topk") {
             return;
         }
         let goal = self.random_goal(fx);
@@ -113,7 +113,7 @@ impl Gen {
         });
         fx.add_local(name, Ty::T(rows_ty.clone()), false);
         let f = *self.rng.pick(&["sum", "sum", "mean"]);
-        if fx.shadows(f) {
+        if fx.hides(f) {
             return;
         }
         let inner = self.float(
@@ -221,6 +221,9 @@ impl Gen {
 
     /// `let h = ..` then `for i in range(k) { h = f(h, i) }`.
     fn loop_stmt(&mut self, fx: &mut Fx) {
+        if fx.hides("range") {
+            return;
+        }
         let Some((name, goal)) = self.rebindable(fx) else {
             return;
         };
