@@ -15,12 +15,16 @@ import importlib
 import json
 import math
 import random
+import re
 import sys
 import traceback
+import warnings
 
 import torch
 
 torch.set_num_threads(1)
+# PyTorch warns of `var` over one value and the like: the results are checked.
+warnings.filterwarnings("ignore")
 
 DT = {
     "f32": torch.float32,
@@ -231,12 +235,41 @@ def check_result(got, ref, ty, sizes, fdt, compare_values):
         raise Failure("value", f"max abs difference {diff:.3g} (values up to {scale - 1:.3g})")
 
 
+NUMBER = r"(-?[0-9.e+-]+|None|inf|-inf)"
+RANGE = re.compile(
+    r"values in \[" + NUMBER + ", " + NUMBER + r"\] are outside \(" + NUMBER + ", " + NUMBER + ", (True|False), (True|False)\)"
+)
+
+
+def range_kind(text):
+    """A probe's range failure: `probe-range-nan` for NaN, `probe-range-rounding`
+    for values just past an end (float rounding: within 1% of the bound's
+    size, or on an open end), else `probe-range`."""
+    if "NaN" in text:
+        return "probe-range-nan"
+    m = RANGE.search(text)
+    if not m:
+        return "probe-range"
+    num = lambda v: None if v == "None" else float(v)
+    smallest, largest, lo, hi = (num(m.group(i)) for i in range(1, 5))
+    past = 0.0
+    if lo is not None:
+        past = max(past, lo - smallest)
+    if hi is not None:
+        past = max(past, largest - hi)
+    bound = max(abs(lo or 0.0), abs(hi or 0.0), 1.0)
+    return "probe-range-rounding" if past <= 1e-2 * bound else "probe-range"
+
+
 def classify(exc):
     """The kind of an exception the generated code raised."""
     name = type(exc).__name__
     text = str(exc).split("\n")[0][:300]
     if name == "ProbeError":
-        return "probe-" + text.split(":")[0], text
+        kind = text.split(":")[0]
+        if kind == "range":
+            return range_kind(text), text
+        return "probe-" + kind, text
     if name == "ShapeError":
         return "shape-error", text
     return "raises", f"{name}: {text}"

@@ -282,6 +282,11 @@ impl Gen {
                 }
             }
         }
+        if float != fx.float {
+            // Its dtype-less values are f32 whatever the caller's: written so.
+            concrete(&mut ret);
+            concrete_annotations(&mut fx.stmts);
+        }
         Func {
             name: fx.name,
             params: fx.params,
@@ -291,6 +296,31 @@ impl Gen {
             float,
             generics,
             discontinuous: fx.discontinuous,
+        }
+    }
+}
+
+/// `F` written as `f32` (the default float dtype).
+fn concrete(ty: &mut Ty) {
+    match ty {
+        Ty::T(t) if t.dt == Dt::F => t.dt = Dt::F32,
+        Ty::Tuple(items) => items.iter_mut().for_each(concrete),
+        _ => {}
+    }
+}
+
+fn concrete_annotations(stmts: &mut [Stmt]) {
+    for s in stmts {
+        match s {
+            Stmt::Let { annot: Some(t), .. } => concrete(t),
+            Stmt::If { then, els, .. } => {
+                concrete_annotations(then);
+                if let Some(e) = els {
+                    concrete_annotations(e);
+                }
+            }
+            Stmt::For { body, .. } => concrete_annotations(body),
+            _ => {}
         }
     }
 }
