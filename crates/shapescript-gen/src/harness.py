@@ -275,21 +275,93 @@ def classify(exc):
     return "raises", f"{name}: {text}"
 
 
-def run_entry(mod, ref_ns, entry, dims, rng, seed):
+def model_sizes(tree):
+    """A model's size parameters (the models inside it get theirs from it)."""
+    return list(tree["sizes"])
+
+
+class Namespace:
+    """A model's fields by their ShapeScript names, for the reference."""
+
+
+def namespace(module, tree):
+    ns = Namespace()
+    for f in tree["fields"]:
+        value = getattr(module, f["py"])
+        if f["kind"] == "sub":
+            value = namespace(value, f["model"])
+        elif f["kind"] == "stack":
+            value = [namespace(v, f["model"]) for v in value]
+        setattr(ns, f["ss"], value)
+    return ns
+
+
+def instance(mod, tree, sizes, fdt, gen):
+    """The model built with its sizes, its parameters drawn in [-1, 1] (the
+    generator's bounds for fields), in the run's float dtype."""
+    cls = getattr(mod, tree["py"])
+    model = cls(*[sizes[p] for p in tree["sizes"]])
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.rand(p.shape, generator=gen, dtype=torch.float64) * 2 - 1)
+    return model.to(fdt)
+
+
+def sizes_for(entry, dims, rng):
     sizes = dict(dims)
-    sizes.update(draw_sizes(entry["generics"], rng))
+    names = list(entry["generics"])
+    if entry.get("model"):
+        names += model_sizes(entry["model"])
+    sizes.update(draw_sizes(names, rng))
+    return sizes
+
+
+def callee(mod, entry, sizes, fdt, gen):
+    """The emitted function, or the method of a fresh model, and the
+    reference's leading arguments (the model's fields)."""
+    if not entry.get("model"):
+        return getattr(mod, entry["py"]), []
+    model = instance(mod, entry["model"], sizes, fdt, gen)
+    return getattr(model, entry["py"]), [namespace(model, entry["model"])]
+
+
+def fields_only(tree, sizes, fdt, gen):
+    """A rejected program's model has no class: its fields drawn from the
+    spec alone, for the reference."""
+    ns = Namespace()
+    for f in tree["fields"]:
+        if f["kind"] == "tensor":
+            shape = [poly(s, sizes) for s in f["shape"]]
+            value = (torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1).to(fdt)
+        elif f["kind"] == "sub":
+            inner = dict(sizes)
+            inner.update({p: poly(a, sizes) for p, a in zip(f["model"]["sizes"], f["args"])})
+            value = fields_only(f["model"], inner, fdt, gen)
+        else:
+            value = [fields_only(f["model"], sizes, fdt, gen) for _ in range(f["count"])]
+        setattr(ns, f["ss"], value)
+    return ns
+
+
+def run_entry(mod, ref_ns, entry, dims, rng, seed):
+    sizes = sizes_for(entry, dims, rng)
     fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
     gen = torch.Generator().manual_seed(seed)
+    try:
+        fn, leading = callee(mod, entry, sizes, fdt, gen)
+    except Exception as exc:
+        kind, detail = classify(exc)
+        return {"entry": entry["name"], "sizes": sizes, "float": str(fdt), "kind": kind, "detail": "making the model: " + detail}
     args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
     record = {"entry": entry["name"], "sizes": sizes, "float": str(fdt).replace("torch.", "")}
     ctx = Ctx(sizes, fdt, dims)
     try:
-        ref = ref_ns[entry["ref"]](ctx, *[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+        ref = ref_ns[entry["ref"]](ctx, *leading, *[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
     except Exception as exc:  # the generator's own mistake
         record.update(kind="generator", detail=f"the reference raised {type(exc).__name__}: {str(exc)[:300]}")
         return record
     try:
-        got = getattr(mod, entry["py"])(*args)
+        got = fn(*args)
     except Exception as exc:
         kind, detail = classify(exc)
         record.update(kind=kind, detail=detail)
@@ -308,14 +380,14 @@ def check_reference(ref_ns, entry, dims, rng, seed):
     """A rejected program's reference alone: whether the generator's
     intended types hold for it (the checker was imprecise) or not (the
     generator erred)."""
-    sizes = dict(dims)
-    sizes.update(draw_sizes(entry["generics"], rng))
+    sizes = sizes_for(entry, dims, rng)
     fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
     gen = torch.Generator().manual_seed(seed)
     args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
     record = {"entry": entry["name"], "sizes": sizes, "float": str(fdt).replace("torch.", "")}
     try:
-        ref = ref_ns[entry["ref"]](Ctx(sizes, fdt, dims), *args)
+        leading = [fields_only(entry["model"], sizes, fdt, gen)] if entry.get("model") else []
+        ref = ref_ns[entry["ref"]](Ctx(sizes, fdt, dims), *leading, *args)
         check_result(ref, ref, entry["ret"], sizes, fdt, False)
     except Failure as f:
         record.update(kind="generator", detail=f.detail)
@@ -329,14 +401,14 @@ def check_reference(ref_ns, entry, dims, rng, seed):
 def run_emitted(mod, entry, dims, rng, seed):
     """A mutant the checker accepted: the emitted code alone must run, its
     probes pass and its result have the declared type."""
-    sizes = dict(dims)
-    sizes.update(draw_sizes(entry["generics"], rng))
+    sizes = sizes_for(entry, dims, rng)
     fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
     gen = torch.Generator().manual_seed(seed)
-    args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
     record = {"entry": entry["name"], "sizes": sizes, "float": str(fdt).replace("torch.", "")}
     try:
-        got = getattr(mod, entry["py"])(*args)
+        fn, _ = callee(mod, entry, sizes, fdt, gen)
+        args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
+        got = fn(*args)
         check_result(got, got, entry["ret"], sizes, fdt, False)
     except Failure as f:
         kind = "shape" if f.kind == "generator" else f.kind

@@ -184,12 +184,34 @@ fn edit(p: &Program, pass: Pass, i: usize) -> Option<Program> {
     }
 }
 
-/// `p` with only `entry` called by the harness, and the functions it calls.
+/// `p` with only `entry` (`f` or `Model.method`) called by the harness,
+/// and what it calls: functions, its model and the models inside it.
 fn only_entry(p: &Program, entry: &str) -> Program {
     let mut q = p.clone();
-    q.entries.retain(|(_, f)| f == entry);
+    let (model, method) = entry.split_once('.').unwrap_or(("", entry));
+    q.entries.retain(|(m, f)| m == model && f == method);
+    let mut keep_models = BTreeSet::new();
+    let mut todo_models = vec![model.to_string()];
+    let mut todo: Vec<String> = Vec::new();
+    while let Some(m) = todo_models.pop() {
+        let Some(found) = p.model(&m) else { continue };
+        if !keep_models.insert(m.clone()) {
+            continue;
+        }
+        for f in &found.fields {
+            if let crate::ast::Field::Sub(_, sub, _) | crate::ast::Field::Stack(_, _, sub) = f {
+                todo_models.push(sub.clone());
+            }
+        }
+        for f in &found.methods {
+            todo.extend(callees(f));
+        }
+    }
+    q.models.retain(|m| keep_models.contains(&m.name));
     let mut keep = BTreeSet::new();
-    let mut todo = vec![entry.to_string()];
+    if model.is_empty() {
+        todo.push(entry.to_string());
+    }
     while let Some(f) = todo.pop() {
         if !keep.insert(f.clone()) {
             continue;

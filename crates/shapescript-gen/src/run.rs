@@ -85,6 +85,29 @@ pub fn compile(module: &str, text: &str) -> Verdict {
     }
 }
 
+/// Fills in `py` beside every `lookup` of a spec: how the emitted code
+/// spells that declaration or member (`pygen::python_names`).
+fn python_names(spec: &mut Value, names: &[(String, String)]) {
+    match spec {
+        Value::Object(map) => {
+            if let Some(key) = map
+                .get("lookup")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+            {
+                let py = names
+                    .iter()
+                    .find(|(n, _)| *n == key)
+                    .map_or(key.clone(), |(_, p)| p.clone());
+                map.insert("py".into(), json!(py.rsplit('.').next().unwrap_or(&py)));
+            }
+            map.values_mut().for_each(|v| python_names(v, names));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| python_names(v, names)),
+        _ => {}
+    }
+}
+
 /// The Python worker.
 pub struct Worker {
     child: Child,
@@ -182,14 +205,7 @@ pub fn run_jobs(
                 runtime,
                 names,
             } => {
-                if let Some(entries) = spec["entries"].as_array_mut() {
-                    for e in entries {
-                        let key = e["name"].as_str().unwrap_or("").to_string();
-                        if let Some((_, py)) = names.iter().find(|(n, _)| *n == key) {
-                            e["py"] = json!(py);
-                        }
-                    }
-                }
+                python_names(&mut spec, names);
                 std::fs::write(dir.join(format!("{}.py", job.module)), module)
                     .map_err(|e| e.to_string())?;
                 std::fs::write(dir.join("shapescript_runtime.py"), runtime)

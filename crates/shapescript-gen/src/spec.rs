@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::ast::{Func, Program};
+use crate::ast::{Field, Func, Model, Program};
 use crate::ty::{Ty, TT};
 
 /// The spec of a program whose module is `module`.
@@ -18,16 +18,48 @@ pub fn program(p: &Program, module: &str) -> Value {
             if let Some(f) = p.func(name) {
                 entries.push(entry(f, name, &format!("f_{name}")));
             }
+        } else if let Some(m) = p.model(model) {
+            if let Some(f) = m.methods.iter().find(|f| f.name == *name) {
+                let mut e = entry(f, &format!("{model}.{name}"), &format!("m_{model}_{name}"));
+                e["model"] = tree(p, m);
+                entries.push(e);
+            }
         }
     }
     json!({ "module": module, "dims": dims, "entries": entries })
 }
 
-fn entry(f: &Func, py: &str, reference: &str) -> Value {
+/// A model as the harness builds it: its class, size parameters and
+/// fields (sub-models and stacks with their own trees); each `lookup` is
+/// the name whose Python spelling the runner fills in as `py`.
+fn tree(p: &Program, m: &Model) -> Value {
+    let fields: Vec<Value> = m
+        .fields
+        .iter()
+        .map(|f| match f {
+            Field::Tensor(n, t) => {
+                let shape: Vec<Value> = t.axes.iter().map(|a| a.size.json()).collect();
+                json!({ "ss": n, "kind": "tensor", "lookup": format!("{}.{n}", m.name), "shape": shape })
+            }
+            Field::Sub(n, sub, args) => {
+                let inner = p.model(sub).map_or(Value::Null, |s| tree(p, s));
+                let args: Vec<Value> = args.iter().map(|a| a.json()).collect();
+                json!({ "ss": n, "kind": "sub", "lookup": format!("{}.{n}", m.name), "model": inner, "args": args })
+            }
+            Field::Stack(n, count, block) => {
+                let inner = p.model(block).map_or(Value::Null, |s| tree(p, s));
+                json!({ "ss": n, "kind": "stack", "lookup": format!("{}.{n}", m.name), "model": inner, "count": count })
+            }
+        })
+        .collect();
+    json!({ "lookup": m.name, "sizes": m.size_params, "fields": fields })
+}
+
+fn entry(f: &Func, lookup: &str, reference: &str) -> Value {
     let params: Vec<Value> = f.params.iter().map(|p| ty(&p.ty)).collect();
     json!({
-        "name": f.name,
-        "py": py,
+        "name": lookup,
+        "lookup": lookup,
         "ref": reference,
         "generics": f.generics,
         "float": f.float.key(),

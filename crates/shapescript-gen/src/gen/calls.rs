@@ -186,7 +186,7 @@ impl Gen {
 
     /// A `Bool`: a literal or a new parameter.
     pub fn bool_number(&mut self, fx: &mut Fx) -> Expr {
-        if fx.params.len() < fx.max_params && self.rng.chance(0.5) {
+        if fx.can_add_param() && self.rng.chance(0.5) {
             let name = self.value_name(fx);
             fx.add_param(name.clone(), Ty::Bool);
             return Expr::leaf(Op::Var(name), Ty::Bool);

@@ -123,6 +123,9 @@ impl Gen {
                 9 => self.select(fx, goal, depth),
                 10 => self.clamp(fx, goal, depth),
                 11 => self.convert(fx, goal, depth),
+                12 if fx.model.is_some() && self.rng.chance(0.5) => {
+                    self.method_call(fx, goal, depth)
+                }
                 12 => self.call(fx, goal, depth),
                 13 => self.index(fx, goal, depth),
                 14 => self.take(fx, goal, depth),
@@ -142,6 +145,7 @@ impl Gen {
             .iter()
             .filter(|l| fx.lookup(&l.name).is_some_and(|m| std::ptr::eq(m, *l)))
             .map(|l| Expr::leaf(Op::Var(l.name.clone()), l.ty.clone()))
+            .chain(self.field_values(fx))
             .filter(|e| self.fits(e, goal))
             .collect();
         if !found.is_empty() && self.rng.chance(0.75) {
@@ -156,7 +160,7 @@ impl Gen {
                     || a.name.as_deref() == a.size.as_sym()
                     || a.size.as_sym().is_none()
             });
-        let params_ok = fx.params.len() < fx.max_params && plain;
+        let params_ok = fx.can_add_param() && plain;
         if params_ok && (found.is_empty() || self.rng.chance(0.5)) && !self.rng.chance(0.15) {
             if let Some(e) = self.new_param(fx, goal) {
                 return e;
@@ -189,7 +193,7 @@ impl Gen {
             return e.clone();
         }
         // Past the soft limit on parameters: one more.
-        if plain {
+        if plain && !fx.fixed_params {
             let limit = fx.max_params;
             fx.max_params = usize::MAX;
             let e = self.new_param(fx, goal);
@@ -409,7 +413,7 @@ impl Gen {
                 ));
             }
         }
-        if fx.params.len() < fx.max_params && self.rng.chance(0.3) {
+        if fx.can_add_param() && self.rng.chance(0.3) {
             let name = self.value_name(fx);
             let ty = Ty::Float(Iv::new(-2.0, 2.0));
             fx.add_param(name.clone(), ty.clone());

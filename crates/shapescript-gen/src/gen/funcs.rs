@@ -23,6 +23,9 @@ impl Gen {
             self.prog.entries.push((String::new(), f.name.clone()));
             self.prog.funcs.push(f);
         }
+        for _ in 0..self.rng.weighted(&[6, 3, 1]) {
+            self.model();
+        }
     }
 
     fn make_dims(&mut self) {
@@ -208,11 +211,49 @@ impl Gen {
             .filter_map(|a| a.name.clone())
             .collect();
         if fx.model.is_some() {
+            // A model's dtype-less fields give its methods their float dtype.
+            fx.float = Dt::F;
             let owner = fx.model.as_ref().map(|m| m.0.clone()).unwrap_or_default();
             fx.add_local("self".into(), Ty::Model(owner.clone()), false);
             fx.scope.last_mut().expect("self").model = Some(owner);
         }
         let goal = self.random_goal(&fx);
+        self.body(fx, goal)
+    }
+
+    /// A stack's block: `forward(self, x: T) -> T`, values within `x`'s
+    /// bounds, so that blocks can follow each other.
+    pub fn block_forward(&mut self, model: &str) -> Func {
+        let generics = self.generic_names();
+        let mut fx = Fx::new("forward", Dt::F, generics);
+        fx.model = Some((model.to_string(), Vec::new()));
+        fx.hidden = self
+            .pool(&fx)
+            .iter()
+            .filter_map(|a| a.name.clone())
+            .collect();
+        fx.add_local("self".into(), Ty::Model(model.to_string()), false);
+        let rank = self.rng.range(1, 2) as usize;
+        let axes: Vec<Axis> = self
+            .random_axes(&fx, rank)
+            .into_iter()
+            .filter(|a| a.size.as_sym().is_some())
+            .collect();
+        let t = TT {
+            axes,
+            dt: Dt::F,
+            dom: Dom::Real,
+            iv: Iv::new(-3.0, 3.0),
+        };
+        let name = self.value_name(&fx);
+        fx.add_param(name, Ty::T(t.clone()));
+        fx.fixed_params = true;
+        let goal = Goal::of(&t);
+        self.body(fx, goal)
+    }
+
+    /// A function's statements and value for `goal`.
+    fn body(&mut self, mut fx: Fx, goal: Goal) -> Func {
         let count = self.rng.range(0, 4);
         for _ in 0..count {
             self.stmt(&mut fx, &goal);
@@ -268,7 +309,7 @@ impl Gen {
             .params
             .iter()
             .any(|p| p.ty.tensor().is_some_and(|t| t.dt == Dt::F));
-        let float = if fx.float == Dt::F && !has_float_param {
+        let float = if fx.float == Dt::F && !has_float_param && fx.model.is_none() {
             Dt::F32
         } else {
             fx.float

@@ -41,6 +41,8 @@ pub struct Fx {
     /// Size names (generic axes, dims, a model's sizes): a call of a
     /// built-in or function of such a name would find the size.
     pub hidden: Vec<String>,
+    /// No parameter may be added (a stack's block: one parameter).
+    pub fixed_params: bool,
 }
 
 impl Fx {
@@ -59,6 +61,7 @@ impl Fx {
             used: Vec::new(),
             ret: None,
             hidden: Vec::new(),
+            fixed_params: false,
         }
     }
 
@@ -70,6 +73,11 @@ impl Fx {
     /// Whether a value of this name hides a size, function or built-in.
     pub fn shadows(&self, name: &str) -> bool {
         self.lookup(name).is_some() || self.params.iter().any(|p| p.name == name)
+    }
+
+    /// Whether a new parameter may be added below the soft limit.
+    pub fn can_add_param(&self) -> bool {
+        !self.fixed_params && self.params.len() < self.max_params
     }
 
     /// Whether a call of `name` would not find the built-in or function:

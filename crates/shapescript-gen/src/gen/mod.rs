@@ -13,6 +13,7 @@ mod fx;
 mod hygiene;
 mod ints;
 mod layout;
+mod models;
 mod ops;
 pub mod shape;
 mod stmts;

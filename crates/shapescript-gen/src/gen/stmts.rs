@@ -12,6 +12,9 @@ use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
 impl Gen {
     /// One statement of `fx`, whose return value is for `ret`.
     pub fn stmt(&mut self, fx: &mut Fx, ret: &Goal) {
+        if fx.model.is_some() && self.rng.chance(0.2) {
+            return self.stack_stmt(fx);
+        }
         match self.rng.weighted(&[8, 1, 1, 1, 1, 2, 2]) {
             0 => self.let_stmt(fx, ret),
             1 => self.topk_stmt(fx),
@@ -174,7 +177,7 @@ impl Gen {
                 return Expr::new(Op::Bin(Bin::Gt, [None, None]), vec![k, two], Ty::Bool);
             }
         }
-        if fx.params.len() < fx.max_params {
+        if fx.can_add_param() {
             let name = self.value_name(fx);
             fx.add_param(name.clone(), Ty::Bool);
             return Expr::leaf(Op::Var(name), Ty::Bool);
@@ -227,7 +230,7 @@ impl Gen {
         let Some((name, goal)) = self.rebindable(fx) else {
             return;
         };
-        let count = if self.rng.chance(0.5) && fx.params.len() < fx.max_params {
+        let count = if self.rng.chance(0.5) && fx.can_add_param() {
             let k = self.value_name(fx);
             fx.add_param(k.clone(), Ty::Int(Iv::new(0.0, 3.0)));
             Expr::leaf(Op::Var(k), Ty::Int(Iv::new(0.0, 3.0)))
