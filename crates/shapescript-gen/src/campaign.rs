@@ -14,8 +14,8 @@ use serde_json::Value;
 use crate::ast::Program;
 use crate::gen::{program, Names};
 use crate::rng::Rng;
-use crate::run::{compile, run_jobs, Job, Verdict, Worker};
-use crate::{print_py, print_ss, spec};
+use crate::run::{job, run_jobs, Job, Verdict, Worker};
+use crate::print_ss;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -140,7 +140,7 @@ pub fn program_seed(seed: u64, i: usize) -> u64 {
 
 /// The name mode of program `i`.
 pub fn program_names(options: &Options, i: usize) -> Names {
-    options.names.unwrap_or(if i % 2 == 0 {
+    options.names.unwrap_or(if i.is_multiple_of(2) {
         Names::Ordinary
     } else {
         Names::Clashing
@@ -446,17 +446,5 @@ impl Campaign {
                 ));
             }
         }
-    }
-}
-
-/// A program's job: its text checked and built, its spec and reference.
-pub fn job(p: &Program, module: &str) -> Job {
-    let text = print_ss::program(p);
-    Job {
-        module: module.to_string(),
-        spec: spec::program(p, module),
-        reference: print_py::program(p),
-        verdict: compile(module, &text),
-        emitted_only: false,
     }
 }

@@ -6,7 +6,7 @@
 //! that PyTorch refuses, which the checker must refuse too.
 //!
 //! Layers, lowest first: `rng`, `size`, `names`; `ty`; `ast`; `print_ss`,
-//! `print_py`, `spec`; `gen`; `run`; `campaign`, `mutate`; `minimise`.
+//! `print_py`, `spec`; `gen`; `run`, `mutate`; `minimise`; `campaign`.
 
 pub mod ast;
 pub mod campaign;

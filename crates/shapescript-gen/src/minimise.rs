@@ -12,8 +12,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::ast::{Expr, Func, Op, Param, Program, Stmt};
-use crate::campaign::job;
-use crate::run::{run_jobs, Verdict, Worker};
+use crate::run::{job, run_jobs, Verdict, Worker};
 use crate::ty::Ty;
 
 /// How a program failed.

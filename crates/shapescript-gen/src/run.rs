@@ -244,3 +244,15 @@ pub fn run_jobs(
     }
     Ok(results)
 }
+
+/// A program's job: its text checked and built, its spec and reference.
+pub fn job(p: &crate::ast::Program, module: &str) -> Job {
+    let text = crate::print_ss::program(p);
+    Job {
+        module: module.to_string(),
+        spec: crate::spec::program(p, module),
+        reference: crate::print_py::program(p),
+        verdict: compile(module, &text),
+        emitted_only: false,
+    }
+}

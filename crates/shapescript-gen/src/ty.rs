@@ -117,19 +117,19 @@ impl Iv {
         Iv::new(v, v)
     }
 
-    pub fn add(self, o: Iv) -> Iv {
+    pub fn plus(self, o: Iv) -> Iv {
         Iv::new(self.lo + o.lo, self.hi + o.hi)
     }
 
-    pub fn neg(self) -> Iv {
+    pub fn negated(self) -> Iv {
         Iv::new(-self.hi, -self.lo)
     }
 
-    pub fn sub(self, o: Iv) -> Iv {
-        self.add(o.neg())
+    pub fn minus(self, o: Iv) -> Iv {
+        self.plus(o.negated())
     }
 
-    pub fn mul(self, o: Iv) -> Iv {
+    pub fn product(self, o: Iv) -> Iv {
         let c = [
             self.lo * o.lo,
             self.lo * o.hi,
@@ -220,9 +220,9 @@ impl TT {
             out.push_str(&d);
         }
         if let Some(d) = self.dt.ss() {
-            if !matches!(self.dom, Dom::Bool)
-                && !(matches!(self.dom, Dom::Index(_)) && self.dt == Dt::I64)
-            {
+            let implied = matches!(self.dom, Dom::Bool)
+                || matches!(self.dom, Dom::Index(_)) && self.dt == Dt::I64;
+            if !implied {
                 out.push(' ');
                 out.push_str(d);
             }
@@ -307,7 +307,7 @@ mod tests {
         };
         assert_eq!(ids.ss(), "[k] Index[n]");
         assert_eq!(
-            Iv::new(-1.0, 2.0).mul(Iv::new(-3.0, 1.0)),
+            Iv::new(-1.0, 2.0).product(Iv::new(-3.0, 1.0)),
             Iv::new(-6.0, 3.0)
         );
     }

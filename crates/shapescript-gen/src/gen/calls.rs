@@ -16,6 +16,9 @@ use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
 /// The caller's axis each generic axis of the callee is bound to.
 pub type Binding = BTreeMap<String, Axis>;
 
+/// A call's arguments, its bindings as sizes, and its result's type.
+pub type Instance = (Vec<Expr>, Vec<(String, Size)>, Ty);
+
 impl Gen {
     /// A call of an earlier function whose result fits `goal`.
     pub(super) fn call(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
@@ -102,7 +105,7 @@ impl Gen {
         f: &Func,
         mut bind: Binding,
         depth: u32,
-    ) -> Option<(Vec<Expr>, Vec<(String, Size)>, Ty)> {
+    ) -> Option<Instance> {
         let pool = self.pool(fx);
         for g in &f.generics {
             if !bind.contains_key(g) {

@@ -311,10 +311,12 @@ impl Gen {
             return None;
         }
         let value = *self.rng.pick(&fitting);
-        let dom = match value {
-            v if v == 0.0 => Dom::NonNeg,
-            v if v == 1.0 || v == 0.5 || v == 0.25 => Dom::Unit,
-            v => number_dom(v),
+        let dom = if value == 0.0 {
+            Dom::NonNeg
+        } else if [1.0, 0.5, 0.25].contains(&value) {
+            Dom::Unit
+        } else {
+            number_dom(value)
         };
         let dom = if dom_within(&self.dims, &dom, &goal.dom) {
             dom

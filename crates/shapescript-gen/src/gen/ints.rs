@@ -139,9 +139,9 @@ impl Gen {
         let lb = align_of(&self.dims, &b, &goal.axes)?;
         let (ia, ib) = (scalar_iv(&a.ty), scalar_iv(&b.ty));
         let iv = match op {
-            Bin::Add => ia.add(ib),
-            Bin::Sub => ia.sub(ib),
-            _ => ia.mul(ib),
+            Bin::Add => ia.plus(ib),
+            Bin::Sub => ia.minus(ib),
+            _ => ia.product(ib),
         };
         let t = TT {
             axes: goal.axes.clone(),

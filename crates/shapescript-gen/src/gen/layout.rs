@@ -54,7 +54,7 @@ impl Gen {
             &Goal::new(plain(right), goal.dt).within(Iv::new(-w, w)),
             depth - 1,
         );
-        let iv = a.tensor()?.iv.mul(b.tensor()?.iv).times(n);
+        let iv = a.tensor()?.iv.product(b.tensor()?.iv).times(n);
         let mut letters: Vec<String> = Vec::new();
         let mut letter = |w: &String| {
             let i = letters.iter().position(|l| l == w).unwrap_or_else(|| {

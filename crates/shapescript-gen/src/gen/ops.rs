@@ -78,10 +78,10 @@ impl Gen {
         let lb = align_of(&self.dims, &b, &big.axes)?;
         let (ia, ib) = (scalar_iv(&a.ty), scalar_iv(&b.ty));
         let iv = match op {
-            Bin::Add => ia.add(ib),
-            Bin::Sub => ia.sub(ib),
-            Bin::Mul => ia.mul(ib),
-            Bin::Div => ia.mul(Iv::new(1.0 / ib.hi, 1.0 / ib.lo)),
+            Bin::Add => ia.plus(ib),
+            Bin::Sub => ia.minus(ib),
+            Bin::Mul => ia.product(ib),
+            Bin::Div => ia.product(Iv::new(1.0 / ib.hi, 1.0 / ib.lo)),
             _ => {
                 let s = ia.mag() * ia.mag();
                 Iv::new(0.0, s)
@@ -263,7 +263,7 @@ impl Gen {
         let b = self.float(fx, &g(rhs), depth - 1);
         let (ta, tb) = (a.tensor()?.clone(), b.tensor()?.clone());
         let eq = matmul_equation(&self.dims, &ta.axes, &tb.axes, vector)?;
-        let iv = ta.iv.mul(tb.iv).times(n);
+        let iv = ta.iv.product(tb.iv).times(n);
         let t = TT {
             axes: goal.axes.clone(),
             dt: goal.dt,
@@ -355,7 +355,7 @@ impl Gen {
                     (Some(l), Some(h)) if l >= 0.0 && h <= 1.0 => Dom::Unit,
                     (Some(l), Some(h)) if l >= -1.0 && h <= 1.0 => Dom::Signed,
                     (Some(l), _) if l > 0.0 => Dom::Pos,
-                    (Some(l), _) if l == 0.0 => Dom::NonNeg,
+                    (Some(0.0), _) => Dom::NonNeg,
                     _ => Dom::Real,
                 };
                 (
@@ -365,7 +365,7 @@ impl Gen {
                 )
             }
             1 => (Op::Abs, Dom::NonNeg, Iv::new(0.0, a.iv.mag())),
-            _ => (Op::Neg, neg_dom(&a.dom), a.iv.neg()),
+            _ => (Op::Neg, neg_dom(&a.dom), a.iv.negated()),
         };
         Some(Expr::new(op, vec![arg], Ty::T(TT { dom, iv, ..a })))
     }

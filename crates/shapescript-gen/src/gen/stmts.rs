@@ -38,7 +38,7 @@ impl Gen {
             .rng
             .chance(0.2)
             .then(|| value.ty.clone())
-            .filter(|t| plain_ty(t));
+            .filter(plain_ty);
         fx.stmts.push(Stmt::Let {
             name: name.clone(),
             annot,
