@@ -234,40 +234,28 @@ impl Scope<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use crate::Options;
 
-    use check::MemoryFiles;
-    use diag::SourceMap;
-
-    use crate::{generate, Options};
-
-    /// The module `main.ss` becomes, with probes on or off.
+    /// The module `main.ss` becomes, with probes on or off; the runtime
+    /// has the probe only with them.
     fn module(src: &str, probes: bool) -> String {
-        let mut files = MemoryFiles::new();
-        files.insert("main.ss", src);
-        let mut map = SourceMap::new();
-        let checked = check::check(
-            &mut map,
-            &files,
-            &[PathBuf::from("main.ss")],
-            &Default::default(),
-        );
-        assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
         let options = Options {
             probes,
             ..Options::default()
         };
-        let files = generate(&checked, &map, &options).expect("generates");
-        let runtime = files
-            .iter()
-            .find(|f| f.path == std::path::Path::new("shapescript_runtime.py"))
-            .expect("runtime");
-        assert_eq!(runtime.contents.contains("def probe("), probes);
-        files
-            .into_iter()
-            .find(|f| f.path == std::path::Path::new("main.py"))
-            .expect("main.py")
-            .contents
+        let files = crate::tests::build_files(src, &options).expect("generates");
+        let file = |name: &str| {
+            files
+                .iter()
+                .find(|f| f.path == std::path::Path::new(name))
+                .map(|f| f.contents.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            file("shapescript_runtime.py").contains("def probe("),
+            probes
+        );
+        file("main.py")
     }
 
     #[test]

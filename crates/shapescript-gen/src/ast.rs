@@ -81,6 +81,25 @@ pub enum Ix {
     Ellipsis,
 }
 
+impl Ix {
+    /// The entry as written, with `none` spelled as the language spells it
+    /// (`none` in ShapeScript, `None` in Python).
+    pub fn text(&self, none: &str) -> String {
+        match self {
+            Ix::At(i) => i.to_string(),
+            Ix::NewAxis => none.into(),
+            Ix::Ellipsis => "...".into(),
+            Ix::Slice { start, stop, step } => {
+                let s = |v: &Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+                match step {
+                    Some(st) => format!("{}:{}:{st}", s(start), s(stop)),
+                    None => format!("{}:{}", s(start), s(stop)),
+                }
+            }
+        }
+    }
+}
+
 /// A reshape/permute plan of `rearrange`, `repeat` and `reduce`, in the
 /// generator's terms: split the input into elementary sizes, reduce some,
 /// permute, insert new axes, merge to the output.
@@ -288,6 +307,31 @@ pub enum Stmt {
     Return(Expr),
 }
 
+impl Stmt {
+    /// A `for`'s variable, what it goes over as written (the stack, or
+    /// `range(count)`, with `text` for the expression) and its body.
+    pub fn loop_parts<'a>(
+        &'a self,
+        text: &dyn Fn(&Expr) -> String,
+    ) -> Option<(&'a str, String, &'a [Stmt])> {
+        let Stmt::For {
+            var,
+            iter,
+            over_stack,
+            body,
+        } = self
+        else {
+            return None;
+        };
+        let it = if *over_stack {
+            text(iter)
+        } else {
+            format!("range({})", text(iter))
+        };
+        Some((var, it, body))
+    }
+}
+
 /// A parameter: its name and type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
@@ -321,6 +365,60 @@ pub enum Field {
     Sub(String, String, Vec<Size>),
     /// `[count] Model`.
     Stack(String, i64, String),
+}
+
+impl Func {
+    /// Every expression its statements (nested ones too) and value hold,
+    /// in source order, to change in place.
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        fn stmts<'a>(list: &'a mut [Stmt], out: &mut Vec<&'a mut Expr>) {
+            for s in list {
+                match s {
+                    Stmt::Let { value, .. }
+                    | Stmt::LetTuple { value, .. }
+                    | Stmt::Assign { value, .. }
+                    | Stmt::Return(value) => out.push(value),
+                    Stmt::If { cond, then, els } => {
+                        out.push(cond);
+                        stmts(then, out);
+                        if let Some(e) = els {
+                            stmts(e, out);
+                        }
+                    }
+                    Stmt::For { iter, body, .. } => {
+                        out.push(iter);
+                        stmts(body, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        stmts(&mut self.body, &mut out);
+        out.push(&mut self.tail);
+        out
+    }
+
+    /// A copy of every expression `exprs_mut` gives.
+    pub fn exprs(&self) -> Vec<Expr> {
+        let mut f = self.clone();
+        f.exprs_mut().into_iter().map(|e| e.clone()).collect()
+    }
+
+    /// The names of the functions it calls.
+    pub fn callees(&self) -> Vec<String> {
+        let all = self.exprs();
+        let mut nodes = Vec::new();
+        for e in &all {
+            e.walk(&mut nodes);
+        }
+        nodes
+            .iter()
+            .filter_map(|e| match &e.op {
+                Op::Call { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -13,9 +13,10 @@ use serde_json::Value;
 
 use crate::ast::Program;
 use crate::gen::{program, Names};
+use crate::minimise::Minimiser;
+use crate::print_ss;
 use crate::rng::Rng;
 use crate::run::{job, run_jobs, Job, Verdict, Worker};
-use crate::print_ss;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -186,21 +187,22 @@ impl Campaign {
             .enumerate()
             .map(|(k, (_, _, _, p))| job(p, &format!("p{k}")))
             .collect();
-        let package = format!("b{}_{}", self.options.seed, self.batches);
-        self.batches += 1;
-        let results = run_jobs(
-            &mut self.worker,
-            &self.options.dir,
-            &package,
-            &jobs,
-            self.options.runs,
-            self.options.seed,
-        )?;
+        let results = self.run_package("b", &jobs)?;
         for (((index, seed, names, p), job), result) in made.into_iter().zip(&jobs).zip(results) {
             self.record(index, seed, names, p, job, &result);
         }
-        let _ = std::fs::remove_dir_all(self.options.dir.join(&package));
         Ok(())
+    }
+
+    /// Runs `jobs` as one package named `prefix`, the seed and a count,
+    /// removed afterwards; one answer per job.
+    fn run_package(&mut self, prefix: &str, jobs: &[Job]) -> Result<Vec<Value>, String> {
+        let package = format!("{prefix}{}_{}", self.options.seed, self.batches);
+        self.batches += 1;
+        let o = &self.options;
+        let results = run_jobs(&mut self.worker, &o.dir, &package, jobs, o.runs, o.seed);
+        let _ = std::fs::remove_dir_all(o.dir.join(&package));
+        results
     }
 
     fn record(
@@ -317,14 +319,7 @@ impl Campaign {
                 sizes: case.sizes.clone(),
                 float: String::new(),
             };
-            let mut m = crate::minimise::Minimiser {
-                worker: &mut self.worker,
-                dir: self.options.dir.clone(),
-                runs: 8,
-                attempts: 0,
-                budget: 600,
-                last: Vec::new(),
-            };
+            let mut m = Minimiser::new(&mut self.worker, &self.options.dir, 600);
             let (p, f) = m.minimise(case.program.clone(), want);
             let text = crate::minimise::report(&p, &f, case.index, self.options.seed);
             let file = format!("{}-{}.ss", case.kind.replace(' ', "-"), case.index);
@@ -344,14 +339,7 @@ impl Campaign {
         budget: usize,
         kind: &str,
     ) -> Option<String> {
-        let mut m = crate::minimise::Minimiser {
-            worker: &mut self.worker,
-            dir: self.options.dir.clone(),
-            runs: 8,
-            attempts: 0,
-            budget,
-            last: Vec::new(),
-        };
+        let mut m = Minimiser::new(&mut self.worker, &self.options.dir, budget);
         m.failure(&p)?;
         let want = m
             .last
@@ -388,17 +376,7 @@ impl Campaign {
                     j
                 })
                 .collect();
-            let package = format!("mut{}_{}", self.options.seed, self.batches);
-            self.batches += 1;
-            let results = run_jobs(
-                &mut self.worker,
-                &self.options.dir,
-                &package,
-                &jobs,
-                self.options.runs,
-                self.options.seed,
-            )?;
-            let _ = std::fs::remove_dir_all(self.options.dir.join(&package));
+            let results = self.run_package("mut", &jobs)?;
             for ((m, j), r) in chunk.iter().zip(&jobs).zip(results) {
                 self.record_mutant(m, j, &r);
             }

@@ -58,12 +58,8 @@ enum Cmd {
     /// Runs program `index` of a campaign seeded `seed` and minimises its
     /// first failure.
     Minimise {
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value_t = 0)]
-        index: usize,
-        #[arg(long, value_enum, default_value = "both")]
-        names: NameMode,
+        #[command(flatten)]
+        pick: Pick,
         #[arg(long, default_value = "target/shapescript-gen")]
         out: PathBuf,
         #[arg(long, default_value_t = 1000)]
@@ -75,13 +71,32 @@ enum Cmd {
     /// Prints program `index` of a campaign seeded `seed`: its text, its
     /// reference and its spec.
     Show {
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value_t = 0)]
-        index: usize,
-        #[arg(long, value_enum, default_value = "both")]
-        names: NameMode,
+        #[command(flatten)]
+        pick: Pick,
     },
+}
+
+/// One program of a campaign: its seed, its index, the campaign's names.
+#[derive(clap::Args)]
+struct Pick {
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value_t = 0)]
+    index: usize,
+    #[arg(long, value_enum, default_value = "both")]
+    names: NameMode,
+}
+
+impl Pick {
+    /// The campaign's options (writing under `out`) and the program.
+    fn program(&self, out: PathBuf) -> (Options, shapescript_gen::ast::Program) {
+        let opts = options(self.seed, self.index + 1, out, self.names, 1, 1, None);
+        let p = program(
+            program_seed(self.seed, self.index),
+            program_names(&opts, self.index),
+        );
+        (opts, p)
+    }
 }
 
 fn names(mode: NameMode) -> Option<Names> {
@@ -160,15 +175,13 @@ fn main() -> ExitCode {
             ExitCode::from(u8::from(campaign.totals.failure_count() > 0))
         }
         Cmd::Minimise {
-            seed,
-            index,
-            names: mode,
+            pick,
             out,
             budget,
             kind,
         } => {
-            let opts = options(seed, index + 1, out, mode, 1, 1, None);
-            let p = program(program_seed(seed, index), program_names(&opts, index));
+            let (opts, p) = pick.program(out);
+            let index = pick.index;
             let mut campaign = match Campaign::new(opts) {
                 Ok(c) => c,
                 Err(e) => {
@@ -187,13 +200,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Show {
-            seed,
-            index,
-            names: mode,
-        } => {
-            let opts = options(seed, index + 1, PathBuf::new(), mode, 1, 1, None);
-            let p = program(program_seed(seed, index), program_names(&opts, index));
+        Cmd::Show { pick } => {
+            let (_, p) = pick.program(PathBuf::new());
             println!("{}", shapescript_gen::print_ss::program(&p));
             println!("{}", shapescript_gen::print_py::program(&p));
             println!("{}", shapescript_gen::spec::program(&p, "p0"));

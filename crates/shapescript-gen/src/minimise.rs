@@ -48,7 +48,20 @@ pub struct Minimiser<'w> {
     pub last: Vec<Failure>,
 }
 
-impl Minimiser<'_> {
+impl<'w> Minimiser<'w> {
+    /// A minimiser writing its packages under `dir`, running each
+    /// candidate 8 times, giving up after `budget` candidates.
+    pub fn new(worker: &'w mut Worker, dir: &std::path::Path, budget: usize) -> Minimiser<'w> {
+        Minimiser {
+            worker,
+            dir: dir.to_path_buf(),
+            runs: 8,
+            attempts: 0,
+            budget,
+            last: Vec::new(),
+        }
+    }
+
     /// How `p` fails, if it does: its first failure (a refused build is one).
     pub fn failure(&mut self, p: &Program) -> Option<Failure> {
         self.attempts += 1;
@@ -203,7 +216,7 @@ fn only_entry(p: &Program, entry: &str) -> Program {
             }
         }
         for f in &found.methods {
-            todo.extend(callees(f));
+            todo.extend(f.callees());
         }
     }
     q.models.retain(|m| keep_models.contains(&m.name));
@@ -216,61 +229,18 @@ fn only_entry(p: &Program, entry: &str) -> Program {
             continue;
         }
         if let Some(func) = p.func(&f) {
-            todo.extend(callees(func));
+            todo.extend(func.callees());
         }
     }
     q.funcs.retain(|f| keep.contains(&f.name));
     q
 }
 
-fn callees(f: &Func) -> Vec<String> {
-    let mut nodes = Vec::new();
-    for e in func_exprs(f) {
-        e.walk(&mut nodes);
-    }
-    nodes
-        .iter()
-        .filter_map(|e| match &e.op {
-            Op::Call { name, .. } => Some(name.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every expression a function's statements and value hold.
-fn func_exprs(f: &Func) -> Vec<&Expr> {
-    fn stmts<'a>(list: &'a [Stmt], out: &mut Vec<&'a Expr>) {
-        for s in list {
-            match s {
-                Stmt::Let { value, .. }
-                | Stmt::LetTuple { value, .. }
-                | Stmt::Assign { value, .. }
-                | Stmt::Return(value) => out.push(value),
-                Stmt::If { cond, then, els } => {
-                    out.push(cond);
-                    stmts(then, out);
-                    stmts(els.as_deref().unwrap_or(&[]), out);
-                }
-                Stmt::For { iter, body, .. } => {
-                    out.push(iter);
-                    stmts(body, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    stmts(&f.body, &mut out);
-    out.push(&f.tail);
-    out
-}
-
 fn program_size(p: &Program) -> usize {
     p.funcs
         .iter()
         .map(|f| {
-            f.params.len()
-                + f.body.len() * 2
-                + func_exprs(f).iter().map(|e| e.size()).sum::<usize>()
+            f.params.len() + f.body.len() * 2 + f.exprs().iter().map(|e| e.size()).sum::<usize>()
         })
         .sum::<usize>()
         + p.dims.iter().map(|(_, v)| *v as usize).sum::<usize>()
@@ -332,7 +302,7 @@ fn drop_param(p: &Program, i: usize) -> Option<Program> {
     let mut k = 0;
     for (fi, f) in p.funcs.iter().enumerate() {
         let is_entry = p.entries.iter().any(|(_, e)| *e == f.name);
-        let called = p.funcs.iter().any(|g| callees(g).contains(&f.name));
+        let called = p.funcs.iter().any(|g| g.callees().contains(&f.name));
         for (pi, param) in f.params.iter().enumerate() {
             if !is_entry || called {
                 continue;
@@ -351,8 +321,9 @@ fn drop_param(p: &Program, i: usize) -> Option<Program> {
 }
 
 fn reads(f: &Func, name: &str) -> bool {
+    let all = f.exprs();
     let mut nodes = Vec::new();
-    for e in func_exprs(f) {
+    for e in &all {
         e.walk(&mut nodes);
     }
     nodes
@@ -377,7 +348,7 @@ fn assigns(s: &Stmt, name: &str) -> bool {
 fn drop_func(p: &Program, i: usize) -> Option<Program> {
     let f = p.funcs.get(i)?;
     let mut q = p.clone();
-    if p.funcs.iter().all(|g| !callees(g).contains(&f.name)) && p.entries.len() > 1 {
+    if p.funcs.iter().all(|g| !g.callees().contains(&f.name)) && p.entries.len() > 1 {
         q.entries.retain(|(_, e)| *e != f.name);
         q.funcs.remove(i);
     }
@@ -390,8 +361,8 @@ fn simplify_expr(p: &Program, i: usize) -> Option<Program> {
     let mut k = i;
     for (fi, f) in p.funcs.iter().enumerate() {
         let entry = p.entries.iter().any(|(_, e)| *e == f.name)
-            && !p.funcs.iter().any(|g| callees(g).contains(&f.name));
-        let count: usize = func_exprs(f).iter().map(|e| e.size()).sum();
+            && !p.funcs.iter().any(|g| g.callees().contains(&f.name));
+        let count: usize = f.exprs().iter().map(|e| e.size()).sum();
         if k >= count * 2 {
             k -= count * 2;
             continue;

@@ -8,7 +8,7 @@
 //! the mutated node translated positionally) tells whether PyTorch would
 //! have refused it too, or whether the rejection is imprecision.
 
-use crate::ast::{Expr, Func, Layout, Op, Program, Stmt};
+use crate::ast::{Expr, Func, Op, Program};
 use crate::rng::Rng;
 use crate::size::Size;
 use crate::ty::{Axis, Dt, Ty, TT};
@@ -63,48 +63,7 @@ pub fn mutants(p: &Program, rng: &mut Rng, count: usize) -> Vec<Mutant> {
 }
 
 fn calls(f: &Func, name: &str) -> bool {
-    let all = exprs(f);
-    let mut nodes = Vec::new();
-    for e in &all {
-        e.walk(&mut nodes);
-    }
-    nodes
-        .iter()
-        .any(|e| matches!(&e.op, Op::Call { name: n, .. } if n == name))
-}
-
-/// The function's expressions, mutable, in a fixed order.
-fn exprs_mut(f: &mut Func) -> Vec<&mut Expr> {
-    fn stmts<'a>(list: &'a mut [Stmt], out: &mut Vec<&'a mut Expr>) {
-        for s in list {
-            match s {
-                Stmt::Let { value, .. }
-                | Stmt::LetTuple { value, .. }
-                | Stmt::Assign { value, .. }
-                | Stmt::Return(value) => out.push(value),
-                Stmt::If { cond, then, els } => {
-                    out.push(cond);
-                    stmts(then, out);
-                    if let Some(e) = els {
-                        stmts(e, out);
-                    }
-                }
-                Stmt::For { iter, body, .. } => {
-                    out.push(iter);
-                    stmts(body, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    stmts(&mut f.body, &mut out);
-    out.push(&mut f.tail);
-    out
-}
-
-fn exprs(f: &Func) -> Vec<Expr> {
-    let mut g = f.clone();
-    exprs_mut(&mut g).into_iter().map(|e| e.clone()).collect()
+    f.callees().iter().any(|n| n == name)
 }
 
 /// A tensor parameter's type, at random.
@@ -204,7 +163,7 @@ fn change_return(f: &mut Func, rng: &mut Rng) -> Option<String> {
 /// `concat`) on another named axis of its argument.
 fn move_over(f: &mut Func, rng: &mut Rng) -> Option<String> {
     let mut nodes: Vec<&mut Expr> = Vec::new();
-    for e in exprs_mut(f) {
+    for e in f.exprs_mut() {
         collect_mut(e, &mut nodes, &|e| {
             matches!(
                 e.op,
@@ -256,7 +215,7 @@ fn collect_mut<'a>(e: &'a mut Expr, out: &mut Vec<&'a mut Expr>, pick: &dyn Fn(&
 /// `rearrange(x, [a b] -> [b a])`.
 fn transpose(f: &mut Func, rng: &mut Rng) -> Option<String> {
     let mut nodes: Vec<&mut Expr> = Vec::new();
-    for e in exprs_mut(f) {
+    for e in f.exprs_mut() {
         collect_mut(e, &mut nodes, &|e| {
             matches!(e.op, Op::Var(_)) && e.tensor().is_some_and(|t| t.rank() >= 2)
         });
@@ -267,45 +226,29 @@ fn transpose(f: &mut Func, rng: &mut Rng) -> Option<String> {
     let k = rng.below(nodes.len());
     let node = nodes.swap_remove(k);
     let t = node.tensor()?.clone();
-    let words: Vec<String> = (0..t.rank()).map(|i| format!("a{i}")).collect();
-    let r = t.rank();
-    let mut out_words = words.clone();
-    out_words.swap(r - 1, r - 2);
-    let sizes: Vec<Size> = t.axes.iter().map(|a| a.size.clone()).collect();
-    let mut order: Vec<Option<usize>> = (0..r).map(Some).collect();
-    order.swap(r - 1, r - 2);
-    let mut merged = sizes.clone();
-    merged.swap(r - 1, r - 2);
-    let plan = Layout {
-        split: sizes,
-        reduce: None,
-        order,
-        expand: merged.clone(),
-        merge: merged,
-    };
     let name = match &node.op {
         Op::Var(n) => n.clone(),
         _ => return None,
     };
-    let inner = node.clone();
-    *node = Expr::new(
-        Op::Pattern {
-            f: "rearrange",
-            lhs: words.join(" "),
-            rhs: out_words.join(" "),
-            kw: Vec::new(),
-            reduce: None,
-            plan,
-        },
-        vec![inner],
-        node.ty.clone(),
-    );
+    let r = t.rank();
+    let words: Vec<String> = (0..r).map(|i| format!("a{i}")).collect();
+    let mut out_words = words.clone();
+    out_words.swap(r - 1, r - 2);
+    let mut order: Vec<Option<usize>> = (0..r).map(Some).collect();
+    order.swap(r - 1, r - 2);
+    let mut axes = t.axes.clone();
+    axes.swap(r - 1, r - 2);
+    let call = crate::gen::Call::new("rearrange", &words, &out_words);
+    let mut e = crate::gen::pattern_expr(call, None, order, &axes, node.clone())?;
+    // The rest of the function still takes the old type: naive.
+    e.ty = node.ty.clone();
+    *node = e;
     Some(format!("`{name}` transposed"))
 }
 
 fn grow_topk(f: &mut Func) -> Option<String> {
     let mut nodes: Vec<&mut Expr> = Vec::new();
-    for e in exprs_mut(f) {
+    for e in f.exprs_mut() {
         collect_mut(e, &mut nodes, &|e| matches!(e.op, Op::Topk { .. }));
     }
     let node = nodes.into_iter().next()?;

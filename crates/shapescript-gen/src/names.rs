@@ -114,27 +114,27 @@ pub const PYTHON: &[&str] = &[
 /// Names that clash with Python used as axis names (bound from shapes in
 /// the emitted code).
 pub const PYTHON_AXES: &[&str] = &[
+    "torch",
     "list",
+    "math",
     "sum",
+    "F",
     "len",
+    "_t1",
     "range",
+    "lambda",
     "min",
+    "None",
     "max",
+    "class",
     "abs",
+    "shapescript_runtime",
     "type",
+    "sum_",
     "id",
+    "i",
     "int",
     "float",
-    "math",
-    "torch",
-    "F",
-    "shapescript_runtime",
-    "class",
-    "lambda",
-    "None",
-    "_t1",
-    "sum_",
-    "i",
 ];
 
 /// Built-ins and prelude functions a local may hide: the generator calls

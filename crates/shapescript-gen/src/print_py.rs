@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ast::{Align, Bin, Conv, Expr, Func, Ix, Op, Program, Stmt};
+use crate::ast::{Align, Bin, Conv, Expr, Func, Op, Program, Stmt};
 use crate::size::Size;
 use crate::ty::{Dt, Ty};
 
@@ -68,16 +68,9 @@ fn stmt(s: &Stmt, indent: usize, out: &mut String) {
                 block(els, indent + 1, out);
             }
         }
-        Stmt::For {
-            var,
-            iter,
-            over_stack,
-            body,
-        } => {
-            let it = if *over_stack {
-                expr(iter)
-            } else {
-                format!("range({})", expr(iter))
+        Stmt::For { .. } => {
+            let Some((var, it, body)) = s.loop_parts(&expr) else {
+                return;
             };
             let _ = writeln!(out, "{pad}for v_{var} in {it}:");
             block(body, indent + 1, out);
@@ -221,7 +214,7 @@ fn structural(e: &Expr) -> String {
             format!("torch.einsum({equation:?}, {})", ops.join(", "))
         }
         Op::Index(ixs) => {
-            let ixs: Vec<String> = ixs.iter().map(index).collect();
+            let ixs: Vec<String> = ixs.iter().map(|i| i.text("None")).collect();
             format!("{}[{}]", a(0), ixs.join(", "))
         }
         Op::Mask => format!("{}[{}]", a(0), a(1)),
@@ -307,19 +300,4 @@ fn math(f: &str, arg: &Expr) -> String {
         other => format!("torch.{other}"),
     };
     format!("{torch}({x})")
-}
-
-fn index(ix: &Ix) -> String {
-    match ix {
-        Ix::At(i) => i.to_string(),
-        Ix::NewAxis => "None".into(),
-        Ix::Ellipsis => "...".into(),
-        Ix::Slice { start, stop, step } => {
-            let s = |v: &Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
-            match step {
-                Some(st) => format!("{}:{}:{st}", s(start), s(stop)),
-                None => format!("{}:{}", s(start), s(stop)),
-            }
-        }
-    }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ast::{Expr, Field, Func, Ix, Model, Op, Program, Stmt};
+use crate::ast::{Expr, Field, Func, Model, Op, Program, Stmt};
 
 /// Precedence of atoms: calls, names, indexing, fields.
 const ATOM: u8 = 11;
@@ -122,16 +122,9 @@ fn stmt(s: &Stmt, indent: usize, out: &mut String) {
             }
             let _ = writeln!(out, "{pad}}}");
         }
-        Stmt::For {
-            var,
-            iter,
-            over_stack,
-            body,
-        } => {
-            let it = if *over_stack {
-                expr(iter)
-            } else {
-                format!("range({})", expr(iter))
+        Stmt::For { .. } => {
+            let Some((var, it, body)) = s.loop_parts(&expr) else {
+                return;
             };
             let _ = writeln!(out, "{pad}for {var} in {it} {{");
             block(body, indent + 1, out);
@@ -285,7 +278,7 @@ fn call_like(e: &Expr) -> (String, u8) {
         }
         Op::Index(ixs) => {
             let base = operand(&e.args[0], ATOM);
-            let ixs: Vec<String> = ixs.iter().map(index).collect();
+            let ixs: Vec<String> = ixs.iter().map(|i| i.text("none")).collect();
             (format!("{base}[{}]", ixs.join(", ")), ATOM)
         }
         Op::Mask => (format!("{}[{}]", operand(&e.args[0], ATOM), a[1]), ATOM),
@@ -319,19 +312,4 @@ fn call_like(e: &Expr) -> (String, u8) {
 /// Operators are printed by `text`; nothing else reaches here.
 fn unreachable_text(e: &Expr) -> (String, u8) {
     (format!("{:?}", e.op), ATOM)
-}
-
-fn index(ix: &Ix) -> String {
-    match ix {
-        Ix::At(i) => i.to_string(),
-        Ix::NewAxis => "none".into(),
-        Ix::Ellipsis => "...".into(),
-        Ix::Slice { start, stop, step } => {
-            let s = |v: &Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
-            match step {
-                Some(st) => format!("{}:{}:{st}", s(start), s(stop)),
-                None => format!("{}:{}", s(start), s(stop)),
-            }
-        }
-    }
 }

@@ -22,43 +22,37 @@ pub type Instance = (Vec<Expr>, Vec<(String, Size)>, Ty);
 impl Gen {
     /// A call of an earlier function whose result fits `goal`.
     pub(super) fn call(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        let callees: Vec<Func> = self
-            .prog
-            .funcs
-            .iter()
-            .filter(|f| !fx.hides(&f.name) && callable_from(f, fx))
-            .filter(|f| f.ret.tensor().is_some_and(|t| t.rank() == goal.axes.len()))
-            .cloned()
-            .collect();
-        if callees.is_empty() {
-            return None;
-        }
-        let f = self.rng.pick(&callees).clone();
-        let bind = self.unify(&f, goal)?;
-        let (args, bind, ret) = self.instantiate(fx, &f, bind, depth)?;
-        let float = if f.float == Dt::F { fx.float } else { f.float };
-        let op = Op::Call {
-            name: f.name.clone(),
-            bind,
-            float,
-        };
-        Some(Expr::new(op, args, ret))
+        self.call_of(fx, Some(goal), depth)
     }
 
     /// A call of any earlier function, its generics bound at random.
     pub fn call_any(&mut self, fx: &mut Fx, depth: u32) -> Option<Expr> {
+        self.call_of(fx, None, depth)
+    }
+
+    /// A call of an earlier function `fx` may call, of the goal's rank
+    /// and its generics bound for it when there is one.
+    fn call_of(&mut self, fx: &mut Fx, goal: Option<&Goal>, depth: u32) -> Option<Expr> {
+        let rank = |f: &Func| match goal {
+            Some(g) => f.ret.tensor().is_some_and(|t| t.rank() == g.axes.len()),
+            None => true,
+        };
         let callees: Vec<Func> = self
             .prog
             .funcs
             .iter()
-            .filter(|f| !fx.hides(&f.name) && callable_from(f, fx))
+            .filter(|f| !fx.hides(&f.name) && callable_from(f, fx) && rank(f))
             .cloned()
             .collect();
         if callees.is_empty() {
             return None;
         }
         let f = self.rng.pick(&callees).clone();
-        let (args, bind, ret) = self.instantiate(fx, &f, Binding::new(), depth)?;
+        let bind = match goal {
+            Some(g) => self.unify(&f, g)?,
+            None => Binding::new(),
+        };
+        let (args, bind, ret) = self.instantiate(fx, &f, bind, depth)?;
         let float = if f.float == Dt::F { fx.float } else { f.float };
         let op = Op::Call {
             name: f.name.clone(),

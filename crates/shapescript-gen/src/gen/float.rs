@@ -7,7 +7,7 @@
 //! first that fits the goal and falls back to a leaf.
 
 use super::shape::{find, pair};
-use super::{dom_within, Fx, Gen, Goal, MAG};
+use super::{dom_within, Fx, Gen, Goal, Strategy, MAG};
 use crate::ast::{Bin, Expr, Op};
 use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
 
@@ -89,53 +89,49 @@ impl Gen {
 
     /// A float tensor for `goal`.
     pub fn float(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Expr {
+        const TABLE: &[(u32, Strategy)] = &[
+            (3, Gen::leaf_strategy),
+            (4, Gen::math),
+            (6, Gen::binary),
+            (3, Gen::reduction),
+            (2, Gen::axis_wise),
+            (3, Gen::matmul),
+            (1, Gen::einsum),
+            (1, Gen::rearrange),
+            (1, Gen::repeat),
+            (1, Gen::reduce_pattern),
+            (1, Gen::concat),
+            (1, Gen::select),
+            (1, Gen::clamp),
+            (1, Gen::convert),
+            (2, Gen::any_call),
+            (2, Gen::index),
+            (1, Gen::take),
+            (1, Gen::extreme),
+        ];
+        // Unknown sizes (`?k`): only what keeps the axes of a value in scope.
+        const KEEPING: &[(u32, Strategy)] =
+            &[(1, Gen::math), (1, Gen::clamp), (1, Gen::leaf_strategy)];
         let unknown = goal
             .axes
             .iter()
             .any(|a| a.size.symbols().iter().any(|s| s.starts_with('?')));
-        if depth == 0 {
-            return self.leaf(fx, goal);
+        let table = if unknown { KEEPING } else { TABLE };
+        self.first_fit(fx, goal, depth, table, 4)
+            .unwrap_or_else(|| self.leaf(fx, goal))
+    }
+
+    fn leaf_strategy(&mut self, fx: &mut Fx, goal: &Goal, _: u32) -> Option<Expr> {
+        Some(self.leaf(fx, goal))
+    }
+
+    /// A call of a function or, in a method, now and then of a method.
+    fn any_call(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        if fx.model.is_some() && self.rng.chance(0.5) {
+            self.method_call(fx, goal, depth)
+        } else {
+            self.call(fx, goal, depth)
         }
-        for _ in 0..4 {
-            if unknown {
-                // Only what keeps the axes: no leaf but the value in scope.
-                let e = match self.rng.below(3) {
-                    0 => self.math(fx, goal, depth),
-                    1 => self.clamp(fx, goal, depth),
-                    _ => Some(self.leaf(fx, goal)),
-                };
-                if let Some(e) = e.filter(|e| self.fits(e, goal)) {
-                    return e;
-                }
-                continue;
-            }
-            let weights = [3, 4, 6, 3, 2, 3, 1, 2, 1, 1, 1, 1, 2, 2, 1, 1];
-            let e = match self.rng.weighted(&weights) {
-                0 => Some(self.leaf(fx, goal)),
-                1 => self.math(fx, goal, depth),
-                2 => self.binary(fx, goal, depth),
-                3 => self.reduction(fx, goal, depth),
-                4 => self.axis_wise(fx, goal, depth),
-                5 => self.matmul(fx, goal, depth),
-                6 => self.einsum(fx, goal, depth),
-                7 => self.pattern(fx, goal, depth),
-                8 => self.concat(fx, goal, depth),
-                9 => self.select(fx, goal, depth),
-                10 => self.clamp(fx, goal, depth),
-                11 => self.convert(fx, goal, depth),
-                12 if fx.model.is_some() && self.rng.chance(0.5) => {
-                    self.method_call(fx, goal, depth)
-                }
-                12 => self.call(fx, goal, depth),
-                13 => self.index(fx, goal, depth),
-                14 => self.take(fx, goal, depth),
-                _ => self.extreme(fx, goal, depth),
-            };
-            if let Some(e) = e.filter(|e| self.fits(e, goal)) {
-                return e;
-            }
-        }
-        self.leaf(fx, goal)
     }
 
     /// A value in scope that fits, a new parameter, or a filled tensor.

@@ -6,7 +6,7 @@
 
 use super::float::{align_of, scalar_iv};
 use super::shape::{find, names_uniquely};
-use super::{Fx, Gen, Goal};
+use super::{Fx, Gen, Goal, Strategy};
 use crate::ast::{Bin, Expr, Op};
 use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
 
@@ -30,21 +30,15 @@ impl Gen {
 
     /// An integer tensor for `goal`.
     pub fn integer(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Expr {
-        if depth > 0 {
-            for _ in 0..3 {
-                let e = match self.rng.weighted(&[2, 2, 1, 2, 2]) {
-                    0 => self.argmax(fx, goal, depth),
-                    1 => self.int_arith(fx, goal, depth),
-                    2 => self.arange(fx, goal),
-                    3 => self.int_sum(fx, goal, depth),
-                    _ => self.call(fx, goal, depth),
-                };
-                if let Some(e) = e.filter(|e| self.fits(e, goal)) {
-                    return e;
-                }
-            }
-        }
-        self.leaf(fx, goal)
+        const TABLE: &[(u32, Strategy)] = &[
+            (2, Gen::argmax),
+            (2, Gen::int_arith),
+            (1, Gen::arange),
+            (2, Gen::int_sum),
+            (2, Gen::call),
+        ];
+        self.first_fit(fx, goal, depth, TABLE, 3)
+            .unwrap_or_else(|| self.leaf(fx, goal))
     }
 
     /// `argmax(x, over=n)`: ids `Index[n]` of the goal's axes.
@@ -87,7 +81,7 @@ impl Gen {
     }
 
     /// `arange(n)` for a goal `[n]`.
-    fn arange(&mut self, fx: &mut Fx, goal: &Goal) -> Option<Expr> {
+    fn arange(&mut self, fx: &mut Fx, goal: &Goal, _: u32) -> Option<Expr> {
         let [a] = goal.axes.as_slice() else {
             return None;
         };
@@ -126,15 +120,10 @@ impl Gen {
             } else {
                 goal.dt
             };
-            let sub: Vec<Axis> = goal
-                .axes
-                .iter()
-                .filter(|a| a.name.is_some() && self.rng.chance(0.7))
-                .cloned()
-                .collect();
+            let sub = self.some_named(&goal.axes);
             self.integer(fx, &Goal::new(sub, dt).within(w), depth - 1)
         };
-        let (a, b) = if self.rng.chance(0.5) { (a, b) } else { (b, a) };
+        let (a, b) = self.either_order(a, b);
         let la = align_of(&self.dims, &a, &goal.axes)?;
         let lb = align_of(&self.dims, &b, &goal.axes)?;
         let (ia, ib) = (scalar_iv(&a.ty), scalar_iv(&b.ty));
@@ -194,20 +183,14 @@ impl Gen {
 
     /// A boolean tensor for `goal`.
     pub fn boolean(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Expr {
-        if depth > 0 {
-            for _ in 0..3 {
-                let e = match self.rng.weighted(&[5, 1, 1, 1]) {
-                    0 => self.compare(fx, goal, depth),
-                    1 => self.logic(fx, goal, depth),
-                    2 => self.any_all(fx, goal, depth),
-                    _ => self.call(fx, goal, depth),
-                };
-                if let Some(e) = e.filter(|e| self.fits(e, goal)) {
-                    return e;
-                }
-            }
-        }
-        self.leaf(fx, goal)
+        const TABLE: &[(u32, Strategy)] = &[
+            (5, Gen::compare),
+            (1, Gen::logic),
+            (1, Gen::any_all),
+            (1, Gen::call),
+        ];
+        self.first_fit(fx, goal, depth, TABLE, 3)
+            .unwrap_or_else(|| self.leaf(fx, goal))
     }
 
     /// `a < b` and the other comparisons, of floats or integers.
@@ -225,18 +208,13 @@ impl Gen {
                 Expr::leaf(Op::Float(0.5), Ty::Float(Iv::point(0.5)))
             }
         } else {
-            let sub: Vec<Axis> = goal
-                .axes
-                .iter()
-                .filter(|a| a.name.is_some() && self.rng.chance(0.7))
-                .cloned()
-                .collect();
+            let sub = self.some_named(&goal.axes);
             self.value(fx, &Goal::new(sub, dt), depth - 1)
         };
         if !ints && matches!(op, Bin::Eq | Bin::Ne) {
             return None;
         }
-        let (a, b) = if self.rng.chance(0.5) { (a, b) } else { (b, a) };
+        let (a, b) = self.either_order(a, b);
         let la = align_of(&self.dims, &a, &goal.axes)?;
         let lb = align_of(&self.dims, &b, &goal.axes)?;
         fx.discontinuous = true;
@@ -261,14 +239,9 @@ impl Gen {
         if self.rng.chance(0.3) {
             return Some(Expr::new(Op::Not, vec![a], Ty::T(t)));
         }
-        let sub: Vec<Axis> = goal
-            .axes
-            .iter()
-            .filter(|a| a.name.is_some() && self.rng.chance(0.7))
-            .cloned()
-            .collect();
+        let sub = self.some_named(&goal.axes);
         let b = self.boolean(fx, &Goal::new(sub, Dt::Bool), depth - 1);
-        let (a, b) = if self.rng.chance(0.5) { (a, b) } else { (b, a) };
+        let (a, b) = self.either_order(a, b);
         let op = *self.rng.pick(&[Bin::And, Bin::Or]);
         let la = align_of(&self.dims, &a, &goal.axes)?;
         let lb = align_of(&self.dims, &b, &goal.axes)?;

@@ -9,6 +9,69 @@ use crate::ast::{Expr, Ix, Layout, Op};
 use crate::size::Size;
 use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
 
+/// The written parts of a pattern call: the built-in, both sides, the
+/// keyword sizes and `reduce`'s operation.
+pub struct Call {
+    pub f: &'static str,
+    pub lhs: String,
+    pub rhs: String,
+    pub kw: Vec<(String, String)>,
+    pub reduce: Option<&'static str>,
+}
+
+impl Call {
+    pub fn new(f: &'static str, lhs: &[String], rhs: &[String]) -> Call {
+        Call {
+            f,
+            lhs: lhs.join(" "),
+            rhs: rhs.join(" "),
+            kw: Vec::new(),
+            reduce: None,
+        }
+    }
+}
+
+/// The pattern call `call` of `arg`, whose result has `axes`: the plan
+/// the reference follows splits the argument into its axes, reduces,
+/// orders (`None` a new axis) and expands to `axes`' sizes.
+pub fn pattern_expr(
+    call: Call,
+    reduce: Option<(String, Vec<usize>)>,
+    order: Vec<Option<usize>>,
+    axes: &[Axis],
+    arg: Expr,
+) -> Option<Expr> {
+    let a = arg.tensor()?.clone();
+    let sizes: Vec<Size> = axes.iter().map(|x| x.size.clone()).collect();
+    let plan = Layout {
+        split: a.axes.iter().map(|x| x.size.clone()).collect(),
+        reduce,
+        order,
+        expand: sizes.clone(),
+        merge: sizes,
+    };
+    let op = Op::Pattern {
+        f: call.f,
+        lhs: call.lhs,
+        rhs: call.rhs,
+        kw: call.kw,
+        reduce: call.reduce,
+        plan,
+    };
+    let t = TT {
+        axes: axes.to_vec(),
+        ..a
+    };
+    Some(Expr::new(op, vec![arg], Ty::T(t)))
+}
+
+/// A list without its item `at`.
+fn without<T: Clone>(items: &[T], at: usize) -> Vec<T> {
+    let mut out = items.to_vec();
+    out.remove(at);
+    out
+}
+
 /// A pattern's word for an axis: its name, or its number.
 fn word(a: &Axis) -> Option<String> {
     a.name
@@ -93,35 +156,16 @@ impl Gen {
         }
     }
 
-    /// `rearrange` (a permutation), `repeat` (a new axis) or `reduce` (an
-    /// axis the goal lacks) by a pattern of the goal's axis words.
-    pub(super) fn pattern(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        let words: Option<Vec<String>> = goal.axes.iter().map(word).collect();
-        let words = words?;
-        let mut sorted = words.clone();
-        sorted.sort();
-        sorted.dedup();
-        if sorted.len() != words.len()
-            || words
-                .iter()
-                .any(|w| self.dims.value(w).is_some_and(|_| false))
-        {
-            return None;
-        }
-        match self.rng.below(3) {
-            0 => self.rearrange(fx, goal, &words, depth),
-            1 => self.repeat(fx, goal, &words, depth),
-            _ => self.reduce_pattern(fx, goal, &words, depth),
-        }
+    /// The goal's axes as a pattern's words (names, numbers), each once.
+    fn pattern_words(&self, goal: &Goal) -> Option<Vec<String>> {
+        let words: Vec<String> = goal.axes.iter().map(word).collect::<Option<_>>()?;
+        let distinct = (1..words.len()).all(|i| !words[..i].contains(&words[i]));
+        distinct.then_some(words)
     }
 
-    fn rearrange(
-        &mut self,
-        fx: &mut Fx,
-        goal: &Goal,
-        words: &[String],
-        depth: u32,
-    ) -> Option<Expr> {
+    /// `rearrange` by a pattern of the goal's axis words.
+    pub(super) fn rearrange(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        let words = &self.pattern_words(goal)?;
         if fx.hides("rearrange") {
             return None;
         }
@@ -131,121 +175,51 @@ impl Gen {
             .iter()
             .map(|&i| plain_axis(goal.axes[i].clone()))
             .collect();
-        let arg = self.float(
-            fx,
-            &Goal::new(input, goal.dt)
-                .with_dom(goal.dom.clone())
-                .within(goal.within),
-            depth - 1,
-        );
-        let a = arg.tensor()?.clone();
+        let arg = self.float(fx, &goal.same_values(input), depth - 1);
         let lhs: Vec<String> = order.iter().map(|&i| words[i].clone()).collect();
-        let split: Vec<Size> = a.axes.iter().map(|x| x.size.clone()).collect();
-        let back: Vec<Option<usize>> = (0..goal.axes.len())
+        let back = (0..goal.axes.len())
             .map(|i| order.iter().position(|&o| o == i))
             .collect();
-        let plan = Layout {
-            split: split.clone(),
-            reduce: None,
-            order: back,
-            expand: goal.axes.iter().map(|x| x.size.clone()).collect(),
-            merge: goal.axes.iter().map(|x| x.size.clone()).collect(),
-        };
-        let op = Op::Pattern {
-            f: "rearrange",
-            lhs: lhs.join(" "),
-            rhs: words.join(" "),
-            kw: Vec::new(),
-            reduce: None,
-            plan,
-        };
-        Some(Expr::new(
-            op,
-            vec![arg],
-            Ty::T(TT {
-                axes: goal.axes.clone(),
-                ..a
-            }),
-        ))
+        let call = Call::new("rearrange", &lhs, words);
+        pattern_expr(call, None, back, &goal.axes, arg)
     }
 
-    fn repeat(&mut self, fx: &mut Fx, goal: &Goal, words: &[String], depth: u32) -> Option<Expr> {
+    /// `repeat` by a pattern of the goal's axis words.
+    pub(super) fn repeat(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        let words = &self.pattern_words(goal)?;
         if fx.hides("repeat") || goal.axes.is_empty() {
             return None;
         }
         let at = self.rng.below(goal.axes.len());
         let new = &goal.axes[at];
-        let mut kw = Vec::new();
+        let mut call = Call::new("repeat", &without(words, at), words);
         if new.size.as_lit().is_none() {
             let size_name = new.size.as_sym()?;
             if self.dims.value(size_name).is_none() || new.name.as_deref() != Some(size_name) {
                 if !fx.size_usable(&new.size) {
                     return None;
                 }
-                kw.push((words[at].clone(), new.size.ss()));
+                call.kw.push((words[at].clone(), new.size.ss()));
             }
         }
-        let input: Vec<Axis> = goal
-            .axes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != at)
-            .map(|(_, a)| plain_axis(a.clone()))
+        let input: Vec<Axis> = without(&goal.axes, at)
+            .into_iter()
+            .map(plain_axis)
             .collect();
-        let arg = self.float(
-            fx,
-            &Goal::new(input, goal.dt)
-                .with_dom(goal.dom.clone())
-                .within(goal.within),
-            depth - 1,
-        );
-        let a = arg.tensor()?.clone();
-        let lhs: Vec<String> = words
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != at)
-            .map(|(_, w)| w.clone())
-            .collect();
-        let order: Vec<Option<usize>> = (0..goal.axes.len())
+        let arg = self.float(fx, &goal.same_values(input), depth - 1);
+        let order = (0..goal.axes.len())
             .map(|i| match i.cmp(&at) {
                 std::cmp::Ordering::Less => Some(i),
                 std::cmp::Ordering::Equal => None,
                 std::cmp::Ordering::Greater => Some(i - 1),
             })
             .collect();
-        let sizes: Vec<Size> = goal.axes.iter().map(|x| x.size.clone()).collect();
-        let plan = Layout {
-            split: a.axes.iter().map(|x| x.size.clone()).collect(),
-            reduce: None,
-            order,
-            expand: sizes.clone(),
-            merge: sizes,
-        };
-        let op = Op::Pattern {
-            f: "repeat",
-            lhs: lhs.join(" "),
-            rhs: words.join(" "),
-            kw,
-            reduce: None,
-            plan,
-        };
-        Some(Expr::new(
-            op,
-            vec![arg],
-            Ty::T(TT {
-                axes: goal.axes.clone(),
-                ..a
-            }),
-        ))
+        pattern_expr(call, None, order, &goal.axes, arg)
     }
 
-    fn reduce_pattern(
-        &mut self,
-        fx: &mut Fx,
-        goal: &Goal,
-        words: &[String],
-        depth: u32,
-    ) -> Option<Expr> {
+    /// `reduce` by a pattern of the goal's axis words.
+    pub(super) fn reduce_pattern(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        let words = &self.pattern_words(goal)?;
         let f = *self.rng.pick(&["sum", "mean", "max", "min"]);
         if fx.hides("reduce") {
             return None;
@@ -260,55 +234,38 @@ impl Gen {
         input.insert(at, extra.clone());
         let n = self.dims.max(&extra.size) as f64;
         let m = goal.within.lo.abs().min(goal.within.hi).min(MAG);
-        let within = if f == "sum" {
-            Iv::new(-m / n, m / n)
+        let sum = f == "sum";
+        let (within, dom) = if sum {
+            (Iv::new(-m / n, m / n), Dom::Real)
         } else {
-            goal.within
-        };
-        let dom = if f == "sum" {
-            Dom::Real
-        } else {
-            goal.dom.clone()
+            (goal.within, goal.dom.clone())
         };
         let arg = self.float(
             fx,
             &Goal::new(input, goal.dt).with_dom(dom).within(within),
             depth - 1,
         );
-        let a = arg.tensor()?.clone();
         let mut lhs: Vec<String> = words.to_vec();
         lhs.insert(at, name);
-        let iv = if f == "sum" { a.iv.times(n) } else { a.iv };
-        let dom = if f == "sum" { Dom::Real } else { a.dom.clone() };
-        let order: Vec<Option<usize>> = (0..goal.axes.len())
+        let order = (0..goal.axes.len())
             .map(|i| Some(if i < at { i } else { i + 1 }))
             .collect();
-        let sizes: Vec<Size> = goal.axes.iter().map(|x| x.size.clone()).collect();
-        let plan = Layout {
-            split: a.axes.iter().map(|x| x.size.clone()).collect(),
-            reduce: Some((f.to_string(), vec![at])),
+        let mut call = Call::new("reduce", &lhs, words);
+        call.reduce = Some(f);
+        let mut e = pattern_expr(
+            call,
+            Some((f.to_string(), vec![at])),
             order,
-            expand: sizes.clone(),
-            merge: sizes,
-        };
-        let op = Op::Pattern {
-            f: "reduce",
-            lhs: lhs.join(" "),
-            rhs: words.join(" "),
-            kw: Vec::new(),
-            reduce: Some(f),
-            plan,
-        };
-        Some(Expr::new(
-            op,
-            vec![arg],
-            Ty::T(TT {
-                axes: goal.axes.clone(),
-                dom,
-                iv,
-                ..a
-            }),
-        ))
+            &goal.axes,
+            arg,
+        )?;
+        if let Ty::T(t) = &mut e.ty {
+            if sum {
+                t.iv = t.iv.times(n);
+                t.dom = Dom::Real;
+            }
+        }
+        Some(e)
     }
 
     /// A leaf whose axes a pattern named apart from their sizes (`i` of
@@ -320,36 +277,21 @@ impl Gen {
             return None;
         }
         let plain: Vec<Axis> = goal.axes.iter().cloned().map(plain_axis).collect();
-        let inner = Goal {
-            axes: plain,
-            ..goal.clone()
-        };
-        let arg = self.new_param(fx, &inner)?;
-        let a = arg.tensor()?.clone();
-        let sizes: Vec<Size> = goal.axes.iter().map(|x| x.size.clone()).collect();
-        let plan = Layout {
-            split: sizes.clone(),
-            reduce: None,
-            order: (0..sizes.len()).map(Some).collect(),
-            expand: sizes.clone(),
-            merge: sizes,
-        };
-        let op = Op::Pattern {
-            f: "rearrange",
-            lhs: words.join(" "),
-            rhs: words.join(" "),
-            kw: Vec::new(),
-            reduce: None,
-            plan,
-        };
-        Some(Expr::new(
-            op,
-            vec![arg],
-            Ty::T(TT {
-                axes: goal.axes.clone(),
-                ..a
-            }),
-        ))
+        let arg = self.new_param(
+            fx,
+            &Goal {
+                axes: plain,
+                ..goal.clone()
+            },
+        )?;
+        let order = (0..words.len()).map(Some).collect();
+        pattern_expr(
+            Call::new("rearrange", &words, &words),
+            None,
+            order,
+            &goal.axes,
+            arg,
+        )
     }
 
     /// `concat(a, b, over=n)` for a goal axis whose size is a sum.

@@ -18,11 +18,12 @@ mod ops;
 pub mod shape;
 mod stmts;
 
-use crate::ast::Program;
+use crate::ast::{Expr, Program};
 use crate::rng::Rng;
 use crate::ty::{Axis, Dom, Dt, Iv, TT};
 
 pub use fx::Fx;
+pub use layout::{pattern_expr, Call};
 use shape::Dims;
 
 /// Which names the program uses (`names.rs`).
@@ -78,6 +79,14 @@ impl Goal {
         self
     }
 
+    /// This goal's dtype, domain and bounds for other axes.
+    pub fn same_values(&self, axes: Vec<Axis>) -> Goal {
+        Goal {
+            axes,
+            ..self.clone()
+        }
+    }
+
     /// A goal for a tensor of type `t`: its axes, dtype and domain, its
     /// values within `t`'s bounds.
     pub fn of(t: &TT) -> Goal {
@@ -89,6 +98,10 @@ impl Goal {
         }
     }
 }
+
+/// A way to build a value for a goal, `depth` operations deep at most;
+/// `None` where it does not apply.
+pub type Strategy = fn(&mut Gen, &mut Fx, &Goal, u32) -> Option<Expr>;
 
 /// Whether a value the checker proves to be in `have` is in `want`.
 pub fn dom_within(dims: &Dims, have: &Dom, want: &Dom) -> bool {
@@ -111,6 +124,47 @@ impl Gen {
             names,
             prog: Program::default(),
             dims: Dims::default(),
+        }
+    }
+
+    /// The first of `tries` strategies drawn from `table` (by weight)
+    /// whose value fits `goal`; none at depth 0.
+    pub fn first_fit(
+        &mut self,
+        fx: &mut Fx,
+        goal: &Goal,
+        depth: u32,
+        table: &[(u32, Strategy)],
+        tries: usize,
+    ) -> Option<Expr> {
+        if depth == 0 {
+            return None;
+        }
+        let weights: Vec<u32> = table.iter().map(|(w, _)| *w).collect();
+        for _ in 0..tries {
+            let strategy = table[self.rng.weighted(&weights)].1;
+            if let Some(e) = strategy(self, fx, goal, depth).filter(|e| self.fits(e, goal)) {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// Some of `axes`' named axes, in order: an operand that broadcasts
+    /// into them by name.
+    pub fn some_named(&mut self, axes: &[Axis]) -> Vec<Axis> {
+        axes.iter()
+            .filter(|a| a.name.is_some() && self.rng.chance(0.7))
+            .cloned()
+            .collect()
+    }
+
+    /// `(a, b)` or `(b, a)`, at random.
+    pub fn either_order<T>(&mut self, a: T, b: T) -> (T, T) {
+        if self.rng.chance(0.5) {
+            (a, b)
+        } else {
+            (b, a)
         }
     }
 

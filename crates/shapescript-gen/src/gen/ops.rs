@@ -278,12 +278,7 @@ impl Gen {
         if fx.hides("where") {
             return None;
         }
-        let cond_axes: Vec<Axis> = goal
-            .axes
-            .iter()
-            .filter(|a| a.name.is_some() && self.rng.chance(0.7))
-            .cloned()
-            .collect();
+        let cond_axes = self.some_named(&goal.axes);
         let c = self.boolean(fx, &Goal::new(cond_axes, Dt::Bool), depth - 1);
         let a = self.float(
             fx,
@@ -302,7 +297,7 @@ impl Gen {
                 depth - 1,
             ),
         };
-        let (a, b) = if self.rng.chance(0.5) { (a, b) } else { (b, a) };
+        let (a, b) = self.either_order(a, b);
         let al = [
             align_of(&self.dims, &c, &goal.axes)?,
             align_of(&self.dims, &a, &goal.axes)?,
@@ -381,14 +376,9 @@ impl Gen {
             &Goal::new(goal.axes.clone(), goal.dt).within(goal.within),
             depth - 1,
         );
-        let sub: Vec<Axis> = goal
-            .axes
-            .iter()
-            .filter(|a| a.name.is_some() && self.rng.chance(0.7))
-            .cloned()
-            .collect();
+        let sub = self.some_named(&goal.axes);
         let b = self.float(fx, &Goal::new(sub, goal.dt).within(goal.within), depth - 1);
-        let (a, b) = if self.rng.chance(0.5) { (a, b) } else { (b, a) };
+        let (a, b) = self.either_order(a, b);
         let al = [
             align_of(&self.dims, &a, &goal.axes)?,
             align_of(&self.dims, &b, &goal.axes)?,
