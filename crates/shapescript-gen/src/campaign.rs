@@ -64,6 +64,9 @@ pub struct Totals {
     /// fails a probe, or returns the wrong shape, dtype or values; or that
     /// `build` refuses.
     pub failures: BTreeMap<String, usize>,
+    /// Every soundness failure's kind and detail (the first line of what
+    /// happened), mutants' included.
+    pub details: Vec<(String, String)>,
     /// The failing programs (the first few of each kind).
     pub cases: Vec<Case>,
     /// Rejected programs, the first few of each code, for review.
@@ -248,6 +251,8 @@ impl Campaign {
                         continue;
                     }
                     *t.failures.entry(kind.clone()).or_default() += 1;
+                    let detail = f["detail"].as_str().unwrap_or("").to_string();
+                    t.details.push((kind.clone(), detail));
                     if t.cases.iter().filter(|c| c.kind == kind).count() < 20 {
                         t.cases.push(case(kind, Some(f)));
                     }
@@ -275,6 +280,8 @@ impl Campaign {
                 *t.failures
                     .entry(format!("build refused {code}"))
                     .or_default() += 1;
+                t.details
+                    .push((format!("build refused {code}"), message.clone()));
                 let mut c = case(format!("build refused {code}"), None);
                 c.detail = message.clone();
                 t.cases.push(c);
@@ -395,6 +402,9 @@ impl Campaign {
                 let f = &failures[0];
                 let kind = f["kind"].as_str().unwrap_or("?").to_string();
                 *t.failures.entry(kind.clone()).or_default() += 1;
+                let detail = f["detail"].as_str().unwrap_or("").to_string();
+                self.totals.details.push((kind.clone(), detail));
+                let t = &mut self.totals.mutants;
                 t.notes.push(format!(
                     "accepted mutant fails ({kind}: {}): {}\n{}",
                     f["detail"],
@@ -417,6 +427,9 @@ impl Campaign {
                 *t.failures
                     .entry(format!("build refused {code}"))
                     .or_default() += 1;
+                let refused = (format!("build refused {code}"), message.clone());
+                self.totals.details.push(refused);
+                let t = &mut self.totals.mutants;
                 t.notes.push(format!(
                     "accepted mutant refused by build ({message}): {}\n{}",
                     m.what,

@@ -244,7 +244,8 @@ RANGE = re.compile(
 def range_kind(text):
     """A probe's range failure: `probe-range-nan` for NaN, `probe-range-rounding`
     for values just past an end (float rounding: within 1% of the bound's
-    size, or on an open end), else `probe-range`."""
+    size, or on an open end), `probe-range-zero` for a value that is all
+    zeros below a positive bound (a sum of no values), else `probe-range`."""
     if "NaN" in text:
         return "probe-range-nan"
     m = RANGE.search(text)
@@ -258,7 +259,11 @@ def range_kind(text):
     if hi is not None:
         past = max(past, largest - hi)
     bound = max(abs(lo or 0.0), abs(hi or 0.0), 1.0)
-    return "probe-range-rounding" if past <= 1e-2 * bound else "probe-range"
+    if past <= 1e-2 * bound:
+        return "probe-range-rounding"
+    if smallest == 0.0 and largest == 0.0 and lo is not None and lo > 0:
+        return "probe-range-zero"
+    return "probe-range"
 
 
 def classify(exc):
