@@ -46,6 +46,9 @@ pub struct Minimiser<'w> {
     pub budget: usize,
     /// Every failure of the last program run.
     pub last: Vec<Failure>,
+    /// Run the emitted code alone (a mutant's failure), not against the
+    /// reference.
+    pub emitted_only: bool,
 }
 
 impl<'w> Minimiser<'w> {
@@ -59,13 +62,15 @@ impl<'w> Minimiser<'w> {
             attempts: 0,
             budget,
             last: Vec::new(),
+            emitted_only: false,
         }
     }
 
     /// How `p` fails, if it does: its first failure (a refused build is one).
     pub fn failure(&mut self, p: &Program) -> Option<Failure> {
         self.attempts += 1;
-        let j = job(p, "m");
+        let mut j = job(p, "m");
+        j.emitted_only = self.emitted_only;
         match &j.verdict {
             Verdict::Rejected { .. } => return None,
             Verdict::Refused { code, message } => {

@@ -9,6 +9,7 @@
 use super::shape::{find, pair};
 use super::{dom_within, Fx, Gen, Goal, Strategy, MAG};
 use crate::ast::{Bin, Expr, Op};
+use crate::size::Size;
 use crate::ty::{Axis, Dom, Dt, Iv, Ty, TT};
 
 /// `(name, argument domain, argument bounds)` of the prelude functions.
@@ -108,6 +109,9 @@ impl Gen {
             (2, Gen::index),
             (1, Gen::take),
             (1, Gen::extreme),
+            (1, Gen::stack_op),
+            (1, Gen::triangle),
+            (1, Gen::claim),
         ];
         // Unknown sizes (`?k`): only what keeps the axes of a value in scope.
         const KEEPING: &[(u32, Strategy)] =
@@ -232,6 +236,7 @@ impl Gen {
                 a
             })
             .collect();
+        let axes = axes.into_iter().map(|a| self.grouped(fx, a)).collect();
         let t = TT {
             axes,
             dt: goal.dt,
@@ -241,6 +246,21 @@ impl Gen {
         let name = self.value_name(fx);
         fx.add_param(name.clone(), Ty::T(t.clone()));
         Some(Expr::leaf(Op::Var(name), Ty::T(t)))
+    }
+
+    /// A parameter's axis of size `2*g` written now and then as the grouped
+    /// size `2g`, which introduces the generic axis `g`.
+    fn grouped(&mut self, fx: &Fx, a: Axis) -> Axis {
+        let symbols = a.size.symbols();
+        let [g] = symbols.as_slice() else { return a };
+        let g = g.clone();
+        let generic = fx.generics.contains(&g) && !g.starts_with('_');
+        for c in [2, 3] {
+            if generic && a.size == Size::sym(&g).scale(c) && self.rng.chance(0.5) {
+                return Axis { text: Some(format!("{c}{g}")), ..a };
+            }
+        }
+        a
     }
 
     /// A domain for a new parameter inside `goal`'s, and the bounds the

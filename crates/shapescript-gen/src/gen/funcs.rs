@@ -258,8 +258,27 @@ impl Gen {
         for _ in 0..count {
             self.stmt(&mut fx, &goal);
         }
-        let tail = self.value(&mut fx, &goal, 3);
+        let masked = returns(&fx.stmts).is_empty() && self.rng.chance(0.1);
+        let tail = match masked.then(|| self.mask_tail(&mut fx, &goal)).flatten() {
+            Some(t) => t,
+            None => self.value(&mut fx, &goal, 3),
+        };
         self.finish(fx, tail)
+    }
+
+    /// `x[m]`: the rows of a value for `goal` a mask over its first axis
+    /// keeps; the function returns an unknown size `?k`.
+    fn mask_tail(&mut self, fx: &mut Fx, goal: &Goal) -> Option<Expr> {
+        let first = goal.axes.first()?.clone();
+        if first.name.is_none() || !goal.dt.is_float() || fx.model.is_some() {
+            return None;
+        }
+        let x = self.value(fx, goal, 2);
+        let m = self.boolean(fx, &Goal::new(vec![first], Dt::Bool), 2);
+        let mut t = x.tensor()?.clone();
+        t.axes[0] = fx.unknown();
+        fx.discontinuous = true;
+        Some(Expr::new(Op::Mask, vec![x, m], Ty::T(t)))
     }
 
     /// The function: generic axes that types or values use but no
