@@ -405,7 +405,12 @@ impl Campaign {
             .cloned()
             .unwrap_or_default()
             .into_iter()
-            .filter(|f| !(f["kind"] == "shape-error" && f["detail"].as_str().is_some_and(|d| d.contains("does not hold"))))
+            .filter(|f| {
+                !(f["kind"] == "shape-error"
+                    && f["detail"]
+                        .as_str()
+                        .is_some_and(|d| d.contains("does not hold")))
+            })
             .collect();
         let text = || print_ss::program(&m.program);
         match &j.verdict {

@@ -349,8 +349,26 @@ fn assigns(s: &Stmt, name: &str) -> bool {
     }
 }
 
-/// Drops a function no other function calls and that is no entry.
+/// Drops a function no other function calls and that is no entry, or
+/// (past the functions) a record no expression builds.
 fn drop_func(p: &Program, i: usize) -> Option<Program> {
+    if i >= p.funcs.len() {
+        let r = p.records.get(i - p.funcs.len())?;
+        let mut q = p.clone();
+        let methods = p.models.iter().flat_map(|m| m.methods.iter());
+        let built = p.funcs.iter().chain(methods).any(|f| {
+            let all = f.exprs();
+            let mut nodes = Vec::new();
+            all.iter().for_each(|e| e.walk(&mut nodes));
+            nodes
+                .iter()
+                .any(|e| matches!(&e.op, Op::Record(n, _) if *n == r.name))
+        });
+        if !built {
+            q.records.remove(i - p.funcs.len());
+        }
+        return Some(q);
+    }
     let f = p.funcs.get(i)?;
     let mut q = p.clone();
     if p.funcs.iter().all(|g| !g.callees().contains(&f.name)) && p.entries.len() > 1 {

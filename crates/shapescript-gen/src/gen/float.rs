@@ -112,6 +112,7 @@ impl Gen {
             (1, Gen::stack_op),
             (1, Gen::triangle),
             (1, Gen::claim),
+            (1, Gen::record_field),
         ];
         // Unknown sizes (`?k`): only what keeps the axes of a value in scope.
         const KEEPING: &[(u32, Strategy)] =
@@ -257,7 +258,10 @@ impl Gen {
         let generic = fx.generics.contains(&g) && !g.starts_with('_');
         for c in [2, 3] {
             if generic && a.size == Size::sym(&g).scale(c) && self.rng.chance(0.5) {
-                return Axis { text: Some(format!("{c}{g}")), ..a };
+                return Axis {
+                    text: Some(format!("{c}{g}")),
+                    ..a
+                };
             }
         }
         a

@@ -307,3 +307,69 @@ fn keeps_type(m: &Model) -> bool {
         _ => false,
     }
 }
+
+impl Gen {
+    /// `R(a=x, b=s).a`: a record built and read back, its axes bound at
+    /// the construction (`docs/shapescript/models.md`); `b` is a `NonNeg`
+    /// field of the first axis.
+    pub(super) fn record_field(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        let first = goal.axes.first()?.clone();
+        // A field read back has the call's float dtype, whatever the
+        // values' (imprecision reported as G19): dtype-less bodies only.
+        if goal.dt != Dt::F || first.name.is_none() {
+            return None;
+        }
+        let name = self.record_for(goal.axes.len())?;
+        if fx.hides(&name) {
+            return None;
+        }
+        let a = self.float(fx, &goal.same_values(goal.axes.clone()), depth - 1);
+        let b_goal = Goal::new(vec![first], goal.dt).with_dom(Dom::NonNeg);
+        let b = self.float(fx, &b_goal, depth - 1);
+        let ta = a.tensor()?.clone();
+        let bind = vec![("a".to_string(), crate::size::Size::lit(0))];
+        let rec = Expr::new(
+            Op::Record(name.clone(), vec!["a".into(), "b".into()]),
+            vec![a, b],
+            Ty::Rec(name, bind),
+        );
+        Some(Expr::new(
+            Op::Field("a".into()),
+            vec![rec],
+            Ty::T(TT {
+                dom: Dom::Real,
+                ..ta
+            }),
+        ))
+    }
+
+    /// The record of `rank` axes (`record R2 { a: [p0 p1], b: [p0] NonNeg }`),
+    /// declared the first time it is needed.
+    fn record_for(&mut self, rank: usize) -> Option<String> {
+        let name = format!("R{rank}");
+        if self.prog.record(&name).is_some() {
+            return Some(name);
+        }
+        if !self.top_level_free(&name) {
+            return None;
+        }
+        let axes: Vec<Axis> = (0..rank).map(|i| Axis::sym(&format!("p{i}"))).collect();
+        let a = TT {
+            axes: axes.clone(),
+            dt: Dt::F,
+            dom: Dom::Real,
+            iv: Iv::new(-3.0, 3.0),
+        };
+        let b = TT {
+            axes: axes[..1].to_vec(),
+            dt: Dt::F,
+            dom: Dom::NonNeg,
+            iv: Iv::new(0.0, 3.0),
+        };
+        self.prog.records.push(crate::ast::Record {
+            name: name.clone(),
+            fields: vec![("a".into(), a), ("b".into(), b)],
+        });
+        Some(name)
+    }
+}

@@ -465,21 +465,37 @@ impl Gen {
 impl Gen {
     /// `stack(a, b)` for a goal whose first axis is 2.
     pub(super) fn stack_op(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        if fx.hides("stack") || goal.axes.first()?.size.as_lit() != Some(2) || goal.axes[0].name.is_some() {
+        if fx.hides("stack")
+            || goal.axes.first()?.size.as_lit() != Some(2)
+            || goal.axes[0].name.is_some()
+        {
             return None;
         }
         let inner = goal.same_values(goal.axes[1..].to_vec());
         let a = self.float(fx, &inner, depth - 1);
         let b = self.float(fx, &inner, depth - 1);
         let (ta, tb) = (a.tensor()?.clone(), b.tensor()?.clone());
-        let dom = if ta.dom == tb.dom { ta.dom.clone() } else { Dom::Real };
-        let t = TT { axes: goal.axes.clone(), dt: goal.dt, dom, iv: ta.iv.union(tb.iv) };
+        let dom = if ta.dom == tb.dom {
+            ta.dom.clone()
+        } else {
+            Dom::Real
+        };
+        let t = TT {
+            axes: goal.axes.clone(),
+            dt: goal.dt,
+            dom,
+            iv: ta.iv.union(tb.iv),
+        };
         Some(Expr::new(Op::Stack, vec![a, b], Ty::T(t)))
     }
 
     /// `tril(x)` / `triu(x)` over the last two axes: zeros added.
     pub(super) fn triangle(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        let (f, op) = if self.rng.chance(0.5) { ("tril", Op::Tril) } else { ("triu", Op::Triu) };
+        let (f, op) = if self.rng.chance(0.5) {
+            ("tril", Op::Tril)
+        } else {
+            ("triu", Op::Triu)
+        };
         if fx.hides(f) || goal.axes.len() < 2 {
             return None;
         }
@@ -508,7 +524,10 @@ impl Gen {
         }
         let arg = self.float(fx, &goal.same_values(goal.axes.clone()), depth - 1);
         let a = arg.tensor()?.clone();
-        let written = TT { dom: Dom::Real, ..a.clone() };
+        let written = TT {
+            dom: Dom::Real,
+            ..a.clone()
+        };
         Some(Expr::new(Op::As(written.ss()), vec![arg], Ty::T(a)))
     }
 }
