@@ -374,6 +374,32 @@ pub(crate) fn shape_mismatch(
             ));
         }
     }
+    swapped_names(found, expected).map(|(i, j, name)| {
+        format!(
+            "axis {} is `{name}`, which the type puts at axis {}: the sizes are equal, but names find axes, so this would swap them without moving any value",
+            i + 1,
+            j + 1
+        )
+    })
+}
+
+/// An axis whose size agrees but whose name the other shape has at
+/// another position (`[A B]` against `[B A]`, with `A = B`): names find
+/// axes (`over=`, broadcasting), so passing it by value would swap two
+/// axes without moving a value. Its position in `found`, the other
+/// position, and the name.
+pub(crate) fn swapped_names(found: &[Axis], expected: &[Axis]) -> Option<(usize, usize, Name)> {
+    for (i, f) in found.iter().enumerate() {
+        let Some(name) = axis_name(f) else {
+            continue;
+        };
+        if axis_name(&expected[i]) == Some(name) {
+            continue;
+        }
+        if let Some(j) = expected.iter().position(|e| axis_name(e) == Some(name)) {
+            return Some((i, j, *name));
+        }
+    }
     None
 }
 

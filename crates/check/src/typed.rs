@@ -192,8 +192,10 @@ pub struct GenericSource {
     pub name: Name,
     pub param: usize,
     pub axis: usize,
-    /// The axis's size is `factor * name` (1 for a plain axis).
+    /// The axis's size is `factor * name + offset` (1 and 0 for a plain
+    /// axis; `[n + 1]` reads `n` as the axis less 1, at least 1).
     pub factor: i128,
+    pub offset: i128,
     /// The size of the axis in terms of the other generics; for a group
     /// `(h d)` with `h` known first, `d = size / h` (`divide_by`).
     pub divide_by: Option<Size>,

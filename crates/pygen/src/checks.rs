@@ -117,6 +117,11 @@ enum Want {
     Any,
     Exactly(String),
     MultipleOf(String),
+    /// `offset + factor * n` for an `n` of at least 1 (`[n + 1]`).
+    Offset {
+        offset: i128,
+        factor: i128,
+    },
 }
 
 /// Binds the generic sizes where the checker says each is read on entry
@@ -152,6 +157,25 @@ pub fn entry(
                 .iter()
                 .find(|g| g.param == param && g.axis == i && !scope.sizes.contains_key(&*g.name));
             let want = match source {
+                Some(g) if g.offset != 0 => {
+                    // `[n + 1]`: the axis less 1 (divided by `2` for `[2*n + 1]`).
+                    let local = scope.names.size(g.name);
+                    let less = match g.offset {
+                        o if o > 0 => format!("{py}.shape[{i}] - {o}"),
+                        o => format!("{py}.shape[{i}] + {}", -o),
+                    };
+                    let value = match g.factor {
+                        1 => format!("({less})"),
+                        f => format!("(({less}) // {f})"),
+                    };
+                    other_binds.push(format!("{local} = {}", &value[1..value.len() - 1]));
+                    scope.sizes.insert(g.name.to_string(), value);
+                    bound_here.push(g.name);
+                    Want::Offset {
+                        offset: g.offset,
+                        factor: g.factor,
+                    }
+                }
                 Some(g) if g.factor == 1 && g.divide_by.is_none() => {
                     // Until the line that binds it, a later axis of the
                     // same parameter (`[b n n]`) reads it from the shape.
@@ -239,6 +263,17 @@ fn param_check(what: &ParamCheck, wants: &[Want], guard: Option<&str>, base: usi
             Want::MultipleOf(k) => {
                 conds.push(format!("{py}.shape[{i}] % {k} != 0"));
                 expected.push(format!("(\"*\", {k})"));
+            }
+            Want::Offset { offset, factor } => {
+                conds.push(format!("{py}.shape[{i}] < {}", offset + factor));
+                if *factor != 1 {
+                    let less = match offset {
+                        o if *o >= 0 => format!("{py}.shape[{i}] - {o}"),
+                        o => format!("{py}.shape[{i}] + {}", -o),
+                    };
+                    conds.push(format!("({less}) % {factor} != 0"));
+                }
+                expected.push(format!("(\"+\", {offset}, {factor})"));
             }
         }
     }

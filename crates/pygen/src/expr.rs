@@ -281,6 +281,9 @@ impl<'g, 'a> Scope<'g, 'a> {
                     },
                 }
             }
+            ExprKind::Binary { .. } if self.size_value(e).is_some() => self
+                .size_value(e)
+                .unwrap_or_else(|| Val::atom("None".into())),
             ExprKind::Binary { op, lhs, rhs } => {
                 let mut l = self.expr(lhs);
                 let mut r = self.expr(rhs);
@@ -317,6 +320,15 @@ impl<'g, 'a> Scope<'g, 'a> {
         }
     }
 
+    /// The value of an expression the checker worked out as a size (a
+    /// size divided exactly, `D / 2`).
+    fn size_value(&self, e: &Expr) -> Option<Val> {
+        match self.typed(e.span).map(|t| &t.info) {
+            Some(ExprInfo::SizeValue { size }) => self.size_val(size),
+            _ => None,
+        }
+    }
+
     /// A size as a value: its Python integer arithmetic, parenthesized
     /// when it is more than one name or number.
     pub fn size_val(&self, size: &check::hir::Size) -> Option<Val> {
@@ -335,7 +347,8 @@ impl<'g, 'a> Scope<'g, 'a> {
     fn name(&mut self, e: &Expr, id: &ast::Ident) -> Val {
         let name = &id.name;
         match self.typed(e.span).map(|t| &t.info) {
-            Some(ExprInfo::Local { .. }) if name == "self" => return Val::atom("self".into()),
+            // A parameter named `self` of a plain `fn` has its own name; a
+            // method's receiver is Python's `self`.
             Some(ExprInfo::Local { decl }) => {
                 let py = self.names.local(*decl).unwrap_or(name.as_str()).to_string();
                 return Val::atom(py);

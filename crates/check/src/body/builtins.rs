@@ -307,13 +307,15 @@ fn reduce(
     args: &[ast::Arg],
     kind: Reduction,
 ) -> Typed {
-    let slots = bind(
-        c,
-        name,
-        &["x", "over"],
-        &[true, kind == Reduction::ArgIndex],
-        args,
-    )?;
+    let statistic = matches!(name, "var" | "std");
+    let (names, required): (&[&str], &[bool]) = match (statistic, kind == Reduction::ArgIndex) {
+        (true, _) => (&["x", "over", "correction"], &[true, false, false]),
+        (false, arg) => (
+            &["x", "over"],
+            if arg { &[true, true] } else { &[true, false] },
+        ),
+    };
+    let slots = bind(c, name, names, required, args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, name)?;
     let least = match name {
@@ -328,6 +330,18 @@ fn reduce(
         Some(o) => over(c, o, &shape, &ty, x.value.span)?,
         None => (0..shape.len()).collect(),
     };
+    let correction = match slots.get(2).copied().flatten() {
+        Some(a) => Some(correction(c, a)?),
+        None => None,
+    };
+    let least = match name {
+        "var" | "std" => correction.unwrap_or(1) + 1,
+        "mean" | "max" | "min" | "argmax" | "argmin" | "logsumexp" => 1,
+        _ => 0,
+    };
+    if least > 0 && !enough_values(c, name, (&shape, &positions), least, x.value.span) {
+        return None;
+    }
     let kept: Vec<Axis> = shape
         .iter()
         .enumerate()
@@ -355,6 +369,79 @@ fn reduce(
         }
     };
     Some((tensor(Some(kept), domain, dtype, e.span), positions))
+}
+
+/// `correction=c` of `var` and `std`: a whole number before the program
+/// runs, as PyTorch's (1, Bessel's, by default; 0 for the population's).
+fn correction(c: &mut FnChecker, arg: &ast::Arg) -> Option<i128> {
+    let ty = c.expr(&arg.value);
+    let value = c
+        .static_size(&arg.value)
+        .and_then(|p| c.ctx.env.dims.value(&p));
+    match value {
+        Some(v) if v >= 0 && matches!(ty.kind, TyKind::Scalar(ScalarKind::Int)) => Some(v),
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0406, "`correction=` is a whole number known before the program runs")
+                    .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
+                    .with_help("write `correction=0` for the population's statistic, or leave it out for PyTorch's unbiased one"),
+            );
+            None
+        }
+    }
+}
+
+/// Whether the axes `positions` of `shape` that `name` reduces hold at
+/// least `least` values for every size they may have (E0415 otherwise):
+/// PyTorch's `mean` of no value is NaN, its `max` raises, and its unbiased
+/// `var` of one value is NaN.
+fn enough_values(
+    c: &mut FnChecker,
+    name: &str,
+    (shape, positions): (&[Axis], &[usize]),
+    least: i128,
+    at: Span,
+) -> bool {
+    let dims = c.ctx.env.dims;
+    let mut count = Poly::constant(1);
+    for p in positions {
+        let Some(next) = axis_poly(&shape[*p]).and_then(|a| count.mul(&a).ok()) else {
+            return true;
+        };
+        count = next;
+    }
+    let Ok(count) = dims.substitute(&count) else {
+        return true;
+    };
+    let fewest = super::expr::least_value(&count);
+    if fewest.is_some_and(|f| f >= least) {
+        return true;
+    }
+    let (what, help) = match name {
+        "var" | "std" => (
+            format!("`{name}` with `correction={}` of fewer than {least} values is NaN", least - 1),
+            "give `correction=0` for the population's statistic, or reduce an axis known to hold more values".to_string(),
+        ),
+        "max" | "min" | "argmax" | "argmin" => (
+            format!("PyTorch's `{name}` of no value raises"),
+            "state the number of values with `as`, checked when the program runs, or reduce an axis of a known size".to_string(),
+        ),
+        _ => (
+            format!("PyTorch's `{name}` of no value is NaN"),
+            "state the number of values with `as`, checked when the program runs, or reduce an axis of a known size".to_string(),
+        ),
+    };
+    let shown = match fewest {
+        Some(f) => format!("`{count}` values, as few as {f}"),
+        None => format!("`{count}` values"),
+    };
+    c.diagnostics.push(
+        Diagnostic::error(codes::E0415, format!("`{name}` may reduce too few values"))
+            .with_primary(at, format!("{shown} here"))
+            .with_note(format!("{what}; an axis has at least one element, and an unknown size such as a mask's rows may have none (`docs/shapescript/sizes.md`)"))
+            .with_help(help),
+    );
+    false
 }
 
 fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
@@ -418,6 +505,33 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     };
     let n = axis_poly(&shape[*p]).unwrap_or_default();
+    let room = n
+        .sub(&k)
+        .ok()
+        .and_then(|r| c.ctx.env.dims.substitute(&r).ok());
+    let has_unknown = k
+        .symbols()
+        .iter()
+        .any(|s| matches!(s, crate::size::Symbol::Unknown { .. }));
+    let fits = room
+        .as_ref()
+        .and_then(super::expr::least_value)
+        .is_some_and(|r| r >= 0);
+    if !has_unknown && !fits {
+        c.diagnostics.push(
+            Diagnostic::error(
+                codes::E0415,
+                "`topk` may take more values than the axis holds",
+            )
+            .with_primary(k_arg.value.span, format!("`k` is `{k}`"))
+            .with_secondary(x.value.span, format!("the axis holds `{n}`"))
+            .with_note(
+                "PyTorch's `topk` raises `selected index k out of range` for a `k` past the axis",
+            )
+            .with_help("take at most as many as the axis holds for every size it may have"),
+        );
+        return None;
+    }
     let mut out = shape.to_vec();
     out[*p] = axis_of(k, e.span);
     let values = tensor(Some(out.clone()), t.domain.clone(), t.dtype, e.span);
@@ -465,6 +579,9 @@ fn elementwise(
     } else {
         &refs[..]
     };
+    if name == "where" && !c.is_condition(refs[0]) {
+        return None;
+    }
     let (shape, _, aligned) = c.elementwise(&refs, e.span, name)?;
     let dtype = c.promoted(values, name)?;
     *alignments = aligned;
@@ -879,6 +996,23 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
     let TyKind::Tensor(t) = ty.kind else {
         return None;
     };
+    // A written `?k` is a new unknown size: nothing gives it a value to make.
+    let unknown = t.shape.iter().flat_map(|s| s.iter()).find(|a| {
+        axis_poly(a).is_some_and(|p| {
+            p.symbols()
+                .iter()
+                .any(|s| matches!(s, crate::size::Symbol::Unknown { .. }))
+        })
+    });
+    if let Some(axis) = unknown {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, format!("`{name}` needs sizes known when the program runs"))
+                .with_primary(shape_arg.value.span, format!("`{axis}` is an unknown size here"))
+                .with_note("a `?k` written in a type is a new unknown size, which no value gives (`docs/shapescript/sizes.md`)")
+                .with_help("make it the size of a value that has it, as `zeros_like`: `x * 0.0`"),
+        );
+        return None;
+    }
     // The body's float dtype (`Body::made_dtype`), so `x + ones(...)` in a
     // bf16 body stays bf16.
     Some((

@@ -118,6 +118,28 @@ impl FnChecker<'_, '_> {
         }
     }
 
+    /// `where`'s condition: a bool tensor or a Python `Bool` (E0503, as
+    /// PyTorch's `where` raises for another dtype).
+    pub(super) fn is_condition(&mut self, (ty, at): (&Ty, Span)) -> bool {
+        if is_bool(ty) {
+            return true;
+        }
+        let what = match tensor_dtype(ty) {
+            Some(d) => dtype::show(d).to_string(),
+            None => format!("`{}`", show_ty(ty)),
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0503,
+                format!("`where` takes a bool condition, not {what}"),
+            )
+            .with_primary(at, format!("this is `{}`", show_ty(ty)))
+            .with_note("PyTorch's `where` raises for a condition of another dtype")
+            .with_help("compare to make a mask, as in `where(x > 0.0, a, b)`"),
+        );
+        false
+    }
+
     /// Unary `-`: not of a bool tensor.
     pub(super) fn negation_defined(&mut self, ty: &Ty, at: Span) -> bool {
         if is_bool(ty) {

@@ -13,7 +13,7 @@ use syntax::ast::{self, BinaryOp, ScalarKind};
 use super::{error_ty, FnChecker};
 use crate::broadcast::{broadcast, Failed};
 use crate::codes;
-use crate::model::{instantiate, ModelInfo};
+use crate::model::instantiate;
 use crate::program::Decl;
 use crate::shape::{
     axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
@@ -179,6 +179,12 @@ impl FnChecker<'_, '_> {
                     BinaryOp::Add => a.add(&b).ok(),
                     BinaryOp::Sub => a.sub(&b).ok(),
                     BinaryOp::Mul => a.mul(&b).ok(),
+                    // Exact, as sizes divide (`docs/shapescript/sizes.md`).
+                    BinaryOp::Div => a.div_exact(&b).ok().or_else(|| {
+                        let dims = self.ctx.env.dims;
+                        let (a, b) = (dims.substitute(&a).ok()?, dims.substitute(&b).ok()?);
+                        a.div_exact(&b).ok()
+                    }),
                     _ => None,
                 }
             }
@@ -336,7 +342,7 @@ impl FnChecker<'_, '_> {
                         );
                     }
                     None => {
-                        self.no_such_field(info, *owner, name);
+                        self.no_such_member(info, *owner, name, false);
                         error_ty(span)
                     }
                 }
@@ -408,33 +414,6 @@ impl FnChecker<'_, '_> {
         None
     }
 
-    /// E0409 for a field `owner` lacks: says when it is a method, or lists
-    /// the fields there are.
-    fn no_such_field(&mut self, info: Option<&ModelInfo>, owner: Name, name: &ast::Ident) {
-        let is_method = info.is_some_and(|m| m.methods.contains_key(&name.name));
-        let mut d = Diagnostic::error(
-            codes::E0409,
-            format!("`{owner}` has no field `{}`", name.name),
-        )
-        .with_primary(
-            name.span,
-            if is_method {
-                "a method, not a field"
-            } else {
-                "no such field"
-            },
-        );
-        if is_method {
-            d = d.with_help(format!("call the method: `.{}(...)`", name.name));
-        } else if let Some(m) = info {
-            let names: Vec<&str> = m.def.fields.iter().map(|f| &*f.name).collect();
-            if !names.is_empty() {
-                d = d.with_note(format!("`{owner}` has the fields {}", names.join(", ")));
-            }
-        }
-        self.diagnostics.push(d);
-    }
-
     fn binary(&mut self, e: &ast::Expr, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Ty {
         let span = e.span;
         let a = self.expr(lhs);
@@ -451,6 +430,17 @@ impl FnChecker<'_, '_> {
         );
         let logic = matches!(op, BinaryOp::And | BinaryOp::Or);
         match (&a.kind, &b.kind) {
+            // A size divided exactly is a size (`arange(D / 2)`).
+            (TyKind::Scalar(ScalarKind::Int), TyKind::Scalar(ScalarKind::Int))
+                if op == BinaryOp::Div && self.static_size(e).is_some() =>
+            {
+                let size = crate::size::Size::computed(self.static_size(e).unwrap_or_default());
+                self.record(
+                    span,
+                    scalar(ScalarKind::Int, span),
+                    ExprInfo::SizeValue { size },
+                )
+            }
             (TyKind::Scalar(x), TyKind::Scalar(y)) => {
                 let kind = if comparison || logic {
                     ScalarKind::Bool
@@ -830,28 +820,7 @@ impl FnChecker<'_, '_> {
     }
 }
 
-/// The least value a size can take, with unknown sizes at least 0 and other
-/// symbols at least 1; `None` when a negative term makes it unbounded.
-pub(super) fn least_value(poly: &Poly) -> Option<i128> {
-    let mut sum: i128 = 0;
-    for term in poly.terms() {
-        let factors = term.mono.factors();
-        let least = if factors.is_empty() {
-            term.coef
-        } else if term.coef < 0 {
-            return None;
-        } else if factors
-            .iter()
-            .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
-        {
-            0
-        } else {
-            term.coef
-        };
-        sum = sum.checked_add(least)?;
-    }
-    Some(sum)
-}
+pub(super) use crate::size::least_value;
 
 fn shapes_have_unknowns(shapes: &[&[Axis]]) -> bool {
     shapes

@@ -17,6 +17,7 @@ mod defaults;
 mod dtypes;
 pub(crate) mod expr;
 mod index;
+mod members;
 pub(crate) mod names;
 mod pattern;
 mod record;
@@ -351,6 +352,9 @@ pub(crate) struct FnChecker<'c, 'a> {
     pub unknown_counts: HashMap<Name, u32>,
     /// Spans of `return` values and the final value, to check against the return type.
     saw_return: bool,
+    /// The conditions of the `if`s whose condition was reported (or
+    /// failed): a body ending with one of them is not told it has no value.
+    failed_ifs: Vec<Span>,
     /// The generic axes the parameters give only as parts of groups with
     /// other unknown parts (`undetermined.rs`): no size of their own.
     undetermined: Vec<Name>,
@@ -408,6 +412,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             diagnostics,
             unknown_counts: HashMap::default(),
             saw_return: false,
+            failed_ifs: Vec::new(),
             undetermined: Vec::new(),
             unread: Vec::new(),
             buffer: false,
@@ -631,14 +636,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         match (&ret, &value) {
             (Some(ret), Some((ty, span))) => self.expect_ty(ty, ret, *span, Expected::Return),
             (Some(ret), None) if !self.saw_return && !matches!(ret.kind, TyKind::Error) => {
-                self.diagnostics.push(
-                    Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
-                        .with_primary(
-                            f.name.span,
-                            format!("the return type is `{}`", show_ty(ret)),
-                        )
-                        .with_help("end the body with the value to return, or use `return value`"),
-                );
+                self.returns_nothing(f, ret);
             }
             _ => {}
         }
@@ -650,6 +648,65 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 span: f.name.span,
             },
         };
+    }
+
+    /// E0408 for a body that ends without a value and never returns one:
+    /// at the return type, as rustc does, with the statement the body ends
+    /// with. Quiet when that statement is an `if` whose condition was
+    /// reported (a tensor): the `if` is the one mistake.
+    fn returns_nothing(&mut self, f: &ast::Fn, ret: &Ty) {
+        let tail = match &f.body {
+            ast::FnBody::Block(b) => b.stmts.last(),
+            ast::FnBody::Expr(_) => None,
+        };
+        if let Some(ast::StmtKind::If { cond, .. }) = tail.map(|s| &s.kind) {
+            if self.failed_ifs.contains(&cond.span) {
+                return;
+            }
+        }
+        let at = f.ret.as_ref().map_or(f.name.span, |t| t.span);
+        let mut d = Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
+            .with_primary(at, format!("the return type is `{}`", show_ty(ret)));
+        let keyword =
+            |s: &ast::Stmt, len: u32| Span::new(s.span.file, s.span.start, s.span.start + len);
+        let (ends, help) = match tail.map(|s| (s, &s.kind)) {
+            Some((s, ast::StmtKind::If { .. })) => (
+                Some((
+                    keyword(s, 2),
+                    "the body ends with this `if`, whose blocks give no value",
+                )),
+                "`return` the value in each block of the `if`, or end the body with the value",
+            ),
+            Some((s, ast::StmtKind::For { .. })) => (
+                Some((
+                    keyword(s, 3),
+                    "the body ends with this `for`, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            Some((s, ast::StmtKind::Let { .. } | ast::StmtKind::LetTuple { .. })) => (
+                Some((
+                    s.span,
+                    "the body ends with this `let`, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            Some((s, _)) => (
+                Some((
+                    s.span,
+                    "the body ends with this assignment, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            None => (
+                None,
+                "end the body with the value to return, or use `return value`",
+            ),
+        };
+        if let Some((span, label)) = ends {
+            d = d.with_secondary(span, label);
+        }
+        self.diagnostics.push(d.with_help(help));
     }
 
     /// A body left unchecked for its signature's mistake still has its
@@ -738,6 +795,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 else_block,
             } => {
                 let ty = self.expr(cond);
+                if !matches!(ty.kind, TyKind::Scalar(ast::ScalarKind::Bool)) {
+                    self.failed_ifs.push(cond.span);
+                }
                 if !matches!(
                     ty.kind,
                     TyKind::Scalar(ast::ScalarKind::Bool) | TyKind::Error
@@ -1264,10 +1324,23 @@ fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
         };
         for (a, axis) in shape.iter().enumerate() {
             let (name, factor, divide_by) = match &axis.kind {
-                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does.
-                AxisKind::Size { size, .. } => match size.poly.as_multiple_of_symbol() {
-                    Some((factor, Symbol::Generic(n))) => (*n, factor, None),
-                    _ => continue,
+                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does;
+                // `[2*n + 1]` the axis less 1, divided by 2.
+                AxisKind::Size { size, .. } => match split_offset(&size.poly) {
+                    Some((factor, n, offset)) => {
+                        if !out.iter().any(|g| g.name == n) {
+                            out.push(GenericSource {
+                                name: n,
+                                param: p,
+                                axis: a,
+                                factor,
+                                offset,
+                                divide_by: None,
+                            });
+                        }
+                        continue;
+                    }
+                    None => continue,
                 },
                 AxisKind::Group {
                     parts,
@@ -1312,10 +1385,27 @@ fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
                     param: p,
                     axis: a,
                     factor,
+                    offset: 0,
                     divide_by,
                 });
             }
         }
+    }
+}
+
+/// A size `factor * n + offset` of one generic axis `n` (a positive
+/// factor), as the entry reads it: `[n]`, `[2*n]`, `[n + 1]`, `[2*n - 1]`.
+fn split_offset(poly: &Poly) -> Option<(i128, Name, i128)> {
+    let offset: i128 = poly
+        .terms()
+        .iter()
+        .filter(|t| t.mono.factors().is_empty())
+        .map(|t| t.coef)
+        .sum();
+    let rest = poly.sub(&Poly::constant(offset)).ok()?;
+    match rest.as_multiple_of_symbol()? {
+        (factor, Symbol::Generic(n)) => Some((factor, *n, offset)),
+        _ => None,
     }
 }
 

@@ -322,6 +322,69 @@ impl Walker<'_> {
         );
     }
 
+    /// Ids not known to lie in `[0, want)`: integers of a wider range, or
+    /// `Index[n]` ids of another size than the axis they index.
+    pub(super) fn ids_unbounded(
+        &mut self,
+        ids: &ast::Expr,
+        iv: Option<Interval>,
+        want: &crate::size::Poly,
+        what: IdsPlace,
+        call: &ast::Expr,
+    ) {
+        let dims = self.env.dims;
+        let size = match dims.value(want) {
+            Some(v) if v.to_string() != want.to_string() => format!("`{want}` ({v})"),
+            _ => format!("`{want}`"),
+        };
+        let place = match what {
+            IdsPlace::Param { callee, size } => {
+                format!("`{callee}` takes `Index[{size}]` ids here")
+            }
+            IdsPlace::TakeAxis => "the axis `over=` names".to_string(),
+            IdsPlace::Classes => "the number of classes".to_string(),
+        };
+        let (label, note) = match iv {
+            Some(iv) => (format!("these are in {iv}"), self.origin(ids, &iv)),
+            None => {
+                let bound = self.typed(ids.span).and_then(|t| match &t.ty.kind {
+                    TyKind::Tensor(t) => match &t.domain {
+                        Some(crate::types::Domain::Index(n)) => Some(n.to_string()),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let bound = bound.unwrap_or_else(|| "N".to_string());
+                (
+                    format!("`Index[{bound}]` ids"),
+                    format!("ids below `{bound}` may reach past an axis of size {size}: PyTorch fails with an index error when one does"),
+                )
+            }
+        };
+        let shape = self
+            .typed(ids.span)
+            .map(|t| {
+                crate::shape::show_ty(&Ty {
+                    kind: t.ty.kind.clone(),
+                    span: t.ty.span,
+                })
+            })
+            .unwrap_or_default();
+        let shape = shape.split(' ').next().unwrap_or("[...]").to_string();
+        let d = Diagnostic::error(
+            codes::E0603,
+            format!("ids not known to lie in `[0, {want})` index an axis of size {size}"),
+        )
+        .with_primary(ids.span, label)
+        .with_secondary(call.span, place)
+        .with_note(note)
+        .with_help(format!(
+            "claim the ids' range with `{} as {shape} Index[{want}]`, which is checked when the program runs",
+            self.operand(ids)
+        ));
+        self.diagnostics.push(d);
+    }
+
     /// A value wider than the domain declared where it goes.
     pub(super) fn outside_domain(
         &mut self,

@@ -699,8 +699,9 @@ impl<'w> Walker<'w> {
         }
     }
 
-    /// `Index[N]` ids where `Index[V]` is wanted: `N` and `V` must agree
-    /// when both are known.
+    /// Ids where `Index[V]` is wanted (`V` is `want`): `Index[N]` ids whose
+    /// `N` is `V` (by value, or the same size), or integers whose range lies
+    /// in `[0, V - 1]`; anything else may reach past the axis (E0603).
     pub(super) fn ids_fit(
         &mut self,
         ids: &ast::Expr,
@@ -714,16 +715,30 @@ impl<'w> Walker<'w> {
         let TyKind::Tensor(t) = &typed.ty.kind else {
             return;
         };
-        let Some(Domain::Index(n)) = &t.domain else {
+        let Some(want) = want else {
             return;
         };
         let dims = self.env.dims;
-        let (Some(have), Some(want)) = (dims.value(&n.poly), want.and_then(|w| dims.value(w)))
-        else {
+        let want_value = dims.value(want).or(want.as_constant());
+        if let Some(Domain::Index(n)) = &t.domain {
+            let have = dims.value(&n.poly).or(n.poly.as_constant());
+            match (have, want_value) {
+                (Some(have), Some(want)) if have != want => {
+                    self.ids_mismatch(ids, (n, have), want, what, call)
+                }
+                (Some(_), Some(_)) => {}
+                _ if dims.same_size(&n.poly, want) => {}
+                _ => self.ids_unbounded(ids, None, want, what, call),
+            }
             return;
-        };
-        if have != want {
-            self.ids_mismatch(ids, (n, have), want, what, call);
+        }
+        let fits = want_value.is_some_and(|v| {
+            self.interval_at(ids.span)
+                .is_some_and(|iv| iv.within(&Interval::closed(0.0, (v - 1) as f64)))
+        });
+        if !fits {
+            let iv = self.interval_at(ids.span);
+            self.ids_unbounded(ids, iv, want, what, call);
         }
     }
 

@@ -39,7 +39,7 @@ fn squashed(x: [n]) -> [n] Unit = x to Unit
 fn claimed(x: [n]) -> [n] = log(x as Pos)
 fn chosen(c: [n] Bool, a: [n] Pos, b: [n] Pos) -> [n] = log(where(c, a, b))
 fn larger(x: [n]) -> [n] = log(maximum(x, 1e-6))
-fn std_scaled(x: [b D]) -> [b D] = x / (std(x, over=b) + 1e-5)
+fn std_scaled(x: [b D]) -> [b D] = x / (std(x, over=b, correction=0) + 1e-5)
 fn log1p_unit(p: [n] Unit) -> [n] = log1p(p)
 fn by_size(x: [n]) -> [n] = x / n
 fn stubs(x: [n]) -> [n] Pos = softplus(x) + sigmoid(x) * exp(x)
