@@ -63,6 +63,9 @@ def _al(x, pos, rank):
 def _red(f, x, dims):
     if not dims:
         dims = list(range(x.ndim))
+    if f in ("var0", "std0"):
+        fn = torch.var if f == "var0" else torch.std
+        return fn(x, dim=tuple(dims), correction=0)
     if f in ("prod", "any", "all"):
         fn = {"prod": torch.prod, "any": torch.any, "all": torch.all}[f]
         if x.ndim == 0:
@@ -245,7 +248,8 @@ def range_kind(text):
     """A probe's range failure: `probe-range-nan` for NaN, `probe-range-rounding`
     for values just past an end (float rounding: within 1% of the bound's
     size, or on an open end), `probe-range-zero` for a value that is all
-    zeros below a positive bound (a sum of no values), else `probe-range`."""
+    zeros outside a range that excludes 0 (a sum of no values), else
+    `probe-range`."""
     if "NaN" in text:
         return "probe-range-nan"
     m = RANGE.search(text)
@@ -261,7 +265,8 @@ def range_kind(text):
     bound = max(abs(lo or 0.0), abs(hi or 0.0), 1.0)
     if past <= 1e-2 * bound:
         return "probe-range-rounding"
-    if smallest == 0.0 and largest == 0.0 and lo is not None and lo > 0:
+    excludes_zero = (lo is not None and lo > 0) or (hi is not None and hi < 0)
+    if smallest == 0.0 and largest == 0.0 and excludes_zero:
         return "probe-range-zero"
     return "probe-range"
 

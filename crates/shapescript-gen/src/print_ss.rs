@@ -206,10 +206,17 @@ fn call_like(e: &Expr) -> (String, u8) {
         Op::Math(f) => call(f, a),
         Op::Reduce { f, over, .. } => {
             let mut a = a;
+            let (f, correction) = match f.strip_suffix('0') {
+                Some(stat) => (stat, true),
+                None => (*f, false),
+            };
             match over.len() {
                 0 => {}
                 1 => a.push(format!("over={}", over[0])),
                 _ => a.push(format!("over=({})", over.join(" "))),
+            }
+            if correction {
+                a.push("correction=0".into());
             }
             call(f, a)
         }

@@ -63,9 +63,31 @@ impl Gen {
         !names::SS_KEYWORDS.contains(&name)
             && name != "self"
             && self.prog.dims.iter().all(|(n, _)| n != name)
-            && self.prog.funcs.iter().all(|f| f.name != name)
-            && self.prog.models.iter().all(|m| m.name != name)
-            && self.prog.records.iter().all(|r| r.name != name)
+            && !self.declared(name)
+            && !self.sizes_in_use().iter().any(|s| s == name)
+    }
+
+    /// Whether a function, model or record is called `name`.
+    fn declared(&self, name: &str) -> bool {
+        self.prog.funcs.iter().any(|f| f.name == name)
+            || self.prog.models.iter().any(|m| m.name == name)
+            || self.prog.records.iter().any(|r| r.name == name)
+    }
+
+    /// The generic axes and model sizes of everything made so far: a
+    /// declaration of such a name would be found where a body reads the
+    /// size as a value.
+    fn sizes_in_use(&self) -> Vec<String> {
+        let methods = self.prog.models.iter().flat_map(|m| m.methods.iter());
+        let mut out: Vec<String> = self
+            .prog
+            .funcs
+            .iter()
+            .chain(methods)
+            .flat_map(|f| f.generics.clone())
+            .collect();
+        out.extend(self.prog.models.iter().flat_map(|m| m.size_params.clone()));
+        out
     }
 
     /// The generic axes of a new function: names that are no dim's.
@@ -81,7 +103,9 @@ impl Gen {
                 _ => names::AXES,
             };
             let name = self.rng.pick(pool).to_string();
-            if !out.contains(&name) && self.dims.value(&name).is_none() {
+            // Not a declaration's name: the body may read the size as a value.
+            let declared = self.declared(&name);
+            if !out.contains(&name) && self.dims.value(&name).is_none() && !declared {
                 out.push(name);
             }
         }

@@ -68,7 +68,9 @@ fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
             Some(f)
         }
         Op::Math(f) | Op::Extreme(f, _) => Some(f),
-        Op::Reduce { f, .. } | Op::AxisWise { f, .. } => Some(f),
+        // `var0` is `var(.., correction=0)`.
+        Op::Reduce { f, .. } => Some(f.trim_end_matches('0')),
+        Op::AxisWise { f, .. } => Some(f),
         Op::Topk { .. } => Some("topk"),
         Op::Where(_) => Some("where"),
         Op::Abs => Some("abs"),

@@ -151,6 +151,13 @@ impl Gen {
             "sum" => Dom::Real,
             _ => a.dom.clone(),
         };
+        // The unbiased statistic needs two values: over an axis that may
+        // hold one, the population's (`correction=0`, E0415).
+        let f = match f {
+            "var" if self.dims.min(&extra.size) < 2 => "var0",
+            "std" if self.dims.min(&extra.size) < 2 => "std0",
+            f => f,
+        };
         let op = Op::Reduce {
             f,
             over: vec![name],
