@@ -352,11 +352,13 @@ impl Campaign {
     ) -> Option<String> {
         let mut m = Minimiser::new(&mut self.worker, &self.options.dir, budget);
         m.failure(&p)?;
-        let want = m
-            .last
-            .iter()
-            .find(|f| f.key().contains(kind) || f.entry == kind)?
-            .clone();
+        let exact = m.last.iter().find(|f| f.key() == kind).cloned();
+        let want = exact.or_else(|| {
+            m.last
+                .iter()
+                .find(|f| f.key().contains(kind) || f.entry == kind)
+                .cloned()
+        })?;
         eprintln!("{}: {}", want.kind, want.detail);
         let (p, f) = m.minimise(p, want);
         eprintln!("{} attempts", m.attempts);

@@ -31,6 +31,8 @@ impl Failure {
     pub fn key(&self) -> String {
         match self.kind.as_str() {
             "raises" => format!("raises {}", self.detail.split(':').next().unwrap_or("")),
+            // A claim that does not hold, or a call's boundary check.
+            "shape-error" => format!("shape-error {}", self.detail.contains("does not hold")),
             k if k.starts_with("build refused") => format!("{k} {}", self.detail),
             k => k.to_string(),
         }

@@ -334,6 +334,30 @@ impl Gen {
             }
             generics.push(g);
         }
+        // Tensors made in a body of one concrete float dtype have it only
+        // when a tensor parameter (or field) has it
+        // (`docs/shapescript/functions.md`): one more parameter, of a dim.
+        let own_dtype = matches!(fx.float, Dt::F64 | Dt::Bf16);
+        let has_own = fx
+            .params
+            .iter()
+            .any(|p| p.ty.tensor().is_some_and(|t| t.dt == fx.float));
+        if own_dtype && !has_own && fx.model.is_none() {
+            let axes = self
+                .prog
+                .dims
+                .first()
+                .map(|(d, _)| vec![Axis::sym(d)])
+                .unwrap_or_default();
+            let t = TT {
+                axes,
+                dt: fx.float,
+                dom: Dom::Real,
+                iv: Iv::new(-3.0, 3.0),
+            };
+            let name = self.value_name(&fx);
+            fx.add_param(name, Ty::T(t));
+        }
         let reads = super::hygiene::reads(&fx.stmts, &tail);
         for name in super::hygiene::bound(&fx.params, &fx.stmts) {
             if reads.contains(&name) && name != "self" {
