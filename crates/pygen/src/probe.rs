@@ -135,26 +135,19 @@ impl Scope<'_, '_> {
         self.probe_ty(code, &typed.ty, range, at)
     }
 
-    /// The range text of a tuple item's domain (the checker keeps no range
-    /// per item): `Index[N]` is `[0, N - 1]`, `Bool` `[0, 1]`.
+    /// The range text of a tuple item's `Index[N]` domain, `[0, N - 1]`:
+    /// the checker keeps no range per item, and a domain other than
+    /// `Index` in an item's type names its kind of values, not a bound the
+    /// range pass proved (that is the tuple's uses' business).
     fn domain_range(&self, ty: &Ty) -> Option<String> {
         let TyKind::Tensor(t) = &ty.kind else {
             return None;
         };
-        let (lo, hi, lo_open, hi_open) = match t.domain.as_ref()? {
-            Domain::Real => return None,
-            Domain::NonNeg => ("0", "None", "False", "True"),
-            Domain::Pos => ("0", "None", "True", "True"),
-            Domain::NonPos => ("None", "0", "True", "False"),
-            Domain::Neg => ("None", "0", "True", "True"),
-            Domain::Unit | Domain::Bool => ("0", "1", "False", "False"),
-            Domain::Signed => ("-1", "1", "False", "False"),
-            Domain::Index(n) => {
-                let n = self.size_code(n)?;
-                return Some(format!("(0, {n} - 1, False, False)"));
-            }
+        let Some(Domain::Index(n)) = t.domain.as_ref() else {
+            return None;
         };
-        Some(format!("({lo}, {hi}, {lo_open}, {hi_open})"))
+        let n = self.size_code(n)?;
+        Some(format!("(0, {n} - 1, False, False)"))
     }
 
     /// The probe call of `code` against type `ty` and the range text
@@ -266,7 +259,7 @@ mod tests {
         let squeezed: String = out.split_whitespace().collect();
         for line in [
             "shapescript_runtime.probe(y,(b,n,D),x.dtype,(0.0,None,True,True),\"main.ss:3\")",
-            "shapescript_runtime.probe(v,(b,n,2),x.dtype,(0,None,True,True),\"main.ss:4\")",
+            "shapescript_runtime.probe(v,(b,n,2),x.dtype,None,\"main.ss:4\")",
             "shapescript_runtime.probe(i,(b,n,2),torch.int64,(0,D-1,False,False),\"main.ss:4\")",
             "shapescript_runtime.probe(m,None,\"int\",(None,None,True,True),\"main.ss:5\")",
             "returnshapescript_runtime.probe(torch.sum(y,dim=2),(b,n),x.dtype,(0.0,None,True,True)",
