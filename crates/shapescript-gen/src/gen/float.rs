@@ -203,6 +203,11 @@ impl Gen {
                 return e;
             }
         }
+        // No parameter may be added (a block's `forward`): integers and
+        // booleans from a filled float tensor, converted.
+        if let Some(e) = self.converted_fill(fx, goal) {
+            return e;
+        }
         // Nothing fits: a zero-filled tensor; a mistake of the generator
         // that the campaign counts (the checker rejects it, and the
         // reference does not bear it out).
@@ -247,6 +252,55 @@ impl Gen {
         let name = self.value_name(fx);
         fx.add_param(name.clone(), Ty::T(t.clone()));
         Some(Expr::leaf(Op::Var(name), Ty::T(t)))
+    }
+
+    /// `zeros(shape) to i64` (to `Index[N]`, to `i32`) or `zeros(shape) >
+    /// 0.5` for an integer or boolean goal.
+    fn converted_fill(&mut self, fx: &Fx, goal: &Goal) -> Option<Expr> {
+        if goal.dt.is_float() {
+            return None;
+        }
+        // Zeros: ids into any axis.
+        let float = Goal::new(goal.axes.clone(), fx.float).within(Iv::point(0.0));
+        let zeros = self.filled(fx, &float)?;
+        let t = zeros.tensor()?.clone();
+        if goal.dt == Dt::Bool {
+            let half = Expr::leaf(Op::Float(0.5), Ty::Float(Iv::point(0.5)));
+            let b = TT {
+                dt: Dt::Bool,
+                dom: Dom::Bool,
+                iv: Iv::new(0.0, 1.0),
+                ..t
+            };
+            return Some(Expr::new(
+                Op::Bin(
+                    crate::ast::Bin::Gt,
+                    [Some((0..goal.axes.len()).collect()), None],
+                ),
+                vec![zeros, half],
+                Ty::T(b),
+            ));
+        }
+        let dom = match &goal.dom {
+            Dom::Index(n) => Dom::Index(n.clone()),
+            _ => Dom::Real,
+        };
+        let int = TT {
+            dt: goal.dt,
+            dom,
+            iv: Iv::point(0.0),
+            ..t
+        };
+        let written = if matches!(int.dom, Dom::Index(_)) {
+            int.ss()
+        } else {
+            goal.dt.key().to_string()
+        };
+        let op = Op::To {
+            ty: written,
+            conv: crate::ast::Conv::Dtype(goal.dt),
+        };
+        Some(Expr::new(op, vec![zeros], Ty::T(int)))
     }
 
     /// A parameter's axis of size `2*g` written now and then as the grouped
