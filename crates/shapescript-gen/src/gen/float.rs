@@ -191,7 +191,7 @@ impl Gen {
             .map(|l| Expr::leaf(Op::Var(l.name.clone()), l.ty.clone()))
             .collect();
         if let Some(e) = same.last().filter(|_| unknown) {
-            return e.clone();
+            return self.squashed(e.clone(), goal);
         }
         // Past the soft limit on parameters: one more.
         if plain && !fx.fixed_params {
@@ -252,6 +252,49 @@ impl Gen {
         let name = self.value_name(fx);
         fx.add_param(name.clone(), Ty::T(t.clone()));
         Some(Expr::leaf(Op::Var(name), Ty::T(t)))
+    }
+
+    /// A value of the goal's sizes brought into its domain and bounds when
+    /// it is not: `exp(tanh(u))` is in [1/e, e] (`Pos`), `sigmoid(u)` in
+    /// [0, 1] (`Unit`), their negation below 0.
+    fn squashed(&mut self, e: Expr, goal: &Goal) -> Expr {
+        if self.fits(&e, goal) || !goal.dt.is_float() {
+            return e;
+        }
+        let Some(t) = e.tensor().cloned() else {
+            return e;
+        };
+        let math = |f: &'static str, arg: Expr, dom: Dom, iv: Iv| {
+            Expr::new(
+                Op::Math(f),
+                vec![arg],
+                Ty::T(TT {
+                    dom,
+                    iv,
+                    ..t.clone()
+                }),
+            )
+        };
+        match goal.dom {
+            Dom::Unit | Dom::Signed => math("sigmoid", e, Dom::Unit, Iv::new(0.0, 1.0)),
+            Dom::Neg | Dom::NonPos => {
+                let th = math("tanh", e, Dom::Signed, Iv::new(-1.0, 1.0));
+                let ex = math("exp", th, Dom::Pos, Iv::new(0.36, 2.72));
+                Expr::new(
+                    Op::Neg,
+                    vec![ex],
+                    Ty::T(TT {
+                        dom: Dom::Neg,
+                        iv: Iv::new(-2.72, -0.36),
+                        ..t
+                    }),
+                )
+            }
+            _ => {
+                let th = math("tanh", e, Dom::Signed, Iv::new(-1.0, 1.0));
+                math("exp", th, Dom::Pos, Iv::new(0.36, 2.72))
+            }
+        }
     }
 
     /// `zeros(shape) to i64` (to `Index[N]`, to `i32`) or `zeros(shape) >

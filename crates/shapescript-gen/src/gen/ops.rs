@@ -413,6 +413,9 @@ impl Gen {
     /// A conversion: through another float dtype and back (`(x to bf16) to
     /// f32`), or an integer or boolean tensor `to Real`.
     pub(super) fn convert(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        if self.rng.chance(0.3) {
+            return self.clamp_to(fx, goal, depth);
+        }
         if self.rng.chance(0.5) && goal.dt != Dt::F {
             let via = *self.rng.pick(&[Dt::Bf16, Dt::F64, Dt::F32]);
             let arg = self.float(
@@ -470,6 +473,35 @@ impl Gen {
 }
 
 impl Gen {
+    /// `x to Unit` (and `Pos`, `NonNeg`, `Signed`): a clamp into the domain.
+    fn clamp_to(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        let (dom, lo, hi) = self
+            .rng
+            .pick(&[
+                (Dom::Unit, Some(0.0), Some(1.0)),
+                (Dom::Pos, Some(0.0), None),
+                (Dom::NonNeg, Some(0.0), None),
+                (Dom::Signed, Some(-1.0), Some(1.0)),
+            ])
+            .clone();
+        let arg = self.float(
+            fx,
+            &Goal::new(goal.axes.clone(), goal.dt).within(goal.within),
+            depth - 1,
+        );
+        let a = arg.tensor()?.clone();
+        let iv = Iv::new(
+            lo.map_or(a.iv.lo, |l| a.iv.lo.max(l)),
+            hi.map_or(a.iv.hi, |h| a.iv.hi.min(h)),
+        );
+        let iv = Iv::new(iv.lo.min(iv.hi), iv.hi.max(iv.lo));
+        let op = Op::To {
+            ty: dom.ss()?,
+            conv: Conv::Clamp(lo, hi),
+        };
+        Some(Expr::new(op, vec![arg], Ty::T(TT { dom, iv, ..a })))
+    }
+
     /// `stack(a, b)` for a goal whose first axis is 2.
     pub(super) fn stack_op(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
         if fx.hides("stack")
