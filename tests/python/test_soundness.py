@@ -49,12 +49,12 @@ def test_python_names_never_clash(tmp_path_factory, checks):
     x = torch.randn(5)
     same(m.both(x), x * 2 + x * 3)
     same(m.uses_math(x), torch.exp(x + 1))
-    same(m.local_math(x), torch.log(torch.sigmoid(x)))
+    same(m.local_math(x), torch.nn.functional.logsigmoid(x))
     same(m.local_dim(torch.ones(3, 4)), torch.full((3, 4), 3.0))
     same(m.sums(x), x + 2 * x)
     same(m.shadow(x, True), x)
     same(m.shadow(x, False), x)
-    same(m.loop_shadow(x), x)
+    same(m.loop_shadow(x), x + 8 * x)
     clash = m.Clash(training=0.25)
     assert clash.training is True, "the module's mode is not replaced by the field"
     clash.eval()
@@ -167,3 +167,54 @@ def test_dropout_follows_the_model(tmp_path_factory, checks):
     torch.manual_seed(0)
     out = block(x)
     assert not torch.equal(out, x @ block.w + x)
+
+
+def test_log_space_forms_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "float-rounding", checks)
+    x = torch.tensor([[-200.0, 0.0, 30.0]])
+    f = torch.nn.functional
+    want = f.log_softmax(x, dim=1) + f.logsigmoid(x) + f.logsigmoid(-x)
+    same(m.in_log_space(x), want)
+    assert torch.isfinite(m.by_hand(x)).all()
+    same(m.by_hand(x), torch.logsumexp(x, dim=1))
+    h = torch.tensor([0.0, 2.0], dtype=torch.float16)
+    assert torch.isfinite(m.half_fits(h)).all()
+
+
+def test_integer_powers(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtype-promotion", checks)
+    x = torch.tensor([1, 2, 4])
+    same(m.squared(x), x**2)
+    same(m.float_power(x), x**-1.0)
+
+
+def test_optional_parameters_left_out(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "optional-parameters", checks)
+    x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
+    same(m.outer(x, w), x @ w.T)
+    same(m.outer(x, w, b), x @ w.T + b)
+    y = torch.randn(5)
+    same(m.unused(y), y * 2)
+    same(m.unused(y, torch.randn(2, 2)), y * 2)
+    if checks:
+        with pytest.raises(m.runtime.ShapeError):
+            m.unused(y, torch.randn(2, 3))
+
+
+def test_products_and_reductions_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "products-and-reductions", checks)
+    x = torch.randn(3, dtype=torch.bfloat16)
+    assert m.gate(x).dtype == torch.bool
+    h = torch.rand(3, 2) + 0.1
+    same(m.shaped(h), torch.tril(h))
+    rows = torch.randn(4, 2)
+    none = torch.zeros(4, dtype=torch.bool)
+    same(m.counted(rows, none), torch.tensor(0.0))
+
+
+def test_calls_bind_at_once_and_claims_convert_nothing(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "calls-and-claims", checks)
+    assert m.crosswise(torch.randn(3)).shape == (1, 3, 1)
+    x = torch.randn(3, dtype=torch.bfloat16)
+    assert m.converted(x).dtype == torch.float32
+    same(m.claimed_ids(torch.tensor([0, 3])), torch.tensor([0, 3]))

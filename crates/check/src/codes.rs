@@ -808,6 +808,27 @@ fn prob(x: [n]) -> [n] Unit = sigmoid(x)
 ```
 ";
 
+E0607 = "E0607", "an integer power with an exponent that may be negative",
+"PyTorch computes `a ** b` of integer tensors in integers, and raises
+`Integers to negative integer powers are not allowed` when the exponent is
+negative. The checker follows the exponent's range
+(`docs/shapescript/ranges.md`): a negative number, or an integer tensor or
+`Int` whose range reaches below 0, is this error. Convert the base to a
+float first.
+
+Wrong: the reciprocal of counts that are integers:
+
+```
+fn inverse(counts: [n] i64) -> [n] i64 = counts ** -1
+```
+
+Fixed: in floats:
+
+```
+fn inverse(counts: [n] i64) -> [n] f32 = (counts to f32) ** -1
+```
+";
+
 E0901 = "E0901", "construct the Python generator cannot compile",
 "`shapescript build` reports this when a program `shapescript check` accepts
 uses something the PyTorch generator cannot emit. The checker refuses every

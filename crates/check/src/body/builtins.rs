@@ -671,9 +671,12 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     if name == "abs" && !c.takes_category(name, &ty, x.value.span, Category::Int) {
         return None;
     }
-    let domain = match name {
-        "abs" => Some(Domain::NonNeg),
-        "sign" => Some(Domain::Signed),
+    let domain = match (name, &t.domain) {
+        ("abs", _) => Some(Domain::NonNeg),
+        ("sign", _) => Some(Domain::Signed),
+        // `tril` and `triu` put zeros in: a positive domain takes 0 in.
+        ("tril" | "triu", Some(Domain::Pos)) => Some(Domain::NonNeg),
+        ("tril" | "triu", Some(Domain::Neg)) => Some(Domain::NonPos),
         _ => t.domain.clone(),
     };
     let dtype = match name {

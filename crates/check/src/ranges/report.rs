@@ -196,6 +196,35 @@ impl Walker<'_> {
         }
     }
 
+    /// The log-space form of `log(softmax(x))` and `log(sigmoid(x))`, which
+    /// never round to 0 first: `log_softmax`, `log_sigmoid`.
+    fn log_space_help(&self, f: MathFn, arg: &ast::Expr) -> Option<String> {
+        if f != MathFn::Log {
+            return None;
+        }
+        let ExprKind::Call { args, .. } = &arg.kind else {
+            return None;
+        };
+        let x = args.first().map(|a| self.text(&a.value))?;
+        let ExprInfo::Call(call) = &self.typed(arg.span)?.info else {
+            return None;
+        };
+        match &call.callee {
+            Callee::Builtin(crate::builtin_names::Builtin::Softmax) => {
+                let over = args
+                    .iter()
+                    .find(|a| a.name.as_ref().is_some_and(|n| n.name == "over"))
+                    .map(|a| format!(", over={}", self.text(&a.value)))
+                    .unwrap_or_default();
+                Some(format!("a softmax's small values round to 0 in floats: compute in log space, `log_softmax({x}{over})`"))
+            }
+            Callee::Extern { python, .. } if MathFn::from_python(python) == Some(MathFn::Sigmoid) => {
+                Some(format!("`sigmoid` of a large negative value rounds to 0 in floats: compute in log space, `log_sigmoid({x})`"))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `e` is a Python `Float` or `Int`.
     fn is_number(&self, e: &ast::Expr) -> bool {
         self.typed(e.span).is_some_and(|t| {
@@ -251,7 +280,10 @@ impl Walker<'_> {
         } else {
             "NonNeg"
         };
-        let help = self.number_help(arg, &iv, domain).unwrap_or(help);
+        let help = self
+            .number_help(arg, &iv, domain)
+            .or_else(|| self.log_space_help(f, arg))
+            .unwrap_or(help);
         let note = self.origin(arg, &iv);
         let d = Diagnostic::error(code, message)
             .with_primary(arg.span, label)
@@ -276,6 +308,23 @@ impl Walker<'_> {
             .with_note(note)
             .with_help(help);
         let d = self.with_origin(d, rhs);
+        self.diagnostics.push(d);
+    }
+
+    /// An integer power whose exponent (of interval `iv`) may be negative.
+    pub(super) fn negative_power(&mut self, exponent: &ast::Expr, iv: Option<Interval>) {
+        let text = self.text(exponent);
+        let (label, note) = match iv {
+            Some(iv) => (format!("this is in {iv}"), self.origin(exponent, &iv)),
+            None => ("this may be negative".to_string(), String::new()),
+        };
+        let mut d = Diagnostic::error(codes::E0607, "an integer power with an exponent that may be negative")
+            .with_primary(exponent.span, label)
+            .with_help(format!("convert the base to a float first, `(x to Real) ** {text}`, or keep the exponent at 0 or above"));
+        if !note.is_empty() {
+            d = d.with_note(note);
+        }
+        d = d.with_note("PyTorch raises `Integers to negative integer powers are not allowed`");
         self.diagnostics.push(d);
     }
 

@@ -352,8 +352,11 @@ impl<'w> Walker<'w> {
         if let Some(iv) = &mut iv {
             // Other operations move or mix the axes: the row's largest
             // value goes with its `softmax`, a name, or `topk(...)[0]`.
-            if iv.row_max_axis.is_some() && !self.keeps_row_max(e, typed) {
+            if (iv.row_max_axis.is_some() || iv.row_zero_axis.is_some())
+                && !self.keeps_row_max(e, typed)
+            {
                 iv.row_max_axis = None;
+                iv.row_zero_axis = None;
             }
             self.scratch.found.push((i, *iv));
         }
@@ -368,7 +371,15 @@ impl<'w> Walker<'w> {
             (ExprKind::Index { base, .. }, _) => {
                 self.scratch.last_topk.is_some_and(|(s, _)| s == base.span)
             }
-            (_, ExprInfo::Call(call)) => matches!(call.callee, Callee::Builtin(Builtin::Softmax)),
+            (_, ExprInfo::Call(call)) => match &call.callee {
+                Callee::Builtin(b) => *b == Builtin::Softmax,
+                Callee::Extern { python, .. } => {
+                    MathFn::from_python(python).is_some_and(MathFn::keeps_row_max)
+                }
+                _ => false,
+            },
+            // `x - max(x, over=n)` (`binary`).
+            (ExprKind::Binary { .. }, _) => true,
             _ => false,
         }
     }
@@ -426,7 +437,7 @@ impl<'w> Walker<'w> {
                 (iv, self.here(span, false))
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let iv = self.binary(*op, lhs, rhs);
+                let iv = self.binary(*op, lhs, rhs, span);
                 (iv, self.here(span, false))
             }
             ExprKind::Cast { expr, ty, .. } => {
@@ -488,9 +499,27 @@ impl<'w> Walker<'w> {
     }
 
     /// An operator's interval, with the division's edge check.
-    fn binary(&mut self, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<Interval> {
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<Interval> {
         let (a, lt) = self.walk(lhs);
         let (b, rt) = self.walk(rhs);
+        // A Python number meets a half-precision tensor as an f16.
+        let half = self.typed(span).is_some_and(
+            |t| matches!(&t.ty.kind, TyKind::Tensor(x) if x.dtype == Some(ast::DtypeKind::F16)),
+        );
+        let as_operand = |iv: Option<Interval>, typed: Option<&TypedExpr>| match typed {
+            Some(t) if half && matches!(t.ty.kind, TyKind::Scalar(_)) => iv.map(|i| i.in_f16()),
+            _ => iv,
+        };
+        let (a, b) = (as_operand(a, lt), as_operand(b, rt));
+        if op == BinaryOp::Pow {
+            self.integer_power(span, rhs, b);
+        }
         match op {
             BinaryOp::Or
             | BinaryOp::And
@@ -505,7 +534,13 @@ impl<'w> Walker<'w> {
         let (a, b) = (a?, b?);
         Some(match op {
             BinaryOp::Add => a.add(&b),
-            BinaryOp::Sub => a.sub(&b),
+            BinaryOp::Sub => match self.shifted_by_row_max(lhs, rhs) {
+                Some(axis) => Interval {
+                    row_zero_axis: Some(axis),
+                    ..Interval::NON_POS
+                },
+                None => a.sub(&b),
+            },
             BinaryOp::Mul if same_local(lt, rt) => a.square(),
             BinaryOp::Mul => a.mul(&b),
             BinaryOp::Div => {
@@ -519,6 +554,37 @@ impl<'w> Walker<'w> {
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
             _ => Interval::REAL,
         })
+    }
+
+    /// An integer power (`[n] i64 ** e`) whose exponent may be negative:
+    /// PyTorch raises `Integers to negative integer powers are not
+    /// allowed` (E0607).
+    fn integer_power(&mut self, span: Span, exponent: &ast::Expr, b: Option<Interval>) {
+        let integral = self.typed(span).is_some_and(|t| match &t.ty.kind {
+            TyKind::Tensor(x) => {
+                crate::shape::effective_dtype(x).is_some_and(|d| !crate::shape::is_float(d))
+            }
+            _ => false,
+        });
+        if integral && b.is_none_or(|b| b.goes_below(0.0)) {
+            self.negative_power(exponent, b);
+        }
+    }
+
+    /// `x - max(x, over=n)`: the same local less its maximum over one axis,
+    /// whose rows then hold a 0 as their largest value; that axis.
+    fn shifted_by_row_max(&self, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<u8> {
+        let ExprKind::Call { args, .. } = &rhs.kind else {
+            return None;
+        };
+        let Some(ExprInfo::Call(call)) = self.typed(rhs.span).map(|t| &t.info) else {
+            return None;
+        };
+        if !matches!(call.callee, Callee::Builtin(Builtin::Max)) {
+            return None;
+        }
+        let x = args.iter().find(|a| a.name.is_none())?;
+        self.same_local(lhs, &x.value).then(|| one_axis(call))?
     }
 
     /// `x * x`: the same local on both sides.
@@ -612,7 +678,7 @@ impl<'w> Walker<'w> {
         let (span, x) = self.bound(call, 0, vals)?;
         if let Some(edge) = f.edge() {
             let outside = match edge {
-                Edge::Positive => x.goes_below(0.0) || (x.contains(0.0) && !x.pos_for_log),
+                Edge::Positive => x.goes_below(0.0) || x.contains(0.0),
                 Edge::NonNegative => x.goes_below(0.0),
                 Edge::AboveMinusOne => x.reaches_down_to(-1.0),
             };
@@ -620,7 +686,11 @@ impl<'w> Walker<'w> {
                 self.outside_edge(f, edge, e, arg, x);
             }
         }
-        Some(f.apply(&x))
+        let mut out = f.apply(&x);
+        if f.keeps_row_max() {
+            out.row_max_axis = x.row_max_axis.or(x.row_zero_axis);
+        }
+        Some(out)
     }
 
     /// Arguments given to a `fn`, `extern fn` or method: each within its
@@ -760,18 +830,19 @@ impl<'w> Walker<'w> {
                 let iv = if b == B::Sum { x?.sum_of() } else { x? };
                 iv.above_row_max()
             }
-            // Positive in exact arithmetic stays so through a sum.
-            B::Sum | B::Cumsum => Interval {
-                pos_for_log: x?.pos_for_log,
-                ..x?.sum_of()
-            },
+            // A sum of no values (a mask's rows may be none) is 0, a
+            // product of none 1.
+            B::Sum if self.may_be_empty(args, call) => x?.sum_of().union(&Interval::point(0.0)),
+            B::Sum | B::Cumsum => x?.sum_of(),
             B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
+            B::Prod if self.may_be_empty(args, call) => {
+                x?.product_of().union(&Interval::point(1.0))
+            }
             B::Prod => x?.product_of(),
             B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
             B::Var | B::Std => Interval::NON_NEG,
             B::Any | B::All | B::Eye => Interval::UNIT,
             B::Softmax => Interval {
-                pos_for_log: true,
                 row_max_axis: one_axis(call),
                 ..Interval::UNIT
             },
@@ -915,6 +986,35 @@ fn clamp(x: Interval, lo: f64, hi: f64) -> Interval {
         out = out.minimum(&Interval::point(hi));
     }
     out
+}
+
+impl Walker<'_> {
+    /// Whether a reduction's axes (`over=`, or all) may hold no value: an
+    /// unknown size, such as a mask's rows, may be 0.
+    fn may_be_empty(&self, args: &[ast::Arg], call: &CallInfo) -> bool {
+        let Some(x) = arg_expr(args, 0, "x").and_then(|e| self.typed(e.span)) else {
+            return true;
+        };
+        let Some(shape) = x.ty.shape() else {
+            return true;
+        };
+        let reduced: Vec<usize> = match call.over.as_slice() {
+            [] => (0..shape.len()).collect(),
+            over => over.to_vec(),
+        };
+        let mut count = Poly::constant(1);
+        for p in reduced {
+            let Some(size) = shape.get(p).and_then(crate::shape::axis_poly) else {
+                return true;
+            };
+            match count.mul(&size) {
+                Ok(c) => count = c,
+                Err(_) => return true,
+            }
+        }
+        let count = self.env.dims.substitute(&count).unwrap_or(count);
+        crate::size::least_value(&count).is_none_or(|l| l < 1)
+    }
 }
 
 /// The argument written at position `pos` (among the positional ones) or as `name=`.

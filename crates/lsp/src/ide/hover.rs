@@ -567,16 +567,16 @@ mod range_tests {
     #[test]
     fn a_value_shows_its_range_as_a_domain_or_an_interval() {
         check(
-            "fn f(x: [b n]) -> [b n] {\n  let y = exp(x)\n  log(y$0)\n}\n",
+            "fn f(x: [b n]) -> [b n] {\n  let y = exp(x)\n  sqrt(y$0)\n}\n",
             expect![[r#"
                 ```shapescript
-                y: [b n] Pos
+                y: [b n] NonNeg
                 ```
 
                 let of `fn f`"#]],
         );
         check(
-            "fn f(x: [b n]) -> [b n] {\n  let v$0 = var(x, over=n) + 1e-5\n  x * rsqrt(v)\n}\n",
+            "fn f(x: [b n]) -> [b n] {\n  let v$0 = var(x, over=n, correction=0) + 1e-5\n  x * rsqrt(v)\n}\n",
             expect![[r#"
                 ```shapescript
                 v: [b]
@@ -599,7 +599,7 @@ mod range_tests {
             "fn f(x: [n]) -> [n] = sqrt(exp(x)$0)\n",
             expect![[r#"
                 ```shapescript
-                [n] Pos
+                [n] NonNeg
                 ```"#]],
         );
     }

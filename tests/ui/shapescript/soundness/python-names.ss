@@ -13,7 +13,7 @@ fn math(x: [n]) -> [n] = x + 1.0
 fn uses_math(x: [n]) -> [n] = exp(math(x))
 fn local_math(x: [n]) -> [n] {
   let math = x
-  log(sigmoid(math))
+  log_sigmoid(math)
 }
 
 fn local_dim(x: [n D]) -> [n D] {
@@ -38,10 +38,12 @@ fn shadow(x: [n], c: Bool) -> [n] {
 
 fn loop_shadow(x: [n]) -> [n] {
   let i = x
+  let total = x
   for i in range(3) {
-    let x = x * 2.0
+    let x = total * 2.0
+    total = x
   }
-  i
+  i + total
 }
 
 model Clash {
