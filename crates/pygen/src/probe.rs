@@ -253,16 +253,16 @@ mod tests {
 
     #[test]
     fn lets_and_returns_are_probed_with_the_checkers_types() {
-        let src = "dim D = 3\nfn f(x: [b n D], k: Int) -> [b n] Pos {\n  let y = exp(x)\n  let (v, i) = topk(y, 2, over=D)\n  let m = k + 1\n  sum(y, over=D)\n}\n";
+        let src = "dim D = 3\nfn f(x: [b n D], k: Int) -> [b n] NonNeg {\n  let y = exp(x)\n  let (v, i) = topk(y, 2, over=D)\n  let m = k + 1\n  sum(y, over=D)\n}\n";
         let out = module(src, true);
         // The writer wraps long calls: compare without white space.
         let squeezed: String = out.split_whitespace().collect();
         for line in [
-            "shapescript_runtime.probe(y,(b,n,D),x.dtype,(0.0,None,True,True),\"main.ss:3\")",
+            "shapescript_runtime.probe(y,(b,n,D),x.dtype,(0.0,None,False,True),\"main.ss:3\")",
             "shapescript_runtime.probe(v,(b,n,2),x.dtype,None,\"main.ss:4\")",
             "shapescript_runtime.probe(i,(b,n,2),torch.int64,(0,D-1,False,False),\"main.ss:4\")",
             "shapescript_runtime.probe(m,None,\"int\",(None,None,True,True),\"main.ss:5\")",
-            "returnshapescript_runtime.probe(torch.sum(y,dim=2),(b,n),x.dtype,(0.0,None,True,True)",
+            "returnshapescript_runtime.probe(torch.sum(y,dim=2),(b,n),x.dtype,(0.0,None,False,True)",
         ] {
             assert!(squeezed.contains(line), "{line}\n{out}");
         }
