@@ -111,11 +111,12 @@ impl Gen {
         if fx.hides(f) {
             return None;
         }
-        let extra = self.extra_axis(fx, &goal.axes)?;
-        let at = self.rng.below(goal.axes.len() + 1);
-        let mut axes = goal.axes.clone();
-        axes.insert(at, extra.clone());
-        let n = self.dims.max(&extra.size) as f64;
+        let (axes, over, at) = self.reduced_axes(fx, &goal.axes)?;
+        let count = |size: &dyn Fn(&crate::size::Size) -> i64| -> i64 {
+            at.iter().map(|&i| size(&axes[i].size)).product()
+        };
+        let n = count(&|s| self.dims.max(s)) as f64;
+        let fewest = count(&|s| self.dims.min(s));
         let m = goal.within.lo.abs().min(goal.within.hi).min(MAG);
         let (within, dom) = match f {
             "sum" => (Iv::new(-m / n, m / n), sub_dom(goal, Bin::Add)),
@@ -130,8 +131,11 @@ impl Gen {
             depth - 1,
         );
         let a = arg.tensor()?.clone();
-        let name = extra.name.clone()?;
-        if !names_uniquely(&a.axes, &name, at) {
+        if !over
+            .iter()
+            .zip(&at)
+            .all(|(n, &i)| names_uniquely(&a.axes, n, i))
+        {
             return None;
         }
         let iv = match f {
@@ -154,15 +158,11 @@ impl Gen {
         // The unbiased statistic needs two values: over an axis that may
         // hold one, the population's (`correction=0`, E0415).
         let f = match f {
-            "var" if self.dims.min(&extra.size) < 2 => "var0",
-            "std" if self.dims.min(&extra.size) < 2 => "std0",
+            "var" if fewest < 2 => "var0",
+            "std" if fewest < 2 => "std0",
             f => f,
         };
-        let op = Op::Reduce {
-            f,
-            over: vec![name],
-            dims: vec![at],
-        };
+        let op = Op::Reduce { f, over, dims: at };
         Some(Expr::new(
             op,
             vec![arg],
@@ -173,6 +173,37 @@ impl Gen {
                 iv,
             }),
         ))
+    }
+
+    /// `axes` with one or two named axes of the pool inserted, to reduce
+    /// over: the new list, their names and their positions in it.
+    fn reduced_axes(
+        &mut self,
+        fx: &Fx,
+        axes: &[Axis],
+    ) -> Option<(Vec<Axis>, Vec<String>, Vec<usize>)> {
+        let mut extras = vec![self.extra_axis(fx, axes)?];
+        if self.rng.chance(0.25) {
+            let with: Vec<Axis> = axes.iter().chain(&extras).cloned().collect();
+            extras.extend(self.extra_axis(fx, &with));
+        }
+        let mut out = axes.to_vec();
+        for e in &extras {
+            let at = self.rng.below(out.len() + 1);
+            out.insert(at, e.clone());
+        }
+        let names: Option<Vec<String>> = extras.iter().map(|e| e.name.clone()).collect();
+        let mut at: Vec<usize> = extras
+            .iter()
+            .filter_map(|e| out.iter().position(|a| a == e))
+            .collect();
+        at.sort();
+        let names = at
+            .iter()
+            .map(|&i| out[i].name.clone())
+            .collect::<Option<Vec<_>>>()
+            .filter(|_| names.is_some())?;
+        Some((out, names, at))
     }
 
     /// A named axis of the pool that no axis of `axes` could be taken for.
