@@ -317,18 +317,7 @@ impl Gen {
         };
         let a = self.float(fx, &g(left), depth - 1);
         let b = self.float(fx, &g(right), depth - 1);
-        let iv = a.tensor()?.iv.union(b.tensor()?.iv);
-        let dom = if a.tensor()?.dom == b.tensor()?.dom {
-            a.tensor()?.dom.clone()
-        } else {
-            Dom::Real
-        };
-        let t = TT {
-            axes: goal.axes.clone(),
-            dt: goal.dt,
-            dom,
-            iv,
-        };
+        let t = goal.union_of(&a, &b)?;
         Some(Expr::new(
             Op::Concat { over, dim: at },
             vec![a, b],

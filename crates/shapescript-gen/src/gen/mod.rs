@@ -87,6 +87,18 @@ impl Goal {
         }
     }
 
+    /// The type of a value made of `a`'s and `b`'s values (`concat`,
+    /// `stack`): the goal's axes and dtype, both ranges.
+    pub fn union_of(&self, a: &Expr, b: &Expr) -> Option<TT> {
+        let (ta, tb) = (a.tensor()?, b.tensor()?);
+        Some(TT {
+            axes: self.axes.clone(),
+            dt: self.dt,
+            dom: funcs::join_dom(&ta.dom, &tb.dom),
+            iv: ta.iv.union(tb.iv),
+        })
+    }
+
     /// A goal for a tensor of type `t`: its axes, dtype and domain, its
     /// values within `t`'s bounds.
     pub fn of(t: &TT) -> Goal {

@@ -544,18 +544,7 @@ impl Gen {
         let inner = goal.same_values(goal.axes[1..].to_vec());
         let a = self.float(fx, &inner, depth - 1);
         let b = self.float(fx, &inner, depth - 1);
-        let (ta, tb) = (a.tensor()?.clone(), b.tensor()?.clone());
-        let dom = if ta.dom == tb.dom {
-            ta.dom.clone()
-        } else {
-            Dom::Real
-        };
-        let t = TT {
-            axes: goal.axes.clone(),
-            dt: goal.dt,
-            dom,
-            iv: ta.iv.union(tb.iv),
-        };
+        let t = goal.union_of(&a, &b)?;
         Some(Expr::new(Op::Stack, vec![a, b], Ty::T(t)))
     }
 
