@@ -99,6 +99,15 @@ impl Pick {
     }
 }
 
+/// Prints a line to stdout; a reader that stopped early (`| head`) is no
+/// error.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 fn names(mode: NameMode) -> Option<Names> {
     match mode {
         NameMode::Ordinary => Some(Names::Ordinary),
@@ -152,11 +161,15 @@ fn main() -> ExitCode {
             if result.is_ok() && mutants > 0 {
                 result = campaign.run_mutants(mutants);
             }
-            println!("{}", campaign.totals.summary());
+            out!("{}", campaign.totals.summary());
             for c in &campaign.totals.cases {
-                println!(
+                out!(
                     "--- {} (program {}, entry {}, sizes {}): {}",
-                    c.kind, c.index, c.entry, c.sizes, c.detail
+                    c.kind,
+                    c.index,
+                    c.entry,
+                    c.sizes,
+                    c.detail
                 );
             }
             if let Err(e) = result {
@@ -164,13 +177,13 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             for note in &campaign.totals.mutants.notes {
-                println!("--- mutant {note}");
+                out!("--- mutant {note}");
             }
             for c in &campaign.totals.rejected {
-                println!("--- rejected (program {}): {}", c.index, c.detail);
+                out!("--- rejected (program {}): {}", c.index, c.detail);
             }
             for text in campaign.minimise_cases(minimise) {
-                println!("{text}");
+                out!("{text}");
             }
             ExitCode::from(u8::from(campaign.totals.failure_count() > 0))
         }
@@ -191,20 +204,20 @@ fn main() -> ExitCode {
             };
             match campaign.minimise_program(p, index, budget, &kind) {
                 Some(text) => {
-                    println!("{text}");
+                    out!("{text}");
                     ExitCode::from(1)
                 }
                 None => {
-                    println!("program {index} does not fail");
+                    out!("program {index} does not fail");
                     ExitCode::SUCCESS
                 }
             }
         }
         Cmd::Show { pick } => {
             let (_, p) = pick.program(PathBuf::new());
-            println!("{}", shapescript_gen::print_ss::program(&p));
-            println!("{}", shapescript_gen::print_py::program(&p));
-            println!("{}", shapescript_gen::spec::program(&p, "p0"));
+            out!("{}", shapescript_gen::print_ss::program(&p));
+            out!("{}", shapescript_gen::print_py::program(&p));
+            out!("{}", shapescript_gen::spec::program(&p, "p0"));
             ExitCode::SUCCESS
         }
     }

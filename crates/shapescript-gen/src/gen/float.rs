@@ -207,6 +207,10 @@ impl Gen {
         if let Some(e) = same.last().filter(|_| unknown) {
             return self.squashed(e.clone(), goal);
         }
+        // Integers and booleans from a filled float tensor, converted.
+        if let Some(e) = self.converted_fill(fx, goal) {
+            return e;
+        }
         // Past the soft limit on parameters: one more.
         if plain && !fx.fixed_params {
             let limit = fx.max_params;
@@ -216,11 +220,6 @@ impl Gen {
             if let Some(e) = e {
                 return e;
             }
-        }
-        // No parameter may be added (a block's `forward`): integers and
-        // booleans from a filled float tensor, converted.
-        if let Some(e) = self.converted_fill(fx, goal) {
-            return e;
         }
         // Nothing fits: a zero-filled tensor; a mistake of the generator
         // that the campaign counts (the checker rejects it, and the
