@@ -36,7 +36,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
     (
         "shape-error",
         "does not hold",
-        "`x as [shape]` checks the domain of the value's parameter, which tril's zeros leave (G20)",
+        "`x as [shape]` checks the domain of a rebound `let`'s first value, not its range (G20)",
     ),
 ];
 
