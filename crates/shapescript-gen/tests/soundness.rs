@@ -29,9 +29,9 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "ranges ignore float rounding after division: `clamp(full([H], 0.25), lo=0.1) / 1.5` is the point 1/6, f32 0.16666667 (G9)",
     ),
     (
-        "raises",
-        "torch.finfo() requires a floating point input type",
-        "`ids to Pos` of an integer tensor clamps with `finfo` before converting (G27)",
+        "probe-dtype",
+        "is not torch.int",
+        "a made float tensor (`zeros`) fits an integer parameter (G24)",
     ),
     (
         "shape-error",
