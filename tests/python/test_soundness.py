@@ -218,3 +218,11 @@ def test_calls_bind_at_once_and_claims_convert_nothing(tmp_path_factory, checks)
     x = torch.randn(3, dtype=torch.bfloat16)
     assert m.converted(x).dtype == torch.float32
     same(m.claimed_ids(torch.tensor([0, 3])), torch.tensor([0, 3]))
+
+
+def test_arguments_and_fields_take_their_dtypes(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtypes-of-arguments", checks)
+    a, x = torch.tensor([0, 2, 3], dtype=torch.int32), torch.randn(3)
+    want = torch.clamp(a.to(torch.float32), min=torch.finfo(torch.float32).tiny).sum()
+    same(m.positive(a, x), want)
+    same(m.floats(a, x), a.to(torch.float32))

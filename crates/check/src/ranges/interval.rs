@@ -54,6 +54,29 @@ impl Interval {
         }
     }
 
+    /// The floats of a dtype whose significand has `bits` bits (8 for
+    /// bf16, 11 for f16, 24 for f32) that hold these values: each end not
+    /// on the dtype's grid moves out to the next value on it, so a value
+    /// computed exactly within the ends and rounded to the dtype stays
+    /// within them (rounding is monotone). 0, ±1 and whole numbers the grid
+    /// holds stay as they are. The exponent range is f32's (bf16's).
+    pub fn on_grid(&self, bits: u32) -> Interval {
+        let lo = grid_below(self.lo, bits);
+        let hi = -grid_below(-self.hi, bits);
+        if lo == self.lo && hi == self.hi {
+            return *self;
+        }
+        let mut out = Interval::new(
+            lo,
+            hi,
+            self.lo_open && lo == self.lo,
+            self.hi_open && hi == self.hi,
+        );
+        out.row_max_axis = self.row_max_axis;
+        out.row_zero_axis = self.row_zero_axis;
+        out
+    }
+
     /// The values as an f16 holds them: magnitudes below half its least
     /// subnormal (2^-25) round to 0, and above its largest (65504) to an
     /// infinity (`1e-8` is 0 in f16, so `x * x + 1e-8` may be 0 there).
@@ -413,6 +436,27 @@ impl fmt::Display for Interval {
     /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; one number for a point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.to_range().fmt(f)
+    }
+}
+
+/// The largest float of `bits` significand bits (and f32's exponent range,
+/// its subnormals included) that is at most `v`.
+fn grid_below(v: f64, bits: u32) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    // f32's least subnormal: below it, in size, the grid holds only 0.
+    const TINY: f64 = 1.401_298_464_324_817e-45;
+    if v.abs() < TINY {
+        return if v > 0.0 { 0.0 } else { -TINY };
+    }
+    let exponent = v.abs().log2().floor().max(-126.0);
+    let step = (exponent - f64::from(bits - 1)).exp2();
+    let below = (v / step).floor() * step;
+    if below > v {
+        below - step
+    } else {
+        below
     }
 }
 
