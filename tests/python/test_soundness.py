@@ -226,3 +226,11 @@ def test_arguments_and_fields_take_their_dtypes(tmp_path_factory, checks):
     want = torch.clamp(a.to(torch.float32), min=torch.finfo(torch.float32).tiny).sum()
     same(m.positive(a, x), want)
     same(m.floats(a, x), a.to(torch.float32))
+
+
+def test_a_rebound_let_claims_nothing_of_its_first_value(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "floats-and-rebinding", checks)
+    x = -torch.rand(2, 3) - 0.1
+    same(m.rebound(3, x), -x)
+    p, q = torch.rand(4) + 0.5, torch.rand(4) + 0.5
+    same(m.in_logs(p, q), torch.log(p) + torch.log(q))

@@ -56,7 +56,10 @@ impl<'g, 'a> Scope<'g, 'a> {
                         value = Val::atom(code);
                     }
                 }
-                self.claim_domain(value, inner, domain.as_ref(), &written, &at)
+                // The domain the claim names, as the checker planned it; a
+                // claim of sizes alone checks no values.
+                let claimed = domain.as_ref().filter(|_| check.range.is_some());
+                self.claim_domain(value, inner, claimed, &written, &at)
             }
             (CastKind::To, Some(ExprInfo::To(plan))) => {
                 if let Some(int) = self.number_kind(inner.span) {

@@ -63,17 +63,33 @@ impl Interval {
     pub fn on_grid(&self, bits: u32) -> Interval {
         let lo = grid_below(self.lo, bits);
         let hi = -grid_below(-self.hi, bits);
-        if lo == self.lo && hi == self.hi {
+        // Rounding reaches an open end (`x + 1` of `x > 1` may round to
+        // exactly 2), but for 0: a sum of positive floats stays positive.
+        // (A product of tiny ones may underflow to 0: docs/shapescript/ranges.md.)
+        let open = |end: f64, moved: f64, open: bool| open && moved == end && end == 0.0;
+        let (lo_open, hi_open) = (
+            open(self.lo, lo, self.lo_open),
+            open(self.hi, hi, self.hi_open),
+        );
+        if lo == self.lo && hi == self.hi && lo_open == self.lo_open && hi_open == self.hi_open {
             return *self;
         }
-        let mut out = Interval::new(
-            lo,
-            hi,
-            self.lo_open && lo == self.lo,
-            self.hi_open && hi == self.hi,
-        );
+        let mut out = Interval::new(lo, hi, lo_open, hi_open);
         out.row_max_axis = self.row_max_axis;
         out.row_zero_axis = self.row_zero_axis;
+        out
+    }
+
+    /// A product's, quotient's or power's values as floats (a tensor's, with
+    /// `bits` of significand): positive values tiny enough multiply to 0,
+    /// so an open 0 end is reached (`0.5 ** 1000`, `1e-30 * 1e-30`).
+    pub fn underflowing(&self, bits: Option<u32>) -> Interval {
+        if bits.is_none() {
+            return *self;
+        }
+        let mut out = *self;
+        out.lo_open &= self.lo != 0.0;
+        out.hi_open &= self.hi != 0.0;
         out
     }
 

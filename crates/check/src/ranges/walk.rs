@@ -551,17 +551,17 @@ impl<'w> Walker<'w> {
                 },
                 None => a.sub(&b),
             },
-            BinaryOp::Mul if same_local(lt, rt) => a.square(),
-            BinaryOp::Mul => a.mul(&b),
+            BinaryOp::Mul if same_local(lt, rt) => a.square().underflowing(bits),
+            BinaryOp::Mul => a.mul(&b).underflowing(bits),
             BinaryOp::Div => {
                 if b.contains(0.0) {
                     self.division_by_zero(rhs, b);
                 }
-                a.div(&b)
+                a.div(&b).underflowing(bits)
             }
             BinaryOp::MatMul => a.mul(&b).sum_of(),
-            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo),
-            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
+            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo).underflowing(bits),
+            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS.underflowing(bits),
             _ => Interval::REAL,
         })
     }
