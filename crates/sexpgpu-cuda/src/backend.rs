@@ -1,4 +1,4 @@
-//! `CudaBackend`: the `sexpgpu_cpu::Backend` trait on a GPU. Each trait
+//! `CudaBackend`: the `sexpgpu_compile::Backend` trait on a GPU. Each trait
 //! call rebuilds its step (operand locations do not enter kernel text),
 //! takes the generated code from a cache keyed by the step, compiles each
 //! kernel once per device architecture with NVRTC, and queues launches on
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use sexpgpu_cpu::{
+use sexpgpu_compile::{
     Backend, Contig, Dense, Fill, FusedKernel, Gather, InPlace, Loc, Operand, Plan, Product,
     Scatter, Src, Step, View,
 };
@@ -831,7 +831,7 @@ impl Backend for CudaBackend {
 
     fn attention(
         &self,
-        step: &sexpgpu_cpu::Attention,
+        step: &sexpgpu_compile::Attention,
         operands: &[&DeviceBuffer],
         out: &mut DeviceBuffer,
         side: &mut [DeviceBuffer],

@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::{FusedKernel, InPlace, Instr, Src};
+use sexpgpu_compile::{FusedKernel, InPlace, Instr, Src};
 use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
 
 use super::c::{self, Index};
@@ -409,7 +409,7 @@ fn pointers(inputs: &[(Src, DType)], in_place: &[InPlace]) -> Result<Vec<Pointer
     Ok(read_from)
 }
 
-fn reg(r: sexpgpu_cpu::Reg) -> String {
+fn reg(r: sexpgpu_compile::Reg) -> String {
     format!("r{}", r.index())
 }
 
@@ -630,7 +630,7 @@ fn cast(x: &str, from: DType, to: DType) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sexpgpu_cpu::{Loc, View};
+    use sexpgpu_compile::{Loc, View};
 
     fn mem(view: View, dtype: DType) -> (Src, DType) {
         (

@@ -11,12 +11,12 @@
 use half::bf16;
 use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
 
-use super::jit::{self, Compiled, Input};
-use super::parallel::{for_chunks, MIN_PER_THREAD};
-use super::walk::load;
-use crate::backend::Operand;
-use crate::plan::{FusedKernel, Instr, Reg};
-use crate::view::View;
+use crate::jit::{self, Compiled, Input};
+use crate::parallel::{for_chunks, MIN_PER_THREAD};
+use crate::walk::load;
+use sexpgpu_compile::Operand;
+use sexpgpu_compile::View;
+use sexpgpu_compile::{FusedKernel, Instr, Reg};
 
 /// Elements per tile: registers of all instructions stay in L1/L2.
 const TILE: usize = 512;
@@ -1022,7 +1022,7 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::max)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::min)),
             BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
-            _ => super::division::float(op, &a[..n], &b[..n], &mut o[..n]),
+            _ => crate::division::float(op, &a[..n], &b[..n], &mut o[..n]),
         },
         (Vals::I(a), Vals::I(b), RegBuf::I(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -1030,7 +1030,7 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            _ => super::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
+            _ => crate::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
         },
         (Vals::L(a), Vals::L(b), RegBuf::L(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -1038,7 +1038,7 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            _ => super::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
+            _ => crate::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
         },
         (Vals::B(a), Vals::B(b), RegBuf::B(o)) => match op {
             BinaryOp::BitOr => map2!(o, a, b, n, |x, y| x | y),

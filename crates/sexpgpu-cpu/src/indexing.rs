@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
 
-use super::parallel::{for_chunks, MIN_PER_THREAD};
-use crate::view::row_major_strides;
+use crate::parallel::{for_chunks, MIN_PER_THREAD};
+use sexpgpu_compile::row_major_strides;
 
 fn error(message: String) -> ExecError {
     ExecError {

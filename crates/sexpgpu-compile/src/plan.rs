@@ -210,7 +210,7 @@ pub struct Contig {
 /// since every position is read before it is written. The input is a
 /// buffer dying at this launch (memory planning shares its slot with the
 /// target), or an argument read by no other launch, which a run overwrites
-/// only when it owns the argument (`Program::run_owned`).
+/// only when it owns the argument (`Program::run_given`).
 #[derive(Clone, Copy, Debug, PartialEq, Hash, Eq)]
 pub struct InPlace {
     pub input: usize,
