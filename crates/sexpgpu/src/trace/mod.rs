@@ -1,12 +1,16 @@
 //! Tracing: the graphs being recorded, tensor handles tied to their graph,
 //! `defgraph` (trace a function of typed inputs), `call` (run one with the
 //! reference executor, or only check it under `sexpgpu check`) and `to-vec`.
-//! The tensor operation builtins are in `ops`, their argument parsing in
-//! `args`; `value-and-grad` in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
+//! The tensor operation builtins are in `ops`, each described by a `spec`
+//! (argument parsing in `args`) and recorded by `record`; `value-and-grad`
+//! in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
 
 pub(crate) mod args;
 mod grad;
 pub mod ops;
+mod overload;
+mod record;
+mod spec;
 pub mod structured;
 
 /// The list of operations in `docs/sexpgpu/operations.md`: `ops::OPS`, then
@@ -41,7 +45,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     grad::install(interp);
     structured::install(interp);
     interp.register_graph_call(call_graph);
-    interp.register_overload(ops::overload);
+    interp.register_overload(overload::overload);
 }
 
 /// The tracer kept in the interpreter's state.
