@@ -63,7 +63,7 @@ model RmsNorm(N) {
 }
 
 ## The rotary angles: position p turns the pair f by p * 10000^(-2f/Dh).
-fn rotary_angles() -> [Ctx Half] {
+fn rotary_angles() -> [Ctx Half] f32 {
   let inv_freq = exp((arange(Half) to Real) * (0.0 - 2.0 * log(10000.0) / Dh))
   einsum(arange(Ctx) to Real, inv_freq, [p], [f] -> [p f])
 }

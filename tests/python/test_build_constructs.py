@@ -3,7 +3,8 @@ and run on real tensors: each generated function against torch written by
 hand here. Records, `to` (reshape, clamp, Index), Bool masks, `topk`,
 `take`, `reduce`/`repeat` patterns, `if`, tuples, loops over `range` and over
 stacks, broadcasting by name (the views), `where`, `concat`, `as` checked at
-run time, extern calls with Axis/Axes/Size arguments, and attention written
+run time, extern calls with Axis/Axes/Size arguments, `conv1d` with a stride on a
+generic length, and attention written
 out with `einsum` (emitted as one `scaled_dot_product_attention`, compared
 with the written steps), an optional tensor parameter left out. Each test runs with
 and without the run-time checks."""
@@ -32,7 +33,7 @@ record Stats {
   std: [n] NonNeg
 }
 
-fn stats(x: [b n]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b))
+fn stats(x: [b n]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b, correction=0))
 fn spread(x: [b n]) -> [n] = stats(x).std
 fn scale_rows(x: [b n D], s: [b n]) -> [b n D] = x * s
 fn per_head(x: [b h n d], s: [h]) -> [b h n d] = x * s
@@ -81,7 +82,11 @@ fn plain_attention(q: [b h i d], k: [b h j d], v: [b h j d]) -> [b h i d] {
 }
 fn positive(x: [n]) -> [n] = log(x as Pos)
 fn dense(x: [b Din], w: [Dout Din], bias: [Dout] = none) -> [b Dout] = linear(x, w, bias)
-fn made_optional(w: [D] = none) -> [D] = ones([D])
+fn made_optional(w: [D] = none) -> [D] f32 = ones([D])
+fn whisper_stem(x: [b 4 2t], w1: [6 4 3], w2: [6 6 3], b2: [6]) -> [b 6 t] {
+  let h = conv1d(x, w1, padding=1)
+  conv1d(h, w2, b2, stride=2, padding=1)
+}
 
 model Block {
   w: [D D] = normal(std=0.02)
@@ -118,8 +123,8 @@ def test_records_are_built_by_field_and_read_back(m):
     x = rand(5, 3)
     s = m.stats(x)
     same(s.mean, x.mean(0))
-    same(s.std, x.std(0))
-    same(m.spread(x), x.std(0))
+    same(s.std, x.std(0, correction=0))
+    same(m.spread(x), x.std(0, correction=0))
 
 
 def test_broadcasting_by_name_inserts_the_views(m):
@@ -180,7 +185,8 @@ def test_an_optional_tensor_parameter_is_checked_only_when_given(m):
     x, w, bias = rand(3, 4), rand(5, 4), rand(5)
     same(m.dense(x, w), x @ w.T)
     same(m.dense(x, w, bias), x @ w.T + bias)
-    # A parameter that may be left out gives made tensors no dtype or device.
+    # A parameter that may be left out gives made tensors no dtype or device:
+    # they are f32, as the return type says.
     same(m.made_optional(), torch.ones(4))
     same(m.made_optional(rand(4)), torch.ones(4))
     if m.checks:
@@ -192,6 +198,18 @@ def test_extern_axis_axes_and_size_arguments(m):
     x = rand(2, 5, 4)
     same(m.shifted(x), torch.roll(x, 1, dims=1))
     same(m.flipped(x), torch.flip(x, dims=[1]))
+
+
+def test_conv1d_halves_an_even_length_as_torch_does(m):
+    """Whisper's stem: nn.ss's conv1d, stride 2 on a generic length 2t,
+    which the checker proves is t."""
+    x, w1, w2, b2 = rand(2, 4, 10), rand(6, 4, 3), rand(6, 6, 3), rand(6)
+    expected = torch.nn.functional.conv1d(torch.nn.functional.conv1d(x, w1, padding=1), w2, b2, stride=2, padding=1)
+    assert expected.shape == (2, 6, 5)
+    same(m.whisper_stem(x, w1, w2, b2), expected)
+    if m.checks:
+        with pytest.raises(m.runtime.ShapeError, match=r"whisper_stem: parameter `x`"):
+            m.whisper_stem(rand(2, 4, 9), w1, w2, b2)
 
 
 def test_models_loop_over_their_stack(m):

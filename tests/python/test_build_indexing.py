@@ -96,8 +96,12 @@ def test_negative_bounds_and_steps(m):
     same(m.every_other(rand(100)), rand(100)[::2])
     same(m.every_third(rand(10)), rand(10)[1::3])
     assert m.every_third(rand(10)).shape == (3,)
-    for size in (1, 5, 9):
+    for size in (3, 5, 9):
         assert m.odd_halves(rand(size)).shape == ((size + 1) // 2,)
+    # `[2*n + 1]` is read back as `n = (size - 1) // 2`, which is at least 1.
+    if m.checks:
+        with pytest.raises(m.runtime.ShapeError, match="at least 3"):
+            m.odd_halves(rand(1))
 
 
 def test_ellipsis(m):

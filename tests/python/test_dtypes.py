@@ -71,7 +71,7 @@ model Half {
 
 model Stacked {
   layers: [2] Half
-  fn made(self) -> [D D] = eye(D)
+  fn made(self) -> [D D] bf16 = eye(D)
 }
 
 model Scaled {

@@ -108,6 +108,15 @@ fn pair<'s>(
     }
     if a.len() == b.len() {
         if a.iter().zip(b).all(|(x, y)| same(dims, x, y)) {
+            // Equal sizes, but a name the other shape has elsewhere would
+            // pair by position with another axis (`[A B]` and `[B A]`).
+            if let Some((i, j, name)) = crate::shape::swapped_names(b, &a) {
+                return Err(Failed::Note(format!(
+                    "`{name}` is axis {} of one operand and axis {} of the other: the sizes are equal, but axes pair by name, and no view moves an axis; rearrange one operand",
+                    i + 1,
+                    j + 1
+                )));
+            }
             return Ok(a);
         }
         // NumPy's rule with literal 1s.

@@ -82,7 +82,9 @@ E0203 = "E0203", "name declared twice",
 "Every top-level name (dims, aliases, functions, models, records and imports)
 is visible in its whole file, so each must be declared once. So is each
 field of a model or record, and a model's field may not share a size
-parameter's name: both are `self.name`.
+parameter's name: both are `self.name`. Nor may a size parameter take the
+name of a dim (or any declaration of the file but a function): the model's
+types would read the dim, never the parameter its users give a value.
 
 Wrong:
 
@@ -376,6 +378,12 @@ term of `a`, symbolically or once dims are replaced by their values. So
 `2*n / 2` is `n`, `n*m / n` is `m`, and `D / H` is `64` when `D = 768` and
 `H = 12`, but `D / 5` and `n / 2` are not sizes.
 
+In an extern fn's return type, a division rounds down instead, and a call
+must make it round the same way for every value of the caller's generic
+sizes: the divisor must be a number that divides the coefficient of every
+generic size. `(2*t - 1)/2` is `t - 1` for every `t`, but `(t - 1)/2`
+depends on whether `t` is odd.
+
 Wrong:
 
 ```
@@ -582,6 +590,28 @@ dim Big = 4096
 ```
 ";
 
+E0415 = "E0415", "too few values for an operation",
+"Some operations need a number of values the sizes may not give: `mean`,
+`max`, `min`, `argmax`, `argmin` and `logsumexp` need one at least
+(PyTorch's `mean` of no value is NaN and its `max` raises), the unbiased
+`var` and `std` two (one value gives NaN; `correction=0`, the population's
+statistic, needs one), and `topk` no more than the axis holds. Every axis
+has at least one element, a generic size may be 1, and an unknown size,
+such as the rows a mask selects, may be 0.
+
+Wrong: a standard deviation over a batch that may hold one example:
+
+```
+fn spread(x: [b D]) -> [D] = std(x, over=b)
+```
+
+Fixed: the population's standard deviation, defined for one example:
+
+```
+fn spread(x: [b D]) -> [D] = std(x, over=b, correction=0)
+```
+";
+
 E0419 = "E0419", "size with too many terms",
 "A size is kept as a sum of terms, each a number times names, so that sizes
 compare exactly. Multiplying sums multiplies their terms: `(a + b)*(c + d)`
@@ -627,6 +657,29 @@ fn g(x: [n] bf16, y: [n] f32) -> [n] bf16 = f(x, y to bf16)
 ```
 ";
 
+E0503 = "E0503", "an operation PyTorch does not define for a dtype",
+"Some operations exist only for some dtypes, and PyTorch raises a
+`RuntimeError` for the others: `-` with a bool tensor (negation or
+subtraction), `abs` of a bool tensor, `mean`, `var`, `std`, `softmax` and
+`log_softmax` of integers or bools, `argmax`, `argmin` and `topk` of bools,
+and `@` of integers or bools. The checker reports them where they are
+written. Integer and bool dtypes otherwise follow PyTorch's promotion
+(`docs/shapescript/dtypes.md`): `sum` of a mask counts in `i64`, `/`
+divides into `f32`.
+
+Wrong: a mean of token counts that are integers:
+
+```
+fn average(counts: [b n] i64) -> [b] = mean(counts, over=n)
+```
+
+Fixed: convert them to the float dtype first:
+
+```
+fn average(counts: [b n] i64) -> [b] f32 = mean(counts to f32, over=n)
+```
+";
+
 E0601 = "E0601", "`log` or `rsqrt` of a value that may be 0 or less",
 "`log` and `rsqrt` are defined only above 0: at 0 they give an infinity, and
 below it NaN, which then spreads through the gradients. The checker follows
@@ -661,13 +714,13 @@ narrow it where it comes in, `x / (t as Pos)`. A sum over a softmax's axis
 Wrong: a feature constant over the batch has a standard deviation of 0:
 
 ```
-fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / std(x, over=b)
+fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / std(x, over=b, correction=0)
 ```
 
 Fixed: add a small constant to the divisor:
 
 ```
-fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b) + 1e-5)
+fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b, correction=0) + 1e-5)
 ```
 ";
 
@@ -677,7 +730,9 @@ E0603 = "E0603", "ids of another range than the axis they index",
 size `V`. Ids
 whose bound differs from that size either reach past the axis (PyTorch
 fails with an index error at run time) or never use part of it: one of
-the two sizes is wrong.
+the two sizes is wrong. Integer ids of no `Index` domain fit when their
+range lies in `[0, V)` (`arange(n) + 1` reaches `n`, one past the end); an
+`as [k] Index[V]` claims the range and is checked when the program runs.
 
 Wrong: ids up to 50256 into a table of 50000 rows:
 
@@ -750,6 +805,27 @@ Fixed: an operation whose values are in [0, 1]:
 
 ```
 fn prob(x: [n]) -> [n] Unit = sigmoid(x)
+```
+";
+
+E0607 = "E0607", "an integer power with an exponent that may be negative",
+"PyTorch computes `a ** b` of integer tensors in integers, and raises
+`Integers to negative integer powers are not allowed` when the exponent is
+negative. The checker follows the exponent's range
+(`docs/shapescript/ranges.md`): a negative number, or an integer tensor or
+`Int` whose range reaches below 0, is this error. Convert the base to a
+float first.
+
+Wrong: the reciprocal of counts that are integers:
+
+```
+fn inverse(counts: [n] i64) -> [n] i64 = counts ** -1
+```
+
+Fixed: in floats:
+
+```
+fn inverse(counts: [n] i64) -> [n] f32 = (counts to f32) ** -1
 ```
 ";
 

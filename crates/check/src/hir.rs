@@ -203,12 +203,9 @@ impl Checked {
     }
 
     /// The declaring name of the field that the checked field expression
-    /// at `span` (`base.name`, `base` at `base`) reads.
-    pub fn field_name_span(&self, span: Span, base: Span) -> Option<Span> {
-        let ExprInfo::Field { owner, field } = &self.bodies.expr(span)?.info else {
-            return None;
-        };
-        let TyKind::Named { file, .. } = &self.bodies.expr(base)?.ty.kind else {
+    /// at `span` (`base.name`) reads.
+    pub fn field_name_span(&self, span: Span) -> Option<Span> {
+        let ExprInfo::Field { file, owner, field } = &self.bodies.expr(span)?.info else {
             return None;
         };
         self.member_name_span(*file, *owner, *field)
@@ -321,14 +318,7 @@ mod tests {
                         }
                     }
                     ExprInfo::Field { field, .. } => {
-                        // The base is the expression just before the field name.
-                        let base = body
-                            .exprs
-                            .iter()
-                            .find(|b| b.span.start == e.span.start && b.span.end < e.span.end);
-                        let decl = base
-                            .and_then(|b| checked.field_name_span(e.span, b.span))
-                            .map(place);
+                        let decl = checked.field_name_span(e.span).map(place);
                         lines.push(format!(
                             "field {field}@{} -> {}",
                             place(e.span),

@@ -19,6 +19,7 @@ pub mod codes;
 mod declarations;
 mod depgraph;
 mod dims;
+mod dtype;
 mod files;
 pub mod hir;
 mod load;

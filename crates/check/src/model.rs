@@ -12,6 +12,7 @@ use syntax::ast;
 
 use crate::codes;
 use crate::lower::{Env, Lowerer, Place};
+use crate::program::Decl;
 use crate::shape::{flatten_ty, map_sizes};
 use crate::signature::{ParamSig, Signature};
 use crate::size::{Poly, Size, Symbol};
@@ -97,6 +98,7 @@ fn lower_model(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> ModelInfo {
     let size_params: Vec<Name> = m.size_params.iter().map(|p| p.name).collect();
+    let hidden = size_params_hidden(env, file, m, diagnostics);
     let (fields, _) = lower_fields(env, file, &size_params, &m.fields, true, diagnostics);
     let mut methods = HashMap::default();
     for method in &m.methods {
@@ -110,7 +112,15 @@ fn lower_model(
                 .with_help(format!("write `fn {}(self, ...)`", method.name.name)),
             );
         }
-        let signature = method_signature(env, file, &size_params, method, diagnostics);
+        let mut signature = method_signature(env, file, &size_params, method, diagnostics);
+        if hidden {
+            // Its types read the dim where the method meant the size
+            // parameter: a broken signature, so calls to it say nothing more.
+            signature.ret = Some(Ty {
+                kind: TyKind::Error,
+                span: method.name.span,
+            });
+        }
         methods.insert(method.name.name, (signature, method.span));
     }
     ModelInfo {
@@ -124,6 +134,56 @@ fn lower_model(
         },
         methods,
     }
+}
+
+/// E0203 for each size parameter of `m` with the name of a declaration of
+/// its file (other than a function, which a size never means): a size in
+/// the model's types would read the dim (or fail on the declaration), never
+/// the size parameter, while the model's users give it a value. Whether one
+/// was reported.
+fn size_params_hidden(
+    env: Env,
+    file: FileId,
+    m: &ast::Model,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut hidden = false;
+    for param in &m.size_params {
+        let decl = match env.program.decl(file, param.name) {
+            None | Some(Decl::Fn(_) | Decl::ExternFn(_)) => continue,
+            Some(decl) => decl,
+        };
+        hidden = true;
+        let what = decl.describe();
+        diagnostics.push(
+            Diagnostic::error(
+                codes::E0203,
+                format!(
+                    "size parameter `{}` of `{}` has the name of {what}",
+                    param.name, m.name.name
+                ),
+            )
+            .with_primary(
+                param.span,
+                format!(
+                    "`{}` in the model's types means {what} of the file, never this parameter",
+                    param.name
+                ),
+            )
+            .with_secondary(
+                decl.name_span(),
+                format!("`{}` is declared here", param.name),
+            )
+            .with_help(match decl {
+                Decl::Dim(..) => format!(
+                    "rename the size parameter, or drop it and use the dim `{}`",
+                    param.name
+                ),
+                _ => "rename the size parameter".to_owned(),
+            }),
+        );
+    }
+    hidden
 }
 
 fn lower_record(
@@ -240,14 +300,14 @@ fn lower_fields(
 fn sub_model_sizes(env: Env, file: FileId, field: &ast::Field, diagnostics: &mut Vec<Diagnostic>) {
     if let ast::TypeKind::Stack { elem, .. } = &field.ty.kind {
         if let ast::TypeKind::Named { path, .. } = &elem.kind {
-            if let Ok((_, crate::program::Decl::Model(m))) = env.program.lookup(file, path) {
+            if let Ok((_, Decl::Model(m))) = env.program.lookup(file, path) {
                 required_numbers(m, elem.span, diagnostics);
             }
         }
     }
     if let ast::TypeKind::Named { path, args } = &field.ty.kind {
         let target = env.program.lookup(file, path).ok();
-        if let Some((_, crate::program::Decl::Model(m))) = target {
+        if let Some((_, Decl::Model(m))) = target {
             required_numbers(m, field.ty.span, diagnostics);
             if m.size_params.len() != args.len() {
                 diagnostics.push(

@@ -16,6 +16,10 @@ extern fn rms_norm(input: [... D], weight: [D] = none, eps: Float = 0.000001) ->
 ## (training=false) or the batch's own (training=true).
 extern fn batch_norm(input: [b C ...], running_mean: [C], running_var: [C], weight: [C] = none, bias: [C] = none, training: Bool = false, momentum: Float = 0.1, eps: Float = 0.00001) -> [b C ...] = "torch.nn.functional.batch_norm"
 
+## A 1-D convolution over the last axis. The output length follows torch's
+## formula, rounding down: Whisper's stride-2 stem takes a length 2*t to t.
+extern fn conv1d(input: [b Cin L], weight: [Cout Cin k], bias: [Cout] = none, stride: Size[S] = 1, padding: Size[P] = 0) -> [b Cout (L + 2*P - k)/S + 1] = "torch.nn.functional.conv1d"
+
 ## A 2-D convolution. Output sizes follow torch's formula, rounding down.
 extern fn conv2d(input: [b Cin H W], weight: [Cout Cin kh kw], bias: [Cout] = none, stride: Size[S] = 1, padding: Size[P] = 0) -> [b Cout (H + 2*P - kh)/S + 1 (W + 2*P - kw)/S + 1] = "torch.nn.functional.conv2d"
 

@@ -289,16 +289,14 @@ pub(crate) fn same_ty(dims: &DimValues, found: &Ty, expected: &Ty) -> Option<Mis
                     return Some(Mismatch::Shape(detail));
                 }
             }
-            match (e.dtype, effective_dtype(f)) {
-                (Some(want), Some(got)) if want != got && (is_float(want) == is_float(got)) => {
-                    Some(Mismatch::Dtype(format!(
-                        "the value is {}, the type says {}",
-                        got.as_str(),
-                        want.as_str()
-                    )))
-                }
-                _ => None,
-            }
+            let (want, got) = (effective_dtype(e), effective_dtype(f));
+            (want != got).then(|| {
+                Mismatch::Dtype(format!(
+                    "the value is {}, the type says {}",
+                    crate::dtype::show(got),
+                    crate::dtype::show(want)
+                ))
+            })
         }
         (TyKind::Scalar(a), TyKind::Scalar(b)) => {
             let fits = a == b || (*a == ScalarKind::Int && *b == ScalarKind::Float);
@@ -374,6 +372,32 @@ pub(crate) fn shape_mismatch(
                 show_size(dims, &fp),
                 show_size(dims, &ep)
             ));
+        }
+    }
+    swapped_names(found, expected).map(|(i, j, name)| {
+        format!(
+            "axis {} is `{name}`, which the type puts at axis {}: the sizes are equal, but names find axes, so this would swap them without moving any value",
+            i + 1,
+            j + 1
+        )
+    })
+}
+
+/// An axis whose size agrees but whose name the other shape has at
+/// another position (`[A B]` against `[B A]`, with `A = B`): names find
+/// axes (`over=`, broadcasting), so passing it by value would swap two
+/// axes without moving a value. Its position in `found`, the other
+/// position, and the name.
+pub(crate) fn swapped_names(found: &[Axis], expected: &[Axis]) -> Option<(usize, usize, Name)> {
+    for (i, f) in found.iter().enumerate() {
+        let Some(name) = axis_name(f) else {
+            continue;
+        };
+        if axis_name(&expected[i]) == Some(name) {
+            continue;
+        }
+        if let Some(j) = expected.iter().position(|e| axis_name(e) == Some(name)) {
+            return Some((i, j, *name));
         }
     }
     None

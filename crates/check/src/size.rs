@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 
 mod formula;
 
-pub use formula::{Formula, Step};
+pub use formula::{undivided_terms, Formula, Step};
 
 /// One thing a size can be made of.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -896,6 +896,29 @@ impl fmt::Display for Size {
             None => self.poly.fmt(f),
         }
     }
+}
+
+/// The least value a size can take, with unknown sizes at least 0 and other
+/// symbols at least 1; `None` when a negative term makes it unbounded.
+pub(crate) fn least_value(poly: &Poly) -> Option<i128> {
+    let mut sum: i128 = 0;
+    for term in poly.terms() {
+        let factors = term.mono.factors();
+        let least = if factors.is_empty() {
+            term.coef
+        } else if term.coef < 0 {
+            return None;
+        } else if factors
+            .iter()
+            .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
+        {
+            0
+        } else {
+            term.coef
+        };
+        sum = sum.checked_add(least)?;
+    }
+    Some(sum)
 }
 
 #[cfg(test)]

@@ -39,6 +39,9 @@ pub enum Failure {
     },
     /// `v + c = s` gives `v` below 1.
     BelowOne { tag: usize, var: u32, value: i128 },
+    /// A variable solved to a size that is below 1 for some values of its
+    /// symbols (`t - 1`).
+    MayBeBelowOne { tag: usize, var: u32, value: Poly },
     /// Arithmetic left 128 bits.
     Overflow { tag: usize },
     /// Still unsolved when nothing else could be learned.
@@ -272,12 +275,8 @@ impl<'a, 'p> Solver<'a, 'p> {
                 }
             }
         };
-        if let Some(n) = self
-            .dims
-            .substitute(&value)
-            .ok()
-            .and_then(|q| q.as_constant())
-        {
+        let substituted = self.dims.substitute(&value).ok();
+        if let Some(n) = substituted.as_ref().and_then(|q| q.as_constant()) {
             if n < 1 {
                 return Err(Failure::BelowOne {
                     tag,
@@ -285,6 +284,9 @@ impl<'a, 'p> Solver<'a, 'p> {
                     value: n,
                 });
             }
+        } else if !at_least_one(substituted.as_ref().unwrap_or(&value)) {
+            // `p + 1` against `t` gives `p = t - 1`, which is 0 for `t = 1`.
+            return Err(Failure::MayBeBelowOne { tag, var: v, value });
         }
         self.set(v, value);
         Ok(true)
@@ -300,6 +302,14 @@ pub fn term_poly(term: TermRef<'_>) -> Result<Poly, SizeError> {
         }
     }
     Ok(out)
+}
+
+/// Whether a solved size is at least 1 for every value of its symbols
+/// (sizes at least 1); an unknown size alone (`?k`) is taken as given, as
+/// an argument's axis is.
+fn at_least_one(value: &Poly) -> bool {
+    let lone_unknown = matches!(value.as_symbol(), Some(Symbol::Unknown { .. }));
+    lone_unknown || crate::size::least_value(value).is_some_and(|l| l >= 1)
 }
 
 #[cfg(test)]

@@ -124,9 +124,10 @@ pub struct Body {
     pub float_source: Option<FloatSource>,
     /// Without a `float_source`, the one concrete float dtype of the body's
     /// tensor parameters and its model's tensor fields, when they have
-    /// exactly one: float tensors made in the body have it (`ones` beside a
-    /// bf16 `x` is bf16), so they mix with no other dtype. `None`: the
-    /// default float dtype (docs/shapescript/functions.md).
+    /// exactly one, else PyTorch's default `f32`: float tensors made in the
+    /// body have it (`ones` beside a bf16 `x` is bf16), so they mix with no
+    /// other dtype. `None` when the body has a `float_source`
+    /// (docs/shapescript/functions.md).
     pub made_dtype: Option<crate::types::DtypeKind>,
     /// Where tensors made in the body (`zeros`, `arange`) are put: the first
     /// tensor parameter, else in a method the model's first tensor field of
@@ -191,8 +192,10 @@ pub struct GenericSource {
     pub name: Name,
     pub param: usize,
     pub axis: usize,
-    /// The axis's size is `factor * name` (1 for a plain axis).
+    /// The axis's size is `factor * name + offset` (1 and 0 for a plain
+    /// axis; `[n + 1]` reads `n` as the axis less 1, at least 1).
     pub factor: i128,
+    pub offset: i128,
     /// The size of the axis in terms of the other generics; for a group
     /// `(h d)` with `h` known first, `d = size / h` (`divide_by`).
     pub divide_by: Option<Size>,
@@ -436,14 +439,23 @@ pub enum ExprInfo {
     Local { decl: Span },
     /// A dim or generic axis used as a value (an Int at run time).
     SizeValue { size: Size },
-    /// `self.name` or `record.name`: a field.
-    Field { owner: Name, field: Name },
+    /// `self.name` or `record.name`: a field of the model or record
+    /// `owner` declared in `file` (`self.training` of a model without a
+    /// field of that name: its mode).
+    Field {
+        file: FileId,
+        owner: Name,
+        field: Name,
+    },
     /// A call of a fn, extern fn, built-in, method, model or record.
     Call(Box<CallInfo>),
     /// An elementwise binary operator or `where`: how each operand's axes
     /// line up with the result's (`docs/shapescript/broadcasting.md`).
     Broadcast { operands: Vec<Alignment> },
-    /// `a @ b`.
+    /// `a @ b`: how each operand lines up for PyTorch's `matmul`, over the
+    /// result's batch axes (paired by name) and then the operand's own two
+    /// matrix axes; `None` positions where PyTorch's right-aligned
+    /// broadcasting already pairs them.
     MatMul { lhs: Alignment, rhs: Alignment },
     /// `x[...]`.
     Index(IndexPlan),

@@ -17,20 +17,30 @@ pub fn closest<S: AsRef<str>>(name: &str, candidates: impl IntoIterator<Item = S
         .map(|(_, c)| c)
 }
 
-/// Levenshtein distance over characters, one row at a time.
+/// Edit distance over characters counting a swap of two neighbours as one
+/// edit (`bais` for `bias`), as rustc's does: Levenshtein's insertions,
+/// deletions and substitutions plus adjacent transpositions (the optimal
+/// string alignment distance), kept in three rows.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (prev[j - 1] + cost).min(row[j - 1] + 1).min(prev[j] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            row[j] = best;
         }
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut row);
     }
-    row[b.len()]
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -44,6 +54,16 @@ mod tests {
         assert_eq!(closest("matmull", names), Some("matmul"));
         assert_eq!(closest("zzz", names), None);
         assert_eq!(closest("sum", names), None);
+    }
+
+    #[test]
+    fn a_swap_of_neighbours_is_one_edit() {
+        assert_eq!(super::edit_distance("bais", "bias"), 1);
+        assert_eq!(super::edit_distance("form", "from"), 1);
+        assert_eq!(super::edit_distance("abc", "ca"), 3);
+        assert_eq!(super::edit_distance("", "ab"), 2);
+        assert_eq!(super::edit_distance("kitten", "sitting"), 3);
+        assert_eq!(closest("bais", ["weight", "bias"]), Some("bias"));
     }
 
     #[test]

@@ -56,7 +56,13 @@ impl<'g, 'a> Scope<'g, 'a> {
                     B::Min => "torch.amin".to_string(),
                     _ => format!("torch.{name}"),
                 };
-                self.reduction(&f, x, over)
+                // `var`'s and `std`'s `correction=`, as PyTorch's.
+                let extra: Vec<(Option<String>, Val)> = args
+                    .iter()
+                    .filter(|a| a.name.as_ref().is_some_and(|n| n.name == "correction"))
+                    .map(|a| (Some("correction".to_string()), self.expr(&a.value)))
+                    .collect();
+                self.reduction(&f, x, over, extra)
             }
             B::Softmax | B::LogSoftmax | B::Cumsum | B::Sort => {
                 let (Some(x), [p]) = (positional.first(), over.as_slice()) else {
@@ -254,9 +260,17 @@ impl<'g, 'a> Scope<'g, 'a> {
     }
 
     /// A reduction over the `over=` positions, or over everything.
-    fn reduction(&mut self, f: &str, x: Val, over: &[usize]) -> Val {
+    fn reduction(
+        &mut self,
+        f: &str,
+        x: Val,
+        over: &[usize],
+        extra: Vec<(Option<String>, Val)>,
+    ) -> Val {
         if over.is_empty() {
-            return Val::atom(self.call_code(f, vec![(None, x)]));
+            let mut args = vec![(None, x)];
+            args.extend(extra);
+            return Val::atom(self.call_code(f, args));
         }
         if matches!(f, "torch.prod" | "torch.argmax" | "torch.argmin") && over.len() > 1 {
             // One axis at a time, the last first so the positions stay right.
@@ -277,7 +291,9 @@ impl<'g, 'a> Scope<'g, 'a> {
             [d] => d.clone(),
             ds => format!("({})", ds.join(", ")),
         };
-        Val::atom(self.call_code(f, vec![(None, x), (Some("dim".into()), Val::atom(dims))]))
+        let mut args = vec![(None, x), (Some("dim".into()), Val::atom(dims))];
+        args.extend(extra);
+        Val::atom(self.call_code(f, args))
     }
 
     /// `zeros([i j])`, `full([n], 1.0)`: the sizes of the checked result.

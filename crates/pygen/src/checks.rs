@@ -7,7 +7,6 @@
 use check::hir::Poly;
 use check::hir::{show_shape, Axis, AxisKind, Binding, Body};
 
-use crate::names::py_name;
 use crate::scope::Scope;
 use crate::writer::string_literal;
 
@@ -118,6 +117,11 @@ enum Want {
     Any,
     Exactly(String),
     MultipleOf(String),
+    /// `offset + factor * n` for an `n` of at least 1 (`[n + 1]`).
+    Offset {
+        offset: i128,
+        factor: i128,
+    },
 }
 
 /// Binds the generic sizes where the checker says each is read on entry
@@ -138,13 +142,13 @@ pub fn entry(
     let gen = scope.gen;
     let file = scope.file;
     for (param, Binding { name, ty, .. }) in body.params.iter().enumerate() {
-        let py = py_name(name);
+        let py = scope.param(param, name);
         let Some(axes) = ty.shape() else {
             continue;
         };
         let is_optional = optional.contains(name);
         let mut wants = Vec::with_capacity(axes.len());
-        let mut plain_binds: Vec<Option<String>> = vec![None; axes.len()];
+        let mut plain_binds: Vec<Option<syntax::Name>> = vec![None; axes.len()];
         let mut bound_here = Vec::new();
         let mut other_binds = Vec::new();
         for (i, axis) in axes.iter().enumerate() {
@@ -153,23 +157,42 @@ pub fn entry(
                 .iter()
                 .find(|g| g.param == param && g.axis == i && !scope.sizes.contains_key(&*g.name));
             let want = match source {
+                Some(g) if g.offset != 0 => {
+                    // `[n + 1]`: the axis less 1 (divided by `2` for `[2*n + 1]`).
+                    let local = scope.names.size(g.name);
+                    let less = match g.offset {
+                        o if o > 0 => format!("{py}.shape[{i}] - {o}"),
+                        o => format!("{py}.shape[{i}] + {}", -o),
+                    };
+                    let value = match g.factor {
+                        1 => format!("({less})"),
+                        f => format!("(({less}) // {f})"),
+                    };
+                    other_binds.push(format!("{local} = {}", &value[1..value.len() - 1]));
+                    scope.sizes.insert(g.name.to_string(), value);
+                    bound_here.push(g.name);
+                    Want::Offset {
+                        offset: g.offset,
+                        factor: g.factor,
+                    }
+                }
                 Some(g) if g.factor == 1 && g.divide_by.is_none() => {
                     // Until the line that binds it, a later axis of the
                     // same parameter (`[b n n]`) reads it from the shape.
                     scope
                         .sizes
                         .insert(g.name.to_string(), format!("{py}.shape[{i}]"));
-                    plain_binds[i] = Some(g.name.to_string());
+                    plain_binds[i] = Some(g.name);
                     Want::Any
                 }
                 Some(g) => match divisor(scope, g.factor, g.divide_by.as_ref()) {
                     Some(k) => {
-                        let local = py_name(&g.name);
+                        let local = scope.names.size(g.name);
                         other_binds.push(format!("{local} = {py}.shape[{i}] // {k}"));
                         scope
                             .sizes
                             .insert(g.name.to_string(), format!("({py}.shape[{i}] // {k})"));
-                        bound_here.push(g.name.to_string());
+                        bound_here.push(g.name);
                         Want::MultipleOf(k)
                     }
                     None => Want::Any,
@@ -193,12 +216,13 @@ pub fn entry(
             out.extend(param_check(&what, &wants, guard.as_deref(), base));
         }
         for g in plain_binds.iter().flatten().chain(&bound_here) {
-            scope.sizes.insert(g.clone(), py_name(g));
+            let local = scope.names.size(*g);
+            scope.sizes.insert(g.to_string(), local);
         }
         if plain_binds.iter().any(Option::is_some) {
             let targets: Vec<String> = plain_binds
                 .iter()
-                .map(|b| b.as_deref().map_or_else(|| "_".to_string(), py_name))
+                .map(|b| b.map_or_else(|| "_".to_string(), |g| scope.names.size(g)))
                 .collect();
             out.push((0, format!("{UNPACK}{} = {py}.shape", targets.join(", "))));
         }
@@ -239,6 +263,17 @@ fn param_check(what: &ParamCheck, wants: &[Want], guard: Option<&str>, base: usi
             Want::MultipleOf(k) => {
                 conds.push(format!("{py}.shape[{i}] % {k} != 0"));
                 expected.push(format!("(\"*\", {k})"));
+            }
+            Want::Offset { offset, factor } => {
+                conds.push(format!("{py}.shape[{i}] < {}", offset + factor));
+                if *factor != 1 {
+                    let less = match offset {
+                        o if *o >= 0 => format!("{py}.shape[{i}] - {o}"),
+                        o => format!("{py}.shape[{i}] + {}", -o),
+                    };
+                    conds.push(format!("({less}) % {factor} != 0"));
+                }
+                expected.push(format!("(\"+\", {offset}, {factor})"));
             }
         }
     }
@@ -307,8 +342,8 @@ fn late_generics(scope: &mut Scope, body: &Body, checks: bool, base: usize, out:
             continue;
         };
         let Some(axes) = ty.shape() else { continue };
-        let py = py_name(name);
-        let (i, local) = (g.axis, py_name(&g.name));
+        let py = scope.param(g.param, name);
+        let (i, local) = (g.axis, scope.names.size(g.name));
         if checks {
             out.extend(
                 if_lines(base, &[format!("{py}.shape[{i}] % {k} != 0")])

@@ -10,7 +10,6 @@ use check::hir::{Alignment, BoundArg, Builtin, CallInfo, Callee, Domain, ExprInf
 use syntax::ast::{self, BinaryOp, Expr, ExprKind, StmtKind, UnaryOp};
 
 use crate::checks::Lines;
-use crate::names::py_name;
 use crate::scope::Scope;
 use crate::writer::{float_literal, string_literal};
 
@@ -73,11 +72,13 @@ impl<'g, 'a> Scope<'g, 'a> {
         if fn_body {
             self.plan_accumulations(block);
         }
+        self.names.open();
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = fn_body && i + 1 == block.stmts.len();
             // Blocks nest: grow the stack when needed.
             syntax::ensure_sufficient_stack(|| self.stmt(stmt, indent, last, out));
         }
+        self.names.close();
         if out.len() == start {
             out.push((indent, "pass".into()));
         }
@@ -103,7 +104,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         match &stmt.kind {
             StmtKind::Let { name, .. } if self.skipped_lets.contains(&name.span) => {}
             StmtKind::Assign { name, value } if self.in_place.contains(&stmt.span) => {
-                let target = py_name(&name.name);
+                let target = self.assigned(name);
                 match self.accumulate_in_place(&target, value) {
                     Some(code) => self.emit(indent, code, at, out),
                     // The plan checked the call's form: not reached.
@@ -112,7 +113,10 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             StmtKind::Let { name, value, .. } | StmtKind::Assign { name, value } => {
                 let v = self.expr(value);
-                let target = py_name(&name.name);
+                let target = match &stmt.kind {
+                    StmtKind::Let { .. } => self.names.bind(name.name, name.span),
+                    _ => self.assigned(name),
+                };
                 // `_t1 = f(x)` then `y = _t1`: name the value `y` at once.
                 let prefix = format!("{} = ", v.code);
                 if let Some(last) = self.pre.last_mut().filter(|l| l.starts_with(&prefix)) {
@@ -125,7 +129,10 @@ impl<'g, 'a> Scope<'g, 'a> {
             }
             StmtKind::LetTuple { names, value } => {
                 let v = self.expr(value);
-                let targets: Vec<String> = names.iter().map(|n| py_name(&n.name)).collect();
+                let targets: Vec<String> = names
+                    .iter()
+                    .map(|n| self.names.bind(n.name, n.span))
+                    .collect();
                 let text = format!("{} = {}", targets.join(", "), v.code);
                 self.emit(indent, text, at, out);
             }
@@ -175,9 +182,13 @@ impl<'g, 'a> Scope<'g, 'a> {
                     }
                     _ => self.expr(iter),
                 };
-                let text = format!("for {} in {}:", py_name(&var.name), it.code);
+                // The loop variable is scoped to the loop, as in the checker.
+                self.names.open();
+                let target = self.names.bind(var.name, var.span);
+                let text = format!("for {target} in {}:", it.code);
                 self.emit(indent, text, at, out);
                 self.block(body, indent + 1, false, out);
+                self.names.close();
             }
         }
     }
@@ -266,17 +277,25 @@ impl<'g, 'a> Scope<'g, 'a> {
                     },
                 }
             }
+            ExprKind::Binary { .. } if self.size_value(e).is_some() => self
+                .size_value(e)
+                .unwrap_or_else(|| Val::atom("None".into())),
             ExprKind::Binary { op, lhs, rhs } => {
                 let mut l = self.expr(lhs);
                 let mut r = self.expr(rhs);
-                if let Some(ExprInfo::Broadcast { operands }) = self.typed(e.span).map(|t| &t.info)
-                {
-                    if let Some(a) = operands.first() {
-                        l = view(l, a);
+                match self.typed(e.span).map(|t| &t.info) {
+                    Some(ExprInfo::Broadcast { operands }) => {
+                        if let Some(a) = operands.first() {
+                            l = view(l, a);
+                        }
+                        if let Some(a) = operands.get(1) {
+                            r = view(r, a);
+                        }
                     }
-                    if let Some(a) = operands.get(1) {
-                        r = view(r, a);
+                    Some(ExprInfo::MatMul { lhs, rhs }) => {
+                        (l, r) = (view(l, lhs), view(r, rhs));
                     }
+                    _ => {}
                 }
                 let tensors = self.is_tensor(lhs.span) || self.is_tensor(rhs.span);
                 self.binary(*op, l, r, tensors)
@@ -294,6 +313,15 @@ impl<'g, 'a> Scope<'g, 'a> {
                 Val::atom("None".into())
             }
             ExprKind::Error => Val::atom("None".into()),
+        }
+    }
+
+    /// The value of an expression the checker worked out as a size (a
+    /// size divided exactly, `D / 2`).
+    fn size_value(&self, e: &Expr) -> Option<Val> {
+        match self.typed(e.span).map(|t| &t.info) {
+            Some(ExprInfo::SizeValue { size }) => self.size_val(size),
+            _ => None,
         }
     }
 
@@ -315,8 +343,12 @@ impl<'g, 'a> Scope<'g, 'a> {
     fn name(&mut self, e: &Expr, id: &ast::Ident) -> Val {
         let name = &id.name;
         match self.typed(e.span).map(|t| &t.info) {
-            Some(ExprInfo::Local { .. }) if name == "self" => return Val::atom("self".into()),
-            Some(ExprInfo::Local { .. }) => return Val::atom(py_name(name)),
+            // A parameter named `self` of a plain `fn` has its own name; a
+            // method's receiver is Python's `self`.
+            Some(ExprInfo::Local { decl }) => {
+                let py = self.names.local(*decl).unwrap_or(name.as_str()).to_string();
+                return Val::atom(py);
+            }
             Some(ExprInfo::SizeValue { size }) => {
                 if let Some(v) = self.size_val(size) {
                     return v;
@@ -349,7 +381,7 @@ impl<'g, 'a> Scope<'g, 'a> {
             Ok((target, _)) => Val::atom(self.qualified(target, name)),
             Err(_) => {
                 self.unsupported(id.span, &format!("the name `{name}` here"));
-                Val::atom(py_name(name))
+                Val::atom(name.to_string())
             }
         }
     }
@@ -364,7 +396,26 @@ impl<'g, 'a> Scope<'g, 'a> {
             return Val::atom(self.qualified(target, &name.name));
         }
         let b = self.expr(base);
-        Val::atom(format!("{}.{}", b.at(ATOM), py_name(&name.name)))
+        let attribute = match self.typed(e.span).map(|t| &t.info) {
+            Some(ExprInfo::Field { file, owner, .. }) => self.attribute(*file, owner, &name.name),
+            _ => name.name.to_string(),
+        };
+        Val::atom(format!("{}.{attribute}", b.at(ATOM)))
+    }
+
+    /// The attribute of the member `name` of the model or record `owner`.
+    fn attribute(&self, file: diag::FileId, owner: &str, name: &str) -> String {
+        match self.gen.names(file).class(owner) {
+            Some(class) => class.attribute(name),
+            None => name.to_string(),
+        }
+    }
+
+    /// The Python name `name = ...` assigns: the binding it names.
+    fn assigned(&self, name: &ast::Ident) -> String {
+        self.names
+            .assigned(name.name)
+            .unwrap_or_else(|| name.name.to_string())
     }
 
     /// The module an `import` name in this file stands for, unless it names a value here.
@@ -388,10 +439,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         match &info.callee {
             Callee::Builtin(op) => self.builtin(*op, info, args, whole),
             Callee::Fn { file, name } => {
-                let params = match program.decl(*file, name) {
-                    Some(check::hir::Decl::Fn(f)) => param_names(&f.params),
-                    _ => Vec::new(),
-                };
+                let params = self.gen.names(*file).params(None, *name).to_vec();
                 let f = self.qualified(*file, name);
                 let list = self.bound_args(info, &params, args, whole.span);
                 Val::atom(self.call_code(&f, list))
@@ -410,12 +458,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 model,
                 method,
             } => {
-                let params = self
-                    .gen
-                    .model(*file, model)
-                    .and_then(|m| m.methods.iter().find(|f| *f.name.name == **method))
-                    .map(|f| param_names(&f.params))
-                    .unwrap_or_default();
+                let params = self.gen.names(*file).params(Some(*model), *method).to_vec();
                 if *file != self.file {
                     self.imports.modules.borrow_mut().insert(*file);
                 }
@@ -423,7 +466,8 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let receiver = match &callee.kind {
                     ExprKind::Field { base, name } if self.typed(callee.span).is_none() => {
                         let b = self.expr(base);
-                        format!("{}.{}", b.at(ATOM), py_name(&name.name))
+                        let attribute = self.attribute(*file, model, &name.name);
+                        format!("{}.{attribute}", b.at(ATOM))
                     }
                     _ => self.expr(callee).at(ATOM),
                 };
@@ -434,7 +478,12 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let fields: Vec<String> = self
                     .gen
                     .record(*file, name)
-                    .map(|r| r.fields.iter().map(|f| f.name.name.to_string()).collect())
+                    .map(|r| {
+                        r.fields
+                            .iter()
+                            .map(|f| self.attribute(*file, name, &f.name.name))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let f = self.qualified(*file, name);
                 // A dataclass takes its fields by name: always say which.
@@ -442,7 +491,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     .bound_args(info, &fields, args, whole.span)
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (k, v))| (k.or_else(|| fields.get(i).map(|f| py_name(f))), v))
+                    .map(|(i, (k, v))| (k.or_else(|| fields.get(i).cloned()), v))
                     .collect();
                 Val::atom(self.call_code(&f, list))
             }
@@ -452,8 +501,7 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// The arguments of a call, one per parameter in parameter order as the
     /// checker bound them: written expressions (by keyword once one was
     /// written by keyword or a parameter was left out), axis positions and
-    /// sizes. Keyword names are the ShapeScript names, escaped as the
-    /// generated `def`s escape them.
+    /// sizes. Keyword names are `params`, as the generated `def`s name them.
     fn bound_args(
         &mut self,
         info: &CallInfo,
@@ -489,7 +537,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 }
                 _ => self.fixed_arg(bound, whole),
             };
-            let key = params.get(i).map(|p| py_name(p));
+            let key = params.get(i).cloned();
             out.push((if by_keyword { key } else { None }, v));
         }
         out

@@ -5,15 +5,14 @@
 //! checks. Bodies are compiled by `expr`; this file only lays things out.
 
 use check::hir::Module;
-use check::hir::{FieldDef, NumberDefault, TyKind};
+use check::hir::{FieldDef, FieldStep, FloatSource, NumberDefault, TyKind};
 use diag::Diagnostic;
 use syntax::ast;
 
 use crate::checks::{self, Lines};
 use crate::header;
 use crate::init;
-use crate::names::py_name;
-use crate::names::torch_dtype;
+use crate::names::{torch_dtype, LocalNames};
 use crate::scope::{Imports, Scope};
 use crate::sigs::Gen;
 use crate::writer::{float_literal, Code, LINE_LENGTH};
@@ -38,7 +37,7 @@ pub fn module(gen: &Gen, module: &Module, diagnostics: &mut Vec<Diagnostic>) -> 
                 let at = gen.where_(file, d.span.start);
                 body.line(
                     0,
-                    &format!("{} = {value}", py_name(&d.name.name)),
+                    &format!("{} = {value}", gen.names(file).decl(&d.name.name)),
                     Some(&at),
                 );
                 wrote_dims = true;
@@ -118,11 +117,13 @@ fn file_name(gen: &Gen, module: &Module) -> String {
 fn record(gen: &Gen, file: diag::FileId, r: &ast::Record, imports: &Imports, out: &mut Code) {
     *imports.dataclasses.borrow_mut() = true;
     out.line(0, "@dataclasses.dataclass(frozen=True)", None);
+    let names = gen.names(file);
     out.line(
         0,
-        &format!("class {}:", py_name(&r.name.name)),
+        &format!("class {}:", names.decl(&r.name.name)),
         Some(&gen.where_(file, r.span.start)),
     );
+    let class = names.class(&r.name.name);
     let mut empty = true;
     if let Some(doc) = &r.doc {
         out.docstring(1, &doc.text);
@@ -141,9 +142,11 @@ fn record(gen: &Gen, file: diag::FileId, r: &ast::Record, imports: &Imports, out
             Some(TyKind::Named { .. }) => "object",
             _ => "torch.Tensor",
         };
+        let attribute =
+            class.map_or_else(|| f.name.name.to_string(), |c| c.attribute(&f.name.name));
         out.line(
             1,
-            &format!("{}: {hint}", py_name(&f.name.name)),
+            &format!("{attribute}: {hint}"),
             Some(&gen.where_(file, f.span.start)),
         );
         empty = false;
@@ -161,9 +164,13 @@ fn model(
     diagnostics: &mut Vec<Diagnostic>,
     out: &mut Code,
 ) {
+    let names = gen.names(file);
+    let Some(class) = names.class(&m.name.name) else {
+        return;
+    };
     out.line(
         0,
-        &format!("class {}(torch.nn.Module):", py_name(&m.name.name)),
+        &format!("class {}(torch.nn.Module):", names.decl(&m.name.name)),
         Some(&gen.where_(file, m.span.start)),
     );
     // `ruff format` wants a blank line after a class's docstring, and none
@@ -172,26 +179,39 @@ fn model(
         out.docstring(1, &doc.text);
         out.blank();
     }
-    let params: Vec<String> = m.size_params.iter().map(|p| py_name(&p.name)).collect();
+    let constructor = class.constructor();
+    let (sizes, numbers) = constructor.split_at(m.size_params.len().min(constructor.len()));
     let def = gen.checked.bodies.type_def(file, &m.name.name);
     let mut head = vec!["self".to_string()];
-    head.extend(params.iter().cloned());
-    head.extend(number_arguments(def));
+    head.extend(sizes.iter().cloned());
+    head.extend(number_arguments(def, numbers));
     def_line(out, 1, "__init__", &head, None);
     out.line(2, "super().__init__()", None);
-    for p in &params {
-        out.line(2, &format!("self.{p} = {p}"), None);
+    for (p, py) in m.size_params.iter().zip(sizes) {
+        out.line(
+            2,
+            &format!("self.{} = {py}", class.attribute(&p.name)),
+            None,
+        );
     }
+    let spans = m
+        .size_params
+        .iter()
+        .map(|p| p.span)
+        .zip(sizes.iter().cloned())
+        .collect::<Vec<_>>();
+    let locals = LocalNames::new(names, &spans, constructor.iter().map(String::as_str));
     let mut scope = Scope::new(
         gen,
         imports,
         file,
         None,
         format!("{}.__init__", m.name.name),
+        (locals, constructor.to_vec()),
         diagnostics,
     );
-    for p in &m.size_params {
-        scope.sizes.insert(p.name.to_string(), py_name(&p.name));
+    for (p, py) in m.size_params.iter().zip(sizes) {
+        scope.sizes.insert(p.name.to_string(), py.clone());
     }
     for f in &m.fields {
         let Some(checked) = def.and_then(|d| d.fields.iter().find(|d| *d.name == *f.name.name))
@@ -200,12 +220,16 @@ fn model(
             continue;
         };
         let at = gen.where_(file, f.span.start);
-        let name = py_name(&f.name.name);
+        let name = class.attribute(&f.name.name);
         if f.buffer {
             buffer(&mut scope, m, f, &name, &at, out);
             continue;
         }
-        field(&mut scope, checked, f, &name, &at, out);
+        let number = numbers
+            .get(def.map_or(0, |d| number_index(d, f.name.name)))
+            .cloned()
+            .unwrap_or_default();
+        field(&mut scope, checked, f, (&name, &number), &at, out);
     }
     for method in &m.methods {
         out.blank();
@@ -222,12 +246,26 @@ fn model(
     }
 }
 
+/// Which of the model's number fields `name` is, in field order.
+fn number_index(def: &check::hir::TypeDef, name: syntax::Name) -> usize {
+    def.fields
+        .iter()
+        .filter(|f| matches!(f.ty.kind, TyKind::Scalar(_)))
+        .position(|f| f.name == name)
+        .unwrap_or(usize::MAX)
+}
+
 /// The constructor's keyword-only arguments of a model's number fields
 /// (`docs/shapescript/python.md`): `*`, then `eps: float = 1e-05` for a
-/// field with a default and `n: int` for one without, in field order.
-fn number_arguments(def: Option<&check::hir::TypeDef>) -> Vec<String> {
+/// field with a default and `n: int` for one without, in field order,
+/// named `names`.
+fn number_arguments(def: Option<&check::hir::TypeDef>, names: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    for f in def.map_or(&[][..], |d| &d.fields[..]) {
+    let numbers = def
+        .map_or(&[][..], |d| &d.fields[..])
+        .iter()
+        .filter(|f| matches!(f.ty.kind, TyKind::Scalar(_)));
+    for (f, py) in numbers.zip(names) {
         let TyKind::Scalar(kind) = &f.ty.kind else {
             continue;
         };
@@ -238,7 +276,7 @@ fn number_arguments(def: Option<&check::hir::TypeDef>) -> Vec<String> {
             Some(NumberDefault::Bool(b)) => format!(" = {}", if b { "True" } else { "False" }),
             None => String::new(),
         };
-        out.push(format!("{}: {hint}{default}", py_name(&f.name)));
+        out.push(format!("{py}: {hint}{default}"));
     }
     if !out.is_empty() {
         out.insert(0, "*".to_string());
@@ -270,15 +308,20 @@ fn buffer(scope: &mut Scope, m: &ast::Model, f: &ast::Field, name: &str, at: &st
         return;
     };
     let label = format!("{}.{}", m.name.name, f.name.name);
+    // The value is computed inside `__init__`: its names are the
+    // constructor's.
+    let locals = scope.names.clone();
     let mut inner = Scope::new(
         gen,
         scope.imports,
         scope.file,
         Some(body),
         label,
+        (locals, Vec::new()),
         scope.diagnostics,
     );
     inner.sizes = scope.sizes.clone();
+    inner.params = scope.params.clone();
     let value = inner.expr(init);
     hoisted_lines(out, 2, std::mem::take(&mut inner.pre));
     let text = format!(
@@ -308,7 +351,7 @@ fn field(
     scope: &mut Scope,
     checked: &FieldDef,
     f: &ast::Field,
-    name: &str,
+    (name, number): (&str, &str),
     at: &str,
     out: &mut Code,
 ) {
@@ -414,7 +457,7 @@ fn field(
         }
         // A number is a plain attribute, not a parameter or buffer: not in
         // `state_dict()` (`docs/shapescript/python.md`).
-        TyKind::Scalar(_) => stmt_line(out, 2, &format!("self.{name} = {name}"), at),
+        TyKind::Scalar(_) => stmt_line(out, 2, &format!("self.{name} = {number}"), at),
         _ => {
             scope.unsupported(f.span, "a model field of this type");
         }
@@ -537,8 +580,8 @@ fn def_params(scope: &mut Scope, f: &ast::Fn) -> (Vec<String>, Vec<String>) {
     if f.self_param.is_some() {
         params.push("self".to_string());
     }
-    for p in &f.params {
-        let name = py_name(&p.name.name);
+    for (i, p) in f.params.iter().enumerate() {
+        let name = scope.param(i, &p.name.name);
         match &p.default {
             Some(d) => {
                 scope.in_default = true;
@@ -550,6 +593,73 @@ fn def_params(scope: &mut Scope, f: &ast::Fn) -> (Vec<String>, Vec<String>) {
         }
     }
     (params, std::mem::take(&mut scope.pre))
+}
+
+/// `self.a.b` for a path of fields from the model `model` of `file`
+/// (`Body::float_source`), each by its attribute's name.
+fn field_path(gen: &Gen, file: diag::FileId, model: syntax::Name, path: &[FieldStep]) -> String {
+    let mut code = "self".to_string();
+    let (mut file, mut model) = (file, model);
+    for step in path {
+        match step {
+            FieldStep::Named(n) => {
+                let attribute = gen
+                    .names(file)
+                    .class(&model)
+                    .map_or_else(|| n.to_string(), |c| c.attribute(n));
+                code = format!("{code}.{attribute}");
+                let ty = gen
+                    .checked
+                    .bodies
+                    .type_def(file, &model)
+                    .and_then(|d| d.fields.iter().find(|f| f.name == *n))
+                    .map(|f| &f.ty.kind);
+                let next = match ty {
+                    Some(TyKind::Named { file, name, .. }) => Some((*file, *name)),
+                    Some(TyKind::Stack { elem, .. }) => match &elem.kind {
+                        TyKind::Named { file, name, .. } => Some((*file, *name)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(next) = next {
+                    (file, model) = next;
+                }
+            }
+            FieldStep::FirstOfStack => code.push_str("[0]"),
+        }
+    }
+    code
+}
+
+/// The names of a function's or method's body: its `def`'s parameters
+/// (`names::ModuleNames::params`) and every name it binds.
+fn body_names(
+    gen: &Gen,
+    file: diag::FileId,
+    model: Option<&ast::Model>,
+    f: &ast::Fn,
+    body: &check::hir::Body,
+) -> (LocalNames, Vec<String>) {
+    let names = gen.names(file);
+    let params = names
+        .params(model.map(|m| m.name.name), f.name.name)
+        .to_vec();
+    let spans: Vec<(diag::Span, String)> = f
+        .params
+        .iter()
+        .map(|p| p.name.span)
+        .zip(params.iter().cloned())
+        .collect();
+    let written = f
+        .params
+        .iter()
+        .map(|p| p.name.name)
+        .chain(body.generics.iter().map(|g| g.name))
+        .chain(body.lets.iter().map(|l| l.name));
+    let written: Vec<syntax::Name> = written.collect();
+    let locals = LocalNames::new(names, &spans, written.iter().map(|n| n.as_str()));
+    (locals, params)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -571,34 +681,31 @@ fn function(
         Some(m) => format!("{}.{}", m.name.name, f.name.name),
         None => f.name.name.to_string(),
     };
-    let mut scope = Scope::new(gen, imports, file, body, label, diagnostics);
     let Some(body) = body else {
-        scope.unsupported(f.span, "a function the checker did not check");
+        let names = (LocalNames::new(gen.names(file), &[], []), Vec::new());
+        Scope::new(gen, imports, file, None, label, names, diagnostics)
+            .unsupported(f.span, "a function the checker did not check");
         return;
     };
-    let source = |source: &Option<check::hir::FloatSource>| match source {
-        Some(check::hir::FloatSource::Param(i)) => body.params.get(*i).map(|p| py_name(&p.name)),
-        Some(check::hir::FloatSource::Field(path)) => {
-            let mut code = "self".to_string();
-            for step in path {
-                match step {
-                    check::hir::FieldStep::Named(n) => code = format!("{code}.{}", py_name(n)),
-                    check::hir::FieldStep::FirstOfStack => code.push_str("[0]"),
-                }
-            }
-            Some(code)
-        }
+    let names = body_names(gen, file, model, f, body);
+    let mut scope = Scope::new(gen, imports, file, Some(body), label, names, diagnostics);
+    let source = |source: &Option<FloatSource>| match source {
+        Some(FloatSource::Param(i)) => body.params.get(*i).map(|p| scope.param(*i, &p.name)),
+        Some(FloatSource::Field(path)) => model.map(|m| field_path(gen, file, m.name.name, path)),
         None => None,
     };
-    scope.float = source(&body.float_source);
+    let (float, device) = (source(&body.float_source), source(&body.device_source));
+    scope.float = float;
     // Made tensors go where the module is, even in a method without a
     // tensor parameter (`docs/shapescript/python.md`).
-    scope.device = source(&body.device_source);
+    scope.device = device;
     if let Some(m) = model {
+        let class = gen.names(file).class(&m.name.name);
         for p in &m.size_params {
+            let attribute = class.map_or_else(|| p.name.to_string(), |c| c.attribute(&p.name));
             scope
                 .sizes
-                .insert(p.name.to_string(), format!("self.{}", py_name(&p.name)));
+                .insert(p.name.to_string(), format!("self.{attribute}"));
         }
     }
     let (params, before) = def_params(&mut scope, f);
@@ -611,7 +718,14 @@ fn function(
         }
     }
     let at = gen.where_(file, f.span.start);
-    def_line(out, indent, &py_name(&f.name.name), &params, Some(&at));
+    let def_name = match model {
+        Some(m) => gen
+            .names(file)
+            .class(&m.name.name)
+            .map_or_else(|| f.name.name.to_string(), |c| c.attribute(&f.name.name)),
+        None => gen.names(file).decl(&f.name.name),
+    };
+    def_line(out, indent, &def_name, &params, Some(&at));
     if let Some(doc) = &f.doc {
         out.docstring(indent + 1, &doc.text);
     }

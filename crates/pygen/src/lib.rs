@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use check::{codes, Checked};
 use diag::{Diagnostic, SourceMap};
 
-pub use names::{module_name, py_name};
+pub use names::module_name;
 
 /// What `shapescript build` passes on.
 #[derive(Clone, Debug)]

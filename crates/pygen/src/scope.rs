@@ -11,6 +11,7 @@ use check::hir::{Body, Size, Symbol, Ty, TyKind, TypedExpr};
 use diag::{Diagnostic, FileId, Span};
 
 use crate::fused::FusedAttention;
+use crate::names::LocalNames;
 use crate::sigs::Gen;
 use crate::sizes::render_poly;
 use check::codes;
@@ -33,6 +34,10 @@ pub struct Scope<'g, 'a> {
     pub body: Option<&'a Body>,
     /// Generic axes and size parameters to their Python expressions.
     pub sizes: HashMap<String, String>,
+    /// The Python names of the body's parameters (as its `def` names
+    /// them), sizes and bindings (`names`).
+    pub names: LocalNames,
+    pub params: Vec<String>,
     /// Where tensors made from nothing (`arange`, `ones`) are put: the
     /// device of the first tensor parameter.
     pub device: Option<String>,
@@ -66,6 +71,7 @@ impl<'g, 'a> Scope<'g, 'a> {
         file: FileId,
         body: Option<&'a Body>,
         label: String,
+        (names, params): (LocalNames, Vec<String>),
         diagnostics: &'g mut Vec<Diagnostic>,
     ) -> Self {
         Scope {
@@ -74,6 +80,8 @@ impl<'g, 'a> Scope<'g, 'a> {
             file,
             body,
             sizes: HashMap::new(),
+            names,
+            params,
             device: None,
             float: None,
             label,
@@ -85,6 +93,14 @@ impl<'g, 'a> Scope<'g, 'a> {
             skipped_lets: HashSet::new(),
             diagnostics,
         }
+    }
+
+    /// The Python name of parameter `i`, called `name` in ShapeScript.
+    pub fn param(&self, i: usize, name: &str) -> String {
+        self.params
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
     }
 
     /// The checker's record of the expression at `span`.

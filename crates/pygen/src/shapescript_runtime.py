@@ -15,15 +15,31 @@ class ShapeError(ValueError):
 
 
 def _show(expected):
+    if isinstance(expected, tuple) and expected[0] == "+":
+        _, offset, factor = expected
+        if factor == 1:
+            return f"at least {offset + 1}"
+        return f"{offset} plus a multiple of {factor}, at least {offset + factor}"
     if isinstance(expected, tuple):
         return f"a multiple of {expected[1]}"
     return str(expected)
 
 
+def _misfits(want, got):
+    """Whether an axis of size `got` misses `want` (`shape_error`'s entries)."""
+    if isinstance(want, tuple) and want[0] == "+":
+        _, offset, factor = want
+        return got < offset + factor or (got - offset) % factor != 0
+    if isinstance(want, tuple):
+        return got % want[1] != 0
+    return want is not None and got != want
+
+
 def shape_error(function, param, value, written, expected, where):
     """Raises the ShapeError for `value` passed as `param` of `function`,
     whose type `written` asks for the sizes `expected` (one entry per axis:
-    None for any size, an int, or ("*", k) for a multiple of k)."""
+    None for any size, an int, ("*", k) for a multiple of k, or
+    ("+", c, k) for c plus a positive multiple of k, as `[k*n + c]` reads)."""
     shape = tuple(getattr(value, "shape", ()))
     if not isinstance(value, torch.Tensor):
         raise ShapeError(
@@ -36,12 +52,7 @@ def shape_error(function, param, value, written, expected, where):
             f"got {len(shape)} axes {list(shape)} ({where})"
         )
     for axis, (want, got) in enumerate(zip(expected, shape)):
-        bad = (
-            (got % want[1] != 0)
-            if isinstance(want, tuple)
-            else (want is not None and got != want)
-        )
-        if bad:
+        if _misfits(want, got):
             raise ShapeError(
                 f"{function}: parameter `{param}` {written}, axis {axis}: "
                 f"expected {_show(want)}, got {got} ({where})"

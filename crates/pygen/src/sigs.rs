@@ -7,13 +7,15 @@ use check::Checked;
 use diag::{FileId, SourceMap};
 use syntax::ast;
 
-use crate::names::{module_name, py_name};
+use crate::names::{ModuleNames, ProgramNames};
 use crate::Options;
 
 pub struct Gen<'a> {
     pub checked: &'a Checked,
     pub map: &'a SourceMap,
     pub options: &'a Options,
+    /// Every Python name the package binds (`names`).
+    pub names: ProgramNames,
 }
 
 impl<'a> Gen<'a> {
@@ -22,7 +24,13 @@ impl<'a> Gen<'a> {
             checked,
             map,
             options,
+            names: ProgramNames::new(checked),
         }
+    }
+
+    /// The Python names of module `file`.
+    pub fn names(&self, file: FileId) -> &ModuleNames {
+        self.names.module(file)
     }
 
     pub fn module(&self, file: FileId) -> &'a Module {
@@ -31,24 +39,17 @@ impl<'a> Gen<'a> {
 
     /// How module `from` names the declaration `name` of module `target` in Python.
     pub fn qualified(&self, from: FileId, target: FileId, name: &str) -> String {
+        let py = self.names(target).decl(name);
         if from == target {
-            py_name(name)
+            py
         } else {
-            format!("{}.{}", self.module_alias(target), py_name(name))
+            format!("{}.{py}", self.module_alias(target))
         }
     }
 
     /// The Python name module files use for the generated module of `target`.
     pub fn module_alias(&self, target: FileId) -> String {
-        module_name(&self.module(target).name)
-    }
-
-    /// The model `name` declared in `file`.
-    pub fn model(&self, file: FileId, name: &str) -> Option<&'a ast::Model> {
-        match self.checked.program.decl(file, name)? {
-            Decl::Model(m) => Some(m),
-            _ => None,
-        }
+        self.names(target).alias.clone()
     }
 
     pub fn record(&self, file: FileId, name: &str) -> Option<&'a ast::Record> {

@@ -111,7 +111,7 @@ fn models_register_parameters_and_stacks() {
 #[test]
 fn records_are_dataclasses_built_by_field() {
     check_code(
-        "record Stats {\n  mean: [n] Real\n  std: [n] NonNeg\n}\nfn stats(x: [b n]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b))\nfn spread(x: [b n]) -> [n] = stats(x).std\n",
+        "record Stats {\n  mean: [n] Real\n  std: [n] NonNeg\n}\nfn stats(x: [b n]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b, correction=0))\nfn spread(x: [b n]) -> [n] = stats(x).std\n",
         expect![[r#"
             @dataclasses.dataclass(frozen=True)
             class Stats:  # main.ss:1
@@ -120,7 +120,8 @@ fn records_are_dataclasses_built_by_field() {
 
 
             def stats(x):  # main.ss:5
-                return Stats(mean=torch.mean(x, dim=0), std=torch.std(x, dim=0))  # main.ss:5
+                _t1 = torch.std(x, dim=0, correction=0)
+                return Stats(mean=torch.mean(x, dim=0), std=_t1)  # main.ss:5
 
 
             def spread(x):  # main.ss:6
@@ -208,7 +209,7 @@ fn masks_topk_tuples_and_take() {
 #[test]
 fn mask_positions_are_one_nonzero() {
     check_code(
-        "fn picked(w: [n 2]) -> [?k] = arange(n)[any(w > 0.0, over=-1)]\nfn given(hit: [n] Bool) -> [?k] = arange(n)[hit]\nfn by_ids(ids: [k] Index[n], x: [n]) -> [k] = arange(n)[ids]\nfn rows(x: [n], hit: [n] Bool) -> [?k] = x[hit]\n",
+        "fn picked(w: [n 2]) -> [?k] i64 = arange(n)[any(w > 0.0, over=-1)]\nfn given(hit: [n] Bool) -> [?k] i64 = arange(n)[hit]\nfn by_ids(ids: [k] Index[n], x: [n]) -> [k] i64 = arange(n)[ids]\nfn rows(x: [n], hit: [n] Bool) -> [?k] = x[hit]\n",
         expect![[r#"
             def picked(w):  # main.ss:1
                 return torch.nonzero(torch.any(w > 0.0, dim=1)).squeeze(1)  # main.ss:1

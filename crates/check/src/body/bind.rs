@@ -35,8 +35,15 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             codes::E0407,
                             format!("`{fname}` has no parameter `{}`", key.name),
                         )
-                        .with_primary(key.span, "unknown keyword")
-                        .with_note(format!("its parameters are {}", show_names(names)));
+                        .with_primary(key.span, "unknown keyword");
+                        d = match diag::closest(key.name.as_str(), names.iter().copied()) {
+                            Some(best) => d.with_help(format!(
+                                "a parameter with a similar name exists: `{best}`"
+                            )),
+                            None => {
+                                d.with_note(format!("its parameters are {}", show_names(names)))
+                            }
+                        };
                         if let Some((at, _)) = decl {
                             d = d.with_secondary(at, "the parameters are declared here");
                         }

@@ -16,6 +16,7 @@ use syntax::ast::{self, ScalarKind};
 use super::{error_ty, FnChecker};
 use crate::builtin_names::Builtin;
 use crate::codes;
+use crate::dtype::{self, Category};
 use crate::shape::{
     axis_name, axis_of, axis_poly, axis_poly_ref, describe_matches, effective_dtype, find_axis,
     shared_tensor, show_ty, tell_apart, tensor, Found,
@@ -306,26 +307,52 @@ fn reduce(
     args: &[ast::Arg],
     kind: Reduction,
 ) -> Typed {
-    let slots = bind(
-        c,
-        name,
-        &["x", "over"],
-        &[true, kind == Reduction::ArgIndex],
-        args,
-    )?;
+    let statistic = matches!(name, "var" | "std");
+    let (names, required): (&[&str], &[bool]) = match (statistic, kind == Reduction::ArgIndex) {
+        (true, _) => (&["x", "over", "correction"], &[true, false, false]),
+        (false, arg) => (
+            &["x", "over"],
+            if arg { &[true, true] } else { &[true, false] },
+        ),
+    };
+    let slots = bind(c, name, names, required, args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, name)?;
+    let least = match name {
+        "mean" | "var" | "std" => Category::Float,
+        "argmax" | "argmin" => Category::Int,
+        _ => Category::Bool,
+    };
+    if !c.takes_category(name, &ty, x.value.span, least) {
+        return None;
+    }
     let positions = match slots[1] {
         Some(o) => over(c, o, &shape, &ty, x.value.span)?,
         None => (0..shape.len()).collect(),
     };
+    let correction = match slots.get(2).copied().flatten() {
+        Some(a) => Some(correction(c, a)?),
+        None => None,
+    };
+    let least = match name {
+        "var" | "std" => correction.unwrap_or(1) + 1,
+        "mean" | "max" | "min" | "argmax" | "argmin" | "logsumexp" => 1,
+        _ => 0,
+    };
+    if least > 0 && !enough_values(c, name, (&shape, &positions), least, x.value.span) {
+        return None;
+    }
     let kept: Vec<Axis> = shape
         .iter()
         .enumerate()
         .filter(|(i, _)| !positions.contains(i))
         .map(|(_, a)| a.clone())
         .collect();
+    let dtype = effective_dtype(&t);
     let (domain, dtype) = match kind {
+        Reduction::Plain if matches!(name, "sum" | "prod") => (None, dtype::accumulated(dtype)),
+        // A log-sum-exp of integers is PyTorch's default float.
+        Reduction::Plain if dtype::is_integral(dtype) => (None, Some(DtypeKind::F32)),
         Reduction::Plain => (None, t.dtype),
         Reduction::KeepDomain => (t.domain.clone(), t.dtype),
         Reduction::NonNeg => (Some(Domain::NonNeg), t.dtype),
@@ -344,10 +371,90 @@ fn reduce(
     Some((tensor(Some(kept), domain, dtype, e.span), positions))
 }
 
+/// `correction=c` of `var` and `std`: a whole number before the program
+/// runs, as PyTorch's (1, Bessel's, by default; 0 for the population's).
+fn correction(c: &mut FnChecker, arg: &ast::Arg) -> Option<i128> {
+    let ty = c.expr(&arg.value);
+    let value = c
+        .static_size(&arg.value)
+        .and_then(|p| c.ctx.env.dims.value(&p));
+    match value {
+        Some(v) if v >= 0 && matches!(ty.kind, TyKind::Scalar(ScalarKind::Int)) => Some(v),
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0406, "`correction=` is a whole number known before the program runs")
+                    .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty)))
+                    .with_help("write `correction=0` for the population's statistic, or leave it out for PyTorch's unbiased one"),
+            );
+            None
+        }
+    }
+}
+
+/// Whether the axes `positions` of `shape` that `name` reduces hold at
+/// least `least` values for every size they may have (E0415 otherwise):
+/// PyTorch's `mean` of no value is NaN, its `max` raises, and its unbiased
+/// `var` of one value is NaN.
+fn enough_values(
+    c: &mut FnChecker,
+    name: &str,
+    (shape, positions): (&[Axis], &[usize]),
+    least: i128,
+    at: Span,
+) -> bool {
+    let dims = c.ctx.env.dims;
+    let mut count = Poly::constant(1);
+    for p in positions {
+        let Some(next) = axis_poly(&shape[*p]).and_then(|a| count.mul(&a).ok()) else {
+            return true;
+        };
+        count = next;
+    }
+    let Ok(count) = dims.substitute(&count) else {
+        return true;
+    };
+    let fewest = super::expr::least_value(&count);
+    if fewest.is_some_and(|f| f >= least) {
+        return true;
+    }
+    let (what, help) = match name {
+        "var" | "std" => (
+            format!("`{name}` with `correction={}` of fewer than {least} values is NaN", least - 1),
+            "give `correction=0` for the population's statistic, or reduce an axis known to hold more values".to_string(),
+        ),
+        "max" | "min" | "argmax" | "argmin" => (
+            format!("PyTorch's `{name}` of no value raises"),
+            "state the number of values with `as`, checked when the program runs, or reduce an axis of a known size".to_string(),
+        ),
+        _ => (
+            format!("PyTorch's `{name}` of no value is NaN"),
+            "state the number of values with `as`, checked when the program runs, or reduce an axis of a known size".to_string(),
+        ),
+    };
+    let shown = match fewest {
+        Some(f) => format!("`{count}` values, as few as {f}"),
+        None => format!("`{count}` values"),
+    };
+    c.diagnostics.push(
+        Diagnostic::error(codes::E0415, format!("`{name}` may reduce too few values"))
+            .with_primary(at, format!("{shown} here"))
+            .with_note(format!("{what}; an axis has at least one element, and an unknown size such as a mask's rows may have none (`docs/shapescript/sizes.md`)"))
+            .with_help(help),
+    );
+    false
+}
+
 fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, name, &["x", "over"], &[true, true], args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, name)?;
+    let least = match name {
+        "softmax" | "log_softmax" => Category::Float,
+        _ => Category::Bool,
+    };
+    if !c.takes_category(name, &ty, x.value.span, least) {
+        return None;
+    }
     let positions = over(c, slots[1]?, &shape, &ty, x.value.span)?;
     let domain = match name {
         "softmax" => Some(Domain::Unit),
@@ -355,16 +462,21 @@ fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Type
         "sort" => t.domain.clone(),
         _ => None,
     };
-    Some((
-        shared_tensor(Some(shape), domain, t.dtype, e.span),
-        positions,
-    ))
+    let dtype = match name {
+        "cumsum" => dtype::accumulated(effective_dtype(&t)),
+        "sort" => t.dtype,
+        _ => effective_dtype(&t),
+    };
+    Some((shared_tensor(Some(shape), domain, dtype, e.span), positions))
 }
 
 fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "topk", &["x", "k", "over"], &[true, true, true], args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, "topk")?;
+    if !c.takes_category("topk", &ty, x.value.span, Category::Int) {
+        return None;
+    }
     let k_arg = slots[1]?;
     let k = match c.static_size(&k_arg.value) {
         Some(k) => {
@@ -393,6 +505,33 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     };
     let n = axis_poly(&shape[*p]).unwrap_or_default();
+    let room = n
+        .sub(&k)
+        .ok()
+        .and_then(|r| c.ctx.env.dims.substitute(&r).ok());
+    let has_unknown = k
+        .symbols()
+        .iter()
+        .any(|s| matches!(s, crate::size::Symbol::Unknown { .. }));
+    let fits = room
+        .as_ref()
+        .and_then(super::expr::least_value)
+        .is_some_and(|r| r >= 0);
+    if !has_unknown && !fits {
+        c.diagnostics.push(
+            Diagnostic::error(
+                codes::E0415,
+                "`topk` may take more values than the axis holds",
+            )
+            .with_primary(k_arg.value.span, format!("`k` is `{k}`"))
+            .with_secondary(x.value.span, format!("the axis holds `{n}`"))
+            .with_note(
+                "PyTorch's `topk` raises `selected index k out of range` for a `k` past the axis",
+            )
+            .with_help("take at most as many as the axis holds for every size it may have"),
+        );
+        return None;
+    }
     let mut out = shape.to_vec();
     out[*p] = axis_of(k, e.span);
     let values = tensor(Some(out.clone()), t.domain.clone(), t.dtype, e.span);
@@ -440,7 +579,11 @@ fn elementwise(
     } else {
         &refs[..]
     };
-    let (shape, dtype, aligned) = c.elementwise(&refs, e.span, name)?;
+    if name == "where" && !c.is_condition(refs[0]) {
+        return None;
+    }
+    let (shape, _, aligned) = c.elementwise(&refs, e.span, name)?;
+    let dtype = c.promoted(values, name)?;
     *alignments = aligned;
     let domain = match values.iter().map(|(t, _)| t).collect::<Vec<_>>().as_slice() {
         [a, b] => match (&a.kind, &b.kind) {
@@ -449,12 +592,6 @@ fn elementwise(
         },
         _ => None,
     };
-    let dtype = dtype.or_else(|| {
-        values.iter().find_map(|(t, _)| match &t.kind {
-            TyKind::Tensor(x) => effective_dtype(x),
-            _ => None,
-        })
-    });
     // Numbers only (`where(c, 1.0, 0.0)`): a float one makes a tensor of the
     // body's float dtype, as `zeros` does; whole numbers alone are torch's
     // i64.
@@ -486,8 +623,10 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         _ => (&["x"], &[true]),
     };
     let slots = bind(c, name, names, required, args)?;
+    let mut bounds = Vec::new();
     for slot in slots.iter().skip(1).flatten() {
         let ty = c.expr(&slot.value);
+        bounds.push((ty.clone(), slot.value.span));
         // `diagonal=k` is a Python Int, as torch's.
         let int = matches!(ty.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error);
         if names[1] == "diagonal" && !int {
@@ -529,13 +668,27 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         );
         return None;
     }
+    if name == "abs" && !c.takes_category(name, &ty, x.value.span, Category::Int) {
+        return None;
+    }
     let domain = match name {
         "abs" => Some(Domain::NonNeg),
         "sign" => Some(Domain::Signed),
         _ => t.domain.clone(),
     };
+    let dtype = match name {
+        // `torch.clamp` promotes with its bounds: a bool clamped to whole
+        // numbers is `i64`, an integer to a float one `f32`.
+        "clamp" => {
+            let mut operands = vec![(&ty, x.value.span)];
+            operands.extend(bounds.iter().map(|(t, s)| (t, *s)));
+            c.promoted(&operands, name)?
+        }
+        _ => t.dtype,
+    };
+    let domain = if dtype != t.dtype { None } else { domain };
     Some((
-        shared_tensor(t.shape.clone(), domain, t.dtype, e.span),
+        shared_tensor(t.shape.clone(), domain, dtype, e.span),
         Vec::new(),
     ))
 }
@@ -543,8 +696,11 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
 fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "concat", &["a", "b", "over"], &[true, true, true], args)?;
     let (a, b) = (slots[0]?, slots[1]?);
-    let (aty, at, ashape) = shaped(c, a, "concat")?;
+    let (aty, _, ashape) = shaped(c, a, "concat")?;
     let (bty, _, bshape) = shaped(c, b, "concat")?;
+    let operands = [(&aty, a.value.span), (&bty, b.value.span)];
+    c.unify_dtypes(&operands, "concat")?;
+    let dtype = c.promoted(&operands, "concat")?;
     let positions = over(c, slots[2]?, &ashape, &aty, a.value.span)?;
     let [p] = positions.as_slice() else {
         return None;
@@ -590,13 +746,14 @@ fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         .add(&axis_poly(&bshape[*p]).unwrap_or_default())
         .ok()?;
     out[*p] = axis_of(sum, e.span);
-    Some((tensor(Some(out), None, at.dtype, e.span), positions))
+    Some((tensor(Some(out), None, dtype, e.span), positions))
 }
 
 fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let mut first: Option<(Ty, TensorTy, Arc<[Axis]>, Span)> = None;
     let mut at: Option<&ast::Arg> = None;
     let mut count = 0;
+    let mut stacked = Vec::new();
     for a in args {
         if a.name.as_ref().is_some_and(|k| k.name.as_str() == "over") && at.is_none() {
             at = Some(a);
@@ -615,6 +772,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
             return None;
         }
         let (ty, t, shape) = shaped(c, a, "stack")?;
+        stacked.push((ty.clone(), a.value.span));
         match &first {
             None => first = Some((ty, t, shape, a.value.span)),
             Some((fty, _, fshape, fspan)) => {
@@ -639,15 +797,23 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         );
         return None;
     };
+    let operands: Vec<(&Ty, Span)> = stacked.iter().map(|(t, s)| (t, *s)).collect();
+    c.unify_dtypes(&operands, "stack")?;
+    let dtype = c.promoted(&operands, "stack")?;
+    let domain = if dtype == effective_dtype(&t) {
+        t.domain
+    } else {
+        None
+    };
     let new = axis_of(Poly::constant(count as i128), e.span);
     let mut out = shape.to_vec();
     let Some(a) = at else {
         out.insert(0, new);
-        return Some((tensor(Some(out), t.domain, t.dtype, e.span), Vec::new()));
+        return Some((tensor(Some(out), domain, dtype, e.span), Vec::new()));
     };
     let p = stack_position(c, a, shape.len())?;
     out.insert(p, new);
-    Some((tensor(Some(out), t.domain, t.dtype, e.span), vec![p]))
+    Some((tensor(Some(out), domain, dtype, e.span), vec![p]))
 }
 
 /// Where `stack(..., over=p)` puts its new axis: from 0 to the rank, or
@@ -830,6 +996,23 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
     let TyKind::Tensor(t) = ty.kind else {
         return None;
     };
+    // A written `?k` is a new unknown size: nothing gives it a value to make.
+    let unknown = t.shape.iter().flat_map(|s| s.iter()).find(|a| {
+        axis_poly(a).is_some_and(|p| {
+            p.symbols()
+                .iter()
+                .any(|s| matches!(s, crate::size::Symbol::Unknown { .. }))
+        })
+    });
+    if let Some(axis) = unknown {
+        c.diagnostics.push(
+            Diagnostic::error(codes::E0406, format!("`{name}` needs sizes known when the program runs"))
+                .with_primary(shape_arg.value.span, format!("`{axis}` is an unknown size here"))
+                .with_note("a `?k` written in a type is a new unknown size, which no value gives (`docs/shapescript/sizes.md`)")
+                .with_help("make it the size of a value that has it, as `zeros_like`: `x * 0.0`"),
+        );
+        return None;
+    }
     // The body's float dtype (`Body::made_dtype`), so `x + ones(...)` in a
     // bf16 body stays bf16.
     Some((

@@ -249,8 +249,20 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 }
             }
         }
-        self.follow_training(given, &mut bound);
-        let dtype = float_dtype.and_then(|(d, _)| d);
+        if !self.follow_training(given, &mut bound, span) {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
+        if !self.pooling_padding_fits(given, &bound, span) {
+            return self.record(span, error_ty(span), ExprInfo::Plain);
+        }
+        let dtype = match float_dtype {
+            Some((d, _)) => d,
+            // No argument gives the call its float dtype: a function or an
+            // extern makes its floats in PyTorch's default, a method in its
+            // model's (`docs/shapescript/dtypes.md`).
+            None if !matches!(given.target.callee, Callee::Method { .. }) => Some(DtypeKind::F32),
+            None => None,
+        };
         match self.scalar_math(given, span) {
             ScalarMath::No => {}
             ScalarMath::Failed => return self.record(span, error_ty(span), ExprInfo::Plain),
@@ -366,23 +378,100 @@ fn math_equivalent(python: &str) -> Option<&'static str> {
 
 impl FnChecker<'_, '_> {
     /// In a method, `dropout` left without `training=` follows the model's
-    /// mode, `self.training`, as `torch.nn.Dropout` does.
-    fn follow_training(&self, given: Given, bound: &mut [BoundArg]) {
+    /// mode, `self.training`, as `torch.nn.Dropout` does. Outside a method
+    /// there is no mode to follow: left out there, `training=` is E0407,
+    /// rather than drop values in `model.eval()` too. False after it.
+    fn follow_training(&mut self, given: Given, bound: &mut [BoundArg], span: Span) -> bool {
         let Callee::Extern { python, .. } = &given.target.callee else {
-            return;
+            return true;
         };
-        if &**python != "torch.nn.functional.dropout"
-            || self.owner.is_none()
-            || self.local(Name::new("self")).is_none()
-        {
-            return;
+        if &**python != "torch.nn.functional.dropout" {
+            return true;
         }
         let params = &given.target.signature.params;
-        if let Some(i) = params.iter().position(|p| &*p.name == "training") {
-            if let Some(b @ BoundArg::Default { .. }) = bound.get_mut(i) {
-                *b = BoundArg::SelfTraining;
-            }
+        let Some(i) = params.iter().position(|p| &*p.name == "training") else {
+            return true;
+        };
+        let Some(b @ BoundArg::Default { .. }) = bound.get_mut(i) else {
+            return true;
+        };
+        if self.owner.is_some() && self.local(Name::new("self")).is_some() {
+            *b = BoundArg::SelfTraining;
+            return true;
         }
+        self.diagnostics.push(
+            Diagnostic::error(codes::E0407, "`dropout` outside a model's method needs `training=`")
+                .with_primary(span, "no model here whose mode it could follow")
+                .with_note("in a method, `dropout` follows `self.training`, which `model.train()` and `model.eval()` set; a plain `fn` has no model")
+                .with_help("take the mode as a parameter, `fn f(x: [n], training: Bool)`, pass `training=training`, and call it with `self.training`"),
+        );
+        false
+    }
+
+    /// PyTorch's pooling takes a padding of at most half its window
+    /// (`pad should be at most half of effective kernel size`): for an
+    /// extern of `torch.nn.functional`'s `max_pool*d`/`avg_pool*d`, its
+    /// `Size` parameters `kernel_size` and `padding` must satisfy `2 *
+    /// padding <= kernel_size` for every value they may take (E0406).
+    fn pooling_padding_fits(&mut self, given: Given, bound: &[BoundArg], span: Span) -> bool {
+        let Callee::Extern { python, .. } = &given.target.callee else {
+            return true;
+        };
+        let pooling = [
+            "max_pool1d",
+            "max_pool2d",
+            "max_pool3d",
+            "avg_pool1d",
+            "avg_pool2d",
+            "avg_pool3d",
+        ];
+        let is_pooling = python
+            .strip_prefix("torch.nn.functional.")
+            .is_some_and(|f| pooling.contains(&f));
+        if !is_pooling {
+            return true;
+        }
+        let params = &given.target.signature.params;
+        let size = |name: &str| {
+            let i = params.iter().position(|p| &*p.name == name)?;
+            match bound.get(i)? {
+                BoundArg::Size { value } => Some(value.poly.clone()),
+                _ => None,
+            }
+        };
+        let (Some(kernel), Some(padding)) = (size("kernel_size"), size("padding")) else {
+            return true;
+        };
+        let dims = self.ctx.env.dims;
+        let room = padding
+            .mul(&Poly::constant(2))
+            .and_then(|p| kernel.sub(&p))
+            .ok()
+            .and_then(|r| dims.substitute(&r).ok());
+        if room
+            .as_ref()
+            .and_then(super::expr::least_value)
+            .is_some_and(|r| r >= 0)
+        {
+            return true;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0406,
+                format!("`{}` pads by more than half its window", given.target.name),
+            )
+            .with_primary(
+                span,
+                format!("padding `{padding}` with a window of `{kernel}`"),
+            )
+            .with_note(
+                "PyTorch's pooling raises `pad should be at most half of effective kernel size`",
+            )
+            .with_help(format!(
+                "pad by at most half the window: `padding` of `{kernel}` / 2 or less"
+            )),
+        );
+        false
     }
 
     /// A torch extern (`log`, `sqrt`) whose tensor arguments are all

@@ -74,6 +74,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             Failure::Mismatch { tag, .. }
             | Failure::Inexact { tag, .. }
             | Failure::BelowOne { tag, .. }
+            | Failure::MayBeBelowOne { tag, .. }
             | Failure::Overflow { tag }
             | Failure::Unsolved { tag, .. } => *tag,
         };
@@ -129,6 +130,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 let label =
                     format!("this gives `{name}` = {value}, but an axis has at least 1 element");
                 self.failed_arg(&at, codes::E0401, message, label, solver)
+            }
+            Failure::MayBeBelowOne { var, value, .. } => {
+                let name = &solver.names[*var as usize];
+                let message = format!("`{name}` may be below 1 in this call of `{}`", target.name);
+                let label =
+                    format!("this gives `{name}` = `{value}`, which is below 1 for small sizes");
+                self.failed_arg(&at, codes::E0401, message, label, solver)
+                    .with_help("an axis has at least 1 element: give an argument whose axis leaves room, as `[t + 1]`")
             }
             Failure::Overflow { .. } => {
                 Diagnostic::error(codes::E0414, "size does not fit in 128 bits")

@@ -12,7 +12,7 @@ use super::call::CallState;
 use super::callee::Target;
 use super::FnChecker;
 use crate::codes;
-use crate::size::{Formula, Poly, SizeError, Symbol};
+use crate::size::{undivided_terms, Formula, Poly, SizeError, Symbol};
 use crate::solver::Solver;
 use crate::types::{Axis, AxisKind, Domain, DtypeKind, Ty, TyKind};
 
@@ -47,16 +47,24 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     Some(axes) => Some(self.result_axes(axes, call, rename, target, span, names)?),
                 };
                 let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
-                return Some(match &t.domain {
+                let mut failed = None;
+                let ty = match &t.domain {
                     Some(Domain::Index(_)) => map_sizes(&base, &mut |p: &Poly| {
                         let renamed = rename(p);
                         if renamed == *p {
                             return p.clone();
                         }
-                        call.solver.apply(&renamed).unwrap_or_else(|_| p.clone())
+                        call.solver.apply(&renamed).unwrap_or_else(|e| {
+                            failed = Some(e);
+                            p.clone()
+                        })
                     }),
                     _ => base,
-                });
+                };
+                return match failed {
+                    Some(e) => self.size_failed(e, span),
+                    None => Some(ty),
+                };
             }
             TyKind::Tuple(items) => {
                 let mut out = Vec::new();
@@ -70,9 +78,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 TyKind::Tuple(out)
             }
             _ => {
+                let mut failed = None;
                 let mapped = map_sizes(&super::flatten_ty(ret), &mut |p: &Poly| {
-                    call.solver.apply(&rename(p)).unwrap_or_else(|_| p.clone())
+                    call.solver.apply(&rename(p)).unwrap_or_else(|e| {
+                        failed = Some(e);
+                        p.clone()
+                    })
                 });
+                if let Some(e) = failed {
+                    return self.size_failed(e, span);
+                }
                 mapped.kind
             }
         };
@@ -118,10 +133,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                                 .value(i as u32)
                                 .cloned()
                                 .unwrap_or_else(|| Poly::symbol(Symbol::Var(i as u32))),
-                            None => call
-                                .solver
-                                .apply(&rename(&p))
-                                .unwrap_or_else(|_| p.into_owned()),
+                            None => match call.solver.apply(&rename(&p)) {
+                                Ok(value) => value,
+                                Err(e) => return self.size_failed(e, span),
+                            },
                         };
                         let value = self.unknown_for_unsolved(value, &call.solver);
                         let mut axis = axis_of(value, span);
@@ -136,6 +151,25 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             }
         }
         Some(out)
+    }
+
+    /// A result size the call's values make too large (E0414) or too long
+    /// (E0419): said at the call, never left in the callee's own terms.
+    fn size_failed<T>(&mut self, e: SizeError, span: Span) -> Option<T> {
+        let d = match e {
+            SizeError::TooManyTerms => {
+                Diagnostic::error(codes::E0419, "this size has too many terms").with_primary(
+                    span,
+                    "a size of this call's result has too many terms once multiplied out",
+                )
+            }
+            _ => Diagnostic::error(codes::E0414, "size does not fit in 128 bits").with_primary(
+                span,
+                "a size of this call's result overflows with these arguments",
+            ),
+        };
+        self.diagnostics.push(d);
+        None
     }
 
     /// A rounded division of an extern fn's return type (`written`, at
@@ -176,12 +210,17 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             .eval(&value)
             .and_then(|p| dims.substitute(&p).map(|q| (p, q)))
         {
-            Ok((p, q)) => match q.as_constant().filter(|v| *v < 1) {
-                None => return Some(p),
-                Some(v) => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
+            Ok((p, q)) => match (q.as_constant(), super::expr::least_value(&q)) {
+                (Some(v), _) if v < 1 => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` would have an axis of size {v}", target.name))
                     .with_primary(span, format!("`{written}` is {v} here"))
                     .with_secondary(at, "the size is worked out here"))
                     .with_help("an axis has at least one element: check the sizes, padding and stride"),
+                (None, least) if least.is_none_or(|l| l < 1) => with_solved(Diagnostic::error(codes::E0401, format!("the result of `{}` may have an axis of size below 1", target.name))
+                    .with_primary(span, format!("`{written}` is `{q}` here, below 1 for small sizes"))
+                    .with_secondary(at, "the size is worked out here"))
+                    .with_note("sizes are at least 1, and an unknown size at least 0 (`docs/shapescript/sizes.md`): PyTorch raises for an output smaller than one element")
+                    .with_help("pad the input, or write its axis so it leaves room, as `[h + 2]` for a window of 3"),
+                _ => return Some(p),
             },
             Err(SizeError::DivideByZero) => with_solved(Diagnostic::error(codes::E0406, format!("a divisor of 0 in the result of `{}`", target.name))
                 .with_primary(span, format!("`{written}` divides by 0 here"))
@@ -197,10 +236,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     .with_secondary(at, "the size is worked out here")
             }
             Err(_) => with_solved(Diagnostic::error(codes::E0402, format!("the result of `{}` rounds a size that isn't known", target.name))
-                .with_primary(span, format!("`{written}` must be exact here"))
+                .with_primary(span, format!("`{written}` rounds differently for different sizes here"))
                 .with_secondary(at, "the size is worked out here"))
-                .with_note("a division in an extern fn's return type rounds down once the sizes are numbers; with a generic size it must be exact")
-                .with_help("take sizes that make it exact, as in `[b c 2*h 2*w]`, or known sizes"),
+                .with_note("a division in an extern fn's return type rounds down; with a generic size, the divisor must divide the coefficient of every generic size, as `2` does in `(2*t - 1)/2`")
+                .with_help(rounding_help(formula.inexact_division(&value))),
         };
         self.diagnostics.push(d);
         None
@@ -240,4 +279,27 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         }
         out
     }
+}
+
+/// The help of a rounded division that rounds differently for different
+/// values of a generic size: the sizes to write instead, each a multiple
+/// of what is written, so never the form the program already has.
+fn rounding_help(division: Option<(Poly, Poly)>) -> String {
+    let Some((numerator, divisor)) = division else {
+        return "take known sizes".to_owned();
+    };
+    let Some(d) = divisor.as_constant() else {
+        return format!("the divisor `{divisor}` isn't a number: pass a number or a dim");
+    };
+    let instead: Vec<String> = undivided_terms(&numerator, d)
+        .iter()
+        .map(|(written, wanted)| format!("`{wanted}` for `{written}`"))
+        .collect();
+    if instead.is_empty() {
+        return "take known sizes".to_owned();
+    }
+    format!(
+        "`{numerator}` is divided by `{d}`: take sizes such as {}, or known sizes",
+        instead.join(", ")
+    )
 }

@@ -10,7 +10,7 @@ use syntax::ast::{self};
 use super::FnChecker;
 use crate::program::Decl;
 use crate::shape::show_ty;
-use crate::typed::Callee;
+use crate::typed::{Callee, ExprInfo};
 use crate::types::{Ty, TyKind};
 
 use crate::codes;
@@ -174,6 +174,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         },
                         receiver: Some((info.def.size_params.clone(), args.clone())),
                     });
+                }
+                let field = info.def.fields.iter().any(|f| *f.name == *name.name)
+                    || (info.def.is_model && name.name == "training");
+                if !field {
+                    self.no_such_member(Some(info), *model, name, true);
+                    self.record(callee.span, super::error_ty(callee.span), ExprInfo::Plain);
+                    return Resolved::Failed;
                 }
                 // A field holding a sub-model: `self.mlp(x)` calls its forward.
                 let field_ty = self.expr(callee);

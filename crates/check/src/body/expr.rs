@@ -13,7 +13,7 @@ use syntax::ast::{self, BinaryOp, ScalarKind};
 use super::{error_ty, FnChecker};
 use crate::broadcast::{broadcast, Failed};
 use crate::codes;
-use crate::model::{instantiate, ModelInfo};
+use crate::model::instantiate;
 use crate::program::Decl;
 use crate::shape::{
     axis_name, axis_poly, axis_poly_ref, effective_dtype, is_float, shared_tensor, show_size,
@@ -66,7 +66,13 @@ impl FnChecker<'_, '_> {
                 let ty = match (op, &ty.kind) {
                     (_, TyKind::Error) => error_ty(span),
                     (ast::UnaryOp::Neg, TyKind::Scalar(ScalarKind::Int | ScalarKind::Float)) => ty,
-                    (ast::UnaryOp::Neg, TyKind::Tensor(t)) => shared_tensor(t.shape.clone(), None, t.dtype, span),
+                    (ast::UnaryOp::Neg, TyKind::Tensor(t)) => {
+                        if self.negation_defined(&ty, operand.span) {
+                            shared_tensor(t.shape.clone(), None, effective_dtype(t), span)
+                        } else {
+                            error_ty(span)
+                        }
+                    }
                     (ast::UnaryOp::Not, TyKind::Scalar(ScalarKind::Bool)) => ty,
                     (ast::UnaryOp::Not, TyKind::Tensor(t)) => {
                         shared_tensor(t.shape.clone(), Some(Domain::Bool), None, span)
@@ -173,6 +179,12 @@ impl FnChecker<'_, '_> {
                     BinaryOp::Add => a.add(&b).ok(),
                     BinaryOp::Sub => a.sub(&b).ok(),
                     BinaryOp::Mul => a.mul(&b).ok(),
+                    // Exact, as sizes divide (`docs/shapescript/sizes.md`).
+                    BinaryOp::Div => a.div_exact(&b).ok().or_else(|| {
+                        let dims = self.ctx.env.dims;
+                        let (a, b) = (dims.substitute(&a).ok()?, dims.substitute(&b).ok()?);
+                        a.div_exact(&b).ok()
+                    }),
                     _ => None,
                 }
             }
@@ -309,6 +321,7 @@ impl FnChecker<'_, '_> {
                         span,
                         scalar(ScalarKind::Bool, span),
                         ExprInfo::Field {
+                            file: *file,
                             owner: *owner,
                             field: name.name,
                         },
@@ -322,13 +335,14 @@ impl FnChecker<'_, '_> {
                             span,
                             ty,
                             ExprInfo::Field {
+                                file: *file,
                                 owner: *owner,
                                 field: name.name,
                             },
                         );
                     }
                     None => {
-                        self.no_such_field(info, *owner, name);
+                        self.no_such_member(info, *owner, name, false);
                         error_ty(span)
                     }
                 }
@@ -400,33 +414,6 @@ impl FnChecker<'_, '_> {
         None
     }
 
-    /// E0409 for a field `owner` lacks: says when it is a method, or lists
-    /// the fields there are.
-    fn no_such_field(&mut self, info: Option<&ModelInfo>, owner: Name, name: &ast::Ident) {
-        let is_method = info.is_some_and(|m| m.methods.contains_key(&name.name));
-        let mut d = Diagnostic::error(
-            codes::E0409,
-            format!("`{owner}` has no field `{}`", name.name),
-        )
-        .with_primary(
-            name.span,
-            if is_method {
-                "a method, not a field"
-            } else {
-                "no such field"
-            },
-        );
-        if is_method {
-            d = d.with_help(format!("call the method: `.{}(...)`", name.name));
-        } else if let Some(m) = info {
-            let names: Vec<&str> = m.def.fields.iter().map(|f| &*f.name).collect();
-            if !names.is_empty() {
-                d = d.with_note(format!("`{owner}` has the fields {}", names.join(", ")));
-            }
-        }
-        self.diagnostics.push(d);
-    }
-
     fn binary(&mut self, e: &ast::Expr, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Ty {
         let span = e.span;
         let a = self.expr(lhs);
@@ -443,6 +430,17 @@ impl FnChecker<'_, '_> {
         );
         let logic = matches!(op, BinaryOp::And | BinaryOp::Or);
         match (&a.kind, &b.kind) {
+            // A size divided exactly is a size (`arange(D / 2)`).
+            (TyKind::Scalar(ScalarKind::Int), TyKind::Scalar(ScalarKind::Int))
+                if op == BinaryOp::Div && self.static_size(e).is_some() =>
+            {
+                let size = crate::size::Size::computed(self.static_size(e).unwrap_or_default());
+                self.record(
+                    span,
+                    scalar(ScalarKind::Int, span),
+                    ExprInfo::SizeValue { size },
+                )
+            }
             (TyKind::Scalar(x), TyKind::Scalar(y)) => {
                 let kind = if comparison || logic {
                     ScalarKind::Bool
@@ -468,14 +466,19 @@ impl FnChecker<'_, '_> {
             }
             (TyKind::Tensor(_) | TyKind::Scalar(_), TyKind::Tensor(_) | TyKind::Scalar(_)) => {
                 let operands = [(&a, lhs.span), (&b, rhs.span)];
-                let Some((shape, dtype, alignments)) =
-                    self.elementwise(&operands, span, op.as_str())
+                let Some((shape, _, alignments)) = self.elementwise(&operands, span, op.as_str())
                 else {
                     return self.record(span, error_ty(span), ExprInfo::Plain);
                 };
                 let (domain, dtype) = if comparison || logic {
                     (Some(Domain::Bool), None)
                 } else {
+                    let dtype = self
+                        .promoted(&operands, op.as_str())
+                        .and_then(|d| self.operator_dtype(op, &operands, d));
+                    let Some(dtype) = dtype else {
+                        return self.record(span, error_ty(span), ExprInfo::Plain);
+                    };
                     (None, dtype)
                 };
                 let ty = shared_tensor(shape, domain, dtype, span);
@@ -712,7 +715,7 @@ impl FnChecker<'_, '_> {
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        let Some(dtype) = self.unify_dtypes(&[(a, lhs.span), (b, rhs.span)], "@") else {
+        let Some(dtype) = self.matmul_dtype((a, lhs.span), (b, rhs.span)) else {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if sa.is_empty() || sb.is_empty() {
@@ -746,33 +749,22 @@ impl FnChecker<'_, '_> {
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
         }
-        let Some(mut shape) = self.matmul_batch(span, a, b, sa, b_batch) else {
+        let Some((mut shape, lhs, rhs)) = self.matmul_batch(span, a, b, sa, b_batch) else {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if let Some(out) = b_out {
             shape.push(out.clone());
         }
-        let ty = tensor(Some(shape.clone()), None, dtype, span);
-        let rank = shape.len();
-        let lhs_align = Alignment {
-            positions: Some((0..rank).map(|i| (i < sa.len()).then_some(i)).collect()),
-        };
-        let rhs_align = Alignment {
-            positions: Some((0..rank).map(|i| (i < sb.len()).then_some(i)).collect()),
-        };
-        self.record(
-            span,
-            ty,
-            ExprInfo::MatMul {
-                lhs: lhs_align,
-                rhs: rhs_align,
-            },
-        )
+        let ty = tensor(Some(shape), None, dtype, span);
+        self.record(span, ty, ExprInfo::MatMul { lhs, rhs })
     }
 
     /// The result's leading axes: `a`'s but its last, and with `b`'s batch
     /// axes (`b_batch`) broadcast by name into `a`'s leading ones (E0401
-    /// when they don't).
+    /// when they don't); and how each operand lines up for PyTorch's
+    /// `matmul`, which broadcasts batch axes right-aligned: over the
+    /// result's batch axes, then the operand's two matrix axes (`ExprInfo::
+    /// MatMul`), so `[h b n d] @ [h d e]` reads `w[:, None]`.
     fn matmul_batch(
         &mut self,
         span: Span,
@@ -780,58 +772,55 @@ impl FnChecker<'_, '_> {
         b: &Ty,
         sa: &[Axis],
         b_batch: &[Axis],
-    ) -> Option<Vec<Axis>> {
-        let mut shape: Vec<Axis> = sa[..sa.len() - 1].to_vec();
-        if !b_batch.is_empty() {
-            let a_lead = &sa[..sa.len().saturating_sub(2)];
-            match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
-                Ok(bc) => {
-                    shape = bc.shape.into_owned();
+    ) -> Option<(Vec<Axis>, Alignment, Alignment)> {
+        let plain = || Alignment { positions: None };
+        if b_batch.is_empty() {
+            return Some((sa[..sa.len() - 1].to_vec(), plain(), plain()));
+        }
+        let a_lead = &sa[..sa.len().saturating_sub(2)];
+        match broadcast(self.ctx.env.dims, &[a_lead, b_batch]) {
+            Ok(bc) => {
+                let with_matrix = |positions: &[Option<usize>], rank: usize| Alignment {
+                    positions: Some(
+                        positions
+                            .iter()
+                            .copied()
+                            .chain([Some(rank), Some(rank + 1)])
+                            .collect(),
+                    ),
+                };
+                let (lhs, rhs) = (
                     if sa.len() >= 2 {
-                        shape.push(sa[sa.len() - 2].clone());
-                    }
+                        with_matrix(&bc.positions[0], a_lead.len())
+                    } else {
+                        plain()
+                    },
+                    with_matrix(&bc.positions[1], b_batch.len()),
+                );
+                let mut shape = bc.shape.into_owned();
+                if sa.len() >= 2 {
+                    shape.push(sa[sa.len() - 2].clone());
                 }
-                Err(Failed::Ambiguous { name, note, .. }) => {
-                    let d = self.ambiguous_broadcast(name, note, None, (span, span));
-                    self.diagnostics.push(d);
-                    return None;
-                }
-                Err(Failed::Note(note)) => {
-                    self.diagnostics.push(
-                        Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
-                            .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
-                            .with_note(note),
-                    );
-                    return None;
-                }
+                Some((shape, lhs, rhs))
+            }
+            Err(Failed::Ambiguous { name, note, .. }) => {
+                let d = self.ambiguous_broadcast(name, note, None, (span, span));
+                self.diagnostics.push(d);
+                None
+            }
+            Err(Failed::Note(note)) => {
+                self.diagnostics.push(
+                    Diagnostic::error(codes::E0401, "the batch axes of `@` don't broadcast")
+                        .with_primary(span, format!("`{}` @ `{}`", show_ty(a), show_ty(b)))
+                        .with_note(note),
+                );
+                None
             }
         }
-        Some(shape)
     }
 }
 
-/// The least value a size can take, with unknown sizes at least 0 and other
-/// symbols at least 1; `None` when a negative term makes it unbounded.
-pub(super) fn least_value(poly: &Poly) -> Option<i128> {
-    let mut sum: i128 = 0;
-    for term in poly.terms() {
-        let factors = term.mono.factors();
-        let least = if factors.is_empty() {
-            term.coef
-        } else if term.coef < 0 {
-            return None;
-        } else if factors
-            .iter()
-            .any(|(s, _)| matches!(s, Symbol::Unknown { .. }))
-        {
-            0
-        } else {
-            term.coef
-        };
-        sum = sum.checked_add(least)?;
-    }
-    Some(sum)
-}
+pub(super) use crate::size::least_value;
 
 fn shapes_have_unknowns(shapes: &[&[Axis]]) -> bool {
     shapes

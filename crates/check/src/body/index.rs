@@ -211,7 +211,16 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     start, end, step, ..
                 } => {
                     for part in [start, end, step].into_iter().flatten() {
-                        self.expr(part);
+                        let ty = self.expr(part);
+                        if !matches!(ty.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
+                            self.diagnostics.push(
+                                Diagnostic::error(codes::E0408, "a slice's bounds and step are `Int`s")
+                                    .with_primary(part.span, format!("this is `{}`", show_ty(&ty)))
+                                    .with_note("`/` divides into a `Float` unless it divides sizes exactly (`D / 2`)")
+                                    .with_help("slice by a size, or by an `Int` parameter computed before the call"),
+                            );
+                            failed = true;
+                        }
                     }
                     if let Some(step) = step.as_deref().filter(|s| not_positive(s)) {
                         // PyTorch refuses these when it runs: say so now.
@@ -265,7 +274,8 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return Some(Entry::New);
         }
         match &xt.kind {
-            TyKind::Scalar(ScalarKind::Int) | TyKind::Error => return Some(Entry::Drop),
+            TyKind::Scalar(ScalarKind::Int) => return Some(Entry::Drop(self.static_index(x))),
+            TyKind::Error => return Some(Entry::Drop(None)),
             TyKind::Tensor(it) => {
                 let integer =
                     effective_dtype(it).is_some_and(|d| !is_float(d) && d != DtypeKind::Bool);
@@ -332,7 +342,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let mut pos = 0;
         for (entry, index) in entries.iter().zip(indices) {
             match entry {
-                Entry::Drop => pos += 1,
+                Entry::Drop(at) => {
+                    if let Some(at) = at {
+                        if !self.index_fits(*at, &axes[pos], index_span(index)) {
+                            return None;
+                        }
+                    }
+                    pos += 1;
+                }
                 Entry::New => {
                     out.push(axis_of(Poly::constant(1), index_span(index)));
                     in_run = false;
@@ -476,6 +493,45 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         whole.add(&Poly::constant(up)).ok()
     }
 
+    /// The value of an Int index known before the program runs: a number, a
+    /// size, or one of them negated.
+    fn static_index(&self, e: &ast::Expr) -> Option<i128> {
+        let dims = self.ctx.env.dims;
+        let value = |e: &ast::Expr| dims.value(&self.static_size(e)?);
+        match &e.kind {
+            ast::ExprKind::Unary {
+                op: ast::UnaryOp::Neg,
+                operand,
+            } => value(operand)?.checked_neg(),
+            _ => value(e),
+        }
+    }
+
+    /// Whether the index `at` lies on `axis` for every size it may have
+    /// (sizes at least 1: `docs/shapescript/sizes.md`); E0401 otherwise, as
+    /// PyTorch raises an `IndexError`.
+    fn index_fits(&mut self, at: i128, axis: &Axis, span: Span) -> bool {
+        let dims = self.ctx.env.dims;
+        let size = axis_poly(axis).and_then(|p| dims.substitute(&p).ok());
+        let least = size.as_ref().and_then(least_value);
+        let fits = least.is_some_and(|n| (0..n).contains(&at) || (-n..0).contains(&at));
+        if fits {
+            return true;
+        }
+        let shown = size.map_or_else(|| axis.to_string(), |p| p.to_string());
+        self.diagnostics.push(
+            Diagnostic::error(codes::E0401, format!("index {at} is out of bounds for an axis of size `{shown}`"))
+                .with_primary(span, match least {
+                    Some(n) if n.to_string() == shown => format!("the axis holds positions 0 to {}", n - 1),
+                    Some(n) => format!("the axis may hold as few as {n} position{}", if n == 1 { "" } else { "s" }),
+                    None => "the axis may be shorter".to_string(),
+                })
+                .with_note("PyTorch raises an `IndexError` for a position past the axis")
+                .with_help("index within the axis, or state its size with `as` (checked when the program runs)"),
+        );
+        false
+    }
+
     /// A slice bound as a position: `-c` counts from the end of `size`.
     fn slice_bound(&self, e: &ast::Expr, size: &Poly) -> Option<Poly> {
         if let ast::ExprKind::Unary {
@@ -495,8 +551,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
 
 /// What one entry of `x[...]` does to the axes.
 enum Entry {
-    /// An Int: drops its axis.
-    Drop,
+    /// An Int: drops its axis; its value when known before the program
+    /// runs (`x[10]`, `x[-1]`).
+    Drop(Option<i128>),
     /// A slice: keeps its axis, at the slice's size.
     Slice,
     /// `none`: a new axis of size 1.

@@ -14,8 +14,10 @@ mod call_result;
 mod callee;
 mod cast;
 mod defaults;
+mod dtypes;
 pub(crate) mod expr;
 mod index;
+mod members;
 pub(crate) mod names;
 mod pattern;
 mod record;
@@ -250,6 +252,24 @@ fn check_module(
     }
 }
 
+/// Whether `found` fits `expected` once a tensor without a dtype is
+/// PyTorch's default `f32`, as it is while a model is made: a buffer's
+/// value of `f32` fits a buffer type without a dtype (`model.to` converts
+/// both with the model).
+fn default_float_fits(dims: &DimValues, found: &Ty, expected: &Ty) -> bool {
+    let as_default = |ty: &Ty| match &ty.kind {
+        TyKind::Tensor(t) if shape::effective_dtype(t).is_none() => Ty {
+            kind: TyKind::Tensor(TensorTy {
+                dtype: Some(DtypeKind::F32),
+                ..t.clone()
+            }),
+            span: ty.span,
+        },
+        _ => ty.clone(),
+    };
+    same_ty(dims, &as_default(found), &as_default(expected)).is_none()
+}
+
 /// Checks each buffer's value (`buffer name: T = expr`) as the body of a
 /// method without parameters that returns `T`, recorded as the body
 /// `(model, name)`: computed when the model is made, with no `self`, so
@@ -332,6 +352,9 @@ pub(crate) struct FnChecker<'c, 'a> {
     pub unknown_counts: HashMap<Name, u32>,
     /// Spans of `return` values and the final value, to check against the return type.
     saw_return: bool,
+    /// The conditions of the `if`s whose condition was reported (or
+    /// failed): a body ending with one of them is not told it has no value.
+    failed_ifs: Vec<Span>,
     /// The generic axes the parameters give only as parts of groups with
     /// other unknown parts (`undetermined.rs`): no size of their own.
     undetermined: Vec<Name>,
@@ -389,6 +412,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             diagnostics,
             unknown_counts: HashMap::default(),
             saw_return: false,
+            failed_ifs: Vec::new(),
             undetermined: Vec::new(),
             unread: Vec::new(),
             buffer: false,
@@ -449,8 +473,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     /// The dtype of float tensors made in a body without a dtype-less float
     /// tensor (`Body::made_dtype`): the one concrete float dtype of its
-    /// tensor parameters and model fields, if they agree on one.
-    fn made_dtype(&self) -> Option<DtypeKind> {
+    /// tensor parameters and model fields, if they agree on one, else
+    /// PyTorch's default, `f32`.
+    fn made_dtype(&self) -> DtypeKind {
         let mut seen: Option<DtypeKind> = None;
         let mut agree = true;
         let mut note = |t: &TensorTy| {
@@ -475,7 +500,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 self.find_field(&model.def, &mut Vec::new(), 0, &mut note);
             }
         }
-        seen.filter(|_| agree)
+        seen.filter(|_| agree).unwrap_or(DtypeKind::F32)
     }
 
     /// Finds, depth first in field order, a tensor field of `def` or of its
@@ -565,7 +590,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         self.body.float_source = self.float_source(&optional);
         self.body.device_source = self.device_source(&optional);
         if self.body.float_source.is_none() {
-            self.body.made_dtype = self.made_dtype();
+            self.body.made_dtype = Some(self.made_dtype());
         }
         if !signature_broken(self.signature) {
             self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
@@ -611,14 +636,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         match (&ret, &value) {
             (Some(ret), Some((ty, span))) => self.expect_ty(ty, ret, *span, Expected::Return),
             (Some(ret), None) if !self.saw_return && !matches!(ret.kind, TyKind::Error) => {
-                self.diagnostics.push(
-                    Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
-                        .with_primary(
-                            f.name.span,
-                            format!("the return type is `{}`", show_ty(ret)),
-                        )
-                        .with_help("end the body with the value to return, or use `return value`"),
-                );
+                self.returns_nothing(f, ret);
             }
             _ => {}
         }
@@ -630,6 +648,65 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 span: f.name.span,
             },
         };
+    }
+
+    /// E0408 for a body that ends without a value and never returns one:
+    /// at the return type, as rustc does, with the statement the body ends
+    /// with. Quiet when that statement is an `if` whose condition was
+    /// reported (a tensor): the `if` is the one mistake.
+    fn returns_nothing(&mut self, f: &ast::Fn, ret: &Ty) {
+        let tail = match &f.body {
+            ast::FnBody::Block(b) => b.stmts.last(),
+            ast::FnBody::Expr(_) => None,
+        };
+        if let Some(ast::StmtKind::If { cond, .. }) = tail.map(|s| &s.kind) {
+            if self.failed_ifs.contains(&cond.span) {
+                return;
+            }
+        }
+        let at = f.ret.as_ref().map_or(f.name.span, |t| t.span);
+        let mut d = Diagnostic::error(codes::E0408, format!("`{}` returns nothing", f.name.name))
+            .with_primary(at, format!("the return type is `{}`", show_ty(ret)));
+        let keyword =
+            |s: &ast::Stmt, len: u32| Span::new(s.span.file, s.span.start, s.span.start + len);
+        let (ends, help) = match tail.map(|s| (s, &s.kind)) {
+            Some((s, ast::StmtKind::If { .. })) => (
+                Some((
+                    keyword(s, 2),
+                    "the body ends with this `if`, whose blocks give no value",
+                )),
+                "`return` the value in each block of the `if`, or end the body with the value",
+            ),
+            Some((s, ast::StmtKind::For { .. })) => (
+                Some((
+                    keyword(s, 3),
+                    "the body ends with this `for`, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            Some((s, ast::StmtKind::Let { .. } | ast::StmtKind::LetTuple { .. })) => (
+                Some((
+                    s.span,
+                    "the body ends with this `let`, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            Some((s, _)) => (
+                Some((
+                    s.span,
+                    "the body ends with this assignment, which gives no value",
+                )),
+                "end the body with the value to return, or use `return value`",
+            ),
+            None => (
+                None,
+                "end the body with the value to return, or use `return value`",
+            ),
+        };
+        if let Some((span, label)) = ends {
+            d = d.with_secondary(span, label);
+        }
+        self.diagnostics.push(d.with_help(help));
     }
 
     /// A body left unchecked for its signature's mistake still has its
@@ -718,6 +795,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 else_block,
             } => {
                 let ty = self.expr(cond);
+                if !matches!(ty.kind, TyKind::Scalar(ast::ScalarKind::Bool)) {
+                    self.failed_ifs.push(cond.span);
+                }
                 if !matches!(
                     ty.kind,
                     TyKind::Scalar(ast::ScalarKind::Bool) | TyKind::Error
@@ -982,6 +1062,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let Some(problem) = same_ty(self.ctx.env.dims, found, expected) else {
             return;
         };
+        if self.buffer && default_float_fits(self.ctx.env.dims, found, expected) {
+            return;
+        }
         // `?k` in a return type is whatever size the body returns
         // (`docs/shapescript/sizes.md`, Unknown sizes).
         let adopted;
@@ -1068,7 +1151,30 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 "a rebinding keeps the value's type, so a loop's body must give back what it takes",
             );
         }
+        if let Some(help) = dtype_help(found, expected) {
+            d = d.with_help(help);
+        }
         self.diagnostics.push(d);
+    }
+}
+
+/// The help for a value of a concrete dtype where the type has none (the
+/// call's float dtype), or the other way round.
+fn dtype_help(found: &Ty, expected: &Ty) -> Option<String> {
+    let (TyKind::Tensor(f), TyKind::Tensor(e)) = (&found.kind, &expected.kind) else {
+        return None;
+    };
+    match (shape::effective_dtype(f), shape::effective_dtype(e)) {
+        (Some(d), None) => Some(format!(
+            "the value is always {d}, whatever the caller's float dtype: declare it, as in `{} {d}`, or compute it from a tensor parameter without a dtype",
+            show_ty(&Ty { kind: TyKind::Tensor(TensorTy { dtype: None, ..e.clone() }), span: expected.span }),
+            d = d.as_str()
+        )),
+        (None, Some(d)) => Some(format!(
+            "the value has the caller's float dtype, which may be another than {d}: convert it, `... to {d}`",
+            d = d.as_str()
+        )),
+        _ => None,
     }
 }
 
@@ -1218,10 +1324,23 @@ fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
         };
         for (a, axis) in shape.iter().enumerate() {
             let (name, factor, divide_by) = match &axis.kind {
-                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does.
-                AxisKind::Size { size, .. } => match size.poly.as_multiple_of_symbol() {
-                    Some((factor, Symbol::Generic(n))) => (*n, factor, None),
-                    _ => continue,
+                // `[2*n]` reads `n` as the axis divided by 2, as `[2n]` does;
+                // `[2*n + 1]` the axis less 1, divided by 2.
+                AxisKind::Size { size, .. } => match split_offset(&size.poly) {
+                    Some((factor, n, offset)) => {
+                        if !out.iter().any(|g| g.name == n) {
+                            out.push(GenericSource {
+                                name: n,
+                                param: p,
+                                axis: a,
+                                factor,
+                                offset,
+                                divide_by: None,
+                            });
+                        }
+                        continue;
+                    }
+                    None => continue,
                 },
                 AxisKind::Group {
                     parts,
@@ -1266,10 +1385,27 @@ fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
                     param: p,
                     axis: a,
                     factor,
+                    offset: 0,
                     divide_by,
                 });
             }
         }
+    }
+}
+
+/// A size `factor * n + offset` of one generic axis `n` (a positive
+/// factor), as the entry reads it: `[n]`, `[2*n]`, `[n + 1]`, `[2*n - 1]`.
+fn split_offset(poly: &Poly) -> Option<(i128, Name, i128)> {
+    let offset: i128 = poly
+        .terms()
+        .iter()
+        .filter(|t| t.mono.factors().is_empty())
+        .map(|t| t.coef)
+        .sum();
+    let rest = poly.sub(&Poly::constant(offset)).ok()?;
+    match rest.as_multiple_of_symbol()? {
+        (factor, Symbol::Generic(n)) => Some((factor, *n, offset)),
+        _ => None,
     }
 }
 

@@ -191,6 +191,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             Failure::Mismatch { tag, .. }
             | Failure::Inexact { tag, .. }
             | Failure::BelowOne { tag, .. }
+            | Failure::MayBeBelowOne { tag, .. }
             | Failure::Overflow { tag }
             | Failure::Unsolved { tag, .. } => *tag,
         };

@@ -19,10 +19,6 @@ pub struct Interval {
     pub hi: f64,
     pub lo_open: bool,
     pub hi_open: bool,
-    /// Positive in exact arithmetic though the floats may round down to 0
-    /// (`softmax`): good enough for `log`, whose result is then finite
-    /// (docs/shapescript/ranges.md), and for nothing else.
-    pub pos_for_log: bool,
     /// The axis (its position) along which these values hold each row's
     /// largest value of a `softmax` over that axis (`softmax`'s own values,
     /// `topk` of them over it): that value is at least 1/n, in floats too,
@@ -30,6 +26,12 @@ pub struct Interval {
     /// (docs/shapescript/ranges.md). Kept only by a name and the operations
     /// that set it.
     pub row_max_axis: Option<u8>,
+    /// The axis along which each row holds a 0 that is its largest value:
+    /// `x - max(x, over=n)`, whose row maximum is `x`'s own minus itself.
+    /// An increasing function positive at 0 (`exp`) turns it into a
+    /// `row_max_axis` (the row's largest value, `exp(0) = 1`, is positive),
+    /// so `log(sum(exp(x - max(x, over=n)), over=n))` checks.
+    pub row_zero_axis: Option<u8>,
 }
 
 impl Interval {
@@ -47,9 +49,27 @@ impl Interval {
             hi,
             lo_open: lo_open || lo == -INF,
             hi_open: hi_open || hi == INF,
-            pos_for_log: false,
             row_max_axis: None,
+            row_zero_axis: None,
         }
+    }
+
+    /// The values as an f16 holds them: magnitudes below half its least
+    /// subnormal (2^-25) round to 0, and above its largest (65504) to an
+    /// infinity (`1e-8` is 0 in f16, so `x * x + 1e-8` may be 0 there).
+    pub fn in_f16(&self) -> Interval {
+        const TINY: f64 = 2.980_232_238_769_531_3e-8;
+        const HUGE: f64 = 65504.0;
+        let round = |v: f64| match v.abs() {
+            a if a < TINY => 0.0,
+            a if a > HUGE => v.signum() * INF,
+            _ => v,
+        };
+        let (lo, hi) = (round(self.lo), round(self.hi));
+        if lo == self.lo && hi == self.hi {
+            return *self;
+        }
+        Interval::new(lo.min(hi), lo.max(hi), false, false)
     }
 
     /// One number.
@@ -139,9 +159,7 @@ impl Interval {
     pub fn union(&self, other: &Interval) -> Interval {
         let (lo, lo_open) = lower_min(self.lo, self.lo_open, other.lo, other.lo_open);
         let (hi, hi_open) = upper_max(self.hi, self.hi_open, other.hi, other.hi_open);
-        let mut out = Interval::new(lo, hi, lo_open, hi_open);
-        out.pos_for_log = self.pos_for_log && other.pos_for_log;
-        out
+        Interval::new(lo, hi, lo_open, hi_open)
     }
 
     /// The values of both; `outer` when they don't meet (a claim that
@@ -161,7 +179,6 @@ impl Interval {
             return *outer;
         }
         let mut out = Interval::new(lo, hi, lo_open, hi_open);
-        out.pos_for_log = self.pos_for_log;
         // A declared domain that holds every value changes none of them.
         if out.same_set(self) {
             out.row_max_axis = self.row_max_axis;
@@ -174,7 +191,6 @@ impl Interval {
     /// is `self`'s).
     pub fn above_row_max(&self) -> Interval {
         let mut out = self.narrow_to(&Interval::POS);
-        out.pos_for_log = false;
         out.row_max_axis = None;
         out
     }
@@ -429,7 +445,6 @@ mod tests {
     #[test]
     fn a_reduction_holding_a_softmax_rows_largest_value_is_positive() {
         let probs = Interval {
-            pos_for_log: true,
             row_max_axis: Some(1),
             ..Interval::UNIT
         };

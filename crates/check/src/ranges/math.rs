@@ -62,6 +62,13 @@ impl MathFn {
         })
     }
 
+    /// Whether it is increasing and positive at 0 (`exp`, `sigmoid`,
+    /// `softplus`): a row's largest value stays its largest, and a 0 there
+    /// becomes positive (`Interval::row_zero_axis`).
+    pub fn keeps_row_max(self) -> bool {
+        matches!(self, MathFn::Exp | MathFn::Sigmoid | MathFn::Softplus)
+    }
+
     /// The edge its argument must keep to, for the functions with one.
     pub fn edge(self) -> Option<Edge> {
         match self {
@@ -72,8 +79,14 @@ impl MathFn {
         }
     }
 
-    /// The range of its results over `x` (the part of `x` inside its domain).
+    /// The range of its results over `x` (the part of `x` inside its
+    /// domain), as floats compute them (`rounded`).
     pub fn apply(self, x: &Interval) -> Interval {
+        rounded(self.exact(x))
+    }
+
+    /// The range of its results in exact arithmetic.
+    fn exact(self, x: &Interval) -> Interval {
         match self {
             MathFn::Exp => x.monotone(f64::exp, true),
             MathFn::Log => positive_part(x).monotone(f64::ln, true),
@@ -106,12 +119,31 @@ impl MathFn {
     }
 }
 
+/// The floats a function's results may be, given their exact range: a
+/// float function rounds, so an end it only tends to is reached (`exp(-104)`
+/// is 0 in f32, `sigmoid(17)` is 1, `tanh(10)` is 1), and an end it attains
+/// may be off by a rounding. Finite ends are closed, and those other than
+/// 0 and ±1 (which are floats, and the bounds of these functions) move out
+/// by 2^-7 of their size: a bf16 rounding of a result computed in f32
+/// (`docs/shapescript/ranges.md`, "Rounding").
+fn rounded(iv: Interval) -> Interval {
+    const SLACK: f64 = 1.0 / 128.0;
+    let exact = |v: f64| v == 0.0 || v.abs() == 1.0 || v.is_infinite();
+    let lo = if exact(iv.lo) {
+        iv.lo
+    } else {
+        iv.lo - iv.lo.abs() * SLACK
+    };
+    let hi = if exact(iv.hi) {
+        iv.hi
+    } else {
+        iv.hi + iv.hi.abs() * SLACK
+    };
+    Interval::new(lo, hi, false, false)
+}
+
 /// The values of `x` above 0 (where `log` and `rsqrt` are defined).
 fn positive_part(x: &Interval) -> Interval {
-    if x.pos_for_log {
-        // Positive in exact arithmetic: its values, with 0 left out.
-        return Interval::new(x.lo.max(0.0), x.hi, true, x.hi_open);
-    }
     x.narrow_to(&Interval::POS)
 }
 
@@ -179,18 +211,19 @@ mod tests {
 
     #[test]
     fn known_functions_map_ranges_exactly() {
-        assert_eq!(range("torch.exp", Interval::REAL), "(0, inf)");
+        // The ends a function only tends to are reached in floats.
+        assert_eq!(range("torch.exp", Interval::REAL), "[0, inf)");
         assert_eq!(range("torch.sqrt", Interval::REAL), "[0, inf)");
-        assert_eq!(range("torch.sigmoid", Interval::REAL), "(0, 1)");
-        assert_eq!(range("torch.tanh", Interval::REAL), "(-1, 1)");
-        assert_eq!(range("torch.expm1", Interval::REAL), "(-1, inf)");
+        assert_eq!(range("torch.sigmoid", Interval::REAL), "[0, 1]");
+        assert_eq!(range("torch.tanh", Interval::REAL), "[-1, 1]");
+        assert_eq!(range("torch.expm1", Interval::REAL), "[-1, inf)");
         assert_eq!(
             range("torch.nn.functional.softplus", Interval::REAL),
-            "(0, inf)"
+            "[0, inf)"
         );
         assert_eq!(
             range("torch.nn.functional.logsigmoid", Interval::REAL),
-            "(-inf, 0)"
+            "(-inf, 0]"
         );
         assert_eq!(
             range("torch.log", Interval::NON_NEG.add(&Interval::point(1.0))),
@@ -204,7 +237,10 @@ mod tests {
             .unwrap()
             .apply(&Interval::REAL)
             .contains(-0.1699));
-        assert_eq!(range("torch.erf", Interval::REAL), "(-1, 1)");
+        assert_eq!(range("torch.erf", Interval::REAL), "[-1, 1]");
+        // An end a function attains moves out by a rounding.
+        let gelu = MathFn::Gelu.apply(&Interval::point(2.0));
+        assert!(gelu.contains(1.954_499_736_103_641_6) && gelu.contains(1.954_499_874_225_487_3));
         assert_eq!(
             MathFn::from_python("torch.log").unwrap().edge(),
             Some(Edge::Positive)

@@ -196,6 +196,35 @@ impl Walker<'_> {
         }
     }
 
+    /// The log-space form of `log(softmax(x))` and `log(sigmoid(x))`, which
+    /// never round to 0 first: `log_softmax`, `log_sigmoid`.
+    fn log_space_help(&self, f: MathFn, arg: &ast::Expr) -> Option<String> {
+        if f != MathFn::Log {
+            return None;
+        }
+        let ExprKind::Call { args, .. } = &arg.kind else {
+            return None;
+        };
+        let x = args.first().map(|a| self.text(&a.value))?;
+        let ExprInfo::Call(call) = &self.typed(arg.span)?.info else {
+            return None;
+        };
+        match &call.callee {
+            Callee::Builtin(crate::builtin_names::Builtin::Softmax) => {
+                let over = args
+                    .iter()
+                    .find(|a| a.name.as_ref().is_some_and(|n| n.name == "over"))
+                    .map(|a| format!(", over={}", self.text(&a.value)))
+                    .unwrap_or_default();
+                Some(format!("a softmax's small values round to 0 in floats: compute in log space, `log_softmax({x}{over})`"))
+            }
+            Callee::Extern { python, .. } if MathFn::from_python(python) == Some(MathFn::Sigmoid) => {
+                Some(format!("`sigmoid` of a large negative value rounds to 0 in floats: compute in log space, `log_sigmoid({x})`"))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `e` is a Python `Float` or `Int`.
     fn is_number(&self, e: &ast::Expr) -> bool {
         self.typed(e.span).is_some_and(|t| {
@@ -251,7 +280,10 @@ impl Walker<'_> {
         } else {
             "NonNeg"
         };
-        let help = self.number_help(arg, &iv, domain).unwrap_or(help);
+        let help = self
+            .number_help(arg, &iv, domain)
+            .or_else(|| self.log_space_help(f, arg))
+            .unwrap_or(help);
         let note = self.origin(arg, &iv);
         let d = Diagnostic::error(code, message)
             .with_primary(arg.span, label)
@@ -276,6 +308,23 @@ impl Walker<'_> {
             .with_note(note)
             .with_help(help);
         let d = self.with_origin(d, rhs);
+        self.diagnostics.push(d);
+    }
+
+    /// An integer power whose exponent (of interval `iv`) may be negative.
+    pub(super) fn negative_power(&mut self, exponent: &ast::Expr, iv: Option<Interval>) {
+        let text = self.text(exponent);
+        let (label, note) = match iv {
+            Some(iv) => (format!("this is in {iv}"), self.origin(exponent, &iv)),
+            None => ("this may be negative".to_string(), String::new()),
+        };
+        let mut d = Diagnostic::error(codes::E0607, "an integer power with an exponent that may be negative")
+            .with_primary(exponent.span, label)
+            .with_help(format!("convert the base to a float first, `(x to Real) ** {text}`, or keep the exponent at 0 or above"));
+        if !note.is_empty() {
+            d = d.with_note(note);
+        }
+        d = d.with_note("PyTorch raises `Integers to negative integer powers are not allowed`");
         self.diagnostics.push(d);
     }
 
@@ -320,6 +369,69 @@ impl Walker<'_> {
                     "make the axis {have} long, or the ids `Index[{want}]`"
                 )),
         );
+    }
+
+    /// Ids not known to lie in `[0, want)`: integers of a wider range, or
+    /// `Index[n]` ids of another size than the axis they index.
+    pub(super) fn ids_unbounded(
+        &mut self,
+        ids: &ast::Expr,
+        iv: Option<Interval>,
+        want: &crate::size::Poly,
+        what: IdsPlace,
+        call: &ast::Expr,
+    ) {
+        let dims = self.env.dims;
+        let size = match dims.value(want) {
+            Some(v) if v.to_string() != want.to_string() => format!("`{want}` ({v})"),
+            _ => format!("`{want}`"),
+        };
+        let place = match what {
+            IdsPlace::Param { callee, size } => {
+                format!("`{callee}` takes `Index[{size}]` ids here")
+            }
+            IdsPlace::TakeAxis => "the axis `over=` names".to_string(),
+            IdsPlace::Classes => "the number of classes".to_string(),
+        };
+        let (label, note) = match iv {
+            Some(iv) => (format!("these are in {iv}"), self.origin(ids, &iv)),
+            None => {
+                let bound = self.typed(ids.span).and_then(|t| match &t.ty.kind {
+                    TyKind::Tensor(t) => match &t.domain {
+                        Some(crate::types::Domain::Index(n)) => Some(n.to_string()),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let bound = bound.unwrap_or_else(|| "N".to_string());
+                (
+                    format!("`Index[{bound}]` ids"),
+                    format!("ids below `{bound}` may reach past an axis of size {size}: PyTorch fails with an index error when one does"),
+                )
+            }
+        };
+        let shape = self
+            .typed(ids.span)
+            .map(|t| {
+                crate::shape::show_ty(&Ty {
+                    kind: t.ty.kind.clone(),
+                    span: t.ty.span,
+                })
+            })
+            .unwrap_or_default();
+        let shape = shape.split(' ').next().unwrap_or("[...]").to_string();
+        let d = Diagnostic::error(
+            codes::E0603,
+            format!("ids not known to lie in `[0, {want})` index an axis of size {size}"),
+        )
+        .with_primary(ids.span, label)
+        .with_secondary(call.span, place)
+        .with_note(note)
+        .with_help(format!(
+            "claim the ids' range with `{} as {shape} Index[{want}]`, which is checked when the program runs",
+            self.operand(ids)
+        ));
+        self.diagnostics.push(d);
     }
 
     /// A value wider than the domain declared where it goes.

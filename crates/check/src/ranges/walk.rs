@@ -352,8 +352,11 @@ impl<'w> Walker<'w> {
         if let Some(iv) = &mut iv {
             // Other operations move or mix the axes: the row's largest
             // value goes with its `softmax`, a name, or `topk(...)[0]`.
-            if iv.row_max_axis.is_some() && !self.keeps_row_max(e, typed) {
+            if (iv.row_max_axis.is_some() || iv.row_zero_axis.is_some())
+                && !self.keeps_row_max(e, typed)
+            {
                 iv.row_max_axis = None;
+                iv.row_zero_axis = None;
             }
             self.scratch.found.push((i, *iv));
         }
@@ -368,7 +371,15 @@ impl<'w> Walker<'w> {
             (ExprKind::Index { base, .. }, _) => {
                 self.scratch.last_topk.is_some_and(|(s, _)| s == base.span)
             }
-            (_, ExprInfo::Call(call)) => matches!(call.callee, Callee::Builtin(Builtin::Softmax)),
+            (_, ExprInfo::Call(call)) => match &call.callee {
+                Callee::Builtin(b) => *b == Builtin::Softmax,
+                Callee::Extern { python, .. } => {
+                    MathFn::from_python(python).is_some_and(MathFn::keeps_row_max)
+                }
+                _ => false,
+            },
+            // `x - max(x, over=n)` (`binary`).
+            (ExprKind::Binary { .. }, _) => true,
             _ => false,
         }
     }
@@ -426,7 +437,7 @@ impl<'w> Walker<'w> {
                 (iv, self.here(span, false))
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let iv = self.binary(*op, lhs, rhs);
+                let iv = self.binary(*op, lhs, rhs, span);
                 (iv, self.here(span, false))
             }
             ExprKind::Cast { expr, ty, .. } => {
@@ -488,9 +499,27 @@ impl<'w> Walker<'w> {
     }
 
     /// An operator's interval, with the division's edge check.
-    fn binary(&mut self, op: BinaryOp, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<Interval> {
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<Interval> {
         let (a, lt) = self.walk(lhs);
         let (b, rt) = self.walk(rhs);
+        // A Python number meets a half-precision tensor as an f16.
+        let half = self.typed(span).is_some_and(
+            |t| matches!(&t.ty.kind, TyKind::Tensor(x) if x.dtype == Some(ast::DtypeKind::F16)),
+        );
+        let as_operand = |iv: Option<Interval>, typed: Option<&TypedExpr>| match typed {
+            Some(t) if half && matches!(t.ty.kind, TyKind::Scalar(_)) => iv.map(|i| i.in_f16()),
+            _ => iv,
+        };
+        let (a, b) = (as_operand(a, lt), as_operand(b, rt));
+        if op == BinaryOp::Pow {
+            self.integer_power(span, rhs, b);
+        }
         match op {
             BinaryOp::Or
             | BinaryOp::And
@@ -505,7 +534,13 @@ impl<'w> Walker<'w> {
         let (a, b) = (a?, b?);
         Some(match op {
             BinaryOp::Add => a.add(&b),
-            BinaryOp::Sub => a.sub(&b),
+            BinaryOp::Sub => match self.shifted_by_row_max(lhs, rhs) {
+                Some(axis) => Interval {
+                    row_zero_axis: Some(axis),
+                    ..Interval::NON_POS
+                },
+                None => a.sub(&b),
+            },
             BinaryOp::Mul if same_local(lt, rt) => a.square(),
             BinaryOp::Mul => a.mul(&b),
             BinaryOp::Div => {
@@ -519,6 +554,37 @@ impl<'w> Walker<'w> {
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
             _ => Interval::REAL,
         })
+    }
+
+    /// An integer power (`[n] i64 ** e`) whose exponent may be negative:
+    /// PyTorch raises `Integers to negative integer powers are not
+    /// allowed` (E0607).
+    fn integer_power(&mut self, span: Span, exponent: &ast::Expr, b: Option<Interval>) {
+        let integral = self.typed(span).is_some_and(|t| match &t.ty.kind {
+            TyKind::Tensor(x) => {
+                crate::shape::effective_dtype(x).is_some_and(|d| !crate::shape::is_float(d))
+            }
+            _ => false,
+        });
+        if integral && b.is_none_or(|b| b.goes_below(0.0)) {
+            self.negative_power(exponent, b);
+        }
+    }
+
+    /// `x - max(x, over=n)`: the same local less its maximum over one axis,
+    /// whose rows then hold a 0 as their largest value; that axis.
+    fn shifted_by_row_max(&self, lhs: &ast::Expr, rhs: &ast::Expr) -> Option<u8> {
+        let ExprKind::Call { args, .. } = &rhs.kind else {
+            return None;
+        };
+        let Some(ExprInfo::Call(call)) = self.typed(rhs.span).map(|t| &t.info) else {
+            return None;
+        };
+        if !matches!(call.callee, Callee::Builtin(Builtin::Max)) {
+            return None;
+        }
+        let x = args.iter().find(|a| a.name.is_none())?;
+        self.same_local(lhs, &x.value).then(|| one_axis(call))?
     }
 
     /// `x * x`: the same local on both sides.
@@ -612,7 +678,7 @@ impl<'w> Walker<'w> {
         let (span, x) = self.bound(call, 0, vals)?;
         if let Some(edge) = f.edge() {
             let outside = match edge {
-                Edge::Positive => x.goes_below(0.0) || (x.contains(0.0) && !x.pos_for_log),
+                Edge::Positive => x.goes_below(0.0) || x.contains(0.0),
                 Edge::NonNegative => x.goes_below(0.0),
                 Edge::AboveMinusOne => x.reaches_down_to(-1.0),
             };
@@ -620,7 +686,11 @@ impl<'w> Walker<'w> {
                 self.outside_edge(f, edge, e, arg, x);
             }
         }
-        Some(f.apply(&x))
+        let mut out = f.apply(&x);
+        if f.keeps_row_max() {
+            out.row_max_axis = x.row_max_axis.or(x.row_zero_axis);
+        }
+        Some(out)
     }
 
     /// Arguments given to a `fn`, `extern fn` or method: each within its
@@ -699,8 +769,9 @@ impl<'w> Walker<'w> {
         }
     }
 
-    /// `Index[N]` ids where `Index[V]` is wanted: `N` and `V` must agree
-    /// when both are known.
+    /// Ids where `Index[V]` is wanted (`V` is `want`): `Index[N]` ids whose
+    /// `N` is `V` (by value, or the same size), or integers whose range lies
+    /// in `[0, V - 1]`; anything else may reach past the axis (E0603).
     pub(super) fn ids_fit(
         &mut self,
         ids: &ast::Expr,
@@ -714,16 +785,30 @@ impl<'w> Walker<'w> {
         let TyKind::Tensor(t) = &typed.ty.kind else {
             return;
         };
-        let Some(Domain::Index(n)) = &t.domain else {
+        let Some(want) = want else {
             return;
         };
         let dims = self.env.dims;
-        let (Some(have), Some(want)) = (dims.value(&n.poly), want.and_then(|w| dims.value(w)))
-        else {
+        let want_value = dims.value(want).or(want.as_constant());
+        if let Some(Domain::Index(n)) = &t.domain {
+            let have = dims.value(&n.poly).or(n.poly.as_constant());
+            match (have, want_value) {
+                (Some(have), Some(want)) if have != want => {
+                    self.ids_mismatch(ids, (n, have), want, what, call)
+                }
+                (Some(_), Some(_)) => {}
+                _ if dims.same_size(&n.poly, want) => {}
+                _ => self.ids_unbounded(ids, None, want, what, call),
+            }
             return;
-        };
-        if have != want {
-            self.ids_mismatch(ids, (n, have), want, what, call);
+        }
+        let fits = want_value.is_some_and(|v| {
+            self.interval_at(ids.span)
+                .is_some_and(|iv| iv.within(&Interval::closed(0.0, (v - 1) as f64)))
+        });
+        if !fits {
+            let iv = self.interval_at(ids.span);
+            self.ids_unbounded(ids, iv, want, what, call);
         }
     }
 
@@ -745,18 +830,13 @@ impl<'w> Walker<'w> {
                 let iv = if b == B::Sum { x?.sum_of() } else { x? };
                 iv.above_row_max()
             }
-            // Positive in exact arithmetic stays so through a sum.
-            B::Sum | B::Cumsum => Interval {
-                pos_for_log: x?.pos_for_log,
-                ..x?.sum_of()
-            },
+            B::Sum | B::Cumsum => x?.sum_of(),
             B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
             B::Prod => x?.product_of(),
             B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
             B::Var | B::Std => Interval::NON_NEG,
             B::Any | B::All | B::Eye => Interval::UNIT,
             B::Softmax => Interval {
-                pos_for_log: true,
                 row_max_axis: one_axis(call),
                 ..Interval::UNIT
             },

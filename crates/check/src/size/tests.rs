@@ -208,3 +208,71 @@ fn unknown_sizes_show_their_number() {
         expect!["?k + ?k2"],
     );
 }
+
+/// `floor((d*q + c)/d) = q + floor(c/d)`: a division whose divisor divides
+/// every coefficient of a symbol rounds alike for every value of the
+/// symbols, and agrees with the numbers' rounding at each of them.
+#[test]
+fn rounded_division_of_a_multiple_agrees_with_every_value() {
+    let (t, u) = (var("t"), var("u"));
+    for d in [-3, -2, 2, 3, 5] {
+        for (kt, ku) in [(1, 0), (2, 1), (-1, 3)] {
+            for c0 in -7..=7 {
+                let numerator = t
+                    .mul(&c(kt * d))
+                    .and_then(|p| p.add(&u.mul(&c(ku * d))?))
+                    .and_then(|p| p.add(&c(c0)))
+                    .unwrap();
+                let symbolic = numerator.div_floor(&c(d)).unwrap();
+                for (tv, uv) in [(1, 1), (2, 5), (7, 3), (-4, 2)] {
+                    let at = |s: &Symbol| match s {
+                        Symbol::Generic(n) if *n == Name::from("t") => Some(c(tv)),
+                        Symbol::Generic(_) => Some(c(uv)),
+                        _ => None,
+                    };
+                    let number = numerator.substitute(&at).unwrap().div_floor(&c(d));
+                    assert_eq!(
+                        symbolic.substitute(&at).ok(),
+                        number.ok(),
+                        "({numerator})/{d}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rounded_division_that_depends_on_a_value_is_inexact() {
+    let t = var("t");
+    let odd = t.sub(&c(1)).unwrap();
+    check(odd.div_floor(&c(2)), expect!["Inexact"]);
+    check(
+        t.mul(&c(2)).unwrap().sub(&c(1)).unwrap().div_floor(&c(2)),
+        expect!["t - 1"],
+    );
+    check(c(7).div_floor(&c(-2)), expect!["-4"]);
+    check(
+        t.mul(&c(4)).unwrap().div_floor(&c(0)),
+        expect!["DivideByZero"],
+    );
+    check(t.mul(&c(2)).unwrap().div_floor(&t), expect!["2"]);
+    check(t.add(&c(1)).unwrap().div_floor(&t), expect!["Inexact"]);
+    check(c(i128::MIN).div_floor(&c(-1)), expect!["Overflow"]);
+    assert_eq!(
+        undivided_terms(
+            &t.mul(&c(3))
+                .unwrap()
+                .add(&var("u").mul(&c(4)).unwrap())
+                .unwrap(),
+            2
+        )
+        .iter()
+        .map(|(w, s)| format!("{w} -> {s}"))
+        .collect::<Vec<_>>(),
+        ["3*t -> 6*t"]
+    );
+    let formula = Formula::poly(odd.clone()).apply_poly(Step::FloorDiv, c(2));
+    check(formula.eval(&|_| None), expect!["Inexact"]);
+    assert_eq!(formula.inexact_division(&|_| None), Some((odd, c(2))));
+}

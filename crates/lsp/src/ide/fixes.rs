@@ -93,6 +93,17 @@ mod tests {
     }
 
     #[test]
+    fn misspelt_fields_methods_and_keywords_are_fixed() {
+        check(
+            "record S {\n  mean: [n]\n}\nmodel M {\n  bias: [4]\n  fn forward(self, x: [4]) -> [4] = x + self.bais\n  fn go(self, x: [4]) -> [4] = self.froward(x)\n}\nfn f(m: [n]) -> S = S(maen=m)\n",
+            expect![[r#"
+                E0409: Replace `bais` with `bias` @ 92-96
+                E0409: Replace `froward` with `forward` @ 133-140
+                E0407: Replace `maen` with `mean` @ 168-172"#]],
+        );
+    }
+
+    #[test]
     fn only_help_that_says_what_to_write_instead_is_a_fix() {
         assert_eq!(
             replacement(

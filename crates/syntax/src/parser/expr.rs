@@ -542,7 +542,7 @@ impl Parser<'_> {
         let token = self.current();
         let span = self.span_of(token);
         let kind = match token.kind {
-            TokenKind::Int => ExprKind::Int(self.int_value(token)),
+            TokenKind::Int => self.int_value(token).map_or(ExprKind::Error, ExprKind::Int),
             TokenKind::Float => ExprKind::Float(self.text_of(token).parse().unwrap_or(f64::NAN)),
             TokenKind::Str => ExprKind::Str(super::items::unescape(self.text_of(token))),
             TokenKind::KwTrue => ExprKind::Bool(true),

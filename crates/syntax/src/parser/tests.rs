@@ -430,7 +430,7 @@ fn recovery_from_lexer_errors() {
             fn f(x: [n]) -> [n] = x
             extern fn e(x: Real) -> Real = "torch.exp"
             fn g(x: []) -> [n] = x
-            dim Big = 0
+            dim Big = {error}
             error[E0101]: unexpected character `$`
               --> 12..13 "$": no token starts with this
             error[E0101]: unexpected character `é`

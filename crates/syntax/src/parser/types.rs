@@ -464,7 +464,8 @@ impl Parser<'_> {
         self.pos += 1;
         let span = self.span_of(token);
         let kind = if token.kind == TokenKind::Int {
-            SizeExprKind::Int(U128::new(self.int_value(token)))
+            self.int_value(token)
+                .map_or(SizeExprKind::Error, |v| SizeExprKind::Int(U128::new(v)))
         } else {
             SizeExprKind::Name(self.ident(token))
         };
@@ -704,11 +705,10 @@ impl Parser<'_> {
         match token.kind {
             TokenKind::Int => {
                 self.pos += 1;
-                let value = self.int_value(token);
-                AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Int(U128::new(value)),
-                    span,
-                })
+                let kind = self
+                    .int_value(token)
+                    .map_or(SizeExprKind::Error, |v| SizeExprKind::Int(U128::new(v)));
+                AxisPart::Size(SizeExpr { kind, span })
             }
             TokenKind::Grouped => self.grouped_axis(token, span),
             TokenKind::Unknown => {
@@ -768,7 +768,9 @@ impl Parser<'_> {
         self.pos += 1;
         let text = self.text_of(token);
         let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-        let factor = U128::new(self.parse_int_text(&text[..digits], span));
+        // Too large (E0105): a factor of 1 keeps the name declared, and is
+        // no size anything would report again.
+        let factor = U128::new(self.parse_int_text(&text[..digits], span).unwrap_or(1));
         let name_span = Span::new(self.file, token.start + digits as u32, token.end);
         let name = Ident {
             name: self.intern(token.start + digits as u32, token.end),
@@ -823,15 +825,17 @@ impl Parser<'_> {
         );
     }
 
-    /// The value of an integer token; too large is E0105 (and 0 stands in).
-    pub(super) fn int_value(&mut self, token: crate::lexer::Token) -> u128 {
+    /// The value of an integer token; too large is E0105, and `None`: the
+    /// caller puts an error node in its place, so nothing downstream sees a
+    /// stand-in value (a size of 0) and reports it again.
+    pub(super) fn int_value(&mut self, token: crate::lexer::Token) -> Option<u128> {
         let text = self.text_of(token);
         let span = self.span_of(token);
         self.parse_int_text(text, span)
     }
 
     #[inline]
-    fn parse_int_text(&mut self, text: &str, span: Span) -> u128 {
+    fn parse_int_text(&mut self, text: &str, span: Span) -> Option<u128> {
         // The lexer's integers (and a grouped size's factor) are all digits,
         // so they need no check here: up to 19 of them fit a `u64` without
         // overflow, far cheaper than the general `u128` parser.
@@ -840,23 +844,21 @@ impl Parser<'_> {
             let value = text
                 .bytes()
                 .fold(0u64, |value, b| value * 10 + u64::from(b - b'0'));
-            return u128::from(value);
+            return Some(u128::from(value));
         }
         self.parse_long_int(text, span)
     }
 
     #[inline(never)]
-    fn parse_long_int(&mut self, text: &str, span: Span) -> u128 {
-        match text.parse::<u128>() {
-            Ok(value) => value,
-            Err(_) => {
-                self.report(
-                    Diagnostic::error(codes::NUMBER_TOO_LARGE, "integer literal too large")
-                        .with_primary(span, "does not fit in 128 bits"),
-                );
-                0
-            }
+    fn parse_long_int(&mut self, text: &str, span: Span) -> Option<u128> {
+        let value = text.parse::<u128>().ok();
+        if value.is_none() {
+            self.report(
+                Diagnostic::error(codes::NUMBER_TOO_LARGE, "integer literal too large")
+                    .with_primary(span, "does not fit in 128 bits"),
+            );
         }
+        value
     }
 }
 

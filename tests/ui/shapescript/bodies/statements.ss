@@ -59,3 +59,27 @@ fn three(x: [b D]) -> [b D] {
 fn no_value(x: [b D]) -> [b D] {           # ~ E0408
   let y = x
 }
+
+# An `if` on a tensor at the end of a body is one mistake, told once, at
+# the condition; a body ending with an `if` on a Bool is told at the return
+# type, with the `if` it ends with.
+fn tensor_if_else(x: [b D]) -> [b D] {
+  if x > 0.0 {                             # ~ E0408
+    x
+  } else {
+    x * 2.0
+  }
+}
+
+fn bool_if_else(x: [b D], flag: Bool) -> [b D] {  # ~ E0408
+  if flag {
+    x
+  } else {
+    x * 2.0
+  }
+}
+
+fn ends_assigning(x: [b D]) -> [b D] {     # ~ E0408
+  let h = x
+  h = h * 2.0
+}

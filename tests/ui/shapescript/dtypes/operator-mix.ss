@@ -16,9 +16,10 @@ fn made_is_bf16(x: [b D] bf16) -> [b D] f32 = zeros([b D])          # ~ E0502
 fn step_bf16(x: [b D] bf16) -> [b D] bf16 = where(x > 0.0, 1.0, 0.0)
 fn step_ids(x: [b D] bf16) -> [b D] i64 = where(x > 0.0, 1, 0)
 fn step_any(x: [b D], c: [b D] Bool) -> [b D] = where(c, 1.0, 0.0) * x
-# Two float dtypes: made tensors have the default one, which is no dtype of
-# the body's own.
-fn made_mixed(x: [b D] bf16, y: [b D] f32) -> [b D] f32 = y + zeros([b D])  # ~ E0502
+# Two float dtypes: made tensors have PyTorch's default one, f32, which
+# mixes with the f32 tensor and not with the bf16 one.
+fn made_mixed(x: [b D] bf16, y: [b D] f32) -> [b D] f32 = y + zeros([b D])
+fn made_mixed_bf16(x: [b D] bf16, y: [b D] f32) -> [b D] bf16 = x + zeros([b D])  # ~ E0502
 
 model Half {
   w: [D D] bf16

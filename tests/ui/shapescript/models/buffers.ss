@@ -4,9 +4,9 @@
 # and a buffer without a value or that is no tensor is E0412.
 dim D = 8
 
-fn table(n: Int) -> [?k] = arange(n) to Real
+fn table(n: Int) -> [?k] f32 = arange(n) to Real
 
-fn angles() -> [D D] = einsum(arange(D) to Real, arange(D) to Real, [p], [f] -> [p f])
+fn angles() -> [D D] f32 = einsum(arange(D) to Real, arange(D) to Real, [p], [f] -> [p f])
 
 model Rotary(N) {
   w: [N N] = ones

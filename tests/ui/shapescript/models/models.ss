@@ -32,7 +32,7 @@ model Net {
     }
     h
   }
-  fn stats(self, x: [b D]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b))
+  fn stats(self, x: [b D]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=b, correction=0))
   fn first(self, x: [b n D]) -> [b n 4*D] = self.blocks[0].widen(x)
   fn weight(self) -> [4*D D] = self.blocks[0].up.weight
   fn wrong_field(self) -> [D] = self.blocks[0].bias                    # ~ E0409
@@ -44,10 +44,10 @@ model Bad {
 }
 
 fn summary(x: [b d]) -> [d] {
-  let s = Stats(mean=mean(x, over=b), std=std(x, over=b))
+  let s = Stats(mean=mean(x, over=b), std=std(x, over=b, correction=0))
   s.mean + s.std
 }
-fn crossed(x: [b d]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=d))  # ~ E0401
+fn crossed(x: [b d]) -> Stats = Stats(mean=mean(x, over=b), std=std(x, over=d, correction=0))  # ~ E0401
 
 model Sized {
   missing: Linear(D)                                                   # ~ E0407

@@ -8,7 +8,7 @@ dim K = 2
 fn log_eps(x: [n] NonNeg) -> [n] = log(x + 1e-6)
 fn sqrt_exp(x: [n]) -> [n] NonNeg = sqrt(exp(x))
 fn logistic(x: [n]) -> [n] Unit = 1 / (1 + exp(x))
-fn log_probs(x: [b n]) -> [b n] = log(softmax(x, over=n))
+fn log_probs(x: [b n]) -> [b n] = log_softmax(x, over=n)
 fn square(x: [n]) -> [n] NonNeg = x * x
 fn power(x: [n]) -> [n] NonNeg = x ** 2
 fn rms(x: [b D]) -> [b D] = x * rsqrt(mean(x ** 2, over=D) + 1e-6)
@@ -27,8 +27,8 @@ fn cross_entropy(logits: [b c], targets: [b c] Unit) -> [b] {
   -sum(targets * (shifted - log_z), over=c)
 }
 
-## The same through softmax: its values are positive as `log`'s argument.
-fn cross_entropy_softmax(logits: [b c], targets: [b c] Unit) -> [b] = -sum(targets * log(softmax(logits, over=c)), over=c)
+## The same in log space: a softmax's values may round to 0, its log's not.
+fn cross_entropy_softmax(logits: [b c], targets: [b c] Unit) -> [b] = -sum(targets * log_softmax(logits, over=c), over=c)
 
 fn embed(ids: [b n] Index[V], table: [V D]) -> [b n D] = embedding(ids, table)
 fn rows(x: [V D], ids: [k] Index[V]) -> [k D] = take(x, ids, over=V)
@@ -39,12 +39,12 @@ fn squashed(x: [n]) -> [n] Unit = x to Unit
 fn claimed(x: [n]) -> [n] = log(x as Pos)
 fn chosen(c: [n] Bool, a: [n] Pos, b: [n] Pos) -> [n] = log(where(c, a, b))
 fn larger(x: [n]) -> [n] = log(maximum(x, 1e-6))
-fn std_scaled(x: [b D]) -> [b D] = x / (std(x, over=b) + 1e-5)
+fn std_scaled(x: [b D]) -> [b D] = x / (std(x, over=b, correction=0) + 1e-5)
 fn log1p_unit(p: [n] Unit) -> [n] = log1p(p)
 fn by_size(x: [n]) -> [n] = x / n
-fn stubs(x: [n]) -> [n] Pos = softplus(x) + sigmoid(x) * exp(x)
+fn stubs(x: [n]) -> [n] NonNeg = softplus(x) + sigmoid(x) * exp(x)
 fn declared(x: [n]) -> [n] {
-  let y: [n] Pos = exp(x)
+  let y: [n] Pos = exp(x) + 1e-6
   log(y)
 }
 

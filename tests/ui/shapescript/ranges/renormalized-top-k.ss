@@ -4,6 +4,7 @@
 # that may all be 0 still is not.
 dim E = 8
 dim K = 2
+dim B = 16
 
 fn route(logits: [t E]) -> [t K] {
   let probs = softmax(logits, over=E)
@@ -31,7 +32,7 @@ fn over_batch(logits: [b n]) -> [b n] {
 }
 
 ## The top k over another axis than the softmax's need not hold its largest value.
-fn other_axis(logits: [b E]) -> [K E] {
-  let (top, ids) = topk(softmax(logits, over=E), K, over=b)
+fn other_axis(logits: [B E]) -> [K E] {
+  let (top, ids) = topk(softmax(logits, over=E), K, over=B)
   top / sum(top, over=K)  # ~ E0602
 }

@@ -11,7 +11,7 @@ fn masked(x: [n D], hit: [n] Bool, w: [D D]) -> [?k D] {
   let rows = x[hit]
   let a = rows + exp(rows)
   let b = linear(rows, w)
-  let c = dropout(rows)
+  let c = dropout(rows, training=true)
   let d = idf(rows)
   let e = rows[:, 0]
   let f = rows * softmax(rows, over=D)

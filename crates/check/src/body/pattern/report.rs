@@ -24,6 +24,7 @@ pub(super) fn report(
         Failure::Mismatch { tag, .. }
         | Failure::Inexact { tag, .. }
         | Failure::BelowOne { tag, .. }
+        | Failure::MayBeBelowOne { tag, .. }
         | Failure::Overflow { tag }
         | Failure::Unsolved { tag, .. } => *tag,
     };
@@ -91,6 +92,20 @@ pub(super) fn report(
             ),
         )
         .with_primary(pax.span, format!("this axis is {}", show_size(dims, &size))),
+        Failure::MayBeBelowOne { var, value, .. } => Diagnostic::error(
+            codes::E0401,
+            format!(
+                "`{}` may be below 1 in the pattern axis `{}`",
+                solver.names[var as usize], pax_text
+            ),
+        )
+        .with_primary(
+            pax.span,
+            format!(
+                "this gives `{value}`, below 1 for small sizes of {}",
+                show_size(dims, &size)
+            ),
+        ),
         Failure::Overflow { .. } => {
             Diagnostic::error(codes::E0414, "size does not fit in 128 bits")
                 .with_primary(pax.span, "this size overflows")

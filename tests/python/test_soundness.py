@@ -1,0 +1,188 @@
+"""The soundness cases that check clean run as typed: each program of
+tests/ui/shapescript/soundness without an expected error is built by the
+real binary and run against torch written by hand here, with and without
+the run-time checks. The refused cases are the UI tests' annotated lines,
+left out here (docs/shapescript/soundness.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from binaries import build_source
+
+CASES = Path(__file__).resolve().parents[1] / "ui" / "shapescript" / "soundness"
+
+
+def build(tmp_path_factory, name: str, checks: bool):
+    """The case's program without its refused lines (each refused case is
+    one line with its `# ~ CODE` annotation), built and imported."""
+    lines = (CASES / f"{name}.ss").read_text().splitlines()
+    source = "\n".join(line for line in lines if "# ~" not in line) + "\n"
+    root = tmp_path_factory.mktemp(name.replace("-", "_"))
+    module = name.replace("-", "_")
+    return build_source(root, module, source, checks, package=f"{module}_{int(checks)}")
+
+
+@pytest.fixture(params=[True, False], ids=["checks", "no-checks"])
+def checks(request):
+    return request.param
+
+
+def same(a, b):
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+    torch.testing.assert_close(a, b)
+
+
+def test_a_parameter_named_like_an_axis_is_the_parameter(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "param-named-like-an-axis", checks)
+    x = torch.randn(2, 7)
+    same(m.scale(x, 0.5), x * 0.5)
+    x = torch.randn(5)
+    same(m.shifted(x), x)
+
+
+def test_python_names_never_clash(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "python-names", checks)
+    x = torch.randn(5)
+    same(m.both(x), x * 2 + x * 3)
+    same(m.uses_math(x), torch.exp(x + 1))
+    same(m.local_math(x), torch.nn.functional.logsigmoid(x))
+    same(m.local_dim(torch.ones(3, 4)), torch.full((3, 4), 3.0))
+    same(m.sums(x), x + 2 * x)
+    same(m.shadow(x, True), x)
+    same(m.shadow(x, False), x)
+    same(m.loop_shadow(x), x)
+    clash = m.Clash(training=0.25)
+    assert clash.training is True, "the module's mode is not replaced by the field"
+    clash.eval()
+    assert clash.training is False
+    y = torch.randn(3, 4)
+    w = dict(clash.named_parameters())
+    same(clash(y), (y @ w["cuda_"] + w["eval_"]) * 0.25)
+    assert clash.to(torch.float64) is clash, "`to` is still the module's"
+    same(clash.train_(y), y * 2)
+
+
+def test_matmul_pairs_batch_axes_by_name(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "matmul-batch-by-name", checks)
+    # Equal sizes for `h` and `b`, where positions and names disagree
+    # silently, and different ones, where PyTorch would raise.
+    for h, b in [(3, 3), (2, 5)]:
+        a, w = torch.randn(h, b, 4, 6), torch.randn(h, 6, 7)
+        same(m.heads_first(a, w), torch.einsum("hbnd,hde->hbne", a, w))
+        a, w = torch.randn(b, 4, 6), torch.randn(b, h, 6, 7)
+        same(m.batch_first(a, w), torch.einsum("bnd,bhde->bhne", a, w))
+    a, w = torch.randn(4, 6), torch.randn(3, 6, 7)
+    same(m.shared(a, w), torch.einsum("nd,hde->hne", a, w))
+    a = torch.randn(6)
+    same(m.vector(a, w), torch.einsum("d,hde->he", a, w))
+
+
+def test_dtypes_are_pytorchs(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtype-promotion", checks)
+    i32 = torch.tensor([1, 2, 3], dtype=torch.int32)
+    i64 = torch.tensor([4, 5, 6])
+    same(m.as_float(i32), i32 * 1.5)
+    assert m.as_float(i32).dtype == torch.float32
+    same(m.true_division(i64), i64 / 2)
+    same(m.wide(i32, i64), i32 + i64)
+    assert m.wide(i32, i64).dtype == torch.int64
+    same(m.count(torch.tensor([True, False, True])), torch.tensor(2))
+    assert m.narrow(i32, i64).dtype == torch.int32
+
+
+def test_dtype_less_functions_follow_the_caller(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtype-less-return", checks)
+    assert m.declared().dtype == torch.float32
+    x = torch.randn(4, dtype=torch.bfloat16)
+    assert m.follows(x).dtype == torch.bfloat16
+
+
+def test_indices_and_slices_that_check_clean_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "index-out-of-bounds", checks)
+    x = torch.randn(10, 3)
+    same(m.first_and_last(x), x[0] + x[-1])
+    same(m.from_the_end(x), x[-10] + x[9])
+    z = torch.randn(4, 3)
+    same(m.longer(z), z[3])
+    s = build(tmp_path_factory, "slice-bounds-are-ints", checks)
+    y = torch.randn(8)
+    same(s.half_of_dim(y), y[:4])
+    same(s.positions(), torch.arange(4))
+
+
+def test_ids_in_range(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "ids-in-range", checks)
+    t = torch.randn(5, 3)
+    same(m.own(t), t)
+    ids = torch.tensor([4, 0])
+    same(m.claimed(t, ids), t[ids])
+    if checks:
+        with pytest.raises(m.runtime.ShapeError):
+            m.claimed(t, torch.tensor([5]))
+
+
+def test_transposes_by_name_are_explicit(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "swapped-axis-names", checks)
+    x, y = torch.randn(4, 4), torch.randn(4, 4)
+    same(m.same(x, y), x + y)
+    same(m.transposed(x), x.T)
+
+
+def test_size_preconditions_that_hold_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "size-preconditions", checks)
+    x, k = torch.randn(2, 3, 5, 6), torch.randn(3, 3, 3, 3)
+    same(m.padded_conv(x, k), torch.nn.functional.conv2d(x, k, padding=1))
+    same(m.roomy_conv(x, k), torch.nn.functional.conv2d(x, k))
+    y = torch.randn(2, 3, 8, 8)
+    same(m.half_padded(y), torch.nn.functional.max_pool2d(y, 2, padding=1))
+    z = torch.randn(3, 9)
+    same(m.enough(z), torch.topk(z, 5, dim=1).values)
+    one = torch.randn(1, 4)
+    same(m.population_spread(one), torch.zeros(4))
+
+
+def test_sizes_read_with_an_offset_are_checked(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "sizes-through-calls", checks)
+    x = torch.randn(6)
+    same(m.roomy(x), x[1:])
+    y = torch.randn(7)
+    same(m.odd(y), y[1::2])
+    if checks:
+        with pytest.raises(m.runtime.ShapeError, match="at least 2"):
+            m.drop_first(torch.randn(1))
+        with pytest.raises(m.runtime.ShapeError, match="1 plus a multiple of 2"):
+            m.odd(torch.randn(6))
+
+
+def test_dropout_follows_the_model(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dropout-follows-a-model", checks)
+    block = m.Block().eval()
+    x = torch.randn(3, 4)
+    same(block(x), x @ block.w + x)
+    block.train()
+    torch.manual_seed(0)
+    out = block(x)
+    assert not torch.equal(out, x @ block.w + x)
+
+
+def test_log_space_forms_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "float-rounding", checks)
+    x = torch.tensor([[-200.0, 0.0, 30.0]])
+    f = torch.nn.functional
+    want = f.log_softmax(x, dim=1) + f.logsigmoid(x) + f.logsigmoid(-x)
+    same(m.in_log_space(x), want)
+    assert torch.isfinite(m.by_hand(x)).all()
+    same(m.by_hand(x), torch.logsumexp(x, dim=1))
+    h = torch.tensor([0.0, 2.0], dtype=torch.float16)
+    assert torch.isfinite(m.half_fits(h)).all()
+
+
+def test_integer_powers(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtype-promotion", checks)
+    x = torch.tensor([1, 2, 4])
+    same(m.squared(x), x**2)
+    same(m.float_power(x), x**-1.0)
