@@ -5,7 +5,7 @@
 
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
 
-use crate::plan::{Fill, FusedKernel};
+use crate::plan::{Fill, FusedKernel, Step};
 use crate::view::View;
 
 /// A kernel operand: device memory read through a view, or a value repeated.
@@ -172,41 +172,20 @@ pub trait Backend {
         out: &mut Self::Buffer,
     ) -> Result<(), ExecError>;
 
-    /// Gathers whole rows (`index`) or elements along an axis (`gather`).
-    fn gather(
+    /// A kernel of its own over contiguous operands, one per
+    /// `Step::is_indexed` step: `index` and `gather` (rows or elements read
+    /// through integer ids), `index-add` and `scatter-add` (`base` plus
+    /// `values` added by ids, repeated ids accumulating), `linear-scan`
+    /// (`h[t] = a[t] * h[t-1] + b[t]` in f32) and `argsort` (stably, NaN
+    /// above every number). `operands[k]` holds `step.reads()[k]`, read
+    /// from its `Contig`'s offset; the first `len` elements of `out` are
+    /// written. Ids outside their axis are an error.
+    fn indexed(
         &self,
-        gather: Gather<'_, Self::Buffer>,
+        step: &Step,
+        operands: &[&Self::Buffer],
         out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// `base` plus `values` scattered by ids, repeated ids accumulating
-    /// (`index-add`, `scatter-add`).
-    fn scatter_add(
-        &self,
-        scatter: Scatter<'_, Self::Buffer>,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// `h[t] = a[t] * h[t-1] + b[t]` along `axis` of `[dims]`, in f32.
-    fn linear_scan(
-        &self,
-        a: Dense<'_, Self::Buffer>,
-        b: Dense<'_, Self::Buffer>,
-        dims: &[usize],
-        axis: usize,
-        reverse: bool,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// The `i64` positions that sort each line of `[dims]` along `axis`,
-    /// stably, NaN above every number; largest first when `descending`.
-    fn argsort(
-        &self,
-        x: Dense<'_, Self::Buffer>,
-        dims: &[usize],
-        axis: usize,
-        descending: bool,
-        out: &mut Self::Buffer,
+        len: usize,
     ) -> Result<(), ExecError>;
 
     /// One part of fused attention (`step.part`) into `out`, and its
@@ -232,44 +211,4 @@ pub struct Product<'a, B> {
     pub m: usize,
     pub k: usize,
     pub n: usize,
-}
-
-/// What a gather reads: whole rows of a table (`index`), or single
-/// elements along one axis (`gather`).
-pub enum Gather<'a, B> {
-    Rows {
-        table: Dense<'a, B>,
-        ids: Dense<'a, B>,
-        n_ids: usize,
-        rows: usize,
-        row_len: usize,
-    },
-    Along {
-        x: Dense<'a, B>,
-        idx: Dense<'a, B>,
-        x_dims: &'a [usize],
-        idx_dims: &'a [usize],
-        axis: usize,
-    },
-}
-
-/// Where a scatter-add writes: whole rows (`index-add`) or single
-/// elements along one axis (`scatter-add`).
-pub enum Scatter<'a, B> {
-    Rows {
-        base: Dense<'a, B>,
-        ids: Dense<'a, B>,
-        n_ids: usize,
-        values: Dense<'a, B>,
-        rows: usize,
-        row_len: usize,
-    },
-    Along {
-        base: Dense<'a, B>,
-        idx: Dense<'a, B>,
-        values: Dense<'a, B>,
-        base_dims: &'a [usize],
-        idx_dims: &'a [usize],
-        axis: usize,
-    },
 }

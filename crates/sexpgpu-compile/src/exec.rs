@@ -5,7 +5,7 @@
 
 use sexpgpu_graph::{ExecError, Tensor};
 
-use crate::backend::{Backend, Dense, Gather, Operand, Product, Scatter};
+use crate::backend::{Backend, Dense, Operand, Product};
 use crate::plan::{Argument, BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
 use crate::view::View;
@@ -603,23 +603,15 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 };
                 backend.matmul(product, out)
             }
-            Step::Index { .. } | Step::Gather { .. } => self.gather(backend, &launch.step, out),
-            Step::IndexAdd { .. } | Step::ScatterAdd { .. } => {
-                self.scatter(backend, &launch.step, out)
+            crate::steps_indexed!() => {
+                let operands = launch
+                    .step
+                    .reads()
+                    .into_iter()
+                    .map(|loc| self.buf(loc))
+                    .collect::<Result<Vec<_>, _>>()?;
+                backend.indexed(&launch.step, &operands, out, launch.len)
             }
-            Step::LinearScan {
-                a,
-                b,
-                dims,
-                axis,
-                reverse,
-            } => backend.linear_scan(self.dense(*a)?, self.dense(*b)?, dims, *axis, *reverse, out),
-            Step::Argsort {
-                x,
-                dims,
-                axis,
-                descending,
-            } => backend.argsort(self.dense(*x)?, dims, *axis, *descending, out),
             Step::Attention(step) => {
                 let mut operands = Vec::with_capacity(step.operands.len());
                 for (loc, _) in &step.operands {
@@ -628,95 +620,5 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 backend.attention(step, &operands, out, side)
             }
         }
-    }
-
-    /// `index` and `gather`: rows or elements read through integer ids.
-    #[inline]
-    fn gather(&self, backend: &B, step: &'p Step, out: &mut B::Buffer) -> Result<(), ExecError>
-    where
-        'p: 'a,
-    {
-        let gather = match step {
-            Step::Index {
-                table,
-                ids,
-                n_ids,
-                rows,
-                row_len,
-            } => Gather::Rows {
-                table: self.dense(*table)?,
-                ids: self.dense(*ids)?,
-                n_ids: *n_ids,
-                rows: *rows,
-                row_len: *row_len,
-            },
-            Step::Gather {
-                x,
-                idx,
-                x_dims,
-                idx_dims,
-                axis,
-            } => Gather::Along {
-                x: self.dense(*x)?,
-                idx: self.dense(*idx)?,
-                x_dims,
-                idx_dims,
-                axis: *axis,
-            },
-            _ => return Err(not_a("gather")),
-        };
-        backend.gather(gather, out)
-    }
-
-    /// `index-add` and `scatter-add`: values added into rows or elements
-    /// chosen by integer ids.
-    #[inline]
-    fn scatter(&self, backend: &B, step: &'p Step, out: &mut B::Buffer) -> Result<(), ExecError>
-    where
-        'p: 'a,
-    {
-        let scatter = match step {
-            Step::IndexAdd {
-                base,
-                ids,
-                n_ids,
-                values,
-                rows,
-                row_len,
-            } => Scatter::Rows {
-                base: self.dense(*base)?,
-                ids: self.dense(*ids)?,
-                n_ids: *n_ids,
-                values: self.dense(*values)?,
-                rows: *rows,
-                row_len: *row_len,
-            },
-            Step::ScatterAdd {
-                base,
-                idx,
-                values,
-                base_dims,
-                idx_dims,
-                axis,
-            } => Scatter::Along {
-                base: self.dense(*base)?,
-                idx: self.dense(*idx)?,
-                values: self.dense(*values)?,
-                base_dims,
-                idx_dims,
-                axis: *axis,
-            },
-            _ => return Err(not_a("scatter")),
-        };
-        backend.scatter_add(scatter, out)
-    }
-}
-
-/// The error for a step handed to the wrong kernel family (a bug here, not
-/// in the graph).
-fn not_a(family: &str) -> ExecError {
-    ExecError {
-        message: format!("internal: the {family} kernels were handed another step"),
-        node: None,
     }
 }

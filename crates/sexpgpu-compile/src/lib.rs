@@ -16,7 +16,7 @@ mod plan;
 pub mod profile;
 mod view;
 
-pub use backend::{Backend, Dense, Gather, Operand, Product, Scatter};
+pub use backend::{Backend, Dense, Operand, Product};
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{

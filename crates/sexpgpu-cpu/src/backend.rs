@@ -6,12 +6,12 @@
 use half::bf16;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor, TensorData};
 
-use sexpgpu_compile::{Backend, Dense, Fill, FusedKernel, Gather, Operand, Product, Scatter, View};
+use sexpgpu_compile::{Backend, Dense, Fill, FusedKernel, Operand, Product, Step, View};
 
 use crate::error::internal;
 use crate::parallel::{for_chunks, MIN_PER_THREAD};
 use crate::walk::{load, store};
-use crate::{attention, fill, fused, indexing, matmul, reduce, sort};
+use crate::{attention, fill, fused, indexing, matmul, reduce};
 
 /// The thread count the command chose (`--threads`); 0 when it chose none.
 static CHOSEN_THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -253,121 +253,14 @@ impl Backend for CpuBackend {
         matmul::run(self.threads, &problem, out)
     }
 
-    fn gather(
+    fn indexed(
         &self,
-        gather: Gather<'_, TensorData>,
+        step: &Step,
+        operands: &[&TensorData],
         out: &mut TensorData,
+        _len: usize,
     ) -> Result<(), ExecError> {
-        match gather {
-            Gather::Rows {
-                table,
-                ids,
-                n_ids,
-                rows,
-                row_len,
-            } => indexing::index_rows(
-                (table.buf, table.offset),
-                (ids.buf, ids.offset),
-                n_ids,
-                rows,
-                row_len,
-                out,
-            ),
-            Gather::Along {
-                x,
-                idx,
-                x_dims,
-                idx_dims,
-                axis,
-            } => indexing::gather_along(
-                (x.buf, x.offset),
-                (idx.buf, idx.offset),
-                x_dims,
-                idx_dims,
-                axis,
-                out,
-            ),
-        }
-    }
-
-    fn scatter_add(
-        &self,
-        scatter: Scatter<'_, TensorData>,
-        out: &mut TensorData,
-    ) -> Result<(), ExecError> {
-        let (base, values, len, (targets, run)) = match scatter {
-            Scatter::Rows {
-                base,
-                ids,
-                n_ids,
-                values,
-                rows,
-                row_len,
-            } => (
-                base,
-                values,
-                rows * row_len,
-                (
-                    indexing::row_targets(ids.buf, ids.offset, n_ids, rows, row_len)?,
-                    row_len,
-                ),
-            ),
-            Scatter::Along {
-                base,
-                idx,
-                values,
-                base_dims,
-                idx_dims,
-                axis,
-            } => (
-                base,
-                values,
-                base_dims.iter().product(),
-                (
-                    indexing::along_scatter_targets(
-                        idx.buf, idx.offset, base_dims, idx_dims, axis,
-                    )?,
-                    1,
-                ),
-            ),
-        };
-        indexing::add_at(
-            self.threads,
-            (base.buf, base.offset, len),
-            (&targets, run),
-            (values.buf, values.offset),
-            out,
-        )
-    }
-
-    fn argsort(
-        &self,
-        x: Dense<'_, TensorData>,
-        dims: &[usize],
-        axis: usize,
-        descending: bool,
-        out: &mut TensorData,
-    ) -> Result<(), ExecError> {
-        sort::argsort((x.buf, x.offset), dims, axis, descending, out)
-    }
-
-    fn linear_scan(
-        &self,
-        a: Dense<'_, TensorData>,
-        b: Dense<'_, TensorData>,
-        dims: &[usize],
-        axis: usize,
-        reverse: bool,
-        out: &mut TensorData,
-    ) -> Result<(), ExecError> {
-        indexing::linear_scan(
-            (a.buf, a.offset),
-            (b.buf, b.offset),
-            dims,
-            axis,
-            reverse,
-            out,
-        )
+        indexing::run(self.threads, step, operands, out)
     }
 
     fn attention(

@@ -21,8 +21,15 @@ pub(super) fn float(op: BinaryOp, a: &[f32], b: &[f32], out: &mut [f32]) {
                 r
             }
         },
-        // Integer-only ops never reach floats (builders check).
-        _ => |_, _| f32::NAN,
+        // Integer-only ops never reach floats (builders check); the
+        // others are the fused loop's own.
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow => {
+            |_, _| f32::NAN
+        }
+        BinaryOp::Maximum
+        | BinaryOp::Minimum
+        | BinaryOp::Atan2
+        | sexpgpu_graph::binaries_bitwise!() => |_, _| f32::NAN,
     };
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
@@ -92,8 +99,14 @@ macro_rules! int_ops {
                         x >> (WIDTH - 1)
                     }
                 },
-                // Float-only ops never reach integers; 0 as the reference gives.
-                _ => |_, _| 0,
+                // Float-only ops never reach integers; 0 as the reference
+                // gives. The others are the fused loop's own.
+                BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => |_, _| 0,
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Maximum
+                | BinaryOp::Minimum => |_, _| 0,
             };
             for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                 *o = f(x, y);

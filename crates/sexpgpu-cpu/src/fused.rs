@@ -9,7 +9,10 @@
 //! reduction that folds them as they come (`Step::FusedReduce`).
 
 use half::bf16;
-use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
+use sexpgpu_graph::{
+    binaries_bitwise, binaries_division, math, unaries_exact, unaries_float_only, unaries_in_f64,
+    BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp,
+};
 
 use crate::jit::{self, Compiled, Input};
 use crate::parallel::{for_chunks, MIN_PER_THREAD};
@@ -980,20 +983,24 @@ fn unary(op: UnaryOp, x: Vals<'_>, out: &mut RegBuf, n: usize) {
             UnaryOp::Acos => map1!(o, x, n, |a| a.acos()),
             UnaryOp::Asin => map1!(o, x, n, |a| a.asin()),
             // The later functions: in f64, rounded once, as the reference.
-            _ => map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN)
-                as f32),
+            unaries_in_f64!() | unaries_exact!() => {
+                map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN)
+                    as f32)
+            }
         },
         // Only neg, abs and sign take integers (builders check); the
-        // reference treats every other op as abs, and so do we.
+        // reference keeps the value under every other op, and so do we.
         (Vals::I(x), RegBuf::I(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
             UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
-            _ => map1!(o, x, n, |a| a.wrapping_abs()),
+            UnaryOp::Abs => map1!(o, x, n, |a| a.wrapping_abs()),
+            unaries_float_only!() => o[..n].copy_from_slice(&x[..n]),
         },
         (Vals::L(x), RegBuf::L(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
             UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
-            _ => map1!(o, x, n, |a| a.wrapping_abs()),
+            UnaryOp::Abs => map1!(o, x, n, |a| a.wrapping_abs()),
+            unaries_float_only!() => o[..n].copy_from_slice(&x[..n]),
         },
         (Vals::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
         _ => {}
@@ -1022,7 +1029,9 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::max)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::min)),
             BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
-            _ => crate::division::float(op, &a[..n], &b[..n], &mut o[..n]),
+            binaries_division!() | binaries_bitwise!() => {
+                crate::division::float(op, &a[..n], &b[..n], &mut o[..n])
+            }
         },
         (Vals::I(a), Vals::I(b), RegBuf::I(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -1030,7 +1039,11 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            _ => crate::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
+            BinaryOp::Div
+            | BinaryOp::Pow
+            | BinaryOp::Atan2
+            | binaries_division!()
+            | binaries_bitwise!() => crate::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
         },
         (Vals::L(a), Vals::L(b), RegBuf::L(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -1038,15 +1051,30 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            _ => crate::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
+            BinaryOp::Div
+            | BinaryOp::Pow
+            | BinaryOp::Atan2
+            | binaries_division!()
+            | binaries_bitwise!() => crate::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
         },
-        (Vals::B(a), Vals::B(b), RegBuf::B(o)) => match op {
-            BinaryOp::BitOr => map2!(o, a, b, n, |x, y| x | y),
-            BinaryOp::BitXor => map2!(o, a, b, n, |x, y| x ^ y),
-            // Only the bitwise ops take bool (builders check).
-            _ => map2!(o, a, b, n, |x, y| x & y),
-        },
+        (Vals::B(a), Vals::B(b), RegBuf::B(o)) => bool_binary(op, a, b, o, n),
         _ => {}
+    }
+}
+
+/// Only the bitwise ops take bool (builders check); the reference keeps
+/// the left operand under the others, and so do we.
+#[inline(always)]
+fn bool_binary(op: BinaryOp, a: &[bool], b: &[bool], o: &mut [bool], n: usize) {
+    use BinaryOp::*;
+    match op {
+        BitAnd => map2!(o, a, b, n, |x, y| x & y),
+        BitOr => map2!(o, a, b, n, |x, y| x | y),
+        BitXor => map2!(o, a, b, n, |x, y| x ^ y),
+        Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | ShiftLeft | ShiftRight => {
+            o[..n].copy_from_slice(&a[..n])
+        }
+        binaries_division!() => o[..n].copy_from_slice(&a[..n]),
     }
 }
 

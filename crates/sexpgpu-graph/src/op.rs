@@ -5,6 +5,166 @@
 use crate::dtype::Scalar;
 use crate::tensor::Tensor;
 
+/// The unaries computed in f64 and rounded once (`UnaryOp::in_f64`), as a
+/// pattern: every executor's match names the groups through these macros,
+/// so a new unary is a compile error wherever it is not yet handled.
+#[macro_export]
+macro_rules! unaries_in_f64 {
+    () => {
+        $crate::UnaryOp::Sigmoid
+            | $crate::UnaryOp::Softplus
+            | $crate::UnaryOp::Log1p
+            | $crate::UnaryOp::Expm1
+            | $crate::UnaryOp::Erf
+            | $crate::UnaryOp::Sinh
+            | $crate::UnaryOp::Cosh
+            | $crate::UnaryOp::Tan
+            | $crate::UnaryOp::Atan
+            | $crate::UnaryOp::Asinh
+            | $crate::UnaryOp::Acosh
+            | $crate::UnaryOp::Atanh
+            | $crate::UnaryOp::Log2
+            | $crate::UnaryOp::Exp2
+            | $crate::UnaryOp::Log10
+    };
+}
+
+/// The exact unaries, also computed through `UnaryOp::f64_value`:
+/// `floor ceil round trunc sign stop-gradient`.
+#[macro_export]
+macro_rules! unaries_exact {
+    () => {
+        $crate::UnaryOp::Floor
+            | $crate::UnaryOp::Ceil
+            | $crate::UnaryOp::Round
+            | $crate::UnaryOp::Trunc
+            | $crate::UnaryOp::Sign
+            | $crate::UnaryOp::StopGradient
+    };
+}
+
+/// The unaries computed in f32 by each executor's own code (`f64_value`
+/// gives `None` for them): `neg`, `abs` and `unaries_f32_math`.
+#[macro_export]
+macro_rules! unaries_in_f32 {
+    () => {
+        $crate::UnaryOp::Neg | $crate::UnaryOp::Abs | $crate::unaries_f32_math!()
+    };
+}
+
+/// The float functions the executors compute in f32: `sqrt rsqrt exp log
+/// sin cos tanh acos asin`.
+#[macro_export]
+macro_rules! unaries_f32_math {
+    () => {
+        $crate::UnaryOp::Sqrt
+            | $crate::UnaryOp::Rsqrt
+            | $crate::UnaryOp::Exp
+            | $crate::UnaryOp::Log
+            | $crate::UnaryOp::Sin
+            | $crate::UnaryOp::Cos
+            | $crate::UnaryOp::Tanh
+            | $crate::UnaryOp::Acos
+            | $crate::UnaryOp::Asin
+    };
+}
+
+/// The unaries only floats take: all but `neg`, `abs` and `sign` (the
+/// rounding functions and `stop-gradient` leave an integer tensor as it is,
+/// without a node).
+#[macro_export]
+macro_rules! unaries_float_only {
+    () => {
+        $crate::unaries_f32_math!()
+            | $crate::unaries_in_f64!()
+            | $crate::UnaryOp::Floor
+            | $crate::UnaryOp::Ceil
+            | $crate::UnaryOp::Round
+            | $crate::UnaryOp::Trunc
+            | $crate::UnaryOp::StopGradient
+    };
+}
+
+/// The binaries of integer (or bool) operands only: bitwise and shifts.
+#[macro_export]
+macro_rules! binaries_bitwise {
+    () => {
+        $crate::BinaryOp::BitAnd
+            | $crate::BinaryOp::BitOr
+            | $crate::BinaryOp::BitXor
+            | $crate::BinaryOp::ShiftLeft
+            | $crate::BinaryOp::ShiftRight
+    };
+}
+
+/// The rounded divisions and their remainders: `quot rem floor-div mod`.
+#[macro_export]
+macro_rules! binaries_division {
+    () => {
+        $crate::BinaryOp::Quot
+            | $crate::BinaryOp::Rem
+            | $crate::BinaryOp::FloorDiv
+            | $crate::BinaryOp::Mod
+    };
+}
+
+/// The nodes that read no other node: arguments, constants, fills and
+/// random draws (`Op` groups, as patterns, like the unaries' above).
+#[macro_export]
+macro_rules! ops_source {
+    () => {
+        $crate::Op::Input { .. }
+            | $crate::Op::Param { .. }
+            | $crate::Op::Constant { .. }
+            | $crate::Op::Full { .. }
+            | $crate::Op::Iota { .. }
+            | $crate::Op::Normal { .. }
+            | $crate::Op::Uniform { .. }
+    };
+}
+
+/// The layout nodes, which compilers make views: `reshape broadcast
+/// transpose slice`.
+#[macro_export]
+macro_rules! ops_layout {
+    () => {
+        $crate::Op::Reshape
+            | $crate::Op::Broadcast
+            | $crate::Op::Transpose { .. }
+            | $crate::Op::Slice { .. }
+    };
+}
+
+/// The elementwise nodes, which compilers fuse into loops.
+#[macro_export]
+macro_rules! ops_elementwise {
+    () => {
+        $crate::Op::Unary(_)
+            | $crate::Op::Binary(_)
+            | $crate::Op::Compare(_)
+            | $crate::Op::Where
+            | $crate::Op::Cast
+    };
+}
+
+/// The nodes with a kernel of their own: reductions, `concat`, `matmul`,
+/// the indexing nodes, the scan, `argsort` and fused attention.
+#[macro_export]
+macro_rules! ops_kernel {
+    () => {
+        $crate::Op::Reduce { .. }
+            | $crate::Op::Concat { .. }
+            | $crate::Op::Matmul
+            | $crate::Op::Index
+            | $crate::Op::IndexAdd
+            | $crate::Op::Gather { .. }
+            | $crate::Op::ScatterAdd { .. }
+            | $crate::Op::LinearScan { .. }
+            | $crate::Op::Argsort { .. }
+            | $crate::Op::Attention { .. }
+    };
+}
+
 /// Elementwise functions of one tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
@@ -136,24 +296,7 @@ impl UnaryOp {
     /// (`docs/sexpgpu/operations.md`), so that they are nearly always
     /// correctly rounded and the devices' libraries agree on them.
     pub fn in_f64(self) -> bool {
-        matches!(
-            self,
-            UnaryOp::Sigmoid
-                | UnaryOp::Softplus
-                | UnaryOp::Log1p
-                | UnaryOp::Expm1
-                | UnaryOp::Erf
-                | UnaryOp::Sinh
-                | UnaryOp::Cosh
-                | UnaryOp::Tan
-                | UnaryOp::Atan
-                | UnaryOp::Asinh
-                | UnaryOp::Acosh
-                | UnaryOp::Atanh
-                | UnaryOp::Log2
-                | UnaryOp::Exp2
-                | UnaryOp::Log10
-        )
+        matches!(self, crate::unaries_in_f64!())
     }
 
     /// The f64 value of the functions that [`UnaryOp::in_f64`] names (and of
@@ -184,7 +327,7 @@ impl UnaryOp {
             // PyTorch's: 0 for zeros and NaN (`(0 < x) - (x < 0)`).
             UnaryOp::Sign => f64::from(u8::from(0.0 < x)) - f64::from(u8::from(x < 0.0)),
             UnaryOp::StopGradient => x,
-            _ => return None,
+            crate::unaries_in_f32!() => return None,
         })
     }
 }
@@ -293,7 +436,10 @@ impl BinaryOp {
             BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => Operands::Floats,
             BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => Operands::IntegersOrBool,
             BinaryOp::ShiftLeft | BinaryOp::ShiftRight => Operands::Integers,
-            _ => Operands::Numbers,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => Operands::Numbers,
+            BinaryOp::Maximum | BinaryOp::Minimum | crate::binaries_division!() => {
+                Operands::Numbers
+            }
         }
     }
 }

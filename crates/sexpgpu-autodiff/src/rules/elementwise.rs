@@ -71,7 +71,7 @@ pub(super) fn unary(
         | UnaryOp::Trunc
         | UnaryOp::Sign
         | UnaryOp::StopGradient => g.zeros_like(adj),
-        _ => {
+        sexpgpu_graph::unaries_in_f64!() => {
             let slope = slope(g, op, x, y)?;
             g.binary(Mul, adj, slope)?
         }
@@ -136,7 +136,7 @@ fn slope(g: &mut Graph, op: UnaryOp, x: NodeId, y: NodeId) -> Result<NodeId, OpE
         }
         UnaryOp::Exp2 => g.binary(Mul, y, LN_2)?,
         // The others have rules of their own in `unary`.
-        _ => g.zeros_like(x),
+        sexpgpu_graph::unaries_in_f32!() | sexpgpu_graph::unaries_exact!() => g.zeros_like(x),
     })
 }
 
@@ -226,7 +226,7 @@ pub(super) fn binary(
             }
         }
         // Piecewise constant (and the integer-only ops, which never get here).
-        _ => {
+        BinaryOp::Quot | BinaryOp::FloorDiv | sexpgpu_graph::binaries_bitwise!() => {
             let zero = g.zeros_like(adj);
             ga = Some(zero);
             gb = Some(zero);

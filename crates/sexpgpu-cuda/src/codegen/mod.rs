@@ -274,7 +274,11 @@ pub fn generate_step(
             one(step.kind(), (body, params), Shape::Grid { n })
         }
         Step::Attention(a) => Ok(kernels(attention::generate(a, out_dtype, dtype_of)?)),
-        step => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
+        Step::Index { .. }
+        | Step::IndexAdd { .. }
+        | Step::Gather { .. }
+        | Step::ScatterAdd { .. }
+        | Step::LinearScan { .. } => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
     }
 }
 

@@ -96,17 +96,20 @@ pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
                 .collect(),
             Precision::F64 => v.iter().map(|&x| unary_float(op, x)).collect(),
         }),
-        Values::Int(v) => Values::Int(
-            v.iter()
-                .map(|&x| match op {
-                    UnaryOp::Neg => x.wrapping_neg(),
-                    UnaryOp::Sign => x.signum(),
-                    // Only neg, abs and sign reach here (builders check).
-                    _ => x.wrapping_abs(),
-                })
-                .collect(),
-        ),
+        Values::Int(v) => Values::Int(v.iter().map(|&x| unary_int(op, x)).collect()),
         Values::Bool(v) => Values::Bool(v.clone()),
+    }
+}
+
+/// Only `neg`, `abs` and `sign` reach integers (builders check; the
+/// rounding functions leave an integer tensor as it is, without a node);
+/// the others keep `x`, which is inert.
+fn unary_int(op: UnaryOp, x: i64) -> i64 {
+    match op {
+        UnaryOp::Neg => x.wrapping_neg(),
+        UnaryOp::Sign => x.signum(),
+        UnaryOp::Abs => x.wrapping_abs(),
+        crate::unaries_float_only!() => x,
     }
 }
 
@@ -127,8 +130,8 @@ fn unary_float<T: Real>(op: UnaryOp, x: T) -> T {
         UnaryOp::Tanh => x.tanh(),
         UnaryOp::Acos => x.acos(),
         UnaryOp::Asin => x.asin(),
-        // Computed above.
-        _ => T::NAN,
+        // Computed above (`UnaryOp::f64_value`).
+        crate::unaries_in_f64!() | crate::unaries_exact!() => T::NAN,
     }
 }
 
@@ -152,12 +155,7 @@ pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values, precision: Precision)
         (Values::Bool(a), Values::Bool(b)) => Values::Bool(
             a.iter()
                 .zip(b)
-                .map(|(&x, &y)| match op {
-                    BinaryOp::BitOr => x | y,
-                    BinaryOp::BitXor => x ^ y,
-                    // Only the bitwise ops take bool (builders check).
-                    _ => x & y,
-                })
+                .map(|(&x, &y)| binary_bool(op, x, y))
                 .collect(),
         ),
         // Builders refuse other combinations; keep the left operand.
@@ -187,7 +185,19 @@ fn binary_float<T: Real>(op: BinaryOp, x: T, y: T) -> T {
             }
         }
         // Integer-only ops never reach floats (builders check).
-        _ => T::NAN,
+        crate::binaries_bitwise!() => T::NAN,
+    }
+}
+
+/// Only the bitwise ops take bool (builders check); the others keep `x`.
+fn binary_bool(op: BinaryOp, x: bool, y: bool) -> bool {
+    use BinaryOp::*;
+    match op {
+        BitAnd => x & y,
+        BitOr => x | y,
+        BitXor => x ^ y,
+        Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | ShiftLeft | ShiftRight => x,
+        crate::binaries_division!() => x,
     }
 }
 
