@@ -4,7 +4,7 @@
 //! division by zero is 0, `MIN / -1` wraps, a shift outside the dtype's
 //! width leaves 0 (left) or the sign (right).
 
-use sexpgpu_graph::BinaryOp;
+use sexpgpu_graph::{binaries_arith, binaries_bitwise, binaries_float_only, BinaryOp};
 
 /// `out[i] = op(a[i], b[i])` on f32 registers.
 #[inline(always)]
@@ -23,13 +23,7 @@ pub(super) fn float(op: BinaryOp, a: &[f32], b: &[f32], out: &mut [f32]) {
         },
         // Integer-only ops never reach floats (builders check); the
         // others are the fused loop's own.
-        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow => {
-            |_, _| f32::NAN
-        }
-        BinaryOp::Maximum
-        | BinaryOp::Minimum
-        | BinaryOp::Atan2
-        | sexpgpu_graph::binaries_bitwise!() => |_, _| f32::NAN,
+        binaries_arith!() | binaries_float_only!() | binaries_bitwise!() => |_, _| f32::NAN,
     };
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
@@ -101,12 +95,7 @@ macro_rules! int_ops {
                 },
                 // Float-only ops never reach integers; 0 as the reference
                 // gives. The others are the fused loop's own.
-                BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => |_, _| 0,
-                BinaryOp::Add
-                | BinaryOp::Sub
-                | BinaryOp::Mul
-                | BinaryOp::Maximum
-                | BinaryOp::Minimum => |_, _| 0,
+                binaries_arith!() | binaries_float_only!() => |_, _| 0,
             };
             for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                 *o = f(x, y);

@@ -10,8 +10,9 @@
 
 use half::bf16;
 use sexpgpu_graph::{
-    binaries_bitwise, binaries_division, math, unaries_exact, unaries_float_only, unaries_in_f64,
-    BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp,
+    binaries_arith, binaries_bitwise, binaries_division, binaries_float_only, math, unaries_exact,
+    unaries_float_only, unaries_in_f64, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData,
+    UnaryOp,
 };
 
 use crate::jit::{self, Compiled, Input};
@@ -1039,11 +1040,9 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            BinaryOp::Div
-            | BinaryOp::Pow
-            | BinaryOp::Atan2
-            | binaries_division!()
-            | binaries_bitwise!() => crate::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
+            binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
+                crate::division::int32(op, &a[..n], &b[..n], &mut o[..n])
+            }
         },
         (Vals::L(a), Vals::L(b), RegBuf::L(o)) => match op {
             BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
@@ -1051,11 +1050,9 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            BinaryOp::Div
-            | BinaryOp::Pow
-            | BinaryOp::Atan2
-            | binaries_division!()
-            | binaries_bitwise!() => crate::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
+            binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
+                crate::division::int64(op, &a[..n], &b[..n], &mut o[..n])
+            }
         },
         (Vals::B(a), Vals::B(b), RegBuf::B(o)) => bool_binary(op, a, b, o, n),
         _ => {}
@@ -1071,10 +1068,8 @@ fn bool_binary(op: BinaryOp, a: &[bool], b: &[bool], o: &mut [bool], n: usize) {
         BitAnd => map2!(o, a, b, n, |x, y| x & y),
         BitOr => map2!(o, a, b, n, |x, y| x | y),
         BitXor => map2!(o, a, b, n, |x, y| x ^ y),
-        Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | ShiftLeft | ShiftRight => {
-            o[..n].copy_from_slice(&a[..n])
-        }
-        binaries_division!() => o[..n].copy_from_slice(&a[..n]),
+        ShiftLeft | ShiftRight | binaries_arith!() => o[..n].copy_from_slice(&a[..n]),
+        binaries_float_only!() | binaries_division!() => o[..n].copy_from_slice(&a[..n]),
     }
 }
 

@@ -97,6 +97,26 @@ macro_rules! binaries_bitwise {
     };
 }
 
+/// The binaries of floats only: `/ pow atan2`.
+#[macro_export]
+macro_rules! binaries_float_only {
+    () => {
+        $crate::BinaryOp::Div | $crate::BinaryOp::Pow | $crate::BinaryOp::Atan2
+    };
+}
+
+/// The plain arithmetic of any numbers: `+ - * maximum minimum`.
+#[macro_export]
+macro_rules! binaries_arith {
+    () => {
+        $crate::BinaryOp::Add
+            | $crate::BinaryOp::Sub
+            | $crate::BinaryOp::Mul
+            | $crate::BinaryOp::Maximum
+            | $crate::BinaryOp::Minimum
+    };
+}
+
 /// The rounded divisions and their remainders: `quot rem floor-div mod`.
 #[macro_export]
 macro_rules! binaries_division {
@@ -433,13 +453,10 @@ impl BinaryOp {
     /// only integers (`bit-and bit-or bit-xor` also `bool`).
     pub fn operands(self) -> Operands {
         match self {
-            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => Operands::Floats,
+            crate::binaries_float_only!() => Operands::Floats,
             BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => Operands::IntegersOrBool,
             BinaryOp::ShiftLeft | BinaryOp::ShiftRight => Operands::Integers,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => Operands::Numbers,
-            BinaryOp::Maximum | BinaryOp::Minimum | crate::binaries_division!() => {
-                Operands::Numbers
-            }
+            crate::binaries_arith!() | crate::binaries_division!() => Operands::Numbers,
         }
     }
 }

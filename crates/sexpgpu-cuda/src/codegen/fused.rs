@@ -10,8 +10,8 @@ use std::fmt::Write;
 
 use sexpgpu_compile::{FusedKernel, InPlace, Instr, Src};
 use sexpgpu_graph::{
-    binaries_bitwise, binaries_division, unaries_exact, unaries_float_only, unaries_in_f32,
-    unaries_in_f64, BinaryOp, CompareOp, DType, UnaryOp,
+    binaries_arith, binaries_bitwise, binaries_division, binaries_float_only, unaries_exact,
+    unaries_float_only, unaries_in_f32, unaries_in_f64, BinaryOp, CompareOp, DType, UnaryOp,
 };
 
 use super::c::{self, Index};
@@ -546,12 +546,7 @@ return d - f > 0.5f ? f + 1.0f : f; }}({a}, {b})"
         ),
         // Integer-only ops never reach floats (builders check); the
         // others are `binary`'s own.
-        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow => {
-            "SX_NAN".to_string()
-        }
-        BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Atan2 | binaries_bitwise!() => {
-            "SX_NAN".to_string()
-        }
+        binaries_arith!() | binaries_float_only!() | binaries_bitwise!() => "SX_NAN".to_string(),
     }
 }
 
@@ -586,10 +581,7 @@ fn int_division(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
         }
         // Float-only ops never reach integers; 0 as the reference gives.
         // The others are `binary`'s own.
-        BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => format!("({ty})0"),
-        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Maximum | BinaryOp::Minimum => {
-            format!("({ty})0")
-        }
+        binaries_arith!() | binaries_float_only!() => format!("({ty})0"),
     }
 }
 
@@ -612,8 +604,9 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::Mul => format!("sx_wmul({a}, {b})"),
             BinaryOp::Maximum => format!("({a} > {b} ? {a} : {b})"),
             BinaryOp::Minimum => format!("({a} < {b} ? {a} : {b})"),
-            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => int_division(op, a, b, dtype),
-            binaries_division!() | binaries_bitwise!() => int_division(op, a, b, dtype),
+            binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
+                int_division(op, a, b, dtype)
+            }
         },
         // Only the bitwise ops take bool (builders check); the reference
         // keeps the left operand under the others.
@@ -621,11 +614,8 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::BitAnd => format!("({a} & {b})"),
             BinaryOp::BitOr => format!("({a} | {b})"),
             BinaryOp::BitXor => format!("({a} != {b})"),
-            BinaryOp::ShiftLeft | BinaryOp::ShiftRight | binaries_division!() => a.to_string(),
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow => {
-                a.to_string()
-            }
-            BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Atan2 => a.to_string(),
+            BinaryOp::ShiftLeft | BinaryOp::ShiftRight | binaries_arith!() => a.to_string(),
+            binaries_float_only!() | binaries_division!() => a.to_string(),
         },
     }
 }

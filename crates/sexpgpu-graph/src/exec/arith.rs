@@ -196,8 +196,8 @@ fn binary_bool(op: BinaryOp, x: bool, y: bool) -> bool {
         BitAnd => x & y,
         BitOr => x | y,
         BitXor => x ^ y,
-        Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | ShiftLeft | ShiftRight => x,
-        crate::binaries_division!() => x,
+        ShiftLeft | ShiftRight | crate::binaries_arith!() => x,
+        crate::binaries_float_only!() | crate::binaries_division!() => x,
     }
 }
 
@@ -250,7 +250,7 @@ fn binary_int(op: BinaryOp, x: i64, y: i64) -> i64 {
         BinaryOp::ShiftLeft => shift_left(x, y),
         BinaryOp::ShiftRight => shift_right(x, y),
         // Float-only ops never reach integers (builders check); 0 is inert.
-        BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => 0,
+        crate::binaries_float_only!() => 0,
     }
 }
 
