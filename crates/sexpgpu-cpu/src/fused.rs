@@ -1030,6 +1030,7 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::max)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::min)),
             BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
+            BinaryOp::CopySign => map2!(o, a, b, n, |x, y| x.copysign(y)),
             binaries_division!() | binaries_bitwise!() => {
                 crate::division::float(op, &a[..n], &b[..n], &mut o[..n])
             }

@@ -97,11 +97,14 @@ macro_rules! binaries_bitwise {
     };
 }
 
-/// The binaries of floats only: `/ pow atan2`.
+/// The binaries of floats only: `/ pow atan2 copysign`.
 #[macro_export]
 macro_rules! binaries_float_only {
     () => {
-        $crate::BinaryOp::Div | $crate::BinaryOp::Pow | $crate::BinaryOp::Atan2
+        $crate::BinaryOp::Div
+            | $crate::BinaryOp::Pow
+            | $crate::BinaryOp::Atan2
+            | $crate::BinaryOp::CopySign
     };
 }
 
@@ -363,6 +366,8 @@ pub enum BinaryOp {
     Maximum,
     Minimum,
     Atan2,
+    /// `|a|` with the sign of `b` (`torch.copysign`).
+    CopySign,
     /// Division rounded toward zero (`torch.div(rounding_mode="trunc")`).
     Quot,
     /// The remainder of `Quot`, with the dividend's sign (`torch.fmod`).
@@ -389,7 +394,7 @@ pub enum Operands {
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 17] = [
+    pub const ALL: [BinaryOp; 18] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -398,6 +403,7 @@ impl BinaryOp {
         BinaryOp::Maximum,
         BinaryOp::Minimum,
         BinaryOp::Atan2,
+        BinaryOp::CopySign,
         BinaryOp::Quot,
         BinaryOp::Rem,
         BinaryOp::FloorDiv,
@@ -420,6 +426,7 @@ impl BinaryOp {
             BinaryOp::Maximum => "maximum",
             BinaryOp::Minimum => "minimum",
             BinaryOp::Atan2 => "atan2",
+            BinaryOp::CopySign => "copysign",
             BinaryOp::Quot => "quot",
             BinaryOp::Rem => "rem",
             BinaryOp::FloorDiv => "floor-div",

@@ -211,6 +211,17 @@ pub(super) fn binary(
                 gb = Some(g.unary(UnaryOp::Neg, times_a)?);
             }
         }
+        // y = copysign(a, b) = ±a: da = adj y / a, taken as 0 where a = 0
+        // (PyTorch's); db = 0.
+        BinaryOp::CopySign => {
+            if want_a {
+                let ratio = g.binary(Div, y, a)?;
+                let a_zero = g.compare(CompareOp::Eq, a, 0.0)?;
+                let slope = g.where_(a_zero, 0.0, ratio)?;
+                ga = Some(g.binary(Mul, adj, slope)?);
+            }
+            gb = Some(g.zeros_like(adj));
+        }
         // a = q b + r: da = adj, db = -adj q (PyTorch's `fmod` and `remainder`).
         BinaryOp::Rem | BinaryOp::Mod => {
             ga = Some(adj);

@@ -596,6 +596,7 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::Maximum => format!("sx_max({a}, {b})"),
             BinaryOp::Minimum => format!("sx_min({a}, {b})"),
             BinaryOp::Atan2 => format!("atan2f({a}, {b})"),
+            BinaryOp::CopySign => format!("copysignf({a}, {b})"),
             binaries_division!() | binaries_bitwise!() => float_division(op, a, b),
         },
         DType::I32 | DType::I64 => match op {

@@ -173,6 +173,7 @@ fn binary_float<T: Real>(op: BinaryOp, x: T, y: T) -> T {
         BinaryOp::Maximum => nan_or(x, y, T::max),
         BinaryOp::Minimum => nan_or(x, y, T::min),
         BinaryOp::Atan2 => x.atan2(y),
+        BinaryOp::CopySign => x.copysign(y),
         BinaryOp::Quot => (x / y).trunc(),
         BinaryOp::Rem => x.fmod(y),
         BinaryOp::FloorDiv => floor_div(x, y),

@@ -266,6 +266,11 @@ pub static OPS: &[Op] = &[
         "elementwise `atan2 y x`",
     ),
     op(
+        "copysign",
+        Run::Binary(BinaryOp::CopySign),
+        "elementwise `|a|` with the sign of `b` (PyTorch's `copysign`)",
+    ),
+    op(
         "maximum",
         Run::Binary(BinaryOp::Maximum),
         "elementwise maximum of two operands",
