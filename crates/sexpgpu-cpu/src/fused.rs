@@ -1035,30 +1035,34 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
                 crate::division::float(op, &a[..n], &b[..n], &mut o[..n])
             }
         },
-        (Vals::I(a), Vals::I(b), RegBuf::I(o)) => match op {
-            BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
-            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
-            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
-            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
-            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
-                crate::division::int32(op, &a[..n], &b[..n], &mut o[..n])
-            }
-        },
-        (Vals::L(a), Vals::L(b), RegBuf::L(o)) => match op {
-            BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
-            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
-            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
-            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
-            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
-                crate::division::int64(op, &a[..n], &b[..n], &mut o[..n])
-            }
-        },
+        (Vals::I(a), Vals::I(b), RegBuf::I(o)) => int32_binary(op, a, b, o, n),
+        (Vals::L(a), Vals::L(b), RegBuf::L(o)) => int64_binary(op, a, b, o, n),
         (Vals::B(a), Vals::B(b), RegBuf::B(o)) => bool_binary(op, a, b, o, n),
         _ => {}
     }
 }
+
+/// The integer binaries of one width, wrapping as the reference.
+macro_rules! int_binary {
+    ($name:ident, $t:ty, $division:path) => {
+        #[inline(always)]
+        fn $name(op: BinaryOp, a: &[$t], b: &[$t], o: &mut [$t], n: usize) {
+            match op {
+                BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
+                BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
+                BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
+                BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
+                BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
+                binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
+                    $division(op, &a[..n], &b[..n], &mut o[..n])
+                }
+            }
+        }
+    };
+}
+
+int_binary!(int32_binary, i32, crate::division::int32);
+int_binary!(int64_binary, i64, crate::division::int64);
 
 /// Only the bitwise ops take bool (builders check); the reference keeps
 /// the left operand under the others, and so do we.

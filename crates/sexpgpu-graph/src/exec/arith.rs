@@ -243,8 +243,8 @@ fn binary_int(op: BinaryOp, x: i64, y: i64) -> i64 {
         // Division by zero is 0, as NumPy gives; `MIN / -1` wraps.
         BinaryOp::Quot => x.checked_div(y).unwrap_or(if y == 0 { 0 } else { x }),
         BinaryOp::Rem => x.checked_rem(y).unwrap_or(0),
-        BinaryOp::FloorDiv => floor_div_int(x, y),
-        BinaryOp::Mod => floor_mod_int(x, y),
+        BinaryOp::FloorDiv => crate::math::floor_div_int(x, y),
+        BinaryOp::Mod => crate::math::floor_mod_int(x, y),
         BinaryOp::BitAnd => x & y,
         BinaryOp::BitOr => x | y,
         BinaryOp::BitXor => x ^ y,
@@ -252,33 +252,6 @@ fn binary_int(op: BinaryOp, x: i64, y: i64) -> i64 {
         BinaryOp::ShiftRight => shift_right(x, y),
         // Float-only ops never reach integers (builders check); 0 is inert.
         crate::binaries_float_only!() => 0,
-    }
-}
-
-/// Division rounded down; by zero 0 (as NumPy), `MIN / -1` wraps.
-fn floor_div_int(x: i64, y: i64) -> i64 {
-    if y == 0 {
-        return 0;
-    }
-    let q = x.wrapping_div(y);
-    let r = x.wrapping_rem(y);
-    if r != 0 && ((r < 0) != (y < 0)) {
-        q.wrapping_sub(1)
-    } else {
-        q
-    }
-}
-
-/// The remainder with the divisor's sign; by zero 0 (as NumPy).
-fn floor_mod_int(x: i64, y: i64) -> i64 {
-    if y == 0 {
-        return 0;
-    }
-    let r = x.wrapping_rem(y);
-    if r != 0 && ((r < 0) != (y < 0)) {
-        r.wrapping_add(y)
-    } else {
-        r
     }
 }
 
