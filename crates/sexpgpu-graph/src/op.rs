@@ -188,119 +188,73 @@ macro_rules! ops_kernel {
     };
 }
 
-/// Elementwise functions of one tensor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sqrt,
-    Rsqrt,
-    Exp,
-    Log,
-    Sin,
-    Cos,
-    Tanh,
-    Acos,
-    Asin,
-    Sigmoid,
-    Softplus,
-    Log1p,
-    Expm1,
-    Erf,
-    Sinh,
-    Cosh,
-    Tan,
-    Atan,
-    Asinh,
-    Acosh,
-    Atanh,
-    Log2,
-    Exp2,
-    Log10,
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    Sign,
-    /// The value unchanged, through which no gradient flows (JAX's
-    /// `stop_gradient`, PyTorch's `detach`).
-    StopGradient,
+/// An enum of operations with `ALL` (every variant, in order) and `name`
+/// (the builtin's name, in messages and in the IR), each variant and its
+/// name written once.
+macro_rules! named_ops {
+    ($(#[$tydoc:meta])* pub enum $ty:ident {
+        $($(#[$doc:meta])* $variant:ident => $name:literal,)*
+    }) => {
+        $(#[$tydoc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $ty {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl $ty {
+            pub const ALL: [$ty; [$($name),*].len()] = [$($ty::$variant),*];
+
+            /// The builtin's name, used both in messages and in the IR.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+named_ops! {
+    /// Elementwise functions of one tensor.
+    pub enum UnaryOp {
+        Neg => "neg",
+        Abs => "abs",
+        Sqrt => "sqrt",
+        Rsqrt => "rsqrt",
+        Exp => "exp",
+        Log => "log",
+        Sin => "sin",
+        Cos => "cos",
+        Tanh => "tanh",
+        Acos => "acos",
+        Asin => "asin",
+        Sigmoid => "sigmoid",
+        Softplus => "softplus",
+        Log1p => "log1p",
+        Expm1 => "expm1",
+        Erf => "erf",
+        Sinh => "sinh",
+        Cosh => "cosh",
+        Tan => "tan",
+        Atan => "atan",
+        Asinh => "asinh",
+        Acosh => "acosh",
+        Atanh => "atanh",
+        Log2 => "log2",
+        Exp2 => "exp2",
+        Log10 => "log10",
+        Floor => "floor",
+        Ceil => "ceil",
+        Round => "round",
+        Trunc => "trunc",
+        Sign => "sign",
+        /// The value unchanged, through which no gradient flows (JAX's
+        /// `stop_gradient`, PyTorch's `detach`).
+        StopGradient => "stop-gradient",
+    }
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 32] = [
-        UnaryOp::Neg,
-        UnaryOp::Abs,
-        UnaryOp::Sqrt,
-        UnaryOp::Rsqrt,
-        UnaryOp::Exp,
-        UnaryOp::Log,
-        UnaryOp::Sin,
-        UnaryOp::Cos,
-        UnaryOp::Tanh,
-        UnaryOp::Acos,
-        UnaryOp::Asin,
-        UnaryOp::Sigmoid,
-        UnaryOp::Softplus,
-        UnaryOp::Log1p,
-        UnaryOp::Expm1,
-        UnaryOp::Erf,
-        UnaryOp::Sinh,
-        UnaryOp::Cosh,
-        UnaryOp::Tan,
-        UnaryOp::Atan,
-        UnaryOp::Asinh,
-        UnaryOp::Acosh,
-        UnaryOp::Atanh,
-        UnaryOp::Log2,
-        UnaryOp::Exp2,
-        UnaryOp::Log10,
-        UnaryOp::Floor,
-        UnaryOp::Ceil,
-        UnaryOp::Round,
-        UnaryOp::Trunc,
-        UnaryOp::Sign,
-        UnaryOp::StopGradient,
-    ];
-
-    /// The builtin's name, used both in messages and in the IR.
-    pub fn name(self) -> &'static str {
-        match self {
-            UnaryOp::Neg => "neg",
-            UnaryOp::Abs => "abs",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Rsqrt => "rsqrt",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
-            UnaryOp::Sin => "sin",
-            UnaryOp::Cos => "cos",
-            UnaryOp::Tanh => "tanh",
-            UnaryOp::Acos => "acos",
-            UnaryOp::Asin => "asin",
-            UnaryOp::Sigmoid => "sigmoid",
-            UnaryOp::Softplus => "softplus",
-            UnaryOp::Log1p => "log1p",
-            UnaryOp::Expm1 => "expm1",
-            UnaryOp::Erf => "erf",
-            UnaryOp::Sinh => "sinh",
-            UnaryOp::Cosh => "cosh",
-            UnaryOp::Tan => "tan",
-            UnaryOp::Atan => "atan",
-            UnaryOp::Asinh => "asinh",
-            UnaryOp::Acosh => "acosh",
-            UnaryOp::Atanh => "atanh",
-            UnaryOp::Log2 => "log2",
-            UnaryOp::Exp2 => "exp2",
-            UnaryOp::Log10 => "log10",
-            UnaryOp::Floor => "floor",
-            UnaryOp::Ceil => "ceil",
-            UnaryOp::Round => "round",
-            UnaryOp::Trunc => "trunc",
-            UnaryOp::Sign => "sign",
-            UnaryOp::StopGradient => "stop-gradient",
-        }
-    }
-
     /// `neg`, `abs` and `sign` also take integers (the rounding functions
     /// return an integer tensor as it is, without a node); the rest only floats.
     pub fn accepts_integers(self) -> bool {
@@ -355,33 +309,34 @@ impl UnaryOp {
     }
 }
 
-/// Elementwise functions of two tensors of one dtype, broadcast to one shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Maximum,
-    Minimum,
-    Atan2,
-    /// `|a|` with the sign of `b` (`torch.copysign`).
-    CopySign,
-    /// Division rounded toward zero (`torch.div(rounding_mode="trunc")`).
-    Quot,
-    /// The remainder of `Quot`, with the dividend's sign (`torch.fmod`).
-    Rem,
-    /// Division rounded down (`torch.floor_divide`).
-    FloorDiv,
-    /// The remainder of `FloorDiv`, with the divisor's sign (`torch.remainder`).
-    Mod,
-    BitAnd,
-    BitOr,
-    BitXor,
-    ShiftLeft,
-    /// Arithmetic (sign-filling) shift.
-    ShiftRight,
+named_ops! {
+    /// Elementwise functions of two tensors of one dtype, broadcast to one shape.
+    pub enum BinaryOp {
+        Add => "add",
+        Sub => "sub",
+        Mul => "mul",
+        Div => "div",
+        Pow => "pow",
+        Maximum => "maximum",
+        Minimum => "minimum",
+        Atan2 => "atan2",
+        /// `|a|` with the sign of `b` (`torch.copysign`).
+        CopySign => "copysign",
+        /// Division rounded toward zero (`torch.div(rounding_mode="trunc")`).
+        Quot => "quot",
+        /// The remainder of `Quot`, with the dividend's sign (`torch.fmod`).
+        Rem => "rem",
+        /// Division rounded down (`torch.floor_divide`).
+        FloorDiv => "floor-div",
+        /// The remainder of `FloorDiv`, with the divisor's sign (`torch.remainder`).
+        Mod => "mod",
+        BitAnd => "bit-and",
+        BitOr => "bit-or",
+        BitXor => "bit-xor",
+        ShiftLeft => "shift-left",
+        /// Arithmetic (sign-filling) shift.
+        ShiftRight => "shift-right",
+    }
 }
 
 /// Which dtypes a binary operation takes.
@@ -394,51 +349,6 @@ pub enum Operands {
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 18] = [
-        BinaryOp::Add,
-        BinaryOp::Sub,
-        BinaryOp::Mul,
-        BinaryOp::Div,
-        BinaryOp::Pow,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-        BinaryOp::Atan2,
-        BinaryOp::CopySign,
-        BinaryOp::Quot,
-        BinaryOp::Rem,
-        BinaryOp::FloorDiv,
-        BinaryOp::Mod,
-        BinaryOp::BitAnd,
-        BinaryOp::BitOr,
-        BinaryOp::BitXor,
-        BinaryOp::ShiftLeft,
-        BinaryOp::ShiftRight,
-    ];
-
-    /// The name the IR prints.
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Maximum => "maximum",
-            BinaryOp::Minimum => "minimum",
-            BinaryOp::Atan2 => "atan2",
-            BinaryOp::CopySign => "copysign",
-            BinaryOp::Quot => "quot",
-            BinaryOp::Rem => "rem",
-            BinaryOp::FloorDiv => "floor-div",
-            BinaryOp::Mod => "mod",
-            BinaryOp::BitAnd => "bit-and",
-            BinaryOp::BitOr => "bit-or",
-            BinaryOp::BitXor => "bit-xor",
-            BinaryOp::ShiftLeft => "shift-left",
-            BinaryOp::ShiftRight => "shift-right",
-        }
-    }
-
     /// The builtin as the user writes it, for messages: `+`, `pow`.
     pub fn symbol(self) -> &'static str {
         match self {
