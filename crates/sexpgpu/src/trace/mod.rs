@@ -397,11 +397,7 @@ pub fn call_graph(
         )?);
     }
     let results = match interp.mode {
-        Mode::Check => graph
-            .outputs()
-            .iter()
-            .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
-            .collect(),
+        Mode::Check => zero_outputs(graph),
         Mode::Run => sexpgpu_graph::execute(graph, &tensors, tracer(interp).seed).map_err(|e| {
             let mut d = Diagnostic::error(
                 codes::E_RUN_001,
@@ -491,11 +487,7 @@ pub(crate) fn run_recorded(
     let (outputs, kind) = graph_outputs(&mut graph, id, result, site.span)?;
     graph.set_outputs(outputs);
     let results = match interp.mode {
-        Mode::Check => graph
-            .outputs()
-            .iter()
-            .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
-            .collect(),
+        Mode::Check => zero_outputs(&graph),
         Mode::Run => {
             tracer(interp).calls += 1;
             let seed = sexpgpu_graph::random::fold_seed(tracer(interp).seed, tracer(interp).calls);
@@ -519,6 +511,16 @@ pub(crate) fn run_recorded(
     };
     let mut results = results.into_iter().map(|t| Value::HostTensor(Rc::new(t)));
     Ok(kind.rebuild(&mut results))
+}
+
+/// What `sexpgpu check` gives for a graph's outputs instead of running
+/// it: zeros of their shapes and dtypes.
+fn zero_outputs(graph: &Graph) -> Vec<Tensor> {
+    graph
+        .outputs()
+        .iter()
+        .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
+        .collect()
 }
 
 /// A host value with each computed tensor replaced by a new graph input.
