@@ -230,6 +230,7 @@ BINARY = {
     "maximum": np.maximum,
     "minimum": np.minimum,
     "atan2": np.arctan2,
+    "copysign": np.copysign,
     "quot": quot,
     "rem": float_exact(rem),
     "floor-div": float_exact(np.floor_divide),

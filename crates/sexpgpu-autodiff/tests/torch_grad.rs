@@ -6,15 +6,16 @@
 //! training step runs) within f32 tolerance, and computed in f64 with
 //! `execute_f64` within 1e-9. A missing venv is a failure, never a skip.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 use sexpgpu_autodiff::grad;
 use sexpgpu_graph::{
     execute, execute_f64, to_npy, BinaryOp, DType, Graph, NodeId, Op, OpError, ReduceOp, Shape,
     Tensor, UnaryOp,
 };
-use uitest::support::{python, Rng};
+use uitest::support::Rng;
 
 /// Values for a node: floats uniform in `[low, high)`, integers (ids)
 /// uniform in `[0, high)`.
@@ -189,7 +190,6 @@ fn new_structured(g: &mut Graph) -> Result<NodeId, OpError> {
 /// Builds the case, differentiates it with respect to every float argument,
 /// runs it, writes everything as `.npy` and has PyTorch check it.
 fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpError>) {
-    let python = python();
     let mut g = Graph::new(case);
     let loss = build(&mut g).expect("the model builds");
     let arguments = g.arguments();
@@ -237,7 +237,7 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
     for (name, t) in grad_names.iter().zip(&results[1..]) {
         files.push((name.clone(), to_npy(t)));
     }
-    run_torch(&python, case, &f32_dir, &files, "1e-4");
+    run_torch(case, &f32_dir, &files, "1e-4");
 
     // In f64, on the same (f32-representable) inputs: agreement to 1e-9.
     let wide_args: Vec<Vec<f64>> = args.iter().map(Tensor::to_f64s).collect();
@@ -255,35 +255,19 @@ fn check_against_torch(case: &str, build: fn(&mut Graph) -> Result<NodeId, OpErr
             sexpgpu_graph::npy_bytes("<f8", g.shape(*node).dims(), &bytes),
         ));
     }
-    run_torch(&python, case, &dir.join("f64"), &files, "1e-9");
+    run_torch(case, &dir.join("f64"), &files, "1e-9");
     std::fs::remove_dir_all(&dir).expect("remove temp dir");
 }
 
 /// Writes `files` (name, `.npy` bytes) into `dir` and runs the PyTorch check
 /// on them with relative tolerance `rtol`.
-fn run_torch(python: &Path, case: &str, dir: &Path, files: &[(String, Vec<u8>)], rtol: &str) {
+fn run_torch(case: &str, dir: &Path, files: &[(String, Vec<u8>)], rtol: &str) {
     std::fs::create_dir_all(dir).expect("temp dir");
     for (name, bytes) in files {
         std::fs::write(dir.join(format!("{name}.npy")), bytes).expect("write .npy");
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/torch_grad.py");
-    let output = Command::new(python)
-        .arg(&script)
-        .arg(case)
-        .arg(dir)
-        .arg(rtol)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.status.success(),
-        "{report}\n(files kept in {})",
-        dir.display()
-    );
+    let dir_text = dir.to_string_lossy();
+    common::run_script("torch_grad.py", &[case, &dir_text, rtol], dir);
 }
 
 fn name_of(g: &Graph, id: NodeId) -> &str {

@@ -7,15 +7,16 @@
 //! a training step runs it) and once in f64 (`execute_f64`, to 1e-9). A
 //! missing venv is a failure, never a skip.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sexpgpu_autodiff::grad;
 use sexpgpu_graph::{
     execute, execute_f64, npy_bytes, to_npy, BinaryOp, ConvOptions, ConvPadding, DType, Graph,
     NodeId, OpError, PadMode, PerAxis, PoolOptions, ReduceOp, Resize, Scalar, Shape, Tensor,
 };
-use uitest::support::{python, Rng};
+use uitest::support::Rng;
 
 /// How a case builds its op on the parameters.
 type Build = dyn Fn(&mut Graph, &[NodeId]) -> Result<NodeId, OpError>;
@@ -453,22 +454,8 @@ fn check(group: &str, cases: Vec<Case>) {
     for c in &cases {
         write_case(&mut rng, &root, c);
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/torch_structured.py");
-    let output = Command::new(python())
-        .arg(&script)
-        .arg(&root)
-        .output()
-        .expect("run python");
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        output.status.success(),
-        "{report}\n(files kept in {})",
-        root.display()
-    );
+    let root_text = root.to_string_lossy();
+    let report = common::run_script("torch_structured.py", &[&root_text], &root);
     assert!(
         report.contains(&format!("{} cases agree", cases.len())),
         "{report}"

@@ -404,8 +404,8 @@ fn main() {
         }
     };
     if flag("--profile") {
-        sexpgpu_cpu::profile::set_warmup(1);
-        sexpgpu_cpu::profile::enable(true);
+        sexpgpu_compile::profile::set_warmup(1);
+        sexpgpu_compile::profile::enable(true);
     }
     println!(
         "{:<48} {:>10} {:>10} {:>8} {:>12} {:>8}",
@@ -436,10 +436,10 @@ fn main() {
     if flag("--profile") {
         print!(
             "{}",
-            sexpgpu_cpu::profile::format_report(&sexpgpu_cpu::profile::take_report())
+            sexpgpu_compile::profile::format_report(&sexpgpu_compile::profile::take_report())
         );
         // Each workload's costliest launches, summed over its iterations.
-        for (graph, launches) in sexpgpu_cpu::profile::take_top_launches(PROFILE_TOP) {
+        for (graph, launches) in sexpgpu_compile::profile::take_top_launches(PROFILE_TOP) {
             println!("costliest launches of {graph}:");
             for (time, what) in launches {
                 println!("  {:8.1} ms  {what}", time.as_secs_f64() * 1e3);

@@ -1,275 +1,406 @@
-//! The backend trait: the small set of kernels a device must provide for
-//! compiled programs to run on it (after candle's `BackendStorage` and
-//! `BackendDevice`). The CPU backend implements it in `cpu`; a CUDA backend
-//! implements the same trait later. Knows nothing of graphs.
+//! `CpuBackend`: buffers are host `TensorData` (bf16 stored as bf16),
+//! arguments and constants are read in place, and every kernel may use all
+//! threads. Implements the `Backend` trait by dispatching to one module per
+//! kind of kernel; holds no state but its thread count.
 
-use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
+use half::bf16;
+use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor, TensorData};
 
-use crate::plan::{Fill, FusedKernel};
-use crate::view::View;
+use sexpgpu_compile::{Backend, Dense, Fill, FusedKernel, Operand, Product, Step, View};
 
-/// A kernel operand: device memory read through a view, or a value repeated.
-pub enum Operand<'a, B> {
-    Mem(&'a B, &'a View),
-    /// Already converted to `dtype` as the reference stores it.
-    Splat(sexpgpu_graph::Scalar, DType),
-    /// The positions the launch writes to its target `k` (0: `out`, 1 + j:
-    /// side output `j`), each read before it is written: a fused loop
-    /// computing in place over an input whose buffer became that target
-    /// (`Step::Fused::in_place`). Only `fused` receives it.
-    Written(usize),
+use crate::error::internal;
+use crate::parallel::{for_chunks, MIN_PER_THREAD};
+use crate::walk::{load, store};
+use crate::{attention, fill, fused, indexing, matmul, reduce};
+
+/// The thread count the command chose (`--threads`); 0 when it chose none.
+static CHOSEN_THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Runs kernels on the host with up to `threads` threads each.
+#[derive(Clone, Debug)]
+pub struct CpuBackend {
+    threads: usize,
 }
 
-impl<B> Clone for Operand<'_, B> {
-    fn clone(&self) -> Self {
-        *self
+impl CpuBackend {
+    pub fn new(threads: usize) -> CpuBackend {
+        CpuBackend {
+            threads: threads.max(1),
+        }
+    }
+
+    /// Sets the thread count of every backend made afterwards (the
+    /// command's `--threads`), over `SEXPGPU_THREADS`; 0 restores the
+    /// default.
+    pub fn set_default_threads(threads: usize) {
+        CHOSEN_THREADS.store(threads, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The count `set_default_threads` chose; else `SEXPGPU_THREADS` when
+    /// set to a positive number; else every core.
+    pub fn default_threads() -> usize {
+        let chosen = CHOSEN_THREADS.load(std::sync::atomic::Ordering::Relaxed);
+        if chosen > 0 {
+            return chosen;
+        }
+        std::env::var("SEXPGPU_THREADS")
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 }
 
-impl<B> Copy for Operand<'_, B> {}
-
-/// A contiguous operand: `len` elements of `buf` from `offset`.
-pub struct Dense<'a, B> {
-    pub buf: &'a B,
-    pub offset: usize,
-}
-
-impl<B> Clone for Dense<'_, B> {
-    fn clone(&self) -> Self {
-        *self
+impl Default for CpuBackend {
+    fn default() -> Self {
+        CpuBackend::new(CpuBackend::default_threads())
     }
 }
 
-impl<B> Copy for Dense<'_, B> {}
+impl Backend for CpuBackend {
+    type Buffer = TensorData;
+    type Mark = std::time::Instant;
 
-/// A device that runs compiled programs. Every kernel writes the first
-/// `len` elements of `out` (a buffer of the node's dtype, possibly longer)
-/// and must give the reference executor's results: bit-identical where the
-/// arithmetic is done in the same order, within dtype tolerance otherwise.
-/// Errors are for data the op cannot accept (an id outside its axis).
-pub trait Backend {
-    /// Device memory holding elements of one dtype.
-    type Buffer;
+    fn mark(&self) -> Result<std::time::Instant, ExecError> {
+        Ok(std::time::Instant::now())
+    }
 
-    /// A point in the device's queue of work, for timing launches
-    /// (`--profile`): the CPU's is the wall clock, since its launches end
-    /// before they return; a GPU's is an event recorded on its stream.
-    type Mark;
-
-    /// A mark after everything queued so far.
-    fn mark(&self) -> Result<Self::Mark, ExecError>;
-
-    /// The time from `start` to `end`, waiting for the device to pass `end`.
     fn between(
         &self,
-        start: &Self::Mark,
-        end: &Self::Mark,
-    ) -> Result<std::time::Duration, ExecError>;
-
-    fn name(&self) -> &'static str;
-
-    /// Readies the backend for `plan`'s launches before its first run (a
-    /// GPU compiles all of its kernels at once); the CPU needs nothing.
-    fn prepare(&self, plan: &crate::plan::Plan) -> Result<(), ExecError> {
-        let _ = plan;
-        Ok(())
+        start: &std::time::Instant,
+        end: &std::time::Instant,
+    ) -> Result<std::time::Duration, ExecError> {
+        Ok(end.duration_since(*start))
     }
 
-    /// A buffer for at least `len` elements of `dtype`; contents unspecified.
-    fn alloc(&self, dtype: DType, len: usize) -> Result<Self::Buffer, ExecError>;
-
-    /// How many elements the buffer holds.
-    fn capacity(&self, buf: &Self::Buffer) -> usize;
-    /// The element type a buffer holds.
-    fn dtype(&self, buf: &Self::Buffer) -> DType;
-
-    /// The host tensor's elements, on the device.
-    fn upload(&self, tensor: &Tensor) -> Result<Self::Buffer, ExecError>;
-
-    /// The host tensor's elements as a buffer of this run's own, which a
-    /// fused loop may overwrite in place (`Program::run_owned`): the CPU
-    /// takes the tensor's memory as it is; a device uploads it.
-    fn adopt(&self, tensor: Tensor) -> Result<Self::Buffer, ExecError> {
-        self.upload(&tensor)
+    fn name(&self) -> &'static str {
+        "cpu"
     }
 
-    /// The host tensor itself, when the device reads host memory directly
-    /// (the CPU), so arguments and constants are never copied.
-    fn borrow_host<'t>(&self, tensor: &'t Tensor) -> Option<&'t Self::Buffer>;
+    /// Zeroed memory, or an error naming the size when the host has not
+    /// got it (a tensor may be gigabytes: `sexpgpu_graph::MAX_ELEMENTS`).
+    fn alloc(&self, dtype: DType, len: usize) -> Result<TensorData, ExecError> {
+        fn zeroed<T: Clone>(len: usize, zero: T, dtype: DType) -> Result<Vec<T>, ExecError> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).map_err(|_| ExecError {
+                message: format!(
+                    "out of memory: cannot allocate {len} {dtype} elements ({} MiB)",
+                    (len * std::mem::size_of::<T>()) >> 20
+                ),
+                node: None,
+            })?;
+            v.resize(len, zero);
+            Ok(v)
+        }
+        Ok(match dtype {
+            DType::F32 => TensorData::F32(zeroed(len, 0.0, dtype)?),
+            DType::BF16 => TensorData::BF16(zeroed(len, bf16::ZERO, dtype)?),
+            DType::I32 => TensorData::I32(zeroed(len, 0, dtype)?),
+            DType::I64 => TensorData::I64(zeroed(len, 0, dtype)?),
+            DType::Bool => TensorData::Bool(zeroed(len, false, dtype)?),
+        })
+    }
 
-    /// The first `shape.numel()` elements as a host tensor.
-    fn download(&self, buf: Self::Buffer, shape: &Shape) -> Result<Tensor, ExecError>;
+    fn capacity(&self, buf: &TensorData) -> usize {
+        buf.len()
+    }
 
-    /// A copy of a buffer that must stay on the device.
+    fn dtype(&self, buf: &TensorData) -> DType {
+        buf.dtype()
+    }
+
+    fn upload(&self, tensor: &Tensor) -> Result<TensorData, ExecError> {
+        Ok(tensor.data().clone())
+    }
+
+    fn adopt(&self, tensor: Tensor) -> Result<TensorData, ExecError> {
+        Ok(tensor.into_data())
+    }
+
+    fn borrow_host<'t>(&self, tensor: &'t Tensor) -> Option<&'t TensorData> {
+        Some(tensor.data())
+    }
+
+    fn download(&self, buf: TensorData, shape: &Shape) -> Result<Tensor, ExecError> {
+        let n = shape.numel();
+        let data = match buf {
+            TensorData::F32(mut v) => {
+                v.truncate(n);
+                TensorData::F32(v)
+            }
+            TensorData::BF16(mut v) => {
+                v.truncate(n);
+                TensorData::BF16(v)
+            }
+            TensorData::I32(mut v) => {
+                v.truncate(n);
+                TensorData::I32(v)
+            }
+            TensorData::I64(mut v) => {
+                v.truncate(n);
+                TensorData::I64(v)
+            }
+            TensorData::Bool(mut v) => {
+                v.truncate(n);
+                TensorData::Bool(v)
+            }
+        };
+        Tensor::new(shape.clone(), data).map_err(|e| internal(&e.message))
+    }
+
     fn download_copy(
         &self,
-        buf: &Self::Buffer,
+        buf: &TensorData,
         offset: usize,
         shape: &Shape,
-    ) -> Result<Tensor, ExecError>;
+    ) -> Result<Tensor, ExecError> {
+        let range = offset..offset + shape.numel();
+        let data = match buf {
+            TensorData::F32(v) => v.get(range).map(|s| TensorData::F32(s.to_vec())),
+            TensorData::BF16(v) => v.get(range).map(|s| TensorData::BF16(s.to_vec())),
+            TensorData::I32(v) => v.get(range).map(|s| TensorData::I32(s.to_vec())),
+            TensorData::I64(v) => v.get(range).map(|s| TensorData::I64(s.to_vec())),
+            TensorData::Bool(v) => v.get(range).map(|s| TensorData::Bool(s.to_vec())),
+        }
+        .ok_or_else(|| internal("an output reads past its buffer"))?;
+        Tensor::new(shape.clone(), data).map_err(|e| internal(&e.message))
+    }
 
-    /// A new buffer holding a copy of the first `len` elements of `buf`,
-    /// on the device (an output a run keeps there that another output or
-    /// an argument also holds).
-    fn duplicate(&self, buf: &Self::Buffer, len: usize) -> Result<Self::Buffer, ExecError>;
+    fn duplicate(&self, buf: &TensorData, len: usize) -> Result<TensorData, ExecError> {
+        let shape = Shape::new(vec![len]);
+        self.download_copy(buf, 0, &shape).map(Tensor::into_data)
+    }
 
-    /// One loop over `len` output elements computing the fused chain,
-    /// storing `kernel.result` to `out` and each of `kernel.side`'s
-    /// registers to the buffer of `side` at its position.
     fn fused(
         &self,
         kernel: &FusedKernel,
-        inputs: &[Operand<'_, Self::Buffer>],
-        out: &mut Self::Buffer,
-        side: &mut [Self::Buffer],
+        inputs: &[Operand<'_, TensorData>],
+        out: &mut TensorData,
+        side: &mut [TensorData],
         len: usize,
-    ) -> Result<(), ExecError>;
+    ) -> Result<(), ExecError> {
+        fused::run(self.threads, kernel, inputs, out, side, len)
+    }
 
-    /// Writes each operand through its destination view of `out`.
     fn copy(
         &self,
-        pieces: &[(Operand<'_, Self::Buffer>, &View)],
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
+        pieces: &[(Operand<'_, TensorData>, &View)],
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        for (src, dst) in pieces {
+            copy_piece(self.threads, *src, dst, out)?;
+        }
+        Ok(())
+    }
 
-    /// `full`, `iota` and the random fills; random values depend only on
-    /// (seed, stream, element index), as `sexpgpu_graph::random` defines.
     fn fill(
         &self,
         fill: &Fill,
         seed: u64,
-        out: &mut Self::Buffer,
+        out: &mut TensorData,
         len: usize,
-    ) -> Result<(), ExecError>;
+    ) -> Result<(), ExecError> {
+        if out.len() < len {
+            return Err(internal("a fill writes past its buffer"));
+        }
+        fill::run(self.threads, fill, seed, out, len);
+        Ok(())
+    }
 
-    /// Reduces `axes` of a contiguous `[dims]` input.
     fn reduce(
         &self,
         op: ReduceOp,
-        x: Dense<'_, Self::Buffer>,
+        x: Dense<'_, TensorData>,
         dims: &[usize],
         axes: &[usize],
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        reduce::run(self.threads, op, x.buf, x.offset, dims, axes, out)
+    }
 
-    /// Reduces trailing `axes` of the `[dims]` float values `kernel`
-    /// computes, as they are computed (they are never stored).
     fn fused_reduce(
         &self,
         op: ReduceOp,
         kernel: &FusedKernel,
-        inputs: &[Operand<'_, Self::Buffer>],
+        inputs: &[Operand<'_, TensorData>],
         dims: &[usize],
         axes: &[usize],
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        reduce::run_fused(self.threads, op, kernel, inputs, dims, axes, out)
+    }
 
-    /// Batched `[batch.., m, k] x [batch.., k, n]` through views, plus
-    /// the product's bias on every row when it has one.
     fn matmul(
         &self,
-        product: Product<'_, Self::Buffer>,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
+        product: Product<'_, TensorData>,
+        out: &mut TensorData,
+    ) -> Result<(), ExecError> {
+        let problem = matmul::Problem {
+            a: product.a.0,
+            a_view: product.a.1,
+            b: product.b.0,
+            b_view: product.b.1,
+            bias: product.bias.map(|d| (d.buf, d.offset)),
+            batch: product.batch,
+            m: product.m,
+            k: product.k,
+            n: product.n,
+        };
+        matmul::run(self.threads, &problem, out)
+    }
 
-    /// Gathers whole rows (`index`) or elements along an axis (`gather`).
-    fn gather(
+    fn indexed(
         &self,
-        gather: Gather<'_, Self::Buffer>,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
+        step: &Step,
+        operands: &[&TensorData],
+        out: &mut TensorData,
+        _len: usize,
+    ) -> Result<(), ExecError> {
+        indexing::run(self.threads, step, operands, out)
+    }
 
-    /// `base` plus `values` scattered by ids, repeated ids accumulating
-    /// (`index-add`, `scatter-add`).
-    fn scatter_add(
-        &self,
-        scatter: Scatter<'_, Self::Buffer>,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// `h[t] = a[t] * h[t-1] + b[t]` along `axis` of `[dims]`, in f32.
-    fn linear_scan(
-        &self,
-        a: Dense<'_, Self::Buffer>,
-        b: Dense<'_, Self::Buffer>,
-        dims: &[usize],
-        axis: usize,
-        reverse: bool,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// The `i64` positions that sort each line of `[dims]` along `axis`,
-    /// stably, NaN above every number; largest first when `descending`.
-    fn argsort(
-        &self,
-        x: Dense<'_, Self::Buffer>,
-        dims: &[usize],
-        axis: usize,
-        descending: bool,
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// One part of fused attention (`step.part`) into `out`, and its
-    /// partners `step.also[i]` into `side[i]`; `operands[k]`
-    /// holds `step.operands[k]`'s elements, read through its view.
     fn attention(
         &self,
-        step: &crate::plan::Attention,
-        operands: &[&Self::Buffer],
-        out: &mut Self::Buffer,
-        side: &mut [Self::Buffer],
-    ) -> Result<(), ExecError>;
+        step: &sexpgpu_compile::Attention,
+        operands: &[&TensorData],
+        out: &mut TensorData,
+        side: &mut [TensorData],
+    ) -> Result<(), ExecError> {
+        attention::run(self.threads, step, operands, out, side)
+    }
 }
 
-/// A matmul's operands: `a` (`[batch.., m, k]`) and `b`
-/// (`[batch.., k, n]`) through their views, and `bias`, `n` elements
-/// added to every row of the product before its one rounding.
-pub struct Product<'a, B> {
-    pub a: (&'a B, &'a View),
-    pub b: (&'a B, &'a View),
-    pub bias: Option<Dense<'a, B>>,
-    pub batch: &'a [usize],
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
+/// Writes one operand through the destination view `dst` of `out`: in
+/// parallel chunks when the destination is contiguous (materialising a
+/// view), in order otherwise (a piece of a concat).
+fn copy_piece(
+    threads: usize,
+    src: Operand<'_, TensorData>,
+    dst: &View,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    if dst.extent() > out.len() {
+        return Err(internal("a copy writes past its buffer"));
+    }
+    let dst_c = dst.collapsed();
+    let n = dst.numel();
+    match src {
+        Operand::Splat(value, _) => {
+            let mut one = out_like(out);
+            fill::splat(&mut one, 1, value);
+            let repeat = View {
+                offset: 0,
+                dims: dst.dims.clone(),
+                strides: vec![0; dst.dims.len()],
+            };
+            copy_typed(threads, &one, &repeat.collapsed(), &dst_c, n, out)
+        }
+        Operand::Mem(buf, view) => {
+            if view.extent() > buf.len() || view.numel() != n {
+                return Err(internal("a copy reads past its buffer"));
+            }
+            copy_typed(threads, buf, &view.collapsed(), &dst_c, n, out)
+        }
+        Operand::Written(_) => Err(internal("a copy computes nothing in place")),
+    }
 }
 
-/// What a gather reads: whole rows of a table (`index`), or single
-/// elements along one axis (`gather`).
-pub enum Gather<'a, B> {
-    Rows {
-        table: Dense<'a, B>,
-        ids: Dense<'a, B>,
-        n_ids: usize,
-        rows: usize,
-        row_len: usize,
-    },
-    Along {
-        x: Dense<'a, B>,
-        idx: Dense<'a, B>,
-        x_dims: &'a [usize],
-        idx_dims: &'a [usize],
-        axis: usize,
-    },
+/// A one-element buffer of `out`'s dtype.
+fn out_like(out: &TensorData) -> TensorData {
+    match out {
+        TensorData::F32(_) => TensorData::F32(vec![0.0]),
+        TensorData::BF16(_) => TensorData::BF16(vec![bf16::ZERO]),
+        TensorData::I32(_) => TensorData::I32(vec![0]),
+        TensorData::I64(_) => TensorData::I64(vec![0]),
+        TensorData::Bool(_) => TensorData::Bool(vec![false]),
+    }
 }
 
-/// Where a scatter-add writes: whole rows (`index-add`) or single
-/// elements along one axis (`scatter-add`).
-pub enum Scatter<'a, B> {
-    Rows {
-        base: Dense<'a, B>,
-        ids: Dense<'a, B>,
-        n_ids: usize,
-        values: Dense<'a, B>,
-        rows: usize,
-        row_len: usize,
-    },
-    Along {
-        base: Dense<'a, B>,
-        idx: Dense<'a, B>,
-        values: Dense<'a, B>,
-        base_dims: &'a [usize],
-        idx_dims: &'a [usize],
-        axis: usize,
-    },
+/// The stride of a collapsed view's outermost dim when each of its rows
+/// lies within that stride of the buffer, after the one before (so rows
+/// own disjoint, ordered ranges); `None` for one dim or overlapping rows.
+fn disjoint_rows(view: &View) -> Option<usize> {
+    let (&row, inner) = view.strides.split_first()?;
+    let inner_dims = &view.dims[1..];
+    if inner_dims.is_empty() || inner_dims.contains(&0) {
+        return None;
+    }
+    let inner_extent: usize = 1 + inner_dims
+        .iter()
+        .zip(inner)
+        .map(|(&d, &s)| (d - 1) * s)
+        .sum::<usize>();
+    (row >= inner_extent).then_some(row)
+}
+
+/// Copies `dst.numel()` elements from view position `from` of `src` into
+/// `dst`'s positions of `out`, in order, through a small tile.
+fn copy_in_tiles<T: Copy + Default>(src: &[T], sv: &View, from: usize, dst: &View, out: &mut [T]) {
+    let n = dst.numel();
+    let mut tile = vec![T::default(); 4096.min(n)];
+    let mut start = 0;
+    while start < n {
+        let len = tile.len().min(n - start);
+        load(src, sv, from + start, &mut tile[..len], |x| x);
+        store(out, dst, start, &tile[..len]);
+        start += len;
+    }
+}
+
+fn copy_typed(
+    threads: usize,
+    src: &TensorData,
+    src_view: &View,
+    dst_view: &View,
+    n: usize,
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    fn go<T: Copy + Default + Send + Sync>(
+        threads: usize,
+        src: &[T],
+        sv: &View,
+        dv: &View,
+        n: usize,
+        out: &mut [T],
+    ) {
+        if dv.is_contiguous() {
+            let out = &mut out[dv.offset..dv.offset + n];
+            for_chunks(threads, out, 1, MIN_PER_THREAD, |start, chunk| {
+                load(src, sv, start, chunk, |x| x);
+            });
+        } else if let Some(row) = disjoint_rows(dv) {
+            // Rows of the destination own disjoint ranges of `out`: split
+            // those ranges over threads, each a view from its own start.
+            let end = (dv.offset + dv.dims[0] * row).min(out.len());
+            let per_row = n / dv.dims[0];
+            for_chunks(
+                threads,
+                &mut out[dv.offset..end],
+                row,
+                MIN_PER_THREAD,
+                |start, chunk| {
+                    let rows = chunk.len().div_ceil(row);
+                    let mut part = dv.clone();
+                    part.offset = 0;
+                    part.dims[0] = rows;
+                    copy_in_tiles(src, sv, start / row * per_row, &part, chunk);
+                },
+            );
+        } else {
+            copy_in_tiles(src, sv, 0, dv, out);
+        }
+    }
+    match (src, out) {
+        (TensorData::F32(s), TensorData::F32(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::BF16(s), TensorData::BF16(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::I32(s), TensorData::I32(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::I64(s), TensorData::I64(o)) => go(threads, s, src_view, dst_view, n, o),
+        (TensorData::Bool(s), TensorData::Bool(o)) => go(threads, s, src_view, dst_view, n, o),
+        _ => return Err(internal("a copy between dtypes")),
+    }
+    Ok(())
 }

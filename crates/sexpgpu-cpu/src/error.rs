@@ -1,32 +1,12 @@
-//! Why a graph could not be compiled. Run-time failures (bad arguments,
-//! ids out of range) are the graph crate's `ExecError`, so callers handle the
-//! reference executor and this backend alike. Never formats diagnostics.
+//! The CPU kernels' one error for a broken internal promise (a buffer too
+//! short for its launch, an operand of the wrong kind): a bug here or in
+//! the plan, never in the user's graph, reported rather than a panic.
 
-use std::fmt;
+use sexpgpu_graph::ExecError;
 
-use sexpgpu_graph::NodeId;
-
-/// A graph that breaks the invariants the builders promise (inputs after
-/// their reader, wrong arity, outputs that do not exist).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompileError {
-    pub message: String,
-    pub node: Option<NodeId>,
-}
-
-impl CompileError {
-    pub(crate) fn new(message: impl Into<String>, node: Option<NodeId>) -> CompileError {
-        CompileError {
-            message: message.into(),
-            node,
-        }
+pub(crate) fn internal(message: &str) -> ExecError {
+    ExecError {
+        message: format!("internal: {message}"),
+        node: None,
     }
 }
-
-impl fmt::Display for CompileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CompileError {}

@@ -1,7 +1,8 @@
-//! SexpGPU's graph compiler and its always-built CPU backend
-//! (`docs/sexpgpu/ir.md`): `compile` lowers a traced graph to fused kernels over arena buffers
-//! reused by liveness, and `Program::run` executes them on all threads.
-//! Never reads files or prints; the command crate owns I/O.
+//! SexpGPU's always-built CPU backend: `CpuBackend` implements
+//! `sexpgpu_compile::Backend` with one module per kind of kernel, and
+//! `CpuProgram` runs a compiled program on it with all threads, keeping
+//! its arena between runs. `compile` is the compiler's, wrapped for the
+//! CPU. Never reads files or prints; the command crate owns I/O.
 //!
 //! Agreement with `sexpgpu_graph::execute` (the reference executor):
 //! - bit-identical: every elementwise op, fused or not (bf16 is rounded
@@ -18,38 +19,57 @@
 //!   plus the bias where a linear layer's add is the product's epilogue,
 //!   where the reference rounds after the product and after the add).
 
+mod attention;
 mod backend;
-mod cpu;
-mod describe;
+mod division;
 mod error;
-mod exec;
-mod lower;
-mod memory;
-mod plan;
-pub mod profile;
-mod view;
+mod fill;
+mod fused;
+mod indexing;
+#[cfg(target_arch = "x86_64")]
+mod jit;
+/// Off x86-64 no kernel is compiled: every fused loop is interpreted.
+#[cfg(not(target_arch = "x86_64"))]
+mod jit {
+    use sexpgpu_compile::FusedKernel;
 
-pub use backend::{Backend, Dense, Gather, Operand, Product, Scatter};
-pub use cpu::CpuBackend;
-pub use error::CompileError;
-pub use exec::{Arena, DeviceArg, DeviceResult, Program};
-pub use plan::{
-    reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc,
-    Output, Plan, Reg, SlotInfo, Src, Step,
-};
-pub use sexpgpu_graph::ExecError;
-pub use view::View;
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    pub(crate) enum Input {
+        Stream,
+        Splat(u32),
+        Scalar,
+    }
 
+    /// Never built off x86-64.
+    pub(crate) enum Compiled {}
+
+    impl Compiled {
+        pub(crate) unsafe fn run(&self, _: &[*const u8], _: &[*mut u8], _: usize) {
+            match *self {}
+        }
+    }
+
+    pub(crate) fn lookup(_: &FusedKernel, _: &[Input]) -> Option<std::sync::Arc<Compiled>> {
+        None
+    }
+}
+mod matmul;
+mod parallel;
+mod program;
+mod reduce;
+mod sgemm;
+#[cfg(target_arch = "x86_64")]
+mod simd;
+mod sort;
+mod walk;
+
+pub use backend::CpuBackend;
+pub use program::CpuProgram;
+
+use sexpgpu_compile::CompileError;
 use sexpgpu_graph::Graph;
 
-/// Compiles `graph` for execution: repeated argument-free nodes read from
-/// their first occurrence (a mask built in every layer is built once),
-/// views for layout nodes, fused elementwise loops, one kernel per other
-/// node, and arena slots assigned by liveness. Fails only on a graph that
-/// breaks the builders' invariants.
-pub fn compile(graph: &Graph) -> Result<Program, CompileError> {
-    let merged = graph.with_argument_free_duplicates_merged();
-    let mut plan = lower::lower(merged.as_ref().unwrap_or(graph))?;
-    memory::assign(&mut plan);
-    Ok(Program::new(plan))
+/// `sexpgpu_compile::compile`, ready to run on the CPU.
+pub fn compile(graph: &Graph) -> Result<CpuProgram, CompileError> {
+    sexpgpu_compile::compile(graph).map(CpuProgram::new)
 }

@@ -56,7 +56,7 @@ fn every_part_matches_the_reference() {
         for causal in [false, true] {
             for (t, s, d, e) in sizes {
                 // Eight problems: the gradients take one pass over each
-                // problem's key tiles (`cpu/attention/`).
+                // problem's key tiles (`attention/`).
                 let batch = [2usize, 4];
                 let with = |last: &[usize]| [&batch[..], last].concat();
                 let mut g = Graph::new("attention");

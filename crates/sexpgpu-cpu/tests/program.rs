@@ -273,7 +273,7 @@ fn outputs_never_take_over_a_larger_slot() {
         program.describe()
     );
     for output in &plan.outputs {
-        let sexpgpu_cpu::Loc::Buf(b) = output.loc else {
+        let sexpgpu_compile::Loc::Buf(b) = output.loc else {
             continue;
         };
         let buffer = &plan.buffers[b.0 as usize];
@@ -292,7 +292,8 @@ fn outputs_never_take_over_a_larger_slot() {
 /// parameter's buffer is overwritten in place rather than reallocated.
 #[test]
 fn kept_outputs_feed_the_next_run_on_the_device() {
-    use sexpgpu_cpu::{Arena, Backend, CpuBackend, DeviceArg, DeviceResult};
+    use sexpgpu_compile::{Arena, Backend, DeviceArg, DeviceResult};
+    use sexpgpu_cpu::CpuBackend;
     let mut g = Graph::new("step");
     let w = g.param("w", Shape::from([64]), DType::F32);
     let grad = g.input("g", Shape::from([64]), DType::F32);
@@ -300,7 +301,7 @@ fn kept_outputs_feed_the_next_run_on_the_device() {
     let new_w = g.binary(BinaryOp::Sub, w, scaled).unwrap();
     let loss = g.reduce(ReduceOp::Sum, new_w, None, false).unwrap();
     g.set_outputs(vec![loss, new_w]);
-    let program = compile(&g).unwrap();
+    let program = sexpgpu_compile::compile(&g).unwrap();
     let backend = CpuBackend::new(1);
     let mut arena = Arena::default();
     let mut rng = Rng::new(40);

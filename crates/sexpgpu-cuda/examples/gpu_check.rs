@@ -1,14 +1,14 @@
 //! The GPU half of `scripts/gpu-check` (run on a machine with an NVIDIA
 //! GPU; exits 2 with `CudaDevice::open`'s message elsewhere): bf16 matmul
 //! throughput first, then the compiled-vs-reference random graphs of
-//! `sexpgpu-cpu`'s tests and its linear layers with a bias on the CUDA
+//! the compiler's shared test graphs and linear layers with a bias on the CUDA
 //! backend; with `--numerics DIR`, every
 //! per-op numerics case of `sexpgpu-graph`'s NumPy test run on the GPU and
 //! written to DIR for `tests/numerics/check_ops.py`. A check that panics
 //! counts as failed and the next still runs. Prints one line per check and
 //! exits 1 when a check fails. Measures; claims nothing it did not run.
 
-#[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
+#[path = "../../sexpgpu-compile/tests/shared/mod.rs"]
 mod common;
 // The comparison the emulation test uses too.
 #[path = "../tests/support/compare.rs"]
@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use compare::mismatch;
 
-use sexpgpu_cpu::{compile, Arena, Backend, Fill, Product, View};
+use sexpgpu_compile::{compile, Arena, Backend, Fill, Product, View};
 use sexpgpu_cuda::{CudaBackend, CudaDevice};
 use sexpgpu_graph::{execute, BinaryOp, DType, Graph, Op, Tensor, UnaryOp};
 

@@ -1,4 +1,4 @@
-//! `CudaBackend`: the `sexpgpu_cpu::Backend` trait on a GPU. Each trait
+//! `CudaBackend`: the `sexpgpu_compile::Backend` trait on a GPU. Each trait
 //! call rebuilds its step (operand locations do not enter kernel text),
 //! takes the generated code from a cache keyed by the step, compiles each
 //! kernel once per device architecture with NVRTC, and queues launches on
@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use sexpgpu_cpu::{
-    Backend, Contig, Dense, Fill, FusedKernel, Gather, InPlace, Loc, Operand, Plan, Product,
-    Scatter, Src, Step, View,
+use sexpgpu_compile::{
+    Attention, Backend, Contig, Dense, Fill, FusedKernel, InPlace, Loc, Operand, Plan, Product,
+    Src, Step, View,
 };
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
@@ -701,137 +701,19 @@ impl Backend for CudaBackend {
         self.run(&step, len, &bufs, out, [0, 0])
     }
 
-    fn gather(
+    fn indexed(
         &self,
-        gather: Gather<'_, DeviceBuffer>,
+        step: &Step,
+        operands: &[&DeviceBuffer],
         out: &mut DeviceBuffer,
+        len: usize,
     ) -> Result<(), ExecError> {
-        let (step, bufs) = match gather {
-            Gather::Rows {
-                table,
-                ids,
-                n_ids,
-                rows,
-                row_len,
-            } => (
-                Step::Index {
-                    table: contig(&table),
-                    ids: contig(&ids),
-                    n_ids,
-                    rows,
-                    row_len,
-                },
-                [table.buf, ids.buf],
-            ),
-            Gather::Along {
-                x,
-                idx,
-                x_dims,
-                idx_dims,
-                axis,
-            } => (
-                Step::Gather {
-                    x: contig(&x),
-                    idx: contig(&idx),
-                    x_dims: x_dims.to_vec(),
-                    idx_dims: idx_dims.to_vec(),
-                    axis,
-                },
-                [x.buf, idx.buf],
-            ),
-        };
-        let len = out.len;
-        self.run(&step, len, &bufs, out, [0, 0])
-    }
-
-    fn scatter_add(
-        &self,
-        scatter: Scatter<'_, DeviceBuffer>,
-        out: &mut DeviceBuffer,
-    ) -> Result<(), ExecError> {
-        let (step, bufs) = match scatter {
-            Scatter::Rows {
-                base,
-                ids,
-                n_ids,
-                values,
-                rows,
-                row_len,
-            } => (
-                Step::IndexAdd {
-                    base: contig(&base),
-                    ids: contig(&ids),
-                    n_ids,
-                    values: contig(&values),
-                    rows,
-                    row_len,
-                },
-                [base.buf, ids.buf, values.buf],
-            ),
-            Scatter::Along {
-                base,
-                idx,
-                values,
-                base_dims,
-                idx_dims,
-                axis,
-            } => (
-                Step::ScatterAdd {
-                    base: contig(&base),
-                    idx: contig(&idx),
-                    values: contig(&values),
-                    base_dims: base_dims.to_vec(),
-                    idx_dims: idx_dims.to_vec(),
-                    axis,
-                },
-                [base.buf, idx.buf, values.buf],
-            ),
-        };
-        let len = out.len;
-        self.run(&step, len, &bufs, out, [0, 0])
-    }
-
-    fn linear_scan(
-        &self,
-        a: Dense<'_, DeviceBuffer>,
-        b: Dense<'_, DeviceBuffer>,
-        dims: &[usize],
-        axis: usize,
-        reverse: bool,
-        out: &mut DeviceBuffer,
-    ) -> Result<(), ExecError> {
-        let step = Step::LinearScan {
-            a: contig(&a),
-            b: contig(&b),
-            dims: dims.to_vec(),
-            axis,
-            reverse,
-        };
-        let len = dims.iter().product();
-        self.run(&step, len, &[a.buf, b.buf], out, [0, 0])
-    }
-
-    fn argsort(
-        &self,
-        x: Dense<'_, DeviceBuffer>,
-        dims: &[usize],
-        axis: usize,
-        descending: bool,
-        out: &mut DeviceBuffer,
-    ) -> Result<(), ExecError> {
-        let step = Step::Argsort {
-            x: contig(&x),
-            dims: dims.to_vec(),
-            axis,
-            descending,
-        };
-        let len = dims.iter().product();
-        self.run(&step, len, &[x.buf], out, [0, 0])
+        self.run(step, len, operands, out, [0, 0])
     }
 
     fn attention(
         &self,
-        step: &sexpgpu_cpu::Attention,
+        step: &Attention,
         operands: &[&DeviceBuffer],
         out: &mut DeviceBuffer,
         side: &mut [DeviceBuffer],

@@ -8,10 +8,10 @@
 //! NVRTC or ptxas error, and when the wheels are missing (never passes
 //! without compiling).
 
-// The CPU backend's random graphs and test data, shared by path (one
-// crate's tests cannot import another's), so the kernels checked here are
-// those of the graphs the CPU's compiled-vs-reference tests run.
-#[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
+// The compiler's shared test graphs and data, by path (one crate's tests
+// cannot import another's), so the kernels checked here are those of the
+// graphs the CPU's compiled-vs-reference tests run.
+#[path = "../../sexpgpu-compile/tests/shared/mod.rs"]
 mod common;
 mod gpt2;
 // The per-op numerics cases that scripts/gpu-check runs on a GPU.
@@ -98,7 +98,7 @@ fn numerics_graphs() -> Vec<(String, Graph)> {
 fn kernels(graphs: &[(String, Graph)]) -> BTreeMap<String, Kernel> {
     let mut out = BTreeMap::new();
     for (name, g) in graphs {
-        let program = sexpgpu_cpu::compile(g).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let program = sexpgpu_compile::compile(g).unwrap_or_else(|e| panic!("{name}: {e}"));
         let code = generate_plan_variants(program.plan()).unwrap_or_else(|e| panic!("{name}: {e}"));
         for step in &code {
             for k in step.kernels() {
@@ -214,7 +214,7 @@ fn compile_all(kernels: &BTreeMap<String, Kernel>) -> BTreeMap<&'static str, usi
 /// block-per-output reductions, and 64-bit indexing of huge tensors
 /// (generated only; nothing that large is allocated).
 fn synthetic() -> BTreeMap<String, Kernel> {
-    use sexpgpu_cpu::{Contig, Fill, Loc, Step};
+    use sexpgpu_compile::{Contig, Fill, Loc, Step};
     use sexpgpu_graph::{DType, ReduceOp, Scalar};
     let mut steps: Vec<(Step, DType, usize)> = Vec::new();
     for d in DType::ALL {
@@ -368,7 +368,7 @@ fn programs_compiled_together_come_back_in_order() {
 #[test]
 fn gpt2_small_takes_at_most_an_eighth_more_device_memory_than_it_asks() {
     for (name, g) in gpt2_graphs() {
-        let program = sexpgpu_cpu::compile(&g).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let program = sexpgpu_compile::compile(&g).unwrap_or_else(|e| panic!("{name}: {e}"));
         let plan = program.plan();
         let slots = plan
             .slots

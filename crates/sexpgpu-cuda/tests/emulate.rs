@@ -10,10 +10,10 @@
 //! fused attention, whose bf16 products are tensor-core `mma`s) run with a
 //! host thread per CUDA thread.
 
-// The CPU backend's random graphs and test data, shared by path (one
-// crate's tests cannot import another's), so the kernels checked here are
-// those of the graphs the CPU's compiled-vs-reference tests run.
-#[path = "../../sexpgpu-cpu/tests/common/mod.rs"]
+// The compiler's shared test graphs and data, by path (one crate's tests
+// cannot import another's), so the kernels checked here are those of the
+// graphs the CPU's compiled-vs-reference tests run.
+#[path = "../../sexpgpu-compile/tests/shared/mod.rs"]
 mod common;
 // The per-op numerics cases of sexpgpu-graph's NumPy test.
 #[path = "../../sexpgpu-graph/tests/numerics/cases.rs"]
@@ -34,7 +34,7 @@ use std::ffi::c_void;
 use std::path::Path;
 use std::process::Command;
 
-use sexpgpu_cpu::{Fill, Loc, Plan, Src, Step};
+use sexpgpu_compile::{Fill, Loc, Plan, Src, Step};
 use sexpgpu_cuda::codegen::{batch_source, generate_plan, Gemm, Kernel, Param, Shape, StepCode};
 use sexpgpu_cuda::host::{from_bytes, to_bytes};
 use sexpgpu_cuda::memory::element_size;
@@ -337,7 +337,7 @@ fn run_plan(
     let mut consts: Vec<Mem> = plan.constants.iter().map(Mem::from_tensor).collect();
     let mut bufs: HashMap<u32, Mem> = HashMap::new();
     for (launch, code) in plan.launches.iter().zip(codes) {
-        let new_mem = |b: sexpgpu_cpu::BufId| {
+        let new_mem = |b: sexpgpu_compile::BufId| {
             let info = &plan.buffers[b.0 as usize];
             Mem::new(info.dtype, info.len)
         };
@@ -635,7 +635,7 @@ fn gpt2_steps() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
 type Planned = (
     String,
     Graph,
-    sexpgpu_cpu::Program,
+    sexpgpu_compile::Program,
     Vec<StepCode>,
     Vec<Tensor>,
     f64,
@@ -691,7 +691,7 @@ fn generated_kernels_compute_the_references_results() {
     }
     let mut plans = Vec::new();
     for (name, g, args, tol) in cases {
-        let program = sexpgpu_cpu::compile(&g).unwrap();
+        let program = sexpgpu_compile::compile(&g).unwrap();
         let codes = generate_plan(program.plan()).unwrap();
         plans.push((name, g, program, codes, args, tol));
     }
@@ -748,7 +748,7 @@ fn unique_kernels(codes: &[Vec<StepCode>]) -> Vec<&Kernel> {
 #[test]
 fn every_numerics_case_matches_numpy_in_emulation() {
     let compiled = |g: &Graph| {
-        let program = sexpgpu_cpu::compile(g).expect("the case compiles");
+        let program = sexpgpu_compile::compile(g).expect("the case compiles");
         let codes = generate_plan(program.plan()).expect("its kernels generate");
         (program, codes)
     };
@@ -814,7 +814,7 @@ fn attention_cases() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
 fn attention_kernels_compute_the_references_results() {
     let mut plans = Vec::new();
     for (name, g, args, tol) in attention_cases() {
-        let program = sexpgpu_cpu::compile(&g).unwrap();
+        let program = sexpgpu_compile::compile(&g).unwrap();
         let codes = generate_plan(program.plan()).unwrap();
         plans.push((name, g, program, codes, args, tol));
     }

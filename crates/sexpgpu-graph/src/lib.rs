@@ -43,7 +43,7 @@ mod tensor;
 pub use build::{ConvOptions, ConvPadding, PadMode, PerAxis, PoolOptions, Resize};
 pub use dtype::{hash_f64, DType, Scalar};
 pub use error::{OpError, OpErrorKind};
-pub use exec::{execute, execute_f64, ExecError};
+pub use exec::{execute, execute_f64, sort_lines, total_order, ExecError};
 pub use format::{format_f32, format_f64};
 pub use graph::{Graph, Node, NodeId, Operand};
 pub use ir::print_ir;

@@ -6,7 +6,8 @@
 //! training step. Both are within 3 ulp of the exact result (tested against
 //! f64 over every exponent range), with the C library's special values:
 //! NaN stays NaN, `exp` overflows to infinity and underflows to 0, and
-//! `tanh` keeps the sign of zero and saturates at ±1.
+//! `tanh` keeps the sign of zero and saturates at ±1. Also integer
+//! `floor-div` and `mod`, shared the same way.
 
 // The constants are public for the CPU backend's compiled kernels, which
 // repeat these functions' arithmetic instruction for instruction.
@@ -139,6 +140,36 @@ pub fn tanh_f32(x: f32) -> f32 {
         x
     } else {
         t.copysign(x)
+    }
+}
+
+// Integer division as the reference computes it (in i64; an i32 result
+// wraps to its low bits), which the CPU backend calls too.
+
+/// Division rounded down; by zero 0 (as NumPy), `MIN / -1` wraps.
+pub fn floor_div_int(x: i64, y: i64) -> i64 {
+    if y == 0 {
+        return 0;
+    }
+    let q = x.wrapping_div(y);
+    let r = x.wrapping_rem(y);
+    if r != 0 && ((r < 0) != (y < 0)) {
+        q.wrapping_sub(1)
+    } else {
+        q
+    }
+}
+
+/// The remainder with the divisor's sign; by zero 0 (as NumPy).
+pub fn floor_mod_int(x: i64, y: i64) -> i64 {
+    if y == 0 {
+        return 0;
+    }
+    let r = x.wrapping_rem(y);
+    if r != 0 && ((r < 0) != (y < 0)) {
+        r.wrapping_add(y)
+    } else {
+        r
     }
 }
 

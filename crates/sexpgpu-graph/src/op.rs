@@ -5,119 +5,256 @@
 use crate::dtype::Scalar;
 use crate::tensor::Tensor;
 
-/// Elementwise functions of one tensor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sqrt,
-    Rsqrt,
-    Exp,
-    Log,
-    Sin,
-    Cos,
-    Tanh,
-    Acos,
-    Asin,
-    Sigmoid,
-    Softplus,
-    Log1p,
-    Expm1,
-    Erf,
-    Sinh,
-    Cosh,
-    Tan,
-    Atan,
-    Asinh,
-    Acosh,
-    Atanh,
-    Log2,
-    Exp2,
-    Log10,
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    Sign,
-    /// The value unchanged, through which no gradient flows (JAX's
-    /// `stop_gradient`, PyTorch's `detach`).
-    StopGradient,
+/// The unaries computed in f64 and rounded once (`UnaryOp::in_f64`), as a
+/// pattern: every executor's match names the groups through these macros,
+/// so a new unary is a compile error wherever it is not yet handled.
+#[macro_export]
+macro_rules! unaries_in_f64 {
+    () => {
+        $crate::UnaryOp::Sigmoid
+            | $crate::UnaryOp::Softplus
+            | $crate::UnaryOp::Log1p
+            | $crate::UnaryOp::Expm1
+            | $crate::UnaryOp::Erf
+            | $crate::UnaryOp::Sinh
+            | $crate::UnaryOp::Cosh
+            | $crate::UnaryOp::Tan
+            | $crate::UnaryOp::Atan
+            | $crate::UnaryOp::Asinh
+            | $crate::UnaryOp::Acosh
+            | $crate::UnaryOp::Atanh
+            | $crate::UnaryOp::Log2
+            | $crate::UnaryOp::Exp2
+            | $crate::UnaryOp::Log10
+    };
+}
+
+/// The exact unaries, also computed through `UnaryOp::f64_value`:
+/// `floor ceil round trunc sign stop-gradient`.
+#[macro_export]
+macro_rules! unaries_exact {
+    () => {
+        $crate::UnaryOp::Floor
+            | $crate::UnaryOp::Ceil
+            | $crate::UnaryOp::Round
+            | $crate::UnaryOp::Trunc
+            | $crate::UnaryOp::Sign
+            | $crate::UnaryOp::StopGradient
+    };
+}
+
+/// The unaries computed in f32 by each executor's own code (`f64_value`
+/// gives `None` for them): `neg`, `abs` and `unaries_f32_math`.
+#[macro_export]
+macro_rules! unaries_in_f32 {
+    () => {
+        $crate::UnaryOp::Neg | $crate::UnaryOp::Abs | $crate::unaries_f32_math!()
+    };
+}
+
+/// The float functions the executors compute in f32: `sqrt rsqrt exp log
+/// sin cos tanh acos asin`.
+#[macro_export]
+macro_rules! unaries_f32_math {
+    () => {
+        $crate::UnaryOp::Sqrt
+            | $crate::UnaryOp::Rsqrt
+            | $crate::UnaryOp::Exp
+            | $crate::UnaryOp::Log
+            | $crate::UnaryOp::Sin
+            | $crate::UnaryOp::Cos
+            | $crate::UnaryOp::Tanh
+            | $crate::UnaryOp::Acos
+            | $crate::UnaryOp::Asin
+    };
+}
+
+/// The unaries only floats take: all but `neg`, `abs` and `sign` (the
+/// rounding functions and `stop-gradient` leave an integer tensor as it is,
+/// without a node).
+#[macro_export]
+macro_rules! unaries_float_only {
+    () => {
+        $crate::unaries_f32_math!()
+            | $crate::unaries_in_f64!()
+            | $crate::UnaryOp::Floor
+            | $crate::UnaryOp::Ceil
+            | $crate::UnaryOp::Round
+            | $crate::UnaryOp::Trunc
+            | $crate::UnaryOp::StopGradient
+    };
+}
+
+/// The binaries of integer (or bool) operands only: bitwise and shifts.
+#[macro_export]
+macro_rules! binaries_bitwise {
+    () => {
+        $crate::BinaryOp::BitAnd
+            | $crate::BinaryOp::BitOr
+            | $crate::BinaryOp::BitXor
+            | $crate::BinaryOp::ShiftLeft
+            | $crate::BinaryOp::ShiftRight
+    };
+}
+
+/// The binaries of floats only: `/ pow atan2 copysign`.
+#[macro_export]
+macro_rules! binaries_float_only {
+    () => {
+        $crate::BinaryOp::Div
+            | $crate::BinaryOp::Pow
+            | $crate::BinaryOp::Atan2
+            | $crate::BinaryOp::CopySign
+    };
+}
+
+/// The plain arithmetic of any numbers: `+ - * maximum minimum`.
+#[macro_export]
+macro_rules! binaries_arith {
+    () => {
+        $crate::BinaryOp::Add
+            | $crate::BinaryOp::Sub
+            | $crate::BinaryOp::Mul
+            | $crate::BinaryOp::Maximum
+            | $crate::BinaryOp::Minimum
+    };
+}
+
+/// The rounded divisions and their remainders: `quot rem floor-div mod`.
+#[macro_export]
+macro_rules! binaries_division {
+    () => {
+        $crate::BinaryOp::Quot
+            | $crate::BinaryOp::Rem
+            | $crate::BinaryOp::FloorDiv
+            | $crate::BinaryOp::Mod
+    };
+}
+
+/// The nodes that read no other node: arguments, constants, fills and
+/// random draws (`Op` groups, as patterns, like the unaries' above).
+#[macro_export]
+macro_rules! ops_source {
+    () => {
+        $crate::Op::Input { .. }
+            | $crate::Op::Param { .. }
+            | $crate::Op::Constant { .. }
+            | $crate::Op::Full { .. }
+            | $crate::Op::Iota { .. }
+            | $crate::Op::Normal { .. }
+            | $crate::Op::Uniform { .. }
+    };
+}
+
+/// The layout nodes, which compilers make views: `reshape broadcast
+/// transpose slice`.
+#[macro_export]
+macro_rules! ops_layout {
+    () => {
+        $crate::Op::Reshape
+            | $crate::Op::Broadcast
+            | $crate::Op::Transpose { .. }
+            | $crate::Op::Slice { .. }
+    };
+}
+
+/// The elementwise nodes, which compilers fuse into loops.
+#[macro_export]
+macro_rules! ops_elementwise {
+    () => {
+        $crate::Op::Unary(_)
+            | $crate::Op::Binary(_)
+            | $crate::Op::Compare(_)
+            | $crate::Op::Where
+            | $crate::Op::Cast
+    };
+}
+
+/// The nodes with a kernel of their own: reductions, `concat`, `matmul`,
+/// the indexing nodes, the scan, `argsort` and fused attention.
+#[macro_export]
+macro_rules! ops_kernel {
+    () => {
+        $crate::Op::Reduce { .. }
+            | $crate::Op::Concat { .. }
+            | $crate::Op::Matmul
+            | $crate::Op::Index
+            | $crate::Op::IndexAdd
+            | $crate::Op::Gather { .. }
+            | $crate::Op::ScatterAdd { .. }
+            | $crate::Op::LinearScan { .. }
+            | $crate::Op::Argsort { .. }
+            | $crate::Op::Attention { .. }
+    };
+}
+
+/// An enum of operations with `ALL` (every variant, in order) and `name`
+/// (the builtin's name, in messages and in the IR), each variant and its
+/// name written once.
+macro_rules! named_ops {
+    ($(#[$tydoc:meta])* pub enum $ty:ident {
+        $($(#[$doc:meta])* $variant:ident => $name:literal,)*
+    }) => {
+        $(#[$tydoc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $ty {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl $ty {
+            pub const ALL: [$ty; [$($name),*].len()] = [$($ty::$variant),*];
+
+            /// The builtin's name, used both in messages and in the IR.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+named_ops! {
+    /// Elementwise functions of one tensor.
+    pub enum UnaryOp {
+        Neg => "neg",
+        Abs => "abs",
+        Sqrt => "sqrt",
+        Rsqrt => "rsqrt",
+        Exp => "exp",
+        Log => "log",
+        Sin => "sin",
+        Cos => "cos",
+        Tanh => "tanh",
+        Acos => "acos",
+        Asin => "asin",
+        Sigmoid => "sigmoid",
+        Softplus => "softplus",
+        Log1p => "log1p",
+        Expm1 => "expm1",
+        Erf => "erf",
+        Sinh => "sinh",
+        Cosh => "cosh",
+        Tan => "tan",
+        Atan => "atan",
+        Asinh => "asinh",
+        Acosh => "acosh",
+        Atanh => "atanh",
+        Log2 => "log2",
+        Exp2 => "exp2",
+        Log10 => "log10",
+        Floor => "floor",
+        Ceil => "ceil",
+        Round => "round",
+        Trunc => "trunc",
+        Sign => "sign",
+        /// The value unchanged, through which no gradient flows (JAX's
+        /// `stop_gradient`, PyTorch's `detach`).
+        StopGradient => "stop-gradient",
+    }
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 32] = [
-        UnaryOp::Neg,
-        UnaryOp::Abs,
-        UnaryOp::Sqrt,
-        UnaryOp::Rsqrt,
-        UnaryOp::Exp,
-        UnaryOp::Log,
-        UnaryOp::Sin,
-        UnaryOp::Cos,
-        UnaryOp::Tanh,
-        UnaryOp::Acos,
-        UnaryOp::Asin,
-        UnaryOp::Sigmoid,
-        UnaryOp::Softplus,
-        UnaryOp::Log1p,
-        UnaryOp::Expm1,
-        UnaryOp::Erf,
-        UnaryOp::Sinh,
-        UnaryOp::Cosh,
-        UnaryOp::Tan,
-        UnaryOp::Atan,
-        UnaryOp::Asinh,
-        UnaryOp::Acosh,
-        UnaryOp::Atanh,
-        UnaryOp::Log2,
-        UnaryOp::Exp2,
-        UnaryOp::Log10,
-        UnaryOp::Floor,
-        UnaryOp::Ceil,
-        UnaryOp::Round,
-        UnaryOp::Trunc,
-        UnaryOp::Sign,
-        UnaryOp::StopGradient,
-    ];
-
-    /// The builtin's name, used both in messages and in the IR.
-    pub fn name(self) -> &'static str {
-        match self {
-            UnaryOp::Neg => "neg",
-            UnaryOp::Abs => "abs",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Rsqrt => "rsqrt",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
-            UnaryOp::Sin => "sin",
-            UnaryOp::Cos => "cos",
-            UnaryOp::Tanh => "tanh",
-            UnaryOp::Acos => "acos",
-            UnaryOp::Asin => "asin",
-            UnaryOp::Sigmoid => "sigmoid",
-            UnaryOp::Softplus => "softplus",
-            UnaryOp::Log1p => "log1p",
-            UnaryOp::Expm1 => "expm1",
-            UnaryOp::Erf => "erf",
-            UnaryOp::Sinh => "sinh",
-            UnaryOp::Cosh => "cosh",
-            UnaryOp::Tan => "tan",
-            UnaryOp::Atan => "atan",
-            UnaryOp::Asinh => "asinh",
-            UnaryOp::Acosh => "acosh",
-            UnaryOp::Atanh => "atanh",
-            UnaryOp::Log2 => "log2",
-            UnaryOp::Exp2 => "exp2",
-            UnaryOp::Log10 => "log10",
-            UnaryOp::Floor => "floor",
-            UnaryOp::Ceil => "ceil",
-            UnaryOp::Round => "round",
-            UnaryOp::Trunc => "trunc",
-            UnaryOp::Sign => "sign",
-            UnaryOp::StopGradient => "stop-gradient",
-        }
-    }
-
     /// `neg`, `abs` and `sign` also take integers (the rounding functions
     /// return an integer tensor as it is, without a node); the rest only floats.
     pub fn accepts_integers(self) -> bool {
@@ -136,24 +273,7 @@ impl UnaryOp {
     /// (`docs/sexpgpu/operations.md`), so that they are nearly always
     /// correctly rounded and the devices' libraries agree on them.
     pub fn in_f64(self) -> bool {
-        matches!(
-            self,
-            UnaryOp::Sigmoid
-                | UnaryOp::Softplus
-                | UnaryOp::Log1p
-                | UnaryOp::Expm1
-                | UnaryOp::Erf
-                | UnaryOp::Sinh
-                | UnaryOp::Cosh
-                | UnaryOp::Tan
-                | UnaryOp::Atan
-                | UnaryOp::Asinh
-                | UnaryOp::Acosh
-                | UnaryOp::Atanh
-                | UnaryOp::Log2
-                | UnaryOp::Exp2
-                | UnaryOp::Log10
-        )
+        matches!(self, crate::unaries_in_f64!())
     }
 
     /// The f64 value of the functions that [`UnaryOp::in_f64`] names (and of
@@ -184,36 +304,39 @@ impl UnaryOp {
             // PyTorch's: 0 for zeros and NaN (`(0 < x) - (x < 0)`).
             UnaryOp::Sign => f64::from(u8::from(0.0 < x)) - f64::from(u8::from(x < 0.0)),
             UnaryOp::StopGradient => x,
-            _ => return None,
+            crate::unaries_in_f32!() => return None,
         })
     }
 }
 
-/// Elementwise functions of two tensors of one dtype, broadcast to one shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Maximum,
-    Minimum,
-    Atan2,
-    /// Division rounded toward zero (`torch.div(rounding_mode="trunc")`).
-    Quot,
-    /// The remainder of `Quot`, with the dividend's sign (`torch.fmod`).
-    Rem,
-    /// Division rounded down (`torch.floor_divide`).
-    FloorDiv,
-    /// The remainder of `FloorDiv`, with the divisor's sign (`torch.remainder`).
-    Mod,
-    BitAnd,
-    BitOr,
-    BitXor,
-    ShiftLeft,
-    /// Arithmetic (sign-filling) shift.
-    ShiftRight,
+named_ops! {
+    /// Elementwise functions of two tensors of one dtype, broadcast to one shape.
+    pub enum BinaryOp {
+        Add => "add",
+        Sub => "sub",
+        Mul => "mul",
+        Div => "div",
+        Pow => "pow",
+        Maximum => "maximum",
+        Minimum => "minimum",
+        Atan2 => "atan2",
+        /// `|a|` with the sign of `b` (`torch.copysign`).
+        CopySign => "copysign",
+        /// Division rounded toward zero (`torch.div(rounding_mode="trunc")`).
+        Quot => "quot",
+        /// The remainder of `Quot`, with the dividend's sign (`torch.fmod`).
+        Rem => "rem",
+        /// Division rounded down (`torch.floor_divide`).
+        FloorDiv => "floor-div",
+        /// The remainder of `FloorDiv`, with the divisor's sign (`torch.remainder`).
+        Mod => "mod",
+        BitAnd => "bit-and",
+        BitOr => "bit-or",
+        BitXor => "bit-xor",
+        ShiftLeft => "shift-left",
+        /// Arithmetic (sign-filling) shift.
+        ShiftRight => "shift-right",
+    }
 }
 
 /// Which dtypes a binary operation takes.
@@ -226,49 +349,6 @@ pub enum Operands {
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 17] = [
-        BinaryOp::Add,
-        BinaryOp::Sub,
-        BinaryOp::Mul,
-        BinaryOp::Div,
-        BinaryOp::Pow,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-        BinaryOp::Atan2,
-        BinaryOp::Quot,
-        BinaryOp::Rem,
-        BinaryOp::FloorDiv,
-        BinaryOp::Mod,
-        BinaryOp::BitAnd,
-        BinaryOp::BitOr,
-        BinaryOp::BitXor,
-        BinaryOp::ShiftLeft,
-        BinaryOp::ShiftRight,
-    ];
-
-    /// The name the IR prints.
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Maximum => "maximum",
-            BinaryOp::Minimum => "minimum",
-            BinaryOp::Atan2 => "atan2",
-            BinaryOp::Quot => "quot",
-            BinaryOp::Rem => "rem",
-            BinaryOp::FloorDiv => "floor-div",
-            BinaryOp::Mod => "mod",
-            BinaryOp::BitAnd => "bit-and",
-            BinaryOp::BitOr => "bit-or",
-            BinaryOp::BitXor => "bit-xor",
-            BinaryOp::ShiftLeft => "shift-left",
-            BinaryOp::ShiftRight => "shift-right",
-        }
-    }
-
     /// The builtin as the user writes it, for messages: `+`, `pow`.
     pub fn symbol(self) -> &'static str {
         match self {
@@ -290,10 +370,10 @@ impl BinaryOp {
     /// only integers (`bit-and bit-or bit-xor` also `bool`).
     pub fn operands(self) -> Operands {
         match self {
-            BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => Operands::Floats,
+            crate::binaries_float_only!() => Operands::Floats,
             BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => Operands::IntegersOrBool,
             BinaryOp::ShiftLeft | BinaryOp::ShiftRight => Operands::Integers,
-            _ => Operands::Numbers,
+            crate::binaries_arith!() | crate::binaries_division!() => Operands::Numbers,
         }
     }
 }

@@ -236,18 +236,7 @@ fn defn(interp: &mut Interp, which: &str, args: &[Form], env: &Env, span: Span) 
     let Some(name) = name.as_symbol() else {
         return Err(malformed(which, &usage, name.span));
     };
-    // A docstring before the parameters is allowed and ignored.
-    let rest = match rest {
-        [Form {
-            kind: FormKind::Str(_),
-            ..
-        }, more @ ..]
-            if !more.is_empty() =>
-        {
-            more
-        }
-        _ => rest,
-    };
+    let rest = skip_docstring(rest);
     let lambda = Rc::new(make_lambda(interp, which, Some(name), rest, env, span)?);
     let value = if which == "defmacro" {
         Value::Macro(lambda)
@@ -320,8 +309,13 @@ fn parse_clause(params: &Form, body: &[Form], which: &str, usage: &str) -> EvalR
     })
 }
 
-fn let_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
-    let usage = "(let [name value ...] body...)";
+/// The `[name value ...]` vector and the body of `let` and `loop`.
+fn binding_pairs<'f>(
+    which: &str,
+    usage: &str,
+    args: &'f [Form],
+    span: Span,
+) -> EvalResult<(&'f [Form], &'f [Form])> {
     let Some((
         Form {
             kind: FormKind::Vector(bindings),
@@ -330,11 +324,33 @@ fn let_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span)
         body,
     )) = args.split_first()
     else {
-        return Err(malformed("let", usage, span));
+        return Err(malformed(which, usage, span));
     };
     if !bindings.len().is_multiple_of(2) {
-        return Err(malformed("let", usage, args[0].span));
+        return Err(malformed(which, usage, args[0].span));
     }
+    Ok((bindings, body))
+}
+
+/// `rest` past a docstring before the parameters, which is allowed and
+/// ignored (`defn`, `defmacro`, `defmodel`).
+pub(crate) fn skip_docstring(rest: &[Form]) -> &[Form] {
+    match rest {
+        [Form {
+            kind: FormKind::Str(_),
+            ..
+        }, more @ ..]
+            if !more.is_empty() =>
+        {
+            more
+        }
+        _ => rest,
+    }
+}
+
+fn let_form(interp: &mut Interp, args: &[Form], env: &Env, ctx: Ctx, span: Span) -> EvalResult {
+    let usage = "(let [name value ...] body...)";
+    let (bindings, body) = binding_pairs("let", usage, args, span)?;
     let mut env = env.clone();
     for pair in bindings.chunks(2) {
         let pattern = parse_pattern(&pair[0]).map_err(|s| malformed("let", usage, s))?;
@@ -408,19 +424,7 @@ fn and_or(interp: &mut Interp, is_and: bool, args: &[Form], env: &Env, ctx: Ctx)
 
 fn loop_form(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> EvalResult {
     let usage = "(loop [name init ...] body...)";
-    let Some((
-        Form {
-            kind: FormKind::Vector(bindings),
-            ..
-        },
-        body,
-    )) = args.split_first()
-    else {
-        return Err(malformed("loop", usage, span));
-    };
-    if !bindings.len().is_multiple_of(2) {
-        return Err(malformed("loop", usage, args[0].span));
-    }
+    let (bindings, body) = binding_pairs("loop", usage, args, span)?;
     let mut patterns = Vec::new();
     let mut values = Vec::new();
     let mut init_env = env.clone();

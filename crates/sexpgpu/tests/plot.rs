@@ -3,27 +3,9 @@
 //! metric; wrong inputs exit 2 with a message; piped runs print plain step
 //! lines, never a progress bar.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn folder(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a folder for the test");
-    dir
-}
-
-fn sexpgpu(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sexpgpu"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{folder, sexpgpu, text};
 
 const TRAIN: &str = r#"(require nn)
 (defmodel line [n] {:w (normal [n 1])})

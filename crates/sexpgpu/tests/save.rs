@@ -4,28 +4,10 @@
 //! leaves no temporary file; `check` writes nothing; a path through a file
 //! is `E-IO-004` and leaves the earlier file intact.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-/// A fresh folder for one test.
-fn folder(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a folder for the test");
-    dir
-}
-
-fn sexpgpu(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sexpgpu"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{folder, sexpgpu, text};
+use std::process::Command;
 
 const SAVE: &str = r#"(def w (call (fn [] (reshape (* 0.5 (cast (iota [6]) :f32)) [2 3]))))
 (def ids (call (fn [] (iota [4] :dtype :i64))))

@@ -71,7 +71,7 @@ pub(super) fn unary(
         | UnaryOp::Trunc
         | UnaryOp::Sign
         | UnaryOp::StopGradient => g.zeros_like(adj),
-        _ => {
+        sexpgpu_graph::unaries_in_f64!() => {
             let slope = slope(g, op, x, y)?;
             g.binary(Mul, adj, slope)?
         }
@@ -136,7 +136,7 @@ fn slope(g: &mut Graph, op: UnaryOp, x: NodeId, y: NodeId) -> Result<NodeId, OpE
         }
         UnaryOp::Exp2 => g.binary(Mul, y, LN_2)?,
         // The others have rules of their own in `unary`.
-        _ => g.zeros_like(x),
+        sexpgpu_graph::unaries_in_f32!() | sexpgpu_graph::unaries_exact!() => g.zeros_like(x),
     })
 }
 
@@ -211,6 +211,17 @@ pub(super) fn binary(
                 gb = Some(g.unary(UnaryOp::Neg, times_a)?);
             }
         }
+        // y = copysign(a, b) = ±a: da = adj y / a, taken as 0 where a = 0
+        // (PyTorch's); db = 0.
+        BinaryOp::CopySign => {
+            if want_a {
+                let ratio = g.binary(Div, y, a)?;
+                let a_zero = g.compare(CompareOp::Eq, a, 0.0)?;
+                let slope = g.where_(a_zero, 0.0, ratio)?;
+                ga = Some(g.binary(Mul, adj, slope)?);
+            }
+            gb = Some(g.zeros_like(adj));
+        }
         // a = q b + r: da = adj, db = -adj q (PyTorch's `fmod` and `remainder`).
         BinaryOp::Rem | BinaryOp::Mod => {
             ga = Some(adj);
@@ -226,7 +237,7 @@ pub(super) fn binary(
             }
         }
         // Piecewise constant (and the integer-only ops, which never get here).
-        _ => {
+        BinaryOp::Quot | BinaryOp::FloorDiv | sexpgpu_graph::binaries_bitwise!() => {
             let zero = g.zeros_like(adj);
             ga = Some(zero);
             gb = Some(zero);

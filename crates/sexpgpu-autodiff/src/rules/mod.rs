@@ -17,29 +17,14 @@ use sexpgpu_graph::{AttentionPart, Graph, Node, NodeId, Op, OpError, ReduceOp, U
 /// derivative (comparisons, sources) have none.
 pub(crate) fn op_carries(op: &Op, input: usize) -> bool {
     match op {
-        Op::Input { .. }
-        | Op::Param { .. }
-        | Op::Constant { .. }
-        | Op::Full { .. }
-        | Op::Iota { .. }
-        | Op::Normal { .. }
-        | Op::Uniform { .. }
+        sexpgpu_graph::ops_source!()
         | Op::Argsort { .. }
         | Op::Compare(_)
         | Op::Unary(UnaryOp::StopGradient) => false,
         Op::Where => input != 0,
         Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => input != 1,
-        Op::Unary(_)
-        | Op::Binary(_)
-        | Op::Cast
-        | Op::Reduce { .. }
-        | Op::Reshape
-        | Op::Broadcast
-        | Op::Transpose { .. }
-        | Op::Slice { .. }
-        | Op::Concat { .. }
-        | Op::Matmul
-        | Op::LinearScan { .. } => true,
+        Op::Unary(_) | Op::Binary(_) | Op::Cast | sexpgpu_graph::ops_layout!() => true,
+        Op::Reduce { .. } | Op::Concat { .. } | Op::Matmul | Op::LinearScan { .. } => true,
         // Only q, k, v of the output part; the gradient parts refuse
         // (`attention::attention`) rather than pass a wrong second derivative.
         Op::Attention { part, .. } => *part != AttentionPart::Output || input < 3,
@@ -56,7 +41,8 @@ pub(crate) fn edge_carries(graph: &Graph, node: &Node, input: usize) -> bool {
 
 /// The adjoints of `id`'s inputs given `adj`, the adjoint of its output,
 /// for each input position `wanted` marks; repeated inputs (`x * x`) appear
-/// once per position and the caller adds them up.
+/// once per position and the caller adds them up. One arm per operation:
+/// a new one is a compile error here until it has its rule.
 pub(crate) fn input_adjoints(
     g: &mut Graph,
     id: NodeId,
@@ -67,81 +53,10 @@ pub(crate) fn input_adjoints(
     let x = &node.inputs;
     let mut out = Vec::new();
     match &node.op {
-        Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast => {
-            elementwise_adjoints(g, &node, id, adj, wanted, &mut out)?
-        }
-        Op::Reshape
-        | Op::Broadcast
-        | Op::Transpose { .. }
-        | Op::Slice { .. }
-        | Op::Concat { .. } => layout_adjoints(g, &node, adj, wanted, &mut out)?,
-        Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => {
-            indexing_adjoints(g, &node, adj, wanted, &mut out)?
-        }
-        Op::Reduce { op, axes, .. } => {
-            let from = g.shape(x[0]).clone();
-            let gx = match op {
-                ReduceOp::Sum => reduce::sum(g, &from, axes, adj)?,
-                ReduceOp::Max => reduce::max(g, x[0], id, axes, adj)?,
-            };
-            out.push((0, gx));
-        }
-        Op::Matmul => {
-            let (ga, gb) = reduce::matmul(g, x[0], x[1], adj, wanted)?;
-            out.extend(ga.map(|a| (0, a)));
-            out.extend(gb.map(|b| (1, b)));
-        }
-        Op::LinearScan { axis, reverse } => {
-            let (ga, gb) = scan::linear_scan(g, [x[0], x[1]], id, adj, *axis, *reverse, wanted)?;
-            out.extend(ga.map(|a| (0, a)));
-            out.extend(gb.map(|b| (1, b)));
-        }
-        Op::Attention {
-            part,
-            causal,
-            scale,
-        } => out.extend(attention::attention(
-            g,
-            id,
-            (*part, *causal, *scale),
-            x,
-            adj,
-            wanted,
-        )?),
-        Op::Input { .. }
-        | Op::Param { .. }
-        | Op::Constant { .. }
-        | Op::Full { .. }
-        | Op::Iota { .. }
-        | Op::Normal { .. }
-        | Op::Uniform { .. }
-        | Op::Argsort { .. }
-        | Op::Compare(_) => {}
-    }
-    out.retain(|&(i, _)| wanted[i]);
-    Ok(out)
-}
-
-/// Adjoints of `(input, adjoint)` pairs, pushed onto `out` by the rules below.
-type Adjoints = Vec<(usize, NodeId)>;
-
-/// Elementwise nodes: unary and binary ops, `where` (the adjoint goes to
-/// the chosen side) and `cast` (cast back).
-fn elementwise_adjoints(
-    g: &mut Graph,
-    node: &Node,
-    id: NodeId,
-    adj: NodeId,
-    wanted: &[bool],
-    out: &mut Adjoints,
-) -> Result<(), OpError> {
-    let x = &node.inputs;
-    match &node.op {
         Op::Unary(op) => out.push((0, elementwise::unary(g, *op, x[0], id, adj)?)),
         Op::Binary(op) => {
-            let (ga, gb) = elementwise::binary(g, *op, [x[0], x[1]], id, adj, wanted)?;
-            out.extend(ga.map(|a| (0, a)));
-            out.extend(gb.map(|b| (1, b)));
+            let pair = elementwise::binary(g, *op, [x[0], x[1]], id, adj, wanted)?;
+            push_pair(&mut out, pair);
         }
         Op::Where => {
             let zero = g.zeros_like(adj);
@@ -152,24 +67,11 @@ fn elementwise_adjoints(
                 out.push((2, g.where_(x[0], zero, adj)?));
             }
         }
-        _ => {
+        Op::Cast => {
             let dtype = g.dtype(x[0]);
             out.push((0, g.cast(adj, dtype)));
         }
-    }
-    Ok(())
-}
-
-/// Layout nodes: each adjoint is the inverse layout of the output's.
-fn layout_adjoints(
-    g: &mut Graph,
-    node: &Node,
-    adj: NodeId,
-    wanted: &[bool],
-    out: &mut Adjoints,
-) -> Result<(), OpError> {
-    let x = &node.inputs;
-    match &node.op {
+        // Layout nodes: each adjoint is the inverse layout of the output's.
         Op::Reshape => {
             let shape = g.shape(x[0]).clone();
             out.push((0, g.reshape(adj, shape)?));
@@ -184,22 +86,7 @@ fn layout_adjoints(
             out.push((0, layout::unslice(g, adj, &shape, *axis, *start, *stop)?));
         }
         Op::Concat { axis } => out.extend(layout::unconcat(g, adj, x, *axis, wanted)?),
-        _ => {}
-    }
-    Ok(())
-}
-
-/// Lookups and scatters: a lookup's adjoint scatters back, a scatter's
-/// looks up (its base passes the adjoint through).
-fn indexing_adjoints(
-    g: &mut Graph,
-    node: &Node,
-    adj: NodeId,
-    wanted: &[bool],
-    out: &mut Adjoints,
-) -> Result<(), OpError> {
-    let x = &node.inputs;
-    match &node.op {
+        // A lookup's adjoint scatters back; a scatter's looks up.
         Op::Index => {
             let zero = g.zeros_like(x[0]);
             out.push((0, g.index_add(zero, x[1], adj)?));
@@ -208,19 +95,67 @@ fn indexing_adjoints(
             let zero = g.zeros_like(x[0]);
             out.push((0, g.scatter_add(zero, x[1], adj, *axis as i64)?));
         }
-        Op::IndexAdd | Op::ScatterAdd { .. } => {
-            if wanted[0] {
-                out.push((0, adj));
-            }
-            if wanted[2] {
-                let looked_up = match &node.op {
-                    Op::ScatterAdd { axis } => g.gather(adj, x[1], *axis as i64)?,
-                    _ => g.index(adj, x[1])?,
-                };
-                out.push((2, looked_up));
-            }
+        Op::IndexAdd => scatter_adjoints(g, x, adj, wanted, None, &mut out)?,
+        Op::ScatterAdd { axis } => scatter_adjoints(g, x, adj, wanted, Some(*axis), &mut out)?,
+        Op::Reduce { op, axes, .. } => {
+            let from = g.shape(x[0]).clone();
+            let gx = match op {
+                ReduceOp::Sum => reduce::sum(g, &from, axes, adj)?,
+                ReduceOp::Max => reduce::max(g, x[0], id, axes, adj)?,
+            };
+            out.push((0, gx));
         }
-        _ => {}
+        Op::Matmul => push_pair(&mut out, reduce::matmul(g, x[0], x[1], adj, wanted)?),
+        Op::LinearScan { axis, reverse } => {
+            let pair = scan::linear_scan(g, [x[0], x[1]], id, adj, *axis, *reverse, wanted)?;
+            push_pair(&mut out, pair);
+        }
+        Op::Attention {
+            part,
+            causal,
+            scale,
+        } => out.extend(attention::attention(
+            g,
+            id,
+            (*part, *causal, *scale),
+            x,
+            adj,
+            wanted,
+        )?),
+        sexpgpu_graph::ops_source!() | Op::Argsort { .. } | Op::Compare(_) => {}
+    }
+    out.retain(|&(i, _)| wanted[i]);
+    Ok(out)
+}
+
+/// Adjoints of `(input, adjoint)` pairs, pushed onto `out` by the rules.
+type Adjoints = Vec<(usize, NodeId)>;
+
+/// The adjoints of a rule of two inputs, those it built.
+fn push_pair(out: &mut Adjoints, (a, b): (Option<NodeId>, Option<NodeId>)) {
+    out.extend(a.map(|a| (0, a)));
+    out.extend(b.map(|b| (1, b)));
+}
+
+/// `index-add` (no `axis`) and `scatter-add`: the base passes the adjoint
+/// through; the values' adjoint is the adjoint looked up where they went.
+fn scatter_adjoints(
+    g: &mut Graph,
+    x: &[NodeId],
+    adj: NodeId,
+    wanted: &[bool],
+    axis: Option<usize>,
+    out: &mut Adjoints,
+) -> Result<(), OpError> {
+    if wanted[0] {
+        out.push((0, adj));
+    }
+    if wanted[2] {
+        let looked_up = match axis {
+            Some(axis) => g.gather(adj, x[1], axis as i64)?,
+            None => g.index(adj, x[1])?,
+        };
+        out.push((2, looked_up));
     }
     Ok(())
 }

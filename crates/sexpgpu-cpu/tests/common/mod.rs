@@ -1,50 +1,18 @@
-//! Shared test helpers: deterministic random tensors, and `check`, which
+//! Shared test helpers: the compiler's shared test graphs and random
+//! tensors (`shared`, by path), and `check`, which
 //! compiles a graph, runs it on the CPU backend with several thread counts
 //! (twice each, so the reused arena is exercised) and compares every output
 //! with the reference executor. Never touches files.
 
 #![allow(dead_code)]
 
-pub mod graphs;
-pub mod linear;
+#[path = "../../../sexpgpu-compile/tests/shared/mod.rs"]
+mod shared;
 
 use sexpgpu_cpu::compile;
-use sexpgpu_graph::{execute, DType, Graph, Shape, Tensor};
-pub use uitest::support::Rng;
-
-/// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]
-/// (with a few near the i32 limits to exercise wrapping), booleans.
-pub fn tensor(rng: &mut Rng, dims: &[usize], dtype: DType) -> Tensor {
-    let shape = Shape::from(dims);
-    let n = shape.numel();
-    match dtype {
-        DType::F32 | DType::BF16 => {
-            let v: Vec<f64> = (0..n).map(|_| rng.uniform(-3.0, 3.0)).collect();
-            Tensor::from_f64s(shape, &v, dtype).unwrap()
-        }
-        DType::I32 | DType::I64 => {
-            let v: Vec<i64> = (0..n)
-                .map(|_| match rng.int(0, 20) {
-                    0 => i64::from(i32::MAX) - rng.int(0, 3),
-                    1 => i64::from(i32::MIN) + rng.int(0, 3),
-                    _ => rng.int(-50, 50),
-                })
-                .collect();
-            Tensor::from_i64s(shape, &v, dtype).unwrap()
-        }
-        DType::Bool => {
-            let v: Vec<i64> = (0..n).map(|_| rng.int(0, 2)).collect();
-            Tensor::from_i64s(shape, &v, dtype).unwrap()
-        }
-    }
-}
-
-/// Integer ids in `0..below`.
-pub fn ids(rng: &mut Rng, dims: &[usize], dtype: DType, below: i64) -> Tensor {
-    let shape = Shape::from(dims);
-    let v: Vec<i64> = (0..shape.numel()).map(|_| rng.int(0, below)).collect();
-    Tensor::from_i64s(shape, &v, dtype).unwrap()
-}
+use sexpgpu_graph::{execute, DType, Graph, Tensor};
+#[allow(unused_imports)] // each test file uses a part
+pub use shared::{graphs, ids, linear, tensor, Rng};
 
 /// How close the backend must be to the reference.
 #[derive(Clone, Copy, Debug)]
@@ -112,8 +80,9 @@ fn resident_runs_match(
     threads: usize,
     program_text: &str,
 ) {
-    use sexpgpu_cpu::{Arena, Backend, CpuBackend, DeviceArg, DeviceResult};
-    let program = compile(graph).unwrap();
+    use sexpgpu_compile::{Arena, Backend, DeviceArg, DeviceResult};
+    use sexpgpu_cpu::CpuBackend;
+    let program = sexpgpu_compile::compile(graph).unwrap();
     let backend = CpuBackend::new(threads);
     let lent: Vec<_> = args.iter().map(|t| backend.upload(t).unwrap()).collect();
     let mut arena = Arena::default();

@@ -20,7 +20,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::Attention;
+use sexpgpu_compile::Attention;
 use sexpgpu_graph::{AttentionPart, DType};
 
 use super::c::{self, Index};

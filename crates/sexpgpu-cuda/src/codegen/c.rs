@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::{Loc, Plan, View};
+use sexpgpu_compile::{Loc, Plan, View};
 use sexpgpu_graph::{DType, Scalar};
 
 /// The element type a buffer of `dtype` holds on the device. bf16 is kept

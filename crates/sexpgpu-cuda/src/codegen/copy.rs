@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::{Src, View};
+use sexpgpu_compile::{Src, View};
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};

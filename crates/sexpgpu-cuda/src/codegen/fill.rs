@@ -7,7 +7,7 @@
 //! `cos` are CUDA's (within 1 ulp of f64), so a normal element differs
 //! only where that last f64 bit moves its rounding to f32.
 
-use sexpgpu_cpu::Fill;
+use sexpgpu_compile::Fill;
 use sexpgpu_graph::random::largest_below;
 use sexpgpu_graph::DType;
 

@@ -8,8 +8,11 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::{FusedKernel, InPlace, Instr, Src};
-use sexpgpu_graph::{BinaryOp, CompareOp, DType, UnaryOp};
+use sexpgpu_compile::{FusedKernel, InPlace, Instr, Src};
+use sexpgpu_graph::{
+    binaries_arith, binaries_bitwise, binaries_division, binaries_float_only, unaries_exact,
+    unaries_float_only, unaries_in_f32, unaries_in_f64, BinaryOp, CompareOp, DType, UnaryOp,
+};
 
 use super::c::{self, Index};
 use super::{GenError, Param, Shape};
@@ -409,7 +412,7 @@ fn pointers(inputs: &[(Src, DType)], in_place: &[InPlace]) -> Result<Vec<Pointer
     Ok(read_from)
 }
 
-fn reg(r: sexpgpu_cpu::Reg) -> String {
+fn reg(r: sexpgpu_compile::Reg) -> String {
     format!("r{}", r.index())
 }
 
@@ -479,13 +482,15 @@ fn unary(op: UnaryOp, x: &str, dtype: DType) -> String {
             UnaryOp::Tanh => format!("tanhf({x})"),
             UnaryOp::Acos => format!("acosf({x})"),
             UnaryOp::Asin => format!("asinf({x})"),
-            _ => later_unary(op, x),
+            unaries_in_f64!() | unaries_exact!() => later_unary(op, x),
         },
-        // Only neg, abs and sign take integers; the reference treats the rest as abs.
+        // Only neg, abs and sign take integers; the reference keeps the
+        // value under the rest.
         DType::I32 | DType::I64 => match op {
             UnaryOp::Neg => format!("sx_wneg({x})"),
             UnaryOp::Sign => format!("(({x} > 0) - ({x} < 0))"),
-            _ => format!("sx_wabs({x})"),
+            UnaryOp::Abs => format!("sx_wabs({x})"),
+            unaries_float_only!() => x.to_string(),
         },
         DType::Bool => x.to_string(),
     }
@@ -520,7 +525,7 @@ fn later_unary(op: UnaryOp, x: &str) -> String {
         UnaryOp::Sign => format!("(float)((0.0f < {x}) - ({x} < 0.0f))"),
         UnaryOp::StopGradient => x.to_string(),
         // The original unaries have their own text in `unary`.
-        _ => x.to_string(),
+        unaries_in_f32!() => x.to_string(),
     }
 }
 
@@ -539,8 +544,9 @@ float d = (a - m) / b; if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) d -= 1.0f; \
 if (d == 0.0f) return copysignf(0.0f, a / b); float f = floorf(d); \
 return d - f > 0.5f ? f + 1.0f : f; }}({a}, {b})"
         ),
-        // Integer-only ops never reach floats (builders check).
-        _ => "SX_NAN".to_string(),
+        // Integer-only ops never reach floats (builders check); the
+        // others are `binary`'s own.
+        binaries_arith!() | binaries_float_only!() | binaries_bitwise!() => "SX_NAN".to_string(),
     }
 }
 
@@ -574,7 +580,8 @@ fn int_division(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             )
         }
         // Float-only ops never reach integers; 0 as the reference gives.
-        _ => format!("({ty})0"),
+        // The others are `binary`'s own.
+        binaries_arith!() | binaries_float_only!() => format!("({ty})0"),
     }
 }
 
@@ -589,7 +596,8 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::Maximum => format!("sx_max({a}, {b})"),
             BinaryOp::Minimum => format!("sx_min({a}, {b})"),
             BinaryOp::Atan2 => format!("atan2f({a}, {b})"),
-            _ => float_division(op, a, b),
+            BinaryOp::CopySign => format!("copysignf({a}, {b})"),
+            binaries_division!() | binaries_bitwise!() => float_division(op, a, b),
         },
         DType::I32 | DType::I64 => match op {
             BinaryOp::Add => format!("sx_wadd({a}, {b})"),
@@ -597,13 +605,18 @@ fn binary(op: BinaryOp, a: &str, b: &str, dtype: DType) -> String {
             BinaryOp::Mul => format!("sx_wmul({a}, {b})"),
             BinaryOp::Maximum => format!("({a} > {b} ? {a} : {b})"),
             BinaryOp::Minimum => format!("({a} < {b} ? {a} : {b})"),
-            _ => int_division(op, a, b, dtype),
+            binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
+                int_division(op, a, b, dtype)
+            }
         },
-        // Only the bitwise ops take bool (builders check).
+        // Only the bitwise ops take bool (builders check); the reference
+        // keeps the left operand under the others.
         DType::Bool => match op {
+            BinaryOp::BitAnd => format!("({a} & {b})"),
             BinaryOp::BitOr => format!("({a} | {b})"),
             BinaryOp::BitXor => format!("({a} != {b})"),
-            _ => format!("({a} & {b})"),
+            BinaryOp::ShiftLeft | BinaryOp::ShiftRight | binaries_arith!() => a.to_string(),
+            binaries_float_only!() | binaries_division!() => a.to_string(),
         },
     }
 }
@@ -630,7 +643,7 @@ fn cast(x: &str, from: DType, to: DType) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sexpgpu_cpu::{Loc, View};
+    use sexpgpu_compile::{Loc, View};
 
     fn mem(view: View, dtype: DType) -> (Src, DType) {
         (

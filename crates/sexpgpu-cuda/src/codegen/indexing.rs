@@ -13,7 +13,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::{Contig, Step};
+use sexpgpu_compile::{Contig, Step};
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};
@@ -475,8 +475,8 @@ impl Accum {
 /// For element `p` of `idx_dims`: its offset in `x_dims` without the axis
 /// coordinate, and the axis's stride in `x`.
 fn along_base(x_dims: &[usize], idx_dims: &[usize], axis: usize, ix: Index) -> (String, usize) {
-    let xs = sexpgpu_cpu::View::contiguous(x_dims).strides;
-    let is = sexpgpu_cpu::View::contiguous(idx_dims).strides;
+    let xs = sexpgpu_compile::View::contiguous(x_dims).strides;
+    let is = sexpgpu_compile::View::contiguous(idx_dims).strides;
     let mut terms = vec![ix.lit(0)];
     for a in 0..idx_dims.len() {
         if a != axis && idx_dims[a] > 1 {
@@ -504,8 +504,8 @@ fn scatter_along(
     let n: usize = base_dims.iter().product();
     let m: usize = idx_dims.iter().product();
     let ix = Index::for_extent(base.offset + n + idx.offset + values.offset + m + 1);
-    let bs = sexpgpu_cpu::View::contiguous(base_dims).strides;
-    let is = sexpgpu_cpu::View::contiguous(idx_dims).strides;
+    let bs = sexpgpu_compile::View::contiguous(base_dims).strides;
+    let is = sexpgpu_compile::View::contiguous(idx_dims).strides;
     let acc = Accum::new(out)?;
     let ty = ix.ty();
     let mut body = String::new();
@@ -606,7 +606,7 @@ fn scan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sexpgpu_cpu::Loc;
+    use sexpgpu_compile::Loc;
 
     fn index_add_kernels(row_len: usize) -> Vec<Part> {
         let at = |k| Contig {

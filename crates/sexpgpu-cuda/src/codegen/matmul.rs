@@ -13,7 +13,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::View;
+use sexpgpu_compile::View;
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};

@@ -22,7 +22,7 @@ mod sort;
 
 use std::fmt;
 
-use sexpgpu_cpu::{InPlace, Launch, Loc, Plan, Src, Step};
+use sexpgpu_compile::{InPlace, Launch, Loc, Plan, Src, Step};
 use sexpgpu_graph::DType;
 
 pub use matmul::{Gemm, GemmBias, GemmOperand};
@@ -274,7 +274,11 @@ pub fn generate_step(
             one(step.kind(), (body, params), Shape::Grid { n })
         }
         Step::Attention(a) => Ok(kernels(attention::generate(a, out_dtype, dtype_of)?)),
-        step => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
+        Step::Index { .. }
+        | Step::IndexAdd { .. }
+        | Step::Gather { .. }
+        | Step::ScatterAdd { .. }
+        | Step::LinearScan { .. } => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
     }
 }
 
@@ -365,7 +369,7 @@ pub fn generate_plan_variants(plan: &Plan) -> Result<Vec<StepCode>, GenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sexpgpu_cpu::Contig;
+    use sexpgpu_compile::Contig;
     use sexpgpu_graph::ReduceOp;
 
     fn shape_of(dims: &[usize], axes: &[usize]) -> Shape {
@@ -411,7 +415,7 @@ mod tests {
 
     fn update_in_place() -> Plan {
         let g = super::snapshots::moment_and_parameter_update();
-        sexpgpu_cpu::compile(&g).unwrap().plan().clone()
+        sexpgpu_compile::compile(&g).unwrap().plan().clone()
     }
 
     fn input_params(code: &StepCode) -> usize {
@@ -464,7 +468,11 @@ mod tests {
 
     #[test]
     fn equal_text_is_one_kernel_and_names_follow_the_text() {
-        let fill = |v| Step::Fill(sexpgpu_cpu::Fill::Splat(sexpgpu_graph::Scalar::Float(v)));
+        let fill = |v| {
+            Step::Fill(sexpgpu_compile::Fill::Splat(sexpgpu_graph::Scalar::Float(
+                v,
+            )))
+        };
         let names: Vec<String> = [1.0, 1.0, 2.0]
             .iter()
             .map(|&v| {

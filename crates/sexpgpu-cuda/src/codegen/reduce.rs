@@ -17,7 +17,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::reduction_groups;
+use sexpgpu_compile::reduction_groups;
 use sexpgpu_graph::{DType, ReduceOp};
 
 use super::c::{self, Index};

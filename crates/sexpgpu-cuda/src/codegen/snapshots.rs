@@ -13,7 +13,7 @@ use super::{generate_plan, prelude, StepCode};
 /// The kernels of `g`'s plan, each as `// kind params shape`, the
 /// prelude parts it includes, and its own text.
 fn kernels_of(g: &Graph) -> Vec<String> {
-    let program = sexpgpu_cpu::compile(g).unwrap();
+    let program = sexpgpu_compile::compile(g).unwrap();
     generate_plan(program.plan())
         .unwrap()
         .iter()

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_cpu::Contig;
+use sexpgpu_compile::Contig;
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};

@@ -166,12 +166,7 @@ impl Graph {
         axes: Option<&[i64]>,
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
-        let dtype = self.dtype(x);
-        if !dtype.is_numeric() {
-            return Err(OpError::dtype(format!(
-                "min: expects a float or integer tensor, got {dtype}"
-            )));
-        }
+        let dtype = self.dtype_where("min", x, DType::is_numeric, "a float or integer tensor")?;
         let axes: Vec<i64> = self
             .reduced_axes("min", x, axes, true)?
             .into_iter()
@@ -205,12 +200,7 @@ impl Graph {
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
         let name = if largest { "argmax" } else { "argmin" };
-        let dtype = self.dtype(x);
-        if !dtype.is_numeric() {
-            return Err(OpError::dtype(format!(
-                "{name}: expects a float or integer tensor, got {dtype}"
-            )));
-        }
+        let dtype = self.dtype_where(name, x, DType::is_numeric, "a float or integer tensor")?;
         let shape = self.shape(x).clone();
         let reduced = self.reduced_axes(name, x, axes, true)?;
         if reduced.is_empty() {
@@ -319,12 +309,7 @@ impl Graph {
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
         let name = if root { "std" } else { "var" };
-        let dtype = self.dtype(x);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "{name}: expects a float tensor, got {dtype}"
-            )));
-        }
+        self.dtype_where(name, x, DType::is_float, "a float tensor")?;
         let reduced = self.reduced_axes(name, x, axes, false)?;
         let n: usize = reduced.iter().map(|&a| self.shape(x).dims()[a]).product();
         let axes: Vec<i64> = reduced.iter().map(|&a| a as i64).collect();
@@ -346,12 +331,7 @@ impl Graph {
     /// `argmax(logits + g)` with Gumbel noise `g = -log(-log(u))` from one
     /// `uniform` node (so the run's seed decides it, as for `uniform`).
     pub fn categorical(&mut self, logits: NodeId, axis: i64) -> Result<NodeId, OpError> {
-        let dtype = self.dtype(logits);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "categorical: expects float logits, got {dtype}"
-            )));
-        }
+        self.dtype_where("categorical", logits, DType::is_float, "float logits")?;
         let a = self.reduced_axes("categorical", logits, Some(&[axis]), true)?[0];
         let logits = self.cast(logits, DType::F32);
         let shape = self.shape(logits).clone();

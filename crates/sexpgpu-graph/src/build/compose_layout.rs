@@ -67,9 +67,8 @@ impl Graph {
         if step == 1 {
             return self.slice(x, axis, start, stop);
         }
-        let from = self.shape(x).clone();
-        let a = normalize_axis_for("slice", axis, &from)?;
-        let dim = from.dims()[a] as i64;
+        let (from, a, dim) = self.along("slice", x, axis)?;
+        let dim = dim as i64;
         let fits = match step {
             0 => false,
             s if s > 0 => 0 <= start && start < stop && stop <= dim,
@@ -218,9 +217,8 @@ impl Graph {
         size: i64,
         step: i64,
     ) -> Result<NodeId, OpError> {
-        let shape = self.shape(x).clone();
-        let a = normalize_axis_for("unfold", axis, &shape)?;
-        let n = shape.dims()[a] as i64;
+        let (shape, a, n) = self.along("unfold", x, axis)?;
+        let n = n as i64;
         if size < 0 || size > n || step <= 0 {
             return Err(OpError::dim(format!(
                 "unfold: windows of {size} every {step} do not fit axis {axis} of {shape}; need 0 <= size <= {n} and step >= 1"

@@ -13,15 +13,8 @@ impl Graph {
     /// `(cumprod x :axis a :reverse r)`: running products along the axis,
     /// as `linear-scan` with `a = x` and `b` = `x` at the first step only.
     pub fn cumprod(&mut self, x: NodeId, axis: i64, reverse: bool) -> Result<NodeId, OpError> {
-        let dtype = self.dtype(x);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "cumprod: expects a float tensor, got {dtype}"
-            )));
-        }
-        let shape = self.shape(x).clone();
-        let a = normalize_axis_for("cumprod", axis, &shape)?;
-        let n = shape.dims()[a];
+        self.dtype_where("cumprod", x, DType::is_float, "a float tensor")?;
+        let (shape, a, n) = self.along("cumprod", x, axis)?;
         if n == 0 {
             return Ok(x);
         }
@@ -41,12 +34,7 @@ impl Graph {
         axes: Option<&[i64]>,
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
-        let dtype = self.dtype(x);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "prod: expects a float tensor, got {dtype}"
-            )));
-        }
+        let dtype = self.dtype_where("prod", x, DType::is_float, "a float tensor")?;
         let shape = self.shape(x).clone();
         let reduced = self.reduced_axes_of("prod", x, axes)?;
         if reduced.is_empty() {
@@ -129,9 +117,7 @@ impl Graph {
         pad: Scalar,
         step: fn(&mut Graph, NodeId, NodeId) -> Result<NodeId, OpError>,
     ) -> Result<NodeId, OpError> {
-        let shape = self.shape(x).clone();
-        let a = normalize_axis_for(name, axis, &shape)?;
-        let n = shape.dims()[a];
+        let (_, a, n) = self.along(name, x, axis)?;
         let flip = |g: &mut Graph, y: NodeId| -> Result<NodeId, OpError> {
             if reverse {
                 g.flip(y, &[a as i64])
@@ -191,9 +177,8 @@ impl Graph {
         axis: i64,
         reverse: bool,
     ) -> Result<NodeId, OpError> {
-        let shape = self.shape(x).clone();
-        let a = normalize_axis_for("cummax", axis, &shape)?;
-        let n = shape.dims()[a] as i64;
+        let (shape, a, n) = self.along("cummax", x, axis)?;
+        let n = n as i64;
         let mut hit = self.compare(CompareOp::Eq, x, values)?;
         if self.dtype(x).is_float() {
             let nan = self.compare(CompareOp::Ne, x, x)?;
@@ -210,12 +195,7 @@ impl Graph {
     /// each step `m + log(exp(a - m) + exp(b - m))` with `m` the larger
     /// (0 when it is infinite), so ties share the gradient evenly; in f32.
     pub fn logcumsumexp(&mut self, x: NodeId, axis: i64, reverse: bool) -> Result<NodeId, OpError> {
-        let dtype = self.dtype(x);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "logcumsumexp: expects a float tensor, got {dtype}"
-            )));
-        }
+        let dtype = self.dtype_where("logcumsumexp", x, DType::is_float, "a float tensor")?;
         // In f32 also for bf16, rounded once at the end: the steps' bf16
         // roundings would add up.
         let wide = self.cast(x, DType::F32);

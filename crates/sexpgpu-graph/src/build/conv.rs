@@ -104,16 +104,7 @@ impl Graph {
                 Scalar::Int(0),
             )?;
         }
-        let y = if flat {
-            self.conv_flat(op, padded, w, &geo)?
-        } else {
-            self.conv_gemm(op, padded, w, &geo)?
-        };
-        if geo.unbatched {
-            let dims = self.shape(y).dims()[1..].to_vec();
-            return self.reshape(y, Shape::new(dims));
-        }
-        Ok(y)
+        self.conv_unbatched(op, padded, w, &geo, flat, geo.unbatched)
     }
 
     /// Checks ranks, channels and groups of `x` and `w`; the options per axis.
@@ -362,12 +353,27 @@ impl Graph {
             unbatched: false,
             ..geo
         };
+        self.conv_unbatched(op, x, w, &inner, flat, geo.unbatched)
+    }
+
+    /// The convolution of the padded (or spread) input, as one flat
+    /// product or im2col and a GEMM, without the batch axis when the input
+    /// had none.
+    fn conv_unbatched(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        w: NodeId,
+        geo: &Geometry,
+        flat: bool,
+        unbatched: bool,
+    ) -> Result<NodeId, OpError> {
         let y = if flat {
-            self.conv_flat(op, x, w, &inner)?
+            self.conv_flat(op, x, w, geo)?
         } else {
-            self.conv_gemm(op, x, w, &inner)?
+            self.conv_gemm(op, x, w, geo)?
         };
-        if geo.unbatched {
+        if unbatched {
             let dims = self.shape(y).dims()[1..].to_vec();
             return self.reshape(y, Shape::new(dims));
         }

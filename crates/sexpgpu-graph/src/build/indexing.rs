@@ -160,12 +160,7 @@ impl Graph {
     /// `argsort`: the `i64` positions that sort `x` along `axis`, stably,
     /// NaN above every number; largest first when `descending`.
     pub fn argsort(&mut self, x: NodeId, axis: i64, descending: bool) -> Result<NodeId, OpError> {
-        let dtype = self.dtype(x);
-        if !dtype.is_numeric() {
-            return Err(OpError::dtype(format!(
-                "sort: expects a float or integer tensor, got {dtype}"
-            )));
-        }
+        self.dtype_where("sort", x, DType::is_numeric, "a float or integer tensor")?;
         let shape = self.shape(x).clone();
         if shape.rank() == 0 {
             return Err(OpError::dim(
@@ -208,9 +203,7 @@ impl Graph {
         largest: bool,
     ) -> Result<(NodeId, NodeId), OpError> {
         let order = self.argsort(x, axis, largest)?;
-        let shape = self.shape(x).clone();
-        let a = normalize_axis_for("top-k", axis, &shape)?;
-        let len = shape.dims()[a];
+        let (shape, a, len) = self.along("top-k", x, axis)?;
         if k < 0 || k as usize > len {
             return Err(OpError::dim(format!(
                 "top-k: k = {k} does not fit axis {axis} of {shape}; need 0 <= k <= {len}"

@@ -95,9 +95,7 @@ impl Graph {
         start: i64,
         stop: i64,
     ) -> Result<NodeId, OpError> {
-        let from = self.shape(x).clone();
-        let a = normalize_axis_for("slice", axis, &from)?;
-        let dim = from.dims()[a];
+        let (from, a, dim) = self.along("slice", x, axis)?;
         let fits = 0 <= start && start < stop && usize::try_from(stop).is_ok_and(|s| s <= dim);
         if !fits {
             return Err(OpError::dim(format!(

@@ -28,9 +28,41 @@ use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId, Operand};
 use crate::op::Op;
-use crate::shape::{broadcast_shapes, explain_broadcast_clash, Shape};
+use crate::shape::{broadcast_shapes, explain_broadcast_clash, normalize_axis_for, Shape};
 
 impl Graph {
+    /// `x`'s dtype when `accepts` takes it, else `E-DIM-002`'s
+    /// "`op`: expects `wanted`, got ..." (the builders' one dtype check).
+    pub(crate) fn dtype_where(
+        &self,
+        op: &str,
+        x: NodeId,
+        accepts: fn(DType) -> bool,
+        wanted: &str,
+    ) -> Result<DType, OpError> {
+        let dtype = self.dtype(x);
+        if !accepts(dtype) {
+            return Err(OpError::dtype(format!(
+                "{op}: expects {wanted}, got {dtype}"
+            )));
+        }
+        Ok(dtype)
+    }
+
+    /// `x`'s shape, `axis` of it (negative from the end) for `op`, and
+    /// that axis's length.
+    pub(crate) fn along(
+        &self,
+        op: &str,
+        x: NodeId,
+        axis: i64,
+    ) -> Result<(Shape, usize, usize), OpError> {
+        let shape = self.shape(x).clone();
+        let a = normalize_axis_for(op, axis, &shape)?;
+        let n = shape.dims()[a];
+        Ok((shape, a, n))
+    }
+
     /// A scalar constant of `like`'s dtype: how a number mixed with a tensor
     /// enters the graph. A float next to an integer or boolean tensor (and a
     /// number next to a boolean one) is refused with `E-DIM-002`.

@@ -87,12 +87,7 @@ impl Graph {
     /// of its elements inside the input.
     pub fn avg_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
         let op = "avg-pool";
-        let dtype = self.dtype(x);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "{op}: expects a float tensor, got {dtype}"
-            )));
-        }
+        self.dtype_where(op, x, DType::is_float, "a float tensor")?;
         let geo = self.pool_geometry(op, x, opts)?;
         let windows = self.pool_windows(op, x, &geo, Scalar::Int(0))?;
         let d = geo.window.len();
@@ -283,12 +278,7 @@ impl Graph {
             dims[at] = usize::try_from(s).unwrap_or(usize::MAX);
         }
         fits(op, "the result", &dims)?;
-        let dtype = self.dtype(x);
-        if !dtype.is_float() {
-            return Err(OpError::dtype(format!(
-                "{op}: expects a float tensor, got {dtype}"
-            )));
-        }
+        self.dtype_where(op, x, DType::is_float, "a float tensor")?;
         Ok(shape.rank() - d)
     }
 

@@ -1,6 +1,7 @@
 //! Builders for reductions (`sum`, `max`) and batched `matmul`, the ops that
 //! contract axes. Never computes values.
 
+use crate::dtype::DType;
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
 use crate::op::{Op, ReduceOp};
@@ -20,12 +21,7 @@ impl Graph {
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
         let name = op.name();
-        let dtype = self.dtype(x);
-        if !dtype.is_numeric() {
-            return Err(OpError::dtype(format!(
-                "{name}: expects a float or integer tensor, got {dtype}"
-            )));
-        }
+        let dtype = self.dtype_where(name, x, DType::is_numeric, "a float or integer tensor")?;
         let from = self.shape(x).clone();
         let mut reduced = vec![false; from.rank()];
         match axes {

@@ -96,17 +96,20 @@ pub(crate) fn unary(op: UnaryOp, x: &Values, precision: Precision) -> Values {
                 .collect(),
             Precision::F64 => v.iter().map(|&x| unary_float(op, x)).collect(),
         }),
-        Values::Int(v) => Values::Int(
-            v.iter()
-                .map(|&x| match op {
-                    UnaryOp::Neg => x.wrapping_neg(),
-                    UnaryOp::Sign => x.signum(),
-                    // Only neg, abs and sign reach here (builders check).
-                    _ => x.wrapping_abs(),
-                })
-                .collect(),
-        ),
+        Values::Int(v) => Values::Int(v.iter().map(|&x| unary_int(op, x)).collect()),
         Values::Bool(v) => Values::Bool(v.clone()),
+    }
+}
+
+/// Only `neg`, `abs` and `sign` reach integers (builders check; the
+/// rounding functions leave an integer tensor as it is, without a node);
+/// the others keep `x`, which is inert.
+fn unary_int(op: UnaryOp, x: i64) -> i64 {
+    match op {
+        UnaryOp::Neg => x.wrapping_neg(),
+        UnaryOp::Sign => x.signum(),
+        UnaryOp::Abs => x.wrapping_abs(),
+        crate::unaries_float_only!() => x,
     }
 }
 
@@ -127,8 +130,8 @@ fn unary_float<T: Real>(op: UnaryOp, x: T) -> T {
         UnaryOp::Tanh => x.tanh(),
         UnaryOp::Acos => x.acos(),
         UnaryOp::Asin => x.asin(),
-        // Computed above.
-        _ => T::NAN,
+        // Computed above (`UnaryOp::f64_value`).
+        crate::unaries_in_f64!() | crate::unaries_exact!() => T::NAN,
     }
 }
 
@@ -152,12 +155,7 @@ pub(crate) fn binary(op: BinaryOp, a: &Values, b: &Values, precision: Precision)
         (Values::Bool(a), Values::Bool(b)) => Values::Bool(
             a.iter()
                 .zip(b)
-                .map(|(&x, &y)| match op {
-                    BinaryOp::BitOr => x | y,
-                    BinaryOp::BitXor => x ^ y,
-                    // Only the bitwise ops take bool (builders check).
-                    _ => x & y,
-                })
+                .map(|(&x, &y)| binary_bool(op, x, y))
                 .collect(),
         ),
         // Builders refuse other combinations; keep the left operand.
@@ -175,6 +173,7 @@ fn binary_float<T: Real>(op: BinaryOp, x: T, y: T) -> T {
         BinaryOp::Maximum => nan_or(x, y, T::max),
         BinaryOp::Minimum => nan_or(x, y, T::min),
         BinaryOp::Atan2 => x.atan2(y),
+        BinaryOp::CopySign => x.copysign(y),
         BinaryOp::Quot => (x / y).trunc(),
         BinaryOp::Rem => x.fmod(y),
         BinaryOp::FloorDiv => floor_div(x, y),
@@ -187,7 +186,19 @@ fn binary_float<T: Real>(op: BinaryOp, x: T, y: T) -> T {
             }
         }
         // Integer-only ops never reach floats (builders check).
-        _ => T::NAN,
+        crate::binaries_bitwise!() => T::NAN,
+    }
+}
+
+/// Only the bitwise ops take bool (builders check); the others keep `x`.
+fn binary_bool(op: BinaryOp, x: bool, y: bool) -> bool {
+    use BinaryOp::*;
+    match op {
+        BitAnd => x & y,
+        BitOr => x | y,
+        BitXor => x ^ y,
+        ShiftLeft | ShiftRight | crate::binaries_arith!() => x,
+        crate::binaries_float_only!() | crate::binaries_division!() => x,
     }
 }
 
@@ -232,42 +243,15 @@ fn binary_int(op: BinaryOp, x: i64, y: i64) -> i64 {
         // Division by zero is 0, as NumPy gives; `MIN / -1` wraps.
         BinaryOp::Quot => x.checked_div(y).unwrap_or(if y == 0 { 0 } else { x }),
         BinaryOp::Rem => x.checked_rem(y).unwrap_or(0),
-        BinaryOp::FloorDiv => floor_div_int(x, y),
-        BinaryOp::Mod => floor_mod_int(x, y),
+        BinaryOp::FloorDiv => crate::math::floor_div_int(x, y),
+        BinaryOp::Mod => crate::math::floor_mod_int(x, y),
         BinaryOp::BitAnd => x & y,
         BinaryOp::BitOr => x | y,
         BinaryOp::BitXor => x ^ y,
         BinaryOp::ShiftLeft => shift_left(x, y),
         BinaryOp::ShiftRight => shift_right(x, y),
         // Float-only ops never reach integers (builders check); 0 is inert.
-        BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => 0,
-    }
-}
-
-/// Division rounded down; by zero 0 (as NumPy), `MIN / -1` wraps.
-fn floor_div_int(x: i64, y: i64) -> i64 {
-    if y == 0 {
-        return 0;
-    }
-    let q = x.wrapping_div(y);
-    let r = x.wrapping_rem(y);
-    if r != 0 && ((r < 0) != (y < 0)) {
-        q.wrapping_sub(1)
-    } else {
-        q
-    }
-}
-
-/// The remainder with the divisor's sign; by zero 0 (as NumPy).
-fn floor_mod_int(x: i64, y: i64) -> i64 {
-    if y == 0 {
-        return 0;
-    }
-    let r = x.wrapping_rem(y);
-    if r != 0 && ((r < 0) != (y < 0)) {
-        r.wrapping_add(y)
-    } else {
-        r
+        crate::binaries_float_only!() => 0,
     }
 }
 

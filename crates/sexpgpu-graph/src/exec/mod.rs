@@ -11,6 +11,8 @@ mod attention;
 mod layout;
 mod linalg;
 mod sort;
+
+pub use sort::{sort_lines, total_order};
 mod source;
 mod values;
 

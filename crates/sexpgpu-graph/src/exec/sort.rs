@@ -17,30 +17,24 @@ pub fn total_order(a: f64, b: f64) -> Ordering {
     }
 }
 
-pub(crate) fn argsort(x: &Values, shape: &Shape, axis: usize, descending: bool) -> Values {
-    let keys: Vec<f64> = match x {
-        Values::Float(v) => v.clone(),
-        // i64 keys compare as integers below; f64 would merge large ones.
-        Values::Int(_) | Values::Bool(_) => Vec::new(),
-    };
-    let dims = shape.dims();
-    let len = dims[axis];
-    let inner: usize = dims[axis + 1..].iter().product();
-    let outer: usize = dims[..axis].iter().product();
-    let mut out = vec![0i64; shape.numel()];
+/// Sorts every line of `keys` (`[outer, len, inner]`) by `order`, stably
+/// (equal keys keep their order), into `out` (each line's positions):
+/// the one argsort walk of the reference and the CPU backend.
+pub fn sort_lines<T: Copy>(
+    keys: &[T],
+    (outer, len, inner): (usize, usize, usize),
+    descending: bool,
+    order: impl Fn(T, T) -> Ordering,
+    out: &mut [i64],
+) {
     let mut line: Vec<usize> = Vec::with_capacity(len);
     for o in 0..outer {
         for i in 0..inner {
             let at = |t: usize| (o * len + t) * inner + i;
             line.clear();
             line.extend(0..len);
-            // `sort_by` is stable: equal keys keep their order.
             line.sort_by(|&p, &q| {
-                let ord = match x {
-                    Values::Float(_) => total_order(keys[at(p)], keys[at(q)]),
-                    Values::Int(v) => v[at(p)].cmp(&v[at(q)]),
-                    Values::Bool(v) => v[at(p)].cmp(&v[at(q)]),
-                };
+                let ord = order(keys[at(p)], keys[at(q)]);
                 if descending {
                     ord.reverse()
                 } else {
@@ -51,6 +45,21 @@ pub(crate) fn argsort(x: &Values, shape: &Shape, axis: usize, descending: bool) 
                 out[at(t)] = p as i64;
             }
         }
+    }
+}
+
+pub(crate) fn argsort(x: &Values, shape: &Shape, axis: usize, descending: bool) -> Values {
+    let dims = shape.dims();
+    let lines = (
+        dims[..axis].iter().product(),
+        dims[axis],
+        dims[axis + 1..].iter().product(),
+    );
+    let mut out = vec![0i64; shape.numel()];
+    match x {
+        Values::Float(v) => sort_lines(v, lines, descending, total_order, &mut out),
+        Values::Int(v) => sort_lines(v, lines, descending, |a: i64, b| a.cmp(&b), &mut out),
+        Values::Bool(v) => sort_lines(v, lines, descending, |a: bool, b| a.cmp(&b), &mut out),
     }
     Values::Int(out)
 }

@@ -140,7 +140,7 @@ pub fn main() -> i32 {
 /// `--profile`'s report: time per kernel kind, then the costliest launches
 /// (8 of each graph, or `SEXPGPU_PROFILE_TOP` of them).
 fn print_profile() {
-    use sexpgpu_cpu::profile;
+    use sexpgpu_compile::profile;
     let top = std::env::var("SEXPGPU_PROFILE_TOP")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -175,8 +175,8 @@ fn dispatch(cli: Cli) -> i32 {
             profile,
             profile_warmup,
         } => {
-            sexpgpu_cpu::profile::enable(profile);
-            sexpgpu_cpu::profile::set_warmup(profile_warmup.unwrap_or(0));
+            sexpgpu_compile::profile::enable(profile);
+            sexpgpu_compile::profile::set_warmup(profile_warmup.unwrap_or(0));
             // The device first: a missing GPU is reported before any work.
             let device = match device {
                 Device::Cpu => sexpgpu::Device::default(),

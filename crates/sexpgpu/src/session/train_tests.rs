@@ -391,7 +391,7 @@ struct Recording {
 impl crate::Executor for Recording {
     fn run(
         &self,
-        program: &sexpgpu_cpu::Program,
+        program: &sexpgpu_compile::Program,
         args: Vec<crate::Carried>,
         keep: &[bool],
         seed: u64,

@@ -7,7 +7,7 @@
 use super::{active_graph, begin, end, run_recorded};
 use crate::codes;
 use crate::eval::{arity, wrong_type, Builtin, EvalResult, Flow, Interp, Primitive, Site};
-use crate::value::{short, Traced, Value};
+use crate::value::{short, tensor_leaves, with_leaves, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_autodiff::GradErrorKind;
 use sexpgpu_graph::{Graph, NodeId, Tensor};
@@ -78,7 +78,7 @@ fn at_once(interp: &mut Interp, site: &Site, args: &[Value]) -> EvalResult {
     let (value, grads) = traced?;
     // The graph's outputs are flat: the value, then each gradient.
     let mut flat = vec![value];
-    flatten(&grads, &mut flat);
+    tensor_leaves(&grads, &mut flat);
     let results = run_recorded(
         interp,
         graph,
@@ -93,7 +93,7 @@ fn at_once(interp: &mut Interp, site: &Site, args: &[Value]) -> EvalResult {
     };
     let mut results = results.iter().cloned();
     let value = results.next().unwrap_or(Value::Nil);
-    let grads = rebuild(&args[1], &mut results);
+    let grads = with_leaves(&args[1], &mut results);
     Ok(Value::vector(vec![value, grads]))
 }
 
@@ -140,7 +140,7 @@ fn trace_and_differentiate(
             dtype: graph.dtype(node),
         }))
     });
-    let grads = rebuild(&params, &mut nodes);
+    let grads = with_leaves(&params, &mut nodes);
     Ok((value, grads))
 }
 
@@ -252,31 +252,6 @@ fn traced(graph: &Graph, id: u32, node: NodeId) -> Value {
         shape: graph.shape(node).clone(),
         dtype: graph.dtype(node),
     }))
-}
-
-/// The tensors of `value`, in order.
-fn flatten(value: &Value, out: &mut Vec<Value>) {
-    match value {
-        Value::Map(m) => m.iter().for_each(|(_, v)| flatten(v, out)),
-        Value::Vector(xs) | Value::List(xs) => xs.iter().for_each(|v| flatten(v, out)),
-        Value::Tensor(_) | Value::HostTensor(_) => out.push(value.clone()),
-        _ => {}
-    }
-}
-
-/// `template` with its tensors replaced, in order, by `leaves`.
-fn rebuild(template: &Value, leaves: &mut impl Iterator<Item = Value>) -> Value {
-    match template {
-        Value::Map(m) => Value::Map(Rc::new(
-            m.iter()
-                .map(|(k, v)| (k.clone(), rebuild(v, leaves)))
-                .collect(),
-        )),
-        Value::Vector(xs) => Value::vector(xs.iter().map(|v| rebuild(v, leaves)).collect()),
-        Value::List(xs) => Value::list(xs.iter().map(|v| rebuild(v, leaves)).collect()),
-        Value::Tensor(_) | Value::HostTensor(_) => leaves.next().unwrap_or(Value::Nil),
-        other => other.clone(),
-    }
 }
 
 /// A tensor traced in another graph: `E-FLOW-002`.

@@ -1,12 +1,16 @@
 //! Tracing: the graphs being recorded, tensor handles tied to their graph,
 //! `defgraph` (trace a function of typed inputs), `call` (run one with the
 //! reference executor, or only check it under `sexpgpu check`) and `to-vec`.
-//! The tensor operation builtins are in `ops`, their argument parsing in
-//! `args`; `value-and-grad` in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
+//! The tensor operation builtins are in `ops`, each described by a `spec`
+//! (argument parsing in `args`) and recorded by `record`; `value-and-grad`
+//! in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
 
 pub(crate) mod args;
 mod grad;
 pub mod ops;
+mod overload;
+mod record;
+mod spec;
 pub mod structured;
 
 /// The list of operations in `docs/sexpgpu/operations.md`: `ops::OPS`, then
@@ -41,7 +45,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     grad::install(interp);
     structured::install(interp);
     interp.register_graph_call(call_graph);
-    interp.register_overload(ops::overload);
+    interp.register_overload(overload::overload);
 }
 
 /// The tracer kept in the interpreter's state.
@@ -393,11 +397,7 @@ pub fn call_graph(
         )?);
     }
     let results = match interp.mode {
-        Mode::Check => graph
-            .outputs()
-            .iter()
-            .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
-            .collect(),
+        Mode::Check => zero_outputs(graph),
         Mode::Run => sexpgpu_graph::execute(graph, &tensors, tracer(interp).seed).map_err(|e| {
             let mut d = Diagnostic::error(
                 codes::E_RUN_001,
@@ -487,11 +487,7 @@ pub(crate) fn run_recorded(
     let (outputs, kind) = graph_outputs(&mut graph, id, result, site.span)?;
     graph.set_outputs(outputs);
     let results = match interp.mode {
-        Mode::Check => graph
-            .outputs()
-            .iter()
-            .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
-            .collect(),
+        Mode::Check => zero_outputs(&graph),
         Mode::Run => {
             tracer(interp).calls += 1;
             let seed = sexpgpu_graph::random::fold_seed(tracer(interp).seed, tracer(interp).calls);
@@ -515,6 +511,16 @@ pub(crate) fn run_recorded(
     };
     let mut results = results.into_iter().map(|t| Value::HostTensor(Rc::new(t)));
     Ok(kind.rebuild(&mut results))
+}
+
+/// What `sexpgpu check` gives for a graph's outputs instead of running
+/// it: zeros of their shapes and dtypes.
+fn zero_outputs(graph: &Graph) -> Vec<Tensor> {
+    graph
+        .outputs()
+        .iter()
+        .map(|&o| zeros(graph.shape(o), graph.dtype(o)))
+        .collect()
 }
 
 /// A host value with each computed tensor replaced by a new graph input.

@@ -6,7 +6,8 @@
 //! crate's builders check shapes and record the nodes.
 
 use super::args::{self, bool_of, int_of, ints_of, split, OpArgs};
-use super::ops::{op, record, Op, Run};
+use super::ops::{op, Op, Run};
+use super::record::record;
 use crate::eval::{wrong_type, EvalResult, Flow, Interp, Primitive, Site};
 use crate::value::Value;
 use diag::Diagnostic;
@@ -18,50 +19,48 @@ use sexpgpu_graph::{
 pub static OPS: &[Op] = &[
     op(
         "conv",
-        Run::Handler(conv),
-        &["stride", "padding", "dilation", "groups"],
+        Run::Handler(conv, &["stride", "padding", "dilation", "groups"]),
         "`(conv x w)`: 1-, 2- or 3-d convolution, `x` `[n c s..]`, `w` `[out c/groups k..]`",
     ),
     op(
         "conv-transpose",
-        Run::Handler(conv_transpose),
-        &["stride", "padding", "output-padding", "dilation", "groups"],
+        Run::Handler(
+            conv_transpose,
+            &["stride", "padding", "output-padding", "dilation", "groups"],
+        ),
         "`(conv-transpose x w)`: the transposed convolution, `w` `[c out/groups k..]`",
     ),
     op(
         "max-pool",
-        Run::Handler(max_pool),
-        &["window", "stride", "padding", "dilation"],
+        Run::Handler(max_pool, &["window", "stride", "padding", "dilation"]),
         "the maximum of each `:window` over the last 1-3 axes",
     ),
     op(
         "avg-pool",
-        Run::Handler(avg_pool),
-        &["window", "stride", "padding", "count-include-pad"],
+        Run::Handler(
+            avg_pool,
+            &["window", "stride", "padding", "count-include-pad"],
+        ),
         "the mean of each `:window` over the last 1-3 axes",
     ),
     op(
         "adaptive-avg-pool",
-        Run::Handler(adaptive_avg_pool),
-        &[],
+        Run::Handler(adaptive_avg_pool, &[]),
         "`(adaptive-avg-pool x [sizes])`: the last axes averaged to `sizes`",
     ),
     op(
         "pad",
-        Run::Handler(pad),
-        &["value", "mode"],
+        Run::Handler(pad, &["value", "mode"]),
         "`(pad x [[lo hi] ..])`: the last axes padded (negative crops)",
     ),
     op(
         "interpolate",
-        Run::Handler(interpolate),
-        &["mode", "align-corners"],
+        Run::Handler(interpolate, &["mode", "align-corners"]),
         "`(interpolate x [sizes])`: the last axes of `[n c s..]` resized",
     ),
     op(
         "einsum",
-        Run::Handler(einsum),
-        &[],
+        Run::Handler(einsum, &[]),
         "`(einsum \"ij,jk->ik\" a b ..)`: Einstein summation",
     ),
 ];
@@ -116,7 +115,7 @@ fn two_with(
 
 fn conv(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
-    let parsed = split(name, args, site, 2, op.keywords)?;
+    let parsed = split(name, args, site, 2, &op.keywords())?;
     let padding = match parsed.keyword("padding") {
         Some((Value::Keyword(k), _)) if &**k == "same" => ConvPadding::Same,
         Some((Value::Keyword(k), _)) if &**k == "valid" => ConvPadding::Sizes(PerAxis::All(0)),
@@ -139,7 +138,7 @@ fn conv(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResu
 
 fn conv_transpose(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
-    let parsed = split(name, args, site, 2, op.keywords)?;
+    let parsed = split(name, args, site, 2, &op.keywords())?;
     let opts = ConvOptions {
         stride: per_axis(name, &parsed, site, "stride", 1)?,
         padding: ConvPadding::Sizes(per_axis(name, &parsed, site, "padding", 0)?),
@@ -188,7 +187,7 @@ fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions
 }
 
 fn max_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let parsed = split(op.name, args, site, 1, &op.keywords())?;
     let opts = pool_options(op, &parsed, site)?;
     let operands = parsed.positional;
     record(interp, op.name, site, &operands, |g, id| {
@@ -198,7 +197,7 @@ fn max_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eval
 }
 
 fn avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split(op.name, args, site, 1, op.keywords)?;
+    let parsed = split(op.name, args, site, 1, &op.keywords())?;
     let opts = pool_options(op, &parsed, site)?;
     let operands = parsed.positional;
     record(interp, op.name, site, &operands, |g, id| {
@@ -208,7 +207,7 @@ fn avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eval
 }
 
 fn adaptive_avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split(op.name, args, site, 2, op.keywords)?;
+    let parsed = split(op.name, args, site, 2, &op.keywords())?;
     let sizes = ints_of(op.name, "a vector of sizes", &parsed.positional[1], site, 1)?;
     let operands = parsed.positional;
     record(interp, op.name, site, &operands[..1], |g, id| {
@@ -236,7 +235,7 @@ fn pairs_of(name: &str, value: &Value, site: &Site) -> EvalResult<Vec<(i64, i64)
 
 fn pad(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
-    let parsed = split(name, args, site, 2, op.keywords)?;
+    let parsed = split(name, args, site, 2, &op.keywords())?;
     let pairs = pairs_of(name, &parsed.positional[1], site)?;
     let mode = match parsed.keyword("mode") {
         None => PadMode::Constant,
@@ -275,7 +274,7 @@ fn pad(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
 
 fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
-    let parsed = split(name, args, site, 2, op.keywords)?;
+    let parsed = split(name, args, site, 2, &op.keywords())?;
     let sizes = ints_of(name, "a vector of sizes", &parsed.positional[1], site, 1)?;
     let mode = match parsed.keyword("mode") {
         None => Resize::Nearest,

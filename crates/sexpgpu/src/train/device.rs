@@ -11,7 +11,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use sexpgpu_cpu::{Arena, Backend, DeviceArg, DeviceResult, Program};
+use sexpgpu_compile::{Arena, Backend, DeviceArg, DeviceResult, Program};
+use sexpgpu_cpu::CpuProgram;
 use sexpgpu_graph::{DType, ExecError, Shape, Tensor};
 
 /// A tensor a run carries between steps: on the host, or in a device's
@@ -47,7 +48,7 @@ pub struct DeviceTensor {
 
 /// Runs compiled programs on a device other than the CPU.
 pub trait Executor {
-    /// What `Program::run` gives on the CPU, computed on the device, with
+    /// What `CpuProgram::run` gives on the CPU, computed on the device, with
     /// output `i` left in the device's memory when `keep[i]`.
     fn run(
         &self,
@@ -78,17 +79,17 @@ impl std::fmt::Debug for Device {
 
 impl Device {
     /// Runs `program` on `args`, which it may keep: on the CPU their
-    /// buffers take the next run's outputs (`Program::run_owned`); on a
+    /// buffers take the next run's outputs (`CpuProgram::run_owned`); on a
     /// device, outputs `keep` marks stay there.
     pub(super) fn run(
         &self,
-        program: &Program,
+        program: &CpuProgram,
         args: Vec<Carried>,
         keep: &[bool],
         seed: u64,
     ) -> Result<Vec<Carried>, ExecError> {
         match &self.0 {
-            Some(executor) => executor.run(program, args, keep, seed),
+            Some(executor) => executor.run(program.program(), args, keep, seed),
             None => {
                 let args = args
                     .into_iter()
@@ -127,7 +128,7 @@ impl Device {
     }
 }
 
-/// The `Executor` of any `sexpgpu_cpu::Backend`: each program's kernels
+/// The `Executor` of any `sexpgpu_compile::Backend`: each program's kernels
 /// are prepared before its first run, and its slots live in an arena of
 /// their own between runs.
 pub struct BackendExecutor<B: Backend> {

@@ -75,17 +75,7 @@ pub fn defmodel(interp: &mut Interp, args: &[Form], env: &Env, span: Span) -> Ev
     let Some(name) = name_form.as_symbol() else {
         return Err(malformed("defmodel", usage, name_form.span));
     };
-    let rest = match rest {
-        [Form {
-            kind: FormKind::Str(_),
-            ..
-        }, more @ ..]
-            if !more.is_empty() =>
-        {
-            more
-        }
-        _ => rest,
-    };
+    let rest = crate::special::skip_docstring(rest);
     if rest.len() < 2 {
         return Err(malformed("defmodel", usage, span));
     }

@@ -65,7 +65,7 @@ fn failure(code: diag::Code, message: impl Into<String>, span: Span) -> Box<Diag
     Box::new(Diagnostic::error(code, message).with_primary(span, ""))
 }
 
-fn compile(graph: &Graph, span: Span) -> Result<sexpgpu_cpu::Program, Box<Diagnostic>> {
+fn compile(graph: &Graph, span: Span) -> Result<sexpgpu_cpu::CpuProgram, Box<Diagnostic>> {
     sexpgpu_cpu::compile(graph).map_err(|e| {
         failure(
             codes::E_RUN_001,
@@ -108,8 +108,8 @@ struct Execution<'a> {
     run: &'a TracedRun,
     seed: u64,
     total: u64,
-    program: sexpgpu_cpu::Program,
-    eval_program: Option<sexpgpu_cpu::Program>,
+    program: sexpgpu_cpu::CpuProgram,
+    eval_program: Option<sexpgpu_cpu::CpuProgram>,
     device: Device,
     /// The file name of the run's latest checkpoint.
     checkpoint_name: String,

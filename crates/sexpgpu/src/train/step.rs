@@ -10,7 +10,7 @@ use super::{run_error, TracedRun};
 use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::trace::{self, ReportKind, ReportValue};
-use crate::value::{GraphDef, Outputs, Traced, Value};
+use crate::value::{with_leaves, GraphDef, Outputs, Traced, Value};
 use diag::{Diagnostic, Span};
 use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, ReduceOp, Shape, UnaryOp};
 use std::rc::Rc;
@@ -391,21 +391,6 @@ fn leaves_of(value: &Value, id: u32, what: &str, span: Span) -> EvalResult<Vec<(
     Ok(out)
 }
 
-/// Rebuilds `template`'s structure with `leaves` in place of its tensors.
-fn rebuild(template: &Value, leaves: &mut impl Iterator<Item = Value>) -> Value {
-    match template {
-        Value::Map(m) => Value::Map(Rc::new(
-            m.iter()
-                .map(|(k, v)| (k.clone(), rebuild(v, leaves)))
-                .collect(),
-        )),
-        Value::Vector(xs) => Value::vector(xs.iter().map(|v| rebuild(v, leaves)).collect()),
-        Value::List(xs) => Value::list(xs.iter().map(|v| rebuild(v, leaves)).collect()),
-        Value::Tensor(_) | Value::HostTensor(_) => leaves.next().unwrap_or(Value::Nil),
-        other => other.clone(),
-    }
-}
-
 /// Calls the optimizer's `:hyper` function for `step`: its scalars by name.
 pub fn hyper_values(
     interp: &mut Interp,
@@ -611,7 +596,7 @@ fn add_step_inputs(
     let batch_inputs = add_inputs(interp, "batch/", batch, spec.data_span);
     let batch_value = map_of(batch, batch_inputs.iter().map(|(_, v)| v.clone()));
     let state_inputs = add_inputs(interp, "opt/", state, spec.optimizer.span);
-    let state_value = rebuild(
+    let state_value = with_leaves(
         state_template,
         &mut state_inputs.iter().map(|(_, v)| v.clone()),
     );

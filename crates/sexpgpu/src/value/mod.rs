@@ -8,7 +8,7 @@ mod env;
 mod tensor;
 
 pub use env::Env;
-pub use tensor::{GraphDef, HostTensor, Outputs, Traced};
+pub use tensor::{tensor_leaves, with_leaves, GraphDef, HostTensor, Outputs, Traced};
 
 use crate::reader::{Form, FormKind};
 use diag::Span;

@@ -60,6 +60,33 @@ impl Outputs {
     }
 }
 
+/// The tensors of a host value (maps, vectors and lists of tensors, nested:
+/// `value-and-grad`'s parameters, a training step's state), in order.
+pub fn tensor_leaves(value: &Value, out: &mut Vec<Value>) {
+    match value {
+        Value::Map(m) => m.iter().for_each(|(_, v)| tensor_leaves(v, out)),
+        Value::Vector(xs) | Value::List(xs) => xs.iter().for_each(|v| tensor_leaves(v, out)),
+        Value::Tensor(_) | Value::HostTensor(_) => out.push(value.clone()),
+        _ => {}
+    }
+}
+
+/// `template` with its tensors replaced, in order, by `leaves` (nil when
+/// they run out): `tensor_leaves` undone.
+pub fn with_leaves(template: &Value, leaves: &mut impl Iterator<Item = Value>) -> Value {
+    match template {
+        Value::Map(m) => Value::Map(std::rc::Rc::new(
+            m.iter()
+                .map(|(k, v)| (k.clone(), with_leaves(v, leaves)))
+                .collect(),
+        )),
+        Value::Vector(xs) => Value::vector(xs.iter().map(|v| with_leaves(v, leaves)).collect()),
+        Value::List(xs) => Value::list(xs.iter().map(|v| with_leaves(v, leaves)).collect()),
+        Value::Tensor(_) | Value::HostTensor(_) => leaves.next().unwrap_or(Value::Nil),
+        other => other.clone(),
+    }
+}
+
 /// A finished `defgraph`.
 pub struct GraphDef {
     pub name: String,

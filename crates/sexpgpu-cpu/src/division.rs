@@ -4,7 +4,7 @@
 //! division by zero is 0, `MIN / -1` wraps, a shift outside the dtype's
 //! width leaves 0 (left) or the sign (right).
 
-use sexpgpu_graph::BinaryOp;
+use sexpgpu_graph::{binaries_arith, binaries_bitwise, binaries_float_only, math, BinaryOp};
 
 /// `out[i] = op(a[i], b[i])` on f32 registers.
 #[inline(always)]
@@ -21,8 +21,9 @@ pub(super) fn float(op: BinaryOp, a: &[f32], b: &[f32], out: &mut [f32]) {
                 r
             }
         },
-        // Integer-only ops never reach floats (builders check).
-        _ => |_, _| f32::NAN,
+        // Integer-only ops never reach floats (builders check); the
+        // others are the fused loop's own.
+        binaries_arith!() | binaries_float_only!() | binaries_bitwise!() => |_, _| f32::NAN,
     };
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
@@ -59,28 +60,9 @@ macro_rules! int_ops {
             let f: fn($t, $t) -> $t = match op {
                 BinaryOp::Quot => |x, y| if y == 0 { 0 } else { x.wrapping_div(y) },
                 BinaryOp::Rem => |x, y| if y == 0 { 0 } else { x.wrapping_rem(y) },
-                BinaryOp::FloorDiv => |x, y| {
-                    if y == 0 {
-                        return 0;
-                    }
-                    let (q, r) = (x.wrapping_div(y), x.wrapping_rem(y));
-                    if r != 0 && ((r < 0) != (y < 0)) {
-                        q.wrapping_sub(1)
-                    } else {
-                        q
-                    }
-                },
-                BinaryOp::Mod => |x, y| {
-                    if y == 0 {
-                        return 0;
-                    }
-                    let r = x.wrapping_rem(y);
-                    if r != 0 && ((r < 0) != (y < 0)) {
-                        r.wrapping_add(y)
-                    } else {
-                        r
-                    }
-                },
+                // In i64 as the reference; `MIN / -1` wraps back.
+                BinaryOp::FloorDiv => |x, y| math::floor_div_int(x.into(), y.into()) as $t,
+                BinaryOp::Mod => |x, y| math::floor_mod_int(x.into(), y.into()) as $t,
                 BinaryOp::BitAnd => |x, y| x & y,
                 BinaryOp::BitOr => |x, y| x | y,
                 BinaryOp::BitXor => |x, y| x ^ y,
@@ -92,8 +74,9 @@ macro_rules! int_ops {
                         x >> (WIDTH - 1)
                     }
                 },
-                // Float-only ops never reach integers; 0 as the reference gives.
-                _ => |_, _| 0,
+                // Float-only ops never reach integers; 0 as the reference
+                // gives. The others are the fused loop's own.
+                binaries_arith!() | binaries_float_only!() => |_, _| 0,
             };
             for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
                 *o = f(x, y);

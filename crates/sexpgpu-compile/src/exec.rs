@@ -3,18 +3,16 @@
 //! reads host memory, launches each step into its arena slot and hands the
 //! outputs back. Knows no kernel arithmetic.
 
-use std::sync::Mutex;
-
 use sexpgpu_graph::{ExecError, Tensor};
 
-use crate::backend::{Backend, Dense, Gather, Operand, Product, Scatter};
-use crate::cpu::CpuBackend;
+use crate::backend::{Backend, Dense, Operand, Product};
 use crate::plan::{Argument, BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
+use crate::view::View;
 
 /// The slots of a plan on one device, kept between runs so repeated runs
 /// allocate only their outputs; and the buffers of the arguments the last
-/// run was given to keep (`Program::run_owned`), which the next run's
+/// run was given to keep (`Program::run_given`), which the next run's
 /// outputs are written into instead of new, zeroed buffers.
 pub struct Arena<B: Backend> {
     slots: Vec<Option<B::Buffer>>,
@@ -67,15 +65,15 @@ impl<B: Backend> Arena<B> {
     }
 }
 
-/// A compiled graph, ready to run any number of times.
+/// A compiled graph, ready to run any number of times on any backend.
+/// What a backend keeps between runs lives in an `Arena` its caller
+/// holds (the CPU backend's `CpuProgram` keeps one inside).
 pub struct Program {
-    pub(crate) plan: Plan,
-    threads: usize,
-    cpu_arena: Mutex<Arena<CpuBackend>>,
+    plan: Plan,
 }
 
 /// An argument or constant: borrowed where the device reads host memory;
-/// owned when uploaded, or given to the run (`Program::run_owned`), and
+/// owned when uploaded, or given to the run (`Program::run_given`), and
 /// then possibly taken by a fused loop that overwrites it in place.
 enum Held<'t, T> {
     Borrowed(&'t T),
@@ -119,11 +117,7 @@ fn hold<'t, B: Backend>(backend: &B, t: &'t Tensor) -> Result<Held<'t, B::Buffer
 
 impl Program {
     pub(crate) fn new(plan: Plan) -> Program {
-        Program {
-            plan,
-            threads: CpuBackend::default_threads(),
-            cpu_arena: Mutex::new(Arena::default()),
-        }
+        Program { plan }
     }
 
     /// A stable, line-per-item description of the compiled program
@@ -137,54 +131,7 @@ impl Program {
         &self.plan
     }
 
-    /// Sets how many threads `run` uses (at least 1).
-    pub fn with_threads(mut self, threads: usize) -> Program {
-        self.threads = threads.max(1);
-        self
-    }
-
-    pub fn threads(&self) -> usize {
-        self.threads
-    }
-
-    /// Runs on the CPU backend with `args` (one per input and param node, in
-    /// `Graph::arguments` order) and random streams folded from `seed`.
-    pub fn run(&self, args: &[Tensor], seed: u64) -> Result<Vec<Tensor>, ExecError> {
-        self.check_args(args)?;
-        self.with_cpu_arena(|backend, arena| {
-            let mut held = hold_all(backend, args)?;
-            self.run_with(backend, arena, &mut held, seed, profile::enabled())
-        })
-    }
-
-    /// Calls `f` with the CPU backend and the program's kept arena (a
-    /// concurrent run, finding the lock held, simply works in a fresh one),
-    /// on a worker of the kernel threads' pool (`parallel::install`).
-    fn with_cpu_arena<R: Send>(
-        &self,
-        f: impl FnOnce(&CpuBackend, &mut Arena<CpuBackend>) -> R + Send,
-    ) -> R {
-        crate::cpu::install(self.threads, || self.with_cpu_arena_here(f))
-    }
-
-    /// `with_cpu_arena` on the calling thread.
-    fn with_cpu_arena_here<R>(
-        &self,
-        f: impl FnOnce(&CpuBackend, &mut Arena<CpuBackend>) -> R,
-    ) -> R {
-        let backend = CpuBackend::new(self.threads);
-        let mut arena = match self.cpu_arena.try_lock() {
-            Ok(mut kept) => std::mem::take(&mut *kept),
-            Err(_) => Arena::default(),
-        };
-        let result = f(&backend, &mut arena);
-        if let Ok(mut kept) = self.cpu_arena.try_lock() {
-            *kept = arena;
-        }
-        result
-    }
-
-    /// `run`, taking the arguments: their buffers, free once the run is
+    /// `run_on`, taking the arguments: their buffers, free once the run is
     /// over, hold the next run's outputs (a training step's new parameters
     /// and optimizer state go where the old ones were, with no allocation,
     /// no zeroing and no copy of the arguments by the caller).
@@ -192,13 +139,17 @@ impl Program {
     /// A fused loop may also compute in place over an argument it is the
     /// last to read (an optimizer's update writes the new parameter over
     /// the old one), which a borrowed argument never allows.
-    pub fn run_owned(&self, args: Vec<Tensor>, seed: u64) -> Result<Vec<Tensor>, ExecError> {
+    pub fn run_given<B: Backend>(
+        &self,
+        backend: &B,
+        arena: &mut Arena<B>,
+        args: Vec<Tensor>,
+        seed: u64,
+    ) -> Result<Vec<Tensor>, ExecError> {
         self.check_args(&args)?;
-        self.with_cpu_arena(|backend, arena| {
-            let args = args.into_iter().map(DeviceArg::Host).collect();
-            self.run_resident(backend, arena, args, &[], seed)
-                .map(host_results)
-        })
+        let args = args.into_iter().map(DeviceArg::Host).collect();
+        self.run_resident(backend, arena, args, &[], seed)
+            .map(host_results)
     }
 
     /// Runs on any backend, keeping its slots in `arena` for the next run.
@@ -219,7 +170,7 @@ impl Program {
     /// true (a training step's parameters and optimizer state, which the
     /// next step takes back as `DeviceArg::Given`). Given buffers the run
     /// did not overwrite in place become the arena's spares, which later
-    /// outputs reuse, as `run_owned` does on the CPU.
+    /// outputs reuse, as `run_given` does with host arguments.
     pub fn run_resident<B: Backend>(
         &self,
         backend: &B,
@@ -617,7 +568,7 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 axes,
             } => backend.fused_reduce(*op, kernel, &self.operands(inputs)?, dims, axes, out),
             Step::Copy { pieces } => {
-                let pieces: Vec<(Operand<B::Buffer>, &crate::view::View)> = pieces
+                let pieces: Vec<(Operand<B::Buffer>, &View)> = pieces
                     .iter()
                     .map(|(s, v)| Ok((self.operand(s)?, v)))
                     .collect::<Result<_, ExecError>>()?;
@@ -652,23 +603,15 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 };
                 backend.matmul(product, out)
             }
-            Step::Index { .. } | Step::Gather { .. } => self.gather(backend, &launch.step, out),
-            Step::IndexAdd { .. } | Step::ScatterAdd { .. } => {
-                self.scatter(backend, &launch.step, out)
+            crate::steps_indexed!() => {
+                let operands = launch
+                    .step
+                    .reads()
+                    .into_iter()
+                    .map(|loc| self.buf(loc))
+                    .collect::<Result<Vec<_>, _>>()?;
+                backend.indexed(&launch.step, &operands, out, launch.len)
             }
-            Step::LinearScan {
-                a,
-                b,
-                dims,
-                axis,
-                reverse,
-            } => backend.linear_scan(self.dense(*a)?, self.dense(*b)?, dims, *axis, *reverse, out),
-            Step::Argsort {
-                x,
-                dims,
-                axis,
-                descending,
-            } => backend.argsort(self.dense(*x)?, dims, *axis, *descending, out),
             Step::Attention(step) => {
                 let mut operands = Vec::with_capacity(step.operands.len());
                 for (loc, _) in &step.operands {
@@ -677,95 +620,5 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 backend.attention(step, &operands, out, side)
             }
         }
-    }
-
-    /// `index` and `gather`: rows or elements read through integer ids.
-    #[inline]
-    fn gather(&self, backend: &B, step: &'p Step, out: &mut B::Buffer) -> Result<(), ExecError>
-    where
-        'p: 'a,
-    {
-        let gather = match step {
-            Step::Index {
-                table,
-                ids,
-                n_ids,
-                rows,
-                row_len,
-            } => Gather::Rows {
-                table: self.dense(*table)?,
-                ids: self.dense(*ids)?,
-                n_ids: *n_ids,
-                rows: *rows,
-                row_len: *row_len,
-            },
-            Step::Gather {
-                x,
-                idx,
-                x_dims,
-                idx_dims,
-                axis,
-            } => Gather::Along {
-                x: self.dense(*x)?,
-                idx: self.dense(*idx)?,
-                x_dims,
-                idx_dims,
-                axis: *axis,
-            },
-            _ => return Err(not_a("gather")),
-        };
-        backend.gather(gather, out)
-    }
-
-    /// `index-add` and `scatter-add`: values added into rows or elements
-    /// chosen by integer ids.
-    #[inline]
-    fn scatter(&self, backend: &B, step: &'p Step, out: &mut B::Buffer) -> Result<(), ExecError>
-    where
-        'p: 'a,
-    {
-        let scatter = match step {
-            Step::IndexAdd {
-                base,
-                ids,
-                n_ids,
-                values,
-                rows,
-                row_len,
-            } => Scatter::Rows {
-                base: self.dense(*base)?,
-                ids: self.dense(*ids)?,
-                n_ids: *n_ids,
-                values: self.dense(*values)?,
-                rows: *rows,
-                row_len: *row_len,
-            },
-            Step::ScatterAdd {
-                base,
-                idx,
-                values,
-                base_dims,
-                idx_dims,
-                axis,
-            } => Scatter::Along {
-                base: self.dense(*base)?,
-                idx: self.dense(*idx)?,
-                values: self.dense(*values)?,
-                base_dims,
-                idx_dims,
-                axis: *axis,
-            },
-            _ => return Err(not_a("scatter")),
-        };
-        backend.scatter_add(scatter, out)
-    }
-}
-
-/// The error for a step handed to the wrong kernel family (a bug here, not
-/// in the graph).
-fn not_a(family: &str) -> ExecError {
-    ExecError {
-        message: format!("internal: the {family} kernels were handed another step"),
-        node: None,
     }
 }

@@ -9,14 +9,18 @@
 //! reduction that folds them as they come (`Step::FusedReduce`).
 
 use half::bf16;
-use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData, UnaryOp};
+use sexpgpu_graph::{
+    binaries_arith, binaries_bitwise, binaries_division, binaries_float_only, math, unaries_exact,
+    unaries_float_only, unaries_in_f64, BinaryOp, CompareOp, DType, ExecError, Scalar, TensorData,
+    UnaryOp,
+};
 
-use super::jit::{self, Compiled, Input};
-use super::parallel::{for_chunks, MIN_PER_THREAD};
-use super::walk::load;
-use crate::backend::Operand;
-use crate::plan::{FusedKernel, Instr, Reg};
-use crate::view::View;
+use crate::jit::{self, Compiled, Input};
+use crate::parallel::{for_chunks, MIN_PER_THREAD};
+use crate::walk::load;
+use sexpgpu_compile::Operand;
+use sexpgpu_compile::View;
+use sexpgpu_compile::{FusedKernel, Instr, Reg};
 
 /// Elements per tile: registers of all instructions stay in L1/L2.
 const TILE: usize = 512;
@@ -980,20 +984,24 @@ fn unary(op: UnaryOp, x: Vals<'_>, out: &mut RegBuf, n: usize) {
             UnaryOp::Acos => map1!(o, x, n, |a| a.acos()),
             UnaryOp::Asin => map1!(o, x, n, |a| a.asin()),
             // The later functions: in f64, rounded once, as the reference.
-            _ => map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN)
-                as f32),
+            unaries_in_f64!() | unaries_exact!() => {
+                map1!(o, x, n, |a| op.f64_value(f64::from(a)).unwrap_or(f64::NAN)
+                    as f32)
+            }
         },
         // Only neg, abs and sign take integers (builders check); the
-        // reference treats every other op as abs, and so do we.
+        // reference keeps the value under every other op, and so do we.
         (Vals::I(x), RegBuf::I(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
             UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
-            _ => map1!(o, x, n, |a| a.wrapping_abs()),
+            UnaryOp::Abs => map1!(o, x, n, |a| a.wrapping_abs()),
+            unaries_float_only!() => o[..n].copy_from_slice(&x[..n]),
         },
         (Vals::L(x), RegBuf::L(o)) => match op {
             UnaryOp::Neg => map1!(o, x, n, |a| a.wrapping_neg()),
             UnaryOp::Sign => map1!(o, x, n, |a| a.signum()),
-            _ => map1!(o, x, n, |a| a.wrapping_abs()),
+            UnaryOp::Abs => map1!(o, x, n, |a| a.wrapping_abs()),
+            unaries_float_only!() => o[..n].copy_from_slice(&x[..n]),
         },
         (Vals::B(x), RegBuf::B(o)) => o[..n].copy_from_slice(&x[..n]),
         _ => {}
@@ -1022,31 +1030,51 @@ fn binary(op: BinaryOp, a: Vals<'_>, b: Vals<'_>, out: &mut RegBuf, n: usize) {
             BinaryOp::Maximum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::max)),
             BinaryOp::Minimum => map2!(o, a, b, n, |x, y| nan_or(x, y, f32::min)),
             BinaryOp::Atan2 => map2!(o, a, b, n, |x, y| x.atan2(y)),
-            _ => super::division::float(op, &a[..n], &b[..n], &mut o[..n]),
+            BinaryOp::CopySign => map2!(o, a, b, n, |x, y| x.copysign(y)),
+            binaries_division!() | binaries_bitwise!() => {
+                crate::division::float(op, &a[..n], &b[..n], &mut o[..n])
+            }
         },
-        (Vals::I(a), Vals::I(b), RegBuf::I(o)) => match op {
-            BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
-            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
-            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
-            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
-            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            _ => super::division::int32(op, &a[..n], &b[..n], &mut o[..n]),
-        },
-        (Vals::L(a), Vals::L(b), RegBuf::L(o)) => match op {
-            BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
-            BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
-            BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
-            BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
-            BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
-            _ => super::division::int64(op, &a[..n], &b[..n], &mut o[..n]),
-        },
-        (Vals::B(a), Vals::B(b), RegBuf::B(o)) => match op {
-            BinaryOp::BitOr => map2!(o, a, b, n, |x, y| x | y),
-            BinaryOp::BitXor => map2!(o, a, b, n, |x, y| x ^ y),
-            // Only the bitwise ops take bool (builders check).
-            _ => map2!(o, a, b, n, |x, y| x & y),
-        },
+        (Vals::I(a), Vals::I(b), RegBuf::I(o)) => int32_binary(op, a, b, o, n),
+        (Vals::L(a), Vals::L(b), RegBuf::L(o)) => int64_binary(op, a, b, o, n),
+        (Vals::B(a), Vals::B(b), RegBuf::B(o)) => bool_binary(op, a, b, o, n),
         _ => {}
+    }
+}
+
+/// The integer binaries of one width, wrapping as the reference.
+macro_rules! int_binary {
+    ($name:ident, $t:ty, $division:path) => {
+        #[inline(always)]
+        fn $name(op: BinaryOp, a: &[$t], b: &[$t], o: &mut [$t], n: usize) {
+            match op {
+                BinaryOp::Add => map2!(o, a, b, n, |x, y| x.wrapping_add(y)),
+                BinaryOp::Sub => map2!(o, a, b, n, |x, y| x.wrapping_sub(y)),
+                BinaryOp::Mul => map2!(o, a, b, n, |x, y| x.wrapping_mul(y)),
+                BinaryOp::Maximum => map2!(o, a, b, n, |x, y| x.max(y)),
+                BinaryOp::Minimum => map2!(o, a, b, n, |x, y| x.min(y)),
+                binaries_float_only!() | binaries_division!() | binaries_bitwise!() => {
+                    $division(op, &a[..n], &b[..n], &mut o[..n])
+                }
+            }
+        }
+    };
+}
+
+int_binary!(int32_binary, i32, crate::division::int32);
+int_binary!(int64_binary, i64, crate::division::int64);
+
+/// Only the bitwise ops take bool (builders check); the reference keeps
+/// the left operand under the others, and so do we.
+#[inline(always)]
+fn bool_binary(op: BinaryOp, a: &[bool], b: &[bool], o: &mut [bool], n: usize) {
+    use BinaryOp::*;
+    match op {
+        BitAnd => map2!(o, a, b, n, |x, y| x & y),
+        BitOr => map2!(o, a, b, n, |x, y| x | y),
+        BitXor => map2!(o, a, b, n, |x, y| x ^ y),
+        ShiftLeft | ShiftRight | binaries_arith!() => o[..n].copy_from_slice(&a[..n]),
+        binaries_float_only!() | binaries_division!() => o[..n].copy_from_slice(&a[..n]),
     }
 }
 

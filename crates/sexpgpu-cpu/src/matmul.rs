@@ -16,10 +16,10 @@ use sexpgpu_graph::{ExecError, TensorData};
 
 use std::ops::Range;
 
-use super::parallel::{for_chunks, for_ranges, split_count};
-use super::sgemm;
-use super::walk::load;
-use crate::view::View;
+use crate::parallel::{for_chunks, for_ranges, split_count};
+use crate::sgemm;
+use crate::walk::load;
+use sexpgpu_compile::View;
 
 /// Multiply-adds below which one thread does the whole product.
 const FLOPS_PER_THREAD: usize = 1 << 18;

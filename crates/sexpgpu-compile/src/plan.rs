@@ -210,7 +210,7 @@ pub struct Contig {
 /// since every position is read before it is written. The input is a
 /// buffer dying at this launch (memory planning shares its slot with the
 /// target), or an argument read by no other launch, which a run overwrites
-/// only when it owns the argument (`Program::run_owned`).
+/// only when it owns the argument (`Program::run_given`).
 #[derive(Clone, Copy, Debug, PartialEq, Hash, Eq)]
 pub struct InPlace {
     pub input: usize,
@@ -455,6 +455,11 @@ impl Step {
         }
     }
 
+    /// Whether the step is one of `Backend::indexed`'s kernels.
+    pub fn is_indexed(&self) -> bool {
+        matches!(self, crate::steps_indexed!())
+    }
+
     /// Every location the step reads.
     pub fn reads(&self) -> Vec<Loc> {
         fn src(s: &Src) -> Option<Loc> {
@@ -486,6 +491,20 @@ impl Step {
             Step::Attention(a) => a.operands.iter().map(|(loc, _)| *loc).collect(),
         }
     }
+}
+
+/// The steps `Backend::indexed` runs, as a pattern: `index index-add
+/// gather scatter-add linear-scan argsort`.
+#[macro_export]
+macro_rules! steps_indexed {
+    () => {
+        $crate::Step::Index { .. }
+            | $crate::Step::IndexAdd { .. }
+            | $crate::Step::Gather { .. }
+            | $crate::Step::ScatterAdd { .. }
+            | $crate::Step::LinearScan { .. }
+            | $crate::Step::Argsort { .. }
+    };
 }
 
 /// A step with the node it computes and the buffer it writes.

@@ -2,7 +2,7 @@
 //! dim: the one loop every load, copy and matmul operand uses. Never
 //! allocates per element; never reads data itself.
 
-use crate::view::View;
+use sexpgpu_compile::View;
 
 /// Calls `f(done, index, run, stride)` for consecutive runs covering view
 /// positions `start..start + len` in row-major order: `run` elements, the

@@ -14,10 +14,10 @@
 use half::bf16;
 use sexpgpu_graph::{ExecError, ReduceOp, TensorData};
 
-use super::fused::{Evaluator, FusedValues};
-use super::parallel::{for_chunks, map_ranges, MIN_PER_THREAD};
-use crate::backend::Operand;
-use crate::plan::{reduction_groups, FusedKernel};
+use crate::fused::{Evaluator, FusedValues};
+use crate::parallel::{for_chunks, map_ranges, MIN_PER_THREAD};
+use sexpgpu_compile::Operand;
+use sexpgpu_compile::{reduction_groups, FusedKernel};
 
 /// How the accumulator type `A` adds one element and merges partials.
 trait Accumulate<T: Copy>: Copy + Send + Sync {
@@ -389,7 +389,11 @@ fn reduce_fused<A: Accumulate<f32>>(
             });
             acc[0] = parts.into_iter().fold(A::init(), A::merge);
         }
-        _ => return Err(super::internal("a fused reduction over leading axes")),
+        _ => {
+            return Err(crate::error::internal(
+                "a fused reduction over leading axes",
+            ))
+        }
     }
     Ok(acc)
 }
@@ -573,7 +577,7 @@ unsafe fn sum_rows8_avx2(rows: [&[f32]; 8], run: usize) -> [f64; 8] {
     for c in (0..whole).step_by(8) {
         // SAFETY: columns `c..c + 8` are inside every row.
         let block = std::array::from_fn(|r| unsafe { _mm256_loadu_ps(rows[r].as_ptr().add(c)) });
-        for column in super::simd::transpose8(block) {
+        for column in crate::simd::transpose8(block) {
             low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(column)));
             high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(column)));
         }

@@ -16,7 +16,7 @@
 use std::cell::RefCell;
 
 #[cfg(target_arch = "x86_64")]
-use super::simd;
+use crate::simd;
 
 /// Rows of the register tile (broadcast from the packed `A`).
 const MR: usize = 6;

@@ -8,7 +8,10 @@ mod epilogue;
 
 use std::collections::HashMap;
 
-use sexpgpu_graph::{AttentionPart, DType, Graph, Node, NodeId, Op, ReduceOp, Scalar, Tensor};
+use sexpgpu_graph::{
+    ops_elementwise, ops_kernel, ops_layout, ops_source, AttentionPart, DType, Graph, Node, NodeId,
+    Op, ReduceOp, Scalar, Tensor,
+};
 
 use crate::error::CompileError;
 use crate::plan::{
@@ -40,10 +43,44 @@ enum Value {
 
 /// Elementwise ops: what fusion may chain into one loop.
 fn is_elementwise(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Where | Op::Cast
-    )
+    fused_instr(op, &[Reg(0); 3], DType::F32, DType::F32).is_some()
+}
+
+/// The instruction of an elementwise node in a fused loop, over the
+/// registers of its inputs (`input` is its first input's dtype); `None` for
+/// every other node, which a loop never computes.
+fn fused_instr(op: &Op, regs: &[Reg], dtype: DType, input: DType) -> Option<Instr> {
+    Some(match op {
+        Op::Unary(op) => Instr::Unary {
+            op: *op,
+            x: regs[0],
+            dtype,
+        },
+        Op::Binary(op) => Instr::Binary {
+            op: *op,
+            a: regs[0],
+            b: regs[1],
+            dtype,
+        },
+        Op::Compare(op) => Instr::Compare {
+            op: *op,
+            a: regs[0],
+            b: regs[1],
+            dtype: input,
+        },
+        Op::Where => Instr::Where {
+            mask: regs[0],
+            a: regs[1],
+            b: regs[2],
+            dtype,
+        },
+        Op::Cast => Instr::Cast {
+            x: regs[0],
+            from: input,
+            to: dtype,
+        },
+        ops_source!() | ops_layout!() | ops_kernel!() => return None,
+    })
 }
 
 /// A `full` value as the reference stores it: floats through f32 (and then
@@ -642,9 +679,23 @@ impl Lowerer<'_> {
                 axes: axes.clone(),
             },
             Op::Matmul => self.matmul_step(node, None)?,
-            Op::Index | Op::IndexAdd | Op::Gather { .. } | Op::ScatterAdd { .. } => {
-                self.indexing_step(id, node)?
-            }
+            Op::Index => self.index_step(node, None)?,
+            Op::IndexAdd => self.index_step(node, Some(input(2)))?,
+            Op::Gather { axis } => Step::Gather {
+                x: self.contig(input(0))?,
+                idx: self.contig(input(1))?,
+                x_dims: self.graph.shape(input(0)).dims().to_vec(),
+                idx_dims: self.graph.shape(input(1)).dims().to_vec(),
+                axis: *axis,
+            },
+            Op::ScatterAdd { axis } => Step::ScatterAdd {
+                base: self.contig(input(0))?,
+                idx: self.contig(input(1))?,
+                values: self.contig(input(2))?,
+                base_dims: self.graph.shape(input(0)).dims().to_vec(),
+                idx_dims: self.graph.shape(input(1)).dims().to_vec(),
+                axis: *axis,
+            },
             Op::Argsort { axis, descending } => Step::Argsort {
                 x: self.contig(input(0))?,
                 dims: dims.to_vec(),
@@ -674,7 +725,11 @@ impl Lowerer<'_> {
                 }
                 Step::Copy { pieces }
             }
-            _ => return Err(self.internal(id)),
+            // Read in place, views, splats and fused loops: `lower_node`.
+            Op::Input { .. } | Op::Param { .. } | Op::Constant { .. } | Op::Full { .. } => {
+                return Err(self.internal(id))
+            }
+            ops_layout!() | ops_elementwise!() => return Err(self.internal(id)),
         })
     }
 
@@ -774,49 +829,31 @@ impl Lowerer<'_> {
         }))
     }
 
-    /// The step of a row lookup or scatter: `index`, `index-add`, `gather`,
-    /// `scatter-add`, each reading its operands contiguously.
-    fn indexing_step(&mut self, id: NodeId, node: &Node) -> Result<Step, CompileError> {
-        let input = |k: usize| node.inputs[k];
-        let dims_of = |lw: &Self, k: usize| lw.graph.shape(input(k)).dims().to_vec();
-        Ok(match &node.op {
-            Op::Index => {
-                let table_dims = dims_of(self, 0);
-                Step::Index {
-                    table: self.contig(input(0))?,
-                    ids: self.contig(input(1))?,
-                    n_ids: self.graph.shape(input(1)).numel(),
-                    rows: table_dims[0],
-                    row_len: table_dims[1..].iter().product(),
-                }
-            }
-            Op::IndexAdd => {
-                let base_dims = dims_of(self, 0);
-                Step::IndexAdd {
-                    base: self.contig(input(0))?,
-                    ids: self.contig(input(1))?,
-                    n_ids: self.graph.shape(input(1)).numel(),
-                    values: self.contig(input(2))?,
-                    rows: base_dims[0],
-                    row_len: base_dims[1..].iter().product(),
-                }
-            }
-            Op::Gather { axis } => Step::Gather {
-                x: self.contig(input(0))?,
-                idx: self.contig(input(1))?,
-                x_dims: dims_of(self, 0),
-                idx_dims: dims_of(self, 1),
-                axis: *axis,
+    /// `index` (rows of a table looked up by ids) or, with `values`,
+    /// `index-add` (values added into rows of a base), each reading its
+    /// operands contiguously.
+    fn index_step(&mut self, node: &Node, values: Option<NodeId>) -> Result<Step, CompileError> {
+        let (table, ids) = (node.inputs[0], node.inputs[1]);
+        let table_dims = self.graph.shape(table).dims().to_vec();
+        let (rows, row_len) = (table_dims[0], table_dims[1..].iter().product());
+        let n_ids = self.graph.shape(ids).numel();
+        let (table, ids) = (self.contig(table)?, self.contig(ids)?);
+        Ok(match values {
+            None => Step::Index {
+                table,
+                ids,
+                n_ids,
+                rows,
+                row_len,
             },
-            Op::ScatterAdd { axis } => Step::ScatterAdd {
-                base: self.contig(input(0))?,
-                idx: self.contig(input(1))?,
-                values: self.contig(input(2))?,
-                base_dims: dims_of(self, 0),
-                idx_dims: dims_of(self, 1),
-                axis: *axis,
+            Some(values) => Step::IndexAdd {
+                base: table,
+                ids,
+                n_ids,
+                values: self.contig(values)?,
+                rows,
+                row_len,
             },
-            _ => return Err(self.internal(id)),
         })
     }
 
@@ -1078,37 +1115,8 @@ impl Lowerer<'_> {
             regs.push(self.emit(fb, x, root, inline)?);
         }
         let dtype = n.dtype;
-        let instr = match &n.op {
-            Op::Unary(op) => Instr::Unary {
-                op: *op,
-                x: regs[0],
-                dtype,
-            },
-            Op::Binary(op) => Instr::Binary {
-                op: *op,
-                a: regs[0],
-                b: regs[1],
-                dtype,
-            },
-            Op::Compare(op) => Instr::Compare {
-                op: *op,
-                a: regs[0],
-                b: regs[1],
-                dtype: self.graph.dtype(n.inputs[0]),
-            },
-            Op::Where => Instr::Where {
-                mask: regs[0],
-                a: regs[1],
-                b: regs[2],
-                dtype,
-            },
-            Op::Cast => Instr::Cast {
-                x: regs[0],
-                from: self.graph.dtype(n.inputs[0]),
-                to: dtype,
-            },
-            _ => return Err(self.internal(node)),
-        };
+        let input = n.inputs.first().map_or(dtype, |&x| self.graph.dtype(x));
+        let instr = fused_instr(&n.op, &regs, dtype, input).ok_or_else(|| self.internal(node))?;
         // The root's instruction is always the last (`FusedKernel::result`).
         let r = match fb.earlier(&instr) {
             Some(r) if node != root => r,

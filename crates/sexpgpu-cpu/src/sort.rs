@@ -5,45 +5,11 @@
 use std::cmp::Ordering;
 
 use half::bf16;
-use sexpgpu_graph::{ExecError, TensorData};
+use sexpgpu_graph::{sort_lines, total_order, ExecError, TensorData};
 
-/// NaN is the largest; NaNs tie, as the reference orders them.
+/// The reference's order of floats: NaN is the largest, NaNs tie.
 fn float_order(a: f32, b: f32) -> Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
-    }
-}
-
-/// Sorts every line of `keys` (`[outer, len, inner]`) into `out` (i64).
-fn lines<T: Copy>(
-    keys: &[T],
-    (outer, len, inner): (usize, usize, usize),
-    descending: bool,
-    order: impl Fn(T, T) -> Ordering,
-    out: &mut [i64],
-) {
-    let mut line: Vec<usize> = Vec::with_capacity(len);
-    for o in 0..outer {
-        for i in 0..inner {
-            let at = |t: usize| (o * len + t) * inner + i;
-            line.clear();
-            line.extend(0..len);
-            line.sort_by(|&p, &q| {
-                let ord = order(keys[at(p)], keys[at(q)]);
-                if descending {
-                    ord.reverse()
-                } else {
-                    ord
-                }
-            });
-            for (t, &p) in line.iter().enumerate() {
-                out[at(t)] = p as i64;
-            }
-        }
-    }
+    total_order(f64::from(a), f64::from(b))
 }
 
 pub(crate) fn argsort(
@@ -68,7 +34,7 @@ pub(crate) fn argsort(
     let range = x.1..x.1 + numel;
     let missing = || internal("an argsort input is too short");
     match x.0 {
-        TensorData::F32(v) => lines(
+        TensorData::F32(v) => sort_lines(
             v.get(range).ok_or_else(missing)?,
             shape,
             descending,
@@ -82,23 +48,23 @@ pub(crate) fn argsort(
                 .iter()
                 .map(|b| bf16::to_f32(*b))
                 .collect();
-            lines(&keys, shape, descending, float_order, o)
+            sort_lines(&keys, shape, descending, float_order, o)
         }
-        TensorData::I32(v) => lines(
+        TensorData::I32(v) => sort_lines(
             v.get(range).ok_or_else(missing)?,
             shape,
             descending,
             |a: i32, b| a.cmp(&b),
             o,
         ),
-        TensorData::I64(v) => lines(
+        TensorData::I64(v) => sort_lines(
             v.get(range).ok_or_else(missing)?,
             shape,
             descending,
             |a: i64, b| a.cmp(&b),
             o,
         ),
-        TensorData::Bool(v) => lines(
+        TensorData::Bool(v) => sort_lines(
             v.get(range).ok_or_else(missing)?,
             shape,
             descending,

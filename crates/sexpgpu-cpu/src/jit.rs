@@ -47,7 +47,7 @@ use iced_x86::code_asm::*;
 use iced_x86::BlockEncoderOptions;
 use sexpgpu_graph::{math, BinaryOp, CompareOp, DType, UnaryOp};
 
-use crate::plan::{FusedKernel, Instr, Reg};
+use sexpgpu_compile::{FusedKernel, Instr, Reg};
 
 /// How a kernel input reaches the compiled code.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

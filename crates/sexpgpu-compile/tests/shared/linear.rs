@@ -1,7 +1,8 @@
 //! Linear layers with a bias, `x @ w + b`: the graphs whose plans fold the
 //! add into the product as its epilogue (`docs/sexpgpu/ir.md`, "Matmul
-//! epilogues"), shared by the CPU's test, the CUDA emulation and the GPU
-//! check, so one set of shapes is checked on all three.
+//! epilogues"), shared by the compiler's plan test, the CPU's test, the
+//! CUDA emulation and the GPU check, so one set of shapes is checked on
+//! all of them.
 
 use sexpgpu_graph::{BinaryOp, DType, Graph, Shape, Tensor};
 

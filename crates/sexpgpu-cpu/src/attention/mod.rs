@@ -21,8 +21,8 @@ use half::bf16;
 use sexpgpu_graph::math::exp_f32;
 use sexpgpu_graph::{AttentionPart, ExecError, TensorData};
 
-use super::parallel::for_ranges;
-use crate::plan::Attention;
+use crate::parallel::for_ranges;
+use sexpgpu_compile::Attention;
 
 mod product;
 

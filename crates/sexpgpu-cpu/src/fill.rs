@@ -9,8 +9,8 @@ use sexpgpu_graph::random::{
 };
 use sexpgpu_graph::{DType, Scalar, TensorData};
 
-use super::parallel::for_chunks;
-use crate::plan::Fill;
+use crate::parallel::for_chunks;
+use sexpgpu_compile::Fill;
 
 /// Random transforms are much slower than a store, so fewer elements
 /// already pay for a thread.

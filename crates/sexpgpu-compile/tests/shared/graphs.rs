@@ -3,9 +3,10 @@
 //! test lists. Exact graphs avoid float sums and float matmuls (whose order
 //! of accumulation differs from the reference); the smooth family uses them
 //! but only smooth float ops after them, so a last-bit difference cannot
-//! flip a comparison. The CPU backend's tests run them against the
-//! reference; the CUDA backend's tests compile and emulate the kernels of
-//! the same graphs (they include this file by path). Each graph ends with
+//! flip a comparison. The compiler's tests check their plans; the CPU
+//! backend's tests run them against the reference; the CUDA backend's
+//! tests compile and emulate the kernels of the same graphs (each includes
+//! this folder by path). Each graph ends with
 //! one structured operation (`pad`, a pool, `conv`, `einsum`,
 //! `interpolate`) when one fits.
 

@@ -1,16 +1,17 @@
-//! The data-dependent kernels: `index` and `gather` (reads by id),
-//! `index-add` and `scatter-add` (accumulating writes by id, floats in f64
-//! rounded once, in the reference's order, so bit-identical) and
-//! `linear-scan` (in f32, carry never rounded). An id outside its axis is an
-//! error with the reference's message, never a clamp or a panic.
+//! The data-dependent kernels (`Backend::indexed`): `index` and `gather`
+//! (reads by id), `index-add` and `scatter-add` (accumulating writes by id,
+//! floats in f64 rounded once, in the reference's order, so bit-identical),
+//! `linear-scan` (in f32, carry never rounded) and `argsort` (`sort.rs`).
+//! An id outside its axis is an error with the reference's message, never
+//! a clamp or a panic.
 
 use std::collections::HashMap;
 
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
 
-use super::parallel::{for_chunks, MIN_PER_THREAD};
-use crate::view::row_major_strides;
+use crate::parallel::{for_chunks, MIN_PER_THREAD};
+use sexpgpu_compile::{row_major_strides, Contig, Step};
 
 fn error(message: String) -> ExecError {
     ExecError {
@@ -21,6 +22,85 @@ fn error(message: String) -> ExecError {
 
 fn internal(what: &str) -> ExecError {
     error(format!("internal: {what} reads past its buffer"))
+}
+
+/// One `Backend::indexed` step: `operands[k]` holds `step.reads()[k]`.
+pub(crate) fn run(
+    threads: usize,
+    step: &Step,
+    operands: &[&TensorData],
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let at = |k: usize, c: &Contig| match operands.get(k) {
+        Some(&buf) => Ok((buf, c.offset)),
+        None => Err(error(
+            "internal: an indexed step without its operands".to_string(),
+        )),
+    };
+    match step {
+        Step::Index {
+            table,
+            ids,
+            n_ids,
+            rows,
+            row_len,
+        } => index_rows(at(0, table)?, at(1, ids)?, *n_ids, *rows, *row_len, out),
+        Step::Gather {
+            x,
+            idx,
+            x_dims,
+            idx_dims,
+            axis,
+        } => gather_along(at(0, x)?, at(1, idx)?, x_dims, idx_dims, *axis, out),
+        Step::IndexAdd {
+            base,
+            ids,
+            n_ids,
+            values,
+            rows,
+            row_len,
+        } => {
+            let (id_buf, offset) = at(1, ids)?;
+            let targets = row_targets(id_buf, offset, *n_ids, *rows, *row_len)?;
+            let (base, base_offset) = at(0, base)?;
+            let base = (base, base_offset, rows * row_len);
+            add_at(threads, base, (&targets, *row_len), at(2, values)?, out)
+        }
+        Step::ScatterAdd {
+            base,
+            idx,
+            values,
+            base_dims,
+            idx_dims,
+            axis,
+        } => {
+            let (idx_buf, offset) = at(1, idx)?;
+            let targets = along_scatter_targets(idx_buf, offset, base_dims, idx_dims, *axis)?;
+            let (base, base_offset) = at(0, base)?;
+            let base = (base, base_offset, base_dims.iter().product());
+            add_at(threads, base, (&targets, 1), at(2, values)?, out)
+        }
+        Step::LinearScan {
+            a,
+            b,
+            dims,
+            axis,
+            reverse,
+        } => linear_scan(at(0, a)?, at(1, b)?, dims, *axis, *reverse, out),
+        Step::Argsort {
+            x,
+            dims,
+            axis,
+            descending,
+        } => crate::sort::argsort(at(0, x)?, dims, *axis, *descending, out),
+        Step::Fused { .. }
+        | Step::FusedReduce { .. }
+        | Step::Copy { .. }
+        | Step::Fill(_)
+        | Step::Reduce { .. }
+        | Step::Matmul { .. }
+        | Step::Attention(_) => Err(error("internal: not an indexed step".to_string())),
+    }
 }
 
 /// Integer ids as i64, `n` of them from `offset`.
