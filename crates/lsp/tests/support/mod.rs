@@ -221,7 +221,10 @@ impl Client {
             .notifications
             .iter()
             .map(|n| n.method.clone())
-            .chain(self.conn.receiver.try_iter().map(|m| format!("{m:?}")))
+            .chain(self.conn.receiver.try_iter().map(|m| match m {
+                Message::Notification(note) => note.method,
+                other => format!("{other:?}"),
+            }))
             .filter(|m| !allowed.contains(&m.as_str()))
             .collect();
         assert!(left.is_empty(), "messages left unread: {left:?}");
