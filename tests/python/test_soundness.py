@@ -54,7 +54,7 @@ def test_python_names_never_clash(tmp_path_factory, checks):
     same(m.sums(x), x + 2 * x)
     same(m.shadow(x, True), x)
     same(m.shadow(x, False), x)
-    same(m.loop_shadow(x), x)
+    same(m.loop_shadow(x), x + 8 * x)
     clash = m.Clash(training=0.25)
     assert clash.training is True, "the module's mode is not replaced by the field"
     clash.eval()
@@ -186,3 +186,51 @@ def test_integer_powers(tmp_path_factory, checks):
     x = torch.tensor([1, 2, 4])
     same(m.squared(x), x**2)
     same(m.float_power(x), x**-1.0)
+
+
+def test_optional_parameters_left_out(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "optional-parameters", checks)
+    x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
+    same(m.outer(x, w), x @ w.T)
+    same(m.outer(x, w, b), x @ w.T + b)
+    y = torch.randn(5)
+    same(m.unused(y), y * 2)
+    same(m.unused(y, torch.randn(2, 2)), y * 2)
+    if checks:
+        with pytest.raises(m.runtime.ShapeError):
+            m.unused(y, torch.randn(2, 3))
+
+
+def test_products_and_reductions_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "products-and-reductions", checks)
+    x = torch.randn(3, dtype=torch.bfloat16)
+    assert m.gate(x).dtype == torch.bool
+    h = torch.rand(3, 2) + 0.1
+    same(m.shaped(h), torch.tril(h))
+    rows = torch.randn(4, 2)
+    none = torch.zeros(4, dtype=torch.bool)
+    same(m.counted(rows, none), torch.tensor(0.0))
+
+
+def test_calls_bind_at_once_and_claims_convert_nothing(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "calls-and-claims", checks)
+    assert m.crosswise(torch.randn(3)).shape == (1, 3, 1)
+    x = torch.randn(3, dtype=torch.bfloat16)
+    assert m.converted(x).dtype == torch.float32
+    same(m.claimed_ids(torch.tensor([0, 3])), torch.tensor([0, 3]))
+
+
+def test_arguments_and_fields_take_their_dtypes(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtypes-of-arguments", checks)
+    a, x = torch.tensor([0, 2, 3], dtype=torch.int32), torch.randn(3)
+    want = torch.clamp(a.to(torch.float32), min=torch.finfo(torch.float32).tiny).sum()
+    same(m.positive(a, x), want)
+    same(m.floats(a, x), a.to(torch.float32))
+
+
+def test_a_rebound_let_claims_nothing_of_its_first_value(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "floats-and-rebinding", checks)
+    x = -torch.rand(2, 3) - 0.1
+    same(m.rebound(3, x), -x)
+    p, q = torch.rand(4) + 0.5, torch.rand(4) + 0.5
+    same(m.in_logs(p, q), torch.log(p) + torch.log(q))

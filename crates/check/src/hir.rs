@@ -85,7 +85,16 @@ impl Checked {
     fn generic_decl_at(&self, span: Span, name: Name, depth: u32) -> Option<Span> {
         let module = self.program.get_module(span.file)?;
         let inside = |s: Span| s.start <= span.start && span.end <= s.end;
-        let item = module.ast.items.iter().find(|i| inside(i.span()))?;
+        // Items are in source order and never overlap: the last one starting
+        // at or before `span` is the only one that may hold it. A search, not
+        // a scan: the server asks this for every generic axis written, and a
+        // scan made a file of 20,000 functions quadratic.
+        let items = &module.ast.items;
+        let after = items.partition_point(|i| i.span().start <= span.start);
+        let item = after
+            .checked_sub(1)
+            .map(|i| &items[i])
+            .filter(|i| inside(i.span()))?;
         let scope = match item {
             ast::Item::Model(m) => {
                 if let Some(param) = m.size_params.iter().find(|p| p.name == name) {

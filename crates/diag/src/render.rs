@@ -6,5 +6,7 @@ mod json;
 mod snippet;
 mod style;
 
-pub use human::{color_wanted, render_human, render_human_all, summary_line, HumanOptions};
-pub use json::{render_json, to_json};
+pub use human::{
+    color_wanted, note_line, render_human, render_human_all, summary_line, HumanOptions,
+};
+pub use json::{render_json, render_json_note, to_json};

@@ -6,6 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "common/mod.rs"]
+mod common;
+
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 
@@ -35,16 +38,11 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples[index]
 }
 
-fn wait_for(conn: &Connection, mut found: impl FnMut(&Message) -> bool) {
-    loop {
-        let message = conn
-            .receiver
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the server answers");
-        if found(&message) {
-            return;
-        }
-    }
+fn wait_for(conn: &Connection, found: impl FnMut(&Message) -> bool) {
+    assert!(
+        common::wait_for(conn, Duration::from_secs(30), found),
+        "the server answers"
+    );
 }
 
 fn main() {
@@ -164,15 +162,5 @@ fn main() {
         percentile(&mut hovers, 0.5).as_secs_f64() * 1e3,
         percentile(&mut hovers, 0.99).as_secs_f64() * 1e3
     );
-    for entry in std::fs::read_dir(dir.join("library"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let mut permissions = entry.metadata().expect("metadata").permissions();
-        #[allow(clippy::permissions_set_readonly_false)]
-        permissions.set_readonly(false);
-        let _ = std::fs::set_permissions(entry.path(), permissions);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    common::remove_dir(&dir);
 }

@@ -1,6 +1,8 @@
 //! The LSP main loop: initialization, the open documents and their
 //! incremental edits, debounced diagnostics that are never older than the
-//! text they are published for, cancellation of queued requests, and one
+//! text they are published for (converted and sent by `publish`'s thread,
+//! in order, so requests are answered meanwhile), cancellation of queued
+//! requests, and one
 //! `catch_unwind` per request so a bug answers an error instead of killing
 //! the server. Questions are answered by `ide`; `handlers` turns them into
 //! `lsp-types` values, and notifications are read as `lsp-types` too.
@@ -18,13 +20,13 @@ use lsp_types as lsp;
 use lsp_types::notification::{
     Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
     DidOpenTextDocument, DidSaveTextDocument, Exit, LogMessage, Notification as _,
-    PublishDiagnostics,
 };
 use serde_json::Value;
 
 use crate::handlers;
 use crate::ide::{Analysis, LibraryFile};
 use crate::line_index::LineIndex;
+use crate::publish::{self, Publisher};
 use crate::{library, uri};
 
 /// How long to wait after an edit before checking, so a burst of typing is
@@ -88,6 +90,7 @@ pub fn run(connection: Connection) -> Result<(), BoxError> {
         debounce,
         queue: VecDeque::new(),
         published: Vec::new(),
+        publisher: Publisher::start(connection.sender.clone()),
     };
     match (library_dir, written) {
         (Some(dir), result) => {
@@ -128,6 +131,9 @@ struct Server {
     queue: VecDeque<Message>,
     /// The documents diagnostics were last published for, to clear closed ones.
     published: Vec<lsp::Uri>,
+    /// Converts and sends diagnostics off this loop, in order; dropped
+    /// with the server, after sending what it was given.
+    publisher: Publisher,
 }
 
 /// Open documents over the disk, for the checker.
@@ -207,6 +213,7 @@ impl Server {
             Some(deadline) => {
                 if self.dirty && deadline > Instant::now() {
                     self.analysis = None;
+                    self.publisher.free_finished();
                 }
                 let wait = deadline.saturating_duration_since(Instant::now());
                 match receiver.recv_timeout(wait) {
@@ -338,8 +345,10 @@ impl Server {
         // Free the stale analysis before making the new one (usually done
         // already, in the debounce pause): its memory is then reused warm.
         // Not on another thread: that frees under the allocator's locks while
-        // the checker allocates under them, and checking becomes 2-3x slower.
+        // the checker allocates under them, and checking becomes 2-3x slower
+        // (so the publisher hands its analyses back to be freed here).
         self.analysis = None;
+        self.publisher.free_finished();
         let overlay = Overlay { docs: &self.docs };
         let made = catch_unwind(AssertUnwindSafe(|| {
             Analysis::new(
@@ -364,6 +373,8 @@ impl Server {
         }
     }
 
+    /// Decides what to publish for the current text and hands it to the
+    /// publisher, which converts and sends it off this loop.
     fn publish_diagnostics(&mut self) {
         self.deadline = None;
         let analysis = match self.analysis() {
@@ -379,30 +390,24 @@ impl Server {
             if self.is_library(path) {
                 continue;
             }
-            let diagnostics = match analysis.file_id(path) {
-                Some(file) => handlers::diagnostics(&analysis, file),
-                None => Vec::new(),
-            };
-            out.push(lsp::PublishDiagnosticsParams {
+            out.push(publish::Doc {
                 uri: doc.uri.clone(),
-                diagnostics,
+                file: analysis.file_id(path),
                 version: Some(doc.version),
             });
             published.push(doc.uri.clone());
         }
         for old in &self.published {
             if !published.contains(old) {
-                out.push(lsp::PublishDiagnosticsParams {
+                out.push(publish::Doc {
                     uri: old.clone(),
-                    diagnostics: Vec::new(),
+                    file: None,
                     version: None,
                 });
             }
         }
         self.published = published;
-        for params in out {
-            self.notify::<PublishDiagnostics>(params);
-        }
+        self.publisher.publish(analysis, out);
     }
 
     fn handle_request(&mut self, request: Request) {

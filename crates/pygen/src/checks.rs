@@ -215,6 +215,12 @@ pub fn entry(
             };
             out.extend(param_check(&what, &wants, guard.as_deref(), base));
         }
+        // A parameter left out has no axes: the checker reads no size from
+        // one that another parameter doesn't give (E0306), so its sizes
+        // stay its own `.shape[i]`, read inside its check only.
+        if is_optional {
+            continue;
+        }
         for g in plain_binds.iter().flatten().chain(&bound_here) {
             let local = scope.names.size(*g);
             scope.sizes.insert(g.to_string(), local);

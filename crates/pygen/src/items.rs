@@ -487,14 +487,27 @@ pub fn stmt_line(out: &mut Code, indent: usize, text: &str, at: &str) {
         out.line(indent, &format!("# {c}"), None);
     }
     out.line(indent, head, None);
-    if (indent + 1) * 4 + inner.len() <= LINE_LENGTH {
+    let parts = split_top_level(inner);
+    // A parenthesised operand (`-(a - b)`), not a call's or a tuple's
+    // brackets: a comma after it would make a tuple.
+    let operand = parts.len() == 1 && is_grouping(text, open);
+    if (indent + 1) * 4 + inner.len() <= LINE_LENGTH || operand {
         out.line(indent + 1, inner, None);
     } else {
-        for part in split_top_level(inner) {
+        for part in parts {
             stmt_line(out, indent + 1, &format!("{part},"), "");
         }
     }
     out.line(indent, close, None);
+}
+
+/// Whether the bracket at `open` groups an expression, `(a - b)`, rather
+/// than opening a call's arguments (`f(`), an index (`x[`) or a list.
+fn is_grouping(text: &str, open: usize) -> bool {
+    let bytes = text.as_bytes();
+    let before = open.checked_sub(1).map(|i| bytes[i]);
+    bytes[open] == b'('
+        && !before.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b')' | b']'))
 }
 
 /// The position of the bracket that the text's last character closes.

@@ -76,44 +76,115 @@ pub fn npy_bytes(descr: &str, dims: &[usize], body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Decodes a `.npy` file into a tensor.
-pub fn from_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
-    if bytes.len() < 10 || &bytes[..6] != MAGIC {
+/// A `.npy` file's header: where the data starts, what it holds.
+struct Header {
+    /// The header's end, where the elements begin.
+    data_start: usize,
+    descr: String,
+    fortran: bool,
+    shape: Shape,
+}
+
+/// The header of a `.npy` file whose first bytes are `bytes`: `Ok(None)`
+/// when more bytes are needed to read it whole, an error when they can't
+/// be a `.npy` header (no magic, an unknown version, a header that is no
+/// dict or whose shape tuple never closes).
+fn read_header(bytes: &[u8]) -> Result<Option<Header>, NpyError> {
+    let magic = &bytes[..bytes.len().min(MAGIC.len())];
+    if magic != &MAGIC[..magic.len()] {
         return Err(npy_error("not a .npy file (no \\x93NUMPY magic)"));
     }
-    let (header_len, header_start) = match bytes[6] {
-        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
+    let (Some(&version), Some(len)) = (bytes.get(6), bytes.get(8..10)) else {
+        return Ok(None);
+    };
+    let (header_len, header_start) = match version {
+        1 => (usize::from(u16::from_le_bytes([len[0], len[1]])), 10),
+        2 | 3 => match bytes.get(8..12) {
+            Some(l) => (u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize, 12),
+            None => return Ok(None),
+        },
         v => {
             return Err(npy_error(format!(
                 ".npy format version {v} is not supported"
             )))
         }
     };
-    let header = bytes
-        .get(header_start..header_start + header_len)
-        .ok_or_else(|| npy_error(".npy header is truncated"))?;
+    let Some(header) = bytes.get(header_start..header_start + header_len) else {
+        return Ok(None);
+    };
     let header = std::str::from_utf8(header).map_err(|_| npy_error(".npy header is not text"))?;
+    let dict = header.trim_end();
+    if !(dict.starts_with('{') && dict.ends_with('}')) {
+        return Err(npy_error(
+            ".npy header is not a dict (it is truncated, or not NumPy's)",
+        ));
+    }
     let descr = header_value(header, "descr")?
         .trim_matches(|c| c == '\'' || c == '"')
         .to_string();
     let fortran = header_value(header, "fortran_order")?.trim() == "True";
     let shape = parse_shape(header_value(header, "shape")?)?;
-    let body = &bytes[header_start + header_len..];
+    Ok(Some(Header {
+        data_start: header_start + header_len,
+        descr,
+        fortran,
+        shape,
+    }))
+}
+
+/// The size in bytes of the `.npy` file whose first bytes are `prefix`,
+/// once its header is whole in them (`Ok(None)` before): what a reader of
+/// a compressed `.npz` member inflates, and no more.
+pub fn npy_file_size(prefix: &[u8]) -> Result<Option<usize>, NpyError> {
+    let Some(header) = read_header(prefix)? else {
+        return Ok(None);
+    };
+    let n = element_count(&header.shape)?;
+    let width = element_width(&header.descr);
+    n.checked_mul(width)
+        .and_then(|body| body.checked_add(header.data_start))
+        .filter(|_| width > 0)
+        .map(Some)
+        .ok_or_else(|| npy_error(format!(".npy dtype {} is not supported", header.descr)))
+}
+
+/// The bytes of one element of the NumPy dtype `descr` (`<f4` is 4).
+fn element_width(descr: &str) -> usize {
+    let code = descr.trim_start_matches(['<', '>', '|', '=']);
+    code.get(1..).and_then(|w| w.parse().ok()).unwrap_or(0)
+}
+
+/// Decodes a `.npy` file into a tensor: exactly the elements its header
+/// declares, with nothing after them.
+pub fn from_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
+    let header = read_header(bytes)?.ok_or_else(|| npy_error(".npy header is truncated"))?;
+    let Header {
+        data_start,
+        descr,
+        fortran,
+        shape,
+    } = header;
+    let body = &bytes[data_start..];
     let n = element_count(&shape)?;
     let (big_endian, code) = match descr.as_bytes().first() {
         Some(b'>') => (true, &descr[1..]),
         Some(b'<' | b'|' | b'=') => (false, &descr[1..]),
         _ => (false, descr.as_str()),
     };
-    let width: usize = code.get(1..).and_then(|w| w.parse().ok()).unwrap_or(0);
-    if width == 0 || n.checked_mul(width).is_none_or(|need| body.len() < need) {
-        return Err(npy_error(format!(
-            ".npy data is shorter than {n} elements of {descr}"
-        )));
+    let width = element_width(&descr);
+    match n.checked_mul(width) {
+        Some(need) if width > 0 && body.len() == need => {}
+        Some(need) if width > 0 && body.len() > need => {
+            return Err(npy_error(format!(
+                ".npy holds {} bytes after its {n} elements of {descr}",
+                body.len() - need
+            )))
+        }
+        _ => {
+            return Err(npy_error(format!(
+                ".npy data is shorter than {n} elements of {descr}"
+            )))
+        }
     }
     let words = |i: usize| -> &[u8] { &body[i * width..(i + 1) * width] };
     let read = |i: usize| -> u64 {
@@ -196,11 +267,13 @@ fn header_value<'h>(header: &'h str, key: &str) -> Result<&'h str, NpyError> {
         + pattern.len();
     let rest = header[start..].trim_start();
     let end = if rest.starts_with('(') {
-        rest.find(')').map(|i| i + 1)
+        rest.find(')')
+            .map(|i| i + 1)
+            .ok_or_else(|| npy_error(format!(".npy header's '{key}' tuple never closes")))?
     } else {
-        rest.find([',', '}'])
+        rest.find([',', '}']).unwrap_or(rest.len())
     };
-    Ok(rest[..end.unwrap_or(rest.len())].trim())
+    Ok(rest[..end].trim())
 }
 
 /// The element count of a shape read from a file, in checked arithmetic and
@@ -254,6 +327,33 @@ pub fn convert_for_input(t: &Tensor, dtype: DType) -> Option<Tensor> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bytes_past_the_data_and_a_truncated_header_are_refused() {
+        let x = Tensor::from_f64s(Shape::new(vec![2]), &[1.0, 2.0], DType::F32).unwrap();
+        let mut bytes = to_npy(&x);
+        assert_eq!(npy_file_size(&bytes).unwrap(), Some(bytes.len()));
+        bytes.extend_from_slice(&[0, 0, 0, 0]);
+        let err = from_npy(&bytes).err().unwrap();
+        assert_eq!(
+            err.message,
+            ".npy holds 4 bytes after its 2 elements of <f4"
+        );
+        // `'shape': (2,` with the rest of the header cut off.
+        let good = to_npy(&x);
+        let cut = good[10..].windows(3).position(|w| w == b"(2,").unwrap() + 3;
+        let mut truncated = good[..10].to_vec();
+        truncated[8..10].copy_from_slice(&(cut as u16).to_le_bytes());
+        truncated.extend_from_slice(&good[10..10 + cut]);
+        let err = from_npy(&truncated).err().unwrap();
+        assert!(
+            err.message.starts_with(".npy header is not a dict"),
+            "{}",
+            err.message
+        );
+        // A header that says nothing yet is not an error of the prefix.
+        assert_eq!(npy_file_size(&good[..9]).unwrap(), None);
+    }
+
     use super::*;
     use expect_test::expect;
 

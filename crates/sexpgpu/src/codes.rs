@@ -379,6 +379,21 @@ Fixed: count with arithmetic, or make a tensor inside a graph:
 (println (shape (call ids)))
 ```
 "#;
+    E_EVAL_014 = "E-EVAL-014", "host code ran past its step budget",
+r#"Host code runs while a file is evaluated, before any tensor does, and may evaluate at most 100,000,000 forms (`--max-steps N` changes it): a loop that never ends stops with this error instead of hanging `sexpgpu run`, `check` or an editor.
+
+Wrong:
+
+```clojure
+(loop [i 0] (recur (+ i 1)))
+```
+
+Fixed: end the loop:
+
+```clojure
+(loop [i 0] (if (< i 10) (recur (+ i 1)) i))
+```
+"#;
 }
 
 diag::codes! {

@@ -26,6 +26,22 @@ use std::rc::Rc;
 /// to spare.
 pub const MAX_DEPTH: usize = 10_000;
 
+/// How many forms host code may evaluate before it is stopped with
+/// `E-EVAL-014`, by default: seconds of work in a release build, far more
+/// than a program's host code needs, and a bound on one that never ends
+/// (`(loop [i 0] (recur (inc i)))`). `--max-steps` sets it.
+pub const DEFAULT_STEP_LIMIT: u64 = 100_000_000;
+
+/// The step limit new interpreters start with (`set_default_step_limit`).
+static STEP_LIMIT: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_STEP_LIMIT);
+
+/// Sets the step limit of the interpreters made from now on (the
+/// command's `--max-steps`).
+pub fn set_default_step_limit(steps: u64) {
+    STEP_LIMIT.store(steps, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// What the evaluator may ask of the outside world.
 pub trait Host {
     /// Text written by `print` and `println`.
@@ -182,6 +198,9 @@ pub struct Interp {
     core: HashMap<Rc<str>, Value>,
     registry: Registry,
     depth: usize,
+    /// Forms evaluated so far, and how many may be (`DEFAULT_STEP_LIMIT`).
+    steps: u64,
+    step_limit: u64,
 }
 
 impl Interp {
@@ -196,7 +215,15 @@ impl Interp {
             core: HashMap::new(),
             registry: Registry::default(),
             depth: 0,
+            steps: 0,
+            step_limit: STEP_LIMIT.load(std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// Sets how many forms host code may evaluate from now on.
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.step_limit = steps;
+        self.steps = 0;
     }
 
     pub fn define(&mut self, name: &str, value: Value) {
@@ -292,6 +319,24 @@ impl Interp {
     }
 
     fn enter(&mut self, span: Span) -> EvalResult<()> {
+        self.steps += 1;
+        if self.steps > self.step_limit {
+            // Told once; what runs after it stops quietly.
+            if self.steps > self.step_limit + 1 {
+                return Err(Flow::Silent);
+            }
+            return Err(Flow::from(
+                Diagnostic::error(
+                    codes::E_EVAL_014,
+                    format!("host code ran past {} steps", self.step_limit),
+                )
+                .with_primary(span, "still evaluating this")
+                .with_note("a loop that never ends, or host work that belongs in a tensor")
+                .with_help(
+                    "raise the limit with `--max-steps N` if the work is meant to be that long",
+                ),
+            ));
+        }
         if self.depth >= MAX_DEPTH {
             return Err(Flow::from(
                 Diagnostic::error(

@@ -41,7 +41,7 @@ mod nn;
 // 7. The session, which installs every layer.
 mod session;
 
-pub use eval::{Host, Mode};
+pub use eval::{set_default_step_limit, Host, Mode, DEFAULT_STEP_LIMIT};
 pub use reader::is_incomplete;
 pub use session::Session;
 pub use trace::operation_list;

@@ -7,19 +7,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use check::Options;
-use command::Format;
 use diag::{Severity, SourceMap};
 
-use crate::{gather_roots, usage_error, DiskFiles};
+use crate::{gather_roots, usage_error, DiskFiles, Printing};
 
 /// Checks, then writes the package when there are no errors; diagnostics
-/// print in `format` either way.
+/// print as `printing` says either way.
 pub fn run_build(
     paths: Vec<PathBuf>,
     include: Vec<PathBuf>,
     out: PathBuf,
     no_runtime_checks: bool,
-    format: Format,
+    printing: Printing,
 ) -> ExitCode {
     let roots = match gather_roots(paths, &include) {
         Ok(roots) => roots,
@@ -46,21 +45,22 @@ pub fn run_build(
         .iter()
         .any(|d| d.severity == Severity::Error)
     {
-        command::print_diagnostics(&map, &checked.diagnostics, format);
+        printing.print(&map, &checked.diagnostics);
         return ExitCode::from(1);
     }
     let options = pygen::Options {
         runtime_checks: !no_runtime_checks,
+        ..pygen::Options::default()
     };
     let files = match pygen::generate(&checked, &map, &options) {
         Ok(files) => files,
         Err(diagnostics) => {
-            command::print_diagnostics(&map, &diagnostics, format);
+            printing.print(&map, &diagnostics);
             return ExitCode::from(1);
         }
     };
     if !checked.diagnostics.is_empty() {
-        command::print_diagnostics(&map, &checked.diagnostics, format);
+        printing.print(&map, &checked.diagnostics);
     }
     match write_package(&out, &files) {
         Ok(()) => ExitCode::SUCCESS,

@@ -38,9 +38,8 @@ enum Command {
         /// A folder to search for imported files, after the importing file's own.
         #[arg(short = 'I', value_name = "DIR")]
         include: Vec<PathBuf>,
-        /// How to print diagnostics on stderr.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        #[command(flatten)]
+        printing: Printing,
         /// Fail (exit 1) on hints too.
         #[arg(long)]
         deny_hints: bool,
@@ -58,9 +57,8 @@ enum Command {
         /// Leave out the run-time shape checks at function boundaries and `as`.
         #[arg(long)]
         no_runtime_checks: bool,
-        /// How to print diagnostics on stderr.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        #[command(flatten)]
+        printing: Printing,
     },
     /// Run the language server on stdin and stdout (for editors).
     Lsp,
@@ -69,6 +67,24 @@ enum Command {
         /// A code such as E0402.
         code: String,
     },
+}
+
+/// How `check` and `build` print diagnostics on stderr.
+#[derive(clap::Args, Clone, Copy)]
+pub(crate) struct Printing {
+    /// How to print diagnostics on stderr.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Print at most N errors (then a note counting the rest); 0 prints every one.
+    #[arg(long, value_name = "N", default_value_t = command::DEFAULT_ERROR_LIMIT)]
+    error_limit: usize,
+}
+
+impl Printing {
+    /// Prints `diagnostics` on stderr as asked.
+    pub(crate) fn print(self, map: &SourceMap, diagnostics: &[diag::Diagnostic]) {
+        command::print_diagnostics_limited(map, diagnostics, self.format, self.error_limit);
+    }
 }
 
 /// Reads files from the disk for the checker.
@@ -102,16 +118,16 @@ fn main() -> ExitCode {
         Command::Check {
             paths,
             include,
-            format,
+            printing,
             deny_hints,
-        } => run_check(paths, include, format, deny_hints),
+        } => run_check(paths, include, printing, deny_hints),
         Command::Build {
             paths,
             out,
             include,
             no_runtime_checks,
-            format,
-        } => build::run_build(paths, include, out, no_runtime_checks, format),
+            printing,
+        } => build::run_build(paths, include, out, no_runtime_checks, printing),
         Command::Lsp => lsp_command::run_lsp(),
         Command::Explain { code } => explain(&code),
     }
@@ -197,7 +213,7 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 fn run_check(
     paths: Vec<PathBuf>,
     include: Vec<PathBuf>,
-    format: Format,
+    printing: Printing,
     deny_hints: bool,
 ) -> ExitCode {
     let roots = match gather_roots(paths, &include) {
@@ -215,7 +231,7 @@ fn run_check(
         },
     );
     let diagnostics = &checked.diagnostics;
-    command::print_diagnostics(&map, diagnostics, format);
+    printing.print(&map, diagnostics);
     let failed = diagnostics
         .iter()
         .any(|d| d.severity == Severity::Error || (deny_hints && d.severity == Severity::Hint));

@@ -1,5 +1,5 @@
 //! End-to-end tests of the `shapescript` binary: exit codes, the JSON format,
-//! folder walking, `-I`, `--deny-hints` and `explain`. Each test writes its
+//! the error limit, folder walking, `-I`, `--deny-hints` and `explain`. Each test writes its
 //! own files into a fresh temporary folder.
 
 use std::path::{Path, PathBuf};
@@ -90,6 +90,70 @@ fn json_is_one_object_per_line_on_stderr() {
     assert_eq!(lines[0]["primary"]["file"], "a.ss");
     assert_eq!(lines[0]["primary"]["line_start"], 1);
     assert_eq!(lines[0]["notes"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn errors_past_the_limit_are_counted_not_printed() {
+    let dir = TempDir::new("limit");
+    let many: String = (0..250)
+        .map(|i| format!("fn f{i}(x: [n]) -> [m] = x\n"))
+        .collect();
+    dir.write("many.ss", &many);
+    let out = run(&dir.0, &["check", "many.ss"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert_eq!(
+        text.matches("error[E0301]").count(),
+        100,
+        "the default limit"
+    );
+    assert!(
+        text.ends_with(
+            "note: 150 more errors not shown, past the limit of 100 errors: \
+             `--error-limit N` raises it, `--error-limit 0` shows them all\n\n\
+             error: aborting due to 250 previous errors\n"
+        ),
+        "{}",
+        &text[text.len().saturating_sub(400)..]
+    );
+    let out = run(&dir.0, &["check", "--error-limit", "3", "many.ss"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).matches("error[E0301]").count(), 3);
+    assert!(stderr(&out).contains("note: 247 more errors not shown"));
+    let out = run(&dir.0, &["check", "--error-limit", "0", "many.ss"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).matches("error[E0301]").count(), 250);
+    assert!(!stderr(&out).contains("not shown"));
+    // JSON: the same limit, then one object of the same fields saying so.
+    let out = run(
+        &dir.0,
+        &["check", "--format", "json", "--error-limit", "2", "many.ss"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = stderr(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let severities: Vec<&str> = lines
+        .iter()
+        .map(|v| v["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(severities, ["error", "error", "note"]);
+    assert_eq!(lines[2]["code"], "");
+    assert!(lines[2]["primary"].is_null());
+    assert!(lines[2]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("248 more errors not shown"));
+    // `build` takes the same flag.
+    let out = run(
+        &dir.0,
+        &["build", "--error-limit", "1", "many.ss", "-o", "pkg"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out).matches("error[E0301]").count(), 1);
+    let out = run(&dir.0, &["check", "--error-limit", "many", "many.ss"]);
+    assert_eq!(out.status.code(), Some(2), "not a number: a usage error");
 }
 
 #[test]

@@ -671,9 +671,12 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     if name == "abs" && !c.takes_category(name, &ty, x.value.span, Category::Int) {
         return None;
     }
-    let domain = match name {
-        "abs" => Some(Domain::NonNeg),
-        "sign" => Some(Domain::Signed),
+    let domain = match (name, &t.domain) {
+        ("abs", _) => Some(Domain::NonNeg),
+        ("sign", _) => Some(Domain::Signed),
+        // `tril` and `triu` put zeros in: a positive domain takes 0 in.
+        ("tril" | "triu", Some(Domain::Pos)) => Some(Domain::NonNeg),
+        ("tril" | "triu", Some(Domain::Neg)) => Some(Domain::NonPos),
         _ => t.domain.clone(),
     };
     let dtype = match name {
@@ -913,7 +916,10 @@ fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "take", &["x", "ids", "over"], &[true, true, true], args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, "take")?;
-    let (_, _, ids) = shaped(c, slots[1]?, "take")?;
+    let (ids_ty, _, ids) = shaped(c, slots[1]?, "take")?;
+    if !c.are_ids("take", &ids_ty, slots[1]?.value.span) {
+        return None;
+    }
     let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
     let [p] = positions.as_slice() else {
         return None;
@@ -926,7 +932,10 @@ fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
 
 fn one_hot(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "one_hot", &["ids", "n"], &[true, true], args)?;
-    let (_, _, shape) = shaped(c, slots[0]?, "one_hot")?;
+    let (ids, _, shape) = shaped(c, slots[0]?, "one_hot")?;
+    if !c.are_ids("one_hot", &ids, slots[0]?.value.span) {
+        return None;
+    }
     let n_arg = slots[1]?;
     let n = size_arg(c, n_arg, "one_hot")?;
     let mut out = shape.to_vec();

@@ -211,7 +211,18 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                         TyKind::Axis(_) | TyKind::Axes(_) | TyKind::SizeParam(_)
                     )
                 {
+                    // An optional parameter passes on to an optional one.
+                    let optional = target
+                        .params
+                        .get(i)
+                        .and_then(|p| p.default.as_deref())
+                        .is_some_and(|d| matches!(d.kind, ast::ExprKind::None));
+                    let passing = std::mem::replace(
+                        &mut self.passing_optional,
+                        optional && matches!(arg.value.kind, ast::ExprKind::Name(_)),
+                    );
                     arg_tys[i] = Some(self.expr(&arg.value));
+                    self.passing_optional = passing;
                 }
             }
         }

@@ -46,25 +46,31 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     },
                     Some(axes) => Some(self.result_axes(axes, call, rename, target, span, names)?),
                 };
-                let base = tensor(shape, t.domain.clone(), t.dtype.or(dtype), span);
-                let mut failed = None;
-                let ty = match &t.domain {
-                    Some(Domain::Index(_)) => map_sizes(&base, &mut |p: &Poly| {
-                        let renamed = rename(p);
-                        if renamed == *p {
-                            return p.clone();
-                        }
-                        call.solver.apply(&renamed).unwrap_or_else(|e| {
-                            failed = Some(e);
-                            p.clone()
-                        })
-                    }),
-                    _ => base,
+                // The call's float dtype goes to float tensors only: a `Bool`
+                // or `Index` result keeps the dtype its domain says.
+                let dtype = match crate::shape::effective_dtype(t) {
+                    None => dtype,
+                    own => own,
                 };
-                return match failed {
-                    Some(e) => self.size_failed(e, span),
-                    None => Some(ty),
+                // `Index[V]`'s size in the caller's terms too; the shape is
+                // already (substituting it again would apply the call's
+                // bindings twice: `b -> t`, then `t -> W`).
+                let domain = match &t.domain {
+                    Some(Domain::Index(n)) => {
+                        let renamed = rename(&n.poly);
+                        let value = if renamed == n.poly {
+                            n.poly.clone()
+                        } else {
+                            match call.solver.apply(&renamed) {
+                                Ok(v) => v,
+                                Err(e) => return self.size_failed(e, span),
+                            }
+                        };
+                        Some(Domain::Index(Box::new(crate::size::Size::computed(value))))
+                    }
+                    other => other.clone(),
                 };
+                return Some(tensor(shape, domain, dtype, span));
             }
             TyKind::Tuple(items) => {
                 let mut out = Vec::new();

@@ -84,6 +84,10 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let result = shared_tensor(shape.clone(), domain, dtype, span);
         let line = self.line(span);
         let info = match kind {
+            ast::CastKind::As if !claims_own_dtype(f, t) => {
+                self.diagnostics.push(as_changes_dtype(f, t, written.span));
+                return self.record(span, error_ty(span), ExprInfo::Plain);
+            }
             ast::CastKind::As => {
                 if let (Some(fs), Some(ts)) = (&f.shape, &t.shape) {
                     if !self.as_claim_possible(fs, ts, &found, &target, written) {
@@ -97,7 +101,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                             .map(crate::size::Size::computed)
                             .collect()
                     }),
-                    range: crate::shape::range_of(&result),
+                    // Only a domain the claim names is checked: the value's
+                    // own the checker already knows.
+                    range: t
+                        .domain
+                        .as_ref()
+                        .and_then(|_| crate::shape::range_of(&result)),
                     line,
                 })
             }
@@ -265,4 +274,30 @@ fn number_narrowing(found: &Ty, target: &Ty, kind: ast::CastKind, line: u32) -> 
             reshape: None,
         }),
     })
+}
+
+/// E0502 for an `as` that claims another dtype than the value has.
+fn as_changes_dtype(
+    found: &crate::types::TensorTy,
+    target: &crate::types::TensorTy,
+    at: diag::Span,
+) -> Diagnostic {
+    let show = |t| crate::dtype::show(crate::shape::effective_dtype(t));
+    Diagnostic::error(
+        codes::E0502,
+        format!("`as` can't change a dtype: the value is {}", show(found)),
+    )
+    .with_primary(at, format!("this says {}", show(target)))
+    .with_note(
+        "`as` claims sizes and domains, which the program checks when it runs; it converts nothing",
+    )
+    .with_help("convert with `to`, as in `x to f32`")
+}
+
+/// Whether an `as` to `target` leaves the value's dtype as it is: the claim
+/// names no dtype, or the one the value has.
+fn claims_own_dtype(found: &crate::types::TensorTy, target: &crate::types::TensorTy) -> bool {
+    let claimed = crate::shape::effective_dtype(target);
+    target.dtype.is_none() && !matches!(target.domain, Some(Domain::Index(_) | Domain::Bool))
+        || claimed == crate::shape::effective_dtype(found)
 }

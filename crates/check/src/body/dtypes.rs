@@ -140,6 +140,31 @@ impl FnChecker<'_, '_> {
         false
     }
 
+    /// Ids are integers (`take`'s, `one_hot`'s): PyTorch reads a bool
+    /// tensor as a mask and refuses floats (E0502).
+    pub(super) fn are_ids(&mut self, what: &str, ty: &Ty, at: Span) -> bool {
+        let Some(d) = tensor_dtype(ty) else {
+            return true;
+        };
+        if dtype::category(d) == Category::Int {
+            return true;
+        }
+        let help = if d == Some(DtypeKind::Bool) {
+            "a mask selects rather than picks: index with it, `x[mask]`"
+        } else {
+            "ids are whole positions: `... to Index[n]` rounds and checks them"
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0502,
+                format!("`{what}` takes integer ids, not {}", dtype::show(d)),
+            )
+            .with_primary(at, format!("this is `{}`", show_ty(ty)))
+            .with_help(help),
+        );
+        false
+    }
+
     /// Unary `-`: not of a bool tensor.
     pub(super) fn negation_defined(&mut self, ty: &Ty, at: Span) -> bool {
         if is_bool(ty) {
@@ -173,41 +198,45 @@ impl FnChecker<'_, '_> {
         false
     }
 
-    /// `@`: PyTorch multiplies two tensors of one float dtype only.
-    pub(super) fn matmul_dtype(
-        &mut self,
-        (a, at): (&Ty, Span),
-        (b, bt): (&Ty, Span),
-    ) -> Option<Dtype> {
-        self.unify_dtypes(&[(a, at), (b, bt)], "@")?;
-        let (Some(da), Some(db)) = (tensor_dtype(a), tensor_dtype(b)) else {
-            return Some(None);
-        };
-        for (ty, span, d) in [(a, at, da), (b, bt, db)] {
+    /// `@` and `einsum`: PyTorch multiplies tensors of one float dtype
+    /// only (it does not promote; integers and bools are E0503).
+    pub(super) fn product_dtype(&mut self, what: &str, operands: &[(&Ty, Span)]) -> Option<Dtype> {
+        self.unify_dtypes(operands, what)?;
+        let mut first: Option<(Dtype, Span)> = None;
+        for (ty, span) in operands {
+            let Some(d) = tensor_dtype(ty) else {
+                continue;
+            };
             if dtype::category(d) != Category::Float {
                 self.undefined_for(
-                    "`@`",
+                    &format!("`{what}`"),
                     ty,
-                    span,
+                    *span,
                     "multiply floats: convert with `to Real` (the call's float dtype) or `to f32`",
                 );
                 return None;
             }
+            match first {
+                None => first = Some((d, *span)),
+                Some((f, at)) if f != d => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            codes::E0502,
+                            format!("`{what}` of {} and {}", dtype::show(f), dtype::show(d)),
+                        )
+                        .with_primary(*span, format!("this is {}", dtype::show(d)))
+                        .with_secondary(at, format!("this is {}", dtype::show(f)))
+                        .with_note(format!(
+                            "PyTorch's `{what}` takes tensors of one dtype: it does not promote"
+                        ))
+                        .with_help(format!("convert one side: `... to {}`", dtype::show(f))),
+                    );
+                    return None;
+                }
+                Some(_) => {}
+            }
         }
-        if da != db {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    codes::E0502,
-                    format!("`@` of {} and {}", dtype::show(da), dtype::show(db)),
-                )
-                .with_primary(bt, format!("this is {}", dtype::show(db)))
-                .with_secondary(at, format!("this is {}", dtype::show(da)))
-                .with_note("PyTorch's `matmul` takes two tensors of one dtype: it does not promote")
-                .with_help(format!("convert one side: `... to {}`", dtype::show(da))),
-            );
-            return None;
-        }
-        Some(da)
+        Some(first.and_then(|(d, _)| d))
     }
 
     /// E0503: `what` is not defined for the dtype of `ty` (at `at`).

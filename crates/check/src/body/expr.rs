@@ -160,8 +160,16 @@ impl FnChecker<'_, '_> {
     /// E0306 for the generic axis `name`, which the entry doesn't read,
     /// needed as a value at `span`.
     pub(crate) fn report_unread(&mut self, span: Span, name: Name) {
-        let d =
+        let mut d =
             super::undetermined::value_diagnostic(self.signature, &self.undetermined, span, name);
+        // Read only from a parameter that may be left out.
+        let source = self.body.generics.iter().find(|g| g.name == name);
+        if let Some(g) = source.filter(|g| self.optional.get(g.param).copied().unwrap_or(false)) {
+            d = d.with_note(format!(
+                "only `{}` gives it, and its default is `none`: left out, it has no axes to read",
+                self.signature.params[g.param].name
+            ));
+        }
         self.diagnostics.push(d);
     }
 
@@ -203,6 +211,29 @@ impl FnChecker<'_, '_> {
         locals.chain(dims).map(|n| n.as_str()).collect()
     }
 
+    /// Whether the local declared at `decl` is a parameter with a `none`
+    /// default.
+    fn is_optional_param(&self, decl: Span) -> bool {
+        self.body
+            .params
+            .iter()
+            .zip(&self.optional)
+            .any(|(p, o)| *o && p.span == decl)
+    }
+
+    /// E0408 for a parameter with a `none` default used as a value: left
+    /// out, it is Python's `None`.
+    #[cold]
+    fn maybe_none(&mut self, name: &ast::Ident, decl: Span) {
+        self.diagnostics.push(
+            Diagnostic::error(codes::E0408, format!("`{}` may be `none` here", name.name))
+                .with_primary(name.span, "left out, this is Python's `None`")
+                .with_secondary(decl, "its default is `none`")
+                .with_note("a parameter that may be left out is only passed on, to a parameter whose default is `none` too (`linear(x, w, bias)`)")
+                .with_help("give it a default it can have, or take it without one"),
+        );
+    }
+
     fn name(&mut self, name: &ast::Ident) -> Ty {
         let span = name.span;
         if name.is_missing() {
@@ -211,6 +242,10 @@ impl FnChecker<'_, '_> {
         if let Some((ty, decl)) = self.local(name.name).map(|l| (l.ty.clone(), l.span)) {
             let ty = Ty { span, ..ty };
             self.note(span, crate::resolved::TypeName::Declared(decl));
+            if self.is_optional_param(decl) && !self.passing_optional {
+                self.maybe_none(name, decl);
+                return self.record(span, error_ty(span), ExprInfo::Plain);
+            }
             return self.record(span, ty, ExprInfo::Local { decl });
         }
         if let Some(size) = self.size_named(name.name) {
@@ -715,7 +750,7 @@ impl FnChecker<'_, '_> {
             );
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
-        let Some(dtype) = self.matmul_dtype((a, lhs.span), (b, rhs.span)) else {
+        let Some(dtype) = self.product_dtype("@", &[(a, lhs.span), (b, rhs.span)]) else {
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         if sa.is_empty() || sb.is_empty() {

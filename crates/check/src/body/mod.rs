@@ -359,8 +359,16 @@ pub(crate) struct FnChecker<'c, 'a> {
     /// other unknown parts (`undetermined.rs`): no size of their own.
     undetermined: Vec<Name>,
     /// The generic axes of the parameters that the entry doesn't read
-    /// (`[n + 1]`, `[a*b]`): no value in the body (`undetermined.rs`).
+    /// (`[a*b]`, or given only by a parameter that may be left out): no
+    /// value in the body (`undetermined.rs`).
     unread: Vec<Name>,
+    /// Which parameters have a `none` default: `None` at run time when
+    /// left out, so they are only passed on to a parameter that may be
+    /// left out too.
+    optional: Vec<bool>,
+    /// Set while a call's argument for a parameter whose default is `none`
+    /// is checked: there an optional parameter may be named.
+    passing_optional: bool,
     /// The body is a buffer's value (`check_buffers`), the return type its type.
     buffer: bool,
     /// Checked only for the names it notes (`names::note_names_only`): a
@@ -414,6 +422,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             saw_return: false,
             failed_ifs: Vec::new(),
             undetermined: Vec::new(),
+            optional: Vec::new(),
+            passing_optional: false,
             unread: Vec::new(),
             buffer: false,
             names_only: false,
@@ -580,21 +590,32 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 ty: p.ty.clone(),
             });
         }
-        self.body.generics = generic_sources(self.signature);
-        // A parameter left out is `None` at run time: no dtype nor device.
+        // A parameter left out is `None` at run time: no dtype nor device,
+        // and no size to read.
         let optional: Vec<bool> = f
             .params
             .iter()
             .map(|p| matches!(p.default.as_deref(), Some(e) if matches!(e.kind, ast::ExprKind::None)))
             .collect();
+        self.body.generics = generic_sources(self.signature, &optional);
         self.body.float_source = self.float_source(&optional);
         self.body.device_source = self.device_source(&optional);
         if self.body.float_source.is_none() {
             self.body.made_dtype = Some(self.made_dtype());
         }
+        self.optional = optional;
         if !signature_broken(self.signature) {
             self.undetermined = undetermined::group_only(self.signature, &self.body.generics);
             self.unread = undetermined::unread(self.signature, &self.body.generics);
+            // A size only a parameter that may be left out gives.
+            let optional = &self.optional;
+            let given_by_optional = self
+                .body
+                .generics
+                .iter()
+                .filter(|g| optional.get(g.param).copied().unwrap_or(false))
+                .map(|g| g.name);
+            self.unread.extend(given_by_optional);
             let types = self
                 .signature
                 .params
@@ -773,6 +794,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         self.expect_ty(&found, &declared, value.span, Expected::Let(written.span));
                         declared
                     }
+                    // A `let` rebound later holds other values than its
+                    // first: its first value's domain says nothing of them.
+                    None if self.rebound.contains(&name.name) => without_domain(found),
                     None => found,
                 };
                 if !name.is_missing() {
@@ -1178,6 +1202,25 @@ fn dtype_help(found: &Ty, expected: &Ty) -> Option<String> {
     }
 }
 
+/// `ty` without the domain its value had (its dtype kept: an `Index` id
+/// stays an integer); a `Bool` mask stays one.
+fn without_domain(ty: Ty) -> Ty {
+    match ty.kind {
+        TyKind::Tensor(t) if !matches!(t.domain, None | Some(crate::types::Domain::Bool)) => Ty {
+            kind: TyKind::Tensor(TensorTy {
+                dtype: shape::effective_dtype(&t),
+                domain: None,
+                shape: t.shape,
+            }),
+            span: ty.span,
+        },
+        kind => Ty {
+            kind,
+            span: ty.span,
+        },
+    }
+}
+
 /// What a value is checked against, for the message.
 enum Expected<'n> {
     Return,
@@ -1305,20 +1348,35 @@ pub(crate) fn error_ty(span: Span) -> Ty {
 /// Where each generic axis of a signature is first seen, for the run-time
 /// check. A group's one unknown part is read once the others are known,
 /// from any parameter, so the parameters are gone over until nothing new is.
-fn generic_sources(signature: &Signature) -> Vec<GenericSource> {
+fn generic_sources(signature: &Signature, optional: &[bool]) -> Vec<GenericSource> {
     let mut out: Vec<GenericSource> = Vec::with_capacity(signature.generics.len());
-    loop {
-        let known = out.len();
-        generic_sources_pass(signature, &mut out);
-        if out.len() == known {
-            return out;
+    // Parameters always given first: one that may be left out (`none`)
+    // gives only what no other does, and its sizes have no value then.
+    for with_optional in [false, true] {
+        loop {
+            let known = out.len();
+            generic_sources_pass(signature, &mut out, &|p| {
+                with_optional || !optional.get(p).copied().unwrap_or(false)
+            });
+            if out.len() == known {
+                break;
+            }
         }
     }
+    out
 }
 
-/// One pass of `generic_sources` over the parameters, adding to `out`.
-fn generic_sources_pass(signature: &Signature, out: &mut Vec<GenericSource>) {
+/// One pass of `generic_sources` over the parameters `read` accepts,
+/// adding to `out`.
+fn generic_sources_pass(
+    signature: &Signature,
+    out: &mut Vec<GenericSource>,
+    read: &dyn Fn(usize) -> bool,
+) {
     for (p, param) in signature.params.iter().enumerate() {
+        if !read(p) {
+            continue;
+        }
         let Some(shape) = param.ty.shape() else {
             continue;
         };

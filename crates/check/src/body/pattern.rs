@@ -193,7 +193,7 @@ fn check(
     };
     side_rules(c, read, &solver)?;
     let (out, expand) = output_shape(read, &rests, &solver)?;
-    let dtype = shapes[0].1.dtype;
+    let dtype = pattern_dtype(c, name, &tys, reduction)?;
     let plan = if name == "einsum" {
         einsum_plan(c, read)?
     } else {
@@ -215,6 +215,31 @@ fn check(
         shapes[0].1.domain.clone()
     };
     Some((tensor(Some(out), domain, dtype, e.span), plan))
+}
+
+/// The dtype of a pattern built-in's result: `einsum` multiplies tensors of
+/// one float dtype (as `@`), `reduce` by `sum` or `prod` adds integers up in
+/// `i64` and by `mean` takes floats only, as PyTorch's reductions do
+/// (`docs/shapescript/dtypes.md`); the others move values as they are.
+fn pattern_dtype(
+    c: &mut FnChecker,
+    name: &str,
+    tys: &[(Ty, Span)],
+    reduction: Option<Name>,
+) -> Option<crate::dtype::Dtype> {
+    let operands: SmallVec<[(&Ty, Span); 4]> = tys.iter().map(|(t, s)| (t, *s)).collect();
+    let first = operands.first().copied()?;
+    let own = super::dtypes::tensor_dtype(first.0).flatten();
+    if name == "einsum" {
+        return c.product_dtype("einsum", &operands);
+    }
+    match reduction.as_deref() {
+        Some("sum" | "prod") => Some(crate::dtype::accumulated(own)),
+        Some("mean") => c
+            .takes_category("mean", first.0, first.1, crate::dtype::Category::Float)
+            .then_some(own),
+        _ => Some(own),
+    }
 }
 
 /// Splits the arguments into tensors, the pattern, the reduction and

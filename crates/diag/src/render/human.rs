@@ -102,6 +102,14 @@ pub fn summary_line(diags: &[Diagnostic], options: HumanOptions) -> Option<Strin
     Some(out)
 }
 
+/// A `note:` line of its own, outside any diagnostic (the count of those a
+/// command left out), styled as a diagnostic's notes, with its newline.
+pub fn note_line(text: &str, options: HumanOptions) -> String {
+    let mut out = String::new();
+    trailer(&mut out, "note", Style::Bold, text, options.color);
+    out
+}
+
 fn header(out: &mut String, diag: &Diagnostic, color: bool) {
     let mut lines = diag.message.split('\n');
     let mut line = Line::new();

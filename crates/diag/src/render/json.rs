@@ -77,6 +77,23 @@ pub fn render_json(map: &SourceMap, diag: &Diagnostic) -> String {
         .expect("plain strings and numbers always serialize")
 }
 
+/// One line of JSON in a diagnostic's shape for a note outside any
+/// diagnostic (the count of those a command left out): severity `note`, an
+/// empty code, no place.
+pub fn render_json_note(message: &str) -> String {
+    serde_json::to_string(&JsonDiagnostic {
+        code: "",
+        severity: "note",
+        message,
+        file: None,
+        primary: None,
+        secondary: Vec::new(),
+        notes: &[],
+        help: &[],
+    })
+    .expect("plain strings always serialize")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -159,6 +159,26 @@ mod tests {
         );
     }
 
+    /// The item holding a name is found by a search over the items in
+    /// source order: each function's `n` is its own.
+    #[test]
+    fn a_generic_axis_is_declared_in_its_own_item_among_many() {
+        check_definition(
+            &[(
+                "m.ss",
+                "dim D = 4\nfn a(x: [n]) -> [n] = x\nfn b(y: [D], x: [n]) -> [n] = x\n\nfn c(x: [n]) -> [n$0] = x\nfn d(x: [n]) -> [n] = x\n",
+            )],
+            expect!["m.ss:5:10"],
+        );
+        check_definition(
+            &[(
+                "m.ss",
+                "fn a(x: [n]) -> [n] = x\nmodel M(n) {\n  fn f(self, x: [m n]) -> [m$0] = x[0]\n}\nfn z(x: [m]) -> [m] = x\n",
+            )],
+            expect!["m.ss:3:18"],
+        );
+    }
+
     /// Names in a field's initialiser: the model's size parameters and dims.
     #[test]
     fn names_in_initialisers() {

@@ -152,7 +152,7 @@ fn load_npy(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 /// `(load-npz "d.npz")`: a map from each array's name (a keyword) to it.
 fn load_npz(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     let bytes = read(interp, "load-npz", site, &args)?;
-    let members = zip::members(&bytes).map_err(|e| bad_file("load-npz", site, e))?;
+    let members = zip::npy_members(&bytes).map_err(|e| bad_file("load-npz", site, e))?;
     let mut map = Vec::new();
     for member in members {
         let name = member.name.trim_end_matches(".npy").to_string();

@@ -24,14 +24,37 @@ pub const MAX_MEMBER_BYTES: u64 = 8 * TENSOR_ELEMENTS + (1 << 20);
 /// The most bytes all members together may inflate to.
 pub const MAX_TOTAL_BYTES: u64 = 4 * MAX_MEMBER_BYTES;
 
+/// The size a member's first bytes say it has (`Ok(None)` while they say
+/// nothing yet), or why they can't be what the archive should hold.
+pub type Sizer<'s> = &'s dyn Fn(&[u8]) -> Result<Option<u64>, String>;
+
 /// The archive's members in directory order, or why the bytes are not an
-/// archive this reader understands.
+/// archive this reader understands (the tests' view of any archive).
+#[cfg(test)]
 pub fn members(bytes: &[u8]) -> Result<Vec<Member>, String> {
-    members_within(bytes, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES)
+    members_within(bytes, &|_| Ok(None), (MAX_MEMBER_BYTES, MAX_TOTAL_BYTES))
 }
 
-/// `members` with the limits as arguments, so tests can reach them.
-fn members_within(bytes: &[u8], per_member: u64, total: u64) -> Result<Vec<Member>, String> {
+/// The members of an `.npz` archive: each inflated only as far as its
+/// `.npy` header says it reaches, so a member that declares two elements
+/// and inflates to gigabytes is refused after a few kilobytes, and one
+/// with bytes past its array is refused too.
+pub fn npy_members(bytes: &[u8]) -> Result<Vec<Member>, String> {
+    let size = |prefix: &[u8]| {
+        sexpgpu_graph::npy_file_size(prefix)
+            .map(|s| s.map(|s| s as u64))
+            .map_err(|e| e.to_string())
+    };
+    members_within(bytes, &size, (MAX_MEMBER_BYTES, MAX_TOTAL_BYTES))
+}
+
+/// `members` with the sizer and the limits (per member, all together) as
+/// arguments, so tests can reach them.
+fn members_within(
+    bytes: &[u8],
+    size: Sizer,
+    (per_member, total): (u64, u64),
+) -> Result<Vec<Member>, String> {
     let mut archive = ::zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
         if bytes.starts_with(b"PK") {
             format!("the zip archive is damaged: {e}")
@@ -46,13 +69,30 @@ fn members_within(bytes: &[u8], per_member: u64, total: u64) -> Result<Vec<Membe
             .by_index(index)
             .map_err(|e| format!("member {} cannot be read: {e}", index + 1))?;
         let name = String::from_utf8_lossy(member.name_raw()).into_owned();
-        let limit = per_member.min(left);
-        // The buffer grows with the bytes actually inflated, never with the
-        // size the archive declares; one byte past the limit tells it was
-        // reached. Reading to the end also checks the member's CRC-32.
-        let mut data = Vec::new();
-        member
-            .take(limit + 1)
+        let data = inflate(member, &name, size, per_member.min(left))?;
+        left -= data.len() as u64;
+        out.push(Member { name, bytes: data });
+    }
+    Ok(out)
+}
+
+/// A member's bytes, read a little at a time: the buffer grows with the
+/// bytes actually inflated, never with the size the archive declares; it
+/// stops at `limit` (one byte past it tells it was reached) and, once
+/// `size` learns the member's own size from its first bytes, one byte past
+/// that. Reading to the end also checks the member's CRC-32.
+fn inflate(member: impl Read, name: &str, size: Sizer, limit: u64) -> Result<Vec<u8>, String> {
+    let mut reader = member.take(limit + 1);
+    let mut data = Vec::new();
+    let mut declared: Option<u64> = None;
+    loop {
+        let upto = match declared {
+            Some(d) => d.saturating_add(1),
+            None => (data.len() as u64 * 2).max(4096),
+        }
+        .min(limit + 1);
+        (&mut reader)
+            .take(upto.saturating_sub(data.len() as u64))
             .read_to_end(&mut data)
             .map_err(|e| format!("member `{name}` cannot be read: {e}"))?;
         if data.len() as u64 > limit {
@@ -60,10 +100,19 @@ fn members_within(bytes: &[u8], per_member: u64, total: u64) -> Result<Vec<Membe
                 "member `{name}` inflates to more than {limit} bytes, more than a tensor can hold"
             ));
         }
-        left -= data.len() as u64;
-        out.push(Member { name, bytes: data });
+        if declared.is_none() {
+            declared = size(&data).map_err(|e| format!("member `{name}`: {e}"))?;
+        }
+        if let Some(d) = declared.filter(|&d| data.len() as u64 > d) {
+            return Err(format!(
+                "member `{name}` holds bytes past the {d} its header declares"
+            ));
+        }
+        // The member ran dry before `upto`: it is whole.
+        if (data.len() as u64) < upto {
+            return Ok(data);
+        }
     }
-    Ok(out)
 }
 
 /// An archive of stored (uncompressed) members, as `numpy.savez` writes
@@ -158,7 +207,9 @@ mod tests {
             CompressionMethod::Deflated,
         );
         assert!(bytes.len() < 1 << 12);
-        let err = members_within(&bytes, 1 << 10, 1 << 20).err().unwrap();
+        let err = members_within(&bytes, &|_| Ok(None), (1 << 10, 1 << 20))
+            .err()
+            .unwrap();
         assert_eq!(
             err,
             "member `big.npy` inflates to more than 1024 bytes, more than a tensor can hold"
@@ -167,12 +218,45 @@ mod tests {
             &[("a.npy", vec![0; 800]), ("b.npy", vec![0; 800])],
             CompressionMethod::Deflated,
         );
-        assert!(members_within(&two, 1 << 10, 1 << 20).is_ok());
-        let err = members_within(&two, 1 << 10, 1200).err().unwrap();
+        assert!(members_within(&two, &|_| Ok(None), (1 << 10, 1 << 20)).is_ok());
+        let err = members_within(&two, &|_| Ok(None), (1 << 10, 1200))
+            .err()
+            .unwrap();
         assert!(
             err.starts_with("member `b.npy` inflates to more than 400 bytes"),
             "{err}"
         );
+    }
+
+    /// A 3 MB member of zeros behind a header that declares two elements:
+    /// refused after the header and one byte more, not inflated whole.
+    #[test]
+    fn an_npy_member_is_inflated_only_as_far_as_its_header_says() {
+        let x = sexpgpu_graph::Tensor::from_f64s(
+            sexpgpu_graph::Shape::new(vec![2]),
+            &[1.0, 2.0],
+            sexpgpu_graph::DType::F32,
+        )
+        .unwrap();
+        let mut npy = sexpgpu_graph::to_npy(&x);
+        let whole = npy.len();
+        let fine = write(&[("x.npy", npy.clone())], CompressionMethod::Deflated);
+        assert_eq!(npy_members(&fine).unwrap()[0].bytes.len(), whole);
+        npy.extend(std::iter::repeat_n(0u8, 3 << 20));
+        let bomb = write(&[("x.npy", npy)], CompressionMethod::Deflated);
+        assert!(bomb.len() < 1 << 15, "{}", bomb.len());
+        let err = npy_members(&bomb).err().unwrap();
+        assert_eq!(
+            err,
+            format!("member `x.npy` holds bytes past the {whole} its header declares")
+        );
+    }
+
+    #[test]
+    fn a_member_that_is_no_npy_says_so() {
+        let bytes = write_stored(&[("x.npy", b"not numpy at all".to_vec())]);
+        let err = npy_members(&bytes).err().unwrap();
+        assert!(err.starts_with("member `x.npy`: not a .npy file"), "{err}");
     }
 
     #[test]

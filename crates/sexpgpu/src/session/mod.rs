@@ -34,6 +34,12 @@ impl Session {
         Session { interp }
     }
 
+    /// Sets how many forms host code may evaluate from now on
+    /// (`E-EVAL-014` past it).
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.interp.set_step_limit(steps);
+    }
+
     pub fn sources(&self) -> &SourceMap {
         &self.interp.sources
     }

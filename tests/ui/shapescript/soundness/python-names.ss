@@ -38,10 +38,12 @@ fn shadow(x: [n], c: Bool) -> [n] {
 
 fn loop_shadow(x: [n]) -> [n] {
   let i = x
+  let total = x
   for i in range(3) {
-    let x = x * 2.0
+    let x = total * 2.0
+    total = x
   }
-  i
+  i + total
 }
 
 model Clash {
