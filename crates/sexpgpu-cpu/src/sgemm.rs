@@ -10,7 +10,7 @@
 //! Why not the `gemm` crate here: on AVX2 machines its f32 kernel (16x6,
 //! the right operand broadcast through a stride) reached about half the
 //! core's FMA peak where this kernel reaches about three quarters
-//! (`BENCHMARKS.md`, "our own SGEMM for AVX2"); on AVX-512 machines the
+//! (`benches/HISTORY.md`, "our own SGEMM on AVX2 machines"); on AVX-512 machines the
 //! crate's 512-bit kernels stay in use (`usable` says which).
 
 use std::cell::RefCell;

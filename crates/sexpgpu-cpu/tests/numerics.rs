@@ -1,6 +1,6 @@
 //! The compiled CPU backend against NumPy: every per-op numerics case of
 //! `sexpgpu-graph` (one small graph per op, dtype and shape) compiled and
-//! run by `Program::run`, then recomputed and compared by
+//! run by `CpuProgram::run`, then recomputed and compared by
 //! `tests/numerics/check_ops.py`, as the reference executor's are (and as
 //! `scripts/gpu-check` does with the CUDA backend's).
 

@@ -4,7 +4,8 @@
 //! grid-stride loop), the plan's launches run in order, cuBLAS products
 //! are computed from the generated `Gemm` layouts, and the outputs are
 //! compared with the reference executor: bit for bit for the exact random
-//! graphs (the host's libm is the CPU backend's, so even `exp` agrees),
+//! graphs (the host's libm is the CPU backend's; `exp` and `tanh`, which
+//! the reference computes with its own functions, are not in them),
 //! within tolerance for the smooth ones. Kernels whose threads work
 //! together (reductions by warp, block or tile; index-adds of many ids;
 //! fused attention, whose bf16 products are tensor-core `mma`s) run with a
