@@ -234,3 +234,15 @@ def test_a_rebound_let_claims_nothing_of_its_first_value(tmp_path_factory, check
     same(m.rebound(3, x), -x)
     p, q = torch.rand(4) + 0.5, torch.rand(4) + 0.5
     same(m.in_logs(p, q), torch.log(p) + torch.log(q))
+
+
+def test_products_of_tiny_floats_are_zero_and_typed_so(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "products-underflow", checks)
+    tiny = torch.full((2,), 1e-30)
+    # f32 underflows: the product is 0, inside the declared `NonNeg`.
+    same(m.prod_nonneg(tiny), torch.tensor(0.0))
+    t64 = torch.full((3,), 1e-200, dtype=torch.float64)
+    same(m.dot_nonneg(t64, t64), torch.tensor(0.0, dtype=torch.float64))
+    same(m.mul_nonneg(t64, t64), torch.zeros(3, dtype=torch.float64))
+    # A sum of positive values is never 0.
+    same(m.sum_pos(t64), torch.tensor(3e-200, dtype=torch.float64))
