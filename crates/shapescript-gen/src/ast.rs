@@ -445,6 +445,10 @@ pub struct Program {
     /// The functions and methods the harness calls (`(model, name)`, model
     /// empty for a function), the others being called by them.
     pub entries: Vec<(String, String)>,
+    /// Values the generator made as zeros for want of anything that fits,
+    /// claiming a domain 0 is outside of (`gen::float`'s last resort): a
+    /// rejection of such a program is the generator's mistake.
+    pub unfit: usize,
 }
 
 impl Program {

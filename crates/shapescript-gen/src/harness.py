@@ -390,11 +390,33 @@ def run_entry(mod, ref_ns, entry, dims, rng, seed):
     return None
 
 
-def check_reference(ref_ns, entry, dims, rng, seed):
+# Sizes no two axes share (generics, model sizes, then dims), for a
+# mutant's naive translation: what PyTorch runs only because two sizes are
+# equal (or 1) is an accident of positional broadcasting, not a program
+# the checker should take.
+DISTINCT = [7, 11, 13, 17, 19, 23, 29, 31]
+DISTINCT_DIMS = [5, 6, 9, 10, 12, 15]
+
+
+def distinct_sizes(entry, dims):
+    """The dims and the sizes of one call in which every axis differs."""
+    d = {name: DISTINCT_DIMS[i % len(DISTINCT_DIMS)] for i, name in enumerate(sorted(dims))}
+    names = list(entry["generics"])
+    if entry.get("model"):
+        names += model_sizes(entry["model"])
+    sizes = dict(d)
+    sizes.update({g: DISTINCT[i % len(DISTINCT)] for i, g in enumerate(names)})
+    return d, sizes
+
+
+def check_reference(ref_ns, entry, dims, rng, seed, fixed=None):
     """A rejected program's reference alone: whether the generator's
     intended types hold for it (the checker was imprecise) or not (the
-    generator erred)."""
-    sizes = sizes_for(entry, dims, rng)
+    generator erred). `fixed`: the dims and sizes to use (`distinct_sizes`)."""
+    if fixed is None:
+        sizes = sizes_for(entry, dims, rng)
+    else:
+        dims, sizes = fixed
     fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
     gen = torch.Generator().manual_seed(seed)
     args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
@@ -452,6 +474,14 @@ def run_program(root, package, prog, runs, seed):
         ref_ns = dict(HELPERS)
         exec(compile(prog["reference"], f"<reference {prog['module']}>", "exec"), ref_ns)
         rng = random.Random(seed)
+        if prog.get("distinct"):
+            # A mutant: does its naive translation run when no two axes
+            # share a size?
+            dims = prog["spec"]["dims"]
+            out["distinct"] = all(
+                check_reference(ref_ns, e, dims, rng, seed, distinct_sizes(e, dims)) is None
+                for e in prog["spec"]["entries"]
+            )
         for entry in prog["spec"]["entries"]:
             for run in range(runs):
                 failure = check_reference(ref_ns, entry, prog["spec"]["dims"], rng, seed * 7919 + run)
