@@ -127,7 +127,41 @@ def _layout(x, split, reduce, order, expand, merge):
     return x.reshape(view).expand(expand).reshape(merge)
 
 
+def _nn(f, args, kw):
+    """The reference of a layer or extern call: torch's own function, with
+    the arguments as the generator planned them."""
+    F = torch.nn.functional
+    if f in ("conv1d", "conv2d"):
+        x, w = args[0], args[1]
+        b = args[2] if len(args) > 2 else None
+        return getattr(F, f)(x, w, b, stride=kw.get("stride", 1), padding=kw.get("padding", 0))
+    if f in ("max_pool2d", "avg_pool2d"):
+        k = kw["kernel_size"]
+        return getattr(F, f)(args[0], k, stride=kw.get("stride", k), padding=kw.get("padding", 0))
+    if f == "interpolate":
+        mode = "bilinear" if kw.get("bilinear") else "nearest"
+        extra = {"align_corners": False} if mode == "bilinear" else {}
+        return F.interpolate(args[0], scale_factor=kw["scale_factor"], mode=mode, **extra)
+    if f == "index_add":
+        return torch.index_add(args[0], 0, args[1], args[2])
+    if f == "scatter_add":
+        return torch.scatter_add(args[0], 0, args[1], args[2])
+    if f == "dropout":
+        # Only runs that drop nothing: p = 0, or not training.
+        assert kw.get("p", 0.5) == 0.0 or not kw.get("training", True)
+        return args[0]
+    if f == "roll":
+        return torch.roll(args[0], shifts=kw["shifts"], dims=kw["dims"])
+    if f == "flip":
+        return torch.flip(args[0], dims=[kw["dims"]])
+    if f == "split":
+        x, d = args[0], kw["over"]
+        return torch.split(x, x.shape[d] // kw["k"], dim=d)[kw["part"]]
+    raise ValueError(f"no reference for {f}")
+
+
 HELPERS = {
+    "_nn": _nn,
     "torch": torch,
     "math": math,
     "_al": _al,

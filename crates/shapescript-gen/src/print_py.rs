@@ -260,6 +260,26 @@ fn structural(e: &Expr) -> String {
             format!("{{{}}}", items.join(", "))
         }
         Op::StackItem(i) => format!("{}[{i}]", a(0)),
+        Op::Nn { torch, kw, .. } => {
+            let args: Vec<String> = e.args.iter().map(expr).collect();
+            let kw: Vec<String> = kw
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        crate::ast::Kw::Size(s) => size(s),
+                        crate::ast::Kw::Bool(b) => if *b { "True" } else { "False" }.into(),
+                        crate::ast::Kw::Float(v) => float(*v),
+                        crate::ast::Kw::Axis(_, at) => at.to_string(),
+                    };
+                    format!("{k:?}: {v}")
+                })
+                .collect();
+            format!(
+                "_nn({torch:?}, [{}], {{{}}})",
+                args.join(", "),
+                kw.join(", ")
+            )
+        }
         Op::Tuple => {
             let items: Vec<String> = e.args.iter().map(expr).collect();
             format!("({},)", items.join(", "))
