@@ -385,6 +385,9 @@ pub enum Field {
     Sub(String, String, Vec<Size>),
     /// `[count] Model`.
     Stack(String, i64, String),
+    /// `buffer name: T = value`: computed when the model is made, from
+    /// dims and the model's sizes.
+    Buffer(String, TT, Expr),
 }
 
 impl Func {

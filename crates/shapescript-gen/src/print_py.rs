@@ -23,6 +23,13 @@ pub fn program(p: &Program) -> String {
         func(&format!("f_{}", f.name), f, false, &mut out);
     }
     for m in &p.models {
+        for f in &m.fields {
+            if let crate::ast::Field::Buffer(name, _, value) = f {
+                // Made in f32 (`C.f`), as the model's `__init__` makes it.
+                let _ = writeln!(out, "\ndef b_{}_{name}(C):", m.name);
+                let _ = writeln!(out, "    return {}", expr(value));
+            }
+        }
         for f in &m.methods {
             func(&format!("m_{}_{}", m.name, f.name), f, true, &mut out);
         }

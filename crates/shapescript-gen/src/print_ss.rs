@@ -62,6 +62,9 @@ fn model(m: &Model, out: &mut String) {
             Field::Stack(name, count, model) => {
                 let _ = writeln!(out, "  {name}: [{count}] {model}");
             }
+            Field::Buffer(name, ty, value) => {
+                let _ = writeln!(out, "  buffer {name}: {} = {}", ty.ss(), expr(value));
+            }
         }
     }
     for f in &m.methods {

@@ -286,6 +286,9 @@ impl Gen {
     /// A new parameter of the goal's axes and dtype, with a domain inside
     /// the goal's and values inside its bounds.
     pub fn new_param(&mut self, fx: &mut Fx, goal: &Goal) -> Option<Expr> {
+        if fx.fixed_params {
+            return None;
+        }
         let (dom, iv) = self.param_domain(goal)?;
         let axes: Vec<Axis> = goal
             .axes
