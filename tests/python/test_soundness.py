@@ -234,3 +234,29 @@ def test_a_rebound_let_claims_nothing_of_its_first_value(tmp_path_factory, check
     same(m.rebound(3, x), -x)
     p, q = torch.rand(4) + 0.5, torch.rand(4) + 0.5
     same(m.in_logs(p, q), torch.log(p) + torch.log(q))
+
+
+def test_products_of_tiny_floats_are_zero_and_typed_so(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "products-underflow", checks)
+    tiny = torch.full((2,), 1e-30)
+    # f32 underflows: the product is 0, inside the declared `NonNeg`.
+    same(m.prod_nonneg(tiny), torch.tensor(0.0))
+    t64 = torch.full((3,), 1e-200, dtype=torch.float64)
+    same(m.dot_nonneg(t64, t64), torch.tensor(0.0, dtype=torch.float64))
+    same(m.mul_nonneg(t64, t64), torch.zeros(3, dtype=torch.float64))
+    # A sum of positive values is never 0.
+    same(m.sum_pos(t64), torch.tensor(3e-200, dtype=torch.float64))
+
+
+def test_floats_to_ids_and_masks_are_integers_and_bools(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "floats-to-ids-and-masks", checks)
+    x = torch.tensor([0.5, 1.5, 2.5, -1.0])
+    same(m.ids(x), torch.tensor([0, 1, 2, 0]))
+    b = torch.tensor([0.0, 2.0, -1.0], dtype=torch.bfloat16)
+    same(m.mask(b), torch.tensor([False, True, True]))
+    same(m.picked(b), torch.tensor([0.0, 2.0, -1.0], dtype=torch.bfloat16))
+    same(m.counted(torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)), torch.tensor(3))
+    i = torch.tensor([0, 2, 1], dtype=torch.int32)
+    same(m.narrow(i), i)
+    same(m.nonzero(torch.tensor([0.0, 0.25, -3.0])), torch.tensor([False, True, True]))
+    same(m.counts(torch.tensor([0, 2, -1])), torch.tensor([False, True, True]))

@@ -781,7 +781,7 @@ fn f(p: [n] Unit) -> [n] = log1p(-p)
 Fixed: keep `1 - p` away from 0:
 
 ```
-fn f(p: [n] Unit) -> [n] = log1p(-p * 0.999)
+fn f(p: [n] Unit) -> [n] = log1p(-p * 0.99)
 ```
 ";
 

@@ -228,7 +228,27 @@ pub enum Op {
     Record(String, Vec<String>),
     /// `stack[i]` of a model stack.
     StackItem(i64),
+    /// A call of a layer of the nn prelude or of one of the program's
+    /// extern fns (`conv1d(x, w, stride=2)`, `roll_(x, 1, dims=n)`): its
+    /// name, the function the reference calls (`harness.py`'s `_nn`) and
+    /// its keyword arguments.
+    Nn {
+        f: String,
+        torch: &'static str,
+        kw: Vec<(String, Kw)>,
+    },
     Tuple,
+}
+
+/// A keyword argument of an nn call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kw {
+    /// A `Size[S]` known before the program runs.
+    Size(Size),
+    Bool(bool),
+    Float(f64),
+    /// An `Axis[n]`: the axis's name, and its position for the reference.
+    Axis(String, usize),
 }
 
 /// What a `to` does, for the reference.
@@ -365,6 +385,9 @@ pub enum Field {
     Sub(String, String, Vec<Size>),
     /// `[count] Model`.
     Stack(String, i64, String),
+    /// `buffer name: T = value`: computed when the model is made, from
+    /// dims and the model's sizes.
+    Buffer(String, TT, Expr),
 }
 
 impl Func {
@@ -445,6 +468,12 @@ pub struct Program {
     /// The functions and methods the harness calls (`(model, name)`, model
     /// empty for a function), the others being called by them.
     pub entries: Vec<(String, String)>,
+    /// `extern fn` declarations, as written, with their names.
+    pub externs: Vec<(String, String)>,
+    /// Values the generator made as zeros for want of anything that fits,
+    /// claiming a domain 0 is outside of (`gen::float`'s last resort): a
+    /// rejection of such a program is the generator's mistake.
+    pub unfit: usize,
 }
 
 impl Program {

@@ -82,8 +82,12 @@ pub struct MutantTotals {
     pub mutants: usize,
     /// Rejected, and the naive PyTorch translation refuses them too.
     pub rejected: usize,
-    /// Rejected, and PyTorch runs them: the imprecision figure, by code.
+    /// Rejected, and PyTorch runs them even when no two axes share a size:
+    /// the imprecision figure, by code.
     pub imprecise: BTreeMap<String, usize>,
+    /// Rejected, and PyTorch runs them only when some axes share a size
+    /// (or one is 1): accidents of positional broadcasting, by code.
+    pub positional: BTreeMap<String, usize>,
     /// Accepted, and they run as their types say (a change the types allow).
     pub accepted: usize,
     /// Accepted, and they fail: soundness failures, by kind.
@@ -115,9 +119,10 @@ impl Totals {
         if m.mutants > 0 {
             let _ = writeln!(
                 out,
-                "mutants {}: rejected {} (PyTorch refuses them too), rejected but PyTorch runs them (imprecision) {}, accepted and run {}, accepted and fail {}",
+                "mutants {}: rejected {} (PyTorch refuses them too), rejected but PyTorch runs them only with equal sizes {}, rejected but PyTorch runs them with distinct sizes (imprecision) {}, accepted and run {}, accepted and fail {}",
                 m.mutants,
                 m.rejected,
+                m.positional.values().sum::<usize>(),
                 m.imprecise.values().sum::<usize>(),
                 m.accepted,
                 m.failures.values().sum::<usize>()
@@ -128,6 +133,10 @@ impl Totals {
             ("rejected (imprecision)", &self.imprecise),
             ("generator mistakes", &self.generator),
             ("mutants accepted that fail", &m.failures),
+            (
+                "mutants rejected that PyTorch runs with equal sizes",
+                &m.positional,
+            ),
             ("mutants rejected that PyTorch runs", &m.imprecise),
         ] {
             if !map.is_empty() {
@@ -267,9 +276,14 @@ impl Campaign {
                 line,
             } => {
                 let detail = format!("{code} at line {line}: {message}");
-                if let Some(f) = failures.first() {
+                if !failures.is_empty() {
                     *t.generator.entry(format!("rejected {code}")).or_default() += 1;
-                    let _ = f;
+                } else if program.unfit > 0 {
+                    // Zeros claimed a domain 0 is outside of: the
+                    // generator's own doing, whatever the reference says.
+                    *t.generator
+                        .entry(format!("rejected {code} (unfit zeros)"))
+                        .or_default() += 1;
                 } else {
                     *t.imprecise.entry(code.to_string()).or_default() += 1;
                 }
@@ -441,6 +455,9 @@ impl Campaign {
                     m.what,
                     text()
                 ));
+            }
+            Verdict::Rejected { code, .. } if failures.is_empty() && r["distinct"] != true => {
+                *t.positional.entry(code.to_string()).or_default() += 1;
             }
             Verdict::Rejected { code, message, .. } if failures.is_empty() => {
                 *t.imprecise.entry(code.to_string()).or_default() += 1;

@@ -127,7 +127,41 @@ def _layout(x, split, reduce, order, expand, merge):
     return x.reshape(view).expand(expand).reshape(merge)
 
 
+def _nn(f, args, kw):
+    """The reference of a layer or extern call: torch's own function, with
+    the arguments as the generator planned them."""
+    F = torch.nn.functional
+    if f in ("conv1d", "conv2d"):
+        x, w = args[0], args[1]
+        b = args[2] if len(args) > 2 else None
+        return getattr(F, f)(x, w, b, stride=kw.get("stride", 1), padding=kw.get("padding", 0))
+    if f in ("max_pool2d", "avg_pool2d"):
+        k = kw["kernel_size"]
+        return getattr(F, f)(args[0], k, stride=kw.get("stride", k), padding=kw.get("padding", 0))
+    if f == "interpolate":
+        mode = "bilinear" if kw.get("bilinear") else "nearest"
+        extra = {"align_corners": False} if mode == "bilinear" else {}
+        return F.interpolate(args[0], scale_factor=kw["scale_factor"], mode=mode, **extra)
+    if f == "index_add":
+        return torch.index_add(args[0], 0, args[1], args[2])
+    if f == "scatter_add":
+        return torch.scatter_add(args[0], 0, args[1], args[2])
+    if f == "dropout":
+        # Only runs that drop nothing: p = 0, or not training.
+        assert kw.get("p", 0.5) == 0.0 or not kw.get("training", True)
+        return args[0]
+    if f == "roll":
+        return torch.roll(args[0], shifts=kw["shifts"], dims=kw["dims"])
+    if f == "flip":
+        return torch.flip(args[0], dims=[kw["dims"]])
+    if f == "split":
+        x, d = args[0], kw["over"]
+        return torch.split(x, x.shape[d] // kw["k"], dim=d)[kw["part"]]
+    raise ValueError(f"no reference for {f}")
+
+
 HELPERS = {
+    "_nn": _nn,
     "torch": torch,
     "math": math,
     "_al": _al,
@@ -294,14 +328,36 @@ class Namespace:
     """A model's fields by their ShapeScript names, for the reference."""
 
 
-def namespace(module, tree):
+def buffer_value(ref_ns, f, sizes, dims, fdt):
+    """A buffer as the reference computes it: in f32, when the model is
+    made, then converted with the model (a float buffer only)."""
+    value = ref_ns[f["ref"]](Ctx(sizes, torch.float32, dims))
+    return value.to(fdt) if f["float"] else value
+
+
+def inner_sizes(f, sizes):
+    """A sub-model's sizes: its size parameters bound to the field's args."""
+    inner = dict(sizes)
+    inner.update({p: poly(a, sizes) for p, a in zip(f["model"]["sizes"], f["args"])})
+    return inner
+
+
+def namespace(module, tree, ref, sizes):
+    """The model's fields for the reference: parameters and sub-models from
+    the module, buffers computed by the reference itself (`ref` is the
+    reference's namespace, the dims and the float dtype; `None`: the
+    module's), and the module's mode (`training`)."""
     ns = Namespace()
+    ns.training = module.training
     for f in tree["fields"]:
         value = getattr(module, f["py"])
         if f["kind"] == "sub":
-            value = namespace(value, f["model"])
+            value = namespace(value, f["model"], ref, inner_sizes(f, sizes))
         elif f["kind"] == "stack":
-            value = [namespace(v, f["model"]) for v in value]
+            value = [namespace(v, f["model"], ref, sizes) for v in value]
+        elif f["kind"] == "buffer" and ref is not None:
+            ref_ns, dims, fdt = ref
+            value = buffer_value(ref_ns, f, sizes, dims, fdt)
         setattr(ns, f["ss"], value)
     return ns
 
@@ -326,29 +382,32 @@ def sizes_for(entry, dims, rng):
     return sizes
 
 
-def callee(mod, entry, sizes, fdt, gen):
-    """The emitted function, or the method of a fresh model, and the
-    reference's leading arguments (the model's fields)."""
+def callee(mod, entry, sizes, fdt, gen, ref=None, train=True):
+    """The emitted function, or the method of a fresh model (in training
+    mode or not), and the reference's leading arguments (the model's
+    fields, `namespace`)."""
     if not entry.get("model"):
         return getattr(mod, entry["py"]), []
     model = instance(mod, entry["model"], sizes, fdt, gen)
-    return getattr(model, entry["py"]), [namespace(model, entry["model"])]
+    model.train(train)
+    return getattr(model, entry["py"]), [namespace(model, entry["model"], ref, sizes)]
 
 
-def fields_only(tree, sizes, fdt, gen):
+def fields_only(tree, sizes, fdt, gen, ref_ns, dims):
     """A rejected program's model has no class: its fields drawn from the
-    spec alone, for the reference."""
+    spec alone (buffers computed by the reference), for the reference."""
     ns = Namespace()
+    ns.training = True
     for f in tree["fields"]:
         if f["kind"] == "tensor":
             shape = [poly(s, sizes) for s in f["shape"]]
             value = (torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1).to(fdt)
+        elif f["kind"] == "buffer":
+            value = buffer_value(ref_ns, f, sizes, dims, fdt)
         elif f["kind"] == "sub":
-            inner = dict(sizes)
-            inner.update({p: poly(a, sizes) for p, a in zip(f["model"]["sizes"], f["args"])})
-            value = fields_only(f["model"], inner, fdt, gen)
+            value = fields_only(f["model"], inner_sizes(f, sizes), fdt, gen, ref_ns, dims)
         else:
-            value = [fields_only(f["model"], sizes, fdt, gen) for _ in range(f["count"])]
+            value = [fields_only(f["model"], sizes, fdt, gen, ref_ns, dims) for _ in range(f["count"])]
         setattr(ns, f["ss"], value)
     return ns
 
@@ -358,12 +417,15 @@ def run_entry(mod, ref_ns, entry, dims, rng, seed):
     fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
     gen = torch.Generator().manual_seed(seed)
     try:
-        fn, leading = callee(mod, entry, sizes, fdt, gen)
+        train = rng.random() < 0.5 if entry.get("model") else True
+        fn, leading = callee(mod, entry, sizes, fdt, gen, (ref_ns, dims, fdt), train)
     except Exception as exc:
         kind, detail = classify(exc)
         return {"entry": entry["name"], "sizes": sizes, "float": str(fdt), "kind": kind, "detail": "making the model: " + detail}
     args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
     record = {"entry": entry["name"], "sizes": sizes, "float": str(fdt).replace("torch.", "")}
+    if not train:
+        record["sizes"] = dict(sizes, eval_mode=1)
     ctx = Ctx(sizes, fdt, dims)
     try:
         ref = ref_ns[entry["ref"]](ctx, *leading, *[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
@@ -390,17 +452,40 @@ def run_entry(mod, ref_ns, entry, dims, rng, seed):
     return None
 
 
-def check_reference(ref_ns, entry, dims, rng, seed):
+# Sizes no two axes share (generics, model sizes, then dims), for a
+# mutant's naive translation: what PyTorch runs only because two sizes are
+# equal (or 1) is an accident of positional broadcasting, not a program
+# the checker should take.
+DISTINCT = [7, 11, 13, 17, 19, 23, 29, 31]
+DISTINCT_DIMS = [5, 6, 9, 10, 12, 15]
+
+
+def distinct_sizes(entry, dims):
+    """The dims and the sizes of one call in which every axis differs."""
+    d = {name: DISTINCT_DIMS[i % len(DISTINCT_DIMS)] for i, name in enumerate(sorted(dims))}
+    names = list(entry["generics"])
+    if entry.get("model"):
+        names += model_sizes(entry["model"])
+    sizes = dict(d)
+    sizes.update({g: DISTINCT[i % len(DISTINCT)] for i, g in enumerate(names)})
+    return d, sizes
+
+
+def check_reference(ref_ns, entry, dims, rng, seed, fixed=None):
     """A rejected program's reference alone: whether the generator's
     intended types hold for it (the checker was imprecise) or not (the
-    generator erred)."""
-    sizes = sizes_for(entry, dims, rng)
+    generator erred). `fixed`: the dims and sizes to use (`distinct_sizes`)."""
+    if fixed is None:
+        sizes = sizes_for(entry, dims, rng)
+    else:
+        dims, sizes = fixed
     fdt = rng.choice(FLOATS) if entry["float"] == "F" else DT[entry["float"]]
     gen = torch.Generator().manual_seed(seed)
     args = [make_input(p, sizes, fdt, rng, gen) for p in entry["params"]]
     record = {"entry": entry["name"], "sizes": sizes, "float": str(fdt).replace("torch.", "")}
     try:
-        leading = [fields_only(entry["model"], sizes, fdt, gen)] if entry.get("model") else []
+        model = entry.get("model")
+        leading = [fields_only(model, sizes, fdt, gen, ref_ns, dims)] if model else []
         ref = ref_ns[entry["ref"]](Ctx(sizes, fdt, dims), *leading, *args)
         check_result(ref, ref, entry["ret"], sizes, fdt, False)
     except Failure as f:
@@ -452,6 +537,14 @@ def run_program(root, package, prog, runs, seed):
         ref_ns = dict(HELPERS)
         exec(compile(prog["reference"], f"<reference {prog['module']}>", "exec"), ref_ns)
         rng = random.Random(seed)
+        if prog.get("distinct"):
+            # A mutant: does its naive translation run when no two axes
+            # share a size?
+            dims = prog["spec"]["dims"]
+            out["distinct"] = all(
+                check_reference(ref_ns, e, dims, rng, seed, distinct_sizes(e, dims)) is None
+                for e in prog["spec"]["entries"]
+            )
         for entry in prog["spec"]["entries"]:
             for run in range(runs):
                 failure = check_reference(ref_ns, entry, prog["spec"]["dims"], rng, seed * 7919 + run)

@@ -157,7 +157,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let mut result = campaign.run(&mut |t| eprint!("{}", t.summary()));
+            // Each failure as soon as its batch is done, for long runs.
+            let mut shown = 0;
+            let mut result = campaign.run(&mut |t| {
+                eprint!("{}", t.summary());
+                for c in &t.cases[shown..] {
+                    eprintln!(
+                        "--- {} (program {}, entry {}, sizes {}): {}",
+                        c.kind, c.index, c.entry, c.sizes, c.detail
+                    );
+                }
+                shown = t.cases.len();
+            });
             if result.is_ok() && mutants > 0 {
                 result = campaign.run_mutants(mutants);
             }

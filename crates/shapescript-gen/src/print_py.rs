@@ -23,6 +23,13 @@ pub fn program(p: &Program) -> String {
         func(&format!("f_{}", f.name), f, false, &mut out);
     }
     for m in &p.models {
+        for f in &m.fields {
+            if let crate::ast::Field::Buffer(name, _, value) = f {
+                // Made in f32 (`C.f`), as the model's `__init__` makes it.
+                let _ = writeln!(out, "\ndef b_{}_{name}(C):", m.name);
+                let _ = writeln!(out, "    return {}", expr(value));
+            }
+        }
         for f in &m.methods {
             func(&format!("m_{}_{}", m.name, f.name), f, true, &mut out);
         }
@@ -260,6 +267,26 @@ fn structural(e: &Expr) -> String {
             format!("{{{}}}", items.join(", "))
         }
         Op::StackItem(i) => format!("{}[{i}]", a(0)),
+        Op::Nn { torch, kw, .. } => {
+            let args: Vec<String> = e.args.iter().map(expr).collect();
+            let kw: Vec<String> = kw
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        crate::ast::Kw::Size(s) => size(s),
+                        crate::ast::Kw::Bool(b) => if *b { "True" } else { "False" }.into(),
+                        crate::ast::Kw::Float(v) => float(*v),
+                        crate::ast::Kw::Axis(_, at) => at.to_string(),
+                    };
+                    format!("{k:?}: {v}")
+                })
+                .collect();
+            format!(
+                "_nn({torch:?}, [{}], {{{}}})",
+                args.join(", "),
+                kw.join(", ")
+            )
+        }
         Op::Tuple => {
             let items: Vec<String> = e.args.iter().map(expr).collect();
             format!("({},)", items.join(", "))

@@ -19,6 +19,9 @@ pub fn program(p: &Program) -> String {
     for (name, value) in &p.dims {
         let _ = writeln!(out, "dim {name} = {value}");
     }
+    for (_, text) in &p.externs {
+        let _ = writeln!(out, "{text}");
+    }
     for r in &p.records {
         let _ = writeln!(out, "record {} {{", r.name);
         for (name, ty) in &r.fields {
@@ -58,6 +61,9 @@ fn model(m: &Model, out: &mut String) {
             }
             Field::Stack(name, count, model) => {
                 let _ = writeln!(out, "  {name}: [{count}] {model}");
+            }
+            Field::Buffer(name, ty, value) => {
+                let _ = writeln!(out, "  buffer {name}: {} = {}", ty.ss(), expr(value));
             }
         }
     }
@@ -311,6 +317,39 @@ fn call_like(e: &Expr) -> (String, u8) {
             call(name, parts)
         }
         Op::StackItem(i) => (format!("{}[{i}]", operand(&e.args[0], ATOM)), ATOM),
+        Op::Nn { f, kw, .. } if f == "split" => {
+            // `split(x, k, over=n)[i]`: kw `k`, `over`, `part`.
+            let get = |key: &str| kw.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            let word = |v: Option<&crate::ast::Kw>| match v {
+                Some(crate::ast::Kw::Size(s)) => s.ss(),
+                Some(crate::ast::Kw::Axis(n, _)) => n.clone(),
+                _ => String::new(),
+            };
+            let text = format!(
+                "split({}, {}, over={})[{}]",
+                a[0],
+                word(get("k")),
+                word(get("over")),
+                word(get("part"))
+            );
+            (text, ATOM)
+        }
+        Op::Nn { f, kw, .. } => {
+            let mut parts = a;
+            parts.extend(kw.iter().map(|(k, v)| {
+                let v = match v {
+                    crate::ast::Kw::Size(s) if s.as_lit().is_some() || s.as_sym().is_some() => {
+                        s.ss()
+                    }
+                    crate::ast::Kw::Size(s) => format!("({})", s.ss()),
+                    crate::ast::Kw::Bool(b) => b.to_string(),
+                    crate::ast::Kw::Float(v) => float(*v).0,
+                    crate::ast::Kw::Axis(n, _) => n.clone(),
+                };
+                format!("{k}={v}")
+            }));
+            call(f, parts)
+        }
         Op::Tuple => (format!("({})", a.join(", ")), ATOM),
         _ => unreachable_text(e),
     }

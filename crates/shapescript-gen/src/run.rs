@@ -224,6 +224,8 @@ pub fn run_jobs(
             "spec": spec,
             "reference": job.reference,
             "mode": mode,
+            // A rejected mutant's translation runs with distinct sizes too.
+            "distinct": job.emitted_only,
         }));
     }
     let req = json!({

@@ -80,6 +80,21 @@ impl Size {
         }
     }
 
+    /// The factors of a one-term size of two or more (`2*n` is `2` and
+    /// `n`, `D*n` is `D` and `n`): the coefficient when not 1, then each
+    /// symbol.
+    pub fn factors(&self) -> Option<Vec<Size>> {
+        let [(mono, c)] = self.terms.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let mut out: Vec<Size> = Vec::new();
+        if *c != 1 {
+            out.push(Size::lit(*c));
+        }
+        out.extend(mono.iter().map(|s| Size::sym(s)));
+        (out.len() >= 2 && *c > 0).then_some(out)
+    }
+
     /// The symbols it mentions.
     pub fn symbols(&self) -> Vec<String> {
         let mut out: Vec<String> = self.terms.keys().flatten().cloned().collect();

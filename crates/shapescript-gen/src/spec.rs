@@ -46,6 +46,9 @@ fn tree(p: &Program, m: &Model) -> Value {
                 let args: Vec<Value> = args.iter().map(|a| a.json()).collect();
                 json!({ "ss": n, "kind": "sub", "lookup": format!("{}.{n}", m.name), "model": inner, "args": args })
             }
+            Field::Buffer(n, t, _) => {
+                json!({ "ss": n, "kind": "buffer", "lookup": format!("{}.{n}", m.name), "ref": format!("b_{}_{n}", m.name), "float": t.dt.is_float() })
+            }
             Field::Stack(n, count, block) => {
                 let inner = p.model(block).map_or(Value::Null, |s| tree(p, s));
                 json!({ "ss": n, "kind": "stack", "lookup": format!("{}.{n}", m.name), "model": inner, "count": count })

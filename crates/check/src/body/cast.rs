@@ -76,8 +76,19 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             && t.dtype.is_none()
             && !matches!(t.domain, None | Some(Domain::Index(_) | Domain::Bool))
             && crate::shape::effective_dtype(f).is_some_and(|d| !crate::shape::is_float(d));
+        // Floats converted to ids or a mask without a dtype become what the
+        // domain implies (`.long()`, `!= 0` in the emitted code): `i64`, `bool`.
+        let to_ids_or_mask = kind == ast::CastKind::To
+            && t.dtype.is_none()
+            && match (&t.domain, crate::shape::effective_dtype(f)) {
+                (Some(Domain::Index(_)), d) => !d.is_some_and(is_integer),
+                (Some(Domain::Bool), d) => d != Some(ast::DtypeKind::Bool),
+                _ => false,
+            };
         let dtype = if to_float {
             self.body.made_dtype
+        } else if to_ids_or_mask {
+            None
         } else {
             t.dtype.or(f.dtype)
         };
@@ -123,9 +134,11 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 ExprInfo::To(ToPlan {
                     cast: t.dtype.filter(|d| Some(*d) != f.dtype),
                     to_float,
+                    // `to Bool` is `!= 0`, never a clamp into [0, 1].
                     clamp: t
                         .domain
                         .as_ref()
+                        .filter(|d| !matches!(d, Domain::Bool))
                         .and_then(|_| crate::shape::range_of(&result))
                         .filter(|r: &Range| r.lo.is_finite() || r.hi.is_finite()),
                     reshape,
@@ -300,4 +313,9 @@ fn claims_own_dtype(found: &crate::types::TensorTy, target: &crate::types::Tenso
     let claimed = crate::shape::effective_dtype(target);
     target.dtype.is_none() && !matches!(target.domain, Some(Domain::Index(_) | Domain::Bool))
         || claimed == crate::shape::effective_dtype(found)
+}
+
+/// An integer dtype (ids may keep it: `to Index[N]` of `i32` stays `i32`).
+fn is_integer(d: ast::DtypeKind) -> bool {
+    matches!(d, ast::DtypeKind::I64 | ast::DtypeKind::I32)
 }

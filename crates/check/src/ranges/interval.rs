@@ -80,11 +80,12 @@ impl Interval {
         out
     }
 
-    /// A product's, quotient's or power's values as floats (a tensor's, with
-    /// `bits` of significand): positive values tiny enough multiply to 0,
-    /// so an open 0 end is reached (`0.5 ** 1000`, `1e-30 * 1e-30`).
-    pub fn underflowing(&self, bits: Option<u32>) -> Interval {
-        if bits.is_none() {
+    /// A product's, quotient's or power's values as floats (any float
+    /// dtype's, f64 and Python's `float` too): positive values tiny enough
+    /// multiply to 0, so an open 0 end is reached (`0.5 ** 1000`, `1e-30 *
+    /// 1e-30`, `1e-200 * 1e-200` in f64); `floats` is false for integers.
+    pub fn underflowing(&self, floats: bool) -> Interval {
+        if !floats {
             return *self;
         }
         let mut out = *self;

@@ -272,7 +272,7 @@ impl Walker<'_> {
                 codes::E0605,
                 format!("`{name}` of a value that may be -1 or less"),
                 "this may be -1 or less".to_string(),
-                format!("clamp it above -1: `{name}(clamp({text}, lo=-0.999999))`"),
+                format!("clamp it above -1: `{name}(clamp({text}, lo=-0.99))`"),
             ),
         };
         let domain = if edge == Edge::Positive {

@@ -519,6 +519,7 @@ impl<'w> Walker<'w> {
             |t| matches!(&t.ty.kind, TyKind::Tensor(x) if x.dtype == Some(ast::DtypeKind::F16)),
         );
         let bits = result.and_then(grid_bits);
+        let floats = result.is_some_and(|t| computes_floats(t, op == BinaryOp::Pow));
         let as_operand = |iv: Option<Interval>, typed: Option<&TypedExpr>| match (typed, bits) {
             (Some(t), Some(bits)) if matches!(t.ty.kind, TyKind::Scalar(_)) => iv.map(|i| {
                 let i = if half { i.in_f16() } else { i };
@@ -551,17 +552,17 @@ impl<'w> Walker<'w> {
                 },
                 None => a.sub(&b),
             },
-            BinaryOp::Mul if same_local(lt, rt) => a.square().underflowing(bits),
-            BinaryOp::Mul => a.mul(&b).underflowing(bits),
+            BinaryOp::Mul if same_local(lt, rt) => a.square().underflowing(floats),
+            BinaryOp::Mul => a.mul(&b).underflowing(floats),
             BinaryOp::Div => {
                 if b.contains(0.0) {
                     self.division_by_zero(rhs, b);
                 }
-                a.div(&b).underflowing(bits)
+                a.div(&b).underflowing(floats)
             }
-            BinaryOp::MatMul => a.mul(&b).sum_of(),
-            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo).underflowing(bits),
-            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS.underflowing(bits),
+            BinaryOp::MatMul => a.mul(&b).underflowing(floats).sum_of(),
+            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo).underflowing(floats),
+            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS.underflowing(floats),
             _ => Interval::REAL,
         })
     }
@@ -834,6 +835,8 @@ impl<'w> Walker<'w> {
     ) -> Option<Interval> {
         let arg = |pos: usize, name: &str| arg_val(args, vals, pos, name);
         let x = arg(0, "x");
+        // Products of floats may underflow to 0 (`Interval::underflowing`).
+        let floats = computes_floats(typed, false);
         use Builtin as B;
         let iv = match b {
             B::Sum | B::Mean | B::Max if over_row_max(x?, call) => {
@@ -845,10 +848,11 @@ impl<'w> Walker<'w> {
             B::Sum if self.may_be_empty(args, call) => x?.sum_of().union(&Interval::point(0.0)),
             B::Sum | B::Cumsum => x?.sum_of(),
             B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
-            B::Prod if self.may_be_empty(args, call) => {
-                x?.product_of().union(&Interval::point(1.0))
-            }
-            B::Prod => x?.product_of(),
+            B::Prod if self.may_be_empty(args, call) => x?
+                .product_of()
+                .underflowing(floats)
+                .union(&Interval::point(1.0)),
+            B::Prod => x?.product_of().underflowing(floats),
             B::Logsumexp => Interval::new(x?.lo, INF, x?.lo_open, true),
             B::Var | B::Std => Interval::NON_NEG,
             B::Any | B::All | B::Eye => Interval::UNIT,
@@ -885,13 +889,15 @@ impl<'w> Walker<'w> {
                 Some(PatternPlan::Layout(plan)) => {
                     match plan.reduce.as_ref().map(|(op, _)| &**op) {
                         Some("sum") => x?.sum_of(),
-                        Some("prod") => x?.product_of(),
+                        Some("prod") => x?.product_of().underflowing(floats),
                         _ => x?,
                     }
                 }
                 _ => x?,
             },
-            B::Einsum => positional(args, vals).reduce(|a, b| a.mul(&b))?.sum_of(),
+            B::Einsum => positional(args, vals)
+                .reduce(|a, b| a.mul(&b).underflowing(floats))?
+                .sum_of(),
             B::Topk => {
                 let values = topk_values(x?, call, typed, self.env.dims);
                 self.scratch.last_topk = Some((e.span, values));
@@ -1024,6 +1030,18 @@ impl Walker<'_> {
         }
         let count = self.env.dims.substitute(&count).unwrap_or(count);
         crate::size::least_value(&count).is_none_or(|l| l < 1)
+    }
+}
+
+/// Whether an operation's result is computed in floats, whose products may
+/// underflow to 0: a float tensor (f64 too), a Python `Float`; with
+/// `power`, a Python `Int` too (`2 ** -2000` is the float 0.0).
+fn computes_floats(typed: &TypedExpr, power: bool) -> bool {
+    match &typed.ty.kind {
+        TyKind::Tensor(t) => crate::shape::effective_dtype(t).is_none_or(crate::shape::is_float),
+        TyKind::Scalar(ScalarKind::Float) => true,
+        TyKind::Scalar(ScalarKind::Int) => power,
+        _ => false,
     }
 }
 

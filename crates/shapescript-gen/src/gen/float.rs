@@ -65,15 +65,17 @@ fn math_result(f: &str, a: Iv, d: &Dom) -> (Dom, Iv) {
     }
 }
 
-/// The domain of `a op b` that the checker's interval arithmetic proves
-/// (`docs/shapescript/ranges.md`), in the generator's coarse terms.
+/// The domain of `a op b` of float tensors that the checker's interval
+/// arithmetic proves (`docs/shapescript/ranges.md`), in the generator's
+/// coarse terms: a sum of positive floats stays positive, but a product or
+/// quotient of positive floats may underflow to 0 ("Rounding"), so it is
+/// only `NonNeg`.
 pub fn bin_dom(op: Bin, a: &Dom, b: &Dom) -> Dom {
     use Dom::*;
     let nonneg = |d: &Dom| matches!(d, NonNeg | Pos | Unit | Index(_) | Bool);
     match op {
         Bin::Add if matches!(a, Pos) && nonneg(b) || matches!(b, Pos) && nonneg(a) => Pos,
         Bin::Add if nonneg(a) && nonneg(b) => NonNeg,
-        Bin::Mul | Bin::Div if matches!((a, b), (Pos, Pos)) => Pos,
         Bin::Mul if matches!((a, b), (Unit, Unit)) => Unit,
         Bin::Mul if matches!((a, b), (Signed | Unit, Signed | Unit)) => Signed,
         Bin::Mul | Bin::Div if nonneg(a) && nonneg(b) => NonNeg,
@@ -115,6 +117,9 @@ impl Gen {
             (1, Gen::rearrange),
             (1, Gen::repeat),
             (1, Gen::reduce_pattern),
+            (1, Gen::ungroup),
+            (2, Gen::nn_layer),
+            (1, Gen::group),
             (1, Gen::concat),
             (1, Gen::select),
             (1, Gen::clamp),
@@ -221,28 +226,69 @@ impl Gen {
                 return e;
             }
         }
-        // Nothing fits: a zero-filled tensor; a mistake of the generator
-        // that the campaign counts (the checker rejects it, and the
-        // reference does not bear it out).
+        self.forced_fill(fx, goal)
+    }
+
+    /// Nothing else fits: `full(shape, c)` of a number `c` within the
+    /// goal's domain and bounds (zeros, converted, for an integer or boolean
+    /// goal), written even where a value hides a size it reads (`hygiene`
+    /// renames the value). Where no number fits, or the goal names an axis
+    /// apart from its size, the generator claims what is not so: counted
+    /// in `Program::unfit`, so a rejection is the generator's mistake.
+    fn forced_fill(&mut self, fx: &Fx, goal: &Goal) -> Expr {
+        let plain = goal
+            .axes
+            .iter()
+            .all(|a| a.name.as_deref().is_none_or(|n| Some(n) == a.size.as_sym()));
+        // A short number inside the goal's bounds, after the usual ones.
+        let mid = ((goal.within.lo + goal.within.hi) / 2.0 * 1000.0).round() / 1000.0;
+        let options = [0.0, 0.5, 1.0, 0.25, 2.0, -1.5, -0.5, mid];
+        let fitting = options.into_iter().find(|v| {
+            let (int, float) = (!goal.dt.is_float(), goal.dt.is_float());
+            (int && *v == 0.0 || float && fill_dom_fits(&self.dims, *v, &goal.dom))
+                && *v >= goal.within.lo
+                && *v <= goal.within.hi
+        });
+        if fitting.is_none() || !plain {
+            self.prog.unfit += 1;
+        }
+        let value = fitting.unwrap_or(0.0);
+        let dt = if goal.dt.is_float() {
+            goal.dt
+        } else {
+            fx.float
+        };
+        let dom = if goal.dt.is_float() {
+            goal.dom.clone()
+        } else {
+            Dom::NonNeg
+        };
         let t = TT {
             axes: goal.axes.clone(),
-            dt: goal.dt,
-            dom: goal.dom.clone(),
-            iv: goal.within,
+            dt,
+            dom,
+            iv: Iv::point(value),
         };
-        Expr::leaf(
+        let fill = Expr::leaf(
             Op::Fill {
-                value: 0.0,
+                value,
                 axes: goal.axes.clone(),
-                dt: goal.dt,
+                dt,
             },
             Ty::T(t),
-        )
+        );
+        if goal.dt.is_float() {
+            return fill;
+        }
+        converted_zeros(fill, goal)
     }
 
     /// A new parameter of the goal's axes and dtype, with a domain inside
     /// the goal's and values inside its bounds.
     pub fn new_param(&mut self, fx: &mut Fx, goal: &Goal) -> Option<Expr> {
+        if fx.fixed_params {
+            return None;
+        }
         let (dom, iv) = self.param_domain(goal)?;
         let axes: Vec<Axis> = goal
             .axes
@@ -319,44 +365,7 @@ impl Gen {
         // Zeros: ids into any axis.
         let float = Goal::new(goal.axes.clone(), fx.float).within(Iv::point(0.0));
         let zeros = self.filled(fx, &float)?;
-        let t = zeros.tensor()?.clone();
-        if goal.dt == Dt::Bool {
-            let half = Expr::leaf(Op::Float(0.5), Ty::Float(Iv::point(0.5)));
-            let b = TT {
-                dt: Dt::Bool,
-                dom: Dom::Bool,
-                iv: Iv::new(0.0, 1.0),
-                ..t
-            };
-            return Some(Expr::new(
-                Op::Bin(
-                    crate::ast::Bin::Gt,
-                    [Some((0..goal.axes.len()).collect()), None],
-                ),
-                vec![zeros, half],
-                Ty::T(b),
-            ));
-        }
-        let dom = match &goal.dom {
-            Dom::Index(n) => Dom::Index(n.clone()),
-            _ => Dom::Real,
-        };
-        let int = TT {
-            dt: goal.dt,
-            dom,
-            iv: Iv::point(0.0),
-            ..t
-        };
-        let written = if matches!(int.dom, Dom::Index(_)) {
-            int.ss()
-        } else {
-            goal.dt.key().to_string()
-        };
-        let op = Op::To {
-            ty: written,
-            conv: crate::ast::Conv::Dtype(goal.dt),
-        };
-        Some(Expr::new(op, vec![zeros], Ty::T(int)))
+        Some(converted_zeros(zeros, goal))
     }
 
     /// A parameter's axis of size `2*g` written now and then as the grouped
@@ -569,6 +578,61 @@ impl Gen {
             .collect();
         (!fitting.is_empty()).then(|| self.rng.pick(&fitting).clone())
     }
+}
+
+/// Zeros of a float dtype made an integer or boolean goal's: `zeros(shape)
+/// to i64` (to `Index[N]`, to `i32`), or `zeros(shape) > 0.5`.
+fn converted_zeros(zeros: Expr, goal: &Goal) -> Expr {
+    let Some(t) = zeros.tensor().cloned() else {
+        return zeros;
+    };
+    if goal.dt == Dt::Bool {
+        let half = Expr::leaf(Op::Float(0.5), Ty::Float(Iv::point(0.5)));
+        let b = TT {
+            dt: Dt::Bool,
+            dom: Dom::Bool,
+            iv: Iv::new(0.0, 1.0),
+            ..t
+        };
+        return Expr::new(
+            Op::Bin(Bin::Gt, [Some((0..goal.axes.len()).collect()), None]),
+            vec![zeros, half],
+            Ty::T(b),
+        );
+    }
+    let dom = match &goal.dom {
+        Dom::Index(n) => Dom::Index(n.clone()),
+        _ => Dom::Real,
+    };
+    let int = TT {
+        dt: goal.dt,
+        dom,
+        iv: Iv::point(0.0),
+        ..t
+    };
+    let written = if matches!(int.dom, Dom::Index(_)) {
+        int.ss()
+    } else {
+        goal.dt.key().to_string()
+    };
+    let op = Op::To {
+        ty: written,
+        conv: crate::ast::Conv::Dtype(goal.dt),
+    };
+    Expr::new(op, vec![zeros], Ty::T(int))
+}
+
+/// Whether `full(.., v)` is provably in `dom`.
+fn fill_dom_fits(dims: &super::shape::Dims, v: f64, dom: &Dom) -> bool {
+    let own = if v == 0.0 || v == 1.0 || v == 0.5 || v == 0.25 {
+        Dom::Unit
+    } else {
+        number_dom(v)
+    };
+    dom_within(dims, &own, dom)
+        || dom_within(dims, &number_dom(v), dom)
+        || v == 0.0 && matches!(dom, Dom::Signed | Dom::NonPos | Dom::NonNeg)
+        || v == -0.5 && matches!(dom, Dom::Signed)
 }
 
 /// A Python number's bounds.

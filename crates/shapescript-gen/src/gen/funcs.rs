@@ -69,7 +69,8 @@ impl Gen {
 
     /// Whether a function, model or record is called `name`.
     fn declared(&self, name: &str) -> bool {
-        self.prog.funcs.iter().any(|f| f.name == name)
+        self.prog.externs.iter().any(|(n, _)| n == name)
+            || self.prog.funcs.iter().any(|f| f.name == name)
             || self.prog.models.iter().any(|m| m.name == name)
             || self.prog.records.iter().any(|r| r.name == name)
     }
@@ -171,8 +172,17 @@ impl Gen {
             if out.len() == rank {
                 break;
             }
-            let axis = match self.rng.below(10) {
+            let axis = match self.rng.below(12) {
                 0 => Axis::anon(Size::lit(self.rng.range(2, 3))),
+                // A product (`D*n`), which grouped patterns make and split.
+                10 => {
+                    let a = self.rng.pick(&pool).size.clone();
+                    let b = self.rng.pick(&pool).size.clone();
+                    if a == b {
+                        continue;
+                    }
+                    Axis::anon(a.mul(&b))
+                }
                 1 => {
                     let a = self.rng.pick(&pool).size.clone();
                     let b = match self.rng.below(3) {
@@ -198,7 +208,7 @@ impl Gen {
     /// A goal of random axes and kind for `fx`: a float tensor of its
     /// float dtype mostly, else integers or booleans.
     pub fn random_goal(&mut self, fx: &Fx) -> Goal {
-        let rank = self.rng.weighted(&[1, 3, 3, 2]);
+        let rank = self.rng.weighted(&[2, 6, 6, 4, 1]);
         let axes = self.random_axes(fx, rank);
         let dt = match self.rng.weighted(&[16, 2, 1, 2]) {
             0 => fx.float,
@@ -504,6 +514,13 @@ pub fn symbols_of_expr(e: &Expr, out: &mut BTreeSet<String>) {
         Op::Fill { axes, .. } => axes.iter().for_each(|a| out.extend(a.size.symbols())),
         Op::Call { bind, .. } | Op::Method { bind, .. } => {
             bind.iter().for_each(|(_, s)| out.extend(s.symbols()))
+        }
+        Op::Nn { kw, .. } => {
+            for (_, v) in kw {
+                if let crate::ast::Kw::Size(s) = v {
+                    out.extend(s.symbols());
+                }
+            }
         }
         Op::Pattern { plan, .. } => {
             for s in plan.split.iter().chain(&plan.expand).chain(&plan.merge) {

@@ -86,6 +86,15 @@ fn expr_reads(e: &Expr, out: &mut BTreeSet<String>) {
             out.insert(name.clone());
             None
         }
+        Op::Nn { f, kw, .. } => {
+            for (_, v) in kw {
+                if let crate::ast::Kw::Size(s) = v {
+                    out.extend(s.symbols());
+                }
+            }
+            out.insert(f.clone());
+            None
+        }
         _ => None,
     };
     if let Some(n) = name {

@@ -114,6 +114,12 @@ impl Gen {
             };
             fields.push(Field::Tensor(member(self), t));
         }
+        if self.rng.chance(0.4) {
+            let name = member(self);
+            if let Some(b) = self.buffer(name, &pool, size_params) {
+                fields.push(b);
+            }
+        }
         let earlier: Vec<Model> = self.prog.models.clone();
         if let Some(sub) = earlier
             .iter()
@@ -139,6 +145,28 @@ impl Gen {
         fields
     }
 
+    /// `buffer name: T = value`: a value of the dims and the model's sizes
+    /// (no parameters, no `self`), of axes of the pool, a float (the type
+    /// without a dtype: computed in f32, converted with the model) or a mask.
+    fn buffer(&mut self, name: String, pool: &[Axis], size_params: &[String]) -> Option<Field> {
+        let mut fx = Fx::new("buffer", Dt::F, size_params.to_vec());
+        fx.hidden = pool.iter().filter_map(|a| a.name.clone()).collect();
+        fx.fixed_params = true;
+        let rank = self.rng.range(1, 2) as usize;
+        let mut axes: Vec<Axis> = Vec::new();
+        for _ in 0..rank {
+            let a = self.rng.pick(pool).clone();
+            if !axes.contains(&a) {
+                axes.push(a);
+            }
+        }
+        let dt = if self.rng.chance(0.25) { Dt::Bool } else { Dt::F };
+        let goal = Goal::new(axes, dt).within(Iv::new(-3.0, 3.0));
+        let value = self.value(&mut fx, &goal, 2);
+        let t = value.tensor()?.clone();
+        fx.params.is_empty().then(|| Field::Buffer(name, t, value))
+    }
+
     /// The fields of `fx`'s model as values in scope: `self.w`.
     pub fn field_values(&self, fx: &Fx) -> Vec<Expr> {
         let Some((model, _)) = &fx.model else {
@@ -151,7 +179,7 @@ impl Gen {
         m.fields
             .iter()
             .filter_map(|f| match f {
-                Field::Tensor(n, t) => Some(Expr::new(
+                Field::Tensor(n, t) | Field::Buffer(n, t, _) => Some(Expr::new(
                     Op::Field(n.clone()),
                     vec![me.clone()],
                     Ty::T(t.clone()),

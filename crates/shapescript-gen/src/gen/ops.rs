@@ -13,15 +13,20 @@ impl Gen {
     /// `a op b`, one side the goal's axes, the other too or fewer axes
     /// paired by name, or a Python number.
     pub(super) fn binary(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
-        let op = *self.rng.pick(&[
-            Bin::Add,
-            Bin::Add,
-            Bin::Sub,
-            Bin::Mul,
-            Bin::Mul,
-            Bin::Div,
-            Bin::Pow,
-        ]);
+        // A positive value is only a sum: products may underflow to 0.
+        let ops: &[Bin] = match goal.dom {
+            Dom::Pos => &[Bin::Add],
+            _ => &[
+                Bin::Add,
+                Bin::Add,
+                Bin::Sub,
+                Bin::Mul,
+                Bin::Mul,
+                Bin::Div,
+                Bin::Pow,
+            ],
+        };
+        let op = *self.rng.pick(ops);
         let m = goal.within.lo.abs().min(goal.within.hi.abs()).min(MAG);
         let (a, b) = match op {
             Bin::Add | Bin::Sub => {
@@ -596,7 +601,7 @@ impl Gen {
 pub fn sub_dom(goal: &Goal, op: Bin) -> Dom {
     match (&goal.dom, op) {
         (Dom::Real, _) => Dom::Real,
-        (Dom::Pos, Bin::Add | Bin::Mul | Bin::Div) => Dom::Pos,
+        (Dom::Pos, Bin::Add) => Dom::Pos,
         (Dom::NonNeg, Bin::Add | Bin::Mul | Bin::Div) => Dom::NonNeg,
         (Dom::Unit, Bin::Mul) => Dom::Unit,
         (Dom::Signed, Bin::Mul) => Dom::Signed,

@@ -170,8 +170,14 @@ impl Gen {
         }
     }
 
-    /// A `Bool` condition: a parameter, or a comparison of an `Int`.
+    /// A `Bool` condition: a parameter, a comparison of an `Int`, or in a
+    /// method the model's mode (`self.training`).
     fn condition(&mut self, fx: &mut Fx) -> Expr {
+        let me = fx.lookup("self").and_then(|l| l.model.clone());
+        if let Some(model) = me.filter(|_| self.rng.chance(0.3)) {
+            let me = Expr::leaf(Op::Var("self".into()), Ty::Model(model));
+            return Expr::new(Op::Field("training".into()), vec![me], Ty::Bool);
+        }
         if self.rng.chance(0.5) {
             if let Some(k) = self.int_number(fx, Iv::new(0.0, 5.0)) {
                 let two = Expr::leaf(Op::Int(2), Ty::Int(Iv::point(2.0)));

@@ -1,0 +1,17 @@
+# A product of floats may underflow to 0 in every float dtype, f64 and
+# Python's `float` too (`1e-200 * 1e-200` is 0.0), and so may `prod`, `@`
+# and `einsum`, which multiply before they add: none of them is `Pos`
+# (docs/shapescript/ranges.md, "Rounding"). Sums of positive values stay
+# positive.
+fn prod_pos(x: [n] Pos) -> [] Pos = prod(x, over=n)                               # ~ E0606
+fn dot_pos(x: [n] Pos, y: [n] Pos) -> [] Pos = x @ y                               # ~ E0606
+fn einsum_pos(x: [n] Pos, y: [n] Pos) -> [] Pos = einsum(x, y, [n], [n] -> [])      # ~ E0606
+fn reduce_pos(x: [n m] Pos) -> [m] Pos = reduce(x, [n m] -> [m], prod)             # ~ E0606
+fn mul_f64(x: [n] Pos f64, y: [n] Pos f64) -> [n] Pos f64 = x * y                  # ~ E0606
+fn pow_f64(x: [n] Pos f64) -> [n] Pos f64 = x ** 3                                 # ~ E0606
+fn div_f64(x: [n] Pos f64) -> [n] Pos f64 = x / 1e300                              # ~ E0606
+fn number(x: [n], t: Float) -> [n] = x / ((t as Pos) * 1e-300)                     # ~ E0602
+fn prod_nonneg(x: [n] Pos) -> [] NonNeg = prod(x, over=n)
+fn dot_nonneg(x: [n] Pos f64, y: [n] Pos f64) -> [] NonNeg f64 = x @ y
+fn mul_nonneg(x: [n] Pos f64, y: [n] Pos f64) -> [n] NonNeg f64 = x * y
+fn sum_pos(x: [n] Pos f64) -> [] Pos f64 = sum(x, over=n)
