@@ -16,6 +16,8 @@ macro_rules! table {
 // 1. Text: forms with spans, and the code table.
 pub mod codes;
 mod reader;
+// Over the reader: it checks its layout by reading it again.
+pub mod format;
 
 // 2. Values and their environments.
 mod value;
