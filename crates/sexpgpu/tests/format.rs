@@ -6,28 +6,22 @@
 
 use proptest::prelude::*;
 use sexpgpu::format::{format, lexical_content, FormatError};
+use uitest::formatting::{self, Formatted, Formatter};
 
-/// Checks the promises on one text; `what` names it in failures.
-fn check_promises(what: &str, text: &str) -> bool {
-    match format(text) {
-        Ok(out) => {
-            assert_eq!(
-                lexical_content(text),
-                lexical_content(&out),
-                "{what}: tokens changed"
-            );
-            match format(&out) {
-                Ok(again) => assert_eq!(again, out, "{what}: formatting twice changed it"),
-                Err(e) => panic!("{what}: the formatted text is refused: {e:?}\n{out}"),
-            }
-            true
-        }
-        Err(FormatError::Syntax(diagnostics)) => {
-            assert!(!diagnostics.is_empty(), "{what}: refused without a reason");
-            false
-        }
-        Err(FormatError::Unsafe(why)) => panic!("{what}: refused as unsafe: {why}\n{text}"),
+/// `sexpgpu::format` as the shared checks see it.
+fn formatter() -> Formatter<'static> {
+    Formatter {
+        format: &|text| match format(text) {
+            Ok(out) => Formatted::Text(out),
+            Err(FormatError::Syntax(diagnostics)) => Formatted::Unreadable(diagnostics.len()),
+            Err(FormatError::Unsafe(why)) => Formatted::Unsafe(why),
+        },
+        lexical_content: &lexical_content,
     }
+}
+
+fn check_promises(what: &str, text: &str) {
+    formatting::check_promises(&formatter(), what, text);
 }
 
 #[test]
@@ -39,21 +33,7 @@ fn every_repository_file_keeps_the_promises() {
         "benches",
         "docs",
     ];
-    let files = uitest::support::workspace_files(&folders, "sx");
-    assert!(files.len() > 60, "only {} files found", files.len());
-    let formatted = files
-        .iter()
-        .filter(|path| {
-            let text = std::fs::read_to_string(path).expect("a UTF-8 file");
-            check_promises(&path.display().to_string(), &text)
-        })
-        .count();
-    // The UI tests of reader errors are refused; they must not be all.
-    assert!(
-        formatted > files.len() * 3 / 4,
-        "{formatted} of {} formatted",
-        files.len()
-    );
+    formatting::check_repository(&formatter(), &folders, "sx");
 }
 
 #[test]
@@ -139,8 +119,6 @@ proptest! {
         width in 0usize..120,
     ) {
         // Every line indented further: long ones must be broken, never garbled.
-        let pad = " ".repeat(width);
-        let text: String = SAMPLES[sample].lines().map(|l| format!("{pad}{l}\n")).collect();
-        check_promises("an indented sample", &text);
+        check_promises("an indented sample", &formatting::pushed_right(SAMPLES[sample], width));
     }
 }

@@ -7,32 +7,33 @@
 use diag::FileId;
 use proptest::prelude::*;
 use syntax::format::{format, lexical_content, FormatError};
+use uitest::formatting::{self, Formatted, Formatter};
 
-/// Checks the promises on one text; `what` names it in failures.
-fn check_promises(what: &str, text: &str) {
-    let parsed = syntax::parse(FileId(0), text);
-    match format(text) {
-        Ok(out) => {
-            assert!(
-                parsed.diagnostics.is_empty(),
-                "{what}: formatted despite errors"
-            );
-            assert_eq!(
-                lexical_content(text),
-                lexical_content(&out),
-                "{what}: tokens changed"
-            );
-            match format(&out) {
-                Ok(again) => assert_eq!(again, out, "{what}: formatting twice changed it"),
-                Err(e) => panic!("{what}: the formatted text is refused: {e:?}\n{out}"),
-            }
-        }
-        Err(FormatError::Syntax(diagnostics)) => {
-            assert_eq!(diagnostics.len(), parsed.diagnostics.len(), "{what}");
-            assert!(!diagnostics.is_empty(), "{what}: refused without a reason");
-        }
-        Err(FormatError::Unsafe(why)) => panic!("{what}: refused as unsafe: {why}\n{text}"),
+/// `syntax::format` as the shared checks see it.
+fn formatter() -> Formatter<'static> {
+    Formatter {
+        format: &|text| match format(text) {
+            Ok(out) => Formatted::Text(out),
+            Err(FormatError::Syntax(diagnostics)) => Formatted::Unreadable(diagnostics.len()),
+            Err(FormatError::Unsafe(why)) => Formatted::Unsafe(why),
+        },
+        lexical_content: &|text| {
+            lexical_content(text)
+                .into_iter()
+                .map(|(kind, text)| format!("{kind:?} {text}"))
+                .collect()
+        },
     }
+}
+
+fn check_promises(what: &str, text: &str) {
+    // A text refused for its syntax has the parser's diagnostics.
+    let formatted = formatting::check_promises(&formatter(), what, text);
+    assert_eq!(
+        formatted,
+        syntax::parse(FileId(0), text).diagnostics.is_empty(),
+        "{what}"
+    );
 }
 
 #[test]
@@ -43,19 +44,7 @@ fn every_repository_file_keeps_the_promises() {
         "crates/check/src",
         "editors/vscode/test",
     ];
-    let files = uitest::support::workspace_files(&folders, "ss");
-    assert!(files.len() > 100, "only {} files found", files.len());
-    let mut refused = 0;
-    for path in &files {
-        let text = std::fs::read_to_string(path).expect("a UTF-8 file");
-        check_promises(&path.display().to_string(), &text);
-        refused += usize::from(format(&text).is_err());
-    }
-    // The UI tests of syntax errors are refused; they must not be all.
-    assert!(
-        refused > 0 && refused < files.len() / 4,
-        "{refused} refused"
-    );
+    formatting::check_repository(&formatter(), &folders, "ss");
 }
 
 #[test]
@@ -125,8 +114,6 @@ proptest! {
         width in 0usize..120,
     ) {
         // Every line indented further: long ones must be broken, never garbled.
-        let pad = " ".repeat(width);
-        let text: String = SAMPLES[sample].lines().map(|l| format!("{pad}{l}\n")).collect();
-        check_promises("an indented sample", &text);
+        check_promises("an indented sample", &formatting::pushed_right(SAMPLES[sample], width));
     }
 }

@@ -14,6 +14,7 @@
 mod annotations;
 mod command;
 mod diff;
+pub mod formatting;
 mod goldens;
 pub mod support;
 
