@@ -379,6 +379,9 @@ Fixed: count with arithmetic, or make a tensor inside a graph:
 (println (shape (call ids)))
 ```
 "#;
+    E_EVAL_014 = "E-EVAL-014", "evaluation stopped by an editor's budget",
+r#"The language server (`sexpgpu lsp`, `docs/sexpgpu/editor.md`) evaluates a file's host code as you type, under a budget of steps and time, so that code that runs long or forever is stopped and reported here instead of hanging the editor. The diagnostic points at the form being evaluated when the budget ran out, often inside the loop that does not end. `sexpgpu run` and `sexpgpu check` have no such budget, so no program shows this code on the command line; raise the budget with the editor's `sexpgpu.evaluation.budgetMs` setting if the code is only slow.
+"#;
 }
 
 diag::codes! {

@@ -8,6 +8,7 @@
 
 pub mod pattern;
 mod registry;
+pub mod watch;
 
 pub use registry::{Builtin, Primitive, Special, SpecialUse};
 
@@ -43,6 +44,12 @@ pub trait Host {
     /// never sees half a file. A host without files refuses.
     fn write_file(&mut self, path: &str, _bytes: &[u8]) -> Result<(), String> {
         Err(format!("cannot write `{path}`: this host has no files"))
+    }
+
+    /// Whether an evaluation under a budget (`watch::Watch`) must stop now:
+    /// an editor's clock says its time is spent. Asked every thousand steps.
+    fn interrupted(&mut self) -> bool {
+        false
     }
 }
 
@@ -182,6 +189,8 @@ pub struct Interp {
     core: HashMap<Rc<str>, Value>,
     registry: Registry,
     depth: usize,
+    /// An editor's budget and record of tensors (`watch`), when it asked.
+    pub(crate) watch: Option<Box<watch::Watch>>,
 }
 
 impl Interp {
@@ -196,6 +205,7 @@ impl Interp {
             core: HashMap::new(),
             registry: Registry::default(),
             depth: 0,
+            watch: None,
         }
     }
 
@@ -271,7 +281,11 @@ impl Interp {
             FormKind::Float(x) => Ok(Value::Float(*x)),
             FormKind::Str(s) => Ok(Value::str(s)),
             FormKind::Keyword(k) => Ok(Value::keyword(k)),
-            FormKind::Symbol(name) => self.lookup(name, form.span, env),
+            FormKind::Symbol(name) => {
+                let value = self.lookup(name, form.span, env)?;
+                self.observe(form.span, &value);
+                Ok(value)
+            }
             FormKind::Vector(items) => Ok(Value::vector(self.eval_all(items, env, ctx)?)),
             FormKind::Map(items) => {
                 let values = self.eval_all(items, env, ctx)?;
@@ -286,8 +300,28 @@ impl Interp {
                 self.enter(form.span)?;
                 let result = self.eval_list(form, items, env, ctx);
                 self.depth -= 1;
+                if let Ok(value) = &result {
+                    self.observe(form.span, value);
+                }
                 result
             }
+        }
+    }
+
+    /// Counts a step against an editor's budget, if there is one.
+    #[inline]
+    fn step(&mut self, span: Span) -> EvalResult<()> {
+        match &mut self.watch {
+            Some(watch) => watch.step(&mut *self.host, span),
+            None => Ok(()),
+        }
+    }
+
+    /// Shows an editor what the form at `span` evaluated to, if one watches.
+    #[inline]
+    fn observe(&mut self, span: Span, value: &Value) {
+        if let Some(watch) = &mut self.watch {
+            watch.observe(span, value);
         }
     }
 
@@ -325,6 +359,7 @@ impl Interp {
     }
 
     fn eval_list(&mut self, form: &Form, items: &[Form], env: &Env, ctx: Ctx) -> EvalResult {
+        self.step(form.span)?;
         let head = &items[0];
         if let Some(name) = head.as_symbol() {
             if env.lookup(name).is_none() {
@@ -406,6 +441,7 @@ impl Interp {
 
     /// Calls any callable value with evaluated arguments.
     pub fn apply(&mut self, f: &Value, args: Vec<Value>, site: &Site) -> EvalResult {
+        self.step(site.span)?;
         match f {
             Value::Builtin { id, .. } => {
                 let builtin = self.registry.builtins[id.0 as usize];

@@ -43,6 +43,9 @@ mod nn;
 // 7. The session, which installs every layer.
 mod session;
 
+// 8. An editor's questions about a file, answered with sessions.
+pub mod ide;
+
 pub use eval::{Host, Mode};
 pub use reader::is_incomplete;
 pub use session::Session;
