@@ -1,8 +1,9 @@
-//! The `sexpgpu` command: `run`, `ir`, `check`, `explain`, `plot`, `repl`. The only
+//! The `sexpgpu` command: `run`, `ir`, `check`, `fmt`, `lsp`, `explain`, `plot`, `repl`. The only
 //! code that touches files, stdin/stdout/stderr and exit codes: 0 when all
 //! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
 
 mod cuda;
+mod lsp;
 mod plot;
 mod progress;
 mod runner;
@@ -107,6 +108,9 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Run the language server on stdin and stdout (for editors;
+    /// `docs/sexpgpu/editor.md`).
+    Lsp,
     /// Explain a diagnostic code, such as E-DIM-001.
     Explain {
         /// A code such as E-DIM-001.
@@ -224,6 +228,13 @@ fn dispatch(cli: Cli) -> i32 {
             run_file(&file, Mode::Check, 0, format, Action::Ir(graph, stage))
         }
         Command::Fmt { paths, check } => fmt(&paths, check),
+        Command::Lsp => match lsp::run_stdio() {
+            Ok(()) => 0,
+            Err(e) => {
+                command::print_error("sexpgpu", &format!("the language server stopped: {e}"));
+                2
+            }
+        },
         Command::Explain { code } => explain(&code),
         Command::Plot { metrics, output } => plot::run(&metrics, &output),
         Command::Repl { seed } => repl(seed, format),

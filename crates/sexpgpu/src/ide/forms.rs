@@ -399,14 +399,10 @@ fn innermost_call(form: &Form, offset: u32) -> Option<Call> {
         return None;
     }
     let before = items[1..].iter().filter(|f| f.span.end < offset).count();
-    let keyword = items[1..]
-        .iter()
-        .take(before)
-        .last()
-        .and_then(|f| match &f.kind {
-            FormKind::Keyword(k) => Some(k.clone()),
-            _ => None,
-        });
+    let keyword = items[1..before + 1].last().and_then(|f| match &f.kind {
+        FormKind::Keyword(k) => Some(k.clone()),
+        _ => None,
+    });
     Some(Call {
         head: name.to_string(),
         head_span: head.span,

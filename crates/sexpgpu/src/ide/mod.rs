@@ -16,7 +16,7 @@ mod navigation;
 #[cfg(test)]
 mod tests;
 
-pub use completion::{Completion, SignatureHelp};
+pub use completion::{Completion, CompletionKind, SignatureHelp};
 pub use forms::DefKind;
 pub use hover::{Hover, InlayHint};
 pub use names::{Known, NameKind, Names};
@@ -73,7 +73,7 @@ pub struct Analysis {
     index: FileIndex,
     /// Each form that evaluated to a tensor, by span, in the text's order,
     /// with the distinct shapes and dtypes it had.
-    tensors: Vec<((u32, u32), Vec<(Shape, DType)>)>,
+    tensors: Vec<((u32, u32), Types)>,
 }
 
 impl Analysis {
@@ -139,6 +139,9 @@ impl Analysis {
             .map(|((start, end), t)| (Span::new(self.file, *start, *end), t.as_slice()))
     }
 }
+
+/// The distinct shapes and dtypes one form evaluated to.
+type Types = Vec<(Shape, DType)>;
 
 /// `[8, 1024, 768] bf16`, how a tensor's type is shown.
 pub fn describe(shape: &Shape, dtype: DType) -> String {

@@ -249,11 +249,9 @@ impl Names {
         let read = reader::read(FileId(0), text);
         let index = FileIndex::new(&read.forms, text);
         let namespace = file.strip_suffix(".sx").filter(|n| *n != "prelude");
-        for def in index
-            .defs
-            .iter()
-            .filter(|d| index.top.get(&d.name).is_some())
-        {
+        let top = index.defs.iter().enumerate();
+        let top = top.filter(|(i, d)| index.top.get(&d.name) == Some(i));
+        for (_, def) in top {
             if !matches!(
                 def.kind,
                 DefKind::Function | DefKind::Macro | DefKind::Value
