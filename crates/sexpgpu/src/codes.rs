@@ -379,8 +379,20 @@ Fixed: count with arithmetic, or make a tensor inside a graph:
 (println (shape (call ids)))
 ```
 "#;
-    E_EVAL_014 = "E-EVAL-014", "evaluation stopped by an editor's budget",
-r#"The language server (`sexpgpu lsp`, `docs/sexpgpu/editor.md`) evaluates a file's host code as you type, under a budget of steps and time, so that code that runs long or forever is stopped and reported here instead of hanging the editor. The diagnostic points at the form being evaluated when the budget ran out, often inside the loop that does not end. `sexpgpu run` and `sexpgpu check` have no such budget, so no program shows this code on the command line; raise the budget with the editor's `sexpgpu.evaluation.budgetMs` setting if the code is only slow.
+    E_EVAL_014 = "E-EVAL-014", "host code ran past its step budget",
+r#"Host code runs while a file is evaluated, before any tensor does, and may evaluate at most 100,000,000 forms (`--max-steps N` changes it): a loop that never ends stops with this error instead of hanging `sexpgpu run`, `check` or an editor. The language server (`docs/sexpgpu/editor.md`), which evaluates as you type, gives host code a smaller budget of steps and a budget of time too (the `sexpgpu.evaluation.budgetMs` setting), and reports either one spent with this code.
+
+Wrong:
+
+```clojure
+(loop [i 0] (recur (+ i 1)))
+```
+
+Fixed: end the loop:
+
+```clojure
+(loop [i 0] (if (< i 10) (recur (+ i 1)) i))
+```
 "#;
 }
 

@@ -27,6 +27,22 @@ use std::rc::Rc;
 /// to spare.
 pub const MAX_DEPTH: usize = 10_000;
 
+/// How many forms host code may evaluate before it is stopped with
+/// `E-EVAL-014`, by default: seconds of work in a release build, far more
+/// than a program's host code needs, and a bound on one that never ends
+/// (`(loop [i 0] (recur (inc i)))`). `--max-steps` sets it.
+pub const DEFAULT_STEP_LIMIT: u64 = 100_000_000;
+
+/// The step limit new interpreters start with (`set_default_step_limit`).
+static STEP_LIMIT: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_STEP_LIMIT);
+
+/// Sets the step limit of the interpreters made from now on (the
+/// command's `--max-steps`).
+pub fn set_default_step_limit(steps: u64) {
+    STEP_LIMIT.store(steps, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// What the evaluator may ask of the outside world.
 pub trait Host {
     /// Text written by `print` and `println`.
@@ -46,8 +62,9 @@ pub trait Host {
         Err(format!("cannot write `{path}`: this host has no files"))
     }
 
-    /// Whether an evaluation under a budget (`watch::Watch`) must stop now:
-    /// an editor's clock says its time is spent. Asked every thousand steps.
+    /// Whether an editor's evaluation (`watch::Watch`) must stop now: its
+    /// clock says the time it gave is spent. Asked every thousand steps,
+    /// only while an editor watches.
     fn interrupted(&mut self) -> bool {
         false
     }
@@ -189,7 +206,10 @@ pub struct Interp {
     core: HashMap<Rc<str>, Value>,
     registry: Registry,
     depth: usize,
-    /// An editor's budget and record of tensors (`watch`), when it asked.
+    /// Forms evaluated so far, and how many may be (`DEFAULT_STEP_LIMIT`).
+    steps: u64,
+    step_limit: u64,
+    /// An editor's time budget and record of tensors (`watch`), when it asked.
     pub(crate) watch: Option<Box<watch::Watch>>,
 }
 
@@ -205,8 +225,21 @@ impl Interp {
             core: HashMap::new(),
             registry: Registry::default(),
             depth: 0,
+            steps: 0,
+            step_limit: STEP_LIMIT.load(std::sync::atomic::Ordering::Relaxed),
             watch: None,
         }
+    }
+
+    /// Forms evaluated so far.
+    pub(crate) fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Sets how many forms host code may evaluate from now on.
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.step_limit = steps;
+        self.steps = 0;
     }
 
     pub fn define(&mut self, name: &str, value: Value) {
@@ -308,15 +341,6 @@ impl Interp {
         }
     }
 
-    /// Counts a step against an editor's budget, if there is one.
-    #[inline]
-    fn step(&mut self, span: Span) -> EvalResult<()> {
-        match &mut self.watch {
-            Some(watch) => watch.step(&mut *self.host, span),
-            None => Ok(()),
-        }
-    }
-
     /// Shows an editor what the form at `span` evaluated to, if one watches.
     #[inline]
     fn observe(&mut self, span: Span, value: &Value) {
@@ -325,7 +349,44 @@ impl Interp {
         }
     }
 
+    /// Stops an editor's evaluation whose time is spent: its diagnostic
+    /// now, and quiet failures after it, as past the step limit.
+    #[cold]
+    fn out_of_time(&mut self, span: Span) -> EvalResult<()> {
+        let Some(watch) = &mut self.watch else {
+            return Ok(());
+        };
+        match watch.poll(&mut *self.host, span) {
+            Ok(()) => Ok(()),
+            Err(flow) => {
+                self.step_limit = self.steps.saturating_sub(1);
+                Err(flow)
+            }
+        }
+    }
+
     fn enter(&mut self, span: Span) -> EvalResult<()> {
+        self.steps += 1;
+        if self.watch.is_some() && self.steps.is_multiple_of(watch::STEPS_PER_POLL) {
+            self.out_of_time(span)?;
+        }
+        if self.steps > self.step_limit {
+            // Told once; what runs after it stops quietly.
+            if self.steps > self.step_limit + 1 {
+                return Err(Flow::Silent);
+            }
+            return Err(Flow::from(
+                Diagnostic::error(
+                    codes::E_EVAL_014,
+                    format!("host code ran past {} steps", self.step_limit),
+                )
+                .with_primary(span, "still evaluating this")
+                .with_note("a loop that never ends, or host work that belongs in a tensor")
+                .with_help(
+                    "raise the limit with `--max-steps N` if the work is meant to be that long",
+                ),
+            ));
+        }
         if self.depth >= MAX_DEPTH {
             return Err(Flow::from(
                 Diagnostic::error(
@@ -359,7 +420,6 @@ impl Interp {
     }
 
     fn eval_list(&mut self, form: &Form, items: &[Form], env: &Env, ctx: Ctx) -> EvalResult {
-        self.step(form.span)?;
         let head = &items[0];
         if let Some(name) = head.as_symbol() {
             if env.lookup(name).is_none() {
@@ -441,7 +501,6 @@ impl Interp {
 
     /// Calls any callable value with evaluated arguments.
     pub fn apply(&mut self, f: &Value, args: Vec<Value>, site: &Site) -> EvalResult {
-        self.step(site.span)?;
         match f {
             Value::Builtin { id, .. } => {
                 let builtin = self.registry.builtins[id.0 as usize];

@@ -46,7 +46,7 @@ mod session;
 // 8. An editor's questions about a file, answered with sessions.
 pub mod ide;
 
-pub use eval::{Host, Mode};
+pub use eval::{set_default_step_limit, Host, Mode, DEFAULT_STEP_LIMIT};
 pub use reader::is_incomplete;
 pub use session::Session;
 pub use trace::operation_list;

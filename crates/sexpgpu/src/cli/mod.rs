@@ -33,6 +33,10 @@ struct Cli {
     /// `SEXPGPU_THREADS` environment variable, else every core).
     #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
+    /// How many forms host code may evaluate before it is stopped
+    /// (E-EVAL-014; default 100,000,000).
+    #[arg(long, global = true, value_name = "N")]
+    max_steps: Option<u64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -169,6 +173,9 @@ fn dispatch(cli: Cli) -> i32 {
     let format = cli.format;
     if let Some(threads) = cli.threads {
         sexpgpu_cpu::CpuBackend::set_default_threads(usize::from(threads));
+    }
+    if let Some(steps) = cli.max_steps {
+        sexpgpu::set_default_step_limit(steps);
     }
     match cli.command {
         Command::Run {

@@ -1,8 +1,9 @@
-//! What an editor asks of an evaluation (`ide`): a budget on its work, so
-//! that host code that loops forever is stopped and reported (`E-EVAL-014`)
-//! instead of hanging the language server, and the shape and dtype of every
-//! tensor each form of one file evaluated to, for hovers and inlay hints.
-//! Plain data; `Interp` holds one only when an editor asked.
+//! What an editor asks of an evaluation (`ide`) beyond the step limit every
+//! evaluation has: a budget of time, asked of the host's clock, so that slow
+//! host code is stopped and reported (`E-EVAL-014`) before the editor waits
+//! long, and the shape and dtype of every tensor each form of one file
+//! evaluated to, for hovers and inlay hints. Plain data; `Interp` holds one
+//! only when an editor asked.
 
 use crate::codes;
 use crate::eval::{EvalResult, Flow, Host};
@@ -16,59 +17,39 @@ use std::collections::HashMap;
 const MAX_SHAPES_PER_FORM: usize = 8;
 
 /// Steps between two questions to the host whether to stop (its clock).
-const STEPS_PER_POLL: u64 = 1024;
+pub(crate) const STEPS_PER_POLL: u64 = 1024;
 
-/// The budget of an evaluation and what it has seen.
+/// What an editor's evaluation has seen.
 #[derive(Debug)]
 pub struct Watch {
     /// The file whose forms' tensors are recorded.
     pub file: FileId,
-    /// The most forms evaluated and functions applied before evaluation stops.
-    pub max_steps: u64,
-    /// Forms evaluated and functions applied so far.
-    pub steps: u64,
-    /// Set once the budget is spent: every later step fails silently.
-    pub stopped: bool,
     /// For each form of `file` (by its span's start and end) that evaluated
     /// to a tensor, the distinct shapes and dtypes it had, in order.
     pub tensors: HashMap<(u32, u32), Vec<(Shape, DType)>>,
 }
 
 impl Watch {
-    pub fn new(file: FileId, max_steps: u64) -> Watch {
+    pub fn new(file: FileId) -> Watch {
         Watch {
             file,
-            max_steps,
-            steps: 0,
-            stopped: false,
             tensors: HashMap::new(),
         }
     }
 
-    /// Counts one step at `span`; the error that stops evaluation once the
-    /// steps or the host's time are spent.
-    pub(super) fn step(&mut self, host: &mut dyn Host, span: Span) -> EvalResult<()> {
-        self.steps += 1;
-        if self.stopped {
-            return Err(Flow::Silent);
-        }
-        let out_of_time = self.steps.is_multiple_of(STEPS_PER_POLL) && host.interrupted();
-        if self.steps <= self.max_steps && !out_of_time {
+    /// The error that stops evaluation at `span` once the host says its time is spent.
+    pub(super) fn poll(&mut self, host: &mut dyn Host, span: Span) -> EvalResult<()> {
+        if !host.interrupted() {
             return Ok(());
         }
-        self.stopped = true;
-        let spent = if out_of_time {
-            "its time".to_string()
-        } else {
-            format!("{} steps", self.max_steps)
-        };
         Err(Flow::from(
             Diagnostic::error(
                 codes::E_EVAL_014,
-                format!("evaluation stopped: the editor's budget of {spent} is spent"),
+                "host code ran past the editor's time budget",
             )
-            .with_primary(span, "still evaluating here")
-            .with_note("the editor evaluates host code as you type, and stops code that runs long or forever; `sexpgpu check` has no such limit"),
+            .with_primary(span, "still evaluating this")
+            .with_note("the editor evaluates host code as you type, and stops code that runs long or forever")
+            .with_help("raise the `sexpgpu.evaluation.budgetMs` setting if the work is meant to be that long"),
         ))
     }
 

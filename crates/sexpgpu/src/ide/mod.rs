@@ -35,7 +35,9 @@ pub struct Options {
     /// Evaluate the file's host code (off in a folder the user does not
     /// trust: then only reading, navigation and formatting).
     pub evaluate: bool,
-    /// The most forms evaluated and functions applied (`E-EVAL-014` past it).
+    /// The most forms evaluated (`E-EVAL-014` past it): fewer than a
+    /// command's (`DEFAULT_STEP_LIMIT`), so an editor hears soon of a loop
+    /// without end.
     pub max_steps: u64,
 }
 
@@ -67,7 +69,7 @@ pub struct Analysis {
     pub file: FileId,
     /// Reading's and evaluation's diagnostics, in the order found.
     pub diagnostics: Vec<Diagnostic>,
-    /// Forms evaluated and functions applied.
+    /// Forms evaluated.
     pub steps: u64,
     forms: Vec<Form>,
     index: FileIndex,
@@ -82,17 +84,11 @@ impl Analysis {
     pub fn new(name: &str, text: &str, options: &Options, host: Box<dyn Host>) -> Analysis {
         let (sources, file, diagnostics, steps, tensors) = if options.evaluate {
             let mut session = Session::new(Mode::Check, 0, host);
-            let (file, diagnostics, watch) =
+            let (file, diagnostics, watch, steps) =
                 session.eval_file_watched(name, text, options.max_steps);
             let mut tensors: Vec<_> = watch.tensors.into_iter().collect();
             tensors.sort_by_key(|((start, end), _)| (*start, std::cmp::Reverse(*end)));
-            (
-                session.into_sources(),
-                file,
-                diagnostics,
-                watch.steps,
-                tensors,
-            )
+            (session.into_sources(), file, diagnostics, steps, tensors)
         } else {
             let mut sources = SourceMap::new();
             let file = sources.add(name, text);

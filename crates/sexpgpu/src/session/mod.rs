@@ -35,6 +35,12 @@ impl Session {
         Session { interp }
     }
 
+    /// Sets how many forms host code may evaluate from now on
+    /// (`E-EVAL-014` past it).
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.interp.set_step_limit(steps);
+    }
+
     pub fn sources(&self) -> &SourceMap {
         &self.interp.sources
     }
@@ -53,24 +59,25 @@ impl Session {
         self.eval_read(file, text)
     }
 
-    /// `eval_file` for an editor (`ide`): under a budget of `max_steps` and
-    /// the host's clock, recording the tensors of the file's forms; the
-    /// file's id, its diagnostics and what the watch saw.
+    /// `eval_file` for an editor (`ide`): under a step limit of `max_steps`
+    /// and the host's clock, recording the tensors of the file's forms; the
+    /// file's id, its diagnostics, what the watch saw and the steps taken.
     pub(crate) fn eval_file_watched(
         &mut self,
         name: &str,
         text: &str,
         max_steps: u64,
-    ) -> (FileId, Vec<Diagnostic>, Box<Watch>) {
+    ) -> (FileId, Vec<Diagnostic>, Box<Watch>, u64) {
         let file = self.interp.sources.add(name, text);
-        self.interp.watch = Some(Box::new(Watch::new(file, max_steps)));
+        self.interp.set_step_limit(max_steps);
+        self.interp.watch = Some(Box::new(Watch::new(file)));
         let (_, diagnostics) = self.eval_read(file, text);
         let watch = self
             .interp
             .watch
             .take()
-            .unwrap_or_else(|| Box::new(Watch::new(file, 0)));
-        (file, diagnostics, watch)
+            .unwrap_or_else(|| Box::new(Watch::new(file)));
+        (file, diagnostics, watch, self.interp.steps())
     }
 
     /// The names the host library defines (builtins, operations, the prelude's).
