@@ -116,7 +116,7 @@ fn settings(params: &Value) -> Settings {
         evaluate: flag("evaluate"),
         budget: Duration::from_millis(number("budgetMs", 2000)),
         max_steps: number("maxSteps", ide::Options::default().max_steps),
-        debounce: Duration::from_millis(number("diagnosticsDelayMs", 50)),
+        debounce: Duration::from_millis(number("diagnosticsDelayMs", 10)),
         inlay_hints: flag("inlayHints"),
         folders,
     }
