@@ -37,6 +37,11 @@ fn every_repository_file_keeps_the_promises() {
 }
 
 #[test]
+fn the_books_example_is_what_fmt_does() {
+    formatting::check_book_examples(&formatter(), "docs/sexpgpu/formatting.md");
+}
+
+#[test]
 fn the_library_the_examples_and_the_benchmarks_are_formatted() {
     let folders = ["examples", "crates/sexpgpu/src/lib", "benches"];
     for path in uitest::support::workspace_files(&folders, "sx") {

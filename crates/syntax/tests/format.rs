@@ -48,6 +48,11 @@ fn every_repository_file_keeps_the_promises() {
 }
 
 #[test]
+fn the_books_example_is_what_fmt_does() {
+    formatting::check_book_examples(&formatter(), "docs/shapescript/formatting.md");
+}
+
+#[test]
 fn the_library_and_the_examples_are_formatted() {
     let files = uitest::support::workspace_files(&["examples", "crates/check/src"], "ss");
     for path in &files {

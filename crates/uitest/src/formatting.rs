@@ -67,3 +67,30 @@ pub fn pushed_right(text: &str, width: usize) -> String {
     let pad = " ".repeat(width);
     text.lines().map(|l| format!("{pad}{l}\n")).collect()
 }
+
+/// Checks the before-and-after examples of a formatting page (relative to
+/// the workspace folder): each `<!-- fmt example: begin -->` section's first
+/// fenced block formats to its second.
+pub fn check_book_examples(formatter: &Formatter, page: &str) {
+    let path = crate::support::workspace_root().join(page);
+    let text = std::fs::read_to_string(&path).expect("the formatting page");
+    let mut found = 0;
+    for section in text.split("<!-- fmt example: begin -->").skip(1) {
+        let section = section.split("<!-- fmt example: end -->").next().unwrap_or("");
+        let blocks: Vec<&str> = section
+            .split("```")
+            .skip(1)
+            .step_by(2)
+            .map(|b| b.strip_prefix('\n').unwrap_or(b))
+            .collect();
+        let [before, after, ..] = blocks[..] else {
+            panic!("{page}: an example needs a block before and a block after");
+        };
+        match (formatter.format)(before) {
+            Formatted::Text(out) => assert_eq!(out, after, "{page}: the example's result"),
+            _ => panic!("{page}: the example is refused"),
+        }
+        found += 1;
+    }
+    assert!(found > 0, "{page} shows no example");
+}
