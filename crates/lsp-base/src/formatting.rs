@@ -4,7 +4,34 @@
 //! lines that did not change; for range formatting, only the edits that
 //! touch the range's lines.
 
+use crate::protocol::Error;
 use lsp_types as lsp;
+
+/// What a language's formatter gave for a document's text.
+pub enum Formatted {
+    Text(String),
+    /// The text does not read: no edits, its diagnostics say why.
+    Unreadable,
+    /// The layout would have changed the program: a formatter bug.
+    Unsafe(String),
+}
+
+/// The reply to a formatting request on `text`: the edits (those touching
+/// `range`, if given), none for a text that does not read, an error for a
+/// layout the formatter refused as unsafe.
+pub fn reply(
+    text: &str,
+    formatted: Formatted,
+    range: Option<lsp::Range>,
+) -> Result<Option<Vec<lsp::TextEdit>>, Error> {
+    match formatted {
+        Formatted::Text(new) => Ok(Some(edits(text, &new, range))),
+        Formatted::Unreadable => Ok(None),
+        Formatted::Unsafe(why) => Err(Error::Refused(format!(
+            "the file is left as it is: {why} (a formatter bug; please report it)"
+        ))),
+    }
+}
 
 /// The edits from `old` to `new` (its formatted text), all of them or
 /// those that touch the lines of `range`.

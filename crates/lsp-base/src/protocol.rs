@@ -1,14 +1,43 @@
-//! Answering requests and taking in edits, alike in both servers: a
-//! request's typed parameters read and its result written (`on`), the
-//! handler's error or panic turned into the matching error response
-//! (`answer`), and a `contentChanges` entry applied to a document's text.
+//! Answering requests and taking in edits, alike in both servers: running
+//! over stdin and stdout, the text sync both offer, a request's typed
+//! parameters read and its result written (`on`), the handler's error or
+//! panic turned into the matching error response (`answer`), Markdown, and
+//! a `contentChanges` entry applied to a document's text.
 
 use crate::LineIndex;
-use lsp_server::{ErrorCode, RequestId, Response};
+use lsp_server::{Connection, ErrorCode, RequestId, Response};
 use lsp_types as lsp;
 use lsp_types::request::Request;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// What a server's loop ends with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Runs the server `run` over stdin and stdout until the client says `exit`.
+pub fn run_stdio(run: impl FnOnce(Connection) -> Result<(), BoxError>) -> Result<(), BoxError> {
+    let (connection, io_threads) = Connection::stdio();
+    run(connection)?;
+    io_threads.join()?;
+    Ok(())
+}
+
+/// The text sync both servers offer: open and close, incremental changes.
+pub fn text_sync() -> lsp::TextDocumentSyncCapability {
+    lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+        open_close: Some(true),
+        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+        ..Default::default()
+    })
+}
+
+/// Markdown text, for hovers and docs.
+pub fn markdown(value: String) -> lsp::MarkupContent {
+    lsp::MarkupContent {
+        kind: lsp::MarkupKind::Markdown,
+        value,
+    }
+}
 
 /// Why a request got no result.
 pub enum Error {

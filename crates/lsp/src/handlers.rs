@@ -22,19 +22,15 @@ use crate::ide::{Analysis, CompletionKind, DefKind, HighlightKind, Symbol};
 use crate::line_index::LineIndex;
 use crate::uri;
 
-use lsp_base::protocol::on;
+use lsp_base::formatting::Formatted;
 pub use lsp_base::protocol::Error;
+use lsp_base::protocol::{markdown, on};
 
 pub fn capabilities() -> lsp::ServerCapabilities {
-    let sync = lsp::TextDocumentSyncOptions {
-        open_close: Some(true),
-        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
-        ..Default::default()
-    };
     let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
     lsp::ServerCapabilities {
         position_encoding: Some(lsp::PositionEncodingKind::UTF16),
-        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(sync)),
+        text_document_sync: Some(lsp_base::protocol::text_sync()),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp::OneOf::Left(true)),
         references_provider: Some(lsp::OneOf::Left(true)),
@@ -424,20 +420,12 @@ fn formatting(
         return Ok(None);
     };
     let text = analysis.map.text(file);
-    match syntax::format::format(text) {
-        Ok(formatted) => Ok(Some(lsp_base::formatting::edits(text, &formatted, range))),
-        Err(syntax::format::FormatError::Syntax(_)) => Ok(None),
-        Err(syntax::format::FormatError::Unsafe(why)) => Err(Error::Refused(format!(
-            "the file is left as it is: {why} (a formatter bug; please report it)"
-        ))),
-    }
-}
-
-fn markdown(value: String) -> lsp::MarkupContent {
-    lsp::MarkupContent {
-        kind: lsp::MarkupKind::Markdown,
-        value,
-    }
+    let formatted = match syntax::format::format(text) {
+        Ok(formatted) => Formatted::Text(formatted),
+        Err(syntax::format::FormatError::Syntax(_)) => Formatted::Unreadable,
+        Err(syntax::format::FormatError::Unsafe(why)) => Formatted::Unsafe(why),
+    };
+    lsp_base::formatting::reply(text, formatted, range)
 }
 
 pub use crate::uri::file_uri;
@@ -497,14 +485,7 @@ impl Places for Positions<'_> {
             .indexes
             .entry(span.file)
             .or_insert_with(|| LineIndex::new(analysis.map.text(span.file)));
-        let position = |offset: u32| {
-            let (line, character) = index.position(offset as usize);
-            lsp::Position { line, character }
-        };
-        lsp::Range {
-            start: position(span.start),
-            end: position(span.end),
-        }
+        index.range(span.start, span.end)
     }
 
     fn location(&mut self, span: Span) -> lsp::Location {

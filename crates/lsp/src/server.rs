@@ -33,14 +33,11 @@ use lsp_base::protocol::{answer, apply_change, panic_message};
 /// checked once. The `diagnosticsDelayMs` initialization option changes it.
 const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(10);
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+use lsp_base::protocol::BoxError;
 
 /// Runs the server over stdin and stdout until the client says `exit`.
 pub fn run_stdio() -> Result<(), BoxError> {
-    let (connection, io_threads) = Connection::stdio();
-    run(connection)?;
-    io_threads.join()?;
-    Ok(())
+    lsp_base::protocol::run_stdio(run)
 }
 
 /// Runs the server on `connection` (the tests use an in-memory one).

@@ -13,7 +13,7 @@
 //! ```
 
 use lsp_server::{Message, Notification, Request, RequestId};
-use serde_json::{json, Value};
+use serde_json::json;
 use sexpgpu::ide::{Analysis, Options};
 use sexpgpu::Host;
 use std::io::{BufReader, Write};
@@ -96,7 +96,7 @@ fn end_to_end(server: &Path, root: &Path, path: &Path, text: &str) -> Vec<Durati
         {
             Message::Notification(n)
                 if n.method == "textDocument/publishDiagnostics"
-                    && n.params["uri"] == Value::from(uri.as_str()) =>
+                    && n.params["uri"] == uri.as_str() =>
             {
                 return
             }

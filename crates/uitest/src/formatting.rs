@@ -76,7 +76,10 @@ pub fn check_book_examples(formatter: &Formatter, page: &str) {
     let text = std::fs::read_to_string(&path).expect("the formatting page");
     let mut found = 0;
     for section in text.split("<!-- fmt example: begin -->").skip(1) {
-        let section = section.split("<!-- fmt example: end -->").next().unwrap_or("");
+        let section = section
+            .split("<!-- fmt example: end -->")
+            .next()
+            .unwrap_or("");
         let blocks: Vec<&str> = section
             .split("```")
             .skip(1)

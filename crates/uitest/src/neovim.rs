@@ -1,7 +1,8 @@
 //! The language servers under a real client, headless Neovim (the Debian
 //! package `neovim`, which `scripts/test` installs): a Lua script drives
-//! Neovim's LSP client against the server and writes what it saw as JSON,
-//! which the test checks. The tests run without libtest's harness (Neovim
+//! Neovim's LSP client against the server, with the client half both
+//! languages share (`neovim_client.lua`, given as `$CLIENT`), and writes
+//! what it saw as JSON, which the test checks. The tests run without libtest's harness (Neovim
 //! needs the process to itself), so `harness` stands in for it. Test
 //! support: panics to fail a test.
 
@@ -39,6 +40,10 @@ pub fn drive(script: &Path, project: &Path, server: &str) -> Value {
         .arg(format!("luafile {}", script.display()))
         .env("PROJECT", project)
         .env("SERVER", server)
+        .env(
+            "CLIENT",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/src/neovim_client.lua"),
+        )
         .env("XDG_STATE_HOME", project.join("state"))
         .env("XDG_DATA_HOME", project.join("data"))
         .status()

@@ -31,7 +31,11 @@ fn neovim_end_to_end() {
     let result = uitest::neovim::drive(&script, &dir, env!("CARGO_BIN_EXE_sexpgpu"));
     let show = |v: &Value| serde_json::to_string(v).unwrap_or_default();
 
-    assert_eq!(result["stopped"], Value::Bool(true), "the server did not shut down cleanly");
+    assert_eq!(
+        result["stopped"],
+        Value::Bool(true),
+        "the server did not shut down cleanly"
+    );
     assert_eq!(
         show(&result["diagnostics"]),
         r#"[{"code":"E-DIM-001","col":6,"line":7}]"#
@@ -49,7 +53,10 @@ fn neovim_end_to_end() {
     assert_eq!(library["readonly"], Value::Bool(true));
     assert_eq!(
         result["formatted"].as_str(),
-        Some(MAIN.replace("      (matmul x w))", "  (matmul x w))").trim_end())
+        Some(
+            MAIN.replace("      (matmul x w))", "  (matmul x w))")
+                .trim_end()
+        )
     );
 
     uitest::neovim::make_writable(&dir.join("library"));

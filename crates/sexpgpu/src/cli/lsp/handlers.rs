@@ -4,7 +4,8 @@
 //! Owns the server's capabilities. Never keeps state.
 
 use lsp_base::diagnostics::{diagnostic, Places};
-use lsp_base::protocol::{on, Error};
+use lsp_base::formatting::Formatted;
+use lsp_base::protocol::{markdown, on, Error};
 use lsp_base::uri::file_uri;
 use lsp_base::LineIndex;
 use lsp_types as lsp;
@@ -21,15 +22,10 @@ use std::path::Path;
 const SOURCE: &str = "sexpgpu";
 
 pub fn capabilities() -> lsp::ServerCapabilities {
-    let sync = lsp::TextDocumentSyncOptions {
-        open_close: Some(true),
-        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
-        ..Default::default()
-    };
     let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
     lsp::ServerCapabilities {
         position_encoding: Some(lsp::PositionEncodingKind::UTF16),
-        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(sync)),
+        text_document_sync: Some(lsp_base::protocol::text_sync()),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp::OneOf::Left(true)),
         references_provider: Some(lsp::OneOf::Left(true)),
@@ -154,7 +150,7 @@ impl Context<'_> {
                     .map_or("", |(_, t)| *t);
                 lsp::Location {
                     uri: file_uri(&self.library_dir.join(file)),
-                    range: range(&LineIndex::new(text), span.start, span.end),
+                    range: LineIndex::new(text).range(span.start, span.end),
                 }
             }
         }
@@ -214,13 +210,12 @@ impl Context<'_> {
     /// diagnostics say why.
     fn formatting(&self, range: Option<lsp::Range>) -> Result<Option<Vec<lsp::TextEdit>>, Error> {
         let text = &self.analysis.text;
-        match sexpgpu::format::format(text) {
-            Ok(formatted) => Ok(Some(lsp_base::formatting::edits(text, &formatted, range))),
-            Err(sexpgpu::format::FormatError::Syntax(_)) => Ok(None),
-            Err(sexpgpu::format::FormatError::Unsafe(why)) => Err(Error::Refused(format!(
-                "the file is left as it is: {why} (a formatter bug; please report it)"
-            ))),
-        }
+        let formatted = match sexpgpu::format::format(text) {
+            Ok(formatted) => Formatted::Text(formatted),
+            Err(sexpgpu::format::FormatError::Syntax(_)) => Formatted::Unreadable,
+            Err(sexpgpu::format::FormatError::Unsafe(why)) => Formatted::Unsafe(why),
+        };
+        lsp_base::formatting::reply(text, formatted, range)
     }
 }
 
@@ -238,7 +233,7 @@ impl Places for SpanPlaces<'_> {
             .indexes
             .entry(span.file)
             .or_insert_with(|| LineIndex::new(sources.text(span.file)));
-        range(index, span.start, span.end)
+        index.range(span.start, span.end)
     }
 
     fn location(&mut self, span: diag::Span) -> lsp::Location {
@@ -250,24 +245,6 @@ impl Places for SpanPlaces<'_> {
             uri,
             range: self.range(span),
         }
-    }
-}
-
-fn range(index: &LineIndex, start: u32, end: u32) -> lsp::Range {
-    let position = |offset: u32| {
-        let (line, character) = index.position(offset as usize);
-        lsp::Position { line, character }
-    };
-    lsp::Range {
-        start: position(start),
-        end: position(end),
-    }
-}
-
-fn markdown(value: String) -> lsp::MarkupContent {
-    lsp::MarkupContent {
-        kind: lsp::MarkupKind::Markdown,
-        value,
     }
 }
 

@@ -25,7 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+use lsp_base::protocol::BoxError;
 
 /// The settings a client may give in `initializationOptions`.
 struct Settings {
@@ -44,10 +44,7 @@ struct Settings {
 
 /// Runs the server over stdin and stdout until the client says `exit`.
 pub fn run_stdio() -> Result<(), BoxError> {
-    let (connection, io_threads) = Connection::stdio();
-    run(connection)?;
-    io_threads.join()?;
-    Ok(())
+    lsp_base::protocol::run_stdio(run)
 }
 
 /// Runs the server on `connection`.
