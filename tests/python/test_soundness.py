@@ -218,3 +218,19 @@ def test_calls_bind_at_once_and_claims_convert_nothing(tmp_path_factory, checks)
     x = torch.randn(3, dtype=torch.bfloat16)
     assert m.converted(x).dtype == torch.float32
     same(m.claimed_ids(torch.tensor([0, 3])), torch.tensor([0, 3]))
+
+
+def test_arguments_and_fields_take_their_dtypes(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "dtypes-of-arguments", checks)
+    a, x = torch.tensor([0, 2, 3], dtype=torch.int32), torch.randn(3)
+    want = torch.clamp(a.to(torch.float32), min=torch.finfo(torch.float32).tiny).sum()
+    same(m.positive(a, x), want)
+    same(m.floats(a, x), a.to(torch.float32))
+
+
+def test_a_rebound_let_claims_nothing_of_its_first_value(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "floats-and-rebinding", checks)
+    x = -torch.rand(2, 3) - 0.1
+    same(m.rebound(3, x), -x)
+    p, q = torch.rand(4) + 0.5, torch.rand(4) + 0.5
+    same(m.in_logs(p, q), torch.log(p) + torch.log(q))

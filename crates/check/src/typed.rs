@@ -387,25 +387,45 @@ impl Range {
     }
 }
 
+/// One end of a range for messages: `inf`, a whole number, a short float
+/// as it is, and a long one (a float's grid value, `0.099609375`) to four
+/// significant digits, rounded outward (`down` for a lower end) so the
+/// range shown still holds every value.
+fn show_end(v: f64, down: Option<bool>) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let plain = format!("{v:?}");
+    let Some(down) = down.filter(|_| plain.len() > 9) else {
+        return plain;
+    };
+    let exponent = v.abs().log10().floor() as i32;
+    let scale = 10f64.powi(3 - exponent);
+    let r = if down {
+        (v * scale).floor()
+    } else {
+        (v * scale).ceil()
+    } / scale;
+    if (-4..6).contains(&exponent) {
+        let decimals = (3 - exponent).max(0) as usize;
+        let text = format!("{r:.decimals$}");
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        text.to_string()
+    } else {
+        format!("{r:.3e}")
+    }
+}
+
 impl std::fmt::Display for Range {
     /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; `{2}` for one number.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let show = |v: f64| {
-            if v.is_infinite() {
-                if v > 0.0 {
-                    "inf".to_string()
-                } else {
-                    "-inf".to_string()
-                }
-            } else if v.fract() == 0.0 && v.abs() < 1e15 {
-                format!("{}", v as i64)
-            } else {
-                format!("{v:?}")
-            }
-        };
         if self.lo == self.hi {
-            return write!(f, "{{{}}}", show(self.lo));
+            return write!(f, "{{{}}}", show_end(self.lo, None));
         }
+        let show = |v: f64| show_end(v, Some(v == self.lo));
         write!(
             f,
             "{}{}, {}{}",

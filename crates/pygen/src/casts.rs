@@ -56,7 +56,10 @@ impl<'g, 'a> Scope<'g, 'a> {
                         value = Val::atom(code);
                     }
                 }
-                self.claim_domain(value, inner, domain.as_ref(), &written, &at)
+                // The domain the claim names, as the checker planned it; a
+                // claim of sizes alone checks no values.
+                let claimed = domain.as_ref().filter(|_| check.range.is_some());
+                self.claim_domain(value, inner, claimed, &written, &at)
             }
             (CastKind::To, Some(ExprInfo::To(plan))) => {
                 if let Some(int) = self.number_kind(inner.span) {
@@ -83,36 +86,77 @@ impl<'g, 'a> Scope<'g, 'a> {
                         );
                     }
                 }
-                if let (Some(_), Some(d)) = (&plan.clamp, &domain) {
-                    value = self.clamp(value, d);
-                } else if let Some(Domain::Bool) = &domain {
-                    if plan.cast.is_none() && !self.is_bool(inner.span) {
-                        value = Val {
-                            code: format!("{} != 0", value.at(CMP + 1)),
-                            prec: CMP,
-                            simple: false,
-                        };
-                    }
-                }
-                if let Some(dtype) = plan.cast {
-                    if dtype == ast::DtypeKind::Bool && !self.is_bool(inner.span) {
-                        value = Val {
-                            code: format!("{} != 0", value.at(CMP + 1)),
-                            prec: CMP,
-                            simple: false,
-                        };
-                    } else {
-                        value = Val::atom(format!("{}.to({})", value.at(ATOM), torch_dtype(dtype)));
-                    }
-                } else if plan.to_float {
-                    value = Val::atom(self.to_float(&value.at(ATOM)));
-                } else if matches!(domain, Some(Domain::Index(_))) && !self.is_integer(inner.span) {
-                    value = Val::atom(format!("{}.long()", value.at(ATOM)));
+                // An integer becomes a float before a float domain's clamp
+                // (`torch.finfo` wants a float); a float is clamped before
+                // it becomes an integer.
+                let to_float = plan.to_float
+                    || plan.cast.is_some_and(|d| {
+                        matches!(
+                            d,
+                            ast::DtypeKind::F64
+                                | ast::DtypeKind::F32
+                                | ast::DtypeKind::F16
+                                | ast::DtypeKind::Bf16
+                        )
+                    });
+                if to_float {
+                    value = self.convert(value, plan, inner, domain.as_ref());
+                    value = self.clamp_into(value, plan, inner, domain.as_ref());
+                } else {
+                    value = self.clamp_into(value, plan, inner, domain.as_ref());
+                    value = self.convert(value, plan, inner, domain.as_ref());
                 }
                 value
             }
             _ => v,
         }
+    }
+
+    /// A `to`'s clamp into its domain, or a Bool domain's comparison.
+    fn clamp_into(
+        &mut self,
+        value: Val,
+        plan: &check::hir::ToPlan,
+        inner: &Expr,
+        domain: Option<&Domain>,
+    ) -> Val {
+        match (&plan.clamp, domain) {
+            (Some(_), Some(d)) => self.clamp(value, d),
+            (_, Some(Domain::Bool)) if plan.cast.is_none() && !self.is_bool(inner.span) => Val {
+                code: format!("{} != 0", value.at(CMP + 1)),
+                prec: CMP,
+                simple: false,
+            },
+            _ => value,
+        }
+    }
+
+    /// A `to`'s dtype conversion: a cast, the body's float dtype for an
+    /// integer made `Real`, `.long()` for ids.
+    fn convert(
+        &mut self,
+        value: Val,
+        plan: &check::hir::ToPlan,
+        inner: &Expr,
+        domain: Option<&Domain>,
+    ) -> Val {
+        if let Some(dtype) = plan.cast {
+            if dtype == ast::DtypeKind::Bool && !self.is_bool(inner.span) {
+                return Val {
+                    code: format!("{} != 0", value.at(CMP + 1)),
+                    prec: CMP,
+                    simple: false,
+                };
+            }
+            return Val::atom(format!("{}.to({})", value.at(ATOM), torch_dtype(dtype)));
+        }
+        if plan.to_float {
+            return Val::atom(self.to_float(&value.at(ATOM)));
+        }
+        if matches!(domain, Some(Domain::Index(_))) && !self.is_integer(inner.span) {
+            return Val::atom(format!("{}.long()", value.at(ATOM)));
+        }
+        value
     }
 
     /// The run-time check of an `as` claim's domain: ids below their bound

@@ -123,9 +123,11 @@ impl<'g, 'a> Scope<'g, 'a> {
                     let code = last[prefix.len()..].to_string();
                     self.pre.pop();
                     self.emit(indent, format!("{target} = {code}"), at, out);
+                    self.probe_after(stmt, indent, out);
                     return;
                 }
                 self.emit(indent, format!("{target} = {}", v.code), at, out);
+                self.probe_after(stmt, indent, out);
             }
             StmtKind::LetTuple { names, value } => {
                 let v = self.expr(value);
@@ -135,15 +137,17 @@ impl<'g, 'a> Scope<'g, 'a> {
                     .collect();
                 let text = format!("{} = {}", targets.join(", "), v.code);
                 self.emit(indent, text, at, out);
+                self.probe_after(stmt, indent, out);
             }
             StmtKind::Return(value) => {
                 let v = self.expr(value);
-                self.emit(indent, format!("return {}", v.code), at, out);
+                let code = self.probe_return(value.span, v.code);
+                self.emit(indent, format!("return {code}"), at, out);
             }
             StmtKind::Expr(value) => {
                 let v = self.expr(value);
                 let text = if last {
-                    format!("return {}", v.code)
+                    format!("return {}", self.probe_return(value.span, v.code))
                 } else {
                     v.code
                 };

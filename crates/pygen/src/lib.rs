@@ -21,6 +21,7 @@ mod init;
 mod items;
 mod names;
 mod pattern_sizes;
+mod probe;
 mod scope;
 mod sigs;
 mod sizes;
@@ -36,18 +37,24 @@ use check::{codes, Checked};
 use diag::{Diagnostic, SourceMap};
 
 pub use names::module_name;
+pub use probe::python_names;
 
 /// What `shapescript build` passes on.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Emit the run-time boundary checks and `as` verifications.
     pub runtime_checks: bool,
+    /// Check every named and returned value against the checker's type
+    /// (`probe.rs`, `docs/shapescript/soundness.md`); for the soundness
+    /// tests, never set by `shapescript build`.
+    pub probes: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             runtime_checks: true,
+            probes: false,
         }
     }
 }
@@ -106,7 +113,11 @@ pub fn generate(
         .collect();
     let init = init_module(&names);
     files.insert(PathBuf::from("__init__.py"), init);
-    files.insert(PathBuf::from("shapescript_runtime.py"), RUNTIME.to_string());
+    let mut runtime = RUNTIME.to_string();
+    if options.probes {
+        runtime.push_str(probe::PROBE_RUNTIME);
+    }
+    files.insert(PathBuf::from("shapescript_runtime.py"), runtime);
     Ok(files
         .into_iter()
         .map(|(path, contents)| OutputFile { path, contents })

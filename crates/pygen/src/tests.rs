@@ -26,6 +26,26 @@ fn check_code(src: &str, expect: Expect) {
 }
 
 fn build(src: &str, runtime_checks: bool) -> String {
+    let options = Options {
+        runtime_checks,
+        ..Options::default()
+    };
+    match build_files(src, &options) {
+        Ok(files) => files
+            .into_iter()
+            .find(|f| f.path == std::path::Path::new("main.py"))
+            .map(|f| f.contents)
+            .unwrap_or_default(),
+        Err(d) => format!("{d:?}"),
+    }
+}
+
+/// Checks one in-memory `main.ss` (it must check clean) and generates
+/// its package with `options`.
+pub fn build_files(
+    src: &str,
+    options: &Options,
+) -> Result<Vec<crate::OutputFile>, Vec<diag::Diagnostic>> {
     let mut files = MemoryFiles::new();
     files.insert("main.ss", src);
     let mut map = SourceMap::new();
@@ -36,14 +56,7 @@ fn build(src: &str, runtime_checks: bool) -> String {
         &Default::default(),
     );
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
-    match generate(&checked, &map, &Options { runtime_checks }) {
-        Ok(files) => files
-            .into_iter()
-            .find(|f| f.path == std::path::Path::new("main.py"))
-            .map(|f| f.contents)
-            .unwrap_or_default(),
-        Err(d) => format!("{d:?}"),
-    }
+    generate(&checked, &map, options)
 }
 
 #[test]

@@ -50,6 +50,7 @@ pub fn run_build(
     }
     let options = pygen::Options {
         runtime_checks: !no_runtime_checks,
+        ..pygen::Options::default()
     };
     let files = match pygen::generate(&checked, &map, &options) {
         Ok(files) => files,

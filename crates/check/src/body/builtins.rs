@@ -916,7 +916,10 @@ fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "take", &["x", "ids", "over"], &[true, true, true], args)?;
     let x = slots[0]?;
     let (ty, t, shape) = shaped(c, x, "take")?;
-    let (_, _, ids) = shaped(c, slots[1]?, "take")?;
+    let (ids_ty, _, ids) = shaped(c, slots[1]?, "take")?;
+    if !c.are_ids("take", &ids_ty, slots[1]?.value.span) {
+        return None;
+    }
     let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
     let [p] = positions.as_slice() else {
         return None;
@@ -929,7 +932,10 @@ fn take(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
 
 fn one_hot(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "one_hot", &["ids", "n"], &[true, true], args)?;
-    let (_, _, shape) = shaped(c, slots[0]?, "one_hot")?;
+    let (ids, _, shape) = shaped(c, slots[0]?, "one_hot")?;
+    if !c.are_ids("one_hot", &ids, slots[0]?.value.span) {
+        return None;
+    }
     let n_arg = slots[1]?;
     let n = size_arg(c, n_arg, "one_hot")?;
     let mut out = shape.to_vec();

@@ -173,19 +173,23 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let target = given.target;
         let param = &target.signature.params[i];
         let got_dtype = effective_dtype(at);
-        match (pt.dtype, got_dtype) {
-            (Some(want), Some(found)) if want != found && is_float(want) && is_float(found) => {
+        let ids = matches!(pt.domain, Some(Domain::Index(_)));
+        match (effective_dtype(pt), got_dtype) {
+            (Some(want), Some(found)) if want == found => true,
+            // Ids are any integers, as `embedding` and `gather` take them.
+            (Some(_), Some(found)) if ids && !is_float(found) && found != DtypeKind::Bool => true,
+            (Some(want), found) => {
+                let found = crate::dtype::show(found);
                 let d = self.arg_diagnostic(
                     codes::E0502,
                     format!(
-                        "argument `{}` of `{}` is {}, but the parameter is {}",
+                        "argument `{}` of `{}` is {found}, but the parameter is {}",
                         param.name,
                         target.name,
-                        found.as_str(),
                         want.as_str()
                     ),
                     arg.value.span,
-                    format!("this is {}", found.as_str()),
+                    format!("this is {found}"),
                     target,
                     i,
                     aty,
@@ -195,16 +199,13 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     .push(d.with_help(format!("convert it: `... to {}`", want.as_str())));
                 false
             }
-            (None, found) if !matches!(pt.domain, Some(Domain::Index(_) | Domain::Bool)) => {
-                match found {
-                    Some(found) if !is_float(found) => {
-                        self.non_float_arg(call, given, i, found, arg, aty);
-                        false
-                    }
-                    _ => self.shared_float(call, given, got, i, found, arg, aty),
+            (None, found) => match found {
+                Some(found) if !is_float(found) => {
+                    self.non_float_arg(call, given, i, found, arg, aty);
+                    false
                 }
-            }
-            _ => true,
+                _ => self.shared_float(call, given, got, i, found, arg, aty),
+            },
         }
     }
 

@@ -85,12 +85,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         let line = self.line(span);
         let info = match kind {
             ast::CastKind::As if !claims_own_dtype(f, t) => {
-                self.diagnostics.push(
-                    Diagnostic::error(codes::E0502, format!("`as` can't change a dtype: the value is {}", crate::dtype::show(crate::shape::effective_dtype(f))))
-                        .with_primary(written.span, format!("this says {}", crate::dtype::show(crate::shape::effective_dtype(t))))
-                        .with_note("`as` claims sizes and domains, which the program checks when it runs; it converts nothing")
-                        .with_help("convert with `to`, as in `x to f32`"),
-                );
+                self.diagnostics.push(as_changes_dtype(f, t, written.span));
                 return self.record(span, error_ty(span), ExprInfo::Plain);
             }
             ast::CastKind::As => {
@@ -279,6 +274,24 @@ fn number_narrowing(found: &Ty, target: &Ty, kind: ast::CastKind, line: u32) -> 
             reshape: None,
         }),
     })
+}
+
+/// E0502 for an `as` that claims another dtype than the value has.
+fn as_changes_dtype(
+    found: &crate::types::TensorTy,
+    target: &crate::types::TensorTy,
+    at: diag::Span,
+) -> Diagnostic {
+    let show = |t| crate::dtype::show(crate::shape::effective_dtype(t));
+    Diagnostic::error(
+        codes::E0502,
+        format!("`as` can't change a dtype: the value is {}", show(found)),
+    )
+    .with_primary(at, format!("this says {}", show(target)))
+    .with_note(
+        "`as` claims sizes and domains, which the program checks when it runs; it converts nothing",
+    )
+    .with_help("convert with `to`, as in `x to f32`")
 }
 
 /// Whether an `as` to `target` leaves the value's dtype as it is: the claim

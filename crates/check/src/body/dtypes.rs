@@ -140,6 +140,31 @@ impl FnChecker<'_, '_> {
         false
     }
 
+    /// Ids are integers (`take`'s, `one_hot`'s): PyTorch reads a bool
+    /// tensor as a mask and refuses floats (E0502).
+    pub(super) fn are_ids(&mut self, what: &str, ty: &Ty, at: Span) -> bool {
+        let Some(d) = tensor_dtype(ty) else {
+            return true;
+        };
+        if dtype::category(d) == Category::Int {
+            return true;
+        }
+        let help = if d == Some(DtypeKind::Bool) {
+            "a mask selects rather than picks: index with it, `x[mask]`"
+        } else {
+            "ids are whole positions: `... to Index[n]` rounds and checks them"
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                codes::E0502,
+                format!("`{what}` takes integer ids, not {}", dtype::show(d)),
+            )
+            .with_primary(at, format!("this is `{}`", show_ty(ty)))
+            .with_help(help),
+        );
+        false
+    }
+
     /// Unary `-`: not of a bool tensor.
     pub(super) fn negation_defined(&mut self, ty: &Ty, at: Span) -> bool {
         if is_bool(ty) {

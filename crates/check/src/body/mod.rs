@@ -794,6 +794,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         self.expect_ty(&found, &declared, value.span, Expected::Let(written.span));
                         declared
                     }
+                    // A `let` rebound later holds other values than its
+                    // first: its first value's domain says nothing of them.
+                    None if self.rebound.contains(&name.name) => without_domain(found),
                     None => found,
                 };
                 if !name.is_missing() {
@@ -1196,6 +1199,25 @@ fn dtype_help(found: &Ty, expected: &Ty) -> Option<String> {
             d = d.as_str()
         )),
         _ => None,
+    }
+}
+
+/// `ty` without the domain its value had (its dtype kept: an `Index` id
+/// stays an integer); a `Bool` mask stays one.
+fn without_domain(ty: Ty) -> Ty {
+    match ty.kind {
+        TyKind::Tensor(t) if !matches!(t.domain, None | Some(crate::types::Domain::Bool)) => Ty {
+            kind: TyKind::Tensor(TensorTy {
+                dtype: shape::effective_dtype(&t),
+                domain: None,
+                shape: t.shape,
+            }),
+            span: ty.span,
+        },
+        kind => Ty {
+            kind,
+            span: ty.span,
+        },
     }
 }
 

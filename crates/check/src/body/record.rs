@@ -137,8 +137,54 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     ok = false;
                 }
             }
+            ok &= self.field_dtype(name, field, &ty, arg.value.span);
         }
         ok
+    }
+
+    /// A field's value has the field's dtype: the one it names (any
+    /// integers for `Index` ids), or a float one for a field without a
+    /// dtype, as a parameter without one takes (E0502).
+    fn field_dtype(&mut self, name: &Name, field: &FieldDef, ty: &Ty, at: Span) -> bool {
+        let (TyKind::Tensor(want), TyKind::Tensor(got)) = (&field.ty.kind, &ty.kind) else {
+            return true;
+        };
+        let is_float = |d: Option<crate::types::DtypeKind>| {
+            crate::dtype::category(d) == crate::dtype::Category::Float
+        };
+        let (want_d, got_d) = (
+            crate::shape::effective_dtype(want),
+            crate::shape::effective_dtype(got),
+        );
+        let ids = matches!(want.domain, Some(crate::types::Domain::Index(_)));
+        let fits = match want_d {
+            None => is_float(got_d),
+            Some(_) if ids => crate::dtype::category(got_d) == crate::dtype::Category::Int,
+            Some(w) => got_d == Some(w),
+        };
+        if !fits {
+            let wanted = match want_d {
+                None => "a float dtype".to_string(),
+                Some(w) => w.as_str().to_string(),
+            };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    codes::E0502,
+                    format!(
+                        "field `{}` of `{name}` takes {wanted}, but the value is {}",
+                        field.name,
+                        crate::dtype::show(got_d)
+                    ),
+                )
+                .with_primary(at, format!("this is `{}`", show_ty(ty)))
+                .with_secondary(
+                    field.span,
+                    format!("`{}: {}` is declared here", field.name, show_ty(&field.ty)),
+                )
+                .with_help("convert it with `to`"),
+            );
+        }
+        fits
     }
 
     /// One equation per axis of each field's value against the field's

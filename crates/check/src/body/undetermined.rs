@@ -37,7 +37,7 @@ pub(super) fn group_only(signature: &Signature, sources: &[GenericSource]) -> Ve
 }
 
 /// The generic axes some parameter's type has but the entry doesn't read
-/// (`GenericSource`): `n` of `[n + 1]`, `a` of `[a*b]` or of `[(a b)]`.
+/// (`GenericSource`): `a` of `[a*b]` or of `[(a b)]`, `c` of `Index[c]`.
 /// Their value is not known in the body.
 pub(super) fn unread(signature: &Signature, sources: &[GenericSource]) -> Vec<Name> {
     let param_axes = || {
@@ -51,9 +51,28 @@ pub(super) fn unread(signature: &Signature, sources: &[GenericSource]) -> Vec<Na
         .generics
         .iter()
         .filter(|g| !sources.iter().any(|s| s.name == **g))
-        .filter(|g| param_axes().any(|axis| mentions(axis, **g) || group_has(axis, **g)))
+        .filter(|g| {
+            param_axes().any(|axis| mentions(axis, **g) || group_has(axis, **g))
+                || in_domains(signature, **g)
+        })
         .copied()
         .collect()
+}
+
+/// Whether a parameter's domain names the generic axis `g` (`Index[c]`):
+/// a size no axis gives.
+fn in_domains(signature: &Signature, g: Name) -> bool {
+    signature.params.iter().any(|p| match &p.ty.kind {
+        crate::types::TyKind::Tensor(t) => match &t.domain {
+            Some(crate::types::Domain::Index(n)) => n
+                .poly
+                .symbols()
+                .iter()
+                .any(|s| matches!(s, crate::size::Symbol::Generic(x) if *x == g)),
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
 /// E0306 for the generic axis `name` used as a value at `span` when the

@@ -54,6 +54,45 @@ impl Interval {
         }
     }
 
+    /// The floats of a dtype whose significand has `bits` bits (8 for
+    /// bf16, 11 for f16, 24 for f32) that hold these values: each end not
+    /// on the dtype's grid moves out to the next value on it, so a value
+    /// computed exactly within the ends and rounded to the dtype stays
+    /// within them (rounding is monotone). 0, ±1 and whole numbers the grid
+    /// holds stay as they are. The exponent range is f32's (bf16's).
+    pub fn on_grid(&self, bits: u32) -> Interval {
+        let lo = grid_below(self.lo, bits);
+        let hi = -grid_below(-self.hi, bits);
+        // Rounding reaches an open end (`x + 1` of `x > 1` may round to
+        // exactly 2), but for 0: a sum of positive floats stays positive.
+        // (A product of tiny ones may underflow to 0: docs/shapescript/ranges.md.)
+        let open = |end: f64, moved: f64, open: bool| open && moved == end && end == 0.0;
+        let (lo_open, hi_open) = (
+            open(self.lo, lo, self.lo_open),
+            open(self.hi, hi, self.hi_open),
+        );
+        if lo == self.lo && hi == self.hi && lo_open == self.lo_open && hi_open == self.hi_open {
+            return *self;
+        }
+        let mut out = Interval::new(lo, hi, lo_open, hi_open);
+        out.row_max_axis = self.row_max_axis;
+        out.row_zero_axis = self.row_zero_axis;
+        out
+    }
+
+    /// A product's, quotient's or power's values as floats (a tensor's, with
+    /// `bits` of significand): positive values tiny enough multiply to 0,
+    /// so an open 0 end is reached (`0.5 ** 1000`, `1e-30 * 1e-30`).
+    pub fn underflowing(&self, bits: Option<u32>) -> Interval {
+        if bits.is_none() {
+            return *self;
+        }
+        let mut out = *self;
+        out.lo_open &= self.lo != 0.0;
+        out.hi_open &= self.hi != 0.0;
+        out
+    }
+
     /// The values as an f16 holds them: magnitudes below half its least
     /// subnormal (2^-25) round to 0, and above its largest (65504) to an
     /// infinity (`1e-8` is 0 in f16, so `x * x + 1e-8` may be 0 there).
@@ -413,6 +452,27 @@ impl fmt::Display for Interval {
     /// `[0, 1]`, `(0, inf)`, `[1e-5, inf)`; one number for a point.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.to_range().fmt(f)
+    }
+}
+
+/// The largest float of `bits` significand bits (and f32's exponent range,
+/// its subnormals included) that is at most `v`.
+fn grid_below(v: f64, bits: u32) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    // f32's least subnormal: below it, in size, the grid holds only 0.
+    const TINY: f64 = 1.401_298_464_324_817e-45;
+    if v.abs() < TINY {
+        return if v > 0.0 { 0.0 } else { -TINY };
+    }
+    let exponent = v.abs().log2().floor().max(-126.0);
+    let step = (exponent - f64::from(bits - 1)).exp2();
+    let below = (v / step).floor() * step;
+    if below > v {
+        below - step
+    } else {
+        below
     }
 }
 

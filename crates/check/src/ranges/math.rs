@@ -82,7 +82,8 @@ impl MathFn {
     /// The range of its results over `x` (the part of `x` inside its
     /// domain), as floats compute them (`rounded`).
     pub fn apply(self, x: &Interval) -> Interval {
-        rounded(self.exact(x))
+        // Within what the function ever gives: `erf` is never past 1.
+        rounded(self.exact(x)).narrow_to(&rounded(self.exact(&Interval::REAL)))
     }
 
     /// The range of its results in exact arithmetic.

@@ -349,6 +349,10 @@ impl<'w> Walker<'w> {
         if matches!(typed.ty.kind, TyKind::Error) {
             return (None, Some(typed));
         }
+        if let (Some(v), Some(bits)) = (iv, grid_bits(typed)) {
+            // A float tensor holds its dtype's floats (`Interval::on_grid`).
+            iv = Some(v.on_grid(bits));
+        }
         if let Some(iv) = &mut iv {
             // Other operations move or mix the axes: the row's largest
             // value goes with its `softmax`, a name, or `topk(...)[0]`.
@@ -508,12 +512,18 @@ impl<'w> Walker<'w> {
     ) -> Option<Interval> {
         let (a, lt) = self.walk(lhs);
         let (b, rt) = self.walk(rhs);
-        // A Python number meets a half-precision tensor as an f16.
-        let half = self.typed(span).is_some_and(
+        // A Python number meets a float tensor as that tensor's dtype: on
+        // its grid, and in f16 within its range (`1e-8` is 0 there).
+        let result = self.typed(span);
+        let half = result.is_some_and(
             |t| matches!(&t.ty.kind, TyKind::Tensor(x) if x.dtype == Some(ast::DtypeKind::F16)),
         );
-        let as_operand = |iv: Option<Interval>, typed: Option<&TypedExpr>| match typed {
-            Some(t) if half && matches!(t.ty.kind, TyKind::Scalar(_)) => iv.map(|i| i.in_f16()),
+        let bits = result.and_then(grid_bits);
+        let as_operand = |iv: Option<Interval>, typed: Option<&TypedExpr>| match (typed, bits) {
+            (Some(t), Some(bits)) if matches!(t.ty.kind, TyKind::Scalar(_)) => iv.map(|i| {
+                let i = if half { i.in_f16() } else { i };
+                i.on_grid(bits)
+            }),
             _ => iv,
         };
         let (a, b) = (as_operand(a, lt), as_operand(b, rt));
@@ -541,17 +551,17 @@ impl<'w> Walker<'w> {
                 },
                 None => a.sub(&b),
             },
-            BinaryOp::Mul if same_local(lt, rt) => a.square(),
-            BinaryOp::Mul => a.mul(&b),
+            BinaryOp::Mul if same_local(lt, rt) => a.square().underflowing(bits),
+            BinaryOp::Mul => a.mul(&b).underflowing(bits),
             BinaryOp::Div => {
                 if b.contains(0.0) {
                     self.division_by_zero(rhs, b);
                 }
-                a.div(&b)
+                a.div(&b).underflowing(bits)
             }
             BinaryOp::MatMul => a.mul(&b).sum_of(),
-            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo),
-            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS,
+            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo).underflowing(bits),
+            BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS.underflowing(bits),
             _ => Interval::REAL,
         })
     }
@@ -1014,6 +1024,22 @@ impl Walker<'_> {
         }
         let count = self.env.dims.substitute(&count).unwrap_or(count);
         crate::size::least_value(&count).is_none_or(|l| l < 1)
+    }
+}
+
+/// The significand bits of the floats a float tensor's values are (8 for
+/// bf16, 11 for f16, 24 for f32; the call's float dtype may be bf16, the
+/// coarsest); `None` for f64 (the intervals' own arithmetic), integers,
+/// bools and Python numbers.
+fn grid_bits(typed: &TypedExpr) -> Option<u32> {
+    let TyKind::Tensor(t) = &typed.ty.kind else {
+        return None;
+    };
+    match crate::shape::effective_dtype(t) {
+        None | Some(ast::DtypeKind::Bf16) => Some(8),
+        Some(ast::DtypeKind::F16) => Some(11),
+        Some(ast::DtypeKind::F32) => Some(24),
+        Some(_) => None,
     }
 }
 

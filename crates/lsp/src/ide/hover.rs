@@ -582,7 +582,7 @@ mod range_tests {
                 v: [b]
                 ```
 
-                values in `[1e-5, inf)`
+                values in `[9.953e-6, inf)`
 
                 let of `fn f`"#]],
         );
@@ -593,7 +593,7 @@ mod range_tests {
                 [n]
                 ```
 
-                values in `[1e-6, inf)`"#]],
+                values in `[9.983e-7, inf)`"#]],
         );
         check(
             "fn f(x: [n]) -> [n] = sqrt(exp(x)$0)\n",
