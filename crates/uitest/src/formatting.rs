@@ -69,15 +69,15 @@ pub fn pushed_right(text: &str, width: usize) -> String {
 }
 
 /// Checks the before-and-after examples of a formatting page (relative to
-/// the workspace folder): each `<!-- fmt example: begin -->` section's first
+/// the workspace folder): each `<!-- fmt before and after: begin -->` section's first
 /// fenced block formats to its second.
 pub fn check_book_examples(formatter: &Formatter, page: &str) {
     let path = crate::support::workspace_root().join(page);
     let text = std::fs::read_to_string(&path).expect("the formatting page");
     let mut found = 0;
-    for section in text.split("<!-- fmt example: begin -->").skip(1) {
+    for section in text.split("<!-- fmt before and after: begin -->").skip(1) {
         let section = section
-            .split("<!-- fmt example: end -->")
+            .split("<!-- fmt before and after: end -->")
             .next()
             .unwrap_or("");
         let blocks: Vec<&str> = section
