@@ -48,6 +48,14 @@ pub enum Error {
     Refused(String),
 }
 
+/// A notification's parameters as `N`'s type; `None` when they don't parse
+/// (the notification is then dropped: there is no one to answer).
+pub fn params<N: lsp::notification::Notification>(
+    note: lsp_server::Notification,
+) -> Option<N::Params> {
+    serde_json::from_value(note.params).ok()
+}
+
 /// Reads `R`'s parameters, answers with `answer`, and writes its result.
 pub fn on<R: Request>(
     params: Value,

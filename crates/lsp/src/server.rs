@@ -243,11 +243,7 @@ impl Server {
     }
 
     fn handle_notification(&mut self, note: Notification) {
-        // A notification whose parameters don't parse is dropped: there is
-        // no one to answer.
-        fn params<N: lsp::notification::Notification>(note: Notification) -> Option<N::Params> {
-            serde_json::from_value(note.params).ok()
-        }
+        use lsp_base::protocol::params;
         match note.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 let Some(params) = params::<DidOpenTextDocument>(note) else {

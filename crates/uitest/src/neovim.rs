@@ -27,6 +27,23 @@ pub fn harness(name: &str, test: fn()) {
     println!("\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
 }
 
+/// A fresh project folder `name` (in the temporary folder) holding `files`.
+pub fn project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).expect("write a project file");
+    }
+    dir
+}
+
+/// Removes a project folder, its read-only library folder `library` included.
+pub fn remove_project(dir: &Path) {
+    make_writable(&dir.join("library"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Runs `script` in headless Neovim with `PROJECT` and `SERVER` (the
 /// server's executable) in its environment, and returns the JSON it wrote
 /// to `project/result.json`; fails when the script reported an error.
@@ -63,7 +80,7 @@ pub fn drive(script: &Path, project: &Path, server: &str) -> Value {
 
 /// Makes every file of `dir` writable again (the read-only library files),
 /// so the folder can be removed.
-pub fn make_writable(dir: &Path) {
+fn make_writable(dir: &Path) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         if let Ok(meta) = entry.metadata() {
             let mut permissions = meta.permissions();

@@ -23,10 +23,7 @@ fn main() {
 }
 
 fn neovim_end_to_end() {
-    let dir = std::env::temp_dir().join(format!("sexpgpu-nvim-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp folder");
-    std::fs::write(dir.join("main.sx"), MAIN).expect("write main.sx");
+    let dir = uitest::neovim::project("sexpgpu-nvim", &[("main.sx", MAIN)]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/test.lua");
     let result = uitest::neovim::drive(&script, &dir, env!("CARGO_BIN_EXE_sexpgpu"));
     let show = |v: &Value| serde_json::to_string(v).unwrap_or_default();
@@ -59,6 +56,5 @@ fn neovim_end_to_end() {
         )
     );
 
-    uitest::neovim::make_writable(&dir.join("library"));
-    let _ = std::fs::remove_dir_all(&dir);
+    uitest::neovim::remove_project(&dir);
 }

@@ -34,11 +34,10 @@ fn main() {
 }
 
 fn neovim_end_to_end() {
-    let dir = std::env::temp_dir().join(format!("shapescript-nvim-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp folder");
-    std::fs::write(dir.join("main.ss"), MAIN).expect("write main.ss");
-    std::fs::write(dir.join("vision.ss"), VISION).expect("write vision.ss");
+    let dir = uitest::neovim::project(
+        "shapescript-nvim",
+        &[("main.ss", MAIN), ("vision.ss", VISION)],
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/test.lua");
     let result = uitest::neovim::drive(&script, &dir, env!("CARGO_BIN_EXE_shapescript"));
     let show = |v: &Value| serde_json::to_string(v).unwrap_or_default();
@@ -88,6 +87,5 @@ fn neovim_end_to_end() {
     );
     assert_eq!(library["readonly"], Value::Bool(true));
 
-    uitest::neovim::make_writable(&dir.join("library"));
-    let _ = std::fs::remove_dir_all(&dir);
+    uitest::neovim::remove_project(&dir);
 }

@@ -196,9 +196,7 @@ impl Server<'_> {
     }
 
     fn handle_notification(&mut self, note: Notification) {
-        fn params<N: lsp::notification::Notification>(note: Notification) -> Option<N::Params> {
-            serde_json::from_value(note.params).ok()
-        }
+        use lsp_base::protocol::params;
         match note.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 let Some(params) = params::<DidOpenTextDocument>(note) else {
