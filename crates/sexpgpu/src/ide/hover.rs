@@ -4,7 +4,7 @@
 //! docstring, an operation's call and summary), and inlay hints of the
 //! tensors `let` and `def` bind.
 
-use super::forms::{DefKind, Target};
+use super::forms::{DefKind, Occurrence, Target};
 use super::names::Names;
 use super::{describe, Analysis};
 use diag::Span;
@@ -28,10 +28,8 @@ impl Analysis {
     /// What to show over `offset`, with `names` for what the file does not define.
     pub fn hover(&self, offset: u32, names: &Names) -> Option<Hover> {
         let occurrence = self.index.at(offset);
-        let tensor = match occurrence.and_then(|o| self.tensors_at(o.span).map(|t| (o.span, t))) {
-            Some(found) => Some(found),
-            None => self.tensors_around(offset),
-        };
+        let named = occurrence.and_then(|o| Some((o.span, self.tensors_named(o)?)));
+        let tensor = named.or_else(|| self.tensors_around(offset));
         let mut parts = Vec::new();
         if let Some((_, tensors)) = tensor {
             parts.push(tensor_text(tensors));
@@ -46,6 +44,26 @@ impl Analysis {
             markdown: parts.join("\n\n---\n\n"),
             span,
         })
+    }
+
+    /// The tensors a written name stands for: what it evaluated to there,
+    /// or, where it is bound (a `let` name, a parameter), what its value
+    /// or its uses evaluated to.
+    fn tensors_named(&self, occurrence: &Occurrence) -> Option<&[(Shape, DType)]> {
+        if let Some(found) = self.tensors_at(occurrence.span) {
+            return Some(found);
+        }
+        let def = &self.index.defs[self.index.def_of(&occurrence.target)?];
+        if def.name_span != occurrence.span {
+            return None;
+        }
+        if let Some(value) = def.value {
+            return self.tensors_at(value);
+        }
+        let same =
+            |o: &&Occurrence| self.index.def_of(&o.target) == self.index.def_of(&occurrence.target);
+        let uses = self.index.occurrences.iter().filter(same);
+        uses.filter_map(|o| self.tensors_at(o.span)).next()
     }
 
     /// What a name refers to, in Markdown.

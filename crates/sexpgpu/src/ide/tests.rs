@@ -61,6 +61,28 @@ fn hover_shows_a_tensor_expressions_shape_and_dtype() {
 }
 
 #[test]
+fn hover_where_a_name_is_bound_shows_its_values_shape() {
+    check_hover(
+        &LINEAR.replace("(let [h ", "(let [|h "),
+        expect![[r#"
+            tensor `[8, 32] f32`
+
+            ---
+
+            local `h`"#]],
+    );
+    check_hover(
+        &LINEAR.replace("[(x [8 16]", "[(|x [8 16]"),
+        expect![[r#"
+            tensor `[8, 16] f32`
+
+            ---
+
+            parameter `x`"#]],
+    );
+}
+
+#[test]
 fn hover_on_a_library_function_shows_its_parameters_and_doc() {
     check_hover(
         &LINEAR.replace("(nn/relu", "(nn/re|lu"),
