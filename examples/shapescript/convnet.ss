@@ -84,5 +84,6 @@ model ConvNet {
   }
 
   ## The most likely class of each image: an id below Classes.
-  fn predict(self, img: [b 3 Image Image]) -> [b] Index[Classes] = argmax(self.forward(img), over=Classes)
+  fn predict(self, img: [b 3 Image Image]) -> [b] Index[Classes] =
+    argmax(self.forward(img), over=Classes)
 }

@@ -110,7 +110,8 @@ model Mlp {
   gate_proj: Linear(D, Dmlp)
   up_proj: Linear(D, Dmlp)
   down_proj: Linear(Dmlp, D)
-  fn forward(self, x: [b n D]) -> [b n D] = self.down_proj(silu(self.gate_proj(x)) * self.up_proj(x))
+  fn forward(self, x: [b n D]) -> [b n D] =
+    self.down_proj(silu(self.gate_proj(x)) * self.up_proj(x))
 }
 
 ## One pre-norm decoder block.

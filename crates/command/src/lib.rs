@@ -1,9 +1,12 @@
 //! The plumbing both commands share, so that `shapescript` and `sexpgpu`
 //! behave alike: the `--format` choice, printing diagnostics (rustc-style
 //! with the closing summary line, or JSON lines, up to an error limit), `explain CODE`, and writing
-//! to stdout when the reader may stop early (`| head`). The only I/O here is
-//! stdout and stderr; reading files and choosing exit codes stay with each
-//! command.
+//! to stdout when the reader may stop early (`| head`), and `fmt`'s driver.
+//! The only I/O here is stdout and stderr, except `fmt`, which reads and
+//! writes the files it formats; reading the files a command checks or runs,
+//! and choosing exit codes, stay with each command.
+
+pub mod fmt;
 
 use diag::render::{
     color_wanted, note_line, render_human, render_json, render_json_note, summary_line,

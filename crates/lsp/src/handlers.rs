@@ -8,12 +8,13 @@
 
 use std::collections::HashMap;
 
-use diag::{FileId, Severity, Span};
+use diag::{FileId, Span};
+use lsp_base::diagnostics::{diagnostic, Places};
 use lsp_types as lsp;
 use lsp_types::request::{
-    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
-    InlayHintRequest, PrepareRenameRequest, References, Rename, Request, SemanticTokensFullRequest,
-    SignatureHelpRequest,
+    CodeActionRequest, Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest,
+    InlayHintRequest, PrepareRenameRequest, RangeFormatting, References, Rename, Request,
+    SemanticTokensFullRequest, SignatureHelpRequest,
 };
 use serde_json::Value;
 
@@ -21,25 +22,15 @@ use crate::ide::{Analysis, CompletionKind, DefKind, HighlightKind, Symbol};
 use crate::line_index::LineIndex;
 use crate::uri;
 
-/// Why a request got no result.
-pub enum Error {
-    UnknownMethod,
-    /// The request's parameters didn't make sense.
-    Invalid(String),
-    /// The request was understood but can't be done (a rename of a stub).
-    Refused(String),
-}
+use lsp_base::formatting::Formatted;
+pub use lsp_base::protocol::Error;
+use lsp_base::protocol::{markdown, on};
 
 pub fn capabilities() -> lsp::ServerCapabilities {
-    let sync = lsp::TextDocumentSyncOptions {
-        open_close: Some(true),
-        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
-        ..Default::default()
-    };
     let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
     lsp::ServerCapabilities {
         position_encoding: Some(lsp::PositionEncodingKind::UTF16),
-        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(sync)),
+        text_document_sync: Some(lsp_base::protocol::text_sync()),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp::OneOf::Left(true)),
         references_provider: Some(lsp::OneOf::Left(true)),
@@ -58,6 +49,8 @@ pub fn capabilities() -> lsp::ServerCapabilities {
             ..Default::default()
         }),
         semantic_tokens_provider: Some(semantic_tokens_options().into()),
+        document_formatting_provider: Some(lsp::OneOf::Left(true)),
+        document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
         code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
             lsp::CodeActionOptions {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
@@ -131,22 +124,16 @@ pub fn handle(analysis: &Analysis, method: &str, params: Value) -> Result<Value,
             on::<SemanticTokensFullRequest>(params, |p| semantic_tokens(a, p))
         }
         CodeActionRequest::METHOD => on::<CodeActionRequest>(params, |p| code_actions(a, p)),
+        Formatting::METHOD => on::<Formatting>(params, |p| formatting(a, &p.text_document, None)),
+        RangeFormatting::METHOD => {
+            on::<RangeFormatting>(params, |p| formatting(a, &p.text_document, Some(p.range)))
+        }
         _ => Err(Error::UnknownMethod),
     }
 }
 
 /// A request's answer: `None` when there is nothing to say.
 type Answer<T> = Result<Option<T>, Error>;
-
-/// Reads `R`'s parameters, answers with `answer`, and writes its result.
-fn on<R: Request>(
-    params: Value,
-    answer: impl FnOnce(R::Params) -> Result<R::Result, Error>,
-) -> Result<Value, Error> {
-    let params = serde_json::from_value(params).map_err(|e| Error::Invalid(e.to_string()))?;
-    let result = answer(params)?;
-    serde_json::to_value(result).map_err(|e| Error::Invalid(e.to_string()))
-}
 
 fn hover(analysis: &Analysis, params: lsp::HoverParams) -> Answer<lsp::Hover> {
     let Some((file, offset)) = locate(analysis, &params.text_document_position_params)? else {
@@ -406,7 +393,7 @@ fn code_actions(
         actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
             title: fix.title,
             kind: Some(lsp::CodeActionKind::QUICKFIX),
-            diagnostics: diagnostic(&mut positions, d).map(|d| vec![d]),
+            diagnostics: diagnostic(&mut positions, d, SOURCE).map(|d| vec![d]),
             edit: Some(lsp::WorkspaceEdit {
                 changes: Some(changes),
                 ..Default::default()
@@ -418,20 +405,33 @@ fn code_actions(
     Ok(Some(actions))
 }
 
-fn markdown(value: String) -> lsp::MarkupContent {
-    lsp::MarkupContent {
-        kind: lsp::MarkupKind::Markdown,
-        value,
+/// The edits that format a document (`shapescript fmt`'s layout), or
+/// those that touch `range`. None for a library file, which is read-only,
+/// and for a file that does not parse, whose diagnostics say why.
+fn formatting(
+    analysis: &Analysis,
+    document: &lsp::TextDocumentIdentifier,
+    range: Option<lsp::Range>,
+) -> Answer<Vec<lsp::TextEdit>> {
+    if uri::library_name(document.uri.as_str()).is_some() {
+        return Ok(None);
     }
+    let Some(file) = self::document(analysis, &document.uri)? else {
+        return Ok(None);
+    };
+    let text = analysis.map.text(file);
+    let formatted = match syntax::format::format(text) {
+        Ok(formatted) => Formatted::Text(formatted),
+        Err(syntax::format::FormatError::Syntax(_)) => Formatted::Unreadable,
+        Err(syntax::format::FormatError::Unsafe(why)) => Formatted::Unsafe(why),
+    };
+    lsp_base::formatting::reply(text, formatted, range)
 }
 
-/// The `file://` URI of a path. `uri::from_path` escapes every byte a URI
-/// can't hold, so parsing it back can't fail.
-pub fn file_uri(path: &std::path::Path) -> lsp::Uri {
-    let text = uri::from_path(path);
-    text.parse()
-        .unwrap_or_else(|e| panic!("`{text}` is not a URI: {e:?}"))
-}
+pub use crate::uri::file_uri;
+
+/// The `source` of the server's diagnostics.
+const SOURCE: &str = "shapescript";
 
 /// The checked file a request's `textDocument` names, if the analysis has it.
 fn document(analysis: &Analysis, text_uri: &lsp::Uri) -> Result<Option<FileId>, Error> {
@@ -476,21 +476,16 @@ impl<'a> Positions<'a> {
             indexes: HashMap::new(),
         }
     }
+}
 
+impl Places for Positions<'_> {
     fn range(&mut self, span: Span) -> lsp::Range {
         let analysis = self.analysis;
         let index = self
             .indexes
             .entry(span.file)
             .or_insert_with(|| LineIndex::new(analysis.map.text(span.file)));
-        let position = |offset: u32| {
-            let (line, character) = index.position(offset as usize);
-            lsp::Position { line, character }
-        };
-        lsp::Range {
-            start: position(span.start),
-            end: position(span.end),
-        }
+        index.range(span.start, span.end)
     }
 
     fn location(&mut self, span: Span) -> lsp::Location {
@@ -507,42 +502,8 @@ pub fn diagnostics(analysis: &Analysis, file: FileId) -> Vec<lsp::Diagnostic> {
     analysis
         .diagnostics(file)
         .into_iter()
-        .filter_map(|d| diagnostic(&mut positions, d))
+        .filter_map(|d| diagnostic(&mut positions, d, SOURCE))
         .collect()
-}
-
-/// One diagnostic as published; `None` for one with no place in a file.
-fn diagnostic(positions: &mut Positions, d: &diag::Diagnostic) -> Option<lsp::Diagnostic> {
-    let primary = d.primary.as_ref()?;
-    let mut message = d.message.clone();
-    for note in &d.notes {
-        message.push_str(&format!("\nnote: {note}"));
-    }
-    for help in &d.help {
-        message.push_str(&format!("\nhelp: {help}"));
-    }
-    let related: Vec<lsp::DiagnosticRelatedInformation> = d
-        .secondary
-        .iter()
-        .map(|label| lsp::DiagnosticRelatedInformation {
-            location: positions.location(label.span),
-            message: label.message.clone(),
-        })
-        .collect();
-    let severity = match d.severity {
-        Severity::Error => lsp::DiagnosticSeverity::ERROR,
-        Severity::Warning => lsp::DiagnosticSeverity::WARNING,
-        Severity::Hint => lsp::DiagnosticSeverity::HINT,
-    };
-    Some(lsp::Diagnostic {
-        range: positions.range(primary.span),
-        severity: Some(severity),
-        code: Some(lsp::NumberOrString::String(d.code.id.to_string())),
-        source: Some("shapescript".to_string()),
-        message,
-        related_information: (!related.is_empty()).then_some(related),
-        ..Default::default()
-    })
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` has no replacement to fill instead.

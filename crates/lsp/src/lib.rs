@@ -5,9 +5,11 @@
 mod handlers;
 pub mod ide;
 pub mod library;
-mod line_index;
 mod publish;
 mod server;
 pub mod uri;
+
+// Shared with `sexpgpu lsp` (`crates/lsp-base`), under the names this crate used.
+use lsp_base::line_index;
 
 pub use server::{run, run_stdio};

@@ -25,22 +25,19 @@ use serde_json::Value;
 
 use crate::handlers;
 use crate::ide::{Analysis, LibraryFile};
-use crate::line_index::LineIndex;
 use crate::publish::{self, Publisher};
 use crate::{library, uri};
+use lsp_base::protocol::{answer, apply_change, panic_message};
 
 /// How long to wait after an edit before checking, so a burst of typing is
 /// checked once. The `diagnosticsDelayMs` initialization option changes it.
 const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(10);
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+use lsp_base::protocol::BoxError;
 
 /// Runs the server over stdin and stdout until the client says `exit`.
 pub fn run_stdio() -> Result<(), BoxError> {
-    let (connection, io_threads) = Connection::stdio();
-    run(connection)?;
-    io_threads.join()?;
-    Ok(())
+    lsp_base::protocol::run_stdio(run)
 }
 
 /// Runs the server on `connection` (the tests use an in-memory one).
@@ -246,11 +243,7 @@ impl Server {
     }
 
     fn handle_notification(&mut self, note: Notification) {
-        // A notification whose parameters don't parse is dropped: there is
-        // no one to answer.
-        fn params<N: lsp::notification::Notification>(note: Notification) -> Option<N::Params> {
-            serde_json::from_value(note.params).ok()
-        }
+        use lsp_base::protocol::params;
         match note.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 let Some(params) = params::<DidOpenTextDocument>(note) else {
@@ -430,105 +423,7 @@ impl Server {
     }
 }
 
-/// Runs one request's handler, turning its error or panic into an error response.
-fn answer(
-    id: RequestId,
-    method: &str,
-    handler: impl FnOnce() -> Result<Value, handlers::Error>,
-) -> Response {
-    match catch_unwind(AssertUnwindSafe(handler)) {
-        Ok(Ok(value)) => Response::new_ok(id, value),
-        Ok(Err(handlers::Error::UnknownMethod)) => Response::new_err(
-            id,
-            ErrorCode::MethodNotFound as i32,
-            format!("unknown request `{method}`"),
-        ),
-        Ok(Err(handlers::Error::Invalid(message))) => {
-            Response::new_err(id, ErrorCode::InvalidParams as i32, message)
-        }
-        Ok(Err(handlers::Error::Refused(message))) => {
-            Response::new_err(id, ErrorCode::RequestFailed as i32, message)
-        }
-        Err(panic) => Response::new_err(
-            id,
-            ErrorCode::InternalError as i32,
-            format!(
-                "`{method}` failed inside the server: {}",
-                panic_message(&panic)
-            ),
-        ),
-    }
-}
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(text) = panic.downcast_ref::<&str>() {
-        return text.to_string();
-    }
-    if let Some(text) = panic.downcast_ref::<String>() {
-        return text.clone();
-    }
-    "a panic".to_string()
-}
-
 /// The normalized path of a document's `file://` URI.
 fn doc_path(doc_uri: &lsp::Uri) -> Option<PathBuf> {
     uri::to_path(doc_uri.as_str()).map(|p| check::normalize(&p))
-}
-
-/// Applies one `contentChanges` entry: a range edit, or the whole text.
-fn apply_change(text: &mut String, change: &lsp::TextDocumentContentChangeEvent) {
-    let Some(range) = change.range else {
-        text.clone_from(&change.text);
-        return;
-    };
-    let index = LineIndex::new(text);
-    let start = index.offset(range.start.line, range.start.character);
-    let end = index.offset(range.end.line, range.end.character).max(start);
-    text.replace_range(start..end, &change.text);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_panicking_handler_answers_an_error() {
-        let response = answer(RequestId::from(7), "textDocument/hover", || {
-            panic!("index out of range")
-        });
-        let error = response.error.map(|e| (e.code, e.message));
-        assert_eq!(
-            error,
-            Some((
-                ErrorCode::InternalError as i32,
-                "`textDocument/hover` failed inside the server: index out of range".to_string()
-            ))
-        );
-    }
-
-    /// A `contentChanges` entry from its JSON, as a client sends it.
-    fn change(json: Value) -> lsp::TextDocumentContentChangeEvent {
-        serde_json::from_value(json).expect("a content change")
-    }
-
-    #[test]
-    fn range_edits_apply_in_utf16_columns() {
-        let mut text = String::from("let é = 1\nx\n");
-        apply_change(
-            &mut text,
-            &change(
-                json!({"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}}, "text": "y"}),
-            ),
-        );
-        apply_change(
-            &mut text,
-            &change(
-                json!({"range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 1}}, "text": "z"}),
-            ),
-        );
-        assert_eq!(text, "let y = 1\nxz\n");
-        apply_change(&mut text, &change(json!({"text": "all"})));
-        assert_eq!(text, "all");
-    }
 }

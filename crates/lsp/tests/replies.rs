@@ -2,7 +2,7 @@
 //! over an in-memory connection: no `null` where a field is absent (the
 //! client rejects a document symbol whose `detail` is `null`, and the Outline
 //! stays empty), library files asked for by their `shapescript-library:`
-//! URI, semantic tokens and quick fixes.
+//! URI, semantic tokens, quick fixes and formatting.
 
 mod support;
 
@@ -123,6 +123,10 @@ fn every_reply_of_a_session_leaves_absent_fields_out() {
         (
             "textDocument/codeAction",
             json!({ "textDocument": { "uri": main }, "range": whole, "context": { "diagnostics": [] } }),
+        ),
+        (
+            "textDocument/formatting",
+            json!({ "textDocument": { "uri": main }, "options": { "tabSize": 2, "insertSpaces": true } }),
         ),
     ];
     for (method, params) in requests {
@@ -261,5 +265,72 @@ fn a_quick_fix_applies_the_did_you_mean_help() {
         json!({ "textDocument": { "uri": main }, "range": typo["range"], "context": { "diagnostics": [], "only": ["refactor"] } }),
     );
     assert_eq!(only, json!([]));
+    client.shutdown(&["textDocument/publishDiagnostics"]);
+}
+
+/// `text` with LSP text edits applied, the last first (they do not overlap).
+fn apply_edits(text: &str, edits: &Value) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let offset = |position: &Value| {
+        let line = position["line"].as_u64().expect("a line") as usize;
+        lines[..line.min(lines.len())]
+            .iter()
+            .map(|l| l.len())
+            .sum::<usize>()
+            + position["character"].as_u64().expect("a character") as usize
+    };
+    let mut out = text.to_string();
+    let mut edits: Vec<&Value> = edits.as_array().expect("edits").iter().collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(offset(&e["range"]["start"])));
+    for edit in edits {
+        let (start, end) = (
+            offset(&edit["range"]["start"]),
+            offset(&edit["range"]["end"]),
+        );
+        out.replace_range(start..end, edit["newText"].as_str().expect("text"));
+    }
+    out
+}
+
+#[test]
+fn formatting_and_range_formatting_edit_the_document() {
+    let project = Project::new("replies-formatting");
+    let text = "dim   D=4\nfn f(x:[b D])->[b D]=x+x\nfn g(x:[b D])->[b D]=x*x\n";
+    let main = project.write("main.ss", text);
+    let mut client = start(&project);
+    client.open(&main, text);
+    let options = json!({ "tabSize": 2, "insertSpaces": true });
+    let whole = client.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": main }, "options": options }),
+    );
+    expect![[r#"
+        dim D = 4
+        fn f(x: [b D]) -> [b D] = x + x
+        fn g(x: [b D]) -> [b D] = x*x
+    "#]]
+    .assert_eq(&apply_edits(text, &whole));
+    let line_1 =
+        json!({ "start": { "line": 1, "character": 0 }, "end": { "line": 1, "character": 5 } });
+    let part = client.request(
+        "textDocument/rangeFormatting",
+        json!({ "textDocument": { "uri": main }, "range": line_1, "options": options }),
+    );
+    expect![[r#"
+        dim   D=4
+        fn f(x: [b D]) -> [b D] = x + x
+        fn g(x:[b D])->[b D]=x*x
+    "#]]
+    .assert_eq(&apply_edits(text, &part));
+    // A document that does not parse is left alone: no edits, no error.
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": main, "version": 2 }, "contentChanges": [{ "text": "fn f(\n" }] }),
+    );
+    let broken = client.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": main }, "options": options }),
+    );
+    assert_eq!(broken, Value::Null, "{broken}");
     client.shutdown(&["textDocument/publishDiagnostics"]);
 }

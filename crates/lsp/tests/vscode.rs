@@ -1,7 +1,7 @@
 //! The VS Code extension builds and packages: `npm test` type-checks it
 //! against the VS Code and language-client APIs, runs its unit tests
 //! (`editors/vscode/test/unit`) and checks the TextMate grammar's scopes on
-//! `editors/vscode/test/*.ss`; the esbuild bundle builds, and `vsce ls`
+//! `editors/vscode/test/*.ss` and `*.sx`; the esbuild bundle builds, and `vsce ls`
 //! shows the `.vsix` would carry the bundle and no sources, tests or
 //! `node_modules`. Needs Node.js and npm; installs the extension's locked
 //! packages with `npm ci` when `node_modules` lacks one of them.
@@ -63,7 +63,9 @@ fn the_extension_passes_npm_test_and_packages_only_its_bundle() {
         "package.json",
         "LICENSE",
         "language-configuration.json",
+        "language-configuration-sexpgpu.json",
         "syntaxes/shapescript.tmLanguage.json",
+        "syntaxes/sexpgpu.tmLanguage.json",
     ] {
         assert!(files.contains(&wanted), "{wanted} missing from {files:?}");
     }

@@ -380,7 +380,7 @@ Fixed: count with arithmetic, or make a tensor inside a graph:
 ```
 "#;
     E_EVAL_014 = "E-EVAL-014", "host code ran past its step budget",
-r#"Host code runs while a file is evaluated, before any tensor does, and may evaluate at most 100,000,000 forms (`--max-steps N` changes it): a loop that never ends stops with this error instead of hanging `sexpgpu run`, `check` or an editor.
+r#"Host code runs while a file is evaluated, before any tensor does, and may evaluate at most 100,000,000 forms (`--max-steps N` changes it): a loop that never ends stops with this error instead of hanging `sexpgpu run`, `check` or an editor. The language server (`docs/sexpgpu/editor.md`), which evaluates as you type, gives host code a smaller budget of steps and a budget of time too (the `sexpgpu.evaluation.budgetMs` setting), and reports either one spent with this code.
 
 Wrong:
 

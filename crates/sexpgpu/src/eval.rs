@@ -8,6 +8,7 @@
 
 pub mod pattern;
 mod registry;
+pub mod watch;
 
 pub use registry::{Builtin, Primitive, Special, SpecialUse};
 
@@ -59,6 +60,13 @@ pub trait Host {
     /// never sees half a file. A host without files refuses.
     fn write_file(&mut self, path: &str, _bytes: &[u8]) -> Result<(), String> {
         Err(format!("cannot write `{path}`: this host has no files"))
+    }
+
+    /// Whether an editor's evaluation (`watch::Watch`) must stop now: its
+    /// clock says the time it gave is spent. Asked every thousand steps,
+    /// only while an editor watches.
+    fn interrupted(&mut self) -> bool {
+        false
     }
 }
 
@@ -201,6 +209,8 @@ pub struct Interp {
     /// Forms evaluated so far, and how many may be (`DEFAULT_STEP_LIMIT`).
     steps: u64,
     step_limit: u64,
+    /// An editor's time budget and record of tensors (`watch`), when it asked.
+    pub(crate) watch: Option<Box<watch::Watch>>,
 }
 
 impl Interp {
@@ -217,7 +227,13 @@ impl Interp {
             depth: 0,
             steps: 0,
             step_limit: STEP_LIMIT.load(std::sync::atomic::Ordering::Relaxed),
+            watch: None,
         }
+    }
+
+    /// Forms evaluated so far.
+    pub(crate) fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// Sets how many forms host code may evaluate from now on.
@@ -298,7 +314,11 @@ impl Interp {
             FormKind::Float(x) => Ok(Value::Float(*x)),
             FormKind::Str(s) => Ok(Value::str(s)),
             FormKind::Keyword(k) => Ok(Value::keyword(k)),
-            FormKind::Symbol(name) => self.lookup(name, form.span, env),
+            FormKind::Symbol(name) => {
+                let value = self.lookup(name, form.span, env)?;
+                self.observe(form.span, &value);
+                Ok(value)
+            }
             FormKind::Vector(items) => Ok(Value::vector(self.eval_all(items, env, ctx)?)),
             FormKind::Map(items) => {
                 let values = self.eval_all(items, env, ctx)?;
@@ -313,13 +333,43 @@ impl Interp {
                 self.enter(form.span)?;
                 let result = self.eval_list(form, items, env, ctx);
                 self.depth -= 1;
+                if let Ok(value) = &result {
+                    self.observe(form.span, value);
+                }
                 result
+            }
+        }
+    }
+
+    /// Shows an editor what the form at `span` evaluated to, if one watches.
+    #[inline]
+    fn observe(&mut self, span: Span, value: &Value) {
+        if let Some(watch) = &mut self.watch {
+            watch.observe(span, value);
+        }
+    }
+
+    /// Stops an editor's evaluation whose time is spent: its diagnostic
+    /// now, and quiet failures after it, as past the step limit.
+    #[cold]
+    fn out_of_time(&mut self, span: Span) -> EvalResult<()> {
+        let Some(watch) = &mut self.watch else {
+            return Ok(());
+        };
+        match watch.poll(&mut *self.host, span) {
+            Ok(()) => Ok(()),
+            Err(flow) => {
+                self.step_limit = self.steps.saturating_sub(1);
+                Err(flow)
             }
         }
     }
 
     fn enter(&mut self, span: Span) -> EvalResult<()> {
         self.steps += 1;
+        if self.watch.is_some() && self.steps.is_multiple_of(watch::STEPS_PER_POLL) {
+            self.out_of_time(span)?;
+        }
         if self.steps > self.step_limit {
             // Told once; what runs after it stops quietly.
             if self.steps > self.step_limit + 1 {

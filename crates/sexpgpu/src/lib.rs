@@ -16,6 +16,8 @@ macro_rules! table {
 // 1. Text: forms with spans, and the code table.
 pub mod codes;
 mod reader;
+// Over the reader: it checks its layout by reading it again.
+pub mod format;
 
 // 2. Values and their environments.
 mod value;
@@ -40,6 +42,9 @@ mod nn;
 
 // 7. The session, which installs every layer.
 mod session;
+
+// 8. An editor's questions about a file, answered with sessions.
+pub mod ide;
 
 pub use eval::{set_default_step_limit, Host, Mode, DEFAULT_STEP_LIMIT};
 pub use reader::is_incomplete;

@@ -33,6 +33,17 @@ pub fn install(interp: &mut Interp) {
     load(interp, "sexpgpu/prelude.sx", PRELUDE, None);
 }
 
+/// The prelude's and the libraries' sources, named as their files
+/// (`prelude.sx`, `nn.sx`); the session reads them as `sexpgpu/<name>`.
+pub(crate) fn sources() -> Vec<(String, &'static str)> {
+    let libraries = LIBRARIES
+        .iter()
+        .map(|(name, text)| (format!("{name}.sx"), *text));
+    std::iter::once(("prelude.sx".to_string(), PRELUDE))
+        .chain(libraries)
+        .collect()
+}
+
 fn is_library(name: &str) -> bool {
     LIBRARIES.iter().any(|(n, _)| *n == name)
 }

@@ -372,3 +372,50 @@ fn profile_reports_time_per_kernel_kind_and_the_costliest_launches() {
         assert!(err.contains("profile fit/step: "), "{err}");
     }
 }
+
+#[test]
+fn fmt_formats_folders_checks_with_a_diff_reads_stdin_and_refuses_what_does_not_read() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fmt-folder");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub/.hidden")).expect("folders");
+    let messy = "(defn f (x)\n(* x  2))\n";
+    std::fs::write(dir.join("sub/a.sx"), messy).expect("write");
+    std::fs::write(dir.join("sub/.hidden/b.sx"), messy).expect("write");
+    std::fs::write(dir.join("notes.txt"), messy).expect("write");
+    let folder = dir.to_str().expect("a UTF-8 path");
+
+    let check = sexpgpu(&["fmt", "--check", folder], None);
+    assert_eq!(check.status.code(), Some(1));
+    let diff = text(&check.stdout);
+    assert!(diff.contains("-(* x  2))\n+  (* x 2))\n"), "{diff}");
+    assert!(
+        text(&check.stderr).contains("1 file is not formatted"),
+        "{}",
+        text(&check.stderr)
+    );
+
+    let fix = sexpgpu(&["fmt", folder], None);
+    assert_eq!(fix.status.code(), Some(0), "{}", text(&fix.stderr));
+    let fixed = std::fs::read_to_string(dir.join("sub/a.sx")).expect("read");
+    assert_eq!(fixed, "(defn f (x)\n  (* x 2))\n");
+    // Hidden folders and other extensions are not searched.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("sub/.hidden/b.sx")).expect("read"),
+        messy
+    );
+    assert_eq!(
+        sexpgpu(&["fmt", "--check", folder], None).status.code(),
+        Some(0)
+    );
+
+    let piped = sexpgpu(&["fmt", "-"], Some("( + 1 2 )"));
+    assert_eq!(text(&piped.stdout), "(+ 1 2)\n");
+    let broken = sexpgpu(&["fmt", "-"], Some("(+ 1 2"));
+    assert_eq!(broken.status.code(), Some(1));
+    assert_eq!(text(&broken.stdout), "");
+    assert!(
+        text(&broken.stderr).contains("E-READ-001"),
+        "{}",
+        text(&broken.stderr)
+    );
+}

@@ -60,6 +60,14 @@ enum Command {
         #[command(flatten)]
         printing: Printing,
     },
+    /// Format `.ss` files in place (`docs/shapescript/formatting.md`); folders are searched for `.ss` files.
+    Fmt {
+        /// Files and folders to format (default: the current folder); `-` formats stdin to stdout.
+        paths: Vec<PathBuf>,
+        /// Change nothing: print a diff of each file that is not formatted, and fail if there is one.
+        #[arg(long)]
+        check: bool,
+    },
     /// Run the language server on stdin and stdout (for editors).
     Lsp,
     /// Print the explanation of a diagnostic code, with a wrong and a fixed example.
@@ -128,6 +136,7 @@ fn main() -> ExitCode {
             no_runtime_checks,
             printing,
         } => build::run_build(paths, include, out, no_runtime_checks, printing),
+        Command::Fmt { paths, check } => fmt(&paths, check),
         Command::Lsp => lsp_command::run_lsp(),
         Command::Explain { code } => explain(&code),
     }
@@ -136,6 +145,24 @@ fn main() -> ExitCode {
 fn usage_error(message: &str) -> ExitCode {
     command::print_error("shapescript", message);
     ExitCode::from(2)
+}
+
+/// `shapescript fmt`: the shared driver over `syntax::format`.
+fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
+    let format = |text: &str| {
+        syntax::format::format(text).map_err(|e| match e {
+            syntax::format::FormatError::Syntax(diagnostics) => {
+                command::fmt::Refusal::Syntax(diagnostics)
+            }
+            syntax::format::FormatError::Unsafe(why) => command::fmt::Refusal::Unsafe(why),
+        })
+    };
+    let formatter = command::fmt::Formatter {
+        program: "shapescript",
+        extension: "ss",
+        format: &format,
+    };
+    ExitCode::from(command::fmt::run(&formatter, paths, check))
 }
 
 /// `shapescript explain CODE`: the code's explanation on stdout.

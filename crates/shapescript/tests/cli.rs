@@ -264,3 +264,19 @@ fn explain_into_a_closed_pipe_exits_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn fmt_check_prints_a_diff_and_fmt_rewrites_the_file() {
+    let dir = TempDir::new("fmt");
+    dir.write("a.ss", "dim   D=4\n");
+    let check = run(&dir.0, &["fmt", "--check", "a.ss"]);
+    assert_eq!(check.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&check.stdout).into_owned();
+    assert!(diff.contains("-dim   D=4\n+dim D = 4\n"), "{diff}");
+    assert_eq!(run(&dir.0, &["fmt"]).status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("a.ss")).unwrap(),
+        "dim D = 4\n"
+    );
+    assert_eq!(run(&dir.0, &["fmt", "--check", "."]).status.code(), Some(0));
+}

@@ -158,7 +158,7 @@ impl TokenKind {
 
     /// Tokens after which a line break does not end the statement: binary
     /// operators (`as`/`to` included), `=`, `,` and `->` (`docs/shapescript/README.md`).
-    fn continues_line(self) -> bool {
+    pub(crate) fn continues_line(self) -> bool {
         use TokenKind::*;
         matches!(
             self,

@@ -8,6 +8,8 @@ pub mod lexer;
 mod name;
 mod parser;
 pub mod print;
+// Above the parser and the printer: it checks its result with both.
+pub mod format;
 
 pub use depth::{ensure_sufficient_stack, MAX_TREE_DEPTH};
 pub use name::Name;

@@ -3,60 +3,14 @@
 
 /// Lines of context kept around each change.
 const CONTEXT: usize = 2;
-/// Above this many line pairs the LCS table is too big; show both texts whole.
-const MAX_CELLS: usize = 4_000_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Edit<'a> {
-    Same(&'a str),
-    Removed(&'a str),
-    Added(&'a str),
-}
-
-/// The edits turning `old` into `new`, by longest common subsequence.
-fn edits<'a>(old: &[&'a str], new: &[&'a str]) -> Vec<Edit<'a>> {
-    let (n, m) = (old.len(), new.len());
-    // common[i][j]: length of the LCS of old[i..] and new[j..].
-    let mut common = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            common[i][j] = if old[i] == new[j] {
-                common[i + 1][j + 1] + 1
-            } else {
-                common[i + 1][j].max(common[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(n + m));
-    while i < n || j < m {
-        if i < n && j < m && old[i] == new[j] {
-            out.push(Edit::Same(old[i]));
-            (i, j) = (i + 1, j + 1);
-        } else if i < n && (j == m || common[i + 1][j] >= common[i][j + 1]) {
-            out.push(Edit::Removed(old[i]));
-            i += 1;
-        } else {
-            out.push(Edit::Added(new[j]));
-            j += 1;
-        }
-    }
-    out
-}
+use linediff::{edits, Edit};
 
 /// A readable diff of `expected` against `actual`, each line indented by two spaces.
 pub(crate) fn line_diff(expected: &str, actual: &str) -> String {
     let old: Vec<&str> = expected.lines().collect();
     let new: Vec<&str> = actual.lines().collect();
     let mut out = String::new();
-    if old.len().saturating_mul(new.len()) > MAX_CELLS {
-        for line in &old {
-            out.push_str(&format!("  -{line}\n"));
-        }
-        for line in &new {
-            out.push_str(&format!("  +{line}\n"));
-        }
-        return out;
-    }
     let edits = edits(&old, &new);
     if edits.iter().all(|e| matches!(e, Edit::Same(_))) {
         return invisible_difference(expected, actual);

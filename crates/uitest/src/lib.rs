@@ -14,7 +14,9 @@
 mod annotations;
 mod command;
 mod diff;
+pub mod formatting;
 mod goldens;
+pub mod neovim;
 pub mod support;
 
 #[cfg(test)]

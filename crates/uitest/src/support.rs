@@ -1,5 +1,6 @@
 //! Test support written once for every crate's tests: a seeded random
-//! generator, the workspace folder, the test Python and a `.npy` writer.
+//! generator, the workspace folder and its files by extension, the test
+//! Python and a `.npy` writer.
 //! Test code only (crates take `uitest` as a dev-dependency); panics to fail
 //! a test.
 
@@ -65,6 +66,31 @@ pub fn workspace_root() -> PathBuf {
         })
         .map(Path::to_path_buf)
         .unwrap_or_else(|| panic!("no Cargo.toml with [workspace] above {}", start.display()))
+}
+
+/// The files with `extension` under each of `folders` (relative to the
+/// workspace folder), recursively, sorted.
+pub fn workspace_files(folders: &[&str], extension: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, extension, out);
+            } else if path.extension().is_some_and(|e| e == extension) {
+                out.push(path);
+            }
+        }
+    }
+    let root = workspace_root();
+    let mut out = Vec::new();
+    for folder in folders {
+        walk(&root.join(folder), extension, &mut out);
+    }
+    out.sort();
+    out
 }
 
 /// The Python that tests run NumPy and PyTorch with: `.venv/bin/python`

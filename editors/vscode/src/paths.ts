@@ -1,12 +1,16 @@
 // The extension's pure path logic, kept apart from the `vscode` API so that
 // `npm test` runs it under plain Node (test/unit): where a library file of a
-// `shapescript-library:` URI lives, and where the `shapescript` command is.
+// `shapescript-library:` or `sexpgpu-library:` URI lives, and where the
+// `shapescript` and `sexpgpu` commands are.
 
 import * as fs from "fs";
 import * as path from "path";
 
-/** The scheme of the read-only library documents (docs/shapescript/editor.md). */
+/** The scheme of ShapeScript's read-only library documents (docs/shapescript/editor.md). */
 export const LIBRARY_SCHEME = "shapescript-library";
+
+/** The scheme of SexpGPU's read-only library documents (docs/sexpgpu/editor.md). */
+export const SEXPGPU_LIBRARY_SCHEME = "sexpgpu-library";
 
 /**
  * The name of the library file at `fsPath` (`prelude.ss`) when it is in the

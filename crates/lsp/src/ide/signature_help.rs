@@ -53,13 +53,14 @@ impl Analysis {
         label.push(')');
         let header = self.header(callee);
         if let Some(arrow) = header.find("->") {
-            let ret = header[arrow..]
-                .split(" = \"")
-                .next()
-                .unwrap_or("")
-                .trim_end();
+            // Without an extern's `= "python.name"`, on one line however it was written.
+            let ret = &header[arrow..];
+            let ret = match ret.rfind('=') {
+                Some(eq) if ret[eq + 1..].trim_start().starts_with('"') => &ret[..eq],
+                _ => ret,
+            };
             label.push(' ');
-            label.push_str(ret);
+            label.push_str(&ret.split_whitespace().collect::<Vec<_>>().join(" "));
         }
         // The argument being written: the first one not wholly before the cursor.
         let index = call

@@ -1,8 +1,9 @@
-//! The `sexpgpu` command: `run`, `ir`, `check`, `explain`, `plot`, `repl`. The only
+//! The `sexpgpu` command: `run`, `ir`, `check`, `fmt`, `lsp`, `explain`, `plot`, `repl`. The only
 //! code that touches files, stdin/stdout/stderr and exit codes: 0 when all
 //! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
 
 mod cuda;
+mod lsp;
 mod plot;
 mod progress;
 mod runner;
@@ -100,6 +101,20 @@ enum Command {
         /// The `.sx` file to check.
         file: PathBuf,
     },
+    /// Format `.sx` files in place (`docs/sexpgpu/formatting.md`); folders are
+    /// searched for `.sx` files.
+    Fmt {
+        /// Files and folders to format (default: the current folder); `-`
+        /// formats stdin to stdout.
+        paths: Vec<PathBuf>,
+        /// Change nothing: print a diff of each file that is not formatted,
+        /// and fail if there is one.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Run the language server on stdin and stdout (for editors;
+    /// `docs/sexpgpu/editor.md`).
+    Lsp,
     /// Explain a diagnostic code, such as E-DIM-001.
     Explain {
         /// A code such as E-DIM-001.
@@ -219,10 +234,35 @@ fn dispatch(cli: Cli) -> i32 {
         Command::Ir { file, graph, stage } => {
             run_file(&file, Mode::Check, 0, format, Action::Ir(graph, stage))
         }
+        Command::Fmt { paths, check } => fmt(&paths, check),
+        Command::Lsp => match lsp::run_stdio() {
+            Ok(()) => 0,
+            Err(e) => {
+                command::print_error("sexpgpu", &format!("the language server stopped: {e}"));
+                2
+            }
+        },
         Command::Explain { code } => explain(&code),
         Command::Plot { metrics, output } => plot::run(&metrics, &output),
         Command::Repl { seed } => repl(seed, format),
     }
+}
+
+/// `sexpgpu fmt`: the shared driver over `sexpgpu::format`.
+fn fmt(paths: &[PathBuf], check: bool) -> i32 {
+    use sexpgpu::format::{format, FormatError};
+    let format = |text: &str| {
+        format(text).map_err(|e| match e {
+            FormatError::Syntax(diagnostics) => command::fmt::Refusal::Syntax(diagnostics),
+            FormatError::Unsafe(why) => command::fmt::Refusal::Unsafe(why),
+        })
+    };
+    let formatter = command::fmt::Formatter {
+        program: "sexpgpu",
+        extension: "sx",
+        format: &format,
+    };
+    i32::from(command::fmt::run(&formatter, paths, check))
 }
 
 /// Prints `println` output straight to stdout and reads data files

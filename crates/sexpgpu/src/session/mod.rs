@@ -3,12 +3,13 @@
 //! libraries) and feeds it files or REPL inputs. The top of the library;
 //! nothing names it but the crate root.
 
+use crate::eval::watch::Watch;
 use crate::eval::{Host, Interp, Mode};
 use crate::train::run::{self, RunIo, RunOptions};
 use crate::train::TracedRun;
 use crate::value::{GraphDef, Value};
 use crate::{builtins, data, nn, reader, special, trace, train};
-use diag::{Diagnostic, SourceMap};
+use diag::{Diagnostic, FileId, SourceMap};
 use std::rc::Rc;
 
 /// One program's evaluation: the interpreter with its globals and graphs,
@@ -55,6 +56,42 @@ impl Session {
     /// without error (what a REPL prints).
     pub fn eval_input(&mut self, name: &str, text: &str) -> (Vec<Value>, Vec<Diagnostic>) {
         let file = self.interp.sources.add(name, text);
+        self.eval_read(file, text)
+    }
+
+    /// `eval_file` for an editor (`ide`): under a step limit of `max_steps`
+    /// and the host's clock, recording the tensors of the file's forms; the
+    /// file's id, its diagnostics, what the watch saw and the steps taken.
+    pub(crate) fn eval_file_watched(
+        &mut self,
+        name: &str,
+        text: &str,
+        max_steps: u64,
+    ) -> (FileId, Vec<Diagnostic>, Box<Watch>, u64) {
+        let file = self.interp.sources.add(name, text);
+        self.interp.set_step_limit(max_steps);
+        self.interp.watch = Some(Box::new(Watch::new(file)));
+        let (_, diagnostics) = self.eval_read(file, text);
+        let watch = self
+            .interp
+            .watch
+            .take()
+            .unwrap_or_else(|| Box::new(Watch::new(file)));
+        (file, diagnostics, watch, self.interp.steps())
+    }
+
+    /// The names the host library defines (builtins, operations, the prelude's).
+    pub(crate) fn global_names(&self) -> Vec<String> {
+        self.interp.globals.keys().map(|k| k.to_string()).collect()
+    }
+
+    /// The sources read so far, the session given up.
+    pub(crate) fn into_sources(mut self) -> SourceMap {
+        std::mem::take(&mut self.interp.sources)
+    }
+
+    /// Reads and evaluates `text`, file `file` of the sources.
+    fn eval_read(&mut self, file: FileId, text: &str) -> (Vec<Value>, Vec<Diagnostic>) {
         let read = reader::read(file, text);
         if !read.diagnostics.is_empty() {
             return (Vec::new(), read.diagnostics);

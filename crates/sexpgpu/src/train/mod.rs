@@ -15,6 +15,7 @@ pub mod run;
 mod step;
 
 pub use options::RunSpec;
+pub(crate) use options::KEYS as RUN_OPTIONS;
 pub use step::{EvalGraph, StepGraph};
 
 use crate::codes;

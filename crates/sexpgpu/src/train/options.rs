@@ -11,7 +11,8 @@ use crate::value::{Env, GraphDef, Value};
 use diag::Span;
 use std::rc::Rc;
 
-const KEYS: &[&str] = &[
+/// The options of `defrun`, without their colons.
+pub(crate) const KEYS: &[&str] = &[
     "seed",
     "model",
     "data",

@@ -7,7 +7,6 @@
 //! Neovim comes from the Debian package `neovim` (installed by `scripts/test`).
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -31,56 +30,17 @@ dim Images = [b C 16gh 16gw]
 ";
 
 fn main() {
-    // `cargo test NAME` passes a filter: run only when it matches.
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    if !args.is_empty()
-        && !args
-            .iter()
-            .any(|a| "neovim_end_to_end".contains(a.as_str()))
-    {
-        println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out");
-        return;
-    }
-    println!("running 1 test");
-    neovim_end_to_end();
-    println!("test neovim_end_to_end ... ok");
-    println!("\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
+    uitest::neovim::harness("neovim_end_to_end", neovim_end_to_end);
 }
 
 fn neovim_end_to_end() {
-    let nvim = ["/usr/bin/nvim", "nvim"]
-        .into_iter()
-        .find(|n| Command::new(n).arg("--version").output().is_ok())
-        .expect("Neovim is needed for this test: install the Debian package `neovim` (scripts/test does)");
-    let dir = std::env::temp_dir().join(format!("shapescript-nvim-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp folder");
-    std::fs::write(dir.join("main.ss"), MAIN).expect("write main.ss");
-    std::fs::write(dir.join("vision.ss"), VISION).expect("write vision.ss");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/test.lua");
-    let server = env!("CARGO_BIN_EXE_shapescript");
-    let status = Command::new(nvim)
-        .args(["--headless", "-u", "NONE", "-c"])
-        .arg(format!("luafile {}", script.display()))
-        .env("PROJECT", &dir)
-        .env("SERVER", server)
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env("XDG_DATA_HOME", dir.join("data"))
-        .status()
-        .expect("nvim runs");
-    assert!(status.success(), "nvim exited with {status}");
-    let text =
-        std::fs::read_to_string(dir.join("result.json")).expect("test.lua wrote result.json");
-    let result: Value = serde_json::from_str(&text).expect("result.json is JSON");
-    let show = |v: &Value| serde_json::to_string(v).unwrap_or_default();
-    assert!(
-        result.get("error").is_none(),
-        "test.lua failed: {}",
-        show(&result["error"])
+    let dir = uitest::neovim::project(
+        "shapescript-nvim",
+        &[("main.ss", MAIN), ("vision.ss", VISION)],
     );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/test.lua");
+    let result = uitest::neovim::drive(&script, &dir, env!("CARGO_BIN_EXE_shapescript"));
+    let show = |v: &Value| serde_json::to_string(v).unwrap_or_default();
 
     assert_eq!(
         result["stopped"],
@@ -127,17 +87,5 @@ fn neovim_end_to_end() {
     );
     assert_eq!(library["readonly"], Value::Bool(true));
 
-    make_writable(&dir.join("library"));
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn make_writable(dir: &Path) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        if let Ok(meta) = entry.metadata() {
-            let mut permissions = meta.permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            permissions.set_readonly(false);
-            let _ = std::fs::set_permissions(entry.path(), permissions);
-        }
-    }
+    uitest::neovim::remove_project(&dir);
 }

@@ -1,86 +1,18 @@
--- Drives headless Neovim (0.7 or later) as a real LSP client: opens main.ss,
--- starts the server given in $SERVER with $PROJECT/library as libraryDir,
--- and writes what it saw to $PROJECT/result.json for the Rust test to check.
-local dir = os.getenv("PROJECT")
-local server = os.getenv("SERVER")
-local out = {}
+-- Drives headless Neovim as a real LSP client of `shapescript lsp` (through
+-- uitest's shared client half): opens main.ss with $PROJECT/library as
+-- libraryDir, and reports diagnostics, a dim hover, inlay hints, and go to
+-- definition into vision.ss and into the read-only library folder.
+local nvim = dofile(os.getenv("CLIENT"))
 
-local function position(uri, line, character)
-  return { textDocument = { uri = uri }, position = { line = line, character = character } }
-end
-
-local ok, err = pcall(function()
-  vim.cmd("edit " .. dir .. "/main.ss")
-  local buf = vim.api.nvim_get_current_buf()
-  local uri = vim.uri_from_bufnr(buf)
-  local client_id = vim.lsp.start_client({
-    name = "shapescript",
-    cmd = { server, "lsp" },
-    root_dir = dir,
-    init_options = { libraryDir = dir .. "/library" },
-  })
-  vim.lsp.buf_attach_client(buf, client_id)
-  local client = vim.lsp.get_client_by_id(client_id)
-  local function request(method, params)
-    local response = client.request_sync(method, params, 10000, buf)
-    if response == nil then
-      return nil
-    end
-    return response.result
-  end
-
-  vim.wait(10000, function()
-    return #vim.diagnostic.get(buf) > 0
-  end, 20)
-  out.diagnostics = {}
-  for _, d in ipairs(vim.diagnostic.get(buf)) do
-    local code = d.code
-    if code == nil and d.user_data and d.user_data.lsp then
-      code = d.user_data.lsp.code
-    end
-    table.insert(out.diagnostics, { line = d.lnum, col = d.col, code = code })
-  end
-
-  local hover = request("textDocument/hover", position(uri, 3, 4))
+nvim.run(function(out)
+  local buf, uri, client_id, request = nvim.start("shapescript", "main.ss", { libraryDir = nvim.dir .. "/library" })
+  out.diagnostics = nvim.diagnostics(buf)
+  local hover = request("textDocument/hover", nvim.position(uri, 3, 4))
   out.hover = hover and hover.contents.value
-
-  local hints = request("textDocument/inlayHint", {
-    textDocument = { uri = uri },
-    range = { start = { line = 0, character = 0 }, ["end"] = { line = 100, character = 0 } },
-  })
-  out.inlay = {}
-  for _, h in ipairs(hints or {}) do
-    table.insert(out.inlay, { line = h.position.line, character = h.position.character, label = h.label })
-  end
-
+  out.inlay = nvim.inlay(request, uri)
   -- Go to definition on `vision.Images`: the cursor lands in vision.ss.
-  local alias = request("textDocument/definition", position(uri, 11, 21))
-  vim.lsp.util.jump_to_location(alias, "utf-16")
-  out.vision = {
-    file = vim.api.nvim_buf_get_name(0),
-    line = vim.api.nvim_win_get_cursor(0)[1],
-    col = vim.api.nvim_win_get_cursor(0)[2],
-  }
-
+  out.vision = nvim.jump(request("textDocument/definition", nvim.position(uri, 11, 21)), buf)
   -- Go to definition on `gelu`: the library file opens, read-only.
-  vim.cmd("buffer " .. buf)
-  local stub = request("textDocument/definition", position(uri, 8, 3))
-  vim.lsp.util.jump_to_location(stub, "utf-16")
-  out.library = {
-    file = vim.api.nvim_buf_get_name(0),
-    line_text = vim.api.nvim_get_current_line(),
-    readonly = vim.bo.readonly,
-  }
-  vim.cmd("buffer " .. buf)
-  -- A clean shutdown: the server must answer `shutdown` and exit 0 on `exit`.
-  vim.lsp.stop_client(client_id)
-  out.stopped = vim.wait(5000, function()
-    return vim.lsp.get_client_by_id(client_id) == nil
-  end, 20)
+  out.library = nvim.jump(request("textDocument/definition", nvim.position(uri, 8, 3)), buf)
+  out.stopped = nvim.stop(client_id)
 end)
-
-if not ok then
-  out.error = tostring(err)
-end
-vim.fn.writefile({ vim.fn.json_encode(out) }, dir .. "/result.json")
-vim.cmd("qa!")

@@ -11,10 +11,15 @@
 //   - a quick fix applies the checker's did-you-mean help;
 //   - a `##` doc comment continues on Enter;
 //   - Restart Server restarts it and Show Server Output shows its output;
+// and with the real `sexpgpu lsp`, in `.sx` files:
+//   - hover on a tensor expression shows its shape and dtype;
+//   - a shape mistake typed (not saved) shows its E-DIM-001 diagnostic;
+//   - saving a `.sx` file formats it, and Format Document formats a `.ss` file;
+// and last, for ShapeScript again:
 //   - a missing binary shows the message naming `shapescript.server.path`.
 // A failure leaves a screenshot and the logs in $OUT. Run by scripts/test-vscode,
 // which installs code-server, Chromium and puppeteer-core and sets the
-// environment: CODE_SERVER, CHROMIUM, SHAPESCRIPT, VSIX, OUT.
+// environment: CODE_SERVER, CHROMIUM, SHAPESCRIPT, SEXPGPU, VSIX, OUT.
 
 "use strict";
 
@@ -35,6 +40,7 @@ const env = (name) => {
 const CODE_SERVER = env("CODE_SERVER");
 const CHROMIUM = env("CHROMIUM");
 const SHAPESCRIPT = env("SHAPESCRIPT");
+const SEXPGPU = env("SEXPGPU");
 const VSIX = env("VSIX");
 const OUT = env("OUT");
 
@@ -52,6 +58,18 @@ fn project(x: [b n D], w: [D D]) -> [b n D] {
 
 fn broken(x: [n]) -> [n] = doubel(x)
 `;
+
+// A SexpGPU file: a traced graph whose `matmul` is [8, 32] f32.
+const TENSORS = `(require nn)
+
+(defgraph lin [(x [8 16] :f32) (w [32 16] :f32)]
+  (let [h (matmul x (transpose w [1 0]))]
+    (nn/relu h)))
+`;
+
+// Files to format: by saving (.sx) and by Format Document (.ss).
+const MESSY_SX = "(defn twice (x)\n(* x  2))\n";
+const MESSY_SS = "dim   Width=4\n";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -111,6 +129,9 @@ function prepare(root) {
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, "main.ss"), MAIN);
+  fs.writeFileSync(path.join(workspace, "tensors.sx"), TENSORS);
+  fs.writeFileSync(path.join(workspace, "messy.sx"), MESSY_SX);
+  fs.writeFileSync(path.join(workspace, "messy.ss"), MESSY_SS);
   const install = spawnSync(
     process.execPath,
     [CODE_SERVER, "--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", VSIX],
@@ -127,6 +148,11 @@ function prepare(root) {
 function writeSettings(userData, serverPath) {
   const settings = {
     "shapescript.server.path": serverPath,
+    "sexpgpu.server.path": SEXPGPU,
+    // Typed brackets stay as typed (no closer added to type over).
+    "editor.autoClosingBrackets": "never",
+    // A file is saved only when a check saves it.
+    "files.autoSave": "off",
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": false,
     "workbench.enableExperiments": false,
@@ -431,6 +457,8 @@ async function session(browser, port, dirs) {
     );
   });
 
+  await sexpgpuChecks(wb, page, dirs);
+
   await check("a missing binary shows the message naming the setting", async () => {
     // As a user would: in the Settings editor, which also restarts the server.
     await wb.command("Preferences: Open Settings (UI)");
@@ -475,6 +503,48 @@ async function session(browser, port, dirs) {
     }
   });
   await page.close();
+}
+
+/** The SexpGPU server in the editor: hover shapes, a diagnostic as typed, formatting. */
+async function sexpgpuChecks(wb, page, dirs) {
+  await check("hover on a tensor in a .sx file shows its shape and dtype", async () => {
+    await wb.openFile("tensors.sx");
+    await until("the SexpGPU server to run", async () => /SexpGPU \d/.test(await wb.statusBar()), 60000);
+    // On `matmul`, line 4: the product is [8, 32] f32.
+    await wb.goTo(4, 13);
+    await wb.hover("[8, 32] f32");
+  });
+
+  await check("an E-DIM-001 appears as a diagnostic without saving", async () => {
+    await wb.openFile("tensors.sx");
+    await wb.keys("Control", "End");
+    await page.keyboard.type("(defgraph bad [(a [2 16] :f32) (b [32 8] :f32)] (matmul a b))", { delay: 5 });
+    await wb.command("View: Focus Problems");
+    await until("E-DIM-001 in the Problems panel", async () =>
+      page.evaluate(() => {
+        const text = document.querySelector(".markers-panel")?.textContent ?? "";
+        return text.includes("E-DIM-001") && text.includes("inner dims differ");
+      }),
+    );
+    const saved = fs.readFileSync(path.join(dirs.workspace, "tensors.sx"), "utf8");
+    if (saved.includes("defgraph bad")) {
+      throw new Error("the file was saved: the diagnostic must come from the unsaved text");
+    }
+  });
+
+  await check("saving a .sx file formats it; Format Document formats a .ss file", async () => {
+    await wb.openFile("messy.sx");
+    await until("the SexpGPU server to run", async () => /SexpGPU \d/.test(await wb.statusBar()), 60000);
+    await wb.keys("Control", "KeyS");
+    await until("messy.sx formatted on save", async () => {
+      const editor = await wb.activeEditor();
+      const saved = fs.readFileSync(path.join(dirs.workspace, "messy.sx"), "utf8");
+      return editor.text.includes("  (* x 2))") && saved === "(defn twice (x)\n  (* x 2))\n";
+    });
+    await wb.openFile("messy.ss");
+    await wb.command("Format Document");
+    await until("messy.ss formatted", async () => (await wb.activeEditor()).text.includes("dim Width = 4"));
+  });
 }
 
 /** The input of `shapescript.server.path` in the Settings editor. */

@@ -6,11 +6,19 @@ const os = require("node:os");
 const path = require("node:path");
 const test = require("node:test");
 
-const { findServer, libraryFileName, libraryFilePath, LIBRARY_SCHEME } = require("../../out/paths.js");
+const {
+  findServer,
+  libraryFileName,
+  libraryFilePath,
+  LIBRARY_SCHEME,
+  SEXPGPU_LIBRARY_SCHEME,
+} = require("../../out/paths.js");
 
 test("a file in the library folder is a library document, others are not", () => {
   const folder = path.join(os.tmpdir(), "storage");
   assert.strictEqual(LIBRARY_SCHEME, "shapescript-library");
+  assert.strictEqual(SEXPGPU_LIBRARY_SCHEME, "sexpgpu-library");
+  assert.strictEqual(libraryFileName(path.join(folder, "sexpgpu", "nn.sx"), path.join(folder, "sexpgpu")), "nn.sx");
   assert.strictEqual(libraryFileName(path.join(folder, "prelude.ss"), folder), "prelude.ss");
   assert.strictEqual(libraryFileName(path.join(folder, "sub", "prelude.ss"), folder), undefined);
   assert.strictEqual(libraryFileName(path.join(os.tmpdir(), "prelude.ss"), folder), undefined);

@@ -29,6 +29,18 @@ impl<'t> LineIndex<'t> {
         (line as u32, col as u32)
     }
 
+    /// The LSP range of bytes `start` to `end`.
+    pub fn range(&self, start: u32, end: u32) -> lsp_types::Range {
+        let position = |offset: u32| {
+            let (line, character) = self.position(offset as usize);
+            lsp_types::Position { line, character }
+        };
+        lsp_types::Range {
+            start: position(start),
+            end: position(end),
+        }
+    }
+
     /// The byte offset of a 0-based line and UTF-16 column; past the end of
     /// a line is its end, past the last line is the end of the text.
     pub fn offset(&self, line: u32, col: u32) -> usize {

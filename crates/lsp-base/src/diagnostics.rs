@@ -1,0 +1,51 @@
+//! A `diag::Diagnostic` as an LSP diagnostic: its notes and help under the
+//! message, its secondary labels as related information, its code and its
+//! language as the source. Where spans lie is the server's (`Places`).
+
+use diag::{Severity, Span};
+use lsp_types as lsp;
+
+/// Where spans are, in the server's files.
+pub trait Places {
+    fn range(&mut self, span: Span) -> lsp::Range;
+    fn location(&mut self, span: Span) -> lsp::Location;
+}
+
+/// One diagnostic as published by the server of `source` (`shapescript`);
+/// `None` for one with no place in a file.
+pub fn diagnostic(
+    places: &mut impl Places,
+    d: &diag::Diagnostic,
+    source: &str,
+) -> Option<lsp::Diagnostic> {
+    let primary = d.primary.as_ref()?;
+    let mut message = d.message.clone();
+    for note in &d.notes {
+        message.push_str(&format!("\nnote: {note}"));
+    }
+    for help in &d.help {
+        message.push_str(&format!("\nhelp: {help}"));
+    }
+    let related: Vec<lsp::DiagnosticRelatedInformation> = d
+        .secondary
+        .iter()
+        .map(|label| lsp::DiagnosticRelatedInformation {
+            location: places.location(label.span),
+            message: label.message.clone(),
+        })
+        .collect();
+    let severity = match d.severity {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+        Severity::Hint => lsp::DiagnosticSeverity::HINT,
+    };
+    Some(lsp::Diagnostic {
+        range: places.range(primary.span),
+        severity: Some(severity),
+        code: Some(lsp::NumberOrString::String(d.code.id.to_string())),
+        source: Some(source.to_string()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
+    })
+}

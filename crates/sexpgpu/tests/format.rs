@@ -1,0 +1,129 @@
+//! The formatter's promises (`docs/sexpgpu/formatting.md`), on every `.sx`
+//! file of the repository and on generated text: a file that reads is
+//! formatted (never refused as unsafe), formatting twice changes nothing,
+//! the tokens and comments are unchanged, and a file that does not read is
+//! refused with its diagnostics.
+
+use proptest::prelude::*;
+use sexpgpu::format::{format, lexical_content, FormatError};
+use uitest::formatting::{self, Formatted, Formatter};
+
+/// `sexpgpu::format` as the shared checks see it.
+fn formatter() -> Formatter<'static> {
+    Formatter {
+        format: &|text| match format(text) {
+            Ok(out) => Formatted::Text(out),
+            Err(FormatError::Syntax(diagnostics)) => Formatted::Unreadable(diagnostics.len()),
+            Err(FormatError::Unsafe(why)) => Formatted::Unsafe(why),
+        },
+        lexical_content: &lexical_content,
+    }
+}
+
+fn check_promises(what: &str, text: &str) {
+    formatting::check_promises(&formatter(), what, text);
+}
+
+#[test]
+fn every_repository_file_keeps_the_promises() {
+    let folders = [
+        "examples",
+        "tests/ui",
+        "crates/sexpgpu/src/lib",
+        "benches",
+        "docs",
+    ];
+    formatting::check_repository(&formatter(), &folders, "sx");
+}
+
+#[test]
+fn the_books_example_is_what_fmt_does() {
+    formatting::check_book_examples(&formatter(), "docs/sexpgpu/formatting.md");
+}
+
+#[test]
+fn the_library_the_examples_and_the_benchmarks_are_formatted() {
+    let folders = ["examples", "crates/sexpgpu/src/lib", "benches"];
+    for path in uitest::support::workspace_files(&folders, "sx") {
+        let text = std::fs::read_to_string(&path).expect("a UTF-8 file");
+        let out = format(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        assert!(
+            out == text,
+            "{} is not formatted: run `sexpgpu fmt` on it",
+            path.display()
+        );
+    }
+}
+
+/// The white space a gap may be given (commas are white space too).
+const GAPS: &[&str] = &["", " ", "   ", "\t", "\n", "\n\n\n", " \n  ", ", "];
+
+/// `text` with each run of white space, and the gap after each delimiter,
+/// replaced by the next of `gaps` (strings and comments left as they are).
+fn respaced(text: &str, gaps: &[usize]) -> String {
+    let mut gaps = gaps
+        .iter()
+        .map(|&g| GAPS[g % GAPS.len()])
+        .chain(std::iter::repeat(" "));
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let (mut in_string, mut in_comment) = (false, false);
+    while let Some(c) = chars.next() {
+        if in_string || in_comment {
+            out.push(c);
+            if in_string && c == '\\' {
+                out.extend(chars.next());
+            }
+            in_string &= c != '"';
+            in_comment &= c != '\n';
+            continue;
+        }
+        if c.is_whitespace() {
+            while chars.next_if(|c| c.is_whitespace() && *c != '\n').is_some() {}
+            // A line break before a comment's end stays, so the code after it stays code.
+            out.push_str(if c == '\n' {
+                "\n"
+            } else {
+                gaps.next().unwrap_or(" ")
+            });
+            continue;
+        }
+        out.push(c);
+        in_string = c == '"';
+        in_comment = c == ';';
+        if matches!(c, '(' | ')' | '[' | ']' | '{' | '}') {
+            out.push_str(gaps.next().unwrap_or(" "));
+        }
+    }
+    out
+}
+
+const SAMPLES: &[&str] = &[
+    include_str!("../../../examples/sexpgpu/tour.sx"),
+    include_str!("../../../examples/sexpgpu/char-transformer.sx"),
+    include_str!("../src/lib/prelude.sx"),
+    "(defmacro unless (c & body) `(if ~c nil (do ~@body))) ; a macro\n(def m {:a 1, :b [2 3] \"k\" 'sym})\n(defgraph g [(x [2 3] :f32)]\n  ;; body\n  (sum (* x 2.5) :axes [-1] :keepdims true))\n(println \"multi\nline\" ##NaN -3 4e-2)\n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn respaced_files_keep_the_promises(
+        sample in 0..SAMPLES.len(),
+        gaps in proptest::collection::vec(0..GAPS.len() * 8, 0..600),
+    ) {
+        // Mostly one space, so that most mutants still read.
+        let gaps: Vec<usize> = gaps.iter().map(|&g| if g >= GAPS.len() { 1 } else { g }).collect();
+        check_promises("a respaced sample", &respaced(SAMPLES[sample], &gaps));
+    }
+
+    #[test]
+    fn lines_pushed_past_the_width_keep_the_promises(
+        sample in 0..SAMPLES.len(),
+        width in 0usize..120,
+    ) {
+        // Every line indented further: long ones must be broken, never garbled.
+        check_promises("an indented sample", &formatting::pushed_right(SAMPLES[sample], width));
+    }
+}

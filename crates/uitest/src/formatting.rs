@@ -1,0 +1,99 @@
+//! The promises both formatters make (`docs/shapescript/formatting.md`,
+//! `docs/sexpgpu/formatting.md`), checked the same way for each: a text
+//! that reads is formatted, never refused as unsafe; formatting twice
+//! changes nothing; the tokens and comments stay; a text that does not read
+//! is refused with a reason. Test support: panics to fail a test.
+
+/// What a formatter gave for a text.
+pub enum Formatted {
+    Text(String),
+    /// Refused: the text does not read (with how many diagnostics).
+    Unreadable(usize),
+    /// Refused: the layout would have changed the program.
+    Unsafe(String),
+}
+
+/// One language's formatter and its lexical content (tokens and comments).
+pub struct Formatter<'a> {
+    pub format: &'a dyn Fn(&str) -> Formatted,
+    pub lexical_content: &'a dyn Fn(&str) -> Vec<String>,
+}
+
+/// Checks the promises on `text` (`what` names it in failures); whether it
+/// was formatted.
+pub fn check_promises(formatter: &Formatter, what: &str, text: &str) -> bool {
+    match (formatter.format)(text) {
+        Formatted::Text(out) => {
+            let lexical = formatter.lexical_content;
+            assert_eq!(lexical(text), lexical(&out), "{what}: tokens changed");
+            match (formatter.format)(&out) {
+                Formatted::Text(again) => {
+                    assert_eq!(again, out, "{what}: formatting twice changed it")
+                }
+                _ => panic!("{what}: the formatted text is refused\n{out}"),
+            }
+            true
+        }
+        Formatted::Unreadable(diagnostics) => {
+            assert!(diagnostics > 0, "{what}: refused without a reason");
+            false
+        }
+        Formatted::Unsafe(why) => panic!("{what}: refused as unsafe: {why}\n{text}"),
+    }
+}
+
+/// Checks the promises on every file with `extension` under `folders`, and
+/// that most of them are formatted (the UI tests of syntax errors are not).
+pub fn check_repository(formatter: &Formatter, folders: &[&str], extension: &str) {
+    let files = crate::support::workspace_files(folders, extension);
+    assert!(files.len() > 50, "only {} files found", files.len());
+    let formatted = files
+        .iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).expect("a UTF-8 file");
+            check_promises(formatter, &path.display().to_string(), &text)
+        })
+        .count();
+    assert!(
+        formatted > files.len() * 3 / 4,
+        "{formatted} of {} formatted",
+        files.len()
+    );
+}
+
+/// `text` with every line indented by `width` more columns, so that long
+/// lines must be broken.
+pub fn pushed_right(text: &str, width: usize) -> String {
+    let pad = " ".repeat(width);
+    text.lines().map(|l| format!("{pad}{l}\n")).collect()
+}
+
+/// Checks the before-and-after examples of a formatting page (relative to
+/// the workspace folder): each `<!-- fmt before and after: begin -->` section's first
+/// fenced block formats to its second.
+pub fn check_book_examples(formatter: &Formatter, page: &str) {
+    let path = crate::support::workspace_root().join(page);
+    let text = std::fs::read_to_string(&path).expect("the formatting page");
+    let mut found = 0;
+    for section in text.split("<!-- fmt before and after: begin -->").skip(1) {
+        let section = section
+            .split("<!-- fmt before and after: end -->")
+            .next()
+            .unwrap_or("");
+        let blocks: Vec<&str> = section
+            .split("```")
+            .skip(1)
+            .step_by(2)
+            .map(|b| b.strip_prefix('\n').unwrap_or(b))
+            .collect();
+        let [before, after, ..] = blocks[..] else {
+            panic!("{page}: an example needs a block before and a block after");
+        };
+        match (formatter.format)(before) {
+            Formatted::Text(out) => assert_eq!(out, after, "{page}: the example's result"),
+            _ => panic!("{page}: the example is refused"),
+        }
+        found += 1;
+    }
+    assert!(found > 0, "{page} shows no example");
+}
