@@ -24,6 +24,8 @@ pub struct Totals {
     pub graph_nodes: usize,
     pub compared_elements: usize,
     pub differences: usize,
+    /// Differences skipped at kinks.
+    pub kinks: usize,
 }
 
 /// Checks the programs of seeds `first..first + count`, calling `report`
@@ -39,6 +41,7 @@ pub fn run(first: u64, count: u64, mut report: impl FnMut(&Failure)) -> Totals {
                 totals.graph_nodes += c.graph_nodes;
                 totals.compared_elements += c.compared_elements;
                 totals.differences += c.differences;
+                totals.kinks += c.kinks;
             }
             Err(finding) => {
                 let (minimised, finding) = minimise(&p, &finding, seed);

@@ -33,7 +33,7 @@ fn main() {
         println!("{}\n", f.describe());
     });
     println!(
-        "{} programs (seeds {}..{}), {} skipped, {} failures, {} graph nodes, {} outputs compared, {} finite differences, {:.1} s",
+        "{} programs (seeds {}..{}), {} skipped, {} failures, {} graph nodes, {} outputs compared, {} finite differences ({} at kinks, skipped), {:.1} s",
         totals.programs,
         args.seed,
         args.seed + args.count,
@@ -42,6 +42,7 @@ fn main() {
         totals.graph_nodes,
         totals.compared_elements,
         totals.differences,
+        totals.kinks,
         start.elapsed().as_secs_f64()
     );
     if failures > 0 {

@@ -12,12 +12,13 @@ fn main() {
     let mut failures = Vec::new();
     let totals = sexpgpu_gen::run(0, count, |f| failures.push(f.describe()));
     println!(
-        "differential: {} programs, {} skipped, {} graph nodes, {} outputs compared, {} finite differences, {:.1} s",
+        "differential: {} programs, {} skipped, {} graph nodes, {} outputs compared, {} finite differences ({} at kinks, skipped), {:.1} s",
         totals.programs,
         totals.skipped,
         totals.graph_nodes,
         totals.compared_elements,
         totals.differences,
+        totals.kinks,
         start.elapsed().as_secs_f64()
     );
     // Most programs must really be checked, not skipped.
