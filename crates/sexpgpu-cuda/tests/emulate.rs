@@ -896,7 +896,7 @@ fn generated_programs_match_the_cpu_backend() {
         let why = match got {
             Err(e) => Some(e),
             Ok(got) => got.iter().zip(cpu).enumerate().find_map(|(i, (g, c))| {
-                sexpgpu_gen::oracle::differs(g, c, sexpgpu_gen::oracle::CPU_TOLERANCE)
+                sexpgpu_gen::oracle::differs(g, c, sexpgpu_gen::oracle::tolerance(traced))
                     .map(|why| format!("output {i}: {why}"))
             }),
         };

@@ -149,6 +149,8 @@ pub struct Program {
     /// The graph also returns each parameter after a step of gradient
     /// descent (an optimizer's update, fused with the backward pass).
     pub step: bool,
+    /// The inputs, so the whole program, are bf16 (else f32).
+    pub bf16: bool,
     /// Top-level helper definitions, whole forms.
     pub helpers: Vec<String>,
     /// The loss's `let` bindings in order.
@@ -213,7 +215,13 @@ impl Program {
             .params
             .iter()
             .chain(&self.data)
-            .map(|(n, s)| format!("({n} {})", shape_text(s)))
+            .map(|(n, s)| {
+                format!(
+                    "({n} {}{})",
+                    shape_text(s),
+                    if self.bf16 { " :bf16" } else { "" }
+                )
+            })
             .collect();
         format!("(defgraph g [{}]\n", inputs.join(" "))
     }

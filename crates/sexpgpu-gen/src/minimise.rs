@@ -59,7 +59,7 @@ fn candidates(p: &Program) -> Vec<Program> {
     }
     // Replacements inside the loss, then inside each binding.
     for path in paths(&p.loss) {
-        for r in replacements(at(&p.loss, &path)) {
+        for r in replacements(at(&p.loss, &path), p.bf16) {
             let mut q = p.clone();
             *at_mut(&mut q.loss, &path) = r;
             out.push(q);
@@ -67,7 +67,7 @@ fn candidates(p: &Program) -> Vec<Program> {
     }
     for (b, (_, node)) in p.bindings.iter().enumerate() {
         for path in paths(node) {
-            for r in replacements(at(node, &path)) {
+            for r in replacements(at(node, &path), p.bf16) {
                 let mut q = p.clone();
                 *at_mut(&mut q.bindings[b].1, &path) = r;
                 out.push(q);
@@ -78,7 +78,7 @@ fn candidates(p: &Program) -> Vec<Program> {
 }
 
 /// What a node may become: each operand of its shape, or a constant.
-fn replacements(n: &Node) -> Vec<Node> {
+fn replacements(n: &Node, bf16: bool) -> Vec<Node> {
     if n.mask {
         return Vec::new();
     }
@@ -88,7 +88,8 @@ fn replacements(n: &Node) -> Vec<Node> {
         .cloned()
         .collect();
     if n.size() > 1 {
-        let c = format!("(full {} 0.5)", shape_text(&n.shape));
+        let dtype = if bf16 { " :dtype :bf16" } else { "" };
+        let c = format!("(full {} 0.5{dtype})", shape_text(&n.shape));
         out.push(Node::var(&c, &n.shape));
     }
     out

@@ -26,6 +26,12 @@ use crate::rng::Rng;
 /// wrong kernel is off by far more.
 pub const CPU_TOLERANCE: f64 = 1e-4;
 
+/// The same for bf16 programs: every node's result is rounded to bf16
+/// (8 significant bits, a relative step of 2^-8 = 4e-3), so a last-bit
+/// difference of a product rounds to a different bf16 value a step
+/// apart, which later nodes carry on.
+pub const BF16_TOLERANCE: f64 = 3e-2;
+
 /// `|fd - grad| <= FD_TOLERANCE * (1 + |grad| + |value|)`, with steps of
 /// `FD_STEP` (checked again at `10 * FD_STEP` before a mismatch counts,
 /// and skipped where the value has a kink, `KINK`). In f64 the
@@ -147,7 +153,7 @@ pub fn trace(text: &str, params: usize, seed: u64) -> Result<Traced, Finding> {
         .map(|&a| {
             let shape = graph.shape(a).clone();
             let values: Vec<f64> = (0..shape.numel()).map(|_| 2.0 * rng.unit() - 1.0).collect();
-            Tensor::from_f64s(shape, &values, DType::F32).expect("a shape and its values")
+            Tensor::from_f64s(shape, &values, graph.dtype(a)).expect("a shape and its values")
         })
         .collect();
     Ok(Traced {
@@ -183,13 +189,24 @@ pub fn check(text: &str, params: usize, seed: u64) -> Result<Checked, Finding> {
 pub fn compiled_matches(traced: &Traced, reference: &[Tensor]) -> Result<usize, Finding> {
     let got = run_cpu(traced)?;
     let mut n = 0;
+    let tol = tolerance(traced);
     for (i, (g, w)) in got.iter().zip(reference).enumerate() {
-        if let Some(why) = differs(g, w, CPU_TOLERANCE) {
+        if let Some(why) = differs(g, w, tol) {
             return Err(Finding::CpuMismatch(format!("output {i}: {why}")));
         }
         n += w.numel();
     }
     Ok(n)
+}
+
+/// How close a backend must come to the reference (or to another
+/// backend) on `traced`: by the dtype of its arguments.
+pub fn tolerance(traced: &Traced) -> f64 {
+    if traced.args.iter().any(|a| a.dtype() == DType::BF16) {
+        BF16_TOLERANCE
+    } else {
+        CPU_TOLERANCE
+    }
 }
 
 /// The graph compiled for the CPU backend (two threads) and run on the

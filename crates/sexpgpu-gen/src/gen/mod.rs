@@ -46,6 +46,8 @@ pub(crate) struct Gen {
     /// How many `value-and-grad`s the expression being generated is
     /// inside (fused attention has no second derivative).
     pub in_grad: usize,
+    /// The program computes in bf16 (its inputs are bf16).
+    pub bf16: bool,
 }
 
 /// The program of `seed`.
@@ -59,7 +61,9 @@ pub fn program(seed: u64) -> Program {
         budget: 0,
         locals: 0,
         in_grad: 0,
+        bf16: false,
     };
+    g.bf16 = g.rng.coin(0.15);
     let n_params = g.rng.int(1, 3);
     for i in 0..n_params {
         let s = g.shape(3);
@@ -111,6 +115,7 @@ pub fn program(seed: u64) -> Program {
         layout,
         closure,
         step,
+        bf16: g.bf16,
         helpers: g.helpers,
         bindings,
         loss,

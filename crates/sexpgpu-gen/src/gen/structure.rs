@@ -43,8 +43,13 @@ impl Gen {
             12 => self.attention(s, d),
             _ => {
                 let a = self.expr(s, d);
-                let inner = Node::call("cast", s, vec![a.node], ":bf16");
-                Some(G::new(Node::call("cast", s, vec![inner], ":f32"), a.bound))
+                let (there, back) = if self.bf16 {
+                    (":f32", ":bf16")
+                } else {
+                    (":bf16", ":f32")
+                };
+                let inner = Node::call("cast", s, vec![a.node], there);
+                Some(G::new(Node::call("cast", s, vec![inner], back), a.bound))
             }
         }
     }
