@@ -1,5 +1,5 @@
 //! The fixed-seed differential campaign of `scripts/test`
-//! (`docs/fuzzing.md`): 300 generated programs, each compiled for the CPU
+//! (`docs/fuzzing.md`): 400 generated programs, each compiled for the CPU
 //! against the reference executor and its gradients against finite
 //! differences in f64. `SEXPGPU_GEN_CASES=N` changes the count.
 
@@ -7,7 +7,7 @@ fn main() {
     let count = std::env::var("SEXPGPU_GEN_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(400);
     let start = std::time::Instant::now();
     let mut failures = Vec::new();
     let totals = sexpgpu_gen::run(0, count, |f| failures.push(f.describe()));

@@ -10,6 +10,7 @@
 
 mod elementwise;
 mod host;
+mod library;
 mod structure;
 
 use crate::ast::{text, Layout, Node, Part, Program, Shape};
@@ -30,6 +31,9 @@ impl G {
 
 /// Most data inputs a program takes (then leaves reuse what exists).
 const MAX_DATA: usize = 4;
+
+/// The most elements a tensor of a program may have.
+pub(crate) const MAX_ELEMENTS: usize = 400;
 
 /// The generator's state while it writes one program.
 pub(crate) struct Gen {
@@ -133,14 +137,26 @@ fn mentions(code: &str, name: &str) -> bool {
 }
 
 impl Gen {
-    /// A shape of rank `0..=max_rank`, each dim `1..=5`, at most 60 elements.
+    /// A shape of rank `0..=max_rank`, each dim from `dim`, at most
+    /// `MAX_ELEMENTS` elements.
     pub(crate) fn shape(&mut self, max_rank: usize) -> Shape {
         loop {
             let rank = self.rng.int(0, max_rank);
-            let s: Shape = (0..rank).map(|_| self.rng.int(1, 5)).collect();
-            if s.iter().product::<usize>() <= 60 {
+            let s: Shape = (0..rank).map(|_| self.dim()).collect();
+            if s.iter().product::<usize>() <= MAX_ELEMENTS {
                 return s;
             }
+        }
+    }
+
+    /// A dimension: `1..=5`, or now and then one long enough for the
+    /// backends' other paths (vector lanes, blocked products, bands of
+    /// rows), odd lengths among them.
+    pub(crate) fn dim(&mut self) -> usize {
+        if self.rng.coin(0.04) {
+            *self.rng.choose(&[8, 16, 17, 33, 64])
+        } else {
+            self.rng.int(1, 5)
         }
     }
 

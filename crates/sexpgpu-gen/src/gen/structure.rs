@@ -6,8 +6,7 @@
 use super::{form, t, unary, Gen, G};
 use crate::ast::{shape_text, Node, Part, Shape};
 
-/// The most elements an operand may have.
-const MAX_ELEMENTS: usize = 120;
+use super::MAX_ELEMENTS;
 
 fn numel(s: &[usize]) -> usize {
     s.iter().product()
@@ -26,7 +25,7 @@ impl Gen {
     pub(super) fn structure(&mut self, s: &[usize], d: usize) -> Option<G> {
         match self
             .rng
-            .weighted(&[26, 16, 8, 8, 8, 7, 4, 7, 7, 4, 4, 4, 3, 2])
+            .weighted(&[26, 16, 8, 8, 8, 7, 4, 7, 7, 4, 4, 4, 3, 2, 14])
         {
             0 => self.reduce(s, d),
             1 => self.matmul(s, d),
@@ -41,6 +40,7 @@ impl Gen {
             10 => self.index(s, d),
             11 => self.sort(s, d),
             12 => self.attention(s, d),
+            14 => self.library(s, d),
             _ => {
                 let a = self.expr(s, d);
                 let (there, back) = if self.bf16 {
@@ -90,7 +90,8 @@ impl Gen {
             let mut axes = Vec::new();
             for _ in 0..n_new {
                 let at = self.rng.int(0, c.len());
-                c.insert(at, self.rng.int(1, 4));
+                let n = self.dim();
+                c.insert(at, n);
                 for a in axes.iter_mut() {
                     if *a >= at {
                         *a += 1;
@@ -134,7 +135,7 @@ impl Gen {
     /// `matmul` of every rank NumPy's rules allow for `s` (vectors,
     /// matrices, batches broadcast from one side), or `einsum`.
     fn matmul(&mut self, s: &[usize], d: usize) -> Option<G> {
-        let k = self.rng.int(1, 5);
+        let k = self.dim();
         let (sa, sb): (Shape, Shape) = match s {
             [] => (vec![k], vec![k]),
             [n] if self.rng.coin(0.5) => (vec![k], vec![k, *n]),
@@ -393,7 +394,7 @@ impl Gen {
         if batch.len() > 1 {
             return None;
         }
-        let (dd, sl) = (self.rng.int(1, 4), self.rng.int(1, 5));
+        let (dd, sl) = (self.rng.int(1, 4), self.dim());
         let kv_batch: &[usize] = if self.rng.coin(0.5) { batch } else { &[] };
         let q = self.expr(&[batch, &[*tq, dd]].concat(), d);
         let k = self.expr(&[kv_batch, &[sl, dd]].concat(), d);
