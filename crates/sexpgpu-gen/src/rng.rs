@@ -17,7 +17,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn bits(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0xA076_1D64_78BD_642F);
         let t = u128::from(self.state) * u128::from(self.state ^ 0xE703_7ED1_A0B4_28DB);
         ((t >> 64) as u64) ^ (t as u64)
@@ -28,7 +28,7 @@ impl Rng {
         if hi <= lo {
             return lo;
         }
-        lo + (self.next() % (hi - lo + 1) as u64) as usize
+        lo + (self.bits() % (hi - lo + 1) as u64) as usize
     }
 
     /// True with probability `p`.
@@ -38,7 +38,7 @@ impl Rng {
 
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        (self.bits() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// One of `items` (not empty).
@@ -49,7 +49,7 @@ impl Rng {
     /// An index drawn with the given weights (their sum positive).
     pub fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
-        let mut left = self.next() % total.max(1);
+        let mut left = self.bits() % total.max(1);
         for (i, &w) in weights.iter().enumerate() {
             if left < u64::from(w) {
                 return i;
@@ -69,13 +69,13 @@ mod tests {
         let (mut a, mut b) = (Rng::new(3), Rng::new(3));
         let mut seen = [0; 4];
         for _ in 0..400 {
-            assert_eq!(a.next(), b.next());
+            assert_eq!(a.bits(), b.bits());
             let k = a.int(1, 4);
             b.int(1, 4);
             seen[k - 1] += 1;
         }
         assert!(seen.iter().all(|&n| n > 50), "{seen:?}");
-        assert_ne!(Rng::new(1).next(), Rng::new(2).next());
+        assert_ne!(Rng::new(1).bits(), Rng::new(2).bits());
         assert_eq!(a.weighted(&[0, 5, 0]), 1);
     }
 }

@@ -184,7 +184,7 @@ impl Gen {
         let counts: Vec<usize> = s
             .iter()
             .map(|&n| {
-                let divisors: Vec<usize> = (1..=n).filter(|c| n % c == 0).collect();
+                let divisors: Vec<usize> = (1..=n).filter(|c| n.is_multiple_of(*c)).collect();
                 *self.rng.choose(&divisors)
             })
             .collect();

@@ -198,7 +198,7 @@ impl Gen {
         let rank = self.rng.int(1, 3);
         let mut child = Vec::new();
         for _ in 1..rank {
-            let divisors: Vec<usize> = (1..=left).filter(|k| left % k == 0).collect();
+            let divisors: Vec<usize> = (1..=left).filter(|k| left.is_multiple_of(*k)).collect();
             let k = *self.rng.choose(&divisors);
             child.push(k);
             left /= k;
