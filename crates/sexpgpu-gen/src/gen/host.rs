@@ -5,7 +5,7 @@
 //! collection lookups. Every branch a host test does not take is still
 //! written (and must read), but only the taken one is traced.
 
-use super::{form, t, Gen, G};
+use super::{around, form, t, Gen, G};
 use crate::ast::{Node, Part};
 
 /// Helper definitions by kind: the text with `NAME` for the name.
@@ -136,15 +136,7 @@ impl Gen {
         let b = self.expr(s, d);
         let bound = a.bound.max(b.bound);
         G::new(
-            form(
-                s,
-                vec![
-                    t(&format!("(if {test}")),
-                    Part::T(a.node),
-                    Part::T(b.node),
-                    t(")"),
-                ],
-            ),
+            around(s, &format!("(if {test}"), a.node, "", b.node, ")"),
             bound,
         )
     }
@@ -156,27 +148,10 @@ impl Gen {
         let (v, _) = self.some_var();
         let node = if self.rng.coin(0.5) {
             let test = self.host_test();
-            form(
-                s,
-                vec![
-                    t(&format!("(cond {test}")),
-                    Part::T(a.node),
-                    t(":else"),
-                    Part::T(b.node),
-                    t(")"),
-                ],
-            )
+            around(s, &format!("(cond {test}"), a.node, ":else", b.node, ")")
         } else {
             let r = self.rng.int(0, 3);
-            form(
-                s,
-                vec![
-                    t(&format!("(case (rank {v}) {r}")),
-                    Part::T(a.node),
-                    Part::T(b.node),
-                    t(")"),
-                ],
-            )
+            around(s, &format!("(case (rank {v}) {r}"), a.node, "", b.node, ")")
         };
         G::new(node, bound)
     }

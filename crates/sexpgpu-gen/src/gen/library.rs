@@ -3,7 +3,7 @@
 //! scatters with ids from `iota` (repeated ids add up), `index-add`,
 //! `linear-scan`, running maxima, triangles, tiling and windows.
 
-use super::{form, t, unary, Gen, G};
+use super::{around, form, t, unary, Gen, G};
 use crate::ast::{shape_text, Node, Part};
 
 /// `(mod (+ (iota shape :axis a) j) n)`: ids in `0..n`, repeating when
@@ -126,16 +126,8 @@ impl Gen {
         let values = self.expr(&vs, d);
         let idx = ids(self, &vs, axis, s[axis]);
         let bound = base.bound + values.bound * vs[axis] as f64;
-        let node = form(
-            s,
-            vec![
-                t("(scatter-add"),
-                Part::T(base.node),
-                t(&idx),
-                Part::T(values.node),
-                t(&format!(":axis {axis})")),
-            ],
-        );
+        let tail = format!(":axis {axis})");
+        let node = around(s, "(scatter-add", base.node, &idx, values.node, &tail);
         Some(G::new(node, bound))
     }
 
@@ -149,16 +141,7 @@ impl Gen {
         let values = self.expr(&vs, d);
         let idx = ids(self, &[k], 0, n);
         let bound = base.bound + values.bound * k as f64;
-        let node = form(
-            s,
-            vec![
-                t("(index-add"),
-                Part::T(base.node),
-                t(&idx),
-                Part::T(values.node),
-                t(")"),
-            ],
-        );
+        let node = around(s, "(index-add", base.node, &idx, values.node, ")");
         Some(G::new(node, bound))
     }
 

@@ -317,6 +317,23 @@ pub(crate) fn form(s: &[usize], pieces: Vec<Part>) -> Node {
     Node::new(s, pieces)
 }
 
+/// `head a mid b tail`: two operands in host text (an empty `mid` is
+/// left out).
+pub(crate) fn around(s: &[usize], head: &str, a: Node, mid: &str, b: Node, tail: &str) -> Node {
+    let mut parts = vec![t(head), Part::T(a)];
+    if !mid.is_empty() {
+        parts.push(t(mid));
+    }
+    parts.extend([Part::T(b), t(tail)]);
+    form(s, parts)
+}
+
+/// `(op a shape)`: `a` made into shape `s` by `reshape` or `broadcast-to`.
+pub(crate) fn to_shape(op: &str, s: &[usize], a: G) -> G {
+    let shape = crate::ast::shape_text(s);
+    G::new(Node::call(op, s, vec![a.node], &shape), a.bound)
+}
+
 /// Host text as a part (re-exported for the submodules).
 pub(crate) fn t(s: &str) -> Part {
     text(s)

@@ -3,8 +3,8 @@
 //! broadcast, pad, flip, roll), softmax and scans, sorting, indexing,
 //! fused attention and a round trip through bf16.
 
-use super::{form, t, unary, Gen, G};
-use crate::ast::{shape_text, Node, Part, Shape};
+use super::{form, t, to_shape, unary, Gen, G};
+use crate::ast::{Node, Part, Shape};
 
 use super::MAX_ELEMENTS;
 
@@ -205,10 +205,7 @@ impl Gen {
         }
         child.push(left);
         let a = self.expr(&child, d);
-        Some(G::new(
-            Node::call("reshape", s, vec![a.node], &shape_text(s)),
-            a.bound,
-        ))
+        Some(to_shape("reshape", s, a))
     }
 
     /// `(slice x axis start stop)`, or with a step of 2.
@@ -268,10 +265,7 @@ impl Gen {
     fn broadcast_to(&mut self, s: &[usize], d: usize) -> Option<G> {
         let small = self.broadcastable(s);
         let a = self.expr(&small, d);
-        Some(G::new(
-            Node::call("broadcast-to", s, vec![a.node], &shape_text(s)),
-            a.bound,
-        ))
+        Some(to_shape("broadcast-to", s, a))
     }
 
     fn softmax(&mut self, s: &[usize], d: usize) -> Option<G> {
