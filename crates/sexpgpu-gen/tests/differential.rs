@@ -1,16 +1,22 @@
 //! The fixed-seed differential campaign of `scripts/test`
 //! (`docs/fuzzing.md`): 400 generated programs, each compiled for the CPU
 //! against the reference executor and its gradients against finite
-//! differences in f64. `SEXPGPU_GEN_CASES=N` changes the count.
+//! differences in f64. `SEXPGPU_GEN_CASES=N` changes the count,
+//! `SEXPGPU_GEN_SEED=S` the first seed.
 
-fn main() {
-    let count = std::env::var("SEXPGPU_GEN_CASES")
+fn from_env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(400);
+        .unwrap_or(default)
+}
+
+fn main() {
+    let count = from_env("SEXPGPU_GEN_CASES", 400);
+    let first = from_env("SEXPGPU_GEN_SEED", 0);
     let start = std::time::Instant::now();
     let mut failures = Vec::new();
-    let totals = sexpgpu_gen::run(0, count, |f| failures.push(f.describe()));
+    let totals = sexpgpu_gen::run(first, count, |f| failures.push(f.describe()));
     println!(
         "differential: {} programs, {} skipped, {} graph nodes, {} outputs compared, {} finite differences ({} at kinks, skipped), {:.1} s",
         totals.programs,
