@@ -120,3 +120,63 @@ fn at_mut<'n>(n: &'n mut Node, path: &[usize]) -> &'n mut Node {
         Some((&i, rest)) => at_mut(n.operands_mut().nth(i).expect("a path into the node"), rest),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::Layout;
+
+    #[test]
+    fn a_failure_shrinks_to_what_causes_it() {
+        // A gradient `stop-gradient` halves, buried in other code.
+        let w = Node::var("w0", &[3]);
+        let x = Node::var("x0", &[3]);
+        let culprit = Node::call(
+            "*",
+            &[3],
+            vec![
+                w.clone(),
+                Node::call("stop-gradient", &[3], vec![w.clone()], ""),
+            ],
+            "",
+        );
+        let noise = Node::call(
+            "+",
+            &[3],
+            vec![Node::call("tanh", &[3], vec![x.clone()], ""), culprit],
+            "",
+        );
+        let loss = Node::call(
+            "sum",
+            &[],
+            vec![Node::call("sin", &[3], vec![noise], "")],
+            "",
+        );
+        let program = Program {
+            params: vec![("w0".into(), vec![3])],
+            data: vec![("x0".into(), vec![3])],
+            layout: Layout::MapKeys,
+            closure: false,
+            step: false,
+            bf16: false,
+            helpers: vec!["(defn h0 [x] x)".into()],
+            bindings: vec![("v0".into(), Node::call("exp", &[3], vec![x], ""))],
+            loss,
+        };
+        let failure = check(&program.text(), 1, 3).unwrap_err();
+        assert_eq!(failure.kind(), "gradient");
+        let (small, found) = minimise(&program, &failure, 3);
+        assert_eq!(found.kind(), "gradient");
+        assert!(
+            small.helpers.is_empty() && small.bindings.is_empty(),
+            "{}",
+            small.text()
+        );
+        assert!(small.size() < program.size(), "{}", small.text());
+        assert!(
+            small.loss.text().contains("stop-gradient"),
+            "{}",
+            small.text()
+        );
+    }
+}
