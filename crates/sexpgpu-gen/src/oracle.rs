@@ -362,8 +362,8 @@ mod tests {
     fn a_tie_the_structure_makes_is_a_kink_not_a_finding() {
         // The inner gradient at a tie of `maximum` is half of each side's;
         // rounding breaks the tie one way or the other at every moved
-        // point, so its square jumps there (the first finding of the
-        // campaign, seed 10491: docs/fuzzing.md).
+        // point, so its square jumps there (a finding of the campaigns
+        // that is no bug, docs/fuzzing.md).
         let loss = "(let [[v g] (value-and-grad (fn [u] (maximum (nn/mean u) (nn/mean w))) \
                     (broadcast-to (nn/mean w) [3 3]))] (+ v (* 0.5 (sum (* g g)))))";
         let c = check(
