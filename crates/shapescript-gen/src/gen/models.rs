@@ -160,7 +160,11 @@ impl Gen {
                 axes.push(a);
             }
         }
-        let dt = if self.rng.chance(0.25) { Dt::Bool } else { Dt::F };
+        let dt = if self.rng.chance(0.25) {
+            Dt::Bool
+        } else {
+            Dt::F
+        };
         let goal = Goal::new(axes, dt).within(Iv::new(-3.0, 3.0));
         let value = self.value(&mut fx, &goal, 2);
         let t = value.tensor()?.clone();
