@@ -22,6 +22,37 @@ pub fn run_stdio(run: impl FnOnce(Connection) -> Result<(), BoxError>) -> Result
     Ok(())
 }
 
+/// What both servers can do: hover, definition, references, the outline,
+/// inlay hints, completion and signature help (each opened by its
+/// language's `completion_triggers` and `signature_triggers`), formatting.
+/// A server adds its own to these.
+pub fn capabilities(
+    completion_triggers: &[&str],
+    signature_triggers: &[&str],
+) -> lsp::ServerCapabilities {
+    let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
+    lsp::ServerCapabilities {
+        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
+        text_document_sync: Some(text_sync()),
+        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp::OneOf::Left(true)),
+        references_provider: Some(lsp::OneOf::Left(true)),
+        document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+        completion_provider: Some(lsp::CompletionOptions {
+            trigger_characters: triggers(completion_triggers),
+            ..Default::default()
+        }),
+        signature_help_provider: Some(lsp::SignatureHelpOptions {
+            trigger_characters: triggers(signature_triggers),
+            ..Default::default()
+        }),
+        document_formatting_provider: Some(lsp::OneOf::Left(true)),
+        document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
+        ..Default::default()
+    }
+}
+
 /// The text sync both servers offer: open and close, incremental changes.
 pub fn text_sync() -> lsp::TextDocumentSyncCapability {
     lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {

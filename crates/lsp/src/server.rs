@@ -140,9 +140,19 @@ struct Overlay<'a> {
 
 impl Files for Overlay<'_> {
     fn read(&self, path: &Path) -> Result<Arc<str>, FileError> {
-        if let Some(doc) = self.docs.get(path) {
-            return Ok(doc.text.as_str().into());
+        match self.docs.get(path) {
+            Some(doc) => Ok(doc.text.as_str().into()),
+            None => DiskFiles.read(path),
         }
+    }
+}
+
+/// The files on the disk, for the checker (the server's below its open
+/// documents, and `shapescript`'s commands).
+pub struct DiskFiles;
+
+impl Files for DiskFiles {
+    fn read(&self, path: &Path) -> Result<Arc<str>, FileError> {
         if path.is_dir() {
             return Err(FileError::Unreadable("it is a folder".into()));
         }
