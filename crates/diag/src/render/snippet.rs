@@ -191,8 +191,7 @@ impl<'a> FileSnippet<'a> {
         self.source_row(line, gutter, severity, open)
             .write(out, color);
         self.single_line_marks(out, line, gutter, severity, color, open);
-        self.multiline_starts(out, line, gutter, severity, color, open);
-        self.multiline_ends(out, line, gutter, severity, color, open);
+        self.multiline_marks(out, line, gutter, severity, color, open);
     }
 
     /// The marks within `line`: one underline row (the last mark's label
@@ -260,9 +259,10 @@ impl<'a> FileSnippet<'a> {
         }
     }
 
-    /// The rows opening the multi-line marks that start on `line`,
-    /// outermost first.
-    fn multiline_starts(
+    /// The rows of the multi-line marks at `line`: those starting on it
+    /// open, outermost first; then those ending on it close, innermost
+    /// first, each with its label.
+    fn multiline_marks(
         &self,
         out: &mut String,
         line: usize,
@@ -271,57 +271,21 @@ impl<'a> FileSnippet<'a> {
         color: bool,
         open: &mut [bool],
     ) {
-        let shift = self.shift();
-        let mut starting: Vec<usize> = (0..self.marks.len())
-            .filter(|&i| {
-                let m = &self.marks[i];
-                m.is_multiline() && m.start_line == line && !m.slash
-            })
-            .collect();
+        let mut starting = self.multiline_where(|m| m.start_line == line && !m.slash);
         starting.sort_by_key(|&i| self.marks[i].depth);
         for i in starting {
             let mark = &self.marks[i];
-            let mut row = Grid::new();
-            let style = mark.style(severity);
-            for col in 2 * mark.depth + 1..shift + mark.start_col {
-                row.put(col, '_', style);
-            }
-            row.put(shift + mark.start_col, mark.symbol(), style);
-            self.put_open_bars(&mut row, open, severity);
+            let row = self.multiline_row(mark, mark.start_col, open, severity);
             self.write_annotation_row(out, gutter, &row, color);
             open[i] = true;
         }
-    }
-
-    /// The rows closing the multi-line marks that end on `line`, innermost
-    /// first, each with its label.
-    fn multiline_ends(
-        &self,
-        out: &mut String,
-        line: usize,
-        gutter: usize,
-        severity: Severity,
-        color: bool,
-        open: &mut [bool],
-    ) {
-        let shift = self.shift();
-        let mut ending: Vec<usize> = (0..self.marks.len())
-            .filter(|&i| {
-                let m = &self.marks[i];
-                m.is_multiline() && m.end_line == line
-            })
-            .collect();
+        let mut ending = self.multiline_where(|m| m.end_line == line);
         ending.sort_by_key(|&i| std::cmp::Reverse(self.marks[i].depth));
         for i in ending {
             open[i] = false;
             let mark = &self.marks[i];
-            let mut row = Grid::new();
+            let mut row = self.multiline_row(mark, mark.end_col, open, severity);
             let style = mark.style(severity);
-            for col in 2 * mark.depth + 1..shift + mark.end_col {
-                row.put(col, '_', style);
-            }
-            row.put(shift + mark.end_col, mark.symbol(), style);
-            self.put_open_bars(&mut row, open, severity);
             row.put(2 * mark.depth, '|', style);
             if !mark.label.is_empty() {
                 let at = row.len() + 1;
@@ -329,6 +293,27 @@ impl<'a> FileSnippet<'a> {
             }
             self.write_annotation_row(out, gutter, &row, color);
         }
+    }
+
+    /// The multi-line marks `keep` picks, by index.
+    fn multiline_where(&self, keep: impl Fn(&Mark) -> bool) -> Vec<usize> {
+        (0..self.marks.len())
+            .filter(|&i| self.marks[i].is_multiline() && keep(&self.marks[i]))
+            .collect()
+    }
+
+    /// A row drawing `mark`'s line from its bar to its symbol at `col`,
+    /// with the bars of the marks still open.
+    fn multiline_row(&self, mark: &Mark, col: usize, open: &[bool], severity: Severity) -> Grid {
+        let shift = self.shift();
+        let mut row = Grid::new();
+        let style = mark.style(severity);
+        for c in 2 * mark.depth + 1..shift + col {
+            row.put(c, '_', style);
+        }
+        row.put(shift + col, mark.symbol(), style);
+        self.put_open_bars(&mut row, open, severity);
+        row
     }
 
     /// A source line with its number and the multi-line columns; a `/` here
