@@ -62,6 +62,22 @@ pub fn text_sync() -> lsp::TextDocumentSyncCapability {
     })
 }
 
+/// An inlay hint showing a type, `label`, at byte `offset` of the text
+/// `index` indexes.
+pub fn type_hint(index: &LineIndex, offset: u32, label: String) -> lsp::InlayHint {
+    let (line, character) = index.position(offset as usize);
+    lsp::InlayHint {
+        position: lsp::Position { line, character },
+        label: lsp::InlayHintLabel::String(label),
+        kind: Some(lsp::InlayHintKind::TYPE),
+        text_edits: None,
+        tooltip: None,
+        padding_left: Some(false),
+        padding_right: None,
+        data: None,
+    }
+}
+
 /// Markdown text, for hovers and docs.
 pub fn markdown(value: String) -> lsp::MarkupContent {
     lsp::MarkupContent {
@@ -81,6 +97,37 @@ pub enum Error {
 
 /// A notification's parameters as `N`'s type; `None` when they don't parse
 /// (the notification is then dropped: there is no one to answer).
+/// A notification about the documents, its parameters read.
+pub enum DocEvent {
+    Opened(lsp::TextDocumentItem),
+    Changed(lsp::DidChangeTextDocumentParams),
+    Closed(lsp::Uri),
+    /// A document saved, or files changed outside the editor.
+    FilesChanged,
+}
+
+/// The document event `note` is; `None` for any other notification, or
+/// parameters that do not read.
+pub fn doc_event(note: lsp_server::Notification) -> Option<DocEvent> {
+    use lsp::notification::{
+        DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+        DidSaveTextDocument, Notification,
+    };
+    match note.method.as_str() {
+        DidOpenTextDocument::METHOD => {
+            params::<DidOpenTextDocument>(note).map(|p| DocEvent::Opened(p.text_document))
+        }
+        DidChangeTextDocument::METHOD => {
+            params::<DidChangeTextDocument>(note).map(DocEvent::Changed)
+        }
+        DidCloseTextDocument::METHOD => {
+            params::<DidCloseTextDocument>(note).map(|p| DocEvent::Closed(p.text_document.uri))
+        }
+        DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => Some(DocEvent::FilesChanged),
+        _ => None,
+    }
+}
+
 pub fn params<N: lsp::notification::Notification>(
     note: lsp_server::Notification,
 ) -> Option<N::Params> {

@@ -203,19 +203,9 @@ fn inlay_hints(analysis: &Analysis, params: lsp::InlayHintParams) -> Answer<Vec<
     let index = LineIndex::new(analysis.map.text(file));
     let at = |p: lsp::Position| index.offset(p.line, p.character) as u32;
     let hints = analysis.inlay_hints(file, at(params.range.start), at(params.range.end));
-    let hints = hints.into_iter().map(|h| {
-        let (line, character) = index.position(h.offset as usize);
-        lsp::InlayHint {
-            position: lsp::Position { line, character },
-            label: lsp::InlayHintLabel::String(h.label),
-            kind: Some(lsp::InlayHintKind::TYPE),
-            text_edits: None,
-            tooltip: None,
-            padding_left: Some(false),
-            padding_right: None,
-            data: None,
-        }
-    });
+    let hints = hints
+        .into_iter()
+        .map(|h| lsp_base::protocol::type_hint(&index, h.offset, h.label));
     Ok(Some(hints.collect()))
 }
 

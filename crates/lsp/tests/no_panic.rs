@@ -2,7 +2,7 @@
 //! position of every UI-test and example `.ss` file (most of them wrong on
 //! purpose), answers without a panic.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use check::{MemoryFiles, Options};
 use lsp::ide::Analysis;

@@ -171,19 +171,7 @@ impl Context<'_> {
             .analysis
             .inlay_hints(start, end)
             .into_iter()
-            .map(|hint| {
-                let (line, character) = index.position(hint.offset as usize);
-                lsp::InlayHint {
-                    position: lsp::Position { line, character },
-                    label: lsp::InlayHintLabel::String(hint.label),
-                    kind: Some(lsp::InlayHintKind::TYPE),
-                    text_edits: None,
-                    tooltip: None,
-                    padding_left: None,
-                    padding_right: None,
-                    data: None,
-                }
-            });
+            .map(|hint| lsp_base::protocol::type_hint(&index, hint.offset, hint.label));
         Some(hints.collect())
     }
 
