@@ -2,7 +2,7 @@
 //! UI test and every example that `shapescript check` passes is built by the
 //! real binary, and one Python (`.venv`, with torch) imports every module.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `shapescript args...` run in the file's folder, as the UI tests run it.
