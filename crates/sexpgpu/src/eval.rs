@@ -14,7 +14,7 @@ pub use registry::{Builtin, Primitive, Special, SpecialUse};
 
 use crate::codes;
 use crate::reader::{Form, FormKind};
-use crate::value::{map_insert, short, Env, Lambda, Value};
+use crate::value::{map_insert, short, Env, Lambda, Spans, Value};
 use diag::{Diagnostic, SourceMap, Span};
 use registry::Registry;
 use std::collections::HashMap;
@@ -446,9 +446,14 @@ impl Interp {
     /// Expands a macro call: the arguments go in as data, the result comes
     /// back as code placed at the call.
     pub fn expand(&mut self, m: &Rc<Lambda>, args: &[Form], span: Span) -> EvalResult<Form> {
-        let args = args.iter().map(Value::from_form).collect();
-        let result = self.call_lambda(m, args, &Site::bare(span))?;
-        result.to_form(span).ok_or_else(|| {
+        let mut spans = Spans::default();
+        let values: Vec<Value> = args
+            .iter()
+            .map(|a| Value::from_form_spanned(a, &mut spans))
+            .collect();
+        // `values` stays alive until the expansion is code, as `Spans` needs.
+        let result = self.call_lambda(m, values.clone(), &Site::bare(span))?;
+        result.to_form_spanned(span, &spans).ok_or_else(|| {
             let name = m.name.as_deref().unwrap_or("?");
             Flow::from(
                 Diagnostic::error(
