@@ -172,6 +172,11 @@ Fixed: use a vector:
 (def evens [0 2 4])
 ```
 "#;
+    E_READ_011 = "E-READ-011", "a control character in the source",
+r#"Source text may hold tabs, newlines, carriage returns and form feeds, but no other control character (a NUL byte, an escape, DEL) outside a string or a comment: such a byte is usually the mark of a file that is not text, or of one damaged in transit, and read as part of a name it would give a confusing "unbound name". The diagnostic points at the character and gives its code point; the reader skips it and reads on.
+
+Remove the character, or write it inside a string with an escape (`"\0"`, `"\u001b"`) where it is meant as data.
+"#;
     E_EVAL_001 = "E-EVAL-001", "an unbound name",
 r#"The name is not defined locally, globally or by a loaded library. Library functions need `(require nn)` first and are then written `nn/softmax`, or bare after `(require nn :refer :all)`.
 
