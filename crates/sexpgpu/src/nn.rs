@@ -79,6 +79,7 @@ fn hint(interp: &Interp, name: &str) -> Option<String> {
 /// prefixed by `namespace/` when one is given.
 fn load(interp: &mut Interp, name: &str, source: &str, namespace: Option<&str>) {
     let file = interp.sources.add(name, source);
+    interp.library_files.push(file);
     let result = crate::reader::read(file, source);
     debug_assert!(
         result.diagnostics.is_empty(),
