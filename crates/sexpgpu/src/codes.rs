@@ -780,6 +780,9 @@ Fixed:
 (save-npy "x.npy" (call (fn [] (zeros [2]))))
 ```
 "#;
+    E_IO_005 = "E-IO-005", "f64 data beyond the range of f32",
+r#"`load-npy`, `load-npz` and `load-safetensors` load f64 data as f32, the widest float SexpGPU computes in. A finite f64 value beyond f32's range (about ±3.4e38, like `1e300`) would become an infinity, so the file is refused, with how many values of which array overflowed. Scale the data before saving it, or, where infinities are what you mean, load it with `:overflow :inf`: `(load-npy "x.npy" :overflow :inf)`. No program text shows this mistake: it needs an f64 file.
+"#;
     E_NN_001 = "E-NN-001", "an nn library function was used wrongly",
 r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, float labels for `nn/cross-entropy`, or targets whose shape does not fit the logits; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.
 
