@@ -266,6 +266,12 @@ impl Interp {
         self.core = self.globals.clone();
     }
 
+    /// Whether `name` is one of the globals the session installed (a
+    /// builtin, a special form's helper, the prelude's), as `seal_core` froze them.
+    pub(crate) fn is_core(&self, name: &str) -> bool {
+        self.core.contains_key(name)
+    }
+
     pub fn global(&self, name: &str) -> Option<&Value> {
         self.globals.get(name)
     }

@@ -159,6 +159,11 @@ fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
                     ));
                 }
                 exported.retain(|(n, _)| wanted.contains(n));
+            } else {
+                // `:refer :all` never shadows a builtin (`var`, `cumsum`):
+                // the builtin keeps its name and keywords, and the
+                // library's version stays `nn/var` (or `:refer [var]`).
+                exported.retain(|(n, _)| !interp.is_core(n));
             }
             for (bare, value) in exported {
                 interp.define(&bare, value);
