@@ -461,6 +461,23 @@ Fixed: make it in a graph and call it (`(call (fn () ...))` traces a graph of no
 (println (to-vec z))
 ```
 "#;
+    E_FLOW_004 = "E-FLOW-004", "an operation whose result's shape depends on the data",
+r#"PyTorch's `masked_select`, `nonzero` and `argwhere` return as many elements (or rows of indices) as the data holds true or non-zero elements, so their result's shape is known only when the graph runs. A SexpGPU graph fixes every shape when it is traced, so that it compiles once and runs on any device with memory planned ahead (`docs/sexpgpu/staging.md`); these operations cannot exist. Keep the shape instead: a mask with `where`, then reduce over what it selects.
+
+Wrong:
+
+```clojure
+(defgraph positive-sum [(x [4] :f32)]
+  (sum (masked-select x (> x 0.0))))
+```
+
+Fixed: zero what the mask leaves out, then sum:
+
+```clojure
+(defgraph positive-sum [(x [4] :f32)]
+  (sum (where (> x 0.0) x 0.0)))
+```
+"#;
     E_RUN_001 = "E-RUN-001", "a graph failed while running",
 r#"A graph refused the data given to it at run time, such as an index outside its table, or a run's graph could not be compiled.
 
