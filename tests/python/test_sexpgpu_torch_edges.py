@@ -39,7 +39,14 @@ PROGRAM = """
    :prod (prod (:prod d) :axes [1])
    :cumprod (cumprod (:prod d))
    :cumprod-reverse (cumprod (:prod d) :reverse true)
-   :cumprod-grad (weighted cumprod (:cumprod-finite d) (:cumprod-w d))})
+   :cumprod-grad (weighted cumprod (:cumprod-finite d) (:cumprod-w d))
+   ;; The same through `call`, on the compiled CPU backend (the values
+   ;; above ran on the reference executor; gradients are compiled).
+   :silu-cpu (call nn/silu (:silu d))
+   :relu-cpu (call nn/relu (:relu d))
+   :lse-cpu (call nn/logsumexp (:lse d))
+   :prod-cpu (call (fn [x] (prod x :axes [1])) (:prod d))
+   :cumprod-cpu (call cumprod (:prod d))})
 
 (def activations
   {:gelu nn/gelu
@@ -63,7 +70,9 @@ PROGRAM = """
 (def x (:act d))
 (save-npz "act.npz"
   (into {} (mapcat (fn [[k f]]
-                     [[k (f x)] [(keyword (str (name k) "-grad")) (weighted f x (:act-w d))]])
+                     [[k (f x)]
+                      [(keyword (str (name k) "-cpu")) (call f x)]
+                      [(keyword (str (name k) "-grad")) (weighted f x (:act-w d))]])
                    activations)))
 (save-npz "softmin.npz"
   {:softmin (nn/softmin (:lse-finite d))
@@ -167,6 +176,12 @@ def same(ours: np.ndarray, theirs, rtol: float = 1e-6, atol: float = 1e-30) -> N
     np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
 
 
+@pytest.mark.parametrize("name", ["silu", "relu", "lse", "prod", "cumprod"])
+def test_the_compiled_cpu_backend_gives_the_same_bits(out, name):
+    np.testing.assert_array_equal(out[f"{name}-cpu"], out[name])
+    np.testing.assert_array_equal(np.signbit(out[f"{name}-cpu"]), np.signbit(out[name]))
+
+
 def test_silu_and_its_gradient_below_minus_89(out):
     x = ARRAYS["silu"]
     same(out["silu"], torch.nn.functional.silu(torch.tensor(x)))
@@ -220,6 +235,7 @@ def test_activation_value_and_gradient(out, name):
     f, x, w = ACTIVATIONS[name], ARRAYS["act"], ARRAYS["act-w"]
     wide = x.astype(np.float64)
     same(out[f"act:{name}"], f(torch.tensor(wide)), rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(out[f"act:{name}-cpu"], out[f"act:{name}"])
     theirs = grad(f, wide, w.astype(np.float64))
     same(out[f"act:{name}-grad"], theirs, rtol=1e-5, atol=1e-7)
     assert np.isfinite(out[f"act:{name}-grad"]).all()

@@ -441,7 +441,8 @@ pub fn call(interp: &mut Interp, op: &ops::Op, site: &Site, args: Vec<Value>) ->
     };
     match g {
         Value::Graph(def) => call_graph(interp, &def.clone(), rest.to_vec(), &inner),
-        Value::Fn(_) => call_function(interp, g, rest.to_vec(), &inner),
+        // A builtin operation is a function too: `(call cumprod t)`.
+        Value::Fn(_) | Value::Builtin { .. } => call_function(interp, g, rest.to_vec(), &inner),
         _ => Err(wrong_type(
             op.name,
             "a graph made by `defgraph`, or a function",
