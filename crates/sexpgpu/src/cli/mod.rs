@@ -128,6 +128,10 @@ enum Command {
         /// The image to write (`.svg`).
         #[arg(short, long)]
         output: PathBuf,
+        /// Draw the values on a base-10 log scale (losses); values at or
+        /// below zero are left out.
+        #[arg(long)]
+        log: bool,
     },
     /// Read forms from stdin, evaluate them and print their values.
     Repl {
@@ -243,7 +247,11 @@ fn dispatch(cli: Cli) -> i32 {
             }
         },
         Command::Explain { code } => explain(&code),
-        Command::Plot { metrics, output } => plot::run(&metrics, &output),
+        Command::Plot {
+            metrics,
+            output,
+            log,
+        } => plot::run(&metrics, &output, log),
         Command::Repl { seed } => repl(seed, format),
     }
 }
@@ -433,14 +441,14 @@ fn repl(seed: u64, format: Format) -> i32 {
         for value in values {
             println!("=> {}", value.repr());
         }
-        report(&session, &diagnostics, format);
+        command::print_diagnostics_alone(session.sources(), &diagnostics, format);
         buffer.clear();
         prompt(false);
     }
     if !buffer.trim().is_empty() {
         count += 1;
         let (_, diagnostics) = session.eval_input(&format!("<repl:{count}>"), &buffer);
-        report(&session, &diagnostics, format);
+        command::print_diagnostics_alone(session.sources(), &diagnostics, format);
     }
     0
 }
