@@ -241,6 +241,12 @@ impl Mpi {
         self.size
     }
 
+    /// Marks `what` in flight for the watchdog until the guard drops (for
+    /// collectives of another engine, NCCL's, that MPI's job runs).
+    pub fn arm(&self, what: &str) -> crate::watchdog::Armed<'_> {
+        self.watchdog.arm(what)
+    }
+
     /// Sums `data` over every rank, in place; every rank gets the same sums.
     pub fn all_reduce_sum(&self, what: &str, data: &mut [f32]) -> Result<(), String> {
         let _armed = self.watchdog.arm(what);
@@ -388,7 +394,9 @@ impl Mpi {
 
 /// Prints `message` and ends every rank (`MPI_Abort` on the world).
 fn abort_with(abi: &Abi, message: &str, code: i32) -> ! {
-    eprintln!("{message}");
+    if !message.is_empty() {
+        eprintln!("{message}");
+    }
     with_api!(abi, |api, _in_place| unsafe {
         // SAFETY: MPI is initialised with MPI_THREAD_MULTIPLE.
         (api.abort)(api.comm_world, code)

@@ -9,9 +9,11 @@ mod batches;
 mod buffers;
 pub mod checkpoint;
 pub mod device;
+pub mod dist;
 mod options;
 mod report;
 pub mod run;
+mod split;
 mod step;
 
 pub use options::RunSpec;
