@@ -160,7 +160,10 @@ pub fn run_all(session: &mut Session, path: &Path, request: Request, format: For
         }
     }
     console.clear();
-    if let Some(job) = request.job {
+    // The options hold the run's handle on the job; MPI ends with the last.
+    let Request { options, job, .. } = request;
+    drop(options);
+    if let Some(job) = job {
         if let Err(why) = job.finish() {
             eprintln!("error: {why}");
             return 1;
