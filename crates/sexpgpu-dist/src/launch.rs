@@ -113,7 +113,10 @@ mod tests {
     fn no_launcher_is_no_world() {
         assert_eq!(detect(env(&[])), Ok(None));
         // `sbatch` sets SLURM_NTASKS for the whole allocation: not a launch.
-        assert_eq!(detect(env(&[("SLURM_NTASKS", "8"), ("SLURM_PROCID", "0")])), Ok(None));
+        assert_eq!(
+            detect(env(&[("SLURM_NTASKS", "8"), ("SLURM_PROCID", "0")])),
+            Ok(None)
+        );
     }
 
     #[test]
@@ -135,7 +138,10 @@ mod tests {
         assert_eq!(l.launcher, "OpenMPI");
         let mpich = [("PMI_SIZE", "2"), ("PMI_RANK", "1")];
         let l = detect(env(&mpich)).unwrap().unwrap();
-        assert_eq!((l.rank, l.size, l.local_rank, l.launcher), (1, 2, 0, "MPICH"));
+        assert_eq!(
+            (l.rank, l.size, l.local_rank, l.launcher),
+            (1, 2, 0, "MPICH")
+        );
         let slurm = [
             ("SLURM_STEP_NUM_TASKS", "16"),
             ("SLURM_PROCID", "9"),

@@ -30,7 +30,8 @@ struct Api<H: Copy> {
     byte: H,
     uint64: H,
     sum: H,
-    init_thread: unsafe extern "C" fn(*mut c_int, *mut *mut *mut c_char, c_int, *mut c_int) -> c_int,
+    init_thread:
+        unsafe extern "C" fn(*mut c_int, *mut *mut *mut c_char, c_int, *mut c_int) -> c_int,
     initialized: unsafe extern "C" fn(*mut c_int) -> c_int,
     comm_rank: unsafe extern "C" fn(H, *mut c_int) -> c_int,
     comm_size: unsafe extern "C" fn(H, *mut c_int) -> c_int,
@@ -335,7 +336,12 @@ impl Mpi {
 
     /// Every rank's part, concatenated in rank order; rank `r`'s part has
     /// `counts[r]` elements.
-    pub fn all_gather(&self, what: &str, mine: &[f32], counts: &[usize]) -> Result<Vec<f32>, String> {
+    pub fn all_gather(
+        &self,
+        what: &str,
+        mine: &[f32],
+        counts: &[usize],
+    ) -> Result<Vec<f32>, String> {
         let _armed = self.watchdog.arm(what);
         let total: usize = counts.iter().sum();
         let counts = int_counts(counts, total, self.size)?;
@@ -375,7 +381,9 @@ impl Mpi {
 
     pub fn barrier(&self, what: &str) -> Result<(), String> {
         let _armed = self.watchdog.arm(what);
-        let code = with_api!(&self.abi, |api, _in_place| unsafe { (api.barrier)(api.comm_world) });
+        let code = with_api!(&self.abi, |api, _in_place| unsafe {
+            (api.barrier)(api.comm_world)
+        });
         check(code, "MPI_Barrier")
     }
 
@@ -474,9 +482,12 @@ mod tests {
 
     #[test]
     fn a_missing_library_is_an_error_naming_it() {
-        let e = Mpi::init(&[PathBuf::from("/nonexistent/libmpi.so")], Duration::from_secs(1))
-            .err()
-            .expect("no such library");
+        let e = Mpi::init(
+            &[PathBuf::from("/nonexistent/libmpi.so")],
+            Duration::from_secs(1),
+        )
+        .err()
+        .expect("no such library");
         assert!(e.contains("cannot load MPI"), "{e}");
         assert!(e.contains("/nonexistent/libmpi.so"), "{e}");
     }

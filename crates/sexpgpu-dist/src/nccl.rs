@@ -38,13 +38,35 @@ struct Api {
     comm_init_rank: unsafe extern "C" fn(*mut Comm, c_int, UniqueId, c_int) -> c_int,
     comm_destroy: unsafe extern "C" fn(Comm) -> c_int,
     error_string: unsafe extern "C" fn(c_int) -> *const c_char,
-    all_reduce:
-        unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> c_int,
-    broadcast:
-        unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> c_int,
-    reduce_scatter:
-        unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> c_int,
-    all_gather: unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, Comm, Stream) -> c_int,
+    all_reduce: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        c_int,
+        c_int,
+        Comm,
+        Stream,
+    ) -> c_int,
+    broadcast: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        c_int,
+        c_int,
+        Comm,
+        Stream,
+    ) -> c_int,
+    reduce_scatter: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        c_int,
+        c_int,
+        Comm,
+        Stream,
+    ) -> c_int,
+    all_gather:
+        unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, Comm, Stream) -> c_int,
 }
 
 /// Where NCCL is looked for, in order: `SEXPGPU_NCCL` (a file), the
@@ -136,7 +158,10 @@ impl Nccl {
             internal: [0; UNIQUE_ID_BYTES],
         };
         // SAFETY: an out-parameter of 128 bytes.
-        self.check(unsafe { (self.api.get_unique_id)(&mut id) }, "ncclGetUniqueId")?;
+        self.check(
+            unsafe { (self.api.get_unique_id)(&mut id) },
+            "ncclGetUniqueId",
+        )?;
         Ok(id)
     }
 
@@ -157,10 +182,16 @@ impl Nccl {
     }
 
     /// This rank's communicator (on the current CUDA device).
-    pub fn communicator(&self, id: UniqueId, rank: usize, size: usize) -> Result<Communicator<'_>, String> {
+    pub fn communicator(
+        &self,
+        id: UniqueId,
+        rank: usize,
+        size: usize,
+    ) -> Result<Communicator<'_>, String> {
         let mut comm: Comm = std::ptr::null_mut();
         // SAFETY: `comm` is an out-parameter; the id is passed by value.
-        let code = unsafe { (self.api.comm_init_rank)(&mut comm, size as c_int, id, rank as c_int) };
+        let code =
+            unsafe { (self.api.comm_init_rank)(&mut comm, size as c_int, id, rank as c_int) };
         self.check(code, "ncclCommInitRank")?;
         Ok(Communicator { nccl: self, comm })
     }
@@ -171,7 +202,10 @@ impl Nccl {
         }
         // SAFETY: NCCL returns a static string for every code.
         let text = unsafe { CStr::from_ptr((self.api.error_string)(code)) };
-        Err(format!("{call} failed: {} (NCCL error {code})", text.to_string_lossy()))
+        Err(format!(
+            "{call} failed: {} (NCCL error {code})",
+            text.to_string_lossy()
+        ))
     }
 }
 
@@ -210,7 +244,13 @@ impl Communicator<'_> {
     /// # Safety
     /// `data` is a device buffer of `count` elements of `elem` on this
     /// communicator's device, and `stream` a stream of that device.
-    pub unsafe fn all_reduce_sum(&self, data: u64, count: usize, elem: Elem, stream: Stream) -> Result<(), String> {
+    pub unsafe fn all_reduce_sum(
+        &self,
+        data: u64,
+        count: usize,
+        elem: Elem,
+        stream: Stream,
+    ) -> Result<(), String> {
         let p = data as *mut c_void;
         let code = (self.nccl.api.all_reduce)(p, p, count, elem as c_int, SUM, self.comm, stream);
         self.nccl.check(code, "ncclAllReduce")
@@ -220,7 +260,13 @@ impl Communicator<'_> {
     ///
     /// # Safety
     /// As `all_reduce_sum`.
-    pub unsafe fn broadcast(&self, data: u64, count: usize, elem: Elem, stream: Stream) -> Result<(), String> {
+    pub unsafe fn broadcast(
+        &self,
+        data: u64,
+        count: usize,
+        elem: Elem,
+        stream: Stream,
+    ) -> Result<(), String> {
         let p = data as *mut c_void;
         let code = (self.nccl.api.broadcast)(p, p, count, elem as c_int, 0, self.comm, stream);
         self.nccl.check(code, "ncclBroadcast")
@@ -231,7 +277,14 @@ impl Communicator<'_> {
     ///
     /// # Safety
     /// `send` holds `part * ranks` elements, `recv` `part`, on this device.
-    pub unsafe fn reduce_scatter_sum(&self, send: u64, recv: u64, part: usize, elem: Elem, stream: Stream) -> Result<(), String> {
+    pub unsafe fn reduce_scatter_sum(
+        &self,
+        send: u64,
+        recv: u64,
+        part: usize,
+        elem: Elem,
+        stream: Stream,
+    ) -> Result<(), String> {
         let code = (self.nccl.api.reduce_scatter)(
             send as *const c_void,
             recv as *mut c_void,
@@ -248,7 +301,14 @@ impl Communicator<'_> {
     ///
     /// # Safety
     /// `send` holds `part` elements, `recv` `part * ranks`, on this device.
-    pub unsafe fn all_gather(&self, send: u64, recv: u64, part: usize, elem: Elem, stream: Stream) -> Result<(), String> {
+    pub unsafe fn all_gather(
+        &self,
+        send: u64,
+        recv: u64,
+        part: usize,
+        elem: Elem,
+        stream: Stream,
+    ) -> Result<(), String> {
         let code = (self.nccl.api.all_gather)(
             send as *const c_void,
             recv as *mut c_void,
@@ -283,7 +343,9 @@ mod tests {
         let bytes = id_bytes(&id);
         assert_eq!(bytes.len(), 128);
         assert_eq!(id_bytes(&id_from_bytes(&bytes).unwrap()), bytes);
-        assert!(id_from_bytes(&bytes[..127]).unwrap_err().contains("127 bytes"));
+        assert!(id_from_bytes(&bytes[..127])
+            .unwrap_err()
+            .contains("127 bytes"));
     }
 
     #[test]
@@ -291,6 +353,9 @@ mod tests {
         let e = Nccl::load(&[PathBuf::from("/nonexistent/libnccl.so.2")])
             .err()
             .expect("no such library");
-        assert!(e.contains("cannot load NCCL") && e.contains("/nonexistent"), "{e}");
+        assert!(
+            e.contains("cannot load NCCL") && e.contains("/nonexistent"),
+            "{e}"
+        );
     }
 }

@@ -50,7 +50,6 @@ impl<'a> Staged<'a> {
         })
     }
 
-
     /// Sums `data` over the ranks, in place.
     pub fn all_reduce_sum(&mut self, data: &mut [f32]) -> Result<(), String> {
         self.ctx.bind_to_thread().map_err(cuda)?;
@@ -138,5 +137,7 @@ fn staging<'b>(
     if buffer.as_ref().is_none_or(|b| b.len() < len) {
         *buffer = Some(stream.alloc_zeros::<f32>(len.max(1)).map_err(cuda)?);
     }
-    buffer.as_mut().ok_or_else(|| "no staging buffer".to_string())
+    buffer
+        .as_mut()
+        .ok_or_else(|| "no staging buffer".to_string())
 }

@@ -141,7 +141,10 @@ mod tests {
         let armed = dog.arm("the gradient all-reduce of step 3");
         let message = rx.recv_timeout(Duration::from_secs(10)).expect("fired");
         assert!(message.contains("rank 1"), "{message}");
-        assert!(message.contains("the gradient all-reduce of step 3"), "{message}");
+        assert!(
+            message.contains("the gradient all-reduce of step 3"),
+            "{message}"
+        );
         assert!(message.contains("--collective-timeout"), "{message}");
         drop(armed);
     }

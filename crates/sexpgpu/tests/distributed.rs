@@ -34,7 +34,9 @@ fn root() -> PathBuf {
 
 /// A fresh folder for one test, holding `fit.sx`.
 fn folder(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("distributed").join(name);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("distributed")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a test folder");
     std::fs::write(dir.join("fit.sx"), FIT).expect("fit.sx");
@@ -98,7 +100,11 @@ fn metrics(path: &Path) -> Vec<(String, u64, String, f64)> {
     let mut out = Vec::new();
     for line in body.lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("JSON");
-        let kind = if v.get("eval").is_some() { "eval" } else { "train" };
+        let kind = if v.get("eval").is_some() {
+            "eval"
+        } else {
+            "train"
+        };
         let step = v["step"].as_u64().expect("a step");
         for (k, x) in v.as_object().expect("an object") {
             if let (false, Some(x)) = (["wall", "step", "eval"].contains(&k.as_str()), x.as_f64()) {
@@ -110,7 +116,11 @@ fn metrics(path: &Path) -> Vec<(String, u64, String, f64)> {
 }
 
 /// The same metrics, each within `tolerance` (relative) of the other's.
-fn assert_close(a: &[(String, u64, String, f64)], b: &[(String, u64, String, f64)], tolerance: f64) {
+fn assert_close(
+    a: &[(String, u64, String, f64)],
+    b: &[(String, u64, String, f64)],
+    tolerance: f64,
+) {
     assert_eq!(a.len(), b.len(), "{a:?}\n{b:?}");
     for (x, y) in a.iter().zip(b) {
         assert_eq!((&x.0, x.1, &x.2), (&y.0, y.1, &y.2));
@@ -137,7 +147,10 @@ fn two_ranks_train_mlp_digits_to_the_one_process_losses() {
     let example = root().join("examples/sexpgpu/mlp-digits.sx");
     let example = example.to_str().expect("a UTF-8 path");
     let solo = succeed({
-        let mut c = one(&dir, &["run", example, "--steps", "100", "--metrics", "one.jsonl"]);
+        let mut c = one(
+            &dir,
+            &["run", example, "--steps", "100", "--metrics", "one.jsonl"],
+        );
         c.args(["--checkpoint", "one"]);
         c
     });
@@ -146,24 +159,73 @@ fn two_ranks_train_mlp_digits_to_the_one_process_losses() {
         succeed(ranks(
             2,
             &dir,
-            &["run", example, "--steps", "100", "--metrics", &metrics, "--checkpoint", name],
+            &[
+                "run",
+                example,
+                "--steps",
+                "100",
+                "--metrics",
+                &metrics,
+                "--checkpoint",
+                name,
+            ],
         ))
     };
     let first = two("two");
     let second = two("again");
-    assert_close(&metrics(&dir.join("one.jsonl")), &metrics(&dir.join("two.jsonl")), TOLERANCE);
-    // Rank 0 alone logs: each line once, as one process prints it.
+    let replicated = succeed(ranks(
+        2,
+        &dir,
+        &[
+            "run",
+            example,
+            "--steps",
+            "100",
+            "--checkpoint",
+            "replicated",
+            "--optimizer-state",
+            "replicated",
+        ],
+    ));
+    assert_close(
+        &metrics(&dir.join("one.jsonl")),
+        &metrics(&dir.join("two.jsonl")),
+        TOLERANCE,
+    );
     let lines = |o: &Output| {
         text(&o.stdout)
             .lines()
             .map(|l| l.rsplit_once("  ").map_or(l, |(a, _)| a).to_string())
             .collect::<Vec<_>>()
     };
-    assert_eq!(lines(&first).len(), lines(&solo).len(), "{}", text(&first.stdout));
+    // Rank 0 alone logs: each line once, as one process prints it, and
+    // one line about the ranks.
+    assert_eq!(
+        lines(&first).len(),
+        lines(&solo).len() + 1,
+        "{}",
+        text(&first.stdout)
+    );
+    assert!(
+        text(&first.stdout).contains(
+            "data-parallel: 2 ranks, 32 of 64 rows each, optimizer state sharded (ZeRO-1)"
+        ),
+        "{}",
+        text(&first.stdout)
+    );
+    assert!(text(&replicated.stdout)
+        .contains("optimizer state replicated (--optimizer-state replicated)"));
     // Two 2-rank runs are bit-identical: metrics and checkpoints.
-    assert_eq!(metrics(&dir.join("two.jsonl")), metrics(&dir.join("again.jsonl")));
-    let bytes = |d: &str| std::fs::read(dir.join(d).join("digits.safetensors")).expect("a checkpoint");
+    assert_eq!(
+        metrics(&dir.join("two.jsonl")),
+        metrics(&dir.join("again.jsonl"))
+    );
+    let bytes =
+        |d: &str| std::fs::read(dir.join(d).join("digits.safetensors")).expect("a checkpoint");
     assert_eq!(bytes("two"), bytes("again"));
+    // Sharded or replicated, the same numbers: the checkpoint holds the
+    // whole state either way.
+    assert_eq!(bytes("two"), bytes("replicated"));
     assert_eq!(lines(&first), lines(&second));
 }
 
@@ -178,14 +240,25 @@ fn char_transformer_trains_on_two_ranks() {
         c.arg("one.jsonl");
         c
     });
-    succeed({
+    let two = succeed({
         let mut c = ranks(2, &dir, &args);
         c.arg("two.jsonl");
         c
     });
+    // `:clip-norm`'s global norm reads every gradient: no sharding.
+    assert!(
+        text(&two.stdout)
+            .contains("optimizer state replicated (the optimizer's update mixes parameters"),
+        "{}",
+        text(&two.stdout)
+    );
     // Its dropout draws each rank's masks from the rank's own stream, so
     // the losses agree to the noise of dropout, not to f32 rounding.
-    assert_close(&metrics(&dir.join("one.jsonl")), &metrics(&dir.join("two.jsonl")), 1e-2);
+    assert_close(
+        &metrics(&dir.join("one.jsonl")),
+        &metrics(&dir.join("two.jsonl")),
+        1e-2,
+    );
 }
 
 #[test]
@@ -194,14 +267,46 @@ fn checkpoints_resume_across_world_sizes() {
     succeed(one(&dir, &["run", "fit.sx", "--metrics", "straight.jsonl"]));
     let straight = metrics(&dir.join("straight.jsonl"));
     // 2 ranks save after 3 steps; 1 process resumes to 6.
-    succeed(ranks(2, &dir, &["run", "fit.sx", "--steps", "3", "--checkpoint", "by2", "--metrics", "a.jsonl"]));
-    succeed(one(&dir, &["run", "fit.sx", "--resume", "by2", "--metrics", "b.jsonl"]));
+    succeed(ranks(
+        2,
+        &dir,
+        &[
+            "run",
+            "fit.sx",
+            "--steps",
+            "3",
+            "--checkpoint",
+            "by2",
+            "--metrics",
+            "a.jsonl",
+        ],
+    ));
+    succeed(one(
+        &dir,
+        &["run", "fit.sx", "--resume", "by2", "--metrics", "b.jsonl"],
+    ));
     let mut joined = metrics(&dir.join("a.jsonl"));
     joined.extend(metrics(&dir.join("b.jsonl")));
     assert_close(&straight, &joined, TOLERANCE);
     // 1 process saves after 3 steps; 2 ranks resume to 6.
-    succeed(one(&dir, &["run", "fit.sx", "--steps", "3", "--checkpoint", "by1", "--metrics", "c.jsonl"]));
-    succeed(ranks(2, &dir, &["run", "fit.sx", "--resume", "by1", "--metrics", "d.jsonl"]));
+    succeed(one(
+        &dir,
+        &[
+            "run",
+            "fit.sx",
+            "--steps",
+            "3",
+            "--checkpoint",
+            "by1",
+            "--metrics",
+            "c.jsonl",
+        ],
+    ));
+    succeed(ranks(
+        2,
+        &dir,
+        &["run", "fit.sx", "--resume", "by1", "--metrics", "d.jsonl"],
+    ));
     let mut joined = metrics(&dir.join("c.jsonl"));
     joined.extend(metrics(&dir.join("d.jsonl")));
     assert_close(&straight, &joined, TOLERANCE);
@@ -210,28 +315,41 @@ fn checkpoints_resume_across_world_sizes() {
 #[test]
 fn a_batch_that_does_not_split_over_the_ranks_is_an_error() {
     let dir = folder("uneven");
-    let out = ranks(3, &dir, &["run", "fit.sx"]).output().expect("mpirun runs");
+    let out = ranks(3, &dir, &["run", "fit.sx"])
+        .output()
+        .expect("mpirun runs");
     let err = text(&out.stderr);
     assert!(!out.status.success());
     assert!(err.contains("error[E-RUN-004]"), "{err}");
-    assert!(err.contains("a batch of 8 rows does not split evenly over 3 ranks"), "{err}");
+    assert!(
+        err.contains("a batch of 8 rows does not split evenly over 3 ranks"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_mismatched_program_on_one_rank_is_an_error_naming_it() {
     let dir = folder("mismatch");
-    std::fs::write(dir.join("other.sx"), FIT.replace("(nn/mean (* d d))", "(nn/mean (abs d))"))
-        .expect("other.sx");
+    std::fs::write(
+        dir.join("other.sx"),
+        FIT.replace("(nn/mean (* d d))", "(nn/mean (abs d))"),
+    )
+    .expect("other.sx");
     let exe = env!("CARGO_BIN_EXE_sexpgpu");
     let out = mpirun()
-        .args(["-np", "1", exe, "run", "fit.sx", ":", "-np", "1", exe, "run", "other.sx"])
+        .args([
+            "-np", "1", exe, "run", "fit.sx", ":", "-np", "1", exe, "run", "other.sx",
+        ])
         .current_dir(&dir)
         .output()
         .expect("mpirun runs");
     let err = text(&out.stderr);
     assert!(!out.status.success());
     assert!(err.contains("error[E-RUN-011]"), "{err}");
-    assert!(err.contains("rank 1 traced other the step graphs of run `fit` than rank 0"), "{err}");
+    assert!(
+        err.contains("rank 1 traced other the step graphs of run `fit` than rank 0"),
+        "{err}"
+    );
 }
 
 /// Starts a long 2-rank run, waits for its first line, then sends `signal`
@@ -244,7 +362,14 @@ fn signal_rank_one(name: &str, signal: &str, limit: Duration) -> (String, Option
     let mut child: Child = ranks(
         2,
         &dir,
-        &["run", "fit.sx", "--steps", "100000000", "--collective-timeout", "5"],
+        &[
+            "run",
+            "fit.sx",
+            "--steps",
+            "100000000",
+            "--collective-timeout",
+            "5",
+        ],
     )
     .stdout(file.try_clone().expect("a second handle"))
     .stderr(file)
@@ -252,8 +377,14 @@ fn signal_rank_one(name: &str, signal: &str, limit: Duration) -> (String, Option
     .spawn()
     .expect("mpirun starts");
     let started = Instant::now();
-    while !std::fs::read_to_string(&log).unwrap_or_default().contains("run fit:") {
-        assert!(started.elapsed() < Duration::from_secs(120), "the run never started");
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("run fit:")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the run never started"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let rank_one = rank_pid(child.id(), 1).expect("rank 1 runs under mpirun");
@@ -283,7 +414,13 @@ fn rank_pid(parent: u32, rank: usize) -> Option<u32> {
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid: u32 = e.file_name().to_str()?.parse().ok()?;
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let ppid: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+        let ppid: u32 = stat
+            .rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
         let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
         let has = environ.split(|&b| b == 0).any(|v| v == want.as_bytes());
         (ppid == parent && has).then_some(pid)
@@ -307,5 +444,8 @@ fn a_stopped_rank_ends_the_run_after_the_collective_timeout() {
             && output.contains("did not finish within 5 s"),
         "{output}"
     );
-    assert!(took >= Duration::from_secs(4), "ended after {took:?}, before the timeout");
+    assert!(
+        took >= Duration::from_secs(4),
+        "ended after {took:?}, before the timeout"
+    );
 }

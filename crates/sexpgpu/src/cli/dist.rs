@@ -67,7 +67,8 @@ impl Job {
         // One NCCL for the process's whole life.
         let nccl: &'static sexpgpu_dist::Nccl = Box::leak(Box::new(nccl));
         let mpi = &job.mpi;
-        let mut broadcast = |bytes: &mut Vec<u8>| mpi.broadcast("the NCCL unique id broadcast", bytes);
+        let mut broadcast =
+            |bytes: &mut Vec<u8>| mpi.broadcast("the NCCL unique id broadcast", bytes);
         let staged = sexpgpu_dist::staged::Staged::open(
             nccl,
             job.launch.rank,
@@ -124,5 +125,20 @@ impl Collective for Job {
 
     fn all_gather_u64(&self, what: &str, value: u64) -> Result<Vec<u64>, String> {
         self.mpi.all_gather_u64(what, value)
+    }
+
+    // ZeRO-1's unequal parts go over MPI (NCCL's parts are equal;
+    // docs/sexpgpu/distributed.md says what remains for GPU runs).
+    fn reduce_scatter_sum(
+        &self,
+        what: &str,
+        data: &[f32],
+        counts: &[usize],
+    ) -> Result<Vec<f32>, String> {
+        self.mpi.reduce_scatter_sum(what, data, counts)
+    }
+
+    fn all_gather(&self, what: &str, mine: &[f32], counts: &[usize]) -> Result<Vec<f32>, String> {
+        self.mpi.all_gather(what, mine, counts)
     }
 }

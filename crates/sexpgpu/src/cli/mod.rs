@@ -43,6 +43,12 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OptimizerState {
+    Sharded,
+    Replicated,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Device {
     Cpu,
     Cuda,
@@ -89,6 +95,11 @@ enum Command {
         /// (docs/sexpgpu/distributed.md).
         #[arg(long, value_name = "SECS", default_value_t = 600.0)]
         collective_timeout: f64,
+        /// Under `mpirun`/`srun`: shard the optimizer state across the
+        /// ranks (ZeRO-1, where the optimizer's update allows it) or keep
+        /// all of it on every rank.
+        #[arg(long, value_enum, default_value_t = OptimizerState::Sharded)]
+        optimizer_state: OptimizerState,
     },
     /// Print the traced graphs of a file, one node a line.
     Ir {
@@ -167,7 +178,9 @@ fn join_job(
     device: Device,
 ) -> Result<Option<std::rc::Rc<dist::Job>>, String> {
     if !(timeout > 0.0 && timeout.is_finite()) {
-        return Err(format!("--collective-timeout must be a positive number of seconds, not {timeout}"));
+        return Err(format!(
+            "--collective-timeout must be a positive number of seconds, not {timeout}"
+        ));
     }
     let Some(mut job) = dist::join(std::time::Duration::from_secs_f64(timeout))? else {
         return Ok(None);
@@ -223,6 +236,7 @@ fn dispatch(cli: Cli) -> i32 {
             profile,
             profile_warmup,
             collective_timeout,
+            optimizer_state,
         } => {
             sexpgpu_compile::profile::enable(profile);
             sexpgpu_compile::profile::set_warmup(profile_warmup.unwrap_or(0));
@@ -259,8 +273,10 @@ fn dispatch(cli: Cli) -> i32 {
                     checkpoint: checkpoint.is_some(),
                     resume: resume.is_some(),
                     device,
+                    replicate_state: optimizer_state == OptimizerState::Replicated,
                     ranks: sexpgpu::Ranks(
-                        job.clone().map(|j| j as std::rc::Rc<dyn sexpgpu::Collective>),
+                        job.clone()
+                            .map(|j| j as std::rc::Rc<dyn sexpgpu::Collective>),
                     ),
                 },
                 metrics,

@@ -15,6 +15,7 @@ mod report;
 pub mod run;
 mod split;
 mod step;
+mod zero;
 
 pub use options::RunSpec;
 pub(crate) use options::KEYS as RUN_OPTIONS;

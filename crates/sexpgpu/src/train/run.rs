@@ -63,6 +63,9 @@ pub struct RunOptions {
     /// The other processes of a data-parallel run (`mpirun`, `srun`;
     /// docs/sexpgpu/distributed.md); none is one process.
     pub ranks: Ranks,
+    /// Keep the whole optimizer state on every rank instead of sharding
+    /// it (ZeRO-1, the default where the update allows it).
+    pub replicate_state: bool,
 }
 
 /// What ranks other than 0 of a data-parallel run show: nothing. Logs,
@@ -89,7 +92,6 @@ impl RunIo for Quiet<'_> {
 fn failure(code: diag::Code, message: impl Into<String>, span: Span) -> Box<Diagnostic> {
     Box::new(Diagnostic::error(code, message).with_primary(span, ""))
 }
-
 
 fn exec_failure(
     graph: &Graph,
@@ -177,7 +179,14 @@ impl<'a> Execution<'a> {
         let seed = options.seed.unwrap_or(spec.seed);
         let total = options.steps.unwrap_or(spec.steps);
         let world = match &options.ranks.0 {
-            Some(c) => Some(World::new(interp, run, c.clone(), seed, total)?),
+            Some(c) => Some(World::new(
+                interp,
+                run,
+                c.clone(),
+                seed,
+                total,
+                !options.replicate_state,
+            )?),
             None => None,
         };
         let program = compile(&run.step.graph, spec.span)?;
@@ -194,12 +203,23 @@ impl<'a> Execution<'a> {
             (true, true) => Some(resume(run, io, &checkpoint_name)?),
             (true, false) => Some(initialize(run, io, seed, checkpointing)?),
         };
-        let carried = match &world {
+        let mut carried = match &world {
             Some(w) => w.share_start(carried, &run.step, seed)?,
             None => carried.ok_or_else(|| {
-                failure(codes::E_RUN_001, "a run of one process has no start", spec.span)
+                failure(
+                    codes::E_RUN_001,
+                    "a run of one process has no start",
+                    spec.span,
+                )
             })?,
         };
+        // Under ZeRO-1 a rank keeps the state of the parameters it owns.
+        if let Some(w) = &world {
+            if let Some(zero) = &w.zero {
+                let mine = &zero.shards.state[w.rank()];
+                carried.state = mine.iter().map(|&j| carried.state[j].clone()).collect();
+            }
+        }
         let Checkpoint {
             params,
             state,
@@ -234,6 +254,9 @@ impl<'a> Execution<'a> {
             counters: vec![0.0; reports],
         };
         ex.announce(io, start);
+        if let Some(world) = &ex.world {
+            io.log(&world.describe());
+        }
         Ok((ex, start))
     }
 
@@ -282,6 +305,23 @@ impl<'a> Execution<'a> {
         self.window.sums[0] += loss;
         self.window.steps += 1;
         self.report(io, step);
+        let checkpoint_due = self.checkpointing
+            && (spec
+                .checkpoint_every
+                .is_some_and(|n| step.is_multiple_of(n))
+                || step == self.total);
+        // Every rank of a ZeRO-1 run sends its shard of the state to the checkpoint.
+        let gathered = match self
+            .world
+            .as_ref()
+            .and_then(|w| Some((w, w.zero.as_ref()?)))
+        {
+            Some((w, zero)) if checkpoint_due => {
+                let mine = self.host(&self.state).map_err(failed)?;
+                Some(w.gather_state(zero, &run.step, &mine, step)?)
+            }
+            _ => None,
+        };
         // Rank 0 alone evaluates and checkpoints a data-parallel run.
         if self.world.as_ref().is_some_and(|w| w.rank() != 0) {
             return Ok(());
@@ -291,14 +331,14 @@ impl<'a> Execution<'a> {
                 self.evaluate(io, step)?;
             }
         }
-        let checkpoint_due = spec
-            .checkpoint_every
-            .is_some_and(|n| step.is_multiple_of(n))
-            || step == self.total;
-        if self.checkpointing && checkpoint_due {
+        if checkpoint_due {
+            let state = match gathered {
+                Some(state) => state,
+                None => self.host(&self.state).map_err(failed)?,
+            };
             let c = Checkpoint {
                 params: self.host(&self.params).map_err(failed)?,
-                state: self.host(&self.state).map_err(failed)?,
+                state,
                 buffers: self.host(&self.buffers).map_err(failed)?,
                 step,
             };
@@ -311,7 +351,11 @@ impl<'a> Execution<'a> {
 
     /// The step graph on the whole batch: the reported values; the new
     /// parameters, state and buffers replace the carried ones.
-    fn single_step(&mut self, interp: &mut Interp, step: u64) -> Result<Vec<Tensor>, Box<Diagnostic>> {
+    fn single_step(
+        &mut self,
+        interp: &mut Interp,
+        step: u64,
+    ) -> Result<Vec<Tensor>, Box<Diagnostic>> {
         let run = self.run;
         let (param_count, state_count) = (self.params.len(), self.state.len());
         let args = self.step_args(interp, step)?;
@@ -364,26 +408,83 @@ impl<'a> Execution<'a> {
             .collect::<Result<Vec<Tensor>, _>>()
             .map_err(grad_failed)?;
         let mut outputs = outputs.into_iter();
-        let reported: Vec<Tensor> = outputs.by_ref().take(world.split.first_grad_output).collect();
+        let reported: Vec<Tensor> = outputs
+            .by_ref()
+            .take(world.split.first_grad_output)
+            .collect();
         let grads: Vec<Tensor> = outputs.by_ref().take(param_count).collect();
-        let (reported, grads) = world.average(&reported, grads, step)?;
+        let reported = match &world.zero {
+            Some(zero) => {
+                let (reported, mine) = world.scatter(zero, &reported, &grads, step)?;
+                self.sharded_update(world, zero, mine, hyper, step)?;
+                reported
+            }
+            None => {
+                let (reported, grads) = world.average(&reported, grads, step)?;
+                let mut args = std::mem::take(&mut self.params);
+                args.extend(grads.into_iter().map(Carried::Host));
+                args.append(&mut self.state);
+                args.extend(hyper);
+                let keep = vec![true; world.update.plan().outputs.len()];
+                let mut outputs = self
+                    .device
+                    .run(&world.update, args, &keep, fold_seed(self.seed, step))
+                    .map_err(|e| exec_failure(&world.split.update, e, spec.optimizer.span, step))?;
+                self.state = outputs.split_off(param_count);
+                self.params = outputs;
+                reported
+            }
+        };
         self.buffers = world
             .share_buffers(outputs.collect(), step)?
             .into_iter()
             .map(Carried::Host)
             .collect();
-        let mut args = std::mem::take(&mut self.params);
-        args.extend(grads.into_iter().map(Carried::Host));
-        args.append(&mut self.state);
-        args.extend(hyper);
-        let keep = vec![true; world.update.plan().outputs.len()];
-        let mut outputs = self
-            .device
-            .run(&world.update, args, &keep, fold_seed(self.seed, step))
-            .map_err(|e| exec_failure(&world.split.update, e, spec.optimizer.span, step))?;
-        self.state = outputs.split_off(param_count);
-        self.params = outputs;
         Ok(reported)
+    }
+
+    /// ZeRO-1's update: this rank's parameters and state from their
+    /// averaged gradients `mine`, then every rank's new parameters
+    /// all-gathered.
+    fn sharded_update(
+        &mut self,
+        world: &World,
+        zero: &super::dist::Sharded,
+        mine: Vec<Tensor>,
+        hyper: Vec<Carried>,
+        step: u64,
+    ) -> Result<(), Box<Diagnostic>> {
+        let range = zero.shards.params[world.rank()].clone();
+        let owned = range.len();
+        let new_mine = match &zero.update {
+            Some((graph, program)) => {
+                let failed = |e| exec_failure(graph, e, self.run.spec.optimizer.span, step);
+                let mut args: Vec<Carried> = self.params[range].to_vec();
+                args.extend(mine.into_iter().map(Carried::Host));
+                args.append(&mut self.state);
+                args.extend(hyper);
+                // The new state stays where the device keeps it; the new
+                // parameters come to the host for the all-gather.
+                let keep: Vec<bool> = (0..program.plan().outputs.len())
+                    .map(|o| o >= owned)
+                    .collect();
+                let mut outputs = self
+                    .device
+                    .run(program, args, &keep, fold_seed(self.seed, step))
+                    .map_err(failed)?;
+                self.state = outputs.split_off(owned);
+                outputs
+                    .into_iter()
+                    .map(|c| self.device.take_host(c))
+                    .collect::<Result<Vec<Tensor>, _>>()
+                    .map_err(failed)?
+            }
+            None => Vec::new(),
+        };
+        let shapes: Vec<&Shape> = self.run.step.params.iter().map(|s| &s.shape).collect();
+        let all = world.gather_params(zero, &new_mine, &shapes, step)?;
+        self.params = all.into_iter().map(Carried::Host).collect();
+        Ok(())
     }
 
     /// After the last step every rank must hold the same parameters; a

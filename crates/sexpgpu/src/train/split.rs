@@ -15,7 +15,7 @@ use super::{run_error, TracedRun};
 use crate::codes;
 use crate::eval::{EvalResult, Interp};
 use crate::trace;
-use crate::value::with_leaves;
+use crate::value::{with_leaves, Value};
 use sexpgpu_graph::{Graph, NodeId, Shape};
 
 /// The two halves of a step.
@@ -60,7 +60,7 @@ pub fn trace_split(interp: &mut Interp, run: &TracedRun, rows: usize) -> EvalRes
         )
         .into());
     }
-    let update = trace_update_graph(interp, run, &model)?;
+    let (update, _) = trace_update_graph(interp, run, &model.params)?;
     Ok(SplitStep {
         grad,
         update,
@@ -121,30 +121,49 @@ fn grad_body(
     )
 }
 
-fn trace_update_graph(interp: &mut Interp, run: &TracedRun, model: &ModelSlots) -> EvalResult<Graph> {
+/// The update graph for the parameters `params` (all of the model's, or
+/// one rank's shard under ZeRO-1, `train::zero`), and their state's slots.
+pub fn trace_update_graph(
+    interp: &mut Interp,
+    run: &TracedRun,
+    params: &[Slot],
+) -> EvalResult<(Graph, Vec<Slot>)> {
     let spec = &run.spec;
     let hyper = hyper_values(interp, spec, 1)?;
-    let (_, template, state) = trace_opt_init(interp, spec, &model.params)?;
+    let (_, template, state) = trace_opt_init(interp, spec, params)?;
     let mut graph = Graph::new(format!("{}/update", spec.name));
     graph.set_span(Some(spec.optimizer.span));
     let id = trace::begin(interp, graph);
-    let result = (|| {
-        let (_, _, masters) = add_params(interp, &model.params, spec.model.span);
-        let grads = add_inputs(interp, "grad/", &model.params, spec.model.span);
-        let grads = map_of(&model.params, grads.iter().map(|(_, v)| v.clone()));
-        let inputs = add_inputs(interp, "opt/", &state, spec.optimizer.span);
-        let state_value = with_leaves(&template, &mut inputs.iter().map(|(_, v)| v.clone()));
-        let hyper = add_hyper(interp, spec, &hyper);
-        trace_update(
-            interp,
-            spec,
-            id,
-            &model.params,
-            &state,
-            [masters, grads, state_value, hyper],
-        )
-    })();
+    let result = update_body(interp, run, id, params, &template, &state, &hyper);
     let (mut graph, _) = trace::end(interp);
     graph.set_outputs(result?);
-    Ok(graph)
+    Ok((graph, state))
+}
+
+/// The update graph's inputs (masters, `grad/...`, `opt/...`, `hyper/...`)
+/// and the optimizer's `:update` over them.
+fn update_body(
+    interp: &mut Interp,
+    run: &TracedRun,
+    id: u32,
+    params: &[Slot],
+    template: &Value,
+    state: &[Slot],
+    hyper: &[(String, f64)],
+) -> EvalResult<Vec<NodeId>> {
+    let spec = &run.spec;
+    let (_, _, masters) = add_params(interp, params, spec.model.span);
+    let grads = add_inputs(interp, "grad/", params, spec.model.span);
+    let grads = map_of(params, grads.iter().map(|(_, v)| v.clone()));
+    let inputs = add_inputs(interp, "opt/", state, spec.optimizer.span);
+    let state_value = with_leaves(template, &mut inputs.iter().map(|(_, v)| v.clone()));
+    let hyper = add_hyper(interp, spec, hyper);
+    trace_update(
+        interp,
+        spec,
+        id,
+        params,
+        state,
+        [masters, grads, state_value, hyper],
+    )
 }

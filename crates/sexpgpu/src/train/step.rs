@@ -254,7 +254,11 @@ pub(super) fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Val
 /// Parameters as `param` nodes of the graph being traced.
 /// Returns the nodes, the map the model sees (bf16 parameters cast from
 /// their masters) and the map of master weights the optimizer updates.
-pub(super) fn add_params(interp: &mut Interp, params: &[Slot], span: Span) -> (Vec<NodeId>, Value, Value) {
+pub(super) fn add_params(
+    interp: &mut Interp,
+    params: &[Slot],
+    span: Span,
+) -> (Vec<NodeId>, Value, Value) {
     let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
     graph.set_span(Some(span));
     let nodes: Vec<NodeId> = params
@@ -883,7 +887,11 @@ fn matching_node(
 
 /// The map of the model's entries in its order: the parameters' values
 /// (`params`, a map of the parameters alone) and the buffers' inputs.
-pub(super) fn with_buffers(model: &ModelSlots, params: Value, buffers: &[(NodeId, Value)]) -> Value {
+pub(super) fn with_buffers(
+    model: &ModelSlots,
+    params: Value,
+    buffers: &[(NodeId, Value)],
+) -> Value {
     let Value::Map(entries) = &params else {
         return params;
     };
