@@ -239,6 +239,11 @@ pub struct Communicator<'a> {
 }
 
 impl Communicator<'_> {
+    /// Runs one NCCL call on this communicator; its error, named.
+    fn call(&self, name: &str, f: impl FnOnce(&Api, Comm) -> c_int) -> Result<(), String> {
+        self.nccl.check(f(&self.nccl.api, self.comm), name)
+    }
+
     /// Sums `count` elements of `data` over the ranks, in place.
     ///
     /// # Safety
@@ -247,29 +252,25 @@ impl Communicator<'_> {
     pub unsafe fn all_reduce_sum(
         &self,
         data: u64,
-        count: usize,
-        elem: Elem,
-        stream: Stream,
+        n: usize,
+        e: Elem,
+        s: Stream,
     ) -> Result<(), String> {
         let p = data as *mut c_void;
-        let code = (self.nccl.api.all_reduce)(p, p, count, elem as c_int, SUM, self.comm, stream);
-        self.nccl.check(code, "ncclAllReduce")
+        self.call("ncclAllReduce", |api, c| unsafe {
+            (api.all_reduce)(p, p, n, e as c_int, SUM, c, s)
+        })
     }
 
     /// Rank 0's `count` elements into every rank's `data`.
     ///
     /// # Safety
     /// As `all_reduce_sum`.
-    pub unsafe fn broadcast(
-        &self,
-        data: u64,
-        count: usize,
-        elem: Elem,
-        stream: Stream,
-    ) -> Result<(), String> {
+    pub unsafe fn broadcast(&self, data: u64, n: usize, e: Elem, s: Stream) -> Result<(), String> {
         let p = data as *mut c_void;
-        let code = (self.nccl.api.broadcast)(p, p, count, elem as c_int, 0, self.comm, stream);
-        self.nccl.check(code, "ncclBroadcast")
+        self.call("ncclBroadcast", |api, c| unsafe {
+            (api.broadcast)(p, p, n, e as c_int, 0, c, s)
+        })
     }
 
     /// Sums `send` (`part * ranks` elements) over the ranks and leaves
@@ -282,19 +283,13 @@ impl Communicator<'_> {
         send: u64,
         recv: u64,
         part: usize,
-        elem: Elem,
-        stream: Stream,
+        e: Elem,
+        s: Stream,
     ) -> Result<(), String> {
-        let code = (self.nccl.api.reduce_scatter)(
-            send as *const c_void,
-            recv as *mut c_void,
-            part,
-            elem as c_int,
-            SUM,
-            self.comm,
-            stream,
-        );
-        self.nccl.check(code, "ncclReduceScatter")
+        let (from, to) = (send as *const c_void, recv as *mut c_void);
+        self.call("ncclReduceScatter", |api, c| unsafe {
+            (api.reduce_scatter)(from, to, part, e as c_int, SUM, c, s)
+        })
     }
 
     /// Every rank's `part` elements of `send`, in rank order, in `recv`.
@@ -306,18 +301,13 @@ impl Communicator<'_> {
         send: u64,
         recv: u64,
         part: usize,
-        elem: Elem,
-        stream: Stream,
+        e: Elem,
+        s: Stream,
     ) -> Result<(), String> {
-        let code = (self.nccl.api.all_gather)(
-            send as *const c_void,
-            recv as *mut c_void,
-            part,
-            elem as c_int,
-            self.comm,
-            stream,
-        );
-        self.nccl.check(code, "ncclAllGather")
+        let (from, to) = (send as *const c_void, recv as *mut c_void);
+        self.call("ncclAllGather", |api, c| unsafe {
+            (api.all_gather)(from, to, part, e as c_int, c, s)
+        })
     }
 }
 

@@ -261,55 +261,48 @@ fn char_transformer_trains_on_two_ranks() {
     );
 }
 
+/// `sexpgpu ARGS` with `n` ranks, or as one process when `n` is 1.
+fn launch(n: usize, dir: &Path, args: &[&str]) -> Command {
+    if n == 1 {
+        one(dir, args)
+    } else {
+        ranks(n, dir, args)
+    }
+}
+
+/// `fit.sx` saved after 3 of its 6 steps by `save` ranks and resumed by
+/// `resume` ranks: the metrics of the 6 steps.
+fn save_then_resume(dir: &Path, save: usize, resume: usize) -> Vec<(String, u64, String, f64)> {
+    let folder = format!("by{save}");
+    let (first, second) = (
+        format!("saved{save}.jsonl"),
+        format!("resumed{resume}.jsonl"),
+    );
+    let saving = [
+        "run",
+        "fit.sx",
+        "--steps",
+        "3",
+        "--checkpoint",
+        &folder,
+        "--metrics",
+        &first,
+    ];
+    succeed(launch(save, dir, &saving));
+    let resuming = ["run", "fit.sx", "--resume", &folder, "--metrics", &second];
+    succeed(launch(resume, dir, &resuming));
+    let mut joined = metrics(&dir.join(first));
+    joined.extend(metrics(&dir.join(second)));
+    joined
+}
+
 #[test]
 fn checkpoints_resume_across_world_sizes() {
     let dir = folder("resume");
     succeed(one(&dir, &["run", "fit.sx", "--metrics", "straight.jsonl"]));
     let straight = metrics(&dir.join("straight.jsonl"));
-    // 2 ranks save after 3 steps; 1 process resumes to 6.
-    succeed(ranks(
-        2,
-        &dir,
-        &[
-            "run",
-            "fit.sx",
-            "--steps",
-            "3",
-            "--checkpoint",
-            "by2",
-            "--metrics",
-            "a.jsonl",
-        ],
-    ));
-    succeed(one(
-        &dir,
-        &["run", "fit.sx", "--resume", "by2", "--metrics", "b.jsonl"],
-    ));
-    let mut joined = metrics(&dir.join("a.jsonl"));
-    joined.extend(metrics(&dir.join("b.jsonl")));
-    assert_close(&straight, &joined, TOLERANCE);
-    // 1 process saves after 3 steps; 2 ranks resume to 6.
-    succeed(one(
-        &dir,
-        &[
-            "run",
-            "fit.sx",
-            "--steps",
-            "3",
-            "--checkpoint",
-            "by1",
-            "--metrics",
-            "c.jsonl",
-        ],
-    ));
-    succeed(ranks(
-        2,
-        &dir,
-        &["run", "fit.sx", "--resume", "by1", "--metrics", "d.jsonl"],
-    ));
-    let mut joined = metrics(&dir.join("c.jsonl"));
-    joined.extend(metrics(&dir.join("d.jsonl")));
-    assert_close(&straight, &joined, TOLERANCE);
+    assert_close(&straight, &save_then_resume(&dir, 2, 1), TOLERANCE);
+    assert_close(&straight, &save_then_resume(&dir, 1, 2), TOLERANCE);
 }
 
 #[test]
