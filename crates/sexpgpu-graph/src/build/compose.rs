@@ -22,12 +22,7 @@ impl Graph {
         hi: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let (lo, hi) = (lo.into(), hi.into());
-        if !self.dtype(x).is_numeric() {
-            return Err(OpError::dtype(format!(
-                "clip: expects a float or integer tensor, got {}",
-                self.dtype(x)
-            )));
-        }
+        self.dtype_where("clip", x, DType::is_numeric, "a float or integer tensor")?;
         let above = self.compare(CompareOp::Gt, x, hi)?;
         let upper = self.where_(above, hi, x)?;
         let below = self.compare(CompareOp::Lt, x, lo)?;
@@ -43,12 +38,7 @@ impl Graph {
         w: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let (b, w) = (b.into(), w.into());
-        if !self.dtype(a).is_float() {
-            return Err(OpError::dtype(format!(
-                "lerp: expects float tensors, got {}",
-                self.dtype(a)
-            )));
-        }
+        self.dtype_where("lerp", a, DType::is_float, "float tensors")?;
         let diff = self.binary(BinaryOp::Sub, b, a)?;
         let step = self.binary(BinaryOp::Mul, w, diff)?;
         let from_a = self.binary(BinaryOp::Add, a, step)?;
