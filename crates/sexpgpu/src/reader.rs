@@ -92,7 +92,15 @@ struct Reader<'a> {
 }
 
 fn is_delimiter(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '"' | ';' | ',')
+    c.is_whitespace()
+        || c.is_control()
+        || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '"' | ';' | ',')
+}
+
+/// A control character that is not whitespace (a NUL, an escape, DEL):
+/// never part of a token (`E-READ-011`).
+fn is_stray_control(c: char) -> bool {
+    c.is_control() && !c.is_whitespace()
 }
 
 fn closer_of(open: char) -> char {
@@ -122,6 +130,13 @@ impl<'a> Reader<'a> {
         self.diagnostics
             .push(Diagnostic::error(code, message).with_primary(span, label));
         self.diagnostics.last_mut().expect("just pushed")
+    }
+
+    /// `E-READ-010` for a token that is no keyword or symbol, with `help`.
+    fn not_a_name(&mut self, message: String, span: Span, help: &str) -> Option<FormKind> {
+        let error = self.error(codes::E_READ_010, message, span, "");
+        error.help.push(help.into());
+        None
     }
 
     /// Skips whitespace, commas (whitespace in Clojure) and `;` comments.
@@ -158,6 +173,19 @@ impl<'a> Reader<'a> {
             }
             '"' => self.read_string(),
             '\'' | '`' | '~' => self.read_prefixed(depth),
+            c if is_stray_control(c) => {
+                self.pos += c.len_utf8();
+                let span = self.span(start, self.pos);
+                self.error(
+                    codes::E_READ_011,
+                    format!("control character U+{:04X} in the source", c as u32),
+                    span,
+                    "not text",
+                )
+                .help
+                .push("remove it; inside a string, write it as an escape like `\\0`".into());
+                None
+            }
             _ => self.read_atom(),
         }
     }
@@ -469,28 +497,20 @@ impl<'a> Reader<'a> {
         }
         if let Some(name) = token.strip_prefix(':') {
             if name.is_empty() || name.starts_with(':') || name.ends_with('/') {
-                self.error(
-                    codes::E_READ_010,
+                return self.not_a_name(
                     format!("`{token}` is not a keyword"),
                     span,
-                    "",
-                )
-                .help
-                .push("a keyword is a colon and a name, like `:axes`".into());
-                return None;
+                    "a keyword is a colon and a name, like `:axes`",
+                );
             }
             return Some(FormKind::Keyword(name.to_string()));
         }
         if token.len() > 1 && (token.ends_with('/') || token.starts_with('/')) {
-            self.error(
-                codes::E_READ_010,
+            return self.not_a_name(
                 format!("`{token}` is not a symbol"),
                 span,
-                "",
-            )
-            .help
-            .push("a qualified name is `library/name`, like `nn/softmax`".into());
-            return None;
+                "a qualified name is `library/name`, like `nn/softmax`",
+            );
         }
         Some(FormKind::Symbol(token.to_string()))
     }

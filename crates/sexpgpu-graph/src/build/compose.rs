@@ -22,12 +22,7 @@ impl Graph {
         hi: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let (lo, hi) = (lo.into(), hi.into());
-        if !self.dtype(x).is_numeric() {
-            return Err(OpError::dtype(format!(
-                "clip: expects a float or integer tensor, got {}",
-                self.dtype(x)
-            )));
-        }
+        self.dtype_where("clip", x, DType::is_numeric, "a float or integer tensor")?;
         let above = self.compare(CompareOp::Gt, x, hi)?;
         let upper = self.where_(above, hi, x)?;
         let below = self.compare(CompareOp::Lt, x, lo)?;
@@ -43,16 +38,20 @@ impl Graph {
         w: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let (b, w) = (b.into(), w.into());
-        if !self.dtype(a).is_float() {
-            return Err(OpError::dtype(format!(
-                "lerp: expects float tensors, got {}",
-                self.dtype(a)
-            )));
-        }
+        self.dtype_where("lerp", a, DType::is_float, "float tensors")?;
         let diff = self.binary(BinaryOp::Sub, b, a)?;
         let step = self.binary(BinaryOp::Mul, w, diff)?;
         let from_a = self.binary(BinaryOp::Add, a, step)?;
-        let rest = self.binary(BinaryOp::Sub, 1.0, w)?;
+        // A number weight's `1 - w` is a number too (computed as f32
+        // arithmetic would: `1 - f32(w)` is exact in f64), so it takes the
+        // tensors' dtype; a node of two numbers would be an f32 tensor,
+        // which a bf16 `diff` cannot multiply.
+        let rest = match w {
+            Operand::Number(s) => {
+                Operand::Number(Scalar::Float(1.0 - f64::from(s.as_f64() as f32)))
+            }
+            Operand::Tensor(_) => Operand::Tensor(self.binary(BinaryOp::Sub, 1.0, w)?),
+        };
         let back = self.binary(BinaryOp::Mul, diff, rest)?;
         let from_b = self.binary(BinaryOp::Sub, b, back)?;
         let size = match w {

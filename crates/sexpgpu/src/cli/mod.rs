@@ -145,6 +145,10 @@ enum Command {
         /// The image to write (`.svg`).
         #[arg(short, long)]
         output: PathBuf,
+        /// Draw the values on a base-10 log scale (losses); values at or
+        /// below zero are left out.
+        #[arg(long)]
+        log: bool,
     },
     /// Read forms from stdin, evaluate them and print their values.
     Repl {
@@ -309,7 +313,11 @@ fn dispatch(cli: Cli) -> i32 {
             }
         },
         Command::Explain { code } => explain(&code),
-        Command::Plot { metrics, output } => plot::run(&metrics, &output),
+        Command::Plot {
+            metrics,
+            output,
+            log,
+        } => plot::run(&metrics, &output, log),
         Command::Repl { seed } => repl(seed, format),
     }
 }
@@ -418,6 +426,11 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
         matches!(&action, Action::Run(r) if r.job.as_ref().is_some_and(|j| j.launch.rank != 0));
     let mut session = Session::new(mode, seed, Box::new(Stdout { base, quiet }));
     let diagnostics = session.eval_file(&path.display().to_string(), &text);
+    if let (Action::Run(runner::Request { job: Some(job), .. }), false) =
+        (&action, diagnostics.is_empty())
+    {
+        runner::fail_job_with(&session, job, &diagnostics, format);
+    }
     report(&session, &diagnostics, format);
     if let Action::Run(request) = action {
         if !diagnostics.is_empty() {
@@ -511,14 +524,14 @@ fn repl(seed: u64, format: Format) -> i32 {
         for value in values {
             println!("=> {}", value.repr());
         }
-        report(&session, &diagnostics, format);
+        command::print_diagnostics_alone(session.sources(), &diagnostics, format);
         buffer.clear();
         prompt(false);
     }
     if !buffer.trim().is_empty() {
         count += 1;
         let (_, diagnostics) = session.eval_input(&format!("<repl:{count}>"), &buffer);
-        report(&session, &diagnostics, format);
+        command::print_diagnostics_alone(session.sources(), &diagnostics, format);
     }
     0
 }

@@ -278,6 +278,12 @@ impl<'a> Execution<'a> {
                 String::new()
             }
         ));
+        if start > 0 && start >= self.total {
+            io.log(&format!(
+                "run {}: the checkpoint is at step {start} of {}: nothing left to train (ask for more steps with `--steps`)",
+                spec.name, self.total
+            ));
+        }
     }
 
     /// One optimizer step, then whatever is due after it: the log line and
