@@ -51,6 +51,6 @@ fn every_rank_gets_rank_zeros_unique_id() {
         bytes.truncate(100);
         Ok(())
     };
-    let e = nccl.bootstrap(0, &mut short).err().expect("a short id");
+    let e = nccl.bootstrap(0, &mut short).expect_err("a short id");
     assert!(e.contains("100 bytes"), "{e}");
 }
