@@ -99,7 +99,10 @@ pub fn wheel_libs(venv: &Path) -> Vec<PathBuf> {
 /// A loaded NCCL.
 pub struct Nccl {
     api: Api,
-    _lib: Library,
+    /// Never unloaded: `ncclGetUniqueId` starts the bootstrap's listening
+    /// thread, which outlives every call, and unloading the library under
+    /// it crashes the process.
+    _lib: std::mem::ManuallyDrop<Library>,
     pub path: PathBuf,
 }
 
@@ -133,7 +136,7 @@ impl Nccl {
                     };
                     return Ok(Nccl {
                         api,
-                        _lib: lib,
+                        _lib: std::mem::ManuallyDrop::new(lib),
                         path: path.clone(),
                     });
                 }

@@ -1,10 +1,10 @@
 //! NCCL collectives over host buffers (feature `cuda`): each call copies
 //! the host data into one device buffer on this rank's GPU, runs the NCCL
 //! collective on the rank's own stream and copies the result back. The
-//! GPU picked is the rank's local rank modulo the machine's GPUs, as
-//! `mpirun`'s one process per GPU expects. This is the path a run whose
-//! gradients come back to the host takes (docs/sexpgpu/distributed.md
-//! says what staying on the device would save).
+//! GPU is the rank's local rank: one process per GPU, as NCCL requires.
+//! This is the path a run whose gradients come back to the host takes
+//! (docs/sexpgpu/distributed.md says what staying on the device would
+//! save).
 
 use crate::nccl::{Communicator, Elem, Nccl};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
@@ -34,8 +34,14 @@ impl<'a> Staged<'a> {
         local_rank: usize,
         broadcast: &mut dyn FnMut(&mut Vec<u8>) -> Result<(), String>,
     ) -> Result<Staged<'a>, String> {
-        let gpus = CudaContext::device_count().map_err(cuda)?.max(1) as usize;
-        let ctx = CudaContext::new(local_rank % gpus).map_err(cuda)?;
+        let gpus = CudaContext::device_count().map_err(cuda)? as usize;
+        if local_rank >= gpus {
+            return Err(format!(
+                "local rank {local_rank} needs GPU {local_rank}, and this machine has {gpus}: \
+                 launch at most {gpus} ranks a machine"
+            ));
+        }
+        let ctx = CudaContext::new(local_rank).map_err(cuda)?;
         let stream = ctx.new_stream().map_err(cuda)?;
         let id = nccl.bootstrap(rank, broadcast)?;
         ctx.bind_to_thread().map_err(cuda)?;

@@ -306,6 +306,25 @@ fn checkpoints_resume_across_world_sizes() {
 }
 
 #[test]
+fn only_rank_zero_prints_and_writes() {
+    let dir = folder("quiet");
+    let program = format!(
+        "(println \"evaluated\")\n{}",
+        FIT.replace(
+            ":log-every 1)",
+            ":log-every 1\n  :after (fn (p) (println \"after\") (save-npz \"w.npz\" p)))"
+        )
+    );
+    std::fs::write(dir.join("loud.sx"), program).expect("loud.sx");
+    let out = succeed(ranks(2, &dir, &["run", "loud.sx"]));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("evaluated").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("after").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("step 6/6").count(), 1, "{stdout}");
+    assert!(dir.join("w.npz").exists());
+}
+
+#[test]
 fn a_batch_that_does_not_split_over_the_ranks_is_an_error() {
     let dir = folder("uneven");
     let out = ranks(3, &dir, &["run", "fit.sx"])

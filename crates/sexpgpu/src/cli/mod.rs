@@ -343,10 +343,16 @@ fn fmt(paths: &[PathBuf], check: bool) -> i32 {
 /// relative to the directory of the file being run.
 struct Stdout {
     base: PathBuf,
+    /// A data-parallel rank other than 0: what the program prints or
+    /// writes is rank 0's to print or write (docs/sexpgpu/distributed.md).
+    quiet: bool,
 }
 
 impl Host for Stdout {
     fn print(&mut self, text: &str) {
+        if self.quiet {
+            return;
+        }
         let mut out = std::io::stdout().lock();
         // A closed pipe (`sexpgpu run f | head`) is not the program's mistake.
         let _ = out.write_all(text.as_bytes());
@@ -360,6 +366,9 @@ impl Host for Stdout {
     }
 
     fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        if self.quiet {
+            return Ok(());
+        }
         let full = self.base.join(path);
         let name = full
             .file_name()
@@ -413,8 +422,15 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
         }
     };
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut session = Session::new(mode, seed, Box::new(Stdout { base }));
+    let quiet =
+        matches!(&action, Action::Run(r) if r.job.as_ref().is_some_and(|j| j.launch.rank != 0));
+    let mut session = Session::new(mode, seed, Box::new(Stdout { base, quiet }));
     let diagnostics = session.eval_file(&path.display().to_string(), &text);
+    if let (Action::Run(runner::Request { job: Some(job), .. }), false) =
+        (&action, diagnostics.is_empty())
+    {
+        runner::fail_job_with(&session, job, &diagnostics, format);
+    }
     report(&session, &diagnostics, format);
     if let Action::Run(request) = action {
         if !diagnostics.is_empty() {
@@ -483,6 +499,7 @@ fn repl(seed: u64, format: Format) -> i32 {
         seed,
         Box::new(Stdout {
             base: PathBuf::new(),
+            quiet: false,
         }),
     );
     let mut buffer = String::new();

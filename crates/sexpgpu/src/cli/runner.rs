@@ -202,13 +202,19 @@ fn same_runs_everywhere(job: &Job, chosen: &[Rc<sexpgpu::TracedRun>]) {
 /// rank, then every rank is stopped.
 fn fail_job(session: &Session, job: &Job, d: diag::Diagnostic, format: Format) -> ! {
     let (rank, size) = (job.launch.rank, job.launch.size);
-    // A mistake every rank meets at once (a NaN loss, a graph that differs)
-    // is printed by rank 0, whose abort ends the others while they wait.
-    if rank != 0 {
+    let d = d.with_note(format!("on rank {rank} of {size}; stopping every rank"));
+    fail_job_with(session, job, &[d], format)
+}
+
+/// Diagnostics that stop a data-parallel job: a mistake every rank meets
+/// at once (a file that does not evaluate, a NaN loss, a graph that
+/// differs) is printed by rank 0, whose abort ends the others while they
+/// wait a second before printing theirs.
+pub fn fail_job_with(session: &Session, job: &Job, ds: &[diag::Diagnostic], format: Format) -> ! {
+    if job.launch.rank != 0 {
         std::thread::sleep(std::time::Duration::from_secs(1));
     }
-    let d = d.with_note(format!("on rank {rank} of {size}; stopping every rank"));
-    report(session, &[d], format);
+    report(session, ds, format);
     job.abort("")
 }
 
