@@ -4,8 +4,9 @@ values and gradients of NumPy's arrays at once, outside any graph, and
 saves them with `save-npz`; PyTorch computes the same in f32. Each edge
 holds a value whose old result was NaN or a different number: `nn/silu`'s
 gradient below -89, `nn/relu`'s gradient at 0, `nn/logsumexp` of a row
-holding +inf and of a row of -inf only, and `prod`/`cumprod` with an
-infinite first element or a signed zero. Then every activation of `nn`,
+holding +inf and of a row of -inf only, `prod`/`cumprod` with an
+infinite first element or a signed zero, `clip` with crossed or NaN
+bounds, and `std`'s gradient where the deviation is 0. Then every activation of `nn`,
 value and gradient, over both tails and every kink.
 """
 
@@ -40,6 +41,15 @@ PROGRAM = """
    :cumprod (cumprod (:prod d))
    :cumprod-reverse (cumprod (:prod d) :reverse true)
    :cumprod-grad (weighted cumprod (:cumprod-finite d) (:cumprod-w d))
+   :clip-crossed (clip (:clip d) 0.5 -1.0)
+   :clip-nan (clip (:clip d) ##NaN 1.0)
+   :clip-nan-tensor (clip (:clip d) (:clip-lo d) 1.0)
+   :clip-grad (weighted (fn [t] (clip t -1.0 2.0)) (:clip d) (:clip-w d))
+   :std (std (:std d) :axes [1])
+   :std-grad (weighted (fn [t] (std t :axes [1])) (:std d) (:std-w d))
+   :lerp-bf16 (lerp (cast (:clip-w d) :bf16) (cast (:clip-lo d) :bf16) 0.3)
+   :lerp-bf16-far (lerp (cast (:clip-w d) :bf16) (cast (:clip-lo d) :bf16) 0.7)
+   :lerp (lerp (:clip-w d) (:clip d) 0.3)
    ;; The same through `call`, on the compiled CPU backend (the values
    ;; above ran on the reference executor; gradients are compiled).
    :silu-cpu (call nn/silu (:silu d))
@@ -110,6 +120,11 @@ ARRAYS = {
     ),
     "cumprod-finite": f32([[1.5, -2.0, 0.25, 3.0], [0.5, 0.0, 2.0, -1.0]]),
     "cumprod-w": f32([[1.0, -1.0, 2.0, 0.5], [3.0, 1.0, -2.0, 1.0]]),
+    "clip": f32([-3.0, -1.0, 0.0, 0.5, 2.0, 7.0, np.nan]),
+    "clip-lo": f32([-2.0, np.nan, -2.0, np.nan, 0.0, 0.0, 0.0]),
+    "clip-w": f32([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]),
+    "std": f32([[2.0, 2.0, 2.0], [1.0, -1.0, 4.0]]),
+    "std-w": f32([1.5, -0.5]),
     # Both tails, every kink (0, ±3, the hardtanh bounds, softplus's
     # threshold at 5/2 and 20) and points beside them.
     "act": f32(
@@ -257,3 +272,28 @@ def test_softmin(out):
         rtol=1e-5,
         atol=1e-7,
     )
+
+
+def test_clip_is_clamp_with_crossed_and_nan_bounds(out):
+    x = torch.tensor(ARRAYS["clip"])
+    same(out["clip-crossed"], torch.clamp(x, 0.5, -1.0))
+    same(out["clip-nan"], torch.clamp(x, float("nan"), 1.0))
+    same(out["clip-nan-tensor"], torch.clamp(x, torch.tensor(ARRAYS["clip-lo"]), torch.tensor(1.0)))
+    theirs = grad(lambda t: torch.clamp(t, -1.0, 2.0), ARRAYS["clip"], ARRAYS["clip-w"])
+    same(out["clip-grad"], theirs)
+
+
+def test_std_gradient_is_zero_where_the_deviation_is(out):
+    x = ARRAYS["std"]
+    same(out["std"], torch.std(torch.tensor(x), dim=1, correction=0))
+    theirs = grad(lambda t: torch.std(t, dim=1, correction=0), x, ARRAYS["std-w"])
+    same(out["std-grad"], theirs, rtol=1e-5)
+    assert not np.isnan(out["std-grad"]).any()
+
+
+def test_lerp_takes_a_number_weight_on_bf16(out):
+    a, b = torch.tensor(ARRAYS["clip-w"]), torch.tensor(ARRAYS["clip-lo"])
+    for key, w in (("lerp-bf16", 0.3), ("lerp-bf16-far", 0.7)):
+        theirs = torch.lerp(a.bfloat16(), b.bfloat16(), w).float()
+        np.testing.assert_array_equal(out[key], theirs.numpy())
+    same(out["lerp"], torch.lerp(a, torch.tensor(ARRAYS["clip"]), 0.3))
