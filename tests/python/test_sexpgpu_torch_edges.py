@@ -84,6 +84,33 @@ PROGRAM = """
                       [(keyword (str (name k) "-cpu")) (call f x)]
                       [(keyword (str (name k) "-grad")) (weighted f x (:act-w d))]])
                    activations)))
+(def probs (:probs d))
+(def pt (:prob-targets d))
+(def lp (:log-probs d))
+(def ids (:ids d))
+(def gx (:group-x d))
+(save-npz "losses.npz"
+  {:bce (nn/binary-cross-entropy probs pt)
+   :bce-sum (nn/binary-cross-entropy probs pt :reduction :sum :weight (:prob-w d))
+   :bce-none (nn/binary-cross-entropy probs pt :reduction :none)
+   :bce-grad (:x (second (value-and-grad
+                          (fn [p] (nn/binary-cross-entropy (:x p) pt :weight (:prob-w d)))
+                          {:x (:probs-inner d)})))
+   :nll (nn/nll-loss lp ids)
+   :nll-weighted (nn/nll-loss lp ids :weight (:class-w d) :ignore-index 1)
+   :nll-sum (nn/nll-loss lp ids :weight (:class-w d) :reduction :sum)
+   :nll-none (nn/nll-loss lp ids :ignore-index 1 :reduction :none)
+   :nll-grad (:x (second (value-and-grad
+                          (fn [p] (nn/nll-loss (:x p) ids :weight (:class-w d) :ignore-index 1))
+                          {:x lp})))
+   :group-norm (nn/group-norm gx 2 :weight (:gamma d) :bias (:beta d))
+   :group-norm-grad (weighted (fn [t] (nn/group-norm t 2 :weight (:gamma d) :bias (:beta d)))
+                              gx (:group-w d))
+   :instance-norm (nn/instance-norm gx)
+   :instance-norm-grad (weighted nn/instance-norm gx (:group-w d))
+   :normalize (nn/normalize (:norm-x d))
+   :normalize-p1 (nn/normalize (:norm-x d) :p 1.0 :axis 0)
+   :normalize-grad (weighted nn/normalize (:norm-x d) (:norm-w d))})
 (save-npz "softmin.npz"
   {:softmin (nn/softmin (:lse-finite d))
    :softmin-grad (weighted nn/softmin (:lse-finite d) (:softmin-w d))
@@ -125,6 +152,19 @@ ARRAYS = {
     "clip-w": f32([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]),
     "std": f32([[2.0, 2.0, 2.0], [1.0, -1.0, 4.0]]),
     "std-w": f32([1.5, -0.5]),
+    "probs": f32([[0.0, 0.25, 0.5], [0.9, 1.0, 1e-3]]),
+    "probs-inner": f32([[0.1, 0.25, 0.5], [0.9, 0.7, 1e-3]]),
+    "prob-targets": f32([[0.0, 1.0, 0.3], [1.0, 0.0, 0.5]]),
+    "prob-w": f32([[1.0, 2.0, 0.5], [0.25, 1.5, 3.0]]),
+    "log-probs": f32(np.log(np.random.default_rng(3).dirichlet(np.ones(4), size=5))),
+    "ids": np.array([0, 3, 1, 1, 2], dtype=np.int32),
+    "class-w": f32([0.5, 2.0, 1.0, 3.0]),
+    "group-x": np.random.default_rng(5).standard_normal((2, 4, 3, 2)).astype(np.float32),
+    "gamma": f32([1.0, -0.5, 2.0, 0.25]),
+    "beta": f32([0.1, 0.0, -1.0, 0.5]),
+    "group-w": np.random.default_rng(6).standard_normal((2, 4, 3, 2)).astype(np.float32),
+    "norm-x": f32([[3.0, 0.0, -1.0], [4.0, 0.0, 2.0]]),
+    "norm-w": f32([[1.0, 2.0, -1.0], [0.5, -3.0, 2.0]]),
     # Both tails, every kink (0, ±3, the hardtanh bounds, softplus's
     # threshold at 5/2 and 20) and points beside them.
     "act": f32(
@@ -178,7 +218,7 @@ def out(sexpgpu, tmp_path_factory) -> dict[str, np.ndarray]:
     # The activations' file is read with its names prefixed `act:`.
     return {
         ("act:" if name == "act" else "") + k: v
-        for name in ("out", "act", "softmin")
+        for name in ("out", "act", "softmin", "losses")
         for k, v in np.load(folder / f"{name}.npz").items()
     }
 
@@ -297,3 +337,45 @@ def test_lerp_takes_a_number_weight_on_bf16(out):
         theirs = torch.lerp(a.bfloat16(), b.bfloat16(), w).float()
         np.testing.assert_array_equal(out[key], theirs.numpy())
     same(out["lerp"], torch.lerp(a, torch.tensor(ARRAYS["clip"]), 0.3))
+
+
+def test_binary_cross_entropy_of_probabilities(out):
+    p, y = torch.tensor(ARRAYS["probs"]), torch.tensor(ARRAYS["prob-targets"])
+    w = torch.tensor(ARRAYS["prob-w"])
+    same(out["bce"], F.binary_cross_entropy(p, y), rtol=1e-5)
+    same(out["bce-sum"], F.binary_cross_entropy(p, y, weight=w, reduction="sum"), rtol=1e-5)
+    same(out["bce-none"], F.binary_cross_entropy(p, y, reduction="none"), rtol=1e-5)
+    theirs = grad(
+        lambda t: F.binary_cross_entropy(t, y, weight=w), ARRAYS["probs-inner"]
+    )
+    same(out["bce-grad"], theirs, rtol=1e-5)
+
+
+def test_nll_loss_with_weights_and_an_ignored_class(out):
+    lp, ids = torch.tensor(ARRAYS["log-probs"]), torch.tensor(ARRAYS["ids"]).long()
+    w = torch.tensor(ARRAYS["class-w"])
+    same(out["nll"], F.nll_loss(lp, ids), rtol=1e-6)
+    same(out["nll-weighted"], F.nll_loss(lp, ids, weight=w, ignore_index=1), rtol=1e-6)
+    same(out["nll-sum"], F.nll_loss(lp, ids, weight=w, reduction="sum"), rtol=1e-6)
+    same(out["nll-none"], F.nll_loss(lp, ids, ignore_index=1, reduction="none"), rtol=1e-6)
+    theirs = grad(
+        lambda t: F.nll_loss(t, ids, weight=w, ignore_index=1), ARRAYS["log-probs"]
+    )
+    same(out["nll-grad"], theirs, rtol=1e-6)
+
+
+def test_group_and_instance_norm(out):
+    x, w = ARRAYS["group-x"], ARRAYS["group-w"]
+    gamma, beta = torch.tensor(ARRAYS["gamma"]), torch.tensor(ARRAYS["beta"])
+    group = lambda t: F.group_norm(t, 2, gamma, beta)
+    same(out["group-norm"], group(torch.tensor(x)), rtol=1e-5, atol=1e-6)
+    same(out["group-norm-grad"], grad(group, x, w), rtol=1e-4, atol=1e-5)
+    same(out["instance-norm"], F.instance_norm(torch.tensor(x)), rtol=1e-5, atol=1e-6)
+    same(out["instance-norm-grad"], grad(F.instance_norm, x, w), rtol=1e-4, atol=1e-5)
+
+
+def test_normalize_with_a_zero_vector(out):
+    x, w = ARRAYS["norm-x"], ARRAYS["norm-w"]
+    same(out["normalize"], F.normalize(torch.tensor(x)), rtol=1e-6)
+    same(out["normalize-p1"], F.normalize(torch.tensor(x), p=1.0, dim=0), rtol=1e-6)
+    same(out["normalize-grad"], grad(F.normalize, x, w), rtol=1e-5)
