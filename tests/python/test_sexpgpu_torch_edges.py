@@ -103,6 +103,28 @@ PROGRAM = """
    :nll-grad (:x (second (value-and-grad
                           (fn [p] (nn/nll-loss (:x p) ids :weight (:class-w d) :ignore-index 1))
                           {:x lp})))
+   :ce (nn/cross-entropy (:ce-logits d) ids)
+   :ce-options (nn/cross-entropy (:ce-logits d) ids :weight (:class-w d) :ignore-index 1
+                                 :label-smoothing 0.2)
+   :ce-sum (nn/cross-entropy (:ce-logits d) ids :label-smoothing 0.1 :reduction :sum)
+   :ce-none (nn/cross-entropy (:ce-logits d) ids :weight (:class-w d) :reduction :none)
+   :ce-probs (nn/cross-entropy (:ce-logits d) (:ce-probs d) :weight (:class-w d)
+                               :label-smoothing 0.1)
+   :ce-grad (:x (second (value-and-grad
+                         (fn [p] (nn/cross-entropy (:x p) ids :weight (:class-w d) :ignore-index 1
+                                                   :label-smoothing 0.2))
+                         {:x (:ce-logits d)})))
+   :ce-probs-grad (:x (second (value-and-grad
+                               (fn [p] (nn/cross-entropy (:x p) (:ce-probs d) :label-smoothing 0.1))
+                               {:x (:ce-logits d)})))
+   :bcel (nn/binary-cross-entropy-with-logits (:ce-logits d) (:ce-probs d)
+                                              :pos-weight (:class-w d) :reduction :sum)
+   :bcel-none (nn/binary-cross-entropy-with-logits (:ce-logits d) (:ce-probs d)
+                                                   :weight (:ce-probs d) :reduction :none)
+   :bcel-grad (:x (second (value-and-grad
+                           (fn [p] (nn/binary-cross-entropy-with-logits (:x p) (:ce-probs d)
+                                                                        :pos-weight (:class-w d)))
+                           {:x (:ce-logits d)})))
    :group-norm (nn/group-norm gx 2 :weight (:gamma d) :bias (:beta d))
    :group-norm-grad (weighted (fn [t] (nn/group-norm t 2 :weight (:gamma d) :bias (:beta d)))
                               gx (:group-w d))
@@ -159,6 +181,8 @@ ARRAYS = {
     "log-probs": f32(np.log(np.random.default_rng(3).dirichlet(np.ones(4), size=5))),
     "ids": np.array([0, 3, 1, 1, 2], dtype=np.int32),
     "class-w": f32([0.5, 2.0, 1.0, 3.0]),
+    "ce-logits": np.random.default_rng(4).standard_normal((5, 4)).astype(np.float32) * 3,
+    "ce-probs": f32(np.random.default_rng(8).dirichlet(np.ones(4), size=5)),
     "group-x": np.random.default_rng(5).standard_normal((2, 4, 3, 2)).astype(np.float32),
     "gamma": f32([1.0, -0.5, 2.0, 0.25]),
     "beta": f32([0.1, 0.0, -1.0, 0.5]),
@@ -379,3 +403,40 @@ def test_normalize_with_a_zero_vector(out):
     same(out["normalize"], F.normalize(torch.tensor(x)), rtol=1e-6)
     same(out["normalize-p1"], F.normalize(torch.tensor(x), p=1.0, dim=0), rtol=1e-6)
     same(out["normalize-grad"], grad(F.normalize, x, w), rtol=1e-5)
+
+
+def test_cross_entropy_with_pytorchs_options(out):
+    x, ids = torch.tensor(ARRAYS["ce-logits"]), torch.tensor(ARRAYS["ids"]).long()
+    w, probs = torch.tensor(ARRAYS["class-w"]), torch.tensor(ARRAYS["ce-probs"])
+    same(out["ce"], F.cross_entropy(x, ids), rtol=1e-6)
+    options = dict(weight=w, ignore_index=1, label_smoothing=0.2)
+    same(out["ce-options"], F.cross_entropy(x, ids, **options), rtol=1e-5)
+    same(out["ce-sum"], F.cross_entropy(x, ids, label_smoothing=0.1, reduction="sum"), rtol=1e-5)
+    same(out["ce-none"], F.cross_entropy(x, ids, weight=w, reduction="none"), rtol=1e-5)
+    same(out["ce-probs"], F.cross_entropy(x, probs, weight=w, label_smoothing=0.1), rtol=1e-5)
+    same(
+        out["ce-grad"],
+        grad(lambda t: F.cross_entropy(t, ids, **options), ARRAYS["ce-logits"]),
+        rtol=1e-5,
+        atol=1e-7,
+    )
+    same(
+        out["ce-probs-grad"],
+        grad(lambda t: F.cross_entropy(t, probs, label_smoothing=0.1), ARRAYS["ce-logits"]),
+        rtol=1e-5,
+        atol=1e-7,
+    )
+
+
+def test_binary_cross_entropy_with_logits_pos_weight_and_reduction(out):
+    x, y = torch.tensor(ARRAYS["ce-logits"]), torch.tensor(ARRAYS["ce-probs"])
+    pw = torch.tensor(ARRAYS["class-w"])
+    bce = F.binary_cross_entropy_with_logits
+    same(out["bcel"], bce(x, y, pos_weight=pw, reduction="sum"), rtol=1e-5)
+    same(out["bcel-none"], bce(x, y, weight=y, reduction="none"), rtol=1e-5, atol=1e-7)
+    same(
+        out["bcel-grad"],
+        grad(lambda t: bce(t, y, pos_weight=pw), ARRAYS["ce-logits"]),
+        rtol=1e-5,
+        atol=1e-7,
+    )
