@@ -125,6 +125,9 @@ PROGRAM = """
                            (fn [p] (nn/binary-cross-entropy-with-logits (:x p) (:ce-probs d)
                                                                         :pos-weight (:class-w d)))
                            {:x (:ce-logits d)})))
+   :isclose (cast (nn/isclose (:close-a d) (:close-b d)) :i32)
+   :isclose-nan (cast (nn/isclose (:close-a d) (:close-b d) :rtol 0.1 :atol 0.0 :equal-nan true)
+                      :i32)
    :group-norm (nn/group-norm gx 2 :weight (:gamma d) :bias (:beta d))
    :group-norm-grad (weighted (fn [t] (nn/group-norm t 2 :weight (:gamma d) :bias (:beta d)))
                               gx (:group-w d))
@@ -181,6 +184,8 @@ ARRAYS = {
     "log-probs": f32(np.log(np.random.default_rng(3).dirichlet(np.ones(4), size=5))),
     "ids": np.array([0, 3, 1, 1, 2], dtype=np.int32),
     "class-w": f32([0.5, 2.0, 1.0, 3.0]),
+    "close-a": f32([1.0, 1.0, 1.0, INF, INF, np.nan, 0.0, 100.0, -1e-9]),
+    "close-b": f32([1.0, 1.00001, 1.001, INF, -INF, np.nan, 1e-9, 105.0, 0.0]),
     "ce-logits": np.random.default_rng(4).standard_normal((5, 4)).astype(np.float32) * 3,
     "ce-probs": f32(np.random.default_rng(8).dirichlet(np.ones(4), size=5)),
     "group-x": np.random.default_rng(5).standard_normal((2, 4, 3, 2)).astype(np.float32),
@@ -440,3 +445,10 @@ def test_binary_cross_entropy_with_logits_pos_weight_and_reduction(out):
         rtol=1e-5,
         atol=1e-7,
     )
+
+
+def test_isclose(out):
+    a, b = torch.tensor(ARRAYS["close-a"]), torch.tensor(ARRAYS["close-b"])
+    np.testing.assert_array_equal(out["isclose"], torch.isclose(a, b).int().numpy())
+    theirs = torch.isclose(a, b, rtol=0.1, atol=0.0, equal_nan=True)
+    np.testing.assert_array_equal(out["isclose-nan"], theirs.int().numpy())
