@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -31,6 +32,12 @@ def binary(name: str) -> Path:
     path = target_dir() / "debug" / name
     assert path.exists(), f"cargo built {name} but {path} is missing"
     return path
+
+
+def sexpgpu_binary() -> str:
+    """`sexpgpu`: `$SEXPGPU_BIN` when set (a release build, say), else the
+    debug build."""
+    return os.environ.get("SEXPGPU_BIN") or str(binary("sexpgpu"))
 
 
 

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from binaries import build_source
+from tensors import rand, same
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,14 +110,6 @@ model Net {
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
     return build_source(tmp_path_factory.mktemp("constructs"), "constructs", SOURCE, request.param)
-
-
-def same(a, b):
-    torch.testing.assert_close(a, b, rtol=0, atol=0)
-
-
-def rand(*shape):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape)))
 
 
 def test_records_are_built_by_field_and_read_back(m):

@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from binaries import build_source
+from tensors import rand, same
 
 SOURCE = """\
 dim K = 3
@@ -69,14 +70,6 @@ fn by_axis(x: [b c n n n]) -> [b c 2*n 2*n 2*n] = interpolate(x, size=(2*n, 2*n,
 @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
 def m(request, tmp_path_factory):
     return build_source(tmp_path_factory.mktemp("indexing"), "indexing", SOURCE, request.param)
-
-
-def same(a, b):
-    torch.testing.assert_close(a, b, rtol=0, atol=0)
-
-
-def rand(*shape):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape)))
 
 
 def test_none_adds_an_axis_of_size_one(m):

@@ -66,22 +66,18 @@ def test_every_example_is_built(built):
     assert written == sorted(examples + ["__init__", "shapescript_runtime"])
 
 
-def test_ruff_format_changes_nothing(built):
-    result = subprocess.run(
-        [ruff(), "format", "--isolated", "--no-cache", "--check", "--diff", str(built)],
-        capture_output=True,
-        text=True,
-    )
+def assert_ruff_passes(*args: str):
+    """`ruff ARGS` with its default settings (`--isolated`) succeeds."""
+    result = subprocess.run([ruff(), *args], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_changes_nothing(built):
+    assert_ruff_passes("format", "--isolated", "--no-cache", "--check", "--diff", str(built))
 
 
 def test_ruff_check_passes_with_default_rules(built):
-    result = subprocess.run(
-        [ruff(), "check", "--isolated", "--no-cache", "--output-format", "concise", str(built)],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert_ruff_passes("check", "--isolated", "--no-cache", "--output-format", "concise", str(built))
 
 
 INTEGER = re.compile(r"(?<![\w.])\d+(?![\w.])")

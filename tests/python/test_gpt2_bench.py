@@ -5,18 +5,17 @@ work before one is lent: every system is timed and each side trains."""
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from binaries import binary
+from binaries import sexpgpu_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_gpt2_benchmark_runs_at_tiny_scale_on_the_cpu():
-    sexpgpu = os.environ.get("SEXPGPU_BIN") or str(binary("sexpgpu"))
+    sexpgpu = sexpgpu_binary()
     result = subprocess.run(
         [sys.executable, str(ROOT / "benches/sexpgpu/gpt2/run.py"), "--device", "cpu",
          "--scale", "tiny", "--dtype", "f32", "--steps", "8", "--no-compile", "--profile",

@@ -17,7 +17,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from reduced_examples import build_example  # noqa: E402
 from reference_models import Llama, LlamaConfig  # noqa: E402
-from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
+from model_checks import (  # noqa: E402
+    check_bf16_forward_and_backward,
+    check_compiles_to_one_graph,
+    check_equals_reference,
+)
 
 DIMS = {"V": 61, "Ctx": 32, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
 CONFIG = LlamaConfig(vocab=61, context=32, dim=64, heads=8, kv_heads=2, layers=2, mlp=96)
@@ -53,10 +57,7 @@ def test_equals_the_reference_with_the_same_weights(llama):
     # The tables each computes itself agree before the state dict is copied.
     torch.testing.assert_close(model.cos, reference.cos, rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(model.sin, reference.sin, rtol=1e-6, atol=1e-6)
-    reference.load_state_dict(model.state_dict(), strict=True)
-    x = ids()
-    with torch.no_grad():
-        torch.testing.assert_close(model(x), reference(x), rtol=1e-5, atol=1e-5)
+    check_equals_reference(model, reference, ids())
 
 
 def test_runs_in_bf16_with_a_backward_pass(llama):
@@ -69,9 +70,4 @@ def test_runs_in_bf16_with_a_backward_pass(llama):
 
 def test_torch_compile_fullgraph_gives_the_same_logits(llama):
     torch.manual_seed(0)
-    model = llama.Llama().eval()
-    x = ids()
-    with torch.no_grad():
-        want = model(x)
-        got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
-    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    check_compiles_to_one_graph(llama.Llama().eval(), ids())

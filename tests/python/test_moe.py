@@ -23,7 +23,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from reduced_examples import build_example  # noqa: E402
 from reference_models import MoeConfig, SparseMoe  # noqa: E402
-from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
+from model_checks import (  # noqa: E402
+    check_bf16_forward_and_backward,
+    check_compiles_to_one_graph,
+    check_equals_reference,
+)
 
 DIMS = {"D": 32, "F": 48, "E": 4, "K": 2}
 CONFIG = MoeConfig(dim=32, hidden=48, experts=4, top_k=2)
@@ -56,11 +60,7 @@ def test_full_size_declares_mixtrals_moe_parameters(tmp_path):
 def test_equals_the_reference_with_the_same_weights(moe):
     torch.manual_seed(0)
     model = moe.SparseMoe().eval()
-    reference = SparseMoe(CONFIG).eval()
-    reference.load_state_dict(model.state_dict(), strict=True)
-    x = tokens()
-    with torch.no_grad():
-        torch.testing.assert_close(model(x), reference(x), rtol=1e-5, atol=1e-5)
+    check_equals_reference(model, SparseMoe(CONFIG).eval(), tokens())
 
 
 def test_each_expert_computes_on_its_routed_tokens_only(moe):
@@ -87,14 +87,10 @@ def test_runs_in_bf16_with_a_backward_pass(moe):
 
 def test_torch_compile_fullgraph_gives_the_same_outputs(moe):
     torch.manual_seed(0)
-    model = moe.SparseMoe().eval()
-    x = tokens()
     # A mask's row count depends on the data, so Dynamo traces `x[hit]`
     # only when told it may (the hand-written reference needs the same).
-    with torch.no_grad(), torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
-        want = model(x)
-        got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
-    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        check_compiles_to_one_graph(moe.SparseMoe().eval(), tokens())
 
 
 def test_without_dynamic_shape_capture_the_reference_breaks_the_graph_too(moe):

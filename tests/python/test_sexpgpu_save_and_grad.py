@@ -6,7 +6,6 @@ PyTorch computes the same values and gradients.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from binaries import binary
+from binaries import sexpgpu_binary
 
 PROGRAM = """
 (require nn)
@@ -30,10 +29,7 @@ PROGRAM = """
 
 @pytest.fixture(scope="session")
 def sexpgpu() -> str:
-    explicit = os.environ.get("SEXPGPU_BIN")
-    if explicit:
-        return explicit
-    return str(binary("sexpgpu"))
+    return sexpgpu_binary()
 
 
 def test_value_and_grad_and_save_npz_match_pytorch(sexpgpu, tmp_path: Path):

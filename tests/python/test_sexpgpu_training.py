@@ -11,7 +11,6 @@ them. Batches are the rows of an `.npz` file this test writes, taken in order
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -20,17 +19,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from binaries import binary
+from binaries import sexpgpu_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
 def sexpgpu() -> str:
-    explicit = os.environ.get("SEXPGPU_BIN")
-    if explicit:
-        return explicit
-    return str(binary("sexpgpu"))
+    return sexpgpu_binary()
 
 
 def load_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -93,11 +89,18 @@ MLP = """
 """
 
 
-def test_mlp_follows_pytorch_for_50_steps(sexpgpu, tmp_path):
+def write_mlp_data(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """64 rows of 12 features and a class of 5, as `MLP` reads them from
+    `folder/data.npz`; returns them."""
     rng = np.random.default_rng(1)
     x = rng.normal(size=(64, 12)).astype(np.float32)
     y = rng.integers(0, 5, size=64).astype(np.int32)
-    np.savez(tmp_path / "data.npz", x=x, y=y)
+    np.savez(folder / "data.npz", x=x, y=y)
+    return x, y
+
+
+def test_mlp_follows_pytorch_for_50_steps(sexpgpu, tmp_path):
+    x, y = write_mlp_data(tmp_path)
     sx = tmp_path / "mlp.sx"
     sx.write_text(MLP)
     metrics = run(sexpgpu, sx, "--checkpoint", str(tmp_path / "ck"))
@@ -213,12 +216,7 @@ def test_small_transformer_follows_pytorch_for_50_steps(sexpgpu, tmp_path):
 
 
 def test_same_seed_gives_identical_metrics(sexpgpu, tmp_path):
-    rng = np.random.default_rng(1)
-    np.savez(
-        tmp_path / "data.npz",
-        x=rng.normal(size=(64, 12)).astype(np.float32),
-        y=rng.integers(0, 5, size=64).astype(np.int32),
-    )
+    write_mlp_data(tmp_path)
     sx = tmp_path / "mlp.sx"
     sx.write_text(MLP.replace("(nn/batches d :size 16)", "(nn/batches d :size 16 :shuffle true)"))
     first = without_wall(run(sexpgpu, sx, "--steps", "20"))
@@ -229,12 +227,7 @@ def test_same_seed_gives_identical_metrics(sexpgpu, tmp_path):
 
 
 def test_resume_continues_bit_for_bit(sexpgpu, tmp_path):
-    rng = np.random.default_rng(1)
-    np.savez(
-        tmp_path / "data.npz",
-        x=rng.normal(size=(64, 12)).astype(np.float32),
-        y=rng.integers(0, 5, size=64).astype(np.int32),
-    )
+    write_mlp_data(tmp_path)
     sx = tmp_path / "mlp.sx"
     sx.write_text(
         MLP.replace("(nn/batches d :size 16)", "(nn/batches d :size 16 :shuffle true)")

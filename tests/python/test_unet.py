@@ -20,7 +20,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from reduced_examples import build_example  # noqa: E402
 from reference_models import UNet, UNetConfig  # noqa: E402
-from bf16_checks import check_bf16_forward_and_backward  # noqa: E402
+from model_checks import (  # noqa: E402
+    check_bf16_forward_and_backward,
+    check_compiles_to_one_graph,
+    check_equals_reference,
+)
 
 DIMS = {"C1": 8, "Classes": 3}
 CONFIG = UNetConfig(width=8, classes=3)
@@ -53,13 +57,8 @@ def test_full_size_declares_the_reference_layout(tmp_path):
 def test_equals_the_reference_with_the_same_weights(unet):
     torch.manual_seed(0)
     model = unet.UNet().eval()
-    reference = UNet(CONFIG).eval()
-    reference.load_state_dict(model.state_dict(), strict=True)
-    x = images()
-    with torch.no_grad():
-        out = model(x)
-        assert out.shape == (2, 3, 32, 48)
-        torch.testing.assert_close(out, reference(x), rtol=1e-5, atol=1e-5)
+    out = check_equals_reference(model, UNet(CONFIG).eval(), images())
+    assert out.shape == (2, 3, 32, 48)
 
 
 def test_convolutions_are_he_initialised(unet):
@@ -82,12 +81,7 @@ def test_runs_in_bf16_with_a_backward_pass(unet):
 
 def test_torch_compile_fullgraph_gives_the_same_scores(unet):
     torch.manual_seed(0)
-    model = unet.UNet().eval()
-    x = images()
-    with torch.no_grad():
-        want = model(x)
-        got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
-    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    check_compiles_to_one_graph(unet.UNet().eval(), images())
 
 
 def test_sides_not_multiples_of_16_raise_shape_error(unet):

@@ -4,23 +4,17 @@
 //! per second on one core. Run with
 //! `cargo run --release -p check --example bench_bodies`.
 
-use std::path::PathBuf;
+mod workspace;
+
 use std::time::Instant;
 
-use check::{check, MemoryFiles, Options};
+use check::{check, Options};
 use diag::SourceMap;
 
 // The command's allocator, as in bench_front: allocation dominates.
 #[global_allocator]
 static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
-/// The number of files, overridable with `BENCH_FILES` for a short profile.
-fn files_count() -> usize {
-    std::env::var("BENCH_FILES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100)
-}
 const LINES_PER_FILE: usize = 1000;
 
 /// One file of about `LINES_PER_FILE` lines of bodies.
@@ -45,17 +39,13 @@ fn generate(i: usize) -> String {
 fn main() {
     // As the command does: each run reuses the memory the last one freed.
     allocator::keep_freed_memory();
-    let files_n = files_count();
-    let mut files = MemoryFiles::new();
-    let mut roots = Vec::new();
-    let mut total_lines = 0;
-    for i in 0..files_n {
-        let text = generate(i);
-        total_lines += text.lines().count();
-        let path = PathBuf::from(format!("m{i}.ss"));
-        files.insert(&path, text);
-        roots.push(path);
-    }
+    // `BENCH_FILES` for a short profile.
+    let files_n = workspace::env_count("BENCH_FILES", 100);
+    let workspace::Workspace {
+        files,
+        roots,
+        lines: total_lines,
+    } = workspace::generated(files_n, generate);
     // One warm-up run, then the best of five, as the machine is shared.
     let mut best = f64::INFINITY;
     let mut diagnostics = Vec::new();

@@ -3,6 +3,8 @@
 //! then parses and checks it, and prints lines per second on one core.
 //! Run with `cargo run --release -p check --example bench_front`.
 
+mod workspace;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -18,13 +20,6 @@ fn live_bytes() -> usize {
     allocator::CountingMimalloc::live_bytes()
 }
 
-/// The number of files; `BENCH_FILES` overrides it (a small run for a profiler).
-fn file_count() -> usize {
-    std::env::var("BENCH_FILES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100)
-}
 const LINES_PER_FILE: usize = 1000;
 
 /// One file of about `LINES_PER_FILE` lines; file `i` imports file `i - 1`.
@@ -89,7 +84,8 @@ fn generate(i: usize) -> String {
 fn main() {
     // As the command does: each run reuses the memory the last one freed.
     allocator::keep_freed_memory();
-    let file_count = file_count();
+    // `BENCH_FILES` for a small run under a profiler.
+    let file_count = workspace::env_count("BENCH_FILES", 100);
     // `BENCH_WRITE=dir` writes the workspace there instead, to time the command on it.
     if let Ok(dir) = std::env::var("BENCH_WRITE") {
         for i in 0..file_count {
@@ -98,22 +94,14 @@ fn main() {
         }
         return;
     }
-    let mut files = MemoryFiles::new();
-    let mut roots = Vec::new();
-    let mut total_lines = 0;
-    for i in 0..file_count {
-        let text = generate(i);
-        total_lines += text.lines().count();
-        let path = PathBuf::from(format!("m{i}.ss"));
-        files.insert(&path, text);
-        roots.push(path);
-    }
+    let workspace::Workspace {
+        files,
+        roots,
+        lines: total_lines,
+    } = workspace::generated(file_count, generate);
     // The first run is cold (the process has never had this much memory);
     // then the best of the others, as the machine is shared.
-    let runs: usize = std::env::var("BENCH_RUNS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(10);
+    let runs = workspace::env_count("BENCH_RUNS", 10);
     let mut best = f64::INFINITY;
     let mut cold = 0.0;
     let mut warm = Vec::with_capacity(runs);

@@ -93,15 +93,10 @@ mod tests {
 
     #[test]
     fn builtins_ss_checks_clean() {
-        let mut files = crate::MemoryFiles::new();
-        files.insert("builtins.ss", builtins_ss());
         let mut map = diag::SourceMap::new();
-        let checked = crate::check(
-            &mut map,
-            &files,
-            &[std::path::PathBuf::from("builtins.ss")],
-            &crate::Options::default(),
-        );
+        let builtins = builtins_ss();
+        let sources = [("builtins.ss", builtins.as_str())];
+        let checked = crate::check_sources(&mut map, &sources, &crate::Options::default());
         expect_test::expect![[""]].assert_eq(&crate::tests::show(&map, &checked.diagnostics));
     }
 

@@ -255,25 +255,16 @@ impl Checked {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use expect_test::{expect, Expect};
 
     use super::*;
-    use crate::{check as check_program, MemoryFiles, Options};
+    use crate::{check_sources, Options};
 
     /// Checks `main.ss` and shows, for each plain name expression of its
     /// bodies, what `name_resolution` says: `name@line:col -> ...`.
     fn check(src: &str, expect: Expect) {
-        let mut files = MemoryFiles::new();
-        files.insert("main.ss", src);
         let mut map = SourceMap::new();
-        let checked = check_program(
-            &mut map,
-            &files,
-            &[PathBuf::from("main.ss")],
-            &Options::default(),
-        );
+        let checked = check_sources(&mut map, &[("main.ss", src)], &Options::default());
         let place = |span: Span| {
             let at = map.line_col(span.file, span.start);
             format!("{}:{}", at.line, at.col)
@@ -359,14 +350,12 @@ mod tests {
     /// Checks `main.ss` with resolutions recorded and shows, for each name
     /// written in its types, what `type_name_resolution` says.
     fn check_types(src: &str, expect: Expect) {
-        let mut files = MemoryFiles::new();
-        files.insert("main.ss", src);
         let mut map = SourceMap::new();
         let options = Options {
             resolutions: true,
             ..Options::default()
         };
-        let checked = check_program(&mut map, &files, &[PathBuf::from("main.ss")], &options);
+        let checked = check_sources(&mut map, &[("main.ss", src)], &options);
         let main = checked.user_modules().next().expect("main.ss").file;
         let text = map.text(main).to_string();
         let mut lines = Vec::new();
@@ -477,15 +466,12 @@ mod tests {
         for src in sources {
             let mut shown = Vec::new();
             for resolutions in [false, true] {
-                let mut files = MemoryFiles::new();
-                files.insert("main.ss", src);
                 let mut map = SourceMap::new();
                 let options = Options {
                     resolutions,
                     ..Options::default()
                 };
-                let checked =
-                    check_program(&mut map, &files, &[PathBuf::from("main.ss")], &options);
+                let checked = check_sources(&mut map, &[("main.ss", src)], &options);
                 assert!(!checked.diagnostics.is_empty(), "{src}");
                 shown.push(crate::tests::show(&map, &checked.diagnostics));
             }
@@ -510,15 +496,9 @@ mod tests {
 
     #[test]
     fn plain_check_records_no_resolutions() {
-        let mut files = MemoryFiles::new();
-        files.insert("main.ss", "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n");
         let mut map = SourceMap::new();
-        let checked = check_program(
-            &mut map,
-            &files,
-            &[PathBuf::from("main.ss")],
-            &Options::default(),
-        );
+        let src = "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n";
+        let checked = check_sources(&mut map, &[("main.ss", src)], &Options::default());
         let main = checked.user_modules().next().expect("main.ss").file;
         assert_eq!(checked.type_name_resolution(Span::new(main, 21, 22)), None);
     }

@@ -117,6 +117,21 @@ pub fn check(
     }
 }
 
+/// Checks sources held as text, `(path, text)` each, the first the root
+/// (tests, fuzzers and benchmarks that hold their program in memory).
+pub fn check_sources(map: &mut SourceMap, sources: &[(&str, &str)], options: &Options) -> Checked {
+    let mut files = MemoryFiles::new();
+    for (path, text) in sources {
+        files.insert(path, *text);
+    }
+    let root: Vec<PathBuf> = sources
+        .iter()
+        .take(1)
+        .map(|(p, _)| PathBuf::from(p))
+        .collect();
+    check(map, &files, &root, options)
+}
+
 impl Checked {
     /// The modules of the user's files (the library's left out), in the
     /// order they were loaded: the roots first.

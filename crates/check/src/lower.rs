@@ -889,27 +889,18 @@ fn alias_in_axis(path: &ast::Path, decl: Decl, span: Span) -> Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use diag::SourceMap;
     use expect_test::{expect, Expect};
     use syntax::ast;
 
     use super::{AliasCache, Env, Lowerer, Place};
-    use crate::{check, MemoryFiles, Options};
+    use crate::{check_sources, Options};
 
     /// Lowers the return types of every extern fn in `src` with one lowerer,
     /// as the types of one function's body would be, and shows them.
     fn check_types(src: &str, expect: Expect) {
-        let mut files = MemoryFiles::new();
-        files.insert("a.ss", src);
         let mut map = SourceMap::new();
-        let checked = check(
-            &mut map,
-            &files,
-            &[PathBuf::from("a.ss")],
-            &Options::default(),
-        );
+        let checked = check_sources(&mut map, &[("a.ss", src)], &Options::default());
         let alias_cache = AliasCache::default();
         let env = Env {
             program: &checked.program,

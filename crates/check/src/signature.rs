@@ -650,12 +650,10 @@ fn grouped_size_hint(shapes: &[&[Axis]], diagnostics: &mut Vec<Diagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use diag::SourceMap;
     use expect_test::{expect, Expect};
 
-    use crate::{check, MemoryFiles, Options};
+    use crate::{check_sources, Options};
 
     #[test]
     fn plain_python_names() {
@@ -674,17 +672,8 @@ mod tests {
     /// Checks the files (the first is the root) and shows the signature of
     /// `name` in the root as the checker lowered it, then its diagnostics.
     fn check_signature(files: &[(&str, &str)], name: &str, expect: Expect) {
-        let mut memory = MemoryFiles::new();
-        for (path, text) in files {
-            memory.insert(path, *text);
-        }
         let mut map = SourceMap::new();
-        let checked = check(
-            &mut map,
-            &memory,
-            &[PathBuf::from(files[0].0)],
-            &Options::default(),
-        );
+        let checked = check_sources(&mut map, files, &Options::default());
         let root = checked.user_modules().next().unwrap().file;
         let signature = &checked.signatures[&(root, name.into())];
         let params: Vec<String> = signature
@@ -777,15 +766,9 @@ mod tests {
 
     #[test]
     fn sizes_equal_after_dims_are_replaced() {
-        let mut memory = MemoryFiles::new();
-        memory.insert("a.ss", "dim D = 768\ndim H = 12\ndim Dh = D / H\nextern fn qkv(w: [D 3*D]) -> [3*H*Dh] = \"m.q\"\nextern fn twice(x: [n + n]) -> [2*n] = \"m.t\"\n");
+        let src = "dim D = 768\ndim H = 12\ndim Dh = D / H\nextern fn qkv(w: [D 3*D]) -> [3*H*Dh] = \"m.q\"\nextern fn twice(x: [n + n]) -> [2*n] = \"m.t\"\n";
         let mut map = SourceMap::new();
-        let checked = check(
-            &mut map,
-            &memory,
-            &[PathBuf::from("a.ss")],
-            &Options::default(),
-        );
+        let checked = check_sources(&mut map, &[("a.ss", src)], &Options::default());
         assert!(checked.diagnostics.is_empty());
         let file = checked.user_modules().next().unwrap().file;
         let size_of = |ty: &crate::types::Ty, i: usize| match &ty.shape().unwrap()[i].kind {

@@ -4,9 +4,7 @@
 //! signature and its callers, so the bar is two, not one.) Deletions that
 //! make a syntax error are left to the parser's own recovery test.
 
-use std::path::PathBuf;
-
-use check::{check, MemoryFiles, Options};
+use check::{check_sources, Options};
 use diag::SourceMap;
 
 /// Every example model.
@@ -36,15 +34,8 @@ fn examples(names: &[&str]) -> Vec<(String, String)> {
 }
 
 fn count(name: &str, text: &str) -> (usize, Vec<String>) {
-    let mut files = MemoryFiles::new();
-    files.insert(name, text);
     let mut map = SourceMap::new();
-    let checked = check(
-        &mut map,
-        &files,
-        &[PathBuf::from(name)],
-        &Options::default(),
-    );
+    let checked = check_sources(&mut map, &[(name, text)], &Options::default());
     let shown = checked
         .diagnostics
         .iter()

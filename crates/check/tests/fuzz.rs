@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use check::{check, check_phase_by_phase, MemoryFiles, Options};
+use check::{check, check_phase_by_phase, check_sources, MemoryFiles, Options};
 use diag::SourceMap;
 use proptest::prelude::*;
 
@@ -63,16 +63,9 @@ const PIECES: &[&str] = &[
 ];
 
 fn run(main: &str, vision: &str) {
-    let mut files = MemoryFiles::new();
-    files.insert("main.ss", main);
-    files.insert("vision.ss", vision);
     let mut map = SourceMap::new();
-    let checked = check(
-        &mut map,
-        &files,
-        &[PathBuf::from("main.ss")],
-        &Options::default(),
-    );
+    let sources = [("main.ss", main), ("vision.ss", vision)];
+    let checked = check_sources(&mut map, &sources, &Options::default());
     for d in &checked.diagnostics {
         assert!(!d.code.id.is_empty());
         if let Some(label) = &d.primary {

@@ -98,11 +98,7 @@ fn collect(path: &Path, extension: &str, out: &mut Vec<Option<PathBuf>>) -> Resu
         out.push(Some(path.to_path_buf()));
         return Ok(());
     }
-    let entries = std::fs::read_dir(path)
-        .map_err(|e| format!("cannot read folder `{}`: {e}", path.display()))?;
-    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    children.sort();
-    for child in children {
+    for child in folder_entries(path)? {
         let name = child.file_name().map(|n| n.to_string_lossy().into_owned());
         let skipped = name
             .as_deref()
@@ -116,6 +112,16 @@ fn collect(path: &Path, extension: &str, out: &mut Vec<Option<PathBuf>>) -> Resu
         }
     }
     Ok(())
+}
+
+/// The paths in the folder `path`, sorted (a walk's order is the same on
+/// every system).
+pub fn folder_entries(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read folder `{}`: {e}", path.display()))?;
+    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    children.sort();
+    Ok(children)
 }
 
 fn format_file(formatter: &Formatter, path: &Path, check: bool) -> Result<Outcome, String> {

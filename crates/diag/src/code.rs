@@ -194,6 +194,21 @@ pub struct ExampleRun {
     pub failures: Vec<String>,
 }
 
+impl ExampleRun {
+    /// Fails the test calling it (a panic) when fewer than `at_least`
+    /// examples of either kind ran (the table's examples were not found)
+    /// or any example did not do what it says.
+    pub fn assert_held(&self, at_least: usize) {
+        assert!(
+            self.wrong > at_least && self.fixed > at_least,
+            "found only {} wrong and {} fixed examples",
+            self.wrong,
+            self.fixed
+        );
+        assert!(self.failures.is_empty(), "{}", self.failures.join("\n"));
+    }
+}
+
 /// Runs every example of `table` through `codes_reported` (the ids of the
 /// codes a program reports, however the language runs it): a `Wrong` example
 /// must report its code, a `Fixed` one nothing. Both languages' tests of

@@ -80,28 +80,9 @@ fn seed(target: Target, path: &Path, bytes: Vec<u8>) -> Vec<u8> {
     }
 }
 
-/// ShapeScript's words: keywords, domains, dtypes, built-ins, punctuation.
+/// ShapeScript's words besides its keywords (`syntax::lexer::keywords`,
+/// first in the dictionary): domains, dtypes, built-ins, punctuation.
 const SHAPESCRIPT_WORDS: &[&str] = &[
-    "import",
-    "dim",
-    "extern",
-    "fn",
-    "model",
-    "record",
-    "let",
-    "return",
-    "if",
-    "else",
-    "for",
-    "in",
-    "as",
-    "to",
-    "none",
-    "true",
-    "false",
-    "and",
-    "or",
-    "not",
     "buffer",
     "Real",
     "NonNeg",
@@ -234,10 +215,16 @@ const DATA_WORDS: &[&str] = &[
 
 /// What the mutator and AFL++ splice in: each language's words.
 pub fn dictionary(target: Target) -> Vec<String> {
-    let words = match target {
-        Target::ShapeScript | Target::ShapeScriptServer => SHAPESCRIPT_WORDS,
-        Target::Sexpgpu => SEXPGPU_WORDS,
-        Target::Data => DATA_WORDS,
+    let (keywords, words): (Vec<&str>, _) = match target {
+        Target::ShapeScript | Target::ShapeScriptServer => {
+            (syntax::lexer::keywords().collect(), SHAPESCRIPT_WORDS)
+        }
+        Target::Sexpgpu => (Vec::new(), SEXPGPU_WORDS),
+        Target::Data => (Vec::new(), DATA_WORDS),
     };
-    words.iter().map(|w| w.to_string()).collect()
+    keywords
+        .iter()
+        .chain(words)
+        .map(|w| w.to_string())
+        .collect()
 }

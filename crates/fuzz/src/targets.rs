@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use check::MemoryFiles;
 use diag::SourceMap;
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{json, Value};
@@ -67,15 +66,8 @@ const STEPS: u64 = 200_000;
 
 fn shapescript(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let mut files = MemoryFiles::new();
-    files.insert("main.ss", &*text);
     let mut map = SourceMap::new();
-    let checked = check::check(
-        &mut map,
-        &files,
-        &[PathBuf::from("main.ss")],
-        &Default::default(),
-    );
+    let checked = check::check_sources(&mut map, &[("main.ss", &text)], &Default::default());
     if checked
         .diagnostics
         .iter()

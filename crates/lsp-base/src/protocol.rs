@@ -22,6 +22,37 @@ pub fn run_stdio(run: impl FnOnce(Connection) -> Result<(), BoxError>) -> Result
     Ok(())
 }
 
+/// What both servers can do: hover, definition, references, the outline,
+/// inlay hints, completion and signature help (each opened by its
+/// language's `completion_triggers` and `signature_triggers`), formatting.
+/// A server adds its own to these.
+pub fn capabilities(
+    completion_triggers: &[&str],
+    signature_triggers: &[&str],
+) -> lsp::ServerCapabilities {
+    let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
+    lsp::ServerCapabilities {
+        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
+        text_document_sync: Some(text_sync()),
+        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp::OneOf::Left(true)),
+        references_provider: Some(lsp::OneOf::Left(true)),
+        document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+        completion_provider: Some(lsp::CompletionOptions {
+            trigger_characters: triggers(completion_triggers),
+            ..Default::default()
+        }),
+        signature_help_provider: Some(lsp::SignatureHelpOptions {
+            trigger_characters: triggers(signature_triggers),
+            ..Default::default()
+        }),
+        document_formatting_provider: Some(lsp::OneOf::Left(true)),
+        document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
+        ..Default::default()
+    }
+}
+
 /// The text sync both servers offer: open and close, incremental changes.
 pub fn text_sync() -> lsp::TextDocumentSyncCapability {
     lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
@@ -29,6 +60,22 @@ pub fn text_sync() -> lsp::TextDocumentSyncCapability {
         change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
         ..Default::default()
     })
+}
+
+/// An inlay hint showing a type, `label`, at byte `offset` of the text
+/// `index` indexes.
+pub fn type_hint(index: &LineIndex, offset: u32, label: String) -> lsp::InlayHint {
+    let (line, character) = index.position(offset as usize);
+    lsp::InlayHint {
+        position: lsp::Position { line, character },
+        label: lsp::InlayHintLabel::String(label),
+        kind: Some(lsp::InlayHintKind::TYPE),
+        text_edits: None,
+        tooltip: None,
+        padding_left: Some(false),
+        padding_right: None,
+        data: None,
+    }
 }
 
 /// Markdown text, for hovers and docs.
@@ -50,6 +97,37 @@ pub enum Error {
 
 /// A notification's parameters as `N`'s type; `None` when they don't parse
 /// (the notification is then dropped: there is no one to answer).
+/// A notification about the documents, its parameters read.
+pub enum DocEvent {
+    Opened(lsp::TextDocumentItem),
+    Changed(lsp::DidChangeTextDocumentParams),
+    Closed(lsp::Uri),
+    /// A document saved, or files changed outside the editor.
+    FilesChanged,
+}
+
+/// The document event `note` is; `None` for any other notification, or
+/// parameters that do not read.
+pub fn doc_event(note: lsp_server::Notification) -> Option<DocEvent> {
+    use lsp::notification::{
+        DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+        DidSaveTextDocument, Notification,
+    };
+    match note.method.as_str() {
+        DidOpenTextDocument::METHOD => {
+            params::<DidOpenTextDocument>(note).map(|p| DocEvent::Opened(p.text_document))
+        }
+        DidChangeTextDocument::METHOD => {
+            params::<DidChangeTextDocument>(note).map(DocEvent::Changed)
+        }
+        DidCloseTextDocument::METHOD => {
+            params::<DidCloseTextDocument>(note).map(|p| DocEvent::Closed(p.text_document.uri))
+        }
+        DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => Some(DocEvent::FilesChanged),
+        _ => None,
+    }
+}
+
 pub fn params<N: lsp::notification::Notification>(
     note: lsp_server::Notification,
 ) -> Option<N::Params> {

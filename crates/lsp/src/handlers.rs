@@ -26,38 +26,21 @@ use lsp_base::formatting::Formatted;
 pub use lsp_base::protocol::Error;
 use lsp_base::protocol::{markdown, on};
 
+/// Both servers' capabilities, and renaming, semantic tokens and quick fixes.
 pub fn capabilities() -> lsp::ServerCapabilities {
-    let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
     lsp::ServerCapabilities {
-        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
-        text_document_sync: Some(lsp_base::protocol::text_sync()),
-        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
-        definition_provider: Some(lsp::OneOf::Left(true)),
-        references_provider: Some(lsp::OneOf::Left(true)),
         rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions {
             prepare_provider: Some(true),
             work_done_progress_options: Default::default(),
         })),
-        document_symbol_provider: Some(lsp::OneOf::Left(true)),
-        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
-        completion_provider: Some(lsp::CompletionOptions {
-            trigger_characters: triggers(&[".", "="]),
-            ..Default::default()
-        }),
-        signature_help_provider: Some(lsp::SignatureHelpOptions {
-            trigger_characters: triggers(&["(", ","]),
-            ..Default::default()
-        }),
         semantic_tokens_provider: Some(semantic_tokens_options().into()),
-        document_formatting_provider: Some(lsp::OneOf::Left(true)),
-        document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
         code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
             lsp::CodeActionOptions {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
                 ..Default::default()
             },
         )),
-        ..Default::default()
+        ..lsp_base::protocol::capabilities(&[".", "="], &["(", ","])
     }
 }
 
@@ -220,19 +203,9 @@ fn inlay_hints(analysis: &Analysis, params: lsp::InlayHintParams) -> Answer<Vec<
     let index = LineIndex::new(analysis.map.text(file));
     let at = |p: lsp::Position| index.offset(p.line, p.character) as u32;
     let hints = analysis.inlay_hints(file, at(params.range.start), at(params.range.end));
-    let hints = hints.into_iter().map(|h| {
-        let (line, character) = index.position(h.offset as usize);
-        lsp::InlayHint {
-            position: lsp::Position { line, character },
-            label: lsp::InlayHintLabel::String(h.label),
-            kind: Some(lsp::InlayHintKind::TYPE),
-            text_edits: None,
-            tooltip: None,
-            padding_left: Some(false),
-            padding_right: None,
-            data: None,
-        }
-    });
+    let hints = hints
+        .into_iter()
+        .map(|h| lsp_base::protocol::type_hint(&index, h.offset, h.label));
     Ok(Some(hints.collect()))
 }
 

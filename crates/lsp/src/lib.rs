@@ -12,4 +12,4 @@ pub mod uri;
 // Shared with `sexpgpu lsp` (`crates/lsp-base`), under the names this crate used.
 use lsp_base::line_index;
 
-pub use server::{run, run_stdio};
+pub use server::{run, run_stdio, DiskFiles};

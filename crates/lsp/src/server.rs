@@ -17,17 +17,14 @@ use check::{FileError, Files, Options};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
-use lsp_types::notification::{
-    Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
-    DidOpenTextDocument, DidSaveTextDocument, Exit, LogMessage, Notification as _,
-};
+use lsp_types::notification::{Cancel, Exit, LogMessage, Notification as _};
 use serde_json::Value;
 
 use crate::handlers;
 use crate::ide::{Analysis, LibraryFile};
 use crate::publish::{self, Publisher};
 use crate::{library, uri};
-use lsp_base::protocol::{answer, apply_change, panic_message};
+use lsp_base::protocol::{answer, apply_change, panic_message, DocEvent};
 
 /// How long to wait after an edit before checking, so a burst of typing is
 /// checked once. The `diagnosticsDelayMs` initialization option changes it.
@@ -140,9 +137,19 @@ struct Overlay<'a> {
 
 impl Files for Overlay<'_> {
     fn read(&self, path: &Path) -> Result<Arc<str>, FileError> {
-        if let Some(doc) = self.docs.get(path) {
-            return Ok(doc.text.as_str().into());
+        match self.docs.get(path) {
+            Some(doc) => Ok(doc.text.as_str().into()),
+            None => DiskFiles.read(path),
         }
+    }
+}
+
+/// The files on the disk, for the checker (the server's below its open
+/// documents, and `shapescript`'s commands).
+pub struct DiskFiles;
+
+impl Files for DiskFiles {
+    fn read(&self, path: &Path) -> Result<Arc<str>, FileError> {
         if path.is_dir() {
             return Err(FileError::Unreadable("it is a folder".into()));
         }
@@ -243,13 +250,11 @@ impl Server {
     }
 
     fn handle_notification(&mut self, note: Notification) {
-        use lsp_base::protocol::params;
-        match note.method.as_str() {
-            DidOpenTextDocument::METHOD => {
-                let Some(params) = params::<DidOpenTextDocument>(note) else {
-                    return;
-                };
-                let doc = params.text_document;
+        if note.method == Cancel::METHOD {
+            return self.cancel(note.params);
+        }
+        match lsp_base::protocol::doc_event(note) {
+            Some(DocEvent::Opened(doc)) => {
                 let Some(path) = doc_path(&doc.uri) else {
                     return;
                 };
@@ -264,10 +269,7 @@ impl Server {
                 self.dirty = true;
                 self.deadline = Some(Instant::now());
             }
-            DidChangeTextDocument::METHOD => {
-                let Some(params) = params::<DidChangeTextDocument>(note) else {
-                    return;
-                };
+            Some(DocEvent::Changed(params)) => {
                 let path = doc_path(&params.text_document.uri);
                 let Some(doc) = path.and_then(|p| self.docs.get_mut(&p)) else {
                     return;
@@ -280,22 +282,18 @@ impl Server {
                 self.deadline = Some(Instant::now() + self.debounce);
             }
             // A file saved or changed outside the editor may be imported by an open one.
-            DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => {
+            Some(DocEvent::FilesChanged) => {
                 self.dirty = true;
                 self.deadline = Some(Instant::now() + self.debounce);
             }
-            DidCloseTextDocument::METHOD => {
-                let Some(params) = params::<DidCloseTextDocument>(note) else {
-                    return;
-                };
-                if let Some(path) = doc_path(&params.text_document.uri) {
+            Some(DocEvent::Closed(uri)) => {
+                if let Some(path) = doc_path(&uri) {
                     self.docs.remove(&path);
                     self.dirty = true;
                     self.deadline = Some(Instant::now());
                 }
             }
-            Cancel::METHOD => self.cancel(note.params),
-            _ => {}
+            None => {}
         }
     }
 

@@ -2,29 +2,15 @@
 //! position of every UI-test and example `.ss` file (most of them wrong on
 //! purpose), answers without a panic.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use check::{MemoryFiles, Options};
 use lsp::ide::Analysis;
 
-fn ss_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            ss_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "ss") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_question_at_every_position_answers() {
-    let root = uitest::support::workspace_root();
-    let mut paths = Vec::new();
-    ss_files(&root.join("tests/ui/shapescript"), &mut paths);
-    ss_files(&root.join("examples/shapescript"), &mut paths);
-    paths.sort();
+    let paths =
+        uitest::support::workspace_files(&["tests/ui/shapescript", "examples/shapescript"], "ss");
     assert!(paths.len() > 20, "found the test files: {}", paths.len());
     // Every file of a folder is there, so imports resolve as in the tests.
     let mut files = MemoryFiles::new();

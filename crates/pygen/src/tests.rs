@@ -46,15 +46,8 @@ pub fn build_files(
     src: &str,
     options: &Options,
 ) -> Result<Vec<crate::OutputFile>, Vec<diag::Diagnostic>> {
-    let mut files = MemoryFiles::new();
-    files.insert("main.ss", src);
     let mut map = SourceMap::new();
-    let checked = check::check(
-        &mut map,
-        &files,
-        &[PathBuf::from("main.ss")],
-        &Default::default(),
-    );
+    let checked = check::check_sources(&mut map, &[("main.ss", src)], &Default::default());
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
     generate(&checked, &map, options)
 }

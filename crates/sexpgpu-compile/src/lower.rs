@@ -115,7 +115,7 @@ struct Lowerer<'g> {
     /// Matmuls read only through a transpose of their last two axes
     /// (`transposed_products`).
     transposed: Vec<bool>,
-    /// The nodes an output depends on (`needed_nodes`).
+    /// The nodes an output depends on (`Graph::needed`).
     needed: Vec<bool>,
     /// The adds computed as a matmul with a bias, by node
     /// (`epilogue::biased_products`).
@@ -128,7 +128,7 @@ struct Lowerer<'g> {
 /// afterwards by `memory::assign`.
 pub(crate) fn lower(graph: &Graph) -> Result<Plan, CompileError> {
     validate(graph)?;
-    let needed = needed_nodes(graph);
+    let needed = graph.needed();
     let Inlining { inline, side } = choose_inline(graph, &needed);
     let summed = batch_summed_products(graph, &needed);
     let transposed = transposed_products(graph, &needed, &summed);
@@ -268,22 +268,6 @@ fn validate(graph: &Graph) -> Result<(), CompileError> {
         ));
     }
     Ok(())
-}
-
-/// Nodes an output depends on; the rest are never computed.
-fn needed_nodes(graph: &Graph) -> Vec<bool> {
-    let mut needed = vec![false; graph.len()];
-    for o in graph.outputs() {
-        needed[o.index()] = true;
-    }
-    for (i, node) in graph.nodes().iter().enumerate().rev() {
-        if needed[i] {
-            for input in &node.inputs {
-                needed[input.index()] = true;
-            }
-        }
-    }
-    needed
 }
 
 /// Fused loops an elementwise value may be recomputed in rather than

@@ -125,31 +125,9 @@ impl Backend for CpuBackend {
         Some(tensor.data())
     }
 
-    fn download(&self, buf: TensorData, shape: &Shape) -> Result<Tensor, ExecError> {
-        let n = shape.numel();
-        let data = match buf {
-            TensorData::F32(mut v) => {
-                v.truncate(n);
-                TensorData::F32(v)
-            }
-            TensorData::BF16(mut v) => {
-                v.truncate(n);
-                TensorData::BF16(v)
-            }
-            TensorData::I32(mut v) => {
-                v.truncate(n);
-                TensorData::I32(v)
-            }
-            TensorData::I64(mut v) => {
-                v.truncate(n);
-                TensorData::I64(v)
-            }
-            TensorData::Bool(mut v) => {
-                v.truncate(n);
-                TensorData::Bool(v)
-            }
-        };
-        Tensor::new(shape.clone(), data).map_err(|e| internal(&e.message))
+    fn download(&self, mut buf: TensorData, shape: &Shape) -> Result<Tensor, ExecError> {
+        buf.truncate(shape.numel());
+        Tensor::new(shape.clone(), buf).map_err(|e| internal(&e.message))
     }
 
     fn download_copy(

@@ -872,27 +872,24 @@ fn run_chunk<T: TileStore>(code: Loop<'_, '_>, start: usize, chunk: &mut [T], re
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn run_chunk_avx2<T: TileStore>(
-    code: Loop<'_, '_>,
-    start: usize,
-    chunk: &mut [T],
-    regs: &mut [RegBuf],
-) {
-    run_chunk(code, start, chunk, regs)
+/// `run_chunk` compiled again with a wider instruction set, `feature`; the
+/// caller checks that the CPU has it.
+macro_rules! run_chunk_with {
+    ($name:ident, $feature:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feature)]
+        unsafe fn $name<T: TileStore>(
+            code: Loop<'_, '_>,
+            start: usize,
+            chunk: &mut [T],
+            regs: &mut [RegBuf],
+        ) {
+            run_chunk(code, start, chunk, regs)
+        }
+    };
 }
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn run_chunk_avx512<T: TileStore>(
-    code: Loop<'_, '_>,
-    start: usize,
-    chunk: &mut [T],
-    regs: &mut [RegBuf],
-) {
-    run_chunk(code, start, chunk, regs)
-}
+run_chunk_with!(run_chunk_avx2, "avx2");
+run_chunk_with!(run_chunk_avx512, "avx512f");
 
 /// Runs one instruction over `n` elements of a tile starting at output
 /// position `pos`. `regs` holds the registers of earlier instructions.

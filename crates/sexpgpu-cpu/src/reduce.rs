@@ -264,35 +264,22 @@ pub(crate) fn run(
             write(out, &acc, $finish)
         }};
     }
+    macro_rules! go_int {
+        ($v:expr, $acc:ty) => {{
+            let xs = &$v[offset..offset + numel];
+            let acc: Vec<$acc> = reduce::<_, $acc>(threads, xs, &groups);
+            go_int(out, acc.iter().map(|a| a.0))
+        }};
+    }
     match (op, x) {
         (ReduceOp::Sum, TensorData::F32(v)) => go!(v, SumF, |a: SumF| a.0),
         (ReduceOp::Sum, TensorData::BF16(v)) => go!(v, SumF, |a: SumF| a.0),
         (ReduceOp::Max, TensorData::F32(v)) => go!(v, MaxF, |a: MaxF| f64::from(a.0)),
         (ReduceOp::Max, TensorData::BF16(v)) => go!(v, MaxF, |a: MaxF| f64::from(a.0)),
-        (ReduceOp::Sum, TensorData::I32(v)) => go_int(
-            out,
-            reduce::<_, SumI>(threads, &v[offset..offset + numel], &groups)
-                .iter()
-                .map(|a| a.0),
-        ),
-        (ReduceOp::Sum, TensorData::I64(v)) => go_int(
-            out,
-            reduce::<_, SumI>(threads, &v[offset..offset + numel], &groups)
-                .iter()
-                .map(|a| a.0),
-        ),
-        (ReduceOp::Max, TensorData::I32(v)) => go_int(
-            out,
-            reduce::<_, MaxI>(threads, &v[offset..offset + numel], &groups)
-                .iter()
-                .map(|a| a.0),
-        ),
-        (ReduceOp::Max, TensorData::I64(v)) => go_int(
-            out,
-            reduce::<_, MaxI>(threads, &v[offset..offset + numel], &groups)
-                .iter()
-                .map(|a| a.0),
-        ),
+        (ReduceOp::Sum, TensorData::I32(v)) => go_int!(v, SumI),
+        (ReduceOp::Sum, TensorData::I64(v)) => go_int!(v, SumI),
+        (ReduceOp::Max, TensorData::I32(v)) => go_int!(v, MaxI),
+        (ReduceOp::Max, TensorData::I64(v)) => go_int!(v, MaxI),
         (_, TensorData::Bool(_)) => {
             return Err(ExecError {
                 message: format!("{}: expects a float or integer tensor, got bool", op.name()),

@@ -192,6 +192,23 @@ impl Graph {
         &self.outputs
     }
 
+    /// For each node, whether an output depends on it; the rest are never
+    /// computed (by the reference interpreter or a compiled program).
+    pub fn needed(&self) -> Vec<bool> {
+        let mut needed = vec![false; self.len()];
+        for o in &self.outputs {
+            needed[o.index()] = true;
+        }
+        for (i, node) in self.nodes.iter().enumerate().rev() {
+            if needed[i] {
+                for input in &node.inputs {
+                    needed[input.index()] = true;
+                }
+            }
+        }
+        needed
+    }
+
     /// Takes the next random stream number. Degenerate random builders take
     /// one too, so zeroing one initialiser does not reshuffle the others.
     pub(crate) fn take_stream(&mut self) -> u32 {

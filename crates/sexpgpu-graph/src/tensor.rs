@@ -45,6 +45,17 @@ impl TensorData {
         self.len() == 0
     }
 
+    /// Keeps the first `n` values (all of them when there are fewer).
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            TensorData::F32(v) => v.truncate(n),
+            TensorData::BF16(v) => v.truncate(n),
+            TensorData::I32(v) => v.truncate(n),
+            TensorData::I64(v) => v.truncate(n),
+            TensorData::Bool(v) => v.truncate(n),
+        }
+    }
+
     /// Stores `f64` values as `dtype`: floats round to nearest, integers
     /// truncate toward zero and wrap, booleans are `x != 0`.
     pub fn from_f64s(values: impl IntoIterator<Item = f64>, dtype: DType) -> TensorData {

@@ -18,7 +18,6 @@ use sexpgpu::ide::{Analysis, Options};
 use sexpgpu::Host;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Analyses and edits per file.
@@ -62,15 +61,8 @@ fn in_process(path: &Path, text: &str) -> (Vec<Duration>, u64, usize) {
 
 /// Edit-to-diagnostics times through the binary `server`, on `path`.
 fn end_to_end(server: &Path, root: &Path, path: &Path, text: &str) -> Vec<Duration> {
-    let mut child = Command::new(server)
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let mut stdin = child.stdin.take().expect("piped");
-    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let (mut child, mut stdin, stdout) = uitest::support::start_server(server);
+    let mut stdout = BufReader::new(stdout);
     let mut send = |message: Message| {
         message.write(&mut stdin).expect("write");
         stdin.flush().expect("flush");

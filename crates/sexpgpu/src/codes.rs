@@ -749,6 +749,9 @@ Fixed: the count keeps the buffer's shape `[1]`:
   :steps 2)
 ```
 "#;
+    E_RUN_011 = "E-RUN-011", "the ranks of a data-parallel run disagree",
+r#"A run started by `mpirun` or `srun` (`docs/sexpgpu/distributed.md`) has every rank trace the same step and apply the same update to the same parameters. Before the first step the ranks compare a hash of their step graphs (which also covers the run's name, seed, steps and each rank's share of the batch) and their lists of runs; a rank that traced another program (a different file, option or library version) stops every rank with this error, naming the ranks that differ from rank 0. A collective that fails (the MPI library reports an error) is this error too; one that never completes (a rank died or hangs) ends the job after `--collective-timeout` seconds. No program text alone shows this mistake: run the same file with the same options on every rank.
+"#;
     E_IO_001 = "E-IO-001", "a file cannot be read",
 r#"A data file (`load-npz`, `load-npy`, `load-safetensors`, `load-text`) or a checkpoint to resume from does not exist or cannot be read. Relative paths are read from the directory of the `.sx` file.
 

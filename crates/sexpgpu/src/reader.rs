@@ -132,6 +132,13 @@ impl<'a> Reader<'a> {
         self.diagnostics.last_mut().expect("just pushed")
     }
 
+    /// `E-READ-010` for a token that is no keyword or symbol, with `help`.
+    fn not_a_name(&mut self, message: String, span: Span, help: &str) -> Option<FormKind> {
+        let error = self.error(codes::E_READ_010, message, span, "");
+        error.help.push(help.into());
+        None
+    }
+
     /// Skips whitespace, commas (whitespace in Clojure) and `;` comments.
     fn skip_trivia(&mut self) {
         while let Some(c) = self.peek() {
@@ -490,28 +497,20 @@ impl<'a> Reader<'a> {
         }
         if let Some(name) = token.strip_prefix(':') {
             if name.is_empty() || name.starts_with(':') || name.ends_with('/') {
-                self.error(
-                    codes::E_READ_010,
+                return self.not_a_name(
                     format!("`{token}` is not a keyword"),
                     span,
-                    "",
-                )
-                .help
-                .push("a keyword is a colon and a name, like `:axes`".into());
-                return None;
+                    "a keyword is a colon and a name, like `:axes`",
+                );
             }
             return Some(FormKind::Keyword(name.to_string()));
         }
         if token.len() > 1 && (token.ends_with('/') || token.starts_with('/')) {
-            self.error(
-                codes::E_READ_010,
+            return self.not_a_name(
                 format!("`{token}` is not a symbol"),
                 span,
-                "",
-            )
-            .help
-            .push("a qualified name is `library/name`, like `nn/softmax`".into());
-            return None;
+                "a qualified name is `library/name`, like `nn/softmax`",
+            );
         }
         Some(FormKind::Symbol(token.to_string()))
     }

@@ -14,12 +14,15 @@ const FILES: &[(&str, &str)] = &[("notes.txt", "hello\n")];
 
 /// The explanations that show no example, because no program text can:
 /// a form nested too deeply to write out, a control character (which a
-/// page cannot show), a checkpoint from another run, a directory that
-/// cannot be written, an f64 data file.
+/// page cannot show), a checkpoint from another run, ranks of a
+/// data-parallel run that disagree (tested under `mpirun` in
+/// `tests/distributed.rs`), a directory that cannot be written, an f64
+/// data file.
 const WITHOUT_EXAMPLES: &[&str] = &[
     "E-READ-009",
     "E-READ-011",
     "E-RUN-007",
+    "E-RUN-011",
     "E-IO-003",
     "E-IO-005",
 ];
@@ -122,13 +125,7 @@ fn every_explanation_example_does_what_it_says() {
     let run = diag::run_examples(sexpgpu::codes::all(), |example: &Example| {
         codes_reported(&example.text)
     });
-    assert!(
-        run.wrong > 30 && run.fixed > 30,
-        "found only {} wrong and {} fixed examples",
-        run.wrong,
-        run.fixed
-    );
-    assert!(run.failures.is_empty(), "{}", run.failures.join("\n"));
+    run.assert_held(30);
 }
 
 #[test]

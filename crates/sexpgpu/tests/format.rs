@@ -44,15 +44,7 @@ fn the_books_example_is_what_fmt_does() {
 #[test]
 fn the_library_the_examples_and_the_benchmarks_are_formatted() {
     let folders = ["examples", "crates/sexpgpu/src/lib", "benches"];
-    for path in uitest::support::workspace_files(&folders, "sx") {
-        let text = std::fs::read_to_string(&path).expect("a UTF-8 file");
-        let out = format(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        assert!(
-            out == text,
-            "{} is not formatted: run `sexpgpu fmt` on it",
-            path.display()
-        );
-    }
+    formatting::check_formatted(&formatter(), &folders, "sx", "sexpgpu fmt");
 }
 
 /// The white space a gap may be given (commas are white space too).

@@ -3,51 +3,10 @@
 //! file is run by the real binary under an address-space limit of 2 GiB
 //! (`prlimit`), so an allocation past it aborts the run and fails the test.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Runs `sexpgpu args... FILE` on `bytes` under the memory limit; returns
-/// the exit code (`None` for a signal), stderr and how long it took.
-fn run(name: &str, bytes: &[u8], args: &[&str]) -> (Option<i32>, String, Duration) {
-    let dir = std::env::temp_dir().join(format!("sexpgpu-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(bytes)
-        .unwrap();
-    let started = Instant::now();
-    let out = Command::new("prlimit")
-        .arg("--as=2147483648")
-        .arg(env!("CARGO_BIN_EXE_sexpgpu"))
-        .args(args)
-        .arg(&path)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("prlimit runs (util-linux)");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        started.elapsed(),
-    )
-}
-
-/// The file fails with a diagnostic (exit 1) or a usage/IO error (exit
-/// 2) whose text holds `says`, within a minute.
+/// `sexpgpu args... FILE` on `bytes` fails with a diagnostic or a usage
+/// error saying `says`, within a minute.
 fn refused(name: &str, bytes: &[u8], args: &[&str], says: &str) {
-    let (code, stderr, took) = run(name, bytes, args);
-    assert!(
-        matches!(code, Some(1 | 2)),
-        "{name}: exit {code:?} (a signal is None) after {took:?}\n{stderr}"
-    );
-    assert!(
-        stderr.contains(says),
-        "{name}: expected `{says}` in:\n{stderr}"
-    );
-    assert!(took < Duration::from_secs(60), "{name} took {took:?}");
+    uitest::hostile::refused(env!("CARGO_BIN_EXE_sexpgpu"), name, bytes, args, says);
 }
 
 #[test]

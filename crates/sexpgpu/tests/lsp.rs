@@ -6,7 +6,7 @@ use lsp_server::{Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -31,15 +31,7 @@ impl Client {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a workspace folder");
         options["libraryDir"] = json!(dir.join(".library"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sexpgpu"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the server starts");
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
+        let (child, stdin, stdout) = uitest::support::start_server(env!("CARGO_BIN_EXE_sexpgpu"));
         let (send, messages) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);

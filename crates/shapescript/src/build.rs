@@ -6,10 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use check::Options;
 use diag::{Severity, SourceMap};
 
-use crate::{gather_roots, usage_error, DiskFiles, Printing};
+use crate::{check_on_disk, gather_roots, usage_error, Printing};
 
 /// Checks, then writes the package when there are no errors; diagnostics
 /// print as `printing` says either way.
@@ -31,15 +30,7 @@ pub fn run_build(
         ));
     }
     let mut map = SourceMap::new();
-    let checked = check::check(
-        &mut map,
-        &DiskFiles,
-        &roots,
-        &Options {
-            search_path: include,
-            ..Options::default()
-        },
-    );
+    let checked = check_on_disk(&mut map, &roots, include);
     if checked
         .diagnostics
         .iter()

@@ -9,6 +9,7 @@ use check::{FileError, Files, Options};
 use clap::{Parser, Subcommand};
 use command::Format;
 use diag::{Severity, SourceMap};
+use lsp::DiskFiles;
 
 mod build;
 mod lsp_command;
@@ -92,24 +93,6 @@ impl Printing {
     /// Prints `diagnostics` on stderr as asked.
     pub(crate) fn print(self, map: &SourceMap, diagnostics: &[diag::Diagnostic]) {
         command::print_diagnostics_limited(map, diagnostics, self.format, self.error_limit);
-    }
-}
-
-/// Reads files from the disk for the checker.
-struct DiskFiles;
-
-impl Files for DiskFiles {
-    fn read(&self, path: &Path) -> Result<std::sync::Arc<str>, FileError> {
-        if path.is_dir() {
-            return Err(FileError::Unreadable("it is a folder".into()));
-        }
-        match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8(bytes)
-                .map(Into::into)
-                .map_err(|_| FileError::Unreadable("it is not UTF-8 text".into())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileError::NotFound),
-            Err(e) => Err(FileError::Unreadable(e.to_string())),
-        }
     }
 }
 
@@ -223,11 +206,7 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         out.push(path.to_path_buf());
         return Ok(());
     }
-    let entries = std::fs::read_dir(path)
-        .map_err(|e| format!("cannot read folder `{}`: {e}", path.display()))?;
-    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    children.sort();
-    for child in children {
+    for child in command::fmt::folder_entries(path)? {
         if child.is_dir() {
             collect(&child, out)?;
         } else if child.extension().is_some_and(|e| e == "ss") {
@@ -235,6 +214,16 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Checks `roots` as they are on the disk, importing from the folders
+/// `include` too.
+fn check_on_disk(map: &mut SourceMap, roots: &[PathBuf], include: Vec<PathBuf>) -> check::Checked {
+    let options = Options {
+        search_path: include,
+        ..Options::default()
+    };
+    check::check(map, &DiskFiles, roots, &options)
 }
 
 fn run_check(
@@ -248,15 +237,7 @@ fn run_check(
         Err(code) => return code,
     };
     let mut map = SourceMap::new();
-    let checked = check::check(
-        &mut map,
-        &DiskFiles,
-        &roots,
-        &Options {
-            search_path: include,
-            ..Options::default()
-        },
-    );
+    let checked = check_on_disk(&mut map, &roots, include);
     let diagnostics = &checked.diagnostics;
     printing.print(&map, diagnostics);
     let failed = diagnostics

@@ -2,19 +2,8 @@
 //! UI test and every example that `shapescript check` passes is built by the
 //! real binary, and one Python (`.venv`, with torch) imports every module.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn ss_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            ss_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "ss") {
-            out.push(path);
-        }
-    }
-}
 
 /// `shapescript args...` run in the file's folder, as the UI tests run it.
 fn run(path: &Path, args: &[&str]) -> Output {
@@ -28,11 +17,8 @@ fn run(path: &Path, args: &[&str]) -> Output {
 
 #[test]
 fn every_clean_ui_test_and_example_builds_and_imports() {
-    let root = uitest::support::workspace_root();
-    let mut paths = Vec::new();
-    ss_files(&root.join("tests/ui/shapescript"), &mut paths);
-    ss_files(&root.join("examples/shapescript"), &mut paths);
-    paths.sort();
+    let paths =
+        uitest::support::workspace_files(&["tests/ui/shapescript", "examples/shapescript"], "ss");
     let out_dir =
         std::env::temp_dir().join(format!("shapescript-build-clean-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);

@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader, Write};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use syntax::ast::{FnBody, Item};
 
 use check::{MemoryFiles, Options};
@@ -24,31 +24,16 @@ fn join(item: &str, sep: &str, n: usize) -> String {
 /// Programs at the limit: each must check clean, build and import.
 fn at_limit() -> Vec<(&'static str, String)> {
     let n = LIMIT;
+    // `header = term op term op ...`, `n` terms.
+    let chain =
+        |name, header: &str, term, op| (name, format!("{header} = {}\n", join(term, op, n)));
     vec![
-        (
-            "add",
-            format!("fn f(x: [n]) -> [n] = {}\n", join("x", " + ", n)),
-        ),
-        (
-            "sub",
-            format!("fn f(x: [n]) -> [n] = {}\n", join("x", " - ", n)),
-        ),
-        (
-            "mul",
-            format!("fn f(x: [n]) -> [n] = {}\n", join("x", " * ", n)),
-        ),
-        (
-            "cmp",
-            format!("fn f(x: [n]) -> [n] Bool = {}\n", join("x", " < ", n)),
-        ),
-        (
-            "and",
-            format!("fn f(a: Bool) -> Bool = {}\n", join("a", " and ", n)),
-        ),
-        (
-            "int",
-            format!("fn f(x: [n]) -> Int = {}\n", join("n", " + ", n)),
-        ),
+        chain("add", "fn f(x: [n]) -> [n]", "x", " + "),
+        chain("sub", "fn f(x: [n]) -> [n]", "x", " - "),
+        chain("mul", "fn f(x: [n]) -> [n]", "x", " * "),
+        chain("cmp", "fn f(x: [n]) -> [n] Bool", "x", " < "),
+        chain("and", "fn f(a: Bool) -> Bool", "a", " and "),
+        chain("int", "fn f(x: [n]) -> Int", "n", " + "),
         (
             "index",
             format!("fn f(x: [n m]) -> [n m] = x{}\n", "[:, :]".repeat(n - 1)),
@@ -342,15 +327,9 @@ fn the_language_server_opens_a_deep_file() {
     let path = dir.join("deep.ss");
     std::fs::write(&path, &text).unwrap();
     let uri = format!("file://{}", path.display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shapescript"))
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, stdout) =
+        uitest::support::start_server(env!("CARGO_BIN_EXE_shapescript"));
+    let mut stdout = BufReader::new(stdout);
     let library = dir.join("library");
     send(
         &mut stdin,

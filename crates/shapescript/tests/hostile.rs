@@ -3,40 +3,16 @@
 //! file is checked by the real binary under an address-space limit of 2 GiB
 //! (`prlimit`). Deep nesting has its own test (`deep_input.rs`).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
+/// `shapescript check FILE` on `bytes` fails with a diagnostic or a usage
+/// error saying `says`, within a minute.
 fn refused(name: &str, bytes: &[u8], says: &str) {
-    let dir = std::env::temp_dir().join(format!("shapescript-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(bytes)
-        .unwrap();
-    let started = Instant::now();
-    let out = Command::new("prlimit")
-        .arg("--as=2147483648")
-        .arg(env!("CARGO_BIN_EXE_shapescript"))
-        .arg("check")
-        .arg(&path)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("prlimit runs (util-linux)");
-    let took = started.elapsed();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        matches!(out.status.code(), Some(1 | 2)),
-        "{name}: exit {:?} (a signal is None) after {took:?}\n{stderr}",
-        out.status.code()
+    uitest::hostile::refused(
+        env!("CARGO_BIN_EXE_shapescript"),
+        name,
+        bytes,
+        &["check"],
+        says,
     );
-    assert!(
-        stderr.contains(says),
-        "{name}: expected `{says}` in:\n{stderr}"
-    );
-    assert!(took < Duration::from_secs(60), "{name} took {took:?}");
 }
 
 #[test]

@@ -213,6 +213,11 @@ const KEYWORDS: [(&str, TokenKind); 20] = {
     ]
 };
 
+/// The keywords' texts, in the order of `KEYWORDS` (for fuzzers' word lists).
+pub fn keywords() -> impl Iterator<Item = &'static str> {
+    KEYWORDS.iter().map(|(word, _)| *word)
+}
+
 /// Found by trying random odd numbers until the keywords' slots differ;
 /// building `KEYWORD_TABLE` fails to compile if they ever share one.
 const KEYWORD_HASH: u64 = 0x84f4_6aa7_09dc_edd3;

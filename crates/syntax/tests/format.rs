@@ -54,16 +54,8 @@ fn the_books_example_is_what_fmt_does() {
 
 #[test]
 fn the_library_and_the_examples_are_formatted() {
-    let files = uitest::support::workspace_files(&["examples", "crates/check/src"], "ss");
-    for path in &files {
-        let text = std::fs::read_to_string(path).expect("a UTF-8 file");
-        let out = format(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        assert!(
-            out == text,
-            "{} is not formatted: run `shapescript fmt` on it",
-            path.display()
-        );
-    }
+    let folders = ["examples", "crates/check/src"];
+    formatting::check_formatted(&formatter(), &folders, "ss", "shapescript fmt");
 }
 
 /// The white space a gap may be given: none, spaces, a tab, line breaks

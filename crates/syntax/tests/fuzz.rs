@@ -4,6 +4,14 @@
 
 use diag::FileId;
 use proptest::prelude::*;
+use std::sync::LazyLock;
+
+/// The keywords, then `OTHER_PIECES`.
+static PIECES: LazyLock<Vec<&str>> = LazyLock::new(|| {
+    syntax::lexer::keywords()
+        .chain(OTHER_PIECES.iter().copied())
+        .collect()
+});
 
 /// Valid files the mutations start from (each parses without diagnostics).
 const CORPUS: &[&str] = &[
@@ -14,28 +22,9 @@ const CORPUS: &[&str] = &[
     "model Gpt {\n  blocks: [L] Block\n  mlp: Mlp(D, 4*D)\n  fn forward(self, ids: [b n] Index[V]) -> [b n V] {\n    let x = embedding(ids, self.embed)\n    for blk in self.blocks { x = blk(x) }\n    if a < b and not c { return x } else { x = -x ** 2 as [b n D] to Unit f32 }\n    let (v, i) = topk(x[:, 0:n - 1], 4, over=(n D))\n    einsum(q, k, [b h i d], [b h j d] -> [b h i j])\n  }\n}\n",
 ];
 
-/// Pieces for token soups, chosen to hit every token kind and some mistakes.
-const PIECES: &[&str] = &[
-    "import",
-    "dim",
-    "extern",
-    "fn",
-    "model",
-    "record",
-    "let",
-    "return",
-    "if",
-    "else",
-    "for",
-    "in",
-    "as",
-    "to",
-    "none",
-    "true",
-    "false",
-    "and",
-    "or",
-    "not",
+/// Pieces for token soups besides the keywords, chosen to hit every token
+/// kind and some mistakes.
+const OTHER_PIECES: &[&str] = &[
     "x",
     "D",
     "self",

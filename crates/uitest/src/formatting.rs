@@ -61,6 +61,34 @@ pub fn check_repository(formatter: &Formatter, folders: &[&str], extension: &str
     );
 }
 
+/// `format(input)`, checked to format to itself again: a formatter's unit
+/// tests compare it with the layout they expect.
+pub fn formatted_stable<E: std::fmt::Debug>(
+    format: impl Fn(&str) -> Result<String, E>,
+    input: &str,
+) -> String {
+    let out = format(input).unwrap_or_else(|e| panic!("{e:?}"));
+    let again = format(&out).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(again, out, "formatting twice changed the text");
+    out
+}
+
+/// Checks that every file with `extension` under `folders` is formatted
+/// already (the failure says to run `command` on it).
+pub fn check_formatted(formatter: &Formatter, folders: &[&str], extension: &str, command: &str) {
+    for path in crate::support::workspace_files(folders, extension) {
+        let text = std::fs::read_to_string(&path).expect("a UTF-8 file");
+        match (formatter.format)(&text) {
+            Formatted::Text(out) => assert!(
+                out == text,
+                "{} is not formatted: run `{command}` on it",
+                path.display()
+            ),
+            _ => panic!("{}: refused", path.display()),
+        }
+    }
+}
+
 /// `text` with every line indented by `width` more columns, so that long
 /// lines must be broken.
 pub fn pushed_right(text: &str, width: usize) -> String {

@@ -16,6 +16,7 @@ mod command;
 mod diff;
 pub mod formatting;
 mod goldens;
+pub mod hostile;
 pub mod neovim;
 pub mod support;
 

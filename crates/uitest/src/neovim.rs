@@ -46,7 +46,8 @@ pub fn remove_project(dir: &Path) {
 
 /// Runs `script` in headless Neovim with `PROJECT` and `SERVER` (the
 /// server's executable) in its environment, and returns the JSON it wrote
-/// to `project/result.json`; fails when the script reported an error.
+/// to `project/result.json`; fails when the script reported an error or
+/// did not see the server shut down cleanly (its `stopped`).
 pub fn drive(script: &Path, project: &Path, server: &str) -> Value {
     let nvim = ["/usr/bin/nvim", "nvim"]
         .into_iter()
@@ -74,6 +75,11 @@ pub fn drive(script: &Path, project: &Path, server: &str) -> Value {
         "{} failed: {}",
         script.display(),
         result["error"]
+    );
+    assert_eq!(
+        result["stopped"],
+        Value::Bool(true),
+        "the server did not shut down cleanly"
     );
     result
 }

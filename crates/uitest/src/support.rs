@@ -1,6 +1,6 @@
 //! Test support written once for every crate's tests: a seeded random
-//! generator, the workspace folder and its files by extension, the test
-//! Python and a `.npy` writer.
+//! generator, the workspace folder and its files by extension, a language
+//! server as a child process, the test Python and a `.npy` writer.
 //! Test code only (crates take `uitest` as a dev-dependency); panics to fail
 //! a test.
 
@@ -91,6 +91,28 @@ pub fn workspace_files(folders: &[&str], extension: &str) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// `binary lsp`, a language server on its stdin and stdout (its stderr
+/// dropped), with the two pipes taken out.
+pub fn start_server(
+    binary: impl AsRef<std::ffi::OsStr>,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::process::ChildStdout,
+) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(binary)
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    (child, stdin, stdout)
 }
 
 /// The Python that tests run NumPy and PyTorch with: `.venv/bin/python`

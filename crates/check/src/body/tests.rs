@@ -4,24 +4,15 @@
 //! bindings and bound arguments, broadcasting views, patterns' plans, `as`
 //! and `to`), then the diagnostics.
 
-use std::path::PathBuf;
-
 use diag::SourceMap;
 use expect_test::{expect, Expect};
 
 use crate::typed::{BoundArg, Callee, ExprInfo, PatternPlan};
-use crate::{check as check_program, MemoryFiles, Options};
+use crate::{check_sources, Options};
 
 fn check(src: &str, expect: Expect) {
-    let mut files = MemoryFiles::new();
-    files.insert("a.ss", src);
     let mut map = SourceMap::new();
-    let checked = check_program(
-        &mut map,
-        &files,
-        &[PathBuf::from("a.ss")],
-        &Options::default(),
-    );
+    let checked = check_sources(&mut map, &[("a.ss", src)], &Options::default());
     let text = map
         .text(checked.user_modules().next().unwrap().file)
         .to_string();

@@ -156,7 +156,12 @@ impl<'a> FileSnippet<'a> {
     pub(crate) fn render(&self, out: &mut String, gutter: usize, severity: Severity, color: bool) {
         let mut open = vec![false; self.marks.len()];
         for (i, &line) in self.lines.iter().enumerate() {
-            self.render_line(out, line, gutter, severity, color, &mut open);
+            let mut rows = Rows {
+                out: &mut *out,
+                gutter,
+                color,
+            };
+            self.render_line(&mut rows, line, severity, &mut open);
             let Some(&next) = self.lines.get(i + 1) else {
                 continue;
             };
@@ -179,20 +184,11 @@ impl<'a> FileSnippet<'a> {
 
     /// One source line and the rows of marks under it: the marks within the
     /// line, then the multi-line marks that start and end on it.
-    fn render_line(
-        &self,
-        out: &mut String,
-        line: usize,
-        gutter: usize,
-        severity: Severity,
-        color: bool,
-        open: &mut [bool],
-    ) {
-        self.source_row(line, gutter, severity, open)
-            .write(out, color);
-        self.single_line_marks(out, line, gutter, severity, color, open);
-        self.multiline_starts(out, line, gutter, severity, color, open);
-        self.multiline_ends(out, line, gutter, severity, color, open);
+    fn render_line(&self, rows: &mut Rows, line: usize, severity: Severity, open: &mut [bool]) {
+        let source = self.source_row(line, rows.gutter, severity, open);
+        source.write(rows.out, rows.color);
+        self.single_line_marks(rows, line, severity, open);
+        self.multiline_marks(rows, line, severity, open);
     }
 
     /// The marks within `line`: one underline row (the last mark's label
@@ -200,11 +196,9 @@ impl<'a> FileSnippet<'a> {
     /// hanging from its mark.
     fn single_line_marks(
         &self,
-        out: &mut String,
+        rows: &mut Rows,
         line: usize,
-        gutter: usize,
         severity: Severity,
-        color: bool,
         open: &mut [bool],
     ) {
         let shift = self.shift();
@@ -235,7 +229,7 @@ impl<'a> FileSnippet<'a> {
             let at = underline.len() + 1;
             underline.put_str(at, &last.label, last.style(severity));
         }
-        self.write_annotation_row(out, gutter, &underline, color);
+        rows.annotation(&underline);
 
         let below: Vec<&Mark> = singles
             .iter()
@@ -248,7 +242,7 @@ impl<'a> FileSnippet<'a> {
             for mark in &below {
                 connectors.put(shift + mark.start_col, '|', mark.style(severity));
             }
-            self.write_annotation_row(out, gutter, &connectors, color);
+            rows.annotation(&connectors);
         }
         for (i, mark) in below.iter().enumerate() {
             let mut row = self.open_bars(open, severity);
@@ -256,79 +250,57 @@ impl<'a> FileSnippet<'a> {
                 row.put(shift + left.start_col, '|', left.style(severity));
             }
             row.put_str(shift + mark.start_col, &mark.label, mark.style(severity));
-            self.write_annotation_row(out, gutter, &row, color);
+            rows.annotation(&row);
         }
     }
 
-    /// The rows opening the multi-line marks that start on `line`,
-    /// outermost first.
-    fn multiline_starts(
-        &self,
-        out: &mut String,
-        line: usize,
-        gutter: usize,
-        severity: Severity,
-        color: bool,
-        open: &mut [bool],
-    ) {
-        let shift = self.shift();
-        let mut starting: Vec<usize> = (0..self.marks.len())
-            .filter(|&i| {
-                let m = &self.marks[i];
-                m.is_multiline() && m.start_line == line && !m.slash
-            })
-            .collect();
+    /// The rows of the multi-line marks at `line`: those starting on it
+    /// open, outermost first; then those ending on it close, innermost
+    /// first, each with its label.
+    fn multiline_marks(&self, rows: &mut Rows, line: usize, severity: Severity, open: &mut [bool]) {
+        let mut starting = self.multiline_where(|m| m.start_line == line && !m.slash);
         starting.sort_by_key(|&i| self.marks[i].depth);
         for i in starting {
             let mark = &self.marks[i];
-            let mut row = Grid::new();
-            let style = mark.style(severity);
-            for col in 2 * mark.depth + 1..shift + mark.start_col {
-                row.put(col, '_', style);
-            }
-            row.put(shift + mark.start_col, mark.symbol(), style);
-            self.put_open_bars(&mut row, open, severity);
-            self.write_annotation_row(out, gutter, &row, color);
+            let row = self.multiline_row(mark, mark.start_col, open, severity);
+            rows.annotation(&row);
             open[i] = true;
         }
-    }
-
-    /// The rows closing the multi-line marks that end on `line`, innermost
-    /// first, each with its label.
-    fn multiline_ends(
-        &self,
-        out: &mut String,
-        line: usize,
-        gutter: usize,
-        severity: Severity,
-        color: bool,
-        open: &mut [bool],
-    ) {
-        let shift = self.shift();
-        let mut ending: Vec<usize> = (0..self.marks.len())
-            .filter(|&i| {
-                let m = &self.marks[i];
-                m.is_multiline() && m.end_line == line
-            })
-            .collect();
+        let mut ending = self.multiline_where(|m| m.end_line == line);
         ending.sort_by_key(|&i| std::cmp::Reverse(self.marks[i].depth));
         for i in ending {
             open[i] = false;
             let mark = &self.marks[i];
-            let mut row = Grid::new();
+            let mut row = self.multiline_row(mark, mark.end_col, open, severity);
             let style = mark.style(severity);
-            for col in 2 * mark.depth + 1..shift + mark.end_col {
-                row.put(col, '_', style);
-            }
-            row.put(shift + mark.end_col, mark.symbol(), style);
-            self.put_open_bars(&mut row, open, severity);
             row.put(2 * mark.depth, '|', style);
             if !mark.label.is_empty() {
                 let at = row.len() + 1;
                 row.put_str(at, &mark.label, style);
             }
-            self.write_annotation_row(out, gutter, &row, color);
+            rows.annotation(&row);
         }
+    }
+
+    /// The multi-line marks `keep` picks, by index.
+    fn multiline_where(&self, keep: impl Fn(&Mark) -> bool) -> Vec<usize> {
+        (0..self.marks.len())
+            .filter(|&i| self.marks[i].is_multiline() && keep(&self.marks[i]))
+            .collect()
+    }
+
+    /// A row drawing `mark`'s line from its bar to its symbol at `col`,
+    /// with the bars of the marks still open.
+    fn multiline_row(&self, mark: &Mark, col: usize, open: &[bool], severity: Severity) -> Grid {
+        let shift = self.shift();
+        let mut row = Grid::new();
+        let style = mark.style(severity);
+        for c in 2 * mark.depth + 1..shift + col {
+            row.put(c, '_', style);
+        }
+        row.put(shift + col, mark.symbol(), style);
+        self.put_open_bars(&mut row, open, severity);
+        row
     }
 
     /// A source line with its number and the multi-line columns; a `/` here
@@ -371,13 +343,25 @@ impl<'a> FileSnippet<'a> {
             grid.put(2 * mark.depth, '|', mark.style(severity));
         }
     }
+}
 
-    fn write_annotation_row(&self, out: &mut String, gutter: usize, grid: &Grid, color: bool) {
+/// Where a snippet's rows go: the text, the width of the line-number
+/// column, and whether to colour them.
+struct Rows<'o> {
+    out: &'o mut String,
+    gutter: usize,
+    color: bool,
+}
+
+impl Rows<'_> {
+    /// A row under a source line: an empty gutter, then `grid`.
+    fn annotation(&mut self, grid: &Grid) {
+        let gutter = self.gutter;
         let mut row = Line::new();
         row.push(Style::Gutter, &format!("{:gutter$} |", ""));
         row.push(Style::Plain, " ");
         grid.append_to(&mut row);
-        row.write(out, color);
+        row.write(self.out, self.color);
     }
 }
 

@@ -317,7 +317,8 @@ mod tests {
     use crate::ide::tests::analysis;
     use expect_test::{expect, Expect};
 
-    fn check(files: &[(&str, &str)], expect: Expect) {
+    /// The hover at the `$0` of the first file, or `no hover`.
+    pub(super) fn check(files: &[(&str, &str)], expect: Expect) {
         let (analysis, file, offset) = analysis(files);
         let hover = analysis.hover(file, offset);
         expect.assert_eq(
@@ -551,17 +552,10 @@ mod tests {
 
 #[cfg(test)]
 mod range_tests {
-    use crate::ide::tests::analysis;
     use expect_test::{expect, Expect};
 
     fn check(text: &str, expect: Expect) {
-        let (analysis, file, offset) = analysis(&[("m.ss", text)]);
-        let hover = analysis.hover(file, offset);
-        expect.assert_eq(
-            &hover
-                .map(|h| h.markdown)
-                .unwrap_or_else(|| "no hover".into()),
-        );
+        super::tests::check(&[("m.ss", text)], expect);
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub struct Client {
     next_id: i32,
     /// Notifications read while waiting for something else.
     pub notifications: Vec<Notification>,
+    /// What the server's `initialize` reply said it can do (`null` until
+    /// `start` reads it).
+    pub capabilities: Value,
 }
 
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -85,6 +88,7 @@ impl Client {
         client.run_server(server);
         let result = client.response(RequestId::from(1));
         assert!(result.get("capabilities").is_some(), "{result}");
+        client.capabilities = result["capabilities"].clone();
         client
     }
 
@@ -95,6 +99,7 @@ impl Client {
             server: None,
             next_id: 0,
             notifications: Vec::new(),
+            capabilities: Value::Null,
         }
     }
 

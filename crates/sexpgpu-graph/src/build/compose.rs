@@ -23,12 +23,7 @@ impl Graph {
         hi: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let (lo, hi) = (lo.into(), hi.into());
-        if !self.dtype(x).is_numeric() {
-            return Err(OpError::dtype(format!(
-                "clip: expects a float or integer tensor, got {}",
-                self.dtype(x)
-            )));
-        }
+        self.dtype_where("clip", x, DType::is_numeric, "a float or integer tensor")?;
         let x = self.no_gradient_at_nan(x)?;
         let below = self.compare(CompareOp::Lt, x, lo)?;
         let lower = self.where_(below, lo, x)?;
@@ -74,12 +69,7 @@ impl Graph {
         w: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let (b, w) = (b.into(), w.into());
-        if !self.dtype(a).is_float() {
-            return Err(OpError::dtype(format!(
-                "lerp: expects float tensors, got {}",
-                self.dtype(a)
-            )));
-        }
+        self.dtype_where("lerp", a, DType::is_float, "float tensors")?;
         let tensors: Vec<NodeId> = [Operand::Tensor(a), b, w]
             .into_iter()
             .filter_map(|o| match o {
@@ -101,12 +91,12 @@ impl Graph {
         let diff = self.binary(BinaryOp::Sub, b, a)?;
         let step = self.binary(BinaryOp::Mul, w, diff)?;
         let from_a = self.binary(BinaryOp::Add, a, step)?;
-        // A number weight's `1 - w` is worked out here, in f32 as
-        // PyTorch's opmath does, so it stays a number of `a`'s dtype (a
-        // node of two numbers would be f32, which a bf16 `a` refuses).
+        // A number weight's `1 - w` is a number too (computed as f32
+        // arithmetic would: `1 - f32(w)` is exact in f64), so it takes the
+        // tensors' dtype.
         let rest = match w {
             Operand::Number(s) => {
-                Operand::Number(Scalar::Float(f64::from(1.0f32 - s.as_f64() as f32)))
+                Operand::Number(Scalar::Float(1.0 - f64::from(s.as_f64() as f32)))
             }
             Operand::Tensor(_) => Operand::Tensor(self.binary(BinaryOp::Sub, 1.0, w)?),
         };

@@ -33,13 +33,7 @@ impl Graph {
         ids: NodeId,
         values: NodeId,
     ) -> Result<NodeId, OpError> {
-        self.check_ids("index-add", "ids", ids)?;
-        let dtype = self.same_dtype("index-add", &[base, values])?;
-        if !dtype.is_numeric() {
-            return Err(OpError::dtype(format!(
-                "index-add: expects float or integer tensors, got {dtype}"
-            )));
-        }
+        let dtype = self.adding_dtype("index-add", "ids", base, ids, values)?;
         let base_shape = self.shape(base).clone();
         if base_shape.rank() == 0 {
             return Err(OpError::dim(format!(
@@ -77,13 +71,7 @@ impl Graph {
         values: NodeId,
         axis: i64,
     ) -> Result<NodeId, OpError> {
-        self.check_ids("scatter-add", "idx", idx)?;
-        let dtype = self.same_dtype("scatter-add", &[base, values])?;
-        if !dtype.is_numeric() {
-            return Err(OpError::dtype(format!(
-                "scatter-add: expects float or integer tensors, got {dtype}"
-            )));
-        }
+        let dtype = self.adding_dtype("scatter-add", "idx", base, idx, values)?;
         let (bs, is, vs) = (
             self.shape(base).clone(),
             self.shape(idx).clone(),
@@ -123,6 +111,26 @@ impl Graph {
         let (ids, shape) = self.broadcast_all("linear-scan", &ids)?;
         let a = normalize_axis_for("linear-scan", axis, &shape)?;
         Ok(self.push(Op::LinearScan { axis: a, reverse }, ids, shape, dtype))
+    }
+
+    /// The dtype of an op adding `values` into `base` at `ids` (integers,
+    /// named `what`): `base` and `values` alike and numeric.
+    fn adding_dtype(
+        &self,
+        op: &str,
+        what: &str,
+        base: NodeId,
+        ids: NodeId,
+        values: NodeId,
+    ) -> Result<DType, OpError> {
+        self.check_ids(op, what, ids)?;
+        let dtype = self.same_dtype(op, &[base, values])?;
+        if !dtype.is_numeric() {
+            return Err(OpError::dtype(format!(
+                "{op}: expects float or integer tensors, got {dtype}"
+            )));
+        }
+        Ok(dtype)
     }
 
     fn check_ids(&self, op: &str, what: &str, ids: NodeId) -> Result<(), OpError> {

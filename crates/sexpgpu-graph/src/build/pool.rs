@@ -132,12 +132,7 @@ impl Graph {
             ))
             .with_note("pooling runs over the last 1, 2 or 3 axes, one per `:window` entry"));
         }
-        if !self.dtype(x).is_numeric() {
-            return Err(OpError::dtype(format!(
-                "{op}: expects a float or integer tensor, got {}",
-                self.dtype(x)
-            )));
-        }
+        self.dtype_where(op, x, DType::is_numeric, "a float or integer tensor")?;
         let window = opts.window.resolve(op, "window", d, 1)?;
         let stride = match &opts.stride {
             Some(s) => s.resolve(op, "stride", d, 1)?,

@@ -14,49 +14,46 @@ pub(crate) fn matmul(a: &Values, b: &Values, sa: &Shape, sb: &Shape) -> Values {
     let batch: usize = sa.dims()[..r - 2].iter().product();
     match (a, b) {
         (Values::Float(a), Values::Float(b)) => {
-            let mut out = Vec::with_capacity(batch * m * n);
-            let mut row = vec![0f64; n];
-            for bt in 0..batch {
-                let (a, b) = (
-                    &a[bt * m * k..(bt + 1) * m * k],
-                    &b[bt * k * n..(bt + 1) * k * n],
-                );
-                for i in 0..m {
-                    row.iter_mut().for_each(|x| *x = 0.0);
-                    for p in 0..k {
-                        let x = a[i * k + p];
-                        for (acc, &y) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                            *acc += x * y;
-                        }
-                    }
-                    out.extend_from_slice(&row);
-                }
-            }
-            Values::Float(out)
+            Values::Float(batched_matmul(a, b, [batch, m, k, n], |acc, x, y| {
+                acc + x * y
+            }))
         }
         (Values::Int(a), Values::Int(b)) => {
-            let mut out = Vec::with_capacity(batch * m * n);
-            let mut row = vec![0i64; n];
-            for bt in 0..batch {
-                let (a, b) = (
-                    &a[bt * m * k..(bt + 1) * m * k],
-                    &b[bt * k * n..(bt + 1) * k * n],
-                );
-                for i in 0..m {
-                    row.iter_mut().for_each(|x| *x = 0);
-                    for p in 0..k {
-                        let x = a[i * k + p];
-                        for (acc, &y) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                            *acc = acc.wrapping_add(x.wrapping_mul(y));
-                        }
-                    }
-                    out.extend_from_slice(&row);
-                }
-            }
-            Values::Int(out)
+            Values::Int(batched_matmul(a, b, [batch, m, k, n], |acc, x, y| {
+                acc.wrapping_add(x.wrapping_mul(y))
+            }))
         }
         (other, _) => other.clone(),
     }
+}
+
+/// The products of `batch` pairs of `[m, k]` and `[k, n]` matrices, each
+/// sum accumulated by `add_product(acc, x, y)` in row order.
+fn batched_matmul<T: Copy + Default>(
+    a: &[T],
+    b: &[T],
+    [batch, m, k, n]: [usize; 4],
+    add_product: impl Fn(T, T, T) -> T,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(batch * m * n);
+    let mut row = vec![T::default(); n];
+    for bt in 0..batch {
+        let (a, b) = (
+            &a[bt * m * k..(bt + 1) * m * k],
+            &b[bt * k * n..(bt + 1) * k * n],
+        );
+        for i in 0..m {
+            row.iter_mut().for_each(|x| *x = T::default());
+            for p in 0..k {
+                let x = a[i * k + p];
+                for (acc, &y) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
+                    *acc = add_product(*acc, x, y);
+                }
+            }
+            out.extend_from_slice(&row);
+        }
+    }
+    out
 }
 
 /// Checks one id against its axis length.

@@ -194,17 +194,7 @@ fn run(
 /// For each node, the index of the last node that reads it (`usize::MAX`
 /// for outputs, which are never freed); `None` when nothing needs it.
 fn last_uses(graph: &Graph) -> Vec<Option<usize>> {
-    let mut needed = vec![false; graph.len()];
-    for o in graph.outputs() {
-        needed[o.index()] = true;
-    }
-    for (i, node) in graph.nodes().iter().enumerate().rev() {
-        if needed[i] {
-            for input in &node.inputs {
-                needed[input.index()] = true;
-            }
-        }
-    }
+    let needed = graph.needed();
     let mut last = vec![None; graph.len()];
     for (i, node) in graph.nodes().iter().enumerate() {
         if needed[i] {

@@ -428,26 +428,22 @@ fn range(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     ))
 }
 
+/// The arguments of `take` and `drop`: a count (a negative one is zero)
+/// and a sequence.
+fn count_and_seq(name: &str, site: &Site, args: &[Value]) -> EvalResult<(usize, Vec<Value>)> {
+    arity(name, site, args, 2, Some(2))?;
+    let n = int_arg(name, args, site, 0)?.max(0) as usize;
+    Ok((n, seq_arg(name, args, site, 1)?))
+}
+
 fn take(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("take", site, &args, 2, Some(2))?;
-    let n = int_arg("take", &args, site, 0)?.max(0) as usize;
-    Ok(Value::list(
-        seq_arg("take", &args, site, 1)?
-            .into_iter()
-            .take(n)
-            .collect(),
-    ))
+    let (n, items) = count_and_seq("take", site, &args)?;
+    Ok(Value::list(items.into_iter().take(n).collect()))
 }
 
 fn drop(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("drop", site, &args, 2, Some(2))?;
-    let n = int_arg("drop", &args, site, 0)?.max(0) as usize;
-    Ok(Value::list(
-        seq_arg("drop", &args, site, 1)?
-            .into_iter()
-            .skip(n)
-            .collect(),
-    ))
+    let (n, items) = count_and_seq("drop", site, &args)?;
+    Ok(Value::list(items.into_iter().skip(n).collect()))
 }
 
 fn reverse(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {

@@ -4,10 +4,7 @@ use super::format;
 use expect_test::{expect, Expect};
 
 fn check(input: &str, expected: Expect) {
-    let out = format(input).unwrap_or_else(|e| panic!("{e:?}"));
-    expected.assert_eq(&out);
-    let again = format(&out).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(again, out, "formatting twice changed the text");
+    expected.assert_eq(&uitest::formatting::formatted_stable(format, input));
 }
 
 #[test]

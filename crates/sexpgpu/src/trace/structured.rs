@@ -12,7 +12,7 @@ use crate::eval::{wrong_type, EvalResult, Flow, Interp, Primitive, Site};
 use crate::value::Value;
 use diag::Diagnostic;
 use sexpgpu_graph::{
-    ConvOptions, ConvPadding, NodeId, PadMode, PerAxis, PoolOptions, Resize, Scalar,
+    ConvOptions, ConvPadding, Graph, NodeId, OpError, PadMode, PerAxis, PoolOptions, Resize, Scalar,
 };
 
 /// The structured operations, in registration order.
@@ -187,22 +187,27 @@ fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions
 }
 
 fn max_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    let parsed = split(op.name, args, site, 1, &op.keywords())?;
-    let opts = pool_options(op, &parsed, site)?;
-    let operands = parsed.positional;
-    record(interp, op.name, site, &operands, |g, id| {
-        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
-        Ok(g.max_pool(x, &opts))
-    })
+    pool(interp, op, site, args, Graph::max_pool)
 }
 
 fn avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    pool(interp, op, site, args, Graph::avg_pool)
+}
+
+/// A pool of one tensor, its keywords parsed by `pool_options`.
+fn pool(
+    interp: &mut Interp,
+    op: &Op,
+    site: &Site,
+    args: Vec<Value>,
+    build: fn(&mut Graph, NodeId, &PoolOptions) -> Result<NodeId, OpError>,
+) -> EvalResult {
     let parsed = split(op.name, args, site, 1, &op.keywords())?;
     let opts = pool_options(op, &parsed, site)?;
     let operands = parsed.positional;
     record(interp, op.name, site, &operands, |g, id| {
         let x = args::tensor(g, id, op.name, &operands, site, 0)?;
-        Ok(g.avg_pool(x, &opts))
+        Ok(build(g, x, &opts))
     })
 }
 
@@ -233,26 +238,33 @@ fn pairs_of(name: &str, value: &Value, site: &Site) -> EvalResult<Vec<(i64, i64)
         .collect()
 }
 
+/// The `:mode` keyword, one of the keywords `from_keyword` knows (`modes`
+/// names them in a wrong-type error); `None` when not given.
+fn mode_of<M>(
+    name: &str,
+    parsed: &OpArgs,
+    site: &Site,
+    modes: &str,
+    from_keyword: fn(&str) -> Option<M>,
+) -> EvalResult<Option<M>> {
+    let Some((v, i)) = parsed.keyword("mode") else {
+        return Ok(None);
+    };
+    let mode = match v {
+        Value::Keyword(k) => from_keyword(k),
+        _ => None,
+    };
+    mode.map(Some)
+        .ok_or_else(|| wrong_type(name, modes, v, site, i))
+}
+
 fn pad(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
     let name = op.name;
     let parsed = split(name, args, site, 2, &op.keywords())?;
     let pairs = pairs_of(name, &parsed.positional[1], site)?;
-    let mode = match parsed.keyword("mode") {
-        None => PadMode::Constant,
-        Some((v, i)) => match v {
-            Value::Keyword(k) => PadMode::from_keyword(k),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            wrong_type(
-                name,
-                "`:constant`, `:reflect`, `:replicate` or `:circular`",
-                v,
-                site,
-                i,
-            )
-        })?,
-    };
+    let modes = "`:constant`, `:reflect`, `:replicate` or `:circular`";
+    let mode =
+        mode_of(name, &parsed, site, modes, PadMode::from_keyword)?.unwrap_or(PadMode::Constant);
     let value = match parsed.keyword("value") {
         None => Scalar::Int(0),
         Some((Value::Int(n), _)) => Scalar::Int(*n),
@@ -276,22 +288,9 @@ fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> E
     let name = op.name;
     let parsed = split(name, args, site, 2, &op.keywords())?;
     let sizes = ints_of(name, "a vector of sizes", &parsed.positional[1], site, 1)?;
-    let mode = match parsed.keyword("mode") {
-        None => Resize::Nearest,
-        Some((v, i)) => match v {
-            Value::Keyword(k) => Resize::from_keyword(k),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            wrong_type(
-                name,
-                "`:nearest`, `:linear`, `:bilinear` or `:trilinear`",
-                v,
-                site,
-                i,
-            )
-        })?,
-    };
+    let modes = "`:nearest`, `:linear`, `:bilinear` or `:trilinear`";
+    let mode =
+        mode_of(name, &parsed, site, modes, Resize::from_keyword)?.unwrap_or(Resize::Nearest);
     let corners = parsed
         .keyword("align-corners")
         .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;

@@ -8,7 +8,7 @@ use crate::codes;
 use crate::eval::{malformed, Ctx, EvalResult, Interp};
 use crate::reader::{Form, FormKind};
 use crate::value::{Env, GraphDef, Value};
-use diag::Span;
+use diag::{Diagnostic, Span};
 use std::rc::Rc;
 
 /// The options of `defrun`, without their colons.
@@ -205,15 +205,10 @@ impl Given<'_> {
         match self.get(key) {
             None => Ok(default),
             Some((Value::Int(n), _)) if n >= min as i64 => Ok(n as u64),
-            Some((v, s)) => Err(run_error(
-                codes::E_RUN_002,
-                format!(
-                    "defrun: `:{key}` must be an integer of at least {min}, got `{}`",
-                    crate::value::short(&v)
-                ),
-                s,
-            )
-            .into()),
+            Some((v, s)) => {
+                let wanted = format!("an integer of at least {min}");
+                Err(wrong_option(key, &wanted, quoted(&v), s).into())
+            }
         }
     }
 
@@ -221,12 +216,10 @@ impl Given<'_> {
     fn model(&self) -> EvalResult<Rc<GraphDef>> {
         let (model, model_span) = self.required("model")?;
         let Value::Graph(model) = model else {
-            return Err(run_error(
-                codes::E_RUN_002,
-                format!(
-                    "defrun: `:model` must be a call of a `defmodel`, got {}",
-                    model.type_name()
-                ),
+            return Err(wrong_option(
+                "model",
+                "a call of a `defmodel`",
+                model.type_name(),
                 model_span,
             )
             .with_help(
@@ -265,15 +258,9 @@ impl Given<'_> {
         match self.get("checkpoint") {
             None | Some((Value::Nil, _)) => Ok(None),
             Some((Value::Str(dir), _)) => Ok(Some(dir.to_string())),
-            Some((other, s)) => Err(run_error(
-                codes::E_RUN_002,
-                format!(
-                    "defrun: `:checkpoint` must be a directory name, got `{}`",
-                    crate::value::short(&other)
-                ),
-                s,
-            )
-            .into()),
+            Some((other, s)) => {
+                Err(wrong_option("checkpoint", "a directory name", quoted(&other), s).into())
+            }
         }
     }
 }
@@ -281,16 +268,22 @@ impl Given<'_> {
 fn function(value: &Value, key: &str, span: Span) -> EvalResult<()> {
     match value {
         Value::Fn(_) | Value::Builtin { .. } => Ok(()),
-        other => Err(run_error(
-            codes::E_RUN_002,
-            format!(
-                "defrun: `:{key}` must be a function, got {}",
-                other.type_name()
-            ),
-            span,
-        )
-        .into()),
+        other => Err(wrong_option(key, "a function", other.type_name(), span).into()),
     }
+}
+
+/// `E-RUN-002`: the option `:key` is not what it must be, `wanted`.
+fn wrong_option(key: &str, wanted: &str, got: impl std::fmt::Display, span: Span) -> Diagnostic {
+    run_error(
+        codes::E_RUN_002,
+        format!("defrun: `:{key}` must be {wanted}, got {got}"),
+        span,
+    )
+}
+
+/// A value as a message shows it: short, in backquotes.
+fn quoted(value: &Value) -> String {
+    format!("`{}`", crate::value::short(value))
 }
 
 fn parse_optimizer(value: &Value, span: Span) -> EvalResult<Optimizer> {
@@ -302,12 +295,10 @@ fn parse_optimizer(value: &Value, span: Span) -> EvalResult<Optimizer> {
             update,
             span,
         }),
-        _ => Err(run_error(
-            codes::E_RUN_002,
-            format!(
-                "defrun: `:optimizer` must be an optimizer such as `(nn/adamw :lr 1e-3)`, got `{}`",
-                crate::value::short(value)
-            ),
+        _ => Err(wrong_option(
+            "optimizer",
+            "an optimizer such as `(nn/adamw :lr 1e-3)`",
+            quoted(value),
             span,
         )
         .with_note("an optimizer is a map with `:init`, `:hyper` and `:update` functions")

@@ -94,19 +94,27 @@ fn record(interp: &mut Interp, kind: ReportKind, name: String, value: ReportValu
 
 /// `(metric :loss x)`: reports `x` each step, averaged over the logging window.
 pub fn metric(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("metric", site, &args, 2, Some(2))?;
-    let name = name_of("metric", &args[0], site, 0)?;
-    let value = scalar(interp, "metric", &args[1], site, 1)?;
-    record(interp, ReportKind::Metric, name, value, site);
-    Ok(args[1].clone())
+    report(interp, "metric", ReportKind::Metric, site, args)
 }
 
 /// `(counter :tokens n)`: adds `n` up over steps; the console shows its rate.
 pub fn counter(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("counter", site, &args, 2, Some(2))?;
-    let name = name_of("counter", &args[0], site, 0)?;
-    let value = scalar(interp, "counter", &args[1], site, 1)?;
-    record(interp, ReportKind::Counter, name, value, site);
+    report(interp, "counter", ReportKind::Counter, site, args)
+}
+
+/// `(op :name x)`, `metric`'s and `counter`'s form: records `x` as `kind`
+/// and returns it.
+fn report(
+    interp: &mut Interp,
+    op: &str,
+    kind: ReportKind,
+    site: &Site,
+    args: Vec<Value>,
+) -> EvalResult {
+    arity(op, site, &args, 2, Some(2))?;
+    let name = name_of(op, &args[0], site, 0)?;
+    let value = scalar(interp, op, &args[1], site, 1)?;
+    record(interp, kind, name, value, site);
     Ok(args[1].clone())
 }
 

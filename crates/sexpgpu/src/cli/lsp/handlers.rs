@@ -21,28 +21,10 @@ use std::path::Path;
 /// The `source` of the server's diagnostics.
 const SOURCE: &str = "sexpgpu";
 
+/// Both servers' capabilities (`lsp_base`), completion opened by a
+/// namespace's `/` or a keyword's `:`, signature help by a space.
 pub fn capabilities() -> lsp::ServerCapabilities {
-    let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
-    lsp::ServerCapabilities {
-        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
-        text_document_sync: Some(lsp_base::protocol::text_sync()),
-        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
-        definition_provider: Some(lsp::OneOf::Left(true)),
-        references_provider: Some(lsp::OneOf::Left(true)),
-        document_symbol_provider: Some(lsp::OneOf::Left(true)),
-        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
-        completion_provider: Some(lsp::CompletionOptions {
-            trigger_characters: triggers(&["/", ":"]),
-            ..Default::default()
-        }),
-        signature_help_provider: Some(lsp::SignatureHelpOptions {
-            trigger_characters: triggers(&[" "]),
-            ..Default::default()
-        }),
-        document_formatting_provider: Some(lsp::OneOf::Left(true)),
-        document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
-        ..Default::default()
-    }
+    lsp_base::protocol::capabilities(&["/", ":"], &[" "])
 }
 
 /// What a request is asked about: one document's analysis, and the server's settings.
@@ -189,19 +171,7 @@ impl Context<'_> {
             .analysis
             .inlay_hints(start, end)
             .into_iter()
-            .map(|hint| {
-                let (line, character) = index.position(hint.offset as usize);
-                lsp::InlayHint {
-                    position: lsp::Position { line, character },
-                    label: lsp::InlayHintLabel::String(hint.label),
-                    kind: Some(lsp::InlayHintKind::TYPE),
-                    text_edits: None,
-                    tooltip: None,
-                    padding_left: None,
-                    padding_right: None,
-                    data: None,
-                }
-            });
+            .map(|hint| lsp_base::protocol::type_hint(&index, hint.offset, hint.label));
         Some(hints.collect())
     }
 

@@ -11,13 +11,10 @@ mod handlers;
 mod host;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
-use lsp_base::protocol::{answer, apply_change, panic_message};
+use lsp_base::protocol::{answer, apply_change, panic_message, DocEvent};
 use lsp_server::{Connection, Message, Notification, Request, Response};
 use lsp_types as lsp;
-use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Exit, LogMessage,
-    Notification as _, PublishDiagnostics,
-};
+use lsp_types::notification::{Exit, LogMessage, Notification as _, PublishDiagnostics};
 use serde_json::Value;
 use sexpgpu::ide::{self, Analysis, Names};
 use std::collections::HashMap;
@@ -196,13 +193,8 @@ impl Server<'_> {
     }
 
     fn handle_notification(&mut self, note: Notification) {
-        use lsp_base::protocol::params;
-        match note.method.as_str() {
-            DidOpenTextDocument::METHOD => {
-                let Some(params) = params::<DidOpenTextDocument>(note) else {
-                    return;
-                };
-                let doc = params.text_document;
+        match lsp_base::protocol::doc_event(note) {
+            Some(DocEvent::Opened(doc)) => {
                 self.docs.insert(
                     doc.uri.as_str().to_string(),
                     Doc {
@@ -215,10 +207,7 @@ impl Server<'_> {
                 );
                 self.deadline = Some(Instant::now());
             }
-            DidChangeTextDocument::METHOD => {
-                let Some(params) = params::<DidChangeTextDocument>(note) else {
-                    return;
-                };
+            Some(DocEvent::Changed(params)) => {
                 let Some(doc) = self.docs.get_mut(params.text_document.uri.as_str()) else {
                     return;
                 };
@@ -230,11 +219,7 @@ impl Server<'_> {
                 doc.unpublished = true;
                 self.deadline = Some(Instant::now() + self.settings.debounce);
             }
-            DidCloseTextDocument::METHOD => {
-                let Some(params) = params::<DidCloseTextDocument>(note) else {
-                    return;
-                };
-                let uri = params.text_document.uri;
+            Some(DocEvent::Closed(uri)) => {
                 self.docs.remove(uri.as_str());
                 let mut cleared = self.published.remove(uri.as_str()).unwrap_or_default();
                 cleared.push(uri);

@@ -1,0 +1,43 @@
+"""The checks every example model's tests run: it equals the hand-written
+reference given the same weights, `torch.compile` traces it in one graph
+with the same outputs, and in bf16, end to end with a backward pass, it
+stays close to its f32 outputs."""
+
+import torch
+
+
+def check_bf16_forward_and_backward(model, x, float_input=True):
+    """Runs `model` on `x` in f32, then casts both to bf16 (`x` only when it
+    holds floats: token ids stay integers), runs forward and a backward pass,
+    and checks every gradient is bf16 and finite and the outputs are close to
+    the f32 ones. Returns the bf16 model for further checks."""
+    with torch.no_grad():
+        want = model(x)
+    model.to(torch.bfloat16)
+    out = model(x.to(torch.bfloat16) if float_input else x)
+    assert out.dtype == torch.bfloat16
+    out.float().square().mean().backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and p.grad.dtype == torch.bfloat16, name
+        assert torch.isfinite(p.grad).all(), name
+    torch.testing.assert_close(out.float(), want, rtol=0.05, atol=0.02)
+    return model
+
+
+def check_equals_reference(model, reference, x):
+    """Copies `model`'s weights into `reference` and checks that both give
+    the same outputs on `x`; returns `model`'s."""
+    reference.load_state_dict(model.state_dict(), strict=True)
+    with torch.no_grad():
+        out = model(x)
+        torch.testing.assert_close(out, reference(x), rtol=1e-5, atol=1e-5)
+    return out
+
+
+def check_compiles_to_one_graph(model, x):
+    """`torch.compile(fullgraph=True)` traces `model` without a graph break
+    and gives its eager outputs on `x`."""
+    with torch.no_grad():
+        want = model(x)
+        got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
