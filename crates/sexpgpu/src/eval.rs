@@ -625,7 +625,8 @@ impl Interp {
 
     /// A mistake inside library code, seen from the user's call of library
     /// function `ns/name`: the call is the primary span, and the library's
-    /// line where it was found a secondary one. A mistake the library
+    /// line where it was found a secondary one (none for the library's own
+    /// reports, `E-NN-001`). A mistake the library
     /// reports at the user's own code (an argument's definition) keeps its
     /// place, with the call beside it.
     fn at_user_call(&self, mut d: Diagnostic, site: &Site, ns: &str, name: &str) -> Diagnostic {
@@ -636,18 +637,22 @@ impl Interp {
                     span: site.span,
                     message: call,
                 });
-                let message = if inner.message.is_empty() {
-                    "found here, in the library".to_string()
-                } else {
-                    format!("found here, in the library: {}", inner.message)
-                };
-                d.secondary.insert(
-                    0,
-                    diag::Label {
-                        span: inner.span,
-                        message,
-                    },
-                );
+                // A mistake the library reports itself (`error!`, E-NN-*)
+                // says all in its message: the line reporting it is noise.
+                if d.code != codes::E_NN_001 {
+                    let message = if inner.message.is_empty() {
+                        "found here, in the library".to_string()
+                    } else {
+                        format!("found here, in the library: {}", inner.message)
+                    };
+                    d.secondary.insert(
+                        0,
+                        diag::Label {
+                            span: inner.span,
+                            message,
+                        },
+                    );
+                }
             }
             primary => {
                 d.primary = primary;

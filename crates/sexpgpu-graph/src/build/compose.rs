@@ -12,9 +12,10 @@ use crate::op::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 use crate::shape::{format_list, normalize_axis_for, Shape};
 
 impl Graph {
-    /// `(clip x lo hi)`: `lo` where `x < lo`, `hi` where `x > hi`, else `x`
-    /// (NaN stays NaN); the gradient goes to `x` inside `[lo, hi]`, as
-    /// PyTorch's `clamp`.
+    /// `(clip x lo hi)`: `min(max(x, lo), hi)`, as PyTorch's `clamp`: `lo`
+    /// where `x < lo`, then `hi` where that is above `hi` (so `lo > hi`
+    /// gives `hi` everywhere); a NaN `x` or NaN bound gives NaN. The
+    /// gradient goes to `x` inside `[lo, hi]` (none to a NaN `x`).
     pub fn clip(
         &mut self,
         x: NodeId,
@@ -23,14 +24,44 @@ impl Graph {
     ) -> Result<NodeId, OpError> {
         let (lo, hi) = (lo.into(), hi.into());
         self.dtype_where("clip", x, DType::is_numeric, "a float or integer tensor")?;
-        let above = self.compare(CompareOp::Gt, x, hi)?;
-        let upper = self.where_(above, hi, x)?;
+        let x = self.no_gradient_at_nan(x)?;
         let below = self.compare(CompareOp::Lt, x, lo)?;
-        self.where_(below, lo, upper)
+        let lower = self.where_(below, lo, x)?;
+        let lower = self.nan_bound(lo, lower)?;
+        let above = self.compare(CompareOp::Gt, lower, hi)?;
+        let upper = self.where_(above, hi, lower)?;
+        self.nan_bound(hi, upper)
+    }
+
+    /// `x` where it is a number; where it is NaN, the same NaN through
+    /// which no gradient flows (PyTorch's `clamp` gives a NaN input none).
+    fn no_gradient_at_nan(&mut self, x: NodeId) -> Result<NodeId, OpError> {
+        if !self.dtype(x).is_float() {
+            return Ok(x);
+        }
+        let nan = self.compare(CompareOp::Ne, x, x)?;
+        let held = self.unary(UnaryOp::StopGradient, x)?;
+        self.where_(nan, held, x)
+    }
+
+    /// `bound` where it is NaN, else `y`: a NaN bound of `clip` gives NaN
+    /// as PyTorch's `clamp` does, where every comparison with it is false.
+    /// A number bound is decided here; an integer `y` never meets a NaN.
+    fn nan_bound(&mut self, bound: Operand, y: NodeId) -> Result<NodeId, OpError> {
+        match bound {
+            Operand::Number(s) if s.as_f64().is_nan() => self.binary(BinaryOp::Add, y, bound),
+            Operand::Number(_) => Ok(y),
+            Operand::Tensor(b) if !self.dtype(b).is_float() => Ok(y),
+            Operand::Tensor(b) => {
+                let nan = self.compare(CompareOp::Ne, b, b)?;
+                self.where_(nan, b, y)
+            }
+        }
     }
 
     /// `(lerp a b w)`: `a + w (b - a)`, PyTorch's formula (from `b` when
-    /// `|w| >= 0.5`, so that `w = 1` gives `b` exactly). Floats only.
+    /// `|w| >= 0.5`, so that `w = 1` gives `b` exactly). Floats only; bf16
+    /// is computed in f32 and rounded once, as PyTorch's.
     pub fn lerp(
         &mut self,
         a: NodeId,
@@ -39,13 +70,30 @@ impl Graph {
     ) -> Result<NodeId, OpError> {
         let (b, w) = (b.into(), w.into());
         self.dtype_where("lerp", a, DType::is_float, "float tensors")?;
+        let tensors: Vec<NodeId> = [Operand::Tensor(a), b, w]
+            .into_iter()
+            .filter_map(|o| match o {
+                Operand::Tensor(t) => Some(t),
+                Operand::Number(_) => None,
+            })
+            .collect();
+        if self.same_dtype("lerp", &tensors)? == DType::BF16 {
+            // In f32 and rounded once, as PyTorch's opmath computes it.
+            let widen = |g: &mut Graph, o: Operand| match o {
+                Operand::Tensor(t) => Operand::Tensor(g.cast(t, DType::F32)),
+                number => number,
+            };
+            let wide = self.cast(a, DType::F32);
+            let (b, w) = (widen(self, b), widen(self, w));
+            let result = self.lerp(wide, b, w)?;
+            return Ok(self.cast(result, DType::BF16));
+        }
         let diff = self.binary(BinaryOp::Sub, b, a)?;
         let step = self.binary(BinaryOp::Mul, w, diff)?;
         let from_a = self.binary(BinaryOp::Add, a, step)?;
         // A number weight's `1 - w` is a number too (computed as f32
         // arithmetic would: `1 - f32(w)` is exact in f64), so it takes the
-        // tensors' dtype; a node of two numbers would be an f32 tensor,
-        // which a bf16 `diff` cannot multiply.
+        // tensors' dtype.
         let rest = match w {
             Operand::Number(s) => {
                 Operand::Number(Scalar::Float(1.0 - f64::from(s.as_f64() as f32)))
@@ -319,10 +367,20 @@ impl Graph {
         let spread = self.reduce(ReduceOp::Sum, square, Some(&axes), keepdims)?;
         let var = self.binary(BinaryOp::Div, spread, (n as f64 - correction).max(0.0))?;
         if root {
-            self.unary(UnaryOp::Sqrt, var)
+            self.root_of_variance(var)
         } else {
             Ok(var)
         }
+    }
+
+    /// `sqrt(var)`, whose gradient is 0 where `var` is 0, as PyTorch's
+    /// `std` (where `sqrt`'s own would be `inf * 0`, NaN): the root is
+    /// taken of 1 there, and 0 is the value.
+    fn root_of_variance(&mut self, var: NodeId) -> Result<NodeId, OpError> {
+        let zero = self.compare(CompareOp::Eq, var, 0.0)?;
+        let safe = self.where_(zero, 1.0, var)?;
+        let root = self.unary(UnaryOp::Sqrt, safe)?;
+        self.where_(zero, 0.0, root)
     }
 
     /// `(categorical logits :axis -1)`: one `i64` class per row of
