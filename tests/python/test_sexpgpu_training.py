@@ -81,7 +81,7 @@ MLP = """
   :model (mlp 12 32 5)
   :data (nn/batches d :size 16)
   :loss (fn (p batch)
-          (let [h (nn/gelu (nn/linear (:x batch) (:w1 p) :bias (:b1 p)))]
+          (let [h (nn/gelu (nn/linear (:x batch) (:w1 p) :bias (:b1 p)) :approximate :tanh)]
             (nn/cross-entropy (nn/linear h (:w2 p) :bias (:b2 p)) (:y batch))))
   :optimizer (nn/adamw :lr 1e-2 :weight-decay 0.05)
   :steps 50
@@ -150,7 +150,7 @@ GPT = """
         v (heads (nn/linear h (:wv p)) 2)
         x (+ x (nn/linear (merge-heads (nn/attention q k v :causal true)) (:wo p)))
         h (nn/layer-norm x :weight (:ln2-w p) :bias (:ln2-b p))
-        x (+ x (nn/linear (nn/gelu (nn/linear h (:w1 p) :bias (:b1 p))) (:w2 p) :bias (:b2 p)))]
+        x (+ x (nn/linear (nn/gelu (nn/linear h (:w1 p) :bias (:b1 p)) :approximate :tanh) (:w2 p) :bias (:b2 p)))]
     (nn/linear (nn/layer-norm x :weight (:lnf-w p) :bias (:lnf-b p)) (:head p))))
 
 (def d (load-npz "tokens.npz"))

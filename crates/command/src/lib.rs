@@ -69,6 +69,15 @@ pub fn format_diagnostics(
     format_diagnostics_limited(sources, diagnostics, format, color, 0)
 }
 
+/// The diagnostics alone, without the summary line: for a REPL, which
+/// carries on after a mistake rather than aborting.
+pub fn print_diagnostics_alone(sources: &SourceMap, diagnostics: &[Diagnostic], format: Format) {
+    let text = format_with(sources, diagnostics, format, color_on_stderr(), 0, false);
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
 /// The text `print_diagnostics_limited` writes: the diagnostics up to and
 /// including the `error_limit`th error (all of them for 0), then, when some
 /// were left out, a note that counts them and names `--error-limit` (in
@@ -80,6 +89,18 @@ pub fn format_diagnostics_limited(
     format: Format,
     color: bool,
     error_limit: usize,
+) -> String {
+    format_with(sources, diagnostics, format, color, error_limit, true)
+}
+
+/// `format_diagnostics_limited`, with the summary line or without it.
+fn format_with(
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+    format: Format,
+    color: bool,
+    error_limit: usize,
+    summary: bool,
 ) -> String {
     let shown = shown_count(diagnostics, error_limit);
     let left_out = &diagnostics[shown..];
@@ -97,9 +118,9 @@ pub fn format_diagnostics_limited(
                 out.push('\n');
                 out.push_str(&note_line(&left_out_note(left_out, error_limit), options));
             }
-            if let Some(summary) = summary_line(diagnostics, options) {
+            if let Some(line) = summary_line(diagnostics, options).filter(|_| summary) {
                 out.push('\n');
-                out.push_str(&summary);
+                out.push_str(&line);
             }
         }
         Format::Json => {

@@ -240,7 +240,16 @@ impl Program {
                 None => None,
             };
             let slot_of = |b: BufId| plan.buffers[b.0 as usize].slot;
-            let (applied, mut from_args) = in_place_now(launch, args);
+            // An argument's buffer becomes its target's slot's: only one
+            // that holds the slot's capacity may (a later buffer of the
+            // slot may be written in place over this one).
+            let holds_slot = |t: usize, buf: &B::Buffer| {
+                launch
+                    .writes()
+                    .nth(t)
+                    .is_some_and(|b| backend.capacity(buf) >= plan.slots[slot_of(b)].capacity)
+            };
+            let (applied, mut from_args) = in_place_now(launch, args, holds_slot);
             let mut target = |t: usize, b: BufId| match from_args[t].take() {
                 // The slot's buffer from an earlier run, if any, is
                 // replaced by the argument's.
@@ -451,8 +460,13 @@ fn hold_all<'t, B: Backend>(
 /// The in-place inputs `launch` uses in this run, and for each of its
 /// targets (0: `out`, 1 + j: side `j`) the argument buffer it takes over:
 /// a dying buffer's slot is the target's already (memory planning); an
-/// argument only when the run owns it (and it is then taken from `args`).
-fn in_place_now<T>(launch: &Launch, args: &mut [Held<'_, T>]) -> (Vec<InPlace>, Vec<Option<T>>) {
+/// argument only when the run owns it and its buffer `holds_slot` of
+/// the target (and it is then taken from `args`).
+fn in_place_now<T>(
+    launch: &Launch,
+    args: &mut [Held<'_, T>],
+    holds_slot: impl Fn(usize, &T) -> bool,
+) -> (Vec<InPlace>, Vec<Option<T>>) {
     let mut taken: Vec<Option<T>> = launch.writes().map(|_| None).collect();
     let Step::Fused {
         inputs, in_place, ..
@@ -472,7 +486,8 @@ fn in_place_now<T>(launch: &Launch, args: &mut [Held<'_, T>]) -> (Vec<InPlace>, 
                 let Some(held) = args.get_mut(*k) else {
                     continue;
                 };
-                if !matches!(held, Held::Owned(_)) || ip.target >= taken.len() {
+                let fits = matches!(held, Held::Owned(buf) if holds_slot(ip.target, buf));
+                if !fits || ip.target >= taken.len() {
                     continue;
                 }
                 if let Held::Owned(buf) = std::mem::replace(held, Held::Taken) {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{accum_tol, check, tensor, Rng};
+use common::{accum_tol, check, tensor, Rng, Tol};
 use expect_test::expect;
 use sexpgpu_cpu::compile;
 use sexpgpu_graph::{execute, BinaryOp, CompareOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
@@ -351,4 +351,40 @@ fn kept_outputs_feed_the_next_run_on_the_device() {
         err.message,
         "argument `w` must be [64] f32, got a device buffer of 63 f32 elements"
     );
+}
+
+/// A fused loop may overwrite an argument the run owns in place, its
+/// buffer then becoming the target's slot's; only when it holds the slot,
+/// since a later loop may write in place over the result in that slot (a
+/// finding of the differential tests, `docs/fuzzing.md`: the owned runs'
+/// gradient was 0, the slot's next write having replaced the small
+/// argument buffer with a fresh one before reading it). The loss is
+/// `min(max(full [8 5] 0.5), max(max(w), x))`; the 40 halves take the
+/// slot that the loop over `x` writes into later.
+#[test]
+fn an_argument_smaller_than_its_targets_slot_is_not_taken_over() {
+    let mut g = Graph::new("g");
+    let w = g.input("w", Shape::from([3]), DType::F32);
+    let x = g.input("x", Shape::new(vec![]), DType::F32);
+    let top = g.reduce(ReduceOp::Max, w, None, false).unwrap();
+    let v = g.binary(BinaryOp::Maximum, top, x).unwrap();
+    let halves = g
+        .full(Shape::from([8, 5]), Scalar::Float(0.5), DType::F32)
+        .unwrap();
+    let half = g.reduce(ReduceOp::Max, halves, None, false).unwrap();
+    let loss = g.binary(BinaryOp::Minimum, half, v).unwrap();
+    let grads = sexpgpu_autodiff::grad(&mut g, loss, &[w]).unwrap();
+    g.set_outputs(vec![loss, grads[0]]);
+    let args = vec![
+        sexpgpu_graph::Tensor::from_f64s(Shape::from([3]), &[0.3, -0.2, 0.1], DType::F32).unwrap(),
+        sexpgpu_graph::Tensor::from_f64s(Shape::new(vec![]), &[-0.5], DType::F32).unwrap(),
+    ];
+    let program = compile(&g).unwrap();
+    let describe = program.describe();
+    assert!(
+        describe.contains("in place (when the run owns the argument)"),
+        "{describe}"
+    );
+    let want = check(&g, &args, Tol::Exact);
+    assert_eq!(want[1].to_f64s(), [1.0, 0.0, 0.0]);
 }

@@ -861,3 +861,62 @@ fn attention_kernels_compute_the_references_results() {
     let libs = Libs::build(&all, "attention");
     assert_plans_match(&plans, &libs, "attention graphs");
 }
+
+/// The differential generator's programs (`sexpgpu-gen`,
+/// `docs/fuzzing.md`): each program's one graph (its loss, gradients and,
+/// for some, a gradient step) through its generated kernels in emulation,
+/// against the CPU backend on the same arguments, within the CPU
+/// oracle's tolerance (CUDA's libm functions, reordered sums and the
+/// emulated cuBLAS's f64 products are not bit for bit).
+/// `SEXPGPU_GEN_EMULATED=N` runs `N` programs (the seeds of the CPU
+/// campaign's first `N`).
+#[test]
+fn generated_programs_match_the_cpu_backend() {
+    let count: u64 = std::env::var("SEXPGPU_GEN_EMULATED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(60);
+    let mut cases = Vec::new();
+    for seed in 0..count {
+        let p = sexpgpu_gen::program(seed);
+        let traced = sexpgpu_gen::trace(&p.text(), p.params.len(), seed)
+            .unwrap_or_else(|f| panic!("seed {seed}: {}", f.detail()));
+        let cpu = sexpgpu_gen::oracle::run_cpu(&traced)
+            .unwrap_or_else(|f| panic!("seed {seed}: {}", f.detail()));
+        let program = sexpgpu_compile::compile(&traced.graph).unwrap();
+        let codes = generate_plan(program.plan()).unwrap();
+        cases.push((seed, p, traced, cpu, program, codes));
+    }
+    let codes: Vec<Vec<StepCode>> = cases.iter().map(|c| c.5.clone()).collect();
+    let kernels = unique_kernels(&codes);
+    let libs = Libs::build(&kernels, "generated");
+    let mut failures = Vec::new();
+    for (seed, p, traced, cpu, program, codes) in &cases {
+        let got = run_plan(program.plan(), codes, &libs, &traced.args, 0);
+        let why = match got {
+            Err(e) => Some(e),
+            Ok(got) => got.iter().zip(cpu).enumerate().find_map(|(i, (g, c))| {
+                sexpgpu_gen::oracle::differs(g, c, sexpgpu_gen::oracle::tolerance(traced))
+                    .map(|why| format!("output {i}: {why}"))
+            }),
+        };
+        if let Some(why) = why {
+            failures.push(format!(
+                "seed {seed}: {why}\n{}\n{}",
+                p.text(),
+                program.describe()
+            ));
+        }
+    }
+    eprintln!(
+        "{} generated programs emulated, {} kernels",
+        cases.len(),
+        kernels.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -47,7 +47,10 @@ pub use exec::{execute, execute_f64, sort_lines, total_order, ExecError};
 pub use format::{format_f32, format_f64};
 pub use graph::{Graph, Node, NodeId, Operand};
 pub use ir::print_ir;
-pub use npy::{convert_for_input, from_npy, npy_bytes, npy_file_size, to_npy, NpyError};
+pub use npy::{
+    convert_for_input, from_npy, from_npy_counted, narrowing_overflows, npy_bytes, npy_file_size,
+    to_npy, NpyError,
+};
 pub use op::{AttentionPart, BinaryOp, CompareOp, Op, Operands, ReduceOp, UnaryOp};
 pub use shape::{broadcast_shapes, format_list, normalize_axis, Shape, MAX_ELEMENTS};
 pub use tensor::{Nested, Tensor, TensorData, TensorError};

@@ -157,6 +157,12 @@ fn element_width(descr: &str) -> usize {
 /// Decodes a `.npy` file into a tensor: exactly the elements its header
 /// declares, with nothing after them.
 pub fn from_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
+    from_npy_counted(bytes).map(|(tensor, _)| tensor)
+}
+
+/// `from_npy`, and how many finite `f8` values were beyond f32's range, so
+/// narrowing turned them into infinities.
+pub fn from_npy_counted(bytes: &[u8]) -> Result<(Tensor, usize), NpyError> {
     let header = read_header(bytes)?.ok_or_else(|| npy_error(".npy header is truncated"))?;
     let Header {
         data_start,
@@ -196,9 +202,14 @@ pub fn from_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
         }
         v
     };
+    let mut overflowed = 0;
     let data = match code {
         "f4" => TensorData::F32((0..n).map(|i| f32::from_bits(read(i) as u32)).collect()),
-        "f8" => TensorData::F32((0..n).map(|i| f64::from_bits(read(i)) as f32).collect()),
+        "f8" => {
+            let wide: Vec<f64> = (0..n).map(|i| f64::from_bits(read(i))).collect();
+            overflowed = narrowing_overflows(&wide);
+            TensorData::F32(wide.iter().map(|&x| x as f32).collect())
+        }
         "f2" => TensorData::F32(
             (0..n)
                 .map(|i| f16::from_bits(read(i) as u16).to_f32())
@@ -219,9 +230,18 @@ pub fn from_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
     };
     let tensor = Tensor::new(shape.clone(), data).map_err(|e| npy_error(e.message))?;
     if fortran && shape.rank() > 1 {
-        return Ok(from_fortran(&tensor));
+        return Ok((from_fortran(&tensor), overflowed));
     }
-    Ok(tensor)
+    Ok((tensor, overflowed))
+}
+
+/// How many of `values` are finite but beyond f32's range, so that
+/// narrowing them to f32 gives an infinity.
+pub fn narrowing_overflows(values: &[f64]) -> usize {
+    values
+        .iter()
+        .filter(|x| x.is_finite() && (**x as f32).is_infinite())
+        .count()
 }
 
 /// Column-major data read as row-major has the reversed shape; transposing
@@ -416,6 +436,18 @@ mod tests {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
         expect!["[[0.0 1.0 2.0] [3.0 4.0 5.0]]"].assert_eq(&from_npy(&bytes).unwrap().to_string());
+    }
+
+    #[test]
+    fn f8_values_beyond_f32_are_counted() {
+        let values = [1e300f64, -1e39, 3.0e38, f64::INFINITY, f64::NAN, 0.5];
+        let body: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let (t, overflowed) = from_npy_counted(&npy_bytes("<f8", &[6], &body)).unwrap();
+        // 1e300 and -1e39 overflow; 3e38 fits; inf and NaN were never finite.
+        assert_eq!(overflowed, 2);
+        expect!["[##Inf ##-Inf 3.0E38 ##Inf ##NaN 0.5]"].assert_eq(&t.to_string());
+        let f4 = to_npy(&Tensor::from_f64s(Shape::from([2]), &[1.0, 2.0], DType::F32).unwrap());
+        assert_eq!(from_npy_counted(&f4).unwrap().1, 0);
     }
 
     #[test]

@@ -172,6 +172,11 @@ Fixed: use a vector:
 (def evens [0 2 4])
 ```
 "#;
+    E_READ_011 = "E-READ-011", "a control character in the source",
+r#"Source text may hold tabs, newlines, carriage returns and form feeds, but no other control character (a NUL byte, an escape, DEL) outside a string or a comment: such a byte is usually the mark of a file that is not text, or of one damaged in transit, and read as part of a name it would give a confusing "unbound name". The diagnostic points at the character and gives its code point; the reader skips it and reads on.
+
+Remove the character, or write it inside a string with an escape (`"\0"`, `"\u001b"`) where it is meant as data.
+"#;
     E_EVAL_001 = "E-EVAL-001", "an unbound name",
 r#"The name is not defined locally, globally or by a loaded library. Library functions need `(require nn)` first and are then written `nn/softmax`, or bare after `(require nn :refer :all)`.
 
@@ -456,6 +461,23 @@ Fixed: make it in a graph and call it (`(call (fn () ...))` traces a graph of no
 (println (to-vec z))
 ```
 "#;
+    E_FLOW_004 = "E-FLOW-004", "an operation whose result's shape depends on the data",
+r#"PyTorch's `masked_select`, `nonzero` and `argwhere` return as many elements (or rows of indices) as the data holds true or non-zero elements, so their result's shape is known only when the graph runs. A SexpGPU graph fixes every shape when it is traced, so that it compiles once and runs on any device with memory planned ahead (`docs/sexpgpu/staging.md`); these operations cannot exist. Keep the shape instead: a mask with `where`, then reduce over what it selects.
+
+Wrong:
+
+```clojure
+(defgraph positive-sum [(x [4] :f32)]
+  (sum (masked-select x (> x 0.0))))
+```
+
+Fixed: zero what the mask leaves out, then sum:
+
+```clojure
+(defgraph positive-sum [(x [4] :f32)]
+  (sum (where (> x 0.0) x 0.0)))
+```
+"#;
     E_RUN_001 = "E-RUN-001", "a graph failed while running",
 r#"A graph refused the data given to it at run time, such as an index outside its table, or a run's graph could not be compiled.
 
@@ -727,6 +749,9 @@ Fixed: the count keeps the buffer's shape `[1]`:
   :steps 2)
 ```
 "#;
+    E_RUN_011 = "E-RUN-011", "the ranks of a data-parallel run disagree",
+r#"A run started by `mpirun` or `srun` (`docs/sexpgpu/distributed.md`) has every rank trace the same step and apply the same update to the same parameters. Before the first step the ranks compare a hash of their step graphs (which also covers the run's name, seed, steps and each rank's share of the batch) and their lists of runs; a rank that traced another program (a different file, option or library version) stops every rank with this error, naming the ranks that differ from rank 0. A collective that fails (the MPI library reports an error) is this error too; one that never completes (a rank died or hangs) ends the job after `--collective-timeout` seconds. No program text alone shows this mistake: run the same file with the same options on every rank.
+"#;
     E_IO_001 = "E-IO-001", "a file cannot be read",
 r#"A data file (`load-npz`, `load-npy`, `load-safetensors`, `load-text`) or a checkpoint to resume from does not exist or cannot be read. Relative paths are read from the directory of the `.sx` file.
 
@@ -774,6 +799,9 @@ Fixed:
 ```clojure
 (save-npy "x.npy" (call (fn [] (zeros [2]))))
 ```
+"#;
+    E_IO_005 = "E-IO-005", "f64 data beyond the range of f32",
+r#"`load-npy`, `load-npz` and `load-safetensors` load f64 data as f32, the widest float SexpGPU computes in. A finite f64 value beyond f32's range (about ±3.4e38, like `1e300`) would become an infinity, so the file is refused, with how many values of which array overflowed. Scale the data before saving it, or, where infinities are what you mean, load it with `:overflow :inf`: `(load-npy "x.npy" :overflow :inf)`. No program text shows this mistake: it needs an f64 file.
 "#;
     E_NN_001 = "E-NN-001", "an nn library function was used wrongly",
 r#"A function of the `nn` library found arguments it cannot use, such as attention queries and keys of different sizes, float labels for `nn/cross-entropy`, or targets whose shape does not fit the logits; the message says which, and the diagnostic points at your call. Library code reports these with `(error! "E-NN-001" "message" :at x :note "...")`.

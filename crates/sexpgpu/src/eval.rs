@@ -14,7 +14,7 @@ pub use registry::{Builtin, Primitive, Special, SpecialUse};
 
 use crate::codes;
 use crate::reader::{Form, FormKind};
-use crate::value::{map_insert, short, Env, Lambda, Value};
+use crate::value::{map_insert, short, Env, Lambda, Spans, Value};
 use diag::{Diagnostic, SourceMap, Span};
 use registry::Registry;
 use std::collections::HashMap;
@@ -200,6 +200,8 @@ pub struct Interp {
     /// Whether the code running now is the prelude's or a built-in
     /// library's (`Lambda::library`).
     pub(crate) in_library: bool,
+    /// The files of the prelude and the built-in libraries, as loaded.
+    pub(crate) library_files: Vec<diag::FileId>,
     /// The globals as the session installed them (builtins, prelude):
     /// library code resolves free names here before the user's globals,
     /// so a user's `(def dtype :bf16)` cannot break `nn/attention`.
@@ -222,6 +224,7 @@ impl Interp {
             mode,
             namespace: None,
             in_library: false,
+            library_files: Vec::new(),
             core: HashMap::new(),
             registry: Registry::default(),
             depth: 0,
@@ -261,6 +264,12 @@ impl Interp {
     /// (called once every layer and the prelude are installed).
     pub fn seal_core(&mut self) {
         self.core = self.globals.clone();
+    }
+
+    /// Whether `name` is one of the globals the session installed (a
+    /// builtin, a special form's helper, the prelude's), as `seal_core` froze them.
+    pub(crate) fn is_core(&self, name: &str) -> bool {
+        self.core.contains_key(name)
     }
 
     pub fn global(&self, name: &str) -> Option<&Value> {
@@ -446,9 +455,14 @@ impl Interp {
     /// Expands a macro call: the arguments go in as data, the result comes
     /// back as code placed at the call.
     pub fn expand(&mut self, m: &Rc<Lambda>, args: &[Form], span: Span) -> EvalResult<Form> {
-        let args = args.iter().map(Value::from_form).collect();
-        let result = self.call_lambda(m, args, &Site::bare(span))?;
-        result.to_form(span).ok_or_else(|| {
+        let mut spans = Spans::default();
+        let values: Vec<Value> = args
+            .iter()
+            .map(|a| Value::from_form_spanned(a, &mut spans))
+            .collect();
+        // `values` stays alive until the expansion is code, as `Spans` needs.
+        let result = self.call_lambda(m, values.clone(), &Site::bare(span))?;
+        result.to_form_spanned(span, &spans).ok_or_else(|| {
             let name = m.name.as_deref().unwrap_or("?");
             Flow::from(
                 Diagnostic::error(
@@ -595,8 +609,7 @@ impl Interp {
         self.in_library = outer_library;
         self.depth -= 1;
         match (result, &lambda.namespace) {
-            // A mistake inside library code also points at the user's call.
-            (Err(Flow::Error(mut d)), Some(ns))
+            (Err(Flow::Error(d)), Some(ns))
                 if self.namespace.is_none()
                     && !d
                         .primary
@@ -604,14 +617,47 @@ impl Interp {
                         .is_some_and(|p| within(p.span, site.span)) =>
             {
                 let name = lambda.name.as_deref().unwrap_or("fn");
-                d.secondary.push(diag::Label {
-                    span: site.span,
-                    message: format!("in this call of `{ns}/{name}`"),
-                });
-                Err(Flow::Error(d))
+                Err(Flow::from(self.at_user_call(*d, site, ns, name)))
             }
             (result, _) => result,
         }
+    }
+
+    /// A mistake inside library code, seen from the user's call of library
+    /// function `ns/name`: the call is the primary span, and the library's
+    /// line where it was found a secondary one. A mistake the library
+    /// reports at the user's own code (an argument's definition) keeps its
+    /// place, with the call beside it.
+    fn at_user_call(&self, mut d: Diagnostic, site: &Site, ns: &str, name: &str) -> Diagnostic {
+        let call = format!("in this call of `{ns}/{name}`");
+        match d.primary.take() {
+            Some(inner) if self.library_files.contains(&inner.span.file) => {
+                d.primary = Some(diag::Label {
+                    span: site.span,
+                    message: call,
+                });
+                let message = if inner.message.is_empty() {
+                    "found here, in the library".to_string()
+                } else {
+                    format!("found here, in the library: {}", inner.message)
+                };
+                d.secondary.insert(
+                    0,
+                    diag::Label {
+                        span: inner.span,
+                        message,
+                    },
+                );
+            }
+            primary => {
+                d.primary = primary;
+                d.secondary.push(diag::Label {
+                    span: site.span,
+                    message: call,
+                });
+            }
+        }
+        d
     }
 
     pub fn print(&mut self, text: &str) {

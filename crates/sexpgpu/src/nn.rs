@@ -79,6 +79,7 @@ fn hint(interp: &Interp, name: &str) -> Option<String> {
 /// prefixed by `namespace/` when one is given.
 fn load(interp: &mut Interp, name: &str, source: &str, namespace: Option<&str>) {
     let file = interp.sources.add(name, source);
+    interp.library_files.push(file);
     let result = crate::reader::read(file, source);
     debug_assert!(
         result.diagnostics.is_empty(),
@@ -158,6 +159,11 @@ fn require(interp: &mut Interp, args: &[Form], span: Span) -> EvalResult {
                     ));
                 }
                 exported.retain(|(n, _)| wanted.contains(n));
+            } else {
+                // `:refer :all` never shadows a builtin (`var`, `cumsum`):
+                // the builtin keeps its name and keywords, and the
+                // library's version stays `nn/var` (or `:refer [var]`).
+                exported.retain(|(n, _)| !interp.is_core(n));
             }
             for (bare, value) in exported {
                 interp.define(&bare, value);

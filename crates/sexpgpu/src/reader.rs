@@ -92,7 +92,15 @@ struct Reader<'a> {
 }
 
 fn is_delimiter(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '"' | ';' | ',')
+    c.is_whitespace()
+        || c.is_control()
+        || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '"' | ';' | ',')
+}
+
+/// A control character that is not whitespace (a NUL, an escape, DEL):
+/// never part of a token (`E-READ-011`).
+fn is_stray_control(c: char) -> bool {
+    c.is_control() && !c.is_whitespace()
 }
 
 fn closer_of(open: char) -> char {
@@ -165,6 +173,19 @@ impl<'a> Reader<'a> {
             }
             '"' => self.read_string(),
             '\'' | '`' | '~' => self.read_prefixed(depth),
+            c if is_stray_control(c) => {
+                self.pos += c.len_utf8();
+                let span = self.span(start, self.pos);
+                self.error(
+                    codes::E_READ_011,
+                    format!("control character U+{:04X} in the source", c as u32),
+                    span,
+                    "not text",
+                )
+                .help
+                .push("remove it; inside a string, write it as an escape like `\\0`".into());
+                None
+            }
             _ => self.read_atom(),
         }
     }

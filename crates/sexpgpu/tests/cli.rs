@@ -165,6 +165,8 @@ fn repl_reads_piped_forms_across_lines() {
         stderr.starts_with("error[E-EVAL-001]: unbound name `undefined`\n  --> <repl:3>:1:2"),
         "{stderr}"
     );
+    // The REPL carries on after a mistake: it says only the mistake.
+    assert!(!stderr.contains("aborting"), "{stderr}");
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -278,6 +280,27 @@ fn run_explains_what_it_cannot_do() {
         ),
         "{}",
         text(&out.stderr)
+    );
+}
+
+#[test]
+fn resuming_past_the_last_step_says_so() {
+    let f = file("resume.sx", &TRAIN.replace("train-out", "resume-out"));
+    let out = sexpgpu(&["run", &f, "--run", "fit"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("resume-out");
+    let dir = dir.to_str().expect("utf-8 path");
+    let out = sexpgpu(
+        &["run", &f, "--run", "fit", "--resume", dir, "--steps", "4"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "run fit: the checkpoint is at step 6 of 4: nothing left to train (ask for more steps with `--steps`)"
+        ),
+        "{stdout}"
     );
 }
 

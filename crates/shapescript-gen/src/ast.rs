@@ -387,7 +387,7 @@ pub enum Field {
     Stack(String, i64, String),
     /// `buffer name: T = value`: computed when the model is made, from
     /// dims and the model's sizes.
-    Buffer(String, TT, Expr),
+    Buffer(String, TT, Box<Expr>),
 }
 
 impl Func {

@@ -317,42 +317,43 @@ fn call_like(e: &Expr) -> (String, u8) {
             call(name, parts)
         }
         Op::StackItem(i) => (format!("{}[{i}]", operand(&e.args[0], ATOM)), ATOM),
-        Op::Nn { f, kw, .. } if f == "split" => {
-            // `split(x, k, over=n)[i]`: kw `k`, `over`, `part`.
-            let get = |key: &str| kw.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-            let word = |v: Option<&crate::ast::Kw>| match v {
-                Some(crate::ast::Kw::Size(s)) => s.ss(),
-                Some(crate::ast::Kw::Axis(n, _)) => n.clone(),
-                _ => String::new(),
-            };
-            let text = format!(
-                "split({}, {}, over={})[{}]",
-                a[0],
-                word(get("k")),
-                word(get("over")),
-                word(get("part"))
-            );
-            (text, ATOM)
-        }
-        Op::Nn { f, kw, .. } => {
-            let mut parts = a;
-            parts.extend(kw.iter().map(|(k, v)| {
-                let v = match v {
-                    crate::ast::Kw::Size(s) if s.as_lit().is_some() || s.as_sym().is_some() => {
-                        s.ss()
-                    }
-                    crate::ast::Kw::Size(s) => format!("({})", s.ss()),
-                    crate::ast::Kw::Bool(b) => b.to_string(),
-                    crate::ast::Kw::Float(v) => float(*v).0,
-                    crate::ast::Kw::Axis(n, _) => n.clone(),
-                };
-                format!("{k}={v}")
-            }));
-            call(f, parts)
-        }
+        Op::Nn { f, kw, .. } => nn_call(f, kw, a),
         Op::Tuple => (format!("({})", a.join(", ")), ATOM),
         _ => unreachable_text(e),
     }
+}
+
+/// A call of an `nn` function with its keywords; `split(x, k, over=n)[i]`
+/// (keywords `k`, `over`, `part`) by position.
+fn nn_call(f: &str, kw: &[(String, crate::ast::Kw)], a: Vec<String>) -> (String, u8) {
+    if f == "split" {
+        let get = |key: &str| kw.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        let word = |v: Option<&crate::ast::Kw>| match v {
+            Some(crate::ast::Kw::Size(s)) => s.ss(),
+            Some(crate::ast::Kw::Axis(n, _)) => n.clone(),
+            _ => String::new(),
+        };
+        let text = format!(
+            "split({}, {}, over={})[{}]",
+            a[0],
+            word(get("k")),
+            word(get("over")),
+            word(get("part"))
+        );
+        return (text, ATOM);
+    }
+    let mut parts = a;
+    parts.extend(kw.iter().map(|(k, v)| {
+        let v = match v {
+            crate::ast::Kw::Size(s) if s.as_lit().is_some() || s.as_sym().is_some() => s.ss(),
+            crate::ast::Kw::Size(s) => format!("({})", s.ss()),
+            crate::ast::Kw::Bool(b) => b.to_string(),
+            crate::ast::Kw::Float(v) => float(*v).0,
+            crate::ast::Kw::Axis(n, _) => n.clone(),
+        };
+        format!("{k}={v}")
+    }));
+    call(f, parts)
 }
 
 /// Operators are printed by `text`; nothing else reaches here.

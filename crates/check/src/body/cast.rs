@@ -44,54 +44,14 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             return self.record(span, ty, info);
         }
         let (TyKind::Tensor(f), TyKind::Tensor(t)) = (&found.kind, &target.kind) else {
-            let d = Diagnostic::error(
-                codes::E0408,
-                format!("`{}` converts tensors", kind.as_str()),
-            )
-            .with_primary(
-                span,
-                format!(
-                    "`{}` {} `{}`",
-                    show_ty(&found),
-                    kind.as_str(),
-                    show_ty(&target)
-                ),
-            );
-            let d = match found.kind {
-                TyKind::Scalar(ScalarKind::Int | ScalarKind::Float) => d.with_help(format!(
-                    "a number takes a domain alone, as in `{} Pos`",
-                    kind.as_str()
-                )),
-                _ => d,
-            };
-            self.diagnostics.push(d);
+            self.diagnostics
+                .push(converts_tensors(kind, &found, &target, span));
             return self.record(span, error_ty(span), ExprInfo::Plain);
         };
         // A shapeless target keeps the value's shape.
         let shape = t.shape.clone().or_else(|| f.shape.clone());
         let domain = t.domain.clone().or_else(|| f.domain.clone());
-        // An integer or bool tensor converted to a float domain without a
-        // dtype takes the body's float dtype.
-        let to_float = kind == ast::CastKind::To
-            && t.dtype.is_none()
-            && !matches!(t.domain, None | Some(Domain::Index(_) | Domain::Bool))
-            && crate::shape::effective_dtype(f).is_some_and(|d| !crate::shape::is_float(d));
-        // Floats converted to ids or a mask without a dtype become what the
-        // domain implies (`.long()`, `!= 0` in the emitted code): `i64`, `bool`.
-        let to_ids_or_mask = kind == ast::CastKind::To
-            && t.dtype.is_none()
-            && match (&t.domain, crate::shape::effective_dtype(f)) {
-                (Some(Domain::Index(_)), d) => !d.is_some_and(is_integer),
-                (Some(Domain::Bool), d) => d != Some(ast::DtypeKind::Bool),
-                _ => false,
-            };
-        let dtype = if to_float {
-            self.body.made_dtype
-        } else if to_ids_or_mask {
-            None
-        } else {
-            t.dtype.or(f.dtype)
-        };
+        let (dtype, to_float) = converted_dtype(kind, f, t, self.body.made_dtype);
         let result = shared_tensor(shape.clone(), domain, dtype, span);
         let line = self.line(span);
         let info = match kind {
@@ -313,6 +273,62 @@ fn claims_own_dtype(found: &crate::types::TensorTy, target: &crate::types::Tenso
     let claimed = crate::shape::effective_dtype(target);
     target.dtype.is_none() && !matches!(target.domain, Some(Domain::Index(_) | Domain::Bool))
         || claimed == crate::shape::effective_dtype(found)
+}
+
+/// E0408: `as` and `to` convert tensors, and a number takes a domain alone.
+fn converts_tensors(kind: ast::CastKind, found: &Ty, target: &Ty, span: diag::Span) -> Diagnostic {
+    let d = Diagnostic::error(
+        codes::E0408,
+        format!("`{}` converts tensors", kind.as_str()),
+    )
+    .with_primary(
+        span,
+        format!(
+            "`{}` {} `{}`",
+            show_ty(found),
+            kind.as_str(),
+            show_ty(target)
+        ),
+    );
+    match found.kind {
+        TyKind::Scalar(ScalarKind::Int | ScalarKind::Float) => d.with_help(format!(
+            "a number takes a domain alone, as in `{} Pos`",
+            kind.as_str()
+        )),
+        _ => d,
+    }
+}
+
+/// The dtype of `f` converted to `t`, and whether it is an integer or bool
+/// tensor converted to a float domain without a dtype (which takes the
+/// body's float dtype, `made`). Floats converted to ids or a mask without
+/// a dtype become what the domain implies (`.long()`, `!= 0` in the emitted
+/// code): `i64`, `bool`, left to the domain (`None`).
+fn converted_dtype(
+    kind: ast::CastKind,
+    f: &crate::types::TensorTy,
+    t: &crate::types::TensorTy,
+    made: Option<ast::DtypeKind>,
+) -> (Option<ast::DtypeKind>, bool) {
+    let to = kind == ast::CastKind::To && t.dtype.is_none();
+    let from = crate::shape::effective_dtype(f);
+    let to_float = to
+        && !matches!(t.domain, None | Some(Domain::Index(_) | Domain::Bool))
+        && from.is_some_and(|d| !crate::shape::is_float(d));
+    let to_ids_or_mask = to
+        && match (&t.domain, from) {
+            (Some(Domain::Index(_)), d) => !d.is_some_and(is_integer),
+            (Some(Domain::Bool), d) => d != Some(ast::DtypeKind::Bool),
+            _ => false,
+        };
+    let dtype = if to_float {
+        made
+    } else if to_ids_or_mask {
+        None
+    } else {
+        t.dtype.or(f.dtype)
+    };
+    (dtype, to_float)
 }
 
 /// An integer dtype (ids may keep it: `to Index[N]` of `i32` stays `i32`).

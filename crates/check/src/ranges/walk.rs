@@ -1046,9 +1046,8 @@ fn computes_floats(typed: &TypedExpr, power: bool) -> bool {
 }
 
 /// The significand bits of the floats a float tensor's values are (8 for
-/// bf16, 11 for f16, 24 for f32; the call's float dtype may be bf16, the
-/// coarsest); `None` for f64 (the intervals' own arithmetic), integers,
-/// bools and Python numbers.
+/// bf16, 11 for f16, 24 for f32, 53 for f64; the call's float dtype may
+/// be bf16, the coarsest); `None` for integers, bools and Python numbers.
 fn grid_bits(typed: &TypedExpr) -> Option<u32> {
     let TyKind::Tensor(t) = &typed.ty.kind else {
         return None;
@@ -1057,6 +1056,8 @@ fn grid_bits(typed: &TypedExpr) -> Option<u32> {
         None | Some(ast::DtypeKind::Bf16) => Some(8),
         Some(ast::DtypeKind::F16) => Some(11),
         Some(ast::DtypeKind::F32) => Some(24),
+        // f64 rounds too: `-1 + 1e-17` is -1, so a sum's open end closes.
+        Some(ast::DtypeKind::F64) => Some(53),
         Some(_) => None,
     }
 }

@@ -42,7 +42,16 @@ impl Graph {
         let diff = self.binary(BinaryOp::Sub, b, a)?;
         let step = self.binary(BinaryOp::Mul, w, diff)?;
         let from_a = self.binary(BinaryOp::Add, a, step)?;
-        let rest = self.binary(BinaryOp::Sub, 1.0, w)?;
+        // A number weight's `1 - w` is a number too (computed as f32
+        // arithmetic would: `1 - f32(w)` is exact in f64), so it takes the
+        // tensors' dtype; a node of two numbers would be an f32 tensor,
+        // which a bf16 `diff` cannot multiply.
+        let rest = match w {
+            Operand::Number(s) => {
+                Operand::Number(Scalar::Float(1.0 - f64::from(s.as_f64() as f32)))
+            }
+            Operand::Tensor(_) => Operand::Tensor(self.binary(BinaryOp::Sub, 1.0, w)?),
+        };
         let back = self.binary(BinaryOp::Mul, diff, rest)?;
         let from_b = self.binary(BinaryOp::Sub, b, back)?;
         let size = match w {

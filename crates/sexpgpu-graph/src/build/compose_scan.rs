@@ -11,7 +11,12 @@ use crate::shape::{normalize_axis_for, Shape};
 
 impl Graph {
     /// `(cumprod x :axis a :reverse r)`: running products along the axis,
-    /// as `linear-scan` with `a = x` and `b` = `x` at the first step only.
+    /// as `linear-scan` `h = a h + b` from `h = 0`, with `a = -0.0` and
+    /// `b = x` at the first step and `a = x`, `b = -0.0` after it: the
+    /// start never multiplies `x` (an infinite first element stays
+    /// infinite, where `inf * 0` would be NaN), and adding -0.0 changes no
+    /// product, not even the sign of a zero, so each step is exactly one
+    /// f32 product, as PyTorch's.
     pub fn cumprod(&mut self, x: NodeId, axis: i64, reverse: bool) -> Result<NodeId, OpError> {
         self.dtype_where("cumprod", x, DType::is_float, "a float tensor")?;
         let (shape, a, n) = self.along("cumprod", x, axis)?;
@@ -21,8 +26,9 @@ impl Graph {
         let position = self.iota(shape, a as i64, DType::I64)?;
         let first = if reverse { n as i64 - 1 } else { 0 };
         let at_first = self.compare(CompareOp::Eq, position, first)?;
-        let start = self.where_(at_first, x, 0.0)?;
-        self.linear_scan(x, start, a as i64, reverse)
+        let start = self.where_(at_first, x, -0.0)?;
+        let factor = self.where_(at_first, -0.0, x)?;
+        self.linear_scan(factor, start, a as i64, reverse)
     }
 
     /// `(prod x :axes [..] :keepdims ..)`: the product over the axes, the

@@ -79,7 +79,8 @@ fn as_f64(n: Num) -> f64 {
     }
 }
 
-fn overflow(name: &str, site: &Site) -> Flow {
+/// `E-EVAL-009`: an integer result that does not fit in 64 bits.
+pub(crate) fn overflow(name: &str, site: &Site) -> Flow {
     Flow::from(
         Diagnostic::error(codes::E_EVAL_009, format!("integer overflow in `{name}`"))
             .with_primary(site.span, "")

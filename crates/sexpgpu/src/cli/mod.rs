@@ -3,6 +3,7 @@
 //! went well, 1 when diagnostics were reported, 2 for usage and I/O errors.
 
 mod cuda;
+mod dist;
 mod lsp;
 mod plot;
 mod progress;
@@ -39,6 +40,12 @@ struct Cli {
     max_steps: Option<u64>,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OptimizerState {
+    Sharded,
+    Replicated,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -83,6 +90,16 @@ enum Command {
         /// Resume each run from its checkpoint in this directory.
         #[arg(long)]
         resume: Option<PathBuf>,
+        /// Under `mpirun`/`srun`: seconds a collective may wait for the
+        /// other ranks before every rank is stopped
+        /// (docs/sexpgpu/distributed.md).
+        #[arg(long, value_name = "SECS", default_value_t = 600.0)]
+        collective_timeout: f64,
+        /// Under `mpirun`/`srun`: shard the optimizer state across the
+        /// ranks (ZeRO-1, where the optimizer's update allows it) or keep
+        /// all of it on every rank.
+        #[arg(long, value_enum, default_value_t = OptimizerState::Sharded)]
+        optimizer_state: OptimizerState,
     },
     /// Print the traced graphs of a file, one node a line.
     Ir {
@@ -120,6 +137,10 @@ enum Command {
         /// The image to write (`.svg`).
         #[arg(short, long)]
         output: PathBuf,
+        /// Draw the values on a base-10 log scale (losses); values at or
+        /// below zero are left out.
+        #[arg(long)]
+        log: bool,
     },
     /// Read forms from stdin, evaluate them and print their values.
     Repl {
@@ -142,6 +163,35 @@ pub fn main() -> i32 {
             2
         }
     }
+}
+
+/// The data-parallel job this process is a rank of (none without a
+/// launcher); its CPU threads default to the cores shared by the ranks on
+/// this machine, and a CUDA run's collectives go through NCCL.
+fn join_job(
+    timeout: f64,
+    threads_given: bool,
+    device: Device,
+) -> Result<Option<std::rc::Rc<dist::Job>>, String> {
+    if !(timeout > 0.0 && timeout.is_finite()) {
+        return Err(format!(
+            "--collective-timeout must be a positive number of seconds, not {timeout}"
+        ));
+    }
+    let Some(mut job) = dist::join(std::time::Duration::from_secs_f64(timeout))? else {
+        return Ok(None);
+    };
+    if !threads_given && std::env::var_os("SEXPGPU_THREADS").is_none() {
+        sexpgpu_cpu::CpuBackend::set_default_threads(dist::threads_per_rank(&job.launch));
+    }
+    #[cfg(feature = "cuda")]
+    if device == Device::Cuda {
+        if let Err(why) = job.join_nccl() {
+            job.abort(&format!("error: rank {}: NCCL: {why}", job.launch.rank));
+        }
+    }
+    let _ = (device, &mut job);
+    Ok(Some(std::rc::Rc::new(job)))
 }
 
 /// `--profile`'s report: time per kernel kind, then the costliest launches
@@ -181,18 +231,32 @@ fn dispatch(cli: Cli) -> i32 {
             resume,
             profile,
             profile_warmup,
+            collective_timeout,
+            optimizer_state,
         } => {
             sexpgpu_compile::profile::enable(profile);
             sexpgpu_compile::profile::set_warmup(profile_warmup.unwrap_or(0));
+            let job = match join_job(collective_timeout, cli.threads.is_some(), device) {
+                Ok(job) => job,
+                Err(why) => {
+                    eprintln!("error: {why}");
+                    return 2;
+                }
+            };
             // The device first: a missing GPU is reported before any work.
+            let ordinal = job.as_ref().map_or(0, |j| j.launch.local_rank);
             let device = match device {
                 Device::Cpu => sexpgpu::Device::default(),
-                Device::Cuda => match cuda::open() {
+                Device::Cuda => match cuda::open(ordinal) {
                     Ok(d) => d,
                     Err(why) => {
-                        eprintln!(
+                        let why = format!(
                             "error: {why}\n  = help: run on the CPU with `--device cpu` (the default)"
                         );
+                        match &job {
+                            Some(job) => job.abort(&why),
+                            None => eprintln!("{why}"),
+                        }
                         return 2;
                     }
                 },
@@ -205,10 +269,16 @@ fn dispatch(cli: Cli) -> i32 {
                     checkpoint: checkpoint.is_some(),
                     resume: resume.is_some(),
                     device,
+                    replicate_state: optimizer_state == OptimizerState::Replicated,
+                    ranks: sexpgpu::Ranks(
+                        job.clone()
+                            .map(|j| j as std::rc::Rc<dyn sexpgpu::Collective>),
+                    ),
                 },
                 metrics,
                 checkpoint,
                 resume,
+                job,
             };
             let code = run_file(
                 &file,
@@ -235,7 +305,11 @@ fn dispatch(cli: Cli) -> i32 {
             }
         },
         Command::Explain { code } => explain(&code),
-        Command::Plot { metrics, output } => plot::run(&metrics, &output),
+        Command::Plot {
+            metrics,
+            output,
+            log,
+        } => plot::run(&metrics, &output, log),
         Command::Repl { seed } => repl(seed, format),
     }
 }
@@ -261,10 +335,16 @@ fn fmt(paths: &[PathBuf], check: bool) -> i32 {
 /// relative to the directory of the file being run.
 struct Stdout {
     base: PathBuf,
+    /// A data-parallel rank other than 0: what the program prints or
+    /// writes is rank 0's to print or write (docs/sexpgpu/distributed.md).
+    quiet: bool,
 }
 
 impl Host for Stdout {
     fn print(&mut self, text: &str) {
+        if self.quiet {
+            return;
+        }
         let mut out = std::io::stdout().lock();
         // A closed pipe (`sexpgpu run f | head`) is not the program's mistake.
         let _ = out.write_all(text.as_bytes());
@@ -278,6 +358,9 @@ impl Host for Stdout {
     }
 
     fn write_file(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        if self.quiet {
+            return Ok(());
+        }
         let full = self.base.join(path);
         let name = full
             .file_name()
@@ -331,8 +414,15 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
         }
     };
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut session = Session::new(mode, seed, Box::new(Stdout { base }));
+    let quiet =
+        matches!(&action, Action::Run(r) if r.job.as_ref().is_some_and(|j| j.launch.rank != 0));
+    let mut session = Session::new(mode, seed, Box::new(Stdout { base, quiet }));
     let diagnostics = session.eval_file(&path.display().to_string(), &text);
+    if let (Action::Run(runner::Request { job: Some(job), .. }), false) =
+        (&action, diagnostics.is_empty())
+    {
+        runner::fail_job_with(&session, job, &diagnostics, format);
+    }
     report(&session, &diagnostics, format);
     if let Action::Run(request) = action {
         if !diagnostics.is_empty() {
@@ -401,6 +491,7 @@ fn repl(seed: u64, format: Format) -> i32 {
         seed,
         Box::new(Stdout {
             base: PathBuf::new(),
+            quiet: false,
         }),
     );
     let mut buffer = String::new();
@@ -425,14 +516,14 @@ fn repl(seed: u64, format: Format) -> i32 {
         for value in values {
             println!("=> {}", value.repr());
         }
-        report(&session, &diagnostics, format);
+        command::print_diagnostics_alone(session.sources(), &diagnostics, format);
         buffer.clear();
         prompt(false);
     }
     if !buffer.trim().is_empty() {
         count += 1;
         let (_, diagnostics) = session.eval_input(&format!("<repl:{count}>"), &buffer);
-        report(&session, &diagnostics, format);
+        command::print_diagnostics_alone(session.sources(), &diagnostics, format);
     }
     0
 }

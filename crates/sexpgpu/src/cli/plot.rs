@@ -6,6 +6,8 @@
 //! else gets a panel of its own. The file is written whole (a temporary
 //! file, then a rename).
 
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -89,8 +91,9 @@ pub fn panels(text: &str) -> Result<Vec<Panel>, String> {
 const PANEL_WIDTH: u32 = 480;
 const PANEL_HEIGHT: u32 = 300;
 
-/// The panels drawn as one SVG document, two panels a row.
-pub fn svg(panels: &[Panel]) -> Result<String, String> {
+/// The panels drawn as one SVG document, two panels a row; values on a
+/// base-10 log scale when `log` is set.
+pub fn svg(panels: &[Panel], log: bool) -> Result<String, String> {
     let columns = panels.len().clamp(1, 2);
     let rows = panels.len().div_ceil(columns);
     let size = (
@@ -103,7 +106,7 @@ pub fn svg(panels: &[Panel]) -> Result<String, String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let areas = root.split_evenly((rows.max(1), columns));
         for (area, panel) in areas.iter().zip(panels) {
-            draw_panel(area, panel).map_err(|e| format!("metric `{}`: {e}", panel.name))?;
+            draw_panel(area, panel, log).map_err(|e| format!("metric `{}`: {e}", panel.name))?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -112,52 +115,115 @@ pub fn svg(panels: &[Panel]) -> Result<String, String> {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-/// One panel: its metric's training line (blue) and evaluation line (red,
-/// with points), steps along x.
-fn draw_panel(area: &Area, panel: &Panel) -> Result<(), String> {
-    let text = |e: DrawingAreaErrorKind<std::io::Error>| e.to_string();
-    let all = panel
-        .train
+type DrawError = DrawingAreaErrorKind<std::io::Error>;
+
+/// The points of a line that can be drawn: finite values, and on a log
+/// scale positive ones.
+fn drawable(points: &[(f64, f64)], log: bool) -> Vec<(f64, f64)> {
+    points
         .iter()
-        .chain(&panel.eval)
-        .filter(|(_, y)| y.is_finite());
+        .copied()
+        .filter(|&(_, y)| y.is_finite() && (!log || y > 0.0))
+        .collect()
+}
+
+/// The axes' ranges: the steps (at least one wide) and the values, padded
+/// by 5%; a constant series gets a band around its value (5% of it, or
+/// 1 around zero) so that its ticks differ.
+fn ranges(panel: &Panel, log: bool) -> ((f64, f64), (f64, f64)) {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in all {
+    let points = drawable(&panel.train, log);
+    for (x, y) in points.into_iter().chain(drawable(&panel.eval, log)) {
         (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
     }
     if x0 > x1 {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        (x0, x1, y0, y1) = (0.0, 1.0, 1.0, 10.0);
     }
     if x1 - x0 < 1.0 {
         x1 = x0 + 1.0;
     }
-    let pad = ((y1 - y0) * 0.05).max(1e-9);
-    let (y0, y1) = (y0 - pad, y1 + pad);
-    let mut chart = ChartBuilder::on(area)
+    if log {
+        // A decade either side of a constant, a little room otherwise.
+        let (low, high) = if y0 == y1 { (10.0, 10.0) } else { (1.1, 1.1) };
+        return ((x0, x1), (y0 / low, y1 * high));
+    }
+    let magnitude = y0.abs().max(y1.abs());
+    if y1 - y0 <= magnitude * 1e-3 {
+        let centre = (y0 + y1) / 2.0;
+        let half = if magnitude == 0.0 {
+            1.0
+        } else {
+            magnitude * 0.05
+        };
+        return ((x0, x1), (centre - half, centre + half));
+    }
+    let pad = (y1 - y0) * 0.05;
+    ((x0, x1), (y0 - pad, y1 + pad))
+}
+
+/// A tick's label: a whole number as an integer (steps are `200`, not
+/// `200.0`), others with at most six significant digits.
+fn tick(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let magnitude = v.abs();
+    if !(1e-4..1e6).contains(&magnitude) {
+        let text = format!("{v:.3e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exponent}");
+    }
+    let decimals = (5 - magnitude.log10().floor() as i32).max(0) as usize;
+    let text = format!("{v:.decimals$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// One panel: its metric's training line (blue) and evaluation line (red,
+/// with points), steps along x.
+fn draw_panel(area: &Area, panel: &Panel, log: bool) -> Result<(), String> {
+    let ((x0, x1), (y0, y1)) = ranges(panel, log);
+    let mut builder = ChartBuilder::on(area);
+    builder
         .caption(&panel.name, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(30)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(text)?;
+        .y_label_area_size(60);
+    let text = |e: DrawError| e.to_string();
+    if log {
+        let chart = builder
+            .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+            .map_err(text)?;
+        draw_lines(chart, panel, log).map_err(text)
+    } else {
+        let chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(text)?;
+        draw_lines(chart, panel, log).map_err(text)
+    }
+}
+
+/// The mesh, the lines and the legend of a panel, on either y scale.
+fn draw_lines<'a, Y>(
+    mut chart: ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+    panel: &Panel,
+    log: bool,
+) -> Result<(), DrawError>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     chart
         .configure_mesh()
         .x_desc("step")
         .x_labels(6)
         .y_labels(6)
-        .draw()
-        .map_err(text)?;
-    let finite = |points: &[(f64, f64)]| -> Vec<(f64, f64)> {
-        points
-            .iter()
-            .copied()
-            .filter(|(_, y)| y.is_finite())
-            .collect()
-    };
+        .x_label_formatter(&|x| tick(*x))
+        .y_label_formatter(&|y| tick(*y))
+        .draw()?;
     if !panel.train.is_empty() {
         chart
-            .draw_series(LineSeries::new(finite(&panel.train), BLUE.stroke_width(2)))
-            .map_err(text)?
+            .draw_series(LineSeries::new(
+                drawable(&panel.train, log),
+                BLUE.stroke_width(2),
+            ))?
             .label("train")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
     }
@@ -167,8 +233,9 @@ fn draw_panel(area: &Area, panel: &Panel) -> Result<(), String> {
             .clone()
             .unwrap_or_else(|| "eval".to_string());
         chart
-            .draw_series(LineSeries::new(finite(&panel.eval), RED.stroke_width(2)).point_size(3))
-            .map_err(text)?
+            .draw_series(
+                LineSeries::new(drawable(&panel.eval, log), RED.stroke_width(2)).point_size(3),
+            )?
             .label(label)
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
     }
@@ -177,14 +244,12 @@ fn draw_panel(area: &Area, panel: &Panel) -> Result<(), String> {
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()
-        .map_err(text)?;
-    Ok(())
 }
 
 /// `sexpgpu plot FILE -o OUT`: the exit code (2 when the file cannot be
 /// read, is not a metrics file, or the output cannot be written).
-pub fn run(input: &Path, output: &Path) -> i32 {
-    match plot(input, output) {
+pub fn run(input: &Path, output: &Path, log: bool) -> i32 {
+    match plot(input, output, log) {
         Ok(()) => 0,
         Err(why) => {
             eprintln!("error: {why}");
@@ -193,7 +258,7 @@ pub fn run(input: &Path, output: &Path) -> i32 {
     }
 }
 
-fn plot(input: &Path, output: &Path) -> Result<(), String> {
+fn plot(input: &Path, output: &Path, log: bool) -> Result<(), String> {
     let extension = output.extension().and_then(|e| e.to_str()).unwrap_or("");
     if !extension.eq_ignore_ascii_case("svg") {
         return Err(format!(
@@ -204,7 +269,7 @@ fn plot(input: &Path, output: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(input)
         .map_err(|e| format!("cannot read {}: {}", input.display(), super::io_reason(&e)))?;
     let panels = panels(&text).map_err(|why| format!("{}: {why}", input.display()))?;
-    let svg = svg(&panels)?;
+    let svg = svg(&panels, log)?;
     let name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -273,12 +338,55 @@ mod tests {
 
     #[test]
     fn every_panel_is_drawn_with_its_title_and_lines() {
-        let svg = svg(&panels(METRICS).unwrap()).unwrap();
+        let svg = svg(&panels(METRICS).unwrap(), false).unwrap();
         assert!(svg.starts_with("<svg"), "{svg}");
         for title in ["accuracy", "loss", "perplexity", "test-loss", "train"] {
             assert!(svg.contains(&format!("\n{title}\n</text>")), "{title}");
         }
         // Training lines in blue, evaluation lines in red.
         assert!(svg.contains("#0000FF") && svg.contains("#FF0000"));
+    }
+
+    /// The labels of an SVG's text elements.
+    fn labels(svg: &str) -> Vec<&str> {
+        svg.split("</text>")
+            .filter_map(|t| t.rsplit_once('>').map(|(_, label)| label.trim()))
+            .collect()
+    }
+
+    #[test]
+    fn steps_are_whole_and_a_constant_series_has_distinct_ticks() {
+        let constant = "{\"loss\":0.5,\"step\":100}\n{\"loss\":0.5,\"step\":200}\n";
+        let svg = svg(&panels(constant).unwrap(), false).unwrap();
+        let labels = labels(&svg);
+        assert!(labels.contains(&"200"), "{labels:?}");
+        assert!(!labels.iter().any(|l| l.ends_with(".0")), "{labels:?}");
+        let values: Vec<&str> = labels
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("0."))
+            .collect();
+        let mut distinct = values.clone();
+        distinct.dedup();
+        assert!(values.len() >= 3 && distinct == values, "{values:?}");
+    }
+
+    #[test]
+    fn a_log_scale_spans_the_decades() {
+        let falling =
+            "{\"loss\":1000,\"step\":1}\n{\"loss\":0.001,\"step\":2}\n{\"loss\":0,\"step\":3}\n";
+        let linear = labels(&svg(&panels(falling).unwrap(), false).unwrap()).join(" ");
+        let log = labels(&svg(&panels(falling).unwrap(), true).unwrap()).join(" ");
+        assert!(log.contains(" 0.01 ") && log.contains(" 100 "), "{log}");
+        assert!(!linear.contains(" 0.01 "), "{linear}");
+    }
+
+    #[test]
+    fn ticks_read_as_written() {
+        let shown: Vec<String> = [200.0, 0.5, 0.30000000000000004, 1e-7, 2.5e7, -0.125]
+            .into_iter()
+            .map(tick)
+            .collect();
+        assert_eq!(shown, ["200", "0.5", "0.3", "1e-7", "25000000", "-0.125"]);
     }
 }

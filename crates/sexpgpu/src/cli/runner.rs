@@ -3,11 +3,13 @@
 //! progress bar on stderr when that is a terminal), the `--metrics` file and the
 //! checkpoint directories. Part of the command, like `cli`: it touches files.
 
+use super::dist::Job;
 use super::progress::Bar;
 use super::{io_reason, report, Format};
 use sexpgpu::{RunIo, RunOptions, Session};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 pub struct Request {
@@ -16,6 +18,8 @@ pub struct Request {
     pub metrics: Option<PathBuf>,
     pub checkpoint: Option<PathBuf>,
     pub resume: Option<PathBuf>,
+    /// The data-parallel job this process is a rank of, if any.
+    pub job: Option<Rc<Job>>,
 }
 
 struct Console {
@@ -134,6 +138,9 @@ pub fn run_all(session: &mut Session, path: &Path, request: Request, format: For
         },
         None => None,
     };
+    if let Some(job) = &request.job {
+        same_runs_everywhere(job, &chosen);
+    }
     let mut console = Console {
         started: Instant::now(),
         bar: Bar::on_stderr(),
@@ -145,10 +152,75 @@ pub fn run_all(session: &mut Session, path: &Path, request: Request, format: For
     for run in chosen {
         if let Err(d) = session.execute_run(&run, &request.options, &mut console) {
             console.clear();
-            report(session, &[*d], format);
-            return 1;
+            let Some(job) = &request.job else {
+                report(session, &[*d], format);
+                return 1;
+            };
+            fail_job(session, job, *d, format);
         }
     }
     console.clear();
+    // The options hold the run's handle on the job; MPI ends with the last.
+    let Request { options, job, .. } = request;
+    drop(options);
+    if let Some(job) = job {
+        if let Err(why) = job.finish() {
+            eprintln!("error: {why}");
+            return 1;
+        }
+    }
     0
+}
+
+/// Every rank must execute the same runs in the same order; one that
+/// would not stops the job, named by rank 0 (every rank's collectives
+/// would otherwise wait for it).
+fn same_runs_everywhere(job: &Job, chosen: &[Rc<sexpgpu::TracedRun>]) {
+    let names: Vec<&str> = chosen.iter().map(|r| r.spec.name.as_str()).collect();
+    let hash = names.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, name| {
+        name.bytes()
+            .chain([0])
+            .fold(h, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    });
+    match job.differing("the comparison of the runs to execute", hash) {
+        Ok(differ) if differ.is_empty() => {}
+        Ok(differ) => {
+            let ranks: Vec<String> = differ.iter().map(usize::to_string).collect();
+            let message = format!(
+                "error[E-RUN-011]: rank{} {} would execute other runs than rank 0 ({}): run the same file with the same `--run` on every rank",
+                if differ.len() == 1 { "" } else { "s" },
+                ranks.join(", "),
+                names.join(", ")
+            );
+            stop_job(job, &message)
+        }
+        Err(why) => stop_job(job, &format!("error: rank {}: {why}", job.launch.rank)),
+    }
+}
+
+/// A diagnostic on one rank of a data-parallel run: printed with the
+/// rank, then every rank is stopped.
+fn fail_job(session: &Session, job: &Job, d: diag::Diagnostic, format: Format) -> ! {
+    let (rank, size) = (job.launch.rank, job.launch.size);
+    let d = d.with_note(format!("on rank {rank} of {size}; stopping every rank"));
+    fail_job_with(session, job, &[d], format)
+}
+
+/// Diagnostics that stop a data-parallel job: a mistake every rank meets
+/// at once (a file that does not evaluate, a NaN loss, a graph that
+/// differs) is printed by rank 0, whose abort ends the others while they
+/// wait a second before printing theirs.
+pub fn fail_job_with(session: &Session, job: &Job, ds: &[diag::Diagnostic], format: Format) -> ! {
+    if job.launch.rank != 0 {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    report(session, ds, format);
+    job.abort("")
+}
+
+fn stop_job(job: &Job, message: &str) -> ! {
+    if job.launch.rank != 0 {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    job.abort(message)
 }

@@ -13,7 +13,7 @@ use crate::value::Value;
 use diag::Diagnostic;
 use half::{bf16, f16};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-use sexpgpu_graph::{from_npy, Shape, Tensor, TensorData};
+use sexpgpu_graph::{from_npy_counted, narrowing_overflows, Shape, Tensor, TensorData};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -124,6 +124,78 @@ fn decode_chars(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 /// Reads a file through the host, or `E-IO-001` at the path argument.
 fn read(interp: &mut Interp, op: &str, site: &Site, args: &[Value]) -> EvalResult<Vec<u8>> {
     arity(op, site, args, 1, Some(1))?;
+    read_path(interp, op, site, args)
+}
+
+/// `read` for the loaders of float data: the path, then optionally
+/// `:overflow :inf`, which lets f64 values beyond f32's range load as
+/// infinities (`E-IO-005` otherwise). The bytes, and whether that was given.
+fn read_data(
+    interp: &mut Interp,
+    op: &str,
+    site: &Site,
+    args: &[Value],
+) -> EvalResult<(Vec<u8>, bool)> {
+    let allow = match args {
+        [_] => false,
+        [_, Value::Keyword(k), value] if &**k == "overflow" => match value {
+            Value::Keyword(v) if &**v == "inf" => true,
+            other => return Err(wrong_type(op, "`:inf` after `:overflow`", other, site, 2)),
+        },
+        [_, key @ Value::Keyword(_), _] => {
+            return Err(Flow::from(
+                Diagnostic::error(
+                    codes::E_EVAL_008,
+                    format!("`{op}` has no keyword `{}`", key.repr()),
+                )
+                .with_primary(site.arg(1), "unknown keyword")
+                .with_note(format!("`{op}` takes `:overflow`")),
+            ));
+        }
+        _ => {
+            return Err(crate::eval::error(
+                codes::E_EVAL_002,
+                format!("`{op}` takes a path, then optionally `:overflow :inf`"),
+                site.span,
+            ))
+        }
+    };
+    Ok((read_path(interp, op, site, args)?, allow))
+}
+
+/// `E-IO-005` unless the user allowed it: `overflowed` f64 values of
+/// `what` (an array or tensor named in the message, or none) were beyond
+/// f32's range.
+fn check_overflow(
+    op: &str,
+    site: &Site,
+    what: Option<&str>,
+    overflowed: usize,
+    total: usize,
+    allowed: bool,
+) -> EvalResult<()> {
+    if overflowed == 0 || allowed {
+        return Ok(());
+    }
+    let of = what.map_or(String::new(), |w| format!("{w}: "));
+    let verb = if overflowed == 1 { "is" } else { "are" };
+    Err(Flow::from(
+        Diagnostic::error(
+            codes::E_IO_005,
+            format!(
+                "{op}: {of}{overflowed} of {total} f64 values {verb} beyond the range of f32 (about ±3.4e38), and would load as infinity"
+            ),
+        )
+        .with_primary(site.arg(0), "this file")
+        .with_note("f64 data loads as f32, the widest float SexpGPU computes in")
+        .with_help(format!(
+            "scale the data before saving it, or load the values as ±infinity with `({op} path :overflow :inf)`"
+        )),
+    ))
+}
+
+/// The file at the path argument, through the host.
+fn read_path(interp: &mut Interp, op: &str, site: &Site, args: &[Value]) -> EvalResult<Vec<u8>> {
     let Value::Str(path) = &args[0] else {
         return Err(wrong_type(op, "a file path string", &args[0], site, 0));
     };
@@ -144,20 +216,31 @@ fn bad_file(op: &str, site: &Site, reason: impl std::fmt::Display) -> Flow {
 
 /// `(load-npy "x.npy")`: one array as a host tensor.
 fn load_npy(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let bytes = read(interp, "load-npy", site, &args)?;
-    let tensor = from_npy(&bytes).map_err(|e| bad_file("load-npy", site, e))?;
+    let (bytes, allowed) = read_data(interp, "load-npy", site, &args)?;
+    let (tensor, overflowed) =
+        from_npy_counted(&bytes).map_err(|e| bad_file("load-npy", site, e))?;
+    check_overflow("load-npy", site, None, overflowed, tensor.numel(), allowed)?;
     Ok(Value::HostTensor(Rc::new(tensor)))
 }
 
 /// `(load-npz "d.npz")`: a map from each array's name (a keyword) to it.
 fn load_npz(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let bytes = read(interp, "load-npz", site, &args)?;
+    let (bytes, allowed) = read_data(interp, "load-npz", site, &args)?;
     let members = zip::npy_members(&bytes).map_err(|e| bad_file("load-npz", site, e))?;
     let mut map = Vec::new();
     for member in members {
         let name = member.name.trim_end_matches(".npy").to_string();
-        let tensor = from_npy(&member.bytes)
+        let (tensor, overflowed) = from_npy_counted(&member.bytes)
             .map_err(|e| bad_file("load-npz", site, format!("array `{name}`: {e}")))?;
+        let what = format!("array `{name}`");
+        check_overflow(
+            "load-npz",
+            site,
+            Some(&what),
+            overflowed,
+            tensor.numel(),
+            allowed,
+        )?;
         map.push((Value::keyword(&name), Value::HostTensor(Rc::new(tensor))));
     }
     Ok(Value::Map(Rc::new(map)))
@@ -165,12 +248,15 @@ fn load_npz(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 /// `(load-safetensors "w.safetensors")`: a map from each tensor's name to it.
 fn load_safetensors(interp: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    let bytes = read(interp, "load-safetensors", site, &args)?;
-    let (tensors, _) = decode(&bytes).map_err(|e| bad_file("load-safetensors", site, e))?;
-    let map = tensors
-        .into_iter()
-        .map(|(name, t)| (Value::keyword(&name), Value::HostTensor(Rc::new(t))))
-        .collect();
+    let op = "load-safetensors";
+    let (bytes, allowed) = read_data(interp, op, site, &args)?;
+    let (tensors, _) = decode_counted(&bytes).map_err(|e| bad_file(op, site, e))?;
+    let mut map = Vec::new();
+    for (name, t, overflowed) in tensors {
+        let what = format!("tensor `{name}`");
+        check_overflow(op, site, Some(&what), overflowed, t.numel(), allowed)?;
+        map.push((Value::keyword(&name), Value::HostTensor(Rc::new(t))));
+    }
     Ok(Value::Map(Rc::new(map)))
 }
 
@@ -253,6 +339,16 @@ fn tensor_bytes(t: &Tensor) -> (Dtype, Vec<u8>) {
 pub type Decoded = (Vec<(String, Tensor)>, HashMap<String, String>);
 
 pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+    let (tensors, metadata) = decode_counted(bytes)?;
+    let tensors = tensors.into_iter().map(|(name, t, _)| (name, t)).collect();
+    Ok((tensors, metadata))
+}
+
+/// `decode`, with how many finite `F64` values of each tensor were beyond
+/// f32's range, so narrowing made them infinities.
+type Counted = (Vec<(String, Tensor, usize)>, HashMap<String, String>);
+
+fn decode_counted(bytes: &[u8]) -> Result<Counted, String> {
     let file =
         SafeTensors::deserialize(bytes).map_err(|e| format!("not a safetensors file ({e:?})"))?;
     let (_, header) =
@@ -272,17 +368,20 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
         let view = file.tensor(&name).map_err(|e| format!("{e:?}"))?;
         let data = view.data();
         let chunks = |n: usize| data.chunks_exact(n);
+        let mut overflowed = 0;
         let values = match view.dtype() {
             Dtype::F32 => TensorData::F32(
                 chunks(4)
                     .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                     .collect(),
             ),
-            Dtype::F64 => TensorData::F32(
-                chunks(8)
-                    .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f32)
-                    .collect(),
-            ),
+            Dtype::F64 => {
+                let wide: Vec<f64> = chunks(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect();
+                overflowed = narrowing_overflows(&wide);
+                TensorData::F32(wide.iter().map(|&x| x as f32).collect())
+            }
             Dtype::F16 => TensorData::F32(
                 chunks(2)
                     .map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]])).to_f32())
@@ -312,7 +411,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
         };
         let tensor = Tensor::new(Shape::new(view.shape().to_vec()), values)
             .map_err(|e| format!("tensor `{name}`: {}", e.message))?;
-        out.push((name, tensor));
+        out.push((name, tensor, overflowed));
     }
     Ok((out, metadata))
 }
@@ -328,7 +427,7 @@ mod tests {
         let text: Vec<String> = members
             .iter()
             .map(|m| {
-                let t = from_npy(&m.bytes).unwrap();
+                let t = sexpgpu_graph::from_npy(&m.bytes).unwrap();
                 format!("{} {} {}", m.name, t.dtype(), t.to_clojure_string())
             })
             .collect();

@@ -119,6 +119,9 @@ pub fn bind_params(
         }
     };
     let Some(clause) = lambda.clauses.iter().find(|c| accepts(&c.params)) else {
+        if let Some(e) = keyword_not_taken(lambda, &args, site) {
+            return Err(e);
+        }
         return Err(arity_error(lambda, args.len(), site));
     };
     let params = &clause.params;
@@ -178,6 +181,31 @@ fn arity_error(lambda: &Lambda, got: usize, site: &Site) -> Flow {
         .with_primary(site.span, "")
         .with_secondary(lambda.span, "defined here"),
     )
+}
+
+/// A library function called with a keyword where it takes no more
+/// arguments (`(nn/cross-entropy l t :label-smoothing 0.1)`): an unknown
+/// keyword, as a builtin reports it, rather than a count of arguments.
+fn keyword_not_taken(lambda: &Lambda, args: &[Value], site: &Site) -> Option<Flow> {
+    let ns = lambda.namespace.as_deref()?;
+    let name = format!("{ns}/{}", lambda.name.as_deref().unwrap_or("fn"));
+    let clause = lambda
+        .clauses
+        .iter()
+        .filter(|c| c.params.rest.is_none() && c.params.fixed.len() < args.len())
+        .max_by_key(|c| c.params.fixed.len())?;
+    let at = clause.params.fixed.len();
+    let Value::Keyword(keyword) = &args[at] else {
+        return None;
+    };
+    Some(Flow::from(
+        Diagnostic::error(
+            codes::E_EVAL_008,
+            format!("`{name}` has no keyword `:{keyword}`"),
+        )
+        .with_primary(site.arg(at), "unknown keyword")
+        .with_note(format!("`{name}` takes no keywords")),
+    ))
 }
 
 /// A library function's keyword arguments: each one of its `:keys`, with a value.

@@ -93,7 +93,9 @@ fn hover_on_a_library_function_shows_its_parameters_and_doc() {
 
             ```sexpgpu
             (nn/relu x)
-            ```"#]],
+            ```
+
+            max(x, 0), with PyTorch's gradient (0 at 0)."#]],
     );
 }
 
@@ -246,7 +248,7 @@ fn completion_offers_locals_operations_library_names_and_keywords() {
         .into_iter()
         .map(|c| (c.label, c.detail))
         .collect();
-    expect![[r#"[("nn/softmax", "(nn/softmax x & {:keys [axis] :or {axis -1}})")]"#]]
+    expect![[r#"[("nn/softmax", "(nn/softmax x & {:keys [axis] :or {axis -1}})"), ("nn/softmin", "(nn/softmin x & {:keys [axis] :or {axis -1}})"), ("nn/softplus", "(nn/softplus x & {:keys [beta threshold] :or {beta 1.0 threshold 20.0}})"), ("nn/softsign", "(nn/softsign x)")]"#]]
         .assert_eq(&format!("{found:?}"));
     let (analysis, offset) = analyse("(defgraph g [(x [2] :f32)] (sum x :ax|))\n");
     let labels: Vec<String> = analysis

@@ -185,3 +185,21 @@ fn symbolic_floats_read_back_as_they_print() {
         "#]],
     );
 }
+
+#[test]
+fn control_characters_are_refused_where_they_are() {
+    // A NUL inside a name splits it, and the bytes around it still read;
+    // so do an escape and DEL on their own. Tabs and carriage returns stay
+    // whitespace; in strings and comments control characters are data.
+    check(
+        "(* x\u{0}y)\t\r\n\u{1b} \u{7f}\"a\u{1}b\" ; \u{0}\nok",
+        expect![[r#"
+            (*@1..2 x@3..4 y@5..6)@0..7
+            "a\u{1}b"@13..18
+            ok@23..25
+            E-READ-011@4..5: control character U+0000 in the source
+            E-READ-011@10..11: control character U+001B in the source
+            E-READ-011@12..13: control character U+007F in the source
+        "#]],
+    );
+}

@@ -136,6 +136,8 @@ impl Session {
 // training runs end to end (`train_tests`). They live here, at the top,
 // because they use every layer.
 #[cfg(test)]
+mod dist_tests;
+#[cfg(test)]
 mod eval_tests;
 #[cfg(test)]
 mod train_tests;

@@ -64,11 +64,11 @@ fn dropout_drops_only_in_training_mode() {
 
 /// A clock that ticks once per call, and files in memory.
 #[derive(Default)]
-struct Memory {
+pub(super) struct Memory {
     ticks: std::cell::Cell<u32>,
-    log: Vec<String>,
-    metrics: Vec<String>,
-    files: HashMap<String, Vec<u8>>,
+    pub log: Vec<String>,
+    pub metrics: Vec<String>,
+    pub files: HashMap<String, Vec<u8>>,
 }
 
 impl RunIo for Memory {

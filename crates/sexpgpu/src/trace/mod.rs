@@ -3,9 +3,11 @@
 //! reference executor, or only check it under `sexpgpu check`) and `to-vec`.
 //! The tensor operation builtins are in `ops`, each described by a `spec`
 //! (argument parsing in `args`) and recorded by `record`; `value-and-grad`
-//! in `grad`. Staging mistakes are `E-FLOW-*`; nothing here prints.
+//! in `grad`; `dynamic` refuses the operations whose result's shape would
+//! depend on the data. Staging mistakes are `E-FLOW-*`; nothing here prints.
 
 pub(crate) mod args;
+mod dynamic;
 mod grad;
 pub mod ops;
 mod overload;
@@ -42,6 +44,7 @@ pub fn install(interp: &mut Interp, seed: u64) {
     interp.state::<Tracer>().seed = seed;
     interp.register_specials(SPECIALS);
     ops::install(interp);
+    dynamic::install(interp);
     grad::install(interp);
     structured::install(interp);
     interp.register_graph_call(call_graph);
@@ -438,7 +441,8 @@ pub fn call(interp: &mut Interp, op: &ops::Op, site: &Site, args: Vec<Value>) ->
     };
     match g {
         Value::Graph(def) => call_graph(interp, &def.clone(), rest.to_vec(), &inner),
-        Value::Fn(_) => call_function(interp, g, rest.to_vec(), &inner),
+        // A builtin operation is a function too: `(call cumprod t)`.
+        Value::Fn(_) | Value::Builtin { .. } => call_function(interp, g, rest.to_vec(), &inner),
         _ => Err(wrong_type(
             op.name,
             "a graph made by `defgraph`, or a function",

@@ -15,7 +15,7 @@ use sexpgpu_graph::{BinaryOp, CompareOp, OpError, Operand, UnaryOp};
 
 /// For the unaries that take no plain number.
 pub(super) const TENSORS_ONLY: &str =
-    "of the unaries only `sqrt`, `exp`, `log`, `floor`, `ceil` and `round` also take plain numbers";
+    "of the unaries only `neg`, `abs`, `sqrt`, `exp`, `log`, `floor`, `ceil` and `round` also take plain numbers";
 
 /// The tensor side of host arithmetic (`+ - * / pow quot rem mod`),
 /// comparisons and `sqrt exp log floor ceil round`, for a call with a
@@ -53,6 +53,9 @@ pub(super) fn unary(
     args: Vec<Value>,
 ) -> EvalResult {
     arity(name, site, &args, 1, Some(1))?;
+    if let Some(result) = host_number(name, op, &args[0], site) {
+        return result;
+    }
     if !matches!(args[0], Value::Tensor(_) | Value::HostTensor(_)) {
         // A number is the wrong kind of value whether or not a graph is
         // being traced: say so rather than E-FLOW-003.
@@ -73,6 +76,21 @@ pub(super) fn unary(
         let x = args::tensor(g, id, name, &args, site, 0)?;
         Ok(g.unary(op, x))
     })
+}
+
+/// `(neg x)` and `(abs x)` of a plain number, as host arithmetic: an
+/// integer stays an integer (its overflow is `E-EVAL-009`, as `(- x)`'s
+/// is), a float a float. `None` for the other operations and for values
+/// that are not numbers.
+fn host_number(name: &str, op: UnaryOp, x: &Value, site: &Site) -> Option<EvalResult> {
+    let result = match (op, x) {
+        (UnaryOp::Neg, Value::Int(n)) => n.checked_neg().map(Value::Int),
+        (UnaryOp::Abs, Value::Int(n)) => n.checked_abs().map(Value::Int),
+        (UnaryOp::Neg, Value::Float(x)) => Some(Value::Float(-x)),
+        (UnaryOp::Abs, Value::Float(x)) => Some(Value::Float(x.abs())),
+        _ => return None,
+    };
+    Some(result.ok_or_else(|| crate::builtins::overflow(name, site)))
 }
 
 /// The node of host arithmetic `name` (`max` of several tensors is their

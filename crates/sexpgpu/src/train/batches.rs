@@ -323,7 +323,7 @@ fn permutation(n: usize, seed: u64, epoch: u64) -> Vec<usize> {
 }
 
 /// The rows `picked` of `t` (along its first axis).
-fn take_rows(t: &Tensor, picked: &[usize]) -> Tensor {
+pub(super) fn take_rows(t: &Tensor, picked: &[usize]) -> Tensor {
     let row = t.shape().dims()[1..].iter().product::<usize>();
     let mut dims = t.shape().dims().to_vec();
     dims[0] = picked.len();

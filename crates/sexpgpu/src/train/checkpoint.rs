@@ -44,13 +44,7 @@ pub fn encode(c: &Checkpoint, step: &StepGraph, seed: u64) -> Result<Vec<u8>, St
 
 pub fn decode(bytes: &[u8], step: &StepGraph) -> Result<Checkpoint, String> {
     let (tensors, metadata) = data::decode(bytes)?;
-    if metadata.get("format").map(String::as_str) != Some(FORMAT) {
-        return Err("it is not a SexpGPU checkpoint (no `format` metadata)".to_string());
-    }
-    let done = metadata
-        .get("step")
-        .and_then(|s| s.parse().ok())
-        .ok_or("its `step` metadata is missing")?;
+    let done = check_metadata(&metadata)?;
     let take = |prefix: &str, slots: &[Slot]| -> Result<Vec<Tensor>, String> {
         slots
             .iter()
@@ -80,4 +74,60 @@ pub fn decode(bytes: &[u8], step: &StepGraph) -> Result<Checkpoint, String> {
         buffers: take("buffer", &step.buffers)?,
         step: done,
     })
+}
+
+/// The step a checkpoint's metadata records, after its `format`: each
+/// missing, or present and invalid, is said as it is.
+fn check_metadata(metadata: &HashMap<String, String>) -> Result<u64, String> {
+    match metadata.get("format") {
+        None => {
+            return Err("it is not a SexpGPU checkpoint (no `format` metadata)".to_string());
+        }
+        Some(format) if format != FORMAT => {
+            return Err(format!(
+                "its `format` metadata is {format:?}, not {FORMAT:?}: it is not a checkpoint this version of SexpGPU reads"
+            ));
+        }
+        Some(_) => {}
+    }
+    let step = metadata
+        .get("step")
+        .ok_or("its `step` metadata is missing")?;
+    step.parse().map_err(|_| {
+        format!("its `step` metadata is invalid: {step:?} is not a whole number of steps")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metadata(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn metadata_missing_and_invalid_are_told_apart() {
+        let check = |pairs: &[(&str, &str)]| check_metadata(&metadata(pairs));
+        assert_eq!(check(&[("format", FORMAT), ("step", "12")]), Ok(12));
+        assert_eq!(
+            check(&[("step", "12")]).unwrap_err(),
+            "it is not a SexpGPU checkpoint (no `format` metadata)"
+        );
+        assert_eq!(
+            check(&[("format", "sexpgpu-checkpoint-0"), ("step", "12")]).unwrap_err(),
+            "its `format` metadata is \"sexpgpu-checkpoint-0\", not \"sexpgpu-checkpoint-1\": it is not a checkpoint this version of SexpGPU reads"
+        );
+        assert_eq!(
+            check(&[("format", FORMAT)]).unwrap_err(),
+            "its `step` metadata is missing"
+        );
+        assert_eq!(
+            check(&[("format", FORMAT), ("step", "-3")]).unwrap_err(),
+            "its `step` metadata is invalid: \"-3\" is not a whole number of steps"
+        );
+    }
 }

@@ -15,6 +15,23 @@ use sexpgpu_compile::{Arena, Backend, DeviceArg, DeviceResult, Program};
 use sexpgpu_cpu::CpuProgram;
 use sexpgpu_graph::{DType, ExecError, Shape, Tensor};
 
+/// `graph` compiled for the CPU backend; a graph it cannot compile is
+/// `E-RUN-001` at `span`.
+pub(super) fn compile(
+    graph: &sexpgpu_graph::Graph,
+    span: diag::Span,
+) -> Result<CpuProgram, Box<diag::Diagnostic>> {
+    sexpgpu_cpu::compile(graph).map_err(|e| {
+        Box::new(
+            diag::Diagnostic::error(
+                crate::codes::E_RUN_001,
+                format!("graph `{}` could not be compiled: {e}", graph.name()),
+            )
+            .with_primary(span, ""),
+        )
+    })
+}
+
 /// A tensor a run carries between steps: on the host, or in a device's
 /// memory, where only the executor that made it can read it.
 #[derive(Clone)]

@@ -9,10 +9,13 @@ mod batches;
 mod buffers;
 pub mod checkpoint;
 pub mod device;
+pub mod dist;
 mod options;
 mod report;
 pub mod run;
+mod split;
 mod step;
+mod zero;
 
 pub use options::RunSpec;
 pub(crate) use options::KEYS as RUN_OPTIONS;

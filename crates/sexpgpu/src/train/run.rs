@@ -6,7 +6,8 @@
 //! `diagnostic` that holds) are diagnostics naming the step.
 
 use super::checkpoint::{self, Checkpoint};
-use super::device::{Carried, Device};
+use super::device::{compile, Carried, Device};
+use super::dist::{Ranks, World};
 use super::step::{hyper_values, Reported, Source};
 use super::TracedRun;
 use crate::codes;
@@ -59,20 +60,37 @@ pub struct RunOptions {
     pub resume: bool,
     /// Where the step and eval graphs run (`--device`).
     pub device: Device,
+    /// The other processes of a data-parallel run (`mpirun`, `srun`;
+    /// docs/sexpgpu/distributed.md); none is one process.
+    pub ranks: Ranks,
+    /// Keep the whole optimizer state on every rank instead of sharding
+    /// it (ZeRO-1, the default where the update allows it).
+    pub replicate_state: bool,
+}
+
+/// What ranks other than 0 of a data-parallel run show: nothing. Logs,
+/// metrics, progress and checkpoints come from rank 0; reading (a
+/// checkpoint to resume from) is rank 0's too, and it broadcasts.
+struct Quiet<'a>(&'a mut dyn RunIo);
+
+impl RunIo for Quiet<'_> {
+    fn now(&self) -> f64 {
+        self.0.now()
+    }
+    fn log(&mut self, _line: &str) {}
+    fn progress(&mut self, _line: &str) {}
+    fn step_progress(&mut self, _step: u64, _total: u64, _values: &str, _line: &str) {}
+    fn metrics(&mut self, _line: &str) {}
+    fn write_checkpoint(&mut self, _: Option<&str>, _: &str, _: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
+    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        self.0.read_checkpoint(name)
+    }
 }
 
 fn failure(code: diag::Code, message: impl Into<String>, span: Span) -> Box<Diagnostic> {
     Box::new(Diagnostic::error(code, message).with_primary(span, ""))
-}
-
-fn compile(graph: &Graph, span: Span) -> Result<sexpgpu_cpu::CpuProgram, Box<Diagnostic>> {
-    sexpgpu_cpu::compile(graph).map_err(|e| {
-        failure(
-            codes::E_RUN_001,
-            format!("graph `{}` could not be compiled: {e}", graph.name()),
-            span,
-        )
-    })
 }
 
 fn exec_failure(
@@ -123,6 +141,8 @@ struct Execution<'a> {
     buffers: Vec<Carried>,
     /// `io.now()` when the first step began.
     started: f64,
+    /// This rank of a data-parallel run, when it is one.
+    world: Option<World>,
     window: Window,
     /// Each counter's total since the run (re)started.
     counters: Vec<f64>,
@@ -135,10 +155,13 @@ pub fn execute_run(
     options: &RunOptions,
     io: &mut dyn RunIo,
 ) -> Result<(), Box<Diagnostic>> {
-    let (mut ex, start) = Execution::start(run, options, io)?;
+    let quiet_rank = options.ranks.0.as_ref().is_some_and(|c| c.rank() != 0);
+    let io: &mut dyn RunIo = if quiet_rank { &mut Quiet(io) } else { io };
+    let (mut ex, start) = Execution::start(interp, run, options, io)?;
     for step in start + 1..=ex.total {
         ex.step(interp, io, step)?;
     }
+    ex.same_parameters_everywhere()?;
     ex.after(interp)
 }
 
@@ -147,12 +170,25 @@ impl<'a> Execution<'a> {
     /// `--resume` checkpoint, or from fresh parameters (checkpointed as
     /// `-init` when checkpoints are on). Logs the run's header line.
     fn start(
+        interp: &mut Interp,
         run: &'a TracedRun,
         options: &RunOptions,
         io: &mut dyn RunIo,
     ) -> Result<(Execution<'a>, u64), Box<Diagnostic>> {
         let spec = &run.spec;
         let seed = options.seed.unwrap_or(spec.seed);
+        let total = options.steps.unwrap_or(spec.steps);
+        let world = match &options.ranks.0 {
+            Some(c) => Some(World::new(
+                interp,
+                run,
+                c.clone(),
+                seed,
+                total,
+                !options.replicate_state,
+            )?),
+            None => None,
+        };
         let program = compile(&run.step.graph, spec.span)?;
         let eval_program = match &run.eval {
             Some(e) => Some(compile(&e.graph, spec.span)?),
@@ -160,11 +196,30 @@ impl<'a> Execution<'a> {
         };
         let checkpointing = options.checkpoint || spec.checkpoint_dir.is_some();
         let checkpoint_name = format!("{}.safetensors", spec.name);
-        let carried = if options.resume {
-            resume(run, io, &checkpoint_name)?
-        } else {
-            initialize(run, io, seed, checkpointing)?
+        // Rank 0 starts a data-parallel run and shares what it carries.
+        let leads = world.as_ref().is_none_or(|w| w.rank() == 0);
+        let carried = match (leads, options.resume) {
+            (false, _) => None,
+            (true, true) => Some(resume(run, io, &checkpoint_name)?),
+            (true, false) => Some(initialize(run, io, seed, checkpointing)?),
         };
+        let mut carried = match &world {
+            Some(w) => w.share_start(carried, &run.step, seed)?,
+            None => carried.ok_or_else(|| {
+                failure(
+                    codes::E_RUN_001,
+                    "a run of one process has no start",
+                    spec.span,
+                )
+            })?,
+        };
+        // Under ZeRO-1 a rank keeps the state of the parameters it owns.
+        if let Some(w) = &world {
+            if let Some(zero) = &w.zero {
+                let mine = &zero.shards.state[w.rank()];
+                carried.state = mine.iter().map(|&j| carried.state[j].clone()).collect();
+            }
+        }
         let Checkpoint {
             params,
             state,
@@ -180,7 +235,7 @@ impl<'a> Execution<'a> {
         let ex = Execution {
             run,
             seed,
-            total: options.steps.unwrap_or(spec.steps),
+            total,
             program,
             eval_program,
             device: options.device.clone(),
@@ -191,6 +246,7 @@ impl<'a> Execution<'a> {
             state: host(state),
             buffers: host(buffers),
             started: io.now(),
+            world,
             window: Window {
                 sums: vec![0.0; reports + 1],
                 steps: 0,
@@ -198,6 +254,9 @@ impl<'a> Execution<'a> {
             counters: vec![0.0; reports],
         };
         ex.announce(io, start);
+        if let Some(world) = &ex.world {
+            io.log(&world.describe());
+        }
         Ok((ex, start))
     }
 
@@ -219,6 +278,12 @@ impl<'a> Execution<'a> {
                 String::new()
             }
         ));
+        if start > 0 && start >= self.total {
+            io.log(&format!(
+                "run {}: the checkpoint is at step {start} of {}: nothing left to train (ask for more steps with `--steps`)",
+                spec.name, self.total
+            ));
+        }
     }
 
     /// One optimizer step, then whatever is due after it: the log line and
@@ -231,9 +296,76 @@ impl<'a> Execution<'a> {
     ) -> Result<(), Box<Diagnostic>> {
         let run = self.run;
         let spec = &run.spec;
+        let failed = |e| exec_failure(&run.step.graph, e, spec.span, step);
+        let reported = match self.world.take() {
+            Some(world) => {
+                let reported = self.parallel_step(&world, interp, step);
+                self.world = Some(world);
+                reported?
+            }
+            None => self.single_step(interp, step)?,
+        };
+        let loss = reported[0].to_f64s()[0];
+        self.check_loss(loss, step)?;
+        self.account(&reported, step)?;
+        self.window.sums[0] += loss;
+        self.window.steps += 1;
+        self.report(io, step);
+        let checkpoint_due = self.checkpointing
+            && (spec
+                .checkpoint_every
+                .is_some_and(|n| step.is_multiple_of(n))
+                || step == self.total);
+        // Every rank of a ZeRO-1 run sends its shard of the state to the checkpoint.
+        let gathered = match self
+            .world
+            .as_ref()
+            .and_then(|w| Some((w, w.zero.as_ref()?)))
+        {
+            Some((w, zero)) if checkpoint_due => {
+                let mine = self.host(&self.state).map_err(failed)?;
+                Some(w.gather_state(zero, &run.step, &mine, step)?)
+            }
+            _ => None,
+        };
+        // Rank 0 alone evaluates and checkpoints a data-parallel run.
+        if self.world.as_ref().is_some_and(|w| w.rank() != 0) {
+            return Ok(());
+        }
+        if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
+            if step.is_multiple_of(eval.every) || step == self.total {
+                self.evaluate(io, step)?;
+            }
+        }
+        if checkpoint_due {
+            let state = match gathered {
+                Some(state) => state,
+                None => self.host(&self.state).map_err(failed)?,
+            };
+            let c = Checkpoint {
+                params: self.host(&self.params).map_err(failed)?,
+                state,
+                buffers: self.host(&self.buffers).map_err(failed)?,
+                step,
+            };
+            let name = &self.checkpoint_name;
+            let dir = spec.checkpoint_dir.as_deref();
+            write(io, dir, name, &run.step, &c, self.seed, spec.span)?;
+        }
+        Ok(())
+    }
+
+    /// The step graph on the whole batch: the reported values; the new
+    /// parameters, state and buffers replace the carried ones.
+    fn single_step(
+        &mut self,
+        interp: &mut Interp,
+        step: u64,
+    ) -> Result<Vec<Tensor>, Box<Diagnostic>> {
+        let run = self.run;
         let (param_count, state_count) = (self.params.len(), self.state.len());
         let args = self.step_args(interp, step)?;
-        let failed = |e| exec_failure(&run.step.graph, e, spec.span, step);
+        let failed = |e| exec_failure(&run.step.graph, e, run.spec.span, step);
         let outputs = self
             .device
             .run(&self.program, args, &self.keep, fold_seed(self.seed, step))
@@ -245,36 +377,136 @@ impl<'a> Execution<'a> {
             .map(|c| self.device.take_host(c))
             .collect::<Result<Vec<Tensor>, _>>()
             .map_err(failed)?;
-        let loss = reported[0].to_f64s()[0];
-        self.check_loss(loss, step)?;
-        self.account(&reported, step)?;
-        self.window.sums[0] += loss;
-        self.window.steps += 1;
         self.params = outputs.by_ref().take(param_count).collect();
         self.state = outputs.by_ref().take(state_count).collect();
         self.buffers = outputs.collect();
-        self.report(io, step);
-        if let (Some(eval), Some(_)) = (&spec.eval, &self.eval_program) {
-            if step.is_multiple_of(eval.every) || step == self.total {
-                self.evaluate(io, step)?;
+        Ok(reported)
+    }
+
+    /// One rank's step of a data-parallel run: the grad graph on this
+    /// rank's rows, the gradients and reports averaged over the ranks,
+    /// rank 0's buffers shared, then the update graph, the same on every
+    /// rank (docs/sexpgpu/distributed.md).
+    fn parallel_step(
+        &mut self,
+        world: &World,
+        interp: &mut Interp,
+        step: u64,
+    ) -> Result<Vec<Tensor>, Box<Diagnostic>> {
+        let run = self.run;
+        let spec = &run.spec;
+        let hyper = self.hyper_args(interp, step)?;
+        let param_count = self.params.len();
+        let grad_failed = |e| exec_failure(&world.split.grad, e, spec.span, step);
+        let mut args: Vec<Carried> = self.params.clone();
+        let batch = world.slice(spec.data.batch(self.seed, step - 1));
+        args.extend(batch.into_iter().map(Carried::Host));
+        args.append(&mut self.buffers);
+        // Each rank draws its own random numbers (dropout) for its rows.
+        let seed = fold_seed(fold_seed(self.seed, step), world.rank() as u64);
+        let outputs = world.grad.plan().outputs.len();
+        let outputs = self
+            .device
+            .run(&world.grad, args, &vec![false; outputs], seed)
+            .map_err(grad_failed)?
+            .into_iter()
+            .map(|c| self.device.take_host(c))
+            .collect::<Result<Vec<Tensor>, _>>()
+            .map_err(grad_failed)?;
+        let mut outputs = outputs.into_iter();
+        let reported: Vec<Tensor> = outputs
+            .by_ref()
+            .take(world.split.first_grad_output)
+            .collect();
+        let grads: Vec<Tensor> = outputs.by_ref().take(param_count).collect();
+        let reported = match &world.zero {
+            Some(zero) => {
+                let (reported, mine) = world.scatter(zero, &reported, &grads, step)?;
+                self.sharded_update(world, zero, mine, hyper, step)?;
+                reported
             }
-        }
-        let checkpoint_due = spec
-            .checkpoint_every
-            .is_some_and(|n| step.is_multiple_of(n))
-            || step == self.total;
-        if self.checkpointing && checkpoint_due {
-            let c = Checkpoint {
-                params: self.host(&self.params).map_err(failed)?,
-                state: self.host(&self.state).map_err(failed)?,
-                buffers: self.host(&self.buffers).map_err(failed)?,
-                step,
-            };
-            let name = &self.checkpoint_name;
-            let dir = spec.checkpoint_dir.as_deref();
-            write(io, dir, name, &run.step, &c, self.seed, spec.span)?;
-        }
+            None => {
+                let (reported, grads) = world.average(&reported, grads, step)?;
+                let mut args = std::mem::take(&mut self.params);
+                args.extend(grads.into_iter().map(Carried::Host));
+                args.append(&mut self.state);
+                args.extend(hyper);
+                let keep = vec![true; world.update.plan().outputs.len()];
+                let mut outputs = self
+                    .device
+                    .run(&world.update, args, &keep, fold_seed(self.seed, step))
+                    .map_err(|e| exec_failure(&world.split.update, e, spec.optimizer.span, step))?;
+                self.state = outputs.split_off(param_count);
+                self.params = outputs;
+                reported
+            }
+        };
+        self.buffers = world
+            .share_buffers(outputs.collect(), step)?
+            .into_iter()
+            .map(Carried::Host)
+            .collect();
+        Ok(reported)
+    }
+
+    /// ZeRO-1's update: this rank's parameters and state from their
+    /// averaged gradients `mine`, then every rank's new parameters
+    /// all-gathered.
+    fn sharded_update(
+        &mut self,
+        world: &World,
+        zero: &super::dist::Sharded,
+        mine: Vec<Tensor>,
+        hyper: Vec<Carried>,
+        step: u64,
+    ) -> Result<(), Box<Diagnostic>> {
+        let range = zero.shards.params[world.rank()].clone();
+        let owned = range.len();
+        let new_mine = match &zero.update {
+            Some((graph, program)) => {
+                let failed = |e| exec_failure(graph, e, self.run.spec.optimizer.span, step);
+                let mut args: Vec<Carried> = self.params[range].to_vec();
+                args.extend(mine.into_iter().map(Carried::Host));
+                args.append(&mut self.state);
+                args.extend(hyper);
+                // The new state stays where the device keeps it; the new
+                // parameters come to the host for the all-gather.
+                let keep: Vec<bool> = (0..program.plan().outputs.len())
+                    .map(|o| o >= owned)
+                    .collect();
+                let mut outputs = self
+                    .device
+                    .run(program, args, &keep, fold_seed(self.seed, step))
+                    .map_err(failed)?;
+                self.state = outputs.split_off(owned);
+                outputs
+                    .into_iter()
+                    .map(|c| self.device.take_host(c))
+                    .collect::<Result<Vec<Tensor>, _>>()
+                    .map_err(failed)?
+            }
+            None => Vec::new(),
+        };
+        let shapes: Vec<&Shape> = self.run.step.params.iter().map(|s| &s.shape).collect();
+        let all = world.gather_params(zero, &new_mine, &shapes, step)?;
+        self.params = all.into_iter().map(Carried::Host).collect();
         Ok(())
+    }
+
+    /// After the last step every rank must hold the same parameters; a
+    /// rank that drifted (a non-deterministic reduction) is named.
+    fn same_parameters_everywhere(&self) -> Result<(), Box<Diagnostic>> {
+        let Some(world) = &self.world else {
+            return Ok(());
+        };
+        let spec = &self.run.spec;
+        let params = self
+            .host(&self.params)
+            .map_err(|e| exec_failure(&self.run.step.graph, e, spec.span, self.total))?;
+        world.same_everywhere(
+            super::dist::tensors_hash(&params),
+            &format!("the trained parameters of run `{}`", spec.name),
+        )
     }
 
     /// The step graph's inputs, in its order: parameters, the step's batch,
@@ -287,10 +519,8 @@ impl<'a> Execution<'a> {
         step: u64,
     ) -> Result<Vec<Carried>, Box<Diagnostic>> {
         let spec = &self.run.spec;
-        let step_graph = &self.run.step;
-        let hyper =
-            hyper_values(interp, spec, step).map_err(|flow| flow_diagnostic(flow, spec.span))?;
-        let mut args: Vec<Carried> = Vec::with_capacity(program_arity(step_graph));
+        let hyper = self.hyper_args(interp, step)?;
+        let mut args: Vec<Carried> = Vec::with_capacity(program_arity(&self.run.step));
         args.append(&mut self.params);
         args.extend(
             spec.data
@@ -300,18 +530,33 @@ impl<'a> Execution<'a> {
         );
         args.append(&mut self.state);
         args.append(&mut self.buffers);
-        for name in &step_graph.hyper {
-            let value = hyper
-                .iter()
-                .find(|(k, _)| k == name)
-                .map_or(0.0, |(_, v)| *v);
-            args.push(Carried::Host(Tensor::full(
-                Shape::scalar(),
-                sexpgpu_graph::Scalar::Float(value),
-                DType::F32,
-            )));
-        }
+        args.extend(hyper);
         Ok(args)
+    }
+
+    /// The hyperparameters the run's host code gives for `step`, as the
+    /// step graph's last inputs (0 for one it leaves out).
+    fn hyper_args(&self, interp: &mut Interp, step: u64) -> Result<Vec<Carried>, Box<Diagnostic>> {
+        let spec = &self.run.spec;
+        let hyper =
+            hyper_values(interp, spec, step).map_err(|flow| flow_diagnostic(flow, spec.span))?;
+        Ok(self
+            .run
+            .step
+            .hyper
+            .iter()
+            .map(|name| {
+                let value = hyper
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map_or(0.0, |(_, v)| *v);
+                Carried::Host(Tensor::full(
+                    Shape::scalar(),
+                    sexpgpu_graph::Scalar::Float(value),
+                    DType::F32,
+                ))
+            })
+            .collect())
     }
 
     /// A loss that is not finite stops the run (`E-RUN-005`).

@@ -146,13 +146,13 @@ pub fn trace_run(interp: &mut Interp, spec: RunSpec) -> EvalResult<TracedRun> {
 
 /// The model's entries: trainable parameters (floats) and buffers (any
 /// dtype, never trained), and which is which in the model's order.
-struct ModelSlots {
-    params: Vec<Slot>,
-    buffers: Vec<Slot>,
-    buffer_at: Vec<bool>,
+pub(super) struct ModelSlots {
+    pub params: Vec<Slot>,
+    pub buffers: Vec<Slot>,
+    pub buffer_at: Vec<bool>,
 }
 
-fn model_slots(spec: &RunSpec) -> EvalResult<ModelSlots> {
+pub(super) fn model_slots(spec: &RunSpec) -> EvalResult<ModelSlots> {
     let model = &spec.model;
     let Outputs::Map(entries) = &model.outputs else {
         return Err(run_error(
@@ -236,7 +236,7 @@ pub fn key_name(key: &Value) -> String {
     }
 }
 
-fn tensor_value(id: u32, node: NodeId, slot: &Slot) -> Value {
+pub(super) fn tensor_value(id: u32, node: NodeId, slot: &Slot) -> Value {
     Value::Tensor(Rc::new(Traced {
         graph: id,
         node,
@@ -245,7 +245,7 @@ fn tensor_value(id: u32, node: NodeId, slot: &Slot) -> Value {
     }))
 }
 
-fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Value {
+pub(super) fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Value {
     Value::Map(Rc::new(
         slots.iter().map(|s| s.key.clone()).zip(values).collect(),
     ))
@@ -254,7 +254,11 @@ fn map_of(slots: &[Slot], values: impl Iterator<Item = Value>) -> Value {
 /// Parameters as `param` nodes of the graph being traced.
 /// Returns the nodes, the map the model sees (bf16 parameters cast from
 /// their masters) and the map of master weights the optimizer updates.
-fn add_params(interp: &mut Interp, params: &[Slot], span: Span) -> (Vec<NodeId>, Value, Value) {
+pub(super) fn add_params(
+    interp: &mut Interp,
+    params: &[Slot],
+    span: Span,
+) -> (Vec<NodeId>, Value, Value) {
     let (graph, id) = trace::active_graph(interp).expect("a graph is being traced");
     graph.set_span(Some(span));
     let nodes: Vec<NodeId> = params
@@ -285,7 +289,7 @@ fn add_params(interp: &mut Interp, params: &[Slot], span: Span) -> (Vec<NodeId>,
     (nodes, map_of(params, seen.into_iter()), masters)
 }
 
-fn add_inputs(
+pub(super) fn add_inputs(
     interp: &mut Interp,
     prefix: &str,
     slots: &[Slot],
@@ -304,7 +308,7 @@ fn add_inputs(
 
 /// Traces `(init params)`; returns the graph, the state's structure (its
 /// traced value) and its leaves.
-fn trace_opt_init(
+pub(super) fn trace_opt_init(
     interp: &mut Interp,
     spec: &RunSpec,
     params: &[Slot],
@@ -465,29 +469,7 @@ fn trace_step(
     );
     let (mut graph, reports) = trace::end(interp);
     let (loss, tap_norms, update_outputs) = result?;
-    let mut outputs = vec![loss];
-    let mut reported = Vec::new();
-    let mut tap_norms = tap_norms.into_iter();
-    for r in &reports {
-        let source = match r.value {
-            ReportValue::Number(x) => Source::Number(x),
-            ReportValue::Node(node) => {
-                let node = match r.kind {
-                    ReportKind::Diagnostic => any_true(&mut graph, node),
-                    ReportKind::Tap => tap_norms.next().unwrap_or(node),
-                    _ => node,
-                };
-                outputs.push(node);
-                Source::Output(outputs.len() - 1)
-            }
-        };
-        reported.push(Reported {
-            kind: r.kind,
-            name: r.name.clone(),
-            span: r.span,
-            source,
-        });
-    }
+    let (mut outputs, reported) = report_outputs(&mut graph, &reports, loss, tap_norms);
     let first_param_output = outputs.len();
     outputs.extend(update_outputs);
     graph.set_outputs(outputs);
@@ -502,6 +484,41 @@ fn trace_step(
         reports: reported,
         first_param_output,
     })
+}
+
+/// The loss and every reported value as a graph's first outputs (a
+/// `diagnostic` as 1 when it holds, a tap as its gradient's norm), and
+/// where each report is.
+pub(super) fn report_outputs(
+    graph: &mut Graph,
+    reports: &[trace::Report],
+    loss: NodeId,
+    tap_norms: Vec<NodeId>,
+) -> (Vec<NodeId>, Vec<Reported>) {
+    let mut outputs = vec![loss];
+    let mut reported = Vec::new();
+    let mut tap_norms = tap_norms.into_iter();
+    for r in reports {
+        let source = match r.value {
+            ReportValue::Number(x) => Source::Number(x),
+            ReportValue::Node(node) => {
+                let node = match r.kind {
+                    ReportKind::Diagnostic => any_true(graph, node),
+                    ReportKind::Tap => tap_norms.next().unwrap_or(node),
+                    _ => node,
+                };
+                outputs.push(node);
+                Source::Output(outputs.len() - 1)
+            }
+        };
+        reported.push(Reported {
+            kind: r.kind,
+            name: r.name.clone(),
+            span: r.span,
+            source,
+        });
+    }
+    (outputs, reported)
 }
 
 /// A scalar f32 that is 1 when any element of a boolean node is true.
@@ -544,11 +561,65 @@ fn trace_step_body(
 ) -> EvalResult<(NodeId, Vec<NodeId>, Vec<NodeId>)> {
     let params = &model.params[..];
     let inputs = add_step_inputs(interp, spec, model, batch, state_template, state, hyper);
+    let traced = trace_loss_and_grads(
+        interp,
+        spec,
+        id,
+        model,
+        inputs.params,
+        &inputs.buffer_nodes,
+        inputs.batch,
+        &inputs.param_nodes,
+    )?;
+    let grad_value = map_of(
+        params,
+        params
+            .iter()
+            .zip(&traced.grads)
+            .map(|(s, &n)| tensor_value(id, n, s)),
+    );
+    let mut outputs = trace_update(
+        interp,
+        spec,
+        id,
+        params,
+        state,
+        [inputs.masters, grad_value, inputs.state, inputs.hyper],
+    )?;
+    outputs.extend(traced.new_buffers);
+    Ok((traced.loss, traced.tap_norms, outputs))
+}
+
+/// What tracing the loss and its gradients gives.
+pub(super) struct LossAndGrads {
+    pub loss: NodeId,
+    /// One per trainable parameter, in order.
+    pub grads: Vec<NodeId>,
+    /// The norm of each tapped gradient, in report order.
+    pub tap_norms: Vec<NodeId>,
+    /// The buffers' values after the step (`set-buffer!`).
+    pub new_buffers: Vec<NodeId>,
+}
+
+/// Traces `:loss` on the model's map `params` (buffers included, their
+/// inputs `buffer_nodes`) and `batch` in training mode, then its gradients
+/// with respect to the parameters' inputs `param_nodes`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn trace_loss_and_grads(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    id: u32,
+    model: &ModelSlots,
+    params: Value,
+    buffer_nodes: &[NodeId],
+    batch: Value,
+    param_nodes: &[NodeId],
+) -> EvalResult<LossAndGrads> {
     let site = Site::bare(spec.loss_span);
     let step_buffers = model
         .buffers
         .iter()
-        .zip(&inputs.buffer_nodes)
+        .zip(buffer_nodes)
         .map(|(slot, &node)| StepBuffer {
             name: slot.name.clone(),
             node,
@@ -558,26 +629,31 @@ fn trace_step_body(
         .collect();
     // `set-buffer!` works (and `training?` is true) only while the loss is traced.
     buffers::begin_step(interp, id, step_buffers);
-    let loss = interp.apply(&spec.loss, vec![inputs.params, inputs.batch], &site);
+    let loss = interp.apply(&spec.loss, vec![params, batch], &site);
     let new_buffers = buffers::end_step(interp);
-    let loss_node = loss_node(&loss?, id, spec)?;
-    let (grads, tap_norms) = gradients(interp, spec, loss_node, &inputs.param_nodes)?;
-    let grad_value = map_of(
-        params,
-        params
-            .iter()
-            .zip(&grads)
-            .map(|(s, &n)| tensor_value(id, n, s)),
-    );
+    let loss = loss_node(&loss?, id, spec)?;
+    let (grads, tap_norms) = gradients(interp, spec, loss, param_nodes)?;
+    Ok(LossAndGrads {
+        loss,
+        grads,
+        tap_norms,
+        new_buffers,
+    })
+}
+
+/// Traces the optimizer's `:update` on [masters grads state hyper]; the
+/// new parameters' and state's nodes.
+pub(super) fn trace_update(
+    interp: &mut Interp,
+    spec: &RunSpec,
+    id: u32,
+    params: &[Slot],
+    state: &[Slot],
+    args: [Value; 4],
+) -> EvalResult<Vec<NodeId>> {
     let site = Site::bare(spec.optimizer.span);
-    let updated = interp.apply(
-        &spec.optimizer.update,
-        vec![inputs.masters, grad_value, inputs.state, inputs.hyper],
-        &site,
-    )?;
-    let mut outputs = update_outputs(interp, spec, id, params, state, &updated)?;
-    outputs.extend(new_buffers);
-    Ok((loss_node, tap_norms, outputs))
+    let updated = interp.apply(&spec.optimizer.update, args.to_vec(), &site)?;
+    update_outputs(interp, spec, id, params, state, &updated)
 }
 
 /// Adds the step graph's inputs in their order (parameters, batch,
@@ -602,6 +678,20 @@ fn add_step_inputs(
     );
     let buffer_inputs = add_inputs(interp, "buffer/", &model.buffers, spec.model.span);
     let p = with_buffers(model, p, &buffer_inputs);
+    let hyper_value = add_hyper(interp, spec, hyper);
+    StepInputs {
+        param_nodes,
+        params: p,
+        buffer_nodes: buffer_inputs.iter().map(|(n, _)| *n).collect(),
+        masters,
+        batch: batch_value,
+        state: state_value,
+        hyper: hyper_value,
+    }
+}
+
+/// The step's scalars (`hyper/lr` ...) as inputs; their map.
+pub(super) fn add_hyper(interp: &mut Interp, spec: &RunSpec, hyper: &[(String, f64)]) -> Value {
     let hyper_slots: Vec<Slot> = hyper
         .iter()
         .map(|(k, _)| Slot {
@@ -613,16 +703,7 @@ fn add_step_inputs(
         })
         .collect();
     let hyper_inputs = add_inputs(interp, "hyper/", &hyper_slots, spec.optimizer.span);
-    let hyper_value = map_of(&hyper_slots, hyper_inputs.iter().map(|(_, v)| v.clone()));
-    StepInputs {
-        param_nodes,
-        params: p,
-        buffer_nodes: buffer_inputs.iter().map(|(n, _)| *n).collect(),
-        masters,
-        batch: batch_value,
-        state: state_value,
-        hyper: hyper_value,
-    }
+    map_of(&hyper_slots, hyper_inputs.iter().map(|(_, v)| v.clone()))
 }
 
 /// The loss function's result must be a float scalar of this graph (`E-RUN-003`).
@@ -806,7 +887,11 @@ fn matching_node(
 
 /// The map of the model's entries in its order: the parameters' values
 /// (`params`, a map of the parameters alone) and the buffers' inputs.
-fn with_buffers(model: &ModelSlots, params: Value, buffers: &[(NodeId, Value)]) -> Value {
+pub(super) fn with_buffers(
+    model: &ModelSlots,
+    params: Value,
+    buffers: &[(NodeId, Value)],
+) -> Value {
     let Value::Map(entries) = &params else {
         return params;
     };

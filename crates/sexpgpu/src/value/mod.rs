@@ -204,18 +204,27 @@ impl Value {
     /// Data as code, for macro expansion: every piece gets `span`, the macro
     /// call's place. `None` for values that are not code (functions, tensors).
     pub fn to_form(&self, span: Span) -> Option<Form> {
-        self.to_form_at(span, 0)
+        self.to_form_at(span, &Spans::default(), 0)
+    }
+
+    /// As `to_form`, but a piece that is one of the values `spans` came
+    /// from (a macro's argument, spliced into its expansion) keeps the
+    /// place it was read at, so a mistake in a `doseq` body points at the
+    /// body's form, not at the whole loop.
+    pub fn to_form_spanned(&self, span: Span, spans: &Spans) -> Option<Form> {
+        self.to_form_at(span, spans, 0)
     }
 
     /// Code nested deeper than the reader allows is refused here too, so a
     /// macro cannot hand the evaluator a form the reader would reject.
-    fn to_form_at(&self, span: Span, depth: usize) -> Option<Form> {
+    fn to_form_at(&self, span: Span, spans: &Spans, depth: usize) -> Option<Form> {
         if depth > crate::reader::MAX_NESTING {
             return None;
         }
+        let span = spans.get(self).unwrap_or(span);
         let all = |xs: &[Value]| {
             xs.iter()
-                .map(|x| x.to_form_at(span, depth + 1))
+                .map(|x| x.to_form_at(span, spans, depth + 1))
                 .collect::<Option<Vec<_>>>()
         };
         let kind = match self {
@@ -235,6 +244,40 @@ impl Value {
             _ => return None,
         };
         Some(Form::new(kind, span))
+    }
+
+    /// The address of the shared allocation a value holds, which tells
+    /// one read form's value from an equal one built later.
+    fn identity(&self) -> Option<*const ()> {
+        match self {
+            Value::Str(s) | Value::Keyword(s) | Value::Symbol(s) => Some(Rc::as_ptr(s).cast()),
+            Value::List(xs) | Value::Vector(xs) => Some(Rc::as_ptr(xs).cast()),
+            Value::Map(m) => Some(Rc::as_ptr(m).cast()),
+            _ => None,
+        }
+    }
+
+    /// `from_form`, recording in `spans` where each piece was read.
+    pub fn from_form_spanned(form: &Form, spans: &mut Spans) -> Value {
+        let value = match &form.kind {
+            FormKind::List(xs) => Value::list(Self::all_spanned(xs, spans)),
+            FormKind::Vector(xs) => Value::vector(Self::all_spanned(xs, spans)),
+            FormKind::Map(xs) => {
+                let items = Self::all_spanned(xs, spans);
+                let pairs = items.chunks(2).map(|kv| (kv[0].clone(), kv[1].clone()));
+                Value::Map(Rc::new(pairs.collect()))
+            }
+            _ => Value::from_form(form),
+        };
+        spans.record(&value, form.span);
+        value
+    }
+
+    fn all_spanned(forms: &[Form], spans: &mut Spans) -> Vec<Value> {
+        forms
+            .iter()
+            .map(|f| Value::from_form_spanned(f, spans))
+            .collect()
     }
 
     /// `pr-str`: strings quoted, as the reader would read them back.
@@ -388,4 +431,23 @@ fn write_escaped(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+/// Where each of some values was read, by the identity of the allocation
+/// it holds (numbers and other unshared values are not recorded). The
+/// values must outlive the table, so that no address is reused by a value
+/// built later.
+#[derive(Default)]
+pub struct Spans(std::collections::HashMap<*const (), Span>);
+
+impl Spans {
+    fn record(&mut self, value: &Value, span: Span) {
+        if let Some(at) = value.identity() {
+            self.0.insert(at, span);
+        }
+    }
+
+    fn get(&self, value: &Value) -> Option<Span> {
+        self.0.get(&value.identity()?).copied()
+    }
 }

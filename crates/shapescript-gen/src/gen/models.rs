@@ -168,7 +168,9 @@ impl Gen {
         let goal = Goal::new(axes, dt).within(Iv::new(-3.0, 3.0));
         let value = self.value(&mut fx, &goal, 2);
         let t = value.tensor()?.clone();
-        fx.params.is_empty().then(|| Field::Buffer(name, t, value))
+        fx.params
+            .is_empty()
+            .then_some(Field::Buffer(name, t, Box::new(value)))
     }
 
     /// The fields of `fx`'s model as values in scope: `self.w`.
