@@ -1,7 +1,8 @@
-"""The checks every example model's tests run: it equals the hand-written
-reference given the same weights, `torch.compile` traces it in one graph
-with the same outputs, and in bf16, end to end with a backward pass, it
-stays close to its f32 outputs."""
+"""The checks every example model's tests run: at full size it declares the
+hand-written reference's weights, it equals that reference given the same
+weights, `torch.compile` traces it in one graph with the same outputs, and
+in bf16, end to end with a backward pass, it stays close to its f32
+outputs."""
 
 import torch
 
@@ -41,3 +42,15 @@ def check_compiles_to_one_graph(model, x):
         want = model(x)
         got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def check_same_layout(model_class, reference_class):
+    """Built at full size on the meta device (no memory), the model's state
+    dict has the reference's entries with their shapes; returns the model
+    and those shapes."""
+    with torch.device("meta"):
+        model = model_class()
+        reference = reference_class()
+    declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    return model, declared

@@ -21,6 +21,7 @@ from model_checks import (  # noqa: E402
     check_bf16_forward_and_backward,
     check_compiles_to_one_graph,
     check_equals_reference,
+    check_same_layout,
 )
 
 DIMS = {"V": 61, "Ctx": 32, "D": 64, "H": 8, "Hkv": 2, "L": 2, "Dmlp": 96}
@@ -40,11 +41,7 @@ def ids(batch: int = 2, n: int = 12) -> torch.Tensor:
 
 def test_full_size_declares_tinyllamas_parameters(tmp_path):
     module = build_example("llama", {}, tmp_path, "llama_full")
-    with torch.device("meta"):
-        model = module.Llama()
-        reference = Llama()
-    declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    model, declared = check_same_layout(module.Llama, Llama)
     # The rotary tables are buffers: in the state dict, not parameters.
     assert declared["cos"] == declared["sin"] == (2048, 32)
     assert sum(p.numel() for p in model.parameters()) == 1_100_048_384

@@ -27,6 +27,7 @@ from model_checks import (  # noqa: E402
     check_bf16_forward_and_backward,
     check_compiles_to_one_graph,
     check_equals_reference,
+    check_same_layout,
 )
 
 DIMS = {"D": 32, "F": 48, "E": 4, "K": 2}
@@ -46,11 +47,7 @@ def tokens(batch: int = 3, n: int = 10, dtype=torch.float32) -> torch.Tensor:
 
 def test_full_size_declares_mixtrals_moe_parameters(tmp_path):
     module = build_example("moe", {}, tmp_path, "moe_full")
-    with torch.device("meta"):
-        model = module.SparseMoe()
-        reference = SparseMoe()
-    declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    model, declared = check_same_layout(module.SparseMoe, SparseMoe)
     assert declared["gate.weight"] == (8, 4096)
     assert declared["experts.7.w1.weight"] == (14336, 4096)
     assert declared["experts.7.w2.weight"] == (4096, 14336)

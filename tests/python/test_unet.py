@@ -24,6 +24,7 @@ from model_checks import (  # noqa: E402
     check_bf16_forward_and_backward,
     check_compiles_to_one_graph,
     check_equals_reference,
+    check_same_layout,
 )
 
 DIMS = {"C1": 8, "Classes": 3}
@@ -43,11 +44,7 @@ def images(batch: int = 2, height: int = 32, width: int = 48) -> torch.Tensor:
 
 def test_full_size_declares_the_reference_layout(tmp_path):
     module = build_example("unet", {}, tmp_path, "unet_full")
-    with torch.device("meta"):
-        model = module.UNet()
-        reference = UNet()
-    declared = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    assert declared == {k: tuple(v.shape) for k, v in reference.state_dict().items()}
+    model, declared = check_same_layout(module.UNet, UNet)
     assert declared["inc.conv1.weight"] == (64, 3, 3, 3)
     assert declared["up1.conv.conv1.weight"] == (512, 1024 + 512, 3, 3)
     assert declared["outc.weight"] == (2, 64, 1, 1)

@@ -10,6 +10,18 @@ use diag::{Diagnostic, SourceMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// `fmt`'s arguments, the same in both commands.
+#[derive(Clone, Debug, clap::Args)]
+pub struct FmtArgs {
+    /// Files and folders to format (default: the current folder); `-`
+    /// formats stdin to stdout.
+    pub paths: Vec<PathBuf>,
+    /// Change nothing: print a diff of each file that is not formatted,
+    /// and fail if there is one.
+    #[arg(long)]
+    pub check: bool,
+}
+
 /// Why a language's formatter left a text as it was.
 pub enum Refusal {
     /// The text does not read: its diagnostics, in file 0.

@@ -62,13 +62,7 @@ enum Command {
         printing: Printing,
     },
     /// Format `.ss` files in place (`docs/shapescript/formatting.md`); folders are searched for `.ss` files.
-    Fmt {
-        /// Files and folders to format (default: the current folder); `-` formats stdin to stdout.
-        paths: Vec<PathBuf>,
-        /// Change nothing: print a diff of each file that is not formatted, and fail if there is one.
-        #[arg(long)]
-        check: bool,
-    },
+    Fmt(command::fmt::FmtArgs),
     /// Run the language server on stdin and stdout (for editors).
     Lsp,
     /// Print the explanation of a diagnostic code, with a wrong and a fixed example.
@@ -119,7 +113,7 @@ fn main() -> ExitCode {
             no_runtime_checks,
             printing,
         } => build::run_build(paths, include, out, no_runtime_checks, printing),
-        Command::Fmt { paths, check } => fmt(&paths, check),
+        Command::Fmt(args) => fmt(&args.paths, args.check),
         Command::Lsp => lsp_command::run_lsp(),
         Command::Explain { code } => explain(&code),
     }

@@ -291,20 +291,25 @@ fn merge(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 }
 
 fn keys(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("keys", site, &args, 1, Some(1))?;
-    match &args[0] {
-        Value::Map(m) => Ok(Value::list(m.iter().map(|(k, _)| k.clone()).collect())),
-        Value::Nil => Ok(Value::Nil),
-        other => Err(wrong_type("keys", "a map", other, site, 0)),
-    }
+    entry_parts("keys", site, &args, |(k, _)| k.clone())
 }
 
 fn vals(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
-    arity("vals", site, &args, 1, Some(1))?;
+    entry_parts("vals", site, &args, |(_, v)| v.clone())
+}
+
+/// `keys` and `vals`: `part` of each entry of a map, in order (nil for nil).
+fn entry_parts(
+    name: &str,
+    site: &Site,
+    args: &[Value],
+    part: fn(&(Value, Value)) -> Value,
+) -> EvalResult {
+    arity(name, site, args, 1, Some(1))?;
     match &args[0] {
-        Value::Map(m) => Ok(Value::list(m.iter().map(|(_, v)| v.clone()).collect())),
+        Value::Map(m) => Ok(Value::list(m.iter().map(part).collect())),
         Value::Nil => Ok(Value::Nil),
-        other => Err(wrong_type("vals", "a map", other, site, 0)),
+        other => Err(wrong_type(name, "a map", other, site, 0)),
     }
 }
 

@@ -120,15 +120,7 @@ enum Command {
     },
     /// Format `.sx` files in place (`docs/sexpgpu/formatting.md`); folders are
     /// searched for `.sx` files.
-    Fmt {
-        /// Files and folders to format (default: the current folder); `-`
-        /// formats stdin to stdout.
-        paths: Vec<PathBuf>,
-        /// Change nothing: print a diff of each file that is not formatted,
-        /// and fail if there is one.
-        #[arg(long)]
-        check: bool,
-    },
+    Fmt(command::fmt::FmtArgs),
     /// Run the language server on stdin and stdout (for editors;
     /// `docs/sexpgpu/editor.md`).
     Lsp,
@@ -304,7 +296,7 @@ fn dispatch(cli: Cli) -> i32 {
         Command::Ir { file, graph, stage } => {
             run_file(&file, Mode::Check, 0, format, Action::Ir(graph, stage))
         }
-        Command::Fmt { paths, check } => fmt(&paths, check),
+        Command::Fmt(args) => fmt(&args.paths, args.check),
         Command::Lsp => match lsp::run_stdio() {
             Ok(()) => 0,
             Err(e) => {
