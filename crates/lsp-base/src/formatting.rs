@@ -5,7 +5,6 @@
 //! touch the range's lines.
 
 use crate::protocol::Error;
-use lsp_types as lsp;
 
 /// What a language's formatter gave for a document's text.
 pub enum Formatted {
@@ -22,8 +21,8 @@ pub enum Formatted {
 pub fn reply(
     text: &str,
     formatted: Formatted,
-    range: Option<lsp::Range>,
-) -> Result<Option<Vec<lsp::TextEdit>>, Error> {
+    range: Option<lsp_types::Range>,
+) -> Result<Option<Vec<lsp_types::TextEdit>>, Error> {
     match formatted {
         Formatted::Text(new) => Ok(Some(edits(text, &new, range))),
         Formatted::Unreadable => Ok(None),
@@ -35,7 +34,7 @@ pub fn reply(
 
 /// The edits from `old` to `new` (its formatted text), all of them or
 /// those that touch the lines of `range`.
-pub fn edits(old: &str, new: &str, range: Option<lsp::Range>) -> Vec<lsp::TextEdit> {
+pub fn edits(old: &str, new: &str, range: Option<lsp_types::Range>) -> Vec<lsp_types::TextEdit> {
     // Lines with their ends, so that a changed line end is a change too.
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
@@ -62,8 +61,8 @@ pub fn edits(old: &str, new: &str, range: Option<lsp::Range>) -> Vec<lsp::TextEd
             }
         })
         .filter(|(old, _)| wanted(old))
-        .map(|(old, new)| lsp::TextEdit {
-            range: lsp::Range {
+        .map(|(old, new)| lsp_types::TextEdit {
+            range: lsp_types::Range {
                 start: line_start(old.start),
                 end: line_start(old.end),
             },
@@ -72,8 +71,8 @@ pub fn edits(old: &str, new: &str, range: Option<lsp::Range>) -> Vec<lsp::TextEd
         .collect()
 }
 
-fn line_start(line: usize) -> lsp::Position {
-    lsp::Position {
+fn line_start(line: usize) -> lsp_types::Position {
+    lsp_types::Position {
         line: line as u32,
         character: 0,
     }
@@ -85,10 +84,10 @@ mod tests {
     use crate::protocol::apply_change;
 
     /// `old` with `edits` applied from the last to the first, as a client does.
-    fn apply(old: &str, edits: &[lsp::TextEdit]) -> String {
+    fn apply(old: &str, edits: &[lsp_types::TextEdit]) -> String {
         let mut text = old.to_string();
         for edit in edits.iter().rev() {
-            let change = lsp::TextDocumentContentChangeEvent {
+            let change = lsp_types::TextDocumentContentChangeEvent {
                 range: Some(edit.range),
                 range_length: None,
                 text: edit.new_text.clone(),
@@ -98,13 +97,13 @@ mod tests {
         text
     }
 
-    fn range(first: u32, last: u32) -> lsp::Range {
-        lsp::Range {
-            start: lsp::Position {
+    fn range(first: u32, last: u32) -> lsp_types::Range {
+        lsp_types::Range {
+            start: lsp_types::Position {
                 line: first,
                 character: 0,
             },
-            end: lsp::Position {
+            end: lsp_types::Position {
                 line: last,
                 character: 3,
             },

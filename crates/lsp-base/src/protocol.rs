@@ -6,7 +6,7 @@
 
 use crate::LineIndex;
 use lsp_server::{Connection, ErrorCode, RequestId, Response};
-use lsp_types as lsp;
+
 use lsp_types::request::Request;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,47 +29,47 @@ pub fn run_stdio(run: impl FnOnce(Connection) -> Result<(), BoxError>) -> Result
 pub fn capabilities(
     completion_triggers: &[&str],
     signature_triggers: &[&str],
-) -> lsp::ServerCapabilities {
+) -> lsp_types::ServerCapabilities {
     let triggers = |list: &[&str]| Some(list.iter().map(|c| c.to_string()).collect());
-    lsp::ServerCapabilities {
-        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
+    lsp_types::ServerCapabilities {
+        position_encoding: Some(lsp_types::PositionEncodingKind::UTF16),
         text_document_sync: Some(text_sync()),
-        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
-        definition_provider: Some(lsp::OneOf::Left(true)),
-        references_provider: Some(lsp::OneOf::Left(true)),
-        document_symbol_provider: Some(lsp::OneOf::Left(true)),
-        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
-        completion_provider: Some(lsp::CompletionOptions {
+        hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp_types::OneOf::Left(true)),
+        references_provider: Some(lsp_types::OneOf::Left(true)),
+        document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
+        inlay_hint_provider: Some(lsp_types::OneOf::Left(true)),
+        completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: triggers(completion_triggers),
             ..Default::default()
         }),
-        signature_help_provider: Some(lsp::SignatureHelpOptions {
+        signature_help_provider: Some(lsp_types::SignatureHelpOptions {
             trigger_characters: triggers(signature_triggers),
             ..Default::default()
         }),
-        document_formatting_provider: Some(lsp::OneOf::Left(true)),
-        document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
+        document_formatting_provider: Some(lsp_types::OneOf::Left(true)),
+        document_range_formatting_provider: Some(lsp_types::OneOf::Left(true)),
         ..Default::default()
     }
 }
 
 /// The text sync both servers offer: open and close, incremental changes.
-pub fn text_sync() -> lsp::TextDocumentSyncCapability {
-    lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+pub fn text_sync() -> lsp_types::TextDocumentSyncCapability {
+    lsp_types::TextDocumentSyncCapability::Options(lsp_types::TextDocumentSyncOptions {
         open_close: Some(true),
-        change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+        change: Some(lsp_types::TextDocumentSyncKind::INCREMENTAL),
         ..Default::default()
     })
 }
 
 /// An inlay hint showing a type, `label`, at byte `offset` of the text
 /// `index` indexes.
-pub fn type_hint(index: &LineIndex, offset: u32, label: String) -> lsp::InlayHint {
+pub fn type_hint(index: &LineIndex, offset: u32, label: String) -> lsp_types::InlayHint {
     let (line, character) = index.position(offset as usize);
-    lsp::InlayHint {
-        position: lsp::Position { line, character },
-        label: lsp::InlayHintLabel::String(label),
-        kind: Some(lsp::InlayHintKind::TYPE),
+    lsp_types::InlayHint {
+        position: lsp_types::Position { line, character },
+        label: lsp_types::InlayHintLabel::String(label),
+        kind: Some(lsp_types::InlayHintKind::TYPE),
         text_edits: None,
         tooltip: None,
         padding_left: Some(false),
@@ -79,9 +79,9 @@ pub fn type_hint(index: &LineIndex, offset: u32, label: String) -> lsp::InlayHin
 }
 
 /// Markdown text, for hovers and docs.
-pub fn markdown(value: String) -> lsp::MarkupContent {
-    lsp::MarkupContent {
-        kind: lsp::MarkupKind::Markdown,
+pub fn markdown(value: String) -> lsp_types::MarkupContent {
+    lsp_types::MarkupContent {
+        kind: lsp_types::MarkupKind::Markdown,
         value,
     }
 }
@@ -99,9 +99,9 @@ pub enum Error {
 /// (the notification is then dropped: there is no one to answer).
 /// A notification about the documents, its parameters read.
 pub enum DocEvent {
-    Opened(lsp::TextDocumentItem),
-    Changed(lsp::DidChangeTextDocumentParams),
-    Closed(lsp::Uri),
+    Opened(lsp_types::TextDocumentItem),
+    Changed(lsp_types::DidChangeTextDocumentParams),
+    Closed(lsp_types::Uri),
     /// A document saved, or files changed outside the editor.
     FilesChanged,
 }
@@ -109,7 +109,7 @@ pub enum DocEvent {
 /// The document event `note` is; `None` for any other notification, or
 /// parameters that do not read.
 pub fn doc_event(note: lsp_server::Notification) -> Option<DocEvent> {
-    use lsp::notification::{
+    use lsp_types::notification::{
         DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
         DidSaveTextDocument, Notification,
     };
@@ -128,7 +128,7 @@ pub fn doc_event(note: lsp_server::Notification) -> Option<DocEvent> {
     }
 }
 
-pub fn params<N: lsp::notification::Notification>(
+pub fn params<N: lsp_types::notification::Notification>(
     note: lsp_server::Notification,
 ) -> Option<N::Params> {
     serde_json::from_value(note.params).ok()
@@ -186,7 +186,7 @@ pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Applies one `contentChanges` entry: a range edit, or the whole text.
-pub fn apply_change(text: &mut String, change: &lsp::TextDocumentContentChangeEvent) {
+pub fn apply_change(text: &mut String, change: &lsp_types::TextDocumentContentChangeEvent) {
     let Some(range) = change.range else {
         text.clone_from(&change.text);
         return;
@@ -218,7 +218,7 @@ mod tests {
     }
 
     /// A `contentChanges` entry from its JSON, as a client sends it.
-    fn change(json: Value) -> lsp::TextDocumentContentChangeEvent {
+    fn change(json: Value) -> lsp_types::TextDocumentContentChangeEvent {
         serde_json::from_value(json).expect("a content change")
     }
 

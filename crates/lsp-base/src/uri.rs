@@ -1,7 +1,6 @@
 //! `file://` URIs to paths and back, percent-encoding included. Knows nothing
 //! of LSP messages; never touches the disk.
 
-use lsp_types as lsp;
 use std::path::{Path, PathBuf};
 
 /// The `file://` URI of an absolute path, as editors write it.
@@ -24,7 +23,7 @@ pub fn from_path(path: &Path) -> String {
 }
 
 /// The `file://` URI of an absolute path, as an `lsp-types` value.
-pub fn file_uri(path: &Path) -> lsp::Uri {
+pub fn file_uri(path: &Path) -> lsp_types::Uri {
     let text = from_path(path);
     text.parse()
         .unwrap_or_else(|e| panic!("`{text}` is not a URI: {e:?}"))

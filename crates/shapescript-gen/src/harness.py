@@ -438,7 +438,7 @@ def run_entry(mod, ref_ns, entry, dims, rng, seed):
         kind, detail = classify(exc)
         if kind == "shape-error" and detail.startswith(entry["py"] + ": parameter"):
             # The entry's own boundary check: inputs that do not fit the
-            # types the spec gave, the generator's mistake.
+            # types the entry's record (`spec.rs`) gave, the generator's mistake.
             kind = "generator"
         record.update(kind=kind, detail=detail)
         return record

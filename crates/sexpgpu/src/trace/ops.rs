@@ -33,8 +33,8 @@ pub struct Op {
 /// A handler written by hand, given its table entry.
 pub(super) type Handler = fn(&mut Interp, &Op, &Site, Vec<Value>) -> EvalResult;
 
-/// What a name means when its arguments are not the spec's tensors: the
-/// host's meaning (`sum` of a list, `max` of numbers), or the spec's.
+/// What a name means when its arguments are not its `Spec`'s tensors: the
+/// host's meaning (`sum` of a list, `max` of numbers), or its `Spec`'s.
 pub(super) enum Meaning {
     Done(EvalResult),
     Traced(Vec<Value>),
@@ -48,7 +48,7 @@ pub(super) enum Run {
     Binary(BinaryOp),
     /// As its spec describes.
     Spec(Spec),
-    /// A host meaning first (`sum` of a list), else as the spec describes.
+    /// A host meaning first (`sum` of a list), else as its `Spec` describes.
     HostOr(fn(&mut Interp, &Op, &Site, Vec<Value>) -> Meaning, Spec),
     /// A hand-written handler, with the keywords it takes.
     Handler(Handler, &'static [&'static str]),
@@ -81,7 +81,7 @@ const fn two(params: &'static [Param], keywords: &'static [Keyword], build: Buil
     Run::Spec(spec(params, keywords, Build::Two(build)))
 }
 
-/// `run` (a spec's) after a host meaning.
+/// `run` (a `Spec`'s) after a host meaning.
 const fn host_or(host: fn(&mut Interp, &Op, &Site, Vec<Value>) -> Meaning, run: Run) -> Run {
     match run {
         Run::Spec(spec) => Run::HostOr(host, spec),
@@ -849,7 +849,7 @@ fn sum_of_list(interp: &mut Interp, _: &Op, site: &Site, args: Vec<Value>) -> Me
 }
 
 /// `max` and `min`: the reduction for one tensor (with `:axes`
-/// `:keepdims`, the spec's), the elementwise extreme of several arguments
+/// `:keepdims`, its `Spec`'s), the elementwise extreme of several arguments
 /// with a tensor among them, and the host's for numbers.
 fn extreme(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Meaning {
     let positional = args

@@ -1,7 +1,7 @@
 //! Tensor operations described, not hand-written: a `Spec` lists what each
 //! argument takes (`Param`: a tensor, a tensor or number, an integer, a
 //! shape, a dtype keyword ...), each keyword with its default, and the
-//! graph builder to call; `run` parses the arguments as the spec says
+//! graph builder to call; `run` parses the arguments as its `Spec` says
 //! (arity or keyword splitting, the host values first, then the graph's
 //! operands inside the recording, so their errors name them), and hands
 //! the builder an `Args`. Dtype rules, shape rules and broadcasting are the
@@ -16,7 +16,7 @@ use diag::Diagnostic;
 use sexpgpu_graph::{DType, Graph, NodeId, OpError, Operand, Scalar, Shape, MAX_ELEMENTS};
 
 /// What one argument takes. The graph's operands (`Tensor`, `Operand`)
-/// come first in a spec's positional parameters; host values after them.
+/// come first in a `Spec`'s positional parameters; host values after them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Param {
     /// A tensor, traced or computed.
@@ -169,7 +169,7 @@ pub(super) struct Args<'s> {
 
 /// One accessor per kind of host value: the value given (or defaulted)
 /// for `key`, cloned, or an internal error when the table reads a kind
-/// the spec did not parse there.
+/// the `Spec` did not parse there.
 macro_rules! reads {
     ($($name:ident: $variant:ident -> $ty:ty, $what:literal;)*) => {
         $(
