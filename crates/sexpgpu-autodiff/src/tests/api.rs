@@ -365,3 +365,43 @@ fn disjoint_slice_adjoints_join_into_one_concat() {
         "#]],
     );
 }
+
+#[test]
+fn a_gathers_adjoint_accumulates_into_the_other_contribution() {
+    // `x` is gathered and squared: the gather's adjoint adds into the
+    // square's (one scatter-add over it), with no zero tensor and no `add`.
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![2, 3]), DType::F32);
+            let ids = g.input("ids", Shape::new(vec![2, 1]), DType::I64);
+            let picked = g.gather(x, ids, 1)?;
+            let square = g.binary(BinaryOp::Mul, x, x)?;
+            let a = g.reduce(ReduceOp::Sum, picked, None, false)?;
+            let b = g.reduce(ReduceOp::Sum, square, None, false)?;
+            let loss = g.binary(BinaryOp::Add, a, b)?;
+            Ok((loss, vec![x]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 0, nodes 18)
+              %0  = input x                              [2, 3] f32
+              %1  = input ids                            [2, 1] i64
+              %2  = gather %0 %1 :axis 1                 [2, 1] f32
+              %3  = mul %0 %0                            [2, 3] f32
+              %4  = sum %2 :axes [0, 1] :keepdims false  [] f32
+              %5  = sum %3 :axes [0, 1] :keepdims false  [] f32
+              %6  = add %4 %5                            [] f32
+              %7  = full 1.0                             [] f32
+              %8  = reshape %7                           [1, 1] f32
+              %9  = broadcast %8                         [2, 3] f32
+              %10 = reshape %7                           [1, 1] f32
+              %11 = broadcast %10                        [2, 1] f32
+              %12 = mul %9 %0                            [2, 3] f32
+              %13 = mul %9 %0                            [2, 3] f32
+              %14 = add %12 %13                          [2, 3] f32
+              %15 = full 0.0                             [2, 3] f32
+              %16 = scatter-add %15 %1 %11 :axis 1       [2, 3] f32
+              %17 = scatter-add %14 %1 %11 :axis 1       [2, 3] f32
+              return %17
+        "#]],
+    );
+}
