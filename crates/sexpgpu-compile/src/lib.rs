@@ -7,6 +7,7 @@
 //! kernels: every element is computed by a backend.
 
 mod backend;
+pub mod cost;
 mod describe;
 mod error;
 mod exec;

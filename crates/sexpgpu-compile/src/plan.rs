@@ -145,6 +145,16 @@ impl FusedKernel {
     }
 }
 
+/// Bytes one stored element of `dtype` takes (bool: one byte).
+pub fn element_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::F32 | DType::I32 => 4,
+        DType::BF16 => 2,
+        DType::I64 => 8,
+        DType::Bool => 1,
+    }
+}
+
 /// A reduction's `[dims]` input as `(length, reduced)` groups: dims of 1
 /// dropped and neighbours of the same kind merged, the layout every
 /// backend's reduction kernels walk (`Step::Reduce`, `Step::FusedReduce`).
