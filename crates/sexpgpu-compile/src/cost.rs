@@ -13,7 +13,7 @@ mod report;
 
 pub use count::{launch_cost, plan_costs, Cost, Rate};
 pub use gpu::{Bound, Gpu, GPUS};
-pub use report::{format_cost, format_rates, gigabytes};
+pub use report::{duration, format_cost, format_rates, si};
 
 use crate::plan::{Launch, Loc, Plan, Step};
 

@@ -9,9 +9,35 @@ use super::count::{plan_costs, Cost};
 use super::gpu::{Bound, Gpu};
 use crate::plan::Plan;
 
-/// Bytes as decimal gigabytes (10^9), as bandwidths are given.
-pub fn gigabytes(bytes: u64) -> f64 {
-    bytes as f64 / 1e9
+/// `value` of `unit` with a decimal prefix (`k`, `M`, `G`, `T`, as
+/// bandwidths and rates are given) and 3 significant digits: `12.6 MB`.
+pub fn si(value: f64, unit: &str) -> String {
+    let mut v = value;
+    let mut prefix = 0;
+    while v.abs() >= 999.5 && prefix < 4 {
+        v /= 1e3;
+        prefix += 1;
+    }
+    let digits = if v.abs() >= 99.95 || prefix == 0 && v.fract() == 0.0 {
+        0
+    } else if v.abs() >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {}{unit}", ["", "k", "M", "G", "T"][prefix])
+}
+
+/// A time in seconds as `ns`, `us`, `ms` or `s`, 3 significant digits.
+pub fn duration(seconds: f64) -> String {
+    let (v, unit) = match seconds {
+        s if s >= 1.0 => (s, "s"),
+        s if s >= 1e-3 => (s * 1e3, "ms"),
+        s if s >= 1e-6 => (s * 1e6, "us"),
+        s => (s * 1e9, "ns"),
+    };
+    let digits = if v >= 99.95 { 0 } else if v >= 9.995 { 1 } else { 2 };
+    format!("{v:.digits$} {unit}")
 }
 
 /// The achieved rates of `bytes` and `flops` moved and computed in
@@ -19,9 +45,9 @@ pub fn gigabytes(bytes: u64) -> f64 {
 pub fn format_rates(bytes: u64, flops: u64, seconds: f64) -> String {
     let seconds = seconds.max(1e-12);
     format!(
-        "{:>9.1} GB/s {:>8.3} TFLOPS",
-        gigabytes(bytes) / seconds,
-        flops as f64 / seconds / 1e12
+        "{:>11} {:>13}",
+        si(bytes as f64 / seconds, "B/s"),
+        si(flops as f64 / seconds, "FLOPS")
     )
 }
 
@@ -64,13 +90,13 @@ pub fn format_cost(plan: &Plan, gpu: &Gpu) -> String {
         let bound = gpu.bound(cost);
         let _ = writeln!(
             out,
-            "  k{i:<5} {:<18} {:<7} read {:>10.3} MB  write {:>10.3} MB {:>10.3} GFLOP  bound {:>9.2} us {}",
+            "  k{i:<5} {:<18} {:<7} read {:>9}  write {:>9} {:>12}  bound {:>9} {}",
             cost.kind,
             plan.launches[i].node.to_string(),
-            cost.read as f64 / 1e6,
-            cost.written as f64 / 1e6,
-            cost.flops as f64 / 1e9,
-            bound.seconds() * 1e6,
+            si(cost.read as f64, "B"),
+            si(cost.written as f64, "B"),
+            si(cost.flops as f64, "FLOP"),
+            duration(bound.seconds()),
             bound.limit()
         );
         kinds.entry(cost.kind).or_default().add(cost, bound);
@@ -79,13 +105,13 @@ pub fn format_cost(plan: &Plan, gpu: &Gpu) -> String {
     write_kinds(&mut out, kinds, total.seconds);
     let _ = writeln!(
         out,
-        "total: {} launches, {:.3} GB moved, {:.3} TFLOP, lower bound {:.3} ms (bytes alone {:.3} ms, FLOPs alone {:.3} ms)",
+        "total: {} launches, {} moved, {}, lower bound {} (bytes alone {}, FLOPs alone {})",
         total.launches,
-        gigabytes(total.read + total.written),
-        total.flops as f64 / 1e12,
-        total.seconds * 1e3,
-        total.bound.memory * 1e3,
-        total.bound.compute * 1e3
+        si((total.read + total.written) as f64, "B"),
+        si(total.flops as f64, "FLOP"),
+        duration(total.seconds),
+        duration(total.bound.memory),
+        duration(total.bound.compute)
     );
     out
 }
@@ -98,14 +124,31 @@ fn write_kinds(out: &mut String, kinds: BTreeMap<&'static str, Group>, total: f6
     for (kind, g) in kinds {
         let _ = writeln!(
             out,
-            "  {kind:<18} {:>6} launches {:>10.3} GB {:>11.3} GFLOP  bound {:>9.3} ms {:>5.1}%  (bytes {:.3} ms, FLOPs {:.3} ms)",
+            "  {kind:<18} {:>6} launches {:>9} {:>12}  bound {:>9} {:>5.1}%  (bytes {}, FLOPs {})",
             g.launches,
-            gigabytes(g.read + g.written),
-            g.flops as f64 / 1e9,
-            g.seconds * 1e3,
+            si((g.read + g.written) as f64, "B"),
+            si(g.flops as f64, "FLOP"),
+            duration(g.seconds),
             g.seconds / total.max(1e-300) * 100.0,
-            g.bound.memory * 1e3,
-            g.bound.compute * 1e3
+            duration(g.bound.memory),
+            duration(g.bound.compute)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_take_a_prefix_and_three_digits() {
+        assert_eq!(si(0.0, "B"), "0 B");
+        assert_eq!(si(512.0, "B"), "512 B");
+        assert_eq!(si(12_582_912.0, "B"), "12.6 MB");
+        assert_eq!(si(7.3e12, "FLOP"), "7.30 TFLOP");
+        assert_eq!(si(999.6e3, "B"), "1.00 MB");
+        assert_eq!(duration(0.009_123), "9.12 ms");
+        assert_eq!(duration(2.5e-7), "250 ns");
+        assert_eq!(duration(3.0), "3.00 s");
     }
 }
