@@ -36,7 +36,13 @@ pub fn duration(seconds: f64) -> String {
         s if s >= 1e-6 => (s * 1e6, "us"),
         s => (s * 1e9, "ns"),
     };
-    let digits = if v >= 99.95 { 0 } else if v >= 9.995 { 1 } else { 2 };
+    let digits = if v >= 99.95 {
+        0
+    } else if v >= 9.995 {
+        1
+    } else {
+        2
+    };
     format!("{v:.digits$} {unit}")
 }
 

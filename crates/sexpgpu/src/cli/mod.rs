@@ -214,10 +214,7 @@ fn print_profile() {
         .unwrap_or(8);
     eprint!("{}", profile::format_report(&profile::take_report()));
     for (graph, launches) in profile::take_top_launches(top) {
-        eprintln!("costliest launches of {graph}:");
-        for (time, text) in launches {
-            eprint!("{:>9.1} ms{text}", time.as_secs_f64() * 1e3);
-        }
+        eprint!("{}", profile::format_top_launches(&graph, &launches));
     }
 }
 
