@@ -167,14 +167,14 @@ fn ir_cost_models_each_kernel_by_kind_and_in_total_on_a_gpu_of_the_table() {
         })
         .sum();
     let total = stdout.lines().last().unwrap();
-    assert!(
-        total.starts_with(&format!("total: {kernels} launches, ")) && by_kind == kernels,
-        "{total}: {by_kind} launches by kind, {kernels} kernels"
-    );
-    assert!(
-        total.contains(" moved, ") && total.contains("FLOP, lower bound "),
+    let words: Vec<&str> = total.split_whitespace().collect();
+    assert_eq!(
+        words[..3],
+        ["total:", &kernels.to_string(), "launches"],
         "{total}"
     );
+    assert_eq!(by_kind, kernels, "{stdout}");
+    assert!(total.contains(" 100.0%  (bytes "), "{total}");
     // A GPU the table lacks is named with the table's keys, before any work.
     let out = sexpgpu(&["ir", example, "--cost", "--gpu", "v100"], None);
     assert_eq!(out.status.code(), Some(2));

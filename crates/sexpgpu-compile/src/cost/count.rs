@@ -163,58 +163,38 @@ fn visible_pairs(t: usize, s: usize, causal: bool) -> u64 {
 /// `Backend::indexed`'s steps: the ids and the rows or elements they name,
 /// one add an element summed in.
 fn indexed(plan: &Plan, step: &Step, cost: &mut Cost) {
-    let read = |c: &Contig, n: u64| contig_read(plan, *c, n);
-    let (bytes, flops) = match step {
-        Step::Index {
-            table,
-            ids,
+    let n = |x: &usize| *x as u64;
+    // Elements read of each operand, in `Step::reads` order.
+    let (counts, flops) = match step {
+        Step::Index { n_ids, row_len, .. } => (vec![n(n_ids) * n(row_len), n(n_ids)], 0),
+        Step::IndexAdd {
             n_ids,
+            rows,
             row_len,
             ..
         } => {
-            let (n, len) = (*n_ids as u64, *row_len as u64);
-            (read(ids, n) + read(table, n * len), 0)
+            let added = n(n_ids) * n(row_len);
+            (vec![n(rows) * n(row_len), n(n_ids), added], added)
         }
-        Step::IndexAdd {
-            base,
-            ids,
-            n_ids,
-            values,
-            rows,
-            row_len,
-        } => {
-            let (n, len) = (*n_ids as u64, *row_len as u64);
-            let base = read(base, *rows as u64 * len);
-            (base + read(ids, n) + read(values, n * len), n * len)
-        }
-        Step::Gather {
-            x, idx, idx_dims, ..
-        } => {
-            let n = product(idx_dims);
-            (read(idx, n) + read(x, n), 0)
-        }
+        Step::Gather { idx_dims, .. } => (vec![product(idx_dims); 2], 0),
         Step::ScatterAdd {
-            base,
-            idx,
-            values,
             base_dims,
             idx_dims,
             ..
         } => {
-            let n = product(idx_dims);
-            (
-                read(base, product(base_dims)) + read(idx, n) + read(values, n),
-                n,
-            )
+            let values = product(idx_dims);
+            (vec![product(base_dims), values, values], values)
         }
-        Step::LinearScan { a, b, dims, .. } => {
-            let n = product(dims);
-            (read(a, n) + read(b, n), 2 * n)
-        }
-        Step::Argsort { x, dims, .. } => (read(x, product(dims)), 0),
-        _ => (0, 0),
+        Step::LinearScan { dims, .. } => (vec![product(dims); 2], 2 * product(dims)),
+        Step::Argsort { dims, .. } => (vec![product(dims)], 0),
+        _ => (Vec::new(), 0),
     };
-    cost.read = bytes;
+    cost.read = step
+        .reads()
+        .into_iter()
+        .zip(counts)
+        .map(|(loc, count)| stored(plan, loc, count))
+        .sum();
     cost.flops = flops;
 }
 

@@ -108,38 +108,34 @@ pub fn format_cost(plan: &Plan, gpu: &Gpu) -> String {
         kinds.entry(cost.kind).or_default().add(cost, bound);
         total.add(cost, bound);
     }
-    write_kinds(&mut out, kinds, total.seconds);
-    let _ = writeln!(
-        out,
-        "total: {} launches, {} moved, {}, lower bound {} (bytes alone {}, FLOPs alone {})",
-        total.launches,
-        si((total.read + total.written) as f64, "B"),
-        si(total.flops as f64, "FLOP"),
-        duration(total.seconds),
-        duration(total.bound.memory),
-        duration(total.bound.compute)
-    );
+    write_kinds(&mut out, kinds, &total);
     out
 }
 
-/// One line per kind, the costliest bound first.
-fn write_kinds(out: &mut String, kinds: BTreeMap<&'static str, Group>, total: f64) {
+/// One line per kind, the costliest bound first, then the total's.
+fn write_kinds(out: &mut String, kinds: BTreeMap<&'static str, Group>, total: &Group) {
     let mut kinds: Vec<(&str, Group)> = kinds.into_iter().collect();
     kinds.sort_by(|a, b| b.1.seconds.total_cmp(&a.1.seconds));
     let _ = writeln!(out, "by kind:");
-    for (kind, g) in kinds {
-        let _ = writeln!(
-            out,
-            "  {kind:<18} {:>6} launches {:>9} {:>12}  bound {:>9} {:>5.1}%  (bytes {}, FLOPs {})",
-            g.launches,
-            si((g.read + g.written) as f64, "B"),
-            si(g.flops as f64, "FLOP"),
-            duration(g.seconds),
-            g.seconds / total.max(1e-300) * 100.0,
-            duration(g.bound.memory),
-            duration(g.bound.compute)
-        );
+    for (kind, g) in &kinds {
+        out.push_str(&group_line(&format!("  {kind}"), g, total.seconds));
     }
+    out.push_str(&group_line("total:", total, total.seconds));
+}
+
+/// A group's launches, bytes moved, FLOPs, bound and share of `total`
+/// seconds, and what its bytes alone and its FLOPs alone would take.
+fn group_line(label: &str, g: &Group, total: f64) -> String {
+    format!(
+        "{label:<20} {:>6} launches {:>9} {:>12}  bound {:>9} {:>5.1}%  (bytes {}, FLOPs {})\n",
+        g.launches,
+        si((g.read + g.written) as f64, "B"),
+        si(g.flops as f64, "FLOP"),
+        duration(g.seconds),
+        g.seconds / total.max(1e-300) * 100.0,
+        duration(g.bound.memory),
+        duration(g.bound.compute)
+    )
 }
 
 #[cfg(test)]
