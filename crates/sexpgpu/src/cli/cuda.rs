@@ -10,15 +10,27 @@
 #[cfg(feature = "cuda")]
 pub fn open(ordinal: usize) -> Result<sexpgpu::Device, String> {
     let device = sexpgpu_cuda::CudaDevice::open(ordinal).map_err(|e| e.to_string())?;
-    // `--profile` gives the fraction of this GPU's peak when the cost
-    // model's table has it (docs/sexpgpu/cuda.md, "The cost model").
-    let gpu = sexpgpu_compile::cost::Gpu::from_device_name(&device.name);
-    sexpgpu_compile::profile::set_gpu(gpu);
+    sexpgpu_compile::profile::set_gpu(table_entry(&device.name));
     let backend = sexpgpu_cuda::CudaBackend::new(device)
         .map_err(|e| format!("CUDA is not available: {}", e.message))?;
     Ok(sexpgpu::Device(Some(std::rc::Rc::new(
         sexpgpu::BackendExecutor::new(backend),
     ))))
+}
+
+/// The cost model's entry for the GPU named `device` (docs/sexpgpu/cuda.md,
+/// "The cost model"), for `--profile`'s fraction of its peak: the one
+/// `SEXPGPU_COST_GPU` names (`h100`: an H100 PCIe the table lacks), else
+/// the one the device's name matches, if any.
+#[cfg(feature = "cuda")]
+fn table_entry(device: &str) -> Option<&'static sexpgpu_compile::cost::Gpu> {
+    use sexpgpu_compile::cost::Gpu;
+    match std::env::var("SEXPGPU_COST_GPU") {
+        Ok(name) => Gpu::lookup(&name)
+            .map_err(|why| eprintln!("warning: SEXPGPU_COST_GPU: {why}"))
+            .ok(),
+        Err(_) => Gpu::from_device_name(device),
+    }
 }
 
 #[cfg(not(feature = "cuda"))]
