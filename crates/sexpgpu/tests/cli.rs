@@ -522,3 +522,42 @@ fn fmt_formats_folders_checks_with_a_diff_reads_stdin_and_refuses_what_does_not_
         text(&broken.stderr)
     );
 }
+
+/// `sexpgpu run` on a terminal (a pseudo-terminal from util-linux's
+/// `script`): the progress bar is never drawn as `0/0`, shows no rate
+/// before a step was timed, and leaves the screen before `:after` prints.
+#[test]
+fn the_progress_bar_on_a_terminal() {
+    let f = file(
+        "bar.sx",
+        r#"(require nn)
+(def data (call (fn () {:x (normal [32 4]) :y (normal [32 1])})))
+(defmodel line [n] {:w (normal [n 1]) :b (zeros [1])})
+(defrun fit
+  :seed 3
+  :model (line 4)
+  :data (nn/batches {:x (:x data) :y (:y data)} :size 8 :shuffle true)
+  :loss (fn (p batch)
+          (let [d (- (+ (matmul (:x batch) (:w p)) (:b p)) (:y batch))]
+            (nn/mean (* d d))))
+  :optimizer (nn/adamw :lr 0.05)
+  :steps 40
+  :log-every 20
+  :after (fn (p) (println "after-line")))
+"#,
+    );
+    let command = format!("{} run {f}", env!("CARGO_BIN_EXE_sexpgpu"));
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux's `script` runs");
+    let screen = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{screen}");
+    assert!(screen.contains("] 1/40  - steps/s"), "{screen}");
+    assert!(!screen.contains("0/0"), "{screen}");
+    // The bar's line is erased (`\r` and ESC[2K) right before `:after`'s output.
+    assert!(screen.contains("\r\x1b[2Kafter-line"), "{screen:?}");
+    assert!(screen.contains("step 40/40"), "{screen}");
+}
