@@ -21,8 +21,8 @@ pub use backend::{Backend, Dense, Operand, Product};
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{
-    reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc,
-    Output, Plan, Reg, SlotInfo, Src, Step,
+    element_bytes, reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr,
+    Launch, Loc, Output, Plan, Reg, SlotInfo, Src, Step,
 };
 pub use sexpgpu_graph::ExecError;
 pub use view::{row_major_strides, View};

@@ -594,6 +594,26 @@ pub struct Plan {
     pub fused_nodes: usize,
 }
 
+impl Plan {
+    /// The dtype of the elements at `loc`.
+    pub fn loc_dtype(&self, loc: Loc) -> DType {
+        match loc {
+            Loc::Arg(k) => self.arguments[k].dtype,
+            Loc::Const(k) => self.constants[k].dtype(),
+            Loc::Buf(b) => self.buffers[b.0 as usize].dtype,
+        }
+    }
+
+    /// How many elements `loc` holds.
+    pub fn loc_len(&self, loc: Loc) -> usize {
+        match loc {
+            Loc::Arg(k) => self.arguments[k].shape.numel(),
+            Loc::Const(k) => self.constants[k].numel(),
+            Loc::Buf(b) => self.buffers[b.0 as usize].len,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::reduction_groups;

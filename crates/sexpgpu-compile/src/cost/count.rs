@@ -118,7 +118,7 @@ fn matmul(plan: &Plan, step: &Step, cost: &mut Cost) {
     let bias_read = bias.map_or(0, |c| contig_read(plan, c, n));
     cost.read = view_read(plan, *a, a_view) + view_read(plan, *b, b_view) + bias_read;
     cost.flops = problems * (2 * m * n * k + if bias.is_some() { m * n } else { 0 });
-    cost.rate = tensor_rate(loc_dtype(plan, *a));
+    cost.rate = tensor_rate(plan.loc_dtype(*a));
 }
 
 /// Fused attention: the scores `q k^T` over the pairs it sees (half of
@@ -148,7 +148,7 @@ fn attention(plan: &Plan, a: &Attention, cost: &mut Cost) {
         .iter()
         .map(|(loc, view)| view_read(plan, *loc, view))
         .sum();
-    cost.rate = tensor_rate(loc_dtype(plan, a.operands[0].0));
+    cost.rate = tensor_rate(plan.loc_dtype(a.operands[0].0));
 }
 
 /// Query-key pairs one problem of `t` queries and `s` keys sees: all, or
@@ -193,7 +193,7 @@ fn indexed(plan: &Plan, step: &Step, cost: &mut Cost) {
         .reads()
         .into_iter()
         .zip(counts)
-        .map(|(loc, count)| stored(plan, loc, count))
+        .map(|(loc, count)| distinct_read(plan, loc, count))
         .sum();
     cost.flops = flops;
 }
@@ -219,26 +219,23 @@ fn product(dims: &[usize]) -> u64 {
     dims.iter().map(|&d| d as u64).product()
 }
 
-/// The dtype stored at `loc`.
-fn loc_dtype(plan: &Plan, loc: Loc) -> DType {
-    match loc {
-        Loc::Arg(k) => plan.arguments[k].dtype,
-        Loc::Const(k) => plan.constants[k].dtype(),
-        Loc::Buf(b) => plan.buffers[b.0 as usize].dtype,
-    }
-}
-
 /// Bytes of `n` elements stored at `loc`.
 fn stored(plan: &Plan, loc: Loc, n: u64) -> u64 {
-    n * element_bytes(loc_dtype(plan, loc)) as u64
+    n * element_bytes(plan.loc_dtype(loc)) as u64
+}
+
+/// Bytes of `n` elements read from `loc`, of which no more than it holds
+/// are distinct (overlapping windows, a gather's repeated ids).
+fn distinct_read(plan: &Plan, loc: Loc, n: u64) -> u64 {
+    stored(plan, loc, n.min(plan.loc_len(loc) as u64))
 }
 
 fn contig_read(plan: &Plan, c: Contig, n: u64) -> u64 {
-    stored(plan, c.loc, n)
+    distinct_read(plan, c.loc, n)
 }
 
 /// The distinct elements a view reaches: its dims read with a stride of 0
-/// (a broadcast) repeat elements already read.
+/// (a broadcast) repeat elements already read; no more than `loc` holds.
 fn view_read(plan: &Plan, loc: Loc, view: &View) -> u64 {
     let distinct: u64 = view
         .dims
@@ -247,7 +244,7 @@ fn view_read(plan: &Plan, loc: Loc, view: &View) -> u64 {
         .filter(|(_, &s)| s != 0)
         .map(|(&d, _)| d as u64)
         .product();
-    stored(plan, loc, distinct)
+    distinct_read(plan, loc, distinct)
 }
 
 fn src_read(plan: &Plan, src: &Src) -> u64 {
