@@ -267,6 +267,37 @@ mod tests {
     }
 
     #[test]
+    fn costliest_launches_give_their_cost_rates_and_on_a_gpu_their_fraction_of_peak() {
+        let launch = LaunchTime {
+            time: Duration::from_millis(2),
+            runs: 2,
+            cost: Cost {
+                kind: "matmul",
+                read: 3_000_000,
+                written: 1_000_000,
+                flops: 1_000_000_000,
+                rate: crate::cost::Rate::TensorBf16,
+            },
+            text: "  k0 matmul\n".into(),
+        };
+        let launches = [launch];
+        // Two runs in 2 ms: 8 MB and 2 GFLOP, 4 GB/s and 1 TFLOPS.
+        let on_cpu = format_top_launches("g", &launches);
+        let line = "      2.0 ms   4.00 MB   1.00 GFLOP   4.00 GB/s   1.00 TFLOPS";
+        assert_eq!(
+            on_cpu,
+            format!("costliest launches of g:\n{line}\n  k0 matmul\n")
+        );
+        // On an H200 a run is at least 1.01 us (1 GFLOP at 989.5 TFLOPS):
+        // 2.02 us of the 2 ms, 0.1% of the peak.
+        set_gpu(Gpu::lookup("h200").ok());
+        let on_h200 = format_top_launches("g", &launches);
+        set_gpu(None);
+        let with_bound = format!("{line}  bound   2.02 us   0.1% of peak\n");
+        assert!(on_h200.contains(&with_bound), "{on_h200}");
+    }
+
+    #[test]
     fn on_a_gpu_of_the_table_the_bound_stands_beside_the_time() {
         let mut r = row("matmul", 2, 4, 0);
         r.sums.bound = Some(0.001);
