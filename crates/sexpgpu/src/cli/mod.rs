@@ -116,7 +116,7 @@ enum Command {
         /// Print each compiled graph's cost model instead: bytes, FLOPs
         /// and a lower bound per kernel, by kind and in total, on `--gpu`
         /// (docs/sexpgpu/cuda.md, "The cost model").
-        #[arg(long, requires = "gpu")]
+        #[arg(long, requires = "gpu", conflicts_with = "stage")]
         cost: bool,
         /// The GPU of `--cost`: h100, h200, a100, l4 (or a device's name,
         /// `NVIDIA H200`).
@@ -466,8 +466,9 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
     failed
 }
 
-/// `sexpgpu ir`: the graphs (or the one named) as `view` shows them; an
-/// exit code when a graph is missing or does not compile.
+/// `sexpgpu ir`: the graphs (or the one named) as `view` shows them. The
+/// exit code: `failed` (the evaluation's), or 2 for a graph not found (1
+/// after diagnostics), 1 for one that does not compile.
 fn print_graphs(
     session: &Session,
     path: &Path,
