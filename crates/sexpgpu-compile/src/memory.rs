@@ -5,7 +5,9 @@
 //! caller, except that a fused loop may compute in place: a target of it
 //! takes the slot of an f32 input that dies there and that it reads
 //! position for position (`InPlace`), so the loop writes the lines it has
-//! just read instead of cold memory. An output takes over only a slot of
+//! just read instead of cold memory; and a `scatter-add` adds into its
+//! base's slot when the base dies there (`Step::ScatterAdd::in_place`),
+//! touching only the places named. An output takes over only a slot of
 //! exactly its size, so that every output slot can be served next run by
 //! a spare (an argument of the last run) instead of fresh memory. Decides
 //! placement only; never allocates.
