@@ -114,6 +114,10 @@ def _clamp(x, lo, hi):
     return torch.clamp(x, min=lo, max=hi)
 
 
+def _clamp_pos(x):
+    return torch.clamp(x, min=torch.finfo(x.dtype).tiny)
+
+
 def _layout(x, split, reduce, order, expand, merge):
     x = x.reshape(split)
     kept = list(range(len(split)))

@@ -226,8 +226,11 @@ fn structural(e: &Expr) -> String {
         }
         Op::Mask => format!("{}[{}]", a(0), a(1)),
         Op::As(_) => a(0),
-        Op::To { conv, .. } => match conv {
+        Op::To { conv, ty } => match conv {
             Conv::Dtype(dt) => format!("{}.to({})", a(0), dtype(*dt)),
+            // `to Pos` clamps to the dtype's least positive normal float
+            // (docs/shapescript/ranges.md), not to 0.
+            Conv::Clamp(_, None) if ty == "Pos" => format!("_clamp_pos({})", a(0)),
             Conv::Clamp(lo, hi) => format!(
                 "_clamp({}, {}, {})",
                 a(0),

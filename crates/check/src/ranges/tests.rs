@@ -76,3 +76,14 @@ fn powers_other_than_squares_leave_room_for_their_products() {
     let r = range_of(src, "(x + 2.0) ** 3");
     assert_eq!((r.lo, r.hi), (8.0, 27.0));
 }
+
+#[test]
+fn erf_near_zero_holds_its_value() {
+    // Found by shapescript-gen (seed 6000, program 11938): `erf(2^-24)` is
+    // 6.7257e-8, and an approximation of absolute error 1.5e-7 put the
+    // range at (6.75e-8, 6.89e-8).
+    let src = "fn f(x: [n] Unit f32) -> [n] f32 = erf(x * 0.0 + 5.9604644775390625e-08)\n";
+    let r = range_of(src, "erf(x * 0.0 + 5.9604644775390625e-08)");
+    let want = 2.0 / std::f64::consts::PI.sqrt() * 5.960_464_477_539_062_5e-8;
+    assert!(r.lo <= want && want <= r.hi, "{r:?} misses {want}");
+}
