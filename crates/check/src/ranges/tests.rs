@@ -84,6 +84,6 @@ fn erf_near_zero_holds_its_value() {
     // range at (6.75e-8, 6.89e-8).
     let src = "fn f(x: [n] Unit f32) -> [n] f32 = erf(x * 0.0 + 5.9604644775390625e-08)\n";
     let r = range_of(src, "erf(x * 0.0 + 5.9604644775390625e-08)");
-    let want = 2.0 / std::f64::consts::PI.sqrt() * 5.960_464_477_539_062_5e-8;
+    let want = 2.0 / std::f64::consts::PI.sqrt() * 2f64.powi(-24);
     assert!(r.lo <= want && want <= r.hi, "{r:?} misses {want}");
 }
