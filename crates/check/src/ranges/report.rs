@@ -125,12 +125,33 @@ impl Walker<'_> {
                 Some(i) => format!("the negation of a value in {}", show(&i)),
                 None => "a negation".to_string(),
             },
+            (ExprKind::Cast { expr, .. }, _) if self.underflowed(expr.span, e.span) => {
+                let inner = self
+                    .interval_at(expr.span)
+                    .map_or(String::new(), |i| show(&i));
+                format!(
+                    "`{}` is in {inner}, and a coarser float dtype rounds tiny values to 0",
+                    self.text(expr)
+                )
+            }
             _ => match typed {
                 Some(t) => format!("its type `{}`", t.ty),
                 None => "its type".to_string(),
             },
         };
         format!("{head}: {why}")
+    }
+
+    /// Whether the cast at `outer` reaches a 0 end its operand at `inner`
+    /// only tends to (`walk`: a coarser dtype underflows).
+    fn underflowed(&self, inner: diag::Span, outer: diag::Span) -> bool {
+        match (self.interval_at(inner), self.interval_at(outer)) {
+            (Some(i), Some(o)) => {
+                (i.lo == 0.0 && i.lo_open && o.lo == 0.0 && !o.lo_open)
+                    || (i.hi == 0.0 && i.hi_open && o.hi == 0.0 && !o.hi_open)
+            }
+            _ => false,
+        }
     }
 
     /// Where a call's range comes from.

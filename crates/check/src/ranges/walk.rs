@@ -446,8 +446,15 @@ impl<'w> Walker<'w> {
             }
             ExprKind::Cast { expr, ty, .. } => {
                 let iv = self.expr(expr);
+                let from = self.typed(expr.span).and_then(grid_bits);
                 let at = self.here(span, false);
-                (at.and_then(|(_, t)| self.cast(iv, ty, t)), at)
+                let iv = at.and_then(|(_, t)| self.cast(iv, ty, t));
+                // A coarser float dtype holds fewer tiny values: `x to
+                // f32` of an f64 `Pos` value may be 0 (2^-1074 is 0 in
+                // f32), so an open 0 end is reached.
+                let to = at.and_then(|(_, t)| grid_bits(t));
+                let coarser = matches!((from, to), (Some(f), Some(t)) if t < f);
+                (iv.map(|i| i.underflowing(coarser)), at)
             }
             ExprKind::Tuple(items) => {
                 for item in items {
