@@ -241,26 +241,12 @@ fn signature_help(
     let Some(help) = analysis.signature_help(file, offset) else {
         return Ok(None);
     };
-    let parameters = help
-        .params
-        .iter()
-        .map(|&(start, end)| lsp::ParameterInformation {
-            label: lsp::ParameterLabel::LabelOffsets([start, end]),
-            documentation: None,
-        });
-    let signature = lsp::SignatureInformation {
-        label: help.label,
-        documentation: help
-            .doc
-            .map(|doc| lsp::Documentation::MarkupContent(markdown(doc))),
-        parameters: Some(parameters.collect()),
-        active_parameter: None,
-    };
-    Ok(Some(lsp::SignatureHelp {
-        signatures: vec![signature],
-        active_signature: Some(0),
-        active_parameter: help.active,
-    }))
+    Ok(Some(lsp_base::protocol::signature_help(
+        help.label,
+        &help.params,
+        help.active,
+        help.doc,
+    )))
 }
 
 fn semantic_tokens(

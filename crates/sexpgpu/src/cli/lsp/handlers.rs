@@ -239,23 +239,6 @@ fn completion_item(completion: ide::Completion) -> lsp::CompletionItem {
 }
 
 fn signature_help(help: ide::SignatureHelp) -> lsp::SignatureHelp {
-    let parameters = help
-        .parameters
-        .iter()
-        .map(|&(start, end)| lsp::ParameterInformation {
-            label: lsp::ParameterLabel::LabelOffsets([start, end]),
-            documentation: None,
-        })
-        .collect();
-    lsp::SignatureHelp {
-        signatures: vec![lsp::SignatureInformation {
-            label: help.label,
-            documentation: (!help.doc.is_empty())
-                .then(|| lsp::Documentation::MarkupContent(markdown(help.doc))),
-            parameters: Some(parameters),
-            active_parameter: help.active,
-        }],
-        active_signature: Some(0),
-        active_parameter: help.active,
-    }
+    let doc = (!help.doc.is_empty()).then_some(help.doc);
+    lsp_base::protocol::signature_help(help.label, &help.parameters, help.active, doc)
 }
