@@ -17,6 +17,7 @@ mod diff;
 pub mod formatting;
 mod goldens;
 pub mod hostile;
+pub mod mutate;
 pub mod neovim;
 pub mod support;
 
