@@ -4,9 +4,8 @@
 
 use super::Session;
 use crate::eval::{Host, Mode};
-use crate::train::run::{RunIo, RunOptions};
+use crate::train::run::{MemoryIo, RunOptions};
 use expect_test::{expect, Expect};
-use std::collections::HashMap;
 
 struct Quiet;
 
@@ -62,44 +61,6 @@ fn dropout_drops_only_in_training_mode() {
     assert_ne!(fields[1], "0.0", "{out}");
 }
 
-/// A clock that ticks once per call, and files in memory.
-#[derive(Default)]
-pub(super) struct Memory {
-    ticks: std::cell::Cell<u32>,
-    pub log: Vec<String>,
-    pub metrics: Vec<String>,
-    pub files: HashMap<String, Vec<u8>>,
-}
-
-impl RunIo for Memory {
-    fn now(&self) -> f64 {
-        self.ticks.set(self.ticks.get() + 1);
-        f64::from(self.ticks.get())
-    }
-    fn log(&mut self, line: &str) {
-        self.log.push(line.to_string());
-    }
-    fn progress(&mut self, _: &str) {}
-    fn metrics(&mut self, line: &str) {
-        self.metrics.push(line.to_string());
-    }
-    fn write_checkpoint(
-        &mut self,
-        _: Option<&str>,
-        name: &str,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        self.files.insert(name.to_string(), bytes.to_vec());
-        Ok(())
-    }
-    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
-        self.files
-            .get(name)
-            .cloned()
-            .ok_or_else(|| format!("no {name}"))
-    }
-}
-
 const PROGRAM: &str = r#"
 (require nn)
 (defmodel mlp [i h o]
@@ -121,7 +82,7 @@ const PROGRAM: &str = r#"
   :log-every 4)
 "#;
 
-fn execute(dtype: &str, options: RunOptions, io: &mut Memory) {
+fn execute(dtype: &str, options: RunOptions, io: &mut MemoryIo) {
     let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
     let diagnostics = session.eval_file("fit.sx", &PROGRAM.replace("DTYPE", dtype));
     assert!(diagnostics.is_empty(), "{:?}", diagnostics);
@@ -134,7 +95,7 @@ fn execute(dtype: &str, options: RunOptions, io: &mut Memory) {
 /// The log lines (5 significant digits, robust to the last bits of the
 /// backend's arithmetic) and the keys of each metrics line.
 fn check(dtype: &str, options: RunOptions, expect: Expect) {
-    let mut io = Memory::default();
+    let mut io = MemoryIo::default();
     execute(dtype, options, &mut io);
     let keys: Vec<String> = io
         .metrics
@@ -171,7 +132,7 @@ fn a_run_logs_its_windows() {
 
 #[test]
 fn bf16_parameters_train_through_f32_master_weights() {
-    let mut io = Memory::default();
+    let mut io = MemoryIo::default();
     let options = RunOptions {
         checkpoint: true,
         ..RunOptions::default()
@@ -224,7 +185,7 @@ fn without_wall(lines: &[String]) -> Vec<String> {
 #[test]
 fn the_seed_decides_everything() {
     let run = |seed| {
-        let mut io = Memory::default();
+        let mut io = MemoryIo::default();
         let options = RunOptions {
             seed,
             ..RunOptions::default()
@@ -244,16 +205,16 @@ fn resuming_continues_bit_for_bit() {
         resume,
         ..RunOptions::default()
     };
-    let mut straight = Memory::default();
+    let mut straight = MemoryIo::default();
     execute(":f32", with(12, false), &mut straight);
-    let mut split = Memory::default();
+    let mut split = MemoryIo::default();
     execute(":f32", with(4, false), &mut split);
     execute(":f32", with(12, true), &mut split);
     assert_eq!(
         without_wall(&split.metrics),
         without_wall(&straight.metrics)
     );
-    let tensors = |io: &Memory| {
+    let tensors = |io: &MemoryIo| {
         crate::data::decode(&io.files["fit.safetensors"])
             .expect("a checkpoint")
             .0
@@ -263,7 +224,7 @@ fn resuming_continues_bit_for_bit() {
 
 #[test]
 fn a_checkpoint_of_another_model_is_refused() {
-    let mut io = Memory::default();
+    let mut io = MemoryIo::default();
     let options = RunOptions {
         checkpoint: true,
         ..RunOptions::default()
@@ -311,7 +272,7 @@ const BUFFERS: &str = r#"
   :after (fn (p) (println (keys p) (to-vec (:seen p)) (to-vec (:fixed p)) (training?))))
 "#;
 
-fn run_buffers(options: RunOptions, io: &mut Memory) -> String {
+fn run_buffers(options: RunOptions, io: &mut MemoryIo) -> String {
     let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
     let mut session = Session::new(Mode::Run, 0, Box::new(Printed(out.clone())));
     let diagnostics = session.eval_file("count.sx", BUFFERS);
@@ -326,7 +287,7 @@ fn run_buffers(options: RunOptions, io: &mut Memory) -> String {
 
 #[test]
 fn buffers_are_carried_from_step_to_step_and_never_trained() {
-    let mut io = Memory::default();
+    let mut io = MemoryIo::default();
     let options = RunOptions {
         checkpoint: true,
         ..RunOptions::default()
@@ -364,9 +325,9 @@ fn resuming_restores_the_buffers() {
         resume,
         ..RunOptions::default()
     };
-    let mut straight = Memory::default();
+    let mut straight = MemoryIo::default();
     let all = run_buffers(with(5, false), &mut straight);
-    let mut split = Memory::default();
+    let mut split = MemoryIo::default();
     run_buffers(with(2, false), &mut split);
     let resumed = run_buffers(with(5, true), &mut split);
     assert_eq!(resumed, all);
@@ -433,9 +394,9 @@ fn recording() -> (std::rc::Rc<Recording>, RunOptions) {
 #[test]
 fn a_device_keeps_parameters_and_state_between_steps() {
     let (recording, options) = recording();
-    let mut on_device = Memory::default();
+    let mut on_device = MemoryIo::default();
     execute(":f32", options, &mut on_device);
-    let mut on_cpu = Memory::default();
+    let mut on_cpu = MemoryIo::default();
     let cpu = RunOptions {
         checkpoint: true,
         ..RunOptions::default()
@@ -444,7 +405,7 @@ fn a_device_keeps_parameters_and_state_between_steps() {
     assert_eq!(on_device.log, on_cpu.log);
     assert_eq!(on_device.metrics, on_cpu.metrics);
     // The tensors of the last checkpoint (its metadata's order varies).
-    let saved = |io: &Memory| {
+    let saved = |io: &MemoryIo| {
         crate::data::decode(&io.files["fit.safetensors"])
             .expect("saved")
             .0
@@ -461,9 +422,9 @@ fn a_device_keeps_parameters_and_state_between_steps() {
 #[test]
 fn a_device_lends_the_parameters_to_evaluation_and_fetches_them_after() {
     let (recording, options) = recording();
-    let mut on_device = Memory::default();
+    let mut on_device = MemoryIo::default();
     let printed = run_buffers(options, &mut on_device);
-    let mut on_cpu = Memory::default();
+    let mut on_cpu = MemoryIo::default();
     let cpu = RunOptions {
         checkpoint: true,
         ..RunOptions::default()
@@ -471,7 +432,7 @@ fn a_device_lends_the_parameters_to_evaluation_and_fetches_them_after() {
     assert_eq!(printed, run_buffers(cpu, &mut on_cpu));
     assert_eq!(on_device.log, on_cpu.log);
     // The tensors of the last checkpoint (its metadata's order varies).
-    let saved = |io: &Memory| {
+    let saved = |io: &MemoryIo| {
         crate::data::decode(&io.files["count.safetensors"])
             .expect("saved")
             .0
