@@ -32,6 +32,18 @@ impl Severity {
     }
 }
 
+/// Why a formatter left a text as it was: what both languages' formatters
+/// return, and what the `fmt` commands, the language servers and the
+/// formatting tests read.
+#[derive(Debug)]
+pub enum FormatError {
+    /// The text does not read: its diagnostics (in file 0).
+    Syntax(Vec<Diagnostic>),
+    /// The layout would have changed the tokens, the comments or the
+    /// program: a formatter bug, described for a bug report.
+    Unsafe(String),
+}
+
 /// A span with an optional message drawn under it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {

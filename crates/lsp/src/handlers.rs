@@ -22,7 +22,6 @@ use crate::ide::{Analysis, CompletionKind, DefKind, HighlightKind, Symbol};
 use crate::line_index::LineIndex;
 use crate::uri;
 
-use lsp_base::formatting::Formatted;
 pub use lsp_base::protocol::Error;
 use lsp_base::protocol::{markdown, on};
 
@@ -379,12 +378,7 @@ fn formatting(
         return Ok(None);
     };
     let text = analysis.map.text(file);
-    let formatted = match syntax::format::format(text) {
-        Ok(formatted) => Formatted::Text(formatted),
-        Err(syntax::format::FormatError::Syntax(_)) => Formatted::Unreadable,
-        Err(syntax::format::FormatError::Unsafe(why)) => Formatted::Unsafe(why),
-    };
-    lsp_base::formatting::reply(text, formatted, range)
+    lsp_base::formatting::reply(text, syntax::format::format(text), range)
 }
 
 pub use crate::uri::file_uri;
