@@ -6,8 +6,8 @@
 //! logs, the graph check. `crates/sexpgpu/tests/distributed.rs` runs the
 //! real command under `mpirun`.
 
-use super::Session;
-use crate::eval::{Host, Mode};
+use super::train_tests::one_run;
+use crate::eval::Host;
 use crate::train::dist::{Collective, Ranks};
 use crate::train::run::MemoryIo;
 use crate::train::run::RunOptions;
@@ -152,10 +152,7 @@ fn run_ranks(
 }
 
 fn execute(program: &str, options: &RunOptions) -> Result<MemoryIo, String> {
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
-    let diagnostics = session.eval_file("fit.sx", program);
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("fit.sx", program, Box::new(Quiet));
     let mut io = MemoryIo::default();
     match session.execute_run(&run, options, &mut io) {
         Ok(()) => Ok(io),
@@ -257,9 +254,7 @@ fn four_ranks_shard_the_state_four_ways_and_resume_in_one_process() {
     // The checkpoint of 4 sharded ranks resumes in one process.
     let mut resumed = MemoryIo::default();
     resumed.files = zero.files.clone();
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
-    assert!(session.eval_file("fit.sx", &p).is_empty());
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("fit.sx", &p, Box::new(Quiet));
     let resume = RunOptions {
         resume: true,
         ..RunOptions::default()

@@ -5,7 +5,9 @@
 use super::Session;
 use crate::eval::{Host, Mode};
 use crate::train::run::{MemoryIo, RunOptions};
+use crate::train::TracedRun;
 use expect_test::{expect, Expect};
+use std::rc::Rc;
 
 struct Quiet;
 
@@ -82,11 +84,58 @@ const PROGRAM: &str = r#"
   :log-every 4)
 "#;
 
-fn execute(dtype: &str, options: RunOptions, io: &mut MemoryIo) {
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
-    let diagnostics = session.eval_file("fit.sx", &PROGRAM.replace("DTYPE", dtype));
-    assert!(diagnostics.is_empty(), "{:?}", diagnostics);
+/// A session that evaluated `program` (the file `name`, printing to
+/// `host`) without a diagnostic, and the one run it defines.
+pub(super) fn one_run(name: &str, program: &str, host: Box<dyn Host>) -> (Session, Rc<TracedRun>) {
+    let mut session = Session::new(Mode::Run, 0, host);
+    let diagnostics = session.eval_file(name, program);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let run = session.runs().pop().expect("one run");
+    (session, run)
+}
+
+/// Options that checkpoint the run.
+fn checkpointing() -> RunOptions {
+    RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    }
+}
+
+/// Checkpointing options for `steps` steps, from the checkpoint if `resume`.
+fn resumable(steps: u64, resume: bool) -> RunOptions {
+    RunOptions {
+        steps: Some(steps),
+        resume,
+        ..checkpointing()
+    }
+}
+
+/// The tensors of `run`'s last checkpoint (its metadata's order varies).
+fn saved(io: &MemoryIo, run: &str) -> Vec<(String, sexpgpu_graph::Tensor)> {
+    let bytes = &io.files[&format!("{run}.safetensors")];
+    crate::data::decode(bytes).expect("a checkpoint").0
+}
+
+/// A run of `steps` steps straight through, and one stopped after `first`
+/// steps and resumed from its checkpoint: what `run` gave for the whole
+/// run and for the resumed part, with each one's world.
+fn straight_and_resumed<T>(
+    steps: u64,
+    first: u64,
+    run: impl Fn(RunOptions, &mut MemoryIo) -> T,
+) -> ((T, MemoryIo), (T, MemoryIo)) {
+    let mut straight = MemoryIo::default();
+    let all = run(resumable(steps, false), &mut straight);
+    let mut split = MemoryIo::default();
+    run(resumable(first, false), &mut split);
+    let resumed = run(resumable(steps, true), &mut split);
+    ((all, straight), (resumed, split))
+}
+
+fn execute(dtype: &str, options: RunOptions, io: &mut MemoryIo) {
+    let program = PROGRAM.replace("DTYPE", dtype);
+    let (mut session, run) = one_run("fit.sx", &program, Box::new(Quiet));
     session
         .execute_run(&run, &options, io)
         .expect("the run succeeds");
@@ -133,13 +182,8 @@ fn a_run_logs_its_windows() {
 #[test]
 fn bf16_parameters_train_through_f32_master_weights() {
     let mut io = MemoryIo::default();
-    let options = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    execute(":bf16", options, &mut io);
-    let (tensors, _) = crate::data::decode(&io.files["fit.safetensors"]).expect("saved");
-    let dtypes: Vec<String> = tensors
+    execute(":bf16", checkpointing(), &mut io);
+    let dtypes: Vec<String> = saved(&io, "fit")
         .iter()
         .map(|(n, t)| format!("{n} {}", t.dtype()))
         .collect();
@@ -199,43 +243,23 @@ fn the_seed_decides_everything() {
 
 #[test]
 fn resuming_continues_bit_for_bit() {
-    let with = |steps, resume| RunOptions {
-        steps: Some(steps),
-        checkpoint: true,
-        resume,
-        ..RunOptions::default()
-    };
-    let mut straight = MemoryIo::default();
-    execute(":f32", with(12, false), &mut straight);
-    let mut split = MemoryIo::default();
-    execute(":f32", with(4, false), &mut split);
-    execute(":f32", with(12, true), &mut split);
+    let run = |options, io: &mut MemoryIo| execute(":f32", options, io);
+    let ((_, straight), (_, split)) = straight_and_resumed(12, 4, run);
     assert_eq!(
         without_wall(&split.metrics),
         without_wall(&straight.metrics)
     );
-    let tensors = |io: &MemoryIo| {
-        crate::data::decode(&io.files["fit.safetensors"])
-            .expect("a checkpoint")
-            .0
-    };
-    assert_eq!(tensors(&split), tensors(&straight));
+    assert_eq!(saved(&split, "fit"), saved(&straight, "fit"));
 }
 
 #[test]
 fn a_checkpoint_of_another_model_is_refused() {
     let mut io = MemoryIo::default();
-    let options = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    execute(":f32", options, &mut io);
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
+    execute(":f32", checkpointing(), &mut io);
     let wider = PROGRAM
         .replace("DTYPE", ":f32")
         .replace("(mlp 4 8 3)", "(mlp 4 9 3)");
-    assert!(session.eval_file("fit.sx", &wider).is_empty());
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("fit.sx", &wider, Box::new(Quiet));
     let resume = RunOptions {
         resume: true,
         ..RunOptions::default()
@@ -274,10 +298,7 @@ const BUFFERS: &str = r#"
 
 fn run_buffers(options: RunOptions, io: &mut MemoryIo) -> String {
     let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
-    let mut session = Session::new(Mode::Run, 0, Box::new(Printed(out.clone())));
-    let diagnostics = session.eval_file("count.sx", BUFFERS);
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("count.sx", BUFFERS, Box::new(Printed(out.clone())));
     session
         .execute_run(&run, &options, io)
         .expect("the run succeeds");
@@ -288,11 +309,7 @@ fn run_buffers(options: RunOptions, io: &mut MemoryIo) -> String {
 #[test]
 fn buffers_are_carried_from_step_to_step_and_never_trained() {
     let mut io = MemoryIo::default();
-    let options = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    let printed = run_buffers(options, &mut io);
+    let printed = run_buffers(checkpointing(), &mut io);
     expect![[r#"
         (:w :seen :fixed) 20 [3.0 3.0] false
     "#]]
@@ -302,8 +319,7 @@ fn buffers_are_carried_from_step_to_step_and_never_trained() {
         step 5/5  loss -1.5819  training 1.0000  5.0s
         eval  step 5  training 0.0000  fixed 6.0000"#]]
     .assert_eq(&io.log.join("\n"));
-    let (tensors, _) = crate::data::decode(&io.files["count.safetensors"]).expect("saved");
-    let names: Vec<String> = tensors
+    let names: Vec<String> = saved(&io, "count")
         .iter()
         .map(|(n, t)| format!("{n} {} {}", t.shape(), t.dtype()))
         .collect();
@@ -319,26 +335,9 @@ fn buffers_are_carried_from_step_to_step_and_never_trained() {
 
 #[test]
 fn resuming_restores_the_buffers() {
-    let with = |steps, resume| RunOptions {
-        steps: Some(steps),
-        checkpoint: true,
-        resume,
-        ..RunOptions::default()
-    };
-    let mut straight = MemoryIo::default();
-    let all = run_buffers(with(5, false), &mut straight);
-    let mut split = MemoryIo::default();
-    run_buffers(with(2, false), &mut split);
-    let resumed = run_buffers(with(5, true), &mut split);
+    let ((all, straight), (resumed, split)) = straight_and_resumed(5, 2, run_buffers);
     assert_eq!(resumed, all);
-    assert_eq!(
-        crate::data::decode(&split.files["count.safetensors"])
-            .expect("a checkpoint")
-            .0,
-        crate::data::decode(&straight.files["count.safetensors"])
-            .expect("a checkpoint")
-            .0
-    );
+    assert_eq!(saved(&split, "count"), saved(&straight, "count"));
 }
 
 /// The CPU backend behind the `Executor` a GPU uses, recording for each
@@ -384,9 +383,8 @@ fn recording() -> (std::rc::Rc<Recording>, RunOptions) {
         runs: Default::default(),
     });
     let options = RunOptions {
-        checkpoint: true,
         device: crate::Device(Some(recording.clone())),
-        ..RunOptions::default()
+        ..checkpointing()
     };
     (recording, options)
 }
@@ -397,20 +395,10 @@ fn a_device_keeps_parameters_and_state_between_steps() {
     let mut on_device = MemoryIo::default();
     execute(":f32", options, &mut on_device);
     let mut on_cpu = MemoryIo::default();
-    let cpu = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    execute(":f32", cpu, &mut on_cpu);
+    execute(":f32", checkpointing(), &mut on_cpu);
     assert_eq!(on_device.log, on_cpu.log);
     assert_eq!(on_device.metrics, on_cpu.metrics);
-    // The tensors of the last checkpoint (its metadata's order varies).
-    let saved = |io: &MemoryIo| {
-        crate::data::decode(&io.files["fit.safetensors"])
-            .expect("saved")
-            .0
-    };
-    assert_eq!(saved(&on_device), saved(&on_cpu));
+    assert_eq!(saved(&on_device, "fit"), saved(&on_cpu, "fit"));
     // 4 parameters and AdamW's 8 moments: uploaded once, then given back
     // to each step from the device and kept there.
     let runs = recording.runs.borrow();
@@ -425,19 +413,9 @@ fn a_device_lends_the_parameters_to_evaluation_and_fetches_them_after() {
     let mut on_device = MemoryIo::default();
     let printed = run_buffers(options, &mut on_device);
     let mut on_cpu = MemoryIo::default();
-    let cpu = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    assert_eq!(printed, run_buffers(cpu, &mut on_cpu));
+    assert_eq!(printed, run_buffers(checkpointing(), &mut on_cpu));
     assert_eq!(on_device.log, on_cpu.log);
-    // The tensors of the last checkpoint (its metadata's order varies).
-    let saved = |io: &MemoryIo| {
-        crate::data::decode(&io.files["count.safetensors"])
-            .expect("saved")
-            .0
-    };
-    assert_eq!(saved(&on_device), saved(&on_cpu));
+    assert_eq!(saved(&on_device, "count"), saved(&on_cpu, "count"));
     // Five steps carrying the parameter, two moments and two buffers;
     // then one evaluation pass, lent the parameter and both buffers.
     let runs = recording.runs.borrow();
