@@ -6,6 +6,7 @@
 //! a clamp or a panic.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
@@ -232,6 +233,18 @@ const SPARSE_RATIO: usize = 4;
 /// (`values[j * run..(j + 1) * run]`) adds at `targets[j]..targets[j] + run`
 /// (a row of `index-add`, or one element of `scatter-add` with `run` 1),
 /// floats accumulated in f64 in the order of `j`, as the reference does.
+/// The base's elements `base` and the values' elements `values` that a
+/// scatter reads; an error if either lies outside its buffer.
+fn scattered<'a, T>(
+    b: &'a [T],
+    v: &'a [T],
+    (base, values): (Range<usize>, Range<usize>),
+) -> Result<(&'a [T], &'a [T]), ExecError> {
+    let b = b.get(base).ok_or_else(|| internal("a scatter"))?;
+    let v = v.get(values).ok_or_else(|| internal("a scatter"))?;
+    Ok((b, v))
+}
+
 /// Runs start at multiples of `run`, so two runs coincide or are disjoint.
 pub(crate) fn add_at(
     threads: usize,
@@ -247,6 +260,8 @@ pub(crate) fn add_at(
     {
         return Err(internal("a scatter"));
     }
+    // What is read of the base and of the values.
+    let read = (offset..offset + len, values_offset..values_offset + n);
     // Each run's target range and its values' range, in order.
     let runs = || {
         targets
@@ -256,12 +271,7 @@ pub(crate) fn add_at(
     };
     macro_rules! float {
         ($b:expr, $v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
-            let b = $b
-                .get(offset..offset + len)
-                .ok_or_else(|| internal("a scatter"))?;
-            let v = $v
-                .get(values_offset..values_offset + n)
-                .ok_or_else(|| internal("a scatter"))?;
+            let (b, v) = scattered($b, $v, read.clone())?;
             if n.saturating_mul(SPARSE_RATIO) < len {
                 // Few elements receive values (a cross-entropy's gradient
                 // into its logits, an embedding's into its table): the
@@ -313,12 +323,7 @@ pub(crate) fn add_at(
     }
     macro_rules! int {
         ($b:expr, $v:expr, $o:expr) => {{
-            let b = $b
-                .get(offset..offset + len)
-                .ok_or_else(|| internal("a scatter"))?;
-            let v = $v
-                .get(values_offset..values_offset + n)
-                .ok_or_else(|| internal("a scatter"))?;
+            let (b, v) = scattered($b, $v, read.clone())?;
             $o[..len].copy_from_slice(b);
             for (ts, vs) in runs() {
                 for (o, &x) in $o[ts].iter_mut().zip(&v[vs]) {
