@@ -307,6 +307,27 @@ fn run_buffers(options: RunOptions, io: &mut MemoryIo) -> String {
 }
 
 #[test]
+fn an_eval_that_gives_no_scalar_metrics_is_refused() {
+    let eval = "{:training (full [] (if (training?) 1.0 0.0))\n           :fixed (sum (:fixed p))}";
+    assert!(BUFFERS.contains(eval));
+    // The run is refused where it is defined, as its eval graph is traced.
+    let refused = |returned: &str| {
+        let program = BUFFERS.replace(eval, returned);
+        let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
+        let diagnostics = session.eval_file("count.sx", &program);
+        let shown: Vec<String> = diagnostics
+            .iter()
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+        shown.join("\n")
+    };
+    expect!["E-RUN-002: `:eval` must return a map of scalar metrics, got `3`"]
+        .assert_eq(&refused("3"));
+    expect!["E-RUN-003: eval metric `fixed` must be a scalar tensor, got `#<tensor [2] f32>`"]
+        .assert_eq(&refused("{:fixed (:fixed p)}"));
+}
+
+#[test]
 fn buffers_are_carried_from_step_to_step_and_never_trained() {
     let mut io = MemoryIo::default();
     let printed = run_buffers(checkpointing(), &mut io);
