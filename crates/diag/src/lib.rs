@@ -8,7 +8,8 @@ mod source_map;
 mod suggest;
 
 pub use code::{
-    error_page, examples, lookup, run_examples, Code, Example, ExampleKind, ExampleRun,
+    assert_sorted, error_page, examples, lookup, run_examples, Code, Example, ExampleKind,
+    ExampleRun,
 };
 pub use source_map::{FileId, LineCol, SourceMap, Span};
 pub use suggest::closest;
