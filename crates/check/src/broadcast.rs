@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 use syntax::Name;
 
 use crate::dims::DimValues;
-use crate::shape::{axis_name, axis_poly_ref, describe_matches};
+use crate::shape::{axis_name, axis_poly_ref, describe_matches, distinct_names};
 use crate::types::{show_shape, Axis, AxisKind};
 
 /// A broadcast that worked: the result's axes and, per operand, the operand
@@ -189,18 +189,7 @@ fn pair<'s>(
 /// `big`'s axes `hits` when those have distinct names of their own; `None`
 /// when some axis has no plain name.
 fn renamed_side(small: &[Axis], i: usize, big: &[Axis], hits: &[usize]) -> Option<String> {
-    let names: Vec<Name> = hits
-        .iter()
-        .filter_map(|&j| axis_name(&big[j]).copied())
-        .collect();
-    let distinct = names.len() == hits.len()
-        && names
-            .iter()
-            .enumerate()
-            .all(|(k, n)| !names[..k].contains(n));
-    if !distinct {
-        return None;
-    }
+    let names = distinct_names(big, hits)?;
     let mut parts = Vec::with_capacity(small.len());
     for (k, a) in small.iter().enumerate() {
         let name = if k == i {

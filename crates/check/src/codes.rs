@@ -969,17 +969,8 @@ mod tests {
 
     #[test]
     fn table_is_sorted_unique_and_every_entry_has_text() {
-        for pair in CHECKER.windows(2) {
-            assert!(
-                pair[0].id < pair[1].id,
-                "{} before {}",
-                pair[0].id,
-                pair[1].id
-            );
-        }
-        for pair in all().windows(2) {
-            assert!(pair[0].id < pair[1].id, "{} twice", pair[0].id);
-        }
+        diag::assert_sorted(CHECKER);
+        diag::assert_sorted(all());
         // What no program text can show: an unreadable file, and the
         // generator's safety net, which no known program reaches.
         let without_examples = [E0205.id, E0901.id];

@@ -457,26 +457,43 @@ fn overflow(span: Span) -> Diagnostic {
 #[cold]
 #[inline(never)]
 pub fn not_a_size(path: &ast::Path, decl: Decl) -> Diagnostic {
-    let shown = match &path.file {
-        Some(file) => format!("{}.{}", file.name, path.name.name),
-        None => path.name.name.to_string(),
-    };
-    let mut diagnostic = Diagnostic::error(
-        codes::E0303,
-        format!("`{shown}` is {}, not a size", decl.describe()),
-    )
-    .with_primary(path.span, "expected a size")
-    .with_secondary(
-        decl.name_span(),
-        format!("`{}` is declared here", path.name.name),
-    );
-    diagnostic = match decl {
+    let shown = shown_path(path);
+    let diagnostic = misused(codes::E0303, path, decl, ("a size", "a size"));
+    match decl {
         Decl::Alias(..) => diagnostic.with_help(format!(
             "a shape alias stands for several axes; use it as a shape, as in `x: {shown}` or `[{shown} D]`"
         )),
         _ => diagnostic.with_help("a size is made of numbers, dims and axis names"),
-    };
-    diagnostic
+    }
+}
+
+/// A declaration used where another kind is needed (E0303 for a size,
+/// E0310 for a shape): `` `x` is a function, not `kind` ``, the use
+/// labelled as expecting `expected`, the declaration pointed at.
+pub fn misused(
+    code: diag::Code,
+    path: &ast::Path,
+    decl: Decl,
+    (kind, expected): (&str, &str),
+) -> Diagnostic {
+    let shown = shown_path(path);
+    Diagnostic::error(
+        code,
+        format!("`{shown}` is {}, not {kind}", decl.describe()),
+    )
+    .with_primary(path.span, format!("expected {expected}"))
+    .with_secondary(
+        decl.name_span(),
+        format!("`{}` is declared here", path.name.name),
+    )
+}
+
+/// A written path as messages show it: `file.name` or `name`.
+pub fn shown_path(path: &ast::Path) -> String {
+    match &path.file {
+        Some(file) => format!("{}.{}", file.name, path.name.name),
+        None => path.name.name.to_string(),
+    }
 }
 
 #[cfg(test)]

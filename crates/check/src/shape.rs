@@ -466,6 +466,21 @@ pub(crate) fn join_and(items: &[String]) -> String {
     }
 }
 
+/// The names of `shape`'s axes `hits`, when each has a plain name of its
+/// own and no two are alike.
+pub(crate) fn distinct_names(shape: &[Axis], hits: &[usize]) -> Option<Vec<Name>> {
+    let names: Vec<Name> = hits
+        .iter()
+        .filter_map(|&p| axis_name(&shape[p]).copied())
+        .collect();
+    let distinct = names.len() == hits.len()
+        && names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| !names[..i].contains(n));
+    distinct.then_some(names)
+}
+
 /// E0411's help: how to tell the axes a name matched apart. Axes a pattern
 /// named apart are found by those names; axes of one name get new names
 /// from a pattern, as in `rearrange(s, [b n1 n2] -> [b n1 n2])`.
@@ -476,16 +491,7 @@ pub(crate) fn tell_apart(
     what: &str,
     value: &str,
 ) -> String {
-    let names: Vec<Name> = hits
-        .iter()
-        .filter_map(|&p| axis_name(&shape[p]).copied())
-        .collect();
-    let distinct = names.len() == hits.len()
-        && names
-            .iter()
-            .enumerate()
-            .all(|(i, n)| !names[..i].contains(n));
-    if distinct {
+    if let Some(names) = distinct_names(shape, hits) {
         let options: Vec<String> = names.iter().map(|n| format!("`{what}{n}`")).collect();
         return format!("say which axis by its own name: {}", options.join(" or "));
     }

@@ -362,6 +362,19 @@ impl Poly {
         }
     }
 
+    /// The constant term and the rest: `2*n + 1` is `(1, 2*n)`; `None` on
+    /// overflow.
+    pub fn split_constant(&self) -> Option<(i128, Poly)> {
+        let constant: i128 = self
+            .terms()
+            .iter()
+            .filter(|t| t.mono.factors().is_empty())
+            .map(|t| t.coef)
+            .sum();
+        let rest = self.sub(&Poly::constant(constant)).ok()?;
+        Some((constant, rest))
+    }
+
     /// The symbol when the size is exactly one symbol (`n`, not `2*n`).
     pub fn as_symbol(&self) -> Option<&Symbol> {
         match &self.0 {

@@ -48,6 +48,20 @@ pub enum Failure {
     Unsolved { vars: Vec<u32>, tag: usize },
 }
 
+impl Failure {
+    /// The equation that failed (its `Equation::tag`).
+    pub fn tag(&self) -> usize {
+        match self {
+            Failure::Mismatch { tag, .. }
+            | Failure::Inexact { tag, .. }
+            | Failure::BelowOne { tag, .. }
+            | Failure::MayBeBelowOne { tag, .. }
+            | Failure::Overflow { tag }
+            | Failure::Unsolved { tag, .. } => *tag,
+        }
+    }
+}
+
 /// The variables of one call: their names (for messages) and values, which
 /// borrow the arguments' sizes they were bound to (`'p`).
 pub struct Solver<'a, 'p> {

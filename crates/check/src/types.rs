@@ -230,4 +230,23 @@ impl Ty {
             _ => None,
         }
     }
+    /// A tensor type with a shape, split into its shape and the rest (domain
+    /// and dtype, no shape): the shape is cloned once, its axes never.
+    pub fn shape_apart(&self) -> Option<(TensorTy, Arc<[Axis]>)> {
+        match &self.kind {
+            TyKind::Tensor(TensorTy {
+                shape: Some(s),
+                domain,
+                dtype,
+            }) => {
+                let rest = TensorTy {
+                    shape: None,
+                    domain: domain.clone(),
+                    dtype: *dtype,
+                };
+                Some((rest, s.clone()))
+            }
+            _ => None,
+        }
+    }
 }

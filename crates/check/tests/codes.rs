@@ -4,8 +4,6 @@
 //! is `crates/uitest/tests/code_literals.rs`; that each example in the
 //! explanations does what it says, `crates/shapescript/tests/explain_examples.rs`.
 
-use uitest::support::workspace_root;
-
 /// The error index as the table says it should be.
 fn error_index() -> String {
     diag::error_page(
@@ -19,15 +17,9 @@ fn error_index() -> String {
 
 #[test]
 fn the_book_lists_every_code() {
-    let path = workspace_root().join("docs/shapescript/errors.md");
-    let expected = error_index();
-    if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, &expected).unwrap();
-    }
-    let actual = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        actual == expected,
-        "{} is out of date: run `UPDATE_DOCS=1 cargo test -p check --test codes`",
-        path.display()
+    uitest::support::check_generated_page(
+        "docs/shapescript/errors.md",
+        &error_index(),
+        "cargo test -p check --test codes",
     );
 }

@@ -6,7 +6,7 @@
 //! alike. A file the language's formatter refuses is left untouched.
 
 use crate::{print_diagnostics, print_error, write_stdout, Format};
-use diag::{Diagnostic, SourceMap};
+use diag::{FormatError, SourceMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -22,21 +22,13 @@ pub struct FmtArgs {
     pub check: bool,
 }
 
-/// Why a language's formatter left a text as it was.
-pub enum Refusal {
-    /// The text does not read: its diagnostics, in file 0.
-    Syntax(Vec<Diagnostic>),
-    /// The layout would have changed the program: a formatter bug.
-    Unsafe(String),
-}
-
 /// One language's formatter, as the command knows it.
-pub struct Formatter<'a> {
+struct Formatter<'a> {
     /// The command's name, for its errors (`shapescript`).
-    pub program: &'a str,
+    program: &'a str,
     /// The extension of the files formatted in folders (`ss`).
-    pub extension: &'a str,
-    pub format: &'a dyn Fn(&str) -> Result<String, Refusal>,
+    extension: &'a str,
+    format: &'a dyn Fn(&str) -> Result<String, FormatError>,
 }
 
 /// Folders never searched: version control, build output, dependencies.
@@ -52,11 +44,22 @@ enum Outcome {
     Refused,
 }
 
-/// `program fmt [--check] PATHS`: the exit status, 0 when every file is
-/// formatted (or was formatted now), 1 when `--check` found a file to
+/// `program fmt [--check] PATHS` with the language's `format`, folders
+/// searched for files with `extension`: the exit status, 0 when every file
+/// is formatted (or was formatted now), 1 when `--check` found a file to
 /// format or a file was refused, 2 for a file or folder that cannot be
 /// read or written.
-pub fn run(formatter: &Formatter, paths: &[PathBuf], check: bool) -> u8 {
+pub fn run(
+    (program, extension): (&str, &str),
+    format: &dyn Fn(&str) -> Result<String, FormatError>,
+    paths: &[PathBuf],
+    check: bool,
+) -> u8 {
+    let formatter = &Formatter {
+        program,
+        extension,
+        format,
+    };
     let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() {
         &default[..]
@@ -179,7 +182,7 @@ fn format_stdin(formatter: &Formatter, check: bool) -> Result<Outcome, String> {
 fn formatted(formatter: &Formatter, name: &str, text: &str) -> Option<String> {
     match (formatter.format)(text) {
         Ok(formatted) => Some(formatted),
-        Err(Refusal::Syntax(diagnostics)) => {
+        Err(FormatError::Syntax(diagnostics)) => {
             let mut map = SourceMap::new();
             map.add(name, text);
             print_diagnostics(&map, &diagnostics, Format::Human);
@@ -189,7 +192,7 @@ fn formatted(formatter: &Formatter, name: &str, text: &str) -> Option<String> {
             );
             None
         }
-        Err(Refusal::Unsafe(why)) => {
+        Err(FormatError::Unsafe(why)) => {
             print_error(
                 formatter.program,
                 &format!("internal error: `{name}` is left as it is: {why} (please report this)"),

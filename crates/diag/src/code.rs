@@ -110,6 +110,19 @@ macro_rules! codes {
     };
 }
 
+/// Panics unless `table`'s ids increase, so that none is there twice: each
+/// language's table test.
+pub fn assert_sorted(table: &[Code]) {
+    for pair in table.windows(2) {
+        assert!(
+            pair[0].id < pair[1].id,
+            "{} before {}",
+            pair[0].id,
+            pair[1].id
+        );
+    }
+}
+
 /// The code with this id in `table`, ignoring case (`e0402` finds `E0402`).
 pub fn lookup(table: &[Code], id: &str) -> Option<Code> {
     table

@@ -8,7 +8,8 @@ mod source_map;
 mod suggest;
 
 pub use code::{
-    error_page, examples, lookup, run_examples, Code, Example, ExampleKind, ExampleRun,
+    assert_sorted, error_page, examples, lookup, run_examples, Code, Example, ExampleKind,
+    ExampleRun,
 };
 pub use source_map::{FileId, LineCol, SourceMap, Span};
 pub use suggest::closest;
@@ -30,6 +31,18 @@ impl Severity {
             Severity::Hint => "hint",
         }
     }
+}
+
+/// Why a formatter left a text as it was: what both languages' formatters
+/// return, and what the `fmt` commands, the language servers and the
+/// formatting tests read.
+#[derive(Debug)]
+pub enum FormatError {
+    /// The text does not read: its diagnostics (in file 0).
+    Syntax(Vec<Diagnostic>),
+    /// The layout would have changed the tokens, the comments or the
+    /// program: a formatter bug, described for a bug report.
+    Unsafe(String),
 }
 
 /// A span with an optional message drawn under it.

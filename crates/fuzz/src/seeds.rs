@@ -7,26 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::targets::Target;
 
-/// The files under `dir` (recursively) whose name ends with one of `exts`,
-/// sorted.
-fn files(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, exts, out);
-        } else if exts.iter().any(|e| path.to_string_lossy().ends_with(e)) {
-            out.push(path);
-        }
-    }
-}
-
 /// The seed inputs of `target`, each whole file as the target reads it.
 pub fn corpus(target: Target) -> Vec<Vec<u8>> {
-    let root = uitest::support::workspace_root();
-    let mut paths = Vec::new();
     let (dirs, exts): (&[&str], &[&str]) = match target {
         Target::ShapeScript | Target::ShapeScriptServer => (
             &[
@@ -34,7 +16,7 @@ pub fn corpus(target: Target) -> Vec<Vec<u8>> {
                 "examples/shapescript",
                 "crates/check/src",
             ],
-            &[".ss"],
+            &["ss"],
         ),
         Target::Sexpgpu => (
             &[
@@ -42,16 +24,17 @@ pub fn corpus(target: Target) -> Vec<Vec<u8>> {
                 "examples/sexpgpu",
                 "crates/sexpgpu/src/lib",
             ],
-            &[".sx"],
+            &["sx"],
         ),
         Target::Data => (
             &["tests/ui/sexpgpu", "crates/sexpgpu/src/data/testdata"],
-            &[".npy", ".npz", ".safetensors"],
+            &["npy", "npz", "safetensors"],
         ),
     };
-    for dir in dirs {
-        files(&root.join(dir), exts, &mut paths);
-    }
+    let mut paths: Vec<PathBuf> = exts
+        .iter()
+        .flat_map(|ext| uitest::support::workspace_files(dirs, ext))
+        .collect();
     paths.sort();
     paths
         .iter()

@@ -6,27 +6,19 @@
 
 use crate::protocol::Error;
 
-/// What a language's formatter gave for a document's text.
-pub enum Formatted {
-    Text(String),
-    /// The text does not read: no edits, its diagnostics say why.
-    Unreadable,
-    /// The layout would have changed the program: a formatter bug.
-    Unsafe(String),
-}
-
-/// The reply to a formatting request on `text`: the edits (those touching
-/// `range`, if given), none for a text that does not read, an error for a
+/// The reply to a formatting request on `text`, given what the language's
+/// formatter made of it: the edits (those touching `range`, if given), none
+/// for a text that does not read (its diagnostics say why), an error for a
 /// layout the formatter refused as unsafe.
 pub fn reply(
     text: &str,
-    formatted: Formatted,
+    formatted: Result<String, diag::FormatError>,
     range: Option<lsp_types::Range>,
 ) -> Result<Option<Vec<lsp_types::TextEdit>>, Error> {
     match formatted {
-        Formatted::Text(new) => Ok(Some(edits(text, &new, range))),
-        Formatted::Unreadable => Ok(None),
-        Formatted::Unsafe(why) => Err(Error::Refused(format!(
+        Ok(new) => Ok(Some(edits(text, &new, range))),
+        Err(diag::FormatError::Syntax(_)) => Ok(None),
+        Err(diag::FormatError::Unsafe(why)) => Err(Error::Refused(format!(
             "the file is left as it is: {why} (a formatter bug; please report it)"
         ))),
     }

@@ -86,6 +86,35 @@ pub fn markdown(value: String) -> lsp_types::MarkupContent {
     }
 }
 
+/// The reply to a signature help request: one signature, `label`, whose
+/// parameters are the byte ranges `params` of it, with the parameter the
+/// cursor is in (`active`, for the signature and the reply alike) and the
+/// signature's docs.
+pub fn signature_help(
+    label: String,
+    params: &[(u32, u32)],
+    active: Option<u32>,
+    doc: Option<String>,
+) -> lsp_types::SignatureHelp {
+    let parameters = params
+        .iter()
+        .map(|&(start, end)| lsp_types::ParameterInformation {
+            label: lsp_types::ParameterLabel::LabelOffsets([start, end]),
+            documentation: None,
+        })
+        .collect();
+    lsp_types::SignatureHelp {
+        signatures: vec![lsp_types::SignatureInformation {
+            label,
+            documentation: doc.map(|doc| lsp_types::Documentation::MarkupContent(markdown(doc))),
+            parameters: Some(parameters),
+            active_parameter: active,
+        }],
+        active_signature: Some(0),
+        active_parameter: active,
+    }
+}
+
 /// Why a request got no result.
 pub enum Error {
     UnknownMethod,

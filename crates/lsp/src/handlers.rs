@@ -22,7 +22,6 @@ use crate::ide::{Analysis, CompletionKind, DefKind, HighlightKind, Symbol};
 use crate::line_index::LineIndex;
 use crate::uri;
 
-use lsp_base::formatting::Formatted;
 pub use lsp_base::protocol::Error;
 use lsp_base::protocol::{markdown, on};
 
@@ -241,26 +240,12 @@ fn signature_help(
     let Some(help) = analysis.signature_help(file, offset) else {
         return Ok(None);
     };
-    let parameters = help
-        .params
-        .iter()
-        .map(|&(start, end)| lsp::ParameterInformation {
-            label: lsp::ParameterLabel::LabelOffsets([start, end]),
-            documentation: None,
-        });
-    let signature = lsp::SignatureInformation {
-        label: help.label,
-        documentation: help
-            .doc
-            .map(|doc| lsp::Documentation::MarkupContent(markdown(doc))),
-        parameters: Some(parameters.collect()),
-        active_parameter: None,
-    };
-    Ok(Some(lsp::SignatureHelp {
-        signatures: vec![signature],
-        active_signature: Some(0),
-        active_parameter: help.active,
-    }))
+    Ok(Some(lsp_base::protocol::signature_help(
+        help.label,
+        &help.params,
+        help.active,
+        help.doc,
+    )))
 }
 
 fn semantic_tokens(
@@ -393,12 +378,7 @@ fn formatting(
         return Ok(None);
     };
     let text = analysis.map.text(file);
-    let formatted = match syntax::format::format(text) {
-        Ok(formatted) => Formatted::Text(formatted),
-        Err(syntax::format::FormatError::Syntax(_)) => Formatted::Unreadable,
-        Err(syntax::format::FormatError::Unsafe(why)) => Formatted::Unsafe(why),
-    };
-    lsp_base::formatting::reply(text, formatted, range)
+    lsp_base::formatting::reply(text, syntax::format::format(text), range)
 }
 
 pub use crate::uri::file_uri;

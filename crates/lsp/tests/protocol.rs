@@ -8,24 +8,11 @@ use expect_test::expect;
 use serde_json::{json, Value};
 use support::{pretty, Client, Project};
 
-const MAIN: &str = "import vision
-
-## Model width.
-dim D = 64
-dim Bad = D / 5
-
-fn project(x: [b n vision.C], w: [vision.C D]) -> [b n D] {
-  let h = x @ w
-  gelu(h)
-}
-
-fn pool(img: vision.Images) -> vision.Images = img
-";
-
-const VISION: &str = "## Colour channels.
-dim C = 3
-dim Images = [b C 16gh 16gw]
-";
+/// The two-file project of the end-to-end tests (the Neovim test of
+/// `shapescript lsp` opens it too): `main.ss` with a mistake (E0305), a
+/// documented dim and an import of `vision.ss`.
+const MAIN: &str = include_str!("project/main.ss");
+const VISION: &str = include_str!("project/vision.ss");
 
 /// A started server on the project, `main.ss` open; returns its URI.
 fn start(project: &Project) -> (Client, String) {

@@ -10,9 +10,15 @@ use expect_test::expect;
 use serde_json::{json, Value};
 use support::{Client, Project};
 
-/// A started server with the library folder in the project.
-fn start(project: &Project) -> Client {
-    Client::start(json!({ "libraryDir": project.dir.join("library") }))
+/// A project `name` whose `main.ss` holds `text`, and a server started
+/// with the library folder in the project, `main.ss` open in it: the
+/// project, `main.ss`'s URI and the client.
+fn open(name: &str, text: &str) -> (Project, String, Client) {
+    let project = Project::new(name);
+    let main = project.write("main.ss", text);
+    let client = Client::start(json!({ "libraryDir": project.dir.join("library") }));
+    client.open(&main, text);
+    (project, main, client)
 }
 
 /// The JSON paths of every `null` inside `value` (the value itself may be
@@ -57,10 +63,7 @@ fn apply(x: [b D]) -> [b D] = doubel(x)
 
 #[test]
 fn the_outline_of_a_file_starting_with_fn_and_of_the_prelude_has_no_nulls() {
-    let project = Project::new("replies-outline");
-    let main = project.write("main.ss", FIRST_FN);
-    let mut client = start(&project);
-    client.open(&main, FIRST_FN);
+    let (project, main, mut client) = open("replies-outline", FIRST_FN);
     let symbols = client.request(
         "textDocument/documentSymbol",
         json!({ "textDocument": { "uri": main } }),
@@ -91,10 +94,7 @@ fn the_outline_of_a_file_starting_with_fn_and_of_the_prelude_has_no_nulls() {
 
 #[test]
 fn every_reply_of_a_session_leaves_absent_fields_out() {
-    let project = Project::new("replies-nulls");
-    let main = project.write("main.ss", FIRST_FN);
-    let mut client = start(&project);
-    client.open(&main, FIRST_FN);
+    let (_project, main, mut client) = open("replies-nulls", FIRST_FN);
     let diagnostics = client.diagnostics(&main);
     assert_no_nulls(&diagnostics, "publishDiagnostics");
     let at = |line, character| Client::at(&main, line, character);
@@ -139,10 +139,7 @@ fn every_reply_of_a_session_leaves_absent_fields_out() {
 
 #[test]
 fn hover_and_definition_inside_a_library_document_by_its_library_uri() {
-    let project = Project::new("replies-library");
-    let main = project.write("main.ss", FIRST_FN);
-    let mut client = start(&project);
-    client.open(&main, FIRST_FN);
+    let (project, _main, mut client) = open("replies-library", FIRST_FN);
     let text = std::fs::read_to_string(project.dir.join("library").join("prelude.ss"))
         .expect("the prelude is written");
     let (line, _) = text
@@ -173,11 +170,8 @@ fn hover_and_definition_inside_a_library_document_by_its_library_uri() {
 
 #[test]
 fn semantic_tokens_tell_dims_axes_unknown_sizes_and_aliases_apart() {
-    let project = Project::new("replies-tokens");
     let text = "dim D = 4\ndim Pair = [2 D]\nfn f(x: [b D], p: Pair) -> [?k] = x as [?k]\n";
-    let main = project.write("main.ss", text);
-    let mut client = start(&project);
-    client.open(&main, text);
+    let (_project, main, mut client) = open("replies-tokens", text);
     let tokens = client.request(
         "textDocument/semanticTokens/full",
         json!({ "textDocument": { "uri": main } }),
@@ -230,10 +224,7 @@ fn semantic_tokens_tell_dims_axes_unknown_sizes_and_aliases_apart() {
 
 #[test]
 fn a_quick_fix_applies_the_did_you_mean_help() {
-    let project = Project::new("replies-fix");
-    let main = project.write("main.ss", FIRST_FN);
-    let mut client = start(&project);
-    client.open(&main, FIRST_FN);
+    let (_project, main, mut client) = open("replies-fix", FIRST_FN);
     let diagnostics = client.diagnostics(&main);
     let typo = diagnostics["diagnostics"][0].clone();
     let actions = client.request(
@@ -286,11 +277,8 @@ fn apply_edits(text: &str, edits: &Value) -> String {
 
 #[test]
 fn formatting_and_range_formatting_edit_the_document() {
-    let project = Project::new("replies-formatting");
     let text = "dim   D=4\nfn f(x:[b D])->[b D]=x+x\nfn g(x:[b D])->[b D]=x*x\n";
-    let main = project.write("main.ss", text);
-    let mut client = start(&project);
-    client.open(&main, text);
+    let (_project, main, mut client) = open("replies-formatting", text);
     let options = json!({ "tabSize": 2, "insertSpaces": true });
     let whole = client.request(
         "textDocument/formatting",

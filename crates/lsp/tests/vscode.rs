@@ -21,11 +21,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|e| {
             panic!("`{program}` could not run ({e}): this test needs Node.js and npm")
         });
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let text = uitest::support::printed(&output);
     assert!(
         output.status.success(),
         "`{program} {}` failed:\n{text}",

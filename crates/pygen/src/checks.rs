@@ -97,14 +97,11 @@ fn reads_name(code: &str, name: &str) -> bool {
             continue;
         }
         if ident(c) {
-            let start = i;
-            while i < bytes.len() && ident(bytes[i]) {
-                i += 1;
-            }
-            let attribute = start > 0 && bytes[start - 1] == b'.';
-            if !attribute && &code[start..i] == name {
+            let (end, found) = crate::header::name_at(code, i, name, ident);
+            if found {
                 return true;
             }
+            i = end;
             continue;
         }
         i += 1;
@@ -426,44 +423,47 @@ fn divisor(scope: &Scope, factor: i128, divide_by: Option<&check::hir::Size>) ->
 /// `if a or b or c:` laid out as `black` does when it is too long.
 pub fn if_lines(indent: usize, conds: &[String]) -> Lines {
     let one = format!("if {}:", conds.join(" or "));
-    if indent * 4 + one.len() <= crate::writer::LINE_LENGTH {
-        return vec![(indent, one)];
-    }
-    let inner = conds.join(" or ");
-    if (indent + 1) * 4 + inner.len() <= crate::writer::LINE_LENGTH {
-        return vec![
-            (indent, "if (".into()),
-            (indent + 1, inner),
-            (indent, "):".into()),
-        ];
-    }
-    let mut out = vec![(indent, "if (".to_string())];
-    for (k, c) in conds.iter().enumerate() {
-        let text = if k == 0 { c.clone() } else { format!("or {c}") };
-        out.push((indent + 1, text));
-    }
-    out.push((indent, "):".into()));
-    out
+    let or = |k: usize, c: &str| {
+        if k == 0 {
+            c.to_string()
+        } else {
+            format!("or {c}")
+        }
+    };
+    black_split(indent, one, ("if (".into(), "):"), conds, " or ", or)
 }
 
 /// `callee(args)` as one statement, split the way `black` splits a call.
 pub fn call_lines(indent: usize, callee: &str, args: &[String]) -> Lines {
     let one = format!("{callee}({})", args.join(", "));
+    let open = format!("{callee}(");
+    black_split(indent, one, (open, ")"), args, ", ", |_, a| format!("{a},"))
+}
+
+/// A bracketed statement as `black` lays it out: `one` line when it fits;
+/// else `open` and `close` around the items joined by `sep` on a line of
+/// their own; else one item a line, the `k`th written `item(k, text)`.
+fn black_split(
+    indent: usize,
+    one: String,
+    (open, close): (String, &str),
+    items: &[String],
+    sep: &str,
+    item: impl Fn(usize, &str) -> String,
+) -> Lines {
     if indent * 4 + one.len() <= crate::writer::LINE_LENGTH {
         return vec![(indent, one)];
     }
-    let inner = args.join(", ");
+    let inner = items.join(sep);
     if (indent + 1) * 4 + inner.len() <= crate::writer::LINE_LENGTH {
-        return vec![
-            (indent, format!("{callee}(")),
-            (indent + 1, inner),
-            (indent, ")".into()),
-        ];
+        return vec![(indent, open), (indent + 1, inner), (indent, close.into())];
     }
-    let mut out = vec![(indent, format!("{callee}("))];
-    for a in args {
-        out.push((indent + 1, format!("{a},")));
-    }
-    out.push((indent, ")".into()));
+    let mut out = vec![(indent, open)];
+    let each = items
+        .iter()
+        .enumerate()
+        .map(|(k, text)| (indent + 1, item(k, text)));
+    out.extend(each);
+    out.push((indent, close.into()));
     out
 }

@@ -339,14 +339,11 @@ pub fn names_used(code: &str, name: &str) -> bool {
                 continue;
             }
             _ if is_name_byte(b) => {
-                let start = i;
-                while i < bytes.len() && is_name_byte(bytes[i]) {
-                    i += 1;
-                }
-                let attribute = start > 0 && bytes[start - 1] == b'.';
-                if !attribute && &code[start..i] == name {
+                let (end, found) = name_at(code, i, name, is_name_byte);
+                if found {
                     return true;
                 }
+                i = end;
                 continue;
             }
             _ => {}
@@ -354,6 +351,24 @@ pub fn names_used(code: &str, name: &str) -> bool {
         i += 1;
     }
     false
+}
+
+/// The name that starts at byte `start` of `code` (its bytes those
+/// `in_name` accepts): where it ends, and whether it is `name` itself rather
+/// than an attribute (`x.name`).
+pub(crate) fn name_at(
+    code: &str,
+    start: usize,
+    name: &str,
+    in_name: impl Fn(u8) -> bool,
+) -> (usize, bool) {
+    let bytes = code.as_bytes();
+    let mut end = start;
+    while end < bytes.len() && in_name(bytes[end]) {
+        end += 1;
+    }
+    let attribute = start > 0 && bytes[start - 1] == b'.';
+    (end, !attribute && &code[start..end] == name)
 }
 
 fn is_name_byte(b: u8) -> bool {

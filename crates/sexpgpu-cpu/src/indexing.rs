@@ -6,6 +6,7 @@
 //! a clamp or a panic.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
@@ -299,6 +300,19 @@ fn mixed_dtypes() -> ExecError {
     error("scatter-add: expects float or integer tensors of one dtype".to_string())
 }
 
+/// The elements `values` of the values a scatter adds and the first `len`
+/// of its output; an error if either buffer is shorter.
+fn operands<'a, T>(
+    v: &'a [T],
+    o: &'a mut [T],
+    values: Range<usize>,
+    len: usize,
+) -> Result<(&'a [T], &'a mut [T]), ExecError> {
+    let v = v.get(values).ok_or_else(|| internal("a scatter"))?;
+    let o = o.get_mut(..len).ok_or_else(|| internal("a scatter"))?;
+    Ok((v, o))
+}
+
 /// Adds the runs of `values` into `out[..len]`, which holds the base.
 fn accumulate(
     (targets, run, len): (&[usize], usize, usize),
@@ -306,6 +320,7 @@ fn accumulate(
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
     let n = targets.len() * run;
+    let read = values_offset..values_offset + n;
     // Each run's target range and its values' range, in order.
     let runs = || {
         targets
@@ -315,10 +330,7 @@ fn accumulate(
     };
     macro_rules! float {
         ($v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
-            let v = $v
-                .get(values_offset..values_offset + n)
-                .ok_or_else(|| internal("a scatter"))?;
-            let o = $o.get_mut(..len).ok_or_else(|| internal("a scatter"))?;
+            let (v, o) = operands($v, $o, read.clone(), len)?;
             if n.saturating_mul(SPARSE_RATIO) < len {
                 // Few elements receive values (a cross-entropy's gradient
                 // into its logits, an embedding's into its table): only
@@ -359,10 +371,7 @@ fn accumulate(
     }
     macro_rules! int {
         ($v:expr, $o:expr) => {{
-            let v = $v
-                .get(values_offset..values_offset + n)
-                .ok_or_else(|| internal("a scatter"))?;
-            let o = $o.get_mut(..len).ok_or_else(|| internal("a scatter"))?;
+            let (v, o) = operands($v, $o, read.clone(), len)?;
             for (ts, vs) in runs() {
                 for (o, &x) in o[ts].iter_mut().zip(&v[vs]) {
                     *o = o.wrapping_add(x);

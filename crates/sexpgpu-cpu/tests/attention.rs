@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{check, tensor, Rng, Tol};
+use common::{check, sliced_heads, tensor, Rng, Tol};
 use sexpgpu_graph::{DType, Graph, NodeId, Shape};
 
 /// The tolerance of a part: f32 sums in another order than the reference's
@@ -87,18 +87,12 @@ fn heads_sliced_from_one_tensor_and_shared_keys_are_read_in_place() {
     for dtype in [DType::F32, DType::BF16] {
         let mut g = Graph::new("heads");
         let qkv = g.input("qkv", Shape::from([b, t, 3 * h * d]), dtype);
-        let split = g.reshape(qkv, Shape::from([b, t, 3, h, d])).unwrap();
-        let mut heads = Vec::new();
-        for part in 0..3 {
-            let one = g.slice(split, 2, part, part + 1).unwrap();
-            let one = g.reshape(one, Shape::from([b, t, h, d])).unwrap();
-            heads.push(g.transpose(one, &[0, 2, 1, 3]).unwrap());
-        }
+        let heads = sliced_heads(&mut g, qkv, [b, t, h, d]);
         // One key and value head shared by every query head.
         let shared = g.input("kv", Shape::from([b, 1, t, d]), dtype);
         let dout = g.input("dout", Shape::from([b, h, t, d]), dtype);
         let delta = g.input("delta", Shape::from([b, h, t]), DType::F32);
-        let mut outputs = every_part(&mut g, [heads[0], heads[1], heads[2]], (dout, delta), true);
+        let mut outputs = every_part(&mut g, heads, (dout, delta), true);
         let grouped = g
             .attention(heads[0], shared, shared, true, Some(0.3))
             .unwrap();

@@ -7,7 +7,9 @@ mod common;
 use common::{accum_tol, check, tensor, Rng, Tol};
 use expect_test::expect;
 use sexpgpu_cpu::compile;
-use sexpgpu_graph::{execute, BinaryOp, CompareOp, DType, Graph, ReduceOp, Scalar, Shape, UnaryOp};
+use sexpgpu_graph::{
+    execute, BinaryOp, CompareOp, DType, Graph, ReduceOp, Scalar, Shape, Tensor, UnaryOp,
+};
 
 /// `depth` layers of matmul then tanh: each layer's buffers die two
 /// kernels later, so the arena needs far fewer slots than buffers.
@@ -27,18 +29,24 @@ fn deep(depth: usize) -> Graph {
     g
 }
 
+/// Random arguments of `deep(depth)` from `seed`: `x`, then each weight
+/// times `scale`.
+fn deep_args(seed: u64, depth: usize, scale: f64) -> Vec<Tensor> {
+    let mut rng = Rng::new(seed);
+    let mut args = vec![tensor(&mut rng, &[16, 32], DType::F32)];
+    for _ in 0..depth {
+        let w = tensor(&mut rng, &[32, 32], DType::F32);
+        let scaled: Vec<f64> = w.to_f64s().iter().map(|x| x * scale).collect();
+        args.push(Tensor::from_f64s(Shape::from([32, 32]), &scaled, DType::F32).unwrap());
+    }
+    args
+}
+
 #[test]
 fn reused_buffers_give_the_references_results() {
     let g = deep(6);
-    let mut rng = Rng::new(30);
-    let mut args = vec![tensor(&mut rng, &[16, 32], DType::F32)];
-    for _ in 0..6 {
-        let w = tensor(&mut rng, &[32, 32], DType::F32);
-        let scaled: Vec<f64> = w.to_f64s().iter().map(|x| x * 0.2).collect();
-        args.push(
-            sexpgpu_graph::Tensor::from_f64s(Shape::from([32, 32]), &scaled, DType::F32).unwrap(),
-        );
-    }
+    // Small weights, so that six layers of tanh do not saturate.
+    let args = deep_args(30, 6, 0.2);
     check(&g, &args, accum_tol(DType::F32, 32 * 6));
     let plan = compile(&g).unwrap();
     let plan = plan.plan();
@@ -94,11 +102,7 @@ fn describe_shows_kernels_buffers_and_fused_loops() {
 #[test]
 fn one_program_runs_from_several_threads_at_once() {
     let g = deep(3);
-    let mut rng = Rng::new(32);
-    let mut args = vec![tensor(&mut rng, &[16, 32], DType::F32)];
-    for _ in 0..3 {
-        args.push(tensor(&mut rng, &[32, 32], DType::F32));
-    }
+    let args = deep_args(32, 3, 1.0);
     let program = compile(&g).unwrap();
     let want = program.run(&args, 0).unwrap();
     std::thread::scope(|s| {

@@ -939,16 +939,10 @@ beside them.
     /// never differ.
     #[test]
     fn the_book_is_the_table() {
-        let path = uitest::support::workspace_root().join("docs/sexpgpu/errors.md");
-        let expected = error_page();
-        if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
-            std::fs::write(&path, &expected).unwrap();
-        }
-        let actual = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            actual == expected,
-            "{} is out of date: run `UPDATE_DOCS=1 cargo test -p sexpgpu --lib codes`",
-            path.display()
+        uitest::support::check_generated_page(
+            "docs/sexpgpu/errors.md",
+            &error_page(),
+            "cargo test -p sexpgpu --lib codes",
         );
     }
 }

@@ -52,6 +52,6 @@ pub use session::Session;
 pub use trace::operation_list;
 pub use train::device::{BackendExecutor, Carried, Device, DeviceTensor, Executor};
 pub use train::dist::{Collective, Ranks};
-pub use train::run::{RunIo, RunOptions};
+pub use train::run::{MemoryIo, RunIo, RunOptions};
 pub use train::TracedRun;
 pub use value::{GraphDef, Value};

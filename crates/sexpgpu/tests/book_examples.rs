@@ -58,17 +58,10 @@ fn run(dir: &Path, name: &str, program: &str) -> String {
 
 #[test]
 fn book_examples_print_what_the_book_shows() {
-    let docs = uitest::support::workspace_root().join("docs/sexpgpu");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-examples");
     std::fs::create_dir_all(&dir).expect("a folder for the examples");
     let mut ran = 0;
-    let mut pages: Vec<_> = std::fs::read_dir(&docs)
-        .expect("docs/sexpgpu")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    pages.sort();
-    for page in pages {
+    for page in uitest::support::workspace_files(&["docs/sexpgpu"], "md") {
         let text = std::fs::read_to_string(&page).expect("read the page");
         for (name, program, expected) in examples(&text) {
             let printed = run(&dir, &name, &program);

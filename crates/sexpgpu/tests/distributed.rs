@@ -94,6 +94,16 @@ fn succeed(mut c: Command) -> Output {
     out
 }
 
+/// Runs `c`, which must fail with the diagnostic `code`, whose text says
+/// `says`.
+fn fail(mut c: Command, code: &str, says: &str) {
+    let out = c.output().expect("the command runs");
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{c:?} succeeded");
+    assert!(err.contains(&format!("error[{code}]")), "{err}");
+    assert!(err.contains(says), "{err}");
+}
+
 /// Each line of a metrics file as (kind, step, name, value), wall time left out.
 fn metrics(path: &Path) -> Vec<(String, u64, String, f64)> {
     let body = std::fs::read_to_string(path).expect("a metrics file");
@@ -357,16 +367,8 @@ fn only_rank_zero_prints_and_writes() {
 #[test]
 fn a_batch_that_does_not_split_over_the_ranks_is_an_error() {
     let dir = folder("uneven");
-    let out = ranks(3, &dir, &["run", "fit.sx"])
-        .output()
-        .expect("mpirun runs");
-    let err = text(&out.stderr);
-    assert!(!out.status.success());
-    assert!(err.contains("error[E-RUN-004]"), "{err}");
-    assert!(
-        err.contains("a batch of 8 rows does not split evenly over 3 ranks"),
-        "{err}"
-    );
+    let says = "a batch of 8 rows does not split evenly over 3 ranks";
+    fail(ranks(3, &dir, &["run", "fit.sx"]), "E-RUN-004", says);
 }
 
 #[test]
@@ -378,20 +380,13 @@ fn a_mismatched_program_on_one_rank_is_an_error_naming_it() {
     )
     .expect("other.sx");
     let exe = env!("CARGO_BIN_EXE_sexpgpu");
-    let out = mpirun()
-        .args([
-            "-np", "1", exe, "run", "fit.sx", ":", "-np", "1", exe, "run", "other.sx",
-        ])
-        .current_dir(&dir)
-        .output()
-        .expect("mpirun runs");
-    let err = text(&out.stderr);
-    assert!(!out.status.success());
-    assert!(err.contains("error[E-RUN-011]"), "{err}");
-    assert!(
-        err.contains("rank 1 traced other the step graphs of run `fit` than rank 0"),
-        "{err}"
-    );
+    let mut c = mpirun();
+    c.args([
+        "-np", "1", exe, "run", "fit.sx", ":", "-np", "1", exe, "run", "other.sx",
+    ])
+    .current_dir(&dir);
+    let says = "rank 1 traced other the step graphs of run `fit` than rank 0";
+    fail(c, "E-RUN-011", says);
 }
 
 /// Starts a long 2-rank run, waits for its first line, then sends `signal`

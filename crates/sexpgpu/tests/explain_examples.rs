@@ -6,8 +6,7 @@
 //! `E-IO-*` examples read; writing through it fails).
 
 use diag::{Diagnostic, Example, ExampleKind};
-use sexpgpu::{Host, Mode, RunIo, RunOptions, Session};
-use std::collections::HashMap;
+use sexpgpu::{Host, MemoryIo, Mode, RunOptions, Session};
 
 /// The files beside every example.
 const FILES: &[(&str, &str)] = &[("notes.txt", "hello\n")];
@@ -56,43 +55,13 @@ impl Host for Files {
     }
 }
 
-/// A run's console and checkpoint directory, in memory.
-#[derive(Default)]
-struct Console {
-    checkpoints: HashMap<String, Vec<u8>>,
-}
-
-impl RunIo for Console {
-    fn now(&self) -> f64 {
-        0.0
-    }
-    fn log(&mut self, _line: &str) {}
-    fn progress(&mut self, _line: &str) {}
-    fn metrics(&mut self, _line: &str) {}
-    fn write_checkpoint(
-        &mut self,
-        _run_dir: Option<&str>,
-        name: &str,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        self.checkpoints.insert(name.to_string(), bytes.to_vec());
-        Ok(())
-    }
-    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
-        self.checkpoints
-            .get(name)
-            .cloned()
-            .ok_or_else(|| format!("no checkpoint {name}"))
-    }
-}
-
 /// What `sexpgpu run main.sx` reports for the example's text: the forms'
 /// diagnostics, then, if there were none, the first failing run's.
 fn diagnostics(text: &str) -> Vec<Diagnostic> {
     let mut session = Session::new(Mode::Run, 0, Box::new(Files));
     let mut found = session.eval_file("main.sx", text);
     if found.is_empty() {
-        let mut console = Console::default();
+        let mut console = MemoryIo::default();
         for run in session.runs() {
             if let Err(d) = session.execute_run(&run, &RunOptions::default(), &mut console) {
                 found.push(*d);

@@ -4,47 +4,19 @@
 //! the tokens and comments are unchanged, and a file that does not read is
 //! refused with its diagnostics.
 
-use proptest::prelude::*;
-use sexpgpu::format::{format, lexical_content, FormatError};
-use uitest::formatting::{self, Formatted, Formatter};
+use sexpgpu::format::{format, lexical_content};
+use uitest::formatting::{self, Formatter};
 
 /// `sexpgpu::format` as the shared checks see it.
 fn formatter() -> Formatter<'static> {
     Formatter {
-        format: &|text| match format(text) {
-            Ok(out) => Formatted::Text(out),
-            Err(FormatError::Syntax(diagnostics)) => Formatted::Unreadable(diagnostics.len()),
-            Err(FormatError::Unsafe(why)) => Formatted::Unsafe(why),
-        },
+        format: &format,
         lexical_content: &lexical_content,
     }
 }
 
 fn check_promises(what: &str, text: &str) {
     formatting::check_promises(&formatter(), what, text);
-}
-
-#[test]
-fn every_repository_file_keeps_the_promises() {
-    let folders = [
-        "examples",
-        "tests/ui",
-        "crates/sexpgpu/src/lib",
-        "benches",
-        "docs",
-    ];
-    formatting::check_repository(&formatter(), &folders, "sx");
-}
-
-#[test]
-fn the_books_example_is_what_fmt_does() {
-    formatting::check_book_examples(&formatter(), "docs/sexpgpu/formatting.md");
-}
-
-#[test]
-fn the_library_the_examples_and_the_benchmarks_are_formatted() {
-    let folders = ["examples", "crates/sexpgpu/src/lib", "benches"];
-    formatting::check_formatted(&formatter(), &folders, "sx", "sexpgpu fmt");
 }
 
 /// The white space a gap may be given (commas are white space too).
@@ -97,25 +69,12 @@ const SAMPLES: &[&str] = &[
     "(defmacro unless (c & body) `(if ~c nil (do ~@body))) ; a macro\n(def m {:a 1, :b [2 3] \"k\" 'sym})\n(defgraph g [(x [2 3] :f32)]\n  ;; body\n  (sum (* x 2.5) :axes [-1] :keepdims true))\n(println \"multi\nline\" ##NaN -3 4e-2)\n",
 ];
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
-
-    #[test]
-    fn respaced_files_keep_the_promises(
-        sample in 0..SAMPLES.len(),
-        gaps in proptest::collection::vec(0..GAPS.len() * 8, 0..600),
-    ) {
-        // Mostly one space, so that most mutants still read.
-        let gaps: Vec<usize> = gaps.iter().map(|&g| if g >= GAPS.len() { 1 } else { g }).collect();
-        check_promises("a respaced sample", &respaced(SAMPLES[sample], &gaps));
-    }
-
-    #[test]
-    fn lines_pushed_past_the_width_keep_the_promises(
-        sample in 0..SAMPLES.len(),
-        width in 0usize..120,
-    ) {
-        // Every line indented further: long ones must be broken, never garbled.
-        check_promises("an indented sample", &formatting::pushed_right(SAMPLES[sample], width));
-    }
+uitest::formatter_tests! {
+    extension: "sx",
+    repository: ["examples", "tests/ui", "crates/sexpgpu/src/lib", "benches", "docs"],
+    book: "docs/sexpgpu/formatting.md",
+    formatted: ["examples", "crates/sexpgpu/src/lib", "benches"],
+    command: "sexpgpu fmt",
+    gap_draws: GAPS.len() * 8,
+    gaps_per_text: 600,
 }

@@ -5,6 +5,8 @@
 
 use proptest::prelude::*;
 use sexpgpu::{Host, Mode, Session};
+use std::sync::LazyLock;
+use uitest::mutate::{apply_all, Edit};
 
 struct Discard;
 
@@ -108,43 +110,14 @@ fn evaluate_in(mode: Mode, text: String) {
     worker.join().expect("evaluation must not panic");
 }
 
-#[derive(Debug, Clone)]
-enum Edit {
-    Delete { at: usize, len: usize },
-    Insert { at: usize, token: usize },
-    Duplicate { at: usize, len: usize },
-}
-
-fn apply(source: &str, edits: &[Edit]) -> String {
-    let mut chars: Vec<char> = source.chars().collect();
-    for edit in edits {
-        let n = chars.len().max(1);
-        match *edit {
-            Edit::Delete { at, len } => {
-                let at = at % n;
-                let end = (at + len).min(chars.len());
-                chars.drain(at.min(chars.len())..end);
-            }
-            Edit::Insert { at, token } => {
-                let at = (at % n).min(chars.len());
-                let token = TOKENS[token % TOKENS.len()];
-                chars.splice(at..at, format!(" {token} ").chars());
-            }
-            Edit::Duplicate { at, len } => {
-                let at = (at % n).min(chars.len());
-                let end = (at + len).min(chars.len());
-                let copy: Vec<char> = chars[at..end].to_vec();
-                chars.splice(at..at, copy);
-            }
-        }
-    }
-    chars.into_iter().collect()
-}
+/// `TOKENS` with a space either side, as the mutations insert them.
+static PADDED: LazyLock<Vec<String>> =
+    LazyLock::new(|| TOKENS.iter().map(|t| format!(" {t} ")).collect());
 
 fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (any::<usize>(), 1usize..12).prop_map(|(at, len)| Edit::Delete { at, len }),
-        (any::<usize>(), any::<usize>()).prop_map(|(at, token)| Edit::Insert { at, token }),
+        (any::<usize>(), any::<usize>()).prop_map(|(at, piece)| Edit::Insert { at, piece }),
         (any::<usize>(), 1usize..40).prop_map(|(at, len)| Edit::Duplicate { at, len }),
     ]
 }
@@ -263,7 +236,7 @@ proptest! {
 
     #[test]
     fn mutated_programs_never_panic(program in 0..CORPUS.len(), edits in proptest::collection::vec(edit(), 1..6)) {
-        evaluate(apply(CORPUS[program], &edits));
+        evaluate(apply_all(CORPUS[program], &edits, &PADDED));
     }
 }
 

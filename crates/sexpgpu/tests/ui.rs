@@ -3,13 +3,5 @@
 
 #[test]
 fn ui() {
-    uitest::Suite {
-        root: uitest::workspace_root().join("tests/ui/sexpgpu"),
-        extension: "sx",
-        comment: ";",
-        binary: env!("CARGO_BIN_EXE_sexpgpu").into(),
-        default_args: vec!["run".into()],
-        json_args: vec!["--format".into(), "json".into()],
-    }
-    .run();
+    uitest::Suite::of_command(env!("CARGO_BIN_EXE_sexpgpu"), "run").run();
 }

@@ -126,20 +126,13 @@ fn usage_error(message: &str) -> ExitCode {
 
 /// `shapescript fmt`: the shared driver over `syntax::format`.
 fn fmt(paths: &[PathBuf], check: bool) -> ExitCode {
-    let format = |text: &str| {
-        syntax::format::format(text).map_err(|e| match e {
-            syntax::format::FormatError::Syntax(diagnostics) => {
-                command::fmt::Refusal::Syntax(diagnostics)
-            }
-            syntax::format::FormatError::Unsafe(why) => command::fmt::Refusal::Unsafe(why),
-        })
-    };
-    let formatter = command::fmt::Formatter {
-        program: "shapescript",
-        extension: "ss",
-        format: &format,
-    };
-    ExitCode::from(command::fmt::run(&formatter, paths, check))
+    let language = ("shapescript", "ss");
+    ExitCode::from(command::fmt::run(
+        language,
+        &syntax::format::format,
+        paths,
+        check,
+    ))
 }
 
 /// `shapescript explain CODE`: the code's explanation on stdout.

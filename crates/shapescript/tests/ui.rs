@@ -4,13 +4,5 @@
 
 #[test]
 fn ui() {
-    uitest::Suite {
-        root: uitest::workspace_root().join("tests/ui/shapescript"),
-        extension: "ss",
-        comment: "#",
-        binary: env!("CARGO_BIN_EXE_shapescript").into(),
-        default_args: vec!["check".into()],
-        json_args: vec!["--format".into(), "json".into()],
-    }
-    .run();
+    uitest::Suite::of_command(env!("CARGO_BIN_EXE_shapescript"), "check").run();
 }

@@ -65,14 +65,7 @@ mod tests {
 
     #[test]
     fn codes_are_unique_ordered_and_explained() {
-        for pair in CODES.windows(2) {
-            assert!(
-                pair[0].id < pair[1].id,
-                "{} before {}",
-                pair[0].id,
-                pair[1].id
-            );
-        }
+        diag::assert_sorted(CODES);
         for code in CODES {
             assert!(
                 code.id.starts_with("E01") && code.id.len() == 5,

@@ -5,18 +5,13 @@
 //! refused with its diagnostics.
 
 use diag::FileId;
-use proptest::prelude::*;
-use syntax::format::{format, lexical_content, FormatError};
-use uitest::formatting::{self, Formatted, Formatter};
+use syntax::format::{format, lexical_content};
+use uitest::formatting::{self, Formatter};
 
 /// `syntax::format` as the shared checks see it.
 fn formatter() -> Formatter<'static> {
     Formatter {
-        format: &|text| match format(text) {
-            Ok(out) => Formatted::Text(out),
-            Err(FormatError::Syntax(diagnostics)) => Formatted::Unreadable(diagnostics.len()),
-            Err(FormatError::Unsafe(why)) => Formatted::Unsafe(why),
-        },
+        format: &format,
         lexical_content: &|text| {
             lexical_content(text)
                 .into_iter()
@@ -34,28 +29,6 @@ fn check_promises(what: &str, text: &str) {
         syntax::parse(FileId(0), text).diagnostics.is_empty(),
         "{what}"
     );
-}
-
-#[test]
-fn every_repository_file_keeps_the_promises() {
-    let folders = [
-        "examples",
-        "tests/ui",
-        "crates/check/src",
-        "editors/vscode/test",
-    ];
-    formatting::check_repository(&formatter(), &folders, "ss");
-}
-
-#[test]
-fn the_books_example_is_what_fmt_does() {
-    formatting::check_book_examples(&formatter(), "docs/shapescript/formatting.md");
-}
-
-#[test]
-fn the_library_and_the_examples_are_formatted() {
-    let folders = ["examples", "crates/check/src"];
-    formatting::check_formatted(&formatter(), &folders, "ss", "shapescript fmt");
 }
 
 /// The white space a gap may be given: none, spaces, a tab, line breaks
@@ -91,26 +64,12 @@ const SAMPLES: &[&str] = &[
     "model M(D) {\n  w: [D D] = normal(std=0.02) ## w\n  fn g(self, x: [b (h d)]) -> [b] Index[D] {\n    let (v, i) = topk(x, 4, over=(h d))\n    if v > 0 and not i { return -v } else { x = [1, -2, 3] }\n    x\n  }\n}\n",
 ];
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
-
-    #[test]
-    fn respaced_files_keep_the_promises(
-        sample in 0..SAMPLES.len(),
-        gaps in proptest::collection::vec(0..GAPS.len() * 40, 0..400),
-    ) {
-        // Mostly one space, so that about half the mutants still parse.
-        let gaps: Vec<usize> = gaps.iter().map(|&g| if g >= GAPS.len() { 1 } else { g }).collect();
-        let text = respaced(SAMPLES[sample], &gaps);
-        check_promises("a respaced sample", &text);
-    }
-
-    #[test]
-    fn lines_pushed_past_the_width_keep_the_promises(
-        sample in 0..SAMPLES.len(),
-        width in 0usize..120,
-    ) {
-        // Every line indented further: long ones must be broken, never garbled.
-        check_promises("an indented sample", &formatting::pushed_right(SAMPLES[sample], width));
-    }
+uitest::formatter_tests! {
+    extension: "ss",
+    repository: ["examples", "tests/ui", "crates/check/src", "editors/vscode/test"],
+    book: "docs/shapescript/formatting.md",
+    formatted: ["examples", "crates/check/src"],
+    command: "shapescript fmt",
+    gap_draws: GAPS.len() * 40,
+    gaps_per_text: 400,
 }

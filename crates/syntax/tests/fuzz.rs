@@ -5,6 +5,7 @@
 use diag::FileId;
 use proptest::prelude::*;
 use std::sync::LazyLock;
+use uitest::mutate::{apply_all, Edit};
 
 /// The keywords, then `OTHER_PIECES`.
 static PIECES: LazyLock<Vec<&str>> = LazyLock::new(|| {
@@ -136,37 +137,6 @@ fn assert_parses_sanely(text: &str) {
 }
 
 /// One edit of a valid file: delete a range, insert a piece, or swap two characters.
-#[derive(Clone, Debug)]
-enum Edit {
-    Delete { at: usize, len: usize },
-    Insert { at: usize, piece: usize },
-    Swap { a: usize, b: usize },
-}
-
-fn apply(text: &str, edit: &Edit) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    let n = chars.len().max(1);
-    match *edit {
-        Edit::Delete { at, len } => {
-            let at = at % n;
-            let end = (at + len).min(chars.len());
-            chars.drain(at.min(chars.len())..end);
-        }
-        Edit::Insert { at, piece } => {
-            let at = (at % (chars.len() + 1)).min(chars.len());
-            let piece: Vec<char> = PIECES[piece % PIECES.len()].chars().collect();
-            chars.splice(at..at, piece);
-        }
-        Edit::Swap { a, b } => {
-            if !chars.is_empty() {
-                let len = chars.len();
-                chars.swap(a % len, b % len);
-            }
-        }
-    }
-    chars.into_iter().collect()
-}
-
 fn edit_strategy() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (any::<usize>(), 1usize..8).prop_map(|(at, len)| Edit::Delete { at, len }),
@@ -195,11 +165,7 @@ proptest! {
 
     #[test]
     fn mutated_valid_files(file in 0..CORPUS.len(), edits in proptest::collection::vec(edit_strategy(), 1..4)) {
-        let mut text = CORPUS[file].to_string();
-        for edit in &edits {
-            text = apply(&text, edit);
-        }
-        assert_parses_sanely(&text);
+        assert_parses_sanely(&apply_all(CORPUS[file], &edits, &PIECES));
     }
 }
 

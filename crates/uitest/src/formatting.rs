@@ -4,18 +4,11 @@
 //! changes nothing; the tokens and comments stay; a text that does not read
 //! is refused with a reason. Test support: panics to fail a test.
 
-/// What a formatter gave for a text.
-pub enum Formatted {
-    Text(String),
-    /// Refused: the text does not read (with how many diagnostics).
-    Unreadable(usize),
-    /// Refused: the layout would have changed the program.
-    Unsafe(String),
-}
+use diag::FormatError;
 
 /// One language's formatter and its lexical content (tokens and comments).
 pub struct Formatter<'a> {
-    pub format: &'a dyn Fn(&str) -> Formatted,
+    pub format: &'a dyn Fn(&str) -> Result<String, FormatError>,
     pub lexical_content: &'a dyn Fn(&str) -> Vec<String>,
 }
 
@@ -23,22 +16,20 @@ pub struct Formatter<'a> {
 /// was formatted.
 pub fn check_promises(formatter: &Formatter, what: &str, text: &str) -> bool {
     match (formatter.format)(text) {
-        Formatted::Text(out) => {
+        Ok(out) => {
             let lexical = formatter.lexical_content;
             assert_eq!(lexical(text), lexical(&out), "{what}: tokens changed");
             match (formatter.format)(&out) {
-                Formatted::Text(again) => {
-                    assert_eq!(again, out, "{what}: formatting twice changed it")
-                }
+                Ok(again) => assert_eq!(again, out, "{what}: formatting twice changed it"),
                 _ => panic!("{what}: the formatted text is refused\n{out}"),
             }
             true
         }
-        Formatted::Unreadable(diagnostics) => {
-            assert!(diagnostics > 0, "{what}: refused without a reason");
+        Err(FormatError::Syntax(diagnostics)) => {
+            assert!(!diagnostics.is_empty(), "{what}: refused without a reason");
             false
         }
-        Formatted::Unsafe(why) => panic!("{what}: refused as unsafe: {why}\n{text}"),
+        Err(FormatError::Unsafe(why)) => panic!("{what}: refused as unsafe: {why}\n{text}"),
     }
 }
 
@@ -79,7 +70,7 @@ pub fn check_formatted(formatter: &Formatter, folders: &[&str], extension: &str,
     for path in crate::support::workspace_files(folders, extension) {
         let text = std::fs::read_to_string(&path).expect("a UTF-8 file");
         match (formatter.format)(&text) {
-            Formatted::Text(out) => assert!(
+            Ok(out) => assert!(
                 out == text,
                 "{} is not formatted: run `{command}` on it",
                 path.display()
@@ -118,10 +109,78 @@ pub fn check_book_examples(formatter: &Formatter, page: &str) {
             panic!("{page}: an example needs a block before and a block after");
         };
         match (formatter.format)(before) {
-            Formatted::Text(out) => assert_eq!(out, after, "{page}: the example's result"),
+            Ok(out) => assert_eq!(out, after, "{page}: the example's result"),
             _ => panic!("{page}: the example is refused"),
         }
         found += 1;
     }
     assert!(found > 0, "{page} shows no example");
+}
+
+/// The tests both formatters have, for a test file that defines its
+/// language's `formatter()`, `check_promises(what, text)`, its `SAMPLES`
+/// texts, the `GAPS` white space may be given and `respaced(text, gaps)`:
+/// every file with `extension` under the `repository` folders keeps the
+/// promises (`check_repository`); the `book` page's examples format as it
+/// shows (`check_book_examples`); the files under the `formatted` folders
+/// are formatted already (`check_formatted`, which says to run `command`);
+/// and, as property tests, the samples keep the promises respaced (up to
+/// `gaps_per_text` gaps, each drawn from `0..gap_draws`, where a draw past
+/// `GAPS` is one space) and pushed past the line width.
+#[macro_export]
+macro_rules! formatter_tests {
+    (
+        extension: $extension:literal,
+        repository: $repository:expr,
+        book: $book:literal,
+        formatted: $formatted:expr,
+        command: $command:literal,
+        gap_draws: $draws:expr,
+        gaps_per_text: $count:expr $(,)?
+    ) => {
+        #[test]
+        fn every_repository_file_keeps_the_promises() {
+            $crate::formatting::check_repository(&formatter(), &$repository, $extension);
+        }
+
+        #[test]
+        fn the_books_example_is_what_fmt_does() {
+            $crate::formatting::check_book_examples(&formatter(), $book);
+        }
+
+        #[test]
+        fn the_sources_the_repository_ships_are_formatted() {
+            let folders = $formatted;
+            $crate::formatting::check_formatted(&formatter(), &folders, $extension, $command);
+        }
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig {
+                cases: 512,
+                failure_persistence: None,
+                ..proptest::prelude::ProptestConfig::default()
+            })]
+
+            #[test]
+            fn respaced_files_keep_the_promises(
+                sample in 0..SAMPLES.len(),
+                gaps in proptest::collection::vec(0..$draws, 0..$count),
+            ) {
+                // Mostly one space, so that many mutants still read.
+                let gaps: Vec<usize> =
+                    gaps.iter().map(|&g| if g >= GAPS.len() { 1 } else { g }).collect();
+                check_promises("a respaced sample", &respaced(SAMPLES[sample], &gaps));
+            }
+
+            #[test]
+            fn lines_pushed_past_the_width_keep_the_promises(
+                sample in 0..SAMPLES.len(),
+                width in 0usize..120,
+            ) {
+                // Every line indented further: long ones must be broken, never garbled.
+                let text = $crate::formatting::pushed_right(SAMPLES[sample], width);
+                check_promises("an indented sample", &text);
+            }
+        }
+    };
 }

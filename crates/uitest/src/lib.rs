@@ -17,6 +17,7 @@ mod diff;
 pub mod formatting;
 mod goldens;
 pub mod hostile;
+pub mod mutate;
 pub mod neovim;
 pub mod support;
 
@@ -56,6 +57,28 @@ struct Report {
 }
 
 impl Suite {
+    /// The UI tests of a language's command, `binary` (its file name
+    /// `shapescript` or `sexpgpu`): every source under
+    /// `tests/ui/<command>`, run as `<command> <default> FILE`, and with the
+    /// `--format json` both commands take for the annotation run.
+    pub fn of_command(binary: &str, default: &str) -> Suite {
+        let binary = PathBuf::from(binary);
+        let name = binary.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+        let (extension, comment) = match name {
+            "shapescript" => ("ss", "#"),
+            "sexpgpu" => ("sx", ";"),
+            _ => panic!("no UI tests for the command `{name}`"),
+        };
+        Suite {
+            root: workspace_root().join("tests/ui").join(name),
+            extension,
+            comment,
+            binary,
+            default_args: vec![default.into()],
+            json_args: vec!["--format".into(), "json".into()],
+        }
+    }
+
     /// Runs every test; panics with a summary of all failures. `BLESS=1`
     /// rewrites goldens (and deletes empty and orphaned ones) instead of
     /// comparing them; exit codes and annotations are checked either way.

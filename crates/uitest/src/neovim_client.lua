@@ -27,6 +27,19 @@ function M.start(name, file, init_options)
   return buf, vim.uri_from_bufnr(buf), client_id, request
 end
 
+--- What both languages' scripts ask first: starts `name`'s server on `file`
+--- with $PROJECT/library as libraryDir and records in `out` the diagnostics,
+--- the hover at `line`, `character` and the inlay hints; the buffer, its
+--- URI, the client and `request`, as `start` gives them.
+function M.open(out, name, file, line, character)
+  local buf, uri, client_id, request = M.start(name, file, { libraryDir = M.dir .. "/library" })
+  out.diagnostics = M.diagnostics(buf)
+  local hover = request("textDocument/hover", M.position(uri, line, character))
+  out.hover = hover and hover.contents.value
+  out.inlay = M.inlay(request, uri)
+  return buf, uri, client_id, request
+end
+
 function M.position(uri, line, character)
   return { textDocument = { uri = uri }, position = { line = line, character = character } }
 end

@@ -68,6 +68,22 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| panic!("no Cargo.toml with [workspace] above {}", start.display()))
 }
 
+/// Checks that the generated page `page` (relative to the workspace folder)
+/// is `expected`; `UPDATE_DOCS=1` rewrites it first. The failure says to
+/// run `command`, the test that generates it, with `UPDATE_DOCS=1`.
+pub fn check_generated_page(page: &str, expected: &str, command: &str) {
+    let path = workspace_root().join(page);
+    if std::env::var("UPDATE_DOCS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, expected).unwrap();
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "{} is out of date: run `UPDATE_DOCS=1 {command}`",
+        path.display()
+    );
+}
+
 /// The files with `extension` under each of `folders` (relative to the
 /// workspace folder), recursively, sorted.
 pub fn workspace_files(folders: &[&str], extension: &str) -> Vec<PathBuf> {
@@ -113,6 +129,15 @@ pub fn start_server(
     let stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     (child, stdin, stdout)
+}
+
+/// What a finished process printed: its stdout, then its stderr.
+pub fn printed(output: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
 }
 
 /// The Python that tests run NumPy and PyTorch with: `.venv/bin/python`

@@ -119,21 +119,10 @@ fn bind<'e>(
 /// A tensor argument with a shape; reports (E0408) anything else.
 fn shaped(c: &mut FnChecker, arg: &ast::Arg, what: &str) -> Option<(Ty, TensorTy, Arc<[Axis]>)> {
     let ty = c.expr(&arg.value);
+    if let Some((t, s)) = ty.shape_apart() {
+        return Some((ty, t, s));
+    }
     match &ty.kind {
-        TyKind::Tensor(TensorTy {
-            shape: Some(s),
-            domain,
-            dtype,
-        }) => {
-            // The shape is cloned once; the returned `TensorTy` holds only domain and dtype.
-            let t = TensorTy {
-                shape: None,
-                domain: domain.clone(),
-                dtype: *dtype,
-            };
-            let s = s.clone();
-            Some((ty, t, s))
-        }
         TyKind::Error => None,
         _ => {
             c.diagnostics.push(

@@ -70,14 +70,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         arg_tys: &[Option<Ty>],
         span: Span,
     ) {
-        let tag = match &failure {
-            Failure::Mismatch { tag, .. }
-            | Failure::Inexact { tag, .. }
-            | Failure::BelowOne { tag, .. }
-            | Failure::MayBeBelowOne { tag, .. }
-            | Failure::Overflow { tag }
-            | Failure::Unsolved { tag, .. } => *tag,
-        };
+        let tag = failure.tag();
         let (index, axis) = call.tags[tag];
         let at = FailedArg {
             target,

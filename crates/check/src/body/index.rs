@@ -481,13 +481,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         // rest must divide exactly (`2*n + 1` by 2 is `n + 1`).
         let step = self.static_size(step)?.as_constant().filter(|s| *s >= 1)?;
         let len = dims.substitute(&len).ok()?;
-        let constant: i128 = len
-            .terms()
-            .iter()
-            .filter(|t| t.mono.factors().is_empty())
-            .map(|t| t.coef)
-            .sum();
-        let rest = len.sub(&Poly::constant(constant)).ok()?;
+        let (constant, rest) = len.split_constant()?;
         let whole = rest.div_exact(&Poly::constant(step)).ok()?;
         let up = constant.checked_neg()?.div_euclid(step).checked_neg()?;
         whole.add(&Poly::constant(up)).ok()

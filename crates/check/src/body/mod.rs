@@ -1454,13 +1454,7 @@ fn generic_sources_pass(
 /// A size `factor * n + offset` of one generic axis `n` (a positive
 /// factor), as the entry reads it: `[n]`, `[2*n]`, `[n + 1]`, `[2*n - 1]`.
 fn split_offset(poly: &Poly) -> Option<(i128, Name, i128)> {
-    let offset: i128 = poly
-        .terms()
-        .iter()
-        .filter(|t| t.mono.factors().is_empty())
-        .map(|t| t.coef)
-        .sum();
-    let rest = poly.sub(&Poly::constant(offset)).ok()?;
+    let (offset, rest) = poly.split_constant()?;
     match rest.as_multiple_of_symbol()? {
         (factor, Symbol::Generic(n)) => Some((factor, *n, offset)),
         _ => None,

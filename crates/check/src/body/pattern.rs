@@ -328,28 +328,14 @@ fn shaped_args(
     shapes: &mut SmallVec<[Shaped; 4]>,
 ) -> Option<()> {
     for (ty, at) in tys {
-        match &ty.kind {
-            TyKind::Tensor(TensorTy {
-                shape: Some(s),
-                domain,
-                dtype,
-            }) => {
-                // The shape is cloned once; the `TensorTy` keeps domain and dtype.
-                let t = TensorTy {
-                    shape: None,
-                    domain: domain.clone(),
-                    dtype: *dtype,
-                };
-                shapes.push((ty.clone(), t, s.clone(), *at))
-            }
-            _ => {
-                c.diagnostics.push(
-                    Diagnostic::error(codes::E0408, format!("`{name}` takes tensors with shapes"))
-                        .with_primary(*at, format!("this is `{}`", show_ty(ty))),
-                );
-                return None;
-            }
-        }
+        let Some((t, s)) = ty.shape_apart() else {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0408, format!("`{name}` takes tensors with shapes"))
+                    .with_primary(*at, format!("this is `{}`", show_ty(ty))),
+            );
+            return None;
+        };
+        shapes.push((ty.clone(), t, s, *at));
     }
     Some(())
 }

@@ -233,14 +233,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         solver: &Solver,
         span: Span,
     ) {
-        let tag = match &failure {
-            Failure::Mismatch { tag, .. }
-            | Failure::Inexact { tag, .. }
-            | Failure::BelowOne { tag, .. }
-            | Failure::MayBeBelowOne { tag, .. }
-            | Failure::Overflow { tag }
-            | Failure::Unsolved { tag, .. } => *tag,
-        };
+        let tag = failure.tag();
         let (k, j) = tags[tag];
         let field = &fields[k];
         let at = slots[k].map_or(span, |a| a.value.span);

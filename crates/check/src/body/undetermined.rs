@@ -19,17 +19,8 @@ use crate::types::{Axis, AxisKind, Ty};
 /// an axis of their own (`[n + 1]` is read at the boundary by other means),
 /// and that `sources` cannot read either.
 pub(super) fn group_only(signature: &Signature, sources: &[GenericSource]) -> Vec<Name> {
-    let param_axes = || {
-        signature
-            .params
-            .iter()
-            .filter_map(|p| p.ty.shape())
-            .flatten()
-    };
-    signature
-        .generics
-        .iter()
-        .filter(|g| !sources.iter().any(|s| s.name == **g))
+    let param_axes = || param_axes(signature);
+    unsourced(signature, sources)
         .filter(|g| !param_axes().any(|axis| mentions(axis, **g)))
         .filter(|g| param_axes().any(|axis| group_has(axis, **g)))
         .copied()
@@ -40,23 +31,34 @@ pub(super) fn group_only(signature: &Signature, sources: &[GenericSource]) -> Ve
 /// (`GenericSource`): `a` of `[a*b]` or of `[(a b)]`, `c` of `Index[c]`.
 /// Their value is not known in the body.
 pub(super) fn unread(signature: &Signature, sources: &[GenericSource]) -> Vec<Name> {
-    let param_axes = || {
-        signature
-            .params
-            .iter()
-            .filter_map(|p| p.ty.shape())
-            .flatten()
-    };
-    signature
-        .generics
-        .iter()
-        .filter(|g| !sources.iter().any(|s| s.name == **g))
+    let param_axes = || param_axes(signature);
+    unsourced(signature, sources)
         .filter(|g| {
             param_axes().any(|axis| mentions(axis, **g) || group_has(axis, **g))
                 || in_domains(signature, **g)
         })
         .copied()
         .collect()
+}
+
+/// Every axis of the parameters' shapes.
+fn param_axes(signature: &Signature) -> impl Iterator<Item = &Axis> {
+    signature
+        .params
+        .iter()
+        .filter_map(|p| p.ty.shape())
+        .flatten()
+}
+
+/// The generic axes that no `GenericSource` reads.
+fn unsourced<'a>(
+    signature: &'a Signature,
+    sources: &'a [GenericSource],
+) -> impl Iterator<Item = &'a Name> {
+    signature
+        .generics
+        .iter()
+        .filter(|g| !sources.iter().any(|s| s.name == **g))
 }
 
 /// Whether a parameter's domain names the generic axis `g` (`Index[c]`):

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashSet as HashSet;
 use syntax::{ast, Name};
 
-use diag::{Diagnostic, FileId, Span};
+use diag::{FileId, Span};
 
 use super::{Lowerer, Place, MAX_AXES};
 use crate::codes;
@@ -65,17 +65,10 @@ impl Lowerer<'_, '_> {
             Ok((file, Decl::Alias(decl, list))) => self.alias_found_as_shape(file, decl, list),
             Ok((_, decl)) => {
                 let shown = self.show_path(path);
+                let kind = ("a shape", "a shape alias");
                 self.report(
-                    Diagnostic::error(
-                        codes::E0310,
-                        format!("`{shown}` is {}, not a shape", decl.describe()),
-                    )
-                    .with_primary(path.span, "expected a shape alias")
-                    .with_secondary(
-                        decl.name_span(),
-                        format!("`{}` is declared here", path.name.name),
-                    )
-                    .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
+                    crate::dims::misused(codes::E0310, path, decl, kind)
+                        .with_help(format!("write the shape in brackets, as in `[{shown}]`")),
                 );
                 None
             }

@@ -515,10 +515,7 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     pub(super) fn show_path(&self, path: &ast::Path) -> String {
-        match &path.file {
-            Some(file) => format!("{}.{}", file.name, path.name.name),
-            None => path.name.name.to_string(),
-        }
+        crate::dims::shown_path(path)
     }
 }
 

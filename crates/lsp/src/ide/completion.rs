@@ -81,17 +81,7 @@ impl Analysis {
             return Vec::new();
         };
         let members: Vec<DefId> = match def.kind {
-            DefKind::Import(Some(target)) => {
-                let mut names: Vec<DefId> = self
-                    .index()
-                    .top
-                    .get(&target)
-                    .into_iter()
-                    .flat_map(|m| m.values().copied())
-                    .collect();
-                names.sort_by_key(|s| (s.file, s.start));
-                names
-            }
+            DefKind::Import(Some(target)) => self.top_level(target),
             DefKind::Model | DefKind::Record => self.members_of(def.span),
             _ => def
                 .named_ty
@@ -160,6 +150,19 @@ impl Analysis {
             .collect()
     }
 
+    /// The top-level declarations of `file`, in the order they are written.
+    fn top_level(&self, file: FileId) -> Vec<DefId> {
+        let mut names: Vec<DefId> = self
+            .index()
+            .top
+            .get(&file)
+            .into_iter()
+            .flat_map(|m| m.values().copied())
+            .collect();
+        names.sort_by_key(|s| (s.file, s.start));
+        names
+    }
+
     fn scope_completions(&self, file: FileId, offset: u32) -> Vec<CompletionItem> {
         let mut out: Vec<CompletionItem> = self
             .index()
@@ -170,14 +173,7 @@ impl Analysis {
             .filter_map(|v| self.def_item(v.def))
             .collect();
         for top in std::iter::once(file).chain(self.library.iter().copied()) {
-            let mut names: Vec<DefId> = self
-                .index()
-                .top
-                .get(&top)
-                .into_iter()
-                .flat_map(|m| m.values().copied())
-                .collect();
-            names.sort_by_key(|s| (s.file, s.start));
+            let names = self.top_level(top);
             out.extend(names.into_iter().filter_map(|d| self.def_item(d)));
         }
         out.extend(STATEMENT_KEYWORDS.iter().map(|k| CompletionItem {

@@ -104,19 +104,13 @@ pub(super) fn register_items(index: &mut Index, source: &Source) {
                     register_field(index, field, &label, &mut members);
                 }
                 for method in &m.methods {
-                    if method.name.is_missing() {
+                    let member = (&method.name, DefKind::Method, method.span);
+                    let doc = method.doc.as_deref();
+                    let Some(def) = register_member(index, member, doc, &label, &mut members)
+                    else {
                         continue;
-                    }
-                    let mut def = new_def(
-                        &method.name,
-                        DefKind::Method,
-                        method.span,
-                        Some(label.clone()),
-                    );
-                    def.doc = doc_text(method.doc.as_deref());
+                    };
                     def.body_start = Some(fn_body_start(method));
-                    index.defs.insert(method.name.span, def);
-                    members.push((method.name.name, method.name.span));
                     let label = format!("fn {}.{}", m.name.name, method.name.name);
                     register_params(index, method.name.span, &method.params, &label);
                 }
@@ -141,18 +135,27 @@ fn register_field(
     label: &str,
     members: &mut Vec<(Name, DefId)>,
 ) {
-    if field.name.is_missing() {
-        return;
+    let member = (&field.name, DefKind::Field, field.span);
+    register_member(index, member, field.doc.as_deref(), label, members);
+}
+
+/// Registers a field or a method of the model or record `label` (a name,
+/// its kind and the whole member) with its doc; `None` for a missing name.
+fn register_member<'i>(
+    index: &'i mut Index,
+    (name, kind, span): (&ast::Ident, DefKind, Span),
+    doc: Option<&ast::Doc>,
+    label: &str,
+    members: &mut Vec<(Name, DefId)>,
+) -> Option<&'i mut Def> {
+    if name.is_missing() {
+        return None;
     }
-    let mut def = new_def(
-        &field.name,
-        DefKind::Field,
-        field.span,
-        Some(label.to_string()),
-    );
-    def.doc = doc_text(field.doc.as_deref());
-    index.defs.insert(field.name.span, def);
-    members.push((field.name.name, field.name.span));
+    let mut def = new_def(name, kind, span, Some(label.to_string()));
+    def.doc = doc_text(doc);
+    members.push((name.name, name.span));
+    index.defs.insert(name.span, def);
+    index.defs.get_mut(&name.span)
 }
 
 fn register_params(index: &mut Index, owner: DefId, params: &[ast::Param], label: &str) {

@@ -66,15 +66,20 @@ fn dims_in_poly(poly: &check::hir::Poly, out: &mut Vec<(FileId, Name)>) {
     }
 }
 
+/// The defs of one kind by their whole declaration's span (`item_span`).
+fn by_item(index: &Index, kind: DefKind) -> HashMap<Span, DefId> {
+    index
+        .defs
+        .values()
+        .filter(|d| d.kind == kind)
+        .map(|d| (d.item_span, d.span))
+        .collect()
+}
+
 /// Puts the checker's types of top-level functions' parameters (extern
 /// ones included) on their defs.
 pub fn add_signature_types(index: &mut Index, signatures: &check::hir::Signatures) {
-    let by_item: HashMap<Span, DefId> = index
-        .defs
-        .values()
-        .filter(|d| d.kind == DefKind::Param)
-        .map(|d| (d.item_span, d.span))
-        .collect();
+    let by_item = by_item(index, DefKind::Param);
     for param in signatures.values().flat_map(|s| &s.params) {
         if let Some(def) = by_item.get(&param.span).and_then(|d| index.defs.get_mut(d)) {
             set_type(def, &param.ty);
@@ -106,12 +111,7 @@ pub fn add_body_types(index: &mut Index, bodies: &check::hir::Bodies) {
         .iter()
         .flat_map(|t| &t.fields)
         .map(|f| (f.span, &f.ty));
-    let by_item: HashMap<Span, DefId> = index
-        .defs
-        .values()
-        .filter(|d| d.kind == DefKind::Field)
-        .map(|d| (d.item_span, d.span))
-        .collect();
+    let by_item = by_item(index, DefKind::Field);
     for (span, ty) in bindings.chain(fields) {
         let key = by_item.get(&span).copied().unwrap_or(span);
         if let Some(def) = index.defs.get_mut(&key) {

@@ -3,7 +3,7 @@
 
 use sexpgpu_graph::{ReduceOp, UnaryOp};
 
-use super::harness::{check_fd, RandomArgs, Rng};
+use super::harness::{check_fd, Arg, RandomArgs, Rng};
 
 #[test]
 fn sum_broadcasts_the_adjoint_back() {
@@ -14,13 +14,8 @@ fn sum_broadcasts_the_adjoint_back() {
         (Some(&[0, 2]), true),
         (Some(&[-1]), true),
     ];
-    for (i, (axes, keepdims)) in cases.into_iter().enumerate() {
-        let x = rng.floats(&[2, 3, 4], -1.0, 1.0);
-        check_fd(20 + i as u64, &[x], |g, x| {
-            let s = g.reduce(ReduceOp::Sum, x[0], axes, keepdims)?;
-            g.unary(UnaryOp::Sin, s)
-        });
-    }
+    let xs = cases.map(|_| rng.floats(&[2, 3, 4], -1.0, 1.0));
+    check_reductions(ReduceOp::Sum, 20, &cases, xs);
 }
 
 #[test]
@@ -28,11 +23,23 @@ fn max_sends_the_adjoint_to_the_maximum() {
     let mut rng = Rng::new(21);
     let cases: [(Option<&[i64]>, bool); 3] =
         [(None, false), (Some(&[1]), false), (Some(&[0, 2]), true)];
-    for (i, (axes, keepdims)) in cases.into_iter().enumerate() {
-        let x = rng.distinct(&[2, 3, 4], -2.0, 2.0);
-        check_fd(21 + i as u64, &[x], |g, x| {
-            let m = g.reduce(ReduceOp::Max, x[0], axes, keepdims)?;
-            g.unary(UnaryOp::Sin, m)
+    // Distinct values: a tie's adjoint goes to one of them only.
+    let xs = cases.map(|_| rng.distinct(&[2, 3, 4], -2.0, 2.0));
+    check_reductions(ReduceOp::Max, 21, &cases, xs);
+}
+
+/// `sin` of `op` over each case's axes of `xs[i]`, checked against finite
+/// differences with seed `seed + i`.
+fn check_reductions<const N: usize>(
+    op: ReduceOp,
+    seed: u64,
+    cases: &[(Option<&[i64]>, bool); N],
+    xs: [Arg; N],
+) {
+    for (i, (&(axes, keepdims), x)) in cases.iter().zip(xs).enumerate() {
+        check_fd(seed + i as u64, &[x], |g, x| {
+            let r = g.reduce(op, x[0], axes, keepdims)?;
+            g.unary(UnaryOp::Sin, r)
         });
     }
 }

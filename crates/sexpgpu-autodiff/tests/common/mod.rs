@@ -17,11 +17,7 @@ pub fn run_script(script: &str, args: &[&str], dir: &Path) -> String {
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let report = uitest::support::printed(&output);
     assert!(
         output.status.success(),
         "{report}\n(files kept in {})",

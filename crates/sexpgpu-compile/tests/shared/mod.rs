@@ -1,6 +1,7 @@
 //! The test graphs every backend's tests share, included by path
 //! (`#[path = ...] mod shared;`): deterministic random tensors, randomly
-//! built graphs (`graphs`) and linear layers with a bias (`linear`). The
+//! built graphs (`graphs`), linear layers with a bias (`linear`) and
+//! attention heads sliced out of one tensor (`sliced_heads`). The
 //! compiler's tests check the plans made of them; each backend's tests run
 //! them against the reference executor. Never touches files.
 
@@ -9,7 +10,7 @@
 pub mod graphs;
 pub mod linear;
 
-use sexpgpu_graph::{DType, Shape, Tensor};
+use sexpgpu_graph::{DType, Graph, NodeId, Shape, Tensor};
 pub use uitest::support::Rng;
 
 /// Random elements of `dtype`: floats in [-3, 3], integers in [-50, 50]
@@ -44,4 +45,17 @@ pub fn ids(rng: &mut Rng, dims: &[usize], dtype: DType, below: i64) -> Tensor {
     let shape = Shape::from(dims);
     let v: Vec<i64> = (0..shape.numel()).map(|_| rng.int(0, below)).collect();
     Tensor::from_i64s(shape, &v, dtype).unwrap()
+}
+
+/// Attention's q, k and v heads sliced out of one `[b, t, 3 h d]` tensor,
+/// as GPT-2 lays them out, each transposed to `[b, h, t, d]`: strided
+/// views that the kernels read in place.
+pub fn sliced_heads(g: &mut Graph, qkv: NodeId, [b, t, h, d]: [usize; 4]) -> [NodeId; 3] {
+    let split = g.reshape(qkv, Shape::from([b, t, 3, h, d])).unwrap();
+    std::array::from_fn(|part| {
+        let part = part as i64;
+        let one = g.slice(split, 2, part, part + 1).unwrap();
+        let one = g.reshape(one, Shape::from([b, t, h, d])).unwrap();
+        g.transpose(one, &[0, 2, 1, 3]).unwrap()
+    })
 }

@@ -12,7 +12,7 @@ mod shared;
 use sexpgpu_cpu::compile;
 use sexpgpu_graph::{execute, DType, Graph, Tensor};
 #[allow(unused_imports)] // each test file uses a part
-pub use shared::{graphs, ids, linear, tensor, Rng};
+pub use shared::{graphs, ids, linear, sliced_heads, tensor, Rng};
 
 /// How close the backend must be to the reference.
 #[derive(Clone, Copy, Debug)]

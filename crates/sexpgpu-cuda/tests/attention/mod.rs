@@ -98,17 +98,10 @@ fn heads_graph(dtype: DType) -> Graph {
     let (b, t, h, d) = (2, 70, 3, 24);
     let mut g = Graph::new("heads");
     let qkv = g.input("qkv", Dims::from([b, t, 3 * h * d]), dtype);
-    let split = g.reshape(qkv, Dims::from([b, t, 3, h, d])).unwrap();
-    let mut heads = Vec::new();
-    for part in 0..3 {
-        let one = g.slice(split, 2, part, part + 1).unwrap();
-        let one = g.reshape(one, Dims::from([b, t, h, d])).unwrap();
-        heads.push(g.transpose(one, &[0, 2, 1, 3]).unwrap());
-    }
+    let heads = crate::common::sliced_heads(&mut g, qkv, [b, t, h, d]);
     let dout = g.input("dout", Dims::from([b, h, t, d]), dtype);
     let delta = g.input("delta", Dims::from([b, h, t]), DType::F32);
-    let qkv = [heads[0], heads[1], heads[2]];
-    every_part(&mut g, qkv, (dout, delta), (true, 0.3), None);
+    every_part(&mut g, heads, (dout, delta), (true, 0.3), None);
     g
 }
 

@@ -84,19 +84,9 @@ impl Graph {
         mean: f64,
         std: f64,
     ) -> Result<NodeId, OpError> {
-        check_random_dtype("normal", dtype)?;
-        let stream = self.take_stream();
-        if std == 0.0 {
-            return Ok(self.push(
-                Op::Full {
-                    value: Scalar::Float(mean),
-                },
-                Vec::new(),
-                shape,
-                dtype,
-            ));
-        }
-        Ok(self.push(Op::Normal { mean, std, stream }, Vec::new(), shape, dtype))
+        let constant = (std == 0.0).then_some(mean);
+        let op = |stream| Op::Normal { mean, std, stream };
+        self.random("normal", (shape, dtype), constant, op)
     }
 
     /// `(uniform [..] :low 0.0 :high 1.0 :dtype :f32)`: float dtypes only.
@@ -108,19 +98,30 @@ impl Graph {
         low: f64,
         high: f64,
     ) -> Result<NodeId, OpError> {
-        check_random_dtype("uniform", dtype)?;
+        let constant = (low == high).then_some(low);
+        let op = |stream| Op::Uniform { low, high, stream };
+        self.random("uniform", (shape, dtype), constant, op)
+    }
+
+    /// A random node, `op` of the next stream; or, for a distribution of
+    /// one value (`constant`), that value (the stream is taken all the
+    /// same, so the streams after it do not move).
+    fn random(
+        &mut self,
+        name: &str,
+        (shape, dtype): (Shape, DType),
+        constant: Option<f64>,
+        op: impl FnOnce(u32) -> Op,
+    ) -> Result<NodeId, OpError> {
+        check_random_dtype(name, dtype)?;
         let stream = self.take_stream();
-        if low == high {
-            return Ok(self.push(
-                Op::Full {
-                    value: Scalar::Float(low),
-                },
-                Vec::new(),
-                shape,
-                dtype,
-            ));
-        }
-        Ok(self.push(Op::Uniform { low, high, stream }, Vec::new(), shape, dtype))
+        let op = match constant {
+            Some(value) => Op::Full {
+                value: Scalar::Float(value),
+            },
+            None => op(stream),
+        };
+        Ok(self.push(op, Vec::new(), shape, dtype))
     }
 }
 

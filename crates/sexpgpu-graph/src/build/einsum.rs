@@ -23,6 +23,13 @@ struct Term {
     labels: Vec<Label>,
 }
 
+impl Term {
+    /// Its labels that `which` picks, in order.
+    fn labels_where(&self, which: impl Fn(&Label) -> bool) -> Vec<Label> {
+        self.labels.iter().filter(|l| which(l)).copied().collect()
+    }
+}
+
 /// A parsed subscript: one label list per operand, and the output's.
 struct Spec {
     inputs: Vec<Vec<Label>>,
@@ -162,33 +169,11 @@ impl Graph {
     ) -> Result<Term, OpError> {
         let a = self.sum_out(a, |l| keep(l) || b.labels.contains(l))?;
         let b = self.sum_out(b, |l| keep(l) || a.labels.contains(l))?;
-        let shared = |l: &&Label| a.labels.contains(l) && b.labels.contains(l);
-        let batch: Vec<Label> = a
-            .labels
-            .iter()
-            .filter(shared)
-            .filter(|l| keep(l))
-            .copied()
-            .collect();
-        let summed: Vec<Label> = a
-            .labels
-            .iter()
-            .filter(shared)
-            .filter(|l| !keep(l))
-            .copied()
-            .collect();
-        let only_a: Vec<Label> = a
-            .labels
-            .iter()
-            .filter(|l| !b.labels.contains(l))
-            .copied()
-            .collect();
-        let only_b: Vec<Label> = b
-            .labels
-            .iter()
-            .filter(|l| !a.labels.contains(l))
-            .copied()
-            .collect();
+        let shared = |l: &Label| a.labels.contains(l) && b.labels.contains(l);
+        let batch = a.labels_where(|l| shared(l) && keep(l));
+        let summed = a.labels_where(|l| shared(l) && !keep(l));
+        let only_a = a.labels_where(|l| !b.labels.contains(l));
+        let only_b = b.labels_where(|l| !a.labels.contains(l));
         let size = |g: &Graph, t: &Term, ls: &[Label]| -> Vec<usize> {
             ls.iter()
                 .map(|l| g.shape(t.node).dims()[t.labels.iter().position(|m| m == l).unwrap_or(0)])

@@ -63,42 +63,12 @@ pub(crate) fn slice(x: &Values, from: &Shape, axis: usize, start: usize, stop: u
 pub(crate) fn concat(xs: &[&Values], shapes: &[&Shape], axis: usize) -> Values {
     let outer: usize = shapes[0].dims()[..axis].iter().product();
     let inner: usize = shapes[0].dims()[axis + 1..].iter().product();
-    let total: usize = shapes.iter().map(|s| s.numel()).sum();
-    // Build (input, index) picks, then gather per dtype.
-    let mut picks: Vec<(usize, usize)> = Vec::with_capacity(total);
+    let mut out = xs[0].pick(&[]);
     for o in 0..outer {
         for (k, s) in shapes.iter().enumerate() {
             let run = s.dims()[axis] * inner;
-            picks.extend((0..run).map(|j| (k, o * run + j)));
+            out.extend_from(xs[k], o * run..(o + 1) * run);
         }
     }
-    match xs[0] {
-        Values::Float(_) => Values::Float(
-            picks
-                .iter()
-                .map(|&(k, i)| match xs[k] {
-                    Values::Float(v) => v[i],
-                    _ => 0.0,
-                })
-                .collect(),
-        ),
-        Values::Int(_) => Values::Int(
-            picks
-                .iter()
-                .map(|&(k, i)| match xs[k] {
-                    Values::Int(v) => v[i],
-                    _ => 0,
-                })
-                .collect(),
-        ),
-        Values::Bool(_) => Values::Bool(
-            picks
-                .iter()
-                .map(|&(k, i)| match xs[k] {
-                    Values::Bool(v) => v[i],
-                    _ => false,
-                })
-                .collect(),
-        ),
-    }
+    out
 }

@@ -107,6 +107,21 @@ impl Values {
         }
     }
 
+    /// Appends the elements `range` of `other`, which has the same dtype
+    /// (the builders give a concatenation's inputs one dtype; another reads
+    /// as zeros).
+    pub(crate) fn extend_from(&mut self, other: &Values, range: std::ops::Range<usize>) {
+        let n = range.len();
+        match (self, other) {
+            (Values::Float(a), Values::Float(b)) => a.extend_from_slice(&b[range]),
+            (Values::Int(a), Values::Int(b)) => a.extend_from_slice(&b[range]),
+            (Values::Bool(a), Values::Bool(b)) => a.extend_from_slice(&b[range]),
+            (Values::Float(a), _) => a.resize(a.len() + n, 0.0),
+            (Values::Int(a), _) => a.resize(a.len() + n, 0),
+            (Values::Bool(a), _) => a.resize(a.len() + n, false),
+        }
+    }
+
     /// Integer ids as i64 (the builders guarantee an integer dtype).
     pub(crate) fn ints(&self) -> &[i64] {
         match self {

@@ -102,25 +102,22 @@ fn rest(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
 
 fn next(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("next", site, &args, 1, Some(1))?;
-    let tail: Vec<Value> = seq_arg("next", &args, site, 0)?
-        .into_iter()
-        .skip(1)
-        .collect();
-    Ok(if tail.is_empty() {
-        Value::Nil
-    } else {
-        Value::list(tail)
-    })
+    let tail = seq_arg("next", &args, site, 0)?.into_iter().skip(1);
+    Ok(list_or_nil(tail.collect()))
 }
 
 fn seq(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {
     arity("seq", site, &args, 1, Some(1))?;
-    let items = seq_arg("seq", &args, site, 0)?;
-    Ok(if items.is_empty() {
+    Ok(list_or_nil(seq_arg("seq", &args, site, 0)?))
+}
+
+/// `items` as a list, or `nil` when there are none (`next`, `seq`).
+fn list_or_nil(items: Vec<Value>) -> Value {
+    if items.is_empty() {
         Value::Nil
     } else {
         Value::list(items)
-    })
+    }
 }
 
 fn cons(_: &mut Interp, site: &Site, args: Vec<Value>) -> EvalResult {

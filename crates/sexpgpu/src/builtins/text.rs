@@ -236,54 +236,29 @@ fn test(name: &str, site: &Site, args: &[Value], f: fn(&Value) -> bool) -> EvalR
     Ok(Value::Bool(f(&args[0])))
 }
 
-fn is_nil(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("nil?", s, &a, |v| matches!(v, Value::Nil))
+/// The type predicates: `(int? x)` and the like, each one argument.
+macro_rules! predicates {
+    ($($f:ident $name:literal $test:expr;)*) => {$(
+        fn $f(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
+            test($name, s, &a, $test)
+        }
+    )*};
 }
-fn is_some(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("some?", s, &a, |v| !matches!(v, Value::Nil))
-}
-fn is_number(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("number?", s, &a, Value::is_number)
-}
-fn is_int(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("int?", s, &a, |v| matches!(v, Value::Int(_)))
-}
-fn is_float(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("float?", s, &a, |v| matches!(v, Value::Float(_)))
-}
-fn is_string(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("string?", s, &a, |v| matches!(v, Value::Str(_)))
-}
-fn is_keyword(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("keyword?", s, &a, |v| matches!(v, Value::Keyword(_)))
-}
-fn is_symbol(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("symbol?", s, &a, |v| matches!(v, Value::Symbol(_)))
-}
-fn is_fn(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("fn?", s, &a, |v| {
-        matches!(v, Value::Fn(_) | Value::Builtin { .. } | Value::Graph(_))
-    })
-}
-fn is_vector(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("vector?", s, &a, |v| matches!(v, Value::Vector(_)))
-}
-fn is_list(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("list?", s, &a, |v| matches!(v, Value::List(_)))
-}
-fn is_map(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("map?", s, &a, |v| matches!(v, Value::Map(_)))
-}
-fn is_coll(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("coll?", s, &a, |v| {
-        matches!(v, Value::List(_) | Value::Vector(_) | Value::Map(_))
-    })
-}
-fn is_tensor(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("tensor?", s, &a, |v| {
-        matches!(v, Value::Tensor(_) | Value::HostTensor(_))
-    })
-}
-fn is_bool(_: &mut Interp, s: &Site, a: Vec<Value>) -> EvalResult {
-    test("boolean?", s, &a, |v| matches!(v, Value::Bool(_)))
+
+predicates! {
+    is_nil "nil?" |v| matches!(v, Value::Nil);
+    is_some "some?" |v| !matches!(v, Value::Nil);
+    is_number "number?" Value::is_number;
+    is_int "int?" |v| matches!(v, Value::Int(_));
+    is_float "float?" |v| matches!(v, Value::Float(_));
+    is_string "string?" |v| matches!(v, Value::Str(_));
+    is_keyword "keyword?" |v| matches!(v, Value::Keyword(_));
+    is_symbol "symbol?" |v| matches!(v, Value::Symbol(_));
+    is_fn "fn?" |v| matches!(v, Value::Fn(_) | Value::Builtin { .. } | Value::Graph(_));
+    is_vector "vector?" |v| matches!(v, Value::Vector(_));
+    is_list "list?" |v| matches!(v, Value::List(_));
+    is_map "map?" |v| matches!(v, Value::Map(_));
+    is_coll "coll?" |v| matches!(v, Value::List(_) | Value::Vector(_) | Value::Map(_));
+    is_tensor "tensor?" |v| matches!(v, Value::Tensor(_) | Value::HostTensor(_));
+    is_bool "boolean?" |v| matches!(v, Value::Bool(_));
 }

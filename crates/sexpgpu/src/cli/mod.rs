@@ -337,19 +337,12 @@ fn dispatch(cli: Cli) -> i32 {
 
 /// `sexpgpu fmt`: the shared driver over `sexpgpu::format`.
 fn fmt(paths: &[PathBuf], check: bool) -> i32 {
-    use sexpgpu::format::{format, FormatError};
-    let format = |text: &str| {
-        format(text).map_err(|e| match e {
-            FormatError::Syntax(diagnostics) => command::fmt::Refusal::Syntax(diagnostics),
-            FormatError::Unsafe(why) => command::fmt::Refusal::Unsafe(why),
-        })
-    };
-    let formatter = command::fmt::Formatter {
-        program: "sexpgpu",
-        extension: "sx",
-        format: &format,
-    };
-    i32::from(command::fmt::run(&formatter, paths, check))
+    i32::from(command::fmt::run(
+        ("sexpgpu", "sx"),
+        &sexpgpu::format::format,
+        paths,
+        check,
+    ))
 }
 
 /// Prints `println` output straight to stdout and reads data files

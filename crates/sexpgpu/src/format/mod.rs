@@ -15,20 +15,11 @@ mod tokens;
 mod tests;
 
 use crate::reader::{self, Form, FormKind};
-use diag::{Diagnostic, FileId};
+use diag::FileId;
+pub use diag::FormatError;
 
 /// The longest line the formatter makes, in characters, where it can.
 pub const MAX_WIDTH: usize = 100;
-
-/// Why a text was left as it was.
-#[derive(Debug)]
-pub enum FormatError {
-    /// The text does not read: the reader's diagnostics.
-    Syntax(Vec<Diagnostic>),
-    /// The layout would have changed the tokens, the comments or the forms:
-    /// a formatter bug, described for a bug report.
-    Unsafe(String),
-}
 
 /// `text` in the canonical layout, or why it is left as it is.
 pub fn format(text: &str) -> Result<String, FormatError> {

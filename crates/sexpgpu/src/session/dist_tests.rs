@@ -6,10 +6,10 @@
 //! logs, the graph check. `crates/sexpgpu/tests/distributed.rs` runs the
 //! real command under `mpirun`.
 
-use super::train_tests::Memory;
-use super::Session;
-use crate::eval::{Host, Mode};
+use super::train_tests::one_run;
+use crate::eval::Host;
 use crate::train::dist::{Collective, Ranks};
+use crate::train::run::MemoryIo;
 use crate::train::run::RunOptions;
 use std::rc::Rc;
 use std::sync::{Arc, Barrier, Mutex};
@@ -123,7 +123,7 @@ const PROGRAM: &str = r#"
 fn run_ranks(
     programs: &[String],
     options: &(dyn Fn() -> RunOptions + Sync),
-) -> Vec<Result<Memory, String>> {
+) -> Vec<Result<MemoryIo, String>> {
     let shared = Arc::new(Shared {
         slots: Mutex::new(vec![Vec::new(); programs.len()]),
         barrier: Barrier::new(programs.len()),
@@ -151,12 +151,9 @@ fn run_ranks(
     })
 }
 
-fn execute(program: &str, options: &RunOptions) -> Result<Memory, String> {
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
-    let diagnostics = session.eval_file("fit.sx", program);
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    let run = session.runs().pop().expect("one run");
-    let mut io = Memory::default();
+fn execute(program: &str, options: &RunOptions) -> Result<MemoryIo, String> {
+    let (mut session, run) = one_run("fit.sx", program, Box::new(Quiet));
+    let mut io = MemoryIo::default();
     match session.execute_run(&run, options, &mut io) {
         Ok(()) => Ok(io),
         Err(d) => Err(d.message.clone()),
@@ -164,7 +161,7 @@ fn execute(program: &str, options: &RunOptions) -> Result<Memory, String> {
 }
 
 /// Every number of every metrics line, `wall` left out.
-fn values(m: &Memory) -> Vec<(String, f64)> {
+fn values(m: &MemoryIo) -> Vec<(String, f64)> {
     m.metrics
         .iter()
         .flat_map(|line| {
@@ -255,11 +252,9 @@ fn four_ranks_shard_the_state_four_ways_and_resume_in_one_process() {
         zero.log
     );
     // The checkpoint of 4 sharded ranks resumes in one process.
-    let mut resumed = Memory::default();
+    let mut resumed = MemoryIo::default();
     resumed.files = zero.files.clone();
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
-    assert!(session.eval_file("fit.sx", &p).is_empty());
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("fit.sx", &p, Box::new(Quiet));
     let resume = RunOptions {
         resume: true,
         ..RunOptions::default()

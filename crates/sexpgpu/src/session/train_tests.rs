@@ -4,9 +4,10 @@
 
 use super::Session;
 use crate::eval::{Host, Mode};
-use crate::train::run::{RunIo, RunOptions};
+use crate::train::run::{MemoryIo, RunOptions};
+use crate::train::TracedRun;
 use expect_test::{expect, Expect};
-use std::collections::HashMap;
+use std::rc::Rc;
 
 struct Quiet;
 
@@ -62,44 +63,6 @@ fn dropout_drops_only_in_training_mode() {
     assert_ne!(fields[1], "0.0", "{out}");
 }
 
-/// A clock that ticks once per call, and files in memory.
-#[derive(Default)]
-pub(super) struct Memory {
-    ticks: std::cell::Cell<u32>,
-    pub log: Vec<String>,
-    pub metrics: Vec<String>,
-    pub files: HashMap<String, Vec<u8>>,
-}
-
-impl RunIo for Memory {
-    fn now(&self) -> f64 {
-        self.ticks.set(self.ticks.get() + 1);
-        f64::from(self.ticks.get())
-    }
-    fn log(&mut self, line: &str) {
-        self.log.push(line.to_string());
-    }
-    fn progress(&mut self, _: &str) {}
-    fn metrics(&mut self, line: &str) {
-        self.metrics.push(line.to_string());
-    }
-    fn write_checkpoint(
-        &mut self,
-        _: Option<&str>,
-        name: &str,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        self.files.insert(name.to_string(), bytes.to_vec());
-        Ok(())
-    }
-    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
-        self.files
-            .get(name)
-            .cloned()
-            .ok_or_else(|| format!("no {name}"))
-    }
-}
-
 const PROGRAM: &str = r#"
 (require nn)
 (defmodel mlp [i h o]
@@ -121,11 +84,58 @@ const PROGRAM: &str = r#"
   :log-every 4)
 "#;
 
-fn execute(dtype: &str, options: RunOptions, io: &mut Memory) {
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
-    let diagnostics = session.eval_file("fit.sx", &PROGRAM.replace("DTYPE", dtype));
-    assert!(diagnostics.is_empty(), "{:?}", diagnostics);
+/// A session that evaluated `program` (the file `name`, printing to
+/// `host`) without a diagnostic, and the one run it defines.
+pub(super) fn one_run(name: &str, program: &str, host: Box<dyn Host>) -> (Session, Rc<TracedRun>) {
+    let mut session = Session::new(Mode::Run, 0, host);
+    let diagnostics = session.eval_file(name, program);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let run = session.runs().pop().expect("one run");
+    (session, run)
+}
+
+/// Options that checkpoint the run.
+fn checkpointing() -> RunOptions {
+    RunOptions {
+        checkpoint: true,
+        ..RunOptions::default()
+    }
+}
+
+/// Checkpointing options for `steps` steps, from the checkpoint if `resume`.
+fn resumable(steps: u64, resume: bool) -> RunOptions {
+    RunOptions {
+        steps: Some(steps),
+        resume,
+        ..checkpointing()
+    }
+}
+
+/// The tensors of `run`'s last checkpoint (its metadata's order varies).
+fn saved(io: &MemoryIo, run: &str) -> Vec<(String, sexpgpu_graph::Tensor)> {
+    let bytes = &io.files[&format!("{run}.safetensors")];
+    crate::data::decode(bytes).expect("a checkpoint").0
+}
+
+/// A run of `steps` steps straight through, and one stopped after `first`
+/// steps and resumed from its checkpoint: what `run` gave for the whole
+/// run and for the resumed part, with each one's world.
+fn straight_and_resumed<T>(
+    steps: u64,
+    first: u64,
+    run: impl Fn(RunOptions, &mut MemoryIo) -> T,
+) -> ((T, MemoryIo), (T, MemoryIo)) {
+    let mut straight = MemoryIo::default();
+    let all = run(resumable(steps, false), &mut straight);
+    let mut split = MemoryIo::default();
+    run(resumable(first, false), &mut split);
+    let resumed = run(resumable(steps, true), &mut split);
+    ((all, straight), (resumed, split))
+}
+
+fn execute(dtype: &str, options: RunOptions, io: &mut MemoryIo) {
+    let program = PROGRAM.replace("DTYPE", dtype);
+    let (mut session, run) = one_run("fit.sx", &program, Box::new(Quiet));
     session
         .execute_run(&run, &options, io)
         .expect("the run succeeds");
@@ -134,7 +144,7 @@ fn execute(dtype: &str, options: RunOptions, io: &mut Memory) {
 /// The log lines (5 significant digits, robust to the last bits of the
 /// backend's arithmetic) and the keys of each metrics line.
 fn check(dtype: &str, options: RunOptions, expect: Expect) {
-    let mut io = Memory::default();
+    let mut io = MemoryIo::default();
     execute(dtype, options, &mut io);
     let keys: Vec<String> = io
         .metrics
@@ -171,14 +181,9 @@ fn a_run_logs_its_windows() {
 
 #[test]
 fn bf16_parameters_train_through_f32_master_weights() {
-    let mut io = Memory::default();
-    let options = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    execute(":bf16", options, &mut io);
-    let (tensors, _) = crate::data::decode(&io.files["fit.safetensors"]).expect("saved");
-    let dtypes: Vec<String> = tensors
+    let mut io = MemoryIo::default();
+    execute(":bf16", checkpointing(), &mut io);
+    let dtypes: Vec<String> = saved(&io, "fit")
         .iter()
         .map(|(n, t)| format!("{n} {}", t.dtype()))
         .collect();
@@ -224,7 +229,7 @@ fn without_wall(lines: &[String]) -> Vec<String> {
 #[test]
 fn the_seed_decides_everything() {
     let run = |seed| {
-        let mut io = Memory::default();
+        let mut io = MemoryIo::default();
         let options = RunOptions {
             seed,
             ..RunOptions::default()
@@ -238,43 +243,23 @@ fn the_seed_decides_everything() {
 
 #[test]
 fn resuming_continues_bit_for_bit() {
-    let with = |steps, resume| RunOptions {
-        steps: Some(steps),
-        checkpoint: true,
-        resume,
-        ..RunOptions::default()
-    };
-    let mut straight = Memory::default();
-    execute(":f32", with(12, false), &mut straight);
-    let mut split = Memory::default();
-    execute(":f32", with(4, false), &mut split);
-    execute(":f32", with(12, true), &mut split);
+    let run = |options, io: &mut MemoryIo| execute(":f32", options, io);
+    let ((_, straight), (_, split)) = straight_and_resumed(12, 4, run);
     assert_eq!(
         without_wall(&split.metrics),
         without_wall(&straight.metrics)
     );
-    let tensors = |io: &Memory| {
-        crate::data::decode(&io.files["fit.safetensors"])
-            .expect("a checkpoint")
-            .0
-    };
-    assert_eq!(tensors(&split), tensors(&straight));
+    assert_eq!(saved(&split, "fit"), saved(&straight, "fit"));
 }
 
 #[test]
 fn a_checkpoint_of_another_model_is_refused() {
-    let mut io = Memory::default();
-    let options = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    execute(":f32", options, &mut io);
-    let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
+    let mut io = MemoryIo::default();
+    execute(":f32", checkpointing(), &mut io);
     let wider = PROGRAM
         .replace("DTYPE", ":f32")
         .replace("(mlp 4 8 3)", "(mlp 4 9 3)");
-    assert!(session.eval_file("fit.sx", &wider).is_empty());
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("fit.sx", &wider, Box::new(Quiet));
     let resume = RunOptions {
         resume: true,
         ..RunOptions::default()
@@ -311,12 +296,9 @@ const BUFFERS: &str = r#"
   :after (fn (p) (println (keys p) (to-vec (:seen p)) (to-vec (:fixed p)) (training?))))
 "#;
 
-fn run_buffers(options: RunOptions, io: &mut Memory) -> String {
+fn run_buffers(options: RunOptions, io: &mut MemoryIo) -> String {
     let out = std::rc::Rc::new(std::cell::RefCell::new(String::new()));
-    let mut session = Session::new(Mode::Run, 0, Box::new(Printed(out.clone())));
-    let diagnostics = session.eval_file("count.sx", BUFFERS);
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    let run = session.runs().pop().expect("one run");
+    let (mut session, run) = one_run("count.sx", BUFFERS, Box::new(Printed(out.clone())));
     session
         .execute_run(&run, &options, io)
         .expect("the run succeeds");
@@ -325,13 +307,30 @@ fn run_buffers(options: RunOptions, io: &mut Memory) -> String {
 }
 
 #[test]
-fn buffers_are_carried_from_step_to_step_and_never_trained() {
-    let mut io = Memory::default();
-    let options = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
+fn an_eval_that_gives_no_scalar_metrics_is_refused() {
+    let eval = "{:training (full [] (if (training?) 1.0 0.0))\n           :fixed (sum (:fixed p))}";
+    assert!(BUFFERS.contains(eval));
+    // The run is refused where it is defined, as its eval graph is traced.
+    let refused = |returned: &str| {
+        let program = BUFFERS.replace(eval, returned);
+        let mut session = Session::new(Mode::Run, 0, Box::new(Quiet));
+        let diagnostics = session.eval_file("count.sx", &program);
+        let shown: Vec<String> = diagnostics
+            .iter()
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+        shown.join("\n")
     };
-    let printed = run_buffers(options, &mut io);
+    expect!["E-RUN-002: `:eval` must return a map of scalar metrics, got `3`"]
+        .assert_eq(&refused("3"));
+    expect!["E-RUN-003: eval metric `fixed` must be a scalar tensor, got `#<tensor [2] f32>`"]
+        .assert_eq(&refused("{:fixed (:fixed p)}"));
+}
+
+#[test]
+fn buffers_are_carried_from_step_to_step_and_never_trained() {
+    let mut io = MemoryIo::default();
+    let printed = run_buffers(checkpointing(), &mut io);
     expect![[r#"
         (:w :seen :fixed) 20 [3.0 3.0] false
     "#]]
@@ -341,8 +340,7 @@ fn buffers_are_carried_from_step_to_step_and_never_trained() {
         step 5/5  loss -1.5819  training 1.0000  5.0s
         eval  step 5  training 0.0000  fixed 6.0000"#]]
     .assert_eq(&io.log.join("\n"));
-    let (tensors, _) = crate::data::decode(&io.files["count.safetensors"]).expect("saved");
-    let names: Vec<String> = tensors
+    let names: Vec<String> = saved(&io, "count")
         .iter()
         .map(|(n, t)| format!("{n} {} {}", t.shape(), t.dtype()))
         .collect();
@@ -358,26 +356,9 @@ fn buffers_are_carried_from_step_to_step_and_never_trained() {
 
 #[test]
 fn resuming_restores_the_buffers() {
-    let with = |steps, resume| RunOptions {
-        steps: Some(steps),
-        checkpoint: true,
-        resume,
-        ..RunOptions::default()
-    };
-    let mut straight = Memory::default();
-    let all = run_buffers(with(5, false), &mut straight);
-    let mut split = Memory::default();
-    run_buffers(with(2, false), &mut split);
-    let resumed = run_buffers(with(5, true), &mut split);
+    let ((all, straight), (resumed, split)) = straight_and_resumed(5, 2, run_buffers);
     assert_eq!(resumed, all);
-    assert_eq!(
-        crate::data::decode(&split.files["count.safetensors"])
-            .expect("a checkpoint")
-            .0,
-        crate::data::decode(&straight.files["count.safetensors"])
-            .expect("a checkpoint")
-            .0
-    );
+    assert_eq!(saved(&split, "count"), saved(&straight, "count"));
 }
 
 /// The CPU backend behind the `Executor` a GPU uses, recording for each
@@ -423,9 +404,8 @@ fn recording() -> (std::rc::Rc<Recording>, RunOptions) {
         runs: Default::default(),
     });
     let options = RunOptions {
-        checkpoint: true,
         device: crate::Device(Some(recording.clone())),
-        ..RunOptions::default()
+        ..checkpointing()
     };
     (recording, options)
 }
@@ -433,23 +413,13 @@ fn recording() -> (std::rc::Rc<Recording>, RunOptions) {
 #[test]
 fn a_device_keeps_parameters_and_state_between_steps() {
     let (recording, options) = recording();
-    let mut on_device = Memory::default();
+    let mut on_device = MemoryIo::default();
     execute(":f32", options, &mut on_device);
-    let mut on_cpu = Memory::default();
-    let cpu = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    execute(":f32", cpu, &mut on_cpu);
+    let mut on_cpu = MemoryIo::default();
+    execute(":f32", checkpointing(), &mut on_cpu);
     assert_eq!(on_device.log, on_cpu.log);
     assert_eq!(on_device.metrics, on_cpu.metrics);
-    // The tensors of the last checkpoint (its metadata's order varies).
-    let saved = |io: &Memory| {
-        crate::data::decode(&io.files["fit.safetensors"])
-            .expect("saved")
-            .0
-    };
-    assert_eq!(saved(&on_device), saved(&on_cpu));
+    assert_eq!(saved(&on_device, "fit"), saved(&on_cpu, "fit"));
     // 4 parameters and AdamW's 8 moments: uploaded once, then given back
     // to each step from the device and kept there.
     let runs = recording.runs.borrow();
@@ -461,22 +431,12 @@ fn a_device_keeps_parameters_and_state_between_steps() {
 #[test]
 fn a_device_lends_the_parameters_to_evaluation_and_fetches_them_after() {
     let (recording, options) = recording();
-    let mut on_device = Memory::default();
+    let mut on_device = MemoryIo::default();
     let printed = run_buffers(options, &mut on_device);
-    let mut on_cpu = Memory::default();
-    let cpu = RunOptions {
-        checkpoint: true,
-        ..RunOptions::default()
-    };
-    assert_eq!(printed, run_buffers(cpu, &mut on_cpu));
+    let mut on_cpu = MemoryIo::default();
+    assert_eq!(printed, run_buffers(checkpointing(), &mut on_cpu));
     assert_eq!(on_device.log, on_cpu.log);
-    // The tensors of the last checkpoint (its metadata's order varies).
-    let saved = |io: &Memory| {
-        crate::data::decode(&io.files["count.safetensors"])
-            .expect("saved")
-            .0
-    };
-    assert_eq!(saved(&on_device), saved(&on_cpu));
+    assert_eq!(saved(&on_device, "count"), saved(&on_cpu, "count"));
     // Five steps carrying the parameter, two moments and two buffers;
     // then one evaluation pass, lent the parameter and both buffers.
     let runs = recording.runs.borrow();

@@ -190,3 +190,9 @@ pub struct TracedRun {
 pub(crate) fn run_error(code: diag::Code, message: impl Into<String>, span: Span) -> Diagnostic {
     Diagnostic::error(code, message).with_primary(span, "")
 }
+
+/// `run_error` for a value of the wrong kind: `` what, got `value` ``.
+pub(crate) fn wrong_value(code: diag::Code, what: &str, got: &Value, span: Span) -> Diagnostic {
+    let message = format!("{what}, got `{}`", crate::value::short(got));
+    run_error(code, message, span)
+}

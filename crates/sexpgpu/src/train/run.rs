@@ -71,6 +71,46 @@ pub struct RunOptions {
     pub replicate_state: bool,
 }
 
+/// A run's world in memory, where there is no terminal or file system (an
+/// embedding, a test): a clock that ticks a second each time it is read,
+/// the log and metrics lines kept, checkpoints written into a map.
+#[derive(Default)]
+pub struct MemoryIo {
+    ticks: std::cell::Cell<u32>,
+    pub log: Vec<String>,
+    pub metrics: Vec<String>,
+    pub files: std::collections::HashMap<String, Vec<u8>>,
+}
+
+impl RunIo for MemoryIo {
+    fn now(&self) -> f64 {
+        self.ticks.set(self.ticks.get() + 1);
+        f64::from(self.ticks.get())
+    }
+    fn log(&mut self, line: &str) {
+        self.log.push(line.to_string());
+    }
+    fn progress(&mut self, _: &str) {}
+    fn metrics(&mut self, line: &str) {
+        self.metrics.push(line.to_string());
+    }
+    fn write_checkpoint(
+        &mut self,
+        _: Option<&str>,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), String> {
+        self.files.insert(name.to_string(), bytes.to_vec());
+        Ok(())
+    }
+    fn read_checkpoint(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        self.files
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no {name}"))
+    }
+}
+
 /// What ranks other than 0 of a data-parallel run show: nothing. Logs,
 /// metrics, progress and checkpoints come from rank 0; reading (a
 /// checkpoint to resume from) is rank 0's too, and it broadcasts.

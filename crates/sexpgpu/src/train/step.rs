@@ -6,7 +6,7 @@
 
 use super::buffers::{self, StepBuffer};
 use super::options::RunSpec;
-use super::{run_error, TracedRun};
+use super::{run_error, wrong_value, TracedRun};
 use crate::codes;
 use crate::eval::{EvalResult, Flow, Interp, Site};
 use crate::trace::{self, ReportKind, ReportValue};
@@ -780,15 +780,8 @@ fn update_outputs(
     let (new_params, new_state) = match updated {
         Value::Vector(xs) | Value::List(xs) if xs.len() == 2 => (xs[0].clone(), xs[1].clone()),
         other => {
-            return Err(run_error(
-                codes::E_RUN_002,
-                format!(
-                    "the optimizer's `:update` must return [new-params new-state], got `{}`",
-                    crate::value::short(other)
-                ),
-                spec.optimizer.span,
-            )
-            .into())
+            let what = "the optimizer's `:update` must return [new-params new-state]";
+            return Err(wrong_value(codes::E_RUN_002, what, other, spec.optimizer.span).into());
         }
     };
     let span = spec.optimizer.span;
@@ -928,15 +921,8 @@ fn trace_eval(
         Value::Map(m) => m.iter().map(|(k, v)| (key_name(k), v.clone())).collect(),
         Value::Nil => Vec::new(),
         other => {
-            return Err(run_error(
-                codes::E_RUN_002,
-                format!(
-                    "`:eval` must return a map of scalar metrics, got `{}`",
-                    crate::value::short(other)
-                ),
-                eval.span,
-            )
-            .into())
+            let what = "`:eval` must return a map of scalar metrics";
+            return Err(wrong_value(codes::E_RUN_002, what, other, eval.span).into());
         }
     };
     for (name, value) in entries {
@@ -946,15 +932,8 @@ fn trace_eval(
                 outputs.push(t.node);
             }
             other => {
-                return Err(run_error(
-                    codes::E_RUN_003,
-                    format!(
-                        "eval metric `{name}` must be a scalar tensor, got `{}`",
-                        crate::value::short(other)
-                    ),
-                    eval.span,
-                )
-                .into())
+                let what = format!("eval metric `{name}` must be a scalar tensor");
+                return Err(wrong_value(codes::E_RUN_003, &what, other, eval.span).into());
             }
         }
     }

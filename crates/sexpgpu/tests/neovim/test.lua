@@ -5,12 +5,8 @@
 local nvim = dofile(os.getenv("CLIENT"))
 
 nvim.run(function(out)
-  local buf, uri, client_id, request = nvim.start("sexpgpu", "main.sx", { libraryDir = nvim.dir .. "/library" })
-  out.diagnostics = nvim.diagnostics(buf)
-  -- On `matmul` of the good graph.
-  local hover = request("textDocument/hover", nvim.position(uri, 3, 13))
-  out.hover = hover and hover.contents.value
-  out.inlay = nvim.inlay(request, uri)
+  -- The hover is on `matmul` of the good graph.
+  local buf, uri, client_id, request = nvim.open(out, "sexpgpu", "main.sx", 3, 13)
   -- Go to definition on `nn/relu`: the library file opens, read-only.
   out.library = nvim.jump(request("textDocument/definition", nvim.position(uri, 4, 8)), buf)
   -- Formatting: the server's edits applied to the buffer.

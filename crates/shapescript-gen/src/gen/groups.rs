@@ -70,7 +70,6 @@ impl Gen {
             }
         }
         let arg = self.float(fx, &goal.same_values(input), depth - 1);
-        let a = arg.tensor()?.clone();
         let split: Vec<Size> = order.iter().map(|&g| goal.axes[g].size.clone()).collect();
         let back = (0..r).map(|g| order.iter().position(|&o| o == g)).collect();
         let sizes: Vec<Size> = goal.axes.iter().map(|x| x.size.clone()).collect();
@@ -81,19 +80,8 @@ impl Gen {
             expand: sizes.clone(),
             merge: sizes,
         };
-        let op = Op::Pattern {
-            f: "rearrange",
-            lhs: lhs.join(" "),
-            rhs: words.join(" "),
-            kw,
-            reduce: None,
-            plan,
-        };
-        let t = TT {
-            axes: goal.axes.clone(),
-            ..a
-        };
-        Some(Expr::new(op, vec![arg], Ty::T(t)))
+        let pattern = (lhs.join(" "), words.join(" "));
+        rearranged(goal, arg, pattern, kw, plan)
     }
 
     /// `rearrange(x, [..] -> [.. (p1 p2) ..])`: a goal axis of a product
@@ -147,7 +135,6 @@ impl Gen {
             });
         }
         let arg = self.float(fx, &goal.same_values(input), depth - 1);
-        let a = arg.tensor()?.clone();
         let lhs: Vec<String> = order.iter().map(|&e| flat[e].clone()).collect();
         let rhs: Vec<String> = words
             .iter()
@@ -167,18 +154,30 @@ impl Gen {
             expand: elems,
             merge: goal.axes.iter().map(|x| x.size.clone()).collect(),
         };
-        let op = Op::Pattern {
-            f: "rearrange",
-            lhs: lhs.join(" "),
-            rhs: rhs.join(" "),
-            kw: Vec::new(),
-            reduce: None,
-            plan,
-        };
-        let t = TT {
-            axes: goal.axes.clone(),
-            ..a
-        };
-        Some(Expr::new(op, vec![arg], Ty::T(t)))
+        rearranged(goal, arg, (lhs.join(" "), rhs.join(" ")), Vec::new(), plan)
     }
+}
+
+/// `rearrange(arg, [lhs] -> [rhs], kw)`, of the goal's axes, as `plan`
+/// computes it; `None` when `arg` is no tensor.
+fn rearranged(
+    goal: &Goal,
+    arg: Expr,
+    (lhs, rhs): (String, String),
+    kw: Vec<(String, String)>,
+    plan: Layout,
+) -> Option<Expr> {
+    let t = TT {
+        axes: goal.axes.clone(),
+        ..arg.tensor()?.clone()
+    };
+    let op = Op::Pattern {
+        f: "rearrange",
+        lhs,
+        rhs,
+        kw,
+        reduce: None,
+        plan,
+    };
+    Some(Expr::new(op, vec![arg], Ty::T(t)))
 }

@@ -310,11 +310,7 @@ impl Gen {
         }
         let mut right = goal.axes.clone();
         right[at] = super::shape::named(Axis::anon(q));
-        let g = |axes| {
-            Goal::new(axes, goal.dt)
-                .with_dom(goal.dom.clone())
-                .within(goal.within)
-        };
+        let g = |axes| goal.same_values(axes);
         let a = self.float(fx, &g(left), depth - 1);
         let b = self.float(fx, &g(right), depth - 1);
         let t = goal.union_of(&a, &b)?;
@@ -367,13 +363,7 @@ impl Gen {
             }
             _ => return None,
         }
-        let arg = self.float(
-            fx,
-            &Goal::new(axes, goal.dt)
-                .with_dom(goal.dom.clone())
-                .within(goal.within),
-            depth - 1,
-        );
+        let arg = self.float(fx, &goal.same_values(axes), depth - 1);
         let a = arg.tensor()?.clone();
         Some(Expr::new(
             Op::Index(ixs),
@@ -400,13 +390,7 @@ impl Gen {
         if ids_axis.name.is_none() || !find(&axes, &over).len() == 1 {
             return None;
         }
-        let x = self.float(
-            fx,
-            &Goal::new(axes, goal.dt)
-                .with_dom(goal.dom.clone())
-                .within(goal.within),
-            depth - 1,
-        );
+        let x = self.float(fx, &goal.same_values(axes), depth - 1);
         let ids_goal = Goal::new(vec![ids_axis], Dt::I64).with_dom(Dom::Index(n.size.clone()));
         let ids = self.integer(fx, &ids_goal, depth - 1);
         let a = x.tensor()?.clone();

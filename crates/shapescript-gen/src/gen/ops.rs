@@ -323,22 +323,10 @@ impl Gen {
         }
         let cond_axes = self.some_named(&goal.axes);
         let c = self.boolean(fx, &Goal::new(cond_axes, Dt::Bool), depth - 1);
-        let a = self.float(
-            fx,
-            &Goal::new(goal.axes.clone(), goal.dt)
-                .with_dom(goal.dom.clone())
-                .within(goal.within),
-            depth - 1,
-        );
+        let a = self.float(fx, goal, depth - 1);
         let b = match self.number(fx, goal.within, &goal.dom) {
             Some(n) if self.rng.chance(0.4) => n,
-            _ => self.float(
-                fx,
-                &Goal::new(goal.axes.clone(), goal.dt)
-                    .with_dom(goal.dom.clone())
-                    .within(goal.within),
-                depth - 1,
-            ),
+            _ => self.float(fx, goal, depth - 1),
         };
         let (a, b) = self.either_order(a, b);
         let al = [

@@ -10,24 +10,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-const MAIN: &str = "import vision
-
-## Model width.
-dim D = 64
-dim Bad = D / 5
-
-fn project(x: [b n vision.C], w: [vision.C D]) -> [b n D] {
-  let h = x @ w
-  gelu(h)
-}
-
-fn pool(img: vision.Images) -> vision.Images = img
-";
-
-const VISION: &str = "## Colour channels.
-dim C = 3
-dim Images = [b C 16gh 16gw]
-";
+/// The language server's end-to-end project (`crates/lsp/tests/project`).
+const MAIN: &str = include_str!("../../../lsp/tests/project/main.ss");
+const VISION: &str = include_str!("../../../lsp/tests/project/vision.ss");
 
 fn main() {
     uitest::neovim::harness("neovim_end_to_end", neovim_end_to_end);

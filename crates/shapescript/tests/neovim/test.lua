@@ -5,11 +5,8 @@
 local nvim = dofile(os.getenv("CLIENT"))
 
 nvim.run(function(out)
-  local buf, uri, client_id, request = nvim.start("shapescript", "main.ss", { libraryDir = nvim.dir .. "/library" })
-  out.diagnostics = nvim.diagnostics(buf)
-  local hover = request("textDocument/hover", nvim.position(uri, 3, 4))
-  out.hover = hover and hover.contents.value
-  out.inlay = nvim.inlay(request, uri)
+  -- The hover is on `D` of `dim D = 64`.
+  local buf, uri, client_id, request = nvim.open(out, "shapescript", "main.ss", 3, 4)
   -- Go to definition on `vision.Images`: the cursor lands in vision.ss.
   out.vision = nvim.jump(request("textDocument/definition", nvim.position(uri, 11, 21)), buf)
   -- Go to definition on `gelu`: the library file opens, read-only.

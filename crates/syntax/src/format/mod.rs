@@ -18,7 +18,8 @@ mod tests;
 
 use crate::lexer::TokenKind;
 use crate::{parse, print};
-use diag::{Diagnostic, FileId};
+use diag::FileId;
+pub use diag::FormatError;
 
 /// The longest line the formatter makes, in characters: a longer line is
 /// broken after the commas of its outermost bracket that has any.
@@ -26,16 +27,6 @@ pub const MAX_WIDTH: usize = 100;
 
 /// Columns per level of indentation.
 pub const INDENT: usize = 2;
-
-/// Why a text was left as it was.
-#[derive(Debug)]
-pub enum FormatError {
-    /// The text does not parse: its lexing and parsing diagnostics.
-    Syntax(Vec<Diagnostic>),
-    /// The layout would have changed the tokens, the comments or the tree:
-    /// a formatter bug, described for a bug report.
-    Unsafe(String),
-}
 
 /// `text` in the canonical layout, or why it is left as it is.
 pub fn format(text: &str) -> Result<String, FormatError> {

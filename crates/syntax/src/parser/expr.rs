@@ -10,6 +10,16 @@ use crate::codes;
 use crate::lexer::TokenKind;
 use diag::{Diagnostic, Span};
 
+/// The comparison operators, one level of precedence.
+const COMPARISONS: &[(TokenKind, BinaryOp)] = &[
+    (TokenKind::EqEq, BinaryOp::Eq),
+    (TokenKind::NotEq, BinaryOp::Ne),
+    (TokenKind::Lt, BinaryOp::Lt),
+    (TokenKind::Le, BinaryOp::Le),
+    (TokenKind::Gt, BinaryOp::Gt),
+    (TokenKind::Ge, BinaryOp::Ge),
+];
+
 impl Parser<'_> {
     /// `{ stmt (newline | ;) ... }`. Each statement gets its own diagnostic budget.
     pub(super) fn parse_block(&mut self) -> Block {
@@ -140,9 +150,7 @@ impl Parser<'_> {
             TokenKind::KwIf => self.parse_if(),
             TokenKind::KwFor => {
                 self.bump();
-                let var = self
-                    .expect_ident("a loop variable")
-                    .unwrap_or_else(|| self.missing_ident());
+                let var = self.expect_name("a loop variable");
                 self.expect(TokenKind::KwIn);
                 let iter = self.parse_expr();
                 let body = self.parse_required_block(start);
@@ -184,9 +192,7 @@ impl Parser<'_> {
                 value: self.parse_expr(),
             };
         }
-        let name = self
-            .expect_ident("a name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a name");
         let ty = if self.eat(TokenKind::Colon) {
             Some(self.parse_type())
         } else {
@@ -332,96 +338,77 @@ impl Parser<'_> {
     }
 
     fn parse_or(&mut self) -> Expr {
-        let mut lhs = self.parse_and();
-        while self.eat(TokenKind::KwOr) {
-            let rhs = self.parse_and();
-            lhs = Self::binary(BinaryOp::Or, lhs, rhs);
-        }
-        lhs
+        self.parse_left_assoc(Self::parse_and, &[(TokenKind::KwOr, BinaryOp::Or)])
     }
 
     fn parse_and(&mut self) -> Expr {
-        let mut lhs = self.parse_not();
-        while self.eat(TokenKind::KwAnd) {
-            let rhs = self.parse_not();
-            lhs = Self::binary(BinaryOp::And, lhs, rhs);
+        self.parse_left_assoc(Self::parse_not, &[(TokenKind::KwAnd, BinaryOp::And)])
+    }
+
+    /// One level of left-associative operators: operands parsed by
+    /// `operand`, joined by the operators whose tokens `ops` lists.
+    fn parse_left_assoc(
+        &mut self,
+        operand: fn(&mut Self) -> Expr,
+        ops: &[(TokenKind, BinaryOp)],
+    ) -> Expr {
+        let mut lhs = operand(self);
+        while let Some(&(_, op)) = ops.iter().find(|(token, _)| *token == self.kind()) {
+            self.bump();
+            let rhs = operand(self);
+            lhs = Self::binary(op, lhs, rhs);
         }
         lhs
     }
 
     fn parse_not(&mut self) -> Expr {
         if self.at(TokenKind::KwNot) {
-            let token = self.bump();
-            if !self.enter() {
-                return self.error_expr();
-            }
-            let operand = self.parse_not();
-            self.leave();
-            let span = join(self.span_of(token), operand.span);
-            return Expr {
-                kind: ExprKind::Unary {
-                    op: UnaryOp::Not,
-                    operand: Box::new(operand),
-                },
-                span,
-            };
+            return self.parse_prefix(UnaryOp::Not, Self::parse_not);
         }
         self.parse_comparison()
     }
 
-    fn parse_comparison(&mut self) -> Expr {
-        let mut lhs = self.parse_additive();
-        loop {
-            let op = match self.kind() {
-                TokenKind::EqEq => BinaryOp::Eq,
-                TokenKind::NotEq => BinaryOp::Ne,
-                TokenKind::Lt => BinaryOp::Lt,
-                TokenKind::Le => BinaryOp::Le,
-                TokenKind::Gt => BinaryOp::Gt,
-                TokenKind::Ge => BinaryOp::Ge,
-                _ => return lhs,
-            };
-            self.bump();
-            let rhs = self.parse_additive();
-            lhs = Self::binary(op, lhs, rhs);
+    /// A prefix operator, the current token, and its operand, parsed by
+    /// `operand` one level deeper.
+    fn parse_prefix(&mut self, op: UnaryOp, operand: fn(&mut Self) -> Expr) -> Expr {
+        let token = self.bump();
+        if !self.enter() {
+            return self.error_expr();
         }
+        let operand = operand(self);
+        self.leave();
+        let span = join(self.span_of(token), operand.span);
+        Expr {
+            kind: ExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+            span,
+        }
+    }
+
+    fn parse_comparison(&mut self) -> Expr {
+        self.parse_left_assoc(Self::parse_additive, COMPARISONS)
     }
 
     fn parse_additive(&mut self) -> Expr {
-        let mut lhs = self.parse_multiplicative();
-        loop {
-            let op = match self.kind() {
-                TokenKind::Plus => BinaryOp::Add,
-                TokenKind::Minus => BinaryOp::Sub,
-                _ => return lhs,
-            };
-            self.bump();
-            let rhs = self.parse_multiplicative();
-            lhs = Self::binary(op, lhs, rhs);
-        }
+        let ops = [
+            (TokenKind::Plus, BinaryOp::Add),
+            (TokenKind::Minus, BinaryOp::Sub),
+        ];
+        self.parse_left_assoc(Self::parse_multiplicative, &ops)
     }
 
     fn parse_multiplicative(&mut self) -> Expr {
-        let mut lhs = self.parse_matmul();
-        loop {
-            let op = match self.kind() {
-                TokenKind::Star => BinaryOp::Mul,
-                TokenKind::Slash => BinaryOp::Div,
-                _ => return lhs,
-            };
-            self.bump();
-            let rhs = self.parse_matmul();
-            lhs = Self::binary(op, lhs, rhs);
-        }
+        let ops = [
+            (TokenKind::Star, BinaryOp::Mul),
+            (TokenKind::Slash, BinaryOp::Div),
+        ];
+        self.parse_left_assoc(Self::parse_matmul, &ops)
     }
 
     fn parse_matmul(&mut self) -> Expr {
-        let mut lhs = self.parse_unary();
-        while self.eat(TokenKind::At) {
-            let rhs = self.parse_unary();
-            lhs = Self::binary(BinaryOp::MatMul, lhs, rhs);
-        }
-        lhs
+        self.parse_left_assoc(Self::parse_unary, &[(TokenKind::At, BinaryOp::MatMul)])
     }
 
     fn parse_unary(&mut self) -> Expr {
@@ -436,20 +423,7 @@ impl Parser<'_> {
             return operand;
         }
         if self.at(TokenKind::Minus) {
-            let token = self.bump();
-            if !self.enter() {
-                return self.error_expr();
-            }
-            let operand = self.parse_unary();
-            self.leave();
-            let span = join(self.span_of(token), operand.span);
-            return Expr {
-                kind: ExprKind::Unary {
-                    op: UnaryOp::Neg,
-                    operand: Box::new(operand),
-                },
-                span,
-            };
+            return self.parse_prefix(UnaryOp::Neg, Self::parse_unary);
         }
         self.parse_power()
     }

@@ -148,9 +148,7 @@ impl Parser<'_> {
     fn parse_import(&mut self, doc: Option<Box<Doc>>) -> Import {
         let start = self.bump();
         let start = self.span_of(start);
-        let name = self
-            .expect_ident("a file name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a file name");
         Import {
             doc,
             name,
@@ -162,9 +160,7 @@ impl Parser<'_> {
     fn parse_dim(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Dim {
         self.pos += 1;
         let start = self.span_of(keyword);
-        let name = self
-            .expect_ident("a dim name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a dim name");
         let value = if self.expect(TokenKind::Eq) {
             let token = self.current();
             if token.kind == TokenKind::LBracket {
@@ -192,9 +188,7 @@ impl Parser<'_> {
         self.pos += 1;
         let start = self.span_of(keyword);
         self.expect(TokenKind::KwFn);
-        let name = self
-            .expect_ident("a function name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a function name");
         let (self_param, params) = self.parse_params();
         if let Some(span) = self_param {
             self.report(
@@ -231,9 +225,7 @@ impl Parser<'_> {
     pub(super) fn parse_fn(&mut self, doc: Option<Box<Doc>>) -> Fn {
         let start = self.bump();
         let start = self.span_of(start);
-        let name = self
-            .expect_ident("a function name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a function name");
         let (self_param, params) = self.parse_params();
         let ret = self.parse_return_type();
         // The body may start on the next line: `{` or `= expr`.
@@ -343,9 +335,7 @@ impl Parser<'_> {
     fn parse_model(&mut self, doc: Option<Box<Doc>>) -> Model {
         let start = self.bump();
         let start = self.span_of(start);
-        let name = self
-            .expect_ident("a model name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a model name");
         let mut size_params = Vec::new();
         if self.at(TokenKind::LParen) {
             let (names, _) = self.delimited(TokenKind::RParen, |p| {
@@ -380,9 +370,7 @@ impl Parser<'_> {
     fn parse_record(&mut self, doc: Option<Box<Doc>>) -> Record {
         let start = self.bump();
         let start = self.span_of(start);
-        let name = self
-            .expect_ident("a record name")
-            .unwrap_or_else(|| self.missing_ident());
+        let name = self.expect_name("a record name");
         let mut fields = Vec::new();
         self.parse_members(false, &mut fields, &mut Vec::new());
         Record {

@@ -550,6 +550,13 @@ impl<'a> Parser<'a> {
 
     /// A placeholder name for a declaration whose name is missing, so the
     /// rest of it still lands in the tree; its span is empty.
+    /// An identifier, or after reporting (as `expect_ident`) a missing one:
+    /// empty, where the cursor is.
+    fn expect_name(&mut self, what: &str) -> Ident {
+        self.expect_ident(what)
+            .unwrap_or_else(|| self.missing_ident())
+    }
+
     fn missing_ident(&mut self) -> Ident {
         let here = self.here();
         Ident {

@@ -82,6 +82,15 @@ impl Workspace {
     }
 
     /// `file` as reports print it: relative to the workspace root.
+    /// The files under a crate's `src` that hold code other than tests,
+    /// with their texts.
+    fn library_files(&self) -> impl Iterator<Item = &(PathBuf, String)> {
+        self.files.iter().filter(|(file, _)| {
+            let in_src = self.crates.iter().any(|k| file.starts_with(k.join("src")));
+            in_src && !self.is_test_file(file)
+        })
+    }
+
     fn shown(&self, file: &Path) -> String {
         file.strip_prefix(&self.root)
             .unwrap_or(file)
@@ -183,16 +192,10 @@ fn no_crate_has_a_module_cycle() {
 fn no_function_is_too_long() {
     let workspace = Workspace::read();
     let mut problems = Vec::new();
-    for (file, text) in &workspace.files {
-        let in_src = workspace
-            .crates
-            .iter()
-            .any(|krate| file.starts_with(krate.join("src")));
-        if in_src && !workspace.is_test_file(file) {
-            let code = without_test_code(&code_only(text));
-            let shown = workspace.shown(file);
-            problems.extend(functions::long_functions(&shown, &code, functions::LIMIT));
-        }
+    for (file, text) in workspace.library_files() {
+        let code = without_test_code(&code_only(text));
+        let shown = workspace.shown(file);
+        problems.extend(functions::long_functions(&shown, &code, functions::LIMIT));
     }
     assert_none("functions too long (split them)", &problems);
 }
@@ -201,13 +204,9 @@ fn no_function_is_too_long() {
 fn codes_are_constants_outside_their_tables() {
     let workspace = Workspace::read();
     let mut found = Vec::new();
-    for (file, text) in &workspace.files {
-        let in_src = workspace
-            .crates
-            .iter()
-            .any(|krate| file.starts_with(krate.join("src")));
+    for (file, text) in workspace.library_files() {
         // The tables declare the codes; test code compares with goldens.
-        if !in_src || workspace.is_test_file(file) || file.ends_with("codes.rs") {
+        if file.ends_with("codes.rs") {
             continue;
         }
         let shown = workspace.shown(file);

@@ -20,14 +20,7 @@ pub(super) fn report(
     source: &str,
 ) {
     let dims = c.ctx.env.dims;
-    let tag = match &failure {
-        Failure::Mismatch { tag, .. }
-        | Failure::Inexact { tag, .. }
-        | Failure::BelowOne { tag, .. }
-        | Failure::MayBeBelowOne { tag, .. }
-        | Failure::Overflow { tag }
-        | Failure::Unsolved { tag, .. } => *tag,
-    };
+    let tag = failure.tag();
     let (t, i, j) = tags[tag];
     let pax = &lhs[t][i];
     let pax_text = text(source, pax.span);

@@ -4,7 +4,6 @@
 //! Owns the server's capabilities. Never keeps state.
 
 use lsp_base::diagnostics::{diagnostic, Places};
-use lsp_base::formatting::Formatted;
 use lsp_base::protocol::{markdown, on, Error};
 use lsp_base::uri::file_uri;
 use lsp_base::LineIndex;
@@ -180,12 +179,7 @@ impl Context<'_> {
     /// diagnostics say why.
     fn formatting(&self, range: Option<lsp::Range>) -> Result<Option<Vec<lsp::TextEdit>>, Error> {
         let text = &self.analysis.text;
-        let formatted = match sexpgpu::format::format(text) {
-            Ok(formatted) => Formatted::Text(formatted),
-            Err(sexpgpu::format::FormatError::Syntax(_)) => Formatted::Unreadable,
-            Err(sexpgpu::format::FormatError::Unsafe(why)) => Formatted::Unsafe(why),
-        };
-        lsp_base::formatting::reply(text, formatted, range)
+        lsp_base::formatting::reply(text, sexpgpu::format::format(text), range)
     }
 }
 
@@ -239,23 +233,6 @@ fn completion_item(completion: ide::Completion) -> lsp::CompletionItem {
 }
 
 fn signature_help(help: ide::SignatureHelp) -> lsp::SignatureHelp {
-    let parameters = help
-        .parameters
-        .iter()
-        .map(|&(start, end)| lsp::ParameterInformation {
-            label: lsp::ParameterLabel::LabelOffsets([start, end]),
-            documentation: None,
-        })
-        .collect();
-    lsp::SignatureHelp {
-        signatures: vec![lsp::SignatureInformation {
-            label: help.label,
-            documentation: (!help.doc.is_empty())
-                .then(|| lsp::Documentation::MarkupContent(markdown(help.doc))),
-            parameters: Some(parameters),
-            active_parameter: help.active,
-        }],
-        active_signature: Some(0),
-        active_parameter: help.active,
-    }
+    let doc = (!help.doc.is_empty()).then_some(help.doc);
+    lsp_base::protocol::signature_help(help.label, &help.parameters, help.active, doc)
 }
