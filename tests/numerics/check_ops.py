@@ -421,7 +421,28 @@ def slice_step(case, x):
     return x[tuple(index)]
 
 
+def int_pow(case, w):
+    """PyTorch's integer `pow`: wrapping, and where the exponent is
+    negative 1 for a base of 1, ±1 for -1, else 0."""
+    e = np.asarray(case["number"], dtype=np.int64) if "number" in case else w[1]
+    x, e = np.broadcast_arrays(w[0], e)
+    power = np.power(x, np.maximum(e, 0))
+    inverse = np.where(x == 1, 1, np.where(x == -1, np.where(e % 2 == 1, -1, 1), 0))
+    return np.where(e < 0, inverse, power)
+
+
+def repeat_interleave(case, x):
+    repeats = case["repeats"]
+    repeats = repeats[0] if len(repeats) == 1 else repeats
+    return np.repeat(x, repeats, axis=case["axis"])
+
+
 COMPOSED = {
+    "diagonal": lambda case, w, d: np.diagonal(w[0], case["offset"], case["axis1"], case["axis2"]),
+    "diag": lambda case, w, d: np.diag(w[0], case["k"]),
+    "repeat-interleave": lambda case, w, d: repeat_interleave(case, w[0]),
+    "logaddexp": lambda case, w, d: finish(np.logaddexp(w[0], w[1]), d),
+    "int-pow": lambda case, w, d: finish(int_pow(case, w), d),
     "cummax-indices": lambda case, w, d: cum_indices(case, w[0], True),
     "cummin-indices": lambda case, w, d: cum_indices(case, w[0], False),
     "prod": lambda case, w, d: prod(case, w, d),

@@ -5,7 +5,9 @@
 
 mod attention;
 mod compose;
+mod compose_index;
 mod compose_layout;
+mod compose_math;
 mod compose_scan;
 mod conv;
 mod create;

@@ -717,6 +717,8 @@ fn composed_cases(c: &mut Cases<'_>) {
         });
     }
     composed_float_cases(c);
+    pytorch_math_cases(c);
+    pytorch_index_cases(c);
     sort_cases(c);
     scan_and_layout_cases(c);
 }
@@ -979,6 +981,86 @@ fn composed_float_cases(c: &mut Cases<'_>) {
                 0,
                 &move |g, i| g.unary(op, i[0]),
             );
+        }
+    }
+}
+
+/// `logaddexp` with infinities, `pow` of integers (negative, zero and
+/// overflowing exponents), and the extremes of `bool` tensors.
+fn pytorch_math_cases(c: &mut Cases<'_>) {
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let a = [-inf, inf, inf, 1.0, nan, -1e30, 0.0, 88.0, -3.0, 2.0];
+    let b = [-inf, inf, -inf, -inf, 1.0, 3.0, 0.0, 89.0, 5.0, 2.0];
+    for dtype in FLOATS {
+        let a = Tensor::from_f64s(Shape::from([2, 5]), &a, dtype).unwrap();
+        let b = Tensor::from_f64s(Shape::from([2, 5]), &b, dtype).unwrap();
+        c.add(json!({"op": "logaddexp"}), vec![a, b], 0, &|g, i| {
+            g.logaddexp(i[0], i[1])
+        });
+    }
+    for dtype in [DType::I32, DType::I64] {
+        let (x, e) = (
+            c.rand(&[3, 4], dtype, -4.0, 4.0),
+            c.rand(&[4], dtype, -3.0, 40.0),
+        );
+        c.add(json!({"op": "int-pow"}), vec![x.clone(), e], 0, &|g, i| {
+            g.binary(BinaryOp::Pow, i[0], i[1])
+        });
+        for n in [0, 1, 7, 41] {
+            c.add(
+                json!({"op": "int-pow", "number": n}),
+                vec![x.clone()],
+                0,
+                &move |g, i| g.binary(BinaryOp::Pow, i[0], n),
+            );
+        }
+    }
+    let (p, q) = (
+        c.rand(&[2, 3], DType::Bool, 0.0, 1.0),
+        c.rand(&[3], DType::Bool, 0.0, 1.0),
+    );
+    for op in [BinaryOp::Maximum, BinaryOp::Minimum] {
+        c.add(
+            json!({"op": op.name()}),
+            vec![p.clone(), q.clone()],
+            0,
+            &move |g, i| g.binary(op, i[0], i[1]),
+        );
+    }
+    for keepdims in [false, true] {
+        let spec = json!({"op": "max", "axes": [1], "keepdims": keepdims});
+        c.add(spec, vec![p.clone()], 0, &move |g, i| {
+            g.reduce(ReduceOp::Max, i[0], Some(&[1]), keepdims)
+        });
+        let spec = json!({"op": "min", "axes": null, "keepdims": keepdims});
+        c.add(spec, vec![p.clone()], 0, &move |g, i| {
+            g.reduce_min(i[0], None, keepdims)
+        });
+    }
+}
+
+/// `diagonal` (offsets inside and past the matrix), `diag` both ways and
+/// `repeat-interleave`, on every dtype.
+fn pytorch_index_cases(c: &mut Cases<'_>) {
+    for dtype in [DType::F32, DType::I64, DType::Bool] {
+        let x = c.rand(&[3, 4, 5], dtype, -5.0, 5.0);
+        for (offset, axis1, axis2) in [(0, 0, 1), (1, 2, 0), (-2, -1, 1), (9, 0, 2)] {
+            let spec = json!({"op": "diagonal", "offset": offset, "axis1": axis1, "axis2": axis2});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.diagonal(i[0], offset, axis1, axis2)
+            });
+        }
+        for (dims, k) in [(&[4][..], 0), (&[3], -2), (&[4, 3], 1), (&[3, 5], -1)] {
+            let v = c.rand(dims, dtype, -5.0, 5.0);
+            c.add(json!({"op": "diag", "k": k}), vec![v], 0, &move |g, i| {
+                g.diag(i[0], k)
+            });
+        }
+        for (repeats, axis) in [(&[2][..], Some(1)), (&[1, 0, 3], Some(0)), (&[3], None)] {
+            let spec = json!({"op": "repeat-interleave", "repeats": repeats, "axis": axis});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.repeat_interleave(i[0], repeats, axis)
+            });
         }
     }
 }

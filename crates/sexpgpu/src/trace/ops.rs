@@ -102,12 +102,18 @@ const F32: Keyword = kw("dtype", Param::DType, Unset::DType(DType::F32));
 pub static OPS: &[Op] = &[
     op(
         "neg",
-        Run::Unary(UnaryOp::Neg, "negate a number with `(- x)`"),
+        Run::Unary(
+            UnaryOp::Neg,
+            "it also takes a plain number: `(neg 2)` is -2",
+        ),
         "elementwise negation",
     ),
     op(
         "abs",
-        Run::Unary(UnaryOp::Abs, "for a number write `(max x (- x))`"),
+        Run::Unary(
+            UnaryOp::Abs,
+            "it also takes a plain number: `(abs -1.5)` is 1.5",
+        ),
         "elementwise absolute value",
     ),
     op(
@@ -271,14 +277,22 @@ pub static OPS: &[Op] = &[
         "elementwise `|a|` with the sign of `b` (PyTorch's `copysign`)",
     ),
     op(
+        "logaddexp",
+        one(&[O, O], &[], |g, a| {
+            g.logaddexp(a.operand(0)?, a.operand(1)?)
+        }),
+        "elementwise `log(exp a + exp b)` without overflow (PyTorch's `logaddexp`; the same \
+         infinity twice gives it)",
+    ),
+    op(
         "maximum",
         Run::Binary(BinaryOp::Maximum),
-        "elementwise maximum of two operands",
+        "elementwise maximum of two operands (on `bool`, or)",
     ),
     op(
         "minimum",
         Run::Binary(BinaryOp::Minimum),
-        "elementwise minimum of two operands",
+        "elementwise minimum of two operands (on `bool`, and)",
     ),
     op(
         "clip",
@@ -340,7 +354,7 @@ pub static OPS: &[Op] = &[
             extreme,
             one(&[T], REDUCE, |g, a| reduce(g, ReduceOp::Max, a)),
         ),
-        "maximum over `:axes` of one tensor; elementwise of several; of numbers",
+        "maximum over `:axes` of one tensor (`any` on `bool`); elementwise of several; of numbers",
     ),
     op(
         "min",
@@ -350,7 +364,7 @@ pub static OPS: &[Op] = &[
                 g.reduce_min(a.node(0)?, a.axes("axes")?, a.bool("keepdims")?)
             }),
         ),
-        "minimum over `:axes` of one tensor; elementwise of several; of numbers",
+        "minimum over `:axes` of one tensor (`all` on `bool`); elementwise of several; of numbers",
     ),
     op(
         "argmax",
@@ -467,6 +481,36 @@ pub static OPS: &[Op] = &[
             g.triangle(true, a.node(0)?, a.int("diagonal")?)
         }),
         "the upper triangle of the last two axes (`col - row >= :diagonal`), zeros below",
+    ),
+    op(
+        "diagonal",
+        one(&[T], DIAGONALS, |g, a| {
+            let axes = (a.int("axis1")?, a.int("axis2")?);
+            g.diagonal(a.node(0)?, a.int("offset")?, axes.0, axes.1)
+        }),
+        "the diagonal `x[.., i, .., i + :offset, ..]` of axes `:axis1` (0) and `:axis2` (1), as \
+         a new last axis (PyTorch's `diagonal`)",
+    ),
+    op(
+        "diag",
+        one(&[T], &[DIAGONAL], |g, a| {
+            g.diag(a.node(0)?, a.int("diagonal")?)
+        }),
+        "of a vector, the square matrix with it on diagonal `:diagonal`; of a matrix, that \
+         diagonal (PyTorch's `diag`)",
+    ),
+    op(
+        "repeat-interleave",
+        one(
+            &[T, Param::IntOrInts("a count or a vector of counts")],
+            &[kw("axis", Param::IntOrNil, Unset::Absent)],
+            |g, a| {
+                let axis = a.opt("axis", Args::int)?;
+                g.repeat_interleave(a.node(0)?, a.ints(1)?, axis)
+            },
+        ),
+        "`(repeat-interleave x r)`: each element repeated `r` times (or `r[i]` times, a vector \
+         of counts) along `:axis` (the flattened tensor by default)",
     ),
     op(
         "repeat",
@@ -751,6 +795,11 @@ pub static OPS: &[Op] = &[
 
 const VARIANCE: &[Keyword] = &[AXES, kw("correction", F, Unset::Float(0.0)), KEEPDIMS];
 const DIAGONAL: Keyword = kw("diagonal", I, Unset::Int(0));
+const DIAGONALS: &[Keyword] = &[
+    kw("offset", I, Unset::Int(0)),
+    kw("axis1", I, Unset::Int(0)),
+    kw("axis2", I, Unset::Int(1)),
+];
 const LINEAR_SCAN: &[Keyword] = &[
     kw("axis", I, Unset::Int(0)),
     kw("reverse", Param::Bool, Unset::Bool(false)),

@@ -1,0 +1,154 @@
+//! PyTorch's indexing operations composed at trace time from `index` of
+//! positions known when the graph is built (`docs/sexpgpu/operations.md`):
+//! `diagonal`, `diag` and `repeat-interleave`. Each is exact, and its
+//! gradient is `index`'s (`index-add`), so repeated positions add up.
+
+use crate::dtype::Scalar;
+use crate::error::OpError;
+use crate::graph::{Graph, NodeId};
+use crate::shape::{normalize_axis_for, Shape, MAX_ELEMENTS};
+
+use super::window::PadMode;
+
+impl Graph {
+    /// `(diagonal x :offset k :axis1 a :axis2 b)`: the elements `x[.., i,
+    /// .., i + k, ..]` of axes `a` and `b`, as a new last axis (PyTorch's
+    /// `diagonal`, NumPy's); empty when the offset passes the matrix.
+    pub fn diagonal(
+        &mut self,
+        x: NodeId,
+        offset: i64,
+        axis1: i64,
+        axis2: i64,
+    ) -> Result<NodeId, OpError> {
+        let shape = self.shape(x).clone();
+        let (a, b) = (
+            normalize_axis_for("diagonal", axis1, &shape)?,
+            normalize_axis_for("diagonal", axis2, &shape)?,
+        );
+        if a == b {
+            return Err(OpError::dim(format!(
+                "diagonal: axis1 and axis2 are the same axis ({a}) of {shape}"
+            )));
+        }
+        let mut perm: Vec<i64> = (0..shape.rank())
+            .filter(|&i| i != a && i != b)
+            .map(|i| i as i64)
+            .collect();
+        perm.extend([a as i64, b as i64]);
+        let moved = self.transpose(x, &perm)?;
+        let (n, m) = (shape.dims()[a] as i64, shape.dims()[b] as i64);
+        let mut dims: Vec<usize> = perm[..perm.len() - 2]
+            .iter()
+            .map(|&i| shape.dims()[i as usize])
+            .collect();
+        dims.push((n * m) as usize);
+        let flat = self.reshape(moved, Shape::new(dims.clone()))?;
+        let (row, col) = if offset >= 0 {
+            (0, offset)
+        } else {
+            (-offset, 0)
+        };
+        let length = (n - row).min(m - col).max(0);
+        let ids: Vec<usize> = (0..length)
+            .map(|i| ((row + i) * m + col + i) as usize)
+            .collect();
+        self.take(flat, dims.len() - 1, &[ids.len()], &ids)
+    }
+
+    /// `(diag x :diagonal k)`, PyTorch's `diag`: of a vector, the square
+    /// matrix with it on diagonal `k` and zeros elsewhere; of a matrix, its
+    /// diagonal `k`.
+    pub fn diag(&mut self, x: NodeId, k: i64) -> Result<NodeId, OpError> {
+        let shape = self.shape(x).clone();
+        match shape.rank() {
+            1 => self.diag_matrix(x, k),
+            2 => self.diagonal(x, k, 0, 1),
+            r => Err(OpError::dim(format!(
+                "diag: expects a vector or a matrix, got rank {r} ({shape})"
+            ))
+            .with_note("for the diagonals of a batch of matrices use `diagonal`")),
+        }
+    }
+
+    /// The `[n + |k|, n + |k|]` matrix holding vector `x` on diagonal `k`:
+    /// positions into `x` with one zero appended, the zero off the diagonal.
+    fn diag_matrix(&mut self, x: NodeId, k: i64) -> Result<NodeId, OpError> {
+        let n = self.shape(x).dims()[0];
+        let size = n + k.unsigned_abs() as usize;
+        let zero = if self.dtype(x) == crate::dtype::DType::Bool {
+            Scalar::Bool(false)
+        } else {
+            Scalar::Int(0)
+        };
+        let padded = self.pad(x, &[(0, 1)], PadMode::Constant, zero)?;
+        let (row, col) = if k >= 0 {
+            (0, k as usize)
+        } else {
+            ((-k) as usize, 0)
+        };
+        let ids: Vec<usize> = (0..size * size)
+            .map(|p| {
+                let (i, j) = (p / size, p % size);
+                if i >= row && j >= col && i - row == j - col {
+                    i - row
+                } else {
+                    n
+                }
+            })
+            .collect();
+        self.take(padded, 0, &[size, size], &ids)
+    }
+
+    /// `(repeat-interleave x r :axis a)`: each element along `a` repeated
+    /// `r` times, or `r[i]` times for a vector of counts, one per element
+    /// (PyTorch's `repeat_interleave`; without an axis, of the flattened
+    /// tensor).
+    pub fn repeat_interleave(
+        &mut self,
+        x: NodeId,
+        repeats: &[i64],
+        axis: Option<i64>,
+    ) -> Result<NodeId, OpError> {
+        let (x, axis) = match axis {
+            Some(axis) => (x, axis),
+            None => {
+                let numel = self.shape(x).numel();
+                (self.reshape(x, Shape::new(vec![numel]))?, 0)
+            }
+        };
+        let shape = self.shape(x).clone();
+        let a = normalize_axis_for("repeat-interleave", axis, &shape)?;
+        let n = shape.dims()[a];
+        let counts = match repeats {
+            [r] => vec![*r; n],
+            list if list.len() == n => list.to_vec(),
+            list => {
+                return Err(OpError::dim(format!(
+                    "repeat-interleave: {} counts for axis {a} of length {n} in {shape}",
+                    list.len()
+                ))
+                .with_note("give one count, or one for each element along the axis"))
+            }
+        };
+        if let Some(r) = counts.iter().find(|&&r| r < 0) {
+            return Err(OpError::dim(format!(
+                "repeat-interleave: a count is negative ({r})"
+            )));
+        }
+        let total = counts.iter().map(|&r| r as u128).sum::<u128>();
+        let rest = (shape.numel() / n.max(1)) as u128;
+        if total.saturating_mul(rest.max(1)) > MAX_ELEMENTS as u128 {
+            return Err(OpError::dim(format!(
+                "repeat-interleave: the result would have more than {} elements",
+                MAX_ELEMENTS
+            )));
+        }
+        let ids: Vec<usize> = counts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &r)| std::iter::repeat_n(i, r as usize))
+            .collect();
+        self.take(x, a, &[ids.len()], &ids)
+    }
+}

@@ -1,0 +1,188 @@
+"""Operations PyTorch users reach for, against PyTorch (issue "SexpGPU
+speaks PyTorch"): `logaddexp` with its infinite edges, `pow` of integer
+tensors (exact, wrapping, negative exponents as PyTorch), `max`/`min`/
+`maximum`/`minimum` of `bool` tensors, `diagonal`, `diag` and
+`repeat-interleave` with their gradients. A `.sx` program computes values
+and gradients on the reference executor and, through `call`, on the
+compiled CPU backend, and saves them with `save-npz`; PyTorch computes
+the same. (The graph-level cases of the same compositions run on the
+reference, the CPU backend and the CUDA kernels in emulation against NumPy:
+`crates/sexpgpu-graph/tests/numerics/cases.rs`.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch_compare import f32, grad, run_program, same
+
+PROGRAM = """
+(def d (load-npz "in.npz"))
+(defn weighted2 [f a b w]
+  (second (value-and-grad (fn [p] (sum (* w (f (:a p) (:b p))))) {:a a :b b})))
+(defn weighted [f x w]
+  (:x (second (value-and-grad (fn [p] (sum (* w (f (:x p))))) {:x x}))))
+(def lae-grad (weighted2 logaddexp (:lae-a d) (:lae-b d) (:lae-w d)))
+(save-npz "math.npz"
+  {:logaddexp (logaddexp (:lae-a d) (:lae-b d))
+   :logaddexp-cpu (call logaddexp (:lae-a d) (:lae-b d))
+   :logaddexp-number (logaddexp (:lae-a d) 2.0)
+   :logaddexp-grad-a (:a lae-grad)
+   :logaddexp-grad-b (:b lae-grad)
+   :pow-i32 (pow (:base32 d) (:exp32 d))
+   :pow-i32-cpu (call pow (:base32 d) (:exp32 d))
+   :pow-i64-3 (pow (:base64 d) 3)
+   :pow-i64-41 (pow (:base64 d) 41)
+   :pow-i64-41-cpu (call (fn [x] (pow x 41)) (:base64 d))
+   :pow-number-base (pow 3 (:exp32 d))
+   :maximum-bool (maximum (:p d) (:q d))
+   :minimum-bool (minimum (:p d) (:q d))
+   :max-bool-several (max (:p d) (:q d))
+   :max-bool (max (:p d) :axes [1])
+   :min-bool (min (:p d) :axes [1])
+   :max-bool-all (max (:p d))
+   :min-bool-cpu (call (fn [x] (min x :axes [0] :keepdims true)) (:p d))})
+(def diagonal-of (fn [x] (diagonal x :offset 1 :axis1 2 :axis2 0)))
+(def diag-below (fn [x] (diag x :diagonal -1)))
+(def diag-above (fn [x] (diag x :diagonal 1)))
+(def interleave (fn [x] (repeat-interleave x [2 0 1 3] :axis 1)))
+(save-npz "index.npz"
+  {:diagonal (diagonal-of (:m d))
+   :diagonal-cpu (call diagonal-of (:m d))
+   :diagonal-grad (weighted diagonal-of (:m d) (:diagonal-w d))
+   :diagonal-default (diagonal (:sq d))
+   :diagonal-past (diagonal (:sq d) :offset -7)
+   :diag-matrix (diag-below (:vec d))
+   :diag-matrix-cpu (call diag-below (:vec d))
+   :diag-matrix-grad (weighted diag-below (:vec d) (:diag-matrix-w d))
+   :diag-ints (diag (:base64 d))
+   :diag-of (diag-above (:sq d))
+   :diag-of-cpu (call diag-above (:sq d))
+   :diag-of-grad (weighted diag-above (:sq d) (:diag-of-w d))
+   :interleave (interleave (:sq d))
+   :interleave-cpu (call interleave (:sq d))
+   :interleave-grad (weighted interleave (:sq d) (:interleave-w d))
+   :interleave-flat (repeat-interleave (:sq d) 2)
+   :interleave-bool (repeat-interleave (:p d) 3 :axis 0)})
+"""
+
+INF = np.inf
+
+ARRAYS = {
+    "lae-a": f32(
+        [-INF, INF, INF, 1.0, np.nan, -1e30, 0.0, 88.0, -3.0, 2.0, 100.0, -INF]
+    ),
+    "lae-b": f32([-INF, INF, -INF, -INF, 1.0, 3.0, 0.0, 89.0, 5.0, 2.0, -100.0, 4.0]),
+    "lae-w": np.linspace(-1.0, 2.0, 12).astype(np.float32),
+    "base32": np.array([-3, -2, -1, 0, 1, 2, 3, 7, -5, 2, 0, -1, 10], dtype=np.int32),
+    "exp32": np.array([-4, 5, -3, 0, -1, 31, 40, 13, 3, -1, 7, 8, 0], dtype=np.int32),
+    "base64": np.array([3, -3, 2, 0, -1, 1, 123456], dtype=np.int64),
+    "m": np.random.default_rng(1).standard_normal((3, 4, 5)).astype(np.float32),
+    "sq": np.random.default_rng(2).standard_normal((4, 4)).astype(np.float32),
+    "vec": f32([1.5, -2.0, 0.25]),
+    "p": np.array([[True, False, True], [False, False, False]]),
+    "q": np.array([[False, False, True], [True, False, False]]),
+}
+
+
+def weights(shape) -> np.ndarray:
+    """Distinct weights, so each gradient position is told apart."""
+    n = int(np.prod(shape))
+    return np.linspace(-1.5, 2.5, n).astype(np.float32).reshape(shape)
+
+
+T = torch.tensor
+INDEXING = {
+    "diagonal": (lambda x: torch.diagonal(x, 1, 2, 0), "m"),
+    "diag-matrix": (lambda x: torch.diag(x, -1), "vec"),
+    "diag-of": (lambda x: torch.diag(x, 1), "sq"),
+    "interleave": (lambda x: torch.repeat_interleave(x, T([2, 0, 1, 3]), dim=1), "sq"),
+}
+for _name, (_f, _x) in INDEXING.items():
+    ARRAYS[f"{_name}-w"] = weights(_f(T(ARRAYS[_x])).shape)
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> dict[str, np.ndarray]:
+    folder = tmp_path_factory.mktemp("ops")
+    run = run_program(folder, PROGRAM, ARRAYS)
+    assert run.returncode == 0, run.stderr
+    return {
+        k: v
+        for name in ("math", "index")
+        for k, v in np.load(folder / f"{name}.npz").items()
+    }
+
+
+def t(name: str) -> torch.Tensor:
+    return torch.tensor(ARRAYS[name])
+
+
+def test_logaddexp_value_and_gradient_with_infinities(out):
+    theirs = torch.logaddexp(t("lae-a"), t("lae-b"))
+    same(out["logaddexp"], theirs)
+    np.testing.assert_array_equal(out["logaddexp-cpu"], out["logaddexp"])
+    same(out["logaddexp-number"], torch.logaddexp(t("lae-a"), torch.tensor(2.0)))
+    a, b = (torch.tensor(ARRAYS[k], requires_grad=True) for k in ("lae-a", "lae-b"))
+    (torch.logaddexp(a, b) * t("lae-w")).sum().backward()
+    # NaN where both are the same infinity (PyTorch's `1 / (1 + exp(b - a))`).
+    same(out["logaddexp-grad-a"], a.grad, rtol=1e-6)
+    same(out["logaddexp-grad-b"], b.grad, rtol=1e-6)
+
+
+def test_integer_pow_is_exact_and_wraps_as_pytorchs(out):
+    theirs = torch.pow(t("base32"), t("exp32"))
+    np.testing.assert_array_equal(out["pow-i32"], theirs.numpy())
+    np.testing.assert_array_equal(out["pow-i32-cpu"], theirs.numpy())
+    assert out["pow-i32"].dtype == np.int32
+    for n in (3, 41):
+        np.testing.assert_array_equal(
+            out[f"pow-i64-{n}"], torch.pow(t("base64"), n).numpy()
+        )
+    np.testing.assert_array_equal(
+        out["pow-i64-41-cpu"], torch.pow(t("base64"), 41).numpy()
+    )
+    np.testing.assert_array_equal(
+        out["pow-number-base"], torch.pow(3, t("exp32")).numpy()
+    )
+
+
+def test_a_negative_number_exponent_of_integers_is_refused(tmp_path):
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+        torch.pow(t("base32"), -1)
+    run = run_program(tmp_path, '(pow (:base32 (load-npz "in.npz")) -1)\n', ARRAYS)
+    assert run.returncode != 0
+    assert "integers to negative integer powers are not allowed" in run.stderr
+
+
+def test_extremes_of_bool_tensors(out):
+    p, q = t("p"), t("q")
+    np.testing.assert_array_equal(out["maximum-bool"], torch.maximum(p, q).numpy())
+    np.testing.assert_array_equal(out["minimum-bool"], torch.minimum(p, q).numpy())
+    np.testing.assert_array_equal(out["max-bool-several"], torch.maximum(p, q).numpy())
+    np.testing.assert_array_equal(out["max-bool"], torch.amax(p, dim=1).numpy())
+    np.testing.assert_array_equal(out["min-bool"], torch.amin(p, dim=1).numpy())
+    np.testing.assert_array_equal(out["max-bool-all"], torch.max(p).numpy())
+    np.testing.assert_array_equal(
+        out["min-bool-cpu"], torch.amin(p, dim=0, keepdim=True).numpy()
+    )
+    assert out["max-bool"].dtype == np.bool_
+
+
+@pytest.mark.parametrize("name", sorted(INDEXING))
+def test_diagonals_and_repeat_interleave_value_and_gradient(out, name):
+    f, x = INDEXING[name]
+    same(out[name], f(t(x)))
+    np.testing.assert_array_equal(out[f"{name}-cpu"], out[name])
+    same(out[f"{name}-grad"], grad(f, ARRAYS[x], ARRAYS[f"{name}-w"]))
+
+
+def test_diagonals_and_repeat_interleave_edges(out):
+    same(out["diagonal-default"], torch.diagonal(t("sq")))
+    assert out["diagonal-past"].shape == torch.diagonal(t("sq"), -7).shape == (0,)
+    np.testing.assert_array_equal(out["diag-ints"], torch.diag(t("base64")).numpy())
+    same(out["interleave-flat"], torch.repeat_interleave(t("sq"), 2))
+    np.testing.assert_array_equal(
+        out["interleave-bool"], torch.repeat_interleave(t("p"), 3, dim=0).numpy()
+    )
