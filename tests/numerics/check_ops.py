@@ -437,7 +437,33 @@ def repeat_interleave(case, x):
     return np.repeat(x, repeats, axis=case["axis"])
 
 
+def scatter(case, w, d):
+    """PyTorch's `scatter` (the last of repeated ids kept) and
+    `scatter_reduce`, one id at a time in row-major order."""
+    base, idx, src = w
+    axis = case["axis"] % base.ndim
+    sent = {}
+    for i in np.ndindex(idx.shape):
+        target = i[:axis] + (int(idx[i]),) + i[axis + 1 :]
+        sent.setdefault(target, []).append(src[i])
+    out = base.copy()
+    how = case.get("reduce")
+    for target, values in sent.items():
+        if how is None:
+            out[target] = values[-1]
+            continue
+        values = ([base[target]] if case["include_self"] else []) + values
+        if how == "mean":
+            total = np.sum(values)
+            out[target] = total / len(values) if base.dtype.kind == "f" else total // len(values)
+        else:
+            out[target] = {"sum": np.sum, "prod": np.prod, "amax": np.max, "amin": np.min}[how](values)
+    return finish(out, d)
+
+
 COMPOSED = {
+    "scatter": scatter,
+    "scatter-reduce": scatter,
     "diagonal": lambda case, w, d: np.diagonal(w[0], case["offset"], case["axis1"], case["axis2"]),
     "diag": lambda case, w, d: np.diag(w[0], case["k"]),
     "repeat-interleave": lambda case, w, d: repeat_interleave(case, w[0]),

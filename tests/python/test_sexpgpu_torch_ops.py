@@ -1,8 +1,8 @@
 """Operations PyTorch users reach for, against PyTorch (issue "SexpGPU
 speaks PyTorch"): `logaddexp` with its infinite edges, `pow` of integer
 tensors (exact, wrapping, negative exponents as PyTorch), `max`/`min`/
-`maximum`/`minimum` of `bool` tensors, `diagonal`, `diag` and
-`repeat-interleave` with their gradients. A `.sx` program computes values
+`maximum`/`minimum` of `bool` tensors, `diagonal`, `diag`,
+`repeat-interleave`, `scatter` and `scatter-reduce` with their gradients. A `.sx` program computes values
 and gradients on the reference executor and, through `call`, on the
 compiled CPU backend, and saves them with `save-npz`; PyTorch computes
 the same. (The graph-level cases of the same compositions run on the
@@ -65,6 +65,28 @@ PROGRAM = """
    :interleave-grad (weighted interleave (:sq d) (:interleave-w d))
    :interleave-flat (repeat-interleave (:sq d) 2)
    :interleave-bool (repeat-interleave (:p d) 3 :axis 0)})
+(defn reduced-by [how self?]
+  (fn [b s] (scatter-reduce b (:sidx d) s how :axis 0 :include-self self?)))
+(defn scattered [k f b s]
+  (let [g (weighted2 f b s (:sw d))]
+    [[(keyword k) (f b s)]
+     [(keyword (str k "-cpu")) (call f b s)]
+     [(keyword (str k "-grad-base")) (:a g)]
+     [(keyword (str k "-grad-src")) (:b g)]]))
+(save-npz "scatter.npz"
+  (into {}
+        (concat
+         (mapcat (fn [[how self?]]
+                   (scattered (str (name how) (if self? "-self" "")) (reduced-by how self?)
+                              (:sbase d) (:ssrc d)))
+                 (for [how [:sum :prod :mean :amax :amin] self? [true false]] [how self?]))
+         (scattered "scatter" (fn [b s] (scatter b (:sidx-unique d) s :axis 0))
+                    (:sbase d) (:ssrc d))
+         [[:scatter-repeated (scatter (:sbase d) (:sidx d) (:ssrc d) :axis 0)]
+          [:scatter-number (scatter (:sbase d) (:sidx d) 0.5 :axis 0)]
+          [:mean-int (scatter-reduce (:ibase d) (:sidx d) (:isrc d) :mean :axis 0)]
+          [:amin-int (scatter-reduce (:ibase d) (:sidx d) (:isrc d) :amin :axis 0
+                                     :include-self false)]])))
 """
 
 INF = np.inf
@@ -82,6 +104,15 @@ ARRAYS = {
     "sq": np.random.default_rng(2).standard_normal((4, 4)).astype(np.float32),
     "vec": f32([1.5, -2.0, 0.25]),
     "p": np.array([[True, False, True], [False, False, False]]),
+    # Repeated ids, a tie of a sent value with the position's own (12 at
+    # [2, 3], 1 at [0, 0]) and a zero for `prod`.
+    "sbase": f32([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]),
+    "sidx": np.array([[0, 1, 0, 2], [0, 0, 0, 0]], dtype=np.int64),
+    "sidx-unique": np.array([[0, 1, 2, 0], [2, 0, 1, 1]], dtype=np.int64),
+    "ssrc": f32([[3, 0, 5, 12], [1, 8, 9, 10]]),
+    "sw": np.linspace(-1.0, 2.0, 12).astype(np.float32).reshape(3, 4),
+    "ibase": np.array([[-1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], dtype=np.int32),
+    "isrc": np.array([[-3, 4, 5, 6], [-7, 8, 9, 10]], dtype=np.int32),
     "q": np.array([[False, False, True], [True, False, False]]),
 }
 
@@ -110,7 +141,7 @@ def out(tmp_path_factory) -> dict[str, np.ndarray]:
     assert run.returncode == 0, run.stderr
     return {
         k: v
-        for name in ("math", "index")
+        for name in ("math", "index", "scatter")
         for k, v in np.load(folder / f"{name}.npz").items()
     }
 
@@ -186,3 +217,51 @@ def test_diagonals_and_repeat_interleave_edges(out):
     np.testing.assert_array_equal(
         out["interleave-bool"], torch.repeat_interleave(t("p"), 3, dim=0).numpy()
     )
+
+
+@pytest.mark.parametrize("how", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_value_and_gradient(out, how, include_self):
+    """Ties of `amax`/`amin` share the gradient evenly, as PyTorch's. One
+    difference: with `include_self=False`, PyTorch still counts a left-out
+    `base` value that equals the result among the ties (the sent values get
+    a share, the left-out value none); here the sent values share the whole
+    gradient. So PyTorch's is taken with those left-out values set to NaN,
+    which changes no value and ties with nothing."""
+    key = how + ("-self" if include_self else "")
+    idx = torch.tensor(ARRAYS["sidx"])
+    base = ARRAYS["sbase"].copy()
+    if not include_self:
+        hit = torch.zeros(base.shape).scatter(0, idx, 1.0).numpy() > 0
+        base[hit] = np.nan
+    b = torch.tensor(base, requires_grad=True)
+    s = torch.tensor(ARRAYS["ssrc"], requires_grad=True)
+    theirs = b.scatter_reduce(0, idx, s, how, include_self=include_self)
+    (theirs * t("sw")).sum().backward()
+    same(out[key], theirs.detach())
+    np.testing.assert_array_equal(out[f"{key}-cpu"], out[key])
+    same(out[f"{key}-grad-base"], b.grad, rtol=1e-6)
+    same(out[f"{key}-grad-src"], s.grad, rtol=1e-6)
+
+
+def test_scatter_replaces_and_its_gradient(out):
+    idx = torch.tensor(ARRAYS["sidx-unique"])
+    b, s = (torch.tensor(ARRAYS[k], requires_grad=True) for k in ("sbase", "ssrc"))
+    theirs = b.scatter(0, idx, s)
+    (theirs * t("sw")).sum().backward()
+    same(out["scatter"], theirs.detach())
+    np.testing.assert_array_equal(out["scatter-cpu"], out["scatter"])
+    same(out["scatter-grad-base"], b.grad)
+    same(out["scatter-grad-src"], s.grad)
+    # Of repeated ids the last written is kept, as PyTorch's CPU kernel.
+    same(out["scatter-repeated"], t("sbase").scatter(0, t("sidx"), t("ssrc")))
+    same(out["scatter-number"], t("sbase").scatter(0, t("sidx"), 0.5))
+
+
+def test_scatter_reduce_of_integers(out):
+    ib, idx, isrc = t("ibase"), t("sidx"), t("isrc")
+    np.testing.assert_array_equal(
+        out["mean-int"], ib.scatter_reduce(0, idx, isrc, "mean").numpy()
+    )
+    theirs = ib.scatter_reduce(0, idx, isrc, "amin", include_self=False)
+    np.testing.assert_array_equal(out["amin-int"], theirs.numpy())

@@ -9,6 +9,7 @@ mod compose_index;
 mod compose_layout;
 mod compose_math;
 mod compose_scan;
+mod compose_scatter;
 mod conv;
 mod create;
 mod einsum;
@@ -19,6 +20,7 @@ mod pool;
 mod reduce;
 mod window;
 
+pub use compose_scatter::ScatterReduce;
 pub use conv::{ConvOptions, ConvPadding};
 pub use pool::{PoolOptions, Resize};
 pub use window::{PadMode, PerAxis};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use sexpgpu_graph::{
     to_npy, BinaryOp, CompareOp, DType, ExecError, Graph, NodeId, OpError, Operands, ReduceOp,
-    Scalar, Shape, Tensor, UnaryOp,
+    Scalar, ScatterReduce, Shape, Tensor, UnaryOp,
 };
 use uitest::support::Rng;
 
@@ -719,6 +719,7 @@ fn composed_cases(c: &mut Cases<'_>) {
     composed_float_cases(c);
     pytorch_math_cases(c);
     pytorch_index_cases(c);
+    pytorch_scatter_cases(c);
     sort_cases(c);
     scan_and_layout_cases(c);
 }
@@ -1061,6 +1062,41 @@ fn pytorch_index_cases(c: &mut Cases<'_>) {
             c.add(spec, vec![x.clone()], 0, &move |g, i| {
                 g.repeat_interleave(i[0], repeats, axis)
             });
+        }
+    }
+}
+
+/// `scatter` and `scatter-reduce` with every reduction, with and without
+/// the base's own values, ids repeated.
+fn pytorch_scatter_cases(c: &mut Cases<'_>) {
+    for dtype in [DType::F32, DType::I32] {
+        let base = c.rand(&[3, 4], dtype, -5.0, 5.0);
+        let (idx, src) = (
+            c.rand(&[2, 4], DType::I64, 0.0, 2.0),
+            c.rand(&[2, 4], dtype, -5.0, 5.0),
+        );
+        let args = vec![base.clone(), idx.clone(), src.clone()];
+        c.add(
+            json!({"op": "scatter", "axis": 0}),
+            args.clone(),
+            0,
+            &|g, i| g.scatter(i[0], i[1], i[2], 0),
+        );
+        for name in ScatterReduce::NAMES {
+            let reduce = ScatterReduce::from_keyword(name).unwrap();
+            if reduce == ScatterReduce::Prod && dtype.is_integer() {
+                continue;
+            }
+            for include_self in [true, false] {
+                let spec = json!({"op": "scatter-reduce", "reduce": name, "include_self": include_self, "axis": -1});
+                let (idx, src) = (
+                    c.rand(&[3, 5], DType::I64, 0.0, 3.0),
+                    c.rand(&[3, 5], dtype, -5.0, 5.0),
+                );
+                c.add(spec, vec![base.clone(), idx, src], 0, &move |g, i| {
+                    g.scatter_reduce(i[0], i[1], i[2], (-1, reduce, include_self))
+                });
+            }
         }
     }
 }

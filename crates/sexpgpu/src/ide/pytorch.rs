@@ -122,6 +122,8 @@ const TORCH: &[Row] = &[
     ("torch.index_select(x, 0, ids)", "(index x ids)", "rows of a table; another axis: `transpose` first"),
     ("torch.gather", "(gather x idx :axis 1)", ""),
     ("torch.scatter_add", "(scatter-add base idx src :axis 1)", ""),
+    ("torch.scatter", "(scatter base idx src :axis 1)", ""),
+    ("torch.scatter_reduce", "(scatter-reduce base idx src :amax :axis 1 :include-self true)", ""),
     ("torch.index_add(x, 0, ids, v)", "(index-add x ids v)", ""),
     ("torch.matmul, `@`, mm, bmm", "(matmul a b)", ""),
     ("torch.einsum", "(einsum \"ij,jk->ik\" a b)", ""),

@@ -19,7 +19,7 @@ use crate::codes;
 use crate::eval::{arity, wrong_type, EvalResult, Flow, Interp, Primitive, Site};
 use crate::value::{short, Value};
 use diag::Diagnostic;
-use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, OpError, ReduceOp, UnaryOp};
+use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, OpError, ReduceOp, ScatterReduce, UnaryOp};
 
 /// One tensor operation: its name (written here and nowhere else), how it
 /// is traced and its summary in the docs' list
@@ -565,6 +565,30 @@ pub static OPS: &[Op] = &[
             g.scatter_add(a.node(0)?, a.node(1)?, a.node(2)?, a.int("axis")?)
         }),
         "values added along `:axis` at an index tensor",
+    ),
+    op(
+        "scatter",
+        one(&[T, T, O], &[AXIS], |g, a| {
+            g.scatter(a.node(0)?, a.node(1)?, a.operand(2)?, a.int("axis")?)
+        }),
+        "`(scatter base idx src)`: `base` with `src` (or a number) written along `:axis` at an \
+         index tensor; of repeated ids the last is kept (PyTorch's `scatter`)",
+    ),
+    op(
+        "scatter-reduce",
+        one(
+            &[T, T, T, Param::Choice(ScatterReduce::NAMES)],
+            &[AXIS, kw("include-self", Param::Bool, Unset::Bool(true))],
+            |g, a| {
+                let reduce = ScatterReduce::from_keyword(a.choice(3)?)
+                    .ok_or_else(|| OpError::not_a_tensor("internal: an unknown reduction"))?;
+                let how = (a.int("axis")?, reduce, a.bool("include-self")?);
+                g.scatter_reduce(a.node(0)?, a.node(1)?, a.node(2)?, how)
+            },
+        ),
+        "`(scatter-reduce base idx src :amax)`: the values sent to each position along `:axis` \
+         combined by `:sum` `:prod` `:mean` `:amax` or `:amin`, with `base`'s own unless \
+         `:include-self false` (PyTorch's `scatter_reduce`)",
     ),
     op(
         "linear-scan",
