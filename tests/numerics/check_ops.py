@@ -461,7 +461,30 @@ def scatter(case, w, d):
     return finish(out, d)
 
 
+def pad(case, x):
+    """PyTorch's `F.pad`, negative amounts cropping: `reflect` and
+    `replicate` read about the input's own borders, the others crop first."""
+    pairs, mode = case["pairs"], case["mode"]
+    first = x.ndim - len(pairs)
+    for i, (lo, hi) in enumerate(pairs):
+        axis, n = first + i, x.shape[first + i]
+        if mode in ("reflect", "replicate"):
+            at = np.arange(-lo, n + hi)
+            at = n - 1 - np.abs(n - 1 - np.abs(at)) if mode == "reflect" else np.clip(at, 0, n - 1)
+            x = np.take(x, at, axis=axis)
+            continue
+        x = np.take(x, np.arange(max(-lo, 0), n - max(-hi, 0)), axis=axis)
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        if mode == "constant":
+            x = np.pad(x, widths, constant_values=case["value"])
+        elif x.shape[axis]:
+            x = np.pad(x, widths, mode="wrap")
+    return x
+
+
 COMPOSED = {
+    "pad": lambda case, w, d: finish(pad(case, w[0]), d),
     "scatter": scatter,
     "scatter-reduce": scatter,
     "diagonal": lambda case, w, d: np.diagonal(w[0], case["offset"], case["axis1"], case["axis2"]),

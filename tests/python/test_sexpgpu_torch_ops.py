@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from torch_compare import f32, grad, run_program, same
 
 PROGRAM = """
@@ -89,6 +90,37 @@ PROGRAM = """
                                      :include-self false)]])))
 """
 
+# `F.pad` with negative amounts (crops), `reflect` and `replicate` read
+# about the input's own borders: (pairs from the first padded axis on, mode).
+PAD_CASES = [
+    (((-1, 3), (2, -3)), "reflect"),
+    (((-4, 2), (-2, 5)), "reflect"),
+    (((-5, 2), (0, 0)), "reflect"),
+    (((3, -1), (-6, 2)), "replicate"),
+    (((-2, 1), (-6, 2)), "constant"),
+    (((-3, -1), (1, 1)), "constant"),
+    (((2, -1), (3, -1)), "circular"),
+    # Cropped to nothing, then padded (or not), as PyTorch's one-axis pad.
+    (((-6, 2),), "constant"),
+    (((-3, -3),), "constant"),
+    (((-3, -3),), "circular"),
+    (((-7, 3),), "reflect"),
+]
+PROGRAM += """
+(defn squared [f x]
+  (:x (second (value-and-grad (fn [p] (let [y (f (:x p))] (sum (* y y)))) {:x x}))))
+(save-npz "pad.npz"
+  (into {} (mapcat (fn [[k pads mode]]
+                     (let [f (fn [x] (pad x pads :mode mode))]
+                       [[(keyword k) (f (:px d))]
+                        [(keyword (str k "-cpu")) (call f (:px d))]
+                        [(keyword (str k "-grad")) (squared f (:px d))]]))
+                   [%s])))
+""" % " ".join(
+    f'["pad{i}" [{" ".join(f"[{lo} {hi}]" for lo, hi in pairs)}] :{mode}]'
+    for i, (pairs, mode) in enumerate(PAD_CASES)
+)
+
 INF = np.inf
 
 ARRAYS = {
@@ -103,6 +135,7 @@ ARRAYS = {
     "m": np.random.default_rng(1).standard_normal((3, 4, 5)).astype(np.float32),
     "sq": np.random.default_rng(2).standard_normal((4, 4)).astype(np.float32),
     "vec": f32([1.5, -2.0, 0.25]),
+    "px": np.random.default_rng(3).standard_normal((1, 2, 5, 6)).astype(np.float32),
     "p": np.array([[True, False, True], [False, False, False]]),
     # Repeated ids, a tie of a sent value with the position's own (12 at
     # [2, 3], 1 at [0, 0]) and a zero for `prod`.
@@ -141,7 +174,7 @@ def out(tmp_path_factory) -> dict[str, np.ndarray]:
     assert run.returncode == 0, run.stderr
     return {
         k: v
-        for name in ("math", "index", "scatter")
+        for name in ("math", "index", "scatter", "pad")
         for k, v in np.load(folder / f"{name}.npz").items()
     }
 
@@ -265,3 +298,20 @@ def test_scatter_reduce_of_integers(out):
     )
     theirs = ib.scatter_reduce(0, idx, isrc, "amin", include_self=False)
     np.testing.assert_array_equal(out["amin-int"], theirs.numpy())
+
+
+@pytest.mark.parametrize("case", range(len(PAD_CASES)))
+def test_pad_with_crops_as_pytorchs(out, case):
+    pairs, mode = PAD_CASES[case]
+    # PyTorch lists the last axis first.
+    pads = tuple(amount for pair in reversed(pairs) for amount in pair)
+
+    def f(x):
+        # PyTorch pads one axis of a 3-D input only: the batch axis is dropped.
+        one_axis = len(pairs) == 1
+        return F.pad(x[0] if one_axis else x, pads, mode=mode)[None if one_axis else ...]
+
+    same(out[f"pad{case}"], f(t("px")))
+    np.testing.assert_array_equal(out[f"pad{case}-cpu"], out[f"pad{case}"])
+    theirs = grad(lambda x: f(x) ** 2, ARRAYS["px"])
+    same(out[f"pad{case}-grad"], theirs, rtol=1e-6)

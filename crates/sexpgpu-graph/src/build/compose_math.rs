@@ -89,18 +89,21 @@ impl Graph {
 
     /// `x^n` for a known `n >= 0`: square and multiply.
     fn pow_unrolled(&mut self, x: NodeId, mut n: i64) -> NodeId {
-        let mut acc = self.ones_like(x);
+        let mut acc: Option<NodeId> = None;
         let mut square = x;
         while n > 0 {
             if n & 1 == 1 {
-                acc = self.push_mul(acc, square);
+                acc = Some(match acc {
+                    Some(acc) => self.push_mul(acc, square),
+                    None => square,
+                });
             }
             n >>= 1;
             if n > 0 {
                 square = self.push_mul(square, square);
             }
         }
-        acc
+        acc.unwrap_or_else(|| self.ones_like(x))
     }
 
     /// `a * b` of two integer tensors of one shape and dtype.

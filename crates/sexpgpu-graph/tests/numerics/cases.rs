@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use sexpgpu_graph::{
-    to_npy, BinaryOp, CompareOp, DType, ExecError, Graph, NodeId, OpError, Operands, ReduceOp,
-    Scalar, ScatterReduce, Shape, Tensor, UnaryOp,
+    to_npy, BinaryOp, CompareOp, DType, ExecError, Graph, NodeId, OpError, Operands, PadMode,
+    ReduceOp, Scalar, ScatterReduce, Shape, Tensor, UnaryOp,
 };
 use uitest::support::Rng;
 
@@ -720,6 +720,7 @@ fn composed_cases(c: &mut Cases<'_>) {
     pytorch_math_cases(c);
     pytorch_index_cases(c);
     pytorch_scatter_cases(c);
+    pytorch_pad_cases(c);
     sort_cases(c);
     scan_and_layout_cases(c);
 }
@@ -1097,6 +1098,29 @@ fn pytorch_scatter_cases(c: &mut Cases<'_>) {
                     g.scatter_reduce(i[0], i[1], i[2], (-1, reduce, include_self))
                 });
             }
+        }
+    }
+}
+
+/// `pad` with crops (PyTorch's `F.pad` with negative amounts), in every
+/// mode, and an empty crop padded again (a `concat` of empty pieces).
+fn pytorch_pad_cases(c: &mut Cases<'_>) {
+    let cases: [(&[(i64, i64)], PadMode); 7] = [
+        (&[(-1, 3), (2, -3)], PadMode::Reflect),
+        (&[(-4, 2), (-7, 4)], PadMode::Reflect),
+        (&[(3, -1), (-6, 2)], PadMode::Replicate),
+        (&[(-2, 1), (-6, 2)], PadMode::Constant),
+        (&[(-5, 0), (1, 1)], PadMode::Constant),
+        (&[(2, -1), (3, -1)], PadMode::Circular),
+        (&[(-1, -1), (0, 0)], PadMode::Circular),
+    ];
+    for dtype in [DType::F32, DType::I32] {
+        let x = c.rand(&[2, 5, 6], dtype, -5.0, 5.0);
+        for (pairs, mode) in cases {
+            let spec = json!({"op": "pad", "pairs": pairs, "mode": mode.name(), "value": 2});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.pad(i[0], pairs, mode, Scalar::Int(2))
+            });
         }
     }
 }

@@ -32,14 +32,23 @@ pub static OPS: &[Op] = &[
     ),
     op(
         "max-pool",
-        Run::Handler(max_pool, &["window", "stride", "padding", "dilation"]),
+        Run::Handler(
+            max_pool,
+            &["window", "stride", "padding", "dilation", "ceil-mode"],
+        ),
         "the maximum of each `:window` over the last 1-3 axes",
     ),
     op(
         "avg-pool",
         Run::Handler(
             avg_pool,
-            &["window", "stride", "padding", "count-include-pad"],
+            &[
+                "window",
+                "stride",
+                "padding",
+                "count-include-pad",
+                "ceil-mode",
+            ],
         ),
         "the mean of each `:window` over the last 1-3 axes",
     ),
@@ -183,6 +192,9 @@ fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions
         padding: per_axis(name, parsed, site, "padding", 0)?,
         dilation: per_axis(name, parsed, site, "dilation", 1)?,
         count_include_pad,
+        ceil_mode: parsed
+            .keyword("ceil-mode")
+            .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?,
     })
 }
 
@@ -288,7 +300,7 @@ fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> E
     let name = op.name;
     let parsed = split(name, args, site, 2, &op.keywords())?;
     let sizes = ints_of(name, "a vector of sizes", &parsed.positional[1], site, 1)?;
-    let modes = "`:nearest`, `:linear`, `:bilinear` or `:trilinear`";
+    let modes = "`:nearest`, `:nearest-exact`, `:linear`, `:bilinear` or `:trilinear`";
     let mode =
         mode_of(name, &parsed, site, modes, Resize::from_keyword)?.unwrap_or(Resize::Nearest);
     let corners = parsed
