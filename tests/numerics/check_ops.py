@@ -483,7 +483,40 @@ def pad(case, x):
     return x
 
 
+def max_pool_indices(case, x):
+    """PyTorch's `max_pool2d` indices: the first in-bounds element of a
+    window, replaced by each larger one and each NaN."""
+    (kh, kw), (sh, sw), (ph, pw) = case["window"], case["stride"], case["padding"]
+    height, width = x.shape[-2:]
+    oh, ow = (height + 2 * ph - kh) // sh + 1, (width + 2 * pw - kw) // sw + 1
+    out = np.zeros(x.shape[:-2] + (oh, ow), dtype=np.int64)
+    for lead in np.ndindex(x.shape[:-2]):
+        for i, j in np.ndindex(oh, ow):
+            best, at = -np.inf, None
+            for a, b in np.ndindex(kh, kw):
+                h, w = i * sh - ph + a, j * sw - pw + b
+                if 0 <= h < height and 0 <= w < width:
+                    v = x[lead + (h, w)]
+                    at = h * width + w if at is None else at
+                    if v > best or np.isnan(v):
+                        best, at = v, h * width + w
+            out[lead + (i, j)] = at
+    return out
+
+
+def max_unpool(case, x):
+    """`max_pool2d` then `max_unpool2d` to the input's size."""
+    indices = max_pool_indices(case, x)
+    out = np.zeros_like(x)
+    for lead in np.ndindex(x.shape[:-2]):
+        plane, at = x[lead].ravel(), indices[lead].ravel()
+        out[lead].reshape(-1)[at] = plane[at]
+    return out
+
+
 COMPOSED = {
+    "max-pool-indices": lambda case, w, d: max_pool_indices(case, w[0]),
+    "max-unpool": lambda case, w, d: finish(max_unpool(case, w[0]), d),
     "pad": lambda case, w, d: finish(pad(case, w[0]), d),
     "scatter": scatter,
     "scatter-reduce": scatter,

@@ -2,7 +2,9 @@
 speaks PyTorch"): `logaddexp` with its infinite edges, `pow` of integer
 tensors (exact, wrapping, negative exponents as PyTorch), `max`/`min`/
 `maximum`/`minimum` of `bool` tensors, `diagonal`, `diag`,
-`repeat-interleave`, `scatter` and `scatter-reduce` with their gradients. A `.sx` program computes values
+`repeat-interleave`, `scatter` and `scatter-reduce`, `pad` with crops,
+`max-pool`'s indices and `max-unpool`, and advanced indexing with several
+index tensors, with their gradients. A `.sx` program computes values
 and gradients on the reference executor and, through `call`, on the
 compiled CPU backend, and saves them with `save-npz`; PyTorch computes
 the same. (The graph-level cases of the same compositions run on the
@@ -120,6 +122,51 @@ PROGRAM += """
     f'["pad{i}" [{" ".join(f"[{lo} {hi}]" for lo, hi in pairs)}] :{mode}]'
     for i, (pairs, mode) in enumerate(PAD_CASES)
 )
+# `max-pool` with its indices, and `max-unpool` back: (window, stride,
+# padding, ceil mode) over the last two axes of `mx`, which holds ties,
+# a NaN and -inf.
+UNPOOL_CASES = [
+    ((2, 2), None, (0, 0), False),
+    ((3, 3), (2, 2), (1, 1), True),
+    ((2, 3), (1, 2), (1, 0), False),
+]
+PROGRAM += """
+(defn pooled [[window stride padding ceil]]
+  (fn [x] (max-pool x :window window :stride stride :padding padding :ceil-mode ceil
+                    :return-indices true)))
+(defn unpooled [[window stride padding]]
+  (fn [x] (let [[v i] ((pooled [window stride padding false]) x)]
+            (max-unpool (* v 2.0) i :window window :stride stride :padding padding
+                        :output-size [5 6]))))
+(save-npz "unpool.npz"
+  (into {} (mapcat (fn [[k c]]
+                     (let [[v i] ((pooled c) (:mx d))]
+                       [[(keyword (str k "-values")) v]
+                        [(keyword (str k "-indices")) i]
+                        [(keyword (str k "-indices-cpu")) (second (call (pooled c) (:mx d)))]
+                        [(keyword (str k "-unpool")) ((unpooled c) (:ux d))]
+                        [(keyword (str k "-unpool-cpu")) (call (unpooled c) (:ux d))]
+                        [(keyword (str k "-unpool-grad")) (squared (unpooled c) (:ux d))]]))
+                   [%s])))
+""" % " ".join(
+    f'["pool{i}" [[{w[0]} {w[1]}] {"nil" if s is None else f"[{s[0]} {s[1]}]"} [{p[0]} {p[1]}] {str(c).lower()}]]'
+    for i, (w, s, p, c) in enumerate(UNPOOL_CASES)
+)
+# Advanced indexing with several index tensors, broadcast together, with
+# negative and repeated ids: (SexpGPU form on `ax`, PyTorch's).
+ADVANCED = {
+    "front": ("(index x (:ai d) (:aj d))", lambda x, i, j: x[i, j]),
+    "apart": ("(index x (:ai d) (:aj d) :axes [0 2])", lambda x, i, j: x[i, :, j]),
+    "inner": ("(index x (:ai d) (:aj d) :axes [1 -1])", lambda x, i, j: x[:, i, j]),
+}
+PROGRAM += """
+(save-npz "advanced.npz"
+  (into {} (mapcat (fn [[k f]]
+                     [[(keyword k) (f (:ax d))]
+                      [(keyword (str k "-cpu")) (call f (:ax d))]
+                      [(keyword (str k "-grad")) (squared f (:ax d))]])
+                   [%s])))
+""" % " ".join(f'["{k}" (fn [x] {form})]' for k, (form, _) in ADVANCED.items())
 
 INF = np.inf
 
@@ -136,6 +183,14 @@ ARRAYS = {
     "sq": np.random.default_rng(2).standard_normal((4, 4)).astype(np.float32),
     "vec": f32([1.5, -2.0, 0.25]),
     "px": np.random.default_rng(3).standard_normal((1, 2, 5, 6)).astype(np.float32),
+    "mx": f32(
+        [[[[1, 1, 0, 2, 2, 5], [0, np.nan, 3, 3, np.nan, np.nan], [-INF, -INF, 4, 0, 1, 1],
+           [-INF, -INF, 2, 2, 7, 7], [0, 1, 2, 3, 4, 5]]]]
+    ),
+    "ux": np.random.default_rng(4).permutation(60).astype(np.float32).reshape(1, 2, 5, 6),
+    "ax": np.random.default_rng(5).standard_normal((4, 5, 6)).astype(np.float32),
+    "ai": np.array([[0, -1, 2], [3, 0, -4]], dtype=np.int64),
+    "aj": np.array([1, -2, 1], dtype=np.int32),
     "p": np.array([[True, False, True], [False, False, False]]),
     # Repeated ids, a tie of a sent value with the position's own (12 at
     # [2, 3], 1 at [0, 0]) and a zero for `prod`.
@@ -174,7 +229,7 @@ def out(tmp_path_factory) -> dict[str, np.ndarray]:
     assert run.returncode == 0, run.stderr
     return {
         k: v
-        for name in ("math", "index", "scatter", "pad")
+        for name in ("math", "index", "scatter", "pad", "unpool", "advanced")
         for k, v in np.load(folder / f"{name}.npz").items()
     }
 
@@ -315,3 +370,42 @@ def test_pad_with_crops_as_pytorchs(out, case):
     np.testing.assert_array_equal(out[f"pad{case}-cpu"], out[f"pad{case}"])
     theirs = grad(lambda x: f(x) ** 2, ARRAYS["px"])
     same(out[f"pad{case}-grad"], theirs, rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", range(len(UNPOOL_CASES)))
+def test_max_pool_indices_and_max_unpool(out, case):
+    """Indices are the first of equal maxima, the last NaN's where a NaN is
+    the maximum, never padding (a window of -inf and padding takes the first
+    -inf). Unpooling distinct values (`ux`) is PyTorch's."""
+    window, stride, padding, ceil = UNPOOL_CASES[case]
+    k = f"pool{case}"
+    values, indices = F.max_pool2d(
+        t("mx"), window, stride, padding, ceil_mode=ceil, return_indices=True
+    )
+    same(out[f"{k}-values"], values)
+    np.testing.assert_array_equal(out[f"{k}-indices"], indices.numpy())
+    np.testing.assert_array_equal(out[f"{k}-indices-cpu"], indices.numpy())
+
+    def unpooled(x):
+        v, i = F.max_pool2d(x, window, stride, padding, return_indices=True)
+        return F.max_unpool2d(v * 2.0, i, window, stride, padding, output_size=(5, 6))
+
+    same(out[f"{k}-unpool"], unpooled(t("ux")))
+    np.testing.assert_array_equal(out[f"{k}-unpool-cpu"], out[f"{k}-unpool"])
+    # Where overlapping windows send one maximum several times, PyTorch's
+    # gradient gives each the whole; here they share it.
+    i = F.max_pool2d(t("ux"), window, stride, padding, return_indices=True)[1]
+    sent = np.stack([np.bincount(plane.ravel(), minlength=30) for plane in i[0].numpy()])
+    theirs = grad(lambda x: unpooled(x) ** 2, ARRAYS["ux"])
+    same(out[f"{k}-unpool-grad"], theirs / np.maximum(sent, 1).reshape(theirs.shape))
+
+
+@pytest.mark.parametrize("name", sorted(ADVANCED))
+def test_advanced_indexing_with_several_index_tensors(out, name):
+    """PyTorch's placement: the broadcast index shape where the indexed
+    axes stood when they are adjacent, first when they are apart."""
+    f = ADVANCED[name][1]
+    i, j = t("ai"), t("aj").long()
+    same(out[name], f(t("ax"), i, j))
+    np.testing.assert_array_equal(out[f"{name}-cpu"], out[name])
+    same(out[f"{name}-grad"], grad(lambda x: f(x, i, j) ** 2, ARRAYS["ax"]), rtol=1e-6)

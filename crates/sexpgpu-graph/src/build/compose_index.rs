@@ -1,11 +1,14 @@
-//! PyTorch's indexing operations composed at trace time from `index` of
-//! positions known when the graph is built (`docs/sexpgpu/operations.md`):
-//! `diagonal`, `diag` and `repeat-interleave`. Each is exact, and its
-//! gradient is `index`'s (`index-add`), so repeated positions add up.
+//! PyTorch's indexing operations composed at trace time from `index`
+//! (`docs/sexpgpu/operations.md`): `diagonal`, `diag` and
+//! `repeat-interleave`, of positions known when the graph is built, and
+//! advanced indexing with several index tensors (`x[i, j]`), of one
+//! flattened position computed from them. Each is exact, and its gradient
+//! is `index`'s (`index-add`), so repeated positions add up.
 
-use crate::dtype::Scalar;
+use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
+use crate::op::{BinaryOp, CompareOp};
 use crate::shape::{normalize_axis_for, Shape, MAX_ELEMENTS};
 
 use super::window::PadMode;
@@ -76,7 +79,7 @@ impl Graph {
     fn diag_matrix(&mut self, x: NodeId, k: i64) -> Result<NodeId, OpError> {
         let n = self.shape(x).dims()[0];
         let size = n + k.unsigned_abs() as usize;
-        let zero = if self.dtype(x) == crate::dtype::DType::Bool {
+        let zero = if self.dtype(x) == DType::Bool {
             Scalar::Bool(false)
         } else {
             Scalar::Int(0)
@@ -150,5 +153,105 @@ impl Graph {
             .flat_map(|(i, &r)| std::iter::repeat_n(i, r as usize))
             .collect();
         self.take(x, a, &[ids.len()], &ids)
+    }
+
+    /// `(index x i j .. :axes [a b ..])`: PyTorch's `x[i, j]` with index
+    /// tensors on `axes` (the first ones by default), broadcast together
+    /// to one shape `B`, negative ids counting from the end. The indexed
+    /// axes are replaced by `B` where they stand when they are adjacent,
+    /// else `B` comes first, as PyTorch places it.
+    pub fn index_many(
+        &mut self,
+        x: NodeId,
+        ids: &[NodeId],
+        axes: Option<&[i64]>,
+    ) -> Result<NodeId, OpError> {
+        let shape = self.shape(x).clone();
+        let axes = self.indexed_axes(&shape, ids.len(), axes)?;
+        for &i in ids {
+            self.check_ids("index", "ids", i)?;
+        }
+        let rest: Vec<usize> = (0..shape.rank()).filter(|a| !axes.contains(a)).collect();
+        let perm: Vec<i64> = axes.iter().chain(&rest).map(|&a| a as i64).collect();
+        let moved = self.transpose(x, &perm)?;
+        let lengths: Vec<usize> = axes.iter().map(|&a| shape.dims()[a]).collect();
+        let mut flat_dims = vec![lengths.iter().product()];
+        flat_dims.extend(rest.iter().map(|&a| shape.dims()[a]));
+        let flat = self.reshape(moved, Shape::new(flat_dims))?;
+        let at = self.flat_position(ids, &lengths)?;
+        let picked = self.index(flat, at)?;
+        let adjacent = axes.windows(2).all(|w| w[1] == w[0] + 1);
+        if !adjacent || axes[0] == 0 {
+            return Ok(picked);
+        }
+        // `B` back where the indexed axes stood: after the axes before them.
+        let b = self.shape(at).rank();
+        let before = axes[0];
+        let mut back: Vec<i64> = (b..b + before).map(|a| a as i64).collect();
+        back.extend((0..b).map(|a| a as i64));
+        back.extend((b + before..self.shape(picked).rank()).map(|a| a as i64));
+        self.transpose(picked, &back)
+    }
+
+    /// The indexed axes: `axes` normalised (distinct, one per id tensor),
+    /// or the first ones.
+    fn indexed_axes(
+        &self,
+        shape: &Shape,
+        count: usize,
+        axes: Option<&[i64]>,
+    ) -> Result<Vec<usize>, OpError> {
+        let axes: Vec<usize> = match axes {
+            None => (0..count).collect(),
+            Some(list) => list
+                .iter()
+                .map(|&a| normalize_axis_for("index", a, shape))
+                .collect::<Result<_, _>>()?,
+        };
+        if axes.len() != count || count > shape.rank() {
+            return Err(OpError::dim(format!(
+                "index: {count} index tensors for {} axes of {shape}",
+                axes.len().min(shape.rank())
+            ))
+            .with_note(
+                "give one index tensor per indexed axis (`:axes`, the first ones by default)",
+            ));
+        }
+        if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
+            return Err(OpError::dim("index: an axis is indexed twice"));
+        }
+        Ok(axes)
+    }
+
+    /// The row-major position in the indexed axes (of `lengths`) that the
+    /// ids give, broadcast together, as `i64`; negative ids count from
+    /// the end. Where an id is out of its axis's range the position is -1,
+    /// which `index` refuses when the graph runs.
+    fn flat_position(&mut self, ids: &[NodeId], lengths: &[usize]) -> Result<NodeId, OpError> {
+        let (mut at, mut valid): (Option<NodeId>, Option<NodeId>) = (None, None);
+        for (&i, &n) in ids.iter().zip(lengths) {
+            let i = self.cast(i, DType::I64);
+            let negative = self.compare(CompareOp::Lt, i, 0i64)?;
+            let wrapped = self.binary(BinaryOp::Add, i, n as i64)?;
+            let i = self.where_(negative, wrapped, i)?;
+            let low = self.compare(CompareOp::Ge, i, 0i64)?;
+            let high = self.compare(CompareOp::Lt, i, n as i64)?;
+            let inside = self.binary(BinaryOp::BitAnd, low, high)?;
+            valid = Some(match valid {
+                None => inside,
+                Some(v) => self.binary(BinaryOp::BitAnd, v, inside)?,
+            });
+            at = Some(match at {
+                None => i,
+                Some(at) => {
+                    let scaled = self.binary(BinaryOp::Mul, at, n as i64)?;
+                    self.binary(BinaryOp::Add, scaled, i)?
+                }
+            });
+        }
+        match (at, valid) {
+            (Some(at), Some(valid)) => self.where_(valid, at, -1i64),
+            _ => Err(OpError::dim("index: needs at least one index tensor")),
+        }
     }
 }

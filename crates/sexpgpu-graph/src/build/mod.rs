@@ -18,6 +18,7 @@ mod indexing;
 mod layout;
 mod pool;
 mod reduce;
+mod unpool;
 mod window;
 
 pub use compose_scatter::ScatterReduce;

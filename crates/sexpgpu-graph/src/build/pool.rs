@@ -62,14 +62,26 @@ impl Resize {
 }
 
 /// The checked windows of a pool: spatial axes start at `first`.
-struct PoolGeometry {
-    first: usize,
-    window: Vec<usize>,
+#[derive(Clone)]
+pub(super) struct PoolGeometry {
+    pub(super) first: usize,
+    pub(super) window: Vec<usize>,
     stride: Vec<usize>,
     padding: Vec<usize>,
     dilation: Vec<usize>,
     /// Padding after each axis's end that `ceil_mode` adds.
     extra: Vec<usize>,
+}
+
+impl PoolGeometry {
+    /// Pooled axis `i`'s stride, padding and window.
+    pub(super) fn stride_padding_window(&self, i: usize) -> (i64, i64, i64) {
+        (
+            self.stride[i] as i64,
+            self.padding[i] as i64,
+            self.window[i] as i64,
+        )
+    }
 }
 
 impl Graph {
@@ -78,13 +90,7 @@ impl Graph {
     pub fn max_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
         let op = "max-pool";
         let geo = self.pool_geometry(op, x, opts)?;
-        let dtype = self.dtype(x);
-        let lowest = match dtype {
-            DType::I32 => Scalar::Int(i64::from(i32::MIN)),
-            DType::I64 => Scalar::Int(i64::MIN),
-            _ => Scalar::Float(f64::NEG_INFINITY),
-        };
-        let windows = self.pool_windows(op, x, &geo, lowest)?;
+        let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
         let axes: Vec<i64> = (0..geo.window.len())
             .map(|i| (geo.first + 2 * i + 1) as i64)
             .collect();
@@ -124,7 +130,7 @@ impl Graph {
     }
 
     /// Checks the window against `x`'s last axes.
-    fn pool_geometry(
+    pub(super) fn pool_geometry(
         &mut self,
         op: &str,
         x: NodeId,
@@ -180,7 +186,7 @@ impl Graph {
     }
 
     /// The padded windows `[.. o1 k1 o2 k2 ..]` of a pool.
-    fn pool_windows(
+    pub(super) fn pool_windows(
         &mut self,
         op: &str,
         x: NodeId,
@@ -385,6 +391,15 @@ impl Graph {
         let a = self.binary(BinaryOp::Mul, a, wa)?;
         let b = self.binary(BinaryOp::Mul, b, wb)?;
         self.binary(BinaryOp::Add, a, b)
+    }
+}
+
+/// The lowest value of a dtype, with which `max-pool` pads.
+pub(super) fn lowest(dtype: DType) -> Scalar {
+    match dtype {
+        DType::I32 => Scalar::Int(i64::from(i32::MIN)),
+        DType::I64 => Scalar::Int(i64::MIN),
+        _ => Scalar::Float(f64::NEG_INFINITY),
     }
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use sexpgpu_graph::{
     to_npy, BinaryOp, CompareOp, DType, ExecError, Graph, NodeId, OpError, Operands, PadMode,
-    ReduceOp, Scalar, ScatterReduce, Shape, Tensor, UnaryOp,
+    PerAxis, PoolOptions, ReduceOp, Scalar, ScatterReduce, Shape, Tensor, UnaryOp,
 };
 use uitest::support::Rng;
 
@@ -721,6 +721,7 @@ fn composed_cases(c: &mut Cases<'_>) {
     pytorch_index_cases(c);
     pytorch_scatter_cases(c);
     pytorch_pad_cases(c);
+    pytorch_unpool_cases(c);
     sort_cases(c);
     scan_and_layout_cases(c);
 }
@@ -1120,6 +1121,43 @@ fn pytorch_pad_cases(c: &mut Cases<'_>) {
             let spec = json!({"op": "pad", "pairs": pairs, "mode": mode.name(), "value": 2});
             c.add(spec, vec![x.clone()], 0, &move |g, i| {
                 g.pad(i[0], pairs, mode, Scalar::Int(2))
+            });
+        }
+    }
+}
+
+/// `max-pool`'s indices (ties, padding, overlapping windows) and
+/// `max-unpool` of them, back to the input's size.
+fn pytorch_unpool_cases(c: &mut Cases<'_>) {
+    let configs: [([i64; 2], [i64; 2], [i64; 2]); 3] = [
+        ([2, 2], [2, 2], [0, 0]),
+        ([3, 3], [2, 2], [1, 1]),
+        ([2, 3], [1, 2], [1, 0]),
+    ];
+    for dtype in [DType::F32, DType::I32] {
+        // Whole numbers in a small range, so windows hold ties.
+        let x = round_floats(c.rand(&[2, 3, 5, 6], dtype, -3.0, 3.0));
+        for (window, stride, padding) in configs {
+            let opts = PoolOptions {
+                window: PerAxis::Each(window.to_vec()),
+                stride: Some(PerAxis::Each(stride.to_vec())),
+                padding: PerAxis::Each(padding.to_vec()),
+                dilation: PerAxis::All(1),
+                count_include_pad: true,
+                ceil_mode: false,
+            };
+            let spec = json!({"window": window, "stride": stride, "padding": padding});
+            let mut indices = spec.clone();
+            indices["op"] = json!("max-pool-indices");
+            let o = opts.clone();
+            c.add(indices, vec![x.clone()], 0, &move |g, i| {
+                Ok(g.max_pool_with_indices(i[0], &o)?.1)
+            });
+            let mut unpool = spec;
+            unpool["op"] = json!("max-unpool");
+            c.add(unpool, vec![x.clone()], 0, &move |g, i| {
+                let (values, indices) = g.max_pool_with_indices(i[0], &opts)?;
+                g.max_unpool(values, indices, &opts, Some(&[5, 6]))
             });
         }
     }

@@ -9,7 +9,7 @@
 
 use super::args::{self, int_of, MAX_ELEMENTS};
 use super::overload::{arith, elementwise_pair, unary, TENSORS_ONLY};
-use super::record::{record_named, Built, Nodes};
+use super::record::{record, record_named, Built, Nodes};
 use super::spec::{
     kw, run, spec, Args, Build, BuildOne, BuildTwo, Keyword, Param,
     Param::{Float as F, Int as I, Operand as O, Shape as S, Tensor as T},
@@ -542,8 +542,9 @@ pub static OPS: &[Op] = &[
     ),
     op(
         "index",
-        one(&[T, T], &[], |g, a| g.index(a.node(0)?, a.node(1)?)),
-        "`(index table ids)`: rows of a table",
+        Run::Handler(index, &["axes"]),
+        "`(index table ids)`: rows of a table; `(index x i j ..)`: PyTorch's `x[i, j]`, index \
+         tensors broadcast together on the first axes (or `:axes`)",
     ),
     op(
         "index-add",
@@ -1014,6 +1015,33 @@ fn concat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRe
             ids.push(args::tensor(g, id, op.name, &parts, &part_site, i)?);
         }
         Ok(g.concat(axis, &ids).map(Nodes::One))
+    })
+}
+
+/// `(index table ids)`, and `(index x i j .. :axes [..])` with several
+/// index tensors (`Graph::index_many`).
+fn index(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let positional = args
+        .iter()
+        .take_while(|a| !matches!(a, Value::Keyword(_)))
+        .count();
+    arity(op.name, site, &args[..positional], 2, None)?;
+    let parsed = args::split(op.name, args, site, positional, &op.keywords())?;
+    let axes = match parsed.keyword("axes") {
+        None => None,
+        Some((v, i)) => Some(args::ints_of(op.name, "a vector of axes", v, site, i)?),
+    };
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        let mut ids = Vec::new();
+        for i in 1..operands.len() {
+            ids.push(args::tensor(g, id, op.name, &operands, site, i)?);
+        }
+        Ok(match (&ids[..], &axes) {
+            ([ids], None) => g.index(x, *ids),
+            _ => g.index_many(x, &ids, axes.as_deref()),
+        })
     })
 }
 
