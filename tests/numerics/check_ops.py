@@ -514,7 +514,18 @@ def max_unpool(case, x):
     return out
 
 
+def index_many(case, w):
+    """NumPy's advanced indexing, which places the broadcast index shape as
+    PyTorch does."""
+    x, ids = w[0], w[1:]
+    index = [slice(None)] * x.ndim
+    for axis, i in zip(case["axes"], ids):
+        index[axis] = i
+    return x[tuple(index)]
+
+
 COMPOSED = {
+    "index-many": lambda case, w, d: index_many(case, w),
     "max-pool-indices": lambda case, w, d: max_pool_indices(case, w[0]),
     "max-unpool": lambda case, w, d: finish(max_unpool(case, w[0]), d),
     "pad": lambda case, w, d: finish(pad(case, w[0]), d),

@@ -722,6 +722,7 @@ fn composed_cases(c: &mut Cases<'_>) {
     pytorch_scatter_cases(c);
     pytorch_pad_cases(c);
     pytorch_unpool_cases(c);
+    pytorch_advanced_index_cases(c);
     sort_cases(c);
     scan_and_layout_cases(c);
 }
@@ -1159,6 +1160,25 @@ fn pytorch_unpool_cases(c: &mut Cases<'_>) {
                 let (values, indices) = g.max_pool_with_indices(i[0], &opts)?;
                 g.max_unpool(values, indices, &opts, Some(&[5, 6]))
             });
+        }
+    }
+}
+
+/// Advanced indexing with several index tensors, broadcast together, with
+/// negative and repeated ids, on adjacent, apart and inner axes.
+fn pytorch_advanced_index_cases(c: &mut Cases<'_>) {
+    for dtype in [DType::F32, DType::I64, DType::Bool] {
+        let x = c.rand(&[4, 5, 6], dtype, -5.0, 5.0);
+        let i = c.rand(&[2, 3], DType::I64, -4.0, 3.0);
+        let j = c.rand(&[3], DType::I32, -4.0, 3.0);
+        for axes in [[0, 1], [0, 2], [1, -1]] {
+            let spec = json!({"op": "index-many", "axes": axes});
+            c.add(
+                spec,
+                vec![x.clone(), i.clone(), j.clone()],
+                0,
+                &move |g, n| g.index_many(n[0], &n[1..], Some(&axes)),
+            );
         }
     }
 }

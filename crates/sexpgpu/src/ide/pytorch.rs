@@ -259,6 +259,7 @@ const TENSOR: &[Row] = &[
         "`(slice x d a b step)` with a step",
     ),
     ("x[ids] of a table", "(index x ids)", ""),
+    ("x[i, j], x[:, i, j], x[i, :, j]", "(index x i j :axes [0 1])", "index tensors broadcast together, negative ids from the end, PyTorch's placement of the result's axes"),
 ];
 
 /// What cannot exist, with why: `(name or form, why)`.
