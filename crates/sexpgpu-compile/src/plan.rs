@@ -145,6 +145,16 @@ impl FusedKernel {
     }
 }
 
+/// Bytes one stored element of `dtype` takes (bool: one byte).
+pub fn element_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::F32 | DType::I32 => 4,
+        DType::BF16 => 2,
+        DType::I64 => 8,
+        DType::Bool => 1,
+    }
+}
+
 /// A reduction's `[dims]` input as `(length, reduced)` groups: dims of 1
 /// dropped and neighbours of the same kind merged, the layout every
 /// backend's reduction kernels walk (`Step::Reduce`, `Step::FusedReduce`).
@@ -582,6 +592,26 @@ pub struct Plan {
     pub outputs: Vec<Output>,
     /// How many elementwise nodes were fused into another node's loop.
     pub fused_nodes: usize,
+}
+
+impl Plan {
+    /// The dtype of the elements at `loc`.
+    pub fn loc_dtype(&self, loc: Loc) -> DType {
+        match loc {
+            Loc::Arg(k) => self.arguments[k].dtype,
+            Loc::Const(k) => self.constants[k].dtype(),
+            Loc::Buf(b) => self.buffers[b.0 as usize].dtype,
+        }
+    }
+
+    /// How many elements `loc` holds.
+    pub fn loc_len(&self, loc: Loc) -> usize {
+        match loc {
+            Loc::Arg(k) => self.arguments[k].shape.numel(),
+            Loc::Const(k) => self.constants[k].numel(),
+            Loc::Buf(b) => self.buffers[b.0 as usize].len,
+        }
+    }
 }
 
 #[cfg(test)]

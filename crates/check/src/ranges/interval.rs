@@ -255,18 +255,30 @@ impl Interval {
     /// The products of values of both: the hull of the ends' products (a
     /// closed 0 times anything is a closed 0).
     pub fn mul(&self, other: &Interval) -> Interval {
+        self.hull_of_ends(other, |a, ao, b, bo| {
+            if (a == 0.0 && !ao) || (b == 0.0 && !bo) {
+                (0.0, false)
+            } else if a == 0.0 || b == 0.0 {
+                (0.0, true)
+            } else {
+                (a * b, ao || bo)
+            }
+        })
+    }
+
+    /// The hull of `f` over each pair of ends (`f` gives a value and
+    /// whether it is only approached), as products and quotients are.
+    fn hull_of_ends(
+        &self,
+        other: &Interval,
+        f: impl Fn(f64, bool, f64, bool) -> (f64, bool),
+    ) -> Interval {
         let ends = |i: &Interval| [(i.lo, i.lo_open), (i.hi, i.hi_open)];
         let mut lo = (INF, true);
         let mut hi = (-INF, true);
         for (a, ao) in ends(self) {
             for (b, bo) in ends(other) {
-                let (v, open) = if (a == 0.0 && !ao) || (b == 0.0 && !bo) {
-                    (0.0, false)
-                } else if a == 0.0 || b == 0.0 {
-                    (0.0, true)
-                } else {
-                    (a * b, ao || bo)
-                };
+                let (v, open) = f(a, ao, b, bo);
                 lo = lower_min(lo.0, lo.1, v, open);
                 hi = upper_max(hi.0, hi.1, v, open);
             }
@@ -280,32 +292,59 @@ impl Interval {
         abs.mul(&abs)
     }
 
-    /// `1 / x` for `x` without 0; `REAL` when 0 is a value.
-    pub fn recip(&self) -> Interval {
-        if self.contains(0.0) || (self.lo < 0.0 && self.hi > 0.0) {
+    /// The quotients of values of both; `REAL` when 0 is a value of
+    /// `other`. Each end is the quotient of two ends rounded once, as
+    /// PyTorch's and Python's division rounds (not `self * (1 / other)`,
+    /// which rounds twice: `2.5 / 1.5` is 1.6666666666666667, `2.5 * (1 /
+    /// 1.5)` 1.6666666666666665).
+    pub fn div(&self, other: &Interval) -> Interval {
+        if other.contains(0.0) || (other.lo < 0.0 && other.hi > 0.0) {
             return Interval::REAL;
         }
-        let inv = |v: f64| if v.is_infinite() { 0.0 } else { 1.0 / v };
-        // 1/x is decreasing on each side of 0; an open 0 end goes to infinity.
-        let (lo, lo_open) = if self.hi == 0.0 {
-            (-INF, true)
-        } else {
-            (inv(self.hi), self.hi_open)
-        };
-        let (hi, hi_open) = if self.lo == 0.0 {
-            (INF, true)
-        } else {
-            (inv(self.lo), self.lo_open)
-        };
-        Interval::new(lo, hi, lo_open, hi_open)
+        // The sign of `other`'s values: an open 0 end is approached from it.
+        let side = if other.hi <= 0.0 { -1.0 } else { 1.0 };
+        self.hull_of_ends(other, |a, ao, b, bo| quotient(a, ao, b, bo, side))
     }
 
-    pub fn div(&self, other: &Interval) -> Interval {
-        let r = other.recip();
-        if r.same_set(&Interval::REAL) {
-            return Interval::REAL;
+    /// Each finite end that `keep` does not hold moves out by `steps`
+    /// spacings of the floats with `bits` significand bits there (not past
+    /// 0): room for the roundings PyTorch does that this arithmetic does
+    /// not (a tensor divided by a number is multiplied by its reciprocal
+    /// on a GPU, `x ** 3` is `x * x * x`, a mean rounds in its sum).
+    pub fn moved_out(&self, bits: u32, steps: f64, keep: impl Fn(f64) -> bool) -> Interval {
+        let moves = |v: f64| v.is_finite() && !keep(v);
+        let lo = if moves(self.lo) {
+            let lo = self.lo - grid_step(self.lo, bits) * steps;
+            if self.lo > 0.0 {
+                lo.max(0.0)
+            } else {
+                lo
+            }
+        } else {
+            self.lo
+        };
+        let hi = if moves(self.hi) {
+            let hi = self.hi + grid_step(self.hi, bits) * steps;
+            if self.hi < 0.0 {
+                hi.min(0.0)
+            } else {
+                hi
+            }
+        } else {
+            self.hi
+        };
+        if lo == self.lo && hi == self.hi {
+            return *self;
         }
-        self.mul(&r)
+        let mut out = Interval::new(
+            lo,
+            hi,
+            self.lo_open && lo == self.lo,
+            self.hi_open && hi == self.hi,
+        );
+        out.row_max_axis = self.row_max_axis;
+        out.row_zero_axis = self.row_zero_axis;
+        out
     }
 
     /// `x ** p` for a constant `p`.
@@ -456,6 +495,31 @@ impl fmt::Display for Interval {
     }
 }
 
+/// `a / b` for ends `a` and `b` of two intervals, `b`'s values all of the
+/// sign `side` (never 0): the quotient, and whether it is only approached.
+fn quotient(a: f64, a_open: bool, b: f64, b_open: bool, side: f64) -> (f64, bool) {
+    if a == 0.0 && !a_open {
+        (0.0, false)
+    } else if b.is_infinite() || (a == 0.0 && b == 0.0) {
+        // Values of `b` grow without end (or both shrink to 0, where the
+        // other ends bound the quotients): towards 0, never it.
+        (0.0, true)
+    } else if b == 0.0 || a.is_infinite() {
+        (a.signum() * side * INF, true)
+    } else {
+        (a / b, a_open || b_open)
+    }
+}
+
+/// The spacing of the floats of `bits` significand bits at `v` (the larger
+/// one where `v` is a power of two's neighbour), f32's exponent range for
+/// 24 bits and fewer, f64's above.
+fn grid_step(v: f64, bits: u32) -> f64 {
+    let least = if bits > 24 { -1022.0 } else { -126.0 };
+    let exponent = v.abs().log2().floor().max(least);
+    (exponent - f64::from(bits - 1)).exp2()
+}
+
 /// The largest float of `bits` significand bits (and f32's exponent range,
 /// its subnormals included) that is at most `v`.
 fn grid_below(v: f64, bits: u32) -> f64 {
@@ -485,12 +549,12 @@ mod tests {
     fn arithmetic_keeps_open_and_closed_ends() {
         let one = Interval::point(1.0);
         assert_eq!(Interval::NON_NEG.add(&one).to_string(), "[1, inf)");
-        assert_eq!(Interval::POS.add(&one).recip().to_string(), "(0, 1)");
+        assert_eq!(one.div(&Interval::POS.add(&one)).to_string(), "(0, 1)");
         assert_eq!(Interval::UNIT.mul(&Interval::POS).to_string(), "[0, inf)");
         assert_eq!(Interval::REAL.square().to_string(), "[0, inf)");
         assert_eq!(Interval::SIGNED.powf(2.0).to_string(), "[0, 1]");
         assert_eq!(Interval::NON_NEG.powf(0.5).to_string(), "[0, inf)");
-        assert_eq!(Interval::NON_NEG.recip(), Interval::REAL);
+        assert_eq!(one.div(&Interval::NON_NEG), Interval::REAL);
         assert_eq!(Interval::REAL.abs(), Interval::NON_NEG);
         assert_eq!(Interval::POS.neg(), Interval::NEG);
         assert_eq!(Interval::REAL.sign().to_string(), "[-1, 1]");

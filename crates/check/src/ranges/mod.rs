@@ -105,3 +105,6 @@ fn check_fn(
         body.exprs[i].range = Some(iv.to_range());
     }
 }
+
+#[cfg(test)]
+mod tests;

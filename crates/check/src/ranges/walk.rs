@@ -558,10 +558,24 @@ impl<'w> Walker<'w> {
                 if b.contains(0.0) {
                     self.division_by_zero(rhs, b);
                 }
-                a.div(&b).underflowing(floats)
+                let q = a.div(&b).underflowing(floats);
+                match (bits, rt.map(|t| &t.ty.kind)) {
+                    // On a GPU, PyTorch multiplies a tensor by a number's
+                    // reciprocal instead of dividing: two roundings.
+                    (Some(bits), Some(TyKind::Scalar(_))) => {
+                        q.moved_out(bits, 2.0, |v| exact_quotient(v, &a, &b))
+                    }
+                    _ => q,
+                }
             }
             BinaryOp::MatMul => a.mul(&b).underflowing(floats).sum_of(),
-            BinaryOp::Pow if b.lo == b.hi => a.powf(b.lo).underflowing(floats),
+            BinaryOp::Pow if b.lo == b.hi => {
+                let p = a.powf(b.lo).underflowing(floats);
+                match bits {
+                    Some(bits) => power_rounded(p, &a, b.lo, bits),
+                    None => p,
+                }
+            }
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS.underflowing(floats),
             _ => Interval::REAL,
         })
@@ -847,7 +861,8 @@ impl<'w> Walker<'w> {
             // product of none 1.
             B::Sum if self.may_be_empty(args, call) => x?.sum_of().union(&Interval::point(0.0)),
             B::Sum | B::Cumsum => x?.sum_of(),
-            B::Mean | B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
+            B::Mean => mean_rounded(x?, grid_bits(typed)),
+            B::Max | B::Min | B::Sort | B::Rearrange | B::Repeat => x?,
             B::Prod if self.may_be_empty(args, call) => x?
                 .product_of()
                 .underflowing(floats)
@@ -890,6 +905,7 @@ impl<'w> Walker<'w> {
                     match plan.reduce.as_ref().map(|(op, _)| &**op) {
                         Some("sum") => x?.sum_of(),
                         Some("prod") => x?.product_of().underflowing(floats),
+                        Some("mean") => mean_rounded(x?, grid_bits(typed)),
                         _ => x?,
                     }
                 }
@@ -1059,6 +1075,47 @@ fn grid_bits(typed: &TypedExpr) -> Option<u32> {
         // f64 rounds too: `-1 + 1e-17` is -1, so a sum's open end closes.
         Some(ast::DtypeKind::F64) => Some(53),
         Some(_) => None,
+    }
+}
+
+/// Whether `v` is the exact quotient of an end of `a` by an end of `b`
+/// (`x / 2.0`, `0 / x`): no rounding moves it.
+fn exact_quotient(v: f64, a: &Interval, b: &Interval) -> bool {
+    v == 0.0
+        || [a.lo, a.hi].iter().any(|&x| {
+            [b.lo, b.hi]
+                .iter()
+                .any(|&y| y.is_finite() && y != 0.0 && x / y == v && v.mul_add(y, -x) == 0.0)
+        })
+}
+
+/// `x ** p` as PyTorch computes it in a float dtype of `bits` significand
+/// bits: a square is one product and a square root rounds once, as the
+/// interval's ends do; other powers are repeated products or `pow`, so
+/// their ends move out by two spacings, but for 0, ±1 and whole powers of
+/// whole numbers up to 2^24 (exact in f32 and f64).
+fn power_rounded(p: Interval, base: &Interval, exponent: f64, bits: u32) -> Interval {
+    if [0.0, 0.5, 1.0, 2.0].contains(&exponent) {
+        return p;
+    }
+    let whole = |v: f64| !v.is_finite() || v.fract() == 0.0;
+    let whole_base = exponent.fract() == 0.0 && whole(base.lo) && whole(base.hi);
+    p.moved_out(bits, 2.0, |v| {
+        v == 0.0 || v.abs() == 1.0 || (whole_base && whole(v) && v.abs() <= 16_777_216.0)
+    })
+}
+
+/// A mean's values: within its argument's, but its sum rounds in f32 and
+/// f64 (a mean of copies of one value may be a spacing or more above it),
+/// so ends other than 0 and powers of two move out by 64 spacings. bf16
+/// and f16 sum in f32 and round once to their coarser grid.
+fn mean_rounded(x: Interval, bits: Option<u32>) -> Interval {
+    match bits {
+        Some(bits) if bits >= 24 => x.moved_out(bits, 64.0, |v| {
+            const SIGNIFICAND: u64 = (1 << 52) - 1;
+            v == 0.0 || (v.is_normal() && v.to_bits() & SIGNIFICAND == 0)
+        }),
+        _ => x,
     }
 }
 

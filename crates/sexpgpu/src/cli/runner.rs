@@ -67,6 +67,10 @@ impl RunIo for Console {
         }
     }
 
+    fn steps_done(&mut self) {
+        self.clear();
+    }
+
     fn metrics(&mut self, line: &str) {
         if let Some(file) = &mut self.metrics {
             let _ = writeln!(file, "{line}");

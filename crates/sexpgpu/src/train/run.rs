@@ -35,6 +35,9 @@ pub trait RunIo {
         let _ = (step, total, values);
         self.progress(line);
     }
+    /// The run's steps are over: what follows (its `:after` function's
+    /// printing) is plain output, so a progress bar leaves the screen.
+    fn steps_done(&mut self) {}
     /// One JSON object for `--metrics`, when that was asked for.
     fn metrics(&mut self, line: &str);
     /// Writes a checkpoint file so that an interrupted write leaves the
@@ -162,6 +165,7 @@ pub fn execute_run(
         ex.step(interp, io, step)?;
     }
     ex.same_parameters_everywhere()?;
+    io.steps_done();
     ex.after(interp)
 }
 
