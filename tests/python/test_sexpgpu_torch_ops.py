@@ -184,10 +184,22 @@ ARRAYS = {
     "vec": f32([1.5, -2.0, 0.25]),
     "px": np.random.default_rng(3).standard_normal((1, 2, 5, 6)).astype(np.float32),
     "mx": f32(
-        [[[[1, 1, 0, 2, 2, 5], [0, np.nan, 3, 3, np.nan, np.nan], [-INF, -INF, 4, 0, 1, 1],
-           [-INF, -INF, 2, 2, 7, 7], [0, 1, 2, 3, 4, 5]]]]
+        [
+            [
+                [
+                    [1, 1, 0, 2, 2, 5],
+                    [0, np.nan, 3, 3, np.nan, np.nan],
+                    [-INF, -INF, 4, 0, 1, 1],
+                    [-INF, -INF, 2, 2, 7, 7],
+                    [0, 1, 2, 3, 4, 5],
+                ]
+            ]
+        ]
     ),
-    "ux": np.random.default_rng(4).permutation(60).astype(np.float32).reshape(1, 2, 5, 6),
+    "ux": np.random.default_rng(4)
+    .permutation(60)
+    .astype(np.float32)
+    .reshape(1, 2, 5, 6),
     "ax": np.random.default_rng(5).standard_normal((4, 5, 6)).astype(np.float32),
     "ai": np.array([[0, -1, 2], [3, 0, -4]], dtype=np.int64),
     "aj": np.array([1, -2, 1], dtype=np.int32),
@@ -364,7 +376,9 @@ def test_pad_with_crops_as_pytorchs(out, case):
     def f(x):
         # PyTorch pads one axis of a 3-D input only: the batch axis is dropped.
         one_axis = len(pairs) == 1
-        return F.pad(x[0] if one_axis else x, pads, mode=mode)[None if one_axis else ...]
+        return F.pad(x[0] if one_axis else x, pads, mode=mode)[
+            None if one_axis else ...
+        ]
 
     same(out[f"pad{case}"], f(t("px")))
     np.testing.assert_array_equal(out[f"pad{case}-cpu"], out[f"pad{case}"])
@@ -395,7 +409,9 @@ def test_max_pool_indices_and_max_unpool(out, case):
     # Where overlapping windows send one maximum several times, PyTorch's
     # gradient gives each the whole; here they share it.
     i = F.max_pool2d(t("ux"), window, stride, padding, return_indices=True)[1]
-    sent = np.stack([np.bincount(plane.ravel(), minlength=30) for plane in i[0].numpy()])
+    sent = np.stack(
+        [np.bincount(plane.ravel(), minlength=30) for plane in i[0].numpy()]
+    )
     theirs = grad(lambda x: unpooled(x) ** 2, ARRAYS["ux"])
     same(out[f"{k}-unpool-grad"], theirs / np.maximum(sent, 1).reshape(theirs.shape))
 
