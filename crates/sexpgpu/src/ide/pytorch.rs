@@ -110,7 +110,7 @@ const TORCH: &[Row] = &[
     ("torch.permute", "(transpose x [0 2 1])", ""),
     ("torch.cat", "(concat 0 [a b])", ""),
     ("torch.stack", "(concat 0 [(reshape a [1 2 3]) (reshape b [1 2 3])])", "a new axis of length 1 on each, then `concat`"),
-    ("torch.narrow", "(slice x axis start stop)", ""),
+    ("torch.narrow(x, d, start, n)", "(slice x d start stop)", "`stop` is `start + n`"),
     ("torch.flip", "(flip x [0])", ""),
     ("torch.roll", "(roll x shift :axis 0)", ""),
     ("torch.tril", "(tril x :diagonal 0)", ""),
