@@ -75,32 +75,28 @@ impl Graph {
     }
 
     /// The `[n + |k|, n + |k|]` matrix holding vector `x` on diagonal `k`:
-    /// positions into `x` with one zero appended, the zero off the diagonal.
+    /// `x` (padded with zeros to the side) along the rows (`k >= 0`) or the
+    /// columns, kept where `col - row = k`.
     fn diag_matrix(&mut self, x: NodeId, k: i64) -> Result<NodeId, OpError> {
         let n = self.shape(x).dims()[0];
-        let size = n + k.unsigned_abs() as usize;
+        let size = n.saturating_add(usize::try_from(k.unsigned_abs()).unwrap_or(usize::MAX));
+        super::window::fits("diag", "the matrix", &[size, size])?;
         let zero = if self.dtype(x) == DType::Bool {
             Scalar::Bool(false)
         } else {
             Scalar::Int(0)
         };
-        let padded = self.pad(x, &[(0, 1)], PadMode::Constant, zero)?;
-        let (row, col) = if k >= 0 {
-            (0, k as usize)
-        } else {
-            ((-k) as usize, 0)
-        };
-        let ids: Vec<usize> = (0..size * size)
-            .map(|p| {
-                let (i, j) = (p / size, p % size);
-                if i >= row && j >= col && i - row == j - col {
-                    i - row
-                } else {
-                    n
-                }
-            })
-            .collect();
-        self.take(padded, 0, &[size, size], &ids)
+        let padded = self.pad(x, &[(0, k.abs())], PadMode::Constant, zero)?;
+        let along = if k >= 0 { vec![size, 1] } else { vec![1, size] };
+        let along = self.reshape(padded, Shape::new(along))?;
+        let square = Shape::new(vec![size, size]);
+        let spread = self.broadcast_to(along, square.clone())?;
+        let row = self.iota(square.clone(), 0, DType::I64)?;
+        let col = self.iota(square, 1, DType::I64)?;
+        let offset = self.binary(BinaryOp::Sub, col, row)?;
+        let on = self.compare(CompareOp::Eq, offset, k)?;
+        let nothing = self.scalar_like("diag", zero, x)?;
+        self.where_(on, spread, nothing)
     }
 
     /// `(repeat-interleave x r :axis a)`: each element along `a` repeated
@@ -147,12 +143,38 @@ impl Graph {
                 MAX_ELEMENTS
             )));
         }
+        if let [r] = repeats {
+            return self.repeat_each(x, a, *r as usize);
+        }
+        if total > 1 << 22 {
+            // Long repeats as pieces, not a position per element.
+            let mut pieces = Vec::new();
+            for (i, &r) in counts.iter().enumerate().filter(|(_, &r)| r > 0) {
+                let one = self.slice(x, a as i64, i as i64, i as i64 + 1)?;
+                pieces.push(self.repeat_each(one, a, r as usize)?);
+            }
+            return self.concat(a as i64, &pieces);
+        }
         let ids: Vec<usize> = counts
             .iter()
             .enumerate()
             .flat_map(|(i, &r)| std::iter::repeat_n(i, r as usize))
             .collect();
         self.take(x, a, &[ids.len()], &ids)
+    }
+
+    /// Each element along axis `a` repeated `r` times: a new axis after
+    /// `a`, broadcast to `r`, merged into `a`.
+    fn repeat_each(&mut self, x: NodeId, a: usize, r: usize) -> Result<NodeId, OpError> {
+        let dims = self.shape(x).dims().to_vec();
+        let mut spread = dims.clone();
+        spread.insert(a + 1, 1);
+        let one = self.reshape(x, Shape::new(spread.clone()))?;
+        spread[a + 1] = r;
+        let wide = self.broadcast_to(one, Shape::new(spread))?;
+        let mut merged = dims;
+        merged[a] *= r;
+        self.reshape(wide, Shape::new(merged))
     }
 
     /// `(index x i j .. :axes [a b ..])`: PyTorch's `x[i, j]` with index

@@ -136,6 +136,11 @@ impl Graph {
         }
         let sizes = self.unpooled_sizes(op, &geo, xs.dims(), output_size)?;
         let lead = xs.dims()[..geo.first].to_vec();
+        super::window::fits(
+            op,
+            "the unpooled tensor",
+            &[lead.clone(), sizes.clone()].concat(),
+        )?;
         let flat = |g: &mut Graph, t: NodeId, n: usize| {
             let mut dims = lead.clone();
             dims.push(n);
@@ -190,15 +195,17 @@ impl Graph {
         output_size: Option<&[i64]>,
     ) -> Result<Vec<usize>, OpError> {
         let d = geo.window.len();
-        let defaults: Vec<i64> = (0..d)
+        // In i128: a stride or window of any size cannot overflow.
+        let defaults: Vec<i128> = (0..d)
             .map(|i| {
-                let n = dims[geo.first + i] as i64;
+                let n = dims[geo.first + i] as i128;
                 let (s, p, k) = geo.stride_padding_window(i);
-                (n - 1) * s - 2 * p + k
+                (n - 1) * i128::from(s) - 2 * i128::from(p) + i128::from(k)
             })
             .collect();
-        let Some(wanted) = output_size else {
-            return crate::shape::Shape::from_i64(op, &defaults).map(|s| s.dims().to_vec());
+        let wanted: Vec<i128> = match output_size {
+            None => defaults.clone(),
+            Some(sizes) => sizes.iter().map(|&w| i128::from(w)).collect(),
         };
         if wanted.len() != d {
             return Err(OpError::dim(format!(
@@ -207,8 +214,8 @@ impl Graph {
             )));
         }
         for (i, (&w, &default)) in wanted.iter().zip(&defaults).enumerate() {
-            let s = geo.stride_padding_window(i).0;
-            if w <= default - s || w >= default + s {
+            let s = i128::from(geo.stride_padding_window(i).0);
+            if output_size.is_some() && (w <= default - s || w >= default + s) {
                 return Err(OpError::dim(format!(
                     "{op}: `:output-size` {w} of pooled axis {i} must be between {} and {} \
                      (the default {default}, within a stride)",
@@ -217,6 +224,10 @@ impl Graph {
                 )));
             }
         }
-        crate::shape::Shape::from_i64(op, wanted).map(|s| s.dims().to_vec())
+        let sizes: Vec<i64> = wanted
+            .iter()
+            .map(|&w| i64::try_from(w).unwrap_or(i64::MAX))
+            .collect();
+        crate::shape::Shape::from_i64(op, &sizes).map(|s| s.dims().to_vec())
     }
 }
