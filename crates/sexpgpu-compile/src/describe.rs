@@ -102,6 +102,9 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
             );
         }
     }
+    if let Step::ScatterAdd { in_place: true, .. } = &launch.step {
+        let _ = writeln!(out, "      adds into its base in place");
+    }
     if let Step::Fused {
         kernel,
         side,

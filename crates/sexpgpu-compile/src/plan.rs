@@ -417,6 +417,10 @@ pub enum Step {
         base_dims: Vec<usize>,
         idx_dims: Vec<usize>,
         axis: usize,
+        /// The base dies here and `out` took its slot (memory planning):
+        /// `out` holds the base already, only the elements named are
+        /// added into, and `base` is not read (`reads` leaves it out).
+        in_place: bool,
     },
     LinearScan {
         a: Contig,
@@ -494,8 +498,15 @@ impl Step {
             } => vec![base.loc, ids.loc, values.loc],
             Step::Gather { x, idx, .. } => vec![x.loc, idx.loc],
             Step::ScatterAdd {
-                base, idx, values, ..
-            } => vec![base.loc, idx.loc, values.loc],
+                base,
+                idx,
+                values,
+                in_place,
+                ..
+            } => {
+                let base = (!in_place).then_some(base.loc);
+                base.into_iter().chain([idx.loc, values.loc]).collect()
+            }
             Step::LinearScan { a, b, .. } => vec![a.loc, b.loc],
             Step::Argsort { x, .. } => vec![x.loc],
             Step::Attention(a) => a.operands.iter().map(|(loc, _)| *loc).collect(),

@@ -91,7 +91,12 @@ pub fn launch_cost(plan: &Plan, i: usize) -> Cost {
         Step::Fill(_) => {}
         Step::Matmul { .. } => matmul(plan, &launch.step, &mut cost),
         Step::Attention(a) => attention(plan, a, &mut cost),
-        step => indexed(plan, step, &mut cost),
+        step => indexed(
+            plan,
+            step,
+            plan.buffers[launch.out.0 as usize].dtype,
+            &mut cost,
+        ),
     }
     cost
 }
@@ -161,8 +166,8 @@ fn visible_pairs(t: usize, s: usize, causal: bool) -> u64 {
 }
 
 /// `Backend::indexed`'s steps: the ids and the rows or elements they name,
-/// one add an element summed in.
-fn indexed(plan: &Plan, step: &Step, cost: &mut Cost) {
+/// one add an element summed in; `out` is the result's dtype.
+fn indexed(plan: &Plan, step: &Step, out: sexpgpu_graph::DType, cost: &mut Cost) {
     let n = |x: &usize| *x as u64;
     // Elements read of each operand, in `Step::reads` order.
     let (counts, flops) = match step {
@@ -180,21 +185,32 @@ fn indexed(plan: &Plan, step: &Step, cost: &mut Cost) {
         Step::ScatterAdd {
             base_dims,
             idx_dims,
+            in_place,
             ..
         } => {
             let values = product(idx_dims);
-            (vec![product(base_dims), values, values], values)
+            if *in_place {
+                // The places named (at most one a value) are read and
+                // written in `out`; the rest of it is not touched.
+                let places = values.min(product(base_dims));
+                let bytes = places * crate::plan::element_bytes(out) as u64;
+                cost.written = bytes;
+                cost.read = bytes;
+                (vec![values, values], values)
+            } else {
+                (vec![product(base_dims), values, values], values)
+            }
         }
         Step::LinearScan { dims, .. } => (vec![product(dims); 2], 2 * product(dims)),
         Step::Argsort { dims, .. } => (vec![product(dims)], 0),
         _ => (Vec::new(), 0),
     };
-    cost.read = step
+    cost.read += step
         .reads()
         .into_iter()
         .zip(counts)
         .map(|(loc, count)| distinct_read(plan, loc, count))
-        .sum();
+        .sum::<u64>();
     cost.flops = flops;
 }
 
