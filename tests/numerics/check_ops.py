@@ -421,7 +421,121 @@ def slice_step(case, x):
     return x[tuple(index)]
 
 
+def int_pow(case, w):
+    """PyTorch's integer `pow`: wrapping, and where the exponent is
+    negative 1 for a base of 1, ±1 for -1, else 0."""
+    e = np.asarray(case["number"], dtype=np.int64) if "number" in case else w[1]
+    x, e = np.broadcast_arrays(w[0], e)
+    power = np.power(x, np.maximum(e, 0))
+    inverse = np.where(x == 1, 1, np.where(x == -1, np.where(e % 2 == 1, -1, 1), 0))
+    return np.where(e < 0, inverse, power)
+
+
+def repeat_interleave(case, x):
+    repeats = case["repeats"]
+    repeats = repeats[0] if len(repeats) == 1 else repeats
+    return np.repeat(x, repeats, axis=case["axis"])
+
+
+def scatter(case, w, d):
+    """PyTorch's `scatter` (the last of repeated ids kept) and
+    `scatter_reduce`, one id at a time in row-major order."""
+    base, idx, src = w
+    axis = case["axis"] % base.ndim
+    sent = {}
+    for i in np.ndindex(idx.shape):
+        target = i[:axis] + (int(idx[i]),) + i[axis + 1 :]
+        sent.setdefault(target, []).append(src[i])
+    out = base.copy()
+    how = case.get("reduce")
+    for target, values in sent.items():
+        if how is None:
+            out[target] = values[-1]
+            continue
+        values = ([base[target]] if case["include_self"] else []) + values
+        if how == "mean":
+            total = np.sum(values)
+            out[target] = total / len(values) if base.dtype.kind == "f" else total // len(values)
+        else:
+            out[target] = {"sum": np.sum, "prod": np.prod, "amax": np.max, "amin": np.min}[how](values)
+    return finish(out, d)
+
+
+def pad(case, x):
+    """PyTorch's `F.pad`, negative amounts cropping: `reflect` and
+    `replicate` read about the input's own borders, the others crop first."""
+    pairs, mode = case["pairs"], case["mode"]
+    first = x.ndim - len(pairs)
+    for i, (lo, hi) in enumerate(pairs):
+        axis, n = first + i, x.shape[first + i]
+        if mode in ("reflect", "replicate"):
+            at = np.arange(-lo, n + hi)
+            at = n - 1 - np.abs(n - 1 - np.abs(at)) if mode == "reflect" else np.clip(at, 0, n - 1)
+            x = np.take(x, at, axis=axis)
+            continue
+        x = np.take(x, np.arange(max(-lo, 0), n - max(-hi, 0)), axis=axis)
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        if mode == "constant":
+            x = np.pad(x, widths, constant_values=case["value"])
+        elif x.shape[axis]:
+            x = np.pad(x, widths, mode="wrap")
+    return x
+
+
+def max_pool_indices(case, x):
+    """PyTorch's `max_pool2d` indices: the first in-bounds element of a
+    window, replaced by each larger one and each NaN."""
+    (kh, kw), (sh, sw), (ph, pw) = case["window"], case["stride"], case["padding"]
+    height, width = x.shape[-2:]
+    oh, ow = (height + 2 * ph - kh) // sh + 1, (width + 2 * pw - kw) // sw + 1
+    out = np.zeros(x.shape[:-2] + (oh, ow), dtype=np.int64)
+    for lead in np.ndindex(x.shape[:-2]):
+        for i, j in np.ndindex(oh, ow):
+            best, at = -np.inf, None
+            for a, b in np.ndindex(kh, kw):
+                h, w = i * sh - ph + a, j * sw - pw + b
+                if 0 <= h < height and 0 <= w < width:
+                    v = x[lead + (h, w)]
+                    at = h * width + w if at is None else at
+                    if v > best or np.isnan(v):
+                        best, at = v, h * width + w
+            out[lead + (i, j)] = at
+    return out
+
+
+def max_unpool(case, x):
+    """`max_pool2d` then `max_unpool2d` to the input's size."""
+    indices = max_pool_indices(case, x)
+    out = np.zeros_like(x)
+    for lead in np.ndindex(x.shape[:-2]):
+        plane, at = x[lead].ravel(), indices[lead].ravel()
+        out[lead].reshape(-1)[at] = plane[at]
+    return out
+
+
+def index_many(case, w):
+    """NumPy's advanced indexing, which places the broadcast index shape as
+    PyTorch does."""
+    x, ids = w[0], w[1:]
+    index = [slice(None)] * x.ndim
+    for axis, i in zip(case["axes"], ids):
+        index[axis] = i
+    return x[tuple(index)]
+
+
 COMPOSED = {
+    "index-many": lambda case, w, d: index_many(case, w),
+    "max-pool-indices": lambda case, w, d: max_pool_indices(case, w[0]),
+    "max-unpool": lambda case, w, d: finish(max_unpool(case, w[0]), d),
+    "pad": lambda case, w, d: finish(pad(case, w[0]), d),
+    "scatter": scatter,
+    "scatter-reduce": scatter,
+    "diagonal": lambda case, w, d: np.diagonal(w[0], case["offset"], case["axis1"], case["axis2"]),
+    "diag": lambda case, w, d: np.diag(w[0], case["k"]),
+    "repeat-interleave": lambda case, w, d: repeat_interleave(case, w[0]),
+    "logaddexp": lambda case, w, d: finish(np.logaddexp(w[0], w[1]), d),
+    "int-pow": lambda case, w, d: finish(int_pow(case, w), d),
     "cummax-indices": lambda case, w, d: cum_indices(case, w[0], True),
     "cummin-indices": lambda case, w, d: cum_indices(case, w[0], False),
     "prod": lambda case, w, d: prod(case, w, d),

@@ -12,15 +12,10 @@ value and gradient, over both tails and every kink.
 
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
-
-from binaries import binary
+from torch_compare import f32, grad, run_program, same
 
 PROGRAM = """
 (require nn)
@@ -143,15 +138,6 @@ PROGRAM = """
 """
 
 
-@pytest.fixture(scope="session")
-def sexpgpu() -> str:
-    return os.environ.get("SEXPGPU_BIN") or str(binary("sexpgpu"))
-
-
-def f32(values) -> np.ndarray:
-    return np.array(values, dtype=np.float32)
-
-
 INF = np.inf
 
 ARRAYS = {
@@ -228,21 +214,10 @@ ACTIVATIONS = {
 }
 
 
-def grad(f, x: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
-    t = torch.tensor(x, requires_grad=True)
-    y = f(t)
-    (y if weight is None else y * torch.tensor(weight)).sum().backward()
-    return t.grad.numpy()
-
-
 @pytest.fixture(scope="module")
-def out(sexpgpu, tmp_path_factory) -> dict[str, np.ndarray]:
+def out(tmp_path_factory) -> dict[str, np.ndarray]:
     folder = tmp_path_factory.mktemp("edges")
-    np.savez(folder / "in.npz", **ARRAYS)
-    (folder / "edges.sx").write_text(PROGRAM)
-    run = subprocess.run(
-        [sexpgpu, "run", "edges.sx"], cwd=folder, capture_output=True, text=True
-    )
+    run = run_program(folder, PROGRAM, ARRAYS)
     assert run.returncode == 0, run.stderr
     # The activations' file is read with its names prefixed `act:`.
     return {
@@ -250,14 +225,6 @@ def out(sexpgpu, tmp_path_factory) -> dict[str, np.ndarray]:
         for name in ("out", "act", "softmin", "losses")
         for k, v in np.load(folder / f"{name}.npz").items()
     }
-
-
-def same(ours: np.ndarray, theirs, rtol: float = 1e-6, atol: float = 1e-30) -> None:
-    """Equal within f32 rounding, NaN where PyTorch has NaN and infinities
-    of the same sign where it has them."""
-    theirs = np.asarray(theirs, dtype=np.float32)
-    assert ours.dtype == np.float32 and ours.shape == theirs.shape
-    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
 
 
 @pytest.mark.parametrize("name", ["silu", "relu", "lse", "prod", "cumprod"])

@@ -1,5 +1,6 @@
-//! The structured operations (`conv`, `conv-transpose`, the pools, `pad`,
-//! `interpolate`, `einsum`) against PyTorch: each case builds one op on
+//! The structured operations (`conv`, `conv-transpose`, the pools with
+//! `ceil_mode`, `pad` with crops, `interpolate` with `nearest-exact`,
+//! `einsum`) against PyTorch: each case builds one op on
 //! random parameters, takes `sum(out * cot)` for a random cotangent and its
 //! gradients, and writes parameters, output and gradients as `.npy` with
 //! the PyTorch expression that should give them; `torch_structured.py`
@@ -173,6 +174,15 @@ fn pool(window: &[i64], stride: Option<&[i64]>, padding: &[i64], include: bool) 
         padding: each(padding),
         dilation: PerAxis::All(1),
         count_include_pad: include,
+        ceil_mode: false,
+    }
+}
+
+/// `opts` with PyTorch's `ceil_mode`.
+fn ceil(opts: PoolOptions) -> PoolOptions {
+    PoolOptions {
+        ceil_mode: true,
+        ..opts
     }
 }
 
@@ -239,6 +249,42 @@ fn pool_cases() -> Vec<Case> {
             |g, p| g.avg_pool(p[0], &pool(&[2, 2, 2], Some(&[1, 1, 1]), &[1, 1, 1], false)),
         ),
         case(
+            "max_pool2d_ceil",
+            &[&[2, 2, 7, 8]],
+            "F.max_pool2d(p0, 3, stride=2, padding=1, ceil_mode=True)",
+            |g, p| g.max_pool(p[0], &ceil(pool(&[3, 3], Some(&[2, 2]), &[1, 1], true))),
+        ),
+        case(
+            "max_pool1d_ceil_dilation",
+            &[&[2, 3, 10]],
+            "F.max_pool1d(p0, 3, stride=3, dilation=2, ceil_mode=True)",
+            |g, p| {
+                let opts = PoolOptions {
+                    dilation: PerAxis::All(2),
+                    ..ceil(pool(&[3], Some(&[3]), &[0], true))
+                };
+                g.max_pool(p[0], &opts)
+            },
+        ),
+        case(
+            "avg_pool2d_ceil",
+            &[&[1, 2, 6, 7]],
+            "F.avg_pool2d(p0, (3, 2), stride=2, ceil_mode=True)",
+            |g, p| g.avg_pool(p[0], &ceil(pool(&[3, 2], Some(&[2, 2]), &[0, 0], true))),
+        ),
+        case(
+            "avg_pool1d_ceil_padding",
+            &[&[2, 1, 8]],
+            "F.avg_pool1d(p0, 4, stride=3, padding=2, ceil_mode=True)",
+            |g, p| g.avg_pool(p[0], &ceil(pool(&[4], Some(&[3]), &[2], true))),
+        ),
+        case(
+            "avg_pool2d_ceil_exclude_pad",
+            &[&[1, 2, 5, 6]],
+            "F.avg_pool2d(p0, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)",
+            |g, p| g.avg_pool(p[0], &ceil(pool(&[3, 3], Some(&[2, 2]), &[1, 1], false))),
+        ),
+        case(
             "adaptive_avg_pool2d",
             &[&[2, 3, 7, 5]],
             "F.adaptive_avg_pool2d(p0, (3, 5))",
@@ -283,6 +329,30 @@ fn pad_cases() -> Vec<Case> {
             pad(&[(4, 1)], PadMode::Replicate, 0.0),
         ),
         case(
+            "pad_reflect_after_crop",
+            &[&[2, 3, 6]],
+            "F.pad(p0, (-3, 4), mode='reflect')",
+            pad(&[(-3, 4)], PadMode::Reflect, 0.0),
+        ),
+        case(
+            "pad_reflect_crops_2d",
+            &[&[1, 2, 5, 6]],
+            "F.pad(p0, (-2, 5, 2, -3), mode='reflect')",
+            pad(&[(2, -3), (-2, 5)], PadMode::Reflect, 0.0),
+        ),
+        case(
+            "pad_replicate_past_the_crop",
+            &[&[2, 2, 6]],
+            "F.pad(p0, (-7, 3), mode='replicate')",
+            pad(&[(-7, 3)], PadMode::Replicate, 0.0),
+        ),
+        case(
+            "pad_constant_cropped_to_nothing",
+            &[&[2, 2, 6]],
+            "F.pad(p0, (-6, 2), value=0.5)",
+            pad(&[(-6, 2)], PadMode::Constant, 0.5),
+        ),
+        case(
             "pad_circular",
             &[&[1, 2, 3, 4, 2]],
             "F.pad(p0, (1, 2, 4, 0, 0, 3), mode='circular')",
@@ -307,6 +377,18 @@ fn resize_cases() -> Vec<Case> {
             &[&[1, 2, 7, 6]],
             "F.interpolate(p0, size=(3, 4), mode='nearest')",
             resize(&[3, 4], Resize::Nearest, false),
+        ),
+        case(
+            "nearest_exact1d",
+            &[&[2, 3, 5]],
+            "F.interpolate(p0, size=8, mode='nearest-exact')",
+            resize(&[8], Resize::NearestExact, false),
+        ),
+        case(
+            "nearest_exact2d_down",
+            &[&[1, 2, 7, 9]],
+            "F.interpolate(p0, size=(3, 4), mode='nearest-exact')",
+            resize(&[3, 4], Resize::NearestExact, false),
         ),
         case(
             "linear1d",

@@ -372,6 +372,11 @@ fn copy_typed(
             copy_in_tiles(src, sv, 0, dv, out);
         }
     }
+    if n == 0 {
+        // An empty piece (of a `concat` along another axis) copies nothing;
+        // its view's offset may lie past the end of the output.
+        return Ok(());
+    }
     match (src, out) {
         (TensorData::F32(s), TensorData::F32(o)) => go(threads, s, src_view, dst_view, n, o),
         (TensorData::BF16(s), TensorData::BF16(o)) => go(threads, s, src_view, dst_view, n, o),

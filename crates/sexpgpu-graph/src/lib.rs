@@ -40,7 +40,7 @@ pub mod random;
 mod shape;
 mod tensor;
 
-pub use build::{ConvOptions, ConvPadding, PadMode, PerAxis, PoolOptions, Resize};
+pub use build::{ConvOptions, ConvPadding, PadMode, PerAxis, PoolOptions, Resize, ScatterReduce};
 pub use dtype::{hash_f64, DType, Scalar};
 pub use error::{OpError, OpErrorKind};
 pub use exec::{execute, execute_f64, sort_lines, total_order, ExecError};

@@ -245,6 +245,7 @@ impl Builder {
             padding: PerAxis::All(padding),
             dilation: PerAxis::All(1),
             count_include_pad: padding == 0,
+            ceil_mode: false,
         };
         match rng.int(0, 6) {
             0 => {

@@ -170,7 +170,7 @@ impl Graph {
 
     /// The reduced axes of `x` for `name`, checked as `reduce` checks them
     /// (`None` is every axis); `nonempty` refuses an axis of length 0.
-    fn reduced_axes(
+    pub(super) fn reduced_axes(
         &self,
         name: &str,
         x: NodeId,
@@ -213,6 +213,9 @@ impl Graph {
         axes: Option<&[i64]>,
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
+        if self.dtype(x) == DType::Bool {
+            return self.bool_extreme(false, x, axes, keepdims);
+        }
         let dtype = self.dtype_where("min", x, DType::is_numeric, "a float or integer tensor")?;
         let axes: Vec<i64> = self
             .reduced_axes("min", x, axes, true)?

@@ -35,7 +35,9 @@ impl Graph {
     }
 
     /// `(+ a b)` and the other elementwise pairs. Operands may be plain
-    /// numbers next to a tensor; shapes broadcast as NumPy does.
+    /// numbers next to a tensor; shapes broadcast as NumPy does. `pow` of
+    /// integers and `maximum`/`minimum` of `bool`s are compositions
+    /// (`binary_composed`).
     pub fn binary(
         &mut self,
         op: BinaryOp,
@@ -43,7 +45,11 @@ impl Graph {
         b: impl Into<Operand>,
     ) -> Result<NodeId, OpError> {
         let name = op.symbol();
-        let ids = self.materialize(name, &[a.into(), b.into()], None)?;
+        let (a, b) = (a.into(), b.into());
+        if let Some(id) = self.binary_composed(op, a, b)? {
+            return Ok(id);
+        }
+        let ids = self.materialize(name, &[a, b], None)?;
         let dtype = self.same_dtype(name, &ids)?;
         if !op.operands().accepts(dtype) {
             return Err(OpError::dtype(format!(

@@ -133,7 +133,7 @@ impl Graph {
         Ok(dtype)
     }
 
-    fn check_ids(&self, op: &str, what: &str, ids: NodeId) -> Result<(), OpError> {
+    pub(super) fn check_ids(&self, op: &str, what: &str, ids: NodeId) -> Result<(), OpError> {
         let dtype = self.dtype(ids);
         if !dtype.is_integer() {
             return Err(OpError::dtype(format!(
@@ -144,7 +144,7 @@ impl Graph {
     }
 
     /// The shared rule of `gather` and `scatter-add`.
-    fn check_along(
+    pub(super) fn check_along(
         &self,
         op: &str,
         data: &Shape,

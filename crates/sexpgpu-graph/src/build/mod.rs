@@ -5,8 +5,11 @@
 
 mod attention;
 mod compose;
+mod compose_index;
 mod compose_layout;
+mod compose_math;
 mod compose_scan;
+mod compose_scatter;
 mod conv;
 mod create;
 mod einsum;
@@ -15,8 +18,10 @@ mod indexing;
 mod layout;
 mod pool;
 mod reduce;
+mod unpool;
 mod window;
 
+pub use compose_scatter::ScatterReduce;
 pub use conv::{ConvOptions, ConvPadding};
 pub use pool::{PoolOptions, Resize};
 pub use window::{PadMode, PerAxis};

@@ -19,12 +19,17 @@ pub struct PoolOptions {
     pub dilation: PerAxis,
     /// `avg-pool`: padded elements count in the divisor.
     pub count_include_pad: bool,
+    /// Output lengths rounded up (PyTorch's `ceil_mode`): a last window
+    /// may run past the end, if it starts inside the input or its padding.
+    pub ceil_mode: bool,
 }
 
 /// How `interpolate` fills in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resize {
     Nearest,
+    /// PyTorch's `nearest-exact`: the input nearest each output's centre.
+    NearestExact,
     Linear,
     Bilinear,
     Trilinear,
@@ -35,6 +40,7 @@ impl Resize {
     pub fn name(self) -> &'static str {
         match self {
             Resize::Nearest => "nearest",
+            Resize::NearestExact => "nearest-exact",
             Resize::Linear => "linear",
             Resize::Bilinear => "bilinear",
             Resize::Trilinear => "trilinear",
@@ -45,6 +51,7 @@ impl Resize {
     pub fn from_keyword(name: &str) -> Option<Resize> {
         [
             Resize::Nearest,
+            Resize::NearestExact,
             Resize::Linear,
             Resize::Bilinear,
             Resize::Trilinear,
@@ -55,12 +62,26 @@ impl Resize {
 }
 
 /// The checked windows of a pool: spatial axes start at `first`.
-struct PoolGeometry {
-    first: usize,
-    window: Vec<usize>,
+#[derive(Clone)]
+pub(super) struct PoolGeometry {
+    pub(super) first: usize,
+    pub(super) window: Vec<usize>,
     stride: Vec<usize>,
     padding: Vec<usize>,
     dilation: Vec<usize>,
+    /// Padding after each axis's end that `ceil_mode` adds.
+    extra: Vec<usize>,
+}
+
+impl PoolGeometry {
+    /// Pooled axis `i`'s stride, padding and window.
+    pub(super) fn stride_padding_window(&self, i: usize) -> (i64, i64, i64) {
+        (
+            self.stride[i] as i64,
+            self.padding[i] as i64,
+            self.window[i] as i64,
+        )
+    }
 }
 
 impl Graph {
@@ -69,13 +90,7 @@ impl Graph {
     pub fn max_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
         let op = "max-pool";
         let geo = self.pool_geometry(op, x, opts)?;
-        let dtype = self.dtype(x);
-        let lowest = match dtype {
-            DType::I32 => Scalar::Int(i64::from(i32::MIN)),
-            DType::I64 => Scalar::Int(i64::MIN),
-            _ => Scalar::Float(f64::NEG_INFINITY),
-        };
-        let windows = self.pool_windows(op, x, &geo, lowest)?;
+        let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
         let axes: Vec<i64> = (0..geo.window.len())
             .map(|i| (geo.first + 2 * i + 1) as i64)
             .collect();
@@ -93,13 +108,14 @@ impl Graph {
         let d = geo.window.len();
         let axes: Vec<i64> = (0..d).map(|i| (geo.first + 2 * i + 1) as i64).collect();
         let sums = self.reduce(ReduceOp::Sum, windows, Some(&axes), false)?;
-        if opts.count_include_pad {
+        if opts.count_include_pad && geo.extra.iter().all(|&e| e == 0) {
             let size: usize = geo.window.iter().product();
             return self.binary(BinaryOp::Div, sums, size as f64);
         }
         let dims = self.shape(x).dims().to_vec();
+        let include = opts.count_include_pad;
         let per_axis: Vec<Vec<f64>> = (0..d)
-            .map(|i| inside_counts(dims[geo.first + i], &geo, i))
+            .map(|i| inside_counts(dims[geo.first + i], &geo, i, include))
             .collect();
         let outs: Vec<usize> = per_axis.iter().map(Vec::len).collect();
         let mut counts = vec![1.0];
@@ -114,7 +130,7 @@ impl Graph {
     }
 
     /// Checks the window against `x`'s last axes.
-    fn pool_geometry(
+    pub(super) fn pool_geometry(
         &mut self,
         op: &str,
         x: NodeId,
@@ -146,17 +162,31 @@ impl Graph {
                 )));
             }
         }
+        let first = shape.rank() - d;
+        let dilation = opts.dilation.resolve(op, "dilation", d, 1)?;
+        let extra = (0..d)
+            .map(|i| {
+                let n = shape.dims()[first + i];
+                let (k, s, p) = (window[i], stride[i], padding[i]);
+                if opts.ceil_mode {
+                    ceil_extra(n, k, s, p, dilation[i])
+                } else {
+                    0
+                }
+            })
+            .collect();
         Ok(PoolGeometry {
-            first: shape.rank() - d,
+            first,
             window,
             stride,
             padding,
-            dilation: opts.dilation.resolve(op, "dilation", d, 1)?,
+            dilation,
+            extra,
         })
     }
 
     /// The padded windows `[.. o1 k1 o2 k2 ..]` of a pool.
-    fn pool_windows(
+    pub(super) fn pool_windows(
         &mut self,
         op: &str,
         x: NodeId,
@@ -165,13 +195,14 @@ impl Graph {
     ) -> Result<NodeId, OpError> {
         let tiles = geo.stride == geo.window
             && geo.padding.iter().all(|&p| p == 0)
+            && geo.extra.iter().all(|&e| e == 0)
             && geo.dilation.iter().all(|&d| d == 1);
         if tiles {
             return self.tiles(op, x, geo);
         }
         let mut x = x;
-        for (i, &p) in geo.padding.iter().enumerate() {
-            let amount = (p as i64, p as i64);
+        for (i, (&p, &e)) in geo.padding.iter().zip(&geo.extra).enumerate() {
+            let amount = (p as i64, (p + e) as i64);
             x = self.pad_axis(op, x, geo.first + i, amount, PadMode::Constant, fill)?;
         }
         self.windows(op, x, geo.first, &geo.window, &geo.stride, &geo.dilation)
@@ -290,7 +321,7 @@ impl Graph {
         let op = "interpolate";
         let first = self.resize_axes(op, x, sizes, 2)?;
         let wanted = match mode {
-            Resize::Nearest | Resize::Linear => None,
+            Resize::Nearest | Resize::NearestExact | Resize::Linear => None,
             Resize::Bilinear => Some(2),
             Resize::Trilinear => Some(3),
         };
@@ -301,20 +332,18 @@ impl Graph {
                 sizes.len()
             )));
         }
-        if align_corners && mode == Resize::Nearest {
-            return Err(OpError::dim(
-                "interpolate: `:align-corners` is for the linear modes, not `:nearest`",
-            ));
+        if align_corners && matches!(mode, Resize::Nearest | Resize::NearestExact) {
+            return Err(OpError::dim(format!(
+                "interpolate: `:align-corners` is for the linear modes, not `:{}`",
+                mode.name()
+            )));
         }
         let mut x = x;
         for (i, &o) in sizes.iter().enumerate() {
             let axis = first + i;
             let (n, o) = (self.shape(x).dims()[axis], o as usize);
-            x = if mode == Resize::Nearest {
-                let scale = n as f32 / o as f32;
-                let ids: Vec<usize> = (0..o)
-                    .map(|j| ((j as f32 * scale).floor() as usize).min(n - 1))
-                    .collect();
+            x = if matches!(mode, Resize::Nearest | Resize::NearestExact) {
+                let ids = nearest(n, o, mode == Resize::NearestExact);
                 self.take(x, axis, &[o], &ids)?
             } else {
                 self.linear_axis(x, axis, o, align_corners)?
@@ -365,24 +394,70 @@ impl Graph {
     }
 }
 
-/// For `avg-pool` without padding in the divisor: how many elements of each
-/// window along axis `i` lie inside the unpadded input of length `n`.
-fn inside_counts(n: usize, geo: &PoolGeometry, i: usize) -> Vec<f64> {
+/// The lowest value of a dtype, with which `max-pool` pads.
+pub(super) fn lowest(dtype: DType) -> Scalar {
+    match dtype {
+        DType::I32 => Scalar::Int(i64::from(i32::MIN)),
+        DType::I64 => Scalar::Int(i64::MIN),
+        _ => Scalar::Float(f64::NEG_INFINITY),
+    }
+}
+
+/// The input each of `o` outputs takes from `n`, as PyTorch computes it:
+/// `floor(j scale)` for `nearest`, `floor((j + 0.5) scale)` for
+/// `nearest-exact` (the product in f64, rounded to f32 as `floorf` takes
+/// it), with `scale = n / o` in f32.
+fn nearest(n: usize, o: usize, exact: bool) -> Vec<usize> {
+    let scale = n as f32 / o as f32;
+    (0..o)
+        .map(|j| {
+            let at = if exact {
+                ((j as f64 + 0.5) * f64::from(scale)) as f32
+            } else {
+                j as f32 * scale
+            };
+            (at.floor() as usize).min(n - 1)
+        })
+        .collect()
+}
+
+/// For `avg-pool`'s divisor: how many elements of each window along axis
+/// `i` lie inside the unpadded input of length `n`, or with `include_pad`
+/// inside the padded one (not the end `ceil_mode` adds), as PyTorch's.
+fn inside_counts(n: usize, geo: &PoolGeometry, i: usize, include_pad: bool) -> Vec<f64> {
     let (k, s, p, dil) = (
         geo.window[i],
         geo.stride[i],
         geo.padding[i],
         geo.dilation[i],
     );
-    let out = window_count("avg-pool", n + 2 * p, k, s, dil, 0).unwrap_or(0);
+    let padded = n + 2 * p + geo.extra[i];
+    let out = window_count("avg-pool", padded, k, s, dil, 0).unwrap_or(0);
+    let (lo, hi) = if include_pad {
+        (0, n + 2 * p)
+    } else {
+        (p, n + p)
+    };
     (0..out)
         .map(|o| {
             (0..k)
-                .filter(|j| {
-                    let at = o * s + j * dil;
-                    at >= p && at < n + p
-                })
+                .filter(|j| (lo..hi).contains(&(o * s + j * dil)))
                 .count() as f64
         })
         .collect()
+}
+
+/// The padding `ceil_mode` adds after an axis of length `n`: PyTorch's
+/// output length rounded up, less one when the last window would start
+/// past the input and its left padding.
+fn ceil_extra(n: usize, k: usize, s: usize, p: usize, dil: usize) -> usize {
+    let (span, padded) = (dil * (k.max(1) - 1) + 1, n + 2 * p);
+    if padded < span || s == 0 {
+        return 0;
+    }
+    let mut out = (padded - span).div_ceil(s) + 1;
+    if (out - 1) * s >= n + p {
+        out -= 1;
+    }
+    ((out - 1) * s + span).saturating_sub(padded)
 }

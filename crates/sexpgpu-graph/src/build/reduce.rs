@@ -12,7 +12,7 @@ use crate::shape::{
 impl Graph {
     /// `(sum x :axes [..] :keepdims ..)`, `(max ...)`: `axes` `None` means
     /// every axis; an empty list reduces nothing and adds no node. Numeric
-    /// dtypes only; `max` over an axis of length 0 has no answer and is refused.
+    /// dtypes only (`max` of `bool` is `any`); `max` over an axis of length 0 has no answer and is refused.
     pub fn reduce(
         &mut self,
         op: ReduceOp,
@@ -21,6 +21,9 @@ impl Graph {
         keepdims: bool,
     ) -> Result<NodeId, OpError> {
         let name = op.name();
+        if op == ReduceOp::Max && self.dtype(x) == DType::Bool {
+            return self.bool_extreme(true, x, axes, keepdims);
+        }
         let dtype = self.dtype_where(name, x, DType::is_numeric, "a float or integer tensor")?;
         let from = self.shape(x).clone();
         let mut reduced = vec![false; from.rank()];

@@ -211,10 +211,47 @@ fn binary_errors() {
     check(
         |g| {
             let a = x(g, &[2], DType::Bool);
+            g.binary(BinaryOp::ShiftLeft, a, a)
+        },
+        expect![[r#"
+            error[E-DIM-002]: shift-left: expects integer tensors, got bool
+        "#]],
+    );
+    // PyTorch's `maximum` of `bool`s is their or; `pow` of integers is
+    // squarings, and a negative number exponent is refused as PyTorch's is.
+    check(
+        |g| {
+            let a = x(g, &[2], DType::Bool);
             g.binary(BinaryOp::Maximum, a, a)
         },
         expect![[r#"
-            error[E-DIM-002]: maximum: expects float or integer tensors, got bool
+            graph t (inputs 1, params 0, nodes 2)
+              %0 = input x0                   [2] bool
+              %1 = bit-or %0 %0               [2] bool
+              return %1
+        "#]],
+    );
+    check(
+        |g| {
+            let a = x(g, &[2], DType::I32);
+            g.binary(BinaryOp::Pow, a, 3i64)
+        },
+        expect![[r#"
+            graph t (inputs 1, params 0, nodes 3)
+              %0 = input x0                   [2] i32
+              %1 = mul %0 %0                  [2] i32
+              %2 = mul %0 %1                  [2] i32
+              return %2
+        "#]],
+    );
+    check(
+        |g| {
+            let a = x(g, &[2], DType::I32);
+            g.binary(BinaryOp::Pow, a, -2i64)
+        },
+        expect![[r#"
+            error[E-DIM-002]: pow: integers to negative integer powers are not allowed (exponent -2)
+            note: PyTorch refuses them too; cast the base to a float dtype first
         "#]],
     );
     check(

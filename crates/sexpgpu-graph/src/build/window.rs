@@ -160,8 +160,11 @@ impl Graph {
         self.transpose(picked, &back)
     }
 
-    /// One axis padded by `lo` before and `hi` after (negative amounts crop
-    /// first); `value` fills in `Constant` mode.
+    /// One axis padded by `lo` before and `hi` after, a negative amount
+    /// cropping, as PyTorch's `F.pad`: `reflect` and `replicate` read the
+    /// whole input (a reflection after a crop is about the input's own
+    /// border), `constant` and `circular` crop first; `value` fills in
+    /// `Constant` mode.
     pub(crate) fn pad_axis(
         &mut self,
         op: &str,
@@ -176,11 +179,24 @@ impl Graph {
         let grown = i128::from(n) + i128::from(lo) + i128::from(hi);
         dims[axis] = usize::try_from(grown.clamp(0, MAX_ELEMENTS as i128 + 1)).unwrap_or(0);
         fits(op, "the padded tensor", &dims)?;
+        if lo == 0 && hi == 0 {
+            return Ok(x);
+        }
+        if matches!(mode, PadMode::Reflect | PadMode::Replicate) {
+            return self.pad_from_input(op, x, axis, (lo, hi), mode);
+        }
         let kept = n + lo.min(0) + hi.min(0);
-        if kept <= 0 && (lo < 0 || hi < 0) {
+        let wraps = mode == PadMode::Circular && (lo > 0 || hi > 0);
+        let nothing_left = kept < 0 || (kept == 0 && wraps);
+        if nothing_left && (lo < 0 || hi < 0) {
             return Err(OpError::dim(format!(
                 "{op}: cropping [{lo} {hi}] leaves nothing of axis {axis}, of length {n}"
             )));
+        }
+        if kept == 0 {
+            // Cropped to nothing, then (PyTorch's) filled to the padded length.
+            let value = self.pad_value(op, x, value)?;
+            return self.full(Shape::new(dims), value, self.dtype(x));
         }
         let x = if lo < 0 || hi < 0 {
             self.slice(x, axis as i64, -lo.min(0), n + hi.min(0))?
@@ -188,37 +204,66 @@ impl Graph {
             x
         };
         let (lo, hi, n) = (lo.max(0) as usize, hi.max(0) as usize, kept as usize);
-        if lo == 0 && hi == 0 {
-            return Ok(x);
+        if mode == PadMode::Constant {
+            return self.pad_constant(op, x, axis, (lo, hi), value);
         }
-        let source: Box<dyn Fn(i64) -> i64> = match mode {
-            PadMode::Constant => return self.pad_constant(op, x, axis, (lo, hi), value),
-            PadMode::Reflect if lo >= n || hi >= n => {
-                return Err(OpError::dim(format!(
-                "{op}: reflect padding [{lo} {hi}] must be less than the length {n} of axis {axis}"
-            )))
-            }
-            PadMode::Circular if lo > n || hi > n => {
-                return Err(OpError::dim(format!(
+        if lo > n || hi > n {
+            return Err(OpError::dim(format!(
                 "{op}: circular padding [{lo} {hi}] must be at most the length {n} of axis {axis}"
-            )))
-            }
-            PadMode::Replicate if n == 0 => {
-                return Err(OpError::dim(format!(
-                    "{op}: replicate padding of axis {axis}, which is empty"
-                )))
-            }
-            PadMode::Reflect => {
-                let last = n as i64 - 1;
-                Box::new(move |i: i64| (last - (last - i.abs()).abs()).abs())
-            }
-            PadMode::Replicate => Box::new(move |i: i64| i.clamp(0, n as i64 - 1)),
-            PadMode::Circular => Box::new(move |i: i64| i.rem_euclid(n as i64)),
-        };
+            )));
+        }
         let ids: Vec<usize> = (-(lo as i64)..(n + hi) as i64)
-            .map(|i| source(i) as usize)
+            .map(|i| i.rem_euclid(n as i64) as usize)
             .collect();
         self.take(x, axis, &[ids.len()], &ids)
+    }
+
+    /// `reflect` and `replicate` padding by positions of the whole input
+    /// (of length `n`): output `j` reads input `j - lo`, reflected about
+    /// (or held at) the input's first and last elements.
+    fn pad_from_input(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        axis: usize,
+        (lo, hi): (i64, i64),
+        mode: PadMode,
+    ) -> Result<NodeId, OpError> {
+        let n = self.shape(x).dims()[axis] as i64;
+        if n + lo + hi <= 0 {
+            return Err(OpError::dim(format!(
+                "{op}: padding [{lo} {hi}] leaves nothing of axis {axis}, of length {n}"
+            )));
+        }
+        if mode == PadMode::Reflect && (lo >= n || hi >= n) {
+            return Err(OpError::dim(format!(
+                "{op}: reflect padding [{lo} {hi}] must be less than the length {n} of axis {axis}"
+            )));
+        }
+        if n == 0 {
+            return Err(OpError::dim(format!(
+                "{op}: replicate padding of axis {axis}, which is empty"
+            )));
+        }
+        let last = n - 1;
+        let ids: Vec<usize> = (-lo..n + hi)
+            .map(|i| match mode {
+                PadMode::Reflect => (last - (last - i.abs()).abs()).abs(),
+                _ => i.clamp(0, last),
+            } as usize)
+            .collect();
+        self.take(x, axis, &[ids.len()], &ids)
+    }
+
+    /// The padding value in `x`'s dtype, or why it does not fit.
+    fn pad_value(&self, op: &str, x: NodeId, value: Scalar) -> Result<Scalar, OpError> {
+        let dtype = self.dtype(x);
+        value.convert_to(dtype).ok_or_else(|| {
+            OpError::dtype(format!(
+                "{op}: the padding value {value} is {}, but the tensor is {dtype}",
+                value.kind_phrase()
+            ))
+        })
     }
 
     /// Constant padding: `concat` of filled blocks around `x`.
@@ -231,12 +276,7 @@ impl Graph {
         value: Scalar,
     ) -> Result<NodeId, OpError> {
         let dtype = self.dtype(x);
-        let value = value.convert_to(dtype).ok_or_else(|| {
-            OpError::dtype(format!(
-                "{op}: the padding value {value} is {}, but the tensor is {dtype}",
-                value.kind_phrase()
-            ))
-        })?;
+        let value = self.pad_value(op, x, value)?;
         let mut parts = Vec::new();
         for (amount, is_lo) in [(lo, true), (hi, false)] {
             if amount > 0 {

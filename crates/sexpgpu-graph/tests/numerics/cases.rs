@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use sexpgpu_graph::{
-    to_npy, BinaryOp, CompareOp, DType, ExecError, Graph, NodeId, OpError, Operands, ReduceOp,
-    Scalar, Shape, Tensor, UnaryOp,
+    to_npy, BinaryOp, CompareOp, DType, ExecError, Graph, NodeId, OpError, Operands, PadMode,
+    PerAxis, PoolOptions, ReduceOp, Scalar, ScatterReduce, Shape, Tensor, UnaryOp,
 };
 use uitest::support::Rng;
 
@@ -717,6 +717,12 @@ fn composed_cases(c: &mut Cases<'_>) {
         });
     }
     composed_float_cases(c);
+    pytorch_math_cases(c);
+    pytorch_index_cases(c);
+    pytorch_scatter_cases(c);
+    pytorch_pad_cases(c);
+    pytorch_unpool_cases(c);
+    pytorch_advanced_index_cases(c);
     sort_cases(c);
     scan_and_layout_cases(c);
 }
@@ -978,6 +984,200 @@ fn composed_float_cases(c: &mut Cases<'_>) {
                 vec![x.clone()],
                 0,
                 &move |g, i| g.unary(op, i[0]),
+            );
+        }
+    }
+}
+
+/// `logaddexp` with infinities, `pow` of integers (negative, zero and
+/// overflowing exponents), and the extremes of `bool` tensors.
+fn pytorch_math_cases(c: &mut Cases<'_>) {
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let a = [-inf, inf, inf, 1.0, nan, -1e30, 0.0, 88.0, -3.0, 2.0];
+    let b = [-inf, inf, -inf, -inf, 1.0, 3.0, 0.0, 89.0, 5.0, 2.0];
+    for dtype in FLOATS {
+        let a = Tensor::from_f64s(Shape::from([2, 5]), &a, dtype).unwrap();
+        let b = Tensor::from_f64s(Shape::from([2, 5]), &b, dtype).unwrap();
+        c.add(json!({"op": "logaddexp"}), vec![a, b], 0, &|g, i| {
+            g.logaddexp(i[0], i[1])
+        });
+    }
+    for dtype in [DType::I32, DType::I64] {
+        let (x, e) = (
+            c.rand(&[3, 4], dtype, -4.0, 4.0),
+            c.rand(&[4], dtype, -3.0, 40.0),
+        );
+        c.add(json!({"op": "int-pow"}), vec![x.clone(), e], 0, &|g, i| {
+            g.binary(BinaryOp::Pow, i[0], i[1])
+        });
+        for n in [0, 1, 7, 41] {
+            c.add(
+                json!({"op": "int-pow", "number": n}),
+                vec![x.clone()],
+                0,
+                &move |g, i| g.binary(BinaryOp::Pow, i[0], n),
+            );
+        }
+    }
+    let (p, q) = (
+        c.rand(&[2, 3], DType::Bool, 0.0, 1.0),
+        c.rand(&[3], DType::Bool, 0.0, 1.0),
+    );
+    for op in [BinaryOp::Maximum, BinaryOp::Minimum] {
+        c.add(
+            json!({"op": op.name()}),
+            vec![p.clone(), q.clone()],
+            0,
+            &move |g, i| g.binary(op, i[0], i[1]),
+        );
+    }
+    for keepdims in [false, true] {
+        let spec = json!({"op": "max", "axes": [1], "keepdims": keepdims});
+        c.add(spec, vec![p.clone()], 0, &move |g, i| {
+            g.reduce(ReduceOp::Max, i[0], Some(&[1]), keepdims)
+        });
+        let spec = json!({"op": "min", "axes": null, "keepdims": keepdims});
+        c.add(spec, vec![p.clone()], 0, &move |g, i| {
+            g.reduce_min(i[0], None, keepdims)
+        });
+    }
+}
+
+/// `diagonal` (offsets inside and past the matrix), `diag` both ways and
+/// `repeat-interleave`, on every dtype.
+fn pytorch_index_cases(c: &mut Cases<'_>) {
+    for dtype in [DType::F32, DType::I64, DType::Bool] {
+        let x = c.rand(&[3, 4, 5], dtype, -5.0, 5.0);
+        for (offset, axis1, axis2) in [(0, 0, 1), (1, 2, 0), (-2, -1, 1), (9, 0, 2)] {
+            let spec = json!({"op": "diagonal", "offset": offset, "axis1": axis1, "axis2": axis2});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.diagonal(i[0], offset, axis1, axis2)
+            });
+        }
+        for (dims, k) in [(&[4][..], 0), (&[3], -2), (&[4, 3], 1), (&[3, 5], -1)] {
+            let v = c.rand(dims, dtype, -5.0, 5.0);
+            c.add(json!({"op": "diag", "k": k}), vec![v], 0, &move |g, i| {
+                g.diag(i[0], k)
+            });
+        }
+        for (repeats, axis) in [(&[2][..], Some(1)), (&[1, 0, 3], Some(0)), (&[3], None)] {
+            let spec = json!({"op": "repeat-interleave", "repeats": repeats, "axis": axis});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.repeat_interleave(i[0], repeats, axis)
+            });
+        }
+    }
+}
+
+/// `scatter` and `scatter-reduce` with every reduction, with and without
+/// the base's own values, ids repeated.
+fn pytorch_scatter_cases(c: &mut Cases<'_>) {
+    for dtype in [DType::F32, DType::I32] {
+        let base = c.rand(&[3, 4], dtype, -5.0, 5.0);
+        let (idx, src) = (
+            c.rand(&[2, 4], DType::I64, 0.0, 2.0),
+            c.rand(&[2, 4], dtype, -5.0, 5.0),
+        );
+        let args = vec![base.clone(), idx.clone(), src.clone()];
+        c.add(
+            json!({"op": "scatter", "axis": 0}),
+            args.clone(),
+            0,
+            &|g, i| g.scatter(i[0], i[1], i[2], 0),
+        );
+        for name in ScatterReduce::NAMES {
+            let reduce = ScatterReduce::from_keyword(name).unwrap();
+            if reduce == ScatterReduce::Prod && dtype.is_integer() {
+                continue;
+            }
+            for include_self in [true, false] {
+                let spec = json!({"op": "scatter-reduce", "reduce": name, "include_self": include_self, "axis": -1});
+                let (idx, src) = (
+                    c.rand(&[3, 5], DType::I64, 0.0, 3.0),
+                    c.rand(&[3, 5], dtype, -5.0, 5.0),
+                );
+                c.add(spec, vec![base.clone(), idx, src], 0, &move |g, i| {
+                    g.scatter_reduce(i[0], i[1], i[2], (-1, reduce, include_self))
+                });
+            }
+        }
+    }
+}
+
+/// `pad` with crops (PyTorch's `F.pad` with negative amounts), in every
+/// mode, and an empty crop padded again (a `concat` of empty pieces).
+fn pytorch_pad_cases(c: &mut Cases<'_>) {
+    let cases: [(&[(i64, i64)], PadMode); 7] = [
+        (&[(-1, 3), (2, -3)], PadMode::Reflect),
+        (&[(-4, 2), (-7, 4)], PadMode::Reflect),
+        (&[(3, -1), (-6, 2)], PadMode::Replicate),
+        (&[(-2, 1), (-6, 2)], PadMode::Constant),
+        (&[(-5, 0), (1, 1)], PadMode::Constant),
+        (&[(2, -1), (3, -1)], PadMode::Circular),
+        (&[(-1, -1), (0, 0)], PadMode::Circular),
+    ];
+    for dtype in [DType::F32, DType::I32] {
+        let x = c.rand(&[2, 5, 6], dtype, -5.0, 5.0);
+        for (pairs, mode) in cases {
+            let spec = json!({"op": "pad", "pairs": pairs, "mode": mode.name(), "value": 2});
+            c.add(spec, vec![x.clone()], 0, &move |g, i| {
+                g.pad(i[0], pairs, mode, Scalar::Int(2))
+            });
+        }
+    }
+}
+
+/// `max-pool`'s indices (ties, padding, overlapping windows) and
+/// `max-unpool` of them, back to the input's size.
+fn pytorch_unpool_cases(c: &mut Cases<'_>) {
+    let configs: [([i64; 2], [i64; 2], [i64; 2]); 3] = [
+        ([2, 2], [2, 2], [0, 0]),
+        ([3, 3], [2, 2], [1, 1]),
+        ([2, 3], [1, 2], [1, 0]),
+    ];
+    for dtype in [DType::F32, DType::I32] {
+        // Whole numbers in a small range, so windows hold ties.
+        let x = round_floats(c.rand(&[2, 3, 5, 6], dtype, -3.0, 3.0));
+        for (window, stride, padding) in configs {
+            let opts = PoolOptions {
+                window: PerAxis::Each(window.to_vec()),
+                stride: Some(PerAxis::Each(stride.to_vec())),
+                padding: PerAxis::Each(padding.to_vec()),
+                dilation: PerAxis::All(1),
+                count_include_pad: true,
+                ceil_mode: false,
+            };
+            let spec = json!({"window": window, "stride": stride, "padding": padding});
+            let mut indices = spec.clone();
+            indices["op"] = json!("max-pool-indices");
+            let o = opts.clone();
+            c.add(indices, vec![x.clone()], 0, &move |g, i| {
+                Ok(g.max_pool_with_indices(i[0], &o)?.1)
+            });
+            let mut unpool = spec;
+            unpool["op"] = json!("max-unpool");
+            c.add(unpool, vec![x.clone()], 0, &move |g, i| {
+                let (values, indices) = g.max_pool_with_indices(i[0], &opts)?;
+                g.max_unpool(values, indices, &opts, Some(&[5, 6]))
+            });
+        }
+    }
+}
+
+/// Advanced indexing with several index tensors, broadcast together, with
+/// negative and repeated ids, on adjacent, apart and inner axes.
+fn pytorch_advanced_index_cases(c: &mut Cases<'_>) {
+    for dtype in [DType::F32, DType::I64, DType::Bool] {
+        let x = c.rand(&[4, 5, 6], dtype, -5.0, 5.0);
+        let i = c.rand(&[2, 3], DType::I64, -4.0, 3.0);
+        let j = c.rand(&[3], DType::I32, -4.0, 3.0);
+        for axes in [[0, 1], [0, 2], [1, -1]] {
+            let spec = json!({"op": "index-many", "axes": axes});
+            c.add(
+                spec,
+                vec![x.clone(), i.clone(), j.clone()],
+                0,
+                &move |g, n| g.index_many(n[0], &n[1..], Some(&axes)),
             );
         }
     }

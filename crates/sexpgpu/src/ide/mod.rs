@@ -5,13 +5,15 @@
 //! expression, where names are defined and used, its outline, completions
 //! and signatures. Knows nothing of LSP: offsets are bytes of the file's
 //! text, and library files are named (`nn.sx`), never found on disk. The
-//! top of the library's layers: it builds sessions.
+//! top of the library's layers: it builds sessions. `pytorch` writes the
+//! page for PyTorch users from the same names.
 
 mod completion;
 mod forms;
 mod hover;
 mod names;
 mod navigation;
+mod pytorch;
 
 #[cfg(test)]
 mod tests;
@@ -21,6 +23,7 @@ pub use forms::DefKind;
 pub use hover::{Hover, InlayHint};
 pub use names::{Known, NameKind, Names};
 pub use navigation::{Location, Symbol};
+pub use pytorch::from_pytorch_page;
 
 use crate::eval::{Host, Mode};
 use crate::reader::{self, Form};

@@ -256,7 +256,7 @@ fn completion_offers_locals_operations_library_names_and_keywords() {
         .iter()
         .map(|c| c.label.clone())
         .collect();
-    assert_eq!(labels, [":axes", ":axis"]);
+    assert_eq!(labels, [":axes", ":axis", ":axis1", ":axis2"]);
 }
 
 #[test]

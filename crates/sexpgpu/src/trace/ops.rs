@@ -9,7 +9,7 @@
 
 use super::args::{self, int_of, MAX_ELEMENTS};
 use super::overload::{arith, elementwise_pair, unary, TENSORS_ONLY};
-use super::record::{record_named, Built, Nodes};
+use super::record::{record, record_named, Built, Nodes};
 use super::spec::{
     kw, run, spec, Args, Build, BuildOne, BuildTwo, Keyword, Param,
     Param::{Float as F, Int as I, Operand as O, Shape as S, Tensor as T},
@@ -19,7 +19,7 @@ use crate::codes;
 use crate::eval::{arity, wrong_type, EvalResult, Flow, Interp, Primitive, Site};
 use crate::value::{short, Value};
 use diag::Diagnostic;
-use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, OpError, ReduceOp, UnaryOp};
+use sexpgpu_graph::{BinaryOp, DType, Graph, NodeId, OpError, ReduceOp, ScatterReduce, UnaryOp};
 
 /// One tensor operation: its name (written here and nowhere else), how it
 /// is traced and its summary in the docs' list
@@ -102,12 +102,18 @@ const F32: Keyword = kw("dtype", Param::DType, Unset::DType(DType::F32));
 pub static OPS: &[Op] = &[
     op(
         "neg",
-        Run::Unary(UnaryOp::Neg, "negate a number with `(- x)`"),
+        Run::Unary(
+            UnaryOp::Neg,
+            "it also takes a plain number: `(neg 2)` is -2",
+        ),
         "elementwise negation",
     ),
     op(
         "abs",
-        Run::Unary(UnaryOp::Abs, "for a number write `(max x (- x))`"),
+        Run::Unary(
+            UnaryOp::Abs,
+            "it also takes a plain number: `(abs -1.5)` is 1.5",
+        ),
         "elementwise absolute value",
     ),
     op(
@@ -271,14 +277,22 @@ pub static OPS: &[Op] = &[
         "elementwise `|a|` with the sign of `b` (PyTorch's `copysign`)",
     ),
     op(
+        "logaddexp",
+        one(&[O, O], &[], |g, a| {
+            g.logaddexp(a.operand(0)?, a.operand(1)?)
+        }),
+        "elementwise `log(exp a + exp b)` without overflow (PyTorch's `logaddexp`; the same \
+         infinity twice gives it)",
+    ),
+    op(
         "maximum",
         Run::Binary(BinaryOp::Maximum),
-        "elementwise maximum of two operands",
+        "elementwise maximum of two operands (on `bool`, or)",
     ),
     op(
         "minimum",
         Run::Binary(BinaryOp::Minimum),
-        "elementwise minimum of two operands",
+        "elementwise minimum of two operands (on `bool`, and)",
     ),
     op(
         "clip",
@@ -340,7 +354,7 @@ pub static OPS: &[Op] = &[
             extreme,
             one(&[T], REDUCE, |g, a| reduce(g, ReduceOp::Max, a)),
         ),
-        "maximum over `:axes` of one tensor; elementwise of several; of numbers",
+        "maximum over `:axes` of one tensor (`any` on `bool`); elementwise of several; of numbers",
     ),
     op(
         "min",
@@ -350,7 +364,7 @@ pub static OPS: &[Op] = &[
                 g.reduce_min(a.node(0)?, a.axes("axes")?, a.bool("keepdims")?)
             }),
         ),
-        "minimum over `:axes` of one tensor; elementwise of several; of numbers",
+        "minimum over `:axes` of one tensor (`all` on `bool`); elementwise of several; of numbers",
     ),
     op(
         "argmax",
@@ -469,6 +483,36 @@ pub static OPS: &[Op] = &[
         "the upper triangle of the last two axes (`col - row >= :diagonal`), zeros below",
     ),
     op(
+        "diagonal",
+        one(&[T], DIAGONALS, |g, a| {
+            let axes = (a.int("axis1")?, a.int("axis2")?);
+            g.diagonal(a.node(0)?, a.int("offset")?, axes.0, axes.1)
+        }),
+        "the diagonal `x[.., i, .., i + :offset, ..]` of axes `:axis1` (0) and `:axis2` (1), as \
+         a new last axis (PyTorch's `diagonal`)",
+    ),
+    op(
+        "diag",
+        one(&[T], &[DIAGONAL], |g, a| {
+            g.diag(a.node(0)?, a.int("diagonal")?)
+        }),
+        "of a vector, the square matrix with it on diagonal `:diagonal`; of a matrix, that \
+         diagonal (PyTorch's `diag`)",
+    ),
+    op(
+        "repeat-interleave",
+        one(
+            &[T, Param::IntOrInts("a count or a vector of counts")],
+            &[kw("axis", Param::IntOrNil, Unset::Absent)],
+            |g, a| {
+                let axis = a.opt("axis", Args::int)?;
+                g.repeat_interleave(a.node(0)?, a.ints(1)?, axis)
+            },
+        ),
+        "`(repeat-interleave x r)`: each element repeated `r` times (or `r[i]` times, a vector \
+         of counts) along `:axis` (the flattened tensor by default)",
+    ),
+    op(
         "repeat",
         host_or(
             count_first,
@@ -498,8 +542,9 @@ pub static OPS: &[Op] = &[
     ),
     op(
         "index",
-        one(&[T, T], &[], |g, a| g.index(a.node(0)?, a.node(1)?)),
-        "`(index table ids)`: rows of a table",
+        Run::Handler(index, &["axes"]),
+        "`(index table ids)`: rows of a table; `(index x i j ..)`: PyTorch's `x[i, j]`, index \
+         tensors broadcast together on the first axes (or `:axes`)",
     ),
     op(
         "index-add",
@@ -521,6 +566,30 @@ pub static OPS: &[Op] = &[
             g.scatter_add(a.node(0)?, a.node(1)?, a.node(2)?, a.int("axis")?)
         }),
         "values added along `:axis` at an index tensor",
+    ),
+    op(
+        "scatter",
+        one(&[T, T, O], &[AXIS], |g, a| {
+            g.scatter(a.node(0)?, a.node(1)?, a.operand(2)?, a.int("axis")?)
+        }),
+        "`(scatter base idx src)`: `base` with `src` (or a number) written along `:axis` at an \
+         index tensor; of repeated ids the last is kept (PyTorch's `scatter`)",
+    ),
+    op(
+        "scatter-reduce",
+        one(
+            &[T, T, T, Param::Choice(ScatterReduce::NAMES)],
+            &[AXIS, kw("include-self", Param::Bool, Unset::Bool(true))],
+            |g, a| {
+                let reduce = ScatterReduce::from_keyword(a.choice(3)?)
+                    .ok_or_else(|| OpError::not_a_tensor("internal: an unknown reduction"))?;
+                let how = (a.int("axis")?, reduce, a.bool("include-self")?);
+                g.scatter_reduce(a.node(0)?, a.node(1)?, a.node(2)?, how)
+            },
+        ),
+        "`(scatter-reduce base idx src :amax)`: the values sent to each position along `:axis` \
+         combined by `:sum` `:prod` `:mean` `:amax` or `:amin`, with `base`'s own unless \
+         `:include-self false` (PyTorch's `scatter_reduce`)",
     ),
     op(
         "linear-scan",
@@ -751,6 +820,11 @@ pub static OPS: &[Op] = &[
 
 const VARIANCE: &[Keyword] = &[AXES, kw("correction", F, Unset::Float(0.0)), KEEPDIMS];
 const DIAGONAL: Keyword = kw("diagonal", I, Unset::Int(0));
+const DIAGONALS: &[Keyword] = &[
+    kw("offset", I, Unset::Int(0)),
+    kw("axis1", I, Unset::Int(0)),
+    kw("axis2", I, Unset::Int(1)),
+];
 const LINEAR_SCAN: &[Keyword] = &[
     kw("axis", I, Unset::Int(0)),
     kw("reverse", Param::Bool, Unset::Bool(false)),
@@ -941,6 +1015,33 @@ fn concat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRe
             ids.push(args::tensor(g, id, op.name, &parts, &part_site, i)?);
         }
         Ok(g.concat(axis, &ids).map(Nodes::One))
+    })
+}
+
+/// `(index table ids)`, and `(index x i j .. :axes [..])` with several
+/// index tensors (`Graph::index_many`).
+fn index(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let positional = args
+        .iter()
+        .take_while(|a| !matches!(a, Value::Keyword(_)))
+        .count();
+    arity(op.name, site, &args[..positional], 2, None)?;
+    let parsed = args::split(op.name, args, site, positional, &op.keywords())?;
+    let axes = match parsed.keyword("axes") {
+        None => None,
+        Some((v, i)) => Some(args::ints_of(op.name, "a vector of axes", v, site, i)?),
+    };
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        let mut ids = Vec::new();
+        for i in 1..operands.len() {
+            ids.push(args::tensor(g, id, op.name, &operands, site, i)?);
+        }
+        Ok(match (&ids[..], &axes) {
+            ([ids], None) => g.index(x, *ids),
+            _ => g.index_many(x, &ids, axes.as_deref()),
+        })
     })
 }
 

@@ -43,6 +43,8 @@ pub(super) enum Param {
     Axes,
     /// nil or an integer.
     IntOrNil,
+    /// One of these keywords (`:amax`), written without the colon.
+    Choice(&'static [&'static str]),
 }
 
 impl Param {
@@ -65,6 +67,7 @@ pub(super) enum Given {
     Shape(Shape),
     Number(Scalar),
     Ints(Vec<i64>),
+    Choice(&'static str),
 }
 
 /// A keyword's value when it is not given.
@@ -227,6 +230,7 @@ impl Args<'_> {
         dtype: DType -> DType, "a dtype";
         shape: Shape -> Shape, "a shape";
         number: Number -> Scalar, "a number";
+        choice: Choice -> &'static str, "a keyword";
     }
 
     pub fn ints(&self, key: impl Key) -> Result<&[i64], OpError> {
@@ -348,8 +352,27 @@ fn parse(name: &str, param: Param, value: &Value, site: &Site, i: usize) -> Eval
             i,
         )?),
         (Param::IntOrNil, v) => Given::Int(int_of(name, v, site, i)?),
+        (Param::Choice(names), v) => Given::Choice(choice_of(name, names, v, site, i)?),
         // The graph's operands are read inside the recording.
         (Param::Tensor | Param::Operand, _) => Given::Absent,
+    })
+}
+
+/// One of `names` written as a keyword (`:amax`), or why it is refused.
+fn choice_of(
+    op: &str,
+    names: &'static [&'static str],
+    v: &Value,
+    site: &Site,
+    i: usize,
+) -> EvalResult<&'static str> {
+    match v {
+        Value::Keyword(k) => names.iter().find(|n| **n == &**k).copied(),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        let listed: Vec<String> = names.iter().map(|n| format!("`:{n}`")).collect();
+        wrong_type(op, &format!("one of {}", listed.join(" ")), v, site, i)
     })
 }
 

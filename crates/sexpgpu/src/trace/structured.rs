@@ -1,13 +1,13 @@
 //! The structured tensor operations (`docs/sexpgpu/operations.md`,
 //! "Convolution, pooling, padding, resizing, einsum"): `conv`,
-//! `conv-transpose`, `max-pool`, `avg-pool`, `adaptive-avg-pool`, `pad`,
+//! `conv-transpose`, `max-pool`, `avg-pool`, `max-unpool`, `adaptive-avg-pool`, `pad`,
 //! `interpolate`, `einsum`. Their own table, registered and listed in the
 //! docs after `ops::OPS`; this module parses their keywords, and the graph
 //! crate's builders check shapes and record the nodes.
 
 use super::args::{self, bool_of, int_of, ints_of, split, OpArgs};
 use super::ops::{op, Op, Run};
-use super::record::record;
+use super::record::{record, record_nodes, Nodes};
 use crate::eval::{wrong_type, EvalResult, Flow, Interp, Primitive, Site};
 use crate::value::Value;
 use diag::Diagnostic;
@@ -32,16 +32,39 @@ pub static OPS: &[Op] = &[
     ),
     op(
         "max-pool",
-        Run::Handler(max_pool, &["window", "stride", "padding", "dilation"]),
-        "the maximum of each `:window` over the last 1-3 axes",
+        Run::Handler(
+            max_pool,
+            &[
+                "window",
+                "stride",
+                "padding",
+                "dilation",
+                "ceil-mode",
+                "return-indices",
+            ],
+        ),
+        "the maximum of each `:window` over the last 1-3 axes; with `:return-indices true`, \
+         `[values indices]`",
     ),
     op(
         "avg-pool",
         Run::Handler(
             avg_pool,
-            &["window", "stride", "padding", "count-include-pad"],
+            &[
+                "window",
+                "stride",
+                "padding",
+                "count-include-pad",
+                "ceil-mode",
+            ],
         ),
         "the mean of each `:window` over the last 1-3 axes",
+    ),
+    op(
+        "max-unpool",
+        Run::Handler(max_unpool, &["window", "stride", "padding", "output-size"]),
+        "`(max-unpool x indices :window [..])`: `max-pool` undone, each value at its index in \
+         zeros",
     ),
     op(
         "adaptive-avg-pool",
@@ -171,7 +194,8 @@ fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions
         Some((v, i)) => PerAxis::Each(ints_of(name, "a vector of window sizes", v, site, i)?),
     };
     let stride = match parsed.keyword("stride") {
-        None => None,
+        // `nil`, as PyTorch's `stride=None`: the window.
+        None | Some((Value::Nil, _)) => None,
         Some(_) => Some(per_axis(name, parsed, site, "stride", 1)?),
     };
     let count_include_pad = parsed
@@ -183,15 +207,47 @@ fn pool_options(op: &Op, parsed: &OpArgs, site: &Site) -> EvalResult<PoolOptions
         padding: per_axis(name, parsed, site, "padding", 0)?,
         dilation: per_axis(name, parsed, site, "dilation", 1)?,
         count_include_pad,
+        ceil_mode: parsed
+            .keyword("ceil-mode")
+            .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?,
     })
 }
 
 fn max_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    pool(interp, op, site, args, Graph::max_pool)
+    let parsed = split(op.name, args, site, 1, &op.keywords())?;
+    let indices = parsed
+        .keyword("return-indices")
+        .map_or(Ok(false), |(v, i)| bool_of(op.name, v, site, i))?;
+    if !indices {
+        return pool(interp, op, site, parsed, Graph::max_pool);
+    }
+    let opts = pool_options(op, &parsed, site)?;
+    let operands = parsed.positional;
+    record_nodes(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        Ok(g.max_pool_with_indices(x, &opts)
+            .map(|(values, indices)| Nodes::Two(values, indices)))
+    })
+}
+
+fn max_unpool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
+    let parsed = split(op.name, args, site, 2, &op.keywords())?;
+    let opts = pool_options(op, &parsed, site)?;
+    let sizes = match parsed.keyword("output-size") {
+        None => None,
+        Some((v, i)) => Some(ints_of(op.name, "a vector of sizes", v, site, i)?),
+    };
+    let operands = parsed.positional;
+    record(interp, op.name, site, &operands, |g, id| {
+        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+        let indices = args::tensor(g, id, op.name, &operands, site, 1)?;
+        Ok(g.max_unpool(x, indices, &opts, sizes.as_deref()))
+    })
 }
 
 fn avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResult {
-    pool(interp, op, site, args, Graph::avg_pool)
+    let parsed = split(op.name, args, site, 1, &op.keywords())?;
+    pool(interp, op, site, parsed, Graph::avg_pool)
 }
 
 /// A pool of one tensor, its keywords parsed by `pool_options`.
@@ -199,10 +255,9 @@ fn pool(
     interp: &mut Interp,
     op: &Op,
     site: &Site,
-    args: Vec<Value>,
+    parsed: OpArgs,
     build: fn(&mut Graph, NodeId, &PoolOptions) -> Result<NodeId, OpError>,
 ) -> EvalResult {
-    let parsed = split(op.name, args, site, 1, &op.keywords())?;
     let opts = pool_options(op, &parsed, site)?;
     let operands = parsed.positional;
     record(interp, op.name, site, &operands, |g, id| {
@@ -288,7 +343,7 @@ fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> E
     let name = op.name;
     let parsed = split(name, args, site, 2, &op.keywords())?;
     let sizes = ints_of(name, "a vector of sizes", &parsed.positional[1], site, 1)?;
-    let modes = "`:nearest`, `:linear`, `:bilinear` or `:trilinear`";
+    let modes = "`:nearest`, `:nearest-exact`, `:linear`, `:bilinear` or `:trilinear`";
     let mode =
         mode_of(name, &parsed, site, modes, Resize::from_keyword)?.unwrap_or(Resize::Nearest);
     let corners = parsed
