@@ -174,6 +174,7 @@ HELPERS = {
     "_where": _where,
     "_take": _take,
     "_clamp": _clamp,
+    "_clamp_pos": _clamp_pos,
     "_layout": _layout,
 }
 
