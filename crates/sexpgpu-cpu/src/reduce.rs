@@ -596,6 +596,9 @@ unsafe fn sum_rows8_avx2(from: [f64; 8], rows: [&[f32]; 8], run: usize) -> [f64;
     sums
 }
 
+/// Reduced runs shorter than this are folded element by element.
+const SHORT_RUN: usize = 8;
+
 /// Where an output's elements lie in a contiguous input, for any pattern
 /// of kept and reduced groups: every output reads the same offsets from
 /// its first element.
@@ -605,7 +608,7 @@ struct Gather {
     /// The offset of each run an output folds, in input order.
     starts: Vec<usize>,
     /// Elements of a run: the innermost group when it is reduced (it is
-    /// contiguous), else one.
+    /// contiguous) and at least `SHORT_RUN` long, else one.
     run: usize,
 }
 
@@ -637,6 +640,16 @@ impl Gather {
             .filter(|g| !g.2)
             .map(|g| (g.0, g.1))
             .collect();
+        if run < SHORT_RUN {
+            // Element by element: a pool's window rows are too short for
+            // a row kernel's set-up to pay.
+            starts = starts.iter().flat_map(|&s| s..s + run).collect();
+            return Gather {
+                kept,
+                starts,
+                run: 1,
+            };
+        }
         Gather { kept, starts, run }
     }
 
@@ -684,7 +697,8 @@ fn general<T: Widen, A: Accumulate<T>>(
         let bases = gather.bases(first, chunk.len());
         let run = gather.run;
         for (lanes, bases) in chunk.chunks_mut(8).zip(bases.chunks(8)) {
-            if let (Ok(lanes), Ok(bases)) = (
+            if let (true, Ok(lanes), Ok(bases)) = (
+                run > 1,
                 <&mut [A; 8]>::try_from(&mut *lanes),
                 <&[usize; 8]>::try_from(bases),
             ) {
@@ -694,8 +708,9 @@ fn general<T: Widen, A: Accumulate<T>>(
                 }
                 continue;
             }
-            for (a, &b) in lanes.iter_mut().zip(bases) {
-                for &s in &gather.starts {
+            // Each output's chain still takes its elements in order.
+            for &s in &gather.starts {
+                for (a, &b) in lanes.iter_mut().zip(bases) {
                     *a = xs[b + s..b + s + run].iter().fold(*a, |a, &x| a.add(x));
                 }
             }
