@@ -2,7 +2,7 @@
 
     .venv/bin/python benches/sexpgpu/gpt2/run.py [--device cuda] [--scale small]
         [--dtype f32|bf16] [--batch 8] [--steps 12] [--rounds 1] [--no-compile]
-        [--profile] [--profile-steps 4] [--no-unfused]
+        [--profile] [--profile-steps 4] [--cost-gpu h200] [--no-unfused]
         [--sexpgpu target/release/sexpgpu]
 
 The workload is gpt2.sx: the transformer of the CPU benchmark
@@ -35,7 +35,12 @@ loss back to the host, which waits for the device, on every side):
 `--profile --profile-warmup 2` (not timed: every launch is bracketed by
 events; the first two steps, with the kernels' loading and cuBLAS's first
 calls, are left out of the sums) and prints where its step's
-time went, by kernel kind and costliest launches.
+time went, by kernel kind and costliest launches: each kind's bytes, FLOPs
+and achieved GB/s and TFLOPS, and on a GPU of the cost model's table
+(docs/sexpgpu/cuda.md, "The cost model") its modelled lower bound beside
+the measured time. Then the cost model of the same step on that GPU
+(`sexpgpu ir --cost --gpu`; the GPU named by `--cost-gpu`, else the
+device's name), by kind and in total.
 
 Prints tokens per second for each system, its step time over SexpGPU's
 (above 1: slower than SexpGPU), and its loss after `--steps` steps (SexpGPU:
@@ -119,8 +124,25 @@ def sexpgpu_ms(args, workdir, unfused=False):
         profiled = [args.sexpgpu, "run", str(sx), "--device", args.device, "--steps", str(args.profile_steps), "--profile", "--profile-warmup", "2"]
         report = subprocess.run(profiled, check=True, cwd=workdir, capture_output=True, text=True)
         print(report.stderr, file=sys.stderr)
+        modelled(args, sx, workdir)
     lines = [json.loads(line) for line in metrics.read_text().splitlines()]
     return sexpgpu_step_ms(lines), lines[-1]["loss"]
+
+
+def modelled(args, sx, workdir):
+    """The cost model's lower bound of the same step, by kind and in total
+    (`sexpgpu ir --cost`), to read beside the profile's measured times; on
+    the device's GPU, or the one `--cost-gpu` names."""
+    gpu = args.cost_gpu or (device_name(args.device) if args.device == "cuda" else None)
+    if gpu is None:
+        return
+    command = [args.sexpgpu, "ir", str(sx), "--graph", "bench/step", "--cost", "--gpu", gpu]
+    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"no cost model for {gpu}: {result.stderr.strip()}", file=sys.stderr)
+        return
+    lines = result.stdout.splitlines()
+    print("\n".join([lines[0], *lines[lines.index("by kind:"):]]), file=sys.stderr)
 
 
 def init_as_gpt2_sx(model):
@@ -222,6 +244,7 @@ def main():
     parser.add_argument("--no-unfused", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--profile-steps", type=int, default=4)
+    parser.add_argument("--cost-gpu", help="with --profile: the cost model's GPU (h100, h200, a100, l4); default: the device's")
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
     args = parser.parse_args()
     # SexpGPU runs in a scratch folder, so a relative path is made absolute.

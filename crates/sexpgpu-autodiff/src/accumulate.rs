@@ -3,17 +3,53 @@
 //! gradient with zeros around it, through `concat`) and cover disjoint
 //! parts are joined into one `concat` instead of added: the `q`, `k`, `v`
 //! slices of a fused projection give their input one `concat` of three
-//! gradients, not three padded copies and two full-size additions.
+//! gradients, not three padded copies and two full-size additions. A
+//! `gather`'s or an `index`'s adjoint, accumulated into zeros, accumulates
+//! into the other contribution instead.
 
 use sexpgpu_graph::{BinaryOp, Graph, NodeId, Op, OpError};
 
 /// `earlier + contribution`, as a `concat` of their pieces where both are
-/// zero-padded along the same axis with no overlap.
+/// zero-padded along the same axis with no overlap, and as one
+/// accumulation where one is accumulated into zeros.
 pub(crate) fn add(g: &mut Graph, earlier: NodeId, contribution: NodeId) -> Result<NodeId, OpError> {
     if let Some(joined) = join_padded(g, earlier, contribution)? {
         return Ok(joined);
     }
+    if let Some(accumulated) = into_base(g, earlier, contribution)? {
+        return Ok(accumulated);
+    }
     g.binary(BinaryOp::Add, earlier, contribution)
+}
+
+/// `a + b` where one is a `scatter-add` or `index-add` into zeros (the
+/// adjoint of a `gather` or an `index`): the same accumulation into the
+/// other instead. Cross-entropy's `gather` of each row's target then adds
+/// into the softmax's gradient: no zero tensor of the logits' size is
+/// filled, and no sum of two reads it back (an embedding's `index` the
+/// same, into its other uses' gradient). Each sum is `other + values`
+/// where `0 + values + other` was, the same value but for the order of
+/// several values at one place (and the sign of a zero).
+fn into_base(g: &mut Graph, a: NodeId, b: NodeId) -> Result<Option<NodeId>, OpError> {
+    for (accumulated, other) in [(a, b), (b, a)] {
+        let node = g.node(accumulated);
+        let (op, inputs) = (node.op.clone(), node.inputs.clone());
+        let zero_base =
+            |g: &Graph| matches!(g.node(inputs[0]).op, Op::Full { value } if value.as_f64() == 0.0);
+        let same = g.shape(accumulated) == g.shape(other) && g.dtype(accumulated) == g.dtype(other);
+        match op {
+            Op::ScatterAdd { axis } if same && zero_base(g) => {
+                return g
+                    .scatter_add(other, inputs[1], inputs[2], axis as i64)
+                    .map(Some);
+            }
+            Op::IndexAdd if same && zero_base(g) => {
+                return g.index_add(other, inputs[1], inputs[2]).map(Some);
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
 }
 
 /// A piece of a `concat` that is not all zeros: where it starts along the

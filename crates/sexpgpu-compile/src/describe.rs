@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::plan::{Contig, FusedKernel, Instr, Loc, Plan, Src, Step};
+use crate::plan::{element_bytes, Contig, FusedKernel, Instr, Loc, Plan, Src, Step};
 
 fn loc_text(plan: &Plan, loc: Loc) -> String {
     match loc {
@@ -32,13 +32,7 @@ fn contig_text(plan: &Plan, c: Contig) -> String {
 }
 
 fn bytes(dtype: sexpgpu_graph::DType, n: usize) -> usize {
-    use sexpgpu_graph::DType;
-    n * match dtype {
-        DType::F32 | DType::I32 => 4,
-        DType::BF16 => 2,
-        DType::I64 => 8,
-        DType::Bool => 1,
-    }
+    n * element_bytes(dtype)
 }
 
 fn size_text(b: usize) -> String {
@@ -107,6 +101,9 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
                 info.dtype
             );
         }
+    }
+    if let Step::ScatterAdd { in_place: true, .. } = &launch.step {
+        let _ = writeln!(out, "      adds into its base in place");
     }
     if let Step::Fused {
         kernel,

@@ -7,6 +7,7 @@
 //! kernels: every element is computed by a backend.
 
 mod backend;
+pub mod cost;
 mod describe;
 mod error;
 mod exec;
@@ -20,8 +21,8 @@ pub use backend::{Backend, Dense, Operand, Product};
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{
-    reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr, Launch, Loc,
-    Output, Plan, Reg, SlotInfo, Src, Step,
+    element_bytes, reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr,
+    Launch, Loc, Output, Plan, Reg, SlotInfo, Src, Step,
 };
 pub use sexpgpu_graph::ExecError;
 pub use view::{row_major_strides, View};

@@ -679,6 +679,7 @@ impl Lowerer<'_> {
                 base_dims: self.graph.shape(input(0)).dims().to_vec(),
                 idx_dims: self.graph.shape(input(1)).dims().to_vec(),
                 axis: *axis,
+                in_place: false,
             },
             Op::Argsort { axis, descending } => Step::Argsort {
                 x: self.contig(input(0))?,

@@ -65,6 +65,10 @@ pub(crate) fn assign(plan: &mut Plan) {
                         }) => Some(*input),
                         _ => None,
                     },
+                    Step::ScatterAdd { base, .. } => match base.loc {
+                        Loc::Buf(input) => Some(input),
+                        _ => None,
+                    },
                     _ => None,
                 });
             // An output leaves with the caller and its slot is allocated
@@ -109,8 +113,10 @@ pub(crate) fn assign(plan: &mut Plan) {
     }
     plan.slots = slots;
     for (launch, found) in plan.launches.iter_mut().zip(in_place) {
-        if let Step::Fused { in_place, .. } = &mut launch.step {
-            *in_place = found;
+        match &mut launch.step {
+            Step::Fused { in_place, .. } => *in_place = found,
+            Step::ScatterAdd { in_place, .. } => *in_place = !found.is_empty(),
+            _ => {}
         }
     }
 }
@@ -126,6 +132,9 @@ fn in_place_inputs(
     is_output: &[bool],
 ) -> Vec<InPlace> {
     let launch = &plan.launches[t];
+    if let Step::ScatterAdd { base, .. } = &launch.step {
+        return scatter_in_place(plan, t, base.loc, last_read, is_output);
+    }
     let Step::Fused { inputs, .. } = &launch.step else {
         return Vec::new();
     };
@@ -170,6 +179,34 @@ fn in_place_inputs(
         }
     }
     found
+}
+
+/// A `scatter-add` adds into its base in place (input 0, target 0) when
+/// the base is a buffer of its own size that dies here and is no output:
+/// only the elements named are then touched, not the whole base copied.
+fn scatter_in_place(
+    plan: &Plan,
+    t: usize,
+    base: Loc,
+    last_read: &[Option<usize>],
+    is_output: &[bool],
+) -> Vec<InPlace> {
+    let Loc::Buf(b) = base else {
+        return Vec::new();
+    };
+    let (info, out) = (
+        &plan.buffers[b.0 as usize],
+        &plan.buffers[plan.launches[t].out.0 as usize],
+    );
+    let dies_here = !is_output[b.0 as usize] && last_read[b.0 as usize] == Some(t);
+    if dies_here && info.dtype == out.dtype && info.len == out.len {
+        vec![InPlace {
+            input: 0,
+            target: 0,
+        }]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The smallest free slot of `dtype` that holds `len` elements; failing

@@ -145,6 +145,16 @@ impl FusedKernel {
     }
 }
 
+/// Bytes one stored element of `dtype` takes (bool: one byte).
+pub fn element_bytes(dtype: DType) -> usize {
+    match dtype {
+        DType::F32 | DType::I32 => 4,
+        DType::BF16 => 2,
+        DType::I64 => 8,
+        DType::Bool => 1,
+    }
+}
+
 /// A reduction's `[dims]` input as `(length, reduced)` groups: dims of 1
 /// dropped and neighbours of the same kind merged, the layout every
 /// backend's reduction kernels walk (`Step::Reduce`, `Step::FusedReduce`).
@@ -407,6 +417,10 @@ pub enum Step {
         base_dims: Vec<usize>,
         idx_dims: Vec<usize>,
         axis: usize,
+        /// The base dies here and `out` took its slot (memory planning):
+        /// `out` holds the base already, only the elements named are
+        /// added into, and `base` is not read (`reads` leaves it out).
+        in_place: bool,
     },
     LinearScan {
         a: Contig,
@@ -484,8 +498,15 @@ impl Step {
             } => vec![base.loc, ids.loc, values.loc],
             Step::Gather { x, idx, .. } => vec![x.loc, idx.loc],
             Step::ScatterAdd {
-                base, idx, values, ..
-            } => vec![base.loc, idx.loc, values.loc],
+                base,
+                idx,
+                values,
+                in_place,
+                ..
+            } => {
+                let base = (!in_place).then_some(base.loc);
+                base.into_iter().chain([idx.loc, values.loc]).collect()
+            }
             Step::LinearScan { a, b, .. } => vec![a.loc, b.loc],
             Step::Argsort { x, .. } => vec![x.loc],
             Step::Attention(a) => a.operands.iter().map(|(loc, _)| *loc).collect(),
@@ -582,6 +603,26 @@ pub struct Plan {
     pub outputs: Vec<Output>,
     /// How many elementwise nodes were fused into another node's loop.
     pub fused_nodes: usize,
+}
+
+impl Plan {
+    /// The dtype of the elements at `loc`.
+    pub fn loc_dtype(&self, loc: Loc) -> DType {
+        match loc {
+            Loc::Arg(k) => self.arguments[k].dtype,
+            Loc::Const(k) => self.constants[k].dtype(),
+            Loc::Buf(b) => self.buffers[b.0 as usize].dtype,
+        }
+    }
+
+    /// How many elements `loc` holds.
+    pub fn loc_len(&self, loc: Loc) -> usize {
+        match loc {
+            Loc::Arg(k) => self.arguments[k].shape.numel(),
+            Loc::Const(k) => self.constants[k].numel(),
+            Loc::Buf(b) => self.buffers[b.0 as usize].len,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 mod shared;
 
-use sexpgpu_compile::{compile, BufId, Loc, Plan, Step};
+use sexpgpu_compile::{compile, cost, element_bytes, BufId, Loc, Plan, Step};
 use shared::graphs::{build, Family};
 
 /// Each buffer's launch that writes it, and the last launch that reads it
@@ -132,6 +132,49 @@ fn plans_of_random_graphs_keep_every_buffer_promise() {
         shared_slots > 100,
         "only {shared_slots} buffers share a slot"
     );
+}
+
+/// The cost model (`sexpgpu_compile::cost`) counts every launch of the
+/// random graphs' plans: each writes exactly its buffers' bytes, reads no
+/// more than its operands hold, copies and fills compute nothing, and its
+/// bound on every GPU of the table is a finite time.
+#[test]
+fn the_cost_model_counts_every_launch_of_the_random_graphs() {
+    let mut flops = 0;
+    for seed in (0..150).chain(1000..1150) {
+        let family = if seed < 1000 {
+            Family::Exact
+        } else {
+            Family::Smooth
+        };
+        let program = compile(&build(seed, family).g).unwrap();
+        let plan = program.plan();
+        for (i, cost) in cost::plan_costs(plan).iter().enumerate() {
+            let launch = &plan.launches[i];
+            let at = format!("random{seed} k{i}: {cost:?}\n{}", program.describe());
+            let bytes = |loc: Loc, n: usize| (n * element_bytes(plan.loc_dtype(loc))) as u64;
+            let written: u64 = launch
+                .writes()
+                .map(|b| bytes(Loc::Buf(b), plan.buffers[b.0 as usize].len))
+                .sum();
+            assert_eq!(cost.written, written, "{at}");
+            let held: u64 = launch
+                .step
+                .reads()
+                .into_iter()
+                .map(|l| bytes(l, plan.loc_len(l)))
+                .sum();
+            assert!(cost.read <= held, "{at}");
+            if matches!(launch.step, Step::Copy { .. } | Step::Fill(_)) {
+                assert_eq!(cost.flops, 0, "{at}");
+            }
+            for gpu in &cost::GPUS {
+                assert!(gpu.bound(cost).seconds().is_finite(), "{at}");
+            }
+            flops += cost.flops;
+        }
+    }
+    assert!(flops > 0, "the random graphs compute something");
 }
 
 #[test]

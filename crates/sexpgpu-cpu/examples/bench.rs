@@ -472,10 +472,10 @@ fn main() {
         );
         // Each workload's costliest launches, summed over its iterations.
         for (graph, launches) in sexpgpu_compile::profile::take_top_launches(PROFILE_TOP) {
-            println!("costliest launches of {graph}:");
-            for (time, what) in launches {
-                println!("  {:8.1} ms  {what}", time.as_secs_f64() * 1e3);
-            }
+            print!(
+                "{}",
+                sexpgpu_compile::profile::format_top_launches(&graph, &launches)
+            );
         }
     }
 }

@@ -62,9 +62,14 @@ pub(crate) fn run(
         } => {
             let (id_buf, offset) = at(1, ids)?;
             let targets = row_targets(id_buf, offset, *n_ids, *rows, *row_len)?;
-            let (base, base_offset) = at(0, base)?;
-            let base = (base, base_offset, rows * row_len);
-            add_at(threads, base, (&targets, *row_len), at(2, values)?, out)
+            let len = rows * row_len;
+            add_at(
+                threads,
+                Some(at(0, base)?),
+                (&targets, *row_len, len),
+                at(2, values)?,
+                out,
+            )
         }
         Step::ScatterAdd {
             base,
@@ -73,12 +78,21 @@ pub(crate) fn run(
             base_dims,
             idx_dims,
             axis,
+            in_place,
         } => {
-            let (idx_buf, offset) = at(1, idx)?;
+            // In place, `out` holds the base, which is no operand.
+            let first = usize::from(!in_place);
+            let (idx_buf, offset) = at(first, idx)?;
             let targets = along_scatter_targets(idx_buf, offset, base_dims, idx_dims, *axis)?;
-            let (base, base_offset) = at(0, base)?;
-            let base = (base, base_offset, base_dims.iter().product());
-            add_at(threads, base, (&targets, 1), at(2, values)?, out)
+            let base = if *in_place { None } else { Some(at(0, base)?) };
+            let len = base_dims.iter().product();
+            add_at(
+                threads,
+                base,
+                (&targets, 1, len),
+                at(first + 1, values)?,
+                out,
+            )
         }
         Step::LinearScan {
             a,
@@ -228,25 +242,70 @@ pub(crate) fn gather_along(
 /// touched ones (the rest of the base is copied).
 const SPARSE_RATIO: usize = 4;
 
-/// `base` (`len` elements from `offset`) plus the values in runs: run `j`
+/// `base` (`len` elements from `offset`; `None`: `out` holds it already, a
+/// scatter in place) plus the values in runs: run `j`
 /// (`values[j * run..(j + 1) * run]`) adds at `targets[j]..targets[j] + run`
 /// (a row of `index-add`, or one element of `scatter-add` with `run` 1),
 /// floats accumulated in f64 in the order of `j`, as the reference does.
 /// Runs start at multiples of `run`, so two runs coincide or are disjoint.
 pub(crate) fn add_at(
     threads: usize,
-    (base, offset, len): (&TensorData, usize, usize),
-    (targets, run): (&[usize], usize),
+    base: Option<(&TensorData, usize)>,
+    (targets, run, len): (&[usize], usize, usize),
     (values, values_offset): (&TensorData, usize),
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
-    let n = targets.len() * run;
     if targets
         .iter()
         .any(|&t| t + run > len || t % run.max(1) != 0)
     {
         return Err(internal("a scatter"));
     }
+    if let Some((base, offset)) = base {
+        copy_base(threads, (base, offset, len), out)?;
+    }
+    accumulate((targets, run, len), (values, values_offset), out)
+}
+
+/// `out[..len]` = `base[offset..offset + len]`, split over the threads (one
+/// core cannot move memory at the host's full speed).
+fn copy_base(
+    threads: usize,
+    (base, offset, len): (&TensorData, usize, usize),
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    macro_rules! copy {
+        ($b:expr, $o:expr) => {{
+            let b = $b
+                .get(offset..offset + len)
+                .ok_or_else(|| internal("a scatter"))?;
+            let o = $o.get_mut(..len).ok_or_else(|| internal("a scatter"))?;
+            for_chunks(threads, o, 1, MIN_PER_THREAD, |start, chunk| {
+                chunk.copy_from_slice(&b[start..start + chunk.len()]);
+            });
+        }};
+    }
+    match (base, out) {
+        (TensorData::F32(b), TensorData::F32(o)) => copy!(b, o),
+        (TensorData::BF16(b), TensorData::BF16(o)) => copy!(b, o),
+        (TensorData::I32(b), TensorData::I32(o)) => copy!(b, o),
+        (TensorData::I64(b), TensorData::I64(o)) => copy!(b, o),
+        _ => return Err(mixed_dtypes()),
+    }
+    Ok(())
+}
+
+fn mixed_dtypes() -> ExecError {
+    error("scatter-add: expects float or integer tensors of one dtype".to_string())
+}
+
+/// Adds the runs of `values` into `out[..len]`, which holds the base.
+fn accumulate(
+    (targets, run, len): (&[usize], usize, usize),
+    (values, values_offset): (&TensorData, usize),
+    out: &mut TensorData,
+) -> Result<(), ExecError> {
+    let n = targets.len() * run;
     // Each run's target range and its values' range, in order.
     let runs = || {
         targets
@@ -255,36 +314,23 @@ pub(crate) fn add_at(
             .map(move |(j, &t)| (t..t + run, j * run..(j + 1) * run))
     };
     macro_rules! float {
-        ($b:expr, $v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
-            let b = $b
-                .get(offset..offset + len)
-                .ok_or_else(|| internal("a scatter"))?;
+        ($v:expr, $o:expr, $widen:expr, $narrow:expr) => {{
             let v = $v
                 .get(values_offset..values_offset + n)
                 .ok_or_else(|| internal("a scatter"))?;
+            let o = $o.get_mut(..len).ok_or_else(|| internal("a scatter"))?;
             if n.saturating_mul(SPARSE_RATIO) < len {
                 // Few elements receive values (a cross-entropy's gradient
-                // into its logits, an embedding's into its table): the
-                // base is copied as it is (f32 -> f64 -> f32 is exact, and
-                // the copy is split over the threads: one core cannot
-                // move memory at the host's full speed), and only the
-                // touched runs are summed in f64, one slot a distinct run.
-                for_chunks(
-                    threads,
-                    &mut $o[..len],
-                    1,
-                    MIN_PER_THREAD,
-                    |start, chunk| {
-                        chunk.copy_from_slice(&b[start..start + chunk.len()]);
-                    },
-                );
+                // into its logits, an embedding's into its table): only
+                // the touched runs are summed in f64, one slot a distinct
+                // run (f32 -> f64 -> f32 is exact for the others).
                 let mut slot_of: HashMap<usize, usize> = HashMap::with_capacity(targets.len());
                 let mut starts: Vec<usize> = Vec::new();
                 let mut acc: Vec<f64> = Vec::with_capacity(n);
                 for (ts, vs) in runs() {
                     let slot = *slot_of.entry(ts.start).or_insert_with(|| {
                         starts.push(ts.start);
-                        acc.extend(b[ts.clone()].iter().map(|&x| f64::from($widen(x))));
+                        acc.extend(o[ts.clone()].iter().map(|&x| f64::from($widen(x))));
                         starts.len() - 1
                     });
                     let sums = &mut acc[slot * run..(slot + 1) * run];
@@ -294,53 +340,44 @@ pub(crate) fn add_at(
                 }
                 for (slot, &t) in starts.iter().enumerate() {
                     let sums = &acc[slot * run..(slot + 1) * run];
-                    for (o, &a) in $o[t..t + run].iter_mut().zip(sums) {
+                    for (o, &a) in o[t..t + run].iter_mut().zip(sums) {
                         *o = $narrow(a as f32);
                     }
                 }
             } else {
-                let mut acc: Vec<f64> = b.iter().map(|&x| f64::from($widen(x))).collect();
+                let mut acc: Vec<f64> = o.iter().map(|&x| f64::from($widen(x))).collect();
                 for (ts, vs) in runs() {
                     for (a, &x) in acc[ts].iter_mut().zip(&v[vs]) {
                         *a += f64::from($widen(x));
                     }
                 }
-                for (o, a) in $o.iter_mut().zip(acc) {
+                for (o, a) in o.iter_mut().zip(acc) {
                     *o = $narrow(a as f32);
                 }
             }
         }};
     }
     macro_rules! int {
-        ($b:expr, $v:expr, $o:expr) => {{
-            let b = $b
-                .get(offset..offset + len)
-                .ok_or_else(|| internal("a scatter"))?;
+        ($v:expr, $o:expr) => {{
             let v = $v
                 .get(values_offset..values_offset + n)
                 .ok_or_else(|| internal("a scatter"))?;
-            $o[..len].copy_from_slice(b);
+            let o = $o.get_mut(..len).ok_or_else(|| internal("a scatter"))?;
             for (ts, vs) in runs() {
-                for (o, &x) in $o[ts].iter_mut().zip(&v[vs]) {
+                for (o, &x) in o[ts].iter_mut().zip(&v[vs]) {
                     *o = o.wrapping_add(x);
                 }
             }
         }};
     }
-    match (base, values, out) {
-        (TensorData::F32(b), TensorData::F32(v), TensorData::F32(o)) => {
-            float!(b, v, o, |x: f32| x, |x: f32| x)
+    match (values, out) {
+        (TensorData::F32(v), TensorData::F32(o)) => float!(v, o, |x: f32| x, |x: f32| x),
+        (TensorData::BF16(v), TensorData::BF16(o)) => {
+            float!(v, o, bf16::to_f32, bf16::from_f32)
         }
-        (TensorData::BF16(b), TensorData::BF16(v), TensorData::BF16(o)) => {
-            float!(b, v, o, bf16::to_f32, bf16::from_f32)
-        }
-        (TensorData::I32(b), TensorData::I32(v), TensorData::I32(o)) => int!(b, v, o),
-        (TensorData::I64(b), TensorData::I64(v), TensorData::I64(o)) => int!(b, v, o),
-        _ => {
-            return Err(error(
-                "scatter-add: expects float or integer tensors of one dtype".to_string(),
-            ))
-        }
+        (TensorData::I32(v), TensorData::I32(o)) => int!(v, o),
+        (TensorData::I64(v), TensorData::I64(o)) => int!(v, o),
+        _ => return Err(mixed_dtypes()),
     }
     Ok(())
 }

@@ -388,3 +388,47 @@ fn an_argument_smaller_than_its_targets_slot_is_not_taken_over() {
     let want = check(&g, &args, Tol::Exact);
     assert_eq!(want[1].to_f64s(), [1.0, 0.0, 0.0]);
 }
+
+/// A `scatter-add` whose base dies there (cross-entropy's backward: the
+/// softmax's gradient, then each row's target added in) adds into the
+/// base's buffer in place, touching only the places named; repeated ids
+/// along a line sum in order from the base, as the reference does.
+#[test]
+fn a_scatter_into_a_dying_base_adds_in_place() {
+    for dtype in [DType::F32, DType::BF16] {
+        let mut g = Graph::new("ce");
+        let x = g.input("x", Shape::from([5, 7]), dtype);
+        let idx = g.input("idx", Shape::from([5, 3]), DType::I64);
+        let values = g.input("v", Shape::from([5, 3]), dtype);
+        let soft = g.unary(UnaryOp::Exp, x).unwrap();
+        let added = g.scatter_add(soft, idx, values, 1).unwrap();
+        g.set_outputs(vec![added]);
+        let mut rng = Rng::new(50);
+        // Line 0 names place 2 twice; the others as drawn.
+        let ids: Vec<f64> = (0..15)
+            .map(|i| if i < 2 { 2.0 } else { ((i * 5) % 7) as f64 })
+            .collect();
+        let args = vec![
+            tensor(&mut rng, &[5, 7], dtype),
+            sexpgpu_graph::Tensor::from_f64s(Shape::from([5, 3]), &ids, DType::I64).unwrap(),
+            tensor(&mut rng, &[5, 3], dtype),
+        ];
+        check(&g, &args, Tol::Exact);
+        let program = compile(&g).unwrap();
+        let text = program.describe();
+        assert!(text.contains("adds into its base in place"), "{text}");
+        let scatter = program.plan().launches.last().unwrap();
+        assert_eq!(scatter.step.reads().len(), 2, "{text}");
+    }
+    // A base that stays alive (also an output) is copied, not overwritten.
+    let mut g = Graph::new("kept");
+    let x = g.input("x", Shape::from([2, 3]), DType::F32);
+    let idx = g.input("idx", Shape::from([2, 1]), DType::I64);
+    let values = g.input("v", Shape::from([2, 1]), DType::F32);
+    let soft = g.unary(UnaryOp::Exp, x).unwrap();
+    let added = g.scatter_add(soft, idx, values, 1).unwrap();
+    g.set_outputs(vec![added, soft]);
+    let program = compile(&g).unwrap();
+    let text = program.describe();
+    assert!(!text.contains("adds into its base"), "{text}");
+}

@@ -354,6 +354,11 @@ fn run_plan(
                     Src::Splat { .. } => panic!("an in-place splat"),
                 })
                 .collect(),
+            Step::ScatterAdd {
+                base,
+                in_place: true,
+                ..
+            } => vec![(base.loc, 0)],
             _ => Vec::new(),
         };
         // A target overwritten in place starts as its input, as the slot
@@ -575,6 +580,51 @@ fn many_id_index_adds() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
     out
 }
 
+/// Scatter-adds into a base that dies there (cross-entropy's backward),
+/// which add in place: a thread a line of ids for short lines (repeated
+/// ids in one), the dense kernel over `out` for lines longer than
+/// `IN_PLACE_LINE`; the reference's order, so bit for bit.
+fn in_place_scatters() -> Vec<(String, Graph, Vec<Tensor>, f64)> {
+    use sexpgpu_graph::Shape as Dims;
+    let mut out = Vec::new();
+    let mut rng = common::Rng::new(81);
+    for (dtype, rows, cols, per_line) in [
+        (DType::F32, 6, 50, 1),
+        (DType::BF16, 4, 9, 5),
+        (DType::I32, 3, 7, 4),
+        (DType::F32, 2, 30, 70),
+    ] {
+        let mut g = Graph::new("scatter-in-place");
+        let x = g.input("x", Dims::from([rows, cols]), dtype);
+        let idx = g.input("idx", Dims::from([rows, per_line]), DType::I64);
+        let values = g.input("values", Dims::from([rows, per_line]), dtype);
+        let doubled = g.binary(sexpgpu_graph::BinaryOp::Add, x, x).unwrap();
+        let r = g.scatter_add(doubled, idx, values, 1).unwrap();
+        g.set_outputs(vec![r]);
+        let ids: Vec<i64> = (0..rows * per_line)
+            .map(|j| ((j * 3 + j / 4) % cols) as i64)
+            .collect();
+        let args = vec![
+            common::tensor(&mut rng, &[rows, cols], dtype),
+            Tensor::from_i64s(Dims::from([rows, per_line]), &ids, DType::I64).unwrap(),
+            common::tensor(&mut rng, &[rows, per_line], dtype),
+        ];
+        let program = sexpgpu_compile::compile(&g).unwrap();
+        assert!(
+            program.describe().contains("adds into its base in place"),
+            "{}",
+            program.describe()
+        );
+        out.push((
+            format!("scatter-add in place {dtype} {rows}x{cols} by {per_line}"),
+            g,
+            args,
+            0.0,
+        ));
+    }
+    out
+}
+
 /// Each graph with an argument for each of its inputs from `make` (given
 /// the argument's shape and dtype), compared within `tol`.
 fn with_arguments(
@@ -728,6 +778,21 @@ fn generated_kernels_compute_the_references_results() {
         "{} graphs, {blocks} block kernels",
         plans.len()
     );
+}
+
+#[test]
+fn scatters_in_place_compute_the_references_results() {
+    let plans: Vec<Planned> = in_place_scatters()
+        .into_iter()
+        .map(|(name, g, args, tol)| {
+            let program = sexpgpu_compile::compile(&g).unwrap();
+            let codes = generate_plan(program.plan()).unwrap();
+            (name, g, program, codes, args, tol)
+        })
+        .collect();
+    let codes: Vec<Vec<StepCode>> = plans.iter().map(|p| p.3.clone()).collect();
+    let libs = Libs::build(&unique_kernels(&codes), "scatters");
+    assert_plans_match(&plans, &libs, "scatters in place");
 }
 
 /// The kernels of a set of graphs' plans, each once, in name order.

@@ -88,14 +88,24 @@ macro_rules! with_api {
     };
 }
 
-/// Where libmpi is looked for: `SEXPGPU_MPI_LIB` (a file), then OpenMPI's
-/// and MPICH's sonames on the loader's path.
-pub fn candidates() -> Vec<PathBuf> {
+/// Where libmpi is looked for: `SEXPGPU_MPI_LIB` (a file), then the
+/// sonames on the loader's path, the launcher's MPI first (`launcher` as
+/// `launch::detect` names it): OpenMPI's `libmpi.so.40`, MPICH's
+/// `libmpi.so.12` (Debian's `libmpich.so.12`). A process started by one MPI
+/// must not initialise another, which would make it a world of its own.
+pub fn candidates(launcher: &str) -> Vec<PathBuf> {
+    const OPENMPI: &[&str] = &["libmpi.so.40"];
+    const MPICH: &[&str] = &["libmpi.so.12", "libmpich.so.12"];
     let mut out = Vec::new();
     if let Some(p) = std::env::var_os("SEXPGPU_MPI_LIB") {
         out.push(PathBuf::from(p));
     }
-    for name in ["libmpi.so.40", "libmpi.so.12", "libmpi.so"] {
+    let (first, then) = if launcher == "MPICH" {
+        (MPICH, OPENMPI)
+    } else {
+        (OPENMPI, MPICH)
+    };
+    for name in first.iter().chain(then).chain(&["libmpi.so"]) {
         out.push(PathBuf::from(name));
     }
     out
@@ -484,6 +494,21 @@ mod tests {
         assert_eq!(int_counts(&[2, 3], 5, 2), Ok(vec![2, 3]));
         assert!(int_counts(&[2, 2], 5, 2).is_err());
         assert!(int_counts(&[5], 5, 2).is_err());
+    }
+
+    #[test]
+    fn the_launchers_mpi_is_tried_first() {
+        let names = |launcher| -> Vec<String> {
+            candidates(launcher)
+                .iter()
+                .map(|p| p.display().to_string())
+                .filter(|p| p.starts_with("lib"))
+                .collect()
+        };
+        let mpich = names("MPICH");
+        assert_eq!(&mpich[..2], ["libmpi.so.12", "libmpich.so.12"]);
+        assert_eq!(names("OpenMPI")[0], "libmpi.so.40");
+        assert!(mpich.contains(&"libmpi.so.40".to_string()));
     }
 
     #[test]

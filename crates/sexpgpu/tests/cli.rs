@@ -130,6 +130,69 @@ fn ir_prints_graphs_and_refuses_unknown_names() {
 }
 
 #[test]
+fn ir_cost_models_each_kernel_by_kind_and_in_total_on_a_gpu_of_the_table() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/sexpgpu/char-transformer.sx"
+    );
+    let args = [
+        "ir", example, "--graph", "kjv/step", "--cost", "--gpu", "h200",
+    ];
+    let out = sexpgpu(&args, None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("cost of kjv/step on NVIDIA H200 SXM (4800 GB/s; dense TFLOPS: bf16 989.5, tf32 494.5, f32 67.0)"),
+        "{stdout}"
+    );
+    let kernels = stdout.lines().filter(|l| l.starts_with("  k")).count();
+    let kinds: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| *l != "by kind:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    for kind in ["matmul", "fused", "attention", "optimizer"] {
+        let prefix = format!("  {kind} ");
+        assert!(kinds.iter().any(|l| l.starts_with(&prefix)), "{stdout}");
+    }
+    let by_kind: usize = kinds
+        .iter()
+        .map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    let total = stdout.lines().last().unwrap();
+    let words: Vec<&str> = total.split_whitespace().collect();
+    assert_eq!(
+        words[..3],
+        ["total:", &kernels.to_string(), "launches"],
+        "{total}"
+    );
+    assert_eq!(by_kind, kernels, "{stdout}");
+    assert!(total.contains(" 100.0%  (bytes "), "{total}");
+    // A GPU the table lacks is named with the table's keys, before any work.
+    let out = sexpgpu(&["ir", example, "--cost", "--gpu", "v100"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: unknown GPU `v100` (known: h100, h200, a100, l4)\n"
+    );
+    assert_eq!(text(&out.stdout), "");
+    let out = sexpgpu(&["ir", example, "--cost"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--gpu <GPU>"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn explain_knows_every_code() {
     for code in sexpgpu::codes::all() {
         let out = sexpgpu(&["explain", code.id], None);
@@ -353,6 +416,23 @@ fn profile_reports_time_per_kernel_kind_and_the_costliest_launches() {
     assert!(err.contains("profile fit/step: "), "{err}");
     assert!(err.contains("  matmul "), "{err}");
     assert!(err.contains("costliest launches of fit/step:"), "{err}");
+    // Each kind's bytes and FLOPs (the cost model's, docs/sexpgpu/cuda.md)
+    // and the rates its launches reached; the CPU is no GPU of the cost
+    // model's table, so no fraction of a peak.
+    let matmul = err.lines().find(|l| l.starts_with("  matmul ")).unwrap();
+    for column in ["B ", "FLOP ", "B/s ", "FLOPS"] {
+        assert!(matmul.contains(column), "{column} in {matmul}");
+    }
+    assert!(!err.contains("of peak"), "{err}");
+    let costliest = err
+        .lines()
+        .skip_while(|l| !l.starts_with("costliest launches of fit/step:"))
+        .nth(1)
+        .unwrap();
+    assert!(
+        costliest.contains(" ms ") && costliest.contains("B/s ") && costliest.ends_with("FLOPS"),
+        "{costliest}"
+    );
     // Warm-up runs are left out: past every run of the step, none is left.
     let launches = |err: &str| {
         err.lines()

@@ -305,6 +305,36 @@ fn checkpoints_resume_across_world_sizes() {
     assert_close(&straight, &save_then_resume(&dir, 1, 2), TOLERANCE);
 }
 
+/// MPICH's launcher (`mpiexec.mpich`, Debian's `mpich`; scripts/test
+/// installs it beside OpenMPI, whose `mpirun` stays the default): its
+/// ranks load MPICH's library, not OpenMPI's, and train to the one-process
+/// losses.
+#[test]
+fn mpich_ranks_train_to_the_one_process_losses() {
+    let found = Command::new("mpiexec.mpich")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "mpiexec.mpich is missing: this test needs MPICH (Debian: apt install mpich; scripts/test installs it)"
+    );
+    let dir = folder("mpich");
+    succeed(one(&dir, &["run", "fit.sx", "--metrics", "one.jsonl"]));
+    let mut c = Command::new("mpiexec.mpich");
+    c.args(["-n", "2", env!("CARGO_BIN_EXE_sexpgpu")])
+        .args(["run", "fit.sx", "--metrics", "two.jsonl"])
+        .current_dir(&dir);
+    let out = succeed(c);
+    assert!(
+        text(&out.stdout).contains("data-parallel: 2 ranks"),
+        "{}",
+        text(&out.stdout)
+    );
+    let one = metrics(&dir.join("one.jsonl"));
+    assert_close(&one, &metrics(&dir.join("two.jsonl")), TOLERANCE);
+}
+
 #[test]
 fn only_rank_zero_prints_and_writes() {
     let dir = folder("quiet");

@@ -3,7 +3,7 @@
 //! with zeros (through `concat`) and `concat` slices. No arithmetic other
 //! than the sums of `broadcast`.
 
-use sexpgpu_graph::{Graph, NodeId, OpError, ReduceOp, Shape};
+use sexpgpu_graph::{Graph, NodeId, Op, OpError, ReduceOp, Shape};
 
 /// Sums `adj` (of the broadcast result's shape) back to `from`: over the
 /// leading axes `from` lacks and the axes where `from` has a 1 that was
@@ -16,8 +16,45 @@ pub(super) fn unbroadcast(g: &mut Graph, adj: NodeId, from: &Shape) -> Result<No
         .filter(|&a| a < lead || (from.dims()[a - lead] == 1 && to.dims()[a] != 1))
         .map(|a| a as i64)
         .collect();
-    let summed = g.reduce(ReduceOp::Sum, adj, Some(&axes), false)?;
+    let summed = match folded_product(g, adj, lead, axes.len())? {
+        Some(product) => product,
+        None => g.reduce(ReduceOp::Sum, adj, Some(&axes), false)?,
+    };
     g.reshape(summed, from.clone())
+}
+
+/// The sum over its batch axes of a product `adj` = `a @ c` (`[B.., m, k]`
+/// x `[B.., k, n]`), when those are exactly the axes `unbroadcast` sums (a
+/// weight `[k, n]` broadcast over `x`'s `[b t]`): one product `[m, B*k]` x
+/// `[B*k, n]`, as PyTorch's `x.reshape(-1, k).T @ dy` is, which neither
+/// writes the `B` products nor reads them back, and rounds once (bf16
+/// too). `None` for any other adjoint.
+fn folded_product(
+    g: &mut Graph,
+    adj: NodeId,
+    lead: usize,
+    summed_axes: usize,
+) -> Result<Option<NodeId>, OpError> {
+    let node = g.node(adj);
+    let rank = node.shape.rank();
+    if !matches!(node.op, Op::Matmul) || lead == 0 || lead + 2 != rank || summed_axes != lead {
+        return Ok(None);
+    }
+    let (a, c) = (node.inputs[0], node.inputs[1]);
+    let dims = g.shape(a).dims().to_vec();
+    let (m, k) = (dims[rank - 2], dims[rank - 1]);
+    let n = g.shape(c).dims()[rank - 1];
+    let batch: usize = dims[..lead].iter().product();
+    // `a` as `[m, B.., k]`, then `[m, B*k]`; `c` as `[B*k, n]`.
+    let perm: Vec<i64> = std::iter::once(lead)
+        .chain(0..lead)
+        .chain(std::iter::once(rank - 1))
+        .map(|a| a as i64)
+        .collect();
+    let a_moved = g.transpose(a, &perm)?;
+    let a_flat = g.reshape(a_moved, Shape::new(vec![m, batch * k]))?;
+    let c_flat = g.reshape(c, Shape::new(vec![batch * k, n]))?;
+    g.matmul(a_flat, c_flat).map(Some)
 }
 
 /// `transpose` by the inverse of `perm`.

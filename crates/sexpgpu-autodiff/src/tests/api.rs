@@ -365,3 +365,77 @@ fn disjoint_slice_adjoints_join_into_one_concat() {
         "#]],
     );
 }
+
+#[test]
+fn a_gathers_adjoint_accumulates_into_the_other_contribution() {
+    // `x` is gathered and squared: the gather's adjoint adds into the
+    // square's (one scatter-add over it), with no zero tensor and no `add`.
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![2, 3]), DType::F32);
+            let ids = g.input("ids", Shape::new(vec![2, 1]), DType::I64);
+            let picked = g.gather(x, ids, 1)?;
+            let square = g.binary(BinaryOp::Mul, x, x)?;
+            let a = g.reduce(ReduceOp::Sum, picked, None, false)?;
+            let b = g.reduce(ReduceOp::Sum, square, None, false)?;
+            let loss = g.binary(BinaryOp::Add, a, b)?;
+            Ok((loss, vec![x]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 0, nodes 18)
+              %0  = input x                              [2, 3] f32
+              %1  = input ids                            [2, 1] i64
+              %2  = gather %0 %1 :axis 1                 [2, 1] f32
+              %3  = mul %0 %0                            [2, 3] f32
+              %4  = sum %2 :axes [0, 1] :keepdims false  [] f32
+              %5  = sum %3 :axes [0, 1] :keepdims false  [] f32
+              %6  = add %4 %5                            [] f32
+              %7  = full 1.0                             [] f32
+              %8  = reshape %7                           [1, 1] f32
+              %9  = broadcast %8                         [2, 3] f32
+              %10 = reshape %7                           [1, 1] f32
+              %11 = broadcast %10                        [2, 1] f32
+              %12 = mul %9 %0                            [2, 3] f32
+              %13 = mul %9 %0                            [2, 3] f32
+              %14 = add %12 %13                          [2, 3] f32
+              %15 = full 0.0                             [2, 3] f32
+              %16 = scatter-add %15 %1 %11 :axis 1       [2, 3] f32
+              %17 = scatter-add %14 %1 %11 :axis 1       [2, 3] f32
+              return %17
+        "#]],
+    );
+}
+
+#[test]
+fn a_weights_gradient_over_a_batch_is_one_product() {
+    // `x [2 4 3] @ w [3 5]`: `w`'s adjoint is `x` folded to `[8 3]`,
+    // transposed, times the adjoint folded to `[8 5]`: no `[2 3 5]`
+    // products summed over the batch.
+    check_ir(
+        |g| {
+            let x = g.input("x", Shape::new(vec![2, 4, 3]), DType::F32);
+            let w = g.input("w", Shape::new(vec![3, 5]), DType::F32);
+            let y = g.matmul(x, w)?;
+            let loss = g.reduce(ReduceOp::Sum, y, None, false)?;
+            Ok((loss, vec![w]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 0, nodes 14)
+              %0  = input x                                 [2, 4, 3] f32
+              %1  = input w                                 [3, 5] f32
+              %2  = broadcast %1                            [2, 3, 5] f32
+              %3  = matmul %0 %2                            [2, 4, 5] f32
+              %4  = sum %3 :axes [0, 1, 2] :keepdims false  [] f32
+              %5  = full 1.0                                [] f32
+              %6  = reshape %5                              [1, 1, 1] f32
+              %7  = broadcast %6                            [2, 4, 5] f32
+              %8  = transpose %0 [0, 2, 1]                  [2, 3, 4] f32
+              %9  = matmul %8 %7                            [2, 3, 5] f32
+              %10 = transpose %8 [1, 0, 2]                  [3, 2, 4] f32
+              %11 = reshape %10                             [3, 8] f32
+              %12 = reshape %7                              [8, 5] f32
+              %13 = matmul %11 %12                          [3, 5] f32
+              return %13
+        "#]],
+    );
+}

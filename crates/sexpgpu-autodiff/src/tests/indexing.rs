@@ -72,3 +72,30 @@ fn linear_scan_with_a_broadcast_coefficient() {
     );
     check_fd(52, &[a, b], |g, x| g.linear_scan(x[0], x[1], 1, false));
 }
+
+#[test]
+fn a_gathered_tensor_used_elsewhere_accumulates_into_the_other_adjoint() {
+    // Cross-entropy's shape (a target's logit gathered, every logit used
+    // by the softmax) and an embedding table also used by the head: the
+    // `gather`'s and `index`'s adjoints add into the other path's, with
+    // repeated ids.
+    let mut rng = Rng::new(48);
+    let x = rng.floats(&[3, 4], -1.0, 1.0);
+    let idx = rng.ids(&[3, 2], 4);
+    check_fd(48, &[x, idx], |g, x| {
+        let picked = g.gather(x[0], x[1], 1)?;
+        let first = g.unary(UnaryOp::Sin, picked)?;
+        let all = g.unary(UnaryOp::Exp, x[0])?;
+        let both = g.binary(BinaryOp::Mul, all, all)?;
+        g.concat(1, &[both, first])
+    });
+    let table = rng.floats(&[4, 3], -1.0, 1.0);
+    let ids = rng.ids(&[5], 4);
+    check_fd(49, &[table, ids], |g, x| {
+        let rows = g.index(x[0], x[1])?;
+        let head = g.binary(BinaryOp::Mul, x[0], x[0])?;
+        let flat_rows = g.reshape(rows, sexpgpu_graph::Shape::new(vec![15]))?;
+        let flat_head = g.reshape(head, sexpgpu_graph::Shape::new(vec![12]))?;
+        g.concat(0, &[flat_rows, flat_head])
+    });
+}

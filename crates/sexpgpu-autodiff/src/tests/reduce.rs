@@ -40,7 +40,7 @@ fn max_sends_the_adjoint_to_the_maximum() {
 #[test]
 fn matmul_of_matrices_vectors_and_batches() {
     let mut rng = Rng::new(22);
-    let cases: [(&[usize], &[usize]); 6] = [
+    let cases: [(&[usize], &[usize]); 8] = [
         (&[2, 3], &[3, 4]),
         (&[3], &[3, 2]),
         (&[2, 3], &[3]),
@@ -48,6 +48,11 @@ fn matmul_of_matrices_vectors_and_batches() {
         (&[2, 2, 3], &[2, 3, 2]),
         // Batch dims broadcast both ways: [2, 1] against [3].
         (&[2, 1, 2, 3], &[3, 3, 2]),
+        // A weight over `[b t]` and over `[b h t]`: its gradient is one
+        // product over the folded batch (`layout::folded_product`), and
+        // the same the other way round.
+        (&[2, 3, 4, 3], &[3, 2]),
+        (&[4, 3], &[2, 3, 3, 2]),
     ];
     for (i, (sa, sb)) in cases.into_iter().enumerate() {
         let (a, b) = (rng.floats(sa, -1.0, 1.0), rng.floats(sb, -1.0, 1.0));

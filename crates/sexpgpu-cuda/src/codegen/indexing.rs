@@ -153,15 +153,32 @@ fn by_id(
             *axis,
         )),
         Step::ScatterAdd {
+            idx,
+            values,
+            base_dims,
+            idx_dims,
+            axis,
+            in_place: true,
+            ..
+        } => grid(scatter_in_place(
+            ptrs(&["idx", "values"]),
+            (*idx, *values),
+            base_dims,
+            idx_dims,
+            *axis,
+            out,
+        )?),
+        Step::ScatterAdd {
             base,
             idx,
             values,
             base_dims,
             idx_dims,
             axis,
+            in_place: false,
         } => grid(scatter_along(
             ptrs(&["base", "idx", "values"]),
-            (*base, *idx, *values),
+            ("base", *base, *idx, *values),
             base_dims,
             idx_dims,
             *axis,
@@ -491,11 +508,107 @@ fn along_base(x_dims: &[usize], idx_dims: &[usize], axis: usize, ix: Index) -> (
     (terms.join(" + "), xs[axis])
 }
 
+/// Ids along the axis from which a `scatter-add` in place runs the dense
+/// kernel over `out` (`scatter_along`) instead of a thread a line, which
+/// compares each id with those before it.
+const IN_PLACE_LINE: usize = 64;
+
+/// `scatter-add` into `out`, which holds the base already
+/// (`Step::ScatterAdd::in_place`): a thread a line of `idx` along `axis`
+/// adds the line's values at the places they name, each place from its
+/// base value with its values in id order, rounded once (as the
+/// reference); a place an earlier id of the line named is done. Only the
+/// places named are touched (a cross-entropy's targets among its logits).
+/// Longer lines take the dense kernel, reading its base from `out`.
+fn scatter_in_place(
+    params: Vec<String>,
+    (idx, values): (Contig, Contig),
+    base_dims: &[usize],
+    idx_dims: &[usize],
+    axis: usize,
+    out: DType,
+) -> Result<(String, usize), GenError> {
+    let len = idx_dims[axis];
+    if len > IN_PLACE_LINE {
+        let base = Contig { offset: 0, ..idx };
+        return scatter_along(
+            params,
+            ("out", base, idx, values),
+            base_dims,
+            idx_dims,
+            axis,
+            out,
+        );
+    }
+    let n: usize = base_dims.iter().product();
+    let m: usize = idx_dims.iter().product();
+    let ix = Index::for_extent(n + idx.offset + values.offset + m + 1);
+    let bs = sexpgpu_compile::View::contiguous(base_dims).strides;
+    let is = sexpgpu_compile::View::contiguous(idx_dims).strides;
+    let acc = Accum::new(out)?;
+    let ty = ix.ty();
+    let lit = |v: usize| ix.lit(v);
+    let mut body = String::new();
+    // The line's first element in idx (and values), and its place in out.
+    let _ = writeln!(body, "{ty} rest = p, line = 0, place = 0;");
+    for a in (0..idx_dims.len()).rev().filter(|&a| a != axis) {
+        let _ = writeln!(
+            body,
+            "{{ {ty} c = rest % {d}; rest /= {d}; line += c * {i}; place += c * {b}; }}",
+            d = lit(idx_dims[a].max(1)),
+            i = lit(is[a]),
+            b = lit(bs[a])
+        );
+    }
+    let id_at = |t: &str| {
+        format!(
+            "(long long)idx[{} + line + {t} * {}]",
+            lit(idx.offset),
+            lit(is[axis])
+        )
+    };
+    let bound = base_dims[axis];
+    let _ = writeln!(body, "for ({ty} t = 0; t < {}; ++t) {{", lit(len));
+    let _ = writeln!(body, "  long long id = {};", id_at("t"));
+    let _ = writeln!(
+        body,
+        "  if (id < 0 || id >= {bound}LL) {{ sx_bad_id(err, id, {bound}ull, 3ull); continue; }}"
+    );
+    let _ = writeln!(body, "  bool done = false;");
+    let _ = writeln!(
+        body,
+        "  for ({ty} u = 0; u < t; ++u) if ({} == id) {{ done = true; break; }}",
+        id_at("u")
+    );
+    let _ = writeln!(body, "  if (done) continue;");
+    let _ = writeln!(body, "  {ty} at = place + ({ty})id * {};", lit(bs[axis]));
+    let _ = writeln!(body, "  {} acc = {};", acc.ty, acc.widen("out[at]"));
+    let v = format!(
+        "values[{} + line + u * {}]",
+        lit(values.offset),
+        lit(is[axis])
+    );
+    let _ = writeln!(
+        body,
+        "  for ({ty} u = t; u < {}; ++u) if ({} == id) acc = {};",
+        lit(len),
+        id_at("u"),
+        acc.add(&v)
+    );
+    let _ = writeln!(body, "  out[at] = {};", acc.store);
+    body.push_str("}\n");
+    Ok((
+        c::grid_kernel(&params, m / len.max(1), ix, &body),
+        m / len.max(1),
+    ))
+}
+
 /// `scatter-add` along `axis`: each output element adds the values whose
-/// id names it, scanning its own line of `idx` in order.
+/// id names it, scanning its own line of `idx` in order, from its base
+/// (`base`, or `out` itself in place).
 fn scatter_along(
     params: Vec<String>,
-    (base, idx, values): (Contig, Contig, Contig),
+    (base_name, base, idx, values): (&str, Contig, Contig, Contig),
     base_dims: &[usize],
     idx_dims: &[usize],
     axis: usize,
@@ -513,7 +626,7 @@ fn scatter_along(
         body,
         "{} acc = {};",
         acc.ty,
-        acc.widen(&format!("base[{} + p]", ix.lit(base.offset)))
+        acc.widen(&format!("{base_name}[{} + p]", ix.lit(base.offset)))
     );
     // The position in idx of this element's line, or none when a coordinate
     // lies beyond idx's extent (nothing is aimed at it).

@@ -23,14 +23,15 @@ pub fn join(timeout: Duration) -> Result<Option<Job>, String> {
     let Some(launch) = detect(|name| std::env::var(name).ok())? else {
         return Ok(None);
     };
-    let mpi = Mpi::init(&sexpgpu_dist::mpi::candidates(), timeout).map_err(|why| {
-        format!(
-            "{} started this process as rank {} of {}, but {why}\n  = help: install MPI \
+    let mpi =
+        Mpi::init(&sexpgpu_dist::mpi::candidates(launch.launcher), timeout).map_err(|why| {
+            format!(
+                "{} started this process as rank {} of {}, but {why}\n  = help: install MPI \
              (Debian: `apt install openmpi-bin libopenmpi-dev`) or name its library with \
              SEXPGPU_MPI_LIB",
-            launch.launcher, launch.rank, launch.size
-        )
-    })?;
+                launch.launcher, launch.rank, launch.size
+            )
+        })?;
     if (mpi.rank(), mpi.size()) != (launch.rank, launch.size) {
         return Err(format!(
             "{} says rank {} of {}, but {} says rank {} of {}: launch with the MPI that {} loads",

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use command::Format;
 use diag::Diagnostic;
 use sexpgpu::{codes, Host, Mode, Session};
+use sexpgpu_compile::cost::{self, Gpu};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -112,6 +113,15 @@ enum Command {
         /// buffer placement by the CPU backend (kernels, slots).
         #[arg(long, value_enum, default_value = "traced")]
         stage: Stage,
+        /// Print each compiled graph's cost model instead: bytes, FLOPs
+        /// and a lower bound per kernel, by kind and in total, on `--gpu`
+        /// (docs/sexpgpu/cuda.md, "The cost model").
+        #[arg(long, requires = "gpu", conflicts_with = "stage")]
+        cost: bool,
+        /// The GPU of `--cost`: h100, h200, a100, l4 (or a device's name,
+        /// `NVIDIA H200`).
+        #[arg(long, value_name = "GPU", requires = "cost")]
+        gpu: Option<String>,
     },
     /// Read, evaluate and trace a file, reporting errors; run no graph.
     Check {
@@ -204,10 +214,7 @@ fn print_profile() {
         .unwrap_or(8);
     eprint!("{}", profile::format_report(&profile::take_report()));
     for (graph, launches) in profile::take_top_launches(top) {
-        eprintln!("costliest launches of {graph}:");
-        for (time, text) in launches {
-            eprint!("{:>9.1} ms{text}", time.as_secs_f64() * 1e3);
-        }
+        eprint!("{}", profile::format_top_launches(&graph, &launches));
     }
 }
 
@@ -293,8 +300,22 @@ fn dispatch(cli: Cli) -> i32 {
             code
         }
         Command::Check { file } => run_file(&file, Mode::Check, 0, format, Action::Check),
-        Command::Ir { file, graph, stage } => {
-            run_file(&file, Mode::Check, 0, format, Action::Ir(graph, stage))
+        Command::Ir {
+            file,
+            graph,
+            stage,
+            cost: _,
+            gpu,
+        } => {
+            let view = match gpu.as_deref().map(Gpu::lookup).transpose() {
+                Ok(Some(gpu)) => IrView::Cost(gpu),
+                Ok(None) => IrView::Stage(stage),
+                Err(why) => {
+                    eprintln!("error: {why}");
+                    return 2;
+                }
+            };
+            run_file(&file, Mode::Check, 0, format, Action::Ir(graph, view))
         }
         Command::Fmt(args) => fmt(&args.paths, args.check),
         Command::Lsp => match lsp::run_stdio() {
@@ -383,10 +404,18 @@ enum Stage {
     Optimized,
 }
 
+/// What `sexpgpu ir` prints of each graph: a stage, or the cost model on
+/// a GPU of the table.
+#[derive(Clone, Copy)]
+enum IrView {
+    Stage(Stage),
+    Cost(&'static Gpu),
+}
+
 /// What to do once the file is evaluated.
 enum Action {
     Check,
-    Ir(Option<String>, Stage),
+    Ir(Option<String>, IrView),
     Run(runner::Request),
 }
 
@@ -430,42 +459,63 @@ fn run_file(path: &Path, mode: Mode, seed: u64, format: Format, action: Action) 
         }
         return runner::run_all(&mut session, path, request, format);
     }
-    if let Action::Ir(only, stage) = action {
-        let graphs: Vec<_> = session
-            .graphs()
-            .iter()
-            .filter(|g| only.as_ref().is_none_or(|n| &g.name == n))
-            .collect();
-        if let (Some(name), true) = (&only, graphs.is_empty()) {
-            let known: Vec<&str> = session.graphs().iter().map(|g| g.name.as_str()).collect();
-            let known = if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            };
-            eprintln!(
-                "error: no graph named `{name}` in {} (graphs: {known})",
-                path.display()
-            );
-            return if diagnostics.is_empty() { 2 } else { 1 };
-        }
-        let mut printed = Vec::with_capacity(graphs.len());
-        for g in graphs {
-            match stage {
-                Stage::Traced => printed.push(sexpgpu_graph::print_ir(&g.graph, session.sources())),
-                Stage::Optimized => match sexpgpu_cpu::compile(&g.graph) {
-                    Ok(program) => printed.push(program.describe()),
-                    Err(e) => {
-                        eprintln!("error: cannot compile graph `{}`: {e}", g.name);
-                        return 1;
-                    }
-                },
-            }
-        }
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(printed.join("\n").as_bytes());
+    let failed = i32::from(!diagnostics.is_empty());
+    if let Action::Ir(only, view) = action {
+        return print_graphs(&session, path, only, view, failed);
     }
-    i32::from(!diagnostics.is_empty())
+    failed
+}
+
+/// `sexpgpu ir`: the graphs (or the one named) as `view` shows them. The
+/// exit code: `failed` (the evaluation's), or 2 for a graph not found (1
+/// after diagnostics), 1 for one that does not compile.
+fn print_graphs(
+    session: &Session,
+    path: &Path,
+    only: Option<String>,
+    view: IrView,
+    failed: i32,
+) -> i32 {
+    let graphs: Vec<_> = session
+        .graphs()
+        .iter()
+        .filter(|g| only.as_ref().is_none_or(|n| &g.name == n))
+        .collect();
+    if let (Some(name), true) = (&only, graphs.is_empty()) {
+        let known: Vec<&str> = session.graphs().iter().map(|g| g.name.as_str()).collect();
+        let known = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        eprintln!(
+            "error: no graph named `{name}` in {} (graphs: {known})",
+            path.display()
+        );
+        return if failed == 0 { 2 } else { 1 };
+    }
+    let mut printed = Vec::with_capacity(graphs.len());
+    for g in graphs {
+        let compiled = || {
+            sexpgpu_cpu::compile(&g.graph)
+                .map_err(|e| eprintln!("error: cannot compile graph `{}`: {e}", g.name))
+        };
+        let text = match view {
+            IrView::Stage(Stage::Traced) => sexpgpu_graph::print_ir(&g.graph, session.sources()),
+            IrView::Stage(Stage::Optimized) => match compiled() {
+                Ok(program) => program.describe(),
+                Err(()) => return 1,
+            },
+            IrView::Cost(gpu) => match compiled() {
+                Ok(program) => cost::format_cost(program.plan(), gpu),
+                Err(()) => return 1,
+            },
+        };
+        printed.push(text);
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(printed.join("\n").as_bytes());
+    failed
 }
 
 /// The OS reason without Rust's "(os error 2)" suffix.
