@@ -88,6 +88,33 @@ def attention_steps(dims, sliced):
     return sdpa_step, unfused_step
 
 
+def conv_steps(dims, out):
+    """A 3x3 conv2d with padding 1: forward and backward, forward alone,
+    and the backward kernel alone (input and weight gradients)."""
+    cx = rand(*dims).requires_grad_(True)
+    cw = rand(out, dims[1], 3, 3).requires_grad_(True)
+    cot = rand(dims[0], out, dims[2], dims[3])
+    conv = torch.nn.functional.conv2d
+
+    def step():
+        cx.grad, cw.grad = None, None
+        y = conv(cx, cw, padding=1)
+        y.backward(cot)
+        return y, cx.grad, cw.grad
+
+    def forward():
+        with torch.no_grad():
+            return conv(cx, cw, padding=1)
+
+    def backward():
+        return torch.ops.aten.convolution_backward(
+            cot, cx.detach(), cw.detach(), None, [1, 1], [1, 1], [1, 1],
+            False, [0, 0], 1, [True, True, False],
+        )
+
+    return step, forward, backward
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
@@ -122,18 +149,15 @@ def main():
         print("mlp", median_ms(args.iters, lambda: mlp(xb, params)))
 
     # conv2d forward and backward: the output and the gradients of
-    # sum(y * cot) with respect to the input and the weight.
-    cx = rand(32, 16, 32, 32).requires_grad_(True)
-    cw = rand(32, 16, 3, 3).requires_grad_(True)
-    cot = rand(32, 32, 32, 32)
-
-    def conv_step():
-        cx.grad, cw.grad = None, None
-        y = torch.nn.functional.conv2d(cx, cw, padding=1)
-        y.backward(cot)
-        return y, cx.grad, cw.grad
-
-    print("conv2d", median_ms(args.iters, conv_step))
+    # sum(y * cot) with respect to the input and the weight; together
+    # (`conv2d`), and each alone (`_fwd`, `_bwd`: PyTorch's own backward
+    # kernel), also for the second convolution of the train-step CNN.
+    for key, dims, out in (("conv2d", (32, 16, 32, 32), 32), ("cnn_conv2", (64, 32, 14, 14), 64)):
+        step, forward, backward = conv_steps(dims, out)
+        if key == "conv2d":
+            print(key, median_ms(args.iters, step))
+        print(f"{key}_fwd", median_ms(args.iters, forward))
+        print(f"{key}_bwd", median_ms(args.iters, backward))
 
     # Causal attention, forward and backward: the output and the gradients
     # of sum(out * cot) with respect to q, k and v; fused (SDPA) and

@@ -1,7 +1,7 @@
 """Training steps: SexpGPU against PyTorch on the CPU, in one run.
 
     .venv/bin/python benches/sexpgpu/train_steps/run.py [--threads 2]
-        [--rounds 3] [--only mlp,transformer,char] [--no-compile]
+        [--rounds 3] [--only mlp,transformer,cnn,char] [--no-compile]
         [--sexpgpu target/release/sexpgpu]
 
 Workloads (the same model, sizes, optimizer and thread count on each side):
@@ -9,6 +9,10 @@ Workloads (the same model, sizes, optimizer and thread count on each side):
 - mlp: 784-1024-1024-10 with ReLU, batch 256, AdamW; per-step median.
 - transformer: a GPT of 4 pre-norm blocks, width 256, 4 heads, context 128,
   vocabulary 65, batch 16, AdamW, no dropout; per-step median.
+- cnn: MNIST-sized images, batch 64 of 1 x 28 x 28: conv 3x3 to 32
+  channels, ReLU, max-pool 2, conv 3x3 to 64, ReLU, max-pool 2, linear to
+  10 classes, AdamW; per-step median. (Its convolutions alone, forward and
+  backward, are in the CPU kernel benchmark, `--only conv2d`.)
 - char: examples/sexpgpu/char-transformer.sx as shipped (800 steps, two
   evaluations) against a PyTorch port of it; seconds to the end of step 800
   (the sample drawn afterwards is not timed).
@@ -56,6 +60,19 @@ class Mlp(torch.nn.Module):
         h = F.relu(self.l1(x))
         h = F.relu(self.l2(h))
         return F.cross_entropy(self.l3(h), y)
+
+
+class Cnn(torch.nn.Module):
+    def __init__(self, c1=32, c2=64, classes=10):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, c1, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(c1, c2, 3, padding=1)
+        self.head = torch.nn.Linear(c2 * 7 * 7, classes)
+
+    def forward(self, x, y):
+        h = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        h = F.max_pool2d(F.relu(self.conv2(h)), 2)
+        return F.cross_entropy(self.head(h.flatten(1)), y)
 
 
 class Block(torch.nn.Module):
@@ -177,9 +194,16 @@ def transformer_data(rng):
     return sx, (torch.from_numpy(x.copy()), torch.from_numpy(y.copy()))
 
 
+def cnn_data(rng):
+    x = rng.standard_normal((64, 1, 28, 28), dtype=np.float32)
+    y = rng.integers(0, 10, 64).astype(np.int64)
+    return {"x": x, "y": y.astype(np.int32)}, (torch.from_numpy(x), torch.from_numpy(y))
+
+
 STEP_WORKLOADS = {
     "mlp": ("mlp.sx", mlp_data, lambda: Mlp(), 30),
     "transformer": ("transformer.sx", transformer_data, lambda: Gpt(65, 256, 128, 4), 8),
+    "cnn": ("cnn.sx", cnn_data, lambda: Cnn(), 30),
 }
 
 
@@ -266,7 +290,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="mlp,transformer,char")
+    parser.add_argument("--only", default="mlp,transformer,cnn,char")
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--sexpgpu", default=str(ROOT / "target" / "release" / "sexpgpu"))
     args = parser.parse_args()

@@ -5,7 +5,10 @@
 //! 16M elements and attention's softmax over `[64, 128, 128]`, (c) row sums of a [4096, 4096] f32 tensor, (d) an MLP
 //! forward pass (batch 256, 784 -> 512 -> 512 -> 10, relu), (e) a 3x3
 //! conv2d forward and backward (`[32, 16, 32, 32]` by `[32, 16, 3, 3]`,
-//! padding 1: the output and the gradients of input and weight), (f) causal
+//! padding 1: the output and the gradients of input and weight), together
+//! and each alone, and each alone for the second convolution of the CNN
+//! training step of `benches/sexpgpu/train_steps` (`[64, 32, 14, 14]` by
+//! `[64, 32, 3, 3]`), (f) causal
 //! attention over one GPT-2 layer's heads (`[1, 12, 1024, 64]`) and over
 //! the char-transformer example's small heads (`[16, 4, 64, 16]`, sliced
 //! from one `[16, 64, 192]` projection as the example does), forward
@@ -205,13 +208,27 @@ fn mlp() -> Workload {
     }
 }
 
-/// conv2d forward and backward: `y = conv(x, w)`, then the gradients of
-/// `sum(y * cot)` with respect to `x` and `w`, as a training step needs.
-fn conv2d() -> Workload {
+/// Which part of a convolution a workload times.
+#[derive(Clone, Copy)]
+enum ConvPart {
+    /// The output alone.
+    Forward,
+    /// The gradients of input and weight alone (the output is not computed).
+    Backward,
+    /// The output and both gradients, as a training step needs them.
+    Both,
+}
+
+/// A 3x3 conv2d with padding 1 of an input `[n, c, h, w]` to `out`
+/// channels: `y = conv(x, w)`, and the gradients of `sum(y * cot)` with
+/// respect to `x` and `w`, or a part of it (`peer.py` times the same as
+/// `<key>`, `<key>_fwd` and `<key>_bwd`).
+fn conv2d(key: &str, input: [usize; 4], out: usize, part: ConvPart) -> Workload {
+    let [n, c, h, wd] = input;
     let mut g = Graph::new("conv2d");
-    let x = g.input("x", Shape::from([32, 16, 32, 32]), DType::F32);
-    let w = g.param("w", Shape::from([32, 16, 3, 3]), DType::F32);
-    let cot = g.input("cot", Shape::from([32, 32, 32, 32]), DType::F32);
+    let x = g.input("x", Shape::from(input), DType::F32);
+    let w = g.param("w", Shape::from([out, c, 3, 3]), DType::F32);
+    let cot = g.input("cot", Shape::from([n, out, h, wd]), DType::F32);
     let opts = sexpgpu_graph::ConvOptions {
         padding: sexpgpu_graph::ConvPadding::Sizes(sexpgpu_graph::PerAxis::All(1)),
         ..Default::default()
@@ -220,16 +237,23 @@ fn conv2d() -> Workload {
     let weighted = g.binary(BinaryOp::Mul, y, cot).unwrap();
     let loss = g.reduce(ReduceOp::Sum, weighted, None, false).unwrap();
     let grads = sexpgpu_autodiff::grad(&mut g, loss, &[x, w]).unwrap();
-    g.set_outputs(vec![y, grads[0], grads[1]]);
+    let (what, suffix, outputs) = match part {
+        ConvPart::Forward => ("fwd", "_fwd", vec![y]),
+        ConvPart::Backward => ("bwd", "_bwd", grads),
+        ConvPart::Both => ("fwd+bwd", "", vec![y, grads[0], grads[1]]),
+    };
+    g.set_outputs(outputs);
+    // The graph takes `cot` in every part (the forward leaves it unread).
+    let args = vec![
+        data(&input, 30),
+        data(&[out, c, 3, 3], 31),
+        data(&[n, out, h, wd], 32),
+    ];
     Workload {
-        name: "conv2d 3x3 fwd+bwd 32x16x32x32".into(),
-        key: "conv2d".into(),
+        name: format!("conv2d 3x3 {what} {n}x{c}x{h}x{wd} to {out}"),
+        key: format!("{key}{suffix}"),
         graph: g,
-        args: vec![
-            data(&[32, 16, 32, 32], 30),
-            data(&[32, 16, 3, 3], 31),
-            data(&[32, 32, 32, 32], 32),
-        ],
+        args,
     }
 }
 
@@ -309,6 +333,10 @@ fn attention(dims: [usize; 4], sliced: bool, peer: &'static str, fused: bool) ->
     }
 }
 
+/// The second convolution of the CNN of `benches/sexpgpu/train_steps`:
+/// batch 64, 32 channels of 14 x 14 (to 64 channels).
+const CNN_CONV2: [usize; 4] = [64, 32, 14, 14];
+
 /// One GPT-2 small layer's heads at context 1024.
 const GPT2_HEADS: [usize; 4] = [1, 12, 1024, 64];
 /// `examples/sexpgpu/char-transformer.sx`'s heads: batch 16, 4 heads of
@@ -385,7 +413,11 @@ fn main() {
         softmax(),
         reduction(),
         mlp(),
-        conv2d(),
+        conv2d("conv2d", [32, 16, 32, 32], 32, ConvPart::Both),
+        conv2d("conv2d", [32, 16, 32, 32], 32, ConvPart::Forward),
+        conv2d("conv2d", [32, 16, 32, 32], 32, ConvPart::Backward),
+        conv2d("cnn_conv2", CNN_CONV2, 64, ConvPart::Forward),
+        conv2d("cnn_conv2", CNN_CONV2, 64, ConvPart::Backward),
         attention(GPT2_HEADS, false, "attention", true),
         attention(GPT2_HEADS, false, "attention", false),
         attention(SMALL_HEADS, true, "attention_small", true),

@@ -1,7 +1,8 @@
 //! `sum` and `max` over any set of axes of a contiguous input. Axes are
 //! first collapsed into alternating kept/reduced groups; the two common
-//! shapes (reduce the last group: rows; reduce the first: columns) run in
-//! parallel, anything else in one ordered walk. Like the reference, float
+//! shapes (reduce the last group: rows; reduce the first: columns) have
+//! kernels of their own, anything else folds each output's elements in
+//! input order, eight outputs at a time; all run in parallel. Like the reference, float
 //! sums accumulate in f64 and are rounded once; integers wrap. Every
 //! pattern adds in the reference's order (bit-identical) except two float
 //! sums: over every axis, which folds per-thread partials in 8 f64 lanes,
@@ -28,9 +29,9 @@ trait Accumulate<T: Copy>: Copy + Send + Sync {
     fn fold_run(self, xs: &[T]) -> Self {
         xs.iter().fold(self, |acc, &x| acc.add(x))
     }
-    /// Folds eight rows of `run` elements, each in order.
-    fn fold_rows8(rows: [&[T]; 8], run: usize) -> [Self; 8] {
-        fold_rows8_interleaved(rows, run)
+    /// Folds eight rows of `run` elements, each in order, into `from`.
+    fn fold_rows8(from: [Self; 8], rows: [&[T]; 8], run: usize) -> [Self; 8] {
+        fold_rows8_interleaved(from, rows, run)
     }
 }
 
@@ -101,15 +102,15 @@ impl<T: Widen> Accumulate<T> for SumF {
     fn merge(self, other: Self) -> Self {
         SumF(self.0 + other.0)
     }
-    fn fold_rows8(rows: [&[T]; 8], run: usize) -> [Self; 8] {
+    fn fold_rows8(from: [Self; 8], rows: [&[T]; 8], run: usize) -> [Self; 8] {
         #[cfg(target_arch = "x86_64")]
         if let Some(rows) = T::as_f32_rows(rows) {
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2, checked just above.
-                return unsafe { sum_rows8_avx2(rows, run) }.map(SumF);
+                return unsafe { sum_rows8_avx2(from.map(|a| a.0), rows, run) }.map(SumF);
             }
         }
-        fold_rows8_interleaved(rows, run)
+        fold_rows8_interleaved(from, rows, run)
     }
     fn fold_run(self, xs: &[T]) -> Self {
         // Eight independent lanes keep the adder pipeline full.
@@ -145,10 +146,12 @@ impl<T: Widen> Accumulate<T> for MaxF {
             MaxF(self.0.max(other.0))
         }
     }
-    fn fold_rows8(rows: [&[T]; 8], run: usize) -> [Self; 8] {
+    fn fold_rows8(from: [Self; 8], rows: [&[T]; 8], run: usize) -> [Self; 8] {
+        // `max_row` starts each row from -inf.
+        let fresh = from.iter().all(|a| a.0 == f32::NEG_INFINITY);
         match T::as_f32_rows(rows) {
-            Some(rows) => rows.map(|row| MaxF(max_row(&row[..run]))),
-            None => fold_rows8_interleaved(rows, run),
+            Some(rows) if fresh => rows.map(|row| MaxF(max_row(&row[..run]))),
+            _ => fold_rows8_interleaved(from, rows, run),
         }
     }
 }
@@ -482,7 +485,7 @@ fn reduce<T: Widen, A: Accumulate<T>>(
                 }
             }
         }
-        _ => general(xs, groups, &mut acc),
+        _ => general(threads, xs, groups, &mut acc),
     }
     acc
 }
@@ -523,7 +526,7 @@ fn fold_rows<T: Widen, A: Accumulate<T>>(xs: &[T], run: usize, acc: &mut [A]) {
         let first = g * 8;
         let row = |j: usize| &xs[(first + j) * run..(first + j + 1) * run];
         if let Ok(group) = <&mut [A; 8]>::try_from(&mut *group) {
-            *group = A::fold_rows8(std::array::from_fn(row), run);
+            *group = A::fold_rows8([A::init(); 8], std::array::from_fn(row), run);
         } else {
             for (j, a) in group.iter_mut().enumerate() {
                 *a = row(j).iter().fold(A::init(), |acc, &x| acc.add(x));
@@ -532,12 +535,16 @@ fn fold_rows<T: Widen, A: Accumulate<T>>(xs: &[T], run: usize, acc: &mut [A]) {
     }
 }
 
-/// Folds eight rows of `run` elements, each in order, interleaved so the
-/// eight chains of dependent adds overlap.
+/// Folds eight rows of `run` elements, each in order, into `from`,
+/// interleaved so the eight chains of dependent adds overlap.
 // Indexing by position is the point: one position of all eight rows per step.
 #[allow(clippy::needless_range_loop)]
-fn fold_rows8_interleaved<T: Copy, A: Accumulate<T>>(rows: [&[T]; 8], run: usize) -> [A; 8] {
-    let mut lanes = [A::init(); 8];
+fn fold_rows8_interleaved<T: Copy, A: Accumulate<T>>(
+    from: [A; 8],
+    rows: [&[T]; 8],
+    run: usize,
+) -> [A; 8] {
+    let mut lanes = from;
     let rows = rows.map(|r| &r[..run]);
     for i in 0..run {
         for j in 0..8 {
@@ -547,8 +554,8 @@ fn fold_rows8_interleaved<T: Copy, A: Accumulate<T>>(rows: [&[T]; 8], run: usize
     lanes
 }
 
-/// Sums eight f32 rows of `run` elements in f64, each row in order from
-/// 0.0 as the reference adds (bit for bit): eight columns of the eight
+/// Sums eight f32 rows of `run` elements in f64 onto `from`, each row in
+/// order as the reference adds (bit for bit): eight columns of the eight
 /// rows are transposed so that one vector holds a column, and each column
 /// is added to the rows' f64 lanes (rows 0-3 and 4-7) in turn.
 ///
@@ -556,10 +563,16 @@ fn fold_rows8_interleaved<T: Copy, A: Accumulate<T>>(rows: [&[T]; 8], run: usize
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn sum_rows8_avx2(rows: [&[f32]; 8], run: usize) -> [f64; 8] {
+unsafe fn sum_rows8_avx2(from: [f64; 8], rows: [&[f32]; 8], run: usize) -> [f64; 8] {
     use std::arch::x86_64::*;
     let rows = rows.map(|r| &r[..run]);
-    let (mut low, mut high) = (_mm256_setzero_pd(), _mm256_setzero_pd());
+    // SAFETY: `from` holds eight f64, four per load.
+    let (mut low, mut high) = unsafe {
+        (
+            _mm256_loadu_pd(from.as_ptr()),
+            _mm256_loadu_pd(from.as_ptr().add(4)),
+        )
+    };
     let whole = run / 8 * 8;
     for c in (0..whole).step_by(8) {
         // SAFETY: columns `c..c + 8` are inside every row.
@@ -583,33 +596,126 @@ unsafe fn sum_rows8_avx2(rows: [&[f32]; 8], run: usize) -> [f64; 8] {
     sums
 }
 
-/// Any pattern: walks the input in order, each element adding into the
-/// output its kept coordinates name.
-fn general<T: Widen, A: Accumulate<T>>(xs: &[T], groups: &[(usize, bool)], acc: &mut [A]) {
-    let r = groups.len();
-    // Output stride of each group (0 for reduced ones).
-    let mut out_strides = vec![0usize; r];
-    let mut s = 1;
-    for i in (0..r).rev() {
-        if !groups[i].1 {
-            out_strides[i] = s;
-            s *= groups[i].0;
+/// Reduced runs shorter than this are folded element by element.
+const SHORT_RUN: usize = 8;
+
+/// Where an output's elements lie in a contiguous input, for any pattern
+/// of kept and reduced groups: every output reads the same offsets from
+/// its first element.
+struct Gather {
+    /// The kept groups, outermost first: length and input stride.
+    kept: Vec<(usize, usize)>,
+    /// The offset of each run an output folds, in input order.
+    starts: Vec<usize>,
+    /// Elements of a run: the innermost group when it is reduced (it is
+    /// contiguous) and at least `SHORT_RUN` long, else one.
+    run: usize,
+}
+
+impl Gather {
+    fn new(groups: &[(usize, bool)]) -> Gather {
+        let mut stride = 1;
+        let mut strided: Vec<(usize, usize, bool)> = Vec::with_capacity(groups.len());
+        for &(len, reduced) in groups.iter().rev() {
+            strided.push((len, stride, reduced));
+            stride *= len;
         }
-    }
-    let mut coords = vec![0usize; r];
-    let mut target = 0usize;
-    for &x in xs {
-        acc[target] = acc[target].add(x);
-        for i in (0..r).rev() {
-            coords[i] += 1;
-            target += out_strides[i];
-            if coords[i] < groups[i].0 {
-                break;
+        strided.reverse();
+        let run = match strided.last() {
+            Some(&(len, _, true)) => {
+                strided.pop();
+                len
             }
-            target -= out_strides[i] * groups[i].0;
-            coords[i] = 0;
+            _ => 1,
+        };
+        let mut starts = vec![0usize];
+        for &(len, stride, _) in strided.iter().filter(|g| g.2) {
+            starts = starts
+                .iter()
+                .flat_map(|&s| (0..len).map(move |i| s + i * stride))
+                .collect();
         }
+        let kept = strided
+            .iter()
+            .filter(|g| !g.2)
+            .map(|g| (g.0, g.1))
+            .collect();
+        if run < SHORT_RUN {
+            // Element by element: a pool's window rows are too short for
+            // a row kernel's set-up to pay.
+            starts = starts.iter().flat_map(|&s| s..s + run).collect();
+            return Gather {
+                kept,
+                starts,
+                run: 1,
+            };
+        }
+        Gather { kept, starts, run }
     }
+
+    /// The first input element of outputs `first..first + count`.
+    fn bases(&self, first: usize, count: usize) -> Vec<usize> {
+        let mut coords = vec![0usize; self.kept.len()];
+        let mut rest = first;
+        let mut base = 0;
+        for (c, &(len, stride)) in coords.iter_mut().zip(&self.kept).rev() {
+            *c = rest % len;
+            rest /= len;
+            base += *c * stride;
+        }
+        let mut bases = Vec::with_capacity(count);
+        for _ in 0..count {
+            bases.push(base);
+            for (c, &(len, stride)) in coords.iter_mut().zip(&self.kept).rev() {
+                *c += 1;
+                base += stride;
+                if *c < len {
+                    break;
+                }
+                base -= len * stride;
+                *c = 0;
+            }
+        }
+        bases
+    }
+}
+
+/// Any other pattern (a bias gradient's sum over `[n, c, h, w]` but `c`, a
+/// pool's maximum over its windows), in parallel over blocks of outputs:
+/// each output folds its elements in input order, the reference's order
+/// (bit for bit), eight outputs at a time so that their chains overlap.
+fn general<T: Widen, A: Accumulate<T>>(
+    threads: usize,
+    xs: &[T],
+    groups: &[(usize, bool)],
+    acc: &mut [A],
+) {
+    let gather = Gather::new(groups);
+    let per_output = xs.len() / acc.len();
+    let min_outputs = (MIN_PER_THREAD / per_output.max(1)).max(1);
+    for_chunks(threads, acc, 8, min_outputs, |first, chunk| {
+        let bases = gather.bases(first, chunk.len());
+        let run = gather.run;
+        for (lanes, bases) in chunk.chunks_mut(8).zip(bases.chunks(8)) {
+            if let (true, Ok(lanes), Ok(bases)) = (
+                run > 1,
+                <&mut [A; 8]>::try_from(&mut *lanes),
+                <&[usize; 8]>::try_from(bases),
+            ) {
+                for &s in &gather.starts {
+                    let rows = bases.map(|b| &xs[b + s..b + s + run]);
+                    *lanes = A::fold_rows8(*lanes, rows, run);
+                }
+                continue;
+            }
+            // Each output's chain still takes its elements in order.
+            for &s in &gather.starts {
+                for (a, &b) in lanes.iter_mut().zip(bases) {
+                    *a = xs[b + s..b + s + run].iter().fold(*a, |a, &x| a.add(x));
+                }
+            }
+        }
+    });
 }
 
 #[cfg(test)]
@@ -642,6 +748,59 @@ mod tests {
                     "column {c}, {threads} threads"
                 );
             }
+        }
+    }
+
+    /// The reference's walk: every element, in input order, added into the
+    /// output its kept coordinates name.
+    fn in_order<A: Accumulate<f32>>(xs: &[f32], groups: &[(usize, bool)]) -> Vec<A> {
+        let out_len: usize = groups.iter().filter(|g| !g.1).map(|g| g.0).product();
+        let mut acc = vec![A::init(); out_len];
+        for (i, &x) in xs.iter().enumerate() {
+            let (mut rest, mut target, mut scale) = (i, 0, 1);
+            for &(len, reduced) in groups.iter().rev() {
+                if !reduced {
+                    target += (rest % len) * scale;
+                    scale *= len;
+                }
+                rest /= len;
+            }
+            acc[target] = acc[target].add(x);
+        }
+        acc
+    }
+
+    /// `reduce` at one and two threads gives `in_order`'s bits.
+    fn agrees<A: Accumulate<f32>>(xs: &[f32], groups: &[(usize, bool)], bits: impl Fn(&A) -> u64) {
+        let want: Vec<u64> = in_order::<A>(xs, groups).iter().map(&bits).collect();
+        for threads in [1, 2] {
+            let got: Vec<u64> = reduce::<f32, A>(threads, xs, groups)
+                .iter()
+                .map(&bits)
+                .collect();
+            assert_eq!(got, want, "{groups:?}, {threads} threads");
+        }
+    }
+
+    /// Patterns of neither rows nor columns (a bias gradient's, a pool's,
+    /// with outputs not a multiple of eight) give the in-order walk's bits
+    /// at one and two threads.
+    #[test]
+    fn other_patterns_fold_each_output_in_input_order() {
+        let patterns: [&[(usize, bool)]; 5] = [
+            &[(64, true), (32, false), (784, true)],
+            &[(37, false), (2, true), (14, false), (2, true)],
+            &[(3, true), (5, false), (7, true), (9, false)],
+            &[(5, false), (3, true), (11, false)],
+            &[(2, true), (3, false), (2, true), (5, false), (3, true)],
+        ];
+        for groups in patterns {
+            let numel: usize = groups.iter().map(|g| g.0).product();
+            let xs: Vec<f32> = (0..numel)
+                .map(|i| ((i * 7919) % 1000) as f32 * 10f32.powi((i % 9) as i32 - 4) - 3.0)
+                .collect();
+            agrees::<SumF>(&xs, groups, |a| a.0.to_bits());
+            agrees::<MaxF>(&xs, groups, |a| u64::from(a.0.to_bits()));
         }
     }
 
@@ -681,7 +840,8 @@ mod tests {
                     })
                     .0;
                 // The dispatched path, the AVX2 one, and the portable loop.
-                let got = <MaxF as Accumulate<f32>>::fold_rows8(rows, run)[0].0;
+                let fresh = [MaxF(f32::NEG_INFINITY); 8];
+                let got = <MaxF as Accumulate<f32>>::fold_rows8(fresh, rows, run)[0].0;
                 let mut paths = vec![got, max_row_lanes(&row)];
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("avx2") {
@@ -713,7 +873,7 @@ mod tests {
         for run in [1, 7, 8, 9, 37, 256] {
             let data: Vec<Vec<f32>> = (0..8).map(|_| (0..run).map(|_| next()).collect()).collect();
             let rows: [&[f32]; 8] = std::array::from_fn(|r| data[r].as_slice());
-            let sums = <SumF as Accumulate<f32>>::fold_rows8(rows, run);
+            let sums = <SumF as Accumulate<f32>>::fold_rows8([SumF(0.0); 8], rows, run);
             for (r, sum) in sums.iter().enumerate() {
                 let want = data[r].iter().fold(0f64, |acc, &x| acc + f64::from(x));
                 assert_eq!(sum.0.to_bits(), want.to_bits(), "run {run}, row {r}");

@@ -13,13 +13,25 @@ pub(crate) fn for_runs(
     view: &View,
     start: usize,
     len: usize,
+    f: impl FnMut(usize, usize, usize, usize),
+) {
+    runs_of(view.offset, &view.dims, &view.strides, start, len, f);
+}
+
+/// `for_runs` over the view of `dims` and `strides` from buffer `offset`.
+#[inline(always)]
+fn runs_of(
+    offset: usize,
+    dims: &[usize],
+    strides: &[usize],
+    start: usize,
+    len: usize,
     mut f: impl FnMut(usize, usize, usize, usize),
 ) {
     if len == 0 {
         return;
     }
-    let r = view.dims.len();
-    let (dims, strides) = (&view.dims, &view.strides);
+    let r = dims.len();
     let mut coords = [0usize; 16];
     let mut heap;
     let coords: &mut [usize] = if r <= 16 {
@@ -29,7 +41,7 @@ pub(crate) fn for_runs(
         &mut heap
     };
     let mut pos = start;
-    let mut index = view.offset;
+    let mut index = offset;
     for i in (0..r).rev() {
         coords[i] = pos % dims[i];
         pos /= dims[i];
@@ -59,6 +71,10 @@ pub(crate) fn for_runs(
     }
 }
 
+/// Innermost dims shorter than this (a pool's window, a broadcast over
+/// one) are read a row of the dim above them at a time (`load_short`).
+const SHORT: usize = 8;
+
 /// Reads view positions `start..start + out.len()` of `src` into `out`,
 /// converting each element.
 #[inline(always)]
@@ -70,6 +86,11 @@ pub(crate) fn load<T: Copy, U>(
     conv: impl Fn(T) -> U,
 ) {
     let len = out.len();
+    let r = view.dims.len();
+    if r >= 2 && view.dims[r - 1] < SHORT && view.dims[r - 2] > 1 {
+        load_short(src, view, start, out, conv);
+        return;
+    }
     // The common cases without the run walker, so they inline and vectorise.
     if view.dims.len() == 1 {
         let index = view.offset + start * view.strides[0];
@@ -90,7 +111,19 @@ pub(crate) fn load<T: Copy, U>(
             _ => {}
         }
     }
-    for_runs(view, start, len, |done, index, run, stride| {
+    load_runs(src, view, start, out, conv);
+}
+
+/// `load` along runs of the innermost dim.
+#[inline(always)]
+fn load_runs<T: Copy, U>(
+    src: &[T],
+    view: &View,
+    start: usize,
+    out: &mut [U],
+    conv: impl Fn(T) -> U,
+) {
+    for_runs(view, start, out.len(), |done, index, run, stride| {
         let out = &mut out[done..done + run];
         match stride {
             1 => {
@@ -111,6 +144,46 @@ pub(crate) fn load<T: Copy, U>(
             }
         }
     });
+}
+
+/// `load` for a view whose innermost dim is short: its whole blocks (the
+/// short dim's elements at one position of the rest) along runs of the
+/// dim above it, so that the walker steps once per row of that dim, not
+/// once per block; the partial blocks at either end element by element.
+#[inline(always)]
+fn load_short<T: Copy, U>(
+    src: &[T],
+    view: &View,
+    start: usize,
+    out: &mut [U],
+    conv: impl Fn(T) -> U,
+) {
+    let r = view.dims.len();
+    let (short, step) = (view.dims[r - 1], view.strides[r - 1]);
+    let head = ((short - start % short) % short).min(out.len());
+    let blocks = (out.len() - head) / short;
+    let (first, rest) = out.split_at_mut(head);
+    let (middle, last) = rest.split_at_mut(blocks * short);
+    load_runs(src, view, start, first, &conv);
+    let (dims, strides) = (&view.dims[..r - 1], &view.strides[..r - 1]);
+    let from = (start + head) / short;
+    runs_of(
+        view.offset,
+        dims,
+        strides,
+        from,
+        blocks,
+        |done, index, run, stride| {
+            let out = &mut middle[done * short..(done + run) * short];
+            for (j, block) in out.chunks_exact_mut(short).enumerate() {
+                let base = index + j * stride;
+                for (i, o) in block.iter_mut().enumerate() {
+                    *o = conv(src[base + i * step]);
+                }
+            }
+        },
+    );
+    load_runs(src, view, start + head + blocks * short, last, conv);
 }
 
 /// Writes `values` to view positions `start..start + values.len()` of `dst`.
@@ -160,5 +233,30 @@ mod tests {
             4,
             expect!["[2, 5, 6, 9]"],
         );
+    }
+
+    /// Short innermost dims (a pool's windows, a maximum broadcast over
+    /// them) read as the run walker reads them, from any start, with
+    /// partial blocks at either end.
+    #[test]
+    fn short_innermost_dims_read_as_runs() {
+        let windows = View {
+            offset: 1,
+            dims: vec![3, 2, 5, 2],
+            strides: vec![10, 0, 2, 0],
+        };
+        let pairs = View::contiguous(&[4, 6, 3]).transpose(&[2, 0, 1]);
+        for view in [windows, pairs.slice(2, 1, 3)] {
+            let view = view.collapsed();
+            let src: Vec<usize> = (0..view.extent()).collect();
+            let numel = view.numel();
+            for (start, len) in [(0, numel), (1, numel - 1), (3, 7), (5, 1), (2, 0)] {
+                let mut short = vec![0; len];
+                load(&src, &view, start, &mut short, |x| x);
+                let mut runs = vec![0; len];
+                load_runs(&src, &view, start, &mut runs, |x| x);
+                assert_eq!(short, runs, "{view:?} from {start}, {len} elements");
+            }
+        }
     }
 }

@@ -45,6 +45,9 @@ fn folded_product(
     let (m, k) = (dims[rank - 2], dims[rank - 1]);
     let n = g.shape(c).dims()[rank - 1];
     let batch: usize = dims[..lead].iter().product();
+    if folding_copies(g, a, c, m) > batch * m * n {
+        return Ok(None);
+    }
     // `a` as `[m, B.., k]`, then `[m, B*k]`; `c` as `[B*k, n]`.
     let perm: Vec<i64> = std::iter::once(lead)
         .chain(0..lead)
@@ -55,6 +58,28 @@ fn folded_product(
     let a_flat = g.reshape(a_moved, Shape::new(vec![m, batch * k]))?;
     let c_flat = g.reshape(c, Shape::new(vec![batch * k, n]))?;
     g.matmul(a_flat, c_flat).map(Some)
+}
+
+/// About how many elements `folded_product` copies to fold the batch: `a`
+/// as `[m, B*k]` is a view where `a` is a matrix transposed (`x^T`, a
+/// linear layer's input) or `m` is 1, and `c` as `[B*k, n]` where `c` is
+/// stored as it is (`dy`); otherwise each is copied. A convolution's
+/// weight gradient, `dy @ cols^T` summed over the batch, would copy both,
+/// more than the `B` products it spares.
+fn folding_copies(g: &Graph, a: NodeId, c: NodeId, m: usize) -> usize {
+    let swaps_last_two = |id: NodeId| match &g.node(id).op {
+        Op::Transpose { perm } => {
+            let r = perm.len();
+            r >= 2
+                && perm[r - 2] == r - 1
+                && perm[r - 1] == r - 2
+                && perm[..r - 2].iter().enumerate().all(|(i, &p)| p == i)
+        }
+        _ => false,
+    };
+    let a_copied = !swaps_last_two(a) && m > 1;
+    let c_copied = swaps_last_two(c);
+    usize::from(a_copied) * g.shape(a).numel() + usize::from(c_copied) * g.shape(c).numel()
 }
 
 /// `transpose` by the inverse of `perm`.

@@ -439,3 +439,34 @@ fn a_weights_gradient_over_a_batch_is_one_product() {
         "#]],
     );
 }
+
+#[test]
+fn a_weights_gradient_stays_batched_where_folding_would_copy_more() {
+    // `w [4 3] @ x [2 3 6]`, a convolution's weight times its columns:
+    // folding would copy the adjoint `[2 4 6]` and `x` transposed `[2 6 3]`,
+    // more than the `[2 4 3]` products summed over the batch.
+    check_ir(
+        |g| {
+            let w = g.input("w", Shape::new(vec![4, 3]), DType::F32);
+            let x = g.input("x", Shape::new(vec![2, 3, 6]), DType::F32);
+            let y = g.matmul(w, x)?;
+            let loss = g.reduce(ReduceOp::Sum, y, None, false)?;
+            Ok((loss, vec![w]))
+        },
+        expect![[r#"
+            graph t (inputs 2, params 0, nodes 11)
+              %0  = input w                                 [4, 3] f32
+              %1  = input x                                 [2, 3, 6] f32
+              %2  = broadcast %0                            [2, 4, 3] f32
+              %3  = matmul %2 %1                            [2, 4, 6] f32
+              %4  = sum %3 :axes [0, 1, 2] :keepdims false  [] f32
+              %5  = full 1.0                                [] f32
+              %6  = reshape %5                              [1, 1, 1] f32
+              %7  = broadcast %6                            [2, 4, 6] f32
+              %8  = transpose %1 [0, 2, 1]                  [2, 6, 3] f32
+              %9  = matmul %7 %8                            [2, 4, 3] f32
+              %10 = sum %9 :axes [0] :keepdims false        [4, 3] f32
+              return %10
+        "#]],
+    );
+}
