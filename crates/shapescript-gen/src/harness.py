@@ -214,7 +214,7 @@ def make_input(p, sizes, fdt, rng, gen):
         # `Pos` integers start at 1, `Neg` ones end at -1 (0 is outside).
         low = max(int(math.ceil(lo)), 1) if dom == "Pos" else int(math.ceil(lo))
         high = min(int(math.floor(hi)), -1) if dom == "Neg" else int(math.floor(hi))
-        return torch.randint(low, high + 1, shape, generator=gen).to(dt)
+        return torch.randint(low, max(high, low) + 1, shape, generator=gen).to(dt)
     x = lo + (hi - lo) * torch.rand(shape, generator=gen, dtype=torch.float64)
     # The ends themselves, now and then: 0 of NonNeg, 1 of Unit.
     edge = torch.rand(shape, generator=gen, dtype=torch.float64)
