@@ -260,3 +260,5 @@ def test_floats_to_ids_and_masks_are_integers_and_bools(tmp_path_factory, checks
     same(m.narrow(i), i)
     same(m.nonzero(torch.tensor([0.0, 0.25, -3.0])), torch.tensor([False, True, True]))
     same(m.counts(torch.tensor([0, 2, -1])), torch.tensor([False, True, True]))
+    same(m.mask_as_floats(torch.tensor([0.0, 2.0, -1.0])), torch.tensor([0.0, 1.0, 1.0]))
+    same(m.floats_of_a_mask(torch.tensor([False, True])), torch.tensor([0.0, 1.0]))

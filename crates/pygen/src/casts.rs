@@ -101,9 +101,9 @@ impl<'g, 'a> Scope<'g, 'a> {
                     });
                 if to_float {
                     value = self.convert(value, plan, inner, domain.as_ref());
-                    value = self.clamp_into(value, plan, inner, domain.as_ref());
+                    value = self.clamp_into(value, plan, (inner, whole), domain.as_ref());
                 } else {
-                    value = self.clamp_into(value, plan, inner, domain.as_ref());
+                    value = self.clamp_into(value, plan, (inner, whole), domain.as_ref());
                     value = self.convert(value, plan, inner, domain.as_ref());
                 }
                 value
@@ -111,22 +111,46 @@ impl<'g, 'a> Scope<'g, 'a> {
             _ => v,
         }
     }
+}
 
+/// Whether the `to` at `whole` names the `Bool` domain (`x to Bool`), not
+/// only keeps it from its operand.
+fn names_bool(whole: &Expr) -> bool {
+    matches!(&whole.kind, ExprKind::Cast { ty, .. } if matches!(
+        &ty.kind,
+        ast::TypeKind::Tensor { domain: Some(d), .. } if d.kind == ast::DomainKind::Bool
+    ))
+}
+
+impl<'g, 'a> Scope<'g, 'a> {
     /// A `to`'s clamp into its domain, or a Bool domain's comparison.
     fn clamp_into(
         &mut self,
         value: Val,
         plan: &check::hir::ToPlan,
-        inner: &Expr,
+        (inner, whole): (&Expr, &Expr),
         domain: Option<&Domain>,
     ) -> Val {
         match (&plan.clamp, domain) {
             (Some(_), Some(d)) => self.clamp(value, d),
-            (_, Some(Domain::Bool)) if plan.cast.is_none() && !self.is_bool(inner.span) => Val {
-                code: format!("{} != 0", value.at(CMP + 1)),
-                prec: CMP,
-                simple: false,
-            },
+            // Only a `to` that names `Bool` compares: `(m to f32) to f32`
+            // of a mask keeps the `Bool` domain and is a float.
+            (_, Some(Domain::Bool))
+                if plan.cast.is_none() && !self.is_bool(inner.span) && names_bool(whole) =>
+            {
+                let compared = format!("{} != 0", value.at(CMP + 1));
+                match self.dtype(whole.span) {
+                    // `x to Bool f32`: 0 and 1 in the dtype the type names.
+                    Some(d) if d != ast::DtypeKind::Bool => {
+                        Val::atom(format!("({compared}).to({})", torch_dtype(d)))
+                    }
+                    _ => Val {
+                        code: compared,
+                        prec: CMP,
+                        simple: false,
+                    },
+                }
+            }
             _ => value,
         }
     }
