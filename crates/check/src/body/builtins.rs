@@ -792,7 +792,13 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let operands: Vec<(&Ty, Span)> = stacked.iter().map(|(t, s)| (t, *s)).collect();
     c.unify_dtypes(&operands, "stack")?;
     let dtype = c.promoted(&operands, "stack")?;
-    let domain = if dtype == effective_dtype(&t) {
+    // The operands' one domain, when they share it (`stack(u, s)` of a
+    // `Unit` and a `Signed` tensor holds both's values; found by
+    // shapescript-gen, seed 9000, program 6672).
+    let shared = stacked
+        .iter()
+        .all(|(ty, _)| matches!(&ty.kind, TyKind::Tensor(x) if same_domain(x, &t)));
+    let domain = if dtype == effective_dtype(&t) && shared {
         t.domain
     } else {
         None
