@@ -794,7 +794,7 @@ fn stack(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let dtype = c.promoted(&operands, "stack")?;
     // The operands' one domain, when they share it (`stack(u, s)` of a
     // `Unit` and a `Signed` tensor holds both's values; found by
-    // shapescript-gen, seed 9000, program 6672).
+    // shapescript-gen, campaign 9000, program 6672).
     let shared = stacked
         .iter()
         .all(|(ty, _)| matches!(&ty.kind, TyKind::Tensor(x) if same_domain(x, &t)));

@@ -79,7 +79,7 @@ fn powers_other_than_squares_leave_room_for_their_products() {
 
 #[test]
 fn erf_near_zero_holds_its_value() {
-    // Found by shapescript-gen (seed 6000, program 11938): `erf(2^-24)` is
+    // Found by shapescript-gen (campaign 6000, program 11938): `erf(2^-24)` is
     // 6.7257e-8, and an approximation of absolute error 1.5e-7 put the
     // range at (6.75e-8, 6.89e-8).
     let src = "fn f(x: [n] Unit f32) -> [n] f32 = erf(x * 0.0 + 5.9604644775390625e-08)\n";

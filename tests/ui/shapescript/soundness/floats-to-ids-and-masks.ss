@@ -15,6 +15,6 @@ fn counts(i: [n] i64) -> [n] Bool = i to [n] Bool
 fn narrow(i: [n] i32) -> [n] Index[W] i32 = i to [n] Index[W]
 # A mask in a float dtype the type names is 0 and 1 there; a float made
 # from a mask stays a float through another `to` of its dtype (found by
-# shapescript-gen, seed 8000, program 214: `(z to f32) to f32` was `!= 0`).
+# shapescript-gen, campaign 8000, program 214: `(z to f32) to f32` was `!= 0`).
 fn mask_as_floats(x: [n] f32) -> [n] f32 = x to Bool f32
 fn floats_of_a_mask(z: [n] Bool) -> [n] f32 = (z to f32) to f32

@@ -15,7 +15,7 @@ fn prod_nonneg(x: [n] Pos) -> [] NonNeg = prod(x, over=n)
 fn dot_nonneg(x: [n] Pos f64, y: [n] Pos f64) -> [] NonNeg f64 = x @ y
 fn mul_nonneg(x: [n] Pos f64, y: [n] Pos f64) -> [n] NonNeg f64 = x * y
 fn sum_pos(x: [n] Pos f64) -> [] Pos f64 = sum(x, over=n)
-# Found by shapescript-gen (seed 6000, program 19110): a Pos f64 value
+# Found by shapescript-gen (campaign 6000, program 19110): a Pos f64 value
 # cast to f32 may underflow to 0 (`torch.finfo(torch.float64).tiny` is 0
 # in f32), so it is NonNeg there; to a dtype as fine it stays Pos.
 fn narrowed(w: [n] NonNeg f64) -> [n] Pos f32 = (w to Pos) to f32   # ~ E0606

@@ -1,4 +1,4 @@
-# Found by shapescript-gen (seed 5000, program 1212): PyTorch divides once,
+# Found by shapescript-gen (campaign 5000, program 1212): PyTorch divides once,
 # so `2.5 / 1.5` is 1.6666666666666667 in f64; the checker once took it as
 # `2.5 * (1 / 1.5)`, 1.6666666666666665, one spacing too low. A tensor
 # divided by a number may be a product with its reciprocal on a GPU, and a

@@ -1,4 +1,4 @@
-# Found by shapescript-gen (seed 9000, program 6672): `stack` took its
+# Found by shapescript-gen (campaign 9000, program 6672): `stack` took its
 # first operand's domain, so a `Unit` and a `Signed` tensor stacked were
 # typed `Unit` (and `split` of them read that type). Operands that share
 # a domain keep it; others make no claim.
