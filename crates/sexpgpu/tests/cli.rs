@@ -1,6 +1,8 @@
 //! End-to-end tests of the `sexpgpu` binary: exit codes, I/O errors, JSON
 //! diagnostics, `ir`, `explain`, and the REPL over piped stdin.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -528,24 +530,11 @@ fn fmt_formats_folders_checks_with_a_diff_reads_stdin_and_refuses_what_does_not_
 /// before a step was timed, and leaves the screen before `:after` prints.
 #[test]
 fn the_progress_bar_on_a_terminal() {
-    let f = file(
-        "bar.sx",
-        r#"(require nn)
-(def data (call (fn () {:x (normal [32 4]) :y (normal [32 1])})))
-(defmodel line [n] {:w (normal [n 1]) :b (zeros [1])})
-(defrun fit
-  :seed 3
-  :model (line 4)
-  :data (nn/batches {:x (:x data) :y (:y data)} :size 8 :shuffle true)
-  :loss (fn (p batch)
-          (let [d (- (+ (matmul (:x batch) (:w p)) (:b p)) (:y batch))]
-            (nn/mean (* d d))))
-  :optimizer (nn/adamw :lr 0.05)
-  :steps 40
-  :log-every 20
-  :after (fn (p) (println "after-line")))
-"#,
+    let program = common::FIT.replace(":steps 6", ":steps 40").replace(
+        ":log-every 1)",
+        ":log-every 20\n  :after (fn (p) (println \"after-line\")))",
     );
+    let f = file("bar.sx", &program);
     let command = format!("{} run {f}", env!("CARGO_BIN_EXE_sexpgpu"));
     let out = Command::new("script")
         .args(["-qec", &command, "/dev/null"])

@@ -10,23 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The small program most tests run: a line fit to 32 random rows in
-/// batches of 8 (4 rows per rank), AdamW, a metric.
-const FIT: &str = r#"(require nn)
-(def data (call (fn () {:x (normal [32 4]) :y (normal [32 1])})))
-(defmodel line [n] {:w (normal [n 1]) :b (zeros [1])})
-(defrun fit
-  :seed 3
-  :model (line 4)
-  :data (nn/batches {:x (:x data) :y (:y data)} :size 8 :shuffle true)
-  :loss (fn (p batch)
-          (let [d (- (+ (matmul (:x batch) (:w p)) (:b p)) (:y batch))]
-            (metric :mae (nn/mean (abs d)))
-            (nn/mean (* d d))))
-  :optimizer (nn/adamw :lr 0.05)
-  :steps 6
-  :log-every 1)
-"#;
+mod common;
+use common::FIT;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

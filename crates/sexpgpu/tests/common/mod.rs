@@ -26,3 +26,22 @@ pub fn sexpgpu(dir: &Path, args: &[&str]) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// The small training program the run tests share (`distributed.rs`,
+/// `cli.rs`'s progress bar): a line fit to 32 random rows in
+/// batches of 8 (4 rows per rank), AdamW, a metric.
+pub const FIT: &str = r#"(require nn)
+(def data (call (fn () {:x (normal [32 4]) :y (normal [32 1])})))
+(defmodel line [n] {:w (normal [n 1]) :b (zeros [1])})
+(defrun fit
+  :seed 3
+  :model (line 4)
+  :data (nn/batches {:x (:x data) :y (:y data)} :size 8 :shuffle true)
+  :loss (fn (p batch)
+          (let [d (- (+ (matmul (:x batch) (:w p)) (:b p)) (:y batch))]
+            (metric :mae (nn/mean (abs d)))
+            (nn/mean (* d d))))
+  :optimizer (nn/adamw :lr 0.05)
+  :steps 6
+  :log-every 1)
+"#;
