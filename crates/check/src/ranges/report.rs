@@ -101,6 +101,12 @@ impl Walker<'_> {
                 }
             }
             (ExprKind::Call { .. }, Some(ExprInfo::Call(call))) => self.call_origin(&call.callee),
+            (ExprKind::Index { base, .. }, _) if self.is_builtin_call(base, "split") => {
+                format!(
+                    "a piece of `{}`, with the values it splits",
+                    self.text(base)
+                )
+            }
             (
                 ExprKind::Binary {
                     op: BinaryOp::Mul,
@@ -155,6 +161,14 @@ impl Walker<'_> {
     }
 
     /// Where a call's range comes from.
+    /// Whether `e` calls the built-in `name`.
+    fn is_builtin_call(&self, e: &ast::Expr, name: &str) -> bool {
+        matches!(
+            self.typed(e.span).map(|t| &t.info),
+            Some(ExprInfo::Call(call)) if matches!(&call.callee, Callee::Builtin(b) if b.name() == name)
+        )
+    }
+
     fn call_origin(&self, callee: &Callee) -> String {
         match callee {
             Callee::Builtin(b) => match b.name() {
