@@ -262,3 +262,23 @@ def test_floats_to_ids_and_masks_are_integers_and_bools(tmp_path_factory, checks
     same(m.counts(torch.tensor([0, 2, -1])), torch.tensor([False, True, True]))
     same(m.mask_as_floats(torch.tensor([0.0, 2.0, -1.0])), torch.tensor([0.0, 1.0, 1.0]))
     same(m.floats_of_a_mask(torch.tensor([False, True])), torch.tensor([0.0, 1.0]))
+
+
+def test_clamped_ids_and_split_pieces_run_as_typed(tmp_path_factory, checks):
+    c = build(tmp_path_factory, "clamp-and-domains", checks)
+    x = torch.randn(3, 2)
+    ids = torch.tensor([2, 0, 1])
+    same(c.lowered(x, ids), x[ids.clamp(0, 9)])
+    u = torch.rand(4, 6)
+    same(c.within(u), u.clamp(-2.0, 0.5)[:, :3])
+    s = build(tmp_path_factory, "split-and-reduce-domains", checks)
+    signed = torch.rand(5, 2, 6, 3, dtype=torch.float64) * 2 - 1
+    same(s.least(signed), signed.amin(0)[:, 2:4])
+    unit = torch.rand(2, 6, 3, dtype=torch.float64)
+    same(s.pieces(unit), unit[:, 4:])
+    same(s.clamped(unit), torch.full((2, 2, 3), -2.0, dtype=torch.float64))
+    small = signed / 5
+    same(s.summed_by_name(small), small.sum(0)[:, 4:])
+    if checks:
+        with pytest.raises(s.runtime.ShapeError):
+            s.summed_by_name(torch.ones(5, 2, 6, 3, dtype=torch.float64))
