@@ -282,3 +282,15 @@ def test_clamped_ids_and_split_pieces_run_as_typed(tmp_path_factory, checks):
     if checks:
         with pytest.raises(s.runtime.ShapeError):
             s.summed_by_name(torch.ones(5, 2, 6, 3, dtype=torch.float64))
+
+
+def test_ids_through_floats_that_hold_them_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "ids-through-floats", checks)
+    w = torch.randn(2048, 2)
+    ids = torch.tensor([2047, 0, 1025])
+    same(m.exact(w, ids), w[ids])
+    v = torch.randn(4096, 2)
+    ids = torch.tensor([4095, 4094, 3])
+    same(m.exact_f32(v, ids), v[ids])
+    # What the refused `rounded` would compute: id 4095 is 4096 in bf16.
+    assert ids.to(torch.bfloat16).to(torch.int64)[0] == 4096

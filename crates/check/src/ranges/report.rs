@@ -140,12 +140,42 @@ impl Walker<'_> {
                     self.text(expr)
                 )
             }
+            (ExprKind::Cast { .. }, _) => {
+                self.conversion_origin(e).unwrap_or_else(|| match typed {
+                    Some(t) => format!("its type `{}`", t.ty),
+                    None => "its type".to_string(),
+                })
+            }
             _ => match typed {
                 Some(t) => format!("its type `{}`", t.ty),
                 None => "its type".to_string(),
             },
         };
         format!("{head}: {why}")
+    }
+
+    /// Where a chain of conversions (`(ids to bf16) to i64`) moved the
+    /// range: the innermost value, and the conversion that rounded it.
+    fn conversion_origin(&self, e: &ast::Expr) -> Option<String> {
+        let mut at = e;
+        while let ExprKind::Cast { expr, .. } = &at.kind {
+            let (outer, inner) = (self.interval_at(at.span)?, self.interval_at(expr.span)?);
+            if !outer.same_set(&inner) {
+                return Some(format!(
+                    "`{}` is in {}, and `{}` rounds it onto its dtype's numbers",
+                    self.text(expr),
+                    show(&inner),
+                    self.text(at)
+                ));
+            }
+            at = expr;
+        }
+        let inner = self.interval_at(at.span)?;
+        Some(format!(
+            "converted from `{}`, in {}",
+            self.text(at),
+            show(&inner)
+        ))
     }
 
     /// Whether the cast at `outer` reaches a 0 end its operand at `inner`
