@@ -38,7 +38,7 @@ fn first_row(x: [b n D]) -> [n D] = x[0, ...]
 fn rows(x: [n D], ids: [k] Index[n]) -> [k D] = x[ids]
 fn cols(x: [b n D], ids: [k] Index[n]) -> [b k D] = x[:, ids]
 fn grid(x: [n D], ids: [i j] Index[n]) -> [i j D] = x[ids]
-fn listed(x: [n D]) -> [2 D] = x[[0, 2]]
+fn listed(x: [n D]) -> [2 D] = x[[0, -1]]
 fn pairs(x: [n m D], a: [k] Index[n], c: [k] Index[m]) -> [k D] = x[a, c]
 fn apart(x: [n D m], a: [k] Index[n], c: [k] Index[m]) -> [k D] = x[a, :, c]
 fn int_first(x: [b n m], a: [k] Index[n]) -> [k m] = x[0, a]
@@ -113,7 +113,7 @@ def test_integer_tensors_and_lists_pick_positions(m):
     g = torch.tensor([[0, 1], [4, 3], [2, 2]])
     same(m.grid(x, g), x[g])
     assert m.grid(x, g).shape == (3, 2, 4)
-    same(m.listed(x), x[[0, 2]])
+    same(m.listed(x), x[[0, -1]])
     z, a, c = rand(5, 6, 4), torch.tensor([1, 2, 3]), torch.tensor([5, 0, 1])
     same(m.pairs(z, a, c), z[a, c])
     w = rand(5, 4, 6)

@@ -108,6 +108,7 @@ def test_indices_and_slices_that_check_clean_run(tmp_path_factory, checks):
     same(m.from_the_end(x), x[-10] + x[9])
     z = torch.randn(4, 3)
     same(m.longer(z), z[3])
+    same(m.listed(z), z[[0, -1]])
     s = build(tmp_path_factory, "slice-bounds-are-ints", checks)
     y = torch.randn(8)
     same(s.half_of_dim(y), y[:4])
@@ -120,6 +121,8 @@ def test_ids_in_range(tmp_path_factory, checks):
     same(m.own(t), t)
     ids = torch.tensor([4, 0])
     same(m.claimed(t, ids), t[ids])
+    same(m.picked_claimed(t, ids), t[ids])
+    same(m.picked_cols(t.T, torch.tensor([2, 1])), t.T[:, [2, 1]])
     if checks:
         with pytest.raises(m.runtime.ShapeError):
             m.claimed(t, torch.tensor([5]))

@@ -408,6 +408,7 @@ impl Walker<'_> {
             }
             IdsPlace::TakeAxis => "the axis `over=` names has size".to_string(),
             IdsPlace::Classes => "the number of classes is".to_string(),
+            IdsPlace::Picked(axis) => format!("they pick from axis {axis}, of size"),
         };
         // `Index[Ctx]` says which size; its value, when it isn't a number.
         let written = bound.to_string();
@@ -457,6 +458,7 @@ impl Walker<'_> {
             }
             IdsPlace::TakeAxis => "the axis `over=` names".to_string(),
             IdsPlace::Classes => "the number of classes".to_string(),
+            IdsPlace::Picked(axis) => format!("they pick from axis {axis}"),
         };
         let (label, note) = match iv {
             Some(iv) => (format!("these are in {iv}"), self.origin(ids, &iv)),

@@ -13,7 +13,7 @@ use super::RangeEnv;
 use crate::builtin_names::Builtin;
 use crate::dims::DimValues;
 use crate::size::{Poly, Symbol};
-use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
+use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, IndexPlan, PatternPlan, TypedExpr};
 use crate::types::{Domain, ScalarKind, Ty, TyKind};
 
 const INF: f64 = f64::INFINITY;
@@ -80,6 +80,8 @@ pub enum IdsPlace<'a> {
     TakeAxis,
     /// `one_hot`'s number of classes.
     Classes,
+    /// The axis (by position) integer ids pick from in `x[ids]`.
+    Picked(usize),
 }
 
 /// The arguments of a call with their intervals, in written order.
@@ -449,6 +451,11 @@ impl<'w> Walker<'w> {
                     }
                 }
                 let at = self.here(span, false);
+                if let Some((_, typed)) = at {
+                    if matches!(typed.info, ExprInfo::Index(IndexPlan::Basic)) {
+                        self.picked_ids(e, base, indices);
+                    }
+                }
                 let iv = iv.or_else(|| self.tuple_values(base, indices));
                 (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
             }
@@ -996,6 +1003,41 @@ impl<'w> Walker<'w> {
         };
         let size = crate::shape::axis_poly(axis);
         self.ids_fit(ids, size.as_ref(), IdsPlace::TakeAxis, e);
+    }
+
+    /// `x[.., ids, ..]`: integer tensor ids pick positions of the axis
+    /// they stand at, so they lie in `[0, size)`, as `take`'s do.
+    fn picked_ids(&mut self, e: &ast::Expr, base: &ast::Expr, indices: &[ast::IndexArg]) {
+        let Some(TyKind::Tensor(t)) = self.typed(base.span).map(|t| &t.ty.kind) else {
+            return;
+        };
+        let Some(shape) = t.shape.as_ref() else {
+            return;
+        };
+        let new_axis = |i: &ast::IndexArg| matches!(i, ast::IndexArg::Expr(x) if matches!(x.kind, ExprKind::None));
+        let taking = indices
+            .iter()
+            .filter(|i| !matches!(i, ast::IndexArg::Ellipsis(_)) && !new_axis(i))
+            .count();
+        let rest = shape.len().saturating_sub(taking);
+        let mut pos = 0;
+        for index in indices {
+            match index {
+                ast::IndexArg::Ellipsis(_) => pos += rest,
+                _ if new_axis(index) => {}
+                ast::IndexArg::Expr(x) => {
+                    let picks = self
+                        .typed(x.span)
+                        .is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
+                    if let (true, Some(axis)) = (picks, shape.get(pos)) {
+                        let size = crate::shape::axis_poly(axis);
+                        self.ids_fit(x, size.as_ref(), IdsPlace::Picked(pos), e);
+                    }
+                    pos += 1;
+                }
+                _ => pos += 1,
+            }
+        }
     }
 
     /// `one_hot(ids, n)`: the ids count up to `n`.
