@@ -272,6 +272,7 @@ def test_clamped_ids_and_split_pieces_run_as_typed(tmp_path_factory, checks):
     x = torch.randn(3, 2)
     ids = torch.tensor([2, 0, 1])
     same(c.lowered(x, ids), x[ids.clamp(0, 9)])
+    same(c.plain(x, ids), x[ids.clamp(max=0)])
     u = torch.rand(4, 6)
     same(c.within(u), u.clamp(-2.0, 0.5)[:, :3])
     s = build(tmp_path_factory, "split-and-reduce-domains", checks)

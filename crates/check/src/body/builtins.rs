@@ -679,7 +679,11 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         }
         _ => t.dtype,
     };
-    let domain = if dtype != t.dtype { None } else { domain };
+    let domain = if dtype != t.dtype && dtype != effective_dtype(&t) {
+        None
+    } else {
+        domain
+    };
     Some((
         shared_tensor(t.shape.clone(), domain, dtype, e.span),
         Vec::new(),
