@@ -249,6 +249,12 @@ def test_products_of_tiny_floats_are_zero_and_typed_so(tmp_path_factory, checks)
     same(m.mul_nonneg(t64, t64), torch.zeros(3, dtype=torch.float64))
     # A sum of positive values is never 0.
     same(m.sum_pos(t64), torch.tensor(3e-200, dtype=torch.float64))
+    # bf16's least positive value is 0 in f16; a round trip is exact.
+    assert torch.tensor([1e-30], dtype=torch.bfloat16).to(torch.float16)[0] == 0
+    b = torch.tensor([1e-30, 2.5], dtype=torch.bfloat16)
+    same(m.round_trip(b), b)
+    h = torch.tensor([2.0**-24, 3.0], dtype=torch.float16)
+    same(m.f16_to_bf16(h), h.to(torch.bfloat16))
 
 
 def test_floats_to_ids_and_masks_are_integers_and_bools(tmp_path_factory, checks):

@@ -136,7 +136,7 @@ impl Walker<'_> {
                     .interval_at(expr.span)
                     .map_or(String::new(), |i| show(&i));
                 format!(
-                    "`{}` is in {inner}, and a coarser float dtype rounds tiny values to 0",
+                    "`{}` is in {inner}, and tiny values round to 0 in a dtype whose least positive value is larger",
                     self.text(expr)
                 )
             }

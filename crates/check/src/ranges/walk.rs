@@ -473,15 +473,16 @@ impl<'w> Walker<'w> {
             }
             ExprKind::Cast { expr, ty, .. } => {
                 let iv = self.expr(expr);
-                let from = self.typed(expr.span).and_then(grid_bits);
                 let at = self.here(span, false);
                 let iv = at.and_then(|(_, t)| self.cast(iv, ty, t));
-                // A coarser float dtype holds fewer tiny values: `x to
-                // f32` of an f64 `Pos` value may be 0 (2^-1074 is 0 in
-                // f32), so an open 0 end is reached.
-                let to = at.and_then(|(_, t)| grid_bits(t));
-                let coarser = matches!((from, to), (Some(f), Some(t)) if t < f);
-                (iv.map(|i| i.underflowing(coarser)), at)
+                // A float dtype whose least positive value is larger may
+                // round tiny values to 0: `x to f32` of an f64 `Pos` value
+                // (2^-1074 is 0 in f32), `x to f16` of a bf16 one (1e-30),
+                // so an open 0 end is reached; `(x to f64) to bf16` of a
+                // bf16 `x` is `x`.
+                let to = at.and_then(|(_, t)| float_least_positive(t));
+                let underflows = to.is_some_and(|to| to > self.least_positive(expr));
+                (iv.map(|i| i.underflowing(underflows)), at)
             }
             ExprKind::Tuple(items) => {
                 for item in items {
@@ -492,6 +493,24 @@ impl<'w> Walker<'w> {
             // Kinds added later walk nothing until this pass learns them.
             #[allow(unreachable_patterns)]
             _ => (None, None),
+        }
+    }
+
+    /// The least magnitude a nonzero value of `e` may have: its float
+    /// dtype's least positive value, the largest along a chain of
+    /// conversions (each leaves values on its dtype's numbers); 1 for
+    /// integers and booleans.
+    fn least_positive(&self, e: &ast::Expr) -> f64 {
+        let Some(typed) = self.typed(e.span) else {
+            return 0.0;
+        };
+        let own = float_least_positive(typed).unwrap_or(match &typed.ty.kind {
+            TyKind::Tensor(_) | TyKind::Scalar(ScalarKind::Int | ScalarKind::Bool) => 1.0,
+            _ => 0.0,
+        });
+        match &e.kind {
+            ExprKind::Cast { expr, .. } => own.max(self.least_positive(expr)),
+            _ => own,
         }
     }
 
@@ -1167,6 +1186,25 @@ fn grid_bits(typed: &TypedExpr) -> Option<u32> {
         Some(ast::DtypeKind::F32) => Some(24),
         // f64 rounds too: `-1 + 1e-17` is -1, so a sum's open end closes.
         Some(ast::DtypeKind::F64) => Some(53),
+        Some(_) => None,
+    }
+}
+
+/// The least positive value (the smallest subnormal) of a float tensor's
+/// dtype, or of a Python float (an f64); a dtype-less tensor may be f64.
+/// `None` for integers and booleans.
+fn float_least_positive(typed: &TypedExpr) -> Option<f64> {
+    let dtype = match &typed.ty.kind {
+        TyKind::Tensor(t) => crate::shape::effective_dtype(t),
+        TyKind::Scalar(ScalarKind::Float) => Some(ast::DtypeKind::F64),
+        _ => return None,
+    };
+    match dtype {
+        None | Some(ast::DtypeKind::F64) => Some(f64::from_bits(1)),
+        Some(ast::DtypeKind::F32) => Some(f64::from(f32::from_bits(1))),
+        // 2^-133 and 2^-24.
+        Some(ast::DtypeKind::Bf16) => Some(f64::from(f32::from_bits(1 << 16))),
+        Some(ast::DtypeKind::F16) => Some(2f64.powi(-24)),
         Some(_) => None,
     }
 }
