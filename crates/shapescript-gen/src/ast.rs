@@ -170,6 +170,15 @@ pub enum Op {
         over: String,
         dim: usize,
     },
+    /// `clamp(ids, lo=0, hi=3)`: whole bounds, so integers stay integers.
+    ClampInt {
+        lo: Option<i64>,
+        hi: Option<i64>,
+    },
+    /// `x[:, ids]`: integer ids pick positions of axis `dim`.
+    Pick {
+        dim: usize,
+    },
     OneHot(Size),
     /// `zeros ones full` of a shape, in dtype `Dt` (the body's float dtype).
     Fill {

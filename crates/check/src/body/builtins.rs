@@ -676,6 +676,7 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     }
     let domain = match (name, &t.domain) {
         ("abs", _) => Some(Domain::NonNeg),
+        ("clamp", Some(d)) if !clamp_keeps(c, d, slots[1], slots[2]) => None,
         ("sign", _) => Some(Domain::Signed),
         // `tril` and `triu` put zeros in: a positive domain takes 0 in.
         ("tril" | "triu", Some(Domain::Pos)) => Some(Domain::NonNeg),
@@ -692,11 +693,75 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         }
         _ => t.dtype,
     };
-    let domain = if dtype != t.dtype { None } else { domain };
+    let domain = if dtype != t.dtype && dtype != effective_dtype(&t) {
+        None
+    } else {
+        domain
+    };
     Some((
         shared_tensor(t.shape.clone(), domain, dtype, e.span),
         Vec::new(),
     ))
+}
+
+/// Whether `clamp(x, lo, hi)` of values in `domain` stays in it. Values
+/// only move to a bound: a `lo` no higher than the domain's top and a `hi`
+/// no lower than its bottom keep it (whole ones for `Index` and `Bool`); a
+/// bound the checker does not know as a number does not. `clamp(ids, 3,
+/// 9)` of `Index[n]` ids may be 3 where `n` is 2.
+fn clamp_keeps(
+    c: &FnChecker,
+    domain: &Domain,
+    lo: Option<&ast::Arg>,
+    hi: Option<&ast::Arg>,
+) -> bool {
+    let whole = matches!(domain, Domain::Index(_) | Domain::Bool);
+    let known = |a: Option<&ast::Arg>| match a {
+        None => Some(None),
+        Some(a) => literal(&a.value)
+            .filter(|v| !whole || v.fract() == 0.0)
+            .map(Some),
+    };
+    let (Some(lo), Some(hi)) = (known(lo), known(hi)) else {
+        return false;
+    };
+    let (bottom, top) = match domain {
+        Domain::Real => (None, None),
+        Domain::NonNeg => (Some((0.0, false)), None),
+        Domain::Pos => (Some((0.0, true)), None),
+        Domain::NonPos => (None, Some((0.0, false))),
+        Domain::Neg => (None, Some((0.0, true))),
+        Domain::Unit | Domain::Bool => (Some((0.0, false)), Some((1.0, false))),
+        Domain::Signed => (Some((-1.0, false)), Some((1.0, false))),
+        // `n - 1` where the size is known; at least 0 in any case.
+        Domain::Index(n) => {
+            let n = c.ctx.env.dims.value(&n.poly).or(n.poly.as_constant());
+            let top = n.map_or(0.0, |n| (n - 1).max(0) as f64);
+            (Some((0.0, false)), Some((top, false)))
+        }
+    };
+    let lo_keeps = match (lo, top) {
+        (Some(v), Some((t, open))) => v < t || (v == t && !open),
+        _ => true,
+    };
+    let hi_keeps = match (hi, bottom) {
+        (Some(v), Some((b, open))) => v > b || (v == b && !open),
+        _ => true,
+    };
+    lo_keeps && hi_keeps
+}
+
+/// A number literal's value, negated or not.
+fn literal(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        ast::ExprKind::Int(v) => Some(*v as f64),
+        ast::ExprKind::Float(v) => Some(*v),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => literal(operand).map(|v| -v),
+        _ => None,
+    }
 }
 
 fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {

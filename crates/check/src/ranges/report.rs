@@ -101,6 +101,12 @@ impl Walker<'_> {
                 }
             }
             (ExprKind::Call { .. }, Some(ExprInfo::Call(call))) => self.call_origin(&call.callee),
+            (ExprKind::Index { base, .. }, _) if self.is_builtin_call(base, "split") => {
+                format!(
+                    "a piece of `{}`, with the values it splits",
+                    self.text(base)
+                )
+            }
             (
                 ExprKind::Binary {
                     op: BinaryOp::Mul,
@@ -134,12 +140,42 @@ impl Walker<'_> {
                     self.text(expr)
                 )
             }
+            (ExprKind::Cast { .. }, _) => {
+                self.conversion_origin(e).unwrap_or_else(|| match typed {
+                    Some(t) => format!("its type `{}`", t.ty),
+                    None => "its type".to_string(),
+                })
+            }
             _ => match typed {
                 Some(t) => format!("its type `{}`", t.ty),
                 None => "its type".to_string(),
             },
         };
         format!("{head}: {why}")
+    }
+
+    /// Where a chain of conversions (`(ids to bf16) to i64`) moved the
+    /// range: the innermost value, and the conversion that rounded it.
+    fn conversion_origin(&self, e: &ast::Expr) -> Option<String> {
+        let mut at = e;
+        while let ExprKind::Cast { expr, .. } = &at.kind {
+            let (outer, inner) = (self.interval_at(at.span)?, self.interval_at(expr.span)?);
+            if !outer.same_set(&inner) {
+                return Some(format!(
+                    "`{}` is in {}, and `{}` rounds it onto its dtype's numbers",
+                    self.text(expr),
+                    show(&inner),
+                    self.text(at)
+                ));
+            }
+            at = expr;
+        }
+        let inner = self.interval_at(at.span)?;
+        Some(format!(
+            "converted from `{}`, in {}",
+            self.text(at),
+            show(&inner)
+        ))
     }
 
     /// Whether the cast at `outer` reaches a 0 end its operand at `inner`
@@ -155,6 +191,14 @@ impl Walker<'_> {
     }
 
     /// Where a call's range comes from.
+    /// Whether `e` calls the built-in `name`.
+    fn is_builtin_call(&self, e: &ast::Expr, name: &str) -> bool {
+        matches!(
+            self.typed(e.span).map(|t| &t.info),
+            Some(ExprInfo::Call(call)) if matches!(&call.callee, Callee::Builtin(b) if b.name() == name)
+        )
+    }
+
     fn call_origin(&self, callee: &Callee) -> String {
         match callee {
             Callee::Builtin(b) => match b.name() {
@@ -364,6 +408,7 @@ impl Walker<'_> {
             }
             IdsPlace::TakeAxis => "the axis `over=` names has size".to_string(),
             IdsPlace::Classes => "the number of classes is".to_string(),
+            IdsPlace::Picked(axis) => format!("they pick from axis {axis}, of size"),
         };
         // `Index[Ctx]` says which size; its value, when it isn't a number.
         let written = bound.to_string();
@@ -413,6 +458,7 @@ impl Walker<'_> {
             }
             IdsPlace::TakeAxis => "the axis `over=` names".to_string(),
             IdsPlace::Classes => "the number of classes".to_string(),
+            IdsPlace::Picked(axis) => format!("they pick from axis {axis}"),
         };
         let (label, note) = match iv {
             Some(iv) => (format!("these are in {iv}"), self.origin(ids, &iv)),

@@ -13,7 +13,7 @@ use super::RangeEnv;
 use crate::builtin_names::Builtin;
 use crate::dims::DimValues;
 use crate::size::{Poly, Symbol};
-use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
+use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, IndexPlan, PatternPlan, TypedExpr};
 use crate::types::{Domain, ScalarKind, Ty, TyKind};
 
 const INF: f64 = f64::INFINITY;
@@ -33,9 +33,26 @@ pub struct Scratch {
     /// Where in `Body::exprs` the next expression's record likely is: the
     /// walk goes children first, as `body` recorded them.
     cursor: usize,
-    /// The last `topk` call walked, and its values' interval: its tuple has
-    /// none of its own, its `let (values, ids)` or `[0]` takes it.
-    last_topk: Option<(Span, Interval)>,
+    /// The last `topk` or `split` call walked, and its values' interval: a
+    /// tuple has none of its own, a `let (..)` or `[i]` takes it.
+    last_tuple: Option<LastTuple>,
+}
+
+/// A tuple-valued call's values: `topk`'s first item holds some of its
+/// argument's values (its second, ids), each of `split`'s pieces does.
+#[derive(Clone, Copy)]
+struct LastTuple {
+    span: Span,
+    values: Interval,
+    /// Every item holds the values (`split`), or only the first (`topk`).
+    every_item: bool,
+}
+
+impl LastTuple {
+    /// Whether item `i` of the tuple holds the values.
+    fn holds(&self, i: usize) -> bool {
+        self.every_item || i == 0
+    }
 }
 
 /// How far from the cursor a record is looked for before the span index.
@@ -63,6 +80,8 @@ pub enum IdsPlace<'a> {
     TakeAxis,
     /// `one_hot`'s number of classes.
     Classes,
+    /// The axis (by position) integer ids pick from in `x[ids]`.
+    Picked(usize),
 }
 
 /// The arguments of a call with their intervals, in written order.
@@ -91,7 +110,7 @@ impl<'w> Walker<'w> {
         scratch.typed_lets.clear();
         scratch.found.clear();
         scratch.cursor = 0;
-        scratch.last_topk = None;
+        scratch.last_tuple = None;
         Walker {
             env,
             body,
@@ -144,7 +163,7 @@ impl<'w> Walker<'w> {
             }
             StmtKind::LetTuple { names, value } => {
                 self.expr(value);
-                self.bind_topk_values(names, value);
+                self.bind_tuple_values(names, value);
             }
             StmtKind::Assign { name, value } => {
                 let iv = self.expr(value);
@@ -222,19 +241,22 @@ impl<'w> Walker<'w> {
     }
 
     /// `let (values, ids) = topk(...)`: `values` has the values' interval
-    /// (those of `topk`'s argument, `docs/shapescript/ranges.md`); `ids`
-    /// its type's.
-    fn bind_topk_values(&mut self, names: &[ast::Ident], value: &ast::Expr) {
-        let Some((span, values)) = self.scratch.last_topk else {
+    /// (those of `topk`'s argument, `docs/shapescript/ranges.md`), `ids`
+    /// its type's; `let (a, b) = split(...)`: each piece has its argument's.
+    fn bind_tuple_values(&mut self, names: &[ast::Ident], value: &ast::Expr) {
+        let Some(tuple) = self.scratch.last_tuple else {
             return;
         };
-        let Some(name) = names.first() else {
-            return;
-        };
-        if span != value.span || name.is_missing() || self.scratch.rebound.contains(&name.name) {
+        if tuple.span != value.span {
             return;
         }
-        self.scratch.locals.push((name.span, values, value.span));
+        for (i, name) in names.iter().enumerate() {
+            if tuple.holds(i) && !name.is_missing() && !self.scratch.rebound.contains(&name.name) {
+                self.scratch
+                    .locals
+                    .push((name.span, tuple.values, value.span));
+            }
+        }
     }
 
     /// `x = value` for a `let x: T`: the value must lie in `T`'s domain.
@@ -373,7 +395,7 @@ impl<'w> Walker<'w> {
         match (&e.kind, &typed.info) {
             (ExprKind::Name(_), _) => true,
             (ExprKind::Index { base, .. }, _) => {
-                self.scratch.last_topk.is_some_and(|(s, _)| s == base.span)
+                self.scratch.last_tuple.is_some_and(|t| t.span == base.span)
             }
             (_, ExprInfo::Call(call)) => match &call.callee {
                 Callee::Builtin(b) => *b == Builtin::Softmax,
@@ -429,7 +451,12 @@ impl<'w> Walker<'w> {
                     }
                 }
                 let at = self.here(span, false);
-                let iv = iv.or_else(|| self.topk_values(base, indices));
+                if let Some((_, typed)) = at {
+                    if matches!(typed.info, ExprInfo::Index(IndexPlan::Basic)) {
+                        self.picked_ids(e, base, indices);
+                    }
+                }
+                let iv = iv.or_else(|| self.tuple_values(base, indices));
                 (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
             }
             ExprKind::Unary { op, operand } => {
@@ -923,20 +950,44 @@ impl<'w> Walker<'w> {
                 .sum_of(),
             B::Topk => {
                 let values = topk_values(x?, call, typed, self.env.dims);
-                self.scratch.last_topk = Some((e.span, values));
+                self.scratch.last_tuple = Some(LastTuple {
+                    span: e.span,
+                    values,
+                    every_item: false,
+                });
                 return self.of_ty(&typed.ty);
             }
-            B::Argmax | B::Argmin | B::Arange | B::Split => return self.of_ty(&typed.ty),
+            B::Split => {
+                // Pieces of `x`: its values, though no longer whole rows.
+                let values = Interval {
+                    row_max_axis: None,
+                    row_zero_axis: None,
+                    ..x?
+                };
+                self.scratch.last_tuple = Some(LastTuple {
+                    span: e.span,
+                    values,
+                    every_item: true,
+                });
+                return self.of_ty(&typed.ty);
+            }
+            B::Argmax | B::Argmin | B::Arange => return self.of_ty(&typed.ty),
         };
         Some(iv)
     }
 
-    /// `topk(...)[0]`: the values' interval, when `base` is the `topk` just walked.
-    fn topk_values(&self, base: &ast::Expr, indices: &[ast::IndexArg]) -> Option<Interval> {
-        let (span, values) = self.scratch.last_topk?;
-        let first =
-            matches!(indices, [ast::IndexArg::Expr(i)] if matches!(i.kind, ExprKind::Int(0)));
-        (span == base.span && first).then_some(values)
+    /// `topk(...)[0]` or `split(...)[i]`: the values' interval, when `base`
+    /// is the tuple-valued call just walked.
+    fn tuple_values(&self, base: &ast::Expr, indices: &[ast::IndexArg]) -> Option<Interval> {
+        let tuple = self.scratch.last_tuple?;
+        let item = match indices {
+            [ast::IndexArg::Expr(i)] => match i.kind {
+                ExprKind::Int(n) => usize::try_from(n).ok(),
+                _ => None,
+            },
+            _ => None,
+        };
+        (tuple.span == base.span && item.is_some_and(|i| tuple.holds(i))).then_some(tuple.values)
     }
 
     /// `take(x, ids, over=n)`: the ids index axis `n` of `x`.
@@ -952,6 +1003,41 @@ impl<'w> Walker<'w> {
         };
         let size = crate::shape::axis_poly(axis);
         self.ids_fit(ids, size.as_ref(), IdsPlace::TakeAxis, e);
+    }
+
+    /// `x[.., ids, ..]`: integer tensor ids pick positions of the axis
+    /// they stand at, so they lie in `[0, size)`, as `take`'s do.
+    fn picked_ids(&mut self, e: &ast::Expr, base: &ast::Expr, indices: &[ast::IndexArg]) {
+        let Some(TyKind::Tensor(t)) = self.typed(base.span).map(|t| &t.ty.kind) else {
+            return;
+        };
+        let Some(shape) = t.shape.as_ref() else {
+            return;
+        };
+        let new_axis = |i: &ast::IndexArg| matches!(i, ast::IndexArg::Expr(x) if matches!(x.kind, ExprKind::None));
+        let taking = indices
+            .iter()
+            .filter(|i| !matches!(i, ast::IndexArg::Ellipsis(_)) && !new_axis(i))
+            .count();
+        let rest = shape.len().saturating_sub(taking);
+        let mut pos = 0;
+        for index in indices {
+            match index {
+                ast::IndexArg::Ellipsis(_) => pos += rest,
+                _ if new_axis(index) => {}
+                ast::IndexArg::Expr(x) => {
+                    let picks = self
+                        .typed(x.span)
+                        .is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
+                    if let (true, Some(axis)) = (picks, shape.get(pos)) {
+                        let size = crate::shape::axis_poly(axis);
+                        self.ids_fit(x, size.as_ref(), IdsPlace::Picked(pos), e);
+                    }
+                    pos += 1;
+                }
+                _ => pos += 1,
+            }
+        }
     }
 
     /// `one_hot(ids, n)`: the ids count up to `n`.

@@ -127,6 +127,7 @@ impl Gen {
             (2, Gen::any_call),
             (2, Gen::index),
             (1, Gen::take),
+            (1, Gen::pick),
             (1, Gen::extreme),
             (1, Gen::stack_op),
             (1, Gen::triangle),

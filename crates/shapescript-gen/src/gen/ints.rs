@@ -35,6 +35,7 @@ impl Gen {
             (2, Gen::int_arith),
             (1, Gen::arange),
             (2, Gen::int_sum),
+            (1, Gen::clamp_ids),
             (2, Gen::call),
         ];
         self.first_fit(fx, goal, depth, TABLE, 3)
