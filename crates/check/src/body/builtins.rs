@@ -693,7 +693,7 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         }
         _ => t.dtype,
     };
-    let domain = if dtype != t.dtype && dtype != effective_dtype(&t) {
+    let domain = if dtype != t.dtype && dtype != effective_dtype(t) {
         None
     } else {
         domain
