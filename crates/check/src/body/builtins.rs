@@ -459,6 +459,34 @@ fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Type
     Some((shared_tensor(Some(shape), domain, dtype, e.span), positions))
 }
 
+/// A count argument, `k` of `topk` or `n` of `arange`: its size when known
+/// statically, else a new unknown size named `unknown` for a run-time
+/// `Int`; E0406 (`message`) for anything else, then `None`. `Some(None)`
+/// for an argument whose mistake was already reported.
+fn count_arg(
+    c: &mut FnChecker,
+    arg: &ast::Arg,
+    unknown: &str,
+    message: impl FnOnce() -> String,
+) -> Option<Option<Poly>> {
+    if let Some(n) = c.static_size(&arg.value) {
+        c.expr(&arg.value);
+        return Some(Some(n));
+    }
+    let ty = c.expr(&arg.value);
+    match ty.kind {
+        TyKind::Scalar(ScalarKind::Int) => Some(Some(c.new_unknown(unknown))),
+        TyKind::Error => Some(None),
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0406, message())
+                    .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty))),
+            );
+            None
+        }
+    }
+}
+
 fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "topk", &["x", "k", "over"], &[true, true, true], args)?;
     let x = slots[0]?;
@@ -467,23 +495,9 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     }
     let k_arg = slots[1]?;
-    let k = match c.static_size(&k_arg.value) {
-        Some(k) => {
-            c.expr(&k_arg.value);
-            k
-        }
-        None => {
-            let kt = c.expr(&k_arg.value);
-            if !matches!(kt.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
-                c.diagnostics.push(
-                    Diagnostic::error(codes::E0406, "`topk` takes an `Int` for `k`")
-                        .with_primary(k_arg.value.span, format!("this is `{}`", show_ty(&kt))),
-                );
-                return None;
-            }
-            c.new_unknown("k")
-        }
-    };
+    let k = count_arg(c, k_arg, "k", || "`topk` takes an `Int` for `k`".to_owned())?;
+    // After a mistake in `k`, already reported: an unknown number of values.
+    let k = k.unwrap_or_else(|| c.new_unknown("k"));
     let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
     let [p] = positions.as_slice() else {
         c.diagnostics.push(
@@ -1092,27 +1106,7 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
 
 fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, name, &["n"], &[true], args)?;
-    let n_arg = slots[0]?;
-    let n = match c.static_size(&n_arg.value) {
-        Some(n) => {
-            c.expr(&n_arg.value);
-            n
-        }
-        None => {
-            let ty = c.expr(&n_arg.value);
-            match ty.kind {
-                TyKind::Scalar(ScalarKind::Int) => c.new_unknown("n"),
-                TyKind::Error => return None,
-                _ => {
-                    c.diagnostics.push(
-                        Diagnostic::error(codes::E0406, format!("`{name}` takes an `Int`"))
-                            .with_primary(n_arg.value.span, format!("this is `{}`", show_ty(&ty))),
-                    );
-                    return None;
-                }
-            }
-        }
-    };
+    let n = count_arg(c, slots[0]?, "n", || format!("`{name}` takes an `Int`"))??;
     let axis = axis_of(n.clone(), e.span);
     Some(match name {
         "arange" => (

@@ -44,7 +44,7 @@ fn in_parentheses(text: &str) -> bool {
 impl Walker<'_> {
     /// The source text of `e`.
     fn text(&self, e: &ast::Expr) -> String {
-        let text = self.env.map.text(e.span.file);
+        let text = self.env.lowered.map.text(e.span.file);
         text.get(e.span.start as usize..e.span.end as usize)
             .unwrap_or("")
             .to_string()
@@ -91,7 +91,7 @@ impl Walker<'_> {
                 if let Some(p) = self.body.params.iter().find(|p| p.span == *decl) {
                     format!("the domain of its parameter type `{}`", p.ty)
                 } else if let Some(value) = self.let_value(*decl) {
-                    let text = self.env.map.text(value.file);
+                    let text = self.env.lowered.map.text(value.file);
                     let value = text
                         .get(value.start as usize..value.end as usize)
                         .unwrap_or("");
@@ -447,7 +447,7 @@ impl Walker<'_> {
         what: IdsPlace,
         call: &ast::Expr,
     ) {
-        let dims = self.env.dims;
+        let dims = self.env.lowered.dims;
         let size = match dims.value(want) {
             Some(v) if v.to_string() != want.to_string() => format!("`{want}` ({v})"),
             _ => format!("`{want}`"),

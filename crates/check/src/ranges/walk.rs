@@ -307,7 +307,7 @@ impl<'w> Walker<'w> {
         match &ty.kind {
             TyKind::Tensor(t) => match t.domain.as_ref()? {
                 Domain::Real | Domain::Index(_) | Domain::Bool => None,
-                d => Some(Interval::of_domain(d, self.env.dims)),
+                d => Some(Interval::of_domain(d, self.env.lowered.dims)),
             },
             _ => None,
         }
@@ -531,7 +531,7 @@ impl<'w> Walker<'w> {
                         .or_else(|| self.of_ty(&typed.ty)),
                 }
             }
-            ExprInfo::SizeValue { size } => Some(match self.env.dims.value(&size.poly) {
+            ExprInfo::SizeValue { size } => Some(match self.env.lowered.dims.value(&size.poly) {
                 Some(v) => Interval::point(v as f64),
                 None => Interval::new(1.0, INF, false, true),
             }),
@@ -544,7 +544,7 @@ impl<'w> Walker<'w> {
     pub(super) fn of_ty(&self, ty: &Ty) -> Option<Interval> {
         match &ty.kind {
             TyKind::Tensor(t) => Some(match &t.domain {
-                Some(d) => Interval::of_domain(d, self.env.dims),
+                Some(d) => Interval::of_domain(d, self.env.lowered.dims),
                 None if t.dtype == Some(ast::DtypeKind::Bool) => Interval::UNIT,
                 None => Interval::REAL,
             }),
@@ -866,7 +866,7 @@ impl<'w> Walker<'w> {
         let Some(want) = want else {
             return;
         };
-        let dims = self.env.dims;
+        let dims = self.env.lowered.dims;
         let want_value = dims.value(want).or(want.as_constant());
         if let Some(Domain::Index(n)) = &t.domain {
             let have = dims.value(&n.poly).or(n.poly.as_constant());
@@ -968,7 +968,7 @@ impl<'w> Walker<'w> {
                 .reduce(|a, b| a.mul(&b).underflowing(floats))?
                 .sum_of(),
             B::Topk => {
-                let values = topk_values(x?, call, typed, self.env.dims);
+                let values = topk_values(x?, call, typed, self.env.lowered.dims);
                 self.scratch.last_tuple = Some(LastTuple {
                     span: e.span,
                     values,
@@ -1156,7 +1156,7 @@ impl Walker<'_> {
                 Err(_) => return true,
             }
         }
-        let count = self.env.dims.substitute(&count).unwrap_or(count);
+        let count = self.env.lowered.dims.substitute(&count).unwrap_or(count);
         crate::size::least_value(&count).is_none_or(|l| l < 1)
     }
 }

@@ -73,7 +73,7 @@ fn without<T: Clone>(items: &[T], at: usize) -> Vec<T> {
 }
 
 /// A pattern's word for an axis: its name, or its number.
-fn word(a: &Axis) -> Option<String> {
+pub(super) fn word(a: &Axis) -> Option<String> {
     a.name
         .clone()
         .or_else(|| a.size.as_lit().map(|c| c.to_string()))
