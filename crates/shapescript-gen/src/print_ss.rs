@@ -295,6 +295,20 @@ fn call_like(e: &Expr) -> (String, u8) {
             (format!("{base}[{}]", ixs.join(", ")), ATOM)
         }
         Op::Mask => (format!("{}[{}]", operand(&e.args[0], ATOM), a[1]), ATOM),
+        Op::ClampInt { lo, hi } => {
+            let mut a = a;
+            a.extend(lo.map(|v| format!("lo={v}")));
+            a.extend(hi.map(|v| format!("hi={v}")));
+            call("clamp", a)
+        }
+        Op::Pick { dim } => {
+            let mut ixs = vec![":".to_string(); *dim];
+            ixs.push(a[1].clone());
+            (
+                format!("{}[{}]", operand(&e.args[0], ATOM), ixs.join(", ")),
+                ATOM,
+            )
+        }
         Op::As(ty) => (format!("{} as {ty}", operand(&e.args[0], ATOM)), CAST),
         Op::To { ty, .. } => (format!("{} to {ty}", operand(&e.args[0], ATOM)), CAST),
         Op::Call { name, .. } => call(name, a),
