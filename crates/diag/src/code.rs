@@ -77,7 +77,9 @@ impl Code {
 }
 
 /// Declares a language's codes: one typed constant per code and a table of
-/// them all, in the order written.
+/// them all, in the order written. The explanation is any `&'static str`;
+/// the languages' tables include a Markdown file a code
+/// (`include_str!("codes/E0402.md")`), so each table is one line a code.
 ///
 /// ```
 /// diag::codes! {
