@@ -1,6 +1,7 @@
 //! Arguments of tensor operations: positional and keyword splitting with
 //! each op's exact keywords, shapes, axes, dtype keywords, tensor operands
-//! (with the graph they belong to) and host data for `call`. Turns a graph
+//! (read through `OpCall`, the call being recorded, which knows the graph
+//! they must belong to) and host data for `call`. Turns a graph
 //! builder's `OpError` into a diagnostic naming the operands as written.
 
 use crate::codes;
@@ -127,44 +128,45 @@ pub fn foreign(t: &Traced, what: &str, span: Span) -> Flow {
     )
 }
 
-/// Argument `i` as a node of the graph being traced (`id`). Host tensors
-/// enter as constants; numbers and other values are `E-DIM-003`.
-pub fn tensor(
-    graph: &mut Graph,
-    id: u32,
-    op: &str,
-    args: &[Value],
-    site: &Site,
-    i: usize,
-) -> EvalResult<NodeId> {
-    match &args[i] {
-        Value::Tensor(t) if t.graph == id => Ok(t.node),
-        Value::Tensor(t) => Err(foreign(t, "this tensor", site.arg(i))),
-        Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
-        other => Err(Flow::from(
-            Diagnostic::error(
-                codes::E_DIM_003,
-                format!("`{op}` expects a tensor, got {}", other.type_name()),
-            )
-            .with_primary(site.arg(i), format!("this is `{}`", short(other))),
-        )),
-    }
+/// One call of an operation being recorded: its name, its operands with
+/// the spans they were written at, and which tracing (`Traced::graph`) the
+/// graph being recorded into is. `record` hands it to the operation's
+/// builder, which reads each operand through it.
+#[derive(Clone, Copy)]
+pub struct OpCall<'a> {
+    pub tracing: u32,
+    pub op: &'a str,
+    pub operands: &'a [Value],
+    pub site: &'a Site,
 }
 
-/// Argument `i` as a tensor or a plain number (the overloaded operations).
-pub fn operand(
-    graph: &mut Graph,
-    id: u32,
-    op: &str,
-    args: &[Value],
-    site: &Site,
-    i: usize,
-) -> EvalResult<Operand> {
-    match &args[i] {
-        Value::Int(n) => Ok(Operand::Number(Scalar::Int(*n))),
-        Value::Float(x) => Ok(Operand::Number(Scalar::Float(*x))),
-        Value::Bool(b) => Ok(Operand::Number(Scalar::Bool(*b))),
-        _ => tensor(graph, id, op, args, site, i).map(Operand::Tensor),
+impl OpCall<'_> {
+    /// Operand `i` as a node of `graph`. Host tensors enter as constants;
+    /// numbers and other values are `E-DIM-003`.
+    pub fn tensor(&self, graph: &mut Graph, i: usize) -> EvalResult<NodeId> {
+        let (op, site) = (self.op, self.site);
+        match &self.operands[i] {
+            Value::Tensor(t) if t.graph == self.tracing => Ok(t.node),
+            Value::Tensor(t) => Err(foreign(t, "this tensor", site.arg(i))),
+            Value::HostTensor(t) => Ok(graph.constant((**t).clone())),
+            other => Err(Flow::from(
+                Diagnostic::error(
+                    codes::E_DIM_003,
+                    format!("`{op}` expects a tensor, got {}", other.type_name()),
+                )
+                .with_primary(site.arg(i), format!("this is `{}`", short(other))),
+            )),
+        }
+    }
+
+    /// Operand `i` as a tensor or a plain number (the overloaded operations).
+    pub fn operand(&self, graph: &mut Graph, i: usize) -> EvalResult<Operand> {
+        match &self.operands[i] {
+            Value::Int(n) => Ok(Operand::Number(Scalar::Int(*n))),
+            Value::Float(x) => Ok(Operand::Number(Scalar::Float(*x))),
+            Value::Bool(b) => Ok(Operand::Number(Scalar::Bool(*b))),
+            _ => self.tensor(graph, i).map(Operand::Tensor),
+        }
     }
 }
 

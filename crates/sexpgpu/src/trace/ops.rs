@@ -7,7 +7,7 @@
 //! the tensor side of host arithmetic are `overload`'s. Shape and dtype
 //! rules belong to the graph crate.
 
-use super::args::{self, int_of, MAX_ELEMENTS};
+use super::args::{self, int_of, OpCall, MAX_ELEMENTS};
 use super::overload::{arith, elementwise_pair, unary, TENSORS_ONLY};
 use super::record::{record, record_named, Built, Nodes};
 use super::spec::{
@@ -1009,10 +1009,15 @@ fn concat(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRe
     };
     let part_site = Site::bare(site.arg(1));
     let names = args::item_names(interp, site.arg(1), parts.len());
-    record_named(interp, op.name, site, &parts, Some(names), |g, id| {
+    record_named(interp, op.name, site, &parts, Some(names), |g, call| {
+        // A part that is not a tensor is shown at the vector of parts.
+        let in_parts = OpCall {
+            site: &part_site,
+            ..call
+        };
         let mut ids = Vec::new();
         for i in 0..parts.len() {
-            ids.push(args::tensor(g, id, op.name, &parts, &part_site, i)?);
+            ids.push(in_parts.tensor(g, i)?);
         }
         Ok(g.concat(axis, &ids).map(Nodes::One))
     })
@@ -1032,11 +1037,11 @@ fn index(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRes
         Some((v, i)) => Some(args::ints_of(op.name, "a vector of axes", v, site, i)?),
     };
     let operands = parsed.positional;
-    record(interp, op.name, site, &operands, |g, id| {
-        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+    record(interp, op.name, site, &operands, |g, call| {
+        let x = call.tensor(g, 0)?;
         let mut ids = Vec::new();
         for i in 1..operands.len() {
-            ids.push(args::tensor(g, id, op.name, &operands, site, i)?);
+            ids.push(call.tensor(g, i)?);
         }
         Ok(match (&ids[..], &axes) {
             ([ids], None) => g.index(x, *ids),

@@ -72,8 +72,8 @@ pub(super) fn unary(
             .with_help(help),
         ));
     }
-    record(interp, name, site, &args, |g, id| {
-        let x = args::tensor(g, id, name, &args, site, 0)?;
+    record(interp, name, site, &args, |g, call| {
+        let x = call.tensor(g, 0)?;
         Ok(g.unary(op, x))
     })
 }
@@ -206,9 +206,9 @@ fn pair(
         span: site.span,
         args: vec![spans.0, spans.1],
     };
-    record_named(interp, name, &inner, &operands, names, |g, id| {
-        let x = args::operand(g, id, name, &operands, &inner, 0)?;
-        let y = args::operand(g, id, name, &operands, &inner, 1)?;
+    record_named(interp, name, &inner, &operands, names, |g, call| {
+        let x = call.operand(g, 0)?;
+        let y = call.operand(g, 1)?;
         if let (Operand::Number(_), Operand::Number(_)) = (x, y) {
             return Ok(Err(OpError::not_a_tensor(format!(
                 "{name}: expects at least one tensor"
@@ -226,9 +226,9 @@ pub(super) fn elementwise_pair(
     args: Vec<Value>,
 ) -> EvalResult {
     arity(name, site, &args, 2, Some(2))?;
-    record(interp, name, site, &args, |g, id| {
-        let x = args::operand(g, id, name, &args, site, 0)?;
-        let y = args::operand(g, id, name, &args, site, 1)?;
+    record(interp, name, site, &args, |g, call| {
+        let x = call.operand(g, 0)?;
+        let y = call.operand(g, 1)?;
         if let (Operand::Number(_), Operand::Number(_)) = (x, y) {
             return Ok(Err(OpError::not_a_tensor(format!(
                 "{name}: expects at least one tensor"
@@ -249,9 +249,9 @@ pub fn compare(interp: &mut Interp, name: &str, site: &Site, args: Vec<Value>) -
         "=" | "==" => CompareOp::Eq,
         _ => CompareOp::Ne,
     };
-    record(interp, name, site, &args, |g, id| {
-        let x = args::operand(g, id, name, &args, site, 0)?;
-        let y = args::operand(g, id, name, &args, site, 1)?;
+    record(interp, name, site, &args, |g, call| {
+        let x = call.operand(g, 0)?;
+        let y = call.operand(g, 1)?;
         Ok(g.compare(op, x, y))
     })
 }

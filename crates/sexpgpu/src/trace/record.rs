@@ -5,7 +5,7 @@
 //! any traced function at once (`docs/sexpgpu/staging.md`). Knows no
 //! operation.
 
-use super::args::{self, MAX_ELEMENTS};
+use super::args::{self, OpCall, MAX_ELEMENTS};
 use super::{current_graph, Traced};
 use crate::eval::{EvalResult, Interp, Site};
 use crate::value::Value;
@@ -22,16 +22,17 @@ pub(super) enum Nodes {
 }
 
 /// Records one node: finds the graph (`E-FLOW-003`), lets `build` add the
-/// node, and turns a rejected op into a diagnostic naming the operands.
+/// node (reading the operands through the `OpCall` it is handed), and turns
+/// a rejected op into a diagnostic naming the operands.
 pub(super) fn record(
     interp: &mut Interp,
     op: &str,
     site: &Site,
     operands: &[Value],
-    build: impl FnOnce(&mut Graph, u32) -> EvalResult<Built>,
+    build: impl FnOnce(&mut Graph, OpCall<'_>) -> EvalResult<Built>,
 ) -> EvalResult {
-    record_nodes(interp, op, site, operands, |g, id| {
-        Ok(build(g, id)?.map(Nodes::One))
+    record_nodes(interp, op, site, operands, |g, call| {
+        Ok(build(g, call)?.map(Nodes::One))
     })
 }
 
@@ -41,7 +42,7 @@ pub(super) fn record_nodes(
     op: &str,
     site: &Site,
     operands: &[Value],
-    build: impl FnOnce(&mut Graph, u32) -> EvalResult<Result<Nodes, OpError>>,
+    build: impl FnOnce(&mut Graph, OpCall<'_>) -> EvalResult<Result<Nodes, OpError>>,
 ) -> EvalResult {
     record_named(interp, op, site, operands, None, build)
 }
@@ -55,7 +56,7 @@ pub(super) fn record_named(
     site: &Site,
     operands: &[Value],
     names: Option<Vec<String>>,
-    build: impl FnOnce(&mut Graph, u32) -> EvalResult<Result<Nodes, OpError>>,
+    build: impl FnOnce(&mut Graph, OpCall<'_>) -> EvalResult<Result<Nodes, OpError>>,
 ) -> EvalResult {
     if super::active_graph(interp).is_none() && operands.iter().any(computed) {
         // An operation on computed tensors outside any traced function
@@ -74,7 +75,13 @@ pub(super) fn record_named(
         None => args::op_error(interp, e, operands, site),
     };
     let (graph, id) = current_graph(interp, op, site)?;
-    let nodes = match build(graph, id)? {
+    let call = OpCall {
+        tracing: id,
+        op,
+        operands,
+        site,
+    };
+    let nodes = match build(graph, call)? {
         Ok(Nodes::One(node)) => vec![node],
         Ok(Nodes::Two(a, b)) => vec![a, b],
         Err(e) => return Err(fail(interp, e)),

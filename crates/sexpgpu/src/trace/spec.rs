@@ -7,7 +7,7 @@
 //! the builder an `Args`. Dtype rules, shape rules and broadcasting are the
 //! graph crate's builders'; nothing here computes a shape.
 
-use super::args::{self, bool_of, dtype_of, float_of, int_of, ints_of, shape_of, split};
+use super::args::{bool_of, dtype_of, float_of, int_of, ints_of, shape_of, split};
 use super::record::{record_nodes, Nodes};
 use crate::codes;
 use crate::eval::{arity, wrong_type, EvalResult, Flow, Interp, Site};
@@ -266,11 +266,11 @@ pub(super) fn run(
         keywords,
         spec,
     };
-    record_nodes(interp, name, site, operands, |g, id| {
+    record_nodes(interp, name, site, operands, |g, call| {
         for (i, param) in spec.params[..operands.len()].iter().enumerate() {
             let operand = match param {
-                Param::Tensor => Operand::Tensor(args::tensor(g, id, name, operands, site, i)?),
-                _ => args::operand(g, id, name, operands, site, i)?,
+                Param::Tensor => Operand::Tensor(call.tensor(g, i)?),
+                _ => call.operand(g, i)?,
             };
             parsed.operands.push(operand);
         }

@@ -5,7 +5,7 @@
 //! docs after `ops::OPS`; this module parses their keywords, and the graph
 //! crate's builders check shapes and record the nodes.
 
-use super::args::{self, bool_of, int_of, ints_of, split, OpArgs};
+use super::args::{bool_of, int_of, ints_of, split, OpArgs};
 use super::ops::{op, Op, Run};
 use super::record::{record, record_nodes, Nodes};
 use crate::eval::{wrong_type, EvalResult, Flow, Interp, Primitive, Site};
@@ -129,9 +129,9 @@ fn two_with(
         NodeId,
     ) -> Result<NodeId, sexpgpu_graph::OpError>,
 ) -> EvalResult {
-    record(interp, name, site, operands, |g, id| {
-        let x = args::tensor(g, id, name, operands, site, 0)?;
-        let w = args::tensor(g, id, name, operands, site, 1)?;
+    record(interp, name, site, operands, |g, call| {
+        let x = call.tensor(g, 0)?;
+        let w = call.tensor(g, 1)?;
         Ok(build(g, x, w))
     })
 }
@@ -223,8 +223,8 @@ fn max_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Eval
     }
     let opts = pool_options(op, &parsed, site)?;
     let operands = parsed.positional;
-    record_nodes(interp, op.name, site, &operands, |g, id| {
-        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+    record_nodes(interp, op.name, site, &operands, |g, call| {
+        let x = call.tensor(g, 0)?;
         Ok(g.max_pool_with_indices(x, &opts)
             .map(|(values, indices)| Nodes::Two(values, indices)))
     })
@@ -238,9 +238,9 @@ fn max_unpool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> Ev
         Some((v, i)) => Some(ints_of(op.name, "a vector of sizes", v, site, i)?),
     };
     let operands = parsed.positional;
-    record(interp, op.name, site, &operands, |g, id| {
-        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
-        let indices = args::tensor(g, id, op.name, &operands, site, 1)?;
+    record(interp, op.name, site, &operands, |g, call| {
+        let x = call.tensor(g, 0)?;
+        let indices = call.tensor(g, 1)?;
         Ok(g.max_unpool(x, indices, &opts, sizes.as_deref()))
     })
 }
@@ -260,8 +260,8 @@ fn pool(
 ) -> EvalResult {
     let opts = pool_options(op, &parsed, site)?;
     let operands = parsed.positional;
-    record(interp, op.name, site, &operands, |g, id| {
-        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+    record(interp, op.name, site, &operands, |g, call| {
+        let x = call.tensor(g, 0)?;
         Ok(build(g, x, &opts))
     })
 }
@@ -270,8 +270,8 @@ fn adaptive_avg_pool(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>
     let parsed = split(op.name, args, site, 2, &op.keywords())?;
     let sizes = ints_of(op.name, "a vector of sizes", &parsed.positional[1], site, 1)?;
     let operands = parsed.positional;
-    record(interp, op.name, site, &operands[..1], |g, id| {
-        let x = args::tensor(g, id, op.name, &operands, site, 0)?;
+    record(interp, op.name, site, &operands[..1], |g, call| {
+        let x = call.tensor(g, 0)?;
         Ok(g.adaptive_avg_pool(x, &sizes))
     })
 }
@@ -328,8 +328,8 @@ fn pad(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalResul
         Some((v, i)) => return Err(wrong_type(name, "a number", v, site, i)),
     };
     let operands = parsed.positional;
-    record(interp, name, site, &operands[..1], |g, id| {
-        let x = args::tensor(g, id, name, &operands, site, 0)?;
+    record(interp, name, site, &operands[..1], |g, call| {
+        let x = call.tensor(g, 0)?;
         // `false` pads a boolean tensor when no value is given.
         let value = match (value, g.dtype(x)) {
             (Scalar::Int(0), sexpgpu_graph::DType::Bool) => Scalar::Bool(false),
@@ -350,8 +350,8 @@ fn interpolate(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> E
         .keyword("align-corners")
         .map_or(Ok(false), |(v, i)| bool_of(name, v, site, i))?;
     let operands = parsed.positional;
-    record(interp, name, site, &operands[..1], |g, id| {
-        let x = args::tensor(g, id, name, &operands, site, 0)?;
+    record(interp, name, site, &operands[..1], |g, call| {
+        let x = call.tensor(g, 0)?;
         Ok(g.interpolate(x, &sizes, mode, corners))
     })
 }
@@ -374,10 +374,10 @@ fn einsum(interp: &mut Interp, op: &Op, site: &Site, args: Vec<Value>) -> EvalRe
         span: site.span,
         args: site.args[1..].to_vec(),
     };
-    record(interp, name, &inner, &operands, |g, id| {
+    record(interp, name, &inner, &operands, |g, call| {
         let mut ids = Vec::new();
         for i in 0..operands.len() {
-            ids.push(args::tensor(g, id, name, &operands, &inner, i)?);
+            ids.push(call.tensor(g, i)?);
         }
         Ok(g.einsum(&subscripts, &ids))
     })
