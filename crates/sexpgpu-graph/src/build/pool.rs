@@ -8,7 +8,8 @@ use crate::build::window::{fits, window_count, PadMode, PerAxis};
 use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
-use crate::op::{BinaryOp, ReduceOp};
+use crate::op::{BinaryOp, CompareOp, ReduceOp};
+use crate::shape::Shape;
 
 /// The keywords of `max-pool` and `avg-pool`; `stride` `None` is the window.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,19 +83,154 @@ impl PoolGeometry {
             self.window[i] as i64,
         )
     }
+
+    /// Whether windows reach past the input (padding, or `ceil_mode`'s end).
+    fn pads(&self) -> bool {
+        self.padding.iter().chain(&self.extra).any(|&p| p > 0)
+    }
+
+    /// The axes of the windows' elements in `[.. o1 k1 o2 k2 ..]`.
+    fn element_axes(&self) -> Vec<i64> {
+        (0..self.window.len())
+            .map(|i| (self.first + 2 * i + 1) as i64)
+            .collect()
+    }
+}
+
+/// A max-pool: the maxima, and where each window's is.
+pub(super) struct MaxPooled {
+    pub(super) values: NodeId,
+    /// `bool` `[.. o1 k1 o2 k2 ..]`: the one element of each window that
+    /// PyTorch's kernel picks (`Graph::chosen_elements`).
+    pub(super) chosen: NodeId,
+    /// `i64` `[o1 k1 o2 k2 ..]`: each window element's position in the
+    /// input's pooled axes, flattened row-major; -1 in padding.
+    pub(super) positions: Option<NodeId>,
+    pub(super) axes: Vec<i64>,
 }
 
 impl Graph {
     /// `(max-pool x :window [..] ...)`: the maximum of each window; padding
-    /// is never the maximum (it is the dtype's lowest value).
+    /// is never the maximum (it is the dtype's lowest value). Its gradient
+    /// goes whole to the element `:return-indices` names, as PyTorch's.
     pub fn max_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
+        Ok(self.max_pooled(x, opts, false)?.values)
+    }
+
+    /// `max-pool`'s maxima and chosen elements, with the input positions
+    /// of the windows' elements when `positions` (or padding) needs them.
+    /// A float maximum is the reduction's value, differentiated as the sum
+    /// of its window with every element but the chosen one zeroed.
+    pub(super) fn max_pooled(
+        &mut self,
+        x: NodeId,
+        opts: &PoolOptions,
+        positions: bool,
+    ) -> Result<MaxPooled, OpError> {
         let op = "max-pool";
         let geo = self.pool_geometry(op, x, opts)?;
         let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
-        let axes: Vec<i64> = (0..geo.window.len())
-            .map(|i| (geo.first + 2 * i + 1) as i64)
-            .collect();
-        self.reduce(ReduceOp::Max, windows, Some(&axes), false)
+        let axes = geo.element_axes();
+        let maxima = self.reduce(ReduceOp::Max, windows, Some(&axes), false)?;
+        let positions = if positions || geo.pads() {
+            Some(self.window_positions(op, x, &geo)?)
+        } else {
+            None
+        };
+        let chosen = self.chosen_elements(windows, maxima, positions, &geo)?;
+        let values = if self.dtype(x).is_float() {
+            let picked = self.where_(chosen, windows, 0.0)?;
+            let carrier = self.reduce(ReduceOp::Sum, picked, Some(&axes), false)?;
+            self.with_gradient_of(maxima, carrier)?
+        } else {
+            maxima
+        };
+        Ok(MaxPooled {
+            values,
+            chosen,
+            positions,
+            axes,
+        })
+    }
+
+    /// Each window element's position in `x`'s pooled axes (row-major),
+    /// laid out as the windows `[o1 k1 o2 k2 ..]`; -1 in padding.
+    fn window_positions(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        geo: &PoolGeometry,
+    ) -> Result<NodeId, OpError> {
+        let spatial = self.shape(x).dims()[geo.first..].to_vec();
+        let count: usize = spatial.iter().product();
+        let positions = self.iota(Shape::new(vec![count]), 0, DType::I64)?;
+        let positions = self.reshape(positions, Shape::new(spatial))?;
+        let mut plane = geo.clone();
+        plane.first = 0;
+        self.pool_windows(op, positions, &plane, Scalar::Int(-1))
+    }
+
+    /// `bool`, of the windows' shape: the element of each window PyTorch's
+    /// kernel picks, which keeps the first element it meets that is larger
+    /// and every NaN: the first equal to the maximum in the window's
+    /// row-major order, the last NaN where the maximum is NaN, never
+    /// padding. Each element scores `K - k` (`k` its place among the `K`
+    /// of its window; `k + 1` where the maximum is NaN) where it is the
+    /// maximum and 0 elsewhere, and the best score wins.
+    fn chosen_elements(
+        &mut self,
+        windows: NodeId,
+        maxima: NodeId,
+        positions: Option<NodeId>,
+        geo: &PoolGeometry,
+    ) -> Result<NodeId, OpError> {
+        let axes = geo.element_axes();
+        let mut kept = self.shape(windows).dims().to_vec();
+        for &a in &axes {
+            kept[a as usize] = 1;
+        }
+        let best = self.reshape(maxima, Shape::new(kept))?;
+        let mut hits = self.compare(CompareOp::Eq, windows, best)?;
+        let place = self.window_places(windows, geo)?;
+        let size: usize = geo.window.iter().product();
+        let mut score = self.binary(BinaryOp::Sub, size as i64, place)?;
+        if self.dtype(windows).is_float() {
+            let nan_best = self.float_test("isnan", best)?;
+            let nan_here = self.float_test("isnan", windows)?;
+            hits = self.where_(nan_best, nan_here, hits)?;
+            let later = self.binary(BinaryOp::Add, place, 1i64)?;
+            score = self.where_(nan_best, later, score)?;
+        }
+        if let Some(positions) = positions.filter(|_| geo.pads()) {
+            let inside = self.compare(CompareOp::Ge, positions, 0i64)?;
+            hits = self.binary(BinaryOp::BitAnd, hits, inside)?;
+        }
+        let scores = self.where_(hits, score, 0i64)?;
+        let top = self.reduce(ReduceOp::Max, scores, Some(&axes), true)?;
+        // Every window holds a real element equal to its maximum, so the
+        // top score is at least 1 and names one of them.
+        self.compare(CompareOp::Eq, scores, top)
+    }
+
+    /// `i32` `[1 .. k1 1 k2 ..]`: each window element's place in its
+    /// window, row-major.
+    fn window_places(&mut self, windows: NodeId, geo: &PoolGeometry) -> Result<NodeId, OpError> {
+        let rank = self.shape(windows).rank();
+        let mut place: Option<NodeId> = None;
+        let mut step = 1usize;
+        for (i, &k) in geo.window.iter().enumerate().rev() {
+            let axis = geo.first + 2 * i + 1;
+            let mut dims = vec![1; rank];
+            dims[axis] = k;
+            let along = self.iota(Shape::new(dims), axis as i64, DType::I32)?;
+            let scaled = self.binary(BinaryOp::Mul, along, step as i64)?;
+            place = Some(match place {
+                Some(p) => self.binary(BinaryOp::Add, p, scaled)?,
+                None => scaled,
+            });
+            step *= k;
+        }
+        place.ok_or_else(|| OpError::dim("max-pool: a window of no axes"))
     }
 
     /// `(avg-pool x :window [..] ...)`: the mean of each window, dividing by
@@ -395,7 +531,7 @@ impl Graph {
 }
 
 /// The lowest value of a dtype, with which `max-pool` pads.
-pub(super) fn lowest(dtype: DType) -> Scalar {
+fn lowest(dtype: DType) -> Scalar {
     match dtype {
         DType::I32 => Scalar::Int(i64::from(i32::MIN)),
         DType::I64 => Scalar::Int(i64::MIN),
