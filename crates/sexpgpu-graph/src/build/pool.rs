@@ -2,7 +2,8 @@
 //! (`docs/sexpgpu/operations.md`) over the last 1 to 3 axes: sliding windows
 //! (`build/window.rs`) reduced by `max` or `sum`, and resizing as positions
 //! taken (`index`) and weighted per axis. Compositions, so gradients and
-//! backends come free.
+//! backends come free; `max-pool` also gives the indices PyTorch's
+//! `return_indices` does, whose elements its gradient goes to.
 
 use crate::build::window::{fits, window_count, PadMode, PerAxis};
 use crate::dtype::{DType, Scalar};
@@ -97,60 +98,102 @@ impl PoolGeometry {
     }
 }
 
-/// A max-pool: the maxima, and where each window's is.
-pub(super) struct MaxPooled {
-    pub(super) values: NodeId,
-    /// `bool` `[.. o1 k1 o2 k2 ..]`: the one element of each window that
-    /// PyTorch's kernel picks (`Graph::chosen_elements`).
-    pub(super) chosen: NodeId,
-    /// `i64` `[o1 k1 o2 k2 ..]`: each window element's position in the
-    /// input's pooled axes, flattened row-major; -1 in padding.
-    pub(super) positions: Option<NodeId>,
-    pub(super) axes: Vec<i64>,
-}
-
 impl Graph {
     /// `(max-pool x :window [..] ...)`: the maximum of each window; padding
     /// is never the maximum (it is the dtype's lowest value). Its gradient
     /// goes whole to the element `:return-indices` names, as PyTorch's.
     pub fn max_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
-        Ok(self.max_pooled(x, opts, false)?.values)
+        if !self.dtype(x).is_float() {
+            let op = "max-pool";
+            let geo = self.pool_geometry(op, x, opts)?;
+            let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
+            return self.reduce(ReduceOp::Max, windows, Some(&geo.element_axes()), false);
+        }
+        Ok(self.max_pool_with_indices(x, opts)?.0)
     }
 
-    /// `max-pool`'s maxima and chosen elements, with the input positions
-    /// of the windows' elements when `positions` (or padding) needs them.
-    /// A float maximum is the reduction's value, differentiated as the sum
-    /// of its window with every element but the chosen one zeroed.
-    pub(super) fn max_pooled(
+    /// `(max-pool x :window [..] :return-indices true)`: the maxima, and
+    /// for each the `i64` position of the element its gradient goes to: the
+    /// first of its window, in the window's row-major order, that equals it
+    /// (a NaN maximum: the last NaN), never padding; as PyTorch's kernel,
+    /// which keeps the first element it meets that is larger, and every
+    /// NaN. A float maximum is the windows' reduction, differentiated as
+    /// the sum of its window with every other element zeroed: the windows'
+    /// adjoint then adds up where overlapping windows pick one element.
+    pub fn max_pool_with_indices(
         &mut self,
         x: NodeId,
         opts: &PoolOptions,
-        positions: bool,
-    ) -> Result<MaxPooled, OpError> {
+    ) -> Result<(NodeId, NodeId), OpError> {
         let op = "max-pool";
         let geo = self.pool_geometry(op, x, opts)?;
         let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
         let axes = geo.element_axes();
         let maxima = self.reduce(ReduceOp::Max, windows, Some(&axes), false)?;
-        let positions = if positions || geo.pads() {
-            Some(self.window_positions(op, x, &geo)?)
+        let (scores, top) = self.pool_scores(op, x, windows, maxima, &geo)?;
+        let count: usize = self.shape(x).dims()[geo.first..].iter().product();
+        let nan = self.compare(CompareOp::Gt, top, count as i64)?;
+        let last = self.binary(BinaryOp::Sub, top, count as i64 + 1)?;
+        let first = self.binary(BinaryOp::Sub, count as i64, top)?;
+        let indices = self.where_(nan, last, first)?;
+        let indices = self.cast(indices, DType::I64);
+        if !self.dtype(x).is_float() {
+            return Ok((maxima, indices));
+        }
+        let mut kept = self.shape(windows).dims().to_vec();
+        for &a in &axes {
+            kept[a as usize] = 1;
+        }
+        let top = self.reshape(top, Shape::new(kept))?;
+        let chosen = self.compare(CompareOp::Eq, scores, top)?;
+        let picked = self.where_(chosen, windows, 0.0)?;
+        let carrier = self.reduce(ReduceOp::Sum, picked, Some(&axes), false)?;
+        Ok((self.with_gradient_of(maxima, carrier)?, indices))
+    }
+
+    /// Each window element's score, and each window's best (`[.. o1 o2
+    /// ..]`), in `i32` where they fit: with `N` the count of positions in
+    /// the pooled axes and `p` an element's position among them (row-major,
+    /// whose order is the window's row-major order), an element equal to
+    /// the maximum scores `N - p`, a NaN `N + 1 + p` (a window holding one
+    /// has a NaN maximum, which nothing equals), padding and the rest 0.
+    /// The best is the element PyTorch's kernel picks.
+    fn pool_scores(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        windows: NodeId,
+        maxima: NodeId,
+        geo: &PoolGeometry,
+    ) -> Result<(NodeId, NodeId), OpError> {
+        let axes = geo.element_axes();
+        let mut kept = self.shape(windows).dims().to_vec();
+        for &a in &axes {
+            kept[a as usize] = 1;
+        }
+        let best = self.reshape(maxima, Shape::new(kept))?;
+        let mut hits = self.compare(CompareOp::Eq, windows, best)?;
+        let count: usize = self.shape(x).dims()[geo.first..].iter().product();
+        let dtype = if 2 * count < i32::MAX as usize {
+            DType::I32
         } else {
-            None
+            DType::I64
         };
-        let chosen = self.chosen_elements(windows, maxima, positions, &geo)?;
-        let values = if self.dtype(x).is_float() {
-            let picked = self.where_(chosen, windows, 0.0)?;
-            let carrier = self.reduce(ReduceOp::Sum, picked, Some(&axes), false)?;
-            self.with_gradient_of(maxima, carrier)?
-        } else {
-            maxima
-        };
-        Ok(MaxPooled {
-            values,
-            chosen,
-            positions,
-            axes,
-        })
+        let at = self.window_positions(op, x, geo)?;
+        if geo.pads() {
+            let inside = self.compare(CompareOp::Ge, at, 0i64)?;
+            hits = self.binary(BinaryOp::BitAnd, hits, inside)?;
+        }
+        let at = self.cast(at, dtype);
+        let first = self.binary(BinaryOp::Sub, count as i64, at)?;
+        let mut scores = self.where_(hits, first, 0i64)?;
+        if self.dtype(windows).is_float() {
+            let nan = self.float_test("isnan", windows)?;
+            let last = self.binary(BinaryOp::Add, at, count as i64 + 1)?;
+            scores = self.where_(nan, last, scores)?;
+        }
+        let top = self.reduce(ReduceOp::Max, scores, Some(&axes), false)?;
+        Ok((scores, top))
     }
 
     /// Each window element's position in `x`'s pooled axes (row-major),
@@ -168,69 +211,6 @@ impl Graph {
         let mut plane = geo.clone();
         plane.first = 0;
         self.pool_windows(op, positions, &plane, Scalar::Int(-1))
-    }
-
-    /// `bool`, of the windows' shape: the element of each window PyTorch's
-    /// kernel picks, which keeps the first element it meets that is larger
-    /// and every NaN: the first equal to the maximum in the window's
-    /// row-major order, the last NaN where the maximum is NaN, never
-    /// padding. Each element scores `K - k` (`k` its place among the `K`
-    /// of its window; `k + 1` where the maximum is NaN) where it is the
-    /// maximum and 0 elsewhere, and the best score wins.
-    fn chosen_elements(
-        &mut self,
-        windows: NodeId,
-        maxima: NodeId,
-        positions: Option<NodeId>,
-        geo: &PoolGeometry,
-    ) -> Result<NodeId, OpError> {
-        let axes = geo.element_axes();
-        let mut kept = self.shape(windows).dims().to_vec();
-        for &a in &axes {
-            kept[a as usize] = 1;
-        }
-        let best = self.reshape(maxima, Shape::new(kept))?;
-        let mut hits = self.compare(CompareOp::Eq, windows, best)?;
-        let place = self.window_places(windows, geo)?;
-        let size: usize = geo.window.iter().product();
-        let mut score = self.binary(BinaryOp::Sub, size as i64, place)?;
-        if self.dtype(windows).is_float() {
-            let nan_best = self.float_test("isnan", best)?;
-            let nan_here = self.float_test("isnan", windows)?;
-            hits = self.where_(nan_best, nan_here, hits)?;
-            let later = self.binary(BinaryOp::Add, place, 1i64)?;
-            score = self.where_(nan_best, later, score)?;
-        }
-        if let Some(positions) = positions.filter(|_| geo.pads()) {
-            let inside = self.compare(CompareOp::Ge, positions, 0i64)?;
-            hits = self.binary(BinaryOp::BitAnd, hits, inside)?;
-        }
-        let scores = self.where_(hits, score, 0i64)?;
-        let top = self.reduce(ReduceOp::Max, scores, Some(&axes), true)?;
-        // Every window holds a real element equal to its maximum, so the
-        // top score is at least 1 and names one of them.
-        self.compare(CompareOp::Eq, scores, top)
-    }
-
-    /// `i32` `[1 .. k1 1 k2 ..]`: each window element's place in its
-    /// window, row-major.
-    fn window_places(&mut self, windows: NodeId, geo: &PoolGeometry) -> Result<NodeId, OpError> {
-        let rank = self.shape(windows).rank();
-        let mut place: Option<NodeId> = None;
-        let mut step = 1usize;
-        for (i, &k) in geo.window.iter().enumerate().rev() {
-            let axis = geo.first + 2 * i + 1;
-            let mut dims = vec![1; rank];
-            dims[axis] = k;
-            let along = self.iota(Shape::new(dims), axis as i64, DType::I32)?;
-            let scaled = self.binary(BinaryOp::Mul, along, step as i64)?;
-            place = Some(match place {
-                Some(p) => self.binary(BinaryOp::Add, p, scaled)?,
-                None => scaled,
-            });
-            step *= k;
-        }
-        place.ok_or_else(|| OpError::dim("max-pool: a window of no axes"))
     }
 
     /// `(avg-pool x :window [..] ...)`: the mean of each window, dividing by

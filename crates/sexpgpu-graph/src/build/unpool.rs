@@ -1,6 +1,6 @@
-//! `max-pool`'s indices and `max-unpool` (`docs/sexpgpu/operations.md`), as
-//! PyTorch's `max_pool2d(return_indices=True)` and `max_unpool2d` (1 to 3
-//! pooled axes): an index is a position in the input's pooled axes,
+//! `max-unpool` (`docs/sexpgpu/operations.md`), as PyTorch's
+//! `max_unpool2d` (1 to 3 pooled axes) of `max-pool`'s indices
+//! (`build/pool.rs`): an index is a position in the input's pooled axes,
 //! flattened row-major, per leading position (`[n c]`); unpooling puts
 //! each value at its index in zeros (`scatter-add`s, whose adjoint is a
 //! `gather`, the gradient PyTorch gives each value).
@@ -10,30 +10,10 @@ use crate::build::PoolOptions;
 use crate::dtype::DType;
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
-use crate::op::{BinaryOp, ReduceOp};
+use crate::op::BinaryOp;
 use crate::shape::Shape;
 
 impl Graph {
-    /// `(max-pool x :window [..] :return-indices true)`: the maxima, and
-    /// for each the `i64` position of the element its gradient goes to
-    /// (`Graph::max_pool`): the first of its window, in the window's
-    /// row-major order, that equals it (a NaN maximum: the last NaN), never
-    /// padding; as PyTorch's kernel, which keeps the first element it meets
-    /// that is larger, and every NaN.
-    pub fn max_pool_with_indices(
-        &mut self,
-        x: NodeId,
-        opts: &PoolOptions,
-    ) -> Result<(NodeId, NodeId), OpError> {
-        let pooled = self.max_pooled(x, opts, true)?;
-        let positions = pooled
-            .positions
-            .ok_or_else(|| OpError::dim("max-pool: no positions"))?;
-        let at = self.where_(pooled.chosen, positions, 0i64)?;
-        let indices = self.reduce(ReduceOp::Sum, at, Some(&pooled.axes), false)?;
-        Ok((pooled.values, indices))
-    }
-
     /// `(max-unpool x indices :window [..] :stride .. :padding ..
     /// :output-size [..])`: zeros of the unpooled size with each value of
     /// `x` at its index (`max-pool`'s), as PyTorch's `max_unpool`. Where
