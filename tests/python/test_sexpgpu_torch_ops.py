@@ -396,30 +396,20 @@ def test_scatter_reduce_extremes_at_nan_infinite_and_zero_ties(out, how, include
     same(out[f"{key}-grad-src"], grad_src, rtol=1e-6)
 
 
-def test_scatter_replaces_and_its_gradient(out):
-    idx = torch.tensor(ARRAYS["sidx-unique"])
-    b, s = (torch.tensor(ARRAYS[k], requires_grad=True) for k in ("sbase", "ssrc"))
-    theirs = b.scatter(0, idx, s)
-    (theirs * t("sw")).sum().backward()
-    same(out["scatter"], theirs.detach())
-    np.testing.assert_array_equal(out["scatter-cpu"], out["scatter"])
-    same(out["scatter-grad-base"], b.grad)
-    same(out["scatter-grad-src"], s.grad)
-    same(out["scatter-number"], t("sbase").scatter(0, t("sidx"), 0.5))
-
-
-def test_scatter_with_repeated_ids_and_its_gradient(out):
+@pytest.mark.parametrize("key, ids", [("scatter", "sidx-unique"), ("scatter-repeated", "sidx")])
+def test_scatter_replaces_and_its_gradient(out, key, ids):
     """Of repeated ids the last written is kept, as PyTorch's CPU kernel;
     every sent value's gradient is the result's gradient at its position,
     the overwritten ones' too, as PyTorch's `grad.gather(dim, index)`."""
-    idx = torch.tensor(ARRAYS["sidx"])
+    idx = torch.tensor(ARRAYS[ids])
     b, s = (torch.tensor(ARRAYS[k], requires_grad=True) for k in ("sbase", "ssrc"))
     theirs = b.scatter(0, idx, s)
     (theirs * t("sw")).sum().backward()
-    same(out["scatter-repeated"], theirs.detach())
-    np.testing.assert_array_equal(out["scatter-repeated-cpu"], out["scatter-repeated"])
-    same(out["scatter-repeated-grad-base"], b.grad)
-    same(out["scatter-repeated-grad-src"], s.grad)
+    same(out[key], theirs.detach())
+    np.testing.assert_array_equal(out[f"{key}-cpu"], out[key])
+    same(out[f"{key}-grad-base"], b.grad)
+    same(out[f"{key}-grad-src"], s.grad)
+    same(out["scatter-number"], t("sbase").scatter(0, t("sidx"), 0.5))
 
 
 def test_scatter_reduce_of_integers(out):
