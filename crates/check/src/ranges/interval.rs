@@ -195,6 +195,28 @@ impl Interval {
         lo_ok && hi_ok
     }
 
+    /// The values in both, `None` when there are none.
+    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+        let (lo, lo_open) = match self.lo.total_cmp(&other.lo) {
+            std::cmp::Ordering::Less => (other.lo, other.lo_open),
+            std::cmp::Ordering::Greater => (self.lo, self.lo_open),
+            std::cmp::Ordering::Equal => (self.lo, self.lo_open || other.lo_open),
+        };
+        let (hi, hi_open) = match self.hi.total_cmp(&other.hi) {
+            std::cmp::Ordering::Greater => (other.hi, other.hi_open),
+            std::cmp::Ordering::Less => (self.hi, self.hi_open),
+            std::cmp::Ordering::Equal => (self.hi, self.hi_open || other.hi_open),
+        };
+        let empty = lo > hi || (lo == hi && (lo_open || hi_open));
+        (!empty).then_some(Interval {
+            lo,
+            hi,
+            lo_open,
+            hi_open,
+            ..*self
+        })
+    }
+
     /// The smallest interval holding both.
     pub fn union(&self, other: &Interval) -> Interval {
         let (lo, lo_open) = lower_min(self.lo, self.lo_open, other.lo, other.lo_open);
