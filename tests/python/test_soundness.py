@@ -182,6 +182,12 @@ def test_log_space_forms_run(tmp_path_factory, checks):
     same(m.by_hand(x), torch.logsumexp(x, dim=1))
     h = torch.tensor([0.0, 2.0], dtype=torch.float16)
     assert torch.isfinite(m.half_fits(h)).all()
+    u = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float16)
+    same(m.f16_divided(u), u / 70000.0)
+    ones = torch.ones(100000, dtype=torch.float16)
+    same(m.f16_mean(ones), torch.tensor(1.0, dtype=torch.float16))
+    # What the refused `f16_sum` would compute.
+    assert torch.isinf(ones.sum() / 100000.0)
 
 
 def test_integer_powers(tmp_path_factory, checks):

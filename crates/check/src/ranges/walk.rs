@@ -372,8 +372,9 @@ impl<'w> Walker<'w> {
             return (None, Some(typed));
         }
         if let (Some(v), Some(bits)) = (iv, grid_bits(typed)) {
-            // A float tensor holds its dtype's floats (`Interval::on_grid`).
-            iv = Some(v.on_grid(bits));
+            // A float tensor holds its dtype's floats (`Interval::on_grid`),
+            // and past its largest finite one, infinities.
+            iv = Some(v.on_grid(bits).overflowing(float_max(typed)));
         }
         if let (Some(v), Some(range)) = (iv, integer_range(typed)) {
             // An integer tensor holds its dtype's integers; arithmetic
@@ -1259,6 +1260,26 @@ fn held(iv: Option<Interval>, typed: Option<&TypedExpr>) -> Option<Interval> {
         (Some(v), Some(range)) => Some(v.intersect(&range).unwrap_or(range)),
         (iv, _) => iv,
     }
+}
+
+/// The largest finite value of a float tensor's dtype (65504 in f16); a
+/// tensor without a dtype is bf16's or f32's, bf16's the smaller
+/// (`docs/shapescript/ranges.md`: a program meant for f16 says so).
+fn float_max(typed: &TypedExpr) -> f64 {
+    let TyKind::Tensor(t) = &typed.ty.kind else {
+        return f64::MAX;
+    };
+    match crate::shape::effective_dtype(t) {
+        Some(ast::DtypeKind::F16) => 65504.0,
+        None | Some(ast::DtypeKind::Bf16) => f64::from(half_max_bf16()),
+        Some(ast::DtypeKind::F32) => f64::from(f32::MAX),
+        _ => f64::MAX,
+    }
+}
+
+/// bf16's largest finite value, `(2 - 2^-7) 2^127`.
+fn half_max_bf16() -> f32 {
+    f32::from_bits(0x7f7f_0000)
 }
 
 /// Where arithmetic on integers of `range` is known not to have wrapped:
