@@ -10,6 +10,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -39,6 +41,26 @@ def sexpgpu_binary() -> str:
     debug build."""
     return os.environ.get("SEXPGPU_BIN") or str(binary("sexpgpu"))
 
+
+
+def built_both_ways(name: str, source: str):
+    """A module-scoped fixture: the generated module of `source` (built
+    as `name`), once with the run-time checks and once without, so each test
+    that takes it runs twice."""
+
+    @pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
+    def built(request, tmp_path_factory):
+        return build_source(tmp_path_factory.mktemp(name), name, source, request.param)
+
+    return built
+
+
+def ui_program(name: str) -> str:
+    """The program of the UI test `tests/ui/shapescript/<name>` without its
+    lines that expect a diagnostic (`# ~`): what is left checks clean, so a
+    test can build and run the forms the UI test types."""
+    text = (ROOT / "tests" / "ui" / "shapescript" / name).read_text()
+    return "".join(line for line in text.splitlines(keepends=True) if "# ~" not in line)
 
 
 def build_package(root: Path, name: str, source: str, checks: bool = True, package: str | None = None) -> Path:

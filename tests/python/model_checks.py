@@ -7,11 +7,14 @@ outputs."""
 import torch
 
 
-def check_bf16_forward_and_backward(model, x, float_input=True):
-    """Runs `model` on `x` in f32, then casts both to bf16 (`x` only when it
-    holds floats: token ids stay integers), runs forward and a backward pass,
-    and checks every gradient is bf16 and finite and the outputs are close to
-    the f32 ones. Returns the bf16 model for further checks."""
+def check_bf16_forward_and_backward(make_model, x, float_input=True):
+    """Builds `make_model()` with torch's seed 0 and runs it on `x` in f32,
+    then casts both to bf16 (`x` only when it holds floats: token ids stay
+    integers), runs forward and a backward pass, and checks every gradient
+    is bf16 and finite and the outputs are close to the f32 ones. Returns the
+    bf16 model for further checks."""
+    torch.manual_seed(0)
+    model = make_model()
     with torch.no_grad():
         want = model(x)
     model.to(torch.bfloat16)
@@ -35,9 +38,12 @@ def check_equals_reference(model, reference, x):
     return out
 
 
-def check_compiles_to_one_graph(model, x):
-    """`torch.compile(fullgraph=True)` traces `model` without a graph break
-    and gives its eager outputs on `x`."""
+def check_compiles_to_one_graph(make_model, x):
+    """`torch.compile(fullgraph=True)` traces `make_model()` (built with
+    torch's seed 0, in eval mode) without a graph break and gives its eager
+    outputs on `x`."""
+    torch.manual_seed(0)
+    model = make_model().eval()
     with torch.no_grad():
         want = model(x)
         got = torch.compile(model, fullgraph=True, backend="aot_eager")(x)

@@ -2,30 +2,20 @@
 queries and keys have one size `n` normalises over the keys `j` that the
 einsum's right side names (`docs/shapescript/patterns.md`), a mask `[i j]`
 pairs by name and a mask `[n n]` in order, and a name a pattern resolves to a
-number (`k`) is found by `over=`. Each generated function against torch
-written by hand here, with and without the run-time checks."""
+number (`k`) is found by `over=`. The attention and the mask `[n n]` are
+the UI test `axes/pattern-names.ss`'s. Each generated function against
+torch written by hand here, with and without the run-time checks."""
 
 from __future__ import annotations
 
 
-import pytest
 import torch
 
-from binaries import build_source
+from binaries import built_both_ways, ui_program
 
 SOURCE = """\
 dim D = 8
 
-fn attention(q: [b h n d], k: [b h n d], v: [b h n d], mask: [n n] Bool) -> [b h n d] {
-  let s = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
-  let m = rearrange(mask, [i j] -> [i j])
-  let w = softmax(where(m, s, -1e9), over=j)
-  einsum(w, v, [b h i j], [b h j d] -> [b h i d])
-}
-fn biased(q: [b h n d], k: [b h n d], bias: [n n]) -> [b h n n] {
-  let s = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
-  softmax(s + bias, over=j)
-}
 fn per_query(q: [b h n d], k: [b h n d]) -> [b h n] {
   let s = einsum(q, k, [b h i d], [b h j d] -> [b h i j])
   sum(s, over=i)
@@ -46,9 +36,9 @@ fn halves(x: [b D]) -> [b D] {
 """
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
-def m(request, tmp_path_factory):
-    return build_source(tmp_path_factory.mktemp("axes"), "axes", SOURCE, request.param)
+m = built_both_ways("axes", SOURCE)
+# Attention with a mask, as the UI test types it.
+named = built_both_ways("named", ui_program("axes/pattern-names.ss"))
 
 
 def rand(*shape, seed=0):
@@ -59,17 +49,17 @@ def scores(q, k):
     return torch.einsum("bhid,bhjd->bhij", q, k)
 
 
-def test_attention_normalises_over_the_keys(m):
+def test_attention_normalises_over_the_keys(named):
     q, k, v = rand(2, 3, 5, 4, seed=1), rand(2, 3, 5, 4, seed=2), rand(2, 3, 5, 4, seed=3)
     mask = torch.ones(5, 5, dtype=torch.bool).tril()
     w = torch.softmax(torch.where(mask, scores(q, k), -1e9), dim=-1)
-    torch.testing.assert_close(m.attention(q, k, v, mask), w @ v)
+    torch.testing.assert_close(named.attention(q, k, v, mask), w @ v)
 
 
-def test_a_mask_of_one_size_pairs_in_order(m):
+def test_a_mask_of_one_size_pairs_in_order(named):
     q, k = rand(2, 3, 5, 4, seed=4), rand(2, 3, 5, 4, seed=5)
     bias = rand(5, 5, seed=6)
-    torch.testing.assert_close(m.biased(q, k, bias), torch.softmax(scores(q, k) + bias, dim=-1))
+    torch.testing.assert_close(named.added(q, k, bias), torch.softmax(scores(q, k) + bias, dim=-1))
 
 
 def test_reductions_and_broadcasting_find_the_named_axis(m):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from binaries import build_source
+from binaries import built_both_ways
 from tensors import rand, same
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,9 +107,7 @@ model Net {
 """
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
-def m(request, tmp_path_factory):
-    return build_source(tmp_path_factory.mktemp("constructs"), "constructs", SOURCE, request.param)
+m = built_both_ways("constructs", SOURCE)
 
 
 def test_records_are_built_by_field_and_read_back(m):

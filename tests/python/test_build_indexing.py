@@ -6,7 +6,10 @@ with `diagonal=`, `over=` by position, `einsum` diagonals, and tuples of
 sizes as extern arguments (`interpolate`, `pad`). Each
 generated function is compared with torch written by hand here, and its
 result's shape with the one the checker gave (the run-time checks raise on
-any other). Each test runs with and without the run-time checks."""
+any other). The indexing forms and `over=` by position are the programs of
+the UI tests `indexing/pytorch-forms.ss` and `broadcast/over-position.ss`,
+less their lines that expect a diagnostic. Each test runs with and without
+the run-time checks."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from binaries import build_source
+from binaries import built_both_ways, ui_program
 from tensors import rand, same
 
 SOURCE = """\
@@ -23,25 +26,6 @@ dim K = 3
 extern fn interpolate(input: [b c d h w], size: (Size[D2], Size[H2], Size[W2])) -> [b c D2 H2 W2] = "torch.nn.functional.interpolate"
 extern fn pad(input: [... h w], pad: (Size[l], Size[r], Size[t], Size[u])) -> [... h + t + u w + l + r] = "torch.nn.functional.pad"
 
-fn lead(x: [10 20]) -> [1 10 20] = x[none]
-fn mid(x: [10 20]) -> [10 1 20] = x[:, none]
-fn both_ends(x: [b n]) -> [1 b n 1] = x[none, ..., none]
-fn drop_last(x: [10 20]) -> [9 20] = x[:-1]
-fn last_three(x: [10 20]) -> [3 20] = x[-3:]
-fn from_end(x: [n + 2]) -> [n] = x[1:-1]
-fn every_other(x: [100]) -> [50] = x[::2]
-fn every_third(x: [10]) -> [3] = x[1::3]
-fn odd_halves(x: [2*n + 1]) -> [n + 1] = x[::2]
-fn last_axis(x: [b n D]) -> [b n] = x[..., 0]
-fn last_two(x: [b n 8]) -> [b n 2] = x[..., :2]
-fn first_row(x: [b n D]) -> [n D] = x[0, ...]
-fn rows(x: [n D], ids: [k] Index[n]) -> [k D] = x[ids]
-fn cols(x: [b n D], ids: [k] Index[n]) -> [b k D] = x[:, ids]
-fn grid(x: [n D], ids: [i j] Index[n]) -> [i j D] = x[ids]
-fn listed(x: [n D]) -> [2 D] = x[[0, 2]]
-fn pairs(x: [n m D], a: [k] Index[n], c: [k] Index[m]) -> [k D] = x[a, c]
-fn apart(x: [n D m], a: [k] Index[n], c: [k] Index[m]) -> [k D] = x[a, :, c]
-fn int_first(x: [b n m], a: [k] Index[n]) -> [k m] = x[0, a]
 fn square(x: [n**2]) -> [n*n] = x
 fn cube(x: [2**K 4]) -> [8 4] = x
 fn shifted(x: [(-1 + n) 4]) -> [n - 1 4] = +x * 2.0
@@ -50,15 +34,6 @@ fn batch(x: [b 3 1], r: [4]) -> [b 3 4] = x + r
 fn picked(c: [3 1], r: [4], k: [3 1] Bool) -> [3 4] = where(k, c, r)
 fn strict_lower(x: [b n n]) -> [b n n] = tril(x, diagonal=-1)
 fn upper_band(x: [n m], k: Int) -> [n m] = triu(x, k)
-fn joined(a: [b n1 + n2], c: [b m]) -> [b n1 + n2 + m] = concat(a, c, over=-1)
-fn front(a: [3*n D], c: [n D]) -> [4*n D] = concat(a, c, over=0)
-fn halves(x: [b 2*n]) -> [b n] {
-  let (l, r) = split(x, 2, over=1)
-  l + r
-}
-fn total(x: [b n1 + n2]) -> [b] = sum(x, over=-1)
-fn stacked(a: [b n1 + n2], c: [b n1 + n2]) -> [b n1 + n2 2] = stack(a, c, over=-1)
-fn between(a: [b n], c: [b n], d: [b n]) -> [b 3 n] = stack(a, c, d, over=1)
 fn diagonal(x: [n n]) -> [n] = einsum(x, [i i] -> [i])
 fn trace(x: [n n]) -> [] = einsum(x, [i i] -> [])
 fn up(x: [b c 8 16 16]) -> [b c 16 32 32] = interpolate(x, size=(16, 32, 32))
@@ -67,60 +42,61 @@ fn by_axis(x: [b c n n n]) -> [b c 2*n 2*n 2*n] = interpolate(x, size=(2*n, 2*n,
 """
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
-def m(request, tmp_path_factory):
-    return build_source(tmp_path_factory.mktemp("indexing"), "indexing", SOURCE, request.param)
+m = built_both_ways("indexing", SOURCE)
+# The indexing forms and `over=` by position that two UI tests type.
+forms = built_both_ways("forms", ui_program("indexing/pytorch-forms.ss"))
+over = built_both_ways("over", ui_program("broadcast/over-position.ss"))
 
 
-def test_none_adds_an_axis_of_size_one(m):
+def test_none_adds_an_axis_of_size_one(forms):
     x = rand(10, 20)
-    same(m.lead(x), x[None])
-    same(m.mid(x), x[:, None])
-    assert m.mid(x).shape == (10, 1, 20)
+    same(forms.lead(x), x[None])
+    same(forms.mid(x), x[:, None])
+    assert forms.mid(x).shape == (10, 1, 20)
     y = rand(2, 3)
-    same(m.both_ends(y), y[None, ..., None])
+    same(forms.both_ends(y), y[None, ..., None])
 
 
-def test_negative_bounds_and_steps(m):
+def test_negative_bounds_and_steps(forms):
     x = rand(10, 20)
-    same(m.drop_last(x), x[:-1])
-    same(m.last_three(x), x[-3:])
-    same(m.from_end(rand(7)), rand(7)[1:-1])
-    same(m.every_other(rand(100)), rand(100)[::2])
-    same(m.every_third(rand(10)), rand(10)[1::3])
-    assert m.every_third(rand(10)).shape == (3,)
+    same(forms.drop_last(x), x[:-1])
+    same(forms.last_three(x), x[-3:])
+    same(forms.from_end(rand(7)), rand(7)[1:-1])
+    same(forms.every_other(rand(100)), rand(100)[::2])
+    same(forms.every_third(rand(10)), rand(10)[1::3])
+    assert forms.every_third(rand(10)).shape == (3,)
     for size in (3, 5, 9):
-        assert m.odd_halves(rand(size)).shape == ((size + 1) // 2,)
+        assert forms.odd_halves(rand(size)).shape == ((size + 1) // 2,)
     # `[2*n + 1]` is read back as `n = (size - 1) // 2`, which is at least 1.
-    if m.checks:
-        with pytest.raises(m.runtime.ShapeError, match="at least 3"):
-            m.odd_halves(rand(1))
+    if forms.checks:
+        with pytest.raises(forms.runtime.ShapeError, match="at least 3"):
+            forms.odd_halves(rand(1))
 
 
-def test_ellipsis(m):
+def test_ellipsis(forms):
     x = rand(2, 3, 8)
-    same(m.last_axis(x), x[..., 0])
-    same(m.last_two(x), x[..., :2])
-    same(m.first_row(x), x[0, ...])
+    same(forms.last_axis(x), x[..., 0])
+    same(forms.last_two(x), x[..., :2])
+    same(forms.first_row(x), x[0, ...])
 
 
-def test_integer_tensors_and_lists_pick_positions(m):
+def test_integer_tensors_and_lists_pick_positions(forms):
     x = rand(5, 4)
     ids = torch.tensor([4, 0, 0])
-    same(m.rows(x, ids), x[ids])
+    same(forms.rows(x, ids), x[ids])
     y = rand(2, 5, 4)
-    same(m.cols(y, ids), y[:, ids])
+    same(forms.cols(y, ids), y[:, ids])
     g = torch.tensor([[0, 1], [4, 3], [2, 2]])
-    same(m.grid(x, g), x[g])
-    assert m.grid(x, g).shape == (3, 2, 4)
-    same(m.listed(x), x[[0, 2]])
+    same(forms.grid(x, g), x[g])
+    assert forms.grid(x, g).shape == (3, 2, 4)
+    same(forms.listed(x), x[[0, -1]])
     z, a, c = rand(5, 6, 4), torch.tensor([1, 2, 3]), torch.tensor([5, 0, 1])
-    same(m.pairs(z, a, c), z[a, c])
+    same(forms.pairs(z, a, c), z[a, c])
     w = rand(5, 4, 6)
-    same(m.apart(w, a, c), w[a, :, c])
-    assert m.apart(w, a, c).shape == (3, 4)
+    same(forms.apart(w, a, c), w[a, :, c])
+    assert forms.apart(w, a, c).shape == (3, 4)
     v = rand(2, 5, 6)
-    same(m.int_first(v, a), v[0, a])
+    same(forms.int_first(v, a), v[0, a])
 
 
 def test_powers_and_signed_sizes(m):
@@ -148,16 +124,16 @@ def test_triangles_take_a_diagonal(m):
     same(m.upper_band(y, 2), torch.triu(y, 2))
 
 
-def test_over_by_position(m):
+def test_over_by_position(over):
     a, c = rand(2, 5), rand(2, 3)
-    same(m.joined(a, c), torch.cat([a, c], -1))
+    same(over.joined(a, c), torch.cat([a, c], -1))
     f, g = rand(6, 4), rand(2, 4)
-    same(m.front(f, g), torch.cat([f, g], 0))
+    same(over.front(f, g), torch.cat([f, g], 0))
     x = rand(3, 8)
-    same(m.halves(x), x[:, :4] + x[:, 4:])
-    same(m.total(a), a.sum(-1))
-    same(m.stacked(a, a * 2), torch.stack([a, a * 2], -1))
-    same(m.between(a, a, c.sum(-1, keepdim=True).expand(2, 5)), torch.stack([a, a, c.sum(-1, keepdim=True).expand(2, 5)], 1))
+    same(over.halves(x), x[:, :4] + x[:, 4:])
+    same(over.total(a), a.sum(-1))
+    same(over.stacked(a, a * 2), torch.stack([a, a * 2], -1))
+    same(over.between(a, a, c.sum(-1, keepdim=True).expand(2, 5)), torch.stack([a, a, c.sum(-1, keepdim=True).expand(2, 5)], 1))
 
 
 def test_einsum_diagonal_and_trace(m):

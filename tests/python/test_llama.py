@@ -58,13 +58,9 @@ def test_equals_the_reference_with_the_same_weights(llama):
 
 
 def test_runs_in_bf16_with_a_backward_pass(llama):
-    torch.manual_seed(0)
-    model = llama.Llama()
-    x = ids()
-    check_bf16_forward_and_backward(model, x, float_input=False)
+    model = check_bf16_forward_and_backward(llama.Llama, ids(), float_input=False)
     assert model.cos.dtype == torch.bfloat16 and not model.cos.requires_grad
 
 
 def test_torch_compile_fullgraph_gives_the_same_logits(llama):
-    torch.manual_seed(0)
-    check_compiles_to_one_graph(llama.Llama().eval(), ids())
+    check_compiles_to_one_graph(llama.Llama, ids())

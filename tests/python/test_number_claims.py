@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch._dynamo
 
-from binaries import build_source
+from binaries import built_both_ways
 
 SOURCE = """\
 dim D = 8
@@ -33,9 +33,7 @@ model RmsNorm {
 TINY = 2.0**-126
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["checks", "no-checks"])
-def m(request, tmp_path_factory):
-    return build_source(tmp_path_factory.mktemp("numbers"), "numbers", SOURCE, request.param)
+m = built_both_ways("numbers", SOURCE)
 
 
 def rows(*shape):

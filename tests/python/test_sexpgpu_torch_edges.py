@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from torch_compare import f32, grad, run_program, same
+from torch_compare import f32, grad, run_outputs, same
 
 PROGRAM = """
 (require nn)
@@ -216,15 +216,9 @@ ACTIVATIONS = {
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory) -> dict[str, np.ndarray]:
-    folder = tmp_path_factory.mktemp("edges")
-    run = run_program(folder, PROGRAM, ARRAYS)
-    assert run.returncode == 0, run.stderr
     # The activations' file is read with its names prefixed `act:`.
-    return {
-        ("act:" if name == "act" else "") + k: v
-        for name in ("out", "act", "softmin", "losses")
-        for k, v in np.load(folder / f"{name}.npz").items()
-    }
+    files = ("out", "act", "softmin", "losses")
+    return run_outputs(tmp_path_factory.mktemp("edges"), PROGRAM, ARRAYS, files, prefixed=("act",))
 
 
 @pytest.mark.parametrize("name", ["silu", "relu", "lse", "prod", "cumprod"])

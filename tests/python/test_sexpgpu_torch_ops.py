@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from torch_compare import f32, grad, run_program, same
+from torch_compare import f32, grad, run_outputs, run_program, same
 
 PROGRAM = """
 (def d (load-npz "in.npz"))
@@ -265,14 +265,8 @@ for _i, (_w, _s, _p, _c) in enumerate(UNPOOL_CASES):
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory) -> dict[str, np.ndarray]:
-    folder = tmp_path_factory.mktemp("ops")
-    run = run_program(folder, PROGRAM, ARRAYS)
-    assert run.returncode == 0, run.stderr
-    return {
-        k: v
-        for name in ("math", "index", "scatter", "pad", "unpool", "advanced")
-        for k, v in np.load(folder / f"{name}.npz").items()
-    }
+    files = ("math", "index", "scatter", "pad", "unpool", "advanced")
+    return run_outputs(tmp_path_factory.mktemp("ops"), PROGRAM, ARRAYS, files)
 
 
 def t(name: str) -> torch.Tensor:

@@ -108,6 +108,7 @@ def test_indices_and_slices_that_check_clean_run(tmp_path_factory, checks):
     same(m.from_the_end(x), x[-10] + x[9])
     z = torch.randn(4, 3)
     same(m.longer(z), z[3])
+    same(m.listed(z), z[[0, -1]])
     s = build(tmp_path_factory, "slice-bounds-are-ints", checks)
     y = torch.randn(8)
     same(s.half_of_dim(y), y[:4])
@@ -120,6 +121,8 @@ def test_ids_in_range(tmp_path_factory, checks):
     same(m.own(t), t)
     ids = torch.tensor([4, 0])
     same(m.claimed(t, ids), t[ids])
+    same(m.picked_claimed(t, ids), t[ids])
+    same(m.picked_cols(t.T, torch.tensor([2, 1])), t.T[:, [2, 1]])
     if checks:
         with pytest.raises(m.runtime.ShapeError):
             m.claimed(t, torch.tensor([5]))
@@ -179,6 +182,12 @@ def test_log_space_forms_run(tmp_path_factory, checks):
     same(m.by_hand(x), torch.logsumexp(x, dim=1))
     h = torch.tensor([0.0, 2.0], dtype=torch.float16)
     assert torch.isfinite(m.half_fits(h)).all()
+    u = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float16)
+    same(m.f16_divided(u), u / 70000.0)
+    ones = torch.ones(100000, dtype=torch.float16)
+    same(m.f16_mean(ones), torch.tensor(1.0, dtype=torch.float16))
+    # What the refused `f16_sum` would compute.
+    assert torch.isinf(ones.sum() / 100000.0)
 
 
 def test_integer_powers(tmp_path_factory, checks):
@@ -246,6 +255,12 @@ def test_products_of_tiny_floats_are_zero_and_typed_so(tmp_path_factory, checks)
     same(m.mul_nonneg(t64, t64), torch.zeros(3, dtype=torch.float64))
     # A sum of positive values is never 0.
     same(m.sum_pos(t64), torch.tensor(3e-200, dtype=torch.float64))
+    # bf16's least positive value is 0 in f16; a round trip is exact.
+    assert torch.tensor([1e-30], dtype=torch.bfloat16).to(torch.float16)[0] == 0
+    b = torch.tensor([1e-30, 2.5], dtype=torch.bfloat16)
+    same(m.round_trip(b), b)
+    h = torch.tensor([2.0**-24, 3.0], dtype=torch.float16)
+    same(m.f16_to_bf16(h), h.to(torch.bfloat16))
 
 
 def test_floats_to_ids_and_masks_are_integers_and_bools(tmp_path_factory, checks):
@@ -262,3 +277,62 @@ def test_floats_to_ids_and_masks_are_integers_and_bools(tmp_path_factory, checks
     same(m.counts(torch.tensor([0, 2, -1])), torch.tensor([False, True, True]))
     same(m.mask_as_floats(torch.tensor([0.0, 2.0, -1.0])), torch.tensor([0.0, 1.0, 1.0]))
     same(m.floats_of_a_mask(torch.tensor([False, True])), torch.tensor([0.0, 1.0]))
+
+
+def test_clamped_ids_and_split_pieces_run_as_typed(tmp_path_factory, checks):
+    c = build(tmp_path_factory, "clamp-and-domains", checks)
+    x = torch.randn(3, 2)
+    ids = torch.tensor([2, 0, 1])
+    same(c.lowered(x, ids), x[ids.clamp(0, 9)])
+    same(c.plain(x, ids), x[ids.clamp(max=0)])
+    u = torch.rand(4, 6)
+    same(c.within(u), u.clamp(-2.0, 0.5)[:, :3])
+    s = build(tmp_path_factory, "split-and-reduce-domains", checks)
+    signed = torch.rand(5, 2, 6, 3, dtype=torch.float64) * 2 - 1
+    same(s.least(signed), signed.amin(0)[:, 2:4])
+    unit = torch.rand(2, 6, 3, dtype=torch.float64)
+    same(s.pieces(unit), unit[:, 4:])
+    same(s.clamped(unit), torch.full((2, 2, 3), -2.0, dtype=torch.float64))
+    small = signed / 5
+    same(s.summed_by_name(small), small.sum(0)[:, 4:])
+    if checks:
+        with pytest.raises(s.runtime.ShapeError):
+            s.summed_by_name(torch.ones(5, 2, 6, 3, dtype=torch.float64))
+
+
+def test_ids_through_floats_that_hold_them_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "ids-through-floats", checks)
+    w = torch.randn(2048, 2)
+    ids = torch.tensor([2047, 0, 1025])
+    same(m.exact(w, ids), w[ids])
+    v = torch.randn(4096, 2)
+    ids = torch.tensor([4095, 4094, 3])
+    same(m.exact_f32(v, ids), v[ids])
+    # What the refused `rounded` would compute: id 4095 is 4096 in bf16.
+    assert ids.to(torch.bfloat16).to(torch.int64)[0] == 4096
+
+
+def test_integers_that_cannot_wrap_run_as_typed(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "integers-wrap", checks)
+    same(m.count(torch.tensor([True, False, True])), torch.tensor(2))
+    x = torch.tensor([2**31 - 1, 0], dtype=torch.int32)
+    same(m.widened(x), x.to(torch.int64))
+    same(m.kept(x), x)
+    same(m.negated(x), -x)
+    ids = torch.tensor([999, 0], dtype=torch.int32)
+    same(m.shifted(ids), ids + 1)
+    # What the refused ones would compute.
+    assert (torch.tensor([50000], dtype=torch.int32) ** 2)[0] < 0
+    assert torch.tensor([-(2**31)], dtype=torch.int32).abs()[0] < 0
+
+
+def test_math_tails_run_as_typed(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "math-tails", checks)
+    x = torch.linspace(-1, 1, 9)
+    same(m.gelu_nonpos(x), torch.nn.functional.gelu(x - 7.0))
+    b = x.to(torch.bfloat16)
+    same(m.gelu_near(b), torch.nn.functional.gelu(b - 4.0))
+    same(m.sigmoid_nonneg(x), torch.sigmoid(x - 100.0))
+    # What the refused ones would compute: 0 where the types said otherwise.
+    assert torch.nn.functional.gelu(torch.tensor([-6.0]))[0] == 0
+    assert torch.sigmoid(torch.tensor([-100.0]))[0] == 0

@@ -70,15 +70,11 @@ def test_convolutions_are_he_initialised(unet):
 
 
 def test_runs_in_bf16_with_a_backward_pass(unet):
-    torch.manual_seed(0)
-    model = unet.UNet()
-    x = images()
-    check_bf16_forward_and_backward(model, x)
+    check_bf16_forward_and_backward(unet.UNet, images())
 
 
 def test_torch_compile_fullgraph_gives_the_same_scores(unet):
-    torch.manual_seed(0)
-    check_compiles_to_one_graph(unet.UNet().eval(), images())
+    check_compiles_to_one_graph(unet.UNet, images())
 
 
 def test_sides_not_multiples_of_16_raise_shape_error(unet):

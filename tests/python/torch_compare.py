@@ -1,5 +1,5 @@
 """What the tests comparing SexpGPU with PyTorch share: running a program
-with input arrays, f32 arrays, PyTorch's gradient of a weighted sum, and
+with input arrays (and reading the arrays it saves), f32 arrays, PyTorch's gradient of a weighted sum, and
 comparison within f32 rounding."""
 
 from __future__ import annotations
@@ -44,3 +44,18 @@ def run_program(
         text=True,
         check=False,
     )
+
+
+def run_outputs(
+    folder: Path, program: str, arrays: dict, files: tuple[str, ...], prefixed: tuple[str, ...] = ()
+) -> dict[str, np.ndarray]:
+    """Runs `program` as `run_program` does, which must succeed, and reads
+    the arrays it saved in `files` (`name.npz` each) into one dict; the
+    arrays of a file in `prefixed` are named `file:name`."""
+    run = run_program(folder, program, arrays)
+    assert run.returncode == 0, run.stderr
+    return {
+        (f"{name}:" if name in prefixed else "") + k: v
+        for name in files
+        for k, v in np.load(folder / f"{name}.npz").items()
+    }

@@ -9,6 +9,7 @@
 //! exactly what the benchmarks measure.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// mimalloc's `mi_option_purge_delay` (`libmimalloc-sys` names no constant for it).
@@ -43,25 +44,44 @@ fn plain_path(align: usize, size: usize) -> bool {
     align <= MI_ALIGN && align <= size
 }
 
+/// A block for `layout` from mimalloc's `plain` entry (`size`) when its
+/// alignment is enough, else from its `aligned` one (`size`, `align`).
+/// Inlined, the two entries are direct calls.
+///
+/// # Safety
+/// As `GlobalAlloc::alloc`: `layout` has a non-zero size.
+#[inline(always)]
+unsafe fn new_block(
+    layout: Layout,
+    plain: unsafe extern "C" fn(usize) -> *mut c_void,
+    aligned: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+) -> *mut u8 {
+    if plain_path(layout.align(), layout.size()) {
+        plain(layout.size()).cast()
+    } else {
+        aligned(layout.size(), layout.align()).cast()
+    }
+}
+
 // SAFETY: every block comes from mimalloc and goes back to it; the plain
 // path is only taken when its alignment guarantee covers the layout's.
 unsafe impl GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if plain_path(layout.align(), layout.size()) {
-            libmimalloc_sys::mi_malloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
-        }
+        new_block(
+            layout,
+            libmimalloc_sys::mi_malloc,
+            libmimalloc_sys::mi_malloc_aligned,
+        )
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if plain_path(layout.align(), layout.size()) {
-            libmimalloc_sys::mi_zalloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-        }
+        new_block(
+            layout,
+            libmimalloc_sys::mi_zalloc,
+            libmimalloc_sys::mi_zalloc_aligned,
+        )
     }
 
     #[inline]
@@ -150,6 +170,12 @@ mod tests {
                 let block = Mimalloc.alloc(layout);
                 assert!(!block.is_null());
                 assert_eq!(block as usize % align, 0, "size {size} align {align}");
+                let zeroed = Mimalloc.alloc_zeroed(layout);
+                assert_eq!(zeroed as usize % align, 0, "zeroed {size} align {align}");
+                assert!(std::slice::from_raw_parts(zeroed, size)
+                    .iter()
+                    .all(|&b| b == 0));
+                Mimalloc.dealloc(zeroed, layout);
                 let grown = Mimalloc.realloc(block, layout, size * 3);
                 assert_eq!(grown as usize % align, 0, "grown {size} align {align}");
                 Mimalloc.dealloc(grown, Layout::from_size_align(size * 3, align).unwrap());

@@ -5,6 +5,7 @@
 
 mod workspace;
 
+use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -32,38 +33,31 @@ fn generate(i: usize) -> String {
     let mut lines = out.lines().count();
     let mut k = 0;
     while lines + 12 <= LINES_PER_FILE {
-        out.push_str(&format!(
-            "## Model width {k}.\ndim D{k} = H{k} * Dh{k}\ndim H{k} = {}\ndim Dh{k} = 64\n",
-            k % 16 + 1
-        ));
-        out.push_str(&format!(
-            "dim Images{k} = [b 3 16gh 16gw]\ndim Tokens{k} = [b n D{k}]\n"
-        ));
-        out.push_str(&format!(
-            "extern fn proj{k}(x: Tokens{k}, w: [D{k} 3*D{k}]) -> [b n 3*H{k}*Dh{k}] = \"model.proj\"\n"
-        ));
-        out.push_str(&format!(
-            "extern fn conv{k}(input: [b Cin H W], weight: [Cout Cin kh kw], stride: Size[S] = 1, padding: Size[P] = 0) -> [b Cout (H + 2*P - kh)/S + 1 (W + 2*P - kw)/S + 1] = \"torch.nn.functional.conv2d\"\n"
-        ));
-        out.push_str(&format!("extern fn patch{k}(img: Images{k} Unit f32) -> [b (gh gw) D{k}] = \"vision.patchify\"\n"));
-        if i > 0 {
-            out.push_str(&format!(
-                "extern fn up{k}(x: [m{}.Images0 m{}.D0]) -> [b m{}.D0] = \"m.up\"\n",
-                i - 1,
-                i - 1,
-                i - 1
-            ));
+        // `up` takes the first model's shapes: the file before's, in file 0 its own.
+        let prev = if i > 0 {
+            format!("m{}.", i - 1)
         } else {
-            out.push_str(&format!(
-                "extern fn up{k}(x: [Images0 D0]) -> [b D0] = \"m.up\"\n"
-            ));
-        }
-        out.push_str(&format!(
-            "fn same{k}(x: [b n D{k}], y: [2*n / 2]) -> [b n D{k}] = x\n"
-        ));
-        out.push_str(&format!(
-            "fn rows{k}(x: [b n m], y: [n*m / n]) -> [m] = y\n\n"
-        ));
+            String::new()
+        };
+        let heads = k % 16 + 1;
+        write!(
+            out,
+            r#"## Model width {k}.
+dim D{k} = H{k} * Dh{k}
+dim H{k} = {heads}
+dim Dh{k} = 64
+dim Images{k} = [b 3 16gh 16gw]
+dim Tokens{k} = [b n D{k}]
+extern fn proj{k}(x: Tokens{k}, w: [D{k} 3*D{k}]) -> [b n 3*H{k}*Dh{k}] = "model.proj"
+extern fn conv{k}(input: [b Cin H W], weight: [Cout Cin kh kw], stride: Size[S] = 1, padding: Size[P] = 0) -> [b Cout (H + 2*P - kh)/S + 1 (W + 2*P - kw)/S + 1] = "torch.nn.functional.conv2d"
+extern fn patch{k}(img: Images{k} Unit f32) -> [b (gh gw) D{k}] = "vision.patchify"
+extern fn up{k}(x: [{prev}Images0 {prev}D0]) -> [b {prev}D0] = "m.up"
+fn same{k}(x: [b n D{k}], y: [2*n / 2]) -> [b n D{k}] = x
+fn rows{k}(x: [b n m], y: [n*m / n]) -> [m] = y
+
+"#
+        )
+        .expect("writing to a String");
         lines += 13;
         k += 1;
     }

@@ -727,7 +727,8 @@ fn standardize(x: [b D]) -> [b D] = (x - mean(x, over=b)) / (std(x, over=b, corr
 E0603 = "E0603", "ids of another range than the axis they index",
 "`Index[N]` ids lie in `[0, N)`, and a parameter or record field that takes
 `Index[V]` ids (`embedding`'s, `take`'s, `one_hot`'s) indexes an axis of
-size `V`. Ids
+size `V`, and so does an integer tensor that indexes an axis of size `V`
+(`x[ids]`, `x[:, ids]`). Ids
 whose bound differs from that size either reach past the axis (PyTorch
 fails with an index error at run time) or never use part of it: one of
 the two sizes is wrong. Integer ids of no `Index` domain fit when their

@@ -524,28 +524,6 @@ mod tests {
     }
 
     #[test]
-    fn cycle_through_an_import() {
-        check_files(
-            &[
-                ("a.ss", "import b\ndim A = b.B\n"),
-                ("b.ss", "import a\ndim B = a.A * 2\n"),
-            ],
-            expect![[r#"
-                a.ss:1:8 E0202 import cycle: `a.ss` imports itself through other files [`b`: this import starts the cycle]
-                  note: `a.ss` imports `b.ss`
-                  note: `b.ss` imports `a.ss`
-                  help: move what the files share into a file that imports neither of them
-                a.ss:2:5 E0304 dim `A` is defined in terms of itself [`A`: this dim's value depends on itself]
-                  also `b.B`: `A` uses `B`
-                  also `a.A`: `B` uses `A`
-                  note: `A` = b.B uses `B`
-                  note: `B` = a.A * 2 uses `A`
-                  help: give one dim of the chain a value that doesn't depend on the others
-            "#]],
-        );
-    }
-
-    #[test]
     fn long_chains_do_not_overflow_the_stack() {
         let mut text = String::new();
         for i in 0..20_000 {

@@ -196,9 +196,7 @@ impl Pipeline {
         );
         let (bodies, models) = self.bodies.for_ranges();
         let ranges = ranges::RangeEnv {
-            program,
-            map,
-            dims: &self.dims,
+            lowered: env,
             signatures: &self.signatures,
             models,
             library: &self.library,
@@ -273,9 +271,7 @@ pub fn check_phase_by_phase_observed(
     let mut state = body::check_all(env, &signatures, &library, &mut diagnostics);
     let (bodies, models) = state.for_ranges();
     let ranges = ranges::RangeEnv {
-        program: &program,
-        map,
-        dims: &dims,
+        lowered: env,
         signatures: &signatures,
         models,
         library: &library,

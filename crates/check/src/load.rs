@@ -616,6 +616,8 @@ mod tests {
         );
     }
 
+    /// Also the test of a cycle of dims through an import (`dims.rs`): the
+    /// cycle is told once, in the file that starts it.
     #[test]
     fn files_on_an_import_cycle_are_checked_together() {
         check_files(

@@ -22,6 +22,17 @@ use rustc_hash::FxHashMap as HashMap;
 
 mod init;
 
+/// What the types of a model or record see: the program, the file that
+/// declares it and the model's size parameters (none for a record, whose
+/// generic axes are bound at each construction). Every step of lowering
+/// one reads it.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    env: Env<'a>,
+    file: FileId,
+    size_params: &'a [Name],
+}
+
 /// A model or record, lowered.
 pub struct ModelInfo {
     pub def: TypeDef,
@@ -79,9 +90,14 @@ pub fn collect_batch(
             } else {
                 &mut quiet
             };
+            let scope = Scope {
+                env,
+                file: module.file,
+                size_params: &[],
+            };
             let info = match item {
-                ast::Item::Model(m) => lower_model(env, module.file, m, sink),
-                ast::Item::Record(r) => lower_record(env, module.file, r, sink),
+                ast::Item::Model(m) => lower_model(scope, m, sink),
+                ast::Item::Record(r) => lower_record(scope, r, sink),
                 _ => continue,
             };
             let key = (module.file, item.name().name);
@@ -91,15 +107,16 @@ pub fn collect_batch(
     }
 }
 
-fn lower_model(
-    env: Env,
-    file: FileId,
-    m: &ast::Model,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> ModelInfo {
+/// `scope` is the model's file's: its fields and methods see `m`'s size
+/// parameters too.
+fn lower_model(scope: Scope, m: &ast::Model, diagnostics: &mut Vec<Diagnostic>) -> ModelInfo {
     let size_params: Vec<Name> = m.size_params.iter().map(|p| p.name).collect();
-    let hidden = size_params_hidden(env, file, m, diagnostics);
-    let (fields, _) = lower_fields(env, file, &size_params, &m.fields, true, diagnostics);
+    let hidden = size_params_hidden(scope, m, diagnostics);
+    let model = Scope {
+        size_params: &size_params,
+        ..scope
+    };
+    let (fields, _) = lower_fields(model, &m.fields, true, diagnostics);
     let mut methods = HashMap::default();
     for method in &m.methods {
         if method.self_param.is_none() {
@@ -112,7 +129,7 @@ fn lower_model(
                 .with_help(format!("write `fn {}(self, ...)`", method.name.name)),
             );
         }
-        let mut signature = method_signature(env, file, &size_params, method, diagnostics);
+        let mut signature = method_signature(model, method, diagnostics);
         if hidden {
             // Its types read the dim where the method meant the size
             // parameter: a broken signature, so calls to it say nothing more.
@@ -125,7 +142,7 @@ fn lower_model(
     }
     ModelInfo {
         def: TypeDef {
-            file,
+            file: scope.file,
             name: m.name.name,
             is_model: true,
             size_params,
@@ -141,15 +158,10 @@ fn lower_model(
 /// the model's types would read the dim (or fail on the declaration), never
 /// the size parameter, while the model's users give it a value. Whether one
 /// was reported.
-fn size_params_hidden(
-    env: Env,
-    file: FileId,
-    m: &ast::Model,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> bool {
+fn size_params_hidden(scope: Scope, m: &ast::Model, diagnostics: &mut Vec<Diagnostic>) -> bool {
     let mut hidden = false;
     for param in &m.size_params {
-        let decl = match env.program.decl(file, param.name) {
+        let decl = match scope.env.program.decl(scope.file, param.name) {
             None | Some(Decl::Fn(_) | Decl::ExternFn(_)) => continue,
             Some(decl) => decl,
         };
@@ -186,18 +198,13 @@ fn size_params_hidden(
     hidden
 }
 
-fn lower_record(
-    env: Env,
-    file: FileId,
-    r: &ast::Record,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> ModelInfo {
+fn lower_record(scope: Scope, r: &ast::Record, diagnostics: &mut Vec<Diagnostic>) -> ModelInfo {
     // A record's generic axes (`n` in `mean: [n]`) are bound at each
     // construction, like a model's size parameters.
-    let (fields, generics) = lower_fields(env, file, &[], &r.fields, false, diagnostics);
+    let (fields, generics) = lower_fields(scope, &r.fields, false, diagnostics);
     ModelInfo {
         def: TypeDef {
-            file,
+            file: scope.file,
             name: r.name.name,
             is_model: false,
             size_params: generics,
@@ -209,15 +216,13 @@ fn lower_record(
 }
 
 fn lower_fields(
-    env: Env,
-    file: FileId,
-    size_params: &[Name],
+    scope: Scope,
     fields: &[ast::Field],
     is_model: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<FieldDef>, Vec<Name>) {
-    let mut lowerer = Lowerer::new(env, file, diagnostics);
-    lowerer.generic_order = size_params.to_vec();
+    let mut lowerer = Lowerer::new(scope.env, scope.file, diagnostics);
+    lowerer.generic_order = scope.size_params.to_vec();
     let mut out: Vec<FieldDef> = Vec::new();
     for field in fields {
         lowerer.place = Place::Param;
@@ -236,8 +241,8 @@ fn lower_fields(
                     .with_help("a model's tensors have sizes fixed when the model is made: declare a dim, or add a size parameter, as in `model M(n) { ... }`"),
             );
         }
-        sub_model_sizes(env, file, field, lowerer.diagnostics);
-        if is_model && size_params.contains(&field.name.name) {
+        sub_model_sizes(scope, field, lowerer.diagnostics);
+        if is_model && scope.size_params.contains(&field.name.name) {
             // Both are attributes of `self` in Python, and arguments of `__init__`.
             lowerer.diagnostics.push(
                 Diagnostic::error(
@@ -267,15 +272,7 @@ fn lower_fields(
             buffer_value(&ty, field, lowerer.diagnostics);
             None
         } else {
-            field_init(
-                env,
-                file,
-                size_params,
-                &ty,
-                field,
-                is_model,
-                lowerer.diagnostics,
-            )
+            field_init(scope, &ty, field, is_model, lowerer.diagnostics)
         };
         let number_default = match (&ty.kind, is_model && !field.buffer) {
             (TyKind::Scalar(kind), true) => number_default(*kind, field, lowerer.diagnostics),
@@ -297,7 +294,8 @@ fn lower_fields(
 /// E0407 for a field whose type is a model given the wrong number of
 /// sizes, or a model (of a stack too) with a number field without a default:
 /// nothing could give it a value when the model is made.
-fn sub_model_sizes(env: Env, file: FileId, field: &ast::Field, diagnostics: &mut Vec<Diagnostic>) {
+fn sub_model_sizes(scope: Scope, field: &ast::Field, diagnostics: &mut Vec<Diagnostic>) {
+    let Scope { env, file, .. } = scope;
     if let ast::TypeKind::Stack { elem, .. } = &field.ty.kind {
         if let ast::TypeKind::Named { path, .. } = &elem.kind {
             if let Ok((_, Decl::Model(m))) = env.program.lookup(file, path) {
@@ -364,9 +362,7 @@ fn required_numbers(m: &ast::Model, at: Span, diagnostics: &mut Vec<Diagnostic>)
 /// else normal for a matrix and zeros for a vector; E0412 for an
 /// initialiser anywhere else.
 fn field_init(
-    env: Env,
-    file: FileId,
-    size_params: &[Name],
+    scope: Scope,
     ty: &Ty,
     field: &ast::Field,
     is_model: bool,
@@ -376,7 +372,7 @@ fn field_init(
         (TyKind::Tensor(t), true) => {
             let rank = t.shape.as_ref().map_or(0, |s| s.len());
             Some(match &field.init {
-                Some(e) => init::initialiser(env, file, size_params, e, diagnostics),
+                Some(e) => init::initialiser(scope, e, diagnostics),
                 None if rank >= 2 => Init::Normal {
                     mean: InitExpr::Float(0.0),
                     std: InitExpr::Float(0.02),
@@ -484,15 +480,9 @@ pub fn buffer_signature(size_params: &[Name], ty: &Ty) -> Signature {
 }
 
 /// A method's signature: its types see the model's size parameters.
-fn method_signature(
-    env: Env,
-    file: FileId,
-    size_params: &[Name],
-    f: &ast::Fn,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Signature {
-    let mut lowerer = Lowerer::new(env, file, diagnostics);
-    lowerer.generic_order = size_params.to_vec();
+fn method_signature(scope: Scope, f: &ast::Fn, diagnostics: &mut Vec<Diagnostic>) -> Signature {
+    let mut lowerer = Lowerer::new(scope.env, scope.file, diagnostics);
+    lowerer.generic_order = scope.size_params.to_vec();
     let mut params = Vec::new();
     for p in &f.params {
         lowerer.place = Place::Param;

@@ -55,21 +55,10 @@ pub struct TensorTy {
     pub dtype: Option<DtypeKind>,
 }
 
-/// A value range (`docs/shapescript/signatures.md`).
-#[derive(Clone, Debug)]
-pub enum Domain {
-    Real,
-    NonNeg,
-    Pos,
-    NonPos,
-    Neg,
-    Unit,
-    Signed,
-    Bool,
-    /// Integers in `[0, N)`.
-    /// Boxed: every tensor type holds a domain, and a size is 56 bytes.
-    Index(Box<Size>),
-}
+/// A value range (`docs/shapescript/signatures.md`): the syntax's, with
+/// `Index[N]`'s size lowered (boxed there: every tensor type holds a domain,
+/// and a size is 56 bytes).
+pub type Domain = syntax::ast::DomainKind<Size>;
 
 #[derive(Clone, Debug)]
 pub struct Axis {
@@ -170,17 +159,7 @@ impl fmt::Display for Ty {
                     parts.push(show_shape(shape));
                 }
                 if let Some(domain) = &t.domain {
-                    parts.push(match domain {
-                        Domain::Real => "Real".to_string(),
-                        Domain::NonNeg => "NonNeg".to_string(),
-                        Domain::Pos => "Pos".to_string(),
-                        Domain::NonPos => "NonPos".to_string(),
-                        Domain::Neg => "Neg".to_string(),
-                        Domain::Unit => "Unit".to_string(),
-                        Domain::Signed => "Signed".to_string(),
-                        Domain::Bool => "Bool".to_string(),
-                        Domain::Index(n) => format!("Index[{n}]"),
-                    });
+                    parts.push(domain.to_string());
                 }
                 if let Some(dtype) = t.dtype {
                     parts.push(dtype.as_str().to_string());

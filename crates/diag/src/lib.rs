@@ -3,6 +3,7 @@
 //! never formats text for a terminal and never does I/O.
 
 mod code;
+pub mod formatting;
 pub mod render;
 mod source_map;
 mod suggest;

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::targets::Target;
+use uitest::mutate::BRACKETS;
 
 /// The seed inputs of `target`, each whole file as the target reads it.
 pub fn corpus(target: Target) -> Vec<Vec<u8>> {
@@ -64,7 +65,8 @@ fn seed(target: Target, path: &Path, bytes: Vec<u8>) -> Vec<u8> {
 }
 
 /// ShapeScript's words besides its keywords (`syntax::lexer::keywords`,
-/// first in the dictionary): domains, dtypes, built-ins, punctuation.
+/// first in the dictionary) and the brackets (`BRACKETS`, last): domains,
+/// dtypes, built-ins, punctuation.
 const SHAPESCRIPT_WORDS: &[&str] = &[
     "buffer",
     "Real",
@@ -114,18 +116,13 @@ const SHAPESCRIPT_WORDS: &[&str] = &[
     "::2",
     "-1",
     "1e-5",
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
     "\n",
     " ",
     ",",
 ];
 
-/// SexpGPU's words: special forms, operations, keywords, punctuation.
+/// SexpGPU's words besides the brackets: special forms, operations,
+/// keywords, punctuation.
 const SEXPGPU_WORDS: &[&str] = &[
     "(def ",
     "(defn ",
@@ -160,12 +157,6 @@ const SEXPGPU_WORDS: &[&str] = &[
     "[2 3]",
     "[b n d]",
     "(x [2 3] :f32)",
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
     "\"",
     "'",
     "`",
@@ -196,18 +187,22 @@ const DATA_WORDS: &[&str] = &[
     "__metadata__",
 ];
 
-/// What the mutator and AFL++ splice in: each language's words.
+/// What the mutator and AFL++ splice in: each language's words, then the
+/// brackets (the data formats' words alone).
 pub fn dictionary(target: Target) -> Vec<String> {
-    let (keywords, words): (Vec<&str>, _) = match target {
-        Target::ShapeScript | Target::ShapeScriptServer => {
-            (syntax::lexer::keywords().collect(), SHAPESCRIPT_WORDS)
-        }
-        Target::Sexpgpu => (Vec::new(), SEXPGPU_WORDS),
-        Target::Data => (Vec::new(), DATA_WORDS),
+    let (keywords, words, brackets): (Vec<&str>, _, _) = match target {
+        Target::ShapeScript | Target::ShapeScriptServer => (
+            syntax::lexer::keywords().collect(),
+            SHAPESCRIPT_WORDS,
+            BRACKETS,
+        ),
+        Target::Sexpgpu => (Vec::new(), SEXPGPU_WORDS, BRACKETS),
+        Target::Data => (Vec::new(), DATA_WORDS, &[][..]),
     };
     keywords
         .iter()
         .chain(words)
+        .chain(brackets)
         .map(|w| w.to_string())
         .collect()
 }

@@ -44,22 +44,21 @@ fn check(target: Target, seed: u64) {
     assert!(shown.is_empty(), "{}", shown.join("\n"));
 }
 
-#[test]
-fn shapescript() {
-    check(Target::ShapeScript, 1);
+/// One test per target, each campaign with its fixed seed.
+macro_rules! campaigns {
+    ($($name:ident: $target:ident, $seed:literal;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                check(Target::$target, $seed);
+            }
+        )*
+    };
 }
 
-#[test]
-fn shapescript_server() {
-    check(Target::ShapeScriptServer, 2);
-}
-
-#[test]
-fn sexpgpu() {
-    check(Target::Sexpgpu, 3);
-}
-
-#[test]
-fn data() {
-    check(Target::Data, 4);
+campaigns! {
+    shapescript: ShapeScript, 1;
+    shapescript_server: ShapeScriptServer, 2;
+    sexpgpu: Sexpgpu, 3;
+    data: Data, 4;
 }

@@ -668,12 +668,14 @@ impl<'g, 'a> Scope<'g, 'a> {
     }
 
     /// Whether the index at `span` is a Boolean mask, as the checker decides
-    /// it: a `Bool` domain (a comparison, `any`) or the `bool` dtype.
+    /// it: the `bool` dtype, written or implied by a `Bool` domain (a
+    /// comparison, `any`); `mask to f32` is not one.
     fn is_mask(&self, span: diag::Span) -> bool {
         match self.ty(span).map(|t| &t.kind) {
-            Some(TyKind::Tensor(t)) => {
-                matches!(t.domain, Some(Domain::Bool)) || t.dtype == Some(ast::DtypeKind::Bool)
-            }
+            Some(TyKind::Tensor(t)) => match t.dtype {
+                Some(d) => d == ast::DtypeKind::Bool,
+                None => matches!(t.domain, Some(Domain::Bool)),
+            },
             _ => false,
         }
     }

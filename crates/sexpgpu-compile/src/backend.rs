@@ -42,6 +42,20 @@ impl<B> Clone for Dense<'_, B> {
 
 impl<B> Copy for Dense<'_, B> {}
 
+/// The values a fused kernel computes: `kernel` over its operands
+/// (`inputs[i]` for the kernel's `Load` of input `i`).
+pub struct Chain<'a, B> {
+    pub kernel: &'a FusedKernel,
+    pub inputs: &'a [Operand<'a, B>],
+}
+
+/// What a reduction reads: a contiguous input, or the values of a fused
+/// chain, reduced as they are computed (they are never stored).
+pub enum Reduced<'a, B> {
+    Dense(Dense<'a, B>),
+    Fused(Chain<'a, B>),
+}
+
 /// A device that runs compiled programs. Every kernel writes the first
 /// `len` elements of `out` (a buffer of the node's dtype, possibly longer)
 /// and must give the reference executor's results: bit-identical where the
@@ -114,12 +128,11 @@ pub trait Backend {
     fn duplicate(&self, buf: &Self::Buffer, len: usize) -> Result<Self::Buffer, ExecError>;
 
     /// One loop over `len` output elements computing the fused chain,
-    /// storing `kernel.result` to `out` and each of `kernel.side`'s
+    /// storing `chain.kernel.result` to `out` and each of its `side`
     /// registers to the buffer of `side` at its position.
     fn fused(
         &self,
-        kernel: &FusedKernel,
-        inputs: &[Operand<'_, Self::Buffer>],
+        chain: Chain<'_, Self::Buffer>,
         out: &mut Self::Buffer,
         side: &mut [Self::Buffer],
         len: usize,
@@ -142,23 +155,12 @@ pub trait Backend {
         len: usize,
     ) -> Result<(), ExecError>;
 
-    /// Reduces `axes` of a contiguous `[dims]` input.
+    /// Reduces `axes` of a `[dims]` input: any axes of a contiguous one,
+    /// the trailing axes of a fused chain's float values.
     fn reduce(
         &self,
         op: ReduceOp,
-        x: Dense<'_, Self::Buffer>,
-        dims: &[usize],
-        axes: &[usize],
-        out: &mut Self::Buffer,
-    ) -> Result<(), ExecError>;
-
-    /// Reduces trailing `axes` of the `[dims]` float values `kernel`
-    /// computes, as they are computed (they are never stored).
-    fn fused_reduce(
-        &self,
-        op: ReduceOp,
-        kernel: &FusedKernel,
-        inputs: &[Operand<'_, Self::Buffer>],
+        x: Reduced<'_, Self::Buffer>,
         dims: &[usize],
         axes: &[usize],
         out: &mut Self::Buffer,

@@ -5,7 +5,7 @@
 
 use sexpgpu_graph::{ExecError, Tensor};
 
-use crate::backend::{Backend, Dense, Operand, Product};
+use crate::backend::{Backend, Chain, Dense, Operand, Product, Reduced};
 use crate::plan::{Argument, BufId, Contig, InPlace, Launch, Loc, Plan, SlotInfo, Src, Step};
 use crate::profile;
 use crate::view::View;
@@ -573,7 +573,11 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                         None => self.operand(src),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                backend.fused(kernel, &operands, out, side, launch.len)
+                let chain = Chain {
+                    kernel,
+                    inputs: &operands,
+                };
+                backend.fused(chain, out, side, launch.len)
             }
             Step::FusedReduce {
                 op,
@@ -581,7 +585,11 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 inputs,
                 dims,
                 axes,
-            } => backend.fused_reduce(*op, kernel, &self.operands(inputs)?, dims, axes, out),
+            } => {
+                let inputs = &self.operands(inputs)?;
+                let x = Reduced::Fused(Chain { kernel, inputs });
+                backend.reduce(*op, x, dims, axes, out)
+            }
             Step::Copy { pieces } => {
                 let pieces: Vec<(Operand<B::Buffer>, &View)> = pieces
                     .iter()
@@ -595,7 +603,7 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 input,
                 dims,
                 axes,
-            } => backend.reduce(*op, self.dense(*input)?, dims, axes, out),
+            } => backend.reduce(*op, Reduced::Dense(self.dense(*input)?), dims, axes, out),
             Step::Matmul {
                 a,
                 a_view,

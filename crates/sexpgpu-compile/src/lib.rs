@@ -17,7 +17,7 @@ mod plan;
 pub mod profile;
 mod view;
 
-pub use backend::{Backend, Dense, Operand, Product};
+pub use backend::{Backend, Chain, Dense, Operand, Product, Reduced};
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{

@@ -6,7 +6,7 @@
 use half::bf16;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor, TensorData};
 
-use sexpgpu_compile::{Backend, Dense, Fill, FusedKernel, Operand, Product, Step, View};
+use sexpgpu_compile::{Backend, Chain, Fill, Operand, Product, Reduced, Step, View};
 
 use crate::error::internal;
 use crate::parallel::{for_chunks, MIN_PER_THREAD};
@@ -155,12 +155,12 @@ impl Backend for CpuBackend {
 
     fn fused(
         &self,
-        kernel: &FusedKernel,
-        inputs: &[Operand<'_, TensorData>],
+        chain: Chain<'_, TensorData>,
         out: &mut TensorData,
         side: &mut [TensorData],
         len: usize,
     ) -> Result<(), ExecError> {
+        let Chain { kernel, inputs } = chain;
         fused::run(self.threads, kernel, inputs, out, side, len)
     }
 
@@ -192,24 +192,18 @@ impl Backend for CpuBackend {
     fn reduce(
         &self,
         op: ReduceOp,
-        x: Dense<'_, TensorData>,
+        x: Reduced<'_, TensorData>,
         dims: &[usize],
         axes: &[usize],
         out: &mut TensorData,
     ) -> Result<(), ExecError> {
-        reduce::run(self.threads, op, x.buf, x.offset, dims, axes, out)
-    }
-
-    fn fused_reduce(
-        &self,
-        op: ReduceOp,
-        kernel: &FusedKernel,
-        inputs: &[Operand<'_, TensorData>],
-        dims: &[usize],
-        axes: &[usize],
-        out: &mut TensorData,
-    ) -> Result<(), ExecError> {
-        reduce::run_fused(self.threads, op, kernel, inputs, dims, axes, out)
+        let threads = self.threads;
+        match x {
+            Reduced::Dense(x) => reduce::run(threads, op, x.buf, x.offset, dims, axes, out),
+            Reduced::Fused(Chain { kernel, inputs }) => {
+                reduce::run_fused(threads, op, kernel, inputs, dims, axes, out)
+            }
+        }
     }
 
     fn matmul(

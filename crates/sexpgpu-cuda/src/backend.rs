@@ -15,7 +15,7 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use sexpgpu_compile::{
-    Attention, Backend, Contig, Dense, Fill, FusedKernel, InPlace, Loc, Operand, Plan, Product,
+    Attention, Backend, Chain, Contig, Dense, Fill, InPlace, Loc, Operand, Plan, Product, Reduced,
     Src, Step, View,
 };
 use sexpgpu_graph::random::stream_key;
@@ -552,12 +552,12 @@ impl Backend for CudaBackend {
 
     fn fused(
         &self,
-        kernel: &FusedKernel,
-        inputs: &[Operand<'_, DeviceBuffer>],
+        chain: Chain<'_, DeviceBuffer>,
         out: &mut DeviceBuffer,
         side: &mut [DeviceBuffer],
         len: usize,
     ) -> Result<(), ExecError> {
+        let Chain { kernel, inputs } = chain;
         // A target read in place (`Operand::Written`): the generated loop
         // reads it from the target's own pointer, so it takes no buffer.
         let mut srcs = Vec::with_capacity(inputs.len());
@@ -599,27 +599,6 @@ impl Backend for CudaBackend {
         self.launch_code(&code, &bufs, out, side, [0, 0])
     }
 
-    fn fused_reduce(
-        &self,
-        op: ReduceOp,
-        kernel: &FusedKernel,
-        inputs: &[Operand<'_, DeviceBuffer>],
-        dims: &[usize],
-        axes: &[usize],
-        out: &mut DeviceBuffer,
-    ) -> Result<(), ExecError> {
-        let (inputs, bufs) = sources(inputs)?;
-        let step = Step::FusedReduce {
-            op,
-            kernel: kernel.clone(),
-            inputs,
-            dims: dims.to_vec(),
-            axes: axes.to_vec(),
-        };
-        let len = out.len;
-        self.run(&step, len, &bufs, out, [0, 0])
-    }
-
     fn copy(
         &self,
         pieces: &[(Operand<'_, DeviceBuffer>, &View)],
@@ -652,19 +631,38 @@ impl Backend for CudaBackend {
     fn reduce(
         &self,
         op: ReduceOp,
-        x: Dense<'_, DeviceBuffer>,
+        x: Reduced<'_, DeviceBuffer>,
         dims: &[usize],
         axes: &[usize],
         out: &mut DeviceBuffer,
     ) -> Result<(), ExecError> {
-        let step = Step::Reduce {
-            op,
-            input: contig(&x),
-            dims: dims.to_vec(),
-            axes: axes.to_vec(),
+        let (dims, axes) = (dims.to_vec(), axes.to_vec());
+        let (step, bufs) = match x {
+            Reduced::Dense(x) => {
+                let input = contig(&x);
+                let step = Step::Reduce {
+                    op,
+                    input,
+                    dims,
+                    axes,
+                };
+                (step, vec![x.buf])
+            }
+            Reduced::Fused(Chain { kernel, inputs }) => {
+                let (inputs, bufs) = sources(inputs)?;
+                let kernel = kernel.clone();
+                let step = Step::FusedReduce {
+                    op,
+                    kernel,
+                    inputs,
+                    dims,
+                    axes,
+                };
+                (step, bufs)
+            }
         };
         let len = out.len;
-        self.run(&step, len, &[x.buf], out, [0, 0])
+        self.run(&step, len, &bufs, out, [0, 0])
     }
 
     fn matmul(

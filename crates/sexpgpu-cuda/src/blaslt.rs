@@ -170,15 +170,24 @@ impl BlasLt {
     }
 }
 
+/// A cuBLASLt attribute setter (`set_matmul_desc_attribute` and its kin):
+/// the object, the attribute, the value's address and its size.
+type Setter<H, A> = unsafe fn(H, A, *const c_void, usize) -> Result<(), CublasError>;
+
+/// Sets one attribute of a cuBLASLt object through `set` from a plain value
+/// of the attribute's type.
+fn set_attr<H, A, T>(set: Setter<H, A>, handle: H, attr: A, value: &T) -> Result<(), ExecError> {
+    // SAFETY: `value` is a live `T`, the attribute's type, read for its size.
+    unsafe { set(handle, attr, (value as *const T).cast(), size_of::<T>()) }.map_err(lt_error)
+}
+
 /// Sets one attribute of a descriptor from a plain value.
 fn set_desc<T>(
     desc: cublasLtMatmulDesc_t,
     attr: cublasLtMatmulDescAttributes_t,
     value: &T,
 ) -> Result<(), ExecError> {
-    // SAFETY: `value` is a live `T`, the attribute's type, read for its size.
-    unsafe { lt::set_matmul_desc_attribute(desc, attr, (value as *const T).cast(), size_of::<T>()) }
-        .map_err(lt_error)
+    set_attr(lt::set_matmul_desc_attribute, desc, attr, value)
 }
 
 /// A matmul descriptor: f32 accumulation and scaling, the operands'
@@ -231,26 +240,16 @@ impl Layout {
             lt::create_matrix_layout(dt, rows as u64, cols as u64, ld as i64).map_err(lt_error)?;
         let layout = Layout(handle);
         use cublasLtMatrixLayoutAttribute_t as L;
-        let count = int(count)?;
+        let set = lt::set_matrix_layout_attribute;
+        let count: i32 = int(count)?;
+        set_attr(set, layout.0, L::CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count)?;
         let stride = stride as i64;
-        // SAFETY: the values are live and of the attributes' types.
-        unsafe {
-            lt::set_matrix_layout_attribute(
-                layout.0,
-                L::CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                (&count as *const i32).cast(),
-                size_of::<i32>(),
-            )
-            .and_then(|()| {
-                lt::set_matrix_layout_attribute(
-                    layout.0,
-                    L::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                    (&stride as *const i64).cast(),
-                    size_of::<i64>(),
-                )
-            })
-        }
-        .map_err(lt_error)?;
+        set_attr(
+            set,
+            layout.0,
+            L::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+            &stride,
+        )?;
         Ok(layout)
     }
 
@@ -286,16 +285,12 @@ impl Pref {
     fn new(workspace: usize) -> Result<Pref, ExecError> {
         let pref = Pref(lt::create_matmul_pref().map_err(lt_error)?);
         let bytes = workspace as u64;
-        // SAFETY: `bytes` is a live u64, the attribute's type.
-        unsafe {
-            lt::set_matmul_pref_attribute(
-                pref.0,
-                cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                (&bytes as *const u64).cast(),
-                size_of::<u64>(),
-            )
-        }
-        .map_err(lt_error)?;
+        set_attr(
+            lt::set_matmul_pref_attribute,
+            pref.0,
+            cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+            &bytes,
+        )?;
         Ok(pref)
     }
 }

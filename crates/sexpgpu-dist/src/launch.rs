@@ -127,29 +127,29 @@ mod tests {
 
     #[test]
     fn openmpi_mpich_and_slurm() {
-        let open = [
+        let open: &[(&str, &str)] = &[
             ("OMPI_COMM_WORLD_SIZE", "4"),
             ("OMPI_COMM_WORLD_RANK", "3"),
             ("OMPI_COMM_WORLD_LOCAL_RANK", "1"),
             ("OMPI_COMM_WORLD_LOCAL_SIZE", "2"),
         ];
-        let l = detect(env(&open)).unwrap().unwrap();
-        assert_eq!((l.rank, l.size, l.local_rank, l.local_size), (3, 4, 1, 2));
-        assert_eq!(l.launcher, "OpenMPI");
-        let mpich = [("PMI_SIZE", "2"), ("PMI_RANK", "1")];
-        let l = detect(env(&mpich)).unwrap().unwrap();
-        assert_eq!(
-            (l.rank, l.size, l.local_rank, l.launcher),
-            (1, 2, 0, "MPICH")
-        );
-        let slurm = [
+        let mpich: &[(&str, &str)] = &[("PMI_SIZE", "2"), ("PMI_RANK", "1")];
+        let slurm: &[(&str, &str)] = &[
             ("SLURM_STEP_NUM_TASKS", "16"),
             ("SLURM_PROCID", "9"),
             ("SLURM_LOCALID", "1"),
             ("SLURM_STEP_TASKS_PER_NODE", "8(x2)"),
         ];
-        let l = detect(env(&slurm)).unwrap().unwrap();
-        assert_eq!((l.rank, l.size, l.local_rank, l.local_size), (9, 16, 1, 8));
+        // (rank, size, local rank, local size, launcher)
+        for (vars, want) in [
+            (open, (3, 4, 1, 2, "OpenMPI")),
+            (mpich, (1, 2, 0, 1, "MPICH")),
+            (slurm, (9, 16, 1, 8, "SLURM")),
+        ] {
+            let l = detect(env(vars)).unwrap().unwrap();
+            let got = (l.rank, l.size, l.local_rank, l.local_size, l.launcher);
+            assert_eq!(got, want, "{vars:?}");
+        }
     }
 
     #[test]

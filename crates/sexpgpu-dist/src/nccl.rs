@@ -32,39 +32,22 @@ const SUM: c_int = 0;
 type Comm = *mut c_void;
 type Stream = *mut c_void;
 
+/// The C signature `ncclAllReduce`, `ncclBroadcast` and
+/// `ncclReduceScatter` share: the send and receive buffers, the count, the
+/// element type, the reduction (the root, for a broadcast), the
+/// communicator and the stream.
+type Collective =
+    unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> c_int;
+
 struct Api {
     get_version: unsafe extern "C" fn(*mut c_int) -> c_int,
     get_unique_id: unsafe extern "C" fn(*mut UniqueId) -> c_int,
     comm_init_rank: unsafe extern "C" fn(*mut Comm, c_int, UniqueId, c_int) -> c_int,
     comm_destroy: unsafe extern "C" fn(Comm) -> c_int,
     error_string: unsafe extern "C" fn(c_int) -> *const c_char,
-    all_reduce: unsafe extern "C" fn(
-        *const c_void,
-        *mut c_void,
-        usize,
-        c_int,
-        c_int,
-        Comm,
-        Stream,
-    ) -> c_int,
-    broadcast: unsafe extern "C" fn(
-        *const c_void,
-        *mut c_void,
-        usize,
-        c_int,
-        c_int,
-        Comm,
-        Stream,
-    ) -> c_int,
-    reduce_scatter: unsafe extern "C" fn(
-        *const c_void,
-        *mut c_void,
-        usize,
-        c_int,
-        c_int,
-        Comm,
-        Stream,
-    ) -> c_int,
+    all_reduce: Collective,
+    broadcast: Collective,
+    reduce_scatter: Collective,
     all_gather:
         unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, Comm, Stream) -> c_int,
 }
@@ -276,41 +259,49 @@ impl Communicator<'_> {
         })
     }
 
-    /// Sums `send` (`part * ranks` elements) over the ranks and leaves
-    /// rank `r`'s part, elements `r * part ..`, in `recv`.
+    /// Sums `b.send` (`b.count * ranks` elements) over the ranks and
+    /// leaves rank `r`'s part, elements `r * b.count ..`, in `b.recv`.
     ///
     /// # Safety
-    /// `send` holds `part * ranks` elements, `recv` `part`, on this device.
-    pub unsafe fn reduce_scatter_sum(
-        &self,
-        send: u64,
-        recv: u64,
-        part: usize,
-        e: Elem,
-        s: Stream,
-    ) -> Result<(), String> {
-        let (from, to) = (send as *const c_void, recv as *mut c_void);
+    /// `b.send` holds `b.count * ranks` elements, `b.recv` `b.count`, on
+    /// this device.
+    pub unsafe fn reduce_scatter_sum(&self, b: Buffers, s: Stream) -> Result<(), String> {
         self.call("ncclReduceScatter", |api, c| unsafe {
-            (api.reduce_scatter)(from, to, part, e as c_int, SUM, c, s)
+            (api.reduce_scatter)(b.from(), b.to(), b.count, b.elem as c_int, SUM, c, s)
         })
     }
 
-    /// Every rank's `part` elements of `send`, in rank order, in `recv`.
+    /// Every rank's `b.count` elements of `b.send`, in rank order, in
+    /// `b.recv`.
     ///
     /// # Safety
-    /// `send` holds `part` elements, `recv` `part * ranks`, on this device.
-    pub unsafe fn all_gather(
-        &self,
-        send: u64,
-        recv: u64,
-        part: usize,
-        e: Elem,
-        s: Stream,
-    ) -> Result<(), String> {
-        let (from, to) = (send as *const c_void, recv as *mut c_void);
+    /// `b.send` holds `b.count` elements, `b.recv` `b.count * ranks`, on
+    /// this device.
+    pub unsafe fn all_gather(&self, b: Buffers, s: Stream) -> Result<(), String> {
         self.call("ncclAllGather", |api, c| unsafe {
-            (api.all_gather)(from, to, part, e as c_int, c, s)
+            (api.all_gather)(b.from(), b.to(), b.count, b.elem as c_int, c, s)
         })
+    }
+}
+
+/// The device buffers of a collective that reads one and writes another:
+/// `count` elements of `elem` (per rank: what `reduce_scatter_sum` leaves,
+/// what `all_gather` takes from each rank).
+#[derive(Clone, Copy, Debug)]
+pub struct Buffers {
+    pub send: u64,
+    pub recv: u64,
+    pub count: usize,
+    pub elem: Elem,
+}
+
+impl Buffers {
+    fn from(&self) -> *const c_void {
+        self.send as *const c_void
+    }
+
+    fn to(&self) -> *mut c_void {
+        self.recv as *mut c_void
     }
 }
 

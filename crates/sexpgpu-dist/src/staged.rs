@@ -6,8 +6,9 @@
 //! (docs/sexpgpu/distributed.md says what staying on the device would
 //! save).
 
-use crate::nccl::{Communicator, Elem, Nccl};
+use crate::nccl::{Buffers, Communicator, Elem, Nccl};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
+use std::ffi::c_void;
 use std::sync::Arc;
 
 /// A rank's GPU, stream, NCCL communicator and staging buffer.
@@ -87,44 +88,48 @@ impl<'a> Staged<'a> {
             ));
         }
         let part = data.len() / self.size;
-        self.ctx.bind_to_thread().map_err(cuda)?;
-        let stream = self.stream.clone();
-        let send = stream.clone_htod(data).map_err(cuda)?;
-        let recv = stream.alloc_zeros::<f32>(part.max(1)).map_err(cuda)?;
-        {
-            let (s, _a) = send.device_ptr(&stream);
-            let (r, _b) = recv.device_ptr(&stream);
-            // SAFETY: `send` holds part * size floats, `recv` part.
-            unsafe {
-                self.comm
-                    .reduce_scatter_sum(s, r, part, Elem::F32, stream.cu_stream().cast())?
-            };
-        }
-        let mut out = stream.clone_dtoh(&recv).map_err(cuda)?;
-        out.truncate(part);
-        stream.synchronize().map_err(cuda)?;
-        Ok(out)
+        // SAFETY: `send` holds part * size floats, `recv` part.
+        self.send_recv(data, part, part, |comm, b, s| unsafe {
+            comm.reduce_scatter_sum(b, s)
+        })
     }
 
     /// Every rank's equal part, in rank order.
     pub fn all_gather(&mut self, mine: &[f32]) -> Result<Vec<f32>, String> {
+        let len = mine.len();
+        // SAFETY: `send` holds `len` floats, `recv` len * size.
+        self.send_recv(mine, len, len * self.size, |comm, b, s| unsafe {
+            comm.all_gather(b, s)
+        })
+    }
+
+    /// Copies `data` to a device buffer, runs `collective` from it to a
+    /// buffer of `recv_len` floats (`count` of them per rank: the NCCL
+    /// call's count) and returns that buffer's floats.
+    fn send_recv(
+        &mut self,
+        data: &[f32],
+        count: usize,
+        recv_len: usize,
+        collective: impl FnOnce(&Communicator<'a>, Buffers, *mut c_void) -> Result<(), String>,
+    ) -> Result<Vec<f32>, String> {
         self.ctx.bind_to_thread().map_err(cuda)?;
         let stream = self.stream.clone();
-        let send = stream.clone_htod(mine).map_err(cuda)?;
-        let recv = stream
-            .alloc_zeros::<f32>((mine.len() * self.size).max(1))
-            .map_err(cuda)?;
+        let send = stream.clone_htod(data).map_err(cuda)?;
+        let recv = stream.alloc_zeros::<f32>(recv_len.max(1)).map_err(cuda)?;
         {
             let (s, _a) = send.device_ptr(&stream);
             let (r, _b) = recv.device_ptr(&stream);
-            // SAFETY: `send` holds `len` floats, `recv` len * size.
-            unsafe {
-                self.comm
-                    .all_gather(s, r, mine.len(), Elem::F32, stream.cu_stream().cast())?
+            let b = Buffers {
+                send: s,
+                recv: r,
+                count,
+                elem: Elem::F32,
             };
+            collective(&self.comm, b, stream.cu_stream().cast())?;
         }
         let mut out = stream.clone_dtoh(&recv).map_err(cuda)?;
-        out.truncate(mine.len() * self.size);
+        out.truncate(recv_len);
         stream.synchronize().map_err(cuda)?;
         Ok(out)
     }

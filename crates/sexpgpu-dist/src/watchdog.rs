@@ -128,16 +128,22 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
-    #[test]
-    fn a_collective_past_its_limit_fires_once_with_its_name() {
+    /// Rank `rank`'s watchdog with `limit`, and the messages it fires.
+    fn recording(rank: usize, limit: Duration) -> (Watchdog, mpsc::Receiver<String>) {
         let (tx, rx) = mpsc::channel();
         let dog = Watchdog::new(
-            1,
-            Duration::from_millis(50),
+            rank,
+            limit,
             Box::new(move |m| {
                 let _ = tx.send(m.to_string());
             }),
         );
+        (dog, rx)
+    }
+
+    #[test]
+    fn a_collective_past_its_limit_fires_once_with_its_name() {
+        let (dog, rx) = recording(1, Duration::from_millis(50));
         let armed = dog.arm("the gradient all-reduce of step 3");
         let message = rx.recv_timeout(Duration::from_secs(10)).expect("fired");
         assert!(message.contains("rank 1"), "{message}");
@@ -151,14 +157,7 @@ mod tests {
 
     #[test]
     fn a_collective_that_returns_in_time_never_fires() {
-        let (tx, rx) = mpsc::channel();
-        let dog = Watchdog::new(
-            0,
-            Duration::from_millis(300),
-            Box::new(move |m| {
-                let _ = tx.send(m.to_string());
-            }),
-        );
+        let (dog, rx) = recording(0, Duration::from_millis(300));
         for _ in 0..5 {
             let _armed = dog.arm("a quick one");
             std::thread::sleep(Duration::from_millis(20));

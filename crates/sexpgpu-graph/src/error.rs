@@ -80,3 +80,32 @@ impl fmt::Display for OpError {
 }
 
 impl std::error::Error for OpError {}
+
+/// An error type that is only its message, as `npy` and `tensor` report
+/// theirs: the public struct, `Display` (the message), `std::error::Error`
+/// and a private constructor from anything that converts into a `String`.
+macro_rules! message_error {
+    ($(#[$doc:meta])* $name:ident, $new:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name {
+            pub message: String,
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.message)
+            }
+        }
+
+        impl std::error::Error for $name {}
+
+        fn $new(message: impl Into<String>) -> $name {
+            $name {
+                message: message.into(),
+            }
+        }
+    };
+}
+
+pub(crate) use message_error;

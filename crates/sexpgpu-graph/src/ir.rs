@@ -16,10 +16,13 @@ const TYPE_WIDTH: usize = 14;
 /// Literal constants with more elements print as a count.
 const MAX_LITERAL: usize = 8;
 
+/// A node's line before alignment: id, op, shape and dtype, location.
+type Row = (String, String, String, String);
+
 /// Prints `graph` as `sexpgpu ir` shows it. Spans are shown as
 /// `file:line:col` through `sources`; nodes without one end after the dtype.
 pub fn print_ir(graph: &Graph, sources: &SourceMap) -> String {
-    let rows: Vec<(String, String, String, String)> = graph
+    let rows: Vec<Row> = graph
         .nodes()
         .iter()
         .enumerate()
@@ -36,19 +39,14 @@ pub fn print_ir(graph: &Graph, sources: &SourceMap) -> String {
             )
         })
         .collect();
-    let id_width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-    let op_width = rows
-        .iter()
-        .map(|r| r.1.len() + 2)
-        .max()
-        .unwrap_or(0)
-        .max(OP_WIDTH);
-    let type_width = rows
-        .iter()
-        .map(|r| r.2.len() + 2)
-        .max()
-        .unwrap_or(0)
-        .max(TYPE_WIDTH);
+    // A column's width: its longest entry plus `pad`, at least `least`.
+    let width = |entry: fn(&Row) -> &str, pad: usize, least: usize| {
+        let longest = rows.iter().map(|r| entry(r).len() + pad).max();
+        longest.unwrap_or(0).max(least)
+    };
+    let id_width = width(|r| &r.0, 0, 0);
+    let op_width = width(|r| &r.1, 2, OP_WIDTH);
+    let type_width = width(|r| &r.2, 2, TYPE_WIDTH);
     let mut out = format!(
         "graph {} (inputs {}, params {}, nodes {})\n",
         graph.name(),

@@ -3,8 +3,6 @@
 //! `<f4` (NumPy has no bf16); on reading, f64 and f16 narrow to f32, small
 //! integers widen to i32, u32 to i64.
 
-use std::fmt;
-
 use half::{bf16, f16};
 
 use crate::dtype::DType;
@@ -13,24 +11,10 @@ use crate::tensor::{Tensor, TensorData};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
-/// Why bytes are not a `.npy` array this crate can load.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NpyError {
-    pub message: String,
-}
-
-impl fmt::Display for NpyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for NpyError {}
-
-fn npy_error(message: impl Into<String>) -> NpyError {
-    NpyError {
-        message: message.into(),
-    }
+crate::error::message_error! {
+    /// Why bytes are not a `.npy` array this crate can load.
+    NpyError,
+    npy_error
 }
 
 /// Encodes `tensor` as a version 1.0 `.npy` file, C order, little endian.

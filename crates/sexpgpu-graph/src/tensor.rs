@@ -134,24 +134,10 @@ pub enum Nested {
     List(Vec<Nested>),
 }
 
-/// Why host data could not become a tensor.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TensorError {
-    pub message: String,
-}
-
-impl fmt::Display for TensorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for TensorError {}
-
-fn tensor_error(message: impl Into<String>) -> TensorError {
-    TensorError {
-        message: message.into(),
-    }
+crate::error::message_error! {
+    /// Why host data could not become a tensor.
+    TensorError,
+    tensor_error
 }
 
 /// A host tensor: the inputs and results of an execution.

@@ -132,9 +132,16 @@ impl<'a> Reader<'a> {
         self.diagnostics.last_mut().expect("just pushed")
     }
 
-    /// `E-READ-010` for a token that is no keyword or symbol, with `help`.
-    fn not_a_name(&mut self, message: String, span: Span, help: &str) -> Option<FormKind> {
-        let error = self.error(codes::E_READ_010, message, span, "");
+    /// A token that reads as no atom (`E-READ-004`: no number,
+    /// `E-READ-010`: no keyword or symbol), with `help`.
+    fn refuse(
+        &mut self,
+        code: diag::Code,
+        message: String,
+        span: Span,
+        help: &str,
+    ) -> Option<FormKind> {
+        let error = self.error(code, message, span, "");
         error.help.push(help.into());
         None
     }
@@ -497,7 +504,8 @@ impl<'a> Reader<'a> {
         }
         if let Some(name) = token.strip_prefix(':') {
             if name.is_empty() || name.starts_with(':') || name.ends_with('/') {
-                return self.not_a_name(
+                return self.refuse(
+                    codes::E_READ_010,
                     format!("`{token}` is not a keyword"),
                     span,
                     "a keyword is a colon and a name, like `:axes`",
@@ -506,7 +514,8 @@ impl<'a> Reader<'a> {
             return Some(FormKind::Keyword(name.to_string()));
         }
         if token.len() > 1 && (token.ends_with('/') || token.starts_with('/')) {
-            return self.not_a_name(
+            return self.refuse(
+                codes::E_READ_010,
                 format!("`{token}` is not a symbol"),
                 span,
                 "a qualified name is `library/name`, like `nn/softmax`",
@@ -522,30 +531,24 @@ impl<'a> Reader<'a> {
             if let Ok(n) = token.parse::<i64>() {
                 return Some(FormKind::Int(n));
             }
-            self.error(
+            return self.refuse(
                 codes::E_READ_004,
                 format!("integer `{token}` does not fit in 64 bits"),
                 span,
-                "",
-            )
-            .help
-            .push("write it as a float, like `1e19`".into());
-            return None;
+                "write it as a float, like `1e19`",
+            );
         }
         if is_float_syntax(digits) {
             if let Ok(x) = token.parse::<f64>() {
                 return Some(FormKind::Float(x));
             }
         }
-        self.error(
+        self.refuse(
             codes::E_READ_004,
             format!("malformed number `{token}`"),
             span,
-            "",
+            "numbers look like `42`, `-3`, `0.5` or `1e-3`",
         )
-        .help
-        .push("numbers look like `42`, `-3`, `0.5` or `1e-3`".into());
-        None
     }
 }
 

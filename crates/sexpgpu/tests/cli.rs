@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::{assert_has, text};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -31,12 +32,15 @@ fn file(name: &str, text: &str) -> String {
     name.to_string()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// A command that stopped before any work: `stderr` printed, exit code 2.
+#[track_caller]
+fn assert_refused(out: &Output, stderr: &str) {
+    assert_eq!(text(&out.stderr), stderr);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
-fn run_prints_and_exits_zero() {
+fn run_prints_and_exits_zero_where_check_runs_nothing_and_prints_nothing() {
     let f = file(
         "ok.sx",
         "(defgraph g [(x [2 2] :f32)] x)\n(println (to-vec (call g [[1 2] [3 4]])))\n",
@@ -44,6 +48,9 @@ fn run_prints_and_exits_zero() {
     let out = sexpgpu(&["run", &f], None);
     assert_eq!(text(&out.stdout), "[[1.0 2.0] [3.0 4.0]]\n");
     assert_eq!(text(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    let out = sexpgpu(&["check", &f], None);
+    assert_eq!(text(&out.stdout), "");
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -64,11 +71,10 @@ fn diagnostics_exit_one() {
 #[test]
 fn missing_file_is_an_io_error_with_exit_two() {
     let out = sexpgpu(&["run", "no-such-file.sx"], None);
-    assert_eq!(
-        text(&out.stderr),
-        "error: cannot read no-such-file.sx: No such file or directory\n"
+    assert_refused(
+        &out,
+        "error: cannot read no-such-file.sx: No such file or directory\n",
     );
-    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
@@ -102,17 +108,6 @@ fn json_diagnostics_are_one_object_per_line() {
 }
 
 #[test]
-fn check_runs_nothing_and_prints_nothing() {
-    let f = file(
-        "quiet.sx",
-        "(defgraph g [(x [2] :f32)] (* 2.0 x))\n(println (to-vec (call g [1 2])))\n",
-    );
-    let out = sexpgpu(&["check", &f], None);
-    assert_eq!(text(&out.stdout), "");
-    assert_eq!(out.status.code(), Some(0));
-}
-
-#[test]
 fn ir_prints_graphs_and_refuses_unknown_names() {
     let f = file("ir.sx", "(defgraph double [(x [2] :f32)] (* 2.0 x))\n");
     let out = sexpgpu(&["ir", &f], None);
@@ -124,11 +119,10 @@ fn ir_prints_graphs_and_refuses_unknown_names() {
     assert!(stdout.contains("= mul %2 %0"), "{stdout}");
     assert_eq!(out.status.code(), Some(0));
     let out = sexpgpu(&["ir", &f, "--graph", "triple"], None);
-    assert_eq!(
-        text(&out.stderr),
-        "error: no graph named `triple` in ir.sx (graphs: double)\n"
+    assert_refused(
+        &out,
+        "error: no graph named `triple` in ir.sx (graphs: double)\n",
     );
-    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
@@ -179,19 +173,14 @@ fn ir_cost_models_each_kernel_by_kind_and_in_total_on_a_gpu_of_the_table() {
     assert!(total.contains(" 100.0%  (bytes "), "{total}");
     // A GPU the table lacks is named with the table's keys, before any work.
     let out = sexpgpu(&["ir", example, "--cost", "--gpu", "v100"], None);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        text(&out.stderr),
-        "error: unknown GPU `v100` (known: h100, h200, a100, l4)\n"
+    assert_refused(
+        &out,
+        "error: unknown GPU `v100` (known: h100, h200, a100, l4)\n",
     );
     assert_eq!(text(&out.stdout), "");
     let out = sexpgpu(&["ir", example, "--cost"], None);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--gpu <GPU>"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_has(&out.stderr, "--gpu <GPU>");
 }
 
 #[test]
@@ -493,11 +482,7 @@ fn fmt_formats_folders_checks_with_a_diff_reads_stdin_and_refuses_what_does_not_
     assert_eq!(check.status.code(), Some(1));
     let diff = text(&check.stdout);
     assert!(diff.contains("-(* x  2))\n+  (* x 2))\n"), "{diff}");
-    assert!(
-        text(&check.stderr).contains("1 file is not formatted"),
-        "{}",
-        text(&check.stderr)
-    );
+    assert_has(&check.stderr, "1 file is not formatted");
 
     let fix = sexpgpu(&["fmt", folder], None);
     assert_eq!(fix.status.code(), Some(0), "{}", text(&fix.stderr));
@@ -518,11 +503,7 @@ fn fmt_formats_folders_checks_with_a_diff_reads_stdin_and_refuses_what_does_not_
     let broken = sexpgpu(&["fmt", "-"], Some("(+ 1 2"));
     assert_eq!(broken.status.code(), Some(1));
     assert_eq!(text(&broken.stdout), "");
-    assert!(
-        text(&broken.stderr).contains("E-READ-001"),
-        "{}",
-        text(&broken.stderr)
-    );
+    assert_has(&broken.stderr, "E-READ-001");
 }
 
 /// `sexpgpu run` on a terminal (a pseudo-terminal from util-linux's

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::FIT;
+use common::{assert_has, text, FIT};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -28,21 +28,23 @@ fn folder(name: &str) -> PathBuf {
     dir
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// The launcher `program` (asked for its `--version`), or a failure that
+/// says it is missing and `how` to get it.
+fn launcher(program: &str, how: &str) -> Command {
+    let found = Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(found, "{program} is missing: {how}");
+    Command::new(program)
 }
 
 /// `mpirun`, or a failure that says how to get it.
 fn mpirun() -> Command {
-    let found = Command::new("mpirun")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "mpirun is missing: these tests need OpenMPI (Debian: apt install openmpi-bin libopenmpi-dev; scripts/test installs it)"
+    let mut c = launcher(
+        "mpirun",
+        "these tests need OpenMPI (Debian: apt install openmpi-bin libopenmpi-dev; scripts/test installs it)",
     );
-    let mut c = Command::new("mpirun");
     // OpenMPI refuses root without these (CI containers run as root).
     c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -201,12 +203,9 @@ fn two_ranks_train_mlp_digits_to_the_one_process_losses() {
         "{}",
         text(&first.stdout)
     );
-    assert!(
-        text(&first.stdout).contains(
-            "data-parallel: 2 ranks, 32 of 64 rows each, optimizer state sharded (ZeRO-1)"
-        ),
-        "{}",
-        text(&first.stdout)
+    assert_has(
+        &first.stdout,
+        "data-parallel: 2 ranks, 32 of 64 rows each, optimizer state sharded (ZeRO-1)",
     );
     assert!(text(&replicated.stdout)
         .contains("optimizer state replicated (--optimizer-state replicated)"));
@@ -241,11 +240,9 @@ fn char_transformer_trains_on_two_ranks() {
         c
     });
     // `:clip-norm`'s global norm reads every gradient: no sharding.
-    assert!(
-        text(&two.stdout)
-            .contains("optimizer state replicated (the optimizer's update mixes parameters"),
-        "{}",
-        text(&two.stdout)
+    assert_has(
+        &two.stdout,
+        "optimizer state replicated (the optimizer's update mixes parameters",
     );
     // Its dropout draws each rank's masks from the rank's own stream, so
     // the losses agree to the noise of dropout, not to f32 rounding.
@@ -306,26 +303,17 @@ fn checkpoints_resume_across_world_sizes() {
 /// losses.
 #[test]
 fn mpich_ranks_train_to_the_one_process_losses() {
-    let found = Command::new("mpiexec.mpich")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "mpiexec.mpich is missing: this test needs MPICH (Debian: apt install mpich; scripts/test installs it)"
+    let mut c = launcher(
+        "mpiexec.mpich",
+        "this test needs MPICH (Debian: apt install mpich; scripts/test installs it)",
     );
     let dir = folder("mpich");
     succeed(one(&dir, &["run", "fit.sx", "--metrics", "one.jsonl"]));
-    let mut c = Command::new("mpiexec.mpich");
     c.args(["-n", "2", env!("CARGO_BIN_EXE_sexpgpu")])
         .args(["run", "fit.sx", "--metrics", "two.jsonl"])
         .current_dir(&dir);
     let out = succeed(c);
-    assert!(
-        text(&out.stdout).contains("data-parallel: 2 ranks"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert_has(&out.stdout, "data-parallel: 2 ranks");
     let one = metrics(&dir.join("one.jsonl"));
     assert_close(&one, &metrics(&dir.join("two.jsonl")), TOLERANCE);
 }

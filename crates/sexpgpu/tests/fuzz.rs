@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use sexpgpu::{Host, Mode, Session};
 use std::sync::LazyLock;
-use uitest::mutate::{apply_all, Edit};
+use uitest::mutate::{apply_all, Edit, BRACKETS};
 
 struct Discard;
 
@@ -29,13 +29,11 @@ const CORPUS: &[&str] = &[
     include_str!("../../../tests/ui/sexpgpu/dim/structured.sx"),
 ];
 
-const TOKENS: &[&str] = &[
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
+/// The brackets, then `OTHER_TOKENS`.
+static TOKENS: LazyLock<Vec<&str>> =
+    LazyLock::new(|| BRACKETS.iter().chain(OTHER_TOKENS).copied().collect());
+
+const OTHER_TOKENS: &[&str] = &[
     "'",
     "`",
     "~",

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{folder, sexpgpu, text};
+use common::{assert_has, folder, sexpgpu, text};
 use std::process::Command;
 
 const SAVE: &str = r#"(def w (call (fn [] (reshape (* 0.5 (cast (iota [6]) :f32)) [2 3]))))
@@ -85,11 +85,7 @@ fn check_writes_nothing() {
     // The loads after the saves find no files: that is what `check` says.
     assert!(!dir.join("w.npy").exists());
     assert!(!dir.join("all.npz").exists());
-    assert!(
-        text(&out.stderr).contains("E-IO-001"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_has(&out.stderr, "E-IO-001");
 }
 
 #[test]

@@ -170,6 +170,15 @@ pub enum Op {
         over: String,
         dim: usize,
     },
+    /// `clamp(ids, lo=0, hi=3)`: whole bounds, so integers stay integers.
+    ClampInt {
+        lo: Option<i64>,
+        hi: Option<i64>,
+    },
+    /// `x[:, ids]`: integer ids pick positions of axis `dim`.
+    Pick {
+        dim: usize,
+    },
     OneHot(Size),
     /// `zeros ones full` of a shape, in dtype `Dt` (the body's float dtype).
     Fill {
@@ -427,20 +436,32 @@ impl Func {
         f.exprs_mut().into_iter().map(|e| e.clone()).collect()
     }
 
-    /// The names of the functions it calls.
-    pub fn callees(&self) -> Vec<String> {
+    /// Calls `visit` on every expression node, each expression's outermost first.
+    pub fn for_each_node(&self, visit: impl FnMut(&Expr)) {
         let all = self.exprs();
         let mut nodes = Vec::new();
         for e in &all {
             e.walk(&mut nodes);
         }
-        nodes
-            .iter()
-            .filter_map(|e| match &e.op {
-                Op::Call { name, .. } => Some(name.clone()),
-                _ => None,
-            })
-            .collect()
+        nodes.into_iter().for_each(visit);
+    }
+
+    /// Whether some expression node passes `test`.
+    pub fn any_node(&self, test: impl Fn(&Expr) -> bool) -> bool {
+        let mut found = false;
+        self.for_each_node(|e| found = found || test(e));
+        found
+    }
+
+    /// The names of the functions it calls.
+    pub fn callees(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        self.for_each_node(|e| {
+            if let Op::Call { name, .. } = &e.op {
+                names.push(name.clone());
+            }
+        });
+        names
     }
 }
 

@@ -328,14 +328,7 @@ fn drop_param(p: &Program, i: usize) -> Option<Program> {
 }
 
 fn reads(f: &Func, name: &str) -> bool {
-    let all = f.exprs();
-    let mut nodes = Vec::new();
-    for e in &all {
-        e.walk(&mut nodes);
-    }
-    nodes
-        .iter()
-        .any(|e| matches!(&e.op, Op::Var(n) if n == name))
+    f.any_node(|e| matches!(&e.op, Op::Var(n) if n == name))
         || f.body.iter().any(|s| assigns(s, name))
 }
 
@@ -358,14 +351,11 @@ fn drop_func(p: &Program, i: usize) -> Option<Program> {
         let r = p.records.get(i - p.funcs.len())?;
         let mut q = p.clone();
         let methods = p.models.iter().flat_map(|m| m.methods.iter());
-        let built = p.funcs.iter().chain(methods).any(|f| {
-            let all = f.exprs();
-            let mut nodes = Vec::new();
-            all.iter().for_each(|e| e.walk(&mut nodes));
-            nodes
-                .iter()
-                .any(|e| matches!(&e.op, Op::Record(n, _) if *n == r.name))
-        });
+        let built = p
+            .funcs
+            .iter()
+            .chain(methods)
+            .any(|f| f.any_node(|e| matches!(&e.op, Op::Record(n, _) if *n == r.name)));
         if !built {
             q.records.remove(i - p.funcs.len());
         }

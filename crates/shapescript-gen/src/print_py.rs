@@ -177,7 +177,13 @@ pub fn expr(e: &Expr) -> String {
         }
         Op::Concat { dim, .. } => format!("torch.cat([{}, {}], dim={dim})", a(0), a(1)),
         Op::Stack => format!("torch.stack([{}, {}], dim=0)", a(0), a(1)),
-        Op::Take { dim, .. } => format!("_take({}, {}, {dim})", a(0), a(1)),
+        Op::ClampInt { lo, hi } => format!(
+            "torch.clamp({}, min={}, max={})",
+            a(0),
+            lo.map_or("None".into(), |v| v.to_string()),
+            hi.map_or("None".into(), |v| v.to_string())
+        ),
+        Op::Take { dim, .. } | Op::Pick { dim } => format!("_take({}, {}, {dim})", a(0), a(1)),
         Op::OneHot(n) => format!("torch.nn.functional.one_hot({}, {})", a(0), size(n)),
         _ => structural(e),
     }

@@ -289,15 +289,55 @@ fn call_like(e: &Expr) -> (String, u8) {
             parts.push(pattern.clone());
             call("einsum", parts)
         }
+        Op::ClampInt { lo, hi } => {
+            let mut a = a;
+            a.extend(lo.map(|v| format!("lo={v}")));
+            a.extend(hi.map(|v| format!("hi={v}")));
+            call("clamp", a)
+        }
+        Op::Call { name, .. } => call(name, a),
+        Op::Record(name, fields) => {
+            let parts = fields
+                .iter()
+                .zip(a)
+                .map(|(f, v)| format!("{f}={v}"))
+                .collect();
+            call(name, parts)
+        }
+        Op::Nn { f, kw, .. } => nn_call(f, kw, a),
+        Op::Index(_)
+        | Op::Mask
+        | Op::Pick { .. }
+        | Op::As(_)
+        | Op::To { .. }
+        | Op::Method { .. }
+        | Op::Field(_)
+        | Op::StackItem(_)
+        | Op::Tuple => postfix(e, a),
+        _ => unreachable_text(e),
+    }
+}
+
+/// Indexing, fields, methods, casts and tuples: written after (or around)
+/// their operand.
+fn postfix(e: &Expr, a: Vec<String>) -> (String, u8) {
+    match &e.op {
         Op::Index(ixs) => {
             let base = operand(&e.args[0], ATOM);
             let ixs: Vec<String> = ixs.iter().map(|i| i.text("none")).collect();
             (format!("{base}[{}]", ixs.join(", ")), ATOM)
         }
         Op::Mask => (format!("{}[{}]", operand(&e.args[0], ATOM), a[1]), ATOM),
+        Op::Pick { dim } => {
+            let mut ixs = vec![":".to_string(); *dim];
+            ixs.push(a[1].clone());
+            (
+                format!("{}[{}]", operand(&e.args[0], ATOM), ixs.join(", ")),
+                ATOM,
+            )
+        }
         Op::As(ty) => (format!("{} as {ty}", operand(&e.args[0], ATOM)), CAST),
         Op::To { ty, .. } => (format!("{} to {ty}", operand(&e.args[0], ATOM)), CAST),
-        Op::Call { name, .. } => call(name, a),
         Op::Method { method, sugar, .. } => {
             let recv = operand(&e.args[0], ATOM);
             let rest = a[1..].to_vec();
@@ -308,16 +348,7 @@ fn call_like(e: &Expr) -> (String, u8) {
             }
         }
         Op::Field(name) => (format!("{}.{name}", operand(&e.args[0], ATOM)), ATOM),
-        Op::Record(name, fields) => {
-            let parts = fields
-                .iter()
-                .zip(a)
-                .map(|(f, v)| format!("{f}={v}"))
-                .collect();
-            call(name, parts)
-        }
         Op::StackItem(i) => (format!("{}[{i}]", operand(&e.args[0], ATOM)), ATOM),
-        Op::Nn { f, kw, .. } => nn_call(f, kw, a),
         Op::Tuple => (format!("({})", a.join(", ")), ATOM),
         _ => unreachable_text(e),
     }

@@ -251,6 +251,23 @@ pub struct Field {
     pub buffer: bool,
 }
 
+/// `Expr::error(span)` and the like: the error node the parser leaves where
+/// a part could not be read (and `depth` where it cut a tree too deep).
+macro_rules! error_nodes {
+    ($($node:ident($kind:ident)),*) => {$(
+        impl $node {
+            pub fn error(span: Span) -> $node {
+                $node {
+                    kind: $kind::Error,
+                    span,
+                }
+            }
+        }
+    )*};
+}
+
+error_nodes!(Expr(ExprKind), Type(TypeKind), SizeExpr(SizeExprKind));
+
 // ---------------------------------------------------------------- types
 
 #[derive(Clone, Debug, PartialEq)]
@@ -404,8 +421,10 @@ pub struct Domain {
     pub span: Span,
 }
 
+/// A domain's name; the checker's domains are the same over its lowered
+/// sizes (`S`).
 #[derive(Clone, Debug, PartialEq)]
-pub enum DomainKind {
+pub enum DomainKind<S = SizeExpr> {
     Real,
     NonNeg,
     Pos,
@@ -415,7 +434,7 @@ pub enum DomainKind {
     Signed,
     Bool,
     /// `Index[N]`: integers in `[0, N)`.
-    Index(Box<SizeExpr>),
+    Index(Box<S>),
 }
 
 impl DomainKind {

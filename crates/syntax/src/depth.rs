@@ -42,6 +42,25 @@ enum Node<'a> {
     Size(&'a mut SizeExpr),
 }
 
+impl Node<'_> {
+    fn span(&self) -> Span {
+        match self {
+            Node::Expr(expr) => expr.span,
+            Node::Type(ty) => ty.span,
+            Node::Size(size) => size.span,
+        }
+    }
+
+    /// The same node, borrowed for a shorter while.
+    fn reborrow(&mut self) -> Node<'_> {
+        match self {
+            Node::Expr(expr) => Node::Expr(expr),
+            Node::Type(ty) => Node::Type(ty),
+            Node::Size(size) => Node::Size(size),
+        }
+    }
+}
+
 /// A subtree taken out of a tree that was too deep, dropped level by level.
 enum Owned {
     Expr(Expr),
@@ -75,25 +94,22 @@ impl Bounded for Expr {
     }
 }
 
-impl Bounded for Type {
-    const WHAT: &'static str = "a type";
-    fn root(&mut self) -> Root<'_> {
-        Root::Type(self)
-    }
+/// The trees with the default help: each its root's variant and its word.
+macro_rules! bounded {
+    ($($tree:ident: $root:ident, $what:literal;)*) => {$(
+        impl Bounded for $tree {
+            const WHAT: &'static str = $what;
+            fn root(&mut self) -> Root<'_> {
+                Root::$root(self)
+            }
+        }
+    )*};
 }
 
-impl Bounded for SizeExpr {
-    const WHAT: &'static str = "a size";
-    fn root(&mut self) -> Root<'_> {
-        Root::Size(self)
-    }
-}
-
-impl Bounded for ShapeList {
-    const WHAT: &'static str = "a size";
-    fn root(&mut self) -> Root<'_> {
-        Root::Shape(self)
-    }
+bounded! {
+    Type: Type, "a type";
+    SizeExpr: Size, "a size";
+    ShapeList: Shape, "a size";
 }
 
 /// Replaces a root nested deeper than `MAX_TREE_DEPTH` with an error node
@@ -101,35 +117,13 @@ impl Bounded for ShapeList {
 /// first part replaced. The tree is taken apart without recursion.
 pub(crate) fn cut_too_deep(root: Root<'_>) -> Option<Span> {
     match root {
-        Root::Expr(expr) => {
-            if depth_at_most(Node::Expr(expr), MAX_TREE_DEPTH) {
-                return None;
-            }
-            let span = expr.span;
-            let error = Expr {
-                kind: ExprKind::Error,
-                span,
-            };
-            dismantle(Owned::Expr(std::mem::replace(expr, error)));
-            Some(span)
-        }
-        Root::Type(ty) => {
-            if depth_at_most(Node::Type(ty), MAX_TREE_DEPTH) {
-                return None;
-            }
-            let span = ty.span;
-            let error = Type {
-                kind: TypeKind::Error,
-                span,
-            };
-            dismantle(Owned::Type(std::mem::replace(ty, error)));
-            Some(span)
-        }
-        Root::Size(size) => cut_size(size),
+        Root::Expr(expr) => cut(Node::Expr(expr)),
+        Root::Type(ty) => cut(Node::Type(ty)),
+        Root::Size(size) => cut(Node::Size(size)),
         Root::Shape(list) => {
             let mut first = None;
             for_each_size(&mut list.axes, &mut |size| {
-                let cut = cut_size(size);
+                let cut = cut(Node::Size(size));
                 first = first.or(cut);
             });
             first
@@ -137,17 +131,13 @@ pub(crate) fn cut_too_deep(root: Root<'_>) -> Option<Span> {
     }
 }
 
-/// `cut_too_deep` for one size.
-fn cut_size(size: &mut SizeExpr) -> Option<Span> {
-    if depth_at_most(Node::Size(size), MAX_TREE_DEPTH) {
+/// `cut_too_deep` for one tree.
+fn cut(mut node: Node<'_>) -> Option<Span> {
+    if depth_at_most(node.reborrow(), MAX_TREE_DEPTH) {
         return None;
     }
-    let span = size.span;
-    let error = SizeExpr {
-        kind: SizeExprKind::Error,
-        span,
-    };
-    dismantle(Owned::Size(std::mem::replace(size, error)));
+    let span = node.span();
+    dismantle(take(node));
     Some(span)
 }
 
@@ -156,12 +146,7 @@ fn cut_size(size: &mut SizeExpr) -> Option<Span> {
 fn depth_at_most(root: Node<'_>, limit: usize) -> bool {
     // Each level's span is strictly inside its parent's (only error leaves
     // are empty), so a short tree needs no walk: most trees are short.
-    let span = match &root {
-        Node::Expr(expr) => expr.span,
-        Node::Type(ty) => ty.span,
-        Node::Size(size) => size.span,
-    };
-    if (span.len() as usize) < limit {
+    if (root.span().len() as usize) < limit {
         return true;
     }
     let mut stack = vec![(root, 1usize)];
@@ -195,37 +180,11 @@ fn dismantle(root: Owned) {
 
 /// Moves a child out of its tree, leaving an error leaf with its span.
 fn take(node: Node<'_>) -> Owned {
+    let span = node.span();
     match node {
-        Node::Expr(expr) => {
-            let span = expr.span;
-            Owned::Expr(std::mem::replace(
-                expr,
-                Expr {
-                    kind: ExprKind::Error,
-                    span,
-                },
-            ))
-        }
-        Node::Type(ty) => {
-            let span = ty.span;
-            Owned::Type(std::mem::replace(
-                ty,
-                Type {
-                    kind: TypeKind::Error,
-                    span,
-                },
-            ))
-        }
-        Node::Size(size) => {
-            let span = size.span;
-            Owned::Size(std::mem::replace(
-                size,
-                SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span,
-                },
-            ))
-        }
+        Node::Expr(expr) => Owned::Expr(std::mem::replace(expr, Expr::error(span))),
+        Node::Type(ty) => Owned::Type(std::mem::replace(ty, Type::error(span))),
+        Node::Size(size) => Owned::Size(std::mem::replace(size, SizeExpr::error(span))),
     }
 }
 

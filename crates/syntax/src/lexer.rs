@@ -326,10 +326,9 @@ fn declares(kind: TokenKind) -> usize {
 }
 
 /// What a byte starts, so that the main loop dispatches on one table load
-/// and one jump instead of a chain of comparisons. One-byte tokens have a
-/// class each, so their arm needs no second lookup for the kind.
+/// and one jump instead of a chain of comparisons. A one-byte token's class
+/// holds its kind, so its arm needs no second lookup.
 #[derive(Clone, Copy)]
-#[repr(u8)]
 enum Class {
     /// Starts no token: reported as an unexpected character (`$`, control
     /// characters, the first byte of a non-ASCII character).
@@ -352,20 +351,13 @@ enum Class {
     Less,
     Greater,
     Minus,
-    // Bytes that are a whole token.
-    Plus,
-    Slash,
-    At,
-    Colon,
-    Comma,
-    LParen,
-    RParen,
-    LBracket,
-    RBracket,
-    LBrace,
-    RBrace,
-    Semi,
+    /// A byte that is a whole token (`+ / @ : , ( ) [ ] { } ;`).
+    Whole(TokenKind),
 }
+
+// One byte, as a plain enum: the other classes are kept in the values no
+// token kind takes.
+const _: () = assert!(std::mem::size_of::<Class>() == 1);
 
 const fn class_of(b: u8) -> Class {
     match b {
@@ -383,18 +375,18 @@ const fn class_of(b: u8) -> Class {
         b'<' => Class::Less,
         b'>' => Class::Greater,
         b'-' => Class::Minus,
-        b'+' => Class::Plus,
-        b'/' => Class::Slash,
-        b'@' => Class::At,
-        b':' => Class::Colon,
-        b',' => Class::Comma,
-        b'(' => Class::LParen,
-        b')' => Class::RParen,
-        b'[' => Class::LBracket,
-        b']' => Class::RBracket,
-        b'{' => Class::LBrace,
-        b'}' => Class::RBrace,
-        b';' => Class::Semi,
+        b'+' => Class::Whole(TokenKind::Plus),
+        b'/' => Class::Whole(TokenKind::Slash),
+        b'@' => Class::Whole(TokenKind::At),
+        b':' => Class::Whole(TokenKind::Colon),
+        b',' => Class::Whole(TokenKind::Comma),
+        b'(' => Class::Whole(TokenKind::LParen),
+        b')' => Class::Whole(TokenKind::RParen),
+        b'[' => Class::Whole(TokenKind::LBracket),
+        b']' => Class::Whole(TokenKind::RBracket),
+        b'{' => Class::Whole(TokenKind::LBrace),
+        b'}' => Class::Whole(TokenKind::RBrace),
+        b';' => Class::Whole(TokenKind::Semi),
         _ => Class::Other,
     }
 }
@@ -573,18 +565,7 @@ impl Lexer<'_> {
                     (Newline, pos)
                 }
                 Class::Letter => self.word(bytes, start),
-                Class::Plus => (Plus, pos + 1),
-                Class::Slash => (Slash, pos + 1),
-                Class::At => (At, pos + 1),
-                Class::Colon => (Colon, pos + 1),
-                Class::Comma => (Comma, pos + 1),
-                Class::LParen => (LParen, pos + 1),
-                Class::RParen => (RParen, pos + 1),
-                Class::LBracket => (LBracket, pos + 1),
-                Class::RBracket => (RBracket, pos + 1),
-                Class::LBrace => (LBrace, pos + 1),
-                Class::RBrace => (RBrace, pos + 1),
-                Class::Semi => (Semi, pos + 1),
+                Class::Whole(kind) => (kind, pos + 1),
                 Class::Digit => self.int_or_number(bytes, start),
                 Class::Question if is_letter(bytes.get(pos + 1)) => {
                     (Unknown, ident_end(bytes, pos + 2))

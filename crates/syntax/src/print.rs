@@ -134,7 +134,7 @@ impl Display for Shape {
     }
 }
 
-impl Display for DomainKind {
+impl<S: Display> Display for DomainKind<S> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             DomainKind::Real => "Real",
@@ -296,12 +296,7 @@ impl ExprWriter {
             ExprKind::Index { base, indices } => {
                 self.operand(out, base, expr_precedence(base) < PREC_POSTFIX);
                 out.push('[');
-                for (i, index) in indices.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.index(out, index);
-                }
+                comma_separated(out, indices, |out, index| self.index(out, index));
                 out.push(']');
             }
             ExprKind::Unary { op, operand } => {
@@ -341,12 +336,9 @@ impl ExprWriter {
                 out.push(')');
             }
             ExprKind::Pattern(pattern) => {
-                for (i, shape) in pattern.lhs.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    write!(out, "{shape}").unwrap_or(());
-                }
+                comma_separated(out, &pattern.lhs, |out, shape| {
+                    write!(out, "{shape}").unwrap_or(())
+                });
                 write!(out, " -> {}", pattern.rhs).unwrap_or(());
             }
             ExprKind::Shape(shape) => write!(out, "{shape}").unwrap_or(()),
@@ -358,16 +350,13 @@ impl ExprWriter {
     fn call(&self, out: &mut String, callee: &Expr, args: &[Arg]) {
         self.operand(out, callee, expr_precedence(callee) < PREC_POSTFIX);
         out.push('(');
-        for (i, arg) in args.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
+        comma_separated(out, args, |out, arg| {
             if let Some(name) = &arg.name {
                 out.push_str(&name.name);
                 out.push('=');
             }
             self.expr(out, &arg.value);
-        }
+        });
         out.push(')');
     }
 
@@ -393,12 +382,7 @@ impl ExprWriter {
     /// A tuple; one item takes a trailing comma.
     fn tuple(&self, out: &mut String, items: &[Expr]) {
         out.push('(');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            self.expr(out, item);
-        }
+        comma_separated(out, items, |out, item| self.expr(out, item));
         if items.len() == 1 {
             out.push(',');
         }
@@ -426,15 +410,20 @@ impl ExprWriter {
             IndexArg::Ellipsis(_) => out.push_str("..."),
             IndexArg::List { items, .. } => {
                 out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.expr(out, item);
-                }
+                comma_separated(out, items, |out, item| self.expr(out, item));
                 out.push(']');
             }
         }
+    }
+}
+
+/// `items`, each written by `write`, separated by `, `.
+fn comma_separated<T>(out: &mut String, items: &[T], mut write: impl FnMut(&mut String, &T)) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write(out, item);
     }
 }
 
@@ -481,24 +470,14 @@ impl Dumper {
         out
     }
 
-    fn doc(&mut self, indent: usize, doc: &Option<Box<Doc>>) {
+    fn doc(&mut self, indent: usize, doc: Option<&Doc>) {
         if let Some(doc) = doc {
             self.line(indent, &format!("doc {:?}", doc.text));
         }
     }
 
     fn item(&mut self, item: &Item) {
-        self.doc(
-            0,
-            match item {
-                Item::Import(i) => &i.doc,
-                Item::Dim(d) => &d.doc,
-                Item::ExternFn(f) => &f.doc,
-                Item::Fn(f) => &f.doc,
-                Item::Model(m) => &m.doc,
-                Item::Record(r) => &r.doc,
-            },
-        );
+        self.doc(0, item.doc());
         match item {
             Item::Import(import) => self.line(0, &format!("import {}", import.name.name)),
             Item::Dim(dim) => {
@@ -531,7 +510,7 @@ impl Dumper {
                     self.field(field);
                 }
                 for method in &model.methods {
-                    self.doc(1, &method.doc);
+                    self.doc(1, method.doc.as_deref());
                     self.function(1, method);
                 }
             }
@@ -560,7 +539,7 @@ impl Dumper {
     }
 
     fn field(&mut self, field: &Field) {
-        self.doc(1, &field.doc);
+        self.doc(1, field.doc.as_deref());
         let kind = if field.buffer { "buffer" } else { "field" };
         let mut text = format!("{kind} {}: {}", field.name.name, field.ty);
         if let Some(init) = &field.init {

@@ -5,12 +5,12 @@
 use diag::FileId;
 use proptest::prelude::*;
 use std::sync::LazyLock;
-use uitest::mutate::{apply_all, Edit};
+use uitest::mutate::{apply_all, Edit, BRACKETS};
 
-/// The keywords, then `OTHER_PIECES`.
+/// The keywords, then `OTHER_PIECES` and the brackets.
 static PIECES: LazyLock<Vec<&str>> = LazyLock::new(|| {
     syntax::lexer::keywords()
-        .chain(OTHER_PIECES.iter().copied())
+        .chain(OTHER_PIECES.iter().chain(BRACKETS).copied())
         .collect()
 });
 
@@ -61,12 +61,6 @@ const OTHER_PIECES: &[&str] = &[
     ":",
     ",",
     ".",
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
     ";",
     "\n",
     "## doc\n",

@@ -3,6 +3,11 @@
 //! characters. Any numbers make an edit (positions are taken modulo the
 //! text's length), so a property test may draw them freely. Test support.
 
+/// The six brackets, in every list of pieces the fuzzers of both languages
+/// insert or splice (`docs/fuzzing.md`): an unbalanced or mismatched
+/// bracket is the commonest way an edit breaks a program.
+pub const BRACKETS: &[&str] = &["(", ")", "[", "]", "{", "}"];
+
 /// One edit of a text, by characters.
 #[derive(Clone, Debug)]
 pub enum Edit {

@@ -459,6 +459,34 @@ fn keep(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Type
     Some((shared_tensor(Some(shape), domain, dtype, e.span), positions))
 }
 
+/// A count argument, `k` of `topk` or `n` of `arange`: its size when known
+/// statically, else a new unknown size named `unknown` for a run-time
+/// `Int`; E0406 (`message`) for anything else, then `None`. `Some(None)`
+/// for an argument whose mistake was already reported.
+fn count_arg(
+    c: &mut FnChecker,
+    arg: &ast::Arg,
+    unknown: &str,
+    message: impl FnOnce() -> String,
+) -> Option<Option<Poly>> {
+    if let Some(n) = c.static_size(&arg.value) {
+        c.expr(&arg.value);
+        return Some(Some(n));
+    }
+    let ty = c.expr(&arg.value);
+    match ty.kind {
+        TyKind::Scalar(ScalarKind::Int) => Some(Some(c.new_unknown(unknown))),
+        TyKind::Error => Some(None),
+        _ => {
+            c.diagnostics.push(
+                Diagnostic::error(codes::E0406, message())
+                    .with_primary(arg.value.span, format!("this is `{}`", show_ty(&ty))),
+            );
+            None
+        }
+    }
+}
+
 fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, "topk", &["x", "k", "over"], &[true, true, true], args)?;
     let x = slots[0]?;
@@ -467,23 +495,9 @@ fn topk(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
         return None;
     }
     let k_arg = slots[1]?;
-    let k = match c.static_size(&k_arg.value) {
-        Some(k) => {
-            c.expr(&k_arg.value);
-            k
-        }
-        None => {
-            let kt = c.expr(&k_arg.value);
-            if !matches!(kt.kind, TyKind::Scalar(ScalarKind::Int) | TyKind::Error) {
-                c.diagnostics.push(
-                    Diagnostic::error(codes::E0406, "`topk` takes an `Int` for `k`")
-                        .with_primary(k_arg.value.span, format!("this is `{}`", show_ty(&kt))),
-                );
-                return None;
-            }
-            c.new_unknown("k")
-        }
-    };
+    let k = count_arg(c, k_arg, "k", || "`topk` takes an `Int` for `k`".to_owned())?;
+    // After a mistake in `k`, already reported: an unknown number of values.
+    let k = k.unwrap_or_else(|| c.new_unknown("k"));
     let positions = over(c, slots[2]?, &shape, &ty, x.value.span)?;
     let [p] = positions.as_slice() else {
         c.diagnostics.push(
@@ -662,6 +676,7 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
     }
     let domain = match (name, &t.domain) {
         ("abs", _) => Some(Domain::NonNeg),
+        ("clamp", Some(d)) if !clamp_keeps(c, d, slots[1], slots[2]) => None,
         ("sign", _) => Some(Domain::Signed),
         // `tril` and `triu` put zeros in: a positive domain takes 0 in.
         ("tril" | "triu", Some(Domain::Pos)) => Some(Domain::NonNeg),
@@ -678,11 +693,75 @@ fn unary(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typ
         }
         _ => t.dtype,
     };
-    let domain = if dtype != t.dtype { None } else { domain };
+    let domain = if dtype != t.dtype && dtype != effective_dtype(t) {
+        None
+    } else {
+        domain
+    };
     Some((
         shared_tensor(t.shape.clone(), domain, dtype, e.span),
         Vec::new(),
     ))
+}
+
+/// Whether `clamp(x, lo, hi)` of values in `domain` stays in it. Values
+/// only move to a bound: a `lo` no higher than the domain's top and a `hi`
+/// no lower than its bottom keep it (whole ones for `Index` and `Bool`); a
+/// bound the checker does not know as a number does not. `clamp(ids, 3,
+/// 9)` of `Index[n]` ids may be 3 where `n` is 2.
+fn clamp_keeps(
+    c: &FnChecker,
+    domain: &Domain,
+    lo: Option<&ast::Arg>,
+    hi: Option<&ast::Arg>,
+) -> bool {
+    let whole = matches!(domain, Domain::Index(_) | Domain::Bool);
+    let known = |a: Option<&ast::Arg>| match a {
+        None => Some(None),
+        Some(a) => literal(&a.value)
+            .filter(|v| !whole || v.fract() == 0.0)
+            .map(Some),
+    };
+    let (Some(lo), Some(hi)) = (known(lo), known(hi)) else {
+        return false;
+    };
+    let (bottom, top) = match domain {
+        Domain::Real => (None, None),
+        Domain::NonNeg => (Some((0.0, false)), None),
+        Domain::Pos => (Some((0.0, true)), None),
+        Domain::NonPos => (None, Some((0.0, false))),
+        Domain::Neg => (None, Some((0.0, true))),
+        Domain::Unit | Domain::Bool => (Some((0.0, false)), Some((1.0, false))),
+        Domain::Signed => (Some((-1.0, false)), Some((1.0, false))),
+        // `n - 1` where the size is known; at least 0 in any case.
+        Domain::Index(n) => {
+            let n = c.ctx.env.dims.value(&n.poly).or(n.poly.as_constant());
+            let top = n.map_or(0.0, |n| (n - 1).max(0) as f64);
+            (Some((0.0, false)), Some((top, false)))
+        }
+    };
+    let lo_keeps = match (lo, top) {
+        (Some(v), Some((t, open))) => v < t || (v == t && !open),
+        _ => true,
+    };
+    let hi_keeps = match (hi, bottom) {
+        (Some(v), Some((b, open))) => v > b || (v == b && !open),
+        _ => true,
+    };
+    lo_keeps && hi_keeps
+}
+
+/// A number literal's value, negated or not.
+fn literal(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        ast::ExprKind::Int(v) => Some(*v as f64),
+        ast::ExprKind::Float(v) => Some(*v),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => literal(operand).map(|v| -v),
+        _ => None,
+    }
 }
 
 fn concat(c: &mut FnChecker, e: &ast::Expr, args: &[ast::Arg]) -> Typed {
@@ -1027,27 +1106,7 @@ fn filled(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Ty
 
 fn counted(c: &mut FnChecker, e: &ast::Expr, name: &str, args: &[ast::Arg]) -> Typed {
     let slots = bind(c, name, &["n"], &[true], args)?;
-    let n_arg = slots[0]?;
-    let n = match c.static_size(&n_arg.value) {
-        Some(n) => {
-            c.expr(&n_arg.value);
-            n
-        }
-        None => {
-            let ty = c.expr(&n_arg.value);
-            match ty.kind {
-                TyKind::Scalar(ScalarKind::Int) => c.new_unknown("n"),
-                TyKind::Error => return None,
-                _ => {
-                    c.diagnostics.push(
-                        Diagnostic::error(codes::E0406, format!("`{name}` takes an `Int`"))
-                            .with_primary(n_arg.value.span, format!("this is `{}`", show_ty(&ty))),
-                    );
-                    return None;
-                }
-            }
-        }
-    };
+    let n = count_arg(c, slots[0]?, "n", || format!("`{name}` takes an `Int`"))??;
     let axis = axis_of(n.clone(), e.span);
     Some(match name {
         "arange" => (

@@ -132,24 +132,18 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 true
             }
             _ => {
-                let d = self.arg_diagnostic(
+                self.report_mismatch(
                     codes::E0408,
                     format!(
                         "argument `{}` of `{}` is not a tensor",
                         param.name, target.name
                     ),
-                    arg.value.span,
-                    format!(
-                        "expected `{}`, found `{}`",
-                        show_ty(&param.ty),
-                        show_ty(aty)
-                    ),
+                    call,
                     target,
                     i,
+                    arg,
                     aty,
-                    &call.solver,
                 );
-                self.diagnostics.push(d);
                 false
             }
         }
@@ -446,24 +440,18 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         else {
             return true;
         };
-        let d = self.arg_diagnostic(
+        self.report_mismatch(
             codes::E0408,
             format!(
                 "argument `{}` of `{}` has the wrong kind",
                 param.name, target.name
             ),
-            arg.value.span,
-            format!(
-                "expected `{}`, found `{}`",
-                show_ty(&param.ty),
-                show_ty(&aty)
-            ),
+            call,
             target,
             i,
+            arg,
             &aty,
-            &call.solver,
         );
-        self.diagnostics.push(d);
         false
     }
 
@@ -489,7 +477,7 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         } else {
             fixed.to_string()
         };
-        let d = self.arg_diagnostic(
+        self.report_mismatch(
             codes::E0401,
             format!(
                 "argument `{}` of `{}` has {} {}, but the parameter takes {need}",
@@ -498,18 +486,12 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                 found,
                 if found == 1 { "axis" } else { "axes" }
             ),
-            arg.value.span,
-            format!(
-                "expected `{}`, found `{}`",
-                show_ty(&param.ty),
-                show_ty(aty)
-            ),
+            call,
             target,
             index,
+            arg,
             aty,
-            &call.solver,
         );
-        self.diagnostics.push(d);
     }
 
     /// Adds the equations of one shaped parameter; false after a reported mistake.

@@ -59,6 +59,39 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         d
     }
 
+    /// Reports `arg_diagnostic` labelled "expected `param`, found `argument`"
+    /// at argument `arg` of parameter `index`: an argument of the wrong kind
+    /// or rank.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn report_mismatch(
+        &mut self,
+        code: diag::Code,
+        message: String,
+        call: &CallState,
+        target: &Target,
+        index: usize,
+        arg: &ast::Arg,
+        aty: &Ty,
+    ) {
+        let param = &target.signature.params[index];
+        let label = format!(
+            "expected `{}`, found `{}`",
+            show_ty(&param.ty),
+            show_ty(aty)
+        );
+        let d = self.arg_diagnostic(
+            code,
+            message,
+            arg.value.span,
+            label,
+            target,
+            index,
+            aty,
+            &call.solver,
+        );
+        self.diagnostics.push(d);
+    }
+
     /// Reports why the call's sizes can't be solved, at the argument whose
     /// equation failed.
     pub(super) fn report_failure(

@@ -50,8 +50,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         };
         // A shapeless target keeps the value's shape.
         let shape = t.shape.clone().or_else(|| f.shape.clone());
-        let domain = t.domain.clone().or_else(|| f.domain.clone());
         let (dtype, to_float) = converted_dtype(kind, f, t, self.body.made_dtype);
+        let kept = f.domain.clone().filter(|d| self.keeps_ids(d, dtype));
+        let domain = t.domain.clone().or(kept);
         let result = shared_tensor(shape.clone(), domain, dtype, span);
         let line = self.line(span);
         let info = match kind {
@@ -329,6 +330,27 @@ fn converted_dtype(
         t.dtype.or(f.dtype)
     };
     (dtype, to_float)
+}
+
+impl FnChecker<'_, '_> {
+    /// Whether values in `domain` stay in it converted to `dtype`: ids
+    /// converted to a float dtype stay ids only where it holds every whole
+    /// number below their bound (2^11 in f16, 2^8 in bf16): 4095 is 4096 in
+    /// bf16, past `Index[4096]`.
+    fn keeps_ids(&self, domain: &Domain, dtype: Option<ast::DtypeKind>) -> bool {
+        let Domain::Index(n) = domain else {
+            return true;
+        };
+        let bits = match dtype {
+            Some(ast::DtypeKind::F16) => 11,
+            Some(ast::DtypeKind::Bf16) => 8,
+            Some(ast::DtypeKind::F32) => 24,
+            Some(ast::DtypeKind::F64) => 53,
+            _ => return true,
+        };
+        let n = self.ctx.env.dims.value(&n.poly).or(n.poly.as_constant());
+        n.is_some_and(|n| n <= 1i128 << bits)
+    }
 }
 
 /// An integer dtype (ids may keep it: `to Index[N]` of `i32` stays `i32`).

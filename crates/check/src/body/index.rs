@@ -15,7 +15,7 @@ use crate::codes;
 use crate::shape::{axis_of, axis_poly, axis_poly_ref, effective_dtype, is_float, show_ty, tensor};
 use crate::size::Poly;
 use crate::typed::{ExprInfo, IndexPlan};
-use crate::types::{show_shape, Axis, Domain, DtypeKind, TensorTy, Ty, TyKind};
+use crate::types::{show_shape, Axis, DtypeKind, TensorTy, Ty, TyKind};
 
 impl<'c, 'a: 'c> FnChecker<'c, 'a> {
     /// `base[...]`: a tensor by positions, slices or a mask, a tuple's
@@ -73,9 +73,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
         if let [ast::IndexArg::Expr(m)] = indices {
             let mty = self.index_expr(m);
             if let TyKind::Tensor(mt) = &mty.kind {
-                let is_mask =
-                    matches!(mt.domain, Some(Domain::Bool)) || mt.dtype == Some(DtypeKind::Bool);
-                if is_mask {
+                // A `Bool` value of another dtype (`mask to f32`) is not one:
+                // PyTorch reads i64 values as ids and refuses floats.
+                if effective_dtype(mt) == Some(DtypeKind::Bool) {
                     let mshape = mt.shape.clone().unwrap_or_default();
                     let lead = mshape.len();
                     let fits = lead <= axes.len()
@@ -384,6 +384,9 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
                     in_run = false;
                 }
                 Entry::Pick(shape) => {
+                    if !self.list_fits(index, &axes[pos]) {
+                        return None;
+                    }
                     match picks {
                         None => picks = Some((shape, out.len())),
                         Some((first, _)) => {
@@ -407,6 +410,19 @@ impl<'c, 'a: 'c> FnChecker<'c, 'a> {
             out.splice(at..at, shape.iter().cloned());
         }
         Some(out)
+    }
+
+    /// Whether each position of a list index (`x[[0, 5]]`) known before
+    /// the program runs lies on `axis`, as an Int index's must; integer
+    /// tensors are the range pass's (`ranges/walk.rs`).
+    fn list_fits(&mut self, index: &ast::IndexArg, axis: &Axis) -> bool {
+        let ast::IndexArg::List { items, .. } = index else {
+            return true;
+        };
+        items.iter().all(|item| match self.static_index(item) {
+            Some(at) => self.index_fits(at, axis, item.span),
+            None => true,
+        })
     }
 
     /// Whether two shapes have the same sizes, axis by axis.

@@ -209,12 +209,25 @@ fn check(
             &out,
         )
     };
-    let domain = if name == "einsum" {
-        None
-    } else {
+    let domain = if keeps_domain(name, reduction.as_ref()) {
         shapes[0].1.domain.clone()
+    } else {
+        None
     };
     Some((tensor(Some(out), domain, dtype, e.span), plan))
+}
+
+/// Whether a pattern built-in's result keeps its argument's domain: moved
+/// values (`rearrange`, `repeat`) and a `reduce` by `max` or `min` do, as the
+/// named `max` and `min` do; a sum, product or mean leaves it (a sum of
+/// `Unit` values is not `Unit`, a mean of `Pos` floats may round to 0), and
+/// `einsum` multiplies and adds.
+fn keeps_domain(name: &str, reduction: Option<&Name>) -> bool {
+    match (name, reduction) {
+        ("einsum", _) => false,
+        (_, Some(op)) => matches!(op.as_str(), "max" | "min"),
+        (_, None) => true,
+    }
 }
 
 /// The dtype of a pattern built-in's result: `einsum` multiplies tensors of

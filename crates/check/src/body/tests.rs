@@ -202,13 +202,17 @@ fn unknown_sizes_are_new_at_each_use() {
 
 #[test]
 fn models_call_forward_with_their_sizes() {
+    // A field's type gives a sub-model's sizes (`Lin(D, 2*D)`); no argument
+    // gives those of a model passed in (`m: Lin`): they are unknown.
     check(
-        "dim D = 8\nmodel Lin(Din, Dout) {\n  w: [Dout Din]\n  fn forward(self, x: [b Din]) -> [b Dout] = linear(x, self.w)\n}\nmodel Net {\n  a: Lin(D, 2*D)\n  fn forward(self, x: [b D]) -> [b 2*D] = self.a(x)\n}\n",
+        "dim D = 8\nmodel Lin(Din, Dout) {\n  w: [Dout Din]\n  fn forward(self, x: [b Din]) -> [b Dout] = linear(x, self.w)\n}\nmodel Net {\n  a: Lin(D, 2*D)\n  fn forward(self, x: [b D]) -> [b 2*D] = self.a(x)\n}\nfn f(m: Lin, x: [b 8]) -> [b ?o] = m(x)\n",
         expect![[r#"
             fn Lin.forward -> [b Dout]
               linear(x, self.w): [b Dout] -- extern torch.nn.functional.linear [Din=Din, Dout=Dout] (None)
             fn Net.forward -> [b 2*D]
               self.a(x): [b 2*D] -- method Lin.forward [Din=D, Dout=2*D, b=b] ()
+            fn f -> [b ?o]
+              m(x): [b ?Dout] -- method Lin.forward [Din=8, b=b] ()
         "#]],
     );
 }
@@ -237,19 +241,6 @@ fn rest_results_are_checked_against_the_return_type() {
             a.ss:1:39 E0401 the body's value doesn't fit the return type [`linear(x, w)`: expected `[b E]`, found `[b n E]`]
               also `[b E]`: return type declared here
               note: expected 2 axes, found 3
-        "#]],
-    );
-}
-
-#[test]
-fn sizes_no_argument_gives_are_unknown() {
-    check(
-        "model Lin(Din, Dout) {\n  w: [Dout Din]\n  fn forward(self, x: [b Din]) -> [b Dout] = linear(x, self.w)\n}\nfn f(m: Lin, x: [b 8]) -> [b ?o] = m(x)\n",
-        expect![[r#"
-            fn Lin.forward -> [b Dout]
-              linear(x, self.w): [b Dout] -- extern torch.nn.functional.linear [Din=Din, Dout=Dout] (None)
-            fn f -> [b ?o]
-              m(x): [b ?Dout] -- method Lin.forward [Din=8, b=b] ()
         "#]],
     );
 }

@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 use diag::{Diagnostic, FileId, Span};
 use syntax::{ast, Name};
 
+use super::Scope;
 use crate::codes;
 use crate::lower::Env;
 use crate::program::{Decl, LookupError};
@@ -23,15 +24,14 @@ const FORMS: &str = "a tensor field starts as `zeros`, `ones`, `normal(std=0.02,
 /// What an initialiser's numbers may be made of.
 const NUMBERS: &str = "an initialiser's arguments are numbers made of literals, dims and the model's size parameters, with `+ - * / **` and `sqrt`, `log`, `exp`, as in `normal(std=(2.0 / (Cin * K * K)) ** 0.5)`";
 
-/// The initialiser `e` of a tensor field of a model whose size parameters
-/// are `size_params`, declared in `file`; `Init::Zeros` after a mistake.
-pub fn initialiser(
-    env: Env,
-    file: FileId,
-    size_params: &[Name],
-    e: &ast::Expr,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Init {
+/// The initialiser `e` of a tensor field of the model of `scope`;
+/// `Init::Zeros` after a mistake.
+pub(super) fn initialiser(scope: Scope, e: &ast::Expr, diagnostics: &mut Vec<Diagnostic>) -> Init {
+    let Scope {
+        env,
+        file,
+        size_params,
+    } = scope;
     let mut cx = InitCx {
         env,
         file,

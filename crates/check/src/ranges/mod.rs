@@ -15,20 +15,18 @@ mod math;
 mod report;
 mod walk;
 
-use diag::{Diagnostic, FileId, SourceMap};
+use diag::{Diagnostic, FileId};
 use syntax::{ast, Name};
 
-use crate::dims::DimValues;
-use crate::program::Program;
+use crate::lower::Env;
 use crate::signature::Signatures;
 use crate::typed::Bodies;
 
 /// What the pass reads besides the bodies.
 #[derive(Clone, Copy)]
 pub struct RangeEnv<'a> {
-    pub program: &'a Program,
-    pub map: &'a SourceMap,
-    pub dims: &'a DimValues,
+    /// The program, its texts and dims' values, as the types were lowered.
+    pub lowered: Env<'a>,
     pub signatures: &'a Signatures,
     /// Models and records: a construction's values must fit its fields' domains.
     pub models: &'a crate::model::Models,
@@ -44,7 +42,7 @@ pub fn check_batch(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let mut scratch = walk::Scratch::default();
-    for module in batch.iter().map(|&m| &env.program.modules[m]) {
+    for module in batch.iter().map(|&m| &env.lowered.program.modules[m]) {
         // Its messages name other files' dims as it imports them (`vis.D`).
         let _names = module.import_names();
         if env.library.iter().any(|(f, _)| *f == module.file) || !module.parse_errors.is_empty() {

@@ -44,7 +44,7 @@ fn in_parentheses(text: &str) -> bool {
 impl Walker<'_> {
     /// The source text of `e`.
     fn text(&self, e: &ast::Expr) -> String {
-        let text = self.env.map.text(e.span.file);
+        let text = self.env.lowered.map.text(e.span.file);
         text.get(e.span.start as usize..e.span.end as usize)
             .unwrap_or("")
             .to_string()
@@ -91,7 +91,7 @@ impl Walker<'_> {
                 if let Some(p) = self.body.params.iter().find(|p| p.span == *decl) {
                     format!("the domain of its parameter type `{}`", p.ty)
                 } else if let Some(value) = self.let_value(*decl) {
-                    let text = self.env.map.text(value.file);
+                    let text = self.env.lowered.map.text(value.file);
                     let value = text
                         .get(value.start as usize..value.end as usize)
                         .unwrap_or("");
@@ -101,6 +101,12 @@ impl Walker<'_> {
                 }
             }
             (ExprKind::Call { .. }, Some(ExprInfo::Call(call))) => self.call_origin(&call.callee),
+            (ExprKind::Index { base, .. }, _) if self.is_builtin_call(base, "split") => {
+                format!(
+                    "a piece of `{}`, with the values it splits",
+                    self.text(base)
+                )
+            }
             (
                 ExprKind::Binary {
                     op: BinaryOp::Mul,
@@ -130,16 +136,51 @@ impl Walker<'_> {
                     .interval_at(expr.span)
                     .map_or(String::new(), |i| show(&i));
                 format!(
-                    "`{}` is in {inner}, and a coarser float dtype rounds tiny values to 0",
+                    "`{}` is in {inner}, and tiny values round to 0 in a dtype whose least positive value is larger",
                     self.text(expr)
                 )
+            }
+            (ExprKind::Cast { .. }, _) => {
+                self.conversion_origin(e).unwrap_or_else(|| match typed {
+                    Some(t) => format!("its type `{}`", t.ty),
+                    None => "its type".to_string(),
+                })
             }
             _ => match typed {
                 Some(t) => format!("its type `{}`", t.ty),
                 None => "its type".to_string(),
             },
         };
-        format!("{head}: {why}")
+        match self.typed(e.span).and_then(super::walk::integer_range) {
+            Some(range) if range.same_set(iv) && self.may_wrap(e) => format!(
+                "{head}: {why}, but PyTorch's integers wrap around past their dtype's range"
+            ),
+            _ => format!("{head}: {why}"),
+        }
+    }
+
+    /// Where a chain of conversions (`(ids to bf16) to i64`) moved the
+    /// range: the innermost value, and the conversion that rounded it.
+    fn conversion_origin(&self, e: &ast::Expr) -> Option<String> {
+        let mut at = e;
+        while let ExprKind::Cast { expr, .. } = &at.kind {
+            let (outer, inner) = (self.interval_at(at.span)?, self.interval_at(expr.span)?);
+            if !outer.same_set(&inner) {
+                return Some(format!(
+                    "`{}` is in {}, and `{}` rounds it onto its dtype's numbers",
+                    self.text(expr),
+                    show(&inner),
+                    self.text(at)
+                ));
+            }
+            at = expr;
+        }
+        let inner = self.interval_at(at.span)?;
+        Some(format!(
+            "converted from `{}`, in {}",
+            self.text(at),
+            show(&inner)
+        ))
     }
 
     /// Whether the cast at `outer` reaches a 0 end its operand at `inner`
@@ -155,6 +196,14 @@ impl Walker<'_> {
     }
 
     /// Where a call's range comes from.
+    /// Whether `e` calls the built-in `name`.
+    fn is_builtin_call(&self, e: &ast::Expr, name: &str) -> bool {
+        matches!(
+            self.typed(e.span).map(|t| &t.info),
+            Some(ExprInfo::Call(call)) if matches!(&call.callee, Callee::Builtin(b) if b.name() == name)
+        )
+    }
+
     fn call_origin(&self, callee: &Callee) -> String {
         match callee {
             Callee::Builtin(b) => match b.name() {
@@ -364,6 +413,7 @@ impl Walker<'_> {
             }
             IdsPlace::TakeAxis => "the axis `over=` names has size".to_string(),
             IdsPlace::Classes => "the number of classes is".to_string(),
+            IdsPlace::Picked(axis) => format!("they pick from axis {axis}, of size"),
         };
         // `Index[Ctx]` says which size; its value, when it isn't a number.
         let written = bound.to_string();
@@ -402,7 +452,7 @@ impl Walker<'_> {
         what: IdsPlace,
         call: &ast::Expr,
     ) {
-        let dims = self.env.dims;
+        let dims = self.env.lowered.dims;
         let size = match dims.value(want) {
             Some(v) if v.to_string() != want.to_string() => format!("`{want}` ({v})"),
             _ => format!("`{want}`"),
@@ -413,6 +463,7 @@ impl Walker<'_> {
             }
             IdsPlace::TakeAxis => "the axis `over=` names".to_string(),
             IdsPlace::Classes => "the number of classes".to_string(),
+            IdsPlace::Picked(axis) => format!("they pick from axis {axis}"),
         };
         let (label, note) = match iv {
             Some(iv) => (format!("these are in {iv}"), self.origin(ids, &iv)),

@@ -87,3 +87,17 @@ fn erf_near_zero_holds_its_value() {
     let want = 2.0 / std::f64::consts::PI.sqrt() * 2f64.powi(-24);
     assert!(r.lo <= want && want <= r.hi, "{r:?} misses {want}");
 }
+
+#[test]
+fn each_piece_of_a_split_has_the_values_it_splits() {
+    // Campaign 12000, program 7391: the pieces took their type's domain,
+    // and a sum of `Signed` values was typed `Signed`.
+    let src = "fn f(x: [k 6] Unit f64) -> [k 2] f64 {\n\
+               \x20 let (a, b, c) = split(clamp(x, -5.0, -2.0), 3, over=1)\n\
+               \x20 b + split(x * 3.0, 3, over=1)[2]\n\
+               }\n";
+    let r = range_of(src, "b");
+    assert_eq!((r.lo, r.hi), (-2.0, -2.0));
+    let r = range_of(src, "split(x * 3.0, 3, over=1)[2]");
+    assert_eq!((r.lo, r.hi), (0.0, 3.0));
+}

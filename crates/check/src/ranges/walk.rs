@@ -13,7 +13,7 @@ use super::RangeEnv;
 use crate::builtin_names::Builtin;
 use crate::dims::DimValues;
 use crate::size::{Poly, Symbol};
-use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, PatternPlan, TypedExpr};
+use crate::typed::{Body, BoundArg, CallInfo, Callee, ExprInfo, IndexPlan, PatternPlan, TypedExpr};
 use crate::types::{Domain, ScalarKind, Ty, TyKind};
 
 const INF: f64 = f64::INFINITY;
@@ -33,9 +33,26 @@ pub struct Scratch {
     /// Where in `Body::exprs` the next expression's record likely is: the
     /// walk goes children first, as `body` recorded them.
     cursor: usize,
-    /// The last `topk` call walked, and its values' interval: its tuple has
-    /// none of its own, its `let (values, ids)` or `[0]` takes it.
-    last_topk: Option<(Span, Interval)>,
+    /// The last `topk` or `split` call walked, and its values' interval: a
+    /// tuple has none of its own, a `let (..)` or `[i]` takes it.
+    last_tuple: Option<LastTuple>,
+}
+
+/// A tuple-valued call's values: `topk`'s first item holds some of its
+/// argument's values (its second, ids), each of `split`'s pieces does.
+#[derive(Clone, Copy)]
+struct LastTuple {
+    span: Span,
+    values: Interval,
+    /// Every item holds the values (`split`), or only the first (`topk`).
+    every_item: bool,
+}
+
+impl LastTuple {
+    /// Whether item `i` of the tuple holds the values.
+    fn holds(&self, i: usize) -> bool {
+        self.every_item || i == 0
+    }
 }
 
 /// How far from the cursor a record is looked for before the span index.
@@ -63,6 +80,8 @@ pub enum IdsPlace<'a> {
     TakeAxis,
     /// `one_hot`'s number of classes.
     Classes,
+    /// The axis (by position) integer ids pick from in `x[ids]`.
+    Picked(usize),
 }
 
 /// The arguments of a call with their intervals, in written order.
@@ -91,7 +110,7 @@ impl<'w> Walker<'w> {
         scratch.typed_lets.clear();
         scratch.found.clear();
         scratch.cursor = 0;
-        scratch.last_topk = None;
+        scratch.last_tuple = None;
         Walker {
             env,
             body,
@@ -144,7 +163,7 @@ impl<'w> Walker<'w> {
             }
             StmtKind::LetTuple { names, value } => {
                 self.expr(value);
-                self.bind_topk_values(names, value);
+                self.bind_tuple_values(names, value);
             }
             StmtKind::Assign { name, value } => {
                 let iv = self.expr(value);
@@ -222,19 +241,22 @@ impl<'w> Walker<'w> {
     }
 
     /// `let (values, ids) = topk(...)`: `values` has the values' interval
-    /// (those of `topk`'s argument, `docs/shapescript/ranges.md`); `ids`
-    /// its type's.
-    fn bind_topk_values(&mut self, names: &[ast::Ident], value: &ast::Expr) {
-        let Some((span, values)) = self.scratch.last_topk else {
+    /// (those of `topk`'s argument, `docs/shapescript/ranges.md`), `ids`
+    /// its type's; `let (a, b) = split(...)`: each piece has its argument's.
+    fn bind_tuple_values(&mut self, names: &[ast::Ident], value: &ast::Expr) {
+        let Some(tuple) = self.scratch.last_tuple else {
             return;
         };
-        let Some(name) = names.first() else {
-            return;
-        };
-        if span != value.span || name.is_missing() || self.scratch.rebound.contains(&name.name) {
+        if tuple.span != value.span {
             return;
         }
-        self.scratch.locals.push((name.span, values, value.span));
+        for (i, name) in names.iter().enumerate() {
+            if tuple.holds(i) && !name.is_missing() && !self.scratch.rebound.contains(&name.name) {
+                self.scratch
+                    .locals
+                    .push((name.span, tuple.values, value.span));
+            }
+        }
     }
 
     /// `x = value` for a `let x: T`: the value must lie in `T`'s domain.
@@ -285,7 +307,7 @@ impl<'w> Walker<'w> {
         match &ty.kind {
             TyKind::Tensor(t) => match t.domain.as_ref()? {
                 Domain::Real | Domain::Index(_) | Domain::Bool => None,
-                d => Some(Interval::of_domain(d, self.env.dims)),
+                d => Some(Interval::of_domain(d, self.env.lowered.dims)),
             },
             _ => None,
         }
@@ -350,8 +372,16 @@ impl<'w> Walker<'w> {
             return (None, Some(typed));
         }
         if let (Some(v), Some(bits)) = (iv, grid_bits(typed)) {
-            // A float tensor holds its dtype's floats (`Interval::on_grid`).
-            iv = Some(v.on_grid(bits));
+            // A float tensor holds its dtype's floats (`Interval::on_grid`),
+            // and past its largest finite one, infinities.
+            iv = Some(v.on_grid(bits).overflowing(float_max(typed)));
+        }
+        if let (Some(v), Some(range)) = (iv, integer_range(typed)) {
+            // An integer tensor holds its dtype's integers; arithmetic
+            // past them wraps around (`x * x` of an i32 50000 is negative).
+            if !v.within(&wrap_free(range)) && self.may_wrap(e) {
+                iv = Some(range);
+            }
         }
         if let Some(iv) = &mut iv {
             // Other operations move or mix the axes: the row's largest
@@ -367,13 +397,57 @@ impl<'w> Walker<'w> {
         (iv, Some(typed))
     }
 
+    /// Whether `e` computes integers that may wrap around past its dtype's
+    /// range: arithmetic, conversions, sums and products (a sum of values
+    /// in [-1, 1] does not: it counts at most as many as a tensor holds).
+    /// Names, indexing and selections hold values of their dtype already.
+    pub(super) fn may_wrap(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Binary { op, .. } => matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Pow | BinaryOp::MatMul
+            ),
+            ExprKind::Unary { op, .. } => *op == UnaryOp::Neg,
+            ExprKind::Cast { .. } => true,
+            ExprKind::Call { args, .. } => {
+                let Some(ExprInfo::Call(call)) = self.typed(e.span).map(|t| &t.info) else {
+                    return false;
+                };
+                let Callee::Builtin(b) = call.callee else {
+                    return false;
+                };
+                let small = || {
+                    arg_expr(args, 0, "x")
+                        .and_then(|x| self.interval_at(x.span))
+                        .is_some_and(|i| i.within(&Interval::closed(-1.0, 1.0)))
+                };
+                match b {
+                    Builtin::Abs | Builtin::Prod | Builtin::Einsum => true,
+                    Builtin::Sum | Builtin::Cumsum => !small(),
+                    Builtin::Reduce => match &call.pattern {
+                        Some(PatternPlan::Layout(plan)) => {
+                            match plan.reduce.as_ref().map(|(op, _)| &**op) {
+                                Some("prod") => true,
+                                Some("sum") => !small(),
+                                _ => false,
+                            }
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `e` has the values it was made from along the same axes:
     /// a name, `softmax`, `topk(...)[0]`.
     fn keeps_row_max(&self, e: &ast::Expr, typed: &TypedExpr) -> bool {
         match (&e.kind, &typed.info) {
             (ExprKind::Name(_), _) => true,
             (ExprKind::Index { base, .. }, _) => {
-                self.scratch.last_topk.is_some_and(|(s, _)| s == base.span)
+                self.scratch.last_tuple.is_some_and(|t| t.span == base.span)
             }
             (_, ExprInfo::Call(call)) => match &call.callee {
                 Callee::Builtin(b) => *b == Builtin::Softmax,
@@ -429,11 +503,17 @@ impl<'w> Walker<'w> {
                     }
                 }
                 let at = self.here(span, false);
-                let iv = iv.or_else(|| self.topk_values(base, indices));
+                if let Some((_, typed)) = at {
+                    if matches!(typed.info, ExprInfo::Index(IndexPlan::Basic)) {
+                        self.picked_ids(e, base, indices);
+                    }
+                }
+                let iv = iv.or_else(|| self.tuple_values(base, indices));
                 (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
             }
             ExprKind::Unary { op, operand } => {
-                let iv = self.expr(operand);
+                let iv = self.walk(operand);
+                let iv = held(iv.0, iv.1);
                 let iv = match op {
                     UnaryOp::Neg => iv.map(|i| i.neg()),
                     UnaryOp::Not => Some(Interval::UNIT),
@@ -445,16 +525,18 @@ impl<'w> Walker<'w> {
                 (iv, self.here(span, false))
             }
             ExprKind::Cast { expr, ty, .. } => {
-                let iv = self.expr(expr);
-                let from = self.typed(expr.span).and_then(grid_bits);
+                let iv = self.walk(expr);
+                let iv = held(iv.0, iv.1);
                 let at = self.here(span, false);
                 let iv = at.and_then(|(_, t)| self.cast(iv, ty, t));
-                // A coarser float dtype holds fewer tiny values: `x to
-                // f32` of an f64 `Pos` value may be 0 (2^-1074 is 0 in
-                // f32), so an open 0 end is reached.
-                let to = at.and_then(|(_, t)| grid_bits(t));
-                let coarser = matches!((from, to), (Some(f), Some(t)) if t < f);
-                (iv.map(|i| i.underflowing(coarser)), at)
+                // A float dtype whose least positive value is larger may
+                // round tiny values to 0: `x to f32` of an f64 `Pos` value
+                // (2^-1074 is 0 in f32), `x to f16` of a bf16 one (1e-30),
+                // so an open 0 end is reached; `(x to f64) to bf16` of a
+                // bf16 `x` is `x`.
+                let to = at.and_then(|(_, t)| float_least_positive(t));
+                let underflows = to.is_some_and(|to| to > self.least_positive(expr));
+                (iv.map(|i| i.underflowing(underflows)), at)
             }
             ExprKind::Tuple(items) => {
                 for item in items {
@@ -465,6 +547,24 @@ impl<'w> Walker<'w> {
             // Kinds added later walk nothing until this pass learns them.
             #[allow(unreachable_patterns)]
             _ => (None, None),
+        }
+    }
+
+    /// The least magnitude a nonzero value of `e` may have: its float
+    /// dtype's least positive value, the largest along a chain of
+    /// conversions (each leaves values on its dtype's numbers); 1 for
+    /// integers and booleans.
+    fn least_positive(&self, e: &ast::Expr) -> f64 {
+        let Some(typed) = self.typed(e.span) else {
+            return 0.0;
+        };
+        let own = float_least_positive(typed).unwrap_or(match &typed.ty.kind {
+            TyKind::Tensor(_) | TyKind::Scalar(ScalarKind::Int | ScalarKind::Bool) => 1.0,
+            _ => 0.0,
+        });
+        match &e.kind {
+            ExprKind::Cast { expr, .. } => own.max(self.least_positive(expr)),
+            _ => own,
         }
     }
 
@@ -485,7 +585,7 @@ impl<'w> Walker<'w> {
                         .or_else(|| self.of_ty(&typed.ty)),
                 }
             }
-            ExprInfo::SizeValue { size } => Some(match self.env.dims.value(&size.poly) {
+            ExprInfo::SizeValue { size } => Some(match self.env.lowered.dims.value(&size.poly) {
                 Some(v) => Interval::point(v as f64),
                 None => Interval::new(1.0, INF, false, true),
             }),
@@ -498,7 +598,7 @@ impl<'w> Walker<'w> {
     pub(super) fn of_ty(&self, ty: &Ty) -> Option<Interval> {
         match &ty.kind {
             TyKind::Tensor(t) => Some(match &t.domain {
-                Some(d) => Interval::of_domain(d, self.env.dims),
+                Some(d) => Interval::of_domain(d, self.env.lowered.dims),
                 None if t.dtype == Some(ast::DtypeKind::Bool) => Interval::UNIT,
                 None => Interval::REAL,
             }),
@@ -538,6 +638,7 @@ impl<'w> Walker<'w> {
         if op == BinaryOp::Pow {
             self.integer_power(span, rhs, b);
         }
+        let (a, b) = (held(a, lt), held(b, rt));
         match op {
             BinaryOp::Or
             | BinaryOp::And
@@ -820,7 +921,7 @@ impl<'w> Walker<'w> {
         let Some(want) = want else {
             return;
         };
-        let dims = self.env.dims;
+        let dims = self.env.lowered.dims;
         let want_value = dims.value(want).or(want.as_constant());
         if let Some(Domain::Index(n)) = &t.domain {
             let have = dims.value(&n.poly).or(n.poly.as_constant());
@@ -854,11 +955,18 @@ impl<'w> Walker<'w> {
         call: &CallInfo,
         typed: &TypedExpr,
     ) -> Option<Interval> {
+        use Builtin as B;
         let arg = |pos: usize, name: &str| arg_val(args, vals, pos, name);
-        let x = arg(0, "x");
+        // Arithmetic reads integers within their dtype's range (`held`).
+        let x = match b {
+            B::Abs | B::Sum | B::Cumsum | B::Prod | B::Reduce => held(
+                arg(0, "x"),
+                arg_expr(args, 0, "x").and_then(|x| self.typed(x.span)),
+            ),
+            _ => arg(0, "x"),
+        };
         // Products of floats may underflow to 0 (`Interval::underflowing`).
         let floats = computes_floats(typed, false);
-        use Builtin as B;
         let iv = match b {
             B::Sum | B::Mean | B::Max if over_row_max(x?, call) => {
                 let iv = if b == B::Sum { x?.sum_of() } else { x? };
@@ -922,21 +1030,45 @@ impl<'w> Walker<'w> {
                 .reduce(|a, b| a.mul(&b).underflowing(floats))?
                 .sum_of(),
             B::Topk => {
-                let values = topk_values(x?, call, typed, self.env.dims);
-                self.scratch.last_topk = Some((e.span, values));
+                let values = topk_values(x?, call, typed, self.env.lowered.dims);
+                self.scratch.last_tuple = Some(LastTuple {
+                    span: e.span,
+                    values,
+                    every_item: false,
+                });
                 return self.of_ty(&typed.ty);
             }
-            B::Argmax | B::Argmin | B::Arange | B::Split => return self.of_ty(&typed.ty),
+            B::Split => {
+                // Pieces of `x`: its values, though no longer whole rows.
+                let values = Interval {
+                    row_max_axis: None,
+                    row_zero_axis: None,
+                    ..x?
+                };
+                self.scratch.last_tuple = Some(LastTuple {
+                    span: e.span,
+                    values,
+                    every_item: true,
+                });
+                return self.of_ty(&typed.ty);
+            }
+            B::Argmax | B::Argmin | B::Arange => return self.of_ty(&typed.ty),
         };
         Some(iv)
     }
 
-    /// `topk(...)[0]`: the values' interval, when `base` is the `topk` just walked.
-    fn topk_values(&self, base: &ast::Expr, indices: &[ast::IndexArg]) -> Option<Interval> {
-        let (span, values) = self.scratch.last_topk?;
-        let first =
-            matches!(indices, [ast::IndexArg::Expr(i)] if matches!(i.kind, ExprKind::Int(0)));
-        (span == base.span && first).then_some(values)
+    /// `topk(...)[0]` or `split(...)[i]`: the values' interval, when `base`
+    /// is the tuple-valued call just walked.
+    fn tuple_values(&self, base: &ast::Expr, indices: &[ast::IndexArg]) -> Option<Interval> {
+        let tuple = self.scratch.last_tuple?;
+        let item = match indices {
+            [ast::IndexArg::Expr(i)] => match i.kind {
+                ExprKind::Int(n) => usize::try_from(n).ok(),
+                _ => None,
+            },
+            _ => None,
+        };
+        (tuple.span == base.span && item.is_some_and(|i| tuple.holds(i))).then_some(tuple.values)
     }
 
     /// `take(x, ids, over=n)`: the ids index axis `n` of `x`.
@@ -952,6 +1084,41 @@ impl<'w> Walker<'w> {
         };
         let size = crate::shape::axis_poly(axis);
         self.ids_fit(ids, size.as_ref(), IdsPlace::TakeAxis, e);
+    }
+
+    /// `x[.., ids, ..]`: integer tensor ids pick positions of the axis
+    /// they stand at, so they lie in `[0, size)`, as `take`'s do.
+    fn picked_ids(&mut self, e: &ast::Expr, base: &ast::Expr, indices: &[ast::IndexArg]) {
+        let Some(TyKind::Tensor(t)) = self.typed(base.span).map(|t| &t.ty.kind) else {
+            return;
+        };
+        let Some(shape) = t.shape.as_ref() else {
+            return;
+        };
+        let new_axis = |i: &ast::IndexArg| matches!(i, ast::IndexArg::Expr(x) if matches!(x.kind, ExprKind::None));
+        let taking = indices
+            .iter()
+            .filter(|i| !matches!(i, ast::IndexArg::Ellipsis(_)) && !new_axis(i))
+            .count();
+        let rest = shape.len().saturating_sub(taking);
+        let mut pos = 0;
+        for index in indices {
+            match index {
+                ast::IndexArg::Ellipsis(_) => pos += rest,
+                _ if new_axis(index) => {}
+                ast::IndexArg::Expr(x) => {
+                    let picks = self
+                        .typed(x.span)
+                        .is_some_and(|t| matches!(t.ty.kind, TyKind::Tensor(_)));
+                    if let (true, Some(axis)) = (picks, shape.get(pos)) {
+                        let size = crate::shape::axis_poly(axis);
+                        self.ids_fit(x, size.as_ref(), IdsPlace::Picked(pos), e);
+                    }
+                    pos += 1;
+                }
+                _ => pos += 1,
+            }
+        }
     }
 
     /// `one_hot(ids, n)`: the ids count up to `n`.
@@ -1051,7 +1218,7 @@ impl Walker<'_> {
                 Err(_) => return true,
             }
         }
-        let count = self.env.dims.substitute(&count).unwrap_or(count);
+        let count = self.env.lowered.dims.substitute(&count).unwrap_or(count);
         crate::size::least_value(&count).is_none_or(|l| l < 1)
     }
 }
@@ -1081,6 +1248,87 @@ fn grid_bits(typed: &TypedExpr) -> Option<u32> {
         Some(ast::DtypeKind::F32) => Some(24),
         // f64 rounds too: `-1 + 1e-17` is -1, so a sum's open end closes.
         Some(ast::DtypeKind::F64) => Some(53),
+        Some(_) => None,
+    }
+}
+
+/// `iv` of a value of `typed`'s type, within its integer dtype's range:
+/// an i32 parameter `NonNeg` is at most 2^31 - 1, so `x - 1` of a `Pos`
+/// one does not wrap.
+fn held(iv: Option<Interval>, typed: Option<&TypedExpr>) -> Option<Interval> {
+    match (iv, typed.and_then(integer_range)) {
+        (Some(v), Some(range)) => Some(v.intersect(&range).unwrap_or(range)),
+        (iv, _) => iv,
+    }
+}
+
+/// The largest finite value of a float tensor's dtype (65504 in f16); a
+/// tensor without a dtype is bf16's or f32's, bf16's the smaller
+/// (`docs/shapescript/ranges.md`: a program meant for f16 says so).
+fn float_max(typed: &TypedExpr) -> f64 {
+    let TyKind::Tensor(t) = &typed.ty.kind else {
+        return f64::MAX;
+    };
+    match crate::shape::effective_dtype(t) {
+        Some(ast::DtypeKind::F16) => 65504.0,
+        None | Some(ast::DtypeKind::Bf16) => f64::from(half_max_bf16()),
+        Some(ast::DtypeKind::F32) => f64::from(f32::MAX),
+        _ => f64::MAX,
+    }
+}
+
+/// bf16's largest finite value, `(2 - 2^-7) 2^127`.
+fn half_max_bf16() -> f32 {
+    f32::from_bits(0x7f7f_0000)
+}
+
+/// Where arithmetic on integers of `range` is known not to have wrapped:
+/// inside the range, short of i64's largest value, which an f64 holds only
+/// to 1024 (`2^63 - 1024 + 1` is `2^63 - 1024` in f64).
+fn wrap_free(range: Interval) -> Interval {
+    if range.hi > f64::from(i32::MAX) {
+        Interval {
+            hi_open: true,
+            ..range
+        }
+    } else {
+        range
+    }
+}
+
+/// The values an integer tensor's dtype holds (`[-2^31, 2^31 - 1]` for
+/// i32; for i64, to the largest f64 below 2^63); `None` for floats, bools
+/// and Python numbers, which do not wrap.
+pub(super) fn integer_range(typed: &TypedExpr) -> Option<Interval> {
+    let TyKind::Tensor(t) = &typed.ty.kind else {
+        return None;
+    };
+    match crate::shape::effective_dtype(t) {
+        Some(ast::DtypeKind::I32) => {
+            Some(Interval::closed(f64::from(i32::MIN), f64::from(i32::MAX)))
+        }
+        Some(ast::DtypeKind::I64) => {
+            Some(Interval::closed(-(2f64.powi(63)), 2f64.powi(63) - 1024.0))
+        }
+        _ => None,
+    }
+}
+
+/// The least positive value (the smallest subnormal) of a float tensor's
+/// dtype, or of a Python float (an f64); a dtype-less tensor may be f64.
+/// `None` for integers and booleans.
+fn float_least_positive(typed: &TypedExpr) -> Option<f64> {
+    let dtype = match &typed.ty.kind {
+        TyKind::Tensor(t) => crate::shape::effective_dtype(t),
+        TyKind::Scalar(ScalarKind::Float) => Some(ast::DtypeKind::F64),
+        _ => return None,
+    };
+    match dtype {
+        None | Some(ast::DtypeKind::F64) => Some(f64::from_bits(1)),
+        Some(ast::DtypeKind::F32) => Some(f64::from(f32::from_bits(1))),
+        // 2^-133 and 2^-24.
+        Some(ast::DtypeKind::Bf16) => Some(f64::from(f32::from_bits(1 << 16))),
+        Some(ast::DtypeKind::F16) => Some(2f64.powi(-24)),
         Some(_) => None,
     }
 }

@@ -38,6 +38,16 @@ fn kernels_of(g: &Graph) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that `g` has one kernel per name in `snapshots` (`what` says
+/// which kernels), each its snapshot `snapshots/{name}.cu`, in order.
+fn assert_kernels(g: &Graph, what: &str, snapshots: &[&str]) {
+    let k = kernels_of(g);
+    assert_eq!(k.len(), snapshots.len(), "{what}");
+    for (kernel, name) in k.iter().zip(snapshots) {
+        expect_file![format!("snapshots/{name}.cu")].assert_eq(kernel);
+    }
+}
+
 /// `tanh(x * 2 + b)` in bf16 with a broadcast bias (`y`), and its row sum.
 fn bf16_chain_and_row_sum() -> (Graph, NodeId, NodeId) {
     let mut g = Graph::new("snap");
@@ -57,10 +67,11 @@ fn bf16_chain_and_row_sum() -> (Graph, NodeId, NodeId) {
 fn fused_bf16_chain_and_row_sum() {
     let (mut g, y, s) = bf16_chain_and_row_sum();
     g.set_outputs(vec![s, y]);
-    let k = kernels_of(&g);
-    assert_eq!(k.len(), 2, "one fused loop and one reduction");
-    expect_file!["snapshots/fused_bf16.cu"].assert_eq(&k[0]);
-    expect_file!["snapshots/reduce_sum_rows.cu"].assert_eq(&k[1]);
+    assert_kernels(
+        &g,
+        "one fused loop and one reduction",
+        &["fused_bf16", "reduce_sum_rows"],
+    );
 }
 
 /// The same chain summed by rows as it is computed (never stored): the
@@ -69,9 +80,7 @@ fn fused_bf16_chain_and_row_sum() {
 fn fused_row_sum() {
     let (mut g, _, s) = bf16_chain_and_row_sum();
     g.set_outputs(vec![s]);
-    let k = kernels_of(&g);
-    assert_eq!(k.len(), 1, "one fused reduction");
-    expect_file!["snapshots/fused_sum_rows.cu"].assert_eq(&k[0]);
+    assert_kernels(&g, "one fused reduction", &["fused_sum_rows"]);
 }
 
 /// A normal fill (Threefry) and an `index-add` of rows.
@@ -83,10 +92,7 @@ fn normal_fill_and_index_add() {
     let values = g.input("v", Shape::from([6, 5]), DType::F32);
     let sum = g.index_add(noise, ids, values).unwrap();
     g.set_outputs(vec![sum]);
-    let k = kernels_of(&g);
-    assert_eq!(k.len(), 2, "a fill and an index-add");
-    expect_file!["snapshots/normal.cu"].assert_eq(&k[0]);
-    expect_file!["snapshots/index_add.cu"].assert_eq(&k[1]);
+    assert_kernels(&g, "a fill and an index-add", &["normal", "index_add"]);
 }
 
 /// A moment update read only by the parameter update: one kernel stores
@@ -95,9 +101,11 @@ fn normal_fill_and_index_add() {
 /// and `side0` (a run that owns its arguments).
 #[test]
 fn fused_side_output() {
-    let k = kernels_of(&moment_and_parameter_update());
-    assert_eq!(k.len(), 1, "one fused loop stores both");
-    expect_file!["snapshots/fused_side.cu"].assert_eq(&k[0]);
+    assert_kernels(
+        &moment_and_parameter_update(),
+        "one fused loop stores both",
+        &["fused_side"],
+    );
 }
 
 /// `p - (m * 0.9 + g)`, storing the new `m` beside it: `p` and `m` are
@@ -131,12 +139,16 @@ fn cooperative_kernels() {
     let rows = g.input("rows", Shape::from([100, 300]), DType::F32);
     let added = g.index_add(table, ids, rows).unwrap();
     g.set_outputs(vec![row_max, column_sum, added]);
-    let k = kernels_of(&g);
-    assert_eq!(k.len(), 4, "a kernel each, two for the index-add");
-    expect_file!["snapshots/reduce_max_rows_by_warp.cu"].assert_eq(&k[0]);
-    expect_file!["snapshots/reduce_sum_columns_by_tile.cu"].assert_eq(&k[1]);
-    expect_file!["snapshots/index_add_marks.cu"].assert_eq(&k[2]);
-    expect_file!["snapshots/index_add_many_ids.cu"].assert_eq(&k[3]);
+    assert_kernels(
+        &g,
+        "a kernel each, two for the index-add",
+        &[
+            "reduce_max_rows_by_warp",
+            "reduce_sum_columns_by_tile",
+            "index_add_marks",
+            "index_add_many_ids",
+        ],
+    );
 }
 
 /// Fused attention over `[2, 37, 24]` queries and `[2, 53, 24]` keys

@@ -22,6 +22,11 @@ fn axis_text(gen: &mut Gen, axis: usize, rank: usize) -> String {
 }
 
 impl Gen {
+    /// A random axis of shape `s`; none for a scalar.
+    fn some_axis(&mut self, s: &[usize]) -> Option<usize> {
+        (!s.is_empty()).then(|| self.rng.int(0, s.len() - 1))
+    }
+
     pub(super) fn structure(&mut self, s: &[usize], d: usize) -> Option<G> {
         match self
             .rng
@@ -210,10 +215,7 @@ impl Gen {
 
     /// `(slice x axis start stop)`, or with a step of 2.
     fn slice(&mut self, s: &[usize], d: usize) -> Option<G> {
-        if s.is_empty() {
-            return None;
-        }
-        let axis = self.rng.int(0, s.len() - 1);
+        let axis = self.some_axis(s)?;
         let step = if self.rng.coin(0.3) { 2 } else { 1 };
         let start = self.rng.int(0, 2);
         let stop = start + step * (s[axis] - 1) + 1;
@@ -269,10 +271,7 @@ impl Gen {
     }
 
     fn softmax(&mut self, s: &[usize], d: usize) -> Option<G> {
-        if s.is_empty() {
-            return None;
-        }
-        let axis = self.rng.int(0, s.len() - 1);
+        let axis = self.some_axis(s)?;
         let a = self.expr(s, d);
         let ax = axis_text(self, axis, s.len());
         let rest = format!(":axis {ax}");
@@ -286,10 +285,7 @@ impl Gen {
 
     /// Running sums, products and log-sum-exps, `flip` and `roll`.
     fn scan(&mut self, s: &[usize], d: usize) -> Option<G> {
-        if s.is_empty() {
-            return None;
-        }
-        let axis = self.rng.int(0, s.len() - 1);
+        let axis = self.some_axis(s)?;
         let n = s[axis] as f64;
         let ax = axis_text(self, axis, s.len());
         let a = self.expr(s, d);
@@ -348,10 +344,7 @@ impl Gen {
 
     /// The values of `sort` or `top-k` (a gather, so differentiable).
     fn sort(&mut self, s: &[usize], d: usize) -> Option<G> {
-        if s.is_empty() {
-            return None;
-        }
-        let axis = self.rng.int(0, s.len() - 1);
+        let axis = self.some_axis(s)?;
         let ax = axis_text(self, axis, s.len());
         if self.rng.coin(0.5) {
             let a = self.expr(s, d);

@@ -11,6 +11,8 @@ use crate::graph::{Graph, NodeId, Operand};
 use crate::op::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 use crate::shape::{format_list, normalize_axis_for, Shape};
 
+use super::reduce::reduced_shape;
+
 impl Graph {
     /// `(clip x lo hi)`: `min(max(x, lo), hi)`, as PyTorch's `clamp`: `lo`
     /// where `x < lo`, then `hi` where that is above `hi` (so `lo > hi`
@@ -262,15 +264,8 @@ impl Graph {
                 "{name}: no axis to search; give `:axes` at least one axis"
             )));
         }
-        // The reduced axes moved last and merged into one.
-        let kept: Vec<usize> = (0..shape.rank()).filter(|a| !reduced.contains(a)).collect();
-        let perm: Vec<i64> = kept.iter().chain(&reduced).map(|&a| a as i64).collect();
-        let moved = self.transpose(x, &perm)?;
-        let n: usize = reduced.iter().map(|&a| shape.dims()[a]).product();
-        let mut rows: Vec<usize> = kept.iter().map(|&a| shape.dims()[a]).collect();
-        rows.push(n);
-        let y = self.reshape(moved, Shape::new(rows.clone()))?;
-        let last = rows.len() - 1;
+        let (y, rows) = self.reduced_axes_last(x, &reduced)?;
+        let (last, n) = (rows.len() - 1, rows[rows.len() - 1]);
         let ax = Some(&[last as i64][..]);
         let best = if largest {
             self.reduce(ReduceOp::Max, y, ax, true)?
@@ -285,14 +280,7 @@ impl Graph {
         let index = self.iota(self.shape(y).clone(), last as i64, DType::I64)?;
         let candidates = self.where_(hit, index, n as i64)?;
         let first = self.reduce_min(candidates, ax, false)?;
-        let out: Vec<usize> = (0..shape.rank())
-            .filter_map(|a| match (reduced.contains(&a), keepdims) {
-                (false, _) => Some(shape.dims()[a]),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect();
-        self.reshape(first, Shape::new(out))
+        self.reshape(first, reduced_shape(&shape, &reduced, keepdims))
     }
 
     /// `(one-hot ids n :dtype ..)`: `ids`' shape plus an axis of `n`, 1 at

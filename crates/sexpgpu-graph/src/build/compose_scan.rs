@@ -9,6 +9,8 @@ use crate::graph::{Graph, NodeId};
 use crate::op::{BinaryOp, CompareOp, UnaryOp};
 use crate::shape::{normalize_axis_for, Shape};
 
+use super::reduce::reduced_shape;
+
 impl Graph {
     /// `(cumprod x :axis a :reverse r)`: running products along the axis,
     /// as `linear-scan` `h = a h + b` from `h = 0`, with `a = -0.0` and
@@ -46,28 +48,16 @@ impl Graph {
         if reduced.is_empty() {
             return Ok(x);
         }
-        let kept: Vec<usize> = (0..shape.rank()).filter(|a| !reduced.contains(a)).collect();
-        let out_dims: Vec<usize> = (0..shape.rank())
-            .filter_map(|a| match (reduced.contains(&a), keepdims) {
-                (false, _) => Some(shape.dims()[a]),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect();
+        let out = reduced_shape(&shape, &reduced, keepdims);
         let m: usize = reduced.iter().map(|&a| shape.dims()[a]).product();
         if m == 0 {
-            return Ok(self.ones(Shape::new(out_dims), dtype));
+            return Ok(self.ones(out, dtype));
         }
-        let perm: Vec<i64> = kept.iter().chain(&reduced).map(|&a| a as i64).collect();
-        let moved = self.transpose(x, &perm)?;
-        let mut rows: Vec<usize> = kept.iter().map(|&a| shape.dims()[a]).collect();
-        rows.push(m);
-        let rows_shape = Shape::new(rows.clone());
-        let flat = self.reshape(moved, rows_shape)?;
+        let (flat, rows) = self.reduced_axes_last(x, &reduced)?;
         let last = rows.len() as i64 - 1;
         let running = self.cumprod(flat, last, false)?;
         let total = self.slice(running, last, m as i64 - 1, m as i64)?;
-        self.reshape(total, Shape::new(out_dims))
+        self.reshape(total, out)
     }
 
     /// The sorted, checked axes of a reduction named `name`.

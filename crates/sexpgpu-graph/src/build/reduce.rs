@@ -9,6 +9,19 @@ use crate::shape::{
     broadcast_shapes, explain_broadcast_clash, format_list, normalize_axis_for, Shape,
 };
 
+/// The shape a reduction over `reduced` (axes of `shape`) leaves: each
+/// reduced axis dropped, or kept with length 1 under `keepdims`.
+pub(super) fn reduced_shape(shape: &Shape, reduced: &[usize], keepdims: bool) -> Shape {
+    let dims = (0..shape.rank())
+        .filter_map(|a| match (reduced.contains(&a), keepdims) {
+            (false, _) => Some(shape.dims()[a]),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    Shape::new(dims)
+}
+
 impl Graph {
     /// `(sum x :axes [..] :keepdims ..)`, `(max ...)`: `axes` `None` means
     /// every axis; an empty list reduces nothing and adds no node. Numeric
@@ -53,19 +66,25 @@ impl Graph {
                 )));
             }
         }
-        let dims: Vec<usize> = (0..from.rank())
-            .filter_map(|a| match (reduced[a], keepdims) {
-                (false, _) => Some(from.dims()[a]),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect();
-        Ok(self.push(
-            Op::Reduce { op, axes, keepdims },
-            vec![x],
-            Shape::new(dims),
-            dtype,
-        ))
+        let shape = reduced_shape(&from, &axes, keepdims);
+        Ok(self.push(Op::Reduce { op, axes, keepdims }, vec![x], shape, dtype))
+    }
+
+    /// `x` with its `reduced` axes moved last and merged into one, of their
+    /// lengths' product `n`: `[kept.., n]`; also those dims.
+    pub(super) fn reduced_axes_last(
+        &mut self,
+        x: NodeId,
+        reduced: &[usize],
+    ) -> Result<(NodeId, Vec<usize>), OpError> {
+        let shape = self.shape(x).clone();
+        let kept: Vec<usize> = (0..shape.rank()).filter(|a| !reduced.contains(a)).collect();
+        let perm: Vec<i64> = kept.iter().chain(reduced).map(|&a| a as i64).collect();
+        let moved = self.transpose(x, &perm)?;
+        let mut rows: Vec<usize> = kept.iter().map(|&a| shape.dims()[a]).collect();
+        rows.push(reduced.iter().map(|&a| shape.dims()[a]).product());
+        let merged = self.reshape(moved, Shape::new(rows.clone()))?;
+        Ok((merged, rows))
     }
 
     /// `(matmul a b)`: `[..., m, k] x [..., k, n] -> [..., m, n]`, leading

@@ -91,6 +91,13 @@ impl Cases<'_> {
     fn rand(&mut self, dims: &[usize], dtype: DType, lo: f64, hi: f64) -> Tensor {
         random_tensor(&mut self.rng, dims, dtype, lo, hi)
     }
+
+    /// One case of `op` applied to `x`.
+    fn add_unary(&mut self, op: UnaryOp, x: Tensor) {
+        self.add(json!({"op": op.name()}), vec![x], 0, &move |g, i| {
+            g.unary(op, i[0])
+        });
+    }
 }
 
 const FLOATS: [DType; 2] = [DType::F32, DType::BF16];
@@ -124,9 +131,7 @@ fn unary_cases(c: &mut Cases<'_>) {
                     (lo, hi)
                 };
                 let x = c.rand(dims, dtype, lo, hi);
-                c.add(json!({"op": op.name()}), vec![x], 0, &move |g, i| {
-                    g.unary(op, i[0])
-                });
+                c.add_unary(op, x);
             }
         }
     }
@@ -380,26 +385,22 @@ fn indexing_cases(c: &mut Cases<'_>) {
                 g.index(i[0], i[1])
             });
         }
-        let (x, idx) = (
-            c.rand(&[3, 5], dtype, -9.0, 9.0),
-            c.rand(&[3, 4], DType::I32, 0.0, 4.0),
-        );
-        c.add(
-            json!({"op": "gather", "axis": 1}),
-            vec![x, idx],
-            0,
-            &|g, i| g.gather(i[0], i[1], -1),
-        );
-        let (x, idx) = (
-            c.rand(&[4, 3], dtype, -9.0, 9.0),
-            c.rand(&[6, 3], DType::I64, 0.0, 3.0),
-        );
-        c.add(
-            json!({"op": "gather", "axis": 0}),
-            vec![x, idx],
-            0,
-            &|g, i| g.gather(i[0], i[1], 0),
-        );
+        // (x's dims, the ids' dims and dtype, the axis as the manifest and
+        // as the builder names it: counted from the end for the first)
+        for (x_dims, idx_dims, id_dtype, axis, builder_axis) in [
+            ([3, 5], [3, 4], DType::I32, 1, -1),
+            ([4, 3], [6, 3], DType::I64, 0, 0),
+        ] {
+            let x = c.rand(&x_dims, dtype, -9.0, 9.0);
+            let n = x_dims[axis] as f64;
+            let idx = c.rand(&idx_dims, id_dtype, 0.0, n - 1.0);
+            c.add(
+                json!({"op": "gather", "axis": axis}),
+                vec![x, idx],
+                0,
+                &move |g, i| g.gather(i[0], i[1], builder_axis),
+            );
+        }
     }
     for dtype in NUMERIC {
         let base = c.rand(&[6, 3], dtype, -9.0, 9.0);
@@ -566,12 +567,7 @@ fn special_value_cases(c: &mut Cases<'_>) {
             UnaryOp::Abs,
             UnaryOp::Neg,
         ] {
-            c.add(
-                json!({"op": op.name()}),
-                vec![x.clone()],
-                0,
-                &move |g, i| g.unary(op, i[0]),
-            );
+            c.add_unary(op, x.clone());
         }
         for op in [
             BinaryOp::Add,
@@ -979,12 +975,7 @@ fn composed_float_cases(c: &mut Cases<'_>) {
             UnaryOp::StopGradient,
             UnaryOp::Atan,
         ] {
-            c.add(
-                json!({"op": op.name()}),
-                vec![x.clone()],
-                0,
-                &move |g, i| g.unary(op, i[0]),
-            );
+            c.add_unary(op, x.clone());
         }
     }
 }

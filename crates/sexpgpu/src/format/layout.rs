@@ -8,6 +8,7 @@
 
 use super::tokens::{Kind, Line, Tok};
 use super::MAX_WIDTH;
+use diag::formatting::push_comment;
 use std::collections::VecDeque;
 
 /// One line to write.
@@ -214,14 +215,11 @@ fn first_line_width(code: &str) -> usize {
 fn write_line(out: &mut String, code: &str, row: &Row) {
     out.push_str(code);
     if let Some(comment) = row.comment {
-        if !row.tokens.is_empty() {
-            // A comment keeps its column while the code fits before it, so
-            // comments aligned by hand stay aligned.
-            let end = code.rsplit('\n').next().unwrap_or("").chars().count();
-            let pad = row.comment_column.saturating_sub(end).max(1);
-            out.extend(std::iter::repeat_n(' ', pad));
-        }
-        out.push_str(comment);
+        // The code's last line (a string may span lines) ends where its
+        // text after the last line break does.
+        let end = (!row.tokens.is_empty())
+            .then(|| code.rsplit('\n').next().unwrap_or("").chars().count());
+        push_comment(out, comment, row.comment_column, end);
     }
     out.push('\n');
 }

@@ -27,22 +27,9 @@ pub struct Tok<'a> {
     pub text: &'a str,
 }
 
-/// One line as written: its tokens and the comment after them, if any. A
-/// string spanning lines belongs to the line it starts on.
-#[derive(Clone, Debug, Default)]
-pub struct Line<'a> {
-    pub tokens: Vec<Tok<'a>>,
-    /// From `;` to the end of the line, trailing white space left out.
-    pub comment: Option<&'a str>,
-    /// The column (in characters) where the comment starts.
-    pub comment_column: usize,
-}
-
-impl Line<'_> {
-    pub fn is_blank(&self) -> bool {
-        self.tokens.is_empty() && self.comment.is_none()
-    }
-}
+/// One line as written: its tokens and the `;` comment after them, if any.
+/// A string spanning lines belongs to the line it starts on.
+pub type Line<'a> = diag::formatting::Line<'a, Tok<'a>>;
 
 /// Ends an atom, as the reader's `is_delimiter`.
 fn ends_atom(c: char) -> bool {

@@ -197,33 +197,44 @@ pub fn ints_of(op: &str, what: &str, value: &Value, site: &Site, i: usize) -> Ev
     };
     items
         .iter()
-        .map(|x| match x {
-            Value::Int(n) => Ok(*n),
-            other => Err(wrong_type(op, what, other, site, i)),
-        })
+        .map(|x| read(op, what, x, site, i, int))
         .collect()
 }
 
-pub fn int_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<i64> {
+/// `value` as `get` reads it; any other value is the wrong type (`what` is
+/// what the operation takes).
+fn read<T>(
+    op: &str,
+    what: &str,
+    value: &Value,
+    site: &Site,
+    i: usize,
+    get: fn(&Value) -> Option<T>,
+) -> EvalResult<T> {
+    get(value).ok_or_else(|| wrong_type(op, what, value, site, i))
+}
+
+fn int(value: &Value) -> Option<i64> {
     match value {
-        Value::Int(n) => Ok(*n),
-        other => Err(wrong_type(op, "an integer", other, site, i)),
+        Value::Int(n) => Some(*n),
+        _ => None,
     }
+}
+
+pub fn int_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<i64> {
+    read(op, "an integer", value, site, i, int)
 }
 
 pub fn float_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<f64> {
-    match value {
-        Value::Int(n) => Ok(*n as f64),
-        Value::Float(x) => Ok(*x),
-        other => Err(wrong_type(op, "a number", other, site, i)),
-    }
+    read(op, "a number", value, site, i, Value::as_f64)
 }
 
 pub fn bool_of(op: &str, value: &Value, site: &Site, i: usize) -> EvalResult<bool> {
-    match value {
-        Value::Bool(b) => Ok(*b),
-        other => Err(wrong_type(op, "true or false", other, site, i)),
-    }
+    let boolean = |value: &Value| match value {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    };
+    read(op, "true or false", value, site, i, boolean)
 }
 
 /// A dtype keyword; any other keyword (`:f16`) is `E-DIM-002`.

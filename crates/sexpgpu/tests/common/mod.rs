@@ -27,6 +27,14 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Asserts that `printed` (a run's stdout or stderr) has `want` in it,
+/// showing all of it when not.
+#[track_caller]
+pub fn assert_has(printed: &[u8], want: &str) {
+    let printed = text(printed);
+    assert!(printed.contains(want), "{printed}");
+}
+
 /// The small training program the run tests share (`distributed.rs`,
 /// `cli.rs`'s progress bar): a line fit to 32 random rows in
 /// batches of 8 (4 rows per rank), AdamW, a metric.

@@ -127,6 +127,7 @@ impl Gen {
             (2, Gen::any_call),
             (2, Gen::index),
             (1, Gen::take),
+            (1, Gen::pick),
             (1, Gen::extreme),
             (1, Gen::stack_op),
             (1, Gen::triangle),
@@ -662,6 +663,31 @@ pub fn all_named(axes: &[Axis]) -> bool {
             .as_deref()
             .is_some_and(|n| super::shape::names_uniquely(axes, n, i))
     })
+}
+
+/// `a op b` for a result of `axes`: each operand's alignment with it, and
+/// the interval of the result (of `x ** 2` for `**`, which squares only).
+pub fn bin_parts(
+    dims: &super::shape::Dims,
+    op: Bin,
+    a: &Expr,
+    b: &Expr,
+    axes: &[Axis],
+) -> Option<([crate::ast::Align; 2], Iv)> {
+    let la = align_of(dims, a, axes)?;
+    let lb = align_of(dims, b, axes)?;
+    let (ia, ib) = (scalar_iv(&a.ty), scalar_iv(&b.ty));
+    let iv = match op {
+        Bin::Add => ia.plus(ib),
+        Bin::Sub => ia.minus(ib),
+        Bin::Mul => ia.product(ib),
+        Bin::Div => ia.product(Iv::new(1.0 / ib.hi, 1.0 / ib.lo)),
+        _ => {
+            let s = ia.mag() * ia.mag();
+            Iv::new(0.0, s)
+        }
+    };
+    Some(([la, lb], iv))
 }
 
 /// The alignment of an operand with a result of `axes`.

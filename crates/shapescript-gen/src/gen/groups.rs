@@ -5,7 +5,7 @@
 //! reference follows the same plan as the other patterns (`Layout`:
 //! reshape into the elementary sizes, permute, reshape to the result).
 
-use super::layout::plain_axis;
+use super::layout::{plain_axis, word};
 use super::{Fx, Gen, Goal};
 use crate::ast::{Expr, Layout, Op};
 use crate::size::Size;
@@ -13,13 +13,6 @@ use crate::ty::{Axis, Ty, TT};
 
 /// Words for the parts of a merged axis, which no program names otherwise.
 const PART_WORDS: &[&str] = &["gq1", "gq2", "gq3", "gq4"];
-
-/// A pattern's word for an axis: its name, or its number.
-fn word(a: &Axis) -> Option<String> {
-    a.name
-        .clone()
-        .or_else(|| a.size.as_lit().map(|c| c.to_string()))
-}
 
 impl Gen {
     /// `rearrange(x, [.. (wi wj) ..] -> [goal])`: two goal axes (each a

@@ -4,7 +4,7 @@
 //! `any`/`all`. Every float compared here makes the function
 //! discontinuous (its low-precision runs compare no values).
 
-use super::float::{align_of, scalar_iv};
+use super::float::{align_of, bin_parts};
 use super::shape::{find, names_uniquely};
 use super::{Fx, Gen, Goal, Strategy};
 use crate::ast::{Bin, Expr, Op};
@@ -35,6 +35,7 @@ impl Gen {
             (2, Gen::int_arith),
             (1, Gen::arange),
             (2, Gen::int_sum),
+            (1, Gen::clamp_ids),
             (2, Gen::call),
         ];
         self.first_fit(fx, goal, depth, TABLE, 3)
@@ -124,21 +125,14 @@ impl Gen {
             self.integer(fx, &Goal::new(sub, dt).within(w), depth - 1)
         };
         let (a, b) = self.either_order(a, b);
-        let la = align_of(&self.dims, &a, &goal.axes)?;
-        let lb = align_of(&self.dims, &b, &goal.axes)?;
-        let (ia, ib) = (scalar_iv(&a.ty), scalar_iv(&b.ty));
-        let iv = match op {
-            Bin::Add => ia.plus(ib),
-            Bin::Sub => ia.minus(ib),
-            _ => ia.product(ib),
-        };
+        let (align, iv) = bin_parts(&self.dims, op, &a, &b, &goal.axes)?;
         let t = TT {
             axes: goal.axes.clone(),
             dt: goal.dt,
             dom: Dom::Real,
             iv,
         };
-        Some(Expr::new(Op::Bin(op, [la, lb]), vec![a, b], Ty::T(t)))
+        Some(Expr::new(Op::Bin(op, align), vec![a, b], Ty::T(t)))
     }
 
     /// `sum(x, over=n)` of integers or booleans: an `i64`.

@@ -73,7 +73,7 @@ fn without<T: Clone>(items: &[T], at: usize) -> Vec<T> {
 }
 
 /// A pattern's word for an axis: its name, or its number.
-fn word(a: &Axis) -> Option<String> {
+pub(super) fn word(a: &Axis) -> Option<String> {
     a.name
         .clone()
         .or_else(|| a.size.as_lit().map(|c| c.to_string()))
@@ -404,6 +404,53 @@ impl Gen {
                 axes: goal.axes.clone(),
                 ..a
             }),
+        ))
+    }
+}
+
+impl Gen {
+    /// `x[:, ids]`: the goal's axis at some position from ids of that
+    /// axis into an axis of another size, as `take` without `over=`.
+    pub(super) fn pick(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        if goal.axes.is_empty() {
+            return None;
+        }
+        let at = self.rng.below(goal.axes.len());
+        let n = self.extra_axis(fx, &goal.axes)?;
+        let mut axes = goal.axes.clone();
+        axes[at] = n.clone();
+        let x = self.float(fx, &goal.same_values(axes), depth - 1);
+        let ids_goal =
+            Goal::new(vec![goal.axes[at].clone()], Dt::I64).with_dom(Dom::Index(n.size.clone()));
+        let ids = self.integer(fx, &ids_goal, depth - 1);
+        let a = x.tensor()?.clone();
+        Some(Expr::new(
+            Op::Pick { dim: at },
+            vec![x, ids],
+            Ty::T(TT {
+                axes: goal.axes.clone(),
+                ..a
+            }),
+        ))
+    }
+}
+
+impl Gen {
+    /// `clamp(ids, lo=0, hi=h)` of `Index[n]` ids: still `Index[n]`, as
+    /// a `hi` of 0 or more only lowers them, not below 0.
+    pub(super) fn clamp_ids(&mut self, fx: &mut Fx, goal: &Goal, depth: u32) -> Option<Expr> {
+        if fx.hides("clamp") || !matches!(goal.dom, Dom::Index(_)) {
+            return None;
+        }
+        let lo = self.rng.chance(0.5).then_some(0);
+        let hi = *self.rng.pick(&[0, 1, 3, 100]);
+        let ids = self.integer(fx, goal, depth - 1);
+        let a = ids.tensor()?.clone();
+        let iv = Iv::new(a.iv.lo.max(0.0).min(hi as f64), a.iv.hi.min(hi as f64));
+        Some(Expr::new(
+            Op::ClampInt { lo, hi: Some(hi) },
+            vec![ids],
+            Ty::T(TT { iv, ..a }),
         ))
     }
 }

@@ -3,7 +3,7 @@
 //! batch axes paired by name, `where`, `clamp`, `maximum`/`minimum`, and
 //! dtype conversions.
 
-use super::float::{align_of, bin_dom, scalar_dom, scalar_iv};
+use super::float::{align_of, bin_dom, bin_parts, scalar_dom, scalar_iv};
 use super::shape::{find, names_uniquely, pair};
 use super::{Fx, Gen, Goal, MAG};
 use crate::ast::{Bin, Conv, Expr, Op};
@@ -79,25 +79,13 @@ impl Gen {
             (_, Ty::T(y)) => y.clone(),
             _ => return None,
         };
-        let la = align_of(&self.dims, &a, &big.axes)?;
-        let lb = align_of(&self.dims, &b, &big.axes)?;
-        let (ia, ib) = (scalar_iv(&a.ty), scalar_iv(&b.ty));
-        let iv = match op {
-            Bin::Add => ia.plus(ib),
-            Bin::Sub => ia.minus(ib),
-            Bin::Mul => ia.product(ib),
-            Bin::Div => ia.product(Iv::new(1.0 / ib.hi, 1.0 / ib.lo)),
-            _ => {
-                let s = ia.mag() * ia.mag();
-                Iv::new(0.0, s)
-            }
-        };
+        let (align, iv) = bin_parts(&self.dims, op, &a, &b, &big.axes)?;
         let dom = match op {
             Bin::Pow => Dom::NonNeg,
             _ => bin_dom(op, &scalar_dom(&a), &scalar_dom(&b)),
         };
         let t = TT { iv, dom, ..big };
-        Some(Expr::new(Op::Bin(op, [la, lb]), vec![a, b], Ty::T(t)))
+        Some(Expr::new(Op::Bin(op, align), vec![a, b], Ty::T(t)))
     }
 
     /// `sum(x, over=n)` and the other reductions, over axes the goal lacks.

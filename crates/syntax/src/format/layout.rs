@@ -7,6 +7,7 @@
 use super::source::{Line, Tok};
 use super::{spacing, INDENT, MAX_WIDTH};
 use crate::lexer::TokenKind::{self, *};
+use diag::formatting::push_comment;
 use std::collections::VecDeque;
 use std::ops::Range;
 
@@ -98,14 +99,8 @@ fn write_line(out: &mut String, indent: usize, code: &str, row: &Row) {
     out.extend(std::iter::repeat_n(' ', indent));
     out.push_str(code);
     if let Some(comment) = row.comment {
-        if !code.is_empty() {
-            // A comment keeps its column while the code fits before it, so
-            // comments aligned by hand stay aligned.
-            let end = indent + code.chars().count();
-            let pad = row.comment_column.saturating_sub(end).max(1);
-            out.extend(std::iter::repeat_n(' ', pad));
-        }
-        out.push_str(comment);
+        let end = (!code.is_empty()).then(|| indent + code.chars().count());
+        push_comment(out, comment, row.comment_column, end);
     }
     out.push('\n');
 }

@@ -14,21 +14,8 @@ pub struct Tok<'a> {
     pub spaced: bool,
 }
 
-/// One line as written: its tokens and the comment after them, if any.
-#[derive(Clone, Debug, Default)]
-pub struct Line<'a> {
-    pub tokens: Vec<Tok<'a>>,
-    /// From `#` to the end of the line, trailing white space left out.
-    pub comment: Option<&'a str>,
-    /// The column (in characters) where the comment starts.
-    pub comment_column: usize,
-}
-
-impl Line<'_> {
-    pub fn is_blank(&self) -> bool {
-        self.tokens.is_empty() && self.comment.is_none()
-    }
-}
+/// One line as written: its tokens and the `#` comment after them, if any.
+pub type Line<'a> = diag::formatting::Line<'a, Tok<'a>>;
 
 /// The lines of `text` (a byte-order mark left out). A text that does not
 /// lex may give lines with `Error` tokens; the formatter refuses it first.

@@ -106,13 +106,7 @@ impl Parser<'_> {
                 unclosed = true;
                 break;
             }
-            if !self.muted {
-                self.finish_line_then(false, Self::recover_in_block);
-            } else if !(self.pos > before && self.line_start_at(self.pos)) {
-                // (A statement that broke off at a new line already ends there.)
-                self.recover_in_block();
-            }
-            self.ensure_progress(before);
+            self.end_block_line(before, false);
         }
         self.open_closers.pop();
         self.skip_newlines = outer_skip;
@@ -319,10 +313,7 @@ impl Parser<'_> {
 
     fn error_expr(&mut self) -> Expr {
         let here = self.here();
-        Expr {
-            kind: ExprKind::Error,
-            span: Span::new(self.file, here.start, here.start),
-        }
+        Expr::error(Span::new(self.file, here.start, here.start))
     }
 
     fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
@@ -464,6 +455,23 @@ impl Parser<'_> {
         }
     }
 
+    /// A call `(args)` or an index `[indices]` after `expr`, up to `close`:
+    /// `kind` reads what is inside and builds the expression around `expr`.
+    fn parse_bracketed_postfix(
+        &mut self,
+        expr: Expr,
+        close: TokenKind,
+        kind: impl FnOnce(&mut Self, Box<Expr>) -> ExprKind,
+    ) -> Expr {
+        let start = expr.span.start;
+        let end = expr.span.end;
+        let (kind, close_at) = self.delimited(close, |p| kind(p, Box::new(expr)));
+        Expr {
+            kind,
+            span: Span::new(self.file, start, close_at.max(end)),
+        }
+    }
+
     fn parse_postfix(&mut self) -> Expr {
         let mut expr = self.parse_primary();
         if expr.kind == ExprKind::Error {
@@ -472,26 +480,20 @@ impl Parser<'_> {
         loop {
             match self.kind() {
                 TokenKind::LParen => {
-                    let (args, end) = self.delimited(TokenKind::RParen, Self::parse_args);
-                    let span = Span::new(self.file, expr.span.start, end.max(expr.span.end));
-                    expr = Expr {
-                        kind: ExprKind::Call {
-                            callee: Box::new(expr),
-                            args,
-                        },
-                        span,
-                    };
+                    expr = self.parse_bracketed_postfix(expr, TokenKind::RParen, |p, callee| {
+                        ExprKind::Call {
+                            callee,
+                            args: p.parse_args(),
+                        }
+                    });
                 }
                 TokenKind::LBracket => {
-                    let (indices, end) = self.delimited(TokenKind::RBracket, Self::parse_indices);
-                    let span = Span::new(self.file, expr.span.start, end.max(expr.span.end));
-                    expr = Expr {
-                        kind: ExprKind::Index {
-                            base: Box::new(expr),
-                            indices,
-                        },
-                        span,
-                    };
+                    expr = self.parse_bracketed_postfix(expr, TokenKind::RBracket, |p, base| {
+                        ExprKind::Index {
+                            base,
+                            indices: p.parse_indices(),
+                        }
+                    });
                 }
                 TokenKind::Dot => {
                     self.bump();

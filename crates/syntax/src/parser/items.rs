@@ -24,48 +24,20 @@ impl Parser<'_> {
             let doc = self.take_doc(token.start);
             // Each arm pushes its item itself: an `Option<Item>` in between
             // cost one more copy of 320 bytes per declaration.
-            let end = match token.kind {
-                TokenKind::KwImport => {
-                    let import = self.parse_import(doc);
-                    let end = import.span.end;
-                    items.push(Item::Import(import));
-                    end
-                }
-                TokenKind::KwDim => {
-                    let dim = self.parse_dim(doc, token);
-                    let end = dim.span.end;
-                    items.push(Item::Dim(dim));
-                    end
-                }
-                TokenKind::KwExtern => {
-                    let extern_fn = self.parse_extern_fn(doc, token);
-                    let end = extern_fn.span.end;
-                    items.push(Item::ExternFn(extern_fn));
-                    end
-                }
-                TokenKind::KwFn => {
-                    let function = self.parse_fn(doc);
-                    let end = function.span.end;
-                    items.push(Item::Fn(function));
-                    end
-                }
-                TokenKind::KwModel => {
-                    let model = self.parse_model(doc);
-                    let end = model.span.end;
-                    items.push(Item::Model(model));
-                    end
-                }
-                TokenKind::KwRecord => {
-                    let record = self.parse_record(doc);
-                    let end = record.span.end;
-                    items.push(Item::Record(record));
-                    end
-                }
-                _ => {
-                    self.error_expected_declaration();
-                    // No item: its doc lines stay skipped up to here.
-                    0
-                }
+            let count = items.len();
+            match token.kind {
+                TokenKind::KwImport => items.push(Item::Import(self.parse_import(doc, token))),
+                TokenKind::KwDim => items.push(Item::Dim(self.parse_dim(doc, token))),
+                TokenKind::KwExtern => items.push(Item::ExternFn(self.parse_extern_fn(doc, token))),
+                TokenKind::KwFn => items.push(Item::Fn(self.parse_fn(doc, token))),
+                TokenKind::KwModel => items.push(Item::Model(self.parse_model(doc, token))),
+                TokenKind::KwRecord => items.push(Item::Record(self.parse_record(doc, token))),
+                _ => self.error_expected_declaration(),
+            }
+            // No item: its doc lines stay skipped up to here.
+            let end = match items.get(count) {
+                Some(item) => item.span().end,
+                None => 0,
             };
             self.skip_docs_until(end);
             if !self.muted {
@@ -145,10 +117,18 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_import(&mut self, doc: Option<Box<Doc>>) -> Import {
-        let start = self.bump();
-        let start = self.span_of(start);
-        let name = self.expect_name("a file name");
+    /// The keyword that starts a declaration (`keyword`, the current token)
+    /// and the name after it (`what`, in the diagnostic where it is
+    /// missing): where the declaration starts, and its name.
+    fn keyword_and_name(&mut self, keyword: Token, what: &str) -> (Span, Ident) {
+        self.pos += 1;
+        let name = self.expect_name(what);
+        (self.span_of(keyword), name)
+    }
+
+    /// `keyword` is the current token, `import`.
+    fn parse_import(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Import {
+        let (start, name) = self.keyword_and_name(keyword, "a file name");
         Import {
             doc,
             name,
@@ -158,9 +138,7 @@ impl Parser<'_> {
 
     /// `keyword` is the current token, `dim`.
     fn parse_dim(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Dim {
-        self.pos += 1;
-        let start = self.span_of(keyword);
-        let name = self.expect_name("a dim name");
+        let (start, name) = self.keyword_and_name(keyword, "a dim name");
         let value = if self.expect(TokenKind::Eq) {
             let token = self.current();
             if token.kind == TokenKind::LBracket {
@@ -170,10 +148,7 @@ impl Parser<'_> {
             }
         } else {
             let here = self.here();
-            DimValue::Size(SizeExpr {
-                kind: SizeExprKind::Error,
-                span: here,
-            })
+            DimValue::Size(SizeExpr::error(here))
         };
         Dim {
             doc,
@@ -221,11 +196,10 @@ impl Parser<'_> {
         }
     }
 
-    /// `fn name(params) [-> Type] ({ block } | = expr)`; a method when its first parameter is `self`.
-    pub(super) fn parse_fn(&mut self, doc: Option<Box<Doc>>) -> Fn {
-        let start = self.bump();
-        let start = self.span_of(start);
-        let name = self.expect_name("a function name");
+    /// `fn name(params) [-> Type] ({ block } | = expr)`; a method when its
+    /// first parameter is `self`. `keyword` is the current token, `fn`.
+    pub(super) fn parse_fn(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Fn {
+        let (start, name) = self.keyword_and_name(keyword, "a function name");
         let (self_param, params) = self.parse_params();
         let ret = self.parse_return_type();
         // The body may start on the next line: `{` or `= expr`.
@@ -308,21 +282,29 @@ impl Parser<'_> {
         (self_param, params)
     }
 
-    /// The rest of a parameter after its name.
-    fn parse_param(&mut self, name: Ident) -> Param {
-        let ty = if self.expect(TokenKind::Colon) {
+    /// `: Type` after the name of a parameter or field (an error type
+    /// after the name where the `:` is missing).
+    fn parse_annotation(&mut self, name: &Ident) -> Type {
+        if self.expect(TokenKind::Colon) {
             self.parse_type()
         } else {
-            Type {
-                kind: TypeKind::Error,
-                span: Span::new(self.file, name.span.end, name.span.end),
-            }
-        };
-        let default = if self.eat(TokenKind::Eq) {
-            Some(Box::new(self.parse_expr()))
+            Type::error(Span::new(self.file, name.span.end, name.span.end))
+        }
+    }
+
+    /// `= value` after a parameter's or field's type, if there.
+    fn parse_default(&mut self) -> Option<Expr> {
+        if self.eat(TokenKind::Eq) {
+            Some(self.parse_expr())
         } else {
             None
-        };
+        }
+    }
+
+    /// The rest of a parameter after its name.
+    fn parse_param(&mut self, name: Ident) -> Param {
+        let ty = self.parse_annotation(&name);
+        let default = self.parse_default().map(Box::new);
         let span = self.since(name.span);
         Param {
             name,
@@ -332,10 +314,9 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_model(&mut self, doc: Option<Box<Doc>>) -> Model {
-        let start = self.bump();
-        let start = self.span_of(start);
-        let name = self.expect_name("a model name");
+    /// `keyword` is the current token, `model`.
+    fn parse_model(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Model {
+        let (start, name) = self.keyword_and_name(keyword, "a model name");
         let mut size_params = Vec::new();
         if self.at(TokenKind::LParen) {
             let (names, _) = self.delimited(TokenKind::RParen, |p| {
@@ -367,10 +348,9 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_record(&mut self, doc: Option<Box<Doc>>) -> Record {
-        let start = self.bump();
-        let start = self.span_of(start);
-        let name = self.expect_name("a record name");
+    /// `keyword` is the current token, `record`.
+    fn parse_record(&mut self, doc: Option<Box<Doc>>, keyword: Token) -> Record {
+        let (start, name) = self.keyword_and_name(keyword, "a record name");
         let mut fields = Vec::new();
         self.parse_members(false, &mut fields, &mut Vec::new());
         Record {
@@ -426,7 +406,8 @@ impl Parser<'_> {
             let doc = self.take_doc(start.start);
             match kind {
                 TokenKind::KwFn if methods_allowed => {
-                    let method = self.parse_fn(doc);
+                    let keyword = self.current();
+                    let method = self.parse_fn(doc, keyword);
                     self.skip_docs_until(method.span.end);
                     methods.push(method);
                 }
@@ -450,12 +431,7 @@ impl Parser<'_> {
                 _ => self.error_expected("a field"),
             }
             // A method has read its body: a `{` ending a broken member's line is debris.
-            if !self.muted {
-                self.finish_line_then(true, Self::recover_in_block);
-            } else if !(self.pos > before && self.line_start_at(self.pos)) {
-                self.recover_in_block();
-            }
-            self.ensure_progress(before);
+            self.end_block_line(before, true);
         }
         self.open_closers.pop();
     }
@@ -463,19 +439,8 @@ impl Parser<'_> {
     fn parse_field(&mut self, doc: Option<Box<Doc>>) -> Field {
         let token = self.bump();
         let name = self.ident(token);
-        let ty = if self.expect(TokenKind::Colon) {
-            self.parse_type()
-        } else {
-            Type {
-                kind: TypeKind::Error,
-                span: Span::new(self.file, name.span.end, name.span.end),
-            }
-        };
-        let init = if self.eat(TokenKind::Eq) {
-            Some(self.parse_expr())
-        } else {
-            None
-        };
+        let ty = self.parse_annotation(&name);
+        let init = self.parse_default();
         let span = self.since(name.span);
         Field {
             doc,

@@ -847,6 +847,19 @@ impl<'a> Parser<'a> {
         self.recover_to_statement_end();
     }
 
+    /// After a statement of a block or a member of a model or record, begun
+    /// at token `before`: the line must end there (`,` allowed where
+    /// `allow_comma`); after a mistake, skips to the next statement unless
+    /// the broken one already ended at a new line. Always moves on.
+    fn end_block_line(&mut self, before: usize, allow_comma: bool) {
+        if !self.muted {
+            self.finish_line_then(allow_comma, Self::recover_in_block);
+        } else if !(self.pos > before && self.line_start_at(self.pos)) {
+            self.recover_in_block();
+        }
+        self.ensure_progress(before);
+    }
+
     /// Makes sure a loop over statements, members or declarations moves on:
     /// if nothing was consumed since `before`, skips one token.
     fn ensure_progress(&mut self, before: usize) {

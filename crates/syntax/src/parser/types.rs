@@ -80,10 +80,7 @@ impl Parser<'_> {
     fn parse_type_unbounded(&mut self) -> Type {
         if !self.enter() {
             let here = self.here();
-            return Type {
-                kind: TypeKind::Error,
-                span: here,
-            };
+            return Type::error(here);
         }
         let ty = crate::depth::ensure_sufficient_stack(|| self.parse_type_inner());
         self.leave();
@@ -165,10 +162,7 @@ impl Parser<'_> {
             TokenKind::Ident => self.parse_named_type(token, start),
             _ => {
                 self.error_expected("a type");
-                Type {
-                    kind: TypeKind::Error,
-                    span: Span::new(self.file, start.start, start.start),
-                }
+                Type::error(Span::new(self.file, start.start, start.start))
             }
         }
     }
@@ -486,10 +480,7 @@ impl Parser<'_> {
         if !starts_axis(token.kind) && !signed {
             self.error_expected(what);
             let here = self.here();
-            return SizeExpr {
-                kind: SizeExprKind::Error,
-                span: Span::new(self.file, here.start, here.start),
-            };
+            return SizeExpr::error(Span::new(self.file, here.start, here.start));
         }
         match self.parse_axis(token, false) {
             AxisPart::Size(size) => size,
@@ -501,10 +492,7 @@ impl Parser<'_> {
                     )
                     .with_primary(axis.span, format!("expected {what}")),
                 );
-                SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span: axis.span,
-                }
+                SizeExpr::error(axis.span)
             }
         }
     }
@@ -516,10 +504,7 @@ impl Parser<'_> {
         if !self.enter() {
             let here = self.here();
             self.bump();
-            return AxisPart::Size(SizeExpr {
-                kind: SizeExprKind::Error,
-                span: here,
-            });
+            return AxisPart::Size(SizeExpr::error(here));
         }
         let (mut lhs, mut op_token) = if matches!(first.kind, TokenKind::Minus | TokenKind::Plus) {
             self.signed_product(first)
@@ -543,14 +528,9 @@ impl Parser<'_> {
             (rhs, op_token) = if starts_axis(next.kind) {
                 self.parse_axis_product(next)
             } else {
-                self.error_expected("a size");
-                let error = AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span: self.span_of(op_token),
-                });
                 // Stop here: another operator next (`1 - - - 1`) would
                 // otherwise grow the tree one level per operator.
-                (error, stop_token(op_token))
+                (self.missing_operand(op_token), stop_token(op_token))
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
@@ -574,14 +554,17 @@ impl Parser<'_> {
             let rhs = if starts_axis(next.kind) {
                 self.parse_axis_power(next)
             } else {
-                self.error_expected("a size");
-                AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span: self.span_of(op_token),
-                })
+                self.missing_operand(op_token)
             };
             lhs = self.size_binary(op, lhs, rhs);
         }
+    }
+
+    /// E0103 for an operator (`op`) of a size that no size follows, and
+    /// an error size at the operator in place of the missing operand.
+    fn missing_operand(&mut self, op: Token) -> AxisPart {
+        self.error_expected("a size");
+        AxisPart::Size(SizeExpr::error(self.span_of(op)))
     }
 
     /// `-x` or `+x` at the start of a size: `x` is a product, and `-x` is
@@ -592,12 +575,7 @@ impl Parser<'_> {
         let (operand, after) = if starts_axis(next.kind) {
             self.parse_axis_product(next)
         } else {
-            self.error_expected("a size");
-            let error = AxisPart::Size(SizeExpr {
-                kind: SizeExprKind::Error,
-                span: self.span_of(sign),
-            });
-            (error, stop_token(sign))
+            (self.missing_operand(sign), stop_token(sign))
         };
         if sign.kind == TokenKind::Plus {
             return (operand, after);
@@ -650,10 +628,7 @@ impl Parser<'_> {
             } else {
                 self.error_expected("a size");
             }
-            return AxisPart::Size(SizeExpr {
-                kind: SizeExprKind::Error,
-                span: self.span_of(op_token),
-            });
+            return AxisPart::Size(SizeExpr::error(self.span_of(op_token)));
         }
         let exponent = self.parse_axis_power(next);
         self.leave();
@@ -692,10 +667,7 @@ impl Parser<'_> {
             .with_primary(culprit.span, format!("{what} is a whole axis"))
             .with_help("write the size as a product, as `a*b` for the group `(a b)`"),
         );
-        AxisPart::Size(SizeExpr {
-            kind: SizeExprKind::Error,
-            span,
-        })
+        AxisPart::Size(SizeExpr::error(span))
     }
 
     /// A number, name, `?k`, grouped size, `...` or parenthesised axis;
@@ -754,10 +726,7 @@ impl Parser<'_> {
             TokenKind::LParen => self.paren_axis(token, span),
             _ => {
                 self.error_expected("an axis");
-                AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span,
-                })
+                AxisPart::Size(SizeExpr::error(span))
             }
         }
     }
@@ -799,10 +768,7 @@ impl Parser<'_> {
         match axes.pop() {
             None => {
                 self.error_expected_at(span, "an axis inside `()`");
-                AxisPart::Size(SizeExpr {
-                    kind: SizeExprKind::Error,
-                    span,
-                })
+                AxisPart::Size(SizeExpr::error(span))
             }
             Some(Axis {
                 kind: AxisKind::Size(mut size),

@@ -21,3 +21,10 @@ fn sum_pos(x: [n] Pos f64) -> [] Pos f64 = sum(x, over=n)
 fn narrowed(w: [n] NonNeg f64) -> [n] Pos f32 = (w to Pos) to f32   # ~ E0606
 fn narrowed_ok(w: [n] NonNeg f64) -> [n] NonNeg f32 = (w to Pos) to f32
 fn widened(w: [n] Pos f32) -> [n] Pos f64 = w to f64
+# Underflow goes by the least positive value, not the precision: bf16
+# reaches 2^-133 and f16 only 2^-24, so `1e-30` in bf16 is 0 in f16. A
+# value already on a dtype's numbers goes back to it exactly.
+fn bf16_to_f16(y: [n] Pos bf16) -> [n] Pos f16 = y to f16                # ~ E0606
+fn f32_through_bf16(y: [n] Pos f32) -> [n] Pos f32 = ((y to f64) to bf16) to f32  # ~ E0606
+fn round_trip(y: [n] Pos bf16) -> [n] Pos bf16 = (y to f64) to bf16
+fn f16_to_bf16(y: [n] Pos f16) -> [n] Pos bf16 = y to bf16
