@@ -70,12 +70,13 @@ PROGRAM = """
    :interleave-bool (repeat-interleave (:p d) 3 :axis 0)})
 (defn reduced-by [how self?]
   (fn [b s] (scatter-reduce b (:sidx d) s how :axis 0 :include-self self?)))
-(defn scattered [k f b s]
-  (let [g (weighted2 f b s (:sw d))]
+(defn scattered-by [k f b s w]
+  (let [g (weighted2 f b s w)]
     [[(keyword k) (f b s)]
      [(keyword (str k "-cpu")) (call f b s)]
      [(keyword (str k "-grad-base")) (:a g)]
      [(keyword (str k "-grad-src")) (:b g)]]))
+(defn scattered [k f b s] (scattered-by k f b s (:sw d)))
 (save-npz "scatter.npz"
   (into {}
         (concat
@@ -83,10 +84,18 @@ PROGRAM = """
                    (scattered (str (name how) (if self? "-self" "")) (reduced-by how self?)
                               (:sbase d) (:ssrc d)))
                  (for [how [:sum :prod :mean :amax :amin] self? [true false]] [how self?]))
+         ;; Ties with NaN, infinities and signed zeros (`eidx` along axis 0).
+         (mapcat (fn [[how self?]]
+                   (scattered-by (str "edge-" (name how) (if self? "-self" ""))
+                                 (fn [b s] (scatter-reduce b (:eidx d) s how :axis 0
+                                                           :include-self self?))
+                                 (:ebase d) (:esrc d) (:ew d)))
+                 (for [how [:amax :amin] self? [true false] ] [how self?]))
          (scattered "scatter" (fn [b s] (scatter b (:sidx-unique d) s :axis 0))
                     (:sbase d) (:ssrc d))
-         [[:scatter-repeated (scatter (:sbase d) (:sidx d) (:ssrc d) :axis 0)]
-          [:scatter-number (scatter (:sbase d) (:sidx d) 0.5 :axis 0)]
+         (scattered "scatter-repeated" (fn [b s] (scatter b (:sidx d) s :axis 0))
+                    (:sbase d) (:ssrc d))
+         [[:scatter-number (scatter (:sbase d) (:sidx d) 0.5 :axis 0)]
           [:mean-int (scatter-reduce (:ibase d) (:sidx d) (:isrc d) :mean :axis 0)]
           [:amin-int (scatter-reduce (:ibase d) (:sidx d) (:isrc d) :amin :axis 0
                                      :include-self false)]])))
@@ -138,12 +147,19 @@ PROGRAM += """
   (fn [x] (let [[v i] ((pooled [window stride padding false]) x)]
             (max-unpool (* v 2.0) i :window window :stride stride :padding padding
                         :output-size [5 6]))))
+(defn max-pooled [[window stride padding ceil]]
+  (fn [x] (max-pool x :window window :stride stride :padding padding :ceil-mode ceil)))
 (save-npz "unpool.npz"
   (into {} (mapcat (fn [[k c]]
-                     (let [[v i] ((pooled c) (:mx d))]
+                     (let [[v i] ((pooled c) (:mx d))
+                           w (get d (keyword (str k "-w")))]
                        [[(keyword (str k "-values")) v]
                         [(keyword (str k "-indices")) i]
                         [(keyword (str k "-indices-cpu")) (second (call (pooled c) (:mx d)))]
+                        [(keyword (str k "-grad")) (weighted (max-pooled c) (:mx d) w)]
+                        [(keyword (str k "-grad-indices"))
+                         (weighted (fn [x] (first ((pooled c) x))) (:mx d) w)]
+                        [(keyword (str k "-zeros")) ((max-pooled c) (:mz d))]
                         [(keyword (str k "-unpool")) ((unpooled c) (:ux d))]
                         [(keyword (str k "-unpool-cpu")) (call (unpooled c) (:ux d))]
                         [(keyword (str k "-unpool-grad")) (squared (unpooled c) (:ux d))]]))
@@ -214,6 +230,16 @@ ARRAYS = {
     "ibase": np.array([[-1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], dtype=np.int32),
     "isrc": np.array([[-3, 4, 5, 6], [-7, 8, 9, 10]], dtype=np.int32),
     "q": np.array([[False, False, True], [True, False, False]]),
+    # Ties of NaN (sent and own), +inf, -inf and of 0.0 with -0.0, sent
+    # along axis 0 to positions 0, 2 and 3 (1 and 4 receive nothing).
+    "ebase": f32([[1.0, -INF, INF, 0.0], [np.nan, 1.0, 1.0, 1.0], [3.0, 2.0, INF, 2.0],
+                  [4.0, 5.0, 1.0, -INF], [np.nan, 5.0, 6.0, 7.0]]),
+    "eidx": np.array([[0, 0, 2, 0], [0, 0, 2, 0], [2, 3, 2, 2], [3, 3, 3, 3]], dtype=np.int64),
+    "esrc": f32([[np.nan, -INF, INF, -0.0], [2.0, -INF, 2.0, 0.0], [INF, 5.0, INF, 2.0],
+                 [1.0, 5.0, -INF, -INF]]),
+    "ew": np.linspace(-1.0, 2.0, 20).astype(np.float32).reshape(5, 4),
+    # Windows of negative numbers and -0.0 only: the maximum is -0.0.
+    "mz": f32([[[[-0.0, -1.0, -3.0, -0.0], [-2.0, -0.0, -0.0, -4.0]]]]),
 }
 
 
@@ -232,6 +258,9 @@ INDEXING = {
 }
 for _name, (_f, _x) in INDEXING.items():
     ARRAYS[f"{_name}-w"] = weights(_f(T(ARRAYS[_x])).shape)
+for _i, (_w, _s, _p, _c) in enumerate(UNPOOL_CASES):
+    _pooled = F.max_pool2d(T(ARRAYS["mx"]), _w, _s, _p, ceil_mode=_c)
+    ARRAYS[f"pool{_i}-w"] = weights(_pooled.shape)
 
 
 @pytest.fixture(scope="module")
@@ -313,42 +342,67 @@ def test_diagonals_and_repeat_interleave_edges(out):
     )
 
 
+def scatter_reduced(base, src, idx, weight, how, include_self):
+    """PyTorch's `scatter_reduce` along axis 0, and its gradients of the
+    sum of the result times `weight`, for `base` and `src`."""
+    b, s = (torch.tensor(a, requires_grad=True) for a in (base, src))
+    theirs = b.scatter_reduce(0, torch.tensor(idx), s, how, include_self=include_self)
+    (theirs * torch.tensor(weight)).sum().backward()
+    return theirs.detach(), b.grad, s.grad
+
+
 @pytest.mark.parametrize("how", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_value_and_gradient(out, how, include_self):
-    """Ties of `amax`/`amin` share the gradient evenly, as PyTorch's. One
-    difference: with `include_self=False`, PyTorch still counts a left-out
-    `base` value that equals the result among the ties (the sent values get
-    a share, the left-out value none); here the sent values share the whole
-    gradient. So PyTorch's is taken with those left-out values set to NaN,
-    which changes no value and ties with nothing."""
+    """Ties of `amax`/`amin` share the gradient evenly, as PyTorch's
+    `scatter_reduce_backward`, which with `include_self=False` still
+    counts a left-out `base` value equal to the result among the ties
+    (12 at [2, 3]: the sent 12 gets half the gradient, the base none)."""
     key = how + ("-self" if include_self else "")
-    idx = torch.tensor(ARRAYS["sidx"])
-    base = ARRAYS["sbase"].copy()
-    if not include_self:
-        hit = torch.zeros(base.shape).scatter(0, idx, 1.0).numpy() > 0
-        base[hit] = np.nan
-    b = torch.tensor(base, requires_grad=True)
-    s = torch.tensor(ARRAYS["ssrc"], requires_grad=True)
-    theirs = b.scatter_reduce(0, idx, s, how, include_self=include_self)
-    (theirs * t("sw")).sum().backward()
-    same(out[key], theirs.detach())
+    value, grad_base, grad_src = scatter_reduced(
+        ARRAYS["sbase"], ARRAYS["ssrc"], ARRAYS["sidx"], ARRAYS["sw"], how, include_self
+    )
+    same(out[key], value)
     np.testing.assert_array_equal(out[f"{key}-cpu"], out[key])
-    same(out[f"{key}-grad-base"], b.grad, rtol=1e-6)
-    same(out[f"{key}-grad-src"], s.grad, rtol=1e-6)
+    same(out[f"{key}-grad-base"], grad_base, rtol=1e-6)
+    same(out[f"{key}-grad-src"], grad_src, rtol=1e-6)
 
 
-def test_scatter_replaces_and_its_gradient(out):
-    idx = torch.tensor(ARRAYS["sidx-unique"])
+@pytest.mark.parametrize("how", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_extremes_at_nan_infinite_and_zero_ties(out, how, include_self):
+    """PyTorch's gradients where the result is NaN (NaN for `base` and
+    for the values sent there: no element equals the result, and PyTorch
+    multiplies 0 by the gradient over a count of 0), where infinities tie
+    and where 0.0 ties with -0.0; the values' signed zeros too (a NaN's
+    sign bit aside)."""
+    key = "edge-" + how + ("-self" if include_self else "")
+    value, grad_base, grad_src = scatter_reduced(
+        ARRAYS["ebase"], ARRAYS["esrc"], ARRAYS["eidx"], ARRAYS["ew"], how, include_self
+    )
+    same(out[key], value)
+    numbers = ~np.isnan(value.numpy())
+    np.testing.assert_array_equal(
+        np.signbit(out[key][numbers]), np.signbit(value.numpy()[numbers])
+    )
+    np.testing.assert_array_equal(out[f"{key}-cpu"], out[key])
+    same(out[f"{key}-grad-base"], grad_base, rtol=1e-6)
+    same(out[f"{key}-grad-src"], grad_src, rtol=1e-6)
+
+
+@pytest.mark.parametrize("key, ids", [("scatter", "sidx-unique"), ("scatter-repeated", "sidx")])
+def test_scatter_replaces_and_its_gradient(out, key, ids):
+    """Of repeated ids the last written is kept, as PyTorch's CPU kernel;
+    every sent value's gradient is the result's gradient at its position,
+    the overwritten ones' too, as PyTorch's `grad.gather(dim, index)`."""
+    idx = torch.tensor(ARRAYS[ids])
     b, s = (torch.tensor(ARRAYS[k], requires_grad=True) for k in ("sbase", "ssrc"))
     theirs = b.scatter(0, idx, s)
     (theirs * t("sw")).sum().backward()
-    same(out["scatter"], theirs.detach())
-    np.testing.assert_array_equal(out["scatter-cpu"], out["scatter"])
-    same(out["scatter-grad-base"], b.grad)
-    same(out["scatter-grad-src"], s.grad)
-    # Of repeated ids the last written is kept, as PyTorch's CPU kernel.
-    same(out["scatter-repeated"], t("sbase").scatter(0, t("sidx"), t("ssrc")))
+    same(out[key], theirs.detach())
+    np.testing.assert_array_equal(out[f"{key}-cpu"], out[key])
+    same(out[f"{key}-grad-base"], b.grad)
+    same(out[f"{key}-grad-src"], s.grad)
     same(out["scatter-number"], t("sbase").scatter(0, t("sidx"), 0.5))
 
 
@@ -400,14 +454,26 @@ def test_max_pool_indices_and_max_unpool(out, case):
 
     same(out[f"{k}-unpool"], unpooled(t("ux")))
     np.testing.assert_array_equal(out[f"{k}-unpool-cpu"], out[f"{k}-unpool"])
-    # Where overlapping windows send one maximum several times, PyTorch's
-    # gradient gives each the whole; here they share it.
-    i = F.max_pool2d(t("ux"), window, stride, padding, return_indices=True)[1]
-    sent = np.stack(
-        [np.bincount(plane.ravel(), minlength=30) for plane in i[0].numpy()]
-    )
-    theirs = grad(lambda x: unpooled(x) ** 2, ARRAYS["ux"])
-    same(out[f"{k}-unpool-grad"], theirs / np.maximum(sent, 1).reshape(theirs.shape))
+    # Where overlapping windows send one maximum several times, each gets
+    # the gradient at its index whole, as PyTorch's.
+    same(out[f"{k}-unpool-grad"], grad(lambda x: unpooled(x) ** 2, ARRAYS["ux"]))
+
+
+@pytest.mark.parametrize("case", range(len(UNPOOL_CASES)))
+def test_max_pool_gradient_goes_to_the_index(out, case):
+    """The whole gradient of a window goes to the element its index names
+    (the first of equal maxima, the last NaN, never padding), adding up
+    where overlapping windows name the same element, as PyTorch's; with
+    `:return-indices` too. A window whose maximum is -0.0 gives -0.0."""
+    window, stride, padding, ceil = UNPOOL_CASES[case]
+    k = f"pool{case}"
+    pool = lambda x: F.max_pool2d(x, window, stride, padding, ceil_mode=ceil)
+    theirs = grad(pool, ARRAYS["mx"], ARRAYS[f"{k}-w"])
+    same(out[f"{k}-grad"], theirs)
+    same(out[f"{k}-grad-indices"], theirs)
+    zeros = pool(t("mz")).numpy()
+    same(out[f"{k}-zeros"], zeros)
+    np.testing.assert_array_equal(np.signbit(out[f"{k}-zeros"]), np.signbit(zeros))
 
 
 @pytest.mark.parametrize("name", sorted(ADVANCED))

@@ -182,6 +182,12 @@ def test_log_space_forms_run(tmp_path_factory, checks):
     same(m.by_hand(x), torch.logsumexp(x, dim=1))
     h = torch.tensor([0.0, 2.0], dtype=torch.float16)
     assert torch.isfinite(m.half_fits(h)).all()
+    u = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float16)
+    same(m.f16_divided(u), u / 70000.0)
+    ones = torch.ones(100000, dtype=torch.float16)
+    same(m.f16_mean(ones), torch.tensor(1.0, dtype=torch.float16))
+    # What the refused `f16_sum` would compute.
+    assert torch.isinf(ones.sum() / 100000.0)
 
 
 def test_integer_powers(tmp_path_factory, checks):
@@ -304,3 +310,29 @@ def test_ids_through_floats_that_hold_them_run(tmp_path_factory, checks):
     same(m.exact_f32(v, ids), v[ids])
     # What the refused `rounded` would compute: id 4095 is 4096 in bf16.
     assert ids.to(torch.bfloat16).to(torch.int64)[0] == 4096
+
+
+def test_integers_that_cannot_wrap_run_as_typed(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "integers-wrap", checks)
+    same(m.count(torch.tensor([True, False, True])), torch.tensor(2))
+    x = torch.tensor([2**31 - 1, 0], dtype=torch.int32)
+    same(m.widened(x), x.to(torch.int64))
+    same(m.kept(x), x)
+    same(m.negated(x), -x)
+    ids = torch.tensor([999, 0], dtype=torch.int32)
+    same(m.shifted(ids), ids + 1)
+    # What the refused ones would compute.
+    assert (torch.tensor([50000], dtype=torch.int32) ** 2)[0] < 0
+    assert torch.tensor([-(2**31)], dtype=torch.int32).abs()[0] < 0
+
+
+def test_math_tails_run_as_typed(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "math-tails", checks)
+    x = torch.linspace(-1, 1, 9)
+    same(m.gelu_nonpos(x), torch.nn.functional.gelu(x - 7.0))
+    b = x.to(torch.bfloat16)
+    same(m.gelu_near(b), torch.nn.functional.gelu(b - 4.0))
+    same(m.sigmoid_nonneg(x), torch.sigmoid(x - 100.0))
+    # What the refused ones would compute: 0 where the types said otherwise.
+    assert torch.nn.functional.gelu(torch.tensor([-6.0]))[0] == 0
+    assert torch.sigmoid(torch.tensor([-100.0]))[0] == 0

@@ -398,6 +398,13 @@ fn show_end(v: f64, down: Option<bool>) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         return format!("{}", v as i64);
     }
+    // The ends of i64's range, as the range pass keeps them in an f64.
+    if v == -(2f64.powi(63)) {
+        return "-2^63".to_string();
+    }
+    if v == 2f64.powi(63) - 1024.0 {
+        return "2^63 - 1".to_string();
+    }
     let plain = format!("{v:?}");
     let Some(down) = down.filter(|_| plain.len() > 9) else {
         return plain;

@@ -29,6 +29,8 @@ mod support {
 
 // Fused attention's graphs, which `compile_kernels.rs` compiles too.
 mod attention;
+// Gradients at ties, NaN and infinities (PyTorch's, tested in Python).
+mod ties;
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -804,6 +806,26 @@ fn unique_kernels(codes: &[Vec<StepCode>]) -> Vec<&Kernel> {
     let mut all: Vec<&Kernel> = kernels.into_values().collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all
+}
+
+/// `max-pool`, `max-unpool`, `scatter` and `scatter-reduce` with their
+/// gradients at ties, NaN and infinities (`ties::tie_graphs`, whose
+/// reference results the Python tests compare with PyTorch's): the same
+/// values in emulation, NaN where the reference has NaN.
+#[test]
+fn tie_gradients_compute_the_references_results() {
+    let plans: Vec<Planned> = ties::tie_graphs()
+        .into_iter()
+        .map(|(name, g, args)| {
+            let program = sexpgpu_compile::compile(&g).unwrap();
+            let codes = generate_plan(program.plan()).unwrap();
+            (name, g, program, codes, args, 1e-6)
+        })
+        .collect();
+    assert_eq!(plans.len(), 8, "the tie graphs");
+    let codes: Vec<Vec<StepCode>> = plans.iter().map(|p| p.3.clone()).collect();
+    let libs = Libs::build(&unique_kernels(&codes), "ties");
+    assert_plans_match(&plans, &libs, "tie gradients");
 }
 
 /// Every per-op numerics case (one small graph per op, dtype and shape)

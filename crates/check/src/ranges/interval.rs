@@ -80,6 +80,19 @@ impl Interval {
         out
     }
 
+    /// Its values as floats of largest finite value `max`: an end past it
+    /// may be an infinity (a sum of 100000 ones is inf in f16).
+    pub fn overflowing(&self, max: f64) -> Interval {
+        let mut out = *self;
+        if self.hi.is_finite() && self.hi > max {
+            (out.hi, out.hi_open) = (INF, true);
+        }
+        if self.lo.is_finite() && self.lo < -max {
+            (out.lo, out.lo_open) = (-INF, true);
+        }
+        out
+    }
+
     /// A product's, quotient's or power's values as floats (any float
     /// dtype's, f64 and Python's `float` too): positive values tiny enough
     /// multiply to 0, so an open 0 end is reached (`0.5 ** 1000`, `1e-30 *
@@ -94,17 +107,14 @@ impl Interval {
         out
     }
 
-    /// The values as an f16 holds them: magnitudes below half its least
-    /// subnormal (2^-25) round to 0, and above its largest (65504) to an
-    /// infinity (`1e-8` is 0 in f16, so `x * x + 1e-8` may be 0 there).
+    /// A Python number as it meets an f16 tensor: magnitudes below half
+    /// f16's least subnormal (2^-25) are 0 there (`1e-8` is 0 in f16, so
+    /// `x * x + 1e-8` may be 0). A large one is not an infinity: PyTorch
+    /// computes in f32 and rounds the result (`x * 70000.0 / 70000.0` of
+    /// 0.5 is 0.5), whose own overflow `Interval::overflowing` takes.
     pub fn in_f16(&self) -> Interval {
         const TINY: f64 = 2.980_232_238_769_531_3e-8;
-        const HUGE: f64 = 65504.0;
-        let round = |v: f64| match v.abs() {
-            a if a < TINY => 0.0,
-            a if a > HUGE => v.signum() * INF,
-            _ => v,
-        };
+        let round = |v: f64| if v.abs() < TINY { 0.0 } else { v };
         let (lo, hi) = (round(self.lo), round(self.hi));
         if lo == self.lo && hi == self.hi {
             return *self;
@@ -193,6 +203,28 @@ impl Interval {
         let lo_ok = outer.lo < self.lo || (outer.lo == self.lo && (!outer.lo_open || self.lo_open));
         let hi_ok = self.hi < outer.hi || (outer.hi == self.hi && (!outer.hi_open || self.hi_open));
         lo_ok && hi_ok
+    }
+
+    /// The values in both, `None` when there are none.
+    pub fn intersect(&self, other: &Interval) -> Option<Interval> {
+        let (lo, lo_open) = match self.lo.total_cmp(&other.lo) {
+            std::cmp::Ordering::Less => (other.lo, other.lo_open),
+            std::cmp::Ordering::Greater => (self.lo, self.lo_open),
+            std::cmp::Ordering::Equal => (self.lo, self.lo_open || other.lo_open),
+        };
+        let (hi, hi_open) = match self.hi.total_cmp(&other.hi) {
+            std::cmp::Ordering::Greater => (other.hi, other.hi_open),
+            std::cmp::Ordering::Less => (self.hi, self.hi_open),
+            std::cmp::Ordering::Equal => (self.hi, self.hi_open || other.hi_open),
+        };
+        let empty = lo > hi || (lo == hi && (lo_open || hi_open));
+        (!empty).then_some(Interval {
+            lo,
+            hi,
+            lo_open,
+            hi_open,
+            ..*self
+        })
     }
 
     /// The smallest interval holding both.

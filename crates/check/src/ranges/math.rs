@@ -83,7 +83,15 @@ impl MathFn {
     /// domain), as floats compute them (`rounded`).
     pub fn apply(self, x: &Interval) -> Interval {
         // Within what the function ever gives: `erf` is never past 1.
-        rounded(self.exact(x)).narrow_to(&rounded(self.exact(&Interval::REAL)))
+        let r = rounded(self.exact(x)).narrow_to(&rounded(self.exact(&Interval::REAL)));
+        match self {
+            MathFn::Gelu if x.lo < 0.0 => gelu_cancelled(r, x),
+            // `1 / (1 + exp(-x))`: `exp(-x)` overflows to inf in f32 below
+            // about -88.7, and the quotient is 0 (`sigmoid(-100)` is
+            // 3.7e-44, PyTorch's f32 0).
+            MathFn::Sigmoid | MathFn::Silu if x.lo < -87.0 => r.union(&Interval::point(0.0)),
+            _ => r,
+        }
     }
 
     /// The range of its results in exact arithmetic.
@@ -141,6 +149,22 @@ fn rounded(iv: Interval) -> Interval {
         iv.hi + iv.hi.abs() * SLACK
     };
     Interval::new(lo, hi, false, false)
+}
+
+/// PyTorch's `gelu` is `x (1 + erf(x / sqrt 2)) / 2`; for negative `x`,
+/// `1 + erf` cancels, in f32 (which bf16 and f16 compute in) to within an
+/// f32 spacing of 1 (2^-24 below 1): an absolute error up to `|x| 2^-24`,
+/// 4% at -5, and 0 below about -5.3 (`gelu(-6)` is -6e-9, PyTorch's f32
+/// 0). Past -6 the sum is 0 and the result exact.
+fn gelu_cancelled(r: Interval, x: &Interval) -> Interval {
+    let slack = x.lo.abs().min(6.0) * 2f64.powi(-23);
+    // `1 + erf` is never below 0: negative `x` gives 0 at the most.
+    let hi = if x.hi <= 0.0 {
+        (r.hi + slack).min(0.0)
+    } else {
+        r.hi + slack
+    };
+    Interval::new(r.lo - slack, hi, false, r.hi_open && hi < 0.0)
 }
 
 /// The values of `x` above 0 (where `log` and `rsqrt` are defined).

@@ -151,7 +151,12 @@ impl Walker<'_> {
                 None => "its type".to_string(),
             },
         };
-        format!("{head}: {why}")
+        match self.typed(e.span).and_then(super::walk::integer_range) {
+            Some(range) if range.same_set(iv) && self.may_wrap(e) => format!(
+                "{head}: {why}, but PyTorch's integers wrap around past their dtype's range"
+            ),
+            _ => format!("{head}: {why}"),
+        }
     }
 
     /// Where a chain of conversions (`(ids to bf16) to i64`) moved the

@@ -372,8 +372,16 @@ impl<'w> Walker<'w> {
             return (None, Some(typed));
         }
         if let (Some(v), Some(bits)) = (iv, grid_bits(typed)) {
-            // A float tensor holds its dtype's floats (`Interval::on_grid`).
-            iv = Some(v.on_grid(bits));
+            // A float tensor holds its dtype's floats (`Interval::on_grid`),
+            // and past its largest finite one, infinities.
+            iv = Some(v.on_grid(bits).overflowing(float_max(typed)));
+        }
+        if let (Some(v), Some(range)) = (iv, integer_range(typed)) {
+            // An integer tensor holds its dtype's integers; arithmetic
+            // past them wraps around (`x * x` of an i32 50000 is negative).
+            if !v.within(&wrap_free(range)) && self.may_wrap(e) {
+                iv = Some(range);
+            }
         }
         if let Some(iv) = &mut iv {
             // Other operations move or mix the axes: the row's largest
@@ -387,6 +395,50 @@ impl<'w> Walker<'w> {
             self.scratch.found.push((i, *iv));
         }
         (iv, Some(typed))
+    }
+
+    /// Whether `e` computes integers that may wrap around past its dtype's
+    /// range: arithmetic, conversions, sums and products (a sum of values
+    /// in [-1, 1] does not: it counts at most as many as a tensor holds).
+    /// Names, indexing and selections hold values of their dtype already.
+    pub(super) fn may_wrap(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Binary { op, .. } => matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Pow | BinaryOp::MatMul
+            ),
+            ExprKind::Unary { op, .. } => *op == UnaryOp::Neg,
+            ExprKind::Cast { .. } => true,
+            ExprKind::Call { args, .. } => {
+                let Some(ExprInfo::Call(call)) = self.typed(e.span).map(|t| &t.info) else {
+                    return false;
+                };
+                let Callee::Builtin(b) = call.callee else {
+                    return false;
+                };
+                let small = || {
+                    arg_expr(args, 0, "x")
+                        .and_then(|x| self.interval_at(x.span))
+                        .is_some_and(|i| i.within(&Interval::closed(-1.0, 1.0)))
+                };
+                match b {
+                    Builtin::Abs | Builtin::Prod | Builtin::Einsum => true,
+                    Builtin::Sum | Builtin::Cumsum => !small(),
+                    Builtin::Reduce => match &call.pattern {
+                        Some(PatternPlan::Layout(plan)) => {
+                            match plan.reduce.as_ref().map(|(op, _)| &**op) {
+                                Some("prod") => true,
+                                Some("sum") => !small(),
+                                _ => false,
+                            }
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// Whether `e` has the values it was made from along the same axes:
@@ -460,7 +512,8 @@ impl<'w> Walker<'w> {
                 (iv.or_else(|| self.of_ty(&at?.1.ty)), at)
             }
             ExprKind::Unary { op, operand } => {
-                let iv = self.expr(operand);
+                let iv = self.walk(operand);
+                let iv = held(iv.0, iv.1);
                 let iv = match op {
                     UnaryOp::Neg => iv.map(|i| i.neg()),
                     UnaryOp::Not => Some(Interval::UNIT),
@@ -472,7 +525,8 @@ impl<'w> Walker<'w> {
                 (iv, self.here(span, false))
             }
             ExprKind::Cast { expr, ty, .. } => {
-                let iv = self.expr(expr);
+                let iv = self.walk(expr);
+                let iv = held(iv.0, iv.1);
                 let at = self.here(span, false);
                 let iv = at.and_then(|(_, t)| self.cast(iv, ty, t));
                 // A float dtype whose least positive value is larger may
@@ -584,6 +638,7 @@ impl<'w> Walker<'w> {
         if op == BinaryOp::Pow {
             self.integer_power(span, rhs, b);
         }
+        let (a, b) = (held(a, lt), held(b, rt));
         match op {
             BinaryOp::Or
             | BinaryOp::And
@@ -900,11 +955,18 @@ impl<'w> Walker<'w> {
         call: &CallInfo,
         typed: &TypedExpr,
     ) -> Option<Interval> {
+        use Builtin as B;
         let arg = |pos: usize, name: &str| arg_val(args, vals, pos, name);
-        let x = arg(0, "x");
+        // Arithmetic reads integers within their dtype's range (`held`).
+        let x = match b {
+            B::Abs | B::Sum | B::Cumsum | B::Prod | B::Reduce => held(
+                arg(0, "x"),
+                arg_expr(args, 0, "x").and_then(|x| self.typed(x.span)),
+            ),
+            _ => arg(0, "x"),
+        };
         // Products of floats may underflow to 0 (`Interval::underflowing`).
         let floats = computes_floats(typed, false);
-        use Builtin as B;
         let iv = match b {
             B::Sum | B::Mean | B::Max if over_row_max(x?, call) => {
                 let iv = if b == B::Sum { x?.sum_of() } else { x? };
@@ -1187,6 +1249,68 @@ fn grid_bits(typed: &TypedExpr) -> Option<u32> {
         // f64 rounds too: `-1 + 1e-17` is -1, so a sum's open end closes.
         Some(ast::DtypeKind::F64) => Some(53),
         Some(_) => None,
+    }
+}
+
+/// `iv` of a value of `typed`'s type, within its integer dtype's range:
+/// an i32 parameter `NonNeg` is at most 2^31 - 1, so `x - 1` of a `Pos`
+/// one does not wrap.
+fn held(iv: Option<Interval>, typed: Option<&TypedExpr>) -> Option<Interval> {
+    match (iv, typed.and_then(integer_range)) {
+        (Some(v), Some(range)) => Some(v.intersect(&range).unwrap_or(range)),
+        (iv, _) => iv,
+    }
+}
+
+/// The largest finite value of a float tensor's dtype (65504 in f16); a
+/// tensor without a dtype is bf16's or f32's, bf16's the smaller
+/// (`docs/shapescript/ranges.md`: a program meant for f16 says so).
+fn float_max(typed: &TypedExpr) -> f64 {
+    let TyKind::Tensor(t) = &typed.ty.kind else {
+        return f64::MAX;
+    };
+    match crate::shape::effective_dtype(t) {
+        Some(ast::DtypeKind::F16) => 65504.0,
+        None | Some(ast::DtypeKind::Bf16) => f64::from(half_max_bf16()),
+        Some(ast::DtypeKind::F32) => f64::from(f32::MAX),
+        _ => f64::MAX,
+    }
+}
+
+/// bf16's largest finite value, `(2 - 2^-7) 2^127`.
+fn half_max_bf16() -> f32 {
+    f32::from_bits(0x7f7f_0000)
+}
+
+/// Where arithmetic on integers of `range` is known not to have wrapped:
+/// inside the range, short of i64's largest value, which an f64 holds only
+/// to 1024 (`2^63 - 1024 + 1` is `2^63 - 1024` in f64).
+fn wrap_free(range: Interval) -> Interval {
+    if range.hi > f64::from(i32::MAX) {
+        Interval {
+            hi_open: true,
+            ..range
+        }
+    } else {
+        range
+    }
+}
+
+/// The values an integer tensor's dtype holds (`[-2^31, 2^31 - 1]` for
+/// i32; for i64, to the largest f64 below 2^63); `None` for floats, bools
+/// and Python numbers, which do not wrap.
+pub(super) fn integer_range(typed: &TypedExpr) -> Option<Interval> {
+    let TyKind::Tensor(t) = &typed.ty.kind else {
+        return None;
+    };
+    match crate::shape::effective_dtype(t) {
+        Some(ast::DtypeKind::I32) => {
+            Some(Interval::closed(f64::from(i32::MIN), f64::from(i32::MAX)))
+        }
+        Some(ast::DtypeKind::I64) => {
+            Some(Interval::closed(-(2f64.powi(63)), 2f64.powi(63) - 1024.0))
+        }
+        _ => None,
     }
 }
 

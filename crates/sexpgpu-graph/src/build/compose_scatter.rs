@@ -3,13 +3,15 @@
 //! also checks every id's range when the graph runs, and counts the writes
 //! to each position); the reductions without an adjoint of their own
 //! (`amax`, `amin`, `prod`) and the replacing `scatter` compare every
-//! position of the axis with every index (`n × m` elements per row), so
-//! their gradients are those of `where` and the reductions: PyTorch's.
+//! position of the axis with every index (`n × m` elements per row). Their
+//! gradients are PyTorch's (`build/gradient_of.rs`): `scatter`'s reaches
+//! every value sent, the overwritten too, and `amax`'s and `amin`'s ties
+//! share it as `scatter_reduce_backward` does.
 
 use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId, Operand};
-use crate::op::{BinaryOp, CompareOp, ReduceOp};
+use crate::op::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 use crate::shape::{Shape, MAX_ELEMENTS};
 
 /// How `scatter-reduce` combines the values sent to one position.
@@ -38,11 +40,23 @@ impl ScatterReduce {
     }
 }
 
+/// The operands of a `scatter-reduce` whose ties share the gradient:
+/// along axis `a`; `excluded` marks the positions whose own value is left
+/// out (`:include-self false`).
+struct Ties {
+    base: NodeId,
+    idx: NodeId,
+    src: NodeId,
+    a: usize,
+    excluded: Option<NodeId>,
+}
+
 impl Graph {
     /// `(scatter base idx src :axis a)`: `base` with `src[.., i, ..]`
     /// written at `idx[.., i, ..]` along `a` (`src` may be a number). Where
     /// several ids are the same position the last one written (the largest
-    /// `i`) is kept, as PyTorch's CPU kernel does; only it gets a gradient.
+    /// `i`) is kept, as PyTorch's CPU kernel does; every value sent gets the
+    /// gradient at its position, the overwritten ones too, as PyTorch's.
     pub fn scatter(
         &mut self,
         base: NodeId,
@@ -60,7 +74,38 @@ impl Graph {
         let last = self.reduce(ReduceOp::Max, writes, Some(&[a as i64 + 1]), false)?;
         let from = self.binary(BinaryOp::Maximum, last, 0i64)?;
         let picked = self.gather(src, from, a as i64)?;
-        self.where_(hit, picked, base)
+        let written = if self.dtype(base).is_float() {
+            self.with_overwritten_gradients(picked, idx, src, from, a)?
+        } else {
+            picked
+        };
+        self.where_(hit, written, base)
+    }
+
+    /// `picked` (the value kept at each position: that of `src`'s element
+    /// `from` there, the last sent) less the sum of a +0 for each element
+    /// sent and overwritten (`src - src`, the first held), which gives
+    /// those the gradient at their position too. An overwritten value that
+    /// is infinite or NaN has no +0 of this kind, and no gradient.
+    fn with_overwritten_gradients(
+        &mut self,
+        picked: NodeId,
+        idx: NodeId,
+        src: NodeId,
+        from: NodeId,
+        a: usize,
+    ) -> Result<NodeId, OpError> {
+        let kept = self.gather(from, idx, a as i64)?;
+        let own = self.iota(self.shape(idx).clone(), a as i64, DType::I64)?;
+        let overwritten = self.compare(CompareOp::Ne, kept, own)?;
+        let held = self.unary(UnaryOp::StopGradient, src)?;
+        let finite = self.float_test("isfinite", held)?;
+        let counted = self.binary(BinaryOp::BitAnd, overwritten, finite)?;
+        let zero = self.binary(BinaryOp::Sub, held, src)?;
+        let zeros = self.where_(counted, zero, 0.0)?;
+        let none = self.zeros_like(picked);
+        let sent = self.scatter_add(none, idx, zeros, a as i64)?;
+        self.binary(BinaryOp::Sub, picked, sent)
     }
 
     /// `(scatter-reduce base idx src :amax :axis a :include-self true)`:
@@ -96,11 +141,61 @@ impl Graph {
             return self.scatter_mean(base, total, counts, include_self);
         }
         let reduced = self.scatter_dense(base, idx, src, a, reduce, include_self)?;
-        if include_self {
-            Ok(reduced)
+        let (result, excluded) = if include_self {
+            (reduced, None)
         } else {
-            self.where_(hit, reduced, base)
+            (self.where_(hit, reduced, base)?, Some(hit))
+        };
+        if reduce == ScatterReduce::Prod || !self.dtype(base).is_float() {
+            return Ok(result);
         }
+        let ties = Ties {
+            base,
+            idx,
+            src,
+            a,
+            excluded,
+        };
+        let carrier = self.tie_shares(result, &ties)?;
+        self.with_gradient_of(result, carrier)
+    }
+
+    /// What `result`, of `scatter-reduce` `:amax` or `:amin`, is
+    /// differentiated as: PyTorch's `scatter_reduce_backward`, which splits
+    /// the gradient at each position evenly among the elements equal to
+    /// the result there, counting `base`'s own value even where
+    /// `:include-self false` leaves it out (it then gets none). Each tie
+    /// sends its share, `value / count`; where the result is NaN (no
+    /// element equals it, the count is 0), `(Σ value × is-tie) / count`, so
+    /// that, as PyTorch's, every element there gets `0 × gradient / 0`.
+    fn tie_shares(&mut self, result: NodeId, t: &Ties) -> Result<NodeId, OpError> {
+        let a = t.a as i64;
+        let held = self.unary(UnaryOp::StopGradient, result)?;
+        let sent_to = self.gather(held, t.idx, a)?;
+        let own_ties = self.compare(CompareOp::Eq, t.base, held)?;
+        let sent_ties = self.compare(CompareOp::Eq, t.src, sent_to)?;
+        let dtype = self.dtype(t.base);
+        let (own_tie, sent_tie) = (self.cast(own_ties, dtype), self.cast(sent_ties, dtype));
+        let counts = self.scatter_add(own_tie, t.idx, sent_tie, a)?;
+        let base = match t.excluded {
+            Some(hit) => {
+                let held_base = self.unary(UnaryOp::StopGradient, t.base)?;
+                self.where_(hit, held_base, t.base)?
+            }
+            None => t.base,
+        };
+        let own_share = self.binary(BinaryOp::Div, base, counts)?;
+        let own_share = self.where_(own_ties, own_share, 0.0)?;
+        let sent_counts = self.gather(counts, t.idx, a)?;
+        let sent_share = self.binary(BinaryOp::Div, t.src, sent_counts)?;
+        let sent_share = self.where_(sent_ties, sent_share, 0.0)?;
+        let shares = self.scatter_add(own_share, t.idx, sent_share, a)?;
+        let own_part = self.binary(BinaryOp::Mul, base, own_tie)?;
+        let sent_part = self.binary(BinaryOp::Mul, t.src, sent_tie)?;
+        let total = self.scatter_add(own_part, t.idx, sent_part, a)?;
+        let nan_shares = self.binary(BinaryOp::Div, total, counts)?;
+        let nan = self.float_test("isnan", held)?;
+        self.where_(nan, nan_shares, shares)
     }
 
     /// A number `src` of `scatter` as a tensor of `idx`'s shape.

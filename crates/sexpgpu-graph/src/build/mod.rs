@@ -14,6 +14,7 @@ mod conv;
 mod create;
 mod einsum;
 mod elementwise;
+mod gradient_of;
 mod indexing;
 mod layout;
 mod pool;

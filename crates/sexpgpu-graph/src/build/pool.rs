@@ -2,13 +2,15 @@
 //! (`docs/sexpgpu/operations.md`) over the last 1 to 3 axes: sliding windows
 //! (`build/window.rs`) reduced by `max` or `sum`, and resizing as positions
 //! taken (`index`) and weighted per axis. Compositions, so gradients and
-//! backends come free.
+//! backends come free; `max-pool` also gives the indices PyTorch's
+//! `return_indices` does, whose elements its gradient goes to.
 
 use crate::build::window::{fits, window_count, PadMode, PerAxis};
 use crate::dtype::{DType, Scalar};
 use crate::error::OpError;
 use crate::graph::{Graph, NodeId};
-use crate::op::{BinaryOp, ReduceOp};
+use crate::op::{BinaryOp, CompareOp, ReduceOp};
+use crate::shape::Shape;
 
 /// The keywords of `max-pool` and `avg-pool`; `stride` `None` is the window.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,19 +84,133 @@ impl PoolGeometry {
             self.window[i] as i64,
         )
     }
+
+    /// Whether windows reach past the input (padding, or `ceil_mode`'s end).
+    fn pads(&self) -> bool {
+        self.padding.iter().chain(&self.extra).any(|&p| p > 0)
+    }
+
+    /// The axes of the windows' elements in `[.. o1 k1 o2 k2 ..]`.
+    fn element_axes(&self) -> Vec<i64> {
+        (0..self.window.len())
+            .map(|i| (self.first + 2 * i + 1) as i64)
+            .collect()
+    }
 }
 
 impl Graph {
     /// `(max-pool x :window [..] ...)`: the maximum of each window; padding
-    /// is never the maximum (it is the dtype's lowest value).
+    /// is never the maximum (it is the dtype's lowest value). Its gradient
+    /// goes whole to the element `:return-indices` names, as PyTorch's.
     pub fn max_pool(&mut self, x: NodeId, opts: &PoolOptions) -> Result<NodeId, OpError> {
+        if !self.dtype(x).is_float() {
+            let op = "max-pool";
+            let geo = self.pool_geometry(op, x, opts)?;
+            let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
+            return self.reduce(ReduceOp::Max, windows, Some(&geo.element_axes()), false);
+        }
+        Ok(self.max_pool_with_indices(x, opts)?.0)
+    }
+
+    /// `(max-pool x :window [..] :return-indices true)`: the maxima, and
+    /// for each the `i64` position of the element its gradient goes to: the
+    /// first of its window, in the window's row-major order, that equals it
+    /// (a NaN maximum: the last NaN), never padding; as PyTorch's kernel,
+    /// which keeps the first element it meets that is larger, and every
+    /// NaN. A float maximum is the windows' reduction, differentiated as
+    /// the sum of its window with every other element zeroed: the windows'
+    /// adjoint then adds up where overlapping windows pick one element.
+    pub fn max_pool_with_indices(
+        &mut self,
+        x: NodeId,
+        opts: &PoolOptions,
+    ) -> Result<(NodeId, NodeId), OpError> {
         let op = "max-pool";
         let geo = self.pool_geometry(op, x, opts)?;
         let windows = self.pool_windows(op, x, &geo, lowest(self.dtype(x)))?;
-        let axes: Vec<i64> = (0..geo.window.len())
-            .map(|i| (geo.first + 2 * i + 1) as i64)
-            .collect();
-        self.reduce(ReduceOp::Max, windows, Some(&axes), false)
+        let axes = geo.element_axes();
+        let maxima = self.reduce(ReduceOp::Max, windows, Some(&axes), false)?;
+        let (scores, top) = self.pool_scores(op, x, windows, maxima, &geo)?;
+        let count: usize = self.shape(x).dims()[geo.first..].iter().product();
+        let nan = self.compare(CompareOp::Gt, top, count as i64)?;
+        let last = self.binary(BinaryOp::Sub, top, count as i64 + 1)?;
+        let first = self.binary(BinaryOp::Sub, count as i64, top)?;
+        let indices = self.where_(nan, last, first)?;
+        let indices = self.cast(indices, DType::I64);
+        if !self.dtype(x).is_float() {
+            return Ok((maxima, indices));
+        }
+        let mut kept = self.shape(windows).dims().to_vec();
+        for &a in &axes {
+            kept[a as usize] = 1;
+        }
+        let top = self.reshape(top, Shape::new(kept))?;
+        let chosen = self.compare(CompareOp::Eq, scores, top)?;
+        let picked = self.where_(chosen, windows, 0.0)?;
+        let carrier = self.reduce(ReduceOp::Sum, picked, Some(&axes), false)?;
+        Ok((self.with_gradient_of(maxima, carrier)?, indices))
+    }
+
+    /// Each window element's score, and each window's best (`[.. o1 o2
+    /// ..]`), in `i32` where they fit: with `N` the count of positions in
+    /// the pooled axes and `p` an element's position among them (row-major,
+    /// whose order is the window's row-major order), an element equal to
+    /// the maximum scores `N - p`, a NaN `N + 1 + p` (a window holding one
+    /// has a NaN maximum, which nothing equals), padding and the rest 0.
+    /// The best is the element PyTorch's kernel picks.
+    fn pool_scores(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        windows: NodeId,
+        maxima: NodeId,
+        geo: &PoolGeometry,
+    ) -> Result<(NodeId, NodeId), OpError> {
+        let axes = geo.element_axes();
+        let mut kept = self.shape(windows).dims().to_vec();
+        for &a in &axes {
+            kept[a as usize] = 1;
+        }
+        let best = self.reshape(maxima, Shape::new(kept))?;
+        let mut hits = self.compare(CompareOp::Eq, windows, best)?;
+        let count: usize = self.shape(x).dims()[geo.first..].iter().product();
+        let dtype = if 2 * count < i32::MAX as usize {
+            DType::I32
+        } else {
+            DType::I64
+        };
+        let at = self.window_positions(op, x, geo)?;
+        if geo.pads() {
+            let inside = self.compare(CompareOp::Ge, at, 0i64)?;
+            hits = self.binary(BinaryOp::BitAnd, hits, inside)?;
+        }
+        let at = self.cast(at, dtype);
+        let first = self.binary(BinaryOp::Sub, count as i64, at)?;
+        let mut scores = self.where_(hits, first, 0i64)?;
+        if self.dtype(windows).is_float() {
+            let nan = self.float_test("isnan", windows)?;
+            let last = self.binary(BinaryOp::Add, at, count as i64 + 1)?;
+            scores = self.where_(nan, last, scores)?;
+        }
+        let top = self.reduce(ReduceOp::Max, scores, Some(&axes), false)?;
+        Ok((scores, top))
+    }
+
+    /// Each window element's position in `x`'s pooled axes (row-major),
+    /// laid out as the windows `[o1 k1 o2 k2 ..]`; -1 in padding.
+    fn window_positions(
+        &mut self,
+        op: &str,
+        x: NodeId,
+        geo: &PoolGeometry,
+    ) -> Result<NodeId, OpError> {
+        let spatial = self.shape(x).dims()[geo.first..].to_vec();
+        let count: usize = spatial.iter().product();
+        let positions = self.iota(Shape::new(vec![count]), 0, DType::I64)?;
+        let positions = self.reshape(positions, Shape::new(spatial))?;
+        let mut plane = geo.clone();
+        plane.first = 0;
+        self.pool_windows(op, positions, &plane, Scalar::Int(-1))
     }
 
     /// `(avg-pool x :window [..] ...)`: the mean of each window, dividing by
@@ -395,7 +511,7 @@ impl Graph {
 }
 
 /// The lowest value of a dtype, with which `max-pool` pads.
-pub(super) fn lowest(dtype: DType) -> Scalar {
+fn lowest(dtype: DType) -> Scalar {
     match dtype {
         DType::I32 => Scalar::Int(i64::from(i32::MIN)),
         DType::I64 => Scalar::Int(i64::MIN),

@@ -13,3 +13,11 @@ fn shifted_up(x: [n]) -> [n] = log(1.0 + exp(x))
 # A Python number meets an f16 tensor as an f16: `1e-8` is 0 there.
 fn half_eps(x: [n] f16) -> [n] f16 = log(x * x + 1e-8)                    # ~ E0601
 fn half_fits(x: [n] f16) -> [n] f16 = log(x * x + 1e-5)
+# A result past a dtype's largest finite value is an infinity: 100000 ones
+# sum to inf in f16, and inf / 100000 is not `Unit`. A large Python number
+# is not an infinity itself: PyTorch computes in f32 and rounds the result.
+dim N = 100000
+fn f16_sum(x: [N] Unit f16) -> [] Unit f16 = sum(x, over=N) / 100000.0       # ~ E0606
+fn f16_scaled(x: [n] Unit f16) -> [n] Unit f16 = (x * 70000.0) / 70000.0     # ~ E0606
+fn f16_divided(x: [n] Unit f16) -> [n] Unit f16 = x / 70000.0
+fn f16_mean(x: [N] Unit f16) -> [] Unit f16 = mean(x, over=N)
