@@ -336,3 +336,16 @@ def test_math_tails_run_as_typed(tmp_path_factory, checks):
     # What the refused ones would compute: 0 where the types said otherwise.
     assert torch.nn.functional.gelu(torch.tensor([-6.0]))[0] == 0
     assert torch.sigmoid(torch.tensor([-100.0]))[0] == 0
+
+
+def test_fractional_powers_of_non_negative_values_run(tmp_path_factory, checks):
+    m = build(tmp_path_factory, "fractional-powers", checks)
+    x = torch.tensor([-1.0, -0.25, 0.0, 0.5, 1.0])
+    same(m.magnitude(x), torch.sign(x) * x.abs() ** 1.5)
+    same(m.clamped(x), x.clamp(min=0.0) ** 0.5)
+    same(m.whole(x), x**3.0 + x**2)
+    p = torch.tensor([0.5, -1.5, 2.0, 0.0, 3.0])
+    u = torch.rand(5)
+    same(m.positive(u, p), (u + 1.0) ** p)
+    # What the refused `root` would compute.
+    assert torch.isnan(torch.tensor([-1.0]) ** 1.5).all()

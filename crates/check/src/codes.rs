@@ -74,6 +74,7 @@ diag::codes! {
     E0605 = "E0605", "`log1p` of a value that may be -1 or less", include_str!("codes/E0605.md");
     E0606 = "E0606", "a value outside the declared domain", include_str!("codes/E0606.md");
     E0607 = "E0607", "an integer power with an exponent that may be negative", include_str!("codes/E0607.md");
+    E0608 = "E0608", "a fractional power of a value that may be negative", include_str!("codes/E0608.md");
     E0901 = "E0901", "construct the Python generator cannot compile", include_str!("codes/E0901.md");
     E0902 = "E0902", "two files become the same Python module", include_str!("codes/E0902.md");
     E2201 = "E2201", "shape alias defined in terms of itself", include_str!("codes/E2201.md");

@@ -381,6 +381,24 @@ impl Walker<'_> {
         self.diagnostics.push(d);
     }
 
+    /// `base ** exponent` of a base (of interval `iv`) that may be
+    /// negative, to a power that may not be whole: NaN there (E0608).
+    pub(super) fn fractional_power(&mut self, base: &ast::Expr, exponent: &ast::Expr, iv: Interval) {
+        let (b, e) = (self.operand(base), self.operand(exponent));
+        let d = Diagnostic::error(
+            codes::E0608,
+            "a fractional power of a value that may be negative",
+        )
+        .with_primary(base.span, format!("this is in {iv}"))
+        .with_note(self.origin(base, &iv))
+        .with_note("a negative float to a power that is not a whole number is NaN in PyTorch")
+        .with_help(format!(
+            "raise its magnitude, `sign({b}) * abs({b}) ** {e}`, or clamp it at 0 first, `clamp({b}, lo=0.0) ** {e}`"
+        ));
+        let d = self.with_origin(d, base);
+        self.diagnostics.push(d);
+    }
+
     /// An integer power whose exponent (of interval `iv`) may be negative.
     pub(super) fn negative_power(&mut self, exponent: &ast::Expr, iv: Option<Interval>) {
         let text = self.text(exponent);

@@ -650,7 +650,12 @@ impl<'w> Walker<'w> {
             | BinaryOp::Ge => return Some(Interval::UNIT),
             _ => {}
         }
-        let (a, b) = (a?, b?);
+        let (mut a, b) = (a?, b?);
+        if op == BinaryOp::Pow && floats && a.goes_below(0.0) && !self.whole(rhs, &b) {
+            self.fractional_power(lhs, rhs, a);
+            // Said once: the rest of the program sees the defined part.
+            a = a.narrow_to(&Interval::NON_NEG);
+        }
         Some(match op {
             BinaryOp::Add => a.add(&b),
             BinaryOp::Sub => match self.shifted_by_row_max(lhs, rhs) {
@@ -687,6 +692,19 @@ impl<'w> Walker<'w> {
             BinaryOp::Pow if !a.reaches_down_to(0.0) => Interval::POS.underflowing(floats),
             _ => Interval::REAL,
         })
+    }
+
+    /// Whether the exponent `e` (of interval `iv`) is a whole number: one
+    /// written so, or of an integer type.
+    fn whole(&self, e: &ast::Expr, iv: &Interval) -> bool {
+        let integer = self.typed(e.span).is_some_and(|t| match &t.ty.kind {
+            TyKind::Scalar(ScalarKind::Int) => true,
+            TyKind::Tensor(x) => {
+                crate::shape::effective_dtype(x).is_some_and(|d| !crate::shape::is_float(d))
+            }
+            _ => false,
+        });
+        integer || (iv.lo == iv.hi && iv.lo.fract() == 0.0)
     }
 
     /// An integer power (`[n] i64 ** e`) whose exponent may be negative:
