@@ -383,7 +383,12 @@ impl Walker<'_> {
 
     /// `base ** exponent` of a base (of interval `iv`) that may be
     /// negative, to a power that may not be whole: NaN there (E0608).
-    pub(super) fn fractional_power(&mut self, base: &ast::Expr, exponent: &ast::Expr, iv: Interval) {
+    pub(super) fn fractional_power(
+        &mut self,
+        base: &ast::Expr,
+        exponent: &ast::Expr,
+        iv: Interval,
+    ) {
         let (b, e) = (self.operand(base), self.operand(exponent));
         let d = Diagnostic::error(
             codes::E0608,
