@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use check::hir::{Builtin, CallInfo, LayoutPlan, PatternPlan};
 use syntax::ast::{self, Expr, ExprKind};
 
-use crate::expr::{view, Val, ATOM};
+use crate::expr::{view, Args, Val, ATOM};
 use crate::pattern_sizes::{name_sizes, reshape_args, PlanSize, SizeText};
 use crate::scope::Scope;
 use crate::sizes::tuple;
@@ -57,7 +57,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     _ => format!("torch.{name}"),
                 };
                 // `var`'s and `std`'s `correction=`, as PyTorch's.
-                let extra: Vec<(Option<String>, Val)> = args
+                let extra: Args = args
                     .iter()
                     .filter(|a| a.name.as_ref().is_some_and(|n| n.name == "correction"))
                     .map(|a| (Some("correction".to_string()), self.expr(&a.value)))
@@ -260,13 +260,7 @@ impl<'g, 'a> Scope<'g, 'a> {
     }
 
     /// A reduction over the `over=` positions, or over everything.
-    fn reduction(
-        &mut self,
-        f: &str,
-        x: Val,
-        over: &[usize],
-        extra: Vec<(Option<String>, Val)>,
-    ) -> Val {
+    fn reduction(&mut self, f: &str, x: Val, over: &[usize], extra: Args) -> Val {
         if over.is_empty() {
             let mut args = vec![(None, x)];
             args.extend(extra);

@@ -61,6 +61,20 @@ fn is_simple(code: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
+/// A call's arguments as `call_code` writes them: each value, with its
+/// keyword when passed by keyword.
+pub type Args = Vec<(Option<String>, Val)>;
+
+/// A call's arguments as written and as the checker bound them, which
+/// every way of passing them (`bound_args`, `extern_args`) reads.
+#[derive(Clone, Copy)]
+struct Written<'c> {
+    info: &'c CallInfo,
+    args: &'c [ast::Arg],
+    /// The whole call, where a bound argument cannot be written.
+    whole: diag::Span,
+}
+
 /// Past this many characters an argument list hoists its longest arguments.
 const CALL_BUDGET: usize = 64;
 
@@ -210,7 +224,7 @@ impl<'g, 'a> Scope<'g, 'a> {
 
     /// `callee(args)`, hoisting the longest arguments into temporaries
     /// while the call is too long to read on one line.
-    pub fn call_code(&mut self, callee: &str, args: Vec<(Option<String>, Val)>) -> String {
+    pub fn call_code(&mut self, callee: &str, args: Args) -> String {
         let mut args = args;
         loop {
             let total: usize = callee.len()
@@ -440,12 +454,17 @@ impl<'g, 'a> Scope<'g, 'a> {
         };
         let info: &'a CallInfo = info;
         let program = &self.gen.checked.program;
+        let written = Written {
+            info,
+            args,
+            whole: whole.span,
+        };
         match &info.callee {
             Callee::Builtin(op) => self.builtin(*op, info, args, whole),
             Callee::Fn { file, name } => {
                 let params = self.gen.names(*file).params(None, *name).to_vec();
                 let f = self.qualified(*file, name);
-                let list = self.bound_args(info, &params, args, whole.span);
+                let list = self.bound_args(written, &params);
                 Val::atom(self.call_code(&f, list))
             }
             Callee::Extern { file, name, python } => {
@@ -454,7 +473,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     _ => Vec::new(),
                 };
                 let f = self.use_python(python);
-                let list = self.extern_args(info, &params, args, whole.span);
+                let list = self.extern_args(written, &params);
                 Val::atom(self.call_code(&f, list))
             }
             Callee::Method {
@@ -475,7 +494,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                     }
                     _ => self.expr(callee).at(ATOM),
                 };
-                let list = self.bound_args(info, &params, args, whole.span);
+                let list = self.bound_args(written, &params);
                 Val::atom(self.call_code(&receiver, list))
             }
             Callee::Record { file, name } => {
@@ -492,7 +511,7 @@ impl<'g, 'a> Scope<'g, 'a> {
                 let f = self.qualified(*file, name);
                 // A dataclass takes its fields by name: always say which.
                 let list = self
-                    .bound_args(info, &fields, args, whole.span)
+                    .bound_args(written, &fields)
                     .into_iter()
                     .enumerate()
                     .map(|(i, (k, v))| (k.or_else(|| fields.get(i).cloned()), v))
@@ -506,13 +525,8 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// checker bound them: written expressions (by keyword once one was
     /// written by keyword or a parameter was left out), axis positions and
     /// sizes. Keyword names are `params`, as the generated `def`s name them.
-    fn bound_args(
-        &mut self,
-        info: &CallInfo,
-        params: &[String],
-        args: &[ast::Arg],
-        whole: diag::Span,
-    ) -> Vec<(Option<String>, Val)> {
+    fn bound_args(&mut self, written: Written<'_>, params: &[String]) -> Args {
+        let Written { info, args, whole } = written;
         let mut out = Vec::with_capacity(info.args.len());
         let mut by_keyword = false;
         for (i, bound) in info.args.iter().enumerate() {
@@ -554,13 +568,8 @@ impl<'g, 'a> Scope<'g, 'a> {
     /// `None`, until a left-out parameter whose default only Python knows;
     /// keywords (the declaration's names) only after one. Trailing left-out
     /// parameters are not written.
-    fn extern_args(
-        &mut self,
-        info: &CallInfo,
-        params: &[String],
-        args: &[ast::Arg],
-        whole: diag::Span,
-    ) -> Vec<(Option<String>, Val)> {
+    fn extern_args(&mut self, written: Written<'_>, params: &[String]) -> Args {
+        let Written { info, args, whole } = written;
         let written = |b: &BoundArg| !matches!(b, BoundArg::Default { .. } | BoundArg::NoneDefault);
         let Some(last) = info.args.iter().rposition(written) else {
             return Vec::new();

@@ -102,7 +102,7 @@ pub(crate) fn describe_launch(plan: &Plan, i: usize) -> String {
             );
         }
     }
-    if let Step::ScatterAdd { in_place: true, .. } = &launch.step {
+    if matches!(&launch.step, Step::ScatterAdd(s) if s.in_place) {
         let _ = writeln!(out, "      adds into its base in place");
     }
     if let Step::Fused {
@@ -178,22 +178,15 @@ fn reads(plan: &Plan, step: &Step) -> Vec<String> {
             inputs.iter().map(|s| src_text(plan, s)).collect()
         }
         Step::Copy { pieces } => pieces.iter().map(|(s, _)| src_text(plan, s)).collect(),
-        Step::Matmul {
-            a,
-            a_view,
-            b,
-            b_view,
-            bias,
-            ..
-        } => {
-            let operands = [(a, a_view), (b, b_view)].into_iter().map(|(loc, view)| {
+        Step::Matmul(p) => {
+            let operands = p.operands().into_iter().map(|(loc, view)| {
                 let src = Src::Mem {
-                    loc: *loc,
+                    loc,
                     view: view.clone(),
                 };
                 src_text(plan, &src)
             });
-            let bias = bias.map(|c| format!("bias {}", contig_text(plan, c)));
+            let bias = p.bias.map(|c| format!("bias {}", contig_text(plan, c)));
             operands.chain(bias).collect()
         }
         step => step

@@ -604,25 +604,15 @@ impl<'p, 'a, B: Backend> Ctx<'p, 'a, B> {
                 dims,
                 axes,
             } => backend.reduce(*op, Reduced::Dense(self.dense(*input)?), dims, axes, out),
-            Step::Matmul {
-                a,
-                a_view,
-                b,
-                b_view,
-                bias,
-                batch,
-                m,
-                k,
-                n,
-            } => {
+            Step::Matmul(p) => {
                 let product = Product {
-                    a: (self.buf(*a)?, a_view),
-                    b: (self.buf(*b)?, b_view),
-                    bias: bias.map(|c| self.dense(c)).transpose()?,
-                    batch,
-                    m: *m,
-                    k: *k,
-                    n: *n,
+                    a: (self.buf(p.a)?, &p.a_view),
+                    b: (self.buf(p.b)?, &p.b_view),
+                    bias: p.bias.map(|c| self.dense(c)).transpose()?,
+                    batch: &p.batch,
+                    m: p.m,
+                    k: p.k,
+                    n: p.n,
                 };
                 backend.matmul(product, out)
             }

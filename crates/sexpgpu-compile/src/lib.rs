@@ -21,8 +21,9 @@ pub use backend::{Backend, Chain, Dense, Operand, Product, Reduced};
 pub use error::CompileError;
 pub use exec::{Arena, DeviceArg, DeviceResult, Program};
 pub use plan::{
-    element_bytes, reduction_groups, Attention, BufId, Contig, Fill, FusedKernel, InPlace, Instr,
-    Launch, Loc, Output, Plan, Reg, SlotInfo, Src, Step,
+    element_bytes, reduction_groups, Argsort, Attention, BufId, Contig, Fill, FusedKernel, Gather,
+    InPlace, Index, IndexAdd, Instr, Launch, LinearScan, Loc, Matmul, Output, Plan, Reg,
+    ScatterAdd, SlotInfo, Src, Step,
 };
 pub use sexpgpu_graph::ExecError;
 pub use view::{row_major_strides, View};

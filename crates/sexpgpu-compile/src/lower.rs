@@ -15,8 +15,8 @@ use sexpgpu_graph::{
 
 use crate::error::CompileError;
 use crate::plan::{
-    Argument, Attention, BufId, Contig, Fill, FusedKernel, Instr, Launch, Loc, Output, Plan, Reg,
-    Src, Step,
+    Argsort, Argument, Attention, BufId, Contig, Fill, FusedKernel, Gather, Index, IndexAdd, Instr,
+    Launch, LinearScan, Loc, Matmul, Output, Plan, Reg, ScatterAdd, Src, Step,
 };
 use crate::view::View;
 use epilogue::{biased_products, Biased};
@@ -665,14 +665,14 @@ impl Lowerer<'_> {
             Op::Matmul => self.matmul_step(node, None)?,
             Op::Index => self.index_step(node, None)?,
             Op::IndexAdd => self.index_step(node, Some(input(2)))?,
-            Op::Gather { axis } => Step::Gather {
+            Op::Gather { axis } => Step::Gather(Gather {
                 x: self.contig(input(0))?,
                 idx: self.contig(input(1))?,
                 x_dims: self.graph.shape(input(0)).dims().to_vec(),
                 idx_dims: self.graph.shape(input(1)).dims().to_vec(),
                 axis: *axis,
-            },
-            Op::ScatterAdd { axis } => Step::ScatterAdd {
+            }),
+            Op::ScatterAdd { axis } => Step::ScatterAdd(ScatterAdd {
                 base: self.contig(input(0))?,
                 idx: self.contig(input(1))?,
                 values: self.contig(input(2))?,
@@ -680,20 +680,20 @@ impl Lowerer<'_> {
                 idx_dims: self.graph.shape(input(1)).dims().to_vec(),
                 axis: *axis,
                 in_place: false,
-            },
-            Op::Argsort { axis, descending } => Step::Argsort {
+            }),
+            Op::Argsort { axis, descending } => Step::Argsort(Argsort {
                 x: self.contig(input(0))?,
                 dims: dims.to_vec(),
                 axis: *axis,
                 descending: *descending,
-            },
-            Op::LinearScan { axis, reverse } => Step::LinearScan {
+            }),
+            Op::LinearScan { axis, reverse } => Step::LinearScan(LinearScan {
                 a: self.contig(input(0))?,
                 b: self.contig(input(1))?,
                 dims: dims.to_vec(),
                 axis: *axis,
                 reverse: *reverse,
-            },
+            }),
             Op::Attention {
                 part,
                 causal,
@@ -724,7 +724,7 @@ impl Lowerer<'_> {
         let (b, b_view) = self.strided(node.inputs[1])?;
         let dims = node.shape.dims();
         let r = dims.len();
-        Ok(Step::Matmul {
+        Ok(Step::Matmul(Matmul {
             a,
             a_view,
             b,
@@ -734,7 +734,7 @@ impl Lowerer<'_> {
             m: dims[r - 2],
             k: self.graph.shape(node.inputs[0]).dims()[r - 1],
             n: dims[r - 1],
-        })
+        }))
     }
 
     /// The add `id` (`biased`) as its product's launch, the bias read as
@@ -756,7 +756,7 @@ impl Lowerer<'_> {
         let dims = node.shape.dims();
         let r = dims.len();
         let swap: Vec<usize> = (0..r - 2).chain([r - 1, r - 2]).collect();
-        let step = Step::Matmul {
+        let step = Step::Matmul(Matmul {
             a: b,
             a_view: b_view.transpose(&swap),
             b: a,
@@ -766,7 +766,7 @@ impl Lowerer<'_> {
             k: a_view.dims[r - 1],
             n: dims[r - 2],
             bias: None,
-        };
+        });
         let out = self.launch(id, step);
         let mut stored = dims.to_vec();
         stored.swap(r - 2, r - 1);
@@ -793,7 +793,7 @@ impl Lowerer<'_> {
             return Ok(None);
         };
         let (m, n) = (a_view.dims[r - 2], b_view.dims[r - 1]);
-        Ok(Some(Step::Matmul {
+        Ok(Some(Step::Matmul(Matmul {
             a_view: View {
                 offset: a_view.offset,
                 dims: vec![m, k],
@@ -811,7 +811,7 @@ impl Lowerer<'_> {
             m,
             k,
             n,
-        }))
+        })))
     }
 
     /// `index` (rows of a table looked up by ids) or, with `values`,
@@ -824,21 +824,21 @@ impl Lowerer<'_> {
         let n_ids = self.graph.shape(ids).numel();
         let (table, ids) = (self.contig(table)?, self.contig(ids)?);
         Ok(match values {
-            None => Step::Index {
+            None => Step::Index(Index {
                 table,
                 ids,
                 n_ids,
                 rows,
                 row_len,
-            },
-            Some(values) => Step::IndexAdd {
+            }),
+            Some(values) => Step::IndexAdd(IndexAdd {
                 base: table,
                 ids,
                 n_ids,
                 values: self.contig(values)?,
                 rows,
                 row_len,
-            },
+            }),
         })
     }
 

@@ -6,7 +6,7 @@
 //! takes the slot of an f32 input that dies there and that it reads
 //! position for position (`InPlace`), so the loop writes the lines it has
 //! just read instead of cold memory; and a `scatter-add` adds into its
-//! base's slot when the base dies there (`Step::ScatterAdd::in_place`),
+//! base's slot when the base dies there (`ScatterAdd::in_place`),
 //! touching only the places named. An output takes over only a slot of
 //! exactly its size, so that every output slot can be served next run by
 //! a spare (an argument of the last run) instead of fresh memory. Decides
@@ -67,7 +67,7 @@ pub(crate) fn assign(plan: &mut Plan) {
                         }) => Some(*input),
                         _ => None,
                     },
-                    Step::ScatterAdd { base, .. } => match base.loc {
+                    Step::ScatterAdd(s) => match s.base.loc {
                         Loc::Buf(input) => Some(input),
                         _ => None,
                     },
@@ -117,7 +117,7 @@ pub(crate) fn assign(plan: &mut Plan) {
     for (launch, found) in plan.launches.iter_mut().zip(in_place) {
         match &mut launch.step {
             Step::Fused { in_place, .. } => *in_place = found,
-            Step::ScatterAdd { in_place, .. } => *in_place = !found.is_empty(),
+            Step::ScatterAdd(s) => s.in_place = !found.is_empty(),
             _ => {}
         }
     }
@@ -134,8 +134,8 @@ fn in_place_inputs(
     is_output: &[bool],
 ) -> Vec<InPlace> {
     let launch = &plan.launches[t];
-    if let Step::ScatterAdd { base, .. } = &launch.step {
-        return scatter_in_place(plan, t, base.loc, last_read, is_output);
+    if let Step::ScatterAdd(s) = &launch.step {
+        return scatter_in_place(plan, t, s.base.loc, last_read, is_output);
     }
     let Step::Fused { inputs, .. } = &launch.step else {
         return Vec::new();

@@ -337,6 +337,149 @@ impl Attention {
     }
 }
 
+/// `[batch..., m, k] x [batch..., k, n]`, both read through views
+/// (transposes and broadcast batch dims cost nothing), plus `bias`
+/// (`n` consecutive elements) on every row when given: a linear
+/// layer's `x @ w + b` as one launch, the bias added to the f32 sum
+/// before its one rounding (`docs/sexpgpu/ir.md`, "Matmul epilogues").
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct Matmul {
+    pub a: Loc,
+    pub a_view: View,
+    pub b: Loc,
+    pub b_view: View,
+    pub bias: Option<Contig>,
+    pub batch: Vec<usize>,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Matmul {
+    /// `a` and `b`, each with its view.
+    pub fn operands(&self) -> [(Loc, &View); 2] {
+        [(self.a, &self.a_view), (self.b, &self.b_view)]
+    }
+
+    /// The products `batch` holds.
+    pub fn problems(&self) -> usize {
+        self.batch.iter().product()
+    }
+
+    /// Elements written: the `m x n` results of every product.
+    pub fn written(&self) -> usize {
+        self.problems() * self.m * self.n
+    }
+}
+
+/// `index`: rows of a `[rows, row_len...]` table, one per id.
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct Index {
+    pub table: Contig,
+    pub ids: Contig,
+    pub n_ids: usize,
+    pub rows: usize,
+    pub row_len: usize,
+}
+
+impl Index {
+    /// Elements written: a row per id.
+    pub fn written(&self) -> usize {
+        self.n_ids * self.row_len
+    }
+}
+
+/// `index-add`: each id's row of `values` added into that row of a
+/// `[rows, row_len...]` base.
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct IndexAdd {
+    pub base: Contig,
+    pub ids: Contig,
+    pub n_ids: usize,
+    pub values: Contig,
+    pub rows: usize,
+    pub row_len: usize,
+}
+
+impl IndexAdd {
+    /// Elements written: the whole base.
+    pub fn written(&self) -> usize {
+        self.rows * self.row_len
+    }
+
+    /// Values added: a row per id.
+    pub fn added(&self) -> usize {
+        self.n_ids * self.row_len
+    }
+}
+
+/// `gather`: one element of a contiguous `[x_dims]` input along `axis`
+/// per element of the contiguous `[idx_dims]` ids.
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct Gather {
+    pub x: Contig,
+    pub idx: Contig,
+    pub x_dims: Vec<usize>,
+    pub idx_dims: Vec<usize>,
+    pub axis: usize,
+}
+
+impl Gather {
+    /// Elements written: one per id.
+    pub fn written(&self) -> usize {
+        self.idx_dims.iter().product()
+    }
+}
+
+/// `scatter-add`: each of the `[idx_dims]` values added, along `axis`, at
+/// the place its id names in a contiguous `[base_dims]` base.
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct ScatterAdd {
+    pub base: Contig,
+    pub idx: Contig,
+    pub values: Contig,
+    pub base_dims: Vec<usize>,
+    pub idx_dims: Vec<usize>,
+    pub axis: usize,
+    /// The base dies here and `out` took its slot (memory planning):
+    /// `out` holds the base already, only the elements named are
+    /// added into, and `base` is not read (`reads` leaves it out).
+    pub in_place: bool,
+}
+
+impl ScatterAdd {
+    /// Elements written: the whole base.
+    pub fn written(&self) -> usize {
+        self.base_dims.iter().product()
+    }
+
+    /// Values added: one per id.
+    pub fn added(&self) -> usize {
+        self.idx_dims.iter().product()
+    }
+}
+
+/// `linear-scan`: `h[t] = a[t] * h[t-1] + b[t]` along `axis` of two
+/// contiguous `[dims]` inputs, from `h = 0` (from the end when `reverse`).
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct LinearScan {
+    pub a: Contig,
+    pub b: Contig,
+    pub dims: Vec<usize>,
+    pub axis: usize,
+    pub reverse: bool,
+}
+
+/// `argsort`: the `i64` positions sorting each line of a contiguous
+/// `[dims]` input along `axis` (stably, NaN largest).
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub struct Argsort {
+    pub x: Contig,
+    pub dims: Vec<usize>,
+    pub axis: usize,
+    pub descending: bool,
+}
+
 /// One kernel launch. Every step writes one buffer, `out`; a fused loop
 /// may also write its side outputs.
 #[derive(Clone, Debug, PartialEq, Hash)]
@@ -371,72 +514,13 @@ pub enum Step {
         dims: Vec<usize>,
         axes: Vec<usize>,
     },
-    /// `[batch..., m, k] x [batch..., k, n]`, both read through views
-    /// (transposes and broadcast batch dims cost nothing), plus `bias`
-    /// (`n` consecutive elements) on every row when given: a linear
-    /// layer's `x @ w + b` as one launch, the bias added to the f32 sum
-    /// before its one rounding (`docs/sexpgpu/ir.md`, "Matmul epilogues").
-    Matmul {
-        a: Loc,
-        a_view: View,
-        b: Loc,
-        b_view: View,
-        bias: Option<Contig>,
-        batch: Vec<usize>,
-        m: usize,
-        k: usize,
-        n: usize,
-    },
-    /// Rows of a `[rows, row_len...]` table.
-    Index {
-        table: Contig,
-        ids: Contig,
-        n_ids: usize,
-        rows: usize,
-        row_len: usize,
-    },
-    IndexAdd {
-        base: Contig,
-        ids: Contig,
-        n_ids: usize,
-        values: Contig,
-        rows: usize,
-        row_len: usize,
-    },
-    Gather {
-        x: Contig,
-        idx: Contig,
-        x_dims: Vec<usize>,
-        idx_dims: Vec<usize>,
-        axis: usize,
-    },
-    ScatterAdd {
-        base: Contig,
-        idx: Contig,
-        values: Contig,
-        base_dims: Vec<usize>,
-        idx_dims: Vec<usize>,
-        axis: usize,
-        /// The base dies here and `out` took its slot (memory planning):
-        /// `out` holds the base already, only the elements named are
-        /// added into, and `base` is not read (`reads` leaves it out).
-        in_place: bool,
-    },
-    LinearScan {
-        a: Contig,
-        b: Contig,
-        dims: Vec<usize>,
-        axis: usize,
-        reverse: bool,
-    },
-    /// The `i64` positions sorting each line of a contiguous `[dims]`
-    /// input along `axis` (stably, NaN largest).
-    Argsort {
-        x: Contig,
-        dims: Vec<usize>,
-        axis: usize,
-        descending: bool,
-    },
+    Matmul(Matmul),
+    Index(Index),
+    IndexAdd(IndexAdd),
+    Gather(Gather),
+    ScatterAdd(ScatterAdd),
+    LinearScan(LinearScan),
+    Argsort(Argsort),
     Attention(Attention),
 }
 
@@ -458,13 +542,13 @@ impl Step {
                 ReduceOp::Sum => "fused-sum",
                 ReduceOp::Max => "fused-max",
             },
-            Step::Matmul { .. } => "matmul",
-            Step::Index { .. } => "index",
-            Step::IndexAdd { .. } => "index-add",
-            Step::Gather { .. } => "gather",
-            Step::ScatterAdd { .. } => "scatter-add",
-            Step::LinearScan { .. } => "linear-scan",
-            Step::Argsort { .. } => "argsort",
+            Step::Matmul(_) => "matmul",
+            Step::Index(_) => "index",
+            Step::IndexAdd(_) => "index-add",
+            Step::Gather(_) => "gather",
+            Step::ScatterAdd(_) => "scatter-add",
+            Step::LinearScan(_) => "linear-scan",
+            Step::Argsort(_) => "argsort",
             Step::Attention(a) => a.part.name(),
         }
     }
@@ -489,26 +573,19 @@ impl Step {
             Step::Copy { pieces } => pieces.iter().filter_map(|(s, _)| src(s)).collect(),
             Step::Fill(_) => Vec::new(),
             Step::Reduce { input, .. } => vec![input.loc],
-            Step::Matmul { a, b, bias, .. } => {
-                [*a, *b].into_iter().chain(bias.map(|c| c.loc)).collect()
+            Step::Matmul(p) => [p.a, p.b]
+                .into_iter()
+                .chain(p.bias.map(|c| c.loc))
+                .collect(),
+            Step::Index(s) => vec![s.table.loc, s.ids.loc],
+            Step::IndexAdd(s) => vec![s.base.loc, s.ids.loc, s.values.loc],
+            Step::Gather(s) => vec![s.x.loc, s.idx.loc],
+            Step::ScatterAdd(s) => {
+                let base = (!s.in_place).then_some(s.base.loc);
+                base.into_iter().chain([s.idx.loc, s.values.loc]).collect()
             }
-            Step::Index { table, ids, .. } => vec![table.loc, ids.loc],
-            Step::IndexAdd {
-                base, ids, values, ..
-            } => vec![base.loc, ids.loc, values.loc],
-            Step::Gather { x, idx, .. } => vec![x.loc, idx.loc],
-            Step::ScatterAdd {
-                base,
-                idx,
-                values,
-                in_place,
-                ..
-            } => {
-                let base = (!in_place).then_some(base.loc);
-                base.into_iter().chain([idx.loc, values.loc]).collect()
-            }
-            Step::LinearScan { a, b, .. } => vec![a.loc, b.loc],
-            Step::Argsort { x, .. } => vec![x.loc],
+            Step::LinearScan(s) => vec![s.a.loc, s.b.loc],
+            Step::Argsort(s) => vec![s.x.loc],
             Step::Attention(a) => a.operands.iter().map(|(loc, _)| *loc).collect(),
         }
     }
@@ -519,12 +596,12 @@ impl Step {
 #[macro_export]
 macro_rules! steps_indexed {
     () => {
-        $crate::Step::Index { .. }
-            | $crate::Step::IndexAdd { .. }
-            | $crate::Step::Gather { .. }
-            | $crate::Step::ScatterAdd { .. }
-            | $crate::Step::LinearScan { .. }
-            | $crate::Step::Argsort { .. }
+        $crate::Step::Index(_)
+            | $crate::Step::IndexAdd(_)
+            | $crate::Step::Gather(_)
+            | $crate::Step::ScatterAdd(_)
+            | $crate::Step::LinearScan(_)
+            | $crate::Step::Argsort(_)
     };
 }
 

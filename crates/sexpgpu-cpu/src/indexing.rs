@@ -12,7 +12,9 @@ use half::bf16;
 use sexpgpu_graph::{ExecError, TensorData};
 
 use crate::parallel::{for_chunks, MIN_PER_THREAD};
-use sexpgpu_compile::{row_major_strides, Contig, Step};
+use sexpgpu_compile::{
+    row_major_strides, Contig, Gather, Index, IndexAdd, LinearScan, ScatterAdd, Step,
+};
 
 fn error(message: String) -> ExecError {
     ExecError {
@@ -39,81 +41,45 @@ pub(crate) fn run(
         )),
     };
     match step {
-        Step::Index {
-            table,
-            ids,
-            n_ids,
-            rows,
-            row_len,
-        } => index_rows(at(0, table)?, at(1, ids)?, *n_ids, *rows, *row_len, out),
-        Step::Gather {
-            x,
-            idx,
-            x_dims,
-            idx_dims,
-            axis,
-        } => gather_along(at(0, x)?, at(1, idx)?, x_dims, idx_dims, *axis, out),
-        Step::IndexAdd {
-            base,
-            ids,
-            n_ids,
-            values,
-            rows,
-            row_len,
-        } => {
-            let (id_buf, offset) = at(1, ids)?;
-            let targets = row_targets(id_buf, offset, *n_ids, *rows, *row_len)?;
-            let len = rows * row_len;
+        Step::Index(s) => index_rows(at(0, &s.table)?, at(1, &s.ids)?, s, out),
+        Step::Gather(s) => gather_along(at(0, &s.x)?, at(1, &s.idx)?, s, out),
+        Step::IndexAdd(s) => {
+            let (id_buf, offset) = at(1, &s.ids)?;
+            let targets = row_targets(id_buf, offset, s)?;
             add_at(
                 threads,
-                Some(at(0, base)?),
-                (&targets, *row_len, len),
-                at(2, values)?,
+                Some(at(0, &s.base)?),
+                (&targets, s.row_len, s.written()),
+                at(2, &s.values)?,
                 out,
             )
         }
-        Step::ScatterAdd {
-            base,
-            idx,
-            values,
-            base_dims,
-            idx_dims,
-            axis,
-            in_place,
-        } => {
+        Step::ScatterAdd(s) => {
             // In place, `out` holds the base, which is no operand.
-            let first = usize::from(!in_place);
-            let (idx_buf, offset) = at(first, idx)?;
-            let targets = along_scatter_targets(idx_buf, offset, base_dims, idx_dims, *axis)?;
-            let base = if *in_place { None } else { Some(at(0, base)?) };
-            let len = base_dims.iter().product();
+            let first = usize::from(!s.in_place);
+            let (idx_buf, offset) = at(first, &s.idx)?;
+            let targets = along_scatter_targets(idx_buf, offset, s)?;
+            let base = if s.in_place {
+                None
+            } else {
+                Some(at(0, &s.base)?)
+            };
             add_at(
                 threads,
                 base,
-                (&targets, 1, len),
-                at(first + 1, values)?,
+                (&targets, 1, s.written()),
+                at(first + 1, &s.values)?,
                 out,
             )
         }
-        Step::LinearScan {
-            a,
-            b,
-            dims,
-            axis,
-            reverse,
-        } => linear_scan(at(0, a)?, at(1, b)?, dims, *axis, *reverse, out),
-        Step::Argsort {
-            x,
-            dims,
-            axis,
-            descending,
-        } => crate::sort::argsort(at(0, x)?, dims, *axis, *descending, out),
+        Step::LinearScan(s) => linear_scan(at(0, &s.a)?, at(1, &s.b)?, s, out),
+        Step::Argsort(s) => crate::sort::argsort(at(0, &s.x)?, s, out),
         Step::Fused { .. }
         | Step::FusedReduce { .. }
         | Step::Copy { .. }
         | Step::Fill(_)
         | Step::Reduce { .. }
-        | Step::Matmul { .. }
+        | Step::Matmul(_)
         | Step::Attention(_) => Err(error("internal: not an indexed step".to_string())),
     }
 }
@@ -212,30 +178,26 @@ fn pick(
 pub(crate) fn index_rows(
     (table, offset): (&TensorData, usize),
     (id_buf, id_offset): (&TensorData, usize),
-    n_ids: usize,
-    rows: usize,
-    row_len: usize,
+    s: &Index,
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
-    let ids = ids(id_buf, id_offset, n_ids)?;
+    let ids = ids(id_buf, id_offset, s.n_ids)?;
     let starts = ids
         .iter()
-        .map(|&id| Ok(check_id("index", id, rows)? * row_len))
+        .map(|&id| Ok(check_id("index", id, s.rows)? * s.row_len))
         .collect::<Result<Vec<usize>, ExecError>>()?;
-    pick(table, offset, (&starts, row_len), out)
+    pick(table, offset, (&starts, s.row_len), out)
 }
 
 /// `gather`: single elements along `axis`.
 pub(crate) fn gather_along(
     (x, offset): (&TensorData, usize),
     (idx, idx_offset): (&TensorData, usize),
-    x_dims: &[usize],
-    idx_dims: &[usize],
-    axis: usize,
+    s: &Gather,
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
-    let ids = ids(idx, idx_offset, idx_dims.iter().product())?;
-    let picks = along_targets("gather", &ids, x_dims, idx_dims, axis)?;
+    let ids = ids(idx, idx_offset, s.written())?;
+    let picks = along_targets("gather", &ids, &s.x_dims, &s.idx_dims, s.axis)?;
     pick(x, offset, (&picks, 1), out)
 }
 
@@ -395,13 +357,11 @@ fn accumulate(
 pub(crate) fn row_targets(
     id_buf: &TensorData,
     id_offset: usize,
-    n_ids: usize,
-    rows: usize,
-    row_len: usize,
+    s: &IndexAdd,
 ) -> Result<Vec<usize>, ExecError> {
-    let ids = ids(id_buf, id_offset, n_ids)?;
+    let ids = ids(id_buf, id_offset, s.n_ids)?;
     ids.iter()
-        .map(|&id| Ok(check_id("index-add", id, rows)? * row_len))
+        .map(|&id| Ok(check_id("index-add", id, s.rows)? * s.row_len))
         .collect()
 }
 
@@ -409,23 +369,20 @@ pub(crate) fn row_targets(
 pub(crate) fn along_scatter_targets(
     idx: &TensorData,
     idx_offset: usize,
-    base_dims: &[usize],
-    idx_dims: &[usize],
-    axis: usize,
+    s: &ScatterAdd,
 ) -> Result<Vec<usize>, ExecError> {
-    let ids = ids(idx, idx_offset, idx_dims.iter().product())?;
-    along_targets("scatter-add", &ids, base_dims, idx_dims, axis)
+    let ids = ids(idx, idx_offset, s.added())?;
+    along_targets("scatter-add", &ids, &s.base_dims, &s.idx_dims, s.axis)
 }
 
 /// `h[t] = a[t] * h[t-1] + b[t]` along `axis`, from `h = 0`.
 pub(crate) fn linear_scan(
     a: (&TensorData, usize),
     b: (&TensorData, usize),
-    dims: &[usize],
-    axis: usize,
-    reverse: bool,
+    s: &LinearScan,
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
+    let (dims, axis, reverse) = (&s.dims, s.axis, s.reverse);
     let numel: usize = dims.iter().product();
     let len = dims[axis];
     let outer: usize = dims[..axis].iter().product();

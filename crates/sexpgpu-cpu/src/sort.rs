@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use half::bf16;
+use sexpgpu_compile::Argsort;
 use sexpgpu_graph::{sort_lines, total_order, ExecError, TensorData};
 
 /// The reference's order of floats: NaN is the largest, NaNs tie.
@@ -14,11 +15,10 @@ fn float_order(a: f32, b: f32) -> Ordering {
 
 pub(crate) fn argsort(
     x: (&TensorData, usize),
-    dims: &[usize],
-    axis: usize,
-    descending: bool,
+    s: &Argsort,
     out: &mut TensorData,
 ) -> Result<(), ExecError> {
+    let (dims, axis, descending) = (&s.dims, s.axis, s.descending);
     let numel: usize = dims.iter().product();
     let shape = (
         dims[..axis].iter().product(),

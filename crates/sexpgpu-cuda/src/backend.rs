@@ -15,8 +15,8 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use sexpgpu_compile::{
-    Attention, Backend, Chain, Contig, Dense, Fill, InPlace, Loc, Operand, Plan, Product, Reduced,
-    Src, Step, View,
+    Attention, Backend, Chain, Contig, Dense, Fill, InPlace, Loc, Matmul, Operand, Plan, Product,
+    Reduced, Src, Step, View,
 };
 use sexpgpu_graph::random::stream_key;
 use sexpgpu_graph::{DType, ExecError, ReduceOp, Shape, Tensor};
@@ -679,7 +679,7 @@ impl Backend for CudaBackend {
             k,
             n,
         } = product;
-        let step = Step::Matmul {
+        let p = Matmul {
             a: HERE,
             a_view: a.1.clone(),
             b: HERE,
@@ -693,7 +693,8 @@ impl Backend for CudaBackend {
             k,
             n,
         };
-        let len = batch.iter().product::<usize>() * m * n;
+        let len = p.written();
+        let step = Step::Matmul(p);
         let mut bufs = vec![a.0, b.0];
         bufs.extend(bias.map(|d| d.buf));
         self.run(&step, len, &bufs, out, [0, 0])

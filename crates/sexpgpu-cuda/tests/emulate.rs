@@ -356,11 +356,7 @@ fn run_plan(
                     Src::Splat { .. } => panic!("an in-place splat"),
                 })
                 .collect(),
-            Step::ScatterAdd {
-                base,
-                in_place: true,
-                ..
-            } => vec![(base.loc, 0)],
+            Step::ScatterAdd(s) if s.in_place => vec![(s.base.loc, 0)],
             _ => Vec::new(),
         };
         // A target overwritten in place starts as its input, as the slot

@@ -9,7 +9,9 @@
 
 use sexpgpu_graph::{AttentionPart, DType};
 
-use crate::plan::{element_bytes, Attention, Contig, FusedKernel, Instr, Loc, Plan, Src, Step};
+use crate::plan::{
+    element_bytes, Attention, Contig, FusedKernel, Instr, Loc, Matmul, Plan, Src, Step,
+};
 use crate::view::View;
 
 /// The rate a launch's operations run at on a GPU.
@@ -89,7 +91,7 @@ pub fn launch_cost(plan: &Plan, i: usize) -> Cost {
             cost.read = pieces.iter().map(|(src, _)| src_read(plan, src)).sum();
         }
         Step::Fill(_) => {}
-        Step::Matmul { .. } => matmul(plan, &launch.step, &mut cost),
+        Step::Matmul(p) => matmul(plan, p, &mut cost),
         Step::Attention(a) => attention(plan, a, &mut cost),
         step => indexed(
             plan,
@@ -103,27 +105,18 @@ pub fn launch_cost(plan: &Plan, i: usize) -> Cost {
 
 /// `a @ b` (plus a bias on every row): `2 m n k` a problem, and `m n` for
 /// the bias; each operand's distinct elements read once.
-fn matmul(plan: &Plan, step: &Step, cost: &mut Cost) {
-    let Step::Matmul {
-        a,
-        a_view,
-        b,
-        b_view,
-        bias,
-        batch,
-        m,
-        k,
-        n,
-    } = step
-    else {
-        return;
-    };
-    let problems = product(batch);
-    let (m, k, n) = (*m as u64, *k as u64, *n as u64);
-    let bias_read = bias.map_or(0, |c| contig_read(plan, c, n));
-    cost.read = view_read(plan, *a, a_view) + view_read(plan, *b, b_view) + bias_read;
-    cost.flops = problems * (2 * m * n * k + if bias.is_some() { m * n } else { 0 });
-    cost.rate = tensor_rate(plan.loc_dtype(*a));
+fn matmul(plan: &Plan, p: &Matmul, cost: &mut Cost) {
+    let problems = p.problems() as u64;
+    let (m, k, n) = (p.m as u64, p.k as u64, p.n as u64);
+    let bias_read = p.bias.map_or(0, |c| contig_read(plan, c, n));
+    let operands_read: u64 = p
+        .operands()
+        .into_iter()
+        .map(|(loc, view)| view_read(plan, loc, view))
+        .sum();
+    cost.read = operands_read + bias_read;
+    cost.flops = problems * (2 * m * n * k + if p.bias.is_some() { m * n } else { 0 });
+    cost.rate = tensor_rate(plan.loc_dtype(p.a));
 }
 
 /// Fused attention: the scores `q k^T` over the pairs it sees (half of
@@ -168,41 +161,31 @@ fn visible_pairs(t: usize, s: usize, causal: bool) -> u64 {
 /// `Backend::indexed`'s steps: the ids and the rows or elements they name,
 /// one add an element summed in; `out` is the result's dtype.
 fn indexed(plan: &Plan, step: &Step, out: sexpgpu_graph::DType, cost: &mut Cost) {
-    let n = |x: &usize| *x as u64;
+    let n = |x: usize| x as u64;
     // Elements read of each operand, in `Step::reads` order.
     let (counts, flops) = match step {
-        Step::Index { n_ids, row_len, .. } => (vec![n(n_ids) * n(row_len), n(n_ids)], 0),
-        Step::IndexAdd {
-            n_ids,
-            rows,
-            row_len,
-            ..
-        } => {
-            let added = n(n_ids) * n(row_len);
-            (vec![n(rows) * n(row_len), n(n_ids), added], added)
+        Step::Index(s) => (vec![n(s.written()), n(s.n_ids)], 0),
+        Step::IndexAdd(s) => {
+            let added = n(s.added());
+            (vec![n(s.written()), n(s.n_ids), added], added)
         }
-        Step::Gather { idx_dims, .. } => (vec![product(idx_dims); 2], 0),
-        Step::ScatterAdd {
-            base_dims,
-            idx_dims,
-            in_place,
-            ..
-        } => {
-            let values = product(idx_dims);
-            if *in_place {
+        Step::Gather(s) => (vec![n(s.written()); 2], 0),
+        Step::ScatterAdd(s) => {
+            let values = n(s.added());
+            if s.in_place {
                 // The places named (at most one a value) are read and
                 // written in `out`; the rest of it is not touched.
-                let places = values.min(product(base_dims));
+                let places = values.min(n(s.written()));
                 let bytes = places * crate::plan::element_bytes(out) as u64;
                 cost.written = bytes;
                 cost.read = bytes;
                 (vec![values, values], values)
             } else {
-                (vec![product(base_dims), values, values], values)
+                (vec![n(s.written()), values, values], values)
             }
         }
-        Step::LinearScan { dims, .. } => (vec![product(dims); 2], 2 * product(dims)),
-        Step::Argsort { dims, .. } => (vec![product(dims)], 0),
+        Step::LinearScan(s) => (vec![product(&s.dims); 2], 2 * product(&s.dims)),
+        Step::Argsort(s) => (vec![product(&s.dims)], 0),
         _ => (Vec::new(), 0),
     };
     cost.read += step

@@ -13,7 +13,7 @@
 
 use std::fmt::Write;
 
-use sexpgpu_compile::{Contig, Step};
+use sexpgpu_compile::{self as plan, Contig, Gather, LinearScan, ScatterAdd, Step};
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};
@@ -41,15 +41,8 @@ pub fn generate(
         }
         v
     };
-    if let Step::LinearScan {
-        a,
-        b,
-        dims,
-        axis,
-        reverse,
-    } = step
-    {
-        let (body, n) = scan(ptrs(&["a", "b"]), (*a, *b), dims, *axis, *reverse, out)?;
+    if let Step::LinearScan(s) = step {
+        let (body, n) = scan(ptrs(&["a", "b"]), s, out)?;
         return Ok(vec![(
             step.kind(),
             body,
@@ -57,23 +50,14 @@ pub fn generate(
             Shape::Grid { n },
         )]);
     }
-    if let Step::IndexAdd {
-        base,
-        ids,
-        n_ids,
-        values,
-        rows,
-        row_len,
-    } = step
-    {
+    if let Step::IndexAdd(s) = step {
         let marks_params = with_err(vec![
             c::ptr_param(out, "out", true),
             c::ptr_param(dtype_of(1), "ids", false),
         ]);
         return index_add(
             (with_err(ptrs(&["base", "ids", "values"])), marks_params),
-            (*base, *ids, *values),
-            (*n_ids, *rows, *row_len),
+            s,
             out,
         );
     }
@@ -126,62 +110,15 @@ fn by_id(
 ) -> Result<(String, Shape), GenError> {
     let grid = |(text, n)| (text, Shape::Grid { n });
     Ok(match step {
-        Step::Index {
-            table,
-            ids,
-            n_ids,
-            rows,
-            row_len,
-        } => grid(index_rows(
-            ptrs(&["table", "ids"]),
-            (*table, *ids),
-            *n_ids,
-            *rows,
-            *row_len,
-        )),
-        Step::Gather {
-            x,
-            idx,
-            x_dims,
-            idx_dims,
-            axis,
-        } => grid(gather_along(
-            ptrs(&["x", "idx"]),
-            (*x, *idx),
-            x_dims,
-            idx_dims,
-            *axis,
-        )),
-        Step::ScatterAdd {
-            idx,
-            values,
-            base_dims,
-            idx_dims,
-            axis,
-            in_place: true,
-            ..
-        } => grid(scatter_in_place(
-            ptrs(&["idx", "values"]),
-            (*idx, *values),
-            base_dims,
-            idx_dims,
-            *axis,
-            out,
-        )?),
-        Step::ScatterAdd {
-            base,
-            idx,
-            values,
-            base_dims,
-            idx_dims,
-            axis,
-            in_place: false,
-        } => grid(scatter_along(
+        Step::Index(s) => grid(index_rows(ptrs(&["table", "ids"]), s)),
+        Step::Gather(s) => grid(gather_along(ptrs(&["x", "idx"]), s)),
+        Step::ScatterAdd(s) if s.in_place => {
+            grid(scatter_in_place(ptrs(&["idx", "values"]), s, out)?)
+        }
+        Step::ScatterAdd(s) => grid(scatter_along(
             ptrs(&["base", "idx", "values"]),
-            ("base", *base, *idx, *values),
-            base_dims,
-            idx_dims,
-            *axis,
+            ("base", s.base),
+            s,
             out,
         )?),
         other => {
@@ -209,14 +146,9 @@ fn order(inputs: usize, err: bool) -> Vec<Param> {
 }
 
 /// `index`: one thread per element of the gathered rows.
-fn index_rows(
-    params: Vec<String>,
-    (table, ids): (Contig, Contig),
-    n_ids: usize,
-    rows: usize,
-    row_len: usize,
-) -> (String, usize) {
-    let n = n_ids * row_len;
+fn index_rows(params: Vec<String>, s: &plan::Index) -> (String, usize) {
+    let (table, ids, rows, row_len) = (s.table, s.ids, s.rows, s.row_len);
+    let n = s.written();
     let ix = Index::for_extent(table.offset + rows * row_len + ids.offset + n + 1);
     let body = format!(
         "{ty} j = p / {rl}, col = p % {rl};\nlong long id = (long long)ids[{io} + j];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 0ull); out[p] = 0; continue; }}\nout[p] = table[{to} + ({ty})id * {rl} + col];\n",
@@ -229,18 +161,13 @@ fn index_rows(
 }
 
 /// `gather`: one thread per id, reading one element along `axis`.
-fn gather_along(
-    params: Vec<String>,
-    (x, idx): (Contig, Contig),
-    x_dims: &[usize],
-    idx_dims: &[usize],
-    axis: usize,
-) -> (String, usize) {
-    let n: usize = idx_dims.iter().product();
-    let xn: usize = x_dims.iter().product();
+fn gather_along(params: Vec<String>, s: &Gather) -> (String, usize) {
+    let (x, idx) = (s.x, s.idx);
+    let n = s.written();
+    let xn: usize = s.x_dims.iter().product();
     let ix = Index::for_extent(x.offset + xn + idx.offset + n + 1);
-    let (base, axis_stride) = along_base(x_dims, idx_dims, axis, ix);
-    let len = x_dims[axis];
+    let (base, axis_stride) = along_base(&s.x_dims, &s.idx_dims, s.axis, ix);
+    let len = s.x_dims[s.axis];
     let body = format!(
         "long long id = (long long)idx[{io} + p];\nif (id < 0 || id >= {len}LL) {{ sx_bad_id(err, id, {len}ull, 1ull); out[p] = 0; continue; }}\nout[p] = x[{xo} + {base} + ({ty})id * {st}];\n",
         io = ix.lit(idx.offset),
@@ -256,21 +183,17 @@ fn gather_along(
 /// the marks (`IndexAdd::marks`), then a block per (row, 256 columns).
 fn index_add(
     (params, marks_params): (Vec<String>, Vec<String>),
-    (base, ids, values): (Contig, Contig, Contig),
-    (n_ids, rows, row_len): (usize, usize, usize),
+    step: &plan::IndexAdd,
     out: DType,
 ) -> Result<Vec<Part>, GenError> {
-    let n = rows * row_len;
-    let ix = Index::for_extent(base.offset + n + ids.offset + values.offset + n_ids * row_len + 1);
+    let (n, n_ids, row_len) = (step.written(), step.n_ids, step.row_len);
+    let ix = Index::for_extent(
+        step.base.offset + n + step.ids.offset + step.values.offset + step.added() + 1,
+    );
     let parts = IndexAdd {
         acc: Accum::new(out)?,
         ix,
-        base,
-        ids,
-        values,
-        n_ids,
-        rows,
-        row_len,
+        step,
     };
     let sums_order = order(3, true);
     if n_ids < MANY_IDS {
@@ -282,7 +205,7 @@ fn index_add(
     let marks_order = vec![Param::Out, Param::Input(1), Param::ErrorWord];
     let sums = parts.per_row_block(&params, chunks)?;
     let blocks = Shape::Blocks {
-        n: rows * chunks,
+        n: step.rows * chunks,
         threads: BLOCK,
     };
     Ok(vec![
@@ -292,25 +215,20 @@ fn index_add(
 }
 
 /// What both index-add kernels are written from.
-struct IndexAdd {
+struct IndexAdd<'a> {
     acc: Accum,
     ix: Index,
-    base: Contig,
-    ids: Contig,
-    values: Contig,
-    n_ids: usize,
-    rows: usize,
-    row_len: usize,
+    step: &'a plan::IndexAdd,
 }
 
-impl IndexAdd {
+impl IndexAdd<'_> {
     /// Reads id `j` into `id`, reporting it when outside the rows; `bad`
     /// says whether it was.
     fn read_id(&self, j: &str) -> String {
-        let rows = self.rows;
+        let rows = self.step.rows;
         format!(
             "long long id = (long long)ids[{} + {j}];\nbool bad = id < 0 || id >= {rows}LL;\nif (bad) sx_bad_id(err, id, {rows}ull, 2ull);\n",
-            self.ix.lit(self.ids.offset)
+            self.ix.lit(self.step.ids.offset)
         )
     }
 
@@ -318,8 +236,8 @@ impl IndexAdd {
     fn add_value(&self, j: &str) -> String {
         self.acc.add(&format!(
             "values[{} + {j} * {} + col]",
-            self.ix.lit(self.values.offset),
-            self.ix.lit(self.row_len)
+            self.ix.lit(self.step.values.offset),
+            self.ix.lit(self.step.row_len)
         ))
     }
 
@@ -329,34 +247,38 @@ impl IndexAdd {
     /// are reported even when no block reads the ids). Writers of one row
     /// write the same bits, so their order does not matter.
     fn marks(&self, params: &[String], chunks: usize) -> Result<String, GenError> {
-        let (ix, ty, rows) = (self.ix, self.ix.ty(), self.rows);
+        let (ix, ty, rows) = (self.ix, self.ix.ty(), self.step.rows);
         let (value, _) = mark(self.acc.dtype)?;
         // Rows of no columns have nothing to mark (and `out` no element).
-        let marks = if self.row_len == 0 {
+        let marks = if self.step.row_len == 0 {
             String::new()
         } else {
             format!(
                 " else {{\n  for ({ty} c = 0; c < {}; ++c) out[({ty})id * {} + c * {BLOCK}u] = {value};\n}}",
                 ix.lit(chunks),
-                ix.lit(self.row_len),
+                ix.lit(self.step.row_len),
             )
         };
         let body = format!(
             "long long id = (long long)ids[{} + p];\nif (id < 0 || id >= {rows}LL) {{ sx_bad_id(err, id, {rows}ull, 2ull); }}{marks}\n",
-            ix.lit(self.ids.offset),
+            ix.lit(self.step.ids.offset),
         );
-        Ok(c::grid_kernel(params, self.n_ids, ix, &body))
+        Ok(c::grid_kernel(params, self.step.n_ids, ix, &body))
     }
 
     /// A grid-stride body: element `p` walks every id.
     fn per_element(&self, params: &[String]) -> String {
         let (ix, ty) = (self.ix, self.ix.ty());
-        let rl = ix.lit(self.row_len.max(1));
+        let rl = ix.lit(self.step.row_len.max(1));
         let mut body = String::new();
         let _ = writeln!(body, "{ty} r = p / {rl}, col = p % {rl};");
-        let base = format!("base[{} + p]", ix.lit(self.base.offset));
+        let base = format!("base[{} + p]", ix.lit(self.step.base.offset));
         let _ = writeln!(body, "{} acc = {};", self.acc.ty, self.acc.widen(&base));
-        let _ = writeln!(body, "for ({ty} j = 0; j < {}; ++j) {{", ix.lit(self.n_ids));
+        let _ = writeln!(
+            body,
+            "for ({ty} j = 0; j < {}; ++j) {{",
+            ix.lit(self.step.n_ids)
+        );
         for line in self.read_id("j").lines() {
             let _ = writeln!(body, "  {line}");
         }
@@ -367,7 +289,7 @@ impl IndexAdd {
         );
         body.push_str("}\n");
         let _ = writeln!(body, "out[p] = {};", self.acc.store);
-        c::grid_kernel(params, self.rows * self.row_len, ix, &body)
+        c::grid_kernel(params, self.step.written(), ix, &body)
     }
 
     /// Block `b` takes row `b / chunks` and its `BLOCK` columns from
@@ -379,7 +301,7 @@ impl IndexAdd {
     /// branch on it.
     fn per_row_block(&self, params: &[String], chunks: usize) -> Result<String, GenError> {
         let (ix, ty) = (self.ix, self.ix.ty());
-        let (rl, n_ids) = (ix.lit(self.row_len.max(1)), ix.lit(self.n_ids));
+        let (rl, n_ids) = (ix.lit(self.step.row_len.max(1)), ix.lit(self.step.n_ids));
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -404,14 +326,14 @@ impl IndexAdd {
         s.push_str("  __shared__ int named;\n");
         // Rows of no columns are never marked; their block still reads the
         // ids, to report one outside the rows.
-        let named = if self.row_len == 0 {
+        let named = if self.step.row_len == 0 {
             "1".to_string()
         } else {
             format!("{} == {marked}", bits(self.acc.dtype, &head))
         };
         let _ = writeln!(s, "  if (threadIdx.x == 0u) named = {named};");
         s.push_str("  __syncthreads();\n");
-        let base = format!("base[{} + r * {rl} + col]", ix.lit(self.base.offset));
+        let base = format!("base[{} + r * {rl} + col]", ix.lit(self.step.base.offset));
         let _ = writeln!(
             s,
             "  {} acc = mine ? {} : 0;",
@@ -514,7 +436,7 @@ fn along_base(x_dims: &[usize], idx_dims: &[usize], axis: usize, ix: Index) -> (
 const IN_PLACE_LINE: usize = 64;
 
 /// `scatter-add` into `out`, which holds the base already
-/// (`Step::ScatterAdd::in_place`): a thread a line of `idx` along `axis`
+/// (`ScatterAdd::in_place`): a thread a line of `idx` along `axis`
 /// adds the line's values at the places they name, each place from its
 /// base value with its values in id order, rounded once (as the
 /// reference); a place an earlier id of the line named is done. Only the
@@ -522,40 +444,29 @@ const IN_PLACE_LINE: usize = 64;
 /// Longer lines take the dense kernel, reading its base from `out`.
 fn scatter_in_place(
     params: Vec<String>,
-    (idx, values): (Contig, Contig),
-    base_dims: &[usize],
-    idx_dims: &[usize],
-    axis: usize,
+    s: &ScatterAdd,
     out: DType,
 ) -> Result<(String, usize), GenError> {
-    let len = idx_dims[axis];
+    let len = s.idx_dims[s.axis];
     if len > IN_PLACE_LINE {
-        let base = Contig { offset: 0, ..idx };
-        return scatter_along(
-            params,
-            ("out", base, idx, values),
-            base_dims,
-            idx_dims,
-            axis,
-            out,
-        );
+        let base = Contig { offset: 0, ..s.idx };
+        return scatter_along(params, ("out", base), s, out);
     }
-    let n: usize = base_dims.iter().product();
-    let m: usize = idx_dims.iter().product();
-    let ix = Index::for_extent(n + idx.offset + values.offset + m + 1);
-    let bs = sexpgpu_compile::View::contiguous(base_dims).strides;
-    let is = sexpgpu_compile::View::contiguous(idx_dims).strides;
+    let (n, m) = (s.written(), s.added());
+    let ix = Index::for_extent(n + s.idx.offset + s.values.offset + m + 1);
+    let bs = sexpgpu_compile::View::contiguous(&s.base_dims).strides;
+    let is = sexpgpu_compile::View::contiguous(&s.idx_dims).strides;
     let acc = Accum::new(out)?;
     let ty = ix.ty();
     let lit = |v: usize| ix.lit(v);
     let mut body = String::new();
     // The line's first element in idx (and values), and its place in out.
     let _ = writeln!(body, "{ty} rest = p, line = 0, place = 0;");
-    for a in (0..idx_dims.len()).rev().filter(|&a| a != axis) {
+    for a in (0..s.idx_dims.len()).rev().filter(|&a| a != s.axis) {
         let _ = writeln!(
             body,
             "{{ {ty} c = rest % {d}; rest /= {d}; line += c * {i}; place += c * {b}; }}",
-            d = lit(idx_dims[a].max(1)),
+            d = lit(s.idx_dims[a].max(1)),
             i = lit(is[a]),
             b = lit(bs[a])
         );
@@ -563,11 +474,11 @@ fn scatter_in_place(
     let id_at = |t: &str| {
         format!(
             "(long long)idx[{} + line + {t} * {}]",
-            lit(idx.offset),
-            lit(is[axis])
+            lit(s.idx.offset),
+            lit(is[s.axis])
         )
     };
-    let bound = base_dims[axis];
+    let bound = s.base_dims[s.axis];
     let _ = writeln!(body, "for ({ty} t = 0; t < {}; ++t) {{", lit(len));
     let _ = writeln!(body, "  long long id = {};", id_at("t"));
     let _ = writeln!(
@@ -581,12 +492,12 @@ fn scatter_in_place(
         id_at("u")
     );
     let _ = writeln!(body, "  if (done) continue;");
-    let _ = writeln!(body, "  {ty} at = place + ({ty})id * {};", lit(bs[axis]));
+    let _ = writeln!(body, "  {ty} at = place + ({ty})id * {};", lit(bs[s.axis]));
     let _ = writeln!(body, "  {} acc = {};", acc.ty, acc.widen("out[at]"));
     let v = format!(
         "values[{} + line + u * {}]",
-        lit(values.offset),
-        lit(is[axis])
+        lit(s.values.offset),
+        lit(is[s.axis])
     );
     let _ = writeln!(
         body,
@@ -608,17 +519,14 @@ fn scatter_in_place(
 /// (`base`, or `out` itself in place).
 fn scatter_along(
     params: Vec<String>,
-    (base_name, base, idx, values): (&str, Contig, Contig, Contig),
-    base_dims: &[usize],
-    idx_dims: &[usize],
-    axis: usize,
+    (base_name, base): (&str, Contig),
+    s: &ScatterAdd,
     out: DType,
 ) -> Result<(String, usize), GenError> {
-    let n: usize = base_dims.iter().product();
-    let m: usize = idx_dims.iter().product();
-    let ix = Index::for_extent(base.offset + n + idx.offset + values.offset + m + 1);
-    let bs = sexpgpu_compile::View::contiguous(base_dims).strides;
-    let is = sexpgpu_compile::View::contiguous(idx_dims).strides;
+    let (n, m) = (s.written(), s.added());
+    let ix = Index::for_extent(base.offset + n + s.idx.offset + s.values.offset + m + 1);
+    let bs = sexpgpu_compile::View::contiguous(&s.base_dims).strides;
+    let is = sexpgpu_compile::View::contiguous(&s.idx_dims).strides;
     let acc = Accum::new(out)?;
     let ty = ix.ty();
     let mut body = String::new();
@@ -632,12 +540,16 @@ fn scatter_along(
     // lies beyond idx's extent (nothing is aimed at it).
     let mut line = vec![ix.lit(0)];
     let mut inside = vec!["true".to_string()];
-    for a in 0..base_dims.len() {
-        let coord = format!("(p / {} % {})", ix.lit(bs[a]), ix.lit(base_dims[a].max(1)));
-        if a == axis {
+    for a in 0..s.base_dims.len() {
+        let coord = format!(
+            "(p / {} % {})",
+            ix.lit(bs[a]),
+            ix.lit(s.base_dims[a].max(1))
+        );
+        if a == s.axis {
             let _ = writeln!(body, "{ty} target = {coord};");
         } else {
-            inside.push(format!("{coord} < {}", ix.lit(idx_dims[a])));
+            inside.push(format!("{coord} < {}", ix.lit(s.idx_dims[a])));
             line.push(format!("{coord} * {}", ix.lit(is[a])));
         }
     }
@@ -646,20 +558,20 @@ fn scatter_along(
     let _ = writeln!(
         body,
         "  for ({ty} t = 0; t < {}; ++t) {{",
-        ix.lit(idx_dims[axis])
+        ix.lit(s.idx_dims[s.axis])
     );
-    let _ = writeln!(body, "    {ty} q = line + t * {};", ix.lit(is[axis]));
+    let _ = writeln!(body, "    {ty} q = line + t * {};", ix.lit(is[s.axis]));
     let _ = writeln!(
         body,
         "    long long id = (long long)idx[{} + q];",
-        ix.lit(idx.offset)
+        ix.lit(s.idx.offset)
     );
-    let len = base_dims[axis];
+    let len = s.base_dims[s.axis];
     let _ = writeln!(
         body,
         "    if (id < 0 || id >= {len}LL) {{ sx_bad_id(err, id, {len}ull, 3ull); continue; }}"
     );
-    let v = format!("values[{} + q]", ix.lit(values.offset));
+    let v = format!("values[{} + q]", ix.lit(s.values.offset));
     let _ = writeln!(body, "    if (({ty})id == target) acc = {};", acc.add(&v));
     body.push_str("  }\n}\n");
     let _ = writeln!(body, "out[p] = {};", acc.store);
@@ -667,25 +579,18 @@ fn scatter_along(
 }
 
 /// `h[t] = a[t] * h[t-1] + b[t]` along `axis`: one thread per sequence.
-fn scan(
-    params: Vec<String>,
-    (a, b): (Contig, Contig),
-    dims: &[usize],
-    axis: usize,
-    reverse: bool,
-    out: DType,
-) -> Result<(String, usize), GenError> {
+fn scan(params: Vec<String>, s: &LinearScan, out: DType) -> Result<(String, usize), GenError> {
     if !out.is_float() {
         return Err(GenError::new("linear-scan: expects float tensors"));
     }
-    let numel: usize = dims.iter().product();
-    let len = dims[axis];
-    let inner: usize = dims[axis + 1..].iter().product();
-    let outer: usize = dims[..axis].iter().product();
+    let numel: usize = s.dims.iter().product();
+    let len = s.dims[s.axis];
+    let inner: usize = s.dims[s.axis + 1..].iter().product();
+    let outer: usize = s.dims[..s.axis].iter().product();
     let n = outer * inner;
-    let ix = Index::for_extent(a.offset + b.offset + numel + 1);
+    let ix = Index::for_extent(s.a.offset + s.b.offset + numel + 1);
     let ty = ix.ty();
-    let t = if reverse {
+    let t = if s.reverse {
         format!("{} - s", ix.lit(len.saturating_sub(1)))
     } else {
         "s".to_string()
@@ -704,8 +609,8 @@ fn scan(
         ix.lit(len),
         ix.lit(inner)
     );
-    let wa = c::widen(out, &format!("a[{} + at]", ix.lit(a.offset)));
-    let wb = c::widen(out, &format!("b[{} + at]", ix.lit(b.offset)));
+    let wa = c::widen(out, &format!("a[{} + at]", ix.lit(s.a.offset)));
+    let wb = c::widen(out, &format!("b[{} + at]", ix.lit(s.b.offset)));
     let _ = writeln!(body, "  h = {wa} * h + {wb};");
     let stored = match out {
         DType::BF16 => "sx_bf16_bits(sx_round_bf16(h))",
@@ -726,14 +631,14 @@ mod tests {
             loc: Loc::Arg(k),
             offset: 0,
         };
-        let step = Step::IndexAdd {
+        let step = Step::IndexAdd(plan::IndexAdd {
             base: at(0),
             ids: at(1),
             n_ids: 100,
             values: at(2),
             rows: 50,
             row_len,
-        };
+        });
         let dtypes = [DType::F32, DType::I32, DType::F32];
         generate(&step, DType::F32, |k| dtypes[k]).unwrap()
     }

@@ -13,24 +13,11 @@
 
 use std::fmt::Write;
 
-use sexpgpu_compile::View;
+use sexpgpu_compile::{Matmul, View};
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};
 use super::{copy, GenError, Kernel, Param, Shape, StepCode};
-
-/// A matmul step's operands as the lowering gives them.
-pub struct Problem<'a> {
-    pub a_view: &'a View,
-    pub b_view: &'a View,
-    /// The offset of the bias's `n` elements in its buffer, if any.
-    pub bias: Option<usize>,
-    pub batch: &'a [usize],
-    pub m: usize,
-    pub k: usize,
-    pub n: usize,
-    pub dtype: DType,
-}
 
 /// How cuBLAS reads one operand: a batch of `rows x cols` matrices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,22 +61,25 @@ pub struct Gemm {
     pub dtype: DType,
 }
 
-pub fn generate(p: &Problem<'_>) -> Result<StepCode, GenError> {
-    match p.dtype {
+/// The code of matmul step `p` of operands of `dtype`.
+pub fn generate(p: &Matmul, dtype: DType) -> Result<StepCode, GenError> {
+    match dtype {
         DType::F32 | DType::BF16 => Ok(StepCode::Gemm(Box::new(folded(Gemm {
-            a: operand(p.a_view, p.m, p.k, p.dtype),
-            b: operand(p.b_view, p.k, p.n, p.dtype),
-            bias: p.bias.map(|offset| GemmBias {
-                offset,
-                rows: bias_rows(p, offset),
+            a: operand(&p.a_view, p.m, p.k, dtype),
+            b: operand(&p.b_view, p.k, p.n, dtype),
+            bias: p.bias.map(|bias| GemmBias {
+                offset: bias.offset,
+                rows: bias_rows(p, dtype, bias.offset),
             }),
-            batch: p.batch.iter().product(),
+            batch: p.problems(),
             m: p.m,
             k: p.k,
             n: p.n,
-            dtype: p.dtype,
+            dtype,
         })))),
-        DType::I32 | DType::I64 if p.bias.is_none() => Ok(StepCode::Kernels(vec![int_kernel(p)])),
+        DType::I32 | DType::I64 if p.bias.is_none() => {
+            Ok(StepCode::Kernels(vec![int_kernel(p, dtype)]))
+        }
         DType::I32 | DType::I64 => Err(GenError::new("internal: an integer matmul with a bias")),
         DType::Bool => Err(GenError::new(
             "matmul: expects float or integer tensors of one dtype",
@@ -171,12 +161,12 @@ fn operand(view: &View, rows: usize, cols: usize, dtype: DType) -> GemmOperand {
 
 /// `out[i, j] = bias[offset + j]` over the product's rows, the bias being
 /// the step's third operand (`Param::Input(2)`).
-fn bias_rows(p: &Problem<'_>, offset: usize) -> Kernel {
-    let total = p.batch.iter().product::<usize>() * p.m * p.n;
+fn bias_rows(p: &Matmul, dtype: DType, offset: usize) -> Kernel {
+    let total = p.written();
     let ix = Index::for_extent(total.max(offset + p.n) + 1);
     let params = [
-        c::ptr_param(p.dtype, "out", true),
-        c::ptr_param(p.dtype, "bias", false),
+        c::ptr_param(dtype, "out", true),
+        c::ptr_param(dtype, "bias", false),
     ];
     let body = format!(
         "out[p] = bias[{} + p % {}];\n",
@@ -192,9 +182,9 @@ fn bias_rows(p: &Problem<'_>, offset: usize) -> Kernel {
 }
 
 /// Wrapping integer matmul through both views, accumulating in i64.
-fn int_kernel(p: &Problem<'_>) -> Kernel {
-    let batch: usize = p.batch.iter().product();
-    let total = batch * p.m * p.n;
+fn int_kernel(p: &Matmul, dtype: DType) -> Kernel {
+    let batch = p.problems();
+    let total = p.written();
     let ix = Index::for_extent(
         total
             .max(p.a_view.extent())
@@ -205,9 +195,9 @@ fn int_kernel(p: &Problem<'_>) -> Kernel {
     );
     let ty = ix.ty();
     let params = [
-        c::ptr_param(p.dtype, "out", true),
-        c::ptr_param(p.dtype, "a", false),
-        c::ptr_param(p.dtype, "b", false),
+        c::ptr_param(dtype, "out", true),
+        c::ptr_param(dtype, "a", false),
+        c::ptr_param(dtype, "b", false),
     ];
     let (m, k, n) = (ix.lit(p.m.max(1)), ix.lit(p.k), ix.lit(p.n.max(1)));
     let mut body = String::new();
@@ -224,11 +214,11 @@ fn int_kernel(p: &Problem<'_>) -> Kernel {
     let _ = writeln!(
         body,
         "  acc = sx_wadd(acc, sx_wmul((long long)a[{}], (long long)b[{}]));",
-        c::view_index(p.a_view, "ap", ix),
-        c::view_index(p.b_view, "bp", ix)
+        c::view_index(&p.a_view, "ap", ix),
+        c::view_index(&p.b_view, "bp", ix)
     );
     body.push_str("}\n");
-    let store = match p.dtype {
+    let store = match dtype {
         DType::I32 => "(int)(unsigned)(unsigned long long)acc",
         _ => "acc",
     };
@@ -244,19 +234,21 @@ fn int_kernel(p: &Problem<'_>) -> Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sexpgpu_compile::Loc;
 
     fn gemm(a: View, b: View, batch: &[usize], (m, k, n): (usize, usize, usize)) -> Gemm {
-        let p = Problem {
-            a_view: &a,
-            b_view: &b,
+        let p = Matmul {
+            a: Loc::Arg(0),
+            a_view: a,
+            b: Loc::Arg(1),
+            b_view: b,
             bias: None,
-            batch,
+            batch: batch.to_vec(),
             m,
             k,
             n,
-            dtype: DType::BF16,
         };
-        match generate(&p).unwrap() {
+        match generate(&p, DType::BF16).unwrap() {
             StepCode::Gemm(g) => *g,
             StepCode::Kernels(_) => panic!("a float matmul goes to cuBLAS"),
         }

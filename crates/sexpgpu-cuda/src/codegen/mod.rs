@@ -242,43 +242,17 @@ pub fn generate_step(
             let (body, params, shape) = reduce::generate(*op, values, dims, axes, out_dtype)?;
             one(step.kind(), (body, params), shape)
         }
-        Step::Matmul {
-            a_view,
-            b_view,
-            bias,
-            batch,
-            m,
-            k,
-            n,
-            ..
-        } => {
-            let p = matmul::Problem {
-                a_view,
-                b_view,
-                bias: bias.map(|c| c.offset),
-                batch,
-                m: *m,
-                k: *k,
-                n: *n,
-                dtype: dtype_of(0),
-            };
-            matmul::generate(&p)
-        }
-        Step::Argsort {
-            x,
-            dims,
-            axis,
-            descending,
-        } => {
-            let (body, params, n) = sort::generate(*x, dims, *axis, *descending, dtype_of(0))?;
+        Step::Matmul(p) => matmul::generate(p, dtype_of(0)),
+        Step::Argsort(s) => {
+            let (body, params, n) = sort::generate(s, dtype_of(0))?;
             one(step.kind(), (body, params), Shape::Grid { n })
         }
         Step::Attention(a) => Ok(kernels(attention::generate(a, out_dtype, dtype_of)?)),
-        Step::Index { .. }
-        | Step::IndexAdd { .. }
-        | Step::Gather { .. }
-        | Step::ScatterAdd { .. }
-        | Step::LinearScan { .. } => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
+        Step::Index(_)
+        | Step::IndexAdd(_)
+        | Step::Gather(_)
+        | Step::ScatterAdd(_)
+        | Step::LinearScan(_) => Ok(kernels(indexing::generate(step, out_dtype, dtype_of)?)),
     }
 }
 

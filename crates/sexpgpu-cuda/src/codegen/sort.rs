@@ -6,24 +6,18 @@
 
 use std::fmt::Write;
 
-use sexpgpu_compile::Contig;
+use sexpgpu_compile::Argsort;
 use sexpgpu_graph::DType;
 
 use super::c::{self, Index};
 use super::{GenError, Param};
 
 /// The body and parameters of an argsort of a `[dims]` input of `dtype`.
-pub fn generate(
-    x: Contig,
-    dims: &[usize],
-    axis: usize,
-    descending: bool,
-    dtype: DType,
-) -> Result<(String, Vec<Param>, usize), GenError> {
-    let numel: usize = dims.iter().product();
-    let len = dims[axis];
-    let inner: usize = dims[axis + 1..].iter().product();
-    let ix = Index::for_extent(x.offset + numel + 1);
+pub fn generate(s: &Argsort, dtype: DType) -> Result<(String, Vec<Param>, usize), GenError> {
+    let numel: usize = s.dims.iter().product();
+    let len = s.dims[s.axis];
+    let inner: usize = s.dims[s.axis + 1..].iter().product();
+    let ix = Index::for_extent(s.x.offset + numel + 1);
     let ty = ix.ty();
     let cty = c::compute(dtype);
     let params = vec![
@@ -38,7 +32,7 @@ pub fn generate(
     } else {
         ("(a < b)", "(a == b)")
     };
-    let (first, second) = if descending { ("v", "w") } else { ("w", "v") };
+    let (first, second) = if s.descending { ("v", "w") } else { ("w", "v") };
     let mut body = String::new();
     let _ = writeln!(
         body,
@@ -50,7 +44,7 @@ pub fn generate(
     let _ = writeln!(
         body,
         "{cty} v = {};",
-        c::widen(dtype, &format!("x[{} + p]", ix.lit(x.offset)))
+        c::widen(dtype, &format!("x[{} + p]", ix.lit(s.x.offset)))
     );
     let _ = writeln!(body, "{ty} rank = 0;");
     let _ = writeln!(body, "for ({ty} s = 0; s < {}; ++s) {{", ix.lit(len));
@@ -61,7 +55,7 @@ pub fn generate(
             dtype,
             &format!(
                 "x[{} + (o * {} + s) * {} + i]",
-                ix.lit(x.offset),
+                ix.lit(s.x.offset),
                 ix.lit(len),
                 ix.lit(inner)
             )
