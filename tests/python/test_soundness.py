@@ -321,6 +321,10 @@ def test_integers_that_cannot_wrap_run_as_typed(tmp_path_factory, checks):
     same(m.negated(x), -x)
     ids = torch.tensor([999, 0], dtype=torch.int32)
     same(m.shifted(ids), ids + 1)
+    f = torch.tensor([0.0, 0.5, 1.0, 3e9, -2.0])
+    assert (m.to_pos(f) >= 1).all() and m.to_pos(f).dtype == torch.int32
+    assert (m.to_nonneg(f) >= 0).all()
+    assert ((m.to_unit(f) >= 0) & (m.to_unit(f) <= 1)).all()
     # What the refused ones would compute.
     assert (torch.tensor([50000], dtype=torch.int32) ** 2)[0] < 0
     assert torch.tensor([-(2**31)], dtype=torch.int32).abs()[0] < 0

@@ -105,6 +105,9 @@ impl<'g, 'a> Scope<'g, 'a> {
                 } else {
                     value = self.clamp_into(value, plan, (inner, whole), domain.as_ref());
                     value = self.convert(value, plan, inner, domain.as_ref());
+                    if let (Some(_), Some(d)) = (&plan.clamp, &domain) {
+                        value = int_clamp(value, plan, d);
+                    }
                 }
                 value
             }
@@ -120,6 +123,27 @@ fn names_bool(whole: &Expr) -> bool {
         &ty.kind,
         ast::TypeKind::Tensor { domain: Some(d), .. } if d.kind == ast::DomainKind::Bool
     ))
+}
+
+/// A `to` of floats into an integer dtype clamps again once converted: a
+/// value past the dtype's range converts to anything (3e9 is -2^31 in
+/// i32), and a positive float below 1 to 0, so `x to Pos i32` is at least
+/// 1 only when clamped in integers (`docs/shapescript/ranges.md`).
+fn int_clamp(value: Val, plan: &check::hir::ToPlan, d: &Domain) -> Val {
+    let integer = matches!(plan.cast, Some(ast::DtypeKind::I32 | ast::DtypeKind::I64));
+    let bounds = match d {
+        Domain::NonNeg => "min=0",
+        Domain::Pos => "min=1",
+        Domain::NonPos => "max=0",
+        Domain::Neg => "max=-1",
+        Domain::Unit => "0, 1",
+        Domain::Signed => "-1, 1",
+        Domain::Index(_) | Domain::Bool | Domain::Real => return value,
+    };
+    if !integer {
+        return value;
+    }
+    Val::atom(format!("{}.clamp({bounds})", value.at(ATOM)))
 }
 
 impl<'g, 'a> Scope<'g, 'a> {

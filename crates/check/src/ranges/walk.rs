@@ -408,7 +408,17 @@ impl<'w> Walker<'w> {
                 BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Pow | BinaryOp::MatMul
             ),
             ExprKind::Unary { op, .. } => *op == UnaryOp::Neg,
-            ExprKind::Cast { .. } => true,
+            // A `to` naming a domain clamps again in integers (`cast`).
+            ExprKind::Cast { kind, ty, .. } => {
+                *kind != ast::CastKind::To
+                    || !matches!(
+                        &ty.kind,
+                        ast::TypeKind::Tensor {
+                            domain: Some(_),
+                            ..
+                        }
+                    )
+            }
             ExprKind::Call { args, .. } => {
                 let Some(ExprInfo::Call(call)) = self.typed(e.span).map(|t| &t.info) else {
                     return false;
@@ -766,6 +776,21 @@ impl<'w> Walker<'w> {
         };
         let target = target.or_else(|| self.of_ty(&typed.ty));
         match (iv, target) {
+            // Into integers, clamped again once converted (pygen's
+            // `int_clamp`): whole values of the domain, within the dtype.
+            (Some(found), Some(outer)) if names_domain && integer_range(typed).is_some() => {
+                let range = integer_range(typed)?;
+                let whole = Interval::closed(found.lo.trunc(), found.hi.trunc())
+                    .intersect(&range)
+                    .unwrap_or(range);
+                // The domain's whole numbers: `Pos` is [1, inf).
+                let lo =
+                    outer.lo.ceil() + f64::from(u8::from(outer.lo_open && outer.lo.fract() == 0.0));
+                let hi = outer.hi.floor()
+                    - f64::from(u8::from(outer.hi_open && outer.hi.fract() == 0.0));
+                let domain = Interval::new(lo, hi, lo.is_infinite(), hi.is_infinite());
+                Some(whole.narrow_to(&domain))
+            }
             (Some(found), Some(outer)) if names_domain => Some(found.narrow_to(&outer)),
             (Some(found), _) => Some(found),
             (None, target) => target,

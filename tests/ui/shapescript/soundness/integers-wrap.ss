@@ -16,3 +16,9 @@ fn kept(x: [n] NonNeg i32) -> [n] NonNeg i32 = abs(x)
 fn negated(x: [n] NonNeg i32) -> [n] NonPos i32 = -x
 dim V = 1000
 fn shifted(ids: [k] Index[V] i32) -> [k] Pos i32 = ids + 1
+# A `to` into integers clamps again once converted: `x to Pos i32` of 0.5
+# was the float clamped to `Pos` and converted, 0, and a float past i32's
+# range converts to anything (3e9 is -2^31).
+fn to_pos(x: [n] Unit f32) -> [n] Pos i32 = x to Pos i32
+fn to_nonneg(x: [n] f32) -> [n] NonNeg i32 = x to NonNeg i32
+fn to_unit(x: [n] f32) -> [n] Unit i32 = x to Unit i32
