@@ -8,7 +8,7 @@ import torch
 
 
 def check_bf16_forward_and_backward(make_model, x, float_input=True):
-    """Builds `make_model()` with torch's seed 0 and runs it on `x` in f32,
+    """Builds `make_model()` after `torch.manual_seed(0)` and runs it on `x` in f32,
     then casts both to bf16 (`x` only when it holds floats: token ids stay
     integers), runs forward and a backward pass, and checks every gradient
     is bf16 and finite and the outputs are close to the f32 ones. Returns the
@@ -40,7 +40,7 @@ def check_equals_reference(model, reference, x):
 
 def check_compiles_to_one_graph(make_model, x):
     """`torch.compile(fullgraph=True)` traces `make_model()` (built with
-    torch's seed 0, in eval mode) without a graph break and gives its eager
+    `torch.manual_seed(0)`, in eval mode) without a graph break and gives its eager
     outputs on `x`."""
     torch.manual_seed(0)
     model = make_model().eval()
